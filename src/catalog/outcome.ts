@@ -1,0 +1,26 @@
+import type { Counterexample } from './types.ts';
+
+/** Thrown by a check when the target broke the rule. */
+export class CheckFailure extends Error {
+  override readonly name = 'CheckFailure';
+  readonly counterexample: Counterexample | undefined;
+  constructor(message: string, counterexample?: Counterexample) {
+    super(message);
+    this.counterexample = counterexample;
+  }
+}
+
+/** Thrown when a fixture, credential or capability the check needs is missing; the message says which. */
+export class Untestable extends Error {
+  override readonly name = 'Untestable';
+}
+
+/** Thrown when the rule does not apply to this target (e.g. the server chose an optional behaviour it did not use). */
+export class NotApplicable extends Error {
+  override readonly name = 'NotApplicable';
+}
+
+/** Thrown when the exchange itself failed (connection refused, reset, timeout): nothing about the rule was observed. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+}

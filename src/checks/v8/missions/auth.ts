@@ -1,0 +1,97 @@
+/** Authentication: 401 for a missing or expired token, 403 for a missing scope, on every missions endpoint. */
+import { defineRule } from '../../../catalog/define.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { createMission, fixture, newKey, MISSIONS } from './support.ts';
+
+interface Call {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  json?: unknown;
+  scope: string;
+  stream?: boolean;
+}
+
+/** One request per missions endpoint against a real mission, so only auth can refuse it. */
+async function missionCalls(ctx: CheckContext): Promise<Call[]> {
+  const mission = await createMission(ctx, 'waits');
+  const base = `${MISSIONS}/${mission.runId}`;
+  return [
+    { name: 'create', method: 'POST', path: MISSIONS, json: fixture(ctx, 'succeeds'), scope: 'missions:write' },
+    { name: 'get', method: 'GET', path: base, scope: 'missions:read' },
+    { name: 'events', method: 'GET', path: `${base}/events`, scope: 'missions:read', stream: true },
+    { name: 'signals', method: 'POST', path: `${base}/signals`, json: { signal: 'apicert.auth-probe', payload: { n: 1 } }, scope: 'missions:write' },
+  ];
+}
+
+async function call(ctx: CheckContext, c: Call, credential: Credential | null, label: string): Promise<number> {
+  const headers: Record<string, string> = c.method === 'POST' ? { 'idempotency-key': newKey() } : {};
+  if (c.stream) {
+    // Bounded: a stream that is (wrongly) opened is dropped after its first event.
+    const res = await ctx.http.stream({ method: 'GET', path: c.path, credential, label, headers, maxMs: 2_000, onEvent: () => 'disconnect' });
+    return res.status;
+  }
+  const request: Parameters<typeof ctx.http.send>[0] = { method: c.method, path: c.path, credential, headers, label };
+  if (c.json !== undefined) request.json = c.json;
+  return (await ctx.http.send(request)).status;
+}
+
+export const missingToken = defineRule({
+  id: 'v8.missions.auth.missing-token-401',
+  surface: 'v8',
+  title: 'Every missions endpoint answers 401 without a token',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
+  async check(ctx) {
+    for (const c of await missionCalls(ctx)) {
+      const status = await call(ctx, c, null, `${c.name} without a token`);
+      ctx.expect(status === 401, `${c.name} without a token answered ${status}, expected 401`);
+    }
+  },
+});
+
+export const expiredToken = defineRule({
+  id: 'v8.missions.auth.expired-token-401',
+  surface: 'v8',
+  title: 'Every missions endpoint answers 401 to an expired token',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
+  async check(ctx) {
+    const expired = ctx.expired('v8');
+    for (const c of await missionCalls(ctx)) {
+      const status = await call(ctx, c, expired, `${c.name} with an expired token`);
+      ctx.expect(status === 401, `${c.name} with an expired token answered ${status}, expected 401`);
+    }
+  },
+});
+
+export const scope403 = defineRule({
+  id: 'v8.missions.auth.scope-403',
+  surface: 'v8',
+  title: 'Each missions endpoint answers 403 to a token without its scope',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Authentication', quote: 'A token without the scope required for the endpoint gives `403`.' },
+  async check(ctx) {
+    const calls = await missionCalls(ctx);
+    for (const c of calls) {
+      const credential = ctx.lacking('v8', c.scope);
+      const status = await call(ctx, c, credential, `${c.name} without ${c.scope}`);
+      ctx.expect(status === 403, `${c.name} with a token lacking ${c.scope} answered ${status}, expected 403`);
+    }
+    // "Scopes required for cancel ... not shown": record what the target asks for.
+    const cancelTarget = await createMission(ctx, 'waits');
+    const withoutWrite = ctx.lacking('v8', 'missions:write');
+    const res = await ctx.http.send({
+      method: 'POST',
+      path: `${MISSIONS}/${cancelTarget.runId}/cancel`,
+      credential: withoutWrite,
+      headers: { 'idempotency-key': newKey() },
+      label: 'cancel without missions:write',
+    });
+    ctx.observe('cancel with a token lacking missions:write', res.status, 'the seed does not show the scope cancel needs');
+  },
+});

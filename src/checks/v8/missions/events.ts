@@ -1,0 +1,182 @@
+/** Events: the SSE stream at GET /v8/missions/{runId}/events. */
+import { defineRule } from '../../../catalog/define.ts';
+import {
+  MISSION_EVENT_TYPES,
+  missionProjection,
+  stepCompletedData,
+  stepStartedData,
+  TERMINAL_EVENT_STATUS,
+} from '../../../contract/v8/missions.ts';
+import { uuidv7 } from '../../../util/uuid.ts';
+import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, writer } from './support.ts';
+
+export const eventsShape = defineRule({
+  id: 'v8.missions.events.shape',
+  surface: 'v8',
+  title: 'The stream is text/event-stream and every event has an id, a documented type and JSON data',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Events; Endpoints > Rules 5',
+    quote: 'Each event has three fields: … Mission events stream text/event-stream and everything else returns JSON.',
+  },
+  async check(ctx) {
+    const mission = await createMission(ctx, 'succeeds');
+    const stream = await followEvents(ctx, mission.runId);
+    ctx.expect(stream.status === 200, `the event stream answered ${stream.status}, expected 200`);
+    ctx.expect(stream.contentType.startsWith('text/event-stream'), `the event stream answered content-type "${stream.contentType}"`);
+    ctx.expect(stream.events.length > 0, 'the stream of a mission that ran carried no event');
+    for (const [i, e] of stream.events.entries()) {
+      ctx.expect(e.id !== undefined && e.id.length > 0, `event #${i + 1} (${e.event ?? 'message'}) has no id`);
+      ctx.expect(e.event !== undefined && (MISSION_EVENT_TYPES as readonly string[]).includes(e.event), `event #${i + 1} has type "${e.event ?? 'message'}", not a documented mission event`);
+      let data: unknown;
+      try {
+        data = JSON.parse(e.data);
+      } catch {
+        ctx.fail(`event #${i + 1} (${e.event}) has data that is not JSON: ${e.data.slice(0, 80)}`);
+      }
+      ctx.expect(data !== undefined, `event #${i + 1} has no data`);
+    }
+    const ids = stream.events.map((e) => e.id);
+    ctx.expect(new Set(ids).size === ids.length, 'two events of one stream share an id');
+  },
+});
+
+export const eventsTraceId = defineRule({
+  id: 'v8.missions.events.trace-id',
+  surface: 'v8',
+  title: 'Step events carry a traceId; mission.step.completed also carries the stepId',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Events',
+    quote: 'a new reasoning or tool-call step begins; data includes `traceId` … a step finishes successfully; data includes `stepId`, `traceId` and a result summary',
+  },
+  async check(ctx) {
+    const mission = await createMission(ctx, 'succeeds');
+    const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
+    const steps = stream.events.filter((e) => e.event === 'mission.step.started' || e.event === 'mission.step.completed');
+    if (steps.length === 0) ctx.untestable('the "succeeds" fixture mission emitted no step events: give a fixture that runs at least one step');
+    for (const e of steps) {
+      const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
+      ctx.expectShape(schema, JSON.parse(e.data), `the data of ${e.event} (id ${e.id ?? 'none'})`);
+    }
+  },
+});
+
+export const closesAfterTerminal = defineRule({
+  id: 'v8.missions.events.closes-after-terminal',
+  surface: 'v8',
+  title: 'The server closes the stream after the terminal event',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
+  async check(ctx) {
+    const mission = await createMission(ctx, 'succeeds');
+    const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
+    const grace = ctx.profile.safety.streamCloseGraceMs;
+    ctx.expect(stream.end === 'server', `the stream was still open ${grace} ms after ${stream.terminal} (safety.streamCloseGraceMs)`);
+    ctx.observe('close after terminal event (ms)', stream.closeAfterTerminalMs);
+    const terminalIndex = stream.events.findIndex((e) => isTerminalEvent(e.event));
+    ctx.expect(terminalIndex === stream.events.length - 1, `${stream.events.length - terminalIndex - 1} event(s) followed the terminal event on the same stream`);
+  },
+});
+
+export const resume = defineRule({
+  id: 'v8.missions.events.resume',
+  surface: 'v8',
+  title: 'Resuming with Last-Event-ID neither repeats nor skips an event',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Events',
+    quote: 'opaque stable cursor; send it back as `Last-Event-ID` to resume … The stream is resumable within a bounded replay window.',
+  },
+  async check(ctx) {
+    const mission = await createMission(ctx, 'succeeds');
+    const full = await followToTerminal(ctx, mission.runId, 'succeeds');
+    if (full.events.length < 2) ctx.untestable('the "succeeds" fixture mission emitted fewer than two events, too few to resume between');
+    // Resume from every event that carries an id: a dropped connection can happen after any of them.
+    const key = (e: { id?: string; event?: string; data: string }) => `${e.id ?? '-'}:${e.event}:${e.data}`;
+    let resumed = 0;
+    for (let cut = 1; cut < full.events.length; cut += 1) {
+      const cursor = full.events[cut - 1]!.id;
+      if (cursor === undefined) continue;
+      resumed += 1;
+      const rest = await followEvents(ctx, mission.runId, { lastEventId: cursor, label: `resume after event #${cut}` });
+      ctx.expect(rest.status === 200, `resuming after event #${cut} answered ${rest.status}, expected 200`);
+      const expected = full.events.slice(cut).map(key);
+      const got = rest.events.slice(0, expected.length + 1).map(key);
+      ctx.expect(
+        JSON.stringify(got.slice(0, expected.length)) === JSON.stringify(expected) && got.length === expected.length,
+        `resuming after event #${cut} (${cursor}) gave [${got.map((k) => k.split(':')[1]).join(', ')}], expected [${expected.map((k) => k.split(':')[1]).join(', ')}]`,
+      );
+    }
+    if (resumed === 0) ctx.untestable('no event before the last one carried an id to resume from');
+  },
+});
+
+export const replayWindow = defineRule({
+  id: 'v8.missions.events.replay-window-409',
+  surface: 'v8',
+  title: 'A Last-Event-ID outside the replay window answers 409',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Events > Rules 1',
+    quote: 'A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.',
+  },
+  async check(ctx) {
+    const mission = await createMission(ctx, 'succeeds');
+    const full = await followToTerminal(ctx, mission.runId, 'succeeds');
+    const stale = ctx.profile.fixtures.v8.staleEventCursor;
+    // Without a known-stale cursor, one the server never issued is outside any window it keeps.
+    const cursor = stale ?? `${full.events[0]?.id ?? 'apicert'}-never-issued-${uuidv7().slice(-12)}`;
+    ctx.observe('cursor used', stale ? 'profile fixtures.v8.staleEventCursor' : 'a cursor the target never issued');
+    const res = await followEvents(ctx, mission.runId, { lastEventId: cursor, label: 'resume from a cursor outside the window' });
+    ctx.expect(res.status === 409, `a cursor outside the replay window answered ${res.status}, expected 409`);
+  },
+});
+
+export const afterTerminal = defineRule({
+  id: 'v8.missions.events.after-terminal',
+  surface: 'v8',
+  title: 'Nothing after the terminal event changes the mission state',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
+  async check(ctx) {
+    const mission = await createMission(ctx, 'succeeds');
+    const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
+    const expected = TERMINAL_EVENT_STATUS[stream.terminal]!;
+    for (const pause of [0, 150, 300]) {
+      await ctx.sleep(pause);
+      const res = await getMission(ctx, mission.runId, writer(ctx), `read mission ${pause} ms later`);
+      const projection = ctx.expectShape(missionProjection, res.json, 'the mission after its terminal event');
+      ctx.expect(projection.status === expected, `after ${stream.terminal} the mission reads back as ${projection.status}, expected ${expected}`);
+    }
+    if (stream.lastEventId === undefined) return;
+    const later = await followEvents(ctx, mission.runId, { lastEventId: stream.lastEventId, label: 'resume after the terminal event' });
+    if (later.status === 200 && later.events.length > 0) {
+      ctx.observe('events after the terminal event', later.events.map((e) => e.event));
+    }
+  },
+});
+
+export const eventsUnknown = defineRule({
+  id: 'v8.missions.events.unknown-404',
+  surface: 'v8',
+  title: 'The event stream of a runId that does not exist answers 404',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`GET /v8/missions/{runId}/events` | `401`; `403`; `404`' },
+  async check(ctx) {
+    const res = await followEvents(ctx, uuidv7(), { label: 'events of a runId that was never created' });
+    ctx.expect(res.status === 404, `events of an unknown runId answered ${res.status}, expected 404`);
+  },
+});
+

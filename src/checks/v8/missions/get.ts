@@ -1,0 +1,64 @@
+/** Endpoints: GET /v8/missions/{runId}; Authentication: lookups limited to the caller's principal. */
+import { defineRule } from '../../../catalog/define.ts';
+import { missionProjection } from '../../../contract/v8/missions.ts';
+import { uuidv7 } from '../../../util/uuid.ts';
+import { createMission, getMission, MISSIONS } from './support.ts';
+
+export const getOk = defineRule({
+  id: 'v8.missions.get.ok',
+  surface: 'v8',
+  title: 'Get answers 200 with the projection of the mission asked for',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'path `runId` (UUID v7) | `200` mission projection' },
+  async check(ctx) {
+    const created = await createMission(ctx, 'succeeds');
+    const res = await getMission(ctx, created.runId);
+    ctx.expect(res.status === 200, `get answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `get answered content-type "${res.contentType}", expected application/json`);
+    const projection = ctx.expectShape(missionProjection, res.json, 'the get response');
+    ctx.expect(projection.runId === created.runId, `get returned runId ${projection.runId}, asked for ${created.runId}`);
+  },
+});
+
+export const getUnknown = defineRule({
+  id: 'v8.missions.get.unknown-404',
+  surface: 'v8',
+  title: 'Get of a runId that does not exist answers 404',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`404` no such mission for the principal' },
+  async check(ctx) {
+    const res = await getMission(ctx, uuidv7(), undefined, 'read a runId that was never created');
+    ctx.expect(res.status === 404, `an unknown runId answered ${res.status}, expected 404`);
+  },
+});
+
+export const getOtherPrincipal = defineRule({
+  id: 'v8.missions.get.other-principal-404',
+  surface: 'v8',
+  title: "Another principal's mission answers 404 on get and events",
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Authentication',
+    quote: "Mission, trace and skill lookups are limited to the caller's principal and policy scope; a resource outside it gives `404`.",
+  },
+  async check(ctx) {
+    const other = ctx.otherPrincipal('v8', ['missions:read']);
+    const created = await createMission(ctx, 'waits');
+    const res = await getMission(ctx, created.runId, other, "read another principal's mission");
+    ctx.expect(res.status === 404, `another principal's get answered ${res.status}, expected 404`);
+    const events = await ctx.http.send({
+      method: 'GET',
+      path: `${MISSIONS}/${created.runId}/events`,
+      credential: other,
+      headers: { accept: 'text/event-stream' },
+      label: "open another principal's event stream",
+      timeoutMs: 5_000,
+    }).catch(() => undefined);
+    // A stream that stays open (status 200) never completes this read; only a refusal is judged.
+    if (events) ctx.expect(events.status === 404, `another principal's event stream answered ${events.status}, expected 404`);
+  },
+});

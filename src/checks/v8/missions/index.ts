@@ -1,0 +1,43 @@
+/** Every /v8 missions rule, in the order a reader meets them in the spec. */
+import type { Rule } from '../../../catalog/types.ts';
+import { expiredToken, missingToken, scope403 } from './auth.ts';
+import { cancelled } from './cancel.ts';
+import { createAccepted, createBudgetBounds, createMalformedJson, createMissingFields } from './create.ts';
+import { afterTerminal, closesAfterTerminal, eventsShape, eventsTraceId, eventsUnknown, replayWindow, resume } from './events.ts';
+import { getOk, getOtherPrincipal, getUnknown } from './get.ts';
+import { cancelKeyRequired, conflict, keyFormat, keyRequired, replay, signalsKeyRequired } from './idempotency.ts';
+import { signalAccepted, signalConflict, signalTerminal, signalValidation } from './signals.ts';
+import { sequenceMonotonic, timeLimit } from './states.ts';
+
+export const v8MissionRules: Rule[] = [
+  createAccepted,
+  createMalformedJson,
+  createMissingFields,
+  createBudgetBounds,
+  keyRequired,
+  keyFormat,
+  replay,
+  conflict,
+  getOk,
+  getUnknown,
+  getOtherPrincipal,
+  missingToken,
+  expiredToken,
+  scope403,
+  eventsShape,
+  eventsTraceId,
+  closesAfterTerminal,
+  resume,
+  replayWindow,
+  afterTerminal,
+  eventsUnknown,
+  signalAccepted,
+  signalValidation,
+  signalTerminal,
+  signalConflict,
+  signalsKeyRequired,
+  cancelled,
+  cancelKeyRequired,
+  sequenceMonotonic,
+  timeLimit,
+];

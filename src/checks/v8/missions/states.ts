@@ -1,0 +1,51 @@
+/** Resources > Mission projection (sequence) and States and transitions (time limit). */
+import { defineRule } from '../../../catalog/define.ts';
+import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
+import { createMission, followToTerminal, getMission, pollMission, writer } from './support.ts';
+
+export const sequenceMonotonic = defineRule({
+  id: 'v8.missions.sequence.monotonic',
+  surface: 'v8',
+  title: 'sequence never decreases across reads, and a changed state carries a higher sequence',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Resources > Mission projection', quote: 'monotonically increasing; a higher value is a later state' },
+  async check(ctx) {
+    const created = await createMission(ctx, 'succeeds');
+    const reads = await pollMission(ctx, created.runId, (p) => (TERMINAL_STATUSES as readonly string[]).includes(p.status), ctx.profile.safety.streamTimeoutMs, 5);
+    const final = await getMission(ctx, created.runId, writer(ctx), 'read the finished mission');
+    const projections: MissionProjection[] = [created];
+    for (const [i, json] of [...reads, final.json].entries()) projections.push(ctx.expectShape(missionProjection, json, `read #${i + 1}`));
+    const states = new Set(projections.map((p) => `${p.status}|${JSON.stringify(p.steps)}`));
+    if (states.size < 2) ctx.untestable('the "succeeds" mission showed a single state across every read, so no later state could be compared');
+    for (let i = 1; i < projections.length; i += 1) {
+      const before = projections[i - 1]!;
+      const after = projections[i]!;
+      ctx.expect(after.sequence >= before.sequence, `sequence went from ${before.sequence} to ${after.sequence} (${before.status} → ${after.status})`);
+      const changed = before.status !== after.status || JSON.stringify(before.steps) !== JSON.stringify(after.steps);
+      ctx.expect(!changed || after.sequence > before.sequence, `the state changed (${before.status}, ${before.steps.length} steps → ${after.status}, ${after.steps.length} steps) but sequence stayed ${after.sequence}`);
+    }
+  },
+});
+
+export const timeLimit = defineRule({
+  id: 'v8.missions.time-limit.terminal',
+  surface: 'v8',
+  title: 'A mission whose maximumElapsedMs elapses ends cancelled or failed (both readings accepted)',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'States and transitions',
+    quote: '`maximumElapsedMs` elapses | regardless of step and tool-call counts | `cancelled` (as stated for the time limit; the budget text also lists limits generally as leading to `failed`)',
+  },
+  async check(ctx) {
+    const mission = await createMission(ctx, 'timeLimit');
+    const stream = await followToTerminal(ctx, mission.runId, 'timeLimit');
+    ctx.expect(
+      stream.terminal === 'mission.cancelled' || stream.terminal === 'mission.failed',
+      `the mission ran past its time limit and ended with ${stream.terminal}, expected mission.cancelled or mission.failed`,
+    );
+    ctx.observe('time limit reading', stream.terminal === 'mission.cancelled' ? 'cancelled' : 'failed', 'the seed states cancelled for the time limit and failed for limits in general');
+  },
+});

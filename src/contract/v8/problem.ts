@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/**
+ * v8 errors: "`application/problem+json` (RFC 9457) with fields `type` (URI string), `title`,
+ * `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string)".
+ * The object stays open: RFC 9457 allows extension members and the seed does not close it.
+ */
+export const v8Problem = z.looseObject({
+  type: z.string().refine((v) => URL.canParse(v), 'type is not a URI'),
+  title: z.string(),
+  status: z.number().int().min(400).max(599),
+  detail: z.string(),
+  code: z.string().min(1),
+  requestId: z.uuid(),
+});
+export type V8Problem = z.infer<typeof v8Problem>;
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -1,0 +1,29 @@
+/** The fault registry: every way the reference fake can be told to break one rule. */
+import { v8MissionFaults } from './v8-missions.ts';
+import type { FaultDefinition } from './types.ts';
+
+export { ruleOfFault, type FaultDefinition } from './types.ts';
+
+export const FAULTS = [...v8MissionFaults] as const satisfies readonly FaultDefinition[];
+
+export type FaultId = (typeof FAULTS)[number]['id'];
+
+const known = new Set<string>(FAULTS.map((f) => f.id));
+
+export function isFaultId(value: string): value is FaultId {
+  return known.has(value);
+}
+
+/** The faults a fake runs with; a lookup per request, so it stays a Set. */
+export class FaultSet {
+  private readonly active: ReadonlySet<string>;
+  constructor(ids: Iterable<FaultId> = []) {
+    this.active = new Set(ids);
+  }
+  has(id: FaultId): boolean {
+    return this.active.has(id);
+  }
+  list(): string[] {
+    return [...this.active];
+  }
+}

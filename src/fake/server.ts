@@ -1,0 +1,95 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TokenRegistry } from './auth.ts';
+import { Lifecycle, type FakeContext } from './context.ts';
+import { FaultSet, type FaultId } from './faults/index.ts';
+import { BodyTooLarge, readBody, Router, type RouteRequest } from './http.ts';
+import { MissionEngine } from './v8/mission-engine.ts';
+import { missionRoutes } from './v8/missions.ts';
+import { V8Responder } from './v8/respond.ts';
+
+export interface FakeOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Loopback only: the fake is a test double, never a service. */
+  host?: '127.0.0.1' | '::1' | 'localhost';
+  faults?: Iterable<FaultId>;
+}
+
+export interface RunningFake {
+  baseUrl: string;
+  context: FakeContext;
+  missions: MissionEngine;
+  close(): Promise<void>;
+}
+
+function notFound(fake: FakeContext, res: ServerResponse, path: string, methodOnly: boolean): void {
+  const v8 = new V8Responder(fake);
+  if (methodOnly) v8.problem(res, 405, 'method_not_allowed', 'This path does not accept this method.');
+  else v8.problem(res, 404, 'not_found', `No route for ${path}.`);
+}
+
+/** Starts the reference fake of the /v8 gateway (and, as they land, /v1 and /mcp) on loopback. */
+export async function startFake(options: FakeOptions = {}): Promise<RunningFake> {
+  const lifecycle = new Lifecycle();
+  const context: FakeContext = { faults: new FaultSet(options.faults), tokens: new TokenRegistry(), lifecycle };
+  const missions = new MissionEngine(context);
+  const router = new Router();
+  router.add(missionRoutes(context, missions));
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const rawUrl = req.url ?? '/';
+    const q = rawUrl.indexOf('?');
+    const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    const found = router.match(req.method ?? 'GET', path);
+    if (found === undefined || found === 'method') {
+      notFound(context, res, path, found === 'method');
+      return;
+    }
+    let bodyPromise: Promise<string> | undefined;
+    const r: RouteRequest = {
+      req,
+      res,
+      path,
+      query: new URLSearchParams(q === -1 ? '' : rawUrl.slice(q + 1)),
+      params: found.params,
+      header: (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+      body: () => (bodyPromise ??= readBody(req)),
+    };
+    await found.route.handler(r);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const v8 = new V8Responder(context);
+      if (error instanceof BodyTooLarge) v8.problem(res, 413, 'body_too_large', 'The request body is too large.');
+      else v8.problem(res, 500, 'internal_error', 'The fake server hit an unexpected error.');
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${host === '::1' ? '[::1]' : host}:${port}`;
+  return {
+    baseUrl,
+    context,
+    missions,
+    close: () =>
+      new Promise<void>((resolve) => {
+        lifecycle.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,246 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import { TransportError } from '../catalog/outcome.ts';
+import type { Credential } from '../profile/schema.ts';
+import { Redactor } from '../redact/redactor.ts';
+import { readEventStream, type ReadOptions, type ReadResult } from '../sse/reader.ts';
+import type { RequestBudget } from './budget.ts';
+import { clip, curlLine, EVIDENCE_EVENT_LIMIT, type EvidenceEntry } from './evidence.ts';
+
+export interface ProbeRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
+  /** Path and query below the target's base URL. */
+  path: string;
+  /** `null` sends no Authorization header. */
+  credential: Credential | null;
+  headers?: Record<string, string>;
+  /** Serialized as JSON with `Content-Type: application/json`. */
+  json?: unknown;
+  /** Sent as is; for malformed bodies. */
+  rawBody?: string;
+  label?: string;
+  timeoutMs?: number;
+}
+
+export interface ProbeResponse {
+  status: number;
+  /** Lower-cased header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: unknown;
+  contentType: string;
+  durationMs: number;
+}
+
+export interface StreamRequest extends Omit<ProbeRequest, 'json' | 'rawBody'> {
+  lastEventId?: string;
+  maxMs?: number;
+  graceMs?: number;
+  onEvent?: ReadOptions['onEvent'];
+}
+
+export interface StreamResponse extends ReadResult {
+  status: number;
+  headers: Record<string, string>;
+  contentType: string;
+  /** The body when the server did not answer with an event stream. */
+  text?: string;
+  json?: unknown;
+}
+
+export interface ProbeOptions {
+  baseUrl: string;
+  redactor: Redactor;
+  budget: RequestBudget;
+  timeoutMs: number;
+  streamTimeoutMs: number;
+  streamCloseGraceMs: number;
+  dispatcher: Dispatcher;
+  maxBodyBytes?: number;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export function createDispatcher(): Agent {
+  return new Agent({ keepAliveTimeout: 2_000, connections: 64 });
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeTransportError(error: unknown): string {
+  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  return [err.code ?? err.cause?.code, err.message ?? err.cause?.message].filter(Boolean).join(': ') || String(error);
+}
+
+/**
+ * The only way checks talk to a target. Every exchange is kept as redacted evidence with a curl
+ * line, every request is counted against the run's budget, and every body read is bounded.
+ */
+export class ProbeClient {
+  readonly evidence: EvidenceEntry[] = [];
+
+  private readonly options: ProbeOptions;
+  constructor(options: ProbeOptions) {
+    this.options = options;
+  }
+
+  /** A client for another check: same target, budget and connections, its own evidence. */
+  fork(): ProbeClient {
+    return new ProbeClient(this.options);
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {
+    this.options.budget.take();
+    const url = new URL(req.path, this.options.baseUrl).toString();
+    const headers: Record<string, string> = { ...extra, ...req.headers };
+    if (req.credential) headers.authorization = `Bearer ${req.credential.token}`;
+    const redactor = this.options.redactor;
+    const redactedHeaders = redactor.headers(headers);
+    const redactedBody = body === undefined ? undefined : clip(redactor.text(body)).text;
+    const entry: EvidenceEntry = {
+      request: { method: req.method, url: redactor.text(url), headers: redactedHeaders },
+      durationMs: 0,
+      curl: '',
+    };
+    if (req.label) entry.label = req.label;
+    if (redactedBody !== undefined) entry.request.body = redactedBody;
+    return { url, headers, entry, redactedHeaders, redactedBody };
+  }
+
+  async send(req: ProbeRequest): Promise<ProbeResponse> {
+    const body = req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
+    const extra: Record<string, string> = body !== undefined ? { 'content-type': 'application/json' } : {};
+    const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
+    entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name);
+    this.evidence.push(entry);
+    const started = performance.now();
+    const timeout = req.timeoutMs ?? this.options.timeoutMs;
+    try {
+      const res = await request(url, {
+        method: req.method,
+        headers,
+        body,
+        dispatcher: this.options.dispatcher,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+      });
+      const text = await this.readBounded(res.body);
+      const responseHeaders = flattenHeaders(res.headers);
+      const durationMs = Math.round(performance.now() - started);
+      const clipped = clip(this.options.redactor.text(text.text));
+      entry.durationMs = durationMs;
+      entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: clipped.text };
+      if (clipped.truncated || text.truncated) entry.response.bodyTruncated = true;
+      return {
+        status: res.statusCode,
+        headers: responseHeaders,
+        text: text.text,
+        json: parseJson(text.text),
+        contentType: responseHeaders['content-type'] ?? '',
+        durationMs,
+      };
+    } catch (error) {
+      entry.durationMs = Math.round(performance.now() - started);
+      entry.error = this.options.redactor.text(describeTransportError(error));
+      throw new TransportError(`${req.method} ${req.path}: ${entry.error}`);
+    }
+  }
+
+  private async readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<{ text: string; truncated: boolean }> {
+    const limit = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > limit) {
+        body.destroy();
+        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+      }
+      chunks.push(chunk);
+    }
+    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+  }
+
+  /** Opens an event stream and reads it until the server closes it or a bound is reached. */
+  async stream(req: StreamRequest): Promise<StreamResponse> {
+    const extra: Record<string, string> = { accept: 'text/event-stream' };
+    if (req.lastEventId !== undefined) extra['last-event-id'] = req.lastEventId;
+    const { url, headers, entry, redactedHeaders } = this.prepare(req, undefined, extra);
+    entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, undefined, req.credential?.name, true);
+    this.evidence.push(entry);
+    const started = performance.now();
+    const controller = new AbortController();
+    const maxMs = req.maxMs ?? this.options.streamTimeoutMs;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method: req.method,
+        headers,
+        dispatcher: this.options.dispatcher,
+        signal: controller.signal,
+        headersTimeout: req.timeoutMs ?? this.options.timeoutMs,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      entry.durationMs = Math.round(performance.now() - started);
+      entry.error = this.options.redactor.text(describeTransportError(error));
+      throw new TransportError(`${req.method} ${req.path}: ${entry.error}`);
+    }
+    const responseHeaders = flattenHeaders(res.headers);
+    const contentType = responseHeaders['content-type'] ?? '';
+    const redactedResponseHeaders = this.options.redactor.headers(responseHeaders);
+    if (!contentType.startsWith('text/event-stream')) {
+      const text = await this.readBounded(res.body);
+      entry.durationMs = Math.round(performance.now() - started);
+      entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: clip(this.options.redactor.text(text.text)).text };
+      return { status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json: parseJson(text.text) };
+    }
+    let read: ReadResult;
+    try {
+      read = await readEventStream(res.body, {
+        maxMs,
+        maxBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+        graceMs: req.graceMs ?? this.options.streamCloseGraceMs,
+        onEvent: req.onEvent,
+        abort: () => controller.abort(),
+      });
+    } catch (error) {
+      entry.durationMs = Math.round(performance.now() - started);
+      entry.error = this.options.redactor.text(describeTransportError(error));
+      throw new TransportError(`${req.method} ${req.path} (stream): ${entry.error}`);
+    }
+    entry.durationMs = Math.round(performance.now() - started);
+    const redactor = this.options.redactor;
+    entry.response = {
+      status: res.statusCode,
+      headers: redactedResponseHeaders,
+      events: read.events.slice(0, EVIDENCE_EVENT_LIMIT).map((e) => ({
+        ...(e.id !== undefined ? { id: redactor.text(e.id) } : {}),
+        ...(e.event !== undefined ? { event: e.event } : {}),
+        data: clip(redactor.text(e.data), 1024).text,
+      })),
+      closedBy: read.end,
+    };
+    if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
+    return { ...read, status: res.statusCode, headers: responseHeaders, contentType };
+  }
+}

@@ -1,0 +1,92 @@
+import { randomInt } from 'node:crypto';
+import pkg from '../../package.json' with { type: 'json' };
+import { RULES } from '../catalog/index.ts';
+import { TransportError } from '../catalog/outcome.ts';
+import type { Rule, Surface } from '../catalog/types.ts';
+import { embeddedProfile } from '../fake/embedded-profile.ts';
+import type { FaultId } from '../fake/faults/index.ts';
+import { startFake, type RunningFake } from '../fake/server.ts';
+import { RequestBudget } from '../probe/budget.ts';
+import { createDispatcher, ProbeClient } from '../probe/client.ts';
+import type { Profile } from '../profile/schema.ts';
+import { Redactor } from '../redact/redactor.ts';
+import { buildReport, type Report } from '../reports/model.ts';
+import type { TargetInfo } from './context.ts';
+import { runRules, selectRules, type RuleResult } from './run.ts';
+
+export const HARNESS_VERSION: string = pkg.version;
+
+/** The target did not answer at all; the CLI exits 3. */
+export class TargetUnreachable extends Error {
+  override readonly name = 'TargetUnreachable';
+}
+
+export interface CertifyOptions {
+  /** A loaded profile; without one the embedded fake is started and certified. */
+  profile?: Profile;
+  surfaces?: Surface[];
+  patterns?: string[];
+  seed?: number;
+  /** Only for the embedded fake: faults to switch on. */
+  faults?: FaultId[];
+  rules?: readonly Rule[];
+  onResult?: (result: RuleResult) => void;
+}
+
+export interface Certification {
+  report: Report;
+  results: RuleResult[];
+}
+
+export function redactorFor(profile: Profile): Redactor {
+  const redactor = new Redactor();
+  for (const c of profile.credentials) redactor.add(c.token, `token:${c.name}`);
+  return redactor;
+}
+
+/** Any HTTP answer proves the target is there; only a transport error means it is not. */
+async function preflight(probe: ProbeClient, baseUrl: string): Promise<void> {
+  try {
+    await probe.fork().send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null, label: 'preflight' });
+  } catch (error) {
+    if (error instanceof TransportError) {
+      throw new TargetUnreachable(`${baseUrl} did not answer (${error.message}): check the URL, the network path and that the deployment is up`);
+    }
+    throw error;
+  }
+}
+
+export async function certify(options: CertifyOptions = {}): Promise<Certification> {
+  const startedAt = new Date();
+  let fake: RunningFake | undefined;
+  let profile = options.profile;
+  if (!profile) {
+    fake = await startFake({ faults: options.faults ?? [] });
+    profile = embeddedProfile(fake);
+  }
+  const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : 'remote' };
+  const dispatcher = createDispatcher();
+  const budget = new RequestBudget(profile.safety.requestBudget);
+  const probe = new ProbeClient({
+    baseUrl: profile.target,
+    redactor: redactorFor(profile),
+    budget,
+    timeoutMs: profile.safety.requestTimeoutMs,
+    streamTimeoutMs: profile.safety.streamTimeoutMs,
+    streamCloseGraceMs: profile.safety.streamCloseGraceMs,
+    dispatcher,
+  });
+  const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
+  try {
+    await preflight(probe, profile.target);
+    const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
+    const results = await runRules({ target, profile, rules, seed, probe, onResult: options.onResult });
+    const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
+    if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
+    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
+    return { report, results };
+  } finally {
+    await dispatcher.close();
+    await fake?.close();
+  }
+}
