@@ -1,32 +1,37 @@
-import { missionScenarios } from '../../scenarios/v8/missions.ts';
 import { parseProfile } from '../profile/load.ts';
-import { V8_SCOPES, type Profile, type ProfileInput } from '../profile/schema.ts';
+import type { Profile, ProfileInput } from '../profile/schema.ts';
+import type { EmbeddedContributor, FixturesInput } from './embedded/types.ts';
+import { mcpEmbedded } from './mcp/embedded.ts';
 import type { RunningFake } from './server.ts';
+import { v1Embedded } from './v1/embedded.ts';
+import { webhooksEmbedded } from './v1/webhooks/embedded.ts';
+import { v8Embedded } from './v8/embedded.ts';
 
-/**
- * The profile for the embedded fake: tokens issued by this fake instance for every role the
- * checks ask for, and the scenario bodies as fixtures.
- */
+const CONTRIBUTORS: EmbeddedContributor[] = [v8Embedded, v1Embedded, webhooksEmbedded, mcpEmbedded];
+
+/** The profile for the embedded fake: every surface's tokens (issued by this instance) and fixtures. */
 export function embeddedProfile(fake: RunningFake): Profile {
-  const tokens = fake.context.tokens;
-  const credentials: ProfileInput['credentials'] = [];
-  const v8 = (name: string, principal: string, scopes: readonly string[], expired = false) => {
-    const token = tokens.issue('v8at_', { principal, tenant: 'tenant-a', scopes, expired });
-    credentials.push({ name, token, surfaces: ['v8'], scopes: [...scopes], principal, expired });
-  };
-  v8('full', 'principal-a', V8_SCOPES);
-  v8('other-principal', 'principal-b', V8_SCOPES);
-  v8('expired', 'principal-a', V8_SCOPES, true);
-  for (const scope of V8_SCOPES) {
-    v8(`without-${scope.replace(':', '-')}`, 'principal-a', V8_SCOPES.filter((s) => s !== scope));
+  const credentials: NonNullable<ProfileInput['credentials']> = [];
+  const fixtures: Partial<FixturesInput> = {};
+  for (const contribute of CONTRIBUTORS) {
+    const part = contribute(fake);
+    credentials.push(...(part.credentials ?? []));
+    Object.assign(fixtures, part.fixtures);
   }
-  const missions = Object.fromEntries(Object.entries(missionScenarios).map(([name, s]) => [name, s.request]));
   return parseProfile(
     {
       target: fake.baseUrl,
       credentials,
-      fixtures: { v8: { missions } },
-      safety: { allowMutations: true, requestBudget: 20_000, requestTimeoutMs: 5_000, streamTimeoutMs: 15_000, streamCloseGraceMs: 1_000, concurrency: 6 },
+      fixtures,
+      safety: {
+        allowMutations: true,
+        allowRateLimitBursts: true,
+        requestBudget: 50_000,
+        requestTimeoutMs: 5_000,
+        streamTimeoutMs: 15_000,
+        streamCloseGraceMs: 1_000,
+        concurrency: 6,
+      },
     },
     'embedded fake profile',
   );

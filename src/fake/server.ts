@@ -1,11 +1,17 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { TokenRegistry } from './auth.ts';
-import { Lifecycle, type FakeContext } from './context.ts';
+import { EventEmitter } from 'node:events';
+import { DEFAULT_FAKE_CONFIG, Lifecycle, type FakeConfig, type FakeContext } from './context.ts';
 import { FaultSet, type FaultId } from './faults/index.ts';
 import { BodyTooLarge, readBody, Router, type RouteRequest } from './http.ts';
+import { mcpRoutes } from './mcp/routes.ts';
+import { V1Responder } from './v1/respond.ts';
+import { v1Routes } from './v1/routes.ts';
+import { webhookRoutes } from './v1/webhooks/routes.ts';
 import { MissionEngine } from './v8/mission-engine.ts';
 import { missionRoutes } from './v8/missions.ts';
+import { v8ReadRoutes } from './v8/read-routes.ts';
 import { V8Responder } from './v8/respond.ts';
 
 export interface FakeOptions {
@@ -14,6 +20,7 @@ export interface FakeOptions {
   /** Loopback only: the fake is a test double, never a service. */
   host?: '127.0.0.1' | '::1' | 'localhost';
   faults?: Iterable<FaultId>;
+  config?: Partial<FakeConfig>;
 }
 
 export interface RunningFake {
@@ -23,19 +30,31 @@ export interface RunningFake {
   close(): Promise<void>;
 }
 
+/** 404 or 405 in the error flavour of the surface the path belongs to. */
 function notFound(fake: FakeContext, res: ServerResponse, path: string, methodOnly: boolean): void {
-  const v8 = new V8Responder(fake);
-  if (methodOnly) v8.problem(res, 405, 'method_not_allowed', 'This path does not accept this method.');
-  else v8.problem(res, 404, 'not_found', `No route for ${path}.`);
+  const status = methodOnly ? 405 : 404;
+  const detail = methodOnly ? 'This path does not accept this method.' : `No route for ${path}.`;
+  if (path.startsWith('/v1/')) new V1Responder(fake).problem(res, status, 'invalid_request', { detail, retryable: false });
+  else new V8Responder(fake).problem(res, status, methodOnly ? 'method_not_allowed' : 'not_found', detail);
 }
 
-/** Starts the reference fake of the /v8 gateway (and, as they land, /v1 and /mcp) on loopback. */
+/** Starts the reference fake of the /v8 gateway, the /v1 execution fabric and /mcp on loopback. */
 export async function startFake(options: FakeOptions = {}): Promise<RunningFake> {
   const lifecycle = new Lifecycle();
-  const context: FakeContext = { faults: new FaultSet(options.faults), tokens: new TokenRegistry(), lifecycle };
+  const context: FakeContext = {
+    faults: new FaultSet(options.faults),
+    tokens: new TokenRegistry(),
+    config: { ...DEFAULT_FAKE_CONFIG, ...options.config },
+    runEvents: new EventEmitter(),
+    lifecycle,
+  };
   const missions = new MissionEngine(context);
   const router = new Router();
   router.add(missionRoutes(context, missions));
+  router.add(v8ReadRoutes(context, missions));
+  router.add(v1Routes(context));
+  router.add(webhookRoutes(context));
+  router.add(mcpRoutes(context));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawUrl = req.url ?? '/';

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import { mcpFixtures } from './fixtures/mcp.ts';
+import { v1Fixtures } from './fixtures/v1.ts';
+import { v8Fixtures } from './fixtures/v8.ts';
+import { webhooksFixtures } from './fixtures/webhooks.ts';
+
+export type { MissionRequest } from './fixtures/v8.ts';
 
 /** Every scope the /v8 gateway documents for its endpoints. */
 export const V8_SCOPES = [
@@ -12,12 +18,6 @@ export const V8_SCOPES = [
   'world:read',
   'coverage:read',
 ] as const;
-
-const missionBody = z.looseObject({
-  goalSpec: z.looseObject({ task: z.string() }),
-  resourceBudget: z.looseObject({}),
-});
-export type MissionRequest = z.infer<typeof missionBody>;
 
 export const credentialSchema = z.strictObject({
   /** A name the report uses instead of the token. */
@@ -40,28 +40,12 @@ export const profileSchema = z.strictObject({
   credentials: z.array(credentialSchema).default([]),
   fixtures: z
     .strictObject({
-      v8: z
-        .strictObject({
-          missions: z
-            .strictObject({
-              /** A create body whose mission reaches `succeeded` and emits at least one step. */
-              succeeds: missionBody.optional(),
-              /** A create body whose mission reaches and stays in `waiting` long enough to signal it. */
-              waits: missionBody.optional(),
-              /** A create body whose mission reaches `failed`. */
-              fails: missionBody.optional(),
-              /** A create body whose mission runs long enough (seconds) to be cancelled while running. */
-              cancellable: missionBody.optional(),
-              /** A create body whose `maximumElapsedMs` elapses before the goal is met. */
-              timeLimit: missionBody.optional(),
-            })
-            .default({}),
-          /** An event cursor known to be outside the replay window; without it a never-issued cursor is used. */
-          staleEventCursor: z.string().optional(),
-        })
-        .default({ missions: {} }),
+      v8: v8Fixtures,
+      v1: v1Fixtures,
+      webhooks: webhooksFixtures,
+      mcp: mcpFixtures,
     })
-    .default({ v8: { missions: {} } }),
+    .prefault({}),
   safety: z
     .strictObject({
       /** Rules that create or change state run only when this is true. */
@@ -73,17 +57,14 @@ export const profileSchema = z.strictObject({
       streamTimeoutMs: z.number().int().min(100).default(30_000),
       /** How long after a terminal event the stream may stay open before "closes after a terminal event" fails. */
       streamCloseGraceMs: z.number().int().min(50).default(2_000),
+      /** Rate-limit rules send a burst of requests until the first 429; they run only when this is true. */
+      allowRateLimitBursts: z.boolean().default(false),
+      /** The most requests one rate-limit burst may send. */
+      rateLimitBurstMax: z.number().int().min(1).max(5000).default(300),
       /** Checks running at once. */
       concurrency: z.number().int().min(1).max(32).default(4),
     })
-    .default({
-      allowMutations: true,
-      requestBudget: 5000,
-      requestTimeoutMs: 10_000,
-      streamTimeoutMs: 30_000,
-      streamCloseGraceMs: 2_000,
-      concurrency: 4,
-    }),
+    .prefault({}),
 });
 export type Profile = z.infer<typeof profileSchema>;
 export type ProfileInput = z.input<typeof profileSchema>;

@@ -1,10 +1,14 @@
 /** The fault registry: every way the reference fake can be told to break one rule. */
-import { v8MissionFaults } from './v8-missions.ts';
+import { mcpFaults } from './mcp.ts';
 import type { FaultDefinition } from './types.ts';
+import { v1Faults } from './v1.ts';
+import { v1WebhooksFaults } from './v1-webhooks.ts';
+import { v8MissionFaults } from './v8-missions.ts';
+import { v8ReadFaults } from './v8-read.ts';
 
 export { ruleOfFault, type FaultDefinition } from './types.ts';
 
-export const FAULTS = [...v8MissionFaults] as const satisfies readonly FaultDefinition[];
+export const FAULTS = [...v8MissionFaults, ...v8ReadFaults, ...v1Faults, ...v1WebhooksFaults, ...mcpFaults] as const satisfies readonly FaultDefinition[];
 
 export type FaultId = (typeof FAULTS)[number]['id'];
 

@@ -1,0 +1,4 @@
+import type { FaultDefinition } from './types.ts';
+
+/** Each fault breaks exactly the rule named before its slash. */
+export const v8ReadFaults = [] as const satisfies readonly FaultDefinition[];

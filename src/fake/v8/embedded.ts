@@ -1,0 +1,18 @@
+import { missionScenarios } from '../../../scenarios/v8/missions.ts';
+import { V8_SCOPES, type ProfileInput } from '../../profile/schema.ts';
+import type { EmbeddedContributor } from '../embedded/types.ts';
+
+/** /v8 roles: full access, a second principal, an expired token, and one token per scope that lacks it. */
+export const v8Embedded: EmbeddedContributor = (fake) => {
+  const credentials: NonNullable<ProfileInput['credentials']> = [];
+  const v8 = (name: string, principal: string, scopes: readonly string[], expired = false) => {
+    const token = fake.context.tokens.issue('v8at_', { principal, tenant: 'tenant-a', scopes, expired });
+    credentials.push({ name, token, surfaces: ['v8'], scopes: [...scopes], principal, expired });
+  };
+  v8('full', 'principal-a', V8_SCOPES);
+  v8('other-principal', 'principal-b', V8_SCOPES);
+  v8('expired', 'principal-a', V8_SCOPES, true);
+  for (const scope of V8_SCOPES) v8(`without-${scope.replace(':', '-')}`, 'principal-a', V8_SCOPES.filter((s) => s !== scope));
+  const missions = Object.fromEntries(Object.entries(missionScenarios).map(([name, s]) => [name, s.request]));
+  return { credentials, fixtures: { v8: { missions } } };
+};
