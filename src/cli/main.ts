@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { RULES } from '../catalog/index.ts';
 import type { Surface } from '../catalog/types.ts';
 import { FAULTS, isFaultId, type FaultId } from '../fake/faults/index.ts';
@@ -48,6 +48,8 @@ export function buildProgram(): Command {
   const program = new Command('apicert')
     .description('Conformance and load-testing harness for the /v8 integration gateway, the /v1 execution fabric and /mcp.')
     .version(HARNESS_VERSION)
+    // Usage errors exit 2 (commander's default is 1, which means "a rule failed" here).
+    .exitOverride()
     .showHelpAfterError();
 
   program
@@ -130,7 +132,10 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof ProfileError) {
+    if (error instanceof CommanderError) {
+      // Help and version exit 0; every other commander error is a usage error it has already printed.
+      process.exitCode = error.exitCode === 0 ? EXIT.pass : EXIT.usage;
+    } else if (error instanceof ProfileError) {
       console.error(`apicert: ${error.message}`);
       process.exitCode = EXIT.usage;
     } else if (error instanceof TargetUnreachable) {

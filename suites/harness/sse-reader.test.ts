@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readEventStream, type ReadOptions } from '../../src/sse/reader.ts';
+
+async function* chunks(parts: string[], delayMs = 0): AsyncGenerator<string> {
+  for (const part of parts) {
+    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+    yield part;
+  }
+}
+
+const options = (overrides: Partial<ReadOptions> = {}): ReadOptions => ({ maxMs: 2_000, maxBytes: 1 << 20, graceMs: 200, abort: () => {}, ...overrides });
+
+const wire = 'id: 1\nevent: mission.started\ndata: {"a":1}\n\nid: 2\nevent: mission.completed\ndata: {"b":2}\n\n';
+
+describe('readEventStream', () => {
+  it('reads id, event and data, tracks the last id and sees the server close', async () => {
+    const result = await readEventStream(chunks([wire]), options());
+    expect(result.events.map((e) => [e.id, e.event, e.data])).toEqual([
+      ['1', 'mission.started', '{"a":1}'],
+      ['2', 'mission.completed', '{"b":2}'],
+    ]);
+    expect(result.lastEventId).toBe('2');
+    expect(result.end).toBe('server');
+  });
+
+  it('gives the same events however the bytes are split into chunks', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 1, max: wire.length - 1 }), { maxLength: 8 }), async (cuts) => {
+        const points = [...new Set(cuts)].sort((a, b) => a - b);
+        const parts = [0, ...points].map((start, i) => wire.slice(start, points[i] ?? wire.length));
+        const result = await readEventStream(chunks(parts), options());
+        expect(result.events.map((e) => e.id)).toEqual(['1', '2']);
+      }),
+    );
+  });
+
+  it('drops the connection when asked to, and says so', async () => {
+    let aborted = false;
+    const result = await readEventStream(chunks([wire]), options({ onEvent: () => 'disconnect', abort: () => (aborted = true) }));
+    expect(result.events).toHaveLength(1);
+    expect(result.end).toBe('client-disconnect');
+    expect(aborted).toBe(true);
+  });
+
+  it('reports a stream held open after the terminal event once the grace period passes', async () => {
+    async function* heldOpen(): AsyncGenerator<string> {
+      yield wire;
+      await new Promise((r) => setTimeout(r, 1_000));
+      yield ': keep-alive\n\n';
+    }
+    const result = await readEventStream(heldOpen(), options({ graceMs: 100, onEvent: (e) => (e.event === 'mission.completed' ? 'terminal' : 'continue') }));
+    expect(result.end).toBe('grace-expired');
+  });
+
+  it('stops at the time bound', async () => {
+    async function* slow(): AsyncGenerator<string> {
+      yield 'id: 1\ndata: x\n\n';
+      await new Promise((r) => setTimeout(r, 1_000));
+      yield 'id: 2\ndata: y\n\n';
+    }
+    const result = await readEventStream(slow(), options({ maxMs: 100 }));
+    expect(result.end).toBe('timeout');
+    expect(result.events).toHaveLength(1);
+  });
+
+  it('stops at the byte bound', async () => {
+    const result = await readEventStream(chunks([wire, wire, wire]), options({ maxBytes: wire.length + 1 }));
+    expect(result.end).toBe('byte-limit');
+  });
+});
