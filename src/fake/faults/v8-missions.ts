@@ -31,6 +31,7 @@ export const v8MissionFaults = [
   { id: 'v8.missions.cancel.cancelled/no-effect', description: 'cancel answers 200 but the mission keeps running' },
   { id: 'v8.missions.cancel.key-required/optional', description: 'cancel without Idempotency-Key is accepted' },
   { id: 'v8.missions.sequence.monotonic/reset-on-terminal', description: 'sequence drops back to 0 when the mission ends' },
+  { id: 'v8.missions.states.terminal-event-matches-status/failed-reads-succeeded', description: 'a mission that emitted mission.failed reads back as succeeded' },
   { id: 'v8.missions.time-limit.terminal/ignored', description: 'maximumElapsedMs is ignored and the mission succeeds' },
   { id: 'v8.contract.version-header/missing-on-errors', description: 'error responses carry no x-service-contract-version' },
   { id: 'v8.errors.problem-shape/status-mismatch', description: 'problem bodies say status 400 whatever the HTTP status' },

@@ -166,7 +166,7 @@ export class MissionEngine {
   }
 
   private finish(mission: Mission, status: MissionStatus, event: string, data: Record<string, unknown>): void {
-    mission.status = status;
+    mission.status = status === 'failed' && this.fake.faults.has('v8.missions.states.terminal-event-matches-status/failed-reads-succeeded') ? 'succeeded' : status;
     mission.sequence = this.fake.faults.has('v8.missions.sequence.monotonic/reset-on-terminal') ? 0 : mission.sequence + 1;
     for (const timer of mission.timers) this.fake.lifecycle.cancel(timer);
     mission.timers = [];

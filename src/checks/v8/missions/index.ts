@@ -7,7 +7,7 @@ import { afterTerminal, closesAfterTerminal, eventsShape, eventsTraceId, eventsU
 import { getOk, getOtherPrincipal, getUnknown } from './get.ts';
 import { cancelKeyRequired, conflict, keyFormat, keyRequired, replay, signalsKeyRequired } from './idempotency.ts';
 import { signalAccepted, signalConflict, signalTerminal, signalValidation } from './signals.ts';
-import { sequenceMonotonic, timeLimit } from './states.ts';
+import { sequenceMonotonic, terminalConsistent, timeLimit } from './states.ts';
 
 export const v8MissionRules: Rule[] = [
   createAccepted,
@@ -39,5 +39,6 @@ export const v8MissionRules: Rule[] = [
   cancelled,
   cancelKeyRequired,
   sequenceMonotonic,
+  terminalConsistent,
   timeLimit,
 ];

@@ -49,3 +49,31 @@ export const timeLimit = defineRule({
     ctx.observe('time limit reading', stream.terminal === 'mission.cancelled' ? 'cancelled' : 'failed', 'the seed states cancelled for the time limit and failed for limits in general');
   },
 });
+
+export const terminalConsistent = defineRule({
+  id: 'v8.missions.states.terminal-event-matches-status',
+  surface: 'v8',
+  title: 'A mission that succeeds emits mission.completed and reads back succeeded; one that fails emits mission.failed and reads back failed',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Events; States and transitions',
+    quote: '`mission.completed` | mission reached `succeeded`; stream closes … `mission.failed` | mission reached `failed`; stream closes',
+  },
+  async check(ctx) {
+    const cases = [
+      { fixture: 'succeeds', event: 'mission.completed', status: 'succeeded' },
+      { fixture: 'fails', event: 'mission.failed', status: 'failed' },
+    ] as const;
+    for (const c of cases) {
+      const mission = await createMission(ctx, c.fixture);
+      const stream = await followToTerminal(ctx, mission.runId, c.fixture);
+      // A fixture that ends another way did not set up this case; the target may still be right.
+      if (stream.terminal !== c.event) ctx.untestable(`the "${c.fixture}" fixture mission ended with ${stream.terminal}, not ${c.event}: give a fixture that ${c.status === 'failed' ? 'fails' : 'succeeds'}`);
+      const res = await getMission(ctx, mission.runId, writer(ctx), `read the ${c.status} mission`);
+      const projection = ctx.expectShape(missionProjection, res.json, `the mission after ${c.event}`);
+      ctx.expect(projection.status === c.status, `after ${c.event} the mission reads back as ${projection.status}, expected ${c.status}`);
+    }
+  },
+});
