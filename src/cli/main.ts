@@ -1,4 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { RULES } from '../catalog/index.ts';
 import type { Surface } from '../catalog/types.ts';
 import { FAULTS, isFaultId, type FaultId } from '../fake/faults/index.ts';
@@ -88,15 +90,19 @@ export function buildProgram(): Command {
 
   program
     .command('fake')
-    .description('Serve the reference fake on loopback until interrupted, and print a profile for it.')
+    .description('Serve the reference fake on loopback until interrupted, and write a profile for it (its tokens live only as long as this process).')
     .option('--port <n>', 'port to listen on (0 picks a free one)', (v) => Number.parseInt(v, 10), 0)
     .option('--faults <ids>', 'switch on these faults (see "apicert faults")', faults)
-    .action(async (opts: { port: number; faults?: FaultId[] }) => {
+    .option('--profile-out <file>', 'where to write the profile, readable by you only', 'reports/fake-profile.json')
+    .action(async (opts: { port: number; faults?: FaultId[]; profileOut: string }) => {
       const fake = await startFake({ port: opts.port, faults: opts.faults ?? [] });
       const profile = embeddedProfile(fake);
+      await mkdir(dirname(opts.profileOut), { recursive: true });
+      // The tokens are the fake's own, but a token is never printed: it goes to a private file.
+      await writeFile(opts.profileOut, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
       console.log(`apicert fake listening on ${fake.baseUrl}${opts.faults?.length ? ` with faults ${opts.faults.join(', ')}` : ''}`);
-      console.log('A profile for it (tokens are valid for this process only):');
-      console.log(JSON.stringify(profile, null, 2));
+      console.log(`profile with ${profile.credentials.length} credentials written to ${opts.profileOut}; certify it from another shell with:`);
+      console.log(`  npx apicert certify --profile ${opts.profileOut}`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
