@@ -1,4 +1,20 @@
+import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
 
-/** /mcp credentials and fixtures for the embedded fake (issue: /mcp transport). */
-export const mcpEmbedded: EmbeddedContributor = () => ({});
+/**
+ * /mcp credentials and fixtures for the embedded fake. The seed names no scope for /mcp, so the
+ * tokens hold none; an expired one lets the auth observation record what /mcp does with it.
+ */
+export const mcpEmbedded: EmbeddedContributor = (fake) => {
+  const credentials: NonNullable<ProfileInput['credentials']> = [];
+  const mcp = (name: string, expired: boolean) => {
+    const token = fake.context.tokens.issue('mcpat_', { principal: 'mcp-principal-a', tenant: 'tenant-a', scopes: [], expired });
+    credentials.push({ name, token, surfaces: ['mcp'], scopes: [], principal: 'mcp-principal-a', expired });
+  };
+  mcp('mcp', false);
+  mcp('mcp-expired', true);
+  return {
+    credentials,
+    fixtures: { mcp: { requiresSession: true, safeTool: { name: 'echo', arguments: { text: 'apicert probe' } } } },
+  };
+};

@@ -1,0 +1,207 @@
+/** Base Protocol > Messages: JSON-RPC 2.0 errors, ids and the result/error exclusivity. */
+import fc from 'fast-check';
+import { defineRule } from '../../../catalog/define.ts';
+import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PARSE_ERROR, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import {
+  closeSession,
+  errorOf,
+  newRequestId,
+  openSession,
+  postMcp,
+  postRaw,
+  request,
+  responses,
+  responseTo,
+  SPEC_URL,
+  withSession,
+  type McpReply,
+  type McpSession,
+} from '../support.ts';
+
+const FOLLOW_JSONRPC = 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.';
+
+/** The JSON-RPC error a reply carries for input whose id the server could not (or could) read. */
+function singleError(reply: McpReply): { message: Record<string, unknown>; code: unknown } | undefined {
+  const message = responses(reply).find((m) => 'error' in m);
+  const error = errorOf(message);
+  return message && error ? { message, code: error.code } : undefined;
+}
+
+export const parseError = defineRule({
+  id: 'mcp.jsonrpc.parse-error',
+  surface: 'mcp',
+  title: 'A body that is not JSON is answered with a JSON-RPC error -32700 whose id is null',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      for (const raw of ['{"jsonrpc": "2.0", "id": "apicert-1", "method": "ping"', 'this is not json']) {
+        const reply = await postRaw(ctx, raw, { session, label: 'POST a body that is not JSON' });
+        const found = singleError(reply);
+        if (!found) ctx.fail(`a body that is not JSON was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32700`);
+        ctx.expect(found.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(found.code)}, expected -32700 (Parse error)`);
+        ctx.expect(found.message.id === null, `the parse error carries id ${JSON.stringify(found.message.id)}, expected null (the id could not be read)`);
+        ctx.observe('HTTP status of a parse error', reply.res.status);
+      }
+    });
+  },
+});
+
+export const invalidRequest = defineRule({
+  id: 'mcp.jsonrpc.invalid-request',
+  surface: 'mcp',
+  title: 'JSON that is not a valid JSON-RPC request is answered with error -32600, never served',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid Request -32600)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const cases: Array<{ what: string; body: unknown; id: RequestId | null }> = [];
+      const add = (what: string, make: (id: string) => unknown) => {
+        const id = newRequestId('invalid');
+        cases.push({ what, body: make(id), id });
+      };
+      add('a request without "jsonrpc"', (id) => ({ id, method: 'ping' }));
+      add('a request with "jsonrpc": "1.0"', (id) => ({ jsonrpc: '1.0', id, method: 'ping' }));
+      add('a request whose method is a number', (id) => ({ jsonrpc: '2.0', id, method: 42 }));
+      cases.push({ what: 'a bare number', body: 42, id: null });
+      for (const c of cases) {
+        const reply = await postMcp(ctx, c.body, { session, label: `POST ${c.what}` });
+        const found = singleError(reply);
+        if (!found) ctx.fail(`${c.what} was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32600`);
+        ctx.expect(found.code === INVALID_REQUEST, `${c.what} was answered with error code ${JSON.stringify(found.code)}, expected -32600 (Invalid Request)`);
+        ctx.expect(found.message.id === null || found.message.id === c.id, `the error for ${c.what} carries id ${JSON.stringify(found.message.id)}, expected null or the id sent`);
+        ctx.observe(`HTTP status for ${c.what}`, reply.res.status);
+      }
+    });
+  },
+});
+
+/** Sends one request in the session and returns the error code of its response. */
+async function errorCodeFor(ctx: CheckContext, session: McpSession, what: string, method: string, params?: Record<string, unknown>): Promise<unknown> {
+  const id = newRequestId(method.replace(/\W/g, '-'));
+  const reply = await postMcp(ctx, request(id, method, params), { session, label: what });
+  const message = responseTo(reply, id);
+  if (!message) ctx.fail(`${what} was answered HTTP ${reply.res.status} without a response carrying its id`);
+  const error = errorOf(message);
+  if (!error) ctx.fail(`${what} was answered with a result, expected an error`);
+  return error.code;
+}
+
+export const methodNotFound = defineRule({
+  id: 'mcp.jsonrpc.method-not-found',
+  surface: 'mcp',
+  title: 'A request for a method the server does not have is answered with error -32601',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Method not found -32601)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const code = await errorCodeFor(ctx, session, 'a request for apicert/no-such-method', 'apicert/no-such-method', {});
+      ctx.expect(code === METHOD_NOT_FOUND, `an unknown method was answered with error code ${JSON.stringify(code)}, expected -32601 (Method not found)`);
+    });
+  },
+});
+
+export const invalidParams = defineRule({
+  id: 'mcp.jsonrpc.invalid-params',
+  surface: 'mcp',
+  title: 'tools/call without a tool name, or with a name that is not a string, is answered with error -32602',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid params -32602)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      for (const [what, params] of [
+        ['tools/call without "name"', { arguments: {} }],
+        ['tools/call with a numeric "name"', { name: 42, arguments: {} }],
+      ] as const) {
+        const code = await errorCodeFor(ctx, session, what, 'tools/call', params);
+        ctx.expect(code === INVALID_PARAMS, `${what} was answered with error code ${JSON.stringify(code)}, expected -32602 (Invalid params)`);
+      }
+    });
+  },
+});
+
+export const resultXorError = defineRule({
+  id: 'mcp.jsonrpc.result-xor-error',
+  surface: 'mcp',
+  title: 'Every response is JSON-RPC 2.0 with exactly one of result and error; errors carry an integer code and a message',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Base Protocol > Messages > Responses',
+    quote: 'Either a result or an error MUST be set. A response MUST NOT set both. … errors MUST include an error code and message at minimum. … Error codes MUST be integers.',
+    url: SPEC_URL.base,
+  },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const collected: Array<{ what: string; message: unknown }> = responses(session.initialize).map((message) => ({ what: 'initialize', message }));
+      const probes: Array<[string, string, Record<string, unknown> | undefined]> = [
+        ['ping', 'ping', undefined],
+        ['tools/list', 'tools/list', undefined],
+        ['an unknown method', 'apicert/no-such-method', {}],
+        ['tools/call without a name', 'tools/call', { arguments: {} }],
+      ];
+      for (const [what, method, params] of probes) {
+        const reply = await postMcp(ctx, request(newRequestId('xor'), method, params), { session, label: what });
+        for (const message of responses(reply)) collected.push({ what, message });
+      }
+      ctx.expect(collected.length > 0, 'no response was received to judge');
+      for (const { what, message } of collected) ctx.expectShape(jsonrpcResponse, message, `the response to ${what}`);
+    });
+  },
+});
+
+const ids: fc.Arbitrary<RequestId> = fc.oneof(
+  fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+  fc.maxSafeInteger(),
+  fc.string({ minLength: 1, maxLength: 40 }),
+  fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }),
+  fc.integer({ min: 0, max: 10 ** 9 }).map(String),
+);
+
+export const idEchoed = defineRule({
+  id: 'mcp.jsonrpc.id-echoed',
+  surface: 'mcp',
+  title: 'A response carries the id of its request, same value and same type (string or integer)',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Base Protocol > Messages > Requests, Responses',
+    quote: 'Requests MUST include a string or integer ID. … Responses MUST include the same ID as the request they correspond to.',
+    url: SPEC_URL.base,
+  },
+  async check(ctx: CheckContext) {
+    // "The request ID MUST NOT have been previously used by the requestor within the same session":
+    // a repeated id (fast-check repeats values while shrinking) moves to a fresh session.
+    let session = await openSession(ctx);
+    let used = new Set<string>();
+    try {
+      await ctx.property(
+        ids,
+        async (id) => {
+          const key = JSON.stringify(id);
+          if (used.has(key)) {
+            await closeSession(ctx, session);
+            session = await openSession(ctx);
+            used = new Set();
+          }
+          used.add(key);
+          const reply = await postMcp(ctx, request(id, 'ping'), { session, label: `ping with id ${key}` });
+          const answered = responses(reply);
+          if (answered.length !== 1) ctx.fail(`ping with id ${key} was answered with ${answered.length} responses (HTTP ${reply.res.status})`);
+          const echoed = answered[0]!.id;
+          if (echoed !== id) ctx.fail(`ping with id ${key} (${typeof id}) was answered with id ${JSON.stringify(echoed)} (${typeof echoed})`);
+        },
+        { numRuns: 40, examples: [0, 1, -1, '0', '7', '42', 'apicert', ' ', 'é'] },
+      );
+    } finally {
+      await closeSession(ctx, session);
+    }
+  },
+});

@@ -1,0 +1,128 @@
+/** Streamable HTTP > Session Management. */
+import { randomBytes } from 'node:crypto';
+import { defineRule } from '../../../catalog/define.ts';
+import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { caller, closeSession, deleteSession, MCP_PATH, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support.ts';
+
+/** A session as setup; the rules below do not apply to a server that assigns no session id. */
+async function sessionWithId(ctx: CheckContext): Promise<McpSession & { id: string }> {
+  const session = await openSession(ctx);
+  if (session.id === undefined) ctx.notApplicable('the server assigned no Mcp-Session-Id at initialization, so session management is not in use');
+  return { ...session, id: session.id };
+}
+
+function ping(ctx: CheckContext, session: string | null, label: string) {
+  return postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label });
+}
+
+export const idVisibleAscii = defineRule({
+  id: 'mcp.session.id-visible-ascii',
+  surface: 'mcp',
+  title: 'An Mcp-Session-Id assigned at initialization contains only visible ASCII (0x21-0x7E)',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Session Management',
+    quote: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    const first = await sendInitialize(ctx, { label: 'initialize (first session)' });
+    const second = await sendInitialize(ctx, { label: 'initialize (second session)' });
+    await deleteSession(ctx, first.sessionId, caller(ctx));
+    await deleteSession(ctx, second.sessionId, caller(ctx));
+    if (first.sessionId === undefined) ctx.notApplicable('the server assigned no Mcp-Session-Id at initialization');
+    for (const id of [first.sessionId, second.sessionId]) {
+      if (id === undefined) continue;
+      const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));
+      ctx.expect(bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
+    }
+    // "SHOULD be globally unique": recorded, not gated.
+    ctx.observe('two initializations got distinct session ids', first.sessionId !== second.sessionId);
+  },
+});
+
+export const missing400 = defineRule({
+  id: 'mcp.session.missing-400',
+  surface: 'mcp',
+  title: 'A server that requires sessions answers a request without Mcp-Session-Id with 400',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Session Management',
+    quote: 'Servers that require a session ID SHOULD respond to requests without an Mcp-Session-Id header (other than initialization) with HTTP 400 Bad Request.',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    const session = await sessionWithId(ctx);
+    try {
+      const requires = ctx.profile.fixtures.mcp.requiresSession;
+      if (requires === false) ctx.notApplicable('the profile says /mcp does not require sessions (fixtures.mcp.requiresSession: false)');
+      const reply = await ping(ctx, null, 'ping without Mcp-Session-Id');
+      const status = reply.res.status;
+      if (requires === undefined && status >= 200 && status < 300) {
+        ctx.notApplicable(`a ping without Mcp-Session-Id was served (HTTP ${status}), so this server does not require sessions; set fixtures.mcp.requiresSession: true if it should`);
+      }
+      ctx.expect(status === 400, `a ping without Mcp-Session-Id was answered HTTP ${status}, expected 400 Bad Request`);
+    } finally {
+      await closeSession(ctx, session);
+    }
+  },
+});
+
+export const unknown404 = defineRule({
+  id: 'mcp.session.unknown-404',
+  surface: 'mcp',
+  title: 'A request carrying a session id the server does not know (never issued) is answered 404',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Session Management',
+    quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    const session = await sessionWithId(ctx);
+    try {
+      // Indistinguishable, from the client's side, from a session the server has terminated.
+      const unknown = `apicert-never-issued-${randomBytes(16).toString('hex')}`;
+      const reply = await ping(ctx, unknown, 'ping with a never-issued Mcp-Session-Id');
+      ctx.expect(reply.res.status === 404, `a ping with a never-issued Mcp-Session-Id was answered HTTP ${reply.res.status}, expected 404 Not Found`);
+    } finally {
+      await closeSession(ctx, session);
+    }
+  },
+});
+
+export const deleteTerminates = defineRule({
+  id: 'mcp.session.delete-terminates',
+  surface: 'mcp',
+  title: 'DELETE with the Mcp-Session-Id ends the session (after which it gets 404), or is refused with 405',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Session Management',
+    quote:
+      'SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header, to explicitly terminate the session. … The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions. … after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    const session = await sessionWithId(ctx);
+    const before = await ping(ctx, session.id, 'ping in the session before DELETE');
+    if (before.res.status !== 200) ctx.untestable(`setup failed: a ping in a fresh session was answered HTTP ${before.res.status}`);
+    const res = await ctx.http.send({ method: 'DELETE', path: MCP_PATH, credential: session.credential, headers: { [SESSION_HEADER]: session.id }, label: 'DELETE the session' });
+    const refused = res.status === 405;
+    ctx.expect(refused || (res.status >= 200 && res.status < 300), `DELETE with the session id was answered HTTP ${res.status}, expected a 2xx (terminated) or 405 (not allowed)`);
+    if (refused) {
+      ctx.observe('DELETE /mcp', 405, 'the server does not allow clients to terminate sessions');
+      return;
+    }
+    const after = await ping(ctx, session.id, 'ping in the terminated session');
+    ctx.expect(after.res.status === 404, `a ping in the session after DELETE was answered HTTP ${after.res.status}, expected 404 Not Found`);
+  },
+});

@@ -1,0 +1,76 @@
+/** Streamable HTTP > Sending Messages (SSE responses) and Resumability and Redelivery (event ids). */
+import { defineRule } from '../../../catalog/define.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { isBodyTimeout, newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support.ts';
+
+/** Calls the fixture tool; with `progress`, a streaming server has a reason to send more than one event. */
+async function callTool(ctx: CheckContext, session: McpSession, label: string, options: { progress: boolean; timeoutMs?: number }): Promise<McpReply & { requestId: string }> {
+  const tool = safeTool(ctx);
+  const id = newRequestId('call');
+  const params: Record<string, unknown> = { name: tool.name, arguments: tool.arguments };
+  if (options.progress) params._meta = { progressToken: newRequestId('progress') };
+  const post: Parameters<typeof postMcp>[2] = { session, label };
+  if (options.timeoutMs !== undefined) post.timeoutMs = options.timeoutMs;
+  return { ...(await postMcp(ctx, request(id, 'tools/call', params), post)), requestId: id };
+}
+
+export const eventIdsUnique = defineRule({
+  id: 'mcp.sse.event-ids-unique',
+  surface: 'mcp',
+  title: 'SSE event ids, where present, are unique across every stream of a session',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Resumability and Redelivery',
+    quote: 'If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const seen = new Map<string, number>();
+      let streams = 0;
+      for (let i = 1; i <= 3; i += 1) {
+        const reply = await callTool(ctx, session, `tools/call #${i} (with a progress token)`, { progress: true });
+        if (reply.kind !== 'sse') continue;
+        streams += 1;
+        for (const e of reply.events) if (e.id !== undefined && e.id !== '') seen.set(e.id, (seen.get(e.id) ?? 0) + 1);
+      }
+      if (streams === 0) ctx.notApplicable('the server answered every tools/call with a JSON body, so there was no SSE stream to judge');
+      const repeated = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+      ctx.expect(repeated.length === 0, `event ids ${JSON.stringify(repeated.slice(0, 5))} appeared more than once across ${streams} streams of one session`);
+      ctx.observe('SSE event ids seen', { streams, ids: seen.size });
+    });
+  },
+});
+
+export const closesAfterResponse = defineRule({
+  id: 'mcp.sse.closes-after-response',
+  surface: 'mcp',
+  title: 'An SSE response carries the response to its request and the server closes it after that last response',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Sending Messages to the Server',
+    quote:
+      'The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body. … After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream.',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const waitMs = ctx.profile.safety.requestTimeoutMs;
+      let reply: Awaited<ReturnType<typeof callTool>>;
+      try {
+        reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, timeoutMs: waitMs });
+      } catch (error) {
+        // The probe reads a POST body to its end, so a stream left open after the response ends in a read timeout.
+        if (isBodyTimeout(error)) ctx.fail(`the answer to tools/call went quiet for ${waitMs} ms (safety.requestTimeoutMs) without the server closing it`);
+        throw error;
+      }
+      if (reply.kind !== 'sse') ctx.notApplicable(`the server answered tools/call with ${reply.mediaType || 'no content type'}, not an SSE stream`);
+      ctx.expect(responseTo(reply, reply.requestId) !== undefined, `the SSE stream ended without a response to tools/call ${reply.requestId}`);
+      ctx.observe('events on the tools/call stream', reply.events.length);
+    });
+  },
+});

@@ -1,0 +1,94 @@
+/** Streamable HTTP > Sending Messages to the Server: what a POST is answered with. */
+import { defineRule } from '../../../catalog/define.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import {
+  closeSession,
+  newRequestId,
+  notification,
+  openSession,
+  postMcp,
+  request,
+  responses,
+  SPEC_URL,
+  withSession,
+  type McpReply,
+  type McpSession,
+} from '../support.ts';
+
+function describe(reply: McpReply): string {
+  return `HTTP ${reply.res.status}, ${reply.kind === 'empty' ? 'no body' : `a ${reply.mediaType || 'untyped'} body`}`;
+}
+
+/** Input the server may refuse with an HTTP error; when it accepts it, the answer must be 202 without a body. */
+function judgeAccepted(ctx: CheckContext, what: string, reply: McpReply, mayRefuse: boolean): void {
+  const { status } = reply.res;
+  if (mayRefuse && status >= 400 && status < 500) {
+    ctx.observe(`${what} refused`, status, 'the server may refuse input it cannot accept with an HTTP error status');
+    return;
+  }
+  ctx.expect(status === 202, `${what} was answered ${describe(reply)}, expected 202 Accepted`);
+  ctx.expect(reply.res.text.length === 0, `${what} was answered 202 with a body (${reply.res.text.length} characters), expected no body`);
+}
+
+export const accepted202 = defineRule({
+  id: 'mcp.transport.accepted-202',
+  surface: 'mcp',
+  title: 'A POST carrying only a notification or only a response is answered 202 Accepted with no body',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Streamable HTTP > Sending Messages to the Server',
+    quote:
+      'If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. … If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    const session: McpSession = await openSession(ctx, { sendInitialized: false });
+    try {
+      // The lifecycle's own notification: a server cannot refuse it and still be usable.
+      const initialized = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
+      judgeAccepted(ctx, 'notifications/initialized', initialized, false);
+      const cancelled = await postMcp(ctx, notification('notifications/cancelled', { requestId: newRequestId('never-sent'), reason: 'apicert probe' }), {
+        session,
+        label: 'notifications/cancelled for an unknown request',
+      });
+      judgeAccepted(ctx, 'notifications/cancelled for a request the server never saw', cancelled, true);
+      const response = await postMcp(ctx, { jsonrpc: '2.0', id: newRequestId('unsolicited'), result: {} }, { session, label: 'a JSON-RPC response' });
+      judgeAccepted(ctx, 'a JSON-RPC response to a request the server never sent', response, true);
+    } finally {
+      await closeSession(ctx, session);
+    }
+  },
+});
+
+const JSON_OR_SSE = ['application/json', 'text/event-stream'];
+
+export const requestResponse = defineRule({
+  id: 'mcp.transport.request-response',
+  surface: 'mcp',
+  title: 'A POST carrying a request is answered application/json or text/event-stream, with one response bearing its id',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'mcp-2025-03-26',
+    section: 'Transports > Streamable HTTP > Sending Messages to the Server',
+    quote:
+      'If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object. … The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body.',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      for (const method of ['ping', 'tools/list']) {
+        const id = newRequestId(method.replace('/', '-'));
+        const reply = await postMcp(ctx, request(id, method), { session, label: method });
+        ctx.expect(reply.res.status >= 200 && reply.res.status < 300, `${method} was answered HTTP ${reply.res.status}, expected a 2xx`);
+        ctx.expect(JSON_OR_SSE.includes(reply.mediaType), `${method} was answered with content-type "${reply.res.contentType}", expected application/json or text/event-stream`);
+        const found = responses(reply);
+        ctx.expect(found.length === 1, `${method} was answered with ${found.length} JSON-RPC responses, expected exactly one`);
+        ctx.expect(found[0]?.id === id, `the response to ${method} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(id)}`);
+        ctx.observe(`${method} framing`, reply.kind);
+      }
+    });
+  },
+});
