@@ -11,6 +11,7 @@ import { createDispatcher, ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport, type Report } from '../reports/model.ts';
+import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
 import type { TargetInfo } from './context.ts';
 import { runRules, selectRules, type RuleResult } from './run.ts';
 
@@ -67,9 +68,10 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : 'remote' };
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
+  const redactor = redactorFor(profile);
   const probe = new ProbeClient({
     baseUrl: profile.target,
-    redactor: redactorFor(profile),
+    redactor,
     budget,
     timeoutMs: profile.safety.requestTimeoutMs,
     streamTimeoutMs: profile.safety.streamTimeoutMs,
@@ -77,16 +79,20 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     dispatcher,
   });
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
+  let hooks: RunReceiver = {};
   try {
     await preflight(probe, profile.target);
     const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
-    const results = await runRules({ target, profile, rules, seed, probe, onResult: options.onResult });
+    if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
+    const services = { redactor, webhookReceiver: hooks.receiver, webhookReceiverMissing: hooks.missing };
+    const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
     const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
     const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
     return { report, results };
   } finally {
     await dispatcher.close();
+    await hooks.receiver?.close();
     await fake?.close();
   }
 }

@@ -4,6 +4,8 @@ import { CheckFailure, NotApplicable, TransportError, Untestable } from '../cata
 import type { Observation, Rule, Surface } from '../catalog/types.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import type { Credential, Profile } from '../profile/schema.ts';
+import type { Redactor } from '../redact/redactor.ts';
+import type { WebhookReceiver } from '../webhooks/receiver.ts';
 
 export interface TargetInfo {
   baseUrl: string;
@@ -23,6 +25,16 @@ function formatIssues(error: z.ZodError): string {
     .join('; ');
 }
 
+/** Run-wide helpers a few checks need besides the probe client. */
+export interface CheckServices {
+  /** The run's redactor: register secrets a check learns from responses (e.g. a webhook signing_secret). */
+  redactor?: Redactor;
+  /** The harness's webhook receiver, when one is running for this run. */
+  webhookReceiver?: WebhookReceiver;
+  /** Why no webhook receiver runs (a missing profile fixture); checks that need one are untestable. */
+  webhookReceiverMissing?: string;
+}
+
 /**
  * What a check sees of the run. A check returns normally only after at least one `expect`; it
  * ends early by throwing through `fail`, `untestable` or `notApplicable`.
@@ -36,13 +48,15 @@ export class CheckContext {
   readonly profile: Profile;
   readonly seed: number;
   readonly http: ProbeClient;
+  readonly services: CheckServices;
 
-  constructor(rule: Rule, target: TargetInfo, profile: Profile, seed: number, http: ProbeClient) {
+  constructor(rule: Rule, target: TargetInfo, profile: Profile, seed: number, http: ProbeClient, services: CheckServices = {}) {
     this.rule = rule;
     this.target = target;
     this.profile = profile;
     this.seed = seed;
     this.http = http;
+    this.services = services;
   }
 
   expect(condition: unknown, message: string): void {

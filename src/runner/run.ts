@@ -3,7 +3,7 @@ import type { Counterexample, Observation, Rule, Surface, Verdict } from '../cat
 import type { ProbeClient } from '../probe/client.ts';
 import type { EvidenceEntry } from '../probe/evidence.ts';
 import type { Profile } from '../profile/schema.ts';
-import { CheckContext, type TargetInfo } from './context.ts';
+import { CheckContext, type CheckServices, type TargetInfo } from './context.ts';
 
 export interface RuleResult {
   rule: Rule;
@@ -25,6 +25,7 @@ export interface RunOptions {
   seed: number;
   probe: ProbeClient;
   checkTimeoutMs?: number;
+  services?: CheckServices;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -41,7 +42,7 @@ class CheckTimeout extends Error {}
 /** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
   const probe = options.probe.fork();
-  const ctx = new CheckContext(rule, options.target, options.profile, options.seed, probe);
+  const ctx = new CheckContext(rule, options.target, options.profile, options.seed, probe, options.services);
   const started = performance.now();
   let verdict: Verdict;
   let reason: string | undefined;

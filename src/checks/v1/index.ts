@@ -1,4 +1,52 @@
+/** /v1 rules apart from webhooks, in the order a reader meets them in the spec. */
 import type { Rule } from '../../catalog/types.ts';
+import { expiredKey, scopesObserved, unauthenticated } from './auth/authentication.ts';
+import { chatPath } from './chat/chat.ts';
+import { problemShape } from './errors/problem.ts';
+import { limiterUnavailable, rateLimited } from './errors/rate-limits.ts';
+import { acceptHeader } from './execute/accept.ts';
+import { conflict, keyFormat, normalized, replay, retryAfter429, retryAfter503, scope } from './execute/idempotency.ts';
+import { taskExtraProperties, taskRunId } from './execute/task.ts';
+import { acceptedEvent, turnBodies, turnStream } from './execute/turn.ts';
+import { approveDecisions, approveRequestShape, approveResumes, digestBinds } from './runs/approve.ts';
+import { cancelNotRollback, cancelTerminalEvent } from './runs/cancel.ts';
+import { droppedConnection, eventIdentity, resume } from './runs/events.ts';
+import { getRun } from './runs/get.ts';
+import { usageReadback, usageTenantScoped } from './usage/usage.ts';
+import { versionHeader } from './versioning/header.ts';
 
-/** /v1 rules apart from webhooks (issue: /v1 execution fabric). */
-export const v1Rules: Rule[] = [];
+export const v1Rules: Rule[] = [
+  turnStream,
+  acceptedEvent,
+  turnBodies,
+  taskRunId,
+  taskExtraProperties,
+  acceptHeader,
+  chatPath,
+  keyFormat,
+  replay,
+  conflict,
+  scope,
+  normalized,
+  retryAfter429,
+  retryAfter503,
+  getRun,
+  eventIdentity,
+  resume,
+  droppedConnection,
+  approveResumes,
+  digestBinds,
+  approveRequestShape,
+  approveDecisions,
+  cancelTerminalEvent,
+  cancelNotRollback,
+  usageReadback,
+  usageTenantScoped,
+  unauthenticated,
+  expiredKey,
+  scopesObserved,
+  problemShape,
+  rateLimited,
+  limiterUnavailable,
+  versionHeader,
+];

@@ -1,4 +1,34 @@
 import type { FaultDefinition } from './types.ts';
 
 /** Each fault breaks exactly the rule named before its slash. */
-export const v1Faults = [] as const satisfies readonly FaultDefinition[];
+export const v1Faults = [
+  { id: 'v1.auth.unauthenticated/serves-without-key', description: '/v1 requests without an API key are served' },
+  { id: 'v1.auth.expired-key/accepted', description: 'an expired API key is accepted' },
+  { id: 'v1.execute.turn.stream/json-response', description: 'a turn request is answered with JSON instead of an event stream' },
+  { id: 'v1.execute.turn.accepted-event/replayed-missing', description: 'request.accepted carries no replayed flag on a first admission' },
+  { id: 'v1.execute.turn.bodies/client-open', description: 'extra properties in ClientInfo are accepted' },
+  { id: 'v1.execute.turn.bodies/timeout-unbounded', description: 'timeoutMs above 120000 is accepted' },
+  { id: 'v1.execute.task.run-id/text-plain', description: 'the task response is labelled text/plain' },
+  { id: 'v1.execute.task.extra-properties/rejected', description: 'a task body with an extra top-level property is rejected' },
+  { id: 'v1.execute.idempotency.replay/re-executes', description: 'the same key and request starts a second run' },
+  { id: 'v1.execute.idempotency.conflict/replays-different-body', description: 'the same key with another request is answered as a replay' },
+  { id: 'v1.execute.idempotency.scope/global-keys', description: 'idempotency keys are shared across principals and tenants' },
+  { id: 'v1.execute.idempotency.normalized/raw-text', description: 'the request digest is taken over the raw text, so reordered keys conflict' },
+  { id: 'v1.execute.idempotency.key-format/min-16-chars', description: 'Idempotency-Key values shorter than 16 characters are rejected' },
+  { id: 'v1.execute.idempotency.retry-after-429/key-burnt', description: 'a 429 answer is remembered under the idempotency key and replayed' },
+  { id: 'v1.execute.idempotency.retry-after-503/key-burnt', description: 'a 503 answer is remembered under the idempotency key and replayed' },
+  { id: 'v1.runs.get/html', description: 'the run resource is labelled text/html' },
+  { id: 'v1.runs.events.identity/progress-without-id', description: 'progress events carry neither an SSE id nor an event_id' },
+  { id: 'v1.runs.events.resume/repeats-cursor-event', description: 'resume repeats the event named by Last-Event-ID' },
+  { id: 'v1.runs.events.dropped-connection/forgets-run', description: 'a task run in flight is dropped when its stream reader disconnects' },
+  { id: 'v1.runs.approve.resumes/no-resume', description: 'approve answers 200 but the run stays parked' },
+  { id: 'v1.runs.approve.request-shape/open-body', description: 'approve accepts a body with extra properties' },
+  { id: 'v1.runs.approve.digest-binds/ignores-digest', description: 'approve accepts any action_digest' },
+  { id: 'v1.runs.cancel.terminal-event/no-event', description: 'cancel answers 200 but no request.cancelled event follows' },
+  { id: 'v1.usage.readback/text-plain', description: 'usage is labelled text/plain' },
+  { id: 'v1.usage.tenant-scoped/all-tenants', description: "usage lists every tenant's runs" },
+  { id: 'v1.errors.problem-shape/extra-member', description: 'v1 problems carry an extra "error" member' },
+  { id: 'v1.errors.rate-limited/no-retry-after', description: '429 answers carry no Retry-After header' },
+  { id: 'v1.errors.limiter-unavailable-503/fail-open', description: 'requests are served when the rate limiter is unavailable' },
+  { id: 'v1.versioning.header/rejected', description: 'X-AI-Platform-Version: v1 is rejected' },
+] as const satisfies readonly FaultDefinition[];

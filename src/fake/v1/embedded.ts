@@ -1,4 +1,43 @@
+import { taskScenarios } from '../../../scenarios/v1/runs.ts';
+import { APPROVAL_REQUIRED } from '../../../scenarios/v1/scripts.ts';
+import { V1_SCOPES } from '../../contract/v1/common.ts';
+import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
+import type { RateTier } from './rate-limit.ts';
+import { v1State } from './state.ts';
 
-/** /v1 roles and fixtures for the embedded fake (issue: /v1 execution fabric). */
-export const v1Embedded: EmbeddedContributor = () => ({});
+/**
+ * /v1 roles: full, read-only, no scopes, a second principal, another tenant, expired, and two keys
+ * of the primary principal on special rate-limit tiers (a low one, and one whose limiter is down).
+ */
+export const v1Embedded: EmbeddedContributor = (fake) => {
+  const tiers = v1State(fake.context).tiers;
+  const credentials: NonNullable<ProfileInput['credentials']> = [];
+  const key = (name: string, who: { principal: string; tenant: string }, scopes: readonly string[], options: { expired?: boolean; tier?: RateTier } = {}) => {
+    const expired = options.expired ?? false;
+    const token = fake.context.tokens.issue('service_sk_', { ...who, scopes, expired });
+    if (options.tier) tiers.set(token, options.tier);
+    credentials.push({ name, token, surfaces: ['v1'], scopes: [...scopes], principal: who.principal, tenant: who.tenant, expired });
+  };
+  const alice = { principal: 'v1-alice', tenant: 'tenant-a' };
+  key('v1-full', alice, V1_SCOPES);
+  key('v1-read-only', alice, ['runs:read']);
+  key('v1-no-scopes', alice, []);
+  key('v1-other-principal', { principal: 'v1-bob', tenant: 'tenant-a' }, V1_SCOPES);
+  key('v1-other-tenant', { principal: 'v1-carol', tenant: 'tenant-b' }, V1_SCOPES);
+  key('v1-expired', alice, V1_SCOPES, { expired: true });
+  key('v1-rate-probe', alice, V1_SCOPES, { tier: 'probe' });
+  key('v1-limiter-down', alice, V1_SCOPES, { tier: 'unavailable' });
+  const tasks = Object.fromEntries(Object.entries(taskScenarios).map(([name, s]) => [name, s.request]));
+  return {
+    credentials,
+    fixtures: {
+      v1: {
+        tasks,
+        approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: 'approved' },
+        rateLimitCredential: 'v1-rate-probe',
+        limiterUnavailableCredential: 'v1-limiter-down',
+      },
+    },
+  };
+};

@@ -52,7 +52,8 @@ export class V1Responder {
     if (options.detail !== undefined) body.detail = options.detail.slice(0, 2048);
     if (options.retryAfterMs !== undefined) body.retryAfterMs = options.retryAfterMs;
     if (options.fieldErrors?.length) body.fieldErrors = options.fieldErrors.slice(0, 64);
-    const text = JSON.stringify(body);
+    const sent: Record<string, unknown> = this.fake.faults.has('v1.errors.problem-shape/extra-member') ? { ...body, error: code } : body;
+    const text = JSON.stringify(sent);
     res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), ...options.headers });
     res.end(text);
   }

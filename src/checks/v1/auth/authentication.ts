@@ -1,0 +1,125 @@
+/** Authentication: bearer `service_sk_` API keys; refusals name authentication_failed. */
+import { randomBytes } from 'node:crypto';
+import { defineRule } from '../../../catalog/define.ts';
+import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support.ts';
+
+interface Call {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  json?: unknown;
+  stream?: boolean;
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  json: unknown;
+}
+
+/** One request per /v1 endpoint (webhooks aside) against a real run, so only authentication can refuse it. */
+async function endpointCalls(ctx: CheckContext): Promise<Call[]> {
+  const runId = await startRun(ctx, 'completes');
+  return [
+    { name: 'execute', method: 'POST', path: EXECUTE, json: taskBody(ctx, 'completes') },
+    { name: 'get run', method: 'GET', path: runPath(runId) },
+    { name: 'run events', method: 'GET', path: runPath(runId, '/events'), stream: true },
+    { name: 'approve', method: 'POST', path: runPath(runId, '/approve'), json: { action_digest: 'apicert-auth-probe', decision: 'approved' } },
+    { name: 'cancel', method: 'POST', path: runPath(runId, '/cancel') },
+    { name: 'usage', method: 'GET', path: '/v1/usage' },
+  ];
+}
+
+async function call(ctx: CheckContext, c: Call, credential: Credential | null, label: string): Promise<Answer> {
+  if (c.stream) {
+    // Bounded: a stream that is (wrongly) opened is dropped after its first event.
+    const res = await ctx.http.stream({ method: 'GET', path: c.path, credential, label, maxMs: 2_000, onEvent: () => 'disconnect' });
+    return { status: res.status, contentType: res.contentType, json: res.json };
+  }
+  const request: Parameters<typeof ctx.http.send>[0] = { method: c.method, path: c.path, credential, label, headers: c.method === 'POST' ? { 'idempotency-key': newKey() } : {} };
+  if (c.json !== undefined) request.json = c.json;
+  const res = await ctx.http.send(request);
+  return { status: res.status, contentType: res.contentType, json: res.json };
+}
+
+function expectAuthenticationFailed(ctx: CheckContext, what: string, a: Answer): void {
+  ctx.expect(a.status >= 400 && a.status < 500, `${what} answered ${a.status}, expected a 4xx refusal`);
+  ctx.expect(isProblem(a), `${what} was refused with content-type "${a.contentType}", expected application/problem+json`);
+  ctx.expect(problemCode(a) === 'authentication_failed', `${what} was refused with code "${problemCode(a)}", expected authentication_failed`);
+}
+
+/** A key of the documented format that the target never issued. */
+function unknownKey(): Credential {
+  return { name: 'never-issued', token: `${API_KEY_PREFIX}apicert_never_issued_${randomBytes(12).toString('hex')}`, surfaces: ['v1'], scopes: [], principal: 'nobody', expired: false };
+}
+
+export const unauthenticated = defineRule({
+  id: 'v1.auth.unauthenticated',
+  surface: 'v1',
+  title: 'Every /v1 endpoint refuses a request without an API key, or with a key it never issued, with authentication_failed',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Authentication',
+    quote: 'Scheme: HTTP bearer. The token is an API key whose format has the prefix `service_sk_`. … Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`.',
+  },
+  async check(ctx) {
+    const statuses: Record<string, number> = {};
+    for (const c of await endpointCalls(ctx)) {
+      const none = await call(ctx, c, null, `${c.name} without an API key`);
+      expectAuthenticationFailed(ctx, `${c.name} without an API key`, none);
+      statuses[c.name] = none.status;
+      const unknown = await call(ctx, c, unknownKey(), `${c.name} with a never-issued key`);
+      expectAuthenticationFailed(ctx, `${c.name} with a never-issued service_sk_ key`, unknown);
+    }
+    // "Mapping of each `code` to an HTTP status: not shown."
+    ctx.observe('HTTP status of authentication_failed', [...new Set(Object.values(statuses))], 'the spec maps no code to a status');
+  },
+});
+
+export const expiredKey = defineRule({
+  id: 'v1.auth.expired-key',
+  surface: 'v1',
+  title: 'Every /v1 endpoint refuses an expired API key with authentication_failed',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier.' },
+  async check(ctx) {
+    const expired = ctx.expired('v1');
+    for (const c of await endpointCalls(ctx)) {
+      expectAuthenticationFailed(ctx, `${c.name} with an expired key`, await call(ctx, c, expired, `${c.name} with an expired key`));
+    }
+  },
+});
+
+export const scopesObserved = defineRule({
+  id: 'v1.auth.scopes',
+  surface: 'v1',
+  title: 'Which scopes each /v1 endpoint asks for (not shown by the spec)',
+  level: 'observation',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
+  async check(ctx) {
+    const primary = primaryKey(ctx);
+    const lesser = ctx.profile.credentials.filter(
+      (c) => c.surfaces.includes('v1') && !c.expired && c.principal === primary.principal && !['runs:read', 'runs:write'].every((s) => c.scopes.includes(s)),
+    );
+    if (lesser.length === 0) ctx.untestable('the profile has no v1 credential of the primary principal lacking runs:read or runs:write (e.g. read-only, no scopes)');
+    const calls = await endpointCalls(ctx);
+    for (const key of lesser) {
+      for (const c of calls) {
+        const a = await call(ctx, c, key, `${c.name} with scopes [${key.scopes.join(', ')}]`);
+        ctx.expect(a.status > 0, `${c.name} gave no answer`);
+        ctx.observe(`${c.name} with scopes [${key.scopes.join(', ')}]`, { status: a.status, code: problemCode(a) ?? null });
+        if (a.status >= 400 && a.status < 500) {
+          const code = problemCode(a);
+          if (code !== 'authorization_failed' && code !== 'entitlement_failed') ctx.observe(`${c.name}: refusal code of a valid key`, code ?? null, 'expected authorization_failed or entitlement_failed for a valid key lacking a scope');
+        }
+      }
+    }
+  },
+});

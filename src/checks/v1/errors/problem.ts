@@ -1,0 +1,52 @@
+/** Errors: every /v1 error is the closed v1 flavour of application/problem+json. */
+import { defineRule } from '../../../catalog/define.ts';
+import { v1Problem } from '../../../contract/v1/problem.ts';
+import type { ProbeResponse } from '../../../probe/client.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support.ts';
+
+/** Errors every deployment can be made to produce with the profile's keys and the `completes` fixture. */
+async function errorBattery(ctx: CheckContext): Promise<Array<{ what: string; res: ProbeResponse }>> {
+  const out: Array<{ what: string; res: ProbeResponse }> = [];
+  const add = (what: string, res: ProbeResponse) => out.push({ what, res });
+  add('execute without an API key', await postExecute(ctx, taskBody(ctx, 'completes'), { credential: null, label: 'execute without an API key' }));
+  add('execute with malformed JSON', await postExecute(ctx, undefined, { rawBody: '{"mode": "task", "task": ', label: 'execute with malformed JSON' }));
+  add('turn body with an extra property', await postExecute(ctx, { ...turnBody(ctx), apicertExtra: true }, { label: 'turn body with an extra property' }));
+  const key = newKey();
+  const body = taskBody(ctx, 'completes');
+  await postExecute(ctx, body, { key, label: 'setup: a task under a key' });
+  add('same key, another request', await postExecute(ctx, { ...body, task: { ...(body.task as object), apicertVariant: 2 } }, { key, label: 'same key, another request' }));
+  const runId = await startRun(ctx, 'completes');
+  add('approve a run that is not parked', await ctx.http.send({ method: 'POST', path: runPath(runId, '/approve'), credential: primaryKey(ctx), json: { action_digest: 'apicert-not-parked', decision: 'approved' }, label: 'approve a run that is not parked' }));
+  add('approve with a body that is not an ApproveRequest', await ctx.http.send({ method: 'POST', path: runPath(runId, '/approve'), credential: primaryKey(ctx), json: { apicert: true }, label: 'approve with an invalid body' }));
+  add('read a run that does not exist', await ctx.http.send({ method: 'GET', path: runPath(`apicert-never-${newKey()}`), credential: primaryKey(ctx), label: 'read a run that does not exist' }));
+  const readOnly = ctx.profile.credentials.find((c) => c.surfaces.includes('v1') && !c.expired && c.scopes.includes('runs:read') && !c.scopes.includes('runs:write'));
+  if (readOnly) add('execute with a read-only key', await postExecute(ctx, taskBody(ctx, 'completes'), { credential: readOnly, label: 'execute with a read-only key' }));
+  const down = ctx.profile.credentials.find((c) => c.name === ctx.profile.fixtures.v1.limiterUnavailableCredential && !c.expired);
+  if (down) add('usage on a key whose limiter is unavailable', await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: down, label: 'usage on a key whose limiter is unavailable' }));
+  add('execute on an unsupported method', await ctx.http.send({ method: 'GET', path: EXECUTE, credential: primaryKey(ctx), label: 'GET /v1/execute' }));
+  return out;
+}
+
+export const problemShape = defineRule({
+  id: 'v1.errors.problem-shape',
+  surface: 'v1',
+  title: 'Every /v1 error is application/problem+json with the closed v1 Problem shape and status equal to the HTTP status',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Endpoints; Errors',
+    quote: 'Error responses on every endpoint are `application/problem+json` (see Errors). … No extra properties are allowed in Problem or FieldError.',
+  },
+  async check(ctx) {
+    const errors = (await errorBattery(ctx)).filter((e) => e.res.status >= 400);
+    ctx.expect(errors.length > 0, 'none of the error probes produced an error');
+    for (const { what, res } of errors) {
+      ctx.expect(res.contentType.startsWith('application/problem+json'), `${what} (${res.status}) came with content-type "${res.contentType}", expected application/problem+json`);
+      const problem = ctx.expectShape(v1Problem, res.json, `${what} (${res.status}): the problem body`);
+      ctx.expect(problem.status === res.status, `${what}: the body says status ${problem.status}, the HTTP status is ${res.status}`);
+    }
+    ctx.observe('codes by HTTP status', Object.fromEntries(errors.map((e) => [e.what, `${e.res.status} ${(e.res.json as { code?: string } | undefined)?.code ?? '?'}`])));
+  },
+});

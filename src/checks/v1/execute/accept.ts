@@ -1,0 +1,19 @@
+/** The optional Accept header of POST /v1/execute, whose effect the spec does not show. */
+import { defineRule } from '../../../catalog/define.ts';
+import { postExecute, problemCode, taskBody, turnBody } from '../support.ts';
+
+export const acceptHeader = defineRule({
+  id: 'v1.execute.accept-header',
+  surface: 'v1',
+  title: 'What each mode answers to the other mode\'s Accept value',
+  level: 'observation',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: '`Accept` (optional: `text/event-stream` or `application/json`)' },
+  async check(ctx) {
+    const turn = await postExecute(ctx, turnBody(ctx), { headers: { accept: 'application/json' }, label: 'execute (turn) with Accept: application/json' });
+    const task = await postExecute(ctx, taskBody(ctx, 'completes'), { headers: { accept: 'text/event-stream' }, label: 'execute (task) with Accept: text/event-stream' });
+    ctx.expect(turn.status > 0 && task.status > 0, 'both requests were answered');
+    ctx.observe('turn with Accept: application/json', { status: turn.status, contentType: turn.contentType, code: problemCode(turn) ?? null });
+    ctx.observe('task with Accept: text/event-stream', { status: task.status, contentType: task.contentType, code: problemCode(task) ?? null });
+  },
+});

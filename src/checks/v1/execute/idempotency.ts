@@ -1,0 +1,220 @@
+/** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
+import { defineRule } from '../../../catalog/define.ts';
+import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
+import { taskResponse } from '../../../contract/v1/task.ts';
+import type { ProbeResponse } from '../../../probe/client.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { isRecord } from '../../../util/json.ts';
+import { burstUntil429 } from '../rate-limit-support.ts';
+import {
+  eventData,
+  eventKind,
+  findOtherTenantKey,
+  namedKey,
+  newKey,
+  otherPrincipalKey,
+  postExecute,
+  postTurn,
+  primaryKey,
+  problemCode,
+  taskBody,
+  turnBody,
+  type TurnAnswer,
+} from '../support.ts';
+
+const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
+
+/** The `replayed` flag of a turn answer's request.accepted event, or undefined when there is none. */
+function replayedFlag(answer: TurnAnswer): boolean | undefined {
+  const accepted = answer.events.find((e) => eventKind(e) === ACCEPTED);
+  const parsed = accepted ? acceptedData.safeParse(eventData(accepted)) : undefined;
+  return parsed?.success ? parsed.data.replayed : undefined;
+}
+
+function runIdOf(ctx: CheckContext, res: ProbeResponse, what: string): string {
+  ctx.expect(res.status === 200, `${what} answered ${res.status}, expected 200`);
+  return ctx.expectShape(taskResponse, res.json, what).run_id;
+}
+
+export const replay = defineRule({
+  id: 'v1.execute.idempotency.replay',
+  surface: 'v1',
+  title: 'The same key and request replays: the same run_id for a task, request.accepted with replayed:true for a turn',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
+  async check(ctx) {
+    const body = taskBody(ctx, 'completes');
+    const key = newKey();
+    const first = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), original' }), 'the original task request');
+    const second = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), same key and body' }), 'the replayed task request');
+    ctx.expect(second === first, `the replay answered run_id ${second}, the original ${first}: the request was executed twice`);
+
+    const turn = turnBody(ctx);
+    const turnKey = newKey();
+    const original = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), original' });
+    if (original.res.status !== 200 || replayedFlag(original) === undefined) {
+      ctx.untestable(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
+    }
+    const again = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
+    ctx.expect(again.res.status === 200, `the replayed turn request answered ${again.res.status}, expected 200`);
+    ctx.expect(replayedFlag(again) === true, `the replayed turn's request.accepted carries replayed: ${String(replayedFlag(again))}, expected true`);
+  },
+});
+
+export const conflict = defineRule({
+  id: 'v1.execute.idempotency.conflict',
+  surface: 'v1',
+  title: 'The same key with a different request answers 409 conflict, retryable:false, and retrying does not change that',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Endpoints > Rules 3; Errors > Rules 4',
+    quote: 'Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay. … `409` from an idempotency mismatch is not fixed by retrying. A new key must be used.',
+  },
+  async check(ctx) {
+    const key = newKey();
+    runIdOf(ctx, await postExecute(ctx, taskBody(ctx, 'completes'), { key, label: 'execute (task), original' }), 'the original task request');
+    const original = taskBody(ctx, 'completes');
+    // Changed inside `task`, whose sub-fields are open, so only the idempotency rule can refuse it.
+    const changed = { ...original, task: { ...(original.task as object), apicertVariant: 'a different request under the same key' } };
+    for (const attempt of [1, 2]) {
+      const res = await postExecute(ctx, changed, { key, label: `execute (task), same key, another body (attempt ${attempt})` });
+      ctx.expect(res.status === 409, `attempt ${attempt}: the same key with a different request answered ${res.status}, expected 409`);
+      ctx.expect(problemCode(res) === 'conflict', `attempt ${attempt}: the 409 carries code "${problemCode(res)}", expected conflict`);
+      const retryable = isRecord(res.json) ? res.json.retryable : undefined;
+      ctx.expect(retryable === false, `attempt ${attempt}: the 409 says retryable: ${String(retryable)}, but retrying does not fix an idempotency mismatch`);
+    }
+    runIdOf(ctx, await postExecute(ctx, changed, { key: newKey(), label: 'execute (task), the other body under a new key' }), 'the other request under a new key');
+  },
+});
+
+export const scope = defineRule({
+  id: 'v1.execute.idempotency.scope',
+  surface: 'v1',
+  title: "Another principal's or tenant's use of the same key and request starts its own run (no replay of someone else's run)",
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
+  async check(ctx) {
+    const peers = [otherPrincipalKey(ctx), findOtherTenantKey(ctx)].filter((c): c is Credential => c !== undefined);
+    if (peers.length === 0) ctx.untestable('the profile has no v1 key of another principal (same tenant) or of another tenant: add one with "principal"/"tenant" labels');
+    const body = taskBody(ctx, 'completes');
+    const key = newKey();
+    const mine = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task) as the primary key' }), 'the primary task request');
+    for (const peer of peers) {
+      const res = await postExecute(ctx, body, { key, credential: peer, label: `execute (task), same key and body, as ${peer.name}` });
+      const theirs = runIdOf(ctx, res, `the same key and request from ${peer.name} (principal ${peer.principal}, tenant ${peer.tenant ?? '?'})`);
+      ctx.expect(theirs !== mine, `${peer.name} got run_id ${theirs} of the primary principal's run: the key is not scoped to principal and tenant`);
+    }
+  },
+});
+
+/** The same JSON value with keys in reverse order and indented: a different text, the same request. */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)]));
+  return value;
+}
+
+export const normalized = defineRule({
+  id: 'v1.execute.idempotency.normalized',
+  surface: 'v1',
+  title: 'The request digest is normalized: the same JSON with other key order and whitespace is a replay, not a conflict',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
+  async check(ctx) {
+    const body = taskBody(ctx, 'completes');
+    const key = newKey();
+    const compact = JSON.stringify(body);
+    const spaced = JSON.stringify(reordered(body), null, 2);
+    if (compact === spaced) ctx.untestable('the completes fixture is too small to reorder');
+    const first = runIdOf(ctx, await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' }), 'the original task request');
+    const res = await postExecute(ctx, body, { key, rawBody: spaced, label: 'execute (task), same JSON reordered and indented' });
+    ctx.expect(res.status !== 409, 'the same request with other key order and whitespace was answered 409 conflict: the digest is not normalized');
+    // Whether the replay re-executes is judged by v1.execute.idempotency.replay.
+    ctx.observe('the reordered request replayed the original run', runIdOf(ctx, res, 'the reordered request') === first);
+  },
+});
+
+/** Posts once on a refusing key (expecting `status`), then retries the identical request with the same key on the primary key. */
+async function retryAfterRefusal(ctx: CheckContext, refusing: Credential, status: 429 | 503): Promise<void> {
+  const body = turnBody(ctx);
+  const key = newKey();
+  const refused = await postTurn(ctx, body, { key, credential: refusing, label: `execute (turn) on ${refusing.name}, expecting ${status}` });
+  if (refused.res.status !== status) ctx.untestable(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
+  const retry = await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
+  ctx.expect(retry.res.status === 200, `retrying after a ${status} with the same key answered ${retry.res.status} ${problemCode(retry.res) ?? ''}, expected 200`);
+  // The acceptance event itself is judged by v1.execute.turn.accepted-event; here only a replay would be wrong.
+  ctx.expect(replayedFlag(retry) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status}`);
+}
+
+export const retryAfter429 = defineRule({
+  id: 'v1.execute.idempotency.retry-after-429',
+  surface: 'v1',
+  title: 'After a 429 the identical request with the same key is admitted as new (nothing was accepted)',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
+  async check(ctx) {
+    const limited = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
+    await burstUntil429(ctx, limited);
+    await retryAfterRefusal(ctx, limited, 429);
+  },
+});
+
+export const retryAfter503 = defineRule({
+  id: 'v1.execute.idempotency.retry-after-503',
+  surface: 'v1',
+  title: 'After a fail-closed 503 the identical request with the same key is admitted as new (nothing was accepted)',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
+  async check(ctx) {
+    const down = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
+    await retryAfterRefusal(ctx, down, 503);
+  },
+});
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+export const keyFormat = defineRule({
+  id: 'v1.execute.idempotency.key-format',
+  surface: 'v1',
+  title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Endpoints; Resources > Shared primitives',
+    quote: 'Headers: `Idempotency-Key` (optional, Identifier) … | Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |',
+  },
+  async check(ctx) {
+    const body = taskBody(ctx, 'completes');
+    const unique = newKey().replace(/-/g, '');
+    const valid = [
+      // A one-character key cannot be unique across certification runs: a 409 conflict still shows it was read as a key.
+      { key: ALNUM[Math.floor(Math.random() * ALNUM.length)]!, why: 'one character' },
+      { key: `K${unique}`.padEnd(128, '.:_-'), why: '128 characters' },
+      { key: `a.b_c:d-${unique}`, why: 'every allowed punctuation' },
+    ];
+    for (const { key, why } of valid) {
+      const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
+      const admitted = res.status === 200 || (res.status === 409 && problemCode(res) === 'conflict');
+      ctx.expect(admitted, `an Idempotency-Key of ${why} answered ${res.status} ${problemCode(res) ?? ''}, expected 200 (it is an Identifier)`);
+    }
+    // What a key that is not an Identifier gets is not shown; record it.
+    const invalid = [
+      { key: `K${'x'.repeat(128)}`, why: '129 characters' },
+      { key: `-${unique}`, why: 'a leading "-"' },
+      { key: `apicert/${unique}`, why: 'a "/"' },
+    ];
+    for (const { key, why } of invalid) {
+      const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
+      ctx.observe(`Idempotency-Key with ${why}`, { status: res.status, code: problemCode(res) ?? null });
+    }
+  },
+});

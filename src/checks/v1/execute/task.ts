@@ -1,0 +1,40 @@
+/** POST /v1/execute in task mode: an open envelope answered with JSON carrying run_id. */
+import { defineRule } from '../../../catalog/define.ts';
+import { taskResponse } from '../../../contract/v1/task.ts';
+import { postExecute, taskBody } from '../support.ts';
+
+export const taskRunId = defineRule({
+  id: 'v1.execute.task.run-id',
+  surface: 'v1',
+  title: 'A task request is answered 200 application/json with a string run_id',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'What the service does; Resources > Task response; Endpoints',
+    quote: '`mode:task`: the body is the task envelope below, and the response is JSON that carries at least a run identifier. … A JSON object with required `run_id` (string). Other properties are allowed.',
+  },
+  async check(ctx) {
+    const res = await postExecute(ctx, taskBody(ctx, 'completes'), { label: 'execute (task)' });
+    ctx.expect(res.status === 200, `a task request answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `a task request answered content-type "${res.contentType}", expected application/json`);
+    const body = ctx.expectShape(taskResponse, res.json, 'the task response');
+    ctx.observe('task response properties', Object.keys(body).sort());
+  },
+});
+
+export const taskExtraProperties = defineRule({
+  id: 'v1.execute.task.extra-properties',
+  surface: 'v1',
+  title: 'A task body with extra properties (top level and inside task) is admitted',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Resources > Task request body', quote: 'Task request body (extra properties allowed)' },
+  async check(ctx) {
+    const body = taskBody(ctx, 'completes');
+    const extended = { ...body, apicertExtension: { note: 'extra property sent by apicert' }, task: { ...(body.task as object), apicertNote: 'extra' } };
+    const res = await postExecute(ctx, extended, { label: 'execute (task) with extra properties' });
+    ctx.expect(res.status === 200, `a task body with extra properties answered ${res.status}, expected 200`);
+    ctx.expectShape(taskResponse, res.json, 'the task response');
+  },
+});

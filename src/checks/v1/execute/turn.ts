@@ -1,0 +1,107 @@
+/** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
+import { defineRule } from '../../../catalog/define.ts';
+import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support.ts';
+import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
+
+export const turnStream = defineRule({
+  id: 'v1.execute.turn.stream',
+  surface: 'v1',
+  title: 'A turn request is answered 200 with text/event-stream that ends at a terminal event',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'What the service does; Events > Run event stream',
+    quote: '`mode:turn`: the body is the chat request contract below, and the response is a Server-Sent Events stream that runs until a terminal event. … A turn stream ends at a terminal event.',
+  },
+  async check(ctx) {
+    const { res, isStream, events } = await postTurn(ctx, turnBody(ctx));
+    ctx.expect(res.status === 200, `a valid turn request answered ${res.status}, expected 200`);
+    ctx.expect(isStream, `a turn request answered content-type "${res.contentType}", expected text/event-stream`);
+    ctx.expect(events.length > 0, 'the turn stream carried no event');
+    const terminal = terminalKinds(ctx);
+    const kinds = events.map(eventKind);
+    const at = kinds.findIndex((k) => k !== undefined && terminal.has(k));
+    ctx.expect(at !== -1, `the turn stream closed without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`);
+    ctx.expect(at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
+  },
+});
+
+export const acceptedEvent = defineRule({
+  id: 'v1.execute.turn.accepted-event',
+  surface: 'v1',
+  title: 'The turn stream carries request.accepted with a boolean replayed, false for a first admission',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Events > Run event stream',
+    quote: 'the request was admitted; carries boolean `replayed` (`true` when the admission is a replay of an earlier request with the same key)',
+  },
+  async check(ctx) {
+    const { res, isStream, events } = await postTurn(ctx, turnBody(ctx));
+    if (res.status !== 200 || !isStream) ctx.untestable(`setup failed: a valid turn request answered ${res.status} ${res.contentType}, not an event stream (judged by v1.execute.turn.stream)`);
+    const accepted = events.filter((e) => eventKind(e) === ACCEPTED);
+    ctx.expect(accepted.length === 1, `the turn stream carried ${accepted.length} request.accepted events, expected one`);
+    const data = ctx.expectShape(acceptedData, eventData(accepted[0]!), 'the request.accepted data');
+    ctx.expect(data.replayed === false, 'request.accepted says replayed:true for a request sent once without an idempotency key');
+    ctx.observe('position of request.accepted in the stream', events.indexOf(accepted[0]!));
+  },
+});
+
+/** Whether a fieldErrors path names the broken field; paths are compared in dotted form, ignoring `$`, `/` and `[n]` styles. */
+function names(path: string, field: string): boolean {
+  const norm = (p: string) => p.replace(/^\$\.?/, '').replace(/^\//, '').replace(/\[(\d+)\]/g, '.$1').replace(/\//g, '.');
+  const a = norm(path);
+  const b = norm(field);
+  return a.length > 0 && (a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`) || a.startsWith(`${b}.`));
+}
+
+export const turnBodies = defineRule({
+  id: 'v1.execute.turn.bodies',
+  surface: 'v1',
+  title: 'Every turn body inside the contract is admitted; one broken bound or one extra property gets a 4xx invalid_request problem',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Resources and their fields; Limits',
+    quote: '### Turn request body (AiPlatformChatRequestV1; no extra properties) … Field bounds are in Resources: messages 1-512, parts 1-64, text 200000 chars, metadata 32 keys, approvals 64, capabilities 64, tool filter lists 256, `timeoutMs` 1000-120000.',
+  },
+  async check(ctx) {
+    const examples: TurnCase[] = [...boundaryBodies(), ...brokenExamples()];
+    const rejectedWith: Record<string, number> = {};
+    const fieldErrorsNamed = { named: 0, notNamed: 0, absent: 0 };
+    const notNamed: string[] = [];
+    try {
+      await ctx.property(
+        turnCases,
+        async ({ body, valid, why, field }) => {
+          const { res } = await postTurn(ctx, body, { label: `turn body: ${why}` });
+          if (valid) {
+            if (res.status !== 200) ctx.fail(`a valid turn body (${why}) answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
+            return;
+          }
+          if (res.status < 400 || res.status >= 500) ctx.fail(`a turn body with ${why} answered ${res.status}, expected a 4xx rejection`);
+          const code = problemCode(res);
+          if (code !== 'invalid_request') ctx.fail(`a turn body with ${why} was rejected with code "${code}", expected invalid_request`);
+          rejectedWith[res.status] = (rejectedWith[res.status] ?? 0) + 1;
+          const errors = (res.json as { fieldErrors?: unknown }).fieldErrors;
+          if (!Array.isArray(errors) || errors.length === 0) fieldErrorsNamed.absent += 1;
+          else if (field && errors.some((e) => typeof (e as { path?: unknown }).path === 'string' && names((e as { path: string }).path, field))) fieldErrorsNamed.named += 1;
+          else {
+            fieldErrorsNamed.notNamed += 1;
+            if (notNamed.length < 10) notNamed.push(why);
+          }
+        },
+        { numRuns: 200 + examples.length, examples },
+      );
+    } finally {
+      // "Mapping of each `code` to an HTTP status: not shown."; fieldErrors are optional.
+      ctx.observe('HTTP status of invalid_request (count per status)', rejectedWith, 'the spec maps no code to a status');
+      ctx.observe('fieldErrors[].path names the broken field', fieldErrorsNamed, notNamed.length ? `not named for: ${notNamed.join('; ')}` : undefined);
+    }
+  },
+});

@@ -1,0 +1,145 @@
+/** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
+import { defineRule } from '../../../catalog/define.ts';
+import { openObject } from '../../../contract/v1/runs.ts';
+import type { ProbeResponse } from '../../../probe/client.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import type { SseEvent } from '../../../sse/reader.ts';
+import { isRecord } from '../../../util/json.ts';
+import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support.ts';
+
+export interface ParkedRun {
+  runId: string;
+  digest: string;
+  /** The event that announced the parked action: resume reads start after it. */
+  cursor: string;
+  decision: string;
+}
+
+function readPath(value: unknown, path: string): unknown {
+  let node = value;
+  for (const part of path.split('.')) node = isRecord(node) ? node[part] : undefined;
+  return node;
+}
+
+/** Starts the `parks` run and reads its digest where the profile says the target exposes it. */
+export async function parkedRun(ctx: CheckContext): Promise<ParkedRun> {
+  const where = ctx.profile.fixtures.v1.approval;
+  if (!where) {
+    ctx.untestable('the spec does not show where a parked run exposes its action_digest: set fixtures.v1.approval (event kind and digestField) for this deployment');
+  }
+  const runId = await startRun(ctx, 'parks');
+  let found: SseEvent | undefined;
+  const stream = await followRun(ctx, runId, {
+    label: `follow the parked run until ${where.event}`,
+    maxMs: 10_000,
+    onEvent: (e) => {
+      if (eventKind(e) !== where.event) return undefined;
+      found = e;
+      return 'disconnect';
+    },
+  });
+  if (!found) ctx.untestable(`setup failed: the "parks" run sent no ${where.event} event (events: ${stream.events.map(eventKind).join(', ') || 'none'})`);
+  const digest = readPath(eventData(found), where.digestField);
+  if (typeof digest !== 'string' || digest.length === 0) ctx.untestable(`setup failed: the ${where.event} event has no string at ${where.digestField} (fixtures.v1.approval.digestField)`);
+  if (found.id === undefined) ctx.untestable(`setup failed: the ${where.event} event has no id to resume after`);
+  return { runId, digest, cursor: found.id, decision: where.approveDecision };
+}
+
+export function postApprove(ctx: CheckContext, runId: string, body: unknown, label: string): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'POST', path: runPath(runId, '/approve'), credential: primaryKey(ctx), json: body, label });
+}
+
+export const approveResumes = defineRule({
+  id: 'v1.runs.approve.resumes',
+  surface: 'v1',
+  title: 'Approving a parked run with its action_digest answers 200 with a JSON object and the run resumes',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'States and transitions; Endpoints',
+    quote: 'run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` … `200` JSON object with open properties',
+  },
+  async check(ctx) {
+    const parked = await parkedRun(ctx);
+    const res = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with the digest of the proposed action');
+    ctx.expect(res.status === 200, `approving the parked run answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
+    ctx.observe('approve response', ctx.expectShape(openObject, res.json, 'the approve response'));
+    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the approval', maxMs: 3_000 });
+    ctx.expect(after.events.length > 0, 'no event followed the approval within 3 s: the run did not resume');
+    ctx.observe('events after the approval', after.events.map(eventKind));
+  },
+});
+
+/** The digest with its last character changed: the same format, another action. */
+function tampered(digest: string): string {
+  const last = digest.at(-1)!;
+  return `${digest.slice(0, -1)}${last === '0' ? '1' : '0'}`;
+}
+
+export const digestBinds = defineRule({
+  id: 'v1.runs.approve.digest-binds',
+  surface: 'v1',
+  title: 'An approve with a wrong action_digest does not resume the run; the right digest still approves it afterwards',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
+  async check(ctx) {
+    const parked = await parkedRun(ctx);
+    const wrong = await postApprove(ctx, parked.runId, { action_digest: tampered(parked.digest), decision: parked.decision }, 'approve with a wrong digest');
+    ctx.observe('answer to a wrong digest', { status: wrong.status, code: problemCode(wrong) ?? null });
+    const terminal = terminalKinds(ctx);
+    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the wrong approval', maxMs: 800 });
+    const finished = after.events.map(eventKind).find((k) => k !== undefined && terminal.has(k));
+    ctx.expect(finished === undefined, `after an approve with a wrong digest the run went on to ${finished}`);
+    const right = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with the right digest');
+    ctx.expect(right.status === 200, `after the wrong digest, the right one answered ${right.status} ${problemCode(right) ?? ''}: the run was no longer parked`);
+  },
+});
+
+export const approveRequestShape = defineRule({
+  id: 'v1.runs.approve.request-shape',
+  surface: 'v1',
+  title: 'An approve body with an extra property or without action_digest is refused with invalid_request and approves nothing',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Resources > ApproveRequest', quote: '### ApproveRequest (no extra properties) … | action_digest | string | yes |' },
+  async check(ctx) {
+    const parked = await parkedRun(ctx);
+    const bad = [
+      { body: { action_digest: parked.digest, decision: parked.decision, apicertExtra: true }, why: 'an extra property' },
+      { body: { decision: parked.decision }, why: 'no action_digest' },
+    ];
+    for (const { body, why } of bad) {
+      const res = await postApprove(ctx, parked.runId, body, `approve with ${why}`);
+      ctx.expect(res.status >= 400 && res.status < 500, `an approve body with ${why} answered ${res.status}, expected a 4xx refusal`);
+      ctx.expect(problemCode(res) === 'invalid_request', `an approve body with ${why} was refused with code "${problemCode(res)}", expected invalid_request`);
+    }
+    const right = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with a valid body');
+    ctx.expect(right.status === 200, `after the refused bodies a valid approve answered ${right.status}: the run was no longer parked`);
+  },
+});
+
+export const approveDecisions = defineRule({
+  id: 'v1.runs.approve.decisions',
+  surface: 'v1',
+  title: 'What the target does with decision "rejected" and with an unconventional decision',
+  level: 'observation',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Resources > ApproveRequest',
+    quote: '`approved` and `rejected` are expected by convention, unconfirmed … Format of `action_digest` and the allowed values of `decision`: not shown.',
+  },
+  async check(ctx) {
+    const parked = await parkedRun(ctx);
+    ctx.observe('action_digest format', /^sha256:[0-9a-f]{64}$/.test(parked.digest) ? 'sha256:<64 hex>' : `${parked.digest.length} characters`);
+    const odd = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: 'apicert-maybe' }, 'approve with decision "apicert-maybe"');
+    ctx.observe('decision "apicert-maybe"', { status: odd.status, code: problemCode(odd) ?? null });
+    if (odd.status >= 200 && odd.status < 300) ctx.notApplicable('the target accepted an unconventional decision, so "rejected" could not be tried on the same parked run');
+    const rejected = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: 'rejected' }, 'approve with decision "rejected"');
+    ctx.expect(rejected.status > 0, 'the rejection was answered');
+    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the rejection', maxMs: 2_000 });
+    ctx.observe('decision "rejected"', { status: rejected.status, code: problemCode(rejected) ?? null, eventsAfter: after.events.map(eventKind) });
+  },
+});

@@ -1,0 +1,52 @@
+/** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
+import { defineRule } from '../../../catalog/define.ts';
+import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
+import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support.ts';
+import { parkedRun, postApprove } from './approve.ts';
+
+export const cancelTerminalEvent = defineRule({
+  id: 'v1.runs.cancel.terminal-event',
+  surface: 'v1',
+  title: "Cancelling a run in flight answers 200 and request.cancelled ends the run's stream",
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'States and transitions; Endpoints',
+    quote: "cancellation accepted | a terminal `request.cancelled` event is emitted on the run's stream … `200` JSON object with open properties",
+  },
+  async check(ctx) {
+    const runId = await startRun(ctx, 'long');
+    const res = await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cancel the run' });
+    ctx.expect(res.status === 200, `cancel answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
+    ctx.observe('cancel response', ctx.expectShape(openObject, res.json, 'the cancel response'));
+    const stream = await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000 });
+    const kinds = stream.events.map(eventKind);
+    const at = kinds.indexOf(CANCELLED);
+    ctx.expect(at !== -1, `no request.cancelled event on the run's stream after cancel (events: ${kinds.join(', ')})`);
+    ctx.expect(at === kinds.length - 1, `${kinds.length - at - 1} event(s) followed request.cancelled, which is terminal`);
+    ctx.expect(stream.end === 'server', `the stream stayed open after request.cancelled (${stream.end})`);
+  },
+});
+
+export const cancelNotRollback = defineRule({
+  id: 'v1.runs.cancel.not-rollback',
+  surface: 'v1',
+  title: 'What a run reads back as when it is cancelled after an approval was committed',
+  level: 'observation',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'What the service does',
+    quote: 'Cancelling is not rollback. A durable action already committed (an approval, a connector write) needs its own status check or reconciliation.',
+  },
+  async check(ctx) {
+    const parked = await parkedRun(ctx);
+    const approved = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve (the committed action)');
+    ctx.expect(approved.status === 200, `setup: approving the parked run answered ${approved.status}`);
+    const cancel = await ctx.http.send({ method: 'POST', path: runPath(parked.runId, '/cancel'), credential: primaryKey(ctx), label: 'cancel after the approval' });
+    ctx.observe('cancel after an approval', { status: cancel.status, body: cancel.json ?? null });
+    const back = await ctx.http.send({ method: 'GET', path: runPath(parked.runId), credential: primaryKey(ctx), label: 'read the run back' });
+    ctx.observe('run read back after cancel', back.json ?? back.status);
+  },
+});

@@ -1,0 +1,106 @@
+/** GET /v1/runs/{id}/events: identity, resume by sequence, and reconciliation after a dropped connection. */
+import { defineRule } from '../../../catalog/define.ts';
+import { openObject } from '../../../contract/v1/runs.ts';
+import type { SseEvent } from '../../../sse/reader.ts';
+import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support.ts';
+
+const RESUME = 'Resume: `Last-Event-ID` carries the `sequence` value of the stored run event.';
+
+/** An event's identity: its SSE id, else an id carried in its data. */
+function identity(e: SseEvent): string | undefined {
+  if (e.id !== undefined && e.id !== '') return `id:${e.id}`;
+  const data = eventData(e);
+  const id = data?.event_id ?? data?.id;
+  return typeof id === 'string' || typeof id === 'number' ? `data:${id}` : undefined;
+}
+
+export const eventIdentity = defineRule({
+  id: 'v1.runs.events.identity',
+  surface: 'v1',
+  title: 'Every run event carries an identity to deduplicate by, and its SSE id is the increasing sequence',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Events > Run event stream',
+    quote: `${RESUME} … Clients should commit their cursor only after durable processing, and should deduplicate by event identity.`,
+  },
+  async check(ctx) {
+    const runId = await startRun(ctx, 'completes');
+    const stream = await followToTerminal(ctx, runId, 'completes');
+    ctx.expect(stream.contentType.startsWith('text/event-stream'), `the run's events came with content-type "${stream.contentType}"`);
+    const ids = stream.events.map(identity);
+    for (const [i, e] of stream.events.entries()) {
+      ctx.expect(ids[i] !== undefined, `event #${i + 1} (${eventKind(e) ?? 'message'}) carries no identity: neither an SSE id nor an event id in its data`);
+    }
+    ctx.expect(new Set(ids).size === ids.length, 'two events of one run share an identity');
+    const sequences = stream.events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
+    ctx.expect(sequences.every((n) => Number.isInteger(n)), `SSE ids [${stream.events.map((e) => e.id).join(', ')}] are not the integer sequence Last-Event-ID carries`);
+    ctx.expect(sequences.every((n, i) => i === 0 || n > sequences[i - 1]!), `SSE ids [${sequences.join(', ')}] do not increase`);
+  },
+});
+
+export const resume = defineRule({
+  id: 'v1.runs.events.resume',
+  surface: 'v1',
+  title: 'Resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Events > Run event stream', quote: RESUME },
+  async check(ctx) {
+    const runId = await startRun(ctx, 'completes');
+    const full = await followToTerminal(ctx, runId, 'completes');
+    if (full.events.length < 2) ctx.untestable('the "completes" run emitted fewer than two events, too few to resume between');
+    const key = (e: SseEvent) => `${e.id ?? '-'}|${eventKind(e)}|${e.data}`;
+    let resumed = 0;
+    for (let cut = 1; cut < full.events.length; cut += 1) {
+      const cursor = full.events[cut - 1]!.id;
+      if (cursor === undefined) continue;
+      resumed += 1;
+      const rest = await followRun(ctx, runId, { lastEventId: cursor, label: `resume after event #${cut} (sequence ${cursor})`, maxMs: 5_000 });
+      ctx.expect(rest.status === 200, `resuming after sequence ${cursor} answered ${rest.status}, expected 200`);
+      const expected = full.events.slice(cut).map(key);
+      const got = rest.events.map(key);
+      ctx.expect(
+        JSON.stringify(got) === JSON.stringify(expected),
+        `resuming after sequence ${cursor} gave [${rest.events.map((e) => e.id ?? '-').join(', ')}], expected [${full.events.slice(cut).map((e) => e.id ?? '-').join(', ')}]`,
+      );
+    }
+    if (resumed === 0) ctx.untestable('no event before the last one carried an SSE id to resume from');
+  },
+});
+
+export const droppedConnection = defineRule({
+  id: 'v1.runs.events.dropped-connection',
+  surface: 'v1',
+  title: 'After a dropped stream a task run reads back (in flight, parked or finished) and its stream resumes after the last sequence',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: 'Endpoints > Rules 4',
+    quote: 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.',
+  },
+  async check(ctx) {
+    const runId = await startRun(ctx, 'long');
+    const first = await followRun(ctx, runId, { label: 'follow, then drop after two events', onEvent: (_e, seen) => (seen.length >= 2 ? 'disconnect' : 'continue') });
+    if (first.status !== 200 || first.lastEventId === undefined) ctx.untestable(`setup failed: the "long" run's stream answered ${first.status} without an event id to resume from`);
+    // Give the server a moment to notice the dropped connection.
+    await ctx.sleep(150);
+    const back = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back after the drop' });
+    ctx.expect(back.status === 200, `reading the run back after a dropped stream answered ${back.status}, expected 200`);
+    ctx.observe('run read back after the drop', ctx.expectShape(openObject, back.json, 'the run resource'));
+    const seen = new Set(first.events.map((e) => e.id).filter((id) => id !== undefined));
+    const rest = await followRun(ctx, runId, {
+      lastEventId: first.lastEventId,
+      label: `resume after sequence ${first.lastEventId}`,
+      maxMs: 3_000,
+      onEvent: () => 'disconnect',
+    });
+    ctx.expect(rest.status === 200, `resuming the dropped stream answered ${rest.status}, expected 200`);
+    ctx.expect(rest.events.length > 0, 'the resumed stream delivered nothing within 3 s');
+    // Exactly where it resumes is judged by v1.runs.events.resume.
+    ctx.observe('resumed stream repeats an event already read', rest.events[0]!.id !== undefined && seen.has(rest.events[0]!.id));
+    await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cleanup: cancel the long run' });
+  },
+});

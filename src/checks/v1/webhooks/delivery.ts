@@ -1,0 +1,207 @@
+/** Events > Webhooks: what each delivery carries, judged by the harness's receiver. */
+import { defineRule } from '../../../catalog/define.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
+import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
+import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
+
+const SECTION = 'Events > Webhooks';
+const DELIVERY_SENTENCE = 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.';
+
+export const deliveryBody = defineRule({
+  id: 'v1.webhooks.delivery.body',
+  surface: 'v1',
+  title: 'Every delivery is a JSON POST with apiVersion v1, event_id, run_id and an integer sequence',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: DELIVERY_SENTENCE },
+  async check(ctx: CheckContext) {
+    const { runId, deliveries } = await runDeliveries(ctx);
+    for (const d of firstAttempts(deliveries)) {
+      const body = ctx.expectShape(webhookDeliveryBody, d.body, `the delivery body of event ${d.eventId ?? '(no id header)'}`);
+      ctx.expect(body.run_id === runId, `a delivery for run ${runId} names run ${body.run_id}`);
+    }
+    const d = deliveries[0]!;
+    ctx.observe('content-type of deliveries', d.headers['content-type'] ?? null);
+    ctx.observe('body fields', Object.keys(bodyOf(d)).sort(), 'the seed lists apiVersion, event_id, run_id and sequence as included, not as the whole body');
+  },
+});
+
+export const idHeader = defineRule({
+  id: 'v1.webhooks.delivery.id-header',
+  surface: 'v1',
+  title: 'Service-Webhook-Id equals the body event_id',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: '`Service-Webhook-Id` | the event id; must equal body `event_id`' },
+  async check(ctx: CheckContext) {
+    const { deliveries } = await runDeliveries(ctx);
+    for (const d of deliveries) {
+      const header = d.headers[WEBHOOK_HEADERS.id];
+      ctx.expect(header !== undefined, 'a delivery has no Service-Webhook-Id header');
+      ctx.expect(header === bodyOf(d).event_id, `Service-Webhook-Id ${header} differs from the body event_id ${String(bodyOf(d).event_id)}`);
+    }
+  },
+});
+
+export const timestampHeader = defineRule({
+  id: 'v1.webhooks.delivery.timestamp',
+  surface: 'v1',
+  title: "Service-Webhook-Timestamp is Unix seconds within 300 s of the receiver's clock",
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: `${SECTION} > Signature rules`,
+    quote: '`Service-Webhook-Timestamp` | Unix seconds … A receiver rejects a timestamp that differs from its clock by more than 300 seconds',
+  },
+  async check(ctx: CheckContext) {
+    const { deliveries } = await runDeliveries(ctx);
+    let worst = 0;
+    for (const d of deliveries) {
+      const value = d.headers[WEBHOOK_HEADERS.timestamp];
+      ctx.expect(value !== undefined && /^\d+$/.test(value), `Service-Webhook-Timestamp is ${JSON.stringify(value)}, not a decimal count of seconds`);
+      const skew = Number(value) - Math.floor(d.receivedAt / 1000);
+      if (Math.abs(skew) > Math.abs(worst)) worst = skew;
+      ctx.expect(Math.abs(skew) <= 300, `Service-Webhook-Timestamp ${value} is ${skew} s from the receiver's clock (more than 300 s: milliseconds, or a skewed clock)`);
+    }
+    ctx.observe('largest timestamp skew (s)', worst);
+  },
+});
+
+export const signatureFormat = defineRule({
+  id: 'v1.webhooks.delivery.signature-format',
+  surface: 'v1',
+  title: 'Service-Webhook-Signature is v1= followed by 64 lowercase hex characters',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: '`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters' },
+  async check(ctx: CheckContext) {
+    const { deliveries } = await runDeliveries(ctx);
+    for (const d of deliveries) {
+      const value = d.headers[WEBHOOK_HEADERS.signature];
+      ctx.expect(value !== undefined && WEBHOOK_SIGNATURE_PATTERN.test(value), `Service-Webhook-Signature is ${JSON.stringify(value)}, not v1= followed by 64 lowercase hex characters`);
+    }
+  },
+});
+
+export const signatureValid = defineRule({
+  id: 'v1.webhooks.delivery.signature-valid',
+  surface: 'v1',
+  title: "The signature is HMAC-SHA-256 over <event_id>.<timestamp>.<raw body> with the endpoint's signing_secret",
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: `${SECTION} > Signature rules`,
+    quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
+  },
+  async check(ctx: CheckContext) {
+    const { hook, deliveries } = await runDeliveries(ctx);
+    for (const d of deliveries) {
+      ctx.expect(await macMatches(d, hook.secret), `the signature of event ${d.eventId ?? '(no id)'} does not verify over the raw body with the endpoint's signing_secret`);
+    }
+  },
+});
+
+export const terminalEvents = defineRule({
+  id: 'v1.webhooks.delivery.terminal-events',
+  surface: 'v1',
+  title: 'A completed run is delivered as run.completed and a failed run as run.failed',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
+  async check(ctx: CheckContext) {
+    const hook = await setupHook(ctx);
+    const completed = await startRun(ctx, 'completes');
+    const failed = await startRun(ctx, 'fails');
+    for (const [runId, expected] of [
+      [completed, 'run.completed'],
+      [failed, 'run.failed'],
+    ] as const) {
+      const { deliveries, terminal } = await untilTerminal(ctx, hook, runId);
+      recordDeliveries(ctx, hook.endpoint, deliveries);
+      const types = [...new Set(deliveries.map(typeOf))];
+      ctx.expect(terminal, `run ${runId} (expected to end ${expected}) produced no terminal delivery within ${ctx.profile.fixtures.webhooks.deliveryTimeoutMs} ms; types received: ${JSON.stringify(types)}`);
+      ctx.expect(types.includes(expected), `run ${runId} was delivered as ${JSON.stringify(types)}, without ${expected}`);
+    }
+  },
+});
+
+/** Attempts of one event, recognised by run, type and sequence even if a retry wrongly carries a new id. */
+function eventKey(d: ReceivedDelivery): string {
+  const b = bodyOf(d);
+  return `${String(b.run_id)}#${typeOf(d) ?? ''}#${String(b.sequence)}`;
+}
+
+export const retry = defineRule({
+  id: 'v1.webhooks.delivery.retry',
+  surface: 'v1',
+  title: 'A delivery answered 500 is retried with the same event_id and a valid signature (at least once)',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: SECTION,
+    quote: 'Delivery is at least once and may arrive out of order. … Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter',
+  },
+  async check(ctx: CheckContext) {
+    const failedOnce = new Set<string>();
+    const hook = await setupHook(ctx, {
+      respond: (d) => {
+        const key = eventKey(d);
+        if (failedOnce.has(key)) return undefined;
+        failedOnce.add(key);
+        return { status: 500 };
+      },
+    });
+    const runId = await startRun(ctx, 'completes');
+    const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
+    // The terminal event is one per run, so its attempts are found by type alone.
+    const terminalAttempts = () => ofRun(hook.endpoint.deliveries, runId).filter(isTerminal);
+    if (!(await hook.endpoint.waitFor(() => terminalAttempts().length > 0, timeout))) ctx.untestable(`no terminal delivery for run ${runId} reached the receiver within ${timeout} ms`);
+    const retried = await hook.endpoint.waitFor(() => terminalAttempts().length >= 2, timeout);
+    const attempts = terminalAttempts();
+    recordDeliveries(ctx, hook.endpoint, attempts);
+    ctx.expect(retried, `the terminal delivery answered 500 was not attempted again within ${timeout} ms`);
+    const ids = new Set(attempts.map(eventIdOf));
+    ctx.expect(ids.size === 1, `the retry carries another event_id than the first attempt: ${[...ids].join(', ')}`);
+    // Whether signatures verify at all is the signature rule's verdict; a retry must be signed as well as the first attempt.
+    if (await macMatches(attempts[0]!, hook.secret)) {
+      for (const d of attempts.slice(1)) ctx.expect(await macMatches(d, hook.secret), `attempt ${d.attempt} of the terminal event does not carry a valid signature although the first did`);
+    }
+    ctx.observe('delay before the first retry (ms)', attempts[1]!.receivedAt - attempts[0]!.receivedAt, 'the seed does not show the retry schedule');
+  },
+});
+
+export const sequenceOrder = defineRule({
+  id: 'v1.webhooks.delivery.sequence-order',
+  surface: 'v1',
+  title: "sequence orders a run's events: distinct integers per event, the terminal event last",
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: `${SECTION} > Signature rules`, quote: 'A receiver orders events within one `run_id` by `sequence`.' },
+  async check(ctx: CheckContext) {
+    const { runId, deliveries } = await runDeliveries(ctx);
+    const events = new Map<string, ReceivedDelivery>();
+    for (const d of deliveries) {
+      const id = eventIdOf(d);
+      if (id !== undefined && !events.has(id)) events.set(id, d);
+    }
+    // The JSON type of sequence is the body rule's verdict; here only whether it orders.
+    const sequences = [...events.values()].map((d) => Number(bodyOf(d).sequence));
+    ctx.expect(
+      sequences.every((s) => Number.isInteger(s)),
+      `run ${runId}'s deliveries carry sequences ${JSON.stringify(sequences)}, not integers`,
+    );
+    ctx.expect(new Set(sequences).size === sequences.length, `two events of run ${runId} share a sequence (${JSON.stringify(sequences)}), so they cannot be ordered`);
+    const terminal = [...events.values()].find(isTerminal);
+    if (terminal) {
+      const max = Math.max(...sequences);
+      ctx.expect(Number(bodyOf(terminal).sequence) === max, `the terminal event has sequence ${String(bodyOf(terminal).sequence)}, below the run's highest ${max}`);
+    }
+    const arrival = sequences;
+    const outOfOrder = arrival.filter((s, i) => i > 0 && s < arrival[i - 1]!).length;
+    ctx.observe('arrival order of sequences', arrival, outOfOrder ? `${outOfOrder} arrived after a later event` : 'arrived in order this time');
+  },
+});

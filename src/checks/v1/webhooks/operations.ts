@@ -1,0 +1,136 @@
+/** Endpoints: the delivery listing and the replay operation, whose shapes the seed does not show. */
+import { randomBytes } from 'node:crypto';
+import { defineRule } from '../../../catalog/define.ts';
+import type { ProbeResponse } from '../../../probe/client.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { isRecord } from '../../../util/json.ts';
+import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
+import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
+
+const SECTION = 'Endpoints';
+
+/** Every object in a JSON document, depth-first and bounded, wherever the target nests its items. */
+function objects(value: unknown, out: Record<string, unknown>[] = [], depth = 0): Record<string, unknown>[] {
+  if (depth > 8 || out.length > 5_000) return out;
+  if (Array.isArray(value)) for (const v of value) objects(v, out, depth + 1);
+  else if (isRecord(value)) {
+    out.push(value);
+    for (const v of Object.values(value)) objects(v, out, depth + 1);
+  }
+  return out;
+}
+
+function holds(item: Record<string, unknown>, value: string): boolean {
+  return Object.values(item).some((v) => v === value || (isRecord(v) && Object.values(v).includes(value)));
+}
+
+async function listing(ctx: CheckContext, query: string, label: string): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'GET', path: `${DELIVERIES}${query}`, credential: registrar(ctx), label });
+}
+
+/**
+ * The listing item naming one run and every other given value (an event id, an endpoint id: one
+ * event goes to every endpoint of the tenant): a plain listing first, then filtered by run_id.
+ */
+async function findDelivery(ctx: CheckContext, runId: string, also: Array<string | undefined> = [], options: { runInItem?: boolean } = {}): Promise<{ item?: Record<string, unknown>; res: ProbeResponse }> {
+  let res: ProbeResponse | undefined;
+  const wanted = [...(options.runInItem === false ? [] : [runId]), ...also.filter((v): v is string => v !== undefined)];
+  for (const query of ['', `?run_id=${encodeURIComponent(runId)}`]) {
+    res = await listing(ctx, query, `list deliveries${query ? ' filtered by run_id' : ''}`);
+    const item = objects(res.json).find((o) => wanted.every((v) => holds(o, v)));
+    if (item) return { item, res };
+  }
+  return { res: res! };
+}
+
+export const deliveryListing = defineRule({
+  id: 'v1.webhooks.deliveries.listing',
+  surface: 'v1',
+  title: 'GET /v1/webhook-deliveries lists deliveries with their endpoint and run identifiers',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
+  async check(ctx: CheckContext) {
+    const { hook, runId } = await runDeliveries(ctx);
+    const { item, res } = await findDelivery(ctx, runId);
+    ctx.expect(res.status === 200, `the delivery listing answered ${res.status}, expected 200`);
+    ctx.expect(item !== undefined, `no item of the delivery listing names run ${runId}, whose deliveries the receiver got`);
+    if (hook.endpointId) {
+      const { item: ofEndpoint } = await findDelivery(ctx, runId, [hook.endpointId]);
+      ctx.expect(ofEndpoint !== undefined, `no listing item names both run ${runId} and the endpoint ${hook.endpointId} that received it`);
+    } else ctx.observe('endpoint identifier', null, 'the creation response had no id, so the endpoint identifier in the listing could not be matched');
+    ctx.observe('listing item fields', Object.keys(item!).sort(), 'query parameters and response shape of the listing: not shown');
+  },
+});
+
+export const replay = defineRule({
+  id: 'v1.webhooks.deliveries.replay',
+  surface: 'v1',
+  title: 'Replaying a delivery re-sends the same event_id with a valid signature, so receivers stay idempotent',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'Path and payload of the delivery replay operation: not shown. Replay exists and must stay idempotent.' },
+  async check(ctx: CheckContext) {
+    const operation = ctx.profile.fixtures.webhooks.replay;
+    if (!operation) ctx.untestable('the profile has no fixtures.webhooks.replay: give the method and path of the replay operation, e.g. { method: POST, path: "/v1/webhook-deliveries/{delivery_id}/replay" }');
+    const hook = await setupHook(ctx);
+    const runId = await startRun(ctx, 'completes');
+    const { deliveries, terminal } = await untilTerminal(ctx, hook, runId);
+    if (!terminal) ctx.untestable(`no terminal delivery for run ${runId} reached the receiver, so there is nothing to replay`);
+    const original = deliveries.find(isTerminal)!;
+    const eventId = eventIdOf(original) ?? '';
+    // Whether the listing names runs is the listing rule's verdict: the item is found by event and endpoint.
+    const { item } = await findDelivery(ctx, runId, [eventId, hook.endpointId], { runInItem: false });
+    const deliveryId = item ? (item.id ?? item.delivery_id) : undefined;
+    if (operation.path.includes('{delivery_id}') && typeof deliveryId !== 'string') ctx.untestable(`the delivery listing shows no id (id or delivery_id) for event ${eventId} of run ${runId}`);
+    const path = operation.path.replaceAll('{delivery_id}', encodeURIComponent(String(deliveryId))).replaceAll('{event_id}', encodeURIComponent(eventId));
+    const before = hook.endpoint.deliveries.length;
+    const res = await ctx.http.send({ method: operation.method, path, credential: registrar(ctx), headers: { 'idempotency-key': `apicert-${randomBytes(12).toString('hex')}` }, label: 'replay the terminal delivery' });
+    ctx.expect(res.status >= 200 && res.status < 300, `the replay answered ${res.status}, expected 2xx`);
+    const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
+    const replayedOf = (ds: readonly ReceivedDelivery[]) => ofRun(ds.slice(before), runId).filter(isTerminal);
+    const arrived = await hook.endpoint.waitFor((ds) => replayedOf(ds).length > 0, timeout);
+    const replayed = replayedOf(hook.endpoint.deliveries);
+    recordDeliveries(ctx, hook.endpoint, [original, ...replayed]);
+    ctx.expect(arrived, `no replayed delivery of run ${runId}'s terminal event reached the receiver within ${timeout} ms`);
+    const originalSigned = await macMatches(original, hook.secret);
+    for (const d of replayed) {
+      ctx.expect(eventIdOf(d) === eventId, `the replay carries event_id ${String(eventIdOf(d))}, not the original ${eventId}: a receiver would repeat the effect`);
+      if (originalSigned) ctx.expect(await macMatches(d, hook.secret), 'the replayed delivery does not carry a valid signature although the original did');
+    }
+    ctx.observe('receiver saw the replay as a duplicate', replayed.map((d) => (d.verification?.ok ? d.verification.duplicate : null)));
+    ctx.observe('replay response status', res.status, 'path and payload of the replay operation: not shown');
+  },
+});
+
+export const deadLetter = defineRule({
+  id: 'v1.webhooks.deliveries.dead-letter',
+  surface: 'v1',
+  title: 'Retry schedule and dead-letter of a delivery that always fails (recorded, not judged)',
+  level: 'observation',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Events > Webhooks', quote: 'Retry schedule, dead-letter rules and replay parameters: not shown.' },
+  async check(ctx: CheckContext) {
+    const hook = await setupHook(ctx, { respond: () => ({ status: 500 }) });
+    const runId = await startRun(ctx, 'completes');
+    const wait = ctx.profile.fixtures.webhooks.deadLetterWaitMs;
+    const arrived = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some(isTerminal), Math.min(wait, ctx.profile.fixtures.webhooks.deliveryTimeoutMs));
+    if (!arrived) ctx.untestable(`no terminal delivery for run ${runId} reached the receiver`);
+    const key = eventIdOf(ofRun(hook.endpoint.deliveries, runId).find(isTerminal)!);
+    const started = performance.now();
+    let status: unknown;
+    // Poll the listing until the target reports a dead-letter-like status or the wait ends.
+    while (performance.now() - started < wait) {
+      await ctx.sleep(Math.min(1_000, wait));
+      const { item } = await findDelivery(ctx, runId, [key, hook.endpointId]);
+      status = item?.status;
+      if (typeof status === 'string' && /dead|exhaust|abandon|failed/i.test(status)) break;
+    }
+    const attempts = hook.endpoint.deliveries.filter((d) => eventIdOf(d) === key);
+    recordDeliveries(ctx, hook.endpoint, attempts);
+    ctx.expect(attempts.length >= 1, 'the failing delivery reached the receiver');
+    ctx.observe('attempts of an always-failing delivery', attempts.length, `within ${wait} ms`);
+    ctx.observe('delays between attempts (ms)', attempts.slice(1).map((d, i) => d.receivedAt - attempts[i]!.receivedAt));
+    ctx.observe('listing status after the attempts', status ?? null);
+  },
+});

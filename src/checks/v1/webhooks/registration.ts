@@ -1,0 +1,101 @@
+/** Resources > Run, usage and webhook endpoint records; Authentication: registering an endpoint. */
+import { defineRule } from '../../../catalog/define.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { webhookCreated } from '../../../contract/v1/webhooks.ts';
+import { isRecord } from '../../../util/json.ts';
+import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
+import { DELIVERIES, holdingOnly, ofRun, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
+
+const SECTION = 'Resources and their fields > Run, usage and webhook endpoint records';
+
+export const registerCreated = defineRule({
+  id: 'v1.webhooks.register.created',
+  surface: 'v1',
+  title: 'Registering a public HTTPS endpoint answers 201 with a signing_secret',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
+  async check(ctx: CheckContext) {
+    const res = await registerWebhook(ctx, { url: publicUrl(), description: 'apicert registration probe' }, 'register a public https endpoint');
+    ctx.expect(res.status === 201, `registration answered ${res.status}, expected 201`);
+    ctx.expectShape(webhookCreated, res.json, 'the registration response');
+    if (isRecord(res.json)) ctx.observe('fields of the creation response', Object.keys(res.json).sort(), 'the seed shows only signing_secret');
+  },
+});
+
+export const registerScopes = defineRule({
+  id: 'v1.webhooks.register.scopes-403',
+  surface: 'v1',
+  title: 'A key holding only runs:read, or only runs:write, cannot register an endpoint (403)',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`.' },
+  async check(ctx: CheckContext) {
+    for (const scope of ['runs:read', 'runs:write'] as const) {
+      const res = await registerWebhook(ctx, { url: publicUrl() }, `register with a key holding only ${scope}`, holdingOnly(ctx, scope));
+      ctx.expect(res.status === 403, `registration with a key holding only ${scope} answered ${res.status}, expected 403`);
+    }
+  },
+});
+
+export const secretOnce = defineRule({
+  id: 'v1.webhooks.register.secret-once',
+  surface: 'v1',
+  title: 'The signing_secret never appears again: not on re-registration, readback, listings or errors',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
+  async check(ctx: CheckContext) {
+    const url = publicUrl();
+    const first = await registerWebhook(ctx, { url }, 'register an endpoint');
+    const created = isRecord(first.json) ? first.json : {};
+    const secret = created.signing_secret;
+    if (first.status !== 201 || typeof secret !== 'string') ctx.untestable(`setup failed: registration answered ${first.status} without a signing_secret`);
+    const id = typeof created.id === 'string' ? created.id : typeof created.endpoint_id === 'string' ? created.endpoint_id : undefined;
+    const later = [
+      await registerWebhook(ctx, { url }, 'register the same URL again'),
+      await registerWebhook(ctx, { url: 'http://hooks.example.com/not-https' }, 'an error response (http URL)'),
+      await registerWebhook(ctx, { url }, 'an error response (key without runs:write)', holdingOnly(ctx, 'runs:read')),
+      await ctx.http.send({ method: 'GET', path: WEBHOOKS, credential: registrar(ctx), label: 'list endpoints (if the target has a listing)' }),
+      await ctx.http.send({ method: 'GET', path: DELIVERIES, credential: registrar(ctx), label: 'list deliveries' }),
+    ];
+    if (id) later.push(await ctx.http.send({ method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}`, credential: registrar(ctx), label: 'read the endpoint back (if the target has a readback)' }));
+    for (const res of later) {
+      ctx.expect(!res.text.includes(secret), `a later response (${res.status}) contains the signing_secret of the endpoint created first`);
+      const headerHit = Object.values(res.headers).some((v) => v.includes(secret));
+      ctx.expect(!headerHit, 'a later response header contains the signing_secret');
+    }
+  },
+});
+
+export const filterField = defineRule({
+  id: 'v1.webhooks.register.filter-field',
+  surface: 'v1',
+  title: 'Which filter field the target honours: event_types (used in practice) or events (reference schema)',
+  level: 'observation',
+  destructive: 'mutate',
+  spec: {
+    document: 'v1-execution-fabric.md',
+    section: SECTION,
+    quote: '`event_types` (array of string), `description` (string). The reference schema lists the filter as `events` (array of string; omitted presumably means all)',
+  },
+  async check(ctx: CheckContext) {
+    const control = await setupHook(ctx);
+    const receiver = receiverOf(ctx);
+    const filtered: Record<'event_types' | 'events', ReceiverEndpoint> = { event_types: receiver.endpoint(), events: receiver.endpoint() };
+    for (const [field, endpoint] of Object.entries(filtered)) {
+      const res = await registerWebhook(ctx, { url: endpoint.url, [field]: ['run.failed'] }, `register with ${field} [run.failed]`);
+      ctx.expect(res.status === 201, `registration with ${field} answered ${res.status}; the request allows extra properties, so either filter name must be accepted`);
+    }
+    const runId = await startRun(ctx, 'completes');
+    const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
+    const arrived = await control.endpoint.waitFor((ds) => ofRun(ds, runId).some((d) => typeOf(d) === 'run.completed'), timeout);
+    if (!arrived) ctx.untestable(`the unfiltered endpoint received no run.completed for run ${runId} within ${timeout} ms`);
+    // Deliveries to the three endpoints leave together; a short grace lets filtered-out ones show up if they were sent.
+    await ctx.sleep(1_000);
+    const honoured = (endpoint: ReceiverEndpoint) => !ofRun(endpoint.deliveries, runId).some((d) => typeOf(d) !== 'run.failed');
+    ctx.observe('event_types honoured', honoured(filtered.event_types), 'an endpoint registered with event_types [run.failed] received no other event of a completed run');
+    ctx.observe('events honoured', honoured(filtered.events), 'an endpoint registered with events [run.failed] received no other event of a completed run');
+    ctx.observe('event types delivered without a filter', [...new Set(ofRun(control.endpoint.deliveries, runId).map(typeOf))], 'the seed names only run.completed and run.failed');
+  },
+});

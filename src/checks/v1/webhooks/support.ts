@@ -1,0 +1,185 @@
+import { randomBytes } from 'node:crypto';
+import type { ProbeResponse } from '../../../probe/client.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { isRecord } from '../../../util/json.ts';
+import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
+import type { ReceivedDelivery, ReceiverEndpoint, Responder, WebhookReceiver } from '../../../webhooks/receiver.ts';
+
+export const WEBHOOKS = '/v1/webhooks';
+export const DELIVERIES = '/v1/webhook-deliveries';
+export const TERMINAL_TYPES = ['run.completed', 'run.failed'] as const;
+
+/** Credentials by what they hold; the embedded fake's `webhooks-*` keys are preferred (their own tenant). */
+function pick(ctx: CheckContext, want: (c: Credential) => boolean, missing: string): Credential {
+  const usable = ctx.profile.credentials.filter((c) => c.surfaces.includes('v1') && !c.expired && want(c));
+  const found = usable.find((c) => c.name.startsWith('webhooks-')) ?? usable[0];
+  if (!found) ctx.untestable(missing);
+  return found;
+}
+
+/** Registers endpoints and starts the runs whose events they receive (so both share a tenant). */
+export function registrar(ctx: CheckContext): Credential {
+  return pick(ctx, (c) => c.scopes.includes('runs:read') && c.scopes.includes('runs:write'), 'the profile has no unexpired v1 credential holding runs:read and runs:write: add one (surfaces: [v1])');
+}
+
+export function holdingOnly(ctx: CheckContext, scope: 'runs:read' | 'runs:write'): Credential {
+  const other = scope === 'runs:read' ? 'runs:write' : 'runs:read';
+  return pick(ctx, (c) => c.scopes.includes(scope) && !c.scopes.includes(other), `the profile has no unexpired v1 credential holding ${scope} without ${other}: add one (surfaces: [v1], scopes: [${scope}])`);
+}
+
+export function receiverOf(ctx: CheckContext): WebhookReceiver {
+  const receiver = ctx.services.webhookReceiver;
+  if (!receiver) ctx.untestable(ctx.services.webhookReceiverMissing ?? 'no webhook receiver runs for this certification');
+  return receiver;
+}
+
+/** A public HTTPS URL nobody answers (example.com is reserved), for rules that only register. */
+export function publicUrl(): string {
+  return `https://hooks.example.com/apicert/${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * A signing secret learned from a response is registered with the run's redactor, and the evidence
+ * already recorded (the 201 itself) is redacted again, so the secret reaches no report.
+ */
+export function protectSecret(ctx: CheckContext, secret: string): void {
+  const redactor = ctx.services.redactor;
+  if (!redactor) return;
+  redactor.add(secret, 'webhook-signing-secret');
+  for (const entry of ctx.http.evidence) {
+    if (entry.request.body !== undefined) entry.request.body = redactor.text(entry.request.body);
+    if (entry.response?.body !== undefined) entry.response.body = redactor.text(entry.response.body);
+  }
+}
+
+function secretOf(res: ProbeResponse): string | undefined {
+  const value = isRecord(res.json) ? res.json.signing_secret : undefined;
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+export async function registerWebhook(ctx: CheckContext, body: Record<string, unknown>, label: string, credential: Credential = registrar(ctx)): Promise<ProbeResponse> {
+  const res = await ctx.http.send({ method: 'POST', path: WEBHOOKS, credential, json: body, label });
+  const secret = secretOf(res);
+  if (secret) protectSecret(ctx, secret);
+  return res;
+}
+
+/** Rejected, in the sense of a client error about the request itself (not auth, not rate limiting). */
+export function refused(status: number): boolean {
+  return status >= 400 && status < 500 && ![401, 403, 404, 405, 429].includes(status);
+}
+
+export interface Hook {
+  endpoint: ReceiverEndpoint;
+  secret: string;
+  /** The endpoint identifier from the 201, when the target returns one (`id` or `endpoint_id`). */
+  endpointId: string | undefined;
+}
+
+/** Registers a fresh receiver path as a setup step: a refusal makes the rule untestable, not failed. */
+export async function setupHook(ctx: CheckContext, options: { respond?: Responder; extra?: Record<string, unknown> } = {}): Promise<Hook> {
+  const endpoint = receiverOf(ctx).endpoint(options.respond);
+  const res = await registerWebhook(ctx, { url: endpoint.url, description: `apicert ${ctx.rule.id}`, ...options.extra }, 'setup: register the receiver endpoint');
+  if (res.status !== 201) ctx.untestable(`setup failed: registering the receiver URL answered ${res.status}, not 201 (is fixtures.webhooks.publicReceiverUrl a public HTTPS URL on the default port?)`);
+  const secret = secretOf(res);
+  if (!secret) ctx.untestable('setup failed: the registration response has no signing_secret, so deliveries cannot be verified');
+  endpoint.secret = secret;
+  const json = isRecord(res.json) ? res.json : {};
+  const id = json.id ?? json.endpoint_id;
+  return { endpoint, secret, endpointId: typeof id === 'string' ? id : undefined };
+}
+
+export type RunKind = 'completes' | 'fails';
+
+/** Starts a task-mode run that ends by itself; its events are delivered to the tenant's endpoints. */
+export async function startRun(ctx: CheckContext, kind: RunKind): Promise<string> {
+  const body = ctx.profile.fixtures.webhooks.runs[kind];
+  if (!body) ctx.untestable(`the profile has no fixtures.webhooks.runs.${kind}: give a task-mode /v1/execute body for a run that ${kind === 'completes' ? 'completes' : 'fails'} within seconds`);
+  const res = await ctx.http.send({
+    method: 'POST',
+    path: '/v1/execute',
+    credential: registrar(ctx),
+    headers: { accept: 'application/json', 'idempotency-key': `apicert-${randomBytes(12).toString('hex')}` },
+    json: body,
+    label: `setup: start a run that ${kind === 'completes' ? 'completes' : 'fails'}`,
+  });
+  const runId = isRecord(res.json) ? res.json.run_id : undefined;
+  if (res.status !== 200 || typeof runId !== 'string') ctx.untestable(`setup failed: POST /v1/execute (task mode) answered ${res.status}${typeof runId === 'string' ? '' : ' without a run_id'}, so no run events can be delivered`);
+  return runId;
+}
+
+export function bodyOf(d: ReceivedDelivery): Record<string, unknown> {
+  return isRecord(d.body) ? d.body : {};
+}
+
+/** The seed names event types but not the body field that carries them; these are the usual names. */
+export function typeOf(d: ReceivedDelivery): string | undefined {
+  const b = bodyOf(d);
+  const value = b.type ?? b.event_type ?? b.event ?? b.kind;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function ofRun(deliveries: readonly ReceivedDelivery[], runId: string): ReceivedDelivery[] {
+  return deliveries.filter((d) => bodyOf(d).run_id === runId);
+}
+
+export function isTerminal(d: ReceivedDelivery): boolean {
+  return (TERMINAL_TYPES as readonly string[]).includes(typeOf(d) ?? '');
+}
+
+/** Waits for the run's terminal delivery; returns every delivery of the run received by then. */
+export async function untilTerminal(ctx: CheckContext, hook: Hook, runId: string): Promise<{ deliveries: ReceivedDelivery[]; terminal: boolean }> {
+  const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
+  const terminal = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some(isTerminal), timeout);
+  return { deliveries: ofRun(hook.endpoint.deliveries, runId), terminal };
+}
+
+/** For rules that judge every delivery of a run: none at all means nothing could be judged. */
+export async function runDeliveries(ctx: CheckContext, kind: RunKind = 'completes', options: { respond?: Responder } = {}): Promise<{ hook: Hook; runId: string; deliveries: ReceivedDelivery[] }> {
+  const hook = await setupHook(ctx, options);
+  const runId = await startRun(ctx, kind);
+  const { deliveries } = await untilTerminal(ctx, hook, runId);
+  if (deliveries.length === 0) {
+    ctx.untestable(`no delivery for run ${runId} reached the receiver within ${ctx.profile.fixtures.webhooks.deliveryTimeoutMs} ms (fixtures.webhooks.deliveryTimeoutMs): check that the public receiver URL forwards to apicert`);
+  }
+  recordDeliveries(ctx, hook.endpoint, deliveries);
+  return { hook, runId, deliveries };
+}
+
+/** Received deliveries become evidence too, redacted like every exchange. */
+export function recordDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint, deliveries: readonly ReceivedDelivery[], label = 'received webhook delivery'): void {
+  const redactor = ctx.services.redactor;
+  const text = (s: string) => (redactor ? redactor.text(s) : s);
+  for (const d of deliveries.slice(0, 20)) {
+    const body = d.rawBody.toString('utf8');
+    ctx.http.evidence.push({
+      label: `${label} (attempt ${d.attempt}, answered ${d.answered})`,
+      request: { method: 'POST', url: text(endpoint.url), headers: redactor ? redactor.headers(d.headers) : d.headers, body: text(body.length > 4096 ? `${body.slice(0, 4096)}…` : body) },
+      response: { status: d.answered, headers: {} },
+      durationMs: 0,
+      // Not a request apicert sent: there is nothing to repeat with curl, so the line says so.
+      curl: '# received by the apicert webhook receiver, sent by the target',
+    });
+  }
+}
+
+/** First attempts only: one per event the sender meant to deliver. */
+export function firstAttempts(deliveries: readonly ReceivedDelivery[]): ReceivedDelivery[] {
+  return deliveries.filter((d) => d.attempt === 1);
+}
+
+/** The event id a delivery's body carries (the header is judged by its own rule). */
+export function eventIdOf(d: ReceivedDelivery): string | undefined {
+  const id = bodyOf(d).event_id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Whether the sender's MAC verifies over the raw body; hex case is judged by the format rule, not here. */
+export async function macMatches(d: ReceivedDelivery, secret: string): Promise<boolean> {
+  const id = d.headers[WEBHOOK_HEADERS.id] ?? '';
+  const timestamp = d.headers[WEBHOOK_HEADERS.timestamp] ?? '';
+  const sent = (d.headers[WEBHOOK_HEADERS.signature] ?? '').replace(/^v1=/, '').toLowerCase();
+  const expected = await hmacSha256Hex(secret, signedPayload(id, timestamp, new Uint8Array(d.rawBody)));
+  return constantTimeEqual(expected, sent);
+}

@@ -1,0 +1,163 @@
+/** Events > Webhooks: "Endpoint URL rules: public HTTPS on the default port. Rejected: ..." One rule per rejected class. */
+import fc from 'fast-check';
+import { defineRule } from '../../../catalog/define.ts';
+import type { Rule } from '../../../catalog/types.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
+
+const SECTION = 'Events > Webhooks';
+const RULES_SENTENCE = 'Endpoint URL rules: public HTTPS on the default port.';
+
+const label = fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/);
+const path = fc.stringMatching(/^[a-z0-9]{1,12}$/).map((p) => `/apicert/${p}`);
+/** Public DNS names under the reserved example domains: valid hosts nobody answers. */
+const publicHost = fc.tuple(label, fc.constantFrom('example.com', 'example.net', 'example.org')).map(([l, d]) => `${l}.${d}`);
+
+const PUBLIC_FIRST_OCTETS = [1, 8, 23, 34, 45, 52, 64, 93, 104, 128, 151, 185, 203, 216] as const;
+const octet = fc.integer({ min: 0, max: 255 });
+const publicIpv4 = fc.tuple(fc.constantFrom(...PUBLIC_FIRST_OCTETS), octet, octet, fc.integer({ min: 1, max: 254 }));
+const hex16 = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
+
+/** The same public address written as the URL parser also reads it: dotted, one integer, hex parts. */
+const ipv4Spellings = publicIpv4.chain(([a, b, c, d]) =>
+  fc.constantFrom(`${a}.${b}.${c}.${d}`, String(((a << 24) >>> 0) + (b << 16) + (c << 8) + d), `0x${a.toString(16)}.${b}.${c}.${d}`),
+);
+
+const privateIpv4 = fc.oneof(
+  fc.tuple(octet, octet, octet).map(([b, c, d]) => `10.${b}.${c}.${d}`),
+  fc.tuple(fc.integer({ min: 16, max: 31 }), octet, octet).map(([b, c, d]) => `172.${b}.${c}.${d}`),
+  fc.tuple(octet, octet).map(([c, d]) => `192.168.${c}.${d}`),
+  fc.tuple(octet, octet).map(([c, d]) => `169.254.${c}.${d}`),
+  fc.tuple(fc.integer({ min: 64, max: 127 }), octet, octet).map(([b, c, d]) => `100.${b}.${c}.${d}`),
+);
+
+const privateIpv6 = fc.oneof(
+  fc.tuple(fc.constantFrom('fc', 'fd'), fc.integer({ min: 0, max: 255 }), hex16).map(([p, n, h]) => `[${p}${n.toString(16).padStart(2, '0')}::${h}]`),
+  hex16.map((h) => `[fe80::${h}]`),
+  privateIpv4.map((v4) => `[::ffff:${v4}]`),
+);
+
+const internalNames = fc
+  .tuple(label, fc.constantFrom('internal', 'local', 'lan', 'home.arpa', 'corp', 'intranet'))
+  .map(([l, s]) => `${l}.${s}`);
+
+interface UrlClassRule {
+  id: string;
+  title: string;
+  quote: string;
+  urls: fc.Arbitrary<string>;
+  examples: string[];
+}
+
+function urlClassRule(spec: UrlClassRule): Rule {
+  return defineRule({
+    id: spec.id,
+    surface: 'v1',
+    title: spec.title,
+    level: 'required',
+    destructive: 'mutate',
+    spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: spec.quote },
+    async check(ctx: CheckContext) {
+      // The control: a public https URL on the default port is accepted, so refusals below are about the class.
+      const control = await registerWebhook(ctx, { url: publicUrl() }, 'control: register a public https URL');
+      if (control.status !== 201) ctx.untestable(`setup failed: a public https URL on the default port answered ${control.status}, not 201`);
+      await ctx.property(
+        spec.urls,
+        async (url) => {
+          const res = await registerWebhook(ctx, { url }, `register ${url}`);
+          if (!refused(res.status)) throw new Error(`registering ${url} answered ${res.status}, expected a 4xx refusal`);
+        },
+        { numRuns: 12, examples: spec.examples },
+      );
+    },
+  });
+}
+
+export const httpsOnly = urlClassRule({
+  id: 'v1.webhooks.url.https-only',
+  title: 'Endpoint URLs that are not https are refused',
+  quote: `${RULES_SENTENCE} … \`url\` (string, HTTPS, required)`,
+  urls: fc.tuple(fc.constantFrom('http', 'HTTP', 'ws', 'ftp'), publicHost, path).map(([s, h, p]) => `${s}://${h}${p}`),
+  examples: ['http://hooks.example.com/apicert/plain'],
+});
+
+export const defaultPort = urlClassRule({
+  id: 'v1.webhooks.url.default-port',
+  title: 'https URLs with an explicit port other than 443 are refused',
+  quote: RULES_SENTENCE,
+  urls: fc
+    .tuple(publicHost, fc.integer({ min: 1, max: 65535 }).filter((p) => p !== 443), path)
+    .map(([h, port, p]) => `https://${h}:${port}${p}`),
+  examples: ['https://hooks.example.com:8443/apicert/port', 'https://hooks.example.com:80/apicert/port', 'https://hooks.example.com:444/apicert/port'],
+});
+
+export const loopbackNames = urlClassRule({
+  id: 'v1.webhooks.url.loopback-names',
+  title: 'localhost and other loopback names are refused',
+  quote: 'Rejected: localhost',
+  urls: fc.oneof(
+    fc.tuple(fc.constantFrom('localhost', 'LOCALHOST', 'localhost.', 'LocalHost', 'ip6-localhost'), path).map(([h, p]) => `https://${h}${p}`),
+    fc.tuple(label, path).map(([l, p]) => `https://${l}.localhost${p}`),
+  ),
+  examples: ['https://localhost/apicert/hook', 'https://api.localhost/apicert/hook'],
+});
+
+export const ipv4Literal = urlClassRule({
+  id: 'v1.webhooks.url.ipv4-literal',
+  title: 'Public IPv4 literals, in any spelling the URL parser accepts, are refused',
+  quote: 'Rejected: localhost, IP literals',
+  urls: fc.tuple(ipv4Spellings, path).map(([h, p]) => `https://${h}${p}`),
+  examples: ['https://93.184.215.14/apicert/hook', 'https://1572395022/apicert/hook'],
+});
+
+export const ipv6Literal = urlClassRule({
+  id: 'v1.webhooks.url.ipv6-literal',
+  title: 'Public IPv6 literals are refused',
+  quote: 'Rejected: localhost, IP literals',
+  urls: fc
+    .tuple(fc.integer({ min: 0x2001, max: 0x2a0f }), hex16, hex16, path)
+    .map(([a, b, c, p]) => `https://[${a.toString(16)}:${b}::${c}]${p}`),
+  examples: ['https://[2606:4700:4700::1111]/apicert/hook', 'https://[2001:4860:4860::8888]/apicert/hook'],
+});
+
+export const privateNetwork = urlClassRule({
+  id: 'v1.webhooks.url.private-network',
+  title: 'Private, link-local and internal-only hosts are refused',
+  quote: 'Rejected: localhost, IP literals, private networks',
+  urls: fc.tuple(fc.oneof(privateIpv4, privateIpv6, internalNames), path).map(([h, p]) => `https://${h}${p}`),
+  examples: ['https://metadata.google.internal/computeMetadata/v1/', 'https://10.0.0.1/apicert/hook', 'https://169.254.169.254/latest/meta-data/', 'https://printer.local/apicert/hook'],
+});
+
+export const embeddedCredentials = urlClassRule({
+  id: 'v1.webhooks.url.credentials',
+  title: 'URLs with an embedded user name or password are refused',
+  quote: 'Rejected: localhost, IP literals, private networks, embedded credentials',
+  urls: fc
+    .tuple(label, fc.option(label, { nil: undefined }), publicHost, path)
+    .map(([user, pass, h, p]) => `https://${user}${pass === undefined ? '' : `:${pass}`}@${h}${p}`),
+  examples: ['https://user:pass@hooks.example.com/apicert/hook', 'https://:secret@hooks.example.com/apicert/hook'],
+});
+
+export const unsafeRedirect = defineRule({
+  id: 'v1.webhooks.url.redirect',
+  surface: 'v1',
+  title: 'A delivery answered with a redirect to an unsafe (plain http) target is not followed',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
+  async check(ctx: CheckContext) {
+    receiverOf(ctx);
+    let trapUrl = '';
+    const hook = await setupHook(ctx, { respond: () => ({ status: 307, headers: { location: trapUrl } }) });
+    trapUrl = hook.endpoint.trapUrl;
+    const runId = await startRun(ctx, 'completes');
+    const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
+    const reached = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).length > 0, timeout);
+    if (!reached) ctx.untestable(`no delivery for run ${runId} reached the receiver within ${timeout} ms, so no redirect could be offered`);
+    // A sender that follows redirects does so right away; one second is plenty on top of the first answer.
+    await ctx.sleep(1_000);
+    recordDeliveries(ctx, hook.endpoint, ofRun(hook.endpoint.deliveries, runId));
+    recordDeliveries(ctx, hook.endpoint, hook.endpoint.trapHits, 'request that reached the redirect target');
+    ctx.expect(hook.endpoint.trapHits.length === 0, `the sender followed a 307 to ${trapUrl} (plain http, not the registered endpoint) ${hook.endpoint.trapHits.length} time(s)`);
+  },
+});

@@ -1,0 +1,35 @@
+/** /v1 webhooks: registration, the creation response and the delivery body, as far as the seed shows them. */
+import { z } from 'zod';
+
+/**
+ * "Webhook endpoint creation request fields as used in practice: `url` (string, HTTPS, required),
+ * `event_types` (array of string), `description` (string). The reference schema lists the filter as
+ * `events` ... The request allows extra properties." Both filter names are accepted.
+ */
+export const webhookRegistration = z.looseObject({
+  url: z.string().min(1).max(2048),
+  event_types: z.array(z.string().min(1).max(128)).max(64).optional(),
+  events: z.array(z.string().min(1).max(128)).max(64).optional(),
+  description: z.string().max(1024).optional(),
+});
+export type WebhookRegistration = z.infer<typeof webhookRegistration>;
+
+/** "The creation response (HTTP `201`) returns `signing_secret` exactly once"; other fields: not shown. */
+export const webhookCreated = z.looseObject({
+  signing_secret: z.string().min(1),
+});
+
+/** "Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`." */
+export const webhookDeliveryBody = z.looseObject({
+  apiVersion: z.literal('v1'),
+  event_id: z.string().min(1),
+  run_id: z.string().min(1),
+  sequence: z.number().int(),
+});
+export type WebhookDeliveryBody = z.infer<typeof webhookDeliveryBody>;
+
+/** "`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters" */
+export { SIGNATURE_PATTERN as WEBHOOK_SIGNATURE_PATTERN, WEBHOOK_HEADERS } from '../../webhooks/signature.ts';
+
+/** "Event types named: `run.completed`, `run.failed`." */
+export const TERMINAL_WEBHOOK_EVENTS = ['run.completed', 'run.failed'] as const;

@@ -1,0 +1,232 @@
+/**
+ * The HTTP receiver the harness runs during a certification: each check gets its own endpoint path,
+ * every delivery is kept with its raw bytes and the receiver's clock, and answered as a careful
+ * service would (the verifier's status), unless the check scripts another answer (a 500 to force a
+ * retry, a redirect to a trap). Node-only; bounded in bodies, deliveries and waiting time.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MemoryEventStore, verifyWebhook, type VerifyResult } from './verify.ts';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_DELIVERIES_PER_ENDPOINT = 2_000;
+
+export interface ReceivedDelivery {
+  receivedAt: number;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  /** The parsed body, or undefined when it is not JSON. */
+  body: unknown;
+  /** The value of `Service-Webhook-Id`, for grouping attempts. */
+  eventId: string | undefined;
+  /** 1 for the first delivery of this event id to this endpoint, 2 for its first retry, ... */
+  attempt: number;
+  /** What the receiver's verifier made of it, once a secret is known. */
+  verification?: VerifyResult;
+  answered: number;
+}
+
+/** A scripted answer; return undefined to answer with the verifier's status. */
+export type Responder = (delivery: ReceivedDelivery) => { status: number; headers?: Record<string, string> } | undefined;
+
+export interface ReceiverOptions {
+  /** Where to listen: loopback for the embedded fake, the profile's receiverListen for a real target. */
+  host: string;
+  port: number;
+  /** The URL senders must use; defaults to the listening origin. */
+  publicUrl?: string;
+  /** Open a second loopback listener that plays an unsafe redirect target. */
+  loopbackTrap?: boolean;
+}
+
+export class ReceiverEndpoint {
+  readonly deliveries: ReceivedDelivery[] = [];
+  readonly trapHits: ReceivedDelivery[] = [];
+  readonly token: string;
+  readonly url: string;
+  readonly trapUrl: string;
+  secret: string | undefined;
+  respond: Responder | undefined;
+  readonly store = new MemoryEventStore(10_000);
+  private readonly waiters = new Set<() => void>();
+
+  constructor(token: string, url: string, trapUrl: string, respond?: Responder) {
+    this.token = token;
+    this.url = url;
+    this.trapUrl = trapUrl;
+    this.respond = respond;
+  }
+
+  /** Resolves true once `until(deliveries)` holds, false after `timeoutMs`. */
+  waitFor(until: (deliveries: readonly ReceivedDelivery[]) => boolean, timeoutMs: number): Promise<boolean> {
+    if (until(this.deliveries)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const check = () => {
+        if (!until(this.deliveries)) return;
+        finish(true);
+      };
+      const finish = (result: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(result);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      this.waiters.add(check);
+    });
+  }
+
+  /** @internal called by the receiver after each delivery. */
+  notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(undefined);
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function flatten(raw: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+function parseJson(buffer: Buffer): unknown {
+  try {
+    return JSON.parse(buffer.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function originOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+export class WebhookReceiver {
+  private readonly endpoints = new Map<string, ReceiverEndpoint>();
+  private readonly servers: Server[];
+  /** The origin the receiver listens on (what a fake must be allowed to call). */
+  readonly origin: string;
+  readonly publicUrl: string;
+  private readonly trapBase: string;
+
+  private constructor(servers: Server[], origin: string, publicUrl: string, trapBase: string) {
+    this.servers = servers;
+    this.origin = origin;
+    this.publicUrl = publicUrl.replace(/\/+$/, '');
+    this.trapBase = trapBase.replace(/\/+$/, '');
+  }
+
+  static async start(options: ReceiverOptions): Promise<WebhookReceiver> {
+    const servers: Server[] = [];
+    let receiver: WebhookReceiver | undefined;
+    const handler = (trap: boolean) => (req: IncomingMessage, res: ServerResponse) => {
+      receiver!.handle(req, res, trap).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+    };
+    const main = createServer(handler(false));
+    servers.push(main);
+    const port = await listen(main, options.host, options.port);
+    const origin = originOf(options.host, port);
+    const publicUrl = options.publicUrl ?? origin;
+    let trapBase: string;
+    if (options.loopbackTrap) {
+      const trap = createServer(handler(true));
+      servers.push(trap);
+      trapBase = `${originOf(options.host, await listen(trap, options.host, 0))}/trap`;
+    } else {
+      // Downgrading the public URL to plain http is an unsafe target that still reaches this receiver.
+      const url = new URL(publicUrl);
+      url.protocol = 'http:';
+      trapBase = `${url.toString().replace(/\/+$/, '')}/trap`;
+    }
+    for (const s of servers) s.keepAliveTimeout = 2_000;
+    receiver = new WebhookReceiver(servers, origin, publicUrl, trapBase);
+    return receiver;
+  }
+
+  /** A fresh endpoint path for one check. */
+  endpoint(respond?: Responder): ReceiverEndpoint {
+    const token = randomBytes(9).toString('base64url');
+    const endpoint = new ReceiverEndpoint(token, `${this.publicUrl}/hooks/${token}`, `${this.trapBase}/${token}`, respond);
+    this.endpoints.set(token, endpoint);
+    return endpoint;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse, onTrapListener: boolean): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0]!;
+    const match = /^\/(hooks|trap)\/([A-Za-z0-9_-]+)$/.exec(path);
+    const endpoint = match ? this.endpoints.get(match[2]!) : undefined;
+    if (!match || !endpoint || req.method !== 'POST' || (onTrapListener && match[1] !== 'trap')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const raw = await readBody(req);
+    if (raw === undefined) {
+      res.writeHead(413).end();
+      return;
+    }
+    const headers = flatten(req.headers);
+    const eventId = headers['service-webhook-id'];
+    const list = match[1] === 'trap' ? endpoint.trapHits : endpoint.deliveries;
+    const delivery: ReceivedDelivery = {
+      receivedAt: Date.now(),
+      headers,
+      rawBody: raw,
+      body: parseJson(raw),
+      eventId,
+      attempt: 1 + list.filter((d) => d.eventId !== undefined && d.eventId === eventId).length,
+      answered: 0,
+    };
+    if (endpoint.secret !== undefined && match[1] === 'hooks') {
+      delivery.verification = await verifyWebhook({ rawBody: raw, headers, secret: endpoint.secret, now: delivery.receivedAt, store: endpoint.store });
+    }
+    const scripted = match[1] === 'hooks' ? endpoint.respond?.(delivery) : { status: 204 };
+    const status = scripted?.status ?? (delivery.verification ? delivery.verification.status : 204);
+    // Like a careful service, only an event answered 2xx counts as persisted: a scripted failure gives the claim back.
+    if ((status < 200 || status > 299) && delivery.verification?.ok && !delivery.verification.duplicate && eventId !== undefined) endpoint.store.release(eventId);
+    delivery.answered = status;
+    if (list.length < MAX_DELIVERIES_PER_ENDPOINT) list.push(delivery);
+    res.writeHead(status, scripted?.headers ?? {}).end();
+    endpoint.notify();
+  }
+
+  close(): Promise<void> {
+    this.endpoints.clear();
+    return Promise.all(
+      this.servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.closeAllConnections();
+            s.close(() => resolve());
+          }),
+      ),
+    ).then(() => undefined);
+  }
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../src/fake/v1/rate-limit.ts';
+
+describe('the fake rate limiter', () => {
+  it('lets a probe-tier key through its window, then answers limited with the time left', () => {
+    const limiter = new RateLimiter(3, 60_000);
+    const decisions = [0, 1, 2, 3].map((i) => limiter.take('k', 'probe', 1_000 + i));
+    expect(decisions.slice(0, 3).map((d) => d.kind)).toEqual(['ok', 'ok', 'ok']);
+    expect(decisions[3]).toEqual({ kind: 'limited', retryAfterMs: 60_000 - 3 });
+  });
+
+  it('opens a new window once the old one has passed', () => {
+    const limiter = new RateLimiter(1, 1_000);
+    expect(limiter.take('k', 'probe', 0).kind).toBe('ok');
+    expect(limiter.take('k', 'probe', 999).kind).toBe('limited');
+    expect(limiter.take('k', 'probe', 1_000).kind).toBe('ok');
+  });
+
+  it('keeps keys apart and gives standard keys a window a certification run cannot exhaust', () => {
+    const limiter = new RateLimiter(1, 60_000);
+    expect(limiter.take('a', 'probe', 0).kind).toBe('ok');
+    expect(limiter.take('b', 'probe', 0).kind).toBe('ok');
+    const standard = Array.from({ length: 2_000 }, (_, i) => limiter.take('c', 'standard', i).kind);
+    expect(standard.every((k) => k === 'ok')).toBe(true);
+  });
+
+  it('fails closed on a tier whose limiter is unavailable', () => {
+    expect(new RateLimiter(100, 60_000).take('k', 'unavailable').kind).toBe('unavailable');
+  });
+});

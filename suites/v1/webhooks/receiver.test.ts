@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebhookReceiver } from '../../../src/webhooks/receiver.ts';
+import { signWebhook } from '../../../src/webhooks/signature.ts';
+
+const open: WebhookReceiver[] = [];
+afterEach(async () => {
+  for (const r of open.splice(0)) await r.close();
+});
+
+async function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers }, redirect: 'manual' });
+}
+
+describe('the harness webhook receiver', () => {
+  it('answers with the verifier status, counts attempts per event id and lets a check script answers', async () => {
+    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0, loopbackTrap: true });
+    open.push(receiver);
+    const endpoint = receiver.endpoint((d) => (d.attempt === 1 ? { status: 500 } : undefined));
+    endpoint.secret = 'whsec_receiver_test';
+    const body = JSON.stringify({ apiVersion: 'v1', event_id: 'evt_r', run_id: 'run_r', sequence: 1 });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const headers = { 'service-webhook-id': 'evt_r', 'service-webhook-timestamp': timestamp, 'service-webhook-signature': await signWebhook({ eventId: 'evt_r', timestamp, rawBody: body, secret: endpoint.secret }) };
+    expect((await post(endpoint.url, body, headers)).status).toBe(500);
+    expect((await post(endpoint.url, body, headers)).status).toBe(204);
+    expect((await post(endpoint.url, body, { ...headers, 'service-webhook-signature': `v1=${'0'.repeat(64)}` })).status).toBe(401);
+    expect(endpoint.deliveries.map((d) => [d.attempt, d.answered])).toEqual([
+      [1, 500],
+      [2, 204],
+      [3, 401],
+    ]);
+    // The scripted 500 gave the claim back, so the retry was the first success, not a duplicate.
+    expect(endpoint.deliveries[1]!.verification).toMatchObject({ ok: true, duplicate: false });
+  });
+
+  it('records requests to the trap apart, and refuses unknown paths', async () => {
+    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0, loopbackTrap: true });
+    open.push(receiver);
+    const endpoint = receiver.endpoint();
+    expect(new URL(endpoint.trapUrl).origin).not.toBe(receiver.origin);
+    expect((await post(endpoint.trapUrl, '{}')).status).toBe(204);
+    expect(endpoint.trapHits).toHaveLength(1);
+    expect(endpoint.deliveries).toHaveLength(0);
+    expect((await post(`${receiver.origin}/hooks/unknown`, '{}')).status).toBe(404);
+    expect(await endpoint.waitFor((ds) => ds.length > 0, 200)).toBe(false);
+  });
+});
