@@ -63,6 +63,8 @@ export function profileFromEnv(target: string, env: NodeJS.ProcessEnv = process.
   if (expired) credentials.push({ name: 'v8-expired', token: expired, surfaces: ['v8'], scopes: [...V8_SCOPES], expired: true });
   const other = env.APICERT_V8_OTHER_PRINCIPAL_TOKEN;
   if (other) credentials.push({ name: 'v8-other-principal', token: other, surfaces: ['v8'], scopes: [...V8_SCOPES], principal: 'other' });
+  const v1 = env.APICERT_V1_KEY;
+  if (v1) credentials.push({ name: 'v1-full', token: v1, surfaces: ['v1'], scopes: ['runs:read', 'runs:write'] });
   const mcp = env.APICERT_MCP_TOKEN;
   if (mcp) credentials.push({ name: 'mcp', token: mcp, surfaces: ['mcp'] });
   try {

@@ -4,6 +4,7 @@
  */
 const SECRET_SHAPES: ReadonlyArray<[RegExp, string]> = [
   [/service_sk_[A-Za-z0-9_\-]{4,}/g, '«redacted:api-key»'],
+  [/whsec_[A-Za-z0-9_\-]{8,}/g, '«redacted:signing-secret»'],
   [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g, '«redacted:jwt»'],
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g, '«redacted:private-key»'],
 ];
