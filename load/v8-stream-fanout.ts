@@ -7,7 +7,7 @@ import { check } from 'k6';
 import http from 'k6/http';
 import { Rate } from 'k6/metrics';
 import type { Options } from 'k6/options';
-import { parseEventStreamText } from '../src/load/sse-text.ts';
+import { parseEventStreamText } from '../src/sse/text.ts';
 import { judgeFanout } from '../src/load/verdicts.ts';
 import { authHeaders, BASE_URL, bodyText, ITERATIONS, MAX_DURATION, MISSION_BODY, newKey } from './lib/config.ts';
 
@@ -37,7 +37,7 @@ export default function fanout(): void {
       params: { headers: authHeaders({ Accept: 'text/event-stream' }), timeout: '30s' },
     })),
   );
-  const verdict = judgeFanout(streams.filter((s) => s.status === 200).map((s) => parseEventStreamText(bodyText(s.body))));
+  const verdict = judgeFanout(streams.filter((s) => s.status === 200).map((s) => parseEventStreamText(bodyText(s.body)).events));
   const allOpened = streams.every((s) => s.status === 200);
   verdicts.add(verdict.ok && allOpened);
   check(verdict, { [`readers agree: ${verdict.summary}`]: (v) => v.ok && allOpened });

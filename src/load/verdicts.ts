@@ -2,7 +2,7 @@
  * Verdicts over what a load script saw, shared by the k6 scripts and vitest. Plain functions of
  * plain data, no Node or k6 APIs, so both runtimes compute the same answer.
  */
-import type { TextEvent } from './sse-text.ts';
+import type { TextEvent } from '../sse/text.ts';
 
 export interface Observed {
   status: number;

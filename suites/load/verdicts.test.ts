@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { parseEventStreamText } from '../../src/load/sse-text.ts';
+import { parseEventStreamText } from '../../src/sse/text.ts';
 import { judgeConflicts, judgeFanout, judgeIdempotencyStorm, summariseBurst, type Observed } from '../../src/load/verdicts.ts';
 
 // The verdicts the k6 scripts compute, fed with real traffic from the reference fake, with and
@@ -65,12 +65,12 @@ describe('stream fan-out verdict', () => {
         return res.text();
       }),
     );
-    const verdict = judgeFanout(bodies.map(parseEventStreamText));
+    const verdict = judgeFanout(bodies.map((b) => parseEventStreamText(b).events));
     expect(verdict.ok, verdict.summary).toBe(true);
   });
 
   it('fail when one reader misses an event or the stream has no terminal event', () => {
-    const full = parseEventStreamText('id: 1\nevent: mission.started\ndata: {}\n\nid: 2\nevent: mission.completed\ndata: {}\n\n');
+    const full = parseEventStreamText('id: 1\nevent: mission.started\ndata: {}\n\nid: 2\nevent: mission.completed\ndata: {}\n\n').events;
     expect(judgeFanout([full, full.slice(0, 1)]).ok).toBe(false);
     expect(judgeFanout([full.slice(0, 1)]).summary).toMatch(/not a terminal event/);
     expect(judgeFanout([]).ok).toBe(false);

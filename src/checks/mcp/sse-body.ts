@@ -1,31 +1,12 @@
-import { createParser } from 'eventsource-parser';
+import { parseEventStreamText, type ParsedEventText, type TextEvent } from '../../sse/text.ts';
 
-export interface BodyEvent {
-  id?: string;
-  event?: string;
-  data: string;
-}
+export type BodyEvent = TextEvent;
 
 /**
- * Parses a complete `text/event-stream` body. A POST's SSE answer ends after its last response,
- * so the probe client reads it whole and the events are recovered here.
+ * Parses a POST's SSE answer, which the probe reads whole since it ends after the last response.
+ * A last event without its closing blank line is kept: these rules judge the JSON-RPC messages,
+ * not the framing, and dropping it would report a missing response instead.
  */
-export function parseEventStreamBody(text: string): { events: BodyEvent[]; errors: string[] } {
-  const events: BodyEvent[] = [];
-  const errors: string[] = [];
-  const parser = createParser({
-    onEvent(message) {
-      const event: BodyEvent = { data: message.data };
-      if (message.id !== undefined) event.id = message.id;
-      if (message.event !== undefined) event.event = message.event;
-      events.push(event);
-    },
-    onError(error) {
-      errors.push(error.message);
-    },
-  });
-  parser.feed(text);
-  // A last event without its blank line is still dispatched by a conforming reader at end of stream.
-  parser.feed('\n\n');
-  return { events, errors };
+export function parseEventStreamBody(text: string): ParsedEventText {
+  return parseEventStreamText(text, { keepUnterminated: true });
 }

@@ -1,6 +1,5 @@
 /** What every /v1 check shares: credentials by role, fixtures, requests, and reading run event streams. */
 import { randomBytes } from 'node:crypto';
-import { createParser } from 'eventsource-parser';
 import { minimalTurn } from '../../../scenarios/v1/turns.ts';
 import { CANCELLED } from '../../contract/v1/runs.ts';
 import { taskResponse } from '../../contract/v1/task.ts';
@@ -8,6 +7,7 @@ import type { ProbeResponse, StreamResponse } from '../../probe/client.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import type { CheckContext } from '../../runner/context.ts';
 import type { AfterEvent, SseEvent } from '../../sse/reader.ts';
+import { parseEventStreamText } from '../../sse/text.ts';
 import { isRecord } from '../../util/json.ts';
 
 export const EXECUTE = '/v1/execute';
@@ -148,18 +148,7 @@ export function runPath(runId: string, suffix = ''): string {
 // ---- events ----
 
 export function parseSse(text: string): SseEvent[] {
-  const events: SseEvent[] = [];
-  const parser = createParser({
-    onEvent(message) {
-      const event: SseEvent = { data: message.data, atMs: 0 };
-      if (message.id !== undefined) event.id = message.id;
-      if (message.event !== undefined) event.event = message.event;
-      events.push(event);
-    },
-  });
-  parser.feed(text);
-  parser.reset({ consume: true });
-  return events;
+  return parseEventStreamText(text).events.map((e) => ({ ...e, atMs: 0 }));
 }
 
 export function eventData(e: SseEvent): Record<string, unknown> | undefined {
