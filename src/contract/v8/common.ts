@@ -15,3 +15,12 @@ export const healthState = z.enum(HEALTH_STATES);
 
 /** ISO 8601 in UTC: the seed says "ISO 8601 UTC", so a `Z` or `+00:00` suffix. */
 export const isoUtc = z.iso.datetime({ offset: true }).refine((v) => /(Z|[+-]00:?00)$/.test(v), 'not UTC');
+
+/**
+ * "(timestamp)": the seed names no format, so an ISO 8601 date-time or an epoch number both
+ * count; the checks record which one a target uses.
+ */
+export const timestamp = z.union([z.iso.datetime({ offset: true }), z.number().nonnegative()]);
+
+/** "a number 0-1" for evidence and coverage scores. */
+export const unitScore = z.number().min(0).max(1);

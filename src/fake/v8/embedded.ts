@@ -1,4 +1,8 @@
+import { MEMORY_CLASSES, MEMORY_COMPARTMENT, FORBIDDEN_PURPOSE, PERMITTED_PURPOSE } from '../../../scenarios/v8/memory.ts';
+import { goalCompartments } from '../../../scenarios/v8/goals.ts';
 import { missionScenarios } from '../../../scenarios/v8/missions.ts';
+import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from '../../../scenarios/v8/principals.ts';
+import { PRIMARY_SKILL_ID } from '../../../scenarios/v8/skills.ts';
 import { V8_SCOPES, type ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
 
@@ -9,10 +13,20 @@ export const v8Embedded: EmbeddedContributor = (fake) => {
     const token = fake.context.tokens.issue('v8at_', { principal, tenant: 'tenant-a', scopes, expired });
     credentials.push({ name, token, surfaces: ['v8'], scopes: [...scopes], principal, expired });
   };
-  v8('full', 'principal-a', V8_SCOPES);
-  v8('other-principal', 'principal-b', V8_SCOPES);
-  v8('expired', 'principal-a', V8_SCOPES, true);
-  for (const scope of V8_SCOPES) v8(`without-${scope.replace(':', '-')}`, 'principal-a', V8_SCOPES.filter((s) => s !== scope));
+  v8('full', PRIMARY_PRINCIPAL, V8_SCOPES);
+  v8('other-principal', SECOND_PRINCIPAL, V8_SCOPES);
+  v8('expired', PRIMARY_PRINCIPAL, V8_SCOPES, true);
+  for (const scope of V8_SCOPES) v8(`without-${scope.replace(':', '-')}`, PRIMARY_PRINCIPAL, V8_SCOPES.filter((s) => s !== scope));
   const missions = Object.fromEntries(Object.entries(missionScenarios).map(([name, s]) => [name, s.request]));
-  return { credentials, fixtures: { v8: { missions } } };
+  return {
+    credentials,
+    fixtures: {
+      v8: {
+        missions,
+        skillId: PRIMARY_SKILL_ID,
+        memory: { compartment: MEMORY_COMPARTMENT, purpose: PERMITTED_PURPOSE, forbiddenPurpose: FORBIDDEN_PURPOSE, classes: [...MEMORY_CLASSES] },
+        goalCompartments: [...(goalCompartments[PRIMARY_PRINCIPAL] ?? [])],
+      },
+    },
+  };
 };

@@ -2,6 +2,7 @@ import { TERMINAL_STATUSES, type MissionProjection, type MissionStatus, type Res
 import { defaultMissionScript, scenarioForTask, type ScriptBeat } from '../../../scenarios/v8/missions.ts';
 import { uuidv4, uuidv7 } from '../../util/uuid.ts';
 import type { FakeContext } from '../context.ts';
+import { SensitiveValues } from './redact.ts';
 
 export interface StoredEvent {
   n: number;
@@ -35,6 +36,8 @@ export interface Mission {
   budget: ResourceBudget;
   goalSpec: Record<string, unknown>;
   signals: Array<{ signal: string; payload: unknown }>;
+  /** Signals that arrived before the first step; they are traced with it. */
+  untracedSignals: Array<Record<string, unknown>>;
 }
 
 /** Cursors are opaque to clients; the fake encodes the event number and the run. */
@@ -55,8 +58,10 @@ export class MissionEngine {
   readonly traces = new Map<string, TraceRecord>();
 
   private readonly fake: FakeContext;
+  private readonly sensitive: SensitiveValues;
   constructor(fake: FakeContext) {
     this.fake = fake;
+    this.sensitive = new SensitiveValues(fake);
   }
 
   create(principal: string, goalSpec: Record<string, unknown>, budget: ResourceBudget): Mission {
@@ -73,6 +78,7 @@ export class MissionEngine {
       budget,
       goalSpec,
       signals: [],
+      untracedSignals: [],
     };
     this.missions.set(runId, mission);
     const task = typeof goalSpec.task === 'string' ? goalSpec.task : '';
@@ -97,6 +103,28 @@ export class MissionEngine {
     const n = Number.parseInt(match[1]!, 36);
     if (!(n >= 0 && n < mission.events.length) || n < mission.events.length - REPLAY_WINDOW) return 'outside';
     return n;
+  }
+
+  /**
+   * Records a signal durably and traces its receipt on the mission's latest step, with sensitive
+   * values redacted as everything the gateway echoes.
+   */
+  recordSignal(mission: Mission, signal: string, payload: unknown): void {
+    mission.signals.push({ signal, payload });
+    const leak = this.fake.faults.has('v8.redaction.canaries/signal-payload');
+    const operation: Record<string, unknown> = {
+      operationId: `op-signal-${mission.signals.length}`,
+      kind: 'observation',
+      startedAt: new Date().toISOString(),
+      input: { signal, payload: leak ? payload : this.sensitive.value(payload) },
+    };
+    const trace = mission.steps.length > 0 ? this.traces.get(this.traceIdOf(mission, mission.steps.length)) : undefined;
+    if (trace) trace.steps.push(operation);
+    else mission.untracedSignals.push(operation);
+  }
+
+  private traceIdOf(mission: Mission, k: number): string {
+    return `trc.${mission.runId.slice(-12)}.${k}`;
   }
 
   cancel(mission: Mission, reason: string): void {
@@ -140,7 +168,7 @@ export class MissionEngine {
   private step(mission: Mission, outcome: 'completed' | 'failed'): void {
     const k = mission.steps.length + 1;
     const stepId = `step-${k}`;
-    const traceId = `trc.${mission.runId.slice(-12)}.${k}`;
+    const traceId = this.traceIdOf(mission, k);
     const startedAt = new Date().toISOString();
     mission.steps.push({ stepId, status: 'running' });
     mission.sequence += 1;
@@ -151,8 +179,13 @@ export class MissionEngine {
       principal: mission.principal,
       stepId,
       startedAt,
-      steps: [{ operationId: `op-${k}`, kind: 'observation', startedAt, input: { note: 'scripted step' }, output: { ok: outcome === 'completed' } }],
+      steps: [
+        // The goal is echoed as the agent saw it, so it goes through redaction like any echo.
+        { operationId: `op-${k}`, kind: 'observation', startedAt, input: { note: 'scripted step', goalSpec: this.sensitive.value(mission.goalSpec) }, output: { ok: outcome === 'completed' } },
+        ...mission.untracedSignals.splice(0),
+      ],
     };
+    if (outcome === 'failed' && this.fake.faults.has('v8.traces.get.completed-at/on-failed-step')) trace.completedAt = startedAt;
     this.traces.set(traceId, trace);
     mission.steps[k - 1] = { stepId, status: outcome };
     mission.sequence += 1;

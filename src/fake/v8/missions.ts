@@ -69,6 +69,12 @@ export function missionRoutes(fake: FakeContext, engine: MissionEngine): Route[]
     return parsed;
   }
 
+  /** The principal comes from the token; the fault lets a principalId in the goal decide instead. */
+  function ownerOf(caller: FakeCaller, goalSpec: Record<string, unknown>): string {
+    const named = goalSpec.principalId;
+    return typeof named === 'string' && fake.faults.has('v8.principal.from-token/goalspec-principal') ? named : caller.principal;
+  }
+
   function findMission(caller: FakeCaller | undefined, runId: string): Mission | undefined {
     const mission = engine.missions.get(runId);
     if (!mission) return undefined;
@@ -108,7 +114,7 @@ export function missionRoutes(fake: FakeContext, engine: MissionEngine): Route[]
         return;
       }
     }
-    const mission = engine.create(caller.principal, parsed.data.goalSpec as Record<string, unknown>, parsed.data.resourceBudget);
+    const mission = engine.create(ownerOf(caller, parsed.data.goalSpec), parsed.data.goalSpec as Record<string, unknown>, parsed.data.resourceBudget);
     const stored: StoredResponse = { status: 202, body: JSON.stringify(engine.projection(mission)) };
     if (key) idempotency.remember(scopeKey, key, fingerprint, stored);
     respondStored(r.res, stored);
@@ -219,7 +225,7 @@ export function missionRoutes(fake: FakeContext, engine: MissionEngine): Route[]
       v8.problem(r.res, 409, 'mission_terminal', `The mission is ${mission.status}; signals to a terminal mission are refused.`);
       return;
     }
-    mission.signals.push({ signal: parsed.data.signal, payload: parsed.data.payload });
+    engine.recordSignal(mission, parsed.data.signal, parsed.data.payload);
     const stored: StoredResponse = fake.faults.has('v8.missions.signals.accepted/json-body')
       ? { status: 202, body: JSON.stringify({ accepted: true }) }
       : { status: 200, body: '' };

@@ -1,0 +1,6 @@
+/**
+ * The two principals of the reference fake. The embedded profile labels its credentials with the
+ * same names, so the fake's ownership of skills, traces and memory lines up with the profile.
+ */
+export const PRIMARY_PRINCIPAL = 'principal-a';
+export const SECOND_PRINCIPAL = 'principal-b';

@@ -1,0 +1,79 @@
+/** Endpoints: POST /v8/capabilities/search; Resources: capability search request and manifest. */
+import { defineRule } from '../../../catalog/define.ts';
+import { capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { capabilitySearchBody, searchCapabilities } from '../read/support.ts';
+import { boundarySearches, generatedSearches } from './cases.ts';
+
+export const searchOk = defineRule({
+  id: 'v8.capabilities.search.ok',
+  surface: 'v8',
+  title: 'Capability search answers 200 with a JSON array of at most 256 manifests, each with a documented kind, healthState and a lowercase SHA-256 contractHash',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Resources > Capability search request and manifest',
+    quote:
+      'Response: a JSON array of manifests, at most 256, ordered by policy-weighted relevance. … `api`, `mcp`, `a2a_agent`, `browser`, `device`, `skill`, `human` … 64 lowercase hex chars (SHA-256 of the contract) … `healthy`, `degraded`, `unavailable`, `quarantined`',
+  },
+  async check(ctx: CheckContext) {
+    const res = await searchCapabilities(ctx, capabilitySearchBody(ctx), 'capability search');
+    ctx.expect(res.status === 200, `capability search answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `capability search answered content-type "${res.contentType}", expected application/json`);
+    const manifests = ctx.expectShape(capabilitySearchResponse, res.json, 'the capability search response');
+    ctx.observe('manifests returned', manifests.length);
+    ctx.observe(
+      'kinds and health states returned',
+      [...new Set(manifests.map((m) => `${m.kind}/${m.healthState}`))].sort(),
+      'quarantined capabilities cannot be invoked and unavailable ones are not to be put in goal specifications',
+    );
+  },
+});
+
+export const searchValidation = defineRule({
+  id: 'v8.capabilities.search.validation',
+  surface: 'v8',
+  title: 'Capability search accepts each field at 1 and at its maximum length and answers 400 when one is missing, empty, of another type or one character too long',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Resources > Capability search request and manifest; Limits; Errors',
+    quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars). … `POST /v8/capabilities/search` | `400`',
+  },
+  async check(ctx: CheckContext) {
+    const { actionFamily, purpose, targetType } = capabilitySearchBody(ctx);
+    const base = { actionFamily, purpose, targetType };
+    await ctx.property(
+      generatedSearches(base),
+      async ({ body, valid, why }) => {
+        const res = await searchCapabilities(ctx, body, `search with ${why}`);
+        if (valid && res.status !== 200) ctx.fail(`a search with ${why} (valid) answered ${res.status}, expected 200`);
+        if (!valid && res.status !== 400) ctx.fail(`a search with ${why} answered ${res.status}, expected 400`);
+      },
+      { numRuns: 20, examples: boundarySearches(base) },
+    );
+  },
+});
+
+export const searchPrincipal = defineRule({
+  id: 'v8.capabilities.search.principal-403',
+  surface: 'v8',
+  title: 'A capability search body containing principalId answers 403, whichever principal it names',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Endpoints > Rules 1',
+    quote: 'A body containing `principalId` is rejected with `403` on memory query and capability search. The gateway takes the principal from the token.',
+  },
+  async check(ctx: CheckContext) {
+    const base = capabilitySearchBody(ctx);
+    const own = ctx.primary('v8').principal;
+    for (const principalId of [own, `apicert-someone-else`]) {
+      const res = await searchCapabilities(ctx, { ...base, principalId }, `search naming principalId "${principalId}"`);
+      ctx.expect(res.status === 403, `a search body with principalId "${principalId}" answered ${res.status}, expected 403`);
+    }
+  },
+});

@@ -1,0 +1,104 @@
+/** Endpoints: GET /v8/coverage; Resources: coverage report; Authentication: coverage depends on scopes. */
+import { z } from 'zod';
+import { defineRule } from '../../../catalog/define.ts';
+import { CONTRACT_HEADER } from '../../../contract/v8/common.ts';
+import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts';
+import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { holder, PATHS } from '../read/support.ts';
+
+function readCoverage(ctx: CheckContext, credential: Credential, label = 'read the coverage report') {
+  return ctx.http.send({ method: 'GET', path: PATHS.coverage, credential, label });
+}
+
+export const coverageShape = defineRule({
+  id: 'v8.coverage.shape',
+  surface: 'v8',
+  title: 'The coverage report answers 200 with its documented fields, scores in 0-1, a UTC generatedAt and capabilityKinds keyed by documented kinds',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Resources > Coverage report',
+    quote:
+      'generatedAt | string, ISO 8601 UTC … endpoints | array of {operationId string, method string, path string, scope string, available boolean, evidenceScore number 0.0-1.0} … capabilityKinds | object keyed by kind (`api`, `mcp`, `skill`, `browser`, `a2a_agent`, `human`, `device`), each {count integer, healthyCount integer} … overallEvidenceScore | number 0.0-1.0',
+  },
+  async check(ctx: CheckContext) {
+    const res = await readCoverage(ctx, holder(ctx, 'coverage:read'));
+    ctx.expect(res.status === 200, `the coverage report answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `the coverage report answered content-type "${res.contentType}", expected application/json`);
+    const report = ctx.expectShape(coverageReport, res.json, 'the coverage report');
+    const kinds = Object.keys(report.capabilityKinds);
+    ctx.observe('capability kinds reported', kinds, `absent: ${COVERAGE_KINDS.filter((k) => !kinds.includes(k)).join(', ') || 'none'}`);
+    const odd = Object.entries(report.capabilityKinds).filter(([, v]) => v !== undefined && v.healthyCount > v.count);
+    if (odd.length > 0) ctx.observe('kinds with healthyCount above count', Object.fromEntries(odd), 'the seed does not relate the two counts');
+  },
+});
+
+const versionOnly = z.looseObject({ contractVersion: z.unknown().optional() });
+
+export const coverageContractVersion = defineRule({
+  id: 'v8.coverage.contract-version',
+  surface: 'v8',
+  title: 'The coverage report contractVersion carries the contract identifier sent in x-service-contract-version',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Versioning',
+    quote: 'Every response carries header `x-service-contract-version` with the value `service-integration-gateway-v8.1`. … The coverage report field `contractVersion` carries the contract identifier.',
+  },
+  async check(ctx: CheckContext) {
+    const res = await readCoverage(ctx, holder(ctx, 'coverage:read'));
+    if (res.status !== 200) ctx.untestable(`setup failed: the coverage report answered ${res.status}`);
+    const parsed = versionOnly.safeParse(res.json);
+    const value = parsed.success ? parsed.data.contractVersion : undefined;
+    // Judged against the documented identifier, not the header, so a missing header stays the header rule's failure.
+    ctx.expect(value === 'service-integration-gateway-v8.1', `contractVersion is ${JSON.stringify(value)}, expected "service-integration-gateway-v8.1"`);
+    ctx.observe('contract header on the same response', res.headers[CONTRACT_HEADER] ?? null);
+  },
+});
+
+const endpointScopes = z.looseObject({ endpoints: z.array(z.looseObject({ path: z.unknown().optional(), method: z.unknown().optional(), scope: z.unknown().optional(), available: z.unknown().optional() })) });
+
+/** Credentials of any principal that can read coverage but hold fewer /v8 scopes than the primary one. */
+function narrowerReaders(ctx: CheckContext, primary: Credential): Credential[] {
+  return ctx.profile.credentials.filter(
+    (c) => c.surfaces.includes('v8') && !c.expired && c.scopes.includes('coverage:read') && V8_SCOPES.some((s) => primary.scopes.includes(s) && !c.scopes.includes(s)),
+  );
+}
+
+export const coverageScopeFiltered = defineRule({
+  id: 'v8.coverage.scope-filtered',
+  surface: 'v8',
+  title: "A token with fewer scopes sees no endpoint in the coverage report offered as available under a scope it lacks",
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Resources > Coverage report; Authentication',
+    quote: "The report shows only what the caller's scopes permit. … Coverage results depend on the token's scopes.",
+  },
+  async check(ctx: CheckContext) {
+    const primary = holder(ctx, 'coverage:read');
+    const narrower = narrowerReaders(ctx, primary);
+    if (narrower.length === 0) ctx.untestable('the profile has no v8 credential that holds coverage:read but fewer scopes than the primary one: add one (e.g. every scope but memory:read)');
+    const full = endpointScopes.safeParse((await readCoverage(ctx, primary, 'coverage report with every scope')).json);
+    if (!full.success) ctx.untestable('setup failed: the coverage report of the primary credential has no endpoints list');
+    const sizes: Record<string, number> = { [primary.name]: full.data.endpoints.length };
+    const leaks: string[] = [];
+    const hidden: Record<string, number> = {};
+    for (const credential of narrower) {
+      const res = await readCoverage(ctx, credential, `coverage report as ${credential.name}`);
+      const report = endpointScopes.safeParse(res.json);
+      if (res.status !== 200 || !report.success) ctx.fail(`the coverage report as ${credential.name} (holding coverage:read) answered ${res.status} without an endpoints list`);
+      sizes[credential.name] = report.data.endpoints.length;
+      const lacking = report.data.endpoints.filter((e) => typeof e.scope === 'string' && (V8_SCOPES as readonly string[]).includes(e.scope) && !credential.scopes.includes(e.scope));
+      hidden[credential.name] = lacking.filter((e) => e.available === false).length;
+      for (const e of lacking.filter((e) => e.available !== false)) leaks.push(`${credential.name} sees ${String(e.method)} ${String(e.path)} (scope ${String(e.scope)})`);
+    }
+    ctx.observe('endpoints per credential', sizes);
+    if (Object.values(hidden).some((n) => n > 0)) ctx.observe('endpoints listed as unavailable under a missing scope', hidden);
+    ctx.expect(leaks.length === 0, `the coverage report shows endpoints the caller's scopes do not permit: ${leaks.slice(0, 12).join('; ')}${leaks.length > 12 ? ` (+${leaks.length - 12} more)` : ''}`);
+  },
+});

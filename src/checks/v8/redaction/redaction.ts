@@ -1,0 +1,146 @@
+/** "Sensitive values are redacted": canaries planted in every input that may flow back, then searched for. */
+import { defineRule } from '../../../catalog/define.ts';
+import type { ProbeResponse, StreamResponse } from '../../../probe/client.ts';
+import type { CheckContext } from '../../../runner/context.ts';
+import { createMission, fixture, followEvents, getMission, newKey, writer, MISSIONS } from '../missions/support.ts';
+import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../read/support.ts';
+import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
+
+/** Everything read back in one run of the check, scanned as it arrives. */
+class Collector {
+  readonly sightings: Sighting[] = [];
+  readonly markers = new Set<string>();
+  scanned = 0;
+  private readonly canaries: CanarySet;
+  constructor(canaries: CanarySet) {
+    this.canaries = canaries;
+  }
+
+  response(where: string, res: ProbeResponse): ProbeResponse {
+    this.body(where, res.text);
+    return res;
+  }
+
+  stream(where: string, res: StreamResponse): StreamResponse {
+    if (res.text !== undefined) this.body(where, res.text);
+    for (const e of res.events) this.body(`${where}, event ${e.event ?? 'message'}${e.id ? ` (id ${e.id})` : ''}`, e.data);
+    return res;
+  }
+
+  private body(where: string, text: string): void {
+    this.scanned += 1;
+    this.sightings.push(...this.canaries.scan(where, text));
+    for (const m of redactionMarkers(text)) this.markers.add(m);
+  }
+}
+
+async function readTraces(ctx: CheckContext, seen: Collector, events: StreamResponse['events'], mission: string): Promise<number> {
+  let read = 0;
+  for (const t of stepTraces(events)) {
+    seen.response(`GET ${PATHS.traces}/${t.traceId} (${mission} mission)`, await getTrace(ctx, t.traceId, `read trace ${t.traceId}`));
+    read += 1;
+  }
+  return read;
+}
+
+/** Signals a waiting mission with canary payloads and reads back its events and traces; returns the traces read. */
+async function plantInSignals(ctx: CheckContext, c: CanarySet, seen: Collector): Promise<number> {
+  const credential = writer(ctx);
+  const waiting = await createMission(ctx, 'waits');
+  const events = `${MISSIONS}/${waiting.runId}/events`;
+  // Bounded: a waiting mission's stream stays open, so it is dropped once a step has begun.
+  const untilStep = await ctx.http.stream({
+    method: 'GET',
+    path: events,
+    credential,
+    label: 'wait for the first step of the waiting mission',
+    maxMs: 5_000,
+    onEvent: (e) => (e.event?.startsWith('mission.step.') ? 'disconnect' : 'continue'),
+  });
+  seen.stream(`GET ${MISSIONS}/{runId}/events (waiting mission)`, untilStep);
+  const payloads: unknown[] = [
+    { decision: 'approve', token: c.plant('secret-field', 'signal payload.token'), authorization: c.plant('bearer', 'signal payload.authorization'), note: c.plant('free-text', 'signal payload.note') },
+    c.plant('private-key', 'signal payload (a whole string)'),
+  ];
+  for (const payload of payloads) {
+    seen.response(
+      `POST ${MISSIONS}/{runId}/signals`,
+      await ctx.http.send({ method: 'POST', path: `${MISSIONS}/${waiting.runId}/signals`, credential, headers: { 'idempotency-key': newKey() }, json: { signal: 'apicert.canary', payload }, label: 'signal with canaries' }),
+    );
+  }
+  // Whatever the mission emitted after the signals (a target may trace them in a later step).
+  const later: Parameters<typeof ctx.http.stream>[0] = { method: 'GET', path: events, credential, label: 'read the waiting mission events after the signals', maxMs: 750 };
+  if (untilStep.lastEventId !== undefined) later.lastEventId = untilStep.lastEventId;
+  const replay = seen.stream(`GET ${MISSIONS}/{runId}/events (waiting mission, after signals)`, await ctx.http.stream(later));
+  const traces = await readTraces(ctx, seen, [...untilStep.events, ...replay.events], 'waiting');
+  seen.response(
+    `POST ${MISSIONS}/{runId}/cancel`,
+    await ctx.http.send({ method: 'POST', path: `${MISSIONS}/${waiting.runId}/cancel`, credential, headers: { 'idempotency-key': newKey() }, label: 'cancel the waiting mission (clean-up)' }),
+  );
+  return traces;
+}
+
+export const redactionCanaries = defineRule({
+  id: 'v8.redaction.canaries',
+  surface: 'v8',
+  title: 'Canary secrets planted in goals, signal payloads, memory queries and capability searches never come back in a response, event or trace',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'What the service does; Resources > Trace; Errors',
+    quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive values are replaced by a redaction marker. … Sensitive fields are redacted.',
+  },
+  async check(ctx: CheckContext) {
+    const c = new CanarySet();
+    const seen = new Collector(c);
+    const credential = writer(ctx);
+
+    // Goals: fields named like secrets and whole values shaped like credentials, forwarded "intact" to the agent.
+    const base = fixture(ctx, 'succeeds');
+    const goalSpec = {
+      ...base.goalSpec,
+      apiKey: c.plant('secret-field', 'goalSpec.apiKey'),
+      credentials: { password: c.plant('secret-field', 'goalSpec.credentials.password') },
+      contact: c.plant('bearer', 'goalSpec.contact'),
+      attachment: c.plant('private-key', 'goalSpec.attachment'),
+      notes: c.plant('free-text', 'goalSpec.notes'),
+    };
+    const created = seen.response('POST /v8/missions', await ctx.http.send({ method: 'POST', path: MISSIONS, credential, headers: { 'idempotency-key': newKey() }, json: { ...base, goalSpec }, label: 'create a mission with canaries in its goal' }));
+    if (created.status !== 202) ctx.untestable(`setup failed: creating the "succeeds" mission with extra goalSpec fields answered ${created.status}`);
+    const runId: unknown = (created.json as { runId?: unknown } | undefined)?.runId;
+    if (typeof runId !== 'string') return ctx.untestable('setup failed: the create response has no runId');
+    const stream = seen.stream(`GET ${MISSIONS}/{runId}/events`, await followEvents(ctx, runId, { label: 'follow the canary mission' }));
+    seen.response(`GET ${MISSIONS}/{runId}`, await getMission(ctx, runId, credential, 'read the canary mission'));
+    let traces = await readTraces(ctx, seen, stream.events, 'canary goal');
+
+    // Signals: a payload with secret-named fields and a payload that is a whole private key.
+    if (ctx.profile.fixtures.v8.missions.waits) traces += await plantInSignals(ctx, c, seen);
+    else ctx.observe('signals not probed', 'the profile has no fixtures.v8.missions.waits to signal');
+
+    // Memory: a whole API-key-shaped queryText with the permitted purpose, a free-text one, and a bearer-shaped purpose.
+    const memory = ctx.profile.fixtures.v8.memory;
+    if (memory.compartment && memory.purpose) {
+      const query = { compartment: memory.compartment, purpose: memory.purpose, classes: memory.classes ?? ['note'] };
+      seen.response(PATHS.memory, await queryMemory(ctx, { ...query, queryText: c.plant('api-key', 'memory queryText') }, 'memory query with an API-key canary'));
+      seen.response(PATHS.memory, await queryMemory(ctx, { ...query, queryText: c.plant('free-text', 'memory queryText (free text)') }, 'memory query with a free-text canary'));
+      seen.response(`${PATHS.memory} (refused purpose)`, await queryMemory(ctx, { ...query, queryText: 'apicert', purpose: c.plant('bearer', 'memory purpose') }, 'memory query with a bearer canary as purpose'));
+    } else {
+      ctx.observe('memory not probed', 'no fixtures.v8.memory compartment and purpose');
+    }
+
+    // Capability search: a bearer-shaped purpose.
+    seen.response(PATHS.capabilities, await searchCapabilities(ctx, { ...capabilitySearchBody(ctx), purpose: c.plant('bearer', 'capability search purpose') }, 'capability search with a bearer canary as purpose'));
+
+    ctx.observe('read back', { bodiesAndEvents: seen.scanned, traces, canaries: c.all.length });
+    if (seen.markers.size > 0) ctx.observe('redaction markers seen', [...seen.markers]);
+    const freeText = seen.sightings.filter((s) => s.shape === 'free-text');
+    if (freeText.length > 0) {
+      ctx.observe('free-text canaries echoed', freeText.map((s) => `${s.plantedAt} → ${s.where} at ${s.path}`), 'the seed does not define "sensitive"; a secret inside free text is not judged');
+    }
+    ctx.expect(traces > 0, 'no trace was read back, so the most likely echo of a goal was not examined');
+    const leaks = seen.sightings.filter((s) => s.shape !== 'free-text');
+    const described = [...new Set(leaks.map((s) => `the ${s.shape} canary from ${s.plantedAt} came back in ${s.where} at ${s.path}`))];
+    ctx.expect(leaks.length === 0, `${described.length} canary sighting(s): ${described.slice(0, 10).join('; ')}${described.length > 10 ? ` (+${described.length - 10} more)` : ''}`);
+  },
+});

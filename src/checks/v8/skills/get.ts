@@ -1,0 +1,65 @@
+/** Endpoints: GET /v8/skills/{skillId}; Resources: skill. */
+import type { CheckContext } from '../../../runner/context.ts';
+import { defineRule } from '../../../catalog/define.ts';
+import { skill } from '../../../contract/v8/skills.ts';
+import { getSkill, longestUnknownId, malformedIds, randomSuffix, skillFixture } from '../read/support.ts';
+
+export const skillOk = defineRule({
+  id: 'v8.skills.get.ok',
+  surface: 'v8',
+  title: 'A visible skill answers 200 with kind "skill", a documented healthState, a 64-hex contractHash and an evidenceScore in 0-1',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Resources > Skill',
+    quote: 'kind | string | always `skill` … contractHash | string | 64 hex chars … `lastVerifiedAt` (timestamp), `evidenceScore` (number 0-1), `verificationPassed` (boolean)',
+  },
+  async check(ctx: CheckContext) {
+    const skillId = skillFixture(ctx);
+    const res = await getSkill(ctx, skillId, 'read the fixture skill');
+    ctx.expect(res.status === 200, `skill ${skillId} answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `the skill answered content-type "${res.contentType}", expected application/json`);
+    const parsed = ctx.expectShape(skill, res.json, 'the skill');
+    ctx.expect(parsed.skillId === skillId, `asked for skill ${skillId}, got ${parsed.skillId}`);
+    ctx.observe('skill health and evidence', { healthState: parsed.healthState, ...parsed.evidenceState });
+  },
+});
+
+export const skillUnknown = defineRule({
+  id: 'v8.skills.get.unknown-404',
+  surface: 'v8',
+  title: 'A skillId that names no skill answers 404',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`GET /v8/skills/{skillId}` | `401`; `403`; `404`' },
+  async check(ctx: CheckContext) {
+    const res = await getSkill(ctx, `apicert-unknown-skill-${randomSuffix()}`, 'read a skill that does not exist');
+    ctx.expect(res.status === 404, `an unknown skillId answered ${res.status}, expected 404`);
+  },
+});
+
+export const skillPathBounds = defineRule({
+  id: 'v8.skills.get.path-bounds',
+  surface: 'v8',
+  title: 'A 256-character skillId is not refused as malformed; a skillId outside 1-256 characters or the pattern is refused with 400 or 404',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Endpoints; Limits',
+    quote: 'path `skillId`: string, 1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` … traceId and skillId | 1-256 chars',
+  },
+  async check(ctx: CheckContext) {
+    const longest = await getSkill(ctx, longestUnknownId('apicert-skill-'), 'read an unknown 256-character skillId');
+    // Whether an unknown id answers 404 is the unknown-404 rule's; here only the bound is judged.
+    ctx.expect(![400, 414].includes(longest.status), `an unknown skillId of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
+    const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
+    for (const [id, why] of malformedIds('apicert-skill-')) {
+      const res = await getSkill(ctx, id, `read a skillId with ${why}`);
+      seen[why] = res.status;
+      ctx.expect(res.status === 400 || res.status === 404, `a skillId with ${why} answered ${res.status}, expected 400 or 404`);
+    }
+    ctx.observe('statuses at and past the skillId bounds', seen, 'the seed lists only 401, 403 and 404 for this endpoint');
+  },
+});

@@ -1,0 +1,121 @@
+/** Endpoints: GET /v8/traces/{traceId}; Resources: trace; Events > Rules 3. */
+import { z } from 'zod';
+import type { CheckContext } from '../../../runner/context.ts';
+import { defineRule } from '../../../catalog/define.ts';
+import { trace } from '../../../contract/v8/traces.ts';
+import { getMission } from '../missions/support.ts';
+import { getTrace, longestUnknownId, malformedIds, missionWithTraces, randomSuffix, someTrace } from '../read/support.ts';
+
+export const traceOk = defineRule({
+  id: 'v8.traces.get.ok',
+  surface: 'v8',
+  title: 'A step trace answers 200 with traceId, a UUID missionRunId, stepId, a UTC startedAt and operations of documented kinds',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Resources > Trace',
+    quote:
+      'Always present: `traceId` (string), `missionRunId` (UUID string), `stepId` (string), `startedAt` (ISO 8601 UTC), `steps` (array of operations). … `kind` (`observation`, `tool-call`, `sub-step`, `branch`), `toolCallId` (string; present for `tool-call`)',
+  },
+  async check(ctx: CheckContext) {
+    const target = await someTrace(ctx);
+    const res = await getTrace(ctx, target.traceId, 'read a step trace');
+    ctx.expect(res.status === 200, `trace ${target.traceId} answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `the trace answered content-type "${res.contentType}", expected application/json`);
+    const parsed = ctx.expectShape(trace, res.json, 'the trace');
+    ctx.expect(parsed.traceId === target.traceId, `asked for trace ${target.traceId}, got ${parsed.traceId}`);
+    if (target.runId) ctx.expect(parsed.missionRunId === target.runId, `the trace names mission ${parsed.missionRunId}, but its step event came from ${target.runId}`);
+    if (target.stepId) ctx.expect(parsed.stepId === target.stepId, `the trace names step ${parsed.stepId}, its step event named ${target.stepId}`);
+    ctx.observe('operation kinds', [...new Set(parsed.steps.map((op) => op.kind ?? '(none)'))]);
+  },
+});
+
+export const traceResolves = defineRule({
+  id: 'v8.traces.get.resolves',
+  surface: 'v8',
+  title: 'Every traceId of a step event, of completed and failed steps alike, can be read',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Events > Rules 3', quote: 'Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.' },
+  async check(ctx: CheckContext) {
+    const fixtures = ctx.profile.fixtures.v8.missions.fails ? (['succeeds', 'fails'] as const) : (['succeeds'] as const);
+    if (fixtures.length === 1) ctx.observe('fixtures used', fixtures, 'without fixtures.v8.missions.fails only traces of a succeeding mission are read');
+    for (const name of fixtures) {
+      const { traces } = await missionWithTraces(ctx, name);
+      for (const t of traces) {
+        const res = await getTrace(ctx, t.traceId, `read the trace of ${t.event} (${name} mission)`);
+        ctx.expect(res.status === 200, `traceId ${t.traceId} from ${t.event} of the "${name}" mission answered ${res.status}, expected 200`);
+      }
+    }
+  },
+});
+
+const traceTiming = z.looseObject({ stepId: z.unknown().optional(), completedAt: z.unknown().optional() });
+/** Only the step statuses: the projection's own shape is judged by the missions rules. */
+const missionSteps = z.looseObject({ steps: z.array(z.looseObject({ stepId: z.string(), status: z.string() })) });
+
+export const traceCompletedAt = defineRule({
+  id: 'v8.traces.get.completed-at',
+  surface: 'v8',
+  title: 'The trace of a step that did not complete carries no completedAt',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { document: 'v8-integration-gateway.md', section: 'Resources > Trace', quote: 'Optional: `completedAt` (absent when the step did not complete)' },
+  async check(ctx: CheckContext) {
+    const { runId, traces } = await missionWithTraces(ctx, 'fails');
+    const mission = missionSteps.safeParse((await getMission(ctx, runId)).json);
+    if (!mission.success) ctx.untestable('setup failed: the "fails" mission read back without a steps array');
+    const statusOf = new Map(mission.data.steps.map((s) => [s.stepId, s.status]));
+    const judged: Array<{ stepId: string; status: string; completedAt: unknown }> = [];
+    for (const t of traces) {
+      const res = await getTrace(ctx, t.traceId, `read the trace of ${t.traceId}`);
+      const parsed = traceTiming.safeParse(res.json);
+      if (res.status !== 200 || !parsed.success || typeof parsed.data.stepId !== 'string') continue;
+      const status = statusOf.get(parsed.data.stepId);
+      if (status === undefined || status === 'completed') continue;
+      judged.push({ stepId: parsed.data.stepId, status, completedAt: parsed.data.completedAt });
+      ctx.expect(parsed.data.completedAt === undefined, `step ${parsed.data.stepId} ended "${status}", yet its trace ${t.traceId} has completedAt ${JSON.stringify(parsed.data.completedAt)}`);
+    }
+    if (judged.length === 0) ctx.untestable('the "fails" fixture mission had no readable trace of a step that did not complete: give a fixture whose mission fails during a step');
+    ctx.observe('steps that did not complete', judged);
+  },
+});
+
+export const traceUnknown = defineRule({
+  id: 'v8.traces.get.unknown-404',
+  surface: 'v8',
+  title: 'A traceId that names no trace answers 404',
+  level: 'required',
+  destructive: 'read',
+  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`GET /v8/traces/{traceId}` | `401`; `403`; `404`' },
+  async check(ctx: CheckContext) {
+    const res = await getTrace(ctx, `apicert-unknown-trace-${randomSuffix()}`, 'read a trace that does not exist');
+    ctx.expect(res.status === 404, `an unknown traceId answered ${res.status}, expected 404`);
+  },
+});
+
+export const tracePathBounds = defineRule({
+  id: 'v8.traces.get.path-bounds',
+  surface: 'v8',
+  title: 'A 256-character traceId is not refused as malformed; a traceId outside 1-256 characters or the pattern is refused with 400 or 404',
+  level: 'required',
+  destructive: 'read',
+  spec: {
+    document: 'v8-integration-gateway.md',
+    section: 'Endpoints; Limits',
+    quote: 'path `traceId`: string, 1-256 chars, same pattern … traceId and skillId | 1-256 chars',
+  },
+  async check(ctx: CheckContext) {
+    const longest = await getTrace(ctx, longestUnknownId('apicert-trace-'), 'read an unknown 256-character traceId');
+    // Whether an unknown id answers 404 is the unknown-404 rule's; here only the bound is judged.
+    ctx.expect(![400, 414].includes(longest.status), `an unknown traceId of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
+    const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
+    for (const [id, why] of malformedIds('apicert-trace-')) {
+      const res = await getTrace(ctx, id, `read a traceId with ${why}`);
+      seen[why] = res.status;
+      ctx.expect(res.status === 400 || res.status === 404, `a traceId with ${why} answered ${res.status}, expected 400 or 404`);
+    }
+    ctx.observe('statuses at and past the traceId bounds', seen, 'the seed lists only 401, 403 and 404 for this endpoint');
+  },
+});

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { actionFamilyOf, capabilityManifests } from '../../../scenarios/v8/capabilities.ts';
+import { capabilitySearchRequest, type CapabilityManifest } from '../../contract/v8/capabilities.ts';
+import type { Route, RouteRequest } from '../http.ts';
+import type { ReadSurface } from './read-support.ts';
+
+/** POST /v8/capabilities/search: manifests ranked by how well their action family matches. */
+export function capabilityRoutes(surface: ReadSurface): Route[] {
+  const faults = surface.fake.faults;
+  const schema = capabilitySearchRequest.extend({
+    actionFamily: z.string().min(1).max(faults.has('v8.capabilities.search.validation/action-family-129') ? 129 : 128),
+    targetType: faults.has('v8.capabilities.search.validation/target-type-optional') ? z.string().min(1).max(128).optional() : capabilitySearchRequest.shape.targetType,
+  });
+
+  function rank(actionFamily: string): CapabilityManifest[] {
+    const matches = (m: CapabilityManifest) => (actionFamilyOf(m.capabilityId) === actionFamily ? 0 : 1);
+    let ranked = [...capabilityManifests].sort((a, b) => matches(a) - matches(b));
+    if (faults.has('v8.capabilities.search.ok/over-256-results')) {
+      ranked = Array.from({ length: 300 }, (_, i) => ({ ...ranked[i % ranked.length]!, capabilityId: `${ranked[i % ranked.length]!.capabilityId}.${i}` }));
+    }
+    return ranked.map((m, i) => {
+      const out: Record<string, unknown> = { ...m };
+      if (i === 0 && faults.has('v8.capabilities.search.ok/unknown-kind')) out.kind = 'plugin';
+      if (faults.has('v8.capabilities.search.ok/uppercase-contract-hash')) out.contractHash = m.contractHash.toUpperCase();
+      return out as CapabilityManifest;
+    });
+  }
+
+  async function search(r: RouteRequest): Promise<void> {
+    const caller = surface.authorize(r, 'capabilities:read', { anonymous: faults.has('v8.auth.scope-matrix/search-without-token') });
+    if (!caller) return;
+    const body = await surface.jsonBody(r);
+    if (body === undefined) return;
+    if (surface.refusePrincipalInBody(r, body, faults.has('v8.capabilities.search.principal-403/ignored'))) return;
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      surface.invalid(r, parsed.error);
+      return;
+    }
+    surface.v8.json(r.res, 200, rank(parsed.data.actionFamily));
+  }
+
+  return [{ method: 'POST', pattern: /^\/v8\/capabilities\/search$/, handler: search }];
+}

@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { memoryEntries, permittedPurposes, type MemorySeedEntry } from '../../../scenarios/v8/memory.ts';
+import { MEMORY_BOUNDS, memoryQueryRequest, type MemoryQueryRequest } from '../../contract/v8/memory.ts';
+import type { Route, RouteRequest } from '../http.ts';
+import type { ReadSurface } from './read-support.ts';
+import { SensitiveValues } from './redact.ts';
+
+/** Input schema: the contract's, loosened only where an active fault says so. */
+function querySchema(surface: ReadSurface) {
+  const faults = surface.fake.faults;
+  const b = MEMORY_BOUNDS;
+  let schema = memoryQueryRequest;
+  if (faults.has('v8.memory.query.bounds/limit-51')) schema = schema.extend({ limit: z.number().int().min(1).max(51).optional() });
+  if (faults.has('v8.memory.query.bounds/duplicate-classes')) {
+    schema = schema.extend({ classes: z.array(z.string().min(b.className.min).max(b.className.max)).min(b.classes.min).max(b.classes.max) });
+  }
+  if (faults.has('v8.memory.query.bounds/embedding-4097')) schema = schema.extend({ queryEmbedding: z.array(z.number()).min(1).max(4097).optional() });
+  if (faults.has('v8.memory.query.bounds/max-context-bytes-63')) schema = schema.extend({ maxContextBytes: z.number().int().min(63).max(b.maxContextBytes.max).optional() });
+  return schema;
+}
+
+/** A deterministic relevance in [0, 1]: the entry's base plus a contribution of the query. */
+function relevance(entry: MemorySeedEntry, query: MemoryQueryRequest): number {
+  const basis = query.queryEmbedding ? query.queryEmbedding.slice(0, 64).join(',') : query.queryText.slice(0, 512);
+  const digest = createHash('sha256').update(`${basis}\u0000${entry.entryId}`).digest();
+  return Math.min(1, entry.baseScore + (digest.readUInt16BE(0) / 0xffff) * 0.2);
+}
+
+/** Rough tokens of a text, as a tokenizer-free deployment would estimate them. */
+function tokensOf(bytes: number): number {
+  return Math.ceil(bytes / 4);
+}
+
+/** POST /v8/memory/query: purpose-filtered, relevance-ordered entries bounded by limit, bytes and tokens. */
+export function memoryRoutes(surface: ReadSurface): Route[] {
+  const faults = surface.fake.faults;
+  const schema = querySchema(surface);
+  const sensitive = new SensitiveValues(surface.fake);
+
+  async function query(r: RouteRequest): Promise<void> {
+    const caller = surface.authorize(r, 'memory:read');
+    if (!caller) return;
+    const body = await surface.jsonBody(r);
+    if (body === undefined) return;
+    if (surface.refusePrincipalInBody(r, body, faults.has('v8.memory.query.principal-403/ignored'))) return;
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      surface.invalid(r, parsed.error);
+      return;
+    }
+    const q = parsed.data;
+    const permitted = permittedPurposes[caller.principal] ?? [];
+    if (!permitted.includes(q.purpose) && !faults.has('v8.memory.query.purpose-403/any-purpose')) {
+      const shown = faults.has('v8.redaction.canaries/purpose-in-error') ? q.purpose : sensitive.text(q.purpose);
+      surface.v8.problem(r.res, 403, 'purpose_not_permitted', `The purpose "${shown}" is not permitted for this principal.`);
+      return;
+    }
+    const matched = memoryEntries
+      .filter((e) => e.compartment === q.compartment && q.classes.includes(e.class) && e.purposes.includes(q.purpose))
+      .map((e) => ({ entry: e, score: relevance(e, q) }))
+      .sort((a, b) => (faults.has('v8.memory.query.order/ascending') ? a.score - b.score : b.score - a.score));
+    let limit = q.limit ?? (faults.has('v8.memory.query.limits/default-limit-20') ? 20 : MEMORY_BOUNDS.limit.default);
+    if (faults.has('v8.memory.query.limits/limit-ignored')) limit = MEMORY_BOUNDS.limit.max;
+    const maxBytes = faults.has('v8.memory.query.limits/max-context-bytes-ignored') ? Infinity : (q.maxContextBytes ?? Infinity);
+    const maxTokens = q.maxContextTokens ?? Infinity;
+    const chosen: typeof matched = [];
+    let bytes = 0;
+    let cut = false;
+    for (const m of matched) {
+      if (chosen.length >= limit) break;
+      const size = Buffer.byteLength(m.entry.content);
+      if (bytes + size > maxBytes || tokensOf(bytes + size) > maxTokens) {
+        cut = true;
+        break;
+      }
+      chosen.push(m);
+      bytes += size;
+    }
+    const response: Record<string, unknown> = {
+      entries: chosen.map(({ entry, score }) => ({
+        entryId: entry.entryId,
+        class: entry.class,
+        content: entry.content,
+        score: faults.has('v8.memory.query.ok/score-as-string') ? score.toFixed(4) : score,
+        createdAt: entry.createdAt,
+      })),
+      totalContextBytes: bytes,
+      truncated: cut,
+    };
+    if (faults.has('v8.memory.query.ok/truncated-missing')) delete response.truncated;
+    surface.v8.json(r.res, 200, response);
+  }
+
+  return [{ method: 'POST', pattern: /^\/v8\/memory\/query$/, handler: query }];
+}
