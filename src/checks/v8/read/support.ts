@@ -127,7 +127,7 @@ export function listingItems(body: unknown, key: string): { form: 'object wrappe
 }
 
 /** Ids outside "1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`", each with why. */
-export function malformedIds(prefix: string): Array<[string, string]> {
+function malformedIds(prefix: string): Array<[string, string]> {
   return [
     [`${prefix}${'x'.repeat(257 - prefix.length)}`, '257 characters'],
     [`-${prefix}leading-dash`, 'a leading dash'],
@@ -138,7 +138,25 @@ export function malformedIds(prefix: string): Array<[string, string]> {
 }
 
 /** A 256-character id that matches the pattern and names nothing: the longest valid unknown id. */
-export function longestUnknownId(prefix: string): string {
+function longestUnknownId(prefix: string): string {
   const head = `${prefix}${randomSuffix()}-`;
   return `${head}${'y'.repeat(256 - head.length)}`;
+}
+
+/**
+ * The path-id bounds shared by skills and traces: a 256-character id is not refused as malformed,
+ * and ids past the length or the pattern are refused with 400 or 404. Whether an unknown id
+ * answers 404 is each endpoint's unknown-404 rule; here only the bound is judged.
+ */
+export async function judgePathIdBounds(ctx: CheckContext, name: 'skillId' | 'traceId', read: (id: string, label: string) => Promise<ProbeResponse>): Promise<void> {
+  const prefix = `apicert-${name === 'skillId' ? 'skill' : 'trace'}-`;
+  const longest = await read(longestUnknownId(prefix), `read an unknown 256-character ${name}`);
+  ctx.expect(![400, 414].includes(longest.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
+  const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
+  for (const [id, why] of malformedIds(prefix)) {
+    const res = await read(id, `read a ${name} with ${why}`);
+    seen[why] = res.status;
+    ctx.expect(res.status === 400 || res.status === 404, `a ${name} with ${why} answered ${res.status}, expected 400 or 404`);
+  }
+  ctx.observe(`statuses at and past the ${name} bounds`, seen, 'the seed lists only 401, 403 and 404 for this endpoint');
 }

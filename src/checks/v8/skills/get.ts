@@ -2,7 +2,7 @@
 import type { CheckContext } from '../../../runner/context.ts';
 import { defineRule } from '../../../catalog/define.ts';
 import { skill } from '../../../contract/v8/skills.ts';
-import { getSkill, longestUnknownId, malformedIds, randomSuffix, skillFixture } from '../read/support.ts';
+import { getSkill, judgePathIdBounds, randomSuffix, skillFixture } from '../read/support.ts';
 
 export const skillOk = defineRule({
   id: 'v8.skills.get.ok',
@@ -51,15 +51,6 @@ export const skillPathBounds = defineRule({
     quote: 'path `skillId`: string, 1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` … traceId and skillId | 1-256 chars',
   },
   async check(ctx: CheckContext) {
-    const longest = await getSkill(ctx, longestUnknownId('apicert-skill-'), 'read an unknown 256-character skillId');
-    // Whether an unknown id answers 404 is the unknown-404 rule's; here only the bound is judged.
-    ctx.expect(![400, 414].includes(longest.status), `an unknown skillId of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
-    const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
-    for (const [id, why] of malformedIds('apicert-skill-')) {
-      const res = await getSkill(ctx, id, `read a skillId with ${why}`);
-      seen[why] = res.status;
-      ctx.expect(res.status === 400 || res.status === 404, `a skillId with ${why} answered ${res.status}, expected 400 or 404`);
-    }
-    ctx.observe('statuses at and past the skillId bounds', seen, 'the seed lists only 401, 403 and 404 for this endpoint');
+    await judgePathIdBounds(ctx, 'skillId', (id, label) => getSkill(ctx, id, label));
   },
 });

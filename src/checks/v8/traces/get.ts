@@ -4,7 +4,7 @@ import type { CheckContext } from '../../../runner/context.ts';
 import { defineRule } from '../../../catalog/define.ts';
 import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../missions/support.ts';
-import { getTrace, longestUnknownId, malformedIds, missionWithTraces, randomSuffix, someTrace } from '../read/support.ts';
+import { getTrace, judgePathIdBounds, missionWithTraces, randomSuffix, someTrace } from '../read/support.ts';
 
 export const traceOk = defineRule({
   id: 'v8.traces.get.ok',
@@ -107,15 +107,6 @@ export const tracePathBounds = defineRule({
     quote: 'path `traceId`: string, 1-256 chars, same pattern … traceId and skillId | 1-256 chars',
   },
   async check(ctx: CheckContext) {
-    const longest = await getTrace(ctx, longestUnknownId('apicert-trace-'), 'read an unknown 256-character traceId');
-    // Whether an unknown id answers 404 is the unknown-404 rule's; here only the bound is judged.
-    ctx.expect(![400, 414].includes(longest.status), `an unknown traceId of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
-    const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
-    for (const [id, why] of malformedIds('apicert-trace-')) {
-      const res = await getTrace(ctx, id, `read a traceId with ${why}`);
-      seen[why] = res.status;
-      ctx.expect(res.status === 400 || res.status === 404, `a traceId with ${why} answered ${res.status}, expected 400 or 404`);
-    }
-    ctx.observe('statuses at and past the traceId bounds', seen, 'the seed lists only 401, 403 and 404 for this endpoint');
+    await judgePathIdBounds(ctx, 'traceId', (id, label) => getTrace(ctx, id, label));
   },
 });
