@@ -43,16 +43,6 @@ export function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export type JsonParse = { ok: true; value: unknown } | { ok: false };
-
-export function parseJsonBody(text: string): JsonParse {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
 /** Routes are grouped by their first path segment so a lookup scans a handful of patterns. */
 export class Router {
   private readonly byPrefix = new Map<string, Route[]>();

@@ -10,6 +10,17 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+export type JsonParse = { ok: true; value: unknown } | { ok: false };
+
+/** Parses JSON, telling "not JSON" apart from a JSON `null` or `undefined` result. */
+export function parseJson(text: string): JsonParse {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -6,6 +6,7 @@ import { CLIENT_ACCEPT, SESSION_HEADER } from '../../contract/mcp/transport.ts';
 import type { ProbeRequest, ProbeResponse } from '../../probe/client.ts';
 import type { Credential } from '../../profile/schema.ts';
 import type { CheckContext } from '../../runner/context.ts';
+import { parseJson } from '../../util/json.ts';
 import { parseEventStreamBody, type BodyEvent } from './sse-body.ts';
 
 export const MCP_PATH = '/mcp';
@@ -74,14 +75,6 @@ function sessionHeader(session: PostOptions['session']): Record<string, string> 
 
 export function mediaTypeOf(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
 }
 
 /** Reads the answer whatever its content type says, so only the rule about content types judges that. */

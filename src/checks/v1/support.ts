@@ -1,10 +1,10 @@
 /** What every /v1 check shares: credentials by role, fixtures, requests, and reading run event streams. */
-import { randomBytes } from 'node:crypto';
 import { minimalTurn } from '../../../scenarios/v1/turns.ts';
 import { CANCELLED } from '../../contract/v1/runs.ts';
 import { taskResponse } from '../../contract/v1/task.ts';
 import type { ProbeResponse, StreamResponse } from '../../probe/client.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
+import { newKey } from '../../util/ids.ts';
 import type { CheckContext } from '../../runner/context.ts';
 import type { AfterEvent, SseEvent } from '../../sse/reader.ts';
 import { parseEventStreamText } from '../../sse/text.ts';
@@ -23,9 +23,7 @@ const TASK_PURPOSE: Record<TaskFixture, string> = {
 };
 
 /** A fresh Identifier for Idempotency-Key and requestId. */
-export function newKey(prefix = 'apicert'): string {
-  return `${prefix}-${randomBytes(12).toString('hex')}`;
-}
+export { newKey };
 
 // ---- credentials ----
 

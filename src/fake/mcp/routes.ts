@@ -5,7 +5,8 @@ import { initializeParams, MCP_REVISION } from '../../contract/mcp/lifecycle.ts'
 import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
-import { parseJsonBody, type Route, type RouteRequest } from '../http.ts';
+import { parseJson } from '../../util/json.ts';
+import type { Route, RouteRequest } from '../http.ts';
 import { answer, classify, progressToken, ResponseFactory, type Classified } from './messages.ts';
 import { sseEvent, writeEmpty, writeJson, writeTransportError } from './respond.ts';
 import { SessionStore, type McpSession } from './sessions.ts';
@@ -146,7 +147,7 @@ export function mcpRoutes(fake: FakeContext): Route[] {
       writeTransportError(r.res, 406, BAD_REQUEST, 'Not Acceptable: the Accept header must list application/json and text/event-stream.');
       return;
     }
-    const parsed = parseJsonBody(await r.body());
+    const parsed = parseJson(await r.body());
     if (!parsed.ok) {
       const code = fake.faults.has('mcp.jsonrpc.parse-error/code-32600') ? INVALID_REQUEST : PARSE_ERROR;
       writeTransportError(r.res, 400, code, 'Parse error: the body is not valid JSON.');

@@ -7,10 +7,10 @@ import type { FieldError } from '../../contract/v1/problem.ts';
 import { ACCEPTED, approveRequest, CANCELLED } from '../../contract/v1/runs.ts';
 import { taskRequest } from '../../contract/v1/task.ts';
 import { clientInfo, turnRequest } from '../../contract/v1/turn.ts';
-import { canonicalJson, isRecord } from '../../util/json.ts';
+import { canonicalJson, isRecord, parseJson } from '../../util/json.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
-import { parseJsonBody, type Route, type RouteRequest } from '../http.ts';
+import type { Route, RouteRequest } from '../http.ts';
 import { V1Responder } from './respond.ts';
 import { isFinished, type Run, type RunEvent } from './run-engine.ts';
 import { v1State, type StoredExecution } from './state.ts';
@@ -163,7 +163,7 @@ export function v1Routes(fake: FakeContext): Route[] {
       return undefined;
     }
     const text = await r.body();
-    const parsed = parseJsonBody(text);
+    const parsed = parseJson(text);
     if (!parsed.ok) {
       v1.problem(r.res, 400, 'invalid_request', { detail: 'The request body is not valid JSON.', retryable: false });
       return undefined;
@@ -277,7 +277,7 @@ export function v1Routes(fake: FakeContext): Route[] {
     const caller = gate(r, ['runs:write']);
     const run = caller && findRun(r, caller);
     if (!run) return;
-    const parsed = parseJsonBody(await r.body());
+    const parsed = parseJson(await r.body());
     const schema = fake.faults.has('v1.runs.approve.request-shape/open-body') ? z.looseObject(approveRequest.shape) : approveRequest;
     const body = parsed.ok ? schema.safeParse(parsed.value) : undefined;
     if (!body?.success) {

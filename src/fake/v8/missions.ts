@@ -2,10 +2,10 @@ import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { CONTRACT_HEADER, CONTRACT_VERSION, IDEMPOTENCY_KEY_PATTERN } from '../../contract/v8/common.ts';
 import { createMissionRequest, resourceBudget, signalRequest } from '../../contract/v8/missions.ts';
-import { canonicalJson } from '../../util/json.ts';
+import { canonicalJson, parseJson } from '../../util/json.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
-import { parseJsonBody, type Route, type RouteRequest } from '../http.ts';
+import type { Route, RouteRequest } from '../http.ts';
 import { IdempotencyStore } from '../idempotency.ts';
 import { isTerminal, MissionEngine, type Mission, type StoredEvent } from './mission-engine.ts';
 import { V8Responder } from './respond.ts';
@@ -58,7 +58,7 @@ export function missionRoutes(fake: FakeContext, engine: MissionEngine): Route[]
   }
 
   async function jsonBody(r: RouteRequest): Promise<{ ok: true; value: unknown } | { ok: false }> {
-    const parsed = parseJsonBody(await r.body());
+    const parsed = parseJson(await r.body());
     if (!parsed.ok) {
       if (fake.faults.has('v8.missions.create.malformed-json/server-error') && r.req.method === 'POST' && r.path === '/v8/missions') {
         v8.problem(r.res, 500, 'internal_error', 'Unexpected token in JSON.');

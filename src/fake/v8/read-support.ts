@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
-import { parseJsonBody, type RouteRequest } from '../http.ts';
+import { parseJson } from '../../util/json.ts';
+import type { RouteRequest } from '../http.ts';
 import { V8Responder } from './respond.ts';
 
 /** How a fault may bend authentication on one read endpoint; every flag off means the contract. */
@@ -34,7 +35,7 @@ export class ReadSurface {
 
   /** The parsed JSON body, or undefined after answering 400 for malformed JSON. */
   async jsonBody(r: RouteRequest): Promise<unknown> {
-    const parsed = parseJsonBody(await r.body());
+    const parsed = parseJson(await r.body());
     if (!parsed.ok) {
       this.v8.problem(r.res, 400, 'malformed_json', 'The request body is not valid JSON.');
       return undefined;

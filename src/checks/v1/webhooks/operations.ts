@@ -1,7 +1,7 @@
 /** Endpoints: the delivery listing and the replay operation, whose shapes the seed does not show. */
-import { randomBytes } from 'node:crypto';
 import { defineRule } from '../../../catalog/define.ts';
 import type { ProbeResponse } from '../../../probe/client.ts';
+import { newKey } from '../../../util/ids.ts';
 import type { CheckContext } from '../../../runner/context.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
@@ -85,7 +85,7 @@ export const replay = defineRule({
     if (operation.path.includes('{delivery_id}') && typeof deliveryId !== 'string') ctx.untestable(`the delivery listing shows no id (id or delivery_id) for event ${eventId} of run ${runId}`);
     const path = operation.path.replaceAll('{delivery_id}', encodeURIComponent(String(deliveryId))).replaceAll('{event_id}', encodeURIComponent(eventId));
     const before = hook.endpoint.deliveries.length;
-    const res = await ctx.http.send({ method: operation.method, path, credential: registrar(ctx), headers: { 'idempotency-key': `apicert-${randomBytes(12).toString('hex')}` }, label: 'replay the terminal delivery' });
+    const res = await ctx.http.send({ method: operation.method, path, credential: registrar(ctx), headers: { 'idempotency-key': newKey() }, label: 'replay the terminal delivery' });
     ctx.expect(res.status >= 200 && res.status < 300, `the replay answered ${res.status}, expected 2xx`);
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     const replayedOf = (ds: readonly ReceivedDelivery[]) => ofRun(ds.slice(before), runId).filter(isTerminal);

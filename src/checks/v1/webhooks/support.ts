@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ProbeResponse } from '../../../probe/client.ts';
 import type { Credential } from '../../../profile/schema.ts';
+import { newKey } from '../../../util/ids.ts';
 import type { CheckContext } from '../../../runner/context.ts';
 import { isRecord } from '../../../util/json.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
@@ -100,7 +101,7 @@ export async function startRun(ctx: CheckContext, kind: RunKind): Promise<string
     method: 'POST',
     path: '/v1/execute',
     credential: registrar(ctx),
-    headers: { accept: 'application/json', 'idempotency-key': `apicert-${randomBytes(12).toString('hex')}` },
+    headers: { accept: 'application/json', 'idempotency-key': newKey() },
     json: body,
     label: `setup: start a run that ${kind === 'completes' ? 'completes' : 'fails'}`,
   });

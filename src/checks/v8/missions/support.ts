@@ -1,17 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { missionProjection, TERMINAL_EVENT_STATUS, type MissionProjection } from '../../../contract/v8/missions.ts';
 import type { ProbeResponse, StreamResponse } from '../../../probe/client.ts';
 import type { Credential, MissionRequest, Profile } from '../../../profile/schema.ts';
+import { newKey } from '../../../util/ids.ts';
 import type { CheckContext } from '../../../runner/context.ts';
 
 export const MISSIONS = '/v8/missions';
 
 export type MissionFixture = keyof Profile['fixtures']['v8']['missions'];
 
-/** A fresh valid Idempotency-Key (32 characters of the allowed set). */
-export function newKey(): string {
-  return `apicert-${randomBytes(12).toString('hex')}`;
-}
+export { newKey };
 
 export function fixture(ctx: CheckContext, name: MissionFixture): MissionRequest {
   const body = ctx.profile.fixtures.v8.missions[name];

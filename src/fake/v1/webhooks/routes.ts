@@ -10,7 +10,8 @@
  */
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { FakeContext } from '../../context.ts';
-import { parseJsonBody, type Route, type RouteRequest } from '../../http.ts';
+import { parseJson } from '../../../util/json.ts';
+import type { Route, RouteRequest } from '../../http.ts';
 import { V1Responder } from '../respond.ts';
 import { WebhookEngine, type Delivery, type WebhookEndpoint } from './engine.ts';
 import { refuseUrl } from './url-rules.ts';
@@ -50,7 +51,7 @@ export function webhookRoutes(fake: FakeContext): Route[] {
   async function register(r: RouteRequest): Promise<void> {
     const caller = v1.authorize(r, registerScopes);
     if (!caller) return;
-    const parsed = parseJsonBody(await r.body());
+    const parsed = parseJson(await r.body());
     if (!parsed.ok) {
       v1.problem(r.res, 400, 'invalid_request', { detail: 'The request body is not valid JSON.', retryable: false });
       return;
