@@ -4,9 +4,12 @@ import type { Counterexample } from './types.ts';
 export class CheckFailure extends Error {
   override readonly name = 'CheckFailure';
   readonly counterexample: Counterexample | undefined;
-  constructor(message: string, counterexample?: Counterexample) {
+  /** Index in the check's evidence of the exchange that decided the failure, when one did. */
+  readonly exchange: number | undefined;
+  constructor(message: string, counterexample?: Counterexample, exchange?: number) {
     super(message);
     this.counterexample = counterexample;
+    this.exchange = exchange;
   }
 }
 

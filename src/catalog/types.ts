@@ -50,3 +50,12 @@ export interface Counterexample {
   numRuns: number;
   value: unknown;
 }
+
+/** One way the target broke a rule: why, and the exchange that showed it. */
+export interface FailingCase {
+  reason: string;
+  /** Index into the rule's reported evidence of the deciding exchange (not merely the last one sent). */
+  exchange?: number;
+  /** For property-based rules: the shrunk counterexample and the seed that reproduces it. */
+  counterexample?: Counterexample;
+}

@@ -95,6 +95,8 @@ export class ProbeClient {
   readonly evidence: EvidenceEntry[] = [];
 
   private readonly options: ProbeOptions;
+  /** Which evidence entry a response (or a received delivery) came from, so a failing case can name it. */
+  private readonly origins = new WeakMap<object, number>();
   constructor(options: ProbeOptions) {
     this.options = options;
   }
@@ -106,6 +108,23 @@ export class ProbeClient {
 
   get baseUrl(): string {
     return this.options.baseUrl;
+  }
+
+  /** The index in `evidence` of the exchange that produced `subject` (a response or a recorded delivery). */
+  exchangeOf(subject: object): number | undefined {
+    return this.origins.get(subject);
+  }
+
+  /** Adds evidence apicert did not send (a delivery the target made to its receiver), linked to `subject`. */
+  record(entry: EvidenceEntry, subject?: object): number {
+    const index = this.evidence.push(entry) - 1;
+    if (subject) this.origins.set(subject, index);
+    return index;
+  }
+
+  private link<T extends object>(result: T, entry: EvidenceEntry): T {
+    this.origins.set(result, this.evidence.indexOf(entry));
+    return result;
   }
 
   private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {
@@ -150,14 +169,17 @@ export class ProbeClient {
       entry.durationMs = durationMs;
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: clipped.text };
       if (clipped.truncated || text.truncated) entry.response.bodyTruncated = true;
-      return {
-        status: res.statusCode,
-        headers: responseHeaders,
-        text: text.text,
-        json: parseJson(text.text),
-        contentType: responseHeaders['content-type'] ?? '',
-        durationMs,
-      };
+      return this.link(
+        {
+          status: res.statusCode,
+          headers: responseHeaders,
+          text: text.text,
+          json: parseJson(text.text),
+          contentType: responseHeaders['content-type'] ?? '',
+          durationMs,
+        },
+        entry,
+      );
     } catch (error) {
       entry.durationMs = Math.round(performance.now() - started);
       entry.error = this.options.redactor.text(describeTransportError(error));
@@ -212,7 +234,7 @@ export class ProbeClient {
       const text = await this.readBounded(res.body);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: clip(this.options.redactor.text(text.text)).text };
-      return { status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json: parseJson(text.text) };
+      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json: parseJson(text.text) }, entry);
     }
     let read: ReadResult;
     try {
@@ -241,6 +263,6 @@ export class ProbeClient {
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
-    return { ...read, status: res.statusCode, headers: responseHeaders, contentType };
+    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, entry);
   }
 }

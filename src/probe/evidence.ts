@@ -15,6 +15,8 @@ export interface EvidenceEntry {
   durationMs: number;
   /** A command that repeats the request; the token is a shell variable the user sets. */
   curl: string;
+  /** `received`: the target sent this to apicert's webhook receiver; there is no request to repeat. */
+  direction?: 'sent' | 'received';
 }
 
 export type StreamEnd = 'server' | 'client-disconnect' | 'timeout' | 'grace-expired' | 'byte-limit';

@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
-import type { Level, Observation, Surface, Verdict } from '../catalog/types.ts';
+import type { FailingCase, Level, Observation, Rule, Surface, Verdict } from '../catalog/types.ts';
 import { VERDICTS } from '../catalog/types.ts';
+import type { Profile } from '../profile/schema.ts';
 import type { RuleResult } from '../runner/run.ts';
+import { canonicalJson } from '../util/json.ts';
+import type { BaselineEntry } from './baseline.ts';
 
-export const REPORT_VERSION = '1.0';
+export const REPORT_VERSION = '1.1';
 
 export type VerdictCounts = Record<Verdict, number>;
+
+/** How a baseline entry met this run: the listed failure happened (`expected`) or the rule passes now (`stale`). */
+export interface BaselineMatch {
+  reason: string;
+  expires?: string;
+  status: 'expected' | 'stale';
+}
 
 export interface ReportRule {
   id: string;
@@ -20,14 +30,42 @@ export interface ReportRule {
   evidence: RuleResult['evidence'];
   evidenceOmitted: number;
   counterexample?: RuleResult['counterexample'];
+  /** Every failing case, each with the index in `evidence` of the exchange that decided it. */
+  cases: FailingCase[];
+  casesOmitted: number;
+  /** The command that runs this rule alone with the same seed (for every rule that did not pass). */
+  rerun?: string;
+  baseline?: BaselineMatch;
 }
+
+export type Gate = 'pass' | 'fail' | 'inconclusive' | 'untestable';
 
 export interface Report {
   reportVersion: typeof REPORT_VERSION;
-  harness: { name: 'apicert'; version: string; node: string };
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[] };
-  run: { startedAt: string; finishedAt: string; durationMs: number; seed: number; surfaces: Surface[]; requests: number };
-  summary: { required: VerdictCounts; observation: VerdictCounts; gate: 'pass' | 'fail' | 'inconclusive' | 'untestable' };
+  /** `rulesetHash` identifies the rule catalog (ids, levels, sentences) this harness judged with. */
+  harness: { name: 'apicert'; version: string; node: string; rulesetHash: string };
+  /** `profileFingerprint` identifies the profile without any token in it. */
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; profileFingerprint: string };
+  run: {
+    startedAt: string;
+    finishedAt: string;
+    durationMs: number;
+    seed: number;
+    surfaces: Surface[];
+    requests: number;
+    allowUntestable: boolean;
+    /** The baseline file given with --baseline, with its entries. */
+    baseline?: { file: string; entries: number };
+  };
+  summary: {
+    required: VerdictCounts;
+    observation: VerdictCounts;
+    gate: Gate;
+    /** Required failures a baseline entry lists: shown, not gating. */
+    expectedFailures: string[];
+    /** Baseline entries whose rule passes now: each fails the run until it is removed. */
+    staleBaseline: string[];
+  };
   rules: ReportRule[];
   observations: Observation[];
   /** SHA-256 over the canonical JSON of everything above, so a signed digest covers the whole report. */
@@ -38,29 +76,89 @@ export function emptyCounts(): VerdictCounts {
   return Object.fromEntries(VERDICTS.map((v) => [v, 0])) as VerdictCounts;
 }
 
+/** Whether a rule's verdict can hold the gate; observation rules never do. */
+export function gates(rule: Pick<ReportRule, 'level'>): boolean {
+  return rule.level === 'required';
+}
+
 /**
- * The gate a CI reads: `fail` when a required rule failed, `inconclusive` when one could not be
- * judged for transport reasons, `untestable` when one lacked a fixture or credential.
+ * What one rule does to the run, the single reading the gate, the exit code and JUnit share:
+ * `failure` (fails the run), `error` (could not be judged and that gates), `skipped` (does not gate,
+ * with a reason), `expected` (a baselined failure), `none` (passed or observed).
  */
-export function gateOf(required: VerdictCounts): Report['summary']['gate'] {
-  if (required.fail > 0) return 'fail';
+export type Effect = 'failure' | 'error' | 'skipped' | 'expected' | 'none';
+
+export function effectOf(rule: Pick<ReportRule, 'level' | 'verdict' | 'baseline'>, allowUntestable: boolean): Effect {
+  if (!gates(rule)) return rule.verdict === 'untestable' || rule.verdict === 'inconclusive' || rule.verdict === 'not-applicable' ? 'skipped' : 'none';
+  if (rule.baseline?.status === 'stale') return 'failure';
+  switch (rule.verdict) {
+    case 'fail':
+      return rule.baseline?.status === 'expected' ? 'expected' : 'failure';
+    case 'inconclusive':
+      return 'error';
+    case 'untestable':
+      return allowUntestable ? 'skipped' : 'error';
+    case 'not-applicable':
+      return 'skipped';
+    case 'pass':
+      return 'none';
+  }
+}
+
+/**
+ * The gate a CI reads: `fail` when a required rule failed (and no baseline expects it) or a baseline
+ * entry is stale, `inconclusive` when one could not be judged for transport reasons, `untestable`
+ * when one lacked a fixture or credential.
+ */
+export function gateOf(required: VerdictCounts, stale = 0): Gate {
+  if (required.fail > 0 || stale > 0) return 'fail';
   if (required.inconclusive > 0) return 'inconclusive';
   if (required.untestable > 0) return 'untestable';
   return 'pass';
 }
 
+function sha256(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/** Identifies the rule catalog: ids, levels and sentences, not the check code. */
+export function rulesetHash(rules: readonly Rule[]): string {
+  return sha256(canonicalJson(rules.map(({ check: _check, ...meta }) => meta)));
+}
+
+/** Identifies the profile a run used; tokens are left out entirely, not hashed. */
+export function profileFingerprint(profile: Profile): string {
+  return sha256(canonicalJson({ ...profile, credentials: profile.credentials.map(({ token: _token, ...rest }) => rest) }));
+}
+
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export function rerunCommand(invocation: string, ruleId: string, seed: number): string {
+  return `${invocation} --rules ${shellWord(ruleId)} --seed ${seed}`;
+}
+
 export function buildReport(input: {
   results: RuleResult[];
   version: string;
-  target: Report['target'];
+  target: Omit<Report['target'], 'profileFingerprint'>;
+  profile: Profile;
+  catalog: readonly Rule[];
   startedAt: Date;
   finishedAt: Date;
   seed: number;
   requests: number;
+  /** The command that started this run, without --rules and --seed; each rerun line extends it. */
+  invocation: string;
+  allowUntestable?: boolean;
+  baseline?: { file: string; entries: readonly BaselineEntry[] };
 }): Report {
   const required = emptyCounts();
   const observation = emptyCounts();
-  for (const r of input.results) (r.rule.level === 'required' ? required : observation)[r.verdict] += 1;
+  const expectedFailures: string[] = [];
+  const staleBaseline: string[] = [];
+  const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
   const rules: ReportRule[] = input.results.map((r) => {
     const rule: ReportRule = {
       id: r.rule.id,
@@ -73,30 +171,46 @@ export function buildReport(input: {
       durationMs: r.durationMs,
       evidence: r.evidence,
       evidenceOmitted: r.evidenceOmitted,
+      cases: r.cases,
+      casesOmitted: r.casesOmitted,
     };
     if (r.reason !== undefined) rule.reason = r.reason;
     if (r.counterexample) rule.counterexample = r.counterexample;
+    if (r.verdict !== 'pass') rule.rerun = rerunCommand(input.invocation, r.rule.id, input.seed);
+    const entry = listed.get(r.rule.id);
+    // Only a judged outcome says anything about a baseline entry: untestable or inconclusive leaves it be.
+    if (entry && (r.verdict === 'fail' || r.verdict === 'pass')) {
+      rule.baseline = { reason: entry.reason, status: r.verdict === 'fail' ? 'expected' : 'stale' };
+      if (entry.expires) rule.baseline.expires = entry.expires;
+      if (gates(rule)) (r.verdict === 'fail' ? expectedFailures : staleBaseline).push(r.rule.id);
+    }
+    (gates(rule) ? required : observation)[r.verdict] += 1;
     return rule;
   });
+  const gatingFails = { ...required, fail: required.fail - expectedFailures.length };
+  const run: Report['run'] = {
+    startedAt: input.startedAt.toISOString(),
+    finishedAt: input.finishedAt.toISOString(),
+    durationMs: input.finishedAt.getTime() - input.startedAt.getTime(),
+    seed: input.seed,
+    surfaces: [...new Set(input.results.map((r) => r.rule.surface))],
+    requests: input.requests,
+    allowUntestable: input.allowUntestable ?? false,
+  };
+  if (input.baseline) run.baseline = { file: input.baseline.file, entries: input.baseline.entries.length };
   const body: Omit<Report, 'digest'> = {
     reportVersion: REPORT_VERSION,
-    harness: { name: 'apicert', version: input.version, node: process.version },
-    target: input.target,
-    run: {
-      startedAt: input.startedAt.toISOString(),
-      finishedAt: input.finishedAt.toISOString(),
-      durationMs: input.finishedAt.getTime() - input.startedAt.getTime(),
-      seed: input.seed,
-      surfaces: [...new Set(input.results.map((r) => r.rule.surface))],
-      requests: input.requests,
-    },
-    summary: { required, observation, gate: gateOf(required) },
+    harness: { name: 'apicert', version: input.version, node: process.version, rulesetHash: rulesetHash(input.catalog) },
+    target: { ...input.target, profileFingerprint: profileFingerprint(input.profile) },
+    run,
+    summary: { required, observation, gate: gateOf(gatingFails, staleBaseline.length), expectedFailures, staleBaseline },
     rules,
     observations: input.results.flatMap((r) => r.observations),
   };
   return { ...body, digest: digestOf(body) };
 }
 
+/** Over the canonical JSON, so the digest survives re-serialisation (key order, spacing). */
 export function digestOf(body: Omit<Report, 'digest'>): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(body)).digest('hex')}`;
+  return sha256(canonicalJson(body));
 }

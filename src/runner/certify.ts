@@ -10,6 +10,7 @@ import { RequestBudget } from '../probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
+import type { BaselineEntry } from '../reports/baseline.ts';
 import { buildReport, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
 import type { TargetInfo } from './context.ts';
@@ -32,6 +33,17 @@ export interface CertifyOptions {
   faults?: FaultId[];
   rules?: readonly Rule[];
   onResult?: (result: RuleResult) => void;
+  /** The command that started the run, without --rules and --seed: each rerun line in the report extends it. */
+  invocation?: string;
+  allowUntestable?: boolean;
+  /** Known failures, already validated against the catalog (see reports/baseline.ts). */
+  baseline?: { file: string; entries: readonly BaselineEntry[] };
+}
+
+/** The rerun prefix when the caller did not say how it was invoked. */
+function defaultInvocation(options: CertifyOptions, target: string): string {
+  if (options.profile) return `npx apicert certify --target ${new URL(target).origin}`;
+  return `npx apicert certify${options.faults?.length ? ` --faults ${options.faults.join(',')}` : ''}`;
 }
 
 export interface Certification {
@@ -86,9 +98,22 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
     const services = { redactor, webhookReceiver: hooks.receiver, webhookReceiverMissing: hooks.missing };
     const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
-    const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
+    const reportTarget: Omit<Report['target'], 'profileFingerprint'> = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
-    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
+    const report = buildReport({
+      results,
+      version: HARNESS_VERSION,
+      target: reportTarget,
+      profile,
+      catalog: options.rules ?? RULES,
+      startedAt,
+      finishedAt: new Date(),
+      seed,
+      requests: budget.used,
+      invocation: options.invocation ?? defaultInvocation(options, profile.target),
+      allowUntestable: options.allowUntestable,
+      baseline: options.baseline,
+    });
     return { report, results };
   } finally {
     await dispatcher.close();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
 import { CheckFailure, NotApplicable, TransportError, Untestable } from '../catalog/outcome.ts';
-import type { Observation, Rule, Surface } from '../catalog/types.ts';
+import type { Counterexample, Observation, Rule, Surface } from '../catalog/types.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import type { Credential, Profile } from '../profile/schema.ts';
 import type { Redactor } from '../redact/redactor.ts';
@@ -35,13 +35,31 @@ export interface CheckServices {
   webhookReceiverMissing?: string;
 }
 
+/** A rule reports at most this many failing cases; the rest are counted. */
+export const MAX_FAILING_CASES = 20;
+
+/** What judged a case: a response or received delivery from `ctx.http`, or an evidence index. */
+export type Decider = object | number;
+
+/** A failing case as the check saw it; `exchange` indexes the probe's untrimmed evidence. */
+export interface RecordedCase {
+  reason: string;
+  exchange?: number;
+  counterexample?: Counterexample;
+}
+
 /**
- * What a check sees of the run. A check returns normally only after at least one `expect`; it
- * ends early by throwing through `fail`, `untestable` or `notApplicable`.
+ * What a check sees of the run. A check returns normally only after at least one `expect` or
+ * `check`; it ends early by throwing through `expect`, `fail`, `untestable` or `notApplicable`.
+ * `check` records a failing case and lets the check go on to find the others.
  */
 export class CheckContext {
   readonly observations: Observation[] = [];
   assertions = 0;
+  /** Failing cases recorded so far, at most MAX_FAILING_CASES. */
+  readonly cases: RecordedCase[] = [];
+  /** Failing cases beyond the cap. */
+  casesOmitted = 0;
 
   readonly rule: Rule;
   readonly target: TargetInfo;
@@ -59,21 +77,62 @@ export class CheckContext {
     this.services = services;
   }
 
-  expect(condition: unknown, message: string): void {
+  /**
+   * The exchange that decided a judgement: the one `on` names, else the latest one sent. Taken when
+   * the judgement is made, so cleanup requests sent afterwards are never blamed.
+   */
+  private decidingExchange(on?: Decider): number | undefined {
+    if (typeof on === 'number') return on;
+    const linked = on === undefined ? undefined : this.http.exchangeOf(on);
+    if (linked !== undefined) return linked;
+    return this.http.evidence.length > 0 ? this.http.evidence.length - 1 : undefined;
+  }
+
+  /** Judges one case and stops the check when it fails (later cases depend on this one). */
+  expect(condition: unknown, message: string, on?: Decider): void {
     this.assertions += 1;
-    if (!condition) throw new CheckFailure(message);
+    if (!condition) throw new CheckFailure(message, undefined, this.decidingExchange(on));
+  }
+
+  /**
+   * Judges one case of many: a failure is recorded with its deciding exchange and the check goes on,
+   * so a rule with three broken cases reports three. Returns whether the case held.
+   */
+  check(condition: unknown, message: string, on?: Decider): boolean {
+    this.assertions += 1;
+    if (condition) return true;
+    this.recordCase({ reason: message, exchange: this.decidingExchange(on) });
+    return false;
+  }
+
+  /** @internal also used by the runner for the failure that ended a check. */
+  recordCase(failing: RecordedCase): void {
+    if (this.cases.length >= MAX_FAILING_CASES) {
+      this.casesOmitted += 1;
+      return;
+    }
+    const recorded: RecordedCase = { reason: failing.reason };
+    if (failing.exchange !== undefined) recorded.exchange = failing.exchange;
+    if (failing.counterexample) recorded.counterexample = failing.counterexample;
+    this.cases.push(recorded);
   }
 
   /** Validates `value` against a contract schema and returns the parsed value. */
-  expectShape<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  expectShape<S extends z.ZodType>(schema: S, value: unknown, what: string, on?: Decider): z.infer<S> {
     this.assertions += 1;
     const result = schema.safeParse(value);
-    if (!result.success) throw new CheckFailure(`${what} does not match the contract: ${formatIssues(result.error)}`);
+    if (!result.success) throw new CheckFailure(`${what} does not match the contract: ${formatIssues(result.error)}`, undefined, this.decidingExchange(on));
     return result.data;
   }
 
-  fail(message: string): never {
-    throw new CheckFailure(message);
+  /** Like `check` for a contract schema: records a failing case and returns the parsed value or undefined. */
+  checkShape<S extends z.ZodType>(schema: S, value: unknown, what: string, on?: Decider): z.infer<S> | undefined {
+    const result = schema.safeParse(value);
+    return this.check(result.success, result.success ? '' : `${what} does not match the contract: ${formatIssues(result.error)}`, on) ? result.data : undefined;
+  }
+
+  fail(message: string, on?: Decider): never {
+    throw new CheckFailure(message, undefined, this.decidingExchange(on));
   }
 
   untestable(reason: string): never {
@@ -157,14 +216,16 @@ export class CheckContext {
     const error = details.errorInstance;
     if (error instanceof TransportError || error instanceof Untestable || error instanceof NotApplicable) throw error;
     const value = details.counterexample?.[0];
-    // Replay the shrunk value once so the last evidence entries are the counterexample's own requests.
-    await predicate(value as T).catch(() => undefined);
+    // Replay the shrunk value once: the exchange that decides it is the replay's own, not one of the shrink steps.
+    const replay = await predicate(value as T).then(
+      () => undefined,
+      (e: unknown) => (e instanceof CheckFailure ? e.exchange : undefined),
+    );
     const reason = error instanceof Error ? error.message : String(error);
-    throw new CheckFailure(`property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}): ${reason}`, {
-      seed: details.seed,
-      path: details.counterexamplePath,
-      numRuns: details.numRuns,
-      value,
-    });
+    throw new CheckFailure(
+      `property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath}): ${reason}`,
+      { seed: details.seed, path: details.counterexamplePath, numRuns: details.numRuns, value },
+      replay ?? this.decidingExchange(),
+    );
   }
 }

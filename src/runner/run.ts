@@ -1,9 +1,9 @@
 import { CheckFailure, NotApplicable, TransportError, Untestable } from '../catalog/outcome.ts';
-import type { Counterexample, Observation, Rule, Surface, Verdict } from '../catalog/types.ts';
+import type { Counterexample, FailingCase, Observation, Rule, Surface, Verdict } from '../catalog/types.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import type { EvidenceEntry } from '../probe/evidence.ts';
 import type { Profile } from '../profile/schema.ts';
-import { CheckContext, type CheckServices, type TargetInfo } from './context.ts';
+import { CheckContext, type CheckServices, type RecordedCase, type TargetInfo } from './context.ts';
 
 export interface RuleResult {
   rule: Rule;
@@ -16,6 +16,10 @@ export interface RuleResult {
   evidenceOmitted: number;
   observations: Observation[];
   counterexample?: Counterexample;
+  /** Every failing case (up to the cap), each naming its deciding exchange in `evidence`. */
+  cases: FailingCase[];
+  /** Failing cases beyond the cap, counted only. */
+  casesOmitted: number;
 }
 
 export interface RunOptions {
@@ -32,9 +36,19 @@ export interface RunOptions {
 const EVIDENCE_HEAD = 10;
 const EVIDENCE_TAIL = 30;
 
-function trimEvidence(entries: EvidenceEntry[]): { evidence: EvidenceEntry[]; omitted: number } {
-  if (entries.length <= EVIDENCE_HEAD + EVIDENCE_TAIL) return { evidence: entries, omitted: 0 };
-  return { evidence: [...entries.slice(0, EVIDENCE_HEAD), ...entries.slice(-EVIDENCE_TAIL)], omitted: entries.length - EVIDENCE_HEAD - EVIDENCE_TAIL };
+/**
+ * Keeps the first and last exchanges and every one a failing case names; returns where each kept
+ * entry's old index went, so cases can point into the trimmed list.
+ */
+export function trimEvidence(entries: EvidenceEntry[], pinned: ReadonlySet<number>): { evidence: EvidenceEntry[]; omitted: number; moved: Map<number, number> } {
+  const kept = entries.flatMap((entry, i) => (i < EVIDENCE_HEAD || i >= entries.length - EVIDENCE_TAIL || pinned.has(i) ? [i] : []));
+  return { evidence: kept.map((i) => entries[i]!), omitted: entries.length - kept.length, moved: new Map(kept.map((old, i) => [old, i])) };
+}
+
+function describeCases(cases: readonly FailingCase[], omitted: number): string {
+  const first = cases[0]!.reason;
+  const others = cases.length - 1 + omitted;
+  return others === 0 ? first : `${first} (and ${others} more failing case${others === 1 ? '' : 's'})`;
 }
 
 class CheckTimeout extends Error {}
@@ -60,7 +74,9 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
           timer = setTimeout(() => reject(new CheckTimeout(`the check did not finish within ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
-      if (ctx.assertions === 0) {
+      if (ctx.cases.length > 0) {
+        verdict = 'fail';
+      } else if (ctx.assertions === 0) {
         verdict = 'inconclusive';
         reason = 'the check ended without judging anything (a harness defect: report it)';
       } else {
@@ -70,6 +86,15 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       if (error instanceof CheckFailure) {
         verdict = 'fail';
         counterexample = error.counterexample;
+        const ended: RecordedCase = { reason: error.message };
+        if (error.exchange !== undefined) ended.exchange = error.exchange;
+        if (error.counterexample) ended.counterexample = error.counterexample;
+        ctx.recordCase(ended);
+        reason = describeCases(ctx.cases, ctx.casesOmitted);
+      } else if (ctx.cases.length > 0) {
+        // Cases already judged failing stand, whatever stopped the check afterwards.
+        verdict = 'fail';
+        reason = `${describeCases(ctx.cases, ctx.casesOmitted)}; the check then stopped: ${error instanceof Error ? error.message : String(error)}`;
       } else if (error instanceof Untestable) verdict = 'untestable';
       else if (error instanceof NotApplicable) verdict = 'not-applicable';
       else if (error instanceof TransportError || error instanceof CheckTimeout) verdict = 'inconclusive';
@@ -82,7 +107,16 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       clearTimeout(timer);
     }
   }
-  const { evidence, omitted } = trimEvidence(probe.evidence);
+  if (verdict === 'fail' && reason === undefined && ctx.cases.length > 0) reason = describeCases(ctx.cases, ctx.casesOmitted);
+  const failing = verdict === 'fail' ? ctx.cases : [];
+  const { evidence, omitted, moved } = trimEvidence(probe.evidence, new Set(failing.flatMap((c) => (c.exchange === undefined ? [] : [c.exchange]))));
+  const cases: FailingCase[] = failing.map((c) => {
+    const out: FailingCase = { reason: c.reason };
+    const at = c.exchange === undefined ? undefined : moved.get(c.exchange);
+    if (at !== undefined) out.exchange = at;
+    if (c.counterexample) out.counterexample = c.counterexample;
+    return out;
+  });
   const result: RuleResult = {
     rule,
     verdict,
@@ -90,6 +124,8 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     evidence,
     evidenceOmitted: omitted,
     observations: ctx.observations,
+    cases,
+    casesOmitted: verdict === 'fail' ? ctx.casesOmitted : 0,
   };
   if (reason !== undefined) result.reason = reason;
   if (counterexample) result.counterexample = counterexample;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ProbeResponse } from '../../../probe/client.ts';
+import type { EvidenceEntry } from '../../../probe/evidence.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
 import type { CheckContext } from '../../../runner/context.ts';
@@ -154,14 +155,16 @@ export function recordDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint, 
   const text = (s: string) => (redactor ? redactor.text(s) : s);
   for (const d of deliveries.slice(0, 20)) {
     const body = d.rawBody.toString('utf8');
-    ctx.http.evidence.push({
+    const entry: EvidenceEntry = {
       label: `${label} (attempt ${d.attempt}, answered ${d.answered})`,
       request: { method: 'POST', url: text(endpoint.url), headers: redactor ? redactor.headers(d.headers) : d.headers, body: text(body.length > 4096 ? `${body.slice(0, 4096)}…` : body) },
       response: { status: d.answered, headers: {} },
       durationMs: 0,
       // Not a request apicert sent: there is nothing to repeat with curl, so the line says so.
       curl: '# received by the apicert webhook receiver, sent by the target',
-    });
+      direction: 'received',
+    };
+    ctx.http.record(entry, d);
   }
 }
 
