@@ -1,6 +1,6 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RULES } from '../catalog/index.ts';
 import type { Surface } from '../catalog/types.ts';
 import { FAULTS, isFaultId, type FaultId } from '../fake/faults/index.ts';
@@ -10,6 +10,7 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
+import { invocationOf, loadBaselineFor, loadSigningKey, registerReportCommands, writeSignature } from './report-commands.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -66,24 +67,35 @@ export function buildProgram(): Command {
     .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`, formats, [...REPORT_FORMATS])
     .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faults))
     .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials)')
+    .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig')
+    .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
     .option('--quiet', 'print only the summary')
-    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; allowUntestable?: boolean; quiet?: boolean }) => {
+    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; allowUntestable?: boolean; sign?: string; baseline?: string; quiet?: boolean }) => {
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
       if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
       const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : undefined;
+      const signingKey = opts.sign ? await loadSigningKey(opts.sign) : undefined;
+      const baseline = opts.baseline ? await loadBaselineFor(opts.baseline) : undefined;
       const { report } = await certify({
         profile,
         surfaces: opts.surface,
         patterns: opts.rules,
         seed: opts.seed,
         faults: opts.faults,
-        onResult: opts.quiet ? undefined : (r) => console.log(`${VERDICT_MARK[r.verdict]!.padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
+        invocation: invocationOf(opts),
+        allowUntestable: Boolean(opts.allowUntestable),
+        baseline,
+        onResult: opts.quiet ? undefined : (r) => console.log(`${(r.rule.level === 'required' ? VERDICT_MARK[r.verdict]! : `${r.verdict} (obs)`).padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
       });
-      const written = await writeReports(report, opts.out, opts.format);
+      const formatsWritten: ReportFormat[] = signingKey && !opts.format.includes('json') ? ['json', ...opts.format] : opts.format;
+      const written = await writeReports(report, opts.out, formatsWritten);
+      if (signingKey) written.push(await writeSignature(report, join(opts.out, 'report.json'), signingKey));
       const req = report.summary.required;
       console.log(
         `\n${report.target.baseUrl} (${report.target.kind}): gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`,
       );
+      if (report.summary.expectedFailures.length) console.log(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
+      if (report.summary.staleBaseline.length) console.log(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
       console.log(`reports: ${written.join(', ')}`);
       process.exitCode = exitCodeFor(report.summary.gate, Boolean(opts.allowUntestable));
     });
@@ -109,6 +121,8 @@ export function buildProgram(): Command {
       });
       await fake.close();
     });
+
+  registerReportCommands(program);
 
   program
     .command('rules')

@@ -1,33 +1,134 @@
 import { readFileSync } from 'node:fs';
-import type { Report, ReportRule } from './model.ts';
+import { VERDICTS } from '../catalog/types.ts';
+import type { EvidenceEntry } from '../probe/evidence.ts';
+import { curlOf, decidingExchange, exchangeText } from './evidence-text.ts';
+import { effectOf, type Report, type ReportRule } from './model.ts';
 
 const TEMPLATE_URL = new URL('../../reports/templates/report.html', import.meta.url);
 
 function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-function ruleRow(r: ReportRule): string {
-  const evidence = r.evidence.length
-    ? `<details><summary>${r.evidence.length} exchange(s)${r.evidenceOmitted ? `, ${r.evidenceOmitted} omitted` : ''}</summary><pre>${esc(r.evidence.map((e) => `${e.label ?? ''}\n${e.curl}\n→ ${e.response?.status ?? e.error ?? ''}`).join('\n\n'))}</pre></details>`
-    : '';
-  return `<tr><td><code>${esc(r.id)}</code></td><td class="v-${r.verdict}">${r.verdict}</td><td>${esc(r.title)}<blockquote>${esc(r.spec.quote)}</blockquote>${r.reason ? `<p>${esc(r.reason)}</p>` : ''}${evidence}</td></tr>`;
+/** `<surface>.<area>` of a rule id: the grouping the developers' guide names. */
+export function areaOf(id: string): string {
+  return id.split('.').slice(0, 2).join('.');
 }
 
+function verdictTag(r: ReportRule): string {
+  const expected = r.baseline?.status === 'expected' ? ' <span class="expected">expected (baseline)</span>' : '';
+  const stale = r.baseline?.status === 'stale' ? ' <span class="expected">stale baseline entry</span>' : '';
+  return `<span class="verdict v-${r.verdict}">${esc(r.verdict)}</span>${expected}${stale}`;
+}
+
+function exchangeBlock(e: EvidenceEntry, what: string): string {
+  const curl = curlOf(e);
+  return [
+    `<div class="meta">${esc(what)}${e.label ? `: ${esc(e.label)}` : ''}</div>`,
+    `<pre>${esc(exchangeText(e))}</pre>`,
+    curl ? `<div class="meta">Repeat it:</div><pre>${esc(curl)}</pre>` : '',
+  ].join('');
+}
+
+function casesBlock(r: ReportRule): string {
+  const cases = r.cases.map((c, i) => {
+    const e = decidingExchange(r, c.exchange);
+    const counter = c.counterexample
+      ? `<div class="meta">Counterexample (seed ${c.counterexample.seed}, path ${esc(c.counterexample.path ?? '-')}, ${c.counterexample.numRuns} runs):</div><pre>${esc(JSON.stringify(c.counterexample.value, null, 2) ?? 'undefined')}</pre>`
+      : '';
+    const exchange = e ? exchangeBlock(e, e.direction === 'received' ? 'Received from the target' : 'The exchange that decided it') : '<div class="meta">No single exchange decided this case.</div>';
+    return `<div class="case"><b>Case ${i + 1}.</b> ${esc(c.reason)}${counter}${exchange}</div>`;
+  });
+  if (r.casesOmitted > 0) cases.push(`<p class="meta">… and ${r.casesOmitted} more failing cases (a rule reports at most ${r.cases.length}).</p>`);
+  return cases.join('');
+}
+
+function blocking(r: ReportRule, report: Report): string {
+  const effect = effectOf(r, report.run.allowUntestable);
+  const stale = r.baseline?.status === 'stale' ? `<p>The baseline lists this rule as a known failure ("${esc(r.baseline.reason)}") but it passes now: remove the entry.</p>` : '';
+  const body = r.verdict === 'fail' ? casesBlock(r) : r.reason ? `<p>${esc(r.reason)}</p>` : '';
+  const last = r.verdict !== 'fail' && r.evidence.length > 0 && !stale ? exchangeBlock(r.evidence.at(-1)!, 'The last exchange sent') : '';
+  return `<article class="failure${effect === 'error' ? ' blocking-error' : ''}" id="fail-${esc(r.id)}">
+<h3><code>${esc(r.id)}</code> ${verdictTag(r)}</h3>
+<div>${esc(r.title)} <span class="meta">· ${esc(r.level)} · ${esc(r.spec.document)}, ${esc(r.spec.section)}</span></div>
+<blockquote>${esc(r.spec.quote)}</blockquote>
+${stale}${body}${last}
+${r.rerun ? `<div class="meta">Rerun this rule alone:</div><pre>${esc(r.rerun)}</pre>` : ''}
+</article>`;
+}
+
+function ruleItem(r: ReportRule): string {
+  const detail = [
+    `<blockquote>${esc(r.spec.quote)}</blockquote>`,
+    r.reason ? `<p>${esc(r.reason)}</p>` : '',
+    r.verdict === 'fail' ? casesBlock(r) : '',
+    r.evidence.length > 0 && r.verdict !== 'fail' ? `<details><summary>${r.evidence.length} exchange(s)${r.evidenceOmitted ? `, ${r.evidenceOmitted} omitted` : ''}</summary>${r.evidence.map((e) => exchangeBlock(e, e.direction === 'received' ? 'Received' : 'Sent')).join('')}</details>` : '',
+    r.rerun ? `<pre>${esc(r.rerun)}</pre>` : '',
+  ].join('');
+  return `<details class="rule" data-verdict="${r.verdict}"><summary><code>${esc(r.id)}</code> ${verdictTag(r)} <span class="meta">${esc(r.level)}</span> ${esc(r.title)}</summary>${detail}</details>`;
+}
+
+function countRow(label: string, rules: readonly ReportRule[], strong: boolean): string {
+  const n = (v: string) => rules.filter((r) => r.verdict === v).length;
+  const cells = ['pass', 'fail', 'untestable', 'inconclusive', 'not-applicable'].map((v) => `<td class="n${n(v) > 0 && v !== 'pass' ? ` v-${v}` : ''}">${n(v)}</td>`).join('');
+  return `<tr><td>${strong ? `<b>${esc(label)}</b>` : `&nbsp;&nbsp;${esc(label)}`}</td>${cells}</tr>`;
+}
+
+/** One self-contained page: the gate and the run's facts, then what blocks the gate, then the rest. */
 export function renderHtml(report: Report): string {
   const req = report.summary.required;
+  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, report.run.allowUntestable)));
+  const expected = report.rules.filter((r) => effectOf(r, report.run.allowUntestable) === 'expected');
+  const surfaces = [...new Set(report.rules.map((r) => r.surface))];
+  const areas = [...new Set(report.rules.map((r) => areaOf(r.id)))];
+  const fact = (name: string, value: string) => `<li><b>${esc(name)}</b> <code>${esc(value)}</code></li>`;
+  const facts = [
+    fact('target', `${report.target.baseUrl} (${report.target.kind}${report.target.faults?.length ? `, faults ${report.target.faults.join(', ')}` : ''})`),
+    fact('profile', report.target.profileFingerprint.slice(0, 23)),
+    fact('seed', String(report.run.seed)),
+    fact('started', report.run.startedAt),
+    fact('duration', `${(report.run.durationMs / 1000).toFixed(1)} s`),
+    fact('requests', String(report.run.requests)),
+    fact('apicert', `${report.harness.version} (Node ${report.harness.node})`),
+    fact('rule set', report.harness.rulesetHash.slice(0, 23)),
+    fact('digest', report.digest.slice(0, 23)),
+    report.run.baseline ? fact('baseline', `${report.run.baseline.file} (${report.run.baseline.entries} entries)`) : '',
+  ].join('');
+  const failures = [
+    blockers.length === 0 ? '<p>Nothing blocks the gate.</p>' : '',
+    ...blockers.map((r) => blocking(r, report)),
+    expected.length > 0 ? `<h3>Expected failures (listed in the baseline, not gating)</h3><ul>${expected.map((r) => `<li><code>${esc(r.id)}</code>: ${esc(r.baseline?.reason ?? '')}${r.baseline?.expires ? ` <span class="meta">until ${esc(r.baseline.expires)}</span>` : ''}</li>`).join('')}</ul>` : '',
+  ].join('\n');
+  const groups = surfaces.map((surface) => {
+    const inSurface = areas.filter((a) => a.startsWith(`${surface}.`));
+    const inner = inSurface.map((area) => {
+      const rules = report.rules.filter((r) => areaOf(r.id) === area);
+      const bad = rules.filter((r) => r.verdict !== 'pass').length;
+      return `<details class="group"${bad > 0 ? ' open' : ''}><summary><code>${esc(area)}</code> · ${rules.length} rules${bad ? `, ${bad} not passing` : ''}</summary><div>${rules.map(ruleItem).join('')}</div></details>`;
+    });
+    return `<h3>${esc(surface)}</h3>${inner.join('')}`;
+  });
+  const counts = surfaces.flatMap((surface) => [
+    countRow(surface, report.rules.filter((r) => r.surface === surface), true),
+    ...areas.filter((a) => a.startsWith(`${surface}.`)).map((a) => countRow(a, report.rules.filter((r) => areaOf(r.id) === a), false)),
+  ]);
+  const observations = report.observations.length
+    ? `<ul class="obs">${report.observations.map((o) => `<li><code>${esc(o.ruleId)}</code> · ${esc(o.subject)}: <code>${esc(JSON.stringify(o.value) ?? 'undefined')}</code>${o.note ? ` <span class="meta">${esc(o.note)}</span>` : ''}</li>`).join('')}</ul>`
+    : '<p>None.</p>';
   const values: Record<string, string> = {
     target: esc(report.target.baseUrl),
     gate: report.summary.gate,
     gateLabel: report.summary.gate.toUpperCase(),
-    digest: esc(report.digest),
-    summary: esc(
-      `${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}; apicert ${report.harness.version}`,
+    headline: esc(
+      `required rules: ${req.pass} pass, ${req.fail} fail${expected.length ? ` (${expected.length} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     ),
-    requiredRows: report.rules.filter((r) => r.level === 'required').map(ruleRow).join('\n'),
-    observationRows: report.observations
-      .map((o) => `<tr><td><code>${esc(o.ruleId)}</code></td><td>${esc(o.subject)}${o.note ? `<br><small>${esc(o.note)}</small>` : ''}</td><td><code>${esc(JSON.stringify(o.value) ?? '')}</code></td></tr>`)
-      .join('\n'),
+    facts,
+    failuresTitle: blockers.length ? `What blocks the gate (${blockers.length})` : 'What blocks the gate',
+    failures,
+    counts: counts.join('\n'),
+    filters: VERDICTS.map((v) => `<label><input type="checkbox" value="${v}" checked> ${v} (${report.rules.filter((r) => r.verdict === v).length})</label>`).join(''),
+    groups: groups.join('\n'),
+    observations,
   };
   return readFileSync(TEMPLATE_URL, 'utf8').replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? '');
 }

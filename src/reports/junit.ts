@@ -1,4 +1,5 @@
-import type { Report } from './model.ts';
+import { effectOf, type Report, type ReportRule } from './model.ts';
+import { curlOf, decidingExchange } from './evidence-text.ts';
 
 function xml(text: string): string {
   return text
@@ -7,30 +8,90 @@ function xml(text: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
     // XML 1.0 forbids most control characters, which a hostile response body may contain.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/g, '');
+    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '');
 }
 
-/** One testsuite per surface, one testcase per rule; observation rules never fail the suite. */
+/** The failure body a dashboard shows: every case with its reason and curl line, then the rerun command. */
+function failureText(r: ReportRule): string {
+  const parts: string[] = [];
+  if (r.baseline?.status === 'stale') {
+    parts.push(`The baseline lists this rule as failing ("${r.baseline.reason}") but it passes now: remove the entry from the baseline.`);
+  }
+  for (const [i, c] of r.cases.entries()) {
+    parts.push(`case ${i + 1}: ${c.reason}`);
+    if (c.counterexample) parts.push(`  counterexample (seed ${c.counterexample.seed}, path ${c.counterexample.path ?? '-'}): ${JSON.stringify(c.counterexample.value) ?? 'undefined'}`);
+    const e = decidingExchange(r, c.exchange);
+    const curl = e && curlOf(e);
+    if (curl) parts.push(`  ${curl}`);
+    else if (e) parts.push(`  (a delivery the target sent to apicert's receiver: ${e.label ?? ''})`);
+  }
+  if (r.casesOmitted > 0) parts.push(`... and ${r.casesOmitted} more failing cases`);
+  parts.push('', `spec (${r.spec.document}, ${r.spec.section}): ${r.spec.quote}`);
+  if (r.rerun) parts.push(`rerun: ${r.rerun}`);
+  return parts.join('\n');
+}
+
+function testcase(r: ReportRule, report: Report): string {
+  const name = `${r.id}${r.level === 'observation' ? ' [observation]' : ''}`;
+  const open = `    <testcase classname="apicert.${xml(r.surface)}" name="${xml(name)}" time="${(r.durationMs / 1000).toFixed(3)}">`;
+  const why = xml(r.reason ?? '');
+  const effect = effectOf(r, report.run.allowUntestable);
+  let inner = '';
+  if (effect === 'failure') {
+    const message = r.baseline?.status === 'stale' ? `stale baseline entry: the rule passes now` : (r.reason ?? 'failed');
+    inner = `\n      <failure message="${xml(message)}" type="${r.baseline?.status === 'stale' ? 'stale-baseline' : 'fail'}">${xml(failureText(r))}</failure>`;
+  } else if (effect === 'error') {
+    inner = `\n      <error message="${r.verdict}: ${why}" type="${r.verdict}">${xml(r.rerun ? `rerun: ${r.rerun}` : '')}</error>`;
+  } else if (effect === 'expected') {
+    inner = `\n      <skipped>${xml(`expected failure (baseline: ${r.baseline?.reason ?? ''}): ${r.reason ?? ''}`)}</skipped>`;
+  } else if (effect === 'skipped') {
+    inner = `\n      <skipped>${xml(`${r.verdict}${r.level === 'observation' ? ' (observation, does not gate)' : ''}: ${r.reason ?? ''}`)}</skipped>`;
+  }
+  const out = r.verdict === 'pass' && !r.baseline ? '' : `\n      <system-out>${xml(`${r.verdict}${r.level === 'observation' ? ' (observation)' : ''}: ${r.reason ?? ''}`)}</system-out>`;
+  return `${open}${inner}${out}\n    </testcase>`;
+}
+
+function properties(report: Report): string {
+  const props: Array<[string, string]> = [
+    ['target', report.target.baseUrl],
+    ['target.kind', report.target.kind],
+    ['profile.fingerprint', report.target.profileFingerprint],
+    ['seed', String(report.run.seed)],
+    ['gate', report.summary.gate],
+    ['digest', report.digest],
+    ['version', report.harness.version],
+    ['ruleset', report.harness.rulesetHash],
+  ];
+  if (report.target.faults?.length) props.push(['faults', report.target.faults.join(',')]);
+  if (report.run.baseline) props.push(['baseline', report.run.baseline.file]);
+  return `    <properties>\n${props.map(([k, v]) => `      <property name="${xml(k)}" value="${xml(v)}"/>`).join('\n')}\n    </properties>`;
+}
+
+/**
+ * One testsuite per surface, one testcase per rule, valid against the Jenkins JUnit schema (junit-4.xsd:
+ * skip messages are element text). The counts agree with the exit code: whatever gates the run is a
+ * failure or an error, whatever does not is skipped or passes.
+ */
 export function renderJunit(report: Report): string {
   const surfaces = [...new Set(report.rules.map((r) => r.surface))];
-  const suites = surfaces.map((surface) => {
+  let totals = { tests: 0, failures: 0, errors: 0 };
+  const suites = surfaces.map((surface, id) => {
     const rules = report.rules.filter((r) => r.surface === surface);
-    const failures = rules.filter((r) => r.level === 'required' && r.verdict === 'fail').length;
-    const errors = rules.filter((r) => r.level === 'required' && r.verdict === 'inconclusive').length;
-    const skipped = rules.filter((r) => r.verdict === 'untestable' || r.verdict === 'not-applicable').length;
+    const effects = rules.map((r) => effectOf(r, report.run.allowUntestable));
+    const count = (...wanted: string[]) => effects.filter((e) => wanted.includes(e)).length;
+    const counts = { tests: rules.length, failures: count('failure'), errors: count('error'), skipped: count('skipped', 'expected') };
+    totals = { tests: totals.tests + counts.tests, failures: totals.failures + counts.failures, errors: totals.errors + counts.errors };
     const time = rules.reduce((sum, r) => sum + r.durationMs, 0) / 1000;
-    const cases = rules.map((r) => {
-      const name = `${r.id}${r.level === 'observation' ? ' [observation]' : ''}`;
-      const open = `    <testcase classname="apicert.${xml(surface)}" name="${xml(name)}" time="${(r.durationMs / 1000).toFixed(3)}">`;
-      const why = xml(r.reason ?? '');
-      let inner = '';
-      if (r.verdict === 'fail' && r.level === 'required') inner = `\n      <failure message="${why}" type="fail">${xml(r.spec.quote)}</failure>`;
-      else if (r.verdict === 'inconclusive' && r.level === 'required') inner = `\n      <error message="${why}" type="inconclusive"/>`;
-      else if (r.verdict === 'untestable' || r.verdict === 'not-applicable') inner = `\n      <skipped message="${xml(r.verdict)}: ${why}"/>`;
-      const out = r.verdict === 'pass' ? '' : `\n      <system-out>${xml(`${r.verdict}: ${r.reason ?? ''}`)}</system-out>`;
-      return `${open}${inner}${out}\n    </testcase>`;
-    });
-    return `  <testsuite name="apicert ${xml(surface)}" tests="${rules.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time.toFixed(3)}" timestamp="${report.run.startedAt}">\n${cases.join('\n')}\n  </testsuite>`;
+    const host = new URL(report.target.baseUrl).host;
+    return [
+      `  <testsuite name="apicert ${xml(surface)}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${time.toFixed(3)}" timestamp="${report.run.startedAt.replace(/\.\d+Z$/, '')}" hostname="${xml(host)}" id="${id}" package="apicert.${xml(surface)}">`,
+      properties(report),
+      ...rules.map((r) => testcase(r, report)),
+      `    <system-out>${xml(`gate ${report.summary.gate}; digest ${report.digest}`)}</system-out>`,
+      '    <system-err></system-err>',
+      '  </testsuite>',
+    ].join('\n');
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="apicert certification" tests="${report.rules.length}">\n${suites.join('\n')}\n</testsuites>\n`;
+  // The skip count lives on each testsuite: the Jenkins schema has no `skipped` on <testsuites>.
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="apicert certification" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

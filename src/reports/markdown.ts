@@ -1,4 +1,5 @@
-import type { Report, ReportRule } from './model.ts';
+import { curlOf, decidingExchange } from './evidence-text.ts';
+import { effectOf, type Report, type ReportRule } from './model.ts';
 
 const ICON: Record<string, string> = { pass: 'PASS', fail: 'FAIL', 'not-applicable': 'N/A', untestable: 'UNTESTABLE', inconclusive: 'INCONCLUSIVE' };
 
@@ -22,18 +23,32 @@ export function renderMarkdown(report: Report): string {
     `- Gate: **${report.summary.gate.toUpperCase()}**`,
     `- Required rules: ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
-    `- apicert ${report.harness.version} on Node ${report.harness.node}; digest \`${report.digest}\``,
+    `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`; profile \`${report.target.profileFingerprint}\`; digest \`${report.digest}\``,
     '',
   ];
-  const failed = required.filter((r) => r.verdict === 'fail');
-  if (failed.length > 0) {
-    lines.push('## Failures', '');
-    for (const r of failed) {
-      lines.push(`### \`${r.id}\``, '', `> ${r.spec.quote}`, '', `${r.reason ?? ''}`, '');
-      if (r.counterexample) lines.push(`Counterexample (seed ${r.counterexample.seed}, path ${r.counterexample.path}): \`${JSON.stringify(r.counterexample.value)}\``, '');
-      const last = r.evidence.at(-1);
-      if (last) lines.push('Reproduce the last exchange:', '', '```sh', last.curl, '```', '');
+  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, report.run.allowUntestable)));
+  if (blockers.length > 0) {
+    lines.push('## What blocks the gate', '');
+    for (const r of blockers) {
+      lines.push(`### \`${r.id}\` (${r.verdict}${r.baseline?.status === 'stale' ? ', stale baseline entry' : ''})`, '', `> ${r.spec.quote}`, '');
+      if (r.baseline?.status === 'stale') lines.push(`The baseline lists this rule as failing ("${r.baseline.reason}") but it passes now: remove the entry.`, '');
+      if (r.verdict !== 'fail') lines.push(r.reason ?? '', '');
+      for (const [i, c] of r.cases.entries()) {
+        lines.push(`${i + 1}. ${c.reason}`);
+        if (c.counterexample) lines.push(`   Counterexample (seed ${c.counterexample.seed}, path ${c.counterexample.path ?? '-'}): \`${JSON.stringify(c.counterexample.value)}\``);
+        const e = decidingExchange(r, c.exchange);
+        const curl = e && curlOf(e);
+        if (curl) lines.push('', '   ```sh', `   ${curl}`, '   ```');
+        else if (e) lines.push(`   (received from the target: ${e.label ?? 'a delivery'})`);
+      }
+      if (r.casesOmitted > 0) lines.push(`   … and ${r.casesOmitted} more failing cases`);
+      if (r.rerun) lines.push('', 'Rerun:', '', '```sh', r.rerun, '```');
+      lines.push('');
     }
+  }
+  const expected = report.rules.filter((r) => effectOf(r, report.run.allowUntestable) === 'expected');
+  if (expected.length > 0) {
+    lines.push('## Expected failures (baseline)', '', ...expected.map((r) => `- \`${r.id}\`: ${r.baseline?.reason ?? ''}${r.baseline?.expires ? ` (until ${r.baseline.expires})` : ''}`), '');
   }
   lines.push('## Required rules', '', '| Rule | Verdict | What it checks | Notes |', '|---|---|---|---|', ...required.map(row), '');
   if (observations.length > 0) lines.push('## Observation-only rules', '', '| Rule | Verdict | What it records | Notes |', '|---|---|---|---|', ...observations.map(row), '');

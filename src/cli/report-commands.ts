@@ -1,0 +1,121 @@
+/** The commands that work on reports after a run: keygen, verify, diff; and certify's --sign and --baseline. */
+import type { Command } from 'commander';
+import { readFile, writeFile } from 'node:fs/promises';
+import type { KeyObject } from 'node:crypto';
+import { RULES } from '../catalog/index.ts';
+import { ProfileError } from '../profile/load.ts';
+import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
+import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';
+import type { Report } from '../reports/model.ts';
+import { generateKeys, privateKeyFrom, publicKeyFrom, signReport, SIGNATURE_SUFFIX, verifyReport } from '../reports/signature.ts';
+import { isRecord } from '../util/json.ts';
+import { EXIT } from './exit.ts';
+
+async function readText(path: string, what: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ProfileError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+async function readJson(path: string, what: string): Promise<unknown> {
+  const text = await readText(path, what);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ProfileError(`${path} is not JSON: pass the ${what} apicert wrote`);
+  }
+}
+
+async function readReport(path: string): Promise<Report> {
+  const value = await readJson(path, 'report');
+  if (!isRecord(value) || !Array.isArray(value.rules) || !isRecord(value.summary) || typeof value.digest !== 'string') {
+    throw new ProfileError(`${path} is not an apicert report.json (no rules, summary or digest)`);
+  }
+  return value as unknown as Report;
+}
+
+/** Read before the run, so a bad key is exit 2 before any request is sent. */
+export async function loadSigningKey(path: string): Promise<KeyObject> {
+  return privateKeyFrom(await readText(path, 'signing key'), path);
+}
+
+/** Writes `<report.json>.sig` beside the report; returns its path. */
+export async function writeSignature(report: Report, reportPath: string, key: KeyObject): Promise<string> {
+  const path = `${reportPath}${SIGNATURE_SUFFIX}`;
+  await writeFile(path, `${JSON.stringify(signReport(report, key), null, 2)}\n`);
+  return path;
+}
+
+export async function loadBaselineFor(path: string): Promise<{ file: string; entries: BaselineEntry[] }> {
+  return { file: path, entries: await loadBaseline(path, RULES.map((r) => r.id)) };
+}
+
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** How the run was started, minus --rules and --seed: every rerun line in the report extends it. */
+export function invocationOf(opts: { target?: string; profile?: string; surface?: string[]; faults?: string[]; baseline?: string }): string {
+  const parts = ['npx', 'apicert', 'certify'];
+  if (opts.profile) parts.push('--profile', shellWord(opts.profile));
+  if (opts.target) parts.push('--target', shellWord(opts.target));
+  if (opts.faults?.length) parts.push('--faults', shellWord(opts.faults.join(',')));
+  return parts.join(' ');
+}
+
+export function registerReportCommands(program: Command): void {
+  program
+    .command('keygen')
+    .description('Write an Ed25519 key pair for signing reports: PREFIX.key (readable by you only) and PREFIX.pub.')
+    .requiredOption('--out <prefix>', 'path prefix of the two files')
+    .action(async (opts: { out: string }) => {
+      const keys = generateKeys();
+      try {
+        // wx: never overwrite a key someone already signs with.
+        await writeFile(`${opts.out}.key`, keys.privatePem, { mode: 0o600, flag: 'wx' });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new ProfileError(code === 'EEXIST' ? `${opts.out}.key exists: choose another --out, or delete it if it is no longer used` : `cannot write ${opts.out}.key: ${code ?? String(error)}`);
+      }
+      await writeFile(`${opts.out}.pub`, keys.publicPem);
+      console.log(`wrote ${opts.out}.key (private, mode 0600) and ${opts.out}.pub; key id ${keys.keyId}`);
+      console.log(`sign a run with: npx apicert certify --sign ${opts.out}.key`);
+    });
+
+  program
+    .command('verify')
+    .description('Check a report.json against its detached signature (REPORT.sig) and a public key; exit 0 when intact, 1 when not.')
+    .argument('<report>', 'the report.json to check')
+    .requiredOption('--key <pub>', 'the public key (PREFIX.pub from keygen)')
+    .option('--signature <file>', 'the signature file (default: REPORT.sig)')
+    .action(async (reportPath: string, opts: { key: string; signature?: string }) => {
+      const key = publicKeyFrom(await readText(opts.key, 'public key'), opts.key);
+      const sigPath = opts.signature ?? `${reportPath}${SIGNATURE_SUFFIX}`;
+      const report = await readJson(reportPath, 'report');
+      const signature = await readJson(sigPath, 'signature');
+      const result = verifyReport(report, signature, key);
+      if (result.ok) {
+        console.log(`${reportPath}: intact, signed by key ${(signature as { keyId: string }).keyId}`);
+        process.exitCode = EXIT.pass;
+        return;
+      }
+      console.log(`${reportPath}: NOT intact`);
+      for (const p of result.problems) console.log(`  - ${p}`);
+      process.exitCode = EXIT.fail;
+    });
+
+  program
+    .command('diff')
+    .description('Compare two report.json files: new failures, fixed rules, other verdict changes, rules added or removed; exit 1 on a regression.')
+    .argument('<old>', 'the earlier report.json')
+    .argument('<new>', 'the later report.json')
+    .option('--format <format>', 'text or md (a pull-request comment)', 'text')
+    .action(async (oldPath: string, newPath: string, opts: { format: string }) => {
+      if (opts.format !== 'text' && opts.format !== 'md') throw new ProfileError(`unknown --format "${opts.format}": use text or md`);
+      const d = diffReports(await readReport(oldPath), await readReport(newPath));
+      process.stdout.write(opts.format === 'md' ? renderDiffMarkdown(d) : renderDiffText(d));
+      process.exitCode = d.regression ? EXIT.fail : EXIT.pass;
+    });
+}

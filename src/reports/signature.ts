@@ -1,0 +1,140 @@
+/**
+ * Detached Ed25519 signatures over the canonical JSON of a report. The signature file also carries a
+ * signed manifest (one digest per part of the report), so `verify` can say which part changed.
+ */
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { ProfileError } from '../profile/load.ts';
+import { canonicalJson, isRecord } from '../util/json.ts';
+import { digestOf, type Report } from './model.ts';
+
+export const SIGNATURE_SUFFIX = '.sig';
+
+export interface SignatureFile {
+  algorithm: 'ed25519';
+  /** SHA-256 of the public key (SPKI DER), to tell keys apart without printing them. */
+  keyId: string;
+  /** Signature over canonicalJson(report), base64. */
+  signature: string;
+  manifest: Manifest;
+  /** Signature over canonicalJson(manifest), base64. */
+  manifestSignature: string;
+}
+
+/** A digest per part of the report: a mismatch names the part (and the rule) that changed. */
+export interface Manifest {
+  report: string;
+  parts: Record<string, string>;
+}
+
+function sha256(text: string | Buffer): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+export function keyIdOf(key: KeyObject): string {
+  const pub = key.type === 'private' ? createPublicKey(key) : key;
+  return sha256(pub.export({ type: 'spki', format: 'der' }));
+}
+
+export function generateKeys(): { privatePem: string; publicPem: string; keyId: string } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    publicPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    keyId: keyIdOf(publicKey),
+  };
+}
+
+/** A key the user must fix; a ProfileError so the CLI exits 2 with its message. */
+export class KeyError extends ProfileError {}
+
+export function privateKeyFrom(pem: string, source: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new KeyError(`${source} is not a private key in PEM: make one with "apicert keygen --out PREFIX" and pass PREFIX.key`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new KeyError(`${source} is a ${key.asymmetricKeyType} key; apicert signs with Ed25519 keys from "apicert keygen"`);
+  return key;
+}
+
+export function publicKeyFrom(pem: string, source: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPublicKey(pem);
+  } catch {
+    throw new KeyError(`${source} is not a public key in PEM: pass the PREFIX.pub that "apicert keygen" wrote`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new KeyError(`${source} is a ${key.asymmetricKeyType} key, not Ed25519`);
+  return key;
+}
+
+function partsOf(report: Record<string, unknown>): Record<string, string> {
+  const parts: Record<string, string> = {};
+  for (const [name, value] of Object.entries(report)) {
+    if (name === 'rules' && Array.isArray(value)) {
+      for (const rule of value) {
+        const id = isRecord(rule) && typeof rule.id === 'string' ? rule.id : '?';
+        parts[`rules.${id}`] = sha256(canonicalJson(rule));
+      }
+    } else {
+      parts[name] = sha256(canonicalJson(value));
+    }
+  }
+  return parts;
+}
+
+export function signReport(report: Report, key: KeyObject): SignatureFile {
+  const manifest: Manifest = { report: sha256(canonicalJson(report)), parts: partsOf(report as unknown as Record<string, unknown>) };
+  return {
+    algorithm: 'ed25519',
+    keyId: keyIdOf(key),
+    signature: sign(null, Buffer.from(canonicalJson(report)), key).toString('base64'),
+    manifest,
+    manifestSignature: sign(null, Buffer.from(canonicalJson(manifest)), key).toString('base64'),
+  };
+}
+
+export interface Verification {
+  ok: boolean;
+  /** What no longer matches, one line each; empty when intact. */
+  problems: string[];
+}
+
+function parseSignature(value: unknown): SignatureFile | undefined {
+  if (!isRecord(value) || value.algorithm !== 'ed25519' || typeof value.signature !== 'string' || typeof value.manifestSignature !== 'string' || typeof value.keyId !== 'string') return undefined;
+  const m = value.manifest;
+  if (!isRecord(m) || typeof m.report !== 'string' || !isRecord(m.parts)) return undefined;
+  return value as unknown as SignatureFile;
+}
+
+/** Checks the report against its signature and its own digest, and names every part that changed. */
+export function verifyReport(report: unknown, signatureFile: unknown, key: KeyObject): Verification {
+  const problems: string[] = [];
+  const sig = parseSignature(signatureFile);
+  if (!sig) return { ok: false, problems: ['the signature file is not an apicert signature (ed25519, signature, manifest)'] };
+  if (!isRecord(report)) return { ok: false, problems: ['the report is not a JSON object'] };
+  if (sig.keyId !== keyIdOf(key)) problems.push(`the report was signed with key ${sig.keyId}, not with this public key (${keyIdOf(key)})`);
+  const intact = verify(null, Buffer.from(canonicalJson(report)), key, Buffer.from(sig.signature, 'base64'));
+  if (!intact) {
+    const manifestOk = verify(null, Buffer.from(canonicalJson(sig.manifest)), key, Buffer.from(sig.manifestSignature, 'base64'));
+    if (!manifestOk) {
+      if (problems.length === 0) problems.push('the signature does not verify with this key, and neither does its manifest: the signature file was altered or comes from another key');
+    } else {
+      const now = partsOf(report);
+      const names = new Set([...Object.keys(sig.manifest.parts), ...Object.keys(now)]);
+      for (const name of [...names].sort()) {
+        const signed = sig.manifest.parts[name];
+        if (signed === undefined) problems.push(`${name} was added after signing`);
+        else if (now[name] === undefined) problems.push(`${name} was removed after signing`);
+        else if (signed !== now[name]) problems.push(`${name} changed after signing`);
+      }
+      if (problems.length === 0) problems.push('the report changed after signing');
+    }
+  }
+  const { digest, ...body } = report;
+  if (typeof digest !== 'string' || digest !== digestOf(body as Omit<Report, 'digest'>)) {
+    problems.push(`the report's own digest (${String(digest)}) does not match its content`);
+  }
+  return { ok: problems.length === 0, problems };
+}
