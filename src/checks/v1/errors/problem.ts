@@ -42,10 +42,11 @@ export const problemShape = defineRule({
   async check(ctx) {
     const errors = (await errorBattery(ctx)).filter((e) => e.res.status >= 400);
     ctx.expect(errors.length > 0, 'none of the error probes produced an error');
+    // Each error is its own case: one wrong body must not hide the others.
     for (const { what, res } of errors) {
-      ctx.expect(res.contentType.startsWith('application/problem+json'), `${what} (${res.status}) came with content-type "${res.contentType}", expected application/problem+json`);
-      const problem = ctx.expectShape(v1Problem, res.json, `${what} (${res.status}): the problem body`);
-      ctx.expect(problem.status === res.status, `${what}: the body says status ${problem.status}, the HTTP status is ${res.status}`);
+      ctx.check(res.contentType.startsWith('application/problem+json'), `${what} (${res.status}) came with content-type "${res.contentType}", expected application/problem+json`, res);
+      const problem = ctx.checkShape(v1Problem, res.json, `${what} (${res.status}): the problem body`, res);
+      if (problem) ctx.check(problem.status === res.status, `${what}: the body says status ${problem.status}, the HTTP status is ${res.status}`, res);
     }
     ctx.observe('codes by HTTP status', Object.fromEntries(errors.map((e) => [e.what, `${e.res.status} ${(e.res.json as { code?: string } | undefined)?.code ?? '?'}`])));
   },

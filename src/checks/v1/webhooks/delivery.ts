@@ -18,8 +18,8 @@ export const deliveryBody = defineRule({
   async check(ctx: CheckContext) {
     const { runId, deliveries } = await runDeliveries(ctx);
     for (const d of firstAttempts(deliveries)) {
-      const body = ctx.expectShape(webhookDeliveryBody, d.body, `the delivery body of event ${d.eventId ?? '(no id header)'}`);
-      ctx.expect(body.run_id === runId, `a delivery for run ${runId} names run ${body.run_id}`);
+      const body = ctx.checkShape(webhookDeliveryBody, d.body, `the delivery body of event ${d.eventId ?? '(no id header)'}`, d);
+      if (body) ctx.check(body.run_id === runId, `a delivery for run ${runId} names run ${body.run_id}`, d);
     }
     const d = deliveries[0]!;
     ctx.observe('content-type of deliveries', d.headers['content-type'] ?? null);
@@ -38,8 +38,8 @@ export const idHeader = defineRule({
     const { deliveries } = await runDeliveries(ctx);
     for (const d of deliveries) {
       const header = d.headers[WEBHOOK_HEADERS.id];
-      ctx.expect(header !== undefined, 'a delivery has no Service-Webhook-Id header');
-      ctx.expect(header === bodyOf(d).event_id, `Service-Webhook-Id ${header} differs from the body event_id ${String(bodyOf(d).event_id)}`);
+      if (!ctx.check(header !== undefined, 'a delivery has no Service-Webhook-Id header', d)) continue;
+      ctx.check(header === bodyOf(d).event_id, `Service-Webhook-Id ${header} differs from the body event_id ${String(bodyOf(d).event_id)}`, d);
     }
   },
 });
@@ -60,10 +60,10 @@ export const timestampHeader = defineRule({
     let worst = 0;
     for (const d of deliveries) {
       const value = d.headers[WEBHOOK_HEADERS.timestamp];
-      ctx.expect(value !== undefined && /^\d+$/.test(value), `Service-Webhook-Timestamp is ${JSON.stringify(value)}, not a decimal count of seconds`);
+      if (!ctx.check(value !== undefined && /^\d+$/.test(value), `Service-Webhook-Timestamp is ${JSON.stringify(value)}, not a decimal count of seconds`, d)) continue;
       const skew = Number(value) - Math.floor(d.receivedAt / 1000);
       if (Math.abs(skew) > Math.abs(worst)) worst = skew;
-      ctx.expect(Math.abs(skew) <= 300, `Service-Webhook-Timestamp ${value} is ${skew} s from the receiver's clock (more than 300 s: milliseconds, or a skewed clock)`);
+      ctx.check(Math.abs(skew) <= 300, `Service-Webhook-Timestamp ${value} is ${skew} s from the receiver's clock (more than 300 s: milliseconds, or a skewed clock)`, d);
     }
     ctx.observe('largest timestamp skew (s)', worst);
   },
@@ -80,7 +80,7 @@ export const signatureFormat = defineRule({
     const { deliveries } = await runDeliveries(ctx);
     for (const d of deliveries) {
       const value = d.headers[WEBHOOK_HEADERS.signature];
-      ctx.expect(value !== undefined && WEBHOOK_SIGNATURE_PATTERN.test(value), `Service-Webhook-Signature is ${JSON.stringify(value)}, not v1= followed by 64 lowercase hex characters`);
+      ctx.check(value !== undefined && WEBHOOK_SIGNATURE_PATTERN.test(value), `Service-Webhook-Signature is ${JSON.stringify(value)}, not v1= followed by 64 lowercase hex characters`, d);
     }
   },
 });
@@ -99,7 +99,7 @@ export const signatureValid = defineRule({
   async check(ctx: CheckContext) {
     const { hook, deliveries } = await runDeliveries(ctx);
     for (const d of deliveries) {
-      ctx.expect(await macMatches(d, hook.secret), `the signature of event ${d.eventId ?? '(no id)'} does not verify over the raw body with the endpoint's signing_secret`);
+      ctx.check(await macMatches(d, hook.secret), `the signature of event ${d.eventId ?? '(no id)'} does not verify over the raw body with the endpoint's signing_secret`, d);
     }
   },
 });

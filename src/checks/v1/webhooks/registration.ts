@@ -33,7 +33,7 @@ export const registerScopes = defineRule({
   async check(ctx: CheckContext) {
     for (const scope of ['runs:read', 'runs:write'] as const) {
       const res = await registerWebhook(ctx, { url: publicUrl() }, `register with a key holding only ${scope}`, holdingOnly(ctx, scope));
-      ctx.expect(res.status === 403, `registration with a key holding only ${scope} answered ${res.status}, expected 403`);
+      ctx.check(res.status === 403, `registration with a key holding only ${scope} answered ${res.status}, expected 403`, res);
     }
   },
 });

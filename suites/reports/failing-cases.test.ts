@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import type { Rule } from '../../src/catalog/types.ts';
+import { RequestBudget } from '../../src/probe/budget.ts';
+import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
+import type { EvidenceEntry } from '../../src/probe/evidence.ts';
+import { profileSchema } from '../../src/profile/schema.ts';
+import { Redactor } from '../../src/redact/redactor.ts';
+import type { CheckContext } from '../../src/runner/context.ts';
+import { runRule } from '../../src/runner/run.ts';
+import { certify } from '../../src/runner/certify.ts';
+
+const profile = profileSchema.parse({ target: 'http://127.0.0.1:9' });
+const probe = new ProbeClient({
+  baseUrl: profile.target,
+  redactor: new Redactor(),
+  budget: new RequestBudget(10),
+  timeoutMs: 1000,
+  streamTimeoutMs: 1000,
+  streamCloseGraceMs: 100,
+  dispatcher: createDispatcher(),
+});
+
+function rule(check: (ctx: CheckContext) => Promise<void>): Rule {
+  return {
+    id: 'v1.test.cases',
+    surface: 'v1',
+    title: 'test rule',
+    level: 'required',
+    destructive: 'read',
+    spec: { document: 'v1-execution-fabric.md', section: 'Test', quote: 'test' },
+    check,
+  };
+}
+
+/** An exchange the check did not send: no network needed, and `subject` links it for `on`. */
+function exchange(ctx: CheckContext, label: string, subject?: object): number {
+  const entry: EvidenceEntry = { label, request: { method: 'POST', url: 'http://127.0.0.1:9/hook', headers: {} }, durationMs: 0, curl: '#', direction: 'received' };
+  return ctx.http.record(entry, subject);
+}
+
+const run = (check: (ctx: CheckContext) => Promise<void>) => runRule(rule(check), { target: { baseUrl: profile.target, kind: 'remote' }, profile, seed: 1, probe });
+
+describe('every failing case of a rule', () => {
+  it('records each soft failure with the exchange that decided it, not the last one sent', async () => {
+    const result = await run(async (ctx) => {
+      const deliveries = [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }];
+      for (const d of deliveries) exchange(ctx, `delivery ${d.n}`, d);
+      exchange(ctx, 'cleanup');
+      for (const d of deliveries) ctx.check(d.n % 2 === 0, `delivery ${d.n} is odd`, d);
+    });
+    expect(result.verdict).toBe('fail');
+    expect(result.cases.map((c) => c.reason)).toEqual(['delivery 1 is odd', 'delivery 3 is odd']);
+    expect(result.cases.map((c) => result.evidence[c.exchange!]!.label)).toEqual(['delivery 1', 'delivery 3']);
+    expect(result.reason).toBe('delivery 1 is odd (and 1 more failing case)');
+  });
+
+  it('blames the exchange current when expect failed, not a cleanup sent afterwards', async () => {
+    const result = await run(async (ctx) => {
+      exchange(ctx, 'the decisive request');
+      try {
+        ctx.expect(false, 'the decisive request was answered wrongly');
+      } finally {
+        exchange(ctx, 'cleanup DELETE');
+      }
+    });
+    expect(result.verdict).toBe('fail');
+    expect(result.cases).toHaveLength(1);
+    expect(result.evidence[result.cases[0]!.exchange!]!.label).toBe('the decisive request');
+  });
+
+  it('keeps the soft cases when a later expect stops the check, and caps them at 20', async () => {
+    const result = await run(async (ctx) => {
+      for (let i = 0; i < 25; i++) ctx.check(false, `case ${i}`);
+      ctx.expect(false, 'the stopping case');
+    });
+    expect(result.verdict).toBe('fail');
+    expect(result.cases).toHaveLength(20);
+    expect(result.casesOmitted).toBe(6);
+    expect(result.reason).toBe('case 0 (and 25 more failing cases)');
+  });
+
+  it('stays fail when a check that already found failing cases then lacks a fixture', async () => {
+    const result = await run(async (ctx) => {
+      ctx.check(false, 'first case broken');
+      ctx.untestable('the profile has no second key');
+    });
+    expect(result.verdict).toBe('fail');
+    expect(result.reason).toMatch(/^first case broken; the check then stopped: the profile has no second key/);
+  });
+
+  it('passes only when every case held, and never on a check that judged nothing', async () => {
+    expect((await run(async (ctx) => void ctx.check(true, 'fine'))).verdict).toBe('pass');
+    const empty = await run(async () => undefined);
+    expect(empty.verdict).toBe('inconclusive');
+    expect(empty.cases).toEqual([]);
+  });
+
+  it('keeps every deciding exchange when long evidence is trimmed', async () => {
+    const result = await run(async (ctx) => {
+      const subjects = Array.from({ length: 100 }, (_, i) => ({ i }));
+      for (const s of subjects) exchange(ctx, `exchange ${s.i}`, s);
+      ctx.check(false, 'exchange 50 is wrong', subjects[50]);
+    });
+    expect(result.evidenceOmitted).toBe(100 - 10 - 30 - 1);
+    expect(result.evidence[result.cases[0]!.exchange!]!.label).toBe('exchange 50');
+  });
+
+  it('keeps the shrunk counterexample and seed of a property-based rule', async () => {
+    const { results } = await certify({ faults: ['v8.missions.idempotency.key-format/accepts-15-chars'], patterns: ['v8.missions.idempotency.key-format'], seed: 99 });
+    const failed = results[0]!;
+    expect(failed.verdict).toBe('fail');
+    const c = failed.cases[0]!;
+    expect(c.counterexample?.seed).toBe(99);
+    expect(c.counterexample?.value).toBeDefined();
+    expect(c.exchange).toBeDefined();
+  });
+
+  it('reports every broken error body of /v1, each with its own request', async () => {
+    const { results } = await certify({ faults: ['v1.errors.problem-shape/extra-member'], patterns: ['v1.errors.problem-shape'], seed: 3 });
+    const failed = results[0]!;
+    expect(failed.verdict).toBe('fail');
+    expect(failed.cases.length).toBeGreaterThan(3);
+    const labels = failed.cases.map((c) => failed.evidence[c.exchange!]!.label);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels).toContain('execute with malformed JSON');
+  });
+});
