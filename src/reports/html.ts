@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { VERDICTS } from '../catalog/types.ts';
 import type { EvidenceEntry } from '../probe/evidence.ts';
 import { curlOf, decidingExchange, exchangeText } from './evidence-text.ts';
-import { effectOf, type Report, type ReportRule } from './model.ts';
+import { effectOf, gates, type Report, type ReportRule } from './model.ts';
 
 const TEMPLATE_URL = new URL('../../reports/templates/report.html', import.meta.url);
 
@@ -83,7 +83,7 @@ export function renderHtml(report: Report): string {
   const areas = [...new Set(report.rules.map((r) => areaOf(r.id)))];
   const fact = (name: string, value: string) => `<li><b>${esc(name)}</b> <code>${esc(value)}</code></li>`;
   const facts = [
-    fact('target', `${report.target.baseUrl} (${report.target.kind}${report.target.faults?.length ? `, faults ${report.target.faults.join(', ')}` : ''})`),
+    fact('target', `${report.target.baseUrl} (${report.target.kind})`),
     fact('profile', report.target.profileFingerprint.slice(0, 23)),
     fact('seed', String(report.run.seed)),
     fact('started', report.run.startedAt),
@@ -93,7 +93,15 @@ export function renderHtml(report: Report): string {
     fact('rule set', report.harness.rulesetHash.slice(0, 23)),
     fact('digest', report.digest.slice(0, 23)),
     report.run.baseline ? fact('baseline', `${report.run.baseline.file} (${report.run.baseline.entries} entries)`) : '',
+    report.target.faults?.length ? fact('faults switched on', report.target.faults.join(', ')) : '',
   ].join('');
+  const perSurface = surfaces
+    .map((s) => {
+      const rules = report.rules.filter((r) => r.surface === s && gates(r));
+      const n = (v: string) => rules.filter((r) => r.verdict === v).length;
+      return `<li><b>${esc(s)}</b> ${n('pass')} pass · <span class="${n('fail') ? 'v-fail' : ''}">${n('fail')} fail</span> · ${n('untestable')} untestable · ${n('inconclusive')} inconclusive · ${n('not-applicable')} n/a</li>`;
+    })
+    .join('');
   const failures = [
     blockers.length === 0 ? '<p>Nothing blocks the gate.</p>' : '',
     ...blockers.map((r) => blocking(r, report)),
@@ -123,6 +131,7 @@ export function renderHtml(report: Report): string {
       `required rules: ${req.pass} pass, ${req.fail} fail${expected.length ? ` (${expected.length} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     ),
     facts,
+    perSurface,
     failuresTitle: blockers.length ? `What blocks the gate (${blockers.length})` : 'What blocks the gate',
     failures,
     counts: counts.join('\n'),

@@ -11,6 +11,9 @@ import { certify } from '../../src/runner/certify.ts';
 export const CHROMIUM = process.env.APICERT_CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
+// Page scripts as strings: the project's types have no DOM.
+const OPEN_ALL = 'document.querySelectorAll("details").forEach((d) => { d.open = true; })';
+
 describe('report.html in headless Chromium', async () => {
   // The embedded fake: its run has a webhook receiver, so a delivery can be a failing case.
   const run = await certify({
@@ -44,14 +47,14 @@ describe('report.html in headless Chromium', async () => {
   it('loads nothing but itself', async () => {
     const { page, requests } = await open(1280);
     await page.click('#rules details.group summary');
-    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
+    await page.evaluate(OPEN_ALL);
     expect(requests).toEqual([url]);
     await page.close();
   });
 
   it('shows what blocks the gate first, on the first screen', async () => {
     const { page } = await open(1280);
-    const first = await page.evaluate(() => document.querySelector('main')!.firstElementChild!.id);
+    const first = await page.evaluate('document.querySelector("main").firstElementChild.id');
     expect(first).toBe('failures');
     const box = await page.locator('#failures article').first().boundingBox();
     expect(box!.y).toBeLessThan(800);
@@ -69,8 +72,8 @@ describe('report.html in headless Chromium', async () => {
 
   it('has no horizontal overflow at 1280 px, even with every rule open', async () => {
     const { page } = await open(1280);
-    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => (d.open = true)));
-    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    await page.evaluate(OPEN_ALL);
+    const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
     expect(width).toBeLessThanOrEqual(1280);
     await page.close();
   });
