@@ -47,7 +47,7 @@ describe('reports', async () => {
   });
 
   it('renders HTML with escaped content', () => {
-    expect(rendered.html).toContain('<span class="gate gate-fail">FAIL</span>');
+    expect(rendered.html).toContain('<span class="gate gate-fail" id="gate">FAIL</span>');
     expect(rendered.html).not.toContain('{{');
   });
 });
