@@ -16,7 +16,7 @@ export type Level = 'required' | 'observation';
 export type Destructiveness = 'read' | 'mutate';
 
 export interface SpecReference {
-  /** The document the quote comes from: a file in ../shared/spec, or an external specification. */
+  /** The document the quote comes from: a file in spec/, or an external specification. */
   document: 'v8-integration-gateway.md' | 'v1-execution-fabric.md' | 'mcp-2025-03-26';
   /** Section heading path inside the document, e.g. "Endpoints > Rules". */
   section: string;
