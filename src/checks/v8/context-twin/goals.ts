@@ -1,7 +1,7 @@
 /** Endpoints: GET /v8/context-twin/goals; Resources: context goal. */
 import { z } from 'zod';
 import { defineRule } from '../../../catalog/define.ts';
-import { contextGoal } from '../../../contract/v8/context-twin.ts';
+import { contextGoal } from '../../../contract/v8/goals.ts';
 import type { CheckContext } from '../../../runner/context.ts';
 import { holder, listingItems, PATHS } from '../read/support.ts';
 

@@ -1,7 +1,7 @@
 /** Endpoints: GET /v8/world-model/certificates; Resources: world certificate. */
 import { z } from 'zod';
 import { defineRule } from '../../../catalog/define.ts';
-import { worldCertificate } from '../../../contract/v8/world-model.ts';
+import { worldCertificate } from '../../../contract/v8/certificates.ts';
 import type { CheckContext } from '../../../runner/context.ts';
 import { holder, listingItems, PATHS } from '../read/support.ts';
 
