@@ -1,8 +1,7 @@
 /** Authentication (the /v8 seed): /mcp's scopes are not shown, so what it does with tokens is recorded. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { deleteSession, sendInitialize } from '../support.ts';
+import { deleteSession, sendInitialize } from '../support/session.ts';
 
 export const tokenObservation = defineRule({
   id: 'mcp.auth.tokens',

@@ -1,8 +1,7 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession } from '../support.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
+import { newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession } from '../support/session.ts';
 
 const MUST_RECEIVE_BATCHES = 'MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.';
 

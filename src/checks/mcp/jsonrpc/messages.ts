@@ -1,8 +1,7 @@
 /** Base Protocol > Messages: JSON-RPC 2.0 errors, ids and the result/error exclusivity. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PARSE_ERROR, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import {
   closeSession,
   errorOf,
@@ -17,7 +16,7 @@ import {
   withSession,
   type McpReply,
   type McpSession,
-} from '../support.ts';
+} from '../support/session.ts';
 
 const FOLLOW_JSONRPC = 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.';
 

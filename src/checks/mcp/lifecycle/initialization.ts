@@ -1,8 +1,7 @@
 /** Lifecycle > Initialization and Version Negotiation. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support.ts';
+import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
 
 /** The protocolVersion of a result, read loosely so only initialize-result judges the rest of the shape. */
 function versionOf(message: Record<string, unknown> | undefined): string | undefined {

@@ -2,11 +2,10 @@
  * Versioning (the /v8 seed): /mcp follows revision 2025-03-26. What later revisions changed
  * (the MCP-Protocol-Version header of 2025-06-18, batching removed in 2025-06-18) is recorded only.
  */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { PROTOCOL_VERSION_HEADER } from '../../../contract/mcp/transport.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { initializeOnce, isObject, newRequestId, postMcp, request, responses, withSession } from '../support.ts';
+import { initializeOnce, isObject, newRequestId, postMcp, request, responses, withSession } from '../support/session.ts';
 
 const OWN_VERSIONING = '`/mcp` follows the MCP 2025-03-26 Streamable HTTP protocol and has its own versioning, outside `/v8/`.';
 

@@ -1,9 +1,8 @@
 /** Streamable HTTP > Session Management. */
 import { randomBytes } from 'node:crypto';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { caller, closeSession, deleteSession, MCP_PATH, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support.ts';
+import { caller, closeSession, deleteSession, MCP_PATH, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support/session.ts';
 
 /** A session as setup; the rules below do not apply to a server that assigns no session id. */
 async function sessionWithId(ctx: CheckContext): Promise<McpSession & { id: string }> {

@@ -1,7 +1,6 @@
 /** Streamable HTTP > Sending Messages (SSE responses) and Resumability and Redelivery (event ids). */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { isBodyTimeout, newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
+import { isBodyTimeout, newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 /** Calls the fixture tool; with `progress`, a streaming server has a reason to send more than one event. */
 async function callTool(ctx: CheckContext, session: McpSession, label: string, options: { progress: boolean; timeoutMs?: number }): Promise<McpReply & { requestId: string }> {

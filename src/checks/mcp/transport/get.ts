@@ -1,8 +1,7 @@
 /** Endpoints (the /v8 seed): GET /mcp is refused, server-to-client push is disabled on this gateway. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { isObject, MCP_PATH, withSession } from '../support.ts';
+import { isObject, MCP_PATH, withSession } from '../support/session.ts';
 
 export const get405 = defineRule({
   id: 'mcp.transport.get-405',

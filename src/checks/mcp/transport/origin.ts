@@ -1,7 +1,6 @@
 /** Streamable HTTP > Security Warning: what /mcp does with a request from another site's page. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { deleteSession, sendInitialize, SPEC_URL } from '../support.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
+import { deleteSession, sendInitialize, SPEC_URL } from '../support/session.ts';
 
 /** A reserved name (RFC 2606), so the origin can never be one a deployment really trusts. */
 const FOREIGN_ORIGIN = 'https://apicert-foreign-page.invalid';

@@ -1,6 +1,5 @@
 /** Streamable HTTP > Sending Messages to the Server: what a POST is answered with. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import {
   closeSession,
   newRequestId,
@@ -13,7 +12,7 @@ import {
   withSession,
   type McpReply,
   type McpSession,
-} from '../support.ts';
+} from '../support/session.ts';
 
 function describe(reply: McpReply): string {
   return `HTTP ${reply.res.status}, ${reply.kind === 'empty' ? 'no body' : `a ${reply.mediaType || 'untyped'} body`}`;

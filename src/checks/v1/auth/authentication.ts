@@ -1,10 +1,9 @@
 /** Authentication: bearer `service_sk_` API keys; refusals name authentication_failed. */
 import { randomBytes } from 'node:crypto';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support.ts';
+import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 
 interface Call {
   name: string;

@@ -1,7 +1,7 @@
 /** The reference client's /v1/chat path, whose relation to /v1/execute the spec leaves open. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { ACCEPTED } from '../../../contract/v1/runs.ts';
-import { eventKind, postTurn, problemCode, turnBody } from '../support.ts';
+import { eventKind, postTurn, problemCode, turnBody } from '../support/fabric.ts';
 
 export const chatPath = defineRule({
   id: 'v1.chat.relation',

@@ -1,9 +1,7 @@
 /** Errors: every /v1 error is the closed v1 flavour of application/problem+json. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule, type ProbeResponse } from '../../../rule/index.ts';
 import { v1Problem } from '../../../contract/v1/problem.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support.ts';
+import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
 
 /** Errors every deployment can be made to produce with the profile's keys and the `completes` fixture. */
 async function errorBattery(ctx: CheckContext): Promise<Array<{ what: string; res: ProbeResponse }>> {

@@ -1,8 +1,8 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { isRecord } from '../../../util/json.ts';
-import { burstUntil429 } from '../rate-limit-support.ts';
-import { isProblem, namedKey, problemCode } from '../support.ts';
+import { burstUntil429 } from '../support/rate-limit.ts';
+import { isProblem, namedKey, problemCode } from '../support/fabric.ts';
 
 export const rateLimited = defineRule({
   id: 'v1.errors.rate-limited',

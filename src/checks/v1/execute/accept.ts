@@ -1,6 +1,6 @@
 /** The optional Accept header of POST /v1/execute, whose effect the spec does not show. */
-import { defineRule } from '../../../catalog/define.ts';
-import { postExecute, problemCode, taskBody, turnBody } from '../support.ts';
+import { defineRule } from '../../../rule/index.ts';
+import { postExecute, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
 export const acceptHeader = defineRule({
   id: 'v1.execute.accept-header',

@@ -1,12 +1,10 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule, type ProbeResponse } from '../../../rule/index.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import { isRecord } from '../../../util/json.ts';
-import { burstUntil429 } from '../rate-limit-support.ts';
+import { burstUntil429 } from '../support/rate-limit.ts';
 import {
   eventData,
   eventKind,
@@ -21,7 +19,7 @@ import {
   taskBody,
   turnBody,
   type TurnAnswer,
-} from '../support.ts';
+} from '../support/fabric.ts';
 
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 

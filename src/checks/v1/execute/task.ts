@@ -1,7 +1,7 @@
 /** POST /v1/execute in task mode: an open envelope answered with JSON carrying run_id. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { postExecute, taskBody } from '../support.ts';
+import { postExecute, taskBody } from '../support/fabric.ts';
 
 export const taskRunId = defineRule({
   id: 'v1.execute.task.run-id',

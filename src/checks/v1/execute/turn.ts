@@ -1,8 +1,7 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support.ts';
+import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support/fabric.ts';
 import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
 
 export const turnStream = defineRule({

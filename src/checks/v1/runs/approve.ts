@@ -1,11 +1,8 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import type { SseEvent } from '../../../sse/reader.ts';
 import { isRecord } from '../../../util/json.ts';
-import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support.ts';
+import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
 
 export interface ParkedRun {
   runId: string;

@@ -1,7 +1,7 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
-import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support.ts';
+import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 
 export const cancelTerminalEvent = defineRule({

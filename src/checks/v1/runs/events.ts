@@ -1,8 +1,7 @@
 /** GET /v1/runs/{id}/events: identity, resume by sequence, and reconciliation after a dropped connection. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule, type SseEvent } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
-import type { SseEvent } from '../../../sse/reader.ts';
-import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support.ts';
+import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
 
 const RESUME = 'Resume: `Last-Event-ID` carries the `sequence` value of the stored run event.';
 

@@ -1,7 +1,7 @@
 /** GET /v1/runs/{id}: a JSON run resource whose fields the spec does not show. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
-import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '../support.ts';
+import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 
 export const getRun = defineRule({
   id: 'v1.runs.get',

@@ -1,10 +1,9 @@
 /** GET /v1/usage: a JSON readback scoped to the caller's tenant; its fields are not shown. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { usageResponse } from '../../../contract/v1/usage.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { newKey, otherTenantKey, postExecute, primaryKey, startRun, taskBody } from '../support.ts';
+import { newKey, otherTenantKey, postExecute, primaryKey, startRun, taskBody } from '../support/fabric.ts';
 
 const USAGE = '/v1/usage';
 

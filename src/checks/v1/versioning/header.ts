@@ -1,7 +1,7 @@
 /** Versioning: the optional X-AI-Platform-Version request header. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { postExecute, postTurn, problemCode, taskBody, turnBody } from '../support.ts';
+import { postExecute, postTurn, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
 export const versionHeader = defineRule({
   id: 'v1.versioning.header',

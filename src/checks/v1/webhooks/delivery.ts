@@ -1,6 +1,5 @@
 /** Events > Webhooks: what each delivery carries, judged by the harness's receiver. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';

@@ -1,8 +1,6 @@
 /** Endpoints: the delivery listing and the replay operation, whose shapes the seed does not show. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
+import { type CheckContext, defineRule, type ProbeResponse } from '../../../rule/index.ts';
 import { newKey } from '../../../util/ids.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';

@@ -1,6 +1,5 @@
 /** Resources > Run, usage and webhook endpoint records; Authentication: registering an endpoint. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { webhookCreated } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';

@@ -1,8 +1,6 @@
 /** Events > Webhooks: "Endpoint URL rules: public HTTPS on the default port. Rejected: ..." One rule per rejected class. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
-import type { Rule } from '../../../catalog/types.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, defineRule, type Rule } from '../../../rule/index.ts';
 import { publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
 
 const SECTION = 'Events > Webhooks';

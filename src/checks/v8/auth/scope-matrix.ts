@@ -2,12 +2,10 @@
  * Authentication: every /v8 endpoint against every credential of the profile (and none), each
  * outcome predicted from the scope table, the caller's principal and the token's expiry.
  */
-import { defineRule } from '../../../catalog/define.ts';
-import { Untestable } from '../../../catalog/outcome.ts';
+import { type CheckContext, defineRule, Untestable } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, newKey, MISSIONS } from '../missions/support.ts';
-import { capabilitySearchBody, PATHS, someTrace } from '../read/support.ts';
+import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
+import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';
 
 interface Endpoint {
   name: string;

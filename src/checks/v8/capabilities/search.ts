@@ -1,8 +1,7 @@
 /** Endpoints: POST /v8/capabilities/search; Resources: capability search request and manifest. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { capabilitySearchBody, searchCapabilities } from '../read/support.ts';
+import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
 import { boundarySearches, generatedSearches } from './cases.ts';
 
 export const searchOk = defineRule({

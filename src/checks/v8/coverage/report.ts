@@ -1,11 +1,10 @@
 /** Endpoints: GET /v8/coverage; Resources: coverage report; Authentication: coverage depends on scopes. */
 import { z } from 'zod';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { CONTRACT_HEADER } from '../../../contract/v8/common.ts';
 import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts';
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { holder, PATHS } from '../read/support.ts';
+import { holder, PATHS } from '../support/read.ts';
 
 function readCoverage(ctx: CheckContext, credential: Credential, label = 'read the coverage report') {
   return ctx.http.send({ method: 'GET', path: PATHS.coverage, credential, label });

@@ -1,8 +1,7 @@
 /** Endpoints: POST /v8/intents, which one overview lists and another omits. */
-import type { CheckContext } from '../../../runner/context.ts';
-import { defineRule } from '../../../catalog/define.ts';
-import { newKey } from '../missions/support.ts';
-import { PATHS } from '../read/support.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
+import { newKey } from '../support/missions.ts';
+import { PATHS } from '../support/read.ts';
 
 export const intentsExistence = defineRule({
   id: 'v8.intents.existence',

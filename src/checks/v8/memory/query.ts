@@ -1,9 +1,8 @@
 /** Endpoints: POST /v8/memory/query; Resources: memory query request and response; Limits. */
 import { z } from 'zod';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryResponse } from '../../../contract/v8/memory.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { memoryBase, queryMemory } from '../read/support.ts';
+import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
 /** Only what a rule judges, so a shape defect is reported once, by the shape rule. */

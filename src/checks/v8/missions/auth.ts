@@ -1,8 +1,7 @@
 /** Authentication: 401 for a missing or expired token, 403 for a missing scope, on every missions endpoint. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, newKey, MISSIONS } from './support.ts';
+import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 
 interface Call {
   name: string;

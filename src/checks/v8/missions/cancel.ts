@@ -1,7 +1,7 @@
 /** States and transitions: POST /v8/missions/{runId}/cancel. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from './support.ts';
+import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
 
 export const cancelled = defineRule({
   id: 'v8.missions.cancel.cancelled',

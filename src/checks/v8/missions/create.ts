@@ -1,8 +1,8 @@
 /** Endpoints: POST /v8/missions; Resources: goal specification and budget. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { missionProjection, type ResourceBudget } from '../../../contract/v8/missions.ts';
-import { fixture, newKey, postMission, writer, MISSIONS } from './support.ts';
+import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const CREATE_400 = '`400` missing fields, budget out of range, malformed JSON';
 

@@ -1,5 +1,5 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import {
   MISSION_EVENT_TYPES,
   missionProjection,
@@ -8,7 +8,7 @@ import {
   TERMINAL_EVENT_STATUS,
 } from '../../../contract/v8/missions.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
-import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, writer } from './support.ts';
+import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, writer } from '../support/missions.ts';
 
 export const eventsShape = defineRule({
   id: 'v8.missions.events.shape',

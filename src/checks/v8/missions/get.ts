@@ -1,8 +1,8 @@
 /** Endpoints: GET /v8/missions/{runId}; Authentication: lookups limited to the caller's principal. */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
-import { createMission, getMission, MISSIONS } from './support.ts';
+import { createMission, getMission, MISSIONS } from '../support/missions.ts';
 
 export const getOk = defineRule({
   id: 'v8.missions.get.ok',

@@ -1,10 +1,8 @@
 /** Endpoints > Rules 2 and 3: Idempotency-Key on mutating operations. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule, type ProbeResponse } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from './support.ts';
+import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const KEY_RULE = 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.';
 

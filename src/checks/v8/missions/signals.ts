@@ -1,8 +1,7 @@
 /** Endpoints: POST /v8/missions/{runId}/signals; States: a signal to a terminal mission. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, followToTerminal, newKey, writer, MISSIONS } from './support.ts';
+import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
 
 function postSignal(ctx: CheckContext, runId: string, body: unknown, key: string = newKey(), label = 'send signal', credential: Credential = writer(ctx)) {
   return ctx.http.send({ method: 'POST', path: `${MISSIONS}/${runId}/signals`, credential, headers: { 'idempotency-key': key }, json: body, label });

@@ -1,7 +1,7 @@
 /** Resources > Mission projection (sequence) and States and transitions (time limit). */
-import { defineRule } from '../../../catalog/define.ts';
+import { defineRule } from '../../../rule/index.ts';
 import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
-import { createMission, followToTerminal, getMission, pollMission, writer } from './support.ts';
+import { createMission, followToTerminal, getMission, pollMission, writer } from '../support/missions.ts';
 
 export const sequenceMonotonic = defineRule({
   id: 'v8.missions.sequence.monotonic',

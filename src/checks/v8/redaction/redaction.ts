@@ -1,9 +1,7 @@
 /** "Sensitive values are redacted": canaries planted in every input that may flow back, then searched for. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { ProbeResponse, StreamResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, followEvents, getMission, newKey, writer, MISSIONS } from '../missions/support.ts';
-import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../read/support.ts';
+import { type CheckContext, defineRule, type ProbeResponse, type StreamResponse } from '../../../rule/index.ts';
+import { createMission, fixture, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
+import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../support/read.ts';
 import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
 
 /** Everything read back in one run of the check, scanned as it arrives. */

@@ -1,8 +1,7 @@
 /** Endpoints: GET /v8/skills/{skillId}; Resources: skill. */
-import type { CheckContext } from '../../../runner/context.ts';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
-import { getSkill, judgePathIdBounds, randomSuffix, skillFixture } from '../read/support.ts';
+import { getSkill, judgePathIdBounds, randomSuffix, skillFixture } from '../support/read.ts';
 
 export const skillOk = defineRule({
   id: 'v8.skills.get.ok',

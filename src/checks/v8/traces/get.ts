@@ -1,10 +1,9 @@
 /** Endpoints: GET /v8/traces/{traceId}; Resources: trace; Events > Rules 3. */
 import { z } from 'zod';
-import type { CheckContext } from '../../../runner/context.ts';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { trace } from '../../../contract/v8/traces.ts';
-import { getMission } from '../missions/support.ts';
-import { getTrace, judgePathIdBounds, missionWithTraces, randomSuffix, someTrace } from '../read/support.ts';
+import { getMission } from '../support/missions.ts';
+import { getTrace, judgePathIdBounds, missionWithTraces, randomSuffix, someTrace } from '../support/read.ts';
 
 export const traceOk = defineRule({
   id: 'v8.traces.get.ok',

@@ -1,9 +1,8 @@
 /** Endpoints: GET /v8/context-twin/goals; Resources: context goal. */
 import { z } from 'zod';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { contextGoal } from '../../../contract/v8/goals.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { holder, listingItems, PATHS } from '../read/support.ts';
+import { holder, listingItems, PATHS } from '../support/read.ts';
 
 async function readGoals(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.goals, credential: holder(ctx, 'context:read'), label: 'list context goals' });

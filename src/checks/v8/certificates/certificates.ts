@@ -1,9 +1,8 @@
 /** Endpoints: GET /v8/world-model/certificates; Resources: world certificate. */
 import { z } from 'zod';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { worldCertificate } from '../../../contract/v8/certificates.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { holder, listingItems, PATHS } from '../read/support.ts';
+import { holder, listingItems, PATHS } from '../support/read.ts';
 
 async function readCertificates(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.certificates, credential: holder(ctx, 'world:read'), label: 'list world certificates' });

@@ -1,8 +1,7 @@
 /** Authentication: the principal is derived from the token, whatever a body names. */
-import type { CheckContext } from '../../../runner/context.ts';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, defineRule } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { fixture, getMission, postMission, writer } from '../missions/support.ts';
+import { fixture, getMission, postMission, writer } from '../support/missions.ts';
 
 export const principalFromToken = defineRule({
   id: 'v8.principal.from-token',
