@@ -1,5 +1,5 @@
 /** Context-twin goals of the fake; one compartment per principal boundary, one outside both. */
-import type { ContextGoal } from '../../src/contract/v8/context-twin.ts';
+import type { ContextGoal } from '../../src/contract/v8/goals.ts';
 import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from './principals.ts';
 
 export const goalCompartments: Record<string, readonly string[]> = {

@@ -1,8 +1,8 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { RULES } from '../catalog/index.ts';
-import type { Surface } from '../catalog/types.ts';
+import { RULES } from '../registry.ts';
+import type { Surface } from '../rule/index.ts';
 import { FAULTS, isFaultId, type FaultId } from '../fake/faults/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import { startFake } from '../fake/server.ts';

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
-import { RULES } from '../catalog/index.ts';
+import { RULES } from '../registry.ts';
 import { ProfileError } from '../profile/load.ts';
 import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';

@@ -1,5 +1,5 @@
 /** Compares two reports rule by rule: what broke, what was fixed, what else moved. */
-import type { Verdict } from '../catalog/types.ts';
+import type { Verdict } from '../rule/index.ts';
 import { gates, type Report, type ReportRule } from './model.ts';
 
 export interface VerdictChange {

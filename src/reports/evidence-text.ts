@@ -1,4 +1,4 @@
-import type { EvidenceEntry } from '../probe/evidence.ts';
+import type { EvidenceEntry } from '../rule/index.ts';
 import type { ReportRule } from './model.ts';
 
 /** The exchange a failing case names, or, for a failure without one, nothing (never a guess). */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { VERDICTS } from '../catalog/types.ts';
-import type { EvidenceEntry } from '../probe/evidence.ts';
+import { VERDICTS } from '../rule/index.ts';
+import type { EvidenceEntry } from '../rule/index.ts';
 import { curlOf, decidingExchange, exchangeText } from './evidence-text.ts';
 import { effectOf, gates, type Report, type ReportRule } from './model.ts';
 

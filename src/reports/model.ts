@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { FailingCase, Level, Observation, Rule, Surface, Verdict } from '../catalog/types.ts';
-import { VERDICTS } from '../catalog/types.ts';
 import type { Profile } from '../profile/schema.ts';
+import { type FailingCase, type Level, type Observation, type Rule, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
 import type { RuleResult } from '../runner/run.ts';
 import { canonicalJson } from '../util/json.ts';
 import type { BaselineEntry } from './baseline.ts';

@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import pkg from '../../package.json' with { type: 'json' };
-import { RULES } from '../catalog/index.ts';
-import { TransportError } from '../catalog/outcome.ts';
-import type { Rule, Surface } from '../catalog/types.ts';
+import { RULES } from '../registry.ts';
+import { type Rule, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
@@ -13,7 +12,8 @@ import { Redactor } from '../redact/redactor.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
 import { buildReport, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
-import type { TargetInfo } from './context.ts';
+import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
+import type { CheckServices } from './check-context.ts';
 import { runRules, selectRules, type RuleResult } from './run.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
@@ -96,7 +96,11 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     await preflight(probe, profile.target);
     const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
     if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
-    const services = { redactor, webhookReceiver: hooks.receiver, webhookReceiverMissing: hooks.missing };
+    const services: CheckServices = {
+      redactor,
+      provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
+      missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
+    };
     const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
     const reportTarget: Omit<Report['target'], 'profileFingerprint'> = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];

@@ -1,9 +1,7 @@
-import { CheckFailure, NotApplicable, TransportError, Untestable } from '../catalog/outcome.ts';
-import type { Counterexample, FailingCase, Observation, Rule, Surface, Verdict } from '../catalog/types.ts';
+import { CheckFailure, type Counterexample, type EvidenceEntry, type FailingCase, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
-import type { EvidenceEntry } from '../probe/evidence.ts';
 import type { Profile } from '../profile/schema.ts';
-import { CheckContext, type CheckServices, type RecordedCase, type TargetInfo } from './context.ts';
+import { RunContext, type CheckServices, type RecordedCase } from './check-context.ts';
 
 export interface RuleResult {
   rule: Rule;
@@ -56,7 +54,7 @@ class CheckTimeout extends Error {}
 /** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
   const probe = options.probe.fork();
-  const ctx = new CheckContext(rule, options.target, options.profile, options.seed, probe, options.services);
+  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services);
   const started = performance.now();
   let verdict: Verdict;
   let reason: string | undefined;

@@ -1,4 +1,4 @@
-import type { Rule } from '../catalog/types.ts';
+import type { Rule } from '../rule/index.ts';
 import type { RunningFake } from '../fake/server.ts';
 import type { Profile } from '../profile/schema.ts';
 import { WebhookReceiver } from './receiver.ts';

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Rule } from '../../src/catalog/types.ts';
+import type { CheckContext, EvidenceEntry, Rule } from '../../src/rule/index.ts';
 import { RequestBudget } from '../../src/probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
-import type { EvidenceEntry } from '../../src/probe/evidence.ts';
 import { profileSchema } from '../../src/profile/schema.ts';
 import { Redactor } from '../../src/redact/redactor.ts';
-import type { CheckContext } from '../../src/runner/context.ts';
 import { runRule } from '../../src/runner/run.ts';
 import { certify } from '../../src/runner/certify.ts';
 
@@ -28,6 +26,7 @@ function rule(check: (ctx: CheckContext) => Promise<void>): Rule {
     level: 'required',
     destructive: 'read',
     spec: { document: 'v1-execution-fabric.md', section: 'Test', quote: 'test' },
+    needs: {},
     check,
   };
 }

@@ -1,6 +1,6 @@
 /** One certification of the fake served as a "remote" target, shared by the report suites. */
-import { RULES } from '../../src/catalog/index.ts';
-import type { Verdict } from '../../src/catalog/types.ts';
+import { RULES } from '../../src/registry.ts';
+import type { Verdict } from '../../src/rule/index.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { startFake } from '../../src/fake/server.ts';

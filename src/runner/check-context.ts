@@ -1,22 +1,23 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
-import { CheckFailure, NotApplicable, TransportError, Untestable } from '../catalog/outcome.ts';
-import type { Counterexample, Observation, Rule, Surface } from '../catalog/types.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import type { Credential, Profile } from '../profile/schema.ts';
 import type { Redactor } from '../redact/redactor.ts';
-import type { WebhookReceiver } from '../webhooks/receiver.ts';
-
-export interface TargetInfo {
-  baseUrl: string;
-  kind: 'embedded-fake' | 'remote';
-}
-
-export interface PropertyOptions<T> {
-  numRuns: number;
-  /** Always tried, before the generated values: the boundaries a rule names. */
-  examples?: T[];
-}
+import {
+  CheckFailure,
+  NotApplicable,
+  TransportError,
+  Untestable,
+  type CheckContext,
+  type Counterexample,
+  type Decider,
+  type Observation,
+  type PropertyOptions,
+  type Rule,
+  type ServiceKey,
+  type Surface,
+  type TargetInfo,
+} from '../rule/index.ts';
 
 function formatIssues(error: z.ZodError): string {
   return error.issues
@@ -27,19 +28,15 @@ function formatIssues(error: z.ZodError): string {
 
 /** Run-wide helpers a few checks need besides the probe client. */
 export interface CheckServices {
-  /** The run's redactor: register secrets a check learns from responses (e.g. a webhook signing_secret). */
+  /** The run's redactor: checks register secrets they learn from responses (e.g. a webhook signing_secret). */
   redactor?: Redactor;
-  /** The harness's webhook receiver, when one is running for this run. */
-  webhookReceiver?: WebhookReceiver;
-  /** Why no webhook receiver runs (a missing profile fixture); checks that need one are untestable. */
-  webhookReceiverMissing?: string;
+  /** Services by key name, and why a missing one is missing. */
+  provided?: ReadonlyMap<string, unknown>;
+  missing?: ReadonlyMap<string, string>;
 }
 
 /** A rule reports at most this many failing cases; the rest are counted. */
 export const MAX_FAILING_CASES = 20;
-
-/** What judged a case: a response or received delivery from `ctx.http`, or an evidence index. */
-export type Decider = object | number;
 
 /** A failing case as the check saw it; `exchange` indexes the probe's untrimmed evidence. */
 export interface RecordedCase {
@@ -49,11 +46,10 @@ export interface RecordedCase {
 }
 
 /**
- * What a check sees of the run. A check returns normally only after at least one `expect` or
- * `check`; it ends early by throwing through `expect`, `fail`, `untestable` or `notApplicable`.
- * `check` records a failing case and lets the check go on to find the others.
+ * The runner's check context: the one implementation of the kernel's `CheckContext`. `check`
+ * records a failing case and lets the check go on; the runner turns recorded cases into `fail`.
  */
-export class CheckContext {
+export class RunContext implements CheckContext {
   readonly observations: Observation[] = [];
   assertions = 0;
   /** Failing cases recorded so far, at most MAX_FAILING_CASES. */
@@ -66,7 +62,7 @@ export class CheckContext {
   readonly profile: Profile;
   readonly seed: number;
   readonly http: ProbeClient;
-  readonly services: CheckServices;
+  private readonly services: CheckServices;
 
   constructor(rule: Rule, target: TargetInfo, profile: Profile, seed: number, http: ProbeClient, services: CheckServices = {}) {
     this.rule = rule;
@@ -144,6 +140,19 @@ export class CheckContext {
   }
 
   /** Records what the target does where the spec allows several readings or shows nothing. */
+  service<T>(key: ServiceKey<T>): T | undefined {
+    return this.services.provided?.get(key.name) as T | undefined;
+  }
+
+  serviceMissing(key: ServiceKey<unknown>): string | undefined {
+    return this.services.missing?.get(key.name);
+  }
+
+  registerSecret(value: string | undefined, label: string): void {
+    this.services.redactor?.add(value, label);
+    this.http.redactAgain();
+  }
+
   observe(subject: string, value: unknown, note?: string): void {
     const observation: Observation = { ruleId: this.rule.id, subject, value };
     if (note) observation.note = note;

@@ -1,17 +1,16 @@
 /** Authentication: the principal is derived from the token, whatever a body names. */
-import type { CheckContext } from '../../../runner/context.ts';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { fixture, getMission, postMission, writer } from '../missions/support.ts';
+import { fixture, getMission, postMission, writer } from '../support/missions.ts';
 
-export const principalFromToken = defineRule({
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+
+export const principalFromToken = rule({
   id: 'v8.principal.from-token',
-  surface: 'v8',
   title: 'A mission whose goal names another principal still belongs to the caller: readable by the caller, 404 to the principal it names',
   level: 'required',
   destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Authentication; Endpoints > Rules 1',
     quote: 'The principal is derived from the token. … The gateway takes the principal from the token.',
   },

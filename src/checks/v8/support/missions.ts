@@ -1,8 +1,7 @@
 import { missionProjection, TERMINAL_EVENT_STATUS, type MissionProjection } from '../../../contract/v8/missions.ts';
-import type { ProbeResponse, StreamResponse } from '../../../probe/client.ts';
+import type { CheckContext, ProbeResponse, StreamResponse } from '../../../rule/index.ts';
 import type { Credential, MissionRequest, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 
 export const MISSIONS = '/v8/missions';
 

@@ -2,11 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.ts';
 import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
+import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import { isRecord } from '../../../util/json.ts';
-import { createMission, followToTerminal, type MissionFixture } from '../missions/support.ts';
+import { createMission, followToTerminal, type MissionFixture } from './missions.ts';
 
 export const PATHS = {
   capabilities: '/v8/capabilities/search',

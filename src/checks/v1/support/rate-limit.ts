@@ -1,7 +1,6 @@
 /** Bounded bursts for the rate-limit rules: only when the profile allows them, never past the first 429. */
-import type { ProbeResponse } from '../../probe/client.ts';
-import type { Credential } from '../../profile/schema.ts';
-import type { CheckContext } from '../../runner/context.ts';
+import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
+import type { Credential } from '../../../profile/schema.ts';
 
 export function requireBursts(ctx: CheckContext): void {
   if (!ctx.profile.safety.allowRateLimitBursts) {

@@ -1,14 +1,12 @@
 /** What every /v1 check shares: credentials by role, fixtures, requests, and reading run event streams. */
-import { minimalTurn } from '../../../scenarios/v1/turns.ts';
-import { CANCELLED } from '../../contract/v1/runs.ts';
-import { taskResponse } from '../../contract/v1/task.ts';
-import type { ProbeResponse, StreamResponse } from '../../probe/client.ts';
-import type { Credential, Profile } from '../../profile/schema.ts';
-import { newKey } from '../../util/ids.ts';
-import type { CheckContext } from '../../runner/context.ts';
-import type { AfterEvent, SseEvent } from '../../sse/reader.ts';
-import { parseEventStreamText } from '../../sse/text.ts';
-import { isRecord } from '../../util/json.ts';
+import { minimalTurn } from '../../../../scenarios/v1/turns.ts';
+import { CANCELLED } from '../../../contract/v1/runs.ts';
+import { taskResponse } from '../../../contract/v1/task.ts';
+import type { AfterEvent, CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
+import type { Credential, Profile } from '../../../profile/schema.ts';
+import { newKey } from '../../../util/ids.ts';
+import { parseEventStreamText } from '../../../sse/text.ts';
+import { isRecord } from '../../../util/json.ts';
 
 export const EXECUTE = '/v1/execute';
 export const FULL_SCOPES = ['runs:read', 'runs:write'] as const;

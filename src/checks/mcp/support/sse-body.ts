@@ -1,4 +1,4 @@
-import { parseEventStreamText, type ParsedEventText, type TextEvent } from '../../sse/text.ts';
+import { parseEventStreamText, type ParsedEventText, type TextEvent } from '../../../sse/text.ts';
 
 export type BodyEvent = TextEvent;
 

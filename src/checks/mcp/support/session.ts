@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { TransportError } from '../../catalog/outcome.ts';
-import { isResponseLike, type RequestId } from '../../contract/mcp/jsonrpc.ts';
-import { MCP_REVISION } from '../../contract/mcp/lifecycle.ts';
-import { CLIENT_ACCEPT, SESSION_HEADER } from '../../contract/mcp/transport.ts';
-import type { ProbeRequest, ProbeResponse } from '../../probe/client.ts';
-import type { Credential } from '../../profile/schema.ts';
-import type { CheckContext } from '../../runner/context.ts';
-import { parseJson } from '../../util/json.ts';
+import { type CheckContext, type ProbeRequest, type ProbeResponse, TransportError } from '../../../rule/index.ts';
+import { isResponseLike, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
+import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
+import { CLIENT_ACCEPT, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import { parseJson } from '../../../util/json.ts';
 import { parseEventStreamBody, type BodyEvent } from './sse-body.ts';
 
 export const MCP_PATH = '/mcp';
