@@ -6,7 +6,7 @@ import { RULES } from '../registry.ts';
 import { ProfileError } from '../profile/load.ts';
 import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';
-import type { Report } from '../reports/model.ts';
+import { shellWord, type Report } from '../reports/model.ts';
 import { generateKeys, privateKeyFrom, publicKeyFrom, signReport, SIGNATURE_SUFFIX, verifyReport } from '../reports/signature.ts';
 import { isRecord } from '../util/json.ts';
 import { EXIT } from './exit.ts';
@@ -52,12 +52,8 @@ export async function loadBaselineFor(path: string): Promise<{ file: string; ent
   return { file: path, entries: await loadBaseline(path, RULES.map((r) => r.id)) };
 }
 
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 /** How the run was started, minus --rules and --seed: every rerun line in the report extends it. */
-export function invocationOf(opts: { target?: string; profile?: string; surface?: string[]; faults?: string[]; baseline?: string }): string {
+export function invocationOf(opts: { target?: string; profile?: string; faults?: string[] }): string {
   const parts = ['npx', 'apicert', 'certify'];
   if (opts.profile) parts.push('--profile', shellWord(opts.profile));
   if (opts.target) parts.push('--target', shellWord(opts.target));

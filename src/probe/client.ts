@@ -79,8 +79,8 @@ export class ProbeClient implements Http {
     return index;
   }
 
-  private link<T extends object>(result: T, entry: EvidenceEntry): T {
-    this.origins.set(result, this.evidence.indexOf(entry));
+  private link<T extends object>(result: T, at: number): T {
+    this.origins.set(result, at);
     return result;
   }
 
@@ -126,7 +126,7 @@ export class ProbeClient implements Http {
     const extra: Record<string, string> = body !== undefined ? { 'content-type': 'application/json' } : {};
     const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
     entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name);
-    this.evidence.push(entry);
+    const at = this.evidence.push(entry) - 1;
     const started = performance.now();
     const timeout = req.timeoutMs ?? this.options.timeoutMs;
     try {
@@ -154,7 +154,7 @@ export class ProbeClient implements Http {
           contentType: responseHeaders['content-type'] ?? '',
           durationMs,
         },
-        entry,
+        at,
       );
     } catch (error) {
       entry.durationMs = Math.round(performance.now() - started);
@@ -184,7 +184,7 @@ export class ProbeClient implements Http {
     if (req.lastEventId !== undefined) extra['last-event-id'] = req.lastEventId;
     const { url, headers, entry, redactedHeaders } = this.prepare(req, undefined, extra);
     entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, undefined, req.credential?.name, true);
-    this.evidence.push(entry);
+    const at = this.evidence.push(entry) - 1;
     const started = performance.now();
     const controller = new AbortController();
     const maxMs = req.maxMs ?? this.options.streamTimeoutMs;
@@ -210,7 +210,7 @@ export class ProbeClient implements Http {
       const text = await this.readBounded(res.body);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: clip(this.options.redactor.text(text.text)).text };
-      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json: parseJson(text.text) }, entry);
+      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json: parseJson(text.text) }, at);
     }
     let read: ReadResult;
     try {
@@ -239,6 +239,6 @@ export class ProbeClient implements Http {
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
-    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, entry);
+    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, at);
   }
 }

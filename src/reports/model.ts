@@ -116,7 +116,7 @@ export function gateOf(required: VerdictCounts, stale = 0): Gate {
   return 'pass';
 }
 
-function sha256(text: string): string {
+export function sha256(text: string | Buffer): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
@@ -130,7 +130,8 @@ export function profileFingerprint(profile: Profile): string {
   return sha256(canonicalJson({ ...profile, credentials: profile.credentials.map(({ token: _token, ...rest }) => rest) }));
 }
 
-function shellWord(value: string): string {
+/** A shell word: as is when it needs no quoting, else single-quoted. */
+export function shellWord(value: string): string {
   return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 

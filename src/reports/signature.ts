@@ -2,10 +2,10 @@
  * Detached Ed25519 signatures over the canonical JSON of a report. The signature file also carries a
  * signed manifest (one digest per part of the report), so `verify` can say which part changed.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { ProfileError } from '../profile/load.ts';
 import { canonicalJson, isRecord } from '../util/json.ts';
-import { digestOf, type Report } from './model.ts';
+import { digestOf, sha256, type Report } from './model.ts';
 
 export const SIGNATURE_SUFFIX = '.sig';
 
@@ -24,10 +24,6 @@ export interface SignatureFile {
 export interface Manifest {
   report: string;
   parts: Record<string, string>;
-}
-
-function sha256(text: string | Buffer): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
 
 export function keyIdOf(key: KeyObject): string {
