@@ -15,6 +15,11 @@ export function areaOf(id: string): string {
   return id.split('.').slice(0, 2).join('.');
 }
 
+function clipLine(text: string, limit: number): string {
+  const line = text.split('\n')[0]!;
+  return line.length > limit ? `${line.slice(0, limit)}…` : line;
+}
+
 function verdictTag(r: ReportRule): string {
   const expected = r.baseline?.status === 'expected' ? ' <span class="expected">expected (baseline)</span>' : '';
   const stale = r.baseline?.status === 'stale' ? ' <span class="expected">stale baseline entry</span>' : '';
@@ -43,7 +48,7 @@ function casesBlock(r: ReportRule): string {
   return cases.join('');
 }
 
-function blocking(r: ReportRule, report: Report): string {
+function blockingBlock(r: ReportRule, report: Report): string {
   const effect = effectOf(r, report.run.allowUntestable);
   const stale = r.baseline?.status === 'stale' ? `<p>The baseline lists this rule as a known failure ("${esc(r.baseline.reason)}") but it passes now: remove the entry.</p>` : '';
   const body = r.verdict === 'fail' ? casesBlock(r) : r.reason ? `<p>${esc(r.reason)}</p>` : '';
@@ -57,12 +62,15 @@ ${r.rerun ? `<div class="meta">Rerun this rule alone:</div><pre>${esc(r.rerun)}<
 </article>`;
 }
 
-function ruleItem(r: ReportRule): string {
+function ruleItem(r: ReportRule, blocking: boolean): string {
   const detail = [
     `<blockquote>${esc(r.spec.quote)}</blockquote>`,
     r.reason ? `<p>${esc(r.reason)}</p>` : '',
-    r.verdict === 'fail' ? casesBlock(r) : '',
-    r.evidence.length > 0 && r.verdict !== 'fail' ? `<details><summary>${r.evidence.length} exchange(s)${r.evidenceOmitted ? `, ${r.evidenceOmitted} omitted` : ''}</summary>${r.evidence.map((e) => exchangeBlock(e, e.direction === 'received' ? 'Received' : 'Sent')).join('')}</details>` : '',
+    // Blocking failures are shown in full at the top; here a link, not a second copy.
+    r.verdict === 'fail' ? (blocking ? `<p><a href="#fail-${esc(r.id)}">Every failing case with its exchange</a></p>` : casesBlock(r)) : '',
+    // A passing rule's exchanges stay in report.json: here they would only bury the rest.
+    r.evidence.length > 0 && r.verdict === 'pass' ? `<p class="meta">${r.evidence.length + r.evidenceOmitted} exchange(s), in report.json.</p>` : '',
+    r.evidence.length > 0 && r.verdict !== 'fail' && r.verdict !== 'pass' ? `<details><summary>${r.evidence.length} exchange(s)${r.evidenceOmitted ? `, ${r.evidenceOmitted} omitted` : ''}</summary>${r.evidence.map((e) => exchangeBlock(e, e.direction === 'received' ? 'Received' : 'Sent')).join('')}</details>` : '',
     r.rerun ? `<pre>${esc(r.rerun)}</pre>` : '',
   ].join('');
   return `<details class="rule" data-verdict="${r.verdict}"><summary><code>${esc(r.id)}</code> ${verdictTag(r)} <span class="meta">${esc(r.level)}</span> ${esc(r.title)}</summary>${detail}</details>`;
@@ -102,9 +110,13 @@ export function renderHtml(report: Report): string {
       return `<li><b>${esc(s)}</b> ${n('pass')} pass · <span class="${n('fail') ? 'v-fail' : ''}">${n('fail')} fail</span> · ${n('untestable')} untestable · ${n('inconclusive')} inconclusive · ${n('not-applicable')} n/a</li>`;
     })
     .join('');
+  // The list first, so every blocker shows on the first screen; the details with their exchanges follow.
+  const toc = blockers.length
+    ? `<ol class="toc">${blockers.map((r) => `<li><a href="#fail-${esc(r.id)}"><code>${esc(r.id)}</code></a> ${verdictTag(r)} <span class="meta">${esc(clipLine(r.baseline?.status === 'stale' ? 'stale baseline entry: the rule passes now' : (r.reason ?? ''), 200))}</span></li>`).join('')}</ol>`
+    : '';
   const failures = [
-    blockers.length === 0 ? '<p>Nothing blocks the gate.</p>' : '',
-    ...blockers.map((r) => blocking(r, report)),
+    blockers.length === 0 ? '<p>Nothing blocks the gate.</p>' : toc,
+    ...blockers.map((r) => blockingBlock(r, report)),
     expected.length > 0 ? `<h3>Expected failures (listed in the baseline, not gating)</h3><ul>${expected.map((r) => `<li><code>${esc(r.id)}</code>: ${esc(r.baseline?.reason ?? '')}${r.baseline?.expires ? ` <span class="meta">until ${esc(r.baseline.expires)}</span>` : ''}</li>`).join('')}</ul>` : '',
   ].join('\n');
   const groups = surfaces.map((surface) => {
@@ -112,7 +124,7 @@ export function renderHtml(report: Report): string {
     const inner = inSurface.map((area) => {
       const rules = report.rules.filter((r) => areaOf(r.id) === area);
       const bad = rules.filter((r) => r.verdict !== 'pass').length;
-      return `<details class="group"${bad > 0 ? ' open' : ''}><summary><code>${esc(area)}</code> · ${rules.length} rules${bad ? `, ${bad} not passing` : ''}</summary><div>${rules.map(ruleItem).join('')}</div></details>`;
+      return `<details class="group"${bad > 0 ? ' open' : ''}><summary><code>${esc(area)}</code> · ${rules.length} rules${bad ? `, ${bad} not passing` : ''}</summary><div>${rules.map((r) => ruleItem(r, blockers.includes(r))).join('')}</div></details>`;
     });
     return `<h3>${esc(surface)}</h3>${inner.join('')}`;
   });

@@ -56,6 +56,10 @@ describe('report.html in headless Chromium', async () => {
     const { page } = await open(1280);
     const first = await page.evaluate('document.querySelector("main").firstElementChild.id');
     expect(first).toBe('failures');
+    // Every blocker is named on the first screen, each linking to its cases.
+    const listed = page.locator('#failures .toc li');
+    expect(await listed.count()).toBe(3);
+    for (const box of await Promise.all((await listed.all()).map((li) => li.boundingBox()))) expect(box!.y + box!.height).toBeLessThan(800);
     const box = await page.locator('#failures article').first().boundingBox();
     expect(box!.y).toBeLessThan(800);
     const blocking = await page.locator('#failures article h3 code').allTextContents();
