@@ -31,6 +31,10 @@ export interface CertifyOptions {
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
   rules?: readonly Rule[];
+  /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
+  adjustEmbeddedProfile?: (profile: Profile) => Profile;
+  /** `false` runs every check without consulting its declared needs: only to test the declarations. */
+  checkNeeds?: boolean;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -64,6 +68,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   if (!profile) {
     fake = await startFake({ faults: options.faults ?? [] });
     profile = embeddedProfile(fake);
+    if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : 'remote' };
   const dispatcher = createDispatcher();
@@ -83,13 +88,13 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   try {
     await preflight(probe, profile.target);
     const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
-    if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
+    if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
     const services: CheckServices = {
       redactor,
       provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
       missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
     };
-    const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
+    const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult });
     const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
     const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });

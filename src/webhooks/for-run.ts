@@ -1,5 +1,6 @@
 import type { Rule } from '../rule/index.ts';
 import type { RunningFake } from '../fake/server.ts';
+import { receiverMissing } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
 import { WebhookReceiver } from './receiver.ts';
 
@@ -9,9 +10,9 @@ export interface RunReceiver {
   missing?: string;
 }
 
-/** Only webhook rules use the receiver; other runs do not open a port. */
+/** Only rules that declare the receiver use it; other runs do not open a port. */
 export function needsReceiver(rules: readonly Rule[]): boolean {
-  return rules.some((r) => r.id.startsWith('v1.webhooks.'));
+  return rules.some((r) => r.needs.receiver === true);
 }
 
 /**
@@ -26,12 +27,8 @@ export async function startRunReceiver(profile: Profile, fake: RunningFake | und
     return { receiver };
   }
   const { publicReceiverUrl, receiverListen } = profile.fixtures.webhooks;
-  if (!publicReceiverUrl || !receiverListen) {
-    return {
-      missing:
-        'the profile has no fixtures.webhooks.publicReceiverUrl and receiverListen: give a public HTTPS URL (a tunnel or ingress you run) that forwards to the port apicert listens on (receiverListen: { host, port })',
-    };
-  }
+  const missing = receiverMissing(profile, { embeddedFake: false });
+  if (missing || !publicReceiverUrl || !receiverListen) return { missing };
   try {
     return { receiver: await WebhookReceiver.start({ host: receiverListen.host, port: receiverListen.port, publicUrl: publicReceiverUrl }) };
   } catch (error) {
