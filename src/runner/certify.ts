@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import pkg from '../../package.json' with { type: 'json' };
 import { RULES } from '../registry.ts';
-import { type Rule, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
+import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
@@ -10,10 +10,10 @@ import { createDispatcher, ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport, type Report } from '../reports/model.ts';
-import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
+import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
-import { runRules, selectRules, type RuleResult } from './run.ts';
+import { runRules, selectRules } from './run.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
 

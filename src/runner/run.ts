@@ -1,23 +1,9 @@
-import { CheckFailure, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
 import { RunContext, type CheckServices } from './check-context.ts';
 
-export interface RuleResult {
-  rule: Rule;
-  verdict: Verdict;
-  /** Why the verdict is what it is: the failed expectation, the missing fixture, the transport error. */
-  reason?: string;
-  durationMs: number;
-  evidence: EvidenceEntry[];
-  /** Evidence entries left out to keep the report readable (the first and last ones are kept). */
-  evidenceOmitted: number;
-  observations: Observation[];
-  counterexample?: Counterexample;
-  /** Credential roles the check asked for while it ran. */
-  rolesRequested: string[];
-}
 
 export interface RunOptions {
   target: TargetInfo;

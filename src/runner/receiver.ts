@@ -2,7 +2,7 @@ import type { Rule } from '../rule/index.ts';
 import type { RunningFake } from '../fake/server.ts';
 import { receiverMissing } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
-import { WebhookReceiver } from './receiver.ts';
+import { WebhookReceiver } from '../webhooks/receiver.ts';
 
 export interface RunReceiver {
   receiver?: WebhookReceiver;
