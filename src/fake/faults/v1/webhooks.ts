@@ -1,6 +1,6 @@
-import type { FaultDefinition } from './types.ts';
+import type { FaultDefinition } from '../types.ts';
 
-/** Each fault breaks exactly the rule named before its slash. */
+/** Faults of the v1.webhooks rules: each breaks exactly the rule named before its slash. */
 export const v1WebhooksFaults = [
   { id: 'v1.webhooks.register.created/no-secret', description: 'registration answers 201 without signing_secret' },
   { id: 'v1.webhooks.register.scopes-403/write-only-accepted', description: 'a key holding only runs:write can register an endpoint' },

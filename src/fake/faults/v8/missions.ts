@@ -1,7 +1,7 @@
-import type { FaultDefinition } from './types.ts';
+import type { FaultDefinition } from '../types.ts';
 
-/** Each fault breaks exactly the rule named before its slash. */
-export const v8MissionFaults = [
+/** Faults of the v8.missions rules: each breaks exactly the rule named before its slash. */
+export const v8MissionsFaults = [
   { id: 'v8.missions.create.accepted/runid-not-v7', description: 'create returns a UUID v4 runId' },
   { id: 'v8.missions.create.malformed-json/server-error', description: 'malformed JSON on create gives 500 instead of 400' },
   { id: 'v8.missions.create.missing-fields/task-optional', description: 'create accepts a goalSpec without task' },
@@ -33,6 +33,4 @@ export const v8MissionFaults = [
   { id: 'v8.missions.sequence.monotonic/reset-on-terminal', description: 'sequence drops back to 0 when the mission ends' },
   { id: 'v8.missions.states.terminal-event-matches-status/failed-reads-succeeded', description: 'a mission that emitted mission.failed reads back as succeeded' },
   { id: 'v8.missions.time-limit.terminal/ignored', description: 'maximumElapsedMs is ignored and the mission succeeds' },
-  { id: 'v8.contract.version-header/missing-on-errors', description: 'error responses carry no x-service-contract-version' },
-  { id: 'v8.errors.problem-shape/status-mismatch', description: 'problem bodies say status 400 whatever the HTTP status' },
 ] as const satisfies readonly FaultDefinition[];
