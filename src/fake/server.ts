@@ -5,10 +5,9 @@ import { EventEmitter } from 'node:events';
 import { DEFAULT_FAKE_CONFIG, Lifecycle, type FakeConfig, type FakeContext } from './context.ts';
 import { FaultSet, type FaultId } from './faults/index.ts';
 import { BodyTooLarge, readBody, Router, type RouteRequest } from './http.ts';
-import { mcpRoutes } from './mcp/routes.ts';
+import { mcpRoutes } from './mcp/index.ts';
 import { V1Responder } from './v1/respond.ts';
-import { v1Routes } from './v1/routes.ts';
-import { webhookRoutes } from './v1/webhooks/routes.ts';
+import { v1Routes } from './v1/index.ts';
 import { MissionEngine } from './v8/mission-engine.ts';
 import { missionRoutes } from './v8/missions.ts';
 import { v8ReadRoutes } from './v8/read-routes.ts';
@@ -53,7 +52,6 @@ export async function startFake(options: FakeOptions = {}): Promise<RunningFake>
   router.add(missionRoutes(context, missions));
   router.add(v8ReadRoutes(context, missions));
   router.add(v1Routes(context));
-  router.add(webhookRoutes(context));
   router.add(mcpRoutes(context));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

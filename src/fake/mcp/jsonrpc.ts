@@ -6,13 +6,17 @@ import {
   jsonrpcNotification,
   jsonrpcRequest,
   METHOD_NOT_FOUND,
+  PARSE_ERROR,
   requestId,
   type JsonRpcRequest,
   type RequestId,
 } from '../../contract/mcp/jsonrpc.ts';
 import { callToolParams } from '../../contract/mcp/tools.ts';
+import { parseJson } from '../../util/json.ts';
 import type { FakeContext } from '../context.ts';
-import type { McpSession } from './sessions.ts';
+import type { RouteRequest } from '../http.ts';
+import { writeTransportError } from './respond.ts';
+import type { McpSession } from './session-store.ts';
 import { FAKE_TOOLS, toolListing } from './tools.ts';
 
 export type Classified =
@@ -100,4 +104,13 @@ export function progressToken(request: JsonRpcRequest): string | number | undefi
   if (typeof meta !== 'object' || meta === null) return undefined;
   const token = (meta as { progressToken?: unknown }).progressToken;
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
+
+/** The POST body as JSON; answers 400 with a parse error itself and returns undefined when it is not JSON. */
+export async function parseBody(fake: FakeContext, r: RouteRequest): Promise<{ value: unknown } | undefined> {
+  const parsed = parseJson(await r.body());
+  if (parsed.ok) return { value: parsed.value };
+  const code = fake.faults.has('mcp.jsonrpc.parse-error/code-32600') ? INVALID_REQUEST : PARSE_ERROR;
+  writeTransportError(r.res, 400, code, 'Parse error: the body is not valid JSON.');
+  return undefined;
 }

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ACCEPTED, CANCELLED } from '../../contract/v1/runs.ts';
-import { approvedScript, rejectedScript, type RunBeat } from '../../../scenarios/v1/scripts.ts';
-import type { FakeCaller } from '../auth.ts';
-import type { FakeContext } from '../context.ts';
+import { ACCEPTED, CANCELLED } from '../../../contract/v1/runs.ts';
+import { approvedScript, rejectedScript, type RunBeat } from '../../../../scenarios/v1/scripts.ts';
+import type { FakeCaller } from '../../auth.ts';
+import type { FakeContext } from '../../context.ts';
 
 export type RunState = 'in_flight' | 'parked' | 'completed' | 'failed' | 'cancelled';
 
