@@ -8,9 +8,8 @@ import { BodyTooLarge, readBody, Router, type RouteRequest } from './http.ts';
 import { mcpRoutes } from './mcp/index.ts';
 import { V1Responder } from './v1/respond.ts';
 import { v1Routes } from './v1/index.ts';
-import { MissionEngine } from './v8/mission-engine.ts';
-import { missionRoutes } from './v8/missions.ts';
-import { v8ReadRoutes } from './v8/read-routes.ts';
+import { v8Routes } from './v8/index.ts';
+import { MissionEngine } from './v8/missions/engine.ts';
 import { V8Responder } from './v8/respond.ts';
 
 export interface FakeOptions {
@@ -49,8 +48,7 @@ export async function startFake(options: FakeOptions = {}): Promise<RunningFake>
   };
   const missions = new MissionEngine(context);
   const router = new Router();
-  router.add(missionRoutes(context, missions));
-  router.add(v8ReadRoutes(context, missions));
+  router.add(v8Routes(context, missions));
   router.add(v1Routes(context));
   router.add(mcpRoutes(context));
 

@@ -1,13 +1,13 @@
 import { worldCertificates } from '../../../scenarios/v8/certificates.ts';
 import type { Route, RouteRequest } from '../http.ts';
-import type { ReadSurface } from './read-support.ts';
+import type { ReadSurface } from './read-surface.ts';
 
 /** GET /v8/world-model/certificates, in the `{certificates: [...]}` wrapper. */
-export function worldModelRoutes(surface: ReadSurface): Route[] {
+export function certificatesRoutes(surface: ReadSurface): Route[] {
   const faults = surface.fake.faults;
 
   function certificates(r: RouteRequest): void {
-    const caller = surface.authorize(r, 'world:read', { expired: faults.has('v8.auth.scope-matrix/expired-token-on-certificates') });
+    const caller = surface.authorize(r, 'certificates', 'world:read');
     if (!caller) return;
     const list = worldCertificates.map((c, i) => {
       const out: Record<string, unknown> = { ...c };

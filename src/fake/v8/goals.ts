@@ -1,13 +1,13 @@
 import { contextGoals, goalCompartments } from '../../../scenarios/v8/goals.ts';
 import type { Route, RouteRequest } from '../http.ts';
-import type { ReadSurface } from './read-support.ts';
+import type { ReadSurface } from './read-surface.ts';
 
 /** GET /v8/context-twin/goals: goals of the caller's compartments only, in the `{goals: [...]}` wrapper. */
-export function contextTwinRoutes(surface: ReadSurface): Route[] {
+export function goalsRoutes(surface: ReadSurface): Route[] {
   const faults = surface.fake.faults;
 
   function goals(r: RouteRequest): void {
-    const caller = surface.authorize(r, 'context:read');
+    const caller = surface.authorize(r, 'goals', 'context:read');
     if (!caller) return;
     const allowed = goalCompartments[caller.principal] ?? [];
     const visible = contextGoals

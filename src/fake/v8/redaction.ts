@@ -33,6 +33,16 @@ export class SensitiveValues {
     return this.isCredentialShaped(value) ? REDACTION_MARKER : value;
   }
 
+  /** A refused purpose as a problem detail may show it. */
+  purposeInError(purpose: string): string {
+    return this.fake.faults.has('v8.redaction.canaries/purpose-in-error') ? purpose : this.text(purpose);
+  }
+
+  /** A signal's payload as the mission's trace records it. */
+  signalPayload(payload: unknown): unknown {
+    return this.fake.faults.has('v8.redaction.canaries/signal-payload') ? payload : this.value(payload);
+  }
+
   /** A deep copy of a JSON value with sensitive values replaced by the marker. */
   value(input: unknown, depth = 0): unknown {
     if (depth > 32) return REDACTION_MARKER;

@@ -3,17 +3,10 @@ import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import { parseJson } from '../../util/json.ts';
 import type { RouteRequest } from '../http.ts';
+import { authBend, authorize, type ReadEndpoint } from './auth.ts';
+import { contractHeader } from './contract.ts';
+import { writeInvalid } from './errors.ts';
 import { V8Responder } from './respond.ts';
-
-/** How a fault may bend authentication on one read endpoint; every flag off means the contract. */
-export interface AuthBend {
-  /** Serve a request that carries no Authorization header at all. */
-  anonymous?: boolean;
-  /** Accept an expired token. */
-  expired?: boolean;
-  /** Do not require the endpoint's scope. */
-  anyScope?: boolean;
-}
 
 const ANONYMOUS: FakeCaller = { principal: 'anonymous', tenant: 'none', scopes: new Set(), expired: false };
 
@@ -26,11 +19,13 @@ export class ReadSurface {
     this.v8 = new V8Responder(fake);
   }
 
-  authorize(r: RouteRequest, scope: string, bend: AuthBend = {}): FakeCaller | undefined {
+  /** Authenticates for `endpoint` with its `scope`, as the auth area's faults bend it there. */
+  authorize(r: RouteRequest, endpoint: ReadEndpoint, scope: string): FakeCaller | undefined {
+    const bend = authBend(this.fake, endpoint);
     if (bend.anonymous && r.header('authorization') === undefined) return ANONYMOUS;
     const caller = this.fake.tokens.lookup(r.header('authorization'));
     if (caller?.expired && bend.expired) return caller;
-    return this.v8.authorize(r, bend.anyScope ? undefined : scope);
+    return authorize(this.fake, r, bend.anyScope ? undefined : scope);
   }
 
   /** The parsed JSON body, or undefined after answering 400 for malformed JSON. */
@@ -45,12 +40,7 @@ export class ReadSurface {
 
   /** Answers 400 naming the fields at fault, never their values (they may be sensitive). */
   invalid(r: RouteRequest, error: z.ZodError): void {
-    const detail = error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-    if (this.fake.faults.has('v8.errors.problem-shape/plain-json-on-read-surfaces')) {
-      this.v8.json(r.res, 400, { error: 'invalid_request', detail });
-      return;
-    }
-    this.v8.problem(r.res, 400, 'invalid_request', detail);
+    writeInvalid(this.fake, r.res, error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
   }
 
   /** "A body containing `principalId` is rejected with `403`": answers it and returns true. */
@@ -60,15 +50,10 @@ export class ReadSurface {
     return true;
   }
 
-  /** 200 JSON; the version-header fault drops the contract header on the listing surfaces. */
+  /** 200 JSON on the listing surfaces (goals, certificates, coverage). */
   listing(r: RouteRequest, body: unknown): void {
-    if (!this.fake.faults.has('v8.contract.version-header/missing-on-read-surfaces')) {
-      this.v8.json(r.res, 200, body);
-      return;
-    }
     const text = JSON.stringify(body);
-    r.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    r.res.writeHead(200, { 'content-type': 'application/json', ...contractHeader(this.fake, 'listing'), 'content-length': Buffer.byteLength(text) });
     r.res.end(text);
   }
 }
-

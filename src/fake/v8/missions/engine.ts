@@ -1,8 +1,9 @@
-import { TERMINAL_STATUSES, type MissionProjection, type MissionStatus, type ResourceBudget } from '../../contract/v8/missions.ts';
-import { defaultMissionScript, scenarioForTask, type ScriptBeat } from '../../../scenarios/v8/missions.ts';
-import { uuidv4, uuidv7 } from '../../util/uuid.ts';
-import type { FakeContext } from '../context.ts';
-import { SensitiveValues } from './redact.ts';
+import { TERMINAL_STATUSES, type MissionProjection, type MissionStatus, type ResourceBudget } from '../../../contract/v8/missions.ts';
+import { defaultMissionScript, scenarioForTask, type ScriptBeat } from '../../../../scenarios/v8/missions.ts';
+import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
+import type { FakeContext } from '../../context.ts';
+import { SensitiveValues } from '../redaction.ts';
+import { traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
 
 export interface StoredEvent {
   n: number;
@@ -11,17 +12,6 @@ export interface StoredEvent {
   data: string;
   /** Step events carry no id under the fault that drops them. */
   sendId: boolean;
-}
-
-export interface TraceRecord {
-  traceId: string;
-  missionRunId: string;
-  principal: string;
-  stepId: string;
-  startedAt: string;
-  completedAt?: string;
-  elapsedMs?: number;
-  steps: Array<Record<string, unknown>>;
 }
 
 export interface Mission {
@@ -111,12 +101,11 @@ export class MissionEngine {
    */
   recordSignal(mission: Mission, signal: string, payload: unknown): void {
     mission.signals.push({ signal, payload });
-    const leak = this.fake.faults.has('v8.redaction.canaries/signal-payload');
     const operation: Record<string, unknown> = {
       operationId: `op-signal-${mission.signals.length}`,
       kind: 'observation',
       startedAt: new Date().toISOString(),
-      input: { signal, payload: leak ? payload : this.sensitive.value(payload) },
+      input: { signal, payload: this.sensitive.signalPayload(payload) },
     };
     const trace = mission.steps.length > 0 ? this.traces.get(this.traceIdOf(mission, mission.steps.length)) : undefined;
     if (trace) trace.steps.push(operation);
@@ -185,7 +174,7 @@ export class MissionEngine {
         ...mission.untracedSignals.splice(0),
       ],
     };
-    if (outcome === 'failed' && this.fake.faults.has('v8.traces.get.completed-at/on-failed-step')) trace.completedAt = startedAt;
+    if (outcome === 'failed') traceOfFailedStep(this.fake, trace);
     this.traces.set(traceId, trace);
     mission.steps[k - 1] = { stepId, status: outcome };
     mission.sequence += 1;
