@@ -1,5 +1,4 @@
-import { taskScenarioOf } from '../../../../scenarios/v1/runs.ts';
-import { defaultTaskScript, taskScripts, turnScript } from '../../../../scenarios/v1/scripts.ts';
+import { defaultTaskScript, taskScenarioOf, taskScripts, turnScript } from '../../../../scenarios/v1/runs.ts';
 import type { FakeCaller } from '../../auth.ts';
 import type { Route, RouteRequest } from '../../http.ts';
 import { authenticate } from '../auth.ts';

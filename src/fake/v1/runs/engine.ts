@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ACCEPTED, CANCELLED } from '../../../contract/v1/runs.ts';
-import { approvedScript, rejectedScript, type RunBeat } from '../../../../scenarios/v1/scripts.ts';
+import { approvedScript, rejectedScript, type RunBeat } from '../../../../scenarios/v1/runs.ts';
 import type { FakeCaller } from '../../auth.ts';
 import type { FakeContext } from '../../context.ts';
 

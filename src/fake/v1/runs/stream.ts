@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { COMPLETED, FAILED } from '../../../../scenarios/v1/scripts.ts';
+import { COMPLETED, FAILED } from '../../../../scenarios/v1/runs.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import type { FakeContext } from '../../context.ts';
 import { streamedEventData } from '../execute/accepted-event.ts';
