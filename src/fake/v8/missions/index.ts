@@ -5,25 +5,9 @@ import { ownerOf } from '../principal.ts';
 import type { MissionEngine } from './engine.ts';
 import { events } from './events.ts';
 import { signals } from './signals.ts';
-import { findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
+import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
 const RUN_ID = '([^/]+)';
-
-/** A repeated key: answers the replay or the 409 itself and returns true; false for a new key. */
-function answeredByKey(surface: MissionSurface, r: RouteRequest, scopeKey: string, key: string, fingerprint: string): boolean {
-  const { fake, v8, idempotency } = surface;
-  const seen = idempotency.lookup(scopeKey, key, fingerprint);
-  const replayAnyway = seen.kind === 'conflict' && fake.faults.has('v8.missions.idempotency.conflict/replays-different-body');
-  if ((seen.kind === 'replay' && !fake.faults.has('v8.missions.idempotency.replay/re-executes')) || replayAnyway) {
-    respondStored(surface, r.res, seen.stored);
-    return true;
-  }
-  if (seen.kind === 'conflict') {
-    v8.problem(r.res, 409, 'idempotency_conflict', 'This Idempotency-Key was used with a different body: use a new key for a new request.');
-    return true;
-  }
-  return false;
-}
 
 async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
@@ -40,7 +24,12 @@ async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
   }
   const fingerprint = canonicalJson(body.value);
   const scopeKey = `${caller.principal}:create`;
-  if (key && answeredByKey(surface, r, scopeKey, key, fingerprint)) return;
+  const bend = {
+    replayConflict: fake.faults.has('v8.missions.idempotency.conflict/replays-different-body'),
+    reExecuteReplay: fake.faults.has('v8.missions.idempotency.replay/re-executes'),
+    conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
+  };
+  if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   const goalSpec = parsed.data.goalSpec as Record<string, unknown>;
   const mission = engine.create(ownerOf(fake, caller, goalSpec), goalSpec, parsed.data.resourceBudget);
   const stored: StoredResponse = { status: 202, body: JSON.stringify(engine.projection(mission)) };

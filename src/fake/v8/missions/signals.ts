@@ -1,22 +1,7 @@
 import { canonicalJson } from '../../../util/json.ts';
 import type { RouteRequest } from '../../http.ts';
 import { isTerminal, type Mission } from './engine.ts';
-import { findMission, idempotencyKey, invalidBody, jsonBody, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
-
-/** A repeated key: answers the replay or the 409 itself and returns true; false for a new key. */
-function answeredByKey(surface: MissionSurface, r: RouteRequest, scopeKey: string, key: string, fingerprint: string): boolean {
-  const { fake, v8, idempotency } = surface;
-  const seen = idempotency.lookup(scopeKey, key, fingerprint);
-  if (seen.kind === 'replay' || (seen.kind === 'conflict' && fake.faults.has('v8.missions.signals.idempotency-conflict/replays'))) {
-    respondStored(surface, r.res, seen.stored);
-    return true;
-  }
-  if (seen.kind === 'conflict') {
-    v8.problem(r.res, 409, 'idempotency_conflict', 'This Idempotency-Key was used with a different signal: use a new key.');
-    return true;
-  }
-  return false;
-}
+import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
 function accept(surface: MissionSurface, mission: Mission, signal: { signal: string; payload?: unknown }): StoredResponse {
   surface.engine.recordSignal(mission, signal.signal, signal.payload);
@@ -44,7 +29,12 @@ export async function signals(surface: MissionSurface, r: RouteRequest): Promise
   }
   const fingerprint = canonicalJson(body.value);
   const scopeKey = `${caller.principal}:signal:${mission.runId}`;
-  if (key && answeredByKey(surface, r, scopeKey, key, fingerprint)) return;
+  const bend = {
+    replayConflict: fake.faults.has('v8.missions.signals.idempotency-conflict/replays'),
+    reExecuteReplay: false,
+    conflictDetail: 'This Idempotency-Key was used with a different signal: use a new key.',
+  };
+  if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   if (isTerminal(mission.status) && !fake.faults.has('v8.missions.signals.terminal-409/accepted')) {
     v8.problem(r.res, 409, 'mission_terminal', `The mission is ${mission.status}; signals to a terminal mission are refused.`);
     return;

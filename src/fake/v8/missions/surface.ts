@@ -85,6 +85,28 @@ export function findMission({ fake, engine }: MissionSurface, caller: FakeCaller
   return mission;
 }
 
+/** How a repeated key is answered where a fault bends it: replay a conflict, or run a replay again. */
+export interface KeyBend {
+  replayConflict: boolean;
+  reExecuteReplay: boolean;
+  /** The 409's detail. */
+  conflictDetail: string;
+}
+
+/** A repeated key: answers the replay or the 409 itself and returns true; false for a new key (or a re-executed replay). */
+export function answeredByKey(surface: MissionSurface, r: RouteRequest, scope: { key: string; scopeKey: string; fingerprint: string }, bend: KeyBend): boolean {
+  const seen = surface.idempotency.lookup(scope.scopeKey, scope.key, scope.fingerprint);
+  if ((seen.kind === 'replay' && !bend.reExecuteReplay) || (seen.kind === 'conflict' && bend.replayConflict)) {
+    respondStored(surface, r.res, seen.stored);
+    return true;
+  }
+  if (seen.kind === 'conflict') {
+    surface.v8.problem(r.res, 409, 'idempotency_conflict', bend.conflictDetail);
+    return true;
+  }
+  return false;
+}
+
 export function respondStored({ v8 }: MissionSurface, res: ServerResponse, stored: StoredResponse): void {
   if (stored.body === '') v8.empty(res, stored.status);
   else v8.raw(res, stored.status, stored.body);
