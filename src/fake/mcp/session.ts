@@ -10,7 +10,7 @@ import type { McpSurface } from './surface.ts';
 
 const SESSION_NOT_FOUND = -32001;
 
-/** The id of a new session: a UUID, visible ASCII as the transport requires. */
+/** The id of a new session; undefined lets the store pick a UUID (visible ASCII, as the transport requires). */
 export function newSessionId(fake: FakeContext): string | undefined {
   return fake.faults.has('mcp.session.id-visible-ascii/contains-space') ? `apicert session ${randomUUID()}` : undefined;
 }
