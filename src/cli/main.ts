@@ -11,6 +11,7 @@ import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/writ
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
 import { invocationOf, loadBaselineFor, loadSigningKey, registerReportCommands, writeSignature } from './report-commands.ts';
+import { registerPlan } from './plan.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -123,6 +124,7 @@ export function buildProgram(): Command {
     });
 
   registerReportCommands(program);
+  registerPlan(program, { surfaces, list });
 
   program
     .command('rules')

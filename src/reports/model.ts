@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Profile } from '../profile/schema.ts';
-import { type FailingCase, type Level, type Observation, type Rule, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
-import type { RuleResult } from '../runner/run.ts';
+import { type FailingCase, type Level, type Observation, type Rule, type RuleResult, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
 import type { BaselineEntry } from './baseline.ts';
 

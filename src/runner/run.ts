@@ -1,24 +1,9 @@
-import { CheckFailure, type Counterexample, type EvidenceEntry, type FailingCase, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, NotApplicable, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
+import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
 import { RunContext, type CheckServices, type RecordedCase } from './check-context.ts';
 
-export interface RuleResult {
-  rule: Rule;
-  verdict: Verdict;
-  /** Why the verdict is what it is: the failed expectation, the missing fixture, the transport error. */
-  reason?: string;
-  durationMs: number;
-  evidence: EvidenceEntry[];
-  /** Evidence entries left out to keep the report readable (the first and last ones are kept). */
-  evidenceOmitted: number;
-  observations: Observation[];
-  counterexample?: Counterexample;
-  /** Every failing case (up to the cap), each naming its deciding exchange in `evidence`. */
-  cases: FailingCase[];
-  /** Failing cases beyond the cap, counted only. */
-  casesOmitted: number;
-}
 
 export interface RunOptions {
   target: TargetInfo;
@@ -28,6 +13,8 @@ export interface RunOptions {
   probe: ProbeClient;
   checkTimeoutMs?: number;
   services?: CheckServices;
+  /** `false` runs every check without consulting its declared needs: only to test the declarations. */
+  checkNeeds?: boolean;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -59,9 +46,11 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   let verdict: Verdict;
   let reason: string | undefined;
   let counterexample: Counterexample | undefined;
-  if (rule.destructive === 'mutate' && !options.profile.safety.allowMutations) {
+  // Declared needs decide `untestable` before anything is sent (the same verdicts `apicert plan` prints).
+  const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake' });
+  if (missing.length > 0) {
     verdict = 'untestable';
-    reason = 'the rule creates or changes state and the profile sets safety.allowMutations: false';
+    reason = missing.join('; ');
   } else {
     const timeoutMs = options.checkTimeoutMs ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
@@ -124,6 +113,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     observations: ctx.observations,
     cases,
     casesOmitted: verdict === 'fail' ? ctx.casesOmitted : 0,
+    rolesRequested: [...ctx.rolesRequested],
   };
   if (reason !== undefined) result.reason = reason;
   if (counterexample) result.counterexample = counterexample;

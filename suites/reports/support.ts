@@ -1,6 +1,6 @@
 /** One certification of the fake served as a "remote" target, shared by the report suites. */
 import { RULES } from '../../src/registry.ts';
-import type { Verdict } from '../../src/rule/index.ts';
+import type { RuleResult, Verdict } from '../../src/rule/index.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { startFake } from '../../src/fake/server.ts';
@@ -8,7 +8,6 @@ import type { Profile } from '../../src/profile/schema.ts';
 import type { BaselineEntry } from '../../src/reports/baseline.ts';
 import { buildReport, type Report } from '../../src/reports/model.ts';
 import { certify } from '../../src/runner/certify.ts';
-import type { RuleResult } from '../../src/runner/run.ts';
 
 export interface Run {
   profile: Profile;

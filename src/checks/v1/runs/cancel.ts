@@ -4,13 +4,13 @@ import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const cancelTerminalEvent = rule({
   id: 'v1.runs.cancel.terminal-event',
   title: "Cancelling a run in flight answers 200 and request.cancelled ends the run's stream",
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.long'] },
   spec: {
     section: 'States and transitions; Endpoints',
     quote: "cancellation accepted | a terminal `request.cancelled` event is emitted on the run's stream … `200` JSON object with open properties",
@@ -33,7 +33,7 @@ export const cancelNotRollback = rule({
   id: 'v1.runs.cancel.not-rollback',
   title: 'What a run reads back as when it is cancelled after an approval was committed',
   level: 'observation',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.approval', 'v1.tasks.parks'] },
   spec: {
     section: 'What the service does',
     quote: 'Cancelling is not rollback. A durable action already committed (an approval, a connector write) needs its own status check or reconciliation.',

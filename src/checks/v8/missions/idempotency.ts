@@ -4,7 +4,7 @@ import { type CheckContext, section, type ProbeResponse } from '../../../rule/in
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 const KEY_RULE = 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.';
 
@@ -19,7 +19,7 @@ export const keyRequired = rule({
   id: 'v8.missions.idempotency.key-required',
   title: 'Create without Idempotency-Key is rejected with problem+json and creates nothing',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 2', quote: KEY_RULE },
   async check(ctx) {
     const res = await postMission(ctx, fixture(ctx, 'succeeds'), { key: null, label: 'create without Idempotency-Key' });
@@ -47,7 +47,7 @@ export const keyFormat = rule({
   id: 'v8.missions.idempotency.key-format',
   title: 'Keys of 16-128 allowed characters are accepted; shorter, longer or other characters are rejected',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 2; Limits', quote: KEY_RULE },
   async check(ctx) {
     const body = fixture(ctx, 'succeeds');
@@ -78,7 +78,7 @@ export const replay = rule({
   id: 'v8.missions.idempotency.replay',
   title: 'The same key and body returns the original response and starts no second mission',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   spec: {
     section: 'Endpoints > Rules 3',
     quote: 'Replay with the same key and the same body returns the original response without re-executing.',
@@ -105,7 +105,7 @@ export const conflict = rule({
   id: 'v8.missions.idempotency.conflict',
   title: 'The same key with a different body answers 409',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 3', quote: 'The same key with a different body gives `409`.' },
   async check(ctx) {
     const body = fixture(ctx, 'succeeds');
@@ -122,7 +122,7 @@ export const signalsKeyRequired = rule({
   id: 'v8.missions.signals.key-required',
   title: 'A signal without Idempotency-Key is rejected with problem+json',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.waits'] },
   spec: { section: 'Endpoints', quote: 'headers `Idempotency-Key`, `Content-Type`; body signal and payload' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');
@@ -141,7 +141,7 @@ export const cancelKeyRequired = rule({
   id: 'v8.missions.cancel.key-required',
   title: 'Cancel without Idempotency-Key is rejected and the mission keeps running',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.waits'] },
   spec: { section: 'Endpoints', quote: 'header `Idempotency-Key` required' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');

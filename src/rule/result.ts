@@ -1,0 +1,23 @@
+import type { Rule } from './rule.ts';
+import type { EvidenceEntry } from './exchange.ts';
+import type { Counterexample, FailingCase, Observation, Verdict } from './types.ts';
+
+/** How one rule ended in one run: what the reports are made of. */
+export interface RuleResult {
+  rule: Rule;
+  verdict: Verdict;
+  /** Why the verdict is what it is: the failed expectation, the missing fixture, the transport error. */
+  reason?: string;
+  durationMs: number;
+  evidence: EvidenceEntry[];
+  /** Evidence entries left out to keep the report readable (the first and last ones are kept). */
+  evidenceOmitted: number;
+  observations: Observation[];
+  counterexample?: Counterexample;
+  /** Every failing case (up to the cap), each naming its deciding exchange in `evidence`. */
+  cases: FailingCase[];
+  /** Failing cases beyond the cap, counted only. */
+  casesOmitted: number;
+  /** Credential roles the check asked for while it ran. */
+  rolesRequested: string[];
+}
