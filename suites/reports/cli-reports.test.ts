@@ -1,39 +1,54 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.ts';
 import type { Report } from '../../src/reports/model.ts';
 
-const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
 const FAULT = 'v8.missions.get.unknown-404/server-error';
 // The fault also breaks v8.missions.get.other-principal-404; these two rules see it break one.
 const RULES = 'v8.missions.get.ok,v8.missions.get.unknown-404';
 
-function apicert(...args: string[]) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
+/** The CLI in this process (a spawned Node per call costs seconds on a busy machine): exit code and output. */
+async function apicert(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const spies = [
+    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void out.push(`${parts.join(' ')}\n`)),
+    vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void err.push(`${parts.join(' ')}\n`)),
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => out.push(String(chunk)) > 0),
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => err.push(String(chunk)) > 0),
+  ];
+  process.exitCode = undefined;
+  try {
+    await main(['node', 'apicert', ...args]);
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { code, out: out.join(''), err: err.join('') };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'apicert-reports-'));
 const at = (name: string) => join(dir, name);
 
-describe('signed reports', () => {
-  const keygen = apicert('keygen', '--out', at('signer'));
-  const certified = apicert('certify', '--rules', RULES, '--faults', FAULT, '--seed', '3', '--out', at('signed'), '--sign', at('signer.key'), '--format', 'md', '--quiet');
+describe('signed reports', async () => {
+  const keygen = await apicert('keygen', '--out', at('signer'));
+  const certified = await apicert('certify', '--rules', RULES, '--faults', FAULT, '--seed', '3', '--out', at('signed'), '--sign', at('signer.key'), '--format', 'md', '--quiet');
   const reportPath = join(at('signed'), 'report.json');
 
-  it('keygen writes a private key only its owner can read, and a public key; it never overwrites', () => {
+  it('keygen writes a private key only its owner can read, and a public key; it never overwrites', async () => {
     expect(keygen.code, keygen.err).toBe(0);
     expect(statSync(at('signer.key')).mode & 0o777).toBe(0o600);
     expect(readFileSync(at('signer.pub'), 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----/);
     expect(keygen.out).not.toContain('PRIVATE KEY');
-    const again = apicert('keygen', '--out', at('signer'));
+    const again = await apicert('keygen', '--out', at('signer'));
     expect(again.code).toBe(2);
     expect(again.err).toMatch(/signer\.key exists/);
   });
 
-  it('certify --sign writes report.json (even when only md was asked) and its detached signature', () => {
+  it('certify --sign writes report.json (even when only md was asked) and its detached signature', async () => {
     expect(certified.code, certified.err).toBe(1);
     expect(certified.out).toContain('report.json.sig');
     const sig = JSON.parse(readFileSync(`${reportPath}.sig`, 'utf8')) as { algorithm: string; keyId: string };
@@ -41,31 +56,31 @@ describe('signed reports', () => {
     expect(readFileSync(`${reportPath}.sig`, 'utf8')).not.toContain('PRIVATE');
   });
 
-  it('verify exits 0 on the intact report, even re-serialised with other spacing and key order', () => {
-    const ok = apicert('verify', reportPath, '--key', at('signer.pub'));
+  it('verify exits 0 on the intact report, even re-serialised with other spacing and key order', async () => {
+    const ok = await apicert('verify', reportPath, '--key', at('signer.pub'));
     expect(ok.code, ok.out + ok.err).toBe(0);
     expect(ok.out).toMatch(/intact/);
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Record<string, unknown>;
     const reordered = Object.fromEntries(Object.entries(report).reverse());
     writeFileSync(at('reordered.json'), JSON.stringify(reordered));
-    expect(apicert('verify', at('reordered.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`).code).toBe(0);
+    expect((await apicert('verify', at('reordered.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`)).code).toBe(0);
   });
 
-  it('verify exits 1 on a tampered report and says which rule changed', () => {
+  it('verify exits 1 on a tampered report and says which rule changed', async () => {
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report;
     const failed = report.rules.find((r) => r.verdict === 'fail')!;
     failed.verdict = 'pass';
     writeFileSync(at('tampered.json'), JSON.stringify(report, null, 2));
-    const bad = apicert('verify', at('tampered.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`);
+    const bad = await apicert('verify', at('tampered.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`);
     expect(bad.code).toBe(1);
     expect(bad.out).toContain(`rules.${failed.id} changed after signing`);
     expect(bad.out).toMatch(/the report's own digest .* does not match its content/);
     expect(bad.out).not.toMatch(/rules\.(?!v8\.missions\.get\.unknown-404)/);
   });
 
-  it('verify exits 1 with another key or an altered signature file, and 2 on a key that is not one', () => {
-    apicert('keygen', '--out', at('other'));
-    const otherKey = apicert('verify', reportPath, '--key', at('other.pub'));
+  it('verify exits 1 with another key or an altered signature file, and 2 on a key that is not one', async () => {
+    await apicert('keygen', '--out', at('other'));
+    const otherKey = await apicert('verify', reportPath, '--key', at('other.pub'));
     expect(otherKey.code).toBe(1);
     expect(otherKey.out).toMatch(/signed with key sha256:[0-9a-f]{64}, not with this public key/);
     const sig = JSON.parse(readFileSync(`${reportPath}.sig`, 'utf8')) as { manifest: { report: string } };
@@ -74,52 +89,52 @@ describe('signed reports', () => {
     const r = JSON.parse(readFileSync(reportPath, 'utf8')) as Report;
     r.run.seed = 4;
     writeFileSync(at('reseeded.json'), JSON.stringify(r));
-    const altered = apicert('verify', at('reseeded.json'), '--key', at('signer.pub'), '--signature', at('altered.sig'));
+    const altered = await apicert('verify', at('reseeded.json'), '--key', at('signer.pub'), '--signature', at('altered.sig'));
     expect(altered.code).toBe(1);
     expect(altered.out).toMatch(/the signature file was altered or comes from another key/);
-    const notAKey = apicert('verify', reportPath, '--key', reportPath);
+    const notAKey = await apicert('verify', reportPath, '--key', reportPath);
     expect(notAKey.code).toBe(2);
     expect(notAKey.err).toMatch(/is not a public key in PEM/);
   });
 });
 
-describe('apicert diff', () => {
-  const run = (name: string, ...extra: string[]) => {
-    const r = apicert('certify', '--rules', RULES, '--seed', '3', '--out', at(name), '--format', 'json', '--quiet', ...extra);
+describe('apicert diff', async () => {
+  const run = async (name: string, ...extra: string[]) => {
+    const r = await apicert('certify', '--rules', RULES, '--seed', '3', '--out', at(name), '--format', 'json', '--quiet', ...extra);
     expect([0, 1]).toContain(r.code);
     return join(at(name), 'report.json');
   };
-  const clean = run('clean');
-  const broken = run('broken', '--faults', FAULT);
+  const clean = await run('clean');
+  const broken = await run('broken', '--faults', FAULT);
 
-  it('lists a new failure and exits 1 on the regression', () => {
-    const d = apicert('diff', clean, broken);
+  it('lists a new failure and exits 1 on the regression', async () => {
+    const d = await apicert('diff', clean, broken);
     expect(d.code, d.err).toBe(1);
     expect(d.out).toMatch(/new failures \(1\):\n {2}v8\.missions\.get\.unknown-404: pass -> fail - /);
     expect(d.out).toContain('REGRESSION');
   });
 
-  it('lists the fix and exits 0 the other way round; --format md makes a PR comment', () => {
-    const d = apicert('diff', broken, clean, '--format', 'md');
+  it('lists the fix and exits 0 the other way round; --format md makes a PR comment', async () => {
+    const d = await apicert('diff', broken, clean, '--format', 'md');
     expect(d.code, d.err).toBe(0);
     expect(d.out).toContain('#### Fixed (1)');
     expect(d.out).toContain('| `v8.missions.get.unknown-404` | fail | pass |  |');
     expect(d.out).toContain('no regression');
   });
 
-  it('lists rules added and removed', () => {
+  it('lists rules added and removed', async () => {
     const fewer = JSON.parse(readFileSync(clean, 'utf8')) as Report;
     fewer.rules = fewer.rules.slice(1);
     writeFileSync(at('fewer.json'), JSON.stringify(fewer));
-    const d = apicert('diff', clean, at('fewer.json'));
+    const d = await apicert('diff', clean, at('fewer.json'));
     expect(d.code).toBe(0);
     expect(d.out).toMatch(/rules removed \(1\):\n {2}v8\.missions\.get\.\S+: was pass/);
-    expect(apicert('diff', at('fewer.json'), clean).out).toMatch(/rules added \(1\)/);
+    expect((await apicert('diff', at('fewer.json'), clean)).out).toMatch(/rules added \(1\)/);
   });
 
-  it('exits 2 on a file that is not a report or an unknown format', () => {
-    expect(apicert('diff', clean, at('signer.pub')).code).toBe(2);
-    expect(apicert('diff', clean, broken, '--format', 'html').code).toBe(2);
+  it('exits 2 on a file that is not a report or an unknown format', async () => {
+    expect((await apicert('diff', clean, at('signer.pub'))).code).toBe(2);
+    expect((await apicert('diff', clean, broken, '--format', 'html')).code).toBe(2);
   });
 });
 
@@ -128,11 +143,11 @@ describe('certify --baseline', () => {
     writeFileSync(at(name), yaml);
     return at(name);
   };
-  const certify = (file: string, ...extra: string[]) => apicert('certify', '--rules', RULES, '--seed', '3', '--out', at('baselined'), '--baseline', file, ...extra);
+  const certify = async (file: string, ...extra: string[]) => apicert('certify', '--rules', RULES, '--seed', '3', '--out', at('baselined'), '--baseline', file, ...extra);
 
-  it('does not gate on a listed failure, and shows it as expected', () => {
+  it('does not gate on a listed failure, and shows it as expected', async () => {
     const file = baseline('known.yaml', '- rule: v8.missions.get.unknown-404\n  reason: the gateway answers 500 until ticket 123 ships\n  expires: 2999-12-31\n');
-    const r = certify(file, '--faults', FAULT, '--quiet');
+    const r = await certify(file, '--faults', FAULT, '--quiet');
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toContain('expected failures (baseline): v8.missions.get.unknown-404');
     const report = JSON.parse(readFileSync(join(at('baselined'), 'report.json'), 'utf8')) as Report;
@@ -141,22 +156,22 @@ describe('certify --baseline', () => {
     expect(readFileSync(join(at('baselined'), 'junit.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0" errors="0"/);
   });
 
-  it('fails the run on a stale entry whose rule passes now', () => {
+  it('fails the run on a stale entry whose rule passes now', async () => {
     const file = baseline('stale.yaml', '- rule: v8.missions.get.unknown-404\n  reason: fixed since, but nobody removed the entry\n');
-    const r = certify(file, '--quiet');
+    const r = await certify(file, '--quiet');
     expect(r.code).toBe(1);
     expect(r.out).toContain('STALE baseline entries (the rule passes now; remove them): v8.missions.get.unknown-404');
     expect(readFileSync(join(at('baselined'), 'junit.xml'), 'utf8')).toContain('type="stale-baseline"');
   });
 
-  it('exits 2 on an unknown rule id, naming the closest ones, and on an expired entry', () => {
-    const unknown = certify(baseline('typo.yaml', '- rule: v8.missions.get.unknown-400\n  reason: typo\n'));
+  it('exits 2 on an unknown rule id, naming the closest ones, and on an expired entry', async () => {
+    const unknown = await certify(baseline('typo.yaml', '- rule: v8.missions.get.unknown-400\n  reason: typo\n'));
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(/v8\.missions\.get\.unknown-400 is not a rule id \(closest: v8\.missions\.get\./);
-    const expired = certify(baseline('expired.yaml', '- rule: v8.missions.get.unknown-404\n  reason: old\n  expires: 2020-01-01\n'));
+    const expired = await certify(baseline('expired.yaml', '- rule: v8.missions.get.unknown-404\n  reason: old\n  expires: 2020-01-01\n'));
     expect(expired.code).toBe(2);
     expect(expired.err).toMatch(/expired on 2020-01-01/);
-    const shapeless = certify(baseline('shapeless.yaml', 'rule: v8.missions.get.unknown-404\n'));
+    const shapeless = await certify(baseline('shapeless.yaml', 'rule: v8.missions.get.unknown-404\n'));
     expect(shapeless.code).toBe(2);
     expect(shapeless.err).toMatch(/not a valid baseline/);
   });
