@@ -1,4 +1,5 @@
 /** The fault registry: every way the reference fake can be told to break one rule. */
+import { loadFaults } from './load.ts';
 import { mcpFaults } from './mcp.ts';
 import type { FaultDefinition } from './types.ts';
 import { v1Faults } from './v1.ts';
@@ -10,9 +11,12 @@ export { ruleOfFault, type FaultDefinition } from './types.ts';
 
 export const FAULTS = [...v8MissionFaults, ...v8ReadFaults, ...v1Faults, ...v1WebhooksFaults, ...mcpFaults] as const satisfies readonly FaultDefinition[];
 
-export type FaultId = (typeof FAULTS)[number]['id'];
+/** Faults of the load rules: judged by the load scripts' verdicts, not by certify (so not in the fault matrix). */
+export const LOAD_FAULTS = loadFaults;
 
-const known = new Set<string>(FAULTS.map((f) => f.id));
+export type FaultId = (typeof FAULTS)[number]['id'] | (typeof LOAD_FAULTS)[number]['id'];
+
+const known = new Set<string>([...FAULTS, ...LOAD_FAULTS].map((f) => f.id));
 
 export function isFaultId(value: string): value is FaultId {
   return known.has(value);

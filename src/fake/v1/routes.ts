@@ -82,9 +82,14 @@ export function v1Routes(fake: FakeContext): Route[] {
       v1.problem(r.res, 503, 'internal_failed', { detail: 'Rate-limit protection is unavailable for this key; the request was refused (fail-closed). Retry later.', retryable: true });
       return false;
     }
+    if (decision.refused > 5 && fake.faults.has('load.v1.rate-limit.refusals-are-429/overload-500')) {
+      v1.problem(r.res, 500, 'internal_failed', { detail: 'The rate limiter is overloaded.', retryable: false });
+      return false;
+    }
     onRefused?.(429);
     const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited/no-retry-after') ? {} : { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
-    v1.problem(r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable: true, retryAfterMs: decision.retryAfterMs, headers });
+    const retryable = !(decision.refused > 3 && fake.faults.has('load.v1.rate-limit.429-shape/retryable-false-under-burst'));
+    v1.problem(r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable, retryAfterMs: decision.retryAfterMs, headers });
     return false;
   }
 
@@ -109,7 +114,9 @@ export function v1Routes(fake: FakeContext): Route[] {
   }
 
   /** Streams a run's events after `after` until its terminal event; `onEarlyClose` runs when the reader leaves first. */
-  function pipe(res: ServerResponse, run: Run, after: number, options: { replayed?: boolean; onEarlyClose?: () => void } = {}): void {
+  const readersFromStart = new WeakMap<Run, number>();
+
+  function pipe(res: ServerResponse, run: Run, after: number, options: { replayed?: boolean; onEarlyClose?: () => void; reader?: boolean } = {}): void {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     // A parked run may have nothing to send yet; the reader still gets its headers now.
     res.flushHeaders();
@@ -121,8 +128,12 @@ export function v1Routes(fake: FakeContext): Route[] {
       unregister();
       res.end();
     };
+    // Readers of a run's events from its start, counted for the fault that hits only a crowd of readers.
+    const crowd = options.reader && after === 0 ? (readersFromStart.get(run) ?? 0) + 1 : 0;
+    if (crowd > 0) readersFromStart.set(run, crowd);
+    const skipped = crowd > 4 && fake.faults.has('load.v1.events.fanout-same-events/late-subscriber-gap') ? (run.events[0]?.sequence ?? 1) + 1 : undefined;
     const write = (e: RunEvent) => {
-      writeEvent(res, e, options.replayed ?? false);
+      if (e.sequence !== skipped) writeEvent(res, e, options.replayed ?? false);
       if (TERMINAL_KINDS.has(e.type)) end();
     };
     const unregister = fake.lifecycle.onClose(end);
@@ -219,6 +230,8 @@ export function v1Routes(fake: FakeContext): Route[] {
     };
     if (!limit(r, burnKey)) return;
     if (answeredByKey(r, scope, request)) return;
+    // The race a storm of one new key finds: the key is checked, then remembered a tick later.
+    if (key !== undefined && fake.faults.has('load.v1.idempotency.storm-one-run/race')) await new Promise((resolve) => setTimeout(resolve, 25));
     if (request.mode === 'task') {
       const scenario = taskScenarioOf(request.body);
       const run = engine.start(caller, 'task', scenario ? taskScripts[scenario] : defaultTaskScript);
@@ -266,6 +279,7 @@ export function v1Routes(fake: FakeContext): Route[] {
     }
     const forget = fake.faults.has('v1.runs.events.dropped-connection/forgets-run');
     pipe(r.res, run, after, {
+      reader: lastEventId === undefined,
       onEarlyClose: () => {
         // Only runs that never parked: an approval racing the dropped stream must not lose its run.
         if (forget && run.mode === 'task' && run.state === 'in_flight' && !run.events.some((e) => e.data.action_digest !== undefined)) engine.forget(run);

@@ -40,6 +40,7 @@ export function missionRoutes(fake: FakeContext, engine: MissionEngine): Route[]
   const v8 = new V8Responder(fake);
   const schemas = inputSchemas(fake);
   const idempotency = new IdempotencyStore<StoredResponse>();
+  const readersFromStart = new WeakMap<object, number>();
   const keyPattern = fake.faults.has('v8.missions.idempotency.key-format/accepts-15-chars') ? /^[A-Za-z0-9._:-]{15,128}$/ : IDEMPOTENCY_KEY_PATTERN;
 
   /** Validates the Idempotency-Key header; answers 400 itself and returns undefined when it is unusable. */
@@ -114,6 +115,8 @@ export function missionRoutes(fake: FakeContext, engine: MissionEngine): Route[]
         return;
       }
     }
+    // The race a storm of one new key finds: the key is checked, then remembered a tick later.
+    if (key && fake.faults.has('load.v8.idempotency.storm-one-mission/race')) await new Promise((resolve) => setTimeout(resolve, 25));
     const mission = engine.create(ownerOf(caller, parsed.data.goalSpec), parsed.data.goalSpec as Record<string, unknown>, parsed.data.resourceBudget);
     const stored: StoredResponse = { status: 202, body: JSON.stringify(engine.projection(mission)) };
     if (key) idempotency.remember(scopeKey, key, fingerprint, stored);
@@ -173,15 +176,24 @@ export function missionRoutes(fake: FakeContext, engine: MissionEngine): Route[]
       unregister();
       res.end();
     };
-    const listener = (e: StoredEvent) => {
+    // Readers of a mission from its start, counted for the faults that hit only a crowd of readers.
+    const crowd = lastEventId === undefined ? (readersFromStart.get(mission) ?? 0) + 1 : 0;
+    if (crowd > 0) readersFromStart.set(mission, crowd);
+    const late = crowd > 4;
+    const send = (e: StoredEvent) => {
+      if (late && e.event === 'mission.started' && fake.faults.has('load.v8.events.fanout-same-events/late-subscriber-gap')) return;
       writeEvent(res, e);
+      if (late && isTerminalEvent(e) && fake.faults.has('load.v8.events.fanout-one-terminal/duplicate-terminal')) writeEvent(res, e);
+    };
+    const listener = (e: StoredEvent) => {
+      send(e);
       if (isTerminalEvent(e) && !holdOpen) end();
     };
     const unregister = fake.lifecycle.onClose(end);
     res.on('close', end);
     let sentTerminal = false;
     for (const e of engine.eventsAfter(mission, after)) {
-      writeEvent(res, e);
+      send(e);
       if (isTerminalEvent(e)) sentTerminal = true;
     }
     if ((sentTerminal || isTerminal(mission.status)) && !holdOpen) {

@@ -3,6 +3,7 @@ import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE, type V8Problem } from '../../contract/v8/problem.ts';
 import { uuidv4 } from '../../util/uuid.ts';
 import type { FakeCaller } from '../auth.ts';
+import { v8RateLimited } from './rate-limit.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 
@@ -42,6 +43,16 @@ export class V8Responder {
     res.end();
   }
 
+  private tooManyRequests(res: ServerResponse, retryAfter: number): void {
+    res.setHeader('retry-after', String(retryAfter));
+    if (!this.fake.faults.has('load.v8.rate-limit.429-problem/plain-text')) {
+      this.problem(res, 429, 'rate_limited', 'This principal is over its rate limit: wait for Retry-After.');
+      return;
+    }
+    res.writeHead(429, { 'content-type': 'text/plain', [CONTRACT_HEADER]: CONTRACT_VERSION });
+    res.end('Too Many Requests');
+  }
+
   problem(res: ServerResponse, status: number, code: string, detail: string): void {
     const body: V8Problem = {
       type: `https://errors.apicert.invalid/v8/${code}`,
@@ -74,6 +85,11 @@ export class V8Responder {
     }
     if (scope && !caller.scopes.has(scope)) {
       this.problem(r.res, 403, 'insufficient_scope', `This operation needs the scope ${scope}.`);
+      return undefined;
+    }
+    const retryAfter = v8RateLimited(this.fake, caller);
+    if (retryAfter !== undefined) {
+      this.tooManyRequests(r.res, retryAfter);
       return undefined;
     }
     return caller;
