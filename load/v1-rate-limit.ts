@@ -1,0 +1,34 @@
+/**
+ * /v1 rate limit: a ramping arrival rate (APICERT_RATE_START to APICERT_RATE_MAX requests/s over
+ * APICERT_RAMP) of GET /v1/usage on one key until and past its 429; with
+ * APICERT_V1_LIMITER_DOWN_KEY, a few requests on a key whose limiter is down. Rules:
+ * load.v1.rate-limit.429-shape, .retry-after, .refusals-are-429, .unavailable-503, .limit-reached.
+ */
+import type { Options, Scenario } from 'k6/options';
+import { v1LimiterDownStep, v1RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
+import { configFor, elapsedMs, k6Transport, Recorder } from './lib/k6.ts';
+
+const { config, credential } = configFor('v1-rate-limit');
+const recorder = new Recorder('v1-rate-limit', ['v1_rate_429_at_ms', 'v1_rate_503_at_ms']);
+
+const scenarios: Record<string, Scenario> = {
+  ramp: {
+    executor: 'ramping-arrival-rate',
+    exec: 'ramp',
+    startRate: config.rateStart,
+    timeUnit: '1s',
+    preAllocatedVUs: Math.min(config.maxVus, 5),
+    maxVUs: config.maxVus,
+    stages: [{ target: config.rateMax, duration: config.ramp }],
+  },
+};
+if (config.v1LimiterDownKey) {
+  scenarios.limiterDown = { executor: 'shared-iterations', exec: 'limiterDown', vus: 1, iterations: config.limiterDownRequests, maxDuration: config.maxDuration };
+}
+
+export const options: Options = { scenarios, thresholds: recorder.thresholds(), summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(95)', 'count'] };
+
+export const ramp = recorder.iteration(() => v1RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, elapsedMs }));
+export const limiterDown = recorder.iteration(() => v1LimiterDownStep(k6Transport, { baseUrl: config.baseUrl, token: config.v1LimiterDownKey!, elapsedMs }));
+
+export const handleSummary = recorder.handleSummary(config);
