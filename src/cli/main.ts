@@ -10,6 +10,7 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
+import { registerLoadCommand } from './load.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -131,6 +132,7 @@ export function buildProgram(): Command {
       console.log(`${FAULTS.length} faults`);
     });
 
+  registerLoadCommand(program);
   return program;
 }
 

@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { credentialOf } from '../../src/load/config.ts';
 import { metricOf } from '../../src/load/rules.ts';
 import { v8IdempotencyStorm } from '../../src/load/scenarios/idempotency-storm.ts';
-import { figureMetric, JUDGED_METRIC, mergeSummaries, parseSummaries, SUMMARY_LINE_PREFIX, SummaryError, summaryFromK6, verdictsOf, type LoadSummary } from '../../src/load/summary.ts';
+import { figureMetric, JUDGED_METRIC, mergeSummaries, type K6SummaryData, parseSummaries, SUMMARY_LINE_PREFIX, SummaryError, summaryFromK6, verdictsOf, type LoadSummary } from '../../src/load/summary.ts';
 import { fakeTarget, newKey, summarise, verdictOf, type Target } from './support.ts';
 
 describe('summary from k6 end-of-test data', () => {
   // The shape handleSummary receives: Rates carry passes/fails, Trends the summaryTrendStats, checks nest in groups.
-  const data = {
+  const data: K6SummaryData = {
     metrics: {
       [metricOf('load.v8.rate-limit.429-problem')]: { type: 'rate', values: { rate: 0.5, passes: 3, fails: 3 } },
       [metricOf('load.v8.rate-limit.limit-observed')]: { type: 'rate', values: { rate: 1, passes: 6, fails: 0 } },
