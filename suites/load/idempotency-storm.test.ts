@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { credentialOf } from '../../src/load/config.ts';
 import { otherMissionBody, v1IdempotencyStorm, v8IdempotencyStorm } from '../../src/load/scenarios/idempotency-storm.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
+import { catchRows } from './catches.ts';
 import { fakeTarget, newKey, summarise, verdictOf, type Target } from './support.ts';
 
 // The storm scripts' own iteration code, sent through fetch to the fake, with and without the
@@ -33,11 +34,7 @@ describe('v8 idempotency storm', () => {
     expect(Object.fromEntries(target!.transport.sent)).toEqual({ 'storm same-body POST /v8/missions': 24, 'storm other-body POST /v8/missions': 24 });
   });
 
-  it.each([
-    ['v8.missions.idempotency.replay/re-executes', 'load.v8.idempotency.storm-one-mission', /names the same mission/],
-    ['load.v8.idempotency.storm-one-mission/race', 'load.v8.idempotency.storm-one-mission', /names the same mission/],
-    ['v8.missions.idempotency.conflict/replays-different-body', 'load.v8.idempotency.storm-conflict', /answered 409 \(24 of 24\)/],
-  ] as const)('%s fails %s', async (fault, rule, reason) => {
+  it.each(catchRows('v8-idempotency-storm'))('%s fails %s', async (fault, rule, reason) => {
     const summary = await v8Storm([fault]);
     const verdict = verdictOf(summary, rule);
     expect(verdict.verdict).toBe('fail');
@@ -59,12 +56,7 @@ describe('v1 idempotency storm', () => {
     }
   });
 
-  it.each([
-    ['v1.execute.idempotency.replay/re-executes', 'load.v1.idempotency.storm-one-run', /names the same run/],
-    ['load.v1.idempotency.storm-one-run/race', 'load.v1.idempotency.storm-one-run', /names the same run/],
-    ['v1.execute.idempotency.replay/re-executes', 'load.v1.idempotency.storm-replayed', /at most one admission/],
-    ['v1.execute.idempotency.conflict/replays-different-body', 'load.v1.idempotency.storm-conflict', /409 with code conflict/],
-  ] as const)('%s fails %s', async (fault, rule, reason) => {
+  it.each(catchRows('v1-idempotency-storm'))('%s fails %s', async (fault, rule, reason) => {
     const verdict = verdictOf(await v1Storm([fault]), rule);
     expect(verdict.verdict).toBe('fail');
     expect(verdict.reason).toMatch(reason);

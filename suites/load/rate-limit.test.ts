@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ABSENT_MISSION_ID, credentialOf, untestableRules } from '../../src/load/config.ts';
 import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/load/scenarios/rate-limit.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
+import { catchRows } from './catches.ts';
 import { fakeTarget, summarise, verdictOf, type Target } from './support.ts';
 
 // The fake's probe tier allows 10 requests per window here, so a burst of 24 requests crosses it.
@@ -54,12 +55,7 @@ describe('v1 rate limit under a ramp', () => {
     expect(summary.rules['load.v1.rate-limit.refusals-are-429']).toMatchObject({ passes: 24, fails: 0 });
   });
 
-  it.each([
-    ['v1.errors.rate-limited/no-retry-after', 'load.v1.rate-limit.retry-after', /numeric Retry-After header \(14 of 14\)/],
-    ['load.v1.rate-limit.429-shape/retryable-false-under-burst', 'load.v1.rate-limit.429-shape', /retryable:true \(11 of 14\)/],
-    ['load.v1.rate-limit.refusals-are-429/overload-500', 'load.v1.rate-limit.refusals-are-429', /success, 429 or 503 \(9 of 24\)/],
-    ['v1.errors.limiter-unavailable-503/fail-open', 'load.v1.rate-limit.unavailable-503', /not served \(3 of 3\)/],
-  ] as const)('%s fails %s', async (fault, rule, reason) => {
+  it.each(catchRows('v1-rate-limit'))('%s fails %s', async (fault, rule, reason) => {
     const verdict = verdictOf(await v1Ramp([fault]), rule);
     expect(verdict.verdict).toBe('fail');
     expect(verdict.reason).toMatch(reason);
@@ -86,10 +82,7 @@ describe('v8 per-principal rate limit', () => {
     expect(summary.rules['load.v8.rate-limit.per-principal']!.passes).toBe(3);
   });
 
-  it.each([
-    ['load.v8.rate-limit.per-principal/global-bucket', 'load.v8.rate-limit.per-principal', /another principal is not limited/],
-    ['load.v8.rate-limit.429-problem/plain-text', 'load.v8.rate-limit.429-problem', /application\/problem\+json/],
-  ] as const)('%s fails %s', async (fault, rule, reason) => {
+  it.each(catchRows('v8-rate-limit'))('%s fails %s', async (fault, rule, reason) => {
     const verdict = verdictOf(await v8Ramp([fault]), rule);
     expect(verdict.verdict).toBe('fail');
     expect(verdict.reason).toMatch(reason);

@@ -3,6 +3,7 @@ import { credentialOf } from '../../src/load/config.ts';
 import { cursorPositions, sequenceIdsOk, v1EventsFanout, v8StreamFanout } from '../../src/load/scenarios/stream-fanout.ts';
 import { parseEventStreamText } from '../../src/sse/text.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
+import { catchRows } from './catches.ts';
 import { fakeTarget, newKey, summarise, verdictOf, type Target } from './support.ts';
 
 let target: Target | undefined;
@@ -33,12 +34,7 @@ describe('v8 stream fan-out', () => {
     expect(summary.figures.v8_fanout_readers_judged).toMatchObject({ count: 1, min: 10 });
   });
 
-  it.each([
-    ['v8.missions.events.shape/step-without-id', 'load.v8.events.fanout-same-events', /every event carries an id/],
-    ['load.v8.events.fanout-same-events/late-subscriber-gap', 'load.v8.events.fanout-same-events', /same events in the same order \(6 of 10\)/],
-    ['load.v8.events.fanout-one-terminal/duplicate-terminal', 'load.v8.events.fanout-one-terminal', /exactly one terminal event/],
-    ['v8.missions.events.resume/repeats-cursor-event', 'load.v8.events.fanout-resume', /none repeated, none missing/],
-  ] as const)('%s fails %s', async (fault, rule, reason) => {
+  it.each(catchRows('v8-stream-fanout'))('%s fails %s', async (fault, rule, reason) => {
     const verdict = verdictOf(await v8Fanout([fault]), rule);
     expect(verdict.verdict).toBe('fail');
     expect(verdict.reason).toMatch(reason);
@@ -52,11 +48,7 @@ describe('v1 run-events fan-out', () => {
     expect(verdictOf(summary, 'load.v1.events.fanout-resume')).toMatchObject({ verdict: 'pass' });
   });
 
-  it.each([
-    ['v1.runs.events.identity/progress-without-id', 'load.v1.events.fanout-same-events', /sequence as id/],
-    ['load.v1.events.fanout-same-events/late-subscriber-gap', 'load.v1.events.fanout-same-events', /same events in the same order/],
-    ['v1.runs.events.resume/repeats-cursor-event', 'load.v1.events.fanout-resume', /none repeated, none missing/],
-  ] as const)('%s fails %s', async (fault, rule, reason) => {
+  it.each(catchRows('v1-events-fanout'))('%s fails %s', async (fault, rule, reason) => {
     const verdict = verdictOf(await v1Fanout([fault]), rule);
     expect(verdict.verdict).toBe('fail');
     expect(verdict.reason).toMatch(reason);
