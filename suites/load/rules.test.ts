@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../../src/catalog/index.ts';
 import { LOAD_FAULTS, ruleOfFault, type FaultId } from '../../src/fake/faults/index.ts';
+import { ENV_VARS } from '../../src/load/config.ts';
 import { LOAD_RULES, LOAD_SCRIPTS, metricOf } from '../../src/load/rules.ts';
 import { certify } from '../../src/runner/certify.ts';
 import { normalizedSpec } from '../support/spec.ts';
@@ -27,6 +29,11 @@ describe('load rules', () => {
     for (const rule of LOAD_RULES.filter((r) => r.level === 'required')) expect(rows.some((c) => c.rule === rule.id), rule.id).toBe(true);
     for (const fault of LOAD_FAULTS) expect(rows.some((c) => c.fault === fault.id && c.rule === ruleOfFault(fault.id)), fault.id).toBe(true);
     for (const row of rows) expect(LOAD_RULES.find((r) => r.id === row.rule)?.script, row.rule).toBeDefined();
+  });
+
+  it('are documented: every script, setting and load fault appears in the README', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const name of [...LOAD_SCRIPTS, ...ENV_VARS.map((v) => v.name), ...LOAD_FAULTS.map((f) => f.id)]) expect(readme, name).toContain(`\`${name}\``);
   });
 });
 
