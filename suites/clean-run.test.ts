@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RULES } from '../src/catalog/index.ts';
-import type { Surface } from '../src/catalog/types.ts';
+import { RULES } from '../src/registry.ts';
+import type { Surface } from '../src/rule/index.ts';
 import { certify } from '../src/runner/certify.ts';
 
 // No fault switched on: every rule of every surface must pass against the reference fake.

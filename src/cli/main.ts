@@ -1,8 +1,8 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { RULES } from '../catalog/index.ts';
-import type { Surface } from '../catalog/types.ts';
+import { RULES } from '../registry.ts';
+import type { Surface } from '../rule/index.ts';
 import { FAULTS, isFaultId, type FaultId } from '../fake/faults/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import { startFake } from '../fake/server.ts';
@@ -11,6 +11,7 @@ import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/writ
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
 import { registerLoadCommand } from './load.ts';
+import { registerPlan } from './plan.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -110,6 +111,8 @@ export function buildProgram(): Command {
       });
       await fake.close();
     });
+
+  registerPlan(program, { surfaces, list });
 
   program
     .command('rules')

@@ -3,7 +3,7 @@
  * sentence) and its figures become observations. An adapter on the report model's public shape,
  * so the report code needs no change; rerunning replaces earlier load rules.
  */
-import type { Observation } from '../catalog/types.ts';
+import type { Observation } from '../rule/types.ts';
 import { buildReport, digestOf, emptyCounts, gateOf, type Report, type ReportRule } from '../reports/model.ts';
 import { ruleById } from './summary.ts';
 import type { LoadRuleResult } from './summary.ts';

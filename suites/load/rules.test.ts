@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RULES } from '../../src/catalog/index.ts';
+import { RULES } from '../../src/registry.ts';
 import { LOAD_FAULTS, ruleOfFault, type FaultId } from '../../src/fake/faults/index.ts';
 import { ENV_VARS } from '../../src/load/config.ts';
 import { LOAD_RULES, LOAD_SCRIPTS, metricOf } from '../../src/load/rules.ts';
