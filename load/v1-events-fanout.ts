@@ -3,20 +3,13 @@
  * follow GET /v1/runs/{id}/events at once, then APICERT_RESUMERS resume by sequence. Rules:
  * load.v1.events.fanout-same-events, load.v1.events.fanout-resume.
  */
-import type { Options } from 'k6/options';
 import { v1EventsFanout } from '../src/load/scenarios/stream-fanout.ts';
-import { configFor, k6Transport, newKey, Recorder } from './lib/k6.ts';
+import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
 
 const { config, credential } = configFor('v1-events-fanout');
 const recorder = new Recorder('v1-events-fanout', ['v1_fanout_readers_judged']);
 
-export const options: Options = {
-  scenarios: { fanout: { executor: 'shared-iterations', vus: config.vus, iterations: config.iterations, maxDuration: config.maxDuration } },
-  batch: config.readers,
-  batchPerHost: config.readers,
-  thresholds: recorder.thresholds(),
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(95)', 'count'],
-};
+export const options = iterationOptions('fanout', config, config.readers, recorder);
 
 export default recorder.iteration(() => v1EventsFanout(k6Transport, { ...config, token: credential, key: newKey }));
 

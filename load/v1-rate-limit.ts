@@ -4,29 +4,19 @@
  * APICERT_V1_LIMITER_DOWN_KEY, a few requests on a key whose limiter is down. Rules:
  * load.v1.rate-limit.429-shape, .retry-after, .refusals-are-429, .unavailable-503, .limit-reached.
  */
-import type { Options, Scenario } from 'k6/options';
+import type { Scenario } from 'k6/options';
 import { v1LimiterDownStep, v1RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
-import { configFor, elapsedMs, k6Transport, Recorder } from './lib/k6.ts';
+import { configFor, elapsedMs, k6Transport, rampOptions, Recorder } from './lib/k6.ts';
 
 const { config, credential } = configFor('v1-rate-limit');
 const recorder = new Recorder('v1-rate-limit', ['v1_rate_429_at_ms', 'v1_rate_503_at_ms']);
 
-const scenarios: Record<string, Scenario> = {
-  ramp: {
-    executor: 'ramping-arrival-rate',
-    exec: 'ramp',
-    startRate: config.rateStart,
-    timeUnit: '1s',
-    preAllocatedVUs: Math.min(config.maxVus, 5),
-    maxVUs: config.maxVus,
-    stages: [{ target: config.rateMax, duration: config.ramp }],
-  },
-};
-if (config.v1LimiterDownKey) {
-  scenarios.limiterDown = { executor: 'shared-iterations', exec: 'limiterDown', vus: 1, iterations: config.limiterDownRequests, maxDuration: config.maxDuration };
-}
+// The limiter-down key gets a few requests of its own, when the profile has one.
+const limiterDownScenario: Record<string, Scenario> = config.v1LimiterDownKey
+  ? { limiterDown: { executor: 'shared-iterations', exec: 'limiterDown', vus: 1, iterations: config.limiterDownRequests, maxDuration: config.maxDuration } }
+  : {};
 
-export const options: Options = { scenarios, thresholds: recorder.thresholds(), summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(95)', 'count'] };
+export const options = rampOptions(config, recorder, 'ramp', limiterDownScenario);
 
 export const ramp = recorder.iteration(() => v1RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, elapsedMs }));
 export const limiterDown = recorder.iteration(() => v1LimiterDownStep(k6Transport, { baseUrl: config.baseUrl, token: config.v1LimiterDownKey!, elapsedMs }));

@@ -3,20 +3,13 @@
  * and one body (one mission must answer all), then as many with the same key and other bodies
  * (each must get 409). Rules: load.v8.idempotency.storm-one-mission, load.v8.idempotency.storm-conflict.
  */
-import type { Options } from 'k6/options';
 import { v8IdempotencyStorm } from '../src/load/scenarios/idempotency-storm.ts';
-import { configFor, k6Transport, newKey, Recorder } from './lib/k6.ts';
+import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
 
 const { config, credential } = configFor('v8-idempotency-storm');
 const recorder = new Recorder('v8-idempotency-storm', []);
 
-export const options: Options = {
-  scenarios: { storm: { executor: 'shared-iterations', vus: config.vus, iterations: config.iterations, maxDuration: config.maxDuration } },
-  batch: config.storm,
-  batchPerHost: config.storm,
-  thresholds: recorder.thresholds(),
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(95)', 'count'],
-};
+export const options = iterationOptions('storm', config, config.storm, recorder);
 
 export default recorder.iteration(() => v8IdempotencyStorm(k6Transport, { ...config, token: credential, key: newKey }));
 

@@ -5,21 +5,14 @@
  * principal must not be limited meanwhile. Rules: load.v8.rate-limit.limit-observed,
  * load.v8.rate-limit.429-problem, load.v8.rate-limit.per-principal.
  */
-import type { Options } from 'k6/options';
 import { ABSENT_MISSION_ID } from '../src/load/config.ts';
 import { v8RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
-import { configFor, elapsedMs, k6Transport, Recorder } from './lib/k6.ts';
+import { configFor, elapsedMs, k6Transport, rampOptions, Recorder } from './lib/k6.ts';
 
 const { config, credential } = configFor('v8-rate-limit');
 const recorder = new Recorder('v8-rate-limit', ['v8_rate_429_at_ms']);
 
-export const options: Options = {
-  scenarios: {
-    ramp: { executor: 'ramping-arrival-rate', startRate: config.rateStart, timeUnit: '1s', preAllocatedVUs: Math.min(config.maxVus, 5), maxVUs: config.maxVus, stages: [{ target: config.rateMax, duration: config.ramp }] },
-  },
-  thresholds: recorder.thresholds(),
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(95)', 'count'],
-};
+export const options = rampOptions(config, recorder, 'default');
 
 // Each VU is its own JS runtime: this flag caps the other principal's requests at one per VU.
 let probedOther = false;

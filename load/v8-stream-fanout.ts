@@ -4,20 +4,13 @@
  * then APICERT_RESUMERS clients resume from cursors spread over it. Rules:
  * load.v8.events.fanout-same-events, load.v8.events.fanout-one-terminal, load.v8.events.fanout-resume.
  */
-import type { Options } from 'k6/options';
 import { v8StreamFanout } from '../src/load/scenarios/stream-fanout.ts';
-import { configFor, k6Transport, newKey, Recorder } from './lib/k6.ts';
+import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
 
 const { config, credential } = configFor('v8-stream-fanout');
 const recorder = new Recorder('v8-stream-fanout', ['v8_fanout_readers_judged']);
 
-export const options: Options = {
-  scenarios: { fanout: { executor: 'shared-iterations', vus: config.vus, iterations: config.iterations, maxDuration: config.maxDuration } },
-  batch: config.readers,
-  batchPerHost: config.readers,
-  thresholds: recorder.thresholds(),
-  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(95)', 'count'],
-};
+export const options = iterationOptions('fanout', config, config.readers, recorder);
 
 export default recorder.iteration(() => v8StreamFanout(k6Transport, { ...config, token: credential, key: newKey }));
 

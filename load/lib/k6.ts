@@ -7,6 +7,7 @@ import { check } from 'k6';
 import exec from 'k6/execution';
 import http, { type RefinedResponse } from 'k6/http';
 import { Rate, Trend } from 'k6/metrics';
+import type { Options, Scenario } from 'k6/options';
 import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';
 import { ConfigError, credentialOf, loadConfig, untestableRules, type LoadConfig } from '../../src/load/config.ts';
 import { metricOf, rulesOf, type LoadScript } from '../../src/load/rules.ts';
@@ -118,6 +119,33 @@ function segment(): string {
     // Older k6 without exec.test.options: a whole run.
   }
   return '0:1';
+}
+
+const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(95)', 'count'];
+
+/** Options of a script of bounded iterations (APICERT_ITERATIONS, APICERT_VUS, APICERT_MAX_DURATION), each sending up to `concurrency` requests at once. */
+export function iterationOptions(name: string, config: LoadConfig, concurrency: number, recorder: Recorder): Options {
+  return {
+    scenarios: { [name]: { executor: 'shared-iterations', vus: config.vus, iterations: config.iterations, maxDuration: config.maxDuration } },
+    batch: concurrency,
+    batchPerHost: concurrency,
+    thresholds: recorder.thresholds(),
+    summaryTrendStats: SUMMARY_TREND_STATS,
+  };
+}
+
+/** Options of a rate-limit script: a ramping arrival rate (APICERT_RATE_START to APICERT_RATE_MAX over APICERT_RAMP), plus `more` scenarios. */
+export function rampOptions(config: LoadConfig, recorder: Recorder, exec: string, more: Record<string, Scenario> = {}): Options {
+  const ramp: Scenario = {
+    executor: 'ramping-arrival-rate',
+    exec,
+    startRate: config.rateStart,
+    timeUnit: '1s',
+    preAllocatedVUs: Math.min(config.maxVus, 5),
+    maxVUs: config.maxVus,
+    stages: [{ target: config.rateMax, duration: config.ramp }],
+  };
+  return { scenarios: { ramp, ...more }, thresholds: recorder.thresholds(), summaryTrendStats: SUMMARY_TREND_STATS };
 }
 
 /** A fresh Idempotency-Key (16-128 of A-Za-z0-9._:-), unique across VUs and instances. */

@@ -1,8 +1,9 @@
 /**
- * What a load scenario needs from its runtime: parallel HTTP requests and a clock. k6 implements
- * it with http.batch (load/lib/k6.ts), vitest with fetch (suites/load/fetch-transport.ts), so
- * the same scenario code is judged in both.
+ * What a load scenario needs from its runtime: requests sent in parallel. k6 implements it with
+ * http.batch (load/lib/k6.ts), vitest with fetch (suites/load/support.ts), so the same scenario
+ * code is judged in both. Plus what a scenario hands back: judgments and figures.
  */
+import { isRecord, parseJson } from '../util/json.ts';
 
 export interface LoadRequest {
   method: 'GET' | 'POST';
@@ -63,11 +64,8 @@ export class Verdicts implements StepResult {
   }
 }
 
+/** A JSON object body, or undefined for anything else. */
 export function parseJsonObject(body: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJson(body);
+  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
 }

@@ -1,4 +1,4 @@
-/** Pieces every load scenario shares: headers, the statuses a runtime cannot tell apart from trouble. */
+/** Pieces every load scenario shares: headers, the answers that judge nothing. */
 import type { LoadResponse } from '../transport.ts';
 
 export function bearer(token: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -15,13 +15,4 @@ export function unjudgeable(res: LoadResponse): boolean {
 
 export function repeat<T>(count: number, make: (i: number) => T): T[] {
   return Array.from({ length: count }, (_, i) => make(i));
-}
-
-export function statusList(responses: readonly LoadResponse[]): string {
-  const counts: Record<string, number> = {};
-  for (const r of responses) counts[r.status] = (counts[r.status] ?? 0) + 1;
-  return Object.keys(counts)
-    .sort()
-    .map((s) => `${s}x${counts[s]}`)
-    .join(' ');
 }
