@@ -180,6 +180,7 @@ async function load(opts: LoadOptions): Promise<void> {
       return;
     }
     const binary = opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
+    if (opts.dryRun && target.fake) console.log('# the embedded fake stops when this command exits: to run these lines yourself, serve one with "apicert fake" and use --profile\n');
     if (!opts.dryRun) console.log(`k6 ${await checkK6Version(binary).catch(toUsage)} at ${binary}`);
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
     const startedAt = new Date();
