@@ -216,6 +216,24 @@ const FIGURES_OF: Record<string, string> = {
   'load.v8.rate-limit.limit-observed': 'v8_rate_',
 };
 
+const NO_429 = 'no 429 came within the ramp: raise APICERT_RATE_MAX or APICERT_RAMP, or use a key on a lower tier';
+
+/** Why a rule's judgment can be out of reach in a run where others were judged. */
+const NOT_REACHED: Record<string, string> = {
+  'load.v1.rate-limit.429-shape': NO_429,
+  'load.v1.rate-limit.retry-after': NO_429,
+  'load.v8.rate-limit.429-problem': NO_429,
+  'load.v8.rate-limit.per-principal': NO_429,
+  'load.v1.idempotency.storm-conflict': 'no storm was admitted, so no key was in use for other bodies',
+  'load.v8.idempotency.storm-conflict': 'no storm was admitted, so no key was in use for other bodies',
+};
+
+function nothingJudged(summary: LoadSummary, ruleId: string): string {
+  const { judged, unjudged } = summary.iterations;
+  if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output`;
+  return `not judged in ${judged} judged iterations: ${NOT_REACHED[ruleId] ?? 'no answer reached this rule'}`;
+}
+
 function failedChecks(tally: RuleTally): string {
   return Object.entries(tally.checks)
     .filter(([, t]) => t.fails > 0)
@@ -238,7 +256,7 @@ export function verdictsOf(summary: LoadSummary, partial?: string): LoadRuleResu
     else if (tally && tally.passes > 0) result = { id: rule.id, verdict: 'pass', reason: `${tally.passes} judgments passed`, figures };
     else if (untestable) result = { id: rule.id, verdict: 'untestable', reason: untestable, figures };
     else if (rule.level === 'observation') result = { id: rule.id, verdict: 'not-applicable', reason: 'nothing to record: the load never reached a limit', figures };
-    else result = { id: rule.id, verdict: 'inconclusive', reason: `nothing was judged (${summary.iterations.unjudged} iterations without a judgment): see the k6 output`, figures };
+    else result = { id: rule.id, verdict: 'inconclusive', reason: nothingJudged(summary, rule.id), figures };
     if (partial && result.verdict === 'pass') return { ...result, verdict: 'inconclusive', reason: `${result.reason}, but ${partial}` };
     return result;
   });

@@ -68,7 +68,7 @@ describe('v1 rate limit under a ramp', () => {
     target = await fakeTarget();
     const t = target;
     const calm = await summarise('v1-rate-limit', t.config.baseUrl, () => v1RateLimitStep(t.transport, { baseUrl: t.config.baseUrl, token: t.config.v1Key!, elapsedMs: () => 0 }), 5);
-    expect(verdictOf(calm, 'load.v1.rate-limit.429-shape').verdict).toBe('inconclusive');
+    expect(verdictOf(calm, 'load.v1.rate-limit.429-shape')).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/not judged in 5 judged iterations: no 429 came within the ramp/) });
     expect(verdictOf(calm, 'load.v1.rate-limit.limit-reached').verdict).toBe('not-applicable');
   });
 });
