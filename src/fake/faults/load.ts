@@ -3,7 +3,7 @@ import type { FaultDefinition } from './types.ts';
 /**
  * Faults only load can show: each breaks the load rule named before its slash and only under
  * concurrency or a burst, so every certify rule still passes with it on
- * (suites/load/fault-isolation.test.ts). The load suites show each script's verdict catching them.
+ * (suites/load/rules.test.ts). The load suites show each script's verdict catching them.
  */
 export const loadFaults = [
   { id: 'load.v8.idempotency.storm-one-mission/race', description: 'concurrent creates with one new key each start a mission (check-then-act race)' },
