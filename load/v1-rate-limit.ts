@@ -6,10 +6,10 @@
  */
 import type { Scenario } from 'k6/options';
 import { v1LimiterDownStep, v1RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
-import { configFor, elapsedMs, k6Transport, rampOptions, Recorder } from './lib/k6.ts';
+import { configFor, k6Transport, rampClock, rampOptions, Recorder } from './lib/k6.ts';
 
 const { config, credential } = configFor('v1-rate-limit');
-const recorder = new Recorder('v1-rate-limit', ['v1_rate_429_at_ms', 'v1_rate_503_at_ms']);
+const recorder = new Recorder('v1-rate-limit', ['v1_rate_429_at_ms', 'v1_rate_429_at_rps', 'v1_rate_503_at_ms']);
 
 // The limiter-down key gets a few requests of its own, when the profile has one.
 const limiterDownScenario: Record<string, Scenario> = config.v1LimiterDownKey
@@ -18,7 +18,7 @@ const limiterDownScenario: Record<string, Scenario> = config.v1LimiterDownKey
 
 export const options = rampOptions(config, recorder, 'ramp', limiterDownScenario);
 
-export const ramp = recorder.iteration(() => v1RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, elapsedMs }));
-export const limiterDown = recorder.iteration(() => v1LimiterDownStep(k6Transport, { baseUrl: config.baseUrl, token: config.v1LimiterDownKey!, elapsedMs }));
+export const ramp = recorder.iteration(() => v1RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, ...rampClock(config) }));
+export const limiterDown = recorder.iteration(() => v1LimiterDownStep(k6Transport, { baseUrl: config.baseUrl, token: config.v1LimiterDownKey!, ...rampClock(config) }));
 
 export const handleSummary = recorder.handleSummary(config);

@@ -7,10 +7,10 @@
  */
 import { ABSENT_MISSION_ID } from '../src/load/config.ts';
 import { v8RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
-import { configFor, elapsedMs, k6Transport, rampOptions, Recorder } from './lib/k6.ts';
+import { configFor, k6Transport, rampClock, rampOptions, Recorder } from './lib/k6.ts';
 
 const { config, credential } = configFor('v8-rate-limit');
-const recorder = new Recorder('v8-rate-limit', ['v8_rate_429_at_ms']);
+const recorder = new Recorder('v8-rate-limit', ['v8_rate_429_at_ms', 'v8_rate_429_at_rps']);
 
 export const options = rampOptions(config, recorder, 'default');
 
@@ -19,7 +19,7 @@ let probedOther = false;
 const mayProbeOther = () => !probedOther && (probedOther = true);
 
 export default recorder.iteration(() =>
-  v8RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, otherToken: config.v8OtherToken, mayProbeOther, missionId: ABSENT_MISSION_ID, elapsedMs }),
+  v8RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, otherToken: config.v8OtherToken, mayProbeOther, missionId: ABSENT_MISSION_ID, ...rampClock(config) }),
 );
 
 export const handleSummary = recorder.handleSummary(config);

@@ -9,7 +9,7 @@ import http, { type RefinedResponse } from 'k6/http';
 import { Rate, Trend } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
 import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';
-import { ConfigError, credentialOf, loadConfig, untestableRules, type LoadConfig } from '../../src/load/config.ts';
+import { ConfigError, credentialOf, loadConfig, rampRate, untestableRules, type LoadConfig } from '../../src/load/config.ts';
 import { metricOf, rulesOf, type LoadScript } from '../../src/load/rules.ts';
 import { figureMetric, JUDGED_METRIC, SUMMARY_LINE_PREFIX, summaryFromK6, type K6SummaryData } from '../../src/load/summary.ts';
 import type { LoadRequest, LoadResponse, StepResult, Transport } from '../../src/load/transport.ts';
@@ -156,4 +156,9 @@ export function newKey(): string {
 /** Milliseconds since the current scenario started. */
 export function elapsedMs(): number {
   return Date.now() - exec.scenario.startTime;
+}
+
+/** The clock a rate-limit step reads: time into the ramp, and the arrival rate reached by then. */
+export function rampClock(config: LoadConfig): { elapsedMs: () => number; arrivalRate: () => number } {
+  return { elapsedMs, arrivalRate: () => rampRate(config, elapsedMs()) };
 }

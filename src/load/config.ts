@@ -174,5 +174,11 @@ export function untestableRules(script: LoadScript, config: LoadConfig): Record<
   return out;
 }
 
+/** The arrival rate a linear ramp from rateStart to rateMax over `ramp` has reached after `elapsedMs`. */
+export function rampRate(config: LoadConfig, elapsedMs: number): number {
+  const share = Math.min(1, Math.max(0, elapsedMs / durationMs(config.ramp)));
+  return Math.round(config.rateStart + (config.rateMax - config.rateStart) * share);
+}
+
 /** A mission id no principal has (UUID v7 shape, time zero): reading it costs the target only its limiter. */
 export const ABSENT_MISSION_ID = '00000000-0000-7000-8000-000000000000';

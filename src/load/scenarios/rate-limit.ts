@@ -10,12 +10,14 @@ export interface RateConfig {
   token: string;
   /** Milliseconds since the ramp started, for where the first 429 came. */
   elapsedMs: () => number;
+  /** The arrival rate the ramp has reached now (requests/s); the seed gives no limit, so this is where it showed. */
+  arrivalRate: () => number;
 }
 
 const NUMERIC = /^\d+$/;
 
 /** Judges one /v1 429 against the error rules. */
-function judgeV1Refusal(v: Verdicts, res: LoadResponse, elapsedMs: number): void {
+function judgeV1Refusal(v: Verdicts, res: LoadResponse, c: RateConfig): void {
   const problem = parseJsonObject(res.body);
   const shape = 'load.v1.rate-limit.429-shape';
   v.judge(shape, problem?.code === 'rate_limited', 'a 429 carries code rate_limited');
@@ -24,7 +26,8 @@ function judgeV1Refusal(v: Verdicts, res: LoadResponse, elapsedMs: number): void
   v.judge(shape, ms === undefined || (typeof ms === 'number' && Number.isInteger(ms) && ms >= 0), 'retryAfterMs, when present, is a whole number >= 0');
   v.judge('load.v1.rate-limit.retry-after', NUMERIC.test((res.headers['retry-after'] ?? '').trim()), 'a 429 carries a numeric Retry-After header');
   v.judge('load.v1.rate-limit.limit-reached', true, 'a 429 was seen');
-  v.figure('v1_rate_429_at_ms', elapsedMs);
+  v.figure('v1_rate_429_at_ms', c.elapsedMs());
+  v.figure('v1_rate_429_at_rps', c.arrivalRate());
 }
 
 /** One request of the ramp on one key: a success or a refusal the seed names, never another 5xx. */
@@ -34,7 +37,7 @@ export async function v1RateLimitStep(t: Transport, c: RateConfig): Promise<Step
   if (res!.status === 0) return v;
   const allowed = (res!.status >= 200 && res!.status < 300) || res!.status === 429 || res!.status === 503;
   if (res!.status >= 500 || allowed) v.judge('load.v1.rate-limit.refusals-are-429', allowed, 'every answer is a success, 429 or 503');
-  if (res!.status === 429) judgeV1Refusal(v, res!, c.elapsedMs());
+  if (res!.status === 429) judgeV1Refusal(v, res!, c);
   if (res!.status === 503) v.figure('v1_rate_503_at_ms', c.elapsedMs());
   return v;
 }
@@ -74,6 +77,7 @@ export async function v8RateLimitStep(t: Transport, c: V8RateConfig): Promise<St
   v.judge(rule, problem?.status === 429, 'a 429 problem carries status 429');
   v.judge('load.v8.rate-limit.limit-observed', true, 'a 429 was seen');
   v.figure('v8_rate_429_at_ms', c.elapsedMs());
+  v.figure('v8_rate_429_at_rps', c.arrivalRate());
   if (c.otherToken && c.mayProbeOther()) {
     const [other] = await t.batch([{ method: 'GET', url, headers: bearer(c.otherToken), name: 'other-principal GET /v8/missions/{runId}', expect: [404] }]);
     if (other!.status !== 0) v.judge('load.v8.rate-limit.per-principal', other!.status !== 429, 'another principal is not limited while the first is');
