@@ -10,10 +10,12 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
+import { registerJudgeClientCommand } from './client.ts';
+import { registerReceiverCommand } from './receiver.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
-function list(value: string): string[] {
+export function list(value: string): string[] {
   return value
     .split(',')
     .map((s) => s.trim())
@@ -26,7 +28,7 @@ function surfaces(value: string): Surface[] {
   return out as Surface[];
 }
 
-function formats(value: string): ReportFormat[] {
+export function formats(value: string): ReportFormat[] {
   const out = list(value);
   for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
   return out as ReportFormat[];
@@ -38,13 +40,13 @@ function faults(value: string): FaultId[] {
   return out as FaultId[];
 }
 
-function seedOf(value: string): number {
+export function seedOf(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
   return n;
 }
 
-const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
+export const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
 
 export function buildProgram(): Command {
   const program = new Command('apicert')
@@ -131,6 +133,8 @@ export function buildProgram(): Command {
       console.log(`${FAULTS.length} faults`);
     });
 
+  registerReceiverCommand(program);
+  registerJudgeClientCommand(program);
   return program;
 }
 

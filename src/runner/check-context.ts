@@ -13,7 +13,7 @@ import {
   type PropertyOptions,
   type Rule,
   type ServiceKey,
-  type Surface,
+  type ApiSurface,
   type TargetInfo,
 } from '../rule/index.ts';
 
@@ -105,12 +105,12 @@ export class RunContext implements CheckContext {
 
   // ---- credentials, chosen by what they hold, so any profile's role names work ----
 
-  private usable(surface: Surface): Credential[] {
+  private usable(surface: ApiSurface): Credential[] {
     return this.profile.credentials.filter((c) => c.surfaces.includes(surface) && !c.expired);
   }
 
   /** The credential with the most scopes on the surface: the caller for ordinary requests. */
-  primary(surface: Surface): Credential {
+  primary(surface: ApiSurface): Credential {
     const candidates = this.usable(surface);
     const best = candidates.find((c) => c.name === 'full') ?? [...candidates].sort((a, b) => b.scopes.length - a.scopes.length)[0];
     if (!best) this.untestable(`the profile has no unexpired credential for ${surface}: add one under credentials (surfaces: [${surface}])`);
@@ -118,7 +118,7 @@ export class RunContext implements CheckContext {
   }
 
   /** A credential of the primary principal holding every scope in `scopes`. */
-  holding(surface: Surface, scopes: readonly string[]): Credential {
+  holding(surface: ApiSurface, scopes: readonly string[]): Credential {
     const primary = this.primary(surface);
     const found = this.usable(surface).find((c) => c.principal === primary.principal && scopes.every((s) => c.scopes.includes(s)));
     if (!found) this.untestable(`the profile has no ${surface} credential holding ${scopes.join(', ')}`);
@@ -126,7 +126,7 @@ export class RunContext implements CheckContext {
   }
 
   /** A credential that lacks `scope` (and preferably holds every other one). */
-  lacking(surface: Surface, scope: string): Credential {
+  lacking(surface: ApiSurface, scope: string): Credential {
     const candidates = this.usable(surface)
       .filter((c) => !c.scopes.includes(scope))
       .sort((a, b) => b.scopes.length - a.scopes.length);
@@ -136,14 +136,14 @@ export class RunContext implements CheckContext {
   }
 
   /** A credential of a different principal holding `scopes`. */
-  otherPrincipal(surface: Surface, scopes: readonly string[]): Credential {
+  otherPrincipal(surface: ApiSurface, scopes: readonly string[]): Credential {
     const primary = this.primary(surface);
     const found = this.usable(surface).find((c) => c.principal !== primary.principal && scopes.every((s) => c.scopes.includes(s)));
     if (!found) this.untestable(`the profile has no ${surface} credential of a second principal holding ${scopes.join(', ')}: add one with a different "principal"`);
     return found;
   }
 
-  expired(surface: Surface): Credential {
+  expired(surface: ApiSurface): Credential {
     const found = this.profile.credentials.find((c) => c.surfaces.includes(surface) && c.expired);
     if (!found) this.untestable(`the profile has no expired ${surface} token: add one with "expired: true"`);
     return found;

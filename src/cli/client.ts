@@ -1,0 +1,85 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { judgeClient } from '../client-judge/judge-client.ts';
+import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
+import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
+import { formats, list, seedOf } from './main.ts';
+import { finishRun, printResult } from './side-report.ts';
+
+function scenarios(value: string): ScenarioName[] {
+  const out = list(value);
+  for (const s of out) if (!(SCENARIO_NAMES as readonly string[]).includes(s)) throw new InvalidArgumentError(`unknown scenario "${s}": use ${SCENARIO_NAMES.join(', ')}`);
+  return out as ScenarioName[];
+}
+
+function positive(label: string, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || n > max) throw new InvalidArgumentError(`${label} is a number above 0 and at most ${max}`);
+    return n;
+  };
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('the port is an integer from 0 to 65535');
+  return n;
+}
+
+interface ClientCliOptions {
+  port: number;
+  scenario: ScenarioName[];
+  timeScale: number;
+  maxSeconds: number;
+  quietSeconds?: number;
+  envFile: string;
+  showClientOutput?: boolean;
+  rules?: string[];
+  seed?: number;
+  out: string;
+  format: ReportFormat[];
+  allowUntestable?: boolean;
+  quiet?: boolean;
+}
+
+export function registerJudgeClientCommand(program: Command): void {
+  program
+    .command('judge-client')
+    .description(
+      'Serve the reference fake with scripted adversity (one scenario at a time), record what your API client sends and judge it against the seed\'s client rules. With "-- <command>" the client is started once per scenario; without it, run your client against --port yourself.',
+    )
+    .argument('[command...]', 'the client to run once per scenario (after --); it gets APICERT_BASE_URL, APICERT_V1_KEY, APICERT_V8_TOKEN and APICERT_TIME_SCALE')
+    .option('--port <n>', 'loopback port your client talks to (0 picks a free one)', port, 0)
+    .option('--scenario <names>', `scenarios, comma separated (${SCENARIO_NAMES.join(', ')})`, scenarios, [...SCENARIO_NAMES])
+    .option('--time-scale <s>', "multiplies the seed's delays (the 60 s retry hint); your client must apply the same APICERT_TIME_SCALE", positive('--time-scale', 1), 1)
+    .option('--max-seconds <n>', 'bound on one scenario; a client still running is stopped by its PID', positive('--max-seconds', 3600), 120)
+    .option('--quiet-seconds <n>', 'port form: a scenario ends this long after your client\'s last request (default: the scaled 60 s hint + 5 s)', positive('--quiet-seconds', 3600))
+    .option('--env-file <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
+    .option('--show-client-output', "print the client's output (redacted) to stderr")
+    .option('--rules <globs>', 'rule ids to judge, comma separated, * as wildcard', list)
+    .option('--seed <n>', 'seed printed in the report', seedOf)
+    .option('--out <dir>', 'directory for the reports', 'reports/client')
+    .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
+    .option('--allow-untestable', 'exit 0 even when required rules are untestable (the client never did what a scenario needs)')
+    .option('--quiet', 'print only the summary')
+    .action(async (command: string[], opts: ClientCliOptions) => {
+      const quietMs = (opts.quietSeconds ?? 60 * opts.timeScale + 5) * 1000;
+      const { report } = await judgeClient({
+        scenarios: opts.scenario,
+        timeScale: opts.timeScale,
+        port: opts.port,
+        command: command.length > 0 ? command : undefined,
+        maxSecondsPerScenario: opts.maxSeconds,
+        quietMs,
+        envFile: opts.envFile,
+        showClientOutput: opts.showClientOutput,
+        patterns: opts.rules,
+        seed: opts.seed,
+        onScenario: (name, title, baseUrl) => {
+          if (command.length > 0) console.log(`scenario ${name}: ${title}`);
+          else console.log(`scenario ${name}: ${title}\n  run your client now against ${baseUrl} (source ${opts.envFile} for its URL and keys); the scenario ends ${quietMs / 1000} s after its last request`);
+        },
+        onResult: opts.quiet ? undefined : printResult,
+      });
+      await finishRun(report, { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: 'client' });
+    });
+}

@@ -1,0 +1,75 @@
+import { Option, type Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { ProfileError } from '../profile/load.ts';
+import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
+import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
+import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
+import { finishRun, printResult } from './side-report.ts';
+import { formats, list, seedOf } from './main.ts';
+
+/** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
+async function receiverFromProfile(path: string): Promise<ReceiverSection> {
+  let raw: unknown;
+  try {
+    const text = await readFile(path, 'utf8');
+    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ProfileError(`cannot read profile ${path}: ${(error as Error).message}`);
+  }
+  const section = (raw as { receiver?: unknown } | null)?.receiver;
+  if (section === undefined) throw new ProfileError(`${path} has no receiver: section (url, secretEnv, allowHosts): add one or use --url`);
+  return parseSection(section, `${path} receiver:`);
+}
+
+function parseSection(section: unknown, where: string): ReceiverSection {
+  const parsed = receiverSection.safeParse(section);
+  if (!parsed.success) throw new ProfileError(`${where} ${parsed.error.issues.map((i) => `${i.path.join('.') || '(section)'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+interface ReceiverCliOptions {
+  url?: string;
+  profile?: string;
+  secretEnv?: string;
+  allowHost?: string[];
+  rules?: string[];
+  seed?: number;
+  out: string;
+  format: ReportFormat[];
+  allowUntestable?: boolean;
+  quiet?: boolean;
+}
+
+export function registerReceiverCommand(program: Command): void {
+  program
+    .command('certify-receiver')
+    .description("Send signed /v1 webhook deliveries to your receiver and judge its answers against the seed's receiver rules.")
+    .option('--url <url>', 'where your receiver takes deliveries (loopback, or a host named with --allow-host)')
+    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts')
+    .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)")
+    .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list)
+    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard', list)
+    .option('--seed <n>', 'seed printed in the report', seedOf)
+    .option('--out <dir>', 'directory for the reports', 'reports/receiver')
+    .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
+    .option('--allow-untestable', 'exit 0 even when required rules are untestable')
+    .option('--quiet', 'print only the summary')
+    .action(async (opts: ReceiverCliOptions) => {
+      if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
+      const section = opts.profile ? await receiverFromProfile(opts.profile) : parseSection({ url: opts.url }, '--url');
+      const secretEnv = opts.secretEnv ?? section.secretEnv;
+      const secret = process.env[secretEnv];
+      if (!secret) console.error(`apicert: ${secretEnv} is not set: every rule that signs a delivery will be untestable (export the endpoint's signing secret in it)`);
+      const { report } = await certifyReceiver({
+        url: section.url,
+        secret,
+        allowHosts: [...section.allowHosts, ...(opts.allowHost ?? [])],
+        requestTimeoutMs: section.requestTimeoutMs,
+        patterns: opts.rules,
+        seed: opts.seed,
+        onResult: opts.quiet ? undefined : printResult,
+      });
+      await finishRun(report, { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: `receiver ${report.target.baseUrl}` });
+    });
+}
