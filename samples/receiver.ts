@@ -9,20 +9,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { RECEIVER_FAULTS } from './faults.ts';
 import { MemoryEventStore, verifyWebhook, type VerifyFailureReason, type WebhookEvent } from 'apicert/webhooks';
 
-/** Each fault breaks one receiver rule (named after the colon). */
-export const RECEIVER_FAULTS = {
-  'reject-valid': 'receiver.v1.webhooks.accepts-valid: answers 500 to every delivery it verified',
-  'duplicate-conflict': 'receiver.v1.webhooks.duplicate: answers 409 to an event_id it has seen',
-  'accept-bad-signature': 'receiver.v1.webhooks.bad-signature: processes a delivery whose signature does not match',
-  'accept-stale': 'receiver.v1.webhooks.timestamp-past: checks only that the timestamp is not in the future',
-  'accept-future': 'receiver.v1.webhooks.timestamp-future: checks only that the timestamp is not too old',
-  'ignore-api-version': 'receiver.v1.webhooks.api-version: processes any apiVersion',
-  'ignore-id-mismatch': 'receiver.v1.webhooks.event-id-mismatch: does not compare the header id with body event_id',
-  reserialize: 'receiver.v1.webhooks.raw-body: parses the body and verifies JSON.stringify of it instead of the raw bytes',
-  'reject-out-of-order': 'receiver.v1.webhooks.ordering: answers 409 to an event older than one it has seen for the run',
-} as const;
 type Fault = keyof typeof RECEIVER_FAULTS;
 
 /** The verifier's refusals a faulty receiver ignores. */

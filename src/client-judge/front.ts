@@ -135,7 +135,8 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
         res.socket?.resetAndDestroy();
         return;
       }
-      res.writeHead(upstream.statusCode, ex.responseHeaders);
+      // A connection about to be cut is never offered for reuse, so the cut hits only this exchange.
+      res.writeHead(upstream.statusCode, adversity.kind === 'drop-after-events' ? { ...ex.responseHeaders, connection: 'close' } : ex.responseHeaders);
       if (!isStream) {
         const text = await upstream.body.text();
         ex.responseBody = text.slice(0, 4096);
@@ -158,10 +159,11 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
           // Relay exactly the events before the cut, then drop the connection mid-run.
           let cut = 0;
           for (let i = 0; i < dropAfter; i++) cut = pending.indexOf('\n\n', cut) + 2;
-          res.write(pending.slice(0, cut));
-          ex.respondedAt = now();
           ex.adversity = `stream cut after ${dropAfter} event(s)`;
           controller.abort();
+          // Cut only once the relayed events have left: destroying first would discard them unsent.
+          await new Promise<void>((resolve) => res.write(pending.slice(0, cut), () => resolve()));
+          ex.respondedAt = now();
           res.socket?.destroy();
           return;
         }

@@ -30,6 +30,12 @@ const pathOf = (ex: RecordedExchange) => ex.path.split('?', 1)[0]!;
 const isExecute = (ex: RecordedExchange) => ex.method === 'POST' && pathOf(ex) === '/v1/execute';
 const readsRun = (ex: RecordedExchange, runId: string) => ex.method === 'GET' && (pathOf(ex) === `/v1/runs/${runId}` || pathOf(ex) === `/v1/runs/${runId}/events`);
 const after = (s: ClientSession, ex: RecordedExchange) => s.exchanges.filter((e) => e.index > ex.index);
+/**
+ * A later POST /v1/execute that tries `original` again: same key or same body. A POST with another
+ * body under another key is other work, which these rules do not judge.
+ */
+const isAttemptOf = (original: RecordedExchange) => (ex: RecordedExchange) =>
+  isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameRequestBody(ex.body, original.body));
 const describe = (ex: RecordedExchange) => `#${ex.index} ${ex.method} ${ex.path}`;
 
 /** The recorded exchanges become the rule's evidence; `record` redacts them like every probe exchange. */
@@ -70,9 +76,9 @@ const v8 = (section: string, quote: string): SpecReference => ({ document: 'v8-i
 /** The first POST /v1/execute after a refusal, which must be the same request under the same key. */
 async function judgeSameKeyRetry(ctx: CheckContext, status: number): Promise<void> {
   const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
-  const retry = after(session, refused).find(isExecute);
+  const retry = after(session, refused).find(isAttemptOf(refused));
   showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
-  if (!retry) ctx.notApplicable(`the client did not send POST /v1/execute again after the ${status}`);
+  if (!retry) ctx.notApplicable(`the client did not send the refused request again after the ${status}`);
   const key = keyOf(refused);
   ctx.expect(key !== undefined, `the refused request ${describe(refused)} carried no Idempotency-Key, so its retry ${describe(retry)} cannot be recognised as the same request`);
   ctx.expect(keyOf(retry) === key, `the retry ${describe(retry)} after the ${status} used ${keyOf(retry) === undefined ? 'no Idempotency-Key' : 'another Idempotency-Key'} instead of the refused request's key`);
@@ -83,7 +89,7 @@ async function judgeSameKeyRetry(ctx: CheckContext, status: number): Promise<voi
 async function judgeRetryDelay(ctx: CheckContext, hintOf: (refused: RecordedExchange, session: ClientSession) => { minimumMs: number; hint: string }): Promise<void> {
   const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
   const { minimumMs, hint } = hintOf(refused, session);
-  const retry = after(session, refused).find(isExecute);
+  const retry = after(session, refused).find(isAttemptOf(refused));
   showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
   if (!retry) ctx.notApplicable('the client did not retry after the 429');
   const waited = retry.at - (refused.respondedAt ?? refused.at);
@@ -102,7 +108,7 @@ export const clientRules: readonly ClientRule[] = [
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
       const runId = cut.runId ?? ctx.untestable('the cut stream carried no run_id before the cut, so no readback can be matched to it');
       const later = after(session, cut);
-      const first = later.find((ex) => isExecute(ex) || readsRun(ex, runId));
+      const first = later.find((ex) => isAttemptOf(cut)(ex) || readsRun(ex, runId));
       showEvidence(ctx, [cut, ...later.slice(0, 20)]);
       ctx.expect(first !== undefined, `after the stream of run ${runId} was cut, the client neither read the run back nor resumed its stream`);
       ctx.observe('first request about the run after the cut', describe(first!));
@@ -117,7 +123,7 @@ export const clientRules: readonly ClientRule[] = [
     v1('Endpoints > Rules', 'Retry only by re-sending the identical request with the same idempotency key'),
     async (ctx) => {
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
-      const reposts = after(session, cut).filter(isExecute);
+      const reposts = after(session, cut).filter(isAttemptOf(cut));
       showEvidence(ctx, [cut, ...reposts]);
       if (reposts.length === 0) ctx.notApplicable('the client did not post the cut request again (it read the run back instead)');
       const key = keyOf(cut);
@@ -192,7 +198,7 @@ export const clientRules: readonly ClientRule[] = [
       showEvidence(ctx, [reset, ...later.slice(0, 20)]);
       const key = keyOf(reset);
       const replays = (ex: RecordedExchange) => key !== undefined && keyOf(ex) === key && sameRequestBody(ex.body, reset.body);
-      const newWork = later.find((ex) => isExecute(ex) && !replays(ex));
+      const newWork = later.find((ex) => isAttemptOf(reset)(ex) && !replays(ex));
       ctx.expect(newWork === undefined, `after the reset, ${describe(newWork ?? reset)} started new work (${keyOf(newWork ?? reset) === key ? 'another body' : 'another or no Idempotency-Key'}) instead of reconciling`);
       const reconciled = later.find((ex) => (isExecute(ex) && replays(ex)) || (ex.method === 'GET' && pathOf(ex).startsWith('/v1/runs')));
       ctx.expect(reconciled !== undefined, 'after the reset the client never reconciled: no readback (GET /v1/runs/…) and no replay of the identical request under its key');
