@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { judgeClient } from '../client-judge/judge-client.ts';
 import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
-import { formats, list, seedOf } from './main.ts';
+import { formats, list, seedOf } from './options.ts';
 import { finishRun, printResult } from './side-report.ts';
 
 function scenarios(value: string): ScenarioName[] {

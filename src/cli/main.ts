@@ -10,17 +10,11 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
+import { formats, list, seedOf, VERDICT_MARK } from './options.ts';
 import { registerJudgeClientCommand } from './client.ts';
 import { registerReceiverCommand } from './receiver.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
-
-export function list(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
 
 function surfaces(value: string): Surface[] {
   const out = list(value);
@@ -28,25 +22,11 @@ function surfaces(value: string): Surface[] {
   return out as Surface[];
 }
 
-export function formats(value: string): ReportFormat[] {
-  const out = list(value);
-  for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
-  return out as ReportFormat[];
-}
-
 function faults(value: string): FaultId[] {
   const out = list(value);
   for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}": run "apicert faults" for the list`);
   return out as FaultId[];
 }
-
-export function seedOf(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
-  return n;
-}
-
-export const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
 
 export function buildProgram(): Command {
   const program = new Command('apicert')

@@ -6,7 +6,7 @@ import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
 import { finishRun, printResult } from './side-report.ts';
-import { formats, list, seedOf } from './main.ts';
+import { formats, list, seedOf } from './options.ts';
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
 async function receiverFromProfile(path: string): Promise<ReceiverSection> {

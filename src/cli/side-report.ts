@@ -2,7 +2,7 @@ import type { Report } from '../reports/model.ts';
 import { writeReports, type ReportFormat } from '../reports/write.ts';
 import type { RuleResult } from '../runner/run.ts';
 import { exitCodeFor } from './exit.ts';
-import { VERDICT_MARK } from './main.ts';
+import { VERDICT_MARK } from './options.ts';
 
 /** One line per judged rule, as `certify` prints them. */
 export function printResult(r: RuleResult): void {

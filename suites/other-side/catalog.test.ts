@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLIENT_FAULTS, RECEIVER_FAULTS, ruleOfSampleFault } from '../../samples/faults.ts';
-import { RULES } from '../../src/catalog/index.ts';
+import { RULES } from '../../src/registry.ts';
 import { CLIENT_RULES } from '../../src/client-judge/rules.ts';
 import { receiverRules } from '../../src/receiver-cert/rules.ts';
 import { normalizedSpec } from '../support/spec.ts';
