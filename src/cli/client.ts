@@ -1,8 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { judgeClient } from '../client-judge/judge-client.ts';
+import { CLIENT_RULES } from '../client-judge/rules.ts';
 import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
-import { formats, list, seedOf } from './options.ts';
+import { formats, list, printRules, seedOf } from './options.ts';
 import { finishRun, printResult } from './side-report.ts';
 
 function scenarios(value: string): ScenarioName[] {
@@ -31,7 +32,7 @@ interface ClientCliOptions {
   timeScale: number;
   maxSeconds: number;
   quietSeconds?: number;
-  envFile: string;
+  writeEnv: string;
   showClientOutput?: boolean;
   rules?: string[];
   seed?: number;
@@ -39,6 +40,7 @@ interface ClientCliOptions {
   format: ReportFormat[];
   allowUntestable?: boolean;
   quiet?: boolean;
+  listRules?: boolean;
 }
 
 export function registerJudgeClientCommand(program: Command): void {
@@ -53,7 +55,7 @@ export function registerJudgeClientCommand(program: Command): void {
     .option('--time-scale <s>', "multiplies the seed's delays (the 60 s retry hint); your client must apply the same APICERT_TIME_SCALE", positive('--time-scale', 1), 1)
     .option('--max-seconds <n>', 'bound on one scenario; a client still running is stopped by its PID', positive('--max-seconds', 3600), 120)
     .option('--quiet-seconds <n>', 'port form: a scenario ends this long after your client\'s last request (default: the scaled 60 s hint + 5 s)', positive('--quiet-seconds', 3600))
-    .option('--env-file <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
+    .option('--write-env <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
     .option('--show-client-output', "print the client's output (redacted) to stderr")
     .option('--rules <globs>', 'rule ids to judge, comma separated, * as wildcard', list)
     .option('--seed <n>', 'seed printed in the report', seedOf)
@@ -61,7 +63,9 @@ export function registerJudgeClientCommand(program: Command): void {
     .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
     .option('--allow-untestable', 'exit 0 even when required rules are untestable (the client never did what a scenario needs)')
     .option('--quiet', 'print only the summary')
+    .option('--list-rules', 'list the client rules with their spec sentences and exit')
     .action(async (command: string[], opts: ClientCliOptions) => {
+      if (opts.listRules) return printRules(CLIENT_RULES);
       const quietMs = (opts.quietSeconds ?? 60 * opts.timeScale + 5) * 1000;
       const { report } = await judgeClient({
         scenarios: opts.scenario,
@@ -70,13 +74,13 @@ export function registerJudgeClientCommand(program: Command): void {
         command: command.length > 0 ? command : undefined,
         maxSecondsPerScenario: opts.maxSeconds,
         quietMs,
-        envFile: opts.envFile,
+        envFile: opts.writeEnv,
         showClientOutput: opts.showClientOutput,
         patterns: opts.rules,
         seed: opts.seed,
         onScenario: (name, title, baseUrl) => {
           if (command.length > 0) console.log(`scenario ${name}: ${title}`);
-          else console.log(`scenario ${name}: ${title}\n  run your client now against ${baseUrl} (source ${opts.envFile} for its URL and keys); the scenario ends ${quietMs / 1000} s after its last request`);
+          else console.log(`scenario ${name}: ${title}\n  run your client now against ${baseUrl} (source ${opts.writeEnv} for its URL and keys); the scenario ends ${quietMs / 1000} s after its last request`);
         },
         onResult: opts.quiet ? undefined : printResult,
       });

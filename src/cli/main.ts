@@ -10,7 +10,7 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
-import { formats, list, seedOf, VERDICT_MARK } from './options.ts';
+import { formats, list, printRules, seedOf, VERDICT_MARK } from './options.ts';
 import { registerJudgeClientCommand } from './client.ts';
 import { registerReceiverCommand } from './receiver.ts';
 
@@ -96,14 +96,7 @@ export function buildProgram(): Command {
     .command('rules')
     .description('List every rule: id, level, spec sentence.')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }) => {
-      if (opts.json) {
-        console.log(JSON.stringify(RULES.map(({ check: _check, ...rule }) => rule), null, 2));
-        return;
-      }
-      for (const r of RULES) console.log(`${r.id}  [${r.level}, ${r.destructive}]\n    ${r.title}\n    "${r.spec.quote}" (${r.spec.document}, ${r.spec.section})\n`);
-      console.log(`${RULES.length} rules`);
-    });
+    .action((opts: { json?: boolean }) => printRules(RULES, opts.json));
 
   program
     .command('faults')

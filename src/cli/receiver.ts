@@ -5,8 +5,9 @@ import { ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
+import { receiverRules } from '../receiver-cert/rules.ts';
 import { finishRun, printResult } from './side-report.ts';
-import { formats, list, seedOf } from './options.ts';
+import { formats, list, printRules, seedOf } from './options.ts';
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
 async function receiverFromProfile(path: string): Promise<ReceiverSection> {
@@ -39,6 +40,7 @@ interface ReceiverCliOptions {
   format: ReportFormat[];
   allowUntestable?: boolean;
   quiet?: boolean;
+  listRules?: boolean;
 }
 
 export function registerReceiverCommand(program: Command): void {
@@ -55,7 +57,9 @@ export function registerReceiverCommand(program: Command): void {
     .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
     .option('--allow-untestable', 'exit 0 even when required rules are untestable')
     .option('--quiet', 'print only the summary')
+    .option('--list-rules', 'list the receiver rules with their spec sentences and exit')
     .action(async (opts: ReceiverCliOptions) => {
+      if (opts.listRules) return printRules(receiverRules);
       if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
       const section = opts.profile ? await receiverFromProfile(opts.profile) : parseSection({ url: opts.url }, '--url');
       const secretEnv = opts.secretEnv ?? section.secretEnv;

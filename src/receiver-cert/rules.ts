@@ -3,7 +3,7 @@
  * sends signed deliveries to the receiver under test and judges its answers. Run by
  * `apicert certify-receiver`, never by `certify`.
  */
-import { defineRule, serviceKey, type CheckContext, type ProbeResponse, type Rule } from '../rule/index.ts';
+import { section, serviceKey, type CheckContext, type ProbeResponse, type Rule } from '../rule/index.ts';
 import { newRunId, signedDelivery, unusualJson, type Delivery, type DeliveryOptions } from './deliveries.ts';
 
 const SECTION = 'Events > Webhooks > Signature rules';
@@ -36,8 +36,9 @@ async function acceptedFirst(ctx: CheckContext, options: DeliveryOptions = {}): 
   return delivery;
 }
 
+const declare = section({ surface: 'receiver', document: 'v1-execution-fabric.md', section: SECTION, destructive: 'mutate' });
 function rule(id: string, title: string, level: Rule['level'], quote: string, check: Rule['check']): Rule {
-  return defineRule({ id, surface: 'receiver', title, level, destructive: 'mutate', spec: { document: 'v1-execution-fabric.md', section: SECTION, quote }, check });
+  return declare({ id, title, level, spec: { quote }, check });
 }
 
 export const receiverRules: readonly Rule[] = [
