@@ -95,13 +95,14 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const scenario = active;
+    const now = () => Math.round(performance.now() - (scenario?.startedAt ?? 0));
+    const arrivedAt = now();
     const rawUrl = req.url ?? '/';
     const body = await readBody(req);
-    const now = () => Math.round(performance.now() - (scenario?.startedAt ?? 0));
     const q = rawUrl.indexOf('?');
     const incoming = { method: req.method ?? 'GET', path: q === -1 ? rawUrl : rawUrl.slice(0, q), headers: recordableHeaders(req.headers), body };
     const adversity: Adversity = scenario ? scenario.scenario.decide(incoming, scenario.fired, scenario.settings) : { kind: 'serve' };
-    const ex: RecordedExchange = { index: 0, at: now(), method: incoming.method, path: rawUrl, headers: incoming.headers, body: body.slice(0, RECORDED_BODY_LIMIT) };
+    const ex: RecordedExchange = { index: 0, at: arrivedAt, method: incoming.method, path: rawUrl, headers: incoming.headers, body: body.slice(0, RECORDED_BODY_LIMIT) };
     if (scenario) {
       scenario.lastRequestAt = performance.now();
       ex.index = scenario.exchanges.length;
