@@ -13,6 +13,7 @@ import { exitCodeFor, EXIT } from './exit.ts';
 import { formats, list, printRules, seedOf, VERDICT_MARK } from './options.ts';
 import { registerJudgeClientCommand } from './client.ts';
 import { registerReceiverCommand } from './receiver.ts';
+import { registerPlan } from './plan.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -91,6 +92,8 @@ export function buildProgram(): Command {
       });
       await fake.close();
     });
+
+  registerPlan(program, { surfaces, list });
 
   program
     .command('rules')

@@ -1,6 +1,6 @@
 import type { Report } from '../reports/model.ts';
 import { writeReports, type ReportFormat } from '../reports/write.ts';
-import type { RuleResult } from '../runner/run.ts';
+import type { RuleResult } from '../rule/index.ts';
 import { exitCodeFor } from './exit.ts';
 import { VERDICT_MARK } from './options.ts';
 

@@ -10,7 +10,8 @@ import { parseProfile, ProfileError } from '../profile/load.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport } from '../reports/model.ts';
 import { HARNESS_VERSION, TargetUnreachable, type Certification } from '../runner/certify.ts';
-import { runRules, selectRules, type RuleResult } from '../runner/run.ts';
+import type { RuleResult } from '../rule/index.ts';
+import { runRules, selectRules } from '../runner/run.ts';
 import { RECEIVER_SECRET, receiverRules } from './rules.ts';
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
