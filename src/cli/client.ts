@@ -1,9 +1,8 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { judgeClient } from '../client-judge/judge-client.ts';
 import { CLIENT_RULES } from '../client-judge/rules.ts';
 import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
-import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
-import { formats, list, printRules, seedOf } from './options.ts';
+import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
 import { finishRun, printResult } from './side-report.ts';
 
 function scenarios(value: string): ScenarioName[] {
@@ -26,7 +25,7 @@ function port(value: string): number {
   return n;
 }
 
-interface ClientCliOptions {
+interface ClientCliOptions extends RunCliOptions {
   port: number;
   scenario: ScenarioName[];
   timeScale: number;
@@ -34,17 +33,10 @@ interface ClientCliOptions {
   quietSeconds?: number;
   writeEnv: string;
   showClientOutput?: boolean;
-  rules?: string[];
-  seed?: number;
-  out: string;
-  format: ReportFormat[];
-  allowUntestable?: boolean;
-  quiet?: boolean;
-  listRules?: boolean;
 }
 
 export function registerJudgeClientCommand(program: Command): void {
-  program
+  const command = program
     .command('judge-client')
     .description(
       'Serve the reference fake with scripted adversity (one scenario at a time), record what your API client sends and judge it against the seed\'s client rules. With "-- <command>" the client is started once per scenario; without it, run your client against --port yourself.',
@@ -56,14 +48,8 @@ export function registerJudgeClientCommand(program: Command): void {
     .option('--max-seconds <n>', 'bound on one scenario; a client still running is stopped by its PID', positive('--max-seconds', 3600), 120)
     .option('--quiet-seconds <n>', 'port form: a scenario ends this long after your client\'s last request (default: the scaled 60 s hint + 5 s)', positive('--quiet-seconds', 3600))
     .option('--write-env <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
-    .option('--show-client-output', "print the client's output (redacted) to stderr")
-    .option('--rules <globs>', 'rule ids to judge, comma separated, * as wildcard', list)
-    .option('--seed <n>', 'seed printed in the report', seedOf)
-    .option('--out <dir>', 'directory for the reports', 'reports/client')
-    .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
-    .option('--allow-untestable', 'exit 0 even when required rules are untestable (the client never did what a scenario needs)')
-    .option('--quiet', 'print only the summary')
-    .option('--list-rules', 'list the client rules with their spec sentences and exit')
+    .option('--show-client-output', "print the client's output (redacted) to stderr");
+  addRunOptions(command, 'reports/client', 'the client never did what a scenario needs')
     .action(async (command: string[], opts: ClientCliOptions) => {
       if (opts.listRules) return printRules(CLIENT_RULES);
       const quietMs = (opts.quietSeconds ?? 60 * opts.timeScale + 5) * 1000;

@@ -1,5 +1,5 @@
 /** Option parsers and output marks every apicert command shares. */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import type { Rule } from '../rule/index.ts';
 
@@ -32,4 +32,27 @@ export function printRules(rules: readonly Rule[], json = false): void {
   }
   for (const r of rules) console.log(`${r.id}  [${r.level}, ${r.destructive}]\n    ${r.title}\n    "${r.spec.quote}" (${r.spec.document}, ${r.spec.section})\n`);
   console.log(`${rules.length} rules`);
+}
+
+/** What `--rules`, `--seed`, the report options and `--list-rules` give a command's action. */
+export interface RunCliOptions {
+  rules?: string[];
+  seed?: number;
+  out: string;
+  format: ReportFormat[];
+  allowUntestable?: boolean;
+  quiet?: boolean;
+  listRules?: boolean;
+}
+
+/** The options the side commands share with `certify`: rule selection, seed, reports, exit policy. */
+export function addRunOptions(command: Command, defaultOut: string, what: string): Command {
+  return command
+    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard', list)
+    .option('--seed <n>', 'seed printed in the report', seedOf)
+    .option('--out <dir>', 'directory for the reports', defaultOut)
+    .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
+    .option('--allow-untestable', `exit 0 even when required rules are untestable (${what})`)
+    .option('--quiet', 'print only the summary')
+    .option('--list-rules', 'list the rules with their spec sentences and exit');
 }

@@ -1,13 +1,12 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
-import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
 import { finishRun, printResult } from './side-report.ts';
-import { formats, list, printRules, seedOf } from './options.ts';
+import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
 async function receiverFromProfile(path: string): Promise<ReceiverSection> {
@@ -29,35 +28,22 @@ function parseSection(section: unknown, where: string): ReceiverSection {
   return parsed.data;
 }
 
-interface ReceiverCliOptions {
+interface ReceiverCliOptions extends RunCliOptions {
   url?: string;
   profile?: string;
   secretEnv?: string;
   allowHost?: string[];
-  rules?: string[];
-  seed?: number;
-  out: string;
-  format: ReportFormat[];
-  allowUntestable?: boolean;
-  quiet?: boolean;
-  listRules?: boolean;
 }
 
 export function registerReceiverCommand(program: Command): void {
-  program
+  const command = program
     .command('certify-receiver')
     .description("Send signed /v1 webhook deliveries to your receiver and judge its answers against the seed's receiver rules.")
     .option('--url <url>', 'where your receiver takes deliveries (loopback, or a host named with --allow-host)')
     .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts')
     .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)")
-    .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list)
-    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard', list)
-    .option('--seed <n>', 'seed printed in the report', seedOf)
-    .option('--out <dir>', 'directory for the reports', 'reports/receiver')
-    .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
-    .option('--allow-untestable', 'exit 0 even when required rules are untestable')
-    .option('--quiet', 'print only the summary')
-    .option('--list-rules', 'list the receiver rules with their spec sentences and exit')
+    .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list);
+  addRunOptions(command, 'reports/receiver', 'no signing secret')
     .action(async (opts: ReceiverCliOptions) => {
       if (opts.listRules) return printRules(receiverRules);
       if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');

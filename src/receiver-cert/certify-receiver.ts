@@ -5,11 +5,11 @@
 import { randomInt } from 'node:crypto';
 import { TransportError, type Rule } from '../rule/index.ts';
 import { RequestBudget } from '../probe/budget.ts';
-import { createDispatcher, ProbeClient } from '../probe/client.ts';
+import { createDispatcher } from '../probe/client.ts';
 import { parseProfile, ProfileError } from '../profile/load.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport } from '../reports/model.ts';
-import { HARNESS_VERSION, TargetUnreachable, type Certification } from '../runner/certify.ts';
+import { HARNESS_VERSION, probeFor, TargetUnreachable, type Certification } from '../runner/certify.ts';
 import type { RuleResult } from '../rule/index.ts';
 import { runRules, selectRules } from '../runner/run.ts';
 import { RECEIVER_SECRET, receiverRules } from './rules.ts';
@@ -53,15 +53,7 @@ export async function certifyReceiver(options: ReceiverOptions): Promise<Certifi
   redactor.add(options.secret, 'signing-secret');
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
-  const probe = new ProbeClient({
-    baseUrl: url.toString(),
-    redactor,
-    budget,
-    timeoutMs: profile.safety.requestTimeoutMs,
-    streamTimeoutMs: profile.safety.streamTimeoutMs,
-    streamCloseGraceMs: profile.safety.streamCloseGraceMs,
-    dispatcher,
-  });
+  const probe = probeFor(profile, redactor, budget, dispatcher);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   try {
     try {
