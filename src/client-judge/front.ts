@@ -52,8 +52,8 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>, con
   return out;
 }
 
-/** The id and run of each complete event block in `text`; returns where the last complete block ends. */
-function scanEvents(text: string, onEvent: (id: string | undefined, runId: string | undefined) => void): number {
+/** Calls `onEvent` for each complete event block in `text` with where it ends; returns where the last one ends. */
+function scanEvents(text: string, onEvent: (id: string | undefined, runId: string | undefined, end: number) => void): number {
   let consumed = 0;
   for (;;) {
     const end = text.indexOf('\n\n', consumed);
@@ -61,8 +61,8 @@ function scanEvents(text: string, onEvent: (id: string | undefined, runId: strin
     const block = text.slice(consumed, end);
     const id = /^id: ?(.*)$/m.exec(block)?.[1];
     const data = parseJson(block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'));
-    onEvent(id, data.ok ? runIdIn(data.value) : undefined);
     consumed = end + 2;
+    onEvent(id, data.ok ? runIdIn(data.value) : undefined, consumed);
   }
 }
 
@@ -148,22 +148,25 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
       }
       const dropAfter = adversity.kind === 'drop-after-events' ? adversity.events : Infinity;
       ex.eventIds = [];
+      let relayed = 0;
       let pending = '';
+      // A chunk may end inside a multi-byte character: decode as one stream.
+      const decoder = new TextDecoder();
       for await (const chunk of upstream.body) {
-        pending += (chunk as Buffer).toString('utf8');
-        const consumed = scanEvents(pending, (id, runId) => {
-          if (ex.eventIds!.length >= dropAfter) return;
+        pending += decoder.decode(chunk as Buffer, { stream: true });
+        let cutAt: number | undefined;
+        const consumed = scanEvents(pending, (id, runId, end) => {
+          if (relayed >= dropAfter) return;
+          relayed += 1;
           if (id !== undefined) ex.eventIds!.push(id);
           ex.runId ??= runId;
+          if (relayed === dropAfter) cutAt = end;
         });
-        if (ex.eventIds.length >= dropAfter) {
-          // Relay exactly the events before the cut, then drop the connection mid-run.
-          let cut = 0;
-          for (let i = 0; i < dropAfter; i++) cut = pending.indexOf('\n\n', cut) + 2;
+        if (cutAt !== undefined) {
           ex.adversity = `stream cut after ${dropAfter} event(s)`;
           controller.abort();
           // Cut only once the relayed events have left: destroying first would discard them unsent.
-          await new Promise<void>((resolve) => res.write(pending.slice(0, cut), () => resolve()));
+          await new Promise<void>((resolve) => res.write(pending.slice(0, cutAt), () => resolve()));
           ex.respondedAt = now();
           res.socket?.destroy();
           return;

@@ -1,5 +1,5 @@
-import type { Dispatcher } from 'undici';
 import { randomInt } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import pkg from '../../package.json' with { type: 'json' };
 import { RULES } from '../registry.ts';
 import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
