@@ -38,6 +38,9 @@ const isAttemptOf = (original: RecordedExchange) => (ex: RecordedExchange) =>
   isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameRequestBody(ex.body, original.body));
 const describe = (ex: RecordedExchange) => `#${ex.index} ${ex.method} ${ex.path}`;
 
+/** Headers curl sets itself; repeating them would only break the reproduction. */
+const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
+
 /** The recorded exchanges become the rule's evidence; `record` redacts them like every probe exchange. */
 function showEvidence(ctx: CheckContext, exchanges: readonly RecordedExchange[]): void {
   for (const ex of exchanges.slice(0, 40)) {
@@ -47,7 +50,7 @@ function showEvidence(ctx: CheckContext, exchanges: readonly RecordedExchange[])
       label: `${ex.adversity ?? 'served'} (at ${ex.at} ms)`,
       request: { method: ex.method, url, headers: ex.headers, ...(body !== undefined ? { body } : {}) },
       durationMs: ex.respondedAt !== undefined ? ex.respondedAt - ex.at : 0,
-      curl: curlLine(ex.method, url, ex.headers, body),
+      curl: curlLine(ex.method, url, Object.fromEntries(Object.entries(ex.headers).filter(([name]) => !TRANSPORT_HEADERS.has(name))), body),
     };
     if (ex.status !== undefined) {
       entry.response = { status: ex.status, headers: ex.responseHeaders ?? {} };
