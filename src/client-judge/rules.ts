@@ -104,7 +104,7 @@ export const clientRules: readonly ClientRule[] = [
   clientRule(
     'dropped-stream',
     'client.v1.endpoints.dropped-readback',
-    'after a streamed POST is cut, the run is read back or its stream resumed before any new POST /v1/execute',
+    'after a streamed POST is cut, the run is read back or its stream resumed before the request is posted again',
     'required',
     v1('Endpoints > Rules', 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again.'),
     async (ctx) => {
