@@ -65,8 +65,9 @@ export function registerJudgeClientCommand(program: Command): void {
         patterns: opts.rules,
         seed: opts.seed,
         onScenario: (name, title, baseUrl) => {
-          if (command.length > 0) console.log(`scenario ${name}: ${title}`);
-          else console.log(`scenario ${name}: ${title}\n  run your client now against ${baseUrl} (source ${opts.writeEnv} for its URL and keys); the scenario ends ${quietMs / 1000} s after its last request`);
+          // In the port form the user runs the client: the prompt is printed even with --quiet.
+          const prompt = command.length > 0 ? '' : `\n  run your client now against ${baseUrl} (source ${opts.writeEnv} for its URL and keys); the scenario ends ${quietMs / 1000} s after its last request`;
+          if (!opts.quiet || prompt) console.log(`scenario ${name}: ${title}${prompt}`);
         },
         onResult: opts.quiet ? undefined : printResult,
       });
