@@ -22,6 +22,8 @@ export interface FakeConfig {
   /** Requests per key per window before /v1 answers 429. */
   v1RateLimitPerWindow: number;
   v1RateLimitWindowMs: number;
+  /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
+  v8RateLimit?: { perWindow: number; windowMs: number };
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {

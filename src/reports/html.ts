@@ -92,7 +92,7 @@ export function renderHtml(report: Report): string {
   const fact = (name: string, value: string) => `<li><b>${esc(name)}</b> <code>${esc(value)}</code></li>`;
   const facts = [
     fact('target', `${report.target.baseUrl} (${report.target.kind})`),
-    fact('profile', report.target.profileFingerprint.slice(0, 23)),
+    report.target.profileFingerprint ? fact('profile', report.target.profileFingerprint.slice(0, 23)) : '',
     fact('seed', String(report.run.seed)),
     fact('started', report.run.startedAt),
     fact('duration', `${(report.run.durationMs / 1000).toFixed(1)} s`),

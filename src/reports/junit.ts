@@ -55,13 +55,13 @@ function properties(report: Report): string {
   const props: Array<[string, string]> = [
     ['target', report.target.baseUrl],
     ['target.kind', report.target.kind],
-    ['profile.fingerprint', report.target.profileFingerprint],
     ['seed', String(report.run.seed)],
     ['gate', report.summary.gate],
     ['digest', report.digest],
     ['version', report.harness.version],
     ['ruleset', report.harness.rulesetHash],
   ];
+  if (report.target.profileFingerprint) props.push(['profile.fingerprint', report.target.profileFingerprint]);
   if (report.target.faults?.length) props.push(['faults', report.target.faults.join(',')]);
   if (report.run.baseline) props.push(['baseline', report.run.baseline.file]);
   return `    <properties>\n${props.map(([k, v]) => `      <property name="${xml(k)}" value="${xml(v)}"/>`).join('\n')}\n    </properties>`;

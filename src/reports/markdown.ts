@@ -23,7 +23,7 @@ export function renderMarkdown(report: Report): string {
     `- Gate: **${report.summary.gate.toUpperCase()}**`,
     `- Required rules: ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
-    `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`; profile \`${report.target.profileFingerprint}\`; digest \`${report.digest}\``,
+    `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`${report.target.profileFingerprint ? `; profile \`${report.target.profileFingerprint}\`` : ''}; digest \`${report.digest}\``,
     '',
   ];
   const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, report.run.allowUntestable)));

@@ -42,8 +42,8 @@ export interface Report {
   reportVersion: typeof REPORT_VERSION;
   /** `rulesetHash` identifies the rule catalog (ids, levels, sentences) this harness judged with. */
   harness: { name: 'apicert'; version: string; node: string; rulesetHash: string };
-  /** `profileFingerprint` identifies the profile without any token in it. */
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; profileFingerprint: string };
+  /** `profileFingerprint` identifies the profile without any token in it (absent when the run had none). */
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; profileFingerprint?: string };
   run: {
     startedAt: string;
     finishedAt: string;
@@ -138,25 +138,34 @@ export function rerunCommand(invocation: string, ruleId: string, seed: number): 
   return `${invocation} --rules ${shellWord(ruleId)} --seed ${seed}`;
 }
 
+/** Counts and gate from the report's rules, baseline matches included: one reading for every producer of a report. */
+export function summarize(rules: readonly ReportRule[]): Report['summary'] {
+  const required = emptyCounts();
+  const observation = emptyCounts();
+  for (const r of rules) (gates(r) ? required : observation)[r.verdict] += 1;
+  const listed = (status: BaselineMatch['status']) => rules.filter((r) => gates(r) && r.baseline?.status === status).map((r) => r.id);
+  const expectedFailures = listed('expected');
+  const staleBaseline = listed('stale');
+  return { required, observation, gate: gateOf({ ...required, fail: required.fail - expectedFailures.length }, staleBaseline.length), expectedFailures, staleBaseline };
+}
+
 export function buildReport(input: {
   results: RuleResult[];
   version: string;
-  target: Omit<Report['target'], 'profileFingerprint'>;
-  profile: Profile;
-  catalog: readonly Rule[];
+  target: Report['target'];
+  /** The target profile, for its fingerprint (runs that judge a client or a receiver have none). */
+  profile?: Profile;
+  /** The rule catalog the run selected from; defaults to the rules judged. */
+  catalog?: readonly Rule[];
   startedAt: Date;
   finishedAt: Date;
   seed: number;
   requests: number;
   /** The command that started this run, without --rules and --seed; each rerun line extends it. */
-  invocation: string;
+  invocation?: string;
   allowUntestable?: boolean;
   baseline?: { file: string; entries: readonly BaselineEntry[] };
 }): Report {
-  const required = emptyCounts();
-  const observation = emptyCounts();
-  const expectedFailures: string[] = [];
-  const staleBaseline: string[] = [];
   const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
   const rules: ReportRule[] = input.results.map((r) => {
     const rule: ReportRule = {
@@ -175,18 +184,15 @@ export function buildReport(input: {
     };
     if (r.reason !== undefined) rule.reason = r.reason;
     if (r.counterexample) rule.counterexample = r.counterexample;
-    if (r.verdict !== 'pass') rule.rerun = rerunCommand(input.invocation, r.rule.id, input.seed);
+    if (r.verdict !== 'pass' && input.invocation) rule.rerun = rerunCommand(input.invocation, r.rule.id, input.seed);
     const entry = listed.get(r.rule.id);
     // Only a judged outcome says anything about a baseline entry: untestable or inconclusive leaves it be.
     if (entry && (r.verdict === 'fail' || r.verdict === 'pass')) {
       rule.baseline = { reason: entry.reason, status: r.verdict === 'fail' ? 'expected' : 'stale' };
       if (entry.expires) rule.baseline.expires = entry.expires;
-      if (gates(rule)) (r.verdict === 'fail' ? expectedFailures : staleBaseline).push(r.rule.id);
     }
-    (gates(rule) ? required : observation)[r.verdict] += 1;
     return rule;
   });
-  const gatingFails = { ...required, fail: required.fail - expectedFailures.length };
   const run: Report['run'] = {
     startedAt: input.startedAt.toISOString(),
     finishedAt: input.finishedAt.toISOString(),
@@ -197,12 +203,14 @@ export function buildReport(input: {
     allowUntestable: input.allowUntestable ?? false,
   };
   if (input.baseline) run.baseline = { file: input.baseline.file, entries: input.baseline.entries.length };
+  const target: Report['target'] = { ...input.target };
+  if (input.profile) target.profileFingerprint = profileFingerprint(input.profile);
   const body: Omit<Report, 'digest'> = {
     reportVersion: REPORT_VERSION,
-    harness: { name: 'apicert', version: input.version, node: process.version, rulesetHash: rulesetHash(input.catalog) },
-    target: { ...input.target, profileFingerprint: profileFingerprint(input.profile) },
+    harness: { name: 'apicert', version: input.version, node: process.version, rulesetHash: rulesetHash(input.catalog ?? input.results.map((r) => r.rule)) },
+    target,
     run,
-    summary: { required, observation, gate: gateOf(gatingFails, staleBaseline.length), expectedFailures, staleBaseline },
+    summary: summarize(rules),
     rules,
     observations: input.results.flatMap((r) => r.observations),
   };
