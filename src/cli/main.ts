@@ -9,10 +9,18 @@ import { startFake } from '../fake/server.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
+import { EmptySelection } from '../runner/run.ts';
+import { judgedLine } from '../reports/model.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
 import { registerPlan } from './plan.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
+
+function patterns(value: string): string[] {
+  const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError('no rule pattern given: name rule ids or globs, e.g. "v8.missions.*" (see "apicert rules")');
+  return out;
+}
 
 function list(value: string): string[] {
   return value
@@ -23,12 +31,14 @@ function list(value: string): string[] {
 
 function surfaces(value: string): Surface[] {
   const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError(`no surface given: use one or more of ${SURFACES.join(', ')}`);
   for (const s of out) if (!SURFACES.includes(s as Surface)) throw new InvalidArgumentError(`unknown surface "${s}": use ${SURFACES.join(', ')}`);
   return out as Surface[];
 }
 
 function formats(value: string): ReportFormat[] {
   const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError(`no format given: use one or more of ${REPORT_FORMATS.join(', ')}`);
   for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
   return out as ReportFormat[];
 }
@@ -45,7 +55,7 @@ function seedOf(value: string): number {
   return n;
 }
 
-const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
+const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
 
 export function buildProgram(): Command {
   const program = new Command('apicert')
@@ -61,14 +71,15 @@ export function buildProgram(): Command {
     .option('--target <url>', 'base URL of the deployment; credentials come from APICERT_V8_TOKEN (and APICERT_V8_EXPIRED_TOKEN, APICERT_V8_OTHER_PRINCIPAL_TOKEN)')
     .option('--profile <file>', 'target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits')
     .option('--surface <list>', `surfaces to certify, comma separated (${SURFACES.join(', ')})`, surfaces)
-    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*")', list)
+    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*"); each must select a rule', patterns)
     .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
     .option('--out <dir>', 'directory for the reports', 'reports/latest')
     .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`, formats, [...REPORT_FORMATS])
     .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faults))
-    .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials)')
+    .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials), as long as at least one required rule passed')
+    .option('--strict', 'SHOULD rules gate too (by default a failed SHOULD is a warning)')
     .option('--quiet', 'print only the summary')
-    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; allowUntestable?: boolean; quiet?: boolean }) => {
+    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; allowUntestable?: boolean; strict?: boolean; quiet?: boolean }) => {
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
       if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
       const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : undefined;
@@ -78,15 +89,17 @@ export function buildProgram(): Command {
         patterns: opts.rules,
         seed: opts.seed,
         faults: opts.faults,
-        onResult: opts.quiet ? undefined : (r) => console.log(`${VERDICT_MARK[r.verdict]!.padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
+        strict: Boolean(opts.strict),
+        onResult: opts.quiet ? undefined : (r) => console.log(`${VERDICT_MARK[r.verdict === 'fail' && r.rule.level === 'should' && !opts.strict ? 'warn' : r.verdict]!.padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
       });
       const written = await writeReports(report, opts.out, opts.format);
-      const req = report.summary.required;
+      const { required: req, should } = report.summary;
       console.log(
-        `\n${report.target.baseUrl} (${report.target.kind}): gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`,
+        `\n${report.target.baseUrl} (${report.target.kind}): gate ${report.summary.gate.toUpperCase()}${report.summary.strict ? ' (strict)' : ''} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${report.summary.strict ? '' : ' (warnings)'}; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`,
       );
+      if (!report.summary.strict && report.summary.warnings.length > 0) console.log(`warnings (SHOULD rules that failed; --strict makes them gate): ${report.summary.warnings.join(', ')}`);
       console.log(`reports: ${written.join(', ')}`);
-      process.exitCode = exitCodeFor(report.summary.gate, Boolean(opts.allowUntestable));
+      process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
     });
 
   program
@@ -144,7 +157,7 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof CommanderError) {
       // Help and version exit 0; every other commander error is a usage error it has already printed.
       process.exitCode = error.exitCode === 0 ? EXIT.pass : EXIT.usage;
-    } else if (error instanceof ProfileError) {
+    } else if (error instanceof ProfileError || error instanceof EmptySelection) {
       console.error(`apicert: ${error.message}`);
       process.exitCode = EXIT.usage;
     } else if (error instanceof TargetUnreachable) {

@@ -35,6 +35,8 @@ export interface CertifyOptions {
   adjustEmbeddedProfile?: (profile: Profile) => Profile;
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
   checkNeeds?: boolean;
+  /** SHOULD rules gate too. */
+  strict?: boolean;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -63,6 +65,8 @@ async function preflight(probe: ProbeClient, baseUrl: string): Promise<void> {
 
 export async function certify(options: CertifyOptions = {}): Promise<Certification> {
   const startedAt = new Date();
+  // A filter that selects nothing is a usage error, found before a target is touched.
+  const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
   let fake: RunningFake | undefined;
   let profile = options.profile;
   if (!profile) {
@@ -87,7 +91,6 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   let hooks: RunReceiver = {};
   try {
     await preflight(probe, profile.target);
-    const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
     if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
     const services: CheckServices = {
       redactor,
@@ -97,7 +100,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult });
     const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
-    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
+    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, strict: options.strict ?? false });
     return { report, results };
   } finally {
     await dispatcher.close();

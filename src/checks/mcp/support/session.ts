@@ -161,13 +161,13 @@ export async function openSession(ctx: CheckContext, options: { protocolVersion?
   const init: { protocolVersion?: string; id: string; label: string } = { id, label: 'setup: initialize a session' };
   if (options.protocolVersion !== undefined) init.protocolVersion = options.protocolVersion;
   const reply = await sendInitialize(ctx, init);
-  if (reply.res.status !== 200) ctx.untestable(`setup failed: initialize answered HTTP ${reply.res.status}; give the profile a credential that /mcp accepts (surfaces: [mcp])`);
+  if (reply.res.status !== 200) ctx.inconclusive(`setup failed: initialize answered HTTP ${reply.res.status}; give the profile a credential that /mcp accepts (surfaces: [mcp])`);
   const result = responseTo(reply, id)?.result;
-  if (!isObject(result)) ctx.untestable('setup failed: initialize was not answered with a result carrying its id (see mcp.lifecycle.initialize-result)');
+  if (!isObject(result)) ctx.inconclusive('setup failed: initialize was not answered with a result carrying its id (see mcp.lifecycle.initialize-result)');
   const session: McpSession = { id: reply.sessionId, credential, initialize: reply, result };
   if (options.sendInitialized ?? true) {
     const done = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'setup: notifications/initialized' });
-    if (done.res.status < 200 || done.res.status >= 300) ctx.untestable(`setup failed: notifications/initialized answered HTTP ${done.res.status}`);
+    if (done.res.status < 200 || done.res.status >= 300) ctx.inconclusive(`setup failed: notifications/initialized answered HTTP ${done.res.status}`);
   }
   return session;
 }

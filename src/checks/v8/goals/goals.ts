@@ -54,7 +54,7 @@ export const goalsCompartment = rule({
     const allowed = ctx.profile.fixtures.v8.goalCompartments;
     if (!allowed) ctx.untestable('the profile has no fixtures.v8.goalCompartments: list every compartment whose goals the primary principal may see');
     const { res, listing } = await readGoals(ctx);
-    if (res.status !== 200 || !listing) ctx.untestable(`setup failed: context goals answered ${res.status} without a goals list`);
+    if (res.status !== 200 || !listing) ctx.inconclusive(`setup failed: context goals answered ${res.status} without a goals list`);
     const outside = listing.items
       .map((g) => compartmentOnly.safeParse(g))
       .map((p) => (p.success ? p.data.compartment : undefined))

@@ -16,9 +16,9 @@ const lenientEntries = z.looseObject({
 
 async function entriesOf(ctx: CheckContext, body: Record<string, unknown>, label: string) {
   const res = await queryMemory(ctx, body, label);
-  if (res.status !== 200) ctx.untestable(`setup failed: the memory query "${label}" answered ${res.status}, not 200; check fixtures.v8.memory`);
+  if (res.status !== 200) ctx.inconclusive(`setup failed: the memory query "${label}" answered ${res.status}, not 200; check fixtures.v8.memory`);
   const parsed = lenientEntries.safeParse(res.json);
-  if (!parsed.success) ctx.untestable(`setup failed: the memory query "${label}" answered no entries array`);
+  if (!parsed.success) ctx.inconclusive(`setup failed: the memory query "${label}" answered no entries array`);
   return parsed.data;
 }
 
@@ -100,7 +100,7 @@ export const queryPurpose = rule({
     const forbidden = ctx.profile.fixtures.v8.memory.forbiddenPurpose;
     if (!forbidden) ctx.untestable('the profile has no fixtures.v8.memory.forbiddenPurpose: give a purpose the primary principal is not permitted to use');
     const allowed = await queryMemory(ctx, base, 'memory query with the permitted purpose');
-    if (allowed.status !== 200) ctx.untestable(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
+    if (allowed.status !== 200) ctx.inconclusive(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
     const res = await queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted');
     ctx.expect(res.status === 403, `a purpose the principal may not use answered ${res.status}, expected 403`);
   },
