@@ -44,8 +44,8 @@ export const eventIdsUnique = rule({
 
 export const closesAfterResponse = rule({
   id: 'mcp.sse.closes-after-response',
-  title: 'An SSE response carries the response to its request and the server closes it after that last response',
-  level: 'required',
+  title: 'An SSE response carries the response to its request and the server closes it after that last response (SHOULD)',
+  level: 'should',
   spec: {
     section: 'Transports > Sending Messages to the Server',
     quote:
