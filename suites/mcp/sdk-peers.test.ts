@@ -33,6 +33,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.batch.answer-array': { verdict: 'not-applicable', sentence: 'Sending Messages to the Server: on an SSE stream "These responses MAY be batched", so one event per response is legal.' },
     'mcp.batch.empty': EMPTY_BATCH(),
     'mcp.transport.origin': ORIGIN(),
+    'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
   },
   stateless: {
     'mcp.transport.get-405': GATEWAY_GET(),
@@ -45,6 +46,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.batch.answer-array': { verdict: 'not-applicable', sentence: 'Sending Messages to the Server: on an SSE stream "These responses MAY be batched", so one event per response is legal.' },
     'mcp.batch.empty': EMPTY_BATCH(),
     'mcp.transport.origin': ORIGIN(),
+    'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
   },
 };
 
@@ -88,6 +90,12 @@ function ORIGIN() {
     verdict: 'fail' as const,
     sentence:
       'Security Warning: "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks". The SDK\'s DNS rebinding protection is off by default, and this peer keeps the default; the stateful-json peer turns it on and passes.',
+  };
+}
+function NO_EVENT_IDS() {
+  return {
+    verdict: 'not-applicable' as const,
+    sentence: 'Resumability and Redelivery: "Servers MAY attach an id field to their SSE events … If present, the ID MUST be globally unique"; without an EventStore the SDK sends no ids, so uniqueness has nothing to judge (it used to pass vacuously).',
   };
 }
 function NO_SESSIONS() {
