@@ -25,11 +25,8 @@ export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, calle
   }
   const session = sessions.get(id);
   if (!session || session.principal !== caller.principal) {
-    if (!sessions.wasIssued(id) && fake.faults.has('mcp.session.unknown-404/never-issued-400')) {
-      writeTransportError(r.res, 400, BAD_REQUEST, 'Bad Request: malformed session id.');
-    } else {
-      writeTransportError(r.res, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
-    }
+    if (!sessions.wasIssued(id) && fake.faults.has('mcp.session.never-issued/served')) return sessions.ephemeral(caller.principal);
+    writeTransportError(r.res, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
     return undefined;
   }
   return session;
