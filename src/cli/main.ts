@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { RULES } from '../registry.ts';
 import type { Surface } from '../rule/index.ts';
 import { FAULTS, isFaultId, type FaultId } from '../fake/faults/index.ts';
+import { conflictsOf, isVariantId, VARIANTS, type VariantId } from '../fake/variants/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import { startFake } from '../fake/server.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
@@ -49,6 +50,15 @@ function faults(value: string): FaultId[] {
   return out as FaultId[];
 }
 
+function variants(value: string): VariantId[] {
+  const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError('no variant given: run "apicert variants" for the list');
+  for (const v of out) if (!isVariantId(v)) throw new InvalidArgumentError(`unknown variant "${v}": run "apicert variants" for the list`);
+  const conflict = conflictsOf(out as VariantId[]);
+  if (conflict) throw new InvalidArgumentError(conflict);
+  return out as VariantId[];
+}
+
 function seedOf(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
@@ -76,12 +86,14 @@ export function buildProgram(): Command {
     .option('--out <dir>', 'directory for the reports', 'reports/latest')
     .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`, formats, [...REPORT_FORMATS])
     .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faults))
+    .addOption(new Option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")').argParser(variants))
     .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials), as long as at least one required rule passed')
     .option('--strict', 'SHOULD rules gate too (by default a failed SHOULD is a warning)')
     .option('--quiet', 'print only the summary')
-    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; allowUntestable?: boolean; strict?: boolean; quiet?: boolean }) => {
+    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; variant?: VariantId[]; allowUntestable?: boolean; strict?: boolean; quiet?: boolean }) => {
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
       if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
+      if (opts.variant && (opts.target || opts.profile)) throw new ProfileError('--variant only applies to the embedded fake; drop --target/--profile to use it');
       const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : undefined;
       const { report } = await certify({
         profile,
@@ -89,6 +101,7 @@ export function buildProgram(): Command {
         patterns: opts.rules,
         seed: opts.seed,
         faults: opts.faults,
+        variants: opts.variant,
         strict: Boolean(opts.strict),
         onResult: opts.quiet ? undefined : (r) => console.log(`${VERDICT_MARK[r.verdict === 'fail' && r.rule.level === 'should' && !opts.strict ? 'warn' : r.verdict]!.padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
       });
@@ -107,14 +120,15 @@ export function buildProgram(): Command {
     .description('Serve the reference fake on loopback until interrupted, and write a profile for it (its tokens live only as long as this process).')
     .option('--port <n>', 'port to listen on (0 picks a free one)', (v) => Number.parseInt(v, 10), 0)
     .option('--faults <ids>', 'switch on these faults (see "apicert faults")', faults)
+    .option('--variant <ids>', 'take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variants)
     .option('--profile-out <file>', 'where to write the profile, readable by you only', 'reports/fake-profile.json')
-    .action(async (opts: { port: number; faults?: FaultId[]; profileOut: string }) => {
-      const fake = await startFake({ port: opts.port, faults: opts.faults ?? [] });
+    .action(async (opts: { port: number; faults?: FaultId[]; variant?: VariantId[]; profileOut: string }) => {
+      const fake = await startFake({ port: opts.port, faults: opts.faults ?? [], variants: opts.variant ?? [] });
       const profile = embeddedProfile(fake);
       await mkdir(dirname(opts.profileOut), { recursive: true });
       // The tokens are the fake's own, but a token is never printed: it goes to a private file.
       await writeFile(opts.profileOut, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
-      console.log(`apicert fake listening on ${fake.baseUrl}${opts.faults?.length ? ` with faults ${opts.faults.join(', ')}` : ''}`);
+      console.log(`apicert fake listening on ${fake.baseUrl}${opts.faults?.length ? ` with faults ${opts.faults.join(', ')}` : ''}${opts.variant?.length ? ` with variants ${opts.variant.join(', ')}` : ''}`);
       console.log(`profile with ${profile.credentials.length} credentials written to ${opts.profileOut}; certify it from another shell with:`);
       console.log(`  npx apicert certify --profile ${opts.profileOut}`);
       await new Promise<void>((resolve) => {
@@ -137,6 +151,14 @@ export function buildProgram(): Command {
       }
       for (const r of RULES) console.log(`${r.id}  [${r.level}, ${r.destructive}]\n    ${r.title}\n    "${r.spec.quote}" (${r.spec.document}, ${r.spec.section})\n`);
       console.log(`${RULES.length} rules`);
+    });
+
+  program
+    .command('variants')
+    .description('List the legal alternatives the reference fake can take (docs/legal-variation.md has the table).')
+    .action(() => {
+      for (const v of VARIANTS) console.log(`${v.id}\n    ${v.description}\n    "${v.spec.quote}" (${v.spec.document}, ${v.spec.section})`);
+      console.log(`${VARIANTS.length} variants`);
     });
 
   program

@@ -23,7 +23,7 @@ export interface ReportRule {
 export interface Report {
   reportVersion: typeof REPORT_VERSION;
   harness: { name: 'apicert'; version: string; node: string };
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[] };
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; variants?: string[] };
   run: { startedAt: string; finishedAt: string; durationMs: number; seed: number; surfaces: Surface[]; requests: number };
   summary: {
     required: VerdictCounts;

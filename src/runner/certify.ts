@@ -4,6 +4,7 @@ import { RULES } from '../registry.ts';
 import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../probe/client.ts';
@@ -30,6 +31,8 @@ export interface CertifyOptions {
   seed?: number;
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
+  /** Only for the embedded fake: legal alternatives it takes (see "apicert variants"). */
+  variants?: VariantId[];
   rules?: readonly Rule[];
   /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
   adjustEmbeddedProfile?: (profile: Profile) => Profile;
@@ -70,7 +73,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   let fake: RunningFake | undefined;
   let profile = options.profile;
   if (!profile) {
-    fake = await startFake({ faults: options.faults ?? [] });
+    fake = await startFake({ faults: options.faults ?? [], variants: options.variants ?? [] });
     profile = embeddedProfile(fake);
     if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
@@ -101,6 +104,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     const { origin, pathname } = new URL(profile.target);
     const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
+    if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
     const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, strict: options.strict ?? false });
     return { report, results };
   } finally {

@@ -58,6 +58,21 @@ describe('no empty runs', () => {
   });
 });
 
+describe('--variant', () => {
+  it('takes a legal alternative on the embedded fake; an unknown or conflicting variant is a usage error', () => {
+    const out = mkdtempSync(join(tmpdir(), 'apicert-gate-'));
+    const run = apicert('certify', '--variant', 'mcp.session/never-issued-400', '--rules', 'mcp.session.never-issued', '--out', out, '--quiet');
+    expect(run.code, run.err).toBe(EXIT.pass);
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { target: { variants: string[] }; observations: Array<{ subject: string; value: unknown }> };
+    expect(report.target.variants).toEqual(['mcp.session/never-issued-400']);
+    expect(report.observations.find((o) => o.subject === 'a never-issued Mcp-Session-Id answered')?.value).toBe(400);
+    expect(apicert('certify', '--variant', 'no.such/variant').code).toBe(EXIT.usage);
+    const conflict = apicert('certify', '--variant', 'mcp.transport/json-only,mcp.sse/every-answer-streamed');
+    expect(conflict.code).toBe(EXIT.usage);
+    expect(conflict.err).toMatch(/same point/);
+  });
+});
+
 describe('untestable only for a named missing prerequisite', () => {
   it('an exhausted request budget is inconclusive and gates with exit 3', async () => {
     const fake = await startFake();

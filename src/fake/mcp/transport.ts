@@ -7,7 +7,7 @@ import { initialize } from './lifecycle.ts';
 import { writeEmpty, writeJson, writeTransportError } from './respond.ts';
 import { deleteSession, sessionOf } from './session.ts';
 import type { McpSession } from './session-store.ts';
-import { stream } from './sse.ts';
+import { stream, streamsEveryAnswer } from './sse.ts';
 import type { McpSurface } from './surface.ts';
 
 /** Whether the Accept header lists `type`; `lenient` counts a missing header as accepting anything. */
@@ -52,7 +52,8 @@ function reply(surface: McpSurface, r: RouteRequest, session: McpSession, batch:
     return;
   }
   // Tool runs stream (progress, then the result); a call refused before it runs is answered as plain JSON.
-  if (runsTool && accepts(r, 'text/event-stream', false)) {
+  const streams = (runsTool || streamsEveryAnswer(fake)) && !fake.variants.has('mcp.transport/json-only');
+  if (streams && accepts(r, 'text/event-stream', false)) {
     stream(fake, r.res, session, requests, answers);
     return;
   }
@@ -111,6 +112,11 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
  * (DNS rebinding) is refused before anything else; clients that are not browsers send none and pass.
  */
 function originAllowed({ fake }: McpSurface, r: RouteRequest): boolean {
+  const hostname = (r.header('host') ?? '').replace(/:\d+$/, '');
+  if (fake.variants.has('mcp.transport/host-checked') && !LOOPBACK_HOSTS.has(hostname)) {
+    writeTransportError(r.res, 403, BAD_REQUEST, `Forbidden: Host ${hostname} is not this server.`);
+    return false;
+  }
   const origin = r.header('origin');
   if (origin === undefined || fake.faults.has('mcp.transport.origin/foreign-origin-served')) return true;
   let host: string;

@@ -1,14 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
+import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
+import { sseFrame } from '../../sse-framing.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
 
-function writeEvent(res: ServerResponse, event: StoredEvent): void {
-  const id = event.sendId ? `id: ${event.id}\n` : '';
-  res.write(`${id}event: ${event.event}\ndata: ${event.data}\n\n`);
+function writeEvent(fake: FakeContext, res: ServerResponse, event: StoredEvent): void {
+  const fields = { event: event.event, data: event.data, ...(event.sendId ? { id: String(event.id) } : {}) };
+  res.write(sseFrame(fields, fake.variants.has('v8.missions/sse-framing')));
 }
 
 function isTerminalEvent(e: StoredEvent): boolean {
@@ -39,14 +41,14 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
     res.end();
   };
   const listener = (e: StoredEvent) => {
-    writeEvent(res, e);
+    writeEvent(fake, res, e);
     if (isTerminalEvent(e) && !holdOpen) end();
   };
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', end);
   let sentTerminal = false;
   for (const e of engine.eventsAfter(mission, after)) {
-    writeEvent(res, e);
+    writeEvent(fake, res, e);
     if (isTerminalEvent(e)) sentTerminal = true;
   }
   if ((sentTerminal || isTerminal(mission.status)) && !holdOpen) {
