@@ -53,11 +53,12 @@ export async function loadBaselineFor(path: string): Promise<{ file: string; ent
 }
 
 /** How the run was started, minus --rules and --seed: every rerun line in the report extends it. */
-export function invocationOf(opts: { target?: string; profile?: string; faults?: string[] }): string {
+export function invocationOf(opts: { target?: string; profile?: string; faults?: string[]; variant?: string[] }): string {
   const parts = ['npx', 'apicert', 'certify'];
   if (opts.profile) parts.push('--profile', shellWord(opts.profile));
   if (opts.target) parts.push('--target', shellWord(opts.target));
   if (opts.faults?.length) parts.push('--faults', shellWord(opts.faults.join(',')));
+  if (opts.variant?.length) parts.push('--variant', shellWord(opts.variant.join(',')));
   return parts.join(' ');
 }
 

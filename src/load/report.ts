@@ -47,7 +47,7 @@ export function withLoadResults(base: Report | undefined, results: readonly Load
   const body: Omit<Report, 'digest'> = {
     ...rest,
     run: { ...rest.run, surfaces: [...new Set([...rest.run.surfaces, ...load.rules.map((r) => r.surface)])] },
-    summary: summarize(rules),
+    summary: summarize(rules, start.summary.strict),
     rules,
     observations: [...start.observations.filter((o) => !o.ruleId.startsWith(LOAD_PREFIX)), ...load.observations],
   };

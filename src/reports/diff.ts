@@ -28,8 +28,8 @@ export interface ReportDiff {
 /** pass/n-a < untestable/inconclusive < fail: how far a verdict is from a green gate. */
 const RANK: Record<Verdict, number> = { pass: 0, 'not-applicable': 0, untestable: 1, inconclusive: 1, fail: 2 };
 
-function change(before: ReportRule, after: ReportRule): VerdictChange {
-  const c: VerdictChange = { id: after.id, from: before.verdict, to: after.verdict, gating: gates(after) };
+function change(before: ReportRule, after: ReportRule, strict: boolean): VerdictChange {
+  const c: VerdictChange = { id: after.id, from: before.verdict, to: after.verdict, gating: gates(after, strict) };
   if (after.reason !== undefined) c.reason = after.reason;
   return c;
 }
@@ -37,6 +37,9 @@ function change(before: ReportRule, after: ReportRule): VerdictChange {
 export function diffReports(oldReport: Report, newReport: Report): ReportDiff {
   const before = new Map(oldReport.rules.map((r) => [r.id, r]));
   const after = new Map(newReport.rules.map((r) => [r.id, r]));
+  // Whether a rule gates is read with the newer run's policy (--strict makes SHOULD rules gate).
+  const strict = newReport.summary.strict ?? false;
+  const gating = (r: ReportRule) => gates(r, strict);
   const out: ReportDiff = {
     newFailures: [],
     fixed: [],
@@ -51,18 +54,18 @@ export function diffReports(oldReport: Report, newReport: Report): ReportDiff {
     const was = before.get(r.id);
     if (!was) {
       out.added.push({ id: r.id, verdict: r.verdict });
-      if (r.verdict === 'fail' && gates(r)) {
+      if (r.verdict === 'fail' && gating(r)) {
         out.newFailures.push({ id: r.id, from: 'not-applicable', to: 'fail', gating: true, ...(r.reason !== undefined ? { reason: r.reason } : {}) });
         out.regression = true;
       }
       continue;
     }
     if (was.verdict === r.verdict) continue;
-    const c = change(was, r);
-    if (r.verdict === 'fail' && gates(r)) out.newFailures.push(c);
+    const c = change(was, r, strict);
+    if (r.verdict === 'fail' && gating(r)) out.newFailures.push(c);
     else if (was.verdict === 'fail' && r.verdict === 'pass') out.fixed.push(c);
     else out.changed.push(c);
-    if (gates(r) && RANK[r.verdict] > RANK[was.verdict]) out.regression = true;
+    if (gating(r) && RANK[r.verdict] > RANK[was.verdict]) out.regression = true;
   }
   for (const r of oldReport.rules) if (!after.has(r.id)) out.removed.push({ id: r.id, verdict: r.verdict });
   return out;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { VERDICTS } from '../rule/index.ts';
 import type { EvidenceEntry } from '../rule/index.ts';
 import { curlOf, decidingExchange, exchangeText } from './evidence-text.ts';
-import { effectOf, gates, type Report, type ReportRule } from './model.ts';
+import { effectOf, gates, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 
 const TEMPLATE_URL = new URL('../../reports/templates/report.html', import.meta.url);
 
@@ -49,7 +49,7 @@ function casesBlock(r: ReportRule): string {
 }
 
 function blockingBlock(r: ReportRule, report: Report): string {
-  const effect = effectOf(r, report.run.allowUntestable);
+  const effect = effectOf(r, policyOf(report));
   const stale = r.baseline?.status === 'stale' ? `<p>The baseline lists this rule as a known failure ("${esc(r.baseline.reason)}") but it passes now: remove the entry.</p>` : '';
   const body = r.verdict === 'fail' ? casesBlock(r) : r.reason ? `<p>${esc(r.reason)}</p>` : '';
   const last = r.verdict !== 'fail' && r.evidence.length > 0 && !stale ? exchangeBlock(r.evidence.at(-1)!, 'The last exchange sent') : '';
@@ -73,7 +73,7 @@ function ruleItem(r: ReportRule, blocking: boolean): string {
     r.evidence.length > 0 && r.verdict !== 'fail' && r.verdict !== 'pass' ? `<details><summary>${r.evidence.length} exchange(s)${r.evidenceOmitted ? `, ${r.evidenceOmitted} omitted` : ''}</summary>${r.evidence.map((e) => exchangeBlock(e, e.direction === 'received' ? 'Received' : 'Sent')).join('')}</details>` : '',
     r.rerun ? `<pre>${esc(r.rerun)}</pre>` : '',
   ].join('');
-  return `<details class="rule" data-verdict="${r.verdict}"><summary><code>${esc(r.id)}</code> ${verdictTag(r)} <span class="meta">${esc(r.level)}</span> ${esc(r.title)}</summary>${detail}</details>`;
+  return `<details class="rule" id="rule-${esc(r.id)}" data-verdict="${r.verdict}"><summary><code>${esc(r.id)}</code> ${verdictTag(r)} <span class="meta">${r.level === 'should' ? 'SHOULD' : esc(r.level)}</span> ${esc(r.title)}</summary>${detail}</details>`;
 }
 
 function countRow(label: string, rules: readonly ReportRule[], strong: boolean): string {
@@ -85,8 +85,10 @@ function countRow(label: string, rules: readonly ReportRule[], strong: boolean):
 /** One self-contained page: the gate and the run's facts, then what blocks the gate, then the rest. */
 export function renderHtml(report: Report): string {
   const req = report.summary.required;
-  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, report.run.allowUntestable)));
-  const expected = report.rules.filter((r) => effectOf(r, report.run.allowUntestable) === 'expected');
+  const policy = policyOf(report);
+  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, policy)));
+  const expected = report.rules.filter((r) => effectOf(r, policy) === 'expected');
+  const warnings = report.rules.filter((r) => effectOf(r, policy) === 'warning');
   const surfaces = [...new Set(report.rules.map((r) => r.surface))];
   const areas = [...new Set(report.rules.map((r) => areaOf(r.id)))];
   const fact = (name: string, value: string) => `<li><b>${esc(name)}</b> <code>${esc(value)}</code></li>`;
@@ -102,10 +104,11 @@ export function renderHtml(report: Report): string {
     fact('digest', report.digest.slice(0, 23)),
     report.run.baseline ? fact('baseline', `${report.run.baseline.file} (${report.run.baseline.entries} entries)`) : '',
     report.target.faults?.length ? fact('faults switched on', report.target.faults.join(', ')) : '',
+    report.target.variants?.length ? fact('fake variants', report.target.variants.join(', ')) : '',
   ].join('');
   const perSurface = surfaces
     .map((s) => {
-      const rules = report.rules.filter((r) => r.surface === s && gates(r));
+      const rules = report.rules.filter((r) => r.surface === s && gates(r, report.summary.strict));
       const n = (v: string) => rules.filter((r) => r.verdict === v).length;
       return `<li><b>${esc(s)}</b> ${n('pass')} pass · <span class="${n('fail') ? 'v-fail' : ''}">${n('fail')} fail</span> · ${n('untestable')} untestable · ${n('inconclusive')} inconclusive · ${n('not-applicable')} n/a</li>`;
     })
@@ -117,6 +120,7 @@ export function renderHtml(report: Report): string {
   const failures = [
     blockers.length === 0 ? '<p>Nothing blocks the gate.</p>' : toc,
     ...blockers.map((r) => blockingBlock(r, report)),
+    warnings.length > 0 ? `<h3>Warnings: SHOULD rules that failed (they gate only with --strict)</h3><ul>${warnings.map((r) => `<li><a href="#rule-${esc(r.id)}"><code>${esc(r.id)}</code></a>: ${esc(clipLine(r.reason ?? '', 200))}</li>`).join('')}</ul>` : '',
     expected.length > 0 ? `<h3>Expected failures (listed in the baseline, not gating)</h3><ul>${expected.map((r) => `<li><code>${esc(r.id)}</code>: ${esc(r.baseline?.reason ?? '')}${r.baseline?.expires ? ` <span class="meta">until ${esc(r.baseline.expires)}</span>` : ''}</li>`).join('')}</ul>` : '',
   ].join('\n');
   const groups = surfaces.map((surface) => {
@@ -140,7 +144,7 @@ export function renderHtml(report: Report): string {
     gate: report.summary.gate,
     gateLabel: report.summary.gate.toUpperCase(),
     headline: esc(
-      `required rules: ${req.pass} pass, ${req.fail} fail${expected.length ? ` (${expected.length} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
+      `${judgedLine(report.summary)}; required: ${req.pass} pass, ${req.fail} fail${expected.length ? ` (${expected.length} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable; SHOULD: ${report.summary.should.pass} pass, ${report.summary.should.fail} fail${report.summary.strict ? ' (strict: gating)' : ' (warnings)'}`,
     ),
     facts,
     perSurface,

@@ -1,4 +1,4 @@
-import { effectOf, type Report, type ReportRule } from './model.ts';
+import { effectOf, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 import { curlOf, decidingExchange } from './evidence-text.ts';
 
 function xml(text: string): string {
@@ -32,10 +32,10 @@ function failureText(r: ReportRule): string {
 }
 
 function testcase(r: ReportRule, report: Report): string {
-  const name = `${r.id}${r.level === 'observation' ? ' [observation]' : ''}`;
+  const name = `${r.id}${r.level === 'required' ? '' : ` [${r.level}]`}`;
   const open = `    <testcase classname="apicert.${xml(r.surface)}" name="${xml(name)}" time="${(r.durationMs / 1000).toFixed(3)}">`;
   const why = xml(r.reason ?? '');
-  const effect = effectOf(r, report.run.allowUntestable);
+  const effect = effectOf(r, policyOf(report));
   let inner = '';
   if (effect === 'failure') {
     const message = r.baseline?.status === 'stale' ? `stale baseline entry: the rule passes now` : (r.reason ?? 'failed');
@@ -44,6 +44,8 @@ function testcase(r: ReportRule, report: Report): string {
     inner = `\n      <error message="${r.verdict}: ${why}" type="${r.verdict}">${xml(r.rerun ? `rerun: ${r.rerun}` : '')}</error>`;
   } else if (effect === 'expected') {
     inner = `\n      <skipped>${xml(`expected failure (baseline: ${r.baseline?.reason ?? ''}): ${r.reason ?? ''}`)}</skipped>`;
+  } else if (effect === 'warning') {
+    inner = `\n      <skipped>${xml(`warning: a SHOULD rule failed (it gates only with --strict): ${r.reason ?? ''}`)}</skipped>`;
   } else if (effect === 'skipped') {
     inner = `\n      <skipped>${xml(`${r.verdict}${r.level === 'observation' ? ' (observation, does not gate)' : ''}: ${r.reason ?? ''}`)}</skipped>`;
   }
@@ -57,6 +59,7 @@ function properties(report: Report): string {
     ['target.kind', report.target.kind],
     ['seed', String(report.run.seed)],
     ['gate', report.summary.gate],
+    ['strict', String(report.summary.strict)],
     ['digest', report.digest],
     ['version', report.harness.version],
     ['ruleset', report.harness.rulesetHash],
@@ -77,9 +80,9 @@ export function renderJunit(report: Report): string {
   let totals = { tests: 0, failures: 0, errors: 0 };
   const suites = surfaces.map((surface, id) => {
     const rules = report.rules.filter((r) => r.surface === surface);
-    const effects = rules.map((r) => effectOf(r, report.run.allowUntestable));
+    const effects = rules.map((r) => effectOf(r, policyOf(report)));
     const count = (...wanted: string[]) => effects.filter((e) => wanted.includes(e)).length;
-    const counts = { tests: rules.length, failures: count('failure'), errors: count('error'), skipped: count('skipped', 'expected') };
+    const counts = { tests: rules.length, failures: count('failure'), errors: count('error'), skipped: count('skipped', 'expected', 'warning') };
     totals = { tests: totals.tests + counts.tests, failures: totals.failures + counts.failures, errors: totals.errors + counts.errors };
     const time = rules.reduce((sum, r) => sum + r.durationMs, 0) / 1000;
     const host = new URL(report.target.baseUrl).host;
@@ -93,5 +96,5 @@ export function renderJunit(report: Report): string {
     ].join('\n');
   });
   // The skip count lives on each testsuite: the Jenkins schema has no `skipped` on <testsuites>.
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="apicert certification" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<!-- ${xml(judgedLine(report.summary))} -->\n<testsuites name="apicert certification" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

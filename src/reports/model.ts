@@ -43,7 +43,7 @@ export interface Report {
   /** `rulesetHash` identifies the rule catalog (ids, levels, sentences) this harness judged with. */
   harness: { name: 'apicert'; version: string; node: string; rulesetHash: string };
   /** `profileFingerprint` identifies the profile without any token in it (absent when the run had none). */
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; profileFingerprint?: string };
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; variants?: string[]; profileFingerprint?: string };
   run: {
     startedAt: string;
     finishedAt: string;
@@ -57,8 +57,17 @@ export interface Report {
   };
   summary: {
     required: VerdictCounts;
+    /** SHOULD rules: a failure is a warning, and gates only in a strict run. */
+    should: VerdictCounts;
     observation: VerdictCounts;
     gate: Gate;
+    /** Whether SHOULD rules gated this run (`--strict`). */
+    strict: boolean;
+    /** How many rules the filters selected, and how many of them reached pass or fail. */
+    selected: number;
+    judged: number;
+    /** SHOULD rules that failed: warnings in a run that is not strict. */
+    warnings: string[];
     /** Required failures a baseline entry lists: shown, not gating. */
     expectedFailures: string[];
     /** Baseline entries whose rule passes now: each fails the run until it is removed. */
@@ -74,20 +83,34 @@ export function emptyCounts(): VerdictCounts {
   return Object.fromEntries(VERDICTS.map((v) => [v, 0])) as VerdictCounts;
 }
 
-/** Whether a rule's verdict can hold the gate; observation rules never do. */
-export function gates(rule: Pick<ReportRule, 'level'>): boolean {
-  return rule.level === 'required';
+/** Whether a rule's verdict can hold the gate: required rules, SHOULD rules in a strict run, never observations. */
+export function gates(rule: Pick<ReportRule, 'level'>, strict: boolean): boolean {
+  return rule.level === 'required' || (rule.level === 'should' && strict);
 }
 
 /**
  * What one rule does to the run, the single reading the gate, the exit code and JUnit share:
  * `failure` (fails the run), `error` (could not be judged and that gates), `skipped` (does not gate,
- * with a reason), `expected` (a baselined failure), `none` (passed or observed).
+ * with a reason), `expected` (a baselined failure), `warning` (a SHOULD rule failed outside --strict),
+ * `none` (passed or observed).
  */
-export type Effect = 'failure' | 'error' | 'skipped' | 'expected' | 'none';
+export type Effect = 'failure' | 'error' | 'skipped' | 'expected' | 'warning' | 'none';
 
-export function effectOf(rule: Pick<ReportRule, 'level' | 'verdict' | 'baseline'>, allowUntestable: boolean): Effect {
-  if (!gates(rule)) return rule.verdict === 'untestable' || rule.verdict === 'inconclusive' || rule.verdict === 'not-applicable' ? 'skipped' : 'none';
+/** What decides how a verdict weighs: `--strict`, and `--allow-untestable` (void when no required rule passed). */
+export interface GatePolicy {
+  strict: boolean;
+  allowUntestable: boolean;
+}
+
+export function policyOf(report: Pick<Report, 'run' | 'summary'>): GatePolicy {
+  return { strict: report.summary.strict, allowUntestable: report.run.allowUntestable && report.summary.required.pass > 0 };
+}
+
+export function effectOf(rule: Pick<ReportRule, 'level' | 'verdict' | 'baseline'>, policy: GatePolicy): Effect {
+  if (!gates(rule, policy.strict)) {
+    if (rule.level === 'should' && rule.verdict === 'fail') return 'warning';
+    return rule.verdict === 'untestable' || rule.verdict === 'inconclusive' || rule.verdict === 'not-applicable' ? 'skipped' : 'none';
+  }
   if (rule.baseline?.status === 'stale') return 'failure';
   switch (rule.verdict) {
     case 'fail':
@@ -95,7 +118,7 @@ export function effectOf(rule: Pick<ReportRule, 'level' | 'verdict' | 'baseline'
     case 'inconclusive':
       return 'error';
     case 'untestable':
-      return allowUntestable ? 'skipped' : 'error';
+      return policy.allowUntestable ? 'skipped' : 'error';
     case 'not-applicable':
       return 'skipped';
     case 'pass':
@@ -104,15 +127,26 @@ export function effectOf(rule: Pick<ReportRule, 'level' | 'verdict' | 'baseline'
 }
 
 /**
- * The gate a CI reads: `fail` when a required rule failed (and no baseline expects it) or a baseline
- * entry is stale, `inconclusive` when one could not be judged for transport reasons, `untestable`
- * when one lacked a fixture or credential.
+ * The gate a CI reads: `fail` when a gating rule failed or a baseline entry is stale, `inconclusive`
+ * when one could not be judged (transport, budget, deadline, a broken setup step), `untestable` when
+ * one lacked a fixture or credential. SHOULD rules gate only in a strict run.
  */
-export function gateOf(required: VerdictCounts, stale = 0): Gate {
-  if (required.fail > 0 || stale > 0) return 'fail';
-  if (required.inconclusive > 0) return 'inconclusive';
-  if (required.untestable > 0) return 'untestable';
+export function gateOf(required: VerdictCounts, should: VerdictCounts = emptyCounts(), strict = false, stale = 0): Gate {
+  const gating = strict ? (Object.fromEntries(VERDICTS.map((v) => [v, required[v] + should[v]])) as VerdictCounts) : required;
+  if (gating.fail > 0 || stale > 0) return 'fail';
+  if (gating.inconclusive > 0) return 'inconclusive';
+  if (gating.untestable > 0) return 'untestable';
   return 'pass';
+}
+
+/** Rules that reached a verdict about the target: pass or fail. */
+export function judgedCount(counts: readonly VerdictCounts[]): number {
+  return counts.reduce((n, c) => n + c.pass + c.fail, 0);
+}
+
+/** "judged 12 of 30 selected rules": the line every report and the CLI summary carry. */
+export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected'>): string {
+  return `judged ${summary.judged} of ${summary.selected} selected rules (pass or fail)`;
 }
 
 export function sha256(text: string | Buffer): string {
@@ -139,14 +173,26 @@ export function rerunCommand(invocation: string, ruleId: string, seed: number): 
 }
 
 /** Counts and gate from the report's rules, baseline matches included: one reading for every producer of a report. */
-export function summarize(rules: readonly ReportRule[]): Report['summary'] {
-  const required = emptyCounts();
-  const observation = emptyCounts();
-  for (const r of rules) (gates(r) ? required : observation)[r.verdict] += 1;
-  const listed = (status: BaselineMatch['status']) => rules.filter((r) => gates(r) && r.baseline?.status === status).map((r) => r.id);
-  const expectedFailures = listed('expected');
+export function summarize(rules: readonly ReportRule[], strict: boolean): Report['summary'] {
+  const counts = { required: emptyCounts(), should: emptyCounts(), observation: emptyCounts() };
+  // What gates: required rules, SHOULD rules in a strict run, less the failures a baseline expects.
+  const gating = emptyCounts();
+  for (const r of rules) {
+    counts[r.level][r.verdict] += 1;
+    if (gates(r, strict) && r.baseline?.status !== 'expected') gating[r.verdict] += 1;
+  }
+  const listed = (status: BaselineMatch['status']) => rules.filter((r) => gates(r, strict) && r.baseline?.status === status).map((r) => r.id);
   const staleBaseline = listed('stale');
-  return { required, observation, gate: gateOf({ ...required, fail: required.fail - expectedFailures.length }, staleBaseline.length), expectedFailures, staleBaseline };
+  return {
+    ...counts,
+    gate: gateOf(gating, emptyCounts(), false, staleBaseline.length),
+    strict,
+    selected: rules.length,
+    judged: judgedCount(Object.values(counts)),
+    warnings: rules.filter((r) => r.level === 'should' && r.verdict === 'fail').map((r) => r.id),
+    expectedFailures: listed('expected'),
+    staleBaseline,
+  };
 }
 
 export function buildReport(input: {
@@ -164,6 +210,7 @@ export function buildReport(input: {
   /** The command that started this run, without --rules and --seed; each rerun line extends it. */
   invocation?: string;
   allowUntestable?: boolean;
+  strict?: boolean;
   baseline?: { file: string; entries: readonly BaselineEntry[] };
 }): Report {
   const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
@@ -210,7 +257,7 @@ export function buildReport(input: {
     harness: { name: 'apicert', version: input.version, node: process.version, rulesetHash: rulesetHash(input.catalog ?? input.results.map((r) => r.rule)) },
     target,
     run,
-    summary: summarize(rules),
+    summary: summarize(rules, input.strict ?? false),
     rules,
     observations: input.results.flatMap((r) => r.observations),
   };

@@ -60,7 +60,16 @@ export interface CheckContext {
   /** Like `check` for a contract schema: records a failing case and returns the parsed value, or undefined. */
   checkShape<S extends z.ZodType>(schema: S, value: unknown, what: string, on?: Decider): z.infer<S> | undefined;
   fail(message: string, on?: Decider): never;
+  /**
+   * Only for a named prerequisite the profile lacks (a fixture, a credential, a safety switch, a
+   * capability); the reason says which and how to add it.
+   */
   untestable(reason: string): never;
+  /**
+   * The rule cannot be judged and no prerequisite is missing: the target broke a setup step
+   * ("setup failed: ... answered X"), or a bound ran out. Gates (exit 3).
+   */
+  inconclusive(reason: string): never;
   notApplicable(reason: string): never;
   /** Records what the target does where the spec allows several readings or shows nothing. */
   observe(subject: string, value: unknown, note?: string): void;

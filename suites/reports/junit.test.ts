@@ -54,7 +54,7 @@ describe('junit.xml', async () => {
   it('shows failures or errors exactly when the exit code is not 0', () => {
     for (const [name, report] of Object.entries(variants)) {
       const t = totals(renderJunit(report));
-      const exit = exitCodeFor(report.summary.gate, report.run.allowUntestable);
+      const exit = exitCodeFor(report.summary, report.run.allowUntestable);
       expect(t.failures + t.errors > 0, `${name}: junit ${JSON.stringify(t)}, exit ${exit}`).toBe(exit !== 0);
       expect(t.tests).toBe(report.rules.length);
     }
