@@ -30,7 +30,9 @@ describe('junit.xml', async () => {
     'v8.missions.idempotency.*',
     'v1.errors.problem-shape',
     'v8.goals.*',
+    'mcp.session.missing-400',
   ]);
+  const should = run.report.rules.find((r) => r.level === 'should')!;
   const required = run.report.rules.filter((r) => r.level === 'required' && r.verdict === 'pass').map((r) => r.id);
   const observation = run.report.rules.find((r) => r.level === 'observation')!;
   const variants: Record<string, Report> = {
@@ -40,6 +42,8 @@ describe('junit.xml', async () => {
     'a required rule inconclusive': run.variant({ verdicts: { [required[0]!]: 'inconclusive' } }),
     'only an observation fails': run.variant({ verdicts: { 'v8.missions.idempotency.conflict': 'pass', 'v1.errors.problem-shape': 'pass', [observation.id]: 'fail' } }),
     'failures listed in a baseline': run.variant({ baseline: [{ rule: 'v8.missions.idempotency.conflict', reason: 'known' }, { rule: 'v1.errors.problem-shape', reason: 'known' }] }),
+    'only a SHOULD rule fails': run.variant({ verdicts: { 'v8.missions.idempotency.conflict': 'pass', 'v1.errors.problem-shape': 'pass', [should.id]: 'fail' } }),
+    'only a SHOULD rule fails, --strict': run.variant({ verdicts: { 'v8.missions.idempotency.conflict': 'pass', 'v1.errors.problem-shape': 'pass', [should.id]: 'fail' }, strict: true }),
   };
 
   it('is valid against the Jenkins JUnit XSD, with hostile characters in reasons', async () => {
@@ -65,6 +69,11 @@ describe('junit.xml', async () => {
     expect(testcase(renderJunit(variants['a required rule untestable']!), id)).toMatch(/<error message="untestable: untestable \(set by the test\)" type="untestable">/);
     expect(testcase(renderJunit(variants['a required rule inconclusive']!), id)).toMatch(/<error message="inconclusive: /);
     expect(testcase(renderJunit(variants['a required rule untestable, allowed']!), id)).toMatch(/<skipped>untestable: untestable \(set by the test\)<\/skipped>/);
+  });
+
+  it('makes a failed SHOULD rule a skipped warning, and a failure with --strict', () => {
+    expect(testcase(renderJunit(variants['only a SHOULD rule fails']!), should.id)).toMatch(/<skipped>warning: a SHOULD rule failed \(it gates only with --strict\)/);
+    expect(testcase(renderJunit(variants['only a SHOULD rule fails, --strict']!), should.id)).toMatch(/<failure message="fail \(set by the test\)" type="fail">/);
   });
 
   it('never counts an observation rule as a failure', () => {

@@ -14,7 +14,7 @@ export interface Run {
   results: RuleResult[];
   report: Report;
   /** The same run's report, rebuilt with some verdicts replaced and another policy. */
-  variant(options: { verdicts?: Record<string, Verdict>; allowUntestable?: boolean; baseline?: BaselineEntry[] }): Report;
+  variant(options: { verdicts?: Record<string, Verdict>; allowUntestable?: boolean; strict?: boolean; baseline?: BaselineEntry[] }): Report;
 }
 
 export async function certifyFake(faults: FaultId[], patterns: string[], seed = 42): Promise<Run> {
@@ -38,6 +38,7 @@ export async function certifyFake(faults: FaultId[], patterns: string[], seed = 
         requests: report.run.requests,
         invocation: 'npx apicert certify --profile fake.json',
         allowUntestable: options.allowUntestable,
+        strict: options.strict,
         baseline: options.baseline ? { file: 'baseline.yaml', entries: options.baseline } : undefined,
       });
     return { profile, results, report, variant };
