@@ -10,6 +10,7 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
+import { registerCoverage } from './coverage.ts';
 import { registerPlan } from './plan.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
@@ -112,6 +113,7 @@ export function buildProgram(): Command {
     });
 
   registerPlan(program, { surfaces, list });
+  registerCoverage(program);
 
   program
     .command('rules')
