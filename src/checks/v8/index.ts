@@ -1,5 +1,6 @@
 /** Every /v8 rule: missions first, then the read surfaces, then the contract header and the error shape. */
 import type { Rule } from '../../rule/index.ts';
+import { httpOrigin } from './contract/https.ts';
 import { versionHeader } from './contract/version-header.ts';
 import { problemShape } from './errors/problem.ts';
 import { v8MissionRules } from './missions/index.ts';
@@ -48,5 +49,6 @@ export const v8Rules: Rule[] = [
   scopeMatrix,
   principalFromToken,
   versionHeader,
+  httpOrigin,
   problemShape,
 ];

@@ -216,3 +216,28 @@ export const keyFormat = rule({
     }
   },
 });
+
+export const bodyKey = rule({
+  id: 'v1.execute.idempotency.body-key',
+  title: "A turn body's own idempotencyKey (no header) keys the request: the same body replays with replayed:true, another body under it is a 409 conflict",
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    section: 'Resources > Turn request body; Endpoints > Rules 2-3',
+    quote: '| idempotencyKey | Identifier | no | … Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`. … Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay.',
+  },
+  async check(ctx) {
+    const key = newKey('bodykey');
+    const turn = { ...turnBody(ctx), idempotencyKey: key };
+    const original = await postTurn(ctx, turn, { label: 'execute (turn), idempotencyKey in the body only' });
+    ctx.expect(original.res.status === 200, `the original turn request (idempotencyKey in the body) answered ${original.res.status}, expected 200`);
+    ctx.expect(replayedFlag(original) === false, `the original turn's request.accepted carries replayed: ${String(replayedFlag(original))}, expected false`);
+    const again = await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
+    ctx.expect(again.res.status === 200, `the same turn body sent again answered ${again.res.status}, expected 200 (a replay)`);
+    ctx.expect(replayedFlag(again) === true, `the same turn body with the same body idempotencyKey was admitted with replayed: ${String(replayedFlag(again))}, expected true: the body's key was not honoured`);
+    const other = { ...turn, requestId: newKey('req') };
+    const res = await postExecute(ctx, other, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
+    ctx.expect(res.status === 409, `another turn body under the same body idempotencyKey answered ${res.status}, expected 409`);
+    ctx.expect(problemCode(res) === 'conflict', `the answer carries code "${problemCode(res)}", expected conflict`);
+  },
+});

@@ -10,4 +10,5 @@ export const v1RunsFaults = [
   { id: 'v1.runs.approve.request-shape/open-body', description: 'approve accepts a body with extra properties' },
   { id: 'v1.runs.approve.digest-binds/ignores-digest', description: 'approve accepts any action_digest' },
   { id: 'v1.runs.cancel.terminal-event/no-event', description: 'cancel answers 200 but no request.cancelled event follows' },
+  { id: 'v1.runs.timestamp-offset/zulu', description: 'the run resource writes its timestamps with Z instead of a numeric offset' },
 ] as const satisfies readonly FaultDefinition[];
