@@ -182,7 +182,7 @@ const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export const keyFormat = rule({
   id: 'v1.execute.idempotency.key-format',
-  title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted',
+  title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted; values that are not (129 characters, a leading "-", a "/") are refused with a 4xx',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
@@ -204,7 +204,8 @@ export const keyFormat = rule({
       const admitted = res.status === 200 || (res.status === 409 && problemCode(res) === 'conflict');
       ctx.expect(admitted, `an Idempotency-Key of ${why} answered ${res.status} ${problemCode(res) ?? ''}, expected 200 (it is an Identifier)`);
     }
-    // What a key that is not an Identifier gets is not shown; record it.
+    // The header is typed Identifier, so a key that is not one makes the request invalid. Which
+    // status the refusal carries is not shown (no code is mapped to a status): any 4xx but a 409.
     const invalid = [
       { key: `K${'x'.repeat(128)}`, why: '129 characters' },
       { key: `-${unique}`, why: 'a leading "-"' },
@@ -212,6 +213,7 @@ export const keyFormat = rule({
     ];
     for (const { key, why } of invalid) {
       const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
+      ctx.expect(res.status >= 400 && res.status < 500 && res.status !== 409, `an Idempotency-Key of ${why} (not an Identifier) answered ${res.status}, expected a 4xx refusal`);
       ctx.observe(`Idempotency-Key with ${why}`, { status: res.status, code: problemCode(res) ?? null });
     }
   },

@@ -44,7 +44,8 @@ function idempotencyKey({ fake, v1 }: V1Surface, r: RouteRequest, body: unknown,
   const bodyKey = !isTask && !fake.faults.has('v1.execute.idempotency.body-key/ignored') && isRecord(body) && typeof body.idempotencyKey === 'string' ? body.idempotencyKey : undefined;
   const key = r.header('idempotency-key') ?? bodyKey;
   const tooShort = key !== undefined && key.length < 16 && fake.faults.has('v1.execute.idempotency.key-format/min-16-chars');
-  if (key !== undefined && (!identifier.safeParse(key).success || tooShort)) {
+  const lax = fake.faults.has('v1.execute.idempotency.key-format/any-key');
+  if (key !== undefined && ((!identifier.safeParse(key).success && !lax) || tooShort)) {
     v1.problem(r.res, 400, 'invalid_request', { detail: 'Idempotency-Key must be an Identifier: 1-128 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$.', retryable: false, fieldErrors: [{ path: 'Idempotency-Key', code: 'invalid_string', message: 'not an Identifier' }] });
     return undefined;
   }
