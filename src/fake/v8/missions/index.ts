@@ -9,6 +9,13 @@ import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, miss
 
 const RUN_ID = '([^/]+)';
 
+/** The mission as it is now, under the original's status: a replay that is not the original response. */
+function currentProjection(engine: MissionEngine, stored: StoredResponse): StoredResponse {
+  const runId = (JSON.parse(stored.body) as { runId: string }).runId;
+  const mission = engine.missions.get(runId);
+  return mission ? { status: stored.status, body: JSON.stringify({ ...engine.projection(mission), sequence: engine.projection(mission).sequence + 1 }) } : stored;
+}
+
 async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
   const caller = v8.authorize(r, fake.faults.has('v8.missions.auth.scope-403/create-without-write') ? undefined : 'missions:write');
@@ -28,6 +35,7 @@ async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
     replayConflict: fake.faults.has('v8.missions.idempotency.conflict/replays-different-body'),
     reExecuteReplay: fake.faults.has('v8.missions.idempotency.replay/re-executes'),
     conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
+    ...(fake.faults.has('v8.missions.idempotency.replay/current-projection') ? { replayCurrent: (stored: StoredResponse) => currentProjection(engine, stored) } : {}),
   };
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   const goalSpec = parsed.data.goalSpec as Record<string, unknown>;
