@@ -22,12 +22,15 @@ export interface FakeConfig {
   /** Requests per key per window before /v1 answers 429. */
   v1RateLimitPerWindow: number;
   v1RateLimitWindowMs: number;
+  /** How many of a mission's most recent events a /v8 resume may name ("Size or duration of the replay window: not shown"). */
+  v8ReplayWindow: number;
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   webhookAllowedOrigins: [],
   v1RateLimitPerWindow: 120,
   v1RateLimitWindowMs: 60_000,
+  v8ReplayWindow: 1000,
 };
 
 /**

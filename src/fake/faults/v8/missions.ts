@@ -20,6 +20,8 @@ export const v8MissionsFaults = [
   { id: 'v8.missions.events.shape/step-without-id', description: 'step events are sent without an id field' },
   { id: 'v8.missions.events.trace-id/missing-on-completed', description: 'mission.step.completed carries no traceId' },
   { id: 'v8.missions.events.closes-after-terminal/held-open', description: 'the stream stays open after the terminal event' },
+  { id: 'v8.missions.events.resume/ignores-cursor', description: 'Last-Event-ID is ignored: a resumed stream starts from the first event' },
+  { id: 'v8.missions.events.resume/ids-change-on-resume', description: 'a resumed stream replays the same events under other ids' },
   { id: 'v8.missions.events.resume/repeats-cursor-event', description: 'resume repeats the event named by Last-Event-ID' },
   { id: 'v8.missions.events.replay-window-409/unknown-cursor-replays', description: 'a cursor outside the window replays from the start' },
   { id: 'v8.missions.events.after-terminal/late-event-changes-state', description: 'an event after mission.completed turns the mission to failed' },

@@ -6,8 +6,8 @@ import { findMission, type MissionSurface } from './surface.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
 
-function writeEvent(res: ServerResponse, event: StoredEvent): void {
-  const id = event.sendId ? `id: ${event.id}\n` : '';
+function writeEvent(res: ServerResponse, event: StoredEvent, idSuffix = ''): void {
+  const id = event.sendId ? `id: ${event.id}${idSuffix}\n` : '';
   res.write(`${id}event: ${event.event}\ndata: ${event.data}\n\n`);
 }
 
@@ -20,6 +20,7 @@ function resumeAfter({ fake, v8, engine }: MissionSurface, r: RouteRequest, miss
   const lastEventId = r.header('last-event-id');
   if (lastEventId === undefined) return -1;
   const found = engine.locate(mission, lastEventId);
+  if (fake.faults.has('v8.missions.events.resume/ignores-cursor')) return -1;
   if (found !== 'outside') return fake.faults.has('v8.missions.events.resume/repeats-cursor-event') ? found - 1 : found;
   if (fake.faults.has('v8.missions.events.replay-window-409/unknown-cursor-replays')) return -1;
   v8.problem(r.res, 409, 'cursor_outside_window', 'Last-Event-ID is outside the replay window: re-fetch the stream from the beginning.');
@@ -45,8 +46,10 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', end);
   let sentTerminal = false;
+  // The fault renames the events a resumed stream replays: the same event under another cursor.
+  const idSuffix = after >= 0 && fake.faults.has('v8.missions.events.resume/ids-change-on-resume') ? '.r' : '';
   for (const e of engine.eventsAfter(mission, after)) {
-    writeEvent(res, e);
+    writeEvent(res, e, idSuffix);
     if (isTerminalEvent(e)) sentTerminal = true;
   }
   if ((sentTerminal || isTerminal(mission.status)) && !holdOpen) {
