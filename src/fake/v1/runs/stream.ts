@@ -16,7 +16,8 @@ export interface PipeOptions {
 
 function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, replayed: boolean): void {
   let data = streamedEventData(fake, e, replayed);
-  let id = `id: ${e.sequence}\n`;
+  // The resume fault keeps each event's identity in its data (event_id) but sends no SSE id.
+  let id = fake.faults.has('v1.runs.events.resume/no-sse-ids') ? '' : `id: ${e.sequence}\n`;
   if (e.type === 'run.progress' && fake.faults.has('v1.runs.events.identity/progress-without-id')) {
     id = '';
     const { event_id: _dropped, ...rest } = data;
