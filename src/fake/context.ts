@@ -24,6 +24,8 @@ export interface FakeConfig {
   v1RateLimitWindowMs: number;
   /** How many of a mission's most recent events a /v8 resume may name ("Size or duration of the replay window: not shown"). */
   v8ReplayWindow: number;
+  /** Mission creates per minute of the low-tier probe principal before /v8 answers 429. */
+  v8RateLimitPerWindow: number;
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
@@ -31,6 +33,7 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   v1RateLimitPerWindow: 120,
   v1RateLimitWindowMs: 60_000,
   v8ReplayWindow: 1000,
+  v8RateLimitPerWindow: 10,
 };
 
 /**

@@ -20,6 +20,14 @@ export class NotApplicable extends Error {
   override readonly name = 'NotApplicable';
 }
 
+/**
+ * Thrown when the target answered but the evidence cannot decide the rule either way (a limit the
+ * seed leaves open was not reached within the run's bounds); never for a missing fixture (Untestable).
+ */
+export class Inconclusive extends Error {
+  override readonly name = 'Inconclusive';
+}
+
 /** Thrown when the exchange itself failed (connection refused, reset, timeout): nothing about the rule was observed. */
 export class TransportError extends Error {
   override readonly name = 'TransportError';

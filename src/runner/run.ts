@@ -1,4 +1,4 @@
-import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, Inconclusive, type RuleResult, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
@@ -63,7 +63,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
         counterexample = error.counterexample;
       } else if (error instanceof Untestable) verdict = 'untestable';
       else if (error instanceof NotApplicable) verdict = 'not-applicable';
-      else if (error instanceof TransportError || error instanceof CheckTimeout) verdict = 'inconclusive';
+      else if (error instanceof TransportError || error instanceof CheckTimeout || error instanceof Inconclusive) verdict = 'inconclusive';
       else {
         verdict = 'inconclusive';
         reason = `the check itself failed (a harness defect: report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;

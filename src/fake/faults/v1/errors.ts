@@ -5,4 +5,5 @@ export const v1ErrorsFaults = [
   { id: 'v1.errors.problem-shape/extra-member', description: 'v1 problems carry an extra "error" member' },
   { id: 'v1.errors.rate-limited/no-retry-after', description: '429 answers carry no Retry-After header' },
   { id: 'v1.errors.limiter-unavailable-503/fail-open', description: 'requests are served when the rate limiter is unavailable' },
+  { id: 'v1.errors.rate-limited/limit-as-403', description: 'over the rate limit a key is answered 403 entitlement_failed instead of 429' },
 ] as const satisfies readonly FaultDefinition[];
