@@ -74,6 +74,13 @@ export function events(surface: MissionSurface, r: RouteRequest): void {
     }
     return;
   }
+  if (fake.faults.has('v8.missions.events.shape/json-never-ends')) {
+    // A stream served as JSON that never ends: the reader must judge the content type, not wait.
+    r.res.writeHead(200, { 'content-type': 'application/json' });
+    r.res.write('{"events": [');
+    fake.lifecycle.onClose(() => r.res.destroy());
+    return;
+  }
   const after = resumeAfter(surface, r, mission);
   if (after !== undefined) stream(surface, r.res, mission, after);
 }
