@@ -56,6 +56,8 @@ export interface RuleMeta {
   destructive: Destructiveness;
   spec: SpecReference;
   needs: Needs;
+  /** Judged over every exchange of the run: runs after every other selected rule. */
+  judgesTheRun?: boolean;
 }
 
 export interface Observation {

@@ -1,6 +1,7 @@
 /** Every /v1 rule, in the order a reader meets them in the spec; webhooks last. */
 import type { Rule } from '../../rule/index.ts';
 import { expiredKey, keyPrefix, scopesObserved, unauthenticated } from './auth/authentication.ts';
+import { runSecrets } from './auth/run-secrets.ts';
 import { chatPath } from './chat/chat.ts';
 import { problemShape } from './errors/problem.ts';
 import { limiterUnavailable, rateLimited } from './errors/rate-limits.ts';
@@ -48,6 +49,7 @@ export const v1Rules: Rule[] = [
   usageTenantScoped,
   unauthenticated,
   keyPrefix,
+  runSecrets,
   expiredKey,
   scopesObserved,
   problemShape,

@@ -12,6 +12,7 @@ import { coverageContractVersion, coverageScopeFiltered, coverageShape } from '.
 import { intentsExistence } from './intents/intents.ts';
 import { queryBounds, queryLimits, queryOk, queryOrder, queryPrincipal, queryPurpose } from './memory/query.ts';
 import { redactionCanaries } from './redaction/redaction.ts';
+import { runSecrets } from './redaction/run-secrets.ts';
 import { skillOk, skillPathBounds, skillUnknown } from './skills/get.ts';
 import { traceCompletedAt, traceOk, tracePathBounds, traceResolves, traceUnknown } from './traces/get.ts';
 import { certificatesHealth, certificatesPayloadForm, certificatesShape } from './certificates/certificates.ts';
@@ -19,6 +20,7 @@ import { certificatesHealth, certificatesPayloadForm, certificatesShape } from '
 export const v8Rules: Rule[] = [
   ...v8MissionRules,
   redactionCanaries,
+  runSecrets,
   queryOk,
   queryBounds,
   queryPrincipal,

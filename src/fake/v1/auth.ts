@@ -21,6 +21,10 @@ export function authenticate({ fake, v1, state }: V1Surface, r: RouteRequest, sc
     const authorization = prefixBent(fake, r.header('authorization'));
     const found = fake.tokens.lookup(authorization);
     if (found?.expired && fake.faults.has('v1.auth.expired-key/accepted')) caller = { ...found, expired: false };
+    else if (found?.expired && fake.faults.has('v1.auth.run-secrets/key-in-401')) {
+      v1.problem(r.res, 401, 'authentication_failed', { detail: `The key ${authorization?.replace(/^Bearer\s+/i, '')} has expired.`, retryable: false });
+      return undefined;
+    }
     else caller = v1.authorize({ ...r, header: (name) => (name === 'authorization' ? authorization : r.header(name)) }, scopes);
   }
   if (caller) state.requests.set(caller.tenant, (state.requests.get(caller.tenant) ?? 0) + 1);

@@ -57,3 +57,9 @@ export class SensitiveValues {
     return input;
   }
 }
+
+/** The fault echoes the caller's own bearer token in an error detail: what the run-secrets rule catches. */
+export function echoedToken(fake: FakeContext, authorization: string | undefined): string {
+  if (!authorization || !fake.faults.has('v8.redaction.run-secrets/token-in-401')) return '';
+  return ` (token presented: ${authorization.replace(/^Bearer\s+/i, '')})`;
+}

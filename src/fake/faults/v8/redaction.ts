@@ -7,4 +7,5 @@ export const v8RedactionFaults = [
   { id: 'v8.redaction.canaries/bearer-value', description: 'bearer-token-shaped values are echoed' },
   { id: 'v8.redaction.canaries/signal-payload', description: 'signal payloads are echoed into traces unredacted' },
   { id: 'v8.redaction.canaries/purpose-in-error', description: 'a refused memory purpose is echoed unredacted in the problem detail' },
+  { id: 'v8.redaction.run-secrets/token-in-401', description: "a 401 for an expired token echoes the caller's own token in its detail" },
 ] as const satisfies readonly FaultDefinition[];
