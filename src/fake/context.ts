@@ -26,6 +26,8 @@ export interface FakeConfig {
   v8ReplayWindow: number;
   /** Mission creates per minute of the low-tier probe principal before /v8 answers 429. */
   v8RateLimitPerWindow: number;
+  /** Whether /v8 also redacts values that are sensitive only by shape (bearer, PEM, API-key strings) under neutral fields. */
+  v8RedactsByShape: boolean;
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
@@ -34,6 +36,7 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   v1RateLimitWindowMs: 60_000,
   v8ReplayWindow: 1000,
   v8RateLimitPerWindow: 10,
+  v8RedactsByShape: true,
 };
 
 /**
