@@ -11,16 +11,13 @@ import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/writ
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
 import { registerCoverage } from './coverage.ts';
+import { registerLoadCommand } from './load.ts';
+import { formats, list, printRules, seedOf, VERDICT_MARK } from './options.ts';
+import { registerJudgeClientCommand } from './client.ts';
+import { registerReceiverCommand } from './receiver.ts';
 import { registerPlan } from './plan.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
-
-function list(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
 
 function surfaces(value: string): Surface[] {
   const out = list(value);
@@ -28,25 +25,11 @@ function surfaces(value: string): Surface[] {
   return out as Surface[];
 }
 
-function formats(value: string): ReportFormat[] {
-  const out = list(value);
-  for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
-  return out as ReportFormat[];
-}
-
 function faults(value: string): FaultId[] {
   const out = list(value);
   for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}": run "apicert faults" for the list`);
   return out as FaultId[];
 }
-
-function seedOf(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
-  return n;
-}
-
-const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
 
 export function buildProgram(): Command {
   const program = new Command('apicert')
@@ -119,14 +102,7 @@ export function buildProgram(): Command {
     .command('rules')
     .description('List every rule: id, level, spec sentence.')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }) => {
-      if (opts.json) {
-        console.log(JSON.stringify(RULES.map(({ check: _check, ...rule }) => rule), null, 2));
-        return;
-      }
-      for (const r of RULES) console.log(`${r.id}  [${r.level}, ${r.destructive}]\n    ${r.title}\n    "${r.spec.quote}" (${r.spec.document}, ${r.spec.section})\n`);
-      console.log(`${RULES.length} rules`);
-    });
+    .action((opts: { json?: boolean }) => printRules(RULES, opts.json));
 
   program
     .command('faults')
@@ -136,6 +112,9 @@ export function buildProgram(): Command {
       console.log(`${FAULTS.length} faults`);
     });
 
+  registerLoadCommand(program);
+  registerReceiverCommand(program);
+  registerJudgeClientCommand(program);
   return program;
 }
 

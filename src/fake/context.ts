@@ -28,6 +28,8 @@ export interface FakeConfig {
   v8RateLimitPerWindow: number;
   /** Whether /v8 also redacts values that are sensitive only by shape (bearer, PEM, API-key strings) under neutral fields. */
   v8RedactsByShape: boolean;
+  /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
+  v8RateLimit?: { perWindow: number; windowMs: number };
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {

@@ -3,6 +3,7 @@ import { mcpFixtures } from './fixtures/mcp.ts';
 import { v1Fixtures } from './fixtures/v1.ts';
 import { v8Fixtures } from './fixtures/v8.ts';
 import { webhooksFixtures } from './fixtures/webhooks.ts';
+import { receiverSection } from './receiver.ts';
 
 export type { MissionRequest } from './fixtures/v8.ts';
 
@@ -65,6 +66,8 @@ export const profileSchema = z.strictObject({
       concurrency: z.number().int().min(1).max(32).default(4),
     })
     .prefault({}),
+  /** Read only by `apicert certify-receiver`: the team's own webhook receiver. */
+  receiver: receiverSection.optional(),
 });
 export type Profile = z.infer<typeof profileSchema>;
 export type ProfileInput = z.input<typeof profileSchema>;

@@ -1,7 +1,13 @@
 /** The vocabulary every part of apicert shares: surfaces, verdicts, levels, spec references, needs. */
 
-/** The surfaces a deployment is certified on; the first segment of every rule id. */
-export const SURFACES = ['v8', 'v1', 'mcp'] as const;
+/** The surfaces a deployment is certified on (`certify`); credentials belong to one of these. */
+export const API_SURFACES = ['v8', 'v1', 'mcp'] as const;
+export type ApiSurface = (typeof API_SURFACES)[number];
+/**
+ * The first segment of every rule id: the deployment's surfaces, and the other side of the wire,
+ * a team's webhook receiver (`certify-receiver`) and API client (`judge-client`).
+ */
+export const SURFACES = [...API_SURFACES, 'receiver', 'client'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /** The five verdicts a check can reach; nothing else is ever reported. */

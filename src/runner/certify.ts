@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import pkg from '../../package.json' with { type: 'json' };
 import { RULES } from '../registry.ts';
 import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
@@ -61,6 +62,19 @@ async function preflight(probe: ProbeClient, baseUrl: string): Promise<void> {
   }
 }
 
+/** The run's probe client: the profile's target and safety limits, one budget, one redactor. */
+export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher): ProbeClient {
+  return new ProbeClient({
+    baseUrl: profile.target,
+    redactor,
+    budget,
+    timeoutMs: profile.safety.requestTimeoutMs,
+    streamTimeoutMs: profile.safety.streamTimeoutMs,
+    streamCloseGraceMs: profile.safety.streamCloseGraceMs,
+    dispatcher,
+  });
+}
+
 export async function certify(options: CertifyOptions = {}): Promise<Certification> {
   const startedAt = new Date();
   let fake: RunningFake | undefined;
@@ -74,15 +88,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile);
-  const probe = new ProbeClient({
-    baseUrl: profile.target,
-    redactor,
-    budget,
-    timeoutMs: profile.safety.requestTimeoutMs,
-    streamTimeoutMs: profile.safety.streamTimeoutMs,
-    streamCloseGraceMs: profile.safety.streamCloseGraceMs,
-    dispatcher,
-  });
+  const probe = probeFor(profile, redactor, budget, dispatcher);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   let hooks: RunReceiver = {};
   try {

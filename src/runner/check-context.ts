@@ -14,7 +14,7 @@ import {
   type PropertyOptions,
   type Rule,
   type ServiceKey,
-  type Surface,
+  type ApiSurface,
   type TargetInfo,
 } from '../rule/index.ts';
 
@@ -116,23 +116,23 @@ export class RunContext implements CheckContext {
     return credential;
   }
 
-  primary(surface: Surface): Credential {
+  primary(surface: ApiSurface): Credential {
     return this.credential(roleName(surface, 'primary'));
   }
 
-  holding(surface: Surface, scopes: readonly string[]): Credential {
+  holding(surface: ApiSurface, scopes: readonly string[]): Credential {
     return this.credential(roleName(surface, 'holding', scopes));
   }
 
-  lacking(surface: Surface, scope: string): Credential {
+  lacking(surface: ApiSurface, scope: string): Credential {
     return this.credential(roleName(surface, 'lacking', [scope]));
   }
 
-  otherPrincipal(surface: Surface, scopes: readonly string[]): Credential {
+  otherPrincipal(surface: ApiSurface, scopes: readonly string[]): Credential {
     return this.credential(roleName(surface, 'other-principal', scopes));
   }
 
-  expired(surface: Surface): Credential {
+  expired(surface: ApiSurface): Credential {
     return this.credential(roleName(surface, 'expired'));
   }
 

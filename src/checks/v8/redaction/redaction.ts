@@ -12,7 +12,7 @@ function namedSensitive(plantedAt: string): boolean {
   return SENSITIVE_FIELD.test(plantedAt.split(/[.\s]/).filter(Boolean).at(-1) ?? '');
 }
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read', 'v8:holding:memory:read', 'v8:holding:missions:write+missions:read', 'v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read', 'v8:holding:memory:read', 'v8:holding:missions:write+missions:read', 'v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] } });
 
 /** Everything read back in one run of the check, scanned as it arrives. */
 class Collector {
@@ -92,7 +92,6 @@ export const redactionCanaries = rule({
   id: 'v8.redaction.canaries',
   title: 'Canary secrets planted under fields named sensitive (apiKey, password, token, authorization) in goals and signal payloads never come back in a response, event or trace; values sensitive only by shape are recorded',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'What the service does; Resources > Trace; Errors',
     quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive values are replaced by a redaction marker. … Sensitive fields are redacted.',

@@ -12,6 +12,18 @@ export interface PipeOptions {
   replayed?: boolean;
   /** Runs when the reader leaves before the terminal event. */
   onEarlyClose?: () => void;
+  /** A reader of GET /v1/runs/{id}/events from the start (counted for a load fault). */
+  reader?: boolean;
+}
+
+const readersFromStart = new WeakMap<Run, number>();
+
+/** The sequence the fifth and later readers of one run from its start miss under the load fault, if on. */
+function crowdSkips(fake: FakeContext, run: Run, after: number, reader: boolean): number | undefined {
+  if (!reader || after !== 0) return undefined;
+  const crowd = (readersFromStart.get(run) ?? 0) + 1;
+  readersFromStart.set(run, crowd);
+  return crowd > 4 && fake.faults.has('load.v1.events.fanout-same-events/late-subscriber-gap') ? (run.events[0]?.sequence ?? 1) + 1 : undefined;
 }
 
 function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, replayed: boolean): void {
@@ -39,8 +51,9 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     unregister();
     res.end();
   };
+  const skipped = crowdSkips(fake, run, after, options.reader ?? false);
   const write = (e: RunEvent) => {
-    writeEvent(fake, res, e, options.replayed ?? false);
+    if (e.sequence !== skipped) writeEvent(fake, res, e, options.replayed ?? false);
     if (TERMINAL_KINDS.has(e.type)) end();
   };
   const unregister = fake.lifecycle.onClose(end);

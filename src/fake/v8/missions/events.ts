@@ -27,9 +27,28 @@ function resumeAfter({ fake, v8, engine }: MissionSurface, r: RouteRequest, miss
   return undefined;
 }
 
+const readersFromStart = new WeakMap<Mission, number>();
+
+/**
+ * How the load faults bend the fifth and later readers of one mission from its start (a crowd
+ * only load brings): `write` sends an event to such a reader, skipping or doubling it.
+ */
+function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission: Mission, after: number): (e: StoredEvent, idSuffix?: string) => void {
+  const crowd = after === -1 ? (readersFromStart.get(mission) ?? 0) + 1 : 0;
+  if (crowd > 0) readersFromStart.set(mission, crowd);
+  const gap = crowd > 4 && fake.faults.has('load.v8.events.fanout-same-events/late-subscriber-gap');
+  const twice = crowd > 4 && fake.faults.has('load.v8.events.fanout-one-terminal/duplicate-terminal');
+  return (e, idSuffix = '') => {
+    if (gap && e.event === 'mission.started') return;
+    writeEvent(res, e, idSuffix);
+    if (twice && isTerminalEvent(e)) writeEvent(res, e);
+  };
+}
+
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
   res.writeHead(200, SSE_HEADERS);
+  const send = crowdWriter(fake, res, mission, after);
   const holdOpen = fake.faults.has('v8.missions.events.closes-after-terminal/held-open');
   let ended = false;
   const end = () => {
@@ -40,7 +59,7 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
     res.end();
   };
   const listener = (e: StoredEvent) => {
-    writeEvent(res, e);
+    send(e);
     if (isTerminalEvent(e) && !holdOpen) end();
   };
   const unregister = fake.lifecycle.onClose(end);
@@ -49,7 +68,7 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
   // The fault renames the events a resumed stream replays: the same event under another cursor.
   const idSuffix = after >= 0 && fake.faults.has('v8.missions.events.resume/ids-change-on-resume') ? '.r' : '';
   for (const e of engine.eventsAfter(mission, after)) {
-    writeEvent(res, e, idSuffix);
+    send(e, idSuffix);
     if (isTerminalEvent(e)) sentTerminal = true;
   }
   if ((sentTerminal || isTerminal(mission.status)) && !holdOpen) {
