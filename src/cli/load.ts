@@ -144,7 +144,7 @@ async function writeLoadReport(out: string, results: LoadRuleResult[], target: R
   const req = report.summary.required;
   console.log(`\nload on ${target.baseUrl}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive`);
   console.log(`reports: ${written.join(', ')}`);
-  process.exitCode = exitCodeFor(report.summary.gate, allowUntestable);
+  process.exitCode = exitCodeFor(report.summary, allowUntestable);
 }
 
 interface LoadOptions {

@@ -12,6 +12,7 @@ export function list(value: string): string[] {
 
 export function formats(value: string): ReportFormat[] {
   const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError(`no format given: use one or more of ${REPORT_FORMATS.join(', ')}`);
   for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
   return out as ReportFormat[];
 }
@@ -22,7 +23,7 @@ export function seedOf(value: string): number {
   return n;
 }
 
-export const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
+export const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
 
 /** Prints rules with their spec sentence, as `apicert rules` and the `--list-rules` options do. */
 export function printRules(rules: readonly Rule[], json = false): void {

@@ -17,5 +17,5 @@ export async function finishRun(report: Report, options: { out: string; format: 
     `\n${options.what}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms`,
   );
   console.log(`reports: ${written.join(', ')}`);
-  process.exitCode = exitCodeFor(report.summary.gate, Boolean(options.allowUntestable));
+  process.exitCode = exitCodeFor(report.summary, Boolean(options.allowUntestable));
 }

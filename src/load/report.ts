@@ -4,7 +4,7 @@
  * so the report code needs no change; rerunning replaces earlier load rules.
  */
 import type { Observation } from '../rule/types.ts';
-import { buildReport, digestOf, emptyCounts, gateOf, type Report, type ReportRule } from '../reports/model.ts';
+import { buildReport, digestOf, emptyCounts, gateOf, judgedCount, type Report, type ReportRule } from '../reports/model.ts';
 import { ruleById } from './summary.ts';
 import type { LoadRuleResult } from './summary.ts';
 
@@ -42,13 +42,24 @@ export function withLoadResults(base: Report | undefined, results: readonly Load
   const load = loadReportRules(results, context.finishedAt.getTime() - context.startedAt.getTime());
   const rules = [...start.rules.filter((r) => !r.id.startsWith(LOAD_PREFIX)), ...load.rules];
   const required = emptyCounts();
+  const should = emptyCounts();
   const observation = emptyCounts();
-  for (const r of rules) (r.level === 'required' ? required : observation)[r.verdict] += 1;
+  for (const r of rules) (r.level === 'required' ? required : r.level === 'should' ? should : observation)[r.verdict] += 1;
+  const strict = start.summary.strict;
   const { digest: _old, ...rest } = start;
   const body: Omit<Report, 'digest'> = {
     ...rest,
     run: { ...rest.run, surfaces: [...new Set([...rest.run.surfaces, ...load.rules.map((r) => r.surface)])] },
-    summary: { required, observation, gate: gateOf(required) },
+    summary: {
+      required,
+      should,
+      observation,
+      gate: gateOf(required, should, strict),
+      strict,
+      selected: rules.length,
+      judged: judgedCount([required, should, observation]),
+      warnings: rules.filter((r) => r.level === 'should' && r.verdict === 'fail').map((r) => r.id),
+    },
     rules,
     observations: [...start.observations.filter((o) => !o.ruleId.startsWith(LOAD_PREFIX)), ...load.observations],
   };

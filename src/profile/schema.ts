@@ -36,7 +36,10 @@ export const credentialSchema = z.strictObject({
 export type Credential = z.infer<typeof credentialSchema>;
 
 export const profileSchema = z.strictObject({
-  /** Base URL of the deployment, without a path below the API prefixes. */
+  /**
+   * Base URL of the deployment. /v8 and /v1 live at its origin, as the seeds show them; a path,
+   * when given, is where the MCP endpoint is mounted (else `/mcp`, or fixtures.mcp.endpoint).
+   */
   target: z.url({ protocol: /^https?$/ }),
   credentials: z.array(credentialSchema).default([]),
   fixtures: z

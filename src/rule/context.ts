@@ -45,7 +45,16 @@ export interface CheckContext {
   /** Validates `value` against a contract schema and returns the parsed value. */
   expectShape<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S>;
   fail(message: string): never;
+  /**
+   * Only for a named prerequisite the profile lacks (a fixture, a credential, a safety switch, a
+   * capability); the reason says which and how to add it.
+   */
   untestable(reason: string): never;
+  /**
+   * The rule cannot be judged and no prerequisite is missing: the target broke a setup step
+   * ("setup failed: ... answered X"), or a bound ran out. Gates (exit 3).
+   */
+  inconclusive(reason: string): never;
   notApplicable(reason: string): never;
   /** Records what the target does where the spec allows several readings or shows nothing. */
   observe(subject: string, value: unknown, note?: string): void;

@@ -15,10 +15,13 @@ export const VERDICTS = ['pass', 'fail', 'not-applicable', 'untestable', 'inconc
 export type Verdict = (typeof VERDICTS)[number];
 
 /**
- * `required` rules gate a certification. `observation` rules exist where the spec says
- * "not shown" or contradicts itself: they record what the target does and never gate.
+ * The level comes from the quoted sentence's keyword. `required` (MUST, or a seed's plain
+ * statement) gates a certification. `should` (SHOULD, RECOMMENDED) is reported as a warning and
+ * gates only with `--strict`. `observation` rules exist where the spec says "not shown", leaves a
+ * choice open or contradicts itself: they record what the target does and never gate.
  */
-export type Level = 'required' | 'observation';
+export const LEVELS = ['required', 'should', 'observation'] as const;
+export type Level = (typeof LEVELS)[number];
 
 /** `mutate` rules create or change server-side state and only run when the profile allows it. */
 export type Destructiveness = 'read' | 'mutate';

@@ -5,6 +5,7 @@ import { RULES } from '../registry.ts';
 import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../probe/client.ts';
@@ -31,11 +32,15 @@ export interface CertifyOptions {
   seed?: number;
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
+  /** Only for the embedded fake: legal alternatives it takes (see "apicert variants"). */
+  variants?: VariantId[];
   rules?: readonly Rule[];
   /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
   adjustEmbeddedProfile?: (profile: Profile) => Profile;
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
   checkNeeds?: boolean;
+  /** SHOULD rules gate too. */
+  strict?: boolean;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -77,10 +82,12 @@ export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBu
 
 export async function certify(options: CertifyOptions = {}): Promise<Certification> {
   const startedAt = new Date();
+  // A filter that selects nothing is a usage error, found before a target is touched.
+  const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
   let fake: RunningFake | undefined;
   let profile = options.profile;
   if (!profile) {
-    fake = await startFake({ faults: options.faults ?? [] });
+    fake = await startFake({ faults: options.faults ?? [], variants: options.variants ?? [] });
     profile = embeddedProfile(fake);
     if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
@@ -93,7 +100,6 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   let hooks: RunReceiver = {};
   try {
     await preflight(probe, profile.target);
-    const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
     if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
     const services: CheckServices = {
       redactor,
@@ -101,9 +107,11 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
       missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
     };
     const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult });
-    const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
+    const { origin, pathname } = new URL(profile.target);
+    const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
-    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
+    if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
+    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, strict: options.strict ?? false });
     return { report, results };
   } finally {
     await dispatcher.close();

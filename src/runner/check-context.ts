@@ -6,6 +6,7 @@ import type { Credential, Profile } from '../profile/schema.ts';
 import type { Redactor } from '../redact/redactor.ts';
 import {
   CheckFailure,
+  Inconclusive,
   NotApplicable,
   TransportError,
   Untestable,
@@ -74,6 +75,10 @@ export class RunContext implements CheckContext {
 
   untestable(reason: string): never {
     throw new Untestable(reason);
+  }
+
+  inconclusive(reason: string): never {
+    throw new Inconclusive(reason);
   }
 
   notApplicable(reason: string): never {

@@ -4,7 +4,7 @@ import { expiredKey, keyPrefix, scopesObserved, unauthenticated } from './auth/a
 import { runSecrets } from './auth/run-secrets.ts';
 import { chatPath } from './chat/chat.ts';
 import { problemShape } from './errors/problem.ts';
-import { limiterUnavailable, rateLimited } from './errors/rate-limits.ts';
+import { limiterUnavailable, rateLimited, rateLimitedRetryAfter } from './errors/rate-limits.ts';
 import { acceptHeader } from './execute/accept.ts';
 import { bodyKey, conflict, keyFormat, normalized, replay, retryAfter429, retryAfter503, scope } from './execute/idempotency.ts';
 import { taskExtraProperties, taskObject, taskRunId } from './execute/task.ts';
@@ -54,6 +54,7 @@ export const v1Rules: Rule[] = [
   scopesObserved,
   problemShape,
   rateLimited,
+  rateLimitedRetryAfter,
   limiterUnavailable,
   versionHeader,
   ...v1WebhookRules,

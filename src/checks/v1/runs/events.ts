@@ -48,7 +48,7 @@ export const resume = rule({
   async check(ctx) {
     const runId = await startRun(ctx, 'completes');
     const full = await followToTerminal(ctx, runId, 'completes');
-    if (full.events.length < 2) ctx.untestable('the "completes" run emitted fewer than two events, too few to resume between');
+    if (full.events.length < 2) ctx.untestable('the run of fixtures.v1.tasks.completes emitted fewer than two events, too few to resume between: give a task that emits several');
     const key = (e: SseEvent) => `${e.id ?? '-'}|${eventKind(e)}|${e.data}`;
     // Resume names the event by its SSE id: an event without one is the server's fault, not a gap in the profile.
     const missing = full.events.findIndex((e) => e.id === undefined || e.id === '');
@@ -79,7 +79,7 @@ export const droppedConnection = rule({
   async check(ctx) {
     const runId = await startRun(ctx, 'long');
     const first = await followRun(ctx, runId, { label: 'follow, then drop after two events', onEvent: (_e, seen) => (seen.length >= 2 ? 'disconnect' : 'continue') });
-    if (first.status !== 200) ctx.untestable(`setup failed: the "long" run's stream answered ${first.status}`);
+    if (first.status !== 200) ctx.inconclusive(`setup failed: the "long" run's stream answered ${first.status}`);
     // Resuming is the seed's own reconciliation path: a stream without SSE ids breaks it.
     if (first.lastEventId === undefined) ctx.fail(`the "long" run's events carry no SSE id, so the dropped stream cannot be resumed with Last-Event-ID`);
     // Give the server a moment to notice the dropped connection.

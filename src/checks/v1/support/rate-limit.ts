@@ -1,5 +1,5 @@
 /** Bounded bursts for the rate-limit rules: only when the profile allows them, never past the first 429. */
-import { type CheckContext, Inconclusive, type ProbeResponse } from '../../../rule/index.ts';
+import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 
 export function requireBursts(ctx: CheckContext): void {
@@ -21,8 +21,8 @@ export async function burstUntil429(ctx: CheckContext, credential: Credential): 
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential, label: `burst request ${sent}` });
     if (res.status === 429) return { limited: res, sent };
     // 503 is the fail-closed answer of an unavailable limiter (Errors > Rules 2): legal, but it decides nothing here.
-    if (res.status === 503) throw new Inconclusive(`request ${sent} of the burst was answered 503 (the rate-limit protection is unavailable), so no 429 could be reached`);
+    if (res.status === 503) ctx.inconclusive(`request ${sent} of the burst was answered 503 (the rate-limit protection is unavailable), so no 429 could be reached`);
     if (res.status >= 400) ctx.fail(`request ${sent} of the burst, a valid GET /v1/usage, was refused with ${res.status} before any 429: over the rate limit the answer is 429`);
   }
-  throw new Inconclusive(`no 429 within safety.rateLimitBurstMax = ${max} requests with credential ${credential.name}: the key's tier is not shown, so it may lie above the burst; raise the bound or name a lower-tier key in fixtures.v1.rateLimitCredential`);
+  ctx.inconclusive(`no 429 within safety.rateLimitBurstMax = ${max} requests with credential ${credential.name}: the key's tier is not shown, so it may lie above the burst; raise the bound or name a lower-tier key in fixtures.v1.rateLimitCredential`);
 }

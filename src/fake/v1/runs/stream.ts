@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { COMPLETED, FAILED } from '../../../../scenarios/v1/runs.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import type { FakeContext } from '../../context.ts';
+import { sseFrame } from '../../sse-framing.ts';
 import { streamedEventData } from '../execute/accepted-event.ts';
 import { isFinished, type Run, type RunEngine, type RunEvent } from './engine.ts';
 
@@ -29,13 +30,13 @@ function crowdSkips(fake: FakeContext, run: Run, after: number, reader: boolean)
 function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, replayed: boolean): void {
   let data = streamedEventData(fake, e, replayed);
   // The resume fault keeps each event's identity in its data (event_id) but sends no SSE id.
-  let id = fake.faults.has('v1.runs.events.resume/no-sse-ids') ? '' : `id: ${e.sequence}\n`;
+  let id: string | undefined = fake.faults.has('v1.runs.events.resume/no-sse-ids') ? undefined : String(e.sequence);
   if (e.type === 'run.progress' && fake.faults.has('v1.runs.events.identity/progress-without-id')) {
-    id = '';
+    id = undefined;
     const { event_id: _dropped, ...rest } = data;
     data = rest;
   }
-  res.write(`${id}event: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`);
+  res.write(sseFrame({ event: e.type, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
 }
 
 /** Streams a run's events after `after` until its terminal event. */

@@ -1,14 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
+import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
+import { sseFrame } from '../../sse-framing.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
 
-function writeEvent(res: ServerResponse, event: StoredEvent, idSuffix = ''): void {
-  const id = event.sendId ? `id: ${event.id}${idSuffix}\n` : '';
-  res.write(`${id}event: ${event.event}\ndata: ${event.data}\n\n`);
+function writeEvent(fake: FakeContext, res: ServerResponse, event: StoredEvent, idSuffix = ''): void {
+  const fields = { event: event.event, data: event.data, ...(event.sendId ? { id: `${event.id}${idSuffix}` } : {}) };
+  res.write(sseFrame(fields, fake.variants.has('v8.missions/sse-framing')));
 }
 
 function isTerminalEvent(e: StoredEvent): boolean {
@@ -40,8 +42,8 @@ function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission:
   const twice = crowd > 4 && fake.faults.has('load.v8.events.fanout-one-terminal/duplicate-terminal');
   return (e, idSuffix = '') => {
     if (gap && e.event === 'mission.started') return;
-    writeEvent(res, e, idSuffix);
-    if (twice && isTerminalEvent(e)) writeEvent(res, e);
+    writeEvent(fake, res, e, idSuffix);
+    if (twice && isTerminalEvent(e)) writeEvent(fake, res, e);
   };
 }
 
