@@ -309,7 +309,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request`, `provider_failed`, `tool_f
   'v1:errors:errorcode-values-authentication-failed-authorization-failed': { rules: ['v1.errors.problem-shape'] },
   // Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`. A numeric `Retry-After` header is expected alongsid
-  'v1:errors-rules:1': { rules: ['v1.errors.rate-limited'] },
+  'v1:errors-rules:1': { rules: ['v1.errors.rate-limited', 'v1.errors.rate-limited-retry-after'] },
   // When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this different
   'v1:errors-rules:2': { rules: ['v1.errors.limiter-unavailable-503'] },
   // `429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.
@@ -753,7 +753,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // The server MUST provide a single HTTP endpoint path (hereafter referred to as the MCP endpoint) that supports both POST and GET methods.
   'mcp-transports:streamable-http:the-server-must-provide-a-single': { rules: ['mcp.transport.get-405', 'mcp.transport.request-response'] },
   // Servers MUST validate the `Origin` header on all incoming connections to prevent DNS rebinding attacks
-  'mcp-transports:streamable-http-security-warning:1': { rules: ['mcp.transport.origin'] },
+  'mcp-transports:streamable-http-security-warning:1': { rules: ['mcp.transport.origin', 'mcp.transport.host'] },
   // When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)
   'mcp-transports:streamable-http-security-warning:2': { reason: 'DEPLOYMENT' },
   // Servers SHOULD implement proper authentication for all connections
@@ -763,7 +763,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // A single JSON-RPC request, notification, or response
   'mcp-transports:streamable-http-sending-messages-to-the-server:a-single-json-rpc-request-notification': { rules: ['mcp.transport.request-response', 'mcp.transport.accepted-202', 'mcp.jsonrpc.parse-error', 'mcp.jsonrpc.invalid-request', 'mcp.jsonrpc.method-not-found', 'mcp.jsonrpc.invalid-params'] },
   // An array batching one or more requests and/or notifications
-  'mcp-transports:streamable-http-sending-messages-to-the-server:an-array-batching-one-or-more': { rules: ['mcp.batch.requests'] },
+  'mcp-transports:streamable-http-sending-messages-to-the-server:an-array-batching-one-or-more': { rules: ['mcp.batch.requests', 'mcp.batch.answer-array', 'mcp.batch.empty'] },
   // An array batching one or more responses
   'mcp-transports:streamable-http-sending-messages-to-the-server:an-array-batching-one-or-more~2': { reason: 'NO_SERVER_REQUEST' },
   // If the input consists solely of (any number of) JSON-RPC responses or notifications:
@@ -784,8 +784,10 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'mcp-transports:streamable-http-sending-messages-to-the-server:the-server-should-not-close-the': { rules: ['mcp.sse.closes-after-response'] },
   // After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream.
   'mcp-transports:streamable-http-sending-messages-to-the-server:after-all-json-rpc-responses-have': { rules: ['mcp.sse.closes-after-response'] },
+  // The client MAY issue an HTTP GET to the MCP endpoint. This can be used to open an SSE stream, allowing the server to communicate to the client, without the client first sending data via HTTP POST.
+  'mcp-transports:streamable-http-listening-for-messages-from-the-server:1': { rules: ['mcp.transport.get-stream-or-405'] },
   // The server MUST either return `Content-Type: text/event-stream` in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating t
-  'mcp-transports:streamable-http-listening-for-messages-from-the-server:3': { rules: ['mcp.transport.get-405'] },
+  'mcp-transports:streamable-http-listening-for-messages-from-the-server:3': { rules: ['mcp.transport.get-405', 'mcp.transport.get-stream-or-405'] },
   // If the server initiates an SSE stream:
   'mcp-transports:streamable-http-listening-for-messages-from-the-server:4': { reason: 'LEAD_IN' },
   // The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.
@@ -811,7 +813,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Servers that require a session ID SHOULD respond to requests without an `Mcp-Session-Id` header (other than initialization) with HTTP 400 Bad Request.
   'mcp-transports:streamable-http-session-management:servers-that-require-a-session-id': { rules: ['mcp.session.missing-400'] },
   // The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.
-  'mcp-transports:streamable-http-session-management:3': { rules: ['mcp.session.unknown-404', 'mcp.session.delete-terminates'] },
+  'mcp-transports:streamable-http-session-management:3': { rules: ['mcp.session.never-issued', 'mcp.session.delete-terminates'] },
   // Clients that no longer need a particular session (e.g., because the user is leaving the client application) SHOULD send an HTTP DELETE to the MCP endp
   'mcp-transports:streamable-http-session-management:5': { rules: ['mcp.session.delete-terminates'] },
   // The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions.
