@@ -46,7 +46,7 @@ export function vacuousPass(assertions: number, evidence: readonly EvidenceEntry
  */
 export function namesPrerequisite(reason: string): boolean {
   if (/^setup failed/i.test(reason)) return false;
-  return /fixtures\.|safety\.|credential|profile|receiver|token|key\b/i.test(reason);
+  return /fixtures\.|safety\.|credential|profile|receiver|token|key\b|signing secret/i.test(reason);
 }
 
 /** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
