@@ -14,6 +14,7 @@ import { EmptySelection } from '../runner/run.ts';
 import { judgedLine } from '../reports/model.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
 import { invocationOf, loadBaselineFor, loadSigningKey, registerReportCommands, writeSignature } from './report-commands.ts';
+import { registerCoverage } from './coverage.ts';
 import { registerLoadCommand } from './load.ts';
 import { formats, list, printRules, seedOf, VERDICT_MARK } from './options.ts';
 import { registerJudgeClientCommand } from './client.ts';
@@ -134,6 +135,7 @@ export function buildProgram(): Command {
 
   registerReportCommands(program);
   registerPlan(program, { surfaces, list });
+  registerCoverage(program);
 
   program
     .command('rules')

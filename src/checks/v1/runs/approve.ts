@@ -40,7 +40,7 @@ export async function parkedRun(ctx: CheckContext): Promise<ParkedRun> {
   if (!found) ctx.inconclusive(`setup failed: the "parks" run sent no ${where.event} event (events: ${stream.events.map(eventKind).join(', ') || 'none'})`);
   const digest = readPath(eventData(found), where.digestField);
   if (typeof digest !== 'string' || digest.length === 0) ctx.inconclusive(`setup failed: the ${where.event} event has no string at ${where.digestField} (fixtures.v1.approval.digestField)`);
-  if (found.id === undefined) ctx.inconclusive(`setup failed: the ${where.event} event has no id to resume after`);
+  if (found.id === undefined) ctx.fail(`the ${where.event} event carries no SSE id, so the run's stream cannot be resumed after it (Resume: Last-Event-ID carries the sequence)`);
   return { runId, digest, cursor: found.id, decision: where.approveDecision };
 }
 

@@ -1,4 +1,5 @@
 /** Every /v8 missions rule, in the order a reader meets them in the spec. */
+import { rateLimit429 } from './rate-limit.ts';
 import type { Rule } from '../../../rule/index.ts';
 import { expiredToken, missingToken, scope403 } from './auth.ts';
 import { cancelled } from './cancel.ts';
@@ -41,4 +42,5 @@ export const v8MissionRules: Rule[] = [
   sequenceMonotonic,
   terminalConsistent,
   timeLimit,
+  rateLimit429,
 ];

@@ -34,8 +34,9 @@ export function isFinished(run: Run): boolean {
 }
 
 /** Timestamps with a numeric offset: the spec's Timestamp wants more than `Z`. */
-function timestamp(): string {
-  return new Date().toISOString().replace('Z', '+00:00');
+function timestamp(zulu: boolean): string {
+  const now = new Date().toISOString();
+  return zulu ? now : now.replace('Z', '+00:00');
 }
 
 /** /v1 runs and their scripted lives inside one fake; every event is also published on `fake.runEvents`. */
@@ -57,7 +58,7 @@ export class RunEngine {
       events: [],
       listeners: new Set(),
       timers: [],
-      createdAt: timestamp(),
+      createdAt: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')),
     };
     this.runs.set(run.id, run);
     this.emit(run, ACCEPTED, { replayed: false });
@@ -149,7 +150,7 @@ export class RunEngine {
     const event: RunEvent = {
       sequence,
       type,
-      data: { apiVersion: 'v1', event_id: `${run.id}.${sequence}`, run_id: run.id, sequence, type, created_at: timestamp(), ...payload },
+      data: { apiVersion: 'v1', event_id: `${run.id}.${sequence}`, run_id: run.id, sequence, type, created_at: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload },
     };
     run.events.push(event);
     for (const listener of run.listeners) listener(event);
