@@ -50,6 +50,34 @@ export abstract class ModelCommand<M extends object> implements fc.AsyncCommand<
   }
 }
 
+/** Every model counts its steps, so messages can say where something was learnt. */
+export interface Stepped {
+  step: number;
+}
+
+/** Lets time pass between operations, so the target's own progress interleaves with them. */
+class Pause<M extends Stepped> extends ModelCommand<M> {
+  private readonly ms: number;
+  constructor(ms: number) {
+    super();
+    this.ms = ms;
+  }
+  check(): boolean {
+    return true;
+  }
+  toString(): string {
+    return `wait ${this.ms} ms`;
+  }
+  protected async act(model: M, { ctx }: Real): Promise<void> {
+    model.step += 1;
+    await ctx.sleep(this.ms);
+  }
+}
+
+export function pauses<M extends Stepped>(): fc.Arbitrary<fc.AsyncCommand<M, Real>> {
+  return fc.constantFrom(20, 80, 200).map((ms) => new Pause<M>(ms));
+}
+
 export interface ModelBounds {
   runs: number;
   commands: number;

@@ -7,8 +7,9 @@ import fc from 'fast-check';
 import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionStatus } from '../../../contract/v8/missions.ts';
 import { TransportError, type CheckContext, type ProbeResponse, type StreamResponse } from '../../../rule/index.ts';
 import type { MissionRequest } from '../../../profile/schema.ts';
+import { accepted, answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
 import { EventLog } from '../../stateful/event-log.ts';
-import { ModelCommand, type Real } from '../../stateful/driver.ts';
+import { ModelCommand, pauses, type Real } from '../../stateful/driver.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { getMission, isTerminalEvent, MISSIONS, newKey, postMission, writer } from '../support/missions.ts';
 
@@ -20,12 +21,6 @@ const LABELS = 'ABC';
 
 /** The fixtures a sequence creates missions from: `waits` stays waiting until cancelled, `succeeds` ends by itself. */
 export type ModelFixture = 'waits' | 'succeeds';
-
-interface Answer {
-  status: number;
-  text: string;
-  json: unknown;
-}
 
 interface MissionModel {
   label: string;
@@ -50,32 +45,6 @@ export interface MissionsModel {
   fixtures: Partial<Record<ModelFixture, MissionRequest>>;
   missions: MissionModel[];
   step: number;
-}
-
-function answer(res: ProbeResponse): Answer {
-  return { status: res.status, text: res.text, json: res.json };
-}
-
-function summary(a: Answer): string {
-  const body = a.text.length === 0 ? 'empty body' : a.text.length > 160 ? `${a.text.slice(0, 160)}…` : a.text;
-  return `${a.status} (${body})`;
-}
-
-function sameAnswer(a: Answer, b: Answer): boolean {
-  if (a.status !== b.status) return false;
-  if (a.json !== undefined || b.json !== undefined) return JSON.stringify(canonical(a.json)) === JSON.stringify(canonical(b.json));
-  return a.text === b.text;
-}
-
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => [k, canonical(v)]));
-  return value;
-}
-
-/** Only an accepted request is replayed: a refusal carries its own requestId, so two refusals differ. */
-function accepted(entry: { answer: Answer }): boolean {
-  return entry.answer.status >= 200 && entry.answer.status < 300;
 }
 
 function isTerminalStatus(status: string): status is MissionStatus {
@@ -410,24 +379,6 @@ class ResumeOutside extends MissionCommand {
   }
 }
 
-class Pause extends ModelCommand<MissionsModel> {
-  private readonly ms: number;
-  constructor(ms: number) {
-    super();
-    this.ms = ms;
-  }
-  check(): boolean {
-    return true;
-  }
-  toString(): string {
-    return `wait(${this.ms}ms)`;
-  }
-  protected async act(model: MissionsModel, { ctx }: Real): Promise<void> {
-    model.step += 1;
-    await ctx.sleep(this.ms);
-  }
-}
-
 type RaceOp = 'cancel' | 'signal' | 'replay-create';
 
 /**
@@ -504,7 +455,7 @@ export function missionCommands(): Array<fc.Arbitrary<fc.AsyncCommand<MissionsMo
     fc.tuple(n, fc.nat({ max: 50 })).map(([i, c]) => new Resume(i, c)),
     fc.tuple(n, fc.nat({ max: 50 })).map(([i, c]) => new Resume(i, c)),
     n.map((i) => new ResumeOutside(i)),
-    fc.constantFrom(20, 80, 200).map((ms) => new Pause(ms)),
+    pauses<MissionsModel>(),
     fc.tuple(n, raceOps, fc.scheduler()).map(([i, ops, s]) => new Race(i, ops, s)),
   ];
 }
