@@ -10,6 +10,7 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
 import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
+import { registerPlan } from './plan.ts';
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -109,6 +110,8 @@ export function buildProgram(): Command {
       });
       await fake.close();
     });
+
+  registerPlan(program, { surfaces, list });
 
   program
     .command('rules')

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Level, type Observation, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
-import type { RuleResult } from '../runner/run.ts';
+import { type Level, type Observation, type RuleResult, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
 
 export const REPORT_VERSION = '1.0';
 

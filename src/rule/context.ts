@@ -57,6 +57,8 @@ export interface CheckContext {
   /** Registers a secret a check learned from a response (a webhook signing_secret): never printed. */
   registerSecret(value: string | undefined, label: string): void;
 
+  /** The credential that fits a role (src/profile/roles.ts), or untestable naming what to add. */
+  credential(role: string): Credential;
   /** The credential with the most scopes on the surface: the caller for ordinary requests. */
   primary(surface: Surface): Credential;
   /** A credential of the primary principal holding every scope in `scopes`. */

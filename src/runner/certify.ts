@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import pkg from '../../package.json' with { type: 'json' };
 import { RULES } from '../registry.ts';
-import { type Rule, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
+import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
@@ -10,10 +10,10 @@ import { createDispatcher, ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport, type Report } from '../reports/model.ts';
-import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
+import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
-import { runRules, selectRules, type RuleResult } from './run.ts';
+import { runRules, selectRules } from './run.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
 
@@ -31,6 +31,10 @@ export interface CertifyOptions {
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
   rules?: readonly Rule[];
+  /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
+  adjustEmbeddedProfile?: (profile: Profile) => Profile;
+  /** `false` runs every check without consulting its declared needs: only to test the declarations. */
+  checkNeeds?: boolean;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -64,6 +68,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   if (!profile) {
     fake = await startFake({ faults: options.faults ?? [] });
     profile = embeddedProfile(fake);
+    if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : 'remote' };
   const dispatcher = createDispatcher();
@@ -83,13 +88,13 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   try {
     await preflight(probe, profile.target);
     const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
-    if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
+    if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
     const services: CheckServices = {
       redactor,
       provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
       missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
     };
-    const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
+    const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult });
     const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
     const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });

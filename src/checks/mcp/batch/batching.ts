@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26' });
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 const MUST_RECEIVE_BATCHES = 'MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.';
 

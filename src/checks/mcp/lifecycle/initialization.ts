@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26' });
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** The protocolVersion of a result, read loosely so only initialize-result judges the rest of the shape. */
 function versionOf(message: Record<string, unknown> | undefined): string | undefined {

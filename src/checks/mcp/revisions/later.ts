@@ -7,7 +7,7 @@ import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { PROTOCOL_VERSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { initializeOnce, isObject, newRequestId, postMcp, request, responses, withSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
 
 const OWN_VERSIONING = '`/mcp` follows the MCP 2025-03-26 Streamable HTTP protocol and has its own versioning, outside `/v8/`.';
 

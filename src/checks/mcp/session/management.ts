@@ -4,7 +4,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
 import { caller, closeSession, deleteSession, MCP_PATH, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26' });
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** A session as setup; the rules below do not apply to a server that assigns no session id. */
 async function sessionWithId(ctx: CheckContext): Promise<McpSession & { id: string }> {

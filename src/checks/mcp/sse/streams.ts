@@ -2,7 +2,7 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { isBodyTimeout, newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26' });
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
 
 /** Calls the fixture tool; with `progress`, a streaming server has a reason to send more than one event. */
 async function callTool(ctx: CheckContext, session: McpSession, label: string, options: { progress: boolean; timeoutMs?: number }): Promise<McpReply & { requestId: string }> {

@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { isObject, MCP_PATH, withSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
 
 export const get405 = rule({
   id: 'mcp.transport.get-405',

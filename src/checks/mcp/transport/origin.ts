@@ -2,7 +2,7 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { deleteSession, sendInitialize, SPEC_URL } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26' });
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** A reserved name (RFC 2606), so the origin can never be one a deployment really trusts. */
 const FOREIGN_ORIGIN = 'https://apicert-foreign-page.invalid';

@@ -14,7 +14,7 @@ import {
   type McpSession,
 } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26' });
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 function describe(reply: McpReply): string {
   return `HTTP ${reply.res.status}, ${reply.kind === 'empty' ? 'no body' : `a ${reply.mediaType || 'untyped'} body`}`;

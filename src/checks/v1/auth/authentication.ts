@@ -5,7 +5,7 @@ import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 interface Call {
   name: string;
@@ -84,6 +84,7 @@ export const expiredKey = rule({
   id: 'v1.auth.expired-key',
   title: 'Every /v1 endpoint refuses an expired API key with authentication_failed',
   level: 'required',
+  needs: { credentials: ['v1:expired'] },
   destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier.' },
   async check(ctx) {

@@ -3,7 +3,7 @@ import { section } from '../../../rule/index.ts';
 import { ACCEPTED } from '../../../contract/v1/runs.ts';
 import { eventKind, postTurn, problemCode, turnBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const chatPath = rule({
   id: 'v1.chat.relation',

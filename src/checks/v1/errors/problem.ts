@@ -3,7 +3,7 @@ import { type CheckContext, section, type ProbeResponse } from '../../../rule/in
 import { v1Problem } from '../../../contract/v1/problem.ts';
 import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 /** Errors every deployment can be made to produce with the profile's keys and the `completes` fixture. */
 async function errorBattery(ctx: CheckContext): Promise<Array<{ what: string; res: ProbeResponse }>> {

@@ -4,12 +4,13 @@ import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { isProblem, namedKey, problemCode } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const rateLimited = rule({
   id: 'v1.errors.rate-limited',
   title: 'Over the limit: 429, code rate_limited, retryable:true, a numeric Retry-After header, retryAfterMs at least 0 when given',
   level: 'required',
+  needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
   spec: {
     section: 'Errors > Rules 1; Limits',
     quote: 'Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`. A numeric `Retry-After` header is expected alongside it.',
@@ -37,6 +38,7 @@ export const limiterUnavailable = rule({
   id: 'v1.errors.limiter-unavailable-503',
   title: 'When the rate limiter of a key is unavailable, requests fail closed with 503 (not 429, not served)',
   level: 'required',
+  needs: { fixtures: ['v1.limiterUnavailableCredential'] },
   spec: {
     section: 'Errors > Rules 2; Limits',
     quote: 'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`. … Each API key has its own rate-limit tier, enforced fail-closed.',

@@ -2,7 +2,7 @@
 import { section } from '../../../rule/index.ts';
 import { postExecute, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 export const acceptHeader = rule({
   id: 'v1.execute.accept-header',

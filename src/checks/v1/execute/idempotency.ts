@@ -21,7 +21,7 @@ import {
   type TurnAnswer,
 } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 
@@ -41,6 +41,7 @@ export const replay = rule({
   id: 'v1.execute.idempotency.replay',
   title: 'The same key and request replays: the same run_id for a task, request.accepted with replayed:true for a turn',
   level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   async check(ctx) {
@@ -66,6 +67,7 @@ export const conflict = rule({
   id: 'v1.execute.idempotency.conflict',
   title: 'The same key with a different request answers 409 conflict, retryable:false, and retrying does not change that',
   level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: {
     section: 'Endpoints > Rules 3; Errors > Rules 4',
@@ -92,6 +94,7 @@ export const scope = rule({
   id: 'v1.execute.idempotency.scope',
   title: "Another principal's or tenant's use of the same key and request starts its own run (no replay of someone else's run)",
   level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
@@ -119,6 +122,7 @@ export const normalized = rule({
   id: 'v1.execute.idempotency.normalized',
   title: 'The request digest is normalized: the same JSON with other key order and whitespace is a replay, not a conflict',
   level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
@@ -151,6 +155,7 @@ export const retryAfter429 = rule({
   id: 'v1.execute.idempotency.retry-after-429',
   title: 'After a 429 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
+  needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
   destructive: 'mutate',
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
@@ -164,6 +169,7 @@ export const retryAfter503 = rule({
   id: 'v1.execute.idempotency.retry-after-503',
   title: 'After a fail-closed 503 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
+  needs: { fixtures: ['v1.limiterUnavailableCredential'] },
   destructive: 'mutate',
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
@@ -178,6 +184,7 @@ export const keyFormat = rule({
   id: 'v1.execute.idempotency.key-format',
   title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted',
   level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: {
     section: 'Endpoints; Resources > Shared primitives',

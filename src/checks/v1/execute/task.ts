@@ -3,7 +3,7 @@ import { section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import { postExecute, taskBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 export const taskRunId = rule({
   id: 'v1.execute.task.run-id',

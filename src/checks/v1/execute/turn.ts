@@ -4,7 +4,7 @@ import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support/fabric.ts';
 import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const turnStream = rule({
   id: 'v1.execute.turn.stream',

@@ -4,7 +4,7 @@ import { openObject } from '../../../contract/v1/runs.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.approval', 'v1.tasks.parks'] } });
 
 export interface ParkedRun {
   runId: string;

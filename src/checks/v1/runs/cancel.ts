@@ -4,12 +4,13 @@ import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const cancelTerminalEvent = rule({
   id: 'v1.runs.cancel.terminal-event',
   title: "Cancelling a run in flight answers 200 and request.cancelled ends the run's stream",
   level: 'required',
+  needs: { fixtures: ['v1.tasks.long'] },
   destructive: 'mutate',
   spec: {
     section: 'States and transitions; Endpoints',
@@ -33,6 +34,7 @@ export const cancelNotRollback = rule({
   id: 'v1.runs.cancel.not-rollback',
   title: 'What a run reads back as when it is cancelled after an approval was committed',
   level: 'observation',
+  needs: { fixtures: ['v1.approval', 'v1.tasks.parks'] },
   destructive: 'mutate',
   spec: {
     section: 'What the service does',

@@ -3,7 +3,7 @@ import { section, type SseEvent } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
 import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const RESUME = 'Resume: `Last-Event-ID` carries the `sequence` value of the stored run event.';
 
@@ -19,6 +19,7 @@ export const eventIdentity = rule({
   id: 'v1.runs.events.identity',
   title: 'Every run event carries an identity to deduplicate by, and its SSE id is the increasing sequence',
   level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: {
     section: 'Events > Run event stream',
@@ -43,6 +44,7 @@ export const resume = rule({
   id: 'v1.runs.events.resume',
   title: 'Resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
   level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: { section: 'Events > Run event stream', quote: RESUME },
   async check(ctx) {
@@ -72,6 +74,7 @@ export const droppedConnection = rule({
   id: 'v1.runs.events.dropped-connection',
   title: 'After a dropped stream a task run reads back (in flight, parked or finished) and its stream resumes after the last sequence',
   level: 'required',
+  needs: { fixtures: ['v1.tasks.long'] },
   destructive: 'mutate',
   spec: {
     section: 'Endpoints > Rules 4',

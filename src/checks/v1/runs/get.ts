@@ -3,7 +3,7 @@ import { section } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
 import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 export const getRun = rule({
   id: 'v1.runs.get',

@@ -5,7 +5,7 @@ import type { Credential } from '../../../profile/schema.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import { newKey, otherTenantKey, postExecute, primaryKey, startRun, taskBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const USAGE = '/v1/usage';
 
@@ -33,6 +33,7 @@ export const usageTenantScoped = rule({
   id: 'v1.usage.tenant-scoped',
   title: "No trace of one tenant's runs (run id or a marker sent in the task) appears in another tenant's usage readback",
   level: 'required',
+  needs: { credentials: ['v1:other-tenant'], fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints', quote: '`200` JSON, tenant-scoped usage and spend readback' },
   async check(ctx) {

@@ -3,7 +3,7 @@ import { section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import { postExecute, postTurn, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 export const versionHeader = rule({
   id: 'v1.versioning.header',

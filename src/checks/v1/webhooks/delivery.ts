@@ -4,7 +4,7 @@ import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from 
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
 const SECTION = 'Events > Webhooks';
 const DELIVERY_SENTENCE = 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.';
@@ -102,6 +102,7 @@ export const terminalEvents = rule({
   id: 'v1.webhooks.delivery.terminal-events',
   title: 'A completed run is delivered as run.completed and a failed run as run.failed',
   level: 'required',
+  needs: { fixtures: ['webhooks.runs.fails'] },
   destructive: 'mutate',
   spec: { section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
   async check(ctx: CheckContext) {

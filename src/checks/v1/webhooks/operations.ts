@@ -5,7 +5,7 @@ import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
 const SECTION = 'Endpoints';
 
@@ -66,6 +66,7 @@ export const replay = rule({
   id: 'v1.webhooks.deliveries.replay',
   title: 'Replaying a delivery re-sends the same event_id with a valid signature, so receivers stay idempotent',
   level: 'required',
+  needs: { fixtures: ['webhooks.replay'] },
   destructive: 'mutate',
   spec: { section: SECTION, quote: 'Path and payload of the delivery replay operation: not shown. Replay exists and must stay idempotent.' },
   async check(ctx: CheckContext) {

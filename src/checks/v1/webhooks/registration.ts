@@ -13,6 +13,7 @@ export const registerCreated = rule({
   id: 'v1.webhooks.register.created',
   title: 'Registering a public HTTPS endpoint answers 201 with a signing_secret',
   level: 'required',
+  needs: { credentials: ['v1:registrar'] },
   destructive: 'mutate',
   spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
   async check(ctx: CheckContext) {
@@ -27,6 +28,7 @@ export const registerScopes = rule({
   id: 'v1.webhooks.register.scopes-403',
   title: 'A key holding only runs:read, or only runs:write, cannot register an endpoint (403)',
   level: 'required',
+  needs: { credentials: ['v1:holding-only:runs:read', 'v1:holding-only:runs:write'] },
   destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`.' },
   async check(ctx: CheckContext) {
@@ -41,6 +43,7 @@ export const secretOnce = rule({
   id: 'v1.webhooks.register.secret-once',
   title: 'The signing_secret never appears again: not on re-registration, readback, listings or errors',
   level: 'required',
+  needs: { credentials: ['v1:holding-only:runs:read', 'v1:registrar'] },
   destructive: 'mutate',
   spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
   async check(ctx: CheckContext) {
@@ -70,6 +73,7 @@ export const filterField = rule({
   id: 'v1.webhooks.register.filter-field',
   title: 'Which filter field the target honours: event_types (used in practice) or events (reference schema)',
   level: 'observation',
+  needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true },
   destructive: 'mutate',
   spec: {
     section: SECTION,

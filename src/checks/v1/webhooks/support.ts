@@ -10,22 +10,13 @@ export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
 export const TERMINAL_TYPES = ['run.completed', 'run.failed'] as const;
 
-/** Credentials by what they hold; the embedded fake's `webhooks-*` keys are preferred (their own tenant). */
-function pick(ctx: CheckContext, want: (c: Credential) => boolean, missing: string): Credential {
-  const usable = ctx.profile.credentials.filter((c) => c.surfaces.includes('v1') && !c.expired && want(c));
-  const found = usable.find((c) => c.name.startsWith('webhooks-')) ?? usable[0];
-  if (!found) ctx.untestable(missing);
-  return found;
-}
-
 /** Registers endpoints and starts the runs whose events they receive (so both share a tenant). */
 export function registrar(ctx: CheckContext): Credential {
-  return pick(ctx, (c) => c.scopes.includes('runs:read') && c.scopes.includes('runs:write'), 'the profile has no unexpired v1 credential holding runs:read and runs:write: add one (surfaces: [v1])');
+  return ctx.credential('v1:registrar');
 }
 
 export function holdingOnly(ctx: CheckContext, scope: 'runs:read' | 'runs:write'): Credential {
-  const other = scope === 'runs:read' ? 'runs:write' : 'runs:read';
-  return pick(ctx, (c) => c.scopes.includes(scope) && !c.scopes.includes(other), `the profile has no unexpired v1 credential holding ${scope} without ${other}: add one (surfaces: [v1], scopes: [${scope}])`);
+  return ctx.credential(`v1:holding-only:${scope}`);
 }
 
 export function receiverOf(ctx: CheckContext): WebhookReceiver {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { type CheckContext, section, type Rule } from '../../../rule/index.ts';
 import { publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
 
 const SECTION = 'Events > Webhooks';
 const RULES_SENTENCE = 'Endpoint URL rules: public HTTPS on the default port.';
@@ -141,6 +141,7 @@ export const unsafeRedirect = rule({
   id: 'v1.webhooks.url.redirect',
   title: 'A delivery answered with a redirect to an unsafe (plain http) target is not followed',
   level: 'required',
+  needs: { fixtures: ['webhooks.runs.completes'], receiver: true },
   destructive: 'mutate',
   spec: { section: SECTION, quote: 'Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
   async check(ctx: CheckContext) {

@@ -4,7 +4,7 @@ import { capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
 import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
 import { boundarySearches, generatedSearches } from './cases.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read'] } });
 
 export const searchOk = rule({
   id: 'v8.capabilities.search.ok',
@@ -56,6 +56,7 @@ export const searchPrincipal = rule({
   id: 'v8.capabilities.search.principal-403',
   title: 'A capability search body containing principalId answers 403, whichever principal it names',
   level: 'required',
+  needs: { credentials: ['v8:primary'] },
   spec: {
     section: 'Endpoints > Rules 1',
     quote: 'A body containing `principalId` is rejected with `403` on memory query and capability search. The gateway takes the principal from the token.',

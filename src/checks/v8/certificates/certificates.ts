@@ -4,7 +4,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { worldCertificate } from '../../../contract/v8/certificates.ts';
 import { holder, listingItems, PATHS } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:world:read'] } });
 
 async function readCertificates(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.certificates, credential: holder(ctx, 'world:read'), label: 'list world certificates' });

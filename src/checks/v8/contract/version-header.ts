@@ -4,7 +4,7 @@ import { section } from '../../../rule/index.ts';
 import { errorBattery, readSurfaceSuccesses } from '../support/battery.ts';
 import { createMission, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'], fixtures: ['v8.missions.succeeds'] } });
 
 export const versionHeader = rule({
   id: 'v8.contract.version-header',

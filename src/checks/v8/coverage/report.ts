@@ -6,7 +6,7 @@ import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
 import { holder, PATHS } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:coverage:read'] } });
 
 function readCoverage(ctx: CheckContext, credential: Credential, label = 'read the coverage report') {
   return ctx.http.send({ method: 'GET', path: PATHS.coverage, credential, label });

@@ -4,7 +4,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { contextGoal } from '../../../contract/v8/goals.ts';
 import { holder, listingItems, PATHS } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:context:read'] } });
 
 async function readGoals(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.goals, credential: holder(ctx, 'context:read'), label: 'list context goals' });
@@ -48,6 +48,7 @@ export const goalsCompartment = rule({
   id: 'v8.goals.compartment-boundary',
   title: "No goal outside the caller's compartments is listed",
   level: 'required',
+  needs: { fixtures: ['v8.goalCompartments'] },
   spec: { section: 'Resources > Context goal', quote: "Goals outside the caller's compartment or purpose boundary are silently excluded." },
   async check(ctx: CheckContext) {
     const allowed = ctx.profile.fixtures.v8.goalCompartments;

@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { newKey } from '../support/missions.ts';
 import { PATHS } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:primary'] } });
 
 export const intentsExistence = rule({
   id: 'v8.intents.existence',

@@ -5,7 +5,7 @@ import { MEMORY_BOUNDS, memoryResponse } from '../../../contract/v8/memory.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:memory:read'] } });
 
 /** Only what a rule judges, so a shape defect is reported once, by the shape rule. */
 const lenientEntries = z.looseObject({
@@ -76,6 +76,7 @@ export const queryPrincipal = rule({
   id: 'v8.memory.query.principal-403',
   title: 'A memory query body containing principalId answers 403, whichever principal it names',
   level: 'required',
+  needs: { credentials: ['v8:primary'] },
   spec: {
     section: 'Endpoints > Rules 1; Errors',
     quote: 'A body containing `principalId` is rejected with `403` on memory query and capability search. … `403` no `memory:read`, `principalId` in body, or purpose not permitted',

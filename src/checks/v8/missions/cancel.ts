@@ -3,7 +3,7 @@ import { section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.cancellable'] } });
 
 export const cancelled = rule({
   id: 'v8.missions.cancel.cancelled',

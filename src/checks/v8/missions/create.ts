@@ -4,7 +4,7 @@ import { section } from '../../../rule/index.ts';
 import { missionProjection, type ResourceBudget } from '../../../contract/v8/missions.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 const CREATE_400 = '`400` missing fields, budget out of range, malformed JSON';
 
@@ -12,6 +12,7 @@ export const createAccepted = rule({
   id: 'v8.missions.create.accepted',
   title: 'Create answers 202 with a mission projection: UUID v7 runId, status, integer sequence, empty steps',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'States and transitions; Resources > Mission projection',
@@ -63,6 +64,7 @@ export const createMissingFields = rule({
   id: 'v8.missions.create.missing-fields',
   title: 'Create without goalSpec, goalSpec.task, resourceBudget or any budget field answers 400',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Errors; Resources > Goal specification and budget', quote: `${CREATE_400} … all four fields required` },
   async check(ctx) {
@@ -128,6 +130,7 @@ export const createBudgetBounds = rule({
   id: 'v8.missions.create.budget-bounds',
   title: 'Budgets inside every bound are accepted; a budget with one field missing, non-integer or out of range answers 400',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'Resources > Goal specification and budget; Limits',

@@ -10,12 +10,13 @@ import {
 import { uuidv7 } from '../../../util/uuid.ts';
 import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, writer } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 export const eventsShape = rule({
   id: 'v8.missions.events.shape',
   title: 'The stream is text/event-stream and every event has an id, a documented type and JSON data',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'Events; Endpoints > Rules 5',
@@ -47,6 +48,7 @@ export const eventsTraceId = rule({
   id: 'v8.missions.events.trace-id',
   title: 'Step events carry a traceId; mission.step.completed also carries the stepId',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'Events',
@@ -68,6 +70,7 @@ export const closesAfterTerminal = rule({
   id: 'v8.missions.events.closes-after-terminal',
   title: 'The server closes the stream after the terminal event',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
   async check(ctx) {
@@ -85,6 +88,7 @@ export const resume = rule({
   id: 'v8.missions.events.resume',
   title: 'Resuming with Last-Event-ID neither repeats nor skips an event',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'Events',
@@ -118,6 +122,7 @@ export const replayWindow = rule({
   id: 'v8.missions.events.replay-window-409',
   title: 'A Last-Event-ID outside the replay window answers 409',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'Events > Rules 1',
@@ -139,6 +144,7 @@ export const afterTerminal = rule({
   id: 'v8.missions.events.after-terminal',
   title: 'Nothing after the terminal event changes the mission state',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
   async check(ctx) {

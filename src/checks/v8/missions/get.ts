@@ -4,12 +4,13 @@ import { missionProjection } from '../../../contract/v8/missions.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { createMission, getMission, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 export const getOk = rule({
   id: 'v8.missions.get.ok',
   title: 'Get answers 200 with the projection of the mission asked for',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints', quote: 'path `runId` (UUID v7) | `200` mission projection' },
   async check(ctx) {
@@ -37,6 +38,7 @@ export const getOtherPrincipal = rule({
   id: 'v8.missions.get.other-principal-404',
   title: "Another principal's mission answers 404 on get and events",
   level: 'required',
+  needs: { credentials: ['v8:other-principal:missions:read'], fixtures: ['v8.missions.waits'] },
   destructive: 'mutate',
   spec: {
     section: 'Authentication',

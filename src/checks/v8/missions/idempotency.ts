@@ -4,7 +4,7 @@ import { type CheckContext, section, type ProbeResponse } from '../../../rule/in
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 const KEY_RULE = 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.';
 
@@ -19,6 +19,7 @@ export const keyRequired = rule({
   id: 'v8.missions.idempotency.key-required',
   title: 'Create without Idempotency-Key is rejected with problem+json and creates nothing',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 2', quote: KEY_RULE },
   async check(ctx) {
@@ -47,6 +48,7 @@ export const keyFormat = rule({
   id: 'v8.missions.idempotency.key-format',
   title: 'Keys of 16-128 allowed characters are accepted; shorter, longer or other characters are rejected',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 2; Limits', quote: KEY_RULE },
   async check(ctx) {
@@ -78,6 +80,7 @@ export const replay = rule({
   id: 'v8.missions.idempotency.replay',
   title: 'The same key and body returns the original response and starts no second mission',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'Endpoints > Rules 3',
@@ -105,6 +108,7 @@ export const conflict = rule({
   id: 'v8.missions.idempotency.conflict',
   title: 'The same key with a different body answers 409',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 3', quote: 'The same key with a different body gives `409`.' },
   async check(ctx) {
@@ -122,6 +126,7 @@ export const signalsKeyRequired = rule({
   id: 'v8.missions.signals.key-required',
   title: 'A signal without Idempotency-Key is rejected with problem+json',
   level: 'required',
+  needs: { fixtures: ['v8.missions.waits'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints', quote: 'headers `Idempotency-Key`, `Content-Type`; body signal and payload' },
   async check(ctx) {
@@ -141,6 +146,7 @@ export const cancelKeyRequired = rule({
   id: 'v8.missions.cancel.key-required',
   title: 'Cancel without Idempotency-Key is rejected and the mission keeps running',
   level: 'required',
+  needs: { fixtures: ['v8.missions.waits'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints', quote: 'header `Idempotency-Key` required' },
   async check(ctx) {

@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 function postSignal(ctx: CheckContext, runId: string, body: unknown, key: string = newKey(), label = 'send signal', credential: Credential = writer(ctx)) {
   return ctx.http.send({ method: 'POST', path: `${MISSIONS}/${runId}/signals`, credential, headers: { 'idempotency-key': key }, json: body, label });
@@ -13,6 +13,7 @@ export const signalAccepted = rule({
   id: 'v8.missions.signals.accepted',
   title: 'A signal to a mission that is not terminal answers 200 with an empty body',
   level: 'required',
+  needs: { fixtures: ['v8.missions.waits'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints', quote: '`200`, empty body; the signal is durably recorded, not yet delivered or processed' },
   async check(ctx) {
@@ -29,6 +30,7 @@ export const signalValidation = rule({
   id: 'v8.missions.signals.validation',
   title: 'A signal without signal or payload, or with a name outside 1-256 characters, answers 400; 256 characters is accepted',
   level: 'required',
+  needs: { fixtures: ['v8.missions.waits'] },
   destructive: 'mutate',
   spec: {
     section: 'Errors; Resources > Signal request',
@@ -55,6 +57,7 @@ export const signalTerminal = rule({
   id: 'v8.missions.signals.terminal-409',
   title: 'A signal to a succeeded mission answers 409',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
   async check(ctx) {
@@ -69,6 +72,7 @@ export const signalConflict = rule({
   id: 'v8.missions.signals.idempotency-conflict',
   title: 'A signal that reuses a key with another body answers 409; the same body replays',
   level: 'required',
+  needs: { fixtures: ['v8.missions.waits'] },
   destructive: 'mutate',
   spec: { section: 'Errors', quote: '`409` terminal mission or different body with same key' },
   async check(ctx) {

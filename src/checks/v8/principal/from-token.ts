@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { fixture, getMission, postMission, writer } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:other-principal:missions:read'], fixtures: ['v8.missions.succeeds'] } });
 
 export const principalFromToken = rule({
   id: 'v8.principal.from-token',

@@ -3,12 +3,13 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
 import { getSkill, judgePathIdBounds, randomSuffix, skillFixture } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
 
 export const skillOk = rule({
   id: 'v8.skills.get.ok',
   title: 'A visible skill answers 200 with kind "skill", a documented healthState, a 64-hex contractHash and an evidenceScore in 0-1',
   level: 'required',
+  needs: { fixtures: ['v8.skillId'] },
   spec: {
     section: 'Resources > Skill',
     quote: 'kind | string | always `skill` … contractHash | string | 64 hex chars … `lastVerifiedAt` (timestamp), `evidenceScore` (number 0-1), `verificationPassed` (boolean)',

@@ -5,12 +5,13 @@ import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
 import { getTrace, judgePathIdBounds, missionWithTraces, randomSuffix, someTrace } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
 
 export const traceOk = rule({
   id: 'v8.traces.get.ok',
   title: 'A step trace answers 200 with traceId, a UUID missionRunId, stepId, a UTC startedAt and operations of documented kinds',
   level: 'required',
+  needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
     section: 'Resources > Trace',
@@ -34,6 +35,7 @@ export const traceResolves = rule({
   id: 'v8.traces.get.resolves',
   title: 'Every traceId of a step event, of completed and failed steps alike, can be read',
   level: 'required',
+  needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Events > Rules 3', quote: 'Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.' },
   async check(ctx: CheckContext) {
@@ -57,6 +59,7 @@ export const traceCompletedAt = rule({
   id: 'v8.traces.get.completed-at',
   title: 'The trace of a step that did not complete carries no completedAt',
   level: 'required',
+  needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.fails'] },
   destructive: 'mutate',
   spec: { section: 'Resources > Trace', quote: 'Optional: `completedAt` (absent when the step did not complete)' },
   async check(ctx: CheckContext) {
