@@ -62,9 +62,9 @@ export const profileSchema = z.strictObject({
       /** The most requests one rate-limit burst may send. */
       rateLimitBurstMax: z.number().int().min(1).max(5000).default(300),
       /** Model-based rules (v8.missions.lifecycle.model, v1.runs.lifecycle.model): random sequences tried per rule. */
-      modelRuns: z.number().int().min(1).max(1000).default(10),
+      modelRuns: z.number().int().min(1).max(1000).default(20),
       /** The most operations in one sequence. */
-      modelCommands: z.number().int().min(1).max(200).default(12),
+      modelCommands: z.number().int().min(1).max(200).default(16),
       /** How long one model-based rule may spend generating and shrinking sequences. */
       modelTimeMs: z.number().int().min(1000).default(20_000),
       /** The most requests one model-based rule may send (the run-wide requestBudget still applies). */

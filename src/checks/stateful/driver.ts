@@ -160,7 +160,6 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
       throw error instanceof Error ? error : new Error(String(error));
     }
     const text = formatCounterexample(lastFailure.steps, lastFailure.violation, { ruleId: ctx.rule.id, seed: details.seed, path: details.counterexamplePath ?? undefined, runs: details.numRuns });
-    ctx.observe('shrunk counterexample', text.split('\n'));
     throw new CheckFailure(`${lastFailure.violation}\n\n${text}`, {
       seed: details.seed,
       path: details.counterexamplePath,

@@ -13,7 +13,7 @@ import { EventLog } from '../../stateful/event-log.ts';
 import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
 import { readPath, tampered } from './approve.ts';
 
-const READ_MS = 300;
+const READ_MS = 200;
 const HEADERS_MS = 1_000;
 const MAX_RUNS = 3;
 const LABELS = 'ABC';

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
 import type { RouteRequest } from '../../http.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
+import { skipsCancelOnResume } from './sequence-faults.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
@@ -29,6 +30,8 @@ function resumeAfter({ fake, v8, engine }: MissionSurface, r: RouteRequest, miss
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
   res.writeHead(200, SSE_HEADERS);
+  // A resume at the tail of a waiting mission has nothing to send yet; the reader still gets its headers now.
+  res.flushHeaders();
   const holdOpen = fake.faults.has('v8.missions.events.closes-after-terminal/held-open');
   let ended = false;
   const end = () => {
@@ -45,7 +48,9 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', end);
   let sentTerminal = false;
+  const skipCancel = skipsCancelOnResume(fake, after);
   for (const e of engine.eventsAfter(mission, after)) {
+    if (skipCancel && e.event === 'mission.cancelled') continue;
     writeEvent(res, e);
     if (isTerminalEvent(e)) sentTerminal = true;
   }

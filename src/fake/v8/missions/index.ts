@@ -4,6 +4,7 @@ import type { Route, RouteRequest } from '../../http.ts';
 import { ownerOf } from '../principal.ts';
 import type { MissionEngine } from './engine.ts';
 import { events } from './events.ts';
+import { cancelWithGap, replayCurrentProjection, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
@@ -29,6 +30,7 @@ async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
     reExecuteReplay: fake.faults.has('v8.missions.idempotency.replay/re-executes'),
     conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
   };
+  if (key && replayCurrentProjection(fake, engine, v8, r.res, surface.idempotency.replayOf(scopeKey, key, fingerprint))) return;
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   const goalSpec = parsed.data.goalSpec as Record<string, unknown>;
   const mission = engine.create(ownerOf(fake, caller, goalSpec), goalSpec, parsed.data.resourceBudget);
@@ -52,7 +54,7 @@ function get(surface: MissionSurface, r: RouteRequest): void {
   v8.json(r.res, 200, fake.faults.has('v8.missions.get.ok/sequence-as-string') ? { ...projection, sequence: String(projection.sequence) } : projection);
 }
 
-function cancel(surface: MissionSurface, r: RouteRequest): void {
+async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
   const caller = v8.authorize(r, 'missions:write');
   if (!caller) return;
@@ -63,7 +65,8 @@ function cancel(surface: MissionSurface, r: RouteRequest): void {
     v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
     return;
   }
-  if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect')) engine.cancel(mission, 'cancelled by request');
+  if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect') && !(await cancelWithGap(fake, engine, mission, 'cancelled by request'))) engine.cancel(mission, 'cancelled by request');
+  reviveAfterSignal(fake, mission);
   v8.json(r.res, 200, engine.projection(mission));
 }
 
