@@ -269,14 +269,27 @@ class Approve extends RunCommand {
   }
 }
 
-class ReadAll extends RunCommand {
+/**
+ * Reads the run from the start; once it shows the terminal event, also resumes after it: nothing
+ * may follow a terminal event, whatever was sent to the run since.
+ */
+async function readAndProbe(ctx: CheckContext, model: RunsModel, r: RunModel, what: string): Promise<void> {
+  const s = await readStream(ctx, r, model, `events of run ${r.label} from the start`);
+  seeStream(ctx, model, r, s, -1, `step ${model.step}: ${what}`);
+  const end = r.log.terminalAt();
+  const id = end >= 0 ? r.log.events[end]!.id : undefined;
+  if (id === undefined) return;
+  const after = await readStream(ctx, r, model, `resume run ${r.label} after its terminal event`, id);
+  seeStream(ctx, model, r, after, end, `step ${model.step}: resuming run ${r.label} after its terminal event (sequence ${id})`);
+}
+
+export class ReadAll extends RunCommand {
   toString(): string {
     return `readEvents(${this.n})`;
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.run_(model, real, 'read the events from the start of');
-    const s = await readStream(real.ctx, r, model, `events of run ${r.label} from the start`);
-    seeStream(real.ctx, model, r, s, -1, `step ${model.step}: the stream of run ${r.label} from the start`);
+    const r = this.run_(model, real, 'read the events (from the start, then after the terminal event) of');
+    await readAndProbe(real.ctx, model, r, `the stream of run ${r.label} from the start`);
   }
 }
 
@@ -355,8 +368,7 @@ class Race extends RunCommand {
       }
     });
     if (ops.includes('cancel')) r.cancelSent = true;
-    const stream = await readStream(ctx, r, model, `events of run ${r.label} after the race`);
-    seeStream(ctx, model, r, stream, -1, `step ${model.step}: the stream of run ${r.label} after the race`);
+    await readAndProbe(ctx, model, r, `the stream of run ${r.label} after the race`);
   }
 }
 
@@ -368,6 +380,7 @@ export function runCommands(): Array<fc.Arbitrary<fc.AsyncCommand<RunsModel, Rea
     n.map((i) => new Replay(i)),
     n.map((i) => new Conflict(i)),
     n.map((i) => new Get(i)),
+    n.map((i) => new Cancel(i)),
     n.map((i) => new Cancel(i)),
     fc.tuple(n, fc.boolean()).map(([i, right]) => new Approve(i, right)),
     fc.tuple(n, fc.boolean()).map(([i, right]) => new Approve(i, right)),

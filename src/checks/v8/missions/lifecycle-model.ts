@@ -324,7 +324,7 @@ class ReplayCancel extends MissionCommand {
   }
 }
 
-class ReadAll extends MissionCommand {
+export class ReadAll extends MissionCommand {
   toString(): string {
     return `readEvents(${this.n})`;
   }
