@@ -66,7 +66,7 @@ export const profileSchema = z.strictObject({
       /** The most operations in one sequence. */
       modelCommands: z.number().int().min(1).max(200).default(16),
       /** How long one model-based rule may spend generating and shrinking sequences. */
-      modelTimeMs: z.number().int().min(1000).default(20_000),
+      modelTimeMs: z.number().int().min(1000).default(30_000),
       /** The most requests one model-based rule may send (the run-wide requestBudget still applies). */
       modelRequests: z.number().int().min(10).default(800),
       /** Checks running at once. */

@@ -122,9 +122,11 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
   let sequences = 0;
   let commands = 0;
 
+  // Shrinking gets at most half the time: a longer counterexample found in time beats none.
+  let shrinkUntil = Number.POSITIVE_INFINITY;
   const property = fc.asyncProperty(fc.commands(spec.commands, { maxCommands: bounds.commands, size: 'max' }), async (cmds) => {
     // After transport trouble or a spent budget every further sequence would judge nothing.
-    if (stopped || budget.spent) return;
+    if (stopped || budget.spent || performance.now() > shrinkUntil) return;
     const transcript = new Transcript(ctx.http);
     const real: Real = { ctx, transcript, budget };
     const model = spec.model();
@@ -138,7 +140,10 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
         stopped = error;
         return;
       }
-      if (error instanceof CheckFailure) lastFailure = { steps: [...transcript.steps], violation: error.message };
+      if (error instanceof CheckFailure) {
+        lastFailure = { steps: [...transcript.steps], violation: error.message };
+        if (shrinkUntil === Number.POSITIVE_INFINITY) shrinkUntil = performance.now() + bounds.timeMs / 2;
+      }
       throw error;
     } finally {
       await spec.cleanup?.(model, real).catch(() => undefined);
