@@ -5,7 +5,7 @@ import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 interface Call {
   name: string;
@@ -61,7 +61,6 @@ export const unauthenticated = rule({
   id: 'v1.auth.unauthenticated',
   title: 'Every /v1 endpoint refuses a request without an API key, or with a key it never issued, with authentication_failed',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'Authentication',
     quote: 'Scheme: HTTP bearer. The token is an API key whose format has the prefix `service_sk_`. … Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`.',
@@ -85,7 +84,6 @@ export const expiredKey = rule({
   title: 'Every /v1 endpoint refuses an expired API key with authentication_failed',
   level: 'required',
   needs: { credentials: ['v1:expired'] },
-  destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier.' },
   async check(ctx) {
     const expired = ctx.expired('v1');
@@ -99,7 +97,6 @@ export const scopesObserved = rule({
   id: 'v1.auth.scopes',
   title: 'Which scopes each /v1 endpoint asks for (not shown by the spec)',
   level: 'observation',
-  destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
   async check(ctx) {
     const primary = primaryKey(ctx);

@@ -3,13 +3,12 @@ import { section } from '../../../rule/index.ts';
 import { ACCEPTED } from '../../../contract/v1/runs.ts';
 import { eventKind, postTurn, problemCode, turnBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const chatPath = rule({
   id: 'v1.chat.relation',
   title: 'Whether the target serves turn bodies on /v1/chat, and how that compares with /v1/execute',
   level: 'observation',
-  destructive: 'mutate',
   spec: {
     section: 'Resources > Task request body',
     quote: 'The reference client posts the turn body to a separate `/v1/chat` path. How that path relates to `/v1/execute` is unreconciled.',

@@ -2,13 +2,12 @@
 import { section } from '../../../rule/index.ts';
 import { postExecute, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 export const acceptHeader = rule({
   id: 'v1.execute.accept-header',
   title: 'What each mode answers to the other mode\'s Accept value',
   level: 'observation',
-  destructive: 'mutate',
   spec: { section: 'Endpoints', quote: '`Accept` (optional: `text/event-stream` or `application/json`)' },
   async check(ctx) {
     const turn = await postExecute(ctx, turnBody(ctx), { headers: { accept: 'application/json' }, label: 'execute (turn) with Accept: application/json' });

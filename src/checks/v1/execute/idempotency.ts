@@ -21,7 +21,7 @@ import {
   type TurnAnswer,
 } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 
@@ -42,7 +42,6 @@ export const replay = rule({
   title: 'The same key and request replays: the same run_id for a task, request.accepted with replayed:true for a turn',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');
@@ -68,7 +67,6 @@ export const conflict = rule({
   title: 'The same key with a different request answers 409 conflict, retryable:false, and retrying does not change that',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
-  destructive: 'mutate',
   spec: {
     section: 'Endpoints > Rules 3; Errors > Rules 4',
     quote: 'Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay. … `409` from an idempotency mismatch is not fixed by retrying. A new key must be used.',
@@ -95,7 +93,6 @@ export const scope = rule({
   title: "Another principal's or tenant's use of the same key and request starts its own run (no replay of someone else's run)",
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
     const peers = [otherPrincipalKey(ctx), findOtherTenantKey(ctx)].filter((c): c is Credential => c !== undefined);
@@ -123,7 +120,6 @@ export const normalized = rule({
   title: 'The request digest is normalized: the same JSON with other key order and whitespace is a replay, not a conflict',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');
@@ -156,7 +152,6 @@ export const retryAfter429 = rule({
   title: 'After a 429 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
   needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
-  destructive: 'mutate',
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
     const limited = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
@@ -170,7 +165,6 @@ export const retryAfter503 = rule({
   title: 'After a fail-closed 503 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
   needs: { fixtures: ['v1.limiterUnavailableCredential'] },
-  destructive: 'mutate',
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
     const down = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
@@ -185,7 +179,6 @@ export const keyFormat = rule({
   title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
-  destructive: 'mutate',
   spec: {
     section: 'Endpoints; Resources > Shared primitives',
     quote: 'Headers: `Idempotency-Key` (optional, Identifier) … | Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |',

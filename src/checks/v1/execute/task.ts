@@ -3,13 +3,12 @@ import { section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import { postExecute, taskBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 export const taskRunId = rule({
   id: 'v1.execute.task.run-id',
   title: 'A task request is answered 200 application/json with a string run_id',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'What the service does; Resources > Task response; Endpoints',
     quote: '`mode:task`: the body is the task envelope below, and the response is JSON that carries at least a run identifier. … A JSON object with required `run_id` (string). Other properties are allowed.',
@@ -27,7 +26,6 @@ export const taskExtraProperties = rule({
   id: 'v1.execute.task.extra-properties',
   title: 'A task body with extra properties (top level and inside task) is admitted',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: 'Resources > Task request body', quote: 'Task request body (extra properties allowed)' },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');

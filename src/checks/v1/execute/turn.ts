@@ -4,13 +4,12 @@ import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support/fabric.ts';
 import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const turnStream = rule({
   id: 'v1.execute.turn.stream',
   title: 'A turn request is answered 200 with text/event-stream that ends at a terminal event',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'What the service does; Events > Run event stream',
     quote: '`mode:turn`: the body is the chat request contract below, and the response is a Server-Sent Events stream that runs until a terminal event. … A turn stream ends at a terminal event.',
@@ -32,7 +31,6 @@ export const acceptedEvent = rule({
   id: 'v1.execute.turn.accepted-event',
   title: 'The turn stream carries request.accepted with a boolean replayed, false for a first admission',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'Events > Run event stream',
     quote: 'the request was admitted; carries boolean `replayed` (`true` when the admission is a replay of an earlier request with the same key)',
@@ -60,7 +58,6 @@ export const turnBodies = rule({
   id: 'v1.execute.turn.bodies',
   title: 'Every turn body inside the contract is admitted; one broken bound or one extra property gets a 4xx invalid_request problem',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'Resources and their fields; Limits',
     quote: '### Turn request body (AiPlatformChatRequestV1; no extra properties) … Field bounds are in Resources: messages 1-512, parts 1-64, text 200000 chars, metadata 32 keys, approvals 64, capabilities 64, tool filter lists 256, `timeoutMs` 1000-120000.',

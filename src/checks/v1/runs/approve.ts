@@ -4,7 +4,7 @@ import { openObject } from '../../../contract/v1/runs.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.approval', 'v1.tasks.parks'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.approval', 'v1.tasks.parks'] } });
 
 export interface ParkedRun {
   runId: string;
@@ -52,7 +52,6 @@ export const approveResumes = rule({
   id: 'v1.runs.approve.resumes',
   title: 'Approving a parked run with its action_digest answers 200 with a JSON object and the run resumes',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'States and transitions; Endpoints',
     quote: 'run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` … `200` JSON object with open properties',
@@ -78,7 +77,6 @@ export const digestBinds = rule({
   id: 'v1.runs.approve.digest-binds',
   title: 'An approve with a wrong action_digest does not resume the run; the right digest still approves it afterwards',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
@@ -97,7 +95,6 @@ export const approveRequestShape = rule({
   id: 'v1.runs.approve.request-shape',
   title: 'An approve body with an extra property or without action_digest is refused with invalid_request and approves nothing',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: 'Resources > ApproveRequest', quote: '### ApproveRequest (no extra properties) … | action_digest | string | yes |' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
@@ -119,7 +116,6 @@ export const approveDecisions = rule({
   id: 'v1.runs.approve.decisions',
   title: 'What the target does with decision "rejected" and with an unconventional decision',
   level: 'observation',
-  destructive: 'mutate',
   spec: {
     section: 'Resources > ApproveRequest',
     quote: '`approved` and `rejected` are expected by convention, unconfirmed … Format of `action_digest` and the allowed values of `decision`: not shown.',

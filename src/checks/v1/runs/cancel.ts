@@ -4,14 +4,13 @@ import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const cancelTerminalEvent = rule({
   id: 'v1.runs.cancel.terminal-event',
   title: "Cancelling a run in flight answers 200 and request.cancelled ends the run's stream",
   level: 'required',
   needs: { fixtures: ['v1.tasks.long'] },
-  destructive: 'mutate',
   spec: {
     section: 'States and transitions; Endpoints',
     quote: "cancellation accepted | a terminal `request.cancelled` event is emitted on the run's stream … `200` JSON object with open properties",
@@ -35,7 +34,6 @@ export const cancelNotRollback = rule({
   title: 'What a run reads back as when it is cancelled after an approval was committed',
   level: 'observation',
   needs: { fixtures: ['v1.approval', 'v1.tasks.parks'] },
-  destructive: 'mutate',
   spec: {
     section: 'What the service does',
     quote: 'Cancelling is not rollback. A durable action already committed (an approval, a connector write) needs its own status check or reconciliation.',

@@ -3,7 +3,7 @@ import { section, type SseEvent } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
 import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const RESUME = 'Resume: `Last-Event-ID` carries the `sequence` value of the stored run event.';
 
@@ -20,7 +20,6 @@ export const eventIdentity = rule({
   title: 'Every run event carries an identity to deduplicate by, and its SSE id is the increasing sequence',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
-  destructive: 'mutate',
   spec: {
     section: 'Events > Run event stream',
     quote: `${RESUME} … Clients should commit their cursor only after durable processing, and should deduplicate by event identity.`,
@@ -45,7 +44,6 @@ export const resume = rule({
   title: 'Resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
-  destructive: 'mutate',
   spec: { section: 'Events > Run event stream', quote: RESUME },
   async check(ctx) {
     const runId = await startRun(ctx, 'completes');
@@ -75,7 +73,6 @@ export const droppedConnection = rule({
   title: 'After a dropped stream a task run reads back (in flight, parked or finished) and its stream resumes after the last sequence',
   level: 'required',
   needs: { fixtures: ['v1.tasks.long'] },
-  destructive: 'mutate',
   spec: {
     section: 'Endpoints > Rules 4',
     quote: 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.',

@@ -3,13 +3,12 @@ import { section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import { postExecute, postTurn, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 export const versionHeader = rule({
   id: 'v1.versioning.header',
   title: 'X-AI-Platform-Version: v1 is accepted on task and turn requests',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: 'Versioning; Endpoints', quote: 'Request header `X-AI-Platform-Version` may carry the constant `v1`.' },
   async check(ctx) {
     const headers = { 'x-ai-platform-version': 'v1' };

@@ -4,7 +4,7 @@ import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from 
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
 const SECTION = 'Events > Webhooks';
 const DELIVERY_SENTENCE = 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.';
@@ -13,7 +13,6 @@ export const deliveryBody = rule({
   id: 'v1.webhooks.delivery.body',
   title: 'Every delivery is a JSON POST with apiVersion v1, event_id, run_id and an integer sequence',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: SECTION, quote: DELIVERY_SENTENCE },
   async check(ctx: CheckContext) {
     const { runId, deliveries } = await runDeliveries(ctx);
@@ -31,7 +30,6 @@ export const idHeader = rule({
   id: 'v1.webhooks.delivery.id-header',
   title: 'Service-Webhook-Id equals the body event_id',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: SECTION, quote: '`Service-Webhook-Id` | the event id; must equal body `event_id`' },
   async check(ctx: CheckContext) {
     const { deliveries } = await runDeliveries(ctx);
@@ -47,7 +45,6 @@ export const timestampHeader = rule({
   id: 'v1.webhooks.delivery.timestamp',
   title: "Service-Webhook-Timestamp is Unix seconds within 300 s of the receiver's clock",
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: `${SECTION} > Signature rules`,
     quote: '`Service-Webhook-Timestamp` | Unix seconds … A receiver rejects a timestamp that differs from its clock by more than 300 seconds',
@@ -70,7 +67,6 @@ export const signatureFormat = rule({
   id: 'v1.webhooks.delivery.signature-format',
   title: 'Service-Webhook-Signature is v1= followed by 64 lowercase hex characters',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: SECTION, quote: '`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters' },
   async check(ctx: CheckContext) {
     const { deliveries } = await runDeliveries(ctx);
@@ -85,7 +81,6 @@ export const signatureValid = rule({
   id: 'v1.webhooks.delivery.signature-valid',
   title: "The signature is HMAC-SHA-256 over <event_id>.<timestamp>.<raw body> with the endpoint's signing_secret",
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: `${SECTION} > Signature rules`,
     quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
@@ -103,7 +98,6 @@ export const terminalEvents = rule({
   title: 'A completed run is delivered as run.completed and a failed run as run.failed',
   level: 'required',
   needs: { fixtures: ['webhooks.runs.fails'] },
-  destructive: 'mutate',
   spec: { section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
   async check(ctx: CheckContext) {
     const hook = await setupHook(ctx);
@@ -132,7 +126,6 @@ export const retry = rule({
   id: 'v1.webhooks.delivery.retry',
   title: 'A delivery answered 500 is retried with the same event_id and a valid signature (at least once)',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: SECTION,
     quote: 'Delivery is at least once and may arrive out of order. … Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter',
@@ -170,7 +163,6 @@ export const sequenceOrder = rule({
   id: 'v1.webhooks.delivery.sequence-order',
   title: "sequence orders a run's events: distinct integers per event, the terminal event last",
   level: 'required',
-  destructive: 'mutate',
   spec: { section: `${SECTION} > Signature rules`, quote: 'A receiver orders events within one `run_id` by `sequence`.' },
   async check(ctx: CheckContext) {
     const { runId, deliveries } = await runDeliveries(ctx);

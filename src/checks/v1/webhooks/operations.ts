@@ -5,7 +5,7 @@ import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
 const SECTION = 'Endpoints';
 
@@ -47,7 +47,6 @@ export const deliveryListing = rule({
   id: 'v1.webhooks.deliveries.listing',
   title: 'GET /v1/webhook-deliveries lists deliveries with their endpoint and run identifiers',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: SECTION, quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
   async check(ctx: CheckContext) {
     const { hook, runId } = await runDeliveries(ctx);
@@ -67,7 +66,6 @@ export const replay = rule({
   title: 'Replaying a delivery re-sends the same event_id with a valid signature, so receivers stay idempotent',
   level: 'required',
   needs: { fixtures: ['webhooks.replay'] },
-  destructive: 'mutate',
   spec: { section: SECTION, quote: 'Path and payload of the delivery replay operation: not shown. Replay exists and must stay idempotent.' },
   async check(ctx: CheckContext) {
     const operation = ctx.profile.fixtures.webhooks.replay;
@@ -106,7 +104,6 @@ export const deadLetter = rule({
   id: 'v1.webhooks.deliveries.dead-letter',
   title: 'Retry schedule and dead-letter of a delivery that always fails (recorded, not judged)',
   level: 'observation',
-  destructive: 'mutate',
   spec: { section: 'Events > Webhooks', quote: 'Retry schedule, dead-letter rules and replay parameters: not shown.' },
   async check(ctx: CheckContext) {
     const hook = await setupHook(ctx, { respond: () => ({ status: 500 }) });

@@ -5,7 +5,7 @@ import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
 import { DELIVERIES, holdingOnly, ofRun, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
 
 const SECTION = 'Resources and their fields > Run, usage and webhook endpoint records';
 
@@ -14,7 +14,6 @@ export const registerCreated = rule({
   title: 'Registering a public HTTPS endpoint answers 201 with a signing_secret',
   level: 'required',
   needs: { credentials: ['v1:registrar'] },
-  destructive: 'mutate',
   spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
   async check(ctx: CheckContext) {
     const res = await registerWebhook(ctx, { url: publicUrl(), description: 'apicert registration probe' }, 'register a public https endpoint');
@@ -29,7 +28,6 @@ export const registerScopes = rule({
   title: 'A key holding only runs:read, or only runs:write, cannot register an endpoint (403)',
   level: 'required',
   needs: { credentials: ['v1:holding-only:runs:read', 'v1:holding-only:runs:write'] },
-  destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`.' },
   async check(ctx: CheckContext) {
     for (const scope of ['runs:read', 'runs:write'] as const) {
@@ -44,7 +42,6 @@ export const secretOnce = rule({
   title: 'The signing_secret never appears again: not on re-registration, readback, listings or errors',
   level: 'required',
   needs: { credentials: ['v1:holding-only:runs:read', 'v1:registrar'] },
-  destructive: 'mutate',
   spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
   async check(ctx: CheckContext) {
     const url = publicUrl();
@@ -74,7 +71,6 @@ export const filterField = rule({
   title: 'Which filter field the target honours: event_types (used in practice) or events (reference schema)',
   level: 'observation',
   needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true },
-  destructive: 'mutate',
   spec: {
     section: SECTION,
     quote: '`event_types` (array of string), `description` (string). The reference schema lists the filter as `events` (array of string; omitted presumably means all)',

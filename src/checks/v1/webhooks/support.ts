@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
+import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
 import { WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
-export const TERMINAL_TYPES = ['run.completed', 'run.failed'] as const;
+export const TERMINAL_TYPES = TERMINAL_WEBHOOK_EVENTS;
 
 /** Registers endpoints and starts the runs whose events they receive (so both share a tenant). */
 export function registrar(ctx: CheckContext): Credential {

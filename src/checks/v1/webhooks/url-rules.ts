@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { type CheckContext, section, type Rule } from '../../../rule/index.ts';
 import { publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
 
-const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
 
 const SECTION = 'Events > Webhooks';
 const RULES_SENTENCE = 'Endpoint URL rules: public HTTPS on the default port.';
@@ -54,7 +54,6 @@ function urlClassRule(spec: UrlClassRule): Rule {
     id: spec.id,
     title: spec.title,
     level: 'required',
-    destructive: 'mutate',
     spec: { section: SECTION, quote: spec.quote },
     async check(ctx: CheckContext) {
       // The control: a public https URL on the default port is accepted, so refusals below are about the class.
@@ -142,7 +141,6 @@ export const unsafeRedirect = rule({
   title: 'A delivery answered with a redirect to an unsafe (plain http) target is not followed',
   level: 'required',
   needs: { fixtures: ['webhooks.runs.completes'], receiver: true },
-  destructive: 'mutate',
   spec: { section: SECTION, quote: 'Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
   async check(ctx: CheckContext) {
     receiverOf(ctx);

@@ -7,7 +7,7 @@ import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'] } });
 
 interface Endpoint {
   name: string;
@@ -120,7 +120,6 @@ export const scopeMatrix = rule({
   id: 'v8.auth.scope-matrix',
   title: "Every /v8 endpoint answers every credential as the scope table predicts: 401 without or with an expired token, 403 without the endpoint's scope, 404 for another principal's mission, trace or skill, else 2xx",
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'Authentication; Endpoints',
     quote:

@@ -1,14 +1,14 @@
 /** Endpoints: GET /v8/world-model/certificates; Resources: world certificate. */
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
-import { worldCertificate } from '../../../contract/v8/certificates.ts';
+import { worldCertificate, certificatesResponse } from '../../../contract/v8/certificates.ts';
 import { holder, listingItems, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:world:read'] } });
 
 async function readCertificates(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.certificates, credential: holder(ctx, 'world:read'), label: 'list world certificates' });
-  return { res, listing: listingItems(res.json, 'certificates') };
+  return { res, listing: listingItems(res.json, certificatesResponse, 'certificates') };
 }
 
 export const certificatesShape = rule({

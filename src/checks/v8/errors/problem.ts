@@ -3,13 +3,12 @@ import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../../contract/v8/problem.ts
 import { section } from '../../../rule/index.ts';
 import { errorBattery } from '../support/battery.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'], fixtures: ['v8.missions.succeeds'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'], fixtures: ['v8.missions.succeeds'] } });
 
 export const problemShape = rule({
   id: 'v8.errors.problem-shape',
   title: 'Every /v8 error is application/problem+json with type, title, status (equal to the HTTP status), detail, code and a UUID requestId',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'Errors',
     quote:

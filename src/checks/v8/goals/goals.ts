@@ -1,14 +1,14 @@
 /** Endpoints: GET /v8/context-twin/goals; Resources: context goal. */
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
-import { contextGoal } from '../../../contract/v8/goals.ts';
+import { contextGoal, goalsResponse } from '../../../contract/v8/goals.ts';
 import { holder, listingItems, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:context:read'] } });
 
 async function readGoals(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.goals, credential: holder(ctx, 'context:read'), label: 'list context goals' });
-  return { res, listing: listingItems(res.json, 'goals') };
+  return { res, listing: listingItems(res.json, goalsResponse, 'goals') };
 }
 
 export const goalsShape = rule({

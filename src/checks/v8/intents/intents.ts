@@ -3,13 +3,12 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { newKey } from '../support/missions.ts';
 import { PATHS } from '../support/read.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:primary'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:primary'] } });
 
 export const intentsExistence = rule({
   id: 'v8.intents.existence',
   title: 'Whether POST /v8/intents exists, and how it answers an empty body',
   level: 'observation',
-  destructive: 'mutate',
   spec: {
     section: 'Endpoints',
     quote: 'One overview page lists 15 operations and includes `POST /v8/intents` among the mutating operations. Another lists 14 and omits it. Path, payload and response of `POST /v8/intents`: not shown.',

@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds', 'v8.missions.waits'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds', 'v8.missions.waits'] } });
 
 interface Call {
   name: string;
@@ -42,7 +42,6 @@ export const missingToken = rule({
   id: 'v8.missions.auth.missing-token-401',
   title: 'Every missions endpoint answers 401 without a token',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
   async check(ctx) {
     for (const c of await missionCalls(ctx)) {
@@ -57,7 +56,6 @@ export const expiredToken = rule({
   title: 'Every missions endpoint answers 401 to an expired token',
   level: 'required',
   needs: { credentials: ['v8:expired'] },
-  destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
   async check(ctx) {
     const expired = ctx.expired('v8');
@@ -73,7 +71,6 @@ export const scope403 = rule({
   title: 'Each missions endpoint answers 403 to a token without its scope',
   level: 'required',
   needs: { credentials: ['v8:lacking:missions:read', 'v8:lacking:missions:write'] },
-  destructive: 'mutate',
   spec: { section: 'Authentication', quote: 'A token without the scope required for the endpoint gives `403`.' },
   async check(ctx) {
     const calls = await missionCalls(ctx);

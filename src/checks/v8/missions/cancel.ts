@@ -3,13 +3,12 @@ import { section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.cancellable'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.cancellable'] } });
 
 export const cancelled = rule({
   id: 'v8.missions.cancel.cancelled',
   title: 'Cancel moves a running mission to cancelled and emits mission.cancelled',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'States and transitions',
     quote: '`POST /v8/missions/{runId}/cancel` | | `cancelled` | event `mission.cancelled`',

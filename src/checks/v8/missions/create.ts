@@ -4,7 +4,7 @@ import { section } from '../../../rule/index.ts';
 import { missionProjection, type ResourceBudget } from '../../../contract/v8/missions.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 const CREATE_400 = '`400` missing fields, budget out of range, malformed JSON';
 
@@ -13,7 +13,6 @@ export const createAccepted = rule({
   title: 'Create answers 202 with a mission projection: UUID v7 runId, status, integer sequence, empty steps',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: {
     section: 'States and transitions; Resources > Mission projection',
     quote: '`202`; the mission projection has empty `steps` … string, UUID v7',
@@ -34,7 +33,6 @@ export const createMalformedJson = rule({
   id: 'v8.missions.create.malformed-json',
   title: 'Create with a body that is not JSON answers 400',
   level: 'required',
-  destructive: 'mutate',
   spec: { section: 'Errors', quote: CREATE_400 },
   async check(ctx) {
     for (const raw of ['{"goalSpec": {"task": "x"}, "resourceBudget": ', 'not json at all']) {
@@ -65,7 +63,6 @@ export const createMissingFields = rule({
   title: 'Create without goalSpec, goalSpec.task, resourceBudget or any budget field answers 400',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: { section: 'Errors; Resources > Goal specification and budget', quote: `${CREATE_400} … all four fields required` },
   async check(ctx) {
     const valid = fixture(ctx, 'succeeds') as Record<string, unknown>;
@@ -131,7 +128,6 @@ export const createBudgetBounds = rule({
   title: 'Budgets inside every bound are accepted; a budget with one field missing, non-integer or out of range answers 400',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: {
     section: 'Resources > Goal specification and budget; Limits',
     quote: 'maximumSteps | at least 1 … maximumToolCalls | at least 0 … maximumElapsedMs | at least 1 … maximumParallelism | 1-64 … `400` missing fields, budget out of range',

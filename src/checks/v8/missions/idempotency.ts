@@ -4,7 +4,7 @@ import { type CheckContext, section, type ProbeResponse } from '../../../rule/in
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 const KEY_RULE = 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.';
 
@@ -20,7 +20,6 @@ export const keyRequired = rule({
   title: 'Create without Idempotency-Key is rejected with problem+json and creates nothing',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 2', quote: KEY_RULE },
   async check(ctx) {
     const res = await postMission(ctx, fixture(ctx, 'succeeds'), { key: null, label: 'create without Idempotency-Key' });
@@ -49,7 +48,6 @@ export const keyFormat = rule({
   title: 'Keys of 16-128 allowed characters are accepted; shorter, longer or other characters are rejected',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 2; Limits', quote: KEY_RULE },
   async check(ctx) {
     const body = fixture(ctx, 'succeeds');
@@ -81,7 +79,6 @@ export const replay = rule({
   title: 'The same key and body returns the original response and starts no second mission',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: {
     section: 'Endpoints > Rules 3',
     quote: 'Replay with the same key and the same body returns the original response without re-executing.',
@@ -109,7 +106,6 @@ export const conflict = rule({
   title: 'The same key with a different body answers 409',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 3', quote: 'The same key with a different body gives `409`.' },
   async check(ctx) {
     const body = fixture(ctx, 'succeeds');
@@ -127,7 +123,6 @@ export const signalsKeyRequired = rule({
   title: 'A signal without Idempotency-Key is rejected with problem+json',
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints', quote: 'headers `Idempotency-Key`, `Content-Type`; body signal and payload' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');
@@ -147,7 +142,6 @@ export const cancelKeyRequired = rule({
   title: 'Cancel without Idempotency-Key is rejected and the mission keeps running',
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints', quote: 'header `Idempotency-Key` required' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');

@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 function postSignal(ctx: CheckContext, runId: string, body: unknown, key: string = newKey(), label = 'send signal', credential: Credential = writer(ctx)) {
   return ctx.http.send({ method: 'POST', path: `${MISSIONS}/${runId}/signals`, credential, headers: { 'idempotency-key': key }, json: body, label });
@@ -14,7 +14,6 @@ export const signalAccepted = rule({
   title: 'A signal to a mission that is not terminal answers 200 with an empty body',
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints', quote: '`200`, empty body; the signal is durably recorded, not yet delivered or processed' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');
@@ -31,7 +30,6 @@ export const signalValidation = rule({
   title: 'A signal without signal or payload, or with a name outside 1-256 characters, answers 400; 256 characters is accepted',
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
-  destructive: 'mutate',
   spec: {
     section: 'Errors; Resources > Signal request',
     quote: '`400` missing fields or `signal` over 256 chars … signal | string | yes | 1-256 chars',
@@ -58,7 +56,6 @@ export const signalTerminal = rule({
   title: 'A signal to a succeeded mission answers 409',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
@@ -73,7 +70,6 @@ export const signalConflict = rule({
   title: 'A signal that reuses a key with another body answers 409; the same body replays',
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
-  destructive: 'mutate',
   spec: { section: 'Errors', quote: '`409` terminal mission or different body with same key' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');

@@ -3,14 +3,13 @@ import { section } from '../../../rule/index.ts';
 import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followToTerminal, getMission, pollMission, writer } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 export const sequenceMonotonic = rule({
   id: 'v8.missions.sequence.monotonic',
   title: 'sequence never decreases across reads, and a changed state carries a higher sequence',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: { section: 'Resources > Mission projection', quote: 'monotonically increasing; a higher value is a later state' },
   async check(ctx) {
     const created = await createMission(ctx, 'succeeds');
@@ -35,7 +34,6 @@ export const timeLimit = rule({
   title: 'A mission whose maximumElapsedMs elapses ends cancelled or failed (both readings accepted)',
   level: 'required',
   needs: { fixtures: ['v8.missions.timeLimit'] },
-  destructive: 'mutate',
   spec: {
     section: 'States and transitions',
     quote: '`maximumElapsedMs` elapses | regardless of step and tool-call counts | `cancelled` (as stated for the time limit; the budget text also lists limits generally as leading to `failed`)',
@@ -56,7 +54,6 @@ export const terminalConsistent = rule({
   title: 'A mission that succeeds emits mission.completed and reads back succeeded; one that fails emits mission.failed and reads back failed',
   level: 'required',
   needs: { fixtures: ['v8.missions.fails', 'v8.missions.succeeds'] },
-  destructive: 'mutate',
   spec: {
     section: 'Events; States and transitions',
     quote: '`mission.completed` | mission reached `succeeded`; stream closes … `mission.failed` | mission reached `failed`; stream closes',

@@ -3,13 +3,12 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { fixture, getMission, postMission, writer } from '../support/missions.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:other-principal:missions:read'], fixtures: ['v8.missions.succeeds'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:other-principal:missions:read'], fixtures: ['v8.missions.succeeds'] } });
 
 export const principalFromToken = rule({
   id: 'v8.principal.from-token',
   title: 'A mission whose goal names another principal still belongs to the caller: readable by the caller, 404 to the principal it names',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'Authentication; Endpoints > Rules 1',
     quote: 'The principal is derived from the token. … The gateway takes the principal from the token.',

@@ -4,7 +4,7 @@ import { createMission, fixture, followEvents, getMission, newKey, writer, MISSI
 import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../support/read.ts';
 import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
 
-const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read', 'v8:holding:memory:read', 'v8:holding:missions:write+missions:read', 'v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] } });
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read', 'v8:holding:memory:read', 'v8:holding:missions:write+missions:read', 'v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] } });
 
 /** Everything read back in one run of the check, scanned as it arrives. */
 class Collector {
@@ -84,7 +84,6 @@ export const redactionCanaries = rule({
   id: 'v8.redaction.canaries',
   title: 'Canary secrets planted in goals, signal payloads, memory queries and capability searches never come back in a response, event or trace',
   level: 'required',
-  destructive: 'mutate',
   spec: {
     section: 'What the service does; Resources > Trace; Errors',
     quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive values are replaced by a redaction marker. … Sensitive fields are redacted.',
