@@ -157,9 +157,10 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
     markInterruptAsFailure: false,
     endOnFailure: false,
   });
-  if (stopped) throw stopped;
+  const error = details.failed ? details.errorInstance : undefined;
+  // A violation seen stands even when the budget or the transport gave out while shrinking it.
+  if (!(error instanceof CheckFailure && lastFailure) && stopped) throw stopped;
   if (details.failed) {
-    const error = details.errorInstance;
     if (!(error instanceof CheckFailure) || !lastFailure) {
       // Anything but a judged violation is a defect of the rule itself: let the runner say so.
       throw error instanceof Error ? error : new Error(String(error));
