@@ -8,7 +8,7 @@ import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
 import { answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
-import { ModelCommand, pauses, type Real } from '../../stateful/driver.ts';
+import { ModelCommand, pauses, PickCommand, sendInSchedulerOrder, type Real } from '../../stateful/driver.ts';
 import { EventLog } from '../../stateful/event-log.ts';
 import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
 import { readPath, tampered } from './approve.ts';
@@ -43,10 +43,6 @@ export interface RunsModel {
   terminal: ReadonlySet<string>;
   runs: RunModel[];
   step: number;
-}
-
-function pick(model: Readonly<RunsModel>, n: number): RunModel {
-  return model.runs[n % model.runs.length]!;
 }
 
 /** Whether the run may have finished by now: the model cannot rule it out. */
@@ -147,20 +143,10 @@ function seeReplay(ctx: CheckContext, r: RunModel, a: Answer, where: string): vo
 
 // ---- commands ----
 
-abstract class RunCommand extends ModelCommand<RunsModel> {
-  protected readonly n: number;
-  constructor(n: number) {
-    super();
-    this.n = n;
-  }
-  check(model: Readonly<RunsModel>): boolean {
-    return model.runs.length > 0;
-  }
-  protected run_(model: RunsModel, real: Real, verb: string): RunModel {
-    model.step += 1;
-    const r = pick(model, this.n);
-    real.transcript.retitle(`${verb} run ${r.label}`);
-    return r;
+abstract class RunCommand extends PickCommand<RunsModel, RunModel> {
+  protected readonly noun = 'run';
+  protected items(model: Readonly<RunsModel>): readonly RunModel[] {
+    return model.runs;
   }
 }
 
@@ -204,7 +190,7 @@ class Replay extends RunCommand {
     return `replay(${this.n})`;
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.run_(model, real, 're-send the execute (same key, same body) of');
+    const r = this.target(model, real, 're-send the execute (same key, same body) of');
     const res = await postExecute(real.ctx, r.body, { key: r.key, label: `replay the execute of run ${r.label}` });
     seeReplay(real.ctx, r, answer(res), `step ${model.step}`);
   }
@@ -216,7 +202,7 @@ class Conflict extends RunCommand {
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const r = this.run_(model, real, 'reuse the execute key with another task body for');
+    const r = this.target(model, real, 'reuse the execute key with another task body for');
     const body = { ...r.body, task: { ...(r.body.task as Record<string, unknown>), apicertVariant: `conflict-${model.step}` } };
     const res = await postExecute(ctx, body, { key: r.key, label: `the key of run ${r.label} with another body` });
     ctx.expect(res.status === 409 && problemCode(res) === 'conflict', `step ${model.step}: the key of run ${r.label} with another task body answered ${summary(answer(res))}, expected 409 with code conflict`);
@@ -229,7 +215,7 @@ class Get extends RunCommand {
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const r = this.run_(model, real, 'read back');
+    const r = this.target(model, real, 'read back');
     const res = await ctx.http.send({ method: 'GET', path: runPath(r.runId), credential: primaryKey(ctx), label: `read run ${r.label}` });
     ctx.expect(res.status === 200, `step ${model.step}: reading run ${r.label} back answered ${summary(answer(res))}, expected 200`);
     ctx.expectShape(openObject, res.json, `step ${model.step}: the run resource`);
@@ -241,7 +227,7 @@ class Cancel extends RunCommand {
     return `cancel(${this.n})`;
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.run_(model, real, 'cancel');
+    const r = this.target(model, real, 'cancel');
     const res = await sendCancel(real.ctx, r, `cancel run ${r.label}`);
     seeCancel(real.ctx, model, r, answer(res), `step ${model.step}`);
   }
@@ -254,14 +240,14 @@ class Approve extends RunCommand {
     this.right = right;
   }
   override check(model: Readonly<RunsModel>): boolean {
-    return model.runs.length > 0 && pick(model, this.n).digest !== undefined;
+    return super.check(model) && this.picked(model).digest !== undefined;
   }
   toString(): string {
     return `approve(${this.n}, ${this.right ? 'digest given' : 'wrong digest'})`;
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const r = this.run_(model, real, this.right ? 'approve, with the action_digest it announced,' : 'approve, with a wrong action_digest,');
+    const r = this.target(model, real, this.right ? 'approve, with the action_digest it announced,' : 'approve, with a wrong action_digest,');
     const wasParked = knownParked(r);
     const res = await sendApprove(ctx, model, r, this.right ? r.digest! : tampered(r.digest!), `approve run ${r.label}${this.right ? '' : ' (wrong digest)'}`);
     // The answer to a wrong digest is not shown; what counts is that the run does not resume (judged on its stream).
@@ -288,7 +274,7 @@ export class ReadAll extends RunCommand {
     return `readEvents(${this.n})`;
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.run_(model, real, 'read the events (from the start, then after the terminal event) of');
+    const r = this.target(model, real, 'read the events (from the start, then after the terminal event) of');
     await readAndProbe(real.ctx, model, r, `the stream of run ${r.label} from the start`);
   }
 }
@@ -300,13 +286,13 @@ class Resume extends RunCommand {
     this.cursor = cursor;
   }
   override check(model: Readonly<RunsModel>): boolean {
-    return model.runs.length > 0 && pick(model, this.n).log.cursors().length > 0;
+    return super.check(model) && this.picked(model).log.cursors().length > 0;
   }
   toString(): string {
     return `resume(${this.n}, ${this.cursor})`;
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.run_(model, real, 'resume');
+    const r = this.target(model, real, 'resume');
     const cursors = r.log.cursors();
     const after = cursors[this.cursor % cursors.length]!;
     const id = r.log.events[after]!.id!;
@@ -336,7 +322,7 @@ class Race extends RunCommand {
   }
   protected async act(model: RunsModel, real: Real): Promise<void> {
     const { ctx, transcript } = real;
-    const r = this.run_(model, real, 'race');
+    const r = this.target(model, real, 'race');
     const ops = this.ops.filter((op) => op !== 'approve' || r.digest !== undefined);
     transcript.retitle(`send ${ops.join(' + ')} to run ${r.label} at once`);
     const wasParked = knownParked(r);
@@ -347,11 +333,7 @@ class Race extends RunCommand {
       if (op === 'approve') return sendApprove(ctx, model, r, r.digest!, label);
       return postExecute(ctx, r.body, { key: r.key, label });
     };
-    const s = this.scheduler;
-    const pending = ops.map((op, i) => s.schedule(Promise.resolve(), `${op}#${i + 1}`).then(() => send(op, i)));
-    await s.waitIdle();
-    const answers = await Promise.all(pending);
-    transcript.schedule(s.report().map((t) => t.label).join(' -> '));
+    const answers = await sendInSchedulerOrder(this.scheduler, ops, send, transcript);
     answers.forEach((res, i) => {
       const op = ops[i]!;
       const where = `step ${model.step}, ${op} #${i + 1}`;

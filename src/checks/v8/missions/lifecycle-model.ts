@@ -9,7 +9,7 @@ import { TransportError, type CheckContext, type ProbeResponse, type StreamRespo
 import type { MissionRequest } from '../../../profile/schema.ts';
 import { accepted, answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
 import { EventLog } from '../../stateful/event-log.ts';
-import { ModelCommand, pauses, type Real } from '../../stateful/driver.ts';
+import { ModelCommand, pauses, PickCommand, sendInSchedulerOrder, type Real } from '../../stateful/driver.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { getMission, isTerminalEvent, MISSIONS, newKey, postMission, writer } from '../support/missions.ts';
 
@@ -49,10 +49,6 @@ export interface MissionsModel {
 
 function isTerminalStatus(status: string): status is MissionStatus {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
-}
-
-function pick(model: Readonly<MissionsModel>, n: number): MissionModel {
-  return model.missions[n % model.missions.length]!;
 }
 
 // ---- what the model learns, and the answers it allows ----
@@ -165,20 +161,10 @@ function sendCancel(ctx: CheckContext, m: MissionModel, key: string, label: stri
 
 // ---- commands ----
 
-abstract class MissionCommand extends ModelCommand<MissionsModel> {
-  protected readonly n: number;
-  constructor(n: number) {
-    super();
-    this.n = n;
-  }
-  check(model: Readonly<MissionsModel>): boolean {
-    return model.missions.length > 0;
-  }
-  protected mission(model: MissionsModel, real: Real, verb: string): MissionModel {
-    model.step += 1;
-    const m = pick(model, this.n);
-    real.transcript.retitle(`${verb} mission ${m.label}`);
-    return m;
+abstract class MissionCommand extends PickCommand<MissionsModel, MissionModel> {
+  protected readonly noun = 'mission';
+  protected items(model: Readonly<MissionsModel>): readonly MissionModel[] {
+    return model.missions;
   }
 }
 
@@ -231,7 +217,7 @@ class ReplayCreate extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'replay the create (same key, same body) of');
+    const m = this.target(model, real, 'replay the create (same key, same body) of');
     const res = await postMission(ctx, m.body, { key: m.key, label: `replay the create of mission ${m.label}` });
     seeReplay(ctx, m, answer(res), `step ${model.step}`);
   }
@@ -243,7 +229,7 @@ class ConflictCreate extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'reuse the create key with another body for');
+    const m = this.target(model, real, 'reuse the create key with another body for');
     const body = { ...m.body, goalSpec: { ...m.body.goalSpec, apicertVariant: `conflict-${model.step}` } };
     const res = await postMission(ctx, body, { key: m.key, label: `the create key of mission ${m.label} with another body` });
     ctx.expect(res.status === 409, `step ${model.step}: the create key of mission ${m.label} with another body answered ${summary(answer(res))}, expected 409`);
@@ -256,7 +242,7 @@ class Get extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'read');
+    const m = this.target(model, real, 'read');
     const res = await getMission(ctx, m.runId, writer(ctx), `read mission ${m.label}`);
     ctx.expect(res.status === 200, `step ${model.step}: reading mission ${m.label} answered ${summary(answer(res))}, expected 200`);
     seeProjection(ctx, model, m, res.json, `step ${model.step} (read)`);
@@ -269,7 +255,7 @@ class Signal extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'signal');
+    const m = this.target(model, real, 'signal');
     const key = newKey();
     const body = { signal: 'apicert.model', payload: { step: model.step } };
     const res = await sendSignal(ctx, m, key, body, `signal mission ${m.label}`);
@@ -280,14 +266,14 @@ class Signal extends MissionCommand {
 
 class ReplaySignal extends MissionCommand {
   override check(model: Readonly<MissionsModel>): boolean {
-    return model.missions.length > 0 && pick(model, this.n).signals.some(accepted);
+    return super.check(model) && this.picked(model).signals.some(accepted);
   }
   toString(): string {
     return `replaySignal(${this.n})`;
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'replay the last accepted signal (same key, same body) of');
+    const m = this.target(model, real, 'replay the last accepted signal (same key, same body) of');
     const original = m.signals.filter(accepted).at(-1)!;
     const res = await sendSignal(ctx, m, original.key, original.body, `replay a signal of mission ${m.label}`);
     ctx.expect(sameAnswer(answer(res), original.answer), `step ${model.step}: replaying a signal of mission ${m.label} answered ${summary(answer(res))}, the original ${summary(original.answer)}: a replay returns the original response`);
@@ -300,7 +286,7 @@ class Cancel extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'cancel');
+    const m = this.target(model, real, 'cancel');
     const key = newKey();
     const res = await sendCancel(ctx, m, key, `cancel mission ${m.label}`);
     seeCancel(ctx, m, answer(res), `step ${model.step}`);
@@ -310,14 +296,14 @@ class Cancel extends MissionCommand {
 
 class ReplayCancel extends MissionCommand {
   override check(model: Readonly<MissionsModel>): boolean {
-    return model.missions.length > 0 && pick(model, this.n).cancels.some(accepted);
+    return super.check(model) && this.picked(model).cancels.some(accepted);
   }
   toString(): string {
     return `replayCancel(${this.n})`;
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'replay the last accepted cancel (same key) of');
+    const m = this.target(model, real, 'replay the last accepted cancel (same key) of');
     const original = m.cancels.filter(accepted).at(-1)!;
     const res = await sendCancel(ctx, m, original.key, `replay the cancel of mission ${m.label}`);
     ctx.expect(sameAnswer(answer(res), original.answer), `step ${model.step}: replaying the cancel of mission ${m.label} answered ${summary(answer(res))}, the original ${summary(original.answer)}: a replay returns the original response`);
@@ -330,7 +316,7 @@ export class ReadAll extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'read the events from the start of');
+    const m = this.target(model, real, 'read the events from the start of');
     const s = await readStream(ctx, m, `events of mission ${m.label} from the start`);
     seeStream(ctx, model, m, s, -1, `step ${model.step}: the stream of mission ${m.label} from the start`);
   }
@@ -343,14 +329,14 @@ class Resume extends MissionCommand {
     this.cursor = cursor;
   }
   override check(model: Readonly<MissionsModel>): boolean {
-    return model.missions.length > 0 && pick(model, this.n).log.cursors().length > 0;
+    return super.check(model) && this.picked(model).log.cursors().length > 0;
   }
   toString(): string {
     return `resume(${this.n}, ${this.cursor})`;
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx, transcript } = real;
-    const m = this.mission(model, real, 'resume');
+    const m = this.target(model, real, 'resume');
     const cursors = m.log.cursors();
     const after = cursors[this.cursor % cursors.length]!;
     const id = m.log.events[after]!.id!;
@@ -372,7 +358,7 @@ class ResumeOutside extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx } = real;
-    const m = this.mission(model, real, 'resume with a cursor outside the replay window (never issued)');
+    const m = this.target(model, real, 'resume with a cursor outside the replay window (never issued)');
     const cursor = `${m.log.events.at(-1)?.id ?? 'apicert'}-never-issued-${uuidv7().slice(-12)}`;
     const s = await readStream(ctx, m, `resume mission ${m.label} from a cursor never issued`, cursor);
     ctx.expect(s?.status === 409, `step ${model.step}: resuming mission ${m.label} from a cursor it never issued answered ${s ? s.status : `nothing within ${HEADERS_MS} ms`}, expected 409 (outside the replay window)`);
@@ -403,19 +389,15 @@ class Race extends MissionCommand {
   }
   protected async act(model: MissionsModel, real: Real): Promise<void> {
     const { ctx, transcript } = real;
-    const m = this.mission(model, real, 'race');
+    const m = this.target(model, real, 'race');
     transcript.retitle(`send ${this.ops.join(' + ')} to mission ${m.label} at once`);
-    const s = this.scheduler;
     const send = (op: RaceOp, i: number): Promise<ProbeResponse> => {
       const label = `${op} #${i + 1} of the race on mission ${m.label}`;
       if (op === 'cancel') return sendCancel(ctx, m, newKey(), label);
       if (op === 'signal') return sendSignal(ctx, m, newKey(), { signal: 'apicert.race', payload: { i } }, label);
       return postMission(ctx, m.body, { key: m.key, label });
     };
-    const pending = this.ops.map((op, i) => s.schedule(Promise.resolve(), `${op}#${i + 1}`).then(() => send(op, i)));
-    await s.waitIdle();
-    const answers = await Promise.all(pending);
-    transcript.schedule(s.report().map((t) => t.label).join(' -> '));
+    const answers = await sendInSchedulerOrder(this.scheduler, this.ops, send, transcript);
     // Until the race is over nothing tells which operation came first: judge each against every order.
     const terminalBefore = m.terminal;
     answers.forEach((res, i) => {
