@@ -13,6 +13,7 @@ import { approveDecisions, approveRequestShape, approveResumes, digestBinds } fr
 import { cancelNotRollback, cancelTerminalEvent } from './runs/cancel.ts';
 import { droppedConnection, eventIdentity, resume } from './runs/events.ts';
 import { getRun, timestampOffset } from './runs/get.ts';
+import { lifecycleModel } from './runs/lifecycle.ts';
 import { usageReadback, usageTenantScoped } from './usage/usage.ts';
 import { versionHeader } from './versioning/header.ts';
 import { v1WebhookRules } from './webhooks/index.ts';
@@ -45,6 +46,7 @@ export const v1Rules: Rule[] = [
   approveDecisions,
   cancelTerminalEvent,
   cancelNotRollback,
+  lifecycleModel,
   usageReadback,
   usageTenantScoped,
   unauthenticated,

@@ -14,7 +14,7 @@ export interface ParkedRun {
   decision: string;
 }
 
-function readPath(value: unknown, path: string): unknown {
+export function readPath(value: unknown, path: string): unknown {
   let node = value;
   for (const part of path.split('.')) node = isRecord(node) ? node[part] : undefined;
   return node;
@@ -68,7 +68,7 @@ export const approveResumes = rule({
 });
 
 /** The digest with its last character changed: the same format, another action. */
-function tampered(digest: string): string {
+export function tampered(digest: string): string {
   const last = digest.at(-1)!;
   return `${digest.slice(0, -1)}${last === '0' ? '1' : '0'}`;
 }

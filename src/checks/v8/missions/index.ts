@@ -6,6 +6,7 @@ import { cancelled } from './cancel.ts';
 import { createAccepted, createBudgetBounds, createMalformedJson, createMissingFields } from './create.ts';
 import { afterTerminal, closesAfterTerminal, eventsShape, eventsTraceId, eventsUnknown, replayWindow, resume } from './events.ts';
 import { getOk, getOtherPrincipal, getUnknown } from './get.ts';
+import { lifecycleModel } from './lifecycle.ts';
 import { cancelKeyRequired, conflict, keyFormat, keyRequired, replay, signalsKeyRequired } from './idempotency.ts';
 import { signalAccepted, signalConflict, signalTerminal, signalValidation } from './signals.ts';
 import { sequenceMonotonic, terminalConsistent, timeLimit } from './states.ts';
@@ -43,4 +44,5 @@ export const v8MissionRules: Rule[] = [
   terminalConsistent,
   timeLimit,
   rateLimit429,
+  lifecycleModel,
 ];

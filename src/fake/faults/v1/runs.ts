@@ -12,4 +12,7 @@ export const v1RunsFaults = [
   { id: 'v1.runs.approve.digest-binds/ignores-digest', description: 'approve accepts any action_digest' },
   { id: 'v1.runs.cancel.terminal-event/no-event', description: 'cancel answers 200 but no request.cancelled event follows' },
   { id: 'v1.runs.timestamp-offset/zulu', description: 'the run resource writes its timestamps with Z instead of a numeric offset' },
+  // Faults only a sequence reveals: every fixed-sequence rule passes under each of them (suites/sequence-faults.test.ts).
+  { id: 'v1.runs.lifecycle.model/approve-revives-cancelled', description: 'approving a run after it was cancelled resumes it: events follow request.cancelled' },
+  { id: 'v1.runs.lifecycle.model/resume-skips-cancelled-event', description: 'a resume from a sequence before a cancel skips the request.cancelled event' },
 ] as const satisfies readonly FaultDefinition[];

@@ -92,7 +92,9 @@ export class RunEngine {
   }
 
   approve(run: Run, digest: string, decision: 'approved' | 'rejected', ignoreDigest: boolean): 'approved' | 'not-parked' | 'digest-mismatch' {
-    if (run.state !== 'parked') return 'not-parked';
+    // Under the fault a cancelled run still holds its digest, and approving it brings it back.
+    const revive = run.state === 'cancelled' && run.actionDigest !== undefined && this.fake.faults.has('v1.runs.lifecycle.model/approve-revives-cancelled');
+    if (run.state !== 'parked' && !revive) return 'not-parked';
     if (digest !== run.actionDigest && !ignoreDigest) return 'digest-mismatch';
     run.state = 'in_flight';
     delete run.actionDigest;
@@ -104,7 +106,7 @@ export class RunEngine {
   cancel(run: Run): void {
     for (const timer of run.timers) this.fake.lifecycle.cancel(timer);
     run.timers = [];
-    delete run.actionDigest;
+    if (!this.fake.faults.has('v1.runs.lifecycle.model/approve-revives-cancelled')) delete run.actionDigest;
     run.state = 'cancelled';
     this.emit(run, CANCELLED, { reason: 'cancelled by request' });
   }

@@ -63,7 +63,10 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     options.onEarlyClose?.();
     end();
   });
+  // Under the fault a resume (Last-Event-ID given) leaves out the request.cancelled it should replay.
+  const skipCancelled = after > 0 && fake.faults.has('v1.runs.lifecycle.model/resume-skips-cancelled-event');
   for (const e of engine.eventsAfter(run, after)) {
+    if (skipCancelled && e.type === CANCELLED) continue;
     write(e);
     if (ended) return;
   }

@@ -113,8 +113,9 @@ export class MissionEngine {
     return `trc.${mission.runId.slice(-12)}.${k}`;
   }
 
-  cancel(mission: Mission, reason: string): void {
-    if (isTerminal(mission.status)) return;
+  /** `recheck: false` only under the fault that commits a cancel without looking at the state again. */
+  cancel(mission: Mission, reason: string, options: { recheck?: boolean } = {}): void {
+    if (isTerminal(mission.status) && options.recheck !== false) return;
     this.finish(mission, 'cancelled', 'mission.cancelled', { runId: mission.runId, reason });
   }
 

@@ -4,6 +4,7 @@ import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
 import { sseFrame } from '../../sse-framing.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
+import { skipsCancelOnResume } from './sequence-faults.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
@@ -50,6 +51,8 @@ function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission:
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
   res.writeHead(200, SSE_HEADERS);
+  // A resume at the tail of a waiting mission has nothing to send yet; the reader still gets its headers now.
+  res.flushHeaders();
   const send = crowdWriter(fake, res, mission, after);
   const holdOpen = fake.faults.has('v8.missions.events.closes-after-terminal/held-open');
   let ended = false;
@@ -69,7 +72,9 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
   let sentTerminal = false;
   // The fault renames the events a resumed stream replays: the same event under another cursor.
   const idSuffix = after >= 0 && fake.faults.has('v8.missions.events.resume/ids-change-on-resume') ? '.r' : '';
+  const skipCancel = skipsCancelOnResume(fake, after);
   for (const e of engine.eventsAfter(mission, after)) {
+    if (skipCancel && e.event === 'mission.cancelled') continue;
     send(e, idSuffix);
     if (isTerminalEvent(e)) sentTerminal = true;
   }

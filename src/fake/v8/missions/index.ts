@@ -5,6 +5,7 @@ import { ownerOf } from '../principal.ts';
 import type { MissionEngine } from './engine.ts';
 import { events } from './events.ts';
 import { perPrincipalLimit } from './rate-limit.ts';
+import { cancelWithGap, replayCurrentProjection, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
@@ -38,6 +39,7 @@ async function create(surface: MissionSurface, r: RouteRequest, limited: ReturnT
     conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
     ...(fake.faults.has('v8.missions.idempotency.replay/current-projection') ? { replayCurrent: (stored: StoredResponse) => currentProjection(engine, stored) } : {}),
   };
+  if (key && replayCurrentProjection(fake, engine, v8, r.res, surface.idempotency.replayOf(scopeKey, key, fingerprint))) return;
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
   if (key && fake.faults.has('load.v8.idempotency.storm-one-mission/race')) await new Promise((resolve) => setTimeout(resolve, 25));
@@ -63,7 +65,7 @@ function get(surface: MissionSurface, r: RouteRequest): void {
   v8.json(r.res, 200, fake.faults.has('v8.missions.get.ok/sequence-as-string') ? { ...projection, sequence: String(projection.sequence) } : projection);
 }
 
-function cancel(surface: MissionSurface, r: RouteRequest): void {
+async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
   const caller = v8.authorize(r, 'missions:write');
   if (!caller) return;
@@ -74,7 +76,8 @@ function cancel(surface: MissionSurface, r: RouteRequest): void {
     v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
     return;
   }
-  if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect')) engine.cancel(mission, 'cancelled by request');
+  if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect') && !(await cancelWithGap(fake, engine, mission, 'cancelled by request'))) engine.cancel(mission, 'cancelled by request');
+  reviveAfterSignal(fake, mission);
   v8.json(r.res, 200, engine.projection(mission));
 }
 
