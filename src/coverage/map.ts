@@ -167,9 +167,9 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Known facts about moves:
   'v1:states-and-transitions:known-facts-about-moves': { reason: 'LEAD_IN' },
   // `POST /v1/runs/{id}/cancel` | cancellation accepted | a terminal `request.cancelled` event is emitted on the run's stream
-  'v1:states-and-transitions:post-v1-runs-id-cancel': { rules: ['v1.runs.cancel.terminal-event'] },
+  'v1:states-and-transitions:post-v1-runs-id-cancel': { rules: ['v1.runs.cancel.terminal-event', 'v1.runs.lifecycle.model'] },
   // `POST /v1/runs/{id}/approve` | run is parked awaiting approval | the resume is delivered and confirmed; the response is `200`
-  'v1:states-and-transitions:post-v1-runs-id-approve': { rules: ['v1.runs.approve.resumes'] },
+  'v1:states-and-transitions:post-v1-runs-id-approve': { rules: ['v1.runs.approve.resumes', 'v1.runs.lifecycle.model'] },
   // All paths are relative to `{base_url}`.
   'v1:endpoints:all-paths-are-relative-to-base': { reason: 'INFORMATIVE' },
   // Error responses on every endpoint are `application/problem+json` (see Errors).
@@ -231,7 +231,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Turn mode on `/v1/execute` and `GET /v1/runs/{id}/events` stream AiPlatformEventV1 items.
   'v1:events-run-event-stream-server-sent-events:turn-mode-on-v1-execute-and': { rules: ['v1.execute.turn.stream', 'v1.runs.events.identity'] },
   // Resume: `Last-Event-ID` carries the `sequence` value of the stored run event. Behavior against real clients is unverified.
-  'v1:events-run-event-stream-server-sent-events:resume-last-event-id-carries-the': { rules: ['v1.runs.events.identity', 'v1.runs.events.resume'] },
+  'v1:events-run-event-stream-server-sent-events:resume-last-event-id-carries-the': { rules: ['v1.runs.events.identity', 'v1.runs.events.resume', 'v1.runs.lifecycle.model'] },
   // Known event kinds:
   'v1:events-run-event-stream-server-sent-events:known-event-kinds': { reason: 'LEAD_IN' },
   // `request.accepted` | the request was admitted; carries boolean `replayed` (`true` when the admission is a replay of an earlier request with the same k
@@ -521,7 +521,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Mission states: `running`, `waiting`, `succeeded`, `failed`, `cancelled`.
   'v8:states-and-transitions:mission-states-running-waiting-succeeded-failed': { rules: ['v8.missions.create.accepted', 'v8.missions.get.ok'] },
   // `succeeded`, `failed` and `cancelled` are terminal.
-  'v8:states-and-transitions:succeeded-failed-and-cancelled-are-terminal': { rules: ['v8.missions.states.terminal-event-matches-status', 'v8.missions.signals.terminal-409'] },
+  'v8:states-and-transitions:succeeded-failed-and-cancelled-are-terminal': { rules: ['v8.missions.states.terminal-event-matches-status', 'v8.missions.signals.terminal-409', 'v8.missions.lifecycle.model'] },
   // (none) | `POST /v8/missions` | intake accepted | `running` or `waiting` (almost always one of these) | `202`; the mission projection has empty `steps`
   'v8:states-and-transitions:none:post-v8-missions': { rules: ['v8.missions.create.accepted'] },
   // `running` or `waiting` | agent finishes | goal satisfied | `succeeded` | event `mission.completed`
@@ -531,9 +531,9 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // `running` or `waiting` | `maximumElapsedMs` elapses | regardless of step and tool-call counts | `cancelled` (as stated for the time limit; the budget 
   'v8:states-and-transitions:running-or-waiting:maximumelapsedms-elapses': { rules: ['v8.missions.time-limit.terminal'] },
   // `running` or `waiting` | `POST /v8/missions/{runId}/cancel` | | `cancelled` | event `mission.cancelled`
-  'v8:states-and-transitions:running-or-waiting:post-v8-missions-runid-cancel': { rules: ['v8.missions.cancel.cancelled'] },
+  'v8:states-and-transitions:running-or-waiting:post-v8-missions-runid-cancel': { rules: ['v8.missions.cancel.cancelled', 'v8.missions.lifecycle.model'] },
   // terminal state | `POST .../signals` | | unchanged | `409`
-  'v8:states-and-transitions:terminal-state:post-signals': { rules: ['v8.missions.signals.terminal-409'] },
+  'v8:states-and-transitions:terminal-state:post-signals': { rules: ['v8.missions.signals.terminal-409', 'v8.missions.lifecycle.model'] },
   // Transitions out of `waiting` (for example on receipt of a signal): not shown.
   'v8:states-and-transitions:transitions-out-of-waiting-for-example': { reason: 'NOT_SHOWN' },
   // All paths relative to `{base_url}`.
@@ -575,7 +575,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`. Reads, search and query do not.
   'v8:endpoints-rules:2': { rules: ['v8.missions.idempotency.key-required', 'v8.missions.idempotency.key-format'] },
   // Replay with the same key and the same body returns the original response without re-executing. The same key with a different body gives `409`.
-  'v8:endpoints-rules:3': { rules: ['v8.missions.idempotency.replay', 'v8.missions.idempotency.conflict'] },
+  'v8:endpoints-rules:3': { rules: ['v8.missions.idempotency.replay', 'v8.missions.idempotency.conflict', 'v8.missions.lifecycle.model'] },
   // A signal to a mission in a terminal state gives `409`.
   'v8:endpoints-rules:4': { rules: ['v8.missions.signals.terminal-409'] },
   // Mission events stream text/event-stream and everything else returns JSON. The stream closes after a terminal event.
@@ -627,9 +627,9 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // `mission.cancelled` | mission reached `cancelled`; stream closes
   'v8:events:mission-cancelled': { rules: ['v8.missions.cancel.cancelled', 'v8.missions.events.closes-after-terminal'] },
   // The stream is resumable within a bounded replay window. A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginn
-  'v8:events-rules:1': { rules: ['v8.missions.events.resume', 'v8.missions.events.replay-window-409'] },
+  'v8:events-rules:1': { rules: ['v8.missions.events.resume', 'v8.missions.events.replay-window-409', 'v8.missions.lifecycle.model'] },
   // Events after a terminal event are informational only, not state-changing.
-  'v8:events-rules:2': { rules: ['v8.missions.events.after-terminal'] },
+  'v8:events-rules:2': { rules: ['v8.missions.events.after-terminal', 'v8.missions.lifecycle.model'] },
   // Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.
   'v8:events-rules:3': { rules: ['v8.traces.get.resolves'] },
   // Data payload fields of `mission.started`, `mission.completed`, `mission.failed` and `mission.cancelled`: not shown.

@@ -40,7 +40,6 @@ export const v8MissionsFaults = [
   { id: 'v8.missions.time-limit.terminal/ignored', description: 'maximumElapsedMs is ignored and the mission succeeds' },
   // Faults only a sequence reveals: every fixed-sequence rule passes under each of them (suites/sequence-faults.test.ts).
   { id: 'v8.missions.lifecycle.model/signal-revives-cancelled', description: 'a mission signalled and then cancelled moves back to waiting a moment after the cancel' },
-  { id: 'v8.missions.lifecycle.model/replay-answers-current-projection', description: 'a replayed create answers the current projection instead of the original response' },
   { id: 'v8.missions.lifecycle.model/resume-skips-cancel', description: 'a resume from a cursor given before a cancel skips the mission.cancelled event' },
   { id: 'v8.missions.lifecycle.model/concurrent-cancels-two-terminal-events', description: 'two overlapping cancels both commit: the mission gets two mission.cancelled events' },
 ] as const satisfies readonly FaultDefinition[];

@@ -5,7 +5,7 @@ import { ownerOf } from '../principal.ts';
 import type { MissionEngine } from './engine.ts';
 import { events } from './events.ts';
 import { perPrincipalLimit } from './rate-limit.ts';
-import { cancelWithGap, replayCurrentProjection, reviveAfterSignal } from './sequence-faults.ts';
+import { cancelWithGap, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
@@ -39,7 +39,6 @@ async function create(surface: MissionSurface, r: RouteRequest, limited: ReturnT
     conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
     ...(fake.faults.has('v8.missions.idempotency.replay/current-projection') ? { replayCurrent: (stored: StoredResponse) => currentProjection(engine, stored) } : {}),
   };
-  if (key && replayCurrentProjection(fake, engine, v8, r.res, surface.idempotency.replayOf(scopeKey, key, fingerprint))) return;
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
   if (key && fake.faults.has('load.v8.idempotency.storm-one-mission/race')) await new Promise((resolve) => setTimeout(resolve, 25));

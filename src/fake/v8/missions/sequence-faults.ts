@@ -3,11 +3,8 @@
  * seeds say, so the rules that test one transition pass, and only v8.missions.lifecycle.model,
  * which remembers what came before, can tell.
  */
-import type { ServerResponse } from 'node:http';
 import type { FakeContext } from '../../context.ts';
-import type { V8Responder } from '../respond.ts';
 import { isTerminal, type Mission, type MissionEngine } from './engine.ts';
-import type { StoredResponse } from './surface.ts';
 
 /** A signal that was recorded before a cancel is delivered afterwards and wakes the mission again. */
 export function reviveAfterSignal(fake: FakeContext, mission: Mission): void {
@@ -16,15 +13,6 @@ export function reviveAfterSignal(fake: FakeContext, mission: Mission): void {
     mission.status = 'waiting';
     mission.sequence += 1;
   });
-}
-
-/** A replayed create answers the mission as it is now, not the original response. */
-export function replayCurrentProjection(fake: FakeContext, engine: MissionEngine, v8: V8Responder, res: ServerResponse, stored: StoredResponse | undefined): boolean {
-  if (!stored || !fake.faults.has('v8.missions.lifecycle.model/replay-answers-current-projection')) return false;
-  const mission = engine.missions.get((JSON.parse(stored.body) as { runId: string }).runId);
-  if (!mission) return false;
-  v8.json(res, stored.status, engine.projection(mission));
-  return true;
 }
 
 /** A resume (with Last-Event-ID) leaves out mission.cancelled from the events it replays. */
