@@ -6,21 +6,17 @@ import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
-import { createDispatcher, ProbeClient } from '../probe/client.ts';
+import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.ts';
+import { Stopped } from '../probe/transport.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
-import { runRules, selectRules, type RuleResult } from './run.ts';
+import { notReached, runRules, selectRules, type RuleResult } from './run.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
-
-/** The target did not answer at all; the CLI exits 3. */
-export class TargetUnreachable extends Error {
-  override readonly name = 'TargetUnreachable';
-}
 
 export interface CertifyOptions {
   /** A loaded profile; without one the embedded fake is started and certified. */
@@ -32,12 +28,28 @@ export interface CertifyOptions {
   faults?: FaultId[];
   rules?: readonly Rule[];
   onResult?: (result: RuleResult) => void;
+  /** The whole run's deadline: rules not finished by then are `inconclusive` ("run deadline"). */
+  deadlineMs?: number;
+  /** Stops the run early (an interrupt); its reason, a `Stopped`, is what unfinished rules report. */
+  signal?: AbortSignal;
+  /** Called with the run's redactor as soon as it exists, before anything is sent. */
+  onStart?: (redactor: Redactor) => void;
+  /** Said to the user as soon as known (short secrets); already redacted. */
+  onWarning?: (message: string) => void;
 }
 
 export interface Certification {
   report: Report;
   results: RuleResult[];
+  /** The run's redactor, for every byte printed or written after the run. */
+  redactor: Redactor;
+  /** Set when the first probe failed: what happened, for the user. Every rule is then `inconclusive`. */
+  firstProbeFailure?: string;
 }
+
+export const DEFAULT_DEADLINE_MS = 30 * 60_000;
+/** How long shutdown waits for connections, the receiver and the fake before dropping them. */
+const SHUTDOWN_GRACE_MS = 1_000;
 
 export function redactorFor(profile: Profile): Redactor {
   const redactor = new Redactor();
@@ -45,16 +57,24 @@ export function redactorFor(profile: Profile): Redactor {
   return redactor;
 }
 
-/** Any HTTP answer proves the target is there; only a transport error means it is not. */
-async function preflight(probe: ProbeClient, baseUrl: string): Promise<void> {
+/** Any complete HTTP answer proves the target is there; else the reason says what happened. */
+async function preflight(probe: ProbeClient, baseUrl: string): Promise<string | undefined> {
   try {
     await probe.fork().send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null, label: 'preflight' });
+    return undefined;
   } catch (error) {
-    if (error instanceof TransportError) {
-      throw new TargetUnreachable(`${baseUrl} did not answer (${error.message}): check the URL, the network path and that the deployment is up`);
-    }
-    throw error;
+    if (!(error instanceof TransportError)) throw error;
+    const answered = / \(after answering \d+\)$/.test(error.message);
+    return answered
+      ? `${baseUrl} answered the first probe but the exchange failed (${error.message}): the target is up but misbehaving`
+      : `${baseUrl} did not answer the first probe (${error.message}): check the URL, the network path and that the deployment is up`;
   }
+}
+
+function within(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (!promise) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
 export async function certify(options: CertifyOptions = {}): Promise<Certification> {
@@ -69,34 +89,58 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile);
+  options.onStart?.(redactor);
+  for (const warning of redactor.warnings) options.onWarning?.(warning);
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const stop = new AbortController();
+  const deadline = setTimeout(() => stop.abort(new Stopped(`run deadline: the run's --deadline of ${Math.round(deadlineMs / 1000)} s passed first`)), deadlineMs);
+  const onInterrupt = () => stop.abort(options.signal?.reason instanceof Stopped ? options.signal.reason : new Stopped('interrupted'));
+  if (options.signal?.aborted) onInterrupt();
+  else options.signal?.addEventListener('abort', onInterrupt, { once: true });
   const probe = new ProbeClient({
     baseUrl: profile.target,
     redactor,
     budget,
     timeoutMs: profile.safety.requestTimeoutMs,
+    // A body may take a few idle periods to arrive; no single request may take longer than this.
+    totalTimeoutMs: 3 * profile.safety.requestTimeoutMs,
     streamTimeoutMs: profile.safety.streamTimeoutMs,
     streamCloseGraceMs: profile.safety.streamCloseGraceMs,
     dispatcher,
+    signal: stop.signal,
   });
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   let hooks: RunReceiver = {};
   try {
-    await preflight(probe, profile.target);
     const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
-    if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
-    const services: CheckServices = {
-      redactor,
-      provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
-      missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
-    };
-    const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
+    const firstProbeFailure = await preflight(probe, profile.target);
+    let results: RuleResult[];
+    if (firstProbeFailure !== undefined) {
+      const reason = redactor.text(`the first probe failed: ${firstProbeFailure.replace(/^\S+ /, 'the target ')}`);
+      results = rules.map((rule) => notReached(rule, reason));
+      for (const r of results) options.onResult?.(r);
+    } else {
+      if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
+      const services: CheckServices = {
+        redactor,
+        provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
+        missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
+      };
+      results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult, signal: stop.signal });
+    }
     const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
-    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
-    return { report, results };
+    const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : stop.signal.aborted ? (stop.signal.reason as Error).message : undefined;
+    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, ...(stopped ? { stopped } : {}), warnings: redactor.warnings });
+    const certification: Certification = { report, results, redactor };
+    if (firstProbeFailure !== undefined) certification.firstProbeFailure = redactor.text(firstProbeFailure);
+    return certification;
   } finally {
-    await dispatcher.close();
-    await hooks.receiver?.close();
-    await fake?.close();
+    clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onInterrupt);
+    if (!stop.signal.aborted) stop.abort(new Stopped('the run ended'));
+    await closeDispatcher(dispatcher, SHUTDOWN_GRACE_MS);
+    await within(hooks.receiver?.close(), SHUTDOWN_GRACE_MS);
+    await within(fake?.close(), SHUTDOWN_GRACE_MS);
   }
 }

@@ -1,6 +1,7 @@
 import { CheckFailure, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
+import { Stopped } from '../probe/transport.ts';
 import { RunContext, type CheckServices } from './check-context.ts';
 
 export interface RuleResult {
@@ -25,59 +26,94 @@ export interface RunOptions {
   checkTimeoutMs?: number;
   services?: CheckServices;
   onResult?: (result: RuleResult) => void;
+  /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
+  signal?: AbortSignal;
 }
 
 const EVIDENCE_HEAD = 10;
 const EVIDENCE_TAIL = 30;
+const CHECK_TIMEOUT_MS = 120_000;
 
 function trimEvidence(entries: EvidenceEntry[]): { evidence: EvidenceEntry[]; omitted: number } {
   if (entries.length <= EVIDENCE_HEAD + EVIDENCE_TAIL) return { evidence: entries, omitted: 0 };
   return { evidence: [...entries.slice(0, EVIDENCE_HEAD), ...entries.slice(-EVIDENCE_TAIL)], omitted: entries.length - EVIDENCE_HEAD - EVIDENCE_TAIL };
 }
 
-class CheckTimeout extends Error {}
+function stopReason(signal: AbortSignal): string {
+  return signal.reason instanceof Stopped ? signal.reason.message : 'stopped';
+}
 
-/** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
+/** Where a defect in apicert itself happened, without the stack: reports never carry one. */
+function defectOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const frame = error.stack?.split('\n').find((line) => line.includes('/src/'))?.trim();
+  return `${error.name}: ${error.message}${frame ? ` (${frame.replace(/^at\s+/, '').replace(/^.*\/src\//, 'src/').replace(/\)$/, '')})` : ''}`;
+}
+
+/** A rule the run never started: its deadline passed or it was interrupted first. */
+export function notReached(rule: Rule, reason: string): RuleResult {
+  return { rule, verdict: 'inconclusive', reason, durationMs: 0, evidence: [], evidenceOmitted: 0, observations: [] };
+}
+
+/**
+ * Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. The
+ * check's deadline, the run's deadline and an interrupt abort the requests it has in flight.
+ */
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
-  const probe = options.probe.fork();
-  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services);
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  const probe = options.probe.fork(signal);
+  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services, signal);
   const started = performance.now();
   let verdict: Verdict;
   let reason: string | undefined;
   let counterexample: Counterexample | undefined;
+  if (signal.aborted) return notReached(rule, `not run: ${stopReason(signal)}`);
   if (rule.destructive === 'mutate' && !options.profile.safety.allowMutations) {
     verdict = 'untestable';
     reason = 'the rule creates or changes state and the profile sets safety.allowMutations: false';
   } else {
-    const timeoutMs = options.checkTimeoutMs ?? 120_000;
-    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
+    const timer = setTimeout(() => controller.abort(new Stopped(`the check did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    let onAbort: (() => void) | undefined;
     try {
       await Promise.race([
         rule.check(ctx),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new CheckTimeout(`the check did not finish within ${timeoutMs} ms`)), timeoutMs);
+          onAbort = () => reject(signal.reason instanceof Stopped ? signal.reason : new Stopped('stopped'));
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
       if (ctx.assertions === 0) {
         verdict = 'inconclusive';
         reason = 'the check ended without judging anything (a harness defect: report it)';
+      } else if (probe.findings.length > 0) {
+        verdict = 'fail';
+        reason = `a body this rule judged is malformed: ${probe.findings.slice(0, 3).join('; ')}${probe.findings.length > 3 ? ` (+${probe.findings.length - 3} more)` : ''}`;
       } else {
         verdict = 'pass';
       }
     } catch (error) {
-      if (error instanceof CheckFailure) {
+      if (signal.aborted) {
+        verdict = 'inconclusive';
+        reason = stopReason(signal);
+      } else if (error instanceof CheckFailure) {
         verdict = 'fail';
         counterexample = error.counterexample;
       } else if (error instanceof Untestable) verdict = 'untestable';
       else if (error instanceof NotApplicable) verdict = 'not-applicable';
-      else if (error instanceof TransportError || error instanceof CheckTimeout) verdict = 'inconclusive';
+      else if (error instanceof TransportError) verdict = 'inconclusive';
       else {
         verdict = 'inconclusive';
-        reason = `the check itself failed (a harness defect: report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+        reason = `the check itself failed (a harness defect: report it): ${defectOf(error)}`;
       }
       reason ??= error instanceof Error ? error.message : String(error);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      // Whatever the check left in flight ends with it.
+      if (!controller.signal.aborted) controller.abort(new Stopped('the check ended'));
     }
   }
   const { evidence, omitted } = trimEvidence(probe.evidence);
@@ -89,17 +125,17 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     evidenceOmitted: omitted,
     observations: ctx.observations,
   };
-  if (reason !== undefined) result.reason = reason;
+  if (reason !== undefined) result.reason = options.services?.redactor?.text(reason) ?? reason;
   if (counterexample) result.counterexample = counterexample;
   return result;
 }
 
-/** Runs rules with the profile's concurrency; results come back in catalog order. */
+/** Runs rules with the profile's concurrency; results come back in catalog order, one per rule even when the run stops. */
 export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   const results: RuleResult[] = new Array(options.rules.length);
   let next = 0;
   const worker = async () => {
-    while (next < options.rules.length) {
+    while (next < options.rules.length && !options.signal?.aborted) {
       const index = next++;
       const result = await runRule(options.rules[index]!, options);
       results[index] = result;
@@ -108,6 +144,12 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   };
   const width = Math.min(options.profile.safety.concurrency, options.rules.length);
   await Promise.all(Array.from({ length: width }, worker));
+  for (let i = 0; i < options.rules.length; i += 1) {
+    if (!results[i]) {
+      results[i] = notReached(options.rules[i]!, `not run: ${options.signal ? stopReason(options.signal) : 'stopped'}`);
+      options.onResult?.(results[i]!);
+    }
+  }
   return results;
 }
 
