@@ -49,6 +49,8 @@ export class ProbeClient implements Http {
   readonly evidence: EvidenceEntry[] = [];
   /** Bodies malformed for their media type (invalid UTF-8, JSON that is not JSON): a check reading them cannot pass. */
   readonly findings: string[] = [];
+  /** Answers cut at the body cap: what a check concluded from them rests on bytes it never saw. */
+  readonly oversized: string[] = [];
 
   private readonly options: ProbeOptions;
   private readonly kept: EvidenceBudget;
@@ -145,6 +147,7 @@ export class ProbeClient implements Http {
     let problem = body.malformed;
     if (!problem && isJsonMediaType(contentType) && !body.truncated && body.text.trim().length > 0 && json === undefined) problem = `is ${contentType.split(';')[0]} but not JSON`;
     if (problem) this.findings.push(`the ${status} answer to ${req.method} ${req.path} ${problem}`);
+    if (body.truncated) this.oversized.push(`the ${status} answer to ${req.method} ${req.path} was cut at the ${Math.round((this.options.maxBodyBytes ?? MAX_BODY_BYTES) / 1024 / 1024)} MiB body cap`);
   }
 
   async send(req: ProbeRequest): Promise<ProbeResponse> {

@@ -48,8 +48,9 @@ export interface TransportContext {
 /** One line saying what happened on the wire, with the library's code first (checks match on it). */
 export function describeTransportError(error: unknown, limits: TransportContext, signal?: AbortSignal): string {
   if (signal?.aborted && signal.reason instanceof Stopped) return `stopped: ${signal.reason.message}`;
-  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = err.code ?? err.cause?.code ?? (err.name === 'TimeoutError' || (err.name === 'AbortError' && signal?.aborted) ? 'TOTAL_TIMEOUT' : undefined);
+  const err = (error ?? {}) as { name?: string; code?: unknown; message?: string; cause?: { code?: unknown; message?: string } };
+  const rawCode = err.code ?? err.cause?.code;
+  const code = typeof rawCode === 'string' ? rawCode : (err.name === 'TimeoutError' || (err.name === 'AbortError' && signal?.aborted) ? 'TOTAL_TIMEOUT' : undefined);
   const told: Record<string, string> = {
     UND_ERR_CONNECT_TIMEOUT: `no connection within ${seconds(limits.connectTimeoutMs)}`,
     UND_ERR_HEADERS_TIMEOUT: `no response headers within ${seconds(limits.headersTimeoutMs)}`,
@@ -63,6 +64,6 @@ export function describeTransportError(error: unknown, limits: TransportContext,
   };
   const known = code ? told[code] : undefined;
   if (known) return `${code}: ${known}`;
-  if (code?.startsWith('HPE_')) return `${code}: HTTP protocol error (${err.message ?? err.cause?.message ?? 'malformed response'})`;
+  if (typeof code === 'string' && code.startsWith('HPE_')) return `${code}: HTTP protocol error (${err.message ?? err.cause?.message ?? 'malformed response'})`;
   return [code, err.message ?? err.cause?.message].filter(Boolean).join(': ') || String(error);
 }

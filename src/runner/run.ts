@@ -50,6 +50,10 @@ function defectOf(error: unknown): string {
   return `${error.name}: ${error.message}${frame ? ` (${frame.replace(/^at\s+/, '').replace(/^.*\/src\//, 'src/').replace(/\)$/, '')})` : ''}`;
 }
 
+function listed(items: readonly string[]): string {
+  return `${items.slice(0, 3).join('; ')}${items.length > 3 ? ` (+${items.length - 3} more)` : ''}`;
+}
+
 /** A rule the run never started: its deadline passed or it was interrupted first. */
 export function notReached(rule: Rule, reason: string): RuleResult {
   return { rule, verdict: 'inconclusive', reason, durationMs: 0, evidence: [], evidenceOmitted: 0, observations: [] };
@@ -90,7 +94,10 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
         reason = 'the check ended without judging anything (a harness defect: report it)';
       } else if (probe.findings.length > 0) {
         verdict = 'fail';
-        reason = `a body this rule judged is malformed: ${probe.findings.slice(0, 3).join('; ')}${probe.findings.length > 3 ? ` (+${probe.findings.length - 3} more)` : ''}`;
+        reason = `a body this rule judged is malformed: ${listed(probe.findings)}`;
+      } else if (probe.oversized.length > 0) {
+        verdict = 'inconclusive';
+        reason = `the check judged answers it could not read whole: ${listed(probe.oversized)}`;
       } else {
         verdict = 'pass';
       }

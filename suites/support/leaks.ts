@@ -2,7 +2,8 @@
  * Finds a secret in output in any form a target may have reflected it in, independently of the
  * redactor: the text as is, URL-decoded, JSON-unescaped, and every base64 or base64url run decoded
  * at each alignment. A leak is the whole secret or any 12-character run of it (for a secret under
- * 8 characters: the secret as a whole token).
+ * 8 characters: the secret as a whole token, as is or JSON-escaped, which is all apicert promises
+ * for a secret that short).
  */
 const RUN = 12;
 
@@ -58,7 +59,7 @@ export function leaksOf(text: string, secret: string): string[] {
     ...base64Decodings(text).map((d): [string, string] => ['base64', d]),
   ];
   const found = new Set<string>();
-  for (const [form, view] of views) {
+  for (const [form, view] of secret.length < 8 ? views.slice(0, 1) : views) {
     if (secret.length < 8 ? hasWholeToken(view, secret) : runsOf(secret).some((r) => view.includes(r))) found.add(form);
   }
   return [...found];
