@@ -20,19 +20,29 @@ export function isJsonMediaType(contentType: string): boolean {
   return type === 'application/json' || type.endsWith('+json');
 }
 
-export async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number): Promise<{ bytes: Buffer; truncated: boolean }> {
-  const chunks: Buffer[] = [];
+/**
+ * Reads at most `limit` bytes into one buffer (no chunk list, no second copy), sized from
+ * Content-Length when the target sent one, and drops the connection at the cap.
+ */
+export async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength?: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  let buffer = Buffer.allocUnsafe(Math.min(limit, declaredLength !== undefined && declaredLength >= 0 ? declaredLength : 16 * 1024));
   let size = 0;
   for await (const chunk of body) {
-    if (size + chunk.length > limit) {
-      chunks.push(chunk.subarray(0, limit - size));
-      body.destroy();
-      return { bytes: Buffer.concat(chunks), truncated: true };
+    const room = limit - size;
+    if (size + chunk.length > buffer.length && buffer.length < limit) {
+      const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(buffer.length * 2, size + chunk.length)));
+      buffer.copy(grown, 0, 0, size);
+      buffer = grown;
     }
+    if (chunk.length > room) {
+      chunk.copy(buffer, size, 0, room);
+      body.destroy();
+      return { bytes: buffer.subarray(0, limit), truncated: true };
+    }
+    chunk.copy(buffer, size);
     size += chunk.length;
-    chunks.push(chunk);
   }
-  return { bytes: Buffer.concat(chunks), truncated: false };
+  return { bytes: buffer.subarray(0, size), truncated: false };
 }
 
 export function decodeBody(bytes: Buffer, truncated: boolean, contentType: string): BodyText {
@@ -45,8 +55,29 @@ export function decodeBody(bytes: Buffer, truncated: boolean, contentType: strin
   }
 }
 
+/** Deeper than any document the APIs define; a deeper one costs the parser memory per level. */
+const MAX_JSON_DEPTH = 256;
+
+/** Whether brackets outside strings nest deeper than `max`: one pass, no allocation. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i += 1;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth -= 1;
+  }
+  return false;
+}
+
+/** The parsed body, or undefined when it is not JSON (or nests deeper than any document of the APIs). */
 export function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
+  if (text.length === 0 || nestsDeeperThan(text, MAX_JSON_DEPTH)) return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch {

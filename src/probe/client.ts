@@ -29,8 +29,14 @@ export interface ProbeOptions {
   evidenceBudget?: EvidenceBudget;
 }
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+// No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
 const MAX_EVENTS = 10_000;
+
+function declaredLength(headers: Record<string, string>): number | undefined {
+  const n = Number(headers['content-length']);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -166,7 +172,7 @@ export class ProbeClient implements Http {
       const responseHeaders = flattenHeaders(res.headers);
       this.learnSecrets(responseHeaders);
       const contentType = responseHeaders['content-type'] ?? '';
-      const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES);
+      const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
       const text = decodeBody(raw.bytes, raw.truncated, contentType);
       const json = parseJson(text.text);
       this.noteMalformed(req, res.statusCode, contentType, text, json);
@@ -209,7 +215,7 @@ export class ProbeClient implements Http {
       let text;
       const deadline = setTimeout(() => controller.abort(), limits.totalTimeoutMs);
       try {
-        const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES);
+        const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
         text = decodeBody(raw.bytes, raw.truncated, contentType);
       } catch (error) {
         res.body.destroy();

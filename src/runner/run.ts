@@ -1,6 +1,7 @@
 import { CheckFailure, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
+import { clip } from '../probe/evidence.ts';
 import { Stopped } from '../probe/transport.ts';
 import { RunContext, type CheckServices } from './check-context.ts';
 
@@ -33,6 +34,7 @@ export interface RunOptions {
 const EVIDENCE_HEAD = 10;
 const EVIDENCE_TAIL = 30;
 const CHECK_TIMEOUT_MS = 120_000;
+const REASON_LIMIT = 2048;
 
 function trimEvidence(entries: EvidenceEntry[]): { evidence: EvidenceEntry[]; omitted: number } {
   if (entries.length <= EVIDENCE_HEAD + EVIDENCE_TAIL) return { evidence: entries, omitted: 0 };
@@ -132,7 +134,11 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     evidenceOmitted: omitted,
     observations: ctx.observations,
   };
-  if (reason !== undefined) result.reason = options.services?.redactor?.text(reason) ?? reason;
+  if (reason !== undefined) {
+    // A reason may quote a whole body: it is kept clipped and redacted, never as a view of the body.
+    const clipped = clip(reason, REASON_LIMIT).text;
+    result.reason = options.services?.redactor?.text(clipped) ?? clipped;
+  }
   if (counterexample) result.counterexample = counterexample;
   return result;
 }

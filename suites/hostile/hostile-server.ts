@@ -101,7 +101,7 @@ interface Forwarded {
 }
 
 /** Corrupts what the fake answered, per mode, and sends it on. */
-async function relay(mode: HostileMode, req: IncomingMessage, reqBody: string, upstream: Forwarded, res: ServerResponse): Promise<void> {
+async function relay(mode: HostileMode, req: IncomingMessage, reqBody: string, upstream: Forwarded, res: ServerResponse, learn: (body: string) => void): Promise<void> {
   const type = String(upstream.headers['content-type'] ?? '');
   const headers = { ...upstream.headers };
   delete headers['content-length'];
@@ -130,6 +130,7 @@ async function relay(mode: HostileMode, req: IncomingMessage, reqBody: string, u
   const chunks: Buffer[] = [];
   for await (const chunk of upstream.body as AsyncIterable<Buffer>) chunks.push(chunk);
   let body = Buffer.concat(chunks);
+  learn(body.toString('utf8'));
   if (body.length > 0 && isJsonType(type)) {
     if (mode === 'invalid-utf8') body = Buffer.from(body.toString('latin1').replace('":"', '":"\xff\xfe'), 'latin1');
     if (mode === 'invalid-json') body = body.subarray(0, body.length - 1);
@@ -248,10 +249,10 @@ export async function startHostile(mode: HostileMode): Promise<HostileTarget> {
         });
         const session = upstream.headers['mcp-session-id'];
         if (typeof session === 'string') issued.add(session);
-        const text = body.toString('utf8');
-        const secret = /"(?:signing_secret|secret)"\s*:\s*"([^"]+)"/.exec(text);
-        if (secret) issued.add(secret[1]!);
-        await relay(mode, req, text, { status: upstream.statusCode ?? 502, headers: upstream.headers, body: upstream }, res);
+        const learn = (answer: string) => {
+          for (const m of answer.matchAll(/"(?:signing_secret|secret)"\s*:\s*"([^"]{8,})"/g)) issued.add(m[1]!);
+        };
+        await relay(mode, req, body.toString('utf8'), { status: upstream.statusCode ?? 502, headers: upstream.headers, body: upstream }, res, learn);
       } catch {
         res.destroy();
       }
