@@ -25,7 +25,9 @@ export const HOSTILE_MODES = [
   'huge-headers',
   'echo',
 ] as const;
-export type HostileMode = (typeof HOSTILE_MODES)[number];
+/** Not hostile: the proxy passes everything through. The bench's baseline for wall-time ratios. */
+export const CLEAN_MODE = 'clean';
+export type HostileMode = (typeof HOSTILE_MODES)[number] | typeof CLEAN_MODE;
 
 /** Modes whose every answer is hostile: no rule may pass against them. */
 export const NOTHING_MAY_PASS: ReadonlySet<HostileMode> = new Set(HOSTILE_MODES.filter((m) => m !== 'echo' && m !== 'redirect-loop'));
@@ -217,7 +219,7 @@ function standalone(mode: HostileMode, secret: string): (req: IncomingMessage, r
   };
 }
 
-const PROXIED: ReadonlySet<HostileMode> = new Set(['invalid-utf8', 'invalid-json', 'reset-mid-body', 'huge-headers', 'echo']);
+const PROXIED: ReadonlySet<HostileMode> = new Set(['clean', 'invalid-utf8', 'invalid-json', 'reset-mid-body', 'huge-headers', 'echo']);
 
 export async function startHostile(mode: HostileMode): Promise<HostileTarget> {
   const fake: RunningFake = await startFake({});
