@@ -57,17 +57,19 @@ export function redactorFor(profile: Profile): Redactor {
   return redactor;
 }
 
-/** Any complete HTTP answer proves the target is there; else the reason says what happened. */
-async function preflight(probe: ProbeClient, baseUrl: string): Promise<string | undefined> {
+/** Any complete HTTP answer proves the target is there; else what happened, for the user and for every rule. */
+async function preflight(probe: ProbeClient, baseUrl: string): Promise<{ message: string; reason: string } | undefined> {
   try {
     await probe.fork().send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null, label: 'preflight' });
     return undefined;
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
+    const reason = `not run: the first probe failed (${error.message})`;
     const answered = / \(after answering \d+\)$/.test(error.message);
-    return answered
+    const message = answered
       ? `${baseUrl} answered the first probe but the exchange failed (${error.message}): the target is up but misbehaving`
       : `${baseUrl} did not answer the first probe (${error.message}): check the URL, the network path and that the deployment is up`;
+    return { message, reason };
   }
 }
 
@@ -116,7 +118,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     const firstProbeFailure = await preflight(probe, profile.target);
     let results: RuleResult[];
     if (firstProbeFailure !== undefined) {
-      const reason = redactor.text(`the first probe failed: ${firstProbeFailure.replace(/^\S+ /, 'the target ')}`);
+      const reason = redactor.text(firstProbeFailure.reason);
       results = rules.map((rule) => notReached(rule, reason));
       for (const r of results) options.onResult?.(r);
     } else {
@@ -133,7 +135,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : stop.signal.aborted ? (stop.signal.reason as Error).message : undefined;
     const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, ...(stopped ? { stopped } : {}), warnings: redactor.warnings });
     const certification: Certification = { report, results, redactor };
-    if (firstProbeFailure !== undefined) certification.firstProbeFailure = redactor.text(firstProbeFailure);
+    if (firstProbeFailure !== undefined) certification.firstProbeFailure = redactor.text(firstProbeFailure.message);
     return certification;
   } finally {
     clearTimeout(deadline);
