@@ -1,3 +1,5 @@
+import { parseJson as parseJsonText } from '../util/json.ts';
+
 /**
  * Body bytes to text: capped in bytes, and decoded strictly where the media type says UTF-8
  * (JSON, problem+json, event streams): invalid UTF-8 there is a finding, not a silent replacement.
@@ -55,32 +57,9 @@ export function decodeBody(bytes: Buffer, truncated: boolean, contentType: strin
   }
 }
 
-/** Deeper than any document the APIs define; a deeper one costs the parser memory per level. */
-const MAX_JSON_DEPTH = 256;
-
-/** Whether brackets outside strings nest deeper than `max`: one pass, no allocation. */
-function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i += 1;
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
-      if (++depth > max) return true;
-    } else if (c === 93 || c === 125) depth -= 1;
-  }
-  return false;
-}
-
 /** The parsed body, or undefined when it is not JSON (or nests deeper than any document of the APIs). */
 export function parseJson(text: string): unknown {
-  if (text.length === 0 || nestsDeeperThan(text, MAX_JSON_DEPTH)) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  if (text.length === 0) return undefined;
+  const parsed = parseJsonText(text);
+  return parsed.ok ? parsed.value : undefined;
 }

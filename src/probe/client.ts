@@ -244,6 +244,9 @@ export class ProbeClient implements Http {
       throw this.transportFailure(req, entry, started, error, limits, signal, ' (stream)', res.statusCode);
     }
     if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8`);
+    // Both APIs and MCP carry a JSON document in every event's data.
+    const notJson = read.events.findIndex((e) => e.data.trim().length > 0 && parseJson(e.data) === undefined);
+    if (notJson !== -1) this.findings.push(`event #${notJson + 1} of the stream answering ${req.method} ${req.path} has data that is not JSON`);
     entry.durationMs = Math.round(performance.now() - started);
     entry.response = {
       status: res.statusCode,

@@ -3,7 +3,7 @@
  * Each canary carries its slot number, so a find names where it was planted and where it surfaced.
  */
 import { randomBytes } from 'node:crypto';
-import { isRecord } from '../../../util/json.ts';
+import { isRecord, parseJson } from '../../../util/json.ts';
 
 /** How a canary is made recognisable as sensitive without any definition of "sensitive" from the seed. */
 export type CanaryShape =
@@ -82,12 +82,9 @@ export class CanarySet {
   /** Every canary in a response body, SSE data or trace, with the JSON path it sits at. */
   scan(where: string, body: string): Sighting[] {
     if (this.findIn(body).length === 0) return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return this.findIn(body).map((p) => ({ ...p, where, path: '(text)' }));
-    }
+    const json = parseJson(body);
+    if (!json.ok) return this.findIn(body).map((p) => ({ ...p, where, path: '(text)' }));
+    const parsed = json.value;
     const out: Sighting[] = [];
     const walk = (value: unknown, path: string, depth: number): void => {
       if (depth > 64) return;
