@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import type { FaultSet } from './faults/index.ts';
-import type { TokenRegistry } from './auth.ts';
+import { TokenRegistry } from './auth.ts';
+import { FaultSet, type FaultId } from './faults/index.ts';
+import { VariantSet, type VariantId } from './variants/index.ts';
 
 /** A /v1 run event, published by the run engine so other parts of the fake (webhooks) can react. */
 export interface RunEventNotice {
@@ -22,6 +23,8 @@ export interface FakeConfig {
   /** Requests per key per window before /v1 answers 429. */
   v1RateLimitPerWindow: number;
   v1RateLimitWindowMs: number;
+  /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
+  v8RateLimit?: { perWindow: number; windowMs: number };
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
@@ -30,15 +33,42 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   v1RateLimitWindowMs: 60_000,
 };
 
+/**
+ * How one fake instance behaves: the contract, bent by `faults` (each breaks one rule), with
+ * `config` for limits. This is the one place a behaviour switch enters the fake: a variant (a legal
+ * alternative behaviour, issue 11) is added here and to FakeContext beside `faults`, registered like
+ * them (`variants/<surface>/<area>.ts`) and read like them, in its area's file.
+ */
+export interface FakeBehaviour {
+  faults?: Iterable<FaultId>;
+  /** Legal alternatives to take where the seeds or MCP leave a choice open (src/fake/variants). */
+  variants?: Iterable<VariantId>;
+  config?: Partial<FakeConfig>;
+}
+
 /** What every surface module of the fake shares. */
 export interface FakeContext {
+  /** Read only in the file or folder of each fault's area (suites/harness/structure.test.ts). */
   faults: FaultSet;
+  /** Read, like faults, only in the file or folder of each variant's area. */
+  variants: VariantSet;
   tokens: TokenRegistry;
   config: FakeConfig;
   /** `run` events: RunEventNotice. */
   runEvents: EventEmitter<{ run: [RunEventNotice] }>;
   /** Timers and open streams registered here are cleared when the fake closes. */
   lifecycle: Lifecycle;
+}
+
+export function createFakeContext(behaviour: FakeBehaviour = {}): FakeContext {
+  return {
+    faults: new FaultSet(behaviour.faults),
+    variants: new VariantSet(behaviour.variants),
+    tokens: new TokenRegistry(),
+    config: { ...DEFAULT_FAKE_CONFIG, ...behaviour.config },
+    runEvents: new EventEmitter(),
+    lifecycle: new Lifecycle(),
+  };
 }
 
 export class Lifecycle {

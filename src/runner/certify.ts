@@ -1,9 +1,11 @@
 import { randomInt } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import pkg from '../../package.json' with { type: 'json' };
 import { RULES } from '../registry.ts';
-import { type Rule, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
+import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.ts';
@@ -11,12 +13,17 @@ import { Stopped } from '../probe/transport.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport, type Report } from '../reports/model.ts';
-import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
+import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
-import { notReached, runRules, selectRules, type RuleResult } from './run.ts';
+import { notReached, runRules, selectRules } from './run.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
+
+/** The target did not answer at all (the receiver certification); the CLI exits 3. */
+export class TargetUnreachable extends Error {
+  override readonly name = 'TargetUnreachable';
+}
 
 export interface CertifyOptions {
   /** A loaded profile; without one the embedded fake is started and certified. */
@@ -26,7 +33,15 @@ export interface CertifyOptions {
   seed?: number;
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
+  /** Only for the embedded fake: legal alternatives it takes (see "apicert variants"). */
+  variants?: VariantId[];
   rules?: readonly Rule[];
+  /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
+  adjustEmbeddedProfile?: (profile: Profile) => Profile;
+  /** `false` runs every check without consulting its declared needs: only to test the declarations. */
+  checkNeeds?: boolean;
+  /** SHOULD rules gate too. */
+  strict?: boolean;
   onResult?: (result: RuleResult) => void;
   /** The whole run's deadline: rules not finished by then are `inconclusive` ("run deadline"). */
   deadlineMs?: number;
@@ -42,7 +57,7 @@ export interface Certification {
   report: Report;
   results: RuleResult[];
   /** The run's redactor, for every byte printed or written after the run. */
-  redactor: Redactor;
+  redactor?: Redactor;
   /** Set when the first probe failed: what happened, for the user. Every rule is then `inconclusive`. */
   firstProbeFailure?: string;
 }
@@ -73,6 +88,22 @@ async function preflight(probe: ProbeClient, baseUrl: string): Promise<{ message
   }
 }
 
+/** The run's probe client: the profile's target and safety limits, one budget, one redactor, the run's stop. */
+export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher, signal?: AbortSignal): ProbeClient {
+  return new ProbeClient({
+    baseUrl: profile.target,
+    redactor,
+    budget,
+    timeoutMs: profile.safety.requestTimeoutMs,
+    // A body may take a few idle periods to arrive; no single request may take longer than this.
+    totalTimeoutMs: 3 * profile.safety.requestTimeoutMs,
+    streamTimeoutMs: profile.safety.streamTimeoutMs,
+    streamCloseGraceMs: profile.safety.streamCloseGraceMs,
+    dispatcher,
+    ...(signal ? { signal } : {}),
+  });
+}
+
 function within(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
   if (!promise) return Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -81,11 +112,14 @@ function within(promise: Promise<unknown> | undefined, ms: number): Promise<void
 
 export async function certify(options: CertifyOptions = {}): Promise<Certification> {
   const startedAt = new Date();
+  // A filter that selects nothing is a usage error, found before a target is touched.
+  const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
   let fake: RunningFake | undefined;
   let profile = options.profile;
   if (!profile) {
-    fake = await startFake({ faults: options.faults ?? [] });
+    fake = await startFake({ faults: options.faults ?? [], variants: options.variants ?? [] });
     profile = embeddedProfile(fake);
+    if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : 'remote' };
   const dispatcher = createDispatcher();
@@ -99,22 +133,10 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const onInterrupt = () => stop.abort(options.signal?.reason instanceof Stopped ? options.signal.reason : new Stopped('interrupted'));
   if (options.signal?.aborted) onInterrupt();
   else options.signal?.addEventListener('abort', onInterrupt, { once: true });
-  const probe = new ProbeClient({
-    baseUrl: profile.target,
-    redactor,
-    budget,
-    timeoutMs: profile.safety.requestTimeoutMs,
-    // A body may take a few idle periods to arrive; no single request may take longer than this.
-    totalTimeoutMs: 3 * profile.safety.requestTimeoutMs,
-    streamTimeoutMs: profile.safety.streamTimeoutMs,
-    streamCloseGraceMs: profile.safety.streamCloseGraceMs,
-    dispatcher,
-    signal: stop.signal,
-  });
+  const probe = probeFor(profile, redactor, budget, dispatcher, stop.signal);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   let hooks: RunReceiver = {};
   try {
-    const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
     const firstProbeFailure = await preflight(probe, profile.target);
     let results: RuleResult[];
     if (firstProbeFailure !== undefined) {
@@ -122,18 +144,20 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
       results = rules.map((rule) => notReached(rule, reason));
       for (const r of results) options.onResult?.(r);
     } else {
-      if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
+      if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
       const services: CheckServices = {
         redactor,
         provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
         missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
       };
-      results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult, signal: stop.signal });
+      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult, signal: stop.signal });
     }
-    const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
+    const { origin, pathname } = new URL(profile.target);
+    const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
+    if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
     const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : stop.signal.aborted ? (stop.signal.reason as Error).message : undefined;
-    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, ...(stopped ? { stopped } : {}), warnings: redactor.warnings });
+    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, strict: options.strict ?? false, ...(stopped ? { stopped } : {}), warnings: redactor.warnings });
     const certification: Certification = { report, results, redactor };
     if (firstProbeFailure !== undefined) certification.firstProbeFailure = redactor.text(firstProbeFailure.message);
     return certification;

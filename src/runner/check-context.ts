@@ -2,10 +2,12 @@ import fc from 'fast-check';
 import type { z } from 'zod';
 import type { ProbeClient } from '../probe/client.ts';
 import { clip } from '../probe/evidence.ts';
+import { resolveRole, roleName } from '../profile/roles.ts';
 import type { Credential, Profile } from '../profile/schema.ts';
 import type { Redactor } from '../redact/redactor.ts';
 import {
   CheckFailure,
+  Inconclusive,
   NotApplicable,
   TransportError,
   Untestable,
@@ -14,7 +16,7 @@ import {
   type PropertyOptions,
   type Rule,
   type ServiceKey,
-  type Surface,
+  type ApiSurface,
   type TargetInfo,
 } from '../rule/index.ts';
 
@@ -88,6 +90,10 @@ export class RunContext implements CheckContext {
     throw new Untestable(reason);
   }
 
+  inconclusive(reason: string): never {
+    throw new Inconclusive(reason);
+  }
+
   notApplicable(reason: string): never {
     throw new NotApplicable(reason);
   }
@@ -131,50 +137,36 @@ export class RunContext implements CheckContext {
     });
   }
 
-  // ---- credentials, chosen by what they hold, so any profile's role names work ----
+  // ---- credentials, chosen by what they hold (src/profile/roles.ts), so any profile's names work ----
 
-  private usable(surface: Surface): Credential[] {
-    return this.profile.credentials.filter((c) => c.surfaces.includes(surface) && !c.expired);
+  /** Every role this check asked for, resolved or not: what the declared needs are held against. */
+  readonly rolesRequested = new Set<string>();
+
+  credential(role: string): Credential {
+    this.rolesRequested.add(role);
+    const { credential, missing } = resolveRole(this.profile, role);
+    if (!credential) this.untestable(missing ?? `no credential fits the role ${role}`);
+    return credential;
   }
 
-  /** The credential with the most scopes on the surface: the caller for ordinary requests. */
-  primary(surface: Surface): Credential {
-    const candidates = this.usable(surface);
-    const best = candidates.find((c) => c.name === 'full') ?? [...candidates].sort((a, b) => b.scopes.length - a.scopes.length)[0];
-    if (!best) this.untestable(`the profile has no unexpired credential for ${surface}: add one under credentials (surfaces: [${surface}])`);
-    return best;
+  primary(surface: ApiSurface): Credential {
+    return this.credential(roleName(surface, 'primary'));
   }
 
-  /** A credential of the primary principal holding every scope in `scopes`. */
-  holding(surface: Surface, scopes: readonly string[]): Credential {
-    const primary = this.primary(surface);
-    const found = this.usable(surface).find((c) => c.principal === primary.principal && scopes.every((s) => c.scopes.includes(s)));
-    if (!found) this.untestable(`the profile has no ${surface} credential holding ${scopes.join(', ')}`);
-    return found;
+  holding(surface: ApiSurface, scopes: readonly string[]): Credential {
+    return this.credential(roleName(surface, 'holding', scopes));
   }
 
-  /** A credential that lacks `scope` (and preferably holds every other one). */
-  lacking(surface: Surface, scope: string): Credential {
-    const candidates = this.usable(surface)
-      .filter((c) => !c.scopes.includes(scope))
-      .sort((a, b) => b.scopes.length - a.scopes.length);
-    const found = candidates[0];
-    if (!found) this.untestable(`the profile has no unexpired ${surface} credential without the scope ${scope}: add one (scopes listing everything but ${scope})`);
-    return found;
+  lacking(surface: ApiSurface, scope: string): Credential {
+    return this.credential(roleName(surface, 'lacking', [scope]));
   }
 
-  /** A credential of a different principal holding `scopes`. */
-  otherPrincipal(surface: Surface, scopes: readonly string[]): Credential {
-    const primary = this.primary(surface);
-    const found = this.usable(surface).find((c) => c.principal !== primary.principal && scopes.every((s) => c.scopes.includes(s)));
-    if (!found) this.untestable(`the profile has no ${surface} credential of a second principal holding ${scopes.join(', ')}: add one with a different "principal"`);
-    return found;
+  otherPrincipal(surface: ApiSurface, scopes: readonly string[]): Credential {
+    return this.credential(roleName(surface, 'other-principal', scopes));
   }
 
-  expired(surface: Surface): Credential {
-    const found = this.profile.credentials.find((c) => c.surfaces.includes(surface) && c.expired);
-    if (!found) this.untestable(`the profile has no expired ${surface} token: add one with "expired: true"`);
-    return found;
+  expired(surface: ApiSurface): Credential {
+    return this.credential(roleName(surface, 'expired'));
   }
 
   /**

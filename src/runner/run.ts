@@ -1,22 +1,11 @@
-import { CheckFailure, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, Inconclusive, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
+import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
 import { clip } from '../probe/evidence.ts';
 import { Stopped } from '../probe/transport.ts';
 import { RunContext, type CheckServices } from './check-context.ts';
 
-export interface RuleResult {
-  rule: Rule;
-  verdict: Verdict;
-  /** Why the verdict is what it is: the failed expectation, the missing fixture, the transport error. */
-  reason?: string;
-  durationMs: number;
-  evidence: EvidenceEntry[];
-  /** Evidence entries left out to keep the report readable (the first and last ones are kept). */
-  evidenceOmitted: number;
-  observations: Observation[];
-  counterexample?: Counterexample;
-}
 
 export interface RunOptions {
   target: TargetInfo;
@@ -26,6 +15,8 @@ export interface RunOptions {
   probe: ProbeClient;
   checkTimeoutMs?: number;
   services?: CheckServices;
+  /** `false` runs every check without consulting its declared needs: only to test the declarations. */
+  checkNeeds?: boolean;
   onResult?: (result: RuleResult) => void;
   /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
   signal?: AbortSignal;
@@ -33,13 +24,14 @@ export interface RunOptions {
 
 const EVIDENCE_HEAD = 10;
 const EVIDENCE_TAIL = 30;
-const CHECK_TIMEOUT_MS = 120_000;
-const REASON_LIMIT = 2048;
 
 function trimEvidence(entries: EvidenceEntry[]): { evidence: EvidenceEntry[]; omitted: number } {
   if (entries.length <= EVIDENCE_HEAD + EVIDENCE_TAIL) return { evidence: entries, omitted: 0 };
   return { evidence: [...entries.slice(0, EVIDENCE_HEAD), ...entries.slice(-EVIDENCE_TAIL)], omitted: entries.length - EVIDENCE_HEAD - EVIDENCE_TAIL };
 }
+
+const CHECK_TIMEOUT_MS = 120_000;
+const REASON_LIMIT = 2048;
 
 function stopReason(signal: AbortSignal): string {
   return signal.reason instanceof Stopped ? signal.reason.message : 'stopped';
@@ -56,9 +48,30 @@ function listed(items: readonly string[]): string {
   return `${items.slice(0, 3).join('; ')}${items.length > 3 ? ` (+${items.length - 3} more)` : ''}`;
 }
 
-/** A rule the run never started: its deadline passed or it was interrupted first. */
+/** A rule the run never started: its deadline passed, it was interrupted, or the first probe failed. */
 export function notReached(rule: Rule, reason: string): RuleResult {
-  return { rule, verdict: 'inconclusive', reason, durationMs: 0, evidence: [], evidenceOmitted: 0, observations: [] };
+  return { rule, verdict: 'inconclusive', reason, durationMs: 0, evidence: [], evidenceOmitted: 0, observations: [], rolesRequested: [] };
+}
+
+/**
+ * Why a check that returned normally still may not pass: a pass needs at least one judgement
+ * (`expect`, `expectShape`, `property`) and at least one answer of the target to judge. A check
+ * that only looked at its own inputs, or whose every request failed to reach the target, judged
+ * nothing the target did.
+ */
+export function vacuousPass(assertions: number, evidence: readonly EvidenceEntry[]): string | undefined {
+  if (assertions === 0) return 'the check ended without judging anything (a harness defect: report it)';
+  if (!evidence.some((e) => e.response !== undefined)) return 'the check judged no answer of the target (no exchange was answered), so it cannot pass (a harness defect: report it)';
+  return undefined;
+}
+
+/**
+ * `untestable` is for a prerequisite the profile lacks, and the reason names it. Anything else a
+ * check calls untestable (a setup step the target broke, say) could not be judged: inconclusive.
+ */
+export function namesPrerequisite(reason: string): boolean {
+  if (/^setup failed/i.test(reason)) return false;
+  return /fixtures\.|safety\.|credential|profile|receiver|token|key\b|signing secret/i.test(reason);
 }
 
 /**
@@ -68,16 +81,18 @@ export function notReached(rule: Rule, reason: string): RuleResult {
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  if (signal.aborted) return notReached(rule, `not run: ${stopReason(signal)}`);
   const probe = options.probe.fork(signal);
   const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services, signal);
   const started = performance.now();
   let verdict: Verdict;
   let reason: string | undefined;
   let counterexample: Counterexample | undefined;
-  if (signal.aborted) return notReached(rule, `not run: ${stopReason(signal)}`);
-  if (rule.destructive === 'mutate' && !options.profile.safety.allowMutations) {
+  // Declared needs decide `untestable` before anything is sent (the same verdicts `apicert plan` prints).
+  const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake' });
+  if (missing.length > 0) {
     verdict = 'untestable';
-    reason = 'the rule creates or changes state and the profile sets safety.allowMutations: false';
+    reason = missing.join('; ');
   } else {
     const timeoutMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
     const timer = setTimeout(() => controller.abort(new Stopped(`the check did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
@@ -91,9 +106,10 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
           else signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
-      if (ctx.assertions === 0) {
+      const vacuous = vacuousPass(ctx.assertions, probe.evidence);
+      if (vacuous) {
         verdict = 'inconclusive';
-        reason = 'the check ended without judging anything (a harness defect: report it)';
+        reason = vacuous;
       } else if (probe.findings.length > 0) {
         verdict = 'fail';
         reason = `a body this rule judged is malformed: ${listed(probe.findings)}`;
@@ -110,9 +126,10 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       } else if (error instanceof CheckFailure) {
         verdict = 'fail';
         counterexample = error.counterexample;
-      } else if (error instanceof Untestable) verdict = 'untestable';
-      else if (error instanceof NotApplicable) verdict = 'not-applicable';
-      else if (error instanceof TransportError) verdict = 'inconclusive';
+      } else if (error instanceof Untestable) {
+        verdict = namesPrerequisite(error.message) ? 'untestable' : 'inconclusive';
+      } else if (error instanceof NotApplicable) verdict = 'not-applicable';
+      else if (error instanceof Inconclusive) verdict = 'inconclusive';
       else {
         verdict = 'inconclusive';
         reason = `the check itself failed (a harness defect: report it): ${defectOf(error)}`;
@@ -133,6 +150,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     evidence,
     evidenceOmitted: omitted,
     observations: ctx.observations,
+    rolesRequested: [...ctx.rolesRequested],
   };
   if (reason !== undefined) {
     // A reason may quote a whole body: it is kept clipped and redacted, never as a view of the body.
@@ -166,10 +184,59 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   return results;
 }
 
-/** `v8.missions.*`-style patterns, comma separated; `*` matches any run of characters. */
+function globRegex(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+/** A filter that selected no rule: a usage error (exit 2), never a green gate over nothing. */
+export class EmptySelection extends Error {
+  override readonly name = 'EmptySelection';
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The rule ids (or `area.*` globs) closest to a pattern that matched nothing, best first. */
+export function closestRuleIds(pattern: string, rules: readonly Rule[], count = 5): string[] {
+  const stem = pattern.replace(/\*+$/, '').replace(/\.$/, '');
+  const candidates = new Set<string>();
+  for (const r of rules) {
+    const parts = r.id.split('.');
+    for (let n = 2; n < parts.length; n += 1) candidates.add(`${parts.slice(0, n).join('.')}.*`);
+    candidates.add(r.id);
+  }
+  const distance = (c: string) => editDistance(stem, c.replace(/\.\*$/, ''));
+  return [...candidates].sort((a, b) => distance(a) - distance(b) || a.length - b.length).slice(0, count);
+}
+
+/**
+ * `v8.missions.*`-style patterns, comma separated; `*` matches any run of characters. Every
+ * pattern must select at least one rule of the selected surfaces, so a typo in one part of a CI
+ * filter cannot silently drop the rules it meant.
+ */
 export function selectRules(rules: readonly Rule[], filter: { surfaces?: Surface[]; patterns?: string[] }): Rule[] {
-  const regexes = (filter.patterns ?? []).map((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
-  return rules.filter(
-    (rule) => (!filter.surfaces?.length || filter.surfaces.includes(rule.surface)) && (regexes.length === 0 || regexes.some((r) => r.test(rule.id))),
-  );
+  const onSurfaces = rules.filter((rule) => !filter.surfaces?.length || filter.surfaces.includes(rule.surface));
+  const surfaceNote = filter.surfaces?.length ? ` on --surface ${filter.surfaces.join(',')}` : '';
+  if (onSurfaces.length === 0) throw new EmptySelection(`--surface ${filter.surfaces?.join(',')} selects no rule`);
+  const patterns = filter.patterns ?? [];
+  if (patterns.length === 0) return onSurfaces;
+  for (const pattern of patterns) {
+    const regex = globRegex(pattern);
+    if (!onSurfaces.some((r) => regex.test(r.id))) {
+      throw new EmptySelection(`--rules "${pattern}" selects no rule${surfaceNote}; closest: ${closestRuleIds(pattern, onSurfaces).join(', ')} (run "apicert rules" for the list)`);
+    }
+  }
+  const regexes = patterns.map(globRegex);
+  return onSurfaces.filter((rule) => regexes.some((r) => r.test(rule.id)));
 }

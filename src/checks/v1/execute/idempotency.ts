@@ -1,5 +1,5 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
-import { type CheckContext, defineRule, type ProbeResponse } from '../../../rule/index.ts';
+import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -21,6 +21,8 @@ import {
   type TurnAnswer,
 } from '../support/fabric.ts';
 
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 
 /** The `replayed` flag of a turn answer's request.accepted event, or undefined when there is none. */
@@ -35,13 +37,12 @@ function runIdOf(ctx: CheckContext, res: ProbeResponse, what: string): string {
   return ctx.expectShape(taskResponse, res.json, what).run_id;
 }
 
-export const replay = defineRule({
+export const replay = rule({
   id: 'v1.execute.idempotency.replay',
-  surface: 'v1',
   title: 'The same key and request replays: the same run_id for a task, request.accepted with replayed:true for a turn',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
@@ -53,7 +54,7 @@ export const replay = defineRule({
     const turnKey = newKey();
     const original = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), original' });
     if (original.res.status !== 200 || replayedFlag(original) === undefined) {
-      ctx.untestable(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
+      ctx.inconclusive(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
     }
     const again = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
     ctx.expect(again.res.status === 200, `the replayed turn request answered ${again.res.status}, expected 200`);
@@ -61,14 +62,12 @@ export const replay = defineRule({
   },
 });
 
-export const conflict = defineRule({
+export const conflict = rule({
   id: 'v1.execute.idempotency.conflict',
-  surface: 'v1',
   title: 'The same key with a different request answers 409 conflict, retryable:false, and retrying does not change that',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.completes'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints > Rules 3; Errors > Rules 4',
     quote: 'Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay. … `409` from an idempotency mismatch is not fixed by retrying. A new key must be used.',
   },
@@ -89,13 +88,12 @@ export const conflict = defineRule({
   },
 });
 
-export const scope = defineRule({
+export const scope = rule({
   id: 'v1.execute.idempotency.scope',
-  surface: 'v1',
   title: "Another principal's or tenant's use of the same key and request starts its own run (no replay of someone else's run)",
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
     const peers = [otherPrincipalKey(ctx), findOtherTenantKey(ctx)].filter((c): c is Credential => c !== undefined);
     if (peers.length === 0) ctx.untestable('the profile has no v1 key of another principal (same tenant) or of another tenant: add one with "principal"/"tenant" labels');
@@ -117,19 +115,18 @@ function reordered(value: unknown): unknown {
   return value;
 }
 
-export const normalized = defineRule({
+export const normalized = rule({
   id: 'v1.execute.idempotency.normalized',
-  surface: 'v1',
   title: 'The request digest is normalized: the same JSON with other key order and whitespace is a replay, not a conflict',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
     const compact = JSON.stringify(body);
     const spaced = JSON.stringify(reordered(body), null, 2);
-    if (compact === spaced) ctx.untestable('the completes fixture is too small to reorder');
+    if (compact === spaced) ctx.untestable('fixtures.v1.tasks.completes is too small to reorder: give a body with at least two members');
     const first = runIdOf(ctx, await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' }), 'the original task request');
     const res = await postExecute(ctx, body, { key, rawBody: spaced, label: 'execute (task), same JSON reordered and indented' });
     ctx.expect(res.status !== 409, 'the same request with other key order and whitespace was answered 409 conflict: the digest is not normalized');
@@ -143,20 +140,19 @@ async function retryAfterRefusal(ctx: CheckContext, refusing: Credential, status
   const body = turnBody(ctx);
   const key = newKey();
   const refused = await postTurn(ctx, body, { key, credential: refusing, label: `execute (turn) on ${refusing.name}, expecting ${status}` });
-  if (refused.res.status !== status) ctx.untestable(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
+  if (refused.res.status !== status) ctx.inconclusive(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
   const retry = await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
   ctx.expect(retry.res.status === 200, `retrying after a ${status} with the same key answered ${retry.res.status} ${problemCode(retry.res) ?? ''}, expected 200`);
   // The acceptance event itself is judged by v1.execute.turn.accepted-event; here only a replay would be wrong.
   ctx.expect(replayedFlag(retry) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status}`);
 }
 
-export const retryAfter429 = defineRule({
+export const retryAfter429 = rule({
   id: 'v1.execute.idempotency.retry-after-429',
-  surface: 'v1',
   title: 'After a 429 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
+  needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
+  spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
     const limited = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
     await burstUntil429(ctx, limited);
@@ -164,13 +160,12 @@ export const retryAfter429 = defineRule({
   },
 });
 
-export const retryAfter503 = defineRule({
+export const retryAfter503 = rule({
   id: 'v1.execute.idempotency.retry-after-503',
-  surface: 'v1',
   title: 'After a fail-closed 503 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
+  needs: { fixtures: ['v1.limiterUnavailableCredential'] },
+  spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
     const down = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     await retryAfterRefusal(ctx, down, 503);
@@ -179,14 +174,12 @@ export const retryAfter503 = defineRule({
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-export const keyFormat = defineRule({
+export const keyFormat = rule({
   id: 'v1.execute.idempotency.key-format',
-  surface: 'v1',
   title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.completes'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints; Resources > Shared primitives',
     quote: 'Headers: `Idempotency-Key` (optional, Identifier) … | Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |',
   },

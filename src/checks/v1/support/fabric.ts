@@ -3,6 +3,7 @@ import { minimalTurn } from '../../../../scenarios/v1/turns.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { AfterEvent, CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
+import { resolveRole } from '../../../profile/roles.ts';
 import type { Credential, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
 import { parseEventStreamText } from '../../../sse/text.ts';
@@ -25,41 +26,27 @@ export { newKey };
 
 // ---- credentials ----
 
-function tierNames(ctx: CheckContext): Set<string> {
-  const f = ctx.profile.fixtures.v1;
-  return new Set([f.rateLimitCredential, f.limiterUnavailableCredential].filter((n): n is string => n !== undefined));
-}
-
-function usableV1(ctx: CheckContext): Credential[] {
-  const special = tierNames(ctx);
-  return ctx.profile.credentials.filter((c) => c.surfaces.includes('v1') && !c.expired && !special.has(c.name));
-}
-
 /** The ordinary caller: an unexpired v1 key holding runs:read and runs:write, not one of the special rate-limit tiers. */
 export function primaryKey(ctx: CheckContext): Credential {
-  const found = usableV1(ctx).find((c) => FULL_SCOPES.every((s) => c.scopes.includes(s)));
-  if (!found) ctx.untestable('the profile has no unexpired v1 credential holding runs:read and runs:write: add one (surfaces: [v1])');
-  return found;
+  return ctx.credential('v1:key');
 }
 
 /** A full key of another principal of the same tenant (tenant labels must be given to tell). */
 export function otherPrincipalKey(ctx: CheckContext): Credential | undefined {
   const primary = primaryKey(ctx);
-  return usableV1(ctx).find((c) => c.principal !== primary.principal && c.tenant === primary.tenant && FULL_SCOPES.every((s) => c.scopes.includes(s)));
+  return ctx.profile.credentials.find(
+    (c) => c.surfaces.includes('v1') && !c.expired && c.principal !== primary.principal && c.tenant === primary.tenant && FULL_SCOPES.every((s) => c.scopes.includes(s)),
+  );
 }
 
 /** A full key of another tenant, if the profile labels tenants and has one. */
 export function findOtherTenantKey(ctx: CheckContext): Credential | undefined {
-  const primary = primaryKey(ctx);
-  if (primary.tenant === undefined) return undefined;
-  return usableV1(ctx).find((c) => c.tenant !== undefined && c.tenant !== primary.tenant && FULL_SCOPES.every((s) => c.scopes.includes(s)));
+  return resolveRole(ctx.profile, 'v1:other-tenant').credential;
 }
 
 /** A full key of another tenant; both keys need a `tenant` label in the profile. */
 export function otherTenantKey(ctx: CheckContext): Credential {
-  const found = findOtherTenantKey(ctx);
-  if (!found) ctx.untestable('the profile has no v1 credential of another tenant holding runs:read and runs:write: label the primary key with "tenant" and add one with a different "tenant"');
-  return found;
+  return ctx.credential('v1:other-tenant');
 }
 
 /** A credential named by a fixture; it must be of the primary key's principal and tenant, or the rule proves nothing. */
@@ -131,9 +118,9 @@ export async function postTurn(ctx: CheckContext, body: unknown, options: PostOp
 /** Creates a task-mode run as setup for another rule; a refusal makes that rule untestable. */
 export async function startRun(ctx: CheckContext, name: TaskFixture, options: PostOptions = {}): Promise<string> {
   const res = await postExecute(ctx, taskBody(ctx, name), { label: `setup: start the "${name}" task run`, ...options });
-  if (res.status !== 200) ctx.untestable(`setup failed: starting the "${name}" task run answered ${res.status}, not 200`);
+  if (res.status !== 200) ctx.inconclusive(`setup failed: starting the "${name}" task run answered ${res.status}, not 200`);
   const parsed = taskResponse.safeParse(res.json);
-  if (!parsed.success) ctx.untestable(`setup failed: the "${name}" task response carries no run_id`);
+  if (!parsed.success) ctx.inconclusive(`setup failed: the "${name}" task response carries no run_id`);
   return parsed.data.run_id;
 }
 
@@ -195,10 +182,10 @@ export function followRun(ctx: CheckContext, runId: string, options: FollowOptio
 /** Follows a run to its terminal event; untestable when it never ends within the stream timeout. */
 export async function followToTerminal(ctx: CheckContext, runId: string, fixture: TaskFixture): Promise<StreamResponse & { terminal: string }> {
   const stream = await followRun(ctx, runId);
-  if (stream.status !== 200) ctx.untestable(`setup failed: the "${fixture}" run's event stream answered ${stream.status}`);
+  if (stream.status !== 200) ctx.inconclusive(`setup failed: the "${fixture}" run's event stream answered ${stream.status}`);
   const terminal = terminalKinds(ctx);
   const last = stream.events.map(eventKind).find((k) => k !== undefined && terminal.has(k));
-  if (!last) ctx.untestable(`setup failed: the "${fixture}" run sent no terminal event (${[...terminal].join(', ')}; fixtures.v1.terminalEvents) within the stream bound`);
+  if (!last) ctx.inconclusive(`setup failed: the "${fixture}" run sent no terminal event (${[...terminal].join(', ')}; fixtures.v1.terminalEvents) within the stream bound`);
   return { ...stream, terminal: last };
 }
 

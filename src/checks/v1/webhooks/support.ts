@@ -2,30 +2,22 @@ import { randomBytes } from 'node:crypto';
 import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
+import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
 import { WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
-export const TERMINAL_TYPES = ['run.completed', 'run.failed'] as const;
-
-/** Credentials by what they hold; the embedded fake's `webhooks-*` keys are preferred (their own tenant). */
-function pick(ctx: CheckContext, want: (c: Credential) => boolean, missing: string): Credential {
-  const usable = ctx.profile.credentials.filter((c) => c.surfaces.includes('v1') && !c.expired && want(c));
-  const found = usable.find((c) => c.name.startsWith('webhooks-')) ?? usable[0];
-  if (!found) ctx.untestable(missing);
-  return found;
-}
+export const TERMINAL_TYPES = TERMINAL_WEBHOOK_EVENTS;
 
 /** Registers endpoints and starts the runs whose events they receive (so both share a tenant). */
 export function registrar(ctx: CheckContext): Credential {
-  return pick(ctx, (c) => c.scopes.includes('runs:read') && c.scopes.includes('runs:write'), 'the profile has no unexpired v1 credential holding runs:read and runs:write: add one (surfaces: [v1])');
+  return ctx.credential('v1:registrar');
 }
 
 export function holdingOnly(ctx: CheckContext, scope: 'runs:read' | 'runs:write'): Credential {
-  const other = scope === 'runs:read' ? 'runs:write' : 'runs:read';
-  return pick(ctx, (c) => c.scopes.includes(scope) && !c.scopes.includes(other), `the profile has no unexpired v1 credential holding ${scope} without ${other}: add one (surfaces: [v1], scopes: [${scope}])`);
+  return ctx.credential(`v1:holding-only:${scope}`);
 }
 
 export function receiverOf(ctx: CheckContext): WebhookReceiver {
@@ -75,9 +67,9 @@ export interface Hook {
 export async function setupHook(ctx: CheckContext, options: { respond?: Responder; extra?: Record<string, unknown> } = {}): Promise<Hook> {
   const endpoint = receiverOf(ctx).endpoint(options.respond);
   const res = await registerWebhook(ctx, { url: endpoint.url, description: `apicert ${ctx.rule.id}`, ...options.extra }, 'setup: register the receiver endpoint');
-  if (res.status !== 201) ctx.untestable(`setup failed: registering the receiver URL answered ${res.status}, not 201 (is fixtures.webhooks.publicReceiverUrl a public HTTPS URL on the default port?)`);
+  if (res.status !== 201) ctx.inconclusive(`setup failed: registering the receiver URL answered ${res.status}, not 201 (is fixtures.webhooks.publicReceiverUrl a public HTTPS URL on the default port?)`);
   const secret = secretOf(res);
-  if (!secret) ctx.untestable('setup failed: the registration response has no signing_secret, so deliveries cannot be verified');
+  if (!secret) ctx.inconclusive('setup failed: the registration response has no signing_secret, so deliveries cannot be verified');
   endpoint.secret = secret;
   const json = isRecord(res.json) ? res.json : {};
   const id = json.id ?? json.endpoint_id;
@@ -99,7 +91,7 @@ export async function startRun(ctx: CheckContext, kind: RunKind): Promise<string
     label: `setup: start a run that ${kind === 'completes' ? 'completes' : 'fails'}`,
   });
   const runId = isRecord(res.json) ? res.json.run_id : undefined;
-  if (res.status !== 200 || typeof runId !== 'string') ctx.untestable(`setup failed: POST /v1/execute (task mode) answered ${res.status}${typeof runId === 'string' ? '' : ' without a run_id'}, so no run events can be delivered`);
+  if (res.status !== 200 || typeof runId !== 'string') ctx.inconclusive(`setup failed: POST /v1/execute (task mode) answered ${res.status}${typeof runId === 'string' ? '' : ' without a run_id'}, so no run events can be delivered`);
   return runId;
 }
 

@@ -1,17 +1,16 @@
 /** Versioning: the contract header on every /v8 response. */
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
-import { defineRule } from '../../../rule/index.ts';
+import { section } from '../../../rule/index.ts';
 import { errorBattery, readSurfaceSuccesses } from '../support/battery.ts';
 import { createMission, writer, MISSIONS } from '../support/missions.ts';
 
-export const versionHeader = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'], fixtures: ['v8.missions.succeeds'] } });
+
+export const versionHeader = rule({
   id: 'v8.contract.version-header',
-  surface: 'v8',
   title: 'Every /v8 response, success, stream or error, carries x-service-contract-version: service-integration-gateway-v8.1',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Versioning',
     quote: 'Every response carries header `x-service-contract-version` with the value `service-integration-gateway-v8.1`.',
   },

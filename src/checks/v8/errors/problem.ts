@@ -1,16 +1,15 @@
 /** Errors: every /v8 failure is problem+json. */
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../../contract/v8/problem.ts';
-import { defineRule } from '../../../rule/index.ts';
+import { section } from '../../../rule/index.ts';
 import { errorBattery } from '../support/battery.ts';
 
-export const problemShape = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'], fixtures: ['v8.missions.succeeds'] } });
+
+export const problemShape = rule({
   id: 'v8.errors.problem-shape',
-  surface: 'v8',
   title: 'Every /v8 error is application/problem+json with type, title, status (equal to the HTTP status), detail, code and a UUID requestId',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Errors',
     quote:
       'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).',

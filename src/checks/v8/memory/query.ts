@@ -1,9 +1,11 @@
 /** Endpoints: POST /v8/memory/query; Resources: memory query request and response; Limits. */
 import { z } from 'zod';
-import { type CheckContext, defineRule } from '../../../rule/index.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryResponse } from '../../../contract/v8/memory.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
+
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:memory:read'] } });
 
 /** Only what a rule judges, so a shape defect is reported once, by the shape rule. */
 const lenientEntries = z.looseObject({
@@ -14,9 +16,9 @@ const lenientEntries = z.looseObject({
 
 async function entriesOf(ctx: CheckContext, body: Record<string, unknown>, label: string) {
   const res = await queryMemory(ctx, body, label);
-  if (res.status !== 200) ctx.untestable(`setup failed: the memory query "${label}" answered ${res.status}, not 200; check fixtures.v8.memory`);
+  if (res.status !== 200) ctx.inconclusive(`setup failed: the memory query "${label}" answered ${res.status}, not 200; check fixtures.v8.memory`);
   const parsed = lenientEntries.safeParse(res.json);
-  if (!parsed.success) ctx.untestable(`setup failed: the memory query "${label}" answered no entries array`);
+  if (!parsed.success) ctx.inconclusive(`setup failed: the memory query "${label}" answered no entries array`);
   return parsed.data;
 }
 
@@ -24,14 +26,11 @@ function byteLength(value: unknown): number {
   return typeof value === 'string' ? Buffer.byteLength(value) : 0;
 }
 
-export const queryOk = defineRule({
+export const queryOk = rule({
   id: 'v8.memory.query.ok',
-  surface: 'v8',
   title: 'A memory query answers 200 with entries (entryId, class, content, numeric score, createdAt), an integer totalContextBytes and a boolean truncated',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Memory query request',
     quote:
       'Memory response (`200`): an object with `entries` (array), `totalContextBytes` (integer) and `truncated` (boolean). An entry carries `entryId` (string), `class` (string), `content` (string), `score` (number) and `createdAt` (timestamp).',
@@ -42,19 +41,17 @@ export const queryOk = defineRule({
     ctx.expect(res.contentType.startsWith('application/json'), `the memory query answered content-type "${res.contentType}", expected application/json`);
     const bundle = ctx.expectShape(memoryResponse, res.json, 'the memory response');
     ctx.observe('entries returned', bundle.entries.length);
+    if (bundle.entries.length === 0) ctx.untestable('the memory query returned no entries, so no entry\'s fields were judged: give fixtures.v8.memory a compartment and purpose with entries');
     const forms = new Set(bundle.entries.map((e) => (typeof e.createdAt === 'number' ? 'epoch number' : 'ISO 8601 string')));
     if (forms.size > 0) ctx.observe('createdAt form', [...forms], 'the seed types createdAt as "timestamp" without a format');
   },
 });
 
-export const queryBounds = defineRule({
+export const queryBounds = rule({
   id: 'v8.memory.query.bounds',
-  surface: 'v8',
   title: 'Memory queries inside every bound are accepted; one field missing, of another type, one past a bound or with repeated classes answers 400 (property-based)',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Memory query request; Limits; Errors',
     quote:
       'compartment | string | yes | 1-128 chars … purpose | string | yes | 1-256 chars … queryText | string | yes | 1-32768 chars … classes | array of string | yes | 1-64 unique items; each 1-128 chars … limit | integer | no | 1-50; default 10 … maxContextBytes | integer | no | 64-1048576 … maxContextTokens | integer | no | 16-262144 … queryEmbedding | array of number | no | 1-4096 items … `400` missing fields, empty `classes` or bounds exceeded',
@@ -76,14 +73,12 @@ export const queryBounds = defineRule({
   },
 });
 
-export const queryPrincipal = defineRule({
+export const queryPrincipal = rule({
   id: 'v8.memory.query.principal-403',
-  surface: 'v8',
   title: 'A memory query body containing principalId answers 403, whichever principal it names',
   level: 'required',
-  destructive: 'read',
+  needs: { credentials: ['v8:primary'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Endpoints > Rules 1; Errors',
     quote: 'A body containing `principalId` is rejected with `403` on memory query and capability search. … `403` no `memory:read`, `principalId` in body, or purpose not permitted',
   },
@@ -96,31 +91,27 @@ export const queryPrincipal = defineRule({
   },
 });
 
-export const queryPurpose = defineRule({
+export const queryPurpose = rule({
   id: 'v8.memory.query.purpose-403',
-  surface: 'v8',
   title: 'A memory query with a purpose the principal may not use answers 403',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`403` no `memory:read`, `principalId` in body, or purpose not permitted' },
+  spec: { section: 'Errors', quote: '`403` no `memory:read`, `principalId` in body, or purpose not permitted' },
   async check(ctx: CheckContext) {
     const base = memoryBase(ctx);
     const forbidden = ctx.profile.fixtures.v8.memory.forbiddenPurpose;
     if (!forbidden) ctx.untestable('the profile has no fixtures.v8.memory.forbiddenPurpose: give a purpose the primary principal is not permitted to use');
     const allowed = await queryMemory(ctx, base, 'memory query with the permitted purpose');
-    if (allowed.status !== 200) ctx.untestable(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
+    if (allowed.status !== 200) ctx.inconclusive(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
     const res = await queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted');
     ctx.expect(res.status === 403, `a purpose the principal may not use answered ${res.status}, expected 403`);
   },
 });
 
-export const queryOrder = defineRule({
+export const queryOrder = rule({
   id: 'v8.memory.query.order',
-  surface: 'v8',
   title: 'Memory entries come in descending score',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Resources > Memory query request', quote: 'Entries are in descending relevance' },
+  spec: { section: 'Resources > Memory query request', quote: 'Entries are in descending relevance' },
   async check(ctx: CheckContext) {
     const base = memoryBase(ctx);
     let judged = 0;
@@ -136,20 +127,20 @@ export const queryOrder = defineRule({
   },
 });
 
-export const queryLimits = defineRule({
+export const queryLimits = rule({
   id: 'v8.memory.query.limits',
-  surface: 'v8',
   title: 'A memory query returns at most limit entries (10 when limit is absent) and totalContextBytes never exceeds maxContextBytes',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Memory query request',
     quote: 'Entries are in descending relevance and are purpose-filtered and bounded by the limits above. … limit | integer | no | 1-50; default 10 … maxContextBytes | integer | no | 64-1048576',
   },
   async check(ctx: CheckContext) {
     const base = memoryBase(ctx);
     const counts: Record<string, number> = {};
+    // A bound binds only where there is more to return than it allows: limit 1 needs two entries.
+    const available = (await entriesOf(ctx, { ...base, limit: MEMORY_BOUNDS.limit.max }, 'memory query with the largest limit')).entries.length;
+    if (available < 2) ctx.untestable(`the memory query returned ${available} entr${available === 1 ? 'y' : 'ies'} at the largest limit, so no limit was binding: give fixtures.v8.memory a compartment and purpose with at least two entries (eleven to judge the default of 10)`);
     for (const limit of [1, 3, MEMORY_BOUNDS.limit.max]) {
       const { entries } = await entriesOf(ctx, { ...base, limit }, `memory query with limit ${limit}`);
       counts[`limit ${limit}`] = entries.length;

@@ -1,15 +1,16 @@
 /** Resources > Mission projection (sequence) and States and transitions (time limit). */
-import { defineRule } from '../../../rule/index.ts';
+import { section } from '../../../rule/index.ts';
 import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followToTerminal, getMission, pollMission, writer } from '../support/missions.ts';
 
-export const sequenceMonotonic = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+
+export const sequenceMonotonic = rule({
   id: 'v8.missions.sequence.monotonic',
-  surface: 'v8',
   title: 'sequence never decreases across reads, and a changed state carries a higher sequence',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Resources > Mission projection', quote: 'monotonically increasing; a higher value is a later state' },
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  spec: { section: 'Resources > Mission projection', quote: 'monotonically increasing; a higher value is a later state' },
   async check(ctx) {
     const created = await createMission(ctx, 'succeeds');
     const reads = await pollMission(ctx, created.runId, (p) => (TERMINAL_STATUSES as readonly string[]).includes(p.status), ctx.profile.safety.streamTimeoutMs, 5);
@@ -17,7 +18,7 @@ export const sequenceMonotonic = defineRule({
     const projections: MissionProjection[] = [created];
     for (const [i, json] of [...reads, final.json].entries()) projections.push(ctx.expectShape(missionProjection, json, `read #${i + 1}`));
     const states = new Set(projections.map((p) => `${p.status}|${JSON.stringify(p.steps)}`));
-    if (states.size < 2) ctx.untestable('the "succeeds" mission showed a single state across every read, so no later state could be compared');
+    if (states.size < 2) ctx.untestable('the mission of fixtures.v8.missions.succeeds showed a single state across every read, so no later state could be compared: give a fixture that runs long enough to be read twice');
     for (let i = 1; i < projections.length; i += 1) {
       const before = projections[i - 1]!;
       const after = projections[i]!;
@@ -28,14 +29,12 @@ export const sequenceMonotonic = defineRule({
   },
 });
 
-export const timeLimit = defineRule({
+export const timeLimit = rule({
   id: 'v8.missions.time-limit.terminal',
-  surface: 'v8',
   title: 'A mission whose maximumElapsedMs elapses ends cancelled or failed (both readings accepted)',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.timeLimit'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'States and transitions',
     quote: '`maximumElapsedMs` elapses | regardless of step and tool-call counts | `cancelled` (as stated for the time limit; the budget text also lists limits generally as leading to `failed`)',
   },
@@ -50,14 +49,12 @@ export const timeLimit = defineRule({
   },
 });
 
-export const terminalConsistent = defineRule({
+export const terminalConsistent = rule({
   id: 'v8.missions.states.terminal-event-matches-status',
-  surface: 'v8',
   title: 'A mission that succeeds emits mission.completed and reads back succeeded; one that fails emits mission.failed and reads back failed',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.fails', 'v8.missions.succeeds'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Events; States and transitions',
     quote: '`mission.completed` | mission reached `succeeded`; stream closes … `mission.failed` | mission reached `failed`; stream closes',
   },
@@ -70,7 +67,7 @@ export const terminalConsistent = defineRule({
       const mission = await createMission(ctx, c.fixture);
       const stream = await followToTerminal(ctx, mission.runId, c.fixture);
       // A fixture that ends another way did not set up this case; the target may still be right.
-      if (stream.terminal !== c.event) ctx.untestable(`the "${c.fixture}" fixture mission ended with ${stream.terminal}, not ${c.event}: give a fixture that ${c.status === 'failed' ? 'fails' : 'succeeds'}`);
+      if (stream.terminal !== c.event) ctx.untestable(`the mission of fixtures.v8.missions.${c.fixture} ended with ${stream.terminal}, not ${c.event}: give a fixture that ${c.status === 'failed' ? 'fails' : 'succeeds'}`);
       const res = await getMission(ctx, mission.runId, writer(ctx), `read the ${c.status} mission`);
       const projection = ctx.expectShape(missionProjection, res.json, `the mission after ${c.event}`);
       ctx.expect(projection.status === c.status, `after ${c.event} the mission reads back as ${projection.status}, expected ${c.status}`);

@@ -1,8 +1,10 @@
 /** "Sensitive values are redacted": canaries planted in every input that may flow back, then searched for. */
-import { type CheckContext, defineRule, type ProbeResponse, type StreamResponse } from '../../../rule/index.ts';
+import { type CheckContext, section, type ProbeResponse, type StreamResponse } from '../../../rule/index.ts';
 import { createMission, fixture, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
 import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../support/read.ts';
 import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read', 'v8:holding:memory:read', 'v8:holding:missions:write+missions:read', 'v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] } });
 
 /** Everything read back in one run of the check, scanned as it arrives. */
 class Collector {
@@ -78,14 +80,11 @@ async function plantInSignals(ctx: CheckContext, c: CanarySet, seen: Collector):
   return traces;
 }
 
-export const redactionCanaries = defineRule({
+export const redactionCanaries = rule({
   id: 'v8.redaction.canaries',
-  surface: 'v8',
   title: 'Canary secrets planted in goals, signal payloads, memory queries and capability searches never come back in a response, event or trace',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'What the service does; Resources > Trace; Errors',
     quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive values are replaced by a redaction marker. … Sensitive fields are redacted.',
   },
@@ -105,9 +104,9 @@ export const redactionCanaries = defineRule({
       notes: c.plant('free-text', 'goalSpec.notes'),
     };
     const created = seen.response('POST /v8/missions', await ctx.http.send({ method: 'POST', path: MISSIONS, credential, headers: { 'idempotency-key': newKey() }, json: { ...base, goalSpec }, label: 'create a mission with canaries in its goal' }));
-    if (created.status !== 202) ctx.untestable(`setup failed: creating the "succeeds" mission with extra goalSpec fields answered ${created.status}`);
+    if (created.status !== 202) ctx.inconclusive(`setup failed: creating the "succeeds" mission with extra goalSpec fields answered ${created.status}`);
     const runId: unknown = (created.json as { runId?: unknown } | undefined)?.runId;
-    if (typeof runId !== 'string') return ctx.untestable('setup failed: the create response has no runId');
+    if (typeof runId !== 'string') return ctx.inconclusive('setup failed: the create response has no runId');
     const stream = seen.stream(`GET ${MISSIONS}/{runId}/events`, await followEvents(ctx, runId, { label: 'follow the canary mission' }));
     seen.response(`GET ${MISSIONS}/{runId}`, await getMission(ctx, runId, credential, 'read the canary mission'));
     let traces = await readTraces(ctx, seen, stream.events, 'canary goal');

@@ -1,5 +1,6 @@
 /** What the /v8 read-surface checks share: paths, fixtures, requests and lenient readers. */
 import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
 import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.ts';
 import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
 import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
@@ -102,7 +103,7 @@ export async function missionWithTraces(ctx: CheckContext, fixtureName: MissionF
   const mission = await createMission(ctx, fixtureName);
   const stream = await followToTerminal(ctx, mission.runId, fixtureName);
   const traces = stepTraces(stream.events);
-  if (traces.length === 0) ctx.untestable(`the "${fixtureName}" fixture mission's step events named no traceId: give a fixture that runs at least one step`);
+  if (traces.length === 0) ctx.untestable(`the mission of fixtures.v8.missions.${fixtureName} named no traceId in its step events: give a fixture that runs at least one step`);
   return { runId: mission.runId, traces };
 }
 
@@ -119,10 +120,14 @@ export async function someTrace(ctx: CheckContext): Promise<{ traceId: string; r
  * The items of a listing that the seed shows both as `{<key>: [...]}` and as a bare array;
  * undefined when the body is neither.
  */
-export function listingItems(body: unknown, key: string): { form: 'object wrapper' | 'array'; items: unknown[] } | undefined {
-  if (Array.isArray(body)) return { form: 'array', items: body };
-  if (isRecord(body) && Array.isArray(body[key])) return { form: 'object wrapper', items: body[key] as unknown[] };
-  return undefined;
+export function listingItems<K extends string>(
+  body: unknown,
+  schema: z.ZodType<Record<K, unknown[]> | unknown[]>,
+  key: K,
+): { form: 'object wrapper' | 'array'; items: unknown[] } | undefined {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) return undefined;
+  return Array.isArray(parsed.data) ? { form: 'array', items: parsed.data } : { form: 'object wrapper', items: parsed.data[key] };
 }
 
 /** Ids outside "1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`", each with why. */

@@ -1,0 +1,18 @@
+import type { FakeCaller } from '../auth.ts';
+import type { FakeContext } from '../context.ts';
+import type { RouteRequest } from '../http.ts';
+import { writeTransportError } from './respond.ts';
+
+/** Codes the MCP SDKs use for transport refusals that JSON-RPC itself does not name. */
+export const BAD_REQUEST = -32000;
+
+/** The caller of an /mcp request (its Origin already checked by the transport); answers 401 itself and returns undefined when refused. */
+export function authenticate(fake: FakeContext, r: RouteRequest): FakeCaller | undefined {
+  const caller = fake.tokens.lookup(r.header('authorization'));
+  if (!caller || caller.expired) {
+    const message = caller ? 'The bearer token has expired.' : 'A valid bearer token is required: send Authorization: Bearer <token>.';
+    writeTransportError(r.res, 401, BAD_REQUEST, message, { 'www-authenticate': 'Bearer' });
+    return undefined;
+  }
+  return caller;
+}
