@@ -1,3 +1,4 @@
+import { createParser } from 'eventsource-parser';
 import { parseJson as parseJsonText } from '../util/json.ts';
 
 /**
@@ -62,4 +63,23 @@ export function parseJson(text: string): unknown {
   if (text.length === 0) return undefined;
   const parsed = parseJsonText(text);
   return parsed.ok ? parsed.value : undefined;
+}
+
+/** The 1-based number of the first event whose data is not JSON (both APIs and MCP send JSON data), or 0. */
+export function firstNonJsonEvent(events: Iterable<string>): number {
+  let n = 0;
+  for (const data of events) {
+    n += 1;
+    if (data.trim().length > 0 && parseJson(data) === undefined) return n;
+  }
+  return 0;
+}
+
+/** The data of every event in a whole event-stream body (one linear pass of the parser). */
+export function eventData(text: string): string[] {
+  const out: string[] = [];
+  const parser = createParser({ onEvent: (e) => void out.push(e.data) });
+  parser.feed(text);
+  parser.reset({ consume: true });
+  return out;
 }

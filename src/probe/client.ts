@@ -2,7 +2,7 @@ import { request, type Dispatcher } from 'undici';
 import { Redactor } from '../redact/redactor.ts';
 import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import { readEventStream } from '../sse/reader.ts';
-import { decodeBody, isJsonMediaType, parseJson, readCapped } from './body.ts';
+import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
 import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget } from './evidence.ts';
 import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from './transport.ts';
@@ -152,6 +152,10 @@ export class ProbeClient implements Http {
   private noteMalformed(req: { method: string; path: string }, status: number, contentType: string, body: { text: string; truncated: boolean; malformed?: string }, json: unknown): void {
     let problem = body.malformed;
     if (!problem && isJsonMediaType(contentType) && !body.truncated && body.text.trim().length > 0 && json === undefined) problem = `is ${contentType.split(';')[0]} but not JSON`;
+    if (!problem && contentType.startsWith('text/event-stream')) {
+      const bad = firstNonJsonEvent(eventData(body.text));
+      if (bad > 0) problem = `is an event stream whose event #${bad} has data that is not JSON`;
+    }
     if (problem) this.findings.push(`the ${status} answer to ${req.method} ${req.path} ${problem}`);
     if (body.truncated) this.oversized.push(`the ${status} answer to ${req.method} ${req.path} was cut at the ${Math.round((this.options.maxBodyBytes ?? MAX_BODY_BYTES) / 1024 / 1024)} MiB body cap`);
   }
@@ -245,8 +249,8 @@ export class ProbeClient implements Http {
     }
     if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8`);
     // Both APIs and MCP carry a JSON document in every event's data.
-    const notJson = read.events.findIndex((e) => e.data.trim().length > 0 && parseJson(e.data) === undefined);
-    if (notJson !== -1) this.findings.push(`event #${notJson + 1} of the stream answering ${req.method} ${req.path} has data that is not JSON`);
+    const notJson = firstNonJsonEvent(read.events.map((e) => e.data));
+    if (notJson > 0) this.findings.push(`event #${notJson} of the stream answering ${req.method} ${req.path} has data that is not JSON`);
     entry.durationMs = Math.round(performance.now() - started);
     entry.response = {
       status: res.statusCode,

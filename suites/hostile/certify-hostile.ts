@@ -67,7 +67,6 @@ export async function certifyHostile(mode: HostileMode, options: HostileRunOptio
   let peak: number | undefined;
   const sampler = setInterval(() => {
     const now = peakRssKiB(child.pid!);
-    if (process.env.HOSTILE_RSS_DEBUG) console.error('RSS', now, readFileSync(`/proc/${child.pid}/status`, 'utf8').match(/VmHWM:.*|VmRSS:.*/g)?.join(' '));
     if (now !== undefined) peak = Math.max(peak ?? 0, now);
   }, 25);
   const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
