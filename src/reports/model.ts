@@ -24,7 +24,18 @@ export interface Report {
   reportVersion: typeof REPORT_VERSION;
   harness: { name: 'apicert'; version: string; node: string };
   target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; variants?: string[] };
-  run: { startedAt: string; finishedAt: string; durationMs: number; seed: number; surfaces: Surface[]; requests: number };
+  run: {
+    startedAt: string;
+    finishedAt: string;
+    durationMs: number;
+    seed: number;
+    surfaces: Surface[];
+    requests: number;
+    /** Why the run ended before every rule was judged: its deadline, an interrupt, a failed first probe. */
+    stopped?: string;
+    /** What the user should know about the run itself (a secret too short to redact everywhere). */
+    warnings?: string[];
+  };
   summary: {
     required: VerdictCounts;
     /** SHOULD rules: a failure is a warning, and gates only in a strict run. */
@@ -80,6 +91,8 @@ export function buildReport(input: {
   finishedAt: Date;
   seed: number;
   requests: number;
+  stopped?: string;
+  warnings?: readonly string[];
   strict?: boolean;
 }): Report {
   const counts = { required: emptyCounts(), should: emptyCounts(), observation: emptyCounts() };
@@ -114,6 +127,8 @@ export function buildReport(input: {
       seed: input.seed,
       surfaces: [...new Set(input.results.map((r) => r.rule.surface))],
       requests: input.requests,
+      ...(input.stopped ? { stopped: input.stopped } : {}),
+      ...(input.warnings?.length ? { warnings: [...input.warnings] } : {}),
     },
     summary: {
       required,

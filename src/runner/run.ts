@@ -2,6 +2,8 @@ import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry,
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
+import { clip } from '../probe/evidence.ts';
+import { Stopped } from '../probe/transport.ts';
 import { RunContext, type CheckServices } from './check-context.ts';
 
 
@@ -16,6 +18,8 @@ export interface RunOptions {
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
   checkNeeds?: boolean;
   onResult?: (result: RuleResult) => void;
+  /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
+  signal?: AbortSignal;
 }
 
 const EVIDENCE_HEAD = 10;
@@ -26,7 +30,28 @@ function trimEvidence(entries: EvidenceEntry[]): { evidence: EvidenceEntry[]; om
   return { evidence: [...entries.slice(0, EVIDENCE_HEAD), ...entries.slice(-EVIDENCE_TAIL)], omitted: entries.length - EVIDENCE_HEAD - EVIDENCE_TAIL };
 }
 
-class CheckTimeout extends Error {}
+const CHECK_TIMEOUT_MS = 120_000;
+const REASON_LIMIT = 2048;
+
+function stopReason(signal: AbortSignal): string {
+  return signal.reason instanceof Stopped ? signal.reason.message : 'stopped';
+}
+
+/** Where a defect in apicert itself happened, without the stack: reports never carry one. */
+function defectOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const frame = error.stack?.split('\n').find((line) => line.includes('/src/'))?.trim();
+  return `${error.name}: ${error.message}${frame ? ` (${frame.replace(/^at\s+/, '').replace(/^.*\/src\//, 'src/').replace(/\)$/, '')})` : ''}`;
+}
+
+function listed(items: readonly string[]): string {
+  return `${items.slice(0, 3).join('; ')}${items.length > 3 ? ` (+${items.length - 3} more)` : ''}`;
+}
+
+/** A rule the run never started: its deadline passed, it was interrupted, or the first probe failed. */
+export function notReached(rule: Rule, reason: string): RuleResult {
+  return { rule, verdict: 'inconclusive', reason, durationMs: 0, evidence: [], evidenceOmitted: 0, observations: [], rolesRequested: [] };
+}
 
 /**
  * Why a check that returned normally still may not pass: a pass needs at least one judgement
@@ -49,10 +74,16 @@ export function namesPrerequisite(reason: string): boolean {
   return /fixtures\.|safety\.|credential|profile|receiver|token|key\b|signing secret/i.test(reason);
 }
 
-/** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
+/**
+ * Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. The
+ * check's deadline, the run's deadline and an interrupt abort the requests it has in flight.
+ */
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
-  const probe = options.probe.fork();
-  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services);
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  if (signal.aborted) return notReached(rule, `not run: ${stopReason(signal)}`);
+  const probe = options.probe.fork(signal);
+  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services, signal);
   const started = performance.now();
   let verdict: Verdict;
   let reason: string | undefined;
@@ -63,37 +94,52 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     verdict = 'untestable';
     reason = missing.join('; ');
   } else {
-    const timeoutMs = options.checkTimeoutMs ?? 120_000;
-    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
+    const timer = setTimeout(() => controller.abort(new Stopped(`the check did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    let onAbort: (() => void) | undefined;
     try {
       await Promise.race([
         rule.check(ctx),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new CheckTimeout(`the check did not finish within ${timeoutMs} ms`)), timeoutMs);
+          onAbort = () => reject(signal.reason instanceof Stopped ? signal.reason : new Stopped('stopped'));
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
       const vacuous = vacuousPass(ctx.assertions, probe.evidence);
       if (vacuous) {
         verdict = 'inconclusive';
         reason = vacuous;
+      } else if (probe.findings.length > 0) {
+        verdict = 'fail';
+        reason = `a body this rule judged is malformed: ${listed(probe.findings)}`;
+      } else if (probe.oversized.length > 0) {
+        verdict = 'inconclusive';
+        reason = `the check judged answers it could not read whole: ${listed(probe.oversized)}`;
       } else {
         verdict = 'pass';
       }
     } catch (error) {
-      if (error instanceof CheckFailure) {
+      if (signal.aborted) {
+        verdict = 'inconclusive';
+        reason = stopReason(signal);
+      } else if (error instanceof CheckFailure) {
         verdict = 'fail';
         counterexample = error.counterexample;
       } else if (error instanceof Untestable) {
         verdict = namesPrerequisite(error.message) ? 'untestable' : 'inconclusive';
       } else if (error instanceof NotApplicable) verdict = 'not-applicable';
-      else if (error instanceof Inconclusive || error instanceof CheckTimeout) verdict = 'inconclusive';
+      else if (error instanceof Inconclusive) verdict = 'inconclusive';
       else {
         verdict = 'inconclusive';
-        reason = `the check itself failed (a harness defect: report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+        reason = `the check itself failed (a harness defect: report it): ${defectOf(error)}`;
       }
       reason ??= error instanceof Error ? error.message : String(error);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      // Whatever the check left in flight ends with it.
+      if (!controller.signal.aborted) controller.abort(new Stopped('the check ended'));
     }
   }
   const { evidence, omitted } = trimEvidence(probe.evidence);
@@ -106,12 +152,16 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     observations: ctx.observations,
     rolesRequested: [...ctx.rolesRequested],
   };
-  if (reason !== undefined) result.reason = reason;
+  if (reason !== undefined) {
+    // A reason may quote a whole body: it is kept clipped and redacted, never as a view of the body.
+    const clipped = clip(reason, REASON_LIMIT).text;
+    result.reason = options.services?.redactor?.text(clipped) ?? clipped;
+  }
   if (counterexample) result.counterexample = counterexample;
   return result;
 }
 
-/** Runs rules with the profile's concurrency; results come back in catalog order. */
+/** Runs rules with the profile's concurrency; results come back in catalog order, one per rule even when the run stops. */
 export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   const results: RuleResult[] = new Array(options.rules.length);
   // Rules that judge every exchange of the run go last, once everything else has been sent.
@@ -120,7 +170,7 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   for (const wave of waves) {
     let next = 0;
     const worker = async () => {
-      while (next < wave.length) {
+      while (next < wave.length && !options.signal?.aborted) {
         const index = wave[next++]!;
         const result = await runRule(options.rules[index]!, options);
         results[index] = result;
@@ -129,6 +179,12 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
     };
     const width = Math.min(options.profile.safety.concurrency, wave.length);
     await Promise.all(Array.from({ length: width }, worker));
+  }
+  for (let i = 0; i < options.rules.length; i += 1) {
+    if (!results[i]) {
+      results[i] = notReached(options.rules[i]!, `not run: ${options.signal ? stopReason(options.signal) : 'stopped'}`);
+      options.onResult?.(results[i]!);
+    }
   }
   return results;
 }
