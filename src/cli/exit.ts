@@ -10,6 +10,11 @@ export const EXIT = {
   usage: 2,
   /** The target was unreachable, or a required rule could not be judged for transport reasons. */
   inconclusive: 3,
+  /** apicert itself failed; the message asks for a report. */
+  internal: 4,
+  /** Interrupted by SIGINT (128 + 2) or SIGTERM (128 + 15); the partial report was written. */
+  interrupted: 130,
+  terminated: 143,
 } as const;
 
 /**

@@ -8,8 +8,9 @@ import { conflictsOf, isVariantId, VARIANTS, type VariantId } from '../fake/vari
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import { startFake } from '../fake/server.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
-import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
-import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
+import type { Redactor } from '../redact/redactor.ts';
+import { checkWritable, OutputNotWritable, REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
+import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
 import { EmptySelection } from '../runner/run.ts';
 import { judgedLine } from '../reports/model.ts';
 import { exitCodeFor, EXIT } from './exit.ts';
@@ -20,6 +21,12 @@ import { formats, list, printRules, seedOf, VERDICT_MARK } from './options.ts';
 import { registerJudgeClientCommand } from './client.ts';
 import { registerReceiverCommand } from './receiver.ts';
 import { registerPlan } from './plan.ts';
+import { durationOf, portOf, whileInterruptible } from './run-control.ts';
+
+/** Set once a run has secrets: every line printed after that passes through it. */
+let output: Redactor | undefined;
+const say = (line: string) => console.log(output ? output.text(line) : line);
+const complain = (line: string) => console.error(output ? output.text(line) : line);
 
 const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -73,52 +80,73 @@ export function buildProgram(): Command {
     .addOption(new Option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")').argParser(variants))
     .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials), as long as at least one required rule passed')
     .option('--strict', 'SHOULD rules gate too (by default a failed SHOULD is a warning)')
+    .option('--deadline <duration>', 'the whole run\'s deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written', durationOf, DEFAULT_DEADLINE_MS)
     .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig')
     .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
     .option('--quiet', 'print only the summary')
-    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; variant?: VariantId[]; allowUntestable?: boolean; strict?: boolean; sign?: string; baseline?: string; quiet?: boolean }) => {
+    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; variant?: VariantId[]; allowUntestable?: boolean; strict?: boolean; sign?: string; baseline?: string; quiet?: boolean; deadline: number }) => {
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
       if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
       if (opts.variant && (opts.target || opts.profile)) throw new ProfileError('--variant only applies to the embedded fake; drop --target/--profile to use it');
+      await checkWritable(opts.out);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : undefined;
       const signingKey = opts.sign ? await loadSigningKey(opts.sign) : undefined;
       const baseline = opts.baseline ? await loadBaselineFor(opts.baseline) : undefined;
-      const { report } = await certify({
-        profile,
-        surfaces: opts.surface,
-        patterns: opts.rules,
-        seed: opts.seed,
-        faults: opts.faults,
-        variants: opts.variant,
-        strict: Boolean(opts.strict),
-        invocation: invocationOf(opts),
-        allowUntestable: Boolean(opts.allowUntestable),
-        baseline,
-        onResult: opts.quiet ? undefined : (r) => console.log(`${(r.rule.level === 'observation' ? `${r.verdict} (obs)` : VERDICT_MARK[r.verdict === 'fail' && r.rule.level === 'should' && !opts.strict ? 'warn' : r.verdict]!).padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
+      // The handlers stay on while the reports are written, so a signal never cuts a report in half.
+      const { value, signal } = await whileInterruptible(async (stop) => {
+        const run = await certify({
+          profile,
+          surfaces: opts.surface,
+          patterns: opts.rules,
+          seed: opts.seed,
+          faults: opts.faults,
+          variants: opts.variant,
+          strict: Boolean(opts.strict),
+          deadlineMs: opts.deadline,
+          signal: stop,
+          invocation: invocationOf(opts),
+          allowUntestable: Boolean(opts.allowUntestable),
+          baseline,
+          onStart: (redactor) => (output = redactor),
+          onWarning: (warning) => complain(`apicert: warning: ${warning}`),
+          onResult: opts.quiet ? undefined : (r) => say(`${(r.rule.level === 'observation' ? `${r.verdict} (obs)` : VERDICT_MARK[r.verdict === 'fail' && r.rule.level === 'should' && !opts.strict ? 'warn' : r.verdict]!).padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
+        });
+        const formatsWritten: ReportFormat[] = signingKey && !opts.format.includes('json') ? ['json', ...opts.format] : opts.format;
+        const written = await writeReports(run.report, opts.out, formatsWritten, run.redactor);
+        // Signed as written: the redacted report.json, read back.
+        if (signingKey) written.push(await writeSignature(join(opts.out, 'report.json'), signingKey));
+        return { run, written };
       });
-      const formatsWritten: ReportFormat[] = signingKey && !opts.format.includes('json') ? ['json', ...opts.format] : opts.format;
-      const written = await writeReports(report, opts.out, formatsWritten);
-      if (signingKey) written.push(await writeSignature(report, join(opts.out, 'report.json'), signingKey));
+      const { report, firstProbeFailure } = value.run;
+      const written = value.written;
+      if (firstProbeFailure) complain(`apicert: ${firstProbeFailure}; every rule is inconclusive`);
+      if (report.run.stopped && !firstProbeFailure) complain(`apicert: the run stopped early: ${report.run.stopped}`);
       const { required: req, should } = report.summary;
-      console.log(
+      say(
         `\n${report.target.baseUrl} (${report.target.kind}): gate ${report.summary.gate.toUpperCase()}${report.summary.strict ? ' (strict)' : ''} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${report.summary.strict ? '' : ' (warnings)'}; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`,
       );
-      if (report.summary.expectedFailures.length) console.log(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
-      if (report.summary.staleBaseline.length) console.log(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
-      if (!report.summary.strict && report.summary.warnings.length > 0) console.log(`warnings (SHOULD rules that failed; --strict makes them gate): ${report.summary.warnings.join(', ')}`);
-      console.log(`reports: ${written.join(', ')}`);
-      process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
+      if (report.summary.expectedFailures.length) say(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
+      if (report.summary.staleBaseline.length) say(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
+      if (!report.summary.strict && report.summary.warnings.length > 0) say(`warnings (SHOULD rules that failed; --strict makes them gate): ${report.summary.warnings.join(', ')}`);
+      say(`reports: ${written.join(', ')}`);
+      if (signal) process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
+      else if (firstProbeFailure) process.exitCode = EXIT.inconclusive;
+      else process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
     });
 
   program
     .command('fake')
     .description('Serve the reference fake on loopback until interrupted, and write a profile for it (its tokens live only as long as this process).')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', (v) => Number.parseInt(v, 10), 0)
+    .option('--port <n>', 'port to listen on (0 picks a free one)', portOf, 0)
     .option('--faults <ids>', 'switch on these faults (see "apicert faults")', faults)
     .option('--variant <ids>', 'take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variants)
     .option('--profile-out <file>', 'where to write the profile, readable by you only', 'reports/fake-profile.json')
     .action(async (opts: { port: number; faults?: FaultId[]; variant?: VariantId[]; profileOut: string }) => {
-      const fake = await startFake({ port: opts.port, faults: opts.faults ?? [], variants: opts.variant ?? [] });
+      const fake = await startFake({ port: opts.port, faults: opts.faults ?? [], variants: opts.variant ?? [] }).catch((error: unknown) => {
+        const code = (error as { code?: string }).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES') throw new ProfileError(`cannot listen on 127.0.0.1:${opts.port} (${code}): choose another --port, or 0 for a free one`);
+        throw error;
+      });
       const profile = embeddedProfile(fake);
       await mkdir(dirname(opts.profileOut), { recursive: true });
       // The tokens are the fake's own, but a token is never printed: it goes to a private file.
@@ -172,14 +200,16 @@ export async function main(argv: string[]): Promise<void> {
     if (error instanceof CommanderError) {
       // Help and version exit 0; every other commander error is a usage error it has already printed.
       process.exitCode = error.exitCode === 0 ? EXIT.pass : EXIT.usage;
-    } else if (error instanceof ProfileError || error instanceof EmptySelection) {
-      console.error(`apicert: ${error.message}`);
+    } else if (error instanceof ProfileError || error instanceof EmptySelection || error instanceof OutputNotWritable) {
+      complain(`apicert: ${error.message}`);
       process.exitCode = EXIT.usage;
     } else if (error instanceof TargetUnreachable) {
-      console.error(`apicert: ${error.message}`);
+      complain(`apicert: ${error.message}`);
       process.exitCode = EXIT.inconclusive;
     } else {
-      throw error;
+      // A defect in apicert: one redacted line, never a stack trace with target bytes in it.
+      complain(`apicert: internal error (please report it): ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      process.exitCode = EXIT.internal;
     }
   }
 }

@@ -41,10 +41,10 @@ export async function loadSigningKey(path: string): Promise<KeyObject> {
   return privateKeyFrom(await readText(path, 'signing key'), path);
 }
 
-/** Writes `<report.json>.sig` beside the report; returns its path. */
-export async function writeSignature(report: Report, reportPath: string, key: KeyObject): Promise<string> {
+/** Signs report.json as it was written (read back, so what is signed is what is on disk); returns the `.sig` path. */
+export async function writeSignature(reportPath: string, key: KeyObject): Promise<string> {
   const path = `${reportPath}${SIGNATURE_SUFFIX}`;
-  await writeFile(path, `${JSON.stringify(signReport(report, key), null, 2)}\n`);
+  await writeFile(path, `${JSON.stringify(signReport(await readReport(reportPath), key), null, 2)}\n`);
   return path;
 }
 

@@ -1,25 +1,41 @@
-import { Agent, request, type Dispatcher } from 'undici';
-import { Redactor } from '../redact/redactor.ts';
+import { request, type Dispatcher } from 'undici';
+import type { Redactor } from '../redact/redactor.ts';
 import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import { readEventStream } from '../sse/reader.ts';
+import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
-import { clip, curlLine, EVIDENCE_EVENT_LIMIT } from './evidence.ts';
+import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget } from './evidence.ts';
+import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from './transport.ts';
+
+export { closeDispatcher, createDispatcher } from './transport.ts';
 
 export interface ProbeOptions {
   baseUrl: string;
   redactor: Redactor;
   budget: RequestBudget;
+  /** Headers and idle-per-chunk deadline of one request. */
   timeoutMs: number;
+  /** Deadline of one whole request, headers to last byte; at least `timeoutMs`. */
+  totalTimeoutMs?: number;
   streamTimeoutMs: number;
   streamCloseGraceMs: number;
   dispatcher: Dispatcher;
   maxBodyBytes?: number;
+  maxEvents?: number;
+  connectTimeoutMs?: number;
+  maxHeaderBytes?: number;
+  /** Aborts every request of the run or the check (its deadline, the run deadline, an interrupt). */
+  signal?: AbortSignal;
+  evidenceBudget?: EvidenceBudget;
 }
 
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+// No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_EVENTS = 10_000;
 
-export function createDispatcher(): Agent {
-  return new Agent({ keepAliveTimeout: 2_000, connections: 64 });
+function declaredLength(headers: Record<string, string>): number | undefined {
+  const n = Number(headers['content-length']);
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -30,40 +46,33 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return out;
 }
 
-function parseJson(text: string): unknown {
-  if (text.length === 0) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function describeTransportError(error: unknown): string {
-  const err = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  return [err.code ?? err.cause?.code, err.message ?? err.cause?.message].filter(Boolean).join(': ') || String(error);
-}
-
 /**
- * The only way checks talk to a target. Every exchange is kept as redacted evidence with a curl
- * line, every request is counted against the run's budget, and every body read is bounded.
+ * The only way checks talk to a target. Every exchange is kept as redacted, clipped evidence with a
+ * curl line, every request is counted against the run's budget, and every request is bounded in
+ * time (connect, headers, idle, total) and bytes, and aborted with the check that sent it.
  */
 /** How long a stream request waits for the body of an answer that is not an event stream. */
 const NON_STREAM_BODY_MS = 2_000;
 
 export class ProbeClient implements Http {
   readonly evidence: EvidenceEntry[] = [];
+  /** Bodies malformed for their media type (invalid UTF-8, JSON that is not JSON): a check reading them cannot pass. */
+  readonly findings: string[] = [];
+  /** Answers cut at the body cap: what a check concluded from them rests on bytes it never saw. */
+  readonly oversized: string[] = [];
 
   private readonly options: ProbeOptions;
   /** Which evidence entry a response (or a received delivery) came from, so a failing case can name it. */
   private readonly origins = new WeakMap<object, number>();
+  private readonly kept: EvidenceBudget;
   constructor(options: ProbeOptions) {
     this.options = options;
+    this.kept = options.evidenceBudget ?? new EvidenceBudget();
   }
 
-  /** A client for another check: same target, budget and connections, its own evidence. */
-  fork(): ProbeClient {
-    return new ProbeClient(this.options);
+  /** A client for another check: same target, budget and connections, its own evidence and signal. */
+  fork(signal?: AbortSignal): ProbeClient {
+    return new ProbeClient({ ...this.options, evidenceBudget: this.kept, ...(signal ? { signal } : {}) });
   }
 
   get baseUrl(): string {
@@ -92,28 +101,55 @@ export class ProbeClient implements Http {
     for (let i = 0; i < this.evidence.length; i += 1) this.evidence[i] = this.redactEntry(this.evidence[i]!);
   }
 
+  private keepText(value: string, limit?: number): string {
+    return this.kept.keep(this.options.redactor.text(clip(value, limit).text));
+  }
+
   private redactEntry(entry: EvidenceEntry): EvidenceEntry {
     const redactor = this.options.redactor;
     const text = (value: string) => redactor.text(value);
     const out: EvidenceEntry = { ...entry, request: { ...entry.request, url: text(entry.request.url), headers: redactor.headers(entry.request.headers) }, curl: text(entry.curl) };
-    if (entry.request.body !== undefined) out.request.body = clip(text(entry.request.body)).text;
+    if (entry.request.body !== undefined) out.request.body = text(clip(entry.request.body).text);
     if (entry.response) {
       out.response = { ...entry.response, headers: redactor.headers(entry.response.headers) };
-      if (entry.response.body !== undefined) out.response.body = clip(text(entry.response.body)).text;
-      if (entry.response.events) out.response.events = entry.response.events.map((e) => ({ ...e, ...(e.id !== undefined ? { id: text(e.id) } : {}), data: text(e.data) }));
+      if (entry.response.body !== undefined) out.response.body = text(clip(entry.response.body).text);
+      if (entry.response.events) out.response.events = entry.response.events.map((e) => ({ ...e, ...(e.id !== undefined ? { id: text(e.id) } : {}), data: text(clip(e.data, 1024).text) }));
     }
     if (entry.error !== undefined) out.error = text(entry.error);
     return out;
   }
 
+  private limits(timeoutMs: number): TransportContext {
+    return {
+      connectTimeoutMs: this.options.connectTimeoutMs ?? DEFAULT_LIMITS.connectTimeoutMs,
+      headersTimeoutMs: timeoutMs,
+      idleTimeoutMs: timeoutMs,
+      totalTimeoutMs: Math.max(this.options.totalTimeoutMs ?? timeoutMs, timeoutMs),
+      maxHeaderBytes: this.options.maxHeaderBytes ?? DEFAULT_LIMITS.maxHeaderBytes,
+    };
+  }
+
+  /** The request's own signal: the check's, and its total deadline. */
+  private signalFor(totalMs: number | undefined, own?: AbortSignal): AbortSignal {
+    const signals = [this.options.signal, own, totalMs === undefined ? undefined : AbortSignal.timeout(totalMs)].filter((s): s is AbortSignal => s !== undefined);
+    return AbortSignal.any(signals);
+  }
+
+  /** Every session id the target hands out is a secret of the run from then on. */
+  private learnSecrets(headers: Record<string, string>): void {
+    const session = headers['mcp-session-id'];
+    if (session) this.options.redactor.add(session, 'mcp-session-id');
+  }
+
   private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {
+    if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.path}: not sent (${describeTransportError(undefined, this.limits(this.options.timeoutMs), this.options.signal)})`);
     this.options.budget.take();
     const url = new URL(req.path, this.options.baseUrl).toString();
     const headers: Record<string, string> = { ...extra, ...req.headers };
     if (req.credential) headers.authorization = `Bearer ${req.credential.token}`;
     const redactor = this.options.redactor;
     const redactedHeaders = redactor.headers(headers);
-    const redactedBody = body === undefined ? undefined : clip(redactor.text(body)).text;
+    const redactedBody = body === undefined ? undefined : this.keepText(body);
     const entry: EvidenceEntry = {
       request: { method: req.method, url: redactor.text(url), headers: redactedHeaders },
       durationMs: 0,
@@ -124,6 +160,24 @@ export class ProbeClient implements Http {
     return { url, headers, entry, redactedHeaders, redactedBody };
   }
 
+  private transportFailure(req: { method: string; path: string }, entry: EvidenceEntry, started: number, error: unknown, limits: TransportContext, signal: AbortSignal, what = '', answered?: number): TransportError {
+    entry.durationMs = Math.round(performance.now() - started);
+    entry.error = this.options.redactor.text(describeTransportError(error, limits, signal));
+    const after = answered === undefined ? '' : ` (after answering ${answered})`;
+    return new TransportError(`${req.method} ${req.path}${what}: ${entry.error}${after}`);
+  }
+
+  private noteMalformed(req: { method: string; path: string }, status: number, contentType: string, body: { text: string; truncated: boolean; malformed?: string }, json: unknown): void {
+    let problem = body.malformed;
+    if (!problem && isJsonMediaType(contentType) && !body.truncated && body.text.trim().length > 0 && json === undefined) problem = `is ${contentType.split(';')[0]} but not JSON`;
+    if (!problem && contentType.startsWith('text/event-stream')) {
+      const bad = firstNonJsonEvent(eventData(body.text));
+      if (bad > 0) problem = `is an event stream whose event #${bad} has data that is not JSON`;
+    }
+    if (problem) this.findings.push(`the ${status} answer to ${req.method} ${req.path} ${problem}`);
+    if (body.truncated) this.oversized.push(`the ${status} answer to ${req.method} ${req.path} was cut at the ${Math.round((this.options.maxBodyBytes ?? MAX_BODY_BYTES) / 1024 / 1024)} MiB body cap`);
+  }
+
   async send(req: ProbeRequest): Promise<ProbeResponse> {
     const body = req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
     const extra: Record<string, string> = body !== undefined ? { 'content-type': 'application/json' } : {};
@@ -132,69 +186,28 @@ export class ProbeClient implements Http {
     const at = this.evidence.push(entry) - 1;
     const started = performance.now();
     const timeout = req.timeoutMs ?? this.options.timeoutMs;
+    const limits = this.limits(timeout);
+    const signal = this.signalFor(limits.totalTimeoutMs);
+    let res: Dispatcher.ResponseData | undefined;
     try {
-      const res = await request(url, {
-        method: req.method,
-        headers,
-        body,
-        dispatcher: this.options.dispatcher,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
-      const text = await this.readBounded(res.body);
+      res = await request(url, { method: req.method, headers, body, dispatcher: this.options.dispatcher, headersTimeout: timeout, bodyTimeout: timeout, signal });
       const responseHeaders = flattenHeaders(res.headers);
+      this.learnSecrets(responseHeaders);
+      const contentType = responseHeaders['content-type'] ?? '';
+      const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
+      const text = decodeBody(raw.bytes, raw.truncated, contentType);
+      const json = parseJson(text.text);
+      this.noteMalformed(req, res.statusCode, contentType, text, json);
       const durationMs = Math.round(performance.now() - started);
       this.options.redactor.noteResponse(req.method, req.path, res.statusCode, [text.text, ...Object.values(responseHeaders)]);
-      const clipped = clip(this.options.redactor.text(text.text));
       entry.durationMs = durationMs;
-      entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: clipped.text };
-      if (clipped.truncated || text.truncated) entry.response.bodyTruncated = true;
-      return this.link(
-        {
-          status: res.statusCode,
-          headers: responseHeaders,
-          text: text.text,
-          json: parseJson(text.text),
-          contentType: responseHeaders['content-type'] ?? '',
-          durationMs,
-        },
-        at,
-      );
+      entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: this.keepText(text.text) };
+      if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
+      return this.link({ status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs }, at);
     } catch (error) {
-      entry.durationMs = Math.round(performance.now() - started);
-      entry.error = this.options.redactor.text(describeTransportError(error));
-      throw new TransportError(`${req.method} ${req.path}: ${entry.error}`);
+      res?.body.destroy();
+      throw this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
     }
-  }
-
-  /**
-   * Reads a body up to the byte bound; with `withinMs`, also only that long: a body that never ends
-   * is cut there and what arrived is returned (`truncated`), so no reader waits forever.
-   */
-  private async readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, withinMs?: number): Promise<{ text: string; truncated: boolean }> {
-    const limit = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let cut = false;
-    const timer = withinMs === undefined ? undefined : setTimeout(() => {
-      cut = true;
-      body.destroy();
-    }, withinMs);
-    try {
-      for await (const chunk of body) {
-        size += chunk.length;
-        if (size > limit) {
-          body.destroy();
-          return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
-        }
-        chunks.push(chunk);
-      }
-    } catch (error) {
-      if (!cut) throw error;
-    } finally {
-      clearTimeout(timer);
-    }
-    return { text: Buffer.concat(chunks).toString('utf8'), truncated: cut };
   }
 
   /** Opens an event stream and reads it until the server closes it or a bound is reached. */
@@ -207,66 +220,77 @@ export class ProbeClient implements Http {
     const started = performance.now();
     const controller = new AbortController();
     const maxMs = req.maxMs ?? this.options.streamTimeoutMs;
+    const timeout = req.timeoutMs ?? this.options.timeoutMs;
+    const limits = this.limits(timeout);
+    // The reader bounds the stream's own duration; the signal adds the check's deadline and the reader's abort.
+    const signal = this.signalFor(undefined, controller.signal);
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, {
-        method: req.method,
-        headers,
-        dispatcher: this.options.dispatcher,
-        signal: controller.signal,
-        headersTimeout: req.timeoutMs ?? this.options.timeoutMs,
-        bodyTimeout: 0,
-      });
+      res = await request(url, { method: req.method, headers, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
     } catch (error) {
-      entry.durationMs = Math.round(performance.now() - started);
-      entry.error = this.options.redactor.text(describeTransportError(error));
-      throw new TransportError(`${req.method} ${req.path}: ${entry.error}`);
+      throw this.transportFailure(req, entry, started, error, limits, signal);
     }
     const responseHeaders = flattenHeaders(res.headers);
+    this.learnSecrets(responseHeaders);
     const contentType = responseHeaders['content-type'] ?? '';
     const redactedResponseHeaders = this.options.redactor.headers(responseHeaders);
     if (!contentType.startsWith('text/event-stream')) {
       // Not a stream: the rule judges the content type at once. An error body arrives with its
       // headers; one that never ends is cut after NON_STREAM_BODY_MS, so no reader hangs on it.
-      const text = await this.readBounded(res.body, Math.min(NON_STREAM_BODY_MS, req.timeoutMs ?? this.options.timeoutMs));
-      redactorNote(this.options.redactor, req, res.statusCode, [text.text, ...Object.values(responseHeaders)]);
+      let text;
+      let cut = false;
+      const deadline = setTimeout(() => {
+        cut = true;
+        res.body.destroy();
+      }, Math.min(NON_STREAM_BODY_MS, limits.totalTimeoutMs));
+      try {
+        const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
+        text = decodeBody(raw.bytes, raw.truncated, contentType);
+      } catch (error) {
+        res.body.destroy();
+        if (!cut) throw this.transportFailure(req, entry, started, error, limits, signal, ' (body)', res.statusCode);
+        text = decodeBody(Buffer.alloc(0), true, contentType);
+      } finally {
+        clearTimeout(deadline);
+      }
+      this.options.redactor.noteResponse(req.method, req.path, res.statusCode, [text.text, ...Object.values(responseHeaders)]);
+      const json = parseJson(text.text);
+      this.noteMalformed(req, res.statusCode, contentType, text, json);
       entry.durationMs = Math.round(performance.now() - started);
-      entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: clip(this.options.redactor.text(text.text)).text };
-      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json: parseJson(text.text) }, at);
+      entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: this.keepText(text.text) };
+      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json }, at);
     }
     let read: ReadResult;
     try {
       read = await readEventStream(res.body, {
         maxMs,
         maxBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+        maxEvents: this.options.maxEvents ?? MAX_EVENTS,
         graceMs: req.graceMs ?? this.options.streamCloseGraceMs,
         onEvent: req.onEvent,
         abort: () => controller.abort(),
       });
     } catch (error) {
-      entry.durationMs = Math.round(performance.now() - started);
-      entry.error = this.options.redactor.text(describeTransportError(error));
-      throw new TransportError(`${req.method} ${req.path} (stream): ${entry.error}`);
+      res.body.destroy();
+      throw this.transportFailure(req, entry, started, error, limits, signal, ' (stream)', res.statusCode);
     }
+    if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8`);
+    // Both APIs and MCP carry a JSON document in every event's data.
+    const notJson = firstNonJsonEvent(read.events.map((e) => e.data));
+    if (notJson > 0) this.findings.push(`event #${notJson} of the stream answering ${req.method} ${req.path} has data that is not JSON`);
     entry.durationMs = Math.round(performance.now() - started);
-    const redactor = this.options.redactor;
-    redactorNote(redactor, req, res.statusCode, [...read.events.flatMap((e) => [e.data, e.id ?? '']), ...Object.values(responseHeaders)]);
+    this.options.redactor.noteResponse(req.method, req.path, res.statusCode, [...read.events.flatMap((e) => [e.data, e.id ?? '']), ...Object.values(responseHeaders)]);
     entry.response = {
       status: res.statusCode,
       headers: redactedResponseHeaders,
       events: read.events.slice(0, EVIDENCE_EVENT_LIMIT).map((e) => ({
-        ...(e.id !== undefined ? { id: redactor.text(e.id) } : {}),
-        ...(e.event !== undefined ? { event: e.event } : {}),
-        data: clip(redactor.text(e.data), 1024).text,
+        ...(e.id !== undefined ? { id: this.keepText(e.id, 256) } : {}),
+        ...(e.event !== undefined ? { event: this.keepText(e.event, 256) } : {}),
+        data: this.keepText(e.data, 1024),
       })),
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
     return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, at);
   }
-}
-
-/** Every response's raw text goes past the redactor's sightings before redaction hides a secret in it. */
-function redactorNote(redactor: Redactor, req: { method: string; path: string }, status: number, parts: readonly string[]): void {
-  redactor.noteResponse(req.method, req.path, status, parts);
 }

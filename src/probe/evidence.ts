@@ -1,8 +1,34 @@
 export const EVIDENCE_BODY_LIMIT = 4096;
 export const EVIDENCE_EVENT_LIMIT = 60;
+/** What one run keeps of bodies and events in all (characters); later evidence keeps headers only. */
+export const RUN_EVIDENCE_LIMIT = 24 * 1024 * 1024;
+
+/**
+ * A fresh copy: a slice of a large string can keep the whole string alive (V8 sliced strings), so
+ * evidence never holds a view of a target's body.
+ */
+export function detached(text: string): string {
+  return text.length < 16 ? text : Buffer.from(text, 'utf8').toString('utf8');
+}
 
 export function clip(text: string, limit = EVIDENCE_BODY_LIMIT): { text: string; truncated: boolean } {
-  return text.length > limit ? { text: `${text.slice(0, limit)}…`, truncated: true } : { text, truncated: false };
+  return text.length > limit ? { text: `${detached(text.slice(0, limit))}…`, truncated: true } : { text: detached(text), truncated: false };
+}
+
+/** Shared by the forks of one run's probe: the total evidence text the run keeps. */
+export class EvidenceBudget {
+  used = 0;
+  readonly limit: number;
+  constructor(limit = RUN_EVIDENCE_LIMIT) {
+    this.limit = limit;
+  }
+
+  /** `text` if it fits the run's budget, else a note saying it was dropped. */
+  keep(text: string): string {
+    if (this.used + text.length > this.limit) return `«dropped: the run's evidence reached ${Math.round(this.limit / 1024 / 1024)} MiB»`;
+    this.used += text.length;
+    return text;
+  }
 }
 
 function shellQuote(value: string): string {

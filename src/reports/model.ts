@@ -54,6 +54,10 @@ export interface Report {
     allowUntestable: boolean;
     /** The baseline file given with --baseline, with its entries. */
     baseline?: { file: string; entries: number };
+    /** Why the run ended before every rule was judged: its deadline, an interrupt, a failed first probe. */
+    stopped?: string;
+    /** What the user should know about the run itself (a secret too short to redact everywhere). */
+    warnings?: string[];
   };
   summary: {
     required: VerdictCounts;
@@ -210,6 +214,8 @@ export function buildReport(input: {
   /** The command that started this run, without --rules and --seed; each rerun line extends it. */
   invocation?: string;
   allowUntestable?: boolean;
+  stopped?: string;
+  warnings?: readonly string[];
   strict?: boolean;
   baseline?: { file: string; entries: readonly BaselineEntry[] };
 }): Report {
@@ -249,6 +255,8 @@ export function buildReport(input: {
     requests: input.requests,
     allowUntestable: input.allowUntestable ?? false,
   };
+  if (input.stopped) run.stopped = input.stopped;
+  if (input.warnings?.length) run.warnings = [...input.warnings];
   if (input.baseline) run.baseline = { file: input.baseline.file, entries: input.baseline.entries.length };
   const target: Report['target'] = { ...input.target };
   if (input.profile) target.profileFingerprint = profileFingerprint(input.profile);

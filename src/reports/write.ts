@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, constants, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
-import type { Report } from './model.ts';
+import { digestOf, type Report } from './model.ts';
 
 export const REPORT_FORMATS = ['json', 'junit', 'md', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -15,14 +15,51 @@ const FILES: Record<ReportFormat, [string, (r: Report) => string]> = {
   html: ['report.html', renderHtml],
 };
 
-/** Writes the report in each format and returns the paths written. */
-export async function writeReports(report: Report, dir: string, formats: readonly ReportFormat[]): Promise<string[]> {
+/** Whatever redacts the run's secrets: every byte written passes through it. */
+export interface OutputRedactor {
+  text(input: string): string;
+}
+
+/** Every string in the report, redacted; the digest is taken again over what is written. */
+export function redactReport(report: Report, redactor: OutputRedactor): Report {
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return redactor.text(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactor.text(k), walk(v)]));
+    return value;
+  };
+  const { digest: _digest, ...body } = walk(report) as Report;
+  return { ...body, digest: digestOf(body) };
+}
+
+export class OutputNotWritable extends Error {
+  override readonly name = 'OutputNotWritable';
+}
+
+/** Fails before a run starts when the reports could not be written after it. */
+export async function checkWritable(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+    const probe = join(dir, `.apicert-write-check-${process.pid}`);
+    await writeFile(probe, '');
+    await rm(probe, { force: true });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    throw new OutputNotWritable(`cannot write reports to ${dir}${code ? ` (${code})` : ''}: choose a writable directory with --out`);
+  }
+}
+
+/** Writes the report in each format, redacted at this boundary, and returns the paths written. */
+export async function writeReports(report: Report, dir: string, formats: readonly ReportFormat[], redactor?: OutputRedactor): Promise<string[]> {
   await mkdir(dir, { recursive: true });
+  const safe = redactor ? redactReport(report, redactor) : report;
   const written: string[] = [];
   for (const format of formats) {
     const [name, render] = FILES[format];
     const path = join(dir, name);
-    await writeFile(path, render(report));
+    const text = render(safe);
+    await writeFile(path, redactor ? redactor.text(text) : text);
     written.push(path);
   }
   return written;

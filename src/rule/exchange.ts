@@ -30,7 +30,7 @@ export interface ProbeResponse {
   durationMs: number;
 }
 
-export type StreamEnd = 'server' | 'client-disconnect' | 'timeout' | 'grace-expired' | 'byte-limit';
+export type StreamEnd = 'server' | 'client-disconnect' | 'timeout' | 'grace-expired' | 'byte-limit' | 'event-limit';
 
 export interface SseEvent {
   /** The `id` field as sent; undefined when the event had none. */
@@ -56,6 +56,8 @@ export interface ReadResult {
   /** Milliseconds between the terminal event and the server closing the stream. */
   closeAfterTerminalMs?: number;
   parseErrors: string[];
+  /** The stream's bytes were not valid UTF-8 (they were decoded with replacement characters). */
+  invalidUtf8?: boolean;
 }
 
 export interface StreamRequest extends Omit<ProbeRequest, 'json' | 'rawBody'> {

@@ -8,7 +8,8 @@ import type { FaultId } from '../fake/faults/index.ts';
 import type { VariantId } from '../fake/variants/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
-import { createDispatcher, ProbeClient } from '../probe/client.ts';
+import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.ts';
+import { Stopped } from '../probe/transport.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
@@ -16,11 +17,11 @@ import { buildReport, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
-import { runRules, selectRules } from './run.ts';
+import { notReached, runRules, selectRules } from './run.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
 
-/** The target did not answer at all; the CLI exits 3. */
+/** The target did not answer at all (the receiver certification); the CLI exits 3. */
 export class TargetUnreachable extends Error {
   override readonly name = 'TargetUnreachable';
 }
@@ -43,6 +44,14 @@ export interface CertifyOptions {
   /** SHOULD rules gate too. */
   strict?: boolean;
   onResult?: (result: RuleResult) => void;
+  /** The whole run's deadline: rules not finished by then are `inconclusive` ("run deadline"). */
+  deadlineMs?: number;
+  /** Stops the run early (an interrupt); its reason, a `Stopped`, is what unfinished rules report. */
+  signal?: AbortSignal;
+  /** Called with the run's redactor as soon as it exists, before anything is sent. */
+  onStart?: (redactor: Redactor) => void;
+  /** Said to the user as soon as known (short secrets); already redacted. */
+  onWarning?: (message: string) => void;
   /** The command that started the run, without --rules and --seed: each rerun line in the report extends it. */
   invocation?: string;
   allowUntestable?: boolean;
@@ -59,7 +68,15 @@ function defaultInvocation(options: CertifyOptions, target: string): string {
 export interface Certification {
   report: Report;
   results: RuleResult[];
+  /** The run's redactor, for every byte printed or written after the run. */
+  redactor?: Redactor;
+  /** Set when the first probe failed: what happened, for the user. Every rule is then `inconclusive`. */
+  firstProbeFailure?: string;
 }
+
+export const DEFAULT_DEADLINE_MS = 30 * 60_000;
+/** How long shutdown waits for connections, the receiver and the fake before dropping them. */
+const SHUTDOWN_GRACE_MS = 1_000;
 
 export function redactorFor(profile: Profile): Redactor {
   const redactor = new Redactor();
@@ -67,29 +84,42 @@ export function redactorFor(profile: Profile): Redactor {
   return redactor;
 }
 
-/** Any HTTP answer proves the target is there; only a transport error means it is not. */
-async function preflight(probe: ProbeClient, baseUrl: string): Promise<void> {
+/** Any complete HTTP answer proves the target is there; else what happened, for the user and for every rule. */
+async function preflight(probe: ProbeClient, baseUrl: string): Promise<{ message: string; reason: string } | undefined> {
   try {
     await probe.fork().send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null, label: 'preflight' });
+    return undefined;
   } catch (error) {
-    if (error instanceof TransportError) {
-      throw new TargetUnreachable(`${baseUrl} did not answer (${error.message}): check the URL, the network path and that the deployment is up`);
-    }
-    throw error;
+    if (!(error instanceof TransportError)) throw error;
+    const reason = `not run: the first probe failed (${error.message})`;
+    const answered = / \(after answering \d+\)$/.test(error.message);
+    const message = answered
+      ? `${baseUrl} answered the first probe but the exchange failed (${error.message}): the target is up but misbehaving`
+      : `${baseUrl} did not answer the first probe (${error.message}): check the URL, the network path and that the deployment is up`;
+    return { message, reason };
   }
 }
 
-/** The run's probe client: the profile's target and safety limits, one budget, one redactor. */
-export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher): ProbeClient {
+/** The run's probe client: the profile's target and safety limits, one budget, one redactor, the run's stop. */
+export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher, signal?: AbortSignal): ProbeClient {
   return new ProbeClient({
     baseUrl: profile.target,
     redactor,
     budget,
     timeoutMs: profile.safety.requestTimeoutMs,
+    // A body may take a few idle periods to arrive; no single request may take longer than this.
+    totalTimeoutMs: 3 * profile.safety.requestTimeoutMs,
     streamTimeoutMs: profile.safety.streamTimeoutMs,
     streamCloseGraceMs: profile.safety.streamCloseGraceMs,
     dispatcher,
+    ...(signal ? { signal } : {}),
   });
+}
+
+function within(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (!promise) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
 export async function certify(options: CertifyOptions = {}): Promise<Certification> {
@@ -107,22 +137,38 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile);
-  const probe = probeFor(profile, redactor, budget, dispatcher);
+  options.onStart?.(redactor);
+  for (const warning of redactor.warnings) options.onWarning?.(warning);
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const stop = new AbortController();
+  const deadline = setTimeout(() => stop.abort(new Stopped(`run deadline: the run's --deadline of ${Math.round(deadlineMs / 1000)} s passed first`)), deadlineMs);
+  const onInterrupt = () => stop.abort(options.signal?.reason instanceof Stopped ? options.signal.reason : new Stopped('interrupted'));
+  if (options.signal?.aborted) onInterrupt();
+  else options.signal?.addEventListener('abort', onInterrupt, { once: true });
+  const probe = probeFor(profile, redactor, budget, dispatcher, stop.signal);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   let hooks: RunReceiver = {};
   try {
-    await preflight(probe, profile.target);
-    if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
-    const services: CheckServices = {
-      redactor,
-      provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
-      missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
-    };
-    const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult });
+    const firstProbeFailure = await preflight(probe, profile.target);
+    let results: RuleResult[];
+    if (firstProbeFailure !== undefined) {
+      const reason = redactor.text(firstProbeFailure.reason);
+      results = rules.map((rule) => notReached(rule, reason));
+      for (const r of results) options.onResult?.(r);
+    } else {
+      if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
+      const services: CheckServices = {
+        redactor,
+        provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
+        missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
+      };
+      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult, signal: stop.signal });
+    }
     const { origin, pathname } = new URL(profile.target);
     const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
     if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
+    const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : stop.signal.aborted ? (stop.signal.reason as Error).message : undefined;
     const report = buildReport({
       results,
       version: HARNESS_VERSION,
@@ -137,11 +183,18 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
       allowUntestable: options.allowUntestable,
       baseline: options.baseline,
       strict: options.strict ?? false,
+      ...(stopped ? { stopped } : {}),
+      warnings: redactor.warnings,
     });
-    return { report, results };
+    const certification: Certification = { report, results, redactor };
+    if (firstProbeFailure !== undefined) certification.firstProbeFailure = redactor.text(firstProbeFailure.message);
+    return certification;
   } finally {
-    await dispatcher.close();
-    await hooks.receiver?.close();
-    await fake?.close();
+    clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onInterrupt);
+    if (!stop.signal.aborted) stop.abort(new Stopped('the run ended'));
+    await closeDispatcher(dispatcher, SHUTDOWN_GRACE_MS);
+    await within(hooks.receiver?.close(), SHUTDOWN_GRACE_MS);
+    await within(fake?.close(), SHUTDOWN_GRACE_MS);
   }
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
 import type { ProbeClient } from '../probe/client.ts';
+import { clip } from '../probe/evidence.ts';
 import { resolveRole, roleName } from '../profile/roles.ts';
 import type { Credential, Profile } from '../profile/schema.ts';
 import type { Redactor } from '../redact/redactor.ts';
@@ -20,6 +21,16 @@ import {
   type ApiSurface,
   type TargetInfo,
 } from '../rule/index.ts';
+
+const OBSERVED_TEXT_LIMIT = 1024;
+
+/** An observed value as the report keeps it: strings clipped and redacted, depth and width bounded. */
+function keptValue(value: unknown, kept: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return kept(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.slice(0, 100).map((item) => keptValue(item, kept, depth + 1));
+  return Object.fromEntries(Object.entries(value).slice(0, 100).map(([k, v]) => [kept(k), keptValue(v, kept, depth + 1)]));
+}
 
 function formatIssues(error: z.ZodError): string {
   return error.issues
@@ -65,14 +76,16 @@ export class RunContext implements CheckContext {
   readonly seed: number;
   readonly http: ProbeClient;
   private readonly services: CheckServices;
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(rule: Rule, target: TargetInfo, profile: Profile, seed: number, http: ProbeClient, services: CheckServices = {}) {
+  constructor(rule: Rule, target: TargetInfo, profile: Profile, seed: number, http: ProbeClient, services: CheckServices = {}, signal?: AbortSignal) {
     this.rule = rule;
     this.target = target;
     this.profile = profile;
     this.seed = seed;
     this.http = http;
     this.services = services;
+    this.signal = signal;
   }
 
   /**
@@ -160,13 +173,28 @@ export class RunContext implements CheckContext {
   }
 
   observe(subject: string, value: unknown, note?: string): void {
-    const observation: Observation = { ruleId: this.rule.id, subject, value };
-    if (note) observation.note = note;
+    const kept = (text: string) => this.services.redactor?.text(clip(text, OBSERVED_TEXT_LIMIT).text) ?? clip(text, OBSERVED_TEXT_LIMIT).text;
+    const observation: Observation = { ruleId: this.rule.id, subject: kept(subject), value: keptValue(value, kept) };
+    if (note) observation.note = kept(note);
     this.observations.push(observation);
   }
 
+  /** Ends early, rejecting, when the check's deadline or the run's stop comes first. */
   sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, ms));
+    const signal = this.signal;
+    if (!signal) return new Promise((resolve) => setTimeout(resolve, ms));
+    return new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason as Error);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason as Error);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   // ---- credentials, chosen by what they hold (src/profile/roles.ts), so any profile's names work ----

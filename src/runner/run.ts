@@ -2,6 +2,8 @@ import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry,
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
+import { clip } from '../probe/evidence.ts';
+import { Stopped } from '../probe/transport.ts';
 import { RunContext, type CheckServices, type RecordedCase } from './check-context.ts';
 
 
@@ -16,6 +18,8 @@ export interface RunOptions {
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
   checkNeeds?: boolean;
   onResult?: (result: RuleResult) => void;
+  /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
+  signal?: AbortSignal;
 }
 
 const EVIDENCE_HEAD = 10;
@@ -36,7 +40,28 @@ function describeCases(cases: readonly FailingCase[], omitted: number): string {
   return others === 0 ? first : `${first} (and ${others} more failing case${others === 1 ? '' : 's'})`;
 }
 
-class CheckTimeout extends Error {}
+const CHECK_TIMEOUT_MS = 120_000;
+const REASON_LIMIT = 2048;
+
+function stopReason(signal: AbortSignal): string {
+  return signal.reason instanceof Stopped ? signal.reason.message : 'stopped';
+}
+
+/** Where a defect in apicert itself happened, without the stack: reports never carry one. */
+function defectOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const frame = error.stack?.split('\n').find((line) => line.includes('/src/'))?.trim();
+  return `${error.name}: ${error.message}${frame ? ` (${frame.replace(/^at\s+/, '').replace(/^.*\/src\//, 'src/').replace(/\)$/, '')})` : ''}`;
+}
+
+function listed(items: readonly string[]): string {
+  return `${items.slice(0, 3).join('; ')}${items.length > 3 ? ` (+${items.length - 3} more)` : ''}`;
+}
+
+/** A rule the run never started: its deadline passed, it was interrupted, or the first probe failed. */
+export function notReached(rule: Rule, reason: string): RuleResult {
+  return { rule, verdict: 'inconclusive', reason, durationMs: 0, evidence: [], evidenceOmitted: 0, observations: [], cases: [], casesOmitted: 0, rolesRequested: [] };
+}
 
 /**
  * Why a check that returned normally still may not pass: a pass needs at least one judgement
@@ -59,10 +84,16 @@ export function namesPrerequisite(reason: string): boolean {
   return /fixtures\.|safety\.|credential|profile|receiver|token|key\b|signing secret/i.test(reason);
 }
 
-/** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
+/**
+ * Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. The
+ * check's deadline, the run's deadline and an interrupt abort the requests it has in flight.
+ */
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
-  const probe = options.probe.fork();
-  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services);
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  if (signal.aborted) return notReached(rule, `not run: ${stopReason(signal)}`);
+  const probe = options.probe.fork(signal);
+  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services, signal);
   const started = performance.now();
   let verdict: Verdict;
   let reason: string | undefined;
@@ -73,13 +104,16 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     verdict = 'untestable';
     reason = missing.join('; ');
   } else {
-    const timeoutMs = options.checkTimeoutMs ?? 120_000;
-    let timer: NodeJS.Timeout | undefined;
+    const timeoutMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
+    const timer = setTimeout(() => controller.abort(new Stopped(`the check did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    let onAbort: (() => void) | undefined;
     try {
       await Promise.race([
         rule.check(ctx),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new CheckTimeout(`the check did not finish within ${timeoutMs} ms`)), timeoutMs);
+          onAbort = () => reject(signal.reason instanceof Stopped ? signal.reason : new Stopped('stopped'));
+          if (signal.aborted) onAbort();
+          else signal.addEventListener('abort', onAbort, { once: true });
         }),
       ]);
       const vacuous = vacuousPass(ctx.assertions, probe.evidence);
@@ -88,11 +122,20 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       } else if (vacuous) {
         verdict = 'inconclusive';
         reason = vacuous;
+      } else if (probe.findings.length > 0) {
+        verdict = 'fail';
+        reason = `a body this rule judged is malformed: ${listed(probe.findings)}`;
+      } else if (probe.oversized.length > 0) {
+        verdict = 'inconclusive';
+        reason = `the check judged answers it could not read whole: ${listed(probe.oversized)}`;
       } else {
         verdict = 'pass';
       }
     } catch (error) {
-      if (error instanceof CheckFailure) {
+      if (signal.aborted) {
+        verdict = 'inconclusive';
+        reason = stopReason(signal);
+      } else if (error instanceof CheckFailure) {
         verdict = 'fail';
         counterexample = error.counterexample;
         const ended: RecordedCase = { reason: error.message };
@@ -107,21 +150,31 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       } else if (error instanceof Untestable) {
         verdict = namesPrerequisite(error.message) ? 'untestable' : 'inconclusive';
       } else if (error instanceof NotApplicable) verdict = 'not-applicable';
-      else if (error instanceof Inconclusive || error instanceof CheckTimeout) verdict = 'inconclusive';
+      else if (error instanceof Inconclusive) verdict = 'inconclusive';
       else {
         verdict = 'inconclusive';
-        reason = `the check itself failed (a harness defect: report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+        reason = `the check itself failed (a harness defect: report it): ${defectOf(error)}`;
       }
       reason ??= error instanceof Error ? error.message : String(error);
     } finally {
       clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      // Whatever the check left in flight ends with it.
+      if (!controller.signal.aborted) controller.abort(new Stopped('the check ended'));
     }
   }
   if (verdict === 'fail' && reason === undefined && ctx.cases.length > 0) reason = describeCases(ctx.cases, ctx.casesOmitted);
+  // A failure the runner decided (a malformed body it saw) is a case too, so every report shows one.
+  if (verdict === 'fail' && ctx.cases.length === 0) ctx.recordCase({ reason: reason ?? 'failed' });
   const failing = verdict === 'fail' ? ctx.cases : [];
   const { evidence, omitted, moved } = trimEvidence(probe.evidence, new Set(failing.flatMap((c) => (c.exchange === undefined ? [] : [c.exchange]))));
+  // Like the reason, a case's reason may quote a body: kept clipped and redacted.
+  const safe = (text: string) => {
+    const clipped = clip(text, REASON_LIMIT).text;
+    return options.services?.redactor?.text(clipped) ?? clipped;
+  };
   const cases: FailingCase[] = failing.map((c) => {
-    const out: FailingCase = { reason: c.reason };
+    const out: FailingCase = { reason: safe(c.reason) };
     const at = c.exchange === undefined ? undefined : moved.get(c.exchange);
     if (at !== undefined) out.exchange = at;
     if (c.counterexample) out.counterexample = c.counterexample;
@@ -138,12 +191,13 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     casesOmitted: verdict === 'fail' ? ctx.casesOmitted : 0,
     rolesRequested: [...ctx.rolesRequested],
   };
-  if (reason !== undefined) result.reason = reason;
+  // A reason may quote a whole body: it is kept clipped and redacted, never as a view of the body.
+  if (reason !== undefined) result.reason = safe(reason);
   if (counterexample) result.counterexample = counterexample;
   return result;
 }
 
-/** Runs rules with the profile's concurrency; results come back in catalog order. */
+/** Runs rules with the profile's concurrency; results come back in catalog order, one per rule even when the run stops. */
 export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   const results: RuleResult[] = new Array(options.rules.length);
   // Rules that judge every exchange of the run go last, once everything else has been sent.
@@ -152,7 +206,7 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   for (const wave of waves) {
     let next = 0;
     const worker = async () => {
-      while (next < wave.length) {
+      while (next < wave.length && !options.signal?.aborted) {
         const index = wave[next++]!;
         const result = await runRule(options.rules[index]!, options);
         results[index] = result;
@@ -161,6 +215,12 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
     };
     const width = Math.min(options.profile.safety.concurrency, wave.length);
     await Promise.all(Array.from({ length: width }, worker));
+  }
+  for (let i = 0; i < options.rules.length; i += 1) {
+    if (!results[i]) {
+      results[i] = notReached(options.rules[i]!, `not run: ${options.signal ? stopReason(options.signal) : 'stopped'}`);
+      options.onResult?.(results[i]!);
+    }
   }
   return results;
 }

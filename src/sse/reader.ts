@@ -4,13 +4,22 @@ import type { AfterEvent, ReadResult, SseEvent, StreamEnd } from '../rule/index.
 export interface ReadOptions {
   maxMs: number;
   maxBytes: number;
+  /** Events kept at most; a stream sending more is cut (`event-limit`). */
+  maxEvents?: number;
   graceMs: number;
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent;
   /** Aborts the underlying request; called when the reader stops before the server closed. */
   abort: () => void;
 }
 
-/** Reads an SSE body, bounded in time and bytes, tracking the last id itself. */
+/** A line longer than this is cut: the parser rescans an unfinished line on every chunk. */
+const MAX_LINE_CHARS = 256 * 1024;
+
+function lastLineBreak(text: string): number {
+  return Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+}
+
+/** Reads an SSE body, bounded in time, bytes, events and line length, tracking the last id itself. */
 export async function readEventStream(body: AsyncIterable<Uint8Array | string>, options: ReadOptions): Promise<ReadResult> {
   const started = performance.now();
   const events: SseEvent[] = [];
@@ -19,6 +28,7 @@ export async function readEventStream(body: AsyncIterable<Uint8Array | string>, 
   let stopReason: StreamEnd | undefined;
   let terminalAt: number | undefined;
   let graceTimer: NodeJS.Timeout | undefined;
+  const maxEvents = options.maxEvents ?? 10_000;
   const stop = (reason: StreamEnd) => {
     if (stopReason) return;
     stopReason = reason;
@@ -39,22 +49,37 @@ export async function readEventStream(body: AsyncIterable<Uint8Array | string>, 
         terminalAt = performance.now();
         graceTimer = setTimeout(() => stop('grace-expired'), options.graceMs);
       }
+      if (events.length >= maxEvents) stop('event-limit');
     },
     onError(error) {
-      parseErrors.push(error.message);
+      if (parseErrors.length < 20) parseErrors.push(error.message);
     },
   });
-  const decoder = new TextDecoder();
+  // Event streams are UTF-8: the first invalid byte is a finding, the rest is read leniently.
+  let decoder = new TextDecoder('utf-8', { fatal: true });
+  let invalidUtf8 = false;
+  const decode = (chunk: Uint8Array): string => {
+    try {
+      return decoder.decode(chunk, { stream: true });
+    } catch {
+      invalidUtf8 = true;
+      decoder = new TextDecoder();
+      return decoder.decode(chunk, { stream: true });
+    }
+  };
   let bytes = 0;
+  let lineChars = 0;
   try {
     for await (const chunk of body) {
-      const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      const text = typeof chunk === 'string' ? chunk : decode(chunk);
       bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
+      const cut = lastLineBreak(text);
+      lineChars = cut === -1 ? lineChars + text.length : text.length - cut - 1;
       parser.feed(text);
-      if (bytes > options.maxBytes) stop('byte-limit');
+      if (bytes > options.maxBytes || lineChars > MAX_LINE_CHARS) stop('byte-limit');
       if (stopReason) break;
     }
-    parser.reset({ consume: true });
+    if (!stopReason) parser.reset({ consume: true });
   } catch (error) {
     // An abort we caused ends the loop with an error; anything else is transport trouble.
     if (!stopReason) throw error;
@@ -65,6 +90,7 @@ export async function readEventStream(body: AsyncIterable<Uint8Array | string>, 
   const end: StreamEnd = stopReason ?? 'server';
   const result: ReadResult = { events, end, parseErrors };
   if (lastEventId !== undefined) result.lastEventId = lastEventId;
+  if (invalidUtf8) result.invalidUtf8 = true;
   if (end === 'server' && terminalAt !== undefined) result.closeAfterTerminalMs = Math.round(performance.now() - terminalAt);
   return result;
 }

@@ -12,8 +12,29 @@ export function canonicalJson(value: unknown): string {
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false };
 
-/** Parses JSON, telling "not JSON" apart from a JSON `null` or `undefined` result. */
+/** Deeper than any document the APIs define; the parser spends memory on every level (`[[[[…` from a target). */
+export const MAX_JSON_DEPTH = 256;
+
+/** Whether brackets outside strings nest deeper than `max`: one pass, no allocation. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i += 1;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth -= 1;
+  }
+  return false;
+}
+
+/** Parses JSON, telling "not JSON" (or nested deeper than any document of the APIs) apart from a JSON `null`. */
 export function parseJson(text: string): JsonParse {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {

@@ -68,4 +68,20 @@ describe('readEventStream', () => {
     const result = await readEventStream(chunks([wire, wire, wire]), options({ maxBytes: wire.length + 1 }));
     expect(result.end).toBe('byte-limit');
   });
+
+  it('stops at the event cap and at a line that never ends, and notes invalid UTF-8 instead of hiding it', async () => {
+    const many = await readEventStream(chunks(['data: x\n\n'.repeat(50)]), options({ maxEvents: 10 }));
+    expect(many.end).toBe('event-limit');
+    expect(many.events).toHaveLength(10);
+    const endless = await readEventStream(chunks(Array.from({ length: 40 }, () => 'a'.repeat(16 * 1024))), options({ maxBytes: 1 << 30 }));
+    expect(endless.end).toBe('byte-limit');
+    const bytes = async function* () {
+      yield Buffer.from('data: {"a":"', 'utf8');
+      yield Buffer.from([0xff, 0xfe]);
+      yield Buffer.from('"}\n\n', 'utf8');
+    };
+    const invalid = await readEventStream(bytes(), options());
+    expect(invalid.invalidUtf8).toBe(true);
+    expect(invalid.events).toHaveLength(1);
+  });
 });

@@ -3,7 +3,7 @@
  * Each canary carries its slot number, so a find names where it was planted and where it surfaced.
  */
 import { randomBytes } from 'node:crypto';
-import { isRecord } from '../../../util/json.ts';
+import { isRecord, parseJson } from '../../../util/json.ts';
 
 /** How a canary is made recognisable as sensitive without any definition of "sensitive" from the seed. */
 export type CanaryShape =
@@ -82,12 +82,9 @@ export class CanarySet {
   /** Every canary in a response body, SSE data or trace, with the JSON path it sits at. */
   scan(where: string, body: string): Sighting[] {
     if (this.findIn(body).length === 0) return [];
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return this.findIn(body).map((p) => ({ ...p, where, path: '(text)' }));
-    }
+    const json = parseJson(body);
+    if (!json.ok) return this.findIn(body).map((p) => ({ ...p, where, path: '(text)' }));
+    const parsed = json.value;
     const out: Sighting[] = [];
     const walk = (value: unknown, path: string, depth: number): void => {
       if (depth > 64) return;
@@ -107,7 +104,25 @@ export class CanarySet {
   }
 }
 
-/** Strings that look like a redaction marker, to record which one a target uses. */
+const MARKER_OPEN = '[«<(* \t';
+/** How many occurrences of "redact" are looked at: a body of nothing else stays cheap. */
+const MARKER_SCAN_LIMIT = 1_000;
+
+/**
+ * Strings that look like a redaction marker, to record which one a target uses. Linear in the body:
+ * the literal "redact" is searched for, and only a bounded window around each find is examined.
+ */
 export function redactionMarkers(body: string): string[] {
-  return [...new Set(body.match(/[[«<(*]*\s*redact[a-z]*[^"\]»>)]{0,24}[\]»>)*]*/gi) ?? [])].slice(0, 5);
+  const found = new Set<string>();
+  const finder = /redact/gi;
+  for (let seen = 0; seen < MARKER_SCAN_LIMIT && found.size < 5; seen += 1) {
+    const hit = finder.exec(body);
+    if (!hit) break;
+    let start = hit.index;
+    while (start > 0 && hit.index - start < 8 && MARKER_OPEN.includes(body[start - 1]!)) start -= 1;
+    const tail = /^redact[a-z]{0,20}[^"\]»>)]{0,24}[\]»>)*]{0,4}/i.exec(body.slice(hit.index, hit.index + 64))?.[0] ?? 'redact';
+    found.add(`${body.slice(start, hit.index).trimStart()}${tail}`);
+    finder.lastIndex = hit.index + tail.length;
+  }
+  return [...found];
 }

@@ -1,0 +1,85 @@
+import { createParser } from 'eventsource-parser';
+import { parseJson as parseJsonText } from '../util/json.ts';
+
+/**
+ * Body bytes to text: capped in bytes, and decoded strictly where the media type says UTF-8
+ * (JSON, problem+json, event streams): invalid UTF-8 there is a finding, not a silent replacement.
+ */
+export interface BodyText {
+  text: string;
+  truncated: boolean;
+  /** Why the body is malformed for its media type, when it is. */
+  malformed?: string;
+}
+
+/** Media types whose bodies are UTF-8 by definition (RFC 8259 §8.1; the SSE specification). */
+export function isUtf8MediaType(contentType: string): boolean {
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json') || type === 'text/event-stream';
+}
+
+export function isJsonMediaType(contentType: string): boolean {
+  const type = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return type === 'application/json' || type.endsWith('+json');
+}
+
+/**
+ * Reads at most `limit` bytes into one buffer (no chunk list, no second copy), sized from
+ * Content-Length when the target sent one, and drops the connection at the cap.
+ */
+export async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength?: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+  let buffer = Buffer.allocUnsafe(Math.min(limit, declaredLength !== undefined && declaredLength >= 0 ? declaredLength : 16 * 1024));
+  let size = 0;
+  for await (const chunk of body) {
+    const room = limit - size;
+    if (size + chunk.length > buffer.length && buffer.length < limit) {
+      const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(buffer.length * 2, size + chunk.length)));
+      buffer.copy(grown, 0, 0, size);
+      buffer = grown;
+    }
+    if (chunk.length > room) {
+      chunk.copy(buffer, size, 0, room);
+      body.destroy();
+      return { bytes: buffer.subarray(0, limit), truncated: true };
+    }
+    chunk.copy(buffer, size);
+    size += chunk.length;
+  }
+  return { bytes: buffer.subarray(0, size), truncated: false };
+}
+
+export function decodeBody(bytes: Buffer, truncated: boolean, contentType: string): BodyText {
+  if (!isUtf8MediaType(contentType)) return { text: bytes.toString('utf8'), truncated };
+  try {
+    // A cut body may end inside a character: streaming mode leaves that tail undecoded.
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: truncated }), truncated };
+  } catch {
+    return { text: bytes.toString('utf8'), truncated, malformed: `is ${contentType.split(';')[0]} but not valid UTF-8` };
+  }
+}
+
+/** The parsed body, or undefined when it is not JSON (or nests deeper than any document of the APIs). */
+export function parseJson(text: string): unknown {
+  if (text.length === 0) return undefined;
+  const parsed = parseJsonText(text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/** The 1-based number of the first event whose data is not JSON (both APIs and MCP send JSON data), or 0. */
+export function firstNonJsonEvent(events: Iterable<string>): number {
+  let n = 0;
+  for (const data of events) {
+    n += 1;
+    if (data.trim().length > 0 && parseJson(data) === undefined) return n;
+  }
+  return 0;
+}
+
+/** The data of every event in a whole event-stream body (one linear pass of the parser). */
+export function eventData(text: string): string[] {
+  const out: string[] = [];
+  const parser = createParser({ onEvent: (e) => void out.push(e.data) });
+  parser.feed(text);
+  parser.reset({ consume: true });
+  return out;
+}

@@ -1,0 +1,51 @@
+/**
+ * apicert against a hostile or broken target, one mode per run (the short variant: a rule set that
+ * touches JSON, problem+json, event streams, MCP and webhooks; `npm run bench:hostile` runs every
+ * rule). Each run must end by itself within a bound, write every report, judge nothing it could not
+ * read as a pass, keep every canary secret out of every output, and stay under the memory cap.
+ */
+import { describe, expect, it } from 'vitest';
+import { certifyHostile } from './certify-hostile.ts';
+import { HOSTILE_MODES, NOTHING_MAY_PASS, type HostileMode } from './hostile-server.ts';
+
+export const SHORT_RULES = [
+  'v8.missions.get.*',
+  'v8.missions.events.shape',
+  'v8.missions.auth.missing-token-401',
+  'v8.errors.problem-shape',
+  'v8.redaction.canaries',
+  'v1.auth.unauthenticated',
+  'v1.runs.events.identity',
+  'v1.webhooks.register.secret-once',
+  'mcp.session.*',
+  'mcp.sse.closes-after-response',
+].join(',');
+
+const DEADLINE_S = 4;
+/** The run's deadline, the first probe's 3 s, shutdown and two Node start-ups on a loaded machine. */
+const WALL_BOUND_MS = 25_000;
+const RSS_CAP_MIB = 300;
+/** Modes where the first probe cannot complete: the report must still be written, exit 3. */
+const FIRST_PROBE_FAILS: ReadonlySet<HostileMode> = new Set(['no-answer', 'drip', 'endless-sse', 'sse-silent', 'reset-mid-body', 'huge-headers']);
+
+describe.concurrent.each(HOSTILE_MODES)('certifying a target in mode %s', (mode) => {
+  it('ends in bounded time with a full report, no pass on hostile bytes, no secret in any output, bounded memory', { timeout: 60_000 }, async () => {
+    const run = await certifyHostile(mode, { deadline: `${DEADLINE_S}s`, rules: SHORT_RULES, killAfterMs: 50_000 });
+    const context = `${mode}: exit ${run.exitCode}, ${JSON.stringify(run.verdicts)}, stderr ${(run.outputs.stderr ?? '').slice(-600)}`;
+    expect(run.signal, context).toBeNull();
+    expect(run.wallMs, context).toBeLessThan(WALL_BOUND_MS);
+    expect(Object.keys(run.outputs).sort(), context).toEqual(['junit.xml', 'report.html', 'report.json', 'stderr', 'stdout', 'summary.md']);
+    expect(run.report!.rules.length, context).toBeGreaterThanOrEqual(10);
+    if (FIRST_PROBE_FAILS.has(mode)) {
+      expect(run.exitCode, context).toBe(3);
+      expect(run.verdicts, context).toEqual({ inconclusive: run.report!.rules.length });
+      expect(run.outputs.stderr, context).toMatch(/first probe/);
+    } else {
+      expect([1, 3], context).toContain(run.exitCode);
+    }
+    if (NOTHING_MAY_PASS.has(mode)) expect(run.verdicts.pass ?? 0, context).toBe(0);
+    expect(run.outputs['report.json']).not.toMatch(/harness defect|\n\s+at /);
+    expect(run.leaks, context).toEqual([]);
+    if (run.peakRssMiB !== undefined) expect(run.peakRssMiB, context).toBeLessThan(RSS_CAP_MIB);
+  });
+});
