@@ -8,8 +8,10 @@ export const EXIT = {
   fail: 1,
   /** Usage or profile error; the message says what to fix. */
   usage: 2,
-  /** The target was unreachable, or a required rule could not be judged for transport reasons. */
+  /** The target or the container engine was unreachable, the image did not start, or a required rule could not be judged for transport reasons. */
   inconclusive: 3,
+  /** apicert itself failed: a defect to report, never a verdict about the target. */
+  internal: 4,
 } as const;
 
 export function exitCodeFor(gate: Report['summary']['gate'], allowUntestable: boolean): number {

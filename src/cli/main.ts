@@ -1,114 +1,23 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { Command } from 'commander';
 import { RULES } from '../catalog/index.ts';
-import type { Surface } from '../catalog/types.ts';
-import { FAULTS, isFaultId, type FaultId } from '../fake/faults/index.ts';
-import { embeddedProfile } from '../fake/embedded-profile.ts';
-import { startFake } from '../fake/server.ts';
-import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
-import { REPORT_FORMATS, writeReports, type ReportFormat } from '../reports/write.ts';
-import { certify, HARNESS_VERSION, TargetUnreachable } from '../runner/certify.ts';
-import { exitCodeFor, EXIT } from './exit.ts';
-
-const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
-
-function list(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-function surfaces(value: string): Surface[] {
-  const out = list(value);
-  for (const s of out) if (!SURFACES.includes(s as Surface)) throw new InvalidArgumentError(`unknown surface "${s}": use ${SURFACES.join(', ')}`);
-  return out as Surface[];
-}
-
-function formats(value: string): ReportFormat[] {
-  const out = list(value);
-  for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
-  return out as ReportFormat[];
-}
-
-function faults(value: string): FaultId[] {
-  const out = list(value);
-  for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}": run "apicert faults" for the list`);
-  return out as FaultId[];
-}
-
-function seedOf(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
-  return n;
-}
-
-const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
+import { FAULTS } from '../fake/faults/index.ts';
+import { HARNESS_VERSION } from '../runner/certify.ts';
+import { certifyCommand } from './certify-command.ts';
+import { reportError } from './errors.ts';
+import { fakeCommand } from './fake-command.ts';
+import { ENV_HELP, EXIT_CODES_HELP } from './help.ts';
 
 export function buildProgram(): Command {
   const program = new Command('apicert')
     .description('Conformance and load-testing harness for the /v8 integration gateway, the /v1 execution fabric and /mcp.')
     .version(HARNESS_VERSION)
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
     // Usage errors exit 2 (commander's default is 1, which means "a rule failed" here).
     .exitOverride()
     .showHelpAfterError();
 
-  program
-    .command('certify')
-    .description('Run every selected rule against a target and write a readiness report. Without --target or --profile, certifies the built-in reference fake.')
-    .option('--target <url>', 'base URL of the deployment; credentials come from APICERT_V8_TOKEN (and APICERT_V8_EXPIRED_TOKEN, APICERT_V8_OTHER_PRINCIPAL_TOKEN)')
-    .option('--profile <file>', 'target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits')
-    .option('--surface <list>', `surfaces to certify, comma separated (${SURFACES.join(', ')})`, surfaces)
-    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*")', list)
-    .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
-    .option('--out <dir>', 'directory for the reports', 'reports/latest')
-    .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`, formats, [...REPORT_FORMATS])
-    .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faults))
-    .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials)')
-    .option('--quiet', 'print only the summary')
-    .action(async (opts: { target?: string; profile?: string; surface?: Surface[]; rules?: string[]; seed?: number; out: string; format: ReportFormat[]; faults?: FaultId[]; allowUntestable?: boolean; quiet?: boolean }) => {
-      if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
-      if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
-      const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : undefined;
-      const { report } = await certify({
-        profile,
-        surfaces: opts.surface,
-        patterns: opts.rules,
-        seed: opts.seed,
-        faults: opts.faults,
-        onResult: opts.quiet ? undefined : (r) => console.log(`${VERDICT_MARK[r.verdict]!.padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`),
-      });
-      const written = await writeReports(report, opts.out, opts.format);
-      const req = report.summary.required;
-      console.log(
-        `\n${report.target.baseUrl} (${report.target.kind}): gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`,
-      );
-      console.log(`reports: ${written.join(', ')}`);
-      process.exitCode = exitCodeFor(report.summary.gate, Boolean(opts.allowUntestable));
-    });
-
-  program
-    .command('fake')
-    .description('Serve the reference fake on loopback until interrupted, and write a profile for it (its tokens live only as long as this process).')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', (v) => Number.parseInt(v, 10), 0)
-    .option('--faults <ids>', 'switch on these faults (see "apicert faults")', faults)
-    .option('--profile-out <file>', 'where to write the profile, readable by you only', 'reports/fake-profile.json')
-    .action(async (opts: { port: number; faults?: FaultId[]; profileOut: string }) => {
-      const fake = await startFake({ port: opts.port, faults: opts.faults ?? [] });
-      const profile = embeddedProfile(fake);
-      await mkdir(dirname(opts.profileOut), { recursive: true });
-      // The tokens are the fake's own, but a token is never printed: it goes to a private file.
-      await writeFile(opts.profileOut, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
-      console.log(`apicert fake listening on ${fake.baseUrl}${opts.faults?.length ? ` with faults ${opts.faults.join(', ')}` : ''}`);
-      console.log(`profile with ${profile.credentials.length} credentials written to ${opts.profileOut}; certify it from another shell with:`);
-      console.log(`  npx apicert certify --profile ${opts.profileOut}`);
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
-      await fake.close();
-    });
+  program.addCommand(certifyCommand());
+  program.addCommand(fakeCommand());
 
   program
     .command('rules')
@@ -131,6 +40,8 @@ export function buildProgram(): Command {
       console.log(`${FAULTS.length} faults`);
     });
 
+  // Subcommands parse their own options; each must exit 2 on a usage error like the program does.
+  for (const command of program.commands) command.exitOverride().showHelpAfterError();
   return program;
 }
 
@@ -138,17 +49,8 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // Help and version exit 0; every other commander error is a usage error it has already printed.
-      process.exitCode = error.exitCode === 0 ? EXIT.pass : EXIT.usage;
-    } else if (error instanceof ProfileError) {
-      console.error(`apicert: ${error.message}`);
-      process.exitCode = EXIT.usage;
-    } else if (error instanceof TargetUnreachable) {
-      console.error(`apicert: ${error.message}`);
-      process.exitCode = EXIT.inconclusive;
-    } else {
-      throw error;
-    }
+    const { code, message } = reportError(error);
+    if (message) console.error(`apicert: ${message}`);
+    process.exitCode = code;
   }
 }

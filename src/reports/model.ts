@@ -25,7 +25,8 @@ export interface ReportRule {
 export interface Report {
   reportVersion: typeof REPORT_VERSION;
   harness: { name: 'apicert'; version: string; node: string };
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[] };
+  /** `container`: apicert started the target from `image` (certify --image). */
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote' | 'container'; faults?: string[]; image?: string };
   run: { startedAt: string; finishedAt: string; durationMs: number; seed: number; surfaces: Surface[]; requests: number };
   summary: { required: VerdictCounts; observation: VerdictCounts; gate: 'pass' | 'fail' | 'inconclusive' | 'untestable' };
   rules: ReportRule[];

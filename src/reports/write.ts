@@ -15,14 +15,20 @@ const FILES: Record<ReportFormat, [string, (r: Report) => string]> = {
   html: ['report.html', renderHtml],
 };
 
+/** The file name a format is written to, and its text. */
+export function renderReport(report: Report, format: ReportFormat): { name: string; text: string } {
+  const [name, render] = FILES[format];
+  return { name, text: render(report) };
+}
+
 /** Writes the report in each format and returns the paths written. */
 export async function writeReports(report: Report, dir: string, formats: readonly ReportFormat[]): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
   for (const format of formats) {
-    const [name, render] = FILES[format];
+    const { name, text } = renderReport(report, format);
     const path = join(dir, name);
-    await writeFile(path, render(report));
+    await writeFile(path, text);
     written.push(path);
   }
   return written;

@@ -28,9 +28,16 @@ export interface CertifyOptions {
   surfaces?: Surface[];
   patterns?: string[];
   seed?: number;
+  /** Run only the rules that read: every rule that creates or changes state is untestable. */
+  readOnly?: boolean;
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
   rules?: readonly Rule[];
+  /** What the report says the target is: a profile's target is `remote` unless apicert started it from an image. */
+  container?: { image: string };
+  /** The rules selected, before the first one starts. */
+  onPlan?: (rules: readonly Rule[]) => void;
+  onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -65,7 +72,8 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     fake = await startFake({ faults: options.faults ?? [] });
     profile = embeddedProfile(fake);
   }
-  const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : 'remote' };
+  if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
+  const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile);
@@ -83,11 +91,13 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   try {
     await preflight(probe, profile.target);
     const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
+    options.onPlan?.(rules);
     if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
     const services = { redactor, webhookReceiver: hooks.receiver, webhookReceiverMissing: hooks.missing };
-    const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
+    const results = await runRules({ target, profile, rules, seed, probe, services, onStart: options.onStart, onResult: options.onResult });
     const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
+    if (options.container) reportTarget.image = options.container.image;
     const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
     return { report, results };
   } finally {

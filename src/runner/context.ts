@@ -9,7 +9,7 @@ import type { WebhookReceiver } from '../webhooks/receiver.ts';
 
 export interface TargetInfo {
   baseUrl: string;
-  kind: 'embedded-fake' | 'remote';
+  kind: 'embedded-fake' | 'remote' | 'container';
 }
 
 export interface PropertyOptions<T> {

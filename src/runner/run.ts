@@ -26,6 +26,7 @@ export interface RunOptions {
   probe: ProbeClient;
   checkTimeoutMs?: number;
   services?: CheckServices;
+  onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -40,7 +41,7 @@ function trimEvidence(entries: EvidenceEntry[]): { evidence: EvidenceEntry[]; om
 class CheckTimeout extends Error {}
 
 /** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
-export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
+export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult' | 'onStart'>): Promise<RuleResult> {
   const probe = options.probe.fork();
   const ctx = new CheckContext(rule, options.target, options.profile, options.seed, probe, options.services);
   const started = performance.now();
@@ -103,6 +104,7 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   const worker = async () => {
     while (next < options.rules.length) {
       const index = next++;
+      options.onStart?.(options.rules[index]!);
       const result = await runRule(options.rules[index]!, options);
       results[index] = result;
       options.onResult?.(result);

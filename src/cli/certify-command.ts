@@ -1,0 +1,238 @@
+/** `apicert certify`: choose the target (embedded fake, --target, --profile, --image), run the rules, write one run folder. */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import type { Surface } from '../catalog/types.ts';
+import { ContainerStartFailed, startImageTarget, type StartedImageTarget } from '../container/image-target.ts';
+import type { FaultId } from '../fake/faults/index.ts';
+import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
+import type { Profile } from '../profile/schema.ts';
+import { Redactor } from '../redact/redactor.ts';
+import type { Report } from '../reports/model.ts';
+import { createRunFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
+import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
+import { certify, redactorFor } from '../runner/certify.ts';
+import { UsageError } from './errors.ts';
+import { exitCodeFor } from './exit.ts';
+import { ENV_HELP, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
+import { faultList, list, portOf, surfaceList } from './parse.ts';
+import { Ui } from './output.ts';
+import { RuleProgress } from './progress.ts';
+import { appendStepSummary } from './step-summary.ts';
+
+interface CertifyFlags {
+  target?: string;
+  profile?: string;
+  image?: string;
+  port?: number;
+  env: Record<string, string>;
+  mount: Array<{ source: string; target: string; mode: 'rw' | 'ro' }>;
+  waitLog?: RegExp;
+  waitHttp?: string;
+  startupTimeout: number;
+  surface?: Surface[];
+  rules?: string[];
+  seed?: number;
+  out: string;
+  format: ReportFormat[];
+  faults?: FaultId[];
+  allowUntestable?: boolean;
+  readOnly?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  color: boolean;
+}
+
+function formats(value: string): ReportFormat[] {
+  const out = list(value);
+  for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
+  return out as ReportFormat[];
+}
+
+function seedOf(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
+  return n;
+}
+
+function envPair(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf('=');
+  const name = eq === -1 ? value : value.slice(0, eq);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidArgumentError(`"${value}" is not K=V (or K, to pass the variable K of this shell)`);
+  const fromShell = process.env[name];
+  if (eq === -1 && fromShell === undefined) throw new InvalidArgumentError(`--env ${name}: the variable ${name} is not set in this shell; give ${name}=VALUE`);
+  return { ...previous, [name]: eq === -1 ? fromShell! : value.slice(eq + 1) };
+}
+
+function mountOf(value: string, previous: CertifyFlags['mount']): CertifyFlags['mount'] {
+  const [source, target, mode = 'rw'] = value.split(':');
+  if (!source?.startsWith('/') || !target?.startsWith('/') || (mode !== 'rw' && mode !== 'ro')) throw new InvalidArgumentError(`"${value}" is not /host/path:/container/path[:ro]`);
+  return [...previous, { source, target, mode }];
+}
+
+function regexOf(value: string): RegExp {
+  try {
+    return new RegExp(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`not a regular expression: ${(error as Error).message}`);
+  }
+}
+
+function milliseconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1_000 || n > 600_000) throw new InvalidArgumentError('give milliseconds from 1000 to 600000');
+  return n;
+}
+
+/** Container variables whose names say they hold a secret are redacted from the container's log. */
+const SECRET_NAME = /TOKEN|SECRET|KEY|PASS|AUTH|CREDENTIAL|COOKIE|SESSION/i;
+
+function containerLogRedactor(profile: Profile | undefined, env: Record<string, string>): Redactor {
+  const redactor = profile ? redactorFor(profile) : new Redactor();
+  for (const [name, value] of Object.entries(env)) if (SECRET_NAME.test(name) && value.length >= 4) redactor.add(value, `env:${name}`);
+  return redactor;
+}
+
+function checkCombination(flags: CertifyFlags, containerArgs: string[], command: Command): void {
+  if (flags.target && flags.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
+  if (flags.image && flags.target) throw new UsageError('--image starts the target itself: drop --target (a --profile may still give credentials and fixtures; its target is replaced)');
+  if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image to use it');
+  if (flags.image && flags.port === undefined) throw new UsageError("--image needs --port N: the port the image's server listens on");
+  const containerOnly = ['port', 'waitLog', 'waitHttp', 'startupTimeout'].filter((k) => command.getOptionValueSource(k) === 'cli');
+  if (Object.keys(flags.env).length) containerOnly.push('env');
+  if (flags.mount.length) containerOnly.push('mount');
+  if (containerArgs.length) containerOnly.push('container arguments');
+  if (!flags.image && containerOnly.length) throw new UsageError(`${containerOnly.map((k) => (k.includes(' ') ? k : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(', ')} only apply with --image`);
+  if (flags.waitLog && flags.waitHttp) throw new UsageError('give --wait-log or --wait-http, not both');
+}
+
+function gateLine(ui: Ui, report: Report): string {
+  const req = report.summary.required;
+  const gate = report.summary.gate.toUpperCase();
+  const painted = ui.paint(report.summary.gate === 'pass' ? ['bold', 'green'] : ['bold', 'red'], gate);
+  return `\n${report.target.baseUrl} (${report.target.kind}${report.target.image ? ` ${report.target.image}` : ''}): gate ${painted} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`;
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/** Stops the container when the user interrupts, so an image run never leaves one behind. */
+function stopOnSignal(container: StartedImageTarget): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    void container.stop().finally(() => process.kill(process.pid, signal));
+  };
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const s of signals) process.once(s, handler);
+  return () => {
+    for (const s of signals) process.off(s, handler);
+  };
+}
+
+async function run(containerArgs: string[], flags: CertifyFlags, command: Command): Promise<void> {
+  checkCombination(flags, containerArgs, command);
+  const toStdout = flags.out === '-';
+  let chosen = flags.format;
+  if (toStdout) {
+    if (command.getOptionValueSource('format') !== 'cli') chosen = ['json'];
+    else if (chosen.length !== 1) throw new UsageError(`--out - writes one report to stdout: give one --format (${REPORT_FORMATS.join(', ')})`);
+  }
+  const ui = new Ui({ color: flags.color, quiet: flags.quiet, verbose: flags.verbose, stdoutIsReport: toStdout });
+  if (flags.target && !flags.readOnly) {
+    ui.warn(`apicert: certifying ${flags.target} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
+  }
+  let container: StartedImageTarget | undefined;
+  let release = () => {};
+  let profile: Profile | undefined;
+  try {
+    if (flags.image) {
+      ui.info(`starting ${flags.image}, port ${flags.port} on the host network...`);
+      try {
+        container = await startImageTarget({
+          image: flags.image,
+          port: flags.port!,
+          env: flags.env,
+          command: containerArgs,
+          mounts: flags.mount,
+          waitLog: flags.waitLog,
+          waitHttp: flags.waitHttp,
+          startupTimeoutMs: flags.startupTimeout,
+        });
+      } catch (error) {
+        if (error instanceof ContainerStartFailed) await keepStartLog(ui, flags, error);
+        throw error;
+      }
+      release = stopOnSignal(container);
+      ui.info(`${flags.image} is ready at ${container.baseUrl}`);
+    }
+    const base = container?.baseUrl ?? flags.target;
+    profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
+    const progress = new RuleProgress(ui);
+    const { report } = await certify({
+      profile,
+      surfaces: flags.surface,
+      patterns: flags.rules,
+      seed: flags.seed,
+      faults: flags.faults,
+      readOnly: flags.readOnly,
+      container: container ? { image: container.image } : undefined,
+      onPlan: (rules) => progress.plan(rules),
+      onStart: (rule) => progress.started(rule),
+      onResult: (result) => progress.finished(result),
+    });
+    progress.end();
+    // The deployment's own account of a failure belongs beside the report that shows it.
+    const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
+    const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
+    if (toStdout) reportToStdout(report, chosen[0]!);
+    ui.always(gateLine(ui, report));
+    if (!toStdout) {
+      const written = await writeRunReports(report, flags.out, chosen, extra);
+      ui.info(`reports: ${written.dir} (${join(flags.out, 'latest')} points at it): ${written.files.map((f) => f.slice(written.dir.length + 1)).join(', ')}`);
+    }
+    const summary = await appendStepSummary(report).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
+    if (summary) ui.detail(`summary appended to ${summary}`);
+    process.exitCode = exitCodeFor(report.summary.gate, Boolean(flags.allowUntestable));
+  } finally {
+    release();
+    await container?.stop();
+  }
+}
+
+/** A container that did not come up: its log goes to a run folder of its own, and its tail to the terminal. */
+async function keepStartLog(ui: Ui, flags: CertifyFlags, error: ContainerStartFailed): Promise<void> {
+  const log = containerLogRedactor(undefined, flags.env).text(error.log);
+  ui.warn(log.trim() ? `last lines the container printed:\n${lastLines(log, 20)}` : 'the container printed nothing');
+  if (flags.out === '-') return;
+  const dir = await createRunFolder(flags.out, new Date());
+  await writeFile(join(dir, 'container.log'), log);
+  ui.warn(`container log: ${join(dir, 'container.log')}`);
+}
+
+export function certifyCommand(): Command {
+  return new Command('certify')
+    .description('Run every selected rule against a target and write a readiness report. Without --target, --profile or --image, certifies the built-in reference fake.')
+    .argument('[container-args...]', 'with --image, after "--": the container command, replacing the image\'s CMD')
+    .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables below; creates state there unless --read-only')
+    .option('--profile <file>', `target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits (README.md, "${README_SECTIONS.profile}")`)
+    .option('--image <image[:tag]>', `start the deployment from this container image (testcontainers, host network), certify it, stop it (README.md, "${README_SECTIONS.image}")`)
+    .option('--port <n>', "with --image: the port the image's server listens on", portOf)
+    .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair, {})
+    .option('--mount <host:container[:ro]>', 'with --image: bind-mount a host folder (repeatable), e.g. one the container writes its profile to', mountOf, [])
+    .option('--wait-log <regex>', 'with --image: ready once a log line matches', regexOf)
+    .option('--wait-http <path>', 'with --image: ready once GET PATH answers 2xx (default: once the port answers HTTP at all)')
+    .option('--startup-timeout <ms>', 'with --image: how long the container may take to become ready', milliseconds, 60_000)
+    .option('--read-only', 'run only rules that read; every rule that creates or changes state is reported untestable')
+    .option('--surface <list>', 'surfaces to certify, comma separated (v8, v1, mcp)', surfaceList)
+    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*")', list)
+    .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
+    .option('--out <dir>', 'reports go to DIR/<timestamp>/ and DIR/latest points at the newest; "-" writes one format to stdout', 'reports')
+    .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')}); with --out -, one (default json)`, formats, [...REPORT_FORMATS])
+    .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faultList))
+    .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials)')
+    .option('-q, --quiet', 'print only failures, inconclusive rules and the gate')
+    .option('-v, --verbose', 'also print every passing rule and its exchanges (redacted) with a curl line each')
+    .option('--no-color', 'no colour (also: NO_COLOR=1)')
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
+    .action(run);
+}
