@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Start (or stop) a private Docker engine on this machine: no registry, no iptables, host network only.
+# The image test (suites/container) certifies apicert's image through it; .ci/run starts it.
 #
 # Verified 2026-11-22 on Debian 12 (bookworm), kernel 6.18, cgroup v1, as root:
 # Debian's docker.io 20.10.24 (dockerd + its own managed containerd + runc 1.1.5), overlay2 storage.
 #
-#   tools/start-dockerd.sh            # install docker.io if needed, start dockerd, print DOCKER_HOST
-#   eval "$(tools/start-dockerd.sh env)"   # export DOCKER_HOST for this shell (engine must be running)
-#   tools/start-dockerd.sh stop       # stop the engine this script started, by its PID
-#   tools/start-dockerd.sh status
+#   .ci/start-dockerd.sh            # install docker.io if needed, start dockerd, print "export DOCKER_HOST=..."
+#   eval "$(.ci/start-dockerd.sh env)"   # export DOCKER_HOST for this shell (engine must be running)
+#   .ci/start-dockerd.sh stop       # stop the engine this script started, by its PID
+#   .ci/start-dockerd.sh status
 #
 # Containers must use the host network (`docker run --network host ...`): the engine has no bridge,
 # no NAT and no iptables rules, so nothing is exposed beyond loopback unless a container listens on
 # other interfaces itself. Images come from `docker import` of a rootfs tarball (see
-# import-node-image below); `docker pull` cannot work (no registry reachable).
+# scripts/build-image.ts); `docker pull` cannot work (no registry reachable).
 #
 # Environment:
 #   APICERT_DOCKER_DIR   state directory (default /tmp/apicert-docker): data-root, exec-root, socket, pid, log
@@ -44,7 +45,7 @@ install_engine() {
 
 start() {
   need_root
-  if running; then echo "start-dockerd: already running (pid $(cat "$PIDFILE")); DOCKER_HOST=$DOCKER_HOST" >&2; return 0; fi
+  if running; then echo "start-dockerd: already running (pid $(cat "$PIDFILE")); DOCKER_HOST=$DOCKER_HOST" >&2; echo "export DOCKER_HOST=$DOCKER_HOST"; return 0; fi
   install_engine
   mkdir -p "$DIR/data" "$DIR/exec"
   # --bridge=none + --iptables=false + --ip-masq=false: no docker0, no NAT, no firewall changes.
@@ -93,41 +94,10 @@ stop() {
   exit 1
 }
 
-# Build an image without a registry: a rootfs holding one node binary, the shared libraries it
-# links, and an application directory, imported with `docker import`.
-#   start-dockerd.sh import-node-image IMAGE[:TAG] APP_DIR [NODE_BINARY]
-# The image runs `node` from /usr/local/bin with WORKDIR /app; pass the entry point as CMD at run time.
-import_node_image() {
-  local image="$1" app="$2" node="${3:-$(command -v node)}"
-  node="$(readlink -f "$node")"
-  local root; root="$(mktemp -d)"
-  mkdir -p "$root/usr/local/bin" "$root/app" "$root/tmp" "$root/etc"
-  chmod 1777 "$root/tmp"
-  cp "$node" "$root/usr/local/bin/node"
-  # Every shared library node links (and the dynamic loader), at the same absolute paths.
-  ldd "$node" | awk '/=>/ {print $3} /^[[:space:]]*\// {print $1}' | sort -u | while read -r lib; do
-    [ -e "$lib" ] || continue
-    mkdir -p "$root$(dirname "$lib")"; cp -L "$lib" "$root$lib"
-  done
-  printf 'root:x:0:0:root:/root:/bin/false\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
-  printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
-  printf 'hosts: files\n' >"$root/etc/nsswitch.conf"
-  printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
-  cp -a "$app/." "$root/app/"
-  tar -C "$root" -c . | docker import \
-    --change 'WORKDIR /app' \
-    --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
-    --change 'ENTRYPOINT ["/usr/local/bin/node"]' \
-    - "$image" >/dev/null
-  rm -rf "$root"
-  echo "start-dockerd: imported $image ($(docker image inspect "$image" --format '{{.Size}}') bytes)" >&2
-}
-
 case "${1:-start}" in
   start) start ;;
   stop) stop ;;
   env) echo "export DOCKER_HOST=$DOCKER_HOST" ;;
   status) if running; then echo "running pid $(cat "$PIDFILE") DOCKER_HOST=$DOCKER_HOST"; else echo "not running"; exit 1; fi ;;
-  import-node-image) shift; [ $# -ge 2 ] || { echo "usage: $0 import-node-image IMAGE APP_DIR [NODE_BINARY]" >&2; exit 2; }; import_node_image "$@" ;;
-  *) echo "usage: $0 [start|stop|status|env|import-node-image IMAGE APP_DIR [NODE_BINARY]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [start|stop|status|env]" >&2; exit 2 ;;
 esac

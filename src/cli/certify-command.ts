@@ -102,7 +102,10 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (Object.keys(flags.env).length) containerOnly.push('env');
   if (flags.mount.length) containerOnly.push('mount');
   if (containerArgs.length) containerOnly.push('container arguments');
-  if (!flags.image && containerOnly.length) throw new UsageError(`${containerOnly.map((k) => (k.includes(' ') ? k : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)).join(', ')} only apply with --image`);
+  if (!flags.image && containerOnly.length) {
+    const names = containerOnly.map((k) => (k.includes(' ') ? k : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+    throw new UsageError(`${names.join(', ')} ${names.length > 1 ? 'apply' : 'applies'} only with --image`);
+  }
   if (flags.waitLog && flags.waitHttp) throw new UsageError('give --wait-log or --wait-http, not both');
 }
 

@@ -14,7 +14,7 @@ export function buildProgram(): Command {
     .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
     // Usage errors exit 2 (commander's default is 1, which means "a rule failed" here).
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError('(run "apicert --help" for the commands, exit codes and environment variables)');
 
   program.addCommand(certifyCommand());
   program.addCommand(fakeCommand());
@@ -41,7 +41,7 @@ export function buildProgram(): Command {
     });
 
   // Subcommands parse their own options; each must exit 2 on a usage error like the program does.
-  for (const command of program.commands) command.exitOverride().showHelpAfterError();
+  for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "apicert ${command.name()} --help" for its options)`);
   return program;
 }
 

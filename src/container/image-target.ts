@@ -104,7 +104,9 @@ export async function startImageTarget(options: ImageTargetOptions): Promise<Sta
     .withEnvironment(options.env ?? {})
     .withStartupTimeout(timeoutMs)
     .withLogConsumer((stream) => {
-      stream.on('data', (chunk: Buffer | string) => tail.add(chunk.toString()));
+      // testcontainers splits the container's output into lines: stdout as "data", stderr as "err".
+      stream.on('data', (line: Buffer | string) => tail.add(`${line.toString().replace(/\n$/, '')}\n`));
+      stream.on('err', (line: Buffer | string) => tail.add(`${line.toString().replace(/\n$/, '')}\n`));
     });
   if (options.command?.length) container = container.withCommand(options.command);
   if (options.mounts?.length) container = container.withBindMounts(options.mounts.map((m) => ({ source: m.source, target: m.target, mode: m.mode ?? 'rw' })));
