@@ -21,7 +21,9 @@ export const ENV_HELP = `Environment variables:
   GITHUB_STEP_SUMMARY               set (GitHub Actions): the Markdown summary is appended to that file
   DOCKER_HOST                       --image: the container engine to use (testcontainers reads it)
   TESTCONTAINERS_RYUK_DISABLED      --image: "true" where the Ryuk reaper image cannot be pulled (apicert stops its container itself)
-  TESTCONTAINERS_HOST_OVERRIDE      --image: the host name testcontainers uses for the engine ("localhost" with a local socket)`;
+  TESTCONTAINERS_HOST_OVERRIDE      --image: the host name testcontainers uses for the engine ("localhost" with a local socket)
+  APICERT_DEBUG                     set: an internal error (exit 4) prints its stack trace
+  APICERT_LAUNCHER_PID              set by bin/apicert.js for the Node it starts; "apicert fake" stops when that launcher is gone`;
 
 export const README_SECTIONS = {
   profile: 'Certifying a real deployment',
