@@ -37,3 +37,46 @@ export function taskScenarioOf(body: unknown): TaskScenarioName | undefined {
   const found = Object.entries(taskScenarios).find(([, s]) => s.request.task.scenario === scenario);
   return found?.[0] as TaskScenarioName | undefined;
 }
+
+/**
+ * Scripts: what the reference fake plays for each /v1 run: the events a run emits after `request.accepted`,
+ * one beat after another. The spec names only `request.accepted` and `request.cancelled` as stream
+ * kinds; the other kinds here are the fake's own choice (the terminal ones reuse the webhook event
+ * type names `run.completed` and `run.failed`).
+ */
+export interface RunBeat {
+  /** Delay after the previous beat; 0 plays it at once, before the response is written. */
+  afterMs: number;
+  emit: string;
+  data?: Record<string, unknown>;
+  /** The run parks awaiting approval at this beat; the event carries the run's action_digest. */
+  park?: true;
+  /** The run finishes with this beat. */
+  end?: 'completed' | 'failed';
+}
+
+export const COMPLETED = 'run.completed';
+export const FAILED = 'run.failed';
+export const APPROVAL_REQUIRED = 'approval.required';
+
+const progress = (afterMs: number, step: number): RunBeat => ({ afterMs, emit: 'run.progress', data: { step } });
+
+export const taskScripts: Record<TaskScenarioName, RunBeat[]> = {
+  completes: [progress(20, 1), progress(20, 2), { afterMs: 20, emit: COMPLETED, end: 'completed', data: { outcome: 'succeeded' } }],
+  fails: [progress(20, 1), { afterMs: 30, emit: FAILED, end: 'failed', data: { code: 'tool_failed' } }],
+  parks: [progress(20, 1), { afterMs: 10, emit: APPROVAL_REQUIRED, park: true, data: { action: 'send the prepared payment' } }],
+  long: [...Array.from({ length: 25 }, (_, i) => progress(200, i + 1)), { afterMs: 50, emit: COMPLETED, end: 'completed', data: { outcome: 'succeeded' } }],
+};
+
+/** A task body that names no scenario runs like `completes`. */
+export const defaultTaskScript: RunBeat[] = taskScripts.completes;
+
+/** After an approval: the resume is delivered, then the run finishes. */
+export const approvedScript: RunBeat[] = [progress(20, 2), { afterMs: 20, emit: COMPLETED, end: 'completed', data: { outcome: 'succeeded' } }];
+export const rejectedScript: RunBeat[] = [{ afterMs: 10, emit: FAILED, end: 'failed', data: { code: 'cancelled', reason: 'approval rejected' } }];
+
+/** A turn is answered at once, so the many turn requests of a property check stay cheap. */
+export const turnScript: RunBeat[] = [
+  { afterMs: 0, emit: 'message.delta', data: { text: 'apicert reference answer' } },
+  { afterMs: 0, emit: COMPLETED, end: 'completed', data: { outcome: 'succeeded' } },
+];

@@ -1,6 +1,6 @@
 /** World-model certificates of the fake: healthy ones, a degraded one and one past its expiresAt. */
 import { createHash } from 'node:crypto';
-import type { WorldCertificate } from '../../src/contract/v8/world-model.ts';
+import type { WorldCertificate } from '../../src/contract/v8/certificates.ts';
 
 function cert(certificateId: string, domain: string, healthState: WorldCertificate['healthState'], expiresAt: string): WorldCertificate {
   const head = createHash('sha256').update(`snapshot:${domain}`).digest('hex');

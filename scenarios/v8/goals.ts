@@ -1,6 +1,6 @@
 /** Context-twin goals of the fake; one compartment per principal boundary, one outside both. */
-import type { ContextGoal } from '../../src/contract/v8/context-twin.ts';
-import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from './principals.ts';
+import type { ContextGoal } from '../../src/contract/v8/goals.ts';
+import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from './principal.ts';
 
 export const goalCompartments: Record<string, readonly string[]> = {
   [PRIMARY_PRINCIPAL]: ['apicert-research', 'apicert-ops'],

@@ -2,7 +2,7 @@
  * Memory of the fake: entries per compartment, tagged with the purposes they may serve, and the
  * purposes each principal may query with. Enough entries per class that limits and byte budgets bite.
  */
-import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from './principals.ts';
+import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from './principal.ts';
 
 export interface MemorySeedEntry {
   entryId: string;

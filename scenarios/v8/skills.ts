@@ -1,7 +1,7 @@
 /** Skills of the fake, each visible to one principal only so cross-principal lookups can be told apart. */
 import { createHash } from 'node:crypto';
 import type { Skill } from '../../src/contract/v8/skills.ts';
-import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from './principals.ts';
+import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from './principal.ts';
 
 export interface SkillScenario {
   owner: string;

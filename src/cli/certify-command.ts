@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
-import type { Surface } from '../catalog/types.ts';
+import type { Surface } from '../rule/index.ts';
 import { ContainerStartFailed, startImageTarget, type StartedImageTarget } from '../container/image-target.ts';
 import type { FaultId } from '../fake/faults/index.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';

@@ -1,11 +1,13 @@
 import { Command } from 'commander';
-import { RULES } from '../catalog/index.ts';
+import { RULES } from '../registry.ts';
 import { FAULTS } from '../fake/faults/index.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { certifyCommand } from './certify-command.ts';
 import { reportError } from './errors.ts';
 import { fakeCommand } from './fake-command.ts';
 import { ENV_HELP, EXIT_CODES_HELP } from './help.ts';
+import { list, surfaceList } from './parse.ts';
+import { registerPlan } from './plan.ts';
 
 export function buildProgram(): Command {
   const program = new Command('apicert')
@@ -18,6 +20,7 @@ export function buildProgram(): Command {
 
   program.addCommand(certifyCommand());
   program.addCommand(fakeCommand());
+  registerPlan(program, { surfaces: surfaceList, list });
 
   program
     .command('rules')

@@ -1,6 +1,6 @@
 /** Option parsers shared by the commands; each rejects a bad value with a message saying what is expected. */
 import { InvalidArgumentError } from 'commander';
-import type { Surface } from '../catalog/types.ts';
+import type { Surface } from '../rule/index.ts';
 import { isFaultId, type FaultId } from '../fake/faults/index.ts';
 
 export const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];

@@ -3,8 +3,7 @@
  * running) with failures printed above it as they happen. In a log: one line per rule. --quiet
  * keeps only what a reader must see (failures, inconclusive rules); --verbose adds the exchanges.
  */
-import type { Rule } from '../catalog/types.ts';
-import type { RuleResult } from '../runner/run.ts';
+import type { Rule, RuleResult } from '../rule/index.ts';
 import type { Ui } from './output.ts';
 
 const MARK: Record<RuleResult['verdict'], string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };

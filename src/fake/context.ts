@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { FaultSet } from './faults/index.ts';
-import type { TokenRegistry } from './auth.ts';
+import { TokenRegistry } from './auth.ts';
+import { FaultSet, type FaultId } from './faults/index.ts';
 
 /** A /v1 run event, published by the run engine so other parts of the fake (webhooks) can react. */
 export interface RunEventNotice {
@@ -30,8 +30,20 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   v1RateLimitWindowMs: 60_000,
 };
 
+/**
+ * How one fake instance behaves: the contract, bent by `faults` (each breaks one rule), with
+ * `config` for limits. This is the one place a behaviour switch enters the fake: a variant (a legal
+ * alternative behaviour, issue 11) is added here and to FakeContext beside `faults`, registered like
+ * them (`variants/<surface>/<area>.ts`) and read like them, in its area's file.
+ */
+export interface FakeBehaviour {
+  faults?: Iterable<FaultId>;
+  config?: Partial<FakeConfig>;
+}
+
 /** What every surface module of the fake shares. */
 export interface FakeContext {
+  /** Read only in the file or folder of each fault's area (suites/harness/structure.test.ts). */
   faults: FaultSet;
   tokens: TokenRegistry;
   config: FakeConfig;
@@ -39,6 +51,16 @@ export interface FakeContext {
   runEvents: EventEmitter<{ run: [RunEventNotice] }>;
   /** Timers and open streams registered here are cleared when the fake closes. */
   lifecycle: Lifecycle;
+}
+
+export function createFakeContext(behaviour: FakeBehaviour = {}): FakeContext {
+  return {
+    faults: new FaultSet(behaviour.faults),
+    tokens: new TokenRegistry(),
+    config: { ...DEFAULT_FAKE_CONFIG, ...behaviour.config },
+    runEvents: new EventEmitter(),
+    lifecycle: new Lifecycle(),
+  };
 }
 
 export class Lifecycle {

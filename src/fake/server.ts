@@ -1,26 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { TokenRegistry } from './auth.ts';
-import { EventEmitter } from 'node:events';
-import { DEFAULT_FAKE_CONFIG, Lifecycle, type FakeConfig, type FakeContext } from './context.ts';
-import { FaultSet, type FaultId } from './faults/index.ts';
+import { createFakeContext, type FakeBehaviour, type FakeContext } from './context.ts';
 import { BodyTooLarge, readBody, Router, type RouteRequest } from './http.ts';
-import { mcpRoutes } from './mcp/routes.ts';
+import { mcpRoutes } from './mcp/index.ts';
 import { V1Responder } from './v1/respond.ts';
-import { v1Routes } from './v1/routes.ts';
-import { webhookRoutes } from './v1/webhooks/routes.ts';
-import { MissionEngine } from './v8/mission-engine.ts';
-import { missionRoutes } from './v8/missions.ts';
-import { v8ReadRoutes } from './v8/read-routes.ts';
+import { v1Routes } from './v1/index.ts';
+import { v8Routes } from './v8/index.ts';
+import { MissionEngine } from './v8/missions/engine.ts';
 import { V8Responder } from './v8/respond.ts';
 
-export interface FakeOptions {
+export interface FakeOptions extends FakeBehaviour {
   /** 0 (the default) picks a free port. */
   port?: number;
   /** Loopback only: the fake is a test double, never a service. */
   host?: '127.0.0.1' | '::1' | 'localhost';
-  faults?: Iterable<FaultId>;
-  config?: Partial<FakeConfig>;
 }
 
 export interface RunningFake {
@@ -38,25 +31,17 @@ function notFound(fake: FakeContext, res: ServerResponse, path: string, methodOn
   else new V8Responder(fake).problem(res, status, methodOnly ? 'method_not_allowed' : 'not_found', detail);
 }
 
-/** Starts the reference fake of the /v8 gateway, the /v1 execution fabric and /mcp on loopback. */
-export async function startFake(options: FakeOptions = {}): Promise<RunningFake> {
-  const lifecycle = new Lifecycle();
-  const context: FakeContext = {
-    faults: new FaultSet(options.faults),
-    tokens: new TokenRegistry(),
-    config: { ...DEFAULT_FAKE_CONFIG, ...options.config },
-    runEvents: new EventEmitter(),
-    lifecycle,
-  };
-  const missions = new MissionEngine(context);
+/** Every surface's routes: /v8 (with its mission engine, which the traces read), /v1 with its webhooks, /mcp. */
+function routerOf(context: FakeContext, missions: MissionEngine): Router {
   const router = new Router();
-  router.add(missionRoutes(context, missions));
-  router.add(v8ReadRoutes(context, missions));
+  router.add(v8Routes(context, missions));
   router.add(v1Routes(context));
-  router.add(webhookRoutes(context));
   router.add(mcpRoutes(context));
+  return router;
+}
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+function handlerOf(context: FakeContext, router: Router): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
@@ -80,7 +65,13 @@ export async function startFake(options: FakeOptions = {}): Promise<RunningFake>
     };
     await found.route.handler(r);
   };
+}
 
+/** Starts the reference fake of the /v8 gateway, the /v1 execution fabric and /mcp on loopback. */
+export async function startFake(options: FakeOptions = {}): Promise<RunningFake> {
+  const context = createFakeContext(options);
+  const missions = new MissionEngine(context);
+  const handle = handlerOf(context, routerOf(context, missions));
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) {
@@ -106,7 +97,7 @@ export async function startFake(options: FakeOptions = {}): Promise<RunningFake>
     missions,
     close: () =>
       new Promise<void>((resolve) => {
-        lifecycle.close();
+        context.lifecycle.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

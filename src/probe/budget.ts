@@ -1,4 +1,4 @@
-import { Untestable } from '../catalog/outcome.ts';
+import { Untestable } from '../rule/index.ts';
 
 /** Shared by every check of a run: the profile's `safety.requestBudget` caps the whole certification. */
 export class RequestBudget {

@@ -1,52 +1,9 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import { TransportError } from '../catalog/outcome.ts';
-import type { Credential } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
-import { readEventStream, type ReadOptions, type ReadResult } from '../sse/reader.ts';
+import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { readEventStream } from '../sse/reader.ts';
 import type { RequestBudget } from './budget.ts';
-import { clip, curlLine, EVIDENCE_EVENT_LIMIT, type EvidenceEntry } from './evidence.ts';
-
-export interface ProbeRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
-  /** Path and query below the target's base URL. */
-  path: string;
-  /** `null` sends no Authorization header. */
-  credential: Credential | null;
-  headers?: Record<string, string>;
-  /** Serialized as JSON with `Content-Type: application/json`. */
-  json?: unknown;
-  /** Sent as is; for malformed bodies. */
-  rawBody?: string;
-  label?: string;
-  timeoutMs?: number;
-}
-
-export interface ProbeResponse {
-  status: number;
-  /** Lower-cased header names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  text: string;
-  /** The parsed body, or undefined when it is not JSON. */
-  json: unknown;
-  contentType: string;
-  durationMs: number;
-}
-
-export interface StreamRequest extends Omit<ProbeRequest, 'json' | 'rawBody'> {
-  lastEventId?: string;
-  maxMs?: number;
-  graceMs?: number;
-  onEvent?: ReadOptions['onEvent'];
-}
-
-export interface StreamResponse extends ReadResult {
-  status: number;
-  headers: Record<string, string>;
-  contentType: string;
-  /** The body when the server did not answer with an event stream. */
-  text?: string;
-  json?: unknown;
-}
+import { clip, curlLine, EVIDENCE_EVENT_LIMIT } from './evidence.ts';
 
 export interface ProbeOptions {
   baseUrl: string;
@@ -91,7 +48,7 @@ function describeTransportError(error: unknown): string {
  * The only way checks talk to a target. Every exchange is kept as redacted evidence with a curl
  * line, every request is counted against the run's budget, and every body read is bounded.
  */
-export class ProbeClient {
+export class ProbeClient implements Http {
   readonly evidence: EvidenceEntry[] = [];
 
   private readonly options: ProbeOptions;
@@ -106,6 +63,29 @@ export class ProbeClient {
 
   get baseUrl(): string {
     return this.options.baseUrl;
+  }
+
+  record(entry: EvidenceEntry): void {
+    this.evidence.push(this.redactEntry(entry));
+  }
+
+  /** Passes every kept exchange through the redactor again: after a check learned a new secret. */
+  redactAgain(): void {
+    for (let i = 0; i < this.evidence.length; i += 1) this.evidence[i] = this.redactEntry(this.evidence[i]!);
+  }
+
+  private redactEntry(entry: EvidenceEntry): EvidenceEntry {
+    const redactor = this.options.redactor;
+    const text = (value: string) => redactor.text(value);
+    const out: EvidenceEntry = { ...entry, request: { ...entry.request, url: text(entry.request.url), headers: redactor.headers(entry.request.headers) }, curl: text(entry.curl) };
+    if (entry.request.body !== undefined) out.request.body = clip(text(entry.request.body)).text;
+    if (entry.response) {
+      out.response = { ...entry.response, headers: redactor.headers(entry.response.headers) };
+      if (entry.response.body !== undefined) out.response.body = clip(text(entry.response.body)).text;
+      if (entry.response.events) out.response.events = entry.response.events.map((e) => ({ ...e, ...(e.id !== undefined ? { id: text(e.id) } : {}), data: text(e.data) }));
+    }
+    if (entry.error !== undefined) out.error = text(entry.error);
+    return out;
   }
 
   private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {

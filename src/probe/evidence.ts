@@ -1,24 +1,3 @@
-/** What a report keeps of one exchange; every string in it has been through the Redactor. */
-export interface EvidenceEntry {
-  label?: string;
-  request: { method: string; url: string; headers: Record<string, string>; body?: string };
-  response?: {
-    status: number;
-    headers: Record<string, string>;
-    body?: string;
-    bodyTruncated?: boolean;
-    events?: Array<{ id?: string; event?: string; data: string }>;
-    eventsTruncated?: number;
-    closedBy?: StreamEnd;
-  };
-  error?: string;
-  durationMs: number;
-  /** A command that repeats the request; the token is a shell variable the user sets. */
-  curl: string;
-}
-
-export type StreamEnd = 'server' | 'client-disconnect' | 'timeout' | 'grace-expired' | 'byte-limit';
-
 export const EVIDENCE_BODY_LIMIT = 4096;
 export const EVIDENCE_EVENT_LIMIT = 60;
 

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Level, Observation, Surface, Verdict } from '../catalog/types.ts';
-import { VERDICTS } from '../catalog/types.ts';
-import type { RuleResult } from '../runner/run.ts';
+import { type Level, type Observation, type RuleResult, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
 
 export const REPORT_VERSION = '1.0';
 

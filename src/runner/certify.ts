@@ -1,8 +1,7 @@
 import { randomInt } from 'node:crypto';
 import pkg from '../../package.json' with { type: 'json' };
-import { RULES } from '../catalog/index.ts';
-import { TransportError } from '../catalog/outcome.ts';
-import type { Rule, Surface } from '../catalog/types.ts';
+import { RULES } from '../registry.ts';
+import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
@@ -11,9 +10,10 @@ import { createDispatcher, ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport, type Report } from '../reports/model.ts';
-import { needsReceiver, startRunReceiver, type RunReceiver } from '../webhooks/for-run.ts';
-import type { TargetInfo } from './context.ts';
-import { runRules, selectRules, type RuleResult } from './run.ts';
+import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
+import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
+import type { CheckServices } from './check-context.ts';
+import { runRules, selectRules } from './run.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
 
@@ -33,6 +33,10 @@ export interface CertifyOptions {
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
   rules?: readonly Rule[];
+  /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
+  adjustEmbeddedProfile?: (profile: Profile) => Profile;
+  /** `false` runs every check without consulting its declared needs: only to test the declarations. */
+  checkNeeds?: boolean;
   /** What the report says the target is: a profile's target is `remote` unless apicert started it from an image. */
   container?: { image: string };
   /** The rules selected, before the first one starts. */
@@ -71,6 +75,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   if (!profile) {
     fake = await startFake({ faults: options.faults ?? [] });
     profile = embeddedProfile(fake);
+    if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
   if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
@@ -92,9 +97,13 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     await preflight(probe, profile.target);
     const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
     options.onPlan?.(rules);
-    if (needsReceiver(rules)) hooks = await startRunReceiver(profile, fake);
-    const services = { redactor, webhookReceiver: hooks.receiver, webhookReceiverMissing: hooks.missing };
-    const results = await runRules({ target, profile, rules, seed, probe, services, onStart: options.onStart, onResult: options.onResult });
+    if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
+    const services: CheckServices = {
+      redactor,
+      provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
+      missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
+    };
+    const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onStart: options.onStart, onResult: options.onResult });
     const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
     if (options.container) reportTarget.image = options.container.image;

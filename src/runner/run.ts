@@ -1,22 +1,9 @@
-import { CheckFailure, NotApplicable, TransportError, Untestable } from '../catalog/outcome.ts';
-import type { Counterexample, Observation, Rule, Surface, Verdict } from '../catalog/types.ts';
+import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
-import type { EvidenceEntry } from '../probe/evidence.ts';
+import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
-import { CheckContext, type CheckServices, type TargetInfo } from './context.ts';
+import { RunContext, type CheckServices } from './check-context.ts';
 
-export interface RuleResult {
-  rule: Rule;
-  verdict: Verdict;
-  /** Why the verdict is what it is: the failed expectation, the missing fixture, the transport error. */
-  reason?: string;
-  durationMs: number;
-  evidence: EvidenceEntry[];
-  /** Evidence entries left out to keep the report readable (the first and last ones are kept). */
-  evidenceOmitted: number;
-  observations: Observation[];
-  counterexample?: Counterexample;
-}
 
 export interface RunOptions {
   target: TargetInfo;
@@ -26,6 +13,8 @@ export interface RunOptions {
   probe: ProbeClient;
   checkTimeoutMs?: number;
   services?: CheckServices;
+  /** `false` runs every check without consulting its declared needs: only to test the declarations. */
+  checkNeeds?: boolean;
   onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
 }
@@ -43,14 +32,16 @@ class CheckTimeout extends Error {}
 /** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult' | 'onStart'>): Promise<RuleResult> {
   const probe = options.probe.fork();
-  const ctx = new CheckContext(rule, options.target, options.profile, options.seed, probe, options.services);
+  const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services);
   const started = performance.now();
   let verdict: Verdict;
   let reason: string | undefined;
   let counterexample: Counterexample | undefined;
-  if (rule.destructive === 'mutate' && !options.profile.safety.allowMutations) {
+  // Declared needs decide `untestable` before anything is sent (the same verdicts `apicert plan` prints).
+  const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake' });
+  if (missing.length > 0) {
     verdict = 'untestable';
-    reason = 'the rule creates or changes state and the profile sets safety.allowMutations: false';
+    reason = missing.join('; ');
   } else {
     const timeoutMs = options.checkTimeoutMs ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
@@ -91,6 +82,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     evidence,
     evidenceOmitted: omitted,
     observations: ctx.observations,
+    rolesRequested: [...ctx.rolesRequested],
   };
   if (reason !== undefined) result.reason = reason;
   if (counterexample) result.counterexample = counterexample;

@@ -1,21 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import type { StreamEnd } from '../probe/evidence.ts';
-
-export interface SseEvent {
-  /** The `id` field as sent; undefined when the event had none. */
-  id?: string;
-  /** The `event` field; undefined means the default type `message`. */
-  event?: string;
-  data: string;
-  /** Milliseconds since the stream opened. */
-  atMs: number;
-}
-
-/**
- * What the reader does after an event: keep reading, drop the connection now (to test resume),
- * or treat it as terminal and wait `graceMs` for the server to close the stream.
- */
-export type AfterEvent = 'continue' | 'disconnect' | 'terminal';
+import type { AfterEvent, ReadResult, SseEvent, StreamEnd } from '../rule/index.ts';
 
 export interface ReadOptions {
   maxMs: number;
@@ -24,16 +8,6 @@ export interface ReadOptions {
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent;
   /** Aborts the underlying request; called when the reader stops before the server closed. */
   abort: () => void;
-}
-
-export interface ReadResult {
-  events: SseEvent[];
-  end: StreamEnd;
-  /** The last `id` seen, which is what a client sends back as `Last-Event-ID`. */
-  lastEventId?: string;
-  /** Milliseconds between the terminal event and the server closing the stream. */
-  closeAfterTerminalMs?: number;
-  parseErrors: string[];
 }
 
 /** Reads an SSE body, bounded in time and bytes, tracking the last id itself. */

@@ -13,11 +13,11 @@
  * fail, an inconclusive or (unless allowUntestable) an untestable rule fails its test.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RULES } from '../catalog/index.ts';
-import type { Rule, Surface } from '../catalog/types.ts';
+import { RULES } from '../registry.ts';
+import type { Rule, RuleResult, Surface } from '../rule/index.ts';
 import { loadProfileFile } from '../profile/load.ts';
 import { certify } from '../runner/certify.ts';
-import { selectRules, type RuleResult } from '../runner/run.ts';
+import { selectRules } from '../runner/run.ts';
 
 export interface CertificationSuiteOptions {
   /** A profile file (YAML or JSON). Default: $APICERT_PROFILE; without it, the embedded reference fake. */

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serviceKey } from '../rule/index.ts';
 import { MemoryEventStore, verifyWebhook, type VerifyResult } from './verify.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -125,6 +126,9 @@ function listen(server: Server, host: string, port: number): Promise<number> {
 function originOf(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
+
+/** How checks reach the run's receiver through their context. */
+export const WEBHOOK_RECEIVER = serviceKey<WebhookReceiver>('webhook-receiver');
 
 export class WebhookReceiver {
   private readonly endpoints = new Map<string, ReceiverEndpoint>();

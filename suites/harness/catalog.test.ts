@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RULES } from '../../src/catalog/index.ts';
+import { RULES } from '../../src/registry.ts';
 import { FAULTS, ruleOfFault } from '../../src/fake/faults/index.ts';
 
 describe('rule catalog and fault registry', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RULES } from '../../src/catalog/index.ts';
+import { RULES } from '../../src/registry.ts';
 import { normalizedSpec } from '../support/spec.ts';
 
 // A rule's quote is the sentence it enforces; a paraphrase would let a check drift from the spec.

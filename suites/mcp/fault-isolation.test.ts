@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { mcpRules } from '../../src/checks/mcp/index.ts';
-import { mcpFaults } from '../../src/fake/faults/mcp.ts';
-import { ruleOfFault } from '../../src/fake/faults/index.ts';
+import { MCP_FAULTS, ruleOfFault } from '../../src/fake/faults/index.ts';
 import { certify } from '../../src/runner/certify.ts';
 
 // The fault matrix proves each fault fails its rule; this proves it fails nothing else on /mcp,
 // so a failing rule in a report points at one behaviour.
 describe.concurrent('mcp faults are isolated', () => {
-  it.each(mcpFaults.map((f) => [f.id] as const))('%s fails only its own rule', async (faultId) => {
+  it.each(MCP_FAULTS.map((f) => [f.id] as const))('%s fails only its own rule', async (faultId) => {
     const { results } = await certify({ faults: [faultId], rules: mcpRules, seed: 11 });
     const notPassing = results.filter((r) => r.verdict !== 'pass').map((r) => `${r.rule.id}: ${r.verdict}`);
     expect(notPassing).toEqual([`${ruleOfFault(faultId)}: fail`]);

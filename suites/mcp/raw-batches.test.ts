@@ -3,7 +3,7 @@ import { INVALID_REQUEST, PARSE_ERROR } from '../../src/contract/mcp/jsonrpc.ts'
 import { SESSION_HEADER } from '../../src/contract/mcp/transport.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { parseEventStreamBody } from '../../src/checks/mcp/sse-body.ts';
+import { parseEventStreamBody } from '../../src/checks/mcp/support/sse-body.ts';
 
 // Raw HTTP against the fake's /mcp: batches and malformed input, which no SDK client ever sends.
 describe('fake /mcp with raw requests', () => {

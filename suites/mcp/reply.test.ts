@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseEventStreamBody } from '../../src/checks/mcp/sse-body.ts';
-import { readReply } from '../../src/checks/mcp/support.ts';
-import type { ProbeResponse } from '../../src/probe/client.ts';
+import { parseEventStreamBody } from '../../src/checks/mcp/support/sse-body.ts';
+import { readReply } from '../../src/checks/mcp/support/session.ts';
+import type { ProbeResponse } from '../../src/rule/index.ts';
 
 function response(contentType: string, text: string, headers: Record<string, string> = {}): ProbeResponse {
   return { status: 200, headers: { 'content-type': contentType, ...headers }, text, json: undefined, contentType, durationMs: 1 };

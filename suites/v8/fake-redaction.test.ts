@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FaultSet, type FaultId } from '../../src/fake/faults/index.ts';
 import type { FakeContext } from '../../src/fake/context.ts';
-import { REDACTION_MARKER, SensitiveValues } from '../../src/fake/v8/redact.ts';
+import { REDACTION_MARKER, SensitiveValues } from '../../src/fake/v8/redaction.ts';
 
 function sensitive(faults: FaultId[] = []): SensitiveValues {
   return new SensitiveValues({ faults: new FaultSet(faults) } as unknown as FakeContext);

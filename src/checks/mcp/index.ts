@@ -1,4 +1,4 @@
-import type { Rule } from '../../catalog/types.ts';
+import type { Rule } from '../../rule/index.ts';
 import { tokenObservation } from './auth/tokens.ts';
 import { batchNotifications202, batchRequests } from './batch/batching.ts';
 import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, resultXorError } from './jsonrpc/messages.ts';

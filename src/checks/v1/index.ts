@@ -1,5 +1,5 @@
-/** /v1 rules apart from webhooks, in the order a reader meets them in the spec. */
-import type { Rule } from '../../catalog/types.ts';
+/** Every /v1 rule, in the order a reader meets them in the spec; webhooks last. */
+import type { Rule } from '../../rule/index.ts';
 import { expiredKey, scopesObserved, unauthenticated } from './auth/authentication.ts';
 import { chatPath } from './chat/chat.ts';
 import { problemShape } from './errors/problem.ts';
@@ -14,6 +14,7 @@ import { droppedConnection, eventIdentity, resume } from './runs/events.ts';
 import { getRun } from './runs/get.ts';
 import { usageReadback, usageTenantScoped } from './usage/usage.ts';
 import { versionHeader } from './versioning/header.ts';
+import { v1WebhookRules } from './webhooks/index.ts';
 
 export const v1Rules: Rule[] = [
   turnStream,
@@ -49,4 +50,5 @@ export const v1Rules: Rule[] = [
   rateLimited,
   limiterUnavailable,
   versionHeader,
+  ...v1WebhookRules,
 ];

@@ -1,14 +1,74 @@
-/** The fault registry: every way the reference fake can be told to break one rule. */
-import { mcpFaults } from './mcp.ts';
+/**
+ * The fault registry: every way the reference fake can be told to break one rule. One file per
+ * rule area, `faults/<surface>/<area>.ts`, listed here explicitly; the fake bends for a fault in the
+ * file or folder of the same name, `src/fake/<surface>/<area>(.ts|/)` (suites/harness/structure.test.ts).
+ */
+import { mcpBatchFaults } from './mcp/batch.ts';
+import { mcpJsonrpcFaults } from './mcp/jsonrpc.ts';
+import { mcpLifecycleFaults } from './mcp/lifecycle.ts';
+import { mcpSessionFaults } from './mcp/session.ts';
+import { mcpSseFaults } from './mcp/sse.ts';
+import { mcpTransportFaults } from './mcp/transport.ts';
 import type { FaultDefinition } from './types.ts';
-import { v1Faults } from './v1.ts';
-import { v1WebhooksFaults } from './v1-webhooks.ts';
-import { v8MissionFaults } from './v8-missions.ts';
-import { v8ReadFaults } from './v8-read.ts';
+import { v1AuthFaults } from './v1/auth.ts';
+import { v1ErrorsFaults } from './v1/errors.ts';
+import { v1ExecuteFaults } from './v1/execute.ts';
+import { v1RunsFaults } from './v1/runs.ts';
+import { v1UsageFaults } from './v1/usage.ts';
+import { v1VersioningFaults } from './v1/versioning.ts';
+import { v1WebhooksFaults } from './v1/webhooks.ts';
+import { v8AuthFaults } from './v8/auth.ts';
+import { v8CapabilitiesFaults } from './v8/capabilities.ts';
+import { v8CertificatesFaults } from './v8/certificates.ts';
+import { v8ContractFaults } from './v8/contract.ts';
+import { v8CoverageFaults } from './v8/coverage.ts';
+import { v8ErrorsFaults } from './v8/errors.ts';
+import { v8GoalsFaults } from './v8/goals.ts';
+import { v8MemoryFaults } from './v8/memory.ts';
+import { v8MissionsFaults } from './v8/missions.ts';
+import { v8PrincipalFaults } from './v8/principal.ts';
+import { v8RedactionFaults } from './v8/redaction.ts';
+import { v8SkillsFaults } from './v8/skills.ts';
+import { v8TracesFaults } from './v8/traces.ts';
 
 export { ruleOfFault, type FaultDefinition } from './types.ts';
 
-export const FAULTS = [...v8MissionFaults, ...v8ReadFaults, ...v1Faults, ...v1WebhooksFaults, ...mcpFaults] as const satisfies readonly FaultDefinition[];
+export const V8_FAULTS = [
+  ...v8MissionsFaults,
+  ...v8AuthFaults,
+  ...v8PrincipalFaults,
+  ...v8CapabilitiesFaults,
+  ...v8CertificatesFaults,
+  ...v8GoalsFaults,
+  ...v8ContractFaults,
+  ...v8ErrorsFaults,
+  ...v8CoverageFaults,
+  ...v8MemoryFaults,
+  ...v8RedactionFaults,
+  ...v8SkillsFaults,
+  ...v8TracesFaults,
+] as const satisfies readonly FaultDefinition[];
+
+export const V1_FAULTS = [
+  ...v1AuthFaults,
+  ...v1ErrorsFaults,
+  ...v1ExecuteFaults,
+  ...v1RunsFaults,
+  ...v1UsageFaults,
+  ...v1VersioningFaults,
+  ...v1WebhooksFaults,
+] as const satisfies readonly FaultDefinition[];
+
+export const MCP_FAULTS = [
+  ...mcpBatchFaults,
+  ...mcpJsonrpcFaults,
+  ...mcpLifecycleFaults,
+  ...mcpSessionFaults,
+  ...mcpSseFaults,
+  ...mcpTransportFaults,
+] as const satisfies readonly FaultDefinition[];
+
+export const FAULTS = [...V8_FAULTS, ...V1_FAULTS, ...MCP_FAULTS] as const satisfies readonly FaultDefinition[];
 
 export type FaultId = (typeof FAULTS)[number]['id'];
 

@@ -1,5 +1,4 @@
-import { taskScenarios } from '../../../scenarios/v1/runs.ts';
-import { APPROVAL_REQUIRED } from '../../../scenarios/v1/scripts.ts';
+import { APPROVAL_REQUIRED, taskScenarios } from '../../../scenarios/v1/runs.ts';
 import { V1_SCOPES } from '../../contract/v1/common.ts';
 import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';

@@ -1,7 +1,7 @@
 import type { FakeContext } from '../context.ts';
 import { IdempotencyStore } from '../idempotency.ts';
 import { RateLimiter, type RateTier } from './rate-limit.ts';
-import { RunEngine } from './run-engine.ts';
+import { RunEngine } from './runs/engine.ts';
 
 /** What an idempotency key remembers: a task answer, a turn run to replay, or (only under a fault) a refusal. */
 export type StoredExecution =

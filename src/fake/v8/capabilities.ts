@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { actionFamilyOf, capabilityManifests } from '../../../scenarios/v8/capabilities.ts';
 import { capabilitySearchRequest, type CapabilityManifest } from '../../contract/v8/capabilities.ts';
 import type { Route, RouteRequest } from '../http.ts';
-import type { ReadSurface } from './read-support.ts';
+import type { ReadSurface } from './read-surface.ts';
 
 /** POST /v8/capabilities/search: manifests ranked by how well their action family matches. */
-export function capabilityRoutes(surface: ReadSurface): Route[] {
+export function capabilitiesRoutes(surface: ReadSurface): Route[] {
   const faults = surface.fake.faults;
   const schema = capabilitySearchRequest.extend({
     actionFamily: z.string().min(1).max(faults.has('v8.capabilities.search.validation/action-family-129') ? 129 : 128),
@@ -27,7 +27,7 @@ export function capabilityRoutes(surface: ReadSurface): Route[] {
   }
 
   async function search(r: RouteRequest): Promise<void> {
-    const caller = surface.authorize(r, 'capabilities:read', { anonymous: faults.has('v8.auth.scope-matrix/search-without-token') });
+    const caller = surface.authorize(r, 'capabilities', 'capabilities:read');
     if (!caller) return;
     const body = await surface.jsonBody(r);
     if (body === undefined) return;

@@ -2,7 +2,7 @@ import { capabilityManifests } from '../../../scenarios/v8/capabilities.ts';
 import { CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { COVERAGE_KINDS } from '../../contract/v8/coverage.ts';
 import type { Route, RouteRequest } from '../http.ts';
-import type { ReadSurface } from './read-support.ts';
+import type { ReadSurface } from './read-surface.ts';
 
 /** The gateway's operations as the coverage report lists them; cancel's scope is the fake's choice. */
 const OPERATIONS = [
@@ -25,7 +25,7 @@ export function coverageRoutes(surface: ReadSurface): Route[] {
   const faults = surface.fake.faults;
 
   function coverage(r: RouteRequest): void {
-    const caller = surface.authorize(r, 'coverage:read', { anyScope: faults.has('v8.auth.scope-matrix/coverage-without-scope') });
+    const caller = surface.authorize(r, 'coverage', 'coverage:read');
     if (!caller) return;
     const everything = faults.has('v8.coverage.scope-filtered/ignores-scopes');
     const endpoints = OPERATIONS.filter((op) => everything || caller.scopes.has(op.scope)).map((op) => ({ ...op, available: true }));

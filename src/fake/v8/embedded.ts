@@ -1,7 +1,7 @@
 import { MEMORY_CLASSES, MEMORY_COMPARTMENT, FORBIDDEN_PURPOSE, PERMITTED_PURPOSE } from '../../../scenarios/v8/memory.ts';
 import { goalCompartments } from '../../../scenarios/v8/goals.ts';
 import { missionScenarios } from '../../../scenarios/v8/missions.ts';
-import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from '../../../scenarios/v8/principals.ts';
+import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from '../../../scenarios/v8/principal.ts';
 import { PRIMARY_SKILL_ID } from '../../../scenarios/v8/skills.ts';
 import { V8_SCOPES, type ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { memoryEntries, permittedPurposes, type MemorySeedEntry } from '../../../scenarios/v8/memory.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, type MemoryQueryRequest } from '../../contract/v8/memory.ts';
 import type { Route, RouteRequest } from '../http.ts';
-import type { ReadSurface } from './read-support.ts';
-import { SensitiveValues } from './redact.ts';
+import type { ReadSurface } from './read-surface.ts';
+import { SensitiveValues } from './redaction.ts';
 
 /** Input schema: the contract's, loosened only where an active fault says so. */
 function querySchema(surface: ReadSurface) {
@@ -39,7 +39,7 @@ export function memoryRoutes(surface: ReadSurface): Route[] {
   const sensitive = new SensitiveValues(surface.fake);
 
   async function query(r: RouteRequest): Promise<void> {
-    const caller = surface.authorize(r, 'memory:read');
+    const caller = surface.authorize(r, 'memory', 'memory:read');
     if (!caller) return;
     const body = await surface.jsonBody(r);
     if (body === undefined) return;
@@ -52,8 +52,7 @@ export function memoryRoutes(surface: ReadSurface): Route[] {
     const q = parsed.data;
     const permitted = permittedPurposes[caller.principal] ?? [];
     if (!permitted.includes(q.purpose) && !faults.has('v8.memory.query.purpose-403/any-purpose')) {
-      const shown = faults.has('v8.redaction.canaries/purpose-in-error') ? q.purpose : sensitive.text(q.purpose);
-      surface.v8.problem(r.res, 403, 'purpose_not_permitted', `The purpose "${shown}" is not permitted for this principal.`);
+      surface.v8.problem(r.res, 403, 'purpose_not_permitted', `The purpose "${sensitive.purposeInError(q.purpose)}" is not permitted for this principal.`);
       return;
     }
     const matched = memoryEntries

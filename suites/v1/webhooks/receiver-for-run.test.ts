@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RULES } from '../../../src/catalog/index.ts';
+import { RULES } from '../../../src/registry.ts';
 import { embeddedProfile } from '../../../src/fake/embedded-profile.ts';
 import { startFake } from '../../../src/fake/server.ts';
 import { parseProfile } from '../../../src/profile/load.ts';

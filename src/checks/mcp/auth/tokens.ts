@@ -1,17 +1,15 @@
 /** Authentication (the /v8 seed): /mcp's scopes are not shown, so what it does with tokens is recorded. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { deleteSession, sendInitialize } from '../support.ts';
+import { deleteSession, sendInitialize } from '../support/session.ts';
 
-export const tokenObservation = defineRule({
+const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md' });
+
+export const tokenObservation = rule({
   id: 'mcp.auth.tokens',
-  surface: 'mcp',
   title: 'What /mcp answers to initialize without a token and with an expired one (recorded, not gated)',
   level: 'observation',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Authentication',
     quote: 'Scopes required for cancel, `/v8/intents` and `/mcp`: not shown.',
   },

@@ -1,8 +1,9 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession } from '../support.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
+import { newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession } from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 const MUST_RECEIVE_BATCHES = 'MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.';
 
@@ -17,14 +18,11 @@ const batches: fc.Arbitrary<Element[]> = fc
   .array(fc.constantFrom<Element>('ping', 'tools/list', 'notification'), { minLength: 1, maxLength: 6 })
   .filter((b) => b.some((e) => e !== 'notification'));
 
-export const batchRequests = defineRule({
+export const batchRequests = rule({
   id: 'mcp.batch.requests',
-  surface: 'mcp',
   title: 'A batch gets exactly one response per request it carries, with their ids, and none for its notifications',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Base Protocol > Batching; Transports > Sending Messages to the Server',
     quote: `${MUST_RECEIVE_BATCHES} … An array batching one or more requests and/or notifications`,
     url: SPEC_URL.base,
@@ -59,14 +57,11 @@ export const batchRequests = defineRule({
   },
 });
 
-export const batchNotifications202 = defineRule({
+export const batchNotifications202 = rule({
   id: 'mcp.batch.notifications-202',
-  surface: 'mcp',
   title: 'A batch carrying only notifications is answered 202 Accepted with no body',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Base Protocol > Batching; Transports > Sending Messages to the Server',
     quote: `${MUST_RECEIVE_BATCHES} … If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.`,
     url: SPEC_URL.transports,

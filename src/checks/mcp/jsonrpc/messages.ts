@@ -1,8 +1,7 @@
 /** Base Protocol > Messages: JSON-RPC 2.0 errors, ids and the result/error exclusivity. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PARSE_ERROR, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import {
   closeSession,
   errorOf,
@@ -17,7 +16,9 @@ import {
   withSession,
   type McpReply,
   type McpSession,
-} from '../support.ts';
+} from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 const FOLLOW_JSONRPC = 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.';
 
@@ -28,13 +29,11 @@ function singleError(reply: McpReply): { message: Record<string, unknown>; code:
   return message && error ? { message, code: error.code } : undefined;
 }
 
-export const parseError = defineRule({
+export const parseError = rule({
   id: 'mcp.jsonrpc.parse-error',
-  surface: 'mcp',
   title: 'A body that is not JSON is answered with a JSON-RPC error -32700 whose id is null',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       for (const raw of ['{"jsonrpc": "2.0", "id": "apicert-1", "method": "ping"', 'this is not json']) {
@@ -49,13 +48,11 @@ export const parseError = defineRule({
   },
 });
 
-export const invalidRequest = defineRule({
+export const invalidRequest = rule({
   id: 'mcp.jsonrpc.invalid-request',
-  surface: 'mcp',
   title: 'JSON that is not a valid JSON-RPC request is answered with error -32600, never served',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid Request -32600)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid Request -32600)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const cases: Array<{ what: string; body: unknown; id: RequestId | null }> = [];
@@ -90,13 +87,11 @@ async function errorCodeFor(ctx: CheckContext, session: McpSession, what: string
   return error.code;
 }
 
-export const methodNotFound = defineRule({
+export const methodNotFound = rule({
   id: 'mcp.jsonrpc.method-not-found',
-  surface: 'mcp',
   title: 'A request for a method the server does not have is answered with error -32601',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Method not found -32601)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Method not found -32601)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const code = await errorCodeFor(ctx, session, 'a request for apicert/no-such-method', 'apicert/no-such-method', {});
@@ -105,13 +100,11 @@ export const methodNotFound = defineRule({
   },
 });
 
-export const invalidParams = defineRule({
+export const invalidParams = rule({
   id: 'mcp.jsonrpc.invalid-params',
-  surface: 'mcp',
   title: 'tools/call without a tool name, or with a name that is not a string, is answered with error -32602',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'mcp-2025-03-26', section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid params -32602)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
+  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid params -32602)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       for (const [what, params] of [
@@ -125,14 +118,11 @@ export const invalidParams = defineRule({
   },
 });
 
-export const resultXorError = defineRule({
+export const resultXorError = rule({
   id: 'mcp.jsonrpc.result-xor-error',
-  surface: 'mcp',
   title: 'Every response is JSON-RPC 2.0 with exactly one of result and error; errors carry an integer code and a message',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Base Protocol > Messages > Responses',
     quote: 'Either a result or an error MUST be set. A response MUST NOT set both. … errors MUST include an error code and message at minimum. … Error codes MUST be integers.',
     url: SPEC_URL.base,
@@ -164,14 +154,11 @@ const ids: fc.Arbitrary<RequestId> = fc.oneof(
   fc.integer({ min: 0, max: 10 ** 9 }).map(String),
 );
 
-export const idEchoed = defineRule({
+export const idEchoed = rule({
   id: 'mcp.jsonrpc.id-echoed',
-  surface: 'mcp',
   title: 'A response carries the id of its request, same value and same type (string or integer)',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Base Protocol > Messages > Requests, Responses',
     quote: 'Requests MUST include a string or integer ID. … Responses MUST include the same ID as the request they correspond to.',
     url: SPEC_URL.base,

@@ -1,8 +1,9 @@
 /** Lifecycle > Initialization and Version Negotiation. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support.ts';
+import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** The protocolVersion of a result, read loosely so only initialize-result judges the rest of the shape. */
 function versionOf(message: Record<string, unknown> | undefined): string | undefined {
@@ -10,14 +11,11 @@ function versionOf(message: Record<string, unknown> | undefined): string | undef
   return isObject(result) && typeof result.protocolVersion === 'string' ? result.protocolVersion : undefined;
 }
 
-export const initializeResultRule = defineRule({
+export const initializeResultRule = rule({
   id: 'mcp.lifecycle.initialize-result',
-  surface: 'mcp',
   title: 'initialize is answered with a result carrying protocolVersion, capabilities and serverInfo (name, version)',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Lifecycle > Initialization',
     quote: 'The initialization phase MUST be the first interaction between client and server. … The server MUST respond with its own capabilities and information',
     url: SPEC_URL.lifecycle,
@@ -32,14 +30,11 @@ export const initializeResultRule = defineRule({
   },
 });
 
-export const versionEcho = defineRule({
+export const versionEcho = rule({
   id: 'mcp.lifecycle.version-echo',
-  surface: 'mcp',
   title: 'initialize asking for 2025-03-26 is answered with protocolVersion 2025-03-26',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Lifecycle > Initialization > Version Negotiation',
     quote: 'If the server supports the requested protocol version, it MUST respond with the same version.',
     url: SPEC_URL.lifecycle,
@@ -55,14 +50,11 @@ export const versionEcho = defineRule({
 /** Dated like a revision, so a server that compares dates sees it, but older than any MCP revision. */
 const UNKNOWN_VERSION = '1999-12-31';
 
-export const versionUnknown = defineRule({
+export const versionUnknown = rule({
   id: 'mcp.lifecycle.version-unknown',
-  surface: 'mcp',
   title: 'initialize asking for an unknown version is answered with another version the server supports',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Lifecycle > Initialization > Version Negotiation; Error Handling',
     quote: 'Otherwise, the server MUST respond with another protocol version it supports. … Protocol version mismatch',
     url: SPEC_URL.lifecycle,

@@ -2,21 +2,20 @@
  * Versioning (the /v8 seed): /mcp follows revision 2025-03-26. What later revisions changed
  * (the MCP-Protocol-Version header of 2025-06-18, batching removed in 2025-06-18) is recorded only.
  */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { PROTOCOL_VERSION_HEADER } from '../../../contract/mcp/transport.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { initializeOnce, isObject, newRequestId, postMcp, request, responses, withSession } from '../support.ts';
+import { initializeOnce, isObject, newRequestId, postMcp, request, responses, withSession } from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
 
 const OWN_VERSIONING = '`/mcp` follows the MCP 2025-03-26 Streamable HTTP protocol and has its own versioning, outside `/v8/`.';
 
-export const protocolVersionHeader = defineRule({
+export const protocolVersionHeader = rule({
   id: 'mcp.revisions.protocol-version-header',
-  surface: 'mcp',
   title: 'Requests without MCP-Protocol-Version are served in a 2025-03-26 session; what the header changes is recorded',
   level: 'observation',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Versioning', quote: OWN_VERSIONING },
+  spec: { section: 'Versioning', quote: OWN_VERSIONING },
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const plain = await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label: 'ping without MCP-Protocol-Version' });
@@ -30,13 +29,11 @@ export const protocolVersionHeader = defineRule({
   },
 });
 
-export const batchingLater = defineRule({
+export const batchingLater = rule({
   id: 'mcp.revisions.batching',
-  surface: 'mcp',
   title: 'Which version a client asking for 2025-06-18 gets, and whether batches are still accepted then (recorded, not gated)',
   level: 'observation',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Versioning', quote: OWN_VERSIONING },
+  spec: { section: 'Versioning', quote: OWN_VERSIONING },
   async check(ctx: CheckContext) {
     const { reply, message } = await initializeOnce(ctx, '2025-06-18', 'initialize asking for 2025-06-18');
     ctx.expect(reply.res.status === 200 && message !== undefined, `initialize asking for 2025-06-18 was answered HTTP ${reply.res.status} without a response`);

@@ -1,9 +1,10 @@
 /** Streamable HTTP > Session Management. */
 import { randomBytes } from 'node:crypto';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { caller, closeSession, deleteSession, MCP_PATH, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support.ts';
+import { caller, closeSession, deleteSession, MCP_PATH, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** A session as setup; the rules below do not apply to a server that assigns no session id. */
 async function sessionWithId(ctx: CheckContext): Promise<McpSession & { id: string }> {
@@ -16,14 +17,11 @@ function ping(ctx: CheckContext, session: string | null, label: string) {
   return postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label });
 }
 
-export const idVisibleAscii = defineRule({
+export const idVisibleAscii = rule({
   id: 'mcp.session.id-visible-ascii',
-  surface: 'mcp',
   title: 'An Mcp-Session-Id assigned at initialization contains only visible ASCII (0x21-0x7E)',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Session Management',
     quote: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
     url: SPEC_URL.transports,
@@ -44,14 +42,11 @@ export const idVisibleAscii = defineRule({
   },
 });
 
-export const missing400 = defineRule({
+export const missing400 = rule({
   id: 'mcp.session.missing-400',
-  surface: 'mcp',
   title: 'A server that requires sessions answers a request without Mcp-Session-Id with 400',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Session Management',
     quote: 'Servers that require a session ID SHOULD respond to requests without an Mcp-Session-Id header (other than initialization) with HTTP 400 Bad Request.',
     url: SPEC_URL.transports,
@@ -73,14 +68,11 @@ export const missing400 = defineRule({
   },
 });
 
-export const unknown404 = defineRule({
+export const unknown404 = rule({
   id: 'mcp.session.unknown-404',
-  surface: 'mcp',
   title: 'A request carrying a session id the server does not know (never issued) is answered 404',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Session Management',
     quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     url: SPEC_URL.transports,
@@ -98,14 +90,11 @@ export const unknown404 = defineRule({
   },
 });
 
-export const deleteTerminates = defineRule({
+export const deleteTerminates = rule({
   id: 'mcp.session.delete-terminates',
-  surface: 'mcp',
   title: 'DELETE with the Mcp-Session-Id ends the session (after which it gets 404), or is refused with 405',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Session Management',
     quote:
       'SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header, to explicitly terminate the session. … The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions. … after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',

@@ -1,7 +1,8 @@
 /** Streamable HTTP > Sending Messages (SSE responses) and Resumability and Redelivery (event ids). */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { isBodyTimeout, newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
+import { isBodyTimeout, newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
 
 /** Calls the fixture tool; with `progress`, a streaming server has a reason to send more than one event. */
 async function callTool(ctx: CheckContext, session: McpSession, label: string, options: { progress: boolean; timeoutMs?: number }): Promise<McpReply & { requestId: string }> {
@@ -14,14 +15,11 @@ async function callTool(ctx: CheckContext, session: McpSession, label: string, o
   return { ...(await postMcp(ctx, request(id, 'tools/call', params), post)), requestId: id };
 }
 
-export const eventIdsUnique = defineRule({
+export const eventIdsUnique = rule({
   id: 'mcp.sse.event-ids-unique',
-  surface: 'mcp',
   title: 'SSE event ids, where present, are unique across every stream of a session',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Resumability and Redelivery',
     quote: 'If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.',
     url: SPEC_URL.transports,
@@ -44,14 +42,11 @@ export const eventIdsUnique = defineRule({
   },
 });
 
-export const closesAfterResponse = defineRule({
+export const closesAfterResponse = rule({
   id: 'mcp.sse.closes-after-response',
-  surface: 'mcp',
   title: 'An SSE response carries the response to its request and the server closes it after that last response',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Sending Messages to the Server',
     quote:
       'The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body. … After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream.',

@@ -1,17 +1,15 @@
 /** Endpoints (the /v8 seed): GET /mcp is refused, server-to-client push is disabled on this gateway. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { isObject, MCP_PATH, withSession } from '../support.ts';
+import { isObject, MCP_PATH, withSession } from '../support/session.ts';
 
-export const get405 = defineRule({
+const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
+
+export const get405 = rule({
   id: 'mcp.transport.get-405',
-  surface: 'mcp',
   title: 'GET /mcp answers 405 Method Not Allowed with no JSON success body',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Endpoints; Errors',
     quote: '`405 Method Not Allowed`, no JSON success body (server-to-client push is disabled)',
   },

@@ -1,20 +1,18 @@
 /** Streamable HTTP > Security Warning: what /mcp does with a request from another site's page. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { deleteSession, sendInitialize, SPEC_URL } from '../support.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
+import { deleteSession, sendInitialize, SPEC_URL } from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** A reserved name (RFC 2606), so the origin can never be one a deployment really trusts. */
 const FOREIGN_ORIGIN = 'https://apicert-foreign-page.invalid';
 
-export const originObservation = defineRule({
+export const originObservation = rule({
   id: 'mcp.transport.origin',
-  surface: 'mcp',
   title: 'What /mcp answers to initialize carrying the Origin of a foreign web page (recorded, not gated)',
   // Which origins a deployment trusts is its own configuration, so refusal cannot be required from outside.
   level: 'observation',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Streamable HTTP > Security Warning',
     quote: 'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks',
     url: SPEC_URL.transports,

@@ -1,6 +1,5 @@
 /** Streamable HTTP > Sending Messages to the Server: what a POST is answered with. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import {
   closeSession,
   newRequestId,
@@ -13,7 +12,9 @@ import {
   withSession,
   type McpReply,
   type McpSession,
-} from '../support.ts';
+} from '../support/session.ts';
+
+const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 function describe(reply: McpReply): string {
   return `HTTP ${reply.res.status}, ${reply.kind === 'empty' ? 'no body' : `a ${reply.mediaType || 'untyped'} body`}`;
@@ -30,14 +31,11 @@ function judgeAccepted(ctx: CheckContext, what: string, reply: McpReply, mayRefu
   ctx.expect(reply.res.text.length === 0, `${what} was answered 202 with a body (${reply.res.text.length} characters), expected no body`);
 }
 
-export const accepted202 = defineRule({
+export const accepted202 = rule({
   id: 'mcp.transport.accepted-202',
-  surface: 'mcp',
   title: 'A POST carrying only a notification or only a response is answered 202 Accepted with no body',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Streamable HTTP > Sending Messages to the Server',
     quote:
       'If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. … If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
@@ -64,14 +62,11 @@ export const accepted202 = defineRule({
 
 const JSON_OR_SSE = ['application/json', 'text/event-stream'];
 
-export const requestResponse = defineRule({
+export const requestResponse = rule({
   id: 'mcp.transport.request-response',
-  surface: 'mcp',
   title: 'A POST carrying a request is answered application/json or text/event-stream, with one response bearing its id',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'mcp-2025-03-26',
     section: 'Transports > Streamable HTTP > Sending Messages to the Server',
     quote:
       'If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object. … The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body.',

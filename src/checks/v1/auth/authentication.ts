@@ -1,10 +1,11 @@
 /** Authentication: bearer `service_sk_` API keys; refusals name authentication_failed. */
 import { randomBytes } from 'node:crypto';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support.ts';
+import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 interface Call {
   name: string;
@@ -56,14 +57,11 @@ function unknownKey(): Credential {
   return { name: 'never-issued', token: `${API_KEY_PREFIX}apicert_never_issued_${randomBytes(12).toString('hex')}`, surfaces: ['v1'], scopes: [], principal: 'nobody', expired: false };
 }
 
-export const unauthenticated = defineRule({
+export const unauthenticated = rule({
   id: 'v1.auth.unauthenticated',
-  surface: 'v1',
   title: 'Every /v1 endpoint refuses a request without an API key, or with a key it never issued, with authentication_failed',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Authentication',
     quote: 'Scheme: HTTP bearer. The token is an API key whose format has the prefix `service_sk_`. … Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`.',
   },
@@ -81,13 +79,12 @@ export const unauthenticated = defineRule({
   },
 });
 
-export const expiredKey = defineRule({
+export const expiredKey = rule({
   id: 'v1.auth.expired-key',
-  surface: 'v1',
   title: 'Every /v1 endpoint refuses an expired API key with authentication_failed',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier.' },
+  needs: { credentials: ['v1:expired'] },
+  spec: { section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier.' },
   async check(ctx) {
     const expired = ctx.expired('v1');
     for (const c of await endpointCalls(ctx)) {
@@ -96,13 +93,11 @@ export const expiredKey = defineRule({
   },
 });
 
-export const scopesObserved = defineRule({
+export const scopesObserved = rule({
   id: 'v1.auth.scopes',
-  surface: 'v1',
   title: 'Which scopes each /v1 endpoint asks for (not shown by the spec)',
   level: 'observation',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
+  spec: { section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
   async check(ctx) {
     const primary = primaryKey(ctx);
     const lesser = ctx.profile.credentials.filter(

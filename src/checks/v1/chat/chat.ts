@@ -1,16 +1,15 @@
 /** The reference client's /v1/chat path, whose relation to /v1/execute the spec leaves open. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { ACCEPTED } from '../../../contract/v1/runs.ts';
-import { eventKind, postTurn, problemCode, turnBody } from '../support.ts';
+import { eventKind, postTurn, problemCode, turnBody } from '../support/fabric.ts';
 
-export const chatPath = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+
+export const chatPath = rule({
   id: 'v1.chat.relation',
-  surface: 'v1',
   title: 'Whether the target serves turn bodies on /v1/chat, and how that compares with /v1/execute',
   level: 'observation',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Resources > Task request body',
     quote: 'The reference client posts the turn body to a separate `/v1/chat` path. How that path relates to `/v1/execute` is unreconciled.',
   },

@@ -1,9 +1,9 @@
 /** Errors: every /v1 error is the closed v1 flavour of application/problem+json. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
 import { v1Problem } from '../../../contract/v1/problem.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support.ts';
+import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 /** Errors every deployment can be made to produce with the profile's keys and the `completes` fixture. */
 async function errorBattery(ctx: CheckContext): Promise<Array<{ what: string; res: ProbeResponse }>> {
@@ -28,14 +28,11 @@ async function errorBattery(ctx: CheckContext): Promise<Array<{ what: string; re
   return out;
 }
 
-export const problemShape = defineRule({
+export const problemShape = rule({
   id: 'v1.errors.problem-shape',
-  surface: 'v1',
   title: 'Every /v1 error is application/problem+json with the closed v1 Problem shape and status equal to the HTTP status',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints; Errors',
     quote: 'Error responses on every endpoint are `application/problem+json` (see Errors). … No extra properties are allowed in Problem or FieldError.',
   },

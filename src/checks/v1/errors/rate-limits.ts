@@ -1,17 +1,17 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { isRecord } from '../../../util/json.ts';
-import { burstUntil429 } from '../rate-limit-support.ts';
-import { isProblem, namedKey, problemCode } from '../support.ts';
+import { burstUntil429 } from '../support/rate-limit.ts';
+import { isProblem, namedKey, problemCode } from '../support/fabric.ts';
 
-export const rateLimited = defineRule({
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+
+export const rateLimited = rule({
   id: 'v1.errors.rate-limited',
-  surface: 'v1',
   title: 'Over the limit: 429, code rate_limited, retryable:true, a numeric Retry-After header, retryAfterMs at least 0 when given',
   level: 'required',
-  destructive: 'read',
+  needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Errors > Rules 1; Limits',
     quote: 'Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`. A numeric `Retry-After` header is expected alongside it.',
   },
@@ -34,14 +34,12 @@ export const rateLimited = defineRule({
   },
 });
 
-export const limiterUnavailable = defineRule({
+export const limiterUnavailable = rule({
   id: 'v1.errors.limiter-unavailable-503',
-  surface: 'v1',
   title: 'When the rate limiter of a key is unavailable, requests fail closed with 503 (not 429, not served)',
   level: 'required',
-  destructive: 'read',
+  needs: { fixtures: ['v1.limiterUnavailableCredential'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Errors > Rules 2; Limits',
     quote: 'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`. … Each API key has its own rate-limit tier, enforced fail-closed.',
   },

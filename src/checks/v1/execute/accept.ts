@@ -1,14 +1,14 @@
 /** The optional Accept header of POST /v1/execute, whose effect the spec does not show. */
-import { defineRule } from '../../../catalog/define.ts';
-import { postExecute, problemCode, taskBody, turnBody } from '../support.ts';
+import { section } from '../../../rule/index.ts';
+import { postExecute, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
-export const acceptHeader = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+
+export const acceptHeader = rule({
   id: 'v1.execute.accept-header',
-  surface: 'v1',
   title: 'What each mode answers to the other mode\'s Accept value',
   level: 'observation',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: '`Accept` (optional: `text/event-stream` or `application/json`)' },
+  spec: { section: 'Endpoints', quote: '`Accept` (optional: `text/event-stream` or `application/json`)' },
   async check(ctx) {
     const turn = await postExecute(ctx, turnBody(ctx), { headers: { accept: 'application/json' }, label: 'execute (turn) with Accept: application/json' });
     const task = await postExecute(ctx, taskBody(ctx, 'completes'), { headers: { accept: 'text/event-stream' }, label: 'execute (task) with Accept: text/event-stream' });

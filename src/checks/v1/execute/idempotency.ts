@@ -1,12 +1,10 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import { isRecord } from '../../../util/json.ts';
-import { burstUntil429 } from '../rate-limit-support.ts';
+import { burstUntil429 } from '../support/rate-limit.ts';
 import {
   eventData,
   eventKind,
@@ -21,7 +19,9 @@ import {
   taskBody,
   turnBody,
   type TurnAnswer,
-} from '../support.ts';
+} from '../support/fabric.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 
@@ -37,13 +37,12 @@ function runIdOf(ctx: CheckContext, res: ProbeResponse, what: string): string {
   return ctx.expectShape(taskResponse, res.json, what).run_id;
 }
 
-export const replay = defineRule({
+export const replay = rule({
   id: 'v1.execute.idempotency.replay',
-  surface: 'v1',
   title: 'The same key and request replays: the same run_id for a task, request.accepted with replayed:true for a turn',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
@@ -63,14 +62,12 @@ export const replay = defineRule({
   },
 });
 
-export const conflict = defineRule({
+export const conflict = rule({
   id: 'v1.execute.idempotency.conflict',
-  surface: 'v1',
   title: 'The same key with a different request answers 409 conflict, retryable:false, and retrying does not change that',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.completes'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints > Rules 3; Errors > Rules 4',
     quote: 'Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay. … `409` from an idempotency mismatch is not fixed by retrying. A new key must be used.',
   },
@@ -91,13 +88,12 @@ export const conflict = defineRule({
   },
 });
 
-export const scope = defineRule({
+export const scope = rule({
   id: 'v1.execute.idempotency.scope',
-  surface: 'v1',
   title: "Another principal's or tenant's use of the same key and request starts its own run (no replay of someone else's run)",
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
     const peers = [otherPrincipalKey(ctx), findOtherTenantKey(ctx)].filter((c): c is Credential => c !== undefined);
     if (peers.length === 0) ctx.untestable('the profile has no v1 key of another principal (same tenant) or of another tenant: add one with "principal"/"tenant" labels');
@@ -119,13 +115,12 @@ function reordered(value: unknown): unknown {
   return value;
 }
 
-export const normalized = defineRule({
+export const normalized = rule({
   id: 'v1.execute.idempotency.normalized',
-  surface: 'v1',
   title: 'The request digest is normalized: the same JSON with other key order and whitespace is a replay, not a conflict',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
@@ -152,13 +147,12 @@ async function retryAfterRefusal(ctx: CheckContext, refusing: Credential, status
   ctx.expect(replayedFlag(retry) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status}`);
 }
 
-export const retryAfter429 = defineRule({
+export const retryAfter429 = rule({
   id: 'v1.execute.idempotency.retry-after-429',
-  surface: 'v1',
   title: 'After a 429 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
+  needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
+  spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
     const limited = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
     await burstUntil429(ctx, limited);
@@ -166,13 +160,12 @@ export const retryAfter429 = defineRule({
   },
 });
 
-export const retryAfter503 = defineRule({
+export const retryAfter503 = rule({
   id: 'v1.execute.idempotency.retry-after-503',
-  surface: 'v1',
   title: 'After a fail-closed 503 the identical request with the same key is admitted as new (nothing was accepted)',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
+  needs: { fixtures: ['v1.limiterUnavailableCredential'] },
+  spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
   async check(ctx) {
     const down = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     await retryAfterRefusal(ctx, down, 503);
@@ -181,14 +174,12 @@ export const retryAfter503 = defineRule({
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-export const keyFormat = defineRule({
+export const keyFormat = rule({
   id: 'v1.execute.idempotency.key-format',
-  surface: 'v1',
   title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.completes'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints; Resources > Shared primitives',
     quote: 'Headers: `Idempotency-Key` (optional, Identifier) … | Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |',
   },

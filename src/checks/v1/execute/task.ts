@@ -1,16 +1,15 @@
 /** POST /v1/execute in task mode: an open envelope answered with JSON carrying run_id. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { postExecute, taskBody } from '../support.ts';
+import { postExecute, taskBody } from '../support/fabric.ts';
 
-export const taskRunId = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+
+export const taskRunId = rule({
   id: 'v1.execute.task.run-id',
-  surface: 'v1',
   title: 'A task request is answered 200 application/json with a string run_id',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'What the service does; Resources > Task response; Endpoints',
     quote: '`mode:task`: the body is the task envelope below, and the response is JSON that carries at least a run identifier. … A JSON object with required `run_id` (string). Other properties are allowed.',
   },
@@ -23,13 +22,11 @@ export const taskRunId = defineRule({
   },
 });
 
-export const taskExtraProperties = defineRule({
+export const taskExtraProperties = rule({
   id: 'v1.execute.task.extra-properties',
-  surface: 'v1',
   title: 'A task body with extra properties (top level and inside task) is admitted',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Resources > Task request body', quote: 'Task request body (extra properties allowed)' },
+  spec: { section: 'Resources > Task request body', quote: 'Task request body (extra properties allowed)' },
   async check(ctx) {
     const body = taskBody(ctx, 'completes');
     const extended = { ...body, apicertExtension: { note: 'extra property sent by apicert' }, task: { ...(body.task as object), apicertNote: 'extra' } };

@@ -1,18 +1,16 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support.ts';
+import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support/fabric.ts';
 import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
 
-export const turnStream = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+
+export const turnStream = rule({
   id: 'v1.execute.turn.stream',
-  surface: 'v1',
   title: 'A turn request is answered 200 with text/event-stream that ends at a terminal event',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'What the service does; Events > Run event stream',
     quote: '`mode:turn`: the body is the chat request contract below, and the response is a Server-Sent Events stream that runs until a terminal event. … A turn stream ends at a terminal event.',
   },
@@ -29,14 +27,11 @@ export const turnStream = defineRule({
   },
 });
 
-export const acceptedEvent = defineRule({
+export const acceptedEvent = rule({
   id: 'v1.execute.turn.accepted-event',
-  surface: 'v1',
   title: 'The turn stream carries request.accepted with a boolean replayed, false for a first admission',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Events > Run event stream',
     quote: 'the request was admitted; carries boolean `replayed` (`true` when the admission is a replay of an earlier request with the same key)',
   },
@@ -59,14 +54,11 @@ function names(path: string, field: string): boolean {
   return a.length > 0 && (a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`) || a.startsWith(`${b}.`));
 }
 
-export const turnBodies = defineRule({
+export const turnBodies = rule({
   id: 'v1.execute.turn.bodies',
-  surface: 'v1',
   title: 'Every turn body inside the contract is admitted; one broken bound or one extra property gets a 4xx invalid_request problem',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Resources and their fields; Limits',
     quote: '### Turn request body (AiPlatformChatRequestV1; no extra properties) … Field bounds are in Resources: messages 1-512, parts 1-64, text 200000 chars, metadata 32 keys, approvals 64, capabilities 64, tool filter lists 256, `timeoutMs` 1000-120000.',
   },

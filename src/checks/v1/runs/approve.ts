@@ -1,11 +1,10 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import type { SseEvent } from '../../../sse/reader.ts';
 import { isRecord } from '../../../util/json.ts';
-import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support.ts';
+import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.approval', 'v1.tasks.parks'] } });
 
 export interface ParkedRun {
   runId: string;
@@ -49,14 +48,11 @@ export function postApprove(ctx: CheckContext, runId: string, body: unknown, lab
   return ctx.http.send({ method: 'POST', path: runPath(runId, '/approve'), credential: primaryKey(ctx), json: body, label });
 }
 
-export const approveResumes = defineRule({
+export const approveResumes = rule({
   id: 'v1.runs.approve.resumes',
-  surface: 'v1',
   title: 'Approving a parked run with its action_digest answers 200 with a JSON object and the run resumes',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'States and transitions; Endpoints',
     quote: 'run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` … `200` JSON object with open properties',
   },
@@ -77,13 +73,11 @@ function tampered(digest: string): string {
   return `${digest.slice(0, -1)}${last === '0' ? '1' : '0'}`;
 }
 
-export const digestBinds = defineRule({
+export const digestBinds = rule({
   id: 'v1.runs.approve.digest-binds',
-  surface: 'v1',
   title: 'An approve with a wrong action_digest does not resume the run; the right digest still approves it afterwards',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
+  spec: { section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
     const wrong = await postApprove(ctx, parked.runId, { action_digest: tampered(parked.digest), decision: parked.decision }, 'approve with a wrong digest');
@@ -97,13 +91,11 @@ export const digestBinds = defineRule({
   },
 });
 
-export const approveRequestShape = defineRule({
+export const approveRequestShape = rule({
   id: 'v1.runs.approve.request-shape',
-  surface: 'v1',
   title: 'An approve body with an extra property or without action_digest is refused with invalid_request and approves nothing',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Resources > ApproveRequest', quote: '### ApproveRequest (no extra properties) … | action_digest | string | yes |' },
+  spec: { section: 'Resources > ApproveRequest', quote: '### ApproveRequest (no extra properties) … | action_digest | string | yes |' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
     const bad = [
@@ -120,14 +112,11 @@ export const approveRequestShape = defineRule({
   },
 });
 
-export const approveDecisions = defineRule({
+export const approveDecisions = rule({
   id: 'v1.runs.approve.decisions',
-  surface: 'v1',
   title: 'What the target does with decision "rejected" and with an unconventional decision',
   level: 'observation',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Resources > ApproveRequest',
     quote: '`approved` and `rejected` are expected by convention, unconfirmed … Format of `action_digest` and the allowed values of `decision`: not shown.',
   },

@@ -1,17 +1,17 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
-import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support.ts';
+import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 
-export const cancelTerminalEvent = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+
+export const cancelTerminalEvent = rule({
   id: 'v1.runs.cancel.terminal-event',
-  surface: 'v1',
   title: "Cancelling a run in flight answers 200 and request.cancelled ends the run's stream",
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.long'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'States and transitions; Endpoints',
     quote: "cancellation accepted | a terminal `request.cancelled` event is emitted on the run's stream … `200` JSON object with open properties",
   },
@@ -29,14 +29,12 @@ export const cancelTerminalEvent = defineRule({
   },
 });
 
-export const cancelNotRollback = defineRule({
+export const cancelNotRollback = rule({
   id: 'v1.runs.cancel.not-rollback',
-  surface: 'v1',
   title: 'What a run reads back as when it is cancelled after an approval was committed',
   level: 'observation',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.approval', 'v1.tasks.parks'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'What the service does',
     quote: 'Cancelling is not rollback. A durable action already committed (an approval, a connector write) needs its own status check or reconciliation.',
   },

@@ -1,8 +1,9 @@
 /** GET /v1/runs/{id}/events: identity, resume by sequence, and reconciliation after a dropped connection. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section, type SseEvent } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
-import type { SseEvent } from '../../../sse/reader.ts';
-import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support.ts';
+import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const RESUME = 'Resume: `Last-Event-ID` carries the `sequence` value of the stored run event.';
 
@@ -14,14 +15,12 @@ function identity(e: SseEvent): string | undefined {
   return typeof id === 'string' || typeof id === 'number' ? `data:${id}` : undefined;
 }
 
-export const eventIdentity = defineRule({
+export const eventIdentity = rule({
   id: 'v1.runs.events.identity',
-  surface: 'v1',
   title: 'Every run event carries an identity to deduplicate by, and its SSE id is the increasing sequence',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.completes'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Events > Run event stream',
     quote: `${RESUME} … Clients should commit their cursor only after durable processing, and should deduplicate by event identity.`,
   },
@@ -40,13 +39,12 @@ export const eventIdentity = defineRule({
   },
 });
 
-export const resume = defineRule({
+export const resume = rule({
   id: 'v1.runs.events.resume',
-  surface: 'v1',
   title: 'Resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Events > Run event stream', quote: RESUME },
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Events > Run event stream', quote: RESUME },
   async check(ctx) {
     const runId = await startRun(ctx, 'completes');
     const full = await followToTerminal(ctx, runId, 'completes');
@@ -70,14 +68,12 @@ export const resume = defineRule({
   },
 });
 
-export const droppedConnection = defineRule({
+export const droppedConnection = rule({
   id: 'v1.runs.events.dropped-connection',
-  surface: 'v1',
   title: 'After a dropped stream a task run reads back (in flight, parked or finished) and its stream resumes after the last sequence',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v1.tasks.long'] },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints > Rules 4',
     quote: 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.',
   },

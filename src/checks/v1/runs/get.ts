@@ -1,16 +1,15 @@
 /** GET /v1/runs/{id}: a JSON run resource whose fields the spec does not show. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
-import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '../support.ts';
+import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 
-export const getRun = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+
+export const getRun = rule({
   id: 'v1.runs.get',
-  surface: 'v1',
   title: 'Reading a run back answers 200 with a JSON object (its fields are recorded)',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints; Resources > Run, usage and webhook endpoint records',
     quote: '`200` JSON run resource … Fields of the run resource returned by `GET /v1/runs/{id}`: not shown.',
   },

@@ -1,10 +1,11 @@
 /** GET /v1/usage: a JSON readback scoped to the caller's tenant; its fields are not shown. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { usageResponse } from '../../../contract/v1/usage.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { newKey, otherTenantKey, postExecute, primaryKey, startRun, taskBody } from '../support.ts';
+import { newKey, otherTenantKey, postExecute, primaryKey, startRun, taskBody } from '../support/fabric.ts';
+
+const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const USAGE = '/v1/usage';
 
@@ -12,14 +13,11 @@ function readUsage(ctx: CheckContext, credential: Credential, label: string) {
   return ctx.http.send({ method: 'GET', path: USAGE, credential, label });
 }
 
-export const usageReadback = defineRule({
+export const usageReadback = rule({
   id: 'v1.usage.readback',
-  surface: 'v1',
   title: 'Usage answers 200 with a JSON object (its fields are recorded)',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: 'Endpoints; Resources > Run, usage and webhook endpoint records',
     quote: '`200` JSON, tenant-scoped usage and spend readback … Fields of the usage response: not shown.',
   },
@@ -31,13 +29,13 @@ export const usageReadback = defineRule({
   },
 });
 
-export const usageTenantScoped = defineRule({
+export const usageTenantScoped = rule({
   id: 'v1.usage.tenant-scoped',
-  surface: 'v1',
   title: "No trace of one tenant's runs (run id or a marker sent in the task) appears in another tenant's usage readback",
   level: 'required',
+  needs: { credentials: ['v1:other-tenant'], fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: '`200` JSON, tenant-scoped usage and spend readback' },
+  spec: { section: 'Endpoints', quote: '`200` JSON, tenant-scoped usage and spend readback' },
   async check(ctx) {
     const tenants = [primaryKey(ctx), otherTenantKey(ctx)] as const;
     // Field names are not shown, so the readbacks are searched as text for what only the other tenant could know.

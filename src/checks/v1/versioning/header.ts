@@ -1,15 +1,15 @@
 /** Versioning: the optional X-AI-Platform-Version request header. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { postExecute, postTurn, problemCode, taskBody, turnBody } from '../support.ts';
+import { postExecute, postTurn, problemCode, taskBody, turnBody } from '../support/fabric.ts';
 
-export const versionHeader = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+
+export const versionHeader = rule({
   id: 'v1.versioning.header',
-  surface: 'v1',
   title: 'X-AI-Platform-Version: v1 is accepted on task and turn requests',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Versioning; Endpoints', quote: 'Request header `X-AI-Platform-Version` may carry the constant `v1`.' },
+  spec: { section: 'Versioning; Endpoints', quote: 'Request header `X-AI-Platform-Version` may carry the constant `v1`.' },
   async check(ctx) {
     const headers = { 'x-ai-platform-version': 'v1' };
     const task = await postExecute(ctx, taskBody(ctx, 'completes'), { headers, label: 'execute (task) with X-AI-Platform-Version: v1' });

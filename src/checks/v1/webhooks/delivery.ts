@@ -1,20 +1,19 @@
 /** Events > Webhooks: what each delivery carries, judged by the harness's receiver. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
 
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
+
 const SECTION = 'Events > Webhooks';
 const DELIVERY_SENTENCE = 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.';
 
-export const deliveryBody = defineRule({
+export const deliveryBody = rule({
   id: 'v1.webhooks.delivery.body',
-  surface: 'v1',
   title: 'Every delivery is a JSON POST with apiVersion v1, event_id, run_id and an integer sequence',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: DELIVERY_SENTENCE },
+  spec: { section: SECTION, quote: DELIVERY_SENTENCE },
   async check(ctx: CheckContext) {
     const { runId, deliveries } = await runDeliveries(ctx);
     for (const d of firstAttempts(deliveries)) {
@@ -27,13 +26,11 @@ export const deliveryBody = defineRule({
   },
 });
 
-export const idHeader = defineRule({
+export const idHeader = rule({
   id: 'v1.webhooks.delivery.id-header',
-  surface: 'v1',
   title: 'Service-Webhook-Id equals the body event_id',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: '`Service-Webhook-Id` | the event id; must equal body `event_id`' },
+  spec: { section: SECTION, quote: '`Service-Webhook-Id` | the event id; must equal body `event_id`' },
   async check(ctx: CheckContext) {
     const { deliveries } = await runDeliveries(ctx);
     for (const d of deliveries) {
@@ -44,14 +41,11 @@ export const idHeader = defineRule({
   },
 });
 
-export const timestampHeader = defineRule({
+export const timestampHeader = rule({
   id: 'v1.webhooks.delivery.timestamp',
-  surface: 'v1',
   title: "Service-Webhook-Timestamp is Unix seconds within 300 s of the receiver's clock",
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: `${SECTION} > Signature rules`,
     quote: '`Service-Webhook-Timestamp` | Unix seconds … A receiver rejects a timestamp that differs from its clock by more than 300 seconds',
   },
@@ -69,13 +63,11 @@ export const timestampHeader = defineRule({
   },
 });
 
-export const signatureFormat = defineRule({
+export const signatureFormat = rule({
   id: 'v1.webhooks.delivery.signature-format',
-  surface: 'v1',
   title: 'Service-Webhook-Signature is v1= followed by 64 lowercase hex characters',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: '`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters' },
+  spec: { section: SECTION, quote: '`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters' },
   async check(ctx: CheckContext) {
     const { deliveries } = await runDeliveries(ctx);
     for (const d of deliveries) {
@@ -85,14 +77,11 @@ export const signatureFormat = defineRule({
   },
 });
 
-export const signatureValid = defineRule({
+export const signatureValid = rule({
   id: 'v1.webhooks.delivery.signature-valid',
-  surface: 'v1',
   title: "The signature is HMAC-SHA-256 over <event_id>.<timestamp>.<raw body> with the endpoint's signing_secret",
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: `${SECTION} > Signature rules`,
     quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
   },
@@ -104,13 +93,12 @@ export const signatureValid = defineRule({
   },
 });
 
-export const terminalEvents = defineRule({
+export const terminalEvents = rule({
   id: 'v1.webhooks.delivery.terminal-events',
-  surface: 'v1',
   title: 'A completed run is delivered as run.completed and a failed run as run.failed',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
+  needs: { fixtures: ['webhooks.runs.fails'] },
+  spec: { section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
   async check(ctx: CheckContext) {
     const hook = await setupHook(ctx);
     const completed = await startRun(ctx, 'completes');
@@ -134,14 +122,11 @@ function eventKey(d: ReceivedDelivery): string {
   return `${String(b.run_id)}#${typeOf(d) ?? ''}#${String(b.sequence)}`;
 }
 
-export const retry = defineRule({
+export const retry = rule({
   id: 'v1.webhooks.delivery.retry',
-  surface: 'v1',
   title: 'A delivery answered 500 is retried with the same event_id and a valid signature (at least once)',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v1-execution-fabric.md',
     section: SECTION,
     quote: 'Delivery is at least once and may arrive out of order. … Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter',
   },
@@ -174,13 +159,11 @@ export const retry = defineRule({
   },
 });
 
-export const sequenceOrder = defineRule({
+export const sequenceOrder = rule({
   id: 'v1.webhooks.delivery.sequence-order',
-  surface: 'v1',
   title: "sequence orders a run's events: distinct integers per event, the terminal event last",
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: `${SECTION} > Signature rules`, quote: 'A receiver orders events within one `run_id` by `sequence`.' },
+  spec: { section: `${SECTION} > Signature rules`, quote: 'A receiver orders events within one `run_id` by `sequence`.' },
   async check(ctx: CheckContext) {
     const { runId, deliveries } = await runDeliveries(ctx);
     const events = new Map<string, ReceivedDelivery>();

@@ -1,4 +1,4 @@
-import type { Rule } from '../../../catalog/types.ts';
+import type { Rule } from '../../../rule/index.ts';
 import { deliveryBody, idHeader, retry, sequenceOrder, signatureFormat, signatureValid, terminalEvents, timestampHeader } from './delivery.ts';
 import { deadLetter, deliveryListing, replay } from './operations.ts';
 import { filterField, registerCreated, registerScopes, secretOnce } from './registration.ts';

@@ -1,11 +1,11 @@
 /** Endpoints: the delivery listing and the replay operation, whose shapes the seed does not show. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
+import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
 import { newKey } from '../../../util/ids.ts';
-import type { CheckContext } from '../../../runner/context.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
 const SECTION = 'Endpoints';
 
@@ -43,13 +43,11 @@ async function findDelivery(ctx: CheckContext, runId: string, also: Array<string
   return { res: res! };
 }
 
-export const deliveryListing = defineRule({
+export const deliveryListing = rule({
   id: 'v1.webhooks.deliveries.listing',
-  surface: 'v1',
   title: 'GET /v1/webhook-deliveries lists deliveries with their endpoint and run identifiers',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
+  spec: { section: SECTION, quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
   async check(ctx: CheckContext) {
     const { hook, runId } = await runDeliveries(ctx);
     const { item, res } = await findDelivery(ctx, runId);
@@ -63,13 +61,12 @@ export const deliveryListing = defineRule({
   },
 });
 
-export const replay = defineRule({
+export const replay = rule({
   id: 'v1.webhooks.deliveries.replay',
-  surface: 'v1',
   title: 'Replaying a delivery re-sends the same event_id with a valid signature, so receivers stay idempotent',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'Path and payload of the delivery replay operation: not shown. Replay exists and must stay idempotent.' },
+  needs: { fixtures: ['webhooks.replay'] },
+  spec: { section: SECTION, quote: 'Path and payload of the delivery replay operation: not shown. Replay exists and must stay idempotent.' },
   async check(ctx: CheckContext) {
     const operation = ctx.profile.fixtures.webhooks.replay;
     if (!operation) ctx.untestable('the profile has no fixtures.webhooks.replay: give the method and path of the replay operation, e.g. { method: POST, path: "/v1/webhook-deliveries/{delivery_id}/replay" }');
@@ -103,13 +100,11 @@ export const replay = defineRule({
   },
 });
 
-export const deadLetter = defineRule({
+export const deadLetter = rule({
   id: 'v1.webhooks.deliveries.dead-letter',
-  surface: 'v1',
   title: 'Retry schedule and dead-letter of a delivery that always fails (recorded, not judged)',
   level: 'observation',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Events > Webhooks', quote: 'Retry schedule, dead-letter rules and replay parameters: not shown.' },
+  spec: { section: 'Events > Webhooks', quote: 'Retry schedule, dead-letter rules and replay parameters: not shown.' },
   async check(ctx: CheckContext) {
     const hook = await setupHook(ctx, { respond: () => ({ status: 500 }) });
     const runId = await startRun(ctx, 'completes');

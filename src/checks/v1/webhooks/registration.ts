@@ -1,20 +1,20 @@
 /** Resources > Run, usage and webhook endpoint records; Authentication: registering an endpoint. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { webhookCreated } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
 import { DELIVERIES, holdingOnly, ofRun, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
 
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
+
 const SECTION = 'Resources and their fields > Run, usage and webhook endpoint records';
 
-export const registerCreated = defineRule({
+export const registerCreated = rule({
   id: 'v1.webhooks.register.created',
-  surface: 'v1',
   title: 'Registering a public HTTPS endpoint answers 201 with a signing_secret',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
+  needs: { credentials: ['v1:registrar'] },
+  spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
   async check(ctx: CheckContext) {
     const res = await registerWebhook(ctx, { url: publicUrl(), description: 'apicert registration probe' }, 'register a public https endpoint');
     ctx.expect(res.status === 201, `registration answered ${res.status}, expected 201`);
@@ -23,13 +23,12 @@ export const registerCreated = defineRule({
   },
 });
 
-export const registerScopes = defineRule({
+export const registerScopes = rule({
   id: 'v1.webhooks.register.scopes-403',
-  surface: 'v1',
   title: 'A key holding only runs:read, or only runs:write, cannot register an endpoint (403)',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`.' },
+  needs: { credentials: ['v1:holding-only:runs:read', 'v1:holding-only:runs:write'] },
+  spec: { section: 'Authentication', quote: 'Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`.' },
   async check(ctx: CheckContext) {
     for (const scope of ['runs:read', 'runs:write'] as const) {
       const res = await registerWebhook(ctx, { url: publicUrl() }, `register with a key holding only ${scope}`, holdingOnly(ctx, scope));
@@ -38,13 +37,12 @@ export const registerScopes = defineRule({
   },
 });
 
-export const secretOnce = defineRule({
+export const secretOnce = rule({
   id: 'v1.webhooks.register.secret-once',
-  surface: 'v1',
   title: 'The signing_secret never appears again: not on re-registration, readback, listings or errors',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
+  needs: { credentials: ['v1:holding-only:runs:read', 'v1:registrar'] },
+  spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
   async check(ctx: CheckContext) {
     const url = publicUrl();
     const first = await registerWebhook(ctx, { url }, 'register an endpoint');
@@ -68,14 +66,12 @@ export const secretOnce = defineRule({
   },
 });
 
-export const filterField = defineRule({
+export const filterField = rule({
   id: 'v1.webhooks.register.filter-field',
-  surface: 'v1',
   title: 'Which filter field the target honours: event_types (used in practice) or events (reference schema)',
   level: 'observation',
-  destructive: 'mutate',
+  needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true },
   spec: {
-    document: 'v1-execution-fabric.md',
     section: SECTION,
     quote: '`event_types` (array of string), `description` (string). The reference schema lists the filter as `events` (array of string; omitted presumably means all)',
   },

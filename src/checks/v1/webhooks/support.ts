@@ -1,37 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import type { ProbeResponse } from '../../../probe/client.ts';
+import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
-import type { ReceivedDelivery, ReceiverEndpoint, Responder, WebhookReceiver } from '../../../webhooks/receiver.ts';
+import { WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
-export const TERMINAL_TYPES = ['run.completed', 'run.failed'] as const;
-
-/** Credentials by what they hold; the embedded fake's `webhooks-*` keys are preferred (their own tenant). */
-function pick(ctx: CheckContext, want: (c: Credential) => boolean, missing: string): Credential {
-  const usable = ctx.profile.credentials.filter((c) => c.surfaces.includes('v1') && !c.expired && want(c));
-  const found = usable.find((c) => c.name.startsWith('webhooks-')) ?? usable[0];
-  if (!found) ctx.untestable(missing);
-  return found;
-}
+export const TERMINAL_TYPES = TERMINAL_WEBHOOK_EVENTS;
 
 /** Registers endpoints and starts the runs whose events they receive (so both share a tenant). */
 export function registrar(ctx: CheckContext): Credential {
-  return pick(ctx, (c) => c.scopes.includes('runs:read') && c.scopes.includes('runs:write'), 'the profile has no unexpired v1 credential holding runs:read and runs:write: add one (surfaces: [v1])');
+  return ctx.credential('v1:registrar');
 }
 
 export function holdingOnly(ctx: CheckContext, scope: 'runs:read' | 'runs:write'): Credential {
-  const other = scope === 'runs:read' ? 'runs:write' : 'runs:read';
-  return pick(ctx, (c) => c.scopes.includes(scope) && !c.scopes.includes(other), `the profile has no unexpired v1 credential holding ${scope} without ${other}: add one (surfaces: [v1], scopes: [${scope}])`);
+  return ctx.credential(`v1:holding-only:${scope}`);
 }
 
 export function receiverOf(ctx: CheckContext): WebhookReceiver {
-  const receiver = ctx.services.webhookReceiver;
-  if (!receiver) ctx.untestable(ctx.services.webhookReceiverMissing ?? 'no webhook receiver runs for this certification');
+  const receiver = ctx.service(WEBHOOK_RECEIVER);
+  if (!receiver) ctx.untestable(ctx.serviceMissing(WEBHOOK_RECEIVER) ?? 'no webhook receiver runs for this certification');
   return receiver;
 }
 
@@ -41,17 +32,11 @@ export function publicUrl(): string {
 }
 
 /**
- * A signing secret learned from a response is registered with the run's redactor, and the evidence
- * already recorded (the 201 itself) is redacted again, so the secret reaches no report.
+ * A signing secret learned from a response is registered with the run's redactor, which redacts
+ * the evidence already recorded (the 201 itself) again, so the secret reaches no report.
  */
 export function protectSecret(ctx: CheckContext, secret: string): void {
-  const redactor = ctx.services.redactor;
-  if (!redactor) return;
-  redactor.add(secret, 'webhook-signing-secret');
-  for (const entry of ctx.http.evidence) {
-    if (entry.request.body !== undefined) entry.request.body = redactor.text(entry.request.body);
-    if (entry.response?.body !== undefined) entry.response.body = redactor.text(entry.response.body);
-  }
+  ctx.registerSecret(secret, 'webhook-signing-secret');
 }
 
 function secretOf(res: ProbeResponse): string | undefined {
@@ -150,13 +135,10 @@ export async function runDeliveries(ctx: CheckContext, kind: RunKind = 'complete
 
 /** Received deliveries become evidence too, redacted like every exchange. */
 export function recordDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint, deliveries: readonly ReceivedDelivery[], label = 'received webhook delivery'): void {
-  const redactor = ctx.services.redactor;
-  const text = (s: string) => (redactor ? redactor.text(s) : s);
   for (const d of deliveries.slice(0, 20)) {
-    const body = d.rawBody.toString('utf8');
-    ctx.http.evidence.push({
+    ctx.http.record({
       label: `${label} (attempt ${d.attempt}, answered ${d.answered})`,
-      request: { method: 'POST', url: text(endpoint.url), headers: redactor ? redactor.headers(d.headers) : d.headers, body: text(body.length > 4096 ? `${body.slice(0, 4096)}…` : body) },
+      request: { method: 'POST', url: endpoint.url, headers: d.headers, body: d.rawBody.toString('utf8') },
       response: { status: d.answered, headers: {} },
       durationMs: 0,
       // Not a request apicert sent: there is nothing to repeat with curl, so the line says so.

@@ -1,9 +1,9 @@
 /** Events > Webhooks: "Endpoint URL rules: public HTTPS on the default port. Rejected: ..." One rule per rejected class. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
-import type { Rule } from '../../../catalog/types.ts';
-import type { CheckContext } from '../../../runner/context.ts';
+import { type CheckContext, section, type Rule } from '../../../rule/index.ts';
 import { publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
 
 const SECTION = 'Events > Webhooks';
 const RULES_SENTENCE = 'Endpoint URL rules: public HTTPS on the default port.';
@@ -50,13 +50,11 @@ interface UrlClassRule {
 }
 
 function urlClassRule(spec: UrlClassRule): Rule {
-  return defineRule({
+  return rule({
     id: spec.id,
-    surface: 'v1',
     title: spec.title,
     level: 'required',
-    destructive: 'mutate',
-    spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: spec.quote },
+    spec: { section: SECTION, quote: spec.quote },
     async check(ctx: CheckContext) {
       // The control: a public https URL on the default port is accepted, so refusals below are about the class.
       const control = await registerWebhook(ctx, { url: publicUrl() }, 'control: register a public https URL');
@@ -138,13 +136,12 @@ export const embeddedCredentials = urlClassRule({
   examples: ['https://user:pass@hooks.example.com/apicert/hook', 'https://:secret@hooks.example.com/apicert/hook'],
 });
 
-export const unsafeRedirect = defineRule({
+export const unsafeRedirect = rule({
   id: 'v1.webhooks.url.redirect',
-  surface: 'v1',
   title: 'A delivery answered with a redirect to an unsafe (plain http) target is not followed',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v1-execution-fabric.md', section: SECTION, quote: 'Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
+  needs: { fixtures: ['webhooks.runs.completes'], receiver: true },
+  spec: { section: SECTION, quote: 'Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
   async check(ctx: CheckContext) {
     receiverOf(ctx);
     let trapUrl = '';

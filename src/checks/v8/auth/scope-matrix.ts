@@ -2,12 +2,12 @@
  * Authentication: every /v8 endpoint against every credential of the profile (and none), each
  * outcome predicted from the scope table, the caller's principal and the token's expiry.
  */
-import { defineRule } from '../../../catalog/define.ts';
-import { Untestable } from '../../../catalog/outcome.ts';
+import { type CheckContext, section, Untestable } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, newKey, MISSIONS } from '../missions/support.ts';
-import { capabilitySearchBody, PATHS, someTrace } from '../read/support.ts';
+import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
+import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'] } });
 
 interface Endpoint {
   name: string;
@@ -116,14 +116,11 @@ async function probe(ctx: CheckContext, e: Endpoint, credential: Credential | nu
   return (await ctx.http.send(request)).status;
 }
 
-export const scopeMatrix = defineRule({
+export const scopeMatrix = rule({
   id: 'v8.auth.scope-matrix',
-  surface: 'v8',
   title: "Every /v8 endpoint answers every credential as the scope table predicts: 401 without or with an expired token, 403 without the endpoint's scope, 404 for another principal's mission, trace or skill, else 2xx",
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Authentication; Endpoints',
     quote:
       "A missing or expired token gives `401`. A token without the scope required for the endpoint gives `403`. … Mission, trace and skill lookups are limited to the caller's principal and policy scope; a resource outside it gives `404`.",

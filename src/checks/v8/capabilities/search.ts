@@ -1,18 +1,16 @@
 /** Endpoints: POST /v8/capabilities/search; Resources: capability search request and manifest. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { capabilitySearchBody, searchCapabilities } from '../read/support.ts';
+import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
 import { boundarySearches, generatedSearches } from './cases.ts';
 
-export const searchOk = defineRule({
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read'] } });
+
+export const searchOk = rule({
   id: 'v8.capabilities.search.ok',
-  surface: 'v8',
   title: 'Capability search answers 200 with a JSON array of at most 256 manifests, each with a documented kind, healthState and a lowercase SHA-256 contractHash',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Capability search request and manifest',
     quote:
       'Response: a JSON array of manifests, at most 256, ordered by policy-weighted relevance. … `api`, `mcp`, `a2a_agent`, `browser`, `device`, `skill`, `human` … 64 lowercase hex chars (SHA-256 of the contract) … `healthy`, `degraded`, `unavailable`, `quarantined`',
@@ -31,14 +29,11 @@ export const searchOk = defineRule({
   },
 });
 
-export const searchValidation = defineRule({
+export const searchValidation = rule({
   id: 'v8.capabilities.search.validation',
-  surface: 'v8',
   title: 'Capability search accepts each field at 1 and at its maximum length and answers 400 when one is missing, empty, of another type or one character too long',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Capability search request and manifest; Limits; Errors',
     quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars). … `POST /v8/capabilities/search` | `400`',
   },
@@ -57,14 +52,12 @@ export const searchValidation = defineRule({
   },
 });
 
-export const searchPrincipal = defineRule({
+export const searchPrincipal = rule({
   id: 'v8.capabilities.search.principal-403',
-  surface: 'v8',
   title: 'A capability search body containing principalId answers 403, whichever principal it names',
   level: 'required',
-  destructive: 'read',
+  needs: { credentials: ['v8:primary'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Endpoints > Rules 1',
     quote: 'A body containing `principalId` is rejected with `403` on memory query and capability search. The gateway takes the principal from the token.',
   },

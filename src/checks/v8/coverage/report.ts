@@ -1,24 +1,22 @@
 /** Endpoints: GET /v8/coverage; Resources: coverage report; Authentication: coverage depends on scopes. */
 import { z } from 'zod';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { CONTRACT_HEADER } from '../../../contract/v8/common.ts';
 import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts';
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { holder, PATHS } from '../read/support.ts';
+import { holder, PATHS } from '../support/read.ts';
+
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:coverage:read'] } });
 
 function readCoverage(ctx: CheckContext, credential: Credential, label = 'read the coverage report') {
   return ctx.http.send({ method: 'GET', path: PATHS.coverage, credential, label });
 }
 
-export const coverageShape = defineRule({
+export const coverageShape = rule({
   id: 'v8.coverage.shape',
-  surface: 'v8',
   title: 'The coverage report answers 200 with its documented fields, scores in 0-1, a UTC generatedAt and capabilityKinds keyed by documented kinds',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Coverage report',
     quote:
       'generatedAt | string, ISO 8601 UTC … endpoints | array of {operationId string, method string, path string, scope string, available boolean, evidenceScore number 0.0-1.0} … capabilityKinds | object keyed by kind (`api`, `mcp`, `skill`, `browser`, `a2a_agent`, `human`, `device`), each {count integer, healthyCount integer} … overallEvidenceScore | number 0.0-1.0',
@@ -37,14 +35,11 @@ export const coverageShape = defineRule({
 
 const versionOnly = z.looseObject({ contractVersion: z.unknown().optional() });
 
-export const coverageContractVersion = defineRule({
+export const coverageContractVersion = rule({
   id: 'v8.coverage.contract-version',
-  surface: 'v8',
   title: 'The coverage report contractVersion carries the contract identifier sent in x-service-contract-version',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Versioning',
     quote: 'Every response carries header `x-service-contract-version` with the value `service-integration-gateway-v8.1`. … The coverage report field `contractVersion` carries the contract identifier.',
   },
@@ -68,14 +63,11 @@ function narrowerReaders(ctx: CheckContext, primary: Credential): Credential[] {
   );
 }
 
-export const coverageScopeFiltered = defineRule({
+export const coverageScopeFiltered = rule({
   id: 'v8.coverage.scope-filtered',
-  surface: 'v8',
   title: "A token with fewer scopes sees no endpoint in the coverage report offered as available under a scope it lacks",
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Coverage report; Authentication',
     quote: "The report shows only what the caller's scopes permit. … Coverage results depend on the token's scopes.",
   },

@@ -1,17 +1,15 @@
 /** Endpoints: POST /v8/intents, which one overview lists and another omits. */
-import type { CheckContext } from '../../../runner/context.ts';
-import { defineRule } from '../../../catalog/define.ts';
-import { newKey } from '../missions/support.ts';
-import { PATHS } from '../read/support.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
+import { newKey } from '../support/missions.ts';
+import { PATHS } from '../support/read.ts';
 
-export const intentsExistence = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:primary'] } });
+
+export const intentsExistence = rule({
   id: 'v8.intents.existence',
-  surface: 'v8',
   title: 'Whether POST /v8/intents exists, and how it answers an empty body',
   level: 'observation',
-  destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Endpoints',
     quote: 'One overview page lists 15 operations and includes `POST /v8/intents` among the mutating operations. Another lists 14 and omits it. Path, payload and response of `POST /v8/intents`: not shown.',
   },

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { MEMORY_BOUNDS } from '../../../contract/v8/memory.ts';
-import type { MemoryBase } from '../read/support.ts';
+import type { MemoryBase } from '../support/read.ts';
 
 export interface QueryCase {
   body: Record<string, unknown>;

@@ -1,10 +1,11 @@
 /** Endpoints: POST /v8/memory/query; Resources: memory query request and response; Limits. */
 import { z } from 'zod';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryResponse } from '../../../contract/v8/memory.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { memoryBase, queryMemory } from '../read/support.ts';
+import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
+
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:memory:read'] } });
 
 /** Only what a rule judges, so a shape defect is reported once, by the shape rule. */
 const lenientEntries = z.looseObject({
@@ -25,14 +26,11 @@ function byteLength(value: unknown): number {
   return typeof value === 'string' ? Buffer.byteLength(value) : 0;
 }
 
-export const queryOk = defineRule({
+export const queryOk = rule({
   id: 'v8.memory.query.ok',
-  surface: 'v8',
   title: 'A memory query answers 200 with entries (entryId, class, content, numeric score, createdAt), an integer totalContextBytes and a boolean truncated',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Memory query request',
     quote:
       'Memory response (`200`): an object with `entries` (array), `totalContextBytes` (integer) and `truncated` (boolean). An entry carries `entryId` (string), `class` (string), `content` (string), `score` (number) and `createdAt` (timestamp).',
@@ -48,14 +46,11 @@ export const queryOk = defineRule({
   },
 });
 
-export const queryBounds = defineRule({
+export const queryBounds = rule({
   id: 'v8.memory.query.bounds',
-  surface: 'v8',
   title: 'Memory queries inside every bound are accepted; one field missing, of another type, one past a bound or with repeated classes answers 400 (property-based)',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Memory query request; Limits; Errors',
     quote:
       'compartment | string | yes | 1-128 chars … purpose | string | yes | 1-256 chars … queryText | string | yes | 1-32768 chars … classes | array of string | yes | 1-64 unique items; each 1-128 chars … limit | integer | no | 1-50; default 10 … maxContextBytes | integer | no | 64-1048576 … maxContextTokens | integer | no | 16-262144 … queryEmbedding | array of number | no | 1-4096 items … `400` missing fields, empty `classes` or bounds exceeded',
@@ -77,14 +72,12 @@ export const queryBounds = defineRule({
   },
 });
 
-export const queryPrincipal = defineRule({
+export const queryPrincipal = rule({
   id: 'v8.memory.query.principal-403',
-  surface: 'v8',
   title: 'A memory query body containing principalId answers 403, whichever principal it names',
   level: 'required',
-  destructive: 'read',
+  needs: { credentials: ['v8:primary'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Endpoints > Rules 1; Errors',
     quote: 'A body containing `principalId` is rejected with `403` on memory query and capability search. … `403` no `memory:read`, `principalId` in body, or purpose not permitted',
   },
@@ -97,13 +90,11 @@ export const queryPrincipal = defineRule({
   },
 });
 
-export const queryPurpose = defineRule({
+export const queryPurpose = rule({
   id: 'v8.memory.query.purpose-403',
-  surface: 'v8',
   title: 'A memory query with a purpose the principal may not use answers 403',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`403` no `memory:read`, `principalId` in body, or purpose not permitted' },
+  spec: { section: 'Errors', quote: '`403` no `memory:read`, `principalId` in body, or purpose not permitted' },
   async check(ctx: CheckContext) {
     const base = memoryBase(ctx);
     const forbidden = ctx.profile.fixtures.v8.memory.forbiddenPurpose;
@@ -115,13 +106,11 @@ export const queryPurpose = defineRule({
   },
 });
 
-export const queryOrder = defineRule({
+export const queryOrder = rule({
   id: 'v8.memory.query.order',
-  surface: 'v8',
   title: 'Memory entries come in descending score',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Resources > Memory query request', quote: 'Entries are in descending relevance' },
+  spec: { section: 'Resources > Memory query request', quote: 'Entries are in descending relevance' },
   async check(ctx: CheckContext) {
     const base = memoryBase(ctx);
     let judged = 0;
@@ -137,14 +126,11 @@ export const queryOrder = defineRule({
   },
 });
 
-export const queryLimits = defineRule({
+export const queryLimits = rule({
   id: 'v8.memory.query.limits',
-  surface: 'v8',
   title: 'A memory query returns at most limit entries (10 when limit is absent) and totalContextBytes never exceeds maxContextBytes',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Memory query request',
     quote: 'Entries are in descending relevance and are purpose-filtered and bounded by the limits above. … limit | integer | no | 1-50; default 10 … maxContextBytes | integer | no | 64-1048576',
   },

@@ -1,8 +1,9 @@
 /** Authentication: 401 for a missing or expired token, 403 for a missing scope, on every missions endpoint. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, newKey, MISSIONS } from './support.ts';
+import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds', 'v8.missions.waits'] } });
 
 interface Call {
   name: string;
@@ -37,13 +38,11 @@ async function call(ctx: CheckContext, c: Call, credential: Credential | null, l
   return (await ctx.http.send(request)).status;
 }
 
-export const missingToken = defineRule({
+export const missingToken = rule({
   id: 'v8.missions.auth.missing-token-401',
-  surface: 'v8',
   title: 'Every missions endpoint answers 401 without a token',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
+  spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
   async check(ctx) {
     for (const c of await missionCalls(ctx)) {
       const status = await call(ctx, c, null, `${c.name} without a token`);
@@ -52,13 +51,12 @@ export const missingToken = defineRule({
   },
 });
 
-export const expiredToken = defineRule({
+export const expiredToken = rule({
   id: 'v8.missions.auth.expired-token-401',
-  surface: 'v8',
   title: 'Every missions endpoint answers 401 to an expired token',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
+  needs: { credentials: ['v8:expired'] },
+  spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
   async check(ctx) {
     const expired = ctx.expired('v8');
     for (const c of await missionCalls(ctx)) {
@@ -68,13 +66,12 @@ export const expiredToken = defineRule({
   },
 });
 
-export const scope403 = defineRule({
+export const scope403 = rule({
   id: 'v8.missions.auth.scope-403',
-  surface: 'v8',
   title: 'Each missions endpoint answers 403 to a token without its scope',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Authentication', quote: 'A token without the scope required for the endpoint gives `403`.' },
+  needs: { credentials: ['v8:lacking:missions:read', 'v8:lacking:missions:write'] },
+  spec: { section: 'Authentication', quote: 'A token without the scope required for the endpoint gives `403`.' },
   async check(ctx) {
     const calls = await missionCalls(ctx);
     for (const c of calls) {

@@ -1,16 +1,15 @@
 /** States and transitions: POST /v8/missions/{runId}/cancel. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from './support.ts';
+import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
 
-export const cancelled = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.cancellable'] } });
+
+export const cancelled = rule({
   id: 'v8.missions.cancel.cancelled',
-  surface: 'v8',
   title: 'Cancel moves a running mission to cancelled and emits mission.cancelled',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'States and transitions',
     quote: '`POST /v8/missions/{runId}/cancel` | | `cancelled` | event `mission.cancelled`',
   },

@@ -1,19 +1,19 @@
 /** Endpoints: POST /v8/missions; Resources: goal specification and budget. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { missionProjection, type ResourceBudget } from '../../../contract/v8/missions.ts';
-import { fixture, newKey, postMission, writer, MISSIONS } from './support.ts';
+import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 const CREATE_400 = '`400` missing fields, budget out of range, malformed JSON';
 
-export const createAccepted = defineRule({
+export const createAccepted = rule({
   id: 'v8.missions.create.accepted',
-  surface: 'v8',
   title: 'Create answers 202 with a mission projection: UUID v7 runId, status, integer sequence, empty steps',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'States and transitions; Resources > Mission projection',
     quote: '`202`; the mission projection has empty `steps` … string, UUID v7',
   },
@@ -29,13 +29,11 @@ export const createAccepted = defineRule({
   },
 });
 
-export const createMalformedJson = defineRule({
+export const createMalformedJson = rule({
   id: 'v8.missions.create.malformed-json',
-  surface: 'v8',
   title: 'Create with a body that is not JSON answers 400',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: CREATE_400 },
+  spec: { section: 'Errors', quote: CREATE_400 },
   async check(ctx) {
     for (const raw of ['{"goalSpec": {"task": "x"}, "resourceBudget": ', 'not json at all']) {
       const res = await ctx.http.send({
@@ -60,13 +58,12 @@ function withoutField(body: Record<string, unknown>, path: string[]): Record<str
   return copy;
 }
 
-export const createMissingFields = defineRule({
+export const createMissingFields = rule({
   id: 'v8.missions.create.missing-fields',
-  surface: 'v8',
   title: 'Create without goalSpec, goalSpec.task, resourceBudget or any budget field answers 400',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors; Resources > Goal specification and budget', quote: `${CREATE_400} … all four fields required` },
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  spec: { section: 'Errors; Resources > Goal specification and budget', quote: `${CREATE_400} … all four fields required` },
   async check(ctx) {
     const valid = fixture(ctx, 'succeeds') as Record<string, unknown>;
     const paths = [
@@ -126,14 +123,12 @@ const boundaryCases: BudgetCase[] = [
   { budget: { maximumSteps: 1, maximumToolCalls: 0, maximumElapsedMs: 1000, maximumParallelism: 65 }, valid: false, why: 'maximumParallelism 65' },
 ];
 
-export const createBudgetBounds = defineRule({
+export const createBudgetBounds = rule({
   id: 'v8.missions.create.budget-bounds',
-  surface: 'v8',
   title: 'Budgets inside every bound are accepted; a budget with one field missing, non-integer or out of range answers 400',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Goal specification and budget; Limits',
     quote: 'maximumSteps | at least 1 … maximumToolCalls | at least 0 … maximumElapsedMs | at least 1 … maximumParallelism | 1-64 … `400` missing fields, budget out of range',
   },

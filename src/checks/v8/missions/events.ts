@@ -1,5 +1,5 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import {
   MISSION_EVENT_TYPES,
   missionProjection,
@@ -8,16 +8,17 @@ import {
   TERMINAL_EVENT_STATUS,
 } from '../../../contract/v8/missions.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
-import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, writer } from './support.ts';
+import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, writer } from '../support/missions.ts';
 
-export const eventsShape = defineRule({
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+
+export const eventsShape = rule({
   id: 'v8.missions.events.shape',
-  surface: 'v8',
   title: 'The stream is text/event-stream and every event has an id, a documented type and JSON data',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Events; Endpoints > Rules 5',
     quote: 'Each event has three fields: … Mission events stream text/event-stream and everything else returns JSON.',
   },
@@ -43,14 +44,13 @@ export const eventsShape = defineRule({
   },
 });
 
-export const eventsTraceId = defineRule({
+export const eventsTraceId = rule({
   id: 'v8.missions.events.trace-id',
-  surface: 'v8',
   title: 'Step events carry a traceId; mission.step.completed also carries the stepId',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Events',
     quote: 'a new reasoning or tool-call step begins; data includes `traceId` … a step finishes successfully; data includes `stepId`, `traceId` and a result summary',
   },
@@ -66,13 +66,13 @@ export const eventsTraceId = defineRule({
   },
 });
 
-export const closesAfterTerminal = defineRule({
+export const closesAfterTerminal = rule({
   id: 'v8.missions.events.closes-after-terminal',
-  surface: 'v8',
   title: 'The server closes the stream after the terminal event',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
+  spec: { section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
@@ -84,14 +84,13 @@ export const closesAfterTerminal = defineRule({
   },
 });
 
-export const resume = defineRule({
+export const resume = rule({
   id: 'v8.missions.events.resume',
-  surface: 'v8',
   title: 'Resuming with Last-Event-ID neither repeats nor skips an event',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Events',
     quote: 'opaque stable cursor; send it back as `Last-Event-ID` to resume … The stream is resumable within a bounded replay window.',
   },
@@ -119,14 +118,13 @@ export const resume = defineRule({
   },
 });
 
-export const replayWindow = defineRule({
+export const replayWindow = rule({
   id: 'v8.missions.events.replay-window-409',
-  surface: 'v8',
   title: 'A Last-Event-ID outside the replay window answers 409',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Events > Rules 1',
     quote: 'A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.',
   },
@@ -142,13 +140,13 @@ export const replayWindow = defineRule({
   },
 });
 
-export const afterTerminal = defineRule({
+export const afterTerminal = rule({
   id: 'v8.missions.events.after-terminal',
-  surface: 'v8',
   title: 'Nothing after the terminal event changes the mission state',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
+  spec: { section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
@@ -167,13 +165,11 @@ export const afterTerminal = defineRule({
   },
 });
 
-export const eventsUnknown = defineRule({
+export const eventsUnknown = rule({
   id: 'v8.missions.events.unknown-404',
-  surface: 'v8',
   title: 'The event stream of a runId that does not exist answers 404',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`GET /v8/missions/{runId}/events` | `401`; `403`; `404`' },
+  spec: { section: 'Errors', quote: '`GET /v8/missions/{runId}/events` | `401`; `403`; `404`' },
   async check(ctx) {
     const res = await followEvents(ctx, uuidv7(), { label: 'events of a runId that was never created' });
     ctx.expect(res.status === 404, `events of an unknown runId answered ${res.status}, expected 404`);

@@ -1,16 +1,18 @@
 /** Endpoints: GET /v8/missions/{runId}; Authentication: lookups limited to the caller's principal. */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
-import { createMission, getMission, MISSIONS } from './support.ts';
+import { createMission, getMission, MISSIONS } from '../support/missions.ts';
 
-export const getOk = defineRule({
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+
+export const getOk = rule({
   id: 'v8.missions.get.ok',
-  surface: 'v8',
   title: 'Get answers 200 with the projection of the mission asked for',
   level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'path `runId` (UUID v7) | `200` mission projection' },
+  spec: { section: 'Endpoints', quote: 'path `runId` (UUID v7) | `200` mission projection' },
   async check(ctx) {
     const created = await createMission(ctx, 'succeeds');
     const res = await getMission(ctx, created.runId);
@@ -21,27 +23,24 @@ export const getOk = defineRule({
   },
 });
 
-export const getUnknown = defineRule({
+export const getUnknown = rule({
   id: 'v8.missions.get.unknown-404',
-  surface: 'v8',
   title: 'Get of a runId that does not exist answers 404',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`404` no such mission for the principal' },
+  spec: { section: 'Errors', quote: '`404` no such mission for the principal' },
   async check(ctx) {
     const res = await getMission(ctx, uuidv7(), undefined, 'read a runId that was never created');
     ctx.expect(res.status === 404, `an unknown runId answered ${res.status}, expected 404`);
   },
 });
 
-export const getOtherPrincipal = defineRule({
+export const getOtherPrincipal = rule({
   id: 'v8.missions.get.other-principal-404',
-  surface: 'v8',
   title: "Another principal's mission answers 404 on get and events",
   level: 'required',
+  needs: { credentials: ['v8:other-principal:missions:read'], fixtures: ['v8.missions.waits'] },
   destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Authentication',
     quote: "Mission, trace and skill lookups are limited to the caller's principal and policy scope; a resource outside it gives `404`.",
   },

@@ -1,10 +1,10 @@
 /** Endpoints > Rules 2 and 3: Idempotency-Key on mutating operations. */
 import fc from 'fast-check';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import type { ProbeResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from './support.ts';
+import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 const KEY_RULE = 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.';
 
@@ -15,13 +15,12 @@ function expectRejectedWithoutMission(ctx: CheckContext, res: ProbeResponse, wha
   ctx.expect(!missionProjection.safeParse(res.json).success, `${what} was rejected but the body is a mission projection`);
 }
 
-export const keyRequired = defineRule({
+export const keyRequired = rule({
   id: 'v8.missions.idempotency.key-required',
-  surface: 'v8',
   title: 'Create without Idempotency-Key is rejected with problem+json and creates nothing',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints > Rules 2', quote: KEY_RULE },
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  spec: { section: 'Endpoints > Rules 2', quote: KEY_RULE },
   async check(ctx) {
     const res = await postMission(ctx, fixture(ctx, 'succeeds'), { key: null, label: 'create without Idempotency-Key' });
     expectRejectedWithoutMission(ctx, res, 'create without Idempotency-Key');
@@ -44,13 +43,12 @@ const invalidKey: fc.Arbitrary<KeyCase> = fc.oneof(
     }),
 );
 
-export const keyFormat = defineRule({
+export const keyFormat = rule({
   id: 'v8.missions.idempotency.key-format',
-  surface: 'v8',
   title: 'Keys of 16-128 allowed characters are accepted; shorter, longer or other characters are rejected',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints > Rules 2; Limits', quote: KEY_RULE },
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  spec: { section: 'Endpoints > Rules 2; Limits', quote: KEY_RULE },
   async check(ctx) {
     const body = fixture(ctx, 'succeeds');
     const examples: KeyCase[] = [
@@ -76,14 +74,12 @@ export const keyFormat = defineRule({
   },
 });
 
-export const replay = defineRule({
+export const replay = rule({
   id: 'v8.missions.idempotency.replay',
-  surface: 'v8',
   title: 'The same key and body returns the original response and starts no second mission',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.succeeds'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Endpoints > Rules 3',
     quote: 'Replay with the same key and the same body returns the original response without re-executing.',
   },
@@ -105,13 +101,12 @@ export const replay = defineRule({
   },
 });
 
-export const conflict = defineRule({
+export const conflict = rule({
   id: 'v8.missions.idempotency.conflict',
-  surface: 'v8',
   title: 'The same key with a different body answers 409',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints > Rules 3', quote: 'The same key with a different body gives `409`.' },
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  spec: { section: 'Endpoints > Rules 3', quote: 'The same key with a different body gives `409`.' },
   async check(ctx) {
     const body = fixture(ctx, 'succeeds');
     const key = newKey();
@@ -123,13 +118,12 @@ export const conflict = defineRule({
 });
 
 /** Signals and cancel: "Mutating operations require `Idempotency-Key`". */
-export const signalsKeyRequired = defineRule({
+export const signalsKeyRequired = rule({
   id: 'v8.missions.signals.key-required',
-  surface: 'v8',
   title: 'A signal without Idempotency-Key is rejected with problem+json',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'headers `Idempotency-Key`, `Content-Type`; body signal and payload' },
+  needs: { fixtures: ['v8.missions.waits'] },
+  spec: { section: 'Endpoints', quote: 'headers `Idempotency-Key`, `Content-Type`; body signal and payload' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');
     const res = await ctx.http.send({
@@ -143,13 +137,12 @@ export const signalsKeyRequired = defineRule({
   },
 });
 
-export const cancelKeyRequired = defineRule({
+export const cancelKeyRequired = rule({
   id: 'v8.missions.cancel.key-required',
-  surface: 'v8',
   title: 'Cancel without Idempotency-Key is rejected and the mission keeps running',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'header `Idempotency-Key` required' },
+  needs: { fixtures: ['v8.missions.waits'] },
+  spec: { section: 'Endpoints', quote: 'header `Idempotency-Key` required' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');
     const res = await ctx.http.send({ method: 'POST', path: `${MISSIONS}/${mission.runId}/cancel`, credential: writer(ctx), label: 'cancel without Idempotency-Key' });

@@ -1,5 +1,5 @@
 /** Every /v8 missions rule, in the order a reader meets them in the spec. */
-import type { Rule } from '../../../catalog/types.ts';
+import type { Rule } from '../../../rule/index.ts';
 import { expiredToken, missingToken, scope403 } from './auth.ts';
 import { cancelled } from './cancel.ts';
 import { createAccepted, createBudgetBounds, createMalformedJson, createMissingFields } from './create.ts';

@@ -1,20 +1,20 @@
 /** Endpoints: POST /v8/missions/{runId}/signals; States: a signal to a terminal mission. */
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, followToTerminal, newKey, writer, MISSIONS } from './support.ts';
+import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
 function postSignal(ctx: CheckContext, runId: string, body: unknown, key: string = newKey(), label = 'send signal', credential: Credential = writer(ctx)) {
   return ctx.http.send({ method: 'POST', path: `${MISSIONS}/${runId}/signals`, credential, headers: { 'idempotency-key': key }, json: body, label });
 }
 
-export const signalAccepted = defineRule({
+export const signalAccepted = rule({
   id: 'v8.missions.signals.accepted',
-  surface: 'v8',
   title: 'A signal to a mission that is not terminal answers 200 with an empty body',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: '`200`, empty body; the signal is durably recorded, not yet delivered or processed' },
+  needs: { fixtures: ['v8.missions.waits'] },
+  spec: { section: 'Endpoints', quote: '`200`, empty body; the signal is durably recorded, not yet delivered or processed' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');
     for (const payload of [{ approved: true }, ['a', 1], 'text', 42, false]) {
@@ -25,14 +25,12 @@ export const signalAccepted = defineRule({
   },
 });
 
-export const signalValidation = defineRule({
+export const signalValidation = rule({
   id: 'v8.missions.signals.validation',
-  surface: 'v8',
   title: 'A signal without signal or payload, or with a name outside 1-256 characters, answers 400; 256 characters is accepted',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.waits'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Errors; Resources > Signal request',
     quote: '`400` missing fields or `signal` over 256 chars … signal | string | yes | 1-256 chars',
   },
@@ -53,13 +51,12 @@ export const signalValidation = defineRule({
   },
 });
 
-export const signalTerminal = defineRule({
+export const signalTerminal = rule({
   id: 'v8.missions.signals.terminal-409',
-  surface: 'v8',
   title: 'A signal to a succeeded mission answers 409',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  spec: { section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     await followToTerminal(ctx, mission.runId, 'succeeds');
@@ -68,13 +65,12 @@ export const signalTerminal = defineRule({
   },
 });
 
-export const signalConflict = defineRule({
+export const signalConflict = rule({
   id: 'v8.missions.signals.idempotency-conflict',
-  surface: 'v8',
   title: 'A signal that reuses a key with another body answers 409; the same body replays',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`409` terminal mission or different body with same key' },
+  needs: { fixtures: ['v8.missions.waits'] },
+  spec: { section: 'Errors', quote: '`409` terminal mission or different body with same key' },
   async check(ctx) {
     const mission = await createMission(ctx, 'waits');
     const key = newKey();

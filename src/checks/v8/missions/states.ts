@@ -1,15 +1,16 @@
 /** Resources > Mission projection (sequence) and States and transitions (time limit). */
-import { defineRule } from '../../../catalog/define.ts';
+import { section } from '../../../rule/index.ts';
 import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
-import { createMission, followToTerminal, getMission, pollMission, writer } from './support.ts';
+import { createMission, followToTerminal, getMission, pollMission, writer } from '../support/missions.ts';
 
-export const sequenceMonotonic = defineRule({
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
+
+export const sequenceMonotonic = rule({
   id: 'v8.missions.sequence.monotonic',
-  surface: 'v8',
   title: 'sequence never decreases across reads, and a changed state carries a higher sequence',
   level: 'required',
-  destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Resources > Mission projection', quote: 'monotonically increasing; a higher value is a later state' },
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  spec: { section: 'Resources > Mission projection', quote: 'monotonically increasing; a higher value is a later state' },
   async check(ctx) {
     const created = await createMission(ctx, 'succeeds');
     const reads = await pollMission(ctx, created.runId, (p) => (TERMINAL_STATUSES as readonly string[]).includes(p.status), ctx.profile.safety.streamTimeoutMs, 5);
@@ -28,14 +29,12 @@ export const sequenceMonotonic = defineRule({
   },
 });
 
-export const timeLimit = defineRule({
+export const timeLimit = rule({
   id: 'v8.missions.time-limit.terminal',
-  surface: 'v8',
   title: 'A mission whose maximumElapsedMs elapses ends cancelled or failed (both readings accepted)',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.timeLimit'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'States and transitions',
     quote: '`maximumElapsedMs` elapses | regardless of step and tool-call counts | `cancelled` (as stated for the time limit; the budget text also lists limits generally as leading to `failed`)',
   },
@@ -50,14 +49,12 @@ export const timeLimit = defineRule({
   },
 });
 
-export const terminalConsistent = defineRule({
+export const terminalConsistent = rule({
   id: 'v8.missions.states.terminal-event-matches-status',
-  surface: 'v8',
   title: 'A mission that succeeds emits mission.completed and reads back succeeded; one that fails emits mission.failed and reads back failed',
   level: 'required',
-  destructive: 'mutate',
+  needs: { fixtures: ['v8.missions.fails', 'v8.missions.succeeds'] },
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Events; States and transitions',
     quote: '`mission.completed` | mission reached `succeeded`; stream closes … `mission.failed` | mission reached `failed`; stream closes',
   },

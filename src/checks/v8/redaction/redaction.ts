@@ -1,10 +1,10 @@
 /** "Sensitive values are redacted": canaries planted in every input that may flow back, then searched for. */
-import { defineRule } from '../../../catalog/define.ts';
-import type { ProbeResponse, StreamResponse } from '../../../probe/client.ts';
-import type { CheckContext } from '../../../runner/context.ts';
-import { createMission, fixture, followEvents, getMission, newKey, writer, MISSIONS } from '../missions/support.ts';
-import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../read/support.ts';
+import { type CheckContext, section, type ProbeResponse, type StreamResponse } from '../../../rule/index.ts';
+import { createMission, fixture, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
+import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../support/read.ts';
 import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
+
+const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read', 'v8:holding:memory:read', 'v8:holding:missions:write+missions:read', 'v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] } });
 
 /** Everything read back in one run of the check, scanned as it arrives. */
 class Collector {
@@ -80,14 +80,11 @@ async function plantInSignals(ctx: CheckContext, c: CanarySet, seen: Collector):
   return traces;
 }
 
-export const redactionCanaries = defineRule({
+export const redactionCanaries = rule({
   id: 'v8.redaction.canaries',
-  surface: 'v8',
   title: 'Canary secrets planted in goals, signal payloads, memory queries and capability searches never come back in a response, event or trace',
   level: 'required',
-  destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'What the service does; Resources > Trace; Errors',
     quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive values are replaced by a redaction marker. … Sensitive fields are redacted.',
   },

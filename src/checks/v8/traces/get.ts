@@ -1,19 +1,19 @@
 /** Endpoints: GET /v8/traces/{traceId}; Resources: trace; Events > Rules 3. */
 import { z } from 'zod';
-import type { CheckContext } from '../../../runner/context.ts';
-import { defineRule } from '../../../catalog/define.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { trace } from '../../../contract/v8/traces.ts';
-import { getMission } from '../missions/support.ts';
-import { getTrace, judgePathIdBounds, missionWithTraces, randomSuffix, someTrace } from '../read/support.ts';
+import { getMission } from '../support/missions.ts';
+import { getTrace, judgePathIdBounds, missionWithTraces, randomSuffix, someTrace } from '../support/read.ts';
 
-export const traceOk = defineRule({
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
+
+export const traceOk = rule({
   id: 'v8.traces.get.ok',
-  surface: 'v8',
   title: 'A step trace answers 200 with traceId, a UUID missionRunId, stepId, a UTC startedAt and operations of documented kinds',
   level: 'required',
+  needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Resources > Trace',
     quote:
       'Always present: `traceId` (string), `missionRunId` (UUID string), `stepId` (string), `startedAt` (ISO 8601 UTC), `steps` (array of operations). … `kind` (`observation`, `tool-call`, `sub-step`, `branch`), `toolCallId` (string; present for `tool-call`)',
@@ -31,13 +31,13 @@ export const traceOk = defineRule({
   },
 });
 
-export const traceResolves = defineRule({
+export const traceResolves = rule({
   id: 'v8.traces.get.resolves',
-  surface: 'v8',
   title: 'Every traceId of a step event, of completed and failed steps alike, can be read',
   level: 'required',
+  needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Events > Rules 3', quote: 'Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.' },
+  spec: { section: 'Events > Rules 3', quote: 'Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.' },
   async check(ctx: CheckContext) {
     const fixtures = ctx.profile.fixtures.v8.missions.fails ? (['succeeds', 'fails'] as const) : (['succeeds'] as const);
     if (fixtures.length === 1) ctx.observe('fixtures used', fixtures, 'without fixtures.v8.missions.fails only traces of a succeeding mission are read');
@@ -55,13 +55,13 @@ const traceTiming = z.looseObject({ stepId: z.unknown().optional(), completedAt:
 /** Only the step statuses: the projection's own shape is judged by the missions rules. */
 const missionSteps = z.looseObject({ steps: z.array(z.looseObject({ stepId: z.string(), status: z.string() })) });
 
-export const traceCompletedAt = defineRule({
+export const traceCompletedAt = rule({
   id: 'v8.traces.get.completed-at',
-  surface: 'v8',
   title: 'The trace of a step that did not complete carries no completedAt',
   level: 'required',
+  needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.fails'] },
   destructive: 'mutate',
-  spec: { document: 'v8-integration-gateway.md', section: 'Resources > Trace', quote: 'Optional: `completedAt` (absent when the step did not complete)' },
+  spec: { section: 'Resources > Trace', quote: 'Optional: `completedAt` (absent when the step did not complete)' },
   async check(ctx: CheckContext) {
     const { runId, traces } = await missionWithTraces(ctx, 'fails');
     const mission = missionSteps.safeParse((await getMission(ctx, runId)).json);
@@ -82,27 +82,22 @@ export const traceCompletedAt = defineRule({
   },
 });
 
-export const traceUnknown = defineRule({
+export const traceUnknown = rule({
   id: 'v8.traces.get.unknown-404',
-  surface: 'v8',
   title: 'A traceId that names no trace answers 404',
   level: 'required',
-  destructive: 'read',
-  spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '`GET /v8/traces/{traceId}` | `401`; `403`; `404`' },
+  spec: { section: 'Errors', quote: '`GET /v8/traces/{traceId}` | `401`; `403`; `404`' },
   async check(ctx: CheckContext) {
     const res = await getTrace(ctx, `apicert-unknown-trace-${randomSuffix()}`, 'read a trace that does not exist');
     ctx.expect(res.status === 404, `an unknown traceId answered ${res.status}, expected 404`);
   },
 });
 
-export const tracePathBounds = defineRule({
+export const tracePathBounds = rule({
   id: 'v8.traces.get.path-bounds',
-  surface: 'v8',
   title: 'A 256-character traceId is not refused as malformed; a traceId outside 1-256 characters or the pattern is refused with 400 or 404',
   level: 'required',
-  destructive: 'read',
   spec: {
-    document: 'v8-integration-gateway.md',
     section: 'Endpoints; Limits',
     quote: 'path `traceId`: string, 1-256 chars, same pattern … traceId and skillId | 1-256 chars',
   },

@@ -8,7 +8,7 @@
  *   the same `event_id`; replaying again sends it again, and the receiver's deduplication keeps the
  *   effect single, which is what "replay must stay idempotent" asks.
  */
-import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
+import { webhookRegistration, type WebhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { FakeContext } from '../../context.ts';
 import { parseJson } from '../../../util/json.ts';
 import type { Route, RouteRequest } from '../../http.ts';
@@ -43,102 +43,115 @@ function deliveryView(fake: FakeContext, d: Delivery): Record<string, unknown> {
   return view;
 }
 
+interface WebhookSurface {
+  fake: FakeContext;
+  v1: V1Responder;
+  engine: WebhookEngine;
+  registerScopes: readonly string[];
+}
+
+/** The registration body, validated with its URL judged; answers 400 itself and returns undefined when refused. */
+async function registration({ fake, v1 }: WebhookSurface, r: RouteRequest): Promise<WebhookRegistration | undefined> {
+  const parsed = parseJson(await r.body());
+  if (!parsed.ok) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: 'The request body is not valid JSON.', retryable: false });
+    return undefined;
+  }
+  const body = webhookRegistration.safeParse(parsed.value);
+  if (!body.success) {
+    const fieldErrors = body.error.issues.slice(0, 64).map((i) => ({ path: i.path.join('.') || '(root)', code: 'invalid', message: i.message.slice(0, 512) }));
+    v1.problem(r.res, 400, 'invalid_request', { detail: 'The webhook registration is invalid: send { url, event_types?, description? }.', retryable: false, fieldErrors });
+    return undefined;
+  }
+  const refused = refuseUrl(fake, body.data.url);
+  if (refused) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: refused.message, retryable: false, fieldErrors: [{ path: 'url', code: refused.code, message: refused.message }] });
+    return undefined;
+  }
+  return body.data;
+}
+
+async function register(surface: WebhookSurface, r: RouteRequest): Promise<void> {
+  const { fake, v1, engine } = surface;
+  const caller = v1.authorize(r, surface.registerScopes);
+  if (!caller) return;
+  const body = await registration(surface, r);
+  if (!body) return;
+  if (fake.faults.has('v1.webhooks.register.secret-once/shown-twice')) {
+    const existing = [...engine.endpoints.values()].find((e) => e.tenant === caller.tenant && e.url === body.url);
+    if (existing) {
+      v1.json(r.res, 201, { ...endpointView(existing), signing_secret: existing.secret });
+      return;
+    }
+  }
+  // Both names of the filter are honoured; `event_types` (the name used in practice) wins when both are sent.
+  const filterField = body.event_types ? 'event_types' : body.events ? 'events' : null;
+  const endpoint = engine.register({
+    tenant: caller.tenant,
+    principal: caller.principal,
+    url: body.url,
+    eventTypes: body.event_types ?? body.events ?? null,
+    filterField,
+    ...(body.description !== undefined ? { description: body.description } : {}),
+  });
+  const created: Record<string, unknown> = { ...endpointView(endpoint), signing_secret: endpoint.secret };
+  if (fake.faults.has('v1.webhooks.register.created/no-secret')) delete created.signing_secret;
+  v1.json(r.res, 201, created);
+}
+
+function readback({ v1, engine }: WebhookSurface, r: RouteRequest): void {
+  const caller = v1.authorize(r, ['runs:read']);
+  if (!caller) return;
+  const endpoint = engine.endpoints.get(r.params[0]!);
+  if (!endpoint || endpoint.tenant !== caller.tenant) {
+    v1.problem(r.res, 404, 'invalid_request', { detail: 'No webhook endpoint with this id.', retryable: false });
+    return;
+  }
+  v1.json(r.res, 200, endpointView(endpoint));
+}
+
+function listDeliveries({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
+  const caller = v1.authorize(r, ['runs:read']);
+  if (!caller) return;
+  const limitRaw = r.query.get('limit');
+  const limit = limitRaw === null ? 100 : Number(limitRaw);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: 'limit is an integer from 1 to 500.', retryable: false, fieldErrors: [{ path: 'limit', code: 'out_of_range', message: 'limit is an integer from 1 to 500' }] });
+    return;
+  }
+  const filters = { endpointId: r.query.get('endpoint_id'), runId: r.query.get('run_id'), eventId: r.query.get('event_id'), status: r.query.get('status') };
+  const matching = [...engine.deliveries.values()]
+    .reverse()
+    .filter(
+      (d) =>
+        d.tenant === caller.tenant &&
+        (!filters.endpointId || d.endpointId === filters.endpointId) &&
+        (!filters.runId || d.runId === filters.runId) &&
+        (!filters.eventId || d.eventId === filters.eventId) &&
+        (!filters.status || d.status === filters.status),
+    );
+  v1.json(r.res, 200, { data: matching.slice(0, limit).map((d) => deliveryView(fake, d)), has_more: matching.length > limit });
+}
+
+function replay({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
+  const caller = v1.authorize(r, BOTH);
+  if (!caller) return;
+  const original = engine.deliveries.get(r.params[0]!);
+  if (!original || original.tenant !== caller.tenant) {
+    v1.problem(r.res, 404, 'invalid_request', { detail: 'No delivery with this id: take one from GET /v1/webhook-deliveries.', retryable: false });
+    return;
+  }
+  const replayed = engine.replay(original);
+  v1.json(r.res, 202, deliveryView(fake, replayed));
+}
+
 export function webhookRoutes(fake: FakeContext): Route[] {
-  const v1 = new V1Responder(fake);
-  const engine = new WebhookEngine(fake);
   const registerScopes = fake.faults.has('v1.webhooks.register.scopes-403/write-only-accepted') ? ['runs:write'] : BOTH;
-
-  async function register(r: RouteRequest): Promise<void> {
-    const caller = v1.authorize(r, registerScopes);
-    if (!caller) return;
-    const parsed = parseJson(await r.body());
-    if (!parsed.ok) {
-      v1.problem(r.res, 400, 'invalid_request', { detail: 'The request body is not valid JSON.', retryable: false });
-      return;
-    }
-    const body = webhookRegistration.safeParse(parsed.value);
-    if (!body.success) {
-      const fieldErrors = body.error.issues.slice(0, 64).map((i) => ({ path: i.path.join('.') || '(root)', code: 'invalid', message: i.message.slice(0, 512) }));
-      v1.problem(r.res, 400, 'invalid_request', { detail: 'The webhook registration is invalid: send { url, event_types?, description? }.', retryable: false, fieldErrors });
-      return;
-    }
-    const refused = refuseUrl(fake, body.data.url);
-    if (refused) {
-      v1.problem(r.res, 400, 'invalid_request', { detail: refused.message, retryable: false, fieldErrors: [{ path: 'url', code: refused.code, message: refused.message }] });
-      return;
-    }
-    if (fake.faults.has('v1.webhooks.register.secret-once/shown-twice')) {
-      const existing = [...engine.endpoints.values()].find((e) => e.tenant === caller.tenant && e.url === body.data.url);
-      if (existing) {
-        v1.json(r.res, 201, { ...endpointView(existing), signing_secret: existing.secret });
-        return;
-      }
-    }
-    // Both names of the filter are honoured; `event_types` (the name used in practice) wins when both are sent.
-    const filterField = body.data.event_types ? 'event_types' : body.data.events ? 'events' : null;
-    const endpoint = engine.register({
-      tenant: caller.tenant,
-      principal: caller.principal,
-      url: body.data.url,
-      eventTypes: body.data.event_types ?? body.data.events ?? null,
-      filterField,
-      ...(body.data.description !== undefined ? { description: body.data.description } : {}),
-    });
-    const created: Record<string, unknown> = { ...endpointView(endpoint), signing_secret: endpoint.secret };
-    if (fake.faults.has('v1.webhooks.register.created/no-secret')) delete created.signing_secret;
-    v1.json(r.res, 201, created);
-  }
-
-  function readback(r: RouteRequest): void {
-    const caller = v1.authorize(r, ['runs:read']);
-    if (!caller) return;
-    const endpoint = engine.endpoints.get(r.params[0]!);
-    if (!endpoint || endpoint.tenant !== caller.tenant) {
-      v1.problem(r.res, 404, 'invalid_request', { detail: 'No webhook endpoint with this id.', retryable: false });
-      return;
-    }
-    v1.json(r.res, 200, endpointView(endpoint));
-  }
-
-  function listDeliveries(r: RouteRequest): void {
-    const caller = v1.authorize(r, ['runs:read']);
-    if (!caller) return;
-    const limitRaw = r.query.get('limit');
-    const limit = limitRaw === null ? 100 : Number(limitRaw);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
-      v1.problem(r.res, 400, 'invalid_request', { detail: 'limit is an integer from 1 to 500.', retryable: false, fieldErrors: [{ path: 'limit', code: 'out_of_range', message: 'limit is an integer from 1 to 500' }] });
-      return;
-    }
-    const filters = { endpointId: r.query.get('endpoint_id'), runId: r.query.get('run_id'), eventId: r.query.get('event_id'), status: r.query.get('status') };
-    const matching = [...engine.deliveries.values()]
-      .reverse()
-      .filter(
-        (d) =>
-          d.tenant === caller.tenant &&
-          (!filters.endpointId || d.endpointId === filters.endpointId) &&
-          (!filters.runId || d.runId === filters.runId) &&
-          (!filters.eventId || d.eventId === filters.eventId) &&
-          (!filters.status || d.status === filters.status),
-      );
-    v1.json(r.res, 200, { data: matching.slice(0, limit).map((d) => deliveryView(fake, d)), has_more: matching.length > limit });
-  }
-
-  function replay(r: RouteRequest): void {
-    const caller = v1.authorize(r, BOTH);
-    if (!caller) return;
-    const original = engine.deliveries.get(r.params[0]!);
-    if (!original || original.tenant !== caller.tenant) {
-      v1.problem(r.res, 404, 'invalid_request', { detail: 'No delivery with this id: take one from GET /v1/webhook-deliveries.', retryable: false });
-      return;
-    }
-    const replayed = engine.replay(original);
-    v1.json(r.res, 202, deliveryView(fake, replayed));
-  }
-
+  const surface: WebhookSurface = { fake, v1: new V1Responder(fake), engine: new WebhookEngine(fake), registerScopes };
   return [
-    { method: 'POST', pattern: /^\/v1\/webhooks$/, handler: register },
-    { method: 'GET', pattern: /^\/v1\/webhooks\/([^/]+)$/, handler: readback },
-    { method: 'GET', pattern: /^\/v1\/webhook-deliveries$/, handler: listDeliveries },
-    { method: 'POST', pattern: /^\/v1\/webhook-deliveries\/([^/]+)\/replay$/, handler: replay },
+    { method: 'POST', pattern: /^\/v1\/webhooks$/, handler: (r) => register(surface, r) },
+    { method: 'GET', pattern: /^\/v1\/webhooks\/([^/]+)$/, handler: (r) => readback(surface, r) },
+    { method: 'GET', pattern: /^\/v1\/webhook-deliveries$/, handler: (r) => listDeliveries(surface, r) },
+    { method: 'POST', pattern: /^\/v1\/webhook-deliveries\/([^/]+)\/replay$/, handler: (r) => replay(surface, r) },
   ];
 }

@@ -1,0 +1,220 @@
+import { randomBytes } from 'node:crypto';
+import { type CheckContext, type ProbeRequest, type ProbeResponse, TransportError } from '../../../rule/index.ts';
+import { isResponseLike, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
+import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
+import { CLIENT_ACCEPT, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import { parseJson } from '../../../util/json.ts';
+import { parseEventStreamBody, type BodyEvent } from './sse-body.ts';
+
+export const MCP_PATH = '/mcp';
+
+export const SPEC_URL = {
+  base: 'https://modelcontextprotocol.io/specification/2025-03-26/basic',
+  lifecycle: 'https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle',
+  transports: 'https://modelcontextprotocol.io/specification/2025-03-26/basic/transports',
+} as const;
+
+/** The /mcp caller: the seed names no scope for /mcp, so the profile's mcp credential is used as is. */
+export function caller(ctx: CheckContext): Credential {
+  return ctx.primary('mcp');
+}
+
+/** A request id no other check uses, so a server that tracks ids per session never sees one twice. */
+export function newRequestId(purpose: string): string {
+  return `apicert-${purpose}-${randomBytes(6).toString('hex')}`;
+}
+
+export function request(id: RequestId, method: string, params?: Record<string, unknown>): Record<string, unknown> {
+  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+}
+
+export function notification(method: string, params?: Record<string, unknown>): Record<string, unknown> {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+
+/** How the server framed its answer; judging whether that framing was allowed is left to the rules. */
+export type BodyKind = 'json' | 'sse' | 'empty' | 'other';
+
+export interface McpReply {
+  res: ProbeResponse;
+  kind: BodyKind;
+  /** The media type without parameters, lower-cased. */
+  mediaType: string;
+  /** Every JSON-RPC message in the body, batches flattened. */
+  messages: unknown[];
+  /** SSE events, for `sse` bodies. */
+  events: BodyEvent[];
+  sessionId: string | undefined;
+}
+
+export interface McpSession {
+  /** undefined when the server assigned none (sessions not in use). */
+  id: string | undefined;
+  credential: Credential;
+  initialize: McpReply;
+  /** Read loosely: only mcp.lifecycle.initialize-result judges its shape. */
+  result: Record<string, unknown>;
+}
+
+export interface PostOptions {
+  label: string;
+  /** A session, or a raw session id; `null`/omitted sends no Mcp-Session-Id. */
+  session?: McpSession | string | null;
+  credential?: Credential | null;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+function sessionHeader(session: PostOptions['session']): Record<string, string> {
+  const id = typeof session === 'string' ? session : session?.id;
+  return id === undefined ? {} : { [SESSION_HEADER]: id };
+}
+
+export function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/** Reads the answer whatever its content type says, so only the rule about content types judges that. */
+export function readReply(res: ProbeResponse): McpReply {
+  const mediaType = mediaTypeOf(res.contentType);
+  const sessionId = res.headers[SESSION_HEADER];
+  const base = { res, mediaType, sessionId };
+  if (mediaType === 'text/event-stream') {
+    const { events } = parseEventStreamBody(res.text);
+    const messages: unknown[] = [];
+    for (const e of events) {
+      if (e.data === '' || (e.event !== undefined && e.event !== 'message')) continue;
+      const parsed = parseJson(e.data);
+      if (parsed.ok) messages.push(...(Array.isArray(parsed.value) ? parsed.value : [parsed.value]));
+    }
+    return { ...base, kind: 'sse', messages, events };
+  }
+  if (res.text.trim() === '') return { ...base, kind: 'empty', messages: [], events: [] };
+  const parsed = parseJson(res.text);
+  if (!parsed.ok) return { ...base, kind: 'other', messages: [], events: [] };
+  return { ...base, kind: 'json', messages: Array.isArray(parsed.value) ? parsed.value : [parsed.value], events: [] };
+}
+
+async function exchange(ctx: CheckContext, body: { json: unknown } | { rawBody: string }, options: PostOptions): Promise<McpReply> {
+  const req: ProbeRequest = {
+    method: 'POST',
+    path: MCP_PATH,
+    credential: options.credential === undefined ? caller(ctx) : options.credential,
+    headers: { accept: CLIENT_ACCEPT, ...sessionHeader(options.session), ...options.headers },
+    label: options.label,
+    ...body,
+  };
+  if (options.timeoutMs !== undefined) req.timeoutMs = options.timeoutMs;
+  return readReply(await ctx.http.send(req));
+}
+
+/** POSTs one JSON-RPC message or a batch (an array). */
+export function postMcp(ctx: CheckContext, message: unknown, options: PostOptions): Promise<McpReply> {
+  return exchange(ctx, { json: message }, options);
+}
+
+/** POSTs a body as is, for malformed input. */
+export function postRaw(ctx: CheckContext, text: string, options: PostOptions): Promise<McpReply> {
+  return exchange(ctx, { rawBody: text }, options);
+}
+
+/** The response carrying `id` (compared by value and type), if the server sent one. */
+export function responseTo(reply: McpReply, id: RequestId): Record<string, unknown> | undefined {
+  return reply.messages.find((m): m is Record<string, unknown> => isResponseLike(m) && m.id === id);
+}
+
+export function responses(reply: McpReply): Array<Record<string, unknown>> {
+  return reply.messages.filter((m): m is Record<string, unknown> => isResponseLike(m));
+}
+
+/** The `error` object of a response, read loosely: its shape is judged by mcp.jsonrpc.result-xor-error. */
+export function errorOf(message: Record<string, unknown> | undefined): { code: unknown; message: unknown } | undefined {
+  const error = message?.error;
+  return typeof error === 'object' && error !== null ? (error as { code: unknown; message: unknown }) : undefined;
+}
+
+export function clientInfo(): Record<string, unknown> {
+  return { name: 'apicert', version: '0.1.0' };
+}
+
+/** Sends `initialize` without judging it; the rules about initialize judge the reply themselves. */
+export function sendInitialize(
+  ctx: CheckContext,
+  options: { protocolVersion?: string; id?: RequestId; credential?: Credential | null; label?: string; headers?: Record<string, string> } = {},
+): Promise<McpReply> {
+  const id = options.id ?? newRequestId('initialize');
+  const params = { protocolVersion: options.protocolVersion ?? MCP_REVISION, capabilities: {}, clientInfo: clientInfo() };
+  const post: PostOptions = { label: options.label ?? 'initialize' };
+  if (options.credential !== undefined) post.credential = options.credential;
+  if (options.headers !== undefined) post.headers = options.headers;
+  return postMcp(ctx, request(id, 'initialize', params), post);
+}
+
+/**
+ * Initializes a session as setup for another rule. When the target refuses, the rule under test
+ * cannot be judged, so that is untestable, not a failure.
+ */
+export async function openSession(ctx: CheckContext, options: { protocolVersion?: string; sendInitialized?: boolean } = {}): Promise<McpSession> {
+  const credential = caller(ctx);
+  const id = newRequestId('initialize');
+  const init: { protocolVersion?: string; id: string; label: string } = { id, label: 'setup: initialize a session' };
+  if (options.protocolVersion !== undefined) init.protocolVersion = options.protocolVersion;
+  const reply = await sendInitialize(ctx, init);
+  if (reply.res.status !== 200) ctx.untestable(`setup failed: initialize answered HTTP ${reply.res.status}; give the profile a credential that /mcp accepts (surfaces: [mcp])`);
+  const result = responseTo(reply, id)?.result;
+  if (!isObject(result)) ctx.untestable('setup failed: initialize was not answered with a result carrying its id (see mcp.lifecycle.initialize-result)');
+  const session: McpSession = { id: reply.sessionId, credential, initialize: reply, result };
+  if (options.sendInitialized ?? true) {
+    const done = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'setup: notifications/initialized' });
+    if (done.res.status < 200 || done.res.status >= 300) ctx.untestable(`setup failed: notifications/initialized answered HTTP ${done.res.status}`);
+  }
+  return session;
+}
+
+/** Ends a session the check opened; best effort, so cleanup never changes a verdict. */
+export async function deleteSession(ctx: CheckContext, id: string | undefined, credential: Credential): Promise<void> {
+  if (id === undefined) return;
+  try {
+    await ctx.http.send({ method: 'DELETE', path: MCP_PATH, credential, headers: { [SESSION_HEADER]: id }, label: 'cleanup: end the session' });
+  } catch {
+    // Cleanup only: the verdict was reached before it.
+  }
+}
+
+export function closeSession(ctx: CheckContext, session: McpSession): Promise<void> {
+  return deleteSession(ctx, session.id, session.credential);
+}
+
+/** One initialize, judged by the caller; the session it may open is ended at once. */
+export async function initializeOnce(ctx: CheckContext, protocolVersion: string, label: string): Promise<{ reply: McpReply; message: Record<string, unknown> | undefined }> {
+  const id = newRequestId('initialize');
+  const reply = await sendInitialize(ctx, { protocolVersion, id, label });
+  await deleteSession(ctx, reply.sessionId, caller(ctx));
+  return { reply, message: responseTo(reply, id) };
+}
+
+export async function withSession<T>(ctx: CheckContext, fn: (session: McpSession) => Promise<T>, options: { protocolVersion?: string } = {}): Promise<T> {
+  const session = await openSession(ctx, options);
+  try {
+    return await fn(session);
+  } finally {
+    await closeSession(ctx, session);
+  }
+}
+
+/** The fixture tool, which the profile declares free of side effects. */
+export function safeTool(ctx: CheckContext): { name: string; arguments: Record<string, unknown> } {
+  const tool = ctx.profile.fixtures.mcp.safeTool;
+  if (!tool) ctx.untestable('the profile has no fixtures.mcp.safeTool: name a tool without side effects and arguments it accepts (safeTool: { name, arguments })');
+  return tool;
+}
+
+/** A body read that stopped because the server went quiet, as opposed to any other transport trouble. */
+export function isBodyTimeout(error: unknown): boolean {
+  return error instanceof TransportError && /BODY_TIMEOUT|Body Timeout/i.test(error.message);
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,201 @@
+/** What every /v1 check shares: credentials by role, fixtures, requests, and reading run event streams. */
+import { minimalTurn } from '../../../../scenarios/v1/turns.ts';
+import { CANCELLED } from '../../../contract/v1/runs.ts';
+import { taskResponse } from '../../../contract/v1/task.ts';
+import type { AfterEvent, CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
+import { resolveRole } from '../../../profile/roles.ts';
+import type { Credential, Profile } from '../../../profile/schema.ts';
+import { newKey } from '../../../util/ids.ts';
+import { parseEventStreamText } from '../../../sse/text.ts';
+import { isRecord } from '../../../util/json.ts';
+
+export const EXECUTE = '/v1/execute';
+export const FULL_SCOPES = ['runs:read', 'runs:write'] as const;
+
+export type TaskFixture = keyof Profile['fixtures']['v1']['tasks'];
+
+const TASK_PURPOSE: Record<TaskFixture, string> = {
+  completes: 'finishes successfully within a few seconds',
+  fails: 'fails within a few seconds',
+  parks: 'parks awaiting approval',
+  long: 'stays in flight for several seconds while emitting events',
+};
+
+/** A fresh Identifier for Idempotency-Key and requestId. */
+export { newKey };
+
+// ---- credentials ----
+
+/** The ordinary caller: an unexpired v1 key holding runs:read and runs:write, not one of the special rate-limit tiers. */
+export function primaryKey(ctx: CheckContext): Credential {
+  return ctx.credential('v1:key');
+}
+
+/** A full key of another principal of the same tenant (tenant labels must be given to tell). */
+export function otherPrincipalKey(ctx: CheckContext): Credential | undefined {
+  const primary = primaryKey(ctx);
+  return ctx.profile.credentials.find(
+    (c) => c.surfaces.includes('v1') && !c.expired && c.principal !== primary.principal && c.tenant === primary.tenant && FULL_SCOPES.every((s) => c.scopes.includes(s)),
+  );
+}
+
+/** A full key of another tenant, if the profile labels tenants and has one. */
+export function findOtherTenantKey(ctx: CheckContext): Credential | undefined {
+  return resolveRole(ctx.profile, 'v1:other-tenant').credential;
+}
+
+/** A full key of another tenant; both keys need a `tenant` label in the profile. */
+export function otherTenantKey(ctx: CheckContext): Credential {
+  return ctx.credential('v1:other-tenant');
+}
+
+/** A credential named by a fixture; it must be of the primary key's principal and tenant, or the rule proves nothing. */
+export function namedKey(ctx: CheckContext, name: string | undefined, fixture: string, purpose: string): Credential {
+  if (name === undefined) ctx.untestable(`the profile has no fixtures.v1.${fixture}: name a credential ${purpose}`);
+  const found = ctx.profile.credentials.find((c) => c.name === name && c.surfaces.includes('v1') && !c.expired);
+  if (!found) ctx.untestable(`fixtures.v1.${fixture} names "${name}", which is not an unexpired v1 credential of the profile`);
+  const primary = primaryKey(ctx);
+  if (found.principal !== primary.principal || found.tenant !== primary.tenant) {
+    ctx.untestable(`credential ${name} (fixtures.v1.${fixture}) must have the principal and tenant of ${primary.name}, so idempotency keys are shared`);
+  }
+  return found;
+}
+
+// ---- requests ----
+
+export function taskBody(ctx: CheckContext, name: TaskFixture): Record<string, unknown> {
+  const body = ctx.profile.fixtures.v1.tasks[name];
+  if (!body) ctx.untestable(`the profile has no fixtures.v1.tasks.${name}: give a task-mode body for a run that ${TASK_PURPOSE[name]}`);
+  return structuredClone(body);
+}
+
+/** A turn body (the profile's, or a minimal valid one) with a fresh requestId. */
+export function turnBody(ctx: CheckContext): Record<string, unknown> {
+  const base = ctx.profile.fixtures.v1.turn ?? minimalTurn;
+  return { ...structuredClone(base), requestId: newKey('req') };
+}
+
+export interface PostOptions {
+  credential?: Credential | null;
+  /** Sent as Idempotency-Key when given. */
+  key?: string;
+  headers?: Record<string, string>;
+  label?: string;
+  /** Sent instead of the JSON serialization of the body. */
+  rawBody?: string;
+  path?: string;
+}
+
+export function postExecute(ctx: CheckContext, body: unknown, options: PostOptions = {}): Promise<ProbeResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers['idempotency-key'] = options.key;
+  const request: Parameters<typeof ctx.http.send>[0] = {
+    method: 'POST',
+    path: options.path ?? EXECUTE,
+    credential: options.credential === undefined ? primaryKey(ctx) : options.credential,
+    headers,
+    label: options.label ?? 'execute',
+  };
+  if (options.rawBody !== undefined) request.rawBody = options.rawBody;
+  else request.json = body;
+  return ctx.http.send(request);
+}
+
+/** A turn request's answer: the response, and its events when it was an event stream. */
+export interface TurnAnswer {
+  res: ProbeResponse;
+  isStream: boolean;
+  events: SseEvent[];
+}
+
+/** Posts a turn body; the probe reads the whole stream (a turn stream ends at its terminal event). */
+export async function postTurn(ctx: CheckContext, body: unknown, options: PostOptions = {}): Promise<TurnAnswer> {
+  const res = await postExecute(ctx, body, { ...options, headers: { accept: 'text/event-stream', ...options.headers }, label: options.label ?? 'execute (turn)' });
+  const isStream = res.contentType.startsWith('text/event-stream');
+  return { res, isStream, events: isStream ? parseSse(res.text) : [] };
+}
+
+/** Creates a task-mode run as setup for another rule; a refusal makes that rule untestable. */
+export async function startRun(ctx: CheckContext, name: TaskFixture, options: PostOptions = {}): Promise<string> {
+  const res = await postExecute(ctx, taskBody(ctx, name), { label: `setup: start the "${name}" task run`, ...options });
+  if (res.status !== 200) ctx.untestable(`setup failed: starting the "${name}" task run answered ${res.status}, not 200`);
+  const parsed = taskResponse.safeParse(res.json);
+  if (!parsed.success) ctx.untestable(`setup failed: the "${name}" task response carries no run_id`);
+  return parsed.data.run_id;
+}
+
+export function runPath(runId: string, suffix = ''): string {
+  return `/v1/runs/${encodeURIComponent(runId)}${suffix}`;
+}
+
+// ---- events ----
+
+export function parseSse(text: string): SseEvent[] {
+  return parseEventStreamText(text).events.map((e) => ({ ...e, atMs: 0 }));
+}
+
+export function eventData(e: SseEvent): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(e.data) as unknown;
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The kind of an event: the SSE `event` field, else `type` or `kind` in its data (the spec does not say which carries it). */
+export function eventKind(e: SseEvent): string | undefined {
+  if (e.event !== undefined && e.event !== 'message') return e.event;
+  const data = eventData(e);
+  const kind = data?.type ?? data?.kind ?? data?.event;
+  return typeof kind === 'string' ? kind : e.event;
+}
+
+export function terminalKinds(ctx: CheckContext): Set<string> {
+  return new Set([CANCELLED, ...(ctx.profile.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
+}
+
+export interface FollowOptions {
+  lastEventId?: string;
+  credential?: Credential | null;
+  label?: string;
+  maxMs?: number;
+  /** Decides after each event; by default terminal kinds end the read. */
+  onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent | undefined;
+}
+
+/** Reads GET /v1/runs/{id}/events until the server closes it after a terminal event, or a bound is hit. */
+export function followRun(ctx: CheckContext, runId: string, options: FollowOptions = {}): Promise<StreamResponse> {
+  const terminal = terminalKinds(ctx);
+  const request: Parameters<typeof ctx.http.stream>[0] = {
+    method: 'GET',
+    path: runPath(runId, '/events'),
+    credential: options.credential === undefined ? primaryKey(ctx) : options.credential,
+    label: options.label ?? 'follow run events',
+    onEvent: (event, seen) => options.onEvent?.(event, seen) ?? (terminal.has(eventKind(event) ?? '') ? 'terminal' : 'continue'),
+  };
+  if (options.lastEventId !== undefined) request.lastEventId = options.lastEventId;
+  if (options.maxMs !== undefined) request.maxMs = options.maxMs;
+  return ctx.http.stream(request);
+}
+
+/** Follows a run to its terminal event; untestable when it never ends within the stream timeout. */
+export async function followToTerminal(ctx: CheckContext, runId: string, fixture: TaskFixture): Promise<StreamResponse & { terminal: string }> {
+  const stream = await followRun(ctx, runId);
+  if (stream.status !== 200) ctx.untestable(`setup failed: the "${fixture}" run's event stream answered ${stream.status}`);
+  const terminal = terminalKinds(ctx);
+  const last = stream.events.map(eventKind).find((k) => k !== undefined && terminal.has(k));
+  if (!last) ctx.untestable(`setup failed: the "${fixture}" run sent no terminal event (${[...terminal].join(', ')}; fixtures.v1.terminalEvents) within the stream bound`);
+  return { ...stream, terminal: last };
+}
+
+// ---- problems ----
+
+/** The `code` of a problem body, read loosely: the closed shape is judged by v1.errors.problem-shape alone. */
+export function problemCode(res: { json?: unknown }): string | undefined {
+  return isRecord(res.json) && typeof res.json.code === 'string' ? res.json.code : undefined;
+}
+
+export function isProblem(res: { contentType: string }): boolean {
+  return res.contentType.startsWith('application/problem+json');
+}

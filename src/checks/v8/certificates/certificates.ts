@@ -1,0 +1,85 @@
+/** Endpoints: GET /v8/world-model/certificates; Resources: world certificate. */
+import { z } from 'zod';
+import { type CheckContext, section } from '../../../rule/index.ts';
+import { worldCertificate, certificatesResponse } from '../../../contract/v8/certificates.ts';
+import { holder, listingItems, PATHS } from '../support/read.ts';
+
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:world:read'] } });
+
+async function readCertificates(ctx: CheckContext) {
+  const res = await ctx.http.send({ method: 'GET', path: PATHS.certificates, credential: holder(ctx, 'world:read'), label: 'list world certificates' });
+  return { res, listing: listingItems(res.json, certificatesResponse, 'certificates') };
+}
+
+export const certificatesShape = rule({
+  id: 'v8.certificates.shape',
+  title: 'World certificates answer 200 and every certificate has a documented healthState and UTC horizon, expiresAt and issuedAt',
+  level: 'required',
+  spec: {
+    section: 'Resources > World certificate',
+    quote:
+      'horizon | string | ISO 8601 UTC; furthest time the knowledge is expected valid … expiresAt | string | ISO 8601 UTC; after it the gateway does not use the certificate for planning … healthState | string | `healthy`, `degraded`, `unavailable`, `quarantined` … issuedAt | string | ISO 8601 UTC',
+  },
+  async check(ctx: CheckContext) {
+    const { res, listing } = await readCertificates(ctx);
+    ctx.expect(res.status === 200, `world certificates answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `world certificates answered content-type "${res.contentType}", expected application/json`);
+    if (!listing) ctx.fail('the certificates payload is neither an object with a certificates array nor an array');
+    for (const [i, certificate] of listing.items.entries()) ctx.expectShape(worldCertificate, certificate, `certificate #${i + 1}`);
+    ctx.observe('certificates returned', listing.items.length);
+  },
+});
+
+export const certificatesPayloadForm = rule({
+  id: 'v8.certificates.payload-form',
+  title: 'Which form the certificates payload takes: the {certificates: [...]} wrapper of the table or the array of the prose and SDK',
+  level: 'observation',
+  spec: {
+    section: 'Resources > World certificate',
+    quote: 'The response is an object `{certificates: [...]}`. The prose and SDK call the payload an array.',
+  },
+  async check(ctx: CheckContext) {
+    const { res, listing } = await readCertificates(ctx);
+    ctx.expect(res.status === 200, `world certificates answered ${res.status}, expected 200`);
+    ctx.expect(listing !== undefined, 'the certificates payload is neither an object with a certificates array nor an array');
+    ctx.observe('certificates payload form', listing?.form);
+  },
+});
+
+const healthFields = z.looseObject({ certificateId: z.unknown().optional(), domain: z.unknown().optional(), healthState: z.unknown().optional(), expiresAt: z.unknown().optional(), signature: z.unknown().optional() });
+
+/** How a signature string decodes; the seed names Ed25519 (64-byte signatures) but no encoding. */
+function signatureEncoding(signature: unknown): string {
+  if (typeof signature !== 'string') return 'not a string';
+  if (/^[0-9a-fA-F]{128}$/.test(signature)) return 'hex, 64 bytes';
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(signature)) return `base64, ${Buffer.from(signature, signature.includes('-') || signature.includes('_') ? 'base64url' : 'base64').length} bytes`;
+  return 'other';
+}
+
+export const certificatesHealth = rule({
+  id: 'v8.certificates.health',
+  title: 'Certificates past expiresAt or not healthy (stale or under review) are recorded, with the signature encoding',
+  level: 'observation',
+  spec: {
+    section: 'Resources > World certificate',
+    quote: 'A certificate that is not `healthy` means the knowledge of that domain is stale or under review. Missions that depend on a quarantined domain may be rejected at planning.',
+  },
+  async check(ctx: CheckContext) {
+    const { res, listing } = await readCertificates(ctx);
+    ctx.expect(res.status === 200 && listing !== undefined, `world certificates answered ${res.status} without a certificate list`);
+    const now = Date.now();
+    const flagged: Array<Record<string, unknown>> = [];
+    const encodings = new Set<string>();
+    for (const item of listing?.items ?? []) {
+      const c = healthFields.safeParse(item);
+      if (!c.success) continue;
+      encodings.add(signatureEncoding(c.data.signature));
+      const expired = typeof c.data.expiresAt === 'string' && Date.parse(c.data.expiresAt) < now;
+      if (expired || c.data.healthState !== 'healthy') {
+        flagged.push({ certificateId: c.data.certificateId, domain: c.data.domain, healthState: c.data.healthState, expiresAt: c.data.expiresAt, pastExpiresAt: expired });
+      }
+    }
+    ctx.observe('certificates past expiresAt or not healthy', flagged, 'the gateway does not plan with an expired certificate; a domain that is not healthy is stale or under review');
+    ctx.observe('signature encodings', [...encodings], 'no verifier public key is published, so signatures are not verified');
+  },
+});

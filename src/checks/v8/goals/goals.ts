@@ -1,0 +1,66 @@
+/** Endpoints: GET /v8/context-twin/goals; Resources: context goal. */
+import { z } from 'zod';
+import { type CheckContext, section } from '../../../rule/index.ts';
+import { contextGoal, goalsResponse } from '../../../contract/v8/goals.ts';
+import { holder, listingItems, PATHS } from '../support/read.ts';
+
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:context:read'] } });
+
+async function readGoals(ctx: CheckContext) {
+  const res = await ctx.http.send({ method: 'GET', path: PATHS.goals, credential: holder(ctx, 'context:read'), label: 'list context goals' });
+  return { res, listing: listingItems(res.json, goalsResponse, 'goals') };
+}
+
+export const goalsShape = rule({
+  id: 'v8.goals.shape',
+  title: 'Context goals answer 200 and every goal has a documented status and priority and UTC createdAt and updatedAt',
+  level: 'required',
+  spec: {
+    section: 'Resources > Context goal',
+    quote: 'status | string | `active`, `paused`, `archived` … priority | string | `critical`, `high`, `medium`, `low` … createdAt | string | ISO 8601 UTC … updatedAt | string | ISO 8601 UTC',
+  },
+  async check(ctx: CheckContext) {
+    const { res, listing } = await readGoals(ctx);
+    ctx.expect(res.status === 200, `context goals answered ${res.status}, expected 200`);
+    ctx.expect(res.contentType.startsWith('application/json'), `context goals answered content-type "${res.contentType}", expected application/json`);
+    if (!listing) ctx.fail('the goals payload is neither an object with a goals array nor an array');
+    for (const [i, goal] of listing.items.entries()) ctx.expectShape(contextGoal, goal, `goal #${i + 1}`);
+    ctx.observe('goals returned', listing.items.length);
+  },
+});
+
+export const goalsPayloadForm = rule({
+  id: 'v8.goals.payload-form',
+  title: 'Which form the goals payload takes: the {goals: [...]} wrapper of the table or the array of the prose',
+  level: 'observation',
+  spec: { section: 'Resources > Context goal', quote: 'The response is an object `{goals: [...]}`. The prose calls the payload an array.' },
+  async check(ctx: CheckContext) {
+    const { res, listing } = await readGoals(ctx);
+    ctx.expect(res.status === 200, `context goals answered ${res.status}, expected 200`);
+    ctx.expect(listing !== undefined, 'the goals payload is neither an object with a goals array nor an array');
+    ctx.observe('goals payload form', listing?.form);
+  },
+});
+
+const compartmentOnly = z.looseObject({ compartment: z.unknown().optional() });
+
+export const goalsCompartment = rule({
+  id: 'v8.goals.compartment-boundary',
+  title: "No goal outside the caller's compartments is listed",
+  level: 'required',
+  needs: { fixtures: ['v8.goalCompartments'] },
+  spec: { section: 'Resources > Context goal', quote: "Goals outside the caller's compartment or purpose boundary are silently excluded." },
+  async check(ctx: CheckContext) {
+    const allowed = ctx.profile.fixtures.v8.goalCompartments;
+    if (!allowed) ctx.untestable('the profile has no fixtures.v8.goalCompartments: list every compartment whose goals the primary principal may see');
+    const { res, listing } = await readGoals(ctx);
+    if (res.status !== 200 || !listing) ctx.untestable(`setup failed: context goals answered ${res.status} without a goals list`);
+    const outside = listing.items
+      .map((g) => compartmentOnly.safeParse(g))
+      .map((p) => (p.success ? p.data.compartment : undefined))
+      .filter((c) => typeof c !== 'string' || !allowed.includes(c));
+    ctx.expect(outside.length === 0, `${outside.length} goal(s) from outside the caller's compartments were listed: ${[...new Set(outside.map(String))].join(', ')}`);
+    // The purpose boundary cannot be judged: a goal carries no purpose and a listing request names none.
+    ctx.observe('compartments listed', [...new Set(listing.items.map((g) => (compartmentOnly.safeParse(g).data?.compartment ?? null)))]);
+  },
+});

@@ -1,0 +1,121 @@
+import { missionProjection, TERMINAL_EVENT_STATUS, type MissionProjection } from '../../../contract/v8/missions.ts';
+import type { CheckContext, ProbeResponse, StreamResponse } from '../../../rule/index.ts';
+import type { Credential, MissionRequest, Profile } from '../../../profile/schema.ts';
+import { newKey } from '../../../util/ids.ts';
+
+export const MISSIONS = '/v8/missions';
+
+export type MissionFixture = keyof Profile['fixtures']['v8']['missions'];
+
+export { newKey };
+
+export function fixture(ctx: CheckContext, name: MissionFixture): MissionRequest {
+  const body = ctx.profile.fixtures.v8.missions[name];
+  if (!body) ctx.untestable(`the profile has no fixtures.v8.missions.${name}: give a create body for a mission that ${FIXTURE_PURPOSE[name]}`);
+  return body;
+}
+
+const FIXTURE_PURPOSE: Record<MissionFixture, string> = {
+  succeeds: 'reaches succeeded after at least one step',
+  waits: 'stays in waiting until cancelled',
+  fails: 'reaches failed',
+  cancellable: 'runs for several seconds',
+  timeLimit: 'runs past its maximumElapsedMs',
+};
+
+export function writer(ctx: CheckContext): Credential {
+  return ctx.holding('v8', ['missions:write', 'missions:read']);
+}
+
+export interface CreateOptions {
+  credential?: Credential | null;
+  /** `null` sends no Idempotency-Key. */
+  key?: string | null;
+  label?: string;
+}
+
+export function postMission(ctx: CheckContext, body: unknown, options: CreateOptions = {}): Promise<ProbeResponse> {
+  const key = options.key === undefined ? newKey() : options.key;
+  const headers: Record<string, string> = key === null ? {} : { 'idempotency-key': key };
+  return ctx.http.send({
+    method: 'POST',
+    path: MISSIONS,
+    credential: options.credential === undefined ? writer(ctx) : options.credential,
+    headers,
+    json: body,
+    label: options.label ?? 'create mission',
+  });
+}
+
+/**
+ * Creates a mission as setup for another rule. When the target refuses the fixture, the rule
+ * under test cannot be judged, so that is untestable, not a failure.
+ */
+export async function createMission(ctx: CheckContext, name: MissionFixture, options: CreateOptions = {}): Promise<MissionProjection> {
+  const res = await postMission(ctx, fixture(ctx, name), { label: `setup: create the "${name}" mission`, ...options });
+  if (res.status !== 202) ctx.untestable(`setup failed: creating the "${name}" fixture mission answered ${res.status}, not 202`);
+  const parsed = missionProjection.safeParse(res.json);
+  if (!parsed.success) ctx.untestable(`setup failed: the "${name}" fixture's create response is not a mission projection`);
+  return parsed.data;
+}
+
+export async function getMission(ctx: CheckContext, runId: string, credential: Credential | null = writer(ctx), label = 'read mission'): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'GET', path: `${MISSIONS}/${encodeURIComponent(runId)}`, credential, label });
+}
+
+export function isTerminalEvent(type: string | undefined): boolean {
+  return type !== undefined && type in TERMINAL_EVENT_STATUS;
+}
+
+export interface FollowOptions {
+  lastEventId?: string;
+  credential?: Credential | null;
+  label?: string;
+  /** Drop the connection after this many events (to test resume). */
+  disconnectAfter?: number;
+}
+
+/** Reads a mission's event stream until the server closes it after a terminal event, or a bound is hit. */
+export function followEvents(ctx: CheckContext, runId: string, options: FollowOptions = {}): Promise<StreamResponse> {
+  const request: Parameters<typeof ctx.http.stream>[0] = {
+    method: 'GET',
+    path: `${MISSIONS}/${encodeURIComponent(runId)}/events`,
+    credential: options.credential === undefined ? writer(ctx) : options.credential,
+    label: options.label ?? 'follow mission events',
+    onEvent: (event, seen) => {
+      if (options.disconnectAfter !== undefined && seen.length >= options.disconnectAfter) return 'disconnect';
+      return isTerminalEvent(event.event) ? 'terminal' : 'continue';
+    },
+  };
+  if (options.lastEventId !== undefined) request.lastEventId = options.lastEventId;
+  return ctx.http.stream(request);
+}
+
+/** Follows the stream to its terminal event; untestable when the fixture never ends within the stream timeout. */
+export async function followToTerminal(ctx: CheckContext, runId: string, fixtureName: MissionFixture): Promise<StreamResponse & { terminal: string }> {
+  const stream = await followEvents(ctx, runId);
+  if (stream.status !== 200) ctx.untestable(`setup failed: the "${fixtureName}" mission's event stream answered ${stream.status}`);
+  const terminal = stream.events.find((e) => isTerminalEvent(e.event))?.event;
+  if (!terminal) ctx.untestable(`setup failed: the "${fixtureName}" mission sent no terminal event within ${ctx.profile.safety.streamTimeoutMs} ms (safety.streamTimeoutMs)`);
+  return { ...stream, terminal };
+}
+
+/** Polls the mission until `until` holds or `timeoutMs` passes; returns every projection read. */
+export async function pollMission(
+  ctx: CheckContext,
+  runId: string,
+  until: (p: MissionProjection) => boolean,
+  timeoutMs: number,
+  everyMs = 25,
+): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const res = await getMission(ctx, runId, writer(ctx), 'poll mission');
+    seen.push(res.json);
+    const parsed = missionProjection.safeParse(res.json);
+    if (parsed.success && until(parsed.data)) break;
+    await ctx.sleep(everyMs);
+  }
+  return seen;
+}

@@ -1,0 +1,166 @@
+/** What the /v8 read-surface checks share: paths, fixtures, requests and lenient readers. */
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.ts';
+import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
+import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import { isRecord } from '../../../util/json.ts';
+import { createMission, followToTerminal, type MissionFixture } from './missions.ts';
+
+export const PATHS = {
+  capabilities: '/v8/capabilities/search',
+  memory: '/v8/memory/query',
+  skills: '/v8/skills',
+  traces: '/v8/traces',
+  goals: '/v8/context-twin/goals',
+  certificates: '/v8/world-model/certificates',
+  coverage: '/v8/coverage',
+  intents: '/v8/intents',
+} as const;
+
+/** A short random suffix, so ids a check invents never collide with real ones or with another run's. */
+export function randomSuffix(bytes = 6): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+/** The primary principal's credential holding `scope`. */
+export function holder(ctx: CheckContext, scope: string): Credential {
+  return ctx.holding('v8', [scope]);
+}
+
+export function capabilitySearchBody(ctx: CheckContext): CapabilitySearchRequest {
+  return ctx.profile.fixtures.v8.capabilitySearch ?? { ...defaultCapabilitySearch };
+}
+
+export interface MemoryBase {
+  compartment: string;
+  purpose: string;
+  queryText: string;
+  classes: string[];
+}
+
+/** A memory query the primary principal may send; untestable without a compartment and a permitted purpose. */
+export function memoryBase(ctx: CheckContext): MemoryBase {
+  const m = ctx.profile.fixtures.v8.memory;
+  if (!m.compartment || !m.purpose) {
+    ctx.untestable('the profile has no fixtures.v8.memory.compartment and fixtures.v8.memory.purpose: give a compartment and a purpose the primary principal may query');
+  }
+  return { compartment: m.compartment, purpose: m.purpose, queryText: 'apicert memory probe: supplier contract renewal', classes: m.classes ?? ['note'] };
+}
+
+export function searchCapabilities(ctx: CheckContext, body: unknown, label: string, credential: Credential | null = holder(ctx, 'capabilities:read')): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'POST', path: PATHS.capabilities, credential, json: body, label });
+}
+
+export function queryMemory(ctx: CheckContext, body: unknown, label: string, credential: Credential | null = holder(ctx, 'memory:read')): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'POST', path: PATHS.memory, credential, json: body, label });
+}
+
+export function getSkill(ctx: CheckContext, skillId: string, label: string, credential: Credential | null = holder(ctx, 'skills:read')): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'GET', path: `${PATHS.skills}/${encodeURIComponent(skillId)}`, credential, label });
+}
+
+export function getTrace(ctx: CheckContext, traceId: string, label: string, credential: Credential | null = holder(ctx, 'traces:read')): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'GET', path: `${PATHS.traces}/${encodeURIComponent(traceId)}`, credential, label });
+}
+
+export function skillFixture(ctx: CheckContext): string {
+  const id = ctx.profile.fixtures.v8.skillId;
+  if (!id) ctx.untestable('the profile has no fixtures.v8.skillId: give a skillId the primary principal may read');
+  return id;
+}
+
+export interface StepTrace {
+  traceId: string;
+  event: string;
+  stepId?: string;
+}
+
+/** The traceIds of a mission's step events, in order and without repeats. */
+export function stepTraces(events: ReadonlyArray<{ event?: string; data: string }>): StepTrace[] {
+  const out: StepTrace[] = [];
+  const seen = new Set<string>();
+  for (const e of events) {
+    if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
+    let data: unknown;
+    try {
+      data = JSON.parse(e.data);
+    } catch {
+      continue;
+    }
+    if (!isRecord(data) || typeof data.traceId !== 'string' || seen.has(data.traceId)) continue;
+    seen.add(data.traceId);
+    const step: StepTrace = { traceId: data.traceId, event: e.event };
+    if (typeof data.stepId === 'string') step.stepId = data.stepId;
+    out.push(step);
+  }
+  return out;
+}
+
+/** Runs a fixture mission to its end and returns it with the traces its step events name. */
+export async function missionWithTraces(ctx: CheckContext, fixtureName: MissionFixture): Promise<{ runId: string; traces: StepTrace[] }> {
+  const mission = await createMission(ctx, fixtureName);
+  const stream = await followToTerminal(ctx, mission.runId, fixtureName);
+  const traces = stepTraces(stream.events);
+  if (traces.length === 0) ctx.untestable(`the "${fixtureName}" fixture mission's step events named no traceId: give a fixture that runs at least one step`);
+  return { runId: mission.runId, traces };
+}
+
+/** A traceId of the primary principal: the profile's fixture, or the first step trace of a "succeeds" mission. */
+export async function someTrace(ctx: CheckContext): Promise<{ traceId: string; runId?: string; stepId?: string }> {
+  const fixed = ctx.profile.fixtures.v8.traceId;
+  if (fixed) return { traceId: fixed };
+  const { runId, traces } = await missionWithTraces(ctx, 'succeeds');
+  const first = traces[0]!;
+  return first.stepId === undefined ? { traceId: first.traceId, runId } : { traceId: first.traceId, runId, stepId: first.stepId };
+}
+
+/**
+ * The items of a listing that the seed shows both as `{<key>: [...]}` and as a bare array;
+ * undefined when the body is neither.
+ */
+export function listingItems<K extends string>(
+  body: unknown,
+  schema: z.ZodType<Record<K, unknown[]> | unknown[]>,
+  key: K,
+): { form: 'object wrapper' | 'array'; items: unknown[] } | undefined {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) return undefined;
+  return Array.isArray(parsed.data) ? { form: 'array', items: parsed.data } : { form: 'object wrapper', items: parsed.data[key] };
+}
+
+/** Ids outside "1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`", each with why. */
+function malformedIds(prefix: string): Array<[string, string]> {
+  return [
+    [`${prefix}${'x'.repeat(257 - prefix.length)}`, '257 characters'],
+    [`-${prefix}leading-dash`, 'a leading dash'],
+    [`.${prefix}leading-dot`, 'a leading dot'],
+    [`${prefix}with space`, 'a space'],
+    [`${prefix}semi;colon`, 'a semicolon'],
+  ];
+}
+
+/** A 256-character id that matches the pattern and names nothing: the longest valid unknown id. */
+function longestUnknownId(prefix: string): string {
+  const head = `${prefix}${randomSuffix()}-`;
+  return `${head}${'y'.repeat(256 - head.length)}`;
+}
+
+/**
+ * The path-id bounds shared by skills and traces: a 256-character id is not refused as malformed,
+ * and ids past the length or the pattern are refused with 400 or 404. Whether an unknown id
+ * answers 404 is each endpoint's unknown-404 rule; here only the bound is judged.
+ */
+export async function judgePathIdBounds(ctx: CheckContext, name: 'skillId' | 'traceId', read: (id: string, label: string) => Promise<ProbeResponse>): Promise<void> {
+  const prefix = `apicert-${name === 'skillId' ? 'skill' : 'trace'}-`;
+  const longest = await read(longestUnknownId(prefix), `read an unknown 256-character ${name}`);
+  ctx.expect(![400, 414].includes(longest.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
+  const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
+  for (const [id, why] of malformedIds(prefix)) {
+    const res = await read(id, `read a ${name} with ${why}`);
+    seen[why] = res.status;
+    ctx.expect(res.status === 400 || res.status === 404, `a ${name} with ${why} answered ${res.status}, expected 400 or 404`);
+  }
+  ctx.observe(`statuses at and past the ${name} bounds`, seen, 'the seed lists only 401, 403 and 404 for this endpoint');
+}

@@ -1,0 +1,63 @@
+/** `apicert plan`: what a run would do with this profile, decided from declared needs, sending nothing. */
+import type { Command } from 'commander';
+import { embeddedProfile } from '../fake/embedded-profile.ts';
+import { startFake } from '../fake/server.ts';
+import { planRun, type RunPlan } from '../plan/plan.ts';
+import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
+import type { Profile } from '../profile/schema.ts';
+import { RULES } from '../registry.ts';
+import type { Surface } from '../rule/index.ts';
+import { selectRules } from '../runner/run.ts';
+
+interface PlanOptions {
+  target?: string;
+  profile?: string;
+  surface?: Surface[];
+  rules?: string[];
+  json?: boolean;
+}
+
+/** The embedded fake's profile is made by starting it on loopback; no request reaches it. */
+async function embedded(): Promise<Profile> {
+  const fake = await startFake({ faults: [] });
+  try {
+    return embeddedProfile(fake);
+  } finally {
+    await fake.close();
+  }
+}
+
+function printPlan(plan: RunPlan, target: string): void {
+  const { counts } = plan;
+  console.log(`plan for ${target}: ${counts.selected} rules selected, ${counts.run} will run, ${counts.untestable} untestable, ${counts.mutating} will create or change state`);
+  const untestable = plan.rules.filter((r) => r.status === 'untestable');
+  if (untestable.length) {
+    console.log('\nuntestable with this profile (what to add):');
+    for (const r of untestable) console.log(`  ${r.id} [${r.level}]\n    - ${r.missing.join('\n    - ')}`);
+  }
+  const mutating = plan.rules.filter((r) => r.mutates);
+  if (mutating.length) {
+    console.log('\nwill create or change state on the target (safety.allowMutations: false leaves them out):');
+    for (const r of mutating) console.log(`  ${r.id}`);
+  }
+}
+
+export function registerPlan(program: Command, parsers: { surfaces: (v: string) => Surface[]; list: (v: string) => string[] }): void {
+  program
+    .command('plan')
+    .description('Show, without sending a request, which rules a run would judge, which are untestable with this profile and what each is missing, and which would change state.')
+    .option('--target <url>', 'base URL of the deployment; credentials from the same environment variables as certify')
+    .option('--profile <file>', 'target profile (YAML or JSON)')
+    .option('--surface <list>', 'surfaces, comma separated', parsers.surfaces)
+    .option('--rules <globs>', 'rule ids, comma separated, * as wildcard', parsers.list)
+    .option('--json', 'print the plan as JSON')
+    .action(async (opts: PlanOptions) => {
+      if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
+      const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : await embedded();
+      const rules = selectRules(RULES, { surfaces: opts.surface, patterns: opts.rules });
+      const plan = planRun(rules, profile, { embeddedFake: !opts.profile && !opts.target });
+      const target = opts.profile || opts.target ? new URL(profile.target).origin : 'the built-in reference fake';
+      if (opts.json) console.log(JSON.stringify({ target, ...plan }, null, 2));
+      else printPlan(plan, target);
+    });
+}

@@ -1,0 +1,7 @@
+import type { FaultDefinition } from '../types.ts';
+
+/** Faults of the mcp.batch rules: each breaks exactly the rule named before its slash. */
+export const mcpBatchFaults = [
+  { id: 'mcp.batch.requests/first-only', description: 'a batch is answered with the response to its first request only' },
+  { id: 'mcp.batch.notifications-202/answered-200', description: 'a batch of notifications is answered 200 with an empty JSON array' },
+] as const satisfies readonly FaultDefinition[];

@@ -1,0 +1,11 @@
+import type { FaultDefinition } from '../types.ts';
+
+/** Faults of the mcp.jsonrpc rules: each breaks exactly the rule named before its slash. */
+export const mcpJsonrpcFaults = [
+  { id: 'mcp.jsonrpc.parse-error/code-32600', description: 'a body that is not JSON gets -32600 instead of -32700' },
+  { id: 'mcp.jsonrpc.invalid-request/missing-jsonrpc-served', description: 'a request without "jsonrpc" is served as if it were valid' },
+  { id: 'mcp.jsonrpc.method-not-found/code-32603', description: 'an unknown method gets -32603 instead of -32601' },
+  { id: 'mcp.jsonrpc.invalid-params/missing-name-32603', description: 'tools/call without a name gets -32603 instead of -32602' },
+  { id: 'mcp.jsonrpc.result-xor-error/error-with-null-result', description: 'error responses also carry "result": null' },
+  { id: 'mcp.jsonrpc.id-echoed/digit-string-as-number', description: 'a string id made of digits is echoed as a number' },
+] as const satisfies readonly FaultDefinition[];

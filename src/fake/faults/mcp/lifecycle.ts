@@ -1,0 +1,8 @@
+import type { FaultDefinition } from '../types.ts';
+
+/** Faults of the mcp.lifecycle rules: each breaks exactly the rule named before its slash. */
+export const mcpLifecycleFaults = [
+  { id: 'mcp.lifecycle.initialize-result/no-server-info', description: 'the initialize result carries no serverInfo' },
+  { id: 'mcp.lifecycle.version-echo/answers-2024-11-05', description: 'initialize asking for 2025-03-26 is answered with 2024-11-05' },
+  { id: 'mcp.lifecycle.version-unknown/echoes-unknown', description: 'initialize with an unknown protocolVersion echoes it back' },
+] as const satisfies readonly FaultDefinition[];

@@ -1,0 +1,6 @@
+import type { FaultDefinition } from '../types.ts';
+
+/** Faults of the v1.versioning rules: each breaks exactly the rule named before its slash. */
+export const v1VersioningFaults = [
+  { id: 'v1.versioning.header/rejected', description: 'X-AI-Platform-Version: v1 is rejected' },
+] as const satisfies readonly FaultDefinition[];

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  jsonrpcNotification,
+  jsonrpcRequest,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  requestId,
+  type JsonRpcRequest,
+  type RequestId,
+} from '../../contract/mcp/jsonrpc.ts';
+import { callToolParams } from '../../contract/mcp/tools.ts';
+import { parseJson } from '../../util/json.ts';
+import type { FakeContext } from '../context.ts';
+import type { RouteRequest } from '../http.ts';
+import { writeTransportError } from './respond.ts';
+import type { McpSession } from './session-store.ts';
+import { FAKE_TOOLS, toolListing } from './tools.ts';
+
+export type Classified =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; method: string }
+  | { kind: 'response' }
+  | { kind: 'invalid'; id: RequestId | null; why: string };
+
+const looseResponse = z.looseObject({ jsonrpc: z.literal('2.0'), id: requestId.nullable() }).refine((m) => 'result' in m || 'error' in m);
+
+/** What one element of a POST body is; an invalid one keeps the id it carried when that id is usable. */
+export function classify(fake: FakeContext, value: unknown): Classified {
+  const request = jsonrpcRequest.safeParse(value);
+  if (request.success) return { kind: 'request', message: request.data };
+  if (fake.faults.has('mcp.jsonrpc.invalid-request/missing-jsonrpc-served')) {
+    const lenient = jsonrpcRequest.omit({ jsonrpc: true }).safeParse(value);
+    if (lenient.success) return { kind: 'request', message: { ...lenient.data, jsonrpc: '2.0' } };
+  }
+  const notification = jsonrpcNotification.safeParse(value);
+  if (notification.success) return { kind: 'notification', method: notification.data.method };
+  if (looseResponse.safeParse(value).success && !(typeof value === 'object' && value !== null && 'method' in value)) return { kind: 'response' };
+  const id = requestId.safeParse(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined);
+  return { kind: 'invalid', id: id.success ? id.data : null, why: 'not a JSON-RPC 2.0 request, notification or response' };
+}
+
+/** Builds responses, applying the faults that change how every response looks. */
+export class ResponseFactory {
+  private readonly fake: FakeContext;
+  constructor(fake: FakeContext) {
+    this.fake = fake;
+  }
+
+  private echo(id: RequestId | null): RequestId | null {
+    if (typeof id === 'string' && /^\d+$/.test(id) && this.fake.faults.has('mcp.jsonrpc.id-echoed/digit-string-as-number')) return Number(id);
+    return id;
+  }
+
+  result(id: RequestId, result: Record<string, unknown>): Record<string, unknown> {
+    return { jsonrpc: '2.0', id: this.echo(id), result };
+  }
+
+  error(id: RequestId | null, code: number, message: string, data?: unknown): Record<string, unknown> {
+    const body: Record<string, unknown> = { jsonrpc: '2.0', id: this.echo(id), error: data === undefined ? { code, message } : { code, message, data } };
+    if (this.fake.faults.has('mcp.jsonrpc.result-xor-error/error-with-null-result')) body.result = null;
+    return body;
+  }
+}
+
+/** Answers one request of an initialized (or session-less) exchange; `initialize` is handled by the route. */
+export function answer(fake: FakeContext, responses: ResponseFactory, _session: McpSession, request: JsonRpcRequest): Record<string, unknown> {
+  switch (request.method) {
+    case 'ping':
+      return responses.result(request.id, {});
+    case 'tools/list':
+      return responses.result(request.id, { tools: toolListing() });
+    case 'tools/call':
+      return callTool(fake, responses, request);
+    case 'initialize':
+      return responses.error(request.id, INVALID_REQUEST, 'initialize must be sent on its own, not in a batch');
+    default:
+      if (fake.faults.has('mcp.jsonrpc.method-not-found/code-32603')) return responses.error(request.id, INTERNAL_ERROR, 'Internal error');
+      return responses.error(request.id, METHOD_NOT_FOUND, `Method not found: ${request.method}`);
+  }
+}
+
+function callTool(fake: FakeContext, responses: ResponseFactory, request: JsonRpcRequest): Record<string, unknown> {
+  const params = callToolParams.safeParse(request.params ?? {});
+  if (!params.success) {
+    const missingName = typeof request.params?.name !== 'string';
+    if (missingName && fake.faults.has('mcp.jsonrpc.invalid-params/missing-name-32603')) return responses.error(request.id, INTERNAL_ERROR, 'Internal error');
+    return responses.error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs a string "name" and an object "arguments"');
+  }
+  const tool = FAKE_TOOLS.find((t) => t.name === params.data.name);
+  if (!tool) return responses.error(request.id, INVALID_PARAMS, `Unknown tool: ${params.data.name}`);
+  const args = tool.arguments.safeParse(params.data.arguments ?? {});
+  if (!args.success) {
+    return responses.error(request.id, INVALID_PARAMS, `Invalid arguments for ${tool.name}: ${args.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
+  }
+  return responses.result(request.id, { content: [{ type: 'text', text: tool.run(args.data) }], isError: false });
+}
+
+/** The progress token a tools/call asked for, if any ("_meta": {"progressToken": ...}). */
+export function progressToken(request: JsonRpcRequest): string | number | undefined {
+  const meta = request.params?._meta;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const token = (meta as { progressToken?: unknown }).progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
+
+/** The POST body as JSON; answers 400 with a parse error itself and returns undefined when it is not JSON. */
+export async function parseBody(fake: FakeContext, r: RouteRequest): Promise<{ value: unknown } | undefined> {
+  const parsed = parseJson(await r.body());
+  if (parsed.ok) return { value: parsed.value };
+  const code = fake.faults.has('mcp.jsonrpc.parse-error/code-32600') ? INVALID_REQUEST : PARSE_ERROR;
+  writeTransportError(r.res, 400, code, 'Parse error: the body is not valid JSON.');
+  return undefined;
+}

@@ -1,0 +1,80 @@
+import type { ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
+import type { ErrorCode, FieldError, V1Problem } from '../../contract/v1/problem.ts';
+import type { FakeContext } from '../context.ts';
+import type { RouteRequest } from '../http.ts';
+import type { V1State } from './state.ts';
+
+const TITLES: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Authentication failed',
+  403: 'Authorization failed',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Request too large',
+  429: 'Rate limited',
+  500: 'Internal failure',
+  503: 'Service unavailable',
+};
+
+export interface V1ProblemOptions {
+  detail?: string;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  fieldErrors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+/** The closed v1 problem+json. */
+export function writeProblem(fake: FakeContext, res: ServerResponse, status: number, code: ErrorCode, options: V1ProblemOptions = {}): void {
+  const body: V1Problem = {
+    type: `https://errors.apicert.invalid/v1/${code}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    code,
+    requestId: `req_${randomBytes(8).toString('hex')}`,
+    retryable: options.retryable ?? (status === 429 || status === 503),
+  };
+  if (options.detail !== undefined) body.detail = options.detail.slice(0, 2048);
+  if (options.retryAfterMs !== undefined) body.retryAfterMs = options.retryAfterMs;
+  if (options.fieldErrors?.length) body.fieldErrors = options.fieldErrors.slice(0, 64);
+  const sent: Record<string, unknown> = fake.faults.has('v1.errors.problem-shape/extra-member') ? { ...body, error: code } : body;
+  const text = JSON.stringify(sent);
+  res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), ...options.headers });
+  res.end(text);
+}
+
+/** zod issues as v1 FieldErrors; an unknown property is reported at its own path. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of error.issues) {
+    const base = issue.path.map(String);
+    const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...base, k].join('.')) : [base.join('.') || '$'];
+    for (const path of paths) out.push({ path: path.slice(0, 256), code: issue.code.slice(0, 96), message: (issue.message || 'invalid').slice(0, 512) });
+  }
+  return out.slice(0, 64);
+}
+
+export function bearerKey(r: RouteRequest): string {
+  return (r.header('authorization') ?? '').slice(7).trim();
+}
+
+/** Applies the key's rate-limit tier; answers 429 or 503 itself. `onRefused` runs first (for the key-burning faults). */
+export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefused?: (status: 429 | 503) => void): boolean {
+  const key = bearerKey(r);
+  const decision = state.limiter.take(key, state.tiers.get(key) ?? 'standard');
+  if (decision.kind === 'ok') return true;
+  if (decision.kind === 'unavailable') {
+    if (fake.faults.has('v1.errors.limiter-unavailable-503/fail-open')) return true;
+    onRefused?.(503);
+    writeProblem(fake, r.res, 503, 'internal_failed', { detail: 'Rate-limit protection is unavailable for this key; the request was refused (fail-closed). Retry later.', retryable: true });
+    return false;
+  }
+  onRefused?.(429);
+  const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited/no-retry-after') ? {} : { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
+  writeProblem(fake, r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable: true, retryAfterMs: decision.retryAfterMs, headers });
+  return false;
+}

@@ -1,0 +1,48 @@
+import type { FakeCaller } from '../../auth.ts';
+import type { RouteRequest } from '../../http.ts';
+import { pipe } from '../runs/stream.ts';
+import type { StoredExecution } from '../state.ts';
+import type { V1Surface } from '../surface.ts';
+import type { ExecuteRequest } from './request.ts';
+
+/** Whose keys a key is compared with: one principal of one tenant. */
+export function keyScope({ fake }: V1Surface, caller: FakeCaller): string {
+  return fake.faults.has('v1.execute.idempotency.scope/global-keys') ? 'v1' : `${caller.tenant}\u0001${caller.principal}\u0001v1`;
+}
+
+/** What a refused (429 or 503) request leaves under its key: nothing, unless a fault burns the key. */
+export function burnKeyOnRefusal({ fake, state }: V1Surface, scope: string, request: ExecuteRequest): (status: 429 | 503) => void {
+  return (status) => {
+    const fault = status === 429 ? 'v1.execute.idempotency.retry-after-429/key-burnt' : 'v1.execute.idempotency.retry-after-503/key-burnt';
+    if (request.key !== undefined && fake.faults.has(fault)) state.idempotency.remember(scope, request.key, request.fingerprint, { kind: 'refusal', status });
+  };
+}
+
+function respondStored({ fake, v1, state }: V1Surface, r: RouteRequest, stored: StoredExecution): void {
+  if (stored.kind === 'refusal') {
+    v1.problem(r.res, stored.status, stored.status === 429 ? 'rate_limited' : 'internal_failed', { detail: 'Replayed refusal.', retryable: true });
+    return;
+  }
+  const run = state.engine.runs.get(stored.runId);
+  if (stored.kind === 'task' || !run) {
+    v1.json(r.res, 200, stored.kind === 'task' ? JSON.parse(stored.body) : { run_id: stored.runId, replayed: true });
+    return;
+  }
+  pipe(fake, state.engine, r.res, run, 0, { replayed: true });
+}
+
+/** Answers a repeated key itself (replay or 409) and returns true; false when the request is new. */
+export function answeredByKey(surface: V1Surface, r: RouteRequest, scope: string, request: ExecuteRequest): boolean {
+  const { fake, v1, state } = surface;
+  if (request.key === undefined) return false;
+  const seen = state.idempotency.lookup(scope, request.key, request.fingerprint);
+  if (seen.kind === 'new') return false;
+  if (seen.kind === 'replay') {
+    if (fake.faults.has('v1.execute.idempotency.replay/re-executes') && seen.stored.kind !== 'refusal') return false;
+    respondStored(surface, r, seen.stored);
+    return true;
+  }
+  if (fake.faults.has('v1.execute.idempotency.conflict/replays-different-body')) respondStored(surface, r, seen.stored);
+  else v1.problem(r.res, 409, 'conflict', { detail: 'This Idempotency-Key was used with a different request: use a new key for a new request.', retryable: false });
+  return true;
+}

@@ -1,0 +1,31 @@
+import type { FakeContext } from '../context.ts';
+import type { Route } from '../http.ts';
+import { capabilitiesRoutes } from './capabilities.ts';
+import { certificatesRoutes } from './certificates.ts';
+import { coverageRoutes } from './coverage.ts';
+import { goalsRoutes } from './goals.ts';
+import { memoryRoutes } from './memory.ts';
+import type { MissionEngine } from './missions/engine.ts';
+import { missionsRoutes } from './missions/index.ts';
+import { ReadSurface } from './read-surface.ts';
+import { skillsRoutes } from './skills.ts';
+import { tracesRoutes } from './traces/index.ts';
+
+/**
+ * The /v8 gateway, one module per rule area; auth, principal, contract, errors and redaction bend
+ * inside the others. `POST /v8/intents` has no route on purpose: the seed shows neither its path
+ * nor its payload, and a 404 is one of the readings the observation rule accepts.
+ */
+export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
+  const surface = new ReadSurface(fake);
+  return [
+    ...missionsRoutes(fake, missions),
+    ...capabilitiesRoutes(surface),
+    ...memoryRoutes(surface),
+    ...skillsRoutes(surface),
+    ...tracesRoutes(surface, missions),
+    ...goalsRoutes(surface),
+    ...certificatesRoutes(surface),
+    ...coverageRoutes(surface),
+  ];
+}

@@ -1,0 +1,217 @@
+import { TERMINAL_STATUSES, type MissionProjection, type MissionStatus, type ResourceBudget } from '../../../contract/v8/missions.ts';
+import { defaultMissionScript, scenarioForTask, type ScriptBeat } from '../../../../scenarios/v8/missions.ts';
+import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
+import type { FakeContext } from '../../context.ts';
+import { SensitiveValues } from '../redaction.ts';
+import { traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
+
+export interface StoredEvent {
+  n: number;
+  id: string;
+  event: string;
+  data: string;
+  /** Step events carry no id under the fault that drops them. */
+  sendId: boolean;
+}
+
+export interface Mission {
+  runId: string;
+  principal: string;
+  status: MissionStatus;
+  sequence: number;
+  steps: Array<{ stepId: string; status: string }>;
+  events: StoredEvent[];
+  listeners: Set<(event: StoredEvent) => void>;
+  timers: NodeJS.Timeout[];
+  budget: ResourceBudget;
+  goalSpec: Record<string, unknown>;
+  signals: Array<{ signal: string; payload: unknown }>;
+  /** Signals that arrived before the first step; they are traced with it. */
+  untracedSignals: Array<Record<string, unknown>>;
+}
+
+/** Cursors are opaque to clients; the fake encodes the event number and the run. */
+function cursor(runId: string, n: number): string {
+  return `c${n.toString(36)}.${runId.slice(-8)}`;
+}
+
+/** How many events a stream can resume from; older cursors get 409. */
+export const REPLAY_WINDOW = 1000;
+
+export function isTerminal(status: MissionStatus): boolean {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+/** Missions and their scripted lives inside one fake. */
+export class MissionEngine {
+  readonly missions = new Map<string, Mission>();
+  readonly traces = new Map<string, TraceRecord>();
+
+  private readonly fake: FakeContext;
+  private readonly sensitive: SensitiveValues;
+  constructor(fake: FakeContext) {
+    this.fake = fake;
+    this.sensitive = new SensitiveValues(fake);
+  }
+
+  create(principal: string, goalSpec: Record<string, unknown>, budget: ResourceBudget): Mission {
+    const runId = this.fake.faults.has('v8.missions.create.accepted/runid-not-v7') ? uuidv4() : uuidv7();
+    const mission: Mission = {
+      runId,
+      principal,
+      status: 'running',
+      sequence: 1,
+      steps: [],
+      events: [],
+      listeners: new Set(),
+      timers: [],
+      budget,
+      goalSpec,
+      signals: [],
+      untracedSignals: [],
+    };
+    this.missions.set(runId, mission);
+    const task = typeof goalSpec.task === 'string' ? goalSpec.task : '';
+    const script = scenarioForTask(task)?.script ?? defaultMissionScript;
+    mission.timers.push(this.fake.lifecycle.later(1, () => this.begin(mission, script)));
+    return mission;
+  }
+
+  projection(mission: Mission): MissionProjection {
+    return { runId: mission.runId, status: mission.status, sequence: mission.sequence, steps: mission.steps.map((s) => ({ ...s })) };
+  }
+
+  /** Events after `afterIndex` (exclusive); -1 for all. */
+  eventsAfter(mission: Mission, afterIndex: number): StoredEvent[] {
+    return mission.events.slice(afterIndex + 1);
+  }
+
+  /** The index of the event a cursor names, 'outside' when it is not in the replay window. */
+  locate(mission: Mission, lastEventId: string): number | 'outside' {
+    const match = /^c([0-9a-z]+)\.(.{8})$/.exec(lastEventId);
+    if (!match || match[2] !== mission.runId.slice(-8)) return 'outside';
+    const n = Number.parseInt(match[1]!, 36);
+    if (!(n >= 0 && n < mission.events.length) || n < mission.events.length - REPLAY_WINDOW) return 'outside';
+    return n;
+  }
+
+  /**
+   * Records a signal durably and traces its receipt on the mission's latest step, with sensitive
+   * values redacted as everything the gateway echoes.
+   */
+  recordSignal(mission: Mission, signal: string, payload: unknown): void {
+    mission.signals.push({ signal, payload });
+    const operation: Record<string, unknown> = {
+      operationId: `op-signal-${mission.signals.length}`,
+      kind: 'observation',
+      startedAt: new Date().toISOString(),
+      input: { signal, payload: this.sensitive.signalPayload(payload) },
+    };
+    const trace = mission.steps.length > 0 ? this.traces.get(this.traceIdOf(mission, mission.steps.length)) : undefined;
+    if (trace) trace.steps.push(operation);
+    else mission.untracedSignals.push(operation);
+  }
+
+  private traceIdOf(mission: Mission, k: number): string {
+    return `trc.${mission.runId.slice(-12)}.${k}`;
+  }
+
+  cancel(mission: Mission, reason: string): void {
+    if (isTerminal(mission.status)) return;
+    this.finish(mission, 'cancelled', 'mission.cancelled', { runId: mission.runId, reason });
+  }
+
+  private begin(mission: Mission, script: ScriptBeat[]): void {
+    this.emit(mission, 'mission.started', { runId: mission.runId });
+    if (!this.fake.faults.has('v8.missions.time-limit.terminal/ignored')) {
+      mission.timers.push(this.fake.lifecycle.later(mission.budget.maximumElapsedMs, () => this.cancel(mission, 'maximumElapsedMs elapsed')));
+    }
+    this.play(mission, script, 0);
+  }
+
+  private play(mission: Mission, script: ScriptBeat[], index: number): void {
+    const beat = script[index];
+    if (!beat || isTerminal(mission.status)) return;
+    mission.timers.push(
+      this.fake.lifecycle.later(beat.afterMs, () => {
+        if (isTerminal(mission.status)) return;
+        if (beat.do === 'wait') {
+          mission.status = 'waiting';
+          mission.sequence += 1;
+          return; // parked until cancelled or out of time
+        }
+        if (beat.do === 'finish') {
+          this.finish(mission, beat.status, beat.status === 'succeeded' ? 'mission.completed' : 'mission.failed', { runId: mission.runId });
+          return;
+        }
+        if (mission.steps.length >= mission.budget.maximumSteps) {
+          this.finish(mission, 'failed', 'mission.failed', { runId: mission.runId, reason: 'maximumSteps reached' });
+          return;
+        }
+        this.step(mission, beat.outcome);
+        this.play(mission, script, index + 1);
+      }),
+    );
+  }
+
+  private step(mission: Mission, outcome: 'completed' | 'failed'): void {
+    const k = mission.steps.length + 1;
+    const stepId = `step-${k}`;
+    const traceId = this.traceIdOf(mission, k);
+    const startedAt = new Date().toISOString();
+    mission.steps.push({ stepId, status: 'running' });
+    mission.sequence += 1;
+    this.emit(mission, 'mission.step.started', { stepId, traceId });
+    const trace: TraceRecord = {
+      traceId,
+      missionRunId: mission.runId,
+      principal: mission.principal,
+      stepId,
+      startedAt,
+      steps: [
+        // The goal is echoed as the agent saw it, so it goes through redaction like any echo.
+        { operationId: `op-${k}`, kind: 'observation', startedAt, input: { note: 'scripted step', goalSpec: this.sensitive.value(mission.goalSpec) }, output: { ok: outcome === 'completed' } },
+        ...mission.untracedSignals.splice(0),
+      ],
+    };
+    if (outcome === 'failed') traceOfFailedStep(this.fake, trace);
+    this.traces.set(traceId, trace);
+    mission.steps[k - 1] = { stepId, status: outcome };
+    mission.sequence += 1;
+    if (outcome === 'completed') {
+      trace.completedAt = new Date().toISOString();
+      trace.elapsedMs = 0;
+      const data: Record<string, unknown> = { stepId, traceId, summary: `step ${k} completed` };
+      if (this.fake.faults.has('v8.missions.events.trace-id/missing-on-completed')) delete data.traceId;
+      this.emit(mission, 'mission.step.completed', data);
+    }
+  }
+
+  private finish(mission: Mission, status: MissionStatus, event: string, data: Record<string, unknown>): void {
+    mission.status = status === 'failed' && this.fake.faults.has('v8.missions.states.terminal-event-matches-status/failed-reads-succeeded') ? 'succeeded' : status;
+    mission.sequence = this.fake.faults.has('v8.missions.sequence.monotonic/reset-on-terminal') ? 0 : mission.sequence + 1;
+    for (const timer of mission.timers) this.fake.lifecycle.cancel(timer);
+    mission.timers = [];
+    this.emit(mission, event, data);
+    if (status === 'succeeded' && this.fake.faults.has('v8.missions.events.after-terminal/late-event-changes-state')) {
+      this.fake.lifecycle.later(20, () => {
+        mission.status = 'failed';
+        mission.sequence += 1;
+        this.emit(mission, 'mission.failed', { runId: mission.runId, reason: 'late event' });
+      });
+    }
+  }
+
+  private emit(mission: Mission, event: string, data: Record<string, unknown>): void {
+    const n = mission.events.length;
+    const stored: StoredEvent = {
+      n,
+      id: cursor(mission.runId, n),
+      event,
+      data: JSON.stringify(data),
+      sendId: !(event.startsWith('mission.step.') && this.fake.faults.has('v8.missions.events.shape/step-without-id')),
+    };
+    mission.events.push(stored);
+    for (const listener of mission.listeners) listener(stored);
+  }
+}

@@ -1,0 +1,76 @@
+import type { ServerResponse } from 'node:http';
+import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
+import type { RouteRequest } from '../../http.ts';
+import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
+import { findMission, type MissionSurface } from './surface.ts';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
+
+function writeEvent(res: ServerResponse, event: StoredEvent): void {
+  const id = event.sendId ? `id: ${event.id}\n` : '';
+  res.write(`${id}event: ${event.event}\ndata: ${event.data}\n\n`);
+}
+
+function isTerminalEvent(e: StoredEvent): boolean {
+  return e.event === 'mission.completed' || e.event === 'mission.failed' || e.event === 'mission.cancelled';
+}
+
+/** The index of the last event already seen (-1: none); answers 409 itself and returns undefined for a stale cursor. */
+function resumeAfter({ fake, v8, engine }: MissionSurface, r: RouteRequest, mission: Mission): number | undefined {
+  const lastEventId = r.header('last-event-id');
+  if (lastEventId === undefined) return -1;
+  const found = engine.locate(mission, lastEventId);
+  if (found !== 'outside') return fake.faults.has('v8.missions.events.resume/repeats-cursor-event') ? found - 1 : found;
+  if (fake.faults.has('v8.missions.events.replay-window-409/unknown-cursor-replays')) return -1;
+  v8.problem(r.res, 409, 'cursor_outside_window', 'Last-Event-ID is outside the replay window: re-fetch the stream from the beginning.');
+  return undefined;
+}
+
+/** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
+function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
+  res.writeHead(200, SSE_HEADERS);
+  const holdOpen = fake.faults.has('v8.missions.events.closes-after-terminal/held-open');
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    mission.listeners.delete(listener);
+    unregister();
+    res.end();
+  };
+  const listener = (e: StoredEvent) => {
+    writeEvent(res, e);
+    if (isTerminalEvent(e) && !holdOpen) end();
+  };
+  const unregister = fake.lifecycle.onClose(end);
+  res.on('close', end);
+  let sentTerminal = false;
+  for (const e of engine.eventsAfter(mission, after)) {
+    writeEvent(res, e);
+    if (isTerminalEvent(e)) sentTerminal = true;
+  }
+  if ((sentTerminal || isTerminal(mission.status)) && !holdOpen) {
+    end();
+    return;
+  }
+  mission.listeners.add(listener);
+}
+
+/** GET /v8/missions/{runId}/events: SSE, resumable by Last-Event-ID within the replay window. */
+export function events(surface: MissionSurface, r: RouteRequest): void {
+  const { fake, v8 } = surface;
+  const caller = v8.authorize(r, 'missions:read');
+  if (!caller) return;
+  const mission = findMission(surface, caller, r.params[0]!);
+  if (!mission) {
+    if (fake.faults.has('v8.missions.events.unknown-404/empty-stream')) {
+      r.res.writeHead(200, SSE_HEADERS);
+      r.res.end();
+    } else {
+      v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
+    }
+    return;
+  }
+  const after = resumeAfter(surface, r, mission);
+  if (after !== undefined) stream(surface, r.res, mission, after);
+}

@@ -1,0 +1,80 @@
+import { canonicalJson } from '../../../util/json.ts';
+import type { FakeContext } from '../../context.ts';
+import type { Route, RouteRequest } from '../../http.ts';
+import { ownerOf } from '../principal.ts';
+import type { MissionEngine } from './engine.ts';
+import { events } from './events.ts';
+import { signals } from './signals.ts';
+import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
+
+const RUN_ID = '([^/]+)';
+
+async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
+  const { fake, v8, engine } = surface;
+  const caller = v8.authorize(r, fake.faults.has('v8.missions.auth.scope-403/create-without-write') ? undefined : 'missions:write');
+  if (!caller) return;
+  const key = idempotencyKey(surface, r, fake.faults.has('v8.missions.idempotency.key-required/optional-on-create'));
+  if (key === undefined) return;
+  const body = await jsonBody(surface, r);
+  if (!body.ok) return;
+  const parsed = surface.schemas.create.safeParse(body.value);
+  if (!parsed.success) {
+    invalidBody(surface, r, parsed.error);
+    return;
+  }
+  const fingerprint = canonicalJson(body.value);
+  const scopeKey = `${caller.principal}:create`;
+  const bend = {
+    replayConflict: fake.faults.has('v8.missions.idempotency.conflict/replays-different-body'),
+    reExecuteReplay: fake.faults.has('v8.missions.idempotency.replay/re-executes'),
+    conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
+  };
+  if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
+  const goalSpec = parsed.data.goalSpec as Record<string, unknown>;
+  const mission = engine.create(ownerOf(fake, caller, goalSpec), goalSpec, parsed.data.resourceBudget);
+  const stored: StoredResponse = { status: 202, body: JSON.stringify(engine.projection(mission)) };
+  if (key) surface.idempotency.remember(scopeKey, key, fingerprint, stored);
+  respondStored(surface, r.res, stored);
+}
+
+function get(surface: MissionSurface, r: RouteRequest): void {
+  const { fake, v8, engine } = surface;
+  const open = fake.faults.has('v8.missions.auth.missing-token-401/get-open') && r.header('authorization') === undefined;
+  const caller = open ? undefined : v8.authorize(r, 'missions:read');
+  if (!caller && !open) return;
+  const mission = findMission(surface, caller, r.params[0]!);
+  if (!mission) {
+    if (fake.faults.has('v8.missions.get.unknown-404/server-error')) v8.problem(r.res, 500, 'internal_error', 'Lookup failed.');
+    else v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
+    return;
+  }
+  const projection = engine.projection(mission);
+  v8.json(r.res, 200, fake.faults.has('v8.missions.get.ok/sequence-as-string') ? { ...projection, sequence: String(projection.sequence) } : projection);
+}
+
+function cancel(surface: MissionSurface, r: RouteRequest): void {
+  const { fake, v8, engine } = surface;
+  const caller = v8.authorize(r, 'missions:write');
+  if (!caller) return;
+  const key = idempotencyKey(surface, r, fake.faults.has('v8.missions.cancel.key-required/optional'));
+  if (key === undefined) return;
+  const mission = findMission(surface, caller, r.params[0]!);
+  if (!mission) {
+    v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
+    return;
+  }
+  if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect')) engine.cancel(mission, 'cancelled by request');
+  v8.json(r.res, 200, engine.projection(mission));
+}
+
+/** POST /v8/missions, GET one, its events, signals and cancel. */
+export function missionsRoutes(fake: FakeContext, engine: MissionEngine): Route[] {
+  const surface = missionSurface(fake, engine);
+  return [
+    { method: 'POST', pattern: /^\/v8\/missions$/, handler: (r) => create(surface, r) },
+    { method: 'GET', pattern: new RegExp(`^/v8/missions/${RUN_ID}$`), handler: (r) => get(surface, r) },
+    { method: 'GET', pattern: new RegExp(`^/v8/missions/${RUN_ID}/events$`), handler: (r) => events(surface, r) },
+    { method: 'POST', pattern: new RegExp(`^/v8/missions/${RUN_ID}/signals$`), handler: (r) => signals(surface, r) },
+    { method: 'POST', pattern: new RegExp(`^/v8/missions/${RUN_ID}/cancel$`), handler: (r) => cancel(surface, r) },
+  ];
+}

@@ -1,0 +1,39 @@
+import { pathIdentifier } from '../../../contract/v8/common.ts';
+import type { Route, RouteRequest } from '../../http.ts';
+import { otherPrincipalsVisible } from '../auth.ts';
+import type { MissionEngine } from '../missions/engine.ts';
+import type { ReadSurface } from '../read-surface.ts';
+import type { TraceRecord } from './record.ts';
+
+function stepStatus(missions: MissionEngine, t: TraceRecord): string | undefined {
+  return missions.missions.get(t.missionRunId)?.steps.find((s) => s.stepId === t.stepId)?.status;
+}
+
+function trace(surface: ReadSurface, missions: MissionEngine, r: RouteRequest): void {
+  const { fake, v8 } = surface;
+  const caller = surface.authorize(r, 'traces', 'traces:read');
+  if (!caller) return;
+  const id = r.params[0]!;
+  if (!pathIdentifier.safeParse(id).success) {
+    if (id.length > 256 && fake.faults.has('v8.traces.get.path-bounds/long-id-server-error')) v8.problem(r.res, 500, 'internal_error', 'Trace lookup failed.');
+    else v8.problem(r.res, 400, 'invalid_trace_id', 'traceId must be 1-256 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$.');
+    return;
+  }
+  const found = missions.traces.get(id);
+  const visible = found && (found.principal === caller.principal || otherPrincipalsVisible(fake, 'traces'));
+  const hidden = found && fake.faults.has('v8.traces.get.resolves/failed-step-missing') && stepStatus(missions, found) === 'failed';
+  if (!found || !visible || hidden) {
+    if (!found && fake.faults.has('v8.traces.get.unknown-404/server-error')) v8.problem(r.res, 500, 'internal_error', 'Trace lookup failed.');
+    else v8.problem(r.res, 404, 'not_found', 'No such trace for this principal.');
+    return;
+  }
+  const { principal: _owner, ...body } = structuredClone(found);
+  if (fake.faults.has('v8.traces.get.ok/run-id-not-uuid')) body.missionRunId = `run-${found.missionRunId.slice(-12)}`;
+  if (fake.faults.has('v8.traces.get.ok/unknown-operation-kind') && body.steps[0]) body.steps[0] = { ...body.steps[0], kind: 'thought' };
+  v8.json(r.res, 200, body);
+}
+
+/** GET /v8/traces/{traceId}: a lookup limited to the caller's principal. */
+export function tracesRoutes(surface: ReadSurface, missions: MissionEngine): Route[] {
+  return [{ method: 'GET', pattern: /^\/v8\/traces\/([^/]+)$/, handler: (r) => trace(surface, missions, r) }];
+}

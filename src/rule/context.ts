@@ -1,0 +1,77 @@
+import type { Arbitrary } from 'fast-check';
+import type { z } from 'zod';
+import type { Credential, Profile } from '../profile/schema.ts';
+import type { Http } from './exchange.ts';
+import type { Observation, RuleMeta, Surface } from './types.ts';
+
+export interface TargetInfo {
+  baseUrl: string;
+  kind: 'embedded-fake' | 'remote' | 'container';
+}
+
+export interface PropertyOptions<T> {
+  numRuns: number;
+  /** Always tried, before the generated values: the boundaries a rule names. */
+  examples?: T[];
+}
+
+/**
+ * A run-wide service a few checks need besides the probe (the webhook receiver, say). The module
+ * that provides it owns the key, so the kernel knows nothing of what the services are.
+ */
+export interface ServiceKey<T> {
+  readonly name: string;
+  /** Never set: carries the service's type. */
+  readonly type?: T;
+}
+
+export function serviceKey<T>(name: string): ServiceKey<T> {
+  return { name };
+}
+
+/**
+ * What a check sees of the run. A check returns normally only after at least one `expect`; it
+ * ends early by throwing through `fail`, `untestable` or `notApplicable`.
+ */
+export interface CheckContext {
+  readonly rule: RuleMeta;
+  readonly target: TargetInfo;
+  readonly profile: Profile;
+  readonly seed: number;
+  readonly http: Http;
+  readonly observations: readonly Observation[];
+
+  expect(condition: unknown, message: string): void;
+  /** Validates `value` against a contract schema and returns the parsed value. */
+  expectShape<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S>;
+  fail(message: string): never;
+  untestable(reason: string): never;
+  notApplicable(reason: string): never;
+  /** Records what the target does where the spec allows several readings or shows nothing. */
+  observe(subject: string, value: unknown, note?: string): void;
+  sleep(ms: number): Promise<void>;
+
+  /** A run-wide service, or the reason it is missing (checks that need it are untestable). */
+  service<T>(key: ServiceKey<T>): T | undefined;
+  serviceMissing(key: ServiceKey<unknown>): string | undefined;
+  /** Registers a secret a check learned from a response (a webhook signing_secret): never printed. */
+  registerSecret(value: string | undefined, label: string): void;
+
+  /** The credential that fits a role (src/profile/roles.ts), or untestable naming what to add. */
+  credential(role: string): Credential;
+  /** The credential with the most scopes on the surface: the caller for ordinary requests. */
+  primary(surface: Surface): Credential;
+  /** A credential of the primary principal holding every scope in `scopes`. */
+  holding(surface: Surface, scopes: readonly string[]): Credential;
+  /** A credential that lacks `scope` (and preferably holds every other one). */
+  lacking(surface: Surface, scope: string): Credential;
+  /** A credential of a different principal holding `scopes`. */
+  otherPrincipal(surface: Surface, scopes: readonly string[]): Credential;
+  expired(surface: Surface): Credential;
+
+  /**
+   * Runs a fast-check property with the run's seed. A counterexample becomes a failure that names
+   * the seed, the shrink path and the value; transport trouble stays inconclusive.
+   */
+  property<T>(arbitrary: Arbitrary<T>, predicate: (value: T) => Promise<void>, options: PropertyOptions<T>): Promise<void>;
+}

@@ -1,0 +1,105 @@
+/**
+ * What a check sends and what it gets back, as the kernel sees it. The probe client implements
+ * `Http`; checks and reports only ever see these shapes.
+ */
+import type { Credential } from '../profile/schema.ts';
+
+export interface ProbeRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
+  /** Path and query below the target's base URL. */
+  path: string;
+  /** `null` sends no Authorization header. */
+  credential: Credential | null;
+  headers?: Record<string, string>;
+  /** Serialized as JSON with `Content-Type: application/json`. */
+  json?: unknown;
+  /** Sent as is; for malformed bodies. */
+  rawBody?: string;
+  label?: string;
+  timeoutMs?: number;
+}
+
+export interface ProbeResponse {
+  status: number;
+  /** Lower-cased header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  text: string;
+  /** The parsed body, or undefined when it is not JSON. */
+  json: unknown;
+  contentType: string;
+  durationMs: number;
+}
+
+export type StreamEnd = 'server' | 'client-disconnect' | 'timeout' | 'grace-expired' | 'byte-limit';
+
+export interface SseEvent {
+  /** The `id` field as sent; undefined when the event had none. */
+  id?: string;
+  /** The `event` field; undefined means the default type `message`. */
+  event?: string;
+  data: string;
+  /** Milliseconds since the stream opened. */
+  atMs: number;
+}
+
+/**
+ * What the reader does after an event: keep reading, drop the connection now (to test resume),
+ * or treat it as terminal and wait `graceMs` for the server to close the stream.
+ */
+export type AfterEvent = 'continue' | 'disconnect' | 'terminal';
+
+export interface ReadResult {
+  events: SseEvent[];
+  end: StreamEnd;
+  /** The last `id` seen, which is what a client sends back as `Last-Event-ID`. */
+  lastEventId?: string;
+  /** Milliseconds between the terminal event and the server closing the stream. */
+  closeAfterTerminalMs?: number;
+  parseErrors: string[];
+}
+
+export interface StreamRequest extends Omit<ProbeRequest, 'json' | 'rawBody'> {
+  lastEventId?: string;
+  maxMs?: number;
+  graceMs?: number;
+  onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent;
+}
+
+export interface StreamResponse extends ReadResult {
+  status: number;
+  headers: Record<string, string>;
+  contentType: string;
+  /** The body when the server did not answer with an event stream. */
+  text?: string;
+  json?: unknown;
+}
+
+/** What a report keeps of one exchange; every string in it has been through the redactor. */
+export interface EvidenceEntry {
+  label?: string;
+  request: { method: string; url: string; headers: Record<string, string>; body?: string };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body?: string;
+    bodyTruncated?: boolean;
+    events?: Array<{ id?: string; event?: string; data: string }>;
+    eventsTruncated?: number;
+    closedBy?: StreamEnd;
+  };
+  error?: string;
+  durationMs: number;
+  /** A command that repeats the request; the token is a shell variable the user sets. */
+  curl: string;
+}
+
+/** The only way a check talks to a target; every exchange lands in `evidence`. */
+export interface Http {
+  readonly evidence: readonly EvidenceEntry[];
+  readonly baseUrl: string;
+  send(req: ProbeRequest): Promise<ProbeResponse>;
+  /** Opens an event stream and reads it until the server closes it or a bound is reached. */
+  stream(req: StreamRequest): Promise<StreamResponse>;
+  /** Keeps an exchange apicert did not send (a delivery the target made to apicert's receiver), redacted. */
+  record(entry: EvidenceEntry): void;
+}

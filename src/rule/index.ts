@@ -1,0 +1,12 @@
+/**
+ * The rule kernel: what a rule is, how a check ends, what a check sees. It imports nothing of the
+ * project but the profile's schema types, so every other layer can build on it.
+ */
+export type { CheckContext, PropertyOptions, ServiceKey, TargetInfo } from './context.ts';
+export { serviceKey } from './context.ts';
+export { defineRule, section, type RuleDeclaration, type SectionDefaults } from './define.ts';
+export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
+export { CheckFailure, NotApplicable, TransportError, Untestable } from './outcome.ts';
+export type { RuleResult } from './result.ts';
+export type { Rule } from './rule.ts';
+export * from './types.ts';

@@ -1,0 +1,73 @@
+/** The vocabulary every part of apicert shares: surfaces, verdicts, levels, spec references, needs. */
+
+/** The surfaces a deployment is certified on; the first segment of every rule id. */
+export const SURFACES = ['v8', 'v1', 'mcp'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+/** The five verdicts a check can reach; nothing else is ever reported. */
+export const VERDICTS = ['pass', 'fail', 'not-applicable', 'untestable', 'inconclusive'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/**
+ * `required` rules gate a certification. `observation` rules exist where the spec says
+ * "not shown" or contradicts itself: they record what the target does and never gate.
+ */
+export type Level = 'required' | 'observation';
+
+/** `mutate` rules create or change server-side state and only run when the profile allows it. */
+export type Destructiveness = 'read' | 'mutate';
+
+export const SPEC_DOCUMENTS = ['v8-integration-gateway.md', 'v1-execution-fabric.md', 'mcp-2025-03-26'] as const;
+export type SpecDocument = (typeof SPEC_DOCUMENTS)[number];
+
+export interface SpecReference {
+  /** The document the quote comes from: a file in spec/, or an external specification. */
+  document: SpecDocument;
+  /** Section heading path inside the document, e.g. "Endpoints > Rules". */
+  section: string;
+  /** The sentence(s) enforced, verbatim from the document. */
+  quote: string;
+  /** For external specifications: where the quote can be read. */
+  url?: string;
+}
+
+/**
+ * What a rule needs from the profile before it can judge anything; the planner and the runner
+ * decide `untestable` from this alone, before a request is sent.
+ */
+export interface Needs {
+  /** Credential roles, e.g. `primary`, `holding:runs:read+runs:write`, `lacking:missions:write`, `other-principal`, `expired`, `other-tenant`. */
+  credentials?: readonly string[];
+  /** Dotted paths below `fixtures` that must be present, e.g. `v8.missions.succeeds`. */
+  fixtures?: readonly string[];
+  /** The harness's webhook receiver must run (a public URL that reaches it, on a real target). */
+  receiver?: boolean;
+  /** The rule sends bursts up to the rate limit: needs `safety.allowRateLimitBursts`. */
+  bursts?: boolean;
+}
+
+/** Everything a rule is but its check: what the registry, the planner and the reports read. */
+export interface RuleMeta {
+  /** Stable dotted id that starts with its surface and area, e.g. `v8.missions.idempotency.conflict`. */
+  id: string;
+  surface: Surface;
+  title: string;
+  level: Level;
+  destructive: Destructiveness;
+  spec: SpecReference;
+  needs: Needs;
+}
+
+export interface Observation {
+  ruleId: string;
+  subject: string;
+  value: unknown;
+  note?: string;
+}
+
+export interface Counterexample {
+  seed: number;
+  path: string | null;
+  numRuns: number;
+  value: unknown;
+}
