@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,11 +11,21 @@ const BIN = join(ROOT, 'bin/apicert.js');
 const FAULT = 'v8.missions.get.unknown-404/server-error';
 const STACK = /\n\s+at .+:\d+:\d+/;
 
+// Plain output unless a test asks for colour: no FORCE_COLOR or NO_COLOR from the caller's shell.
+const BASE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['FORCE_COLOR', 'NO_COLOR', 'GITHUB_STEP_SUMMARY'].includes(k)));
+
 function apicert(args: string[], env: NodeJS.ProcessEnv = {}) {
-  // Plain output unless a test asks for colour: no FORCE_COLOR or NO_COLOR from the caller's shell.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['FORCE_COLOR', 'NO_COLOR', 'GITHUB_STEP_SUMMARY'].includes(k)));
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...base, ...env } });
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...BASE_ENV, ...env } });
   return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** The same, without blocking: independent invocations run side by side. */
+function apicertAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...BASE_ENV, ...env } }, (error, out, err) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
+    });
+  });
 }
 
 const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), `apicert-${prefix}-`));
@@ -79,11 +89,16 @@ describe('what the CLI prints', () => {
     expect(run.out).not.toMatch(/Bearer (?!\$\{)/);
   });
 
-  it('colours only when wanted: FORCE_COLOR on, NO_COLOR and --no-color off', () => {
+  it('colours only when wanted: FORCE_COLOR on, NO_COLOR and --no-color off', async () => {
     const args = ['certify', '--rules', 'v8.missions.get.ok', '--out', '-'];
-    expect(apicert(args, { FORCE_COLOR: '1' }).err).toContain('\x1b[');
-    expect(apicert([...args, '--no-color'], { FORCE_COLOR: '1' }).err).not.toContain('\x1b[');
-    expect(apicert(args, { FORCE_COLOR: '1', NO_COLOR: '1' }).err).not.toContain('\x1b[');
+    const [forced, flag, noColor] = await Promise.all([
+      apicertAsync(args, { FORCE_COLOR: '1' }),
+      apicertAsync([...args, '--no-color'], { FORCE_COLOR: '1' }),
+      apicertAsync(args, { FORCE_COLOR: '1', NO_COLOR: '1' }),
+    ]);
+    expect(forced.err).toContain('\x1b[');
+    expect(flag.err).not.toContain('\x1b[');
+    expect(noColor.err).not.toContain('\x1b[');
   });
 
   it('--target alone warns that it changes state; --read-only does not and runs only reading rules', () => {
@@ -112,7 +127,7 @@ describe('what the CLI prints', () => {
 });
 
 describe('user errors', () => {
-  it('end in one line and exit 2, never a stack trace', () => {
+  it('end in one line and exit 2, never a stack trace', async () => {
     const file = join(tmp('err'), 'a-file');
     writeFileSync(file, '');
     const cases = [
@@ -125,8 +140,9 @@ describe('user errors', () => {
       ['fake', '--webhook-receiver', 'example.com:80'],
       ['certify', '--profile', file],
     ];
-    for (const args of cases) {
-      const run = apicert(args);
+    const runs = await Promise.all(cases.map((args) => apicertAsync(args)));
+    for (const [i, args] of cases.entries()) {
+      const run = runs[i]!;
       expect(run.code, `${args.join(' ')}: ${run.err}`).toBe(2);
       expect(run.err, args.join(' ')).toMatch(/apicert: |error: /);
       expect(run.err, args.join(' ')).not.toMatch(STACK);
