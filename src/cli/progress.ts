@@ -56,7 +56,7 @@ export class RuleProgress {
     if (!this.ui.live || this.total === 0 || this.ui.verbosity === 'quiet') return;
     const first = this.running.values().next().value;
     const more = this.running.size > 1 ? ` (+${this.running.size - 1} running)` : '';
-    const width = this.ui.out.columns ?? 100;
+    const width = this.ui.out.columns || 100;
     const text = `[${this.done}/${this.total}] ${first ?? ''}${more}`.slice(0, Math.max(20, width - 1));
     this.ui.out.write(`\r\x1b[2K${this.ui.paint('dim', text)}`);
     this.drawn = true;
