@@ -73,6 +73,22 @@ describe('certify --image: the fake in its own container image', () => {
     expect(left.filter((c) => c.Image === IMAGE)).toEqual([]);
   }, 180_000);
 
+  it('attaches the container log to the run when a rule fails', async (ctx) => {
+    ctx.skip(skipReason !== undefined, skipReason);
+    const port = await freeLoopbackPort();
+    const shared = mkdtempSync(join(tmpdir(), 'apicert-image-profile-'));
+    const out = mkdtempSync(join(tmpdir(), 'apicert-image-reports-'));
+    const run = await apicert([
+      'certify', '--image', IMAGE, '--port', String(port), '--wait-log', 'apicert fake listening', '--rules', 'v8.missions.get.*',
+      '--mount', `${shared}:/out`, '--profile', join(shared, 'fake-profile.json'), '--out', out, '--quiet',
+      '--', 'fake', '--port', String(port), '--profile-out', '/out/fake-profile.json', '--faults', 'v8.missions.get.unknown-404/server-error',
+    ]);
+    expect(run.code, run.out + run.err).toBe(1);
+    expect(run.out).toMatch(/FAIL\s+v8\.missions\.get\.unknown-404/);
+    const log = readFileSync(join(out, 'latest', 'container.log'), 'utf8');
+    expect(log).toMatch(/apicert fake listening on http:\/\/127\.0\.0\.1:\d+ with faults v8\.missions\.get\.unknown-404\/server-error/);
+  }, 120_000);
+
   it('exits 3 and keeps the container log when the image never becomes ready', async (ctx) => {
     ctx.skip(skipReason !== undefined, skipReason);
     const out = mkdtempSync(join(tmpdir(), 'apicert-image-reports-'));
