@@ -9,7 +9,7 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import type { Report } from '../reports/model.ts';
-import { createRunFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
+import { createRunFolder, oldLatestFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, redactorFor } from '../runner/certify.ts';
 import { UsageError } from './errors.ts';
@@ -140,6 +140,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     if (command.getOptionValueSource('format') !== 'cli') chosen = ['json'];
     else if (chosen.length !== 1) throw new UsageError(`--out - writes one report to stdout: give one --format (${REPORT_FORMATS.join(', ')})`);
   }
+  if (!toStdout) await oldLatestFolder(flags.out);
   const ui = new Ui({ color: flags.color, quiet: flags.quiet, verbose: flags.verbose, stdoutIsReport: toStdout });
   if (flags.target && !flags.readOnly) {
     ui.warn(`apicert: certifying ${flags.target} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);

@@ -3,12 +3,17 @@
  * `<root>/latest` at it, so files of two runs never mix (a JSON-only run cannot sit beside the
  * Markdown summary of an older one).
  */
-import { lstat, mkdir, readdir, readlink, rename, rm, rmdir, symlink, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, rmdir, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderReport, writeReports, type ReportFormat } from './write.ts';
 import type { Report } from './model.ts';
 
 export const LATEST = 'latest';
+
+/** The reports folder cannot be used as asked; the message says what to do (exit 2). */
+export class ReportFolderError extends Error {
+  override readonly name = 'ReportFolderError';
+}
 
 /** `2026-11-22T13-20-05Z`: sortable, and legal in a file name on every system. */
 export function runFolderName(at: Date): string {
@@ -33,17 +38,29 @@ export async function createRunFolder(root: string, at: Date): Promise<string> {
 const OWNED_FILES = new Set(['report.json', 'junit.xml', 'summary.md', 'report.html', 'container.log']);
 
 /**
+ * The files of a real `latest/` folder (older apicert versions wrote there), or undefined when
+ * `latest` is a link or absent. Throws when the folder holds anything apicert did not write; the
+ * CLI asks before a run, so the user hears it before waiting for one.
+ */
+export async function oldLatestFolder(root: string): Promise<string[] | undefined> {
+  const latest = join(root, LATEST);
+  const stat = await lstat(latest).catch(() => undefined);
+  if (!stat?.isDirectory()) return undefined;
+  const names = await readdir(latest);
+  const foreign = names.filter((n) => !OWNED_FILES.has(n));
+  if (foreign.length > 0) throw new ReportFolderError(`${latest} is a folder holding files apicert did not write (${foreign.slice(0, 3).join(', ')}): move it away, apicert keeps "${LATEST}" as a link to the newest run`);
+  return names;
+}
+
+/**
  * Points `<root>/latest` at the run folder. Replaced through a rename so a reader never sees it
  * missing. A real `latest/` folder left by an older apicert is removed when it holds only report
  * files; anything else in it is the user's and stays.
  */
 export async function pointLatestAt(root: string, dir: string): Promise<string> {
   const latest = join(root, LATEST);
-  const stat = await lstat(latest).catch(() => undefined);
-  if (stat?.isDirectory()) {
-    const names = await readdir(latest);
-    const foreign = names.filter((n) => !OWNED_FILES.has(n));
-    if (foreign.length > 0) throw new Error(`${latest} is a folder holding files apicert did not write (${foreign.slice(0, 3).join(', ')}): move it away, apicert keeps "${LATEST}" as a link to the newest run`);
+  const names = await oldLatestFolder(root);
+  if (names) {
     for (const name of names) await unlink(join(latest, name));
     await rmdir(latest);
   }
@@ -53,15 +70,6 @@ export async function pointLatestAt(root: string, dir: string): Promise<string> 
   await symlink(name, temporary, 'dir');
   await rename(temporary, latest);
   return latest;
-}
-
-/** Where `latest` points, or undefined when there is no run yet. */
-export async function latestRun(root: string): Promise<string | undefined> {
-  try {
-    return join(root, await readlink(join(root, LATEST)));
-  } catch {
-    return undefined;
-  }
 }
 
 export interface WrittenRun {
