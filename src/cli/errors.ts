@@ -37,7 +37,8 @@ export function reportError(error: unknown, env: NodeJS.ProcessEnv = process.env
   if (error instanceof TargetUnreachable || error instanceof ContainerEngineUnavailable || error instanceof ContainerStartFailed) return { code: EXIT.inconclusive, message: error.message };
   const errno = error as NodeJS.ErrnoException;
   if (errno && typeof errno.code === 'string' && FILE_ERRORS[errno.code]) {
-    const where = errno.path ?? (errno as { address?: string }).address ?? '';
+    const net = errno as { address?: string; port?: number };
+    const where = errno.path ?? (net.address ? `${net.address}${net.port ? `:${net.port}` : ''}` : '');
     return { code: EXIT.usage, message: `${errno.syscall ?? 'operation'} ${where}: ${FILE_ERRORS[errno.code]} (${errno.code}); choose another path or port` };
   }
   const text = error instanceof Error ? error.message : String(error);
