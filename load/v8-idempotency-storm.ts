@@ -1,41 +1,16 @@
 /**
- * Idempotency storm: each iteration fires STORM concurrent creates with one key and one body, then
- * STORM creates with the same key and other bodies. Every accepted create must name one mission;
- * every other body must get 409.
+ * /v8 idempotency storm: each iteration sends APICERT_STORM concurrent creates with one new key
+ * and one body (one mission must answer all), then as many with the same key and other bodies
+ * (each must get 409). Rules: load.v8.idempotency.storm-one-mission, load.v8.idempotency.storm-conflict.
  */
-import { check } from 'k6';
-import http from 'k6/http';
-import { Rate } from 'k6/metrics';
-import type { Options } from 'k6/options';
-import { judgeConflicts, judgeIdempotencyStorm } from '../src/load/verdicts.ts';
-import { authHeaders, BASE_URL, bodyText, ITERATIONS, MAX_DURATION, MISSION_BODY, newKey } from './lib/config.ts';
+import { v8IdempotencyStorm } from '../src/load/scenarios/idempotency-storm.ts';
+import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
 
-const STORM = Number(__ENV.APICERT_STORM ?? 20);
-const verdicts = new Rate('apicert_verdict_ok');
+const { config, credential } = configFor('v8-idempotency-storm');
+const recorder = new Recorder('v8-idempotency-storm', []);
 
-export const options: Options = {
-  scenarios: { storm: { executor: 'shared-iterations', vus: 1, iterations: ITERATIONS, maxDuration: MAX_DURATION } },
-  batch: STORM,
-  batchPerHost: STORM,
-  thresholds: { apicert_verdict_ok: ['rate==1'] },
-};
+export const options = iterationOptions('storm', config, config.storm, recorder);
 
-export default function storm(): void {
-  const key = newKey('apicert-storm');
-  const headers = authHeaders({ 'Content-Type': 'application/json', 'Idempotency-Key': key });
-  const same = http.batch(Array.from({ length: STORM }, () => ({ method: 'POST', url: `${BASE_URL}/v8/missions`, body: JSON.stringify(MISSION_BODY), params: { headers } })));
-  const replay = judgeIdempotencyStorm(same.map((r) => ({ status: r.status, body: bodyText(r.body) })));
-  const changed = http.batch(
-    Array.from({ length: STORM }, (_, i) => ({
-      method: 'POST',
-      url: `${BASE_URL}/v8/missions`,
-      body: JSON.stringify({ ...(MISSION_BODY as Record<string, unknown>), apicertVariant: i }),
-      params: { headers },
-    })),
-  );
-  const conflicts = judgeConflicts(changed.map((r) => ({ status: r.status, body: bodyText(r.body) })));
-  verdicts.add(replay.ok);
-  verdicts.add(conflicts.ok);
-  check(replay, { [`one mission per key: ${replay.summary}`]: (v) => v.ok });
-  check(conflicts, { [`other bodies get 409: ${conflicts.summary}`]: (v) => v.ok });
-}
+export default recorder.iteration(() => v8IdempotencyStorm(k6Transport, { ...config, token: credential, key: newKey }));
+
+export const handleSummary = recorder.handleSummary(config);

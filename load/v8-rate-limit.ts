@@ -1,38 +1,25 @@
 /**
- * Rate-limit probe: one client reads a mission as fast as it can, up to BURST requests, and stops
- * at the first 429. The seed states a per-principal limit exists but not its numbers, so this
- * records where it starts and whether Retry-After comes with it.
+ * /v8 per-principal rate limit: a ramping arrival rate of reads of a mission no one has (404 costs
+ * the target only its limiter). The seed gives no numbers, so this records where 429 starts; each
+ * 429 must be a problem, and (with APICERT_V8_OTHER_PRINCIPAL_TOKEN, one probe per VU) another
+ * principal must not be limited meanwhile. Rules: load.v8.rate-limit.limit-observed,
+ * load.v8.rate-limit.429-problem, load.v8.rate-limit.per-principal.
  */
-import { check } from 'k6';
-import http from 'k6/http';
-import { Counter } from 'k6/metrics';
-import type { Options } from 'k6/options';
-import { summariseBurst } from '../src/load/verdicts.ts';
-import { authHeaders, BASE_URL, bodyText, MAX_DURATION, MISSION_BODY, newKey } from './lib/config.ts';
+import { ABSENT_MISSION_ID } from '../src/load/config.ts';
+import { v8RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
+import { configFor, k6Transport, rampClock, rampOptions, Recorder } from './lib/k6.ts';
 
-const BURST = Number(__ENV.APICERT_BURST ?? 300);
-const limited = new Counter('apicert_rate_limited');
+const { config, credential } = configFor('v8-rate-limit');
+const recorder = new Recorder('v8-rate-limit', ['v8_rate_429_at_ms', 'v8_rate_429_at_rps']);
 
-export const options: Options = {
-  scenarios: { burst: { executor: 'shared-iterations', vus: 1, iterations: 1, maxDuration: MAX_DURATION } },
-};
+export const options = rampOptions(config, recorder, 'default');
 
-export default function burst(): void {
-  const created = http.post(`${BASE_URL}/v8/missions`, JSON.stringify(MISSION_BODY), {
-    headers: authHeaders({ 'Content-Type': 'application/json', 'Idempotency-Key': newKey('apicert-burst') }),
-  });
-  const runId = (JSON.parse(bodyText(created.body)) as { runId: string }).runId;
-  const seen: Array<{ status: number; retryAfter?: string }> = [];
-  for (let i = 0; i < BURST; i += 1) {
-    const res = http.get(`${BASE_URL}/v8/missions/${runId}`, { headers: authHeaders() });
-    const retryAfter = res.headers['Retry-After'];
-    seen.push(retryAfter === undefined ? { status: res.status } : { status: res.status, retryAfter });
-    if (res.status === 429) break;
-  }
-  const summary = summariseBurst(seen);
-  if (summary.firstLimitedAt !== undefined) limited.add(1);
-  console.log(`apicert burst: ${JSON.stringify(summary)}`);
-  check(summary, {
-    'a 429 carries a numeric Retry-After': (s) => s.firstLimitedAt === undefined || /^\d+$/.test(s.retryAfter ?? ''),
-  });
-}
+// Each VU is its own JS runtime: this flag caps the other principal's requests at one per VU.
+let probedOther = false;
+const mayProbeOther = () => !probedOther && (probedOther = true);
+
+export default recorder.iteration(() =>
+  v8RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, otherToken: config.v8OtherToken, mayProbeOther, missionId: ABSENT_MISSION_ID, ...rampClock(config) }),
+);
+
+export const handleSummary = recorder.handleSummary(config);

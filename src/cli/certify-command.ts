@@ -5,17 +5,19 @@ import { writeFile } from 'node:fs/promises';
 import type { Surface } from '../rule/index.ts';
 import { ContainerStartFailed, startImageTarget, type StartedImageTarget } from '../container/image-target.ts';
 import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
-import type { Report } from '../reports/model.ts';
+import { judgedLine, type Report } from '../reports/model.ts';
 import { createRunFolder, oldLatestFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, redactorFor } from '../runner/certify.ts';
 import { UsageError } from './errors.ts';
 import { exitCodeFor } from './exit.ts';
 import { ENV_HELP, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
-import { faultList, list, portOf, surfaceList } from './parse.ts';
+import { formats, seedOf, VERDICT_MARK } from './options.ts';
+import { faultList, patternList, portOf, surfaceList, variantList } from './parse.ts';
 import { Ui } from './output.ts';
 import { RuleProgress } from './progress.ts';
 import { appendStepSummary } from './step-summary.ts';
@@ -36,23 +38,13 @@ interface CertifyFlags {
   out: string;
   format: ReportFormat[];
   faults?: FaultId[];
+  variant?: VariantId[];
   allowUntestable?: boolean;
+  strict?: boolean;
   readOnly?: boolean;
   quiet?: boolean;
   verbose?: boolean;
   color: boolean;
-}
-
-function formats(value: string): ReportFormat[] {
-  const out = list(value);
-  for (const f of out) if (!(REPORT_FORMATS as readonly string[]).includes(f)) throw new InvalidArgumentError(`unknown format "${f}": use ${REPORT_FORMATS.join(', ')}`);
-  return out as ReportFormat[];
-}
-
-function seedOf(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
-  return n;
 }
 
 function envPair(value: string, previous: Record<string, string>): Record<string, string> {
@@ -97,6 +89,7 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.target && flags.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (flags.image && flags.target) throw new UsageError('--image starts the target itself: drop --target (a --profile may still give credentials and fixtures; its target is replaced)');
   if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image to use it');
+  if (flags.variant && (flags.target || flags.profile || flags.image)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile/--image to use it');
   if (flags.image && flags.port === undefined) throw new UsageError("--image needs --port N: the port the image's server listens on");
   const containerOnly = ['port', 'waitLog', 'waitHttp', 'startupTimeout'].filter((k) => command.getOptionValueSource(k) === 'cli');
   if (Object.keys(flags.env).length) containerOnly.push('env');
@@ -109,11 +102,12 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.waitLog && flags.waitHttp) throw new UsageError('give --wait-log or --wait-http, not both');
 }
 
-function gateLine(ui: Ui, report: Report): string {
-  const req = report.summary.required;
-  const gate = report.summary.gate.toUpperCase();
-  const painted = ui.paint(report.summary.gate === 'pass' ? ['bold', 'green'] : ['bold', 'red'], gate);
-  return `\n${report.target.baseUrl} (${report.target.kind}${report.target.image ? ` ${report.target.image}` : ''}): gate ${painted} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`;
+function gateLines(ui: Ui, report: Report): string {
+  const { required: req, should, strict, gate, warnings } = report.summary;
+  const painted = ui.paint(gate === 'pass' ? ['bold', 'green'] : ['bold', 'red'], gate.toUpperCase());
+  const target = `${report.target.baseUrl} (${report.target.kind}${report.target.image ? ` ${report.target.image}` : ''})`;
+  const line = `\n${target}: gate ${painted}${strict ? ' (strict)' : ''} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${strict ? '' : ' (warnings)'}; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`;
+  return !strict && warnings.length > 0 ? `${line}\nwarnings (SHOULD rules that failed; --strict makes them gate): ${warnings.join(', ')}` : line;
 }
 
 function lastLines(text: string, n: number): string {
@@ -178,25 +172,27 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       patterns: flags.rules,
       seed: flags.seed,
       faults: flags.faults,
+      variants: flags.variant,
+      strict: Boolean(flags.strict),
       readOnly: flags.readOnly,
       container: container ? { image: container.image } : undefined,
       onPlan: (rules) => progress.plan(rules),
       onStart: (rule) => progress.started(rule),
-      onResult: (result) => progress.finished(result),
+      onResult: (result) => progress.finished(result, Boolean(flags.strict)),
     });
     progress.end();
     // The deployment's own account of a failure belongs beside the report that shows it.
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
     const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
     if (toStdout) reportToStdout(report, chosen[0]!);
-    ui.always(gateLine(ui, report));
+    ui.always(gateLines(ui, report));
     if (!toStdout) {
       const written = await writeRunReports(report, flags.out, chosen, extra);
       ui.info(`reports: ${written.dir} (${join(flags.out, 'latest')} points at it): ${written.files.map((f) => f.slice(written.dir.length + 1)).join(', ')}`);
     }
     const summary = await appendStepSummary(report).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
     if (summary) ui.detail(`summary appended to ${summary}`);
-    process.exitCode = exitCodeFor(report.summary.gate, Boolean(flags.allowUntestable));
+    process.exitCode = exitCodeFor(report.summary, Boolean(flags.allowUntestable));
   } finally {
     release();
     await container?.stop();
@@ -228,12 +224,14 @@ export function certifyCommand(): Command {
     .option('--startup-timeout <ms>', 'with --image: how long the container may take to become ready', milliseconds, 60_000)
     .option('--read-only', 'run only rules that read; every rule that creates or changes state is reported untestable')
     .option('--surface <list>', 'surfaces to certify, comma separated (v8, v1, mcp)', surfaceList)
-    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*")', list)
+    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*"); each must select a rule', patternList)
     .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
     .option('--out <dir>', 'reports go to DIR/<timestamp>/ and DIR/latest points at the newest; "-" writes one format to stdout', 'reports')
     .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')}); with --out -, one (default json)`, formats, [...REPORT_FORMATS])
     .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faultList))
-    .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials)')
+    .addOption(new Option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")').argParser(variantList))
+    .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials), as long as at least one required rule passed')
+    .option('--strict', 'SHOULD rules gate too (by default a failed SHOULD is a warning)')
     .option('-q, --quiet', 'print only failures, inconclusive rules and the gate')
     .option('-v, --verbose', 'also print every passing rule and its exchanges (redacted) with a curl line each')
     .option('--no-color', 'no colour (also: NO_COLOR=1)')

@@ -7,6 +7,7 @@ import { ContainerEngineUnavailable, ContainerStartFailed } from '../container/i
 import { ProfileError } from '../profile/load.ts';
 import { ReportFolderError } from '../reports/run-folder.ts';
 import { TargetUnreachable } from '../runner/certify.ts';
+import { EmptySelection } from '../runner/run.ts';
 import { EXIT } from './exit.ts';
 
 /** A wrong or missing option the parser cannot see (a combination, a file that cannot be written). */
@@ -33,7 +34,7 @@ export interface Reported {
 
 export function reportError(error: unknown, env: NodeJS.ProcessEnv = process.env): Reported {
   if (error instanceof CommanderError) return { code: error.exitCode === 0 ? EXIT.pass : EXIT.usage };
-  if (error instanceof ProfileError || error instanceof UsageError || error instanceof ReportFolderError) return { code: EXIT.usage, message: error.message };
+  if (error instanceof ProfileError || error instanceof UsageError || error instanceof ReportFolderError || error instanceof EmptySelection) return { code: EXIT.usage, message: error.message };
   if (error instanceof TargetUnreachable || error instanceof ContainerEngineUnavailable || error instanceof ContainerStartFailed) return { code: EXIT.inconclusive, message: error.message };
   const errno = error as NodeJS.ErrnoException;
   if (errno && typeof errno.code === 'string' && FILE_ERRORS[errno.code]) {

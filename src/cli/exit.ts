@@ -4,7 +4,7 @@ import type { Report } from '../reports/model.ts';
 export const EXIT = {
   /** Every required rule passed (or did not apply). */
   pass: 0,
-  /** A required rule failed, or was untestable without --allow-untestable. */
+  /** A required rule failed, or was untestable without --allow-untestable (or no required rule passed). */
   fail: 1,
   /** Usage or profile error; the message says what to fix. */
   usage: 2,
@@ -14,8 +14,12 @@ export const EXIT = {
   internal: 4,
 } as const;
 
-export function exitCodeFor(gate: Report['summary']['gate'], allowUntestable: boolean): number {
-  switch (gate) {
+/**
+ * `--allow-untestable` forgives missing prerequisites, never an empty certification: a run in
+ * which no required rule passed exits 1 whatever the flag says.
+ */
+export function exitCodeFor(summary: Pick<Report['summary'], 'gate' | 'required'>, allowUntestable: boolean): number {
+  switch (summary.gate) {
     case 'pass':
       return EXIT.pass;
     case 'fail':
@@ -23,6 +27,6 @@ export function exitCodeFor(gate: Report['summary']['gate'], allowUntestable: bo
     case 'inconclusive':
       return EXIT.inconclusive;
     case 'untestable':
-      return allowUntestable ? EXIT.pass : EXIT.fail;
+      return allowUntestable && summary.required.pass > 0 ? EXIT.pass : EXIT.fail;
   }
 }

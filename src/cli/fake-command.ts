@@ -3,14 +3,16 @@ import { Command, InvalidArgumentError } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
 import { startFake } from '../fake/server.ts';
 import { freeLoopbackPort, parseReceiverAddress, standaloneProfile, type ReceiverAddress } from '../fake/standalone.ts';
 import { README_SECTIONS } from './help.ts';
-import { faultList, portOf } from './parse.ts';
+import { faultList, portOf, variantList } from './parse.ts';
 
 interface FakeFlags {
   port: number;
   faults?: FaultId[];
+  variant?: VariantId[];
   profileOut: string;
   webhookReceiver?: ReceiverAddress;
 }
@@ -47,16 +49,17 @@ export function fakeCommand(): Command {
     .description(`Serve the reference fake on loopback until stopped (Ctrl-C, SIGTERM), and write a profile for it; its tokens live only as long as this process (README.md, "${README_SECTIONS.fake}").`)
     .option('--port <n>', 'port to listen on (0 picks a free one)', portOf, 0)
     .option('--faults <ids>', 'switch on these faults (see "apicert faults")', faultList)
+    .option('--variant <ids>', 'take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variantList)
     .option('--profile-out <file>', 'where to write the profile, readable by you only', 'reports/fake-profile.json')
     .option('--webhook-receiver <address>', 'PORT or 127.0.0.1:PORT where the certifying apicert will receive webhook deliveries; written into the profile (default: a free loopback port)', receiverOf)
     .action(async (flags: FakeFlags) => {
       const receiver = flags.webhookReceiver ?? parseReceiverAddress(String(await freeLoopbackPort()));
-      const fake = await startFake({ port: flags.port, faults: flags.faults ?? [] });
+      const fake = await startFake({ port: flags.port, faults: flags.faults ?? [], variants: flags.variant ?? [] });
       const profile = standaloneProfile(fake, receiver);
       await mkdir(dirname(flags.profileOut), { recursive: true });
       // The tokens are the fake's own, but a token is never printed: it goes to a private file.
       await writeFile(flags.profileOut, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
-      console.log(`apicert fake listening on ${fake.baseUrl}${flags.faults?.length ? ` with faults ${flags.faults.join(', ')}` : ''} (pid ${process.pid}); webhooks go to ${receiver.origin}`);
+      console.log(`apicert fake listening on ${fake.baseUrl}${flags.faults?.length ? ` with faults ${flags.faults.join(', ')}` : ''}${flags.variant?.length ? ` with variants ${flags.variant.join(', ')}` : ''} (pid ${process.pid}); webhooks go to ${receiver.origin}`);
       console.log(`profile with ${profile.credentials.length} credentials written to ${flags.profileOut}; certify it from another shell with:`);
       console.log(`  npx apicert certify --profile ${flags.profileOut}`);
       const why = await untilStopped();

@@ -1,13 +1,18 @@
 import { Command } from 'commander';
-import { RULES } from '../registry.ts';
 import { FAULTS } from '../fake/faults/index.ts';
+import { VARIANTS } from '../fake/variants/index.ts';
+import { RULES } from '../registry.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { certifyCommand } from './certify-command.ts';
+import { registerJudgeClientCommand } from './client.ts';
 import { reportError } from './errors.ts';
 import { fakeCommand } from './fake-command.ts';
 import { ENV_HELP, EXIT_CODES_HELP } from './help.ts';
-import { list, surfaceList } from './parse.ts';
+import { registerLoadCommand } from './load.ts';
+import { list, printRules } from './options.ts';
+import { surfaceList } from './parse.ts';
 import { registerPlan } from './plan.ts';
+import { registerReceiverCommand } from './receiver.ts';
 
 export function buildProgram(): Command {
   const program = new Command('apicert')
@@ -26,13 +31,14 @@ export function buildProgram(): Command {
     .command('rules')
     .description('List every rule: id, level, spec sentence.')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean }) => {
-      if (opts.json) {
-        console.log(JSON.stringify(RULES.map(({ check: _check, ...rule }) => rule), null, 2));
-        return;
-      }
-      for (const r of RULES) console.log(`${r.id}  [${r.level}, ${r.destructive}]\n    ${r.title}\n    "${r.spec.quote}" (${r.spec.document}, ${r.spec.section})\n`);
-      console.log(`${RULES.length} rules`);
+    .action((opts: { json?: boolean }) => printRules(RULES, opts.json));
+
+  program
+    .command('variants')
+    .description('List the legal alternatives the reference fake can take (docs/legal-variation.md has the table).')
+    .action(() => {
+      for (const v of VARIANTS) console.log(`${v.id}\n    ${v.description}\n    "${v.spec.quote}" (${v.spec.document}, ${v.spec.section})`);
+      console.log(`${VARIANTS.length} variants`);
     });
 
   program
@@ -42,6 +48,10 @@ export function buildProgram(): Command {
       for (const f of FAULTS) console.log(`${f.id}\n    ${f.description}`);
       console.log(`${FAULTS.length} faults`);
     });
+
+  registerLoadCommand(program);
+  registerReceiverCommand(program);
+  registerJudgeClientCommand(program);
 
   // Subcommands parse their own options; each must exit 2 on a usage error like the program does.
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "apicert ${command.name()} --help" for its options)`);

@@ -4,10 +4,15 @@
  * keeps only what a reader must see (failures, inconclusive rules); --verbose adds the exchanges.
  */
 import type { Rule, RuleResult } from '../rule/index.ts';
+import { VERDICT_MARK } from './options.ts';
 import type { Ui } from './output.ts';
 
-const MARK: Record<RuleResult['verdict'], string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
-const STYLE = { pass: 'green', fail: 'red', 'not-applicable': 'gray', untestable: 'yellow', inconclusive: 'magenta' } as const;
+const STYLE = { pass: 'green', fail: 'red', warn: 'yellow', 'not-applicable': 'gray', untestable: 'yellow', inconclusive: 'magenta' } as const;
+
+/** A failed SHOULD rule is a warning unless the run is strict. */
+function markOf(result: RuleResult, strict: boolean): keyof typeof STYLE {
+  return result.verdict === 'fail' && result.rule.level === 'should' && !strict ? 'warn' : result.verdict;
+}
 
 export class RuleProgress {
   private total = 0;
@@ -30,12 +35,13 @@ export class RuleProgress {
     this.redraw();
   }
 
-  finished(result: RuleResult): void {
+  finished(result: RuleResult, strict = false): void {
     this.running.delete(result.rule.id);
     this.done++;
     this.clear();
-    const line = this.lineFor(result);
-    const alarming = result.verdict === 'fail' || result.verdict === 'inconclusive';
+    const mark = markOf(result, strict);
+    const line = this.lineFor(result, mark);
+    const alarming = mark === 'fail' || mark === 'inconclusive';
     if (alarming) this.ui.always(line);
     else if (this.ui.verbosity === 'verbose' || (!this.ui.live && this.ui.verbosity === 'normal') || (this.ui.live && result.verdict === 'untestable' && result.rule.level === 'required')) this.ui.info(line);
     if (this.ui.verbosity === 'verbose') for (const e of result.evidence) this.ui.detail(`      ${e.label ? `${e.label}: ` : ''}${e.request.method} ${e.request.url} -> ${e.response?.status ?? e.error ?? '?'} (${e.durationMs} ms)\n        ${e.curl}`);
@@ -46,8 +52,8 @@ export class RuleProgress {
     this.clear();
   }
 
-  private lineFor(result: RuleResult): string {
-    const mark = this.ui.paint(STYLE[result.verdict], MARK[result.verdict].padEnd(12));
+  private lineFor(result: RuleResult, kind: keyof typeof STYLE): string {
+    const mark = this.ui.paint(STYLE[kind], VERDICT_MARK[kind]!.trim().padEnd(12));
     const reason = result.reason && result.verdict !== 'pass' ? `: ${result.reason.split('\n')[0]}` : '';
     return `${mark} ${result.rule.id}${reason}`;
   }

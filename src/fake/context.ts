@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { TokenRegistry } from './auth.ts';
 import { FaultSet, type FaultId } from './faults/index.ts';
+import { VariantSet, type VariantId } from './variants/index.ts';
 
 /** A /v1 run event, published by the run engine so other parts of the fake (webhooks) can react. */
 export interface RunEventNotice {
@@ -22,6 +23,8 @@ export interface FakeConfig {
   /** Requests per key per window before /v1 answers 429. */
   v1RateLimitPerWindow: number;
   v1RateLimitWindowMs: number;
+  /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
+  v8RateLimit?: { perWindow: number; windowMs: number };
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
@@ -38,6 +41,8 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
  */
 export interface FakeBehaviour {
   faults?: Iterable<FaultId>;
+  /** Legal alternatives to take where the seeds or MCP leave a choice open (src/fake/variants). */
+  variants?: Iterable<VariantId>;
   config?: Partial<FakeConfig>;
 }
 
@@ -45,6 +50,8 @@ export interface FakeBehaviour {
 export interface FakeContext {
   /** Read only in the file or folder of each fault's area (suites/harness/structure.test.ts). */
   faults: FaultSet;
+  /** Read, like faults, only in the file or folder of each variant's area. */
+  variants: VariantSet;
   tokens: TokenRegistry;
   config: FakeConfig;
   /** `run` events: RunEventNotice. */
@@ -56,6 +63,7 @@ export interface FakeContext {
 export function createFakeContext(behaviour: FakeBehaviour = {}): FakeContext {
   return {
     faults: new FaultSet(behaviour.faults),
+    variants: new VariantSet(behaviour.variants),
     tokens: new TokenRegistry(),
     config: { ...DEFAULT_FAKE_CONFIG, ...behaviour.config },
     runEvents: new EventEmitter(),

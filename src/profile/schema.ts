@@ -3,6 +3,7 @@ import { mcpFixtures } from './fixtures/mcp.ts';
 import { v1Fixtures } from './fixtures/v1.ts';
 import { v8Fixtures } from './fixtures/v8.ts';
 import { webhooksFixtures } from './fixtures/webhooks.ts';
+import { receiverSection } from './receiver.ts';
 
 export type { MissionRequest } from './fixtures/v8.ts';
 
@@ -35,7 +36,10 @@ export const credentialSchema = z.strictObject({
 export type Credential = z.infer<typeof credentialSchema>;
 
 export const profileSchema = z.strictObject({
-  /** Base URL of the deployment, without a path below the API prefixes. */
+  /**
+   * Base URL of the deployment. /v8 and /v1 live at its origin, as the seeds show them; a path,
+   * when given, is where the MCP endpoint is mounted (else `/mcp`, or fixtures.mcp.endpoint).
+   */
   target: z.url({ protocol: /^https?$/ }),
   credentials: z.array(credentialSchema).default([]),
   fixtures: z
@@ -65,6 +69,8 @@ export const profileSchema = z.strictObject({
       concurrency: z.number().int().min(1).max(32).default(4),
     })
     .prefault({}),
+  /** Read only by `apicert certify-receiver`: the team's own webhook receiver. */
+  receiver: receiverSection.optional(),
 });
 export type Profile = z.infer<typeof profileSchema>;
 export type ProfileInput = z.input<typeof profileSchema>;

@@ -24,9 +24,22 @@ export interface Report {
   reportVersion: typeof REPORT_VERSION;
   harness: { name: 'apicert'; version: string; node: string };
   /** `container`: apicert started the target from `image` (certify --image). */
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote' | 'container'; faults?: string[]; image?: string };
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote' | 'container'; faults?: string[]; variants?: string[]; image?: string };
   run: { startedAt: string; finishedAt: string; durationMs: number; seed: number; surfaces: Surface[]; requests: number };
-  summary: { required: VerdictCounts; observation: VerdictCounts; gate: 'pass' | 'fail' | 'inconclusive' | 'untestable' };
+  summary: {
+    required: VerdictCounts;
+    /** SHOULD rules: a failure is a warning, and gates only in a strict run. */
+    should: VerdictCounts;
+    observation: VerdictCounts;
+    gate: 'pass' | 'fail' | 'inconclusive' | 'untestable';
+    /** Whether SHOULD rules gated this run (`--strict`). */
+    strict: boolean;
+    /** How many rules the filters selected, and how many of them reached pass or fail. */
+    selected: number;
+    judged: number;
+    /** SHOULD rules that failed: warnings in a run that is not strict. */
+    warnings: string[];
+  };
   rules: ReportRule[];
   observations: Observation[];
   /** SHA-256 over the canonical JSON of everything above, so a signed digest covers the whole report. */
@@ -38,14 +51,26 @@ export function emptyCounts(): VerdictCounts {
 }
 
 /**
- * The gate a CI reads: `fail` when a required rule failed, `inconclusive` when one could not be
- * judged for transport reasons, `untestable` when one lacked a fixture or credential.
+ * The gate a CI reads: `fail` when a gating rule failed, `inconclusive` when one could not be
+ * judged (transport, budget, deadline, a broken setup step), `untestable` when one lacked a
+ * fixture or credential. SHOULD rules gate only in a strict run.
  */
-export function gateOf(required: VerdictCounts): Report['summary']['gate'] {
-  if (required.fail > 0) return 'fail';
-  if (required.inconclusive > 0) return 'inconclusive';
-  if (required.untestable > 0) return 'untestable';
+export function gateOf(required: VerdictCounts, should: VerdictCounts = emptyCounts(), strict = false): Report['summary']['gate'] {
+  const gating = strict ? Object.fromEntries(VERDICTS.map((v) => [v, required[v] + should[v]])) as VerdictCounts : required;
+  if (gating.fail > 0) return 'fail';
+  if (gating.inconclusive > 0) return 'inconclusive';
+  if (gating.untestable > 0) return 'untestable';
   return 'pass';
+}
+
+/** Rules that reached a verdict about the target: pass or fail. */
+export function judgedCount(counts: readonly VerdictCounts[]): number {
+  return counts.reduce((n, c) => n + c.pass + c.fail, 0);
+}
+
+/** "judged 12 of 30 selected rules": the line every report and the CLI summary carry. */
+export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected'>): string {
+  return `judged ${summary.judged} of ${summary.selected} selected rules (pass or fail)`;
 }
 
 export function buildReport(input: {
@@ -56,10 +81,12 @@ export function buildReport(input: {
   finishedAt: Date;
   seed: number;
   requests: number;
+  strict?: boolean;
 }): Report {
-  const required = emptyCounts();
-  const observation = emptyCounts();
-  for (const r of input.results) (r.rule.level === 'required' ? required : observation)[r.verdict] += 1;
+  const counts = { required: emptyCounts(), should: emptyCounts(), observation: emptyCounts() };
+  for (const r of input.results) counts[r.rule.level][r.verdict] += 1;
+  const { required, should, observation } = counts;
+  const strict = input.strict ?? false;
   const rules: ReportRule[] = input.results.map((r) => {
     const rule: ReportRule = {
       id: r.rule.id,
@@ -89,7 +116,16 @@ export function buildReport(input: {
       surfaces: [...new Set(input.results.map((r) => r.rule.surface))],
       requests: input.requests,
     },
-    summary: { required, observation, gate: gateOf(required) },
+    summary: {
+      required,
+      should,
+      observation,
+      gate: gateOf(required, should, strict),
+      strict,
+      selected: input.results.length,
+      judged: judgedCount([required, should, observation]),
+      warnings: input.results.filter((r) => r.rule.level === 'should' && r.verdict === 'fail').map((r) => r.rule.id),
+    },
     rules,
     observations: input.results.flatMap((r) => r.observations),
   };

@@ -2,7 +2,7 @@ import type { Arbitrary } from 'fast-check';
 import type { z } from 'zod';
 import type { Credential, Profile } from '../profile/schema.ts';
 import type { Http } from './exchange.ts';
-import type { Observation, RuleMeta, Surface } from './types.ts';
+import type { ApiSurface, Observation, RuleMeta } from './types.ts';
 
 export interface TargetInfo {
   baseUrl: string;
@@ -45,7 +45,16 @@ export interface CheckContext {
   /** Validates `value` against a contract schema and returns the parsed value. */
   expectShape<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S>;
   fail(message: string): never;
+  /**
+   * Only for a named prerequisite the profile lacks (a fixture, a credential, a safety switch, a
+   * capability); the reason says which and how to add it.
+   */
   untestable(reason: string): never;
+  /**
+   * The rule cannot be judged and no prerequisite is missing: the target broke a setup step
+   * ("setup failed: ... answered X"), or a bound ran out. Gates (exit 3).
+   */
+  inconclusive(reason: string): never;
   notApplicable(reason: string): never;
   /** Records what the target does where the spec allows several readings or shows nothing. */
   observe(subject: string, value: unknown, note?: string): void;
@@ -60,14 +69,14 @@ export interface CheckContext {
   /** The credential that fits a role (src/profile/roles.ts), or untestable naming what to add. */
   credential(role: string): Credential;
   /** The credential with the most scopes on the surface: the caller for ordinary requests. */
-  primary(surface: Surface): Credential;
+  primary(surface: ApiSurface): Credential;
   /** A credential of the primary principal holding every scope in `scopes`. */
-  holding(surface: Surface, scopes: readonly string[]): Credential;
+  holding(surface: ApiSurface, scopes: readonly string[]): Credential;
   /** A credential that lacks `scope` (and preferably holds every other one). */
-  lacking(surface: Surface, scope: string): Credential;
+  lacking(surface: ApiSurface, scope: string): Credential;
   /** A credential of a different principal holding `scopes`. */
-  otherPrincipal(surface: Surface, scopes: readonly string[]): Credential;
-  expired(surface: Surface): Credential;
+  otherPrincipal(surface: ApiSurface, scopes: readonly string[]): Credential;
+  expired(surface: ApiSurface): Credential;
 
   /**
    * Runs a fast-check property with the run's seed. A counterexample becomes a failure that names

@@ -20,7 +20,16 @@ export class NotApplicable extends Error {
   override readonly name = 'NotApplicable';
 }
 
+/**
+ * Thrown when the rule could not be judged for a reason that is no missing prerequisite of the
+ * profile: the request budget or a deadline ran out, or the target broke a step the rule only
+ * needed as setup. It gates like a failure the CI cannot blame on the target (exit 3).
+ */
+export class Inconclusive extends Error {
+  override readonly name: string = 'Inconclusive';
+}
+
 /** Thrown when the exchange itself failed (connection refused, reset, timeout): nothing about the rule was observed. */
-export class TransportError extends Error {
+export class TransportError extends Inconclusive {
   override readonly name = 'TransportError';
 }

@@ -1,7 +1,13 @@
 /** The vocabulary every part of apicert shares: surfaces, verdicts, levels, spec references, needs. */
 
-/** The surfaces a deployment is certified on; the first segment of every rule id. */
-export const SURFACES = ['v8', 'v1', 'mcp'] as const;
+/** The surfaces a deployment is certified on (`certify`); credentials belong to one of these. */
+export const API_SURFACES = ['v8', 'v1', 'mcp'] as const;
+export type ApiSurface = (typeof API_SURFACES)[number];
+/**
+ * The first segment of every rule id: the deployment's surfaces, and the other side of the wire,
+ * a team's webhook receiver (`certify-receiver`) and API client (`judge-client`).
+ */
+export const SURFACES = [...API_SURFACES, 'receiver', 'client'] as const;
 export type Surface = (typeof SURFACES)[number];
 
 /** The five verdicts a check can reach; nothing else is ever reported. */
@@ -9,10 +15,13 @@ export const VERDICTS = ['pass', 'fail', 'not-applicable', 'untestable', 'inconc
 export type Verdict = (typeof VERDICTS)[number];
 
 /**
- * `required` rules gate a certification. `observation` rules exist where the spec says
- * "not shown" or contradicts itself: they record what the target does and never gate.
+ * The level comes from the quoted sentence's keyword. `required` (MUST, or a seed's plain
+ * statement) gates a certification. `should` (SHOULD, RECOMMENDED) is reported as a warning and
+ * gates only with `--strict`. `observation` rules exist where the spec says "not shown", leaves a
+ * choice open or contradicts itself: they record what the target does and never gate.
  */
-export type Level = 'required' | 'observation';
+export const LEVELS = ['required', 'should', 'observation'] as const;
+export type Level = (typeof LEVELS)[number];
 
 /** `mutate` rules create or change server-side state and only run when the profile allows it. */
 export type Destructiveness = 'read' | 'mutate';

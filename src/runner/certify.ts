@@ -1,9 +1,11 @@
 import { randomInt } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import pkg from '../../package.json' with { type: 'json' };
 import { RULES } from '../registry.ts';
 import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../probe/client.ts';
@@ -32,11 +34,15 @@ export interface CertifyOptions {
   readOnly?: boolean;
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
+  /** Only for the embedded fake: legal alternatives it takes (see "apicert variants"). */
+  variants?: VariantId[];
   rules?: readonly Rule[];
   /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
   adjustEmbeddedProfile?: (profile: Profile) => Profile;
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
   checkNeeds?: boolean;
+  /** SHOULD rules gate too. */
+  strict?: boolean;
   /** What the report says the target is: a profile's target is `remote` unless apicert started it from an image. */
   container?: { image: string };
   /** The rules selected, before the first one starts. */
@@ -68,21 +74,9 @@ async function preflight(probe: ProbeClient, baseUrl: string): Promise<void> {
   }
 }
 
-export async function certify(options: CertifyOptions = {}): Promise<Certification> {
-  const startedAt = new Date();
-  let fake: RunningFake | undefined;
-  let profile = options.profile;
-  if (!profile) {
-    fake = await startFake({ faults: options.faults ?? [] });
-    profile = embeddedProfile(fake);
-    if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
-  }
-  if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
-  const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
-  const dispatcher = createDispatcher();
-  const budget = new RequestBudget(profile.safety.requestBudget);
-  const redactor = redactorFor(profile);
-  const probe = new ProbeClient({
+/** The run's probe client: the profile's target and safety limits, one budget, one redactor. */
+export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher): ProbeClient {
+  return new ProbeClient({
     baseUrl: profile.target,
     redactor,
     budget,
@@ -91,11 +85,29 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     streamCloseGraceMs: profile.safety.streamCloseGraceMs,
     dispatcher,
   });
+}
+
+export async function certify(options: CertifyOptions = {}): Promise<Certification> {
+  const startedAt = new Date();
+  // A filter that selects nothing is a usage error, found before a target is touched.
+  const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
+  let fake: RunningFake | undefined;
+  let profile = options.profile;
+  if (!profile) {
+    fake = await startFake({ faults: options.faults ?? [], variants: options.variants ?? [] });
+    profile = embeddedProfile(fake);
+    if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
+  }
+  if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
+  const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
+  const dispatcher = createDispatcher();
+  const budget = new RequestBudget(profile.safety.requestBudget);
+  const redactor = redactorFor(profile);
+  const probe = probeFor(profile, redactor, budget, dispatcher);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   let hooks: RunReceiver = {};
   try {
     await preflight(probe, profile.target);
-    const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
     options.onPlan?.(rules);
     if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
     const services: CheckServices = {
@@ -104,10 +116,12 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
       missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
     };
     const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onStart: options.onStart, onResult: options.onResult });
-    const reportTarget: Report['target'] = { baseUrl: new URL(profile.target).origin, kind: target.kind };
+    const { origin, pathname } = new URL(profile.target);
+    const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
+    if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
     if (options.container) reportTarget.image = options.container.image;
-    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used });
+    const report = buildReport({ results, version: HARNESS_VERSION, target: reportTarget, startedAt, finishedAt: new Date(), seed, requests: budget.used, strict: options.strict ?? false });
     return { report, results };
   } finally {
     await dispatcher.close();

@@ -6,6 +6,7 @@ import type { Credential, Profile } from '../profile/schema.ts';
 import type { Redactor } from '../redact/redactor.ts';
 import {
   CheckFailure,
+  Inconclusive,
   NotApplicable,
   TransportError,
   Untestable,
@@ -14,7 +15,7 @@ import {
   type PropertyOptions,
   type Rule,
   type ServiceKey,
-  type Surface,
+  type ApiSurface,
   type TargetInfo,
 } from '../rule/index.ts';
 
@@ -76,6 +77,10 @@ export class RunContext implements CheckContext {
     throw new Untestable(reason);
   }
 
+  inconclusive(reason: string): never {
+    throw new Inconclusive(reason);
+  }
+
   notApplicable(reason: string): never {
     throw new NotApplicable(reason);
   }
@@ -116,23 +121,23 @@ export class RunContext implements CheckContext {
     return credential;
   }
 
-  primary(surface: Surface): Credential {
+  primary(surface: ApiSurface): Credential {
     return this.credential(roleName(surface, 'primary'));
   }
 
-  holding(surface: Surface, scopes: readonly string[]): Credential {
+  holding(surface: ApiSurface, scopes: readonly string[]): Credential {
     return this.credential(roleName(surface, 'holding', scopes));
   }
 
-  lacking(surface: Surface, scope: string): Credential {
+  lacking(surface: ApiSurface, scope: string): Credential {
     return this.credential(roleName(surface, 'lacking', [scope]));
   }
 
-  otherPrincipal(surface: Surface, scopes: readonly string[]): Credential {
+  otherPrincipal(surface: ApiSurface, scopes: readonly string[]): Credential {
     return this.credential(roleName(surface, 'other-principal', scopes));
   }
 
-  expired(surface: Surface): Credential {
+  expired(surface: ApiSurface): Credential {
     return this.credential(roleName(surface, 'expired'));
   }
 

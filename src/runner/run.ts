@@ -1,4 +1,4 @@
-import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, Inconclusive, NotApplicable, type Observation, type Rule, type Surface, type TargetInfo, TransportError, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
@@ -29,6 +29,27 @@ function trimEvidence(entries: EvidenceEntry[]): { evidence: EvidenceEntry[]; om
 
 class CheckTimeout extends Error {}
 
+/**
+ * Why a check that returned normally still may not pass: a pass needs at least one judgement
+ * (`expect`, `expectShape`, `property`) and at least one answer of the target to judge. A check
+ * that only looked at its own inputs, or whose every request failed to reach the target, judged
+ * nothing the target did.
+ */
+export function vacuousPass(assertions: number, evidence: readonly EvidenceEntry[]): string | undefined {
+  if (assertions === 0) return 'the check ended without judging anything (a harness defect: report it)';
+  if (!evidence.some((e) => e.response !== undefined)) return 'the check judged no answer of the target (no exchange was answered), so it cannot pass (a harness defect: report it)';
+  return undefined;
+}
+
+/**
+ * `untestable` is for a prerequisite the profile lacks, and the reason names it. Anything else a
+ * check calls untestable (a setup step the target broke, say) could not be judged: inconclusive.
+ */
+export function namesPrerequisite(reason: string): boolean {
+  if (/^setup failed/i.test(reason)) return false;
+  return /fixtures\.|safety\.|credential|profile|receiver|token|key\b|signing secret/i.test(reason);
+}
+
 /** Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. */
 export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult' | 'onStart'>): Promise<RuleResult> {
   const probe = options.probe.fork();
@@ -52,9 +73,10 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
           timer = setTimeout(() => reject(new CheckTimeout(`the check did not finish within ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
-      if (ctx.assertions === 0) {
+      const vacuous = vacuousPass(ctx.assertions, probe.evidence);
+      if (vacuous) {
         verdict = 'inconclusive';
-        reason = 'the check ended without judging anything (a harness defect: report it)';
+        reason = vacuous;
       } else {
         verdict = 'pass';
       }
@@ -62,9 +84,10 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       if (error instanceof CheckFailure) {
         verdict = 'fail';
         counterexample = error.counterexample;
-      } else if (error instanceof Untestable) verdict = 'untestable';
-      else if (error instanceof NotApplicable) verdict = 'not-applicable';
-      else if (error instanceof TransportError || error instanceof CheckTimeout) verdict = 'inconclusive';
+      } else if (error instanceof Untestable) {
+        verdict = namesPrerequisite(error.message) ? 'untestable' : 'inconclusive';
+      } else if (error instanceof NotApplicable) verdict = 'not-applicable';
+      else if (error instanceof Inconclusive || error instanceof CheckTimeout) verdict = 'inconclusive';
       else {
         verdict = 'inconclusive';
         reason = `the check itself failed (a harness defect: report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
@@ -107,10 +130,59 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   return results;
 }
 
-/** `v8.missions.*`-style patterns, comma separated; `*` matches any run of characters. */
+function globRegex(pattern: string): RegExp {
+  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+/** A filter that selected no rule: a usage error (exit 2), never a green gate over nothing. */
+export class EmptySelection extends Error {
+  override readonly name = 'EmptySelection';
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const above = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** The rule ids (or `area.*` globs) closest to a pattern that matched nothing, best first. */
+export function closestRuleIds(pattern: string, rules: readonly Rule[], count = 5): string[] {
+  const stem = pattern.replace(/\*+$/, '').replace(/\.$/, '');
+  const candidates = new Set<string>();
+  for (const r of rules) {
+    const parts = r.id.split('.');
+    for (let n = 2; n < parts.length; n += 1) candidates.add(`${parts.slice(0, n).join('.')}.*`);
+    candidates.add(r.id);
+  }
+  const distance = (c: string) => editDistance(stem, c.replace(/\.\*$/, ''));
+  return [...candidates].sort((a, b) => distance(a) - distance(b) || a.length - b.length).slice(0, count);
+}
+
+/**
+ * `v8.missions.*`-style patterns, comma separated; `*` matches any run of characters. Every
+ * pattern must select at least one rule of the selected surfaces, so a typo in one part of a CI
+ * filter cannot silently drop the rules it meant.
+ */
 export function selectRules(rules: readonly Rule[], filter: { surfaces?: Surface[]; patterns?: string[] }): Rule[] {
-  const regexes = (filter.patterns ?? []).map((p) => new RegExp(`^${p.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`));
-  return rules.filter(
-    (rule) => (!filter.surfaces?.length || filter.surfaces.includes(rule.surface)) && (regexes.length === 0 || regexes.some((r) => r.test(rule.id))),
-  );
+  const onSurfaces = rules.filter((rule) => !filter.surfaces?.length || filter.surfaces.includes(rule.surface));
+  const surfaceNote = filter.surfaces?.length ? ` on --surface ${filter.surfaces.join(',')}` : '';
+  if (onSurfaces.length === 0) throw new EmptySelection(`--surface ${filter.surfaces?.join(',')} selects no rule`);
+  const patterns = filter.patterns ?? [];
+  if (patterns.length === 0) return onSurfaces;
+  for (const pattern of patterns) {
+    const regex = globRegex(pattern);
+    if (!onSurfaces.some((r) => regex.test(r.id))) {
+      throw new EmptySelection(`--rules "${pattern}" selects no rule${surfaceNote}; closest: ${closestRuleIds(pattern, onSurfaces).join(', ')} (run "apicert rules" for the list)`);
+    }
+  }
+  const regexes = patterns.map(globRegex);
+  return onSurfaces.filter((rule) => regexes.some((r) => r.test(rule.id)));
 }

@@ -16,7 +16,7 @@ describe('apicert CLI', () => {
     const out = mkdtempSync(join(tmpdir(), 'apicert-cli-'));
     const run = apicert('certify', '--rules', 'v8.missions.get.*', '--out', out, '--seed', '5');
     expect(run.code, run.err).toBe(0);
-    expect(run.out).toMatch(/gate PASS - required 3 pass, 0 fail/);
+    expect(run.out).toMatch(/gate PASS - judged 3 of 3 selected rules \(pass or fail\); required 3 pass, 0 fail/);
     const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: unknown[]; run: { seed: number } };
     expect(report.rules).toHaveLength(3);
     expect(report.run.seed).toBe(5);

@@ -4,9 +4,13 @@ import { RateLimiter } from '../../src/fake/v1/rate-limit.ts';
 describe('the fake rate limiter', () => {
   it('lets a probe-tier key through its window, then answers limited with the time left', () => {
     const limiter = new RateLimiter(3, 60_000);
-    const decisions = [0, 1, 2, 3].map((i) => limiter.take('k', 'probe', 1_000 + i));
+    const decisions = [0, 1, 2, 3, 4].map((i) => limiter.take('k', 'probe', 1_000 + i));
     expect(decisions.slice(0, 3).map((d) => d.kind)).toEqual(['ok', 'ok', 'ok']);
-    expect(decisions[3]).toEqual({ kind: 'limited', retryAfterMs: 60_000 - 3 });
+    // `refused` counts the window's refusals, for the load faults that bite only deep into a burst.
+    expect(decisions.slice(3)).toEqual([
+      { kind: 'limited', retryAfterMs: 60_000 - 3, refused: 1 },
+      { kind: 'limited', retryAfterMs: 60_000 - 4, refused: 2 },
+    ]);
   });
 
   it('opens a new window once the old one has passed', () => {

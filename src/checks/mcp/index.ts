@@ -1,13 +1,13 @@
 import type { Rule } from '../../rule/index.ts';
 import { tokenObservation } from './auth/tokens.ts';
-import { batchNotifications202, batchRequests } from './batch/batching.ts';
+import { answerArray, batchNotifications202, batchRequests, emptyBatch } from './batch/batching.ts';
 import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, resultXorError } from './jsonrpc/messages.ts';
 import { initializeResultRule, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
-import { deleteTerminates, idVisibleAscii, missing400, unknown404 } from './session/management.ts';
+import { deleteTerminates, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
 import { closesAfterResponse, eventIdsUnique } from './sse/streams.ts';
-import { get405 } from './transport/get.ts';
-import { originObservation } from './transport/origin.ts';
+import { get405, getStreamOr405 } from './transport/get.ts';
+import { hostObservation, originRefused } from './transport/origin.ts';
 import { accepted202, requestResponse } from './transport/sending.ts';
 
 /** /mcp: MCP 2025-03-26 Streamable HTTP transport and lifecycle, in the order of the specification. */
@@ -18,9 +18,10 @@ export const mcpRules: Rule[] = [
   accepted202,
   requestResponse,
   get405,
+  getStreamOr405,
   idVisibleAscii,
   missing400,
-  unknown404,
+  neverIssued,
   deleteTerminates,
   parseError,
   invalidRequest,
@@ -30,10 +31,13 @@ export const mcpRules: Rule[] = [
   idEchoed,
   batchRequests,
   batchNotifications202,
+  answerArray,
+  emptyBatch,
   eventIdsUnique,
   closesAfterResponse,
   tokenObservation,
-  originObservation,
+  originRefused,
+  hostObservation,
   protocolVersionHeader,
   batchingLater,
 ];

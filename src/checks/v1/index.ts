@@ -3,7 +3,7 @@ import type { Rule } from '../../rule/index.ts';
 import { expiredKey, scopesObserved, unauthenticated } from './auth/authentication.ts';
 import { chatPath } from './chat/chat.ts';
 import { problemShape } from './errors/problem.ts';
-import { limiterUnavailable, rateLimited } from './errors/rate-limits.ts';
+import { limiterUnavailable, rateLimited, rateLimitedRetryAfter } from './errors/rate-limits.ts';
 import { acceptHeader } from './execute/accept.ts';
 import { conflict, keyFormat, normalized, replay, retryAfter429, retryAfter503, scope } from './execute/idempotency.ts';
 import { taskExtraProperties, taskRunId } from './execute/task.ts';
@@ -48,6 +48,7 @@ export const v1Rules: Rule[] = [
   scopesObserved,
   problemShape,
   rateLimited,
+  rateLimitedRetryAfter,
   limiterUnavailable,
   versionHeader,
   ...v1WebhookRules,

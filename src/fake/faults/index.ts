@@ -3,6 +3,7 @@
  * rule area, `faults/<surface>/<area>.ts`, listed here explicitly; the fake bends for a fault in the
  * file or folder of the same name, `src/fake/<surface>/<area>(.ts|/)` (suites/harness/structure.test.ts).
  */
+import { loadFaults } from './load.ts';
 import { mcpBatchFaults } from './mcp/batch.ts';
 import { mcpJsonrpcFaults } from './mcp/jsonrpc.ts';
 import { mcpLifecycleFaults } from './mcp/lifecycle.ts';
@@ -70,9 +71,12 @@ export const MCP_FAULTS = [
 
 export const FAULTS = [...V8_FAULTS, ...V1_FAULTS, ...MCP_FAULTS] as const satisfies readonly FaultDefinition[];
 
-export type FaultId = (typeof FAULTS)[number]['id'];
+/** Faults of the load rules: judged by the load scripts' verdicts, not by certify (so not in the fault matrix). */
+export const LOAD_FAULTS = loadFaults;
 
-const known = new Set<string>(FAULTS.map((f) => f.id));
+export type FaultId = (typeof FAULTS)[number]['id'] | (typeof LOAD_FAULTS)[number]['id'];
+
+const known = new Set<string>([...FAULTS, ...LOAD_FAULTS].map((f) => f.id));
 
 export function isFaultId(value: string): value is FaultId {
   return known.has(value);

@@ -1,11 +1,10 @@
 import type { JsonRpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import { initializeParams, MCP_REVISION } from '../../contract/mcp/lifecycle.ts';
-import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { writeJson } from './respond.ts';
-import { newSessionId } from './session.ts';
+import { newSessionId, sessionHeaders } from './session.ts';
 import type { McpSurface } from './surface.ts';
 
 /** Revisions this fake speaks; it answers every other request for a version with the newest of these. */
@@ -35,5 +34,5 @@ export function initialize({ fake, sessions, responses }: McpSurface, r: RouteRe
     instructions: 'Reference fake of /mcp: the tools echo and add have no side effects.',
   };
   if (fake.faults.has('mcp.lifecycle.initialize-result/no-server-info')) delete result.serverInfo;
-  writeJson(r.res, 200, responses.result(request.id, result), { [SESSION_HEADER]: session.id });
+  writeJson(r.res, 200, responses.result(request.id, result), sessionHeaders(fake, session));
 }

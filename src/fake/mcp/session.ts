@@ -5,7 +5,7 @@ import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { authenticate, BAD_REQUEST } from './auth.ts';
 import { writeEmpty, writeTransportError } from './respond.ts';
-import type { McpSession } from './session-store.ts';
+import type { McpSession, SessionStore } from './session-store.ts';
 import type { McpSurface } from './surface.ts';
 
 const SESSION_NOT_FOUND = -32001;
@@ -15,9 +15,26 @@ export function newSessionId(fake: FakeContext): string | undefined {
   return fake.faults.has('mcp.session.id-visible-ascii/contains-space') ? `apicert session ${randomUUID()}` : undefined;
 }
 
+/** Without session management, one stand-in per caller, so SSE event ids stay unique across all its streams. */
+const stateless = new WeakMap<SessionStore, Map<string, McpSession>>();
+
+function statelessSession(sessions: SessionStore, principal: string): McpSession {
+  const byPrincipal = stateless.get(sessions) ?? new Map<string, McpSession>();
+  stateless.set(sessions, byPrincipal);
+  const session = byPrincipal.get(principal) ?? sessions.ephemeral(principal);
+  byPrincipal.set(principal, session);
+  return session;
+}
+
+/** The headers of an initialize answer: the new session's id, unless the fake manages no sessions. */
+export function sessionHeaders(fake: FakeContext, session: McpSession): Record<string, string> {
+  return fake.variants.has('mcp.session/no-sessions') ? {} : { [SESSION_HEADER]: session.id };
+}
+
 /** The session a non-initialize request belongs to; answers 400 or 404 itself when there is none. */
 export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, caller: FakeCaller): McpSession | undefined {
   const id = r.header(SESSION_HEADER);
+  if (fake.variants.has('mcp.session/no-sessions')) return statelessSession(sessions, caller.principal);
   if (id === undefined) {
     if (fake.faults.has('mcp.session.missing-400/served-without-session')) return sessions.ephemeral(caller.principal);
     writeTransportError(r.res, 400, BAD_REQUEST, `Bad Request: send the ${SESSION_HEADER} header that initialize returned.`);
@@ -25,11 +42,12 @@ export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, calle
   }
   const session = sessions.get(id);
   if (!session || session.principal !== caller.principal) {
-    if (!sessions.wasIssued(id) && fake.faults.has('mcp.session.unknown-404/never-issued-400')) {
-      writeTransportError(r.res, 400, BAD_REQUEST, 'Bad Request: malformed session id.');
-    } else {
-      writeTransportError(r.res, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
+    if (!sessions.wasIssued(id) && fake.faults.has('mcp.session.never-issued/served')) return sessions.ephemeral(caller.principal);
+    if (!sessions.wasIssued(id) && fake.variants.has('mcp.session/never-issued-400')) {
+      writeTransportError(r.res, 400, BAD_REQUEST, 'Bad Request: no session with this id was ever issued.');
+      return undefined;
     }
+    writeTransportError(r.res, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
     return undefined;
   }
   return session;

@@ -1,13 +1,13 @@
 import { INVALID_REQUEST, type JsonRpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import type { Route, RouteRequest } from '../http.ts';
-import { authenticate } from './auth.ts';
-import { acceptBatchWithoutAnswers, writeBatchAnswers } from './batch.ts';
+import { authenticate, BAD_REQUEST } from './auth.ts';
+import { acceptBatchWithoutAnswers, refuseEmptyBatch, writeBatchAnswers } from './batch.ts';
 import { answer, classify, parseBody, type Classified } from './jsonrpc.ts';
 import { initialize } from './lifecycle.ts';
 import { writeEmpty, writeJson, writeTransportError } from './respond.ts';
 import { deleteSession, sessionOf } from './session.ts';
 import type { McpSession } from './session-store.ts';
-import { stream } from './sse.ts';
+import { stream, streamsEveryAnswer } from './sse.ts';
 import type { McpSurface } from './surface.ts';
 
 /** Whether the Accept header lists `type`; `lenient` counts a missing header as accepting anything. */
@@ -52,7 +52,8 @@ function reply(surface: McpSurface, r: RouteRequest, session: McpSession, batch:
     return;
   }
   // Tool runs stream (progress, then the result); a call refused before it runs is answered as plain JSON.
-  if (runsTool && accepts(r, 'text/event-stream', false)) {
+  const streams = (runsTool || streamsEveryAnswer(fake)) && !fake.variants.has('mcp.transport/json-only');
+  if (streams && accepts(r, 'text/event-stream', false)) {
     stream(fake, r.res, session, requests, answers);
     return;
   }
@@ -72,7 +73,7 @@ async function post(surface: McpSurface, r: RouteRequest): Promise<void> {
   const batch = Array.isArray(parsed.value);
   const elements: unknown[] = batch ? (parsed.value as unknown[]) : [parsed.value];
   if (elements.length === 0) {
-    writeTransportError(r.res, 400, INVALID_REQUEST, 'Invalid Request: an empty batch.');
+    refuseEmptyBatch(surface.fake, r.res);
     return;
   }
   const classified = elements.map((e) => classify(surface.fake, e));
@@ -91,19 +92,50 @@ async function post(surface: McpSurface, r: RouteRequest): Promise<void> {
 }
 
 function get({ fake }: McpSurface, r: RouteRequest): void {
-  if (fake.faults.has('mcp.transport.get-405/json-success')) {
+  if (fake.faults.has('mcp.transport.get-stream-or-405/json-success')) {
     writeJson(r.res, 200, { jsonrpc: '2.0', id: 0, result: {} });
+    return;
+  }
+  if (fake.faults.has('mcp.transport.get-405/opens-stream')) {
+    r.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    r.res.end();
     return;
   }
   // Server-to-client push is disabled on this gateway, whoever asks.
   writeEmpty(r.res, 405, { allow: 'POST, DELETE' });
 }
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * "Servers MUST validate the Origin header": browsers send one, so a page on another site
+ * (DNS rebinding) is refused before anything else; clients that are not browsers send none and pass.
+ */
+function originAllowed({ fake }: McpSurface, r: RouteRequest): boolean {
+  const hostname = (r.header('host') ?? '').replace(/:\d+$/, '');
+  if (fake.variants.has('mcp.transport/host-checked') && !LOOPBACK_HOSTS.has(hostname)) {
+    writeTransportError(r.res, 403, BAD_REQUEST, `Forbidden: Host ${hostname} is not this server.`);
+    return false;
+  }
+  const origin = r.header('origin');
+  if (origin === undefined || fake.faults.has('mcp.transport.origin/foreign-origin-served')) return true;
+  let host: string;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    host = '';
+  }
+  if (LOOPBACK_HOSTS.has(host)) return true;
+  writeTransportError(r.res, 403, BAD_REQUEST, `Forbidden: Origin ${origin} is not allowed to call /mcp.`);
+  return false;
+}
+
 /** POST, GET and DELETE /mcp: MCP 2025-03-26 Streamable HTTP, with server push disabled (GET → 405). */
 export function transportRoutes(surface: McpSurface): Route[] {
+  const guarded = (handler: (surface: McpSurface, r: RouteRequest) => void | Promise<void>) => (r: RouteRequest) => (originAllowed(surface, r) ? handler(surface, r) : undefined);
   return [
-    { method: 'POST', pattern: /^\/mcp$/, handler: (r) => post(surface, r) },
-    { method: 'GET', pattern: /^\/mcp$/, handler: (r) => get(surface, r) },
-    { method: 'DELETE', pattern: /^\/mcp$/, handler: (r) => deleteSession(surface, r) },
+    { method: 'POST', pattern: /^\/mcp$/, handler: guarded(post) },
+    { method: 'GET', pattern: /^\/mcp$/, handler: guarded(get) },
+    { method: 'DELETE', pattern: /^\/mcp$/, handler: guarded(deleteSession) },
   ];
 }

@@ -73,8 +73,14 @@ export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefu
     writeProblem(fake, r.res, 503, 'internal_failed', { detail: 'Rate-limit protection is unavailable for this key; the request was refused (fail-closed). Retry later.', retryable: true });
     return false;
   }
+  // Load faults: a limiter that goes wrong only once a burst is well past the limit.
+  if (decision.refused > 5 && fake.faults.has('load.v1.rate-limit.refusals-are-429/overload-500')) {
+    writeProblem(fake, r.res, 500, 'internal_failed', { detail: 'The rate limiter is overloaded.', retryable: false });
+    return false;
+  }
   onRefused?.(429);
-  const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited/no-retry-after') ? {} : { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
-  writeProblem(fake, r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable: true, retryAfterMs: decision.retryAfterMs, headers });
+  const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited-retry-after/no-retry-after') ? {} : { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
+  const retryable = !fake.faults.has('v1.errors.rate-limited/not-retryable') && !(decision.refused > 3 && fake.faults.has('load.v1.rate-limit.429-shape/retryable-false-under-burst'));
+  writeProblem(fake, r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable, retryAfterMs: decision.retryAfterMs, headers });
   return false;
 }

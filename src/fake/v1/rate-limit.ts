@@ -7,10 +7,11 @@ export type RateTier = 'standard' | 'probe' | 'unavailable';
 
 const STANDARD_PER_WINDOW = 50_000;
 
-export type LimitDecision = { kind: 'ok' } | { kind: 'limited'; retryAfterMs: number } | { kind: 'unavailable' };
+/** `refused` counts the refusals of the current window, this one included. */
+export type LimitDecision = { kind: 'ok' } | { kind: 'limited'; retryAfterMs: number; refused: number } | { kind: 'unavailable' };
 
 export class RateLimiter {
-  private readonly windows = new Map<string, { startedAt: number; count: number }>();
+  private readonly windows = new Map<string, { startedAt: number; count: number; refused: number }>();
   private readonly perWindow: number;
   private readonly windowMs: number;
 
@@ -24,10 +25,13 @@ export class RateLimiter {
     const limit = tier === 'probe' ? this.perWindow : STANDARD_PER_WINDOW;
     let window = this.windows.get(key);
     if (!window || now - window.startedAt >= this.windowMs) {
-      window = { startedAt: now, count: 0 };
+      window = { startedAt: now, count: 0, refused: 0 };
       this.windows.set(key, window);
     }
-    if (window.count >= limit) return { kind: 'limited', retryAfterMs: Math.max(0, window.startedAt + this.windowMs - now) };
+    if (window.count >= limit) {
+      window.refused += 1;
+      return { kind: 'limited', retryAfterMs: Math.max(0, window.startedAt + this.windowMs - now), refused: window.refused };
+    }
     window.count += 1;
     return { kind: 'ok' };
   }

@@ -3,6 +3,7 @@ import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { writeProblem } from './errors.ts';
 import { expiredTokensAccepted } from './missions/auth.ts';
+import { v8RateLimited } from './rate-limit.ts';
 
 /**
  * Authenticates and authorizes a /v8 request; on refusal it answers 401 or 403 itself and
@@ -22,6 +23,7 @@ export function authorize(fake: FakeContext, r: RouteRequest, scope: string | un
     writeProblem(fake, r.res, 403, 'insufficient_scope', `This operation needs the scope ${scope}.`);
     return undefined;
   }
+  if (v8RateLimited(fake, r.res, caller)) return undefined;
   return caller;
 }
 

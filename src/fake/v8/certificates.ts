@@ -15,7 +15,7 @@ export function certificatesRoutes(surface: ReadSurface): Route[] {
       if (i === 0 && faults.has('v8.certificates.shape/expires-at-date-only')) out.expiresAt = c.expiresAt.slice(0, 10);
       return out;
     });
-    surface.listing(r, { certificates: list });
+    surface.listing(r, surface.fake.variants.has('v8.certificates/array-payload') ? list : { certificates: list });
   }
 
   return [{ method: 'GET', pattern: /^\/v8\/world-model\/certificates$/, handler: certificates }];

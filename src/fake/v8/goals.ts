@@ -18,7 +18,7 @@ export function goalsRoutes(surface: ReadSurface): Route[] {
         if (i === 0 && faults.has('v8.goals.shape/local-time')) out.updatedAt = '2026-11-15T18:30:00.250+02:00';
         return out;
       });
-    surface.listing(r, { goals: visible });
+    surface.listing(r, surface.fake.variants.has('v8.goals/array-payload') ? visible : { goals: visible });
   }
 
   return [{ method: 'GET', pattern: /^\/v8\/context-twin\/goals$/, handler: goals }];

@@ -1,7 +1,9 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
 import { type CheckContext, section } from '../../../rule/index.ts';
-import { newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession } from '../support/session.ts';
+import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
+import { parseJson } from '../../../util/json.ts';
+import { errorOf, isObject, newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession, type McpReply } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -71,6 +73,67 @@ export const batchNotifications202 = rule({
       const reply = await postMcp(ctx, [cancelled(), cancelled()], { session, label: 'batch of two notifications' });
       ctx.expect(reply.res.status === 202, `a batch of two notifications was answered HTTP ${reply.res.status}, expected 202 Accepted`);
       ctx.expect(reply.res.text.length === 0, `a batch of two notifications was answered with a body (${reply.res.text.length} characters), expected none`);
+    });
+  },
+});
+
+const BATCH_ANSWER =
+  'The Server should respond with an Array containing the corresponding Response objects, after all of the batch Request objects have been processed.';
+
+/** The JSON text of an answer, for rules about its framing (readReply flattens batches). */
+function bodyValue(reply: McpReply): unknown {
+  const parsed = parseJson(reply.res.text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+export const answerArray = rule({
+  id: 'mcp.batch.answer-array',
+  title: 'A batch answered as one JSON body is answered with a JSON array, even when it carries a single request',
+  level: 'required',
+  spec: {
+    section: 'Base Protocol > Batching (JSON-RPC 2.0: Batch; schema JSONRPCBatchResponse)',
+    // The MCP 2025-03-26 schema types the answer to a batch as JSONRPCBatchResponse, an array.
+    quote: `${MUST_RECEIVE_BATCHES} … (JSON-RPC 2.0) ${BATCH_ANSWER}`,
+    url: SPEC_URL.base,
+  },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      let judged = 0;
+      for (const size of [1, 2]) {
+        const ids = Array.from({ length: size }, () => newRequestId('batch'));
+        const reply = await postMcp(ctx, ids.map((id) => request(id, 'ping')), { session, label: `batch of ${size} ping(s)` });
+        ctx.observe(`batch of ${size} request(s) framed as`, reply.kind);
+        // "These responses MAY be batched": on an SSE stream each response may be an event of its own.
+        if (reply.kind === 'sse') continue;
+        judged += 1;
+        const value = bodyValue(reply);
+        ctx.expect(Array.isArray(value), `a batch of ${size} request(s) was answered HTTP ${reply.res.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
+      }
+      if (judged === 0) ctx.notApplicable('the server answered every batch on an SSE stream, where responses may be sent one per event');
+    });
+  },
+});
+
+export const emptyBatch = rule({
+  id: 'mcp.batch.empty',
+  title: 'An empty batch [] is answered with a single JSON-RPC error -32600 (Invalid Request), not an array and not 202',
+  level: 'required',
+  spec: {
+    section: 'Base Protocol > Messages (JSON-RPC 2.0: Batch)',
+    quote:
+      'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … (JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.',
+    url: SPEC_URL.base,
+  },
+  async check(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const reply = await postMcp(ctx, [], { session, label: 'an empty batch []' });
+      ctx.observe('HTTP status of an empty batch', reply.res.status);
+      const value = reply.kind === 'sse' ? (reply.messages.length === 1 ? reply.messages[0] : reply.messages) : bodyValue(reply);
+      ctx.expect(!Array.isArray(value), `an empty batch was answered with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`);
+      ctx.expect(value !== undefined, `an empty batch was answered HTTP ${reply.res.status} ${reply.kind === 'empty' ? 'with no body' : 'with a body that is not JSON'}, expected a single JSON-RPC error -32600`);
+      const error = errorOf(isObject(value) ? value : undefined);
+      ctx.expect(error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
+      ctx.expect(isObject(value) && value.id === null, `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null`);
     });
   },
 });

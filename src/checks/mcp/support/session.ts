@@ -7,7 +7,19 @@ import type { Credential } from '../../../profile/schema.ts';
 import { parseJson } from '../../../util/json.ts';
 import { parseEventStreamBody, type BodyEvent } from './sse-body.ts';
 
-export const MCP_PATH = '/mcp';
+/** Where the gateway seed mounts MCP; a generic MCP server may mount it anywhere. */
+export const DEFAULT_MCP_PATH = '/mcp';
+
+/**
+ * The MCP endpoint every mcp rule sends to: fixtures.mcp.endpoint, else the target URL's path
+ * when it has one, else `/mcp`.
+ */
+export function mcpPath(ctx: CheckContext): string {
+  const configured = ctx.profile.fixtures.mcp.endpoint;
+  if (configured) return configured;
+  const { pathname } = new URL(ctx.profile.target);
+  return pathname !== '/' && pathname !== '' ? pathname : DEFAULT_MCP_PATH;
+}
 
 export const SPEC_URL = {
   base: 'https://modelcontextprotocol.io/specification/2025-03-26/basic',
@@ -99,7 +111,7 @@ export function readReply(res: ProbeResponse): McpReply {
 async function exchange(ctx: CheckContext, body: { json: unknown } | { rawBody: string }, options: PostOptions): Promise<McpReply> {
   const req: ProbeRequest = {
     method: 'POST',
-    path: MCP_PATH,
+    path: mcpPath(ctx),
     credential: options.credential === undefined ? caller(ctx) : options.credential,
     headers: { accept: CLIENT_ACCEPT, ...sessionHeader(options.session), ...options.headers },
     label: options.label,
@@ -161,13 +173,13 @@ export async function openSession(ctx: CheckContext, options: { protocolVersion?
   const init: { protocolVersion?: string; id: string; label: string } = { id, label: 'setup: initialize a session' };
   if (options.protocolVersion !== undefined) init.protocolVersion = options.protocolVersion;
   const reply = await sendInitialize(ctx, init);
-  if (reply.res.status !== 200) ctx.untestable(`setup failed: initialize answered HTTP ${reply.res.status}; give the profile a credential that /mcp accepts (surfaces: [mcp])`);
+  if (reply.res.status !== 200) ctx.inconclusive(`setup failed: initialize answered HTTP ${reply.res.status}; give the profile a credential that /mcp accepts (surfaces: [mcp])`);
   const result = responseTo(reply, id)?.result;
-  if (!isObject(result)) ctx.untestable('setup failed: initialize was not answered with a result carrying its id (see mcp.lifecycle.initialize-result)');
+  if (!isObject(result)) ctx.inconclusive('setup failed: initialize was not answered with a result carrying its id (see mcp.lifecycle.initialize-result)');
   const session: McpSession = { id: reply.sessionId, credential, initialize: reply, result };
   if (options.sendInitialized ?? true) {
     const done = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'setup: notifications/initialized' });
-    if (done.res.status < 200 || done.res.status >= 300) ctx.untestable(`setup failed: notifications/initialized answered HTTP ${done.res.status}`);
+    if (done.res.status < 200 || done.res.status >= 300) ctx.inconclusive(`setup failed: notifications/initialized answered HTTP ${done.res.status}`);
   }
   return session;
 }
@@ -176,7 +188,7 @@ export async function openSession(ctx: CheckContext, options: { protocolVersion?
 export async function deleteSession(ctx: CheckContext, id: string | undefined, credential: Credential): Promise<void> {
   if (id === undefined) return;
   try {
-    await ctx.http.send({ method: 'DELETE', path: MCP_PATH, credential, headers: { [SESSION_HEADER]: id }, label: 'cleanup: end the session' });
+    await ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential, headers: { [SESSION_HEADER]: id }, label: 'cleanup: end the session' });
   } catch {
     // Cleanup only: the verdict was reached before it.
   }

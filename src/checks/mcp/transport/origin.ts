@@ -1,27 +1,54 @@
-/** Streamable HTTP > Security Warning: what /mcp does with a request from another site's page. */
+/** Streamable HTTP > Security Warning: what the MCP endpoint does with a request from another site's page. */
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { deleteSession, sendInitialize, SPEC_URL } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
-/** A reserved name (RFC 2606), so the origin can never be one a deployment really trusts. */
-const FOREIGN_ORIGIN = 'https://apicert-foreign-page.invalid';
+/**
+ * A reserved name (RFC 2606): no deployment can really trust it, so whatever a deployment's
+ * allow-list holds, this origin is not on it.
+ */
+export const FOREIGN_ORIGIN = 'https://apicert-probe.invalid';
+export const FOREIGN_HOST = 'apicert-probe.invalid';
 
-export const originObservation = rule({
+const SECURITY_WARNING = 'Transports > Streamable HTTP > Security Warning';
+
+export const originRefused = rule({
   id: 'mcp.transport.origin',
-  title: 'What /mcp answers to initialize carrying the Origin of a foreign web page (recorded, not gated)',
-  // Which origins a deployment trusts is its own configuration, so refusal cannot be required from outside.
-  level: 'observation',
+  title: 'A request carrying an Origin no deployment can trust (a page on another site) is refused with a 4xx',
+  level: 'required',
   spec: {
-    section: 'Transports > Streamable HTTP > Security Warning',
+    section: SECURITY_WARNING,
     quote: 'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks',
     url: SPEC_URL.transports,
   },
   async check(ctx: CheckContext) {
     const reply = await sendInitialize(ctx, { label: `initialize with Origin: ${FOREIGN_ORIGIN}`, headers: { origin: FOREIGN_ORIGIN } });
     await deleteSession(ctx, reply.sessionId, ctx.primary('mcp'));
-    ctx.expect(reply.res.status < 500, `initialize with a foreign Origin was answered HTTP ${reply.res.status}, a server error`);
+    const { status } = reply.res;
+    ctx.expect(
+      status >= 400 && status < 500,
+      `initialize with Origin: ${FOREIGN_ORIGIN} (a reserved name no deployment can trust) was answered HTTP ${status}, expected a 4xx: a server that validates Origin refuses it, so a page on any site could drive this endpoint from a browser`,
+    );
+    ctx.observe(`initialize with Origin: ${FOREIGN_ORIGIN}`, status);
+  },
+});
+
+export const hostObservation = rule({
+  id: 'mcp.transport.host',
+  title: 'What the MCP endpoint answers to a request whose Host is a foreign name (recorded, not gated)',
+  // MCP 2025-03-26 names only Origin; checking Host too is a common DNS-rebinding defence, not a requirement.
+  level: 'observation',
+  spec: {
+    section: SECURITY_WARNING,
+    quote: 'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks',
+    url: SPEC_URL.transports,
+  },
+  async check(ctx: CheckContext) {
+    const reply = await sendInitialize(ctx, { label: `initialize with Host: ${FOREIGN_HOST}`, headers: { host: FOREIGN_HOST } });
+    await deleteSession(ctx, reply.sessionId, ctx.primary('mcp'));
+    ctx.expect(reply.res.status < 500, `initialize with Host: ${FOREIGN_HOST} was answered HTTP ${reply.res.status}, a server error`);
     const served = reply.res.status >= 200 && reply.res.status < 300;
-    ctx.observe(`initialize with Origin: ${FOREIGN_ORIGIN}`, reply.res.status, served ? 'served: a page on any site can drive /mcp from a browser' : 'refused');
+    ctx.observe(`initialize with Host: ${FOREIGN_HOST}`, reply.res.status, served ? 'served: the Host header is not checked' : 'refused: the Host header is checked');
   },
 });

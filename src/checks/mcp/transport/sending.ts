@@ -64,12 +64,12 @@ const JSON_OR_SSE = ['application/json', 'text/event-stream'];
 
 export const requestResponse = rule({
   id: 'mcp.transport.request-response',
-  title: 'A POST carrying a request is answered application/json or text/event-stream, with one response bearing its id',
+  title: 'A POST carrying a request is answered application/json (one response bearing its id) or text/event-stream',
   level: 'required',
   spec: {
     section: 'Transports > Streamable HTTP > Sending Messages to the Server',
     quote:
-      'If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object. … The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body.',
+      'If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.',
     url: SPEC_URL.transports,
   },
   async check(ctx: CheckContext) {
@@ -80,9 +80,12 @@ export const requestResponse = rule({
         ctx.expect(reply.res.status >= 200 && reply.res.status < 300, `${method} was answered HTTP ${reply.res.status}, expected a 2xx`);
         ctx.expect(JSON_OR_SSE.includes(reply.mediaType), `${method} was answered with content-type "${reply.res.contentType}", expected application/json or text/event-stream`);
         const found = responses(reply);
+        ctx.observe(`${method} framing`, reply.kind);
+        // application/json carries "one JSON object"; an SSE stream only SHOULD carry the response
+        // (mcp.sse.closes-after-response judges that), but what it carries must answer this request.
+        if (reply.kind === 'sse' && found.length === 0) continue;
         ctx.expect(found.length === 1, `${method} was answered with ${found.length} JSON-RPC responses, expected exactly one`);
         ctx.expect(found[0]?.id === id, `the response to ${method} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(id)}`);
-        ctx.observe(`${method} framing`, reply.kind);
       }
     });
   },

@@ -1,24 +1,28 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
-import { section } from '../../../rule/index.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { isProblem, namedKey, problemCode } from '../support/fabric.ts';
+
+/** A dedicated key: bursting the primary key would starve every rule running after this one. */
+function burstOnDedicatedKey(ctx: CheckContext) {
+  const key = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
+  return burstUntil429(ctx, key);
+}
 
 const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 export const rateLimited = rule({
   id: 'v1.errors.rate-limited',
-  title: 'Over the limit: 429, code rate_limited, retryable:true, a numeric Retry-After header, retryAfterMs at least 0 when given',
+  title: 'Over the limit: 429, code rate_limited, retryable:true, retryAfterMs at least 0 when given',
   level: 'required',
   needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
   spec: {
     section: 'Errors > Rules 1; Limits',
-    quote: 'Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`. A numeric `Retry-After` header is expected alongside it.',
+    quote: 'Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`.',
   },
   async check(ctx) {
-    // A dedicated key: bursting the primary key would starve every rule running after this one.
-    const key = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
-    const { limited, sent } = await burstUntil429(ctx, key);
+    const { limited, sent } = await burstOnDedicatedKey(ctx);
     ctx.observe('requests until the first 429', sent);
     ctx.expect(isProblem(limited), `the 429 came with content-type "${limited.contentType}", expected application/problem+json`);
     ctx.expect(problemCode(limited) === 'rate_limited', `the 429 carries code "${problemCode(limited)}", expected rate_limited`);
@@ -27,10 +31,25 @@ export const rateLimited = rule({
     if (body.retryAfterMs !== undefined) {
       ctx.expect(Number.isInteger(body.retryAfterMs) && (body.retryAfterMs as number) >= 0, `retryAfterMs is ${JSON.stringify(body.retryAfterMs)}, expected an integer of at least 0`);
     }
+  },
+});
+
+export const rateLimitedRetryAfter = rule({
+  id: 'v1.errors.rate-limited-retry-after',
+  title: 'A 429 carries a numeric Retry-After header (SHOULD: the seed says it "is expected")',
+  // "is expected" is no requirement keyword: a 429 without it is a warning, gating only with --strict.
+  level: 'should',
+  needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
+  spec: {
+    section: 'Errors > Rules 1; Limits',
+    quote: 'A numeric `Retry-After` header is expected alongside it.',
+  },
+  async check(ctx) {
+    const { limited } = await burstOnDedicatedKey(ctx);
     const retryAfter = limited.headers['retry-after'];
+    ctx.observe('Retry-After and retryAfterMs', { header: retryAfter ?? null, retryAfterMs: isRecord(limited.json) ? (limited.json.retryAfterMs ?? null) : null });
     ctx.expect(retryAfter !== undefined, 'the 429 carries no Retry-After header (clients then fall back to 60 seconds)');
     ctx.expect(/^\d+$/.test(retryAfter!.trim()), `Retry-After is "${retryAfter}", expected a number of seconds`);
-    ctx.observe('Retry-After and retryAfterMs', { header: retryAfter, retryAfterMs: body.retryAfterMs ?? null });
   },
 });
 

@@ -54,7 +54,7 @@ export const replay = rule({
     const turnKey = newKey();
     const original = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), original' });
     if (original.res.status !== 200 || replayedFlag(original) === undefined) {
-      ctx.untestable(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
+      ctx.inconclusive(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
     }
     const again = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
     ctx.expect(again.res.status === 200, `the replayed turn request answered ${again.res.status}, expected 200`);
@@ -126,7 +126,7 @@ export const normalized = rule({
     const key = newKey();
     const compact = JSON.stringify(body);
     const spaced = JSON.stringify(reordered(body), null, 2);
-    if (compact === spaced) ctx.untestable('the completes fixture is too small to reorder');
+    if (compact === spaced) ctx.untestable('fixtures.v1.tasks.completes is too small to reorder: give a body with at least two members');
     const first = runIdOf(ctx, await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' }), 'the original task request');
     const res = await postExecute(ctx, body, { key, rawBody: spaced, label: 'execute (task), same JSON reordered and indented' });
     ctx.expect(res.status !== 409, 'the same request with other key order and whitespace was answered 409 conflict: the digest is not normalized');
@@ -140,7 +140,7 @@ async function retryAfterRefusal(ctx: CheckContext, refusing: Credential, status
   const body = turnBody(ctx);
   const key = newKey();
   const refused = await postTurn(ctx, body, { key, credential: refusing, label: `execute (turn) on ${refusing.name}, expecting ${status}` });
-  if (refused.res.status !== status) ctx.untestable(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
+  if (refused.res.status !== status) ctx.inconclusive(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
   const retry = await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
   ctx.expect(retry.res.status === 200, `retrying after a ${status} with the same key answered ${retry.res.status} ${problemCode(retry.res) ?? ''}, expected 200`);
   // The acceptance event itself is judged by v1.execute.turn.accepted-event; here only a replay would be wrong.

@@ -37,7 +37,7 @@ export const acceptedEvent = rule({
   },
   async check(ctx) {
     const { res, isStream, events } = await postTurn(ctx, turnBody(ctx));
-    if (res.status !== 200 || !isStream) ctx.untestable(`setup failed: a valid turn request answered ${res.status} ${res.contentType}, not an event stream (judged by v1.execute.turn.stream)`);
+    if (res.status !== 200 || !isStream) ctx.inconclusive(`setup failed: a valid turn request answered ${res.status} ${res.contentType}, not an event stream (judged by v1.execute.turn.stream)`);
     const accepted = events.filter((e) => eventKind(e) === ACCEPTED);
     ctx.expect(accepted.length === 1, `the turn stream carried ${accepted.length} request.accepted events, expected one`);
     const data = ctx.expectShape(acceptedData, eventData(accepted[0]!), 'the request.accepted data');

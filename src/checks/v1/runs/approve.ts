@@ -37,10 +37,10 @@ export async function parkedRun(ctx: CheckContext): Promise<ParkedRun> {
       return 'disconnect';
     },
   });
-  if (!found) ctx.untestable(`setup failed: the "parks" run sent no ${where.event} event (events: ${stream.events.map(eventKind).join(', ') || 'none'})`);
+  if (!found) ctx.inconclusive(`setup failed: the "parks" run sent no ${where.event} event (events: ${stream.events.map(eventKind).join(', ') || 'none'})`);
   const digest = readPath(eventData(found), where.digestField);
-  if (typeof digest !== 'string' || digest.length === 0) ctx.untestable(`setup failed: the ${where.event} event has no string at ${where.digestField} (fixtures.v1.approval.digestField)`);
-  if (found.id === undefined) ctx.untestable(`setup failed: the ${where.event} event has no id to resume after`);
+  if (typeof digest !== 'string' || digest.length === 0) ctx.inconclusive(`setup failed: the ${where.event} event has no string at ${where.digestField} (fixtures.v1.approval.digestField)`);
+  if (found.id === undefined) ctx.inconclusive(`setup failed: the ${where.event} event has no id to resume after`);
   return { runId, digest, cursor: found.id, decision: where.approveDecision };
 }
 

@@ -48,7 +48,7 @@ export const resume = rule({
   async check(ctx) {
     const runId = await startRun(ctx, 'completes');
     const full = await followToTerminal(ctx, runId, 'completes');
-    if (full.events.length < 2) ctx.untestable('the "completes" run emitted fewer than two events, too few to resume between');
+    if (full.events.length < 2) ctx.untestable('the run of fixtures.v1.tasks.completes emitted fewer than two events, too few to resume between: give a task that emits several');
     const key = (e: SseEvent) => `${e.id ?? '-'}|${eventKind(e)}|${e.data}`;
     let resumed = 0;
     for (let cut = 1; cut < full.events.length; cut += 1) {
@@ -64,7 +64,7 @@ export const resume = rule({
         `resuming after sequence ${cursor} gave [${rest.events.map((e) => e.id ?? '-').join(', ')}], expected [${full.events.slice(cut).map((e) => e.id ?? '-').join(', ')}]`,
       );
     }
-    if (resumed === 0) ctx.untestable('no event before the last one carried an SSE id to resume from');
+    if (resumed === 0) ctx.inconclusive('no event before the last one carried an SSE id to resume from');
   },
 });
 
@@ -80,7 +80,7 @@ export const droppedConnection = rule({
   async check(ctx) {
     const runId = await startRun(ctx, 'long');
     const first = await followRun(ctx, runId, { label: 'follow, then drop after two events', onEvent: (_e, seen) => (seen.length >= 2 ? 'disconnect' : 'continue') });
-    if (first.status !== 200 || first.lastEventId === undefined) ctx.untestable(`setup failed: the "long" run's stream answered ${first.status} without an event id to resume from`);
+    if (first.status !== 200 || first.lastEventId === undefined) ctx.inconclusive(`setup failed: the "long" run's stream answered ${first.status} without an event id to resume from`);
     // Give the server a moment to notice the dropped connection.
     await ctx.sleep(150);
     const back = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back after the drop' });

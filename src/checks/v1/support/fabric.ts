@@ -118,9 +118,9 @@ export async function postTurn(ctx: CheckContext, body: unknown, options: PostOp
 /** Creates a task-mode run as setup for another rule; a refusal makes that rule untestable. */
 export async function startRun(ctx: CheckContext, name: TaskFixture, options: PostOptions = {}): Promise<string> {
   const res = await postExecute(ctx, taskBody(ctx, name), { label: `setup: start the "${name}" task run`, ...options });
-  if (res.status !== 200) ctx.untestable(`setup failed: starting the "${name}" task run answered ${res.status}, not 200`);
+  if (res.status !== 200) ctx.inconclusive(`setup failed: starting the "${name}" task run answered ${res.status}, not 200`);
   const parsed = taskResponse.safeParse(res.json);
-  if (!parsed.success) ctx.untestable(`setup failed: the "${name}" task response carries no run_id`);
+  if (!parsed.success) ctx.inconclusive(`setup failed: the "${name}" task response carries no run_id`);
   return parsed.data.run_id;
 }
 
@@ -182,10 +182,10 @@ export function followRun(ctx: CheckContext, runId: string, options: FollowOptio
 /** Follows a run to its terminal event; untestable when it never ends within the stream timeout. */
 export async function followToTerminal(ctx: CheckContext, runId: string, fixture: TaskFixture): Promise<StreamResponse & { terminal: string }> {
   const stream = await followRun(ctx, runId);
-  if (stream.status !== 200) ctx.untestable(`setup failed: the "${fixture}" run's event stream answered ${stream.status}`);
+  if (stream.status !== 200) ctx.inconclusive(`setup failed: the "${fixture}" run's event stream answered ${stream.status}`);
   const terminal = terminalKinds(ctx);
   const last = stream.events.map(eventKind).find((k) => k !== undefined && terminal.has(k));
-  if (!last) ctx.untestable(`setup failed: the "${fixture}" run sent no terminal event (${[...terminal].join(', ')}; fixtures.v1.terminalEvents) within the stream bound`);
+  if (!last) ctx.inconclusive(`setup failed: the "${fixture}" run sent no terminal event (${[...terminal].join(', ')}; fixtures.v1.terminalEvents) within the stream bound`);
   return { ...stream, terminal: last };
 }
 

@@ -79,7 +79,7 @@ export const replay = rule({
     // Whether the listing names runs is the listing rule's verdict: the item is found by event and endpoint.
     const { item } = await findDelivery(ctx, runId, [eventId, hook.endpointId], { runInItem: false });
     const deliveryId = item ? (item.id ?? item.delivery_id) : undefined;
-    if (operation.path.includes('{delivery_id}') && typeof deliveryId !== 'string') ctx.untestable(`the delivery listing shows no id (id or delivery_id) for event ${eventId} of run ${runId}`);
+    if (operation.path.includes('{delivery_id}') && typeof deliveryId !== 'string') ctx.inconclusive(`the delivery listing shows no id (id or delivery_id) for event ${eventId} of run ${runId}`);
     const path = operation.path.replaceAll('{delivery_id}', encodeURIComponent(String(deliveryId))).replaceAll('{event_id}', encodeURIComponent(eventId));
     const before = hook.endpoint.deliveries.length;
     const res = await ctx.http.send({ method: operation.method, path, credential: registrar(ctx), headers: { 'idempotency-key': newKey() }, label: 'replay the terminal delivery' });

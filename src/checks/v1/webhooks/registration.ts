@@ -48,7 +48,7 @@ export const secretOnce = rule({
     const first = await registerWebhook(ctx, { url }, 'register an endpoint');
     const created = isRecord(first.json) ? first.json : {};
     const secret = created.signing_secret;
-    if (first.status !== 201 || typeof secret !== 'string') ctx.untestable(`setup failed: registration answered ${first.status} without a signing_secret`);
+    if (first.status !== 201 || typeof secret !== 'string') ctx.inconclusive(`setup failed: registration answered ${first.status} without a signing_secret`);
     const id = typeof created.id === 'string' ? created.id : typeof created.endpoint_id === 'string' ? created.endpoint_id : undefined;
     const later = [
       await registerWebhook(ctx, { url }, 'register the same URL again'),
@@ -86,7 +86,7 @@ export const filterField = rule({
     const runId = await startRun(ctx, 'completes');
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     const arrived = await control.endpoint.waitFor((ds) => ofRun(ds, runId).some((d) => typeOf(d) === 'run.completed'), timeout);
-    if (!arrived) ctx.untestable(`the unfiltered endpoint received no run.completed for run ${runId} within ${timeout} ms`);
+    if (!arrived) ctx.inconclusive(`the unfiltered endpoint received no run.completed for run ${runId} within ${timeout} ms`);
     // Deliveries to the three endpoints leave together; a short grace lets filtered-out ones show up if they were sent.
     await ctx.sleep(1_000);
     const honoured = (endpoint: ReceiverEndpoint) => !ofRun(endpoint.deliveries, runId).some((d) => typeOf(d) !== 'run.failed');

@@ -67,9 +67,9 @@ export interface Hook {
 export async function setupHook(ctx: CheckContext, options: { respond?: Responder; extra?: Record<string, unknown> } = {}): Promise<Hook> {
   const endpoint = receiverOf(ctx).endpoint(options.respond);
   const res = await registerWebhook(ctx, { url: endpoint.url, description: `apicert ${ctx.rule.id}`, ...options.extra }, 'setup: register the receiver endpoint');
-  if (res.status !== 201) ctx.untestable(`setup failed: registering the receiver URL answered ${res.status}, not 201 (is fixtures.webhooks.publicReceiverUrl a public HTTPS URL on the default port?)`);
+  if (res.status !== 201) ctx.inconclusive(`setup failed: registering the receiver URL answered ${res.status}, not 201 (is fixtures.webhooks.publicReceiverUrl a public HTTPS URL on the default port?)`);
   const secret = secretOf(res);
-  if (!secret) ctx.untestable('setup failed: the registration response has no signing_secret, so deliveries cannot be verified');
+  if (!secret) ctx.inconclusive('setup failed: the registration response has no signing_secret, so deliveries cannot be verified');
   endpoint.secret = secret;
   const json = isRecord(res.json) ? res.json : {};
   const id = json.id ?? json.endpoint_id;
@@ -91,7 +91,7 @@ export async function startRun(ctx: CheckContext, kind: RunKind): Promise<string
     label: `setup: start a run that ${kind === 'completes' ? 'completes' : 'fails'}`,
   });
   const runId = isRecord(res.json) ? res.json.run_id : undefined;
-  if (res.status !== 200 || typeof runId !== 'string') ctx.untestable(`setup failed: POST /v1/execute (task mode) answered ${res.status}${typeof runId === 'string' ? '' : ' without a run_id'}, so no run events can be delivered`);
+  if (res.status !== 200 || typeof runId !== 'string') ctx.inconclusive(`setup failed: POST /v1/execute (task mode) answered ${res.status}${typeof runId === 'string' ? '' : ' without a run_id'}, so no run events can be delivered`);
   return runId;
 }
 

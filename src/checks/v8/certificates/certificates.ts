@@ -25,8 +25,9 @@ export const certificatesShape = rule({
     ctx.expect(res.status === 200, `world certificates answered ${res.status}, expected 200`);
     ctx.expect(res.contentType.startsWith('application/json'), `world certificates answered content-type "${res.contentType}", expected application/json`);
     if (!listing) ctx.fail('the certificates payload is neither an object with a certificates array nor an array');
-    for (const [i, certificate] of listing.items.entries()) ctx.expectShape(worldCertificate, certificate, `certificate #${i + 1}`);
     ctx.observe('certificates returned', listing.items.length);
+    if (listing.items.length === 0) ctx.untestable('world certificates listed no certificate, so no certificate\'s fields were judged: certify a deployment (or give the primary credential a scope) that has at least one');
+    for (const [i, certificate] of listing.items.entries()) ctx.expectShape(worldCertificate, certificate, `certificate #${i + 1}`);
   },
 });
 

@@ -45,7 +45,7 @@ export const coverageContractVersion = rule({
   },
   async check(ctx: CheckContext) {
     const res = await readCoverage(ctx, holder(ctx, 'coverage:read'));
-    if (res.status !== 200) ctx.untestable(`setup failed: the coverage report answered ${res.status}`);
+    if (res.status !== 200) ctx.inconclusive(`setup failed: the coverage report answered ${res.status}`);
     const parsed = versionOnly.safeParse(res.json);
     const value = parsed.success ? parsed.data.contractVersion : undefined;
     // Judged against the documented identifier, not the header, so a missing header stays the header rule's failure.
@@ -76,7 +76,7 @@ export const coverageScopeFiltered = rule({
     const narrower = narrowerReaders(ctx, primary);
     if (narrower.length === 0) ctx.untestable('the profile has no v8 credential that holds coverage:read but fewer scopes than the primary one: add one (e.g. every scope but memory:read)');
     const full = endpointScopes.safeParse((await readCoverage(ctx, primary, 'coverage report with every scope')).json);
-    if (!full.success) ctx.untestable('setup failed: the coverage report of the primary credential has no endpoints list');
+    if (!full.success) ctx.inconclusive('setup failed: the coverage report of the primary credential has no endpoints list');
     const sizes: Record<string, number> = { [primary.name]: full.data.endpoints.length };
     const leaks: string[] = [];
     const hidden: Record<string, number> = {};

@@ -24,8 +24,9 @@ export const goalsShape = rule({
     ctx.expect(res.status === 200, `context goals answered ${res.status}, expected 200`);
     ctx.expect(res.contentType.startsWith('application/json'), `context goals answered content-type "${res.contentType}", expected application/json`);
     if (!listing) ctx.fail('the goals payload is neither an object with a goals array nor an array');
-    for (const [i, goal] of listing.items.entries()) ctx.expectShape(contextGoal, goal, `goal #${i + 1}`);
     ctx.observe('goals returned', listing.items.length);
+    if (listing.items.length === 0) ctx.untestable('context goals listed no goal, so no goal\'s fields were judged: give the primary principal at least one goal (see fixtures.v8.goalCompartments)');
+    for (const [i, goal] of listing.items.entries()) ctx.expectShape(contextGoal, goal, `goal #${i + 1}`);
   },
 });
 
@@ -54,7 +55,8 @@ export const goalsCompartment = rule({
     const allowed = ctx.profile.fixtures.v8.goalCompartments;
     if (!allowed) ctx.untestable('the profile has no fixtures.v8.goalCompartments: list every compartment whose goals the primary principal may see');
     const { res, listing } = await readGoals(ctx);
-    if (res.status !== 200 || !listing) ctx.untestable(`setup failed: context goals answered ${res.status} without a goals list`);
+    if (res.status !== 200 || !listing) ctx.inconclusive(`setup failed: context goals answered ${res.status} without a goals list`);
+    if (listing.items.length === 0) ctx.untestable('context goals listed no goal, so no boundary was judged: give the primary principal goals in fixtures.v8.goalCompartments (and, ideally, goals elsewhere)');
     const outside = listing.items
       .map((g) => compartmentOnly.safeParse(g))
       .map((p) => (p.success ? p.data.compartment : undefined))

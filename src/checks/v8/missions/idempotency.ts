@@ -87,7 +87,7 @@ export const replay = rule({
     const body = fixture(ctx, 'succeeds');
     const key = newKey();
     const first = await postMission(ctx, body, { key, label: 'create (original)' });
-    if (first.status !== 202) ctx.untestable(`setup failed: the original create answered ${first.status}`);
+    if (first.status !== 202) ctx.inconclusive(`setup failed: the original create answered ${first.status}`);
     const original = ctx.expectShape(missionProjection, first.json, 'the original create response');
     const second = await postMission(ctx, body, { key, label: 'create (replay)' });
     ctx.expect(second.status === first.status, `the replay answered ${second.status}, the original ${first.status}`);

@@ -75,7 +75,7 @@ export const signalConflict = rule({
     const mission = await createMission(ctx, 'waits');
     const key = newKey();
     const first = await postSignal(ctx, mission.runId, { signal: 'apicert.first', payload: { n: 1 } }, key, 'signal (original)');
-    if (first.status !== 200) ctx.untestable(`setup failed: the original signal answered ${first.status}`);
+    if (first.status !== 200) ctx.inconclusive(`setup failed: the original signal answered ${first.status}`);
     const same = await postSignal(ctx, mission.runId, { signal: 'apicert.first', payload: { n: 1 } }, key, 'signal (replay, same body)');
     ctx.observe('signal replay with the same key and body', same.status);
     const other = await postSignal(ctx, mission.runId, { signal: 'apicert.second', payload: { n: 2 } }, key, 'signal (same key, another body)');

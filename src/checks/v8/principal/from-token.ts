@@ -11,22 +11,18 @@ export const principalFromToken = rule({
   level: 'required',
   spec: {
     section: 'Authentication; Endpoints > Rules 1',
-    quote: 'The principal is derived from the token. … The gateway takes the principal from the token.',
+    quote: 'goalSpec | object | yes | opaque to the gateway and forwarded intact … The principal is derived from the token. … The gateway takes the principal from the token.',
   },
   async check(ctx: CheckContext) {
     const other = ctx.otherPrincipal('v8', ['missions:read']);
     const base = fixture(ctx, 'succeeds');
     const body = { ...base, goalSpec: { ...base.goalSpec, principalId: other.principal } };
     const res = await postMission(ctx, body, { label: `create a mission whose goalSpec names principal "${other.principal}"` });
-    const refused = res.status === 400 || res.status === 403;
-    ctx.expect(refused || res.status === 202, `create with goalSpec.principalId answered ${res.status}, expected 202 or a refusal (400, 403)`);
-    if (refused) {
-      // Refusing a goal that names a principal never widens anything.
-      ctx.observe('create with goalSpec.principalId', res.status, 'the target refuses a goal that names a principal');
-      return;
-    }
+    // goalSpec is opaque and forwarded intact, so a goal naming a principal is no reason to refuse the
+    // create; a refusal leaves nothing to judge the principal by, and a pass would judge nothing.
+    ctx.expect(res.status === 202, `create with goalSpec.principalId answered ${res.status}, expected 202: goalSpec is opaque to the gateway and forwarded intact, and the principal comes from the token`);
     const created = missionProjection.safeParse(res.json);
-    if (!created.success) ctx.untestable('setup failed: the create response has no runId');
+    if (!created.success) ctx.inconclusive('setup failed: the create response has no runId');
     const mine = await getMission(ctx, created.data.runId, writer(ctx), 'read the mission as its creator');
     ctx.expect(mine.status === 200, `the creator reading its own mission answered ${mine.status}, expected 200: the mission went to the principal the body named`);
     const theirs = await getMission(ctx, created.data.runId, other, `read the mission as ${other.name}`);

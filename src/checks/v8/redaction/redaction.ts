@@ -104,9 +104,9 @@ export const redactionCanaries = rule({
       notes: c.plant('free-text', 'goalSpec.notes'),
     };
     const created = seen.response('POST /v8/missions', await ctx.http.send({ method: 'POST', path: MISSIONS, credential, headers: { 'idempotency-key': newKey() }, json: { ...base, goalSpec }, label: 'create a mission with canaries in its goal' }));
-    if (created.status !== 202) ctx.untestable(`setup failed: creating the "succeeds" mission with extra goalSpec fields answered ${created.status}`);
+    if (created.status !== 202) ctx.inconclusive(`setup failed: creating the "succeeds" mission with extra goalSpec fields answered ${created.status}`);
     const runId: unknown = (created.json as { runId?: unknown } | undefined)?.runId;
-    if (typeof runId !== 'string') return ctx.untestable('setup failed: the create response has no runId');
+    if (typeof runId !== 'string') return ctx.inconclusive('setup failed: the create response has no runId');
     const stream = seen.stream(`GET ${MISSIONS}/{runId}/events`, await followEvents(ctx, runId, { label: 'follow the canary mission' }));
     seen.response(`GET ${MISSIONS}/{runId}`, await getMission(ctx, runId, credential, 'read the canary mission'));
     let traces = await readTraces(ctx, seen, stream.events, 'canary goal');

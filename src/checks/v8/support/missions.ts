@@ -53,9 +53,9 @@ export function postMission(ctx: CheckContext, body: unknown, options: CreateOpt
  */
 export async function createMission(ctx: CheckContext, name: MissionFixture, options: CreateOptions = {}): Promise<MissionProjection> {
   const res = await postMission(ctx, fixture(ctx, name), { label: `setup: create the "${name}" mission`, ...options });
-  if (res.status !== 202) ctx.untestable(`setup failed: creating the "${name}" fixture mission answered ${res.status}, not 202`);
+  if (res.status !== 202) ctx.inconclusive(`setup failed: creating the "${name}" fixture mission answered ${res.status}, not 202`);
   const parsed = missionProjection.safeParse(res.json);
-  if (!parsed.success) ctx.untestable(`setup failed: the "${name}" fixture's create response is not a mission projection`);
+  if (!parsed.success) ctx.inconclusive(`setup failed: the "${name}" fixture's create response is not a mission projection`);
   return parsed.data;
 }
 
@@ -94,9 +94,9 @@ export function followEvents(ctx: CheckContext, runId: string, options: FollowOp
 /** Follows the stream to its terminal event; untestable when the fixture never ends within the stream timeout. */
 export async function followToTerminal(ctx: CheckContext, runId: string, fixtureName: MissionFixture): Promise<StreamResponse & { terminal: string }> {
   const stream = await followEvents(ctx, runId);
-  if (stream.status !== 200) ctx.untestable(`setup failed: the "${fixtureName}" mission's event stream answered ${stream.status}`);
+  if (stream.status !== 200) ctx.inconclusive(`setup failed: the "${fixtureName}" mission's event stream answered ${stream.status}`);
   const terminal = stream.events.find((e) => isTerminalEvent(e.event))?.event;
-  if (!terminal) ctx.untestable(`setup failed: the "${fixtureName}" mission sent no terminal event within ${ctx.profile.safety.streamTimeoutMs} ms (safety.streamTimeoutMs)`);
+  if (!terminal) ctx.inconclusive(`setup failed: the "${fixtureName}" mission sent no terminal event within ${ctx.profile.safety.streamTimeoutMs} ms (safety.streamTimeoutMs)`);
   return { ...stream, terminal };
 }
 

@@ -103,7 +103,7 @@ export async function missionWithTraces(ctx: CheckContext, fixtureName: MissionF
   const mission = await createMission(ctx, fixtureName);
   const stream = await followToTerminal(ctx, mission.runId, fixtureName);
   const traces = stepTraces(stream.events);
-  if (traces.length === 0) ctx.untestable(`the "${fixtureName}" fixture mission's step events named no traceId: give a fixture that runs at least one step`);
+  if (traces.length === 0) ctx.untestable(`the mission of fixtures.v8.missions.${fixtureName} named no traceId in its step events: give a fixture that runs at least one step`);
   return { runId: mission.runId, traces };
 }
 

@@ -65,7 +65,7 @@ export const traceCompletedAt = rule({
   async check(ctx: CheckContext) {
     const { runId, traces } = await missionWithTraces(ctx, 'fails');
     const mission = missionSteps.safeParse((await getMission(ctx, runId)).json);
-    if (!mission.success) ctx.untestable('setup failed: the "fails" mission read back without a steps array');
+    if (!mission.success) ctx.inconclusive('setup failed: the "fails" mission read back without a steps array');
     const statusOf = new Map(mission.data.steps.map((s) => [s.stepId, s.status]));
     const judged: Array<{ stepId: string; status: string; completedAt: unknown }> = [];
     for (const t of traces) {
@@ -77,7 +77,7 @@ export const traceCompletedAt = rule({
       judged.push({ stepId: parsed.data.stepId, status, completedAt: parsed.data.completedAt });
       ctx.expect(parsed.data.completedAt === undefined, `step ${parsed.data.stepId} ended "${status}", yet its trace ${t.traceId} has completedAt ${JSON.stringify(parsed.data.completedAt)}`);
     }
-    if (judged.length === 0) ctx.untestable('the "fails" fixture mission had no readable trace of a step that did not complete: give a fixture whose mission fails during a step');
+    if (judged.length === 0) ctx.untestable('the mission of fixtures.v8.missions.fails had no readable trace of a step that did not complete: give a fixture whose mission fails during a step');
     ctx.observe('steps that did not complete', judged);
   },
 });

@@ -4,6 +4,6 @@ import type { FaultDefinition } from '../types.ts';
 export const mcpSessionFaults = [
   { id: 'mcp.session.id-visible-ascii/contains-space', description: 'the Mcp-Session-Id contains a space' },
   { id: 'mcp.session.missing-400/served-without-session', description: 'a request without Mcp-Session-Id is served' },
-  { id: 'mcp.session.unknown-404/never-issued-400', description: 'a session id that was never issued is answered 400' },
+  { id: 'mcp.session.never-issued/served', description: 'a session id that was never issued is served as if it were a live session' },
   { id: 'mcp.session.delete-terminates/delete-ignored', description: 'DELETE answers 204 but the session stays usable' },
 ] as const satisfies readonly FaultDefinition[];

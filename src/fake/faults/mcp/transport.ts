@@ -4,5 +4,11 @@ import type { FaultDefinition } from '../types.ts';
 export const mcpTransportFaults = [
   { id: 'mcp.transport.accepted-202/notification-answered-200', description: 'a POST of a single notification or response is answered 200 with a JSON body' },
   { id: 'mcp.transport.request-response/ping-text-plain', description: 'ping is answered with content-type text/plain' },
-  { id: 'mcp.transport.get-405/json-success', description: 'GET /mcp answers 200 with a JSON-RPC success body' },
+  { id: 'mcp.transport.get-405/opens-stream', description: 'GET /mcp opens an (empty) SSE stream: legal in MCP, refused by the gateway seed' },
+  {
+    id: 'mcp.transport.get-stream-or-405/json-success',
+    description: 'GET /mcp answers 200 with a JSON-RPC success body',
+    alsoBreaks: { rules: ['mcp.transport.get-405'], why: "the gateway's 405 narrows MCP's \"SSE stream or 405\": whatever breaks MCP's rule breaks the gateway's" },
+  },
+  { id: 'mcp.transport.origin/foreign-origin-served', description: 'a request whose Origin is a foreign site is served like any other' },
 ] as const satisfies readonly FaultDefinition[];

@@ -3,6 +3,7 @@ import type { FaultDefinition } from '../types.ts';
 /** Faults of the v1.errors rules: each breaks exactly the rule named before its slash. */
 export const v1ErrorsFaults = [
   { id: 'v1.errors.problem-shape/extra-member', description: 'v1 problems carry an extra "error" member' },
-  { id: 'v1.errors.rate-limited/no-retry-after', description: '429 answers carry no Retry-After header' },
+  { id: 'v1.errors.rate-limited/not-retryable', description: '429 answers say retryable: false' },
+  { id: 'v1.errors.rate-limited-retry-after/no-retry-after', description: '429 answers carry no Retry-After header' },
   { id: 'v1.errors.limiter-unavailable-503/fail-open', description: 'requests are served when the rate limiter is unavailable' },
 ] as const satisfies readonly FaultDefinition[];

@@ -36,6 +36,8 @@ export function executeHandler(surface: V1Surface): (r: RouteRequest) => Promise
     const scope = keyScope(surface, caller);
     if (!limit(surface.fake, surface.state, r, burnKeyOnRefusal(surface, scope, request))) return;
     if (answeredByKey(surface, r, scope, request)) return;
+    // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
+    if (request.key !== undefined && surface.fake.faults.has('load.v1.idempotency.storm-one-run/race')) await new Promise((resolve) => setTimeout(resolve, 25));
     if (request.mode === 'task') startTask(surface, r, caller, scope, request);
     else startTurn(surface, r, caller, scope, request);
   };

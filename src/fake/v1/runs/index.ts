@@ -44,6 +44,7 @@ function events(surface: V1Surface, r: RouteRequest): void {
   }
   const forget = fake.faults.has('v1.runs.events.dropped-connection/forgets-run');
   pipe(fake, state.engine, r.res, run, after, {
+    reader: lastEventId === undefined,
     onEarlyClose: () => {
       // Only runs that never parked: an approval racing the dropped stream must not lose its run.
       if (forget && run.mode === 'task' && run.state === 'in_flight' && !run.events.some((e) => e.data.action_digest !== undefined)) state.engine.forget(run);

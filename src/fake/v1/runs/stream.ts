@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { COMPLETED, FAILED } from '../../../../scenarios/v1/runs.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import type { FakeContext } from '../../context.ts';
+import { sseFrame } from '../../sse-framing.ts';
 import { streamedEventData } from '../execute/accepted-event.ts';
 import { isFinished, type Run, type RunEngine, type RunEvent } from './engine.ts';
 
@@ -12,17 +13,29 @@ export interface PipeOptions {
   replayed?: boolean;
   /** Runs when the reader leaves before the terminal event. */
   onEarlyClose?: () => void;
+  /** A reader of GET /v1/runs/{id}/events from the start (counted for a load fault). */
+  reader?: boolean;
+}
+
+const readersFromStart = new WeakMap<Run, number>();
+
+/** The sequence the fifth and later readers of one run from its start miss under the load fault, if on. */
+function crowdSkips(fake: FakeContext, run: Run, after: number, reader: boolean): number | undefined {
+  if (!reader || after !== 0) return undefined;
+  const crowd = (readersFromStart.get(run) ?? 0) + 1;
+  readersFromStart.set(run, crowd);
+  return crowd > 4 && fake.faults.has('load.v1.events.fanout-same-events/late-subscriber-gap') ? (run.events[0]?.sequence ?? 1) + 1 : undefined;
 }
 
 function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, replayed: boolean): void {
   let data = streamedEventData(fake, e, replayed);
-  let id = `id: ${e.sequence}\n`;
+  let id: string | undefined = String(e.sequence);
   if (e.type === 'run.progress' && fake.faults.has('v1.runs.events.identity/progress-without-id')) {
-    id = '';
+    id = undefined;
     const { event_id: _dropped, ...rest } = data;
     data = rest;
   }
-  res.write(`${id}event: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`);
+  res.write(sseFrame({ event: e.type, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
 }
 
 /** Streams a run's events after `after` until its terminal event. */
@@ -38,8 +51,9 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     unregister();
     res.end();
   };
+  const skipped = crowdSkips(fake, run, after, options.reader ?? false);
   const write = (e: RunEvent) => {
-    writeEvent(fake, res, e, options.replayed ?? false);
+    if (e.sequence !== skipped) writeEvent(fake, res, e, options.replayed ?? false);
     if (TERMINAL_KINDS.has(e.type)) end();
   };
   const unregister = fake.lifecycle.onClose(end);

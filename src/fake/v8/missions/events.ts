@@ -1,14 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
+import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
+import { sseFrame } from '../../sse-framing.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
 
-function writeEvent(res: ServerResponse, event: StoredEvent): void {
-  const id = event.sendId ? `id: ${event.id}\n` : '';
-  res.write(`${id}event: ${event.event}\ndata: ${event.data}\n\n`);
+function writeEvent(fake: FakeContext, res: ServerResponse, event: StoredEvent): void {
+  const fields = { event: event.event, data: event.data, ...(event.sendId ? { id: String(event.id) } : {}) };
+  res.write(sseFrame(fields, fake.variants.has('v8.missions/sse-framing')));
 }
 
 function isTerminalEvent(e: StoredEvent): boolean {
@@ -26,9 +28,28 @@ function resumeAfter({ fake, v8, engine }: MissionSurface, r: RouteRequest, miss
   return undefined;
 }
 
+const readersFromStart = new WeakMap<Mission, number>();
+
+/**
+ * How the load faults bend the fifth and later readers of one mission from its start (a crowd
+ * only load brings): `write` sends an event to such a reader, skipping or doubling it.
+ */
+function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission: Mission, after: number): (e: StoredEvent) => void {
+  const crowd = after === -1 ? (readersFromStart.get(mission) ?? 0) + 1 : 0;
+  if (crowd > 0) readersFromStart.set(mission, crowd);
+  const gap = crowd > 4 && fake.faults.has('load.v8.events.fanout-same-events/late-subscriber-gap');
+  const twice = crowd > 4 && fake.faults.has('load.v8.events.fanout-one-terminal/duplicate-terminal');
+  return (e) => {
+    if (gap && e.event === 'mission.started') return;
+    writeEvent(fake, res, e);
+    if (twice && isTerminalEvent(e)) writeEvent(fake, res, e);
+  };
+}
+
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
   res.writeHead(200, SSE_HEADERS);
+  const send = crowdWriter(fake, res, mission, after);
   const holdOpen = fake.faults.has('v8.missions.events.closes-after-terminal/held-open');
   let ended = false;
   const end = () => {
@@ -39,14 +60,14 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
     res.end();
   };
   const listener = (e: StoredEvent) => {
-    writeEvent(res, e);
+    send(e);
     if (isTerminalEvent(e) && !holdOpen) end();
   };
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', end);
   let sentTerminal = false;
   for (const e of engine.eventsAfter(mission, after)) {
-    writeEvent(res, e);
+    send(e);
     if (isTerminalEvent(e)) sentTerminal = true;
   }
   if ((sentTerminal || isTerminal(mission.status)) && !holdOpen) {

@@ -30,6 +30,8 @@ async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
     conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
   };
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
+  // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
+  if (key && fake.faults.has('load.v8.idempotency.storm-one-mission/race')) await new Promise((resolve) => setTimeout(resolve, 25));
   const goalSpec = parsed.data.goalSpec as Record<string, unknown>;
   const mission = engine.create(ownerOf(fake, caller, goalSpec), goalSpec, parsed.data.resourceBudget);
   const stored: StoredResponse = { status: 202, body: JSON.stringify(engine.projection(mission)) };

@@ -1,0 +1,164 @@
+/**
+ * The k6 side of every script: a Transport on http.batch, the metrics and checks a judgment
+ * becomes, the thresholds that turn a failed rule into exit 99, and handleSummary. The scenario
+ * logic itself lives in src/load/scenarios, where vitest runs it against the fake.
+ */
+import { check } from 'k6';
+import exec from 'k6/execution';
+import http, { type RefinedResponse } from 'k6/http';
+import { Rate, Trend } from 'k6/metrics';
+import type { Options, Scenario } from 'k6/options';
+import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';
+import { ConfigError, credentialOf, loadConfig, rampRate, untestableRules, type LoadConfig } from '../../src/load/config.ts';
+import { metricOf, rulesOf, type LoadScript } from '../../src/load/rules.ts';
+import { figureMetric, JUDGED_METRIC, SUMMARY_LINE_PREFIX, summaryFromK6, type K6SummaryData } from '../../src/load/summary.ts';
+import type { LoadRequest, LoadResponse, StepResult, Transport } from '../../src/load/transport.ts';
+
+/** The configuration, or the init error k6 reports (exit 107) with the variable to fix. */
+export function configFor(script: LoadScript): { config: LoadConfig; credential: string } {
+  try {
+    const config = loadConfig(__ENV);
+    return { config, credential: credentialOf(script, config) };
+  } catch (error) {
+    if (error instanceof ConfigError) throw new Error(`apicert ${script}: ${error.message}`);
+    throw error;
+  }
+}
+
+type ExpectedStatusesCallback = ReturnType<typeof http.expectedStatuses>;
+
+// Created once per status set, as the k6 docs advise for per-request callbacks.
+const callbacks: Record<string, ExpectedStatusesCallback> = {};
+function expected(statuses: readonly number[]): ExpectedStatusesCallback {
+  const key = statuses.join(',');
+  return (callbacks[key] ??= http.expectedStatuses(...statuses));
+}
+
+function response(res: RefinedResponse<'text'>): LoadResponse {
+  const headers: Record<string, string> = {};
+  for (const name of Object.keys(res.headers)) headers[name.toLowerCase()] = res.headers[name]!;
+  const out: LoadResponse = { status: res.status, headers, body: typeof res.body === 'string' ? res.body : '' };
+  if (res.error) out.error = res.error;
+  return out;
+}
+
+export const k6Transport: Transport = {
+  batch(requests: readonly LoadRequest[]): Promise<LoadResponse[]> {
+    const responses = http.batch(
+      requests.map((r) => ({
+        method: r.method,
+        url: r.url,
+        body: r.body ?? null,
+        params: { headers: r.headers, tags: { name: r.name }, responseCallback: expected(r.expect), timeout: r.timeoutMs ?? 60_000, responseType: 'text' as const },
+      })),
+    ) as Array<RefinedResponse<'text'>>;
+    return Promise.resolve(responses.map(response));
+  },
+};
+
+/** Metrics, checks and thresholds of one script; build it in the init context (k6 creates metrics there only). */
+export class Recorder {
+  private readonly rates: Record<string, Rate> = {};
+  private readonly judged = new Rate(JUDGED_METRIC);
+  private readonly trends: Record<string, Trend> = {};
+  private readonly script: LoadScript;
+  private readonly figureNames: readonly string[];
+
+  constructor(script: LoadScript, figures: readonly string[]) {
+    this.script = script;
+    this.figureNames = figures;
+    for (const rule of rulesOf(script)) this.rates[rule.id] = new Rate(metricOf(rule.id));
+    for (const name of figures) this.trends[name] = new Trend(figureMetric(name));
+  }
+
+  /** Every rule's judgments must all pass; and a run that judged nothing fails (exit 99), never passes 0 of 0. */
+  thresholds(): Record<string, string[]> {
+    const out: Record<string, string[]> = { [JUDGED_METRIC]: ['rate>0'] };
+    for (const rule of rulesOf(this.script)) out[metricOf(rule.id)] = ['rate==1'];
+    return out;
+  }
+
+  record(step: StepResult): void {
+    this.judged.add(step.judgments.length > 0);
+    for (const j of step.judgments) {
+      this.rates[j.rule]?.add(j.ok);
+      check(null, { [`${j.rule}: ${j.check}`]: () => j.ok });
+    }
+    for (const f of step.figures) this.trends[f.name]?.add(f.value);
+  }
+
+  /** Wraps an iteration so it is recorded even when it throws. */
+  iteration(run: () => Promise<StepResult>): () => Promise<void> {
+    return async () => {
+      let step: StepResult = { judgments: [], figures: [] };
+      try {
+        step = await run();
+      } finally {
+        this.record(step);
+      }
+    };
+  }
+
+  /** k6's text summary on stdout, the apicert JSON summary in a file (and on stdout when asked). */
+  handleSummary(config: LoadConfig): (data: unknown) => Record<string, string> {
+    return (data) => {
+      const summary = summaryFromK6(data as K6SummaryData, { script: this.script, target: config.baseUrl, segment: segment(), figures: this.figureNames, untestable: untestableRules(this.script, config) });
+      let stdout = textSummary(data, { indent: ' ', enableColors: false });
+      if (__ENV.APICERT_SUMMARY_STDOUT === '1') stdout += `\n${SUMMARY_LINE_PREFIX}${JSON.stringify(summary)}\n`;
+      return { stdout: `${stdout}\n`, [__ENV.APICERT_SUMMARY_OUT || `apicert-${this.script}.summary.json`]: `${JSON.stringify(summary, null, 2)}\n` };
+    };
+  }
+}
+
+/** The execution segment this instance runs (k6-operator gives each one its own), `0:1` alone. */
+function segment(): string {
+  try {
+    const value = (exec.test.options as { executionSegment?: unknown }).executionSegment;
+    if (typeof value === 'string' && value !== '') return value;
+  } catch {
+    // Older k6 without exec.test.options: a whole run.
+  }
+  return '0:1';
+}
+
+const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(95)', 'count'];
+
+/** Options of a script of bounded iterations (APICERT_ITERATIONS, APICERT_VUS, APICERT_MAX_DURATION), each sending up to `concurrency` requests at once. */
+export function iterationOptions(name: string, config: LoadConfig, concurrency: number, recorder: Recorder): Options {
+  return {
+    scenarios: { [name]: { executor: 'shared-iterations', vus: config.vus, iterations: config.iterations, maxDuration: config.maxDuration } },
+    batch: concurrency,
+    batchPerHost: concurrency,
+    thresholds: recorder.thresholds(),
+    summaryTrendStats: SUMMARY_TREND_STATS,
+  };
+}
+
+/** Options of a rate-limit script: a ramping arrival rate (APICERT_RATE_START to APICERT_RATE_MAX over APICERT_RAMP), plus `more` scenarios. */
+export function rampOptions(config: LoadConfig, recorder: Recorder, exec: string, more: Record<string, Scenario> = {}): Options {
+  const ramp: Scenario = {
+    executor: 'ramping-arrival-rate',
+    exec,
+    startRate: config.rateStart,
+    timeUnit: '1s',
+    preAllocatedVUs: Math.min(config.maxVus, 5),
+    maxVUs: config.maxVus,
+    stages: [{ target: config.rateMax, duration: config.ramp }],
+  };
+  return { scenarios: { ramp, ...more }, thresholds: recorder.thresholds(), summaryTrendStats: SUMMARY_TREND_STATS };
+}
+
+/** A fresh Idempotency-Key (16-128 of A-Za-z0-9._:-), unique across VUs and instances. */
+export function newKey(): string {
+  return `apicert-load-${exec.vu.idInTest}-${exec.vu.iterationInInstance}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** Milliseconds since the current scenario started. */
+export function elapsedMs(): number {
+  return Date.now() - exec.scenario.startTime;
+}
+
+/** The clock a rate-limit step reads: time into the ramp, and the arrival rate reached by then. */
+export function rampClock(config: LoadConfig): { elapsedMs: () => number; arrivalRate: () => number } {
+  return { elapsedMs, arrivalRate: () => rampRate(config, elapsedMs()) };
+}

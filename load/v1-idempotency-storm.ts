@@ -1,0 +1,17 @@
+/**
+ * /v1 idempotency storm: APICERT_STORM concurrent task-mode executes with one key and body (one
+ * run_id), as many turn-mode executes with one key and body (every admission but one replayed),
+ * then the task key with other bodies (409 conflict). Rules: load.v1.idempotency.storm-one-run,
+ * load.v1.idempotency.storm-replayed, load.v1.idempotency.storm-conflict.
+ */
+import { v1IdempotencyStorm } from '../src/load/scenarios/idempotency-storm.ts';
+import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
+
+const { config, credential } = configFor('v1-idempotency-storm');
+const recorder = new Recorder('v1-idempotency-storm', []);
+
+export const options = iterationOptions('storm', config, config.storm, recorder);
+
+export default recorder.iteration(() => v1IdempotencyStorm(k6Transport, { ...config, token: credential, key: newKey }));
+
+export const handleSummary = recorder.handleSummary(config);

@@ -1,0 +1,76 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { judgeClient } from '../client-judge/judge-client.ts';
+import { CLIENT_RULES } from '../client-judge/rules.ts';
+import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
+import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
+import { finishRun, printResult } from './side-report.ts';
+
+function scenarios(value: string): ScenarioName[] {
+  const out = list(value);
+  for (const s of out) if (!(SCENARIO_NAMES as readonly string[]).includes(s)) throw new InvalidArgumentError(`unknown scenario "${s}": use ${SCENARIO_NAMES.join(', ')}`);
+  return out as ScenarioName[];
+}
+
+function positive(label: string, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || n > max) throw new InvalidArgumentError(`${label} is a number above 0 and at most ${max}`);
+    return n;
+  };
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('the port is an integer from 0 to 65535');
+  return n;
+}
+
+interface ClientCliOptions extends RunCliOptions {
+  port: number;
+  scenario: ScenarioName[];
+  timeScale: number;
+  maxSeconds: number;
+  quietSeconds?: number;
+  writeEnv: string;
+  showClientOutput?: boolean;
+}
+
+export function registerJudgeClientCommand(program: Command): void {
+  const command = program
+    .command('judge-client')
+    .description(
+      'Serve the reference fake with scripted adversity (one scenario at a time), record what your API client sends and judge it against the seed\'s client rules. With "-- <command>" the client is started once per scenario; without it, run your client against --port yourself.',
+    )
+    .argument('[command...]', 'the client to run once per scenario (after --); it gets APICERT_BASE_URL, APICERT_V1_KEY, APICERT_V8_TOKEN and APICERT_TIME_SCALE')
+    .option('--port <n>', 'loopback port your client talks to (0 picks a free one)', port, 0)
+    .option('--scenario <names>', `scenarios, comma separated (${SCENARIO_NAMES.join(', ')})`, scenarios, [...SCENARIO_NAMES])
+    .option('--time-scale <s>', "multiplies the seed's delays (the 60 s retry hint); your client must apply the same APICERT_TIME_SCALE", positive('--time-scale', 1), 1)
+    .option('--max-seconds <n>', 'bound on one scenario; a client still running is stopped by its PID', positive('--max-seconds', 3600), 120)
+    .option('--quiet-seconds <n>', 'port form: a scenario ends this long after your client\'s last request (default: the scaled 60 s hint + 5 s)', positive('--quiet-seconds', 3600))
+    .option('--write-env <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
+    .option('--show-client-output', "print the client's output (redacted) to stderr");
+  addRunOptions(command, 'reports/client', 'the client never did what a scenario needs')
+    .action(async (command: string[], opts: ClientCliOptions) => {
+      if (opts.listRules) return printRules(CLIENT_RULES);
+      const quietMs = (opts.quietSeconds ?? 60 * opts.timeScale + 5) * 1000;
+      const { report } = await judgeClient({
+        scenarios: opts.scenario,
+        timeScale: opts.timeScale,
+        port: opts.port,
+        command: command.length > 0 ? command : undefined,
+        maxSecondsPerScenario: opts.maxSeconds,
+        quietMs,
+        envFile: opts.writeEnv,
+        showClientOutput: opts.showClientOutput,
+        patterns: opts.rules,
+        seed: opts.seed,
+        onScenario: (name, title, baseUrl) => {
+          // In the port form the user runs the client: the prompt is printed even with --quiet.
+          const prompt = command.length > 0 ? '' : `\n  run your client now against ${baseUrl} (source ${opts.writeEnv} for its URL and keys); the scenario ends ${quietMs / 1000} s after its last request`;
+          if (!opts.quiet || prompt) console.log(`scenario ${name}: ${title}${prompt}`);
+        },
+        onResult: opts.quiet ? undefined : printResult,
+      });
+      await finishRun(report, { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: 'client' });
+    });
+}

@@ -1,0 +1,294 @@
+/**
+ * `apicert load`: runs the k6 scripts of load/ against a target, reads their summaries and merges
+ * the load verdicts into the readiness report; `--emit-k6-operator` writes the manifests for a
+ * distributed run, and `apicert load merge` folds the per-instance summaries back in.
+ * Credentials reach k6 through its environment only; printed command lines show them redacted.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
+import { isFaultId, type FaultId } from '../fake/faults/index.ts';
+import { embeddedProfile } from '../fake/embedded-profile.ts';
+import { startFake, type RunningFake } from '../fake/server.ts';
+import { ConfigError, durationMs, ENV_VARS, loadConfig, SCRIPT_NEEDS, type Env } from '../load/config.ts';
+import { checkK6Version, findK6, K6Missing } from '../load/k6-binary.ts';
+import { CREDENTIALS_SECRET, operatorManifests, operatorSteps } from '../load/operator.ts';
+import { envFromProfile } from '../load/profile-env.ts';
+import { withLoadResults } from '../load/report.ts';
+import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/rules.ts';
+import { mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
+import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
+import type { Report } from '../reports/model.ts';
+import { REPORT_FORMATS, writeReports } from '../reports/write.ts';
+import { HARNESS_VERSION } from '../runner/certify.ts';
+import { exitCodeFor } from './exit.ts';
+
+const SECRET_NAMES = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
+const MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
+
+/** Settings a user gives as APICERT_* variables, and those a flag sets. */
+function userEnv(): Env {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => ENV_VARS.some((v) => v.name === name)));
+}
+
+function scriptList(value: string): LoadScript[] {
+  const out = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of out) if (!isLoadScript(s)) throw new InvalidArgumentError(`unknown load script "${s}": use ${LOAD_SCRIPTS.join(', ')}`);
+  return out as LoadScript[];
+}
+
+function positive(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return Number(value);
+}
+
+function k6Duration(value: string): string {
+  if (!/^(\d+(ms|s|m|h))+$/.test(value)) throw new InvalidArgumentError('a k6 duration such as 30s, 2m or 1m30s');
+  return value;
+}
+
+function faultList(value: string): FaultId[] {
+  const out = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}": run "apicert faults" or see src/fake/faults/load.ts`);
+  return out as FaultId[];
+}
+
+function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The k6 command line as a person may read it: secrets redacted, everything else runnable. */
+export function printableCommand(env: Env, binary: string, args: readonly string[]): string {
+  const vars = Object.entries(env)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) => `${name}=${SECRET_NAMES.has(name) ? '<redacted>' : shellQuote(value)}`);
+  return [...vars, binary, ...args.map(shellQuote)].join(' ');
+}
+
+interface Target {
+  env: Env;
+  report: Report['target'];
+  fake?: RunningFake;
+}
+
+/** The target's environment for the scripts: profile or --target credentials, the embedded fake otherwise. */
+async function resolveTarget(opts: { profile?: string; target?: string; faults?: FaultId[] }): Promise<Target> {
+  if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
+  if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
+  if (opts.profile || opts.target) {
+    const profile = opts.profile ? await loadProfileFile(opts.profile) : profileFromEnv(opts.target!);
+    return { env: { ...userEnv(), ...envFromProfile(profile) }, report: { baseUrl: profile.target, kind: 'remote' } };
+  }
+  // The embedded fake, with its /v8 limiter on and a ramp short enough to reach both limits.
+  const fake = await startFake({ faults: opts.faults ?? [], config: { v8RateLimit: { perWindow: 30, windowMs: 1_000 } } });
+  const env: Env = { APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', ...userEnv(), ...envFromProfile(embeddedProfile(fake)) };
+  const report: Report['target'] = { baseUrl: fake.baseUrl, kind: 'embedded-fake' };
+  if (opts.faults?.length) report.faults = opts.faults;
+  return { env, report, fake };
+}
+
+function validated(env: Env): ReturnType<typeof loadConfig> {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ProfileError(error.message);
+    throw error;
+  }
+}
+
+function allRules(script: LoadScript, verdict: LoadRuleResult['verdict'], reason: string): LoadRuleResult[] {
+  return rulesOf(script).map((r) => ({ id: r.id, verdict, reason, figures: {} }));
+}
+
+/** Runs k6 on one bundle; bounded by the scripts' own limits plus a margin, after which it is stopped. */
+function runK6(binary: string, args: string[], env: Env, limitMs: number): Promise<number> {
+  const child = spawn(binary, args, { env: { ...process.env, ...env }, stdio: 'inherit' });
+  const timer = setTimeout(() => {
+    console.error(`apicert: k6 ran past ${Math.round(limitMs / 1000)} s; stopping it (pid ${child.pid})`);
+    child.kill('SIGTERM');
+  }, limitMs);
+  return new Promise((resolve) => {
+    child.on('error', () => resolve(-1));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code ?? -1);
+    });
+  });
+}
+
+async function readSummary(path: string): Promise<LoadSummary | undefined> {
+  try {
+    return parseSummaries(await readFile(path, 'utf8'), path)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+async function existingReport(out: string): Promise<Report | undefined> {
+  try {
+    return JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeLoadReport(out: string, results: LoadRuleResult[], target: Report['target'], startedAt: Date, allowUntestable: boolean): Promise<void> {
+  const base = await existingReport(out);
+  // A report of another target is not extended: its certify rules say nothing about this one.
+  const report = withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date() });
+  const written = await writeReports(report, out, REPORT_FORMATS);
+  for (const r of results) console.log(`${MARK[r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`);
+  const req = report.summary.required;
+  console.log(`\nload on ${target.baseUrl}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive`);
+  console.log(`reports: ${written.join(', ')}`);
+  process.exitCode = exitCodeFor(report.summary, allowUntestable);
+}
+
+interface LoadOptions {
+  profile?: string;
+  target?: string;
+  script?: LoadScript[];
+  vus?: number;
+  iterations?: number;
+  duration?: string;
+  out: string;
+  dryRun?: boolean;
+  emitK6Operator?: string;
+  parallelism: number;
+  faults?: FaultId[];
+  allowUntestable?: boolean;
+}
+
+async function load(opts: LoadOptions): Promise<void> {
+  const scripts = opts.script ?? [...LOAD_SCRIPTS];
+  const target = await resolveTarget(opts);
+  try {
+    const env: Env = { ...target.env };
+    if (opts.vus) env.APICERT_VUS = env.APICERT_MAX_VUS = String(opts.vus);
+    if (opts.iterations) env.APICERT_ITERATIONS = String(opts.iterations);
+    if (opts.duration) env.APICERT_MAX_DURATION = env.APICERT_RAMP = opts.duration;
+    const config = validated(env);
+    const bundles = join(opts.out, 'load', 'scripts');
+    const built = await bundleLoadScripts(bundles, true, LOAD_SCRIPT_FILES.filter((f) => scripts.some((s) => f.endsWith(`/${s}.ts`))));
+    if (built.errors.length > 0) throw new Error(`bundling the k6 scripts failed: ${built.errors.map((e) => e.text).join('; ')}`);
+
+    if (opts.emitK6Operator) {
+      await emitOperator(opts.emitK6Operator, scripts, bundles, opts.parallelism, env);
+      return;
+    }
+    const binary = opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
+    if (opts.dryRun && target.fake) console.log('# the embedded fake stops when this command exits: to run these lines yourself, serve one with "apicert fake" and use --profile\n');
+    if (!opts.dryRun) console.log(`k6 ${await checkK6Version(binary).catch(toUsage)} at ${binary}`);
+    const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
+    const startedAt = new Date();
+    const results: LoadRuleResult[] = [];
+    for (const script of scripts) {
+      const need = SCRIPT_NEEDS[script];
+      if (!config[need.field]) {
+        results.push(...allRules(script, 'untestable', `no ${need.env}: ${ENV_VARS.find((v) => v.name === need.env)?.about}`));
+        if (opts.dryRun) console.log(`# ${script}: skipped, no ${need.env}\n`);
+        continue;
+      }
+      const summaryPath = join(opts.out, 'load', `${script}.summary.json`);
+      const scriptEnv: Env = { ...env, APICERT_SUMMARY_OUT: summaryPath };
+      const args = ['run', '--no-usage-report', join(bundles, `${script}.js`)];
+      if (opts.dryRun) {
+        console.log(`# ${script}: ${rulesOf(script).map((r) => r.id).join(', ')}\n${printableCommand(scriptEnv, binary, args)}\n`);
+        continue;
+      }
+      await rm(summaryPath, { force: true });
+      console.log(`\n== ${script} ==`);
+      const code = await runK6(binary, args, scriptEnv, limitMs);
+      const summary = await readSummary(summaryPath);
+      if (summary) results.push(...verdictsOf(summary));
+      else results.push(...allRules(script, 'inconclusive', `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`));
+    }
+    if (!opts.dryRun) await writeLoadReport(opts.out, results, target.report, startedAt, Boolean(opts.allowUntestable));
+  } finally {
+    await target.fake?.close();
+  }
+}
+
+function toUsage(error: unknown): never {
+  if (error instanceof K6Missing) throw new ProfileError(error.message);
+  throw error;
+}
+
+async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles: string, parallelism: number, env: Env): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  // Credentials go in the Secret the user creates; the manifests carry only the other settings.
+  const settings = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAMES.has(name)));
+  const secrets = [...SECRET_NAMES].filter((name) => env[name] !== undefined);
+  for (const script of scripts) {
+    const { configMap, testRun } = operatorManifests(script, await readFile(join(bundles, `${script}.js`), 'utf8'), parallelism, settings);
+    await writeFile(join(dir, `${script}.configmap.yaml`), configMap);
+    await writeFile(join(dir, `${script}.testrun.yaml`), testRun);
+  }
+  const steps = operatorSteps(scripts, parallelism, secrets);
+  await writeFile(join(dir, 'README.md'), steps);
+  console.log(`wrote ${scripts.length} ConfigMap and TestRun pairs to ${dir}; credentials go in the Secret ${CREDENTIALS_SECRET}:\n\n${steps}`);
+}
+
+async function merge(files: string[], opts: { out: string; allowUntestable?: boolean }): Promise<void> {
+  const all: LoadSummary[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      throw new ProfileError(`cannot read ${file}: give summary files or pod logs`);
+    }
+    try {
+      all.push(...parseSummaries(text, file));
+    } catch (error) {
+      if (error instanceof SummaryError) throw new ProfileError(error.message);
+      throw error;
+    }
+  }
+  const startedAt = new Date();
+  const results: LoadRuleResult[] = [];
+  const byScript = new Map<string, LoadSummary[]>();
+  for (const s of all) byScript.set(s.script, [...(byScript.get(s.script) ?? []), s]);
+  await mkdir(join(opts.out, 'load'), { recursive: true });
+  for (const [script, summaries] of byScript) {
+    let merged: ReturnType<typeof mergeSummaries>;
+    try {
+      merged = mergeSummaries(summaries);
+    } catch (error) {
+      if (error instanceof SummaryError) throw new ProfileError(error.message);
+      throw error;
+    }
+    await writeFile(join(opts.out, 'load', `${script}.summary.json`), `${JSON.stringify(merged.summary, null, 2)}\n`);
+    console.log(`${script}: ${summaries.length} summaries, segments ${merged.summary.segments.join(' ')}${merged.missing ? ` (${merged.missing})` : ''}`);
+    results.push(...verdictsOf(merged.summary, merged.missing));
+  }
+  await writeLoadReport(opts.out, results, { baseUrl: all[0]!.target, kind: 'remote' }, startedAt, Boolean(opts.allowUntestable));
+}
+
+export function registerLoadCommand(program: Command): void {
+  const command = program
+    .command('load')
+    .description('Run the k6 load scripts (k6 >= v0.48 on PATH or K6_BINARY) and merge their verdicts into the readiness report. Without --target or --profile, loads the built-in reference fake.')
+    .option('--profile <file>', 'target profile: credentials and fixtures become the scripts\' environment')
+    .option('--target <url>', 'base URL; credentials from APICERT_V8_TOKEN, APICERT_V8_OTHER_PRINCIPAL_TOKEN, APICERT_V1_KEY, APICERT_V1_RATE_LIMIT_KEY, APICERT_V1_LIMITER_DOWN_KEY')
+    .option('--script <names>', `scripts to run, comma separated (${LOAD_SCRIPTS.join(', ')})`, scriptList)
+    .option('--vus <n>', 'VUs of the storm and fan-out scripts, and the most a ramp may use', positive)
+    .option('--iterations <n>', 'iterations of the storm and fan-out scripts', positive)
+    .option('--duration <d>', 'time limit of each scenario and length of the rate-limit ramps (k6 duration)', k6Duration)
+    .option('--out <dir>', 'directory of the readiness report (load summaries and bundles go to <dir>/load)', 'reports/latest')
+    .option('--dry-run', 'print the k6 command lines (credentials redacted) instead of running them')
+    .option('--emit-k6-operator <dir>', 'write k6-operator ConfigMap and TestRun manifests instead of running')
+    .option('--parallelism <n>', 'k6-operator instances per script (each runs one execution segment)', positive, 2)
+    .option('--faults <ids>', 'embedded fake only: switch on these faults (load faults: src/fake/faults/load.ts)', faultList)
+    .option('--allow-untestable', 'exit 0 even when required load rules are untestable')
+    .action((opts: LoadOptions) => load(opts));
+  command
+    .command('merge')
+    .description('Merge load summaries (JSON files, or logs with "apicert-load-summary:" lines from k6-operator pods) into one verdict per rule and the readiness report.')
+    .argument('<summaries...>', 'summary files or pod logs')
+    // --out and --allow-untestable are the load command's own: commander hands them to it wherever they stand.
+    .action((files: string[], _opts: unknown, merging: Command) => merge(files, merging.optsWithGlobals<{ out: string; allowUntestable?: boolean }>()));
+}

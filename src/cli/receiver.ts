@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { ProfileError } from '../profile/load.ts';
+import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
+import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
+import { receiverRules } from '../receiver-cert/rules.ts';
+import { finishRun, printResult } from './side-report.ts';
+import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
+
+/** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
+async function receiverFromProfile(path: string): Promise<ReceiverSection> {
+  let raw: unknown;
+  try {
+    const text = await readFile(path, 'utf8');
+    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ProfileError(`cannot read profile ${path}: ${(error as Error).message}`);
+  }
+  const section = (raw as { receiver?: unknown } | null)?.receiver;
+  if (section === undefined) throw new ProfileError(`${path} has no receiver: section (url, secretEnv, allowHosts): add one or use --url`);
+  return parseSection(section, `${path} receiver:`);
+}
+
+function parseSection(section: unknown, where: string): ReceiverSection {
+  const parsed = receiverSection.safeParse(section);
+  if (!parsed.success) throw new ProfileError(`${where} ${parsed.error.issues.map((i) => `${i.path.join('.') || '(section)'}: ${i.message}`).join('; ')}`);
+  return parsed.data;
+}
+
+interface ReceiverCliOptions extends RunCliOptions {
+  url?: string;
+  profile?: string;
+  secretEnv?: string;
+  allowHost?: string[];
+}
+
+export function registerReceiverCommand(program: Command): void {
+  const command = program
+    .command('certify-receiver')
+    .description("Send signed /v1 webhook deliveries to your receiver and judge its answers against the seed's receiver rules.")
+    .option('--url <url>', 'where your receiver takes deliveries (loopback, or a host named with --allow-host)')
+    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts')
+    .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)")
+    .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list);
+  addRunOptions(command, 'reports/receiver', 'no signing secret')
+    .action(async (opts: ReceiverCliOptions) => {
+      if (opts.listRules) return printRules(receiverRules);
+      if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
+      const section = opts.profile ? await receiverFromProfile(opts.profile) : parseSection({ url: opts.url }, '--url');
+      const secretEnv = opts.secretEnv ?? section.secretEnv;
+      const secret = process.env[secretEnv];
+      if (!secret) console.error(`apicert: ${secretEnv} is not set: every rule that signs a delivery will be untestable (export the endpoint's signing secret in it)`);
+      const { report } = await certifyReceiver({
+        url: section.url,
+        secret,
+        allowHosts: [...section.allowHosts, ...(opts.allowHost ?? [])],
+        requestTimeoutMs: section.requestTimeoutMs,
+        patterns: opts.rules,
+        seed: opts.seed,
+        onResult: opts.quiet ? undefined : printResult,
+      });
+      await finishRun(report, { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: `receiver ${report.target.baseUrl}` });
+    });
+}

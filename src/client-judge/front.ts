@@ -1,0 +1,210 @@
+/**
+ * The server a client under test talks to during `judge-client`: it records every request, applies
+ * the active scenario's adversity, and serves the rest from the reference fake behind it.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
+import type { RunningFake } from '../fake/server.ts';
+import { readBody } from '../fake/http.ts';
+import { V1Responder } from '../fake/v1/respond.ts';
+import { V8Responder } from '../fake/v8/respond.ts';
+import { isRecord, parseJson } from '../util/json.ts';
+import type { Adversity, Scenario, ScenarioSettings } from './scenarios.ts';
+import { RECORDED_BODY_LIMIT, recordableHeaders, type RecordedExchange } from './session.ts';
+
+/** No relayed stream outlives this, so a mission that never ends cannot hold a scenario open. */
+const MAX_STREAM_MS = 30_000;
+const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+
+export interface ActiveScenario {
+  scenario: Scenario;
+  settings: ScenarioSettings;
+  startedAt: number;
+  fired: Set<string>;
+  exchanges: RecordedExchange[];
+  /** Set on every request, so the judge can tell when the client went quiet. */
+  lastRequestAt: number;
+}
+
+export interface Front {
+  baseUrl: string;
+  /** Starts recording a new scenario; the previous one's record stays with its caller. */
+  begin(scenario: Scenario, settings: ScenarioSettings): ActiveScenario;
+  end(): void;
+  close(): Promise<void>;
+}
+
+function forwardHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function responseHeaders(raw: Record<string, string | string[] | undefined>, contractVersion: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  if (contractVersion !== undefined && out['x-service-contract-version'] !== undefined) out['x-service-contract-version'] = contractVersion;
+  return out;
+}
+
+/** Calls `onEvent` for each complete event block in `text` with where it ends; returns where the last one ends. */
+function scanEvents(text: string, onEvent: (id: string | undefined, runId: string | undefined, end: number) => void): number {
+  let consumed = 0;
+  for (;;) {
+    const end = text.indexOf('\n\n', consumed);
+    if (end === -1) return consumed;
+    const block = text.slice(consumed, end);
+    const id = /^id: ?(.*)$/m.exec(block)?.[1];
+    const data = parseJson(block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'));
+    consumed = end + 2;
+    onEvent(id, data.ok ? runIdIn(data.value) : undefined, consumed);
+  }
+}
+
+function runIdIn(value: unknown): string | undefined {
+  if (!isRecord(value)) return undefined;
+  const id = value.run_id ?? value.runId;
+  return typeof id === 'string' ? id : undefined;
+}
+
+function runIdOfText(text: string): string | undefined {
+  const parsed = parseJson(text);
+  return parsed.ok ? runIdIn(parsed.value) : undefined;
+}
+
+export async function startFront(options: { fake: RunningFake; port?: number }): Promise<Front> {
+  const agent = new Agent({ keepAliveTimeout: 1_000, connections: 32 });
+  const v1 = new V1Responder(options.fake.context);
+  const v8 = new V8Responder(options.fake.context);
+  let active: ActiveScenario | undefined;
+
+  const refuse = (res: ServerResponse, a: Extract<Adversity, { kind: 'refuse' }>): Record<string, string> => {
+    const headers: Record<string, string> = a.retryAfterSeconds !== undefined ? { 'retry-after': String(a.retryAfterSeconds) } : {};
+    if (a.surface === 'v1') {
+      v1.problem(res, a.status, a.code as Parameters<V1Responder['problem']>[2], { detail: a.detail, retryable: a.status !== 409, ...(a.retryAfterMs !== undefined ? { retryAfterMs: a.retryAfterMs } : {}), headers });
+    } else {
+      v8.problem(res, a.status, a.code, a.detail);
+    }
+    return { ...headers, 'content-type': String(res.getHeader('content-type')) };
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const scenario = active;
+    const now = () => Math.round(performance.now() - (scenario?.startedAt ?? 0));
+    const arrivedAt = now();
+    const rawUrl = req.url ?? '/';
+    const body = await readBody(req);
+    const q = rawUrl.indexOf('?');
+    const incoming = { method: req.method ?? 'GET', path: q === -1 ? rawUrl : rawUrl.slice(0, q), headers: recordableHeaders(req.headers), body };
+    const adversity: Adversity = scenario ? scenario.scenario.decide(incoming, scenario.fired, scenario.settings) : { kind: 'serve' };
+    const ex: RecordedExchange = { index: 0, at: arrivedAt, method: incoming.method, path: rawUrl, headers: incoming.headers, body: body.slice(0, RECORDED_BODY_LIMIT) };
+    if (scenario) {
+      scenario.lastRequestAt = performance.now();
+      ex.index = scenario.exchanges.length;
+      scenario.exchanges.push(ex);
+    }
+    if (adversity.kind === 'refuse') {
+      ex.responseHeaders = refuse(res, adversity);
+      ex.status = adversity.status;
+      ex.respondedAt = now();
+      ex.adversity = `answered ${adversity.status} ${adversity.code}${adversity.retryAfterSeconds !== undefined ? ` with Retry-After: ${adversity.retryAfterSeconds}` : ' without Retry-After'}`;
+      return;
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), MAX_STREAM_MS);
+    try {
+      const upstream = await request(new URL(rawUrl, options.fake.baseUrl), {
+        method: incoming.method as 'GET',
+        headers: forwardHeaders(req),
+        body: body.length > 0 ? body : undefined,
+        dispatcher: agent,
+        signal: controller.signal,
+      });
+      ex.status = upstream.statusCode;
+      ex.responseHeaders = responseHeaders(upstream.headers, adversity.kind === 'serve' ? adversity.contractVersion : undefined);
+      const isStream = (ex.responseHeaders['content-type'] ?? '').startsWith('text/event-stream');
+      if (adversity.kind === 'reset-after-accepted') {
+        if (isStream) controller.abort();
+        else ex.runId = runIdOfText(await upstream.body.text());
+        ex.respondedAt = now();
+        ex.adversity = `connection reset after the request was accepted upstream (HTTP ${upstream.statusCode})`;
+        res.socket?.resetAndDestroy();
+        return;
+      }
+      // A connection about to be cut is never offered for reuse, so the cut hits only this exchange.
+      res.writeHead(upstream.statusCode, adversity.kind === 'drop-after-events' ? { ...ex.responseHeaders, connection: 'close' } : ex.responseHeaders);
+      if (!isStream) {
+        const text = await upstream.body.text();
+        ex.responseBody = text.slice(0, 4096);
+        ex.runId = runIdOfText(text);
+        res.end(text);
+        ex.respondedAt = now();
+        return;
+      }
+      const dropAfter = adversity.kind === 'drop-after-events' ? adversity.events : Infinity;
+      ex.eventIds = [];
+      let relayed = 0;
+      let pending = '';
+      // A chunk may end inside a multi-byte character: decode as one stream.
+      const decoder = new TextDecoder();
+      for await (const chunk of upstream.body) {
+        pending += decoder.decode(chunk as Buffer, { stream: true });
+        let cutAt: number | undefined;
+        const consumed = scanEvents(pending, (id, runId, end) => {
+          if (relayed >= dropAfter) return;
+          relayed += 1;
+          if (id !== undefined) ex.eventIds!.push(id);
+          ex.runId ??= runId;
+          if (relayed === dropAfter) cutAt = end;
+        });
+        if (cutAt !== undefined) {
+          ex.adversity = `stream cut after ${dropAfter} event(s)`;
+          controller.abort();
+          // Cut only once the relayed events have left: destroying first would discard them unsent.
+          await new Promise<void>((resolve) => res.write(pending.slice(0, cutAt), () => resolve()));
+          ex.respondedAt = now();
+          res.socket?.destroy();
+          return;
+        }
+        res.write(pending.slice(0, consumed));
+        pending = pending.slice(consumed);
+      }
+      res.end(pending);
+      ex.respondedAt = now();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    begin(scenario, settings) {
+      active = { scenario, settings, startedAt: performance.now(), fired: new Set(), exchanges: [], lastRequestAt: 0 };
+      return active;
+    },
+    end() {
+      active = undefined;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => void agent.close().then(() => resolve()));
+      }),
+  };
+}

@@ -1,0 +1,265 @@
+/**
+ * What an API client must do, from the v1 seed (Endpoints rules 4-5, Errors rules 3-5, Limits,
+ * Events) and the v8 seed (Events rule 1, Versioning). Each rule judges the request log of one
+ * judge-client scenario; run by `apicert judge-client`, never by `certify`.
+ */
+import { curlLine } from '../probe/evidence.ts';
+import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
+import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, type ScenarioName } from './scenarios.ts';
+import { keyOf, sameRequestBody, type ClientSession, type RecordedExchange } from './session.ts';
+
+/** Timers may fire a few milliseconds early and the two clocks are read at slightly different points. */
+export const TIMING_TOLERANCE_MS = 25;
+
+export interface ClientRule {
+  /** The scenario whose log the rule judges. */
+  scenario: ScenarioName;
+  rule: Rule;
+}
+
+/** What the client under test sent during the rule's scenario. */
+export const CLIENT_SESSION = serviceKey<ClientSession>('client-session');
+
+function sessionOf(ctx: CheckContext): ClientSession {
+  const session = ctx.service(CLIENT_SESSION);
+  if (!session) ctx.untestable('no client session was recorded for this rule');
+  return session;
+}
+
+const pathOf = (ex: RecordedExchange) => ex.path.split('?', 1)[0]!;
+const isExecute = (ex: RecordedExchange) => ex.method === 'POST' && pathOf(ex) === '/v1/execute';
+const readsRun = (ex: RecordedExchange, runId: string) => ex.method === 'GET' && (pathOf(ex) === `/v1/runs/${runId}` || pathOf(ex) === `/v1/runs/${runId}/events`);
+const after = (s: ClientSession, ex: RecordedExchange) => s.exchanges.filter((e) => e.index > ex.index);
+/**
+ * A later POST /v1/execute that tries `original` again: same key or same body. A POST with another
+ * body under another key is other work, which these rules do not judge.
+ */
+const isAttemptOf = (original: RecordedExchange) => (ex: RecordedExchange) =>
+  isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameRequestBody(ex.body, original.body));
+const describe = (ex: RecordedExchange) => `#${ex.index} ${ex.method} ${ex.path}`;
+
+/** Headers curl sets itself; repeating them would only break the reproduction. */
+const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
+
+/** The recorded exchanges become the rule's evidence; `record` redacts them like every probe exchange. */
+function showEvidence(ctx: CheckContext, exchanges: readonly RecordedExchange[]): void {
+  for (const ex of exchanges.slice(0, 40)) {
+    const url = `${ctx.http.baseUrl}${ex.path}`;
+    const body = ex.body ? ex.body.slice(0, 4096) : undefined;
+    const entry: EvidenceEntry = {
+      label: `${ex.adversity ?? 'served'} (at ${ex.at} ms)`,
+      request: { method: ex.method, url, headers: ex.headers, ...(body !== undefined ? { body } : {}) },
+      durationMs: ex.respondedAt !== undefined ? ex.respondedAt - ex.at : 0,
+      curl: curlLine(ex.method, url, Object.fromEntries(Object.entries(ex.headers).filter(([name]) => !TRANSPORT_HEADERS.has(name))), body),
+    };
+    if (ex.status !== undefined) {
+      entry.response = { status: ex.status, headers: ex.responseHeaders ?? {} };
+      if (ex.responseBody !== undefined) entry.response.body = ex.responseBody;
+      if (ex.eventIds) entry.response.events = ex.eventIds.map((id) => ({ id, data: '(relayed)' }));
+    }
+    ctx.http.record(entry);
+  }
+}
+
+/** The request the scenario bent; without one the scenario never happened to this client. */
+function bent(ctx: CheckContext, what: string): { session: ClientSession; ex: RecordedExchange } {
+  const session = sessionOf(ctx);
+  const ex = session.exchanges.find((e) => e.adversity !== undefined);
+  if (!ex) ctx.untestable(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)`);
+  return { session, ex };
+}
+
+function clientRule(scenario: ScenarioName, id: string, title: string, level: Rule['level'], spec: SpecReference, check: Rule['check']): ClientRule {
+  return { scenario, rule: defineRule({ id, surface: 'client', title, level, destructive: 'read', spec, check }) };
+}
+
+const v1 = (section: string, quote: string): SpecReference => ({ document: 'v1-execution-fabric.md', section, quote });
+const v8 = (section: string, quote: string): SpecReference => ({ document: 'v8-integration-gateway.md', section, quote });
+
+/** The first POST /v1/execute after a refusal, which must be the same request under the same key. */
+async function judgeSameKeyRetry(ctx: CheckContext, status: number): Promise<void> {
+  const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
+  const retry = after(session, refused).find(isAttemptOf(refused));
+  showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
+  if (!retry) ctx.notApplicable(`the client did not send the refused request again after the ${status}`);
+  const key = keyOf(refused);
+  ctx.expect(key !== undefined, `the refused request ${describe(refused)} carried no Idempotency-Key, so its retry ${describe(retry)} cannot be recognised as the same request`);
+  ctx.expect(keyOf(retry) === key, `the retry ${describe(retry)} after the ${status} used ${keyOf(retry) === undefined ? 'no Idempotency-Key' : 'another Idempotency-Key'} instead of the refused request's key`);
+  ctx.expect(sameRequestBody(retry.body, refused.body), `the retry ${describe(retry)} after the ${status} changed the request body: a retry re-sends the identical request`);
+}
+
+/** The gap between the 429 and the next POST /v1/execute must reach the hint's delay. */
+async function judgeRetryDelay(ctx: CheckContext, hintOf: (refused: RecordedExchange, session: ClientSession) => { minimumMs: number; hint: string }): Promise<void> {
+  const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
+  const { minimumMs, hint } = hintOf(refused, session);
+  const retry = after(session, refused).find(isAttemptOf(refused));
+  showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
+  if (!retry) ctx.notApplicable('the client did not retry after the 429');
+  const waited = retry.at - (refused.respondedAt ?? refused.at);
+  ctx.observe('wait before the retry (ms)', waited, `${hint}; scenario time scale ${session.timeScale}`);
+  ctx.expect(waited >= minimumMs - TIMING_TOLERANCE_MS, `the client retried ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}`);
+}
+
+export const clientRules: readonly ClientRule[] = [
+  clientRule(
+    'dropped-stream',
+    'client.v1.endpoints.dropped-readback',
+    'after a streamed POST is cut, the run is read back or its stream resumed before the request is posted again',
+    'required',
+    v1('Endpoints > Rules', 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again.'),
+    async (ctx) => {
+      const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
+      const runId = cut.runId ?? ctx.untestable('the cut stream carried no run_id before the cut, so no readback can be matched to it');
+      const later = after(session, cut);
+      const first = later.find((ex) => isAttemptOf(cut)(ex) || readsRun(ex, runId));
+      showEvidence(ctx, [cut, ...later.slice(0, 20)]);
+      ctx.expect(first !== undefined, `after the stream of run ${runId} was cut, the client neither read the run back nor resumed its stream`);
+      ctx.observe('first request about the run after the cut', describe(first!));
+      ctx.expect(!isExecute(first!), `after the stream of run ${runId} was cut, the client posted again (${describe(first!)}) before reading the run back or resuming its stream`);
+    },
+  ),
+  clientRule(
+    'dropped-stream',
+    'client.v1.endpoints.streamed-retry',
+    'a streamed POST is posted again only as the identical request with the same Idempotency-Key',
+    'required',
+    v1('Endpoints > Rules', 'Retry only by re-sending the identical request with the same idempotency key'),
+    async (ctx) => {
+      const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
+      const reposts = after(session, cut).filter(isAttemptOf(cut));
+      showEvidence(ctx, [cut, ...reposts]);
+      if (reposts.length === 0) ctx.notApplicable('the client did not post the cut request again (it read the run back instead)');
+      const key = keyOf(cut);
+      for (const p of reposts) {
+        ctx.expect(key !== undefined && keyOf(p) === key, `${describe(p)} re-posted the cut request with ${keyOf(p) === undefined ? 'no' : 'another'} idempotency key${key === undefined ? ' (and the cut request had none)' : ''}`);
+        ctx.expect(sameRequestBody(p.body, cut.body), `${describe(p)} re-posted under the same key with another body: only the identical request may be re-sent`);
+      }
+    },
+  ),
+  clientRule(
+    'rate-limited',
+    'client.v1.errors.retry-429-same-key',
+    'a retry after 429 re-sends the identical request with the same Idempotency-Key',
+    'required',
+    v1('Errors > Rules', 'Retry only by re-sending the identical request with the same idempotency key … `429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.'),
+    (ctx) => judgeSameKeyRetry(ctx, 429),
+  ),
+  clientRule(
+    'rate-limited',
+    'client.v1.limits.retry-after',
+    'a retry after 429 with Retry-After comes no sooner than Retry-After says',
+    'required',
+    v1('Errors > Rules; Limits', 'A numeric `Retry-After` header is expected alongside it. … Use 60 seconds as the retry hint when no `Retry-After` is given.'),
+    (ctx) =>
+      judgeRetryDelay(ctx, (refused) => {
+        const seconds = Number(refused.responseHeaders?.['retry-after'] ?? ctx.untestable('the 429 carried no Retry-After'));
+        return { minimumMs: seconds * 1000, hint: `Retry-After: ${seconds}` };
+      }),
+  ),
+  clientRule(
+    'rate-limited-no-hint',
+    'client.v1.limits.default-retry-hint',
+    'a retry after 429 without Retry-After waits the 60 s default hint (times the scenario time scale)',
+    'required',
+    v1('Limits', 'Use 60 seconds as the retry hint when no `Retry-After` is given.'),
+    (ctx) => judgeRetryDelay(ctx, (_, session) => ({ minimumMs: Math.round(DEFAULT_RETRY_HINT_MS * session.timeScale), hint: `default hint of 60 s × ${session.timeScale}` })),
+  ),
+  clientRule(
+    'limiter-unavailable',
+    'client.v1.errors.retry-503-same-key',
+    'a retry after 503 (limiter unavailable) re-sends the identical request with the same Idempotency-Key',
+    'required',
+    v1('Errors > Rules', '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.'),
+    (ctx) => judgeSameKeyRetry(ctx, 503),
+  ),
+  clientRule(
+    'idempotency-conflict',
+    'client.v1.errors.conflict-new-key',
+    'after a 409 conflict the key is never sent again; new work uses a new key',
+    'required',
+    v1('Errors > Rules', '`409` from an idempotency mismatch is not fixed by retrying. A new key must be used.'),
+    async (ctx) => {
+      const { session, ex: conflict } = bent(ctx, 'POST /v1/execute');
+      const key = keyOf(conflict);
+      if (key === undefined) ctx.notApplicable(`the request that got 409 (${describe(conflict)}) carried no Idempotency-Key`);
+      const later = after(session, conflict);
+      const reused = later.find((ex) => keyOf(ex) === key);
+      showEvidence(ctx, [conflict, ...later.slice(0, 20)]);
+      ctx.observe('requests after the 409', later.length, later.some(isExecute) ? 'the client posted new work afterwards' : 'the client posted nothing more');
+      ctx.expect(reused === undefined, `the key that got 409 conflict was sent again in ${describe(reused ?? conflict)}${reused && !sameRequestBody(reused.body, conflict.body) ? ' with another body' : ''}: a 409 is not fixed by retrying, a new key must be used`);
+    },
+  ),
+  clientRule(
+    'ambiguous-failure',
+    'client.v1.errors.ambiguous-reconcile',
+    'after a connection reset on an accepted POST, the client reconciles (readback or identical replay) and starts no new work',
+    'required',
+    v1('Errors > Rules', 'Ambiguous failure: record unknown state and reconcile by readback. Do not start new work.'),
+    async (ctx) => {
+      const { session, ex: reset } = bent(ctx, 'POST /v1/execute');
+      const later = after(session, reset);
+      showEvidence(ctx, [reset, ...later.slice(0, 20)]);
+      const key = keyOf(reset);
+      const replays = (ex: RecordedExchange) => key !== undefined && keyOf(ex) === key && sameRequestBody(ex.body, reset.body);
+      const newWork = later.find((ex) => isAttemptOf(reset)(ex) && !replays(ex));
+      ctx.expect(newWork === undefined, `after the reset, ${describe(newWork ?? reset)} started new work (${keyOf(newWork ?? reset) === key ? 'another body' : 'another or no Idempotency-Key'}) instead of reconciling`);
+      const reconciled = later.find((ex) => (isExecute(ex) && replays(ex)) || (ex.method === 'GET' && pathOf(ex).startsWith('/v1/runs')));
+      ctx.expect(reconciled !== undefined, 'after the reset the client never reconciled: no readback (GET /v1/runs/…) and no replay of the identical request under its key');
+      ctx.observe('reconciled by', describe(reconciled!));
+    },
+  ),
+  clientRule(
+    'replay-window',
+    'client.v8.events.replay-window',
+    'after a 409 for a Last-Event-ID outside the replay window, the client re-fetches the stream from the beginning',
+    'required',
+    v8('Events > Rules', 'A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.'),
+    async (ctx) => {
+      const session = sessionOf(ctx);
+      const refusal =
+        session.exchanges.find((ex) => ex.status === 409 && ex.headers['last-event-id'] !== undefined) ??
+        (session.exchanges.some((ex) => ex.adversity !== undefined)
+          ? ctx.notApplicable('the client did not resume the cut mission stream with Last-Event-ID, so no 409 was given')
+          : ctx.untestable('the client never followed a /v8 mission event stream'));
+      const next = after(session, refusal).find((ex) => ex.method === 'GET' && pathOf(ex) === pathOf(refusal));
+      showEvidence(ctx, [refusal, ...(next ? [next] : [])]);
+      ctx.expect(next !== undefined, `after the 409 on ${pathOf(refusal)} the client never re-fetched the stream`);
+      ctx.expect(next!.headers['last-event-id'] === undefined, `after the 409 the client sent Last-Event-ID again (${describe(next!)}) instead of re-fetching from the beginning`);
+    },
+  ),
+  clientRule(
+    'contract-version',
+    'client.v8.versioning.contract-check',
+    `no mission is sent to a gateway whose x-service-contract-version is ${OTHER_CONTRACT_VERSION}`,
+    'observation',
+    v8('Versioning', 'Clients can check it before sending missions.'),
+    async (ctx) => {
+      const session = sessionOf(ctx);
+      const v8Requests = session.exchanges.filter((ex) => pathOf(ex).startsWith('/v8/'));
+      if (v8Requests.length === 0) ctx.untestable('the client sent no /v8 request');
+      const missions = v8Requests.filter((ex) => ex.method === 'POST' && pathOf(ex) === '/v8/missions');
+      showEvidence(ctx, v8Requests.slice(0, 10));
+      ctx.observe('missions sent to the other contract version', missions.length, '"can check" is not a must: this rule never gates');
+      ctx.expect(missions.length === 0, `the client sent ${missions.length} mission(s) to a gateway announcing ${OTHER_CONTRACT_VERSION}`);
+    },
+  ),
+  clientRule(
+    'dropped-stream',
+    'client.v1.events.cursor',
+    'a resumed stream starts after an event the client received (the cursor never runs ahead of what was delivered)',
+    'observation',
+    v1('Events > Run event stream (server-sent events)', 'Clients should commit their cursor only after durable processing, and should deduplicate by event identity.'),
+    async (ctx) => {
+      const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
+      const resume =
+        after(session, cut).find((ex) => ex.headers['last-event-id'] !== undefined && cut.runId !== undefined && pathOf(ex) === `/v1/runs/${cut.runId}/events`) ??
+        ctx.notApplicable('the client did not resume the cut stream with Last-Event-ID');
+      showEvidence(ctx, [cut, resume]);
+      const cursor = resume.headers['last-event-id']!;
+      ctx.observe('Last-Event-ID sent / ids delivered', { sent: cursor, delivered: cut.eventIds ?? [] });
+      ctx.expect((cut.eventIds ?? []).includes(cursor), `the client resumed from Last-Event-ID ${cursor}, which is not an event it was delivered (${(cut.eventIds ?? []).join(', ') || 'none'})`);
+    },
+  ),
+];
+
+export const CLIENT_RULES: readonly Rule[] = clientRules.map((c) => c.rule);

@@ -1,0 +1,58 @@
+/**
+ * The variant registry: every legal alternative the reference fake can take (docs/legal-variation.md
+ * is the table of the points). One file per rule area, `variants/<surface>/<area>.ts`; the fake
+ * bends for a variant in the file or folder of that area, like for a fault.
+ */
+import { mcpSessionVariants } from './mcp/session.ts';
+import { mcpSseVariants } from './mcp/sse.ts';
+import { mcpTransportVariants } from './mcp/transport.ts';
+import type { VariantDefinition } from './types.ts';
+import { v1RunsVariants } from './v1/runs.ts';
+import { v8CertificatesVariants } from './v8/certificates.ts';
+import { v8GoalsVariants } from './v8/goals.ts';
+import { v8MissionsVariants } from './v8/missions.ts';
+
+export type { VariantDefinition } from './types.ts';
+
+export const VARIANTS = [
+  ...v8GoalsVariants,
+  ...v8CertificatesVariants,
+  ...v8MissionsVariants,
+  ...v1RunsVariants,
+  ...mcpSessionVariants,
+  ...mcpTransportVariants,
+  ...mcpSseVariants,
+] as const satisfies readonly VariantDefinition[];
+
+export type VariantId = (typeof VARIANTS)[number]['id'];
+
+const known = new Set<string>(VARIANTS.map((v) => v.id));
+
+export function isVariantId(value: string): value is VariantId {
+  return known.has(value);
+}
+
+/** Two variants that take different choices at one point cannot both be on; the message says which. */
+export function conflictsOf(ids: readonly VariantId[]): string | undefined {
+  for (const v of VARIANTS) {
+    if (!ids.includes(v.id)) continue;
+    const other = ('excludes' in v ? v.excludes : []).find((x) => (ids as readonly string[]).includes(x));
+    if (other) return `variants ${v.id} and ${other} take different choices at the same point: pick one`;
+  }
+  return undefined;
+}
+
+export class VariantSet {
+  private readonly on: ReadonlySet<string>;
+  constructor(ids: Iterable<VariantId> = []) {
+    this.on = new Set(ids);
+  }
+
+  has(id: VariantId): boolean {
+    return this.on.has(id);
+  }
+
+  get size(): number {
+    return this.on.size;
+  }
+}

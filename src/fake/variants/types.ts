@@ -1,0 +1,15 @@
+import type { SpecDocument } from '../../rule/index.ts';
+
+/**
+ * A legal alternative the reference fake can take where a seed or MCP leaves a choice open. Every
+ * rule must pass under every variant: a rule that fails one over-assumes (fix the rule).
+ */
+export interface VariantDefinition {
+  /** `<surface>.<area>/<what differs>`: the fake bends for it in its area's file, like a fault. */
+  id: string;
+  description: string;
+  /** The sentence that leaves the choice open, verbatim, and where it stands. */
+  spec: { document: SpecDocument; section: string; quote: string };
+  /** Variants that take another choice at the same point. */
+  excludes?: readonly string[];
+}

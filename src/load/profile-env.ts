@@ -1,0 +1,29 @@
+/**
+ * A target profile as the environment of the load scripts: which credential plays which part
+ * (by the same roles certification resolves, src/profile/roles.ts) and which fixtures are the
+ * bodies. `apicert load` hands this to k6 through the process environment (never its command
+ * line); vitest builds the scripts' configuration from it.
+ */
+import { resolveRole } from '../profile/roles.ts';
+import type { Profile } from '../profile/schema.ts';
+import type { Env } from './config.ts';
+
+export function envFromProfile(profile: Profile): Env {
+  const role = (name: string) => resolveRole(profile, name).credential?.token;
+  const named = (name: string | undefined) => (name === undefined ? undefined : profile.credentials.find((c) => c.name === name && c.surfaces.includes('v1') && !c.expired)?.token);
+  const env: Env = {
+    APICERT_BASE_URL: profile.target.replace(/\/+$/, ''),
+    APICERT_V8_TOKEN: role('v8:holding:missions:read+missions:write'),
+    APICERT_V8_OTHER_PRINCIPAL_TOKEN: role('v8:other-principal:missions:read'),
+    APICERT_V1_KEY: role('v1:key'),
+    APICERT_V1_RATE_LIMIT_KEY: named(profile.fixtures.v1.rateLimitCredential),
+    APICERT_V1_LIMITER_DOWN_KEY: named(profile.fixtures.v1.limiterUnavailableCredential),
+  };
+  const mission = profile.fixtures.v8.missions.succeeds;
+  const task = profile.fixtures.v1.tasks.completes;
+  if (mission) env.APICERT_MISSION_BODY = JSON.stringify(mission);
+  if (task) env.APICERT_V1_TASK_BODY = JSON.stringify(task);
+  if (profile.fixtures.v1.turn) env.APICERT_V1_TURN_BODY = JSON.stringify(profile.fixtures.v1.turn);
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+  return env;
+}

@@ -1,0 +1,86 @@
+/**
+ * Rate limits under a rising arrival rate. Each iteration sends one request and judges its answer,
+ * so the verdict holds for any share of the load (one k6 instance or one execution segment).
+ */
+import { parseJsonObject, Verdicts, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
+import { bearer } from './common.ts';
+
+export interface RateConfig {
+  baseUrl: string;
+  token: string;
+  /** Milliseconds since the ramp started, for where the first 429 came. */
+  elapsedMs: () => number;
+  /** The arrival rate the ramp has reached now (requests/s); the seed gives no limit, so this is where it showed. */
+  arrivalRate: () => number;
+}
+
+const NUMERIC = /^\d+$/;
+
+/** Judges one /v1 429 against the error rules. */
+function judgeV1Refusal(v: Verdicts, res: LoadResponse, c: RateConfig): void {
+  const problem = parseJsonObject(res.body);
+  const shape = 'load.v1.rate-limit.429-shape';
+  v.judge(shape, problem?.code === 'rate_limited', 'a 429 carries code rate_limited');
+  v.judge(shape, problem?.retryable === true, 'a 429 carries retryable:true');
+  const ms = problem?.retryAfterMs;
+  v.judge(shape, ms === undefined || (typeof ms === 'number' && Number.isInteger(ms) && ms >= 0), 'retryAfterMs, when present, is a whole number >= 0');
+  v.judge('load.v1.rate-limit.retry-after', NUMERIC.test((res.headers['retry-after'] ?? '').trim()), 'a 429 carries a numeric Retry-After header');
+  v.judge('load.v1.rate-limit.limit-reached', true, 'a 429 was seen');
+  v.figure('v1_rate_429_at_ms', c.elapsedMs());
+  v.figure('v1_rate_429_at_rps', c.arrivalRate());
+}
+
+/** One request of the ramp on one key: a success or a refusal the seed names, never another 5xx. */
+export async function v1RateLimitStep(t: Transport, c: RateConfig): Promise<StepResult> {
+  const v = new Verdicts();
+  const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'ramp GET /v1/usage', expect: [200, 429, 503] }]);
+  if (res!.status === 0) return v;
+  const allowed = (res!.status >= 200 && res!.status < 300) || res!.status === 429 || res!.status === 503;
+  if (res!.status >= 500 || allowed) v.judge('load.v1.rate-limit.refusals-are-429', allowed, 'every answer is a success, 429 or 503');
+  if (res!.status === 429) judgeV1Refusal(v, res!, c);
+  if (res!.status === 503) v.figure('v1_rate_503_at_ms', c.elapsedMs());
+  return v;
+}
+
+/** One request with a key whose limiter is down: fail-closed 503, told apart from 429. */
+export async function v1LimiterDownStep(t: Transport, c: RateConfig): Promise<StepResult> {
+  const v = new Verdicts();
+  const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'limiter-down GET /v1/usage', expect: [503] }]);
+  if (res!.status === 0) return v;
+  const rule = 'load.v1.rate-limit.unavailable-503';
+  v.judge(rule, res!.status !== 429, 'a key whose limiter is down is not answered 429');
+  v.judge(rule, res!.status < 200 || res!.status >= 300, 'a key whose limiter is down is not served');
+  v.judge(rule, res!.status === 503, 'a key whose limiter is down gets 503');
+  return v;
+}
+
+export interface V8RateConfig extends RateConfig {
+  /** A token of another principal: judges that the limit is per principal. */
+  otherToken?: string;
+  /**
+   * Whether this 429 may be followed by a request of the other principal. The runtime caps them
+   * (k6: one per VU), so the other principal stays far below any limit of its own.
+   */
+  mayProbeOther: () => boolean;
+  /** A mission id the principal cannot have: the read costs the target nothing but the limiter. */
+  missionId: string;
+}
+
+export async function v8RateLimitStep(t: Transport, c: V8RateConfig): Promise<StepResult> {
+  const v = new Verdicts();
+  const url = `${c.baseUrl}/v8/missions/${c.missionId}`;
+  const [res] = await t.batch([{ method: 'GET', url, headers: bearer(c.token), name: 'ramp GET /v8/missions/{runId}', expect: [404, 429] }]);
+  if (res!.status !== 429) return v;
+  const problem = parseJsonObject(res!.body);
+  const rule = 'load.v8.rate-limit.429-problem';
+  v.judge(rule, (res!.headers['content-type'] ?? '').toLowerCase().startsWith('application/problem+json'), 'a 429 is labelled application/problem+json');
+  v.judge(rule, problem?.status === 429, 'a 429 problem carries status 429');
+  v.judge('load.v8.rate-limit.limit-observed', true, 'a 429 was seen');
+  v.figure('v8_rate_429_at_ms', c.elapsedMs());
+  v.figure('v8_rate_429_at_rps', c.arrivalRate());
+  if (c.otherToken && c.mayProbeOther()) {
+    const [other] = await t.batch([{ method: 'GET', url, headers: bearer(c.otherToken), name: 'other-principal GET /v8/missions/{runId}', expect: [404] }]);
+    if (other!.status !== 0) v.judge('load.v8.rate-limit.per-principal', other!.status !== 429, 'another principal is not limited while the first is');
+  }
+  return v;
+}

@@ -1,0 +1,267 @@
+/**
+ * The JSON a load script leaves behind (handleSummary), the one shape that travels from k6 to the
+ * readiness report: per-rule tallies of judgments, figures, and why a rule could not be judged.
+ * Tallies and figures add up across execution segments, so per-instance summaries of a
+ * distributed run merge into one. No Node or k6 imports: the k6 bundles carry this module.
+ */
+import { LOAD_RULES, metricOf, rulesOf, type LoadScript } from './rules.ts';
+import type { StepResult } from './transport.ts';
+
+export const SUMMARY_FORMAT = 'apicert.load-summary/1';
+/** Prefix of the stdout line that carries the summary, for runners whose files are lost (k6-operator pods). */
+export const SUMMARY_LINE_PREFIX = 'apicert-load-summary: ';
+
+export interface Tally {
+  passes: number;
+  fails: number;
+}
+
+export interface RuleTally extends Tally {
+  /** Per fixed check sentence: which part of the rule failed. */
+  checks: Record<string, Tally>;
+}
+
+export interface FigureStats {
+  count: number;
+  min: number;
+  max: number;
+  avg: number;
+}
+
+export interface LoadSummary {
+  format: typeof SUMMARY_FORMAT;
+  script: LoadScript;
+  /** Execution segments covered, k6 notation (`0:1/2`); `0:1` is a whole run. */
+  segments: string[];
+  /** Base URL only: a summary never holds a credential. */
+  target: string;
+  durationMs: number;
+  /** Iterations that judged at least one rule, and those that judged nothing (errors, transport trouble). */
+  iterations: { judged: number; unjudged: number };
+  rules: Record<string, RuleTally>;
+  figures: Record<string, FigureStats>;
+  /** Rules the script could not judge for a missing prerequisite, with what to give it. */
+  untestable: Record<string, string>;
+}
+
+export function emptySummary(script: LoadScript, target: string, segments: string[] = ['0:1']): LoadSummary {
+  return { format: SUMMARY_FORMAT, script, segments, target, durationMs: 0, iterations: { judged: 0, unjudged: 0 }, rules: {}, figures: {}, untestable: {} };
+}
+
+function addTally(into: Tally, from: Tally): void {
+  into.passes += from.passes;
+  into.fails += from.fails;
+}
+
+function addFigure(into: Record<string, FigureStats>, name: string, stats: FigureStats): void {
+  const seen = into[name];
+  if (!seen) {
+    into[name] = { ...stats };
+    return;
+  }
+  const count = seen.count + stats.count;
+  into[name] = { count, min: Math.min(seen.min, stats.min), max: Math.max(seen.max, stats.max), avg: count === 0 ? 0 : (seen.avg * seen.count + stats.avg * stats.count) / count };
+}
+
+/** Adds one iteration's judgments to a summary (what k6 does with metrics, done in memory for vitest). */
+export function record(summary: LoadSummary, step: StepResult): void {
+  if (step.judgments.length > 0) summary.iterations.judged += 1;
+  else summary.iterations.unjudged += 1;
+  for (const j of step.judgments) {
+    const rule = (summary.rules[j.rule] ??= { passes: 0, fails: 0, checks: {} });
+    const one = { passes: j.ok ? 1 : 0, fails: j.ok ? 0 : 1 };
+    addTally(rule, one);
+    addTally((rule.checks[j.check] ??= { passes: 0, fails: 0 }), one);
+  }
+  for (const f of step.figures) addFigure(summary.figures, f.name, { count: 1, min: f.value, max: f.value, avg: f.value });
+}
+
+// ---- k6's summary data, as handleSummary receives it (only the parts read here) ----
+
+export interface K6SummaryData {
+  metrics: Record<string, { type?: string; values: Record<string, number> } | undefined>;
+  root_group: K6Group;
+  state?: { testRunDurationMs?: number };
+}
+
+interface K6Group {
+  checks: Array<{ name: string; passes: number; fails: number }>;
+  groups: K6Group[];
+}
+
+export const JUDGED_METRIC = 'apicert_iteration_judged';
+
+export function figureMetric(name: string): string {
+  return `apicert_figure_${name.replace(/[^A-Za-z0-9]+/g, '_')}`;
+}
+
+/** Builds the summary from k6's end-of-test data: rule metrics are Rates, figures Trends, checks named `<rule id>: <sentence>`. */
+export function summaryFromK6(data: K6SummaryData, meta: { script: LoadScript; target: string; segment: string; figures: readonly string[]; untestable: Record<string, string> }): LoadSummary {
+  const summary = emptySummary(meta.script, meta.target, [meta.segment]);
+  summary.durationMs = Math.round(data.state?.testRunDurationMs ?? 0);
+  summary.untestable = { ...meta.untestable };
+  const judged = data.metrics[JUDGED_METRIC]?.values;
+  if (judged) summary.iterations = { judged: judged.passes ?? 0, unjudged: judged.fails ?? 0 };
+  for (const rule of rulesOf(meta.script)) {
+    const values = data.metrics[metricOf(rule.id)]?.values;
+    if (!values || (values.passes ?? 0) + (values.fails ?? 0) === 0) continue;
+    summary.rules[rule.id] = { passes: values.passes ?? 0, fails: values.fails ?? 0, checks: {} };
+  }
+  const groups: K6Group[] = [data.root_group];
+  while (groups.length > 0) {
+    const group = groups.pop()!;
+    groups.push(...(group.groups ?? []));
+    for (const c of group.checks ?? []) {
+      const colon = c.name.indexOf(': ');
+      const rule = summary.rules[c.name.slice(0, colon)];
+      if (colon > 0 && rule) rule.checks[c.name.slice(colon + 2)] = { passes: c.passes, fails: c.fails };
+    }
+  }
+  for (const name of meta.figures) {
+    const v = data.metrics[figureMetric(name)]?.values;
+    if (v && (v.count ?? 0) > 0) summary.figures[name] = { count: v.count!, min: v.min!, max: v.max!, avg: v.avg! };
+  }
+  return summary;
+}
+
+// ---- reading and merging ----
+
+export class SummaryError extends Error {}
+
+/** Accepts a summary file's JSON, or a log holding `apicert-load-summary: {...}` lines (one per instance). */
+export function parseSummaries(text: string, source: string): LoadSummary[] {
+  const trimmed = text.trim();
+  const candidates = trimmed.startsWith('{')
+    ? [trimmed]
+    : text
+        .split(/\r?\n/)
+        .map((line) => line.slice(line.indexOf(SUMMARY_LINE_PREFIX)))
+        .filter((line) => line.startsWith(SUMMARY_LINE_PREFIX))
+        .map((line) => line.slice(SUMMARY_LINE_PREFIX.length));
+  if (candidates.length === 0) throw new SummaryError(`${source} holds no apicert load summary (a JSON file written by a load script, or a log with "${SUMMARY_LINE_PREFIX.trim()}" lines)`);
+  return candidates.map((candidate) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(candidate);
+    } catch {
+      throw new SummaryError(`${source}: a summary is not valid JSON`);
+    }
+    const s = value as Partial<LoadSummary>;
+    if (s.format !== SUMMARY_FORMAT || typeof s.script !== 'string' || !Array.isArray(s.segments) || typeof s.rules !== 'object') {
+      throw new SummaryError(`${source}: not an ${SUMMARY_FORMAT} summary`);
+    }
+    return value as LoadSummary;
+  });
+}
+
+/** Exact fractions of k6 segment notation: `a:b` with a, b like `1/4`, `0.25` or `1`. */
+function segmentBounds(segment: string): [number, number] {
+  const value = (s: string) => {
+    const [n, d] = s.split('/');
+    return d === undefined ? Number(n) : Number(n) / Number(d);
+  };
+  const [from, to] = segment.includes(':') ? segment.split(':') : ['0', segment];
+  return [value(from!), value(to!)];
+}
+
+/**
+ * Merges the summaries of one script's execution segments. Overlapping segments would count an
+ * instance twice, so they are refused; segments that do not add up to the whole run are named,
+ * since the verdict then covers part of the load.
+ */
+export function mergeSummaries(summaries: readonly LoadSummary[]): { summary: LoadSummary; missing: string | undefined } {
+  if (summaries.length === 0) throw new SummaryError('no summaries to merge');
+  const script = summaries[0]!.script;
+  const other = summaries.find((s) => s.script !== script || s.target !== summaries[0]!.target);
+  if (other) throw new SummaryError(`cannot merge ${other.script} on ${other.target} with ${script} on ${summaries[0]!.target}: merge one script's segments at a time`);
+  const spans = summaries.flatMap((s) => s.segments.map((seg) => ({ seg, bounds: segmentBounds(seg) }))).sort((a, b) => a.bounds[0] - b.bounds[0]);
+  let covered = 0;
+  let end = 0;
+  for (const span of spans) {
+    if (span.bounds[0] < end - 1e-9) throw new SummaryError(`execution segment ${span.seg} overlaps another summary's segment: was one instance's summary given twice?`);
+    end = span.bounds[1];
+    covered += span.bounds[1] - span.bounds[0];
+  }
+  const merged = emptySummary(script, summaries[0]!.target, spans.map((s) => s.seg));
+  for (const s of summaries) {
+    merged.durationMs = Math.max(merged.durationMs, s.durationMs);
+    merged.iterations.judged += s.iterations.judged;
+    merged.iterations.unjudged += s.iterations.unjudged;
+    for (const [id, tally] of Object.entries(s.rules)) {
+      const into = (merged.rules[id] ??= { passes: 0, fails: 0, checks: {} });
+      addTally(into, tally);
+      for (const [check, t] of Object.entries(tally.checks)) addTally((into.checks[check] ??= { passes: 0, fails: 0 }), t);
+    }
+    for (const [name, stats] of Object.entries(s.figures)) addFigure(merged.figures, name, stats);
+    Object.assign(merged.untestable, s.untestable);
+  }
+  const missing = Math.abs(covered - 1) < 1e-9 ? undefined : `the summaries cover ${(covered * 100).toFixed(1)} % of the run (segments ${merged.segments.join(', ')})`;
+  return { summary: merged, missing };
+}
+
+// ---- verdicts ----
+
+export type LoadVerdict = 'pass' | 'fail' | 'untestable' | 'inconclusive' | 'not-applicable';
+
+export interface LoadRuleResult {
+  id: string;
+  verdict: LoadVerdict;
+  reason: string;
+  figures: Record<string, FigureStats>;
+}
+
+/** Figures each observation rule reports, by name prefix. */
+const FIGURES_OF: Record<string, string> = {
+  'load.v1.rate-limit.limit-reached': 'v1_rate_',
+  'load.v8.rate-limit.limit-observed': 'v8_rate_',
+};
+
+const NO_429 = 'no 429 came within the ramp: raise APICERT_RATE_MAX or APICERT_RAMP, or use a key on a lower tier';
+
+/** Why a rule's judgment can be out of reach in a run where others were judged. */
+const NOT_REACHED: Record<string, string> = {
+  'load.v1.rate-limit.429-shape': NO_429,
+  'load.v1.rate-limit.retry-after': NO_429,
+  'load.v8.rate-limit.429-problem': NO_429,
+  'load.v8.rate-limit.per-principal': NO_429,
+  'load.v1.idempotency.storm-conflict': 'no storm was admitted, so no key was in use for other bodies',
+  'load.v8.idempotency.storm-conflict': 'no storm was admitted, so no key was in use for other bodies',
+};
+
+function nothingJudged(summary: LoadSummary, ruleId: string): string {
+  const { judged, unjudged } = summary.iterations;
+  if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output`;
+  return `not judged in ${judged} judged iterations: ${NOT_REACHED[ruleId] ?? 'no answer reached this rule'}`;
+}
+
+function failedChecks(tally: RuleTally): string {
+  return Object.entries(tally.checks)
+    .filter(([, t]) => t.fails > 0)
+    .map(([check, t]) => `${check} (${t.fails} of ${t.passes + t.fails})`)
+    .join('; ');
+}
+
+/**
+ * One verdict per rule of the script. A rule nothing judged is never a pass: it is untestable
+ * when a prerequisite was missing, inconclusive otherwise. Observation rules report figures.
+ */
+export function verdictsOf(summary: LoadSummary, partial?: string): LoadRuleResult[] {
+  return rulesOf(summary.script).map((rule) => {
+    const prefix = FIGURES_OF[rule.id];
+    const figures = prefix ? Object.fromEntries(Object.entries(summary.figures).filter(([name]) => name.startsWith(prefix))) : {};
+    const tally = summary.rules[rule.id];
+    const untestable = summary.untestable[rule.id];
+    let result: LoadRuleResult;
+    if (tally && tally.fails > 0) result = { id: rule.id, verdict: 'fail', reason: `${tally.fails} of ${tally.passes + tally.fails} judgments failed: ${failedChecks(tally)}`, figures };
+    else if (tally && tally.passes > 0) result = { id: rule.id, verdict: 'pass', reason: `${tally.passes} judgments passed`, figures };
+    else if (untestable) result = { id: rule.id, verdict: 'untestable', reason: untestable, figures };
+    else if (rule.level === 'observation') result = { id: rule.id, verdict: 'not-applicable', reason: 'nothing to record: the load never reached a limit', figures };
+    else result = { id: rule.id, verdict: 'inconclusive', reason: nothingJudged(summary, rule.id), figures };
+    if (partial && result.verdict === 'pass') return { ...result, verdict: 'inconclusive', reason: `${result.reason}, but ${partial}` };
+    return result;
+  });
+}
+
+export function ruleById(id: string) {
+  return LOAD_RULES.find((r) => r.id === id);
+}

@@ -1,0 +1,71 @@
+/**
+ * What a load scenario needs from its runtime: requests sent in parallel. k6 implements it with
+ * http.batch (load/lib/k6.ts), vitest with fetch (suites/load/support.ts), so the same scenario
+ * code is judged in both. Plus what a scenario hands back: judgments and figures.
+ */
+import { isRecord, parseJson } from '../util/json.ts';
+
+export interface LoadRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** k6 `name` tag: phase and endpoint, never a per-run id, so metrics do not explode. */
+  name: string;
+  /** Statuses this phase expects; k6 counts anything else in http_req_failed. */
+  expect: readonly number[];
+  timeoutMs?: number;
+}
+
+export interface LoadResponse {
+  /** 0 when no response arrived (connection refused, timeout). */
+  status: number;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  body: string;
+  /** Transport trouble, when status is 0. */
+  error?: string;
+}
+
+export interface Transport {
+  batch(requests: readonly LoadRequest[]): Promise<LoadResponse[]>;
+}
+
+/** One judgment of one rule: `check` is a fixed sentence (no per-run numbers), so k6 groups them. */
+export interface Judgment {
+  rule: string;
+  ok: boolean;
+  check: string;
+}
+
+/** A number worth reporting (where a limit started, how many readers): merged by min, max, count. */
+export interface Figure {
+  name: string;
+  value: number;
+}
+
+export interface StepResult {
+  judgments: Judgment[];
+  figures: Figure[];
+}
+
+/** Collects what one iteration judged. */
+export class Verdicts implements StepResult {
+  readonly judgments: Judgment[] = [];
+  readonly figures: Figure[] = [];
+
+  judge(rule: string, ok: boolean, check: string): boolean {
+    this.judgments.push({ rule, ok, check });
+    return ok;
+  }
+
+  figure(name: string, value: number): void {
+    this.figures.push({ name, value });
+  }
+}
+
+/** A JSON object body, or undefined for anything else. */
+export function parseJsonObject(body: string): Record<string, unknown> | undefined {
+  const parsed = parseJson(body);
+  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+}

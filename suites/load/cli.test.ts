@@ -1,0 +1,126 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { LOAD_RULES, rulesOf } from '../../src/load/rules.ts';
+import { emptySummary, SUMMARY_LINE_PREFIX, type LoadSummary } from '../../src/load/summary.ts';
+
+const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
+const TOKEN = 'v8at_load-cli-secret-0123456789';
+
+function apicert(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, K6_BINARY: '', ...env } });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/**
+ * A stand-in for k6 (none is installable here): it answers `version`, records its argv and the
+ * names of its environment, and writes a summary where each rule passed once, except the rule
+ * FAKE_K6_FAIL names. It tests the command's plumbing; the verdicts are tested on the fake.
+ */
+function fakeK6(dir: string): string {
+  const path = join(dir, 'k6');
+  writeFileSync(
+    path,
+    `#!/usr/bin/env node
+const fs = require('node:fs');
+if (process.argv[2] === 'version') { console.log('k6 v0.48.0 (go1.21.4, linux/amd64)'); process.exit(0); }
+fs.appendFileSync(${JSON.stringify(join(dir, 'calls.log'))}, JSON.stringify({ argv: process.argv.slice(2), token: process.env.APICERT_V8_TOKEN }) + '\\n');
+const script = process.argv.at(-1).split('/').pop().replace(/\\.js$/, '');
+const rules = JSON.parse(process.env.FAKE_K6_RULES)[script];
+const summary = { format: 'apicert.load-summary/1', script, segments: ['0:1'], target: process.env.APICERT_BASE_URL, durationMs: 5, iterations: { judged: 1, unjudged: 0 }, rules: {}, figures: {}, untestable: {} };
+for (const id of rules) summary.rules[id] = { passes: id === process.env.FAKE_K6_FAIL ? 0 : 1, fails: id === process.env.FAKE_K6_FAIL ? 1 : 0, checks: { 'a check': { passes: 0, fails: id === process.env.FAKE_K6_FAIL ? 1 : 0 } } };
+fs.writeFileSync(process.env.APICERT_SUMMARY_OUT, JSON.stringify(summary));
+process.exit(process.env.FAKE_K6_FAIL ? 99 : 0);
+`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+const RULES_BY_SCRIPT = JSON.stringify(Object.fromEntries(['v8-idempotency-storm', 'v8-stream-fanout'].map((s) => [s, rulesOf(s as 'v8-stream-fanout').map((r) => r.id)])));
+
+describe('apicert load', () => {
+  it('exits 2 and says how to get k6 when there is none', () => {
+    const run = apicert(['load', '--target', 'http://127.0.0.1:9'], { PATH: '/nonexistent', K6_BINARY: '', APICERT_V8_TOKEN: TOKEN });
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/no k6 found on PATH: install k6 v0.48 or later .* or set K6_BINARY/);
+  });
+
+  it('prints the k6 command lines with credentials redacted on --dry-run', () => {
+    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--script', 'v8-idempotency-storm,v1-rate-limit', '--vus', '3'], { APICERT_V8_TOKEN: TOKEN });
+    expect(run.code, run.err).toBe(0);
+    expect(run.out).toContain('APICERT_V8_TOKEN=<redacted>');
+    expect(run.out).toMatch(/APICERT_VUS=3 .*k6 run --no-usage-report reports\/latest\/load\/scripts\/v8-idempotency-storm\.js/);
+    expect(run.out).toContain('# v1-rate-limit: skipped, no APICERT_V1_RATE_LIMIT_KEY');
+    expect(run.out + run.err).not.toContain(TOKEN);
+  });
+
+  it('refuses a setting that is not a number with exit 2, naming it', () => {
+    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test'], { APICERT_STORM: 'abc', APICERT_V8_TOKEN: TOKEN });
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/APICERT_STORM=abc is not a whole number/);
+  });
+
+  it('runs k6 with credentials in its environment only and merges the verdicts into the report', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-load-'));
+    const k6 = fakeK6(dir);
+    const out = join(dir, 'reports');
+    const args = ['load', '--target', 'http://127.0.0.1:9', '--script', 'v8-idempotency-storm,v8-stream-fanout', '--out', out];
+    const run = apicert(args, { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT });
+    expect(run.code, run.err + run.out).toBe(0);
+    const calls = readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv: string[]; token: string });
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      expect(call.token).toBe(TOKEN);
+      expect(call.argv.join(' ')).not.toContain(TOKEN);
+    }
+    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { rules: Array<{ id: string; verdict: string; spec: { quote: string } }>; summary: { gate: string } };
+    expect(report.rules.map((r) => r.id)).toEqual([...rulesOf('v8-idempotency-storm'), ...rulesOf('v8-stream-fanout')].map((r) => r.id));
+    expect(report.rules.every((r) => r.verdict === 'pass')).toBe(true);
+    expect(report.rules[0]!.spec.quote).toBe(LOAD_RULES[0]!.spec.quote);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8') + run.out).not.toContain(TOKEN);
+
+    const failing = apicert(args, { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT, FAKE_K6_FAIL: 'load.v8.events.fanout-resume' });
+    expect(failing.code).toBe(1);
+    expect(failing.out).toMatch(/FAIL {9}load\.v8\.events\.fanout-resume: 1 of 1 judgments failed: a check/);
+  });
+
+  it('writes k6-operator manifests without credentials, and merges the per-pod summaries', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-operator-'));
+    const run = apicert(['load', '--target', 'https://gateway.example.test', '--script', 'v8-stream-fanout', '--emit-k6-operator', dir, '--parallelism', '4', '--out', join(dir, 'out')], { APICERT_V8_TOKEN: TOKEN });
+    expect(run.code, run.err).toBe(0);
+    const testRun = parse(readFileSync(join(dir, 'v8-stream-fanout.testrun.yaml'), 'utf8')) as { kind: string; spec: { parallelism: number; script: { configMap: { name: string; file: string } }; runner: { env: Array<{ name: string; value: string }>; envFrom: unknown[] } } };
+    expect(testRun.kind).toBe('TestRun');
+    expect(testRun.spec.parallelism).toBe(4);
+    expect(testRun.spec.script.configMap).toEqual({ name: 'apicert-v8-stream-fanout', file: 'v8-stream-fanout.js' });
+    expect(testRun.spec.runner.env).toContainEqual({ name: 'APICERT_SUMMARY_STDOUT', value: '1' });
+    expect(testRun.spec.runner.envFrom).toEqual([{ secretRef: { name: 'apicert-load-credentials' } }]);
+    const configMap = parse(readFileSync(join(dir, 'v8-stream-fanout.configmap.yaml'), 'utf8')) as { data: Record<string, string> };
+    expect(configMap.data['v8-stream-fanout.js']).toMatch(/export \{/);
+    for (const file of ['v8-stream-fanout.testrun.yaml', 'v8-stream-fanout.configmap.yaml', 'README.md']) expect(readFileSync(join(dir, file), 'utf8')).not.toContain(TOKEN);
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('--from-literal=APICERT_V8_TOKEN="$APICERT_V8_TOKEN"');
+
+    const pod = (segment: string, fails: number): string => {
+      const s: LoadSummary = { ...emptySummary('v8-stream-fanout', 'https://gateway.example.test', [segment]), iterations: { judged: 1, unjudged: 0 } };
+      for (const r of rulesOf('v8-stream-fanout')) s.rules[r.id] = { passes: 3, fails: r.id === 'load.v8.events.fanout-resume' ? fails : 0, checks: {} };
+      return `time="..." level=info msg="k6 text"\n${SUMMARY_LINE_PREFIX}${JSON.stringify(s)}\n`;
+    };
+    writeFileSync(join(dir, 'pods.log'), pod('0:1/2', 0) + pod('1/2:1', 0));
+    const merged = apicert(['load', 'merge', join(dir, 'pods.log'), '--out', join(dir, 'merged')]);
+    expect(merged.code, merged.err).toBe(0);
+    expect(merged.out).toMatch(/v8-stream-fanout: 2 summaries, segments 0:1\/2 1\/2:1/);
+    const summary = JSON.parse(readFileSync(join(dir, 'merged', 'load', 'v8-stream-fanout.summary.json'), 'utf8')) as LoadSummary;
+    expect(summary.rules['load.v8.events.fanout-same-events']!.passes).toBe(6);
+
+    writeFileSync(join(dir, 'bad.log'), pod('0:1/2', 0) + pod('1/2:1', 2));
+    expect(apicert(['load', 'merge', join(dir, 'bad.log'), '--out', join(dir, 'merged2')]).code).toBe(1);
+    writeFileSync(join(dir, 'half.log'), pod('0:1/2', 0));
+    const half = apicert(['load', 'merge', join(dir, 'half.log'), '--out', join(dir, 'merged3')]);
+    expect(half.code).toBe(3);
+    expect(half.out).toMatch(/the summaries cover 50.0 % of the run/);
+    expect(apicert(['load', 'merge', join(dir, 'missing.log')]).code).toBe(2);
+  });
+});

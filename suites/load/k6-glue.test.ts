@@ -1,0 +1,75 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
+import { metricOf } from '../../src/load/rules.ts';
+import { JUDGED_METRIC, SUMMARY_LINE_PREFIX, type LoadSummary } from '../../src/load/summary.ts';
+import { endOfTestData, SHIM_SOURCES, type Recording } from './k6-shim/modules.ts';
+
+// Runs a real bundle in Node with the k6 modules swapped for recording stand-ins: options,
+// thresholds, tags, expected statuses, iteration recording and handleSummary, as k6 would see them.
+async function loadBundle(script: string, env: Record<string, string>, respond: Recording['respond']) {
+  const dir = mkdtempSync(join(tmpdir(), 'apicert-k6-glue-'));
+  const shim = (name: string) => {
+    const path = join(dir, `${name.replace(/\W/g, '_')}.mjs`);
+    writeFileSync(path, SHIM_SOURCES[name]!);
+    return pathToFileURL(path).href;
+  };
+  const built = await bundleLoadScripts(dir, false, LOAD_SCRIPT_FILES.filter((f) => f.endsWith(`/${script}.ts`)));
+  let code = built.outputFiles![0]!.text;
+  for (const name of ['k6/metrics', 'k6/http', 'k6/execution', 'k6']) code = code.replaceAll(`from "${name}"`, `from "${shim(name)}"`);
+  code = code.replace(/from "https:\/\/jslib\.k6\.io\/[^"]+"/, `from "${shim('jslib')}"`);
+  const path = join(dir, `${script}.mjs`);
+  writeFileSync(path, code);
+  const recording: Recording = { metrics: {}, checks: {}, requests: [], respond };
+  Object.assign(globalThis, { __k6: recording, __ENV: env });
+  const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  return { module, recording };
+}
+
+const problem429 = { status: 429, headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '1' }, body: JSON.stringify({ status: 429, code: 'rate_limited' }) };
+
+describe('a bundled script under k6 stand-ins', () => {
+  it('v8-rate-limit: ramps, tags, judges each 429, and leaves a summary on stdout and in a file', async () => {
+    const { module, recording } = await loadBundle('v8-rate-limit', { APICERT_V8_TOKEN: 'v8at_glue', APICERT_V8_OTHER_PRINCIPAL_TOKEN: 'v8at_other', APICERT_RATE_MAX: '40', APICERT_SUMMARY_STDOUT: '1', APICERT_SUMMARY_OUT: 'out.json' }, (q) =>
+      q.params.headers.Authorization === 'Bearer v8at_other' ? { status: 404, headers: {}, body: '' } : problem429,
+    );
+    const options = module.options as { scenarios: Record<string, { executor: string; stages: Array<{ target: number }> }>; thresholds: Record<string, string[]> };
+    expect(options.scenarios.ramp).toMatchObject({ executor: 'ramping-arrival-rate', stages: [{ target: 40 }] });
+    expect(options.thresholds[JUDGED_METRIC]).toEqual(['rate>0']);
+    expect(options.thresholds[metricOf('load.v8.rate-limit.per-principal')]).toEqual(['rate==1']);
+
+    const iterate = module.default as () => Promise<void>;
+    await iterate();
+    await iterate();
+    expect(recording.requests.map((r) => r.params.tags.name)).toEqual(['ramp GET /v8/missions/{runId}', 'other-principal GET /v8/missions/{runId}', 'ramp GET /v8/missions/{runId}']);
+    expect(recording.requests[0]!.params.responseCallback).toEqual({ statuses: [404, 429] });
+    expect(recording.checks['load.v8.rate-limit.per-principal: another principal is not limited while the first is']).toEqual({ passes: 1, fails: 0 });
+
+    const out = (module.handleSummary as (d: unknown) => Record<string, string>)(endOfTestData(recording));
+    expect(out.stdout).toContain('k6 text summary');
+    const summary = JSON.parse(out['out.json']!) as LoadSummary;
+    expect(summary).toMatchObject({ script: 'v8-rate-limit', segments: ['1/2:1'], iterations: { judged: 2, unjudged: 0 } });
+    expect(summary.rules['load.v8.rate-limit.429-problem']).toMatchObject({ passes: 4, fails: 0 });
+    expect(summary.figures.v8_rate_429_at_ms!.count).toBe(2);
+    const line = out.stdout!.split('\n').find((l) => l.startsWith(SUMMARY_LINE_PREFIX))!;
+    expect(JSON.parse(line.slice(SUMMARY_LINE_PREFIX.length))).toEqual(summary);
+    expect(JSON.stringify(out)).not.toContain('v8at_glue');
+  });
+
+  it('v8-idempotency-storm: an iteration that throws is recorded as judging nothing', async () => {
+    const { module, recording } = await loadBundle('v8-idempotency-storm', { APICERT_V8_TOKEN: 'v8at_glue', APICERT_STORM: '3' }, () => {
+      throw new Error('connection reset');
+    });
+    expect((module.options as { batch: number }).batch).toBe(3);
+    await expect((module.default as () => Promise<void>)()).rejects.toThrow('connection reset');
+    expect(recording.metrics[JUDGED_METRIC]!.values).toEqual([0]);
+  });
+
+  it('stops at init with the variable to fix when a setting is malformed or the credential missing', async () => {
+    await expect(loadBundle('v1-rate-limit', { APICERT_V1_KEY: 'service_sk_x', APICERT_RATE_MAX: 'lots' }, () => problem429)).rejects.toThrow(/apicert v1-rate-limit: APICERT_RATE_MAX=lots is not a whole number/);
+    await expect(loadBundle('v1-events-fanout', {}, () => problem429)).rejects.toThrow(/v1-events-fanout needs APICERT_V1_KEY/);
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * Stand-ins for the k6 modules a bundled script imports, enough to run one in Node: metrics and
+ * checks are recorded, http.batch answers from a function the test gives, and the recording is
+ * turned into the end-of-test data k6 hands to handleSummary. They test the glue (load/lib/k6.ts),
+ * not k6.
+ */
+export interface Recording {
+  metrics: Record<string, { type: 'rate' | 'trend'; values: number[] }>;
+  checks: Record<string, { passes: number; fails: number }>;
+  requests: Array<{ method: string; url: string; params: { headers: Record<string, string>; tags: { name: string }; responseCallback: unknown } }>;
+  respond: (request: { method: string; url: string; params: { headers: Record<string, string> } }) => { status: number; headers: Record<string, string>; body: string };
+}
+
+export const SHIM_SOURCES: Record<string, string> = {
+  k6: `export function check(value, sets) { const r = globalThis.__k6; for (const [name, fn] of Object.entries(sets)) { const ok = Boolean(fn(value)); const c = (r.checks[name] ??= { passes: 0, fails: 0 }); ok ? c.passes++ : c.fails++; } return true; }`,
+  'k6/metrics': `
+    function metric(type) { return class { constructor(name) { this.name = name; globalThis.__k6.metrics[name] = { type, values: [] }; } add(v) { globalThis.__k6.metrics[this.name].values.push(Number(v)); } }; }
+    export const Rate = metric('rate'); export const Trend = metric('trend');`,
+  'k6/http': `export default {
+    expectedStatuses: (...statuses) => ({ statuses }),
+    batch: (requests) => requests.map((q) => { globalThis.__k6.requests.push(q); const a = globalThis.__k6.respond(q); return { status: a.status, headers: a.headers, body: a.body, error: '' }; }),
+  };`,
+  'k6/execution': `export default { vu: { idInTest: 7, iterationInInstance: 0 }, scenario: { startTime: Date.now() - 1500 }, test: { options: { executionSegment: '1/2:1' } } };`,
+  jslib: `export function textSummary() { return 'k6 text summary'; }`,
+};
+
+/** k6's end-of-test data from a recording: Rates as passes/fails, Trends with count, checks at the root. */
+export function endOfTestData(r: Recording): unknown {
+  const metrics: Record<string, { type: string; values: Record<string, number> }> = {};
+  for (const [name, m] of Object.entries(r.metrics)) {
+    if (m.values.length === 0) continue;
+    if (m.type === 'rate') {
+      const passes = m.values.filter((v) => v !== 0).length;
+      metrics[name] = { type: 'rate', values: { rate: passes / m.values.length, passes, fails: m.values.length - passes } };
+    } else {
+      metrics[name] = { type: 'trend', values: { min: Math.min(...m.values), max: Math.max(...m.values), avg: m.values.reduce((a, b) => a + b, 0) / m.values.length, count: m.values.length } };
+    }
+  }
+  return { metrics, root_group: { checks: Object.entries(r.checks).map(([name, c]) => ({ name, ...c })), groups: [] }, state: { testRunDurationMs: 1234 } };
+}

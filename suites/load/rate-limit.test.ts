@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ABSENT_MISSION_ID, credentialOf, loadConfig, rampRate, untestableRules } from '../../src/load/config.ts';
+import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/load/scenarios/rate-limit.ts';
+import type { FaultId } from '../../src/fake/faults/index.ts';
+import { catchRows } from './catches.ts';
+import { fakeTarget, summarise, verdictOf, type Target } from './support.ts';
+
+// The fake's probe tier allows 10 requests per window here, so a burst of 24 requests crosses it.
+const V1_LIMIT = { v1RateLimitPerWindow: 10, v1RateLimitWindowMs: 60_000 };
+const V8_LIMIT = { v8RateLimit: { perWindow: 10, windowMs: 60_000 } };
+
+let target: Target | undefined;
+afterEach(async () => {
+  await target?.fake.close();
+  target = undefined;
+});
+
+/** The ramp's clock as the k6 scripts read it: time into it, and the arrival rate reached. */
+const clock = () => {
+  const started = Date.now();
+  const elapsedMs = () => Date.now() - started;
+  return { elapsedMs, arrivalRate: () => 5 + Math.round(elapsedMs() / 100) };
+};
+
+async function v1Ramp(faults: FaultId[] = [], withLimiterDown = true) {
+  target = await fakeTarget(faults, V1_LIMIT);
+  const t = target;
+  const config = withLimiterDown ? t.config : { ...t.config, v1LimiterDownKey: undefined };
+  const ramp = clock();
+  const summary = await summarise('v1-rate-limit', config.baseUrl, () => v1RateLimitStep(t.transport, { baseUrl: config.baseUrl, token: credentialOf('v1-rate-limit', config), ...ramp }), 24, 4);
+  if (config.v1LimiterDownKey) {
+    const down = await summarise('v1-rate-limit', config.baseUrl, () => v1LimiterDownStep(t.transport, { baseUrl: config.baseUrl, token: config.v1LimiterDownKey!, ...ramp }), 3);
+    Object.assign(summary.rules, down.rules);
+  }
+  summary.untestable = untestableRules('v1-rate-limit', config);
+  return summary;
+}
+
+async function v8Ramp(faults: FaultId[] = [], fakeConfig: object = V8_LIMIT) {
+  target = await fakeTarget(faults, fakeConfig);
+  const t = target;
+  let probes = 0;
+  const ramp = clock();
+  const step = () => v8RateLimitStep(t.transport, { baseUrl: t.config.baseUrl, token: credentialOf('v8-rate-limit', t.config), otherToken: t.config.v8OtherToken, mayProbeOther: () => ++probes <= 3, missionId: ABSENT_MISSION_ID, ...ramp });
+  return summarise('v8-rate-limit', t.config.baseUrl, step, 24, 4);
+}
+
+describe('v1 rate limit under a ramp', () => {
+  it('passes on the fake and records where the first 429 came', async () => {
+    const summary = await v1Ramp();
+    for (const rule of ['load.v1.rate-limit.429-shape', 'load.v1.rate-limit.retry-after', 'load.v1.rate-limit.refusals-are-429', 'load.v1.rate-limit.unavailable-503']) {
+      expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'pass' });
+    }
+    const limit = verdictOf(summary, 'load.v1.rate-limit.limit-reached');
+    expect(limit.verdict).toBe('pass');
+    expect(limit.figures.v1_rate_429_at_ms).toMatchObject({ count: 14 });
+    expect(limit.figures.v1_rate_429_at_rps!.min).toBeGreaterThanOrEqual(5);
+    expect(summary.rules['load.v1.rate-limit.refusals-are-429']).toMatchObject({ passes: 24, fails: 0 });
+  });
+
+  it.each(catchRows('v1-rate-limit'))('%s fails %s', async (fault, rule, reason) => {
+    const verdict = verdictOf(await v1Ramp([fault]), rule);
+    expect(verdict.verdict).toBe('fail');
+    expect(verdict.reason).toMatch(reason);
+  });
+
+  it('is untestable on the 503 rule without a limiter-down key, inconclusive when no 429 came', async () => {
+    const summary = await v1Ramp([], false);
+    expect(verdictOf(summary, 'load.v1.rate-limit.unavailable-503')).toMatchObject({ verdict: 'untestable', reason: expect.stringMatching(/APICERT_V1_LIMITER_DOWN_KEY/) });
+    await target!.fake.close();
+    target = await fakeTarget();
+    const t = target;
+    const calm = await summarise('v1-rate-limit', t.config.baseUrl, () => v1RateLimitStep(t.transport, { baseUrl: t.config.baseUrl, token: t.config.v1Key!, elapsedMs: () => 0, arrivalRate: () => 5 }), 5);
+    expect(verdictOf(calm, 'load.v1.rate-limit.429-shape')).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/not judged in 5 judged iterations: no 429 came within the ramp/) });
+    expect(verdictOf(calm, 'load.v1.rate-limit.limit-reached').verdict).toBe('not-applicable');
+  });
+});
+
+describe('v8 per-principal rate limit', () => {
+  it('passes on the fake with its limiter on', async () => {
+    const summary = await v8Ramp();
+    for (const rule of ['load.v8.rate-limit.429-problem', 'load.v8.rate-limit.per-principal', 'load.v8.rate-limit.limit-observed']) {
+      expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'pass' });
+    }
+    expect(summary.rules['load.v8.rate-limit.per-principal']!.passes).toBe(3);
+  });
+
+  it.each(catchRows('v8-rate-limit'))('%s fails %s', async (fault, rule, reason) => {
+    const verdict = verdictOf(await v8Ramp([fault]), rule);
+    expect(verdict.verdict).toBe('fail');
+    expect(verdict.reason).toMatch(reason);
+  });
+
+  it('finds no limit on the fake by default, and judges nothing then', async () => {
+    const summary = await v8Ramp([], {});
+    expect(summary.iterations).toEqual({ judged: 0, unjudged: 24 });
+    expect(verdictOf(summary, 'load.v8.rate-limit.limit-observed').verdict).toBe('not-applicable');
+    expect(verdictOf(summary, 'load.v8.rate-limit.per-principal').verdict).toBe('inconclusive');
+  });
+});
+
+describe('the ramp clock', () => {
+  it('gives the arrival rate a linear ramp has reached, then holds its end', () => {
+    const config = loadConfig({ APICERT_RATE_START: '10', APICERT_RATE_MAX: '110', APICERT_RAMP: '10s' });
+    expect([0, 2_500, 10_000, 60_000].map((ms) => rampRate(config, ms))).toEqual([10, 35, 110, 110]);
+  });
+});

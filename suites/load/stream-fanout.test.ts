@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { credentialOf } from '../../src/load/config.ts';
+import { cursorPositions, sequenceIdsOk, v1EventsFanout, v8StreamFanout } from '../../src/load/scenarios/stream-fanout.ts';
+import { parseEventStreamText } from '../../src/sse/text.ts';
+import type { FaultId } from '../../src/fake/faults/index.ts';
+import { catchRows } from './catches.ts';
+import { fakeTarget, newKey, summarise, verdictOf, type Target } from './support.ts';
+
+let target: Target | undefined;
+afterEach(async () => {
+  await target?.fake.close();
+  target = undefined;
+});
+
+async function v8Fanout(faults: FaultId[] = []) {
+  target = await fakeTarget(faults);
+  const t = target;
+  return summarise('v8-stream-fanout', t.config.baseUrl, () => v8StreamFanout(t.transport, { ...t.config, token: credentialOf('v8-stream-fanout', t.config), readers: 10, resumers: 3, streamTimeoutMs: 5_000, key: newKey }));
+}
+
+async function v1Fanout(faults: FaultId[] = []) {
+  target = await fakeTarget(faults);
+  const t = target;
+  return summarise('v1-events-fanout', t.config.baseUrl, () => v1EventsFanout(t.transport, { ...t.config, token: credentialOf('v1-events-fanout', t.config), readers: 10, resumers: 3, streamTimeoutMs: 5_000, key: newKey }));
+}
+
+describe('v8 stream fan-out', () => {
+  it('passes on the fake: 10 readers agree, 3 resumed readers see the rest', async () => {
+    const summary = await v8Fanout();
+    for (const rule of ['load.v8.events.fanout-same-events', 'load.v8.events.fanout-one-terminal', 'load.v8.events.fanout-resume']) {
+      expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'pass' });
+    }
+    expect(summary.rules['load.v8.events.fanout-resume']!.passes).toBe(6);
+    expect(summary.figures.v8_fanout_readers_judged).toMatchObject({ count: 1, min: 10 });
+  });
+
+  it.each(catchRows('v8-stream-fanout'))('%s fails %s', async (fault, rule, reason) => {
+    const verdict = verdictOf(await v8Fanout([fault]), rule);
+    expect(verdict.verdict).toBe('fail');
+    expect(verdict.reason).toMatch(reason);
+  });
+});
+
+describe('v1 run-events fan-out', () => {
+  it('passes on the fake', async () => {
+    const summary = await v1Fanout();
+    expect(verdictOf(summary, 'load.v1.events.fanout-same-events')).toMatchObject({ verdict: 'pass' });
+    expect(verdictOf(summary, 'load.v1.events.fanout-resume')).toMatchObject({ verdict: 'pass' });
+  });
+
+  it.each(catchRows('v1-events-fanout'))('%s fails %s', async (fault, rule, reason) => {
+    const verdict = verdictOf(await v1Fanout([fault]), rule);
+    expect(verdict.verdict).toBe('fail');
+    expect(verdict.reason).toMatch(reason);
+  });
+});
+
+describe('fan-out helpers', () => {
+  it('spreads resume cursors over the stream, never at its last event', () => {
+    expect(cursorPositions(6, 3)).toEqual([1, 2, 3]);
+    expect(cursorPositions(2, 5)).toEqual([0]);
+    expect(cursorPositions(1, 3)).toEqual([]);
+  });
+
+  it('wants /v1 ids to be increasing sequence numbers', () => {
+    const events = (ids: string[]) => parseEventStreamText(ids.map((id) => `id: ${id}\ndata: {}\n\n`).join('')).events;
+    expect(sequenceIdsOk(events(['1', '2', '10']))).toBe(true);
+    expect(sequenceIdsOk(events(['1', '1']))).toBe(false);
+    expect(sequenceIdsOk(events(['1', 'b']))).toBe(false);
+    expect(sequenceIdsOk([])).toBe(false);
+  });
+});

@@ -1,0 +1,98 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { sampleClient, startSampleReceiver, TEST_SECRET } from './support.ts';
+
+const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
+
+function apicert(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+const outDir = () => mkdtempSync(join(tmpdir(), 'apicert-side-'));
+const allOutput = (dir: string, run: { out: string; err: string }) => run.out + run.err + readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+
+describe('apicert certify-receiver', () => {
+  it('exits 0 for the README handler and 1 for a broken one; the secret stays out of every output', async () => {
+    for (const [fault, code] of [[undefined, 0], ['reserialize', 1]] as const) {
+      const receiver = await startSampleReceiver(fault);
+      try {
+        const out = outDir();
+        const run = apicert(['certify-receiver', '--url', receiver.url, '--out', out], { APICERT_WEBHOOK_SECRET: TEST_SECRET });
+        expect(run.code, run.out + run.err).toBe(code);
+        if (fault) expect(run.out).toMatch(/FAIL\s+receiver\.v1\.webhooks\.raw-body/);
+        expect(readdirSync(out).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+        expect(allOutput(out, run)).not.toContain(TEST_SECRET);
+      } finally {
+        receiver.stop();
+      }
+    }
+  });
+
+  it("reads a profile's receiver: section with its own secret variable", async () => {
+    const receiver = await startSampleReceiver();
+    try {
+      const dir = outDir();
+      const profile = join(dir, 'profile.yaml');
+      writeFileSync(profile, `target: https://gateway.example.com\nreceiver:\n  url: ${receiver.url}\n  secretEnv: MY_HOOK_SECRET\n`);
+      const run = apicert(['certify-receiver', '--profile', profile, '--out', join(dir, 'out'), '--quiet'], { MY_HOOK_SECRET: TEST_SECRET });
+      expect(run.code, run.out + run.err).toBe(0);
+      expect(run.out).toMatch(/gate PASS - required 8 pass/);
+    } finally {
+      receiver.stop();
+    }
+  });
+
+  it('exits 2 with a message for a host that is not loopback or a missing --url', () => {
+    const remote = apicert(['certify-receiver', '--url', 'https://hooks.example.com/in']);
+    expect(remote.code).toBe(2);
+    expect(remote.err).toMatch(/not loopback.*--allow-host hooks\.example\.com/);
+    const none = apicert(['certify-receiver']);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/give --url or --profile/);
+  });
+});
+
+describe('apicert judge-client', () => {
+  it('runs a client command per scenario: exit 0 for the sample client, 1 for a broken one', () => {
+    const ok = apicert(['judge-client', '--scenario', 'idempotency-conflict,replay-window', '--time-scale', '0.02', '--out', outDir(), '--', ...sampleClient()]);
+    expect(ok.code, ok.out + ok.err).toBe(0);
+    expect(ok.out).toMatch(/pass\s+client\.v1\.errors\.conflict-new-key/);
+    expect(ok.out).toMatch(/pass\s+client\.v8\.events\.replay-window/);
+    const broken = apicert(['judge-client', '--scenario', 'replay-window', '--out', outDir(), '--', ...sampleClient('resume-after-409')]);
+    expect(broken.code).toBe(1);
+    expect(broken.out).toMatch(/FAIL\s+client\.v8\.events\.replay-window/);
+  });
+
+  it('port form: writes the client environment to a private file and ends the scenario when the client goes quiet', async () => {
+    const dir = outDir();
+    const envFile = join(dir, 'client-env.sh');
+    const judge = spawn(process.execPath, [BIN, 'judge-client', '--scenario', 'idempotency-conflict', '--quiet-seconds', '1', '--max-seconds', '30', '--write-env', envFile, '--out', join(dir, 'out')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    judge.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => judge.once('exit', resolve));
+    try {
+      const written = () => existsSync(envFile) && readFileSync(envFile, 'utf8').includes('APICERT_V8_TOKEN');
+      for (let i = 0; i < 150 && !written(); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(statSync(envFile).mode & 0o777).toBe(0o600);
+      const env = Object.fromEntries([...readFileSync(envFile, 'utf8').matchAll(/^export (\w+)='([^']*)'$/gm)].map((m) => [m[1]!, m[2]!]));
+      expect(Object.keys(env).sort()).toEqual(['APICERT_BASE_URL', 'APICERT_TIME_SCALE', 'APICERT_V1_KEY', 'APICERT_V8_TOKEN']);
+      const [node, ...args] = sampleClient();
+      expect(spawnSync(node!, args, { env: { ...process.env, ...env }, timeout: 30_000 }).status).toBe(0);
+      expect(await exited).toBe(0);
+      expect(out).toMatch(/pass\s+client\.v1\.errors\.conflict-new-key/);
+      expect(out).not.toContain(env.APICERT_V1_KEY);
+    } finally {
+      if (judge.exitCode === null && judge.pid) process.kill(judge.pid, 'SIGTERM');
+    }
+  });
+
+  it('exits 2 for an unknown scenario', () => {
+    const run = apicert(['judge-client', '--scenario', 'no-such', '--', 'true']);
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/unknown scenario "no-such"/);
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { RECEIVER_FAULTS, ruleOfSampleFault } from '../../samples/faults.ts';
+import { receiverRules } from '../../src/receiver-cert/rules.ts';
+import { certifyReceiver } from '../../src/receiver-cert/certify-receiver.ts';
+import { startSampleReceiver, TEST_SECRET } from './support.ts';
+
+async function certifySample(fault?: string) {
+  const receiver = await startSampleReceiver(fault);
+  try {
+    return await certifyReceiver({ url: receiver.url, secret: TEST_SECRET, seed: 7 });
+  } finally {
+    receiver.stop();
+  }
+}
+
+describe('certify-receiver against the sample receiver (the README handler)', () => {
+  it('passes every receiver rule, and no output carries the signing secret', async () => {
+    const { report, results } = await certifySample();
+    expect(results.map((r) => [r.rule.id, r.verdict])).toEqual(receiverRules.map((r) => [r.id, 'pass']));
+    expect(report.summary.gate).toBe('pass');
+    expect(JSON.stringify(report)).not.toContain(TEST_SECRET);
+  });
+
+  it('reports every signing rule untestable without a secret', async () => {
+    const receiver = await startSampleReceiver();
+    try {
+      const { results } = await certifyReceiver({ url: receiver.url, secret: undefined });
+      expect(new Set(results.map((r) => r.verdict))).toEqual(new Set(['untestable']));
+    } finally {
+      receiver.stop();
+    }
+  });
+});
+
+// The other side's fault matrix: each broken receiver fails its own rule and no other required rule.
+describe.concurrent('receiver fault matrix', () => {
+  it.each(Object.entries(RECEIVER_FAULTS))('%s: %s', async (fault, description) => {
+    const ruleId = ruleOfSampleFault(description);
+    const { results } = await certifySample(fault);
+    const byId = new Map(results.map((r) => [r.rule.id, r]));
+    expect(byId.get(ruleId)?.verdict, byId.get(ruleId)?.reason).toBe('fail');
+    const otherFailures = results.filter((r) => r.rule.id !== ruleId && r.rule.level === 'required' && r.verdict === 'fail').map((r) => r.rule.id);
+    expect(otherFailures).toEqual([]);
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { VARIANTS, type VariantId } from '../src/fake/variants/index.ts';
+import { certify } from '../src/runner/certify.ts';
+
+/**
+ * The clean run under every legal variant of the fake: a deployment may choose differently from the
+ * fake wherever the seeds or MCP leave a choice open, and a rule that fails such a choice
+ * over-assumes. Each variant is run against the rules of its surface; not-applicable is allowed
+ * (a stateless server has no sessions to judge), any other verdict but pass is not.
+ */
+describe.concurrent('clean run under every legal variant', () => {
+  it.each(VARIANTS.map((v) => [v.id] as const))('%s: every gating rule of its surface passes or does not apply', async (id) => {
+    const surface = id.split('.')[0] as 'v8' | 'v1' | 'mcp';
+    const { results, report } = await certify({ variants: [id as VariantId], surfaces: [surface], seed: 13 });
+    const wrong = results.filter((r) => r.rule.level !== 'observation' && r.verdict !== 'pass' && r.verdict !== 'not-applicable').map((r) => `${r.rule.id}: ${r.verdict}: ${r.reason?.split('\n')[0]}`);
+    expect(wrong).toEqual([]);
+    expect(report.target.variants).toEqual([id]);
+    expect(report.summary.judged).toBeGreaterThan(0);
+  });
+});
+
+describe('the legal-variation table', () => {
+  it('lists every variant, and every variant is looked up in its area of the fake', async () => {
+    const { readFileSync, readdirSync, statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const root = new URL('..', import.meta.url).pathname;
+    const table = readFileSync(join(root, 'docs/legal-variation.md'), 'utf8');
+    const files = (dir: string): string[] => readdirSync(join(root, dir)).flatMap((f) => (statSync(join(root, dir, f)).isDirectory() ? files(`${dir}/${f}`) : [`${dir}/${f}`]));
+    const fake = files('src/fake').filter((f) => f.endsWith('.ts') && !f.startsWith('src/fake/variants/'));
+    for (const v of VARIANTS) {
+      expect(table, v.id).toContain(`\`${v.id}`);
+      const [surface, rest] = v.id.split('.') as [string, string];
+      const area = rest.split('/')[0]!;
+      const lookedUpIn = fake.filter((f) => readFileSync(join(root, f), 'utf8').includes(`'${v.id}'`));
+      expect(lookedUpIn.length, `${v.id} is looked up nowhere in the fake`).toBeGreaterThan(0);
+      expect(lookedUpIn.filter((f) => f !== `src/fake/${surface}/${area}.ts` && !f.startsWith(`src/fake/${surface}/${area}/`)), v.id).toEqual([]);
+    }
+  });
+});
