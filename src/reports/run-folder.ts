@@ -3,7 +3,7 @@
  * `<root>/latest` at it, so files of two runs never mix (a JSON-only run cannot sit beside the
  * Markdown summary of an older one).
  */
-import { lstat, mkdir, readdir, rename, rm, rmdir, symlink, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderReport, writeReports, type ReportFormat } from './write.ts';
 import type { Report } from './model.ts';
@@ -35,7 +35,8 @@ export async function createRunFolder(root: string, at: Date): Promise<string> {
   }
 }
 
-const OWNED_FILES = new Set(['report.json', 'junit.xml', 'summary.md', 'report.html', 'container.log']);
+// `load/` holds what `apicert load` adds to a readiness report (summaries, bundles).
+const OWNED_FILES = new Set(['report.json', 'junit.xml', 'summary.md', 'report.html', 'container.log', 'load']);
 
 /**
  * The files of a real `latest/` folder (older apicert versions wrote there), or undefined when
@@ -61,7 +62,7 @@ export async function pointLatestAt(root: string, dir: string): Promise<string> 
   const latest = join(root, LATEST);
   const names = await oldLatestFolder(root);
   if (names) {
-    for (const name of names) await unlink(join(latest, name));
+    for (const name of names) await rm(join(latest, name), { recursive: true, force: true });
     await rmdir(latest);
   }
   const name = dir.slice(root.length).replace(/^[/\\]+/, '');
