@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** What apicert reads at run time, besides node_modules. */
-const APP_PATHS = ['package.json', 'bin', 'src', 'scenarios', 'reports/templates'];
+const APP_PATHS = ['package.json', 'bin', 'src', 'scenarios', 'load', 'reports/templates'];
 
 /** Waits for the process to exit; its stdout may belong to the next process in the pipe. */
 function finished(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {

@@ -1,4 +1,5 @@
 /** The parts of --help a CI author looks for: what the exit codes mean and every variable apicert reads. */
+import { ENV_VARS } from '../load/config.ts';
 import { EXIT } from './exit.ts';
 
 export const EXIT_CODES_HELP = `Exit codes:
@@ -17,13 +18,17 @@ export const ENV_HELP = `Environment variables:
   \${NAME} in a profile              any variable a profile refers to; never printed
   APICERT_PROFILE                   apicert/vitest and this project's suites: the profile to certify instead of the embedded fake
   NO_COLOR                          set (non-empty) to switch colour off, like --no-color; FORCE_COLOR=1 forces it on
+  TERM                              "dumb": no colour and no redrawn progress line
   CI                                set: no redrawn progress line, one line per rule
   GITHUB_STEP_SUMMARY               set (GitHub Actions): the Markdown summary is appended to that file
   DOCKER_HOST                       --image: the container engine to use (testcontainers reads it)
   TESTCONTAINERS_RYUK_DISABLED      --image: "true" where the Ryuk reaper image cannot be pulled (apicert stops its container itself)
   TESTCONTAINERS_HOST_OVERRIDE      --image: the host name testcontainers uses for the engine ("localhost" with a local socket)
   APICERT_DEBUG                     set: an internal error (exit 4) prints its stack trace
-  APICERT_LAUNCHER_PID              set by bin/apicert.js for the Node it starts; "apicert fake" stops when that launcher is gone`;
+  APICERT_LAUNCHER_PID              set by bin/apicert.js for the Node it starts; "apicert fake" stops when that launcher is gone
+  K6_BINARY                         apicert load: the k6 to run (default: k6 on the PATH)
+apicert load and the k6 scripts (see "apicert load --help"):
+${ENV_VARS.map((v) => `  ${v.name.padEnd(34)}${v.about}`).join('\n')}`;
 
 export const README_SECTIONS = {
   profile: 'Certifying a real deployment',

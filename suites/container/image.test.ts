@@ -61,7 +61,7 @@ describe('certify --image: the fake in its own container image', () => {
       '--', 'fake', '--port', String(port), '--profile-out', '/out/fake-profile.json', '--webhook-receiver', `127.0.0.1:${receiver}`,
     ]);
     expect(run.code, run.out + run.err).toBe(0);
-    expect(run.out).toMatch(/\(container apicert-fake:test\): gate PASS - required \d+ pass, 0 fail, 0 untestable, 0 inconclusive/);
+    expect(run.out).toMatch(/\(container apicert-fake:test\): gate PASS - judged \d+ of \d+ selected rules \(pass or fail\); required \d+ pass, 0 fail, 0 untestable, 0 inconclusive/);
     const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { target: { kind: string; image?: string }; rules: Array<{ id: string; verdict: string }> };
     expect(report.target).toMatchObject({ kind: 'container', image: IMAGE, baseUrl: `http://127.0.0.1:${port}` });
     const delivery = report.rules.filter((r) => r.id.startsWith('v1.webhooks.delivery.'));

@@ -122,6 +122,7 @@ describe('what the CLI prints', () => {
       for (const m of readFileSync(join(ROOT, 'src', file), 'utf8').matchAll(/env(?:\.|\[')([A-Z][A-Z0-9_]{2,})/g)) read.add(m[1]!);
     }
     expect(read.size).toBeGreaterThan(5);
+    read.delete('PATH');
     for (const name of read) expect(help, `${name} is read but not in --help`).toContain(name);
   });
 });
