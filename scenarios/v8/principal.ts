@@ -4,3 +4,5 @@
  */
 export const PRIMARY_PRINCIPAL = 'principal-a';
 export const SECOND_PRINCIPAL = 'principal-b';
+/** A principal on a low rate-limit tier: the fake limits its mission creates per window, so a bounded burst reaches 429. */
+export const RATE_PROBE_PRINCIPAL = 'principal-rate-probe';

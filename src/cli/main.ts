@@ -5,6 +5,7 @@ import { RULES } from '../registry.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { certifyCommand } from './certify-command.ts';
 import { registerJudgeClientCommand } from './client.ts';
+import { registerCoverage } from './coverage.ts';
 import { reportError } from './errors.ts';
 import { fakeCommand } from './fake-command.ts';
 import { ENV_HELP, EXIT_CODES_HELP } from './help.ts';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   program.addCommand(certifyCommand());
   program.addCommand(fakeCommand());
   registerPlan(program, { surfaces: surfaceList, list });
+  registerCoverage(program);
 
   program
     .command('rules')

@@ -23,6 +23,12 @@ export interface FakeConfig {
   /** Requests per key per window before /v1 answers 429. */
   v1RateLimitPerWindow: number;
   v1RateLimitWindowMs: number;
+  /** How many of a mission's most recent events a /v8 resume may name ("Size or duration of the replay window: not shown"). */
+  v8ReplayWindow: number;
+  /** Mission creates per minute of the low-tier probe principal before /v8 answers 429. */
+  v8RateLimitPerWindow: number;
+  /** Whether /v8 also redacts values that are sensitive only by shape (bearer, PEM, API-key strings) under neutral fields. */
+  v8RedactsByShape: boolean;
   /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
   v8RateLimit?: { perWindow: number; windowMs: number };
 }
@@ -31,6 +37,9 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   webhookAllowedOrigins: [],
   v1RateLimitPerWindow: 120,
   v1RateLimitWindowMs: 60_000,
+  v8ReplayWindow: 1000,
+  v8RateLimitPerWindow: 10,
+  v8RedactsByShape: true,
 };
 
 /**

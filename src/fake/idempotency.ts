@@ -11,6 +11,12 @@ export class IdempotencyStore<T> {
     return entry.fingerprint === fingerprint ? { kind: 'replay', stored: entry.stored } : { kind: 'conflict', stored: entry.stored };
   }
 
+  /** The stored response when this request is a replay (same key, same fingerprint). */
+  replayOf(scope: string, key: string, fingerprint: string): T | undefined {
+    const seen = this.lookup(scope, key, fingerprint);
+    return seen.kind === 'replay' ? seen.stored : undefined;
+  }
+
   remember(scope: string, key: string, fingerprint: string, stored: T): void {
     this.entries.set(`${scope}\u0000${key}`, { fingerprint, stored });
   }

@@ -48,6 +48,9 @@ function describeTransportError(error: unknown): string {
  * The only way checks talk to a target. Every exchange is kept as redacted evidence with a curl
  * line, every request is counted against the run's budget, and every body read is bounded.
  */
+/** How long a stream request waits for the body of an answer that is not an event stream. */
+const NON_STREAM_BODY_MS = 2_000;
+
 export class ProbeClient implements Http {
   readonly evidence: EvidenceEntry[] = [];
 
@@ -126,6 +129,7 @@ export class ProbeClient implements Http {
       const text = await this.readBounded(res.body);
       const responseHeaders = flattenHeaders(res.headers);
       const durationMs = Math.round(performance.now() - started);
+      this.options.redactor.noteResponse(req.method, req.path, res.statusCode, [text.text, ...Object.values(responseHeaders)]);
       const clipped = clip(this.options.redactor.text(text.text));
       entry.durationMs = durationMs;
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: clipped.text };
@@ -145,19 +149,34 @@ export class ProbeClient implements Http {
     }
   }
 
-  private async readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<{ text: string; truncated: boolean }> {
+  /**
+   * Reads a body up to the byte bound; with `withinMs`, also only that long: a body that never ends
+   * is cut there and what arrived is returned (`truncated`), so no reader waits forever.
+   */
+  private async readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, withinMs?: number): Promise<{ text: string; truncated: boolean }> {
     const limit = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) {
-        body.destroy();
-        return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+    let cut = false;
+    const timer = withinMs === undefined ? undefined : setTimeout(() => {
+      cut = true;
+      body.destroy();
+    }, withinMs);
+    try {
+      for await (const chunk of body) {
+        size += chunk.length;
+        if (size > limit) {
+          body.destroy();
+          return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+        }
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
+    } catch (error) {
+      if (!cut) throw error;
+    } finally {
+      clearTimeout(timer);
     }
-    return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+    return { text: Buffer.concat(chunks).toString('utf8'), truncated: cut };
   }
 
   /** Opens an event stream and reads it until the server closes it or a bound is reached. */
@@ -189,7 +208,10 @@ export class ProbeClient implements Http {
     const contentType = responseHeaders['content-type'] ?? '';
     const redactedResponseHeaders = this.options.redactor.headers(responseHeaders);
     if (!contentType.startsWith('text/event-stream')) {
-      const text = await this.readBounded(res.body);
+      // Not a stream: the rule judges the content type at once. An error body arrives with its
+      // headers; one that never ends is cut after NON_STREAM_BODY_MS, so no reader hangs on it.
+      const text = await this.readBounded(res.body, Math.min(NON_STREAM_BODY_MS, req.timeoutMs ?? this.options.timeoutMs));
+      redactorNote(this.options.redactor, req, res.statusCode, [text.text, ...Object.values(responseHeaders)]);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: clip(this.options.redactor.text(text.text)).text };
       return { status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json: parseJson(text.text) };
@@ -210,6 +232,7 @@ export class ProbeClient implements Http {
     }
     entry.durationMs = Math.round(performance.now() - started);
     const redactor = this.options.redactor;
+    redactorNote(redactor, req, res.statusCode, [...read.events.flatMap((e) => [e.data, e.id ?? '']), ...Object.values(responseHeaders)]);
     entry.response = {
       status: res.statusCode,
       headers: redactedResponseHeaders,
@@ -223,4 +246,9 @@ export class ProbeClient implements Http {
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
     return { ...read, status: res.statusCode, headers: responseHeaders, contentType };
   }
+}
+
+/** Every response's raw text goes past the redactor's sightings before redaction hides a secret in it. */
+function redactorNote(redactor: Redactor, req: { method: string; path: string }, status: number, parts: readonly string[]): void {
+  redactor.noteResponse(req.method, req.path, status, parts);
 }

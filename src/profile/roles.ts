@@ -21,7 +21,9 @@ export interface RoleResolution {
 const V1_FULL = ['runs:read', 'runs:write'];
 
 function usable(profile: Profile, surface: Surface): Credential[] {
-  return profile.credentials.filter((c) => c.surfaces.includes(surface) && !c.expired);
+  // The /v8 rate-limit probe is burst to its limit: it is never an ordinary caller.
+  const probe = surface === 'v8' ? profile.fixtures.v8.rateLimitCredential : undefined;
+  return profile.credentials.filter((c) => c.surfaces.includes(surface) && !c.expired && c.name !== probe);
 }
 
 /** /v1 keys named as special rate-limit tiers are never the ordinary caller. */

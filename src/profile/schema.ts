@@ -65,6 +65,14 @@ export const profileSchema = z.strictObject({
       allowRateLimitBursts: z.boolean().default(false),
       /** The most requests one rate-limit burst may send. */
       rateLimitBurstMax: z.number().int().min(1).max(5000).default(300),
+      /** Model-based rules (v8.missions.lifecycle.model, v1.runs.lifecycle.model): random sequences tried per rule. */
+      modelRuns: z.number().int().min(1).max(1000).default(20),
+      /** The most operations in one sequence. */
+      modelCommands: z.number().int().min(1).max(200).default(16),
+      /** How long one model-based rule may spend generating and shrinking sequences. */
+      modelTimeMs: z.number().int().min(1000).default(30_000),
+      /** The most requests one model-based rule may send (the run-wide requestBudget still applies). */
+      modelRequests: z.number().int().min(10).default(800),
       /** Checks running at once. */
       concurrency: z.number().int().min(1).max(32).default(4),
     })

@@ -1,3 +1,4 @@
+import { serviceKey } from '../rule/context.ts';
 /**
  * Evidence is redacted at the source: the probe client passes every request and response through
  * one Redactor before anything is stored, so no report, log or curl line can carry a secret.
@@ -11,8 +12,28 @@ const SECRET_SHAPES: ReadonlyArray<[RegExp, string]> = [
 
 export const SECRET_HEADER_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
 
+/** A response of the run that carried one of the run's own secrets: where, and which secret by label only. */
+export interface SecretSighting {
+  label: string;
+  /** Method, redacted URL and status of the exchange. */
+  where: string;
+  path: string;
+}
+
+/** The run's sightings, for the rules that judge every exchange of the run (v8.redaction.run-secrets). */
+export const SECRET_SIGHTINGS = serviceKey<readonly SecretSighting[]>('secret-sightings');
+
 export class Redactor {
   private readonly secrets = new Map<string, string>();
+  /** Every response of the run that carried a registered secret, noted before redaction hid it. */
+  readonly sightings: SecretSighting[] = [];
+
+  /** Notes which of the run's secrets appear in a response (its headers, body or events). */
+  noteResponse(method: string, path: string, status: number, parts: readonly string[]): void {
+    for (const [secret, label] of this.secrets) {
+      if (parts.some((p) => p.includes(secret))) this.sightings.push({ label, path, where: `${method} ${this.text(path)} -> ${status}` });
+    }
+  }
 
   /** Registers a value that must never be printed; `label` names it in the redacted output. */
   add(value: string | undefined, label: string): void {

@@ -65,6 +65,8 @@ export interface RuleMeta {
   destructive: Destructiveness;
   spec: SpecReference;
   needs: Needs;
+  /** Judged over every exchange of the run: runs after every other selected rule. */
+  judgesTheRun?: boolean;
 }
 
 export interface Observation {

@@ -10,7 +10,7 @@ import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../probe/client.ts';
 import type { Profile } from '../profile/schema.ts';
-import { Redactor } from '../redact/redactor.ts';
+import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
 import { buildReport, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
@@ -112,7 +112,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
     const services: CheckServices = {
       redactor,
-      provided: new Map(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver]] : []),
+      provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
       missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
     };
     const results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onStart: options.onStart, onResult: options.onResult });

@@ -115,18 +115,23 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
 /** Runs rules with the profile's concurrency; results come back in catalog order. */
 export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   const results: RuleResult[] = new Array(options.rules.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < options.rules.length) {
-      const index = next++;
-      options.onStart?.(options.rules[index]!);
-      const result = await runRule(options.rules[index]!, options);
-      results[index] = result;
-      options.onResult?.(result);
-    }
-  };
-  const width = Math.min(options.profile.safety.concurrency, options.rules.length);
-  await Promise.all(Array.from({ length: width }, worker));
+  // Rules that judge every exchange of the run go last, once everything else has been sent.
+  const indices = options.rules.map((_, i) => i);
+  const waves = [indices.filter((i) => !options.rules[i]!.judgesTheRun), indices.filter((i) => options.rules[i]!.judgesTheRun)];
+  for (const wave of waves) {
+    let next = 0;
+    const worker = async () => {
+      while (next < wave.length) {
+        const index = wave[next++]!;
+        options.onStart?.(options.rules[index]!);
+        const result = await runRule(options.rules[index]!, options);
+        results[index] = result;
+        options.onResult?.(result);
+      }
+    };
+    const width = Math.min(options.profile.safety.concurrency, wave.length);
+    await Promise.all(Array.from({ length: width }, worker));
+  }
   return results;
 }
 

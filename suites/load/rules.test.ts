@@ -5,6 +5,7 @@ import { LOAD_FAULTS, ruleOfFault, type FaultId } from '../../src/fake/faults/in
 import { ENV_VARS } from '../../src/load/config.ts';
 import { LOAD_RULES, LOAD_SCRIPTS, metricOf } from '../../src/load/rules.ts';
 import { certify } from '../../src/runner/certify.ts';
+import { selectRules } from '../../src/runner/run.ts';
 import { normalizedSpec } from '../support/spec.ts';
 import { CATCHES } from './catches.ts';
 
@@ -50,7 +51,10 @@ const areasOf = (fault: string) => AREAS[Object.keys(AREAS).find((prefix) => fau
 describe.concurrent('load faults leave certification alone', () => {
   it.each(LOAD_FAULTS.map((f) => [f.id] as const))('%s', async (fault) => {
     const patterns = areasOf(fault);
-    const verdicts = async (faults: FaultId[]) => Object.fromEntries((await certify({ faults, patterns, seed: 7 })).results.map((r) => [r.rule.id, r.verdict]));
+    // The model-based rules read one mission or run from the start many times in a row, which the
+    // fake's crowd proxy (the fifth reader from the start) cannot tell from a crowd: they catch these faults.
+    const rules = selectRules(RULES, { patterns }).filter((r) => !r.id.endsWith('.lifecycle.model'));
+    const verdicts = async (faults: FaultId[]) => Object.fromEntries((await certify({ faults, rules, seed: 7 })).results.map((r) => [r.rule.id, r.verdict]));
     const clean = await verdicts([]);
     expect(Object.keys(clean).length).toBeGreaterThan(3);
     expect(await verdicts([fault])).toEqual(clean);

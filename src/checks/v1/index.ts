@@ -1,17 +1,19 @@
 /** Every /v1 rule, in the order a reader meets them in the spec; webhooks last. */
 import type { Rule } from '../../rule/index.ts';
-import { expiredKey, scopesObserved, unauthenticated } from './auth/authentication.ts';
+import { expiredKey, keyPrefix, scopesObserved, unauthenticated } from './auth/authentication.ts';
+import { runSecrets } from './auth/run-secrets.ts';
 import { chatPath } from './chat/chat.ts';
 import { problemShape } from './errors/problem.ts';
 import { limiterUnavailable, rateLimited, rateLimitedRetryAfter } from './errors/rate-limits.ts';
 import { acceptHeader } from './execute/accept.ts';
-import { conflict, keyFormat, normalized, replay, retryAfter429, retryAfter503, scope } from './execute/idempotency.ts';
-import { taskExtraProperties, taskRunId } from './execute/task.ts';
+import { bodyKey, conflict, keyFormat, normalized, replay, retryAfter429, retryAfter503, scope } from './execute/idempotency.ts';
+import { taskExtraProperties, taskObject, taskRunId } from './execute/task.ts';
 import { acceptedEvent, turnBodies, turnStream } from './execute/turn.ts';
 import { approveDecisions, approveRequestShape, approveResumes, digestBinds } from './runs/approve.ts';
 import { cancelNotRollback, cancelTerminalEvent } from './runs/cancel.ts';
 import { droppedConnection, eventIdentity, resume } from './runs/events.ts';
-import { getRun } from './runs/get.ts';
+import { getRun, timestampOffset } from './runs/get.ts';
+import { lifecycleModel } from './runs/lifecycle.ts';
 import { usageReadback, usageTenantScoped } from './usage/usage.ts';
 import { versionHeader } from './versioning/header.ts';
 import { v1WebhookRules } from './webhooks/index.ts';
@@ -22,16 +24,19 @@ export const v1Rules: Rule[] = [
   turnBodies,
   taskRunId,
   taskExtraProperties,
+  taskObject,
   acceptHeader,
   chatPath,
   keyFormat,
   replay,
+  bodyKey,
   conflict,
   scope,
   normalized,
   retryAfter429,
   retryAfter503,
   getRun,
+  timestampOffset,
   eventIdentity,
   resume,
   droppedConnection,
@@ -41,9 +46,12 @@ export const v1Rules: Rule[] = [
   approveDecisions,
   cancelTerminalEvent,
   cancelNotRollback,
+  lifecycleModel,
   usageReadback,
   usageTenantScoped,
   unauthenticated,
+  keyPrefix,
+  runSecrets,
   expiredKey,
   scopesObserved,
   problemShape,

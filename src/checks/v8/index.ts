@@ -1,5 +1,6 @@
 /** Every /v8 rule: missions first, then the read surfaces, then the contract header and the error shape. */
 import type { Rule } from '../../rule/index.ts';
+import { httpOrigin } from './contract/https.ts';
 import { versionHeader } from './contract/version-header.ts';
 import { problemShape } from './errors/problem.ts';
 import { v8MissionRules } from './missions/index.ts';
@@ -11,6 +12,7 @@ import { coverageContractVersion, coverageScopeFiltered, coverageShape } from '.
 import { intentsExistence } from './intents/intents.ts';
 import { queryBounds, queryLimits, queryOk, queryOrder, queryPrincipal, queryPurpose } from './memory/query.ts';
 import { redactionCanaries } from './redaction/redaction.ts';
+import { runSecrets } from './redaction/run-secrets.ts';
 import { skillOk, skillPathBounds, skillUnknown } from './skills/get.ts';
 import { traceCompletedAt, traceOk, tracePathBounds, traceResolves, traceUnknown } from './traces/get.ts';
 import { certificatesHealth, certificatesPayloadForm, certificatesShape } from './certificates/certificates.ts';
@@ -18,6 +20,7 @@ import { certificatesHealth, certificatesPayloadForm, certificatesShape } from '
 export const v8Rules: Rule[] = [
   ...v8MissionRules,
   redactionCanaries,
+  runSecrets,
   queryOk,
   queryBounds,
   queryPrincipal,
@@ -48,5 +51,6 @@ export const v8Rules: Rule[] = [
   scopeMatrix,
   principalFromToken,
   versionHeader,
+  httpOrigin,
   problemShape,
 ];

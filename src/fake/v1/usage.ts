@@ -7,14 +7,16 @@ function usage(surface: V1Surface, r: RouteRequest): void {
   const caller = gate(surface, r, ['runs:read']);
   if (!caller) return;
   const runs = state.engine.ofTenant(fake.faults.has('v1.usage.tenant-scoped/all-tenants') ? undefined : caller.tenant);
+  // The fault lists only the tenant's runs but counts everyone's: no run id leaks, the counts do.
+  const counted = fake.faults.has('v1.usage.tenant-scoped/counts-all-tenants') ? state.engine.ofTenant(undefined) : runs;
   const byState: Record<string, number> = {};
-  for (const run of runs) byState[run.state] = (byState[run.state] ?? 0) + 1;
+  for (const run of counted) byState[run.state] = (byState[run.state] ?? 0) + 1;
   const body = {
     period: { start: new Date(Date.now() - 86_400_000).toISOString().replace('Z', '+00:00'), end: new Date().toISOString().replace('Z', '+00:00') },
     requests: state.requests.get(caller.tenant) ?? 0,
-    runs: { total: runs.length, by_state: byState },
+    runs: { total: counted.length, by_state: byState },
     recent_runs: runs.slice(0, 200).map((run) => ({ run_id: run.id, mode: run.mode, state: run.state })),
-    spend: { currency: 'USD', amount: Math.round(runs.length * 0.0012 * 1e6) / 1e6 },
+    spend: { currency: 'USD', amount: Math.round(counted.length * 0.0012 * 1e6) / 1e6 },
   };
   const text = JSON.stringify(body);
   r.res.writeHead(200, { 'content-type': fake.faults.has('v1.usage.readback/text-plain') ? 'text/plain' : 'application/json', 'content-length': Buffer.byteLength(text) });

@@ -2,6 +2,7 @@ import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { writeProblem } from './errors.ts';
+import { echoedToken } from './redaction.ts';
 import { expiredTokensAccepted } from './missions/auth.ts';
 import { v8RateLimited } from './rate-limit.ts';
 
@@ -16,7 +17,7 @@ export function authorize(fake: FakeContext, r: RouteRequest, scope: string | un
     return undefined;
   }
   if (caller.expired && !expiredTokensAccepted(fake)) {
-    writeProblem(fake, r.res, 401, 'token_expired', 'The bearer token has expired.');
+    writeProblem(fake, r.res, 401, 'token_expired', `The bearer token has expired.${echoedToken(fake, r.header('authorization'))}`);
     return undefined;
   }
   if (scope && !caller.scopes.has(scope)) {

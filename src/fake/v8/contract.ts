@@ -10,3 +10,8 @@ export function contractHeader(fake: FakeContext, kind: ResponseKind): Record<st
   if (kind === 'listing' && fake.faults.has('v8.contract.version-header/missing-on-read-surfaces')) return {};
   return { [CONTRACT_HEADER]: CONTRACT_VERSION };
 }
+
+/** "HTTP origins are rejected": true when the request comes from an http:// Origin the gateway must refuse. */
+export function refusesOrigin(fake: FakeContext, origin: string | undefined): boolean {
+  return origin !== undefined && /^http:/i.test(origin) && !fake.faults.has('v8.contract.http-origin/accepted');
+}

@@ -1,7 +1,7 @@
 import { MEMORY_CLASSES, MEMORY_COMPARTMENT, FORBIDDEN_PURPOSE, PERMITTED_PURPOSE } from '../../../scenarios/v8/memory.ts';
 import { goalCompartments } from '../../../scenarios/v8/goals.ts';
 import { missionScenarios } from '../../../scenarios/v8/missions.ts';
-import { PRIMARY_PRINCIPAL, SECOND_PRINCIPAL } from '../../../scenarios/v8/principal.ts';
+import { PRIMARY_PRINCIPAL, RATE_PROBE_PRINCIPAL, SECOND_PRINCIPAL } from '../../../scenarios/v8/principal.ts';
 import { PRIMARY_SKILL_ID } from '../../../scenarios/v8/skills.ts';
 import { V8_SCOPES, type ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
@@ -16,6 +16,7 @@ export const v8Embedded: EmbeddedContributor = (fake) => {
   v8('full', PRIMARY_PRINCIPAL, V8_SCOPES);
   v8('other-principal', SECOND_PRINCIPAL, V8_SCOPES);
   v8('expired', PRIMARY_PRINCIPAL, V8_SCOPES, true);
+  v8('v8-rate-probe', RATE_PROBE_PRINCIPAL, ['missions:write', 'missions:read']);
   for (const scope of V8_SCOPES) v8(`without-${scope.replace(':', '-')}`, PRIMARY_PRINCIPAL, V8_SCOPES.filter((s) => s !== scope));
   const missions = Object.fromEntries(Object.entries(missionScenarios).map(([name, s]) => [name, s.request]));
   return {
@@ -26,6 +27,7 @@ export const v8Embedded: EmbeddedContributor = (fake) => {
         skillId: PRIMARY_SKILL_ID,
         memory: { compartment: MEMORY_COMPARTMENT, purpose: PERMITTED_PURPOSE, forbiddenPurpose: FORBIDDEN_PURPOSE, classes: [...MEMORY_CLASSES] },
         goalCompartments: [...(goalCompartments[PRIMARY_PRINCIPAL] ?? [])],
+        rateLimitCredential: 'v8-rate-probe',
       },
     },
   };

@@ -2,7 +2,9 @@ import type { FakeContext } from '../context.ts';
 import type { Route } from '../http.ts';
 import { capabilitiesRoutes } from './capabilities.ts';
 import { certificatesRoutes } from './certificates.ts';
+import { refusesOrigin } from './contract.ts';
 import { coverageRoutes } from './coverage.ts';
+import { writeProblem } from './errors.ts';
 import { goalsRoutes } from './goals.ts';
 import { memoryRoutes } from './memory.ts';
 import type { MissionEngine } from './missions/engine.ts';
@@ -18,7 +20,7 @@ import { tracesRoutes } from './traces/index.ts';
  */
 export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
   const surface = new ReadSurface(fake);
-  return [
+  const routes: Route[] = [
     ...missionsRoutes(fake, missions),
     ...capabilitiesRoutes(surface),
     ...memoryRoutes(surface),
@@ -28,4 +30,12 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
     ...certificatesRoutes(surface),
     ...coverageRoutes(surface),
   ];
+  // "Every request must use HTTPS. HTTP origins are rejected.": checked before any route runs.
+  return routes.map((route) => ({
+    ...route,
+    handler: async (r) => {
+      if (refusesOrigin(fake, r.header('origin'))) writeProblem(fake, r.res, 403, 'insecure_origin', 'Requests from http:// origins are rejected: use HTTPS.');
+      else await route.handler(r);
+    },
+  }));
 }

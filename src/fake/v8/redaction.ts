@@ -24,9 +24,10 @@ export class SensitiveValues {
 
   /** True when the whole string is shaped like a credential. */
   isCredentialShaped(value: string): boolean {
-    if (BEARER.test(value)) return !this.fake.faults.has('v8.redaction.canaries/bearer-value');
-    if (PRIVATE_KEY.test(value)) return !this.fake.faults.has('v8.redaction.canaries/private-key-value');
-    return API_KEY.test(value) || JWT.test(value);
+    // Redacting by shape is the fake's choice, not the seed's ("sensitive" is not defined): a
+    // gateway that echoes a PEM block under a neutral field is legal, and config turns it off.
+    if (!this.fake.config.v8RedactsByShape) return false;
+    return BEARER.test(value) || PRIVATE_KEY.test(value) || API_KEY.test(value) || JWT.test(value);
   }
 
   text(value: string): string {
@@ -35,7 +36,7 @@ export class SensitiveValues {
 
   /** A refused purpose as a problem detail may show it. */
   purposeInError(purpose: string): string {
-    return this.fake.faults.has('v8.redaction.canaries/purpose-in-error') ? purpose : this.text(purpose);
+    return this.text(purpose);
   }
 
   /** A signal's payload as the mission's trace records it. */
@@ -56,4 +57,10 @@ export class SensitiveValues {
     }
     return input;
   }
+}
+
+/** The fault echoes the caller's own bearer token in an error detail: what the run-secrets rule catches. */
+export function echoedToken(fake: FakeContext, authorization: string | undefined): string {
+  if (!authorization || !fake.faults.has('v8.redaction.run-secrets/token-in-401')) return '';
+  return ` (token presented: ${authorization.replace(/^Bearer\s+/i, '')})`;
 }

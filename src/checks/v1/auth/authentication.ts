@@ -118,3 +118,29 @@ export const scopesObserved = rule({
     }
   },
 });
+
+export const keyPrefix = rule({
+  id: 'v1.auth.key-prefix',
+  title: 'A key is a service_sk_ key: the same secret presented without the prefix, or under another prefix, is refused with authentication_failed',
+  level: 'required',
+  spec: { section: 'Authentication', quote: 'The token is an API key whose format has the prefix `service_sk_`.' },
+  async check(ctx) {
+    const key = primaryKey(ctx);
+    ctx.expect(key.token.startsWith(API_KEY_PREFIX), `the target issued the key "${key.name}" without the ${API_KEY_PREFIX} prefix`);
+    const usage: Call = { name: 'usage', method: 'GET', path: '/v1/usage' };
+    const control = await call(ctx, usage, key, 'usage with the issued key');
+    ctx.expect(control.status === 200, `usage with the issued key answered ${control.status}, expected 200`);
+    const secret = key.token.slice(API_KEY_PREFIX.length);
+    // The variants carry the key's secret part under another prefix: it is a secret of its own.
+    ctx.registerSecret(secret, `${key.name}-secret-part`);
+    const variants: Array<[string, string]> = [
+      ['without its service_sk_ prefix', secret],
+      ['under the prefix live_sk_', `live_sk_${secret}`],
+      ['under the prefix SERVICE_SK_', `SERVICE_SK_${secret}`],
+    ];
+    for (const [what, token] of variants) {
+      const bent: Credential = { ...key, name: `${key.name}-prefix-variant`, token };
+      expectAuthenticationFailed(ctx, `usage with the issued key ${what}`, await call(ctx, usage, bent, `usage with the issued key ${what}`));
+    }
+  },
+});

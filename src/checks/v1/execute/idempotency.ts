@@ -176,7 +176,7 @@ const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export const keyFormat = rule({
   id: 'v1.execute.idempotency.key-format',
-  title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted',
+  title: 'Idempotency-Key values that are Identifiers (1 and 128 characters, every allowed punctuation) are accepted; values that are not (129 characters, a leading "-", a "/") are refused with a 4xx',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: {
@@ -197,7 +197,8 @@ export const keyFormat = rule({
       const admitted = res.status === 200 || (res.status === 409 && problemCode(res) === 'conflict');
       ctx.expect(admitted, `an Idempotency-Key of ${why} answered ${res.status} ${problemCode(res) ?? ''}, expected 200 (it is an Identifier)`);
     }
-    // What a key that is not an Identifier gets is not shown; record it.
+    // The header is typed Identifier, so a key that is not one makes the request invalid. Which
+    // status the refusal carries is not shown (no code is mapped to a status): any 4xx but a 409.
     const invalid = [
       { key: `K${'x'.repeat(128)}`, why: '129 characters' },
       { key: `-${unique}`, why: 'a leading "-"' },
@@ -205,7 +206,33 @@ export const keyFormat = rule({
     ];
     for (const { key, why } of invalid) {
       const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
+      ctx.expect(res.status >= 400 && res.status < 500 && res.status !== 409, `an Idempotency-Key of ${why} (not an Identifier) answered ${res.status}, expected a 4xx refusal`);
       ctx.observe(`Idempotency-Key with ${why}`, { status: res.status, code: problemCode(res) ?? null });
     }
+  },
+});
+
+export const bodyKey = rule({
+  id: 'v1.execute.idempotency.body-key',
+  title: "A turn body's own idempotencyKey (no header) keys the request: the same body replays with replayed:true, another body under it is a 409 conflict",
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    section: 'Resources > Turn request body; Endpoints > Rules 2-3',
+    quote: '| idempotencyKey | Identifier | no | … Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`. … Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay.',
+  },
+  async check(ctx) {
+    const key = newKey('bodykey');
+    const turn = { ...turnBody(ctx), idempotencyKey: key };
+    const original = await postTurn(ctx, turn, { label: 'execute (turn), idempotencyKey in the body only' });
+    ctx.expect(original.res.status === 200, `the original turn request (idempotencyKey in the body) answered ${original.res.status}, expected 200`);
+    ctx.expect(replayedFlag(original) === false, `the original turn's request.accepted carries replayed: ${String(replayedFlag(original))}, expected false`);
+    const again = await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
+    ctx.expect(again.res.status === 200, `the same turn body sent again answered ${again.res.status}, expected 200 (a replay)`);
+    ctx.expect(replayedFlag(again) === true, `the same turn body with the same body idempotencyKey was admitted with replayed: ${String(replayedFlag(again))}, expected true: the body's key was not honoured`);
+    const other = { ...turn, requestId: newKey('req') };
+    const res = await postExecute(ctx, other, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
+    ctx.expect(res.status === 409, `another turn body under the same body idempotencyKey answered ${res.status}, expected 409`);
+    ctx.expect(problemCode(res) === 'conflict', `the answer carries code "${problemCode(res)}", expected conflict`);
   },
 });

@@ -35,3 +35,19 @@ export const taskExtraProperties = rule({
     ctx.expectShape(taskResponse, res.json, 'the task response');
   },
 });
+
+export const taskObject = rule({
+  id: 'v1.execute.task.task-object',
+  title: 'A task envelope whose task is not an object (a string, an array, null) is refused with a 400 problem, not admitted',
+  level: 'required',
+  destructive: 'mutate',
+  spec: { section: 'Resources > Task request body', quote: '| task | object | yes | the work to execute |' },
+  async check(ctx) {
+    const body = taskBody(ctx, 'completes');
+    for (const [what, task] of [['a string', 'do the work'], ['an array', [body.task]], ['null', null], ['a number', 42]] as const) {
+      const res = await postExecute(ctx, { ...body, task }, { label: `execute (task) whose task is ${what}` });
+      ctx.expect(res.status === 400, `a task envelope whose task is ${what} answered ${res.status}, expected 400`);
+      ctx.expect(res.contentType.startsWith('application/problem+json'), `the refusal of a task that is ${what} came as "${res.contentType}", expected application/problem+json`);
+    }
+  },
+});

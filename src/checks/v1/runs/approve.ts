@@ -14,7 +14,7 @@ export interface ParkedRun {
   decision: string;
 }
 
-function readPath(value: unknown, path: string): unknown {
+export function readPath(value: unknown, path: string): unknown {
   let node = value;
   for (const part of path.split('.')) node = isRecord(node) ? node[part] : undefined;
   return node;
@@ -40,7 +40,7 @@ export async function parkedRun(ctx: CheckContext): Promise<ParkedRun> {
   if (!found) ctx.inconclusive(`setup failed: the "parks" run sent no ${where.event} event (events: ${stream.events.map(eventKind).join(', ') || 'none'})`);
   const digest = readPath(eventData(found), where.digestField);
   if (typeof digest !== 'string' || digest.length === 0) ctx.inconclusive(`setup failed: the ${where.event} event has no string at ${where.digestField} (fixtures.v1.approval.digestField)`);
-  if (found.id === undefined) ctx.inconclusive(`setup failed: the ${where.event} event has no id to resume after`);
+  if (found.id === undefined) ctx.fail(`the ${where.event} event carries no SSE id, so the run's stream cannot be resumed after it (Resume: Last-Event-ID carries the sequence)`);
   return { runId, digest, cursor: found.id, decision: where.approveDecision };
 }
 
@@ -68,7 +68,7 @@ export const approveResumes = rule({
 });
 
 /** The digest with its last character changed: the same format, another action. */
-function tampered(digest: string): string {
+export function tampered(digest: string): string {
   const last = digest.at(-1)!;
   return `${digest.slice(0, -1)}${last === '0' ? '1' : '0'}`;
 }

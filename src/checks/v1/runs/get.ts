@@ -30,3 +30,32 @@ export const getRun = rule({
     }
   },
 });
+
+/** RFC 3339 date-times anywhere in a JSON value, with the path they were found at. */
+function dateTimes(value: unknown, path = '$'): Array<[string, string]> {
+  if (typeof value === 'string') return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(value) ? [[path, value]] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => dateTimes(v, `${path}[${i}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => dateTimes(v, `${path}.${k}`));
+  return [];
+}
+
+export const timestampOffset = rule({
+  id: 'v1.runs.timestamp-offset',
+  title: 'Every timestamp the service returns (run resource, usage) carries a numeric UTC offset, not only Z',
+  level: 'required',
+  destructive: 'mutate',
+  spec: {
+    section: 'Resources > Shared primitives',
+    quote: '| Timestamp | string, RFC 3339 date-time | an explicit timezone offset is required (a numeric offset, not only `Z`) |',
+  },
+  async check(ctx) {
+    const runId = await startRun(ctx, 'completes');
+    const run = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back' });
+    const usage = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: primaryKey(ctx), label: 'usage' });
+    const found = [...dateTimes(run.json, 'run'), ...dateTimes(usage.json, 'usage')];
+    if (found.length === 0) ctx.notApplicable('neither the run resource nor the usage readback returned a timestamp (their fields are not shown)');
+    for (const [path, value] of found) {
+      ctx.expect(/[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
+    }
+  },
+});

@@ -10,7 +10,9 @@ export function requireBursts(ctx: CheckContext): void {
 
 /**
  * Sends GET /v1/usage with `credential` until the first 429, at most `safety.rateLimitBurstMax`
- * requests; returns that 429 answer. Without one the rule is untestable (the tier is higher than the burst).
+ * requests; returns that 429 answer. A valid request refused otherwise before any 429 is the
+ * server's failure; no 429 within the bound is inconclusive (tier values are not shown, so the
+ * tier may be above the burst), never untestable, which would blame the profile.
  */
 export async function burstUntil429(ctx: CheckContext, credential: Credential): Promise<{ limited: ProbeResponse; sent: number }> {
   requireBursts(ctx);
@@ -18,7 +20,9 @@ export async function burstUntil429(ctx: CheckContext, credential: Credential): 
   for (let sent = 1; sent <= max; sent += 1) {
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential, label: `burst request ${sent}` });
     if (res.status === 429) return { limited: res, sent };
-    if (res.status >= 400 && res.status !== 429) ctx.inconclusive(`the burst was refused with ${res.status} before any 429, after ${sent} request(s)`);
+    // 503 is the fail-closed answer of an unavailable limiter (Errors > Rules 2): legal, but it decides nothing here.
+    if (res.status === 503) ctx.inconclusive(`request ${sent} of the burst was answered 503 (the rate-limit protection is unavailable), so no 429 could be reached`);
+    if (res.status >= 400) ctx.fail(`request ${sent} of the burst, a valid GET /v1/usage, was refused with ${res.status} before any 429: over the rate limit the answer is 429`);
   }
-  ctx.untestable(`no 429 within safety.rateLimitBurstMax = ${max} requests with credential ${credential.name}: raise the bound or name a lower-tier key in fixtures.v1.rateLimitCredential`);
+  ctx.inconclusive(`no 429 within safety.rateLimitBurstMax = ${max} requests with credential ${credential.name}: the key's tier is not shown, so it may lie above the burst; raise the bound or name a lower-tier key in fixtures.v1.rateLimitCredential`);
 }

@@ -9,6 +9,25 @@ const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs:
 
 const USAGE = '/v1/usage';
 
+/** Every number in a JSON value by its path: the counters of a readback whose fields are not shown. */
+function numbers(value: unknown, path = '$', out = new Map<string, number>()): Map<string, number> {
+  if (typeof value === 'number') out.set(path, value);
+  else if (Array.isArray(value)) value.forEach((v, i) => numbers(v, `${path}[${i}]`, out));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) numbers(v, `${path}.${k}`, out);
+  return out;
+}
+
+/** How much each counter moved between two readbacks (paths present in both). */
+function deltas(before: unknown, after: unknown): Map<string, number> {
+  const b = numbers(before);
+  const out = new Map<string, number>();
+  for (const [path, n] of numbers(after)) if (b.has(path)) out.set(path, n - b.get(path)!);
+  return out;
+}
+
+/** Runs one tenant starts while the other stays idle: enough that another tenant's own background activity cannot look like them. */
+const KNOWN_RUNS = 6;
+
 function readUsage(ctx: CheckContext, credential: Credential, label: string) {
   return ctx.http.send({ method: 'GET', path: USAGE, credential, label });
 }
@@ -31,7 +50,7 @@ export const usageReadback = rule({
 
 export const usageTenantScoped = rule({
   id: 'v1.usage.tenant-scoped',
-  title: "No trace of one tenant's runs (run id or a marker sent in the task) appears in another tenant's usage readback",
+  title: "One tenant's activity shows in no other tenant's usage: neither its run ids or markers, nor its counts (the counters that move with a known number of runs of one tenant do not move as much for the other)",
   level: 'required',
   needs: { credentials: ['v1:other-tenant'], fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
@@ -47,6 +66,22 @@ export const usageTenantScoped = rule({
       const marked = await postExecute(ctx, { ...body, task: { ...(body.task as object), apicertMarker: marker } }, { credential: key, label: `setup: a marked run of tenant ${key.tenant}` });
       const markedRun = taskResponse.safeParse(marked.json);
       traces.push({ key, needles: [runId, marker, ...(markedRun.success ? [markedRun.data.run_id] : [])] });
+    }
+    // Counts: the field names are not shown, so the counters are found by what they do. Tenant A
+    // starts KNOWN_RUNS runs while B starts none; every number of A's readback that moved by at
+    // least that much counts A's activity, and the same number of B's readback must not follow it.
+    const [a, b] = tenants;
+    const beforeA = await readUsage(ctx, a, `usage of tenant ${a.tenant} before the known runs`);
+    const beforeB = await readUsage(ctx, b, `usage of tenant ${b.tenant} before the known runs`);
+    for (let i = 0; i < KNOWN_RUNS; i += 1) await startRun(ctx, 'completes', { credential: a, label: `known run ${i + 1} of tenant ${a.tenant}` });
+    const afterA = await readUsage(ctx, a, `usage of tenant ${a.tenant} after the known runs`);
+    const afterB = await readUsage(ctx, b, `usage of tenant ${b.tenant} after the known runs`);
+    const movedA = [...deltas(beforeA.json, afterA.json)].filter(([, d]) => d >= KNOWN_RUNS).map(([path]) => path);
+    const movedB = deltas(beforeB.json, afterB.json);
+    ctx.observe(`counters of tenant ${a.tenant} that moved with its ${KNOWN_RUNS} runs`, movedA, 'when empty, the readback counts nothing a run moves, and only the leak of ids is judged');
+    for (const path of movedA) {
+      const followed = movedB.get(path) ?? 0;
+      ctx.expect(followed < KNOWN_RUNS, `${path} of tenant ${b.tenant}'s usage moved by ${followed} while only tenant ${a.tenant} ran ${KNOWN_RUNS} runs: it counts another tenant's activity`);
     }
     for (const [i, mine] of traces.entries()) {
       const other = traces[1 - i]!;

@@ -124,7 +124,7 @@ function eventKey(d: ReceivedDelivery): string {
 
 export const retry = rule({
   id: 'v1.webhooks.delivery.retry',
-  title: 'A delivery answered 500 is retried with the same event_id and a valid signature (at least once)',
+  title: 'A delivery answered 500 is retried (at least once) as the same delivery: the same event_id, the byte-identical body and a valid signature (signature and timestamp may change)',
   level: 'required',
   spec: {
     section: SECTION,
@@ -151,6 +151,11 @@ export const retry = rule({
     ctx.expect(retried, `the terminal delivery answered 500 was not attempted again within ${timeout} ms`);
     const ids = new Set(attempts.map(eventIdOf));
     ctx.expect(ids.size === 1, `the retry carries another event_id than the first attempt: ${[...ids].join(', ')}`);
+    // event_id names one delivery, and the body is what the event_id stands for: a retry resends
+    // exactly the same bytes; only the signature headers (and the timestamp they sign) may change.
+    for (const d of attempts.slice(1)) {
+      ctx.expect(d.rawBody.equals(attempts[0]!.rawBody), `attempt ${d.attempt} of the terminal event carries another body than the first attempt (${d.rawBody.length} vs ${attempts[0]!.rawBody.length} bytes)`);
+    }
     // Whether signatures verify at all is the signature rule's verdict; a retry must be signed as well as the first attempt.
     if (await macMatches(attempts[0]!, hook.secret)) {
       for (const d of attempts.slice(1)) ctx.expect(await macMatches(d, hook.secret), `attempt ${d.attempt} of the terminal event does not carry a valid signature although the first did`);

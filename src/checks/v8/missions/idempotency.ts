@@ -1,4 +1,5 @@
 /** Endpoints > Rules 2 and 3: Idempotency-Key on mutating operations. */
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
@@ -76,7 +77,7 @@ export const keyFormat = rule({
 
 export const replay = rule({
   id: 'v8.missions.idempotency.replay',
-  title: 'The same key and body returns the original response and starts no second mission',
+  title: 'The same key and body returns the original response (status and body, whatever the mission did since) and starts no second mission',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: {
@@ -93,11 +94,15 @@ export const replay = rule({
     ctx.expect(second.status === first.status, `the replay answered ${second.status}, the original ${first.status}`);
     const replayed = ctx.expectShape(missionProjection, second.json, 'the replayed response');
     ctx.expect(replayed.runId === original.runId, `the replay returned runId ${replayed.runId}, the original ${original.runId}: the request was executed twice`);
-    ctx.observe('replayed body identical to the original', second.text === first.text);
+    // "returns the original response": the whole body, not the mission's later progress.
+    ctx.expect(isDeepStrictEqual(second.json, first.json), `the replay's body differs from the original response: original ${first.text.slice(0, 300)}, replay ${second.text.slice(0, 300)}`);
+    ctx.observe('replayed body byte-identical to the original', second.text === first.text);
     // Re-execution would show as a second start on the mission's own stream.
     const stream = await followToTerminal(ctx, original.runId, 'succeeds');
     const starts = stream.events.filter((e) => e.event === 'mission.started').length;
     ctx.expect(starts <= 1, `the mission's stream shows ${starts} mission.started events`);
+    const late = await postMission(ctx, body, { key, label: 'create (replay after the mission ended)' });
+    ctx.expect(late.status === first.status && isDeepStrictEqual(late.json, first.json), `a replay after the mission ended answered ${late.status} ${late.text.slice(0, 300)}, not the original ${first.status} ${first.text.slice(0, 300)}`);
   },
 });
 

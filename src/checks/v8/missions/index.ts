@@ -1,10 +1,12 @@
 /** Every /v8 missions rule, in the order a reader meets them in the spec. */
+import { rateLimit429 } from './rate-limit.ts';
 import type { Rule } from '../../../rule/index.ts';
 import { expiredToken, missingToken, scope403 } from './auth.ts';
 import { cancelled } from './cancel.ts';
 import { createAccepted, createBudgetBounds, createMalformedJson, createMissingFields } from './create.ts';
 import { afterTerminal, closesAfterTerminal, eventsShape, eventsTraceId, eventsUnknown, replayWindow, resume } from './events.ts';
 import { getOk, getOtherPrincipal, getUnknown } from './get.ts';
+import { lifecycleModel } from './lifecycle.ts';
 import { cancelKeyRequired, conflict, keyFormat, keyRequired, replay, signalsKeyRequired } from './idempotency.ts';
 import { signalAccepted, signalConflict, signalTerminal, signalValidation } from './signals.ts';
 import { sequenceMonotonic, terminalConsistent, timeLimit } from './states.ts';
@@ -41,4 +43,6 @@ export const v8MissionRules: Rule[] = [
   sequenceMonotonic,
   terminalConsistent,
   timeLimit,
+  rateLimit429,
+  lifecycleModel,
 ];

@@ -4,6 +4,14 @@ import { createMission, fixture, followEvents, getMission, newKey, writer, MISSI
 import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../support/read.ts';
 import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
 
+/** Field names that say "secret" whatever the value: what common practice and the seeds name sensitive. */
+const SENSITIVE_FIELD = /(password|passphrase|secret|token|api[-_]?key|private[-_]?key|credentials?|authorization|cookie)$/i;
+
+/** Whether a canary sat under a field named sensitive (`goalSpec.apiKey`, `signal payload.authorization`). */
+function namedSensitive(plantedAt: string): boolean {
+  return SENSITIVE_FIELD.test(plantedAt.split(/[.\s]/).filter(Boolean).at(-1) ?? '');
+}
+
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read', 'v8:holding:memory:read', 'v8:holding:missions:write+missions:read', 'v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] } });
 
 /** Everything read back in one run of the check, scanned as it arrives. */
@@ -82,7 +90,7 @@ async function plantInSignals(ctx: CheckContext, c: CanarySet, seen: Collector):
 
 export const redactionCanaries = rule({
   id: 'v8.redaction.canaries',
-  title: 'Canary secrets planted in goals, signal payloads, memory queries and capability searches never come back in a response, event or trace',
+  title: 'Canary secrets planted under fields named sensitive (apiKey, password, token, authorization) in goals and signal payloads never come back in a response, event or trace; values sensitive only by shape are recorded',
   level: 'required',
   spec: {
     section: 'What the service does; Resources > Trace; Errors',
@@ -131,12 +139,15 @@ export const redactionCanaries = rule({
 
     ctx.observe('read back', { bodiesAndEvents: seen.scanned, traces, canaries: c.all.length });
     if (seen.markers.size > 0) ctx.observe('redaction markers seen', [...seen.markers]);
-    const freeText = seen.sightings.filter((s) => s.shape === 'free-text');
-    if (freeText.length > 0) {
-      ctx.observe('free-text canaries echoed', freeText.map((s) => `${s.plantedAt} → ${s.where} at ${s.path}`), 'the seed does not define "sensitive"; a secret inside free text is not judged');
+    // The seed never defines "sensitive": only values named so by their field (passwords, tokens,
+    // API keys, Authorization) are required to be redacted; a value sensitive only by its shape
+    // (a PEM block, a bearer string under a neutral field, free text) is recorded.
+    const byShapeOnly = seen.sightings.filter((s) => !namedSensitive(s.plantedAt));
+    if (byShapeOnly.length > 0) {
+      ctx.observe('canaries sensitive only by shape echoed', [...new Set(byShapeOnly.map((s) => `${s.shape} from ${s.plantedAt} → ${s.where} at ${s.path}`))], 'the seed does not define "sensitive"; content under a neutral field is not judged');
     }
     ctx.expect(traces > 0, 'no trace was read back, so the most likely echo of a goal was not examined');
-    const leaks = seen.sightings.filter((s) => s.shape !== 'free-text');
+    const leaks = seen.sightings.filter((s) => namedSensitive(s.plantedAt));
     const described = [...new Set(leaks.map((s) => `the ${s.shape} canary from ${s.plantedAt} came back in ${s.where} at ${s.path}`))];
     ctx.expect(leaks.length === 0, `${described.length} canary sighting(s): ${described.slice(0, 10).join('; ')}${described.length > 10 ? ` (+${described.length - 10} more)` : ''}`);
   },

@@ -12,7 +12,10 @@ export const v1ExecuteFaults = [
   { id: 'v1.execute.idempotency.conflict/replays-different-body', description: 'the same key with another request is answered as a replay' },
   { id: 'v1.execute.idempotency.scope/global-keys', description: 'idempotency keys are shared across principals and tenants' },
   { id: 'v1.execute.idempotency.normalized/raw-text', description: 'the request digest is taken over the raw text, so reordered keys conflict' },
+  { id: 'v1.execute.idempotency.key-format/any-key', description: 'Idempotency-Key values that are not Identifiers (129 characters, a "/") are accepted' },
   { id: 'v1.execute.idempotency.key-format/min-16-chars', description: 'Idempotency-Key values shorter than 16 characters are rejected' },
   { id: 'v1.execute.idempotency.retry-after-429/key-burnt', description: 'a 429 answer is remembered under the idempotency key and replayed' },
   { id: 'v1.execute.idempotency.retry-after-503/key-burnt', description: 'a 503 answer is remembered under the idempotency key and replayed' },
+  { id: 'v1.execute.task.task-object/any-task', description: 'a task envelope whose task is not an object (a string, an array) is admitted' },
+  { id: 'v1.execute.idempotency.body-key/ignored', description: "the turn body's own idempotencyKey is ignored, so a replay keyed only in the body starts a second run" },
 ] as const satisfies readonly FaultDefinition[];

@@ -20,6 +20,7 @@ export const v1WebhooksFaults = [
   { id: 'v1.webhooks.delivery.signature-valid/signs-reserialized-body', description: 'the MAC covers a re-serialized body, not the bytes sent' },
   { id: 'v1.webhooks.delivery.terminal-events/no-run-failed', description: 'failed runs produce no run.failed delivery' },
   { id: 'v1.webhooks.delivery.retry/no-retry', description: 'a delivery answered 500 is never retried' },
+  { id: 'v1.webhooks.delivery.retry/body-changes', description: 'a retry carries the same event_id but another body (an attempt counter)' },
   { id: 'v1.webhooks.delivery.retry/new-event-id', description: 'a retry carries a new event_id' },
   { id: 'v1.webhooks.delivery.sequence-order/constant-sequence', description: 'every delivery of a run carries sequence 0' },
   { id: 'v1.webhooks.deliveries.listing/no-run-id', description: 'the delivery listing omits run ids' },

@@ -27,7 +27,8 @@ export function executeSchemas(fake: FakeContext): ExecuteSchemas {
   let turn: z.ZodType = turnRequest;
   if (fake.faults.has('v1.execute.turn.bodies/client-open')) turn = turnRequest.extend({ client: z.looseObject(clientInfo.shape) });
   if (fake.faults.has('v1.execute.turn.bodies/timeout-unbounded')) turn = turnRequest.extend({ timeoutMs: z.number().int().min(1000).optional() });
-  const task = fake.faults.has('v1.execute.task.extra-properties/rejected') ? z.strictObject(taskRequest.shape) : taskRequest;
+  let task: z.ZodType = fake.faults.has('v1.execute.task.extra-properties/rejected') ? z.strictObject(taskRequest.shape) : taskRequest;
+  if (fake.faults.has('v1.execute.task.task-object/any-task')) task = taskRequest.extend({ task: z.unknown() });
   return { turn, task };
 }
 
@@ -40,10 +41,11 @@ function withoutTurnMarker(body: unknown): unknown {
 
 /** The Idempotency-Key (header, or a turn body's `idempotencyKey`); answers 400 itself when it is malformed. */
 function idempotencyKey({ fake, v1 }: V1Surface, r: RouteRequest, body: unknown, isTask: boolean): { key: string | undefined } | undefined {
-  const bodyKey = !isTask && isRecord(body) && typeof body.idempotencyKey === 'string' ? body.idempotencyKey : undefined;
+  const bodyKey = !isTask && !fake.faults.has('v1.execute.idempotency.body-key/ignored') && isRecord(body) && typeof body.idempotencyKey === 'string' ? body.idempotencyKey : undefined;
   const key = r.header('idempotency-key') ?? bodyKey;
   const tooShort = key !== undefined && key.length < 16 && fake.faults.has('v1.execute.idempotency.key-format/min-16-chars');
-  if (key !== undefined && (!identifier.safeParse(key).success || tooShort)) {
+  const lax = fake.faults.has('v1.execute.idempotency.key-format/any-key');
+  if (key !== undefined && ((!identifier.safeParse(key).success && !lax) || tooShort)) {
     v1.problem(r.res, 400, 'invalid_request', { detail: 'Idempotency-Key must be an Identifier: 1-128 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$.', retryable: false, fieldErrors: [{ path: 'Idempotency-Key', code: 'invalid_string', message: 'not an Identifier' }] });
     return undefined;
   }

@@ -34,8 +34,9 @@ export function isFinished(run: Run): boolean {
 }
 
 /** Timestamps with a numeric offset: the spec's Timestamp wants more than `Z`. */
-function timestamp(): string {
-  return new Date().toISOString().replace('Z', '+00:00');
+function timestamp(zulu: boolean): string {
+  const now = new Date().toISOString();
+  return zulu ? now : now.replace('Z', '+00:00');
 }
 
 /** /v1 runs and their scripted lives inside one fake; every event is also published on `fake.runEvents`. */
@@ -57,7 +58,7 @@ export class RunEngine {
       events: [],
       listeners: new Set(),
       timers: [],
-      createdAt: timestamp(),
+      createdAt: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')),
     };
     this.runs.set(run.id, run);
     this.emit(run, ACCEPTED, { replayed: false });
@@ -91,7 +92,9 @@ export class RunEngine {
   }
 
   approve(run: Run, digest: string, decision: 'approved' | 'rejected', ignoreDigest: boolean): 'approved' | 'not-parked' | 'digest-mismatch' {
-    if (run.state !== 'parked') return 'not-parked';
+    // Under the fault a cancelled run still holds its digest, and approving it brings it back.
+    const revive = run.state === 'cancelled' && run.actionDigest !== undefined && this.fake.faults.has('v1.runs.lifecycle.model/approve-revives-cancelled');
+    if (run.state !== 'parked' && !revive) return 'not-parked';
     if (digest !== run.actionDigest && !ignoreDigest) return 'digest-mismatch';
     run.state = 'in_flight';
     delete run.actionDigest;
@@ -103,7 +106,7 @@ export class RunEngine {
   cancel(run: Run): void {
     for (const timer of run.timers) this.fake.lifecycle.cancel(timer);
     run.timers = [];
-    delete run.actionDigest;
+    if (!this.fake.faults.has('v1.runs.lifecycle.model/approve-revives-cancelled')) delete run.actionDigest;
     run.state = 'cancelled';
     this.emit(run, CANCELLED, { reason: 'cancelled by request' });
   }
@@ -149,7 +152,7 @@ export class RunEngine {
     const event: RunEvent = {
       sequence,
       type,
-      data: { apiVersion: 'v1', event_id: `${run.id}.${sequence}`, run_id: run.id, sequence, type, created_at: timestamp(), ...payload },
+      data: { apiVersion: 'v1', event_id: `${run.id}.${sequence}`, run_id: run.id, sequence, type, created_at: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload },
     };
     run.events.push(event);
     for (const listener of run.listeners) listener(event);

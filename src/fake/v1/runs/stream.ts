@@ -29,7 +29,8 @@ function crowdSkips(fake: FakeContext, run: Run, after: number, reader: boolean)
 
 function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, replayed: boolean): void {
   let data = streamedEventData(fake, e, replayed);
-  let id: string | undefined = String(e.sequence);
+  // The resume fault keeps each event's identity in its data (event_id) but sends no SSE id.
+  let id: string | undefined = fake.faults.has('v1.runs.events.resume/no-sse-ids') ? undefined : String(e.sequence);
   if (e.type === 'run.progress' && fake.faults.has('v1.runs.events.identity/progress-without-id')) {
     id = undefined;
     const { event_id: _dropped, ...rest } = data;
@@ -62,7 +63,10 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     options.onEarlyClose?.();
     end();
   });
+  // Under the fault a resume (Last-Event-ID given) leaves out the request.cancelled it should replay.
+  const skipCancelled = after > 0 && fake.faults.has('v1.runs.lifecycle.model/resume-skips-cancelled-event');
   for (const e of engine.eventsAfter(run, after)) {
+    if (skipCancelled && e.type === CANCELLED) continue;
     write(e);
     if (ended) return;
   }

@@ -129,6 +129,10 @@ export class WebhookEngine {
       delivery.eventId = newId('evt_');
       delivery.body = { ...delivery.body, event_id: delivery.eventId };
     }
+    if (delivery.attempts.length > 0 && this.fake.faults.has('v1.webhooks.delivery.retry/body-changes')) {
+      // Same event_id, other bytes: the retry is no longer the same delivery.
+      delivery.body = { ...delivery.body, delivery_attempt: delivery.attempts.length + 1 };
+    }
     const outcome = await this.post(endpoint, delivery, endpoint.url, true);
     delivery.attempts.push({ at: new Date().toISOString(), ...outcome });
     if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {

@@ -35,9 +35,6 @@ function cursor(runId: string, n: number): string {
   return `c${n.toString(36)}.${runId.slice(-8)}`;
 }
 
-/** How many events a stream can resume from; older cursors get 409. */
-export const REPLAY_WINDOW = 1000;
-
 export function isTerminal(status: MissionStatus): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
@@ -91,7 +88,7 @@ export class MissionEngine {
     const match = /^c([0-9a-z]+)\.(.{8})$/.exec(lastEventId);
     if (!match || match[2] !== mission.runId.slice(-8)) return 'outside';
     const n = Number.parseInt(match[1]!, 36);
-    if (!(n >= 0 && n < mission.events.length) || n < mission.events.length - REPLAY_WINDOW) return 'outside';
+    if (!(n >= 0 && n < mission.events.length) || n < mission.events.length - this.fake.config.v8ReplayWindow) return 'outside';
     return n;
   }
 
@@ -116,8 +113,9 @@ export class MissionEngine {
     return `trc.${mission.runId.slice(-12)}.${k}`;
   }
 
-  cancel(mission: Mission, reason: string): void {
-    if (isTerminal(mission.status)) return;
+  /** `recheck: false` only under the fault that commits a cancel without looking at the state again. */
+  cancel(mission: Mission, reason: string, options: { recheck?: boolean } = {}): void {
+    if (isTerminal(mission.status) && options.recheck !== false) return;
     this.finish(mission, 'cancelled', 'mission.cancelled', { runId: mission.runId, reason });
   }
 

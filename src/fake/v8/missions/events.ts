@@ -4,12 +4,13 @@ import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
 import { sseFrame } from '../../sse-framing.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
+import { skipsCancelOnResume } from './sequence-faults.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
 
-function writeEvent(fake: FakeContext, res: ServerResponse, event: StoredEvent): void {
-  const fields = { event: event.event, data: event.data, ...(event.sendId ? { id: String(event.id) } : {}) };
+function writeEvent(fake: FakeContext, res: ServerResponse, event: StoredEvent, idSuffix = ''): void {
+  const fields = { event: event.event, data: event.data, ...(event.sendId ? { id: `${event.id}${idSuffix}` } : {}) };
   res.write(sseFrame(fields, fake.variants.has('v8.missions/sse-framing')));
 }
 
@@ -22,6 +23,7 @@ function resumeAfter({ fake, v8, engine }: MissionSurface, r: RouteRequest, miss
   const lastEventId = r.header('last-event-id');
   if (lastEventId === undefined) return -1;
   const found = engine.locate(mission, lastEventId);
+  if (fake.faults.has('v8.missions.events.resume/ignores-cursor')) return -1;
   if (found !== 'outside') return fake.faults.has('v8.missions.events.resume/repeats-cursor-event') ? found - 1 : found;
   if (fake.faults.has('v8.missions.events.replay-window-409/unknown-cursor-replays')) return -1;
   v8.problem(r.res, 409, 'cursor_outside_window', 'Last-Event-ID is outside the replay window: re-fetch the stream from the beginning.');
@@ -34,14 +36,14 @@ const readersFromStart = new WeakMap<Mission, number>();
  * How the load faults bend the fifth and later readers of one mission from its start (a crowd
  * only load brings): `write` sends an event to such a reader, skipping or doubling it.
  */
-function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission: Mission, after: number): (e: StoredEvent) => void {
+function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission: Mission, after: number): (e: StoredEvent, idSuffix?: string) => void {
   const crowd = after === -1 ? (readersFromStart.get(mission) ?? 0) + 1 : 0;
   if (crowd > 0) readersFromStart.set(mission, crowd);
   const gap = crowd > 4 && fake.faults.has('load.v8.events.fanout-same-events/late-subscriber-gap');
   const twice = crowd > 4 && fake.faults.has('load.v8.events.fanout-one-terminal/duplicate-terminal');
-  return (e) => {
+  return (e, idSuffix = '') => {
     if (gap && e.event === 'mission.started') return;
-    writeEvent(fake, res, e);
+    writeEvent(fake, res, e, idSuffix);
     if (twice && isTerminalEvent(e)) writeEvent(fake, res, e);
   };
 }
@@ -49,6 +51,8 @@ function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission:
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
   res.writeHead(200, SSE_HEADERS);
+  // A resume at the tail of a waiting mission has nothing to send yet; the reader still gets its headers now.
+  res.flushHeaders();
   const send = crowdWriter(fake, res, mission, after);
   const holdOpen = fake.faults.has('v8.missions.events.closes-after-terminal/held-open');
   let ended = false;
@@ -66,8 +70,12 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', end);
   let sentTerminal = false;
+  // The fault renames the events a resumed stream replays: the same event under another cursor.
+  const idSuffix = after >= 0 && fake.faults.has('v8.missions.events.resume/ids-change-on-resume') ? '.r' : '';
+  const skipCancel = skipsCancelOnResume(fake, after);
   for (const e of engine.eventsAfter(mission, after)) {
-    send(e);
+    if (skipCancel && e.event === 'mission.cancelled') continue;
+    send(e, idSuffix);
     if (isTerminalEvent(e)) sentTerminal = true;
   }
   if ((sentTerminal || isTerminal(mission.status)) && !holdOpen) {
@@ -90,6 +98,13 @@ export function events(surface: MissionSurface, r: RouteRequest): void {
     } else {
       v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
     }
+    return;
+  }
+  if (fake.faults.has('v8.missions.events.shape/json-never-ends')) {
+    // A stream served as JSON that never ends: the reader must judge the content type, not wait.
+    r.res.writeHead(200, { 'content-type': 'application/json' });
+    r.res.write('{"events": [');
+    fake.lifecycle.onClose(() => r.res.destroy());
     return;
   }
   const after = resumeAfter(surface, r, mission);

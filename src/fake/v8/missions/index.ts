@@ -4,15 +4,24 @@ import type { Route, RouteRequest } from '../../http.ts';
 import { ownerOf } from '../principal.ts';
 import type { MissionEngine } from './engine.ts';
 import { events } from './events.ts';
+import { perPrincipalLimit } from './rate-limit.ts';
+import { cancelWithGap, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
 const RUN_ID = '([^/]+)';
 
-async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
+/** The mission as it is now, under the original's status: a replay that is not the original response. */
+function currentProjection(engine: MissionEngine, stored: StoredResponse): StoredResponse {
+  const runId = (JSON.parse(stored.body) as { runId: string }).runId;
+  const mission = engine.missions.get(runId);
+  return mission ? { status: stored.status, body: JSON.stringify({ ...engine.projection(mission), sequence: engine.projection(mission).sequence + 1 }) } : stored;
+}
+
+async function create(surface: MissionSurface, r: RouteRequest, limited: ReturnType<typeof perPrincipalLimit>): Promise<void> {
   const { fake, v8, engine } = surface;
   const caller = v8.authorize(r, fake.faults.has('v8.missions.auth.scope-403/create-without-write') ? undefined : 'missions:write');
-  if (!caller) return;
+  if (!caller || !limited(surface, r, caller)) return;
   const key = idempotencyKey(surface, r, fake.faults.has('v8.missions.idempotency.key-required/optional-on-create'));
   if (key === undefined) return;
   const body = await jsonBody(surface, r);
@@ -28,6 +37,7 @@ async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
     replayConflict: fake.faults.has('v8.missions.idempotency.conflict/replays-different-body'),
     reExecuteReplay: fake.faults.has('v8.missions.idempotency.replay/re-executes'),
     conflictDetail: 'This Idempotency-Key was used with a different body: use a new key for a new request.',
+    ...(fake.faults.has('v8.missions.idempotency.replay/current-projection') ? { replayCurrent: (stored: StoredResponse) => currentProjection(engine, stored) } : {}),
   };
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
@@ -54,7 +64,7 @@ function get(surface: MissionSurface, r: RouteRequest): void {
   v8.json(r.res, 200, fake.faults.has('v8.missions.get.ok/sequence-as-string') ? { ...projection, sequence: String(projection.sequence) } : projection);
 }
 
-function cancel(surface: MissionSurface, r: RouteRequest): void {
+async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
   const caller = v8.authorize(r, 'missions:write');
   if (!caller) return;
@@ -65,15 +75,17 @@ function cancel(surface: MissionSurface, r: RouteRequest): void {
     v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
     return;
   }
-  if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect')) engine.cancel(mission, 'cancelled by request');
+  if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect') && !(await cancelWithGap(fake, engine, mission, 'cancelled by request'))) engine.cancel(mission, 'cancelled by request');
+  reviveAfterSignal(fake, mission);
   v8.json(r.res, 200, engine.projection(mission));
 }
 
 /** POST /v8/missions, GET one, its events, signals and cancel. */
 export function missionsRoutes(fake: FakeContext, engine: MissionEngine): Route[] {
   const surface = missionSurface(fake, engine);
+  const limited = perPrincipalLimit();
   return [
-    { method: 'POST', pattern: /^\/v8\/missions$/, handler: (r) => create(surface, r) },
+    { method: 'POST', pattern: /^\/v8\/missions$/, handler: (r) => create(surface, r, limited) },
     { method: 'GET', pattern: new RegExp(`^/v8/missions/${RUN_ID}$`), handler: (r) => get(surface, r) },
     { method: 'GET', pattern: new RegExp(`^/v8/missions/${RUN_ID}/events$`), handler: (r) => events(surface, r) },
     { method: 'POST', pattern: new RegExp(`^/v8/missions/${RUN_ID}/signals$`), handler: (r) => signals(surface, r) },

@@ -91,13 +91,15 @@ export interface KeyBend {
   reExecuteReplay: boolean;
   /** The 409's detail. */
   conflictDetail: string;
+  /** Answers a replay with what the resource is now instead of the stored original. */
+  replayCurrent?: (stored: StoredResponse) => StoredResponse;
 }
 
 /** A repeated key: answers the replay or the 409 itself and returns true; false for a new key (or a re-executed replay). */
 export function answeredByKey(surface: MissionSurface, r: RouteRequest, scope: { key: string; scopeKey: string; fingerprint: string }, bend: KeyBend): boolean {
   const seen = surface.idempotency.lookup(scope.scopeKey, scope.key, scope.fingerprint);
   if ((seen.kind === 'replay' && !bend.reExecuteReplay) || (seen.kind === 'conflict' && bend.replayConflict)) {
-    respondStored(surface, r.res, seen.stored);
+    respondStored(surface, r.res, seen.kind === 'replay' && bend.replayCurrent ? bend.replayCurrent(seen.stored) : seen.stored);
     return true;
   }
   if (seen.kind === 'conflict') {

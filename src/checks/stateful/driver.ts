@@ -1,0 +1,215 @@
+/**
+ * Runs model-based rules: fast-check generates sequences of commands (`fc.commands`), each sequence
+ * runs against the target and a model of what the seeds allow (`fc.asyncModelRun`), and a failing
+ * sequence is shrunk and reported as numbered requests with curl lines.
+ */
+import fc from 'fast-check';
+import { CheckFailure, NotApplicable, TransportError, Untestable, type CheckContext } from '../../rule/index.ts';
+import { formatCounterexample, Transcript, type TranscriptStep } from './transcript.ts';
+
+/** What every command of a model-based rule gets besides the model. */
+export interface Real {
+  ctx: CheckContext;
+  transcript: Transcript;
+  /** Requests this rule may still send; commands run as no-ops once it is spent. */
+  budget: RuleBudget;
+}
+
+export class RuleBudget {
+  private readonly ctx: CheckContext;
+  private readonly limit: number;
+  constructor(ctx: CheckContext, limit: number) {
+    this.ctx = ctx;
+    this.limit = limit;
+  }
+  get used(): number {
+    return this.ctx.http.evidence.length;
+  }
+  get spent(): boolean {
+    return this.used >= this.limit;
+  }
+}
+
+/**
+ * A command of a model-based rule. `act` sends the requests and judges every answer against the
+ * set the model allows; the driver brackets it in the transcript and skips it once the budget is spent.
+ */
+export abstract class ModelCommand<M extends object> implements fc.AsyncCommand<M, Real> {
+  abstract check(model: Readonly<M>): boolean;
+  abstract toString(): string;
+  protected abstract act(model: M, real: Real): Promise<void>;
+
+  async run(model: M, real: Real): Promise<void> {
+    if (real.budget.spent) return;
+    real.transcript.begin(this.toString());
+    try {
+      await this.act(model, real);
+    } finally {
+      real.transcript.end();
+    }
+  }
+}
+
+/** Every model counts its steps, so messages can say where something was learnt. */
+export interface Stepped {
+  step: number;
+}
+
+/** Lets time pass between operations, so the target's own progress interleaves with them. */
+class Pause<M extends Stepped> extends ModelCommand<M> {
+  private readonly ms: number;
+  constructor(ms: number) {
+    super();
+    this.ms = ms;
+  }
+  check(): boolean {
+    return true;
+  }
+  toString(): string {
+    return `wait ${this.ms} ms`;
+  }
+  protected async act(model: M, { ctx }: Real): Promise<void> {
+    model.step += 1;
+    await ctx.sleep(this.ms);
+  }
+}
+
+/** A command on one of the things a sequence made (a mission, a run), picked by a generated index. */
+export abstract class PickCommand<M extends Stepped, T extends { label: string }> extends ModelCommand<M> {
+  protected readonly n: number;
+  protected abstract readonly noun: string;
+  constructor(n: number) {
+    super();
+    this.n = n;
+  }
+  protected abstract items(model: Readonly<M>): readonly T[];
+  check(model: Readonly<M>): boolean {
+    return this.items(model).length > 0;
+  }
+  protected picked(model: Readonly<M>): T {
+    const items = this.items(model);
+    return items[this.n % items.length]!;
+  }
+  /** Counts the step, and titles it with what it does to which one. */
+  protected target(model: M, real: Real, verb: string): T {
+    model.step += 1;
+    const item = this.picked(model);
+    real.transcript.retitle(`${verb} ${this.noun} ${item.label}`);
+    return item;
+  }
+}
+
+/**
+ * Sends operations at once, released in the order the fast-check scheduler picks (the target
+ * sees them overlap); the transcript records that order.
+ */
+export async function sendInSchedulerOrder<Op extends string, R>(s: fc.Scheduler, ops: readonly Op[], send: (op: Op, i: number) => Promise<R>, transcript: Transcript): Promise<R[]> {
+  const pending = ops.map((op, i) => s.schedule(Promise.resolve(), `${op}#${i + 1}`).then(() => send(op, i)));
+  await s.waitIdle();
+  const answers = await Promise.all(pending);
+  transcript.schedule(s.report().map((t) => t.label).join(' -> '));
+  return answers;
+}
+
+export function pauses<M extends Stepped>(): fc.Arbitrary<fc.AsyncCommand<M, Real>> {
+  return fc.constantFrom(20, 80, 200).map((ms) => new Pause<M>(ms));
+}
+
+export interface ModelBounds {
+  runs: number;
+  commands: number;
+  timeMs: number;
+  requests: number;
+}
+
+export function modelBounds(ctx: CheckContext): ModelBounds {
+  const s = ctx.profile.safety;
+  return { runs: s.modelRuns, commands: s.modelCommands, timeMs: s.modelTimeMs, requests: s.modelRequests };
+}
+
+export interface ModelSpec<M extends object> {
+  commands: Array<fc.Arbitrary<fc.AsyncCommand<M, Real>>>;
+  /** A fresh model per sequence; it may throw Untestable when a fixture is missing. */
+  model: () => M;
+  /** Commands every sequence starts with (the first mission), so generated steps have something to act on. */
+  start?: () => Array<ModelCommand<M>>;
+  /** Leaves the target tidy after a sequence (cancels what it started); never judged, never in the transcript. */
+  cleanup?: (model: M, real: Real) => Promise<void>;
+}
+
+interface FailedSequence {
+  steps: TranscriptStep[];
+  violation: string;
+}
+
+function isVerdictError(error: unknown): error is Untestable | NotApplicable | TransportError {
+  return error instanceof Untestable || error instanceof NotApplicable || error instanceof TransportError;
+}
+
+/**
+ * Runs up to `modelRuns` sequences of up to `modelCommands` commands within `modelTimeMs` and
+ * `modelRequests`. A violation fails the rule with the shrunk sequence; transport trouble, a spent
+ * run-wide budget or a missing fixture end it with that verdict instead.
+ */
+export async function runModel<M extends object>(ctx: CheckContext, spec: ModelSpec<M>): Promise<void> {
+  const bounds = modelBounds(ctx);
+  const budget = new RuleBudget(ctx, bounds.requests);
+  let stopped: Untestable | NotApplicable | TransportError | undefined;
+  let lastFailure: FailedSequence | undefined;
+  let sequences = 0;
+  let commands = 0;
+
+  // Shrinking gets at most half the time: a longer counterexample found in time beats none.
+  let shrinkUntil = Number.POSITIVE_INFINITY;
+  const property = fc.asyncProperty(fc.commands(spec.commands, { maxCommands: bounds.commands, size: 'max' }), async (cmds) => {
+    // After transport trouble or a spent budget every further sequence would judge nothing.
+    if (stopped || budget.spent || performance.now() > shrinkUntil) return;
+    const transcript = new Transcript(ctx.http);
+    const real: Real = { ctx, transcript, budget };
+    const model = spec.model();
+    sequences += 1;
+    try {
+      for (const command of spec.start?.() ?? []) await command.run(model, real);
+      await fc.asyncModelRun(() => ({ model, real }), cmds);
+      commands += transcript.steps.length;
+    } catch (error) {
+      if (isVerdictError(error)) {
+        stopped = error;
+        return;
+      }
+      if (error instanceof CheckFailure) {
+        lastFailure = { steps: [...transcript.steps], violation: error.message };
+        if (shrinkUntil === Number.POSITIVE_INFINITY) shrinkUntil = performance.now() + bounds.timeMs / 2;
+      }
+      throw error;
+    } finally {
+      await spec.cleanup?.(model, real).catch(() => undefined);
+    }
+  });
+
+  const details = await fc.check(property, {
+    seed: ctx.seed,
+    numRuns: bounds.runs,
+    interruptAfterTimeLimit: bounds.timeMs,
+    markInterruptAsFailure: false,
+    endOnFailure: false,
+  });
+  const error = details.failed ? details.errorInstance : undefined;
+  // A violation seen stands even when the budget or the transport gave out while shrinking it.
+  if (!(error instanceof CheckFailure && lastFailure) && stopped) throw stopped;
+  if (details.failed) {
+    if (!(error instanceof CheckFailure) || !lastFailure) {
+      // Anything but a judged violation is a defect of the rule itself: let the runner say so.
+      throw error instanceof Error ? error : new Error(String(error));
+    }
+    const text = formatCounterexample(lastFailure.steps, lastFailure.violation, { ruleId: ctx.rule.id, seed: details.seed, path: details.counterexamplePath ?? undefined, runs: details.numRuns });
+    throw new CheckFailure(`${lastFailure.violation}\n\n${text}`, {
+      seed: details.seed,
+      path: details.counterexamplePath,
+      numRuns: details.numRuns,
+      value: lastFailure.steps.map((s, i) => `${i + 1}. ${s.title}`),
+    });
+  }
+  if (commands === 0) ctx.untestable(`no command ran within safety.modelRequests = ${bounds.requests} and safety.modelTimeMs = ${bounds.timeMs}: raise them`);
+  ctx.observe('sequences run', { sequences, commands, requests: budget.used, interrupted: details.interrupted }, `seed ${details.seed}; bounds: ${bounds.runs} sequences, ${bounds.commands} commands, ${bounds.timeMs} ms, ${bounds.requests} requests`);
+}

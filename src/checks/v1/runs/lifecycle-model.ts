@@ -1,0 +1,393 @@
+/**
+ * A model of /v1 task runs as the seeds describe them: in flight, parked awaiting approval,
+ * finished. The run resource's fields are not shown, so the model judges what is shown: answers to
+ * execute, approve and cancel, and the run's event stream (sequence ids, resume, terminal events).
+ */
+import fc from 'fast-check';
+import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
+import { taskResponse } from '../../../contract/v1/task.ts';
+import type { CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
+import { answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
+import { ModelCommand, pauses, PickCommand, sendInSchedulerOrder, type Real } from '../../stateful/driver.ts';
+import { EventLog } from '../../stateful/event-log.ts';
+import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
+import { readPath, tampered } from './approve.ts';
+
+const READ_MS = 200;
+const HEADERS_MS = 1_000;
+const MAX_RUNS = 3;
+const LABELS = 'ABC';
+
+/** `parks` stays parked until approved or cancelled; `completes` finishes by itself. */
+export type RunFixture = 'parks' | 'completes';
+
+interface RunModel {
+  label: string;
+  fixture: RunFixture;
+  runId: string;
+  key: string;
+  body: Record<string, unknown>;
+  original: Answer;
+  log: EventLog;
+  /** The digest announced by the approval event, and where that event is in the log. */
+  digest?: string;
+  approvalAt?: number;
+  cancelSent: boolean;
+  /** An approve with the announced digest answered 200. */
+  approved: boolean;
+}
+
+export interface RunsModel {
+  fixtures: Partial<Record<RunFixture, Record<string, unknown>>>;
+  approval: { event: string; digestField: string; decision: string };
+  terminal: ReadonlySet<string>;
+  runs: RunModel[];
+  step: number;
+}
+
+/** Whether the run may have finished by now: the model cannot rule it out. */
+function mayHaveFinished(r: RunModel): boolean {
+  return r.fixture !== 'parks' || r.approved || r.cancelSent || r.log.terminalAt() >= 0;
+}
+
+/** Parked for sure: the approval event was read and nothing since could have moved the run. */
+function knownParked(r: RunModel): boolean {
+  return r.fixture === 'parks' && r.approvalAt !== undefined && !r.cancelSent && !r.approved;
+}
+
+// ---- judging the event stream ----
+
+function sequenceOf(e: SseEvent): number | undefined {
+  return e.id !== undefined && /^\d+$/.test(e.id.trim()) ? Number(e.id.trim()) : undefined;
+}
+
+/** Judges one read (from the start when `after` is -1), merges it into the log and checks the whole log. */
+function seeStream(ctx: CheckContext, model: RunsModel, r: RunModel, s: StreamResponse | undefined, after: number, what: string): void {
+  if (!s) return;
+  ctx.expect(s.status === 200, `${what} answered ${s.status}, expected 200`);
+  const sequences = s.events.map(sequenceOf);
+  const cursor = after >= 0 ? Number(r.log.events[after]!.id) : -Infinity;
+  sequences.forEach((n, i) => {
+    const before = i === 0 ? cursor : sequences[i - 1];
+    ctx.expect(n !== undefined, `${what}: event #${i + 1} (${eventKind(s.events[i]!)}) has SSE id "${s.events[i]!.id ?? ''}", not the integer sequence Last-Event-ID carries`);
+    ctx.expect(before === undefined || n! > before, `${what}: sequence ${n} follows ${before}: sequence never decreases and every event has its own`);
+  });
+  const kinds = s.events.map(eventKind);
+  const first = kinds.findIndex((k) => k !== undefined && model.terminal.has(k));
+  const wrong = r.log.merge(s.events, after, s.end, what);
+  ctx.expect(wrong === undefined, wrong ?? '');
+  s.events.forEach((e, i) => {
+    if (eventKind(e) !== model.approval.event || r.digest !== undefined) return;
+    const digest = readPath(eventData(e), model.approval.digestField);
+    if (typeof digest === 'string' && digest.length > 0) {
+      r.digest = digest;
+      r.approvalAt = after + 1 + i;
+    }
+  });
+  const log = r.log.events;
+  const end = r.log.terminalAt();
+  if (end >= 0) {
+    ctx.expect(end === log.length - 1, `${what}: the run's events go on after ${log[end]!.kind} (event #${end + 1}) with ${log.slice(end + 1).map((e) => e.kind).join(', ')}: a terminal event ends the run`);
+    ctx.expect(log[end]!.kind !== CANCELLED || r.cancelSent, `${what}: ${CANCELLED} ended run ${r.label}, which nobody cancelled`);
+  }
+  if (first >= 0) ctx.expect(first === kinds.length - 1, `${what} carried ${kinds.slice(first + 1).join(', ')} after ${kinds[first]} on the same stream: a terminal event ends it`);
+  if (r.approvalAt !== undefined && log.length > r.approvalAt + 1 && !r.approved) {
+    const next = log[r.approvalAt + 1]!;
+    ctx.expect(next.kind === CANCELLED, `${what}: run ${r.label} went on with ${next.kind} after ${model.approval.event} though no approve carried its action_digest: the digest binds the decision to the proposed action`);
+  }
+}
+
+// ---- requests ----
+
+async function readStream(ctx: CheckContext, r: RunModel, model: RunsModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
+  const request: Parameters<typeof ctx.http.stream>[0] = {
+    method: 'GET',
+    path: runPath(r.runId, '/events'),
+    credential: primaryKey(ctx),
+    label,
+    maxMs: READ_MS,
+    timeoutMs: HEADERS_MS,
+    onEvent: (event) => (model.terminal.has(eventKind(event) ?? '') ? 'terminal' : 'continue'),
+  };
+  if (lastEventId !== undefined) request.lastEventId = lastEventId;
+  return ctx.http.stream(request);
+}
+
+function sendCancel(ctx: CheckContext, r: RunModel, label: string): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'POST', path: runPath(r.runId, '/cancel'), credential: primaryKey(ctx), label });
+}
+
+function sendApprove(ctx: CheckContext, model: RunsModel, r: RunModel, digest: string, label: string): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'POST', path: runPath(r.runId, '/approve'), credential: primaryKey(ctx), json: { action_digest: digest, decision: model.approval.decision }, label });
+}
+
+function seeCancel(ctx: CheckContext, model: RunsModel, r: RunModel, a: Answer, where: string): void {
+  if (mayHaveFinished(r)) {
+    // Cancelling a finished run: not shown. 200 or a refusal are both readings.
+    ctx.expect(a.status === 200 || a.status === 409, `${where}: cancelling run ${r.label} answered ${summary(a)}, expected 200 (or 409 once finished)`);
+  } else {
+    ctx.expect(a.status === 200, `${where}: cancelling run ${r.label}, parked and not finished, answered ${summary(a)}, expected 200`);
+  }
+  if (a.status === 200) ctx.expectShape(openObject, a.json, `${where}: the cancel response`);
+  r.cancelSent = true;
+}
+
+function seeApprove(ctx: CheckContext, r: RunModel, a: Answer, wasParked: boolean, where: string): void {
+  if (wasParked) ctx.expect(a.status === 200, `${where}: approving run ${r.label}, parked with the digest it announced, answered ${summary(a)}, expected 200`);
+  if (a.status === 200) r.approved = true;
+}
+
+function seeReplay(ctx: CheckContext, r: RunModel, a: Answer, where: string): void {
+  ctx.expect(sameAnswer(a, r.original), `${where}: re-sending the execute of run ${r.label} (same key, same body) answered ${summary(a)}, the original ${summary(r.original)}: the same key with the same request replays`);
+}
+
+// ---- commands ----
+
+abstract class RunCommand extends PickCommand<RunsModel, RunModel> {
+  protected readonly noun = 'run';
+  protected items(model: Readonly<RunsModel>): readonly RunModel[] {
+    return model.runs;
+  }
+}
+
+export class Start extends ModelCommand<RunsModel> {
+  private readonly fixture: RunFixture;
+  constructor(fixture: RunFixture) {
+    super();
+    this.fixture = fixture;
+  }
+  check(model: Readonly<RunsModel>): boolean {
+    return model.runs.length < MAX_RUNS && model.fixtures[this.fixture] !== undefined;
+  }
+  toString(): string {
+    return `start(${this.fixture})`;
+  }
+  protected async act(model: RunsModel, { ctx, transcript }: Real): Promise<void> {
+    model.step += 1;
+    const label = LABELS[model.runs.length]!;
+    transcript.retitle(`start task run ${label} from fixture "${this.fixture}" with a new Idempotency-Key`);
+    const body = structuredClone(model.fixtures[this.fixture]!);
+    const key = newKey();
+    const res = await postExecute(ctx, body, { key, label: `start run ${label}` });
+    ctx.expect(res.status === 200, `starting run ${label} from fixture "${this.fixture}" answered ${summary(answer(res))}, expected 200`);
+    const parsed = ctx.expectShape(taskResponse, res.json, `the task response of run ${label}`);
+    model.runs.push({
+      label,
+      fixture: this.fixture,
+      runId: parsed.run_id,
+      key,
+      body,
+      original: answer(res),
+      log: new EventLog(eventKind, (k) => k !== undefined && model.terminal.has(k)),
+      cancelSent: false,
+      approved: false,
+    });
+  }
+}
+
+class Replay extends RunCommand {
+  toString(): string {
+    return `replay(${this.n})`;
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const r = this.target(model, real, 're-send the execute (same key, same body) of');
+    const res = await postExecute(real.ctx, r.body, { key: r.key, label: `replay the execute of run ${r.label}` });
+    seeReplay(real.ctx, r, answer(res), `step ${model.step}`);
+  }
+}
+
+class Conflict extends RunCommand {
+  toString(): string {
+    return `conflict(${this.n})`;
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const r = this.target(model, real, 'reuse the execute key with another task body for');
+    const body = { ...r.body, task: { ...(r.body.task as Record<string, unknown>), apicertVariant: `conflict-${model.step}` } };
+    const res = await postExecute(ctx, body, { key: r.key, label: `the key of run ${r.label} with another body` });
+    ctx.expect(res.status === 409 && problemCode(res) === 'conflict', `step ${model.step}: the key of run ${r.label} with another task body answered ${summary(answer(res))}, expected 409 with code conflict`);
+  }
+}
+
+class Get extends RunCommand {
+  toString(): string {
+    return `get(${this.n})`;
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const r = this.target(model, real, 'read back');
+    const res = await ctx.http.send({ method: 'GET', path: runPath(r.runId), credential: primaryKey(ctx), label: `read run ${r.label}` });
+    ctx.expect(res.status === 200, `step ${model.step}: reading run ${r.label} back answered ${summary(answer(res))}, expected 200`);
+    ctx.expectShape(openObject, res.json, `step ${model.step}: the run resource`);
+  }
+}
+
+class Cancel extends RunCommand {
+  toString(): string {
+    return `cancel(${this.n})`;
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const r = this.target(model, real, 'cancel');
+    const res = await sendCancel(real.ctx, r, `cancel run ${r.label}`);
+    seeCancel(real.ctx, model, r, answer(res), `step ${model.step}`);
+  }
+}
+
+class Approve extends RunCommand {
+  private readonly right: boolean;
+  constructor(n: number, right: boolean) {
+    super(n);
+    this.right = right;
+  }
+  override check(model: Readonly<RunsModel>): boolean {
+    return super.check(model) && this.picked(model).digest !== undefined;
+  }
+  toString(): string {
+    return `approve(${this.n}, ${this.right ? 'digest given' : 'wrong digest'})`;
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const r = this.target(model, real, this.right ? 'approve, with the action_digest it announced,' : 'approve, with a wrong action_digest,');
+    const wasParked = knownParked(r);
+    const res = await sendApprove(ctx, model, r, this.right ? r.digest! : tampered(r.digest!), `approve run ${r.label}${this.right ? '' : ' (wrong digest)'}`);
+    // The answer to a wrong digest is not shown; what counts is that the run does not resume (judged on its stream).
+    if (this.right) seeApprove(ctx, r, answer(res), wasParked, `step ${model.step}`);
+  }
+}
+
+/**
+ * Reads the run from the start; once it shows the terminal event, also resumes after it: nothing
+ * may follow a terminal event, whatever was sent to the run since.
+ */
+async function readAndProbe(ctx: CheckContext, model: RunsModel, r: RunModel, what: string): Promise<void> {
+  const s = await readStream(ctx, r, model, `events of run ${r.label} from the start`);
+  seeStream(ctx, model, r, s, -1, `step ${model.step}: ${what}`);
+  const end = r.log.terminalAt();
+  const id = end >= 0 ? r.log.events[end]!.id : undefined;
+  if (id === undefined) return;
+  const after = await readStream(ctx, r, model, `resume run ${r.label} after its terminal event`, id);
+  seeStream(ctx, model, r, after, end, `step ${model.step}: resuming run ${r.label} after its terminal event (sequence ${id})`);
+}
+
+export class ReadAll extends RunCommand {
+  toString(): string {
+    return `readEvents(${this.n})`;
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const r = this.target(model, real, 'read the events (from the start, then after the terminal event) of');
+    await readAndProbe(real.ctx, model, r, `the stream of run ${r.label} from the start`);
+  }
+}
+
+class Resume extends RunCommand {
+  private readonly cursor: number;
+  constructor(n: number, cursor: number) {
+    super(n);
+    this.cursor = cursor;
+  }
+  override check(model: Readonly<RunsModel>): boolean {
+    return super.check(model) && this.picked(model).log.cursors().length > 0;
+  }
+  toString(): string {
+    return `resume(${this.n}, ${this.cursor})`;
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const r = this.target(model, real, 'resume');
+    const cursors = r.log.cursors();
+    const after = cursors[this.cursor % cursors.length]!;
+    const id = r.log.events[after]!.id!;
+    real.transcript.retitle(`resume the events of run ${r.label} after event #${after + 1} (${r.log.events[after]!.kind}, Last-Event-ID ${id})`);
+    const s = await readStream(real.ctx, r, model, `resume run ${r.label} after sequence ${id}`, id);
+    seeStream(real.ctx, model, r, s, after, `step ${model.step}: resuming run ${r.label} after sequence ${id}`);
+  }
+}
+
+type RaceOp = 'cancel' | 'approve' | 'replay';
+
+/** Operations on one run at once, in the order `fc.scheduler` picks; every answer must be one some order allows. */
+class Race extends RunCommand {
+  private readonly ops: RaceOp[];
+  private readonly scheduler: fc.Scheduler;
+  constructor(n: number, ops: RaceOp[], scheduler: fc.Scheduler) {
+    super(n);
+    this.ops = ops;
+    this.scheduler = scheduler;
+  }
+  toString(): string {
+    return `race(${this.n}, [${this.ops.join(', ')}])`;
+  }
+  [fc.cloneMethod](): Race {
+    // A scheduler remembers the order it chose: a replayed or shrunk race needs a fresh one.
+    return new Race(this.n, this.ops, fc.cloneIfNeeded(this.scheduler));
+  }
+  protected async act(model: RunsModel, real: Real): Promise<void> {
+    const { ctx, transcript } = real;
+    const r = this.target(model, real, 'race');
+    const ops = this.ops.filter((op) => op !== 'approve' || r.digest !== undefined);
+    transcript.retitle(`send ${ops.join(' + ')} to run ${r.label} at once`);
+    const wasParked = knownParked(r);
+    const finishedBefore = mayHaveFinished(r);
+    const send = (op: RaceOp, i: number): Promise<ProbeResponse> => {
+      const label = `${op} #${i + 1} of the race on run ${r.label}`;
+      if (op === 'cancel') return sendCancel(ctx, r, label);
+      if (op === 'approve') return sendApprove(ctx, model, r, r.digest!, label);
+      return postExecute(ctx, r.body, { key: r.key, label });
+    };
+    const answers = await sendInSchedulerOrder(this.scheduler, ops, send, transcript);
+    answers.forEach((res, i) => {
+      const op = ops[i]!;
+      const where = `step ${model.step}, ${op} #${i + 1}`;
+      const a = answer(res);
+      if (op === 'replay') seeReplay(ctx, r, a, where);
+      else if (op === 'cancel') {
+        // Another operation of the race (an approval, a cancel) may have finished the run first.
+        ctx.expect(a.status === 200 || (a.status === 409 && (finishedBefore || ops.filter((o) => o !== 'replay').length > 1)), `${where}: cancelling run ${r.label} answered ${summary(a)}, expected 200`);
+      } else {
+        // A cancel of the same race may have ended the parking first.
+        const alone = ops.filter((o) => o !== 'replay').length === 1;
+        ctx.expect(a.status === 200 || !wasParked || !alone, `${where}: approving parked run ${r.label} answered ${summary(a)}, expected 200`);
+        if (a.status === 200) r.approved = true;
+      }
+    });
+    if (ops.includes('cancel')) r.cancelSent = true;
+    await readAndProbe(ctx, model, r, `the stream of run ${r.label} after the race`);
+  }
+}
+
+export function runCommands(): Array<fc.Arbitrary<fc.AsyncCommand<RunsModel, Real>>> {
+  const n = fc.nat({ max: MAX_RUNS - 1 });
+  const raceOps = fc.array(fc.constantFrom<RaceOp>('cancel', 'approve', 'replay'), { minLength: 2, maxLength: 3 });
+  return [
+    fc.constantFrom<RunFixture>('parks', 'parks', 'completes').map((f) => new Start(f)),
+    n.map((i) => new Replay(i)),
+    n.map((i) => new Conflict(i)),
+    n.map((i) => new Get(i)),
+    n.map((i) => new Cancel(i)),
+    n.map((i) => new Cancel(i)),
+    fc.tuple(n, fc.boolean()).map(([i, right]) => new Approve(i, right)),
+    fc.tuple(n, fc.boolean()).map(([i, right]) => new Approve(i, right)),
+    n.map((i) => new ReadAll(i)),
+    n.map((i) => new ReadAll(i)),
+    fc.tuple(n, fc.nat({ max: 50 })).map(([i, c]) => new Resume(i, c)),
+    fc.tuple(n, fc.nat({ max: 50 })).map(([i, c]) => new Resume(i, c)),
+    pauses<RunsModel>(),
+    fc.tuple(n, raceOps, fc.scheduler()).map(([i, ops, s]) => new Race(i, ops, s)),
+  ];
+}
+
+export function runsModel(ctx: CheckContext): RunsModel {
+  const tasks = ctx.profile.fixtures.v1.tasks;
+  const approval = ctx.profile.fixtures.v1.approval;
+  if (!approval) ctx.untestable('the spec does not show where a parked run exposes its action_digest: set fixtures.v1.approval (event kind and digestField)');
+  const fixtures: RunsModel['fixtures'] = { parks: taskBody(ctx, 'parks') };
+  if (tasks.completes) fixtures.completes = taskBody(ctx, 'completes');
+  return { fixtures, approval: { event: approval.event, digestField: approval.digestField, decision: approval.approveDecision }, terminal: terminalKinds(ctx), runs: [], step: 0 };
+}
+
+/** Cancels what a sequence left parked or in flight. */
+export async function cancelLeftovers(model: RunsModel, { ctx }: Real): Promise<void> {
+  for (const r of model.runs) {
+    if (r.cancelSent || r.log.terminalAt() >= 0) continue;
+    await sendCancel(ctx, r, `cleanup: cancel run ${r.label}`);
+  }
+}

@@ -1,0 +1,457 @@
+/**
+ * A model of /v8 missions as the seeds describe them: not one choice of a server, but the set of
+ * answers the seeds allow after everything a sequence did. Each command sends its requests and
+ * judges every answer against that set, then narrows the model with what it learnt.
+ */
+import fc from 'fast-check';
+import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionStatus } from '../../../contract/v8/missions.ts';
+import { TransportError, type CheckContext, type ProbeResponse, type StreamResponse } from '../../../rule/index.ts';
+import type { MissionRequest } from '../../../profile/schema.ts';
+import { accepted, answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
+import { EventLog } from '../../stateful/event-log.ts';
+import { ModelCommand, pauses, PickCommand, sendInSchedulerOrder, type Real } from '../../stateful/driver.ts';
+import { uuidv7 } from '../../../util/uuid.ts';
+import { getMission, isTerminalEvent, MISSIONS, newKey, postMission, writer } from '../support/missions.ts';
+
+/** How long a read of a mission that has not ended listens before it stops (the stream stays open). */
+const READ_MS = 200;
+const HEADERS_MS = 1_000;
+const MAX_MISSIONS = 3;
+const LABELS = 'ABC';
+
+/** The fixtures a sequence creates missions from: `waits` stays waiting until cancelled, `succeeds` ends by itself. */
+export type ModelFixture = 'waits' | 'succeeds';
+
+interface MissionModel {
+  label: string;
+  fixture: ModelFixture;
+  runId: string;
+  key: string;
+  body: MissionRequest;
+  original: Answer;
+  /** The latest projection read, and where. */
+  sequence: number;
+  status: MissionStatus;
+  seenAt: string;
+  /** Known to have ended: from a projection, a terminal event, or a signal answered 409. */
+  terminal?: { status: MissionStatus | 'terminal'; how: string };
+  cancelRequested: boolean;
+  log: EventLog;
+  signals: Array<{ key: string; body: unknown; answer: Answer }>;
+  cancels: Array<{ key: string; answer: Answer }>;
+}
+
+export interface MissionsModel {
+  fixtures: Partial<Record<ModelFixture, MissionRequest>>;
+  missions: MissionModel[];
+  step: number;
+}
+
+function isTerminalStatus(status: string): status is MissionStatus {
+  return (TERMINAL_STATUSES as readonly string[]).includes(status);
+}
+
+// ---- what the model learns, and the answers it allows ----
+
+/** The mission is known to have ended in `status`; a second, different ending is a violation. */
+function learnTerminal(ctx: CheckContext, m: MissionModel, status: MissionStatus, how: string): void {
+  if (m.terminal && m.terminal.status !== 'terminal') {
+    ctx.expect(m.terminal.status === status, `mission ${m.label} ended ${m.terminal.status} (${m.terminal.how}) and now ${status} (${how}): the terminal event matches the status read back, and terminal states absorb`);
+    return;
+  }
+  if (m.fixture === 'waits') {
+    ctx.expect(m.cancelRequested, `mission ${m.label} (fixture "waits", which stays waiting until cancelled) ended ${status} (${how}) though nothing cancelled it`);
+    ctx.expect(status === 'cancelled', `mission ${m.label} was cancelled while waiting and ended ${status} (${how}): cancel leads to cancelled`);
+  }
+  m.terminal = { status, how };
+}
+
+/** Judges a projection from create or get against everything known of the mission. */
+function seeProjection(ctx: CheckContext, model: MissionsModel, m: MissionModel, json: unknown, where: string): void {
+  const p = ctx.expectShape(missionProjection, json, `the projection of mission ${m.label} (${where})`);
+  ctx.expect(p.runId === m.runId, `${where} returned runId ${p.runId}, not mission ${m.label}'s ${m.runId}`);
+  ctx.expect(p.sequence >= m.sequence, `${where}: mission ${m.label} reads sequence ${p.sequence} (${p.status}), lower than ${m.sequence} (${m.status}) read at ${m.seenAt}: sequence never decreases`);
+  if (p.status !== m.status) {
+    ctx.expect(p.sequence > m.sequence, `${where}: mission ${m.label} moved ${m.status} -> ${p.status} but its sequence stayed ${p.sequence}: a later state carries a higher sequence`);
+  }
+  if (m.terminal) {
+    const was = m.terminal.status === 'terminal' ? 'terminal' : m.terminal.status;
+    ctx.expect(isTerminalStatus(p.status) && (m.terminal.status === 'terminal' || p.status === m.terminal.status), `${where}: mission ${m.label} reads ${p.status}, but it was ${was} (${m.terminal.how}): terminal states absorb`);
+  }
+  if (isTerminalStatus(p.status)) learnTerminal(ctx, m, p.status, where);
+  m.sequence = p.sequence;
+  m.status = p.status;
+  m.seenAt = `step ${model.step}`;
+}
+
+/** Judges a signal answer: 409 once terminal, else 200 or 409 (and a 409 says the mission ended). */
+function seeSignal(ctx: CheckContext, model: MissionsModel, m: MissionModel, a: Answer, where: string): void {
+  if (m.terminal) {
+    ctx.expect(a.status === 409, `${where}: a signal to mission ${m.label}, which ended (${m.terminal.how}), answered ${summary(a)}: a terminal mission answers 409`);
+    return;
+  }
+  ctx.expect(a.status === 200 || a.status === 409, `${where}: a signal to mission ${m.label} answered ${summary(a)}, expected 200 (recorded) or 409 (terminal)`);
+  if (a.status === 409) m.terminal = { status: 'terminal', how: `a signal answered 409 at step ${model.step}` };
+}
+
+function seeCancel(ctx: CheckContext, m: MissionModel, a: Answer, where: string): void {
+  // "Cancel request body and response body: not shown": any 2xx accepts; 409 may refuse an ended mission.
+  ctx.expect((a.status >= 200 && a.status < 300) || a.status === 409, `${where}: cancelling mission ${m.label} answered ${summary(a)}, expected a 2xx (or 409 for an ended mission)`);
+  if (a.status < 300) m.cancelRequested = true;
+}
+
+function seeReplay(ctx: CheckContext, m: MissionModel, a: Answer, where: string): void {
+  ctx.expect(sameAnswer(a, m.original), `${where}: replaying the create of mission ${m.label} (same key, same body) answered ${summary(a)}, but the original answer was ${summary(m.original)}: a replay returns the original response`);
+}
+
+/** Judges one read of the stream (from the start when `after` is -1) and merges it into the mission's log. */
+function seeStream(ctx: CheckContext, model: MissionsModel, m: MissionModel, s: StreamResponse | undefined, after: number, what: string): void {
+  if (!s) return;
+  ctx.expect(s.status === 200, `${what} answered ${s.status}, expected 200`);
+  const kinds = s.events.map((e) => e.event);
+  const first = kinds.findIndex((k) => isTerminalEvent(k));
+  const cursorWasTerminal = after >= 0 && isTerminalEvent(m.log.events[after]?.kind);
+  if (!cursorWasTerminal) {
+    ctx.expect(first === -1 || first === kinds.length - 1, `${what} carried ${kinds.slice(first + 1).join(', ')} after ${kinds[first]}: the stream closes after a terminal event`);
+  }
+  const wrong = m.log.merge(s.events, after, s.end, what);
+  ctx.expect(wrong === undefined, wrong ?? '');
+  if (first >= 0 && !cursorWasTerminal) learnTerminal(ctx, m, TERMINAL_EVENT_STATUS[kinds[first]!]!, `${kinds[first]} in ${what}`);
+  const terminalAt = m.log.terminalAt();
+  const terminalAtOrBeforeCursor = terminalAt >= 0 && terminalAt <= after;
+  if (m.terminal && first === -1 && s.end === 'server' && !terminalAtOrBeforeCursor) {
+    ctx.fail(`${what}: mission ${m.label} ended (${m.terminal.how}), yet the server closed the stream without a terminal event after the cursor: a resume neither repeats nor skips`);
+  }
+  m.seenAt = `step ${model.step}`;
+}
+
+// ---- requests ----
+
+/**
+ * Reads a mission's stream for at most READ_MS (a mission that has not ended keeps it open).
+ * Undefined when the server sent no headers within HEADERS_MS: a stream with nothing to send
+ * yet may hold them back, so that tells nothing about the rules.
+ */
+async function readStream(ctx: CheckContext, m: MissionModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
+  const request: Parameters<typeof ctx.http.stream>[0] = {
+    method: 'GET',
+    path: `${MISSIONS}/${encodeURIComponent(m.runId)}/events`,
+    credential: writer(ctx),
+    label,
+    maxMs: READ_MS,
+    timeoutMs: HEADERS_MS,
+    onEvent: (event) => (isTerminalEvent(event.event) ? 'terminal' : 'continue'),
+  };
+  if (lastEventId !== undefined) request.lastEventId = lastEventId;
+  try {
+    return await ctx.http.stream(request);
+  } catch (error) {
+    if (error instanceof TransportError && /HEADERS_TIMEOUT|Headers Timeout/i.test(error.message) && !m.terminal) return undefined;
+    throw error;
+  }
+}
+
+function sendSignal(ctx: CheckContext, m: MissionModel, key: string, body: unknown, label: string): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'POST', path: `${MISSIONS}/${encodeURIComponent(m.runId)}/signals`, credential: writer(ctx), headers: { 'idempotency-key': key }, json: body, label });
+}
+
+function sendCancel(ctx: CheckContext, m: MissionModel, key: string, label: string): Promise<ProbeResponse> {
+  return ctx.http.send({ method: 'POST', path: `${MISSIONS}/${encodeURIComponent(m.runId)}/cancel`, credential: writer(ctx), headers: { 'idempotency-key': key }, label });
+}
+
+// ---- commands ----
+
+abstract class MissionCommand extends PickCommand<MissionsModel, MissionModel> {
+  protected readonly noun = 'mission';
+  protected items(model: Readonly<MissionsModel>): readonly MissionModel[] {
+    return model.missions;
+  }
+}
+
+export class Create extends ModelCommand<MissionsModel> {
+  private readonly fixture: ModelFixture;
+  constructor(fixture: ModelFixture) {
+    super();
+    this.fixture = fixture;
+  }
+  check(model: Readonly<MissionsModel>): boolean {
+    return model.missions.length < MAX_MISSIONS && model.fixtures[this.fixture] !== undefined;
+  }
+  toString(): string {
+    return `create(${this.fixture})`;
+  }
+  protected async act(model: MissionsModel, { ctx, transcript }: Real): Promise<void> {
+    model.step += 1;
+    const label = LABELS[model.missions.length]!;
+    transcript.retitle(`create mission ${label} from fixture "${this.fixture}" with a new Idempotency-Key`);
+    const body = structuredClone(model.fixtures[this.fixture]!);
+    const key = newKey();
+    const res = await postMission(ctx, body, { key, label: `create mission ${label}` });
+    ctx.expect(res.status === 202 || res.status === 429, `creating mission ${label} from fixture "${this.fixture}" answered ${summary(answer(res))}, expected 202`);
+    if (res.status === 429) return; // the principal's rate limit: nothing was created
+    const p = ctx.expectShape(missionProjection, res.json, `the create response of mission ${label}`);
+    ctx.expect(p.steps.length === 0, `the create response of mission ${label} lists ${p.steps.length} step(s): the projection has empty steps right after creation`);
+    const m: MissionModel = {
+      label,
+      fixture: this.fixture,
+      runId: p.runId,
+      key,
+      body,
+      original: answer(res),
+      sequence: p.sequence,
+      status: p.status,
+      seenAt: `step ${model.step}`,
+      cancelRequested: false,
+      log: new EventLog((e) => e.event, isTerminalEvent),
+      signals: [],
+      cancels: [],
+    };
+    if (isTerminalStatus(p.status)) learnTerminal(ctx, m, p.status, 'the create response');
+    model.missions.push(m);
+  }
+}
+
+class ReplayCreate extends MissionCommand {
+  toString(): string {
+    return `replayCreate(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'replay the create (same key, same body) of');
+    const res = await postMission(ctx, m.body, { key: m.key, label: `replay the create of mission ${m.label}` });
+    seeReplay(ctx, m, answer(res), `step ${model.step}`);
+  }
+}
+
+class ConflictCreate extends MissionCommand {
+  toString(): string {
+    return `conflictCreate(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'reuse the create key with another body for');
+    const body = { ...m.body, goalSpec: { ...m.body.goalSpec, apicertVariant: `conflict-${model.step}` } };
+    const res = await postMission(ctx, body, { key: m.key, label: `the create key of mission ${m.label} with another body` });
+    ctx.expect(res.status === 409, `step ${model.step}: the create key of mission ${m.label} with another body answered ${summary(answer(res))}, expected 409`);
+  }
+}
+
+class Get extends MissionCommand {
+  toString(): string {
+    return `get(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'read');
+    const res = await getMission(ctx, m.runId, writer(ctx), `read mission ${m.label}`);
+    ctx.expect(res.status === 200, `step ${model.step}: reading mission ${m.label} answered ${summary(answer(res))}, expected 200`);
+    seeProjection(ctx, model, m, res.json, `step ${model.step} (read)`);
+  }
+}
+
+class Signal extends MissionCommand {
+  toString(): string {
+    return `signal(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'signal');
+    const key = newKey();
+    const body = { signal: 'apicert.model', payload: { step: model.step } };
+    const res = await sendSignal(ctx, m, key, body, `signal mission ${m.label}`);
+    seeSignal(ctx, model, m, answer(res), `step ${model.step}`);
+    m.signals.push({ key, body, answer: answer(res) });
+  }
+}
+
+class ReplaySignal extends MissionCommand {
+  override check(model: Readonly<MissionsModel>): boolean {
+    return super.check(model) && this.picked(model).signals.some(accepted);
+  }
+  toString(): string {
+    return `replaySignal(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'replay the last accepted signal (same key, same body) of');
+    const original = m.signals.filter(accepted).at(-1)!;
+    const res = await sendSignal(ctx, m, original.key, original.body, `replay a signal of mission ${m.label}`);
+    ctx.expect(sameAnswer(answer(res), original.answer), `step ${model.step}: replaying a signal of mission ${m.label} answered ${summary(answer(res))}, the original ${summary(original.answer)}: a replay returns the original response`);
+  }
+}
+
+class Cancel extends MissionCommand {
+  toString(): string {
+    return `cancel(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'cancel');
+    const key = newKey();
+    const res = await sendCancel(ctx, m, key, `cancel mission ${m.label}`);
+    seeCancel(ctx, m, answer(res), `step ${model.step}`);
+    m.cancels.push({ key, answer: answer(res) });
+  }
+}
+
+class ReplayCancel extends MissionCommand {
+  override check(model: Readonly<MissionsModel>): boolean {
+    return super.check(model) && this.picked(model).cancels.some(accepted);
+  }
+  toString(): string {
+    return `replayCancel(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'replay the last accepted cancel (same key) of');
+    const original = m.cancels.filter(accepted).at(-1)!;
+    const res = await sendCancel(ctx, m, original.key, `replay the cancel of mission ${m.label}`);
+    ctx.expect(sameAnswer(answer(res), original.answer), `step ${model.step}: replaying the cancel of mission ${m.label} answered ${summary(answer(res))}, the original ${summary(original.answer)}: a replay returns the original response`);
+  }
+}
+
+export class ReadAll extends MissionCommand {
+  toString(): string {
+    return `readEvents(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'read the events from the start of');
+    const s = await readStream(ctx, m, `events of mission ${m.label} from the start`);
+    seeStream(ctx, model, m, s, -1, `step ${model.step}: the stream of mission ${m.label} from the start`);
+  }
+}
+
+class Resume extends MissionCommand {
+  private readonly cursor: number;
+  constructor(n: number, cursor: number) {
+    super(n);
+    this.cursor = cursor;
+  }
+  override check(model: Readonly<MissionsModel>): boolean {
+    return super.check(model) && this.picked(model).log.cursors().length > 0;
+  }
+  toString(): string {
+    return `resume(${this.n}, ${this.cursor})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx, transcript } = real;
+    const m = this.target(model, real, 'resume');
+    const cursors = m.log.cursors();
+    const after = cursors[this.cursor % cursors.length]!;
+    const id = m.log.events[after]!.id!;
+    transcript.retitle(`resume the events of mission ${m.label} after event #${after + 1} (${m.log.events[after]!.kind}, Last-Event-ID ${id})`);
+    const s = await readStream(ctx, m, `resume mission ${m.label} after event #${after + 1}`, id);
+    if (s?.status === 409) {
+      // "Size or duration of the replay window: not shown": any cursor may have left it.
+      ctx.observe('resume answered 409 (outside the replay window)', { eventNumber: after + 1 });
+      ctx.expect(true, 'a 409 is an answer the seeds allow for any cursor');
+      return;
+    }
+    seeStream(ctx, model, m, s, after, `step ${model.step}: resuming mission ${m.label} after event #${after + 1}`);
+  }
+}
+
+class ResumeOutside extends MissionCommand {
+  toString(): string {
+    return `resumeOutside(${this.n})`;
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx } = real;
+    const m = this.target(model, real, 'resume with a cursor outside the replay window (never issued)');
+    const cursor = `${m.log.events.at(-1)?.id ?? 'apicert'}-never-issued-${uuidv7().slice(-12)}`;
+    const s = await readStream(ctx, m, `resume mission ${m.label} from a cursor never issued`, cursor);
+    ctx.expect(s?.status === 409, `step ${model.step}: resuming mission ${m.label} from a cursor it never issued answered ${s ? s.status : `nothing within ${HEADERS_MS} ms`}, expected 409 (outside the replay window)`);
+  }
+}
+
+type RaceOp = 'cancel' | 'signal' | 'replay-create';
+
+/**
+ * Several operations on one mission at once; `fc.scheduler` decides the order they are sent in,
+ * the target sees them overlap. Each answer must be one some order allows, and the stream read
+ * afterwards must still tell one consistent story.
+ */
+class Race extends MissionCommand {
+  private readonly ops: RaceOp[];
+  private readonly scheduler: fc.Scheduler;
+  constructor(n: number, ops: RaceOp[], scheduler: fc.Scheduler) {
+    super(n);
+    this.ops = ops;
+    this.scheduler = scheduler;
+  }
+  toString(): string {
+    return `race(${this.n}, [${this.ops.join(', ')}])`;
+  }
+  [fc.cloneMethod](): Race {
+    // A scheduler remembers the order it chose: a replayed or shrunk race needs a fresh one.
+    return new Race(this.n, this.ops, fc.cloneIfNeeded(this.scheduler));
+  }
+  protected async act(model: MissionsModel, real: Real): Promise<void> {
+    const { ctx, transcript } = real;
+    const m = this.target(model, real, 'race');
+    transcript.retitle(`send ${this.ops.join(' + ')} to mission ${m.label} at once`);
+    const send = (op: RaceOp, i: number): Promise<ProbeResponse> => {
+      const label = `${op} #${i + 1} of the race on mission ${m.label}`;
+      if (op === 'cancel') return sendCancel(ctx, m, newKey(), label);
+      if (op === 'signal') return sendSignal(ctx, m, newKey(), { signal: 'apicert.race', payload: { i } }, label);
+      return postMission(ctx, m.body, { key: m.key, label });
+    };
+    const answers = await sendInSchedulerOrder(this.scheduler, this.ops, send, transcript);
+    // Until the race is over nothing tells which operation came first: judge each against every order.
+    const terminalBefore = m.terminal;
+    answers.forEach((res, i) => {
+      const op = this.ops[i]!;
+      const where = `step ${model.step}, ${op} #${i + 1}`;
+      if (op === 'cancel') seeCancel(ctx, m, answer(res), where);
+      else if (op === 'replay-create') seeReplay(ctx, m, answer(res), where);
+      else if (terminalBefore) seeSignal(ctx, model, m, answer(res), where);
+      else {
+        ctx.expect(res.status === 200 || res.status === 409, `${where}: a signal racing ${this.ops.join(' + ')} answered ${summary(answer(res))}, expected 200 or 409`);
+        // A 409 means an operation of the race ended the mission first.
+        if (res.status === 409 && !m.terminal) m.terminal = { status: 'terminal', how: `a racing signal answered 409 at step ${model.step}` };
+      }
+    });
+    const stream = await readStream(ctx, m, `events of mission ${m.label} after the race`);
+    seeStream(ctx, model, m, stream, -1, `step ${model.step}: the stream of mission ${m.label} after the race`);
+  }
+}
+
+/** The command arbitraries, weighted so that sequences reach the interesting states within a dozen steps. */
+export function missionCommands(): Array<fc.Arbitrary<fc.AsyncCommand<MissionsModel, Real>>> {
+  const n = fc.nat({ max: MAX_MISSIONS - 1 });
+  // Cancels dominate races: overlapping cancels, and a cancel overtaking a signal, are where sequences break.
+  const raceOps = fc.array(fc.constantFrom<RaceOp>('cancel', 'cancel', 'signal', 'replay-create'), { minLength: 2, maxLength: 3 });
+  const twice = <T>(a: T): T[] => [a, a];
+  return [
+    fc.constantFrom<ModelFixture>('waits', 'waits', 'succeeds').map((f) => new Create(f)),
+    n.map((i) => new ReplayCreate(i)),
+    n.map((i) => new ConflictCreate(i)),
+    ...twice(n.map((i) => new Get(i))),
+    ...twice(n.map((i) => new Signal(i))),
+    n.map((i) => new ReplaySignal(i)),
+    ...twice(n.map((i) => new Cancel(i))),
+    n.map((i) => new ReplayCancel(i)),
+    ...twice(n.map((i) => new ReadAll(i))),
+    ...twice(fc.tuple(n, fc.nat({ max: 50 })).map(([i, c]) => new Resume(i, c))),
+    n.map((i) => new ResumeOutside(i)),
+    pauses<MissionsModel>(),
+    ...twice(fc.tuple(n, raceOps, fc.scheduler()).map(([i, ops, s]) => new Race(i, ops, s))),
+  ];
+}
+
+export function missionsModel(ctx: CheckContext): MissionsModel {
+  const fixtures = ctx.profile.fixtures.v8.missions;
+  if (!fixtures.waits) ctx.untestable('the profile has no fixtures.v8.missions.waits: give a create body for a mission that stays waiting until cancelled');
+  const chosen: MissionsModel['fixtures'] = { waits: fixtures.waits };
+  if (fixtures.succeeds) chosen.succeeds = fixtures.succeeds;
+  return { fixtures: chosen, missions: [], step: 0 };
+}
+
+/** Cancels what a sequence left running, so missions do not pile up on the target. */
+export async function cancelLeftovers(model: MissionsModel, { ctx }: Real): Promise<void> {
+  for (const m of model.missions) {
+    if (m.terminal || m.cancelRequested) continue;
+    await sendCancel(ctx, m, newKey(), `cleanup: cancel mission ${m.label}`);
+  }
+}

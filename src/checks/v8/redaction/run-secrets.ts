@@ -1,0 +1,30 @@
+/**
+ * Sensitive values are redacted before any response leaves the gateway: no response of the run,
+ * on /v8 or /mcp, may carry one of the run's own secrets (a token echoed in a 401 detail, say).
+ */
+import { judgeSightings } from '../../../redact/sightings.ts';
+import { section } from '../../../rule/index.ts';
+import { MISSIONS } from '../support/missions.ts';
+
+const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:primary'] } });
+
+export const runSecrets = rule({
+  id: 'v8.redaction.run-secrets',
+  title: "No response of the run on /v8 or /mcp carries one of the run's own secrets (its tokens), judged over every exchange of the run",
+  level: 'required',
+  judgesTheRun: true,
+  spec: {
+    section: 'What the service does; Errors',
+    quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive fields are redacted.',
+  },
+  async check(ctx) {
+    // Its own provocations, so the rule judges something even when run alone: errors are where a
+    // gateway most often echoes what it was sent.
+    const primary = ctx.primary('v8');
+    await ctx.http.send({ method: 'POST', path: MISSIONS, credential: primary, rawBody: '{"goalSpec":', headers: { 'idempotency-key': `apicert-run-secrets-${Date.now()}` }, label: 'malformed create (may echo the request)' });
+    await ctx.http.send({ method: 'GET', path: `${MISSIONS}/not-a-uuid`, credential: primary, label: 'read a malformed runId' });
+    const expired = ctx.profile.credentials.find((c) => c.surfaces.includes('v8') && c.expired);
+    if (expired) await ctx.http.send({ method: 'GET', path: `${MISSIONS}/not-a-uuid`, credential: expired, label: 'read with the expired token' });
+    judgeSightings(ctx, ['/v8', '/mcp'], '/v8 and /mcp');
+  },
+});

@@ -1,0 +1,66 @@
+/** The traceability matrix as data: each unit with the rules that judge it or the reason none can. */
+import { RULES } from '../registry.ts';
+import { MAPPING } from './map.ts';
+import { REASONS, type ReasonCode } from './reasons.ts';
+import { allUnits, type SpecUnit } from './units.ts';
+
+export type UnitStatus = 'judged' | 'observed' | 'not-judgeable' | 'unmapped';
+
+export interface MatrixUnit extends SpecUnit {
+  rules: string[];
+  /** Why no rule judges it (not-judgeable), or null. */
+  reason: string | null;
+  reasonCode: ReasonCode | null;
+  status: UnitStatus;
+  /** Rule ids the mapping names that the registry does not hold. */
+  unknownRules: string[];
+}
+
+export interface Matrix {
+  units: MatrixUnit[];
+  /** Mapping entries whose unit no longer exists in the seeds (the text changed). */
+  staleMappings: string[];
+  counts: Record<UnitStatus, number> & { total: number };
+}
+
+export function buildMatrix(units: SpecUnit[] = allUnits()): Matrix {
+  const levels = new Map(RULES.map((r) => [r.id, r.level]));
+  const out: MatrixUnit[] = units.map((unit) => {
+    const mapping = MAPPING[unit.id];
+    const rules = [...(mapping?.rules ?? [])];
+    const unknownRules = rules.filter((id) => !levels.has(id));
+    const reasonCode = mapping?.reason ?? null;
+    let status: UnitStatus;
+    if (!mapping || (rules.length === 0 && !reasonCode) || unknownRules.length) status = 'unmapped';
+    else if (rules.some((id) => levels.get(id) !== 'observation')) status = 'judged';
+    else if (rules.length) status = 'observed';
+    else status = 'not-judgeable';
+    return { ...unit, rules, reason: reasonCode ? REASONS[reasonCode] : null, reasonCode, status, unknownRules };
+  });
+  const ids = new Set(units.map((u) => u.id));
+  const counts = { judged: 0, observed: 0, 'not-judgeable': 0, unmapped: 0, total: out.length };
+  for (const u of out) counts[u.status] += 1;
+  return { units: out, staleMappings: Object.keys(MAPPING).filter((id) => !ids.has(id)), counts };
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+export function matrixMarkdown(matrix: Matrix): string {
+  const lines = [
+    '# Traceability matrix',
+    '',
+    `${matrix.counts.total} normative units: ${matrix.counts.judged} judged by a required rule, ${matrix.counts.observed} recorded by an observation rule, ${matrix.counts['not-judgeable']} not judgeable from outside (with the reason), ${matrix.counts.unmapped} unmapped.`,
+  ];
+  let document = '';
+  for (const u of matrix.units) {
+    if (u.document !== document) {
+      document = u.document;
+      lines.push('', `## ${document}`, '', '| unit | section | text | judged by | or why not |', '|---|---|---|---|---|');
+    }
+    const rules = u.rules.map((r) => (u.unknownRules.includes(r) ? `**unknown rule ${r}**` : `\`${r}\``)).join(', ');
+    const why = u.status === 'unmapped' && !u.unknownRules.length ? '**UNMAPPED**' : (u.reason ?? '');
+    lines.push(`| \`${u.id.split(':').pop()}\` | ${cell(u.section)} | ${cell(u.text)} | ${rules} | ${cell(why)} |`);
+  }
+  if (matrix.staleMappings.length) lines.push('', '## Mappings whose unit no longer exists', '', ...matrix.staleMappings.map((id) => `- \`${id}\``));
+  return `${lines.join('\n')}\n`;
+}

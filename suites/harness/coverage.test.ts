@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { buildMatrix } from '../../src/coverage/matrix.ts';
+import { MAPPING } from '../../src/coverage/map.ts';
+import { REASONS } from '../../src/coverage/reasons.ts';
+import { splitUnits } from '../../src/coverage/units.ts';
+import { RULES } from '../../src/registry.ts';
+
+// Every sentence of the seeds is judged by a rule, recorded by an observation rule, or carries the
+// reason it cannot be judged from outside; an edited seed sentence gets a new id and fails here.
+describe('traceability matrix', () => {
+  const matrix = buildMatrix();
+
+  it('maps every normative unit', () => {
+    const unmapped = matrix.units.filter((u) => u.status === 'unmapped' && !u.unknownRules.length).map((u) => `${u.id}: ${u.text}`);
+    expect(unmapped).toEqual([]);
+  });
+
+  it('names only rules that exist', () => {
+    const unknown = matrix.units.flatMap((u) => u.unknownRules.map((r) => `${u.id} -> ${r}`));
+    expect(unknown).toEqual([]);
+  });
+
+  it('keeps no mapping for a unit that no longer exists', () => {
+    expect(matrix.staleMappings).toEqual([]);
+  });
+
+  it('gives every reason a text', () => {
+    for (const m of Object.values(MAPPING)) if (m.reason) expect(REASONS[m.reason]).toBeTruthy();
+  });
+
+  it('splits all four documents, so a missing document cannot pass as "all mapped"', () => {
+    const docs = new Set(matrix.units.map((u) => u.document));
+    expect([...docs].sort()).toEqual(['mcp-2025-03-26/lifecycle.md', 'mcp-2025-03-26/transports.md', 'v1-execution-fabric.md', 'v8-integration-gateway.md']);
+    expect(matrix.counts.total).toBeGreaterThan(350);
+  });
+
+  it('leaves no required rule outside the matrix', () => {
+    const mapped = new Set(matrix.units.flatMap((u) => u.rules));
+    const orphans = RULES.filter((r) => !mapped.has(r.id)).map((r) => r.id);
+    expect(orphans).toEqual([]);
+  });
+
+  it('splits tables, numbered rules, bullets, sentences and error cells into units', () => {
+    const units = splitUnits('v8', '# T\n\n## Errors\n\nFailures are JSON. Sensitive fields are redacted.\n\n| Endpoint | Status and cause |\n|---|---|\n| `GET /x` | `401`; `404` gone |\n\nRules:\n\n1. One rule.\n\n- A bullet\n');
+    expect(units.map((u) => [u.kind, u.id])).toEqual([
+      ['sentence', 'v8:errors:failures-are-json'],
+      ['sentence', 'v8:errors:sensitive-fields-are-redacted'],
+      ['error-cell', 'v8:errors:get-x:401'],
+      ['error-cell', 'v8:errors:get-x:404'],
+      ['rule', 'v8:errors-rules:1'],
+      ['bullet', 'v8:errors-rules:a-bullet'],
+    ]);
+  });
+});
