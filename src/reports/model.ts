@@ -23,7 +23,8 @@ export interface ReportRule {
 export interface Report {
   reportVersion: typeof REPORT_VERSION;
   harness: { name: 'apicert'; version: string; node: string };
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; variants?: string[] };
+  /** `container`: apicert started the target from `image` (certify --image). */
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote' | 'container'; faults?: string[]; variants?: string[]; image?: string };
   run: {
     startedAt: string;
     finishedAt: string;
