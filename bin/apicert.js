@@ -7,26 +7,36 @@ import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Runs apicert in a child Node and behaves as that child: signals sent to the launcher reach the
- * child (which writes its partial report), and the launcher exits with the child's own code, or
- * 128 + the signal's number when the child was killed by one.
+ * Runs apicert in a child Node and stays its stand-in: signals sent to this process (kill PID,
+ * Ctrl-C, a CI cancelling the step) reach the child, and this process exits as the child did.
+ * The child knows our PID (APICERT_LAUNCHER_PID) so a long-running command can stop when we are gone.
  */
 function relaunch(node, args) {
-  const child = spawn(node, args, { stdio: 'inherit' });
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-    process.on(signal, () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    });
+  const child = spawn(node, args, { stdio: 'inherit', env: { ...process.env, APICERT_LAUNCHER_PID: String(process.pid) } });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  // Under npx the shell between npm and us dies of a SIGTERM without passing it on: our parent
+  // changing is then the only sign that we were told to stop.
+  if (process.env.npm_command) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) child.kill('SIGTERM');
+    }, 500).unref();
   }
   child.on('error', (error) => {
-    console.error(`apicert: cannot start ${node}: ${error.message}`);
+    console.error(`apicert: could not start ${node}: ${error.message}`);
     process.exit(2);
   });
-  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 1)));
+  child.on('exit', (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
+  });
 }
 
-const self = fileURLToPath(import.meta.url);
 const [major, minor] = process.versions.node.split('.').map(Number);
+const self = fileURLToPath(import.meta.url);
 if (major < 22 || (major === 22 && minor < 12)) {
   const pinned = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
   if (!existsSync(pinned)) {

@@ -8,7 +8,7 @@ export const EXIT = {
   fail: 1,
   /** Usage or profile error; the message says what to fix. */
   usage: 2,
-  /** The target was unreachable, or a required rule could not be judged for transport reasons. */
+  /** The target or the container engine was unreachable, the image did not start, or a required rule could not be judged for transport reasons. */
   inconclusive: 3,
   /** apicert itself failed; the message asks for a report. */
   internal: 4,

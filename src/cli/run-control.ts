@@ -1,4 +1,4 @@
-/** What the certify command needs around a run: parsing its limits, and stopping it cleanly on a signal. */
+/** What the certify command needs around a run: parsing its deadline, and stopping it cleanly on a signal. */
 import { InvalidArgumentError } from 'commander';
 import { Stopped } from '../probe/transport.ts';
 
@@ -10,12 +10,6 @@ export function durationOf(value: string): number {
   const ms = m ? Number(m[1]) * UNITS[m[2] ?? 's']! : Number.NaN;
   if (!Number.isFinite(ms) || ms < 1_000 || ms > 24 * 3_600_000) throw new InvalidArgumentError('give a duration from 1s to 24h, e.g. 90s, 20m or 1h');
   return Math.round(ms);
-}
-
-export function portOf(value: string): number {
-  const n = Number(value);
-  if (!/^\d{1,5}$/.test(value.trim()) || !Number.isInteger(n) || n > 65_535) throw new InvalidArgumentError('the port is an integer from 0 to 65535 (0 picks a free one)');
-  return n;
 }
 
 export type StopSignal = 'SIGINT' | 'SIGTERM';

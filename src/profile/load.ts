@@ -30,12 +30,13 @@ export function parseProfile(input: unknown, source: string): Profile {
   const result = profileSchema.safeParse(input);
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  - ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    throw new ProfileError(`${source} is not a valid target profile:\n${lines.join('\n')}\nSee README.md, "Target profiles".`);
+    throw new ProfileError(`${source} is not a valid target profile:\n${lines.join('\n')}\nSee README.md, "Certifying a real deployment".`);
   }
   return result.data;
 }
 
-export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Profile> {
+/** `overrides.target` replaces the profile's target (certify --image knows it only once the container runs). */
+export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = process.env, overrides: { target?: string } = {}): Promise<Profile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -48,7 +49,11 @@ export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = pro
   } catch (error) {
     throw new ProfileError(`${path} is neither valid YAML nor JSON: ${(error as Error).message}`);
   }
-  return parseProfile(expandEnv(raw, env, path), path);
+  const expanded = expandEnv(raw, env, path);
+  if (overrides.target !== undefined && expanded && typeof expanded === 'object' && !Array.isArray(expanded)) {
+    return parseProfile({ ...expanded, target: overrides.target }, path);
+  }
+  return parseProfile(expanded, path);
 }
 
 /**

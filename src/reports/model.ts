@@ -42,8 +42,11 @@ export interface Report {
   reportVersion: typeof REPORT_VERSION;
   /** `rulesetHash` identifies the rule catalog (ids, levels, sentences) this harness judged with. */
   harness: { name: 'apicert'; version: string; node: string; rulesetHash: string };
-  /** `profileFingerprint` identifies the profile without any token in it (absent when the run had none). */
-  target: { baseUrl: string; kind: 'embedded-fake' | 'remote'; faults?: string[]; variants?: string[]; profileFingerprint?: string };
+  /**
+   * `container`: apicert started the target from `image` (certify --image). `profileFingerprint`
+   * identifies the profile without any token in it (absent when the run had none).
+   */
+  target: { baseUrl: string; kind: 'embedded-fake' | 'remote' | 'container'; faults?: string[]; variants?: string[]; image?: string; profileFingerprint?: string };
   run: {
     startedAt: string;
     finishedAt: string;

@@ -15,6 +15,12 @@ const FILES: Record<ReportFormat, [string, (r: Report) => string]> = {
   html: ['report.html', renderHtml],
 };
 
+/** The file name a format is written to, and its text. */
+export function renderReport(report: Report, format: ReportFormat): { name: string; text: string } {
+  const [name, render] = FILES[format];
+  return { name, text: render(report) };
+}
+
 /** Whatever redacts the run's secrets: every byte written passes through it. */
 export interface OutputRedactor {
   text(input: string): string;
@@ -56,9 +62,8 @@ export async function writeReports(report: Report, dir: string, formats: readonl
   const safe = redactor ? redactReport(report, redactor) : report;
   const written: string[] = [];
   for (const format of formats) {
-    const [name, render] = FILES[format];
+    const { name, text } = renderReport(safe, format);
     const path = join(dir, name);
-    const text = render(safe);
     await writeFile(path, redactor ? redactor.text(text) : text);
     written.push(path);
   }

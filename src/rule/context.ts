@@ -6,7 +6,7 @@ import type { ApiSurface, Observation, RuleMeta } from './types.ts';
 
 export interface TargetInfo {
   baseUrl: string;
-  kind: 'embedded-fake' | 'remote';
+  kind: 'embedded-fake' | 'remote' | 'container';
 }
 
 export interface PropertyOptions<T> {

@@ -32,6 +32,8 @@ export interface CertifyOptions {
   surfaces?: Surface[];
   patterns?: string[];
   seed?: number;
+  /** Run only the rules that read: every rule that creates or changes state is untestable. */
+  readOnly?: boolean;
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
   /** Only for the embedded fake: legal alternatives it takes (see "apicert variants"). */
@@ -43,13 +45,18 @@ export interface CertifyOptions {
   checkNeeds?: boolean;
   /** SHOULD rules gate too. */
   strict?: boolean;
+  /** What the report says the target is: a profile's target is `remote` unless apicert started it from an image. */
+  container?: { image: string };
+  /** The rules selected, before the first one starts. */
+  onPlan?: (rules: readonly Rule[]) => void;
+  onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
   /** The whole run's deadline: rules not finished by then are `inconclusive` ("run deadline"). */
   deadlineMs?: number;
   /** Stops the run early (an interrupt); its reason, a `Stopped`, is what unfinished rules report. */
   signal?: AbortSignal;
   /** Called with the run's redactor as soon as it exists, before anything is sent. */
-  onStart?: (redactor: Redactor) => void;
+  onRedactor?: (redactor: Redactor) => void;
   /** Said to the user as soon as known (short secrets); already redacted. */
   onWarning?: (message: string) => void;
   /** The command that started the run, without --rules and --seed: each rerun line in the report extends it. */
@@ -133,11 +140,12 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     profile = embeddedProfile(fake);
     if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
-  const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : 'remote' };
+  if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
+  const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile);
-  options.onStart?.(redactor);
+  options.onRedactor?.(redactor);
   for (const warning of redactor.warnings) options.onWarning?.(warning);
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const stop = new AbortController();
@@ -156,18 +164,20 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
       results = rules.map((rule) => notReached(rule, reason));
       for (const r of results) options.onResult?.(r);
     } else {
+      options.onPlan?.(rules);
       if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
       const services: CheckServices = {
         redactor,
         provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
         missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
       };
-      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onResult: options.onResult, signal: stop.signal });
+      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onStart: options.onStart, onResult: options.onResult, signal: stop.signal });
     }
     const { origin, pathname } = new URL(profile.target);
     const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
     if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
+    if (options.container) reportTarget.image = options.container.image;
     const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : stop.signal.aborted ? (stop.signal.reason as Error).message : undefined;
     const report = buildReport({
       results,

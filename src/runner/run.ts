@@ -17,6 +17,7 @@ export interface RunOptions {
   services?: CheckServices;
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
   checkNeeds?: boolean;
+  onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
   /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
   signal?: AbortSignal;
@@ -88,7 +89,7 @@ export function namesPrerequisite(reason: string): boolean {
  * Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. The
  * check's deadline, the run's deadline and an interrupt abort the requests it has in flight.
  */
-export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult'>): Promise<RuleResult> {
+export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'onResult' | 'onStart'>): Promise<RuleResult> {
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
   if (signal.aborted) return notReached(rule, `not run: ${stopReason(signal)}`);
@@ -208,6 +209,7 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
     const worker = async () => {
       while (next < wave.length && !options.signal?.aborted) {
         const index = wave[next++]!;
+        options.onStart?.(options.rules[index]!);
         const result = await runRule(options.rules[index]!, options);
         results[index] = result;
         options.onResult?.(result);

@@ -17,10 +17,10 @@ describe('apicert CLI', () => {
     const run = apicert('certify', '--rules', 'v8.missions.get.*', '--out', out, '--seed', '5');
     expect(run.code, run.err).toBe(0);
     expect(run.out).toMatch(/gate PASS - judged 3 of 3 selected rules \(pass or fail\); required 3 pass, 0 fail/);
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { rules: unknown[]; run: { seed: number } };
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: unknown[]; run: { seed: number } };
     expect(report.rules).toHaveLength(3);
     expect(report.run.seed).toBe(5);
-    for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(readFileSync(join(out, file), 'utf8').length).toBeGreaterThan(100);
+    for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(readFileSync(join(out, 'latest', file), 'utf8').length).toBeGreaterThan(100);
   });
 
   it('exits 1 when a fault breaks a rule', () => {

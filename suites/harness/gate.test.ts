@@ -52,9 +52,9 @@ describe('no empty runs', () => {
     const run = apicert('certify', '--rules', 'v8.missions.get.*', '--out', out, '--seed', '5', '--quiet');
     expect(run.code, run.err).toBe(0);
     expect(run.out).toMatch(/judged 3 of 3 selected rules/);
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { summary: { judged: number; selected: number } };
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { summary: { judged: number; selected: number } };
     expect(report.summary).toMatchObject({ judged: 3, selected: 3 });
-    for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(readFileSync(join(out, file), 'utf8'), file).toMatch(/judged 3 of 3 selected rules/);
+    for (const file of ['junit.xml', 'summary.md', 'report.html']) expect(readFileSync(join(out, 'latest', file), 'utf8'), file).toMatch(/judged 3 of 3 selected rules/);
   });
 });
 
@@ -63,7 +63,7 @@ describe('--variant', () => {
     const out = mkdtempSync(join(tmpdir(), 'apicert-gate-'));
     const run = apicert('certify', '--variant', 'mcp.session/never-issued-400', '--rules', 'mcp.session.never-issued', '--out', out, '--quiet');
     expect(run.code, run.err).toBe(EXIT.pass);
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { target: { variants: string[] }; observations: Array<{ subject: string; value: unknown }> };
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { target: { variants: string[] }; observations: Array<{ subject: string; value: unknown }> };
     expect(report.target.variants).toEqual(['mcp.session/never-issued-400']);
     expect(report.observations.find((o) => o.subject === 'a never-issued Mcp-Session-Id answered')?.value).toBe(400);
     expect(apicert('certify', '--variant', 'no.such/variant').code).toBe(EXIT.usage);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -36,7 +36,8 @@ const at = (name: string) => join(dir, name);
 describe('signed reports', async () => {
   const keygen = await apicert('keygen', '--out', at('signer'));
   const certified = await apicert('certify', '--rules', RULES, '--faults', FAULT, '--seed', '3', '--out', at('signed'), '--sign', at('signer.key'), '--format', 'md', '--quiet');
-  const reportPath = join(at('signed'), 'report.json');
+  // Each run writes its own folder under --out; latest points at the newest.
+  const reportPath = join(at('signed'), 'latest', 'report.json');
 
   it('keygen writes a private key only its owner can read, and a public key; it never overwrites', async () => {
     expect(keygen.code, keygen.err).toBe(0);
@@ -50,7 +51,7 @@ describe('signed reports', async () => {
 
   it('certify --sign writes report.json (even when only md was asked) and its detached signature', async () => {
     expect(certified.code, certified.err).toBe(1);
-    expect(certified.out).toContain('report.json.sig');
+    expect(existsSync(`${reportPath}.sig`)).toBe(true);
     const sig = JSON.parse(readFileSync(`${reportPath}.sig`, 'utf8')) as { algorithm: string; keyId: string };
     expect(sig.algorithm).toBe('ed25519');
     expect(readFileSync(`${reportPath}.sig`, 'utf8')).not.toContain('PRIVATE');
@@ -102,7 +103,7 @@ describe('apicert diff', async () => {
   const run = async (name: string, ...extra: string[]) => {
     const r = await apicert('certify', '--rules', RULES, '--seed', '3', '--out', at(name), '--format', 'json', '--quiet', ...extra);
     expect([0, 1]).toContain(r.code);
-    return join(at(name), 'report.json');
+    return join(at(name), 'latest', 'report.json');
   };
   const clean = await run('clean');
   const broken = await run('broken', '--faults', FAULT);
@@ -150,10 +151,10 @@ describe('certify --baseline', () => {
     const r = await certify(file, '--faults', FAULT, '--quiet');
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toContain('expected failures (baseline): v8.missions.get.unknown-404');
-    const report = JSON.parse(readFileSync(join(at('baselined'), 'report.json'), 'utf8')) as Report;
+    const report = JSON.parse(readFileSync(join(at('baselined'), 'latest', 'report.json'), 'utf8')) as Report;
     expect(report.summary.gate).toBe('pass');
     expect(report.rules.find((x) => x.id === 'v8.missions.get.unknown-404')?.baseline).toEqual({ reason: 'the gateway answers 500 until ticket 123 ships', expires: '2999-12-31', status: 'expected' });
-    expect(readFileSync(join(at('baselined'), 'junit.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0" errors="0"/);
+    expect(readFileSync(join(at('baselined'), 'latest', 'junit.xml'), 'utf8')).toMatch(/<testsuites [^>]*failures="0" errors="0"/);
   });
 
   it('fails the run on a stale entry whose rule passes now', async () => {
@@ -161,7 +162,7 @@ describe('certify --baseline', () => {
     const r = await certify(file, '--quiet');
     expect(r.code).toBe(1);
     expect(r.out).toContain('STALE baseline entries (the rule passes now; remove them): v8.missions.get.unknown-404');
-    expect(readFileSync(join(at('baselined'), 'junit.xml'), 'utf8')).toContain('type="stale-baseline"');
+    expect(readFileSync(join(at('baselined'), 'latest', 'junit.xml'), 'utf8')).toContain('type="stale-baseline"');
   });
 
   it('exits 2 on an unknown rule id, naming the closest ones, and on an expired entry', async () => {

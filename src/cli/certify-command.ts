@@ -1,0 +1,258 @@
+/** `apicert certify`: choose the target (embedded fake, --target, --profile, --image), run the rules, write one run folder. */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import type { Surface } from '../rule/index.ts';
+import { ContainerStartFailed, startImageTarget, type StartedImageTarget } from '../container/image-target.ts';
+import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
+import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
+import type { Profile } from '../profile/schema.ts';
+import { Redactor } from '../redact/redactor.ts';
+import { judgedLine, type Report } from '../reports/model.ts';
+import { createRunFolder, oldLatestFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
+import { checkWritable, REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
+import { certify, DEFAULT_DEADLINE_MS, redactorFor } from '../runner/certify.ts';
+import { UsageError } from './errors.ts';
+import { EXIT, exitCodeFor } from './exit.ts';
+import { ENV_HELP, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
+import { formats, seedOf, VERDICT_MARK } from './options.ts';
+import { faultList, patternList, portOf, surfaceList, variantList } from './parse.ts';
+import { redactOutputWith, Ui } from './output.ts';
+import { invocationOf, loadBaselineFor, loadSigningKey, writeSignature } from './report-commands.ts';
+import { durationOf, whileInterruptible } from './run-control.ts';
+import { RuleProgress } from './progress.ts';
+import { appendStepSummary } from './step-summary.ts';
+
+interface CertifyFlags {
+  target?: string;
+  profile?: string;
+  image?: string;
+  port?: number;
+  env: Record<string, string>;
+  mount: Array<{ source: string; target: string; mode: 'rw' | 'ro' }>;
+  waitLog?: RegExp;
+  waitHttp?: string;
+  startupTimeout: number;
+  surface?: Surface[];
+  rules?: string[];
+  seed?: number;
+  out: string;
+  format: ReportFormat[];
+  faults?: FaultId[];
+  variant?: VariantId[];
+  allowUntestable?: boolean;
+  strict?: boolean;
+  readOnly?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  color: boolean;
+  deadline: number;
+  sign?: string;
+  baseline?: string;
+}
+
+function envPair(value: string, previous: Record<string, string>): Record<string, string> {
+  const eq = value.indexOf('=');
+  const name = eq === -1 ? value : value.slice(0, eq);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidArgumentError(`"${value}" is not K=V (or K, to pass the variable K of this shell)`);
+  const fromShell = process.env[name];
+  if (eq === -1 && fromShell === undefined) throw new InvalidArgumentError(`--env ${name}: the variable ${name} is not set in this shell; give ${name}=VALUE`);
+  return { ...previous, [name]: eq === -1 ? fromShell! : value.slice(eq + 1) };
+}
+
+function mountOf(value: string, previous: CertifyFlags['mount']): CertifyFlags['mount'] {
+  const [source, target, mode = 'rw'] = value.split(':');
+  if (!source?.startsWith('/') || !target?.startsWith('/') || (mode !== 'rw' && mode !== 'ro')) throw new InvalidArgumentError(`"${value}" is not /host/path:/container/path[:ro]`);
+  return [...previous, { source, target, mode }];
+}
+
+function regexOf(value: string): RegExp {
+  try {
+    return new RegExp(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`not a regular expression: ${(error as Error).message}`);
+  }
+}
+
+function milliseconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1_000 || n > 600_000) throw new InvalidArgumentError('give milliseconds from 1000 to 600000');
+  return n;
+}
+
+/** Container variables whose names say they hold a secret are redacted from the container's log. */
+const SECRET_NAME = /TOKEN|SECRET|KEY|PASS|AUTH|CREDENTIAL|COOKIE|SESSION/i;
+
+function containerLogRedactor(profile: Profile | undefined, env: Record<string, string>): Redactor {
+  const redactor = profile ? redactorFor(profile) : new Redactor();
+  for (const [name, value] of Object.entries(env)) if (SECRET_NAME.test(name) && value.length >= 4) redactor.add(value, `env:${name}`);
+  return redactor;
+}
+
+function checkCombination(flags: CertifyFlags, containerArgs: string[], command: Command): void {
+  if (flags.target && flags.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
+  if (flags.image && flags.target) throw new UsageError('--image starts the target itself: drop --target (a --profile may still give credentials and fixtures; its target is replaced)');
+  if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image to use it');
+  if (flags.variant && (flags.target || flags.profile || flags.image)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile/--image to use it');
+  if (flags.image && flags.port === undefined) throw new UsageError("--image needs --port N: the port the image's server listens on");
+  const containerOnly = ['port', 'waitLog', 'waitHttp', 'startupTimeout'].filter((k) => command.getOptionValueSource(k) === 'cli');
+  if (Object.keys(flags.env).length) containerOnly.push('env');
+  if (flags.mount.length) containerOnly.push('mount');
+  if (containerArgs.length) containerOnly.push('container arguments');
+  if (!flags.image && containerOnly.length) {
+    const names = containerOnly.map((k) => (k.includes(' ') ? k : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
+    throw new UsageError(`${names.join(', ')} ${names.length > 1 ? 'apply' : 'applies'} only with --image`);
+  }
+  if (flags.waitLog && flags.waitHttp) throw new UsageError('give --wait-log or --wait-http, not both');
+  if (flags.sign && flags.out === '-') throw new UsageError('--sign writes report.json.sig beside report.json: give --out DIR, not -');
+}
+
+function gateLines(ui: Ui, report: Report): string {
+  const { required: req, should, strict, gate, warnings } = report.summary;
+  const painted = ui.paint(gate === 'pass' ? ['bold', 'green'] : ['bold', 'red'], gate.toUpperCase());
+  const target = `${report.target.baseUrl} (${report.target.kind}${report.target.image ? ` ${report.target.image}` : ''})`;
+  const line = `\n${target}: gate ${painted}${strict ? ' (strict)' : ''} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${strict ? '' : ' (warnings)'}; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`;
+  return !strict && warnings.length > 0 ? `${line}\nwarnings (SHOULD rules that failed; --strict makes them gate): ${warnings.join(', ')}` : line;
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+async function run(containerArgs: string[], flags: CertifyFlags, command: Command): Promise<void> {
+  checkCombination(flags, containerArgs, command);
+  const toStdout = flags.out === '-';
+  let chosen = flags.format;
+  if (toStdout) {
+    if (command.getOptionValueSource('format') !== 'cli') chosen = ['json'];
+    else if (chosen.length !== 1) throw new UsageError(`--out - writes one report to stdout: give one --format (${REPORT_FORMATS.join(', ')})`);
+  }
+  if (!toStdout) {
+    await oldLatestFolder(flags.out);
+    await checkWritable(flags.out);
+  }
+  // Both read before any request, so a bad key or baseline is exit 2 with nothing sent.
+  const signingKey = flags.sign ? await loadSigningKey(flags.sign) : undefined;
+  const baseline = flags.baseline ? await loadBaselineFor(flags.baseline) : undefined;
+  if (signingKey && !chosen.includes('json')) chosen = ['json', ...chosen];
+  const ui = new Ui({ color: flags.color, quiet: flags.quiet, verbose: flags.verbose, stdoutIsReport: toStdout });
+  if (flags.target && !flags.readOnly) {
+    ui.warn(`apicert: certifying ${flags.target} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
+  }
+  let container: StartedImageTarget | undefined;
+  let profile: Profile | undefined;
+  // SIGINT/SIGTERM stop the run, the partial report is written and the exit code says which signal.
+  const { value: exitCode, signal } = await whileInterruptible(async (stop) => {
+  try {
+    if (flags.image) {
+      ui.info(`starting ${flags.image}, port ${flags.port} on the host network...`);
+      try {
+        container = await startImageTarget({
+          image: flags.image,
+          port: flags.port!,
+          env: flags.env,
+          command: containerArgs,
+          mounts: flags.mount,
+          waitLog: flags.waitLog,
+          waitHttp: flags.waitHttp,
+          startupTimeoutMs: flags.startupTimeout,
+        });
+      } catch (error) {
+        if (error instanceof ContainerStartFailed) await keepStartLog(ui, flags, error);
+        throw error;
+      }
+      ui.info(`${flags.image} is ready at ${container.baseUrl}`);
+    }
+    const base = container?.baseUrl ?? flags.target;
+    profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
+    const progress = new RuleProgress(ui);
+    const { report, redactor, firstProbeFailure } = await certify({
+      profile,
+      surfaces: flags.surface,
+      patterns: flags.rules,
+      seed: flags.seed,
+      faults: flags.faults,
+      variants: flags.variant,
+      strict: Boolean(flags.strict),
+      readOnly: flags.readOnly,
+      deadlineMs: flags.deadline,
+      signal: stop,
+      invocation: invocationOf(flags),
+      allowUntestable: Boolean(flags.allowUntestable),
+      baseline,
+      onRedactor: (redactor) => redactOutputWith(redactor),
+      onWarning: (warning) => ui.warn(`apicert: warning: ${warning}`),
+      container: container ? { image: container.image } : undefined,
+      onPlan: (rules) => progress.plan(rules),
+      onStart: (rule) => progress.started(rule),
+      onResult: (result) => progress.finished(result, Boolean(flags.strict)),
+    });
+    progress.end();
+    // The deployment's own account of a failure belongs beside the report that shows it.
+    const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
+    const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
+    if (toStdout) reportToStdout(report, chosen[0]!, process.stdout, redactor);
+    if (firstProbeFailure) ui.warn(`apicert: ${firstProbeFailure}; every rule is inconclusive`);
+    else if (report.run.stopped) ui.warn(`apicert: the run stopped early: ${report.run.stopped}`);
+    ui.always(gateLines(ui, report));
+    if (report.summary.expectedFailures.length) ui.always(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
+    if (report.summary.staleBaseline.length) ui.always(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
+    if (!toStdout) {
+      const written = await writeRunReports(report, flags.out, chosen, extra, redactor);
+      // Signed as written: the redacted report.json, read back.
+      if (signingKey) written.files.push(await writeSignature(join(written.dir, 'report.json'), signingKey));
+      ui.info(`reports: ${written.dir} (${join(flags.out, 'latest')} points at it): ${written.files.map((f) => f.slice(written.dir.length + 1)).join(', ')}`);
+    }
+    const summary = await appendStepSummary(report).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
+    if (summary) ui.detail(`summary appended to ${summary}`);
+    return firstProbeFailure ? EXIT.inconclusive : exitCodeFor(report.summary, Boolean(flags.allowUntestable));
+  } finally {
+    await container?.stop();
+  }
+  });
+  process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : signal === 'SIGTERM' ? EXIT.terminated : exitCode;
+}
+
+/** A container that did not come up: its log goes to a run folder of its own, and its tail to the terminal. */
+async function keepStartLog(ui: Ui, flags: CertifyFlags, error: ContainerStartFailed): Promise<void> {
+  const log = containerLogRedactor(undefined, flags.env).text(error.log);
+  ui.warn(log.trim() ? `last lines the container printed:\n${lastLines(log, 20)}` : 'the container printed nothing');
+  if (flags.out === '-') return;
+  const dir = await createRunFolder(flags.out, new Date());
+  await writeFile(join(dir, 'container.log'), log);
+  ui.warn(`container log: ${join(dir, 'container.log')}`);
+}
+
+export function certifyCommand(): Command {
+  return new Command('certify')
+    .description('Run every selected rule against a target and write a readiness report. Without --target, --profile or --image, certifies the built-in reference fake.')
+    .argument('[container-args...]', 'with --image, after "--": the container command, replacing the image\'s CMD')
+    .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables below; creates state there unless --read-only')
+    .option('--profile <file>', `target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits (README.md, "${README_SECTIONS.profile}")`)
+    .option('--image <image[:tag]>', `start the deployment from this container image (testcontainers, host network), certify it, stop it (README.md, "${README_SECTIONS.image}")`)
+    .option('--port <n>', "with --image: the port the image's server listens on", portOf)
+    .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair, {})
+    .option('--mount <host:container[:ro]>', 'with --image: bind-mount a host folder (repeatable), e.g. one the container writes its profile to', mountOf, [])
+    .option('--wait-log <regex>', 'with --image: ready once a log line matches', regexOf)
+    .option('--wait-http <path>', 'with --image: ready once GET PATH answers 2xx (default: once the port answers HTTP at all)')
+    .option('--startup-timeout <ms>', 'with --image: how long the container may take to become ready', milliseconds, 60_000)
+    .option('--read-only', 'run only rules that read; every rule that creates or changes state is reported untestable')
+    .option('--surface <list>', 'surfaces to certify, comma separated (v8, v1, mcp)', surfaceList)
+    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*"); each must select a rule', patternList)
+    .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
+    .option('--out <dir>', 'reports go to DIR/<timestamp>/ and DIR/latest points at the newest; "-" writes one format to stdout', 'reports')
+    .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')}); with --out -, one (default json)`, formats, [...REPORT_FORMATS])
+    .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faultList))
+    .addOption(new Option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")').argParser(variantList))
+    .option('--allow-untestable', 'exit 0 even when required rules are untestable (missing fixtures or credentials), as long as at least one required rule passed')
+    .option('--strict', 'SHOULD rules gate too (by default a failed SHOULD is a warning)')
+    .option('-q, --quiet', 'print only failures, inconclusive rules and the gate')
+    .option('-v, --verbose', 'also print every passing rule and its exchanges (redacted) with a curl line each')
+    .option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written", durationOf, DEFAULT_DEADLINE_MS)
+    .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it')
+    .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
+    .option('--no-color', 'no colour (also: NO_COLOR=1)')
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
+    .action(run);
+}

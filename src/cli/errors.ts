@@ -1,0 +1,49 @@
+/**
+ * Every error a user can cause ends as one line saying what to do and an exit code, never a stack
+ * trace. Only an error nobody foresaw is a defect: exit 4, with the stack when APICERT_DEBUG is set.
+ */
+import { CommanderError } from 'commander';
+import { ContainerEngineUnavailable, ContainerStartFailed } from '../container/image-target.ts';
+import { ProfileError } from '../profile/load.ts';
+import { ReportFolderError } from '../reports/run-folder.ts';
+import { OutputNotWritable } from '../reports/write.ts';
+import { TargetUnreachable } from '../runner/certify.ts';
+import { EmptySelection } from '../runner/run.ts';
+import { EXIT } from './exit.ts';
+
+/** A wrong or missing option the parser cannot see (a combination, a file that cannot be written). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+const FILE_ERRORS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EISDIR: 'it is a folder',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  EADDRINUSE: 'the address is already in use',
+};
+
+export interface Reported {
+  code: number;
+  /** Printed after "apicert: "; undefined when commander has printed it already. */
+  message?: string;
+}
+
+export function reportError(error: unknown, env: NodeJS.ProcessEnv = process.env): Reported {
+  if (error instanceof CommanderError) return { code: error.exitCode === 0 ? EXIT.pass : EXIT.usage };
+  if (error instanceof ProfileError || error instanceof UsageError || error instanceof ReportFolderError || error instanceof OutputNotWritable || error instanceof EmptySelection) return { code: EXIT.usage, message: error.message };
+  if (error instanceof TargetUnreachable || error instanceof ContainerEngineUnavailable || error instanceof ContainerStartFailed) return { code: EXIT.inconclusive, message: error.message };
+  const errno = error as NodeJS.ErrnoException;
+  if (errno && typeof errno.code === 'string' && FILE_ERRORS[errno.code]) {
+    const net = errno as { address?: string; port?: number };
+    const where = errno.path ?? (net.address ? `${net.address}${net.port ? `:${net.port}` : ''}` : '');
+    return { code: EXIT.usage, message: `${errno.syscall ?? 'operation'} ${where}: ${FILE_ERRORS[errno.code]} (${errno.code}); choose another path or port` };
+  }
+  const text = error instanceof Error ? error.message : String(error);
+  const stack = env.APICERT_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : ' (set APICERT_DEBUG=1 for the stack trace)';
+  return { code: EXIT.internal, message: `internal error, please report it: ${text}${stack}` };
+}

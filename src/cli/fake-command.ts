@@ -1,0 +1,69 @@
+/** `apicert fake`: the reference fake in a process of its own, until SIGINT, SIGTERM or SIGHUP. */
+import { Command, InvalidArgumentError } from 'commander';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
+import { startFake } from '../fake/server.ts';
+import { freeLoopbackPort, parseReceiverAddress, standaloneProfile, type ReceiverAddress } from '../fake/standalone.ts';
+import { README_SECTIONS } from './help.ts';
+import { faultList, portOf, variantList } from './parse.ts';
+
+interface FakeFlags {
+  port: number;
+  faults?: FaultId[];
+  variant?: VariantId[];
+  profileOut: string;
+  webhookReceiver?: ReceiverAddress;
+}
+
+function receiverOf(value: string): ReceiverAddress {
+  try {
+    return parseReceiverAddress(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/** Resolves on the first stop signal, or when the launcher that started this process is gone. */
+function untilStopped(): Promise<NodeJS.Signals | 'parent-gone'> {
+  return new Promise((resolve) => {
+    const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+    const done = (why: NodeJS.Signals | 'parent-gone') => {
+      for (const s of signals) process.off(s, done);
+      clearInterval(watch);
+      resolve(why);
+    };
+    for (const s of signals) process.once(s, done);
+    // bin/apicert.js forwards signals to us, but a SIGKILLed launcher cannot; and under npx the shell
+    // between npm and us dies of a SIGTERM without passing it on. Either way our parent changes.
+    const parent = Number(process.env.APICERT_LAUNCHER_PID) || (process.env.npm_command ? process.ppid : 0);
+    const watch = setInterval(() => {
+      if (parent && process.ppid !== parent) done('parent-gone');
+    }, 500);
+  });
+}
+
+export function fakeCommand(): Command {
+  return new Command('fake')
+    .description(`Serve the reference fake on loopback until stopped (Ctrl-C, SIGTERM), and write a profile for it; its tokens live only as long as this process (README.md, "${README_SECTIONS.fake}").`)
+    .option('--port <n>', 'port to listen on (0 picks a free one)', portOf, 0)
+    .option('--faults <ids>', 'switch on these faults (see "apicert faults")', faultList)
+    .option('--variant <ids>', 'take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variantList)
+    .option('--profile-out <file>', 'where to write the profile, readable by you only', 'reports/fake-profile.json')
+    .option('--webhook-receiver <address>', 'PORT or 127.0.0.1:PORT where the certifying apicert will receive webhook deliveries; written into the profile (default: a free loopback port)', receiverOf)
+    .action(async (flags: FakeFlags) => {
+      const receiver = flags.webhookReceiver ?? parseReceiverAddress(String(await freeLoopbackPort()));
+      const fake = await startFake({ port: flags.port, faults: flags.faults ?? [], variants: flags.variant ?? [] });
+      const profile = standaloneProfile(fake, receiver);
+      await mkdir(dirname(flags.profileOut), { recursive: true });
+      // The tokens are the fake's own, but a token is never printed: it goes to a private file.
+      await writeFile(flags.profileOut, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
+      console.log(`apicert fake listening on ${fake.baseUrl}${flags.faults?.length ? ` with faults ${flags.faults.join(', ')}` : ''}${flags.variant?.length ? ` with variants ${flags.variant.join(', ')}` : ''} (pid ${process.pid}); webhooks go to ${receiver.origin}`);
+      console.log(`profile with ${profile.credentials.length} credentials written to ${flags.profileOut}; certify it from another shell with:`);
+      console.log(`  npx apicert certify --profile ${flags.profileOut}`);
+      const why = await untilStopped();
+      await fake.close();
+      console.log(`apicert fake stopped (${why})`);
+    });
+}

@@ -1,0 +1,37 @@
+/** The parts of --help a CI author looks for: what the exit codes mean and every variable apicert reads. */
+import { ENV_VARS } from '../load/config.ts';
+import { EXIT } from './exit.ts';
+
+export const EXIT_CODES_HELP = `Exit codes:
+  ${EXIT.pass}  every required rule passed (or did not apply)
+  ${EXIT.fail}  a required rule failed, or was untestable (unless --allow-untestable)
+  ${EXIT.usage}  usage or profile error; the message says what to fix
+  ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, or a required rule was inconclusive
+  ${EXIT.internal}  apicert itself failed (a bug: please report it with the message)`;
+
+export const ENV_HELP = `Environment variables:
+  APICERT_V8_TOKEN                  --target: /v8 token holding every scope
+  APICERT_V8_EXPIRED_TOKEN          --target: an expired /v8 token (auth rules)
+  APICERT_V8_OTHER_PRINCIPAL_TOKEN  --target: a /v8 token of another principal (ownership rules)
+  APICERT_V1_KEY                    --target: a /v1 service_sk_ key with runs:read and runs:write
+  APICERT_MCP_TOKEN                 --target: the token for /mcp
+  \${NAME} in a profile              any variable a profile refers to; never printed
+  APICERT_PROFILE                   apicert/vitest and this project's suites: the profile to certify instead of the embedded fake
+  NO_COLOR                          set (non-empty) to switch colour off, like --no-color; FORCE_COLOR=1 forces it on
+  TERM                              "dumb": no colour and no redrawn progress line
+  CI                                set: no redrawn progress line, one line per rule
+  GITHUB_STEP_SUMMARY               set (GitHub Actions): the Markdown summary is appended to that file
+  DOCKER_HOST                       --image: the container engine to use (testcontainers reads it)
+  TESTCONTAINERS_RYUK_DISABLED      --image: "true" where the Ryuk reaper image cannot be pulled (apicert stops its container itself)
+  TESTCONTAINERS_HOST_OVERRIDE      --image: the host name testcontainers uses for the engine ("localhost" with a local socket)
+  APICERT_DEBUG                     set: an internal error (exit 4) prints its stack trace
+  APICERT_LAUNCHER_PID              set by bin/apicert.js for the Node it starts; "apicert fake" stops when that launcher is gone
+  K6_BINARY                         apicert load: the k6 to run (default: k6 on the PATH)
+apicert load and the k6 scripts (see "apicert load --help"):
+${ENV_VARS.map((v) => `  ${v.name.padEnd(34)}${v.about}`).join('\n')}`;
+
+export const README_SECTIONS = {
+  profile: 'Certifying a real deployment',
+  image: 'Certifying a container image',
+  fake: 'The reference fake in another process',
+} as const;

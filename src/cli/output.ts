@@ -1,0 +1,87 @@
+/**
+ * How the CLI talks to a person: colour only where it can be seen and is wanted, three levels of
+ * detail, and one stream for human text so stdout can carry a report (`--out -`) untouched.
+ */
+import { styleText } from 'node:util';
+
+export type Verbosity = 'quiet' | 'normal' | 'verbose';
+type Style = Parameters<typeof styleText>[0];
+
+export interface UiOptions {
+  /** false after `--no-color`. */
+  color?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  /** Human text goes to stderr when stdout carries a report. */
+  stdoutIsReport?: boolean;
+  env?: NodeJS.ProcessEnv;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+}
+
+/** NO_COLOR (https://no-color.org) and --no-color switch colour off; FORCE_COLOR switches it on for logs that render it. */
+export function colorWanted(flag: boolean | undefined, stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return Boolean(stream.isTTY) && env.TERM !== 'dumb';
+}
+
+/** Whatever redacts the run's secrets; set once a run knows them. */
+interface OutputRedaction {
+  text(input: string): string;
+}
+let outputRedaction: OutputRedaction | undefined;
+
+/** From now on every line the CLI prints passes through `redactor` (the run's own). */
+export function redactOutputWith(redactor: OutputRedaction): void {
+  outputRedaction = redactor;
+}
+
+/** A line as it may be printed: with every secret of the run redacted. */
+export function safeText(text: string): string {
+  return outputRedaction ? outputRedaction.text(text) : text;
+}
+
+export class Ui {
+  readonly out: NodeJS.WriteStream;
+  readonly err: NodeJS.WriteStream;
+  readonly color: boolean;
+  readonly verbosity: Verbosity;
+  /** A terminal that can redraw one status line. */
+  readonly live: boolean;
+
+  constructor(options: UiOptions = {}) {
+    const env = options.env ?? process.env;
+    this.err = options.stderr ?? process.stderr;
+    this.out = options.stdoutIsReport ? this.err : (options.stdout ?? process.stdout);
+    this.color = colorWanted(options.color, this.out, env);
+    this.verbosity = options.verbose ? 'verbose' : options.quiet ? 'quiet' : 'normal';
+    this.live = Boolean(this.out.isTTY) && env.TERM !== 'dumb' && env.CI === undefined;
+  }
+
+  paint(style: Style, text: string): string {
+    return this.color ? styleText(style, text, { validateStream: false }) : text;
+  }
+
+  /** Printed at every level, --quiet included (failures, the gate). */
+  always(text: string): void {
+    this.out.write(`${safeText(text)}\n`);
+  }
+
+  /** Printed unless --quiet. */
+  info(text: string): void {
+    if (this.verbosity !== 'quiet') this.out.write(`${safeText(text)}\n`);
+  }
+
+  /** Printed with --verbose only. */
+  detail(text: string): void {
+    if (this.verbosity === 'verbose') this.out.write(`${safeText(text)}\n`);
+  }
+
+  /** Warnings and errors: stderr, whatever the level. */
+  warn(text: string): void {
+    const line = safeText(text);
+    this.err.write(`${this.color ? styleText('yellow', line, { validateStream: false }) : line}\n`);
+  }
+}

@@ -1,0 +1,43 @@
+/** Option parsers shared by the commands; each rejects a bad value with a message saying what is expected. */
+import { InvalidArgumentError } from 'commander';
+import type { Surface } from '../rule/index.ts';
+import { isFaultId, type FaultId } from '../fake/faults/index.ts';
+import { conflictsOf, isVariantId, type VariantId } from '../fake/variants/index.ts';
+import { list } from './options.ts';
+
+export const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
+
+export function surfaceList(value: string): Surface[] {
+  const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError(`no surface given: use one or more of ${SURFACES.join(', ')}`);
+  for (const s of out) if (!SURFACES.includes(s as Surface)) throw new InvalidArgumentError(`unknown surface "${s}": use ${SURFACES.join(', ')}`);
+  return out as Surface[];
+}
+
+export function faultList(value: string): FaultId[] {
+  const out = list(value);
+  for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}": run "apicert faults" for the list`);
+  return out as FaultId[];
+}
+
+export function patternList(value: string): string[] {
+  const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError('no rule pattern given: name rule ids or globs, e.g. "v8.missions.*" (see "apicert rules")');
+  return out;
+}
+
+export function variantList(value: string): VariantId[] {
+  const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError('no variant given: run "apicert variants" for the list');
+  for (const v of out) if (!isVariantId(v)) throw new InvalidArgumentError(`unknown variant "${v}": run "apicert variants" for the list`);
+  const conflict = conflictsOf(out as VariantId[]);
+  if (conflict) throw new InvalidArgumentError(conflict);
+  return out as VariantId[];
+}
+
+/** 0 to 65535 (0: a free port). */
+export function portOf(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('a port is a number from 0 to 65535');
+  return n;
+}

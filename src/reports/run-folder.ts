@@ -1,0 +1,99 @@
+/**
+ * One run, one folder: every certification writes into a fresh `<root>/<timestamp>/` and then points
+ * `<root>/latest` at it, so files of two runs never mix (a JSON-only run cannot sit beside the
+ * Markdown summary of an older one).
+ */
+import { lstat, mkdir, readdir, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { renderReport, writeReports, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
+import type { Report } from './model.ts';
+
+export const LATEST = 'latest';
+
+/** The reports folder cannot be used as asked; the message says what to do (exit 2). */
+export class ReportFolderError extends Error {
+  override readonly name = 'ReportFolderError';
+}
+
+/** `2026-11-22T13-20-05Z`: sortable, and legal in a file name on every system. */
+export function runFolderName(at: Date): string {
+  return at.toISOString().replace(/\.\d{3}Z$/, 'Z').replaceAll(':', '-');
+}
+
+/** Creates `<root>/<timestamp>[-n]/`; a second run in the same second gets its own suffix. */
+export async function createRunFolder(root: string, at: Date): Promise<string> {
+  await mkdir(root, { recursive: true });
+  const base = runFolderName(at);
+  for (let n = 1; ; n++) {
+    const dir = join(root, n === 1 ? base : `${base}-${n}`);
+    try {
+      await mkdir(dir);
+      return dir;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 100) throw error;
+    }
+  }
+}
+
+// `load/` holds what `apicert load` adds to a readiness report (summaries, bundles).
+const OWNED_FILES = new Set(['report.json', 'junit.xml', 'summary.md', 'report.html', 'container.log', 'load']);
+
+/**
+ * The files of a real `latest/` folder (older apicert versions wrote there), or undefined when
+ * `latest` is a link or absent. Throws when the folder holds anything apicert did not write; the
+ * CLI asks before a run, so the user hears it before waiting for one.
+ */
+export async function oldLatestFolder(root: string): Promise<string[] | undefined> {
+  const latest = join(root, LATEST);
+  const stat = await lstat(latest).catch(() => undefined);
+  if (!stat?.isDirectory()) return undefined;
+  const names = await readdir(latest);
+  const foreign = names.filter((n) => !OWNED_FILES.has(n));
+  if (foreign.length > 0) throw new ReportFolderError(`${latest} is a folder holding files apicert did not write (${foreign.slice(0, 3).join(', ')}): move it away, apicert keeps "${LATEST}" as a link to the newest run`);
+  return names;
+}
+
+/**
+ * Points `<root>/latest` at the run folder. Replaced through a rename so a reader never sees it
+ * missing. A real `latest/` folder left by an older apicert is removed when it holds only report
+ * files; anything else in it is the user's and stays.
+ */
+export async function pointLatestAt(root: string, dir: string): Promise<string> {
+  const latest = join(root, LATEST);
+  const names = await oldLatestFolder(root);
+  if (names) {
+    for (const name of names) await rm(join(latest, name), { recursive: true, force: true });
+    await rmdir(latest);
+  }
+  const name = dir.slice(root.length).replace(/^[/\\]+/, '');
+  const temporary = join(root, `.${LATEST}-${process.pid}`);
+  await rm(temporary, { force: true });
+  await symlink(name, temporary, 'dir');
+  await rename(temporary, latest);
+  return latest;
+}
+
+export interface WrittenRun {
+  /** The run's own folder. */
+  dir: string;
+  files: string[];
+}
+
+/** Writes every format (and extra files such as `container.log`) into a new run folder under `root` and moves `latest` to it. */
+export async function writeRunReports(report: Report, root: string, formats: readonly ReportFormat[], extra: Record<string, string> = {}, redactor?: OutputRedactor): Promise<WrittenRun> {
+  const dir = await createRunFolder(root, new Date(report.run.startedAt));
+  const files = await writeReports(report, dir, formats, redactor);
+  for (const [name, text] of Object.entries(extra)) {
+    const path = join(dir, name);
+    await writeFile(path, redactor ? redactor.text(text) : text);
+    files.push(path);
+  }
+  await pointLatestAt(root, dir);
+  return { dir, files };
+}
+
+/** `--out -`: the one format on stdout, nothing on disk. */
+export function reportToStdout(report: Report, format: ReportFormat, stdout: NodeJS.WritableStream = process.stdout, redactor?: OutputRedactor): void {
+  const text = renderReport(redactor ? redactReport(report, redactor) : report, format).text;
+  stdout.write(redactor ? redactor.text(text) : text);
+}

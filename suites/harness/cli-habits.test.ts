@@ -1,0 +1,165 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin/apicert.js');
+const FAULT = 'v8.missions.get.unknown-404/server-error';
+const STACK = /\n\s+at .+:\d+:\d+/;
+
+// Plain output unless a test asks for colour: no FORCE_COLOR or NO_COLOR from the caller's shell.
+const BASE_ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['FORCE_COLOR', 'NO_COLOR', 'GITHUB_STEP_SUMMARY'].includes(k)));
+
+function apicert(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...BASE_ENV, ...env } });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** The same, without blocking: independent invocations run side by side. */
+function apicertAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...BASE_ENV, ...env } }, (error, out, err) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err });
+    });
+  });
+}
+
+const tmp = (prefix: string) => mkdtempSync(join(tmpdir(), `apicert-${prefix}-`));
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1));
+}
+
+describe('one run, one folder', () => {
+  it('gives each run its own folder and points latest at the newest; a JSON-only run never sits beside an older summary', async () => {
+    const out = tmp('runs');
+    expect(apicert(['certify', '--rules', 'v8.missions.get.ok', '--out', out, '--quiet']).code).toBe(0);
+    expect(apicert(['certify', '--rules', 'v8.missions.get.*', '--faults', FAULT, '--format', 'json', '--out', out, '--quiet']).code).toBe(1);
+    const folders = readdirSync(out).filter((n) => n !== 'latest').sort();
+    expect(folders).toHaveLength(2);
+    expect(readlinkSync(join(out, 'latest'))).toBe(folders[1]);
+    expect(readdirSync(join(out, 'latest'))).toEqual(['report.json']);
+    expect((JSON.parse(readFileSync(join(out, 'latest/report.json'), 'utf8')) as { summary: { gate: string } }).summary.gate).toBe('fail');
+    expect((await filesUnder(join(out, folders[0]!))).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+  });
+
+  it('--out - writes the one report to stdout and everything else to stderr', () => {
+    const run = apicert(['certify', '--rules', 'v8.missions.get.ok', '--out', '-']);
+    expect(run.code, run.err).toBe(0);
+    expect((JSON.parse(run.out) as { rules: unknown[] }).rules).toHaveLength(1);
+    expect(run.err).toMatch(/gate PASS/);
+    const md = apicert(['certify', '--rules', 'v8.missions.get.ok', '--out', '-', '--format', 'md']);
+    expect(md.out).toMatch(/^#/);
+    const two = apicert(['certify', '--out', '-', '--format', 'json,md']);
+    expect(two.code).toBe(2);
+    expect(two.err).toMatch(/--out - writes one report to stdout: give one --format/);
+  });
+
+  it('appends the Markdown summary to $GITHUB_STEP_SUMMARY, keeping what was there', () => {
+    const file = join(tmp('step'), 'summary.md');
+    writeFileSync(file, 'earlier step\n');
+    expect(apicert(['certify', '--rules', 'v8.missions.get.ok', '--out', '-'], { GITHUB_STEP_SUMMARY: file }).code).toBe(0);
+    const text = readFileSync(file, 'utf8');
+    expect(text.startsWith('earlier step\n')).toBe(true);
+    expect(text).toMatch(/v8\.missions\.get\.ok/);
+  });
+});
+
+describe('what the CLI prints', () => {
+  it('--quiet still prints failures and the gate, and nothing that passed', () => {
+    const run = apicert(['certify', '--rules', 'v8.missions.get.*', '--faults', FAULT, '--out', tmp('q'), '--quiet']);
+    expect(run.code).toBe(1);
+    expect(run.out).toMatch(/FAIL\s+v8\.missions\.get\.unknown-404: /);
+    expect(run.out).toMatch(/gate FAIL/);
+    expect(run.out).not.toMatch(/^pass /m);
+    expect(run.out).not.toMatch(/reports: /);
+  });
+
+  it('--verbose prints each exchange with a curl line', () => {
+    const run = apicert(['certify', '--rules', 'v8.missions.get.ok', '--out', tmp('v'), '--verbose']);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/pass\s+v8\.missions\.get\.ok/);
+    expect(run.out).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v8\/missions\/\S+ -> 200/);
+    expect(run.out).toMatch(/curl -sS -i/);
+    expect(run.out).not.toMatch(/Bearer (?!\$\{)/);
+  });
+
+  it('colours only when wanted: FORCE_COLOR on, NO_COLOR and --no-color off', async () => {
+    const args = ['certify', '--rules', 'v8.missions.get.ok', '--out', '-'];
+    const [forced, flag, noColor] = await Promise.all([
+      apicertAsync(args, { FORCE_COLOR: '1' }),
+      apicertAsync([...args, '--no-color'], { FORCE_COLOR: '1' }),
+      apicertAsync(args, { FORCE_COLOR: '1', NO_COLOR: '1' }),
+    ]);
+    expect(forced.err).toContain('\x1b[');
+    expect(flag.err).not.toContain('\x1b[');
+    expect(noColor.err).not.toContain('\x1b[');
+  });
+
+  it('--target alone warns that it changes state; --read-only does not and runs only reading rules', () => {
+    const warned = apicert(['certify', '--target', 'http://127.0.0.1:9', '--quiet']);
+    expect(warned.code).toBe(3);
+    expect(warned.err).toMatch(/creates missions, runs and webhook endpoints there .*--read-only/);
+    const quiet = apicert(['certify', '--target', 'http://127.0.0.1:9', '--quiet', '--read-only']);
+    expect(quiet.err).not.toMatch(/creates missions/);
+    const run = apicert(['certify', '--rules', 'v8.missions.get.*', '--read-only', '--out', '-']);
+    const report = JSON.parse(run.out) as { rules: Array<{ destructive: string; verdict: string; reason?: string }> };
+    const mutating = report.rules.filter((r) => r.destructive === 'mutate');
+    expect(mutating.length).toBeGreaterThan(0);
+    for (const r of mutating) expect(r).toMatchObject({ verdict: 'untestable', reason: expect.stringMatching(/allowMutations: false/) });
+  });
+
+  it('--help lists the exit codes and every environment variable apicert reads', async () => {
+    const help = apicert(['certify', '--help']).out + apicert(['--help']).out;
+    for (const code of ['0', '1', '2', '3', '4']) expect(help).toMatch(new RegExp(`^  ${code}  `, 'm'));
+    const read = new Set<string>();
+    for (const file of await filesUnder(join(ROOT, 'src'))) {
+      for (const m of readFileSync(join(ROOT, 'src', file), 'utf8').matchAll(/env(?:\.|\[')([A-Z][A-Z0-9_]{2,})/g)) read.add(m[1]!);
+    }
+    expect(read.size).toBeGreaterThan(5);
+    read.delete('PATH');
+    for (const name of read) expect(help, `${name} is read but not in --help`).toContain(name);
+  });
+});
+
+describe('user errors', () => {
+  it('end in one line and exit 2, never a stack trace', async () => {
+    const file = join(tmp('err'), 'a-file');
+    writeFileSync(file, '');
+    const cases = [
+      ['certify', '--out', join(file, 'sub')],
+      ['certify', '--port', '80'],
+      ['certify', '--image', 'x'],
+      ['certify', '--image', 'x', '--target', 'http://127.0.0.1:9', '--port', '1'],
+      ['certify', '--wait-log', '('],
+      ['fake', '--port', 'abc'],
+      ['fake', '--webhook-receiver', 'example.com:80'],
+      ['certify', '--profile', file],
+    ];
+    const runs = await Promise.all(cases.map((args) => apicertAsync(args)));
+    for (const [i, args] of cases.entries()) {
+      const run = runs[i]!;
+      expect(run.code, `${args.join(' ')}: ${run.err}`).toBe(2);
+      expect(run.err, args.join(' ')).toMatch(/apicert: |error: /);
+      expect(run.err, args.join(' ')).not.toMatch(STACK);
+    }
+  });
+
+  it('point only at README sections that exist', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const headings = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.trim()));
+    const cited = new Set<string>();
+    for (const file of await filesUnder(join(ROOT, 'src'))) {
+      const text = readFileSync(join(ROOT, 'src', file), 'utf8');
+      for (const m of text.matchAll(/README(?:\.md)?, "([^"$]+)"/g)) cited.add(m[1]!);
+      for (const m of text.matchAll(/README_SECTIONS = \{([^}]+)\}/g)) for (const s of m[1]!.matchAll(/'([^']+)'/g)) cited.add(s[1]!);
+    }
+    expect(cited.size).toBeGreaterThan(2);
+    for (const section of cited) expect(headings, `README.md has no section "${section}"`).toContain(section);
+  });
+});
