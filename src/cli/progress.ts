@@ -7,10 +7,11 @@ import type { Rule, RuleResult } from '../rule/index.ts';
 import { VERDICT_MARK } from './options.ts';
 import type { Ui } from './output.ts';
 
-const STYLE = { pass: 'green', fail: 'red', warn: 'yellow', 'not-applicable': 'gray', untestable: 'yellow', inconclusive: 'magenta' } as const;
+const STYLE = { pass: 'green', fail: 'red', warn: 'yellow', observed: 'gray', 'not-applicable': 'gray', untestable: 'yellow', inconclusive: 'magenta' } as const;
 
-/** A failed SHOULD rule is a warning unless the run is strict. */
+/** A failed SHOULD rule is a warning unless the run is strict; an observation rule never gates, so it never reads FAIL. */
 function markOf(result: RuleResult, strict: boolean): keyof typeof STYLE {
+  if (result.verdict === 'fail' && result.rule.level === 'observation') return 'observed';
   return result.verdict === 'fail' && result.rule.level === 'should' && !strict ? 'warn' : result.verdict;
 }
 
