@@ -7,6 +7,7 @@ import type { VariantId } from '../fake/variants/index.ts';
 import { startFake } from '../fake/server.ts';
 import { freeLoopbackPort, parseReceiverAddress, standaloneProfile, type ReceiverAddress } from '../fake/standalone.ts';
 import { README_SECTIONS } from './help.ts';
+import { UsageError } from './errors.ts';
 import { faultList, portOf, variantList } from './parse.ts';
 
 interface FakeFlags {
@@ -54,7 +55,11 @@ export function fakeCommand(): Command {
     .option('--webhook-receiver <address>', 'PORT or 127.0.0.1:PORT where the certifying apicert will receive webhook deliveries; written into the profile (default: a free loopback port)', receiverOf)
     .action(async (flags: FakeFlags) => {
       const receiver = flags.webhookReceiver ?? parseReceiverAddress(String(await freeLoopbackPort()));
-      const fake = await startFake({ port: flags.port, faults: flags.faults ?? [], variants: flags.variant ?? [] });
+      const fake = await startFake({ port: flags.port, faults: flags.faults ?? [], variants: flags.variant ?? [] }).catch((error: unknown) => {
+        const code = (error as { code?: string }).code;
+        if (code === 'EADDRINUSE' || code === 'EACCES') throw new UsageError(`cannot listen on 127.0.0.1:${flags.port} (${code}): choose another --port, or 0 for a free one`);
+        throw error;
+      });
       const profile = standaloneProfile(fake, receiver);
       await mkdir(dirname(flags.profileOut), { recursive: true });
       // The tokens are the fake's own, but a token is never printed: it goes to a private file.

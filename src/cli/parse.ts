@@ -38,6 +38,6 @@ export function variantList(value: string): VariantId[] {
 /** 0 to 65535 (0: a free port). */
 export function portOf(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('a port is a number from 0 to 65535');
+  if (!/^\d+$/.test(value) || n > 65535) throw new InvalidArgumentError('the port is an integer from 0 to 65535 (0 picks a free one)');
   return n;
 }

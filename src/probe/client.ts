@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import type { Redactor } from '../redact/redactor.ts';
+import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
 import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
@@ -138,7 +138,7 @@ export class ProbeClient implements Http {
   /** Every session id the target hands out is a secret of the run from then on. */
   private learnSecrets(headers: Record<string, string>): void {
     const session = headers['mcp-session-id'];
-    if (session) this.options.redactor.add(session, 'mcp-session-id');
+    if (session) this.options.redactor.add(session, TARGET_ISSUED_SESSION);
   }
 
   private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {

@@ -13,6 +13,9 @@ import { scanSecretShapes, type Span } from './shapes.ts';
 export type { Span } from './shapes.ts';
 import { secretForms } from './forms.ts';
 
+/** The label of `Mcp-Session-Id` values the probe learns from responses. */
+export const TARGET_ISSUED_SESSION = 'mcp-session-id';
+
 export const SECRET_HEADER_NAMES = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'mcp-session-id']);
 
 /** Any run of this many consecutive characters of a secret (in any of its forms) is redacted. */
@@ -67,9 +70,13 @@ export class Redactor {
   /** Every response of the run that carried a registered secret, noted before redaction hid it. */
   readonly sightings: SecretSighting[] = [];
 
-  /** Notes which of the run's secrets appear verbatim in a response (its headers, body or events). */
+  /**
+   * Notes which of the run's secrets appear verbatim in a response (its headers, body or events).
+   * Session ids are the target's own: it issues them and may repeat them, so they are never a sighting.
+   */
   noteResponse(method: string, path: string, status: number, parts: readonly string[]): void {
     for (const [secret, label] of this.known) {
+      if (label === TARGET_ISSUED_SESSION) continue;
       if (parts.some((p) => p.includes(secret))) this.sightings.push({ label, path, where: `${method} ${this.text(path)} -> ${status}` });
     }
   }

@@ -44,7 +44,7 @@ describe('apicert CLI', () => {
     const run = apicert('certify', '--target', 'http://127.0.0.1:9', '--quiet', '--out', out);
     expect(run.code).toBe(3);
     expect(run.err).toMatch(/did not answer the first probe .*connection refused/);
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { rules: Array<{ verdict: string }>; summary: { gate: string } };
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ verdict: string }>; summary: { gate: string } };
     expect(report.summary.gate).toBe('inconclusive');
     expect(new Set(report.rules.map((r) => r.verdict))).toEqual(new Set(['inconclusive']));
   });

@@ -77,12 +77,14 @@ export async function certifyHostile(mode: HostileMode, options: HostileRunOptio
   await target.close();
   const outputs: Record<string, string> = { stdout, stderr };
   let files: string[] = [];
+  // Each run writes its own folder below --out; `latest` points at it.
+  const folder = join(out, 'latest');
   try {
-    files = readdirSync(out);
+    files = readdirSync(folder);
   } catch {
     files = [];
   }
-  for (const f of files) outputs[f] = readFileSync(join(out, f), 'utf8');
+  for (const f of files) outputs[f] = readFileSync(join(folder, f), 'utf8');
   const report = outputs['report.json'] ? (JSON.parse(outputs['report.json']) as HostileRun['report']) : undefined;
   const verdicts: HostileRun['verdicts'] = {};
   for (const r of report?.rules ?? []) verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;

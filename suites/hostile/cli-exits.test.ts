@@ -56,8 +56,8 @@ describe('apicert exits', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code).toBe(143);
-    expect(existsSync(join(out, 'report.json'))).toBe(true);
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { run: { stopped?: string }; rules: Array<{ verdict: string; reason?: string }> };
+    expect(existsSync(join(out, 'latest', 'report.json'))).toBe(true);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { run: { stopped?: string }; rules: Array<{ verdict: string; reason?: string }> };
     expect(report.run.stopped).toMatch(/SIGTERM/);
     expect(report.rules.some((r) => r.verdict === 'inconclusive' && /SIGTERM/.test(r.reason ?? ''))).toBe(true);
     expect(report.rules.some((r) => r.verdict === 'pass')).toBe(true);
