@@ -9,7 +9,6 @@ import { WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Re
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
-export const TERMINAL_TYPES = TERMINAL_WEBHOOK_EVENTS;
 
 /** Registers endpoints and starts the runs whose events they receive (so both share a tenant). */
 export function registrar(ctx: CheckContext): Credential {
@@ -111,7 +110,7 @@ export function ofRun(deliveries: readonly ReceivedDelivery[], runId: string): R
 }
 
 export function isTerminal(d: ReceivedDelivery): boolean {
-  return (TERMINAL_TYPES as readonly string[]).includes(typeOf(d) ?? '');
+  return (TERMINAL_WEBHOOK_EVENTS as readonly string[]).includes(typeOf(d) ?? '');
 }
 
 /** Waits for the run's terminal delivery; returns every delivery of the run received by then. */
