@@ -1,22 +1,12 @@
 /**
  * A rule with several broken cases reports each of them, with the exchange that decided it: the
- * fake is certified with faults that break two or more cases of one rule at once, and the reports
- * show every case up to the cap and say how many more were cut.
+ * fake is certified with faults that break two or more cases of one rule at once (the reports'
+ * side, every case up to the cap, is in failing-cases.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import type { FaultId } from '../../src/fake/faults/index.ts';
-import { RequestBudget } from '../../src/probe/budget.ts';
-import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
-import { profileSchema } from '../../src/profile/schema.ts';
-import { Redactor } from '../../src/redact/redactor.ts';
-import { renderHtml } from '../../src/reports/html.ts';
-import { renderJunit } from '../../src/reports/junit.ts';
-import { renderMarkdown } from '../../src/reports/markdown.ts';
-import { buildReport } from '../../src/reports/model.ts';
-import type { EvidenceEntry, Rule, RuleResult } from '../../src/rule/index.ts';
+import type { EvidenceEntry, RuleResult } from '../../src/rule/index.ts';
 import { certify } from '../../src/runner/certify.ts';
-import { MAX_FAILING_CASES } from '../../src/runner/check-context.ts';
-import { runRule } from '../../src/runner/run.ts';
 
 /** Certifies the fake with `faults` on one rule and returns that rule's failing result. */
 async function failingResult(faults: FaultId[], ruleId: string, seed = 5): Promise<RuleResult> {
@@ -112,57 +102,4 @@ describe('property-based rules keep their counterexample', () => {
     expect(c.exchange).toBeDefined();
     expect(result.evidence[c.exchange!]).toBeDefined();
   }, 120_000);
-});
-
-describe('the reports show every case up to the cap and count the rest', () => {
-  const profile = profileSchema.parse({ target: 'http://127.0.0.1:9' });
-  const probe = new ProbeClient({
-    baseUrl: profile.target,
-    redactor: new Redactor(),
-    budget: new RequestBudget(10),
-    timeoutMs: 1000,
-    streamTimeoutMs: 1000,
-    streamCloseGraceMs: 100,
-    dispatcher: createDispatcher(),
-  });
-  const rule: Rule = {
-    id: 'v1.test.many-cases',
-    surface: 'v1',
-    title: 'a rule with many broken cases',
-    level: 'required',
-    destructive: 'read',
-    spec: { document: 'v1-execution-fabric.md', section: 'Test', quote: 'test' },
-    needs: {},
-    async check(ctx) {
-      // 25 broken cases, each decided by its own exchange (not sent: no network needed).
-      for (let i = 1; i <= 25; i += 1) {
-        const subject = { i };
-        ctx.http.record({ label: `probe ${i}`, request: { method: 'GET', url: `http://127.0.0.1:9/item/${i}`, headers: {} }, response: { status: 500, headers: {} }, durationMs: 0, curl: `curl http://127.0.0.1:9/item/${i}` }, subject);
-        ctx.check(false, `item ${i} answered 500`, subject);
-      }
-    },
-  };
-
-  it('HTML, Markdown and JUnit list cases 1-20 with their own request and say 5 more were cut', async () => {
-    const result = await runRule(rule, { target: { baseUrl: profile.target, kind: 'remote' }, profile, seed: 1, probe });
-    expect(result.cases).toHaveLength(MAX_FAILING_CASES);
-    expect(result.casesOmitted).toBe(5);
-    const now = new Date();
-    const report = buildReport({ results: [result], version: 'test', target: { baseUrl: profile.target, kind: 'remote' }, startedAt: now, finishedAt: now, seed: 1, requests: 25 });
-    const html = renderHtml(report);
-    const markdown = renderMarkdown(report);
-    const junit = renderJunit(report);
-    for (let i = 1; i <= MAX_FAILING_CASES; i += 1) {
-      expect(html).toContain(`<b>Case ${i}.</b> item ${i} answered 500`);
-      expect(html).toContain(`curl http://127.0.0.1:9/item/${i}</pre>`);
-      expect(markdown).toContain(`${i}. item ${i} answered 500`);
-      expect(markdown).toContain(`   curl http://127.0.0.1:9/item/${i}\n`);
-      expect(junit).toContain(`case ${i}: item ${i} answered 500`);
-      expect(junit).toContain(`  curl http://127.0.0.1:9/item/${i}\n`);
-    }
-    for (const text of [html, markdown, junit]) expect(text).not.toContain('item 21 answered 500');
-    expect(html).toContain('… and 5 more failing cases');
-    expect(markdown).toContain('… and 5 more failing cases');
-    expect(junit).toContain('... and 5 more failing cases');
-  });
 });
