@@ -4,6 +4,23 @@ import { otherPrincipalsVisible } from '../auth.ts';
 import type { MissionEngine } from '../missions/engine.ts';
 import type { ReadSurface } from '../read-surface.ts';
 import type { TraceRecord } from './record.ts';
+import { withExtraProperties } from '../../support/extra-properties.ts';
+import type { FakeContext } from '../../context.ts';
+
+/** "a traceId that breaks the pattern": the fake answers 400, the variant 404 (the seed lists only 404). */
+function malformedStatus(fake: FakeContext): number {
+  return fake.variants.has('v8.traces/malformed-id-404') ? 404 : 400;
+}
+
+/** The trace as served: every optional field, or under the variants fewer of them, or unknown ones besides. */
+function served(fake: FakeContext, body: Omit<TraceRecord, 'principal'>): Record<string, unknown> {
+  let out: Record<string, unknown> = body;
+  if (fake.variants.has('v8.traces/sparse-fields')) {
+    const { elapsedMs: _elapsed, ...rest } = body;
+    out = { ...rest, steps: body.steps.map(({ operationId: _id, startedAt: _at, elapsedMs: _ms, ...op }) => op) };
+  }
+  return fake.variants.has('v8.traces/extra-properties') ? withExtraProperties(out) : out;
+}
 
 function stepStatus(missions: MissionEngine, t: TraceRecord): string | undefined {
   return missions.missions.get(t.missionRunId)?.steps.find((s) => s.stepId === t.stepId)?.status;
@@ -16,7 +33,7 @@ function trace(surface: ReadSurface, missions: MissionEngine, r: RouteRequest): 
   const id = r.params[0]!;
   if (!pathIdentifier.safeParse(id).success) {
     if (id.length > 256 && fake.faults.has('v8.traces.get.path-bounds/long-id-server-error')) v8.problem(r.res, 500, 'internal_error', 'Trace lookup failed.');
-    else v8.problem(r.res, 400, 'invalid_trace_id', 'traceId must be 1-256 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$.');
+    else v8.problem(r.res, malformedStatus(fake), 'invalid_trace_id', 'traceId must be 1-256 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$.');
     return;
   }
   const found = missions.traces.get(id);
@@ -30,7 +47,7 @@ function trace(surface: ReadSurface, missions: MissionEngine, r: RouteRequest): 
   const { principal: _owner, ...body } = structuredClone(found);
   if (fake.faults.has('v8.traces.get.ok/run-id-not-uuid')) body.missionRunId = `run-${found.missionRunId.slice(-12)}`;
   if (fake.faults.has('v8.traces.get.ok/unknown-operation-kind') && body.steps[0]) body.steps[0] = { ...body.steps[0], kind: 'thought' };
-  v8.json(r.res, 200, body);
+  v8.json(r.res, 200, served(fake, body));
 }
 
 /** GET /v8/traces/{traceId}: a lookup limited to the caller's principal. */
