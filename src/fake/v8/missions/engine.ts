@@ -4,7 +4,7 @@ import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
 import type { FakeContext } from '../../context.ts';
 import { SensitiveValues } from '../redaction.ts';
 import { traceIdFor, traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
-import { cursorNumber, cursorOf, eventData, initialStatus, projectionBody, stepIdOf, stepStatusWord, timeLimitEndsFailed } from './variants.ts';
+import { cursorNumber, cursorOf, eventData, initialStatus, projectionBody, replayWindow, stepIdOf, stepStatusWord, timeLimitEndsFailed } from './variants.ts';
 
 export interface StoredEvent {
   n: number;
@@ -82,7 +82,7 @@ export class MissionEngine {
   /** The index of the event a cursor names, 'outside' when it is not in the replay window. */
   locate(mission: Mission, lastEventId: string): number | 'outside' {
     const n = cursorNumber(this.fake, mission.runId, lastEventId);
-    if (n === undefined || !(n >= 0 && n < mission.events.length) || n < mission.events.length - this.fake.config.v8ReplayWindow) return 'outside';
+    if (n === undefined || !(n >= 0 && n < mission.events.length) || n < mission.events.length - replayWindow(this.fake)) return 'outside';
     return n;
   }
 

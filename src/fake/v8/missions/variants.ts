@@ -48,11 +48,23 @@ export function timeLimitEndsFailed(fake: FakeContext): boolean {
   return fake.variants.has('v8.missions/time-limit-failed');
 }
 
-/** What an event's data carries: the fake's fields, nothing for the events whose fields the seed does not show, or more. */
+/** What an event's data carries: the fake's fields, only what the seed names (its own name for the result summary), or more. */
 export function eventData(fake: FakeContext, event: string, data: Record<string, unknown>): Record<string, unknown> {
-  const unshown = !event.startsWith('mission.step.');
-  const base = unshown && fake.variants.has('v8.missions/minimal-event-data') ? {} : data;
+  const base = fake.variants.has('v8.missions/minimal-event-data') ? minimalData(event, data) : data;
   return fake.variants.has('v8.missions/extra-properties') ? withExtraProperties(base) : base;
+}
+
+function minimalData(event: string, data: Record<string, unknown>): Record<string, unknown> {
+  // "data includes `traceId`"
+  if (event === 'mission.step.started') return { traceId: data.traceId };
+  // "data includes `stepId`, `traceId` and a result summary": the summary's name is not shown.
+  if (event === 'mission.step.completed') return { stepId: data.stepId, traceId: data.traceId, result: { text: data.summary } };
+  return {};
+}
+
+/** "Size or duration of the replay window: not shown": the fake's configured window, or the variant's last three events. */
+export function replayWindow(fake: FakeContext): number {
+  return fake.variants.has('v8.missions/small-replay-window') ? 3 : fake.config.v8ReplayWindow;
 }
 
 export function projectionBody(fake: FakeContext, projection: MissionProjection): MissionProjection {

@@ -1,19 +1,29 @@
 import { pathIdentifier } from '../../../contract/v8/common.ts';
+import type { FakeContext } from '../../context.ts';
 import type { Route, RouteRequest } from '../../http.ts';
+import { withExtraProperties } from '../../support/extra-properties.ts';
 import { otherPrincipalsVisible } from '../auth.ts';
 import type { MissionEngine } from '../missions/engine.ts';
 import type { ReadSurface } from '../read-surface.ts';
+import { inZone, utcWithOffset } from '../timestamps.ts';
 import type { TraceRecord } from './record.ts';
-import { withExtraProperties } from '../../support/extra-properties.ts';
-import type { FakeContext } from '../../context.ts';
 
 /** "a traceId that breaks the pattern": the fake answers 400, the variant 404 (the seed lists only 404). */
 function malformedStatus(fake: FakeContext): number {
   return fake.variants.has('v8.traces/malformed-id-404') ? 404 : 400;
 }
 
+/** Trace times with a `+00:00` offset, operation times in another zone: both legal ISO 8601. */
+function otherTimes(trace: Omit<TraceRecord, 'principal'>): Omit<TraceRecord, 'principal'> {
+  const steps = trace.steps.map((op) => (typeof op.startedAt === 'string' ? { ...op, startedAt: inZone(op.startedAt, 2) } : op));
+  const out = { ...trace, startedAt: utcWithOffset(trace.startedAt), steps };
+  if (trace.completedAt !== undefined) out.completedAt = utcWithOffset(trace.completedAt);
+  return out;
+}
+
 /** The trace as served: every optional field, or under the variants fewer of them, or unknown ones besides. */
-function served(fake: FakeContext, body: Omit<TraceRecord, 'principal'>): Record<string, unknown> {
+function served(fake: FakeContext, trace: Omit<TraceRecord, 'principal'>): Record<string, unknown> {
+  const body = fake.variants.has('v8.traces/other-formats') ? otherTimes(trace) : trace;
   let out: Record<string, unknown> = body;
   if (fake.variants.has('v8.traces/sparse-fields')) {
     const { elapsedMs: _elapsed, ...rest } = body;

@@ -58,7 +58,12 @@ export const v8MissionsVariants = [
   },
   {
     id: 'v8.missions/minimal-event-data',
-    description: 'mission.started and the terminal events carry an empty object as data',
+    description: 'event data carries only what the seed names: mission.started and the terminal events an empty object, step.started only traceId, step.completed its result summary under `result`',
     spec: EVENT_DATA,
+  },
+  {
+    id: 'v8.missions/small-replay-window',
+    description: 'the replay window holds only the last three events of a mission: older cursors answer 409',
+    spec: { document: DOC, section: 'Events', quote: 'Size or duration of the replay window: not shown.' },
   },
 ] as const satisfies readonly VariantDefinition[];

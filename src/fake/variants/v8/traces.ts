@@ -9,8 +9,8 @@ export const v8TracesVariants = [
     spec: { document: DOC, section: 'Resources > Trace', quote: 'Operation fields, all optional' },
   },
   {
-    id: 'v8.traces/other-ids',
-    description: 'traceIds of 200 characters that use every allowed punctuation (`.`, `_`, `:`, `-`), starting with a digit',
+    id: 'v8.traces/other-formats',
+    description: 'traceIds of 200 characters that use every allowed punctuation (`.`, `_`, `:`, `-`), starting with a digit; trace times with a `+00:00` offset, operation times in another zone (`+02:00`)',
     spec: { document: DOC, section: 'Endpoints', quote: 'path `traceId`: string, 1-256 chars, same pattern' },
   },
   {
