@@ -1,8 +1,23 @@
 import { z } from 'zod';
 import { actionFamilyOf, capabilityManifests } from '../../../scenarios/v8/capabilities.ts';
 import { capabilitySearchRequest, type CapabilityManifest } from '../../contract/v8/capabilities.ts';
+import type { FakeContext } from '../context.ts';
 import type { Route, RouteRequest } from '../http.ts';
+import { withExtraProperties } from '../support/extra-properties.ts';
 import type { ReadSurface } from './read-surface.ts';
+
+/** "stable unique id": the fake's dotted ids, or under the variant URNs with `:`, `/`, `#` and `@`, one of 300 characters. */
+function shownId(fake: FakeContext, capabilityId: string): string {
+  if (!fake.variants.has('v8.capabilities/other-ids')) return capabilityId;
+  const urn = `urn:apicert:cap/${capabilityId.replace(/\./g, '/')}#v1@tenant-a`;
+  return capabilityId === 'cap.crm.contacts.read' ? urn.padEnd(300, '0') : urn;
+}
+
+/** A manifest as served: unknown properties added under the variant. */
+function shown(fake: FakeContext, manifest: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...manifest, capabilityId: shownId(fake, String(manifest.capabilityId)) };
+  return fake.variants.has('v8.capabilities/extra-properties') ? withExtraProperties(out) : out;
+}
 
 /** POST /v8/capabilities/search: manifests ranked by how well their action family matches. */
 export function capabilitiesRoutes(surface: ReadSurface): Route[] {
@@ -22,7 +37,7 @@ export function capabilitiesRoutes(surface: ReadSurface): Route[] {
       const out: Record<string, unknown> = { ...m };
       if (i === 0 && faults.has('v8.capabilities.search.ok/unknown-kind')) out.kind = 'plugin';
       if (faults.has('v8.capabilities.search.ok/uppercase-contract-hash')) out.contractHash = m.contractHash.toUpperCase();
-      return out as CapabilityManifest;
+      return shown(surface.fake, out) as CapabilityManifest;
     });
   }
 

@@ -2,9 +2,9 @@ import { MEMORY_CLASSES, MEMORY_COMPARTMENT, FORBIDDEN_PURPOSE, PERMITTED_PURPOS
 import { goalCompartments } from '../../../scenarios/v8/goals.ts';
 import { missionScenarios } from '../../../scenarios/v8/missions.ts';
 import { PRIMARY_PRINCIPAL, RATE_PROBE_PRINCIPAL, SECOND_PRINCIPAL } from '../../../scenarios/v8/principal.ts';
-import { PRIMARY_SKILL_ID } from '../../../scenarios/v8/skills.ts';
 import { V8_SCOPES, type ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
+import { primarySkillId } from './skills.ts';
 
 /** /v8 roles: full access, a second principal, an expired token, and one token per scope that lacks it. */
 export const v8Embedded: EmbeddedContributor = (fake) => {
@@ -24,7 +24,7 @@ export const v8Embedded: EmbeddedContributor = (fake) => {
     fixtures: {
       v8: {
         missions,
-        skillId: PRIMARY_SKILL_ID,
+        skillId: primarySkillId(fake.context),
         memory: { compartment: MEMORY_COMPARTMENT, purpose: PERMITTED_PURPOSE, forbiddenPurpose: FORBIDDEN_PURPOSE, classes: [...MEMORY_CLASSES] },
         goalCompartments: [...(goalCompartments[PRIMARY_PRINCIPAL] ?? [])],
         rateLimitCredential: 'v8-rate-probe',

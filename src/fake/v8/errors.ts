@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { PROBLEM_CONTENT_TYPE, type V8Problem } from '../../contract/v8/problem.ts';
+import type { V8Problem } from '../../contract/v8/problem.ts';
 import { uuidv4 } from '../../util/uuid.ts';
 import type { FakeContext } from '../context.ts';
-import { contractHeader } from './contract.ts';
+import { withExtraProperties } from '../support/extra-properties.ts';
+import { contractHeader, jsonContentType, problemContentType } from './contract.ts';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -12,22 +13,28 @@ const TITLES: Record<number, string> = {
   405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
+  422: 'Unprocessable Content',
+  428: 'Precondition Required',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
 };
 
 /** A /v8 problem+json answer. */
 export function writeProblem(fake: FakeContext, res: ServerResponse, status: number, code: string, detail: string): void {
+  const other = fake.variants.has('v8.errors/other-codes');
+  // "Values of the `code` field on this surface: not shown": the variant names them its own way.
+  const shownCode = other ? `GATEWAY.E${status}.${code.toUpperCase()}` : code;
   const body: V8Problem = {
-    type: `https://errors.apicert.invalid/v8/${code}`,
-    title: TITLES[status] ?? 'Error',
+    type: other ? `urn:gateway:problem:${code.replace(/_/g, '-')}` : `https://errors.apicert.invalid/v8/${code}`,
+    title: other ? `Request refused (${code.replace(/_/g, ' ')})` : (TITLES[status] ?? 'Error'),
     status: fake.faults.has('v8.errors.problem-shape/status-mismatch') ? 400 : status,
     detail,
-    code,
+    code: shownCode,
     requestId: uuidv4(),
   };
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), ...contractHeader(fake, 'problem') });
+  // RFC 9457 allows extension members and the seed does not close the object.
+  const text = JSON.stringify(fake.variants.has('v8.errors/extra-properties') ? withExtraProperties(body) : body);
+  res.writeHead(status, { 'content-type': problemContentType(fake), 'content-length': Buffer.byteLength(text), ...contractHeader(fake, 'problem') });
   res.end(text);
 }
 
@@ -38,6 +45,6 @@ export function writeInvalid(fake: FakeContext, res: ServerResponse, detail: str
     return;
   }
   const text = JSON.stringify({ error: 'invalid_request', detail });
-  res.writeHead(400, { 'content-type': 'application/json', ...contractHeader(fake, 'success'), 'content-length': Buffer.byteLength(text) });
+  res.writeHead(400, { 'content-type': jsonContentType(fake), ...contractHeader(fake, 'success'), 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

@@ -6,6 +6,7 @@ import { refusesOrigin } from './contract.ts';
 import { coverageRoutes } from './coverage.ts';
 import { writeProblem } from './errors.ts';
 import { goalsRoutes } from './goals.ts';
+import { intentsRoutes } from './intents.ts';
 import { memoryRoutes } from './memory.ts';
 import type { MissionEngine } from './missions/engine.ts';
 import { missionsRoutes } from './missions/index.ts';
@@ -15,8 +16,8 @@ import { tracesRoutes } from './traces/index.ts';
 
 /**
  * The /v8 gateway, one module per rule area; auth, principal, contract, errors and redaction bend
- * inside the others. `POST /v8/intents` has no route on purpose: the seed shows neither its path
- * nor its payload, and a 404 is one of the readings the observation rule accepts.
+ * inside the others. `POST /v8/intents` has a route only under its variant (intents.ts): the seed
+ * shows neither its path nor its payload, and a 404 is one of the readings the observation rule accepts.
  */
 export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
   const surface = new ReadSurface(fake);
@@ -29,6 +30,7 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
     ...goalsRoutes(surface),
     ...certificatesRoutes(surface),
     ...coverageRoutes(surface),
+    ...intentsRoutes(surface),
   ];
   // "Every request must use HTTPS. HTTP origins are rejected.": checked before any route runs.
   return routes.map((route) => ({

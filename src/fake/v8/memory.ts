@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { memoryEntries, permittedPurposes, type MemorySeedEntry } from '../../../scenarios/v8/memory.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, type MemoryQueryRequest } from '../../contract/v8/memory.ts';
+import type { FakeContext } from '../context.ts';
 import type { Route, RouteRequest } from '../http.ts';
+import { withExtraProperties } from '../support/extra-properties.ts';
 import type { ReadSurface } from './read-surface.ts';
 import { SensitiveValues } from './redaction.ts';
 
@@ -30,6 +32,25 @@ function relevance(entry: MemorySeedEntry, query: MemoryQueryRequest): number {
 /** Rough tokens of a text, as a tokenizer-free deployment would estimate them. */
 function tokensOf(bytes: number): number {
   return Math.ceil(bytes / 4);
+}
+
+/** An entry as served: the fake's formats, or under the variant other ids, epoch timestamps and another score scale. */
+function shownEntry(fake: FakeContext, entry: MemorySeedEntry, score: number | string): Record<string, unknown> {
+  const other = fake.variants.has('v8.memory/other-formats');
+  return {
+    entryId: other ? otherEntryId(entry) : entry.entryId,
+    class: entry.class,
+    content: entry.content,
+    score: other && typeof score === 'number' ? Math.round(score * 10000) / 100 : score,
+    createdAt: other ? Date.parse(entry.createdAt) : entry.createdAt,
+  };
+}
+
+/** "`entryId` (string)": a UUID for some entries, a path with `/` and `#` for the others. */
+function otherEntryId(entry: MemorySeedEntry): string {
+  const hex = createHash('sha256').update(entry.entryId).digest('hex');
+  const uuid = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return Number(entry.entryId.slice(-1)) % 2 === 0 ? uuid : `memory/${entry.compartment}/${uuid}#rev-2`;
 }
 
 /** POST /v8/memory/query: purpose-filtered, relevance-ordered entries bounded by limit, bytes and tokens. */
@@ -77,18 +98,13 @@ export function memoryRoutes(surface: ReadSurface): Route[] {
       bytes += size;
     }
     const response: Record<string, unknown> = {
-      entries: chosen.map(({ entry, score }) => ({
-        entryId: entry.entryId,
-        class: entry.class,
-        content: entry.content,
-        score: faults.has('v8.memory.query.ok/score-as-string') ? score.toFixed(4) : score,
-        createdAt: entry.createdAt,
-      })),
+      entries: chosen.map(({ entry, score }) => shownEntry(surface.fake, entry, faults.has('v8.memory.query.ok/score-as-string') ? score.toFixed(4) : score)),
       totalContextBytes: bytes,
       truncated: cut,
     };
     if (faults.has('v8.memory.query.ok/truncated-missing')) delete response.truncated;
-    surface.v8.json(r.res, 200, response);
+    // "Entry shape beyond the fields listed: not shown": the variant adds unknown properties to the bundle and every entry.
+    surface.v8.json(r.res, 200, surface.fake.variants.has('v8.memory/extra-properties') ? withExtraProperties(response) : response);
   }
 
   return [{ method: 'POST', pattern: /^\/v8\/memory\/query$/, handler: query }];

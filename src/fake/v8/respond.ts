@@ -3,7 +3,7 @@ import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { authorize } from './auth.ts';
-import { contractHeader } from './contract.ts';
+import { contractHeader, jsonContentType } from './contract.ts';
 import { writeProblem } from './errors.ts';
 
 /** Responses of the /v8 gateway: JSON or problem+json, with the contract header (contract.ts). */
@@ -18,8 +18,8 @@ export class V8Responder {
   }
 
   /** A pre-serialized JSON body, as stored for idempotent replay. */
-  raw(res: ServerResponse, status: number, text: string, contentType = 'application/json'): void {
-    res.writeHead(status, { 'content-type': contentType, ...contractHeader(this.fake, 'success'), 'content-length': Buffer.byteLength(text) });
+  raw(res: ServerResponse, status: number, text: string): void {
+    res.writeHead(status, { 'content-type': jsonContentType(this.fake), ...contractHeader(this.fake, 'success'), 'content-length': Buffer.byteLength(text) });
     res.end(text);
   }
 

@@ -8,9 +8,17 @@ import { mcpSseVariants } from './mcp/sse.ts';
 import { mcpTransportVariants } from './mcp/transport.ts';
 import type { VariantDefinition } from './types.ts';
 import { v1RunsVariants } from './v1/runs.ts';
+import { v8CapabilitiesVariants } from './v8/capabilities.ts';
 import { v8CertificatesVariants } from './v8/certificates.ts';
+import { v8ContractVariants } from './v8/contract.ts';
+import { v8CoverageVariants } from './v8/coverage.ts';
+import { v8ErrorsVariants } from './v8/errors.ts';
 import { v8GoalsVariants } from './v8/goals.ts';
+import { v8IntentsVariants } from './v8/intents.ts';
+import { v8MemoryVariants } from './v8/memory.ts';
 import { v8MissionsVariants } from './v8/missions.ts';
+import { v8SkillsVariants } from './v8/skills.ts';
+import { v8TracesVariants } from './v8/traces.ts';
 
 export type { VariantDefinition } from './types.ts';
 
@@ -18,6 +26,14 @@ export const VARIANTS = [
   ...v8GoalsVariants,
   ...v8CertificatesVariants,
   ...v8MissionsVariants,
+  ...v8CapabilitiesVariants,
+  ...v8MemoryVariants,
+  ...v8SkillsVariants,
+  ...v8TracesVariants,
+  ...v8CoverageVariants,
+  ...v8ErrorsVariants,
+  ...v8IntentsVariants,
+  ...v8ContractVariants,
   ...v1RunsVariants,
   ...mcpSessionVariants,
   ...mcpTransportVariants,

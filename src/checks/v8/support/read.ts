@@ -73,14 +73,17 @@ export function skillFixture(ctx: CheckContext): string {
 
 export interface StepTrace {
   traceId: string;
+  /** The first step event that named it. */
   event: string;
   stepId?: string;
+  /** A mission.step.completed named it: "a step finishes successfully". */
+  completed: boolean;
 }
 
 /** The traceIds of a mission's step events, in order and without repeats. */
 export function stepTraces(events: ReadonlyArray<{ event?: string; data: string }>): StepTrace[] {
   const out: StepTrace[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, StepTrace>();
   for (const e of events) {
     if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
     let data: unknown;
@@ -89,10 +92,17 @@ export function stepTraces(events: ReadonlyArray<{ event?: string; data: string 
     } catch {
       continue;
     }
-    if (!isRecord(data) || typeof data.traceId !== 'string' || seen.has(data.traceId)) continue;
-    seen.add(data.traceId);
-    const step: StepTrace = { traceId: data.traceId, event: e.event };
+    if (!isRecord(data) || typeof data.traceId !== 'string') continue;
+    const completed = e.event === 'mission.step.completed';
+    const known = seen.get(data.traceId);
+    if (known) {
+      known.completed ||= completed;
+      if (known.stepId === undefined && typeof data.stepId === 'string') known.stepId = data.stepId;
+      continue;
+    }
+    const step: StepTrace = { traceId: data.traceId, event: e.event, completed };
     if (typeof data.stepId === 'string') step.stepId = data.stepId;
+    seen.set(data.traceId, step);
     out.push(step);
   }
   return out;

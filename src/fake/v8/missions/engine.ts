@@ -3,7 +3,8 @@ import { defaultMissionScript, scenarioForTask, type ScriptBeat } from '../../..
 import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
 import type { FakeContext } from '../../context.ts';
 import { SensitiveValues } from '../redaction.ts';
-import { traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
+import { traceIdFor, traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
+import { cursorNumber, cursorOf, eventData, initialStatus, projectionBody, replayWindow, stepIdOf, stepStatusWord, timeLimitEndsFailed } from './variants.ts';
 
 export interface StoredEvent {
   n: number;
@@ -30,11 +31,6 @@ export interface Mission {
   untracedSignals: Array<Record<string, unknown>>;
 }
 
-/** Cursors are opaque to clients; the fake encodes the event number and the run. */
-function cursor(runId: string, n: number): string {
-  return `c${n.toString(36)}.${runId.slice(-8)}`;
-}
-
 export function isTerminal(status: MissionStatus): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
@@ -56,7 +52,7 @@ export class MissionEngine {
     const mission: Mission = {
       runId,
       principal,
-      status: 'running',
+      status: initialStatus(this.fake),
       sequence: 1,
       steps: [],
       events: [],
@@ -75,7 +71,7 @@ export class MissionEngine {
   }
 
   projection(mission: Mission): MissionProjection {
-    return { runId: mission.runId, status: mission.status, sequence: mission.sequence, steps: mission.steps.map((s) => ({ ...s })) };
+    return projectionBody(this.fake, { runId: mission.runId, status: mission.status, sequence: mission.sequence, steps: mission.steps.map((s) => ({ ...s })) });
   }
 
   /** Events after `afterIndex` (exclusive); -1 for all. */
@@ -85,10 +81,8 @@ export class MissionEngine {
 
   /** The index of the event a cursor names, 'outside' when it is not in the replay window. */
   locate(mission: Mission, lastEventId: string): number | 'outside' {
-    const match = /^c([0-9a-z]+)\.(.{8})$/.exec(lastEventId);
-    if (!match || match[2] !== mission.runId.slice(-8)) return 'outside';
-    const n = Number.parseInt(match[1]!, 36);
-    if (!(n >= 0 && n < mission.events.length) || n < mission.events.length - this.fake.config.v8ReplayWindow) return 'outside';
+    const n = cursorNumber(this.fake, mission.runId, lastEventId);
+    if (n === undefined || !(n >= 0 && n < mission.events.length) || n < mission.events.length - replayWindow(this.fake)) return 'outside';
     return n;
   }
 
@@ -110,7 +104,7 @@ export class MissionEngine {
   }
 
   private traceIdOf(mission: Mission, k: number): string {
-    return `trc.${mission.runId.slice(-12)}.${k}`;
+    return traceIdFor(this.fake, mission.runId, k);
   }
 
   /** `recheck: false` only under the fault that commits a cancel without looking at the state again. */
@@ -120,11 +114,20 @@ export class MissionEngine {
   }
 
   private begin(mission: Mission, script: ScriptBeat[]): void {
+    if (mission.status === 'waiting') {
+      mission.status = 'running';
+      mission.sequence += 1;
+    }
     this.emit(mission, 'mission.started', { runId: mission.runId });
     if (!this.fake.faults.has('v8.missions.time-limit.terminal/ignored')) {
-      mission.timers.push(this.fake.lifecycle.later(mission.budget.maximumElapsedMs, () => this.cancel(mission, 'maximumElapsedMs elapsed')));
+      mission.timers.push(this.fake.lifecycle.later(mission.budget.maximumElapsedMs, () => this.timeUp(mission)));
     }
     this.play(mission, script, 0);
+  }
+
+  private timeUp(mission: Mission): void {
+    if (!timeLimitEndsFailed(this.fake)) this.cancel(mission, 'maximumElapsedMs elapsed');
+    else if (!isTerminal(mission.status)) this.finish(mission, 'failed', 'mission.failed', { runId: mission.runId, reason: 'maximumElapsedMs elapsed' });
   }
 
   private play(mission: Mission, script: ScriptBeat[], index: number): void {
@@ -154,10 +157,10 @@ export class MissionEngine {
 
   private step(mission: Mission, outcome: 'completed' | 'failed'): void {
     const k = mission.steps.length + 1;
-    const stepId = `step-${k}`;
+    const stepId = stepIdOf(this.fake, mission.runId, k);
     const traceId = this.traceIdOf(mission, k);
     const startedAt = new Date().toISOString();
-    mission.steps.push({ stepId, status: 'running' });
+    mission.steps.push({ stepId, status: stepStatusWord(this.fake, 'running') });
     mission.sequence += 1;
     this.emit(mission, 'mission.step.started', { stepId, traceId });
     const trace: TraceRecord = {
@@ -174,7 +177,7 @@ export class MissionEngine {
     };
     if (outcome === 'failed') traceOfFailedStep(this.fake, trace);
     this.traces.set(traceId, trace);
-    mission.steps[k - 1] = { stepId, status: outcome };
+    mission.steps[k - 1] = { stepId, status: stepStatusWord(this.fake, outcome) };
     mission.sequence += 1;
     if (outcome === 'completed') {
       trace.completedAt = new Date().toISOString();
@@ -204,9 +207,9 @@ export class MissionEngine {
     const n = mission.events.length;
     const stored: StoredEvent = {
       n,
-      id: cursor(mission.runId, n),
+      id: cursorOf(this.fake, mission.runId, n),
       event,
-      data: JSON.stringify(data),
+      data: JSON.stringify(eventData(this.fake, event, data)),
       sendId: !(event.startsWith('mission.step.') && this.fake.faults.has('v8.missions.events.shape/step-without-id')),
     };
     mission.events.push(stored);

@@ -3,11 +3,14 @@ import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.t
 import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
 import { sseFrame } from '../../sse-framing.ts';
+import { eventStreamContentType } from '../contract.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { skipsCancelOnResume } from './sequence-faults.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
+function sseHeaders(fake: FakeContext): Record<string, string> {
+  return { 'content-type': eventStreamContentType(fake), 'cache-control': 'no-cache', [CONTRACT_HEADER]: CONTRACT_VERSION };
+}
 
 function writeEvent(fake: FakeContext, res: ServerResponse, event: StoredEvent, idSuffix = ''): void {
   const fields = { event: event.event, data: event.data, ...(event.sendId ? { id: `${event.id}${idSuffix}` } : {}) };
@@ -50,7 +53,7 @@ function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission:
 
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
-  res.writeHead(200, SSE_HEADERS);
+  res.writeHead(200, sseHeaders(fake));
   // A resume at the tail of a waiting mission has nothing to send yet; the reader still gets its headers now.
   res.flushHeaders();
   const send = crowdWriter(fake, res, mission, after);
@@ -93,7 +96,7 @@ export function events(surface: MissionSurface, r: RouteRequest): void {
   const mission = findMission(surface, caller, r.params[0]!);
   if (!mission) {
     if (fake.faults.has('v8.missions.events.unknown-404/empty-stream')) {
-      r.res.writeHead(200, SSE_HEADERS);
+      r.res.writeHead(200, sseHeaders(fake));
       r.res.end();
     } else {
       v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');

@@ -7,6 +7,7 @@ import { events } from './events.ts';
 import { perPrincipalLimit } from './rate-limit.ts';
 import { cancelWithGap, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
+import { cancelAnswer } from './variants.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
 const RUN_ID = '([^/]+)';
@@ -75,9 +76,17 @@ async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
     v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
     return;
   }
+  const answer = cancelAnswer(fake);
+  if (answer === 'async') {
+    // "Cancel request body and response body: not shown": a receipt now, the cancel a moment later.
+    fake.lifecycle.later(40, () => engine.cancel(mission, 'cancelled by request'));
+    v8.json(r.res, 202, { runId: mission.runId, cancelRequested: true });
+    return;
+  }
   if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect') && !(await cancelWithGap(fake, engine, mission, 'cancelled by request'))) engine.cancel(mission, 'cancelled by request');
   reviveAfterSignal(fake, mission);
-  v8.json(r.res, 200, engine.projection(mission));
+  if (answer === 'empty') v8.empty(r.res, 204);
+  else v8.json(r.res, 200, engine.projection(mission));
 }
 
 /** POST /v8/missions, GET one, its events, signals and cancel. */

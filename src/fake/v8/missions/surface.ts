@@ -9,6 +9,7 @@ import type { RouteRequest } from '../../http.ts';
 import { IdempotencyStore } from '../../idempotency.ts';
 import { V8Responder } from '../respond.ts';
 import type { Mission, MissionEngine } from './engine.ts';
+import { keyStatuses } from './variants.ts';
 
 /** What an Idempotency-Key remembers: the response to replay. */
 export interface StoredResponse {
@@ -45,16 +46,17 @@ export function missionSurface(fake: FakeContext, engine: MissionEngine): Missio
   return { fake, v8: new V8Responder(fake), engine, idempotency: new IdempotencyStore(), schemas: inputSchemas(fake), keyPattern };
 }
 
-/** Validates the Idempotency-Key header; answers 400 itself and returns undefined when it is unusable. */
-export function idempotencyKey({ v8, keyPattern }: MissionSurface, r: RouteRequest, optionalUnder: boolean): string | null | undefined {
+/** Validates the Idempotency-Key header; answers 400 (or the variant's statuses) itself and returns undefined when it is unusable. */
+export function idempotencyKey({ fake, v8, keyPattern }: MissionSurface, r: RouteRequest, optionalUnder: boolean): string | null | undefined {
   const key = r.header('idempotency-key');
+  const statuses = keyStatuses(fake);
   if (key === undefined) {
     if (optionalUnder) return null;
-    v8.problem(r.res, 400, 'idempotency_key_required', 'This operation mutates state: send an Idempotency-Key header (16-128 characters of A-Za-z0-9 . _ : -).');
+    v8.problem(r.res, statuses.missing, 'idempotency_key_required', 'This operation mutates state: send an Idempotency-Key header (16-128 characters of A-Za-z0-9 . _ : -).');
     return undefined;
   }
   if (!keyPattern.test(key)) {
-    v8.problem(r.res, 400, 'idempotency_key_invalid', 'Idempotency-Key must be 16-128 characters of A-Za-z0-9 . _ : -.');
+    v8.problem(r.res, statuses.malformed, 'idempotency_key_invalid', 'Idempotency-Key must be 16-128 characters of A-Za-z0-9 . _ : -.');
     return undefined;
   }
   return key;

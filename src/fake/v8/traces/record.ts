@@ -16,3 +16,9 @@ export interface TraceRecord {
 export function traceOfFailedStep(fake: FakeContext, trace: TraceRecord): void {
   if (fake.faults.has('v8.traces.get.completed-at/on-failed-step')) trace.completedAt = trace.startedAt;
 }
+
+/** The traceId of a mission's k-th step: compact, or under the variant 200 characters using every allowed punctuation. */
+export function traceIdFor(fake: FakeContext, runId: string, k: number): string {
+  if (!fake.variants.has('v8.traces/other-formats')) return `trc.${runId.slice(-12)}.${k}`;
+  return `9Trace_${runId.slice(-12)}:step.${k}-of:mission_`.padEnd(200, 'z');
+}

@@ -1,9 +1,69 @@
 import type { VariantDefinition } from '../types.ts';
 
+const DOC = 'v8-integration-gateway.md';
+const CANCEL = { document: DOC, section: 'Endpoints', quote: 'Cancel request body and response body: not shown.' } as const;
+const EVENT_DATA = { document: DOC, section: 'Events', quote: 'Data payload fields of `mission.started`, `mission.completed`, `mission.failed` and `mission.cancelled`: not shown.' } as const;
+
 export const v8MissionsVariants = [
   {
     id: 'v8.missions/sse-framing',
     description: 'mission event streams carry comments (keepalives), a retry: field and each JSON payload split over several data: lines',
-    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'GET | `/v8/missions/{runId}/events` | `missions:read` | header `Last-Event-ID` (optional) | `200` SSE' },
+    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
+  },
+  {
+    id: 'v8.missions/extra-properties',
+    description: 'mission projections, their step summaries and every event data payload carry unknown properties (nested objects, arrays, nulls, odd names)',
+    spec: EVENT_DATA,
+  },
+  {
+    id: 'v8.missions/other-ids',
+    description: 'stepIds of 120 characters with `_`, `:`, `.` and `-`, and event ids that are long base64 cursors with `+`, `/` and `=`',
+    spec: { document: DOC, section: 'Events', quote: 'opaque stable cursor; send it back as `Last-Event-ID` to resume' },
+  },
+  {
+    id: 'v8.missions/key-statuses',
+    description: 'a mutating request without Idempotency-Key answers 428, one with a malformed key 422 (the seed names no status for either)',
+    spec: { document: DOC, section: 'Endpoints > Rules 2', quote: 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.' },
+  },
+  {
+    id: 'v8.missions/cancel-204',
+    description: 'cancel answers 204 with no body',
+    spec: CANCEL,
+    excludes: ['v8.missions/cancel-202-async'],
+  },
+  {
+    id: 'v8.missions/cancel-202-async',
+    description: 'cancel answers 202 with a receipt that is not a projection, and the mission reaches cancelled a moment later',
+    spec: CANCEL,
+    excludes: ['v8.missions/cancel-204'],
+  },
+  {
+    id: 'v8.missions/created-waiting',
+    description: 'a new mission reads `waiting` until its execution begins, then `running`',
+    spec: { document: DOC, section: 'States and transitions', quote: '`running` or `waiting` (almost always one of these)' },
+  },
+  {
+    id: 'v8.missions/other-step-statuses',
+    description: 'steps read `in_progress` while they run and end `succeeded` or `errored` (none of the examples)',
+    spec: { document: DOC, section: 'Resources > Mission projection', quote: 'The full list of step status values: not shown.' },
+  },
+  {
+    id: 'v8.missions/time-limit-failed',
+    description: 'a mission whose maximumElapsedMs elapses ends `failed` with mission.failed (the budget text\'s reading) instead of `cancelled`',
+    spec: {
+      document: DOC,
+      section: 'States and transitions',
+      quote: '`cancelled` (as stated for the time limit; the budget text also lists limits generally as leading to `failed`)',
+    },
+  },
+  {
+    id: 'v8.missions/minimal-event-data',
+    description: 'event data carries only what the seed names: mission.started and the terminal events an empty object, step.started only traceId, step.completed its result summary under `result`',
+    spec: EVENT_DATA,
+  },
+  {
+    id: 'v8.missions/small-replay-window',
+    description: 'the replay window holds only the last three events of a mission: older cursors answer 409',
+    spec: { document: DOC, section: 'Events', quote: 'Size or duration of the replay window: not shown.' },
   },
 ] as const satisfies readonly VariantDefinition[];

@@ -1,0 +1,83 @@
+/**
+ * The legal alternatives of the missions area (src/fake/variants/v8/missions.ts): where the seed
+ * leaves ids, step statuses, event data and cancel's answer open, the fake can take another choice.
+ */
+import type { MissionProjection } from '../../../contract/v8/missions.ts';
+import type { FakeContext } from '../../context.ts';
+import { withExtraProperties } from '../../support/extra-properties.ts';
+
+/** Bytes that make base64 emit `+` and `/`; the payload is padded so it ends in `=`. */
+const CURSOR_HEAD = Buffer.from([0xfb, 0xef, 0xbe, 0xff, 0xff, 0xff]);
+
+/** An event's cursor: the fake's compact one, or under the variant a long base64 string with `+`, `/` and `=`. */
+export function cursorOf(fake: FakeContext, runId: string, n: number): string {
+  if (!fake.variants.has('v8.missions/other-ids')) return `c${n.toString(36)}.${runId.slice(-8)}`;
+  let payload = `${n}|${runId}|apicert-cursor|${runId}`;
+  while ((payload.length + CURSOR_HEAD.length) % 3 !== 1) payload += '~';
+  return Buffer.concat([CURSOR_HEAD, Buffer.from(payload)]).toString('base64');
+}
+
+/** The event number a cursor of this mission names, undefined for anything the fake did not issue. */
+export function cursorNumber(fake: FakeContext, runId: string, cursor: string): number | undefined {
+  if (!fake.variants.has('v8.missions/other-ids')) {
+    const match = /^c([0-9a-z]+)\.(.{8})$/.exec(cursor);
+    return match && match[2] === runId.slice(-8) ? Number.parseInt(match[1]!, 36) : undefined;
+  }
+  const bytes = Buffer.from(cursor, 'base64');
+  if (bytes.toString('base64') !== cursor) return undefined; // not a cursor this fake encoded
+  const [n, run] = bytes.subarray(CURSOR_HEAD.length).toString().split('|');
+  return run === runId && /^\d+$/.test(n ?? '') ? Number(n) : undefined;
+}
+
+export function stepIdOf(fake: FakeContext, runId: string, k: number): string {
+  if (!fake.variants.has('v8.missions/other-ids')) return `step-${k}`;
+  return `Step_${String(k).padStart(4, '0')}:plan.${runId.slice(-12)}-`.padEnd(120, 'x');
+}
+
+/** A step status as the projection shows it: the seed's examples, or other words under the variant. */
+export function stepStatusWord(fake: FakeContext, status: 'running' | 'completed' | 'failed'): string {
+  if (!fake.variants.has('v8.missions/other-step-statuses')) return status;
+  return { running: 'in_progress', completed: 'succeeded', failed: 'errored' }[status];
+}
+
+export function initialStatus(fake: FakeContext): 'running' | 'waiting' {
+  return fake.variants.has('v8.missions/created-waiting') ? 'waiting' : 'running';
+}
+
+export function timeLimitEndsFailed(fake: FakeContext): boolean {
+  return fake.variants.has('v8.missions/time-limit-failed');
+}
+
+/** What an event's data carries: the fake's fields, only what the seed names (its own name for the result summary), or more. */
+export function eventData(fake: FakeContext, event: string, data: Record<string, unknown>): Record<string, unknown> {
+  const base = fake.variants.has('v8.missions/minimal-event-data') ? minimalData(event, data) : data;
+  return fake.variants.has('v8.missions/extra-properties') ? withExtraProperties(base) : base;
+}
+
+function minimalData(event: string, data: Record<string, unknown>): Record<string, unknown> {
+  // "data includes `traceId`"
+  if (event === 'mission.step.started') return { traceId: data.traceId };
+  // "data includes `stepId`, `traceId` and a result summary": the summary's name is not shown.
+  if (event === 'mission.step.completed') return { stepId: data.stepId, traceId: data.traceId, result: { text: data.summary } };
+  return {};
+}
+
+/** "Size or duration of the replay window: not shown": the fake's configured window, or the variant's last three events. */
+export function replayWindow(fake: FakeContext): number {
+  return fake.variants.has('v8.missions/small-replay-window') ? 3 : fake.config.v8ReplayWindow;
+}
+
+export function projectionBody(fake: FakeContext, projection: MissionProjection): MissionProjection {
+  return fake.variants.has('v8.missions/extra-properties') ? withExtraProperties(projection) : projection;
+}
+
+/** How cancel answers: the fake's 200 with the projection, 204 with nothing, or 202 with a receipt before the cancel lands. */
+export function cancelAnswer(fake: FakeContext): 'projection' | 'empty' | 'async' {
+  if (fake.variants.has('v8.missions/cancel-204')) return 'empty';
+  return fake.variants.has('v8.missions/cancel-202-async') ? 'async' : 'projection';
+}
+
+/** Statuses for an Idempotency-Key that is missing or malformed. */
+export function keyStatuses(fake: FakeContext): { missing: number; malformed: number } {
+  return fake.variants.has('v8.missions/key-statuses') ? { missing: 428, malformed: 422 } : { missing: 400, malformed: 400 };
+}

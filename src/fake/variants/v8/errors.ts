@@ -1,0 +1,20 @@
+import type { VariantDefinition } from '../types.ts';
+
+const DOC = 'v8-integration-gateway.md';
+
+export const v8ErrorsVariants = [
+  {
+    id: 'v8.errors/extra-properties',
+    description: 'every problem+json body carries extension members (nested objects, arrays, nulls, odd names), as RFC 9457 allows',
+    spec: {
+      document: DOC,
+      section: 'Errors',
+      quote: 'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).',
+    },
+  },
+  {
+    id: 'v8.errors/other-codes',
+    description: 'problem codes are upper-case dotted strings (`GATEWAY.E404.NOT_FOUND`), types are URNs, titles are the deployment\'s own wording',
+    spec: { document: DOC, section: 'Errors', quote: 'Values of the `code` field on this surface: not shown.' },
+  },
+] as const satisfies readonly VariantDefinition[];
