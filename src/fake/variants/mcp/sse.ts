@@ -12,4 +12,24 @@ export const mcpSseVariants = [
     },
     excludes: ['mcp.transport/json-only'],
   },
+  {
+    id: 'mcp.sse/opaque-event-ids',
+    description: 'SSE event ids are opaque per-stream cursors (a random stream id, a slash, a counter) and events carry no event: field (the type defaults to message)',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Resumability and Redelivery',
+      quote: 'If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.',
+    },
+    excludes: ['mcp.sse/every-answer-streamed'],
+  },
+  {
+    id: 'mcp.sse/server-messages-first',
+    description:
+      'an SSE answer starts with a logging notification and a ping request of the server\'s own (integer ids from 0, which may equal the ids a client uses) before the response',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Streamable HTTP > Sending Messages to the Server',
+      quote: 'The server MAY send JSON-RPC requests and notifications before sending a JSON-RPC response. These messages SHOULD relate to the originating client request.',
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];
