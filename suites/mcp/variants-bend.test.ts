@@ -22,10 +22,12 @@ interface Reply {
 }
 
 class Peer {
-  private constructor(
-    readonly fake: RunningFake,
-    private readonly token: string,
-  ) {}
+  readonly fake: RunningFake;
+  private readonly token: string;
+  private constructor(fake: RunningFake, token: string) {
+    this.fake = fake;
+    this.token = token;
+  }
 
   static async start(variant?: VariantId): Promise<Peer> {
     const fake = await startFake(variant ? { variants: [variant] } : {});
@@ -212,5 +214,16 @@ describe.concurrent('each /mcp variant takes its other choice', () => {
     // The server's own request may carry the id a client uses: only the response has no method.
     expect(first[1]!.id).toBe(0);
     expect(first[2]).toMatchObject({ id: 0, result: expect.any(Object) });
+  });
+
+  it('mcp.sse/batched-events streams initialize and sends a batch\'s responses as one event', async () => {
+    const p = await peer('mcp.sse/batched-events');
+    const { id, init } = await p.session();
+    expect(init.headers.get('content-type')).toBe('text/event-stream');
+    expect(id).toBeTruthy();
+    const batch = await p.post([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', id: 'b', method: 'tools/list' }], { [SESSION_HEADER]: id });
+    const events = parseEventStreamBody(batch.text).events;
+    expect(events).toHaveLength(1);
+    expect((JSON.parse(events[0]!.data) as Array<{ id: string }>).map((m) => m.id)).toEqual(['a', 'b']);
   });
 });

@@ -4,9 +4,10 @@ import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { withExtraProperties } from './extra-properties.ts';
-import { writeJson } from './respond.ts';
+import { accepts, writeJson } from './respond.ts';
 import type { McpSession } from './session-store.ts';
 import { newSessionId, sessionHeaders } from './session.ts';
+import { stream, streamsEveryAnswer } from './sse.ts';
 import type { McpSurface } from './surface.ts';
 
 /** Revisions this fake speaks; it answers every other request for a version with the newest of these. */
@@ -57,7 +58,10 @@ export function initialize({ fake, sessions, responses }: McpSurface, r: RouteRe
     return;
   }
   const session = sessions.create(caller.principal, protocolVersion, newSessionId(fake));
-  writeJson(r.res, 200, responses.result(request.id, initializeResult(fake, protocolVersion)), sessionHeaders(fake, session));
+  const answer = responses.result(request.id, initializeResult(fake, protocolVersion));
+  // A server streaming every answer streams this one too, its session id in the stream's headers.
+  if (streamsEveryAnswer(fake) && accepts(r, 'text/event-stream', false)) stream(fake, r.res, session, [request], [answer], { headers: sessionHeaders(fake, session) });
+  else writeJson(r.res, 200, answer, sessionHeaders(fake, session));
 }
 
 /** The methods of the capabilities the variant declares besides tools; all lists are empty. */

@@ -5,18 +5,11 @@ import { authenticate, BAD_REQUEST } from './auth.ts';
 import { acceptBatchWithoutAnswers, refuseEmptyBatch, writeBatchAnswers } from './batch.ts';
 import { answer, classify, malformedStatus, parseBody, type Classified } from './jsonrpc.ts';
 import { initialize, lifecycleAnswer } from './lifecycle.ts';
-import { writeEmpty, writeJson, writeTransportError } from './respond.ts';
+import { accepts, writeEmpty, writeJson, writeTransportError } from './respond.ts';
 import { allowedMethods, deleteSession, sessionOf } from './session.ts';
 import type { McpSession } from './session-store.ts';
 import { stream, streamsEveryAnswer } from './sse.ts';
 import type { McpSurface } from './surface.ts';
-
-/** Whether the Accept header lists `type`; `lenient` counts a missing header as accepting anything. */
-function accepts(r: RouteRequest, type: string, lenient: boolean): boolean {
-  const accept = r.header('accept');
-  if (accept === undefined) return lenient;
-  return accept.includes(type) || accept.includes('*/*');
-}
 
 interface Answered {
   requests: JsonRpcRequest[];
@@ -56,7 +49,7 @@ function reply(surface: McpSurface, r: RouteRequest, session: McpSession, batch:
   // Tool runs stream (progress, then the result); a call refused before it runs is answered as plain JSON.
   const streams = (runsTool || streamsEveryAnswer(fake)) && !fake.variants.has('mcp.transport/json-only');
   if (streams && accepts(r, 'text/event-stream', false)) {
-    stream(fake, r.res, session, requests, answers);
+    stream(fake, r.res, session, requests, answers, { batch });
     return;
   }
   if (batch) {

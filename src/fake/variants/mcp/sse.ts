@@ -4,7 +4,7 @@ export const mcpSseVariants = [
   {
     id: 'mcp.sse/every-answer-streamed',
     description:
-      'every request (batches too) is answered on an SSE stream, one event per response, without event ids, with comments, a retry: field and JSON split over several data: lines',
+      'every request (initialize and batches too) is answered on an SSE stream, one event per response, without event ids, with comments, a retry: field and JSON split over several data: lines',
     spec: {
       document: 'mcp-2025-03-26',
       section: 'Transports > Sending Messages to the Server; Resumability and Redelivery',
@@ -31,5 +31,15 @@ export const mcpSseVariants = [
       section: 'Transports > Streamable HTTP > Sending Messages to the Server',
       quote: 'The server MAY send JSON-RPC requests and notifications before sending a JSON-RPC response. These messages SHOULD relate to the originating client request.',
     },
+  },
+  {
+    id: 'mcp.sse/batched-events',
+    description: 'every request (initialize and batches too) is answered on an SSE stream, and the responses to a batch travel together as one event holding their JSON array',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Streamable HTTP > Sending Messages to the Server',
+      quote: 'The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body. These responses MAY be batched.',
+    },
+    excludes: ['mcp.transport/json-only', 'mcp.sse/every-answer-streamed'],
   },
 ] as const satisfies readonly VariantDefinition[];
