@@ -226,4 +226,21 @@ describe.concurrent('each /mcp variant takes its other choice', () => {
     expect(events).toHaveLength(1);
     expect((JSON.parse(events[0]!.data) as Array<{ id: string }>).map((m) => m.id)).toEqual(['a', 'b']);
   });
+
+  it('mcp.jsonrpc/repeated-id-refused refuses an id used before, by value and type', async () => {
+    const p = await peer('mcp.jsonrpc/repeated-id-refused');
+    const { id } = await p.session();
+    const ping = (rid: number | string) => p.post({ jsonrpc: '2.0', id: rid, method: 'ping' }, { [SESSION_HEADER]: id });
+    expect((await ping(7)).json).toMatchObject({ id: 7, result: {} });
+    expect((await ping('7')).json).toMatchObject({ id: '7', result: {} });
+    expect((await ping(7)).json).toMatchObject({ id: 7, error: { code: INVALID_REQUEST } });
+  });
+
+  it('mcp.session/plain-refusals refuses with text/plain', async () => {
+    const p = await peer('mcp.session/plain-refusals');
+    const res = await p.post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { [SESSION_HEADER]: 'never-issued' });
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(res.json).toBeUndefined();
+  });
 });

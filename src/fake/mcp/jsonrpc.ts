@@ -90,8 +90,26 @@ export function malformedStatus(fake: FakeContext): number {
   return fake.variants.has('mcp.jsonrpc/malformed-answered-422') ? 422 : 400;
 }
 
+/** The request ids a session has used, newest last; bounded, so an old id may be forgotten. */
+const usedIds = new WeakMap<McpSession, Set<string>>();
+const MAX_REMEMBERED_IDS = 1_000;
+
+/** "The request ID MUST NOT have been previously used by the requestor within the same session": whether this one was (ids keep their type). */
+function reused(session: McpSession, id: RequestId): boolean {
+  const used = usedIds.get(session) ?? new Set<string>();
+  usedIds.set(session, used);
+  const key = JSON.stringify(id);
+  if (used.has(key)) return true;
+  used.add(key);
+  if (used.size > MAX_REMEMBERED_IDS) used.delete(used.values().next().value!);
+  return false;
+}
+
 /** Answers one request of an initialized (or session-less) exchange; `initialize` is handled by the route. */
-export function answer(fake: FakeContext, responses: ResponseFactory, _session: McpSession, request: JsonRpcRequest): Record<string, unknown> {
+export function answer(fake: FakeContext, responses: ResponseFactory, session: McpSession, request: JsonRpcRequest): Record<string, unknown> {
+  if (fake.variants.has('mcp.jsonrpc/repeated-id-refused') && reused(session, request.id)) {
+    return responses.error(request.id, INVALID_REQUEST, 'Invalid Request: this request id was already used in this session.');
+  }
   switch (request.method) {
     case 'ping':
       return responses.result(request.id, {});

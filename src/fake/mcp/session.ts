@@ -50,24 +50,30 @@ export function sessionHeaders(fake: FakeContext, session: McpSession): Record<s
   return fake.variants.has('mcp.session/no-sessions') ? {} : { [SESSION_HEADER]: session.id };
 }
 
+/** A session refusal: a JSON-RPC error by default, a plain-text body under the variant (MCP names only the status). */
+function refuse(fake: FakeContext, r: RouteRequest, status: number, code: number, message: string): undefined {
+  if (fake.variants.has('mcp.session/plain-refusals')) {
+    r.res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(message) });
+    r.res.end(message);
+  } else writeTransportError(r.res, status, code, message);
+  return undefined;
+}
+
 /** The session a non-initialize request belongs to; answers 400 or 404 itself when there is none. */
 export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, caller: FakeCaller): McpSession | undefined {
   const id = r.header(SESSION_HEADER);
   if (fake.variants.has('mcp.session/no-sessions')) return statelessSession(sessions, caller.principal);
   if (id === undefined) {
     if (fake.faults.has('mcp.session.missing-400/served-without-session')) return sessions.ephemeral(caller.principal);
-    writeTransportError(r.res, 400, BAD_REQUEST, `Bad Request: send the ${SESSION_HEADER} header that initialize returned.`);
-    return undefined;
+    return refuse(fake, r, 400, BAD_REQUEST, `Bad Request: send the ${SESSION_HEADER} header that initialize returned.`);
   }
   const session = sessions.get(id);
   if (!session || session.principal !== caller.principal) {
     if (!sessions.wasIssued(id) && fake.faults.has('mcp.session.never-issued/served')) return sessions.ephemeral(caller.principal);
     if (!sessions.wasIssued(id) && fake.variants.has('mcp.session/never-issued-400')) {
-      writeTransportError(r.res, 400, BAD_REQUEST, 'Bad Request: no session with this id was ever issued.');
-      return undefined;
+      return refuse(fake, r, 400, BAD_REQUEST, 'Bad Request: no session with this id was ever issued.');
     }
-    writeTransportError(r.res, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
-    return undefined;
+    return refuse(fake, r, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
   }
   if (fake.variants.has('mcp.session/id-on-every-response')) r.res.setHeader(SESSION_HEADER, session.id);
   return session;

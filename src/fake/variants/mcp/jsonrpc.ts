@@ -43,4 +43,13 @@ export const mcpJsonrpcVariants = [
     },
     excludes: ['mcp.jsonrpc/malformed-answered-200'],
   },
+  {
+    id: 'mcp.jsonrpc/repeated-id-refused',
+    description: 'a request whose id the client already used in the session is refused with -32600 (ids compared with their type: 7 and "7" differ)',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Base Protocol > Messages > Requests',
+      quote: 'The request ID MUST NOT have been previously used by the requestor within the same session.',
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];

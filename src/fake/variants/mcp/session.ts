@@ -55,4 +55,14 @@ export const mcpSessionVariants = [
     },
     excludes: ['mcp.session/no-sessions'],
   },
+  {
+    id: 'mcp.session/plain-refusals',
+    description: 'a request without a session id (400) or with one that is unknown or ended (404) is refused with a text/plain body, not a JSON-RPC error',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Session Management',
+      quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    },
+    excludes: ['mcp.session/no-sessions'],
+  },
 ] as const satisfies readonly VariantDefinition[];
