@@ -243,4 +243,16 @@ describe.concurrent('each /mcp variant takes its other choice', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(res.json).toBeUndefined();
   });
+
+  it('mcp.jsonrpc/errors-without-id leaves id out of errors that answer no identifiable request', async () => {
+    const p = await peer('mcp.jsonrpc/errors-without-id');
+    const { id } = await p.session();
+    for (const body of ['not json', '[]', '42']) {
+      const res = await p.post(body, { [SESSION_HEADER]: id });
+      expect(res.json, body).toHaveProperty('error');
+      expect(res.json, body).not.toHaveProperty('id');
+    }
+    // An invalid request whose id could be read still carries it.
+    expect((await p.post({ id: 'kept', method: 'ping' }, { [SESSION_HEADER]: id })).json).toMatchObject({ id: 'kept' });
+  });
 });

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FakeContext } from '../context.ts';
 import { INVALID_REQUEST } from '../../contract/mcp/jsonrpc.ts';
-import { malformedStatus } from './jsonrpc.ts';
-import { writeEmpty, writeJson, writeTransportError } from './respond.ts';
+import { malformedStatus, unattributedError } from './jsonrpc.ts';
+import { writeEmpty, writeJson } from './respond.ts';
 
 /** The JSON answer to a batch: an array with one response per request in it, even for one. */
 export function writeBatchAnswers(fake: FakeContext, res: ServerResponse, answers: Record<string, unknown>[]): void {
@@ -18,7 +18,7 @@ export function writeBatchAnswers(fake: FakeContext, res: ServerResponse, answer
 /** JSON-RPC 2.0: "an Array with at least one value" or else "a single Response object". */
 export function refuseEmptyBatch(fake: FakeContext, res: ServerResponse): void {
   if (fake.faults.has('mcp.batch.empty/answered-202')) writeEmpty(res, 202);
-  else writeTransportError(res, malformedStatus(fake), INVALID_REQUEST, 'Invalid Request: an empty batch.');
+  else writeJson(res, malformedStatus(fake), unattributedError(fake, INVALID_REQUEST, 'Invalid Request: an empty batch.'));
 }
 
 /** A batch of only notifications and responses: 202 without a body. */

@@ -63,6 +63,7 @@ export class ResponseFactory {
 
   error(id: RequestId | null, code: number, message: string, data: unknown = this.extraData(code)): Record<string, unknown> {
     const body: Record<string, unknown> = { jsonrpc: '2.0', id: this.echo(id), error: data === undefined ? { code, message } : { code, message, data } };
+    if (id === null && withoutId(this.fake)) delete body.id;
     if (this.fake.faults.has('mcp.jsonrpc.result-xor-error/error-with-null-result')) body.result = null;
     return body;
   }
@@ -82,6 +83,22 @@ export class ResponseFactory {
 function listedTools(fake: FakeContext): Array<Record<string, unknown>> {
   if (!fake.variants.has('mcp.jsonrpc/extra-properties')) return toolListing();
   return toolListing().map((t) => ({ ...t, annotations: { readOnlyHint: true, openWorldHint: false }, 'x-apicert-extension': { cost: 0 } }));
+}
+
+/**
+ * Whether an error that answers no identifiable request leaves `id` out instead of sending null: the
+ * MCP schema types every id as a string or integer (never null) and the transport allows "a JSON-RPC
+ * error response that has no id", where JSON-RPC 2.0 asks for null.
+ */
+function withoutId(fake: FakeContext): boolean {
+  return fake.variants.has('mcp.jsonrpc/errors-without-id');
+}
+
+/** An error answering input whose request could not be identified (not JSON, an empty batch). */
+export function unattributedError(fake: FakeContext, code: number, message: string): Record<string, unknown> {
+  const data = new ResponseFactory(fake).extraData(code);
+  const error = { code, message, ...(data === undefined ? {} : { data }) };
+  return withoutId(fake) ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id: null, error };
 }
 
 /** The HTTP status of malformed input (not JSON, not a request, an empty batch): MCP names none. */
@@ -154,8 +171,6 @@ export async function parseBody(fake: FakeContext, r: RouteRequest): Promise<{ v
   const parsed = parseJson(await r.body());
   if (parsed.ok) return { value: parsed.value };
   const code = fake.faults.has('mcp.jsonrpc.parse-error/code-32600') ? INVALID_REQUEST : PARSE_ERROR;
-  const data = new ResponseFactory(fake).extraData(code);
-  const error = { code, message: 'Parse error: the body is not valid JSON.', ...(data === undefined ? {} : { data }) };
-  writeJson(r.res, malformedStatus(fake), { jsonrpc: '2.0', id: null, error });
+  writeJson(r.res, malformedStatus(fake), unattributedError(fake, code, 'Parse error: the body is not valid JSON.'));
   return undefined;
 }

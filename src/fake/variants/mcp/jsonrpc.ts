@@ -52,4 +52,13 @@ export const mcpJsonrpcVariants = [
       quote: 'The request ID MUST NOT have been previously used by the requestor within the same session.',
     },
   },
+  {
+    id: 'mcp.jsonrpc/errors-without-id',
+    description: 'an error answering input whose request cannot be identified (not JSON, an invalid request without a usable id, an empty batch) has no id member at all, instead of id null',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Streamable HTTP > Sending Messages to the Server; schema: JSONRPCError',
+      quote: 'The HTTP response body MAY comprise a JSON-RPC error response that has no id.',
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];
