@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VARIANTS, type VariantId } from '../src/fake/variants/index.ts';
+import { conflictsOf, VARIANTS, type VariantId } from '../src/fake/variants/index.ts';
 import { certify } from '../src/runner/certify.ts';
 
 /**
@@ -15,6 +15,35 @@ describe.concurrent('clean run under every legal variant', () => {
     const wrong = results.filter((r) => r.rule.level !== 'observation' && r.verdict !== 'pass' && r.verdict !== 'not-applicable').map((r) => `${r.rule.id}: ${r.verdict}: ${r.reason?.split('\n')[0]}`);
     expect(wrong).toEqual([]);
     expect(report.target.variants).toEqual([id]);
+    expect(report.summary.judged).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * Legal choices meet: a deployment takes many at once, so each surface is also run with every
+ * variant of the surface on together. Variants that take different choices at one point go into
+ * separate sets, so every variant is in one set.
+ */
+function combinedSets(surface: string): VariantId[][] {
+  let left = VARIANTS.map((v) => v.id as VariantId).filter((id) => id.startsWith(`${surface}.`));
+  const sets: VariantId[][] = [];
+  while (left.length > 0) {
+    const set: VariantId[] = [];
+    for (const id of left) if (!conflictsOf([...set, id])) set.push(id);
+    sets.push(set);
+    left = left.filter((id) => !set.includes(id));
+  }
+  return sets;
+}
+
+describe.concurrent('clean run with every variant of a surface on at once', () => {
+  const cases = (['v8', 'v1', 'mcp'] as const).flatMap((surface) => combinedSets(surface).map((set) => [surface, set.join(',')] as const));
+  it.each(cases)('%s: %s', async (surface, list) => {
+    const variants = list.split(',') as VariantId[];
+    const { results, report } = await certify({ variants, surfaces: [surface], seed: 29 });
+    const wrong = results.filter((r) => r.rule.level !== 'observation' && r.verdict !== 'pass' && r.verdict !== 'not-applicable').map((r) => `${r.rule.id}: ${r.verdict}: ${r.reason?.split('\n')[0]}`);
+    expect(wrong).toEqual([]);
+    expect(report.target.variants).toEqual(variants);
     expect(report.summary.judged).toBeGreaterThan(0);
   });
 });
