@@ -5,6 +5,7 @@ import { parseEventStreamBody } from '../../src/checks/mcp/support/sse-body.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import type { VariantId } from '../../src/fake/variants/index.ts';
+import { parseJson } from '../../src/util/json.ts';
 
 /**
  * suites/variants.test.ts proves the rules pass under each /mcp variant; this proves each variant
@@ -42,13 +43,8 @@ class Peer {
       ...(body === undefined ? {} : { body }),
     });
     const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
+    const parsed = parseJson(text);
+    return { status: res.status, headers: res.headers, text, json: parsed.ok ? parsed.value : undefined };
   }
 
   post(body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
