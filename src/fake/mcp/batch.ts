@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FakeContext } from '../context.ts';
 import { INVALID_REQUEST } from '../../contract/mcp/jsonrpc.ts';
-import { writeEmpty, writeJson, writeTransportError } from './respond.ts';
+import { malformedStatus, unattributedError } from './jsonrpc.ts';
+import { writeEmpty, writeJson } from './respond.ts';
 
 /** The JSON answer to a batch: an array with one response per request in it, even for one. */
 export function writeBatchAnswers(fake: FakeContext, res: ServerResponse, answers: Record<string, unknown>[]): void {
@@ -9,13 +10,15 @@ export function writeBatchAnswers(fake: FakeContext, res: ServerResponse, answer
     writeJson(res, 200, answers[0]);
     return;
   }
-  writeJson(res, 200, fake.faults.has('mcp.batch.requests/first-only') ? answers.slice(0, 1) : answers);
+  const sent = fake.faults.has('mcp.batch.requests/first-only') ? answers.slice(0, 1) : answers;
+  // JSON-RPC 2.0: "The Response objects being returned from a batch call MAY be returned in any order".
+  writeJson(res, 200, fake.variants.has('mcp.batch/answers-reversed') ? [...sent].reverse() : sent);
 }
 
 /** JSON-RPC 2.0: "an Array with at least one value" or else "a single Response object". */
 export function refuseEmptyBatch(fake: FakeContext, res: ServerResponse): void {
   if (fake.faults.has('mcp.batch.empty/answered-202')) writeEmpty(res, 202);
-  else writeTransportError(res, 400, INVALID_REQUEST, 'Invalid Request: an empty batch.');
+  else writeJson(res, malformedStatus(fake), unattributedError(fake, INVALID_REQUEST, 'Invalid Request: an empty batch.'));
 }
 
 /** A batch of only notifications and responses: 202 without a body. */

@@ -15,7 +15,8 @@ import { callToolParams } from '../../contract/mcp/tools.ts';
 import { parseJson } from '../../util/json.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
-import { writeTransportError } from './respond.ts';
+import { withExtraProperties } from './extra-properties.ts';
+import { writeJson } from './respond.ts';
 import type { McpSession } from './session-store.ts';
 import { FAKE_TOOLS, toolListing } from './tools.ts';
 
@@ -39,7 +40,9 @@ export function classify(fake: FakeContext, value: unknown): Classified {
   if (notification.success) return { kind: 'notification', method: notification.data.method };
   if (looseResponse.safeParse(value).success && !(typeof value === 'object' && value !== null && 'method' in value)) return { kind: 'response' };
   const id = requestId.safeParse(typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as { id?: unknown }).id : undefined);
-  return { kind: 'invalid', id: id.success ? id.data : null, why: 'not a JSON-RPC 2.0 request, notification or response' };
+  // JSON-RPC 2.0 asks for null only when the id could not be detected; the variant never looks.
+  const usable = id.success && !fake.variants.has('mcp.jsonrpc/invalid-id-null');
+  return { kind: 'invalid', id: usable ? id.data : null, why: 'not a JSON-RPC 2.0 request, notification or response' };
 }
 
 /** Builds responses, applying the faults that change how every response looks. */
@@ -58,20 +61,77 @@ export class ResponseFactory {
     return { jsonrpc: '2.0', id: this.echo(id), result };
   }
 
-  error(id: RequestId | null, code: number, message: string, data?: unknown): Record<string, unknown> {
+  error(id: RequestId | null, code: number, message: string, data: unknown = this.extraData(code)): Record<string, unknown> {
     const body: Record<string, unknown> = { jsonrpc: '2.0', id: this.echo(id), error: data === undefined ? { code, message } : { code, message, data } };
+    if (id === null && withoutId(this.fake)) delete body.id;
     if (this.fake.faults.has('mcp.jsonrpc.result-xor-error/error-with-null-result')) body.result = null;
     return body;
   }
+
+  /** The `data` member JSON-RPC 2.0 lets an error carry ("may be omitted"): the fake omits it, the variant fills it. */
+  extraData(code: number): unknown {
+    return this.fake.variants.has('mcp.jsonrpc/extra-properties') ? { code, retryable: false, details: ['apicert extra-properties variant'] } : undefined;
+  }
+
+  /** A result; the variant adds members to the result objects the tools area builds. */
+  toolResult(id: RequestId, result: Record<string, unknown>, where: string): Record<string, unknown> {
+    return this.result(id, this.fake.variants.has('mcp.jsonrpc/extra-properties') ? withExtraProperties(result, where) : result);
+  }
+}
+
+/** The tool listing; the variant gives each tool annotations (revision 2025-03-26) and a vendor member. */
+function listedTools(fake: FakeContext): Array<Record<string, unknown>> {
+  if (!fake.variants.has('mcp.jsonrpc/extra-properties')) return toolListing();
+  return toolListing().map((t) => ({ ...t, annotations: { readOnlyHint: true, openWorldHint: false }, 'x-apicert-extension': { cost: 0 } }));
+}
+
+/**
+ * Whether an error that answers no identifiable request leaves `id` out instead of sending null: the
+ * MCP schema types every id as a string or integer (never null) and the transport allows "a JSON-RPC
+ * error response that has no id", where JSON-RPC 2.0 asks for null.
+ */
+function withoutId(fake: FakeContext): boolean {
+  return fake.variants.has('mcp.jsonrpc/errors-without-id');
+}
+
+/** An error answering input whose request could not be identified (not JSON, an empty batch). */
+export function unattributedError(fake: FakeContext, code: number, message: string): Record<string, unknown> {
+  const data = new ResponseFactory(fake).extraData(code);
+  const error = { code, message, ...(data === undefined ? {} : { data }) };
+  return withoutId(fake) ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id: null, error };
+}
+
+/** The HTTP status of malformed input (not JSON, not a request, an empty batch): MCP names none. */
+export function malformedStatus(fake: FakeContext): number {
+  if (fake.variants.has('mcp.jsonrpc/malformed-answered-200')) return 200;
+  return fake.variants.has('mcp.jsonrpc/malformed-answered-422') ? 422 : 400;
+}
+
+/** The request ids a session has used, newest last; bounded, so an old id may be forgotten. */
+const usedIds = new WeakMap<McpSession, Set<string>>();
+const MAX_REMEMBERED_IDS = 1_000;
+
+/** "The request ID MUST NOT have been previously used by the requestor within the same session": whether this one was (ids keep their type). */
+function reused(session: McpSession, id: RequestId): boolean {
+  const used = usedIds.get(session) ?? new Set<string>();
+  usedIds.set(session, used);
+  const key = JSON.stringify(id);
+  if (used.has(key)) return true;
+  used.add(key);
+  if (used.size > MAX_REMEMBERED_IDS) used.delete(used.values().next().value!);
+  return false;
 }
 
 /** Answers one request of an initialized (or session-less) exchange; `initialize` is handled by the route. */
-export function answer(fake: FakeContext, responses: ResponseFactory, _session: McpSession, request: JsonRpcRequest): Record<string, unknown> {
+export function answer(fake: FakeContext, responses: ResponseFactory, session: McpSession, request: JsonRpcRequest): Record<string, unknown> {
+  if (fake.variants.has('mcp.jsonrpc/repeated-id-refused') && reused(session, request.id)) {
+    return responses.error(request.id, INVALID_REQUEST, 'Invalid Request: this request id was already used in this session.');
+  }
   switch (request.method) {
     case 'ping':
       return responses.result(request.id, {});
     case 'tools/list':
-      return responses.result(request.id, { tools: toolListing() });
+      return responses.toolResult(request.id, { tools: listedTools(fake) }, 'ListToolsResult');
     case 'tools/call':
       return callTool(fake, responses, request);
     case 'initialize':
@@ -95,7 +155,7 @@ function callTool(fake: FakeContext, responses: ResponseFactory, request: JsonRp
   if (!args.success) {
     return responses.error(request.id, INVALID_PARAMS, `Invalid arguments for ${tool.name}: ${args.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
   }
-  return responses.result(request.id, { content: [{ type: 'text', text: tool.run(args.data) }], isError: false });
+  return responses.toolResult(request.id, { content: [{ type: 'text', text: tool.run(args.data) }], isError: false }, 'CallToolResult');
 }
 
 /** The progress token a tools/call asked for, if any ("_meta": {"progressToken": ...}). */
@@ -106,11 +166,11 @@ export function progressToken(request: JsonRpcRequest): string | number | undefi
   return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }
 
-/** The POST body as JSON; answers 400 with a parse error itself and returns undefined when it is not JSON. */
+/** The POST body as JSON; answers a parse error itself and returns undefined when it is not JSON. */
 export async function parseBody(fake: FakeContext, r: RouteRequest): Promise<{ value: unknown } | undefined> {
   const parsed = parseJson(await r.body());
   if (parsed.ok) return { value: parsed.value };
   const code = fake.faults.has('mcp.jsonrpc.parse-error/code-32600') ? INVALID_REQUEST : PARSE_ERROR;
-  writeTransportError(r.res, 400, code, 'Parse error: the body is not valid JSON.');
+  writeJson(r.res, malformedStatus(fake), unattributedError(fake, code, 'Parse error: the body is not valid JSON.'));
   return undefined;
 }

@@ -1,4 +1,12 @@
 import type { ServerResponse } from 'node:http';
+import type { RouteRequest } from '../http.ts';
+
+/** Whether the Accept header lists `type`; `lenient` counts a missing header as accepting anything. */
+export function accepts(r: RouteRequest, type: string, lenient: boolean): boolean {
+  const accept = r.header('accept');
+  if (accept === undefined) return lenient;
+  return accept.includes(type) || accept.includes('*/*');
+}
 
 /** Writes a JSON body; /mcp has its own versioning, so no /v8 contract header. */
 export function writeJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, contentType = 'application/json'): void {

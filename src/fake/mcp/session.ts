@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
@@ -10,9 +10,28 @@ import type { McpSurface } from './surface.ts';
 
 const SESSION_NOT_FOUND = -32001;
 
+/** Every visible ASCII character (0x21-0x7E), punctuation included. */
+const VISIBLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+
+/** A JWT-shaped id (header.payload.signature, base64url), one of the forms MCP names. */
+function jwtShapedId(): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ sid: randomUUID(), iss: 'apicert-reference-fake', iat: Math.floor(Date.now() / 1000), nonce: randomBytes(24).toString('base64url') })}`;
+  return `${body}.${createHmac('sha256', randomBytes(32)).update(body).digest('base64url')}`;
+}
+
+/** A long id using every visible character: quotes, backslash, comma and semicolon included. */
+function punctuationId(): string {
+  const random = randomBytes(300).toString('hex');
+  return `${VISIBLE}${random}`.slice(0, 600);
+}
+
 /** The id of a new session; undefined lets the store pick a UUID (visible ASCII, as the transport requires). */
 export function newSessionId(fake: FakeContext): string | undefined {
-  return fake.faults.has('mcp.session.id-visible-ascii/contains-space') ? `apicert session ${randomUUID()}` : undefined;
+  if (fake.faults.has('mcp.session.id-visible-ascii/contains-space')) return `apicert session ${randomUUID()}`;
+  if (fake.variants.has('mcp.session/jwt-ids')) return jwtShapedId();
+  if (fake.variants.has('mcp.session/punctuation-ids')) return punctuationId();
+  return undefined;
 }
 
 /** Without session management, one stand-in per caller, so SSE event ids stay unique across all its streams. */
@@ -31,26 +50,38 @@ export function sessionHeaders(fake: FakeContext, session: McpSession): Record<s
   return fake.variants.has('mcp.session/no-sessions') ? {} : { [SESSION_HEADER]: session.id };
 }
 
+/** A session refusal: a JSON-RPC error by default, a plain-text body under the variant (MCP names only the status). */
+function refuse(fake: FakeContext, r: RouteRequest, status: number, code: number, message: string): undefined {
+  if (fake.variants.has('mcp.session/plain-refusals')) {
+    r.res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(message) });
+    r.res.end(message);
+  } else writeTransportError(r.res, status, code, message);
+  return undefined;
+}
+
 /** The session a non-initialize request belongs to; answers 400 or 404 itself when there is none. */
 export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, caller: FakeCaller): McpSession | undefined {
   const id = r.header(SESSION_HEADER);
   if (fake.variants.has('mcp.session/no-sessions')) return statelessSession(sessions, caller.principal);
   if (id === undefined) {
     if (fake.faults.has('mcp.session.missing-400/served-without-session')) return sessions.ephemeral(caller.principal);
-    writeTransportError(r.res, 400, BAD_REQUEST, `Bad Request: send the ${SESSION_HEADER} header that initialize returned.`);
-    return undefined;
+    return refuse(fake, r, 400, BAD_REQUEST, `Bad Request: send the ${SESSION_HEADER} header that initialize returned.`);
   }
   const session = sessions.get(id);
   if (!session || session.principal !== caller.principal) {
     if (!sessions.wasIssued(id) && fake.faults.has('mcp.session.never-issued/served')) return sessions.ephemeral(caller.principal);
     if (!sessions.wasIssued(id) && fake.variants.has('mcp.session/never-issued-400')) {
-      writeTransportError(r.res, 400, BAD_REQUEST, 'Bad Request: no session with this id was ever issued.');
-      return undefined;
+      return refuse(fake, r, 400, BAD_REQUEST, 'Bad Request: no session with this id was ever issued.');
     }
-    writeTransportError(r.res, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
-    return undefined;
+    return refuse(fake, r, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
   }
+  if (fake.variants.has('mcp.session/id-on-every-response')) r.res.setHeader(SESSION_HEADER, session.id);
   return session;
+}
+
+/** The methods the endpoint allows, for the Allow header of a 405. */
+export function allowedMethods(fake: FakeContext): string {
+  return fake.variants.has('mcp.session/delete-405') ? 'POST' : 'POST, DELETE';
 }
 
 /** DELETE /mcp: ends the caller's session. */
@@ -59,6 +90,10 @@ export function deleteSession(surface: McpSurface, r: RouteRequest): void {
   if (!caller) return;
   const session = sessionOf(surface, r, caller);
   if (!session) return;
+  if (surface.fake.variants.has('mcp.session/delete-405')) {
+    writeTransportError(r.res, 405, BAD_REQUEST, 'Method Not Allowed: this server does not let clients end sessions.', { allow: allowedMethods(surface.fake) });
+    return;
+  }
   if (!surface.fake.faults.has('mcp.session.delete-terminates/delete-ignored')) surface.sessions.end(session.id);
   writeEmpty(r.res, 204);
 }

@@ -1,21 +1,15 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { INVALID_REQUEST, type JsonRpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { authenticate, BAD_REQUEST } from './auth.ts';
 import { acceptBatchWithoutAnswers, refuseEmptyBatch, writeBatchAnswers } from './batch.ts';
-import { answer, classify, parseBody, type Classified } from './jsonrpc.ts';
-import { initialize } from './lifecycle.ts';
-import { writeEmpty, writeJson, writeTransportError } from './respond.ts';
-import { deleteSession, sessionOf } from './session.ts';
+import { answer, classify, malformedStatus, parseBody, type Classified } from './jsonrpc.ts';
+import { initialize, lifecycleAnswer } from './lifecycle.ts';
+import { accepts, writeEmpty, writeJson, writeTransportError } from './respond.ts';
+import { allowedMethods, deleteSession, sessionOf } from './session.ts';
 import type { McpSession } from './session-store.ts';
 import { stream, streamsEveryAnswer } from './sse.ts';
 import type { McpSurface } from './surface.ts';
-
-/** Whether the Accept header lists `type`; `lenient` counts a missing header as accepting anything. */
-function accepts(r: RouteRequest, type: string, lenient: boolean): boolean {
-  const accept = r.header('accept');
-  if (accept === undefined) return lenient;
-  return accept.includes(type) || accept.includes('*/*');
-}
 
 interface Answered {
   requests: JsonRpcRequest[];
@@ -25,7 +19,8 @@ interface Answered {
 }
 
 /** Answers every element of a POST body in order; notifications only change the session. */
-function answerAll({ fake, responses }: McpSurface, session: McpSession, classified: Classified[]): Answered {
+function answerAll(surface: McpSurface, session: McpSession, classified: Classified[]): Answered {
+  const { fake, responses } = surface;
   const requests: JsonRpcRequest[] = [];
   const answers: Record<string, unknown>[] = [];
   let runsTool = false;
@@ -33,7 +28,7 @@ function answerAll({ fake, responses }: McpSurface, session: McpSession, classif
     if (c.kind === 'notification' && c.method === 'notifications/initialized') session.initialized = true;
     else if (c.kind === 'invalid') answers.push(responses.error(c.id, INVALID_REQUEST, `Invalid Request: ${c.why}.`));
     else if (c.kind === 'request') {
-      const a = answer(fake, responses, session, c.message);
+      const a = lifecycleAnswer(surface, session, c.message) ?? answer(fake, responses, session, c.message);
       requests.push(c.message);
       answers.push(a);
       if (c.message.method === 'tools/call' && !('error' in a)) runsTool = true;
@@ -54,7 +49,7 @@ function reply(surface: McpSurface, r: RouteRequest, session: McpSession, batch:
   // Tool runs stream (progress, then the result); a call refused before it runs is answered as plain JSON.
   const streams = (runsTool || streamsEveryAnswer(fake)) && !fake.variants.has('mcp.transport/json-only');
   if (streams && accepts(r, 'text/event-stream', false)) {
-    stream(fake, r.res, session, requests, answers);
+    stream(fake, r.res, session, requests, answers, { batch });
     return;
   }
   if (batch) {
@@ -65,9 +60,46 @@ function reply(surface: McpSurface, r: RouteRequest, session: McpSession, batch:
   writeJson(r.res, 200, answers[0], {}, textPlain ? 'text/plain' : 'application/json');
 }
 
+/** The status of a refusal MCP names none for: the fake's own, or 400 throughout (a variant). */
+function refusalStatus({ fake }: McpSurface, own: number): number {
+  return fake.variants.has('mcp.transport/refusals-400') ? 400 : own;
+}
+
+/**
+ * "The client MUST include an Accept header, listing both": the fake serves a client that does not
+ * unless a variant checks media types (406 and 415 as the TypeScript SDK answers, or 400).
+ */
+function mediaTypesRefused(surface: McpSurface, r: RouteRequest): boolean {
+  const { fake } = surface;
+  if (!fake.variants.has('mcp.transport/media-types-checked') && !fake.variants.has('mcp.transport/refusals-400')) return false;
+  if (!accepts(r, 'application/json', false) || !accepts(r, 'text/event-stream', false)) {
+    writeTransportError(r.res, refusalStatus(surface, 406), BAD_REQUEST, 'Not Acceptable: the Accept header must list both application/json and text/event-stream.');
+    return true;
+  }
+  const type = (r.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return false;
+  writeTransportError(r.res, refusalStatus(surface, 415), BAD_REQUEST, 'Unsupported Media Type: send the body as application/json.');
+  return true;
+}
+
+/**
+ * A POST of only notifications and responses that the fake has no use for: any response (it sends
+ * no requests of its own that wait for one) and any notification but notifications/initialized.
+ * The variant refuses it, with an error that has no id, as MCP allows.
+ */
+function unusableInputRefused({ fake }: McpSurface, r: RouteRequest, classified: Classified[]): boolean {
+  if (!fake.variants.has('mcp.transport/unaccepted-input-refused')) return false;
+  if (!classified.every((c) => c.kind === 'response' || c.kind === 'notification')) return false;
+  const unusable = classified.filter((c) => c.kind === 'response' || c.method !== 'notifications/initialized');
+  if (unusable.length === 0) return false;
+  writeJson(r.res, 400, { jsonrpc: '2.0', error: { code: INVALID_REQUEST, message: 'Bad Request: this server cannot use a response to a request it never sent or a notification about one.' } });
+  return true;
+}
+
 async function post(surface: McpSurface, r: RouteRequest): Promise<void> {
   const caller = authenticate(surface.fake, r);
   if (!caller) return;
+  if (mediaTypesRefused(surface, r)) return;
   const parsed = await parseBody(surface.fake, r);
   if (!parsed) return;
   const batch = Array.isArray(parsed.value);
@@ -83,11 +115,11 @@ async function post(surface: McpSurface, r: RouteRequest): Promise<void> {
     return;
   }
   if (!batch && first.kind === 'invalid') {
-    writeJson(r.res, 400, surface.responses.error(first.id, INVALID_REQUEST, `Invalid Request: ${first.why}.`));
+    writeJson(r.res, malformedStatus(surface.fake), surface.responses.error(first.id, INVALID_REQUEST, `Invalid Request: ${first.why}.`));
     return;
   }
   const session = sessionOf(surface, r, caller);
-  if (!session) return;
+  if (!session || unusableInputRefused(surface, r, classified)) return;
   reply(surface, r, session, batch, answerAll(surface, session, classified));
 }
 
@@ -102,7 +134,7 @@ function get({ fake }: McpSurface, r: RouteRequest): void {
     return;
   }
   // Server-to-client push is disabled on this gateway, whoever asks.
-  writeEmpty(r.res, 405, { allow: 'POST, DELETE' });
+  writeEmpty(r.res, 405, { allow: allowedMethods(fake) });
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -111,7 +143,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
  * "Servers MUST validate the Origin header": browsers send one, so a page on another site
  * (DNS rebinding) is refused before anything else; clients that are not browsers send none and pass.
  */
-function originAllowed({ fake }: McpSurface, r: RouteRequest): boolean {
+function originAllowed(surface: McpSurface, r: RouteRequest): boolean {
+  const { fake } = surface;
   const hostname = (r.header('host') ?? '').replace(/:\d+$/, '');
   if (fake.variants.has('mcp.transport/host-checked') && !LOOPBACK_HOSTS.has(hostname)) {
     writeTransportError(r.res, 403, BAD_REQUEST, `Forbidden: Host ${hostname} is not this server.`);
@@ -126,13 +159,26 @@ function originAllowed({ fake }: McpSurface, r: RouteRequest): boolean {
     host = '';
   }
   if (LOOPBACK_HOSTS.has(host)) return true;
-  writeTransportError(r.res, 403, BAD_REQUEST, `Forbidden: Origin ${origin} is not allowed to call /mcp.`);
+  writeTransportError(r.res, refusalStatus(surface, 403), BAD_REQUEST, `Forbidden: Origin ${origin} is not allowed to call /mcp.`);
   return false;
+}
+
+/** Media types are case-insensitive and take parameters: the variant sends `Application/JSON; charset=utf-8` and the like. */
+function withMediaTypeParameters(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (status: number, headers?: OutgoingHttpHeaders) => ServerResponse;
+  const varied: Record<string, string> = { 'application/json': 'Application/JSON; charset=utf-8', 'text/event-stream': 'Text/Event-Stream; charset=utf-8' };
+  res.writeHead = ((status: number, headers: OutgoingHttpHeaders = {}) => {
+    const type = varied[String(headers['content-type'])];
+    return writeHead(status, type === undefined ? headers : { ...headers, 'content-type': type });
+  }) as typeof res.writeHead;
 }
 
 /** POST, GET and DELETE /mcp: MCP 2025-03-26 Streamable HTTP, with server push disabled (GET → 405). */
 export function transportRoutes(surface: McpSurface): Route[] {
-  const guarded = (handler: (surface: McpSurface, r: RouteRequest) => void | Promise<void>) => (r: RouteRequest) => (originAllowed(surface, r) ? handler(surface, r) : undefined);
+  const guarded = (handler: (surface: McpSurface, r: RouteRequest) => void | Promise<void>) => (r: RouteRequest) => {
+    if (surface.fake.variants.has('mcp.transport/media-type-parameters')) withMediaTypeParameters(r.res);
+    return originAllowed(surface, r) ? handler(surface, r) : undefined;
+  };
   return [
     { method: 'POST', pattern: /^\/mcp$/, handler: guarded(post) },
     { method: 'GET', pattern: /^\/mcp$/, handler: guarded(get) },

@@ -3,6 +3,9 @@
  * is the table of the points). One file per rule area, `variants/<surface>/<area>.ts`; the fake
  * bends for a variant in the file or folder of that area, like for a fault.
  */
+import { mcpBatchVariants } from './mcp/batch.ts';
+import { mcpJsonrpcVariants } from './mcp/jsonrpc.ts';
+import { mcpLifecycleVariants } from './mcp/lifecycle.ts';
 import { mcpSessionVariants } from './mcp/session.ts';
 import { mcpSseVariants } from './mcp/sse.ts';
 import { mcpTransportVariants } from './mcp/transport.ts';
@@ -38,6 +41,9 @@ export const VARIANTS = [
   ...mcpSessionVariants,
   ...mcpTransportVariants,
   ...mcpSseVariants,
+  ...mcpLifecycleVariants,
+  ...mcpJsonrpcVariants,
+  ...mcpBatchVariants,
 ] as const satisfies readonly VariantDefinition[];
 
 export type VariantId = (typeof VARIANTS)[number]['id'];

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
-import { errorOf, isObject, newRequestId, notification, postMcp, request, responses, SPEC_URL, withSession, type McpReply } from '../support/session.ts';
+import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, responses, SPEC_URL, withSession, type McpReply } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -61,19 +61,34 @@ export const batchRequests = rule({
 
 export const batchNotifications202 = rule({
   id: 'mcp.batch.notifications-202',
-  title: 'A batch carrying only notifications is answered 202 Accepted with no body',
+  title: 'A batch carrying only notifications is answered 202 Accepted with no body (or refused with a 4xx when the server cannot accept one of them)',
   level: 'required',
   spec: {
     section: 'Base Protocol > Batching; Transports > Sending Messages to the Server',
-    quote: `${MUST_RECEIVE_BATCHES} … If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.`,
+    quote: `${MUST_RECEIVE_BATCHES} … If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. … If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).`,
     url: SPEC_URL.transports,
   },
   async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
-      const reply = await postMcp(ctx, [cancelled(), cancelled()], { session, label: 'batch of two notifications' });
-      ctx.check(reply.res.status === 202, `a batch of two notifications was answered HTTP ${reply.res.status}, expected 202 Accepted`);
-      ctx.check(reply.res.text.length === 0, `a batch of two notifications was answered with a body (${reply.res.text.length} characters), expected none`);
-    });
+    // A session not yet initialized, so the batch can carry the lifecycle's own notification.
+    const session = await openSession(ctx, { sendInitialized: false });
+    try {
+      const judge = (what: string, reply: McpReply) => {
+        ctx.check(reply.res.status === 202, `${what} was answered HTTP ${reply.res.status}, expected 202 Accepted`, reply.res);
+        ctx.check(reply.res.text.length === 0, `${what} was answered with a body (${reply.res.text.length} characters), expected none`, reply.res);
+      };
+      const both = 'a batch of notifications/initialized and notifications/cancelled';
+      const reply = await postMcp(ctx, [notification('notifications/initialized'), cancelled()], { session, label: both });
+      if (reply.res.status < 400 || reply.res.status >= 500) {
+        judge(both, reply);
+        return;
+      }
+      // A server may refuse to cancel a request it never saw; it cannot refuse notifications/initialized and stay usable.
+      ctx.observe(`${both} refused`, reply.res.status, 'the server may refuse input it cannot accept with an HTTP error status');
+      const alone = 'a batch carrying only notifications/initialized';
+      judge(alone, await postMcp(ctx, [notification('notifications/initialized')], { session, label: alone }));
+    } finally {
+      await closeSession(ctx, session);
+    }
   },
 });
 
@@ -133,7 +148,7 @@ export const emptyBatch = rule({
       ctx.expect(value !== undefined, `an empty batch was answered HTTP ${reply.res.status} ${reply.kind === 'empty' ? 'with no body' : 'with a body that is not JSON'}, expected a single JSON-RPC error -32600`);
       const error = errorOf(isObject(value) ? value : undefined);
       ctx.check(error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
-      ctx.check(isObject(value) && value.id === null, `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null`);
+      ctx.check(isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);
     });
   },
 });

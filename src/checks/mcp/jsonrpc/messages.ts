@@ -5,6 +5,7 @@ import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PAR
 import {
   closeSession,
   errorOf,
+  isUnattributed,
   newRequestId,
   openSession,
   postMcp,
@@ -31,7 +32,7 @@ function singleError(reply: McpReply): { message: Record<string, unknown>; code:
 
 export const parseError = rule({
   id: 'mcp.jsonrpc.parse-error',
-  title: 'A body that is not JSON is answered with a JSON-RPC error -32700 whose id is null',
+  title: 'A body that is not JSON is answered with a JSON-RPC error -32700 whose id is null or absent',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   async check(ctx: CheckContext) {
@@ -41,7 +42,8 @@ export const parseError = rule({
         const found = singleError(reply);
         if (!ctx.check(found, `a body that is not JSON was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32700`) || !found) continue;
         ctx.check(found.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(found.code)}, expected -32700 (Parse error)`);
-        ctx.check(found.message.id === null, `the parse error carries id ${JSON.stringify(found.message.id)}, expected null (the id could not be read)`);
+        ctx.check(isUnattributed(found.message), `the parse error carries id ${JSON.stringify(found.message.id)}, expected null or no id (the id could not be read)`);
+        ctx.observe('id of a parse error', 'id' in found.message ? null : 'absent');
         ctx.observe('HTTP status of a parse error', reply.res.status);
       }
     });
@@ -69,7 +71,7 @@ export const invalidRequest = rule({
         const found = singleError(reply);
         if (!ctx.check(found, `${c.what} was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32600`) || !found) continue;
         ctx.check(found.code === INVALID_REQUEST, `${c.what} was answered with error code ${JSON.stringify(found.code)}, expected -32600 (Invalid Request)`);
-        ctx.check(found.message.id === null || found.message.id === c.id, `the error for ${c.what} carries id ${JSON.stringify(found.message.id)}, expected null or the id sent`);
+        ctx.check(isUnattributed(found.message) || found.message.id === c.id, `the error for ${c.what} carries id ${JSON.stringify(found.message.id)}, expected null, no id or the id sent`);
         ctx.observe(`HTTP status for ${c.what}`, reply.res.status);
       }
     });

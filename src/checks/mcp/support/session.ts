@@ -146,6 +146,14 @@ export function errorOf(message: Record<string, unknown> | undefined): { code: u
   return typeof error === 'object' && error !== null ? (error as { code: unknown; message: unknown }) : undefined;
 }
 
+/**
+ * Whether an error answers no identifiable request: JSON-RPC 2.0 says its id "MUST be Null"; MCP's
+ * schema has no null id and its transport allows "a JSON-RPC error response that has no id". Both pass.
+ */
+export function isUnattributed(message: Record<string, unknown>): boolean {
+  return message.id === null || !('id' in message);
+}
+
 export function clientInfo(): Record<string, unknown> {
   return { name: 'apicert', version: '0.1.0' };
 }

@@ -1,0 +1,13 @@
+import type { VariantDefinition } from '../types.ts';
+
+export const mcpBatchVariants = [
+  {
+    id: 'mcp.batch/answers-reversed',
+    description: 'the JSON array answering a batch lists its responses in the reverse order of the requests',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Base Protocol > Batching (JSON-RPC 2.0: Batch)',
+      quote: 'MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches. … (JSON-RPC 2.0) The Response objects being returned from a batch call MAY be returned in any order within the Array.',
+    },
+  },
+] as const satisfies readonly VariantDefinition[];
