@@ -94,9 +94,11 @@ export class WebhookEngine {
 
   /** An endpoint, delivery or event id: the fake's `<prefix><hex>`, or another legal shape under the variant. */
   private mint(prefix: string): string {
-    if (!this.fake.variants.has('v1.webhooks/id-format')) return newId(prefix);
+    const integers = prefix !== 'evt_' && this.fake.variants.has('v1.webhooks/integer-ids');
+    if (!integers && !this.fake.variants.has('v1.webhooks/id-format')) return newId(prefix);
     this.minted += 1;
-    return otherId(prefix, this.minted);
+    // Integer ids count up from a large start (the routes send them as JSON numbers).
+    return integers ? String(900_000_000 + this.minted) : otherId(prefix, this.minted);
   }
 
   /** A notice from the run engine becomes one delivery per matching endpoint, all with the same event id. */

@@ -19,9 +19,14 @@ import { refuseUrl } from './url-rules.ts';
 
 const BOTH = ['runs:read', 'runs:write'] as const;
 
+/** Endpoint and delivery ids as the wire shows them: strings, or (`v1.webhooks/integer-ids`) JSON integers. */
+function idValue(fake: FakeContext, id: string | undefined): string | number | undefined {
+  return id !== undefined && fake.variants.has('v1.webhooks/integer-ids') ? Number(id) : id;
+}
+
 function endpointView(fake: FakeContext, e: WebhookEndpoint): Record<string, unknown> {
   const filter = fake.variants.has('v1.webhooks/events-filter') ? 'events' : 'event_types';
-  const view: Record<string, unknown> = { id: e.id, url: e.url, [filter]: e.eventTypes, created_at: e.createdAt };
+  const view: Record<string, unknown> = { id: idValue(fake, e.id), url: e.url, [filter]: e.eventTypes, created_at: e.createdAt };
   if (e.description !== undefined) view.description = e.description;
   return fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(view) : view;
 }
@@ -30,12 +35,12 @@ function endpointView(fake: FakeContext, e: WebhookEndpoint): Record<string, unk
 function deliveryFields(fake: FakeContext, d: Delivery): Record<string, unknown> {
   const camel = fake.variants.has('v1.webhooks/listing-camel-case');
   const view: Record<string, unknown> = camel
-    ? { deliveryId: d.id, endpoint: { endpointId: d.endpointId }, runId: d.runId, eventId: d.eventId, eventType: d.eventType }
-    : { id: d.id, endpoint_id: d.endpointId, run_id: d.runId, event_id: d.eventId, event_type: d.eventType };
+    ? { deliveryId: idValue(fake, d.id), endpoint: { endpointId: idValue(fake, d.endpointId) }, runId: d.runId, eventId: d.eventId, eventType: d.eventType }
+    : { id: idValue(fake, d.id), endpoint_id: idValue(fake, d.endpointId), run_id: d.runId, event_id: d.eventId, event_type: d.eventType };
   Object.assign(view, { sequence: d.sequence, status: d.status, attempts: d.attempts.length, [camel ? 'createdAt' : 'created_at']: d.createdAt });
   const last = d.attempts.at(-1);
   if (last) view[camel ? 'lastAttempt' : 'last_attempt'] = last;
-  if (d.replayOf) view[camel ? 'replayOf' : 'replay_of'] = d.replayOf;
+  if (d.replayOf) view[camel ? 'replayOf' : 'replay_of'] = idValue(fake, d.replayOf);
   if (fake.faults.has('v1.webhooks.deliveries.listing/no-run-id')) delete view[camel ? 'runId' : 'run_id'];
   return view;
 }

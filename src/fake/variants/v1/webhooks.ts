@@ -15,6 +15,12 @@ export const v1WebhooksVariants = [
     spec: { document: DOC, section: 'Resources and their fields > Shared primitives', quote: '| Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |' },
   },
   {
+    id: 'v1.webhooks/integer-ids',
+    description: 'endpoint and delivery ids are JSON integers (in the creation response, readback and listing), not strings',
+    spec: { document: DOC, section: 'Endpoints', quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
+    excludes: ['v1.webhooks/id-format'],
+  },
+  {
     id: 'v1.webhooks/listing-array',
     description: 'the delivery listing is a bare JSON array of deliveries',
     spec: { document: DOC, section: 'Endpoints', quote: LISTING },
