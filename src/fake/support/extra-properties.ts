@@ -35,7 +35,8 @@ export function withExtraProperties<T>(value: T, depth = 0): T {
   if (Array.isArray(value)) return value.map((v: unknown) => withExtraProperties(v, depth + 1)) as T;
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) out[key] = withExtraProperties(v, depth + 1);
-  for (const [key, v] of Object.entries(EXTRAS)) if (!(key in out)) out[key] = structuredClone(v);
+  // An added property is left as it is, so applying this again changes nothing.
+  for (const [key, v] of Object.entries(value)) out[key] = Object.hasOwn(EXTRAS, key) ? v : withExtraProperties(v, depth + 1);
+  for (const [key, v] of Object.entries(EXTRAS)) if (!Object.hasOwn(out, key)) out[key] = structuredClone(v);
   return out as T;
 }
