@@ -104,11 +104,15 @@ export class WebhookEngine {
   /** A notice from the run engine becomes one delivery per matching endpoint, all with the same event id. */
   onRunEvent(notice: RunEventNotice): void {
     if (notice.type === 'run.failed' && this.fake.faults.has('v1.webhooks.delivery.terminal-events/no-run-failed')) return;
+    // "Full list of webhook event types: not shown.": a deployment may deliver only the two it names.
+    if (this.fake.variants.has('v1.webhooks/terminal-only') && notice.type !== 'run.completed' && notice.type !== 'run.failed') return;
     const eventId = this.mint('evt_');
     let sequence: number | string = notice.sequence;
     if (this.fake.faults.has('v1.webhooks.delivery.sequence-order/constant-sequence')) sequence = 0;
     if (this.fake.faults.has('v1.webhooks.delivery.body/sequence-as-string')) sequence = String(sequence);
-    const plain = { apiVersion: 'v1', event_id: eventId, type: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
+    // Which body field names the event type is not shown either: `type`, or `event_type` under the variant.
+    const typeField = this.fake.variants.has('v1.webhooks/event-type-field') ? 'event_type' : 'type';
+    const plain = { apiVersion: 'v1', event_id: eventId, [typeField]: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
     const body = this.fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(plain) : plain;
     for (const endpoint of this.endpoints.values()) {
       if (endpoint.tenant !== notice.tenant) continue;

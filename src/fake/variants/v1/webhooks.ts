@@ -36,4 +36,14 @@ export const v1WebhooksVariants = [
     description: 'the endpoint filter is read only from events (the reference schema\'s name); event_types is an unknown extra property and ignored',
     spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'The reference schema lists the filter as `events` (array of string; omitted presumably means all)' },
   },
+  {
+    id: 'v1.webhooks/terminal-only',
+    description: 'only run.completed and run.failed are delivered, no other run event',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Full list of webhook event types: not shown.' },
+  },
+  {
+    id: 'v1.webhooks/event-type-field',
+    description: 'the delivery body names its event type in event_type, not type',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
