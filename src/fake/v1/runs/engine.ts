@@ -72,8 +72,9 @@ export class RunEngine {
   readonly runs = new Map<string, Run>();
 
   private readonly fake: FakeContext;
-  /** Mints of the `v1.runs/id-format` shapes and `v1.runs/sparse-sequences` values so far. */
+  /** Run ids minted in `v1.runs/id-format` shapes so far: picks the next shape. */
   private minted = 0;
+  /** The one sequence counter of every run under `v1.runs/sparse-sequences`. */
   private sharedSequence = 1_000_000;
   constructor(fake: FakeContext) {
     this.fake = fake;

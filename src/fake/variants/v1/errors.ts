@@ -21,7 +21,7 @@ export const v1ErrorsVariants = [
   },
   {
     id: 'v1.errors/full-problem',
-    description: 'problems carry every optional member: a free-form (non-URI) instance, a requestId, retryAfterMs 0 where not limited, an empty fieldErrors list',
+    description: 'problems carry every optional member: a free-form (non-URI) instance, a requestId, retryAfterMs on every retryable answer, fieldErrors (empty where no field is named)',
     spec: { document: DOC, section: 'Errors', quote: '| instance | string | no | free-form, not necessarily a URI |' },
   },
 ] as const satisfies readonly VariantDefinition[];
