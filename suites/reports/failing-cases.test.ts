@@ -4,6 +4,11 @@ import { RequestBudget } from '../../src/probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
 import { profileSchema } from '../../src/profile/schema.ts';
 import { Redactor } from '../../src/redact/redactor.ts';
+import { renderHtml } from '../../src/reports/html.ts';
+import { renderJunit } from '../../src/reports/junit.ts';
+import { renderMarkdown } from '../../src/reports/markdown.ts';
+import { buildReport } from '../../src/reports/model.ts';
+import { MAX_FAILING_CASES } from '../../src/runner/check-context.ts';
 import { runRule } from '../../src/runner/run.ts';
 import { certify } from '../../src/runner/certify.ts';
 
@@ -126,5 +131,36 @@ describe('every failing case of a rule', () => {
     const labels = failed.cases.map((c) => failed.evidence[c.exchange!]!.label);
     expect(new Set(labels).size).toBe(labels.length);
     expect(labels).toContain('execute with malformed JSON');
+  });
+});
+
+describe('the reports show every failing case up to the cap and count the rest', () => {
+  it('HTML, Markdown and JUnit list cases 1-20, each with its own request, and say 5 more were cut', async () => {
+    const result = await run(async (ctx) => {
+      // 25 broken cases, each decided by an exchange of its own (recorded, not sent: no network needed).
+      for (let i = 1; i <= 25; i += 1) {
+        const subject = { i };
+        const url = `http://127.0.0.1:9/item/${i}`;
+        ctx.http.record({ label: `probe ${i}`, request: { method: 'GET', url, headers: {} }, response: { status: 500, headers: {} }, durationMs: 0, curl: `curl ${url}` }, subject);
+        ctx.check(false, `item ${i} answered 500`, subject);
+      }
+    });
+    expect(result.cases).toHaveLength(MAX_FAILING_CASES);
+    expect(result.casesOmitted).toBe(5);
+    const now = new Date();
+    const report = buildReport({ results: [result], version: 'test', target: { baseUrl: profile.target, kind: 'remote' }, startedAt: now, finishedAt: now, seed: 1, requests: 25 });
+    const [html, markdown, junit] = [renderHtml(report), renderMarkdown(report), renderJunit(report)];
+    for (let i = 1; i <= MAX_FAILING_CASES; i += 1) {
+      expect(html).toContain(`<b>Case ${i}.</b> item ${i} answered 500`);
+      expect(html).toContain(`curl http://127.0.0.1:9/item/${i}</pre>`);
+      expect(markdown).toContain(`${i}. item ${i} answered 500`);
+      expect(markdown).toContain(`   curl http://127.0.0.1:9/item/${i}\n`);
+      expect(junit).toContain(`case ${i}: item ${i} answered 500`);
+      expect(junit).toContain(`  curl http://127.0.0.1:9/item/${i}\n`);
+    }
+    for (const text of [html, markdown, junit]) expect(text).not.toContain('item 21 answered 500');
+    expect(html).toContain('… and 5 more failing cases');
+    expect(markdown).toContain('… and 5 more failing cases');
+    expect(junit).toContain('... and 5 more failing cases');
   });
 });

@@ -140,6 +140,8 @@ export interface ModelSpec<M extends object> {
 interface FailedSequence {
   steps: TranscriptStep[];
   violation: string;
+  /** The exchange the violated expectation named, so the report shows the request that broke the model. */
+  exchange: number | undefined;
 }
 
 function isVerdictError(error: unknown): error is Untestable | NotApplicable | TransportError {
@@ -178,7 +180,7 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
         return;
       }
       if (error instanceof CheckFailure) {
-        lastFailure = { steps: [...transcript.steps], violation: error.message };
+        lastFailure = { steps: [...transcript.steps], violation: error.message, exchange: error.exchange };
         if (shrinkUntil === Number.POSITIVE_INFINITY) shrinkUntil = performance.now() + bounds.timeMs / 2;
       }
       throw error;
@@ -208,7 +210,7 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
       path: details.counterexamplePath,
       numRuns: details.numRuns,
       value: lastFailure.steps.map((s, i) => `${i + 1}. ${s.title}`),
-    });
+    }, lastFailure.exchange);
   }
   if (commands === 0) ctx.untestable(`no command ran within safety.modelRequests = ${bounds.requests} and safety.modelTimeMs = ${bounds.timeMs}: raise them`);
   ctx.observe('sequences run', { sequences, commands, requests: budget.used, interrupted: details.interrupted }, `seed ${details.seed}; bounds: ${bounds.runs} sequences, ${bounds.commands} commands, ${bounds.timeMs} ms, ${bounds.requests} requests`);

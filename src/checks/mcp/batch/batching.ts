@@ -71,8 +71,8 @@ export const batchNotifications202 = rule({
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const reply = await postMcp(ctx, [cancelled(), cancelled()], { session, label: 'batch of two notifications' });
-      ctx.expect(reply.res.status === 202, `a batch of two notifications was answered HTTP ${reply.res.status}, expected 202 Accepted`);
-      ctx.expect(reply.res.text.length === 0, `a batch of two notifications was answered with a body (${reply.res.text.length} characters), expected none`);
+      ctx.check(reply.res.status === 202, `a batch of two notifications was answered HTTP ${reply.res.status}, expected 202 Accepted`);
+      ctx.check(reply.res.text.length === 0, `a batch of two notifications was answered with a body (${reply.res.text.length} characters), expected none`);
     });
   },
 });
@@ -107,7 +107,7 @@ export const answerArray = rule({
         if (reply.kind === 'sse') continue;
         judged += 1;
         const value = bodyValue(reply);
-        ctx.expect(Array.isArray(value), `a batch of ${size} request(s) was answered HTTP ${reply.res.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
+        ctx.check(Array.isArray(value), `a batch of ${size} request(s) was answered HTTP ${reply.res.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
       }
       if (judged === 0) ctx.notApplicable('the server answered every batch on an SSE stream, where responses may be sent one per event');
     });
@@ -132,8 +132,8 @@ export const emptyBatch = rule({
       ctx.expect(!Array.isArray(value), `an empty batch was answered with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`);
       ctx.expect(value !== undefined, `an empty batch was answered HTTP ${reply.res.status} ${reply.kind === 'empty' ? 'with no body' : 'with a body that is not JSON'}, expected a single JSON-RPC error -32600`);
       const error = errorOf(isObject(value) ? value : undefined);
-      ctx.expect(error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
-      ctx.expect(isObject(value) && value.id === null, `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null`);
+      ctx.check(error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
+      ctx.check(isObject(value) && value.id === null, `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null`);
     });
   },
 });

@@ -39,9 +39,9 @@ export const parseError = rule({
       for (const raw of ['{"jsonrpc": "2.0", "id": "apicert-1", "method": "ping"', 'this is not json']) {
         const reply = await postRaw(ctx, raw, { session, label: 'POST a body that is not JSON' });
         const found = singleError(reply);
-        if (!found) ctx.fail(`a body that is not JSON was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32700`);
-        ctx.expect(found.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(found.code)}, expected -32700 (Parse error)`);
-        ctx.expect(found.message.id === null, `the parse error carries id ${JSON.stringify(found.message.id)}, expected null (the id could not be read)`);
+        if (!ctx.check(found, `a body that is not JSON was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32700`) || !found) continue;
+        ctx.check(found.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(found.code)}, expected -32700 (Parse error)`);
+        ctx.check(found.message.id === null, `the parse error carries id ${JSON.stringify(found.message.id)}, expected null (the id could not be read)`);
         ctx.observe('HTTP status of a parse error', reply.res.status);
       }
     });
@@ -67,9 +67,9 @@ export const invalidRequest = rule({
       for (const c of cases) {
         const reply = await postMcp(ctx, c.body, { session, label: `POST ${c.what}` });
         const found = singleError(reply);
-        if (!found) ctx.fail(`${c.what} was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32600`);
-        ctx.expect(found.code === INVALID_REQUEST, `${c.what} was answered with error code ${JSON.stringify(found.code)}, expected -32600 (Invalid Request)`);
-        ctx.expect(found.message.id === null || found.message.id === c.id, `the error for ${c.what} carries id ${JSON.stringify(found.message.id)}, expected null or the id sent`);
+        if (!ctx.check(found, `${c.what} was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32600`) || !found) continue;
+        ctx.check(found.code === INVALID_REQUEST, `${c.what} was answered with error code ${JSON.stringify(found.code)}, expected -32600 (Invalid Request)`);
+        ctx.check(found.message.id === null || found.message.id === c.id, `the error for ${c.what} carries id ${JSON.stringify(found.message.id)}, expected null or the id sent`);
         ctx.observe(`HTTP status for ${c.what}`, reply.res.status);
       }
     });
@@ -112,7 +112,7 @@ export const invalidParams = rule({
         ['tools/call with a numeric "name"', { name: 42, arguments: {} }],
       ] as const) {
         const code = await errorCodeFor(ctx, session, what, 'tools/call', params);
-        ctx.expect(code === INVALID_PARAMS, `${what} was answered with error code ${JSON.stringify(code)}, expected -32602 (Invalid params)`);
+        ctx.check(code === INVALID_PARAMS, `${what} was answered with error code ${JSON.stringify(code)}, expected -32602 (Invalid params)`);
       }
     });
   },
@@ -129,7 +129,7 @@ export const resultXorError = rule({
   },
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const collected: Array<{ what: string; message: unknown }> = responses(session.initialize).map((message) => ({ what: 'initialize', message }));
+      const collected: Array<{ what: string; message: unknown; on: object }> = responses(session.initialize).map((message) => ({ what: 'initialize', message, on: session.initialize.res }));
       const probes: Array<[string, string, Record<string, unknown> | undefined]> = [
         ['ping', 'ping', undefined],
         ['tools/list', 'tools/list', undefined],
@@ -138,10 +138,10 @@ export const resultXorError = rule({
       ];
       for (const [what, method, params] of probes) {
         const reply = await postMcp(ctx, request(newRequestId('xor'), method, params), { session, label: what });
-        for (const message of responses(reply)) collected.push({ what, message });
+        for (const message of responses(reply)) collected.push({ what, message, on: reply.res });
       }
       ctx.expect(collected.length > 0, 'no response was received to judge');
-      for (const { what, message } of collected) ctx.expectShape(jsonrpcResponse, message, `the response to ${what}`);
+      for (const { what, message, on } of collected) ctx.checkShape(jsonrpcResponse, message, `the response to ${what}`, on);
     });
   },
 });

@@ -22,7 +22,7 @@ export const initializeResultRule = rule({
   },
   async check(ctx: CheckContext) {
     const { reply, message } = await initializeOnce(ctx, MCP_REVISION, 'initialize');
-    ctx.expect(reply.res.status === 200, `initialize was answered HTTP ${reply.res.status}, expected 200`);
+    ctx.check(reply.res.status === 200, `initialize was answered HTTP ${reply.res.status}, expected 200`);
     if (!message) ctx.fail('initialize was answered without a response carrying its id');
     ctx.expect(!('error' in message), `initialize was answered with an error: ${JSON.stringify(message.error)}`);
     const result = ctx.expectShape(initializeResult, message.result, 'the InitializeResult');
@@ -41,9 +41,9 @@ export const versionEcho = rule({
   },
   async check(ctx: CheckContext) {
     const { reply, message } = await initializeOnce(ctx, MCP_REVISION, `initialize asking for ${MCP_REVISION}`);
-    ctx.expect(reply.res.status === 200, `initialize was answered HTTP ${reply.res.status}, expected 200`);
+    ctx.check(reply.res.status === 200, `initialize was answered HTTP ${reply.res.status}, expected 200`);
     const version = versionOf(message);
-    ctx.expect(version === MCP_REVISION, `initialize asking for ${MCP_REVISION} was answered with protocolVersion ${JSON.stringify(version)}; /mcp follows ${MCP_REVISION}, so it must echo it`);
+    ctx.check(version === MCP_REVISION, `initialize asking for ${MCP_REVISION} was answered with protocolVersion ${JSON.stringify(version)}; /mcp follows ${MCP_REVISION}, so it must echo it`);
   },
 });
 

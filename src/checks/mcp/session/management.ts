@@ -35,7 +35,7 @@ export const idVisibleAscii = rule({
     for (const id of [first.sessionId, second.sessionId]) {
       if (id === undefined) continue;
       const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));
-      ctx.expect(bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
+      ctx.check(bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
     }
     // "SHOULD be globally unique": recorded, not gated.
     ctx.observe('two initializations got distinct session ids', first.sessionId !== second.sessionId);

@@ -27,8 +27,8 @@ function judgeAccepted(ctx: CheckContext, what: string, reply: McpReply, mayRefu
     ctx.observe(`${what} refused`, status, 'the server may refuse input it cannot accept with an HTTP error status');
     return;
   }
-  ctx.expect(status === 202, `${what} was answered ${describe(reply)}, expected 202 Accepted`);
-  ctx.expect(reply.res.text.length === 0, `${what} was answered 202 with a body (${reply.res.text.length} characters), expected no body`);
+  if (ctx.check(status === 202, `${what} was answered ${describe(reply)}, expected 202 Accepted`, reply.res))
+    ctx.check(reply.res.text.length === 0, `${what} was answered 202 with a body (${reply.res.text.length} characters), expected no body`, reply.res);
 }
 
 export const accepted202 = rule({
@@ -77,15 +77,15 @@ export const requestResponse = rule({
       for (const method of ['ping', 'tools/list']) {
         const id = newRequestId(method.replace('/', '-'));
         const reply = await postMcp(ctx, request(id, method), { session, label: method });
-        ctx.expect(reply.res.status >= 200 && reply.res.status < 300, `${method} was answered HTTP ${reply.res.status}, expected a 2xx`);
-        ctx.expect(JSON_OR_SSE.includes(reply.mediaType), `${method} was answered with content-type "${reply.res.contentType}", expected application/json or text/event-stream`);
+        if (!ctx.check(reply.res.status >= 200 && reply.res.status < 300, `${method} was answered HTTP ${reply.res.status}, expected a 2xx`)) continue;
+        ctx.check(JSON_OR_SSE.includes(reply.mediaType), `${method} was answered with content-type "${reply.res.contentType}", expected application/json or text/event-stream`);
         const found = responses(reply);
         ctx.observe(`${method} framing`, reply.kind);
         // application/json carries "one JSON object"; an SSE stream only SHOULD carry the response
         // (mcp.sse.closes-after-response judges that), but what it carries must answer this request.
         if (reply.kind === 'sse' && found.length === 0) continue;
-        ctx.expect(found.length === 1, `${method} was answered with ${found.length} JSON-RPC responses, expected exactly one`);
-        ctx.expect(found[0]?.id === id, `the response to ${method} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(id)}`);
+        if (ctx.check(found.length === 1, `${method} was answered with ${found.length} JSON-RPC responses, expected exactly one`))
+          ctx.check(found[0]?.id === id, `the response to ${method} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(id)}`);
       }
     });
   },

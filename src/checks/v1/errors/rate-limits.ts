@@ -24,12 +24,12 @@ export const rateLimited = rule({
   async check(ctx) {
     const { limited, sent } = await burstOnDedicatedKey(ctx);
     ctx.observe('requests until the first 429', sent);
-    ctx.expect(isProblem(limited), `the 429 came with content-type "${limited.contentType}", expected application/problem+json`);
-    ctx.expect(problemCode(limited) === 'rate_limited', `the 429 carries code "${problemCode(limited)}", expected rate_limited`);
+    ctx.check(isProblem(limited), `the 429 came with content-type "${limited.contentType}", expected application/problem+json`, limited);
+    ctx.check(problemCode(limited) === 'rate_limited', `the 429 carries code "${problemCode(limited)}", expected rate_limited`, limited);
     const body = isRecord(limited.json) ? limited.json : {};
-    ctx.expect(body.retryable === true, `the 429 says retryable: ${String(body.retryable)}, expected true`);
+    ctx.check(body.retryable === true, `the 429 says retryable: ${String(body.retryable)}, expected true`, limited);
     if (body.retryAfterMs !== undefined) {
-      ctx.expect(Number.isInteger(body.retryAfterMs) && (body.retryAfterMs as number) >= 0, `retryAfterMs is ${JSON.stringify(body.retryAfterMs)}, expected an integer of at least 0`);
+      ctx.check(Number.isInteger(body.retryAfterMs) && (body.retryAfterMs as number) >= 0, `retryAfterMs is ${JSON.stringify(body.retryAfterMs)}, expected an integer of at least 0`, limited);
     }
   },
 });
@@ -65,8 +65,8 @@ export const limiterUnavailable = rule({
   async check(ctx) {
     const key = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: key, label: 'usage with a key whose limiter is unavailable' });
-    ctx.expect(res.status === 503, `a request on a tier whose limiter is unavailable answered ${res.status}, expected 503 (fail-closed)`);
-    ctx.expect(problemCode(res) !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
+    ctx.check(res.status === 503, `a request on a tier whose limiter is unavailable answered ${res.status}, expected 503 (fail-closed)`);
+    ctx.check(problemCode(res) !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
     ctx.observe('503 problem', { code: problemCode(res) ?? null, retryable: isRecord(res.json) ? (res.json.retryable ?? null) : null, retryAfter: res.headers['retry-after'] ?? null });
   },
 });

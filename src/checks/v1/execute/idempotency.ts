@@ -48,7 +48,7 @@ export const replay = rule({
     const key = newKey();
     const first = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), original' }), 'the original task request');
     const second = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), same key and body' }), 'the replayed task request');
-    ctx.expect(second === first, `the replay answered run_id ${second}, the original ${first}: the request was executed twice`);
+    ctx.check(second === first, `the replay answered run_id ${second}, the original ${first}: the request was executed twice`);
 
     const turn = turnBody(ctx);
     const turnKey = newKey();
@@ -57,8 +57,8 @@ export const replay = rule({
       ctx.inconclusive(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
     }
     const again = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
-    ctx.expect(again.res.status === 200, `the replayed turn request answered ${again.res.status}, expected 200`);
-    ctx.expect(replayedFlag(again) === true, `the replayed turn's request.accepted carries replayed: ${String(replayedFlag(again))}, expected true`);
+    if (ctx.check(again.res.status === 200, `the replayed turn request answered ${again.res.status}, expected 200`))
+      ctx.check(replayedFlag(again) === true, `the replayed turn's request.accepted carries replayed: ${String(replayedFlag(again))}, expected true`);
   },
 });
 
@@ -79,10 +79,10 @@ export const conflict = rule({
     const changed = { ...original, task: { ...(original.task as object), apicertVariant: 'a different request under the same key' } };
     for (const attempt of [1, 2]) {
       const res = await postExecute(ctx, changed, { key, label: `execute (task), same key, another body (attempt ${attempt})` });
-      ctx.expect(res.status === 409, `attempt ${attempt}: the same key with a different request answered ${res.status}, expected 409`);
-      ctx.expect(problemCode(res) === 'conflict', `attempt ${attempt}: the 409 carries code "${problemCode(res)}", expected conflict`);
+      ctx.check(res.status === 409, `attempt ${attempt}: the same key with a different request answered ${res.status}, expected 409`);
+      ctx.check(problemCode(res) === 'conflict', `attempt ${attempt}: the 409 carries code "${problemCode(res)}", expected conflict`);
       const retryable = isRecord(res.json) ? res.json.retryable : undefined;
-      ctx.expect(retryable === false, `attempt ${attempt}: the 409 says retryable: ${String(retryable)}, but retrying does not fix an idempotency mismatch`);
+      ctx.check(retryable === false, `attempt ${attempt}: the 409 says retryable: ${String(retryable)}, but retrying does not fix an idempotency mismatch`);
     }
     runIdOf(ctx, await postExecute(ctx, changed, { key: newKey(), label: 'execute (task), the other body under a new key' }), 'the other request under a new key');
   },
@@ -103,7 +103,7 @@ export const scope = rule({
     for (const peer of peers) {
       const res = await postExecute(ctx, body, { key, credential: peer, label: `execute (task), same key and body, as ${peer.name}` });
       const theirs = runIdOf(ctx, res, `the same key and request from ${peer.name} (principal ${peer.principal}, tenant ${peer.tenant ?? '?'})`);
-      ctx.expect(theirs !== mine, `${peer.name} got run_id ${theirs} of the primary principal's run: the key is not scoped to principal and tenant`);
+      ctx.check(theirs !== mine, `${peer.name} got run_id ${theirs} of the primary principal's run: the key is not scoped to principal and tenant`);
     }
   },
 });
@@ -142,9 +142,9 @@ async function retryAfterRefusal(ctx: CheckContext, refusing: Credential, status
   const refused = await postTurn(ctx, body, { key, credential: refusing, label: `execute (turn) on ${refusing.name}, expecting ${status}` });
   if (refused.res.status !== status) ctx.inconclusive(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
   const retry = await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
-  ctx.expect(retry.res.status === 200, `retrying after a ${status} with the same key answered ${retry.res.status} ${problemCode(retry.res) ?? ''}, expected 200`);
+  ctx.check(retry.res.status === 200, `retrying after a ${status} with the same key answered ${retry.res.status} ${problemCode(retry.res) ?? ''}, expected 200`);
   // The acceptance event itself is judged by v1.execute.turn.accepted-event; here only a replay would be wrong.
-  ctx.expect(replayedFlag(retry) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status}`);
+  ctx.check(replayedFlag(retry) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status}`);
 }
 
 export const retryAfter429 = rule({
@@ -195,7 +195,7 @@ export const keyFormat = rule({
     for (const { key, why } of valid) {
       const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
       const admitted = res.status === 200 || (res.status === 409 && problemCode(res) === 'conflict');
-      ctx.expect(admitted, `an Idempotency-Key of ${why} answered ${res.status} ${problemCode(res) ?? ''}, expected 200 (it is an Identifier)`);
+      ctx.check(admitted, `an Idempotency-Key of ${why} answered ${res.status} ${problemCode(res) ?? ''}, expected 200 (it is an Identifier)`);
     }
     // The header is typed Identifier, so a key that is not one makes the request invalid. Which
     // status the refusal carries is not shown (no code is mapped to a status): any 4xx but a 409.
@@ -206,7 +206,7 @@ export const keyFormat = rule({
     ];
     for (const { key, why } of invalid) {
       const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
-      ctx.expect(res.status >= 400 && res.status < 500 && res.status !== 409, `an Idempotency-Key of ${why} (not an Identifier) answered ${res.status}, expected a 4xx refusal`);
+      ctx.check(res.status >= 400 && res.status < 500 && res.status !== 409, `an Idempotency-Key of ${why} (not an Identifier) answered ${res.status}, expected a 4xx refusal`);
       ctx.observe(`Idempotency-Key with ${why}`, { status: res.status, code: problemCode(res) ?? null });
     }
   },
@@ -225,14 +225,14 @@ export const bodyKey = rule({
     const key = newKey('bodykey');
     const turn = { ...turnBody(ctx), idempotencyKey: key };
     const original = await postTurn(ctx, turn, { label: 'execute (turn), idempotencyKey in the body only' });
-    ctx.expect(original.res.status === 200, `the original turn request (idempotencyKey in the body) answered ${original.res.status}, expected 200`);
-    ctx.expect(replayedFlag(original) === false, `the original turn's request.accepted carries replayed: ${String(replayedFlag(original))}, expected false`);
+    if (ctx.check(original.res.status === 200, `the original turn request (idempotencyKey in the body) answered ${original.res.status}, expected 200`))
+      ctx.check(replayedFlag(original) === false, `the original turn's request.accepted carries replayed: ${String(replayedFlag(original))}, expected false`);
     const again = await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
-    ctx.expect(again.res.status === 200, `the same turn body sent again answered ${again.res.status}, expected 200 (a replay)`);
-    ctx.expect(replayedFlag(again) === true, `the same turn body with the same body idempotencyKey was admitted with replayed: ${String(replayedFlag(again))}, expected true: the body's key was not honoured`);
+    if (ctx.check(again.res.status === 200, `the same turn body sent again answered ${again.res.status}, expected 200 (a replay)`))
+      ctx.check(replayedFlag(again) === true, `the same turn body with the same body idempotencyKey was admitted with replayed: ${String(replayedFlag(again))}, expected true: the body's key was not honoured`);
     const other = { ...turn, requestId: newKey('req') };
     const res = await postExecute(ctx, other, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
-    ctx.expect(res.status === 409, `another turn body under the same body idempotencyKey answered ${res.status}, expected 409`);
-    ctx.expect(problemCode(res) === 'conflict', `the answer carries code "${problemCode(res)}", expected conflict`);
+    ctx.check(res.status === 409, `another turn body under the same body idempotencyKey answered ${res.status}, expected 409`);
+    ctx.check(problemCode(res) === 'conflict', `the answer carries code "${problemCode(res)}", expected conflict`);
   },
 });

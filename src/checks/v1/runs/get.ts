@@ -16,11 +16,11 @@ export const getRun = rule({
   async check(ctx) {
     const runId = await startRun(ctx, 'completes');
     const res = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back' });
-    ctx.expect(res.status === 200, `reading run ${runId} back answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `the run resource came with content-type "${res.contentType}", expected application/json`);
-    const run = ctx.expectShape(openObject, res.json, 'the run resource');
-    ctx.observe('run resource fields', Object.keys(run).sort());
-    ctx.observe('run resource echoes the run id', JSON.stringify(run).includes(runId));
+    ctx.check(res.status === 200, `reading run ${runId} back answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `the run resource came with content-type "${res.contentType}", expected application/json`);
+    const run = ctx.checkShape(openObject, res.json, 'the run resource');
+    if (run) ctx.observe('run resource fields', Object.keys(run).sort());
+    if (run) ctx.observe('run resource echoes the run id', JSON.stringify(run).includes(runId));
     const unknown = await ctx.http.send({ method: 'GET', path: runPath(`apicert-never-${runId.slice(-6)}`), credential: primaryKey(ctx), label: 'read a run that does not exist' });
     ctx.observe('unknown run id', { status: unknown.status, code: problemCode(unknown) ?? null }, 'the spec shows no not-found code');
     const stranger = findOtherTenantKey(ctx);
@@ -55,7 +55,7 @@ export const timestampOffset = rule({
     const found = [...dateTimes(run.json, 'run'), ...dateTimes(usage.json, 'usage')];
     if (found.length === 0) ctx.notApplicable('neither the run resource nor the usage readback returned a timestamp (their fields are not shown)');
     for (const [path, value] of found) {
-      ctx.expect(/[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
+      ctx.check(/[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`, path.startsWith('run') ? run : usage);
     }
   },
 });

@@ -110,8 +110,8 @@ export const terminalEvents = rule({
       const { deliveries, terminal } = await untilTerminal(ctx, hook, runId);
       recordDeliveries(ctx, hook.endpoint, deliveries);
       const types = [...new Set(deliveries.map(typeOf))];
-      ctx.expect(terminal, `run ${runId} (expected to end ${expected}) produced no terminal delivery within ${ctx.profile.fixtures.webhooks.deliveryTimeoutMs} ms; types received: ${JSON.stringify(types)}`);
-      ctx.expect(types.includes(expected), `run ${runId} was delivered as ${JSON.stringify(types)}, without ${expected}`);
+      if (!ctx.check(terminal, `run ${runId} (expected to end ${expected}) produced no terminal delivery within ${ctx.profile.fixtures.webhooks.deliveryTimeoutMs} ms; types received: ${JSON.stringify(types)}`)) continue;
+      ctx.check(types.includes(expected), `run ${runId} was delivered as ${JSON.stringify(types)}, without ${expected}`, deliveries.find(isTerminal));
     }
   },
 });
@@ -150,15 +150,15 @@ export const retry = rule({
     recordDeliveries(ctx, hook.endpoint, attempts);
     ctx.expect(retried, `the terminal delivery answered 500 was not attempted again within ${timeout} ms`);
     const ids = new Set(attempts.map(eventIdOf));
-    ctx.expect(ids.size === 1, `the retry carries another event_id than the first attempt: ${[...ids].join(', ')}`);
+    ctx.check(ids.size === 1, `the retry carries another event_id than the first attempt: ${[...ids].join(', ')}`);
     // event_id names one delivery, and the body is what the event_id stands for: a retry resends
     // exactly the same bytes; only the signature headers (and the timestamp they sign) may change.
     for (const d of attempts.slice(1)) {
-      ctx.expect(d.rawBody.equals(attempts[0]!.rawBody), `attempt ${d.attempt} of the terminal event carries another body than the first attempt (${d.rawBody.length} vs ${attempts[0]!.rawBody.length} bytes)`);
+      ctx.check(d.rawBody.equals(attempts[0]!.rawBody), `attempt ${d.attempt} of the terminal event carries another body than the first attempt (${d.rawBody.length} vs ${attempts[0]!.rawBody.length} bytes)`, d);
     }
     // Whether signatures verify at all is the signature rule's verdict; a retry must be signed as well as the first attempt.
     if (await macMatches(attempts[0]!, hook.secret)) {
-      for (const d of attempts.slice(1)) ctx.expect(await macMatches(d, hook.secret), `attempt ${d.attempt} of the terminal event does not carry a valid signature although the first did`);
+      for (const d of attempts.slice(1)) ctx.check(await macMatches(d, hook.secret), `attempt ${d.attempt} of the terminal event does not carry a valid signature although the first did`, d);
     }
     ctx.observe('delay before the first retry (ms)', attempts[1]!.receivedAt - attempts[0]!.receivedAt, 'the seed does not show the retry schedule');
   },
@@ -178,15 +178,15 @@ export const sequenceOrder = rule({
     }
     // The JSON type of sequence is the body rule's verdict; here only whether it orders.
     const sequences = [...events.values()].map((d) => Number(bodyOf(d).sequence));
-    ctx.expect(
+    ctx.check(
       sequences.every((s) => Number.isInteger(s)),
       `run ${runId}'s deliveries carry sequences ${JSON.stringify(sequences)}, not integers`,
     );
-    ctx.expect(new Set(sequences).size === sequences.length, `two events of run ${runId} share a sequence (${JSON.stringify(sequences)}), so they cannot be ordered`);
+    ctx.check(new Set(sequences).size === sequences.length, `two events of run ${runId} share a sequence (${JSON.stringify(sequences)}), so they cannot be ordered`);
     const terminal = [...events.values()].find(isTerminal);
     if (terminal) {
       const max = Math.max(...sequences);
-      ctx.expect(Number(bodyOf(terminal).sequence) === max, `the terminal event has sequence ${String(bodyOf(terminal).sequence)}, below the run's highest ${max}`);
+      ctx.check(Number(bodyOf(terminal).sequence) === max, `the terminal event has sequence ${String(bodyOf(terminal).sequence)}, below the run's highest ${max}`, terminal);
     }
     const arrival = sequences;
     const outOfOrder = arrival.filter((s, i) => i > 0 && s < arrival[i - 1]!).length;

@@ -53,11 +53,11 @@ export const deliveryListing = rule({
   async check(ctx: CheckContext) {
     const { hook, runId } = await runDeliveries(ctx);
     const { item, res } = await findDelivery(ctx, runId);
-    ctx.expect(res.status === 200, `the delivery listing answered ${res.status}, expected 200`);
+    ctx.check(res.status === 200, `the delivery listing answered ${res.status}, expected 200`, res);
     ctx.expect(item !== undefined, `no item of the delivery listing names run ${runId}, whose deliveries the receiver got`);
     if (hook.endpointId) {
       const { item: ofEndpoint } = await findDelivery(ctx, runId, [hook.endpointId]);
-      ctx.expect(ofEndpoint !== undefined, `no listing item names both run ${runId} and the endpoint ${hook.endpointId} that received it`);
+      ctx.check(ofEndpoint !== undefined, `no listing item names both run ${runId} and the endpoint ${hook.endpointId} that received it`);
     } else ctx.observe('endpoint identifier', null, 'the creation response had no id, so the endpoint identifier in the listing could not be matched');
     ctx.observe('listing item fields', Object.keys(item!).sort(), 'query parameters and response shape of the listing: not shown');
   },
@@ -85,17 +85,17 @@ export const replay = rule({
     const path = operation.path.replaceAll('{delivery_id}', encodeURIComponent(String(deliveryId))).replaceAll('{event_id}', encodeURIComponent(eventId));
     const before = hook.endpoint.deliveries.length;
     const res = await ctx.http.send({ method: operation.method, path, credential: registrar(ctx), headers: { 'idempotency-key': newKey() }, label: 'replay the terminal delivery' });
-    ctx.expect(res.status >= 200 && res.status < 300, `the replay answered ${res.status}, expected 2xx`);
+    ctx.check(res.status >= 200 && res.status < 300, `the replay answered ${res.status}, expected 2xx`);
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     const replayedOf = (ds: readonly ReceivedDelivery[]) => ofRun(ds.slice(before), runId).filter(isTerminal);
     const arrived = await hook.endpoint.waitFor((ds) => replayedOf(ds).length > 0, timeout);
     const replayed = replayedOf(hook.endpoint.deliveries);
     recordDeliveries(ctx, hook.endpoint, [original, ...replayed]);
-    ctx.expect(arrived, `no replayed delivery of run ${runId}'s terminal event reached the receiver within ${timeout} ms`);
+    ctx.check(arrived, `no replayed delivery of run ${runId}'s terminal event reached the receiver within ${timeout} ms`);
     const originalSigned = await macMatches(original, hook.secret);
     for (const d of replayed) {
-      ctx.expect(eventIdOf(d) === eventId, `the replay carries event_id ${String(eventIdOf(d))}, not the original ${eventId}: a receiver would repeat the effect`);
-      if (originalSigned) ctx.expect(await macMatches(d, hook.secret), 'the replayed delivery does not carry a valid signature although the original did');
+      ctx.check(eventIdOf(d) === eventId, `the replay carries event_id ${String(eventIdOf(d))}, not the original ${eventId}: a receiver would repeat the effect`, d);
+      if (originalSigned) ctx.check(await macMatches(d, hook.secret), 'the replayed delivery does not carry a valid signature although the original did', d);
     }
     ctx.observe('receiver saw the replay as a duplicate', replayed.map((d) => (d.verification?.ok ? d.verification.duplicate : null)));
     ctx.observe('replay response status', res.status, 'path and payload of the replay operation: not shown');

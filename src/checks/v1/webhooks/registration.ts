@@ -17,8 +17,8 @@ export const registerCreated = rule({
   spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
   async check(ctx: CheckContext) {
     const res = await registerWebhook(ctx, { url: publicUrl(), description: 'apicert registration probe' }, 'register a public https endpoint');
-    ctx.expect(res.status === 201, `registration answered ${res.status}, expected 201`);
-    ctx.expectShape(webhookCreated, res.json, 'the registration response');
+    ctx.check(res.status === 201, `registration answered ${res.status}, expected 201`);
+    ctx.checkShape(webhookCreated, res.json, 'the registration response');
     if (isRecord(res.json)) ctx.observe('fields of the creation response', Object.keys(res.json).sort(), 'the seed shows only signing_secret');
   },
 });
@@ -59,9 +59,9 @@ export const secretOnce = rule({
     ];
     if (id) later.push(await ctx.http.send({ method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}`, credential: registrar(ctx), label: 'read the endpoint back (if the target has a readback)' }));
     for (const res of later) {
-      ctx.expect(!res.text.includes(secret), `a later response (${res.status}) contains the signing_secret of the endpoint created first`);
+      ctx.check(!res.text.includes(secret), `a later response (${res.status}) contains the signing_secret of the endpoint created first`, res);
       const headerHit = Object.values(res.headers).some((v) => v.includes(secret));
-      ctx.expect(!headerHit, 'a later response header contains the signing_secret');
+      ctx.check(!headerHit, 'a later response header contains the signing_secret', res);
     }
   },
 });
@@ -81,7 +81,7 @@ export const filterField = rule({
     const filtered: Record<'event_types' | 'events', ReceiverEndpoint> = { event_types: receiver.endpoint(), events: receiver.endpoint() };
     for (const [field, endpoint] of Object.entries(filtered)) {
       const res = await registerWebhook(ctx, { url: endpoint.url, [field]: ['run.failed'] }, `register with ${field} [run.failed]`);
-      ctx.expect(res.status === 201, `registration with ${field} answered ${res.status}; the request allows extra properties, so either filter name must be accepted`);
+      ctx.check(res.status === 201, `registration with ${field} answered ${res.status}; the request allows extra properties, so either filter name must be accepted`);
     }
     const runId = await startRun(ctx, 'completes');
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;

@@ -17,8 +17,8 @@ export const searchOk = rule({
   },
   async check(ctx: CheckContext) {
     const res = await searchCapabilities(ctx, capabilitySearchBody(ctx), 'capability search');
-    ctx.expect(res.status === 200, `capability search answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `capability search answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 200, `capability search answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `capability search answered content-type "${res.contentType}", expected application/json`);
     const manifests = ctx.expectShape(capabilitySearchResponse, res.json, 'the capability search response');
     ctx.observe('manifests returned', manifests.length);
     ctx.observe(
@@ -66,7 +66,7 @@ export const searchPrincipal = rule({
     const own = ctx.primary('v8').principal;
     for (const principalId of [own, `apicert-someone-else`]) {
       const res = await searchCapabilities(ctx, { ...base, principalId }, `search naming principalId "${principalId}"`);
-      ctx.expect(res.status === 403, `a search body with principalId "${principalId}" answered ${res.status}, expected 403`);
+      ctx.check(res.status === 403, `a search body with principalId "${principalId}" answered ${res.status}, expected 403`);
     }
   },
 });

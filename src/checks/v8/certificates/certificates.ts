@@ -22,12 +22,12 @@ export const certificatesShape = rule({
   },
   async check(ctx: CheckContext) {
     const { res, listing } = await readCertificates(ctx);
-    ctx.expect(res.status === 200, `world certificates answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `world certificates answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 200, `world certificates answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `world certificates answered content-type "${res.contentType}", expected application/json`);
     if (!listing) ctx.fail('the certificates payload is neither an object with a certificates array nor an array');
     ctx.observe('certificates returned', listing.items.length);
     if (listing.items.length === 0) ctx.untestable('world certificates listed no certificate, so no certificate\'s fields were judged: certify a deployment (or give the primary credential a scope) that has at least one');
-    for (const [i, certificate] of listing.items.entries()) ctx.expectShape(worldCertificate, certificate, `certificate #${i + 1}`);
+    for (const [i, certificate] of listing.items.entries()) ctx.checkShape(worldCertificate, certificate, `certificate #${i + 1}`, res);
   },
 });
 
@@ -41,7 +41,7 @@ export const certificatesPayloadForm = rule({
   },
   async check(ctx: CheckContext) {
     const { res, listing } = await readCertificates(ctx);
-    ctx.expect(res.status === 200, `world certificates answered ${res.status}, expected 200`);
+    ctx.check(res.status === 200, `world certificates answered ${res.status}, expected 200`);
     ctx.expect(listing !== undefined, 'the certificates payload is neither an object with a certificates array nor an array');
     ctx.observe('certificates payload form', listing?.form);
   },

@@ -16,9 +16,9 @@ export const httpOrigin = rule({
     const control = await ctx.http.send({ method: 'GET', path: PATHS.coverage, credential: coverage, label: 'coverage without an Origin' });
     ctx.expect(control.status === 200, `GET ${PATHS.coverage} without an Origin answered ${control.status}, expected 200`);
     const fromHttp = await ctx.http.send({ method: 'GET', path: PATHS.coverage, credential: coverage, headers: { origin: HTTP_ORIGIN }, label: 'coverage from an http:// Origin' });
-    ctx.expect(fromHttp.status >= 400 && fromHttp.status < 500, `GET ${PATHS.coverage} with Origin: ${HTTP_ORIGIN} answered ${fromHttp.status}, expected a 4xx rejection`);
+    ctx.check(fromHttp.status >= 400 && fromHttp.status < 500, `GET ${PATHS.coverage} with Origin: ${HTTP_ORIGIN} answered ${fromHttp.status}, expected a 4xx rejection`);
     const search = await ctx.http.send({ method: 'POST', path: PATHS.capabilities, credential: holder(ctx, 'capabilities:read'), json: capabilitySearchBody(ctx), headers: { origin: HTTP_ORIGIN }, label: 'capability search from an http:// Origin' });
-    ctx.expect(search.status >= 400 && search.status < 500, `POST ${PATHS.capabilities} with Origin: ${HTTP_ORIGIN} answered ${search.status}, expected a 4xx rejection`);
+    ctx.check(search.status >= 400 && search.status < 500, `POST ${PATHS.capabilities} with Origin: ${HTTP_ORIGIN} answered ${search.status}, expected a 4xx rejection`);
     ctx.observe('status of an http:// Origin rejection', [fromHttp.status, search.status], 'the seed names no status for it');
   },
 });

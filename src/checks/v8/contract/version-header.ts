@@ -18,13 +18,13 @@ export const versionHeader = rule({
     const mission = await createMission(ctx, 'succeeds');
     const observed = await errorBattery(ctx);
     const get = await ctx.http.send({ method: 'GET', path: `${MISSIONS}/${mission.runId}`, credential: writer(ctx), label: 'get mission' });
-    observed.push({ what: 'get mission (200)', ...get });
+    observed.push({ what: 'get mission (200)', ...get, exchange: ctx.http.exchangeOf(get) });
     const stream = await ctx.http.stream({ method: 'GET', path: `${MISSIONS}/${mission.runId}/events`, credential: writer(ctx), label: 'event stream', onEvent: () => 'disconnect' });
-    observed.push({ what: 'event stream (200)', status: stream.status, headers: stream.headers, json: undefined, contentType: stream.contentType });
+    observed.push({ what: 'event stream (200)', status: stream.status, headers: stream.headers, json: undefined, contentType: stream.contentType, exchange: ctx.http.exchangeOf(stream) });
     observed.push(...(await readSurfaceSuccesses(ctx)));
     for (const o of observed) {
       const value = o.headers[CONTRACT_HEADER];
-      ctx.expect(value === CONTRACT_VERSION, `${o.what}: ${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`);
+      ctx.check(value === CONTRACT_VERSION, `${o.what}: ${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`, o.exchange);
     }
   },
 });

@@ -16,10 +16,10 @@ export const problemShape = rule({
   },
   async check(ctx) {
     for (const o of await errorBattery(ctx)) {
-      ctx.expect(o.status >= 400, `${o.what}: answered ${o.status}, so it produced no error to judge`);
-      ctx.expect(o.contentType.startsWith(PROBLEM_CONTENT_TYPE), `${o.what}: content-type is "${o.contentType}", expected ${PROBLEM_CONTENT_TYPE}`);
-      const problem = ctx.expectShape(v8Problem, o.json, `${o.what}: the problem body`);
-      ctx.expect(problem.status === o.status, `${o.what}: the body says status ${problem.status}, the HTTP status is ${o.status}`);
+      if (!ctx.check(o.status >= 400, `${o.what}: answered ${o.status}, so it produced no error to judge`, o.exchange)) continue;
+      ctx.check(o.contentType.startsWith(PROBLEM_CONTENT_TYPE), `${o.what}: content-type is "${o.contentType}", expected ${PROBLEM_CONTENT_TYPE}`, o.exchange);
+      const problem = ctx.checkShape(v8Problem, o.json, `${o.what}: the problem body`, o.exchange);
+      if (problem) ctx.check(problem.status === o.status, `${o.what}: the body says status ${problem.status}, the HTTP status is ${o.status}`, o.exchange);
     }
   },
 });

@@ -21,12 +21,12 @@ export const goalsShape = rule({
   },
   async check(ctx: CheckContext) {
     const { res, listing } = await readGoals(ctx);
-    ctx.expect(res.status === 200, `context goals answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `context goals answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 200, `context goals answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `context goals answered content-type "${res.contentType}", expected application/json`);
     if (!listing) ctx.fail('the goals payload is neither an object with a goals array nor an array');
     ctx.observe('goals returned', listing.items.length);
     if (listing.items.length === 0) ctx.untestable('context goals listed no goal, so no goal\'s fields were judged: give the primary principal at least one goal (see fixtures.v8.goalCompartments)');
-    for (const [i, goal] of listing.items.entries()) ctx.expectShape(contextGoal, goal, `goal #${i + 1}`);
+    for (const [i, goal] of listing.items.entries()) ctx.checkShape(contextGoal, goal, `goal #${i + 1}`, res);
   },
 });
 
@@ -37,7 +37,7 @@ export const goalsPayloadForm = rule({
   spec: { section: 'Resources > Context goal', quote: 'The response is an object `{goals: [...]}`. The prose calls the payload an array.' },
   async check(ctx: CheckContext) {
     const { res, listing } = await readGoals(ctx);
-    ctx.expect(res.status === 200, `context goals answered ${res.status}, expected 200`);
+    ctx.check(res.status === 200, `context goals answered ${res.status}, expected 200`);
     ctx.expect(listing !== undefined, 'the goals payload is neither an object with a goals array nor an array');
     ctx.observe('goals payload form', listing?.form);
   },

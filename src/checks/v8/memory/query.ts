@@ -37,8 +37,8 @@ export const queryOk = rule({
   },
   async check(ctx: CheckContext) {
     const res = await queryMemory(ctx, memoryBase(ctx), 'memory query');
-    ctx.expect(res.status === 200, `the memory query answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `the memory query answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 200, `the memory query answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `the memory query answered content-type "${res.contentType}", expected application/json`);
     const bundle = ctx.expectShape(memoryResponse, res.json, 'the memory response');
     ctx.observe('entries returned', bundle.entries.length);
     if (bundle.entries.length === 0) ctx.untestable('the memory query returned no entries, so no entry\'s fields were judged: give fixtures.v8.memory a compartment and purpose with entries');
@@ -86,7 +86,7 @@ export const queryPrincipal = rule({
     const base = memoryBase(ctx);
     for (const principalId of [ctx.primary('v8').principal, 'apicert-someone-else']) {
       const res = await queryMemory(ctx, { ...base, principalId }, `memory query naming principalId "${principalId}"`);
-      ctx.expect(res.status === 403, `a memory query with principalId "${principalId}" answered ${res.status}, expected 403`);
+      ctx.check(res.status === 403, `a memory query with principalId "${principalId}" answered ${res.status}, expected 403`);
     }
   },
 });
@@ -121,7 +121,7 @@ export const queryOrder = rule({
       if (scores.length < 2 || scores.some(Number.isNaN)) continue;
       judged += 1;
       const at = scores.findIndex((s, i) => i > 0 && s > scores[i - 1]!);
-      ctx.expect(at === -1, `for "${queryText}" entry #${at + 1} has score ${scores[at]} after ${scores[at - 1]}: entries are not in descending score`);
+      ctx.check(at === -1, `for "${queryText}" entry #${at + 1} has score ${scores[at]} after ${scores[at - 1]}: entries are not in descending score`);
     }
     if (judged === 0) ctx.untestable('no memory query returned two entries with numeric scores: give fixtures.v8.memory a compartment with several entries');
   },
@@ -144,18 +144,18 @@ export const queryLimits = rule({
     for (const limit of [1, 3, MEMORY_BOUNDS.limit.max]) {
       const { entries } = await entriesOf(ctx, { ...base, limit }, `memory query with limit ${limit}`);
       counts[`limit ${limit}`] = entries.length;
-      ctx.expect(entries.length <= limit, `limit ${limit} returned ${entries.length} entries`);
+      ctx.check(entries.length <= limit, `limit ${limit} returned ${entries.length} entries`);
     }
     const unbounded = await entriesOf(ctx, { ...base }, 'memory query without limit');
     counts['no limit'] = unbounded.entries.length;
-    ctx.expect(unbounded.entries.length <= MEMORY_BOUNDS.limit.default, `without limit the query returned ${unbounded.entries.length} entries, more than the default of ${MEMORY_BOUNDS.limit.default}`);
+    ctx.check(unbounded.entries.length <= MEMORY_BOUNDS.limit.default, `without limit the query returned ${unbounded.entries.length} entries, more than the default of ${MEMORY_BOUNDS.limit.default}`);
     ctx.observe('entries per limit', counts);
     const accounting: Array<Record<string, unknown>> = [];
     for (const maxContextBytes of [MEMORY_BOUNDS.maxContextBytes.min, 512, 4096]) {
       const bundle = await entriesOf(ctx, { ...base, maxContextBytes, limit: MEMORY_BOUNDS.limit.max }, `memory query with maxContextBytes ${maxContextBytes}`);
       const total = bundle.totalContextBytes;
-      ctx.expect(typeof total === 'number', `maxContextBytes ${maxContextBytes}: totalContextBytes is ${JSON.stringify(total)}, not a number`);
-      ctx.expect((total as number) <= maxContextBytes, `maxContextBytes ${maxContextBytes}: totalContextBytes is ${String(total)}`);
+      if (ctx.check(typeof total === 'number', `maxContextBytes ${maxContextBytes}: totalContextBytes is ${JSON.stringify(total)}, not a number`))
+        ctx.check((total as number) <= maxContextBytes, `maxContextBytes ${maxContextBytes}: totalContextBytes is ${String(total)}`);
       accounting.push({ maxContextBytes, entries: bundle.entries.length, totalContextBytes: total, contentBytes: bundle.entries.reduce((n, e) => n + byteLength(e.content), 0), truncated: bundle.truncated });
     }
     // The seed gives no meaning to `truncated` nor says what totalContextBytes counts: record both.

@@ -46,7 +46,7 @@ export const missingToken = rule({
   async check(ctx) {
     for (const c of await missionCalls(ctx)) {
       const status = await call(ctx, c, null, `${c.name} without a token`);
-      ctx.expect(status === 401, `${c.name} without a token answered ${status}, expected 401`);
+      ctx.check(status === 401, `${c.name} without a token answered ${status}, expected 401`);
     }
   },
 });
@@ -61,7 +61,7 @@ export const expiredToken = rule({
     const expired = ctx.expired('v8');
     for (const c of await missionCalls(ctx)) {
       const status = await call(ctx, c, expired, `${c.name} with an expired token`);
-      ctx.expect(status === 401, `${c.name} with an expired token answered ${status}, expected 401`);
+      ctx.check(status === 401, `${c.name} with an expired token answered ${status}, expected 401`);
     }
   },
 });
@@ -77,7 +77,7 @@ export const scope403 = rule({
     for (const c of calls) {
       const credential = ctx.lacking('v8', c.scope);
       const status = await call(ctx, c, credential, `${c.name} without ${c.scope}`);
-      ctx.expect(status === 403, `${c.name} with a token lacking ${c.scope} answered ${status}, expected 403`);
+      ctx.check(status === 403, `${c.name} with a token lacking ${c.scope} answered ${status}, expected 403`);
     }
     // "Scopes required for cancel ... not shown": record what the target asks for.
     const cancelTarget = await createMission(ctx, 'waits');

@@ -22,12 +22,12 @@ export const cancelled = rule({
       headers: { 'idempotency-key': newKey() },
       label: 'cancel a running mission',
     });
-    ctx.expect(res.status >= 200 && res.status < 300, `cancel answered ${res.status}, expected a 2xx`);
+    ctx.check(res.status >= 200 && res.status < 300, `cancel answered ${res.status}, expected a 2xx`);
     // "Cancel request body and response body: not shown."
     ctx.observe('cancel response', { status: res.status, contentType: res.contentType, body: res.json ?? (res.text.length > 0 ? 'non-JSON' : 'empty') });
     const stream = await followEvents(ctx, mission.runId, { label: 'follow the cancelled mission' });
     const last = stream.events.at(-1);
-    ctx.expect(last?.event === 'mission.cancelled', `the stream ended with ${last?.event ?? 'no event'}, expected mission.cancelled`);
+    ctx.check(last?.event === 'mission.cancelled', `the stream ended with ${last?.event ?? 'no event'}, expected mission.cancelled`);
     const after = await getMission(ctx, mission.runId);
     const projection = ctx.expectShape(missionProjection, after.json, 'the mission after cancel');
     ctx.expect(projection.status === 'cancelled', `the mission reads back as ${projection.status} after cancel, expected cancelled`);

@@ -19,10 +19,10 @@ export const createAccepted = rule({
   },
   async check(ctx) {
     const res = await postMission(ctx, fixture(ctx, 'succeeds'));
-    ctx.expect(res.status === 202, `create answered ${res.status}, expected 202`);
-    ctx.expect(res.contentType.startsWith('application/json'), `create answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 202, `create answered ${res.status}, expected 202`);
+    ctx.check(res.contentType.startsWith('application/json'), `create answered content-type "${res.contentType}", expected application/json`);
     const projection = ctx.expectShape(missionProjection, res.json, 'the create response');
-    ctx.expect(projection.steps.length === 0, `steps has ${projection.steps.length} entries right after creation, expected none`);
+    ctx.check(projection.steps.length === 0, `steps has ${projection.steps.length} entries right after creation, expected none`);
     if (projection.status !== 'running' && projection.status !== 'waiting') {
       ctx.observe('initial status', projection.status, 'the seed says the first state is "almost always" running or waiting');
     }
@@ -44,7 +44,7 @@ export const createMalformedJson = rule({
         rawBody: raw,
         label: 'create with malformed JSON',
       });
-      ctx.expect(res.status === 400, `malformed JSON answered ${res.status}, expected 400`);
+      ctx.check(res.status === 400, `malformed JSON answered ${res.status}, expected 400`);
     }
   },
 });
@@ -77,7 +77,7 @@ export const createMissingFields = rule({
     ];
     for (const path of paths) {
       const res = await postMission(ctx, withoutField(valid, path), { label: `create without ${path.join('.')}` });
-      ctx.expect(res.status === 400, `create without ${path.join('.')} answered ${res.status}, expected 400`);
+      ctx.check(res.status === 400, `create without ${path.join('.')} answered ${res.status}, expected 400`);
     }
   },
 });

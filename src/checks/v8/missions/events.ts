@@ -25,22 +25,23 @@ export const eventsShape = rule({
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const stream = await followEvents(ctx, mission.runId);
-    ctx.expect(stream.status === 200, `the event stream answered ${stream.status}, expected 200`);
-    ctx.expect(stream.contentType.startsWith('text/event-stream'), `the event stream answered content-type "${stream.contentType}"`);
+    ctx.check(stream.status === 200, `the event stream answered ${stream.status}, expected 200`);
+    ctx.check(stream.contentType.startsWith('text/event-stream'), `the event stream answered content-type "${stream.contentType}"`);
     ctx.expect(stream.events.length > 0, 'the stream of a mission that ran carried no event');
     for (const [i, e] of stream.events.entries()) {
-      ctx.expect(e.id !== undefined && e.id.length > 0, `event #${i + 1} (${e.event ?? 'message'}) has no id`);
-      ctx.expect(e.event !== undefined && (MISSION_EVENT_TYPES as readonly string[]).includes(e.event), `event #${i + 1} has type "${e.event ?? 'message'}", not a documented mission event`);
+      ctx.check(e.id !== undefined && e.id.length > 0, `event #${i + 1} (${e.event ?? 'message'}) has no id`);
+      ctx.check(e.event !== undefined && (MISSION_EVENT_TYPES as readonly string[]).includes(e.event), `event #${i + 1} has type "${e.event ?? 'message'}", not a documented mission event`);
       let data: unknown;
       try {
         data = JSON.parse(e.data);
       } catch {
-        ctx.fail(`event #${i + 1} (${e.event}) has data that is not JSON: ${e.data.slice(0, 80)}`);
+        ctx.check(false, `event #${i + 1} (${e.event}) has data that is not JSON: ${e.data.slice(0, 80)}`);
+        continue;
       }
-      ctx.expect(data !== undefined, `event #${i + 1} has no data`);
+      ctx.check(data !== undefined, `event #${i + 1} has no data`);
     }
     const ids = stream.events.map((e) => e.id);
-    ctx.expect(new Set(ids).size === ids.length, 'two events of one stream share an id');
+    ctx.check(new Set(ids).size === ids.length, 'two events of one stream share an id');
   },
 });
 
@@ -61,7 +62,7 @@ export const eventsTraceId = rule({
     if (steps.length === 0) ctx.untestable('the mission of fixtures.v8.missions.succeeds emitted no step events: give a fixture that runs at least one step');
     for (const e of steps) {
       const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
-      ctx.expectShape(schema, JSON.parse(e.data), `the data of ${e.event} (id ${e.id ?? 'none'})`);
+      ctx.checkShape(schema, JSON.parse(e.data), `the data of ${e.event} (id ${e.id ?? 'none'})`);
     }
   },
 });
@@ -77,10 +78,10 @@ export const closesAfterTerminal = rule({
     const mission = await createMission(ctx, 'succeeds');
     const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
     const grace = ctx.profile.safety.streamCloseGraceMs;
-    ctx.expect(stream.end === 'server', `the stream was still open ${grace} ms after ${stream.terminal} (safety.streamCloseGraceMs)`);
+    ctx.check(stream.end === 'server', `the stream was still open ${grace} ms after ${stream.terminal} (safety.streamCloseGraceMs)`);
     ctx.observe('close after terminal event (ms)', stream.closeAfterTerminalMs);
     const terminalIndex = stream.events.findIndex((e) => isTerminalEvent(e.event));
-    ctx.expect(terminalIndex === stream.events.length - 1, `${stream.events.length - terminalIndex - 1} event(s) followed the terminal event on the same stream`);
+    ctx.check(terminalIndex === stream.events.length - 1, `${stream.events.length - terminalIndex - 1} event(s) followed the terminal event on the same stream`);
   },
 });
 
@@ -117,7 +118,7 @@ export const resume = rule({
       held.push(cut);
       const expected = full.events.slice(cut).map(key);
       const got = rest.events.map(key);
-      ctx.expect(
+      ctx.check(
         JSON.stringify(got) === JSON.stringify(expected),
         `resuming after event #${cut} (${cursor}) gave [${got.map((k) => k.split(':').slice(0, 2).join(' ')).join(', ')}], expected [${expected.map((k) => k.split(':').slice(0, 2).join(' ')).join(', ')}]`,
       );
@@ -162,7 +163,7 @@ export const afterTerminal = rule({
       await ctx.sleep(pause);
       const res = await getMission(ctx, mission.runId, writer(ctx), `read mission ${pause} ms later`);
       const projection = ctx.expectShape(missionProjection, res.json, 'the mission after its terminal event');
-      ctx.expect(projection.status === expected, `after ${stream.terminal} the mission reads back as ${projection.status}, expected ${expected}`);
+      ctx.check(projection.status === expected, `after ${stream.terminal} the mission reads back as ${projection.status}, expected ${expected}`, res);
     }
     if (stream.lastEventId === undefined) return;
     const later = await followEvents(ctx, mission.runId, { lastEventId: stream.lastEventId, label: 'resume after the terminal event' });

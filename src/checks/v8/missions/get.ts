@@ -16,10 +16,10 @@ export const getOk = rule({
   async check(ctx) {
     const created = await createMission(ctx, 'succeeds');
     const res = await getMission(ctx, created.runId);
-    ctx.expect(res.status === 200, `get answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `get answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 200, `get answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `get answered content-type "${res.contentType}", expected application/json`);
     const projection = ctx.expectShape(missionProjection, res.json, 'the get response');
-    ctx.expect(projection.runId === created.runId, `get returned runId ${projection.runId}, asked for ${created.runId}`);
+    ctx.check(projection.runId === created.runId, `get returned runId ${projection.runId}, asked for ${created.runId}`);
   },
 });
 
@@ -48,7 +48,7 @@ export const getOtherPrincipal = rule({
     const other = ctx.otherPrincipal('v8', ['missions:read']);
     const created = await createMission(ctx, 'waits');
     const res = await getMission(ctx, created.runId, other, "read another principal's mission");
-    ctx.expect(res.status === 404, `another principal's get answered ${res.status}, expected 404`);
+    ctx.check(res.status === 404, `another principal's get answered ${res.status}, expected 404`);
     const events = await ctx.http.send({
       method: 'GET',
       path: `${MISSIONS}/${created.runId}/events`,
@@ -58,6 +58,6 @@ export const getOtherPrincipal = rule({
       timeoutMs: 5_000,
     }).catch(() => undefined);
     // A stream that stays open (status 200) never completes this read; only a refusal is judged.
-    if (events) ctx.expect(events.status === 404, `another principal's event stream answered ${events.status}, expected 404`);
+    if (events) ctx.check(events.status === 404, `another principal's event stream answered ${events.status}, expected 404`);
   },
 });

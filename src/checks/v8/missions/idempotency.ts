@@ -11,9 +11,9 @@ const KEY_RULE = 'Mutating operations require `Idempotency-Key`: 16-128 characte
 
 /** "rejected with a problem+json error and creates nothing": a 4xx problem that carries no projection. */
 function expectRejectedWithoutMission(ctx: CheckContext, res: ProbeResponse, what: string): void {
-  ctx.expect(res.status >= 400 && res.status < 500, `${what} answered ${res.status}, expected a 4xx rejection`);
-  ctx.expect(res.contentType.startsWith('application/problem+json'), `${what} was rejected with content-type "${res.contentType}", expected application/problem+json`);
-  ctx.expect(!missionProjection.safeParse(res.json).success, `${what} was rejected but the body is a mission projection`);
+  const rejected = ctx.check(res.status >= 400 && res.status < 500, `${what} answered ${res.status}, expected a 4xx rejection`, res);
+  if (rejected) ctx.check(res.contentType.startsWith('application/problem+json'), `${what} was rejected with content-type "${res.contentType}", expected application/problem+json`, res);
+  ctx.check(!missionProjection.safeParse(res.json).success, `${what} was rejected but the body is a mission projection`, res);
 }
 
 export const keyRequired = rule({
@@ -91,18 +91,18 @@ export const replay = rule({
     if (first.status !== 202) ctx.inconclusive(`setup failed: the original create answered ${first.status}`);
     const original = ctx.expectShape(missionProjection, first.json, 'the original create response');
     const second = await postMission(ctx, body, { key, label: 'create (replay)' });
-    ctx.expect(second.status === first.status, `the replay answered ${second.status}, the original ${first.status}`);
+    ctx.check(second.status === first.status, `the replay answered ${second.status}, the original ${first.status}`);
     const replayed = ctx.expectShape(missionProjection, second.json, 'the replayed response');
-    ctx.expect(replayed.runId === original.runId, `the replay returned runId ${replayed.runId}, the original ${original.runId}: the request was executed twice`);
+    ctx.check(replayed.runId === original.runId, `the replay returned runId ${replayed.runId}, the original ${original.runId}: the request was executed twice`);
     // "returns the original response": the whole body, not the mission's later progress.
-    ctx.expect(isDeepStrictEqual(second.json, first.json), `the replay's body differs from the original response: original ${first.text.slice(0, 300)}, replay ${second.text.slice(0, 300)}`);
+    ctx.check(isDeepStrictEqual(second.json, first.json), `the replay's body differs from the original response: original ${first.text.slice(0, 300)}, replay ${second.text.slice(0, 300)}`);
     ctx.observe('replayed body byte-identical to the original', second.text === first.text);
     // Re-execution would show as a second start on the mission's own stream.
     const stream = await followToTerminal(ctx, original.runId, 'succeeds');
     const starts = stream.events.filter((e) => e.event === 'mission.started').length;
-    ctx.expect(starts <= 1, `the mission's stream shows ${starts} mission.started events`);
+    ctx.check(starts <= 1, `the mission's stream shows ${starts} mission.started events`);
     const late = await postMission(ctx, body, { key, label: 'create (replay after the mission ended)' });
-    ctx.expect(late.status === first.status && isDeepStrictEqual(late.json, first.json), `a replay after the mission ended answered ${late.status} ${late.text.slice(0, 300)}, not the original ${first.status} ${first.text.slice(0, 300)}`);
+    ctx.check(late.status === first.status && isDeepStrictEqual(late.json, first.json), `a replay after the mission ended answered ${late.status} ${late.text.slice(0, 300)}, not the original ${first.status} ${first.text.slice(0, 300)}`);
   },
 });
 

@@ -19,8 +19,8 @@ export const signalAccepted = rule({
     const mission = await createMission(ctx, 'waits');
     for (const payload of [{ approved: true }, ['a', 1], 'text', 42, false]) {
       const res = await postSignal(ctx, mission.runId, { signal: 'apicert.probe', payload }, newKey(), `signal with a ${Array.isArray(payload) ? 'array' : typeof payload} payload`);
-      ctx.expect(res.status === 200, `a signal with a ${typeof payload} payload answered ${res.status}, expected 200`);
-      ctx.expect(res.text.length === 0, `the signal response has a body (${res.text.length} bytes), expected an empty body`);
+      ctx.check(res.status === 200, `a signal with a ${typeof payload} payload answered ${res.status}, expected 200`);
+      ctx.check(res.text.length === 0, `the signal response has a body (${res.text.length} bytes), expected an empty body`);
     }
   },
 });
@@ -44,10 +44,10 @@ export const signalValidation = rule({
     ];
     for (const [why, body] of bad) {
       const res = await postSignal(ctx, mission.runId, body, newKey(), `signal with ${why}`);
-      ctx.expect(res.status === 400, `a signal with ${why} answered ${res.status}, expected 400`);
+      ctx.check(res.status === 400, `a signal with ${why} answered ${res.status}, expected 400`);
     }
     const edge = await postSignal(ctx, mission.runId, { signal: 's'.repeat(256), payload: {} }, newKey(), 'signal with a 256-character name');
-    ctx.expect(edge.status === 200, `a 256-character signal name answered ${edge.status}, expected 200`);
+    ctx.check(edge.status === 200, `a 256-character signal name answered ${edge.status}, expected 200`);
   },
 });
 

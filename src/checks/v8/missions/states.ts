@@ -22,9 +22,9 @@ export const sequenceMonotonic = rule({
     for (let i = 1; i < projections.length; i += 1) {
       const before = projections[i - 1]!;
       const after = projections[i]!;
-      ctx.expect(after.sequence >= before.sequence, `sequence went from ${before.sequence} to ${after.sequence} (${before.status} → ${after.status})`);
+      ctx.check(after.sequence >= before.sequence, `sequence went from ${before.sequence} to ${after.sequence} (${before.status} → ${after.status})`);
       const changed = before.status !== after.status || JSON.stringify(before.steps) !== JSON.stringify(after.steps);
-      ctx.expect(!changed || after.sequence > before.sequence, `the state changed (${before.status}, ${before.steps.length} steps → ${after.status}, ${after.steps.length} steps) but sequence stayed ${after.sequence}`);
+      ctx.check(!changed || after.sequence > before.sequence, `the state changed (${before.status}, ${before.steps.length} steps → ${after.status}, ${after.steps.length} steps) but sequence stayed ${after.sequence}`);
     }
   },
 });
@@ -70,7 +70,7 @@ export const terminalConsistent = rule({
       if (stream.terminal !== c.event) ctx.untestable(`the mission of fixtures.v8.missions.${c.fixture} ended with ${stream.terminal}, not ${c.event}: give a fixture that ${c.status === 'failed' ? 'fails' : 'succeeds'}`);
       const res = await getMission(ctx, mission.runId, writer(ctx), `read the ${c.status} mission`);
       const projection = ctx.expectShape(missionProjection, res.json, `the mission after ${c.event}`);
-      ctx.expect(projection.status === c.status, `after ${c.event} the mission reads back as ${projection.status}, expected ${c.status}`);
+      ctx.check(projection.status === c.status, `after ${c.event} the mission reads back as ${projection.status}, expected ${c.status}`, res);
     }
   },
 });

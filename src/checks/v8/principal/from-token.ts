@@ -24,8 +24,8 @@ export const principalFromToken = rule({
     const created = missionProjection.safeParse(res.json);
     if (!created.success) ctx.inconclusive('setup failed: the create response has no runId');
     const mine = await getMission(ctx, created.data.runId, writer(ctx), 'read the mission as its creator');
-    ctx.expect(mine.status === 200, `the creator reading its own mission answered ${mine.status}, expected 200: the mission went to the principal the body named`);
+    ctx.check(mine.status === 200, `the creator reading its own mission answered ${mine.status}, expected 200: the mission went to the principal the body named`);
     const theirs = await getMission(ctx, created.data.runId, other, `read the mission as ${other.name}`);
-    ctx.expect(theirs.status === 404, `${other.name} (the principal the goal named) reading the mission answered ${theirs.status}, expected 404`);
+    ctx.check(theirs.status === 404, `${other.name} (the principal the goal named) reading the mission answered ${theirs.status}, expected 404`);
   },
 });

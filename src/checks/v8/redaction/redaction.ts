@@ -16,7 +16,8 @@ const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integ
 
 /** Everything read back in one run of the check, scanned as it arrives. */
 class Collector {
-  readonly sightings: Sighting[] = [];
+  /** Each with the response or stream it came back in, the exchange that decides its case. */
+  readonly sightings: Array<Sighting & { from: object }> = [];
   readonly markers = new Set<string>();
   scanned = 0;
   private readonly canaries: CanarySet;
@@ -25,19 +26,19 @@ class Collector {
   }
 
   response(where: string, res: ProbeResponse): ProbeResponse {
-    this.body(where, res.text);
+    this.body(where, res.text, res);
     return res;
   }
 
   stream(where: string, res: StreamResponse): StreamResponse {
-    if (res.text !== undefined) this.body(where, res.text);
-    for (const e of res.events) this.body(`${where}, event ${e.event ?? 'message'}${e.id ? ` (id ${e.id})` : ''}`, e.data);
+    if (res.text !== undefined) this.body(where, res.text, res);
+    for (const e of res.events) this.body(`${where}, event ${e.event ?? 'message'}${e.id ? ` (id ${e.id})` : ''}`, e.data, res);
     return res;
   }
 
-  private body(where: string, text: string): void {
+  private body(where: string, text: string, from: object): void {
     this.scanned += 1;
-    this.sightings.push(...this.canaries.scan(where, text));
+    this.sightings.push(...this.canaries.scan(where, text).map((s) => ({ ...s, from })));
     for (const m of redactionMarkers(text)) this.markers.add(m);
   }
 }
@@ -148,7 +149,8 @@ export const redactionCanaries = rule({
     }
     ctx.expect(traces > 0, 'no trace was read back, so the most likely echo of a goal was not examined');
     const leaks = seen.sightings.filter((s) => namedSensitive(s.plantedAt));
-    const described = [...new Set(leaks.map((s) => `the ${s.shape} canary from ${s.plantedAt} came back in ${s.where} at ${s.path}`))];
-    ctx.expect(leaks.length === 0, `${described.length} canary sighting(s): ${described.slice(0, 10).join('; ')}${described.length > 10 ? ` (+${described.length - 10} more)` : ''}`);
+    // One case per sighting, each with the response it came back in.
+    const described = new Map(leaks.map((s) => [`the ${s.shape} canary from ${s.plantedAt} came back in ${s.where} at ${s.path}`, s.from]));
+    for (const [what, from] of described) ctx.check(false, what, from);
   },
 });

@@ -17,10 +17,10 @@ export const skillOk = rule({
   async check(ctx: CheckContext) {
     const skillId = skillFixture(ctx);
     const res = await getSkill(ctx, skillId, 'read the fixture skill');
-    ctx.expect(res.status === 200, `skill ${skillId} answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `the skill answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 200, `skill ${skillId} answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `the skill answered content-type "${res.contentType}", expected application/json`);
     const parsed = ctx.expectShape(skill, res.json, 'the skill');
-    ctx.expect(parsed.skillId === skillId, `asked for skill ${skillId}, got ${parsed.skillId}`);
+    ctx.check(parsed.skillId === skillId, `asked for skill ${skillId}, got ${parsed.skillId}`);
     ctx.observe('skill health and evidence', { healthState: parsed.healthState, ...parsed.evidenceState });
   },
 });

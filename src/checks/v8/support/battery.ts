@@ -11,6 +11,8 @@ export interface Observed {
   headers: Record<string, string>;
   json: unknown;
   contentType: string;
+  /** The exchange that produced it, so a case judged later names its own request. */
+  exchange?: number | undefined;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface Observed {
 export async function errorBattery(ctx: CheckContext): Promise<Observed[]> {
   const full = writer(ctx);
   const out: Observed[] = [];
-  const record = (what: string, res: Omit<Observed, 'what'>) => out.push({ what, ...res });
+  const record = (what: string, res: Omit<Observed, 'what'>) => out.push({ what, ...res, exchange: ctx.http.exchangeOf(res) });
   record('get unknown mission (404)', await ctx.http.send({ method: 'GET', path: `${MISSIONS}/${uuidv7()}`, credential: full, label: 'get unknown mission' }));
   record('get without token (401)', await ctx.http.send({ method: 'GET', path: `${MISSIONS}/${uuidv7()}`, credential: null, label: 'get without token' }));
   record(
@@ -82,8 +84,10 @@ export async function readSurfaceSuccesses(ctx: CheckContext): Promise<Observed[
     ['world certificates (200)', PATHS.certificates],
     ['coverage report (200)', PATHS.coverage],
   ] as const) {
-    out.push({ what, ...(await ctx.http.send({ method: 'GET', path, credential: full, label: what })) });
+    const res = await ctx.http.send({ method: 'GET', path, credential: full, label: what });
+    out.push({ what, ...res, exchange: ctx.http.exchangeOf(res) });
   }
-  out.push({ what: 'capability search (200)', ...(await ctx.http.send({ method: 'POST', path: PATHS.capabilities, credential: full, json: capabilitySearchBody(ctx), label: 'capability search' })) });
+  const search = await ctx.http.send({ method: 'POST', path: PATHS.capabilities, credential: full, json: capabilitySearchBody(ctx), label: 'capability search' });
+  out.push({ what: 'capability search (200)', ...search, exchange: ctx.http.exchangeOf(search) });
   return out;
 }

@@ -155,12 +155,12 @@ function longestUnknownId(prefix: string): string {
 export async function judgePathIdBounds(ctx: CheckContext, name: 'skillId' | 'traceId', read: (id: string, label: string) => Promise<ProbeResponse>): Promise<void> {
   const prefix = `apicert-${name === 'skillId' ? 'skill' : 'trace'}-`;
   const longest = await read(longestUnknownId(prefix), `read an unknown 256-character ${name}`);
-  ctx.expect(![400, 414].includes(longest.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
+  ctx.check(![400, 414].includes(longest.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${longest.status}`);
   const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
   for (const [id, why] of malformedIds(prefix)) {
     const res = await read(id, `read a ${name} with ${why}`);
     seen[why] = res.status;
-    ctx.expect(res.status === 400 || res.status === 404, `a ${name} with ${why} answered ${res.status}, expected 400 or 404`);
+    ctx.check(res.status === 400 || res.status === 404, `a ${name} with ${why} answered ${res.status}, expected 400 or 404`);
   }
   ctx.observe(`statuses at and past the ${name} bounds`, seen, 'the seed lists only 401, 403 and 404 for this endpoint');
 }

@@ -21,12 +21,12 @@ export const traceOk = rule({
   async check(ctx: CheckContext) {
     const target = await someTrace(ctx);
     const res = await getTrace(ctx, target.traceId, 'read a step trace');
-    ctx.expect(res.status === 200, `trace ${target.traceId} answered ${res.status}, expected 200`);
-    ctx.expect(res.contentType.startsWith('application/json'), `the trace answered content-type "${res.contentType}", expected application/json`);
+    ctx.check(res.status === 200, `trace ${target.traceId} answered ${res.status}, expected 200`);
+    ctx.check(res.contentType.startsWith('application/json'), `the trace answered content-type "${res.contentType}", expected application/json`);
     const parsed = ctx.expectShape(trace, res.json, 'the trace');
-    ctx.expect(parsed.traceId === target.traceId, `asked for trace ${target.traceId}, got ${parsed.traceId}`);
-    if (target.runId) ctx.expect(parsed.missionRunId === target.runId, `the trace names mission ${parsed.missionRunId}, but its step event came from ${target.runId}`);
-    if (target.stepId) ctx.expect(parsed.stepId === target.stepId, `the trace names step ${parsed.stepId}, its step event named ${target.stepId}`);
+    ctx.check(parsed.traceId === target.traceId, `asked for trace ${target.traceId}, got ${parsed.traceId}`);
+    if (target.runId) ctx.check(parsed.missionRunId === target.runId, `the trace names mission ${parsed.missionRunId}, but its step event came from ${target.runId}`);
+    if (target.stepId) ctx.check(parsed.stepId === target.stepId, `the trace names step ${parsed.stepId}, its step event named ${target.stepId}`);
     ctx.observe('operation kinds', [...new Set(parsed.steps.map((op) => op.kind ?? '(none)'))]);
   },
 });
@@ -45,7 +45,7 @@ export const traceResolves = rule({
       const { traces } = await missionWithTraces(ctx, name);
       for (const t of traces) {
         const res = await getTrace(ctx, t.traceId, `read the trace of ${t.event} (${name} mission)`);
-        ctx.expect(res.status === 200, `traceId ${t.traceId} from ${t.event} of the "${name}" mission answered ${res.status}, expected 200`);
+        ctx.check(res.status === 200, `traceId ${t.traceId} from ${t.event} of the "${name}" mission answered ${res.status}, expected 200`);
       }
     }
   },
@@ -75,7 +75,7 @@ export const traceCompletedAt = rule({
       const status = statusOf.get(parsed.data.stepId);
       if (status === undefined || status === 'completed') continue;
       judged.push({ stepId: parsed.data.stepId, status, completedAt: parsed.data.completedAt });
-      ctx.expect(parsed.data.completedAt === undefined, `step ${parsed.data.stepId} ended "${status}", yet its trace ${t.traceId} has completedAt ${JSON.stringify(parsed.data.completedAt)}`);
+      ctx.check(parsed.data.completedAt === undefined, `step ${parsed.data.stepId} ended "${status}", yet its trace ${t.traceId} has completedAt ${JSON.stringify(parsed.data.completedAt)}`, res);
     }
     if (judged.length === 0) ctx.untestable('the mission of fixtures.v8.missions.fails had no readable trace of a step that did not complete: give a fixture whose mission fails during a step');
     ctx.observe('steps that did not complete', judged);
