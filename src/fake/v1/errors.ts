@@ -15,6 +15,7 @@ const TITLES: Record<number, string> = {
   405: 'Method not allowed',
   409: 'Conflict',
   413: 'Request too large',
+  422: 'Invalid request',
   429: 'Rate limited',
   500: 'Internal failure',
   503: 'Service unavailable',
@@ -28,9 +29,33 @@ export interface V1ProblemOptions {
   headers?: Record<string, string>;
 }
 
+/** "Mapping of each `code` to an HTTP status: not shown.": the fake's mapping, or another one a variant takes. */
+function statusOf(fake: FakeContext, status: number, code: ErrorCode): number {
+  if (status === 400 && code === 'invalid_request' && fake.variants.has('v1.errors/invalid-request-422')) return 422;
+  if (status === 401 && code === 'authentication_failed' && fake.variants.has('v1.errors/authentication-403')) return 403;
+  return status;
+}
+
+/** The optional members, left out (`v1.errors/minimal-problem`) or all given (`v1.errors/full-problem`). */
+function optionalMembers(fake: FakeContext, body: V1Problem): V1Problem {
+  if (fake.variants.has('v1.errors/minimal-problem')) {
+    const { detail: _d, instance: _i, requestId: _r, retryAfterMs: _a, fieldErrors: _f, ...required } = body;
+    return required;
+  }
+  if (!fake.variants.has('v1.errors/full-problem')) return body;
+  return {
+    ...body,
+    detail: body.detail ?? `${body.title}.`,
+    instance: `request ${body.requestId ?? 'unknown'} on the apicert fake (free-form, not a URI)`,
+    ...(body.retryable && body.retryAfterMs === undefined ? { retryAfterMs: 1000 } : {}),
+    fieldErrors: body.fieldErrors ?? [],
+  };
+}
+
 /** The closed v1 problem+json. */
-export function writeProblem(fake: FakeContext, res: ServerResponse, status: number, code: ErrorCode, options: V1ProblemOptions = {}): void {
-  const body: V1Problem = {
+export function writeProblem(fake: FakeContext, res: ServerResponse, given: number, code: ErrorCode, options: V1ProblemOptions = {}): void {
+  const status = statusOf(fake, given, code);
+  let body: V1Problem = {
     type: `https://errors.apicert.invalid/v1/${code}`,
     title: TITLES[status] ?? 'Error',
     status,
@@ -41,6 +66,7 @@ export function writeProblem(fake: FakeContext, res: ServerResponse, status: num
   if (options.detail !== undefined) body.detail = options.detail.slice(0, 2048);
   if (options.retryAfterMs !== undefined) body.retryAfterMs = options.retryAfterMs;
   if (options.fieldErrors?.length) body.fieldErrors = options.fieldErrors.slice(0, 64);
+  body = optionalMembers(fake, body);
   const sent: Record<string, unknown> = fake.faults.has('v1.errors.problem-shape/extra-member') ? { ...body, error: code } : body;
   const text = JSON.stringify(sent);
   res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), ...options.headers });

@@ -11,5 +11,5 @@ import { webhookRoutes } from './webhooks/routes.ts';
 export function v1Routes(fake: FakeContext): Route[] {
   const surface = v1Surface(fake);
   const execute = executeHandler(surface);
-  return [...executeRoutes(execute), ...chatRoutes(execute), ...runsRoutes(surface), ...usageRoutes(surface), ...webhookRoutes(fake)];
+  return [...executeRoutes(execute), ...chatRoutes(fake, execute), ...runsRoutes(surface), ...usageRoutes(surface), ...webhookRoutes(fake)];
 }

@@ -1,5 +1,7 @@
 import type { Route, RouteRequest } from '../http.ts';
+import { withExtraProperties } from '../support/extra-properties.ts';
 import { gate } from './auth.ts';
+import { stateName } from './runs/engine.ts';
 import type { V1Surface } from './surface.ts';
 
 function usage(surface: V1Surface, r: RouteRequest): void {
@@ -10,15 +12,15 @@ function usage(surface: V1Surface, r: RouteRequest): void {
   // The fault lists only the tenant's runs but counts everyone's: no run id leaks, the counts do.
   const counted = fake.faults.has('v1.usage.tenant-scoped/counts-all-tenants') ? state.engine.ofTenant(undefined) : runs;
   const byState: Record<string, number> = {};
-  for (const run of counted) byState[run.state] = (byState[run.state] ?? 0) + 1;
+  for (const run of counted) byState[stateName(fake, run.state)] = (byState[stateName(fake, run.state)] ?? 0) + 1;
   const body = {
     period: { start: new Date(Date.now() - 86_400_000).toISOString().replace('Z', '+00:00'), end: new Date().toISOString().replace('Z', '+00:00') },
     requests: state.requests.get(caller.tenant) ?? 0,
     runs: { total: counted.length, by_state: byState },
-    recent_runs: runs.slice(0, 200).map((run) => ({ run_id: run.id, mode: run.mode, state: run.state })),
+    recent_runs: runs.slice(0, 200).map((run) => ({ run_id: run.id, mode: run.mode, state: stateName(fake, run.state) })),
     spend: { currency: 'USD', amount: Math.round(counted.length * 0.0012 * 1e6) / 1e6 },
   };
-  const text = JSON.stringify(body);
+  const text = JSON.stringify(fake.variants.has('v1.usage/extra-properties') ? withExtraProperties(body) : body);
   r.res.writeHead(200, { 'content-type': fake.faults.has('v1.usage.readback/text-plain') ? 'text/plain' : 'application/json', 'content-length': Buffer.byteLength(text) });
   r.res.end(text);
 }

@@ -10,7 +10,12 @@ import { mcpSessionVariants } from './mcp/session.ts';
 import { mcpSseVariants } from './mcp/sse.ts';
 import { mcpTransportVariants } from './mcp/transport.ts';
 import type { VariantDefinition } from './types.ts';
+import { v1ChatVariants } from './v1/chat.ts';
+import { v1ErrorsVariants } from './v1/errors.ts';
+import { v1ExecuteVariants } from './v1/execute.ts';
 import { v1RunsVariants } from './v1/runs.ts';
+import { v1UsageVariants } from './v1/usage.ts';
+import { v1WebhooksVariants } from './v1/webhooks.ts';
 import { v8CapabilitiesVariants } from './v8/capabilities.ts';
 import { v8CertificatesVariants } from './v8/certificates.ts';
 import { v8ContractVariants } from './v8/contract.ts';
@@ -38,6 +43,11 @@ export const VARIANTS = [
   ...v8IntentsVariants,
   ...v8ContractVariants,
   ...v1RunsVariants,
+  ...v1ExecuteVariants,
+  ...v1UsageVariants,
+  ...v1WebhooksVariants,
+  ...v1ErrorsVariants,
+  ...v1ChatVariants,
   ...mcpSessionVariants,
   ...mcpTransportVariants,
   ...mcpSseVariants,

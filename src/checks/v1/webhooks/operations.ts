@@ -3,7 +3,7 @@ import { type CheckContext, section, type ProbeResponse } from '../../../rule/in
 import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
-import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
+import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, ownId, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
@@ -20,8 +20,10 @@ function objects(value: unknown, out: Record<string, unknown>[] = [], depth = 0)
   return out;
 }
 
+/** Whether the item, or an object directly in it (`endpoint: {id}`), carries the value; an integer id matches its decimal text. */
 function holds(item: Record<string, unknown>, value: string): boolean {
-  return Object.values(item).some((v) => v === value || (isRecord(v) && Object.values(v).includes(value)));
+  const is = (v: unknown) => v === value || (typeof v === 'number' && String(v) === value);
+  return Object.values(item).some((v) => is(v) || (isRecord(v) && Object.values(v).some(is)));
 }
 
 async function listing(ctx: CheckContext, query: string, label: string): Promise<ProbeResponse> {
@@ -78,8 +80,8 @@ export const replay = rule({
     const eventId = eventIdOf(original) ?? '';
     // Whether the listing names runs is the listing rule's verdict: the item is found by event and endpoint.
     const { item } = await findDelivery(ctx, runId, [eventId, hook.endpointId], { runInItem: false });
-    const deliveryId = item ? (item.id ?? item.delivery_id) : undefined;
-    if (operation.path.includes('{delivery_id}') && typeof deliveryId !== 'string') ctx.inconclusive(`the delivery listing shows no id (id or delivery_id) for event ${eventId} of run ${runId}`);
+    const deliveryId = item ? ownId(item, 'delivery') : undefined;
+    if (operation.path.includes('{delivery_id}') && deliveryId === undefined) ctx.inconclusive(`the delivery listing shows no id (id, delivery_id or deliveryId) for event ${eventId} of run ${runId}`);
     const path = operation.path.replaceAll('{delivery_id}', encodeURIComponent(String(deliveryId))).replaceAll('{event_id}', encodeURIComponent(eventId));
     const before = hook.endpoint.deliveries.length;
     const res = await ctx.http.send({ method: operation.method, path, credential: registrar(ctx), headers: { 'idempotency-key': newKey() }, label: 'replay the terminal delivery' });

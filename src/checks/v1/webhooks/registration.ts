@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { webhookCreated } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
-import { DELIVERIES, holdingOnly, ofRun, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
+import { DELIVERIES, holdingOnly, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
 
@@ -49,7 +49,7 @@ export const secretOnce = rule({
     const created = isRecord(first.json) ? first.json : {};
     const secret = created.signing_secret;
     if (first.status !== 201 || typeof secret !== 'string') ctx.inconclusive(`setup failed: registration answered ${first.status} without a signing_secret`);
-    const id = typeof created.id === 'string' ? created.id : typeof created.endpoint_id === 'string' ? created.endpoint_id : undefined;
+    const id = ownId(created, 'endpoint');
     const later = [
       await registerWebhook(ctx, { url }, 'register the same URL again'),
       await registerWebhook(ctx, { url: 'http://hooks.example.com/not-https' }, 'an error response (http URL)'),

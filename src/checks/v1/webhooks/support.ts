@@ -55,10 +55,23 @@ export function refused(status: number): boolean {
   return status >= 400 && status < 500 && ![401, 403, 404, 405, 429].includes(status);
 }
 
+/**
+ * The identifier a record gives itself: field names and id types are not shown, so `id`, then
+ * `<noun>_id` or `<noun>Id`, a string or an integer (read as its decimal text).
+ */
+export function ownId(record: Record<string, unknown>, noun: string): string | undefined {
+  for (const name of ['id', `${noun}_id`, `${noun}Id`]) {
+    const value = record[name];
+    if (typeof value === 'string' && value.length > 0) return value;
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  }
+  return undefined;
+}
+
 export interface Hook {
   endpoint: ReceiverEndpoint;
   secret: string;
-  /** The endpoint identifier from the 201, when the target returns one (`id` or `endpoint_id`). */
+  /** The endpoint identifier from the 201, when the target returns one (`id`, `endpoint_id` or `endpointId`). */
   endpointId: string | undefined;
 }
 
@@ -70,9 +83,7 @@ export async function setupHook(ctx: CheckContext, options: { respond?: Responde
   const secret = secretOf(res);
   if (!secret) ctx.inconclusive('setup failed: the registration response has no signing_secret, so deliveries cannot be verified');
   endpoint.secret = secret;
-  const json = isRecord(res.json) ? res.json : {};
-  const id = json.id ?? json.endpoint_id;
-  return { endpoint, secret, endpointId: typeof id === 'string' ? id : undefined };
+  return { endpoint, secret, endpointId: ownId(isRecord(res.json) ? res.json : {}, 'endpoint') };
 }
 
 export type RunKind = 'completes' | 'fails';

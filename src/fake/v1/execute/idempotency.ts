@@ -25,7 +25,10 @@ function respondStored({ fake, v1, state }: V1Surface, r: RouteRequest, stored: 
   }
   const run = state.engine.runs.get(stored.runId);
   if (stored.kind === 'task' || !run) {
-    v1.json(r.res, 200, stored.kind === 'task' ? JSON.parse(stored.body) : { run_id: stored.runId, replayed: true });
+    const original = stored.kind === 'task' ? (JSON.parse(stored.body) as Record<string, unknown>) : { run_id: stored.runId, replayed: true };
+    // The task response is open: a replay may say that it is one, and carry a request id of its own.
+    const marked = fake.variants.has('v1.execute/replay-marked') ? { ...original, replayed: true, request_id: `req_${Date.now().toString(36)}` } : original;
+    v1.json(r.res, 200, marked);
     return;
   }
   pipe(fake, state.engine, r.res, run, 0, { replayed: true });

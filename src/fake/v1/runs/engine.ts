@@ -3,6 +3,7 @@ import { ACCEPTED, CANCELLED } from '../../../contract/v1/runs.ts';
 import { approvedScript, rejectedScript, type RunBeat } from '../../../../scenarios/v1/runs.ts';
 import type { FakeCaller } from '../../auth.ts';
 import type { FakeContext } from '../../context.ts';
+import { withExtraProperties } from '../../support/extra-properties.ts';
 
 export type RunState = 'in_flight' | 'parked' | 'completed' | 'failed' | 'cancelled';
 
@@ -33,6 +34,33 @@ export function isFinished(run: Run): boolean {
   return TERMINAL_STATES.includes(run.state);
 }
 
+/** Other state names a deployment may use (`v1.runs/state-names`): the seed shows none. */
+const OTHER_STATE_NAMES: Record<RunState, string> = { in_flight: 'running', parked: 'awaiting_approval', completed: 'succeeded', failed: 'errored', cancelled: 'canceled' };
+
+/** A state as the fake names it on the wire (run resource, approve and cancel answers, usage). */
+export function stateName(fake: FakeContext, state: RunState): string {
+  return fake.variants.has('v1.runs/state-names') ? OTHER_STATE_NAMES[state] : state;
+}
+
+/**
+ * Run ids of other shapes, in turn (`v1.runs/id-format`): `run_id` is only "string", so one needs
+ * percent-encoding in a path, one is all digits, one is 128 characters of Identifier punctuation.
+ */
+const RUN_ID_SHAPES: ReadonlyArray<(hex: string) => string> = [
+  (hex) => `run ${hex.slice(0, 8)}/é?q=1&x#y%z+${hex.slice(8)}`,
+  (hex) => BigInt(`0x${hex}`).toString().padStart(30, '7'),
+  (hex) => `Run.${hex}:_-`.padEnd(128, '.:_-9'),
+];
+
+/** Event ids of other shapes, in turn: all digits, or 128 characters. */
+function otherEventId(hex: string, n: number): string {
+  return n % 2 === 0 ? BigInt(`0x${hex}`).toString() : `evt:${hex}.${n}_`.padEnd(128, '-._:0');
+}
+
+/** Informational kinds the seed does not name (`v1.runs/extra-event-kinds`): a reader must read past them. */
+const INFO_KIND = 'x-apicert.heartbeat';
+const PARKED_INFO_KIND = 'vendor:run/awaiting-approval';
+
 /** Timestamps with a numeric offset: the spec's Timestamp wants more than `Z`. */
 function timestamp(zulu: boolean): string {
   const now = new Date().toISOString();
@@ -44,13 +72,17 @@ export class RunEngine {
   readonly runs = new Map<string, Run>();
 
   private readonly fake: FakeContext;
+  /** Run ids minted in `v1.runs/id-format` shapes so far: picks the next shape. */
+  private minted = 0;
+  /** The one sequence counter of every run under `v1.runs/sparse-sequences`. */
+  private sharedSequence = 1_000_000;
   constructor(fake: FakeContext) {
     this.fake = fake;
   }
 
   start(caller: FakeCaller, mode: Run['mode'], script: RunBeat[]): Run {
     const run: Run = {
-      id: `run_${randomBytes(12).toString('hex')}`,
+      id: this.newRunId(),
       tenant: caller.tenant,
       principal: caller.principal,
       mode,
@@ -76,15 +108,23 @@ export class RunEngine {
     return run && run.tenant === tenant ? run : undefined;
   }
 
+  private newRunId(): string {
+    const hex = randomBytes(12).toString('hex');
+    if (!this.fake.variants.has('v1.runs/id-format')) return `run_${hex}`;
+    this.minted += 1;
+    return RUN_ID_SHAPES[this.minted % RUN_ID_SHAPES.length]!(hex);
+  }
+
   projection(run: Run): Record<string, unknown> {
-    return {
+    const view = {
       run_id: run.id,
       mode: run.mode,
-      state: run.state,
+      state: stateName(this.fake, run.state),
       sequence: run.events.at(-1)?.sequence ?? 0,
       created_at: run.createdAt,
       ...(run.state === 'parked' ? { awaiting_approval: true } : {}),
     };
+    return this.fake.variants.has('v1.runs/extra-properties') ? withExtraProperties(view) : view;
   }
 
   eventsAfter(run: Run, sequence: number): RunEvent[] {
@@ -144,16 +184,18 @@ export class RunEngine {
       run.state = 'parked';
     }
     if (beat.end) run.state = beat.end;
+    const info = this.fake.variants.has('v1.runs/extra-event-kinds');
+    if (info) this.emit(run, INFO_KIND, { note: `before ${beat.emit}` });
     this.emit(run, beat.emit, data);
+    // A parked run may go on talking without resuming: an informational event, then silence.
+    if (info && beat.park) this.emit(run, PARKED_INFO_KIND, { waiting_for: 'approval' });
   }
 
   private emit(run: Run, type: string, payload: Record<string, unknown>): void {
-    const sequence = (run.events.at(-1)?.sequence ?? 0) + 1;
-    const event: RunEvent = {
-      sequence,
-      type,
-      data: { apiVersion: 'v1', event_id: `${run.id}.${sequence}`, run_id: run.id, sequence, type, created_at: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload },
-    };
+    const sequence = this.fake.variants.has('v1.runs/sparse-sequences') ? (this.sharedSequence += 7) : (run.events.at(-1)?.sequence ?? 0) + 1;
+    const eventId = this.fake.variants.has('v1.runs/id-format') ? otherEventId(randomBytes(8).toString('hex'), sequence) : `${run.id}.${sequence}`;
+    const data = { apiVersion: 'v1', event_id: eventId, run_id: run.id, sequence, type, created_at: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload };
+    const event: RunEvent = { sequence, type, data: this.fake.variants.has('v1.runs/extra-properties') ? withExtraProperties(data) : data };
     run.events.push(event);
     for (const listener of run.listeners) listener(event);
     this.fake.runEvents.emit('run', { tenant: run.tenant, principal: run.principal, runId: run.id, type, sequence, data: { ...event.data } });

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { approveRequest } from '../../../contract/v1/runs.ts';
 import { parseJson } from '../../../util/json.ts';
 import type { Route, RouteRequest } from '../../http.ts';
+import { withExtraProperties } from '../../support/extra-properties.ts';
 import { gate } from '../auth.ts';
 import { fieldErrors } from '../errors.ts';
 import type { V1Surface } from '../surface.ts';
-import { isFinished, type Run } from './engine.ts';
+import { isFinished, stateName, type Run } from './engine.ts';
 import { pipe } from './stream.ts';
 
 const RUN_ID = '([^/]+)';
@@ -77,17 +78,28 @@ async function approve(surface: V1Surface, r: RouteRequest): Promise<void> {
   if (!body) return;
   const stall = fake.faults.has('v1.runs.approve.resumes/no-resume') && run.state === 'parked' && run.actionDigest === body.action_digest;
   const outcome = stall ? 'approved' : state.engine.approve(run, body.action_digest, body.decision, fake.faults.has('v1.runs.approve.digest-binds/ignores-digest'));
-  if (outcome === 'not-parked') v1.problem(r.res, 409, 'conflict', { detail: `The run is ${run.state}, not parked awaiting approval.`, retryable: false });
+  if (outcome === 'not-parked') v1.problem(r.res, 409, 'conflict', { detail: `The run is ${stateName(fake, run.state)}, not parked awaiting approval.`, retryable: false });
   else if (outcome === 'digest-mismatch') v1.problem(r.res, 409, 'conflict', { detail: 'action_digest does not match the action this run proposes: read it again from the run.', retryable: false });
-  else v1.json(r.res, 200, { run_id: run.id, decision: body.decision, state: run.state });
+  else v1.json(r.res, 200, openBody(fake, { run_id: run.id, decision: body.decision, state: stateName(fake, run.state) }));
+}
+
+/** The approve and cancel answers are open objects whose contents are not shown: `{}` is one reading, more properties another. */
+function openBody(fake: V1Surface['fake'], body: Record<string, unknown>): Record<string, unknown> {
+  if (fake.variants.has('v1.runs/empty-bodies')) return {};
+  return fake.variants.has('v1.runs/extra-properties') ? withExtraProperties(body) : body;
 }
 
 function cancel(surface: V1Surface, r: RouteRequest): void {
+  const { fake, v1, state } = surface;
   const run = runOf(surface, r, 'runs:write');
   if (!run) return;
   const wasFinished = isFinished(run);
-  if (!wasFinished && !surface.fake.faults.has('v1.runs.cancel.terminal-event/no-event')) surface.state.engine.cancel(run);
-  surface.v1.json(r.res, 200, { run_id: run.id, cancellation: wasFinished ? 'not-needed' : 'accepted', state: run.state });
+  if (wasFinished && fake.variants.has('v1.runs/cancel-finished-refused')) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: `The run is ${stateName(fake, run.state)}: a finished run cannot be cancelled.`, retryable: false });
+    return;
+  }
+  if (!wasFinished && !fake.faults.has('v1.runs.cancel.terminal-event/no-event')) state.engine.cancel(run);
+  v1.json(r.res, 200, openBody(fake, { run_id: run.id, cancellation: wasFinished ? 'not-needed' : 'accepted', state: stateName(fake, run.state) }));
 }
 
 /** GET /v1/runs/{id}, its events, approve and cancel. */

@@ -36,7 +36,9 @@ function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, replaye
     const { event_id: _dropped, ...rest } = data;
     data = rest;
   }
-  res.write(sseFrame({ event: e.type, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
+  // The kind rides in the data's `type` too: without the SSE event field a reader finds it there.
+  const event = fake.variants.has('v1.runs/kind-in-data-only') ? {} : { event: e.type };
+  res.write(sseFrame({ ...event, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
 }
 
 /** Streams a run's events after `after` until its terminal event. */

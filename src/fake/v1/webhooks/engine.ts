@@ -15,6 +15,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { FakeContext, RunEventNotice } from '../../context.ts';
+import { withExtraProperties } from '../../support/extra-properties.ts';
 import { deliverable } from './url-rules.ts';
 
 export const RETRY_DELAYS_MS = [200, 400, 800, 1600] as const;
@@ -65,10 +66,17 @@ function newId(prefix: string): string {
   return `${prefix}${randomBytes(12).toString('hex')}`;
 }
 
+/** Other legal Identifier shapes, in turn (`v1.webhooks/id-format`): all digits, or 128 characters of `._:-`. */
+function otherId(prefix: string, n: number): string {
+  const hex = randomBytes(12).toString('hex');
+  return n % 2 === 0 ? BigInt(`0x${hex}`).toString() : `${prefix.replace('_', '.')}${hex}:${n}_`.padEnd(128, '-._:0');
+}
+
 export class WebhookEngine {
   readonly endpoints = new Map<string, WebhookEndpoint>();
   readonly deliveries = new Map<string, Delivery>();
   private readonly fake: FakeContext;
+  private minted = 0;
 
   constructor(fake: FakeContext) {
     this.fake = fake;
@@ -79,19 +87,33 @@ export class WebhookEngine {
 
   register(endpoint: Omit<WebhookEndpoint, 'id' | 'secret' | 'createdAt'>): WebhookEndpoint {
     if (this.endpoints.size >= MAX_ENDPOINTS) this.endpoints.delete(this.endpoints.keys().next().value!);
-    const created: WebhookEndpoint = { ...endpoint, id: newId('whe_'), secret: `whsec_${randomBytes(24).toString('base64url')}`, createdAt: new Date().toISOString() };
+    const created: WebhookEndpoint = { ...endpoint, id: this.mint('whe_'), secret: `whsec_${randomBytes(24).toString('base64url')}`, createdAt: new Date().toISOString() };
     this.endpoints.set(created.id, created);
     return created;
+  }
+
+  /** An endpoint, delivery or event id: the fake's `<prefix><hex>`, or another legal shape under the variant. */
+  private mint(prefix: string): string {
+    const integers = prefix !== 'evt_' && this.fake.variants.has('v1.webhooks/integer-ids');
+    if (!integers && !this.fake.variants.has('v1.webhooks/id-format')) return newId(prefix);
+    this.minted += 1;
+    // Integer ids count up from a large start (the routes send them as JSON numbers).
+    return integers ? String(900_000_000 + this.minted) : otherId(prefix, this.minted);
   }
 
   /** A notice from the run engine becomes one delivery per matching endpoint, all with the same event id. */
   onRunEvent(notice: RunEventNotice): void {
     if (notice.type === 'run.failed' && this.fake.faults.has('v1.webhooks.delivery.terminal-events/no-run-failed')) return;
-    const eventId = newId('evt_');
+    // "Full list of webhook event types: not shown.": a deployment may deliver only the two it names.
+    if (this.fake.variants.has('v1.webhooks/terminal-only') && notice.type !== 'run.completed' && notice.type !== 'run.failed') return;
+    const eventId = this.mint('evt_');
     let sequence: number | string = notice.sequence;
     if (this.fake.faults.has('v1.webhooks.delivery.sequence-order/constant-sequence')) sequence = 0;
     if (this.fake.faults.has('v1.webhooks.delivery.body/sequence-as-string')) sequence = String(sequence);
-    const body = { apiVersion: 'v1', event_id: eventId, type: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
+    // Which body field names the event type is not shown either: `type`, or `event_type` under the variant.
+    const typeField = this.fake.variants.has('v1.webhooks/event-type-field') ? 'event_type' : 'type';
+    const plain = { apiVersion: 'v1', event_id: eventId, [typeField]: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
+    const body = this.fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(plain) : plain;
     for (const endpoint of this.endpoints.values()) {
       if (endpoint.tenant !== notice.tenant) continue;
       if (endpoint.eventTypes && !endpoint.eventTypes.includes(notice.type)) continue;
@@ -112,7 +134,7 @@ export class WebhookEngine {
 
   private enqueue(fields: Omit<Delivery, 'id' | 'status' | 'attempts' | 'createdAt'>): Delivery {
     if (this.deliveries.size >= MAX_DELIVERIES) this.deliveries.delete(this.deliveries.keys().next().value!);
-    const delivery: Delivery = { ...fields, id: newId('whd_'), status: 'pending', attempts: [], createdAt: new Date().toISOString() };
+    const delivery: Delivery = { ...fields, id: this.mint('whd_'), status: 'pending', attempts: [], createdAt: new Date().toISOString() };
     this.deliveries.set(delivery.id, delivery);
     this.fake.lifecycle.later(Math.floor(Math.random() * 40), () => void this.attempt(delivery));
     return delivery;

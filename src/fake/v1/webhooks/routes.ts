@@ -12,35 +12,50 @@ import { webhookRegistration, type WebhookRegistration } from '../../../contract
 import type { FakeContext } from '../../context.ts';
 import { parseJson } from '../../../util/json.ts';
 import type { Route, RouteRequest } from '../../http.ts';
+import { withExtraProperties } from '../../support/extra-properties.ts';
 import { V1Responder } from '../respond.ts';
 import { WebhookEngine, type Delivery, type WebhookEndpoint } from './engine.ts';
 import { refuseUrl } from './url-rules.ts';
 
 const BOTH = ['runs:read', 'runs:write'] as const;
 
-function endpointView(e: WebhookEndpoint): Record<string, unknown> {
-  const view: Record<string, unknown> = { id: e.id, url: e.url, event_types: e.eventTypes, created_at: e.createdAt };
+/** Endpoint and delivery ids as the wire shows them: strings, or (`v1.webhooks/integer-ids`) JSON integers. */
+function idValue(fake: FakeContext, id: string | undefined): string | number | undefined {
+  return id !== undefined && fake.variants.has('v1.webhooks/integer-ids') ? Number(id) : id;
+}
+
+function endpointView(fake: FakeContext, e: WebhookEndpoint): Record<string, unknown> {
+  const filter = fake.variants.has('v1.webhooks/events-filter') ? 'events' : 'event_types';
+  const view: Record<string, unknown> = { id: idValue(fake, e.id), url: e.url, [filter]: e.eventTypes, created_at: e.createdAt };
   if (e.description !== undefined) view.description = e.description;
+  return fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(view) : view;
+}
+
+/** A listing item in the fake's snake_case, or (`v1.webhooks/listing-camel-case`) in camelCase with the endpoint nested. */
+function deliveryFields(fake: FakeContext, d: Delivery): Record<string, unknown> {
+  const camel = fake.variants.has('v1.webhooks/listing-camel-case');
+  const view: Record<string, unknown> = camel
+    ? { deliveryId: idValue(fake, d.id), endpoint: { endpointId: idValue(fake, d.endpointId) }, runId: d.runId, eventId: d.eventId, eventType: d.eventType }
+    : { id: idValue(fake, d.id), endpoint_id: idValue(fake, d.endpointId), run_id: d.runId, event_id: d.eventId, event_type: d.eventType };
+  Object.assign(view, { sequence: d.sequence, status: d.status, attempts: d.attempts.length, [camel ? 'createdAt' : 'created_at']: d.createdAt });
+  const last = d.attempts.at(-1);
+  if (last) view[camel ? 'lastAttempt' : 'last_attempt'] = last;
+  if (d.replayOf) view[camel ? 'replayOf' : 'replay_of'] = idValue(fake, d.replayOf);
+  if (fake.faults.has('v1.webhooks.deliveries.listing/no-run-id')) delete view[camel ? 'runId' : 'run_id'];
   return view;
 }
 
 function deliveryView(fake: FakeContext, d: Delivery): Record<string, unknown> {
-  const last = d.attempts.at(-1);
-  const view: Record<string, unknown> = {
-    id: d.id,
-    endpoint_id: d.endpointId,
-    run_id: d.runId,
-    event_id: d.eventId,
-    event_type: d.eventType,
-    sequence: d.sequence,
-    status: d.status,
-    attempts: d.attempts.length,
-    created_at: d.createdAt,
-  };
-  if (last) view.last_attempt = last;
-  if (d.replayOf) view.replay_of = d.replayOf;
-  if (fake.faults.has('v1.webhooks.deliveries.listing/no-run-id')) delete view.run_id;
-  return view;
+  const view = deliveryFields(fake, d);
+  return fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(view) : view;
+}
+
+/** The listing's shape is not shown: `{data, has_more}`, a bare array, or `{items, page}`. */
+function listingBody(fake: FakeContext, items: Record<string, unknown>[], hasMore: boolean): unknown {
+  if (fake.variants.has('v1.webhooks/listing-array')) return items;
+  const body = fake.variants.has('v1.webhooks/listing-camel-case') ? { items, page: { hasMore, size: items.length } } : { data: items, has_more: hasMore };
+  // Items carry their extras already; adding again changes nothing in them and opens the wrapper too.
+  return fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(body) : body;
 }
 
 interface WebhookSurface {
@@ -80,26 +95,28 @@ async function register(surface: WebhookSurface, r: RouteRequest): Promise<void>
   if (fake.faults.has('v1.webhooks.register.secret-once/shown-twice')) {
     const existing = [...engine.endpoints.values()].find((e) => e.tenant === caller.tenant && e.url === body.url);
     if (existing) {
-      v1.json(r.res, 201, { ...endpointView(existing), signing_secret: existing.secret });
+      v1.json(r.res, 201, { ...endpointView(fake, existing), signing_secret: existing.secret });
       return;
     }
   }
   // Both names of the filter are honoured; `event_types` (the name used in practice) wins when both are sent.
-  const filterField = body.event_types ? 'event_types' : body.events ? 'events' : null;
+  // Under the variant only the reference schema's `events` is read, and `event_types` is just an extra property.
+  const eventTypes = fake.variants.has('v1.webhooks/events-filter') ? undefined : body.event_types;
+  const filterField = eventTypes ? 'event_types' : body.events ? 'events' : null;
   const endpoint = engine.register({
     tenant: caller.tenant,
     principal: caller.principal,
     url: body.url,
-    eventTypes: body.event_types ?? body.events ?? null,
+    eventTypes: eventTypes ?? body.events ?? null,
     filterField,
     ...(body.description !== undefined ? { description: body.description } : {}),
   });
-  const created: Record<string, unknown> = { ...endpointView(endpoint), signing_secret: endpoint.secret };
+  const created: Record<string, unknown> = { ...endpointView(fake, endpoint), signing_secret: endpoint.secret };
   if (fake.faults.has('v1.webhooks.register.created/no-secret')) delete created.signing_secret;
   v1.json(r.res, 201, created);
 }
 
-function readback({ v1, engine }: WebhookSurface, r: RouteRequest): void {
+function readback({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
   const caller = v1.authorize(r, ['runs:read']);
   if (!caller) return;
   const endpoint = engine.endpoints.get(r.params[0]!);
@@ -107,7 +124,7 @@ function readback({ v1, engine }: WebhookSurface, r: RouteRequest): void {
     v1.problem(r.res, 404, 'invalid_request', { detail: 'No webhook endpoint with this id.', retryable: false });
     return;
   }
-  v1.json(r.res, 200, endpointView(endpoint));
+  v1.json(r.res, 200, endpointView(fake, endpoint));
 }
 
 function listDeliveries({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
@@ -130,7 +147,7 @@ function listDeliveries({ fake, v1, engine }: WebhookSurface, r: RouteRequest): 
         (!filters.eventId || d.eventId === filters.eventId) &&
         (!filters.status || d.status === filters.status),
     );
-  v1.json(r.res, 200, { data: matching.slice(0, limit).map((d) => deliveryView(fake, d)), has_more: matching.length > limit });
+  v1.json(r.res, 200, listingBody(fake, matching.slice(0, limit).map((d) => deliveryView(fake, d)), matching.length > limit));
 }
 
 function replay({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {

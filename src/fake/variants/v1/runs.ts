@@ -1,9 +1,52 @@
 import type { VariantDefinition } from '../types.ts';
 
+const DOC = 'v1-execution-fabric.md';
+
 export const v1RunsVariants = [
   {
     id: 'v1.runs/sse-framing',
     description: 'run event streams carry comments (keepalives), a retry: field and each JSON payload split over several data: lines',
-    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' },
+    spec: { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' },
+  },
+  {
+    id: 'v1.runs/extra-properties',
+    description: 'the run resource, the approve and cancel answers and every run event payload carry unknown properties (nested objects, arrays, nulls, odd names)',
+    spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the run resource returned by `GET /v1/runs/{id}`: not shown.' },
+  },
+  {
+    id: 'v1.runs/id-format',
+    description: 'run ids take other shapes in turn: characters a path must percent-encode (space, /, ?, #, %, +, non-ASCII), purely numeric, 128 characters with . : _ -; event ids are numeric or long',
+    spec: { document: DOC, section: 'Endpoints', quote: '| GET | `/v1/runs/{id}` | path `id`: string run identifier |' },
+  },
+  {
+    id: 'v1.runs/sparse-sequences',
+    description: "event sequences come from one counter shared by every run: they start high and leave gaps within a run's stream",
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Resume: `Last-Event-ID` carries the `sequence` value of the stored run event.' },
+  },
+  {
+    id: 'v1.runs/state-names',
+    description: 'runs read back (and count in usage) with other state names: running, awaiting_approval, succeeded, errored, canceled',
+    spec: { document: DOC, section: 'States and transitions', quote: 'Run state names: not shown beyond these conditions: a run can be in flight, parked awaiting approval, or finished.' },
+  },
+  {
+    id: 'v1.runs/extra-event-kinds',
+    description: 'run streams carry event kinds beyond the known ones (informational, before every step and while parked), with odd kind names',
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
+  },
+  {
+    id: 'v1.runs/kind-in-data-only',
+    description: 'run events name their kind only in the JSON data (type), with no SSE event: field',
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Turn mode on `/v1/execute` and `GET /v1/runs/{id}/events` stream AiPlatformEventV1 items.' },
+  },
+  {
+    id: 'v1.runs/empty-bodies',
+    description: 'approve and cancel answer 200 with an empty JSON object {}',
+    spec: { document: DOC, section: 'Endpoints', quote: 'Contents of the approve and cancel response bodies: not shown.' },
+    excludes: ['v1.runs/extra-properties'],
+  },
+  {
+    id: 'v1.runs/cancel-finished-refused',
+    description: 'cancelling a run that already finished is refused with 400 invalid_request (the fake answers 200 by default)',
+    spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
   },
 ] as const satisfies readonly VariantDefinition[];

@@ -1,0 +1,27 @@
+import type { VariantDefinition } from '../types.ts';
+
+const DOC = 'v1-execution-fabric.md';
+
+export const v1ErrorsVariants = [
+  {
+    id: 'v1.errors/invalid-request-422',
+    description: 'every validation refusal (invalid_request, 400 by default) is answered 422',
+    spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
+  {
+    id: 'v1.errors/authentication-403',
+    description: 'authentication_failed is answered 403 instead of 401',
+    spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
+  {
+    id: 'v1.errors/minimal-problem',
+    description: 'problems carry only the required members: no detail, instance, requestId, retryAfterMs or fieldErrors',
+    spec: { document: DOC, section: 'Errors', quote: '| detail | string | no | max 2048 chars |' },
+    excludes: ['v1.errors/full-problem'],
+  },
+  {
+    id: 'v1.errors/full-problem',
+    description: 'problems carry every optional member: a free-form (non-URI) instance, a requestId, retryAfterMs on every retryable answer, fieldErrors (empty where no field is named)',
+    spec: { document: DOC, section: 'Errors', quote: '| instance | string | no | free-form, not necessarily a URI |' },
+  },
+] as const satisfies readonly VariantDefinition[];

@@ -1,0 +1,14 @@
+import type { VariantDefinition } from '../types.ts';
+
+export const v1ExecuteVariants = [
+  {
+    id: 'v1.execute/extra-properties',
+    description: 'the task response carries unknown properties beside run_id (nested objects, arrays, nulls, odd names)',
+    spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Task response', quote: 'A JSON object with required `run_id` (string). Other properties are allowed.' },
+  },
+  {
+    id: 'v1.execute/replay-marked',
+    description: 'a replayed task request answers the original run_id with more than the original said: replayed: true and a request id of its own',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely.' },
+  },
+] as const satisfies readonly VariantDefinition[];

@@ -1,0 +1,49 @@
+import type { VariantDefinition } from '../types.ts';
+
+const DOC = 'v1-execution-fabric.md';
+const LISTING = 'Query parameters and response shape of the delivery listing: not shown.';
+
+export const v1WebhooksVariants = [
+  {
+    id: 'v1.webhooks/extra-properties',
+    description: 'endpoint records, delivery listing items (and the listing) and delivery bodies carry unknown properties (nested objects, arrays, nulls, odd names)',
+    spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the registered endpoint record beyond `signing_secret`: not shown.' },
+  },
+  {
+    id: 'v1.webhooks/id-format',
+    description: 'endpoint, delivery and event ids take other legal shapes in turn: purely numeric, 128 characters with . : _ -',
+    spec: { document: DOC, section: 'Resources and their fields > Shared primitives', quote: '| Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |' },
+  },
+  {
+    id: 'v1.webhooks/integer-ids',
+    description: 'endpoint and delivery ids are JSON integers (in the creation response, readback and listing), not strings',
+    spec: { document: DOC, section: 'Endpoints', quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
+    excludes: ['v1.webhooks/id-format'],
+  },
+  {
+    id: 'v1.webhooks/listing-array',
+    description: 'the delivery listing is a bare JSON array of deliveries',
+    spec: { document: DOC, section: 'Endpoints', quote: LISTING },
+    excludes: ['v1.webhooks/listing-camel-case'],
+  },
+  {
+    id: 'v1.webhooks/listing-camel-case',
+    description: 'the delivery listing is {items: [...], page: {...}} and its items name their fields in camelCase (deliveryId, endpointId, runId, eventId) with the endpoint nested',
+    spec: { document: DOC, section: 'Endpoints', quote: LISTING },
+  },
+  {
+    id: 'v1.webhooks/events-filter',
+    description: 'the endpoint filter is read only from events (the reference schema\'s name); event_types is an unknown extra property and ignored',
+    spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'The reference schema lists the filter as `events` (array of string; omitted presumably means all)' },
+  },
+  {
+    id: 'v1.webhooks/terminal-only',
+    description: 'only run.completed and run.failed are delivered, no other run event',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Full list of webhook event types: not shown.' },
+  },
+  {
+    id: 'v1.webhooks/event-type-field',
+    description: 'the delivery body names its event type in event_type, not type',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.' },
+  },
+] as const satisfies readonly VariantDefinition[];
