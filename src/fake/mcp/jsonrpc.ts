@@ -15,7 +15,7 @@ import { callToolParams } from '../../contract/mcp/tools.ts';
 import { parseJson } from '../../util/json.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
-import { withExtraProperties } from './extra-properties.ts';
+import { withExtraMembers } from './extra-members.ts';
 import { writeJson } from './respond.ts';
 import type { McpSession } from './session-store.ts';
 import { FAKE_TOOLS, toolListing } from './tools.ts';
@@ -75,7 +75,7 @@ export class ResponseFactory {
 
   /** A result; the variant adds members to the result objects the tools area builds. */
   toolResult(id: RequestId, result: Record<string, unknown>, where: string): Record<string, unknown> {
-    return this.result(id, this.fake.variants.has('mcp.jsonrpc/extra-properties') ? withExtraProperties(result, where) : result);
+    return this.result(id, this.fake.variants.has('mcp.jsonrpc/extra-properties') ? withExtraMembers(result, where) : result);
   }
 }
 

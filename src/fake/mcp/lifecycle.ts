@@ -3,7 +3,7 @@ import { initializeParams, MCP_REVISION } from '../../contract/mcp/lifecycle.ts'
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
-import { withExtraProperties } from './extra-properties.ts';
+import { withExtraMembers } from './extra-members.ts';
 import { accepts, writeJson } from './respond.ts';
 import type { McpSession } from './session-store.ts';
 import { newSessionId, sessionHeaders } from './session.ts';
@@ -41,7 +41,7 @@ function initializeResult(fake: FakeContext, protocolVersion: string): Record<st
   // "instructions" is optional; the variant with other capabilities leaves it out.
   if (!fake.variants.has('mcp.lifecycle/other-capabilities')) result.instructions = 'Reference fake of /mcp: the tools echo and add have no side effects.';
   if (fake.faults.has('mcp.lifecycle.initialize-result/no-server-info')) delete result.serverInfo;
-  return fake.variants.has('mcp.lifecycle/extra-properties') ? withExtraProperties(result, 'InitializeResult') : result;
+  return fake.variants.has('mcp.lifecycle/extra-properties') ? withExtraMembers(result, 'InitializeResult') : result;
 }
 
 /** `initialize`, sent on its own: a new session, its id in the response header. */

@@ -33,6 +33,7 @@ export interface V1ProblemOptions {
 function statusOf(fake: FakeContext, status: number, code: ErrorCode): number {
   if (status === 400 && code === 'invalid_request' && fake.variants.has('v1.errors/invalid-request-422')) return 422;
   if (status === 401 && code === 'authentication_failed' && fake.variants.has('v1.errors/authentication-403')) return 403;
+  if (status === 403 && code === 'authorization_failed' && fake.variants.has('v1.errors/authorization-401')) return 401;
   return status;
 }
 

@@ -14,6 +14,11 @@ export const v1ErrorsVariants = [
     spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
   },
   {
+    id: 'v1.errors/authorization-401',
+    description: 'authorization_failed (a key without the scope) is answered 401 instead of 403 (RFC 6750 gives 403 for insufficient_scope only as a SHOULD)',
+    spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
+  {
     id: 'v1.errors/minimal-problem',
     description: 'problems carry only the required members: no detail, instance, requestId, retryAfterMs or fieldErrors',
     spec: { document: DOC, section: 'Errors', quote: '| detail | string | no | max 2048 chars |' },
