@@ -17,10 +17,20 @@ function fewerModelRuns(profile: Profile): Profile {
   return { ...profile, safety: { ...profile.safety, modelRuns: 5 } };
 }
 
+/**
+ * Variants the clean run never reaches, and why: the fake asks for them only on a path no rule takes.
+ * Every other variant must be taken (the fake bent for it) in its run, or that run proved nothing.
+ */
+const NEVER_REACHED: Readonly<Record<string, string>> = {
+  'mcp.lifecycle/initialized-required': 'no rule sends a request other than ping before notifications/initialized; the variant stands guard against one that would',
+};
+
 describe.concurrent('clean run under every legal variant', () => {
   it.each(VARIANTS.map((v) => [v.id] as const))('%s: every gating rule of its surface passes or does not apply', async (id) => {
     const surface = id.split('.')[0] as 'v8' | 'v1' | 'mcp';
-    const { results, report } = await certify({ variants: [id as VariantId], surfaces: [surface], seed: 13, adjustEmbeddedProfile: fewerModelRuns });
+    const { results, report, variantsTaken } = await certify({ variants: [id as VariantId], surfaces: [surface], seed: 13, adjustEmbeddedProfile: fewerModelRuns });
+    if (id in NEVER_REACHED) expect(variantsTaken, `listed in NEVER_REACHED, yet the fake bent for ${id}: take it off the list`).toEqual([]);
+    else expect(variantsTaken, 'the fake never bent for this variant during the run: the run proved nothing about it').toEqual([id]);
     const wrong = results.filter((r) => r.rule.level !== 'observation' && r.verdict !== 'pass' && r.verdict !== 'not-applicable').map((r) => `${r.rule.id}: ${r.verdict}: ${r.reason?.split('\n')[0]}`);
     expect(wrong).toEqual([]);
     expect(report.target.variants).toEqual([id]);

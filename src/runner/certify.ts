@@ -79,6 +79,8 @@ export interface Certification {
   redactor?: Redactor;
   /** Set when the first probe failed: what happened, for the user. Every rule is then `inconclusive`. */
   firstProbeFailure?: string;
+  /** Only for the embedded fake: the variants it bent for during the run (a variant never taken proved nothing). */
+  variantsTaken?: VariantId[];
 }
 
 export const DEFAULT_DEADLINE_MS = 30 * 60_000;
@@ -198,6 +200,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     });
     const certification: Certification = { report, results, redactor };
     if (firstProbeFailure !== undefined) certification.firstProbeFailure = redactor.text(firstProbeFailure.message);
+    if (fake) certification.variantsTaken = fake.context.variants.taken();
     return certification;
   } finally {
     clearTimeout(deadline);

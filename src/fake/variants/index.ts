@@ -76,15 +76,24 @@ export function conflictsOf(ids: readonly VariantId[]): string | undefined {
 
 export class VariantSet {
   private readonly on: ReadonlySet<string>;
+  private readonly bent = new Set<VariantId>();
   constructor(ids: Iterable<VariantId> = []) {
     this.on = new Set(ids);
   }
 
+  /** Asked where the fake would bend: a true answer is remembered, so a run can show each variant was taken. */
   has(id: VariantId): boolean {
-    return this.on.has(id);
+    const on = this.on.has(id);
+    if (on) this.bent.add(id);
+    return on;
   }
 
   get size(): number {
     return this.on.size;
+  }
+
+  /** The variants the fake has bent for so far: one that is on but missing here changed nothing. */
+  taken(): VariantId[] {
+    return [...this.bent];
   }
 }
