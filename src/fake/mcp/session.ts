@@ -65,6 +65,7 @@ export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, calle
   if (fake.variants.has('mcp.session/no-sessions')) return statelessSession(sessions, caller.principal);
   if (id === undefined) {
     if (fake.faults.has('mcp.session.missing-400/served-without-session')) return sessions.ephemeral(caller.principal);
+    if (fake.variants.has('mcp.session/missing-404')) return refuse(fake, r, 404, SESSION_NOT_FOUND, `Not Found: send the ${SESSION_HEADER} header that initialize returned.`);
     return refuse(fake, r, 400, BAD_REQUEST, `Bad Request: send the ${SESSION_HEADER} header that initialize returned.`);
   }
   const session = sessions.get(id);

@@ -110,7 +110,7 @@ export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefu
     writeProblem(fake, r.res, 403, 'entitlement_failed', { detail: 'This API key is over its rate limit.', retryable: false });
     return false;
   }
-  const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited-retry-after/no-retry-after') ? {} : { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
+  const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited-retry-after/no-retry-after') || fake.variants.has('v1.errors/no-retry-after') ? {} : { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
   const retryable = !fake.faults.has('v1.errors.rate-limited/not-retryable') && !(decision.refused > 3 && fake.faults.has('load.v1.rate-limit.429-shape/retryable-false-under-burst'));
   writeProblem(fake, r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable, retryAfterMs: decision.retryAfterMs, headers });
   return false;

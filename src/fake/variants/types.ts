@@ -12,4 +12,9 @@ export interface VariantDefinition {
   spec: { document: SpecDocument; section: string; quote: string };
   /** Variants that take another choice at the same point. */
   excludes?: readonly string[];
+  /**
+   * SHOULD rules whose recommendation this variant does not follow. Not following a SHOULD is legal:
+   * those rules fail as warnings and the gate stays green (it gates only with `--strict`).
+   */
+  departsFrom?: readonly string[];
 }

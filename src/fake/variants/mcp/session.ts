@@ -11,6 +11,16 @@ export const mcpSessionVariants = [
     },
   },
   {
+    id: 'mcp.session/missing-404',
+    description: 'a request without Mcp-Session-Id, on a server that requires one, is answered 404 Not Found instead of the recommended 400',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Session Management',
+      quote: 'Servers that require a session ID SHOULD respond to requests without an `Mcp-Session-Id` header (other than initialization) with HTTP 400 Bad Request.',
+    },
+    departsFrom: ['mcp.session.missing-400'],
+  },
+  {
     id: 'mcp.session/no-sessions',
     description: 'no Mcp-Session-Id is assigned at initialization; every request is served without one (a stateless server)',
     spec: { document: 'mcp-2025-03-26', section: 'Transports > Session Management', quote: 'A server using the Streamable HTTP transport MAY assign a session ID at initialization time' },

@@ -19,6 +19,12 @@ export const v1ErrorsVariants = [
     spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
   },
   {
+    id: 'v1.errors/no-retry-after',
+    description: 'a 429 carries retryAfterMs in the problem but no Retry-After header (the seed only expects one)',
+    spec: { document: DOC, section: 'Errors', quote: 'A numeric `Retry-After` header is expected alongside it.' },
+    departsFrom: ['v1.errors.rate-limited-retry-after'],
+  },
+  {
     id: 'v1.errors/minimal-problem',
     description: 'problems carry only the required members: no detail, instance, requestId, retryAfterMs or fieldErrors',
     spec: { document: DOC, section: 'Errors', quote: '| detail | string | no | max 2048 chars |' },
