@@ -42,7 +42,10 @@ export function buildProgram(): Command {
     .command('variants')
     .description('List the legal alternatives the reference fake can take (docs/legal-variation.md has the table).')
     .action(() => {
-      for (const v of VARIANTS) console.log(`${v.id}\n    ${v.description}\n    "${v.spec.quote}" (${v.spec.document}, ${v.spec.section})`);
+      for (const v of VARIANTS) {
+        console.log(`${v.id}\n    ${v.description}\n    "${v.spec.quote}" (${v.spec.document}, ${v.spec.section})`);
+        if ('departsFrom' in v) console.log(`    does not follow the SHOULD of ${v.departsFrom.join(', ')} (a warning; the gate stays green)`);
+      }
       console.log(`${VARIANTS.length} variants`);
     });
 
