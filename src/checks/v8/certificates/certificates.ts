@@ -2,9 +2,11 @@
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { worldCertificate, certificatesResponse } from '../../../contract/v8/certificates.ts';
-import { holder, listingItems, PATHS } from '../support/read.ts';
+import { holder, judgeListingShape, listingItems, type ListingNames, observeListingForm, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:world:read'] } });
+
+const CERTIFICATES: ListingNames = { name: 'world certificates', key: 'certificates', item: 'certificate' };
 
 async function readCertificates(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.certificates, credential: holder(ctx, 'world:read'), label: 'list world certificates' });
@@ -21,13 +23,7 @@ export const certificatesShape = rule({
       'horizon | string | ISO 8601 UTC; furthest time the knowledge is expected valid … expiresAt | string | ISO 8601 UTC; after it the gateway does not use the certificate for planning … healthState | string | `healthy`, `degraded`, `unavailable`, `quarantined` … issuedAt | string | ISO 8601 UTC',
   },
   async check(ctx: CheckContext) {
-    const { res, listing } = await readCertificates(ctx);
-    ctx.check(res.status === 200, `world certificates answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `world certificates answered content-type "${res.contentType}", expected application/json`);
-    if (!listing) ctx.fail('the certificates payload is neither an object with a certificates array nor an array');
-    ctx.observe('certificates returned', listing.items.length);
-    if (listing.items.length === 0) ctx.untestable('world certificates listed no certificate, so no certificate\'s fields were judged: certify a deployment (or give the primary credential a scope) that has at least one');
-    for (const [i, certificate] of listing.items.entries()) ctx.checkShape(worldCertificate, certificate, `certificate #${i + 1}`, res);
+    judgeListingShape(ctx, await readCertificates(ctx), CERTIFICATES, worldCertificate, 'world certificates listed no certificate, so no certificate\'s fields were judged: certify a deployment (or give the primary credential a scope) that has at least one');
   },
 });
 
@@ -40,10 +36,7 @@ export const certificatesPayloadForm = rule({
     quote: 'The response is an object `{certificates: [...]}`. The prose and SDK call the payload an array.',
   },
   async check(ctx: CheckContext) {
-    const { res, listing } = await readCertificates(ctx);
-    ctx.check(res.status === 200, `world certificates answered ${res.status}, expected 200`);
-    ctx.expect(listing !== undefined, 'the certificates payload is neither an object with a certificates array nor an array');
-    ctx.observe('certificates payload form', listing?.form);
+    observeListingForm(ctx, await readCertificates(ctx), CERTIFICATES);
   },
 });
 

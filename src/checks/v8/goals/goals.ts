@@ -2,9 +2,11 @@
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { contextGoal, goalsResponse } from '../../../contract/v8/goals.ts';
-import { holder, listingItems, PATHS } from '../support/read.ts';
+import { holder, judgeListingShape, listingItems, type ListingNames, observeListingForm, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:context:read'] } });
+
+const GOALS: ListingNames = { name: 'context goals', key: 'goals', item: 'goal' };
 
 async function readGoals(ctx: CheckContext) {
   const res = await ctx.http.send({ method: 'GET', path: PATHS.goals, credential: holder(ctx, 'context:read'), label: 'list context goals' });
@@ -20,13 +22,7 @@ export const goalsShape = rule({
     quote: 'status | string | `active`, `paused`, `archived` … priority | string | `critical`, `high`, `medium`, `low` … createdAt | string | ISO 8601 UTC … updatedAt | string | ISO 8601 UTC',
   },
   async check(ctx: CheckContext) {
-    const { res, listing } = await readGoals(ctx);
-    ctx.check(res.status === 200, `context goals answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `context goals answered content-type "${res.contentType}", expected application/json`);
-    if (!listing) ctx.fail('the goals payload is neither an object with a goals array nor an array');
-    ctx.observe('goals returned', listing.items.length);
-    if (listing.items.length === 0) ctx.untestable('context goals listed no goal, so no goal\'s fields were judged: give the primary principal at least one goal (see fixtures.v8.goalCompartments)');
-    for (const [i, goal] of listing.items.entries()) ctx.checkShape(contextGoal, goal, `goal #${i + 1}`, res);
+    judgeListingShape(ctx, await readGoals(ctx), GOALS, contextGoal, 'context goals listed no goal, so no goal\'s fields were judged: give the primary principal at least one goal (see fixtures.v8.goalCompartments)');
   },
 });
 
@@ -36,10 +32,7 @@ export const goalsPayloadForm = rule({
   level: 'observation',
   spec: { section: 'Resources > Context goal', quote: 'The response is an object `{goals: [...]}`. The prose calls the payload an array.' },
   async check(ctx: CheckContext) {
-    const { res, listing } = await readGoals(ctx);
-    ctx.check(res.status === 200, `context goals answered ${res.status}, expected 200`);
-    ctx.expect(listing !== undefined, 'the goals payload is neither an object with a goals array nor an array');
-    ctx.observe('goals payload form', listing?.form);
+    observeListingForm(ctx, await readGoals(ctx), GOALS);
   },
 });
 
