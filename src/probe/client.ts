@@ -193,7 +193,7 @@ export class ProbeClient implements Http {
       res = await request(url, { method: req.method, headers, body, dispatcher: this.options.dispatcher, headersTimeout: timeout, bodyTimeout: timeout, signal });
       const responseHeaders = flattenHeaders(res.headers);
       this.learnSecrets(responseHeaders);
-      const contentType = mediaTypeOf(responseHeaders);
+      const contentType = contentTypeOf(responseHeaders);
       const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
       const text = decodeBody(raw.bytes, raw.truncated, contentType);
       const json = parseJson(text.text);
@@ -232,7 +232,7 @@ export class ProbeClient implements Http {
     }
     const responseHeaders = flattenHeaders(res.headers);
     this.learnSecrets(responseHeaders);
-    const contentType = mediaTypeOf(responseHeaders);
+    const contentType = contentTypeOf(responseHeaders);
     const redactedResponseHeaders = this.options.redactor.headers(responseHeaders);
     if (!contentType.startsWith('text/event-stream')) {
       // Not a stream: the rule judges the content type at once. An error body arrives with its
@@ -296,6 +296,6 @@ export class ProbeClient implements Http {
 }
 
 /** Media types and their parameters' names are case-insensitive (RFC 9110, 8.3.1): checks compare lowercase. */
-function mediaTypeOf(headers: Readonly<Record<string, string | undefined>>): string {
+function contentTypeOf(headers: Readonly<Record<string, string | undefined>>): string {
   return (headers['content-type'] ?? '').toLowerCase();
 }

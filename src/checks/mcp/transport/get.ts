@@ -52,7 +52,7 @@ export const getStreamOr405 = mcpRule({
   },
   async check(ctx: CheckContext) {
     await getEndpoint(ctx, (res) => {
-      const stream = res.status >= 200 && res.status < 300 && res.contentType.toLowerCase().startsWith('text/event-stream');
+      const stream = res.status >= 200 && res.status < 300 && res.contentType.startsWith('text/event-stream');
       ctx.expect(stream || res.status === 405, `GET ${mcpPath(ctx)} answered ${res.status}${res.contentType ? ` (${res.contentType})` : ''}, expected an SSE stream (text/event-stream) or 405`);
       ctx.observe('GET on the MCP endpoint', stream ? 'SSE stream' : 405);
     });
