@@ -30,7 +30,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.session.delete-terminates': DELETE_404(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
-    'mcp.batch.answer-array': { verdict: 'not-applicable', sentence: 'Sending Messages to the Server: on an SSE stream "These responses MAY be batched", so one event per response is legal.' },
+    'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
     'mcp.batch.empty': EMPTY_BATCH(),
     'mcp.transport.origin': ORIGIN(),
     'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
@@ -43,7 +43,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.session.delete-terminates': NO_SESSIONS(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
-    'mcp.batch.answer-array': { verdict: 'not-applicable', sentence: 'Sending Messages to the Server: on an SSE stream "These responses MAY be batched", so one event per response is legal.' },
+    'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
     'mcp.batch.empty': EMPTY_BATCH(),
     'mcp.transport.origin': ORIGIN(),
     'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
@@ -97,6 +97,9 @@ function NO_EVENT_IDS() {
     verdict: 'not-applicable' as const,
     sentence: 'Resumability and Redelivery: "Servers MAY attach an id field to their SSE events … If present, the ID MUST be globally unique"; without an EventStore the SDK sends no ids, so uniqueness has nothing to judge (it used to pass vacuously).',
   };
+}
+function ONE_EVENT_PER_RESPONSE() {
+  return { verdict: 'not-applicable' as const, sentence: 'Sending Messages to the Server: on an SSE stream "These responses MAY be batched", so one event per response is legal.' };
 }
 function NO_SESSIONS() {
   return { verdict: 'not-applicable' as const, sentence: 'Session Management: "A server using the Streamable HTTP transport MAY assign a session ID at initialization time"; the stateless peer assigns none.' };
