@@ -18,7 +18,7 @@ import { HARNESS_VERSION, redactorFor, type Certification } from '../runner/cert
 import type { RuleResult } from '../rule/index.ts';
 import { runRules, selectRules } from '../runner/run.ts';
 import { startFront, type ActiveScenario } from './front.ts';
-import { CLIENT_SESSION, clientRules } from './rules.ts';
+import { CLIENT_RULES, CLIENT_SESSION, clientRules } from './rules.ts';
 import { scenarioByName, type ScenarioName } from './scenarios.ts';
 import type { ClientSession } from './session.ts';
 
@@ -98,7 +98,7 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
   const startedAt = new Date();
   const fake = await startFake();
   const profile = embeddedProfile(fake);
-  const redactor = redactorFor(profile);
+  const redactor = redactorFor(profile, CLIENT_RULES);
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(1);
   const front = await startFront({ fake, port: options.port }).catch(async (error: unknown) => {

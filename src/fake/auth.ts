@@ -7,14 +7,36 @@ export interface FakeCaller {
   expired: boolean;
 }
 
-/** The fake's tokens: random per fake instance, so no token is ever written down. */
+/** The /v1 key prefix the seed requires; the fake's other prefixes are its own choice. */
+const REQUIRED_PREFIX = 'service_sk_';
+
+/**
+ * The fake's tokens: random per fake instance, so no token is ever written down. Given `words`,
+ * tokens are built from them instead (`oauth-missions-session-…`), as OAuth deployments often do:
+ * the tests of the redactor certify with such tokens to show that words shared with the
+ * descriptions are never taken for secrets.
+ */
 export class TokenRegistry {
   private readonly tokens = new Map<string, FakeCaller>();
 
+  private readonly words: readonly string[] | undefined;
+
+  constructor(words?: readonly string[]) {
+    this.words = words;
+  }
+
   issue(prefix: string, caller: Omit<FakeCaller, 'scopes'> & { scopes: Iterable<string> }): string {
-    const token = `${prefix}${randomBytes(18).toString('base64url')}`;
+    const token = this.words ? `${prefix === REQUIRED_PREFIX ? prefix : 'oauth-'}${this.wordsFor(this.tokens.size)}` : `${prefix}${randomBytes(18).toString('base64url')}`;
     this.tokens.set(token, { ...caller, scopes: new Set(caller.scopes) });
     return token;
+  }
+
+  /** Four words for the n-th token, its digits in base `words.length`: distinct for every token issued. */
+  private wordsFor(n: number): string {
+    const words = this.words!;
+    const picked: string[] = [];
+    for (let i = 0, rest = n; i < 4; i += 1, rest = Math.floor(rest / words.length)) picked.push(words[(rest + i * 3) % words.length]!);
+    return picked.join('-');
   }
 
   /** The caller behind an `Authorization: Bearer` header, or undefined when there is none or it is unknown. */

@@ -53,6 +53,8 @@ export interface FakeBehaviour {
   /** Legal alternatives to take where the seeds or MCP leave a choice open (src/fake/variants). */
   variants?: Iterable<VariantId>;
   config?: Partial<FakeConfig>;
+  /** Build the issued tokens from these words rather than random bytes (TokenRegistry). */
+  tokenWords?: readonly string[];
 }
 
 /** What every surface module of the fake shares. */
@@ -73,7 +75,7 @@ export function createFakeContext(behaviour: FakeBehaviour = {}): FakeContext {
   return {
     faults: new FaultSet(behaviour.faults),
     variants: new VariantSet(behaviour.variants),
-    tokens: new TokenRegistry(),
+    tokens: new TokenRegistry(behaviour.tokenWords),
     config: { ...DEFAULT_FAKE_CONFIG, ...behaviour.config },
     runEvents: new EventEmitter(),
     lifecycle: new Lifecycle(),

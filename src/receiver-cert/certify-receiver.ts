@@ -7,6 +7,7 @@ import { TransportError, type Rule } from '../rule/index.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { createDispatcher } from '../probe/client.ts';
 import { parseProfile, ProfileError } from '../profile/load.ts';
+import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { buildReport } from '../reports/model.ts';
 import { HARNESS_VERSION, probeFor, TargetUnreachable, type Certification } from '../runner/certify.ts';
@@ -51,6 +52,7 @@ export async function certifyReceiver(options: ReceiverOptions): Promise<Certifi
   const profile = parseProfile({ target: url.toString(), safety: { requestTimeoutMs: options.requestTimeoutMs ?? 5_000, requestBudget: 200, concurrency: 2 } }, 'receiver');
   const redactor = new Redactor();
   redactor.add(options.secret, 'signing-secret');
+  redactor.protect(ownTextOf(options.rules ?? receiverRules));
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const probe = probeFor(profile, redactor, budget, dispatcher);

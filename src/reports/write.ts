@@ -26,7 +26,10 @@ export interface OutputRedactor {
   text(input: string): string;
 }
 
-/** Every string in the report, redacted; the digest is taken again over what is written. */
+/** What a rule of the report is by apicert's own words, never by the target's: kept as written. */
+const OWN_RULE_FIELDS = new Set(['id', 'title', 'surface', 'level', 'destructive', 'spec', 'verdict']);
+
+/** Every string in the report that can hold the target's text, redacted; the digest is taken again over what is written. */
 export function redactReport(report: Report, redactor: OutputRedactor): Report {
   const walk = (value: unknown): unknown => {
     if (typeof value === 'string') return redactor.text(value);
@@ -34,7 +37,9 @@ export function redactReport(report: Report, redactor: OutputRedactor): Report {
     if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactor.text(k), walk(v)]));
     return value;
   };
-  const { digest: _digest, ...body } = walk(report) as Report;
+  const rule = (r: Report['rules'][number]) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, OWN_RULE_FIELDS.has(k) ? v : walk(v)]));
+  const { digest: _digest, ...rest } = report;
+  const body = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'rules' ? report.rules.map(rule) : walk(v)])) as Omit<Report, 'digest'>;
   return { ...body, digest: digestOf(body) };
 }
 

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import pkg from '../../package.json' with { type: 'json' };
 import { RULES } from '../registry.ts';
-import { type Rule, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
+import { type Rule, type RuleMeta, type RuleResult, type Surface, type TargetInfo, TransportError } from '../rule/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FaultId } from '../fake/faults/index.ts';
 import type { VariantId } from '../fake/variants/index.ts';
@@ -11,6 +11,7 @@ import { RequestBudget } from '../probe/budget.ts';
 import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.ts';
 import { Stopped } from '../probe/transport.ts';
 import type { Profile } from '../profile/schema.ts';
+import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
 import { buildReport, type Report } from '../reports/model.ts';
@@ -87,9 +88,11 @@ export const DEFAULT_DEADLINE_MS = 30 * 60_000;
 /** How long shutdown waits for connections, the receiver and the fake before dropping them. */
 const SHUTDOWN_GRACE_MS = 1_000;
 
-export function redactorFor(profile: Profile): Redactor {
+/** The run's redactor: every credential of the profile hidden, apicert's own text (`rules`' ids, quotes, the profile's field names) kept. */
+export function redactorFor(profile: Profile, rules: readonly RuleMeta[] = RULES): Redactor {
   const redactor = new Redactor();
   for (const c of profile.credentials) redactor.add(c.token, `token:${c.name}`);
+  redactor.protect(ownTextOf(rules, profile));
   return redactor;
 }
 
@@ -146,7 +149,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
-  const redactor = redactorFor(profile);
+  const redactor = redactorFor(profile, options.rules ?? RULES);
   options.onRedactor?.(redactor);
   for (const warning of redactor.warnings) options.onWarning?.(warning);
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;

@@ -8,7 +8,7 @@ describe('Redactor', () => {
   const tokenChars = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~+/='.split(''));
   const secretArb = fc.string({ unit: tokenChars, minLength: 8, maxLength: 64 });
 
-  it('redacts a secret and every 12-character run of it, in every form a target may reflect, whatever surrounds it', () => {
+  it('redacts a secret and every run of it that identifies it, in every form a target may reflect, whatever surrounds it', () => {
     fc.assert(
       fc.property(secretArb, fc.string(), fc.string(), fc.nat(40), (secret, before, after, cut) => {
         const r = new Redactor();
@@ -21,10 +21,84 @@ describe('Redactor', () => {
           Buffer.from(`Authorization: Bearer ${secret}`).toString('base64'),
           Buffer.from(`${before}:${secret}`).toString('base64url'),
           `partial ${secret.slice(start, start + 12)} run`,
+          `half ${secret.slice(0, Math.ceil(secret.length / 2) + 1)}`,
         ].join('\n');
         expect(leaksOf(r.text(reflected), secret)).toEqual([]);
       }),
     );
+  });
+
+  it('redacts any 12-character run of a random-looking secret', () => {
+    const r = new Redactor();
+    const secret = 'k3J9xQpLm2ZtV7wR0aYb4Nc8';
+    r.add(secret, 'token:random');
+    for (let i = 0; i + 12 <= secret.length; i += 1) expect(r.text(`a ${secret.slice(i, i + 12)} b`)).toBe('a «redacted:token:random» b');
+  });
+
+  describe('a secret built from ordinary words', () => {
+    const words = ['capabilities', 'missions', 'principal', 'session', 'webhooks', 'certificates', 'deliveries', 'memory', 'goals', 'traces', 'skills', 'oauth', 'alice', 'read', 'write', 'no'];
+    const wordSecret = fc.array(fc.constantFrom(...words), { minLength: 3, maxLength: 6 }).chain((ws) => fc.constantFrom('-', '_', '.').map((sep) => ws.join(sep)));
+
+    it('keeps the words that occur inside it, and redacts it whole and any half of it that joins two words, in every form', () => {
+      fc.assert(
+        fc.property(wordSecret, fc.nat(), (secret, cut) => {
+          const r = new Redactor();
+          r.add(secret, 'token:words');
+          const prose = 'v8.capabilities.search.ok: "capabilities": {"tools": {}}, missions and sessions, the principal of a webhooks delivery';
+          expect(r.text(prose)).toBe(prose);
+          // The longest word is at most 12 characters: a piece of 14 or more joins two words.
+          const half = Math.max(14, Math.ceil(secret.length / 2));
+          fc.pre(half < secret.length);
+          const at = cut % (secret.length - half + 1);
+          const reflected = [
+            `Bearer ${secret}`,
+            `x=${encodeURIComponent(secret)}`,
+            JSON.stringify({ echo: secret }),
+            Buffer.from(`Authorization: Bearer ${secret}`).toString('base64'),
+            `truncated ${secret.slice(at, at + half)}…`,
+          ].join('\n');
+          const out = r.text(reflected);
+          expect(leaksOf(out, secret)).toEqual([]);
+          expect(out).not.toContain(secret.slice(at, at + half));
+        }),
+      );
+    });
+
+    it('keeps a word of it that is shorter than half of it, wherever it stands', () => {
+      const r = new Redactor();
+      r.add('oauth-alice-no-capabilities-read', 'token:alice');
+      expect(r.text('GET /v8/capabilities/search: {"capabilities":{"read":true}} no-capabilities')).toBe('GET /v8/capabilities/search: {"capabilities":{"read":true}} no-capabilities');
+      expect(r.text('echo oauth-alice-no-capabilities-read!')).toBe('echo «redacted:token:alice»!');
+      expect(r.text('echo no-capabilities-read')).toBe('echo «redacted:token:alice»');
+      const short = new Redactor();
+      short.add('read-no-capabilities', 'token:short');
+      expect(short.text('v8.capabilities.search.ok')).toBe('v8.capabilities.search.ok');
+      expect(short.text('no-capabilities')).toBe('«redacted:token:short»');
+    });
+
+    it('redacts a word-built secret of 8 to 11 characters only as a whole token', () => {
+      const r = new Redactor();
+      r.add('missions', 'token:m');
+      expect(r.text('/v8/missions?x=1 and Bearer missions')).toBe('/v8/«redacted:token:m»?x=1 and Bearer «redacted:token:m»');
+      expect(r.text('submissions, missionsX')).toBe('submissions, missionsX');
+    });
+  });
+
+  it("never rewrites apicert's own text where it stands whole, and still redacts the secret elsewhere", () => {
+    const r = new Redactor();
+    r.add('capabilities', 'token:word');
+    r.protect(['v8.capabilities.search.ok', 'A capability search returns manifests']);
+    expect(r.text('rule v8.capabilities.search.ok failed')).toBe('rule v8.capabilities.search.ok failed');
+    expect(r.text('echo: capabilities')).toBe('echo: «redacted:token:word»');
+  });
+
+  it('stays linear on a periodic secret against a long periodic body', () => {
+    const r = new Redactor();
+    r.add('a'.repeat(40), 'token:periodic');
+    const started = performance.now();
+    const out = r.text('a'.repeat(400_000));
+    expect(out).toBe('«redacted:token:periodic»');
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   it('redacts a secret under 8 characters only as a whole token, and warns about it', () => {

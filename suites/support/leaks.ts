@@ -1,17 +1,29 @@
 /**
  * Finds a secret in output in any form a target may have reflected it in, independently of the
  * redactor: the text as is, URL-decoded, JSON-unescaped, and every base64 or base64url run decoded
- * at each alignment. A leak is the whole secret or any 12-character run of it (for a secret under
- * 8 characters: the secret as a whole token, as is or JSON-escaped, which is all apicert promises
- * for a secret that short).
+ * at each alignment. A leak is the whole secret or any run of it that identifies it (12 characters
+ * or more, and random-looking or at least half the secret: `identifiesSecret`, the promise the
+ * redactor keeps). For a secret under 8 characters: the secret as a whole token, as is or
+ * JSON-escaped, which is all apicert promises for a secret that short.
  */
-const RUN = 12;
+import { identifiesSecret, isWordLike, SECRET_RUN as RUN } from '../../src/redact/fragments.ts';
 
-function runsOf(secret: string): string[] {
-  if (secret.length <= RUN) return [secret];
-  const out: string[] = [];
-  for (let i = 0; i + RUN <= secret.length; i += 1) out.push(secret.slice(i, i + RUN));
-  return out;
+/** Whether `view` shares with `secret` a run that identifies it: every 12-character seed, followed both ways. */
+function sharesIdentifyingRun(view: string, secret: string): boolean {
+  if (secret.length < RUN) return isWordLike(secret) ? hasWholeToken(view, secret) : view.includes(secret);
+  for (let offset = 0; offset + RUN <= secret.length; offset += 1) {
+    const seed = secret.slice(offset, offset + RUN);
+    for (let at = view.indexOf(seed); at !== -1; at = view.indexOf(seed, at + 1)) {
+      let start = at;
+      let from = offset;
+      while (start > 0 && from > 0 && view[start - 1] === secret[from - 1]) [start, from] = [start - 1, from - 1];
+      let end = at + RUN;
+      let to = offset + RUN;
+      while (end < view.length && to < secret.length && view[end] === secret[to]) [end, to] = [end + 1, to + 1];
+      if (identifiesSecret(view.slice(start, end), secret.length)) return true;
+    }
+  }
+  return false;
 }
 
 function hasWholeToken(text: string, token: string): boolean {
@@ -60,7 +72,7 @@ export function leaksOf(text: string, secret: string): string[] {
   ];
   const found = new Set<string>();
   for (const [form, view] of secret.length < 8 ? views.slice(0, 1) : views) {
-    if (secret.length < 8 ? hasWholeToken(view, secret) : runsOf(secret).some((r) => view.includes(r))) found.add(form);
+    if (secret.length < 8 ? hasWholeToken(view, secret) : sharesIdentifyingRun(view, secret)) found.add(form);
   }
   return [...found];
 }
