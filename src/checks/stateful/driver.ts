@@ -212,6 +212,6 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
       value: lastFailure.steps.map((s, i) => `${i + 1}. ${s.title}`),
     }, lastFailure.exchange);
   }
-  if (commands === 0) ctx.untestable(`no command ran within safety.modelRequests = ${bounds.requests} and safety.modelTimeMs = ${bounds.timeMs}: raise them`);
+  if (commands === 0) ctx.untestable({ need: 'setting', name: 'safety.modelRequests and safety.modelTimeMs', remedy: `no command ran within ${bounds.requests} requests and ${bounds.timeMs} ms: raise them` });
   ctx.observe('sequences run', { sequences, commands, requests: budget.used, interrupted: details.interrupted }, `seed ${details.seed}; bounds: ${bounds.runs} sequences, ${bounds.commands} commands, ${bounds.timeMs} ms, ${bounds.requests} requests`);
 }

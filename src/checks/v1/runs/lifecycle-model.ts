@@ -11,7 +11,7 @@ import { answer, sameAnswer, summary, type Answer } from '../../stateful/answers
 import { ModelCommand, pauses, PickCommand, sendInSchedulerOrder, type Real } from '../../stateful/driver.ts';
 import { EventLog } from '../../stateful/event-log.ts';
 import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
-import { readPath, tampered } from './approve.ts';
+import { APPROVAL_MISSING, readPath, tampered } from './approve.ts';
 
 const READ_MS = 200;
 const HEADERS_MS = 1_000;
@@ -392,7 +392,7 @@ export function runCommands(): Array<fc.Arbitrary<fc.AsyncCommand<RunsModel, Rea
 export function runsModel(ctx: CheckContext): RunsModel {
   const tasks = ctx.profile.fixtures.v1.tasks;
   const approval = ctx.profile.fixtures.v1.approval;
-  if (!approval) ctx.untestable('the spec does not show where a parked run exposes its action_digest: set fixtures.v1.approval (event kind and digestField)');
+  if (!approval) ctx.untestable(APPROVAL_MISSING);
   const fixtures: RunsModel['fixtures'] = { parks: taskBody(ctx, 'parks') };
   if (tasks.completes) fixtures.completes = taskBody(ctx, 'completes');
   return { fixtures, approval: { event: approval.event, digestField: approval.digestField, decision: approval.approveDecision }, terminal: terminalKinds(ctx), runs: [], step: 0 };

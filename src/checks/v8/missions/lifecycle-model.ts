@@ -442,7 +442,7 @@ export function missionCommands(): Array<fc.Arbitrary<fc.AsyncCommand<MissionsMo
 
 export function missionsModel(ctx: CheckContext): MissionsModel {
   const fixtures = ctx.profile.fixtures.v8.missions;
-  if (!fixtures.waits) ctx.untestable('the profile has no fixtures.v8.missions.waits: give a create body for a mission that stays waiting until cancelled');
+  if (!fixtures.waits) ctx.untestable({ need: 'fixture', path: 'v8.missions.waits', remedy: 'give a create body for a mission that stays waiting until cancelled' });
   const chosen: MissionsModel['fixtures'] = { waits: fixtures.waits };
   if (fixtures.succeeds) chosen.succeeds = fixtures.succeeds;
   return { fixtures: chosen, missions: [], step: 0 };
