@@ -17,7 +17,7 @@ export const RECEIVER_SECRET = serviceKey<string>('receiver-secret');
 
 function secretOf(ctx: CheckContext): string {
   const secret = ctx.service(RECEIVER_SECRET);
-  if (!secret) ctx.untestable({ need: 'setting', name: 'APICERT_WEBHOOK_SECRET', remedy: 'no signing secret: export it in APICERT_WEBHOOK_SECRET (or the variable named by --secret-env)' });
+  if (!secret) ctx.untestable({ need: 'setting', name: 'APICERT_WEBHOOK_SECRET', remedy: 'no signing secret: export the receiver\'s secret in it (or in the variable named by --secret-env)' });
   return secret;
 }
 
