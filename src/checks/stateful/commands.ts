@@ -11,11 +11,11 @@ import type { EventLog } from './event-log.ts';
 import type { Transcript } from './transcript.ts';
 
 /** How many things one sequence makes at most, and their labels in messages. */
-export const MAX_MADE = 3;
+const MAX_MADE = 3;
 const LABELS = 'ABC';
 
 /** The generated index a command picks its thing by. */
-export const pickIndex = (): fc.Arbitrary<number> => fc.nat({ max: MAX_MADE - 1 });
+const pickIndex = (): fc.Arbitrary<number> => fc.nat({ max: MAX_MADE - 1 });
 
 export type Command<M extends object> = fc.AsyncCommand<M, Real>;
 
@@ -204,7 +204,7 @@ export function racing<M extends Stepped, T extends { label: string }, Op extend
  * Sends operations at once, released in the order the fast-check scheduler picks (the target
  * sees them overlap); the transcript records that order.
  */
-export async function sendInSchedulerOrder<Op extends string, R>(s: fc.Scheduler, ops: readonly Op[], send: (op: Op, i: number) => Promise<R>, transcript: Transcript): Promise<R[]> {
+async function sendInSchedulerOrder<Op extends string, R>(s: fc.Scheduler, ops: readonly Op[], send: (op: Op, i: number) => Promise<R>, transcript: Transcript): Promise<R[]> {
   const pending = ops.map((op, i) => s.schedule(Promise.resolve(), `${op}#${i + 1}`).then(() => send(op, i)));
   await s.waitIdle();
   const answers = await Promise.all(pending);
