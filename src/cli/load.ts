@@ -83,7 +83,7 @@ async function resolveTarget(opts: { profile?: string; target?: string; faults?:
     return { env: { ...userEnv(), ...envFromProfile(profile) }, report: { baseUrl: profile.target, kind: 'remote' } };
   }
   // The embedded fake, with its /v8 limiter on and a ramp short enough to reach both limits.
-  const fake = await startFake({ faults: opts.faults ?? [], config: { v8RateLimit: { perWindow: 30, windowMs: 1_000 } } });
+  const fake = await startFake({ faults: opts.faults ?? [], config: { rateLimits: { v8: { default: { requests: 30, windowSeconds: 1 } } } } });
   const env: Env = { APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', ...userEnv(), ...envFromProfile(embeddedProfile(fake)) };
   const report: Report['target'] = { baseUrl: fake.baseUrl, kind: 'embedded-fake' };
   if (opts.faults?.length) report.faults = opts.faults;

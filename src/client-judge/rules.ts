@@ -22,7 +22,7 @@ export const CLIENT_SESSION = serviceKey<ClientSession>('client-session');
 
 function sessionOf(ctx: CheckContext): ClientSession {
   const session = ctx.service(CLIENT_SESSION);
-  if (!session) ctx.untestable('no client session was recorded for this rule');
+  if (!session) ctx.inconclusive('no client session was recorded for this rule');
   return session;
 }
 
@@ -65,7 +65,7 @@ function showEvidence(ctx: CheckContext, exchanges: readonly RecordedExchange[])
 function bent(ctx: CheckContext, what: string): { session: ClientSession; ex: RecordedExchange } {
   const session = sessionOf(ctx);
   const ex = session.exchanges.find((e) => e.adversity !== undefined);
-  if (!ex) ctx.untestable(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)`);
+  if (!ex) ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)`);
   return { session, ex };
 }
 
@@ -109,7 +109,7 @@ export const clientRules: readonly ClientRule[] = [
     v1('Endpoints > Rules', 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again.'),
     async (ctx) => {
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
-      const runId = cut.runId ?? ctx.untestable('the cut stream carried no run_id before the cut, so no readback can be matched to it');
+      const runId = cut.runId ?? ctx.inconclusive('the cut stream carried no run_id before the cut, so no readback can be matched to it');
       const later = after(session, cut);
       const first = later.find((ex) => isAttemptOf(cut)(ex) || readsRun(ex, runId));
       showEvidence(ctx, [cut, ...later.slice(0, 20)]);
@@ -152,7 +152,7 @@ export const clientRules: readonly ClientRule[] = [
     v1('Errors > Rules; Limits', 'A numeric `Retry-After` header is expected alongside it. … Use 60 seconds as the retry hint when no `Retry-After` is given.'),
     (ctx) =>
       judgeRetryDelay(ctx, (refused) => {
-        const seconds = Number(refused.responseHeaders?.['retry-after'] ?? ctx.untestable('the 429 carried no Retry-After'));
+        const seconds = Number(refused.responseHeaders?.['retry-after'] ?? ctx.inconclusive('the 429 carried no Retry-After'));
         return { minimumMs: seconds * 1000, hint: `Retry-After: ${seconds}` };
       }),
   ),
@@ -220,7 +220,7 @@ export const clientRules: readonly ClientRule[] = [
         session.exchanges.find((ex) => ex.status === 409 && ex.headers['last-event-id'] !== undefined) ??
         (session.exchanges.some((ex) => ex.adversity !== undefined)
           ? ctx.notApplicable('the client did not resume the cut mission stream with Last-Event-ID, so no 409 was given')
-          : ctx.untestable('the client never followed a /v8 mission event stream'));
+          : ctx.inconclusive('the client never followed a /v8 mission event stream'));
       const next = after(session, refusal).find((ex) => ex.method === 'GET' && pathOf(ex) === pathOf(refusal));
       showEvidence(ctx, [refusal, ...(next ? [next] : [])]);
       ctx.expect(next !== undefined, `after the 409 on ${pathOf(refusal)} the client never re-fetched the stream`);
@@ -236,7 +236,7 @@ export const clientRules: readonly ClientRule[] = [
     async (ctx) => {
       const session = sessionOf(ctx);
       const v8Requests = session.exchanges.filter((ex) => pathOf(ex).startsWith('/v8/'));
-      if (v8Requests.length === 0) ctx.untestable('the client sent no /v8 request');
+      if (v8Requests.length === 0) ctx.inconclusive('the client sent no /v8 request');
       const missions = v8Requests.filter((ex) => ex.method === 'POST' && pathOf(ex) === '/v8/missions');
       showEvidence(ctx, v8Requests.slice(0, 10));
       ctx.observe('missions sent to the other contract version', missions.length, '"can check" is not a must: this rule never gates');

@@ -1,6 +1,7 @@
 /** The traceability matrix as data: each unit with the rules that judge it or the reason none can. */
 import { RULES } from '../registry.ts';
-import { MAPPING } from './map.ts';
+import { derivedMapping } from './derive.ts';
+import { MAPPING, type UnitMapping } from './map.ts';
 import { REASONS, type ReasonCode } from './reasons.ts';
 import { allUnits, type SpecUnit } from './units.ts';
 
@@ -23,10 +24,24 @@ export interface Matrix {
   counts: Record<UnitStatus, number> & { total: number };
 }
 
+/** Each unit's mapping: the rules that quote it, then those the hand-written table adds, and its reason. */
+export function unitMappings(units: readonly SpecUnit[]): Map<string, UnitMapping> {
+  const derived = derivedMapping(units, RULES);
+  const out = new Map<string, UnitMapping>();
+  for (const unit of units) {
+    const written = MAPPING[unit.id];
+    const rules = [...new Set([...(derived.get(unit.id) ?? []), ...(written?.rules ?? [])])];
+    if (!rules.length && !written) continue;
+    out.set(unit.id, { ...(rules.length ? { rules } : {}), ...(written?.reason ? { reason: written.reason } : {}) });
+  }
+  return out;
+}
+
 export function buildMatrix(units: SpecUnit[] = allUnits()): Matrix {
   const levels = new Map(RULES.map((r) => [r.id, r.level]));
+  const mappings = unitMappings(units);
   const out: MatrixUnit[] = units.map((unit) => {
-    const mapping = MAPPING[unit.id];
+    const mapping = mappings.get(unit.id);
     const rules = [...(mapping?.rules ?? [])];
     const unknownRules = rules.filter((id) => !levels.has(id));
     const reasonCode = mapping?.reason ?? null;

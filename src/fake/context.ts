@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { TokenRegistry } from './auth.ts';
 import { FaultSet, type FaultId } from './faults/index.ts';
+import { DEFAULT_RATE_LIMITS, mergeRateLimits, RateLimiter, type RateLimits, type RateLimitsInput } from './rate-limit.ts';
 import { VariantSet, type VariantId } from './variants/index.ts';
 
 /** A /v1 run event, published by the run engine so other parts of the fake (webhooks) can react. */
@@ -20,25 +21,23 @@ export interface FakeConfig {
    * would reject them: only the harness's own loopback receiver. Every other URL is judged by the rules.
    */
   webhookAllowedOrigins: string[];
-  /** Requests per key per window before /v1 answers 429. */
-  v1RateLimitPerWindow: number;
-  v1RateLimitWindowMs: number;
+  /**
+   * Rate-limit tiers, per surface: a default tier and tiers by /v1 credential name (the embedded
+   * profile's) or by /v8 principal, each `{ requests, windowSeconds }` (src/fake/rate-limit.ts, the
+   * one limiter). By default only the probes are limited: /v1 `v1-rate-probe` (120 a minute, and
+   * `v1-limiter-down` whose limiter is down), /v8 `principal-rate-probe` (10 a minute).
+   */
+  rateLimits: RateLimits;
   /** How many of a mission's most recent events a /v8 resume may name ("Size or duration of the replay window: not shown"). */
   v8ReplayWindow: number;
-  /** Mission creates per minute of the low-tier probe principal before /v8 answers 429. */
-  v8RateLimitPerWindow: number;
   /** Whether /v8 also redacts values that are sensitive only by shape (bearer, PEM, API-key strings) under neutral fields. */
   v8RedactsByShape: boolean;
-  /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
-  v8RateLimit?: { perWindow: number; windowMs: number };
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   webhookAllowedOrigins: [],
-  v1RateLimitPerWindow: 120,
-  v1RateLimitWindowMs: 60_000,
+  rateLimits: DEFAULT_RATE_LIMITS,
   v8ReplayWindow: 1000,
-  v8RateLimitPerWindow: 10,
   v8RedactsByShape: true,
 };
 
@@ -52,10 +51,13 @@ export interface FakeBehaviour {
   faults?: Iterable<FaultId>;
   /** Legal alternatives to take where the seeds or MCP leave a choice open (src/fake/variants). */
   variants?: Iterable<VariantId>;
-  config?: Partial<FakeConfig>;
+  config?: FakeConfigInput;
   /** Build the issued tokens from these words rather than random bytes (TokenRegistry). */
   tokenWords?: readonly string[];
 }
+
+/** What a fake is configured with: any field of FakeConfig, and rate limits given per surface, added to the defaults. */
+export type FakeConfigInput = Partial<Omit<FakeConfig, 'rateLimits'>> & { rateLimits?: RateLimitsInput };
 
 /** What every surface module of the fake shares. */
 export interface FakeContext {
@@ -65,6 +67,8 @@ export interface FakeContext {
   variants: VariantSet;
   tokens: TokenRegistry;
   config: FakeConfig;
+  /** The one rate limiter of both surfaces, under `config.rateLimits`. */
+  rateLimiter: RateLimiter;
   /** `run` events: RunEventNotice. */
   runEvents: EventEmitter<{ run: [RunEventNotice] }>;
   /** Timers and open streams registered here are cleared when the fake closes. */
@@ -72,11 +76,13 @@ export interface FakeContext {
 }
 
 export function createFakeContext(behaviour: FakeBehaviour = {}): FakeContext {
+  const config: FakeConfig = { ...DEFAULT_FAKE_CONFIG, ...behaviour.config, rateLimits: mergeRateLimits(DEFAULT_RATE_LIMITS, behaviour.config?.rateLimits) };
   return {
     faults: new FaultSet(behaviour.faults),
     variants: new VariantSet(behaviour.variants),
     tokens: new TokenRegistry(behaviour.tokenWords),
-    config: { ...DEFAULT_FAKE_CONFIG, ...behaviour.config },
+    config,
+    rateLimiter: new RateLimiter(config.rateLimits),
     runEvents: new EventEmitter(),
     lifecycle: new Lifecycle(),
   };

@@ -5,7 +5,7 @@
  */
 import { resolveRole } from '../profile/roles.ts';
 import type { Profile } from '../profile/schema.ts';
-import type { RuleMeta } from '../rule/index.ts';
+import { describePrerequisite, type Prerequisite, type RuleMeta } from '../rule/index.ts';
 
 export interface PlanEnvironment {
   /** The target is the embedded fake: its receiver and its loopback origin are provided by the run. */
@@ -16,8 +16,10 @@ export interface RulePlan {
   id: string;
   title: string;
   level: RuleMeta['level'];
-  /** `run`: every declared need is met; `untestable`: `missing` says what to add. */
+  /** `run`: every declared need is met; `untestable`: `prerequisites` says what is missing. */
   status: 'run' | 'untestable';
+  prerequisites: Prerequisite[];
+  /** What to add, in words, one per prerequisite. */
   missing: string[];
   mutates: boolean;
 }
@@ -44,33 +46,30 @@ export function receiverMissing(profile: Profile, env: PlanEnvironment): string 
   return 'the profile has no fixtures.webhooks.publicReceiverUrl and receiverListen: give a public HTTPS URL (a tunnel or ingress you run) that forwards to the port apicert listens on (receiverListen: { host, port })';
 }
 
-/** What the profile lacks for this rule, each with what to add; empty when the rule can run. */
-export function missingNeeds(rule: RuleMeta, profile: Profile, env: PlanEnvironment): string[] {
-  const missing: string[] = [];
-  if (rule.destructive === 'mutate' && !profile.safety.allowMutations) {
-    missing.push('the rule creates or changes state and the profile sets safety.allowMutations: false');
-  }
+/** What the profile lacks for this rule; empty when the rule can run. */
+export function missingNeeds(rule: RuleMeta, profile: Profile, env: PlanEnvironment): Prerequisite[] {
+  const missing: Prerequisite[] = [];
+  if (rule.destructive === 'mutate' && !profile.safety.allowMutations) missing.push({ need: 'mutations' });
   for (const role of rule.needs.credentials ?? []) {
     const resolved = resolveRole(profile, role);
-    if (!resolved.credential) missing.push(`credential ${role}: ${resolved.missing}`);
+    if (!resolved.credential) missing.push({ need: 'credential', role, remedy: resolved.missing ?? 'no credential of the profile fits it' });
   }
   for (const path of rule.needs.fixtures ?? []) {
-    if (fixtureAt(profile.fixtures, path) === undefined) missing.push(`fixture fixtures.${path} is not set`);
+    if (fixtureAt(profile.fixtures, path) === undefined) missing.push({ need: 'fixture', path });
   }
   if (rule.needs.receiver) {
     const why = receiverMissing(profile, env);
-    if (why) missing.push(`webhook receiver: ${why}`);
+    if (why) missing.push({ need: 'receiver', remedy: why });
   }
-  if (rule.needs.bursts && !profile.safety.allowRateLimitBursts) {
-    missing.push('the rule sends bursts up to the rate limit: set safety.allowRateLimitBursts: true (and rateLimitBurstMax)');
-  }
+  if (rule.needs.bursts && !profile.safety.allowRateLimitBursts) missing.push({ need: 'bursts' });
   return missing;
 }
 
 export function planRun(rules: readonly RuleMeta[], profile: Profile, env: PlanEnvironment): RunPlan {
   const planned = rules.map((rule): RulePlan => {
-    const missing = missingNeeds(rule, profile, env);
-    return { id: rule.id, title: rule.title, level: rule.level, status: missing.length ? 'untestable' : 'run', missing, mutates: rule.destructive === 'mutate' && missing.length === 0 };
+    const prerequisites = missingNeeds(rule, profile, env);
+    const runs = prerequisites.length === 0;
+    return { id: rule.id, title: rule.title, level: rule.level, status: runs ? 'run' : 'untestable', prerequisites, missing: prerequisites.map(describePrerequisite), mutates: rule.destructive === 'mutate' && runs };
   });
   return {
     rules: planned,

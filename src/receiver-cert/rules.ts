@@ -17,7 +17,7 @@ export const RECEIVER_SECRET = serviceKey<string>('receiver-secret');
 
 function secretOf(ctx: CheckContext): string {
   const secret = ctx.service(RECEIVER_SECRET);
-  if (!secret) ctx.untestable('no signing secret: export it in APICERT_WEBHOOK_SECRET (or the variable named by --secret-env)');
+  if (!secret) ctx.untestable({ need: 'setting', name: 'APICERT_WEBHOOK_SECRET', remedy: 'no signing secret: export the receiver\'s secret in it (or in the variable named by --secret-env)' });
   return secret;
 }
 
@@ -32,7 +32,7 @@ const ok = (status: number) => status >= 200 && status < 300;
 /** Rules that judge a variation need the receiver to take an ordinary delivery first. */
 async function acceptedFirst(ctx: CheckContext, options: DeliveryOptions = {}): Promise<Delivery> {
   const { delivery, response } = await deliver(ctx, options, 'a valid delivery');
-  if (!ok(response.status)) ctx.untestable(`the receiver answered ${response.status} to a valid signed delivery, so this rule has nothing to compare with (see receiver.v1.webhooks.accepts-valid)`);
+  if (!ok(response.status)) ctx.inconclusive(`setup failed: the receiver answered ${response.status} to a valid signed delivery, so this rule has nothing to compare with (see receiver.v1.webhooks.accepts-valid)`);
   return delivery;
 }
 
@@ -100,7 +100,7 @@ export const receiverRules: readonly Rule[] = [
   rule('receiver.v1.webhooks.ordering', 'deliveries of one run arriving out of sequence order are both accepted', 'observation', 'A receiver orders events within one `run_id` by `sequence`.', async (ctx) => {
     const runId = newRunId();
     const { response: later } = await deliver(ctx, { runId, sequence: 2 }, 'sequence 2 first');
-    if (!ok(later.status)) ctx.untestable(`the receiver answered ${later.status} to a valid signed delivery (see receiver.v1.webhooks.accepts-valid)`);
+    if (!ok(later.status)) ctx.inconclusive(`setup failed: the receiver answered ${later.status} to a valid signed delivery (see receiver.v1.webhooks.accepts-valid)`);
     const { response: earlier } = await deliver(ctx, { runId, sequence: 1 }, 'then sequence 1');
     ctx.observe('statuses for sequence 2 then 1', [later.status, earlier.status], 'the order the receiver applies is not observable from outside; delivery "may arrive out of order", so both must be taken');
     ctx.expect(ok(later.status) && ok(earlier.status), `out-of-order deliveries of one run got ${later.status} and ${earlier.status}; both must be accepted and ordered by the receiver`);

@@ -8,7 +8,7 @@ import { SECRET_SIGHTINGS } from './redactor.ts';
  */
 export function judgeSightings(ctx: CheckContext, prefixes: readonly string[], surfaceName: string): void {
   const sightings = ctx.service(SECRET_SIGHTINGS);
-  if (!sightings) ctx.untestable(ctx.serviceMissing(SECRET_SIGHTINGS) ?? 'the run keeps no record of secret sightings');
+  if (!sightings) ctx.untestable({ need: 'service', name: SECRET_SIGHTINGS.name, remedy: ctx.serviceMissing(SECRET_SIGHTINGS) ?? 'the run keeps no record of secret sightings' });
   const mine = sightings.filter((s) => prefixes.some((p) => s.path.startsWith(p)));
   const seen = new Set<string>();
   for (const s of mine) {

@@ -2,6 +2,7 @@ import type { Arbitrary } from 'fast-check';
 import type { z } from 'zod';
 import type { Credential, Profile } from '../profile/schema.ts';
 import type { Http } from './exchange.ts';
+import type { Prerequisite } from './prerequisite.ts';
 import type { ApiSurface, Observation, RuleMeta } from './types.ts';
 
 export interface TargetInfo {
@@ -61,10 +62,10 @@ export interface CheckContext {
   checkShape<S extends z.ZodType>(schema: S, value: unknown, what: string, on?: Decider): z.infer<S> | undefined;
   fail(message: string, on?: Decider): never;
   /**
-   * Only for a named prerequisite the profile lacks (a fixture, a credential, a safety switch, a
-   * capability); the reason says which and how to add it.
+   * Only for a prerequisite the profile or the run lacks (a fixture, a credential, a safety switch,
+   * the receiver), as a value: the verdict's reason is written from it.
    */
-  untestable(reason: string): never;
+  untestable(missing: Prerequisite): never;
   /**
    * The rule cannot be judged and no prerequisite is missing: the target broke a setup step
    * ("setup failed: ... answered X"), or a bound ran out. Gates (exit 3).

@@ -7,6 +7,7 @@ export { serviceKey } from './context.ts';
 export { defineRule, section, type RuleDeclaration, type SectionDefaults } from './define.ts';
 export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
 export { CheckFailure, Inconclusive, NotApplicable, TransportError, Untestable } from './outcome.ts';
+export { describePrerequisite, type Prerequisite } from './prerequisite.ts';
 export type { RuleResult } from './result.ts';
 export type { Rule } from './rule.ts';
 export * from './types.ts';

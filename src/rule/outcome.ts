@@ -1,3 +1,4 @@
+import { describePrerequisite, type Prerequisite } from './prerequisite.ts';
 import type { Counterexample } from './types.ts';
 
 /** Thrown by a check when the target broke the rule. */
@@ -13,9 +14,14 @@ export class CheckFailure extends Error {
   }
 }
 
-/** Thrown when a fixture, credential or capability the check needs is missing; the message says which. */
+/** Thrown when a prerequisite the check needs is missing: `missing` says which, the message is written from it. */
 export class Untestable extends Error {
   override readonly name = 'Untestable';
+  readonly missing: Prerequisite;
+  constructor(missing: Prerequisite) {
+    super(describePrerequisite(missing));
+    this.missing = missing;
+  }
 }
 
 /** Thrown when the rule does not apply to this target (e.g. the server chose an optional behaviour it did not use). */

@@ -15,6 +15,7 @@ import {
   type Counterexample,
   type Decider,
   type Observation,
+  type Prerequisite,
   type PropertyOptions,
   type Rule,
   type ServiceKey,
@@ -146,8 +147,8 @@ export class RunContext implements CheckContext {
     throw new CheckFailure(message, undefined, this.decidingExchange(on));
   }
 
-  untestable(reason: string): never {
-    throw new Untestable(reason);
+  untestable(missing: Prerequisite): never {
+    throw new Untestable(missing);
   }
 
   inconclusive(reason: string): never {
@@ -205,7 +206,7 @@ export class RunContext implements CheckContext {
   credential(role: string): Credential {
     this.rolesRequested.add(role);
     const { credential, missing } = resolveRole(this.profile, role);
-    if (!credential) this.untestable(missing ?? `no credential fits the role ${role}`);
+    if (!credential) this.untestable({ need: 'credential', role, remedy: missing ?? 'no credential of the profile fits it' });
     return credential;
   }
 

@@ -1,4 +1,4 @@
-import { CheckFailure, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, describePrerequisite, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
@@ -77,15 +77,6 @@ export function vacuousPass(assertions: number, evidence: readonly EvidenceEntry
 }
 
 /**
- * `untestable` is for a prerequisite the profile lacks, and the reason names it. Anything else a
- * check calls untestable (a setup step the target broke, say) could not be judged: inconclusive.
- */
-export function namesPrerequisite(reason: string): boolean {
-  if (/^setup failed/i.test(reason)) return false;
-  return /fixtures\.|safety\.|credential|profile|receiver|token|key\b|signing secret/i.test(reason);
-}
-
-/**
  * Runs one rule's check and turns how it ended into a verdict; nothing else decides a verdict. The
  * check's deadline, the run's deadline and an interrupt abort the requests it has in flight.
  */
@@ -103,7 +94,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake' });
   if (missing.length > 0) {
     verdict = 'untestable';
-    reason = missing.join('; ');
+    reason = missing.map(describePrerequisite).join('; ');
   } else {
     const timeoutMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
     const timer = setTimeout(() => controller.abort(new Stopped(`the check did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
@@ -148,9 +139,8 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
         // Cases already judged failing stand, whatever stopped the check afterwards.
         verdict = 'fail';
         reason = `${describeCases(ctx.cases, ctx.casesOmitted)}; the check then stopped: ${error instanceof Error ? error.message : String(error)}`;
-      } else if (error instanceof Untestable) {
-        verdict = namesPrerequisite(error.message) ? 'untestable' : 'inconclusive';
-      } else if (error instanceof NotApplicable) verdict = 'not-applicable';
+      } else if (error instanceof Untestable) verdict = 'untestable';
+      else if (error instanceof NotApplicable) verdict = 'not-applicable';
       else if (error instanceof Inconclusive) verdict = 'inconclusive';
       else {
         verdict = 'inconclusive';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { derivedMapping, quotes } from '../../src/coverage/derive.ts';
 import { buildMatrix } from '../../src/coverage/matrix.ts';
 import { MAPPING } from '../../src/coverage/map.ts';
 import { REASONS } from '../../src/coverage/reasons.ts';
-import { splitUnits } from '../../src/coverage/units.ts';
+import { allUnits, splitUnits, type SpecUnit } from '../../src/coverage/units.ts';
 import { RULES } from '../../src/registry.ts';
 
 // Every sentence of the seeds is judged by a rule, recorded by an observation rule, or carries the
@@ -50,5 +51,33 @@ describe('traceability matrix', () => {
       ['rule', 'v8:errors-rules:1'],
       ['bullet', 'v8:errors-rules:a-bullet'],
     ]);
+  });
+
+  // The hand-written table and the rules' quotes must never tell two stories about one unit.
+  it('derives from the quotes what they say, and the written table never disagrees with it', () => {
+    const units = allUnits();
+    const derived = derivedMapping(units, RULES);
+    expect(derived.size).toBeGreaterThan(100);
+    const disagreements = units.flatMap((u) => {
+      const written = MAPPING[u.id];
+      if (!written) return [];
+      const quoting = derived.get(u.id) ?? [];
+      const out: string[] = [];
+      if (written.reason && quoting.length) out.push(`${u.id}: written as ${written.reason}, yet ${quoting.join(', ')} quote it`);
+      for (const id of written.rules ?? []) if (quoting.includes(id)) out.push(`${u.id}: ${id} quotes it, so the written entry repeats the derived one`);
+      return out;
+    });
+    expect(disagreements).toEqual([]);
+  });
+
+  it('counts a quote that joins sentences with "…" as each of them, and never derives an error cell', () => {
+    const rule = RULES.find((r) => r.id === 'v8.missions.lifecycle.model')!;
+    const sentence = (text: string): SpecUnit => ({ id: 'u', document: rule.spec.document, section: 's', kind: 'sentence', text });
+    expect(quotes(rule, sentence('A signal to a mission in a terminal state gives `409`.'))).toBe(true);
+    expect(quotes(rule, sentence('Events after a terminal event are informational only, not state-changing.'))).toBe(true);
+    expect(quotes(rule, sentence('A signal to a mission gives `409`.'))).toBe(false);
+    expect(quotes(rule, { ...sentence('A signal to a mission in a terminal state gives `409`.'), document: 'v1-execution-fabric.md' })).toBe(false);
+    const row = RULES.find((r) => r.id === 'v8.traces.get.unknown-404')!;
+    expect(quotes(row, { id: 'c', document: row.spec.document, section: 'Errors', kind: 'error-cell', text: '`GET /v8/traces/{traceId}` | `401`' })).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import { RULES } from '../../src/registry.ts';
 import { defineRule, type CheckContext } from '../../src/rule/index.ts';
 import { emptyCounts, gateOf } from '../../src/reports/model.ts';
 import { certify } from '../../src/runner/certify.ts';
-import { closestRuleIds, EmptySelection, namesPrerequisite, selectRules } from '../../src/runner/run.ts';
+import { closestRuleIds, EmptySelection, selectRules } from '../../src/runner/run.ts';
 
 const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
 
@@ -90,17 +90,15 @@ describe('untestable only for a named missing prerequisite', () => {
     }
   });
 
-  it('a check that calls "setup failed" untestable, or names no prerequisite, gets inconclusive', async () => {
-    expect(namesPrerequisite('setup failed: initialize answered HTTP 500')).toBe(false);
-    expect(namesPrerequisite('the target went quiet')).toBe(false);
-    expect(namesPrerequisite('the profile has no fixtures.mcp.safeTool: name a tool')).toBe(true);
+  it('untestable comes only from a missing prerequisite as a value; the reason is written from it', async () => {
     const rules = [
-      probeRule('setup', async (ctx) => ctx.untestable('setup failed: the create answered 500')),
-      probeRule('vague', async (ctx) => ctx.untestable('nothing to see')),
-      probeRule('named', async (ctx) => ctx.untestable('the profile has no fixtures.v8.skillId: give one')),
+      probeRule('setup', async (ctx) => ctx.inconclusive('setup failed: the create answered 500')),
+      probeRule('named', async (ctx) => ctx.untestable({ need: 'fixture', path: 'v8.skillId', remedy: 'give one' })),
+      probeRule('role', async (ctx) => ctx.untestable({ need: 'credential', role: 'v8:expired', remedy: 'add an expired token' })),
     ];
     const { results } = await certify({ rules, seed: 1 });
-    expect(results.map((r) => r.verdict)).toEqual(['inconclusive', 'inconclusive', 'untestable']);
+    expect(results.map((r) => r.verdict)).toEqual(['inconclusive', 'untestable', 'untestable']);
+    expect(results.slice(1).map((r) => r.reason)).toEqual(['fixture fixtures.v8.skillId is not set: give one', 'credential v8:expired: add an expired token']);
   });
 
   it('--allow-untestable never turns a run in which no required rule passed into exit 0', () => {

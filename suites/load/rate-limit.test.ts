@@ -1,13 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ABSENT_MISSION_ID, credentialOf, loadConfig, rampRate, untestableRules } from '../../src/load/config.ts';
 import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/load/scenarios/rate-limit.ts';
+import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
+import { V1_RATE_PROBE_KEY } from '../../src/fake/rate-limit.ts';
 import { catchRows } from './catches.ts';
 import { fakeTarget, summarise, verdictOf, type Target } from './support.ts';
 
 // The fake's probe tier allows 10 requests per window here, so a burst of 24 requests crosses it.
-const V1_LIMIT = { v1RateLimitPerWindow: 10, v1RateLimitWindowMs: 60_000 };
-const V8_LIMIT = { v8RateLimit: { perWindow: 10, windowMs: 60_000 } };
+const V1_LIMIT: FakeConfigInput = { rateLimits: { v1: { credentials: { [V1_RATE_PROBE_KEY]: { requests: 10, windowSeconds: 60 } } } } };
+const V8_LIMIT: FakeConfigInput = { rateLimits: { v8: { default: { requests: 10, windowSeconds: 60 } } } };
 
 let target: Target | undefined;
 afterEach(async () => {
@@ -36,7 +38,7 @@ async function v1Ramp(faults: FaultId[] = [], withLimiterDown = true) {
   return summary;
 }
 
-async function v8Ramp(faults: FaultId[] = [], fakeConfig: object = V8_LIMIT) {
+async function v8Ramp(faults: FaultId[] = [], fakeConfig: FakeConfigInput = V8_LIMIT) {
   target = await fakeTarget(faults, fakeConfig);
   const t = target;
   let probes = 0;

@@ -6,7 +6,7 @@ import type { LoadScript } from '../../src/load/rules.ts';
 import { emptySummary, record, verdictsOf, type LoadRuleResult, type LoadSummary } from '../../src/load/summary.ts';
 import type { LoadRequest, LoadResponse, StepResult, Transport } from '../../src/load/transport.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
-import type { FakeConfig } from '../../src/fake/context.ts';
+import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 
@@ -38,7 +38,7 @@ export interface Target {
   transport: FetchTransport;
 }
 
-export async function fakeTarget(faults: FaultId[] = [], fakeConfig: Partial<FakeConfig> = {}, env: Record<string, string> = {}): Promise<Target> {
+export async function fakeTarget(faults: FaultId[] = [], fakeConfig: FakeConfigInput = {}, env: Record<string, string> = {}): Promise<Target> {
   const fake = await startFake({ faults, config: fakeConfig });
   const config = loadConfig({ ...envFromProfile(embeddedProfile(fake)), ...env });
   return { fake, config, transport: new FetchTransport() };

@@ -86,10 +86,10 @@ describe('every failing case of a rule', () => {
   it('stays fail when a check that already found failing cases then lacks a fixture', async () => {
     const result = await run(async (ctx) => {
       ctx.check(false, 'first case broken');
-      ctx.untestable('the profile has no second key');
+      ctx.untestable({ need: 'credential', role: 'v1:other-principal', remedy: 'add a second key' });
     });
     expect(result.verdict).toBe('fail');
-    expect(result.reason).toMatch(/^first case broken; the check then stopped: the profile has no second key/);
+    expect(result.reason).toMatch(/^first case broken; the check then stopped: credential v1:other-principal: add a second key/);
   });
 
   it('passes only when every case held, and never on a check that judged nothing', async () => {

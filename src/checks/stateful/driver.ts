@@ -74,43 +74,6 @@ class Pause<M extends Stepped> extends ModelCommand<M> {
   }
 }
 
-/** A command on one of the things a sequence made (a mission, a run), picked by a generated index. */
-export abstract class PickCommand<M extends Stepped, T extends { label: string }> extends ModelCommand<M> {
-  protected readonly n: number;
-  protected abstract readonly noun: string;
-  constructor(n: number) {
-    super();
-    this.n = n;
-  }
-  protected abstract items(model: Readonly<M>): readonly T[];
-  check(model: Readonly<M>): boolean {
-    return this.items(model).length > 0;
-  }
-  protected picked(model: Readonly<M>): T {
-    const items = this.items(model);
-    return items[this.n % items.length]!;
-  }
-  /** Counts the step, and titles it with what it does to which one. */
-  protected target(model: M, real: Real, verb: string): T {
-    model.step += 1;
-    const item = this.picked(model);
-    real.transcript.retitle(`${verb} ${this.noun} ${item.label}`);
-    return item;
-  }
-}
-
-/**
- * Sends operations at once, released in the order the fast-check scheduler picks (the target
- * sees them overlap); the transcript records that order.
- */
-export async function sendInSchedulerOrder<Op extends string, R>(s: fc.Scheduler, ops: readonly Op[], send: (op: Op, i: number) => Promise<R>, transcript: Transcript): Promise<R[]> {
-  const pending = ops.map((op, i) => s.schedule(Promise.resolve(), `${op}#${i + 1}`).then(() => send(op, i)));
-  await s.waitIdle();
-  const answers = await Promise.all(pending);
-  transcript.schedule(s.report().map((t) => t.label).join(' -> '));
-  return answers;
-}
-
 export function pauses<M extends Stepped>(): fc.Arbitrary<fc.AsyncCommand<M, Real>> {
   return fc.constantFrom(20, 80, 200).map((ms) => new Pause<M>(ms));
 }
@@ -212,6 +175,6 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
       value: lastFailure.steps.map((s, i) => `${i + 1}. ${s.title}`),
     }, lastFailure.exchange);
   }
-  if (commands === 0) ctx.untestable(`no command ran within safety.modelRequests = ${bounds.requests} and safety.modelTimeMs = ${bounds.timeMs}: raise them`);
+  if (commands === 0) ctx.untestable({ need: 'setting', name: 'safety.modelRequests and safety.modelTimeMs', remedy: `no command ran within ${bounds.requests} requests and ${bounds.timeMs} ms: raise them` });
   ctx.observe('sequences run', { sequences, commands, requests: budget.used, interrupted: details.interrupted }, `seed ${details.seed}; bounds: ${bounds.runs} sequences, ${bounds.commands} commands, ${bounds.timeMs} ms, ${bounds.requests} requests`);
 }

@@ -14,5 +14,5 @@ export const loadFaults = [
   { id: 'load.v1.rate-limit.429-shape/retryable-false-under-burst', description: 'after three refusals in one window, 429s carry retryable:false' },
   { id: 'load.v1.rate-limit.refusals-are-429/overload-500', description: 'after five refusals in one window, the limiter answers 500' },
   { id: 'load.v8.rate-limit.per-principal/global-bucket', description: 'the /v8 limiter counts every principal in one bucket' },
-  { id: 'load.v8.rate-limit.429-problem/plain-text', description: '/v8 429s are text/plain' },
+  { id: 'load.v8.rate-limit.429-problem/plain-text', description: 'after the first refusal in a window, /v8 429s are text/plain' },
 ] as const satisfies readonly FaultDefinition[];

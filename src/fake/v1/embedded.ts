@@ -2,20 +2,20 @@ import { APPROVAL_REQUIRED, taskScenarios } from '../../../scenarios/v1/runs.ts'
 import { V1_SCOPES } from '../../contract/v1/common.ts';
 import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
-import type { RateTier } from './rate-limit.ts';
+import { V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
 import { v1State } from './state.ts';
 
 /**
  * /v1 roles: full, read-only, no scopes, a second principal, another tenant, expired, and two keys
- * of the primary principal on special rate-limit tiers (a low one, and one whose limiter is down).
+ * of the primary principal on special rate-limit tiers (a low one, and one whose limiter is down:
+ * `FakeConfig.rateLimits.v1` gives tiers by these names).
  */
 export const v1Embedded: EmbeddedContributor = (fake) => {
-  const tiers = v1State(fake.context).tiers;
+  const keyNames = v1State(fake.context).keyNames;
   const credentials: NonNullable<ProfileInput['credentials']> = [];
-  const key = (name: string, who: { principal: string; tenant: string }, scopes: readonly string[], options: { expired?: boolean; tier?: RateTier } = {}) => {
-    const expired = options.expired ?? false;
+  const key = (name: string, who: { principal: string; tenant: string }, scopes: readonly string[], expired = false) => {
     const token = fake.context.tokens.issue('service_sk_', { ...who, scopes, expired });
-    if (options.tier) tiers.set(token, options.tier);
+    keyNames.set(token, name);
     credentials.push({ name, token, surfaces: ['v1'], scopes: [...scopes], principal: who.principal, tenant: who.tenant, expired });
   };
   const alice = { principal: 'v1-alice', tenant: 'tenant-a' };
@@ -24,9 +24,9 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
   key('v1-no-scopes', alice, []);
   key('v1-other-principal', { principal: 'v1-bob', tenant: 'tenant-a' }, V1_SCOPES);
   key('v1-other-tenant', { principal: 'v1-carol', tenant: 'tenant-b' }, V1_SCOPES);
-  key('v1-expired', alice, V1_SCOPES, { expired: true });
-  key('v1-rate-probe', alice, V1_SCOPES, { tier: 'probe' });
-  key('v1-limiter-down', alice, V1_SCOPES, { tier: 'unavailable' });
+  key('v1-expired', alice, V1_SCOPES, true);
+  key(V1_RATE_PROBE_KEY, alice, V1_SCOPES);
+  key(V1_LIMITER_DOWN_KEY, alice, V1_SCOPES);
   const tasks = Object.fromEntries(Object.entries(taskScenarios).map(([name, s]) => [name, s.request]));
   return {
     credentials,
@@ -34,8 +34,8 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
       v1: {
         tasks,
         approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: 'approved' },
-        rateLimitCredential: 'v1-rate-probe',
-        limiterUnavailableCredential: 'v1-limiter-down',
+        rateLimitCredential: V1_RATE_PROBE_KEY,
+        limiterUnavailableCredential: V1_LIMITER_DOWN_KEY,
       },
     },
   };

@@ -5,6 +5,7 @@ import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { ErrorCode, FieldError, V1Problem } from '../../contract/v1/problem.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
+import { retryAfterSeconds } from '../rate-limit.ts';
 import type { V1State } from './state.ts';
 
 const TITLES: Record<number, string> = {
@@ -92,7 +93,7 @@ export function bearerKey(r: RouteRequest): string {
 /** Applies the key's rate-limit tier; answers 429 or 503 itself. `onRefused` runs first (for the key-burning faults). */
 export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefused?: (status: 429 | 503) => void): boolean {
   const key = bearerKey(r);
-  const decision = state.limiter.take(key, state.tiers.get(key) ?? 'standard');
+  const decision = fake.rateLimiter.v1(key, state.keyNames.get(key));
   if (decision.kind === 'ok') return true;
   if (decision.kind === 'unavailable') {
     if (fake.faults.has('v1.errors.limiter-unavailable-503/fail-open')) return true;
@@ -110,7 +111,7 @@ export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefu
     writeProblem(fake, r.res, 403, 'entitlement_failed', { detail: 'This API key is over its rate limit.', retryable: false });
     return false;
   }
-  const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited-retry-after/no-retry-after') || fake.variants.has('v1.errors/no-retry-after') ? {} : { 'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))) };
+  const headers: Record<string, string> = fake.faults.has('v1.errors.rate-limited-retry-after/no-retry-after') || fake.variants.has('v1.errors/no-retry-after') ? {} : { 'retry-after': String(retryAfterSeconds(decision.retryAfterMs)) };
   const retryable = !fake.faults.has('v1.errors.rate-limited/not-retryable') && !(decision.refused > 3 && fake.faults.has('load.v1.rate-limit.429-shape/retryable-false-under-burst'));
   writeProblem(fake, r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable, retryAfterMs: decision.retryAfterMs, headers });
   return false;

@@ -1,6 +1,5 @@
 import type { FakeContext } from '../context.ts';
 import { IdempotencyStore } from '../idempotency.ts';
-import { RateLimiter, type RateTier } from './rate-limit.ts';
 import { RunEngine } from './runs/engine.ts';
 
 /** What an idempotency key remembers: a task answer, a turn run to replay, or (only under a fault) a refusal. */
@@ -12,10 +11,9 @@ export type StoredExecution =
 /** The /v1 part of one fake instance, shared by its routes and its embedded-profile contributor. */
 export interface V1State {
   engine: RunEngine;
-  limiter: RateLimiter;
   idempotency: IdempotencyStore<StoredExecution>;
-  /** Rate-limit tier per issued API key; keys not listed are `standard`. */
-  tiers: Map<string, RateTier>;
+  /** The embedded profile's credential name of each key it issued: the rate limiter's tiers are by name. */
+  keyNames: Map<string, string>;
   /** Authenticated /v1 requests per tenant, for the usage readback. */
   requests: Map<string, number>;
 }
@@ -27,9 +25,8 @@ export function v1State(fake: FakeContext): V1State {
   if (!state) {
     state = {
       engine: new RunEngine(fake),
-      limiter: new RateLimiter(fake.config.v1RateLimitPerWindow, fake.config.v1RateLimitWindowMs),
       idempotency: new IdempotencyStore(),
-      tiers: new Map(),
+      keyNames: new Map(),
       requests: new Map(),
     };
     states.set(fake, state);

@@ -4,13 +4,14 @@ import type { RouteRequest } from '../http.ts';
 import { writeProblem } from './errors.ts';
 import { echoedToken } from './redaction.ts';
 import { expiredTokensAccepted } from './missions/auth.ts';
-import { v8RateLimited } from './rate-limit.ts';
+import { v8RateLimited, type LimitBend } from './rate-limit.ts';
 
 /**
  * Authenticates and authorizes a /v8 request; on refusal it answers 401 or 403 itself and
- * returns undefined. `scope` undefined: any valid token will do.
+ * returns undefined. `scope` undefined: any valid token will do. A caller over its rate-limit tier
+ * is refused here too, after authorization (`limit` bends that refusal).
  */
-export function authorize(fake: FakeContext, r: RouteRequest, scope: string | undefined): FakeCaller | undefined {
+export function authorize(fake: FakeContext, r: RouteRequest, scope: string | undefined, limit: LimitBend = {}): FakeCaller | undefined {
   const caller = fake.tokens.lookup(r.header('authorization'));
   if (!caller) {
     writeProblem(fake, r.res, 401, 'unauthenticated', 'A valid bearer token is required: send Authorization: Bearer <token>.');
@@ -24,7 +25,7 @@ export function authorize(fake: FakeContext, r: RouteRequest, scope: string | un
     writeProblem(fake, r.res, 403, 'insufficient_scope', `This operation needs the scope ${scope}.`);
     return undefined;
   }
-  if (v8RateLimited(fake, r.res, caller)) return undefined;
+  if (v8RateLimited(fake, r.res, caller, limit)) return undefined;
   return caller;
 }
 

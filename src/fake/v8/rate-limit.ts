@@ -1,37 +1,32 @@
 /**
- * The /v8 per-principal limiter of the fake. The seed states one exists but gives no numbers, so
- * it is off unless `FakeConfig.v8RateLimit` sets a window: certification runs never meet it, load
- * runs find it (the v8-rate-limit script).
+ * How /v8 answers a principal over its rate-limit tier (the tiers and the counting are the fake's
+ * one limiter, src/fake/rate-limit.ts): 429 problem+json with Retry-After.
  */
 import type { ServerResponse } from 'node:http';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
-import { RateLimiter } from '../v1/rate-limit.ts';
+import { retryAfterSeconds } from '../rate-limit.ts';
 import { contractHeader } from './contract.ts';
 import { writeProblem } from './errors.ts';
 
-const limiters = new WeakMap<FakeContext, RateLimiter>();
-
-/** Retry-After seconds when the caller is over the limit, undefined when the request may go on. */
-function retryAfter(fake: FakeContext, caller: FakeCaller): number | undefined {
-  const config = fake.config.v8RateLimit;
-  if (!config) return undefined;
-  let limiter = limiters.get(fake);
-  if (!limiter) {
-    limiter = new RateLimiter(config.perWindow, config.windowMs);
-    limiters.set(fake, limiter);
-  }
-  const bucket = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? 'everyone' : caller.principal;
-  const decision = limiter.take(bucket, 'probe');
-  return decision.kind === 'limited' ? Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) : undefined;
+/** How a fault may bend the refusal on one endpoint (the mission area's `limit-as-503`). */
+export interface LimitBend {
+  /** Refuse with 503 instead of 429. */
+  as503?: boolean;
 }
 
-/** Answers 429 itself and returns true when the caller is over its limit. */
-export function v8RateLimited(fake: FakeContext, res: ServerResponse, caller: FakeCaller): boolean {
-  const seconds = retryAfter(fake, caller);
-  if (seconds === undefined) return false;
-  res.setHeader('retry-after', String(seconds));
-  if (fake.faults.has('load.v8.rate-limit.429-problem/plain-text')) {
+/** Answers the refusal itself and returns true when the caller is over its tier. */
+export function v8RateLimited(fake: FakeContext, res: ServerResponse, caller: FakeCaller, bend: LimitBend = {}): boolean {
+  const bucket = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? 'everyone' : caller.principal;
+  const decision = fake.rateLimiter.v8(caller.principal, bucket);
+  if (decision.kind === 'ok') return false;
+  if (decision.kind === 'unavailable' || bend.as503) {
+    writeProblem(fake, res, 503, 'unavailable', 'The gateway is busy.');
+    return true;
+  }
+  res.setHeader('retry-after', String(retryAfterSeconds(decision.retryAfterMs)));
+  // A load fault: the limiter goes wrong only past the first refusal (certification stops at the first).
+  if (decision.refused > 1 && fake.faults.has('load.v8.rate-limit.429-problem/plain-text')) {
     res.writeHead(429, { 'content-type': 'text/plain', ...contractHeader(fake, 'problem') });
     res.end('Too Many Requests');
   } else {

@@ -3,6 +3,7 @@ import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { authorize } from './auth.ts';
+import type { LimitBend } from './rate-limit.ts';
 import { contractHeader, jsonContentType } from './contract.ts';
 import { writeProblem } from './errors.ts';
 
@@ -33,7 +34,7 @@ export class V8Responder {
   }
 
   /** See auth.ts: answers 401 or 403 itself and returns undefined when refused. */
-  authorize(r: RouteRequest, scope: string | undefined): FakeCaller | undefined {
-    return authorize(this.fake, r, scope);
+  authorize(r: RouteRequest, scope: string | undefined, limit?: LimitBend): FakeCaller | undefined {
+    return authorize(this.fake, r, scope, limit);
   }
 }

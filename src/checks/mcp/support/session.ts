@@ -226,7 +226,7 @@ export async function withSession<T>(ctx: CheckContext, fn: (session: McpSession
 /** The fixture tool, which the profile declares free of side effects. */
 export function safeTool(ctx: CheckContext): { name: string; arguments: Record<string, unknown> } {
   const tool = ctx.profile.fixtures.mcp.safeTool;
-  if (!tool) ctx.untestable('the profile has no fixtures.mcp.safeTool: name a tool without side effects and arguments it accepts (safeTool: { name, arguments })');
+  if (!tool) ctx.untestable({ need: 'fixture', path: 'mcp.safeTool', remedy: 'name a tool without side effects and arguments it accepts (safeTool: { name, arguments })' });
   return tool;
 }
 

@@ -104,7 +104,7 @@ export const scopesObserved = rule({
     const lesser = ctx.profile.credentials.filter(
       (c) => c.surfaces.includes('v1') && !c.expired && c.principal === primary.principal && !['runs:read', 'runs:write'].every((s) => c.scopes.includes(s)),
     );
-    if (lesser.length === 0) ctx.untestable('the profile has no v1 credential of the primary principal lacking runs:read or runs:write (e.g. read-only, no scopes)');
+    if (lesser.length === 0) ctx.untestable({ need: 'credential', role: 'v1 key of the primary principal lacking runs:read or runs:write', remedy: 'add one (e.g. read-only, no scopes)' });
     const calls = await endpointCalls(ctx);
     for (const key of lesser) {
       for (const c of calls) {

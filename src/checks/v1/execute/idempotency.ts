@@ -96,7 +96,7 @@ export const scope = rule({
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
   async check(ctx) {
     const peers = [otherPrincipalKey(ctx), findOtherTenantKey(ctx)].filter((c): c is Credential => c !== undefined);
-    if (peers.length === 0) ctx.untestable('the profile has no v1 key of another principal (same tenant) or of another tenant: add one with "principal"/"tenant" labels');
+    if (peers.length === 0) ctx.untestable({ need: 'credential', role: 'v1 key of another principal (same tenant) or of another tenant', remedy: 'add one with "principal"/"tenant" labels' });
     const body = taskBody(ctx, 'completes');
     const key = newKey();
     const mine = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task) as the primary key' }), 'the primary task request');
@@ -126,7 +126,7 @@ export const normalized = rule({
     const key = newKey();
     const compact = JSON.stringify(body);
     const spaced = JSON.stringify(reordered(body), null, 2);
-    if (compact === spaced) ctx.untestable('fixtures.v1.tasks.completes is too small to reorder: give a body with at least two members');
+    if (compact === spaced) ctx.untestable({ need: 'fixture', path: 'v1.tasks.completes', problem: 'is too small to reorder', remedy: 'give a body with at least two members' });
     const first = runIdOf(ctx, await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' }), 'the original task request');
     const res = await postExecute(ctx, body, { key, rawBody: spaced, label: 'execute (task), same JSON reordered and indented' });
     ctx.expect(res.status !== 409, 'the same request with other key order and whitespace was answered 409 conflict: the digest is not normalized');

@@ -1,5 +1,5 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
-import { type CheckContext, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
+import { type CheckContext, type Prerequisite, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
@@ -20,11 +20,14 @@ export function readPath(value: unknown, path: string): unknown {
   return node;
 }
 
+/** The spec does not show where a parked run exposes its action_digest: the profile says (fixtures.v1.approval). */
+export const APPROVAL_MISSING: Prerequisite = { need: 'fixture', path: 'v1.approval', remedy: 'the spec does not show where a parked run exposes its action_digest: give the event kind and digestField for this deployment' };
+
 /** Starts the `parks` run and reads its digest where the profile says the target exposes it. */
 export async function parkedRun(ctx: CheckContext): Promise<ParkedRun> {
   const where = ctx.profile.fixtures.v1.approval;
   if (!where) {
-    ctx.untestable('the spec does not show where a parked run exposes its action_digest: set fixtures.v1.approval (event kind and digestField) for this deployment');
+    ctx.untestable(APPROVAL_MISSING);
   }
   const runId = await startRun(ctx, 'parks');
   let found: SseEvent | undefined;

@@ -48,7 +48,7 @@ export const resume = rule({
   async check(ctx) {
     const runId = await startRun(ctx, 'completes');
     const full = await followToTerminal(ctx, runId, 'completes');
-    if (full.events.length < 2) ctx.untestable('the run of fixtures.v1.tasks.completes emitted fewer than two events, too few to resume between: give a task that emits several');
+    if (full.events.length < 2) ctx.untestable({ need: 'fixture', path: 'v1.tasks.completes', problem: 'gave a run of fewer than two events, too few to resume between', remedy: 'give a task that emits several' });
     const key = (e: SseEvent) => `${e.id ?? '-'}|${eventKind(e)}|${e.data}`;
     // Resume names the event by its SSE id: an event without one is the server's fault, not a gap in the profile.
     const missing = full.events.findIndex((e) => e.id === undefined || e.id === '');

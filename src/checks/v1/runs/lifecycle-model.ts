@@ -8,15 +8,11 @@ import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
 import { answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
-import { ModelCommand, pauses, PickCommand, sendInSchedulerOrder, type Real } from '../../stateful/driver.ts';
+import { make, making, pickOne, picking, pickingWith, racing, readEvents, resuming, type Command, type MakeAction, type PickAction, type RacePlan, type Things } from '../../stateful/commands.ts';
+import { pauses, type ModelCommand, type Real } from '../../stateful/driver.ts';
 import { EventLog } from '../../stateful/event-log.ts';
 import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
-import { readPath, tampered } from './approve.ts';
-
-const READ_MS = 200;
-const HEADERS_MS = 1_000;
-const MAX_RUNS = 3;
-const LABELS = 'ABC';
+import { APPROVAL_MISSING, readPath, tampered } from './approve.ts';
 
 /** `parks` stays parked until approved or cancelled; `completes` finishes by itself. */
 export type RunFixture = 'parks' | 'completes';
@@ -100,18 +96,8 @@ function seeStream(ctx: CheckContext, model: RunsModel, r: RunModel, s: StreamRe
 
 // ---- requests ----
 
-async function readStream(ctx: CheckContext, r: RunModel, model: RunsModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
-  const request: Parameters<typeof ctx.http.stream>[0] = {
-    method: 'GET',
-    path: runPath(r.runId, '/events'),
-    credential: primaryKey(ctx),
-    label,
-    maxMs: READ_MS,
-    timeoutMs: HEADERS_MS,
-    onEvent: (event) => (model.terminal.has(eventKind(event) ?? '') ? 'terminal' : 'continue'),
-  };
-  if (lastEventId !== undefined) request.lastEventId = lastEventId;
-  return ctx.http.stream(request);
+function readStream(ctx: CheckContext, r: RunModel, model: RunsModel, label: string, lastEventId?: string): Promise<StreamResponse> {
+  return readEvents(ctx, { path: runPath(r.runId, '/events'), credential: primaryKey(ctx), label }, (event) => model.terminal.has(eventKind(event) ?? ''), lastEventId);
 }
 
 function sendCancel(ctx: CheckContext, r: RunModel, label: string): Promise<ProbeResponse> {
@@ -155,39 +141,23 @@ function seeReplay(ctx: CheckContext, r: RunModel, a: Answer, where: string): vo
   ctx.expect(same, `${where}: re-sending the execute of run ${r.label} (same key, same body) answered ${summary(a)}, the original ${summary(r.original)}: the same key with the same request replays`);
 }
 
-// ---- commands ----
+// ---- commands: what each sends, and what it judges and learns ----
 
-abstract class RunCommand extends PickCommand<RunsModel, RunModel> {
-  protected readonly noun = 'run';
-  protected items(model: Readonly<RunsModel>): readonly RunModel[] {
-    return model.runs;
-  }
-}
+const runs: Things<RunsModel, RunModel> = { noun: 'run', items: (model) => model.runs };
 
-export class Start extends ModelCommand<RunsModel> {
-  private readonly fixture: RunFixture;
-  constructor(fixture: RunFixture) {
-    super();
-    this.fixture = fixture;
-  }
-  check(model: Readonly<RunsModel>): boolean {
-    return model.runs.length < MAX_RUNS && model.fixtures[this.fixture] !== undefined;
-  }
-  toString(): string {
-    return `start(${this.fixture})`;
-  }
-  protected async act(model: RunsModel, { ctx, transcript }: Real): Promise<void> {
-    model.step += 1;
-    const label = LABELS[model.runs.length]!;
-    transcript.retitle(`start task run ${label} from fixture "${this.fixture}" with a new Idempotency-Key`);
-    const body = structuredClone(model.fixtures[this.fixture]!);
+const start: MakeAction<RunsModel, RunFixture> = {
+  name: 'start',
+  has: (model, fixture) => model.fixtures[fixture] !== undefined,
+  async act(model, { ctx, transcript }, label, fixture) {
+    transcript.retitle(`start task run ${label} from fixture "${fixture}" with a new Idempotency-Key`);
+    const body = structuredClone(model.fixtures[fixture]!);
     const key = newKey();
     const res = await postExecute(ctx, body, { key, label: `start run ${label}` });
-    ctx.expect(res.status === 200, `starting run ${label} from fixture "${this.fixture}" answered ${summary(answer(res))}, expected 200`);
+    ctx.expect(res.status === 200, `starting run ${label} from fixture "${fixture}" answered ${summary(answer(res))}, expected 200`);
     const parsed = ctx.expectShape(taskResponse, res.json, `the task response of run ${label}`);
     model.runs.push({
       label,
-      fixture: this.fixture,
+      fixture,
       runId: parsed.run_id,
       key,
       body,
@@ -196,78 +166,60 @@ export class Start extends ModelCommand<RunsModel> {
       cancelSent: false,
       approved: false,
     });
-  }
-}
+  },
+};
 
-class Replay extends RunCommand {
-  toString(): string {
-    return `replay(${this.n})`;
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.target(model, real, 're-send the execute (same key, same body) of');
-    const res = await postExecute(real.ctx, r.body, { key: r.key, label: `replay the execute of run ${r.label}` });
-    seeReplay(real.ctx, r, answer(res), `step ${model.step}`);
-  }
-}
+const replay: PickAction<RunsModel, RunModel> = {
+  name: 'replay',
+  verb: 're-send the execute (same key, same body) of',
+  async act(r, model, { ctx }) {
+    const res = await postExecute(ctx, r.body, { key: r.key, label: `replay the execute of run ${r.label}` });
+    seeReplay(ctx, r, answer(res), `step ${model.step}`);
+  },
+};
 
-class Conflict extends RunCommand {
-  toString(): string {
-    return `conflict(${this.n})`;
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const { ctx } = real;
-    const r = this.target(model, real, 'reuse the execute key with another task body for');
+const conflict: PickAction<RunsModel, RunModel> = {
+  name: 'conflict',
+  verb: 'reuse the execute key with another task body for',
+  async act(r, model, { ctx }) {
     const body = { ...r.body, task: { ...(r.body.task as Record<string, unknown>), apicertVariant: `conflict-${model.step}` } };
     const res = await postExecute(ctx, body, { key: r.key, label: `the key of run ${r.label} with another body` });
     ctx.expect(res.status === 409 && problemCode(res) === 'conflict', `step ${model.step}: the key of run ${r.label} with another task body answered ${summary(answer(res))}, expected 409 with code conflict`);
-  }
-}
+  },
+};
 
-class Get extends RunCommand {
-  toString(): string {
-    return `get(${this.n})`;
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const { ctx } = real;
-    const r = this.target(model, real, 'read back');
+const get: PickAction<RunsModel, RunModel> = {
+  name: 'get',
+  verb: 'read back',
+  async act(r, model, { ctx }) {
     const res = await ctx.http.send({ method: 'GET', path: runPath(r.runId), credential: primaryKey(ctx), label: `read run ${r.label}` });
     ctx.expect(res.status === 200, `step ${model.step}: reading run ${r.label} back answered ${summary(answer(res))}, expected 200`);
     ctx.expectShape(openObject, res.json, `step ${model.step}: the run resource`);
-  }
-}
+  },
+};
 
-class Cancel extends RunCommand {
-  toString(): string {
-    return `cancel(${this.n})`;
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.target(model, real, 'cancel');
-    const res = await sendCancel(real.ctx, r, `cancel run ${r.label}`);
-    seeCancel(real.ctx, model, r, answer(res), `step ${model.step}`);
-  }
-}
+const cancel: PickAction<RunsModel, RunModel> = {
+  name: 'cancel',
+  verb: 'cancel',
+  async act(r, model, { ctx }) {
+    const res = await sendCancel(ctx, r, `cancel run ${r.label}`);
+    seeCancel(ctx, model, r, answer(res), `step ${model.step}`);
+  },
+};
 
-class Approve extends RunCommand {
-  private readonly right: boolean;
-  constructor(n: number, right: boolean) {
-    super(n);
-    this.right = right;
-  }
-  override check(model: Readonly<RunsModel>): boolean {
-    return super.check(model) && this.picked(model).digest !== undefined;
-  }
-  toString(): string {
-    return `approve(${this.n}, ${this.right ? 'digest given' : 'wrong digest'})`;
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const { ctx } = real;
-    const r = this.target(model, real, this.right ? 'approve, with the action_digest it announced,' : 'approve, with a wrong action_digest,');
+/** `right`: with the action_digest the run announced; else with a wrong one. */
+const approve: PickAction<RunsModel, RunModel, boolean> = {
+  name: 'approve',
+  args: (right) => (right ? 'digest given' : 'wrong digest'),
+  verb: (right) => (right ? 'approve, with the action_digest it announced,' : 'approve, with a wrong action_digest,'),
+  applies: (r) => r.digest !== undefined,
+  async act(r, model, { ctx }, right) {
     const wasParked = knownParked(r);
-    const res = await sendApprove(ctx, model, r, this.right ? r.digest! : tampered(r.digest!), `approve run ${r.label}${this.right ? '' : ' (wrong digest)'}`);
+    const res = await sendApprove(ctx, model, r, right ? r.digest! : tampered(r.digest!), `approve run ${r.label}${right ? '' : ' (wrong digest)'}`);
     // The answer to a wrong digest is not shown; what counts is that the run does not resume (judged on its stream).
-    if (this.right) seeApprove(ctx, r, answer(res), wasParked, `step ${model.step}`);
-  }
-}
+    if (right) seeApprove(ctx, r, answer(res), wasParked, `step ${model.step}`);
+  },
+};
 
 /**
  * Reads the run from the start; once it shows the terminal event, also resumes after it: nothing
@@ -283,116 +235,78 @@ async function readAndProbe(ctx: CheckContext, model: RunsModel, r: RunModel, wh
   seeStream(ctx, model, r, after, end, `step ${model.step}: resuming run ${r.label} after its terminal event (sequence ${id})`);
 }
 
-export class ReadAll extends RunCommand {
-  toString(): string {
-    return `readEvents(${this.n})`;
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.target(model, real, 'read the events (from the start, then after the terminal event) of');
-    await readAndProbe(real.ctx, model, r, `the stream of run ${r.label} from the start`);
-  }
-}
+const readAll: PickAction<RunsModel, RunModel> = {
+  name: 'readEvents',
+  verb: 'read the events (from the start, then after the terminal event) of',
+  act: (r, model, { ctx }) => readAndProbe(ctx, model, r, `the stream of run ${r.label} from the start`),
+};
 
-class Resume extends RunCommand {
-  private readonly cursor: number;
-  constructor(n: number, cursor: number) {
-    super(n);
-    this.cursor = cursor;
-  }
-  override check(model: Readonly<RunsModel>): boolean {
-    return super.check(model) && this.picked(model).log.cursors().length > 0;
-  }
-  toString(): string {
-    return `resume(${this.n}, ${this.cursor})`;
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const r = this.target(model, real, 'resume');
-    const cursors = r.log.cursors();
-    const after = cursors[this.cursor % cursors.length]!;
-    const id = r.log.events[after]!.id!;
-    real.transcript.retitle(`resume the events of run ${r.label} after event #${after + 1} (${r.log.events[after]!.kind}, Last-Event-ID ${id})`);
-    const s = await readStream(real.ctx, r, model, `resume run ${r.label} after sequence ${id}`, id);
-    seeStream(real.ctx, model, r, s, after, `step ${model.step}: resuming run ${r.label} after sequence ${id}`);
-  }
+async function resume(r: RunModel, model: RunsModel, { ctx }: Real, after: number, id: string): Promise<void> {
+  const s = await readStream(ctx, r, model, `resume run ${r.label} after sequence ${id}`, id);
+  seeStream(ctx, model, r, s, after, `step ${model.step}: resuming run ${r.label} after sequence ${id}`);
 }
 
 type RaceOp = 'cancel' | 'approve' | 'replay';
 
-/** Operations on one run at once, in the order `fc.scheduler` picks; every answer must be one some order allows. */
-class Race extends RunCommand {
-  private readonly ops: RaceOp[];
-  private readonly scheduler: fc.Scheduler;
-  constructor(n: number, ops: RaceOp[], scheduler: fc.Scheduler) {
-    super(n);
-    this.ops = ops;
-    this.scheduler = scheduler;
-  }
-  toString(): string {
-    return `race(${this.n}, [${this.ops.join(', ')}])`;
-  }
-  [fc.cloneMethod](): Race {
-    // A scheduler remembers the order it chose: a replayed or shrunk race needs a fresh one.
-    return new Race(this.n, this.ops, fc.cloneIfNeeded(this.scheduler));
-  }
-  protected async act(model: RunsModel, real: Real): Promise<void> {
-    const { ctx, transcript } = real;
-    const r = this.target(model, real, 'race');
-    const ops = this.ops.filter((op) => op !== 'approve' || r.digest !== undefined);
-    transcript.retitle(`send ${ops.join(' + ')} to run ${r.label} at once`);
-    const wasParked = knownParked(r);
-    const finishedBefore = mayHaveFinished(r);
-    const send = (op: RaceOp, i: number): Promise<ProbeResponse> => {
-      const label = `${op} #${i + 1} of the race on run ${r.label}`;
+/** Every answer of a race must be one some order allows. */
+function race(r: RunModel, model: RunsModel, drawn: readonly RaceOp[], { ctx }: Real): RacePlan<RaceOp> {
+  const ops = drawn.filter((op) => op !== 'approve' || r.digest !== undefined);
+  const wasParked = knownParked(r);
+  const finishedBefore = mayHaveFinished(r);
+  return {
+    ops,
+    send(op, _i, label) {
       if (op === 'cancel') return sendCancel(ctx, r, label);
       if (op === 'approve') return sendApprove(ctx, model, r, r.digest!, label);
       return postExecute(ctx, r.body, { key: r.key, label });
-    };
-    const answers = await sendInSchedulerOrder(this.scheduler, ops, send, transcript);
-    answers.forEach((res, i) => {
-      const op = ops[i]!;
-      const where = `step ${model.step}, ${op} #${i + 1}`;
-      const a = answer(res);
-      if (op === 'replay') seeReplay(ctx, r, a, where);
-      else if (op === 'cancel') {
-        // Another operation of the race (an approval, a cancel) may have finished the run first.
-        ctx.expect(a.status === 200 || (refusesFinished(a) && (finishedBefore || ops.filter((o) => o !== 'replay').length > 1)), `${where}: cancelling run ${r.label} answered ${summary(a)}, expected 200`);
-      } else {
-        // A cancel of the same race may have ended the parking first.
-        const alone = ops.filter((o) => o !== 'replay').length === 1;
-        ctx.expect(a.status === 200 || !wasParked || !alone, `${where}: approving parked run ${r.label} answered ${summary(a)}, expected 200`);
-        if (a.status === 200) r.approved = true;
-      }
-    });
-    if (ops.includes('cancel')) r.cancelSent = true;
-    await readAndProbe(ctx, model, r, `the stream of run ${r.label} after the race`);
-  }
+    },
+    async judge(answers) {
+      answers.forEach((res, i) => {
+        const op = ops[i]!;
+        const where = `step ${model.step}, ${op} #${i + 1}`;
+        const a = answer(res);
+        if (op === 'replay') seeReplay(ctx, r, a, where);
+        else if (op === 'cancel') {
+          // Another operation of the race (an approval, a cancel) may have finished the run first.
+          ctx.expect(a.status === 200 || (refusesFinished(a) && (finishedBefore || ops.filter((o) => o !== 'replay').length > 1)), `${where}: cancelling run ${r.label} answered ${summary(a)}, expected 200`);
+        } else {
+          // A cancel of the same race may have ended the parking first.
+          const alone = ops.filter((o) => o !== 'replay').length === 1;
+          ctx.expect(a.status === 200 || !wasParked || !alone, `${where}: approving parked run ${r.label} answered ${summary(a)}, expected 200`);
+          if (a.status === 200) r.approved = true;
+        }
+      });
+      if (ops.includes('cancel')) r.cancelSent = true;
+      await readAndProbe(ctx, model, r, `the stream of run ${r.label} after the race`);
+    },
+  };
 }
 
-export function runCommands(): Array<fc.Arbitrary<fc.AsyncCommand<RunsModel, Real>>> {
-  const n = fc.nat({ max: MAX_RUNS - 1 });
-  const raceOps = fc.array(fc.constantFrom<RaceOp>('cancel', 'approve', 'replay'), { minLength: 2, maxLength: 3 });
+export function runCommands(): Array<fc.Arbitrary<Command<RunsModel>>> {
+  const twice = <T>(a: T): T[] => [a, a];
   return [
-    fc.constantFrom<RunFixture>('parks', 'parks', 'completes').map((f) => new Start(f)),
-    n.map((i) => new Replay(i)),
-    n.map((i) => new Conflict(i)),
-    n.map((i) => new Get(i)),
-    n.map((i) => new Cancel(i)),
-    n.map((i) => new Cancel(i)),
-    fc.tuple(n, fc.boolean()).map(([i, right]) => new Approve(i, right)),
-    fc.tuple(n, fc.boolean()).map(([i, right]) => new Approve(i, right)),
-    n.map((i) => new ReadAll(i)),
-    n.map((i) => new ReadAll(i)),
-    fc.tuple(n, fc.nat({ max: 50 })).map(([i, c]) => new Resume(i, c)),
-    fc.tuple(n, fc.nat({ max: 50 })).map(([i, c]) => new Resume(i, c)),
+    making(runs, start, ['parks', 'parks', 'completes']),
+    picking(runs, replay),
+    picking(runs, conflict),
+    picking(runs, get),
+    ...twice(picking(runs, cancel)),
+    ...twice(pickingWith(runs, fc.boolean(), approve)),
+    ...twice(picking(runs, readAll)),
+    ...twice(resuming(runs, resume)),
     pauses<RunsModel>(),
-    fc.tuple(n, raceOps, fc.scheduler()).map(([i, ops, s]) => new Race(i, ops, s)),
+    racing(runs, ['cancel', 'approve', 'replay'], race),
   ];
+}
+
+/** Every sequence starts with a parked run, read once, so generated steps have something to act on. */
+export function runsStart(): Array<ModelCommand<RunsModel>> {
+  return [make(runs, start, 'parks'), pickOne(runs, readAll, 0)];
 }
 
 export function runsModel(ctx: CheckContext): RunsModel {
   const tasks = ctx.profile.fixtures.v1.tasks;
   const approval = ctx.profile.fixtures.v1.approval;
-  if (!approval) ctx.untestable('the spec does not show where a parked run exposes its action_digest: set fixtures.v1.approval (event kind and digestField)');
+  if (!approval) ctx.untestable(APPROVAL_MISSING);
   const fixtures: RunsModel['fixtures'] = { parks: taskBody(ctx, 'parks') };
   if (tasks.completes) fixtures.completes = taskBody(ctx, 'completes');
   return { fixtures, approval: { event: approval.event, digestField: approval.digestField, decision: approval.approveDecision }, terminal: terminalKinds(ctx), runs: [], step: 0 };

@@ -51,12 +51,12 @@ export function otherTenantKey(ctx: CheckContext): Credential {
 
 /** A credential named by a fixture; it must be of the primary key's principal and tenant, or the rule proves nothing. */
 export function namedKey(ctx: CheckContext, name: string | undefined, fixture: string, purpose: string): Credential {
-  if (name === undefined) ctx.untestable(`the profile has no fixtures.v1.${fixture}: name a credential ${purpose}`);
+  if (name === undefined) ctx.untestable({ need: 'fixture', path: `v1.${fixture}`, remedy: `name a credential ${purpose}` });
   const found = ctx.profile.credentials.find((c) => c.name === name && c.surfaces.includes('v1') && !c.expired);
-  if (!found) ctx.untestable(`fixtures.v1.${fixture} names "${name}", which is not an unexpired v1 credential of the profile`);
+  if (!found) ctx.untestable({ need: 'fixture', path: `v1.${fixture}`, problem: `names "${name}", which is not an unexpired v1 credential of the profile` });
   const primary = primaryKey(ctx);
   if (found.principal !== primary.principal || found.tenant !== primary.tenant) {
-    ctx.untestable(`credential ${name} (fixtures.v1.${fixture}) must have the principal and tenant of ${primary.name}, so idempotency keys are shared`);
+    ctx.untestable({ need: 'fixture', path: `v1.${fixture}`, problem: `names ${name}, whose principal and tenant are not those of ${primary.name}`, remedy: 'they must be the same, so idempotency keys are shared' });
   }
   return found;
 }
@@ -65,7 +65,7 @@ export function namedKey(ctx: CheckContext, name: string | undefined, fixture: s
 
 export function taskBody(ctx: CheckContext, name: TaskFixture): Record<string, unknown> {
   const body = ctx.profile.fixtures.v1.tasks[name];
-  if (!body) ctx.untestable(`the profile has no fixtures.v1.tasks.${name}: give a task-mode body for a run that ${TASK_PURPOSE[name]}`);
+  if (!body) ctx.untestable({ need: 'fixture', path: `v1.tasks.${name}`, remedy: `give a task-mode body for a run that ${TASK_PURPOSE[name]}` });
   return structuredClone(body);
 }
 

@@ -4,7 +4,7 @@ import type { Credential } from '../../../profile/schema.ts';
 
 export function requireBursts(ctx: CheckContext): void {
   if (!ctx.profile.safety.allowRateLimitBursts) {
-    ctx.untestable('the rule sends a burst of requests until the first 429, and the profile sets safety.allowRateLimitBursts: false');
+    ctx.untestable({ need: 'bursts' });
   }
 }
 

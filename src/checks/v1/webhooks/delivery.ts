@@ -144,7 +144,7 @@ export const retry = rule({
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     // The terminal event is one per run, so its attempts are found by type alone.
     const terminalAttempts = () => ofRun(hook.endpoint.deliveries, runId).filter(isTerminal);
-    if (!(await hook.endpoint.waitFor(() => terminalAttempts().length > 0, timeout))) ctx.untestable(`no terminal delivery for run ${runId} reached the receiver within ${timeout} ms`);
+    if (!(await hook.endpoint.waitFor(() => terminalAttempts().length > 0, timeout))) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it within ${timeout} ms` });
     const retried = await hook.endpoint.waitFor(() => terminalAttempts().length >= 2, timeout);
     const attempts = terminalAttempts();
     recordDeliveries(ctx, hook.endpoint, attempts);

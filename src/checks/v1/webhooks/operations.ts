@@ -71,11 +71,11 @@ export const replay = rule({
   spec: { section: SECTION, quote: 'Path and payload of the delivery replay operation: not shown. Replay exists and must stay idempotent.' },
   async check(ctx: CheckContext) {
     const operation = ctx.profile.fixtures.webhooks.replay;
-    if (!operation) ctx.untestable('the profile has no fixtures.webhooks.replay: give the method and path of the replay operation, e.g. { method: POST, path: "/v1/webhook-deliveries/{delivery_id}/replay" }');
+    if (!operation) ctx.untestable({ need: 'fixture', path: 'webhooks.replay', remedy: 'give the method and path of the replay operation, e.g. { method: POST, path: "/v1/webhook-deliveries/{delivery_id}/replay" }' });
     const hook = await setupHook(ctx);
     const runId = await startRun(ctx, 'completes');
     const { deliveries, terminal } = await untilTerminal(ctx, hook, runId);
-    if (!terminal) ctx.untestable(`no terminal delivery for run ${runId} reached the receiver, so there is nothing to replay`);
+    if (!terminal) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it, so there is nothing to replay` });
     const original = deliveries.find(isTerminal)!;
     const eventId = eventIdOf(original) ?? '';
     // Whether the listing names runs is the listing rule's verdict: the item is found by event and endpoint.
@@ -112,7 +112,7 @@ export const deadLetter = rule({
     const runId = await startRun(ctx, 'completes');
     const wait = ctx.profile.fixtures.webhooks.deadLetterWaitMs;
     const arrived = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some(isTerminal), Math.min(wait, ctx.profile.fixtures.webhooks.deliveryTimeoutMs));
-    if (!arrived) ctx.untestable(`no terminal delivery for run ${runId} reached the receiver`);
+    if (!arrived) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it` });
     const key = eventIdOf(ofRun(hook.endpoint.deliveries, runId).find(isTerminal)!);
     const started = performance.now();
     let status: unknown;

@@ -21,7 +21,7 @@ export function holdingOnly(ctx: CheckContext, scope: 'runs:read' | 'runs:write'
 
 export function receiverOf(ctx: CheckContext): WebhookReceiver {
   const receiver = ctx.service(WEBHOOK_RECEIVER);
-  if (!receiver) ctx.untestable(ctx.serviceMissing(WEBHOOK_RECEIVER) ?? 'no webhook receiver runs for this certification');
+  if (!receiver) ctx.untestable({ need: 'receiver', remedy: ctx.serviceMissing(WEBHOOK_RECEIVER) ?? 'none runs for this certification' });
   return receiver;
 }
 
@@ -91,7 +91,7 @@ export type RunKind = 'completes' | 'fails';
 /** Starts a task-mode run that ends by itself; its events are delivered to the tenant's endpoints. */
 export async function startRun(ctx: CheckContext, kind: RunKind): Promise<string> {
   const body = ctx.profile.fixtures.webhooks.runs[kind];
-  if (!body) ctx.untestable(`the profile has no fixtures.webhooks.runs.${kind}: give a task-mode /v1/execute body for a run that ${kind === 'completes' ? 'completes' : 'fails'} within seconds`);
+  if (!body) ctx.untestable({ need: 'fixture', path: `webhooks.runs.${kind}`, remedy: `give a task-mode /v1/execute body for a run that ${kind === 'completes' ? 'completes' : 'fails'} within seconds` });
   const res = await ctx.http.send({
     method: 'POST',
     path: '/v1/execute',
@@ -137,7 +137,7 @@ export async function runDeliveries(ctx: CheckContext, kind: RunKind = 'complete
   const runId = await startRun(ctx, kind);
   const { deliveries } = await untilTerminal(ctx, hook, runId);
   if (deliveries.length === 0) {
-    ctx.untestable(`no delivery for run ${runId} reached the receiver within ${ctx.profile.fixtures.webhooks.deliveryTimeoutMs} ms (fixtures.webhooks.deliveryTimeoutMs): check that the public receiver URL forwards to apicert`);
+    ctx.untestable({ need: 'receiver', remedy: `no delivery for run ${runId} reached it within ${ctx.profile.fixtures.webhooks.deliveryTimeoutMs} ms (fixtures.webhooks.deliveryTimeoutMs): check that the public receiver URL forwards to apicert` });
   }
   recordDeliveries(ctx, hook.endpoint, deliveries);
   return { hook, runId, deliveries };

@@ -150,7 +150,7 @@ export const unsafeRedirect = rule({
     const runId = await startRun(ctx, 'completes');
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     const reached = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).length > 0, timeout);
-    if (!reached) ctx.untestable(`no delivery for run ${runId} reached the receiver within ${timeout} ms, so no redirect could be offered`);
+    if (!reached) ctx.untestable({ need: 'receiver', remedy: `no delivery for run ${runId} reached it within ${timeout} ms, so no redirect could be offered` });
     // A sender that follows redirects does so right away; one second is plenty on top of the first answer.
     await ctx.sleep(1_000);
     recordDeliveries(ctx, hook.endpoint, ofRun(hook.endpoint.deliveries, runId));

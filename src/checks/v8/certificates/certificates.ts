@@ -23,7 +23,11 @@ export const certificatesShape = rule({
       'horizon | string | ISO 8601 UTC; furthest time the knowledge is expected valid … expiresAt | string | ISO 8601 UTC; after it the gateway does not use the certificate for planning … healthState | string | `healthy`, `degraded`, `unavailable`, `quarantined` … issuedAt | string | ISO 8601 UTC',
   },
   async check(ctx: CheckContext) {
-    judgeListingShape(ctx, await readCertificates(ctx), CERTIFICATES, worldCertificate, 'world certificates listed no certificate, so no certificate\'s fields were judged: certify a deployment (or give the primary credential a scope) that has at least one');
+    judgeListingShape(ctx, await readCertificates(ctx), CERTIFICATES, worldCertificate, {
+      need: 'data',
+      what: 'no world certificate (the listing was empty), so no certificate\'s fields were judged',
+      remedy: 'certify a deployment (or give the primary credential a scope) that has at least one',
+    });
   },
 });
 

@@ -74,7 +74,7 @@ export const coverageScopeFiltered = rule({
   async check(ctx: CheckContext) {
     const primary = holder(ctx, 'coverage:read');
     const narrower = narrowerReaders(ctx, primary);
-    if (narrower.length === 0) ctx.untestable('the profile has no v8 credential that holds coverage:read but fewer scopes than the primary one: add one (e.g. every scope but memory:read)');
+    if (narrower.length === 0) ctx.untestable({ need: 'credential', role: 'v8 credential holding coverage:read but fewer scopes than the primary one', remedy: 'add one (e.g. every scope but memory:read)' });
     const full = endpointScopes.safeParse((await readCoverage(ctx, primary, 'coverage report with every scope')).json);
     if (!full.success) ctx.inconclusive('setup failed: the coverage report of the primary credential has no endpoints list');
     const sizes: Record<string, number> = { [primary.name]: full.data.endpoints.length };

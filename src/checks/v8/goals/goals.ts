@@ -22,7 +22,11 @@ export const goalsShape = rule({
     quote: 'status | string | `active`, `paused`, `archived` … priority | string | `critical`, `high`, `medium`, `low` … createdAt | string | ISO 8601 UTC … updatedAt | string | ISO 8601 UTC',
   },
   async check(ctx: CheckContext) {
-    judgeListingShape(ctx, await readGoals(ctx), GOALS, contextGoal, 'context goals listed no goal, so no goal\'s fields were judged: give the primary principal at least one goal (see fixtures.v8.goalCompartments)');
+    judgeListingShape(ctx, await readGoals(ctx), GOALS, contextGoal, {
+      need: 'data',
+      what: 'no goal of the primary principal (the listing was empty), so no goal\'s fields were judged',
+      remedy: 'give the primary principal at least one goal (see fixtures.v8.goalCompartments)',
+    });
   },
 });
 
@@ -46,10 +50,10 @@ export const goalsCompartment = rule({
   spec: { section: 'Resources > Context goal', quote: "Goals outside the caller's compartment or purpose boundary are silently excluded." },
   async check(ctx: CheckContext) {
     const allowed = ctx.profile.fixtures.v8.goalCompartments;
-    if (!allowed) ctx.untestable('the profile has no fixtures.v8.goalCompartments: list every compartment whose goals the primary principal may see');
+    if (!allowed) ctx.untestable({ need: 'fixture', path: 'v8.goalCompartments', remedy: 'list every compartment whose goals the primary principal may see' });
     const { res, listing } = await readGoals(ctx);
     if (res.status !== 200 || !listing) ctx.inconclusive(`setup failed: context goals answered ${res.status} without a goals list`);
-    if (listing.items.length === 0) ctx.untestable('context goals listed no goal, so no boundary was judged: give the primary principal goals in fixtures.v8.goalCompartments (and, ideally, goals elsewhere)');
+    if (listing.items.length === 0) ctx.untestable({ need: 'data', what: 'no goal of the primary principal (context goals listed none), so no boundary was judged', remedy: 'give the primary principal goals in fixtures.v8.goalCompartments (and, ideally, goals elsewhere)' });
     const outside = listing.items
       .map((g) => compartmentOnly.safeParse(g))
       .map((p) => (p.success ? p.data.compartment : undefined))

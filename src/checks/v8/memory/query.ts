@@ -41,7 +41,7 @@ export const queryOk = rule({
     ctx.check(res.contentType.startsWith('application/json'), `the memory query answered content-type "${res.contentType}", expected application/json`);
     const bundle = ctx.expectShape(memoryResponse, res.json, 'the memory response');
     ctx.observe('entries returned', bundle.entries.length);
-    if (bundle.entries.length === 0) ctx.untestable('the memory query returned no entries, so no entry\'s fields were judged: give fixtures.v8.memory a compartment and purpose with entries');
+    if (bundle.entries.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: 'gave a memory query that returned no entries, so no entry\'s fields were judged', remedy: 'give a compartment and purpose with entries' });
     const forms = new Set(bundle.entries.map((e) => (typeof e.createdAt === 'number' ? 'epoch number' : 'ISO 8601 string')));
     if (forms.size > 0) ctx.observe('createdAt form', [...forms], 'the seed types createdAt as "timestamp" without a format');
   },
@@ -99,7 +99,7 @@ export const queryPurpose = rule({
   async check(ctx: CheckContext) {
     const base = memoryBase(ctx);
     const forbidden = ctx.profile.fixtures.v8.memory.forbiddenPurpose;
-    if (!forbidden) ctx.untestable('the profile has no fixtures.v8.memory.forbiddenPurpose: give a purpose the primary principal is not permitted to use');
+    if (!forbidden) ctx.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
     const allowed = await queryMemory(ctx, base, 'memory query with the permitted purpose');
     if (allowed.status !== 200) ctx.inconclusive(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
     const res = await queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted');
@@ -123,7 +123,7 @@ export const queryOrder = rule({
       const at = scores.findIndex((s, i) => i > 0 && s > scores[i - 1]!);
       ctx.check(at === -1, `for "${queryText}" entry #${at + 1} has score ${scores[at]} after ${scores[at - 1]}: entries are not in descending score`);
     }
-    if (judged === 0) ctx.untestable('no memory query returned two entries with numeric scores: give fixtures.v8.memory a compartment with several entries');
+    if (judged === 0) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: 'gave no memory query two entries with numeric scores', remedy: 'give a compartment with several entries' });
   },
 });
 
@@ -140,7 +140,7 @@ export const queryLimits = rule({
     const counts: Record<string, number> = {};
     // A bound binds only where there is more to return than it allows: limit 1 needs two entries.
     const available = (await entriesOf(ctx, { ...base, limit: MEMORY_BOUNDS.limit.max }, 'memory query with the largest limit')).entries.length;
-    if (available < 2) ctx.untestable(`the memory query returned ${available} entr${available === 1 ? 'y' : 'ies'} at the largest limit, so no limit was binding: give fixtures.v8.memory a compartment and purpose with at least two entries (eleven to judge the default of 10)`);
+    if (available < 2) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: `gave a memory query ${available} entr${available === 1 ? 'y' : 'ies'} at the largest limit, so no limit was binding`, remedy: 'give a compartment and purpose with at least two entries (eleven to judge the default of 10)' });
     for (const limit of [1, 3, MEMORY_BOUNDS.limit.max]) {
       const { entries } = await entriesOf(ctx, { ...base, limit }, `memory query with limit ${limit}`);
       counts[`limit ${limit}`] = entries.length;

@@ -59,7 +59,7 @@ export const eventsTraceId = rule({
     const mission = await createMission(ctx, 'succeeds');
     const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
     const steps = stream.events.filter((e) => e.event === 'mission.step.started' || e.event === 'mission.step.completed');
-    if (steps.length === 0) ctx.untestable('the mission of fixtures.v8.missions.succeeds emitted no step events: give a fixture that runs at least one step');
+    if (steps.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.missions.succeeds', problem: 'gave a mission that emitted no step events', remedy: 'give a fixture that runs at least one step' });
     for (const e of steps) {
       const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
       ctx.checkShape(schema, JSON.parse(e.data), `the data of ${e.event} (id ${e.id ?? 'none'})`);
@@ -98,7 +98,7 @@ export const resume = rule({
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const full = await followToTerminal(ctx, mission.runId, 'succeeds');
-    if (full.events.length < 2) ctx.untestable('the mission of fixtures.v8.missions.succeeds emitted fewer than two events, too few to resume between: give a fixture that emits several');
+    if (full.events.length < 2) ctx.untestable({ need: 'fixture', path: 'v8.missions.succeeds', problem: 'gave a mission of fewer than two events, too few to resume between', remedy: 'give a fixture that emits several' });
     // Every event carries an id (the seed's table): one without is the server's fault, not a missing fixture.
     const missing = full.events.findIndex((e) => e.id === undefined || e.id === '');
     ctx.expect(missing === -1, `event #${missing + 1} (${full.events[missing]?.event ?? '?'}) carries no id, so a client cannot resume after it`);

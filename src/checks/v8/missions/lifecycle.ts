@@ -1,7 +1,7 @@
 /** States and transitions as a whole: random sequences of mission operations checked against a model of the seeds. */
 import { section } from '../../../rule/index.ts';
 import { runModel } from '../../stateful/driver.ts';
-import { cancelLeftovers, Create, missionCommands, missionsModel, ReadAll } from './lifecycle-model.ts';
+import { cancelLeftovers, missionCommands, missionsModel, missionsStart } from './lifecycle-model.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md' });
 
@@ -17,6 +17,6 @@ export const lifecycleModel = rule({
       'monotonically increasing; a higher value is a later state … `succeeded`, `failed` and `cancelled` are terminal. … Replay with the same key and the same body returns the original response without re-executing. … A signal to a mission in a terminal state gives `409`. … The stream is resumable within a bounded replay window. … Events after a terminal event are informational only, not state-changing.',
   },
   async check(ctx) {
-    await runModel(ctx, { commands: missionCommands(), model: () => missionsModel(ctx), start: () => [new Create('waits'), new ReadAll(0)], cleanup: cancelLeftovers });
+    await runModel(ctx, { commands: missionCommands(), model: () => missionsModel(ctx), start: missionsStart, cleanup: cancelLeftovers });
   },
 });

@@ -13,8 +13,8 @@ export const rateLimit429 = rule({
   async check(ctx) {
     const name = ctx.profile.fixtures.v8.rateLimitCredential;
     const probe = ctx.profile.credentials.find((c) => c.name === name && c.surfaces.includes('v8') && !c.expired);
-    if (!probe) return ctx.untestable(`fixtures.v8.rateLimitCredential names "${name}", which is not an unexpired v8 credential of the profile`);
-    if (!probe.scopes.includes('missions:write')) ctx.untestable(`credential ${probe.name} (fixtures.v8.rateLimitCredential) does not hold missions:write`);
+    if (!probe) return ctx.untestable({ need: 'fixture', path: 'v8.rateLimitCredential', problem: `names "${name}", which is not an unexpired v8 credential of the profile` });
+    if (!probe.scopes.includes('missions:write')) ctx.untestable({ need: 'fixture', path: 'v8.rateLimitCredential', problem: `names ${probe.name}, which does not hold missions:write` });
     const body = fixture(ctx, 'succeeds');
     const max = ctx.profile.safety.rateLimitBurstMax;
     for (let sent = 1; sent <= max; sent += 1) {

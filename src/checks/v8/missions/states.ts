@@ -18,7 +18,7 @@ export const sequenceMonotonic = rule({
     const projections: MissionProjection[] = [created];
     for (const [i, json] of [...reads, final.json].entries()) projections.push(ctx.expectShape(missionProjection, json, `read #${i + 1}`));
     const states = new Set(projections.map((p) => `${p.status}|${JSON.stringify(p.steps)}`));
-    if (states.size < 2) ctx.untestable('the mission of fixtures.v8.missions.succeeds showed a single state across every read, so no later state could be compared: give a fixture that runs long enough to be read twice');
+    if (states.size < 2) ctx.untestable({ need: 'fixture', path: 'v8.missions.succeeds', problem: 'gave a mission that showed a single state across every read, so no later state could be compared', remedy: 'give a fixture that runs long enough to be read twice' });
     for (let i = 1; i < projections.length; i += 1) {
       const before = projections[i - 1]!;
       const after = projections[i]!;
@@ -67,7 +67,7 @@ export const terminalConsistent = rule({
       const mission = await createMission(ctx, c.fixture);
       const stream = await followToTerminal(ctx, mission.runId, c.fixture);
       // A fixture that ends another way did not set up this case; the target may still be right.
-      if (stream.terminal !== c.event) ctx.untestable(`the mission of fixtures.v8.missions.${c.fixture} ended with ${stream.terminal}, not ${c.event}: give a fixture that ${c.status === 'failed' ? 'fails' : 'succeeds'}`);
+      if (stream.terminal !== c.event) ctx.untestable({ need: 'fixture', path: `v8.missions.${c.fixture}`, problem: `gave a mission that ended with ${stream.terminal}, not ${c.event}`, remedy: `give a fixture that ${c.status === 'failed' ? 'fails' : 'succeeds'}` });
       const res = await getMission(ctx, mission.runId, writer(ctx), `read the ${c.status} mission`);
       const projection = ctx.expectShape(missionProjection, res.json, `the mission after ${c.event}`);
       ctx.check(projection.status === c.status, `after ${c.event} the mission reads back as ${projection.status}, expected ${c.status}`, res);

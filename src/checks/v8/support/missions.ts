@@ -11,7 +11,7 @@ export { newKey };
 
 export function fixture(ctx: CheckContext, name: MissionFixture): MissionRequest {
   const body = ctx.profile.fixtures.v8.missions[name];
-  if (!body) ctx.untestable(`the profile has no fixtures.v8.missions.${name}: give a create body for a mission that ${FIXTURE_PURPOSE[name]}`);
+  if (!body) ctx.untestable({ need: 'fixture', path: `v8.missions.${name}`, remedy: `give a create body for a mission that ${FIXTURE_PURPOSE[name]}` });
   return body;
 }
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.ts';
 import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
-import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
+import type { CheckContext, Prerequisite, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { isRecord } from '../../../util/json.ts';
 import { createMission, followToTerminal, type MissionFixture } from './missions.ts';
@@ -44,7 +44,7 @@ export interface MemoryBase {
 export function memoryBase(ctx: CheckContext): MemoryBase {
   const m = ctx.profile.fixtures.v8.memory;
   if (!m.compartment || !m.purpose) {
-    ctx.untestable('the profile has no fixtures.v8.memory.compartment and fixtures.v8.memory.purpose: give a compartment and a purpose the primary principal may query');
+    ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: 'has no compartment and purpose', remedy: 'give a compartment and a purpose the primary principal may query' });
   }
   return { compartment: m.compartment, purpose: m.purpose, queryText: 'apicert memory probe: supplier contract renewal', classes: m.classes ?? ['note'] };
 }
@@ -67,7 +67,7 @@ export function getTrace(ctx: CheckContext, traceId: string, label: string, cred
 
 export function skillFixture(ctx: CheckContext): string {
   const id = ctx.profile.fixtures.v8.skillId;
-  if (!id) ctx.untestable('the profile has no fixtures.v8.skillId: give a skillId the primary principal may read');
+  if (!id) ctx.untestable({ need: 'fixture', path: 'v8.skillId', remedy: 'give a skillId the primary principal may read' });
   return id;
 }
 
@@ -113,7 +113,7 @@ export async function missionWithTraces(ctx: CheckContext, fixtureName: MissionF
   const mission = await createMission(ctx, fixtureName);
   const stream = await followToTerminal(ctx, mission.runId, fixtureName);
   const traces = stepTraces(stream.events);
-  if (traces.length === 0) ctx.untestable(`the mission of fixtures.v8.missions.${fixtureName} named no traceId in its step events: give a fixture that runs at least one step`);
+  if (traces.length === 0) ctx.untestable({ need: 'fixture', path: `v8.missions.${fixtureName}`, problem: 'gave a mission that named no traceId in its step events', remedy: 'give a fixture that runs at least one step' });
   return { runId: mission.runId, traces };
 }
 
@@ -157,7 +157,7 @@ export interface ListingNames {
  * The shape rule of a listing the seed shows in two forms (goals, certificates): 200, JSON, a
  * payload in either form, every item of the documented shape. No item judges nothing: untestable.
  */
-export function judgeListingShape(ctx: CheckContext, { res, listing }: ListingRead, names: ListingNames, schema: z.ZodType, whenEmpty: string): void {
+export function judgeListingShape(ctx: CheckContext, { res, listing }: ListingRead, names: ListingNames, schema: z.ZodType, whenEmpty: Prerequisite): void {
   ctx.check(res.status === 200, `${names.name} answered ${res.status}, expected 200`);
   ctx.check(res.contentType.startsWith('application/json'), `${names.name} answered content-type "${res.contentType}", expected application/json`);
   if (!listing) ctx.fail(`the ${names.key} payload is neither an object with a ${names.key} array nor an array`);

@@ -80,7 +80,7 @@ export const traceCompletedAt = rule({
         res,
       );
     }
-    if (judged.length === 0) ctx.untestable('the mission of fixtures.v8.missions.fails had no readable trace of a step that did not complete: give a fixture whose mission fails during a step');
+    if (judged.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.missions.fails', problem: 'gave a mission with no readable trace of a step that did not complete', remedy: 'give a fixture whose mission fails during a step' });
     ctx.observe('steps that did not complete', judged);
   },
 });

@@ -4,7 +4,6 @@ import type { Route, RouteRequest } from '../../http.ts';
 import { ownerOf } from '../principal.ts';
 import type { MissionEngine } from './engine.ts';
 import { events } from './events.ts';
-import { perPrincipalLimit } from './rate-limit.ts';
 import { cancelWithGap, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
 import { cancelAnswer } from './variants.ts';
@@ -19,10 +18,11 @@ function currentProjection(engine: MissionEngine, stored: StoredResponse): Store
   return mission ? { status: stored.status, body: JSON.stringify({ ...engine.projection(mission), sequence: engine.projection(mission).sequence + 1 }) } : stored;
 }
 
-async function create(surface: MissionSurface, r: RouteRequest, limited: ReturnType<typeof perPrincipalLimit>): Promise<void> {
+async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
-  const caller = v8.authorize(r, fake.faults.has('v8.missions.auth.scope-403/create-without-write') ? undefined : 'missions:write');
-  if (!caller || !limited(surface, r, caller)) return;
+  const scope = fake.faults.has('v8.missions.auth.scope-403/create-without-write') ? undefined : 'missions:write';
+  const caller = v8.authorize(r, scope, { as503: fake.faults.has('v8.missions.rate-limit-429/limit-as-503') });
+  if (!caller) return;
   const key = idempotencyKey(surface, r, fake.faults.has('v8.missions.idempotency.key-required/optional-on-create'));
   if (key === undefined) return;
   const body = await jsonBody(surface, r);
@@ -92,9 +92,8 @@ async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
 /** POST /v8/missions, GET one, its events, signals and cancel. */
 export function missionsRoutes(fake: FakeContext, engine: MissionEngine): Route[] {
   const surface = missionSurface(fake, engine);
-  const limited = perPrincipalLimit();
   return [
-    { method: 'POST', pattern: /^\/v8\/missions$/, handler: (r) => create(surface, r, limited) },
+    { method: 'POST', pattern: /^\/v8\/missions$/, handler: (r) => create(surface, r) },
     { method: 'GET', pattern: new RegExp(`^/v8/missions/${RUN_ID}$`), handler: (r) => get(surface, r) },
     { method: 'GET', pattern: new RegExp(`^/v8/missions/${RUN_ID}/events$`), handler: (r) => events(surface, r) },
     { method: 'POST', pattern: new RegExp(`^/v8/missions/${RUN_ID}/signals$`), handler: (r) => signals(surface, r) },
