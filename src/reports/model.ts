@@ -38,6 +38,16 @@ export interface ReportRule {
 
 export type Gate = 'pass' | 'fail' | 'inconclusive' | 'untestable';
 
+/** A rule `--exclude` set aside: never run, never counted, never a pass; listed so a reader sees the gap. */
+export interface ExcludedReportRule {
+  id: string;
+  title: string;
+  surface: Surface;
+  level: Level;
+  /** The `--exclude` pattern that matched it. */
+  excludedBy: string;
+}
+
 export interface Report {
   reportVersion: typeof REPORT_VERSION;
   /** `rulesetHash` identifies the rule catalog (ids, levels, sentences) this harness judged with. */
@@ -81,6 +91,8 @@ export interface Report {
     staleBaseline: string[];
   };
   rules: ReportRule[];
+  /** Rules `--exclude` set aside (absent when none was). */
+  excluded?: ExcludedReportRule[];
   observations: Observation[];
   /** SHA-256 over the canonical JSON of everything above, so a signed digest covers the whole report. */
   digest: string;
@@ -149,6 +161,11 @@ export function gateOf(required: VerdictCounts, should: VerdictCounts = emptyCou
 /** Rules that reached a verdict about the target: pass or fail. */
 export function judgedCount(counts: readonly VerdictCounts[]): number {
   return counts.reduce((n, c) => n + c.pass + c.fail, 0);
+}
+
+/** Why an excluded rule has no verdict: the same words in every format. */
+export function excludedNote(e: Pick<ExcludedReportRule, 'excludedBy'>): string {
+  return `excluded by --exclude "${e.excludedBy}": not run, not counted, not a pass`;
 }
 
 /** "judged 12 of 30 selected rules": the line every report and the CLI summary carry. */
@@ -221,6 +238,8 @@ export function buildReport(input: {
   warnings?: readonly string[];
   strict?: boolean;
   baseline?: { file: string; entries: readonly BaselineEntry[] };
+  /** Rules `--exclude` set aside, with the pattern that matched each. */
+  excluded?: ReadonlyArray<{ rule: Rule; pattern: string }>;
 }): Report {
   const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
   const rules: ReportRule[] = input.results.map((r) => {
@@ -270,6 +289,7 @@ export function buildReport(input: {
     run,
     summary: summarize(rules, input.strict ?? false),
     rules,
+    ...(input.excluded?.length ? { excluded: input.excluded.map(({ rule, pattern }) => ({ id: rule.id, title: rule.title, surface: rule.surface, level: rule.level, excludedBy: pattern })) } : {}),
     observations: input.results.flatMap((r) => r.observations),
   };
   return { ...body, digest: digestOf(body) };
