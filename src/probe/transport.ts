@@ -2,7 +2,7 @@
  * Transport limits and how transport trouble is told: every way an exchange can fail without an
  * HTTP answer becomes one sentence a user can act on, and the verdict is `inconclusive`.
  */
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 export interface TransportLimits {
   connectTimeoutMs: number;
@@ -12,12 +12,17 @@ export interface TransportLimits {
 
 export const DEFAULT_LIMITS: TransportLimits = { connectTimeoutMs: 5_000, maxHeaderBytes: 64 * 1024 };
 
+/** The pool every dispatcher of a run uses, direct or through a proxy (dispatcher.ts). */
+export function agentOptions(limits: TransportLimits = DEFAULT_LIMITS) {
+  return { keepAliveTimeout: 2_000, connections: 64, connect: { timeout: limits.connectTimeoutMs }, maxHeaderSize: limits.maxHeaderBytes };
+}
+
 export function createDispatcher(limits: TransportLimits = DEFAULT_LIMITS): Agent {
-  return new Agent({ keepAliveTimeout: 2_000, connections: 64, connect: { timeout: limits.connectTimeoutMs }, maxHeaderSize: limits.maxHeaderBytes });
+  return new Agent(agentOptions(limits));
 }
 
 /** Closes the connections; a socket a stuck target holds open is destroyed after `graceMs`. */
-export async function closeDispatcher(dispatcher: Agent, graceMs = 1_000): Promise<void> {
+export async function closeDispatcher(dispatcher: Dispatcher, graceMs = 1_000): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const graceful = dispatcher.close().then(() => true);
   const late = new Promise<false>((resolve) => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fingerprintableNetwork } from '../profile/network.ts';
 import type { Profile } from '../profile/schema.ts';
 import { type FailingCase, type Level, type Observation, type Rule, type RuleResult, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
@@ -182,9 +183,10 @@ export function rulesetHash(rules: readonly Rule[]): string {
   return sha256(canonicalJson(rules.map(({ check: _check, ...meta }) => meta)));
 }
 
-/** Identifies the profile a run used; tokens are left out entirely, not hashed. */
+/** Identifies the profile a run used; tokens, header values and a proxy's credentials are left out entirely, not hashed. */
 export function profileFingerprint(profile: Profile): string {
-  return sha256(canonicalJson({ ...profile, credentials: profile.credentials.map(({ token: _token, ...rest }) => rest) }));
+  const network = profile.network ? { network: fingerprintableNetwork(profile.network) } : {};
+  return sha256(canonicalJson({ ...profile, ...network, credentials: profile.credentials.map(({ token: _token, ...rest }) => rest) }));
 }
 
 /** A shell word: as is when it needs no quoting, else single-quoted. */

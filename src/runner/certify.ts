@@ -9,6 +9,8 @@ import type { VariantId } from '../fake/variants/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.ts';
+import { networkDispatcher } from '../probe/dispatcher.ts';
+import { headersFor, networkSecrets } from '../profile/network.ts';
 import { Stopped } from '../probe/transport.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
@@ -98,6 +100,7 @@ const SHUTDOWN_GRACE_MS = 1_000;
 export function redactorFor(profile: Profile): Redactor {
   const redactor = new Redactor();
   for (const c of profile.credentials) redactor.add(c.token, `token:${c.name}`);
+  for (const [label, value] of networkSecrets(profile.network, process.env)) redactor.add(value, label);
   return redactor;
 }
 
@@ -129,6 +132,7 @@ export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBu
     streamTimeoutMs: profile.safety.streamTimeoutMs,
     streamCloseGraceMs: profile.safety.streamCloseGraceMs,
     dispatcher,
+    ...(profile.network?.headers ? { headersFor: (url: URL) => headersFor(profile.network, url) } : {}),
     ...(signal ? { signal } : {}),
   });
 }
@@ -143,6 +147,8 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const startedAt = new Date();
   // A filter that selects nothing is a usage error, found before a target is touched.
   const { rules, excluded } = selectForRun(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns, only: options.only, exclude: options.exclude });
+  // A profile's network settings (CA, client certificate, proxy) are read before anything starts: a mistake is exit 2 with nothing sent.
+  const dispatcher = options.profile ? await networkDispatcher(options.profile.network) : createDispatcher();
   let fake: RunningFake | undefined;
   let profile = options.profile;
   if (!profile) {
@@ -152,7 +158,6 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   }
   if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
-  const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile);
   options.onRedactor?.(redactor);
