@@ -3,7 +3,9 @@
  * plain) and extra headers per surface, each proven against loopback servers of the test's own
  * (suites/support/network-servers.ts) with the embedded fake behind them.
  */
+import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,6 +176,20 @@ describe('network settings a user gets wrong: a ProfileError (exit 2) before any
     await refused({ headers: { v8: { 'x-bad': 'a\r\nb' } } }, /may not hold CR, LF or NUL/);
     await refused({}, /HTTPS_PROXY is not a URL/, { HTTPS_PROXY: 'http//:nope' });
   });
+
+  it('on the command line: exit 2, one line naming the field, no stack trace', async () => {
+    const bin = fileURLToPath(new URL('../../bin/apicert.js', import.meta.url));
+    const run = (file: string) =>
+      new Promise<{ code: number | null; err: string }>((resolve) => {
+        execFile(process.execPath, [bin, 'certify', '--profile', file, '--out', pki.dir], { encoding: 'utf8', timeout: 60_000 }, (error, _out, err) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, err }));
+      });
+    const [ca, proxy] = await Promise.all([run(profileFile({ tls: { ca: 'nowhere/ca.pem' } })), run(profileFile({ proxy: 'proxy.corp:3128' }))]);
+    expect(ca.code, ca.err).toBe(2);
+    expect(ca.err).toMatch(/^apicert: network\.tls\.ca: cannot read .*nowhere\/ca\.pem \(ENOENT\): give the path of a PEM certificate bundle/m);
+    expect(proxy.code, proxy.err).toBe(2);
+    expect(proxy.err).toMatch(/network\.proxy: a proxy URL such as http:\/\/proxy\.example:3128/);
+    for (const r of [ca, proxy]) expect(r.err).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  }, 60_000);
 
   it('never prints a proxy password', async () => {
     const loaded = await loadProfileFile(profileFile({}), {});
