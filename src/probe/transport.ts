@@ -50,6 +50,16 @@ export interface TransportContext {
   maxHeaderBytes: number;
 }
 
+const UNTRUSTED_CERT = new Set(['SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT']);
+
+/** What to do about a certificate Node refused, or a client certificate the target wanted: the profile's network.tls. */
+function tlsHint(code: string, message: string | undefined): string | undefined {
+  const said = message ?? code;
+  if (UNTRUSTED_CERT.has(code)) return `${said} (a private certificate authority: give its PEM bundle as network.tls.ca in the profile)`;
+  if (code === 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' || code === 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE') return `${said} (the target may want a client certificate: network.tls.cert and network.tls.key in the profile)`;
+  return undefined;
+}
+
 /** One line saying what happened on the wire, with the library's code first (checks match on it). */
 export function describeTransportError(error: unknown, limits: TransportContext, signal?: AbortSignal): string {
   if (signal?.aborted && signal.reason instanceof Stopped) return `stopped: ${signal.reason.message}`;
@@ -67,7 +77,7 @@ export function describeTransportError(error: unknown, limits: TransportContext,
     ECONNREFUSED: 'connection refused',
     EPIPE: 'the target closed the connection while apicert was sending',
   };
-  const known = code ? told[code] : undefined;
+  const known = code ? (told[code] ?? tlsHint(code, err.message ?? err.cause?.message)) : undefined;
   if (known) return `${code}: ${known}`;
   if (typeof code === 'string' && code.startsWith('HPE_')) return `${code}: HTTP protocol error (${err.message ?? err.cause?.message ?? 'malformed response'})`;
   return [code, err.message ?? err.cause?.message].filter(Boolean).join(': ') || String(error);
