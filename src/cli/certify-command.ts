@@ -179,7 +179,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     }
     const base = container?.baseUrl ?? flags.target;
     profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
-    if (rerun) announceRerun(ui, rerun);
+    if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
     const progress = new RuleProgress(ui);
     const { report, redactor, firstProbeFailure } = await certify({
       profile,
@@ -233,10 +233,10 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
 }
 
 /** Says where the rules came from before any runs, and which of them this catalog no longer has. */
-function announceRerun(ui: Ui, rerun: RerunSelection): void {
+function announceRerun(ui: Ui, rerun: RerunSelection, narrowed: boolean): void {
   const known = new Set(RULES.map((r) => r.id));
   const gone = rerun.ids.filter((id) => !known.has(id));
-  ui.always(`rerunning ${rerun.ids.length - gone.length} rule(s) that were ${RERUN_VERDICTS.join(', ')} in ${rerun.from}, with its seed ${rerun.seed}`);
+  ui.always(`rerunning ${rerun.ids.length - gone.length} rule(s) that were ${RERUN_VERDICTS.join(', ')} in ${rerun.from}, with its seed ${rerun.seed}${narrowed ? ', as far as --surface, --rules and --exclude keep them' : ''}`);
   if (gone.length) ui.warn(`apicert: warning: ${gone.length} rule(s) of ${rerun.from} are not in this apicert's catalog and are skipped: ${gone.join(', ')}`);
 }
 
