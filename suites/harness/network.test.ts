@@ -86,12 +86,17 @@ describe('a forward proxy', () => {
     }
   }, 60_000);
 
-  it('forwards plain HTTP in absolute form', async () => {
+  it('forwards plain HTTP in absolute form, with the credentials of the proxy URL, which no report shows', async () => {
     const proxy = await forwardProxy();
+    const password = 'proxy-pass-5e1d0c7a';
     try {
-      expect((await gateOf(profileAt(fake.baseUrl, { proxy: proxy.url }))).gate).toBe('pass');
+      const withCredentials = proxy.url.replace('http://', `http://apicert:${password}@`);
+      const run = await gateOf(profileAt(fake.baseUrl, { proxy: withCredentials }));
+      expect(run.gate).toBe('pass');
+      expect(run.json).not.toContain(password);
       expect(proxy.seen.length).toBeGreaterThan(0);
       for (const line of proxy.seen) expect(line).toMatch(new RegExp(`^[A-Z]+ ${fake.baseUrl}/`));
+      expect(new Set(proxy.auth)).toEqual(new Set([`Basic ${Buffer.from(`apicert:${password}`).toString('base64')}`]));
     } finally {
       await proxy.close();
     }

@@ -141,15 +141,19 @@ export interface ForwardProxy {
   url: string;
   /** `CONNECT host:port` tunnels and absolute-form `METHOD http://...` requests, in order. */
   seen: string[];
+  /** The Proxy-Authorization header of each of them ('' when absent). */
+  auth: string[];
   close(): Promise<void>;
 }
 
 /** A forward proxy: CONNECT opens a TCP tunnel, an absolute-form request is forwarded over HTTP. */
 export async function forwardProxy(): Promise<ForwardProxy> {
   const seen: string[] = [];
+  const auth: string[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createHttpServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
+    auth.push(req.headers['proxy-authorization'] ?? '');
     const target = new URL(req.url ?? '');
     const out = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -160,6 +164,7 @@ export async function forwardProxy(): Promise<ForwardProxy> {
   });
   server.on('connect', (req, client: Socket, head: Buffer) => {
     seen.push(`CONNECT ${req.url}`);
+    auth.push(req.headers['proxy-authorization'] ?? '');
     const [host, port] = (req.url ?? '').split(':');
     const up = netConnect(Number(port), host!, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -171,5 +176,5 @@ export async function forwardProxy(): Promise<ForwardProxy> {
   });
   server.on('connection', (s: Socket) => sockets.add(s));
   await listening(server);
-  return { url: `http://127.0.0.1:${portOf(server)}`, seen, close: () => closeAll(server, sockets) };
+  return { url: `http://127.0.0.1:${portOf(server)}`, seen, auth, close: () => closeAll(server, sockets) };
 }
