@@ -23,6 +23,8 @@ import { invocationOf, loadBaselineFor, loadSigningKey, writeSignature } from '.
 import { durationOf, whileInterruptible } from './run-control.ts';
 import { RuleProgress } from './progress.ts';
 import { appendStepSummary } from './step-summary.ts';
+import { loadRerun, RERUN_VERDICTS, type RerunSelection } from './rerun.ts';
+import { RULES } from '../registry.ts';
 
 interface CertifyFlags {
   target?: string;
@@ -36,6 +38,9 @@ interface CertifyFlags {
   startupTimeout: number;
   surface?: Surface[];
   rules?: string[];
+  exclude?: string[];
+  maxFailures?: number;
+  rerun?: string;
   seed?: number;
   out: string;
   format: ReportFormat[];
@@ -75,6 +80,12 @@ function regexOf(value: string): RegExp {
   }
 }
 
+function failureCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 100_000) throw new InvalidArgumentError('give a whole number of failures from 1 (stop at the first) upwards');
+  return n;
+}
+
 function milliseconds(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1_000 || n > 600_000) throw new InvalidArgumentError('give milliseconds from 1000 to 600000');
@@ -105,6 +116,7 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
     throw new UsageError(`${names.join(', ')} ${names.length > 1 ? 'apply' : 'applies'} only with --image`);
   }
   if (flags.waitLog && flags.waitHttp) throw new UsageError('give --wait-log or --wait-http, not both');
+  if (flags.rerun && flags.seed !== undefined) throw new UsageError('--rerun takes the seed of the report it reruns: drop --seed (or drop --rerun and name the rules with --rules)');
   if (flags.sign && flags.out === '-') throw new UsageError('--sign writes report.json.sig beside report.json: give --out DIR, not -');
 }
 
@@ -135,6 +147,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   // Both read before any request, so a bad key or baseline is exit 2 with nothing sent.
   const signingKey = flags.sign ? await loadSigningKey(flags.sign) : undefined;
   const baseline = flags.baseline ? await loadBaselineFor(flags.baseline) : undefined;
+  const rerun = flags.rerun ? await loadRerun(flags.rerun) : undefined;
   if (signingKey && !chosen.includes('json')) chosen = ['json', ...chosen];
   const ui = new Ui({ color: flags.color, quiet: flags.quiet, verbose: flags.verbose, stdoutIsReport: toStdout });
   if (flags.target && !flags.readOnly) {
@@ -166,12 +179,16 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     }
     const base = container?.baseUrl ?? flags.target;
     profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
+    if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
     const progress = new RuleProgress(ui);
     const { report, redactor, firstProbeFailure } = await certify({
       profile,
       surfaces: flags.surface,
       patterns: flags.rules,
-      seed: flags.seed,
+      exclude: flags.exclude,
+      maxFailures: flags.maxFailures,
+      ...(rerun ? { only: { ids: rerun.ids, from: rerun.from } } : {}),
+      seed: rerun?.seed ?? flags.seed,
       faults: flags.faults,
       variants: flags.variant,
       strict: Boolean(flags.strict),
@@ -196,6 +213,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     if (firstProbeFailure) ui.warn(`apicert: ${firstProbeFailure}; every rule is inconclusive`);
     else if (report.run.stopped) ui.warn(`apicert: the run stopped early: ${report.run.stopped}`);
     ui.always(gateLines(ui, report));
+    if (report.excluded?.length) ui.info(`excluded (--exclude, not run and not counted): ${report.excluded.map((e) => e.id).join(', ')}`);
     if (report.summary.expectedFailures.length) ui.always(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
     if (report.summary.staleBaseline.length) ui.always(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
     if (!toStdout) {
@@ -214,6 +232,14 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : signal === 'SIGTERM' ? EXIT.terminated : exitCode;
 }
 
+/** Says where the rules came from before any runs, and which of them this catalog no longer has. */
+function announceRerun(ui: Ui, rerun: RerunSelection, narrowed: boolean): void {
+  const known = new Set(RULES.map((r) => r.id));
+  const gone = rerun.ids.filter((id) => !known.has(id));
+  ui.always(`rerunning ${rerun.ids.length - gone.length} rule(s) that were ${RERUN_VERDICTS.join(', ')} in ${rerun.from}, with its seed ${rerun.seed}${narrowed ? ', as far as --surface, --rules and --exclude keep them' : ''}`);
+  if (gone.length) ui.warn(`apicert: warning: ${gone.length} rule(s) of ${rerun.from} are not in this apicert's catalog and are skipped: ${gone.join(', ')}`);
+}
+
 /** A container that did not come up: its log goes to a run folder of its own, and its tail to the terminal. */
 async function keepStartLog(ui: Ui, flags: CertifyFlags, error: ContainerStartFailed): Promise<void> {
   const log = containerLogRedactor(undefined, flags.env).text(error.log);
@@ -229,7 +255,7 @@ export function certifyCommand(): Command {
     .description('Run every selected rule against a target and write a readiness report. Without --target, --profile or --image, certifies the built-in reference fake.')
     .argument('[container-args...]', 'with --image, after "--": the container command, replacing the image\'s CMD')
     .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables below; creates state there unless --read-only')
-    .option('--profile <file>', `target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits (README.md, "${README_SECTIONS.profile}")`)
+    .option('--profile <file>', `target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits, and network: extra headers per surface, a CA bundle, a client certificate and key (mTLS), a proxy (README.md, "${README_SECTIONS.profile}")`)
     .option('--image <image[:tag]>', `start the deployment from this container image (testcontainers, host network), certify it, stop it (README.md, "${README_SECTIONS.image}")`)
     .option('--port <n>', "with --image: the port the image's server listens on", portOf)
     .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair, {})
@@ -240,6 +266,9 @@ export function certifyCommand(): Command {
     .option('--read-only', 'run only rules that read; every rule that creates or changes state is reported untestable')
     .option('--surface <list>', 'surfaces to certify, comma separated (v8, v1, mcp)', surfaceList)
     .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*"); each must select a rule', patternList)
+    .option('--exclude <globs>', 'rule ids to set aside, comma separated, * as wildcard (e.g. "v8.memory.*,mcp.batch.*"); each must match a rule; the reports list them as excluded, never as passed', patternList)
+    .option('--rerun <report>', 'run only the rules that were fail, inconclusive or untestable in this earlier report.json (or run folder), with its seed; combines with --surface, --rules and --exclude')
+    .option('--max-failures <n>', 'start no further rule after N required failures (SHOULD failures too with --strict); the rules not started are reported "not run" and the gate fails', failureCount)
     .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
     .option('--out <dir>', 'reports go to DIR/<timestamp>/ and DIR/latest points at the newest; "-" writes one format to stdout', 'reports')
     .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')}); with --out -, one (default json)`, formats, [...REPORT_FORMATS])

@@ -16,6 +16,8 @@ export const ENV_HELP = `Environment variables:
   APICERT_V1_KEY                    --target: a /v1 service_sk_ key with runs:read and runs:write
   APICERT_MCP_TOKEN                 --target: the token for /mcp
   \${NAME} in a profile              any variable a profile refers to; never printed
+  HTTPS_PROXY, HTTP_PROXY           a profile's target: the forward proxy (unless the profile sets network.proxy); credentials in it are never printed
+  NO_PROXY                          hosts reached without the proxy, comma separated (a profile's network.noProxy replaces it)
   APICERT_PROFILE                   apicert/vitest and this project's suites: the profile to certify instead of the embedded fake
   NO_COLOR                          set (non-empty) to switch colour off, like --no-color; FORCE_COLOR=1 forces it on
   TERM                              "dumb": no colour and no redrawn progress line

@@ -1,6 +1,7 @@
 /**
- * Rule-by-rule progress. On a terminal: one status line redrawn in place ("rule n of N" and what is
- * running) with failures printed above it as they happen. In a log: one line per rule. --quiet
+ * Rule-by-rule progress. On a terminal: one status line redrawn in place ("rule n of N", what is
+ * running, the time taken and, once a third of the rules are done, the time left) with failures
+ * printed above it as they happen. In a log: one line per rule. --quiet
  * keeps only what a reader must see (failures, inconclusive rules); --verbose adds the exchanges.
  */
 import type { Rule, RuleResult } from '../rule/index.ts';
@@ -15,19 +16,47 @@ function markOf(result: RuleResult, strict: boolean): keyof typeof STYLE {
   return result.verdict === 'fail' && result.rule.level === 'should' && !strict ? 'warn' : result.verdict;
 }
 
+/** "45s", "3m 05s", "1h 02m": short enough for a status line. */
+export function clockOf(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+
+/**
+ * The time part of the status line. Before a third of the rules are done an estimate says more
+ * about the first few rules than the run, so it is left out.
+ */
+export function timeLine(elapsedMs: number, done: number, total: number): string {
+  const elapsed = clockOf(elapsedMs);
+  if (total === 0 || done * 3 < total || done >= total) return elapsed;
+  return `${elapsed}, ~${clockOf((elapsedMs / done) * (total - done))} left`;
+}
+
+/** How often the status line is redrawn while nothing finishes, so the elapsed time moves. */
+const TICK_MS = 1_000;
+
 export class RuleProgress {
   private total = 0;
   private done = 0;
   private readonly running = new Set<string>();
   private drawn = false;
   private readonly ui: Ui;
+  private readonly now: () => number;
+  private startedAt = 0;
+  private tick: NodeJS.Timeout | undefined;
 
-  constructor(ui: Ui) {
+  constructor(ui: Ui, now: () => number = () => performance.now()) {
     this.ui = ui;
+    this.now = now;
   }
 
   plan(rules: readonly Rule[]): void {
     this.total = rules.length;
+    this.startedAt = this.now();
+    if (this.live && !this.tick) this.tick = setInterval(() => this.redraw(), TICK_MS).unref();
     this.redraw();
   }
 
@@ -50,7 +79,13 @@ export class RuleProgress {
   }
 
   end(): void {
+    clearInterval(this.tick);
+    this.tick = undefined;
     this.clear();
+  }
+
+  private get live(): boolean {
+    return this.ui.live && this.ui.verbosity !== 'quiet';
   }
 
   private lineFor(result: RuleResult, kind: keyof typeof STYLE): string {
@@ -60,11 +95,15 @@ export class RuleProgress {
   }
 
   private redraw(): void {
-    if (!this.ui.live || this.total === 0 || this.ui.verbosity === 'quiet') return;
+    if (!this.live || this.total === 0) return;
     const first = this.running.values().next().value;
     const more = this.running.size > 1 ? ` (+${this.running.size - 1} running)` : '';
     const width = this.ui.out.columns || 100;
-    const text = `[${this.done}/${this.total}] ${first ?? ''}${more}`.slice(0, Math.max(20, width - 1));
+    const head = `[${this.done}/${this.total}] `;
+    const tail = ` · ${timeLine(this.now() - this.startedAt, this.done, this.total)}`;
+    // A narrow terminal cuts what is running, never the count or the clock.
+    const room = Math.max(10, width - 1 - head.length - tail.length);
+    const text = `${head}${`${first ?? ''}${more}`.slice(0, room)}${tail}`;
     this.ui.out.write(`\r\x1b[2K${this.ui.paint('dim', text)}`);
     this.drawn = true;
   }

@@ -27,6 +27,8 @@ export interface ProbeOptions {
   /** Aborts every request of the run or the check (its deadline, the run deadline, an interrupt). */
   signal?: AbortSignal;
   evidenceBudget?: EvidenceBudget;
+  /** Headers the profile adds to every request to that URL's surface (a WAF token); a check's own headers win. */
+  headersFor?: (url: URL) => Record<string, string>;
 }
 
 // No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
@@ -144,8 +146,9 @@ export class ProbeClient implements Http {
   private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {
     if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.path}: not sent (${describeTransportError(undefined, this.limits(this.options.timeoutMs), this.options.signal)})`);
     this.options.budget.take();
-    const url = new URL(req.path, this.options.baseUrl).toString();
-    const headers: Record<string, string> = { ...extra, ...req.headers };
+    const target = new URL(req.path, this.options.baseUrl);
+    const url = target.toString();
+    const headers: Record<string, string> = { ...this.options.headersFor?.(target), ...extra, ...req.headers };
     if (req.credential) headers.authorization = `Bearer ${req.credential.token}`;
     const redactor = this.options.redactor;
     const redactedHeaders = redactor.headers(headers);

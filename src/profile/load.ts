@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { resolveNetworkPaths } from './network.ts';
 import { profileSchema, V8_SCOPES, type Profile, type ProfileInput } from './schema.ts';
 
 /** A profile problem the user can fix; the CLI exits 2 with this message. */
@@ -50,10 +52,10 @@ export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = pro
     throw new ProfileError(`${path} is neither valid YAML nor JSON: ${(error as Error).message}`);
   }
   const expanded = expandEnv(raw, env, path);
-  if (overrides.target !== undefined && expanded && typeof expanded === 'object' && !Array.isArray(expanded)) {
-    return parseProfile({ ...expanded, target: overrides.target }, path);
-  }
-  return parseProfile(expanded, path);
+  const withTarget = overrides.target !== undefined && expanded && typeof expanded === 'object' && !Array.isArray(expanded) ? { ...expanded, target: overrides.target } : expanded;
+  const profile = parseProfile(withTarget, path);
+  if (!profile.network) return profile;
+  return { ...profile, network: resolveNetworkPaths(profile.network, dirname(path)) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { mcpFixtures } from './fixtures/mcp.ts';
 import { v1Fixtures } from './fixtures/v1.ts';
 import { v8Fixtures } from './fixtures/v8.ts';
 import { webhooksFixtures } from './fixtures/webhooks.ts';
+import { networkSection } from './network.ts';
 import { receiverSection } from './receiver.ts';
 
 export type { MissionRequest } from './fixtures/v8.ts';
@@ -77,6 +78,8 @@ export const profileSchema = z.strictObject({
       concurrency: z.number().int().min(1).max(32).default(4),
     })
     .prefault({}),
+  /** Extra headers per surface, a private CA and client certificate (mTLS), a forward proxy (network.ts). */
+  network: networkSection.optional(),
   /** Read only by `apicert certify-receiver`: the team's own webhook receiver. */
   receiver: receiverSection.optional(),
 });

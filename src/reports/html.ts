@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { VERDICTS } from '../rule/index.ts';
 import type { EvidenceEntry } from '../rule/index.ts';
 import { curlOf, decidingExchange, exchangeText } from './evidence-text.ts';
-import { effectOf, gates, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { effectOf, excludedNote, gates, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 
 const TEMPLATE_URL = new URL('../../reports/templates/report.html', import.meta.url);
 
@@ -102,6 +102,7 @@ export function renderHtml(report: Report): string {
     fact('apicert', `${report.harness.version} (Node ${report.harness.node})`),
     fact('rule set', report.harness.rulesetHash.slice(0, 23)),
     fact('digest', report.digest.slice(0, 23)),
+    report.excluded?.length ? fact('excluded', `${report.excluded.length} rules (--exclude)`) : '',
     report.run.baseline ? fact('baseline', `${report.run.baseline.file} (${report.run.baseline.entries} entries)`) : '',
     report.target.faults?.length ? fact('faults switched on', report.target.faults.join(', ')) : '',
     report.target.variants?.length ? fact('fake variants', report.target.variants.join(', ')) : '',
@@ -121,6 +122,7 @@ export function renderHtml(report: Report): string {
     blockers.length === 0 ? '<p>Nothing blocks the gate.</p>' : toc,
     ...blockers.map((r) => blockingBlock(r, report)),
     warnings.length > 0 ? `<h3>Warnings: SHOULD rules that failed (they gate only with --strict)</h3><ul>${warnings.map((r) => `<li><a href="#rule-${esc(r.id)}"><code>${esc(r.id)}</code></a>: ${esc(clipLine(r.reason ?? '', 200))}</li>`).join('')}</ul>` : '',
+    report.excluded?.length ? `<h3>Excluded rules (--exclude: not run, not counted)</h3><ul>${report.excluded.map((e) => `<li><code>${esc(e.id)}</code> <span class="meta">${esc(e.level)}: ${esc(excludedNote(e))}</span></li>`).join('')}</ul>` : '',
     expected.length > 0 ? `<h3>Expected failures (listed in the baseline, not gating)</h3><ul>${expected.map((r) => `<li><code>${esc(r.id)}</code>: ${esc(r.baseline?.reason ?? '')}${r.baseline?.expires ? ` <span class="meta">until ${esc(r.baseline.expires)}</span>` : ''}</li>`).join('')}</ul>` : '',
   ].join('\n');
   const groups = surfaces.map((surface) => {

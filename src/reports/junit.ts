@@ -1,4 +1,4 @@
-import { effectOf, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { effectOf, excludedNote, judgedLine, policyOf, type ExcludedReportRule, type Report, type ReportRule } from './model.ts';
 import { curlOf, decidingExchange } from './evidence-text.ts';
 
 function xml(text: string): string {
@@ -53,6 +53,12 @@ function testcase(r: ReportRule, report: Report): string {
   return `${open}${inner}${out}\n    </testcase>`;
 }
 
+/** Listed as skipped, so a dashboard shows the gap the team accepted rather than losing the rule. */
+function excludedCase(e: ExcludedReportRule): string {
+  const name = `${e.id}${e.level === 'required' ? '' : ` [${e.level}]`}`;
+  return `    <testcase classname="apicert.${xml(e.surface)}" name="${xml(name)}" time="0.000">\n      <skipped>${xml(excludedNote(e))}</skipped>\n    </testcase>`;
+}
+
 function properties(report: Report): string {
   const props: Array<[string, string]> = [
     ['target', report.target.baseUrl],
@@ -76,13 +82,15 @@ function properties(report: Report): string {
  * failure or an error, whatever does not is skipped or passes.
  */
 export function renderJunit(report: Report): string {
-  const surfaces = [...new Set(report.rules.map((r) => r.surface))];
+  const excluded = report.excluded ?? [];
+  const surfaces = [...new Set([...report.rules, ...excluded].map((r) => r.surface))];
   let totals = { tests: 0, failures: 0, errors: 0 };
   const suites = surfaces.map((surface, id) => {
     const rules = report.rules.filter((r) => r.surface === surface);
     const effects = rules.map((r) => effectOf(r, policyOf(report)));
     const count = (...wanted: string[]) => effects.filter((e) => wanted.includes(e)).length;
-    const counts = { tests: rules.length, failures: count('failure'), errors: count('error'), skipped: count('skipped', 'expected', 'warning') };
+    const setAside = excluded.filter((e) => e.surface === surface);
+    const counts = { tests: rules.length + setAside.length, failures: count('failure'), errors: count('error'), skipped: count('skipped', 'expected', 'warning') + setAside.length };
     totals = { tests: totals.tests + counts.tests, failures: totals.failures + counts.failures, errors: totals.errors + counts.errors };
     const time = rules.reduce((sum, r) => sum + r.durationMs, 0) / 1000;
     const host = new URL(report.target.baseUrl).host;
@@ -90,6 +98,7 @@ export function renderJunit(report: Report): string {
       `  <testsuite name="apicert ${xml(surface)}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${time.toFixed(3)}" timestamp="${report.run.startedAt.replace(/\.\d+Z$/, '')}" hostname="${xml(host)}" id="${id}" package="apicert.${xml(surface)}">`,
       properties(report),
       ...rules.map((r) => testcase(r, report)),
+      ...setAside.map(excludedCase),
       `    <system-out>${xml(`gate ${report.summary.gate}; digest ${report.digest}`)}</system-out>`,
       '    <system-err></system-err>',
       '  </testsuite>',

@@ -1,5 +1,5 @@
 import { curlOf, decidingExchange } from './evidence-text.ts';
-import { effectOf, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { effectOf, excludedNote, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 
 const ICON: Record<string, string> = { pass: 'PASS', fail: 'FAIL', 'not-applicable': 'N/A', untestable: 'UNTESTABLE', inconclusive: 'INCONCLUSIVE' };
 
@@ -28,6 +28,7 @@ export function renderMarkdown(report: Report): string {
     `- Required rules: ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     `- SHOULD rules: ${sh.pass} pass, ${sh.fail} fail${report.summary.strict ? '' : ' (warnings, gating only with --strict)'}, ${sh.untestable} untestable, ${sh.inconclusive} inconclusive, ${sh['not-applicable']} not applicable`,
     `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
+    ...(report.excluded?.length ? [`- Excluded: ${report.excluded.length} rules set aside by --exclude (listed below; none of them counts as passed)`] : []),
     `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`${report.target.profileFingerprint ? `; profile \`${report.target.profileFingerprint}\`` : ''}; digest \`${report.digest}\``,
     '',
   ];
@@ -64,6 +65,9 @@ export function renderMarkdown(report: Report): string {
   }
   if (should.length > 0) lines.push('## SHOULD rules', '', '| Rule | Verdict | What it checks | Notes |', '|---|---|---|---|', ...should.map(row), '');
   if (observations.length > 0) lines.push('## Observation-only rules', '', '| Rule | Verdict | What it records | Notes |', '|---|---|---|---|', ...observations.map(row), '');
+  if (report.excluded?.length) {
+    lines.push('## Excluded rules', '', '| Rule | Level | What it checks | Notes |', '|---|---|---|---|', ...report.excluded.map((e) => `| \`${e.id}\` | ${e.level} | ${cell(e.title)} | ${cell(excludedNote(e))} |`), '');
+  }
   if (report.observations.length > 0) {
     lines.push('## Observations', '', 'What the target does where the specification allows several readings or shows nothing.', '', '| Rule | Subject | Value | Note |', '|---|---|---|---|');
     for (const o of report.observations) lines.push(`| \`${o.ruleId}\` | ${cell(o.subject)} | ${cell(JSON.stringify(o.value) ?? 'undefined')} | ${cell(o.note ?? '')} |`);

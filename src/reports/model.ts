@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fingerprintableNetwork } from '../profile/network.ts';
 import type { Profile } from '../profile/schema.ts';
 import { type FailingCase, type Level, type Observation, type Rule, type RuleResult, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
@@ -37,6 +38,16 @@ export interface ReportRule {
 }
 
 export type Gate = 'pass' | 'fail' | 'inconclusive' | 'untestable';
+
+/** A rule `--exclude` set aside: never run, never counted, never a pass; listed so a reader sees the gap. */
+export interface ExcludedReportRule {
+  id: string;
+  title: string;
+  surface: Surface;
+  level: Level;
+  /** The `--exclude` pattern that matched it. */
+  excludedBy: string;
+}
 
 export interface Report {
   reportVersion: typeof REPORT_VERSION;
@@ -81,6 +92,8 @@ export interface Report {
     staleBaseline: string[];
   };
   rules: ReportRule[];
+  /** Rules `--exclude` set aside (absent when none was). */
+  excluded?: ExcludedReportRule[];
   observations: Observation[];
   /** SHA-256 over the canonical JSON of everything above, so a signed digest covers the whole report. */
   digest: string;
@@ -151,6 +164,11 @@ export function judgedCount(counts: readonly VerdictCounts[]): number {
   return counts.reduce((n, c) => n + c.pass + c.fail, 0);
 }
 
+/** Why an excluded rule has no verdict: the same words in every format. */
+export function excludedNote(e: Pick<ExcludedReportRule, 'excludedBy'>): string {
+  return `excluded by --exclude "${e.excludedBy}": not run, not counted, not a pass`;
+}
+
 /** "judged 12 of 30 selected rules": the line every report and the CLI summary carry. */
 export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected'>): string {
   return `judged ${summary.judged} of ${summary.selected} selected rules (pass or fail)`;
@@ -165,9 +183,10 @@ export function rulesetHash(rules: readonly Rule[]): string {
   return sha256(canonicalJson(rules.map(({ check: _check, ...meta }) => meta)));
 }
 
-/** Identifies the profile a run used; tokens are left out entirely, not hashed. */
+/** Identifies the profile a run used; tokens, header values and a proxy's credentials are left out entirely, not hashed. */
 export function profileFingerprint(profile: Profile): string {
-  return sha256(canonicalJson({ ...profile, credentials: profile.credentials.map(({ token: _token, ...rest }) => rest) }));
+  const network = profile.network ? { network: fingerprintableNetwork(profile.network) } : {};
+  return sha256(canonicalJson({ ...profile, ...network, credentials: profile.credentials.map(({ token: _token, ...rest }) => rest) }));
 }
 
 /** A shell word: as is when it needs no quoting, else single-quoted. */
@@ -221,6 +240,8 @@ export function buildReport(input: {
   warnings?: readonly string[];
   strict?: boolean;
   baseline?: { file: string; entries: readonly BaselineEntry[] };
+  /** Rules `--exclude` set aside, with the pattern that matched each. */
+  excluded?: ReadonlyArray<{ rule: Rule; pattern: string }>;
 }): Report {
   const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
   const rules: ReportRule[] = input.results.map((r) => {
@@ -270,6 +291,7 @@ export function buildReport(input: {
     run,
     summary: summarize(rules, input.strict ?? false),
     rules,
+    ...(input.excluded?.length ? { excluded: input.excluded.map(({ rule, pattern }) => ({ id: rule.id, title: rule.title, surface: rule.surface, level: rule.level, excludedBy: pattern })) } : {}),
     observations: input.results.flatMap((r) => r.observations),
   };
   return { ...body, digest: digestOf(body) };

@@ -9,6 +9,8 @@ import type { VariantId } from '../fake/variants/index.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.ts';
+import { networkDispatcher } from '../probe/dispatcher.ts';
+import { headersFor, networkSecrets } from '../profile/network.ts';
 import { Stopped } from '../probe/transport.ts';
 import type { Profile } from '../profile/schema.ts';
 import { ownTextOf } from '../redact/own-text.ts';
@@ -18,7 +20,9 @@ import { buildReport, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
-import { notReached, runRules, selectRules } from './run.ts';
+import { failureLimit } from './max-failures.ts';
+import { notReached, runRules } from './run.ts';
+import { selectForRun } from './selection.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
 
@@ -32,6 +36,12 @@ export interface CertifyOptions {
   profile?: Profile;
   surfaces?: Surface[];
   patterns?: string[];
+  /** `--rerun`: only these rule ids (those an earlier report did not pass), and the report's path. */
+  only?: { ids: readonly string[]; from: string };
+  /** `--exclude`: globs of rules set aside; each must match a rule, and the report lists those it removed. */
+  exclude?: string[];
+  /** `--max-failures`: start no further rule after this many gating failures. */
+  maxFailures?: number;
   seed?: number;
   /** Run only the rules that read: every rule that creates or changes state is untestable. */
   readOnly?: boolean;
@@ -92,6 +102,7 @@ const SHUTDOWN_GRACE_MS = 1_000;
 export function redactorFor(profile: Profile, rules: readonly RuleMeta[] = RULES): Redactor {
   const redactor = new Redactor();
   for (const c of profile.credentials) redactor.add(c.token, `token:${c.name}`);
+  for (const [label, value] of networkSecrets(profile.network, process.env)) redactor.add(value, label);
   redactor.protect(ownTextOf(rules, profile));
   return redactor;
 }
@@ -124,6 +135,7 @@ export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBu
     streamTimeoutMs: profile.safety.streamTimeoutMs,
     streamCloseGraceMs: profile.safety.streamCloseGraceMs,
     dispatcher,
+    ...(profile.network?.headers ? { headersFor: (url: URL) => headersFor(profile.network, url) } : {}),
     ...(signal ? { signal } : {}),
   });
 }
@@ -137,7 +149,9 @@ function within(promise: Promise<unknown> | undefined, ms: number): Promise<void
 export async function certify(options: CertifyOptions = {}): Promise<Certification> {
   const startedAt = new Date();
   // A filter that selects nothing is a usage error, found before a target is touched.
-  const rules = selectRules(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns });
+  const { rules, excluded } = selectForRun(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns, only: options.only, exclude: options.exclude });
+  // A profile's network settings (CA, client certificate, proxy) are read before anything starts: a mistake is exit 2 with nothing sent.
+  const dispatcher = options.profile ? await networkDispatcher(options.profile.network) : createDispatcher();
   let fake: RunningFake | undefined;
   let profile = options.profile;
   if (!profile) {
@@ -147,7 +161,6 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   }
   if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
-  const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile, options.rules ?? RULES);
   options.onRedactor?.(redactor);
@@ -160,6 +173,11 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   else options.signal?.addEventListener('abort', onInterrupt, { once: true });
   const probe = probeFor(profile, redactor, budget, dispatcher, stop.signal);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
+  const limit = options.maxFailures === undefined ? undefined : failureLimit(options.maxFailures, { strict: options.strict ?? false, expected: new Set(options.baseline?.entries.map((e) => e.rule)) });
+  const onResult = (result: RuleResult) => {
+    limit?.note(result);
+    options.onResult?.(result);
+  };
   let hooks: RunReceiver = {};
   try {
     const firstProbeFailure = await preflight(probe, profile.target);
@@ -176,14 +194,15 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
         provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
         missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
       };
-      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onStart: options.onStart, onResult: options.onResult, signal: stop.signal });
+      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onStart: options.onStart, onResult, signal: stop.signal, ...(limit ? { halt: limit.signal } : {}) });
     }
     const { origin, pathname } = new URL(profile.target);
     const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };
     if (fake && options.faults?.length) reportTarget.faults = [...options.faults];
     if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
     if (options.container) reportTarget.image = options.container.image;
-    const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : stop.signal.aborted ? (stop.signal.reason as Error).message : undefined;
+    const halted = [stop.signal, limit?.signal].find((s) => s?.aborted);
+    const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : halted ? (halted.reason as Error).message : undefined;
     const report = buildReport({
       results,
       version: HARNESS_VERSION,
@@ -198,6 +217,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
       allowUntestable: options.allowUntestable,
       baseline: options.baseline,
       strict: options.strict ?? false,
+      excluded,
       ...(stopped ? { stopped } : {}),
       warnings: redactor.warnings,
     });

@@ -21,6 +21,8 @@ export interface RunOptions {
   onResult?: (result: RuleResult) => void;
   /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
   signal?: AbortSignal;
+  /** Starts no further rule once aborted (--max-failures); rules already running finish. Its reason says why. */
+  halt?: AbortSignal;
 }
 
 const EVIDENCE_HEAD = 10;
@@ -197,7 +199,7 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   for (const wave of waves) {
     let next = 0;
     const worker = async () => {
-      while (next < wave.length && !options.signal?.aborted) {
+      while (next < wave.length && !options.signal?.aborted && !options.halt?.aborted) {
         const index = wave[next++]!;
         options.onStart?.(options.rules[index]!);
         const result = await runRule(options.rules[index]!, options);
@@ -210,14 +212,15 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   }
   for (let i = 0; i < options.rules.length; i += 1) {
     if (!results[i]) {
-      results[i] = notReached(options.rules[i]!, `not run: ${options.signal ? stopReason(options.signal) : 'stopped'}`);
+      const stoppedBy = options.signal?.aborted ? options.signal : options.halt?.aborted ? options.halt : options.signal;
+      results[i] = notReached(options.rules[i]!, `not run: ${stoppedBy ? stopReason(stoppedBy) : 'stopped'}`);
       options.onResult?.(results[i]!);
     }
   }
   return results;
 }
 
-function globRegex(pattern: string): RegExp {
+export function globRegex(pattern: string): RegExp {
   return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
 }
 

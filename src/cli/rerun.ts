@@ -1,0 +1,53 @@
+/**
+ * `certify --rerun REPORT`: the rules an earlier report.json did not pass (fail, inconclusive,
+ * untestable), with its seed, as pytest's `--last-failed` does. Read before any request, so a
+ * missing or malformed report is exit 2 with nothing sent.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Verdict } from '../rule/index.ts';
+import { UsageError } from './errors.ts';
+
+/** What a rerun takes again: every verdict that did not settle the rule. */
+export const RERUN_VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'untestable'];
+
+/** Only what a rerun reads: a report of any later version still carries these. */
+const earlierReport = z.object({
+  run: z.object({ seed: z.number().int().min(0) }),
+  rules: z.array(z.object({ id: z.string().min(1), verdict: z.string() })),
+});
+
+export interface RerunSelection {
+  /** The report.json the rules came from (a folder given is read as its report.json). */
+  from: string;
+  ids: string[];
+  seed: number;
+}
+
+async function reportPathOf(path: string): Promise<string> {
+  try {
+    return (await stat(path)).isDirectory() ? join(path, 'report.json') : path;
+  } catch {
+    return path;
+  }
+}
+
+export async function loadRerun(path: string): Promise<RerunSelection> {
+  const from = await reportPathOf(path);
+  let text: string;
+  try {
+    text = await readFile(from, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--rerun ${path}: cannot read ${from} (${(error as NodeJS.ErrnoException).code ?? String(error)}): give the report.json of an earlier run, e.g. reports/latest/report.json`);
+  }
+  let parsed: z.infer<typeof earlierReport>;
+  try {
+    parsed = earlierReport.parse(JSON.parse(text));
+  } catch {
+    throw new UsageError(`--rerun ${path}: ${from} is not an apicert report.json (it needs run.seed and rules with id and verdict): give the report.json an earlier certify run wrote`);
+  }
+  const ids = parsed.rules.filter((r) => (RERUN_VERDICTS as readonly string[]).includes(r.verdict)).map((r) => r.id);
+  if (ids.length === 0) throw new UsageError(`--rerun ${path}: nothing to rerun, no rule in ${from} was ${RERUN_VERDICTS.join(', ')}: run everything once more without --rerun`);
+  return { from, ids, seed: parsed.run.seed };
+}
