@@ -1,0 +1,202 @@
+/**
+ * `apicert proxy`: a reverse proxy on loopback that forwards every request and answer unchanged
+ * and keeps a bounded record of each exchange for the passive judge.
+ *
+ * Built on node:http (the listening side) and undici's `request` (the upstream side, the same
+ * client the probe uses): both stream bodies chunk by chunk with backpressure, which is all a
+ * transparent proxy needs. A proxy library (http-proxy, fastify's reply-from) would add a
+ * dependency for the same two pipes and hide the chunks the recorder must see.
+ *
+ * Unchanged means: method, path, query, headers and bodies pass as they are, except the
+ * hop-by-hop headers (RFC 9110, 7.6.1), which belong to each connection, and Host, which names the
+ * upstream. An event stream reaches the client chunk by chunk as the upstream sends it. Memory is
+ * bounded: at most `bodyLimit` bytes of each body and the last `maxExchanges` exchanges are kept.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Transform } from 'node:stream';
+import { writeFile } from 'node:fs/promises';
+import { Agent, request } from 'undici';
+import { contentText } from './content.ts';
+import { BodyPrefix, flatHeaders, type TrafficExchange } from './exchange.ts';
+import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
+import { HARNESS_VERSION } from '../runner/certify.ts';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'host']);
+
+function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const named = new Set((String(headers.connection ?? '')).split(',').map((h) => h.trim().toLowerCase()));
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
+  return out;
+}
+
+export interface ProxyOptions {
+  upstream: string;
+  port?: number;
+  /** Stop after this long; otherwise on SIGINT, SIGTERM or `stop`. */
+  durationMs?: number;
+  bodyLimit: number;
+  maxExchanges: number;
+  harOut?: string;
+  onListening?: (url: string) => void;
+}
+
+/** The exchanges kept: the newest `limit`, in the order their requests arrived. */
+class Ring {
+  private readonly items: RecordedBytes[] = [];
+  dropped = 0;
+  private readonly limit: number;
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+  push(item: RecordedBytes): void {
+    this.items.push(item);
+    if (this.items.length > this.limit) {
+      this.items.shift();
+      this.dropped += 1;
+    }
+  }
+  get all(): readonly RecordedBytes[] {
+    return this.items;
+  }
+}
+
+export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: number): TrafficExchange {
+  const url = new URL(rec.url);
+  const ex: TrafficExchange = { index, startedAt: rec.startedAt.toISOString(), method: rec.method, url: rec.url, path: `${url.pathname}${url.search}`, requestHeaders: rec.requestHeaders, responseHeaders: rec.responseHeaders };
+  if (rec.durationMs !== undefined) ex.durationMs = rec.durationMs;
+  if (rec.requestBody !== undefined && rec.requestBody.length > 0) ex.requestBody = contentText(rec.requestBody, rec.requestHeaders['content-encoding'], bodyLimit).text;
+  if (rec.status !== undefined) {
+    ex.status = rec.status;
+    const body = contentText(rec.responseBody ?? Buffer.alloc(0), rec.responseHeaders['content-encoding'], bodyLimit);
+    ex.responseBody = body.text;
+    if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
+  }
+  if (rec.error !== undefined) ex.error = rec.error;
+  return ex;
+}
+
+export interface RunningProxy {
+  url: string;
+  /** What was recorded so far (the newest `maxExchanges`), as the judge reads it. */
+  exchanges(): TrafficExchange[];
+  recorded(): readonly RecordedBytes[];
+  dropped(): number;
+  close(): Promise<void>;
+}
+
+export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening'>): Promise<RunningProxy> {
+  const upstream = new URL(options.upstream);
+  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
+  const ring = new Ring(options.maxExchanges);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const target = new URL(req.url ?? '/', upstream);
+    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.toString(), requestHeaders: flatHeaders(req.headers), responseHeaders: {} };
+    ring.push(rec);
+    const requestPrefix = new BodyPrefix(options.bodyLimit);
+    const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' || req.headers['transfer-encoding'] !== undefined;
+    const tap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        requestPrefix.add(chunk);
+        done(null, chunk);
+      },
+    });
+    const abort = new AbortController();
+    // The client went away before the answer ended: the upstream request ends with it.
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const responsePrefix = new BodyPrefix(options.bodyLimit);
+    let size = 0;
+    try {
+      const upstreamRes = await request(target, {
+        method: rec.method as 'GET',
+        headers: forwardable(req.headers),
+        body: hasBody ? req.pipe(tap) : undefined,
+        dispatcher: agent,
+        signal: abort.signal,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      if (hasBody) rec.requestBody = requestPrefix.bytes;
+      rec.status = upstreamRes.statusCode;
+      rec.responseHeaders = flatHeaders(upstreamRes.headers as Record<string, unknown>);
+      res.writeHead(upstreamRes.statusCode, forwardable(upstreamRes.headers));
+      res.flushHeaders();
+      try {
+        for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          responsePrefix.add(chunk);
+          if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+          if (res.destroyed) break;
+        }
+        res.end();
+      } catch (error) {
+        rec.error = (error as Error).message;
+        res.destroy();
+      }
+    } catch (error) {
+      rec.error = (error as Error).message;
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end('apicert proxy: the upstream did not answer\n');
+      } else res.destroy();
+    } finally {
+      if (hasBody && rec.requestBody === undefined) rec.requestBody = requestPrefix.bytes;
+      if (rec.status !== undefined) {
+        rec.responseBody = responsePrefix.bytes;
+        if (responsePrefix.truncated) {
+          rec.responseTruncated = true;
+          rec.responseSize = size;
+        }
+      }
+      rec.durationMs = Math.round(performance.now() - started);
+    }
+  };
+
+  const server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exchanges: () => ring.all.map((rec, i) => exchangeOfBytes(rec, i, options.bodyLimit)),
+    recorded: () => ring.all,
+    dropped: () => ring.dropped,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Streams still open end with the proxy: their recording ends where they were cut.
+      const grace = setTimeout(() => server.closeAllConnections(), 500);
+      await closed;
+      clearTimeout(grace);
+      await agent.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Runs the proxy until SIGINT, SIGTERM or the duration; then judges what it recorded. */
+export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: TrafficExchange[], startedAt: Date) => Promise<T> }): Promise<T> {
+  const startedAt = new Date();
+  const proxy = await startProxy(options);
+  options.onListening?.(proxy.url);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = options.durationMs !== undefined ? setTimeout(stop, options.durationMs) : undefined;
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await proxy.close();
+  if (options.harOut) await writeFile(options.harOut, `${JSON.stringify(harDocument(proxy.recorded().map(harEntryOf), HARNESS_VERSION), null, 1)}\n`, { mode: 0o600 });
+  return options.judge(proxy.exchanges(), startedAt);
+}
