@@ -13,7 +13,7 @@ import { judgedLine, type Report } from '../reports/model.ts';
 import { createRunFolder, oldLatestFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
 import { checkWritable, REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
-import { HarRecorder } from '../passive/recorder.ts';
+import { HarRecorder, hidingFor } from '../passive/recorder.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { ENV_HELP, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
@@ -196,7 +196,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     });
     progress.end();
     if (recorder && flags.harOut) {
-      await recorder.write(flags.harOut, HARNESS_VERSION, flags.harSecrets ? undefined : used ? redactorFor(used) : new Redactor());
+      await recorder.write(flags.harOut, HARNESS_VERSION, flags.harSecrets ? undefined : hidingFor(used?.credentials ?? [], used ? redactorFor(used) : new Redactor()));
       ui.info(`recording: ${flags.harOut} (${recorder.count} exchanges, HAR 1.2${flags.harSecrets ? ', secrets kept: readable by you only' : ', the profile\'s secrets replaced by labelled markers'})`);
     }
     // The deployment's own account of a failure belongs beside the report that shows it.

@@ -26,6 +26,7 @@ export const WEBHOOK_SECRET_VARIABLE = 'APICERT_WEBHOOK_SECRET';
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
 /** What a recorder leaves where it hid a value without saying which: nothing to learn. */
 const UNLABELLED_MARKER = '«redacted»';
+const MARKER_START = '«redacted';
 
 /**
  * The secrets the recording itself shows: every credential a request carried (the value after its
@@ -44,7 +45,8 @@ export function learnCredentials(exchanges: readonly TrafficExchange[]): Learned
     }
     if (operationOf(ex) === 'v1.webhooks.create' && ex.status !== undefined && ex.status < 300) {
       const secret = recordOf(responseJson(ex))?.signing_secret;
-      if (typeof secret === 'string' && secret.length > 0 && !out.has(secret)) out.set(secret, { value: secret, label: `signing-secret#${out.size + 1}`, issuedBy: ex.index });
+      // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
+      if (typeof secret === 'string' && secret.length > 0 && !secret.includes(MARKER_START) && !out.has(secret)) out.set(secret, { value: secret, label: `signing-secret#${out.size + 1}`, issuedBy: ex.index });
     }
   }
   return [...out.values()];

@@ -26,6 +26,17 @@ function requestBodyBytes(body: unknown): Buffer | undefined {
   return undefined;
 }
 
+/** How a recording hides the profile's secrets: each named one by its own marker, then the redactor. */
+export interface SecretHiding {
+  secrets: ReadonlyArray<{ value: string; label: string }>;
+  redactor: Redactor;
+}
+
+/** The hiding for a profile: its credentials by name, and the run's redactor for everything else. */
+export function hidingFor(credentials: ReadonlyArray<{ name: string; token: string }>, redactor: Redactor): SecretHiding {
+  return { secrets: credentials.map((c) => ({ value: c.token, label: `token:${c.name}` })), redactor };
+}
+
 export class HarRecorder {
   private readonly recorded: RecordedBytes[] = [];
   private readonly bodyLimit: number;
@@ -99,24 +110,30 @@ export class HarRecorder {
     };
   };
 
-  /** The recording as a HAR document; `redactor` replaces the profile's secrets (see the module comment). */
-  document(version: string, redactor?: Redactor): Record<string, unknown> {
+  /**
+   * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
+   * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
+   * recording; the redactor then hides what is left (parts of secrets, other secret shapes).
+   */
+  document(version: string, hiding?: SecretHiding): Record<string, unknown> {
     const hide = (rec: RecordedBytes): RecordedBytes => {
-      if (!redactor) return rec;
-      const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(redactor.text(b.toString('utf8')), 'utf8'));
-      const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, redactor.text(v)]));
-      const out: RecordedBytes = { ...rec, url: redactor.text(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
+      if (!hiding) return rec;
+      const secrets = [...hiding.secrets].sort((a, b) => b.value.length - a.value.length);
+      const replace = (input: string) => hiding.redactor.text(secrets.reduce((text, s) => text.replaceAll(s.value, `«redacted:${s.label}»`), input));
+      const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
+      const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
+      const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
       const request = text(rec.requestBody);
       if (request !== undefined) out.requestBody = request;
       const response = text(rec.responseBody);
       if (response !== undefined) out.responseBody = response;
-      if (rec.error !== undefined) out.error = redactor.text(rec.error);
+      if (rec.error !== undefined) out.error = replace(rec.error);
       return out;
     };
     return harDocument(this.recorded.map((rec) => harEntryOf(hide(rec))), version);
   }
 
-  async write(file: string, version: string, redactor?: Redactor): Promise<void> {
-    await writeFile(file, `${JSON.stringify(this.document(version, redactor), null, 1)}\n`, { mode: redactor ? 0o644 : 0o600 });
+  async write(file: string, version: string, hiding?: SecretHiding): Promise<void> {
+    await writeFile(file, `${JSON.stringify(this.document(version, hiding), null, 1)}\n`, { mode: hiding ? 0o644 : 0o600 });
   }
 }
