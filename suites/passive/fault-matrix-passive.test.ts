@@ -8,7 +8,7 @@ import { passiveRuleIds } from '../../src/passive/judge.ts';
 import { recordAndJudge } from './record.ts';
 
 /** Deliveries go to apicert's receiver, never out of apicert: a certify recording cannot hold them (suites/passive/har-quirks.test.ts judges them). */
-const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid']);
+const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid']);
 
 const passive = new Set(passiveRuleIds());
 const faults = FAULTS.filter((f) => passive.has(ruleOfFault(f.id)) && !RECEIVER_SIDE.has(ruleOfFault(f.id)));
