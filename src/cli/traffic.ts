@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
 import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
-import { runProxy } from '../passive/proxy.ts';
+import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { judgedLine } from '../reports/model.ts';
 import { writeReports } from '../reports/write.ts';
 import { exitCodeFor } from './exit.ts';
@@ -13,9 +13,9 @@ import { portOf } from './parse.ts';
 import { durationOf } from './run-control.ts';
 import { printResult } from './side-report.ts';
 
-function bytes(value: string): number {
+function count(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 64 * 1024 * 1024) throw new InvalidArgumentError('give a number of bytes from 0 to 67108864');
+  if (!Number.isInteger(n) || n < 1 || n > 4 * 1024 * 1024 * 1024) throw new InvalidArgumentError('give a whole number from 1 to 4294967296');
   return n;
 }
 
@@ -42,7 +42,7 @@ export function registerTrafficCommands(program: Command): void {
       `Judge recorded traffic (HAR 1.2 from a browser, mitmproxy or "certify --har-out") by every rule that needs no probe; the others are not-applicable. Sends nothing. Webhook deliveries recorded at a receiver are verified with the signing secret in ${WEBHOOK_SECRET_VARIABLE}.`,
     )
     .requiredOption('--har <file>', 'the HAR file to judge')
-    .option('--body-limit <bytes>', 'judge at most this many bytes of each body', bytes, 1024 * 1024);
+    .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024);
   addRunOptions(judge, 'reports/passive', 'never: a passive run has no prerequisites')
     .action(async (opts: RunCliOptions & { har: string; bodyLimit: number }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
@@ -58,17 +58,19 @@ export function registerTrafficCommands(program: Command): void {
     .requiredOption('--upstream <url>', 'the deployment to forward to, e.g. https://api.example.com')
     .option('--port <n>', 'loopback port to listen on (0 picks a free one)', portOf, 0)
     .option('--duration <duration>', 'stop after this long (e.g. 90s, 20m, 1h)', durationOf)
-    .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', bytes, 256 * 1024)
-    .option('--max-exchanges <n>', 'judge at most this many exchanges (the oldest are dropped beyond it; forwarding goes on)', (v) => bytes(v), 10_000)
+    .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
+    .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
+    .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
     .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)');
   addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
-    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; harOut?: string }) => {
+    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string }) => {
       const judged = await runProxy({
         upstream: opts.upstream,
         port: opts.port,
         durationMs: opts.duration,
         bodyLimit: opts.bodyLimit,
         maxExchanges: opts.maxExchanges,
+        maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
         judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),

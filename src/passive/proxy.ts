@@ -38,27 +38,60 @@ export interface ProxyOptions {
   durationMs?: number;
   bodyLimit: number;
   maxExchanges: number;
+  /** Bytes of bodies kept at once across every exchange (KEPT_BYTES_LIMIT by default). */
+  maxKeptBytes?: number;
   harOut?: string;
   onListening?: (url: string) => void;
 }
 
-/** The exchanges kept: the newest `limit`, in the order their requests arrived. */
+/** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
+export const KEPT_BYTES_LIMIT = 128 * 1024 * 1024;
+
+const keptBytes = (r: RecordedBytes) => (r.requestBody?.length ?? 0) + (r.responseBody?.length ?? 0);
+
+/** The exchanges kept: the newest `limit` (and at most KEPT_BYTES_LIMIT of bodies), in the order their requests arrived. */
 class Ring {
   private readonly items: RecordedBytes[] = [];
+  private head = 0;
+  private bytes = 0;
+  private readonly gone = new WeakSet<RecordedBytes>();
+  private readonly counted = new WeakSet<RecordedBytes>();
   dropped = 0;
   private readonly limit: number;
-  constructor(limit: number) {
+  private readonly byteLimit: number;
+  constructor(limit: number, byteLimit: number) {
     this.limit = limit;
+    this.byteLimit = byteLimit;
   }
   push(item: RecordedBytes): void {
     this.items.push(item);
-    if (this.items.length > this.limit) {
-      this.items.shift();
+    this.evict();
+  }
+  /** An exchange's bodies arrived: they count against the byte budget from now on. */
+  account(item: RecordedBytes): void {
+    // An exchange dropped while it was still flowing no longer counts.
+    if (this.gone.has(item)) return;
+    this.bytes += keptBytes(item);
+    this.counted.add(item);
+    this.evict();
+  }
+  private evict(): void {
+    while (this.items.length - this.head > this.limit || (this.bytes > this.byteLimit && this.items.length - this.head > 1)) {
+      const oldest = this.items[this.head]!;
+      if (this.counted.has(oldest)) this.bytes -= keptBytes(oldest);
+      this.gone.add(oldest);
+      this.items[this.head] = undefined as unknown as RecordedBytes;
+      this.head += 1;
       this.dropped += 1;
+    }
+    // Compacted now and then, so dropping the oldest stays cheap (no shift per exchange).
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items.splice(0, this.head);
+      this.head = 0;
     }
   }
   get all(): readonly RecordedBytes[] {
-    return this.items;
+    return this.items.slice(this.head);
   }
 }
 
@@ -89,7 +122,7 @@ export interface RunningProxy {
 export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
-  const ring = new Ring(options.maxExchanges);
+  const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
@@ -154,6 +187,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
         }
       }
       rec.durationMs = Math.round(performance.now() - started);
+      ring.account(rec);
     }
   };
 

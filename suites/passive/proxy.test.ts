@@ -144,6 +144,16 @@ describe('the proxy forwards without holding anything back', () => {
       expect(new URL(kept[19]!.url).pathname).toBe('/n/59');
     } finally {
       await proxy.close();
+    }
+    // A byte budget below one big exchange keeps only the newest exchange's bodies.
+    const tight = await startProxy({ upstream: up.url, bodyLimit: 4096, maxExchanges: 100, maxKeptBytes: 6000 });
+    try {
+      for (let i = 0; i < 5; i += 1) await (await fetch(new URL(`/big/${i}`, tight.url), { method: 'POST', body: big })).arrayBuffer();
+      const kept = tight.recorded();
+      expect(kept.length).toBeLessThan(3);
+      expect(new URL(kept[kept.length - 1]!.url).pathname).toBe('/big/4');
+    } finally {
+      await tight.close();
       up.server.close();
     }
   });
