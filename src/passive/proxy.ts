@@ -158,7 +158,8 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
       rec.status = upstreamRes.statusCode;
       rec.responseHeaders = flatHeaders(upstreamRes.headers as Record<string, unknown>);
       res.writeHead(upstreamRes.statusCode, forwardable(upstreamRes.headers));
-      res.flushHeaders();
+      // A stream's headers go out at once (its first event may be long in coming); any other answer's go with its body.
+      if (String(upstreamRes.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
       try {
         for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
           size += chunk.length;
