@@ -6,6 +6,7 @@ import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJu
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { judgedLine } from '../reports/model.ts';
 import { writeReports } from '../reports/write.ts';
+import { UsageError } from './errors.ts';
 import { exitCodeFor } from './exit.ts';
 import { addRunOptions, printRules, type RunCliOptions } from './options.ts';
 import { redactOutputWith, safeText } from './output.ts';
@@ -41,11 +42,12 @@ export function registerTrafficCommands(program: Command): void {
     .description(
       `Judge recorded traffic (HAR 1.2 from a browser, mitmproxy or "certify --har-out") by every rule that needs no probe; the others are not-applicable. Sends nothing. Webhook deliveries recorded at a receiver are verified with the signing secret in ${WEBHOOK_SECRET_VARIABLE}.`,
     )
-    .requiredOption('--har <file>', 'the HAR file to judge')
+    .option('--har <file>', 'the HAR file to judge')
     .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024);
   addRunOptions(judge, 'reports/passive', 'never: a passive run has no prerequisites')
-    .action(async (opts: RunCliOptions & { har: string; bodyLimit: number }) => {
+    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
+      if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
       const recording = await readHar(opts.har, opts.bodyLimit);
       if (recording.skipped > 0 && !opts.quiet) console.log(`${recording.skipped} HAR entries are not requests apicert can read and were skipped`);
       const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
