@@ -1,7 +1,7 @@
 /** /v8 missions: answer shapes, the event stream, sequence across reads, idempotency across requests. */
-import { MISSION_EVENT_TYPES, missionProjection, stepCompletedData, stepStartedData, type MissionProjection } from '../../contract/v8/missions.ts';
+import { MISSION_EVENT_TYPES, missionProjection, stepCompletedData, stepStartedData, TERMINAL_EVENT_STATUS, type MissionProjection } from '../../contract/v8/missions.ts';
 import { canonicalJson } from '../../util/json.ts';
-import { mediaType } from '../exchange.ts';
+import { mediaType, type TrafficExchange } from '../exchange.ts';
 import { idAfter, operationOf } from '../endpoints.ts';
 import { hasWholeBody, responseJson, type Judgement, type PassiveRule } from '../judging.ts';
 import { judgeIdempotency } from './idempotency.ts';
@@ -17,7 +17,48 @@ function judgeStreams(j: Judgement, each: (ex: Parameters<Judgement['check']>[0]
   }
 }
 
+/** Whether `later` was sent after `earlier` had ended; without timings, recording order is all there is. */
+function startsAfterEnd(later: TrafficExchange, earlier: TrafficExchange): boolean {
+  if (later.startedAt === undefined || earlier.startedAt === undefined || earlier.durationMs === undefined) return later.index > earlier.index;
+  return Date.parse(later.startedAt) >= Date.parse(earlier.startedAt) + earlier.durationMs;
+}
+
+/**
+ * A mission's first terminal event, seen on a recorded stream, fixes its state: every read of it
+ * recorded afterwards must show the status that event names.
+ */
+function judgeReadsAfterTerminal(j: Judgement): void {
+  const terminal = new Map<string, { event: string; ex: (typeof j.exchanges)[number] }>();
+  for (const ex of j.exchanges) {
+    const op = operationOf(ex);
+    const runId = idAfter(ex, MISSIONS);
+    if (runId === undefined || ex.status !== 200) continue;
+    if (op === 'v8.missions.events') {
+      const first = streamOf(ex)?.events.find((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
+      if (first && !terminal.has(runId)) terminal.set(runId, { event: first.event!, ex });
+      continue;
+    }
+    const ended = terminal.get(runId);
+    // A read sent while the stream was still open may predate the terminal event.
+    if (op !== 'v8.missions.get' || !ended || !hasWholeBody(ex) || !startsAfterEnd(ex, ended.ex)) continue;
+    const parsed = missionProjection.safeParse(responseJson(ex));
+    if (!parsed.success) continue;
+    const expected = TERMINAL_EVENT_STATUS[ended.event];
+    j.check(ex, parsed.data.status === expected, `after ${ended.event} (on the stream of exchange #${ended.ex.index}) the mission reads back as ${parsed.data.status}, expected ${expected}`, [ended.ex]);
+  }
+}
+
 export const v8Rules: PassiveRule[] = [
+  {
+    id: 'v8.missions.states.terminal-event-matches-status',
+    record: 'a mission\'s event stream up to its terminal event, then a GET /v8/missions/{runId}',
+    judge: judgeReadsAfterTerminal,
+  },
+  {
+    id: 'v8.missions.events.after-terminal',
+    record: 'a mission\'s event stream up to its terminal event, then a GET /v8/missions/{runId}',
+    judge: judgeReadsAfterTerminal,
+  },
   {
     id: 'v8.missions.create.accepted',
     record: 'a POST /v8/missions answered 202',
