@@ -3,6 +3,7 @@
  * sentence and level) whose check reads recorded exchanges instead of sending probes. The runner,
  * verdicts, evidence and reports are the active run's own.
  */
+import type { z } from 'zod';
 import { curlLine } from '../probe/evidence.ts';
 import { serviceKey, type CheckContext, type EvidenceEntry, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
@@ -120,6 +121,11 @@ export function passiveRule(rule: Rule, passive: PassiveRule): Rule {
       if (j.judged.size === 0) ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${passive.record}`);
     },
   };
+}
+
+/** The first few issues of a failed schema check, each with its path. */
+export function issuesOf(error: z.ZodError): string {
+  return error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
 }
 
 /** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */

@@ -5,11 +5,8 @@ import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import type { z } from 'zod';
 import { mediaType } from '../exchange.ts';
 import { onSurface } from '../endpoints.ts';
-import { hasWholeBody, recordOf, responseJson, type Judgement, type PassiveRule } from '../judging.ts';
+import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
 
-function issues(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
-}
 
 /** Every error answer of a surface: problem+json, its shape, and a `status` equal to the HTTP status. */
 function judgeProblems(j: Judgement, surface: 'v8' | 'v1', schema: z.ZodType): void {
@@ -20,7 +17,7 @@ function judgeProblems(j: Judgement, surface: 'v8' | 'v1', schema: z.ZodType): v
     // A recorder that kept no body (or a cut one) leaves the shape unjudged; the media type was judged above.
     if (!hasWholeBody(ex)) continue;
     const parsed = schema.safeParse(responseJson(ex));
-    if (!j.check(ex, parsed.success, `the ${ex.status} problem does not have the contract's shape (${parsed.success ? '' : issues(parsed.error)})`)) continue;
+    if (!j.check(ex, parsed.success, `the ${ex.status} problem does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) continue;
     const status = recordOf(parsed.data)?.status;
     j.check(ex, status === ex.status, `the problem says status ${String(status)} but the HTTP status is ${ex.status}`);
   }

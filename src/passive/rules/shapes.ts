@@ -14,14 +14,12 @@ import { contextGoal, goalsResponse } from '../../contract/v8/goals.ts';
 import { memoryResponse } from '../../contract/v8/memory.ts';
 import { skill } from '../../contract/v8/skills.ts';
 import { trace } from '../../contract/v8/traces.ts';
-import { isRecord, parseJson } from '../../util/json.ts';
+import { dateTimes } from '../../checks/v1/runs/get.ts';
+import { parseJson } from '../../util/json.ts';
 import { mediaType, pathOnly, type TrafficExchange } from '../exchange.ts';
 import { operationOf } from '../endpoints.ts';
-import { hasWholeBody, recordOf, requestJson, responseJson, type Judgement, type PassiveRule } from '../judging.ts';
+import { hasWholeBody, recordOf, requestJson, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
 
-function issues(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
-}
 
 function isJson(ex: TrafficExchange): boolean {
   const type = mediaType(ex.responseHeaders);
@@ -39,7 +37,7 @@ function shapeRule(id: string, method: string, path: RegExp, status: number, sch
         if (!j.check(ex, isJson(ex), `the ${status} came as "${mediaType(ex.responseHeaders)}", expected application/json`)) continue;
         if (!hasWholeBody(ex)) continue;
         const parsed = schema.safeParse(responseJson(ex));
-        if (j.check(ex, parsed.success, `the answer does not have the contract's shape (${parsed.success ? '' : issues(parsed.error)})`)) extra?.(ex, parsed.data, j);
+        if (j.check(ex, parsed.success, `the answer does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) extra?.(ex, parsed.data, j);
       }
     },
   };
@@ -51,20 +49,13 @@ function listingItemsRule(id: string, path: RegExp, listing: z.ZodType, key: str
     const items = Array.isArray(value) ? value : ((recordOf(value)?.[key] as unknown[] | undefined) ?? []);
     for (const [i, it] of items.entries()) {
       const parsed = item.safeParse(it);
-      j.check(ex, parsed.success, `${key} item #${i + 1} does not have the contract's shape (${parsed.success ? '' : issues(parsed.error)})`);
+      j.check(ex, parsed.success, `${key} item #${i + 1} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`);
     }
   });
 }
 
 const lastSegment = (ex: TrafficExchange) => decodeURIComponent(pathOnly(ex).split('/').filter(Boolean).pop() ?? '');
 
-/** RFC 3339 date-times anywhere in a value, with their paths. */
-function dateTimes(value: unknown, path = '$'): Array<[string, string]> {
-  if (typeof value === 'string') return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(value) ? [[path, value]] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => dateTimes(v, `${path}[${i}]`));
-  if (isRecord(value)) return Object.entries(value).flatMap(([k, v]) => dateTimes(v, `${path}.${k}`));
-  return [];
-}
 
 function isTaskRequest(ex: TrafficExchange): boolean {
   return recordOf(requestJson(ex))?.mode === 'task';
@@ -100,7 +91,7 @@ export const shapeRules: PassiveRule[] = [
         if (operationOf(ex) !== 'v1.execute' || ex.status !== 200 || !isTaskRequest(ex)) continue;
         if (!j.check(ex, isJson(ex), `the task answer came as "${mediaType(ex.responseHeaders)}", expected application/json`) || !hasWholeBody(ex)) continue;
         const parsed = taskResponse.safeParse(responseJson(ex));
-        j.check(ex, parsed.success, `the task answer carries no string run_id (${parsed.success ? '' : issues(parsed.error)})`);
+        j.check(ex, parsed.success, `the task answer carries no string run_id (${parsed.success ? '' : issuesOf(parsed.error)})`);
       }
     },
   },
