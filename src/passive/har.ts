@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { isRecord, parseJson } from '../util/json.ts';
+import { parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
 import { headerRecord, type TrafficExchange } from './exchange.ts';
 
@@ -203,7 +203,3 @@ export function harDocument(entries: ReadonlyArray<Record<string, unknown>>, ver
   return { log: { version: '1.2', creator: { name: 'apicert', version }, entries } };
 }
 
-/** Whether a value looks like a HAR document at all (for messages that say what was given instead). */
-export function isHarLike(value: unknown): boolean {
-  return isRecord(value) && isRecord(value.log) && Array.isArray(value.log.entries);
-}

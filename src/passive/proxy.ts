@@ -130,7 +130,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.toString(), requestHeaders: flatHeaders(req.headers), responseHeaders: {} };
     ring.push(rec);
     const requestPrefix = new BodyPrefix(options.bodyLimit);
-    const hasBody = req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' || req.headers['transfer-encoding'] !== undefined;
+    const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         requestPrefix.add(chunk);

@@ -4,19 +4,14 @@ import { isRecord, parseJson } from '../../util/json.ts';
 import { mediaType, type TrafficExchange } from '../exchange.ts';
 
 export interface RecordedStream {
+  /** Every event the recording holds whole; an event a cut recording ends inside is left out. */
   events: TextEvent[];
-  /** Lines that are not SSE fields. */
-  errors: string[];
-  /** The recording kept only a prefix: the last event may be missing, and the end is unknown. */
-  cut: boolean;
 }
 
 /** The events of a recorded event-stream answer; undefined when the answer is no stream or has no body. */
 export function streamOf(ex: TrafficExchange): RecordedStream | undefined {
   if (ex.status === undefined || ex.responseBody === undefined || mediaType(ex.responseHeaders) !== 'text/event-stream') return undefined;
-  const cut = Boolean(ex.responseBodyTruncated);
-  const parsed = parseEventStreamText(ex.responseBody);
-  return { events: parsed.events, errors: parsed.errors, cut };
+  return { events: parseEventStreamText(ex.responseBody).events };
 }
 
 export function dataOf(e: TextEvent): Record<string, unknown> | undefined {
