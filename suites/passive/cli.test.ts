@@ -58,6 +58,13 @@ describe('apicert judge-traffic', () => {
     const failing = await apicert('judge-traffic', '--har', faulty, '--out', join(dir, 'passive2'), '--quiet');
     expect(failing.code).toBe(1);
     expect(failing.out).toMatch(/gate FAIL/);
+    // The recording holds the secrets; the reports learned them from it and hold none.
+    const tokens = [...readFileSync(faulty, 'utf8').matchAll(/"Bearer ([^"«]+)"/g)].map((m) => m[1]!);
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const file of ['report.json', 'summary.md', 'report.html', 'junit.xml']) {
+      const text = readFileSync(join(dir, 'passive2', file), 'utf8');
+      for (const token of tokens) expect(text.includes(token), `${file} holds a token`).toBe(false);
+    }
   }, 120_000);
 
   it('exits 2 on a file that is not HAR and 3 on a recording that lets no rule judge', async () => {
