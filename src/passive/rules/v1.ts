@@ -16,9 +16,17 @@ function executeKey(ex: TrafficExchange): string | undefined {
   return typeof key === 'string' ? key : undefined;
 }
 
+/** The kind of a run event: the SSE `event` field, else `type`, `kind` or `event` in its data (the seed does not say which). */
+function kindOf(e: TextEvent): string | undefined {
+  if (e.event !== undefined && e.event !== 'message') return e.event;
+  const data = dataOf(e);
+  const kind = data?.type ?? data?.kind ?? data?.event;
+  return typeof kind === 'string' ? kind : e.event;
+}
+
 /** The `replayed` flag of a turn answer's request.accepted event. */
 function replayedFlag(ex: TrafficExchange): boolean | undefined {
-  const accepted = streamOf(ex)?.events.find((e) => e.event === ACCEPTED || dataOf(e)?.type === ACCEPTED);
+  const accepted = streamOf(ex)?.events.find((e) => kindOf(e) === ACCEPTED);
   const parsed = accepted ? acceptedData.safeParse(dataOf(accepted)) : undefined;
   return parsed?.success ? parsed.data.replayed : undefined;
 }
@@ -54,7 +62,40 @@ function identity(e: TextEvent): string | undefined {
   return typeof id === 'string' || typeof id === 'number' ? `data:${id}` : undefined;
 }
 
+const isTurnAnswer = (ex: TrafficExchange) => operationOf(ex) === 'v1.execute' && ex.status === 200 && recordOf(requestJson(ex))?.mode !== 'task';
+
 export const v1Rules: PassiveRule[] = [
+  {
+    id: 'v1.execute.turn.stream',
+    record: 'a turn-mode POST /v1/execute answered 200',
+    judge: (j) => {
+      for (const ex of j.exchanges) {
+        if (!isTurnAnswer(ex) || requestJson(ex) === undefined) continue;
+        const type = mediaType(ex.responseHeaders);
+        j.check(ex, type === 'text/event-stream', `a turn request was answered "${type}", expected text/event-stream`);
+      }
+    },
+  },
+  {
+    id: 'v1.execute.turn.accepted-event',
+    record: 'a turn-mode POST /v1/execute answered with its event stream',
+    judge: (j) => {
+      const seen = new Set<string>();
+      for (const ex of j.exchanges) {
+        const stream = isTurnAnswer(ex) ? streamOf(ex) : undefined;
+        const key = operationOf(ex) === 'v1.execute' ? executeKey(ex) : undefined;
+        const scope = key === undefined ? undefined : `${ex.requestHeaders.authorization ?? ''}\n${key}`;
+        const first = scope === undefined || !seen.has(scope);
+        if (scope !== undefined) seen.add(scope);
+        if (!stream) continue;
+        const accepted = stream.events.filter((e) => kindOf(e) === ACCEPTED);
+        if (!j.check(ex, accepted.length === 1, `the turn stream carried ${accepted.length} request.accepted events, expected one`)) continue;
+        const data = acceptedData.safeParse(dataOf(accepted[0]!));
+        if (!j.check(ex, data.success, 'request.accepted carries no boolean replayed')) continue;
+        if (first) j.check(ex, data.data!.replayed === false, `request.accepted says replayed:true for a request ${key === undefined ? 'sent without an idempotency key' : 'whose key the recording shows for the first time'}`);
+      }
+    },
+  },
   {
     id: 'v1.runs.get',
     record: 'a GET /v1/runs/{id} answered 200',
