@@ -96,7 +96,7 @@ export class Judgement {
     for (const other of also) this.judged.add(other.index);
     const at = this.show(ex, !ok);
     for (const other of also) this.show(other, !ok);
-    return this.ctx.check(ok, `recorded exchange #${ex.index} ${ex.method} ${ex.path}: ${reason}`, at ?? ex.index);
+    return this.ctx.check(ok, `recorded exchange #${ex.index} ${ex.method} ${ex.path}: ${reason}`, at);
   }
 }
 

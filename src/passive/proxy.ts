@@ -110,6 +110,19 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
   return ex;
 }
 
+/** Waits until the client can take more (or went away); the listeners go with the wait, so a long stream adds none. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 export interface RunningProxy {
   url: string;
   /** What was recorded so far (the newest `maxExchanges`), as the judge reads it. */
@@ -154,7 +167,6 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
         headersTimeout: 0,
         bodyTimeout: 0,
       });
-      if (hasBody) rec.requestBody = requestPrefix.bytes;
       rec.status = upstreamRes.statusCode;
       rec.responseHeaders = flatHeaders(upstreamRes.headers as Record<string, unknown>);
       res.writeHead(upstreamRes.statusCode, forwardable(upstreamRes.headers));
@@ -164,7 +176,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
         for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
           size += chunk.length;
           responsePrefix.add(chunk);
-          if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve).once('close', resolve));
+          if (!res.write(chunk)) await drained(res);
           if (res.destroyed) break;
         }
         res.end();
@@ -179,7 +191,8 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
         res.end('apicert proxy: the upstream did not answer\n');
       } else res.destroy();
     } finally {
-      if (hasBody && rec.requestBody === undefined) rec.requestBody = requestPrefix.bytes;
+      // The upstream may answer before it has read the whole request: the prefix is taken last.
+      if (hasBody) rec.requestBody = requestPrefix.bytes;
       if (rec.status !== undefined) {
         rec.responseBody = responsePrefix.bytes;
         if (responsePrefix.truncated) {
