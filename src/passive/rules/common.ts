@@ -3,6 +3,7 @@ import { v1Problem } from '../../contract/v1/problem.ts';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import type { z } from 'zod';
+import { SHORT_SECRET } from '../../redact/redactor.ts';
 import { mediaType } from '../exchange.ts';
 import { onSurface } from '../endpoints.ts';
 import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
@@ -72,11 +73,13 @@ export const headerRules: PassiveRule[] = [
 
 /** Every learned credential a response of the surfaces carries, other than in the answer that issued it. */
 function judgeEchoedSecrets(j: Judgement, surfaces: ReadonlyArray<'v8' | 'v1' | 'mcp'>): void {
-  if (j.recording.credentials.length === 0) return;
+  // A value this short turns up in ordinary text by chance: it is hidden, but not judged as an echo.
+  const judged = j.recording.credentials.filter((c) => c.value.length >= SHORT_SECRET);
+  if (judged.length === 0) return;
   for (const ex of j.exchanges) {
     if (!surfaces.some((s) => onSurface(ex, s)) || ex.status === undefined) continue;
     const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
-    const carried = j.recording.credentials.filter((c) => c.issuedBy !== ex.index && parts.some((p) => p.includes(c.value)));
+    const carried = judged.filter((c) => c.issuedBy !== ex.index && parts.some((p) => p.includes(c.value)));
     j.check(ex, carried.length === 0, `the answer carries ${carried.length} of the recording's secrets (${[...new Set(carried.map((c) => c.label))].join(', ')})`);
   }
 }
