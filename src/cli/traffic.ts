@@ -20,6 +20,17 @@ function count(value: string): number {
   return n;
 }
 
+function upstreamOf(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('give the deployment\'s base URL, e.g. https://api.example.com');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('the upstream is an http:// or https:// URL');
+  return value;
+}
+
 async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: string): Promise<void> {
   const { report, redactor } = judged;
   const written = await writeReports(report, opts.out, opts.format, redactor);
@@ -57,7 +68,7 @@ export function registerTrafficCommands(program: Command): void {
   const proxy = program
     .command('proxy')
     .description('A reverse proxy on loopback in front of --upstream: forwards every request and answer unchanged (event streams as they arrive), judges the traffic by every rule that needs no probe, and writes the report when stopped (SIGINT, SIGTERM or --duration).')
-    .requiredOption('--upstream <url>', 'the deployment to forward to, e.g. https://api.example.com')
+    .requiredOption('--upstream <url>', 'the deployment to forward to, e.g. https://api.example.com', upstreamOf)
     .option('--port <n>', 'loopback port to listen on (0 picks a free one)', portOf, 0)
     .option('--duration <duration>', 'stop after this long (e.g. 90s, 20m, 1h)', durationOf)
     .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
