@@ -76,13 +76,13 @@ describe('HAR quirks', () => {
 describe('webhook deliveries recorded at a receiver', () => {
   const secret = 'whsec_passive_judge_test_secret_0123456789';
 
-  async function delivery(index: number, sign: (id: string, ts: string, body: string) => Promise<string>) {
-    const body = JSON.stringify({ apiVersion: 'v1', event_id: `evt_${index}`, run_id: 'run_1', sequence: index });
+  async function delivery(index: number, sign: (id: string, ts: string, body: string) => Promise<string>, bend: { sequence?: unknown; idHeader?: string } = {}) {
+    const body = JSON.stringify({ apiVersion: 'v1', event_id: `evt_${index}`, run_id: 'run_1', sequence: 'sequence' in bend ? bend.sequence : index });
     const ts = '1767225600';
     const signature = await sign(`evt_${index}`, ts, body);
     return exchangeOfEntry(
       entry(
-        { method: 'POST', url: 'https://receiver.example/hooks', headers: [{ name: 'Service-Webhook-Id', value: `evt_${index}` }, { name: 'Service-Webhook-Timestamp', value: ts }, { name: 'Service-Webhook-Signature', value: signature }, { name: 'content-type', value: 'application/json' }], postData: { mimeType: 'application/json', text: body } },
+        { method: 'POST', url: 'https://receiver.example/hooks', headers: [{ name: 'Service-Webhook-Id', value: bend.idHeader ?? `evt_${index}` }, { name: 'Service-Webhook-Timestamp', value: ts }, { name: 'Service-Webhook-Signature', value: signature }, { name: 'content-type', value: 'application/json' }], postData: { mimeType: 'application/json', text: body } },
         { status: 204, content: { size: 0, mimeType: '' } },
       ),
       index,
@@ -102,6 +102,12 @@ describe('webhook deliveries recorded at a receiver', () => {
     expect(result('v1.webhooks.delivery.body').verdict).toBe('pass');
     expect(result('v1.webhooks.delivery.id-header').verdict).toBe('pass');
     expect(JSON.stringify(judged.report).includes(secret)).toBe(false);
+
+    // The two delivery faults of the matrix, as a receiver would record them.
+    const sign = (id: string, ts: string, body: string) => signWebhook({ eventId: id, timestamp: ts, rawBody: body, secret });
+    const bent = await judgeRecording([await delivery(3, sign, { sequence: '3' }), await delivery(4, sign, { idHeader: 'evt_other' })], { env: {} });
+    expect(bent.results.find((r) => r.rule.id === 'v1.webhooks.delivery.body')!.verdict).toBe('fail');
+    expect(bent.results.find((r) => r.rule.id === 'v1.webhooks.delivery.id-header')!.verdict).toBe('fail');
 
     const unsigned = await judgeRecording([good], { env: {} });
     const valid = unsigned.results.find((r) => r.rule.id === 'v1.webhooks.delivery.signature-valid')!;
