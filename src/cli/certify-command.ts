@@ -12,7 +12,8 @@ import { Redactor } from '../redact/redactor.ts';
 import { judgedLine, type Report } from '../reports/model.ts';
 import { createRunFolder, oldLatestFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
 import { checkWritable, REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
-import { certify, DEFAULT_DEADLINE_MS, redactorFor } from '../runner/certify.ts';
+import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
+import { HarRecorder, hidingFor } from '../passive/recorder.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { ENV_HELP, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
@@ -55,6 +56,8 @@ interface CertifyFlags {
   deadline: number;
   sign?: string;
   baseline?: string;
+  harOut?: string;
+  harSecrets?: boolean;
 }
 
 function envPair(value: string, previous: Record<string, string>): Record<string, string> {
@@ -118,6 +121,7 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.waitLog && flags.waitHttp) throw new UsageError('give --wait-log or --wait-http, not both');
   if (flags.rerun && flags.seed !== undefined) throw new UsageError('--rerun takes the seed of the report it reruns: drop --seed (or drop --rerun and name the rules with --rules)');
   if (flags.sign && flags.out === '-') throw new UsageError('--sign writes report.json.sig beside report.json: give --out DIR, not -');
+  if (flags.harSecrets && !flags.harOut) throw new UsageError('--har-secrets applies only with --har-out FILE');
 }
 
 function gateLines(ui: Ui, report: Report): string {
@@ -181,7 +185,9 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
     if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
     const progress = new RuleProgress(ui);
-    const { report, redactor, firstProbeFailure } = await certify({
+    const recorder = flags.harOut ? new HarRecorder() : undefined;
+    const { report, redactor, firstProbeFailure, profile: used } = await certify({
+      recorder,
       profile,
       surfaces: flags.surface,
       patterns: flags.rules,
@@ -206,6 +212,10 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       onResult: (result) => progress.finished(result, Boolean(flags.strict)),
     });
     progress.end();
+    if (recorder && flags.harOut) {
+      await recorder.write(flags.harOut, HARNESS_VERSION, flags.harSecrets ? undefined : hidingFor(used?.credentials ?? [], used ? redactorFor(used) : new Redactor()));
+      ui.info(`recording: ${flags.harOut} (${recorder.count} exchanges, HAR 1.2${flags.harSecrets ? ', secrets kept: readable by you only' : ', the profile\'s secrets replaced by labelled markers'})`);
+    }
     // The deployment's own account of a failure belongs beside the report that shows it.
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
     const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
@@ -281,6 +291,8 @@ export function certifyCommand(): Command {
     .option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written", durationOf, DEFAULT_DEADLINE_MS)
     .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it')
     .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
+    .option('--har-out <file>', 'also record every exchange the run sends as HAR 1.2 (the profile\'s secrets replaced by labelled markers), for "apicert judge-traffic"')
+    .option('--har-secrets', 'with --har-out: keep the secrets in the recording (the file is made readable by you only)')
     .option('--no-color', 'no colour (also: NO_COLOR=1)')
     .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
     .action(run);

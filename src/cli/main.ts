@@ -16,6 +16,7 @@ import { surfaceList } from './parse.ts';
 import { registerPlan } from './plan.ts';
 import { registerReceiverCommand } from './receiver.ts';
 import { registerReportCommands } from './report-commands.ts';
+import { registerTrafficCommands } from './traffic.ts';
 
 export function buildProgram(): Command {
   const program = new Command('apicert')
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   registerLoadCommand(program);
   registerReceiverCommand(program);
   registerJudgeClientCommand(program);
+  registerTrafficCommands(program);
 
   // Subcommands parse their own options; each must exit 2 on a usage error like the program does.
   for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "apicert ${command.name()} --help" for its options)`);

@@ -65,6 +65,7 @@ ${r.rerun ? `<div class="meta">Rerun this rule alone:</div><pre>${esc(r.rerun)}<
 function ruleItem(r: ReportRule, blocking: boolean): string {
   const detail = [
     `<blockquote>${esc(r.spec.quote)}</blockquote>`,
+    r.exchanges !== undefined && r.exchanges > 0 ? `<p class="meta">${r.exchanges} recorded exchange(s) judged.</p>` : '',
     r.reason ? `<p>${esc(r.reason)}</p>` : '',
     // Blocking failures are shown in full at the top; here a link, not a second copy.
     r.verdict === 'fail' ? (blocking ? `<p><a href="#fail-${esc(r.id)}">Every failing case with its exchange</a></p>` : casesBlock(r)) : '',
@@ -98,7 +99,7 @@ export function renderHtml(report: Report): string {
     fact('seed', String(report.run.seed)),
     fact('started', report.run.startedAt),
     fact('duration', `${(report.run.durationMs / 1000).toFixed(1)} s`),
-    fact('requests', String(report.run.requests)),
+    report.run.mode === 'passive' ? fact('mode', `passive: ${report.run.requests} recorded exchanges judged, nothing sent`) : fact('requests', String(report.run.requests)),
     fact('apicert', `${report.harness.version} (Node ${report.harness.node})`),
     fact('rule set', report.harness.rulesetHash.slice(0, 23)),
     fact('digest', report.digest.slice(0, 23)),

@@ -8,7 +8,8 @@ function cell(text: string): string {
 }
 
 function row(r: ReportRule): string {
-  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(r.title)} | ${cell(r.reason ?? '')} |`;
+  const judged = r.exchanges !== undefined && r.exchanges > 0 ? `${r.exchanges} recorded exchanges judged. ` : '';
+  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(r.title)} | ${cell(judged + (r.reason ?? ''))} |`;
 }
 
 /** A summary a person reads first: gate, counts, failures with their spec sentence, observations. */
@@ -27,7 +28,9 @@ export function renderMarkdown(report: Report): string {
     `- ${judgedLine(report.summary)}`,
     `- Required rules: ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     `- SHOULD rules: ${sh.pass} pass, ${sh.fail} fail${report.summary.strict ? '' : ' (warnings, gating only with --strict)'}, ${sh.untestable} untestable, ${sh.inconclusive} inconclusive, ${sh['not-applicable']} not applicable`,
-    `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
+    report.run.mode === 'passive'
+      ? `- Mode: **passive**: ${report.run.requests} recorded exchanges judged, nothing sent; rules that need a probe are not applicable (${report.run.startedAt}, ${report.run.durationMs} ms)`
+      : `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
     ...(report.excluded?.length ? [`- Excluded: ${report.excluded.length} rules set aside by --exclude (listed below; none of them counts as passed)`] : []),
     `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`${report.target.profileFingerprint ? `; profile \`${report.target.profileFingerprint}\`` : ''}; digest \`${report.digest}\``,
     '',

@@ -35,6 +35,8 @@ export interface ReportRule {
   /** The command that runs this rule alone with the same seed (for every rule that did not pass). */
   rerun?: string;
   baseline?: BaselineMatch;
+  /** Passive runs: how many recorded exchanges the rule judged. */
+  exchanges?: number;
 }
 
 export type Gate = 'pass' | 'fail' | 'inconclusive' | 'untestable';
@@ -72,6 +74,11 @@ export interface Report {
     stopped?: string;
     /** What the user should know about the run itself (a secret too short to redact everywhere). */
     warnings?: string[];
+    /**
+     * `passive`: the rules judged recorded traffic (judge-traffic, proxy) and sent nothing; `requests`
+     * then counts the recorded exchanges. Absent for an active run.
+     */
+    mode?: 'passive';
   };
   summary: {
     required: VerdictCounts;
@@ -221,6 +228,17 @@ export function summarize(rules: readonly ReportRule[], strict: boolean): Report
   };
 }
 
+/**
+ * The passive gate: at least one rule judged and no gating rule failed. Not-applicable rules (they
+ * need a probe, or the recording never showed their exchanges) do not gate; a recording that let
+ * no rule judge anything is inconclusive, never a pass.
+ */
+function passiveSummary(rules: readonly ReportRule[], strict: boolean): Report['summary'] {
+  const summary = summarize(rules, strict);
+  if (summary.gate === 'pass' && summary.judged === 0) summary.gate = 'inconclusive';
+  return summary;
+}
+
 export function buildReport(input: {
   results: RuleResult[];
   version: string;
@@ -242,6 +260,8 @@ export function buildReport(input: {
   baseline?: { file: string; entries: readonly BaselineEntry[] };
   /** Rules `--exclude` set aside, with the pattern that matched each. */
   excluded?: ReadonlyArray<{ rule: Rule; pattern: string }>;
+  /** A passive run: the exchanges each rule judged, by rule id. */
+  passive?: { judged: ReadonlyMap<string, number> };
 }): Report {
   const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
   const rules: ReportRule[] = input.results.map((r) => {
@@ -261,6 +281,7 @@ export function buildReport(input: {
     };
     if (r.reason !== undefined) rule.reason = r.reason;
     if (r.counterexample) rule.counterexample = r.counterexample;
+    if (input.passive) rule.exchanges = input.passive.judged.get(r.rule.id) ?? 0;
     if (r.verdict !== 'pass' && input.invocation) rule.rerun = rerunCommand(input.invocation, r.rule.id, input.seed);
     const entry = listed.get(r.rule.id);
     // Only a judged outcome says anything about a baseline entry: untestable or inconclusive leaves it be.
@@ -280,6 +301,7 @@ export function buildReport(input: {
     allowUntestable: input.allowUntestable ?? false,
   };
   if (input.stopped) run.stopped = input.stopped;
+  if (input.passive) run.mode = 'passive';
   if (input.warnings?.length) run.warnings = [...input.warnings];
   if (input.baseline) run.baseline = { file: input.baseline.file, entries: input.baseline.entries.length };
   const target: Report['target'] = { ...input.target };
@@ -289,7 +311,7 @@ export function buildReport(input: {
     harness: { name: 'apicert', version: input.version, node: process.version, rulesetHash: rulesetHash(input.catalog ?? input.results.map((r) => r.rule)) },
     target,
     run,
-    summary: summarize(rules, input.strict ?? false),
+    summary: input.passive ? passiveSummary(rules, input.strict ?? false) : summarize(rules, input.strict ?? false),
     rules,
     ...(input.excluded?.length ? { excluded: input.excluded.map(({ rule, pattern }) => ({ id: rule.id, title: rule.title, surface: rule.surface, level: rule.level, excludedBy: pattern })) } : {}),
     observations: input.results.flatMap((r) => r.observations),

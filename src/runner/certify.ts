@@ -75,6 +75,8 @@ export interface CertifyOptions {
   allowUntestable?: boolean;
   /** Known failures, already validated against the catalog (see reports/baseline.ts). */
   baseline?: { file: string; entries: readonly BaselineEntry[] };
+  /** Records every exchange the run sends (`certify --har-out`), at the connection pool. */
+  recorder?: { interceptor: Dispatcher.DispatcherComposeInterceptor };
 }
 
 /** The rerun prefix when the caller did not say how it was invoked. */
@@ -92,6 +94,8 @@ export interface Certification {
   firstProbeFailure?: string;
   /** Only for the embedded fake: the variants it bent for during the run (a variant never taken proved nothing). */
   variantsTaken?: VariantId[];
+  /** The profile the run used (the embedded fake's, when apicert started it). */
+  profile?: Profile;
 }
 
 export const DEFAULT_DEADLINE_MS = 30 * 60_000;
@@ -171,7 +175,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
   const onInterrupt = () => stop.abort(options.signal?.reason instanceof Stopped ? options.signal.reason : new Stopped('interrupted'));
   if (options.signal?.aborted) onInterrupt();
   else options.signal?.addEventListener('abort', onInterrupt, { once: true });
-  const probe = probeFor(profile, redactor, budget, dispatcher, stop.signal);
+  const probe = probeFor(profile, redactor, budget, options.recorder ? dispatcher.compose(options.recorder.interceptor) : dispatcher, stop.signal);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const limit = options.maxFailures === undefined ? undefined : failureLimit(options.maxFailures, { strict: options.strict ?? false, expected: new Set(options.baseline?.entries.map((e) => e.rule)) });
   const onResult = (result: RuleResult) => {
@@ -221,7 +225,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
       ...(stopped ? { stopped } : {}),
       warnings: redactor.warnings,
     });
-    const certification: Certification = { report, results, redactor };
+    const certification: Certification = { report, results, redactor, profile };
     if (firstProbeFailure !== undefined) certification.firstProbeFailure = redactor.text(firstProbeFailure.message);
     if (fake) certification.variantsTaken = fake.context.variants.taken();
     return certification;

@@ -32,7 +32,7 @@ export const getRun = rule({
 });
 
 /** RFC 3339 date-times anywhere in a JSON value, with the path they were found at. */
-function dateTimes(value: unknown, path = '$'): Array<[string, string]> {
+export function dateTimes(value: unknown, path = '$'): Array<[string, string]> {
   if (typeof value === 'string') return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(value) ? [[path, value]] : [];
   if (Array.isArray(value)) return value.flatMap((v, i) => dateTimes(v, `${path}[${i}]`));
   if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => dateTimes(v, `${path}.${k}`));

@@ -1,0 +1,93 @@
+/** `apicert judge-traffic --har FILE` and `apicert proxy --upstream URL`: the passive run's two ways in. */
+import { InvalidArgumentError, type Command } from 'commander';
+import { readHar } from '../passive/har.ts';
+import { RULES } from '../registry.ts';
+import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
+import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
+import { judgedLine } from '../reports/model.ts';
+import { writeReports } from '../reports/write.ts';
+import { UsageError } from './errors.ts';
+import { exitCodeFor } from './exit.ts';
+import { addRunOptions, printRules, type RunCliOptions } from './options.ts';
+import { redactOutputWith, safeText } from './output.ts';
+import { portOf } from './parse.ts';
+import { durationOf } from './run-control.ts';
+import { printResult } from './side-report.ts';
+
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 4 * 1024 * 1024 * 1024) throw new InvalidArgumentError('give a whole number from 1 to 4294967296');
+  return n;
+}
+
+function upstreamOf(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('give the deployment\'s base URL, e.g. https://api.example.com');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('the upstream is an http:// or https:// URL');
+  return value;
+}
+
+async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: string): Promise<void> {
+  const { report, redactor } = judged;
+  const written = await writeReports(report, opts.out, opts.format, redactor);
+  const req = report.summary.required;
+  const judgedRules = report.rules.filter((r) => r.verdict === 'pass' || r.verdict === 'fail');
+  console.log(
+    safeText(
+      `\n${what} (mode: passive): gate ${report.summary.gate.toUpperCase()} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
+    ),
+  );
+  console.log(`reports: ${written.join(', ')}`);
+  process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
+}
+
+const printJudged = (quiet?: boolean) => (quiet ? undefined : (r: Parameters<typeof printResult>[0]) => r.verdict !== 'not-applicable' && printResult(r));
+
+export function registerTrafficCommands(program: Command): void {
+  const judge = program
+    .command('judge-traffic')
+    .description(
+      `Judge recorded traffic (HAR 1.2 from a browser, mitmproxy or "certify --har-out") by every rule that needs no probe; the others are not-applicable. Sends nothing. Webhook deliveries recorded at a receiver are verified with the signing secret in ${WEBHOOK_SECRET_VARIABLE}.`,
+    )
+    .option('--har <file>', 'the HAR file to judge')
+    .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024);
+  addRunOptions(judge, 'reports/passive', 'never: a passive run has no prerequisites')
+    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number }) => {
+      if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
+      if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
+      const recording = await readHar(opts.har, opts.bodyLimit);
+      if (recording.skipped > 0 && !opts.quiet) console.log(`${recording.skipped} HAR entries are not requests apicert can read and were skipped`);
+      const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
+      await finish(judged, opts, opts.har);
+    });
+
+  const proxy = program
+    .command('proxy')
+    .description('A reverse proxy on loopback in front of --upstream: forwards every request and answer unchanged (event streams as they arrive), judges the traffic by every rule that needs no probe, and writes the report when stopped (SIGINT, SIGTERM or --duration).')
+    .requiredOption('--upstream <url>', 'the deployment to forward to, e.g. https://api.example.com', upstreamOf)
+    .option('--port <n>', 'loopback port to listen on (0 picks a free one)', portOf, 0)
+    .option('--duration <duration>', 'stop after this long (e.g. 90s, 20m, 1h)', durationOf)
+    .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
+    .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
+    .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
+    .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)');
+  addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
+    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string }) => {
+      const judged = await runProxy({
+        upstream: opts.upstream,
+        port: opts.port,
+        durationMs: opts.duration,
+        bodyLimit: opts.bodyLimit,
+        maxExchanges: opts.maxExchanges,
+        maxKeptBytes: opts.maxKeptBytes,
+        harOut: opts.harOut,
+        onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
+        judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
+      });
+      await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);
+    });
+}

@@ -1,0 +1,156 @@
+/**
+ * The passive run: judges recorded exchanges with every rule that needs no probe, through the same
+ * runner, verdicts and report model as `certify`; the report says `mode: passive`. Rules that need
+ * a probe are not-applicable with that reason. Nothing is sent anywhere.
+ */
+import { randomInt } from 'node:crypto';
+import { RequestBudget } from '../probe/budget.ts';
+import { ProbeClient } from '../probe/client.ts';
+import { createDispatcher, closeDispatcher } from '../probe/transport.ts';
+import { parseProfile } from '../profile/load.ts';
+import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
+import { RULES } from '../registry.ts';
+import { buildReport, type Report } from '../reports/model.ts';
+import type { Rule, RuleResult, Surface } from '../rule/index.ts';
+import { HARNESS_VERSION } from '../runner/certify.ts';
+import { runRules, selectRules } from '../runner/run.ts';
+import { PASSIVE_RULES, passiveJudgement } from './catalogue.ts';
+import { operationOf } from './endpoints.ts';
+import type { TrafficExchange } from './exchange.ts';
+import { activeOnly, passiveRule, RECORDING, recordOf, responseJson, type LearnedSecret, type Recording } from './judging.ts';
+
+/** The variable `judge-traffic` and `proxy` read the webhook endpoint's signing secret from. */
+export const WEBHOOK_SECRET_VARIABLE = 'APICERT_WEBHOOK_SECRET';
+
+/** Headers whose values are credentials wherever they appear. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
+/** What a recorder leaves where it hid a value without saying which: nothing to learn. */
+const UNLABELLED_MARKER = '«redacted»';
+const MARKER_START = '«redacted';
+
+/**
+ * The secrets the recording itself shows: every credential a request carried (the value after its
+ * scheme), and every signing secret a webhook-creation answer handed out. Session ids are the
+ * target's own and are only hidden, never judged as a leak (see `sessionIds`).
+ */
+export function learnCredentials(exchanges: readonly TrafficExchange[]): LearnedSecret[] {
+  const out = new Map<string, LearnedSecret>();
+  for (const ex of exchanges) {
+    for (const name of CREDENTIAL_HEADERS) {
+      const raw = ex.requestHeaders[name];
+      if (raw === undefined) continue;
+      const value = raw.replace(/^(Bearer|Basic|Token)\s+/i, '').trim();
+      if (value.length === 0 || value === UNLABELLED_MARKER || out.has(value)) continue;
+      out.set(value, { value, label: `${name}#${out.size + 1}` });
+    }
+    if (operationOf(ex) === 'v1.webhooks.create' && ex.status !== undefined && ex.status < 300) {
+      const secret = recordOf(responseJson(ex))?.signing_secret;
+      // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
+      if (typeof secret === 'string' && secret.length > 0 && !secret.includes(MARKER_START) && !out.has(secret)) out.set(secret, { value: secret, label: `signing-secret#${out.size + 1}`, issuedBy: ex.index });
+    }
+  }
+  return [...out.values()];
+}
+
+function sessionIds(exchanges: readonly TrafficExchange[]): Set<string> {
+  const out = new Set<string>();
+  for (const ex of exchanges) for (const id of [ex.requestHeaders['mcp-session-id'], ex.responseHeaders['mcp-session-id']]) if (id) out.add(id);
+  return out;
+}
+
+/** A redactor that hides every secret the recording showed (and the webhook secret given), built through its public API. */
+export function redactorForRecording(exchanges: readonly TrafficExchange[], credentials: readonly LearnedSecret[], webhookSecret?: string): Redactor {
+  const redactor = new Redactor();
+  for (const c of credentials) redactor.add(c.value, c.label);
+  for (const id of sessionIds(exchanges)) redactor.add(id, TARGET_ISSUED_SESSION);
+  if (webhookSecret) redactor.add(webhookSecret, 'env:webhook-secret');
+  return redactor;
+}
+
+/** Every rule of the catalogue: its passive judgement where it has one, else not-applicable (needs a probe). */
+export function passiveCatalogue(): Rule[] {
+  return RULES.map((rule) => {
+    const passive = passiveJudgement(rule.id);
+    return passive ? passiveRule(rule, passive) : activeOnly(rule);
+  });
+}
+
+/** Ids of the rules a recording can judge. */
+export function passiveRuleIds(): string[] {
+  return PASSIVE_RULES.map((p) => p.id);
+}
+
+export interface PassiveOptions {
+  surfaces?: Surface[];
+  patterns?: string[];
+  /** The environment the webhook secret is read from (process.env by default). */
+  env?: NodeJS.ProcessEnv;
+  strict?: boolean;
+  startedAt?: Date;
+  /** Where the recording came from, for the report's target (an upstream URL, a HAR's first origin). */
+  source?: string;
+  onResult?: (result: RuleResult) => void;
+  /** Called with the redactor as soon as it exists: everything printed after goes through it. */
+  onRedactor?: (redactor: Redactor) => void;
+}
+
+export interface PassiveJudgement {
+  report: Report;
+  results: RuleResult[];
+  redactor: Redactor;
+}
+
+function sourceOf(exchanges: readonly TrafficExchange[]): string {
+  for (const ex of exchanges) {
+    try {
+      return new URL(ex.url).origin;
+    } catch {
+      continue;
+    }
+  }
+  return 'http://recording.invalid';
+}
+
+export async function judgeRecording(exchanges: readonly TrafficExchange[], options: PassiveOptions = {}): Promise<PassiveJudgement> {
+  const startedAt = options.startedAt ?? new Date();
+  const rules = selectRules(passiveCatalogue(), { surfaces: options.surfaces, patterns: options.patterns });
+  const env = options.env ?? process.env;
+  const webhookSecret = env[WEBHOOK_SECRET_VARIABLE] || undefined;
+  const credentials = learnCredentials(exchanges);
+  const redactor = redactorForRecording(exchanges, credentials, webhookSecret);
+  options.onRedactor?.(redactor);
+  const source = options.source ?? sourceOf(exchanges);
+  const recording: Recording = { exchanges, credentials, webhookSecretVariable: WEBHOOK_SECRET_VARIABLE, counts: new Map(), ...(webhookSecret ? { webhookSecret } : {}) };
+  const profile = parseProfile({ target: source, credentials: [] }, 'the recording');
+  // The probe client sends nothing here: it only keeps each rule's evidence, redacted like any run's.
+  const dispatcher = createDispatcher();
+  const probe = new ProbeClient({ baseUrl: source, redactor, budget: new RequestBudget(0), timeoutMs: 1_000, streamTimeoutMs: 1_000, streamCloseGraceMs: 100, dispatcher });
+  const seed = randomInt(0, 2 ** 31 - 1);
+  try {
+    const results = await runRules({
+      target: { baseUrl: source, kind: 'remote' },
+      profile,
+      rules,
+      seed,
+      probe,
+      checkNeeds: false,
+      services: { redactor, provided: new Map([[RECORDING.name, recording]]) },
+      onResult: options.onResult,
+    });
+    const report = buildReport({
+      results,
+      version: HARNESS_VERSION,
+      target: { baseUrl: redactor.text(source), kind: 'remote' },
+      catalog: RULES,
+      startedAt,
+      finishedAt: new Date(),
+      seed,
+      requests: exchanges.length,
+      strict: options.strict ?? false,
+      passive: { judged: recording.counts },
+    });
+    return { report, results, redactor };
+  } finally {
+    await closeDispatcher(dispatcher);
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The bridge between a recording and the kernel: a passive rule is an existing rule (same id,
+ * sentence and level) whose check reads recorded exchanges instead of sending probes. The runner,
+ * verdicts, evidence and reports are the active run's own.
+ */
+import type { z } from 'zod';
+import { curlLine } from '../probe/evidence.ts';
+import { serviceKey, type CheckContext, type EvidenceEntry, type Rule } from '../rule/index.ts';
+import { isRecord, parseJson } from '../util/json.ts';
+import type { TrafficExchange } from './exchange.ts';
+
+/** What the passive run judges: the recording, and the secrets it learned from it. */
+export interface Recording {
+  exchanges: readonly TrafficExchange[];
+  /** Signing secret of webhook deliveries recorded at a receiver (from the environment), when given. */
+  webhookSecret?: string;
+  /** Name of the variable the webhook secret is read from, for the reason when it is missing. */
+  webhookSecretVariable: string;
+  /** Credentials learned from the recording (Authorization values, signing secrets in answers). */
+  credentials: readonly LearnedSecret[];
+  /** How many exchanges each rule judged, filled as the rules run. */
+  counts: Map<string, number>;
+}
+
+export interface LearnedSecret {
+  value: string;
+  label: string;
+  /** The exchange whose answer first carried it (a signing secret): that answer may carry it. */
+  issuedBy?: number;
+}
+
+export const RECORDING = serviceKey<Recording>('passive-recording');
+
+/** A passive rule: the judgement of one existing rule over recorded exchanges. */
+export interface PassiveRule {
+  id: string;
+  /** What the rule needs to find in a recording, named for the not-applicable reason: "POST /v8/missions answered 202". */
+  record: string;
+  judge: (j: Judgement) => void | Promise<void>;
+}
+
+/** Keeps evidence readable: each rule shows at most this many exchanges besides its failing ones. */
+const SHOWN = 30;
+const BODY_SHOWN = 4096;
+/** Headers curl sets itself; repeating them would only break the reproduction. */
+const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
+
+function evidenceOf(ex: TrafficExchange): EvidenceEntry {
+  const body = ex.requestBody === undefined ? undefined : ex.requestBody.slice(0, BODY_SHOWN);
+  const headers = Object.fromEntries(Object.entries(ex.requestHeaders).filter(([name]) => !TRANSPORT_HEADERS.has(name)));
+  const entry: EvidenceEntry = {
+    label: `recorded exchange #${ex.index}${ex.startedAt ? ` at ${ex.startedAt}` : ''}`,
+    request: { method: ex.method, url: ex.url, headers: ex.requestHeaders, ...(body !== undefined ? { body } : {}) },
+    durationMs: ex.durationMs ?? 0,
+    curl: curlLine(ex.method, ex.url, headers, body),
+    direction: 'received',
+  };
+  if (ex.status !== undefined) {
+    entry.response = { status: ex.status, headers: ex.responseHeaders };
+    if (ex.responseBody !== undefined) entry.response.body = ex.responseBody.slice(0, BODY_SHOWN);
+    if (ex.responseBodyTruncated || (ex.responseBody?.length ?? 0) > BODY_SHOWN) entry.response.bodyTruncated = true;
+  }
+  if (ex.error !== undefined) entry.error = ex.error;
+  return entry;
+}
+
+/** One rule's pass over the recording: which exchanges it judged, and each judgement as a case. */
+export class Judgement {
+  readonly ctx: CheckContext;
+  readonly recording: Recording;
+  readonly judged = new Set<number>();
+  private readonly shown = new Map<number, number>();
+
+  constructor(ctx: CheckContext, recording: Recording) {
+    this.ctx = ctx;
+    this.recording = recording;
+  }
+
+  get exchanges(): readonly TrafficExchange[] {
+    return this.recording.exchanges;
+  }
+
+  /** The evidence index of an exchange, recorded (redacted) the first time it is named. */
+  private show(ex: TrafficExchange, always: boolean): number | undefined {
+    const known = this.shown.get(ex.index);
+    if (known !== undefined) return known;
+    if (!always && this.shown.size >= SHOWN) return undefined;
+    const at = this.ctx.http.record(evidenceOf(ex));
+    this.shown.set(ex.index, at);
+    return at;
+  }
+
+  /** Judges one case on `ex` (and any exchange it was compared with); a failure names `ex`. */
+  check(ex: TrafficExchange, ok: boolean, reason: string, also: readonly TrafficExchange[] = []): boolean {
+    this.judged.add(ex.index);
+    for (const other of also) this.judged.add(other.index);
+    const at = this.show(ex, !ok);
+    for (const other of also) this.show(other, !ok);
+    return this.ctx.check(ok, `recorded exchange #${ex.index} ${ex.method} ${ex.path}: ${reason}`, at);
+  }
+}
+
+/** A rule that needs an active probe: not-applicable, and the reason says why. */
+export function activeOnly(rule: Rule): Rule {
+  return {
+    ...rule,
+    check: async (ctx) => ctx.notApplicable('needs an active probe: the rule judges answers to requests apicert chooses to send (run "apicert certify"); a recording cannot show it'),
+  };
+}
+
+/** The existing rule judged over the recording. */
+export function passiveRule(rule: Rule, passive: PassiveRule): Rule {
+  return {
+    ...rule,
+    check: async (ctx) => {
+      const recording = ctx.service(RECORDING);
+      if (!recording) return ctx.inconclusive('no recording was given to the passive run (a harness defect: report it)');
+      const j = new Judgement(ctx, recording);
+      await passive.judge(j);
+      recording.counts.set(ctx.rule.id, j.judged.size);
+      if (j.judged.size === 0) ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${passive.record}`);
+    },
+  };
+}
+
+/** The first few issues of a failed schema check, each with its path. */
+export function issuesOf(error: z.ZodError): string {
+  return error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+}
+
+/** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */
+export function responseJson(ex: TrafficExchange): unknown {
+  if (ex.responseBody === undefined || ex.responseBodyTruncated) return undefined;
+  const parsed = parseJson(ex.responseBody);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+export function requestJson(ex: TrafficExchange): unknown {
+  if (ex.requestBody === undefined || ex.requestBodyTruncated) return undefined;
+  const parsed = parseJson(ex.requestBody);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+export function recordOf(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) ? value : undefined;
+}
+
+/** The answer's body is there whole: a rule judging a body skips exchanges without one. */
+export function hasWholeBody(ex: TrafficExchange): boolean {
+  return ex.status !== undefined && ex.responseBody !== undefined && !ex.responseBodyTruncated;
+}

@@ -1,0 +1,250 @@
+/**
+ * `apicert proxy`: a reverse proxy on loopback that forwards every request and answer unchanged
+ * and keeps a bounded record of each exchange for the passive judge.
+ *
+ * Built on node:http (the listening side) and undici's `request` (the upstream side, the same
+ * client the probe uses): both stream bodies chunk by chunk with backpressure, which is all a
+ * transparent proxy needs. A proxy library (http-proxy, fastify's reply-from) would add a
+ * dependency for the same two pipes and hide the chunks the recorder must see.
+ *
+ * Unchanged means: method, path, query, headers and bodies pass as they are, except the
+ * hop-by-hop headers (RFC 9110, 7.6.1), which belong to each connection, and Host, which names the
+ * upstream. An event stream reaches the client chunk by chunk as the upstream sends it. Memory is
+ * bounded: at most `bodyLimit` bytes of each body and the last `maxExchanges` exchanges are kept.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Transform } from 'node:stream';
+import { writeFile } from 'node:fs/promises';
+import { Agent, request } from 'undici';
+import { contentText } from './content.ts';
+import { BodyPrefix, flatHeaders, type TrafficExchange } from './exchange.ts';
+import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
+import { HARNESS_VERSION } from '../runner/certify.ts';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'host']);
+
+function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const named = new Set((String(headers.connection ?? '')).split(',').map((h) => h.trim().toLowerCase()));
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
+  return out;
+}
+
+export interface ProxyOptions {
+  upstream: string;
+  port?: number;
+  /** Stop after this long; otherwise on SIGINT, SIGTERM or `stop`. */
+  durationMs?: number;
+  bodyLimit: number;
+  maxExchanges: number;
+  /** Bytes of bodies kept at once across every exchange (KEPT_BYTES_LIMIT by default). */
+  maxKeptBytes?: number;
+  harOut?: string;
+  onListening?: (url: string) => void;
+}
+
+/** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
+export const KEPT_BYTES_LIMIT = 128 * 1024 * 1024;
+
+const keptBytes = (r: RecordedBytes) => (r.requestBody?.length ?? 0) + (r.responseBody?.length ?? 0);
+
+/** The exchanges kept: the newest `limit` (and at most KEPT_BYTES_LIMIT of bodies), in the order their requests arrived. */
+class Ring {
+  private readonly items: RecordedBytes[] = [];
+  private head = 0;
+  private bytes = 0;
+  private readonly gone = new WeakSet<RecordedBytes>();
+  private readonly counted = new WeakSet<RecordedBytes>();
+  dropped = 0;
+  private readonly limit: number;
+  private readonly byteLimit: number;
+  constructor(limit: number, byteLimit: number) {
+    this.limit = limit;
+    this.byteLimit = byteLimit;
+  }
+  push(item: RecordedBytes): void {
+    this.items.push(item);
+    this.evict();
+  }
+  /** An exchange's bodies arrived: they count against the byte budget from now on. */
+  account(item: RecordedBytes): void {
+    // An exchange dropped while it was still flowing no longer counts.
+    if (this.gone.has(item)) return;
+    this.bytes += keptBytes(item);
+    this.counted.add(item);
+    this.evict();
+  }
+  private evict(): void {
+    while (this.items.length - this.head > this.limit || (this.bytes > this.byteLimit && this.items.length - this.head > 1)) {
+      const oldest = this.items[this.head]!;
+      if (this.counted.has(oldest)) this.bytes -= keptBytes(oldest);
+      this.gone.add(oldest);
+      this.items[this.head] = undefined as unknown as RecordedBytes;
+      this.head += 1;
+      this.dropped += 1;
+    }
+    // Compacted now and then, so dropping the oldest stays cheap (no shift per exchange).
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+  get all(): readonly RecordedBytes[] {
+    return this.items.slice(this.head);
+  }
+}
+
+export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: number): TrafficExchange {
+  const url = new URL(rec.url);
+  const ex: TrafficExchange = { index, startedAt: rec.startedAt.toISOString(), method: rec.method, url: rec.url, path: `${url.pathname}${url.search}`, requestHeaders: rec.requestHeaders, responseHeaders: rec.responseHeaders };
+  if (rec.durationMs !== undefined) ex.durationMs = rec.durationMs;
+  if (rec.requestBody !== undefined && rec.requestBody.length > 0) ex.requestBody = contentText(rec.requestBody, rec.requestHeaders['content-encoding'], bodyLimit).text;
+  if (rec.status !== undefined) {
+    ex.status = rec.status;
+    const body = contentText(rec.responseBody ?? Buffer.alloc(0), rec.responseHeaders['content-encoding'], bodyLimit);
+    ex.responseBody = body.text;
+    if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
+  }
+  if (rec.error !== undefined) ex.error = rec.error;
+  return ex;
+}
+
+/** Waits until the client can take more (or went away); the listeners go with the wait, so a long stream adds none. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+export interface RunningProxy {
+  url: string;
+  /** What was recorded so far (the newest `maxExchanges`), as the judge reads it. */
+  exchanges(): TrafficExchange[];
+  recorded(): readonly RecordedBytes[];
+  dropped(): number;
+  close(): Promise<void>;
+}
+
+export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening'>): Promise<RunningProxy> {
+  const upstream = new URL(options.upstream);
+  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
+  const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
+    const target = new URL(req.url ?? '/', upstream);
+    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.toString(), requestHeaders: flatHeaders(req.headers), responseHeaders: {} };
+    ring.push(rec);
+    const requestPrefix = new BodyPrefix(options.bodyLimit);
+    const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+    const tap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        requestPrefix.add(chunk);
+        done(null, chunk);
+      },
+    });
+    const abort = new AbortController();
+    // The client went away before the answer ended: the upstream request ends with it.
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const responsePrefix = new BodyPrefix(options.bodyLimit);
+    let size = 0;
+    try {
+      const upstreamRes = await request(target, {
+        method: rec.method as 'GET',
+        headers: forwardable(req.headers),
+        body: hasBody ? req.pipe(tap) : undefined,
+        dispatcher: agent,
+        signal: abort.signal,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
+      rec.status = upstreamRes.statusCode;
+      rec.responseHeaders = flatHeaders(upstreamRes.headers as Record<string, unknown>);
+      res.writeHead(upstreamRes.statusCode, forwardable(upstreamRes.headers));
+      // A stream's headers go out at once (its first event may be long in coming); any other answer's go with its body.
+      if (String(upstreamRes.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+      try {
+        for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          responsePrefix.add(chunk);
+          if (!res.write(chunk)) await drained(res);
+          if (res.destroyed) break;
+        }
+        res.end();
+      } catch (error) {
+        rec.error = (error as Error).message;
+        res.destroy();
+      }
+    } catch (error) {
+      rec.error = (error as Error).message;
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end('apicert proxy: the upstream did not answer\n');
+      } else res.destroy();
+    } finally {
+      // The upstream may answer before it has read the whole request: the prefix is taken last.
+      if (hasBody) rec.requestBody = requestPrefix.bytes;
+      if (rec.status !== undefined) {
+        rec.responseBody = responsePrefix.bytes;
+        if (responsePrefix.truncated) {
+          rec.responseTruncated = true;
+          rec.responseSize = size;
+        }
+      }
+      rec.durationMs = Math.round(performance.now() - started);
+      ring.account(rec);
+    }
+  };
+
+  const server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    exchanges: () => ring.all.map((rec, i) => exchangeOfBytes(rec, i, options.bodyLimit)),
+    recorded: () => ring.all,
+    dropped: () => ring.dropped,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Streams still open end with the proxy: their recording ends where they were cut.
+      const grace = setTimeout(() => server.closeAllConnections(), 500);
+      await closed;
+      clearTimeout(grace);
+      await agent.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Runs the proxy until SIGINT, SIGTERM or the duration; then judges what it recorded. */
+export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: TrafficExchange[], startedAt: Date) => Promise<T> }): Promise<T> {
+  const startedAt = new Date();
+  const proxy = await startProxy(options);
+  options.onListening?.(proxy.url);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = options.durationMs !== undefined ? setTimeout(stop, options.durationMs) : undefined;
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await proxy.close();
+  if (options.harOut) await writeFile(options.harOut, `${JSON.stringify(harDocument(proxy.recorded().map(harEntryOf), HARNESS_VERSION), null, 1)}\n`, { mode: 0o600 });
+  return options.judge(proxy.exchanges(), startedAt);
+}

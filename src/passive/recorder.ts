@@ -1,0 +1,139 @@
+/**
+ * Records every exchange apicert sends, at the connection pool (an undici interceptor), so nothing
+ * a check does escapes the recording and no check changes: `certify --har-out FILE`.
+ *
+ * What the file holds: every request and answer as sent and received, bodies up to a prefix, with
+ * each secret of the profile (its tokens) replaced by the redactor's labelled marker
+ * (`Bearer «redacted:token:v1-full»`). Equal secrets get equal markers, so the recording still
+ * shows which credential a response echoed, and the passive judge can learn it as a secret. Values
+ * the target issued (session ids, signing secrets in its answers) stay as the target sent them
+ * unless they have the shape of a credential: they are the evidence the passive rules judge. With
+ * `keepSecrets` (`--har-secrets`) nothing is replaced and the file is written readable by its owner only.
+ */
+import { writeFile } from 'node:fs/promises';
+import type { Dispatcher } from 'undici';
+import type { Redactor } from '../redact/redactor.ts';
+import { BodyPrefix, flatHeaders } from './exchange.ts';
+import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
+
+export const RECORDED_BODY_LIMIT = 1024 * 1024;
+
+type Handler = Dispatcher.DispatchHandler;
+
+function requestBodyBytes(body: unknown): Buffer | undefined {
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (body instanceof Uint8Array) return Buffer.from(body);
+  return undefined;
+}
+
+/** How a recording hides the profile's secrets: each named one by its own marker, then the redactor. */
+export interface SecretHiding {
+  secrets: ReadonlyArray<{ value: string; label: string }>;
+  redactor: Redactor;
+}
+
+/** The hiding for a profile: its credentials by name, and the run's redactor for everything else. */
+export function hidingFor(credentials: ReadonlyArray<{ name: string; token: string }>, redactor: Redactor): SecretHiding {
+  return { secrets: credentials.map((c) => ({ value: c.token, label: `token:${c.name}` })), redactor };
+}
+
+export class HarRecorder {
+  private readonly recorded: RecordedBytes[] = [];
+  private readonly bodyLimit: number;
+  constructor(bodyLimit = RECORDED_BODY_LIMIT) {
+    this.bodyLimit = bodyLimit;
+  }
+
+  get count(): number {
+    return this.recorded.length;
+  }
+
+  /** The interceptor to compose onto the run's dispatcher. */
+  readonly interceptor = (dispatch: Dispatcher['dispatch']): Dispatcher['dispatch'] => {
+    return (options, handler) => {
+      const started = new Date();
+      const t0 = performance.now();
+      const origin = typeof options.origin === 'string' ? options.origin : (options.origin?.toString() ?? '');
+      const rec: RecordedBytes = {
+        startedAt: started,
+        method: options.method,
+        url: new URL(options.path, origin).toString(),
+        requestHeaders: flatHeaders(options.headers as Record<string, unknown> | null),
+        responseHeaders: {},
+      };
+      const body = requestBodyBytes(options.body);
+      if (body !== undefined) rec.requestBody = body;
+      // Kept in the order the requests were sent: a replay must follow what it replays.
+      this.recorded.push(rec);
+      const prefix = new BodyPrefix(this.bodyLimit);
+      let size = 0;
+      let done = false;
+      const finish = (error?: Error) => {
+        if (done) return;
+        done = true;
+        rec.durationMs = Math.round(performance.now() - t0);
+        if (rec.status !== undefined) {
+          rec.responseBody = prefix.bytes;
+          if (prefix.truncated) {
+            rec.responseTruncated = true;
+            rec.responseSize = size;
+          }
+        }
+        // A stream apicert stopped reading on purpose (after its terminal event) is still a recording of what came.
+        if (error && rec.status === undefined) rec.error = error.message;
+      };
+      const wrapped: Handler = {
+        onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+        onRequestUpgrade: (controller, status, headers, socket) => handler.onRequestUpgrade?.(controller, status, headers, socket),
+        onResponseStart: (controller, status, headers, statusMessage) => {
+          if (status >= 200) {
+            rec.status = status;
+            rec.responseHeaders = flatHeaders(headers as Record<string, unknown>);
+          }
+          return handler.onResponseStart?.(controller, status, headers, statusMessage);
+        },
+        onResponseData: (controller, chunk) => {
+          size += chunk.length;
+          prefix.add(chunk);
+          return handler.onResponseData?.(controller, chunk);
+        },
+        onResponseEnd: (controller, trailers) => {
+          finish();
+          return handler.onResponseEnd?.(controller, trailers);
+        },
+        onResponseError: (controller, error) => {
+          finish(error);
+          return handler.onResponseError?.(controller, error);
+        },
+      };
+      return dispatch(options, wrapped);
+    };
+  };
+
+  /**
+   * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
+   * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
+   * recording; the redactor then hides what is left (parts of secrets, other secret shapes).
+   */
+  document(version: string, hiding?: SecretHiding): Record<string, unknown> {
+    const hide = (rec: RecordedBytes): RecordedBytes => {
+      if (!hiding) return rec;
+      const secrets = [...hiding.secrets].sort((a, b) => b.value.length - a.value.length);
+      const replace = (input: string) => hiding.redactor.text(secrets.reduce((text, s) => text.replaceAll(s.value, `«redacted:${s.label}»`), input));
+      const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
+      const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
+      const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
+      const request = text(rec.requestBody);
+      if (request !== undefined) out.requestBody = request;
+      const response = text(rec.responseBody);
+      if (response !== undefined) out.responseBody = response;
+      if (rec.error !== undefined) out.error = replace(rec.error);
+      return out;
+    };
+    return harDocument(this.recorded.map((rec) => harEntryOf(hide(rec))), version);
+  }
+
+  async write(file: string, version: string, hiding?: SecretHiding): Promise<void> {
+    await writeFile(file, `${JSON.stringify(this.document(version, hiding), null, 1)}\n`, { mode: hiding ? 0o644 : 0o600 });
+  }
+}

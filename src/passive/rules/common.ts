@@ -1,0 +1,90 @@
+/** Rules every answer of a surface is held to: problem documents on errors, headers, no echoed credential. */
+import { v1Problem } from '../../contract/v1/problem.ts';
+import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
+import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
+import type { z } from 'zod';
+import { SHORT_SECRET } from '../../redact/redactor.ts';
+import { mediaType } from '../exchange.ts';
+import { onSurface } from '../endpoints.ts';
+import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
+
+
+/** Every error answer of a surface: problem+json, its shape, and a `status` equal to the HTTP status. */
+function judgeProblems(j: Judgement, surface: 'v8' | 'v1', schema: z.ZodType): void {
+  for (const ex of j.exchanges) {
+    if (!onSurface(ex, surface) || ex.status === undefined || ex.status < 400) continue;
+    const type = mediaType(ex.responseHeaders);
+    if (!j.check(ex, type === PROBLEM_CONTENT_TYPE, `the ${ex.status} answer is ${type || 'without a content type'}, expected ${PROBLEM_CONTENT_TYPE}`)) continue;
+    // A recorder that kept no body (or a cut one) leaves the shape unjudged; the media type was judged above.
+    if (!hasWholeBody(ex)) continue;
+    const parsed = schema.safeParse(responseJson(ex));
+    if (!j.check(ex, parsed.success, `the ${ex.status} problem does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) continue;
+    const status = recordOf(parsed.data)?.status;
+    j.check(ex, status === ex.status, `the problem says status ${String(status)} but the HTTP status is ${ex.status}`);
+  }
+}
+
+export const problemRules: PassiveRule[] = [
+  { id: 'v8.errors.problem-shape', record: 'a /v8 request answered 4xx or 5xx', judge: (j) => judgeProblems(j, 'v8', v8Problem) },
+  { id: 'v1.errors.problem-shape', record: 'a /v1 request answered 4xx or 5xx', judge: (j) => judgeProblems(j, 'v1', v1Problem) },
+];
+
+export const headerRules: PassiveRule[] = [
+  {
+    id: 'v8.contract.version-header',
+    record: 'any answered /v8 request',
+    judge: (j) => {
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v8') || ex.status === undefined) continue;
+        const value = ex.responseHeaders[CONTRACT_HEADER];
+        j.check(ex, value === CONTRACT_VERSION, `${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`);
+      }
+    },
+  },
+  {
+    id: 'v1.errors.rate-limited-retry-after',
+    record: 'a /v1 request answered 429',
+    judge: (j) => {
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v1') || ex.status !== 429) continue;
+        const value = ex.responseHeaders['retry-after'];
+        j.check(ex, value !== undefined && /^\d+$/.test(value.trim()), `the 429 carries ${value === undefined ? 'no Retry-After' : `Retry-After: ${value}`}, expected a number of seconds`);
+      }
+    },
+  },
+  {
+    id: 'v1.versioning.header',
+    record: 'a POST /v1/execute carrying X-AI-Platform-Version',
+    judge: (j) => {
+      for (const ex of j.exchanges) {
+        const version = ex.requestHeaders['x-ai-platform-version'];
+        if (!onSurface(ex, 'v1') || version === undefined || ex.status === undefined) continue;
+        if (version === 'v1') {
+          // Refused for another reason is not refused for the header: only a refusal that names the header counts.
+          const names = ex.status >= 400 && ex.status < 500 && /x-ai-platform-version/i.test(ex.responseBody ?? '');
+          j.check(ex, !names, `a request carrying X-AI-Platform-Version: v1 was refused ${ex.status} over that header`);
+        } else {
+          j.check(ex, ex.status >= 400 && ex.status < 500, `a request carrying X-AI-Platform-Version: ${version} was answered ${ex.status}, expected a 4xx refusal`);
+        }
+      }
+    },
+  },
+];
+
+/** Every learned credential a response of the surfaces carries, other than in the answer that issued it. */
+function judgeEchoedSecrets(j: Judgement, surfaces: ReadonlyArray<'v8' | 'v1' | 'mcp'>): void {
+  // A value this short turns up in ordinary text by chance: it is hidden, but not judged as an echo.
+  const judged = j.recording.credentials.filter((c) => c.value.length >= SHORT_SECRET);
+  if (judged.length === 0) return;
+  for (const ex of j.exchanges) {
+    if (!surfaces.some((s) => onSurface(ex, s)) || ex.status === undefined) continue;
+    const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
+    const carried = judged.filter((c) => c.issuedBy !== ex.index && parts.some((p) => p.includes(c.value)));
+    j.check(ex, carried.length === 0, `the answer carries ${carried.length} of the recording's secrets (${[...new Set(carried.map((c) => c.label))].join(', ')})`);
+  }
+}
+
+export const secretRules: PassiveRule[] = [
+  { id: 'v8.redaction.run-secrets', record: 'answered /v8 or /mcp requests carrying an Authorization header', judge: (j) => judgeEchoedSecrets(j, ['v8', 'mcp']) },
+  { id: 'v1.auth.run-secrets', record: 'answered /v1 requests carrying an Authorization header', judge: (j) => judgeEchoedSecrets(j, ['v1']) },
+];

@@ -1,0 +1,20 @@
+/** Event streams as a recorder holds them: one body, the whole stream as far as it was recorded. */
+import { parseEventStreamText, type TextEvent } from '../../sse/text.ts';
+import { isRecord, parseJson } from '../../util/json.ts';
+import { mediaType, type TrafficExchange } from '../exchange.ts';
+
+export interface RecordedStream {
+  /** Every event the recording holds whole; an event a cut recording ends inside is left out. */
+  events: TextEvent[];
+}
+
+/** The events of a recorded event-stream answer; undefined when the answer is no stream or has no body. */
+export function streamOf(ex: TrafficExchange): RecordedStream | undefined {
+  if (ex.status === undefined || ex.responseBody === undefined || mediaType(ex.responseHeaders) !== 'text/event-stream') return undefined;
+  return { events: parseEventStreamText(ex.responseBody).events };
+}
+
+export function dataOf(e: TextEvent): Record<string, unknown> | undefined {
+  const parsed = parseJson(e.data);
+  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+}

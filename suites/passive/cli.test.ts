@@ -1,0 +1,119 @@
+/** `apicert judge-traffic` and `apicert proxy` end to end: reports marked passive, the usual exit codes. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.ts';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import { startFake } from '../../src/fake/server.ts';
+
+const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
+
+/** The CLI in this process (a child Node per call costs seconds); only the signal test needs a child. */
+async function apicert(...args: string[]): Promise<{ code: number | undefined; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
+  process.exitCode = undefined;
+  try {
+    await main(['node', 'apicert', ...args]);
+    return { code: typeof process.exitCode === 'number' ? process.exitCode : 0, out: out.join('\n'), err: err.join('\n') };
+  } finally {
+    process.exitCode = undefined;
+    log.mockRestore();
+    error.mockRestore();
+    stderr.mockRestore();
+  }
+}
+
+interface PassiveReport {
+  run: { mode?: string; requests: number };
+  summary: { gate: string };
+  rules: Array<{ id: string; verdict: string; exchanges?: number }>;
+}
+
+const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as PassiveReport;
+
+describe('apicert judge-traffic', () => {
+  it('judges certify --har-out recordings: exit 0 on the clean fake, 1 under a fault; secrets stay out of the recording', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-traffic-'));
+    const clean = join(dir, 'clean.har');
+    expect((await apicert('certify', '--rules', 'mcp.jsonrpc.id-echoed', '--out', join(dir, 'active'), '--quiet', '--har-out', clean)).code).toBe(0);
+    expect(statSync(clean).mode & 0o077).not.toBe(0);
+    const judged = await apicert('judge-traffic', '--har', clean, '--out', join(dir, 'passive'), '--quiet');
+    expect(judged.code, judged.err).toBe(0);
+    expect(judged.out).toMatch(/\(mode: passive\): gate PASS/);
+    const report = readReport(join(dir, 'passive'));
+    expect(report.run.mode).toBe('passive');
+    expect(report.rules.find((r) => r.id === 'mcp.jsonrpc.id-echoed')).toMatchObject({ verdict: 'pass' });
+    expect(report.rules.find((r) => r.id === 'mcp.jsonrpc.id-echoed')!.exchanges).toBeGreaterThan(0);
+    expect(readFileSync(clean, 'utf8')).toMatch(/Bearer «redacted:token:/);
+
+    const faulty = join(dir, 'faulty.har');
+    await apicert('certify', '--rules', 'mcp.jsonrpc.id-echoed', '--faults', 'mcp.jsonrpc.id-echoed/digit-string-as-number', '--out', join(dir, 'active2'), '--quiet', '--har-out', faulty, '--har-secrets');
+    expect(statSync(faulty).mode & 0o077).toBe(0);
+    const failing = await apicert('judge-traffic', '--har', faulty, '--out', join(dir, 'passive2'), '--quiet');
+    expect(failing.code).toBe(1);
+    expect(failing.out).toMatch(/gate FAIL/);
+    // The recording holds the secrets; the reports learned them from it and hold none.
+    const tokens = [...readFileSync(faulty, 'utf8').matchAll(/"Bearer ([^"«]+)"/g)].map((m) => m[1]!);
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const file of ['report.json', 'summary.md', 'report.html', 'junit.xml']) {
+      const text = readFileSync(join(dir, 'passive2', file), 'utf8');
+      for (const token of tokens) expect(text.includes(token), `${file} holds a token`).toBe(false);
+    }
+  }, 120_000);
+
+  it('exits 2 on a file that is not HAR and 3 on a recording that lets no rule judge', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-traffic-'));
+    const missing = await apicert('judge-traffic', '--har', join(dir, 'nope.har'), '--out', dir);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/cannot read .*nope\.har/);
+    writeFileSync(join(dir, 'empty.har'), JSON.stringify({ log: { version: '1.2', entries: [] } }));
+    const empty = await apicert('judge-traffic', '--har', join(dir, 'empty.har'), '--out', dir, '--quiet');
+    expect(empty.code).toBe(3);
+    expect(empty.out).toMatch(/gate INCONCLUSIVE/);
+  }, 60_000);
+});
+
+describe('apicert proxy', () => {
+  it('forwards to the upstream, judges what passed and writes the report on SIGTERM', async () => {
+    const fake = await startFake();
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-proxy-'));
+    const child = spawn(process.execPath, [BIN, 'proxy', '--upstream', fake.baseUrl, '--out', dir, '--quiet'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the proxy did not start: ${out}`)), 30_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /apicert proxy: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (found) {
+            clearTimeout(timer);
+            resolve(found[1]!);
+          }
+        });
+      });
+      const token = embeddedProfile(fake).credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!.token;
+      for (let i = 0; i < 3; i += 1) {
+        const res = await fetch(new URL('/v8/missions/00000000-0000-7000-8000-000000000000', url), { headers: { authorization: `Bearer ${token}` } });
+        expect(res.status).toBe(404);
+        await res.arrayBuffer();
+      }
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const report = readReport(dir);
+      expect(report.run.mode).toBe('passive');
+      expect(report.run.requests).toBe(3);
+      expect(report.rules.find((r) => r.id === 'v8.errors.problem-shape')).toMatchObject({ verdict: 'pass', exchanges: 3 });
+      expect(readFileSync(join(dir, 'report.json'), 'utf8').includes(token)).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await fake.close();
+    }
+  }, 60_000);
+});

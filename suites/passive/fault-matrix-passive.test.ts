@@ -1,0 +1,30 @@
+/**
+ * The passive half of the fault matrix: for every fault whose rule a recording can judge, the
+ * recording of a run against that fault (only its rule, to keep it fast) is judged failing.
+ */
+import { describe, expect, it } from 'vitest';
+import { FAULTS, ruleOfFault, type FaultId } from '../../src/fake/faults/index.ts';
+import { passiveRuleIds } from '../../src/passive/judge.ts';
+import { recordAndJudge } from './record.ts';
+
+/** Deliveries go to apicert's receiver, never out of apicert: a certify recording cannot hold them (suites/passive/har-quirks.test.ts judges them). */
+const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid']);
+
+const passive = new Set(passiveRuleIds());
+const faults = FAULTS.filter((f) => passive.has(ruleOfFault(f.id)) && !RECEIVER_SIDE.has(ruleOfFault(f.id)));
+
+describe.concurrent('passive fault matrix', () => {
+  it('covers a fault of every passively judgeable rule that has one', () => {
+    expect(faults.length).toBeGreaterThan(20);
+  });
+
+  it.each(faults.map((f) => [f.id, f.description] as const))('%s (%s): the recording is judged failing', async (faultId) => {
+    const rule = ruleOfFault(faultId);
+    const { active, passive: judged } = await recordAndJudge({ patterns: [rule], faults: [faultId as FaultId] });
+    expect(active.results[0]!.verdict, 'the active run fails it too').toBe('fail');
+    const result = judged.results.find((r) => r.rule.id === rule)!;
+    expect(result.verdict, result.reason).toBe('fail');
+    // A failed SHOULD is a warning, as in the active run.
+    expect(judged.report.summary.gate).toBe(result.rule.level === 'required' ? 'fail' : 'pass');
+  }, 60_000);
+});

@@ -1,0 +1,160 @@
+/**
+ * `apicert proxy`: transparent (the fake's scenarios give the same verdicts through it), streams
+ * live, bounded in memory, and what it records of a client that is not apicert is judged.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import { startFake, type RunningFake } from '../../src/fake/server.ts';
+import { judgeRecording, passiveRuleIds } from '../../src/passive/judge.ts';
+import { startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
+import { certify } from '../../src/runner/certify.ts';
+
+const RECEIVER_SIDE = ['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid'];
+
+describe('apicert proxy in front of the fake', () => {
+  let fake: RunningFake;
+  let proxy: RunningProxy;
+
+  beforeAll(async () => {
+    fake = await startFake();
+    proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 256 * 1024, maxExchanges: 10_000 });
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await fake.close();
+  });
+
+  it('passes the fake\'s scenarios through unchanged: certify through it gives the verdicts of a direct run, and the proxy judges the same', async () => {
+    const ids = passiveRuleIds();
+    const profile = { ...embeddedProfile(fake), target: proxy.url };
+    const through = await certify({ profile, patterns: ids, seed: 7 });
+    const direct = await certify({ patterns: ids, seed: 7 });
+    const directVerdicts = new Map(direct.results.map((r) => [r.rule.id, r.verdict]));
+    const passive = await judgeRecording(proxy.exchanges(), { env: {} });
+    const passiveVerdicts = new Map(passive.results.map((r) => [r.rule.id, r.verdict]));
+    let compared = 0;
+    for (const r of through.results) {
+      // The receiver's URL is the fake's own concern: through a proxy the run is remote and may lack one.
+      if (r.verdict === 'untestable' || RECEIVER_SIDE.includes(r.rule.id)) continue;
+      expect(`${r.rule.id}: ${r.verdict}`, r.reason).toBe(`${r.rule.id}: ${directVerdicts.get(r.rule.id)}`);
+      expect(`${r.rule.id}: ${passiveVerdicts.get(r.rule.id)}`).toBe(`${r.rule.id}: ${r.verdict}`);
+      compared += 1;
+    }
+    expect(compared).toBeGreaterThan(30);
+    expect(passive.report.summary.gate).toBe('pass');
+  }, 120_000);
+});
+
+describe('a client that is not apicert, recorded by the proxy', () => {
+  it('judges the MCP SDK client and plain fetch calls, and keeps their secrets out of the report', async () => {
+    const fake = await startFake();
+    const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 1_000 });
+    try {
+      const profile = embeddedProfile(fake);
+      const mcpToken = profile.credentials.find((c) => c.surfaces.includes('mcp') && !c.expired)!.token;
+      const v8Token = profile.credentials.find((c) => c.surfaces.includes('v8') && !c.expired && c.scopes.includes('missions:write'))!.token;
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } });
+      const client = new Client({ name: 'not-apicert', version: '1.0.0' });
+      await client.connect(transport);
+      await client.listTools();
+      await client.callTool({ name: 'echo', arguments: { text: 'through the proxy' } });
+      const session = transport.sessionId!;
+      await transport.terminateSession();
+      await client.close();
+      const unknown = await fetch(new URL('/v8/missions/00000000-0000-7000-8000-000000000000', proxy.url), { headers: { authorization: `Bearer ${v8Token}` } });
+      expect(unknown.status).toBe(404);
+      await unknown.body?.cancel();
+
+      const judged = await judgeRecording(proxy.exchanges(), { env: {} });
+      const verdict = (id: string) => judged.results.find((r) => r.rule.id === id)!.verdict;
+      for (const id of ['mcp.lifecycle.initialize-result', 'mcp.jsonrpc.result-xor-error', 'mcp.jsonrpc.id-echoed', 'mcp.session.id-visible-ascii', 'v8.errors.problem-shape', 'v8.contract.version-header']) expect(`${id}: ${verdict(id)}`).toBe(`${id}: pass`);
+      expect(judged.report.summary.gate).toBe('pass');
+      expect(judged.report.rules.find((r) => r.id === 'mcp.jsonrpc.id-echoed')!.exchanges).toBeGreaterThan(1);
+      const text = JSON.stringify(judged.report);
+      for (const secret of [mcpToken, v8Token, session]) expect(text.includes(secret)).toBe(false);
+    } finally {
+      await proxy.close();
+      await fake.close();
+    }
+  }, 60_000);
+});
+
+/** An upstream under the test's control: each request gets an answer the test writes. */
+async function upstream(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('the proxy forwards without holding anything back', () => {
+  it('passes each event of a stream on before the upstream has ended it', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const up = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: 1\nevent: first\ndata: {"n":1}\n\n');
+      // The second event is written only once the client has seen the first through the proxy.
+      void released.then(() => res.end('id: 2\nevent: last\ndata: {"n":2}\n\n'));
+    });
+    const proxy = await startProxy({ upstream: up.url, bodyLimit: 1024, maxExchanges: 10 });
+    try {
+      const res = await fetch(new URL('/stream', proxy.url));
+      const reader = res.body!.getReader();
+      const first = await reader.read();
+      expect(new TextDecoder().decode(first.value)).toContain('event: first');
+      release();
+      let rest = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        rest += new TextDecoder().decode(value);
+      }
+      expect(rest).toContain('event: last');
+    } finally {
+      await proxy.close();
+      up.server.close();
+    }
+  });
+
+  it('keeps only a prefix of each body and the newest exchanges, while the traffic passes whole', async () => {
+    const big = Buffer.alloc(512 * 1024, 'x');
+    const up = await upstream((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(big);
+    });
+    const proxy = await startProxy({ upstream: up.url, bodyLimit: 1024, maxExchanges: 20 });
+    try {
+      const res = await fetch(new URL('/big', proxy.url), { method: 'POST', body: big });
+      const got = Buffer.from(await res.arrayBuffer());
+      expect(createHash('sha256').update(got).digest('hex')).toBe(createHash('sha256').update(big).digest('hex'));
+      for (let i = 0; i < 60; i += 1) {
+        const small = await fetch(new URL(`/n/${i}`, proxy.url));
+        await small.arrayBuffer();
+      }
+      const kept = proxy.recorded();
+      expect(kept).toHaveLength(20);
+      expect(proxy.dropped()).toBe(41);
+      expect(kept.every((r) => (r.responseBody?.length ?? 0) <= 1024)).toBe(true);
+      expect(new URL(kept[19]!.url).pathname).toBe('/n/59');
+    } finally {
+      await proxy.close();
+    }
+    // A byte budget below one big exchange keeps only the newest exchange's bodies.
+    const tight = await startProxy({ upstream: up.url, bodyLimit: 4096, maxExchanges: 100, maxKeptBytes: 6000 });
+    try {
+      for (let i = 0; i < 5; i += 1) await (await fetch(new URL(`/big/${i}`, tight.url), { method: 'POST', body: big })).arrayBuffer();
+      const kept = tight.recorded();
+      expect(kept.length).toBeLessThan(3);
+      expect(new URL(kept[kept.length - 1]!.url).pathname).toBe('/big/4');
+    } finally {
+      await tight.close();
+      up.server.close();
+    }
+  });
+});
