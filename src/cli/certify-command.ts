@@ -10,8 +10,9 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { judgedLine, type Report } from '../reports/model.ts';
-import { createRunFolder, oldLatestFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
-import { checkWritable, REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
+import { causeLines, runWideCause } from '../reports/run-cause.ts';
+import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
+import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, redactorFor } from '../runner/certify.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
@@ -128,10 +129,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     if (command.getOptionValueSource('format') !== 'cli') chosen = ['json'];
     else if (chosen.length !== 1) throw new UsageError(`--out - writes one report to stdout: give one --format (${REPORT_FORMATS.join(', ')})`);
   }
-  if (!toStdout) {
-    await oldLatestFolder(flags.out);
-    await checkWritable(flags.out);
-  }
+  if (!toStdout) await checkReportRoot(flags.out);
   // Both read before any request, so a bad key or baseline is exit 2 with nothing sent.
   const signingKey = flags.sign ? await loadSigningKey(flags.sign) : undefined;
   const baseline = flags.baseline ? await loadBaselineFor(flags.baseline) : undefined;
@@ -193,8 +191,8 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
     const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
     if (toStdout) reportToStdout(report, chosen[0]!, process.stdout, redactor);
-    if (firstProbeFailure) ui.warn(`apicert: ${firstProbeFailure}; every rule is inconclusive`);
-    else if (report.run.stopped) ui.warn(`apicert: the run stopped early: ${report.run.stopped}`);
+    const cause = runWideCause(report);
+    if (cause) ui.warn(causeLines(cause).map((l, i) => (i === 0 ? `apicert: ${l}` : l)).join('\n'));
     ui.always(gateLines(ui, report));
     if (report.summary.expectedFailures.length) ui.always(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
     if (report.summary.staleBaseline.length) ui.always(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
@@ -202,7 +200,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       const written = await writeRunReports(report, flags.out, chosen, extra, redactor);
       // Signed as written: the redacted report.json, read back.
       if (signingKey) written.files.push(await writeSignature(join(written.dir, 'report.json'), signingKey));
-      ui.info(`reports: ${written.dir} (${join(flags.out, 'latest')} points at it): ${written.files.map((f) => f.slice(written.dir.length + 1)).join(', ')}`);
+      ui.always(writtenLine(written, flags.out));
     }
     const summary = await appendStepSummary(report).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
     if (summary) ui.detail(`summary appended to ${summary}`);

@@ -3,6 +3,7 @@
  * running) with failures printed above it as they happen. In a log: one line per rule. --quiet
  * keeps only what a reader must see (failures, inconclusive rules); --verbose adds the exchanges.
  */
+import { wasNotRun } from '../reports/run-cause.ts';
 import type { Rule, RuleResult } from '../rule/index.ts';
 import { VERDICT_MARK } from './options.ts';
 import type { Ui } from './output.ts';
@@ -40,6 +41,8 @@ export class RuleProgress {
     this.running.delete(result.rule.id);
     this.done++;
     this.clear();
+    // A rule a run-wide cause never let start is listed with that cause once, at the end.
+    if (wasNotRun(result)) return this.redraw();
     const mark = markOf(result, strict);
     const line = this.lineFor(result, mark);
     const alarming = mark === 'fail' || mark === 'inconclusive';

@@ -1,5 +1,5 @@
-import { access, constants, mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, constants, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -42,23 +42,54 @@ export class OutputNotWritable extends Error {
   override readonly name = 'OutputNotWritable';
 }
 
-/** Fails before a run starts when the reports could not be written after it. */
-export async function checkWritable(dir: string): Promise<void> {
-  try {
-    await mkdir(dir, { recursive: true });
+/**
+ * `mkdir -p` one level at a time. Node's recursive mkdir never returns under /proc (it retries
+ * ENOENT forever), so a path such as /proc/x would hang the command.
+ */
+export async function makeFolder(dir: string): Promise<void> {
+  const path = resolve(dir);
+  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (found?.isDirectory()) return;
+  if (found) throw Object.assign(new Error(`${path} is a file`), { code: 'ENOTDIR', path });
+  if (dirname(path) !== path) await makeFolder(dirname(path));
+  await mkdir(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+}
+
+/** A file system that does not answer (a stale network mount) must not hold the command either. */
+const WRITE_CHECK_MS = 10_000;
+
+/** Fails before a run starts when the reports could not be written after it; bounded in time. */
+export async function checkWritable(dir: string, limitMs = WRITE_CHECK_MS): Promise<void> {
+  const attempt = async () => {
+    await makeFolder(dir);
     await access(dir, constants.W_OK);
     const probe = join(dir, `.apicert-write-check-${process.pid}`);
     await writeFile(probe, '');
     await rm(probe, { force: true });
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: `no answer within ${limitMs / 1000} s` })), limitMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([attempt(), late]);
   } catch (error) {
     const code = (error as { code?: string }).code;
     throw new OutputNotWritable(`cannot write reports to ${dir}${code ? ` (${code})` : ''}: choose a writable directory with --out`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 /** Writes the report in each format, redacted at this boundary, and returns the paths written. */
 export async function writeReports(report: Report, dir: string, formats: readonly ReportFormat[], redactor?: OutputRedactor): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   const safe = redactor ? redactReport(report, redactor) : report;
   const written: string[] = [];
   for (const format of formats) {
