@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { LOAD_RULES, rulesOf } from '../../src/load/rules.ts';
@@ -44,22 +44,28 @@ const RULES_BY_SCRIPT = JSON.stringify(Object.fromEntries(['v8-idempotency-storm
 
 describe('apicert load', () => {
   it('exits 2 and says how to get k6 when there is none', () => {
-    const run = apicert(['load', '--target', 'http://127.0.0.1:9'], { PATH: '/nonexistent', K6_BINARY: '', APICERT_V8_TOKEN: TOKEN });
+    const run = apicert(['load', '--target', 'http://127.0.0.1:9', '--out', mkdtempSync(join(tmpdir(), 'apicert-nok6-'))], { PATH: '/nonexistent', K6_BINARY: '', APICERT_V8_TOKEN: TOKEN });
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/no k6 found on PATH: install k6 v0.48 or later .* or set K6_BINARY/);
   });
 
   it('prints the k6 command lines with credentials redacted on --dry-run', () => {
-    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--script', 'v8-idempotency-storm,v1-rate-limit', '--vus', '3'], { APICERT_V8_TOKEN: TOKEN });
+    const out = mkdtempSync(join(tmpdir(), 'apicert-dry-'));
+    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--script', 'v8-idempotency-storm,v1-rate-limit', '--vus', '3', '--out', out], { APICERT_V8_TOKEN: TOKEN });
     expect(run.code, run.err).toBe(0);
     expect(run.out).toContain('APICERT_V8_TOKEN=<redacted>');
-    expect(run.out).toMatch(/APICERT_VUS=3 .*k6 run --no-usage-report reports\/latest\/load\/scripts\/v8-idempotency-storm\.js/);
+    // Its own run folder, never the folder of an earlier certify run.
+    const dir = realpathSync(join(out, 'latest'));
+    expect(dir).toMatch(/\/\d{4}-\d\d-\d\dT[\d-]+Z$/);
+    expect(run.out).toContain(`APICERT_VUS=3`);
+    expect(run.out).toContain(`k6 run --no-usage-report ${join(out, basename(dir), 'load', 'scripts', 'v8-idempotency-storm.js')}`);
+    expect(existsSync(join(dir, 'load', 'scripts', 'v8-idempotency-storm.js'))).toBe(true);
     expect(run.out).toContain('# v1-rate-limit: skipped, no APICERT_V1_RATE_LIMIT_KEY');
     expect(run.out + run.err).not.toContain(TOKEN);
   });
 
   it('refuses a setting that is not a number with exit 2, naming it', () => {
-    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test'], { APICERT_STORM: 'abc', APICERT_V8_TOKEN: TOKEN });
+    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--out', mkdtempSync(join(tmpdir(), 'apicert-dry-'))], { APICERT_STORM: 'abc', APICERT_V8_TOKEN: TOKEN });
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/APICERT_STORM=abc is not a whole number/);
   });
@@ -77,11 +83,12 @@ describe('apicert load', () => {
       expect(call.token).toBe(TOKEN);
       expect(call.argv.join(' ')).not.toContain(TOKEN);
     }
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { rules: Array<{ id: string; verdict: string; spec: { quote: string } }>; summary: { gate: string } };
+    expect(run.out).toContain(`reports: ${realpathSync(join(out, 'latest'))}`);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ id: string; verdict: string; spec: { quote: string } }>; summary: { gate: string } };
     expect(report.rules.map((r) => r.id)).toEqual([...rulesOf('v8-idempotency-storm'), ...rulesOf('v8-stream-fanout')].map((r) => r.id));
     expect(report.rules.every((r) => r.verdict === 'pass')).toBe(true);
     expect(report.rules[0]!.spec.quote).toBe(LOAD_RULES[0]!.spec.quote);
-    expect(readFileSync(join(out, 'summary.md'), 'utf8') + run.out).not.toContain(TOKEN);
+    expect(readFileSync(join(out, 'latest', 'summary.md'), 'utf8') + run.out).not.toContain(TOKEN);
 
     const failing = apicert(args, { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT, FAKE_K6_FAIL: 'load.v8.events.fanout-resume' });
     expect(failing.code).toBe(1);
@@ -112,7 +119,7 @@ describe('apicert load', () => {
     const merged = apicert(['load', 'merge', join(dir, 'pods.log'), '--out', join(dir, 'merged')]);
     expect(merged.code, merged.err).toBe(0);
     expect(merged.out).toMatch(/v8-stream-fanout: 2 summaries, segments 0:1\/2 1\/2:1/);
-    const summary = JSON.parse(readFileSync(join(dir, 'merged', 'load', 'v8-stream-fanout.summary.json'), 'utf8')) as LoadSummary;
+    const summary = JSON.parse(readFileSync(join(dir, 'merged', 'latest', 'load', 'v8-stream-fanout.summary.json'), 'utf8')) as LoadSummary;
     expect(summary.rules['load.v8.events.fanout-same-events']!.passes).toBe(6);
 
     writeFileSync(join(dir, 'bad.log'), pod('0:1/2', 0) + pod('1/2:1', 2));
@@ -121,6 +128,6 @@ describe('apicert load', () => {
     const half = apicert(['load', 'merge', join(dir, 'half.log'), '--out', join(dir, 'merged3')]);
     expect(half.code).toBe(3);
     expect(half.out).toMatch(/the summaries cover 50.0 % of the run/);
-    expect(apicert(['load', 'merge', join(dir, 'missing.log')]).code).toBe(2);
+    expect(apicert(['load', 'merge', join(dir, 'missing.log'), '--out', join(dir, 'merged4')]).code).toBe(2);
   });
 });
