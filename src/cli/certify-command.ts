@@ -10,7 +10,6 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { judgedLine, type Report } from '../reports/model.ts';
-import { causeLines, runWideCause } from '../reports/run-cause.ts';
 import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, redactorFor } from '../runner/certify.ts';
@@ -22,6 +21,7 @@ import { faultList, patternList, portOf, surfaceList, variantList } from './pars
 import { redactOutputWith, Ui } from './output.ts';
 import { invocationOf, loadBaselineFor, loadSigningKey, writeSignature } from './report-commands.ts';
 import { durationOf, whileInterruptible } from './run-control.ts';
+import { causeWarning } from './side-report.ts';
 import { RuleProgress } from './progress.ts';
 import { appendStepSummary } from './step-summary.ts';
 
@@ -191,8 +191,8 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
     const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
     if (toStdout) reportToStdout(report, chosen[0]!, process.stdout, redactor);
-    const cause = runWideCause(report);
-    if (cause) ui.warn(causeLines(cause).map((l, i) => (i === 0 ? `apicert: ${l}` : l)).join('\n'));
+    const cause = causeWarning(report);
+    if (cause) ui.warn(cause);
     ui.always(gateLines(ui, report));
     if (report.summary.expectedFailures.length) ui.always(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
     if (report.summary.staleBaseline.length) ui.always(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);

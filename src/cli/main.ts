@@ -6,7 +6,7 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 import { certifyCommand } from './certify-command.ts';
 import { registerJudgeClientCommand } from './client.ts';
 import { registerCoverage } from './coverage.ts';
-import { safeText } from './output.ts';
+import { dropOutputOnClosedPipe, safeText } from './output.ts';
 import { reportError } from './errors.ts';
 import { fakeCommand } from './fake-command.ts';
 import { ENV_HELP, EXIT_CODES_HELP } from './help.ts';
@@ -67,6 +67,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  dropOutputOnClosedPipe(process.stdout);
+  dropOutputOnClosedPipe(process.stderr);
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

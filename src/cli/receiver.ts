@@ -5,7 +5,8 @@ import { ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
 import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
-import { finishRun, printResult } from './side-report.ts';
+import { checkReportRoot } from '../reports/run-folder.ts';
+import { printResult, runInterruptibly } from './side-report.ts';
 import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
@@ -51,7 +52,9 @@ export function registerReceiverCommand(program: Command): void {
       const secretEnv = opts.secretEnv ?? section.secretEnv;
       const secret = process.env[secretEnv];
       if (!secret) console.error(`apicert: ${secretEnv} is not set: every rule that signs a delivery will be untestable (export the endpoint's signing secret in it)`);
-      const { report } = await certifyReceiver({
+      await checkReportRoot(opts.out);
+      await runInterruptibly((signal) => certifyReceiver({
+        signal,
         url: section.url,
         secret,
         allowHosts: [...section.allowHosts, ...(opts.allowHost ?? [])],
@@ -59,7 +62,6 @@ export function registerReceiverCommand(program: Command): void {
         patterns: opts.rules,
         seed: opts.seed,
         onResult: opts.quiet ? undefined : printResult,
-      });
-      await finishRun(report, { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: `receiver ${report.target.baseUrl}` });
+      }), { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: 'receiver' });
     });
 }
