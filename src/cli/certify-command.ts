@@ -15,7 +15,7 @@ import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, redactorFor } from '../runner/certify.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
-import { ENV_HELP, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
+import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
 import { formats, seedOf, VERDICT_MARK } from './options.ts';
 import { faultList, patternList, portOf, surfaceList, variantList } from './parse.ts';
 import { redactOutputWith, Ui } from './output.ts';
@@ -30,8 +30,9 @@ interface CertifyFlags {
   profile?: string;
   image?: string;
   port?: number;
-  env: Record<string, string>;
-  mount: Array<{ source: string; target: string; mode: 'rw' | 'ro' }>;
+  /** Absent unless given: the help shows no empty default. */
+  env?: Record<string, string>;
+  mount?: Array<{ source: string; target: string; mode: 'rw' | 'ro' }>;
   waitLog?: RegExp;
   waitHttp?: string;
   startupTimeout: number;
@@ -53,7 +54,7 @@ interface CertifyFlags {
   baseline?: string;
 }
 
-function envPair(value: string, previous: Record<string, string>): Record<string, string> {
+function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
   const name = eq === -1 ? value : value.slice(0, eq);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidArgumentError(`"${value}" is not K=V (or K, to pass the variable K of this shell)`);
@@ -62,7 +63,7 @@ function envPair(value: string, previous: Record<string, string>): Record<string
   return { ...previous, [name]: eq === -1 ? fromShell! : value.slice(eq + 1) };
 }
 
-function mountOf(value: string, previous: CertifyFlags['mount']): CertifyFlags['mount'] {
+function mountOf(value: string, previous: NonNullable<CertifyFlags['mount']> = []): NonNullable<CertifyFlags['mount']> {
   const [source, target, mode = 'rw'] = value.split(':');
   if (!source?.startsWith('/') || !target?.startsWith('/') || (mode !== 'rw' && mode !== 'ro')) throw new InvalidArgumentError(`"${value}" is not /host/path:/container/path[:ro]`);
   return [...previous, { source, target, mode }];
@@ -98,8 +99,8 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.variant && (flags.target || flags.profile || flags.image)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile/--image to use it');
   if (flags.image && flags.port === undefined) throw new UsageError("--image needs --port N: the port the image's server listens on");
   const containerOnly = ['port', 'waitLog', 'waitHttp', 'startupTimeout'].filter((k) => command.getOptionValueSource(k) === 'cli');
-  if (Object.keys(flags.env).length) containerOnly.push('env');
-  if (flags.mount.length) containerOnly.push('mount');
+  if (flags.env) containerOnly.push('env');
+  if (flags.mount) containerOnly.push('mount');
   if (containerArgs.length) containerOnly.push('container arguments');
   if (!flags.image && containerOnly.length) {
     const names = containerOnly.map((k) => (k.includes(' ') ? k : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
@@ -149,9 +150,9 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
         container = await startImageTarget({
           image: flags.image,
           port: flags.port!,
-          env: flags.env,
+          env: flags.env ?? {},
           command: containerArgs,
-          mounts: flags.mount,
+          mounts: flags.mount ?? [],
           waitLog: flags.waitLog,
           waitHttp: flags.waitHttp,
           startupTimeoutMs: flags.startupTimeout,
@@ -189,7 +190,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     progress.end();
     // The deployment's own account of a failure belongs beside the report that shows it.
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
-    const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
+    const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env ?? {}).text(container.log()) } : {};
     if (toStdout) reportToStdout(report, chosen[0]!, process.stdout, redactor);
     const cause = causeWarning(report);
     if (cause) ui.warn(cause);
@@ -214,7 +215,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
 
 /** A container that did not come up: its log goes to a run folder of its own, and its tail to the terminal. */
 async function keepStartLog(ui: Ui, flags: CertifyFlags, error: ContainerStartFailed): Promise<void> {
-  const log = containerLogRedactor(undefined, flags.env).text(error.log);
+  const log = containerLogRedactor(undefined, flags.env ?? {}).text(error.log);
   ui.warn(log.trim() ? `last lines the container printed:\n${lastLines(log, 20)}` : 'the container printed nothing');
   if (flags.out === '-') return;
   const dir = await createRunFolder(flags.out, new Date());
@@ -230,8 +231,8 @@ export function certifyCommand(): Command {
     .option('--profile <file>', `target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits (README.md, "${README_SECTIONS.profile}")`)
     .option('--image <image[:tag]>', `start the deployment from this container image (testcontainers, host network), certify it, stop it (README.md, "${README_SECTIONS.image}")`)
     .option('--port <n>', "with --image: the port the image's server listens on", portOf)
-    .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair, {})
-    .option('--mount <host:container[:ro]>', 'with --image: bind-mount a host folder (repeatable), e.g. one the container writes its profile to', mountOf, [])
+    .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair)
+    .option('--mount <host:container[:ro]>', 'with --image: bind-mount a host folder (repeatable), e.g. one the container writes its profile to', mountOf)
     .option('--wait-log <regex>', 'with --image: ready once a log line matches', regexOf)
     .option('--wait-http <path>', 'with --image: ready once GET PATH answers 2xx (default: once the port answers HTTP at all)')
     .option('--startup-timeout <ms>', 'with --image: how long the container may take to become ready', milliseconds, 60_000)
@@ -247,10 +248,10 @@ export function certifyCommand(): Command {
     .option('--strict', 'SHOULD rules gate too (by default a failed SHOULD is a warning)')
     .option('-q, --quiet', 'print only failures, inconclusive rules and the gate')
     .option('-v, --verbose', 'also print every passing rule and its exchanges (redacted) with a curl line each')
-    .option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written", durationOf, DEFAULT_DEADLINE_MS)
+    .addOption(new Option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written").argParser(durationOf).default(DEFAULT_DEADLINE_MS, `${DEFAULT_DEADLINE_MS / 60_000}m`))
     .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it')
     .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
     .option('--no-color', 'no colour (also: NO_COLOR=1)')
-    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_POINTER}`)
     .action(run);
 }

@@ -7,7 +7,12 @@ export const EXIT_CODES_HELP = `Exit codes:
   ${EXIT.fail}  a required rule failed, or was untestable (unless --allow-untestable)
   ${EXIT.usage}  usage or profile error; the message says what to fix
   ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, or a required rule was inconclusive
-  ${EXIT.internal}  apicert itself failed (a bug: please report it with the message)`;
+  ${EXIT.internal}  apicert itself failed (a bug: please report it with the message)
+  ${EXIT.interrupted}  interrupted by SIGINT (Ctrl-C); what was judged so far was written
+  ${EXIT.terminated}  terminated by SIGTERM; what was judged so far was written`;
+
+/** What a subcommand's help says instead of repeating the variables. */
+export const ENV_POINTER = 'Environment variables (credentials for --target, colour, CI, k6): run "apicert help env".';
 
 export const ENV_HELP = `Environment variables:
   APICERT_V8_TOKEN                  --target: /v8 token holding every scope
