@@ -165,7 +165,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     }
     const base = container?.baseUrl ?? flags.target;
     profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
-    const progress = new RuleProgress(ui);
+    const progress = new RuleProgress(ui, baseline?.entries.map((e) => e.rule));
     const { report, redactor, firstProbeFailure } = await certify({
       profile,
       surfaces: flags.surface,

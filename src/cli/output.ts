@@ -91,7 +91,11 @@ export class Ui {
  * is closed, what is left to print is dropped and the command ends as it would have, without a
  * stack trace. A run still writes its report files and keeps its exit code.
  */
+const guarded = new WeakSet<NodeJS.WriteStream>();
+
 export function dropOutputOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
   stream.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
     stream.write = ((_chunk: unknown, encoding?: unknown, callback?: unknown) => {
