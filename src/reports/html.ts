@@ -127,7 +127,9 @@ export function renderHtml(report: Report): string {
     .map((s) => {
       const rules = report.rules.filter((r) => r.surface === s && gates(r, report.summary.strict));
       const n = (v: string) => rules.filter((r) => r.verdict === v).length;
-      return `<li><b>${esc(s)}</b> ${n('pass')} pass · <span class="${n('fail') ? 'v-fail' : ''}">${n('fail')} fail</span> · ${n('untestable')} untestable · ${n('inconclusive')} inconclusive · ${n('not-applicable')} n/a</li>`;
+      // Each count stays on one line; a narrow page breaks between counts, never inside one.
+      const count = (v: string, label: string) => `<span class="count${v === 'fail' && n(v) ? ' v-fail' : ''}">${n(v)} ${label}</span>`;
+      return `<li><b>${esc(s)}</b> ${[count('pass', 'pass'), count('fail', 'fail'), count('untestable', 'untestable'), count('inconclusive', 'inconclusive'), count('not-applicable', 'n/a')].join(' · ')}</li>`;
     })
     .join('');
   // The list first, so every blocker shows on the first screen; the details with their exchanges follow.
