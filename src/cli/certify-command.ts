@@ -93,6 +93,8 @@ function containerLogRedactor(profile: Profile | undefined, env: Record<string, 
 }
 
 function checkCombination(flags: CertifyFlags, containerArgs: string[], command: Command): void {
+  // Before the warning about state it would create there: a URL that is none is a typo, said first.
+  if (flags.target && !URL.canParse(flags.target)) throw new UsageError(`--target ${flags.target} is not a URL: give the deployment's base URL, e.g. https://gateway.example.com`);
   if (flags.target && flags.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (flags.image && flags.target) throw new UsageError('--image starts the target itself: drop --target (a --profile may still give credentials and fixtures; its target is replaced)');
   if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image to use it');

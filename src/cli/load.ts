@@ -4,6 +4,7 @@
  * distributed run, and `apicert load merge` folds the per-instance summaries back in.
  * Credentials reach k6 through its environment only; printed command lines show them redacted.
  */
+import { makeFolder } from '../util/folder.ts';
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -268,7 +269,7 @@ function toUsage(error: unknown): never {
 }
 
 async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles: string, parallelism: number, env: Env): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   // Credentials go in the Secret the user creates; the manifests carry only the other settings.
   const settings = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAMES.has(name)));
   const secrets = [...SECRET_NAMES].filter((name) => env[name] !== undefined);

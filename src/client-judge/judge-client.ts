@@ -3,9 +3,10 @@
  * time, records what the client under test sends, and judges each scenario's log with the client
  * rules into the same report as `certify`.
  */
+import { makeFolder } from '../util/folder.ts';
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import { startFake } from '../fake/server.ts';
@@ -146,7 +147,7 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
   const results: RuleResult[] = [];
   try {
     if (!options.command && options.envFile) {
-      await mkdir(dirname(options.envFile), { recursive: true });
+      await makeFolder(dirname(options.envFile));
       await writeFile(options.envFile, envLines(env), { mode: 0o600 });
     }
     const stop = options.signal;

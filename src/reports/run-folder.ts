@@ -6,7 +6,8 @@
  */
 import { lstat, mkdir, readdir, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkWritable, makeFolder, renderReport, writeReports, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
+import { makeFolder } from '../util/folder.ts';
+import { checkWritable, renderReport, writeReports, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
 import type { Report } from './model.ts';
 
 export const LATEST = 'latest';

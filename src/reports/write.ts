@@ -1,5 +1,6 @@
-import { access, constants, mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { access, constants, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { makeFolder } from '../util/folder.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -40,24 +41,6 @@ export function redactReport(report: Report, redactor: OutputRedactor): Report {
 
 export class OutputNotWritable extends Error {
   override readonly name = 'OutputNotWritable';
-}
-
-/**
- * `mkdir -p` one level at a time. Node's recursive mkdir never returns under /proc (it retries
- * ENOENT forever), so a path such as /proc/x would hang the command.
- */
-export async function makeFolder(dir: string): Promise<void> {
-  const path = resolve(dir);
-  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (found?.isDirectory()) return;
-  if (found) throw Object.assign(new Error(`${path} is a file`), { code: 'ENOTDIR', path });
-  if (dirname(path) !== path) await makeFolder(dirname(path));
-  await mkdir(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
 }
 
 /** A file system that does not answer (a stale network mount) must not hold the command either. */
