@@ -251,12 +251,13 @@ async function load(opts: LoadOptions): Promise<void> {
         if (summary) results.push(...verdictsOf(summary));
         else results.push(...allRules(script, 'inconclusive', stop.aborted ? `k6 was stopped: ${(stop.reason as Error).message}` : `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`));
       }
+      // Written while the handlers still hold: a second Ctrl-C must not cut the report short.
+      if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
+      else {
+        await pointLatestAt(run.out, run.dir);
+        console.log(`bundles: ${bundles} (${join(run.out, LATEST)} points at ${run.dir})`);
+      }
     });
-    if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
-    else {
-      await pointLatestAt(run.out, run.dir);
-      console.log(`bundles: ${bundles} (${join(run.out, LATEST)} points at ${run.dir})`);
-    }
     if (signal) process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
   } finally {
     await target.fake?.close();

@@ -32,8 +32,8 @@ interface Finish {
  * so far is written, and the exit code says which signal (130, 143).
  */
 export async function runInterruptibly(work: (signal: AbortSignal) => Promise<{ report: Report }>, options: Finish): Promise<void> {
-  const { value, signal } = await whileInterruptible(work);
-  await finishRun(value.report, options);
+  // The reports are written while the handlers still hold: a second Ctrl-C must not cut them short.
+  const { signal } = await whileInterruptible(async (stop) => finishRun((await work(stop)).report, options));
   if (signal) process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
 }
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -32,8 +32,16 @@ const script = process.argv.at(-1).split('/').pop().replace(/\\.js$/, '');
 const rules = JSON.parse(process.env.FAKE_K6_RULES)[script];
 const summary = { format: 'apicert.load-summary/1', script, segments: ['0:1'], target: process.env.APICERT_BASE_URL, durationMs: 5, iterations: { judged: 1, unjudged: 0 }, rules: {}, figures: {}, untestable: {} };
 for (const id of rules) summary.rules[id] = { passes: id === process.env.FAKE_K6_FAIL ? 0 : 1, fails: id === process.env.FAKE_K6_FAIL ? 1 : 0, checks: { 'a check': { passes: 0, fails: id === process.env.FAKE_K6_FAIL ? 1 : 0 } } };
-fs.writeFileSync(process.env.APICERT_SUMMARY_OUT, JSON.stringify(summary));
-process.exit(process.env.FAKE_K6_FAIL ? 99 : 0);
+if (process.env.FAKE_K6_HANG) {
+  // Like k6 on Ctrl-C: end the test, write the summary of what ran, exit.
+  fs.writeFileSync(${JSON.stringify(join(dir, 'k6.pid'))}, String(process.pid));
+  process.on('SIGINT', () => { fs.writeFileSync(process.env.APICERT_SUMMARY_OUT, JSON.stringify(summary)); process.exit(0); });
+  console.log('k6 running');
+  setInterval(() => {}, 1000);
+} else {
+  fs.writeFileSync(process.env.APICERT_SUMMARY_OUT, JSON.stringify(summary));
+  process.exit(process.env.FAKE_K6_FAIL ? 99 : 0);
+}
 `,
   );
   chmodSync(path, 0o755);
@@ -94,6 +102,32 @@ describe('apicert load', () => {
     expect(failing.code).toBe(1);
     expect(failing.out).toMatch(/FAIL {9}load\.v8\.events\.fanout-resume: 1 of 1 judgments failed: a check/);
   });
+
+  it('Ctrl-C: k6 gets one SIGINT and writes its summary, the scripts not reached are not run, the report is written, exit 130', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-load-int-'));
+    const k6 = fakeK6(dir);
+    const out = join(dir, 'reports');
+    const child = spawn(process.execPath, [BIN, 'load', '--target', 'http://127.0.0.1:9', '--script', 'v8-idempotency-storm,v8-stream-fanout', '--out', out], {
+      env: { ...process.env, K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT, FAKE_K6_HANG: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    const limit = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    const ended = new Promise<number | null>((resolve) => child.once('close', (code) => (clearTimeout(limit), resolve(code))));
+    const onData = (c: Buffer) => {
+      text += c.toString();
+      if (text.includes('k6 running') && !child.killed) child.kill('SIGINT');
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    expect(await ended, text).toBe(130);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ id: string; verdict: string; reason?: string }> };
+    const byScript = (s: string) => report.rules.filter((r) => rulesOf(s as 'v8-stream-fanout').some((x) => x.id === r.id));
+    expect(byScript('v8-idempotency-storm').every((r) => r.verdict === 'pass'), text).toBe(true);
+    expect(byScript('v8-stream-fanout').every((r) => r.verdict === 'inconclusive' && r.reason?.startsWith('not run: interrupted by SIGINT'))).toBe(true);
+    const pid = Number(readFileSync(join(dir, 'k6.pid'), 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow();
+  }, 60_000);
 
   it('writes k6-operator manifests without credentials, and merges the per-pod summaries', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apicert-operator-'));
