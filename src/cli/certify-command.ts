@@ -229,7 +229,7 @@ export function certifyCommand(): Command {
   return new Command('certify')
     .description('Run every selected rule against a target and write a readiness report. Without --target, --profile or --image, certifies the built-in reference fake.')
     .argument('[container-args...]', 'with --image, after "--": the container command, replacing the image\'s CMD')
-    .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables below; creates state there unless --read-only')
+    .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables ("apicert help env"); creates state there unless --read-only')
     .option('--profile <file>', `target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits (README.md, "${README_SECTIONS.profile}")`)
     .option('--image <image[:tag]>', `start the deployment from this container image (testcontainers, host network), certify it, stop it (README.md, "${README_SECTIONS.image}")`)
     .option('--port <n>', "with --image: the port the image's server listens on", portOf)

@@ -24,7 +24,7 @@ export const SHORT_RULES = [
 /** Well above the first probe's 3 s, so a loaded machine's slow start-up never lets the deadline pass first. */
 const DEADLINE_S = 8;
 /** The run's deadline, shutdown and two Node start-ups on a loaded machine. */
-const WALL_BOUND_MS = 30_000;
+const WALL_BOUND_MS = 45_000;
 const RSS_CAP_MIB = 300;
 /** Modes where the first probe cannot complete: the report must still be written, exit 3, every rule inconclusive. */
 const FIRST_PROBE_FAILS: ReadonlySet<HostileMode> = new Set(['no-answer', 'drip', 'endless-sse', 'sse-silent', 'reset-mid-body', 'huge-headers']);
