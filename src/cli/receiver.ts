@@ -48,6 +48,7 @@ export function registerReceiverCommand(program: Command): void {
     .action(async (opts: ReceiverCliOptions) => {
       if (opts.listRules) return printRules(receiverRules);
       if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
+      if (opts.url && !/^https?:$/.test(URL.parse(opts.url)?.protocol ?? '')) throw new ProfileError(`--url ${opts.url} is not an http or https URL: give your receiver's full address, e.g. http://127.0.0.1:8080/webhooks`);
       const section = opts.profile ? await receiverFromProfile(opts.profile) : parseSection({ url: opts.url }, '--url');
       const secretEnv = opts.secretEnv ?? section.secretEnv;
       const secret = process.env[secretEnv];

@@ -161,6 +161,27 @@ describe('user errors', () => {
     }
   });
 
+  it('found trying every command as a new user would: each once hung or said too little', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['certify', '--target', 'notaurl'], /--target notaurl is not a URL/],
+      [['certify', '--rules', 'v8.missions.get.ok', '--out', '/proc/apicert-no-such/r'], /cannot write reports to \/proc\/apicert-no-such\/r \(ENOENT\)/],
+      [['fake', '--profile-out', '/proc/apicert-no-such/p.json'], /cannot write the profile to \/proc\/apicert-no-such\/p\.json/],
+      [['certify-receiver', '--url', 'ftp://127.0.0.1/hook'], /--url ftp:\/\/127\.0\.0\.1\/hook is not an http or https URL/],
+      [['judge-client', '--out', '/proc/apicert-no-such/r', '--', 'true'], /cannot write reports to \/proc/],
+      [['load', '--dry-run', '--out', '/proc/apicert-no-such/r'], /cannot write reports to \/proc/],
+    ];
+    // Three at a time: the machine is shared.
+    for (let i = 0; i < cases.length; i += 3) {
+      const batch = cases.slice(i, i + 3);
+      const runs = await Promise.all(batch.map(([args]) => apicertAsync(args)));
+      for (const [j, [args, message]] of batch.entries()) {
+        expect(runs[j]!.code, `${args.join(' ')}: ${runs[j]!.err}`).toBe(2);
+        expect(runs[j]!.err, args.join(' ')).toMatch(message);
+        expect(runs[j]!.err, args.join(' ')).not.toMatch(STACK);
+      }
+    }
+  }, 150_000);
+
   it('point only at README sections that exist', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const headings = new Set([...readme.matchAll(/^#+ (.+)$/gm)].map((m) => m[1]!.trim()));
