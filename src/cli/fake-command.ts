@@ -1,5 +1,4 @@
 /** `apicert fake`: the reference fake in a process of its own, until SIGINT, SIGTERM or SIGHUP. */
-import { makeFolder } from '../util/folder.ts';
 import { Command, InvalidArgumentError } from 'commander';
 import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -10,6 +9,7 @@ import { freeLoopbackPort, parseReceiverAddress, standaloneProfile, type Receive
 import { README_SECTIONS } from './help.ts';
 import { UsageError } from './errors.ts';
 import { faultList, portOf, variantList } from './parse.ts';
+import { makeFolder } from '../util/folder.ts';
 
 interface FakeFlags {
   port: number;

@@ -4,7 +4,6 @@
  * distributed run, and `apicert load merge` folds the per-instance summaries back in.
  * Credentials reach k6 through its environment only; printed command lines show them redacted.
  */
-import { makeFolder } from '../util/folder.ts';
 import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,6 +24,7 @@ import type { Report } from '../reports/model.ts';
 import { checkReportRoot, createRunFolder, LATEST, pointLatestAt, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS } from '../reports/write.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
+import { makeFolder } from '../util/folder.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { whileInterruptible } from './run-control.ts';
 
@@ -166,13 +166,21 @@ interface LoadRun {
   out: string;
   /** The run's own folder (bundles, summaries, reports). */
   dir: string;
-  withReport?: string;
+  /** `--with-report`, read before k6 runs so a bad file is exit 2 at once. */
+  withReport?: { path: string; report: Report };
   allowUntestable: boolean;
 }
 
+/** Opens the run's own folder, after checking the root and reading `--with-report`. */
+async function openLoadRun(opts: { out: string; withReport?: string; allowUntestable?: boolean }, startedAt: Date): Promise<LoadRun> {
+  await checkReportRoot(opts.out);
+  const base = await certifyReport(opts.withReport);
+  return { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), ...(base ? { withReport: { path: opts.withReport!, report: base } } : {}) };
+}
+
 async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: Report['target'], startedAt: Date): Promise<void> {
-  const base = await certifyReport(run.withReport);
-  if (base && base.target.baseUrl !== target.baseUrl) console.error(`apicert: ${run.withReport} certified ${base.target.baseUrl}, not ${target.baseUrl}: the load verdicts are reported alone`);
+  const base = run.withReport?.report;
+  if (base && base.target.baseUrl !== target.baseUrl) console.error(`apicert: ${run.withReport!.path} certified ${base.target.baseUrl}, not ${target.baseUrl}: the load verdicts are reported alone`);
   // A report of another target is not extended: its certify rules say nothing about this one.
   const report = withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date() });
   const written = await writeRunReports(report, run.out, REPORT_FORMATS, {}, undefined, run.dir);
@@ -201,7 +209,6 @@ interface LoadOptions {
 
 async function load(opts: LoadOptions): Promise<void> {
   const scripts = opts.script ?? [...LOAD_SCRIPTS];
-  await checkReportRoot(opts.out);
   const target = await resolveTarget(opts);
   try {
     const env: Env = { ...target.env };
@@ -211,7 +218,7 @@ async function load(opts: LoadOptions): Promise<void> {
     const config = validated(env);
     const startedAt = new Date();
     // The run's own folder holds its bundles, summaries and report, never an earlier run's.
-    const run: LoadRun = { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), ...(opts.withReport ? { withReport: opts.withReport } : {}) };
+    const run = await openLoadRun(opts, startedAt);
     const bundles = join(run.dir, 'load', 'scripts');
     const built = await bundleLoadScripts(bundles, true, LOAD_SCRIPT_FILES.filter((f) => scripts.some((s) => f.endsWith(`/${s}.ts`))));
     if (built.errors.length > 0) throw new Error(`bundling the k6 scripts failed: ${built.errors.map((e) => e.text).join('; ')}`);
@@ -304,8 +311,7 @@ async function merge(files: string[], opts: { out: string; withReport?: string; 
   const results: LoadRuleResult[] = [];
   const byScript = new Map<string, LoadSummary[]>();
   for (const s of all) byScript.set(s.script, [...(byScript.get(s.script) ?? []), s]);
-  await checkReportRoot(opts.out);
-  const run: LoadRun = { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), ...(opts.withReport ? { withReport: opts.withReport } : {}) };
+  const run = await openLoadRun(opts, startedAt);
   await mkdir(join(run.dir, 'load'));
   for (const [script, summaries] of byScript) {
     let merged: ReturnType<typeof mergeSummaries>;

@@ -3,7 +3,6 @@
  * time, records what the client under test sends, and judges each scenario's log with the client
  * rules into the same report as `certify`.
  */
-import { makeFolder } from '../util/folder.ts';
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -22,6 +21,7 @@ import { startFront, type ActiveScenario } from './front.ts';
 import { CLIENT_SESSION, clientRules } from './rules.ts';
 import { scenarioByName, type ScenarioName } from './scenarios.ts';
 import { clientFailure, type ClientSession } from './session.ts';
+import { makeFolder } from '../util/folder.ts';
 
 export interface JudgeOptions {
   scenarios: readonly ScenarioName[];

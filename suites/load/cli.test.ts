@@ -98,6 +98,11 @@ describe('apicert load', () => {
     expect(report.rules[0]!.spec.quote).toBe(LOAD_RULES[0]!.spec.quote);
     expect(readFileSync(join(out, 'latest', 'summary.md'), 'utf8') + run.out).not.toContain(TOKEN);
 
+    // --with-report is read before k6 runs: a missing file is exit 2 with k6 never started.
+    const missing = apicert([...args, '--with-report', join(dir, 'none.json')], { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT });
+    expect(missing.code, missing.err).toBe(2);
+    expect(missing.err).toMatch(/--with-report .*none\.json: ENOENT/);
+    expect(readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n')).toHaveLength(2);
     const failing = apicert(args, { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT, FAKE_K6_FAIL: 'load.v8.events.fanout-resume' });
     expect(failing.code).toBe(1);
     expect(failing.out).toMatch(/FAIL {9}load\.v8\.events\.fanout-resume: 1 of 1 judgments failed: a check/);
