@@ -43,7 +43,7 @@ function exchangeBlock(e: EvidenceEntry, what: string): string {
 function reasonBlocks(reason: string): string {
   const [first = '', ...rest] = reason.split(/\n{2,}/);
   const blocks = rest.map((p) => (p.includes('\n') ? `<pre>${esc(p)}</pre>` : `<p class="meta">${esc(p)}</p>`));
-  return `<span class="violation">${esc(first)}</span>${blocks.join('')}`;
+  return blocks.length ? `<span class="violation">${esc(first)}</span>${blocks.join('')}` : esc(first);
 }
 
 function casesBlock(r: ReportRule): string {
@@ -76,7 +76,7 @@ ${r.rerun ? `<div class="meta">Rerun this rule alone:</div><pre>${esc(r.rerun)}<
 function ruleItem(r: ReportRule, blocking: boolean): string {
   const detail = [
     `<blockquote>${esc(r.spec.quote)}</blockquote>`,
-    r.reason ? `<p>${esc(r.reason)}</p>` : '',
+    wasNotRun(r) ? '<p><a href="#cause">Not run: see why the run stopped.</a></p>' : r.reason ? `<p>${esc(r.reason)}</p>` : '',
     // Blocking failures are shown in full at the top; here a link, not a second copy.
     r.verdict === 'fail' ? (blocking ? `<p><a href="#fail-${esc(r.id)}">Every failing case with its exchange</a></p>` : casesBlock(r)) : '',
     // A passing rule's exchanges stay in report.json: here they would only bury the rest.

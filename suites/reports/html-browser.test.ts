@@ -129,6 +129,7 @@ describe('report.html in headless Chromium', async () => {
     expect(cause).toMatch(/http:\/\/127\.0\.0\.1:9 did not answer the first probe/);
     expect(cause).toMatch(/v8\.missions \(\d+\): get\./);
     expect(await page.locator('#failures article').count()).toBe(0);
+    await page.evaluate(OPEN_ALL);
     expect((await page.locator('body').innerText()).match(/did not answer the first probe/g)).toHaveLength(1);
     await page.close();
   });
