@@ -233,31 +233,8 @@ async function load(opts: LoadOptions): Promise<void> {
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
     const results: LoadRuleResult[] = [];
     const { signal } = await whileInterruptible(async (stop) => {
-      for (const script of scripts) {
-        if (stop.aborted) {
-          results.push(...allRules(script, 'inconclusive', `not run: ${(stop.reason as Error).message}`));
-          continue;
-        }
-        const need = SCRIPT_NEEDS[script];
-        if (!config[need.field]) {
-          results.push(...allRules(script, 'untestable', `no ${need.env}: ${ENV_VARS.find((v) => v.name === need.env)?.about}`));
-          if (opts.dryRun) console.log(`# ${script}: skipped, no ${need.env}\n`);
-          continue;
-        }
-        const summaryPath = join(run.dir, 'load', `${script}.summary.json`);
-        const scriptEnv: Env = { ...env, APICERT_SUMMARY_OUT: summaryPath };
-        const args = ['run', '--no-usage-report', join(bundles, `${script}.js`)];
-        if (opts.dryRun) {
-          console.log(`# ${script}: ${rulesOf(script).map((r) => r.id).join(', ')}\n${printableCommand(scriptEnv, binary, args)}\n`);
-          continue;
-        }
-        await rm(summaryPath, { force: true });
-        console.log(`\n== ${script} ==`);
-        const code = await runK6(binary, args, scriptEnv, limitMs, stop);
-        const summary = await readSummary(summaryPath);
-        if (summary) results.push(...verdictsOf(summary));
-        else results.push(...allRules(script, 'inconclusive', stop.aborted ? `k6 was stopped: ${(stop.reason as Error).message}` : `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`));
-      }
+      const step: ScriptStep = { run, env, config, bundles, binary, limitMs, dryRun: Boolean(opts.dryRun), stop };
+      for (const script of scripts) results.push(...(await runScript(script, step)));
       // Written while the handlers still hold: a second Ctrl-C must not cut the report short.
       if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
       else {
@@ -269,6 +246,40 @@ async function load(opts: LoadOptions): Promise<void> {
   } finally {
     await target.fake?.close();
   }
+}
+
+interface ScriptStep {
+  run: LoadRun;
+  env: Env;
+  config: ReturnType<typeof loadConfig>;
+  bundles: string;
+  binary: string;
+  limitMs: number;
+  dryRun: boolean;
+  stop: AbortSignal;
+}
+
+/** One script: not run after an interrupt, untestable without its credential, printed on --dry-run, else run and read. */
+async function runScript(script: LoadScript, step: ScriptStep): Promise<LoadRuleResult[]> {
+  if (step.stop.aborted) return allRules(script, 'inconclusive', `not run: ${(step.stop.reason as Error).message}`);
+  const need = SCRIPT_NEEDS[script];
+  if (!step.config[need.field]) {
+    if (step.dryRun) console.log(`# ${script}: skipped, no ${need.env}\n`);
+    return allRules(script, 'untestable', `no ${need.env}: ${ENV_VARS.find((v) => v.name === need.env)?.about}`);
+  }
+  const summaryPath = join(step.run.dir, 'load', `${script}.summary.json`);
+  const scriptEnv: Env = { ...step.env, APICERT_SUMMARY_OUT: summaryPath };
+  const args = ['run', '--no-usage-report', join(step.bundles, `${script}.js`)];
+  if (step.dryRun) {
+    console.log(`# ${script}: ${rulesOf(script).map((r) => r.id).join(', ')}\n${printableCommand(scriptEnv, step.binary, args)}\n`);
+    return [];
+  }
+  await rm(summaryPath, { force: true });
+  console.log(`\n== ${script} ==`);
+  const code = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop);
+  const summary = await readSummary(summaryPath);
+  if (summary) return verdictsOf(summary);
+  return allRules(script, 'inconclusive', step.stop.aborted ? `k6 was stopped: ${(step.stop.reason as Error).message}` : `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`);
 }
 
 function toUsage(error: unknown): never {
