@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
-import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
+import { certifyReceiver, receiverUrl } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
 import { checkReportRoot } from '../reports/run-folder.ts';
 import { printResult, runInterruptibly } from './side-report.ts';
@@ -50,6 +50,9 @@ export function registerReceiverCommand(program: Command): void {
       if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
       if (opts.url && !/^https?:$/.test(URL.parse(opts.url)?.protocol ?? '')) throw new ProfileError(`--url ${opts.url} is not an http or https URL: give your receiver's full address, e.g. http://127.0.0.1:8080/webhooks`);
       const section = opts.profile ? await receiverFromProfile(opts.profile) : parseSection({ url: opts.url }, '--url');
+      const allowHosts = [...section.allowHosts, ...(opts.allowHost ?? [])];
+      // A host apicert may not send to is a usage error said first, before anything is made on disk.
+      receiverUrl(section.url, allowHosts);
       const secretEnv = opts.secretEnv ?? section.secretEnv;
       const secret = process.env[secretEnv];
       if (!secret) console.error(`apicert: ${secretEnv} is not set: every rule that signs a delivery will be untestable (export the endpoint's signing secret in it)`);
@@ -58,7 +61,7 @@ export function registerReceiverCommand(program: Command): void {
         signal,
         url: section.url,
         secret,
-        allowHosts: [...section.allowHosts, ...(opts.allowHost ?? [])],
+        allowHosts,
         requestTimeoutMs: section.requestTimeoutMs,
         patterns: opts.rules,
         seed: opts.seed,
