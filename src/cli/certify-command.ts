@@ -10,18 +10,19 @@ import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.t
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
 import { judgedLine, type Report } from '../reports/model.ts';
-import { createRunFolder, oldLatestFolder, reportToStdout, writeRunReports } from '../reports/run-folder.ts';
-import { checkWritable, REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
+import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
+import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
 import { HarRecorder, hidingFor } from '../passive/recorder.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
-import { ENV_HELP, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
+import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
 import { formats, seedOf, VERDICT_MARK } from './options.ts';
 import { faultList, patternList, portOf, surfaceList, variantList } from './parse.ts';
 import { redactOutputWith, Ui } from './output.ts';
 import { invocationOf, loadBaselineFor, loadSigningKey, writeSignature } from './report-commands.ts';
 import { durationOf, whileInterruptible } from './run-control.ts';
+import { causeWarning } from './side-report.ts';
 import { RuleProgress } from './progress.ts';
 import { appendStepSummary } from './step-summary.ts';
 import { loadRerun, RERUN_VERDICTS, type RerunSelection } from './rerun.ts';
@@ -32,8 +33,9 @@ interface CertifyFlags {
   profile?: string;
   image?: string;
   port?: number;
-  env: Record<string, string>;
-  mount: Array<{ source: string; target: string; mode: 'rw' | 'ro' }>;
+  /** Absent unless given: the help shows no empty default. */
+  env?: Record<string, string>;
+  mount?: Array<{ source: string; target: string; mode: 'rw' | 'ro' }>;
   waitLog?: RegExp;
   waitHttp?: string;
   startupTimeout: number;
@@ -60,7 +62,7 @@ interface CertifyFlags {
   harSecrets?: boolean;
 }
 
-function envPair(value: string, previous: Record<string, string>): Record<string, string> {
+function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');
   const name = eq === -1 ? value : value.slice(0, eq);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new InvalidArgumentError(`"${value}" is not K=V (or K, to pass the variable K of this shell)`);
@@ -69,7 +71,7 @@ function envPair(value: string, previous: Record<string, string>): Record<string
   return { ...previous, [name]: eq === -1 ? fromShell! : value.slice(eq + 1) };
 }
 
-function mountOf(value: string, previous: CertifyFlags['mount']): CertifyFlags['mount'] {
+function mountOf(value: string, previous: NonNullable<CertifyFlags['mount']> = []): NonNullable<CertifyFlags['mount']> {
   const [source, target, mode = 'rw'] = value.split(':');
   if (!source?.startsWith('/') || !target?.startsWith('/') || (mode !== 'rw' && mode !== 'ro')) throw new InvalidArgumentError(`"${value}" is not /host/path:/container/path[:ro]`);
   return [...previous, { source, target, mode }];
@@ -105,14 +107,16 @@ function containerLogRedactor(profile: Profile | undefined, env: Record<string, 
 }
 
 function checkCombination(flags: CertifyFlags, containerArgs: string[], command: Command): void {
+  // Before the warning about state it would create there: a URL that is none is a typo, said first.
+  if (flags.target && !URL.canParse(flags.target)) throw new UsageError(`--target ${flags.target} is not a URL: give the deployment's base URL, e.g. https://gateway.example.com`);
   if (flags.target && flags.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (flags.image && flags.target) throw new UsageError('--image starts the target itself: drop --target (a --profile may still give credentials and fixtures; its target is replaced)');
   if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image to use it');
   if (flags.variant && (flags.target || flags.profile || flags.image)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile/--image to use it');
   if (flags.image && flags.port === undefined) throw new UsageError("--image needs --port N: the port the image's server listens on");
   const containerOnly = ['port', 'waitLog', 'waitHttp', 'startupTimeout'].filter((k) => command.getOptionValueSource(k) === 'cli');
-  if (Object.keys(flags.env).length) containerOnly.push('env');
-  if (flags.mount.length) containerOnly.push('mount');
+  if (flags.env) containerOnly.push('env');
+  if (flags.mount) containerOnly.push('mount');
   if (containerArgs.length) containerOnly.push('container arguments');
   if (!flags.image && containerOnly.length) {
     const names = containerOnly.map((k) => (k.includes(' ') ? k : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
@@ -144,10 +148,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     if (command.getOptionValueSource('format') !== 'cli') chosen = ['json'];
     else if (chosen.length !== 1) throw new UsageError(`--out - writes one report to stdout: give one --format (${REPORT_FORMATS.join(', ')})`);
   }
-  if (!toStdout) {
-    await oldLatestFolder(flags.out);
-    await checkWritable(flags.out);
-  }
+  if (!toStdout) await checkReportRoot(flags.out);
   // Both read before any request, so a bad key or baseline is exit 2 with nothing sent.
   const signingKey = flags.sign ? await loadSigningKey(flags.sign) : undefined;
   const baseline = flags.baseline ? await loadBaselineFor(flags.baseline) : undefined;
@@ -168,9 +169,9 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
         container = await startImageTarget({
           image: flags.image,
           port: flags.port!,
-          env: flags.env,
+          env: flags.env ?? {},
           command: containerArgs,
-          mounts: flags.mount,
+          mounts: flags.mount ?? [],
           waitLog: flags.waitLog,
           waitHttp: flags.waitHttp,
           startupTimeoutMs: flags.startupTimeout,
@@ -184,7 +185,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     const base = container?.baseUrl ?? flags.target;
     profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
     if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
-    const progress = new RuleProgress(ui);
+    const progress = new RuleProgress(ui, baseline?.entries.map((e) => e.rule));
     const recorder = flags.harOut ? new HarRecorder() : undefined;
     const { report, redactor, firstProbeFailure, profile: used } = await certify({
       recorder,
@@ -218,10 +219,10 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     }
     // The deployment's own account of a failure belongs beside the report that shows it.
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
-    const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env).text(container.log()) } : {};
+    const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env ?? {}).text(container.log()) } : {};
     if (toStdout) reportToStdout(report, chosen[0]!, process.stdout, redactor);
-    if (firstProbeFailure) ui.warn(`apicert: ${firstProbeFailure}; every rule is inconclusive`);
-    else if (report.run.stopped) ui.warn(`apicert: the run stopped early: ${report.run.stopped}`);
+    const cause = causeWarning(report);
+    if (cause) ui.warn(cause);
     ui.always(gateLines(ui, report));
     if (report.excluded?.length) ui.info(`excluded (--exclude, not run and not counted): ${report.excluded.map((e) => e.id).join(', ')}`);
     if (report.summary.expectedFailures.length) ui.always(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
@@ -230,7 +231,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       const written = await writeRunReports(report, flags.out, chosen, extra, redactor);
       // Signed as written: the redacted report.json, read back.
       if (signingKey) written.files.push(await writeSignature(join(written.dir, 'report.json'), signingKey));
-      ui.info(`reports: ${written.dir} (${join(flags.out, 'latest')} points at it): ${written.files.map((f) => f.slice(written.dir.length + 1)).join(', ')}`);
+      ui.always(writtenLine(written, flags.out));
     }
     const summary = await appendStepSummary(report).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
     if (summary) ui.detail(`summary appended to ${summary}`);
@@ -252,7 +253,7 @@ function announceRerun(ui: Ui, rerun: RerunSelection, narrowed: boolean): void {
 
 /** A container that did not come up: its log goes to a run folder of its own, and its tail to the terminal. */
 async function keepStartLog(ui: Ui, flags: CertifyFlags, error: ContainerStartFailed): Promise<void> {
-  const log = containerLogRedactor(undefined, flags.env).text(error.log);
+  const log = containerLogRedactor(undefined, flags.env ?? {}).text(error.log);
   ui.warn(log.trim() ? `last lines the container printed:\n${lastLines(log, 20)}` : 'the container printed nothing');
   if (flags.out === '-') return;
   const dir = await createRunFolder(flags.out, new Date());
@@ -264,12 +265,12 @@ export function certifyCommand(): Command {
   return new Command('certify')
     .description('Run every selected rule against a target and write a readiness report. Without --target, --profile or --image, certifies the built-in reference fake.')
     .argument('[container-args...]', 'with --image, after "--": the container command, replacing the image\'s CMD')
-    .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables below; creates state there unless --read-only')
+    .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables ("apicert help env"); creates state there unless --read-only')
     .option('--profile <file>', `target profile (YAML or JSON): base URL, credentials by role, fixtures, safety limits, and network: extra headers per surface, a CA bundle, a client certificate and key (mTLS), a proxy (README.md, "${README_SECTIONS.profile}")`)
     .option('--image <image[:tag]>', `start the deployment from this container image (testcontainers, host network), certify it, stop it (README.md, "${README_SECTIONS.image}")`)
     .option('--port <n>', "with --image: the port the image's server listens on", portOf)
-    .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair, {})
-    .option('--mount <host:container[:ro]>', 'with --image: bind-mount a host folder (repeatable), e.g. one the container writes its profile to', mountOf, [])
+    .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair)
+    .option('--mount <host:container[:ro]>', 'with --image: bind-mount a host folder (repeatable), e.g. one the container writes its profile to', mountOf)
     .option('--wait-log <regex>', 'with --image: ready once a log line matches', regexOf)
     .option('--wait-http <path>', 'with --image: ready once GET PATH answers 2xx (default: once the port answers HTTP at all)')
     .option('--startup-timeout <ms>', 'with --image: how long the container may take to become ready', milliseconds, 60_000)
@@ -288,12 +289,12 @@ export function certifyCommand(): Command {
     .option('--strict', 'SHOULD rules gate too (by default a failed SHOULD is a warning)')
     .option('-q, --quiet', 'print only failures, inconclusive rules and the gate')
     .option('-v, --verbose', 'also print every passing rule and its exchanges (redacted) with a curl line each')
-    .option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written", durationOf, DEFAULT_DEADLINE_MS)
+    .addOption(new Option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written").argParser(durationOf).default(DEFAULT_DEADLINE_MS, `${DEFAULT_DEADLINE_MS / 60_000}m`))
     .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it')
     .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
     .option('--har-out <file>', 'also record every exchange the run sends as HAR 1.2 (the profile\'s secrets replaced by labelled markers), for "apicert judge-traffic"')
     .option('--har-secrets', 'with --har-out: keep the secrets in the recording (the file is made readable by you only)')
     .option('--no-color', 'no colour (also: NO_COLOR=1)')
-    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
+    .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_POINTER}`)
     .action(run);
 }

@@ -3,7 +3,8 @@ import { judgeClient } from '../client-judge/judge-client.ts';
 import { CLIENT_RULES } from '../client-judge/rules.ts';
 import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
 import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
-import { finishRun, printResult } from './side-report.ts';
+import { checkReportRoot } from '../reports/run-folder.ts';
+import { printResult, runInterruptibly } from './side-report.ts';
 
 function scenarios(value: string): ScenarioName[] {
   const out = list(value);
@@ -53,7 +54,10 @@ export function registerJudgeClientCommand(program: Command): void {
     .action(async (command: string[], opts: ClientCliOptions) => {
       if (opts.listRules) return printRules(CLIENT_RULES);
       const quietMs = (opts.quietSeconds ?? 60 * opts.timeScale + 5) * 1000;
-      const { report } = await judgeClient({
+      await checkReportRoot(opts.out);
+      await runInterruptibly((signal) => judgeClient({
+        signal,
+        onClientFailure: (text) => console.error(`apicert: ${text.replace(/\n/g, '\n  ')}`),
         scenarios: opts.scenario,
         timeScale: opts.timeScale,
         port: opts.port,
@@ -70,7 +74,6 @@ export function registerJudgeClientCommand(program: Command): void {
           if (!opts.quiet || prompt) console.log(`scenario ${name}: ${title}${prompt}`);
         },
         onResult: opts.quiet ? undefined : printResult,
-      });
-      await finishRun(report, { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: 'client' });
+      }), { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: 'client' });
     });
 }

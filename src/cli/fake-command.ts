@@ -1,6 +1,6 @@
 /** `apicert fake`: the reference fake in a process of its own, until SIGINT, SIGTERM or SIGHUP. */
 import { Command, InvalidArgumentError } from 'commander';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { FaultId } from '../fake/faults/index.ts';
 import type { VariantId } from '../fake/variants/index.ts';
@@ -9,6 +9,7 @@ import { freeLoopbackPort, parseReceiverAddress, standaloneProfile, type Receive
 import { README_SECTIONS } from './help.ts';
 import { UsageError } from './errors.ts';
 import { faultList, portOf, variantList } from './parse.ts';
+import { makeFolder } from '../util/folder.ts';
 
 interface FakeFlags {
   port: number;
@@ -61,9 +62,16 @@ export function fakeCommand(): Command {
         throw error;
       });
       const profile = standaloneProfile(fake, receiver);
-      await mkdir(dirname(flags.profileOut), { recursive: true });
-      // The tokens are the fake's own, but a token is never printed: it goes to a private file.
-      await writeFile(flags.profileOut, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
+      try {
+        await makeFolder(dirname(flags.profileOut));
+        // The tokens are the fake's own, but a token is never printed: it goes to a private file.
+        await writeFile(flags.profileOut, `${JSON.stringify(profile, null, 2)}\n`, { mode: 0o600 });
+      } catch (error) {
+        // A fake nobody can certify (no profile) must not keep serving.
+        await fake.close();
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new UsageError(`cannot write the profile to ${flags.profileOut}${code ? ` (${code})` : ''}: choose a writable path with --profile-out`);
+      }
       console.log(`apicert fake listening on ${fake.baseUrl}${flags.faults?.length ? ` with faults ${flags.faults.join(', ')}` : ''}${flags.variant?.length ? ` with variants ${flags.variant.join(', ')}` : ''} (pid ${process.pid}); webhooks go to ${receiver.origin}`);
       console.log(`profile with ${profile.credentials.length} credentials written to ${flags.profileOut}; certify it from another shell with:`);
       console.log(`  npx apicert certify --profile ${flags.profileOut}`);

@@ -7,14 +7,24 @@ export const EXIT_CODES_HELP = `Exit codes:
   ${EXIT.fail}  a required rule failed, or was untestable (unless --allow-untestable)
   ${EXIT.usage}  usage or profile error; the message says what to fix
   ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, or a required rule was inconclusive
-  ${EXIT.internal}  apicert itself failed (a bug: please report it with the message)`;
+  ${EXIT.internal}  apicert itself failed (a bug: please report it with the message)
+  ${EXIT.interrupted}  interrupted by SIGINT (Ctrl-C); what was judged so far was written
+  ${EXIT.terminated}  terminated by SIGTERM; what was judged so far was written`;
+
+/** What a subcommand's help says instead of repeating the variables. */
+export const ENV_POINTER = 'Environment variables (credentials for --target, colour, CI, k6): run "apicert help env".';
+
+/** The credentials `--target` reads (src/profile/load.ts profileFromEnv). */
+export const TARGET_ENV = [
+  { name: 'APICERT_V8_TOKEN', about: '/v8 token holding every scope' },
+  { name: 'APICERT_V8_EXPIRED_TOKEN', about: 'an expired /v8 token (auth rules)' },
+  { name: 'APICERT_V8_OTHER_PRINCIPAL_TOKEN', about: 'a /v8 token of another principal (ownership rules)' },
+  { name: 'APICERT_V1_KEY', about: 'a /v1 service_sk_ key with runs:read and runs:write' },
+  { name: 'APICERT_MCP_TOKEN', about: 'the token for /mcp' },
+] as const;
 
 export const ENV_HELP = `Environment variables:
-  APICERT_V8_TOKEN                  --target: /v8 token holding every scope
-  APICERT_V8_EXPIRED_TOKEN          --target: an expired /v8 token (auth rules)
-  APICERT_V8_OTHER_PRINCIPAL_TOKEN  --target: a /v8 token of another principal (ownership rules)
-  APICERT_V1_KEY                    --target: a /v1 service_sk_ key with runs:read and runs:write
-  APICERT_MCP_TOKEN                 --target: the token for /mcp
+${TARGET_ENV.map((v) => `  ${v.name.padEnd(34)}--target: ${v.about}`).join('\n')}
   \${NAME} in a profile              any variable a profile refers to; never printed
   HTTPS_PROXY, HTTP_PROXY           a profile's target: the forward proxy (unless the profile sets network.proxy); credentials in it are never printed
   NO_PROXY                          hosts reached without the proxy, comma separated (a profile's network.noProxy replaces it)

@@ -21,9 +21,12 @@ import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/ru
 import { mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import type { Report } from '../reports/model.ts';
-import { REPORT_FORMATS, writeReports } from '../reports/write.ts';
+import { checkReportRoot, createRunFolder, LATEST, pointLatestAt, writeRunReports, writtenLine } from '../reports/run-folder.ts';
+import { REPORT_FORMATS } from '../reports/write.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
-import { exitCodeFor } from './exit.ts';
+import { makeFolder } from '../util/folder.ts';
+import { EXIT, exitCodeFor } from './exit.ts';
+import { whileInterruptible } from './run-control.ts';
 
 const SECRET_NAMES = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
 const MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
@@ -103,19 +106,41 @@ function allRules(script: LoadScript, verdict: LoadRuleResult['verdict'], reason
   return rulesOf(script).map((r) => ({ id: r.id, verdict, reason, figures: {} }));
 }
 
-/** Runs k6 on one bundle; bounded by the scripts' own limits plus a margin, after which it is stopped. */
-function runK6(binary: string, args: string[], env: Env, limitMs: number): Promise<number> {
-  const child = spawn(binary, args, { env: { ...process.env, ...env }, stdio: 'inherit' });
+/** How long k6 may take to write its summary after it was asked to stop, before it is killed. */
+const K6_STOP_GRACE_MS = 10_000;
+
+/**
+ * Runs k6 on one bundle; bounded by the scripts' own limits plus a margin, after which it is
+ * stopped. An interrupt of apicert reaches k6 as SIGINT, so k6 ends its test and writes what it
+ * judged so far; one that does not end within the grace is killed.
+ */
+function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: AbortSignal): Promise<number> {
+  // Its own process group: a Ctrl-C at the terminal reaches apicert only, which passes it on once
+  // (a second SIGINT would make k6 quit without its summary).
+  const child = spawn(binary, args, { env: { ...process.env, ...env }, stdio: 'inherit', detached: true });
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
+  let killer: NodeJS.Timeout | undefined;
+  const halt = (signal: NodeJS.Signals) => {
+    child.kill(signal);
+    killer ??= setTimeout(() => child.kill('SIGKILL'), K6_STOP_GRACE_MS);
+  };
   const timer = setTimeout(() => {
     console.error(`apicert: k6 ran past ${Math.round(limitMs / 1000)} s; stopping it (pid ${child.pid})`);
-    child.kill('SIGTERM');
+    halt('SIGTERM');
   }, limitMs);
+  const onStop = () => halt('SIGINT');
+  stop.addEventListener('abort', onStop, { once: true });
   return new Promise((resolve) => {
-    child.on('error', () => resolve(-1));
-    child.on('close', (code) => {
+    const done = (code: number) => {
       clearTimeout(timer);
-      resolve(code ?? -1);
-    });
+      clearTimeout(killer);
+      stop.removeEventListener('abort', onStop);
+      process.off('exit', orphaned);
+      resolve(code);
+    };
+    child.on('error', () => done(-1));
+    child.on('close', (code) => done(code ?? -1));
   });
 }
 
@@ -127,24 +152,43 @@ async function readSummary(path: string): Promise<LoadSummary | undefined> {
   }
 }
 
-async function existingReport(out: string): Promise<Report | undefined> {
+/** `--with-report`: a certify report.json of the same target that the load verdicts extend. */
+async function certifyReport(path: string | undefined): Promise<Report | undefined> {
+  if (!path) return undefined;
   try {
-    return JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
-  } catch {
-    return undefined;
+    return JSON.parse(await readFile(path, 'utf8')) as Report;
+  } catch (error) {
+    throw new ProfileError(`--with-report ${path}: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}: give the report.json a certify run wrote`);
   }
 }
 
-async function writeLoadReport(out: string, results: LoadRuleResult[], target: Report['target'], startedAt: Date, allowUntestable: boolean): Promise<void> {
-  const base = await existingReport(out);
+interface LoadRun {
+  out: string;
+  /** The run's own folder (bundles, summaries, reports). */
+  dir: string;
+  /** `--with-report`, read before k6 runs so a bad file is exit 2 at once. */
+  withReport?: { path: string; report: Report };
+  allowUntestable: boolean;
+}
+
+/** Opens the run's own folder, after checking the root and reading `--with-report`. */
+async function openLoadRun(opts: { out: string; withReport?: string; allowUntestable?: boolean }, startedAt: Date): Promise<LoadRun> {
+  await checkReportRoot(opts.out);
+  const base = await certifyReport(opts.withReport);
+  return { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), ...(base ? { withReport: { path: opts.withReport!, report: base } } : {}) };
+}
+
+async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: Report['target'], startedAt: Date): Promise<void> {
+  const base = run.withReport?.report;
+  if (base && base.target.baseUrl !== target.baseUrl) console.error(`apicert: ${run.withReport!.path} certified ${base.target.baseUrl}, not ${target.baseUrl}: the load verdicts are reported alone`);
   // A report of another target is not extended: its certify rules say nothing about this one.
   const report = withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date() });
-  const written = await writeReports(report, out, REPORT_FORMATS);
+  const written = await writeRunReports(report, run.out, REPORT_FORMATS, {}, undefined, run.dir);
   for (const r of results) console.log(`${MARK[r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`);
   const req = report.summary.required;
   console.log(`\nload on ${target.baseUrl}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive`);
-  console.log(`reports: ${written.join(', ')}`);
-  process.exitCode = exitCodeFor(report.summary, allowUntestable);
+  console.log(writtenLine(written, run.out));
+  process.exitCode = exitCodeFor(report.summary, run.allowUntestable);
 }
 
 interface LoadOptions {
@@ -155,6 +199,7 @@ interface LoadOptions {
   iterations?: number;
   duration?: string;
   out: string;
+  withReport?: string;
   dryRun?: boolean;
   emitK6Operator?: string;
   parallelism: number;
@@ -171,7 +216,10 @@ async function load(opts: LoadOptions): Promise<void> {
     if (opts.iterations) env.APICERT_ITERATIONS = String(opts.iterations);
     if (opts.duration) env.APICERT_MAX_DURATION = env.APICERT_RAMP = opts.duration;
     const config = validated(env);
-    const bundles = join(opts.out, 'load', 'scripts');
+    const startedAt = new Date();
+    // The run's own folder holds its bundles, summaries and report, never an earlier run's.
+    const run = await openLoadRun(opts, startedAt);
+    const bundles = join(run.dir, 'load', 'scripts');
     const built = await bundleLoadScripts(bundles, true, LOAD_SCRIPT_FILES.filter((f) => scripts.some((s) => f.endsWith(`/${s}.ts`))));
     if (built.errors.length > 0) throw new Error(`bundling the k6 scripts failed: ${built.errors.map((e) => e.text).join('; ')}`);
 
@@ -183,33 +231,55 @@ async function load(opts: LoadOptions): Promise<void> {
     if (opts.dryRun && target.fake) console.log('# the embedded fake stops when this command exits: to run these lines yourself, serve one with "apicert fake" and use --profile\n');
     if (!opts.dryRun) console.log(`k6 ${await checkK6Version(binary).catch(toUsage)} at ${binary}`);
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
-    const startedAt = new Date();
     const results: LoadRuleResult[] = [];
-    for (const script of scripts) {
-      const need = SCRIPT_NEEDS[script];
-      if (!config[need.field]) {
-        results.push(...allRules(script, 'untestable', `no ${need.env}: ${ENV_VARS.find((v) => v.name === need.env)?.about}`));
-        if (opts.dryRun) console.log(`# ${script}: skipped, no ${need.env}\n`);
-        continue;
+    const { signal } = await whileInterruptible(async (stop) => {
+      const step: ScriptStep = { run, env, config, bundles, binary, limitMs, dryRun: Boolean(opts.dryRun), stop };
+      for (const script of scripts) results.push(...(await runScript(script, step)));
+      // Written while the handlers still hold: a second Ctrl-C must not cut the report short.
+      if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
+      else {
+        await pointLatestAt(run.out, run.dir);
+        console.log(`bundles: ${bundles} (${join(run.out, LATEST)} points at ${run.dir})`);
       }
-      const summaryPath = join(opts.out, 'load', `${script}.summary.json`);
-      const scriptEnv: Env = { ...env, APICERT_SUMMARY_OUT: summaryPath };
-      const args = ['run', '--no-usage-report', join(bundles, `${script}.js`)];
-      if (opts.dryRun) {
-        console.log(`# ${script}: ${rulesOf(script).map((r) => r.id).join(', ')}\n${printableCommand(scriptEnv, binary, args)}\n`);
-        continue;
-      }
-      await rm(summaryPath, { force: true });
-      console.log(`\n== ${script} ==`);
-      const code = await runK6(binary, args, scriptEnv, limitMs);
-      const summary = await readSummary(summaryPath);
-      if (summary) results.push(...verdictsOf(summary));
-      else results.push(...allRules(script, 'inconclusive', `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`));
-    }
-    if (!opts.dryRun) await writeLoadReport(opts.out, results, target.report, startedAt, Boolean(opts.allowUntestable));
+    });
+    if (signal) process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
   } finally {
     await target.fake?.close();
   }
+}
+
+interface ScriptStep {
+  run: LoadRun;
+  env: Env;
+  config: ReturnType<typeof loadConfig>;
+  bundles: string;
+  binary: string;
+  limitMs: number;
+  dryRun: boolean;
+  stop: AbortSignal;
+}
+
+/** One script: not run after an interrupt, untestable without its credential, printed on --dry-run, else run and read. */
+async function runScript(script: LoadScript, step: ScriptStep): Promise<LoadRuleResult[]> {
+  if (step.stop.aborted) return allRules(script, 'inconclusive', `not run: ${(step.stop.reason as Error).message}`);
+  const need = SCRIPT_NEEDS[script];
+  if (!step.config[need.field]) {
+    if (step.dryRun) console.log(`# ${script}: skipped, no ${need.env}\n`);
+    return allRules(script, 'untestable', `no ${need.env}: ${ENV_VARS.find((v) => v.name === need.env)?.about}`);
+  }
+  const summaryPath = join(step.run.dir, 'load', `${script}.summary.json`);
+  const scriptEnv: Env = { ...step.env, APICERT_SUMMARY_OUT: summaryPath };
+  const args = ['run', '--no-usage-report', join(step.bundles, `${script}.js`)];
+  if (step.dryRun) {
+    console.log(`# ${script}: ${rulesOf(script).map((r) => r.id).join(', ')}\n${printableCommand(scriptEnv, step.binary, args)}\n`);
+    return [];
+  }
+  await rm(summaryPath, { force: true });
+  console.log(`\n== ${script} ==`);
+  const code = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop);
+  const summary = await readSummary(summaryPath);
+  if (summary) return verdictsOf(summary);
+  return allRules(script, 'inconclusive', step.stop.aborted ? `k6 was stopped: ${(step.stop.reason as Error).message}` : `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`);
 }
 
 function toUsage(error: unknown): never {
@@ -218,7 +288,7 @@ function toUsage(error: unknown): never {
 }
 
 async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles: string, parallelism: number, env: Env): Promise<void> {
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   // Credentials go in the Secret the user creates; the manifests carry only the other settings.
   const settings = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAMES.has(name)));
   const secrets = [...SECRET_NAMES].filter((name) => env[name] !== undefined);
@@ -232,7 +302,7 @@ async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles
   console.log(`wrote ${scripts.length} ConfigMap and TestRun pairs to ${dir}; credentials go in the Secret ${CREDENTIALS_SECRET}:\n\n${steps}`);
 }
 
-async function merge(files: string[], opts: { out: string; allowUntestable?: boolean }): Promise<void> {
+async function merge(files: string[], opts: { out: string; withReport?: string; allowUntestable?: boolean }): Promise<void> {
   const all: LoadSummary[] = [];
   for (const file of files) {
     let text: string;
@@ -252,7 +322,8 @@ async function merge(files: string[], opts: { out: string; allowUntestable?: boo
   const results: LoadRuleResult[] = [];
   const byScript = new Map<string, LoadSummary[]>();
   for (const s of all) byScript.set(s.script, [...(byScript.get(s.script) ?? []), s]);
-  await mkdir(join(opts.out, 'load'), { recursive: true });
+  const run = await openLoadRun(opts, startedAt);
+  await mkdir(join(run.dir, 'load'));
   for (const [script, summaries] of byScript) {
     let merged: ReturnType<typeof mergeSummaries>;
     try {
@@ -261,11 +332,11 @@ async function merge(files: string[], opts: { out: string; allowUntestable?: boo
       if (error instanceof SummaryError) throw new ProfileError(error.message);
       throw error;
     }
-    await writeFile(join(opts.out, 'load', `${script}.summary.json`), `${JSON.stringify(merged.summary, null, 2)}\n`);
+    await writeFile(join(run.dir, 'load', `${script}.summary.json`), `${JSON.stringify(merged.summary, null, 2)}\n`);
     console.log(`${script}: ${summaries.length} summaries, segments ${merged.summary.segments.join(' ')}${merged.missing ? ` (${merged.missing})` : ''}`);
     results.push(...verdictsOf(merged.summary, merged.missing));
   }
-  await writeLoadReport(opts.out, results, { baseUrl: all[0]!.target, kind: 'remote' }, startedAt, Boolean(opts.allowUntestable));
+  await writeLoadReport(run, results, { baseUrl: all[0]!.target, kind: 'remote' }, startedAt);
 }
 
 export function registerLoadCommand(program: Command): void {
@@ -278,7 +349,8 @@ export function registerLoadCommand(program: Command): void {
     .option('--vus <n>', 'VUs of the storm and fan-out scripts, and the most a ramp may use', positive)
     .option('--iterations <n>', 'iterations of the storm and fan-out scripts', positive)
     .option('--duration <d>', 'time limit of each scenario and length of the rate-limit ramps (k6 duration)', k6Duration)
-    .option('--out <dir>', 'directory of the readiness report (load summaries and bundles go to <dir>/load)', 'reports/latest')
+    .option('--out <dir>', 'each run writes DIR/<timestamp>/ (report, and load summaries and bundles in load/) and DIR/latest points at the newest', 'reports')
+    .option('--with-report <report.json>', 'a certify report of the same target: the load verdicts are added to its rules in the new run folder')
     .option('--dry-run', 'print the k6 command lines (credentials redacted) instead of running them')
     .option('--emit-k6-operator <dir>', 'write k6-operator ConfigMap and TestRun manifests instead of running')
     .option('--parallelism <n>', 'k6-operator instances per script (each runs one execution segment)', positive, 2)
@@ -289,6 +361,6 @@ export function registerLoadCommand(program: Command): void {
     .command('merge')
     .description('Merge load summaries (JSON files, or logs with "apicert-load-summary:" lines from k6-operator pods) into one verdict per rule and the readiness report.')
     .argument('<summaries...>', 'summary files or pod logs')
-    // --out and --allow-untestable are the load command's own: commander hands them to it wherever they stand.
-    .action((files: string[], _opts: unknown, merging: Command) => merge(files, merging.optsWithGlobals<{ out: string; allowUntestable?: boolean }>()));
+    // --out, --with-report and --allow-untestable are the load command's own: commander hands them to it wherever they stand.
+    .action((files: string[], _opts: unknown, merging: Command) => merge(files, merging.optsWithGlobals<{ out: string; withReport?: string; allowUntestable?: boolean }>()));
 }

@@ -6,8 +6,8 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 import { certifyCommand } from './certify-command.ts';
 import { registerJudgeClientCommand } from './client.ts';
 import { registerCoverage } from './coverage.ts';
-import { safeText } from './output.ts';
-import { reportError } from './errors.ts';
+import { dropOutputOnClosedPipe, safeText } from './output.ts';
+import { reportError, UsageError } from './errors.ts';
 import { fakeCommand } from './fake-command.ts';
 import { ENV_HELP, EXIT_CODES_HELP } from './help.ts';
 import { registerLoadCommand } from './load.ts';
@@ -23,6 +23,8 @@ export function buildProgram(): Command {
     .description('Conformance and load-testing harness for the /v8 integration gateway, the /v1 execution fabric and /mcp.')
     .version(HARNESS_VERSION)
     .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_HELP}`)
+    // "help env" is a topic besides the commands; ours replaces commander's help command to hold it.
+    .helpCommand(false)
     // Usage errors exit 2 (commander's default is 1, which means "a rule failed" here).
     .exitOverride()
     .showHelpAfterError('(run "apicert --help" for the commands, exit codes and environment variables)');
@@ -58,6 +60,17 @@ export function buildProgram(): Command {
       console.log(`${FAULTS.length} faults`);
     });
 
+  program
+    .command('help')
+    .description('Show the help of a command, or "apicert help env" for the environment variables apicert reads.')
+    .argument('[topic]', 'a command, or env')
+    .action((topic: string | undefined) => {
+      if (topic === 'env') return void console.log(ENV_HELP);
+      const command = topic === undefined ? program : program.commands.find((c) => c.name() === topic);
+      if (!command) throw new UsageError(`no command or topic "${topic}": use one of ${[...program.commands.map((c) => c.name()), 'env'].join(', ')}`);
+      command.outputHelp();
+    });
+
   registerLoadCommand(program);
   registerReceiverCommand(program);
   registerJudgeClientCommand(program);
@@ -69,6 +82,8 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  dropOutputOnClosedPipe(process.stdout);
+  dropOutputOnClosedPipe(process.stderr);
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

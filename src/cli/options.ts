@@ -23,7 +23,7 @@ export function seedOf(value: string): number {
   return n;
 }
 
-export const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', observed: 'obs (fail)', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
+export const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', observed: 'obs (fail)', expected: 'expected', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
 
 /** Prints rules with their spec sentence, as `apicert rules` and the `--list-rules` options do. */
 export function printRules(rules: readonly Rule[], json = false): void {

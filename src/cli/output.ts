@@ -85,3 +85,23 @@ export class Ui {
     this.err.write(`${this.color ? styleText('yellow', line, { validateStream: false }) : line}\n`);
   }
 }
+
+/**
+ * A reader that goes away (`apicert coverage | head -1`) is not an error of apicert: once the pipe
+ * is closed, what is left to print is dropped and the command ends as it would have, without a
+ * stack trace. A run still writes its report files and keeps its exit code.
+ */
+const guarded = new WeakSet<NodeJS.WriteStream>();
+
+export function dropOutputOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+    stream.write = ((_chunk: unknown, encoding?: unknown, callback?: unknown) => {
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
+      return true;
+    }) as typeof stream.write;
+  });
+}

@@ -8,6 +8,8 @@ import type { Profile } from '../profile/schema.ts';
 import { RULES } from '../registry.ts';
 import type { Surface } from '../rule/index.ts';
 import { selectRules } from '../runner/run.ts';
+import { compactIds } from '../reports/run-cause.ts';
+import { README_SECTIONS, TARGET_ENV } from './help.ts';
 
 interface PlanOptions {
   target?: string;
@@ -15,6 +17,7 @@ interface PlanOptions {
   surface?: Surface[];
   rules?: string[];
   json?: boolean;
+  verbose?: boolean;
 }
 
 /** The embedded fake's profile is made by starting it on loopback; no request reaches it. */
@@ -27,13 +30,28 @@ async function embedded(): Promise<Profile> {
   }
 }
 
-function printPlan(plan: RunPlan, target: string): void {
+/**
+ * The plan as a person reads it: what is missing, once per missing thing with how many rules it
+ * holds back, then the untestable rules by area. `--verbose` lists each rule with what it misses.
+ */
+function printPlan(plan: RunPlan, target: string, how: { fromEnv: boolean; verbose: boolean }): void {
   const { counts } = plan;
   console.log(`plan for ${target}: ${counts.selected} rules selected, ${counts.run} will run, ${counts.untestable} untestable, ${counts.mutating} will create or change state`);
   const untestable = plan.rules.filter((r) => r.status === 'untestable');
-  if (untestable.length) {
+  if (untestable.length && how.verbose) {
     console.log('\nuntestable with this profile (what to add):');
     for (const r of untestable) console.log(`  ${r.id} [${r.level}]\n    - ${r.missing.join('\n    - ')}`);
+  } else if (untestable.length) {
+    const held = new Map<string, number>();
+    for (const r of untestable) for (const m of r.missing) held.set(m, (held.get(m) ?? 0) + 1);
+    console.log('\nwhat is missing (how many rules each leaves untestable):');
+    for (const [missing, n] of [...held].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(4)}  ${missing}`);
+    if (how.fromEnv) {
+      const unset = TARGET_ENV.filter((v) => !process.env[v.name]);
+      if (unset.length) console.log(`\n--target reads its credentials from these variables, not set here:\n${unset.map((v) => `  ${v.name.padEnd(34)}${v.about}`).join('\n')}`);
+      console.log(`fixtures, scoped and second credentials need a profile: --profile FILE (README.md, "${README_SECTIONS.profile}")`);
+    }
+    console.log(`\nuntestable rules by area (--verbose lists each with what it misses):\n${compactIds(untestable.map((r) => r.id)).map((l) => `  ${l}`).join('\n')}`);
   }
   const mutating = plan.rules.filter((r) => r.mutates);
   if (mutating.length) {
@@ -51,6 +69,7 @@ export function registerPlan(program: Command, parsers: { surfaces: (v: string) 
     .option('--surface <list>', 'surfaces, comma separated', parsers.surfaces)
     .option('--rules <globs>', 'rule ids, comma separated, * as wildcard', parsers.list)
     .option('--json', 'print the plan as JSON')
+    .option('-v, --verbose', 'list every untestable rule with what it misses')
     .action(async (opts: PlanOptions) => {
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
       const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : await embedded();
@@ -58,6 +77,6 @@ export function registerPlan(program: Command, parsers: { surfaces: (v: string) 
       const plan = planRun(rules, profile, { embeddedFake: !opts.profile && !opts.target });
       const target = opts.profile || opts.target ? new URL(profile.target).origin : 'the built-in reference fake';
       if (opts.json) console.log(JSON.stringify({ target, ...plan }, null, 2));
-      else printPlan(plan, target);
+      else printPlan(plan, target, { fromEnv: Boolean(opts.target), verbose: Boolean(opts.verbose) });
     });
 }

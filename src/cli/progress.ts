@@ -4,15 +4,20 @@
  * printed above it as they happen. In a log: one line per rule. --quiet
  * keeps only what a reader must see (failures, inconclusive rules); --verbose adds the exchanges.
  */
+import { wasNotRun } from '../reports/run-cause.ts';
 import type { Rule, RuleResult } from '../rule/index.ts';
 import { VERDICT_MARK } from './options.ts';
 import type { Ui } from './output.ts';
 
-const STYLE = { pass: 'green', fail: 'red', warn: 'yellow', observed: 'gray', 'not-applicable': 'gray', untestable: 'yellow', inconclusive: 'magenta' } as const;
+const STYLE = { pass: 'green', fail: 'red', warn: 'yellow', observed: 'gray', expected: 'gray', 'not-applicable': 'gray', untestable: 'yellow', inconclusive: 'magenta' } as const;
 
-/** A failed SHOULD rule is a warning unless the run is strict; an observation rule never gates, so it never reads FAIL. */
-function markOf(result: RuleResult, strict: boolean): keyof typeof STYLE {
+/**
+ * A failed SHOULD rule is a warning unless the run is strict; an observation rule never gates, so it
+ * never reads FAIL; nor does a failure the baseline lists (it does not gate either).
+ */
+function markOf(result: RuleResult, strict: boolean, expected: ReadonlySet<string>): keyof typeof STYLE {
   if (result.verdict === 'fail' && result.rule.level === 'observation') return 'observed';
+  if (result.verdict === 'fail' && expected.has(result.rule.id)) return 'expected';
   return result.verdict === 'fail' && result.rule.level === 'should' && !strict ? 'warn' : result.verdict;
 }
 
@@ -47,9 +52,12 @@ export class RuleProgress {
   private readonly now: () => number;
   private startedAt = 0;
   private tick: NodeJS.Timeout | undefined;
+  /** Rules the baseline lists as known failures. */
+  private readonly expected: ReadonlySet<string>;
 
-  constructor(ui: Ui, now: () => number = () => performance.now()) {
+  constructor(ui: Ui, expected: Iterable<string> = [], now: () => number = () => performance.now()) {
     this.ui = ui;
+    this.expected = new Set(expected);
     this.now = now;
   }
 
@@ -69,9 +77,11 @@ export class RuleProgress {
     this.running.delete(result.rule.id);
     this.done++;
     this.clear();
-    const mark = markOf(result, strict);
+    // A rule a run-wide cause never let start is listed with that cause once, at the end.
+    if (wasNotRun(result)) return this.redraw();
+    const mark = markOf(result, strict, this.expected);
     const line = this.lineFor(result, mark);
-    const alarming = mark === 'fail' || mark === 'inconclusive';
+    const alarming = mark === 'fail' || mark === 'inconclusive' || mark === 'expected';
     if (alarming) this.ui.always(line);
     else if (this.ui.verbosity === 'verbose' || (!this.ui.live && this.ui.verbosity === 'normal') || (this.ui.live && result.verdict === 'untestable' && result.rule.level === 'required')) this.ui.info(line);
     if (this.ui.verbosity === 'verbose') for (const e of result.evidence) this.ui.detail(`      ${e.label ? `${e.label}: ` : ''}${e.request.method} ${e.request.url} -> ${e.response?.status ?? e.error ?? '?'} (${e.durationMs} ms)\n        ${e.curl}`);

@@ -3,9 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
-import { certifyReceiver } from '../receiver-cert/certify-receiver.ts';
+import { certifyReceiver, receiverUrl } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
-import { finishRun, printResult } from './side-report.ts';
+import { checkReportRoot } from '../reports/run-folder.ts';
+import { printResult, runInterruptibly } from './side-report.ts';
 import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
@@ -47,19 +48,24 @@ export function registerReceiverCommand(program: Command): void {
     .action(async (opts: ReceiverCliOptions) => {
       if (opts.listRules) return printRules(receiverRules);
       if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
+      if (opts.url && !/^https?:$/.test(URL.parse(opts.url)?.protocol ?? '')) throw new ProfileError(`--url ${opts.url} is not an http or https URL: give your receiver's full address, e.g. http://127.0.0.1:8080/webhooks`);
       const section = opts.profile ? await receiverFromProfile(opts.profile) : parseSection({ url: opts.url }, '--url');
+      const allowHosts = [...section.allowHosts, ...(opts.allowHost ?? [])];
+      // A host apicert may not send to is a usage error said first, before anything is made on disk.
+      receiverUrl(section.url, allowHosts);
       const secretEnv = opts.secretEnv ?? section.secretEnv;
       const secret = process.env[secretEnv];
       if (!secret) console.error(`apicert: ${secretEnv} is not set: every rule that signs a delivery will be untestable (export the endpoint's signing secret in it)`);
-      const { report } = await certifyReceiver({
+      await checkReportRoot(opts.out);
+      await runInterruptibly((signal) => certifyReceiver({
+        signal,
         url: section.url,
         secret,
-        allowHosts: [...section.allowHosts, ...(opts.allowHost ?? [])],
+        allowHosts,
         requestTimeoutMs: section.requestTimeoutMs,
         patterns: opts.rules,
         seed: opts.seed,
         onResult: opts.quiet ? undefined : printResult,
-      });
-      await finishRun(report, { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: `receiver ${report.target.baseUrl}` });
+      }), { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: 'receiver' });
     });
 }

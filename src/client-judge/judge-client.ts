@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import { startFake } from '../fake/server.ts';
@@ -16,11 +16,12 @@ import type { Redactor } from '../redact/redactor.ts';
 import { buildReport } from '../reports/model.ts';
 import { HARNESS_VERSION, redactorFor, type Certification } from '../runner/certify.ts';
 import type { RuleResult } from '../rule/index.ts';
-import { runRules, selectRules } from '../runner/run.ts';
+import { notReached, runRules, selectRules } from '../runner/run.ts';
 import { startFront, type ActiveScenario } from './front.ts';
 import { CLIENT_RULES, CLIENT_SESSION, clientRules } from './rules.ts';
 import { scenarioByName, type ScenarioName } from './scenarios.ts';
-import type { ClientSession } from './session.ts';
+import { clientFailure, type ClientSession } from './session.ts';
+import { makeFolder } from '../util/folder.ts';
 
 export interface JudgeOptions {
   scenarios: readonly ScenarioName[];
@@ -41,6 +42,10 @@ export interface JudgeOptions {
   patterns?: string[];
   seed?: number;
   onScenario?: (name: ScenarioName, title: string, baseUrl: string) => void;
+  /** A client command that failed: its exit code and last output (redacted). */
+  onClientFailure?: (text: string) => void;
+  /** Aborted (SIGINT, SIGTERM): the client is stopped, the scenarios not reached are reported not run. */
+  signal?: AbortSignal;
   onResult?: (result: RuleResult) => void;
 }
 
@@ -54,40 +59,68 @@ function envLines(env: Record<string, string>): string {
     .join('');
 }
 
-function pipeRedacted(stream: NodeJS.ReadableStream | null, redactor: Redactor): void {
-  stream?.on('data', (chunk: Buffer) => process.stderr.write(redactor.text(chunk.toString('utf8'))));
+/** How much of the client's output a report keeps: its last lines, where a crash says why. */
+const OUTPUT_TAIL_CHARS = 2_000;
+
+/** Keeps the tail of what the client prints (and shows it, redacted, when asked). */
+function collectOutput(streams: ReadonlyArray<NodeJS.ReadableStream | null>, redactor: Redactor, show: boolean): () => string {
+  let tail = '';
+  for (const stream of streams) {
+    stream?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      if (show) process.stderr.write(redactor.text(text));
+      tail = (tail + text).slice(-4 * OUTPUT_TAIL_CHARS);
+    });
+  }
+  // Redacted whole, so a secret split between two chunks is still found.
+  return () => {
+    const safe = redactor.text(tail);
+    return safe.length > OUTPUT_TAIL_CHARS ? `…${safe.slice(-OUTPUT_TAIL_CHARS)}` : safe;
+  };
 }
 
-/** Runs the client once; resolves when it exits or the deadline passes (then it is stopped by its PID). */
-function runClient(command: readonly string[], env: Record<string, string>, maxMs: number, redactor: Redactor, show: boolean): Promise<{ ended: 'exit' | 'deadline'; exitCode: number | null }> {
+interface ClientRun {
+  ended: 'exit' | 'deadline' | 'interrupted';
+  exitCode: number | null;
+  output: string;
+}
+
+/** Runs the client once; resolves when it exits, the deadline passes or the run is interrupted (then it is stopped by its PID). */
+function runClient(command: readonly string[], env: Record<string, string>, maxMs: number, redactor: Redactor, show: boolean, stop?: AbortSignal): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', show ? 'pipe' : 'ignore', show ? 'pipe' : 'ignore'] });
-    if (show) {
-      pipeRedacted(child.stdout, redactor);
-      pipeRedacted(child.stderr, redactor);
-    }
-    let ended: 'exit' | 'deadline' = 'exit';
-    const deadline = setTimeout(() => {
-      ended = 'deadline';
+    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = collectOutput([child.stdout, child.stderr], redactor, show);
+    let ended: ClientRun['ended'] = 'exit';
+    const halt = (why: ClientRun['ended']) => {
+      ended = why;
       child.kill('SIGTERM');
       setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), 2_000).unref();
-    }, maxMs);
-    child.once('error', (error) => {
+    };
+    const deadline = setTimeout(() => halt('deadline'), maxMs);
+    const onStop = () => halt('interrupted');
+    stop?.addEventListener('abort', onStop, { once: true });
+    const settle = () => {
       clearTimeout(deadline);
+      stop?.removeEventListener('abort', onStop);
+    };
+    child.once('error', (error) => {
+      settle();
       reject(new ProfileError(`cannot start the client "${command.join(' ')}": ${error.message}`));
     });
-    child.once('exit', (code) => {
-      clearTimeout(deadline);
-      resolve({ ended, exitCode: code });
+    // close, not exit: the output streams have then delivered everything the client printed.
+    child.once('close', (code) => {
+      settle();
+      resolve({ ended, exitCode: code, output: output() });
     });
   });
 }
 
 /** Port form: the scenario ends when the client has gone quiet after its first request, or at the deadline. */
-async function waitQuiet(active: ActiveScenario, quietMs: number, maxMs: number): Promise<'quiet' | 'deadline'> {
+async function waitQuiet(active: ActiveScenario, quietMs: number, maxMs: number, stop?: AbortSignal): Promise<'quiet' | 'deadline' | 'interrupted'> {
   const started = performance.now();
   for (;;) {
     await new Promise((r) => setTimeout(r, 50));
+    if (stop?.aborted) return 'interrupted';
     const now = performance.now();
     if (active.exchanges.length > 0 && now - active.lastRequestAt >= quietMs) return 'quiet';
     if (now - started >= maxMs) return 'deadline';
@@ -114,10 +147,17 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
   const results: RuleResult[] = [];
   try {
     if (!options.command && options.envFile) {
-      await mkdir(dirname(options.envFile), { recursive: true });
+      await makeFolder(dirname(options.envFile));
       await writeFile(options.envFile, envLines(env), { mode: 0o600 });
     }
+    const stop = options.signal;
+    const warnings: string[] = [];
     for (const name of options.scenarios) {
+      const selected = () => selectRules(clientRules.filter((c) => c.scenario === name).map((c) => c.rule), { patterns: options.patterns });
+      if (stop?.aborted) {
+        results.push(...selected().map((rule) => notReached(rule, `not run: ${(stop.reason as Error).message}`)));
+        continue;
+      }
       const scenario = scenarioByName(name)!;
       const settings = { timeScale: options.timeScale };
       options.onScenario?.(name, scenario.title, front.baseUrl);
@@ -125,21 +165,24 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
       const maxMs = options.maxSecondsPerScenario * 1000;
       let session: ClientSession;
       if (options.command) {
-        const run = await runClient(options.command, env, maxMs, redactor, Boolean(options.showClientOutput));
-        session = { scenario: name, timeScale: options.timeScale, exchanges: active.exchanges, ended: run.ended, exitCode: run.exitCode };
+        const run = await runClient(options.command, env, maxMs, redactor, Boolean(options.showClientOutput), stop);
+        session = { scenario: name, timeScale: options.timeScale, exchanges: active.exchanges, ended: run.ended, exitCode: run.exitCode, output: run.output };
+        const failed = clientFailure(session);
+        if (failed) {
+          warnings.push(failed);
+          options.onClientFailure?.(failed);
+        }
       } else {
-        session = { scenario: name, timeScale: options.timeScale, exchanges: active.exchanges, ended: await waitQuiet(active, options.quietMs, maxMs) };
+        session = { scenario: name, timeScale: options.timeScale, exchanges: active.exchanges, ended: await waitQuiet(active, options.quietMs, maxMs, stop) };
       }
       front.end();
       sessions.push(session);
-      const rules = selectRules(
-        clientRules.filter((c) => c.scenario === name).map((c) => c.rule),
-        { patterns: options.patterns },
-      );
+      const rules = selected();
       const target = { baseUrl: front.baseUrl, kind: 'remote' as const };
       results.push(...(await runRules({ target, profile, rules, seed, probe, services: { redactor, provided: new Map([[CLIENT_SESSION.name, session]]) }, onResult: options.onResult })));
     }
-    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: front.baseUrl, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: sessions.reduce((n, s) => n + s.exchanges.length, 0) });
+    const stopped = stop?.aborted ? (stop.reason as Error).message : undefined;
+    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: front.baseUrl, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: sessions.reduce((n, s) => n + s.exchanges.length, 0), warnings, ...(stopped ? { stopped } : {}) });
     return { report, results, sessions };
   } finally {
     await front.close();

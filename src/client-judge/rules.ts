@@ -6,7 +6,7 @@
 import { curlLine } from '../probe/evidence.ts';
 import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
 import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, type ScenarioName } from './scenarios.ts';
-import { keyOf, sameRequestBody, type ClientSession, type RecordedExchange } from './session.ts';
+import { clientFailure, keyOf, sameRequestBody, type ClientSession, type RecordedExchange } from './session.ts';
 
 /** Timers may fire a few milliseconds early and the two clocks are read at slightly different points. */
 export const TIMING_TOLERANCE_MS = 25;
@@ -65,7 +65,10 @@ function showEvidence(ctx: CheckContext, exchanges: readonly RecordedExchange[])
 function bent(ctx: CheckContext, what: string): { session: ClientSession; ex: RecordedExchange } {
   const session = sessionOf(ctx);
   const ex = session.exchanges.find((e) => e.adversity !== undefined);
-  if (!ex) ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)`);
+  if (!ex) {
+    const failed = clientFailure(session);
+    ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)${failed ? `; ${failed}` : ''}`);
+  }
   return { session, ex };
 }
 

@@ -37,8 +37,18 @@ export interface ClientSession {
   timeScale: number;
   exchanges: RecordedExchange[];
   /** How the session ended: the client exited, went quiet, or ran into the deadline. */
-  ended: 'exit' | 'quiet' | 'deadline';
+  ended: 'exit' | 'quiet' | 'deadline' | 'interrupted';
   exitCode?: number | null;
+  /** The last lines the client printed (stdout and stderr, bounded, redacted). */
+  output?: string;
+}
+
+/** A client command that failed: its exit code and last output, for the console and the report; else undefined. */
+export function clientFailure(session: Pick<ClientSession, 'scenario' | 'ended' | 'exitCode' | 'output'>): string | undefined {
+  if (session.ended !== 'exit' || session.exitCode === 0 || session.exitCode === undefined) return undefined;
+  const code = session.exitCode === null ? 'was killed by a signal' : `exited with code ${session.exitCode}`;
+  const output = session.output?.trim();
+  return `scenario ${session.scenario}: the client ${code}${output ? `; its last output:\n${output}` : ' and printed nothing'}`;
 }
 
 const HIDDEN_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);

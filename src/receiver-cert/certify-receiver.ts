@@ -28,6 +28,8 @@ export interface ReceiverOptions {
   seed?: number;
   rules?: readonly Rule[];
   onResult?: (result: RuleResult) => void;
+  /** Aborted (SIGINT, SIGTERM): the rule under way stops, the rest are reported not run. */
+  signal?: AbortSignal;
 }
 
 /** Deliveries go to loopback, or to a host the user named: apicert never probes a host on a guess. */
@@ -55,7 +57,7 @@ export async function certifyReceiver(options: ReceiverOptions): Promise<Certifi
   redactor.protect(ownTextOf(options.rules ?? receiverRules));
   const dispatcher = createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
-  const probe = probeFor(profile, redactor, budget, dispatcher);
+  const probe = probeFor(profile, redactor, budget, dispatcher, options.signal);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   try {
     try {
@@ -67,8 +69,9 @@ export async function certifyReceiver(options: ReceiverOptions): Promise<Certifi
     const rules = selectRules(options.rules ?? receiverRules, { patterns: options.patterns });
     const services = { redactor, provided: new Map(options.secret ? [[RECEIVER_SECRET.name, options.secret]] : []) };
     const target = { baseUrl: url.toString(), kind: 'remote' as const };
-    const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult });
-    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: `${url.origin}${url.pathname}`, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: budget.used });
+    const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult, ...(options.signal ? { signal: options.signal } : {}) });
+    const stopped = options.signal?.aborted ? (options.signal.reason as Error).message : undefined;
+    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: `${url.origin}${url.pathname}`, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: budget.used, ...(stopped ? { stopped } : {}) });
     return { report, results };
   } finally {
     await dispatcher.close();

@@ -90,6 +90,9 @@ export function renderDiffText(d: ReportDiff): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The longest reason a diff table cell holds. */
+const CELL_LIMIT = 160;
+
 function mdCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
@@ -104,8 +107,18 @@ export function renderDiffMarkdown(d: ReportDiff): string {
   const table = (title: string, items: VerdictChange[]) => {
     if (items.length === 0) return;
     lines.push(`#### ${title} (${items.length})`, '', '| Rule | Before | Now | Why |', '|---|---|---|---|');
-    for (const c of items) lines.push(`| \`${c.id}\`${c.gating ? '' : ' (does not gate)'} | ${c.from} | ${c.to} | ${mdCell(c.to === 'pass' ? '' : (c.reason ?? ''))} |`);
-    lines.push('');
+    // A cell keeps the reason's first line, clipped; a longer account (a shrunk counterexample with
+    // its curl lines) follows the table in a block of its own.
+    const details: string[] = [];
+    for (const c of items) {
+      const reason = c.to === 'pass' ? '' : (c.reason ?? '');
+      const first = reason.split('\n')[0]!;
+      const short = first.length > CELL_LIMIT ? `${first.slice(0, CELL_LIMIT)}…` : first;
+      const more = short !== reason.trim();
+      lines.push(`| \`${c.id}\`${c.gating ? '' : ' (does not gate)'} | ${c.from} | ${c.to} | ${mdCell(short)}${more ? ' (details below)' : ''} |`);
+      if (more) details.push(`<details><summary><code>${c.id}</code></summary>`, '', '```text', reason.replace(/```/g, "'''"), '```', '', '</details>', '');
+    }
+    lines.push('', ...details);
   };
   table('New failures', d.newFailures);
   table('Fixed', d.fixed);

@@ -3,6 +3,7 @@ import { VERDICTS } from '../rule/index.ts';
 import type { EvidenceEntry } from '../rule/index.ts';
 import { curlOf, decidingExchange, exchangeText } from './evidence-text.ts';
 import { effectOf, excludedNote, gates, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
 const TEMPLATE_URL = new URL('../../reports/templates/report.html', import.meta.url);
 
@@ -35,6 +36,16 @@ function exchangeBlock(e: EvidenceEntry, what: string): string {
   ].join('');
 }
 
+/**
+ * A reason of several paragraphs (a model rule's violation, its shrunk counterexample, the steps
+ * with their curl lines) becomes one block each: prose as a paragraph, indented lines preformatted.
+ */
+function reasonBlocks(reason: string): string {
+  const [first = '', ...rest] = reason.split(/\n{2,}/);
+  const blocks = rest.map((p) => (p.includes('\n') ? `<pre>${esc(p)}</pre>` : `<p class="meta">${esc(p)}</p>`));
+  return blocks.length ? `<span class="violation">${esc(first)}</span>${blocks.join('')}` : esc(first);
+}
+
 function casesBlock(r: ReportRule): string {
   const cases = r.cases.map((c, i) => {
     const e = decidingExchange(r, c.exchange);
@@ -42,7 +53,7 @@ function casesBlock(r: ReportRule): string {
       ? `<div class="meta">Counterexample (seed ${c.counterexample.seed}, path ${esc(c.counterexample.path ?? '-')}, ${c.counterexample.numRuns} runs):</div><pre>${esc(JSON.stringify(c.counterexample.value, null, 2) ?? 'undefined')}</pre>`
       : '';
     const exchange = e ? exchangeBlock(e, e.direction === 'received' ? 'Received from the target' : 'The exchange that decided it') : '<div class="meta">No single exchange decided this case.</div>';
-    return `<div class="case"><b>Case ${i + 1}.</b> ${esc(c.reason)}${counter}${exchange}</div>`;
+    return `<div class="case"><b>Case ${i + 1}.</b> ${reasonBlocks(c.reason)}${counter}${exchange}</div>`;
   });
   if (r.casesOmitted > 0) cases.push(`<p class="meta">… and ${r.casesOmitted} more failing cases (a rule reports at most ${r.cases.length}).</p>`);
   return cases.join('');
@@ -66,7 +77,7 @@ function ruleItem(r: ReportRule, blocking: boolean): string {
   const detail = [
     `<blockquote>${esc(r.spec.quote)}</blockquote>`,
     r.exchanges !== undefined && r.exchanges > 0 ? `<p class="meta">${r.exchanges} recorded exchange(s) judged.</p>` : '',
-    r.reason ? `<p>${esc(r.reason)}</p>` : '',
+    wasNotRun(r) ? '<p><a href="#cause">Not run: see why the run stopped.</a></p>' : r.reason ? `<p>${esc(r.reason)}</p>` : '',
     // Blocking failures are shown in full at the top; here a link, not a second copy.
     r.verdict === 'fail' ? (blocking ? `<p><a href="#fail-${esc(r.id)}">Every failing case with its exchange</a></p>` : casesBlock(r)) : '',
     // A passing rule's exchanges stay in report.json: here they would only bury the rest.
@@ -87,7 +98,12 @@ function countRow(label: string, rules: readonly ReportRule[], strong: boolean):
 export function renderHtml(report: Report): string {
   const req = report.summary.required;
   const policy = policyOf(report);
-  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, policy)));
+  // A rule the run-wide cause never let start is named under that cause, once, not as a blocker of its own.
+  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, policy)) && !wasNotRun(r));
+  const cause = runWideCause(report);
+  const causeBlock = cause
+    ? `<section id="cause" class="failure blocking-error"><h2>The run stopped</h2><p>${esc(cause.cause)}</p>${cause.affected.length ? `<p>${cause.affected.length} rules were not run because of it (inconclusive):</p><ul>${compactIds(cause.affected).map((l) => `<li><code>${esc(l)}</code></li>`).join('')}</ul>` : ''}</section>`
+    : '';
   const expected = report.rules.filter((r) => effectOf(r, policy) === 'expected');
   const warnings = report.rules.filter((r) => effectOf(r, policy) === 'warning');
   const surfaces = [...new Set(report.rules.map((r) => r.surface))];
@@ -107,12 +123,15 @@ export function renderHtml(report: Report): string {
     report.run.baseline ? fact('baseline', `${report.run.baseline.file} (${report.run.baseline.entries} entries)`) : '',
     report.target.faults?.length ? fact('faults switched on', report.target.faults.join(', ')) : '',
     report.target.variants?.length ? fact('fake variants', report.target.variants.join(', ')) : '',
+    ...(report.run.warnings ?? []).map((w) => fact('warning', w)),
   ].join('');
   const perSurface = surfaces
     .map((s) => {
       const rules = report.rules.filter((r) => r.surface === s && gates(r, report.summary.strict));
       const n = (v: string) => rules.filter((r) => r.verdict === v).length;
-      return `<li><b>${esc(s)}</b> ${n('pass')} pass · <span class="${n('fail') ? 'v-fail' : ''}">${n('fail')} fail</span> · ${n('untestable')} untestable · ${n('inconclusive')} inconclusive · ${n('not-applicable')} n/a</li>`;
+      // Each count stays on one line; a narrow page breaks between counts, never inside one.
+      const count = (v: string, label: string) => `<span class="count${v === 'fail' && n(v) ? ' v-fail' : ''}">${n(v)} ${label}</span>`;
+      return `<li><b>${esc(s)}</b> ${[count('pass', 'pass'), count('fail', 'fail'), count('untestable', 'untestable'), count('inconclusive', 'inconclusive'), count('not-applicable', 'n/a')].join(' · ')}</li>`;
     })
     .join('');
   // The list first, so every blocker shows on the first screen; the details with their exchanges follow.
@@ -120,7 +139,7 @@ export function renderHtml(report: Report): string {
     ? `<ol class="toc">${blockers.map((r) => `<li><a href="#fail-${esc(r.id)}"><code>${esc(r.id)}</code></a> ${verdictTag(r)} <span class="meta">${esc(clipLine(r.baseline?.status === 'stale' ? 'stale baseline entry: the rule passes now' : (r.reason ?? ''), 200))}</span></li>`).join('')}</ol>`
     : '';
   const failures = [
-    blockers.length === 0 ? '<p>Nothing blocks the gate.</p>' : toc,
+    blockers.length === 0 ? (cause ? '<p>Nothing else blocks the gate.</p>' : '<p>Nothing blocks the gate.</p>') : toc,
     ...blockers.map((r) => blockingBlock(r, report)),
     warnings.length > 0 ? `<h3>Warnings: SHOULD rules that failed (they gate only with --strict)</h3><ul>${warnings.map((r) => `<li><a href="#rule-${esc(r.id)}"><code>${esc(r.id)}</code></a>: ${esc(clipLine(r.reason ?? '', 200))}</li>`).join('')}</ul>` : '',
     report.excluded?.length ? `<h3>Excluded rules (--exclude: not run, not counted)</h3><ul>${report.excluded.map((e) => `<li><code>${esc(e.id)}</code> <span class="meta">${esc(e.level)}: ${esc(excludedNote(e))}</span></li>`).join('')}</ul>` : '',
@@ -151,6 +170,7 @@ export function renderHtml(report: Report): string {
     ),
     facts,
     perSurface,
+    cause: causeBlock,
     failuresTitle: blockers.length ? `What blocks the gate (${blockers.length})` : 'What blocks the gate',
     failures,
     counts: counts.join('\n'),

@@ -1,5 +1,6 @@
 import { effectOf, excludedNote, judgedLine, policyOf, type ExcludedReportRule, type Report, type ReportRule } from './model.ts';
 import { curlOf, decidingExchange } from './evidence-text.ts';
+import { runWideCause, wasNotRun } from './run-cause.ts';
 
 function xml(text: string): string {
   return text
@@ -9,6 +10,11 @@ function xml(text: string): string {
     .replace(/"/g, '&quot;')
     // XML 1.0 forbids most control characters, which a hostile response body may contain.
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '');
+}
+
+/** Text inside an XML comment, which may not hold "--". */
+function comment(text: string): string {
+  return xml(text).replace(/-{2,}/g, (m) => m.split('').join(' '));
 }
 
 /** The failure body a dashboard shows: every case with its reason and curl line, then the rerun command. */
@@ -40,16 +46,21 @@ function testcase(r: ReportRule, report: Report): string {
   if (effect === 'failure') {
     const message = r.baseline?.status === 'stale' ? `stale baseline entry: the rule passes now` : (r.reason ?? 'failed');
     inner = `\n      <failure message="${xml(message)}" type="${r.baseline?.status === 'stale' ? 'stale-baseline' : 'fail'}">${xml(failureText(r))}</failure>`;
+  } else if (effect === 'error' && wasNotRun(r)) {
+    // The cause is stated once, in the properties (run.stopped) and the comment on top.
+    inner = `\n      <error message="not run: the run stopped (see the property run.stopped)" type="not-run"></error>`;
   } else if (effect === 'error') {
     inner = `\n      <error message="${r.verdict}: ${why}" type="${r.verdict}">${xml(r.rerun ? `rerun: ${r.rerun}` : '')}</error>`;
   } else if (effect === 'expected') {
     inner = `\n      <skipped>${xml(`expected failure (baseline: ${r.baseline?.reason ?? ''}): ${r.reason ?? ''}`)}</skipped>`;
   } else if (effect === 'warning') {
     inner = `\n      <skipped>${xml(`warning: a SHOULD rule failed (it gates only with --strict): ${r.reason ?? ''}`)}</skipped>`;
+  } else if (effect === 'skipped' && wasNotRun(r)) {
+    inner = `\n      <skipped>not run: the run stopped (see the property run.stopped)</skipped>`;
   } else if (effect === 'skipped') {
     inner = `\n      <skipped>${xml(`${r.verdict}${r.level === 'observation' ? ' (observation, does not gate)' : ''}: ${r.reason ?? ''}`)}</skipped>`;
   }
-  const out = r.verdict === 'pass' && !r.baseline ? '' : `\n      <system-out>${xml(`${r.verdict}${r.level === 'observation' ? ' (observation)' : ''}: ${r.reason ?? ''}`)}</system-out>`;
+  const out = (r.verdict === 'pass' && !r.baseline) || wasNotRun(r) ? '' : `\n      <system-out>${xml(`${r.verdict}${r.level === 'observation' ? ' (observation)' : ''}: ${r.reason ?? ''}`)}</system-out>`;
   return `${open}${inner}${out}\n    </testcase>`;
 }
 
@@ -73,6 +84,8 @@ function properties(report: Report): string {
   if (report.target.profileFingerprint) props.push(['profile.fingerprint', report.target.profileFingerprint]);
   if (report.target.faults?.length) props.push(['faults', report.target.faults.join(',')]);
   if (report.run.baseline) props.push(['baseline', report.run.baseline.file]);
+  if (report.run.stopped) props.push(['run.stopped', report.run.stopped]);
+  for (const [i, w] of (report.run.warnings ?? []).entries()) props.push([`run.warning.${i + 1}`, w]);
   return `    <properties>\n${props.map(([k, v]) => `      <property name="${xml(k)}" value="${xml(v)}"/>`).join('\n')}\n    </properties>`;
 }
 
@@ -105,5 +118,7 @@ export function renderJunit(report: Report): string {
     ].join('\n');
   });
   // The skip count lives on each testsuite: the Jenkins schema has no `skipped` on <testsuites>.
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<!-- ${xml(judgedLine(report.summary))} -->\n<testsuites name="apicert certification" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
+  const cause = runWideCause(report);
+  const stopped = cause ? `<!-- the run stopped: ${comment(cause.cause)}; ${cause.affected.length} rules were not run because of it -->\n` : '';
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${stopped}<!-- ${xml(judgedLine(report.summary))} -->\n<testsuites name="apicert certification" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

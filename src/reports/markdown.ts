@@ -1,5 +1,6 @@
 import { curlOf, decidingExchange } from './evidence-text.ts';
 import { effectOf, excludedNote, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
 const ICON: Record<string, string> = { pass: 'PASS', fail: 'FAIL', 'not-applicable': 'N/A', untestable: 'UNTESTABLE', inconclusive: 'INCONCLUSIVE' };
 
@@ -9,7 +10,7 @@ function cell(text: string): string {
 
 function row(r: ReportRule): string {
   const judged = r.exchanges !== undefined && r.exchanges > 0 ? `${r.exchanges} recorded exchanges judged. ` : '';
-  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(r.title)} | ${cell(judged + (r.reason ?? ''))} |`;
+  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(r.title)} | ${wasNotRun(r) ? 'not run (see "The run stopped")' : cell(judged + (r.reason ?? ''))} |`;
 }
 
 /** A summary a person reads first: gate, counts, failures with their spec sentence, observations. */
@@ -32,10 +33,17 @@ export function renderMarkdown(report: Report): string {
       ? `- Mode: **passive**: ${report.run.requests} recorded exchanges judged, nothing sent; rules that need a probe are not applicable (${report.run.startedAt}, ${report.run.durationMs} ms)`
       : `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
     ...(report.excluded?.length ? [`- Excluded: ${report.excluded.length} rules set aside by --exclude (listed below; none of them counts as passed)`] : []),
+    ...(report.run.warnings ?? []).map((w) => `- Warning: ${w}`),
     `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`${report.target.profileFingerprint ? `; profile \`${report.target.profileFingerprint}\`` : ''}; digest \`${report.digest}\``,
     '',
   ];
-  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, policy)));
+  const cause = runWideCause(report);
+  if (cause) {
+    lines.push('## The run stopped', '', cause.cause, '');
+    if (cause.affected.length > 0) lines.push(`${cause.affected.length} rules were not run because of it (inconclusive):`, '', ...compactIds(cause.affected).map((l) => `- ${l}`), '');
+  }
+  // A rule the run-wide cause never let start is listed above, once, not as a blocker of its own.
+  const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, policy)) && !wasNotRun(r));
   if (blockers.length > 0) {
     lines.push('## What blocks the gate', '');
     for (const r of blockers) {

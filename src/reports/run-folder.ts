@@ -1,11 +1,13 @@
 /**
- * One run, one folder: every certification writes into a fresh `<root>/<timestamp>/` and then points
+ * One run, one folder: every command that writes a report (certify, certify-receiver, judge-client,
+ * load) goes through this module. Each run writes into a fresh `<root>/<timestamp>/` and then points
  * `<root>/latest` at it, so files of two runs never mix (a JSON-only run cannot sit beside the
  * Markdown summary of an older one).
  */
 import { lstat, mkdir, readdir, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderReport, writeReports, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
+import { makeFolder } from '../util/folder.ts';
+import { checkWritable, renderReport, writeReports, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
 import type { Report } from './model.ts';
 
 export const LATEST = 'latest';
@@ -22,7 +24,7 @@ export function runFolderName(at: Date): string {
 
 /** Creates `<root>/<timestamp>[-n]/`; a second run in the same second gets its own suffix. */
 export async function createRunFolder(root: string, at: Date): Promise<string> {
-  await mkdir(root, { recursive: true });
+  await makeFolder(root);
   const base = runFolderName(at);
   for (let n = 1; ; n++) {
     const dir = join(root, n === 1 ? base : `${base}-${n}`);
@@ -79,9 +81,19 @@ export interface WrittenRun {
   files: string[];
 }
 
-/** Writes every format (and extra files such as `container.log`) into a new run folder under `root` and moves `latest` to it. */
-export async function writeRunReports(report: Report, root: string, formats: readonly ReportFormat[], extra: Record<string, string> = {}, redactor?: OutputRedactor): Promise<WrittenRun> {
-  const dir = await createRunFolder(root, new Date(report.run.startedAt));
+/** Before a run: the user hears of a folder that cannot be used before waiting for the run. */
+export async function checkReportRoot(root: string): Promise<void> {
+  await oldLatestFolder(root);
+  await checkWritable(root);
+}
+
+/**
+ * Writes every format (and extra files such as `container.log`) into the run's folder under `root`
+ * (`dir`, when the run opened it early with createRunFolder to put files of its own there; else a
+ * new one) and moves `latest` to it.
+ */
+export async function writeRunReports(report: Report, root: string, formats: readonly ReportFormat[], extra: Record<string, string> = {}, redactor?: OutputRedactor, dir?: string): Promise<WrittenRun> {
+  dir ??= await createRunFolder(root, new Date(report.run.startedAt));
   const files = await writeReports(report, dir, formats, redactor);
   for (const [name, text] of Object.entries(extra)) {
     const path = join(dir, name);
@@ -90,6 +102,15 @@ export async function writeRunReports(report: Report, root: string, formats: rea
   }
   await pointLatestAt(root, dir);
   return { dir, files };
+}
+
+/** The line every command prints after writing, `--quiet` or not: where the reports went. */
+export function writtenLine(written: WrittenRun, root: string): string {
+  return `reports: ${written.dir} (${join(root, LATEST)} points at it): ${written.files.map((f) => relativeTo(written.dir, f)).join(', ')}`;
+}
+
+function relativeTo(dir: string, file: string): string {
+  return file.startsWith(`${dir}/`) || file.startsWith(`${dir}\\`) ? file.slice(dir.length + 1) : file;
 }
 
 /** `--out -`: the one format on stdout, nothing on disk. */

@@ -1,5 +1,6 @@
-import { access, constants, mkdir, rm, writeFile } from 'node:fs/promises';
+import { access, constants, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeFolder } from '../util/folder.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -47,23 +48,36 @@ export class OutputNotWritable extends Error {
   override readonly name = 'OutputNotWritable';
 }
 
-/** Fails before a run starts when the reports could not be written after it. */
-export async function checkWritable(dir: string): Promise<void> {
-  try {
-    await mkdir(dir, { recursive: true });
+/** A file system that does not answer (a stale network mount) must not hold the command either. */
+const WRITE_CHECK_MS = 10_000;
+
+/** Fails before a run starts when the reports could not be written after it; bounded in time. */
+export async function checkWritable(dir: string, limitMs = WRITE_CHECK_MS): Promise<void> {
+  const attempt = async () => {
+    await makeFolder(dir);
     await access(dir, constants.W_OK);
     const probe = join(dir, `.apicert-write-check-${process.pid}`);
     await writeFile(probe, '');
     await rm(probe, { force: true });
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: `no answer within ${limitMs / 1000} s` })), limitMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([attempt(), late]);
   } catch (error) {
     const code = (error as { code?: string }).code;
     throw new OutputNotWritable(`cannot write reports to ${dir}${code ? ` (${code})` : ''}: choose a writable directory with --out`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 /** Writes the report in each format, redacted at this boundary, and returns the paths written. */
 export async function writeReports(report: Report, dir: string, formats: readonly ReportFormat[], redactor?: OutputRedactor): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  await makeFolder(dir);
   const safe = redactor ? redactReport(report, redactor) : report;
   const written: string[] = [];
   for (const format of formats) {

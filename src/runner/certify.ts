@@ -206,7 +206,8 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
     if (fake && options.variants?.length) reportTarget.variants = [...options.variants];
     if (options.container) reportTarget.image = options.container.image;
     const halted = [stop.signal, limit?.signal].find((s) => s?.aborted);
-    const stopped = firstProbeFailure !== undefined ? 'the first probe failed' : halted ? (halted.reason as Error).message : undefined;
+    // The whole sentence, with what to do: every report states it once, above the rules it left unjudged.
+    const stopped = firstProbeFailure !== undefined ? redactor.text(firstProbeFailure.message) : halted ? (halted.reason as Error).message : undefined;
     const report = buildReport({
       results,
       version: HARNESS_VERSION,

@@ -77,7 +77,8 @@ describe('what the CLI prints', () => {
     expect(run.out).toMatch(/FAIL\s+v8\.missions\.get\.unknown-404: /);
     expect(run.out).toMatch(/gate FAIL/);
     expect(run.out).not.toMatch(/^pass /m);
-    expect(run.out).not.toMatch(/reports: /);
+    // Where the reports went is printed at every level.
+    expect(run.out).toMatch(/^reports: \S+ \(\S+latest points at it\)/m);
   });
 
   it('--verbose prints each exchange with a curl line', () => {
@@ -102,10 +103,13 @@ describe('what the CLI prints', () => {
   });
 
   it('--target alone warns that it changes state; --read-only does not and runs only reading rules', () => {
-    const warned = apicert(['certify', '--target', 'http://127.0.0.1:9', '--quiet']);
+    const warned = apicert(['certify', '--target', 'http://127.0.0.1:9', '--quiet', '--out', tmp('warned')]);
     expect(warned.code).toBe(3);
     expect(warned.err).toMatch(/creates missions, runs and webhook endpoints there .*--read-only/);
-    const quiet = apicert(['certify', '--target', 'http://127.0.0.1:9', '--quiet', '--read-only']);
+    const quiet = apicert(['certify', '--target', 'http://127.0.0.1:9', '--quiet', '--read-only', '--out', tmp('quiet')]);
+    // The cause once, first, naming the address; the report path even with --quiet.
+    expect(quiet.err.match(/the run stopped: http:\/\/127\.0\.0\.1:9 did not answer the first probe/g)).toHaveLength(1);
+    expect(quiet.out).toMatch(/^reports: /m);
     expect(quiet.err).not.toMatch(/creates missions/);
     const run = apicert(['certify', '--rules', 'v8.missions.get.*', '--read-only', '--out', '-']);
     const report = JSON.parse(run.out) as { rules: Array<{ destructive: string; verdict: string; reason?: string }> };
@@ -116,7 +120,14 @@ describe('what the CLI prints', () => {
 
   it('--help lists the exit codes and every environment variable apicert reads', async () => {
     const help = apicert(['certify', '--help']).out + apicert(['--help']).out;
-    for (const code of ['0', '1', '2', '3', '4']) expect(help).toMatch(new RegExp(`^  ${code}  `, 'm'));
+    for (const code of ['0', '1', '2', '3', '4', '130', '143']) expect(help).toMatch(new RegExp(`^  ${code}  `, 'm'));
+    // Durations as durations, no empty defaults, and the variables once, not under every command.
+    expect(help).toMatch(/--deadline <duration>[^]*?\(default: 30m\)/);
+    expect(help).not.toMatch(/\(default: \{\}\)|\(default: \[\]\)|\(default: 1800000\)/);
+    const certifyHelp = apicert(['certify', '--help']).out;
+    expect(certifyHelp).not.toMatch(/APICERT_V8_TOKEN {2,}/);
+    expect(certifyHelp).toContain('apicert help env');
+    expect(apicert(['help', 'env']).out).toMatch(/^Environment variables:\n {2}APICERT_V8_TOKEN /);
     const read = new Set<string>();
     for (const file of await filesUnder(join(ROOT, 'src'))) {
       for (const m of readFileSync(join(ROOT, 'src', file), 'utf8').matchAll(/env(?:\.|\[')([A-Z][A-Z0-9_]{2,})/g)) read.add(m[1]!);
@@ -149,6 +160,27 @@ describe('user errors', () => {
       expect(run.err, args.join(' ')).not.toMatch(STACK);
     }
   });
+
+  it('found trying every command as a new user would: each once hung or said too little', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['certify', '--target', 'notaurl'], /--target notaurl is not a URL/],
+      [['certify', '--rules', 'v8.missions.get.ok', '--out', '/proc/apicert-no-such/r'], /cannot write reports to \/proc\/apicert-no-such\/r \(ENOENT\)/],
+      [['fake', '--profile-out', '/proc/apicert-no-such/p.json'], /cannot write the profile to \/proc\/apicert-no-such\/p\.json/],
+      [['certify-receiver', '--url', 'ftp://127.0.0.1/hook'], /--url ftp:\/\/127\.0\.0\.1\/hook is not an http or https URL/],
+      [['judge-client', '--out', '/proc/apicert-no-such/r', '--', 'true'], /cannot write reports to \/proc/],
+      [['load', '--dry-run', '--out', '/proc/apicert-no-such/r'], /cannot write reports to \/proc/],
+    ];
+    // Three at a time: the machine is shared.
+    for (let i = 0; i < cases.length; i += 3) {
+      const batch = cases.slice(i, i + 3);
+      const runs = await Promise.all(batch.map(([args]) => apicertAsync(args)));
+      for (const [j, [args, message]] of batch.entries()) {
+        expect(runs[j]!.code, `${args.join(' ')}: ${runs[j]!.err}`).toBe(2);
+        expect(runs[j]!.err, args.join(' ')).toMatch(message);
+        expect(runs[j]!.err, args.join(' ')).not.toMatch(STACK);
+      }
+    }
+  }, 150_000);
 
   it('point only at README sections that exist', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');

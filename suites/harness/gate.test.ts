@@ -35,14 +35,16 @@ describe('no empty runs', () => {
   });
 
   it('exits 2 for an empty selection and for an empty format list, before touching a target', () => {
-    const typo = apicert('certify', '--rules', 'v8.mission.*', '--quiet');
+    // Never the checkout's reports/: a test leaves nothing there.
+    const out = mkdtempSync(join(tmpdir(), 'apicert-gate-'));
+    const typo = apicert('certify', '--rules', 'v8.mission.*', '--quiet', '--out', out);
     expect(typo.code).toBe(EXIT.usage);
     expect(typo.err).toMatch(/--rules "v8.mission.\*" selects no rule; closest: v8\.missions\.\*/);
-    const bare = apicert('certify', '--rules', 'v1.auth', '--quiet');
+    const bare = apicert('certify', '--rules', 'v1.auth', '--quiet', '--out', out);
     expect(bare.code).toBe(EXIT.usage);
     expect(bare.err).toMatch(/closest: v1\.auth\.\*/);
     for (const format of [',', '', 'pdf']) {
-      const run = apicert('certify', '--format', format, '--rules', 'v8.missions.get.ok', '--quiet');
+      const run = apicert('certify', '--format', format, '--rules', 'v8.missions.get.ok', '--quiet', '--out', mkdtempSync(join(tmpdir(), 'apicert-gate-')));
       expect(run.code, format).toBe(EXIT.usage);
     }
   });

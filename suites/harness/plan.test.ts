@@ -56,6 +56,21 @@ describe('apicert plan', () => {
     }
   });
 
+  it('--target without APICERT_* variables: what is missing once each, and the variables to set', async () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('APICERT_')));
+    const { stdout } = await run(process.execPath, [CLI, 'plan', '--target', 'http://127.0.0.1:9'], { env });
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.length).toBeLessThan(120);
+    expect(stdout).toMatch(/what is missing \(how many rules each leaves untestable\):\n\s+\d+ {2}credential /);
+    for (const name of ['APICERT_V8_TOKEN', 'APICERT_V1_KEY', 'APICERT_MCP_TOKEN']) expect(stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expect(stdout).toContain('--profile FILE');
+    // Each missing thing once, however many rules it holds back.
+    const missing = lines.filter((l) => /^\s+\d+ {2}/.test(l));
+    expect(new Set(missing).size).toBe(missing.length);
+    const verbose = await run(process.execPath, [CLI, 'plan', '--target', 'http://127.0.0.1:9', '--verbose'], { env });
+    expect(verbose.stdout).toMatch(/^ {2}v8\.missions\.create\.accepted \[required\]\n {4}- credential /m);
+  });
+
   it('plans every rule to run against the embedded fake', async () => {
     const { stdout } = await run(process.execPath, [CLI, 'plan']);
     expect(stdout).toContain(`${RULES.length} rules selected, ${RULES.length} will run, 0 untestable`);

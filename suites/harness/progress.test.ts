@@ -21,7 +21,7 @@ function runSix(isTTY: boolean) {
   const out = stream(isTTY);
   let now = 0;
   const ui = new Ui({ stdout: out, stderr: stream(false), env: { TERM: 'xterm' }, color: false });
-  const progress = new RuleProgress(ui, () => now);
+  const progress = new RuleProgress(ui, [], () => now);
   const rules = RULES.slice(0, 6);
   progress.plan(rules);
   const lines: string[] = [];
@@ -49,7 +49,7 @@ describe('the progress line', () => {
   it('names how many more rules run beside the one shown', () => {
     const out = stream(true);
     const ui = new Ui({ stdout: out, stderr: stream(false), env: { TERM: 'xterm' }, color: false });
-    const progress = new RuleProgress(ui, () => 0);
+    const progress = new RuleProgress(ui, [], () => 0);
     progress.plan(RULES.slice(0, 3));
     for (const rule of RULES.slice(0, 3)) progress.started(rule);
     progress.end();

@@ -5,6 +5,7 @@ import { renderHtml } from '../../src/reports/html.ts';
 import { renderJunit } from '../../src/reports/junit.ts';
 import { renderMarkdown } from '../../src/reports/markdown.ts';
 import { digestOf, gateOf, emptyCounts } from '../../src/reports/model.ts';
+import { profileFromEnv } from '../../src/profile/load.ts';
 import { certify } from '../../src/runner/certify.ts';
 
 describe('reports', async () => {
@@ -62,5 +63,16 @@ describe('gate', () => {
     expect(gateOf(counts)).toBe('inconclusive');
     counts.fail = 1;
     expect(gateOf(counts)).toBe('fail');
+  });
+
+  it('a run-wide cause: stated once, first, in Markdown and JSON, with the rules it stopped listed by area', async () => {
+    const stopped = await certify({ profile: profileFromEnv('http://127.0.0.1:9', {}), patterns: ['v8.missions.get.*', 'v1.errors.*'], seed: 1 });
+    expect(stopped.report.run.stopped).toMatch(/^http:\/\/127\.0\.0\.1:9 did not answer the first probe \(.*ECONNREFUSED.*\): check the URL/);
+    const md = renderMarkdown(stopped.report);
+    expect(md.match(/did not answer the first probe/g)).toHaveLength(1);
+    expect(md.indexOf('## The run stopped')).toBeLessThan(md.indexOf('## Required rules'));
+    expect(md).not.toContain('## What blocks the gate');
+    expect(md).toMatch(/^- v8\.missions \(\d+\): get\.ok, /m);
+    expect(md).toMatch(/^\| `v1\.errors\.[^`]+` \| INCONCLUSIVE \| [^|]+ \| not run \(see "The run stopped"\) \|$/m);
   });
 });

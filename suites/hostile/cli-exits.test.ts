@@ -24,6 +24,12 @@ describe('apicert exits', () => {
     expect(run.err).not.toMatch(/first probe|\n\s+at /);
   });
 
+  it('refuses --out under /proc with exit 2 instead of hanging', () => {
+    const run = apicert('certify', '--rules', 'v8.missions.get.ok', '--out', '/proc/apicert-no-such/reports');
+    expect(run.code, run.err).toBe(2);
+    expect(run.err).toMatch(/cannot write reports to \/proc\/apicert-no-such\/reports \(ENOENT\): choose a writable directory with --out/);
+  });
+
   it('refuses a bad port, a busy port, a bad deadline and a bad seed with exit 2 and no stack trace', async () => {
     const busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));

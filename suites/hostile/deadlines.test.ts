@@ -47,7 +47,8 @@ describe('deadlines', () => {
       const timedOut = await runRule(silentRule, { ...options, checkTimeoutMs: 300 });
       expect(timedOut.verdict).toBe('inconclusive');
       expect(timedOut.reason).toMatch(/did not finish within/);
-      expect(timedOut.durationMs).toBeLessThan(2_000);
+      // Bounded, with room for a busy machine: the guarantee is an end, not its exact moment.
+      expect(timedOut.durationMs).toBeLessThan(5_000);
 
       const stop = new AbortController();
       const running = runRule(silentRule, { ...options, signal: stop.signal });
@@ -61,7 +62,7 @@ describe('deadlines', () => {
     } finally {
       const started = performance.now();
       await closeDispatcher(dispatcher, 200);
-      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(performance.now() - started).toBeLessThan(5_000);
       target.close();
     }
   });

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { LOAD_RULES, rulesOf } from '../../src/load/rules.ts';
@@ -32,8 +32,16 @@ const script = process.argv.at(-1).split('/').pop().replace(/\\.js$/, '');
 const rules = JSON.parse(process.env.FAKE_K6_RULES)[script];
 const summary = { format: 'apicert.load-summary/1', script, segments: ['0:1'], target: process.env.APICERT_BASE_URL, durationMs: 5, iterations: { judged: 1, unjudged: 0 }, rules: {}, figures: {}, untestable: {} };
 for (const id of rules) summary.rules[id] = { passes: id === process.env.FAKE_K6_FAIL ? 0 : 1, fails: id === process.env.FAKE_K6_FAIL ? 1 : 0, checks: { 'a check': { passes: 0, fails: id === process.env.FAKE_K6_FAIL ? 1 : 0 } } };
-fs.writeFileSync(process.env.APICERT_SUMMARY_OUT, JSON.stringify(summary));
-process.exit(process.env.FAKE_K6_FAIL ? 99 : 0);
+if (process.env.FAKE_K6_HANG) {
+  // Like k6 on Ctrl-C: end the test, write the summary of what ran, exit.
+  fs.writeFileSync(${JSON.stringify(join(dir, 'k6.pid'))}, String(process.pid));
+  process.on('SIGINT', () => { fs.writeFileSync(process.env.APICERT_SUMMARY_OUT, JSON.stringify(summary)); process.exit(0); });
+  console.log('k6 running');
+  setInterval(() => {}, 1000);
+} else {
+  fs.writeFileSync(process.env.APICERT_SUMMARY_OUT, JSON.stringify(summary));
+  process.exit(process.env.FAKE_K6_FAIL ? 99 : 0);
+}
 `,
   );
   chmodSync(path, 0o755);
@@ -44,22 +52,28 @@ const RULES_BY_SCRIPT = JSON.stringify(Object.fromEntries(['v8-idempotency-storm
 
 describe('apicert load', () => {
   it('exits 2 and says how to get k6 when there is none', () => {
-    const run = apicert(['load', '--target', 'http://127.0.0.1:9'], { PATH: '/nonexistent', K6_BINARY: '', APICERT_V8_TOKEN: TOKEN });
+    const run = apicert(['load', '--target', 'http://127.0.0.1:9', '--out', mkdtempSync(join(tmpdir(), 'apicert-nok6-'))], { PATH: '/nonexistent', K6_BINARY: '', APICERT_V8_TOKEN: TOKEN });
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/no k6 found on PATH: install k6 v0.48 or later .* or set K6_BINARY/);
   });
 
   it('prints the k6 command lines with credentials redacted on --dry-run', () => {
-    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--script', 'v8-idempotency-storm,v1-rate-limit', '--vus', '3'], { APICERT_V8_TOKEN: TOKEN });
+    const out = mkdtempSync(join(tmpdir(), 'apicert-dry-'));
+    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--script', 'v8-idempotency-storm,v1-rate-limit', '--vus', '3', '--out', out], { APICERT_V8_TOKEN: TOKEN });
     expect(run.code, run.err).toBe(0);
     expect(run.out).toContain('APICERT_V8_TOKEN=<redacted>');
-    expect(run.out).toMatch(/APICERT_VUS=3 .*k6 run --no-usage-report reports\/latest\/load\/scripts\/v8-idempotency-storm\.js/);
+    // Its own run folder, never the folder of an earlier certify run.
+    const dir = realpathSync(join(out, 'latest'));
+    expect(dir).toMatch(/\/\d{4}-\d\d-\d\dT[\d-]+Z$/);
+    expect(run.out).toContain(`APICERT_VUS=3`);
+    expect(run.out).toContain(`k6 run --no-usage-report ${join(out, basename(dir), 'load', 'scripts', 'v8-idempotency-storm.js')}`);
+    expect(existsSync(join(dir, 'load', 'scripts', 'v8-idempotency-storm.js'))).toBe(true);
     expect(run.out).toContain('# v1-rate-limit: skipped, no APICERT_V1_RATE_LIMIT_KEY');
     expect(run.out + run.err).not.toContain(TOKEN);
   });
 
   it('refuses a setting that is not a number with exit 2, naming it', () => {
-    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test'], { APICERT_STORM: 'abc', APICERT_V8_TOKEN: TOKEN });
+    const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--out', mkdtempSync(join(tmpdir(), 'apicert-dry-'))], { APICERT_STORM: 'abc', APICERT_V8_TOKEN: TOKEN });
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/APICERT_STORM=abc is not a whole number/);
   });
@@ -77,16 +91,48 @@ describe('apicert load', () => {
       expect(call.token).toBe(TOKEN);
       expect(call.argv.join(' ')).not.toContain(TOKEN);
     }
-    const report = JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')) as { rules: Array<{ id: string; verdict: string; spec: { quote: string } }>; summary: { gate: string } };
+    expect(run.out).toContain(`reports: ${realpathSync(join(out, 'latest'))}`);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ id: string; verdict: string; spec: { quote: string } }>; summary: { gate: string } };
     expect(report.rules.map((r) => r.id)).toEqual([...rulesOf('v8-idempotency-storm'), ...rulesOf('v8-stream-fanout')].map((r) => r.id));
     expect(report.rules.every((r) => r.verdict === 'pass')).toBe(true);
     expect(report.rules[0]!.spec.quote).toBe(LOAD_RULES[0]!.spec.quote);
-    expect(readFileSync(join(out, 'summary.md'), 'utf8') + run.out).not.toContain(TOKEN);
+    expect(readFileSync(join(out, 'latest', 'summary.md'), 'utf8') + run.out).not.toContain(TOKEN);
 
+    // --with-report is read before k6 runs: a missing file is exit 2 with k6 never started.
+    const missing = apicert([...args, '--with-report', join(dir, 'none.json')], { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT });
+    expect(missing.code, missing.err).toBe(2);
+    expect(missing.err).toMatch(/--with-report .*none\.json: ENOENT/);
+    expect(readFileSync(join(dir, 'calls.log'), 'utf8').trim().split('\n')).toHaveLength(2);
     const failing = apicert(args, { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT, FAKE_K6_FAIL: 'load.v8.events.fanout-resume' });
     expect(failing.code).toBe(1);
     expect(failing.out).toMatch(/FAIL {9}load\.v8\.events\.fanout-resume: 1 of 1 judgments failed: a check/);
   });
+
+  it('Ctrl-C: k6 gets one SIGINT and writes its summary, the scripts not reached are not run, the report is written, exit 130', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-load-int-'));
+    const k6 = fakeK6(dir);
+    const out = join(dir, 'reports');
+    const child = spawn(process.execPath, [BIN, 'load', '--target', 'http://127.0.0.1:9', '--script', 'v8-idempotency-storm,v8-stream-fanout', '--out', out], {
+      env: { ...process.env, K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN, FAKE_K6_RULES: RULES_BY_SCRIPT, FAKE_K6_HANG: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    const limit = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    const ended = new Promise<number | null>((resolve) => child.once('close', (code) => (clearTimeout(limit), resolve(code))));
+    const onData = (c: Buffer) => {
+      text += c.toString();
+      if (text.includes('k6 running') && !child.killed) child.kill('SIGINT');
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    expect(await ended, text).toBe(130);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ id: string; verdict: string; reason?: string }> };
+    const byScript = (s: string) => report.rules.filter((r) => rulesOf(s as 'v8-stream-fanout').some((x) => x.id === r.id));
+    expect(byScript('v8-idempotency-storm').every((r) => r.verdict === 'pass'), text).toBe(true);
+    expect(byScript('v8-stream-fanout').every((r) => r.verdict === 'inconclusive' && r.reason?.startsWith('not run: interrupted by SIGINT'))).toBe(true);
+    const pid = Number(readFileSync(join(dir, 'k6.pid'), 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow();
+  }, 60_000);
 
   it('writes k6-operator manifests without credentials, and merges the per-pod summaries', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apicert-operator-'));
@@ -112,7 +158,7 @@ describe('apicert load', () => {
     const merged = apicert(['load', 'merge', join(dir, 'pods.log'), '--out', join(dir, 'merged')]);
     expect(merged.code, merged.err).toBe(0);
     expect(merged.out).toMatch(/v8-stream-fanout: 2 summaries, segments 0:1\/2 1\/2:1/);
-    const summary = JSON.parse(readFileSync(join(dir, 'merged', 'load', 'v8-stream-fanout.summary.json'), 'utf8')) as LoadSummary;
+    const summary = JSON.parse(readFileSync(join(dir, 'merged', 'latest', 'load', 'v8-stream-fanout.summary.json'), 'utf8')) as LoadSummary;
     expect(summary.rules['load.v8.events.fanout-same-events']!.passes).toBe(6);
 
     writeFileSync(join(dir, 'bad.log'), pod('0:1/2', 0) + pod('1/2:1', 2));
@@ -121,6 +167,6 @@ describe('apicert load', () => {
     const half = apicert(['load', 'merge', join(dir, 'half.log'), '--out', join(dir, 'merged3')]);
     expect(half.code).toBe(3);
     expect(half.out).toMatch(/the summaries cover 50.0 % of the run/);
-    expect(apicert(['load', 'merge', join(dir, 'missing.log')]).code).toBe(2);
+    expect(apicert(['load', 'merge', join(dir, 'missing.log'), '--out', join(dir, 'merged4')]).code).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +13,7 @@ function apicert(args: string[], env: Record<string, string> = {}) {
 }
 
 const outDir = () => mkdtempSync(join(tmpdir(), 'apicert-side-'));
-const allOutput = (dir: string, run: { out: string; err: string }) => run.out + run.err + readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('');
+const allOutput = (dir: string, run: { out: string; err: string }) => run.out + run.err + readdirSync(join(dir, 'latest')).map((f) => readFileSync(join(dir, 'latest', f), 'utf8')).join('');
 
 describe('apicert certify-receiver', () => {
   it('exits 0 for the README handler and 1 for a broken one; the secret stays out of every output', async () => {
@@ -24,7 +24,9 @@ describe('apicert certify-receiver', () => {
         const run = apicert(['certify-receiver', '--url', receiver.url, '--out', out], { APICERT_WEBHOOK_SECRET: TEST_SECRET });
         expect(run.code, run.out + run.err).toBe(code);
         if (fault) expect(run.out).toMatch(/FAIL\s+receiver\.v1\.webhooks\.raw-body/);
-        expect(readdirSync(out).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+        // Its own run folder, with latest pointing at it.
+        expect(readdirSync(join(out, 'latest')).sort()).toEqual(['junit.xml', 'report.html', 'report.json', 'summary.md']);
+        expect(run.out).toContain(`reports: ${realpathSync(join(out, 'latest'))}`);
         expect(allOutput(out, run)).not.toContain(TEST_SECRET);
       } finally {
         receiver.stop();
@@ -41,6 +43,7 @@ describe('apicert certify-receiver', () => {
       const run = apicert(['certify-receiver', '--profile', profile, '--out', join(dir, 'out'), '--quiet'], { MY_HOOK_SECRET: TEST_SECRET });
       expect(run.code, run.out + run.err).toBe(0);
       expect(run.out).toMatch(/gate PASS - required 8 pass/);
+      expect(run.out).toMatch(/^reports: /m);
     } finally {
       receiver.stop();
     }

@@ -123,6 +123,20 @@ describe('apicert diff', async () => {
     expect(d.out).toContain('no regression');
   });
 
+  it('--format md keeps a long reason out of the table cell: first line clipped, the whole account below', async () => {
+    const long = JSON.parse(readFileSync(broken, 'utf8')) as Report;
+    const rule = long.rules.find((r) => r.id === 'v8.missions.get.unknown-404')!;
+    const curl = `curl -sS -i -X POST 'http://127.0.0.1:1/v1/execute' --data-raw '${'x'.repeat(1_700)}'`;
+    rule.reason = `step 3: the run's events go on after request.cancelled\n\nShrunk counterexample after 2 sequence(s)\n\n1. start run A\n   ${curl}`;
+    writeFileSync(at('long.json'), JSON.stringify(long));
+    const d = await apicert('diff', clean, at('long.json'), '--format', 'md');
+    const rows = d.out.split('\n').filter((l) => l.startsWith('| `'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.length).toBeLessThan(300);
+    expect(rows[0]).toContain("step 3: the run's events go on after request.cancelled (details below)");
+    expect(d.out).toMatch(/<details><summary><code>v8\.missions\.get\.unknown-404<\/code><\/summary>\n\n```text\nstep 3: [^]*1\. start run A\n {3}curl /);
+  });
+
   it('lists rules added and removed', async () => {
     const fewer = JSON.parse(readFileSync(clean, 'utf8')) as Report;
     fewer.rules = fewer.rules.slice(1);
@@ -151,6 +165,9 @@ describe('certify --baseline', () => {
     const r = await certify(file, '--faults', FAULT, '--quiet');
     expect(r.code, r.out + r.err).toBe(0);
     expect(r.out).toContain('expected failures (baseline): v8.missions.get.unknown-404');
+    // The rule's own line says it was expected, not a plain FAIL.
+    expect(r.out).toMatch(/^expected\s+v8\.missions\.get\.unknown-404: /m);
+    expect(r.out).not.toMatch(/^FAIL\s/m);
     const report = JSON.parse(readFileSync(join(at('baselined'), 'latest', 'report.json'), 'utf8')) as Report;
     expect(report.summary.gate).toBe('pass');
     expect(report.rules.find((x) => x.id === 'v8.missions.get.unknown-404')?.baseline).toEqual({ reason: 'the gateway answers 500 until ticket 123 ships', expires: '2999-12-31', status: 'expected' });

@@ -6,6 +6,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/reports/html.ts';
 import { effectOf, policyOf } from '../../src/reports/model.ts';
+import { profileFromEnv } from '../../src/profile/load.ts';
 import { certify } from '../../src/runner/certify.ts';
 
 /** Debian's chromium; .ci/run installs it. */
@@ -82,6 +83,54 @@ describe('report.html in headless Chromium', async () => {
     await page.evaluate(OPEN_ALL);
     const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
     expect(width).toBeLessThanOrEqual(1280);
+    await page.close();
+  });
+
+  it('fits 420 px: the per-surface counts and everything else stay inside the viewport', async () => {
+    const { page } = await open(420);
+    await page.screenshot({ path: join(dir, 'narrow.png'), fullPage: false });
+    const width = Number(await page.evaluate('document.documentElement.scrollWidth'));
+    expect(width).toBeLessThanOrEqual(420);
+    // Inside the page's margins, not only inside the window.
+    const header = (await page.locator('header').boundingBox())!;
+    const boxes = await Promise.all((await page.locator('.facts.surfaces li').all()).map((li) => li.boundingBox()));
+    expect(boxes.length).toBeGreaterThan(0);
+    for (const box of boxes) expect(box!.x + box!.width).toBeLessThanOrEqual(header.x + header.width + 0.5);
+    // A count never breaks inside itself ("0" on one line, "n/a" on the next): one line each.
+    const counts = await Promise.all((await page.locator('.facts.surfaces .count').all()).map((c) => c.boundingBox()));
+    expect(counts.length).toBeGreaterThan(4);
+    for (const box of counts) expect(box!.height).toBeLessThan(30);
+    await page.close();
+  });
+
+  it("shows a model rule's violation, counterexample and curl lines as separate blocks", async () => {
+    const report = structuredClone(run.report);
+    const rule = report.rules.find((r) => r.verdict === 'fail' && r.cases.length > 0)!;
+    rule.cases = [{ ...rule.cases[0]!, reason: "step 3: the run's events go on after request.cancelled\n\nShrunk counterexample after 2 sequence(s): 3 step(s), seed 42.\n\n1. start run A\n   request 1: POST /v1/execute -> 200\n     curl -sS -i -X POST 'http://127.0.0.1:1/v1/execute'" }];
+    const modelFile = join(dir, 'model.html');
+    writeFileSync(modelFile, renderHtml(report));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(pathToFileURL(modelFile).toString());
+    const article = page.locator(`#failures article[id="fail-${rule.id}"] .case`).first();
+    expect(await article.locator('.violation').innerText()).toBe("step 3: the run's events go on after request.cancelled");
+    expect(await article.locator('p').first().innerText()).toMatch(/^Shrunk counterexample after 2 sequence/);
+    expect(await article.locator('pre').first().innerText()).toMatch(/^1\. start run A\n {3}request 1: POST \/v1\/execute -> 200\n {5}curl /);
+    await page.close();
+  });
+
+  it('states a run-wide cause once, first, and lists the rules it stopped by area instead of as blockers', async () => {
+    const unreachable = await certify({ profile: profileFromEnv('http://127.0.0.1:9', {}), patterns: ['v8.missions.get.*', 'v1.errors.*'], seed: 1 });
+    const causeFile = join(dir, 'cause.html');
+    writeFileSync(causeFile, renderHtml(unreachable.report));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(pathToFileURL(causeFile).toString());
+    expect(await page.evaluate('document.querySelector("main").firstElementChild.id')).toBe('cause');
+    const cause = await page.locator('#cause').innerText();
+    expect(cause).toMatch(/http:\/\/127\.0\.0\.1:9 did not answer the first probe/);
+    expect(cause).toMatch(/v8\.missions \(\d+\): get\./);
+    expect(await page.locator('#failures article').count()).toBe(0);
+    await page.evaluate(OPEN_ALL);
+    expect((await page.locator('body').innerText()).match(/did not answer the first probe/g)).toHaveLength(1);
     await page.close();
   });
 

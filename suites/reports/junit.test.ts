@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
+import { profileFromEnv } from '../../src/profile/load.ts';
+import { certify } from '../../src/runner/certify.ts';
 import { exitCodeFor } from '../../src/cli/exit.ts';
 import { renderJunit } from '../../src/reports/junit.ts';
 import type { Report } from '../../src/reports/model.ts';
@@ -45,6 +47,17 @@ describe('junit.xml', async () => {
     'only a SHOULD rule fails': run.variant({ verdicts: { 'v8.missions.idempotency.conflict': 'pass', 'v1.errors.problem-shape': 'pass', [should.id]: 'fail' } }),
     'only a SHOULD rule fails, --strict': run.variant({ verdicts: { 'v8.missions.idempotency.conflict': 'pass', 'v1.errors.problem-shape': 'pass', [should.id]: 'fail' }, strict: true }),
   };
+
+  it('states a run-wide cause once, on top and as a property, and stays valid', async () => {
+    const stopped = await certify({ profile: profileFromEnv('http://127.0.0.1:9', {}), patterns: ['v8.missions.get.*', 'v8.goals.*'], seed: 1 });
+    const xml = renderJunit(stopped.report);
+    expect(await validate(xml)).toEqual([]);
+    expect(xml.split('\n')[1]).toMatch(/^<!-- the run stopped: http:\/\/127\.0\.0\.1:9 did not answer the first probe/);
+    expect(xml).toMatch(/<property name="run.stopped" value="http:\/\/127\.0\.0\.1:9 did not answer/);
+    // Each testcase points at it instead of repeating it.
+    expect(xml.match(/ECONNREFUSED/g)!.length).toBe(1 + xml.match(/<testsuite /g)!.length);
+    expect(totals(xml).errors).toBe(stopped.report.summary.required.inconclusive);
+  });
 
   it('is valid against the Jenkins JUnit XSD, with hostile characters in reasons', async () => {
     // The validator is awake: the attribute form of <skipped> most writers use is outside this schema.
