@@ -99,7 +99,8 @@ describe('a client command that dies', () => {
     // Prints the key it was given (which must come out redacted), keeps a copy for the test, and fails at once.
     const client = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(keyFile)}, process.env.APICERT_V1_KEY); console.error('boom: cannot reach ' + process.env.APICERT_BASE_URL + ' with ' + process.env.APICERT_V1_KEY); process.exit(7)`];
     const run = spawnSync(process.execPath, [BIN, 'judge-client', '--scenario', 'idempotency-conflict', '--out', join(dir, 'out'), '--', ...client], { encoding: 'utf8', timeout: 60_000 });
-    expect(run.status, run.stderr).toBe(1);
+    // Nothing was judged: the rules are inconclusive (exit 3), and the cause is the client's own exit.
+    expect(run.status, run.stderr).toBe(3);
     expect(run.stderr).toMatch(/scenario idempotency-conflict: the client exited with code 7; its last output:\n\s*boom: cannot reach http:\/\/127\.0\.0\.1:\d+ with /);
     const latest = realpathSync(join(dir, 'out', 'latest'));
     const report = readFileSync(join(latest, 'report.json'), 'utf8');
