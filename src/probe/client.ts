@@ -210,12 +210,13 @@ export class ProbeClient implements Http {
     }
   }
 
-  /** Opens an event stream and reads it until the server closes it or a bound is reached. */
+  /** Opens an event stream (a GET, or a POST whose answer streams) and reads it until the server closes it or a bound is reached. */
   async stream(req: StreamRequest): Promise<StreamResponse> {
-    const extra: Record<string, string> = { accept: 'text/event-stream' };
+    const body = req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
+    const extra: Record<string, string> = { accept: 'text/event-stream', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
     if (req.lastEventId !== undefined) extra['last-event-id'] = req.lastEventId;
-    const { url, headers, entry, redactedHeaders } = this.prepare(req, undefined, extra);
-    entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, undefined, req.credential?.name, true);
+    const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
+    entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name, true);
     const at = this.evidence.push(entry) - 1;
     const started = performance.now();
     const controller = new AbortController();
@@ -226,7 +227,7 @@ export class ProbeClient implements Http {
     const signal = this.signalFor(undefined, controller.signal);
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, { method: req.method, headers, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
+      res = await request(url, { method: req.method, headers, body, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
     } catch (error) {
       throw this.transportFailure(req, entry, started, error, limits, signal);
     }

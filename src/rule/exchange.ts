@@ -60,7 +60,7 @@ export interface ReadResult {
   invalidUtf8?: boolean;
 }
 
-export interface StreamRequest extends Omit<ProbeRequest, 'json' | 'rawBody'> {
+export interface StreamRequest extends ProbeRequest {
   lastEventId?: string;
   maxMs?: number;
   graceMs?: number;

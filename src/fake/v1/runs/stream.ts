@@ -15,6 +15,8 @@ export interface PipeOptions {
   onEarlyClose?: () => void;
   /** A reader of GET /v1/runs/{id}/events from the start (counted for a load fault). */
   reader?: boolean;
+  /** The stream answers a turn request (POST /v1/execute), which a fault may hold open after its terminal event. */
+  turn?: boolean;
 }
 
 const readersFromStart = new WeakMap<Run, number>();
@@ -55,9 +57,14 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     res.end();
   };
   const skipped = crowdSkips(fake, run, after, options.reader ?? false);
+  // Under the fault the turn stream never ends on its own: the fake's close ends it.
+  const holdOpen = (options.turn ?? false) && fake.faults.has('v1.execute.turn.stream/held-open');
+  let held = false;
   const write = (e: RunEvent) => {
     if (e.sequence !== skipped) writeEvent(fake, res, e, options.replayed ?? false);
-    if (TERMINAL_KINDS.has(e.type)) end();
+    if (!TERMINAL_KINDS.has(e.type)) return;
+    if (holdOpen) held = true;
+    else end();
   };
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', () => {
@@ -70,8 +77,8 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
   for (const e of engine.eventsAfter(run, after)) {
     if (skipCancelled && e.type === CANCELLED) continue;
     write(e);
-    if (ended) return;
+    if (ended || held) return;
   }
-  if (isFinished(run)) end();
-  else run.listeners.add(write);
+  if (isFinished(run) && !holdOpen) end();
+  else if (!isFinished(run)) run.listeners.add(write);
 }
