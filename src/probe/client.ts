@@ -80,6 +80,10 @@ export class ProbeClient implements Http {
   }
 
   /** The index in `evidence` of the exchange that produced `subject` (a response or a recorded delivery). */
+  remainingRequests(): number {
+    return this.options.budget.remaining;
+  }
+
   exchangeOf(subject: object): number | undefined {
     return this.origins.get(subject);
   }

@@ -111,4 +111,6 @@ export interface Http {
   record(entry: EvidenceEntry, subject?: object): number;
   /** The index in `evidence` of the exchange that produced `subject`: a response, a stream, a recorded delivery. */
   exchangeOf(subject: object): number | undefined;
+  /** Requests the run's budget (safety.requestBudget) still allows. */
+  remainingRequests(): number;
 }

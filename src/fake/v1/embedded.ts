@@ -35,6 +35,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
         tasks,
         approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: 'approved' },
         rateLimitCredential: 'v1-rate-probe',
+        rateLimitTiers: { 'v1-rate-probe': { requests: fake.context.config.v1RateLimitPerWindow, windowSeconds: fake.context.config.v1RateLimitWindowMs / 1000 } },
         limiterUnavailableCredential: 'v1-limiter-down',
       },
     },

@@ -3,7 +3,8 @@ import type { FakeCaller } from '../../auth.ts';
 import type { RouteRequest } from '../../http.ts';
 import type { MissionSurface } from './surface.ts';
 
-const WINDOW_MS = 60_000;
+/** The probe principal's window; its limit is `FakeConfig.v8RateLimitPerWindow` (the embedded profile declares both). */
+export const PER_PRINCIPAL_WINDOW_MS = 60_000;
 
 /**
  * The per-principal rate limit on mission creation: only the low-tier probe principal is limited
@@ -15,9 +16,9 @@ export function perPrincipalLimit(): (surface: MissionSurface, r: RouteRequest, 
     if (caller.principal !== RATE_PROBE_PRINCIPAL) return true;
     const now = Date.now();
     let window = windows.get(caller.principal);
-    if (!window || now - window.startedAt >= WINDOW_MS) windows.set(caller.principal, (window = { startedAt: now, count: 0 }));
+    if (!window || now - window.startedAt >= PER_PRINCIPAL_WINDOW_MS) windows.set(caller.principal, (window = { startedAt: now, count: 0 }));
     window.count += 1;
-    if (window.count <= fake.config.v8RateLimitPerWindow) return true;
+    if (window.count <= fake.config.v8RateLimitPerWindow || fake.faults.has('v8.missions.rate-limit-429/never-limits')) return true;
     if (fake.faults.has('v8.missions.rate-limit-429/limit-as-503')) v8.problem(r.res, 503, 'unavailable', 'The gateway is busy.');
     else v8.problem(r.res, 429, 'rate_limited', 'This principal is over its rate limit: retry later.');
     return false;
