@@ -15,6 +15,7 @@ export const mcpEmbedded: EmbeddedContributor = (fake) => {
   mcp('mcp-expired', true);
   return {
     credentials,
-    fixtures: { mcp: { requiresSession: true, safeTool: { name: 'echo', arguments: { text: 'apicert probe' } } } },
+    // The deployment this profile describes: sessions are required unless the fake is stateless.
+    fixtures: { mcp: { requiresSession: !fake.context.variants.has('mcp.session/no-sessions'), safeTool: { name: 'echo', arguments: { text: 'apicert probe' } } } },
   };
 };
