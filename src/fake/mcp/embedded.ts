@@ -1,5 +1,6 @@
 import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
+import { requiresSessions } from './session.ts';
 
 /**
  * /mcp credentials and fixtures for the embedded fake. The seed names no scope for /mcp, so the
@@ -16,6 +17,6 @@ export const mcpEmbedded: EmbeddedContributor = (fake) => {
   return {
     credentials,
     // The deployment this profile describes: sessions are required unless the fake is stateless.
-    fixtures: { mcp: { requiresSession: !fake.context.variants.has('mcp.session/no-sessions'), safeTool: { name: 'echo', arguments: { text: 'apicert probe' } } } },
+    fixtures: { mcp: { requiresSession: requiresSessions(fake.context), safeTool: { name: 'echo', arguments: { text: 'apicert probe' } } } },
   };
 };

@@ -50,6 +50,11 @@ function managesNoSessions(fake: FakeContext): boolean {
   return fake.variants.has('mcp.session/no-sessions') || fake.faults.has('mcp.session.id-visible-ascii/no-session-assigned');
 }
 
+/** Whether the deployment the embedded profile describes requires sessions (fixtures.mcp.requiresSession): unless it is stateless by choice. */
+export function requiresSessions(fake: FakeContext): boolean {
+  return !fake.variants.has('mcp.session/no-sessions');
+}
+
 /** The headers of an initialize answer: the new session's id, unless the fake manages no sessions. */
 export function sessionHeaders(fake: FakeContext, session: McpSession): Record<string, string> {
   return managesNoSessions(fake) ? {} : { [SESSION_HEADER]: session.id };
