@@ -31,6 +31,8 @@ export interface FakeConfig {
   v8RedactsByShape: boolean;
   /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
   v8RateLimit?: { perWindow: number; windowMs: number };
+  /** Where the split-writes variants cut event streams: the same seed cuts the same bytes. */
+  sseSplitSeed: number;
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
@@ -40,6 +42,7 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   v8ReplayWindow: 1000,
   v8RateLimitPerWindow: 10,
   v8RedactsByShape: true,
+  sseSplitSeed: 27,
 };
 
 /**

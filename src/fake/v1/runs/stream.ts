@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { COMPLETED, FAILED } from '../../../../scenarios/v1/runs.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import type { FakeContext } from '../../context.ts';
-import { sseFrame } from '../../sse-framing.ts';
+import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { streamedEventData } from '../execute/accepted-event.ts';
 import { isFinished, type Run, type RunEngine, type RunEvent } from './engine.ts';
 
@@ -48,6 +48,8 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   // A parked run may have nothing to send yet; the reader still gets its headers now.
   res.flushHeaders();
+  const { variants } = fake;
+  sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('v1.runs/crlf-line-endings'), cr: variants.has('v1.runs/cr-line-endings'), split: variants.has('v1.runs/split-writes') }));
   let ended = false;
   const end = () => {
     if (ended) return;

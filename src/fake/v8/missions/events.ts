@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
 import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
-import { sseFrame } from '../../sse-framing.ts';
+import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { eventStreamContentType } from '../contract.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { skipsCancelOnResume } from './sequence-faults.ts';
@@ -54,6 +54,8 @@ function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission:
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
   res.writeHead(200, sseHeaders(fake));
+  const { variants } = fake;
+  sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('v8.missions/crlf-line-endings'), cr: variants.has('v8.missions/cr-line-endings'), split: variants.has('v8.missions/split-writes') }));
   // A resume at the tail of a waiting mission has nothing to send yet; the reader still gets its headers now.
   res.flushHeaders();
   const send = crowdWriter(fake, res, mission, after);

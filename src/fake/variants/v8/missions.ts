@@ -6,6 +6,23 @@ const EVENT_DATA = { document: DOC, section: 'Events', quote: 'Data payload fiel
 
 export const v8MissionsVariants = [
   {
+    id: 'v8.missions/crlf-line-endings',
+    description: 'every line of every event stream ends with \\r\\n, which the event-stream format allows',
+    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
+    excludes: ['v8.missions/cr-line-endings'],
+  },
+  {
+    id: 'v8.missions/cr-line-endings',
+    description: 'every line of every event stream ends with a bare \\r, which the event-stream format allows',
+    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
+    excludes: ['v8.missions/crlf-line-endings'],
+  },
+  {
+    id: 'v8.missions/split-writes',
+    description: 'every event stream leaves in network writes cut at seed-chosen bytes (inside multi-byte UTF-8 characters, between \\r and \\n), after an opening comment of multi-byte characters',
+    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
+  },
+  {
     id: 'v8.missions/sse-framing',
     description: 'mission event streams carry comments (keepalives), a retry: field and each JSON payload split over several data: lines',
     spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
