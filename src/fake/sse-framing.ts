@@ -41,9 +41,9 @@ export interface SseWireOptions {
   /** Write every line break as `\r\n` or a bare `\r` (SSE allows both, and `\n`). */
   lineEnding?: '\r\n' | '\r';
   /**
-   * Split every write into pieces at byte positions drawn from this seed, each piece a network
-   * write of its own: inside multi-byte UTF-8 characters and between a `\r` and its `\n` too. The
-   * stream opens with a comment of multi-byte characters ended by `\r\n`, so both occur.
+   * Split every write into pieces at byte positions drawn from this seed, each piece written on
+   * its own: inside multi-byte UTF-8 characters and between a `\r` and its `\n` too. The stream
+   * opens with a comment of multi-byte characters ended by `\r\n`, so both occur.
    */
   splitSeed?: number;
 }
@@ -75,43 +75,25 @@ let streams = 0;
 
 /**
  * Puts a response's event stream on the wire the way the options say: other legal line endings,
- * or writes split at seed-chosen bytes with a turn of the event loop between pieces (so they leave
- * as separate network writes). Call it right after `writeHead`; `end` waits for the pieces.
+ * or every write cut at seed-chosen bytes, each piece written on its own (a chunk of its own, sent
+ * to the socket by itself). Call it right after `writeHead`.
  */
 export function sseWire(res: ServerResponse, options: SseWireOptions): void {
   if (options.lineEnding === undefined && options.splitSeed === undefined) return;
-  const write = res.write.bind(res) as (chunk: string | Buffer) => boolean;
-  const end = res.end.bind(res) as () => ServerResponse;
+  const write = res.write.bind(res) as (chunk: Buffer) => boolean;
   const ending = options.lineEnding;
-  const reline = (text: string) => (ending === undefined ? text : text.replace(/\r\n|\n|\r/g, ending));
-  if (options.splitSeed === undefined) {
-    res.write = ((chunk: string | Buffer) => write(typeof chunk === 'string' ? reline(chunk) : Buffer.from(reline(chunk.toString('utf8'))))) as typeof res.write;
-    return;
-  }
-  const random = seeded(options.splitSeed + (streams += 1));
-  let queue = Promise.resolve();
-  const pieces = (bytes: Buffer) => {
+  const bytesOf = (chunk: string | Buffer) => {
+    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    return Buffer.from(ending === undefined ? text : text.replace(/\r\n|\n|\r/g, ending), 'utf8');
+  };
+  const random = options.splitSeed === undefined ? undefined : seeded(options.splitSeed + (streams += 1));
+  const send = (bytes: Buffer): boolean => {
+    if (!random) return write(bytes);
     const points = cuts(bytes, random);
-    return [0, ...points].map((start, i) => bytes.subarray(start, points[i] ?? bytes.length));
+    let ok = true;
+    for (const [i, start] of [0, ...points].entries()) ok = write(bytes.subarray(start, points[i] ?? bytes.length)) && ok;
+    return ok;
   };
-  const send = (bytes: Buffer) => {
-    for (const piece of pieces(bytes)) {
-      queue = queue.then(() => new Promise<void>((resolve) => setImmediate(() => {
-        if (!res.destroyed && !res.writableEnded) write(piece);
-        resolve();
-      })));
-    }
-  };
-  send(Buffer.from(': apicert split écrit ✓ 中文 𝄞\r\n\r\n', 'utf8'));
-  res.write = ((chunk: string | Buffer) => {
-    send(Buffer.from(reline(typeof chunk === 'string' ? chunk : chunk.toString('utf8')), 'utf8'));
-    return true;
-  }) as typeof res.write;
-  res.end = ((chunk?: string | Buffer) => {
-    if (chunk !== undefined && typeof chunk !== 'function') send(Buffer.from(reline(chunk.toString()), 'utf8'));
-    queue = queue.then(() => {
-      if (!res.writableEnded) end();
-    });
-    return res;
-  }) as typeof res.end;
+  if (random) send(Buffer.from(': apicert split écrit ✓ 中文 𝄞\r\n\r\n', 'utf8'));
+  res.write = ((chunk: string | Buffer) => send(bytesOf(chunk))) as typeof res.write;
 }

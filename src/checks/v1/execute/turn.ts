@@ -22,7 +22,7 @@ export const turnStream = rule({
     const terminal = terminalKinds(ctx);
     const kinds = events.map(eventKind);
     const at = kinds.findIndex((k) => k !== undefined && terminal.has(k));
-    ctx.expect(at !== -1, `the turn stream closed without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`);
+    ctx.expect(at !== -1, `the turn stream ended (${res.end === 'server' ? 'closed by the server' : `read stopped: ${res.end}`}) without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`);
     ctx.check(at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
     const grace = ctx.profile.safety.streamCloseGraceMs;
     ctx.check(res.end === 'server', `the turn stream was still open ${grace} ms after its terminal ${kinds[at]} (safety.streamCloseGraceMs; the read ended by ${res.end})`);
