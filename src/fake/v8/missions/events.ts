@@ -95,6 +95,11 @@ export function events(surface: MissionSurface, r: RouteRequest): void {
   const { fake, v8 } = surface;
   const caller = v8.authorize(r, 'missions:read');
   if (!caller) return;
+  // The seed lists `Accept: text/event-stream` as the request's header: a deployment may insist on it.
+  if (!/text\/event-stream/i.test(r.header('accept') ?? '') && fake.variants.has('v8.missions/events-accept-required')) {
+    v8.problem(r.res, 406, 'not_acceptable', 'Send Accept: text/event-stream for mission events.');
+    return;
+  }
   const mission = findMission(surface, caller, r.params[0]!);
   if (!mission) {
     if (fake.faults.has('v8.missions.events.unknown-404/empty-stream')) {

@@ -6,6 +6,11 @@ const EVENT_DATA = { document: DOC, section: 'Events', quote: 'Data payload fiel
 
 export const v8MissionsVariants = [
   {
+    id: 'v8.missions/events-accept-required',
+    description: 'a request for mission events without Accept: text/event-stream is refused with 406 Not Acceptable',
+    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
+  },
+  {
     id: 'v8.missions/crlf-line-endings',
     description: 'every line of every event stream ends with \\r\\n, which the event-stream format allows',
     spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
