@@ -15,8 +15,8 @@ export interface PipeOptions {
   onEarlyClose?: () => void;
   /** A reader of GET /v1/runs/{id}/events from the start (counted for a load fault). */
   reader?: boolean;
-  /** The stream answers a turn request (POST /v1/execute), which a fault may hold open after its terminal event. */
-  turn?: boolean;
+  /** Keep the stream open after its terminal event until the fake closes (a turn-stream fault of execute). */
+  holdOpen?: boolean;
 }
 
 const readersFromStart = new WeakMap<Run, number>();
@@ -59,8 +59,8 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     res.end();
   };
   const skipped = crowdSkips(fake, run, after, options.reader ?? false);
-  // Under the fault the turn stream never ends on its own: the fake's close ends it.
-  const holdOpen = (options.turn ?? false) && fake.faults.has('v1.execute.turn.stream/held-open');
+  // Held open, the stream never ends on its own: the fake's close ends it.
+  const holdOpen = options.holdOpen ?? false;
   let held = false;
   const write = (e: RunEvent) => {
     if (e.sequence !== skipped) writeEvent(fake, res, e, options.replayed ?? false);
