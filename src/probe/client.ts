@@ -241,13 +241,14 @@ export class ProbeClient implements Http {
     const redactedResponseHeaders = this.options.redactor.headers(responseHeaders);
     if (!contentType.startsWith('text/event-stream')) {
       // Not a stream: the rule judges the content type at once. An error body arrives with its
-      // headers; one that never ends is cut after NON_STREAM_BODY_MS, so no reader hangs on it.
+      // headers; one that never ends is cut after NON_STREAM_BODY_MS, so no reader hangs on it. A
+      // POST that may answer either way (MCP) gets the request timeout for its JSON body, as send() does.
       let text;
       let cut = false;
       const deadline = setTimeout(() => {
         cut = true;
         res.body.destroy();
-      }, Math.min(NON_STREAM_BODY_MS, limits.totalTimeoutMs));
+      }, Math.min(body === undefined ? NON_STREAM_BODY_MS : timeout, limits.totalTimeoutMs));
       try {
         const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
         text = decodeBody(raw.bytes, raw.truncated, contentType);
@@ -274,6 +275,7 @@ export class ProbeClient implements Http {
         graceMs: req.graceMs ?? this.options.streamCloseGraceMs,
         onEvent: req.onEvent,
         abort: () => controller.abort(),
+        keepUnterminated: req.keepUnterminated ?? false,
       });
     } catch (error) {
       res.body.destroy();

@@ -65,6 +65,8 @@ export interface StreamRequest extends ProbeRequest {
   maxMs?: number;
   graceMs?: number;
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent;
+  /** Keep a last event the server closed without its blank line (see ReadOptions). */
+  keepUnterminated?: boolean;
 }
 
 export interface StreamResponse extends ReadResult {

@@ -68,9 +68,8 @@ export function stream(fake: FakeContext, res: ServerResponse, session: McpSessi
   }
   if (options.batch && batchesInOneEvent(fake)) write(answers);
   else for (const a of answers) write(a);
-  // The fault spares streams that carried progress, so only the rule about closing sees it.
-  const carriedProgress = requests.some((q) => q.method === 'tools/call' && progressToken(q) !== undefined);
-  if (!fake.faults.has('mcp.sse.closes-after-response/held-open') || carriedProgress) {
+  // Every SSE answer stays open under the fault: the other rules read up to their responses and never wait on it.
+  if (!fake.faults.has('mcp.sse.closes-after-response/held-open')) {
     res.end();
     return;
   }
