@@ -1,23 +1,8 @@
+import { sseWireVariants } from '../sse-wire.ts';
 import type { VariantDefinition } from '../types.ts';
 
 export const mcpSseVariants = [
-  {
-    id: 'mcp.sse/crlf-line-endings',
-    description: 'every line of every event stream ends with \\r\\n, which the event-stream format allows',
-    spec: { document: 'mcp-2025-03-26', section: 'Transports > Sending Messages to the Server', quote: 'the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.' },
-    excludes: ['mcp.sse/cr-line-endings'],
-  },
-  {
-    id: 'mcp.sse/cr-line-endings',
-    description: 'every line of every event stream ends with a bare \\r, which the event-stream format allows',
-    spec: { document: 'mcp-2025-03-26', section: 'Transports > Sending Messages to the Server', quote: 'the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.' },
-    excludes: ['mcp.sse/crlf-line-endings'],
-  },
-  {
-    id: 'mcp.sse/split-writes',
-    description: 'every event stream leaves in network writes cut at seed-chosen bytes (inside multi-byte UTF-8 characters, between \\r and \\n), after an opening comment of multi-byte characters',
-    spec: { document: 'mcp-2025-03-26', section: 'Transports > Sending Messages to the Server', quote: 'the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.' },
-  },
+  ...sseWireVariants('mcp.sse', { document: 'mcp-2025-03-26', section: 'Transports > Sending Messages to the Server', quote: 'the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.' }),
   {
     id: 'mcp.sse/every-answer-streamed',
     description:

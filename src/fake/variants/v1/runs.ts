@@ -1,25 +1,10 @@
+import { sseWireVariants } from '../sse-wire.ts';
 import type { VariantDefinition } from '../types.ts';
 
 const DOC = 'v1-execution-fabric.md';
 
 export const v1RunsVariants = [
-  {
-    id: 'v1.runs/crlf-line-endings',
-    description: 'every line of every event stream ends with \\r\\n, which the event-stream format allows',
-    spec: { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' },
-    excludes: ['v1.runs/cr-line-endings'],
-  },
-  {
-    id: 'v1.runs/cr-line-endings',
-    description: 'every line of every event stream ends with a bare \\r, which the event-stream format allows',
-    spec: { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' },
-    excludes: ['v1.runs/crlf-line-endings'],
-  },
-  {
-    id: 'v1.runs/split-writes',
-    description: 'every event stream leaves in network writes cut at seed-chosen bytes (inside multi-byte UTF-8 characters, between \\r and \\n), after an opening comment of multi-byte characters',
-    spec: { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' },
-  },
+  ...sseWireVariants('v1.runs', { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' }),
   {
     id: 'v1.runs/sse-framing',
     description: 'run event streams carry comments (keepalives), a retry: field and each JSON payload split over several data: lines',

@@ -1,3 +1,4 @@
+import { sseWireVariants } from '../sse-wire.ts';
 import type { VariantDefinition } from '../types.ts';
 
 const DOC = 'v8-integration-gateway.md';
@@ -10,23 +11,7 @@ export const v8MissionsVariants = [
     description: 'a request for mission events without Accept: text/event-stream is refused with 406 Not Acceptable',
     spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
   },
-  {
-    id: 'v8.missions/crlf-line-endings',
-    description: 'every line of every event stream ends with \\r\\n, which the event-stream format allows',
-    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
-    excludes: ['v8.missions/cr-line-endings'],
-  },
-  {
-    id: 'v8.missions/cr-line-endings',
-    description: 'every line of every event stream ends with a bare \\r, which the event-stream format allows',
-    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
-    excludes: ['v8.missions/crlf-line-endings'],
-  },
-  {
-    id: 'v8.missions/split-writes',
-    description: 'every event stream leaves in network writes cut at seed-chosen bytes (inside multi-byte UTF-8 characters, between \\r and \\n), after an opening comment of multi-byte characters',
-    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
-  },
+  ...sseWireVariants('v8.missions', { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' }),
   {
     id: 'v8.missions/sse-framing',
     description: 'mission event streams carry comments (keepalives), a retry: field and each JSON payload split over several data: lines',
