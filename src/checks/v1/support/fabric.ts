@@ -6,7 +6,6 @@ import type { AfterEvent, CheckContext, ProbeRequest, ProbeResponse, SseEvent, S
 import { resolveRole } from '../../../profile/roles.ts';
 import type { Credential, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
-import { parseEventStreamText } from '../../../sse/text.ts';
 import { isRecord } from '../../../util/json.ts';
 
 export const EXECUTE = '/v1/execute';
@@ -147,10 +146,6 @@ export function runPath(runId: string, suffix = ''): string {
 }
 
 // ---- events ----
-
-export function parseSse(text: string): SseEvent[] {
-  return parseEventStreamText(text).events.map((e) => ({ ...e, atMs: 0 }));
-}
 
 export function eventData(e: SseEvent): Record<string, unknown> | undefined {
   try {
