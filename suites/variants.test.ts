@@ -36,6 +36,7 @@ function fewerModelRuns(profile: Profile): Profile {
  */
 const NEVER_REACHED: Readonly<Record<string, string>> = {
   'mcp.lifecycle/initialized-required': 'no rule sends a request other than ping before notifications/initialized; the variant stands guard against one that would',
+  'v8.missions/events-accept-required': 'every read of a mission event stream sends Accept: text/event-stream (the probe client sets it); the variant stands guard against one that would not',
 };
 
 describe.concurrent('clean run under every legal variant', () => {

@@ -32,6 +32,8 @@ export interface FakeConfig {
   v8ReplayWindow: number;
   /** Whether /v8 also redacts values that are sensitive only by shape (bearer, PEM, API-key strings) under neutral fields. */
   v8RedactsByShape: boolean;
+  /** Where the split-writes variants cut event streams: the same seed cuts the same bytes. */
+  sseSplitSeed: number;
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
@@ -39,6 +41,7 @@ export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   rateLimits: DEFAULT_RATE_LIMITS,
   v8ReplayWindow: 1000,
   v8RedactsByShape: true,
+  sseSplitSeed: 27,
 };
 
 /**

@@ -113,5 +113,10 @@ export class RateLimiter {
   }
 }
 
+/** The embedded profile's declaration of the tier the fake enforces for `name` (fixtures.*.rateLimitTiers), when it has one. */
+export function declaredTier(tier: RateTier | typeof LIMITER_DOWN | undefined, name: string): { rateLimitTiers?: Record<string, RateTier> } {
+  return tier && tier !== LIMITER_DOWN ? { rateLimitTiers: { [name]: tier } } : {};
+}
+
 /** Whole seconds for Retry-After, at least 1. */
 export const retryAfterSeconds = (retryAfterMs: number): number => Math.max(1, Math.ceil(retryAfterMs / 1000));

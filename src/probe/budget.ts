@@ -8,6 +8,10 @@ export class RequestBudget {
     this.limit = limit;
   }
 
+  get remaining(): number {
+    return Math.max(0, this.limit - this.used);
+  }
+
   take(): void {
     if (this.used >= this.limit) {
       throw new Inconclusive(`the profile's request budget (safety.requestBudget = ${this.limit}) is used up; raise it to run the remaining rules`);

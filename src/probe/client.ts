@@ -82,6 +82,10 @@ export class ProbeClient implements Http {
   }
 
   /** The index in `evidence` of the exchange that produced `subject` (a response or a recorded delivery). */
+  remainingRequests(): number {
+    return this.options.budget.remaining;
+  }
+
   exchangeOf(subject: object): number | undefined {
     return this.origins.get(subject);
   }
@@ -213,12 +217,13 @@ export class ProbeClient implements Http {
     }
   }
 
-  /** Opens an event stream and reads it until the server closes it or a bound is reached. */
+  /** Opens an event stream (a GET, or a POST whose answer streams) and reads it until the server closes it or a bound is reached. */
   async stream(req: StreamRequest): Promise<StreamResponse> {
-    const extra: Record<string, string> = { accept: 'text/event-stream' };
+    const body = req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
+    const extra: Record<string, string> = { accept: 'text/event-stream', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
     if (req.lastEventId !== undefined) extra['last-event-id'] = req.lastEventId;
-    const { url, headers, entry, redactedHeaders } = this.prepare(req, undefined, extra);
-    entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, undefined, req.credential?.name, true);
+    const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
+    entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name, true);
     const at = this.evidence.push(entry) - 1;
     const started = performance.now();
     const controller = new AbortController();
@@ -229,7 +234,7 @@ export class ProbeClient implements Http {
     const signal = this.signalFor(undefined, controller.signal);
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, { method: req.method, headers, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
+      res = await request(url, { method: req.method, headers, body, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
     } catch (error) {
       throw this.transportFailure(req, entry, started, error, limits, signal);
     }
@@ -239,13 +244,14 @@ export class ProbeClient implements Http {
     const redactedResponseHeaders = this.options.redactor.headers(responseHeaders);
     if (!contentType.startsWith('text/event-stream')) {
       // Not a stream: the rule judges the content type at once. An error body arrives with its
-      // headers; one that never ends is cut after NON_STREAM_BODY_MS, so no reader hangs on it.
+      // headers; one that never ends is cut after NON_STREAM_BODY_MS, so no reader hangs on it. A
+      // POST that may answer either way (MCP) gets the request timeout for its JSON body, as send() does.
       let text;
       let cut = false;
       const deadline = setTimeout(() => {
         cut = true;
         res.body.destroy();
-      }, Math.min(NON_STREAM_BODY_MS, limits.totalTimeoutMs));
+      }, Math.min(body === undefined ? NON_STREAM_BODY_MS : timeout, limits.totalTimeoutMs));
       try {
         const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
         text = decodeBody(raw.bytes, raw.truncated, contentType);
@@ -272,6 +278,7 @@ export class ProbeClient implements Http {
         graceMs: req.graceMs ?? this.options.streamCloseGraceMs,
         onEvent: req.onEvent,
         abort: () => controller.abort(),
+        keepUnterminated: req.keepUnterminated ?? false,
       });
     } catch (error) {
       res.body.destroy();

@@ -60,11 +60,13 @@ export interface ReadResult {
   invalidUtf8?: boolean;
 }
 
-export interface StreamRequest extends Omit<ProbeRequest, 'json' | 'rawBody'> {
+export interface StreamRequest extends ProbeRequest {
   lastEventId?: string;
   maxMs?: number;
   graceMs?: number;
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent;
+  /** Keep a last event the server closed without its blank line (see ReadOptions). */
+  keepUnterminated?: boolean;
 }
 
 export interface StreamResponse extends ReadResult {
@@ -111,4 +113,6 @@ export interface Http {
   record(entry: EvidenceEntry, subject?: object): number;
   /** The index in `evidence` of the exchange that produced `subject`: a response, a stream, a recorded delivery. */
   exchangeOf(subject: object): number | undefined;
+  /** Requests the run's budget (safety.requestBudget) still allows. */
+  remainingRequests(): number;
 }

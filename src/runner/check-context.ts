@@ -232,17 +232,32 @@ export class RunContext implements CheckContext {
 
   /**
    * Runs a fast-check property with the run's seed. A counterexample becomes a failure that names
-   * the seed, the shrink path and the value; transport trouble stays inconclusive.
+   * the seed, the shrink path and the value; transport trouble stays inconclusive. A run that ends
+   * inconclusive (the request budget or a deadline ran out) judged nothing: fast-check sees it as a
+   * pass so the shrinker never adopts it as a counterexample, and the property ends inconclusive
+   * unless a real failure was found.
    */
   async property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, options: PropertyOptions<T>): Promise<void> {
     const parameters: fc.Parameters<[T]> = { seed: this.seed, numRuns: options.numRuns, endOnFailure: false };
     if (options.examples) parameters.examples = options.examples.map((e) => [e] as [T]);
-    const details = await fc.check(fc.asyncProperty(arbitrary, predicate), parameters);
-    this.assertions += 1;
+    let starved: Inconclusive | undefined;
+    const judged = async (value: T): Promise<void> => {
+      if (starved) return;
+      try {
+        await predicate(value);
+      } catch (e) {
+        if (!(e instanceof Inconclusive) || e instanceof TransportError) throw e;
+        starved = e;
+      }
+    };
+    const details = await fc.check(fc.asyncProperty(arbitrary, judged), parameters);
     if (!details.failed) {
+      if (starved) throw starved;
+      this.assertions += 1;
       this.observe('property runs', details.numRuns, `seed ${details.seed}`);
       return;
     }
+    this.assertions += 1;
     const error = details.errorInstance;
     if (error instanceof TransportError || error instanceof Untestable || error instanceof NotApplicable) throw error;
     const value = details.counterexample?.[0];

@@ -10,6 +10,11 @@ export interface ReadOptions {
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent;
   /** Aborts the underlying request; called when the reader stops before the server closed. */
   abort: () => void;
+  /**
+   * Keep a last event the server closed without its blank line. An EventSource drops it; a check
+   * that judges the messages, not the framing (an MCP POST answer), keeps it.
+   */
+  keepUnterminated?: boolean;
 }
 
 /** A line longer than this is cut: the parser rescans an unfinished line on every chunk. */
@@ -79,6 +84,7 @@ export async function readEventStream(body: AsyncIterable<Uint8Array | string>, 
       if (bytes > options.maxBytes || lineChars > MAX_LINE_CHARS) stop('byte-limit');
       if (stopReason) break;
     }
+    if (!stopReason && options.keepUnterminated) parser.feed('\n\n');
     if (!stopReason) parser.reset({ consume: true });
   } catch (error) {
     // An abort we caused ends the loop with an error; anything else is transport trouble.

@@ -7,7 +7,7 @@ import { exitCodeFor, EXIT } from '../../src/cli/exit.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake } from '../../src/fake/server.ts';
 import { RULES } from '../../src/registry.ts';
-import { defineRule, type CheckContext } from '../../src/rule/index.ts';
+import { CheckFailure, defineRule, type CheckContext } from '../../src/rule/index.ts';
 import { emptyCounts, gateOf } from '../../src/reports/model.ts';
 import { certify } from '../../src/runner/certify.ts';
 import { closestRuleIds, EmptySelection, selectRules } from '../../src/runner/run.ts';
@@ -87,6 +87,45 @@ describe('untestable only for a named missing prerequisite', () => {
       for (const r of starved) expect(r.verdict, r.rule.id).toBe('inconclusive');
       expect(report.summary.gate).toBe('inconclusive');
       expect(exitCodeFor(report.summary, true)).toBe(EXIT.inconclusive);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('a request budget that runs out inside a property is inconclusive, with no counterexample', async () => {
+    const fake = await startFake();
+    try {
+      const profile = embeddedProfile(fake);
+      profile.safety.requestBudget = 50;
+      const patterns = ['v8.missions.create.budget-bounds', 'v8.missions.idempotency.key-format', 'v8.memory.query.bounds', 'v8.capabilities.search.validation', 'v1.execute.turn.bodies'];
+      const { results } = await certify({ profile, patterns, seed: 1 });
+      expect(results).toHaveLength(5);
+      for (const r of results) {
+        expect(r.verdict, `${r.rule.id}: ${r.reason}`).not.toBe('fail');
+        if (r.verdict === 'inconclusive') expect(r.reason, r.rule.id).toMatch(/request budget/);
+        expect(r.reason ?? '', r.rule.id).not.toMatch(/counterexample|property failed/);
+      }
+      expect(results.filter((r) => r.verdict === 'inconclusive').length).toBeGreaterThan(0);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('a property that truly fails keeps its counterexample even when shrinking runs out of budget', async () => {
+    const fake = await startFake();
+    try {
+      const profile = embeddedProfile(fake);
+      profile.safety.requestBudget = 12;
+      const rule = probeRule('shrinks', async (ctx) => {
+        const fc = (await import('fast-check')).default;
+        await ctx.property(fc.integer({ min: 0, max: 1000 }), async (n) => {
+          await ctx.http.send({ method: 'GET', path: '/v8/health', credential: null, label: 'health' });
+          if (n > 10) throw new CheckFailure(`n = ${n} is too large`);
+        }, { numRuns: 20 });
+      });
+      const { results } = await certify({ profile, rules: [rule], seed: 3 });
+      expect(results[0]!.verdict, results[0]!.reason).toBe('fail');
+      expect(results[0]!.reason).toMatch(/too large/);
     } finally {
       await fake.close();
     }

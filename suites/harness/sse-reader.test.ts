@@ -85,3 +85,48 @@ describe('readEventStream', () => {
     expect(invalid.events).toHaveLength(1);
   });
 });
+
+/**
+ * Events split across network writes at any byte: inside a multi-byte UTF-8 character, between the
+ * `\r` and `\n` of a line break. SSE allows `\r\n`, `\n` and a bare `\r` as line endings, mixed.
+ */
+describe('readEventStream over every split position of the bytes', () => {
+  async function* bytes(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
+    for (const part of parts) yield part;
+  }
+
+  const text = fc.string({ unit: fc.constantFrom('a', 'Z', '{', '"', ' ', 'é', '€', '𝄞', '中', ':'), maxLength: 12 });
+  const event = fc.record({ id: fc.option(fc.stringMatching(/^[a-z0-9]{1,6}$/), { nil: undefined }), type: fc.option(fc.constantFrom('message', 'run.completed', 'mission.started'), { nil: undefined }), data: text });
+  const stream = fc.record({ events: fc.array(event, { minLength: 1, maxLength: 4 }), eol: fc.constantFrom('\n', '\r\n', '\r'), comment: fc.boolean() });
+
+  function encode({ events, eol, comment }: { events: Array<{ id: string | undefined; type: string | undefined; data: string }>; eol: string; comment: boolean }): Uint8Array {
+    const lines = events.flatMap((e) => [...(comment ? [': keepalive ✓'] : []), ...(e.id === undefined ? [] : [`id: ${e.id}`]), ...(e.type === undefined ? [] : [`event: ${e.type}`]), `data: ${e.data}`, '']);
+    return new TextEncoder().encode(lines.map((l) => `${l}${eol}`).join(''));
+  }
+
+  it('gives the events of the whole body wherever one cut falls', async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, async (s) => {
+        const wire = encode(s);
+        const expected = s.events.map((e) => [e.id, e.type, e.data]);
+        for (let cut = 0; cut <= wire.length; cut += 1) {
+          const result = await readEventStream(bytes([wire.subarray(0, cut), wire.subarray(cut)]), options());
+          expect(result.events.map((e) => [e.id, e.event, e.data]), `cut at byte ${cut} of ${wire.length}`).toEqual(expected);
+          expect(result.invalidUtf8, `cut at byte ${cut}`).toBeUndefined();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('gives the same events when every byte arrives on its own', async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, async (s) => {
+        const wire = encode(s);
+        const result = await readEventStream(bytes([...wire].map((b) => Uint8Array.of(b))), options());
+        expect(result.events.map((e) => [e.id, e.event, e.data])).toEqual(s.events.map((e) => [e.id, e.type, e.data]));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

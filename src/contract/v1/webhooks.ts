@@ -22,7 +22,8 @@ export const webhookCreated = z.looseObject({
 /** "Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`." */
 export const webhookDeliveryBody = z.looseObject({
   apiVersion: z.literal('v1'),
-  event_id: z.string().min(1),
+  // The seed names the field, not its JSON type: a string Identifier or an integer.
+  event_id: z.union([z.string().min(1), z.number().int()]),
   run_id: z.string().min(1),
   sequence: z.number().int(),
 });

@@ -1,5 +1,6 @@
 import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
+import { requiresSessions } from './session.ts';
 
 /**
  * /mcp credentials and fixtures for the embedded fake. The seed names no scope for /mcp, so the
@@ -15,6 +16,7 @@ export const mcpEmbedded: EmbeddedContributor = (fake) => {
   mcp('mcp-expired', true);
   return {
     credentials,
-    fixtures: { mcp: { requiresSession: true, safeTool: { name: 'echo', arguments: { text: 'apicert probe' } } } },
+    // The deployment this profile describes: sessions are required unless the fake is stateless.
+    fixtures: { mcp: { requiresSession: requiresSessions(fake.context), safeTool: { name: 'echo', arguments: { text: 'apicert probe' } } } },
   };
 };

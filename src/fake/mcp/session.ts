@@ -45,9 +45,19 @@ function statelessSession(sessions: SessionStore, principal: string): McpSession
   return session;
 }
 
+/** Whether the fake manages no sessions: a legal choice (the variant), or under the fault a server whose profile says it requires them. */
+function managesNoSessions(fake: FakeContext): boolean {
+  return fake.variants.has('mcp.session/no-sessions') || fake.faults.has('mcp.session.id-visible-ascii/no-session-assigned');
+}
+
+/** Whether the deployment the embedded profile describes requires sessions (fixtures.mcp.requiresSession): unless it is stateless by choice. */
+export function requiresSessions(fake: FakeContext): boolean {
+  return !fake.variants.has('mcp.session/no-sessions');
+}
+
 /** The headers of an initialize answer: the new session's id, unless the fake manages no sessions. */
 export function sessionHeaders(fake: FakeContext, session: McpSession): Record<string, string> {
-  return fake.variants.has('mcp.session/no-sessions') ? {} : { [SESSION_HEADER]: session.id };
+  return managesNoSessions(fake) ? {} : { [SESSION_HEADER]: session.id };
 }
 
 /** A session refusal: a JSON-RPC error by default, a plain-text body under the variant (MCP names only the status). */
@@ -62,7 +72,7 @@ function refuse(fake: FakeContext, r: RouteRequest, status: number, code: number
 /** The session a non-initialize request belongs to; answers 400 or 404 itself when there is none. */
 export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, caller: FakeCaller): McpSession | undefined {
   const id = r.header(SESSION_HEADER);
-  if (fake.variants.has('mcp.session/no-sessions')) return statelessSession(sessions, caller.principal);
+  if (managesNoSessions(fake)) return statelessSession(sessions, caller.principal);
   if (id === undefined) {
     if (fake.faults.has('mcp.session.missing-400/served-without-session')) return sessions.ephemeral(caller.principal);
     if (fake.variants.has('mcp.session/missing-404')) return refuse(fake, r, 404, SESSION_NOT_FOUND, `Not Found: send the ${SESSION_HEADER} header that initialize returned.`);

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { JsonRpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import type { FakeContext } from '../context.ts';
 import { progressToken } from './jsonrpc.ts';
-import { sseFrame } from '../sse-framing.ts';
+import { sseFrame, sseWire, wireOptions } from '../sse-framing.ts';
 import { sseEvent } from './respond.ts';
 import type { McpSession } from './session-store.ts';
 
@@ -57,6 +57,8 @@ export interface StreamOptions {
 /** Streams the answers as SSE: progress first where asked for, one event per response, then closes. */
 export function stream(fake: FakeContext, res: ServerResponse, session: McpSession, requests: JsonRpcRequest[], answers: Record<string, unknown>[], options: StreamOptions = {}): void {
   res.writeHead(200, { ...options.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const { variants } = fake;
+  sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('mcp.sse/crlf-line-endings'), cr: variants.has('mcp.sse/cr-line-endings'), split: variants.has('mcp.sse/split-writes') }));
   const frame = framer(fake, session);
   const write = (message: unknown) => res.write(frame(message));
   for (const message of serverMessagesFirst(fake, session)) write(message);
@@ -66,9 +68,8 @@ export function stream(fake: FakeContext, res: ServerResponse, session: McpSessi
   }
   if (options.batch && batchesInOneEvent(fake)) write(answers);
   else for (const a of answers) write(a);
-  // The fault spares streams that carried progress, so only the rule about closing sees it.
-  const carriedProgress = requests.some((q) => q.method === 'tools/call' && progressToken(q) !== undefined);
-  if (!fake.faults.has('mcp.sse.closes-after-response/held-open') || carriedProgress) {
+  // Every SSE answer stays open under the fault: the other rules read up to their responses and never wait on it.
+  if (!fake.faults.has('mcp.sse.closes-after-response/held-open')) {
     res.end();
     return;
   }

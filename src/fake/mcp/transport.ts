@@ -152,6 +152,7 @@ function originAllowed(surface: McpSurface, r: RouteRequest): boolean {
   }
   const origin = r.header('origin');
   if (origin === undefined || fake.faults.has('mcp.transport.origin/foreign-origin-served')) return true;
+  if (origin.startsWith('http://') && fake.faults.has('mcp.transport.origin/http-origin-served')) return true;
   let host: string;
   try {
     host = new URL(origin).hostname;

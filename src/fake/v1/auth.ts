@@ -21,6 +21,9 @@ export function authenticate({ fake, v1, state }: V1Surface, r: RouteRequest, sc
     const authorization = prefixBent(fake, r.header('authorization'));
     const found = fake.tokens.lookup(authorization);
     if (found?.expired && fake.faults.has('v1.auth.expired-key/accepted')) caller = { ...found, expired: false };
+    else if (found && !found.expired && !authorization!.replace(/^Bearer\s+/i, '').startsWith(API_KEY_PREFIX) && fake.faults.has('v1.auth.key-prefix/other-surfaces-accepted')) {
+      caller = { ...found, scopes: new Set(V1_SCOPES) };
+    }
     else if (found?.expired && fake.faults.has('v1.auth.run-secrets/key-in-401')) {
       v1.problem(r.res, 401, 'authentication_failed', { detail: `The key ${authorization?.replace(/^Bearer\s+/i, '')} has expired.`, retryable: false });
       return undefined;

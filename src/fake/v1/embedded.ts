@@ -2,7 +2,7 @@ import { APPROVAL_REQUIRED, taskScenarios } from '../../../scenarios/v1/runs.ts'
 import { V1_SCOPES } from '../../contract/v1/common.ts';
 import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
-import { V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
+import { declaredTier, V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
 import { v1State } from './state.ts';
 
 /**
@@ -35,6 +35,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
         tasks,
         approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: 'approved' },
         rateLimitCredential: V1_RATE_PROBE_KEY,
+        ...declaredTier(fake.context.config.rateLimits.v1.credentials[V1_RATE_PROBE_KEY], V1_RATE_PROBE_KEY),
         limiterUnavailableCredential: V1_LIMITER_DOWN_KEY,
       },
     },

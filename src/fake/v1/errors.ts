@@ -95,6 +95,8 @@ export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefu
   const key = bearerKey(r);
   const decision = fake.rateLimiter.v1(key, state.keyNames.get(key));
   if (decision.kind === 'ok') return true;
+  // The fault: the probe key's declared tier is never enforced (the limiter counts, nobody is refused).
+  if (decision.kind === 'limited' && fake.faults.has('v1.errors.rate-limited/never-limits')) return true;
   if (decision.kind === 'unavailable') {
     if (fake.faults.has('v1.errors.limiter-unavailable-503/fail-open')) return true;
     onRefused?.(503);

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { API_KEY_PREFIX } from '../../contract/v1/common.ts';
 import type { ErrorCode } from '../../contract/v1/problem.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
@@ -29,8 +30,10 @@ export class V1Responder {
    * answers 401 `authentication_failed` or 403 `authorization_failed` itself and returns undefined.
    */
   authorize(r: RouteRequest, scopes: readonly string[]): FakeCaller | undefined {
-    const caller = this.fake.tokens.lookup(r.header('authorization'));
-    if (!caller || caller.expired) {
+    const authorization = r.header('authorization');
+    const caller = this.fake.tokens.lookup(authorization);
+    // The fake's registry holds every surface's tokens: on /v1 only a service_sk_ key is an API key.
+    if (!caller || caller.expired || !isApiKey(authorization)) {
       this.problem(r.res, 401, 'authentication_failed', { detail: 'Send Authorization: Bearer <API key> with a valid, unexpired service_sk_ key.', retryable: false });
       return undefined;
     }
@@ -41,4 +44,8 @@ export class V1Responder {
     }
     return caller;
   }
+}
+
+function isApiKey(authorization: string | undefined): boolean {
+  return authorization?.replace(/^Bearer\s+/i, '').startsWith(API_KEY_PREFIX) ?? false;
 }

@@ -1,8 +1,16 @@
 import type { Route, RouteRequest } from '../http.ts';
 import { withExtraProperties } from '../support/extra-properties.ts';
 import { gate } from './auth.ts';
-import { stateName } from './runs/engine.ts';
+import { stateName, type Run } from './runs/engine.ts';
 import type { V1Surface } from './surface.ts';
+
+/** Counters a real deployment may keep that move without any new request: the clock, and the events of runs still going. */
+function liveCounters(runs: readonly Run[]): Record<string, number> {
+  return {
+    period_elapsed_us: Math.round((performance.timeOrigin + performance.now()) * 1000) % 86_400_000_000,
+    events_emitted: runs.reduce((n, run) => n + run.events.length, 0),
+  };
+}
 
 function usage(surface: V1Surface, r: RouteRequest): void {
   const { fake, state } = surface;
@@ -20,7 +28,8 @@ function usage(surface: V1Surface, r: RouteRequest): void {
     recent_runs: runs.slice(0, 200).map((run) => ({ run_id: run.id, mode: run.mode, state: stateName(fake, run.state) })),
     spend: { currency: 'USD', amount: Math.round(counted.length * 0.0012 * 1e6) / 1e6 },
   };
-  const text = JSON.stringify(fake.variants.has('v1.usage/extra-properties') ? withExtraProperties(body) : body);
+  const live = fake.variants.has('v1.usage/live-counters') ? liveCounters(counted) : {};
+  const text = JSON.stringify(fake.variants.has('v1.usage/extra-properties') ? withExtraProperties({ ...body, ...live }) : { ...body, ...live });
   r.res.writeHead(200, { 'content-type': fake.faults.has('v1.usage.readback/text-plain') ? 'text/plain' : 'application/json', 'content-length': Buffer.byteLength(text) });
   r.res.end(text);
 }

@@ -30,6 +30,8 @@ export function capabilitiesRoutes(surface: ReadSurface): Route[] {
   function rank(actionFamily: string): CapabilityManifest[] {
     const matches = (m: CapabilityManifest) => (actionFamilyOf(m.capabilityId) === actionFamily ? 0 : 1);
     let ranked = [...capabilityManifests].sort((a, b) => matches(a) - matches(b));
+    // A deployment may answer fewer manifests than it knows: only healthy ones relevant to the action family.
+    if (surface.fake.variants.has('v8.capabilities/filtered-results')) ranked = ranked.filter((m) => m.healthState === 'healthy' && matches(m) === 0);
     if (faults.has('v8.capabilities.search.ok/over-256-results')) {
       ranked = Array.from({ length: 300 }, (_, i) => ({ ...ranked[i % ranked.length]!, capabilityId: `${ranked[i % ranked.length]!.capabilityId}.${i}` }));
     }

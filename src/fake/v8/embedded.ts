@@ -4,6 +4,7 @@ import { missionScenarios } from '../../../scenarios/v8/missions.ts';
 import { PRIMARY_PRINCIPAL, RATE_PROBE_PRINCIPAL, SECOND_PRINCIPAL } from '../../../scenarios/v8/principal.ts';
 import { V8_SCOPES, type ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
+import { declaredTier } from '../rate-limit.ts';
 import { primarySkillId } from './skills.ts';
 
 /** /v8 roles: full access, a second principal, an expired token, and one token per scope that lacks it. */
@@ -28,6 +29,7 @@ export const v8Embedded: EmbeddedContributor = (fake) => {
         memory: { compartment: MEMORY_COMPARTMENT, purpose: PERMITTED_PURPOSE, forbiddenPurpose: FORBIDDEN_PURPOSE, classes: [...MEMORY_CLASSES] },
         goalCompartments: [...(goalCompartments[PRIMARY_PRINCIPAL] ?? [])],
         rateLimitCredential: 'v8-rate-probe',
+        ...declaredTier(fake.context.config.rateLimits.v8.principals[RATE_PROBE_PRINCIPAL], RATE_PROBE_PRINCIPAL),
       },
     },
   };

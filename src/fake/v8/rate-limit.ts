@@ -13,13 +13,15 @@ import { writeProblem } from './errors.ts';
 export interface LimitBend {
   /** Refuse with 503 instead of 429. */
   as503?: boolean;
+  /** Serve the caller whatever its tier (the mission area's `never-limits`). */
+  neverLimits?: boolean;
 }
 
 /** Answers the refusal itself and returns true when the caller is over its tier. */
 export function v8RateLimited(fake: FakeContext, res: ServerResponse, caller: FakeCaller, bend: LimitBend = {}): boolean {
   const bucket = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? 'everyone' : caller.principal;
   const decision = fake.rateLimiter.v8(caller.principal, bucket);
-  if (decision.kind === 'ok') return false;
+  if (decision.kind === 'ok' || (decision.kind === 'limited' && bend.neverLimits)) return false;
   if (decision.kind === 'unavailable' || bend.as503) {
     writeProblem(fake, res, 503, 'unavailable', 'The gateway is busy.');
     return true;

@@ -6,10 +6,22 @@ import { caller, closeSession, deleteSession, mcpPath, newRequestId, openSession
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
+/**
+ * A server that assigns no session id does not manage sessions (MCP: it "MAY assign" one), so the
+ * session rules do not apply; unless the profile says this deployment requires sessions, when the
+ * missing id contradicts the deployment described and each session rule fails saying so.
+ */
+function noSessionAssigned(ctx: CheckContext, detail = 'so session management is not in use'): never {
+  if (ctx.profile.fixtures.mcp.requiresSession === true) {
+    ctx.fail('the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true): a server that requires a session ID assigns one in an Mcp-Session-Id header on the response containing the InitializeResult');
+  }
+  ctx.notApplicable(`the server assigned no Mcp-Session-Id at initialization, ${detail}`);
+}
+
 /** A session as setup; the rules below do not apply to a server that assigns no session id. */
 async function sessionWithId(ctx: CheckContext): Promise<McpSession & { id: string }> {
   const session = await openSession(ctx);
-  if (session.id === undefined) ctx.notApplicable('the server assigned no Mcp-Session-Id at initialization, so session management is not in use');
+  if (session.id === undefined) noSessionAssigned(ctx);
   return { ...session, id: session.id };
 }
 
@@ -31,7 +43,7 @@ export const idVisibleAscii = rule({
     const second = await sendInitialize(ctx, { label: 'initialize (second session)' });
     await deleteSession(ctx, first.sessionId, caller(ctx));
     await deleteSession(ctx, second.sessionId, caller(ctx));
-    if (first.sessionId === undefined) ctx.notApplicable('the server assigned no Mcp-Session-Id at initialization');
+    if (first.sessionId === undefined) noSessionAssigned(ctx, 'so there is no id to judge');
     for (const id of [first.sessionId, second.sessionId]) {
       if (id === undefined) continue;
       const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));

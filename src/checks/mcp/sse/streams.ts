@@ -1,17 +1,16 @@
 /** Streamable HTTP > Sending Messages (SSE responses) and Resumability and Redelivery (event ids). */
 import { type CheckContext, section } from '../../../rule/index.ts';
-import { isBodyTimeout, newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
+import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
 
 /** Calls the fixture tool; with `progress`, a streaming server has a reason to send more than one event. */
-async function callTool(ctx: CheckContext, session: McpSession, label: string, options: { progress: boolean; timeoutMs?: number }): Promise<McpReply & { requestId: string }> {
+async function callTool(ctx: CheckContext, session: McpSession, label: string, options: { progress: boolean; awaitClose?: boolean }): Promise<McpReply & { requestId: string }> {
   const tool = safeTool(ctx);
   const id = newRequestId('call');
   const params: Record<string, unknown> = { name: tool.name, arguments: tool.arguments };
   if (options.progress) params._meta = { progressToken: newRequestId('progress') };
-  const post: Parameters<typeof postMcp>[2] = { session, label };
-  if (options.timeoutMs !== undefined) post.timeoutMs = options.timeoutMs;
+  const post: Parameters<typeof postMcp>[2] = { session, label, awaitClose: options.awaitClose ?? false };
   return { ...(await postMcp(ctx, request(id, 'tools/call', params), post)), requestId: id };
 }
 
@@ -55,17 +54,11 @@ export const closesAfterResponse = rule({
   },
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const waitMs = ctx.profile.safety.requestTimeoutMs;
-      let reply: Awaited<ReturnType<typeof callTool>>;
-      try {
-        reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, timeoutMs: waitMs });
-      } catch (error) {
-        // The probe reads a POST body to its end, so a stream left open after the response ends in a read timeout.
-        if (isBodyTimeout(error)) ctx.fail(`the answer to tools/call went quiet for ${waitMs} ms (safety.requestTimeoutMs) without the server closing it`);
-        throw error;
-      }
+      const reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, awaitClose: true });
       if (reply.kind !== 'sse') ctx.notApplicable(`the server answered tools/call with ${reply.mediaType || 'no content type'}, not an SSE stream`);
-      ctx.expect(responseTo(reply, reply.requestId) !== undefined, `the SSE stream ended without a response to tools/call ${reply.requestId}`);
+      ctx.expect(responseTo(reply, reply.requestId) !== undefined, `the SSE stream ended (${reply.end ?? 'closed'}) without a response to tools/call ${reply.requestId}`);
+      const grace = ctx.profile.safety.streamCloseGraceMs;
+      ctx.expect(reply.end === 'server', `the SSE stream was still open ${grace} ms after the response to tools/call (safety.streamCloseGraceMs; the read ended by ${reply.end})`, reply.res);
       ctx.observe('events on the tools/call stream', reply.events.length);
     });
   },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type CheckContext, type ProbeRequest, type ProbeResponse, TransportError } from '../../../rule/index.ts';
+import { type AfterEvent, type CheckContext, type ProbeResponse, type SseEvent, type StreamEnd, type StreamRequest } from '../../../rule/index.ts';
 import { isResponseLike, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { CLIENT_ACCEPT, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
@@ -58,6 +58,8 @@ export interface McpReply {
   /** SSE events, for `sse` bodies. */
   events: BodyEvent[];
   sessionId: string | undefined;
+  /** How the read of an SSE answer ended: the server closed it, or apicert stopped after the last response. */
+  end?: StreamEnd;
 }
 
 export interface McpSession {
@@ -76,6 +78,11 @@ export interface PostOptions {
   credential?: Credential | null;
   headers?: Record<string, string>;
   timeoutMs?: number;
+  /**
+   * After the last response of an SSE answer, wait up to safety.streamCloseGraceMs for the server
+   * to close the stream: only the rule about closing needs it; every other read stops there.
+   */
+  awaitClose?: boolean;
 }
 
 function sessionHeader(session: PostOptions['session']): Record<string, string> {
@@ -87,20 +94,25 @@ export function mediaTypeOf(contentType: string): string {
   return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
+/** The messages of SSE events: events of type `message` (the default), batches flattened. */
+function eventMessages(events: readonly BodyEvent[]): unknown[] {
+  const messages: unknown[] = [];
+  for (const e of events) {
+    if (e.data === '' || (e.event !== undefined && e.event !== 'message')) continue;
+    const parsed = parseJson(e.data);
+    if (parsed.ok) messages.push(...(Array.isArray(parsed.value) ? parsed.value : [parsed.value]));
+  }
+  return messages;
+}
+
 /** Reads the answer whatever its content type says, so only the rule about content types judges that. */
-export function readReply(res: ProbeResponse): McpReply {
+export function readReply(res: ProbeResponse, streamed?: { events: readonly SseEvent[]; end: StreamEnd }): McpReply {
   const mediaType = mediaTypeOf(res.contentType);
   const sessionId = res.headers[SESSION_HEADER];
   const base = { res, mediaType, sessionId };
   if (mediaType === 'text/event-stream') {
-    const { events } = parseEventStreamBody(res.text);
-    const messages: unknown[] = [];
-    for (const e of events) {
-      if (e.data === '' || (e.event !== undefined && e.event !== 'message')) continue;
-      const parsed = parseJson(e.data);
-      if (parsed.ok) messages.push(...(Array.isArray(parsed.value) ? parsed.value : [parsed.value]));
-    }
-    return { ...base, kind: 'sse', messages, events };
+    const events: BodyEvent[] = streamed ? streamed.events.map(({ atMs: _at, ...e }) => e) : parseEventStreamBody(res.text).events;
+    return { ...base, kind: 'sse', messages: eventMessages(events), events, ...(streamed ? { end: streamed.end } : {}) };
   }
   if (res.text.trim() === '') return { ...base, kind: 'empty', messages: [], events: [] };
   const parsed = parseJson(res.text);
@@ -108,17 +120,42 @@ export function readReply(res: ProbeResponse): McpReply {
   return { ...base, kind: 'json', messages: Array.isArray(parsed.value) ? parsed.value : [parsed.value], events: [] };
 }
 
+/** The ids of the requests in a JSON body: an SSE answer is complete once each has its response. */
+function requestIds(body: { json: unknown } | { rawBody: string }): RequestId[] {
+  if (!('json' in body)) return [];
+  const items = Array.isArray(body.json) ? body.json : [body.json];
+  return items.filter((m): m is { id: RequestId } => isObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')).map((m) => m.id);
+}
+
+/**
+ * POSTs and reads the answer. An SSE answer is read up to the response to each request sent (MCP:
+ * "After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream"), so a
+ * stream the server leaves open never costs a rule its deadline; a body without request ids
+ * (malformed input) is read until the server closes it.
+ */
 async function exchange(ctx: CheckContext, body: { json: unknown } | { rawBody: string }, options: PostOptions): Promise<McpReply> {
-  const req: ProbeRequest = {
+  const waiting = new Set<RequestId>(requestIds(body));
+  const complete: AfterEvent = options.awaitClose ? 'terminal' : 'disconnect';
+  const req: StreamRequest = {
     method: 'POST',
     path: mcpPath(ctx),
     credential: options.credential === undefined ? caller(ctx) : options.credential,
     headers: { accept: CLIENT_ACCEPT, ...sessionHeader(options.session), ...options.headers },
     label: options.label,
     ...body,
+    // The rules judge the JSON-RPC messages, not the framing: a last event without its blank line counts.
+    keepUnterminated: true,
+    onEvent: (event) => {
+      if (waiting.size === 0) return 'continue';
+      for (const m of eventMessages([event])) if (isResponseLike(m)) waiting.delete(m.id as RequestId);
+      return waiting.size === 0 ? complete : 'continue';
+    },
   };
   if (options.timeoutMs !== undefined) req.timeoutMs = options.timeoutMs;
-  return readReply(await ctx.http.send(req));
+  const res = await ctx.http.stream(req);
+  // The same object the probe linked to its exchange, so a case decided on it names that exchange.
+  const answer = Object.assign(res, { text: res.text ?? '', json: res.json, durationMs: 0 });
+  return readReply(answer, mediaTypeOf(res.contentType) === 'text/event-stream' ? { events: res.events, end: res.end } : undefined);
 }
 
 /** POSTs one JSON-RPC message or a batch (an array). */
@@ -228,11 +265,6 @@ export function safeTool(ctx: CheckContext): { name: string; arguments: Record<s
   const tool = ctx.profile.fixtures.mcp.safeTool;
   if (!tool) ctx.untestable({ need: 'fixture', path: 'mcp.safeTool', remedy: 'name a tool without side effects and arguments it accepts (safeTool: { name, arguments })' });
   return tool;
-}
-
-/** A body read that stopped because the server went quiet, as opposed to any other transport trouble. */
-export function isBodyTimeout(error: unknown): boolean {
-  return error instanceof TransportError && /BODY_TIMEOUT|Body Timeout/i.test(error.message);
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

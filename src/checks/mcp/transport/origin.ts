@@ -9,6 +9,8 @@ const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { cred
  * allow-list holds, this origin is not on it.
  */
 export const FOREIGN_ORIGIN = 'https://apicert-probe.invalid';
+/** The same site over plain http: an allow-list that only looks at secure origins lets it through. */
+export const FOREIGN_HTTP_ORIGIN = 'http://apicert-probe.invalid';
 export const FOREIGN_HOST = 'apicert-probe.invalid';
 
 const SECURITY_WARNING = 'Transports > Streamable HTTP > Security Warning';
@@ -23,14 +25,19 @@ export const originRefused = rule({
     url: SPEC_URL.transports,
   },
   async check(ctx: CheckContext) {
-    const reply = await sendInitialize(ctx, { label: `initialize with Origin: ${FOREIGN_ORIGIN}`, headers: { origin: FOREIGN_ORIGIN } });
-    await deleteSession(ctx, reply.sessionId, ctx.primary('mcp'));
-    const { status } = reply.res;
-    ctx.expect(
-      status >= 400 && status < 500,
-      `initialize with Origin: ${FOREIGN_ORIGIN} (a reserved name no deployment can trust) was answered HTTP ${status}, expected a 4xx: a server that validates Origin refuses it, so a page on any site could drive this endpoint from a browser`,
-    );
-    ctx.observe(`initialize with Origin: ${FOREIGN_ORIGIN}`, status);
+    const answered: Record<string, number> = {};
+    for (const origin of [FOREIGN_ORIGIN, FOREIGN_HTTP_ORIGIN]) {
+      const reply = await sendInitialize(ctx, { label: `initialize with Origin: ${origin}`, headers: { origin } });
+      await deleteSession(ctx, reply.sessionId, ctx.primary('mcp'));
+      const { status } = reply.res;
+      answered[origin] = status;
+      ctx.check(
+        status >= 400 && status < 500,
+        `initialize with Origin: ${origin} (a reserved name no deployment can trust) was served: answered HTTP ${status}, expected a 4xx: a server that validates Origin refuses it, so a page on any site could drive this endpoint from a browser`,
+        reply.res,
+      );
+    }
+    ctx.observe('initialize with a foreign Origin', answered);
   },
 });
 

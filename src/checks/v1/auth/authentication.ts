@@ -53,6 +53,17 @@ function expectAuthenticationFailed(ctx: CheckContext, what: string, a: Answer):
   ctx.check(problemCode(a) === 'authentication_failed', `${what} was refused with code "${problemCode(a)}", expected authentication_failed`);
 }
 
+/** One unexpired credential of each other surface whose token lacks the API key prefix. */
+function otherSurfaceTokens(credentials: readonly Credential[]): Credential[] {
+  const picked = new Map<string, Credential>();
+  for (const c of credentials) {
+    if (c.expired || c.surfaces.includes('v1') || c.token.startsWith(API_KEY_PREFIX)) continue;
+    const surface = c.surfaces.join('/');
+    if (!picked.has(surface)) picked.set(surface, c);
+  }
+  return [...picked.values()];
+}
+
 /** A key of the documented format that the target never issued. */
 function unknownKey(): Credential {
   return { name: 'never-issued', token: `${API_KEY_PREFIX}apicert_never_issued_${randomBytes(12).toString('hex')}`, surfaces: ['v1'], scopes: [], principal: 'nobody', expired: false };
@@ -122,7 +133,7 @@ export const scopesObserved = rule({
 
 export const keyPrefix = rule({
   id: 'v1.auth.key-prefix',
-  title: 'A key is a service_sk_ key: the same secret presented without the prefix, or under another prefix, is refused with authentication_failed',
+  title: 'A key is a service_sk_ key: the same secret presented without the prefix, or under another prefix, and the tokens the deployment issued for /v8 and /mcp, are refused with authentication_failed',
   level: 'required',
   spec: { section: 'Authentication', quote: 'The token is an API key whose format has the prefix `service_sk_`.' },
   async check(ctx) {
@@ -143,5 +154,13 @@ export const keyPrefix = rule({
       const bent: Credential = { ...key, name: `${key.name}-prefix-variant`, token };
       expectAuthenticationFailed(ctx, `usage with the issued key ${what}`, await call(ctx, usage, bent, `usage with the issued key ${what}`));
     }
+    // Credentials the deployment really issued, for another surface, without the prefix: a live
+    // secret is no API key of /v1 unless it has the prefix.
+    const foreign = otherSurfaceTokens(ctx.profile.credentials);
+    for (const other of foreign) {
+      const what = `the ${other.surfaces.join('/')} credential "${other.name}" (no ${API_KEY_PREFIX} prefix)`;
+      expectAuthenticationFailed(ctx, `usage with ${what}`, await call(ctx, usage, other, `usage with ${what}`));
+    }
+    ctx.observe('issued credentials of other surfaces presented', foreign.map((c) => c.name));
   },
 });

@@ -15,15 +15,18 @@ export const turnStream = rule({
     quote: '`mode:turn`: the body is the chat request contract below, and the response is a Server-Sent Events stream that runs until a terminal event. … A turn stream ends at a terminal event.',
   },
   async check(ctx) {
-    const { res, isStream, events } = await postTurn(ctx, turnBody(ctx));
+    const { res, isStream, events } = await postTurn(ctx, turnBody(ctx), { awaitClose: true });
     ctx.check(res.status === 200, `a valid turn request answered ${res.status}, expected 200`);
     ctx.expect(isStream, `a turn request answered content-type "${res.contentType}", expected text/event-stream`);
     ctx.expect(events.length > 0, 'the turn stream carried no event');
     const terminal = terminalKinds(ctx);
     const kinds = events.map(eventKind);
     const at = kinds.findIndex((k) => k !== undefined && terminal.has(k));
-    ctx.expect(at !== -1, `the turn stream closed without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`);
-    ctx.expect(at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
+    ctx.expect(at !== -1, `the turn stream ended (${res.end === 'server' ? 'closed by the server' : `read stopped: ${res.end}`}) without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`);
+    ctx.check(at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
+    const grace = ctx.profile.safety.streamCloseGraceMs;
+    ctx.check(res.end === 'server', `the turn stream was still open ${grace} ms after its terminal ${kinds[at]} (safety.streamCloseGraceMs; the read ended by ${res.end})`);
+    if (res.closeAfterTerminalMs !== undefined) ctx.observe('close after terminal event (ms)', res.closeAfterTerminalMs);
   },
 });
 

@@ -20,7 +20,7 @@ export const cancelTerminalEvent = rule({
     const res = await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cancel the run' });
     ctx.check(res.status === 200, `cancel answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
     ctx.observe('cancel response', ctx.checkShape(openObject, res.json, 'the cancel response') ?? null);
-    const stream = await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000 });
+    const stream = await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000, awaitClose: true });
     const kinds = stream.events.map(eventKind);
     const at = kinds.indexOf(CANCELLED);
     ctx.expect(at !== -1, `no request.cancelled event on the run's stream after cancel (events: ${kinds.join(', ')})`);

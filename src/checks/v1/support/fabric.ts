@@ -2,11 +2,10 @@
 import { minimalTurn } from '../../../../scenarios/v1/turns.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import type { AfterEvent, CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
+import type { AfterEvent, CheckContext, ProbeRequest, ProbeResponse, SseEvent, StreamRequest, StreamResponse } from '../../../rule/index.ts';
 import { resolveRole } from '../../../profile/roles.ts';
 import type { Credential, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
-import { parseEventStreamText } from '../../../sse/text.ts';
 import { isRecord } from '../../../util/json.ts';
 
 export const EXECUTE = '/v1/execute';
@@ -86,33 +85,51 @@ export interface PostOptions {
   path?: string;
 }
 
-export function postExecute(ctx: CheckContext, body: unknown, options: PostOptions = {}): Promise<ProbeResponse> {
+function executeRequest(ctx: CheckContext, body: unknown, options: PostOptions, label: string): ProbeRequest {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key !== undefined) headers['idempotency-key'] = options.key;
-  const request: Parameters<typeof ctx.http.send>[0] = {
+  const request: ProbeRequest = {
     method: 'POST',
     path: options.path ?? EXECUTE,
     credential: options.credential === undefined ? primaryKey(ctx) : options.credential,
     headers,
-    label: options.label ?? 'execute',
+    label: options.label ?? label,
   };
   if (options.rawBody !== undefined) request.rawBody = options.rawBody;
   else request.json = body;
-  return ctx.http.send(request);
+  return request;
+}
+
+export function postExecute(ctx: CheckContext, body: unknown, options: PostOptions = {}): Promise<ProbeResponse> {
+  return ctx.http.send(executeRequest(ctx, body, options, 'execute'));
 }
 
 /** A turn request's answer: the response, and its events when it was an event stream. */
 export interface TurnAnswer {
-  res: ProbeResponse;
+  res: StreamResponse;
   isStream: boolean;
   events: SseEvent[];
 }
 
-/** Posts a turn body; the probe reads the whole stream (a turn stream ends at its terminal event). */
-export async function postTurn(ctx: CheckContext, body: unknown, options: PostOptions = {}): Promise<TurnAnswer> {
-  const res = await postExecute(ctx, body, { ...options, headers: { accept: 'text/event-stream', ...options.headers }, label: options.label ?? 'execute (turn)' });
+export interface TurnOptions extends PostOptions {
+  /**
+   * Wait up to safety.streamCloseGraceMs after the terminal event for the server to close the
+   * stream: only the rule that states the ending needs it. Every other reader stops at the terminal
+   * event, so a stream left open never costs it the stream deadline.
+   */
+  awaitClose?: boolean;
+}
+
+/** Posts a turn body and reads its stream up to the terminal event (a turn stream ends there). */
+export async function postTurn(ctx: CheckContext, body: unknown, options: TurnOptions = {}): Promise<TurnAnswer> {
+  const terminal = terminalKinds(ctx);
+  const request: StreamRequest = {
+    ...executeRequest(ctx, body, { ...options, headers: { accept: 'text/event-stream', ...options.headers } }, 'execute (turn)'),
+    onEvent: (event) => (terminal.has(eventKind(event) ?? '') ? afterTerminal(options.awaitClose) : 'continue'),
+  };
+  const res = await ctx.http.stream(request);
   const isStream = res.contentType.startsWith('text/event-stream');
-  return { res, isStream, events: isStream ? parseSse(res.text) : [] };
+  return { res, isStream, events: res.events };
 }
 
 /** Creates a task-mode run as setup for another rule; a refusal makes that rule untestable. */
@@ -129,10 +146,6 @@ export function runPath(runId: string, suffix = ''): string {
 }
 
 // ---- events ----
-
-export function parseSse(text: string): SseEvent[] {
-  return parseEventStreamText(text).events.map((e) => ({ ...e, atMs: 0 }));
-}
 
 export function eventData(e: SseEvent): Record<string, unknown> | undefined {
   try {
@@ -151,6 +164,11 @@ export function eventKind(e: SseEvent): string | undefined {
   return typeof kind === 'string' ? kind : e.event;
 }
 
+/** What a reader does at a terminal event: wait the close grace only when the rule judges the ending. */
+export function afterTerminal(awaitClose = false): AfterEvent {
+  return awaitClose ? 'terminal' : 'disconnect';
+}
+
 export function terminalKinds(ctx: CheckContext): Set<string> {
   return new Set([CANCELLED, ...(ctx.profile.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
 }
@@ -160,11 +178,13 @@ export interface FollowOptions {
   credential?: Credential | null;
   label?: string;
   maxMs?: number;
-  /** Decides after each event; by default terminal kinds end the read. */
+  /** Decides after each event; by default a terminal kind ends the read at once. */
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent | undefined;
+  /** After a terminal event, wait up to safety.streamCloseGraceMs for the server to close: only a rule judging the ending needs it. */
+  awaitClose?: boolean;
 }
 
-/** Reads GET /v1/runs/{id}/events until the server closes it after a terminal event, or a bound is hit. */
+/** Reads GET /v1/runs/{id}/events up to its terminal event (or until the server closes it, or a bound is hit). */
 export function followRun(ctx: CheckContext, runId: string, options: FollowOptions = {}): Promise<StreamResponse> {
   const terminal = terminalKinds(ctx);
   const request: Parameters<typeof ctx.http.stream>[0] = {
@@ -172,7 +192,7 @@ export function followRun(ctx: CheckContext, runId: string, options: FollowOptio
     path: runPath(runId, '/events'),
     credential: options.credential === undefined ? primaryKey(ctx) : options.credential,
     label: options.label ?? 'follow run events',
-    onEvent: (event, seen) => options.onEvent?.(event, seen) ?? (terminal.has(eventKind(event) ?? '') ? 'terminal' : 'continue'),
+    onEvent: (event, seen) => options.onEvent?.(event, seen) ?? (terminal.has(eventKind(event) ?? '') ? afterTerminal(options.awaitClose) : 'continue'),
   };
   if (options.lastEventId !== undefined) request.lastEventId = options.lastEventId;
   if (options.maxMs !== undefined) request.maxMs = options.maxMs;

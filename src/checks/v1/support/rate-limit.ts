@@ -1,6 +1,7 @@
 /** Bounded bursts for the rate-limit rules: only when the profile allows them, never past the first 429. */
 import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
+import { noLimitWithinTier, planTierBurst } from '../../shared/declared-tier.ts';
 
 export function requireBursts(ctx: CheckContext): void {
   if (!ctx.profile.safety.allowRateLimitBursts) {
@@ -11,12 +12,16 @@ export function requireBursts(ctx: CheckContext): void {
 /**
  * Sends GET /v1/usage with `credential` until the first 429, at most `safety.rateLimitBurstMax`
  * requests; returns that 429 answer. A valid request refused otherwise before any 429 is the
- * server's failure; no 429 within the bound is inconclusive (tier values are not shown, so the
- * tier may be above the burst), never untestable, which would blame the profile.
+ * server's failure. No 429 within the bound is inconclusive (tier values are not shown, so the
+ * tier may be above the burst), never untestable, which would blame the profile; unless the
+ * profile declares the key's tier (fixtures.v1.rateLimitTiers), when a burst past it is a failure.
  */
 export async function burstUntil429(ctx: CheckContext, credential: Credential): Promise<{ limited: ProbeResponse; sent: number }> {
   requireBursts(ctx);
-  const max = ctx.profile.safety.rateLimitBurstMax;
+  const tier = ctx.profile.fixtures.v1.rateLimitTiers?.[credential.name];
+  const plan = tier ? planTierBurst(ctx, tier, `fixtures.v1.rateLimitTiers["${credential.name}"]`) : undefined;
+  const max = plan?.requests ?? ctx.profile.safety.rateLimitBurstMax;
+  const started = performance.now();
   for (let sent = 1; sent <= max; sent += 1) {
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential, label: `burst request ${sent}` });
     if (res.status === 429) return { limited: res, sent };
@@ -24,5 +29,6 @@ export async function burstUntil429(ctx: CheckContext, credential: Credential): 
     if (res.status === 503) ctx.inconclusive(`request ${sent} of the burst was answered 503 (the rate-limit protection is unavailable), so no 429 could be reached`);
     if (res.status >= 400) ctx.fail(`request ${sent} of the burst, a valid GET /v1/usage, was refused with ${res.status} before any 429: over the rate limit the answer is 429`);
   }
-  ctx.inconclusive(`no 429 within safety.rateLimitBurstMax = ${max} requests with credential ${credential.name}: the key's tier is not shown, so it may lie above the burst; raise the bound or name a lower-tier key in fixtures.v1.rateLimitCredential`);
+  if (plan) noLimitWithinTier(ctx, plan, max, performance.now() - started, 'each API key has its own rate-limit tier, enforced fail-closed');
+  ctx.inconclusive(`no 429 within safety.rateLimitBurstMax = ${max} requests with credential ${credential.name}: the key's tier is not shown, so it may lie above the burst; raise the bound, name a lower-tier key in fixtures.v1.rateLimitCredential, or declare its tier in fixtures.v1.rateLimitTiers`);
 }

@@ -28,6 +28,10 @@ function deltas(before: unknown, after: unknown): Map<string, number> {
 /** Runs one tenant starts while the other stays idle: enough that another tenant's own background activity cannot look like them. */
 const KNOWN_RUNS = 6;
 
+/** The shortest quiet interval in which tenant B's counters are watched for moving on their own; the one after lasts as long as the known runs took, up to MAX_QUIET_MS. */
+const QUIET_MS = 300;
+const MAX_QUIET_MS = 5_000;
+
 function readUsage(ctx: CheckContext, credential: Credential, label: string) {
   return ctx.http.send({ method: 'GET', path: USAGE, credential, label });
 }
@@ -50,7 +54,7 @@ export const usageReadback = rule({
 
 export const usageTenantScoped = rule({
   id: 'v1.usage.tenant-scoped',
-  title: "One tenant's activity shows in no other tenant's usage: neither its run ids or markers, nor its counts (the counters that move with a known number of runs of one tenant do not move as much for the other)",
+  title: "One tenant's activity shows in no other tenant's usage: neither its run ids or markers, nor its counts (the counters that move with a known number of runs of one tenant, and stand still while nobody acts, do not move as much for the other)",
   level: 'required',
   needs: { credentials: ['v1:other-tenant'], fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
@@ -70,18 +74,32 @@ export const usageTenantScoped = rule({
     // Counts: the field names are not shown, so the counters are found by what they do. Tenant A
     // starts KNOWN_RUNS runs while B starts none; every number of A's readback that moved by at
     // least that much counts A's activity, and the same number of B's readback must not follow it.
+    // Only counters of B that cannot move on their own are judged: B's own runs (started earlier,
+    // by this rule or others) may still be emitting, and some counters run with the clock. A quiet
+    // interval before and after the known runs, in which nobody acts, shows which ones move anyway.
     const [a, b] = tenants;
+    const quietB = async (ms: number, when: string) => {
+      const first = await readUsage(ctx, b, `usage of tenant ${b.tenant} ${when}, while nobody acts`);
+      await ctx.sleep(ms);
+      return [first, await readUsage(ctx, b, `usage of tenant ${b.tenant} ${when}, ${ms} ms later`)] as const;
+    };
+    const [idleB0, idleB1] = await quietB(QUIET_MS, 'before the known runs');
     const beforeA = await readUsage(ctx, a, `usage of tenant ${a.tenant} before the known runs`);
-    const beforeB = await readUsage(ctx, b, `usage of tenant ${b.tenant} before the known runs`);
+    const started = performance.now();
     for (let i = 0; i < KNOWN_RUNS; i += 1) await startRun(ctx, 'completes', { credential: a, label: `known run ${i + 1} of tenant ${a.tenant}` });
     const afterA = await readUsage(ctx, a, `usage of tenant ${a.tenant} after the known runs`);
     const afterB = await readUsage(ctx, b, `usage of tenant ${b.tenant} after the known runs`);
+    const known = performance.now() - started;
+    const [idleB2, idleB3] = await quietB(Math.min(MAX_QUIET_MS, Math.max(QUIET_MS, Math.round(known))), 'after the known runs');
+    const drifting = new Set([...deltas(idleB0.json, idleB1.json), ...deltas(idleB2.json, idleB3.json)].filter(([, d]) => d !== 0).map(([path]) => path));
     const movedA = [...deltas(beforeA.json, afterA.json)].filter(([, d]) => d >= KNOWN_RUNS).map(([path]) => path);
-    const movedB = deltas(beforeB.json, afterB.json);
+    const judged = movedA.filter((path) => !drifting.has(path));
+    const movedB = deltas(idleB1.json, afterB.json);
     ctx.observe(`counters of tenant ${a.tenant} that moved with its ${KNOWN_RUNS} runs`, movedA, 'when empty, the readback counts nothing a run moves, and only the leak of ids is judged');
-    for (const path of movedA) {
+    ctx.observe(`counters of tenant ${b.tenant} that moved while nobody acted (not judged)`, [...drifting].sort());
+    for (const path of judged) {
       const followed = movedB.get(path) ?? 0;
-      ctx.check(followed < KNOWN_RUNS, `${path} of tenant ${b.tenant}'s usage moved by ${followed} while only tenant ${a.tenant} ran ${KNOWN_RUNS} runs: it counts another tenant's activity`, afterB);
+      ctx.check(followed < KNOWN_RUNS, `${path} of tenant ${b.tenant}'s usage moved by ${followed} while only tenant ${a.tenant} ran ${KNOWN_RUNS} runs, and it stood still while nobody acted: it counts another tenant's activity`, afterB);
     }
     for (const [i, mine] of traces.entries()) {
       const other = traces[1 - i]!;

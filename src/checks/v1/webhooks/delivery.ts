@@ -36,7 +36,7 @@ export const idHeader = rule({
     for (const d of deliveries) {
       const header = d.headers[WEBHOOK_HEADERS.id];
       if (!ctx.check(header !== undefined, 'a delivery has no Service-Webhook-Id header', d)) continue;
-      ctx.check(header === bodyOf(d).event_id, `Service-Webhook-Id ${header} differs from the body event_id ${String(bodyOf(d).event_id)}`, d);
+      ctx.check(header === eventIdOf(d), `Service-Webhook-Id ${header} differs from the body event_id ${JSON.stringify(bodyOf(d).event_id)}`, d);
     }
   },
 });

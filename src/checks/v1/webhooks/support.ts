@@ -166,9 +166,11 @@ export function firstAttempts(deliveries: readonly ReceivedDelivery[]): Received
   return deliveries.filter((d) => d.attempt === 1);
 }
 
-/** The event id a delivery's body carries (the header is judged by its own rule). */
+/** The event id a delivery's body carries, as text (the header is judged by its own rule). */
 export function eventIdOf(d: ReceivedDelivery): string | undefined {
   const id = bodyOf(d).event_id;
+  // An integer event_id stands for its decimal digits, which the Service-Webhook-Id header carries.
+  if (typeof id === 'number' && Number.isInteger(id)) return String(id);
   return typeof id === 'string' ? id : undefined;
 }
 

@@ -76,7 +76,7 @@ export const closesAfterTerminal = rule({
   spec: { section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
-    const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
+    const stream = await followToTerminal(ctx, mission.runId, 'succeeds', { awaitClose: true });
     const grace = ctx.profile.safety.streamCloseGraceMs;
     ctx.check(stream.end === 'server', `the stream was still open ${grace} ms after ${stream.terminal} (safety.streamCloseGraceMs)`);
     ctx.observe('close after terminal event (ms)', stream.closeAfterTerminalMs);
@@ -166,7 +166,8 @@ export const afterTerminal = rule({
       ctx.check(projection.status === expected, `after ${stream.terminal} the mission reads back as ${projection.status}, expected ${expected}`, res);
     }
     if (stream.lastEventId === undefined) return;
-    const later = await followEvents(ctx, mission.runId, { lastEventId: stream.lastEventId, label: 'resume after the terminal event' });
+    // Nothing state-changing may follow; a stream held open after its end is judged by closes-after-terminal, not waited on here.
+    const later = await followEvents(ctx, mission.runId, { lastEventId: stream.lastEventId, label: 'resume after the terminal event', maxMs: ctx.profile.safety.streamCloseGraceMs });
     if (later.status === 200 && later.events.length > 0) {
       ctx.observe('events after the terminal event', later.events.map((e) => e.event));
     }

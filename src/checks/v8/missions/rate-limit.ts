@@ -1,5 +1,6 @@
 /** Limits: the per-principal rate limit is a 429, on POST /v8/missions as the error table names it. */
 import { Inconclusive, section } from '../../../rule/index.ts';
+import { noLimitWithinTier, planTierBurst } from '../../shared/declared-tier.ts';
 import { fixture, newKey, postMission } from '../support/missions.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { fixtures: ['v8.rateLimitCredential', 'v8.missions.succeeds'], bursts: true } });
@@ -16,7 +17,10 @@ export const rateLimit429 = rule({
     if (!probe) return ctx.untestable({ need: 'fixture', path: 'v8.rateLimitCredential', problem: `names "${name}", which is not an unexpired v8 credential of the profile` });
     if (!probe.scopes.includes('missions:write')) ctx.untestable({ need: 'fixture', path: 'v8.rateLimitCredential', problem: `names ${probe.name}, which does not hold missions:write` });
     const body = fixture(ctx, 'succeeds');
-    const max = ctx.profile.safety.rateLimitBurstMax;
+    const tier = ctx.profile.fixtures.v8.rateLimitTiers?.[probe.principal];
+    const plan = tier ? planTierBurst(ctx, tier, `fixtures.v8.rateLimitTiers["${probe.principal}"]`) : undefined;
+    const max = plan?.requests ?? ctx.profile.safety.rateLimitBurstMax;
+    const started = performance.now();
     for (let sent = 1; sent <= max; sent += 1) {
       const res = await postMission(ctx, body, { key: newKey(), credential: probe, label: `burst create ${sent}` });
       if (res.status === 202) continue;
@@ -25,7 +29,8 @@ export const rateLimit429 = rule({
       ctx.observe('creates until the first 429', sent);
       return;
     }
+    if (plan) noLimitWithinTier(ctx, plan, max, performance.now() - started, `a per-principal rate limit exists (429), and principal ${probe.principal} was never limited`);
     // "Its numeric values: not shown": a limit above the burst is legal, so nothing was decided.
-    throw new Inconclusive(`no 429 within safety.rateLimitBurstMax = ${max} creates as ${probe.name}: the limit's values are not shown, so it may lie above the burst; raise the bound or name a lower-tier principal`);
+    throw new Inconclusive(`no 429 within safety.rateLimitBurstMax = ${max} creates as ${probe.name}: the limit's values are not shown, so it may lie above the burst; raise the bound, name a lower-tier principal, or declare its limit in fixtures.v8.rateLimitTiers`);
   },
 });

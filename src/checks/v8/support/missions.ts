@@ -73,9 +73,16 @@ export interface FollowOptions {
   label?: string;
   /** Drop the connection after this many events (to test resume). */
   disconnectAfter?: number;
+  /**
+   * After the terminal event, wait up to safety.streamCloseGraceMs for the server to close: only
+   * the rule that states the ending needs it; every other reader stops at the terminal event.
+   */
+  awaitClose?: boolean;
+  /** Stop reading after this long (the stream timeout by default). */
+  maxMs?: number;
 }
 
-/** Reads a mission's event stream until the server closes it after a terminal event, or a bound is hit. */
+/** Reads a mission's event stream up to its terminal event (or until the server closes it, or a bound is hit). */
 export function followEvents(ctx: CheckContext, runId: string, options: FollowOptions = {}): Promise<StreamResponse> {
   const request: Parameters<typeof ctx.http.stream>[0] = {
     method: 'GET',
@@ -84,16 +91,18 @@ export function followEvents(ctx: CheckContext, runId: string, options: FollowOp
     label: options.label ?? 'follow mission events',
     onEvent: (event, seen) => {
       if (options.disconnectAfter !== undefined && seen.length >= options.disconnectAfter) return 'disconnect';
-      return isTerminalEvent(event.event) ? 'terminal' : 'continue';
+      if (!isTerminalEvent(event.event)) return 'continue';
+      return options.awaitClose ? 'terminal' : 'disconnect';
     },
   };
   if (options.lastEventId !== undefined) request.lastEventId = options.lastEventId;
+  if (options.maxMs !== undefined) request.maxMs = options.maxMs;
   return ctx.http.stream(request);
 }
 
 /** Follows the stream to its terminal event; untestable when the fixture never ends within the stream timeout. */
-export async function followToTerminal(ctx: CheckContext, runId: string, fixtureName: MissionFixture): Promise<StreamResponse & { terminal: string }> {
-  const stream = await followEvents(ctx, runId);
+export async function followToTerminal(ctx: CheckContext, runId: string, fixtureName: MissionFixture, options: Pick<FollowOptions, 'awaitClose'> = {}): Promise<StreamResponse & { terminal: string }> {
+  const stream = await followEvents(ctx, runId, options);
   if (stream.status !== 200) ctx.inconclusive(`setup failed: the "${fixtureName}" mission's event stream answered ${stream.status}`);
   const terminal = stream.events.find((e) => isTerminalEvent(e.event))?.event;
   if (!terminal) ctx.inconclusive(`setup failed: the "${fixtureName}" mission sent no terminal event within ${ctx.profile.safety.streamTimeoutMs} ms (safety.streamTimeoutMs)`);

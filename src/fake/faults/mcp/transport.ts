@@ -11,4 +11,5 @@ export const mcpTransportFaults = [
     alsoBreaks: { rules: ['mcp.transport.get-405'], why: "the gateway's 405 narrows MCP's \"SSE stream or 405\": whatever breaks MCP's rule breaks the gateway's" },
   },
   { id: 'mcp.transport.origin/foreign-origin-served', description: 'a request whose Origin is a foreign site is served like any other' },
+  { id: 'mcp.transport.origin/http-origin-served', description: 'a foreign https:// Origin is refused, but the same site over http:// is served' },
 ] as const satisfies readonly FaultDefinition[];

@@ -3,6 +3,7 @@ import type { FaultDefinition } from '../types.ts';
 /** Faults of the v1.execute rules: each breaks exactly the rule named before its slash. */
 export const v1ExecuteFaults = [
   { id: 'v1.execute.turn.stream/json-response', description: 'a turn request is answered with JSON instead of an event stream' },
+  { id: 'v1.execute.turn.stream/held-open', description: 'every turn stream stays open after its terminal event, until the fake closes' },
   { id: 'v1.execute.turn.accepted-event/replayed-missing', description: 'request.accepted carries no replayed flag on a first admission' },
   { id: 'v1.execute.turn.bodies/client-open', description: 'extra properties in ClientInfo are accepted' },
   { id: 'v1.execute.turn.bodies/timeout-unbounded', description: 'timeoutMs above 120000 is accepted' },

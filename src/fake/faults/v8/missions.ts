@@ -8,6 +8,7 @@ export const v8MissionsFaults = [
   { id: 'v8.missions.create.budget-bounds/parallelism-65', description: 'create accepts maximumParallelism 65' },
   { id: 'v8.missions.idempotency.key-required/optional-on-create', description: 'create without Idempotency-Key is accepted' },
   { id: 'v8.missions.idempotency.key-format/accepts-15-chars', description: 'a 15-character Idempotency-Key is accepted' },
+  { id: 'v8.missions.rate-limit-429/never-limits', description: 'the probe principal past its declared per-principal limit is still served: no 429 ever' },
   { id: 'v8.missions.rate-limit-429/limit-as-503', description: 'over its per-principal rate limit a principal is answered 503 instead of 429' },
   { id: 'v8.missions.idempotency.replay/current-projection', description: "a replay answers the mission's current projection (same runId, later sequence) instead of the original response" },
   { id: 'v8.missions.idempotency.replay/re-executes', description: 'a replayed create starts a second mission' },

@@ -31,7 +31,7 @@ function respondStored({ fake, v1, state }: V1Surface, r: RouteRequest, stored: 
     v1.json(r.res, 200, marked);
     return;
   }
-  pipe(fake, state.engine, r.res, run, 0, { replayed: true });
+  pipe(fake, state.engine, r.res, run, 0, { replayed: true, holdOpen: fake.faults.has('v1.execute.turn.stream/held-open') });
 }
 
 /** Answers a repeated key itself (replay or 409) and returns true; false when the request is new. */

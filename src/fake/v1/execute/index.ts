@@ -24,7 +24,7 @@ function startTurn({ fake, v1, state }: V1Surface, r: RouteRequest, caller: Fake
   const run = state.engine.start(caller, 'turn', turnScript);
   if (request.key !== undefined) state.idempotency.remember(scope, request.key, request.fingerprint, { kind: 'turn', runId: run.id });
   if (fake.faults.has('v1.execute.turn.stream/json-response')) v1.json(r.res, 200, { run_id: run.id });
-  else pipe(fake, state.engine, r.res, run, 0);
+  else pipe(fake, state.engine, r.res, run, 0, { holdOpen: fake.faults.has('v1.execute.turn.stream/held-open') });
 }
 
 /** POST /v1/execute: a turn (streamed) or a task (answered with its run id), idempotent by key. */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { COMPLETED, FAILED } from '../../../../scenarios/v1/runs.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import type { FakeContext } from '../../context.ts';
-import { sseFrame } from '../../sse-framing.ts';
+import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { streamedEventData } from '../execute/accepted-event.ts';
 import { isFinished, type Run, type RunEngine, type RunEvent } from './engine.ts';
 
@@ -15,6 +15,8 @@ export interface PipeOptions {
   onEarlyClose?: () => void;
   /** A reader of GET /v1/runs/{id}/events from the start (counted for a load fault). */
   reader?: boolean;
+  /** Keep the stream open after its terminal event until the fake closes (a turn-stream fault of execute). */
+  holdOpen?: boolean;
 }
 
 const readersFromStart = new WeakMap<Run, number>();
@@ -46,6 +48,8 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   // A parked run may have nothing to send yet; the reader still gets its headers now.
   res.flushHeaders();
+  const { variants } = fake;
+  sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('v1.runs/crlf-line-endings'), cr: variants.has('v1.runs/cr-line-endings'), split: variants.has('v1.runs/split-writes') }));
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -55,9 +59,14 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     res.end();
   };
   const skipped = crowdSkips(fake, run, after, options.reader ?? false);
+  // Held open, the stream never ends on its own: the fake's close ends it.
+  const holdOpen = options.holdOpen ?? false;
+  let held = false;
   const write = (e: RunEvent) => {
     if (e.sequence !== skipped) writeEvent(fake, res, e, options.replayed ?? false);
-    if (TERMINAL_KINDS.has(e.type)) end();
+    if (!TERMINAL_KINDS.has(e.type)) return;
+    if (holdOpen) held = true;
+    else end();
   };
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', () => {
@@ -70,8 +79,8 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
   for (const e of engine.eventsAfter(run, after)) {
     if (skipCancelled && e.type === CANCELLED) continue;
     write(e);
-    if (ended) return;
+    if (ended || held) return;
   }
-  if (isFinished(run)) end();
-  else run.listeners.add(write);
+  if (isFinished(run) && !holdOpen) end();
+  else if (!isFinished(run)) run.listeners.add(write);
 }

@@ -94,11 +94,16 @@ export class WebhookEngine {
 
   /** An endpoint, delivery or event id: the fake's `<prefix><hex>`, or another legal shape under the variant. */
   private mint(prefix: string): string {
-    const integers = prefix !== 'evt_' && this.fake.variants.has('v1.webhooks/integer-ids');
+    const integers = prefix === 'evt_' ? this.integerEventIds() : this.fake.variants.has('v1.webhooks/integer-ids');
     if (!integers && !this.fake.variants.has('v1.webhooks/id-format')) return newId(prefix);
     this.minted += 1;
     // Integer ids count up from a large start (the routes send them as JSON numbers).
     return integers ? String(900_000_000 + this.minted) : otherId(prefix, this.minted);
+  }
+
+  /** Whether event ids are JSON integers in bodies and listings (their digits in the Service-Webhook-Id header). */
+  private integerEventIds(): boolean {
+    return this.fake.variants.has('v1.webhooks/integer-event-ids');
   }
 
   /** A notice from the run engine becomes one delivery per matching endpoint, all with the same event id. */
@@ -112,7 +117,7 @@ export class WebhookEngine {
     if (this.fake.faults.has('v1.webhooks.delivery.body/sequence-as-string')) sequence = String(sequence);
     // Which body field names the event type is not shown either: `type`, or `event_type` under the variant.
     const typeField = this.fake.variants.has('v1.webhooks/event-type-field') ? 'event_type' : 'type';
-    const plain = { apiVersion: 'v1', event_id: eventId, [typeField]: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
+    const plain = { apiVersion: 'v1', event_id: this.integerEventIds() ? Number(eventId) : eventId, [typeField]: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
     const body = this.fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(plain) : plain;
     for (const endpoint of this.endpoints.values()) {
       if (endpoint.tenant !== notice.tenant) continue;

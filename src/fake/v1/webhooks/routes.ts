@@ -34,9 +34,10 @@ function endpointView(fake: FakeContext, e: WebhookEndpoint): Record<string, unk
 /** A listing item in the fake's snake_case, or (`v1.webhooks/listing-camel-case`) in camelCase with the endpoint nested. */
 function deliveryFields(fake: FakeContext, d: Delivery): Record<string, unknown> {
   const camel = fake.variants.has('v1.webhooks/listing-camel-case');
+  const eventId = fake.variants.has('v1.webhooks/integer-event-ids') ? Number(d.eventId) : d.eventId;
   const view: Record<string, unknown> = camel
-    ? { deliveryId: idValue(fake, d.id), endpoint: { endpointId: idValue(fake, d.endpointId) }, runId: d.runId, eventId: d.eventId, eventType: d.eventType }
-    : { id: idValue(fake, d.id), endpoint_id: idValue(fake, d.endpointId), run_id: d.runId, event_id: d.eventId, event_type: d.eventType };
+    ? { deliveryId: idValue(fake, d.id), endpoint: { endpointId: idValue(fake, d.endpointId) }, runId: d.runId, eventId, eventType: d.eventType }
+    : { id: idValue(fake, d.id), endpoint_id: idValue(fake, d.endpointId), run_id: d.runId, event_id: eventId, event_type: d.eventType };
   Object.assign(view, { sequence: d.sequence, status: d.status, attempts: d.attempts.length, [camel ? 'createdAt' : 'created_at']: d.createdAt });
   const last = d.attempts.at(-1);
   if (last) view[camel ? 'lastAttempt' : 'last_attempt'] = last;

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
 import type { FakeContext } from '../../context.ts';
 import type { RouteRequest } from '../../http.ts';
-import { sseFrame } from '../../sse-framing.ts';
+import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { eventStreamContentType } from '../contract.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { skipsCancelOnResume } from './sequence-faults.ts';
@@ -54,6 +54,8 @@ function crowdWriter(fake: MissionSurface['fake'], res: ServerResponse, mission:
 /** Streams the mission's events after `after`, then live ones, and closes after the terminal event. */
 function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: Mission, after: number): void {
   res.writeHead(200, sseHeaders(fake));
+  const { variants } = fake;
+  sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('v8.missions/crlf-line-endings'), cr: variants.has('v8.missions/cr-line-endings'), split: variants.has('v8.missions/split-writes') }));
   // A resume at the tail of a waiting mission has nothing to send yet; the reader still gets its headers now.
   res.flushHeaders();
   const send = crowdWriter(fake, res, mission, after);
@@ -93,6 +95,11 @@ export function events(surface: MissionSurface, r: RouteRequest): void {
   const { fake, v8 } = surface;
   const caller = v8.authorize(r, 'missions:read');
   if (!caller) return;
+  // The seed lists `Accept: text/event-stream` as the request's header: a deployment may insist on it.
+  if (!/text\/event-stream/i.test(r.header('accept') ?? '') && fake.variants.has('v8.missions/events-accept-required')) {
+    v8.problem(r.res, 406, 'not_acceptable', 'Send Accept: text/event-stream for mission events.');
+    return;
+  }
   const mission = findMission(surface, caller, r.params[0]!);
   if (!mission) {
     if (fake.faults.has('v8.missions.events.unknown-404/empty-stream')) {

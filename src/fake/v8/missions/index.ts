@@ -21,7 +21,7 @@ function currentProjection(engine: MissionEngine, stored: StoredResponse): Store
 async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
   const scope = fake.faults.has('v8.missions.auth.scope-403/create-without-write') ? undefined : 'missions:write';
-  const caller = v8.authorize(r, scope, { as503: fake.faults.has('v8.missions.rate-limit-429/limit-as-503') });
+  const caller = v8.authorize(r, scope, { as503: fake.faults.has('v8.missions.rate-limit-429/limit-as-503'), neverLimits: fake.faults.has('v8.missions.rate-limit-429/never-limits') });
   if (!caller) return;
   const key = idempotencyKey(surface, r, fake.faults.has('v8.missions.idempotency.key-required/optional-on-create'));
   if (key === undefined) return;

@@ -1,6 +1,8 @@
+import { sseWireVariants } from '../sse-wire.ts';
 import type { VariantDefinition } from '../types.ts';
 
 export const mcpSseVariants = [
+  ...sseWireVariants('mcp.sse', { document: 'mcp-2025-03-26', section: 'Transports > Sending Messages to the Server', quote: 'the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.' }),
   {
     id: 'mcp.sse/every-answer-streamed',
     description:

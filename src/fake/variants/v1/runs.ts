@@ -1,8 +1,10 @@
+import { sseWireVariants } from '../sse-wire.ts';
 import type { VariantDefinition } from '../types.ts';
 
 const DOC = 'v1-execution-fabric.md';
 
 export const v1RunsVariants = [
+  ...sseWireVariants('v1.runs', { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' }),
   {
     id: 'v1.runs/sse-framing',
     description: 'run event streams carry comments (keepalives), a retry: field and each JSON payload split over several data: lines',

@@ -21,6 +21,12 @@ export const v1WebhooksVariants = [
     excludes: ['v1.webhooks/id-format'],
   },
   {
+    id: 'v1.webhooks/integer-event-ids',
+    description: 'event ids are JSON integers in delivery bodies and listings; the Service-Webhook-Id header carries their digits',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.' },
+    excludes: ['v1.webhooks/id-format'],
+  },
+  {
     id: 'v1.webhooks/listing-array',
     description: 'the delivery listing is a bare JSON array of deliveries',
     spec: { document: DOC, section: 'Endpoints', quote: LISTING },

@@ -1,3 +1,4 @@
+import { sseWireVariants } from '../sse-wire.ts';
 import type { VariantDefinition } from '../types.ts';
 
 const DOC = 'v8-integration-gateway.md';
@@ -5,6 +6,12 @@ const CANCEL = { document: DOC, section: 'Endpoints', quote: 'Cancel request bod
 const EVENT_DATA = { document: DOC, section: 'Events', quote: 'Data payload fields of `mission.started`, `mission.completed`, `mission.failed` and `mission.cancelled`: not shown.' } as const;
 
 export const v8MissionsVariants = [
+  {
+    id: 'v8.missions/events-accept-required',
+    description: 'a request for mission events without Accept: text/event-stream is refused with 406 Not Acceptable',
+    spec: { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' },
+  },
+  ...sseWireVariants('v8.missions', { document: DOC, section: 'Endpoints', quote: 'path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`' }),
   {
     id: 'v8.missions/sse-framing',
     description: 'mission event streams carry comments (keepalives), a retry: field and each JSON payload split over several data: lines',
