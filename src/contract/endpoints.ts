@@ -32,6 +32,8 @@ export interface BodySpec {
   closed: boolean;
   /** Where the profile keeps a body this deployment accepts (a dotted path under `fixtures`), when it needs context to accept one. */
   fixture?: string;
+  /** Why a body the schema allows may still be refused (so no valid case is held to acceptance), when the description says so. */
+  contextual?: string;
 }
 
 export interface HeaderSpec {
@@ -205,13 +207,12 @@ export const V1_ENDPOINTS: readonly Endpoint[] = [
     method: 'POST',
     path: '/v1/webhooks',
     pathParams: {},
-    bodies: [{ name: 'register', schema: webhookRegistration, closed: false }],
+    bodies: [{ name: 'register', schema: webhookRegistration, closed: false, contextual: 'Endpoint URL rules: public HTTPS on the default port; a generated URL is refused by design' }],
     headers: [JSON_TYPE],
     scope: 'runs:read runs:write',
     read: false,
     errors: V1_ERRORS,
     success: { statuses: [201], body: 'json', schema: webhookCreated },
-    notes: 'The URL must be public HTTPS: a generated URL is refused by design, so only refusals are judged here.',
   }),
   v1({
     method: 'GET',
