@@ -180,8 +180,9 @@ export const V1_ENDPOINTS: readonly Endpoint[] = [
     path: '/v1/execute',
     pathParams: {},
     bodies: [
-      { name: 'turn', schema: turnRequest, closed: true, fixture: 'v1.turn' },
+      // Task first: the header cases go with the first body, and a task answers without a stream.
       { name: 'task', schema: taskRequest, closed: false, fixture: 'v1.tasks.completes' },
+      { name: 'turn', schema: turnRequest, closed: true, fixture: 'v1.turn' },
     ],
     headers: [V1_KEY, { name: 'x-ai-platform-version', required: false, schema: z.literal('v1') }, { name: 'accept', required: false, schema: z.enum(['text/event-stream', 'application/json']) }, JSON_TYPE],
     read: false,
