@@ -1,5 +1,6 @@
 /** The traceability matrix as data: each unit with the rules that judge it or the reason none can. */
 import { RULES } from '../registry.ts';
+import { generatedRulesFor } from './generated.ts';
 import { MAPPING } from './map.ts';
 import { REASONS, type ReasonCode } from './reasons.ts';
 import { allUnits, type SpecUnit } from './units.ts';
@@ -27,7 +28,7 @@ export function buildMatrix(units: SpecUnit[] = allUnits()): Matrix {
   const levels = new Map(RULES.map((r) => [r.id, r.level]));
   const out: MatrixUnit[] = units.map((unit) => {
     const mapping = MAPPING[unit.id];
-    const rules = [...(mapping?.rules ?? [])];
+    const rules = [...new Set([...(mapping?.rules ?? []), ...(mapping ? generatedRulesFor(unit, RULES) : [])])];
     const unknownRules = rules.filter((id) => !levels.has(id));
     const reasonCode = mapping?.reason ?? null;
     let status: UnitStatus;
