@@ -67,6 +67,12 @@ export interface RuleMeta {
   needs: Needs;
   /** Judged over every exchange of the run: runs after every other selected rule. */
   judgesTheRun?: boolean;
+  /**
+   * Sends bulk generated traffic (hundreds of requests): runs after the other rules, so their
+   * timing-sensitive checks (webhook deliveries, streams) never share the target with it, and
+   * before the rules that judge the whole run.
+   */
+  bulk?: boolean;
 }
 
 export interface Observation {

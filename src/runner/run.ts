@@ -203,7 +203,9 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   const results: RuleResult[] = new Array(options.rules.length);
   // Rules that judge every exchange of the run go last, once everything else has been sent.
   const indices = options.rules.map((_, i) => i);
-  const waves = [indices.filter((i) => !options.rules[i]!.judgesTheRun), indices.filter((i) => options.rules[i]!.judgesTheRun)];
+  // Bulk generated traffic goes between them, so no timing-sensitive rule shares the target with it.
+  const waveOf = (rule: Rule) => (rule.judgesTheRun ? 2 : rule.bulk ? 1 : 0);
+  const waves = [0, 1, 2].map((w) => indices.filter((i) => waveOf(options.rules[i]!) === w));
   for (const wave of waves) {
     let next = 0;
     const worker = async () => {

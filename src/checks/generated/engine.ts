@@ -5,6 +5,7 @@
  * shrunk by fast-check when an oracle fails). The first rule to ask sends; the others judge the
  * same exchanges, so the surface's requests are sent once whatever the number of oracles.
  */
+import { createHash, type Hash } from 'node:crypto';
 import fc from 'fast-check';
 import { ENDPOINTS, type BodySpec, type Endpoint, type EndpointSurface } from '../../contract/endpoints.ts';
 import { arbitraryOf } from '../../contract/schema-cases.ts';
@@ -12,7 +13,7 @@ import { Inconclusive, RUN_MEMO, type CheckContext, type EvidenceEntry, type Pro
 import { newKey } from '../../util/ids.ts';
 import { createMission, fixture } from '../v8/support/missions.ts';
 import { capabilitySearchBody, memoryBase } from '../v8/support/read.ts';
-import { startRun, taskBody, turnBody } from '../v1/support/fabric.ts';
+import { startRun, taskBody } from '../v1/support/fabric.ts';
 import { isLimited, ORACLES, type OracleName } from './oracles.ts';
 import { deterministicPlan, isRead, type Generated, type Plan, type PlanContext } from './requests.ts';
 
@@ -42,6 +43,12 @@ export interface ProbeRun {
   cases: Map<string, { valid: number; invalid: number; open: number }>;
   seed: number;
   sent: number;
+  /**
+   * SHA-256 of every generated request in generation order (method, path, headers, body), with the
+   * values a run must make fresh masked: idempotency keys and the ids of resources it created.
+   * Two runs with the same --seed against the same deployment print the same digest.
+   */
+  digest: string;
 }
 
 const PARALLEL = 4;
@@ -72,7 +79,8 @@ function bodyFixtures(ctx: CheckContext): Record<string, unknown> {
   take('v8.missions.succeeds', () => fixture(ctx, 'succeeds'));
   take('v8.capabilitySearch', () => capabilitySearchBody(ctx));
   take('v8.memory', () => memoryBase(ctx));
-  take('v1.turn', () => turnBody(ctx));
+  // The profile's own turn body, as given: the fixture helper gives each request a fresh requestId, and the same --seed must send the same bodies.
+  take('v1.turn', () => ctx.profile.fixtures.v1.turn);
   take('v1.tasks.completes', () => taskBody(ctx, 'completes'));
   return out;
 }
@@ -99,6 +107,17 @@ interface Sender {
   ctx: CheckContext;
   run: ProbeRun;
   cap: number;
+  /** Every generated request in generation order, for the digest. */
+  hash: Hash;
+  existing: readonly string[];
+}
+
+/** Adds a request to the run's digest, the values a run must make fresh masked. */
+function digestOf(s: Sender, g: Generated): void {
+  let path = g.request.path;
+  for (const id of s.existing) path = path.split(encodeURIComponent(id)).join('{existing}');
+  const headers = Object.entries(g.request.headers ?? {}).map(([k, v]) => (k === 'idempotency-key' ? [k, v.length] : [k, v]));
+  s.hash.update(`${JSON.stringify([g.request.method, path, g.request.credential?.name ?? null, headers, g.request.json ?? g.request.rawBody ?? null])}\n`);
 }
 
 async function sendAll(s: Sender, requests: readonly Generated[], phase: Judged['phase']): Promise<void> {
@@ -137,6 +156,7 @@ async function randomPhase(s: Sender, endpoint: Endpoint, spec: BodySpec, templa
   const property = fc.asyncProperty(arbitraryOf(spec.schema, base), async (value) => {
     if (s.run.sent >= s.cap) return;
     const g = generatedOf(value);
+    digestOf(s, g);
     s.run.sent += 1;
     const got = await sendOnce(s.ctx, g);
     if (got === 'limited') {
@@ -203,8 +223,9 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   const existing = await existingResources(ctx, surface, readOnly);
   const planContext: PlanContext = { surface, credential, fixtures: bodyFixtures(ctx), existing, readOnly };
   const plan = deterministicPlan(planContext);
-  const run: ProbeRun = { judged: [], limited: 0, skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan), seed: ctx.seed, sent: 0 };
-  const sender: Sender = { ctx, run, cap: ctx.profile.safety.generatedRequests };
+  const run: ProbeRun = { judged: [], limited: 0, skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan), seed: ctx.seed, sent: 0, digest: '' };
+  const sender: Sender = { ctx, run, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: Object.values(existing) };
+  for (const g of plan.requests) digestOf(sender, g);
   await sendAll(sender, plan.requests, 'deterministic');
   for (const endpoint of ENDPOINTS.filter((e) => e.surface === surface)) {
     for (const spec of endpoint.bodies) {
@@ -214,6 +235,7 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
     }
   }
   run.coverage = coverageOf(plan, run.judged);
+  run.digest = sender.hash.digest('hex');
   return run;
 }
 

@@ -15,6 +15,8 @@ function shrunk(j: Judged): string {
 function observeRun(ctx: CheckContext, run: ProbeRun): void {
   ctx.observe('seed', run.seed, 'the same --seed sends the same generated requests (fresh idempotency keys and ids the target assigns aside)');
   ctx.observe('requests sent', run.sent);
+  ctx.observe('requests digest', run.digest, 'SHA-256 of the generated requests in generation order, fresh idempotency keys and created ids masked: equal for equal --seed');
+  ctx.observe('cases per endpoint (valid, invalid, open)', Object.fromEntries([...run.cases].map(([k, c]) => [k, `${c.valid}, ${c.invalid}, ${c.open}`])));
   if (run.limited > 0) ctx.observe('left unjudged after backing off from 429/503', run.limited);
   for (const s of run.skipped) ctx.observe(`not exercised: ${s.endpoint}`, s.reason);
   for (const [endpoint, rows] of run.coverage) {

@@ -10,7 +10,7 @@ import { casesOf, minimalOf, stringOf, type Constraint } from '../../contract/sc
 import type { Credential } from '../../profile/schema.ts';
 import type { CheckContext, ProbeRequest } from '../../rule/index.ts';
 import { newKey } from '../../util/ids.ts';
-import { uuidv7 } from '../../util/uuid.ts';
+import type { z } from 'zod';
 
 /**
  * What the description expects: `accept` a valid request (never refused as invalid), `reject` an
@@ -69,6 +69,12 @@ function baseHeaders(endpoint: Endpoint): Record<string, string> {
   return out;
 }
 
+/** A well-formed id no deployment holds, the same in every run (so the same --seed sends the same paths). */
+function namingNothing(schema: z.ZodType): string {
+  const id = 'apicert-no-such-resource';
+  return schema.safeParse(id).success ? id : String(minimalOf(schema));
+}
+
 /** Which endpoints address the existing resources: reads and signals, so no case cancels the mission the others signal. */
 function usesExisting(e: Endpoint): boolean {
   return e.method === 'GET' ? e.success.body !== 'sse' : e.path.endsWith('/signals');
@@ -76,7 +82,7 @@ function usesExisting(e: Endpoint): boolean {
 
 function pathOf(endpoint: Endpoint, plan: PlanContext, override: Record<string, string> = {}): string {
   const values: Record<string, string> = {};
-  for (const name of Object.keys(endpoint.pathParams)) values[name] = override[name] ?? (usesExisting(endpoint) ? plan.existing[name] : undefined) ?? uuidv7();
+  for (const [name, schema] of Object.entries(endpoint.pathParams)) values[name] = override[name] ?? (usesExisting(endpoint) ? plan.existing[name] : undefined) ?? namingNothing(schema);
   return fillPath(endpoint.path, values);
 }
 
@@ -208,8 +214,8 @@ function paramCases(endpoint: Endpoint, plan: PlanContext, out: Generated[]): vo
       out.push({ endpoint, constraint: `${key(endpoint)} path ${name}`, label: `${name}: ${label}`, expect, request: req });
     };
     // An id that names nothing is a 404, never a validation failure: "valid" only means not refused as malformed.
-    const fresh = stringOf(schema, 256) ?? uuidv7();
-    add(schema.safeParse(fresh).success ? 'at its longest, naming nothing' : 'well-formed, naming nothing', schema.safeParse(fresh).success ? fresh : uuidv7(), 'accept');
+    const longest = stringOf(schema, 256);
+    add(longest !== undefined && schema.safeParse(longest).success ? 'at its longest, naming nothing' : 'well-formed, naming nothing', longest !== undefined && schema.safeParse(longest).success ? longest : namingNothing(schema), 'accept');
     add('257 characters', 'a'.repeat(257), schema.safeParse('a'.repeat(257)).success ? 'any' : 'reject');
     add('leading "-"', '-apicert', schema.safeParse('-apicert').success ? 'any' : 'reject');
     add('non-ASCII', 'grüße-🙂', schema.safeParse('grüße-🙂').success ? 'any' : 'reject');

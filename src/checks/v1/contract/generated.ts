@@ -11,6 +11,7 @@ export const generatedNo5xx = rule({
   id: 'v1.contract.generated.no-5xx',
   title: 'No generated request, valid or invalid, to any /v1 endpoint (or an unknown /v1 path) gets a 5xx',
   level: 'required',
+  bulk: true,
   spec: { quote: 'ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request`' },
   check: judgeOracle('v1', 'no-5xx'),
 });
@@ -19,6 +20,7 @@ export const generatedProblemJson = rule({
   id: 'v1.contract.generated.problem-json',
   title: 'Every non-2xx answer of a /v1 endpoint to a generated request is application/problem+json with the closed /v1 Problem shape',
   level: 'required',
+  bulk: true,
   spec: {
     section: 'Endpoints; Errors',
     quote: 'Error responses on every endpoint are `application/problem+json` (see Errors). … Errors are RFC 9457 `application/problem+json`. … No extra properties are allowed in Problem or FieldError.',
@@ -30,6 +32,7 @@ export const generatedErrorStatus = rule({
   id: 'v1.contract.generated.error-status',
   title: 'A generated request that breaks the contract is refused with a 4xx (no status mapping is given: the status is recorded)',
   level: 'required',
+  bulk: true,
   spec: { quote: 'ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request` … Mapping of each `code` to an HTTP status: not shown.' },
   check: judgeOracle('v1', 'error-status'),
 });
@@ -38,6 +41,7 @@ export const generatedAcceptsValid = rule({
   id: 'v1.contract.generated.accepts-valid',
   title: 'A generated request the contract allows (every bound at its limit, every enum value and part type, optional fields present and absent) is never refused as invalid',
   level: 'required',
+  bulk: true,
   spec: {
     section: 'Limits',
     quote: 'Field bounds are in Resources: messages 1-512, parts 1-64, text 200000 chars, metadata 32 keys, approvals 64, capabilities 64, tool filter lists 256, `timeoutMs` 1000-120000.',

@@ -11,6 +11,7 @@ export const generatedNo5xx = rule({
   id: 'v8.contract.generated.no-5xx',
   title: 'No generated request, valid or invalid, to any /v8 endpoint (or an unknown /v8 path) gets a 5xx',
   level: 'required',
+  bulk: true,
   spec: { quote: 'Error statuses are in Errors. … `400` missing fields, budget out of range, malformed JSON' },
   check: judgeOracle('v8', 'no-5xx'),
 });
@@ -19,6 +20,7 @@ export const generatedProblemJson = rule({
   id: 'v8.contract.generated.problem-json',
   title: 'Every non-2xx answer of a /v8 endpoint to a generated request is application/problem+json with the /v8 problem shape',
   level: 'required',
+  bulk: true,
   spec: { quote: 'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).' },
   check: judgeOracle('v8', 'problem-json'),
 });
@@ -27,6 +29,7 @@ export const generatedErrorStatus = rule({
   id: 'v8.contract.generated.error-status',
   title: 'A generated request that breaks the contract is refused with the status the error table names for its cause, else with a 4xx (recorded)',
   level: 'required',
+  bulk: true,
   spec: {
     quote:
       '`400` missing fields, budget out of range, malformed JSON … `400` missing fields or `signal` over 256 chars … `400` missing fields, empty `classes` or bounds exceeded … A missing or expired token gives `401`.',
@@ -38,6 +41,7 @@ export const generatedAcceptsValid = rule({
   id: 'v8.contract.generated.accepts-valid',
   title: 'A generated request the contract allows (every bound at its limit, every enum value, optional fields present and absent) is never refused as invalid',
   level: 'required',
+  bulk: true,
   spec: {
     section: 'Limits; Resources and their fields',
     quote:
