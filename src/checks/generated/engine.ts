@@ -110,13 +110,17 @@ interface Sender {
   /** Every generated request in generation order, for the digest. */
   hash: Hash;
   existing: readonly string[];
+  /** The token of the probes' credential, masked in the digest. */
+  token: string;
 }
 
 /** Adds a request to the run's digest, the values a run must make fresh masked. */
 function digestOf(s: Sender, g: Generated): void {
   let path = g.request.path;
   for (const id of s.existing) path = path.split(encodeURIComponent(id)).join('{existing}');
-  const headers = Object.entries(g.request.headers ?? {}).map(([k, v]) => (k === 'idempotency-key' ? [k, v.length] : [k, v]));
+  // Tokens are the profile's (the embedded fake mints new ones each start): named, never hashed.
+  const token = g.request.credential?.token ?? s.token;
+  const headers = Object.entries(g.request.headers ?? {}).map(([k, v]) => (k === 'idempotency-key' ? [k, v.length] : [k, v.split(token).join('<token>')]));
   s.hash.update(`${JSON.stringify([g.request.method, path, g.request.credential?.name ?? null, headers, g.request.json ?? g.request.rawBody ?? null])}\n`);
 }
 
@@ -224,7 +228,7 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   const planContext: PlanContext = { surface, credential, fixtures: bodyFixtures(ctx), existing, readOnly };
   const plan = deterministicPlan(planContext);
   const run: ProbeRun = { judged: [], limited: 0, skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan), seed: ctx.seed, sent: 0, digest: '' };
-  const sender: Sender = { ctx, run, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: Object.values(existing) };
+  const sender: Sender = { ctx, run, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: Object.values(existing), token: credential.token };
   for (const g of plan.requests) digestOf(sender, g);
   await sendAll(sender, plan.requests, 'deterministic');
   for (const endpoint of ENDPOINTS.filter((e) => e.surface === surface)) {
