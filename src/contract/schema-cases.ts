@@ -190,6 +190,7 @@ const ODD_STRINGS: ReadonlyArray<[string, string]> = [
 ];
 
 const WRONG_TYPES: ReadonlyArray<[string, unknown]> = [
+  ['string', 'apicert'],
   ['null', null],
   ['boolean', true],
   ['array', []],
@@ -341,7 +342,9 @@ function walk(c: Collector, schema: z.ZodType, path: Path, base: unknown): void 
   if (path.length > 0 && def.type !== 'unknown' && def.type !== 'any') {
     const id = c.constraint(path, 'type', def.type);
     const own = def.type === 'record' ? 'object' : def.type;
-    for (const [name, v] of WRONG_TYPES) if (name !== own) c.add(id, `${pathText(path)}: ${name}`, base, path, v);
+    // Strings, numbers, enums and literals get their own string mutations (a number as a string, an unknown value).
+    const hasString = ['string', 'number', 'enum', 'literal'].includes(def.type);
+    for (const [name, v] of WRONG_TYPES) if (name !== own && !(name === 'string' && hasString)) c.add(id, `${pathText(path)}: ${name}`, base, path, v);
   }
   if (def.type === 'string') walkString(c, inner, path, base);
   else if (def.type === 'number') walkNumber(c, inner, path, base);
