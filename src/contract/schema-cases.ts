@@ -203,6 +203,11 @@ const VERY_LONG = 70_000;
 class Collector {
   readonly constraints = new Map<string, Constraint>();
   readonly cases: Case[] = [];
+  /**
+   * Schemas already walked at another path (an Identifier is reused nine times in a turn body):
+   * their bounds are exercised again at each path, their type mutations and odd strings once.
+   */
+  readonly walked = new Set<z.ZodType>();
   private readonly seen = new Set<string>();
   private readonly root: z.ZodType;
   constructor(root: z.ZodType) {
@@ -225,7 +230,7 @@ class Collector {
   }
 }
 
-function walkString(c: Collector, schema: z.ZodType, path: Path, base: unknown): void {
+function walkString(c: Collector, schema: z.ZodType, path: Path, base: unknown, again: boolean): void {
   const b = boundsOf(schema);
   const p = pathText(path);
   const length = c.constraint(path, 'length', `${b.min ?? 0}-${b.max ?? '∞'} chars`);
@@ -243,6 +248,7 @@ function walkString(c: Collector, schema: z.ZodType, path: Path, base: unknown):
     c.add(pattern, `${p}: leading "-"`, base, path, `-${good.slice(1)}`);
     c.add(pattern, `${p}: a space inside`, base, path, `${good.slice(0, 1)} ${good.slice(2)}`);
   }
+  if (again) return;
   const type = c.constraint(path, 'type', 'string');
   c.add(type, `${p}: number`, base, path, 12345);
   for (const [name, v] of ODD_STRINGS) c.add(type, `${p}: ${name}`, base, path, v);
@@ -339,14 +345,16 @@ function walkRecord(c: Collector, def: Def, path: Path, base: unknown): void {
 function walk(c: Collector, schema: z.ZodType, path: Path, base: unknown): void {
   const { inner } = unwrap(schema);
   const def = defOf(inner);
+  const again = c.walked.has(inner);
+  c.walked.add(inner);
   if (path.length > 0 && def.type !== 'unknown' && def.type !== 'any') {
     const id = c.constraint(path, 'type', def.type);
     const own = def.type === 'record' ? 'object' : def.type;
     // Strings, numbers, enums and literals get their own string mutations (a number as a string, an unknown value).
     const hasString = ['string', 'number', 'enum', 'literal'].includes(def.type);
-    for (const [name, v] of WRONG_TYPES) if (name !== own && !(name === 'string' && hasString)) c.add(id, `${pathText(path)}: ${name}`, base, path, v);
+    for (const [name, v] of WRONG_TYPES) if (name !== own && !(name === 'string' && hasString) && (!again || name === 'null')) c.add(id, `${pathText(path)}: ${name}`, base, path, v);
   }
-  if (def.type === 'string') walkString(c, inner, path, base);
+  if (def.type === 'string') walkString(c, inner, path, base, again);
   else if (def.type === 'number') walkNumber(c, inner, path, base);
   else if (def.type === 'array') walkArray(c, def, inner, path, base);
   else if (def.type === 'object') walkObject(c, def, path, base);
