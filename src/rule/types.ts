@@ -68,9 +68,9 @@ export interface RuleMeta {
   /** Judged over every exchange of the run: runs after every other selected rule. */
   judgesTheRun?: boolean;
   /**
-   * Sends bulk generated traffic (hundreds of requests): runs after the other rules, so their
-   * timing-sensitive checks (webhook deliveries, streams) never share the target with it, and
-   * before the rules that judge the whole run.
+   * Sends bulk generated traffic (hundreds of requests): starts after every other rule has started
+   * and the rules that wait on webhook deliveries have finished, so their timing never shares the
+   * target with it, and before the rules that judge the whole run.
    */
   bulk?: boolean;
 }
