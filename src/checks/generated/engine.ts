@@ -142,6 +142,17 @@ async function sendAll(s: Sender, requests: readonly Generated[], phase: Judged[
   }
 }
 
+/** A random-phase request: the template's endpoint and headers (a fresh idempotency key), a generated body. */
+export function randomCase(template: Generated, spec: BodySpec, value: unknown): Generated {
+  return {
+    ...template,
+    constraint: `${template.constraint.split(' (body)')[0]} (random)`,
+    label: `random ${spec.name} body`,
+    expect: spec.schema.safeParse(value).success && !spec.contextual ? 'accept' : 'any',
+    request: { ...template.request, headers: { ...template.request.headers, ...(template.request.headers?.['idempotency-key'] ? { 'idempotency-key': newKey() } : {}) }, json: value, label: `generated: random ${spec.name} body` },
+  };
+}
+
 /** Oracles the random phase judges: a valid body is never a 5xx, never refused as invalid, and a refusal is a problem. */
 const RANDOM_ORACLES: readonly OracleName[] = ['no-5xx', 'accepts-valid', 'problem-json'];
 
@@ -149,13 +160,7 @@ async function randomPhase(s: Sender, endpoint: Endpoint, spec: BodySpec, templa
   const examples = s.ctx.profile.safety.generatedExamples;
   if (examples === 0) return;
   const seed = seedOf(s.ctx.seed, `${endpoint.method} ${endpoint.path} ${spec.name}`);
-  const generatedOf = (value: unknown): Generated => ({
-    ...template,
-    constraint: `${template.constraint.split(' (body)')[0]} (random)`,
-    label: `random ${spec.name} body`,
-    expect: spec.schema.safeParse(value).success && !spec.contextual ? 'accept' : 'any',
-    request: { ...template.request, headers: { ...template.request.headers, ...(template.request.headers?.['idempotency-key'] ? { 'idempotency-key': newKey() } : {}) }, json: value, label: `generated: random ${spec.name} body` },
-  });
+  const generatedOf = (value: unknown) => randomCase(template, spec, value);
   let failing: Judged | undefined;
   const property = fc.asyncProperty(arbitraryOf(spec.schema, base), async (value) => {
     if (s.run.sent >= s.cap) return;
