@@ -5,20 +5,8 @@
  */
 import { isRecord } from '../../util/json.ts';
 import type { Route, RouteRequest } from '../http.ts';
+import { bodyJson, withBody } from '../support/route-body.ts';
 import type { V1Surface } from './surface.ts';
-
-async function bodyJson(r: RouteRequest): Promise<unknown> {
-  try {
-    return JSON.parse(await r.body()) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function withBody(r: RouteRequest, body: unknown): RouteRequest {
-  const text = JSON.stringify(body);
-  return { ...r, body: () => Promise.resolve(text) };
-}
 
 /** The request to route (its body perhaps rewritten), or undefined when a fault already answered. */
 async function contractFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Promise<RouteRequest | undefined> {

@@ -2,6 +2,7 @@ import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
+import { bodyJson, withBody } from '../support/route-body.ts';
 import { isRecord } from '../../util/json.ts';
 
 /** What a /v8 response is, as far as the contract-version header goes. */
@@ -34,20 +35,6 @@ export function problemContentType(fake: FakeContext): string {
 
 export function eventStreamContentType(fake: FakeContext): string {
   return withCharset(fake, 'text/event-stream');
-}
-
-/** The JSON a request body holds, or undefined; for the faults below, which look at bodies before the route does. */
-async function bodyJson(r: RouteRequest): Promise<unknown> {
-  try {
-    return JSON.parse(await r.body()) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function withBody(r: RouteRequest, body: unknown): RouteRequest {
-  const text = JSON.stringify(body);
-  return { ...r, body: () => Promise.resolve(text) };
 }
 
 /**
