@@ -9,7 +9,7 @@ import { createHash, type Hash } from 'node:crypto';
 import fc from 'fast-check';
 import { ENDPOINTS, type BodySpec, type Endpoint, type EndpointSurface } from '../../contract/endpoints.ts';
 import { arbitraryOf } from '../../contract/schema-cases.ts';
-import { Inconclusive, RUN_MEMO, type CheckContext, type EvidenceEntry, type ProbeResponse } from '../../rule/index.ts';
+import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type ProbeResponse } from '../../rule/index.ts';
 import { newKey } from '../../util/ids.ts';
 import { createMission, fixture } from '../v8/support/missions.ts';
 import { capabilitySearchBody, memoryBase } from '../v8/support/read.ts';
@@ -37,6 +37,8 @@ export interface ProbeRun {
   judged: Judged[];
   /** Requests a rate limiter answered even after backing off: not judged. */
   limited: number;
+  /** Requests the target did not answer at all (reset, timeout): not judged, listed. */
+  unanswered: string[];
   /** Endpoints and constraints not exercised, with the reason (read-only, budget). */
   skipped: Array<{ endpoint: string; reason: string }>;
   coverage: Map<string, CoverageRow[]>;
@@ -124,21 +126,34 @@ function digestOf(s: Sender, g: Generated): void {
   s.hash.update(`${JSON.stringify([g.request.method, path, g.request.credential?.name ?? null, headers, g.request.json ?? g.request.rawBody ?? null])}\n`);
 }
 
+/** The run's request budget ran out (the budget wins: what was left is reported, not sent). */
+function budgetSpent(error: unknown): boolean {
+  return error instanceof Inconclusive && !(error instanceof TransportError) && /request budget/.test(error.message);
+}
+
 async function sendAll(s: Sender, requests: readonly Generated[], phase: Judged['phase']): Promise<void> {
   let next = 0;
+  let stopped: string | undefined;
   const worker = async () => {
-    while (next < requests.length && s.run.sent < s.cap) {
+    while (next < requests.length && s.run.sent < s.cap && !stopped) {
       const g = requests[next++]!;
       s.run.sent += 1;
-      const got = await sendOnce(s.ctx, g);
-      if (got === 'limited') s.run.limited += 1;
-      else s.run.judged.push({ g, res: got.res, evidence: got.evidence, phase });
+      try {
+        const got = await sendOnce(s.ctx, g);
+        if (got === 'limited') s.run.limited += 1;
+        else s.run.judged.push({ g, res: got.res, evidence: got.evidence, phase });
+      } catch (error) {
+        if (budgetSpent(error)) stopped = `safety.requestBudget used up`;
+        // A request the target did not answer (reset, timeout) judges nothing; the count is reported.
+        else if (error instanceof TransportError) s.run.unanswered.push(`${g.request.method} ${g.request.path} (${g.label}): ${error.message}`);
+        else throw error;
+      }
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
   if (next < requests.length) {
     const left = new Set(requests.slice(next).map((g) => g.constraint));
-    s.run.skipped.push({ endpoint: `${left.size} constraint(s) in the ${phase} phase`, reason: `safety.generatedRequests (${s.cap}) reached: ${[...left].slice(0, 20).join('; ')}` });
+    s.run.skipped.push({ endpoint: `${left.size} constraint(s) in the ${phase} phase`, reason: `${stopped ?? `safety.generatedRequests (${s.cap}) reached`}: ${[...left].slice(0, 20).join('; ')}` });
   }
 }
 
@@ -167,7 +182,15 @@ async function randomPhase(s: Sender, endpoint: Endpoint, spec: BodySpec, templa
     const g = generatedOf(value);
     digestOf(s, g);
     s.run.sent += 1;
-    const got = await sendOnce(s.ctx, g);
+    let got: Awaited<ReturnType<typeof sendOnce>>;
+    try {
+      got = await sendOnce(s.ctx, g);
+    } catch (error) {
+      if (budgetSpent(error)) s.run.sent = s.cap;
+      else if (error instanceof TransportError) s.run.unanswered.push(`${g.request.method} ${g.request.path} (${g.label}): ${error.message}`);
+      else throw error;
+      return;
+    }
     if (got === 'limited') {
       s.run.limited += 1;
       return;
@@ -232,7 +255,7 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   const existing = await existingResources(ctx, surface, readOnly);
   const planContext: PlanContext = { surface, credential, fixtures: bodyFixtures(ctx), existing, readOnly };
   const plan = deterministicPlan(planContext);
-  const run: ProbeRun = { judged: [], limited: 0, skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan), seed: ctx.seed, sent: 0, digest: '' };
+  const run: ProbeRun = { judged: [], limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan), seed: ctx.seed, sent: 0, digest: '' };
   const sender: Sender = { ctx, run, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: Object.values(existing), token: credential.token };
   for (const g of plan.requests) digestOf(sender, g);
   await sendAll(sender, plan.requests, 'deterministic');
@@ -242,6 +265,10 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
       if (!template || (readOnly && !isRead(template.request, endpoint))) continue;
       await randomPhase(sender, endpoint, spec, template, template.request.json);
     }
+  }
+  if (existing.runId) {
+    // The waiting mission was the probes' own: cancelled, so no deployment keeps it waiting.
+    await ctx.http.send({ method: 'POST', path: `/v8/missions/${encodeURIComponent(existing.runId)}/cancel`, credential, headers: { 'idempotency-key': newKey() }, label: 'cleanup: cancel the waiting mission' }).catch(() => undefined);
   }
   run.coverage = coverageOf(plan, run.judged);
   run.digest = sender.hash.digest('hex');

@@ -18,6 +18,7 @@ function observeRun(ctx: CheckContext, run: ProbeRun): void {
   ctx.observe('requests digest', run.digest, 'SHA-256 of the generated requests in generation order, fresh idempotency keys and created ids masked: equal for equal --seed');
   ctx.observe('cases per endpoint (valid, invalid, open)', Object.fromEntries([...run.cases].map(([k, c]) => [k, `${c.valid}, ${c.invalid}, ${c.open}`])));
   if (run.limited > 0) ctx.observe('left unjudged after backing off from 429/503', run.limited);
+  if (run.unanswered.length > 0) ctx.observe('not answered (transport), not judged', run.unanswered.slice(0, 20), `${run.unanswered.length} in all`);
   for (const s of run.skipped) ctx.observe(`not exercised: ${s.endpoint}`, s.reason);
   for (const [endpoint, rows] of run.coverage) {
     const row = (r: (typeof rows)[number]) => `${r.valid ? 'valid' : '-'}/${r.invalid ? 'invalid' : '-'}`;
@@ -69,6 +70,7 @@ export function judgeResponses(surface: EndpointSurface) {
     }
     if (journal?.dropped) ctx.observe('answers past the journal limit (not judged)', journal.dropped);
     ctx.observe('2xx JSON answers judged', judged);
+    if (judged === 0 && journal && !ctx.profile.safety.allowMutations) ctx.notApplicable(`no 2xx JSON answer of /${surface} was seen in this read-only run`);
     if (judged === 0) ctx.inconclusive(journal ? `no 2xx JSON answer of /${surface} was seen in the run` : 'the run keeps no journal of its exchanges');
   };
 }

@@ -155,6 +155,8 @@ function headerCases(endpoint: Endpoint, plan: PlanContext, out: Generated[]): v
     if (status !== undefined) g.status = status;
     out.push(g);
   };
+  // A request as described, with nothing changed: what a bodiless endpoint is first asked.
+  if (endpoint.bodies.length === 0) add('(none)', 'as described', 'accept', () => undefined);
   const token = plan.credential.token;
   // "A missing or expired token gives `401`" (/v8); /v1 names no status for authentication_failed.
   const missing = endpoint.surface === 'v8' ? 401 : undefined;
