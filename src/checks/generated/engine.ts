@@ -229,7 +229,8 @@ function coverageOf(plan: Plan, judged: readonly Judged[]): Map<string, Coverage
   for (const [key, row] of seen) {
     if (plan.constraints.has(key) || key.endsWith('(random)')) continue;
     const list = out.get(endpointKeyOf(key)) ?? [];
-    list.push({ constraint: key.slice(endpointKeyOf(key).length + 1), detail: 'header, path or method', ...row });
+    const constraint = key.slice(endpointKeyOf(key).length + 1);
+    list.push({ constraint, detail: constraint.includes('(body)') ? 'the body as a whole' : 'header, path or method', ...row });
     out.set(endpointKeyOf(key), list);
   }
   return out;
