@@ -234,19 +234,21 @@ function walkString(c: Collector, schema: z.ZodType, path: Path, base: unknown, 
   const b = boundsOf(schema);
   const p = pathText(path);
   const length = c.constraint(path, 'length', `${b.min ?? 0}-${b.max ?? '∞'} chars`);
-  for (const n of [b.min, b.max]) {
+  // A schema met again at another path: its upper bound on each side there (the lower one was probed where first met).
+  const lower = again && b.max !== undefined ? undefined : b.min;
+  for (const n of [lower, b.max]) {
     if (n === undefined || n > 200_000) continue;
     const v = stringOf(schema, n);
     if (v !== undefined) c.add(length, `${p}: length ${n}`, base, path, v);
   }
-  if (b.min !== undefined && b.min > 0) c.add(length, `${p}: length ${b.min - 1}`, base, path, (stringOf(schema, b.min) ?? 'a'.repeat(b.min)).slice(1));
+  if (lower !== undefined && lower > 0) c.add(length, `${p}: length ${lower - 1}`, base, path, (stringOf(schema, lower) ?? 'a'.repeat(lower)).slice(1));
   if (b.max !== undefined) c.add(length, `${p}: length ${b.max + 1}`, base, path, `${stringOf(schema, b.max) ?? 'a'.repeat(b.max)}a`);
   else c.add(length, `${p}: very long (${VERY_LONG} chars)`, base, path, 'a'.repeat(VERY_LONG));
   if (b.pattern || b.format) {
     const pattern = c.constraint(path, 'pattern', b.pattern ? String(b.pattern) : `format ${b.format}`);
     const good = String(getAt(base, path) ?? minimalOf(schema));
     c.add(pattern, `${p}: leading "-"`, base, path, `-${good.slice(1)}`);
-    c.add(pattern, `${p}: a space inside`, base, path, `${good.slice(0, 1)} ${good.slice(2)}`);
+    if (!again) c.add(pattern, `${p}: a space inside`, base, path, `${good.slice(0, 1)} ${good.slice(2)}`);
   }
   if (again) return;
   const type = c.constraint(path, 'type', 'string');

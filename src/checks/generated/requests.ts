@@ -144,7 +144,12 @@ function plainRequest(endpoint: Endpoint, plan: PlanContext): ProbeRequest {
   return req;
 }
 
-function headerCases(endpoint: Endpoint, plan: PlanContext, out: Generated[]): void {
+/**
+ * The named headers' cases. The token is checked the same way on every endpoint of a deployment
+ * as a rule, so its missing case goes to every endpoint and its other cases (empty, malformed, very
+ * long, repeated) to the first endpoint of each method (`everyAuthorization`).
+ */
+function headerCases(endpoint: Endpoint, plan: PlanContext, out: Generated[], everyAuthorization: boolean): void {
   const contextual = endpoint.bodies[0]?.contextual !== undefined;
   const add = (header: string, label: string, wanted: Expectation, change: (req: ProbeRequest) => void, status?: number) => {
     const expect = contextual && wanted === 'accept' ? 'any' : wanted;
@@ -161,11 +166,7 @@ function headerCases(endpoint: Endpoint, plan: PlanContext, out: Generated[]): v
   // "A missing or expired token gives `401`" (/v8); /v1 names no status for authentication_failed.
   const missing = endpoint.surface === 'v8' ? 401 : undefined;
   add('authorization', 'missing', 'reject', (r) => (r.credential = null), missing);
-  add('authorization', 'empty', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: '' })));
-  add('authorization', 'malformed (no scheme)', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: token })));
-  add('authorization', 'malformed (Basic)', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: `Basic ${Buffer.from('apicert:probe').toString('base64')}` })));
-  add('authorization', 'very long', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: `Bearer ${'a'.repeat(4096)}` })));
-  add('authorization', 'repeated', 'any', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: `Bearer ${token}, Bearer ${token}` })));
+  if (everyAuthorization) authorizationCases(add, token);
   for (const h of endpoint.headers) {
     if (h.name === 'authorization') continue;
     if (h.name === 'idempotency-key') idempotencyCases(endpoint, h.required, add);
@@ -186,6 +187,15 @@ function headerCases(endpoint: Endpoint, plan: PlanContext, out: Generated[]): v
 }
 
 type AddHeaderCase = (header: string, label: string, expect: Expectation, change: (req: ProbeRequest) => void, status?: number) => void;
+
+/** The token empty, without a scheme, under another scheme, very long and repeated. */
+function authorizationCases(add: AddHeaderCase, token: string): void {
+  add('authorization', 'empty', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: '' })));
+  add('authorization', 'malformed (no scheme)', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: token })));
+  add('authorization', 'malformed (Basic)', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: `Basic ${Buffer.from('apicert:probe').toString('base64')}` })));
+  add('authorization', 'very long', 'reject', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: `Bearer ${'a'.repeat(4096)}` })));
+  add('authorization', 'repeated', 'any', (r) => ((r.credential = null), (r.headers = { ...r.headers, authorization: `Bearer ${token}, Bearer ${token}` })));
+}
 
 /** "16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`" (/v8, required); an Identifier (/v1, optional). */
 function idempotencyCases(endpoint: Endpoint, required: boolean, add: AddHeaderCase): void {
@@ -267,6 +277,7 @@ export function deterministicPlan(plan: PlanContext): Plan {
   const out: Generated[] = [];
   const constraints = new Map<string, Constraint>();
   const skipped: Plan['skipped'] = [];
+  const methods = new Set<string>();
   for (const endpoint of ENDPOINTS.filter((e) => e.surface === plan.surface)) {
     if (endpoint.success.body === 'sse') {
       // A stream's answer is judged by the events rules; here only what cannot open one is sent.
@@ -274,7 +285,8 @@ export function deterministicPlan(plan: PlanContext): Plan {
       continue;
     }
     for (const spec of endpoint.bodies) bodyCases(endpoint, spec, plan, out, constraints);
-    headerCases(endpoint, plan, out);
+    headerCases(endpoint, plan, out, !methods.has(endpoint.method));
+    methods.add(endpoint.method);
     paramCases(endpoint, plan, out);
   }
   methodCases(plan.surface, plan, out);
