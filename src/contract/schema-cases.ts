@@ -221,11 +221,16 @@ class Collector {
     return id;
   }
 
+  /** Bases by identity: a case is the same case when its base, path and value are (no whole body is serialized to tell). */
+  private readonly bases = new Map<unknown, number>();
+
   add(constraint: string, label: string, base: unknown, path: Path, value: unknown): void {
-    const body = setAt(base, path, value);
-    const key = `${constraint}\u0000${JSON.stringify(body)}`;
+    let baseId = this.bases.get(base);
+    if (baseId === undefined) this.bases.set(base, (baseId = this.bases.size));
+    const key = `${constraint}\u0000${baseId}\u0000${path.join('.')}\u0000${value === DELETE ? '(deleted)' : JSON.stringify(value)}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
+    const body = setAt(base, path, value);
     this.cases.push({ constraint, label, value: body, valid: this.root.safeParse(body).success });
   }
 }
