@@ -1,6 +1,9 @@
 /** `apicert coverage`: the traceability matrix of the seeds; exit 1 when a unit is unmapped. */
 import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { constraintsMarkdown, judgedFromObservations } from '../coverage/constraints.ts';
 import { buildMatrix, matrixMarkdown } from '../coverage/matrix.ts';
+import { UsageError } from './errors.ts';
 import { EXIT } from './exit.ts';
 
 export function registerCoverage(program: Command): void {
@@ -8,7 +11,13 @@ export function registerCoverage(program: Command): void {
     .command('coverage')
     .description('Print the traceability matrix: every normative unit of the seeds and the MCP 2025-03-26 transport and lifecycle pages, with the rules that judge it or why none can. Exits 1 when a unit is unmapped.')
     .option('--json', 'print JSON (a `units` array; each entry carries `rules` and `reason`)')
-    .action((opts: { json?: boolean }) => {
+    .option('--constraints', 'print instead the constraint coverage of the generated contract probes, per endpoint (every length, count, range, pattern, enum and closed object)')
+    .option('--report <report.json>', 'with --constraints: mark what that run sent and judged')
+    .action((opts: { json?: boolean; constraints?: boolean; report?: string }) => {
+      if (opts.constraints) {
+        process.stdout.write(constraintsMarkdown(opts.report ? judgedFromObservations(reportObservations(opts.report)) : undefined));
+        return;
+      }
       const matrix = buildMatrix();
       if (opts.json) console.log(JSON.stringify(matrix, null, 2));
       else process.stdout.write(matrixMarkdown(matrix));
@@ -16,4 +25,16 @@ export function registerCoverage(program: Command): void {
       if (broken && !opts.json) console.error(`apicert: ${matrix.counts.unmapped} unmapped units and ${matrix.staleMappings.length} stale mappings: map each in src/coverage/map.ts`);
       process.exitCode = broken ? EXIT.fail : EXIT.pass;
     });
+}
+
+function reportObservations(path: string): Array<{ ruleId: string; subject: string; value: unknown }> {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch {
+    throw new UsageError(`${path} is not a readable report.json: pass the report.json a certify run wrote`);
+  }
+  const observations = (value as { observations?: unknown }).observations;
+  if (!Array.isArray(observations)) throw new UsageError(`${path} is not an apicert report.json (no observations)`);
+  return observations as Array<{ ruleId: string; subject: string; value: unknown }>;
 }

@@ -4,6 +4,7 @@ import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type 
 import { readEventStream } from '../sse/reader.ts';
 import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
+import type { ExchangeJournal } from './journal.ts';
 import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget } from './evidence.ts';
 import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from './transport.ts';
 
@@ -29,6 +30,8 @@ export interface ProbeOptions {
   evidenceBudget?: EvidenceBudget;
   /** Headers the profile adds to every request to that URL's surface (a WAF token); a check's own headers win. */
   headersFor?: (url: URL) => Record<string, string>;
+  /** Keeps every 2xx JSON answer of the run for the rules that judge them all. */
+  journal?: ExchangeJournal;
 }
 
 // No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
@@ -210,6 +213,9 @@ export class ProbeClient implements Http {
       entry.durationMs = durationMs;
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: this.keepText(text.text) };
       if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
+      if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
+        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry });
+      }
       return this.link({ status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs }, at);
     } catch (error) {
       res?.body.destroy();

@@ -74,6 +74,10 @@ export const profileSchema = z.strictObject({
       modelTimeMs: z.number().int().min(1000).default(30_000),
       /** The most requests one model-based rule may send (the run-wide requestBudget still applies). */
       modelRequests: z.number().int().min(10).default(800),
+      /** Generated contract probes (`<surface>.contract.generated.*`): random-phase examples per endpoint body, after the deterministic phase. */
+      generatedExamples: z.number().int().min(0).max(1000).default(4),
+      /** The most requests the generated contract probes of one surface may send (the run-wide requestBudget still applies). */
+      generatedRequests: z.number().int().min(0).default(1500),
       /** Checks running at once. */
       concurrency: z.number().int().min(1).max(32).default(4),
     })

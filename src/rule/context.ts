@@ -31,6 +31,12 @@ export function serviceKey<T>(name: string): ServiceKey<T> {
 }
 
 /**
+ * Work several rules of one run share (a generated probe run that each oracle rule judges): the
+ * first rule to ask starts it, the others await the same promise. Keys name their owner.
+ */
+export const RUN_MEMO = serviceKey<Map<string, Promise<unknown>>>('run-memo');
+
+/**
  * What decided a judgement: a response, stream or recorded delivery that `ctx.http` produced, or
  * an index into `ctx.http.evidence`. Without one, the exchange sent last at that moment decides.
  */

@@ -3,7 +3,7 @@
  * project but the profile's schema types, so every other layer can build on it.
  */
 export type { CheckContext, Decider, PropertyOptions, ServiceKey, TargetInfo } from './context.ts';
-export { serviceKey } from './context.ts';
+export { RUN_MEMO, serviceKey } from './context.ts';
 export { defineRule, section, type RuleDeclaration, type SectionDefaults } from './define.ts';
 export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
 export { CheckFailure, Inconclusive, NotApplicable, TransportError, Untestable } from './outcome.ts';

@@ -67,6 +67,12 @@ export interface RuleMeta {
   needs: Needs;
   /** Judged over every exchange of the run: runs after every other selected rule. */
   judgesTheRun?: boolean;
+  /**
+   * Sends bulk generated traffic (hundreds of requests): starts after every other rule has started
+   * and the rules that wait on webhook deliveries have finished, so their timing never shares the
+   * target with it, and before the rules that judge the whole run.
+   */
+  bulk?: boolean;
 }
 
 export interface Observation {

@@ -190,21 +190,41 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   return result;
 }
 
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** Runs rules with the profile's concurrency; results come back in catalog order, one per rule even when the run stops. */
 export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   const results: RuleResult[] = new Array(options.rules.length);
-  // Rules that judge every exchange of the run go last, once everything else has been sent.
   const indices = options.rules.map((_, i) => i);
-  const waves = [indices.filter((i) => !options.rules[i]!.judgesTheRun), indices.filter((i) => options.rules[i]!.judgesTheRun)];
-  for (const wave of waves) {
+  const run = async (index: number) => {
+    options.onStart?.(options.rules[index]!);
+    const result = await runRule(options.rules[index]!, options);
+    results[index] = result;
+    options.onResult?.(result);
+  };
+  // Bulk generated traffic queues after every other rule and starts only once the rules that wait
+  // on the target's own timing (webhook deliveries to the receiver) are done, so it never shares
+  // the target with them; it may overlap the long tail of the others.
+  const timed = indices.filter((i) => !options.rules[i]!.judgesTheRun && !options.rules[i]!.bulk && options.rules[i]!.needs.receiver);
+  const timedDone = new Map(timed.map((i) => [i, deferred()]));
+  const queue = [...indices.filter((i) => !options.rules[i]!.judgesTheRun && !options.rules[i]!.bulk), ...indices.filter((i) => !options.rules[i]!.judgesTheRun && options.rules[i]!.bulk)];
+  // Rules that judge every exchange of the run go last, once everything else has been sent.
+  const judges = indices.filter((i) => options.rules[i]!.judgesTheRun);
+  for (const wave of [queue, judges]) {
     let next = 0;
     const worker = async () => {
       while (next < wave.length && !options.signal?.aborted && !options.halt?.aborted) {
         const index = wave[next++]!;
-        options.onStart?.(options.rules[index]!);
-        const result = await runRule(options.rules[index]!, options);
-        results[index] = result;
-        options.onResult?.(result);
+        if (options.rules[index]!.bulk) await Promise.all([...timedDone.values()].map((d) => d.promise));
+        try {
+          await run(index);
+        } finally {
+          timedDone.get(index)?.resolve();
+        }
       }
     };
     const width = Math.min(options.profile.safety.concurrency, wave.length);

@@ -1,6 +1,7 @@
 import type { Rule } from '../../rule/index.ts';
 import { tokenObservation } from './auth/tokens.ts';
 import { answerArray, batchNotifications202, batchRequests, emptyBatch } from './batch/batching.ts';
+import { generatedErrors } from './jsonrpc/generated.ts';
 import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, resultXorError } from './jsonrpc/messages.ts';
 import { initializeResultRule, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
@@ -29,6 +30,7 @@ export const mcpRules: Rule[] = [
   invalidParams,
   resultXorError,
   idEchoed,
+  generatedErrors,
   batchRequests,
   batchNotifications202,
   answerArray,

@@ -3,6 +3,7 @@ import type { Rule } from '../../rule/index.ts';
 import { expiredKey, keyPrefix, scopesObserved, unauthenticated } from './auth/authentication.ts';
 import { runSecrets } from './auth/run-secrets.ts';
 import { chatPath } from './chat/chat.ts';
+import { v1GeneratedRules } from './contract/generated.ts';
 import { problemShape } from './errors/problem.ts';
 import { limiterUnavailable, rateLimited, rateLimitedRetryAfter } from './errors/rate-limits.ts';
 import { acceptHeader } from './execute/accept.ts';
@@ -60,4 +61,5 @@ export const v1Rules: Rule[] = [
   limiterUnavailable,
   versionHeader,
   ...v1WebhookRules,
+  ...v1GeneratedRules,
 ];

@@ -1,6 +1,7 @@
 /** Every /v8 rule: missions first, then the read surfaces, then the contract header and the error shape. */
 import type { Rule } from '../../rule/index.ts';
 import { httpOrigin } from './contract/https.ts';
+import { v8GeneratedRules } from './contract/generated.ts';
 import { versionHeader } from './contract/version-header.ts';
 import { problemShape } from './errors/problem.ts';
 import { v8MissionRules } from './missions/index.ts';
@@ -53,4 +54,5 @@ export const v8Rules: Rule[] = [
   versionHeader,
   httpOrigin,
   problemShape,
+  ...v8GeneratedRules,
 ];

@@ -12,6 +12,7 @@ import { mcpSseFaults } from './mcp/sse.ts';
 import { mcpTransportFaults } from './mcp/transport.ts';
 import type { FaultDefinition } from './types.ts';
 import { v1AuthFaults } from './v1/auth.ts';
+import { v1ContractFaults } from './v1/contract.ts';
 import { v1ErrorsFaults } from './v1/errors.ts';
 import { v1ExecuteFaults } from './v1/execute.ts';
 import { v1RunsFaults } from './v1/runs.ts';
@@ -52,6 +53,7 @@ export const V8_FAULTS = [
 
 export const V1_FAULTS = [
   ...v1AuthFaults,
+  ...v1ContractFaults,
   ...v1ErrorsFaults,
   ...v1ExecuteFaults,
   ...v1RunsFaults,

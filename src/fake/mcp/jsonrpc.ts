@@ -30,6 +30,12 @@ const looseResponse = z.looseObject({ jsonrpc: z.literal('2.0'), id: requestId.n
 
 /** What one element of a POST body is; an invalid one keeps the id it carried when that id is usable. */
 export function classify(fake: FakeContext, value: unknown): Classified {
+  const members = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  if (fake.faults.has('mcp.jsonrpc.generated.errors/object-id-500') && typeof members.id === 'object' && members.id !== null) throw new Error('the id column takes strings and numbers');
+  if (fake.faults.has('mcp.jsonrpc.generated.errors/string-params-served') && typeof members.params === 'string') {
+    const { params: _ignored, ...rest } = members;
+    return classify(fake, rest);
+  }
   const request = jsonrpcRequest.safeParse(value);
   if (request.success) return { kind: 'request', message: request.data };
   if (fake.faults.has('mcp.jsonrpc.invalid-request/missing-jsonrpc-served')) {

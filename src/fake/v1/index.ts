@@ -1,6 +1,7 @@
 import type { FakeContext } from '../context.ts';
 import type { Route } from '../http.ts';
 import { chatRoutes } from './chat.ts';
+import { withContractFaults } from './contract.ts';
 import { executeHandler, executeRoutes } from './execute/index.ts';
 import { runsRoutes } from './runs/index.ts';
 import { v1Surface } from './surface.ts';
@@ -11,5 +12,5 @@ import { webhookRoutes } from './webhooks/routes.ts';
 export function v1Routes(fake: FakeContext): Route[] {
   const surface = v1Surface(fake);
   const execute = executeHandler(surface);
-  return [...executeRoutes(execute), ...chatRoutes(fake, execute), ...runsRoutes(surface), ...usageRoutes(surface), ...webhookRoutes(fake)];
+  return withContractFaults(surface, [...executeRoutes(execute), ...chatRoutes(fake, execute), ...runsRoutes(surface), ...usageRoutes(surface), ...webhookRoutes(fake)]);
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { actionFamilyOf, capabilityManifests } from '../../../scenarios/v8/capabilities.ts';
 import { capabilitySearchRequest, type CapabilityManifest } from '../../contract/v8/capabilities.ts';
 import type { FakeContext } from '../context.ts';
+import { servedManifests } from './contract.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { withExtraProperties } from '../support/extra-properties.ts';
 import type { ReadSurface } from './read-surface.ts';
@@ -54,7 +55,7 @@ export function capabilitiesRoutes(surface: ReadSurface): Route[] {
       surface.invalid(r, parsed.error);
       return;
     }
-    surface.v8.json(r.res, 200, rank(parsed.data.actionFamily));
+    surface.v8.json(r.res, 200, servedManifests(surface.fake, parsed.data.purpose, rank(parsed.data.actionFamily)));
   }
 
   return [{ method: 'POST', pattern: /^\/v8\/capabilities\/search$/, handler: search }];

@@ -1,6 +1,9 @@
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { FakeContext } from '../context.ts';
+import type { RouteRequest } from '../http.ts';
+import { bodyJson, withBody } from '../support/route-body.ts';
+import { isRecord } from '../../util/json.ts';
 
 /** What a /v8 response is, as far as the contract-version header goes. */
 export type ResponseKind = 'success' | 'problem' | 'listing';
@@ -32,4 +35,55 @@ export function problemContentType(fake: FakeContext): string {
 
 export function eventStreamContentType(fake: FakeContext): string {
   return withCharset(fake, 'text/event-stream');
+}
+
+/**
+ * Faults of the generated contract rules (`v8.contract.generated.*`): each bends one endpoint where
+ * only requests derived from the schemas look (a body type no hand-written rule sends, a header length
+ * on an endpoint no key rule probes). Returns the request to route (its body perhaps rewritten), or
+ * undefined when the fault already answered.
+ */
+export type WriteProblem = (status: number, code: string, detail: string) => void;
+
+export async function contractFaultRoute(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
+  const faults = fake.faults;
+  const method = r.req.method;
+  if (method !== 'POST') return r;
+  if (r.path === '/v8/capabilities/search' && faults.has('v8.contract.generated.no-5xx/array-body-500') && Array.isArray(await bodyJson(r))) {
+    writeProblem(500, 'internal_error', 'Cannot read properties of an array.');
+    return undefined;
+  }
+  if (/^\/v8\/missions\/[^/]+\/signals$/.test(r.path)) {
+    if (faults.has('v8.contract.generated.no-5xx/long-key-signal-500') && (r.header('idempotency-key')?.length ?? 0) >= 128) {
+      writeProblem(500, 'internal_error', 'The key column is 127 characters wide.');
+      return undefined;
+    }
+    const body = await bodyJson(r);
+    if (faults.has('v8.contract.generated.accepts-valid/non-ascii-signal-refused') && isRecord(body) && typeof body.signal === 'string' && /[^\x20-\x7e]/.test(body.signal)) {
+      writeProblem(400, 'invalid_request', 'signal must be printable ASCII.');
+      return undefined;
+    }
+  }
+  if (r.path === '/v8/memory/query') {
+    const body = await bodyJson(r);
+    if (!isRecord(body)) return r;
+    if (faults.has('v8.contract.generated.problem-json/type-error-plain-json') && body.queryText !== undefined && typeof body.queryText !== 'string') {
+      r.res.writeHead(400, { 'content-type': jsonContentType(fake), ...contractHeader(fake, 'problem') });
+      r.res.end(JSON.stringify({ error: 'queryText must be a string' }));
+      return undefined;
+    }
+    if (faults.has('v8.contract.generated.error-status/numeric-string-limit') && typeof body.limit === 'string' && /^\d+$/.test(body.limit)) return withBody(r, { ...body, limit: Number(body.limit) });
+  }
+  if (r.path === '/v8/missions' && faults.has('v8.contract.generated.error-status/null-tool-calls')) {
+    const body = await bodyJson(r);
+    const budget = isRecord(body) ? body.resourceBudget : undefined;
+    if (isRecord(budget) && budget.maximumToolCalls === null) return withBody(r, { ...(body as object), resourceBudget: { ...budget, maximumToolCalls: 0 } });
+  }
+  return r;
+}
+
+/** A capability search answer as served: under its fault, manifests found for a non-ASCII purpose carry a health state outside the enum. */
+export function servedManifests<T extends { healthState: string }>(fake: FakeContext, purpose: string, manifests: T[]): T[] {
+  if (!fake.faults.has('v8.contract.generated.response-schema/non-ascii-purpose-health') || !/[^\x20-\x7e]/.test(purpose)) return manifests;
+  return manifests.map((m) => ({ ...m, healthState: 'ok' }));
 }

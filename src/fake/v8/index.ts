@@ -2,7 +2,7 @@ import type { FakeContext } from '../context.ts';
 import type { Route } from '../http.ts';
 import { capabilitiesRoutes } from './capabilities.ts';
 import { certificatesRoutes } from './certificates.ts';
-import { refusesOrigin } from './contract.ts';
+import { contractFaultRoute, refusesOrigin } from './contract.ts';
 import { coverageRoutes } from './coverage.ts';
 import { writeProblem } from './errors.ts';
 import { goalsRoutes } from './goals.ts';
@@ -36,8 +36,12 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
   return routes.map((route) => ({
     ...route,
     handler: async (r) => {
-      if (refusesOrigin(fake, r.header('origin'))) writeProblem(fake, r.res, 403, 'insecure_origin', 'Requests from http:// origins are rejected: use HTTPS.');
-      else await route.handler(r);
+      if (refusesOrigin(fake, r.header('origin'))) {
+        writeProblem(fake, r.res, 403, 'insecure_origin', 'Requests from http:// origins are rejected: use HTTPS.');
+        return;
+      }
+      const routed = await contractFaultRoute(fake, r, (status, code, detail) => writeProblem(fake, r.res, status, code, detail));
+      if (routed) await route.handler(routed);
     },
   }));
 }

@@ -8,4 +8,6 @@ export const mcpJsonrpcFaults = [
   { id: 'mcp.jsonrpc.invalid-params/missing-name-32603', description: 'tools/call without a name gets -32603 instead of -32602' },
   { id: 'mcp.jsonrpc.result-xor-error/error-with-null-result', description: 'error responses also carry "result": null' },
   { id: 'mcp.jsonrpc.id-echoed/digit-string-as-number', description: 'a string id made of digits is echoed as a number' },
+  { id: 'mcp.jsonrpc.generated.errors/object-id-500', description: 'a request whose id is an object crashes the server (HTTP 500)' },
+  { id: 'mcp.jsonrpc.generated.errors/string-params-served', description: 'a request whose params is a string is served as if it had none' },
 ] as const satisfies readonly FaultDefinition[];

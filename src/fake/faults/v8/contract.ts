@@ -5,4 +5,11 @@ export const v8ContractFaults = [
   { id: 'v8.contract.version-header/missing-on-errors', description: 'error responses carry no x-service-contract-version' },
   { id: 'v8.contract.version-header/missing-on-read-surfaces', description: 'goals, certificates and coverage answer without x-service-contract-version' },
   { id: 'v8.contract.http-origin/accepted', description: 'a request from an http:// Origin is served' },
+  { id: 'v8.contract.generated.no-5xx/array-body-500', description: 'a capability search whose body is a JSON array answers 500' },
+  { id: 'v8.contract.generated.no-5xx/long-key-signal-500', description: 'a signal with a 128-character Idempotency-Key answers 500' },
+  { id: 'v8.contract.generated.problem-json/type-error-plain-json', description: 'a memory query whose queryText is not a string is refused as application/json, not a problem' },
+  { id: 'v8.contract.generated.error-status/numeric-string-limit', description: 'a memory query with limit "1" (a string) is accepted' },
+  { id: 'v8.contract.generated.error-status/null-tool-calls', description: 'a mission with maximumToolCalls null is created (read as 0)' },
+  { id: 'v8.contract.generated.accepts-valid/non-ascii-signal-refused', description: 'a signal name with non-ASCII characters is refused with 400' },
+  { id: 'v8.contract.generated.response-schema/non-ascii-purpose-health', description: 'manifests found for a non-ASCII purpose carry healthState "ok"' },
 ] as const satisfies readonly FaultDefinition[];

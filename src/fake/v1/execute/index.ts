@@ -3,16 +3,18 @@ import type { FakeCaller } from '../../auth.ts';
 import type { Route, RouteRequest } from '../../http.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
 import { authenticate } from '../auth.ts';
+import { servedTaskAnswer } from '../contract.ts';
 import { limit } from '../errors.ts';
 import { pipe } from '../runs/stream.ts';
 import type { V1Surface } from '../surface.ts';
 import { answeredByKey, burnKeyOnRefusal, keyScope } from './idempotency.ts';
 import { executeSchemas, readExecute, type ExecuteRequest } from './request.ts';
 
-function startTask({ fake, state }: V1Surface, r: RouteRequest, caller: FakeCaller, scope: string, request: ExecuteRequest): void {
+function startTask(surface: V1Surface, r: RouteRequest, caller: FakeCaller, scope: string, request: ExecuteRequest): void {
+  const { fake, state } = surface;
   const scenario = taskScenarioOf(request.body);
   const run = state.engine.start(caller, 'task', scenario ? taskScripts[scenario] : defaultTaskScript);
-  const answer = { run_id: run.id, accepted: true };
+  const answer = servedTaskAnswer(surface, r, { run_id: run.id, accepted: true });
   const body = JSON.stringify(fake.variants.has('v1.execute/extra-properties') ? withExtraProperties(answer) : answer);
   if (request.key !== undefined) state.idempotency.remember(scope, request.key, request.fingerprint, { kind: 'task', runId: run.id, body });
   const contentType = fake.faults.has('v1.execute.task.run-id/text-plain') ? 'text/plain' : 'application/json';

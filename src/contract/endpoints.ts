@@ -1,0 +1,253 @@
+/**
+ * Every /v1 and /v8 endpoint the two descriptions define, as one plain table: method, path
+ * template, path parameters, request bodies (the contract's own zod schemas), headers, statuses of
+ * the error tables and the 2xx response schema. The generated probes read it to know what to send,
+ * and any judge of traffic can use `endpointOf()` to find which endpoint an exchange belongs to.
+ */
+import { z } from 'zod';
+import { identifier } from './v1/common.ts';
+import { approveRequest, openObject } from './v1/runs.ts';
+import { taskRequest, taskResponse } from './v1/task.ts';
+import { turnRequest } from './v1/turn.ts';
+import { usageResponse } from './v1/usage.ts';
+import { webhookCreated, webhookRegistration } from './v1/webhooks.ts';
+import { capabilitySearchRequest, capabilitySearchResponse } from './v8/capabilities.ts';
+import { certificatesResponse } from './v8/certificates.ts';
+import { idempotencyKey, pathIdentifier } from './v8/common.ts';
+import { coverageReport } from './v8/coverage.ts';
+import { goalsResponse } from './v8/goals.ts';
+import { memoryQueryRequest, memoryResponse } from './v8/memory.ts';
+import { createMissionRequest, missionProjection, signalRequest } from './v8/missions.ts';
+import { skill } from './v8/skills.ts';
+import { trace } from './v8/traces.ts';
+
+export type EndpointSurface = 'v1' | 'v8';
+export type Method = 'GET' | 'POST';
+
+export interface BodySpec {
+  /** A name for reports when an endpoint takes more than one body shape (`/v1/execute`: turn, task). */
+  name: string;
+  schema: z.ZodType;
+  /** Whether the description closes the top-level object ("no extra properties"). */
+  closed: boolean;
+  /** Where the profile keeps a body this deployment accepts (a dotted path under `fixtures`), when it needs context to accept one. */
+  fixture?: string;
+  /** Why a body the schema allows may still be refused (so no valid case is held to acceptance), when the description says so. */
+  contextual?: string;
+}
+
+export interface HeaderSpec {
+  /** Lower-cased. */
+  name: string;
+  required: boolean;
+  /** The values the description allows, when it states them. */
+  schema?: z.ZodType;
+}
+
+/** What the description says a 2xx answer is. */
+export interface SuccessSpec {
+  statuses: readonly number[];
+  /** `json`: a JSON body that `schema` judges; `sse`: an event stream; `empty`: no body; `unshown`: the description shows no body. */
+  body: 'json' | 'sse' | 'empty' | 'unshown';
+  schema?: z.ZodType;
+}
+
+export interface Endpoint {
+  surface: EndpointSurface;
+  method: Method;
+  /** Path template, parameters in braces: `/v8/missions/{runId}`. */
+  path: string;
+  pathParams: Readonly<Record<string, z.ZodType>>;
+  /** Query parameters the description defines (none of these endpoints defines one; see `queryNote`). */
+  query: Readonly<Record<string, z.ZodType>>;
+  queryNote?: string;
+  bodies: readonly BodySpec[];
+  headers: readonly HeaderSpec[];
+  /** The scope the description names, when it names one. */
+  scope?: string;
+  /** Counted as a read by `--read-only` (GET, memory query, capability search). */
+  read: boolean;
+  /** Status → cause, from the surface's error table (/v8) or the endpoint's own rules (/v1). */
+  errors: Readonly<Record<number, string>>;
+  /** The status the error table names for a request whose body or parameters break the contract, when it names one. */
+  invalidStatus?: number;
+  success: SuccessSpec;
+  /** Where the description leaves something open that a prober must not assume. */
+  notes?: string;
+}
+
+export const BEARER: HeaderSpec = { name: 'authorization', required: true };
+const JSON_TYPE: HeaderSpec = { name: 'content-type', required: true, schema: z.literal('application/json') };
+const V8_KEY: HeaderSpec = { name: 'idempotency-key', required: true, schema: idempotencyKey };
+const V1_KEY: HeaderSpec = { name: 'idempotency-key', required: false, schema: identifier };
+
+/** `/v8/missions/{runId}`: "path `runId` (UUID v7)". */
+const runId = z.uuidv7();
+/** "The principal is derived from the token. ... a resource outside it gives `404`." */
+const V8_READ_ERRORS = { 401: 'token missing or expired', 403: 'scope missing', 404: 'no such resource for the principal' } as const;
+const V8_LISTING_ERRORS = { 401: 'token missing or expired', 403: 'scope missing' } as const;
+/** /v1: "Mapping of each `code` to an HTTP status: not shown." Only 409 (conflict) and 429/503 are named. */
+const V1_ERRORS = { 409: 'same Idempotency-Key with a different request', 429: 'rate limited', 503: 'rate-limit protection unavailable' } as const;
+
+const v8 = (e: Omit<Endpoint, 'surface' | 'query' | 'headers'> & { headers?: HeaderSpec[] }): Endpoint => ({ surface: 'v8', query: {}, ...e, headers: [BEARER, ...(e.headers ?? [])] });
+const v1 = (e: Omit<Endpoint, 'surface' | 'query' | 'headers'> & { headers?: HeaderSpec[] }): Endpoint => ({ surface: 'v1', query: {}, ...e, headers: [BEARER, ...(e.headers ?? [])] });
+
+export const V8_ENDPOINTS: readonly Endpoint[] = [
+  v8({
+    method: 'POST',
+    path: '/v8/missions',
+    pathParams: {},
+    bodies: [{ name: 'create', schema: createMissionRequest, closed: false, fixture: 'v8.missions.succeeds' }],
+    headers: [V8_KEY, JSON_TYPE],
+    scope: 'missions:write',
+    read: false,
+    errors: { 400: 'missing fields, budget out of range, malformed JSON', 401: 'token missing or expired', 403: 'no missions:write', 409: 'same Idempotency-Key with a different body', 429: 'rate limit for the principal' },
+    invalidStatus: 400,
+    success: { statuses: [202], body: 'json', schema: missionProjection },
+  }),
+  v8({ method: 'GET', path: '/v8/missions/{runId}', pathParams: { runId }, bodies: [], scope: 'missions:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: missionProjection } }),
+  v8({
+    method: 'GET',
+    path: '/v8/missions/{runId}/events',
+    pathParams: { runId },
+    bodies: [],
+    headers: [{ name: 'accept', required: true, schema: z.literal('text/event-stream') }, { name: 'last-event-id', required: false }],
+    scope: 'missions:read',
+    read: true,
+    errors: { ...V8_READ_ERRORS, 409: '`Last-Event-ID` outside the replay window' },
+    success: { statuses: [200], body: 'sse' },
+  }),
+  v8({
+    method: 'POST',
+    path: '/v8/missions/{runId}/signals',
+    pathParams: { runId },
+    bodies: [{ name: 'signal', schema: signalRequest, closed: false }],
+    headers: [V8_KEY, JSON_TYPE],
+    scope: 'missions:write',
+    read: false,
+    errors: { 400: 'missing fields or `signal` over 256 chars', 401: 'token missing or expired', 403: 'scope missing', 404: 'no such mission', 409: 'terminal mission or different body with same key' },
+    invalidStatus: 400,
+    success: { statuses: [200], body: 'empty' },
+  }),
+  v8({
+    method: 'POST',
+    path: '/v8/missions/{runId}/cancel',
+    pathParams: { runId },
+    bodies: [],
+    headers: [V8_KEY],
+    read: false,
+    errors: {},
+    success: { statuses: [200, 202, 204], body: 'unshown' },
+    notes: 'Cancel request body and response body: not shown; scope not shown.',
+  }),
+  v8({
+    method: 'POST',
+    path: '/v8/capabilities/search',
+    pathParams: {},
+    bodies: [{ name: 'search', schema: capabilitySearchRequest, closed: false, fixture: 'v8.capabilitySearch' }],
+    headers: [JSON_TYPE],
+    scope: 'capabilities:read',
+    read: true,
+    errors: { 400: 'invalid request', 401: 'token missing or expired', 403: 'no capabilities:read or `principalId` in body' },
+    invalidStatus: 400,
+    success: { statuses: [200], body: 'json', schema: capabilitySearchResponse },
+  }),
+  v8({
+    method: 'POST',
+    path: '/v8/memory/query',
+    pathParams: {},
+    bodies: [{ name: 'query', schema: memoryQueryRequest, closed: false, fixture: 'v8.memory' }],
+    headers: [JSON_TYPE],
+    scope: 'memory:read',
+    read: true,
+    errors: { 400: 'missing fields, empty `classes` or bounds exceeded', 401: 'token missing or expired', 403: 'no memory:read, `principalId` in body, or purpose not permitted' },
+    invalidStatus: 400,
+    success: { statuses: [200], body: 'json', schema: memoryResponse },
+  }),
+  v8({ method: 'GET', path: '/v8/skills/{skillId}', pathParams: { skillId: pathIdentifier }, bodies: [], scope: 'skills:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: skill } }),
+  v8({ method: 'GET', path: '/v8/traces/{traceId}', pathParams: { traceId: pathIdentifier }, bodies: [], scope: 'traces:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: trace } }),
+  v8({ method: 'GET', path: '/v8/context-twin/goals', pathParams: {}, bodies: [], scope: 'context:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: goalsResponse } }),
+  v8({ method: 'GET', path: '/v8/world-model/certificates', pathParams: {}, bodies: [], scope: 'world:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: certificatesResponse } }),
+  v8({ method: 'GET', path: '/v8/coverage', pathParams: {}, bodies: [], scope: 'coverage:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: coverageReport } }),
+];
+
+/** "path `id`: string run identifier": any non-empty string; the run id format is the deployment's. */
+const runIdV1 = z.string().min(1);
+
+export const V1_ENDPOINTS: readonly Endpoint[] = [
+  v1({
+    method: 'POST',
+    path: '/v1/execute',
+    pathParams: {},
+    bodies: [
+      // Task first: the header cases go with the first body, and a task answers without a stream.
+      { name: 'task', schema: taskRequest, closed: false, fixture: 'v1.tasks.completes' },
+      { name: 'turn', schema: turnRequest, closed: true, fixture: 'v1.turn' },
+    ],
+    headers: [V1_KEY, { name: 'x-ai-platform-version', required: false, schema: z.literal('v1') }, { name: 'accept', required: false, schema: z.enum(['text/event-stream', 'application/json']) }, JSON_TYPE],
+    read: false,
+    errors: V1_ERRORS,
+    success: { statuses: [200], body: 'json', schema: taskResponse },
+    notes: 'Turn mode answers an event stream; task mode JSON with run_id.',
+  }),
+  v1({ method: 'GET', path: '/v1/runs/{id}', pathParams: { id: runIdV1 }, bodies: [], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: openObject } }),
+  v1({ method: 'GET', path: '/v1/runs/{id}/events', pathParams: { id: runIdV1 }, bodies: [], headers: [{ name: 'last-event-id', required: false, schema: z.string() }], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'sse' } }),
+  v1({
+    method: 'POST',
+    path: '/v1/runs/{id}/approve',
+    pathParams: { id: runIdV1 },
+    bodies: [{ name: 'approve', schema: approveRequest, closed: true }],
+    headers: [JSON_TYPE],
+    read: false,
+    errors: V1_ERRORS,
+    success: { statuses: [200], body: 'json', schema: openObject },
+  }),
+  v1({ method: 'POST', path: '/v1/runs/{id}/cancel', pathParams: { id: runIdV1 }, bodies: [], read: false, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: openObject }, notes: 'no body defined' }),
+  v1({ method: 'GET', path: '/v1/usage', pathParams: {}, bodies: [], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: usageResponse } }),
+  v1({
+    method: 'POST',
+    path: '/v1/webhooks',
+    pathParams: {},
+    bodies: [{ name: 'register', schema: webhookRegistration, closed: false, contextual: 'Endpoint URL rules: public HTTPS on the default port; a generated URL is refused by design' }],
+    headers: [JSON_TYPE],
+    scope: 'runs:read runs:write',
+    read: false,
+    errors: V1_ERRORS,
+    success: { statuses: [201], body: 'json', schema: webhookCreated },
+  }),
+  v1({
+    method: 'GET',
+    path: '/v1/webhook-deliveries',
+    pathParams: {},
+    bodies: [],
+    queryNote: 'Query parameters and response shape of the delivery listing: not shown.',
+    read: true,
+    errors: V1_ERRORS,
+    success: { statuses: [200], body: 'unshown' },
+  }),
+];
+
+export const ENDPOINTS: readonly Endpoint[] = [...V8_ENDPOINTS, ...V1_ENDPOINTS];
+
+export function endpointKey(e: Pick<Endpoint, 'method' | 'path'>): string {
+  return `${e.method} ${e.path}`;
+}
+
+const matchers = ENDPOINTS.map((e) => ({ endpoint: e, pattern: new RegExp(`^${e.path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+
+/** The endpoint a request went to (path without query), or undefined for a path that names none. */
+export function endpointOf(method: string, path: string): Endpoint | undefined {
+  const bare = path.split('?', 1)[0]!;
+  return matchers.find((m) => m.endpoint.method === method && m.pattern.test(bare))?.endpoint;
+}
+
+/** Whether any endpoint lives at this path, whatever its method. */
+export function isKnownPath(path: string): boolean {
+  const bare = path.split('?', 1)[0]!;
+  return matchers.some((m) => m.pattern.test(bare));
+}
+
+/** A path template with its parameters filled (each percent-encoded). */
+export function fillPath(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
+}

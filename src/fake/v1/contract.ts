@@ -1,0 +1,53 @@
+/**
+ * Faults of the generated contract rules (`v1.contract.generated.*`): each bends /v1 where only
+ * requests derived from the schemas look (a body type, a nested bound or an optional object no
+ * hand-written rule sends, a header value only the generated header cases try).
+ */
+import { isRecord } from '../../util/json.ts';
+import type { Route, RouteRequest } from '../http.ts';
+import { bodyJson, withBody } from '../support/route-body.ts';
+import type { V1Surface } from './surface.ts';
+
+/** The request to route (its body perhaps rewritten), or undefined when a fault already answered. */
+async function contractFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Promise<RouteRequest | undefined> {
+  const faults = fake.faults;
+  if (r.req.method !== 'POST') return r;
+  if (/^\/v1\/runs\/[^/]+\/approve$/.test(r.path) && faults.has('v1.contract.generated.no-5xx/approve-array-500') && Array.isArray(await bodyJson(r))) {
+    v1.problem(r.res, 500, 'internal_failed', { detail: 'Cannot read properties of an array.', retryable: false });
+    return undefined;
+  }
+  if (r.path !== '/v1/execute') return r;
+  const body = await bodyJson(r);
+  if (!isRecord(body) || body.mode !== 'task') return r;
+  if (faults.has('v1.contract.generated.problem-json/task-tools-plain-json') && 'tools' in body && !isRecord(body.tools)) {
+    v1.json(r.res, 400, { error: 'tools must be an object' });
+    return undefined;
+  }
+  if (faults.has('v1.contract.generated.accepts-valid/task-context-refused') && isRecord(body.context) && Object.keys(body.context).length === 0) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: 'context must name a session.', retryable: false });
+    return undefined;
+  }
+  const deny = isRecord(body.tools) ? body.tools.deny : undefined;
+  if (faults.has('v1.contract.generated.error-status/task-tools-unchecked') && Array.isArray(deny) && deny.some((d) => typeof d === 'string' && d.length > 128)) {
+    const { tools: _dropped, ...rest } = body;
+    return withBody(r, rest);
+  }
+  return r;
+}
+
+/** Every /v1 route behind the generated contract faults. */
+export function withContractFaults(surface: V1Surface, routes: Route[]): Route[] {
+  return routes.map((route) => ({
+    ...route,
+    handler: async (r) => {
+      const routed = await contractFaultRoute(surface, r);
+      if (routed) await route.handler(routed);
+    },
+  }));
+}
+
+/** A task answer as served: under its fault, `run_id` is a number when the request asked for exactly application/json. */
+export function servedTaskAnswer(surface: V1Surface, r: RouteRequest, answer: { run_id: string; accepted: boolean }): Record<string, unknown> {
+  if (!surface.fake.faults.has('v1.contract.generated.response-schema/numeric-run-id') || r.header('accept') !== 'application/json') return answer;
+  return { ...answer, run_id: Number.parseInt(answer.run_id.replace(/\D/g, '').slice(0, 12) || '1', 10) };
+}
