@@ -15,7 +15,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { NODE_NEEDED } from '../../src/node-version.ts';
 import { RULES } from '../../src/registry.ts';
+import { olderNode } from '../support/older-node.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // npm and the Node it runs on: the pinned Node 24 first on the PATH, the Node that engines declares.
@@ -66,6 +68,13 @@ console.log(JSON.stringify({ rules: rules.length, gate: report.summary.gate, ran
 `,
   );
   expect(JSON.parse(ok(run(process.execPath, ['use.js'], dir)))).toEqual({ rules: RULES.length, gate: 'pass', ran: 3, verify: 'function' });
+  const older = olderNode();
+  if (older.path) {
+    // The installed library on a Node below engines: one line naming the version, no stack trace.
+    const old = run(older.path, ['use.js'], dir);
+    expect(old.code).toBe(1);
+    expect(old.err.trim()).toMatch(new RegExp(`^apicert needs Node >= ${NODE_NEEDED.replace('.', '\\.')} \\(this is v[\\d.]+\\): upgrade Node\\.$`));
+  }
   symlinkSync(join(ROOT, 'node_modules/vitest'), join(dir, 'node_modules/vitest'), 'dir');
   writeFileSync(join(dir, 'certify.test.js'), "import { certificationSuite } from 'apicert/vitest';\ncertificationSuite({ rules: ['v8.missions.get.*'] });\n");
   const suite = run(process.execPath, [join(dir, 'node_modules/vitest/vitest.mjs'), 'run', '--root', dir], dir);
