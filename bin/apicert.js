@@ -55,9 +55,10 @@ if (older(process.versions.node, needed)) {
   // targets that churn large bodies; V8 takes the flag only at start, so apicert runs in a child.
   relaunch(process.execPath, [...process.execArgv, '--max-semi-space-size=2', self, ...process.argv.slice(2)]);
 } else {
-  // Type-stripping and compiling apicert's few hundred modules is most of its start-up; Node's compile cache
-  // (in the temporary folder, keyed by file content and Node version) makes later starts skip it.
-  nodeModule.enableCompileCache();
+  // Type-stripping and compiling apicert's few hundred modules is most of its start-up; Node's compile
+  // cache (keyed by file content and Node version) makes later starts skip it. It lives beside the
+  // dependencies, where only who installed them writes, not in a temporary folder every user shares.
+  nodeModule.enableCompileCache(process.env.NODE_COMPILE_CACHE ?? fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
   const { main } = await import('../src/cli/main.ts');
   await main(process.argv);
 }
