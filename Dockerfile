@@ -5,7 +5,8 @@
 #   docker run --rm --network host apicert fake --port 8080 --webhook-receiver 127.0.0.1:8787
 #
 # Production dependencies only; apicert runs its TypeScript with Node's own type stripping (Node 24).
-# Without a registry, scripts/build-image.ts builds the same layout FROM scratch (docker import).
+# Without Docker Hub: --build-arg NODE_IMAGE="$(bash scripts/node-base-image.sh)" --network host;
+# without any registry, scripts/build-image.ts builds the same layout FROM scratch (docker import).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Launcher: apicert is TypeScript run by Node's own type stripping. When started by a Node older
-// than 22.12, re-run with the Node 24 the project pins as a devDependency.
+// than package.json's engines, re-run with the Node 24 the project pins as a devDependency.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import nodeModule from 'node:module';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -35,23 +36,29 @@ function relaunch(node, args) {
   });
 }
 
-const [major, minor] = process.versions.node.split('.').map(Number);
+// One source for the Node apicert needs: package.json's engines (">=22.22").
+const needed = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).engines.node.replace(/^>=\s*/, '');
+const older = (a, b) => {
+  const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+  return x[0] !== y[0] ? x[0] < y[0] : (x[1] ?? 0) < (y[1] ?? 0);
+};
 const self = fileURLToPath(import.meta.url);
-if (major < 22 || (major === 22 && minor < 12)) {
+if (older(process.versions.node, needed)) {
   const pinned = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
   if (!existsSync(pinned)) {
-    console.error(`apicert needs Node >= 22.12 (this is ${process.version}); run "npm ci" to install the pinned Node 24, or upgrade Node.`);
+    console.error(`apicert needs Node >= ${needed} (this is ${process.version}): upgrade Node, or run "npm ci" in the apicert checkout to install its pinned Node 24.`);
     process.exit(2);
   }
   relaunch(pinned, ['--max-semi-space-size=2', self, ...process.argv.slice(2)]);
-} else if (major === 22 && minor < 18 && !process.execArgv.includes('--experimental-strip-types')) {
-  // Type stripping is on by default from 22.18; before that it takes a flag.
-  relaunch(process.execPath, ['--experimental-strip-types', '--no-warnings', '--max-semi-space-size=2', self, ...process.argv.slice(2)]);
 } else if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
   // A small young generation keeps the peak resident set about 60 MiB lower on long runs against
   // targets that churn large bodies; V8 takes the flag only at start, so apicert runs in a child.
   relaunch(process.execPath, [...process.execArgv, '--max-semi-space-size=2', self, ...process.argv.slice(2)]);
 } else {
+  // Type-stripping and compiling apicert's few hundred modules is most of its start-up; Node's compile
+  // cache (keyed by file content and Node version) makes later starts skip it. It lives beside the
+  // dependencies, where only who installed them writes, not in a temporary folder every user shares.
+  nodeModule.enableCompileCache(process.env.NODE_COMPILE_CACHE ?? fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
   const { main } = await import('../src/cli/main.ts');
   await main(process.argv);
 }

@@ -4,7 +4,7 @@
  * dependencies only, given to `docker import`. The image runs the same `bin/apicert.js` entry point
  * as the Dockerfile's; `fake`, `certify` and `rules` are its commands.
  *
- *   node scripts/build-image.ts [IMAGE[:TAG]]      # default apicert:local
+ *   npx node scripts/build-image.ts [IMAGE[:TAG]]      # default apicert:local; npx: the pinned Node 24
  *
  * Needs the docker CLI with an engine (DOCKER_HOST), GNU tar and `ldd`; Linux only, like the engine it feeds.
  */

@@ -2,6 +2,7 @@
  * apicert as a library: `import { certify, rules } from 'apicert'`. The same functions the CLI,
  * the vitest suite and the fault matrix call; compiled to dist/lib by `npm run build:lib`.
  */
+import './node-version.ts';
 export { certify, HARNESS_VERSION, redactorFor, TargetUnreachable, type Certification, type CertifyOptions } from './runner/certify.ts';
 export { RULES as rules } from './registry.ts';
 export type { Level, Rule, RuleResult, Surface, Verdict } from './rule/index.ts';

@@ -12,6 +12,7 @@
  * then one test holding its verdict, reason and exchanges. Required rules gate as in the CLI: a
  * fail, an inconclusive or (unless allowUntestable) an untestable rule fails its test.
  */
+import '../node-version.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RULES } from '../registry.ts';
 import type { Rule, RuleResult, Surface } from '../rule/index.ts';

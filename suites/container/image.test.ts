@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +101,35 @@ describe('certify --image: the fake in its own container image', () => {
     const [folder] = readdirSync(out).filter((n) => n !== 'latest');
     expect(readFileSync(join(out, folder!, 'container.log'), 'utf8')).toMatch(/unknown command 'no-such-command'/);
   }, 120_000);
+});
+
+describe("certify --image: the Dockerfile's own image", () => {
+  // .ci/run builds the Dockerfile (FROM a Node base it makes with debootstrap) and names the image here.
+  const image = process.env.APICERT_DOCKERFILE_IMAGE;
+  let skipReason: string | undefined;
+
+  beforeAll(async () => {
+    skipReason = image ? await engineMissing() : 'APICERT_DOCKERFILE_IMAGE is not set (.ci/run builds the Dockerfile and sets it)';
+    if (skipReason) console.warn(`Dockerfile image test skipped: ${skipReason}`);
+  }, 60_000);
+
+  it('runs as the node user, serves the fake and certifies it green', async (ctx) => {
+    ctx.skip(skipReason !== undefined, skipReason);
+    const [port, receiver] = [await freeLoopbackPort(), await freeLoopbackPort()];
+    const shared = mkdtempSync(join(tmpdir(), 'apicert-image-profile-'));
+    // The image runs as USER node: the folder it writes the fake's profile into must let it.
+    chmodSync(shared, 0o777);
+    const out = mkdtempSync(join(tmpdir(), 'apicert-image-reports-'));
+    const run = await apicert([
+      'certify', '--image', image!, '--port', String(port), '--wait-log', 'apicert fake listening',
+      '--mount', `${shared}:/out`, '--profile', join(shared, 'fake-profile.json'), '--out', out, '--quiet', '--seed', '16',
+      '--', 'fake', '--port', String(port), '--profile-out', '/out/fake-profile.json', '--webhook-receiver', `127.0.0.1:${receiver}`,
+    ]);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toMatch(new RegExp(`\\(container ${image!.replace(/[.:]/g, '\\$&')}\\): gate PASS - judged \\d+ of \\d+ selected rules`));
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { target: { kind: string; image?: string } };
+    expect(report.target).toMatchObject({ kind: 'container', image });
+  }, 180_000);
 });
 
 describe('certify --image without an engine', () => {
