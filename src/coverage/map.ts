@@ -235,7 +235,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Ambiguous failure: record unknown state and reconcile by readback. Do not start new work.
   'v1:errors-rules:5': { reason: 'CLIENT' },
   // Mapping of each `code` to an HTTP status: not shown.
-  'v1:errors-rules:mapping-of-each-code-to-an': { reason: 'NOT_SHOWN' },
   // Each API key has its own rate-limit tier, enforced fail-closed. The limiter window on comparable public limits is 60 seconds. Use 60 seconds as the re
   'v1:limits:each-api-key-has-its-own': { rules: ['v1.errors.rate-limited', 'v1.errors.limiter-unavailable-503'] },
   // Per-key tier values and request-rate numbers: not shown.
@@ -377,7 +376,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call.
   'v8:endpoints:header-authorization-bearer-access-token-is': { rules: ['v8.missions.auth.missing-token-401', 'v8.auth.scope-matrix'] },
   // Error statuses are in Errors.
-  'v8:endpoints:error-statuses-are-in-errors': { reason: 'LEAD_IN' },
   // POST | `/v8/missions` | `missions:write` | headers `Idempotency-Key`, `Content-Type: application/json`; body goalSpec and resourceBudget | `202` missi
   'v8:endpoints:post:v8-missions': { rules: ['v8.missions.create.accepted', 'v8.missions.idempotency.key-required', 'v8.auth.scope-matrix'] },
   // GET | `/v8/missions/{runId}` | `missions:read` | path `runId` (UUID v7) | `200` mission projection
