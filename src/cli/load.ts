@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { RATE_PROBE_PRINCIPAL } from '../../scenarios/v8/principal.ts';
 import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
 import { isFaultId, type FaultId } from '../fake/faults/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
@@ -68,6 +69,9 @@ export function printableCommand(env: Env, binary: string, args: readonly string
   return [...vars, binary, ...args.map(shellQuote)].join(' ');
 }
 
+/** The embedded fake's settings for load: the /v8 limiter on, 30 requests a second, for the rate-probe principal only. */
+export const EMBEDDED_LOAD_FAKE = { v8RateLimit: { perWindow: 30, windowMs: 1_000, principals: [RATE_PROBE_PRINCIPAL] } };
+
 interface Target {
   env: Env;
   report: Report['target'];
@@ -82,8 +86,10 @@ async function resolveTarget(opts: { profile?: string; target?: string; faults?:
     const profile = opts.profile ? await loadProfileFile(opts.profile) : profileFromEnv(opts.target!);
     return { env: { ...userEnv(), ...envFromProfile(profile) }, report: { baseUrl: profile.target, kind: 'remote' } };
   }
-  // The embedded fake, with its /v8 limiter on and a ramp short enough to reach both limits.
-  const fake = await startFake({ faults: opts.faults ?? [], config: { v8RateLimit: { perWindow: 30, windowMs: 1_000 } } });
+  // The embedded fake, with its /v8 limiter on for the rate-probe principal only (the profile's
+  // declared low tier, APICERT_V8_RATE_LIMIT_TOKEN), so the storms and fan-outs of the primary
+  // principal are never refused, and a ramp short enough to reach both limits.
+  const fake = await startFake({ faults: opts.faults ?? [], config: EMBEDDED_LOAD_FAKE });
   const env: Env = { APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', ...userEnv(), ...envFromProfile(embeddedProfile(fake)) };
   const report: Report['target'] = { baseUrl: fake.baseUrl, kind: 'embedded-fake' };
   if (opts.faults?.length) report.faults = opts.faults;

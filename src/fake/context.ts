@@ -29,8 +29,12 @@ export interface FakeConfig {
   v8RateLimitPerWindow: number;
   /** Whether /v8 also redacts values that are sensitive only by shape (bearer, PEM, API-key strings) under neutral fields. */
   v8RedactsByShape: boolean;
-  /** The /v8 per-principal limiter: off when undefined (the seed gives no numbers). */
-  v8RateLimit?: { perWindow: number; windowMs: number };
+  /**
+   * The /v8 per-principal limiter: off when undefined (the seed gives no numbers). `principals`
+   * puts only those principals on the limited tier (a declared low tier, like /v1's probe keys),
+   * so the other load scripts' principal is never refused; every principal when absent.
+   */
+  v8RateLimit?: { perWindow: number; windowMs: number; principals?: readonly string[] };
 }
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {

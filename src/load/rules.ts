@@ -186,3 +186,11 @@ export function isLoadScript(name: string): name is LoadScript {
 export function metricOf(ruleId: string): string {
   return `apicert_${ruleId.replace(/^load\./, '').replace(/[^A-Za-z0-9]+/g, '_')}`;
 }
+
+/**
+ * The k6 metric that says whether an iteration judged a rule at all (a Rate, `rate>0`): k6 skips
+ * the thresholds of a metric with no sample, so a rule nothing judged would pass `rate==1`.
+ */
+export function judgedMetricOf(ruleId: string): string {
+  return `apicert_judged_${ruleId.replace(/^load\./, '').replace(/[^A-Za-z0-9]+/g, '_')}`;
+}

@@ -16,12 +16,15 @@ const limiters = new WeakMap<FakeContext, RateLimiter>();
 function retryAfter(fake: FakeContext, caller: FakeCaller): number | undefined {
   const config = fake.config.v8RateLimit;
   if (!config) return undefined;
+  const globalBucket = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket');
+  // One bucket for everyone (the fault) counts every principal, whatever tier it is on.
+  if (config.principals && !globalBucket && !config.principals.includes(caller.principal)) return undefined;
   let limiter = limiters.get(fake);
   if (!limiter) {
     limiter = new RateLimiter(config.perWindow, config.windowMs);
     limiters.set(fake, limiter);
   }
-  const bucket = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? 'everyone' : caller.principal;
+  const bucket = globalBucket ? 'everyone' : caller.principal;
   const decision = limiter.take(bucket, 'probe');
   return decision.kind === 'limited' ? Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) : undefined;
 }

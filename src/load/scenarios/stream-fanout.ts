@@ -56,7 +56,7 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
     if (!v.judge(rules.same, res.status === 200, "a reader's stream opens with 200")) continue;
     const events = parseEventStreamText(res.body).events;
     v.judge(rules.same, rules.idsOk(events), rules.idCheck);
-    reference ??= events;
+    if (!reference) reference = events;
     v.judge(rules.same, signature(events) === signature(reference), 'every reader sees the same events in the same order');
     if (rules.terminal) {
       const terminals = events.filter((e) => V8_TERMINAL.has(e.event ?? ''));
