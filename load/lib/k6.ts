@@ -3,7 +3,7 @@
  * becomes, the thresholds that turn a failed rule into exit 99, and handleSummary. The scenario
  * logic itself lives in src/load/scenarios, where vitest runs it against the fake.
  */
-import { check } from 'k6';
+import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import http, { type RefinedResponse } from 'k6/http';
 import { Rate, Trend } from 'k6/metrics';
@@ -74,6 +74,10 @@ export const k6Transport: Transport = {
       })),
     ) as Array<RefinedResponse<'text'>>;
     return Promise.resolve(responses.map(response));
+  },
+  sleep(ms: number): Promise<void> {
+    sleep(ms / 1000);
+    return Promise.resolve();
   },
 };
 

@@ -79,6 +79,14 @@ export const LOAD_RULES: readonly LoadRule[] = [
     spec: { document: V8, section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
   },
   {
+    id: 'load.v8.events.fanout-after-terminal',
+    surface: 'v8',
+    script: 'v8-stream-fanout',
+    title: 'A late reader replaying an ended mission from the start sees nothing state-changing after the terminal event, and the mission reads back in its terminal state',
+    level: 'required',
+    spec: { document: V8, section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
+  },
+  {
     id: 'load.v8.events.fanout-resume',
     surface: 'v8',
     script: 'v8-stream-fanout',

@@ -29,6 +29,8 @@ export interface LoadResponse {
 
 export interface Transport {
   batch(requests: readonly LoadRequest[]): Promise<LoadResponse[]>;
+  /** Waits (k6: sleep, which holds the VU; vitest: a timer). */
+  sleep(ms: number): Promise<void>;
 }
 
 /** One judgment of one rule: `check` is a fixed sentence (no per-run numbers), so k6 groups them. */

@@ -30,6 +30,9 @@ export class FetchTransport implements Transport {
     for (const r of requests) this.sent.set(r.name, (this.sent.get(r.name) ?? 0) + 1);
     return Promise.all(requests.map(send));
   }
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
+  }
 }
 
 export interface Target {
