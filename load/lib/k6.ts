@@ -55,6 +55,10 @@ function expected(statuses: readonly number[]): ExpectedStatusesCallback {
   return callback;
 }
 
+function expectedAnyAnswer(): ExpectedStatusesCallback {
+  return http.expectedStatuses({ min: 100, max: 599 });
+}
+
 function response(res: RefinedResponse<'text'>): LoadResponse {
   const headers: Record<string, string> = {};
   for (const name of Object.keys(res.headers)) headers[name.toLowerCase()] = res.headers[name]!;
@@ -120,10 +124,13 @@ export class Recorder {
    * missing, and gives every judged metric one "not judged" sample, so that an instance whose
    * segment got no iteration still has samples to fail its thresholds.
    */
-  setup(runConfig: () => unknown): () => void {
+  setup(runConfig: () => LoadConfig): () => void {
     return () => {
       for (const id of Object.keys(this.covered)) this.covered[id]!.add(false);
-      runConfig();
+      const config = runConfig();
+      // Any HTTP answer will do: a target that answers nothing would only leave every rule unjudged.
+      const res = http.get(`${config.baseUrl}/`, { tags: { name: 'setup reachability GET /' }, timeout: 10_000, responseCallback: expectedAnyAnswer() });
+      if (res.status === 0) throw new Error(`apicert ${this.script}: the target at APICERT_BASE_URL=${config.baseUrl} did not answer (${res.error || 'no response'}): start it, or set APICERT_BASE_URL to its base URL`);
     };
   }
 

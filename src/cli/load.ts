@@ -208,6 +208,7 @@ async function load(opts: LoadOptions): Promise<void> {
       await rm(summaryPath, { force: true });
       console.log(`\n== ${script} ==`);
       const code = await runK6(binary, args, scriptEnv, limitMs);
+      console.log(`k6 exited ${code} (${script})`);
       const summary = await readSummary(summaryPath);
       if (summary) results.push(...verdictsOf(summary));
       else results.push(...allRules(script, 'inconclusive', `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`));

@@ -47,8 +47,8 @@ describe('a bundled script under k6 stand-ins', () => {
     const iterate = module.default as () => Promise<void>;
     await iterate();
     await iterate();
-    expect(recording.requests.map((r) => r.params.tags.name)).toEqual(['ramp GET /v8/missions/{runId}', 'other-principal GET /v8/missions/{runId}', 'ramp GET /v8/missions/{runId}']);
-    expect(recording.requests[0]!.params.responseCallback).toEqual({ statuses: [404, 429] });
+    expect(recording.requests.map((r) => r.params.tags.name)).toEqual(['setup reachability GET /', 'ramp GET /v8/missions/{runId}', 'other-principal GET /v8/missions/{runId}', 'ramp GET /v8/missions/{runId}']);
+    expect(recording.requests[1]!.params.responseCallback).toEqual({ statuses: [404, 429] });
     expect(recording.checks['load.v8.rate-limit.per-principal: another principal is not limited while the first is']).toEqual({ passes: 1, fails: 0 });
     // setup's "not judged", then the first iteration probed the other principal and the second did not.
     expect(recording.metrics[judgedMetricOf('load.v8.rate-limit.per-principal')]!.values).toEqual([0, 1, 0]);
@@ -79,5 +79,10 @@ describe('a bundled script under k6 stand-ins', () => {
     const { module, recording } = await loadBundle('v1-events-fanout', {}, () => problem429);
     expect(() => (module.setup as () => void)()).toThrow(/v1-events-fanout needs APICERT_V1_KEY/);
     expect(recording.requests).toEqual([]);
+  });
+
+  it('stops in setup, saying what to set, when the target answers nothing', async () => {
+    const { module } = await loadBundle('v8-idempotency-storm', { APICERT_V8_TOKEN: 'v8at_glue', APICERT_BASE_URL: 'http://127.0.0.1:9' }, () => ({ status: 0, headers: {}, body: '' }));
+    expect(() => (module.setup as () => void)()).toThrow(/APICERT_BASE_URL=http:\/\/127\.0\.0\.1:9 did not answer \(dial: connection refused\): start it, or set APICERT_BASE_URL/);
   });
 });

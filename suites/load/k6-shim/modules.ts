@@ -20,7 +20,8 @@ export const SHIM_SOURCES: Record<string, string> = {
     export const Rate = metric('rate'); export const Trend = metric('trend');`,
   'k6/http': `export default {
     expectedStatuses: (...statuses) => ({ statuses }),
-    batch: (requests) => requests.map((q) => { globalThis.__k6.requests.push(q); const a = globalThis.__k6.respond(q); return { status: a.status, headers: a.headers, body: a.body, error: '' }; }),
+    batch: (requests) => requests.map((q) => { globalThis.__k6.requests.push(q); const a = globalThis.__k6.respond(q); return { status: a.status, headers: a.headers, body: a.body, error: a.status === 0 ? 'dial: connection refused' : '' }; }),
+    get(url, params) { return this.batch([{ method: 'GET', url, params: { headers: {}, ...params } }])[0]; },
   };`,
   'k6/execution': `export default { vu: { idInTest: 7, iterationInInstance: 0 }, scenario: { startTime: Date.now() - 1500 }, test: { options: { executionSegment: '1/2:1' } } };`,
 };
