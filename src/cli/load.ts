@@ -228,6 +228,10 @@ async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles
   await mkdir(dir, { recursive: true });
   // Credentials go in the Secret the user creates; the manifests carry only the other settings.
   const settings = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAMES.has(name)));
+  // A pod whose execution segment holds no VU judges nothing and fails its thresholds: give each at least one.
+  const config = loadConfig(env);
+  settings.APICERT_VUS = String(Math.max(config.vus, parallelism));
+  settings.APICERT_ITERATIONS = String(Math.max(config.iterations, parallelism));
   const secrets = [...SECRET_NAMES].filter((name) => env[name] !== undefined);
   for (const script of scripts) {
     const { configMap, testRun } = operatorManifests(script, await readFile(join(bundles, `${script}.js`), 'utf8'), parallelism, settings);
