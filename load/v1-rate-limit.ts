@@ -13,9 +13,10 @@ const recorder = new Recorder('v1-rate-limit', ['v1_rate_429_at_ms', 'v1_rate_42
 
 // The limiter-down key gets a few requests of its own. The scenario is there whether or not the
 // key is given (credentials are read when the test runs, never at init); without the key its
-// iterations judge nothing and the rule is untestable.
+// iterations judge nothing and the rule is untestable. APICERT_VUS of them, so that each execution
+// segment of a distributed run (one per VU at least) judges the rule too.
 export const options = rampOptions(config, recorder, 'ramp', {
-  limiterDown: { executor: 'shared-iterations', exec: 'limiterDown', vus: 1, iterations: config.limiterDownRequests, maxDuration: config.maxDuration },
+  limiterDown: { executor: 'shared-iterations', exec: 'limiterDown', vus: config.vus, iterations: Math.max(config.limiterDownRequests, config.vus), maxDuration: config.maxDuration },
 });
 
 export const setup = recorder.setup(runConfig);
