@@ -70,6 +70,20 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
     // The mission ended, yet these readers waited out their whole timeout: their streams stayed open.
     for (let i = 0; i < unanswered; i += 1) v.judge(rules.terminal, false, "a reader's stream closes after the terminal event (it timed out while the mission read back terminal)");
   }
+  // Readers of one stream mostly receive the very same bytes: parse each distinct body once. At
+  // thousands of readers, parsing every body in k6's JS runtime was most of k6's CPU time.
+  const parsed = new Map<string, TextEvent[]>();
+  const signatures = new Map<TextEvent[], string>();
+  const eventsOf = (body: string) => {
+    let events = parsed.get(body);
+    if (!events) parsed.set(body, (events = parseEventStreamText(body).events));
+    return events;
+  };
+  const signatureOf = (events: TextEvent[]) => {
+    let sig = signatures.get(events);
+    if (sig === undefined) signatures.set(events, (sig = signature(events)));
+    return sig;
+  };
   let reference: TextEvent[] | undefined;
   // Resumes are judged against a stream that passed every reader check: which reader k6 lists
   // first is not which one connected first, and a faulty first stream would fail the resumes too.
@@ -77,10 +91,10 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
   for (const res of streams) {
     if (res.status === 0 || res.status === 429) continue;
     if (!v.judge(rules.same, res.status === 200, "a reader's stream opens with 200")) continue;
-    const events = parseEventStreamText(res.body).events;
+    const events = eventsOf(res.body);
     let ok = v.judge(rules.same, rules.idsOk(events), rules.idCheck);
     if (!reference) reference = events;
-    ok = v.judge(rules.same, signature(events) === signature(reference), 'every reader sees the same events in the same order') && ok;
+    ok = v.judge(rules.same, signatureOf(events) === signatureOf(reference), 'every reader sees the same events in the same order') && ok;
     if (rules.terminal) {
       const terminals = events.filter(isV8Terminal);
       ok = v.judge(rules.terminal, terminals.length === 1 && isV8Terminal(events.at(-1)), 'a reader sees exactly one terminal event, and it is the last') && ok;
