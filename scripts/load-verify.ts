@@ -237,15 +237,18 @@ for (const binary of found) {
   const bundles = join(work, 'bundles');
   await bundleLoadScripts(bundles);
   console.log(`k6 ${version} (${binary}): work in ${work}`);
-  const outcomes = [
-    ...(await throughApicert(binary, join(work, 'apicert'), scripts)),
-    ...(await stops(binary, bundles, scripts)),
-    ...(major > 0 || minor >= 57 ? await typescript(binary, work, scripts) : []),
-    ...(process.env.LOAD_VERIFY_SEGMENTS === '0' ? [] : await segments(binary, bundles, work, scripts)),
-  ];
-  for (const o of outcomes) console.log(`${o.ok ? 'ok      ' : 'NOT OK  '} ${version} ${o.script} ${o.case}: ${o.got}`);
+  const outcomes: Outcome[] = [];
+  // Written after each part, so that a long run (Babel makes every k6 start slow on v0.48) keeps what it has.
+  const keep = (more: Outcome[]) => {
+    for (const o of more) console.log(`${o.ok ? 'ok      ' : 'NOT OK  '} ${version} ${o.script} ${o.case}: ${o.got}`);
+    outcomes.push(...more);
+    writeFileSync(join(results, `${version}.json`), `${JSON.stringify({ version, outcomes }, null, 2)}\n`);
+  };
+  keep(await throughApicert(binary, join(work, 'apicert'), scripts));
+  keep(await stops(binary, bundles, scripts));
+  if (major > 0 || minor >= 57) keep(await typescript(binary, work, scripts));
+  if (process.env.LOAD_VERIFY_SEGMENTS !== '0') keep(await segments(binary, bundles, work, scripts));
   failures += outcomes.filter((o) => !o.ok).length;
-  writeFileSync(join(results, `${version}.json`), `${JSON.stringify({ version, outcomes }, null, 2)}\n`);
 }
 console.log(`\n${render(results)}\n\nresults in ${results}; ${failures} run(s) did not behave`);
 process.exitCode = failures > 0 ? 1 : 0;
