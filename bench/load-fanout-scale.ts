@@ -69,11 +69,11 @@ console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 try {
   for (const n of sizes) {
     const summaryPath = join(work, `fanout-${n}.summary.json`);
-    const settings = { APICERT_READERS: String(n), APICERT_RESUMERS: '0', APICERT_ITERATIONS: '1', APICERT_VUS: '1', APICERT_STREAM_TIMEOUT: '60s', APICERT_MAX_DURATION: '120s', APICERT_MISSION_BODY: body, APICERT_SUMMARY_OUT: summaryPath };
-    const k = await measured(k6, ['run', '--quiet', '--no-usage-report', join(work, 'v8-stream-fanout.js')], { ...env, ...settings }, 180_000);
+    const settings = { APICERT_READERS: String(n), APICERT_RESUMERS: '0', APICERT_ITERATIONS: '1', APICERT_VUS: '1', APICERT_STREAM_TIMEOUT: '60s', APICERT_MAX_DURATION: '150s', APICERT_MISSION_BODY: body, APICERT_SUMMARY_OUT: summaryPath };
+    const k = await measured(k6, ['run', '--quiet', '--no-usage-report', join(work, 'v8-stream-fanout.js')], { ...env, ...settings }, 240_000);
     const summary = existsSync(summaryPath) ? parseSummaries(readFileSync(summaryPath, 'utf8'), summaryPath)[0] : undefined;
     const judged = summary?.figures.v8_fanout_readers_judged?.max ?? 0;
-    const a = await measured(process.execPath, [join(ROOT, 'bench', 'sse-readers.ts'), String(n)], { BENCH_BASE_URL: env.APICERT_BASE_URL, BENCH_TOKEN: env.APICERT_V8_TOKEN, BENCH_MISSION_BODY: body }, 180_000);
+    const a = await measured(process.execPath, [join(ROOT, 'bench', 'sse-readers.ts'), String(n)], { BENCH_BASE_URL: env.APICERT_BASE_URL, BENCH_TOKEN: env.APICERT_V8_TOKEN, BENCH_MISSION_BODY: body }, 240_000);
     const read = /\{"streams":(\d+)/.exec(a.output)?.[1] ?? '0';
     console.log(`| ${n} | ${judged} | ${fmt(k.peakMb)} | ${fmt(k.cpuS, 2)} | ${fmt(k.wallS, 2)} | ${read} | ${fmt(a.peakMb)} | ${fmt(a.cpuS, 2)} | ${fmt(a.wallS, 2)} | ${fmt(k.peakMb / a.peakMb, 2)} | ${fmt(k.cpuS / a.cpuS, 2)} | ${fmt(k.wallS / a.wallS, 2)} |`);
   }
