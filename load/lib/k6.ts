@@ -64,6 +64,8 @@ function response(res: RefinedResponse<'text'>): LoadResponse {
   for (const name of Object.keys(res.headers)) headers[name.toLowerCase()] = res.headers[name]!;
   const out: LoadResponse = { status: res.status, headers, body: typeof res.body === 'string' ? res.body : '' };
   if (res.error) out.error = res.error;
+  // k6's error code for "request timeout" (https://grafana.com/docs/k6/latest/javascript-api/error-codes/).
+  if (res.error_code === 1050) out.timedOut = true;
   return out;
 }
 

@@ -25,6 +25,8 @@ export interface LoadResponse {
   body: string;
   /** Transport trouble, when status is 0. */
   error?: string;
+  /** No answer because the request's own timeout ran out (not a refused or reset connection). */
+  timedOut?: boolean;
 }
 
 export interface Transport {

@@ -19,7 +19,7 @@ async function send(request: LoadRequest): Promise<LoadResponse> {
     res.headers.forEach((value, name) => (headers[name] = value));
     return { status: res.status, headers, body: await res.text() };
   } catch (error) {
-    return { status: 0, headers: {}, body: '', error: String(error) };
+    return { status: 0, headers: {}, body: '', error: String(error), timedOut: (error as Error).name === 'TimeoutError' };
   }
 }
 

@@ -65,10 +65,11 @@ function streamRequest(url: string, token: string, name: string, timeoutMs: numb
 /** Returns the events every reader should have seen (the first reader's), when one was read. */
 async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: FanoutRules, v: Verdicts): Promise<TextEvent[] | undefined> {
   const streams = await t.batch(repeat(c.readers, () => streamRequest(url, c.token, `fanout readers GET ${rules.endpoint}`, c.streamTimeoutMs)));
-  const unanswered = streams.filter((res) => res.status === 0).length;
-  if (unanswered > 0 && rules.terminal && rules.terminalNow && (await rules.terminalNow()) === true) {
+  // Only a reader that waited out its whole timeout: a refused or reset connection says nothing about closing.
+  const timedOut = streams.filter((res) => res.status === 0 && res.timedOut === true).length;
+  if (timedOut > 0 && rules.terminal && rules.terminalNow && (await rules.terminalNow()) === true) {
     // The mission ended, yet these readers waited out their whole timeout: their streams stayed open.
-    for (let i = 0; i < unanswered; i += 1) v.judge(rules.terminal, false, "a reader's stream closes after the terminal event (it timed out while the mission read back terminal)");
+    for (let i = 0; i < timedOut; i += 1) v.judge(rules.terminal, false, "a reader's stream closes after the terminal event (it timed out while the mission read back terminal)");
   }
   // Readers of one stream mostly receive the very same bytes: parse each distinct body once. At
   // thousands of readers, parsing every body in k6's JS runtime was most of k6's CPU time.
