@@ -62,7 +62,7 @@ function streamRequest(url: string, token: string, name: string, timeoutMs: numb
   return { method: 'GET', url, headers, name, expect: lastEventId === undefined ? [200] : [200, 409], timeoutMs };
 }
 
-/** Returns the events every reader should have seen (the first reader's), when one was read. */
+/** Returns the events every reader should have seen (the first stream that passed every reader check, else the first read), when one was read. */
 async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: FanoutRules, v: Verdicts): Promise<TextEvent[] | undefined> {
   const streams = await t.batch(repeat(c.readers, () => streamRequest(url, c.token, `fanout readers GET ${rules.endpoint}`, c.streamTimeoutMs)));
   // Only a reader that waited out its whole timeout: a refused or reset connection says nothing about closing.
