@@ -1,6 +1,6 @@
 /**
- * Bundles every k6 script in load/ into one file each (dist/load/*.js), with k6's own modules and
- * the jslib URL left as imports. Target es2017: k6 before v0.53 runs scripts through Babel, which
+ * Bundles every k6 script in load/ into one file each (dist/load/*.js), with only k6's own modules
+ * left as imports (nothing is fetched at run time: an air-gapped runner must run them). Target es2017: k6 before v0.53 runs scripts through Babel, which
  * rejects newer syntax (`catch {}`); async/await needs k6 v0.43 or later.
  */
 import { build } from 'esbuild';
@@ -21,7 +21,7 @@ export async function bundleLoadScripts(outdir: string, write = true, entryPoint
     platform: 'neutral',
     mainFields: ['module', 'main'],
     target: K6_TARGET,
-    external: ['k6', 'k6/*', 'https://jslib.k6.io/*'],
+    external: ['k6', 'k6/*'],
     outdir,
     write,
     metafile: true,

@@ -4,13 +4,19 @@
  * load.v1.events.fanout-same-events, load.v1.events.fanout-resume.
  */
 import { v1EventsFanout } from '../src/load/scenarios/stream-fanout.ts';
-import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
+import { iterationOptions, k6Transport, newKey, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
-const { config, credential } = configFor('v1-events-fanout');
+const config = settingsFor('v1-events-fanout');
+const runConfig = runConfigFor('v1-events-fanout');
 const recorder = new Recorder('v1-events-fanout', ['v1_fanout_readers_judged']);
 
 export const options = iterationOptions('fanout', config, config.readers, recorder);
 
-export default recorder.iteration(() => v1EventsFanout(k6Transport, { ...config, token: credential, key: newKey }));
+export const setup = recorder.setup(runConfig);
+
+export default recorder.iteration(() => {
+  const c = runConfig();
+  return v1EventsFanout(k6Transport, { ...c, token: c.credential, key: newKey });
+});
 
 export const handleSummary = recorder.handleSummary(config);

@@ -5,13 +5,19 @@
  * load.v1.idempotency.storm-replayed, load.v1.idempotency.storm-conflict.
  */
 import { v1IdempotencyStorm } from '../src/load/scenarios/idempotency-storm.ts';
-import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
+import { iterationOptions, k6Transport, newKey, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
-const { config, credential } = configFor('v1-idempotency-storm');
+const config = settingsFor('v1-idempotency-storm');
+const runConfig = runConfigFor('v1-idempotency-storm');
 const recorder = new Recorder('v1-idempotency-storm', []);
 
 export const options = iterationOptions('storm', config, config.storm, recorder);
 
-export default recorder.iteration(() => v1IdempotencyStorm(k6Transport, { ...config, token: credential, key: newKey }));
+export const setup = recorder.setup(runConfig);
+
+export default recorder.iteration(() => {
+  const c = runConfig();
+  return v1IdempotencyStorm(k6Transport, { ...c, token: c.credential, key: newKey });
+});
 
 export const handleSummary = recorder.handleSummary(config);

@@ -4,21 +4,31 @@
  * APICERT_V1_LIMITER_DOWN_KEY, a few requests on a key whose limiter is down. Rules:
  * load.v1.rate-limit.429-shape, .retry-after, .refusals-are-429, .unavailable-503, .limit-reached.
  */
-import type { Scenario } from 'k6/options';
 import { v1LimiterDownStep, v1RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
-import { configFor, k6Transport, rampClock, rampOptions, Recorder } from './lib/k6.ts';
+import { k6Transport, rampClock, rampOptions, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
-const { config, credential } = configFor('v1-rate-limit');
+const config = settingsFor('v1-rate-limit');
+const runConfig = runConfigFor('v1-rate-limit');
 const recorder = new Recorder('v1-rate-limit', ['v1_rate_429_at_ms', 'v1_rate_429_at_rps', 'v1_rate_503_at_ms']);
 
-// The limiter-down key gets a few requests of its own, when the profile has one.
-const limiterDownScenario: Record<string, Scenario> = config.v1LimiterDownKey
-  ? { limiterDown: { executor: 'shared-iterations', exec: 'limiterDown', vus: 1, iterations: config.limiterDownRequests, maxDuration: config.maxDuration } }
-  : {};
+// The limiter-down key gets a few requests of its own. The scenario is there whether or not the
+// key is given (credentials are read when the test runs, never at init); without the key its
+// iterations judge nothing and the rule is untestable. APICERT_VUS of them, so that each execution
+// segment of a distributed run (one per VU at least) judges the rule too.
+export const options = rampOptions(config, recorder, 'ramp', {
+  limiterDown: { executor: 'shared-iterations', exec: 'limiterDown', vus: config.vus, iterations: Math.max(config.limiterDownRequests, config.vus), maxDuration: config.maxDuration },
+});
 
-export const options = rampOptions(config, recorder, 'ramp', limiterDownScenario);
+export const setup = recorder.setup(runConfig);
 
-export const ramp = recorder.iteration(() => v1RateLimitStep(k6Transport, { baseUrl: config.baseUrl, token: credential, ...rampClock(config) }));
-export const limiterDown = recorder.iteration(() => v1LimiterDownStep(k6Transport, { baseUrl: config.baseUrl, token: config.v1LimiterDownKey!, ...rampClock(config) }));
+export const ramp = recorder.iteration(() => {
+  const c = runConfig();
+  return v1RateLimitStep(k6Transport, { baseUrl: c.baseUrl, token: c.credential, ...rampClock(c) });
+});
+export const limiterDown = recorder.iteration(() => {
+  const c = runConfig();
+  if (!c.v1LimiterDownKey) return Promise.resolve({ judgments: [], figures: [] });
+  return v1LimiterDownStep(k6Transport, { baseUrl: c.baseUrl, token: c.v1LimiterDownKey, ...rampClock(c) });
+});
 
 export const handleSummary = recorder.handleSummary(config);

@@ -4,13 +4,19 @@
  * (each must get 409). Rules: load.v8.idempotency.storm-one-mission, load.v8.idempotency.storm-conflict.
  */
 import { v8IdempotencyStorm } from '../src/load/scenarios/idempotency-storm.ts';
-import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
+import { iterationOptions, k6Transport, newKey, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
-const { config, credential } = configFor('v8-idempotency-storm');
+const config = settingsFor('v8-idempotency-storm');
+const runConfig = runConfigFor('v8-idempotency-storm');
 const recorder = new Recorder('v8-idempotency-storm', []);
 
 export const options = iterationOptions('storm', config, config.storm, recorder);
 
-export default recorder.iteration(() => v8IdempotencyStorm(k6Transport, { ...config, token: credential, key: newKey }));
+export const setup = recorder.setup(runConfig);
+
+export default recorder.iteration(() => {
+  const c = runConfig();
+  return v8IdempotencyStorm(k6Transport, { ...c, token: c.credential, key: newKey });
+});
 
 export const handleSummary = recorder.handleSummary(config);

@@ -5,13 +5,19 @@
  * load.v8.events.fanout-same-events, load.v8.events.fanout-one-terminal, load.v8.events.fanout-resume.
  */
 import { v8StreamFanout } from '../src/load/scenarios/stream-fanout.ts';
-import { configFor, iterationOptions, k6Transport, newKey, Recorder } from './lib/k6.ts';
+import { iterationOptions, k6Transport, newKey, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
-const { config, credential } = configFor('v8-stream-fanout');
+const config = settingsFor('v8-stream-fanout');
+const runConfig = runConfigFor('v8-stream-fanout');
 const recorder = new Recorder('v8-stream-fanout', ['v8_fanout_readers_judged']);
 
 export const options = iterationOptions('fanout', config, config.readers, recorder);
 
-export default recorder.iteration(() => v8StreamFanout(k6Transport, { ...config, token: credential, key: newKey }));
+export const setup = recorder.setup(runConfig);
+
+export default recorder.iteration(() => {
+  const c = runConfig();
+  return v8StreamFanout(k6Transport, { ...c, token: c.credential, key: newKey });
+});
 
 export const handleSummary = recorder.handleSummary(config);

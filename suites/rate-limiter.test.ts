@@ -28,15 +28,16 @@ describe('the fake rate limiter', () => {
   it('keeps keys and surfaces apart, and leaves a caller without a tier unlimited', () => {
     const tier = { requests: 1, windowSeconds: 60 };
     const limiter = new RateLimiter(limits({ default: tier, credentials: {} }, { principals: { p: tier } }));
-    expect([limiter.v1('a', undefined, 0), limiter.v1('b', 'named-without-tier', 0), limiter.v8('p', 'p', 0)].map((d) => d.kind)).toEqual(['ok', 'ok', 'ok']);
+    expect([limiter.v1('a', undefined, 0), limiter.v1('b', 'named-without-tier', 0), limiter.v8('p', 0)].map((d) => d.kind)).toEqual(['ok', 'ok', 'ok']);
     expect(limiter.v1('a', undefined, 1).kind).toBe('limited');
-    const unlimited = Array.from({ length: 2_000 }, (_, i) => limiter.v8('q', 'q', i).kind);
+    const unlimited = Array.from({ length: 2_000 }, (_, i) => limiter.v8('q', i).kind);
     expect(unlimited.every((k) => k === 'ok')).toBe(true);
   });
 
-  it('counts a pooled bucket under each caller’s own tier (the global-bucket fault)', () => {
-    const limiter = new RateLimiter(limits({ credentials: {} }, { default: { requests: 2, windowSeconds: 60 }, principals: {} }));
-    expect([limiter.v8('a', 'everyone', 0), limiter.v8('b', 'everyone', 0), limiter.v8('b', 'everyone', 0)].map((d) => d.kind)).toEqual(['ok', 'ok', 'limited']);
+  it('counts a pooled bucket under the strictest /v8 tier, whoever calls (the global-bucket fault)', () => {
+    const limiter = new RateLimiter(limits({ credentials: {} }, { principals: { probe: { requests: 2, windowSeconds: 60 }, roomy: { requests: 1_000, windowSeconds: 1 } } }));
+    expect([limiter.v8Pooled(0), limiter.v8Pooled(0), limiter.v8Pooled(0)].map((d) => d.kind)).toEqual(['ok', 'ok', 'limited']);
+    expect(limiter.v8('unnamed', 0).kind).toBe('ok');
   });
 
   it('fails closed on a key whose limiter is unavailable', () => {

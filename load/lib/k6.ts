@@ -3,26 +3,44 @@
  * becomes, the thresholds that turn a failed rule into exit 99, and handleSummary. The scenario
  * logic itself lives in src/load/scenarios, where vitest runs it against the fake.
  */
-import { check } from 'k6';
+import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import http, { type RefinedResponse } from 'k6/http';
 import { Rate, Trend } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
-import { textSummary } from 'https://jslib.k6.io/k6-summary/0.0.2/index.js';
-import { ConfigError, credentialOf, loadConfig, rampRate, untestableRules, type LoadConfig } from '../../src/load/config.ts';
-import { metricOf, rulesOf, type LoadScript } from '../../src/load/rules.ts';
+import { ConfigError, credentialOf, loadConfig, loadSettings, rampRate, untestableRules, type LoadConfig } from '../../src/load/config.ts';
+import { judgedMetricOf, metricOf, rulesOf, type LoadScript } from '../../src/load/rules.ts';
 import { figureMetric, JUDGED_METRIC, SUMMARY_LINE_PREFIX, summaryFromK6, type K6SummaryData } from '../../src/load/summary.ts';
 import type { LoadRequest, LoadResponse, StepResult, Transport } from '../../src/load/transport.ts';
+import { textSummary, type TextSummaryData } from './text-summary.ts';
 
-/** The configuration, or the init error k6 reports (exit 107) with the variable to fix. */
-export function configFor(script: LoadScript): { config: LoadConfig; credential: string } {
+function named<T>(script: LoadScript, read: () => T): T {
   try {
-    const config = loadConfig(__ENV);
-    return { config, credential: credentialOf(script, config) };
+    return read();
   } catch (error) {
     if (error instanceof ConfigError) throw new Error(`apicert ${script}: ${error.message}`);
     throw error;
   }
+}
+
+/**
+ * The settings, read at init; a malformed one stops the script there (exit 107) naming the
+ * variable. No credential is read at init: the k6-operator's initializer runs `k6 archive`
+ * without the Secret that carries them.
+ */
+export function settingsFor(script: LoadScript): LoadConfig {
+  return named(script, () => loadSettings(__ENV));
+}
+
+/** The settings with the credentials, once per VU, when the test runs; the script's own credential as `credential`. */
+export function runConfigFor(script: LoadScript): () => LoadConfig & { credential: string } {
+  let cached: (LoadConfig & { credential: string }) | undefined;
+  return () => {
+    if (cached) return cached;
+    const config = named(script, () => loadConfig(__ENV));
+    cached = { ...config, credential: named(script, () => credentialOf(script, config)) };
+    return cached;
+  };
 }
 
 type ExpectedStatusesCallback = ReturnType<typeof http.expectedStatuses>;
@@ -31,7 +49,14 @@ type ExpectedStatusesCallback = ReturnType<typeof http.expectedStatuses>;
 const callbacks: Record<string, ExpectedStatusesCallback> = {};
 function expected(statuses: readonly number[]): ExpectedStatusesCallback {
   const key = statuses.join(',');
-  return (callbacks[key] ??= http.expectedStatuses(...statuses));
+  // No `??=` in code k6 loads: k6 v0.57 never finishes `(a[k] ??= b)`.
+  let callback = callbacks[key];
+  if (!callback) callbacks[key] = callback = http.expectedStatuses(...statuses);
+  return callback;
+}
+
+function expectedAnyAnswer(): ExpectedStatusesCallback {
+  return http.expectedStatuses({ min: 100, max: 599 });
 }
 
 function response(res: RefinedResponse<'text'>): LoadResponse {
@@ -39,6 +64,8 @@ function response(res: RefinedResponse<'text'>): LoadResponse {
   for (const name of Object.keys(res.headers)) headers[name.toLowerCase()] = res.headers[name]!;
   const out: LoadResponse = { status: res.status, headers, body: typeof res.body === 'string' ? res.body : '' };
   if (res.error) out.error = res.error;
+  // k6's error code for "request timeout" (https://grafana.com/docs/k6/latest/javascript-api/error-codes/).
+  if (res.error_code === 1050) out.timedOut = true;
   return out;
 }
 
@@ -54,11 +81,17 @@ export const k6Transport: Transport = {
     ) as Array<RefinedResponse<'text'>>;
     return Promise.resolve(responses.map(response));
   },
+  sleep(ms: number): Promise<void> {
+    sleep(ms / 1000);
+    return Promise.resolve();
+  },
 };
 
 /** Metrics, checks and thresholds of one script; build it in the init context (k6 creates metrics there only). */
 export class Recorder {
   private readonly rates: Record<string, Rate> = {};
+  /** Per required rule: did an iteration judge it (k6 ignores the thresholds of a metric with no sample). */
+  private readonly covered: Record<string, Rate> = {};
   private readonly judged = new Rate(JUDGED_METRIC);
   private readonly trends: Record<string, Trend> = {};
   private readonly script: LoadScript;
@@ -67,19 +100,46 @@ export class Recorder {
   constructor(script: LoadScript, figures: readonly string[]) {
     this.script = script;
     this.figureNames = figures;
-    for (const rule of rulesOf(script)) this.rates[rule.id] = new Rate(metricOf(rule.id));
+    for (const rule of rulesOf(script)) {
+      this.rates[rule.id] = new Rate(metricOf(rule.id));
+      if (rule.level === 'required') this.covered[rule.id] = new Rate(judgedMetricOf(rule.id));
+    }
     for (const name of figures) this.trends[name] = new Trend(figureMetric(name));
   }
 
-  /** Every rule's judgments must all pass; and a run that judged nothing fails (exit 99), never passes 0 of 0. */
+  /**
+   * Every rule's judgments must all pass (`rate==1`), and every required rule must have been
+   * judged at least once (`rate>0` of its judged metric, which setup and every iteration feed):
+   * a run, or an execution segment, that judged a rule nothing fails (exit 99), never passes 0 of 0.
+   */
   thresholds(): Record<string, string[]> {
     const out: Record<string, string[]> = { [JUDGED_METRIC]: ['rate>0'] };
-    for (const rule of rulesOf(this.script)) out[metricOf(rule.id)] = ['rate==1'];
+    for (const rule of rulesOf(this.script)) {
+      out[metricOf(rule.id)] = ['rate==1'];
+      if (rule.level === 'required') out[judgedMetricOf(rule.id)] = ['rate>0'];
+    }
     return out;
+  }
+
+  /**
+   * k6's setup: stops the test (exit 107) with what to set when the script's credential is
+   * missing, and gives every judged metric one "not judged" sample, so that an instance whose
+   * segment got no iteration still has samples to fail its thresholds.
+   */
+  setup(runConfig: () => LoadConfig): () => void {
+    return () => {
+      for (const id of Object.keys(this.covered)) this.covered[id]!.add(false);
+      const config = runConfig();
+      // Any HTTP answer will do: a target that answers nothing would only leave every rule unjudged.
+      const res = http.get(`${config.baseUrl}/`, { tags: { name: 'setup reachability GET /' }, timeout: 10_000, responseCallback: expectedAnyAnswer() });
+      if (res.status === 0) throw new Error(`apicert ${this.script}: the target at APICERT_BASE_URL=${config.baseUrl} did not answer (${res.error || 'no response'}): start it, or set APICERT_BASE_URL to its base URL`);
+    };
   }
 
   record(step: StepResult): void {
     this.judged.add(step.judgments.length > 0);
+    const judgedRules = new Set(step.judgments.map((j) => j.rule));
+    for (const id of Object.keys(this.covered)) this.covered[id]!.add(judgedRules.has(id));
     for (const j of step.judgments) {
       this.rates[j.rule]?.add(j.ok);
       check(null, { [`${j.rule}: ${j.check}`]: () => j.ok });
@@ -102,8 +162,10 @@ export class Recorder {
   /** k6's text summary on stdout, the apicert JSON summary in a file (and on stdout when asked). */
   handleSummary(config: LoadConfig): (data: unknown) => Record<string, string> {
     return (data) => {
-      const summary = summaryFromK6(data as K6SummaryData, { script: this.script, target: config.baseUrl, segment: segment(), figures: this.figureNames, untestable: untestableRules(this.script, config) });
-      let stdout = textSummary(data, { indent: ' ', enableColors: false });
+      // The end of the test: the credentials may be read now (to name the rules they leave untestable).
+      const untestable = untestableRules(this.script, named(this.script, () => loadConfig(__ENV)));
+      const summary = summaryFromK6(data as K6SummaryData, { script: this.script, target: config.baseUrl, segment: segment(), figures: this.figureNames, untestable });
+      let stdout = textSummary(data as TextSummaryData);
       if (__ENV.APICERT_SUMMARY_STDOUT === '1') stdout += `\n${SUMMARY_LINE_PREFIX}${JSON.stringify(summary)}\n`;
       return { stdout: `${stdout}\n`, [__ENV.APICERT_SUMMARY_OUT || `apicert-${this.script}.summary.json`]: `${JSON.stringify(summary, null, 2)}\n` };
     };

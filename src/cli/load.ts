@@ -8,9 +8,11 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { RATE_PROBE_PRINCIPAL } from '../../scenarios/v8/principal.ts';
 import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
 import { isFaultId, type FaultId } from '../fake/faults/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
+import type { FakeConfigInput } from '../fake/context.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { ConfigError, durationMs, ENV_VARS, loadConfig, SCRIPT_NEEDS, type Env } from '../load/config.ts';
 import { checkK6Version, findK6, K6Missing } from '../load/k6-binary.ts';
@@ -71,6 +73,9 @@ export function printableCommand(env: Env, binary: string, args: readonly string
   return [...vars, binary, ...args.map(shellQuote)].join(' ');
 }
 
+/** The embedded fake's settings for load: the /v8 limiter on, 30 requests a second, for the rate-probe principal only. */
+export const EMBEDDED_LOAD_FAKE: FakeConfigInput = { rateLimits: { v8: { principals: { [RATE_PROBE_PRINCIPAL]: { requests: 30, windowSeconds: 1 } } } } };
+
 interface Target {
   env: Env;
   report: Report['target'];
@@ -85,8 +90,10 @@ async function resolveTarget(opts: { profile?: string; target?: string; faults?:
     const profile = opts.profile ? await loadProfileFile(opts.profile) : profileFromEnv(opts.target!);
     return { env: { ...userEnv(), ...envFromProfile(profile) }, report: { baseUrl: profile.target, kind: 'remote' } };
   }
-  // The embedded fake, with its /v8 limiter on and a ramp short enough to reach both limits.
-  const fake = await startFake({ faults: opts.faults ?? [], config: { rateLimits: { v8: { default: { requests: 30, windowSeconds: 1 } } } } });
+  // The embedded fake, with its /v8 limiter on for the rate-probe principal only (the profile's
+  // declared low tier, APICERT_V8_RATE_LIMIT_TOKEN), so the storms and fan-outs of the primary
+  // principal are never refused, and a ramp short enough to reach both limits.
+  const fake = await startFake({ faults: opts.faults ?? [], config: EMBEDDED_LOAD_FAKE });
   const env: Env = { APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', ...userEnv(), ...envFromProfile(embeddedProfile(fake)) };
   const report: Report['target'] = { baseUrl: fake.baseUrl, kind: 'embedded-fake' };
   if (opts.faults?.length) report.faults = opts.faults;
@@ -277,6 +284,7 @@ async function runScript(script: LoadScript, step: ScriptStep): Promise<LoadRule
   await rm(summaryPath, { force: true });
   console.log(`\n== ${script} ==`);
   const code = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop);
+  console.log(`k6 exited ${code} (${script})`);
   const summary = await readSummary(summaryPath);
   if (summary) return verdictsOf(summary);
   return allRules(script, 'inconclusive', step.stop.aborted ? `k6 was stopped: ${(step.stop.reason as Error).message}` : `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`);
@@ -291,6 +299,10 @@ async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles
   await makeFolder(dir);
   // Credentials go in the Secret the user creates; the manifests carry only the other settings.
   const settings = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAMES.has(name)));
+  // A pod whose execution segment holds no VU judges nothing and fails its thresholds: give each at least one.
+  const config = loadConfig(env);
+  settings.APICERT_VUS = String(Math.max(config.vus, parallelism));
+  settings.APICERT_ITERATIONS = String(Math.max(config.iterations, parallelism));
   const secrets = [...SECRET_NAMES].filter((name) => env[name] !== undefined);
   for (const script of scripts) {
     const { configMap, testRun } = operatorManifests(script, await readFile(join(bundles, `${script}.js`), 'utf8'), parallelism, settings);

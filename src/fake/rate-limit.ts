@@ -90,10 +90,18 @@ export class RateLimiter {
     return this.take(`v1 ${token}`, (name === undefined ? undefined : credentials[name]) ?? tier, now);
   }
 
-  /** One /v8 request of `principal`, counted in `bucket` (the principal's own, unless a fault pools them). */
-  v8(principal: string, bucket = principal, now = Date.now()): LimitDecision {
+  /** One /v8 request of `principal`, counted in its own bucket under its tier. */
+  v8(principal: string, now = Date.now()): LimitDecision {
     const { principals, default: tier } = this.limits.v8;
-    return this.take(`v8 ${bucket}`, principals[principal] ?? tier, now);
+    return this.take(`v8 ${principal}`, principals[principal] ?? tier, now);
+  }
+
+  /** One /v8 request counted in a bucket every principal shares, under the strictest /v8 tier (a load fault pools them so). */
+  v8Pooled(now = Date.now()): LimitDecision {
+    const { principals, default: tier } = this.limits.v8;
+    const tiers = [...Object.values(principals), ...(tier ? [tier] : [])];
+    const strictest = tiers.sort((a, b) => a.requests / a.windowSeconds - b.requests / b.windowSeconds)[0];
+    return this.take('v8 everyone', strictest, now);
   }
 
   private take(bucket: string, tier: RateTier | typeof LIMITER_DOWN | undefined, now: number): LimitDecision {

@@ -25,6 +25,7 @@ export interface EnvVar {
 export const ENV_VARS: readonly EnvVar[] = [
   { name: 'APICERT_BASE_URL', about: 'base URL of the target', default: 'http://127.0.0.1:8080' },
   { name: 'APICERT_V8_TOKEN', about: '/v8 token with missions:read and missions:write', secret: true },
+  { name: 'APICERT_V8_RATE_LIMIT_TOKEN', about: '/v8 token of a principal on a tier the ramp can exhaust (default: APICERT_V8_TOKEN)', secret: true },
   { name: 'APICERT_V8_OTHER_PRINCIPAL_TOKEN', about: '/v8 token of another principal (judges that the rate limit is per principal)', secret: true },
   { name: 'APICERT_V1_KEY', about: '/v1 key (service_sk_...) with runs:read and runs:write', secret: true },
   { name: 'APICERT_V1_RATE_LIMIT_KEY', about: '/v1 key of the primary principal on a tier the ramp can exhaust (default: APICERT_V1_KEY)', secret: true },
@@ -51,6 +52,7 @@ export const ENV_VARS: readonly EnvVar[] = [
 export interface LoadConfig {
   baseUrl: string;
   v8Token?: string;
+  v8RateToken?: string;
   v8OtherToken?: string;
   v1Key?: string;
   v1RateKey?: string;
@@ -114,10 +116,10 @@ function json(env: Env, name: string, fallback: unknown): unknown {
   }
 }
 
-export function loadConfig(env: Env): LoadConfig {
+/** The settings alone, never a credential: what a k6 script reads at init (`k6 archive` runs without the secrets). */
+export function loadSettings(env: Env): LoadConfig {
   const baseUrl = (text(env, 'APICERT_BASE_URL') ?? defaultOf('APICERT_BASE_URL')).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/\s]+/.test(baseUrl)) throw new ConfigError(`APICERT_BASE_URL=${baseUrl} is not an http(s) URL`);
-  const v1Key = text(env, 'APICERT_V1_KEY');
   const config: LoadConfig = {
     baseUrl,
     missionBody: json(env, 'APICERT_MISSION_BODY', missionScenarios.succeeds.request),
@@ -136,23 +138,32 @@ export function loadConfig(env: Env): LoadConfig {
     maxVus: whole(env, 'APICERT_MAX_VUS', 1, 10_000),
     limiterDownRequests: whole(env, 'APICERT_LIMITER_DOWN_REQUESTS', 1, 1_000),
   };
+  if (config.rateMax < config.rateStart) throw new ConfigError(`APICERT_RATE_MAX=${config.rateMax} is below APICERT_RATE_START=${config.rateStart}`);
+  return config;
+}
+
+/** Settings and the credentials given, read when the test runs. */
+export function loadConfig(env: Env): LoadConfig {
+  const config = loadSettings(env);
+  const v1Key = text(env, 'APICERT_V1_KEY');
+  const v8Token = text(env, 'APICERT_V8_TOKEN');
   const optional: Array<[keyof LoadConfig, string | undefined]> = [
-    ['v8Token', text(env, 'APICERT_V8_TOKEN')],
+    ['v8Token', v8Token],
+    ['v8RateToken', text(env, 'APICERT_V8_RATE_LIMIT_TOKEN') ?? v8Token],
     ['v8OtherToken', text(env, 'APICERT_V8_OTHER_PRINCIPAL_TOKEN')],
     ['v1Key', v1Key],
     ['v1RateKey', text(env, 'APICERT_V1_RATE_LIMIT_KEY') ?? v1Key],
     ['v1LimiterDownKey', text(env, 'APICERT_V1_LIMITER_DOWN_KEY')],
   ];
   for (const [field, value] of optional) if (value !== undefined) (config as unknown as Record<string, unknown>)[field] = value;
-  if (config.rateMax < config.rateStart) throw new ConfigError(`APICERT_RATE_MAX=${config.rateMax} is below APICERT_RATE_START=${config.rateStart}`);
   return config;
 }
 
 /** The credential each script cannot run without; without it every rule of the script is untestable. */
-export const SCRIPT_NEEDS: Record<LoadScript, { env: string; field: 'v8Token' | 'v1Key' | 'v1RateKey' }> = {
+export const SCRIPT_NEEDS: Record<LoadScript, { env: string; field: 'v8Token' | 'v8RateToken' | 'v1Key' | 'v1RateKey' }> = {
   'v8-idempotency-storm': { env: 'APICERT_V8_TOKEN', field: 'v8Token' },
   'v8-stream-fanout': { env: 'APICERT_V8_TOKEN', field: 'v8Token' },
-  'v8-rate-limit': { env: 'APICERT_V8_TOKEN', field: 'v8Token' },
+  'v8-rate-limit': { env: 'APICERT_V8_RATE_LIMIT_TOKEN', field: 'v8RateToken' },
   'v1-idempotency-storm': { env: 'APICERT_V1_KEY', field: 'v1Key' },
   'v1-events-fanout': { env: 'APICERT_V1_KEY', field: 'v1Key' },
   'v1-rate-limit': { env: 'APICERT_V1_RATE_LIMIT_KEY', field: 'v1RateKey' },

@@ -10,14 +10,15 @@ import type { Env } from './config.ts';
 
 export function envFromProfile(profile: Profile): Env {
   const role = (name: string) => resolveRole(profile, name).credential?.token;
-  const named = (name: string | undefined) => (name === undefined ? undefined : profile.credentials.find((c) => c.name === name && c.surfaces.includes('v1') && !c.expired)?.token);
+  const named = (surface: 'v1' | 'v8', name: string | undefined) => (name === undefined ? undefined : profile.credentials.find((c) => c.name === name && c.surfaces.includes(surface) && !c.expired)?.token);
   const env: Env = {
     APICERT_BASE_URL: profile.target.replace(/\/+$/, ''),
     APICERT_V8_TOKEN: role('v8:holding:missions:read+missions:write'),
+    APICERT_V8_RATE_LIMIT_TOKEN: named('v8', profile.fixtures.v8.rateLimitCredential),
     APICERT_V8_OTHER_PRINCIPAL_TOKEN: role('v8:other-principal:missions:read'),
     APICERT_V1_KEY: role('v1:key'),
-    APICERT_V1_RATE_LIMIT_KEY: named(profile.fixtures.v1.rateLimitCredential),
-    APICERT_V1_LIMITER_DOWN_KEY: named(profile.fixtures.v1.limiterUnavailableCredential),
+    APICERT_V1_RATE_LIMIT_KEY: named('v1', profile.fixtures.v1.rateLimitCredential),
+    APICERT_V1_LIMITER_DOWN_KEY: named('v1', profile.fixtures.v1.limiterUnavailableCredential),
   };
   const mission = profile.fixtures.v8.missions.succeeds;
   const task = profile.fixtures.v1.tasks.completes;

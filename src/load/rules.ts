@@ -79,6 +79,14 @@ export const LOAD_RULES: readonly LoadRule[] = [
     spec: { document: V8, section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
   },
   {
+    id: 'load.v8.events.fanout-after-terminal',
+    surface: 'v8',
+    script: 'v8-stream-fanout',
+    title: 'A late reader replaying an ended mission from the start sees nothing state-changing after the terminal event, and the mission reads back in its terminal state',
+    level: 'required',
+    spec: { document: V8, section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
+  },
+  {
     id: 'load.v8.events.fanout-resume',
     surface: 'v8',
     script: 'v8-stream-fanout',
@@ -185,4 +193,12 @@ export function isLoadScript(name: string): name is LoadScript {
 /** The k6 metric that counts a rule's judgments: k6 metric names allow only [A-Za-z0-9_]. */
 export function metricOf(ruleId: string): string {
   return `apicert_${ruleId.replace(/^load\./, '').replace(/[^A-Za-z0-9]+/g, '_')}`;
+}
+
+/**
+ * The k6 metric that says whether an iteration judged a rule at all (a Rate, `rate>0`): k6 skips
+ * the thresholds of a metric with no sample, so a rule nothing judged would pass `rate==1`.
+ */
+export function judgedMetricOf(ruleId: string): string {
+  return `apicert_judged_${ruleId.replace(/^load\./, '').replace(/[^A-Za-z0-9]+/g, '_')}`;
 }

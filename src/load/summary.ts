@@ -48,6 +48,13 @@ export function emptySummary(script: LoadScript, target: string, segments: strin
   return { format: SUMMARY_FORMAT, script, segments, target, durationMs: 0, iterations: { judged: 0, unjudged: 0 }, rules: {}, figures: {}, untestable: {} };
 }
 
+/** The entry under `key`, made empty first when there is none (k6 v0.57 never finishes `(o[k] ??= v)`, and k6 loads this module). */
+function entry<T>(record: Record<string, T>, key: string, make: () => T): T {
+  let value = record[key];
+  if (value === undefined) record[key] = value = make();
+  return value;
+}
+
 function addTally(into: Tally, from: Tally): void {
   into.passes += from.passes;
   into.fails += from.fails;
@@ -68,10 +75,10 @@ export function record(summary: LoadSummary, step: StepResult): void {
   if (step.judgments.length > 0) summary.iterations.judged += 1;
   else summary.iterations.unjudged += 1;
   for (const j of step.judgments) {
-    const rule = (summary.rules[j.rule] ??= { passes: 0, fails: 0, checks: {} });
+    const rule = entry(summary.rules, j.rule, () => ({ passes: 0, fails: 0, checks: {} }));
     const one = { passes: j.ok ? 1 : 0, fails: j.ok ? 0 : 1 };
     addTally(rule, one);
-    addTally((rule.checks[j.check] ??= { passes: 0, fails: 0 }), one);
+    addTally(entry(rule.checks, j.check, () => ({ passes: 0, fails: 0 })), one);
   }
   for (const f of step.figures) addFigure(summary.figures, f.name, { count: 1, min: f.value, max: f.value, avg: f.value });
 }
@@ -188,9 +195,9 @@ export function mergeSummaries(summaries: readonly LoadSummary[]): { summary: Lo
     merged.iterations.judged += s.iterations.judged;
     merged.iterations.unjudged += s.iterations.unjudged;
     for (const [id, tally] of Object.entries(s.rules)) {
-      const into = (merged.rules[id] ??= { passes: 0, fails: 0, checks: {} });
+      const into = entry(merged.rules, id, () => ({ passes: 0, fails: 0, checks: {} }));
       addTally(into, tally);
-      for (const [check, t] of Object.entries(tally.checks)) addTally((into.checks[check] ??= { passes: 0, fails: 0 }), t);
+      for (const [check, t] of Object.entries(tally.checks)) addTally(entry(into.checks, check, () => ({ passes: 0, fails: 0 })), t);
     }
     for (const [name, stats] of Object.entries(s.figures)) addFigure(merged.figures, name, stats);
     Object.assign(merged.untestable, s.untestable);

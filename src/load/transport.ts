@@ -25,10 +25,14 @@ export interface LoadResponse {
   body: string;
   /** Transport trouble, when status is 0. */
   error?: string;
+  /** No answer because the request's own timeout ran out (not a refused or reset connection). */
+  timedOut?: boolean;
 }
 
 export interface Transport {
   batch(requests: readonly LoadRequest[]): Promise<LoadResponse[]>;
+  /** Waits (k6: sleep, which holds the VU; vitest: a timer). */
+  sleep(ms: number): Promise<void>;
 }
 
 /** One judgment of one rule: `check` is a fixed sentence (no per-run numbers), so k6 groups them. */

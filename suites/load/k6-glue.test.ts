@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
-import { metricOf } from '../../src/load/rules.ts';
+import { judgedMetricOf, LOAD_SCRIPTS, metricOf, rulesOf } from '../../src/load/rules.ts';
 import { JUDGED_METRIC, SUMMARY_LINE_PREFIX, type LoadSummary } from '../../src/load/summary.ts';
 import { endOfTestData, SHIM_SOURCES, type Recording } from './k6-shim/modules.ts';
 
@@ -20,7 +20,6 @@ async function loadBundle(script: string, env: Record<string, string>, respond: 
   const built = await bundleLoadScripts(dir, false, LOAD_SCRIPT_FILES.filter((f) => f.endsWith(`/${script}.ts`)));
   let code = built.outputFiles![0]!.text;
   for (const name of ['k6/metrics', 'k6/http', 'k6/execution', 'k6']) code = code.replaceAll(`from "${name}"`, `from "${shim(name)}"`);
-  code = code.replace(/from "https:\/\/jslib\.k6\.io\/[^"]+"/, `from "${shim('jslib')}"`);
   const path = join(dir, `${script}.mjs`);
   writeFileSync(path, code);
   const recording: Recording = { metrics: {}, checks: {}, requests: [], respond };
@@ -40,16 +39,22 @@ describe('a bundled script under k6 stand-ins', () => {
     expect(options.scenarios.ramp).toMatchObject({ executor: 'ramping-arrival-rate', stages: [{ target: 40 }] });
     expect(options.thresholds[JUDGED_METRIC]).toEqual(['rate>0']);
     expect(options.thresholds[metricOf('load.v8.rate-limit.per-principal')]).toEqual(['rate==1']);
+    expect(options.thresholds[judgedMetricOf('load.v8.rate-limit.per-principal')]).toEqual(['rate>0']);
+    // An observation gates nothing: no judged threshold.
+    expect(options.thresholds[judgedMetricOf('load.v8.rate-limit.limit-observed')]).toBeUndefined();
+    (module.setup as () => void)();
 
     const iterate = module.default as () => Promise<void>;
     await iterate();
     await iterate();
-    expect(recording.requests.map((r) => r.params.tags.name)).toEqual(['ramp GET /v8/missions/{runId}', 'other-principal GET /v8/missions/{runId}', 'ramp GET /v8/missions/{runId}']);
-    expect(recording.requests[0]!.params.responseCallback).toEqual({ statuses: [404, 429] });
+    expect(recording.requests.map((r) => r.params.tags.name)).toEqual(['setup reachability GET /', 'ramp GET /v8/missions/{runId}', 'other-principal GET /v8/missions/{runId}', 'ramp GET /v8/missions/{runId}']);
+    expect(recording.requests[1]!.params.responseCallback).toEqual({ statuses: [404, 429] });
     expect(recording.checks['load.v8.rate-limit.per-principal: another principal is not limited while the first is']).toEqual({ passes: 1, fails: 0 });
+    // setup's "not judged", then the first iteration probed the other principal and the second did not.
+    expect(recording.metrics[judgedMetricOf('load.v8.rate-limit.per-principal')]!.values).toEqual([0, 1, 0]);
 
     const out = (module.handleSummary as (d: unknown) => Record<string, string>)(endOfTestData(recording));
-    expect(out.stdout).toContain('k6 text summary');
+    expect(out.stdout).toMatch(/thresholds\n +ok +apicert_iteration_judged rate>0/);
     const summary = JSON.parse(out['out.json']!) as LoadSummary;
     expect(summary).toMatchObject({ script: 'v8-rate-limit', segments: ['1/2:1'], iterations: { judged: 2, unjudged: 0 } });
     expect(summary.rules['load.v8.rate-limit.429-problem']).toMatchObject({ passes: 4, fails: 0 });
@@ -68,8 +73,27 @@ describe('a bundled script under k6 stand-ins', () => {
     expect(recording.metrics[JUDGED_METRIC]!.values).toEqual([0]);
   });
 
-  it('stops at init with the variable to fix when a setting is malformed or the credential missing', async () => {
+  it('stops at init with the variable to fix when a setting is malformed, and in setup when the credential is missing', async () => {
     await expect(loadBundle('v1-rate-limit', { APICERT_V1_KEY: 'service_sk_x', APICERT_RATE_MAX: 'lots' }, () => problem429)).rejects.toThrow(/apicert v1-rate-limit: APICERT_RATE_MAX=lots is not a whole number/);
-    await expect(loadBundle('v1-events-fanout', {}, () => problem429)).rejects.toThrow(/v1-events-fanout needs APICERT_V1_KEY/);
+    // k6 archive (the k6-operator initializer) runs init without the credentials: init must not need them.
+    const { module, recording } = await loadBundle('v1-events-fanout', {}, () => problem429);
+    expect(() => (module.setup as () => void)()).toThrow(/v1-events-fanout needs APICERT_V1_KEY/);
+    expect(recording.requests).toEqual([]);
+  });
+
+  // What `k6 archive` does (the k6-operator's initializer, without the Secret): run each script's
+  // init with no environment. CI has no k6, so this stands in for archiving every script there;
+  // npm run load:verify archives them with real k6.
+  it.each(LOAD_SCRIPTS.map((s) => [s] as const))('%s: init needs no credential and sends nothing', async (script) => {
+    const { module, recording } = await loadBundle(script, {}, () => problem429);
+    const options = module.options as { scenarios: Record<string, unknown>; thresholds: Record<string, string[]> };
+    expect(Object.keys(options.scenarios).length).toBeGreaterThan(0);
+    for (const rule of rulesOf(script)) expect(options.thresholds[metricOf(rule.id)], rule.id).toEqual(['rate==1']);
+    expect(recording.requests).toEqual([]);
+  });
+
+  it('stops in setup, saying what to set, when the target answers nothing', async () => {
+    const { module } = await loadBundle('v8-idempotency-storm', { APICERT_V8_TOKEN: 'v8at_glue', APICERT_BASE_URL: 'http://127.0.0.1:9' }, () => ({ status: 0, headers: {}, body: '' }));
+    expect(() => (module.setup as () => void)()).toThrow(/APICERT_BASE_URL=http:\/\/127\.0\.0\.1:9 did not answer \(dial: connection refused\): start it, or set APICERT_BASE_URL/);
   });
 });

@@ -19,7 +19,7 @@ async function send(request: LoadRequest): Promise<LoadResponse> {
     res.headers.forEach((value, name) => (headers[name] = value));
     return { status: res.status, headers, body: await res.text() };
   } catch (error) {
-    return { status: 0, headers: {}, body: '', error: String(error) };
+    return { status: 0, headers: {}, body: '', error: String(error), timedOut: (error as Error).name === 'TimeoutError' };
   }
 }
 
@@ -29,6 +29,9 @@ export class FetchTransport implements Transport {
   batch(requests: readonly LoadRequest[]): Promise<LoadResponse[]> {
     for (const r of requests) this.sent.set(r.name, (this.sent.get(r.name) ?? 0) + 1);
     return Promise.all(requests.map(send));
+  }
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
   }
 }
 

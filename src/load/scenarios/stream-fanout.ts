@@ -1,7 +1,9 @@
 /**
  * Stream fan-out: many readers follow one live mission (/v8) or run (/v1) at once and must see
  * the same events with ids; readers that resume with Last-Event-ID must see the rest, with no
- * repeat and no gap.
+ * repeat and no gap. On /v8, a reader whose request timed out reads the mission back (k6 hands
+ * over a body only when its request ends): a terminal mission means the stream did not close;
+ * and a late reader replaying from the start must find nothing state-changing after the terminal event.
  */
 import { parseEventStreamText, type TextEvent } from '../../sse/text.ts';
 import { parseJsonObject, Verdicts, type LoadRequest, type StepResult, type Transport } from '../transport.ts';
@@ -17,7 +19,17 @@ export interface FanoutConfig {
   key: () => string;
 }
 
-const V8_TERMINAL = new Set(['mission.completed', 'mission.failed', 'mission.cancelled']);
+/**
+ * The terminal events and the state each reports (the seed's event table). Written here, not
+ * taken from src/contract, because k6 loads this module and cannot load zod.
+ */
+const V8_TERMINAL_STATUS: Record<string, string> = { 'mission.completed': 'succeeded', 'mission.failed': 'failed', 'mission.cancelled': 'cancelled' };
+const isV8Terminal = (e: TextEvent | undefined) => e !== undefined && Object.prototype.hasOwnProperty.call(V8_TERMINAL_STATUS, e.event ?? '');
+
+/** How long after the terminal event the late reader replays the stream from the start. */
+export const LATE_READER_PAUSE_MS = 300;
+/** How long the fan-out's setup waits at most on a 429's Retry-After before trying once more. */
+const SETUP_RETRY_CAP_MS = 5_000;
 
 function signature(events: readonly TextEvent[]): string {
   return events.map((e) => `${e.id ?? '-'}|${e.event ?? 'message'}`).join(' ');
@@ -37,6 +49,8 @@ interface FanoutRules {
   same: string;
   resume: string;
   terminal?: string;
+  /** Reading the resource back after readers timed out: whether it is terminal (then their streams failed to close). */
+  terminalNow?: () => Promise<boolean | undefined>;
   /** The id rule of the surface: any id (/v8), a sequence number increasing along the stream (/v1). */
   idsOk: (events: readonly TextEvent[]) => boolean;
   idCheck: string;
@@ -48,23 +62,51 @@ function streamRequest(url: string, token: string, name: string, timeoutMs: numb
   return { method: 'GET', url, headers, name, expect: lastEventId === undefined ? [200] : [200, 409], timeoutMs };
 }
 
-async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: FanoutRules, v: Verdicts): Promise<void> {
+/** Returns the events every reader should have seen (the fullest sound stream, else the first read), when one was read. */
+async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: FanoutRules, v: Verdicts): Promise<TextEvent[] | undefined> {
   const streams = await t.batch(repeat(c.readers, () => streamRequest(url, c.token, `fanout readers GET ${rules.endpoint}`, c.streamTimeoutMs)));
+  // Only a reader that waited out its whole timeout: a refused or reset connection says nothing about closing.
+  const timedOut = streams.filter((res) => res.status === 0 && res.timedOut === true).length;
+  if (timedOut > 0 && rules.terminal && rules.terminalNow && (await rules.terminalNow()) === true) {
+    // The mission ended, yet these readers waited out their whole timeout: their streams stayed open.
+    for (let i = 0; i < timedOut; i += 1) v.judge(rules.terminal, false, "a reader's stream closes after the terminal event (it timed out while the mission read back terminal)");
+  }
+  // Readers of one stream mostly receive the very same bytes: parse each distinct body once. At
+  // thousands of readers, parsing every body in k6's JS runtime was most of k6's CPU time.
+  const parsed = new Map<string, TextEvent[]>();
+  const signatures = new Map<TextEvent[], string>();
+  const eventsOf = (body: string) => {
+    let events = parsed.get(body);
+    if (!events) parsed.set(body, (events = parseEventStreamText(body).events));
+    return events;
+  };
+  const signatureOf = (events: TextEvent[]) => {
+    let sig = signatures.get(events);
+    if (sig === undefined) signatures.set(events, (sig = signature(events)));
+    return sig;
+  };
   let reference: TextEvent[] | undefined;
+  // Resumes are judged against the fullest stream whose own ids and terminal event are sound, not
+  // the first listed: which reader k6 lists first is not which one connected first, and a reader
+  // that missed an event (or got one twice) would fail every resume in that iteration, in one
+  // segment and not in another.
+  let fullest: TextEvent[] | undefined;
   for (const res of streams) {
     if (res.status === 0 || res.status === 429) continue;
     if (!v.judge(rules.same, res.status === 200, "a reader's stream opens with 200")) continue;
-    const events = parseEventStreamText(res.body).events;
-    v.judge(rules.same, rules.idsOk(events), rules.idCheck);
-    reference ??= events;
-    v.judge(rules.same, signature(events) === signature(reference), 'every reader sees the same events in the same order');
+    const events = eventsOf(res.body);
+    let sound = v.judge(rules.same, rules.idsOk(events), rules.idCheck);
+    if (!reference) reference = events;
+    v.judge(rules.same, signatureOf(events) === signatureOf(reference), 'every reader sees the same events in the same order');
     if (rules.terminal) {
-      const terminals = events.filter((e) => V8_TERMINAL.has(e.event ?? ''));
-      v.judge(rules.terminal, terminals.length === 1 && V8_TERMINAL.has(events.at(-1)?.event ?? ''), 'a reader sees exactly one terminal event, and it is the last');
+      const terminals = events.filter(isV8Terminal);
+      sound = v.judge(rules.terminal, terminals.length === 1 && isV8Terminal(events.at(-1)), 'a reader sees exactly one terminal event, and it is the last') && sound;
     }
+    if (sound && (!fullest || events.length > fullest.length)) fullest = events;
   }
   v.figure(`${rules.surface}_fanout_readers_judged`, streams.filter((s) => s.status === 200).length);
-  if (!reference || !rules.idsOk(reference)) return;
+  reference = fullest ?? reference;
+  if (!reference || !rules.idsOk(reference)) return reference;
   const positions = cursorPositions(reference.length, c.resumers);
   const resumed = await t.batch(positions.map((p) => streamRequest(url, c.token, `fanout resume GET ${rules.endpoint}`, c.streamTimeoutMs, reference![p]!.id!)));
   resumed.forEach((res, i) => {
@@ -74,28 +116,69 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
     const expected = reference!.slice(positions[i]! + 1);
     v.judge(rules.resume, signature(parseEventStreamText(res.body).events) === signature(expected), 'a resumed reader sees the events after its cursor, none repeated, none missing');
   });
+  return reference;
 }
 
 export interface V8FanoutConfig extends FanoutConfig {
   missionBody: unknown;
 }
 
+/** Creates the mission; a 429 (the target's limit, met right after a storm) is waited out once, as its Retry-After asks. */
+async function createFanoutMission(t: Transport, c: V8FanoutConfig): Promise<string | undefined> {
+  const create = { method: 'POST' as const, url: `${c.baseUrl}/v8/missions`, headers: bearer(c.token, { 'Content-Type': 'application/json', 'Idempotency-Key': c.key() }), body: JSON.stringify(c.missionBody), name: 'fanout setup POST /v8/missions', expect: [202] };
+  let [created] = await t.batch([create]);
+  if (created!.status === 429) {
+    const seconds = Number((created!.headers['retry-after'] ?? '').trim());
+    await t.sleep(Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, SETUP_RETRY_CAP_MS) : 1000);
+    [created] = await t.batch([create]);
+  }
+  const runId = parseJsonObject(created!.body)?.runId;
+  return created!.status === 202 && typeof runId === 'string' ? runId : undefined;
+}
+
+/** The mission's status as read back, undefined when it cannot be read. */
+async function missionStatus(t: Transport, c: V8FanoutConfig, runId: string): Promise<string | undefined> {
+  const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v8/missions/${encodeURIComponent(runId)}`, headers: bearer(c.token), name: 'fanout read-back GET /v8/missions/{runId}', expect: [200] }]);
+  const status = res!.status === 200 ? parseJsonObject(res!.body)?.status : undefined;
+  return typeof status === 'string' ? status : undefined;
+}
+
+/**
+ * A late reader replays the ended mission from the start: after the terminal event nothing may
+ * change its state, neither another terminal event on the stream nor the state it reads back.
+ */
+async function judgeAfterTerminal(t: Transport, c: V8FanoutConfig, runId: string, url: string, v: Verdicts): Promise<void> {
+  const rule = 'load.v8.events.fanout-after-terminal';
+  await t.sleep(LATE_READER_PAUSE_MS);
+  const [late] = await t.batch([streamRequest(url, c.token, 'fanout late GET /v8/missions/{runId}/events', c.streamTimeoutMs)]);
+  if (late!.status !== 200) return;
+  const events = parseEventStreamText(late!.body).events;
+  const first = events.findIndex(isV8Terminal);
+  if (first === -1) return;
+  v.judge(rule, !events.slice(first + 1).some(isV8Terminal), 'a late reader replaying from the start sees no terminal event after the first');
+  const status = await missionStatus(t, c, runId);
+  if (status !== undefined) v.judge(rule, status === V8_TERMINAL_STATUS[events[first]!.event!], 'the mission reads back in the state its terminal event reported');
+}
+
 export async function v8StreamFanout(t: Transport, c: V8FanoutConfig): Promise<StepResult> {
   const v = new Verdicts();
-  const [created] = await t.batch([
-    { method: 'POST', url: `${c.baseUrl}/v8/missions`, headers: bearer(c.token, { 'Content-Type': 'application/json', 'Idempotency-Key': c.key() }), body: JSON.stringify(c.missionBody), name: 'fanout setup POST /v8/missions', expect: [202] },
-  ]);
-  const runId = parseJsonObject(created!.body)?.runId;
-  if (created!.status !== 202 || typeof runId !== 'string') return v;
-  await judgeFanout(t, c, `${c.baseUrl}/v8/missions/${encodeURIComponent(runId)}/events`, {
+  const runId = await createFanoutMission(t, c);
+  if (runId === undefined) return v;
+  const url = `${c.baseUrl}/v8/missions/${encodeURIComponent(runId)}/events`;
+  const reference = await judgeFanout(t, c, url, {
     surface: 'v8',
     endpoint: '/v8/missions/{runId}/events',
     same: 'load.v8.events.fanout-same-events',
     resume: 'load.v8.events.fanout-resume',
     terminal: 'load.v8.events.fanout-one-terminal',
+    terminalNow: async () => {
+      const status = await missionStatus(t, c, runId);
+      return status === undefined ? undefined : Object.values(V8_TERMINAL_STATUS).includes(status);
+    },
     idsOk: (events) => events.length > 0 && events.every((e) => e.id !== undefined && e.id !== ''),
     idCheck: 'every event carries an id',
   }, v);
+  if (reference?.some(isV8Terminal)) await judgeAfterTerminal(t, c, runId, url, v);
   return v;
 }
 

@@ -4,6 +4,8 @@
  * turned into the end-of-test data k6 hands to handleSummary. They test the glue (load/lib/k6.ts),
  * not k6.
  */
+const JUDGED = 'apicert_iteration_judged';
+
 export interface Recording {
   metrics: Record<string, { type: 'rate' | 'trend'; values: number[] }>;
   checks: Record<string, { passes: number; fails: number }>;
@@ -18,20 +20,21 @@ export const SHIM_SOURCES: Record<string, string> = {
     export const Rate = metric('rate'); export const Trend = metric('trend');`,
   'k6/http': `export default {
     expectedStatuses: (...statuses) => ({ statuses }),
-    batch: (requests) => requests.map((q) => { globalThis.__k6.requests.push(q); const a = globalThis.__k6.respond(q); return { status: a.status, headers: a.headers, body: a.body, error: '' }; }),
+    batch: (requests) => requests.map((q) => { globalThis.__k6.requests.push(q); const a = globalThis.__k6.respond(q); return { status: a.status, headers: a.headers, body: a.body, error: a.status === 0 ? 'dial: connection refused' : '' }; }),
+    get(url, params) { return this.batch([{ method: 'GET', url, params: { headers: {}, ...params } }])[0]; },
   };`,
   'k6/execution': `export default { vu: { idInTest: 7, iterationInInstance: 0 }, scenario: { startTime: Date.now() - 1500 }, test: { options: { executionSegment: '1/2:1' } } };`,
-  jslib: `export function textSummary() { return 'k6 text summary'; }`,
 };
 
 /** k6's end-of-test data from a recording: Rates as passes/fails, Trends with count, checks at the root. */
 export function endOfTestData(r: Recording): unknown {
-  const metrics: Record<string, { type: string; values: Record<string, number> }> = {};
+  const metrics: Record<string, { type: string; values: Record<string, number>; thresholds?: Record<string, { ok: boolean }> }> = {};
   for (const [name, m] of Object.entries(r.metrics)) {
     if (m.values.length === 0) continue;
     if (m.type === 'rate') {
       const passes = m.values.filter((v) => v !== 0).length;
-      metrics[name] = { type: 'rate', values: { rate: passes / m.values.length, passes, fails: m.values.length - passes } };
+      const rate = passes / m.values.length;
+      metrics[name] = { type: 'rate', values: { rate, passes, fails: m.values.length - passes }, thresholds: { [name === JUDGED ? 'rate>0' : 'rate==1']: { ok: name === JUDGED ? rate > 0 : rate === 1 } } };
     } else {
       metrics[name] = { type: 'trend', values: { min: Math.min(...m.values), max: Math.max(...m.values), avg: m.values.reduce((a, b) => a + b, 0) / m.values.length, count: m.values.length } };
     }

@@ -1,0 +1,275 @@
+/**
+ * `npm run load:verify`: every load script on real k6, against the reference fake, as the README's
+ * table records it. Per k6 binary (K6_BINARIES=a,b,..., else K6_BINARY, else k6 on PATH):
+ *   - `apicert load` with no target: every script passes (k6 exit 0, a summary from handleSummary);
+ *   - each fault a script is meant to catch: k6 exit 99, apicert exit 1, a FAIL line naming the rule;
+ *   - no token, a target that answers nothing, a non-numeric setting: non-zero, naming what to set;
+ *   - the .ts files run directly (k6 >= v0.57);
+ *   - two execution segments side by side, merged by `apicert load merge`: each rule's merged verdict
+ *     equals one unsegmented run's, clean and per fault (LOAD_VERIFY_SEGMENTS=0 skips them).
+ * LOAD_VERIFY_SCRIPTS=name,... narrows the scripts, LOAD_VERIFY_PARTS=clean,faults,stops,ts,segments the
+ * parts (a later run replaces an earlier one's rows). Results go to LOAD_VERIFY_OUT (a temporary
+ * folder by default) as <version>.json; the table printed covers every version found there.
+ * Without k6 it says it is skipped and why, and exits 0. Exits 1 when a run did not behave.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleLoadScripts } from '../load/build.ts';
+import { embeddedProfile } from '../src/fake/embedded-profile.ts';
+import type { FaultId } from '../src/fake/faults/index.ts';
+import { startFake } from '../src/fake/server.ts';
+import { EMBEDDED_LOAD_FAKE } from '../src/cli/load.ts';
+import { ENV_VARS, type Env } from '../src/load/config.ts';
+import { checkK6Version, findK6, K6Missing } from '../src/load/k6-binary.ts';
+import { envFromProfile } from '../src/load/profile-env.ts';
+import { LOAD_SCRIPTS, rulesOf, type LoadScript } from '../src/load/rules.ts';
+import { parseSummaries, verdictsOf } from '../src/load/summary.ts';
+import { CATCHES } from '../suites/load/catches.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NODE = process.execPath;
+const APICERT = join(ROOT, 'bin', 'apicert.js');
+const RUN_LIMIT_MS = 240_000;
+
+/** Small enough for a shared machine, big enough for every rule: 2 VUs so that each of two segments gets one. */
+const SETTINGS: Env = { APICERT_ITERATIONS: '4', APICERT_VUS: '2', APICERT_STORM: '10', APICERT_READERS: '10', APICERT_RESUMERS: '3', APICERT_STREAM_TIMEOUT: '3s', APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', APICERT_MAX_DURATION: '60s' };
+const SECRETS = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
+
+interface Outcome {
+  /** What was run, as a row of the table. */
+  script: LoadScript;
+  case: string;
+  expected: string;
+  got: string;
+  ok: boolean;
+}
+
+interface Ran {
+  code: number;
+  output: string;
+}
+
+function run(command: string, args: string[], env: Env, limitMs = RUN_LIMIT_MS, cwd = ROOT): Promise<Ran> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('APICERT_')));
+  const child = spawn(command, args, { cwd, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGTERM'), limitMs);
+  return new Promise((resolve) => {
+    child.on('error', (error) => resolve({ code: -1, output: String(error) }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, output });
+    });
+  });
+}
+
+/** The reference fake (the embedded load settings) with one fault or none, and the scripts' environment for it. */
+async function fakeWith(faults: FaultId[]) {
+  const fake = await startFake({ faults, config: EMBEDDED_LOAD_FAKE });
+  return { fake, env: { ...SETTINGS, ...envFromProfile(embeddedProfile(fake)) } };
+}
+
+const verdictLine = (output: string, rule: string) => output.split('\n').find((l) => l.includes(` ${rule}`) && /^(pass|FAIL|INCONCLUSIVE|untestable|n\/a) /.test(l))?.trim();
+const k6Exit = (output: string, script: string) => new RegExp(`k6 exited (-?\\d+) \\(${script}\\)`).exec(output)?.[1];
+
+function cleanOutcome(clean: Ran, out: string, script: LoadScript): Outcome {
+  const exit = k6Exit(clean.output, script);
+  const summary = existsSync(join(out, 'clean', 'load', `${script}.summary.json`));
+  const lines = rulesOf(script).map((r) => verdictLine(clean.output, r.id) ?? `${r.id}: no verdict line`);
+  const ok = exit === '0' && summary && clean.code === 0 && lines.every((l) => l.startsWith('pass'));
+  return { script, case: '`apicert load` (no target), clean', expected: 'k6 0, apicert 0, summary', got: `k6 ${exit}, apicert ${clean.code}${summary ? ', summary' : ', no summary'}${ok ? '' : `: ${lines.filter((l) => !l.startsWith('pass')).join('; ')}`}`, ok };
+}
+
+async function throughApicert(binary: string, out: string, scripts: LoadScript[], parts: readonly string[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const env = { ...SETTINGS, K6_BINARY: binary };
+  // No target and, unless narrowed, no --script: the command exactly as a user types it.
+  const narrowed = scripts.length < LOAD_SCRIPTS.length ? ['--script', scripts.join(',')] : [];
+  // Every script in one run: on v0.48 (Babel) and a busy machine that takes minutes.
+  const clean = parts.includes('clean') ? await run(NODE, [APICERT, 'load', ...narrowed, '--out', join(out, 'clean')], env, RUN_LIMIT_MS * 4) : undefined;
+  for (const script of scripts) {
+    if (clean) outcomes.push(cleanOutcome(clean, out, script));
+    if (!parts.includes('faults')) continue;
+    for (const c of CATCHES[script]) {
+      const dir = join(out, c.fault.replace(/[^A-Za-z0-9.-]+/g, '_'));
+      const ran = await run(NODE, [APICERT, 'load', '--script', script, '--faults', c.fault, '--out', dir], env);
+      const line = verdictLine(ran.output, c.rule) ?? 'no verdict line';
+      const k6 = k6Exit(ran.output, script);
+      // The counts in a reason are those of the vitest suites' sizes: here any count will do.
+      const reason = new RegExp(c.reason.source.replace(/\\\(\d+ of \d+\\\)/g, '\\(\\d+ of \\d+\\)'));
+      const caught = k6 === '99' && ran.code === 1 && line.startsWith('FAIL') && reason.test(line);
+      outcomes.push({ script, case: `fault \`${c.fault}\``, expected: `k6 99, apicert 1, FAIL ${c.rule}`, got: `k6 ${k6}, apicert ${ran.code}, ${line.split(':')[0]!.replace(/\s+/g, ' ')}`, ok: caught });
+    }
+  }
+  return outcomes;
+}
+
+/** Stops that must say what to set: no credential, a target that answers nothing, a setting that is not a number. */
+async function stops(binary: string, bundles: string, scripts: LoadScript[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const { fake, env } = await fakeWith([]);
+  try {
+    const withoutSecrets = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRETS.has(name)));
+    for (const script of scripts) {
+      const bundle = join(bundles, `${script}.js`);
+      const cases: Array<[string, Env, RegExp]> = [
+        ['no token', withoutSecrets, /needs APICERT_[A-Z0-9_]+ .*pass it in the environment or with -e/],
+        ['target answers nothing', { ...env, APICERT_BASE_URL: 'http://127.0.0.1:9' }, /did not answer .*set APICERT_BASE_URL/],
+        ['`APICERT_ITERATIONS=abc`', { ...env, APICERT_ITERATIONS: 'abc' }, /APICERT_ITERATIONS=abc is not a whole number/],
+      ];
+      // What the k6-operator's initializer does: archive without the Secret, then inspect the archive.
+      const archive = join(bundles, `${script}.tar`);
+      const archived = await run(binary, ['archive', '--quiet', bundle, '-O', archive], {});
+      const inspected = archived.code === 0 ? await run(binary, ['inspect', '--execution-requirements', archive], {}) : archived;
+      const vus = /"maxVUs":\s*(\d+)/.exec(inspected.output)?.[1];
+      outcomes.push({ script, case: '`k6 archive` without credentials, then `k6 inspect --execution-requirements`', expected: 'exit 0 and 0', got: `exit ${archived.code} and ${inspected.code}${vus ? `, maxVUs ${vus}` : ''}`, ok: archived.code === 0 && inspected.code === 0 });
+      // One VU, and the segment that does not hold it: nothing runs there, which must not pass.
+      // (The rate-limit ramps spread their arrival rate over every segment: none is empty.)
+      if (!script.endsWith('-rate-limit')) {
+        const args = ['run', '--no-usage-report', '--quiet', '--execution-segment', '1/2:1', '--execution-segment-sequence', '0,1/2,1', bundle];
+        const empty = await run(binary, args, { ...env, APICERT_VUS: '1', APICERT_SUMMARY_OUT: join(bundles, `${script}.empty.json`) });
+        outcomes.push({ script, case: 'an execution segment with no VU (`APICERT_VUS=1`, `1/2:1`)', expected: 'exit 99', got: `exit ${empty.code}`, ok: empty.code === 99 });
+      }
+      for (const [name, caseEnv, message] of cases) {
+        const ran = await run(binary, ['run', '--no-usage-report', '--quiet', bundle], { ...caseEnv, APICERT_SUMMARY_OUT: join(bundles, `${script}.stop.json`) });
+        const said = message.test(ran.output);
+        outcomes.push({ script, case: name, expected: 'non-zero, says what to set', got: `exit ${ran.code}${said ? ', says it' : ', message missing'}`, ok: ran.code !== 0 && said });
+      }
+    }
+  } finally {
+    await fake.close();
+  }
+  return outcomes;
+}
+
+/** The .ts files as k6 >= v0.57 runs them, on the clean fake. */
+async function typescript(binary: string, out: string, scripts: LoadScript[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const { fake, env } = await fakeWith([]);
+  try {
+    for (const script of scripts) {
+      const summaryPath = join(out, `${script}.ts.summary.json`);
+      const ran = await run(binary, ['run', '--no-usage-report', '--quiet', join('load', `${script}.ts`)], { ...env, APICERT_SUMMARY_OUT: summaryPath });
+      const verdicts = existsSync(summaryPath) ? verdictsOf(parseSummaries(readFileSync(summaryPath, 'utf8'), summaryPath)[0]!) : [];
+      const passed = verdicts.length > 0 && verdicts.every((v) => v.verdict === 'pass');
+      outcomes.push({ script, case: '`.ts` run directly, clean', expected: 'exit 0, every rule pass', got: `exit ${ran.code}${passed ? ', every rule pass' : `, ${verdicts.map((v) => v.verdict).join(',') || 'no summary'}`}`, ok: ran.code === 0 && passed });
+    }
+  } finally {
+    await fake.close();
+  }
+  return outcomes;
+}
+
+/** One unsegmented run and two segments side by side on one fake; `apicert load merge` of the segments must give the whole run's verdicts. */
+async function segments(binary: string, bundles: string, out: string, scripts: LoadScript[]): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const SEQUENCE = ['--execution-segment-sequence', '0,1/2,1'];
+  for (const script of scripts) {
+    for (const fault of [undefined, ...CATCHES[script].map((c) => c.fault)]) {
+      const name = fault ?? 'clean';
+      const dir = join(out, 'segments', script, name.replace(/[^A-Za-z0-9.-]+/g, '_'));
+      mkdirSync(dir, { recursive: true });
+      const bundle = join(bundles, `${script}.js`);
+      const k6 = (env: Env, file: string, extra: string[] = []) => run(binary, ['run', '--no-usage-report', '--quiet', ...extra, bundle], { ...env, APICERT_SUMMARY_OUT: join(dir, file) });
+      const whole = await (async () => {
+        const { fake, env } = await fakeWith(fault ? [fault as FaultId] : []);
+        try {
+          return { ran: await k6(env, 'whole.json'), env };
+        } finally {
+          await fake.close();
+        }
+      })();
+      const { fake, env } = await fakeWith(fault ? [fault as FaultId] : []);
+      let halves: Ran[];
+      try {
+        halves = await Promise.all([k6(env, 'first.json', ['--execution-segment', '0:1/2', ...SEQUENCE]), k6(env, 'second.json', ['--execution-segment', '1/2:1', ...SEQUENCE])]);
+      } finally {
+        await fake.close();
+      }
+      const merged = await run(NODE, [APICERT, 'load', 'merge', join(dir, 'first.json'), join(dir, 'second.json'), '--out', join(dir, 'merged')], {});
+      const wholeFile = join(dir, 'whole.json');
+      const wholeVerdicts = existsSync(wholeFile) ? verdictsOf(parseSummaries(readFileSync(wholeFile, 'utf8'), wholeFile)[0]!) : [];
+      const differing = rulesOf(script)
+        .filter((r) => r.level === 'required')
+        .filter((r) => {
+          const w = wholeVerdicts.find((v) => v.id === r.id)?.verdict ?? 'none';
+          const m = verdictLine(merged.output, r.id)?.split(/\s/)[0]?.toLowerCase() ?? 'none';
+          return w !== m;
+        });
+      const exits = `whole ${whole.ran.code}, segments ${halves.map((h) => h.code).join('+')}, merge ${merged.code}`;
+      outcomes.push({ script, case: `segments 0:1/2 + 1/2:1, ${fault ? `fault \`${fault}\`` : 'clean'}`, expected: 'merged verdicts = whole run', got: differing.length === 0 ? `equal (${exits})` : `differ on ${differing.map((r) => r.id).join(', ')} (${exits})`, ok: differing.length === 0 && wholeVerdicts.length > 0 });
+    }
+  }
+  return outcomes;
+}
+
+function render(dir: string): string {
+  const versions = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as { version: string; outcomes: Outcome[] });
+  versions.sort((a, b) => a.version.localeCompare(b.version, undefined, { numeric: true }));
+  const rows = new Map<string, { script: string; case: string; expected: string; cells: Record<string, string> }>();
+  for (const v of versions) {
+    for (const o of v.outcomes) {
+      const key = `${o.script}|${o.case}`;
+      const row = rows.get(key) ?? { script: o.script, case: o.case, expected: o.expected, cells: {} };
+      row.cells[v.version] = `${o.ok ? 'ok' : '**NOT OK**'}: ${o.got}`;
+      rows.set(key, row);
+    }
+  }
+  const head = `| script | run | expected | ${versions.map((v) => `k6 ${v.version}`).join(' | ')} |\n|---|---|---|${versions.map(() => '---|').join('')}`;
+  return [head, ...[...rows.values()].map((r) => `| \`${r.script}\` | ${r.case} | ${r.expected} | ${versions.map((v) => r.cells[v.version] ?? '-').join(' | ')} |`)].join('\n');
+}
+
+async function binaries(): Promise<string[]> {
+  const listed = (process.env.K6_BINARIES ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (listed.length > 0) return listed;
+  return [await findK6()];
+}
+
+let found: string[];
+try {
+  found = await binaries();
+} catch (error) {
+  if (!(error instanceof K6Missing)) throw error;
+  console.log(`load:verify skipped: ${error.message} (CI has no k6; suites/load type-checks, bundles and runs the scripts' code under k6 stand-ins instead)`);
+  process.exit(0);
+}
+
+const wanted = (process.env.LOAD_VERIFY_SCRIPTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const scripts = LOAD_SCRIPTS.filter((s) => wanted.length === 0 || wanted.includes(s));
+const results = process.env.LOAD_VERIFY_OUT ?? mkdtempSync(join(tmpdir(), 'apicert-load-verify-'));
+mkdirSync(results, { recursive: true });
+let failures = 0;
+for (const binary of found) {
+  const version = await checkK6Version(binary);
+  const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
+  const work = mkdtempSync(join(tmpdir(), `apicert-load-verify-${version}-`));
+  const bundles = join(work, 'bundles');
+  await bundleLoadScripts(bundles);
+  console.log(`k6 ${version} (${binary}): work in ${work}`);
+  // Earlier results of this version are kept, and replaced run by run: parts may be run apart.
+  const file = join(results, `${version}.json`);
+  const outcomes: Outcome[] = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { outcomes: Outcome[] }).outcomes : [];
+  // Written after each part, so that a long run (Babel makes every k6 start slow on v0.48) keeps what it has.
+  const keep = (more: Outcome[]) => {
+    for (const o of more) {
+      console.log(`${o.ok ? 'ok      ' : 'NOT OK  '} ${version} ${o.script} ${o.case}: ${o.got}`);
+      const at = outcomes.findIndex((e) => e.script === o.script && e.case === o.case);
+      if (at >= 0) outcomes[at] = o;
+      else outcomes.push(o);
+      if (!o.ok) failures += 1;
+    }
+    writeFileSync(file, `${JSON.stringify({ version, outcomes }, null, 2)}\n`);
+  };
+  const parts = (process.env.LOAD_VERIFY_PARTS ?? 'clean,faults,stops,ts,segments').split(',');
+  if (parts.includes('clean') || parts.includes('faults')) keep(await throughApicert(binary, join(work, 'apicert'), scripts, parts));
+  if (parts.includes('stops')) keep(await stops(binary, bundles, scripts));
+  if (parts.includes('ts') && (major > 0 || minor >= 57)) keep(await typescript(binary, work, scripts));
+  if (parts.includes('segments') && process.env.LOAD_VERIFY_SEGMENTS !== '0') keep(await segments(binary, bundles, work, scripts));
+}
+console.log(`\n${render(results)}\n\nresults in ${results}; ${failures} run(s) did not behave`);
+process.exitCode = failures > 0 ? 1 : 0;
