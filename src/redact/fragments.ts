@@ -3,8 +3,8 @@
  * coincidence. A secret built from words (`oauth-alice-no-capabilities-read`) shares ordinary words
  * with the specs, rule ids and the target's own vocabulary; a random one (`k3J9xQpLm2Zt…`) shares
  * nothing by chance. So a fragment identifies its secret when it is the whole secret, or when it is
- * long and random-looking, or when it is made of words, joins at least two of them and covers at
- * least half of the secret: one word alone, however long, is vocabulary.
+ * long and random-looking, or when it is made of words, holds at least two whole words of it and
+ * covers at least half of the secret: one word alone, however long, is vocabulary.
  */
 
 /** The shortest fragment of a secret that can identify it. */
@@ -49,23 +49,35 @@ function ordinaryCasing(text: string, start: number, end: number): boolean {
   return upper === 0 || upper === length || (upper === 1 && isUpper(text.charCodeAt(start)));
 }
 
-/** How many groups of letters `text` holds. */
-function wordCount(text: string): number {
+function isLetter(code: number): boolean {
+  return isUpper(code) || isLower(code);
+}
+
+/**
+ * How many whole words of `form` lie inside `form[from, to)`: a word cut by the run's edge is not
+ * one (`.capabilities.s` of `oauth.capabilities.skills` holds one whole word, not two).
+ */
+function wholeWords(form: string, from: number, to: number): number {
   let words = 0;
-  let inWord = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const code = text.charCodeAt(i);
-    const letter = isUpper(code) || isLower(code);
-    if (letter && !inWord) words += 1;
-    inWord = letter;
+  let start = -1;
+  for (let i = from; i <= to; i += 1) {
+    const letter = i < to && isLetter(form.charCodeAt(i));
+    if (letter && start === -1) start = i;
+    if (!letter && start !== -1) {
+      const wholeStart = start > from || from === 0 || !isLetter(form.charCodeAt(from - 1));
+      const wholeEnd = i < to || to === form.length || !isLetter(form.charCodeAt(to));
+      if (wholeStart && wholeEnd) words += 1;
+      start = -1;
+    }
   }
   return words;
 }
 
-/** Whether `run`, a stretch of text equal to part of a secret form `formLength` characters long, identifies it. */
-export function identifiesSecret(run: string, formLength: number): boolean {
-  if (run.length >= formLength) return true;
-  if (run.length < SECRET_RUN) return false;
-  if (!isWordLike(run)) return true;
-  return run.length * 2 >= formLength && wordCount(run) >= 2;
+/** Whether `form[from, to)`, a stretch found in other text, identifies the secret form it is part of. */
+export function identifiesSecret(form: string, from: number, to: number): boolean {
+  const length = to - from;
+  if (length >= form.length) return true;
+  if (length < SECRET_RUN) return false;
+  if (!isWordLike(form.slice(from, to))) return true;
+  return length * 2 >= form.length && wholeWords(form, from, to) >= 2;
 }

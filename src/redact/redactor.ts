@@ -213,7 +213,7 @@ export class Redactor {
       to += 1;
     }
     form.followed[slot] = { pass: this.pass, diagonal, end };
-    if (end - start < length && !identifiesSecret(input.slice(start, end), length)) return;
+    if (!identifiesSecret(form.text, from, to)) return;
     if (last && start >= last.start && start <= last.end) last.end = Math.max(last.end, end);
     else spans.push({ start, end, label: form.label });
   }

@@ -20,7 +20,7 @@ function sharesIdentifyingRun(view: string, secret: string): boolean {
       let end = at + RUN;
       let to = offset + RUN;
       while (end < view.length && to < secret.length && view[end] === secret[to]) [end, to] = [end + 1, to + 1];
-      if (identifiesSecret(view.slice(start, end), secret.length)) return true;
+      if (identifiesSecret(secret, from, to)) return true;
     }
   }
   return false;

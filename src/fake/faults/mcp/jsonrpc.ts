@@ -3,7 +3,11 @@ import type { FaultDefinition } from '../types.ts';
 /** Faults of the mcp.jsonrpc rules: each breaks exactly the rule named before its slash. */
 export const mcpJsonrpcFaults = [
   { id: 'mcp.jsonrpc.parse-error/code-32600', description: 'a body that is not JSON gets -32600 instead of -32700' },
-  { id: 'mcp.jsonrpc.invalid-request/missing-jsonrpc-served', description: 'a request without "jsonrpc" is served as if it were valid' },
+  {
+    id: 'mcp.jsonrpc.invalid-request/missing-jsonrpc-served',
+    description: 'a request without "jsonrpc" is served as if it were valid',
+    alsoBreaks: { rules: ['mcp.jsonrpc.generated.errors'], why: 'the generated messages include one without "jsonrpc", which must get a JSON-RPC error too' },
+  },
   { id: 'mcp.jsonrpc.method-not-found/code-32603', description: 'an unknown method gets -32603 instead of -32601' },
   { id: 'mcp.jsonrpc.invalid-params/missing-name-32603', description: 'tools/call without a name gets -32603 instead of -32602' },
   { id: 'mcp.jsonrpc.result-xor-error/error-with-null-result', description: 'error responses also carry "result": null' },
