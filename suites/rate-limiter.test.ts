@@ -36,8 +36,8 @@ describe('the fake rate limiter', () => {
 
   it('counts a pooled bucket under the strictest /v8 tier, whoever calls (the global-bucket fault)', () => {
     const limiter = new RateLimiter(limits({ credentials: {} }, { principals: { probe: { requests: 2, windowSeconds: 60 }, roomy: { requests: 1_000, windowSeconds: 1 } } }));
-    expect([limiter.v8Pooled(0), limiter.v8Pooled(0), limiter.v8Pooled(0)].map((d) => d.kind)).toEqual(['ok', 'ok', 'limited']);
-    expect(limiter.v8('unnamed', 0).kind).toBe('ok');
+    expect([limiter.v8Pooled('probe', 0), limiter.v8Pooled('roomy', 0), limiter.v8Pooled('roomy', 0)].map((d) => d.kind)).toEqual(['ok', 'ok', 'limited']);
+    expect(limiter.v8Pooled('unnamed', 0).kind).toBe('ok');
   });
 
   it('fails closed on a key whose limiter is unavailable', () => {

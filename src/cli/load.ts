@@ -73,8 +73,12 @@ export function printableCommand(env: Env, binary: string, args: readonly string
   return [...vars, binary, ...args.map(shellQuote)].join(' ');
 }
 
-/** The embedded fake's settings for load: the /v8 limiter on, 30 requests a second, for the rate-probe principal only. */
-export const EMBEDDED_LOAD_FAKE: FakeConfigInput = { rateLimits: { v8: { principals: { [RATE_PROBE_PRINCIPAL]: { requests: 30, windowSeconds: 1 } } } } };
+/**
+ * The embedded fake's settings for load: the rate-probe principal on 30 requests a second, every
+ * other principal far above what the storms and fan-outs send (so a pooled bucket, the
+ * global-bucket fault, still refuses the second principal once the probe has spent it).
+ */
+export const EMBEDDED_LOAD_FAKE: FakeConfigInput = { rateLimits: { v8: { default: { requests: 100_000, windowSeconds: 1 }, principals: { [RATE_PROBE_PRINCIPAL]: { requests: 30, windowSeconds: 1 } } } } };
 
 interface Target {
   env: Env;

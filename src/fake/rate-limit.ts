@@ -96,9 +96,13 @@ export class RateLimiter {
     return this.take(`v8 ${principal}`, principals[principal] ?? tier, now);
   }
 
-  /** One /v8 request counted in a bucket every principal shares, under the strictest /v8 tier (a load fault pools them so). */
-  v8Pooled(now = Date.now()): LimitDecision {
+  /**
+   * One /v8 request of `principal` counted in a bucket that every limited principal shares, under
+   * the strictest /v8 tier (a load fault pools them so); a principal on no tier stays unlimited.
+   */
+  v8Pooled(principal: string, now = Date.now()): LimitDecision {
     const { principals, default: tier } = this.limits.v8;
+    if (!(principals[principal] ?? tier)) return { kind: 'ok' };
     const tiers = [...Object.values(principals), ...(tier ? [tier] : [])];
     const strictest = tiers.sort((a, b) => a.requests / a.windowSeconds - b.requests / b.windowSeconds)[0];
     return this.take('v8 everyone', strictest, now);

@@ -1,3 +1,4 @@
+import { RATE_PROBE_PRINCIPAL } from '../../scenarios/v8/principal.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ABSENT_MISSION_ID, credentialOf, loadConfig, rampRate, untestableRules } from '../../src/load/config.ts';
 import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/load/scenarios/rate-limit.ts';
@@ -93,8 +94,8 @@ describe('v8 per-principal rate limit', () => {
     expect(verdict.reason).toMatch(reason);
   });
 
-  it('finds no limit on the fake by default, and judges nothing then', async () => {
-    const summary = await v8Ramp([], {});
+  it('finds no limit on a fake whose rate-probe principal is never limited, and judges nothing then', async () => {
+    const summary = await v8Ramp([], { rateLimits: { v8: { principals: { [RATE_PROBE_PRINCIPAL]: { requests: 1_000_000, windowSeconds: 1 } } } } });
     expect(summary.iterations).toEqual({ judged: 0, unjudged: 24 });
     expect(verdictOf(summary, 'load.v8.rate-limit.limit-observed').verdict).toBe('not-applicable');
     expect(verdictOf(summary, 'load.v8.rate-limit.per-principal').verdict).toBe('inconclusive');

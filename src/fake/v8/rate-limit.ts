@@ -19,7 +19,7 @@ export interface LimitBend {
 
 /** Answers the refusal itself and returns true when the caller is over its tier. */
 export function v8RateLimited(fake: FakeContext, res: ServerResponse, caller: FakeCaller, bend: LimitBend = {}): boolean {
-  const decision = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? fake.rateLimiter.v8Pooled() : fake.rateLimiter.v8(caller.principal);
+  const decision = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? fake.rateLimiter.v8Pooled(caller.principal) : fake.rateLimiter.v8(caller.principal);
   if (decision.kind === 'ok' || (decision.kind === 'limited' && bend.neverLimits)) return false;
   if (decision.kind === 'unavailable' || bend.as503) {
     writeProblem(fake, res, 503, 'unavailable', 'The gateway is busy.');
