@@ -60,6 +60,17 @@ export async function readEventStream(body: AsyncIterable<Uint8Array | string>, 
       if (parseErrors.length < 20) parseErrors.push(error.message);
     },
   });
+  // The parser builds an Error per unknown field line; only its message is kept, so no stack is
+  // captured (a hostile stream of 100,000 such lines otherwise costs most of a second of CPU).
+  const feed = (text: string): void => {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      parser.feed(text);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  };
   // Event streams are UTF-8: the first invalid byte is a finding, the rest is read leniently.
   let decoder = new TextDecoder('utf-8', { fatal: true });
   let invalidUtf8 = false;
@@ -80,11 +91,11 @@ export async function readEventStream(body: AsyncIterable<Uint8Array | string>, 
       bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
       const cut = lastLineBreak(text);
       lineChars = cut === -1 ? lineChars + text.length : text.length - cut - 1;
-      parser.feed(text);
+      feed(text);
       if (bytes > options.maxBytes || lineChars > MAX_LINE_CHARS) stop('byte-limit');
       if (stopReason) break;
     }
-    if (!stopReason && options.keepUnterminated) parser.feed('\n\n');
+    if (!stopReason && options.keepUnterminated) feed('\n\n');
     if (!stopReason) parser.reset({ consume: true });
   } catch (error) {
     // An abort we caused ends the loop with an error; anything else is transport trouble.
