@@ -1,8 +1,9 @@
 /**
- * Which operation of which API a recorded exchange is, from its method and path alone. Minimal on
- * purpose: only the operations the passive rules judge. (A catalogue of every endpoint in
- * src/contract/ could replace these patterns later.)
+ * Which operation of which API a recorded exchange is, from its method and path alone: the
+ * contract's endpoint catalogue finds the endpoint, and the operations the passive rules judge are
+ * named here by its path template.
  */
+import { endpointOf } from '../contract/endpoints.ts';
 import { pathOnly, type TrafficExchange } from './exchange.ts';
 
 export type Operation =
@@ -19,16 +20,16 @@ export type Operation =
   | 'webhook.delivery'
   | 'unknown';
 
-const SEGMENT = '[^/]+';
-const PATTERNS: ReadonlyArray<[string, RegExp, Operation]> = [
-  ['POST', /^\/v8\/missions\/?$/, 'v8.missions.create'],
-  ['GET', new RegExp(`^/v8/missions/${SEGMENT}/events/?$`), 'v8.missions.events'],
-  ['GET', new RegExp(`^/v8/missions/${SEGMENT}/?$`), 'v8.missions.get'],
-  ['POST', /^\/v1\/execute\/?$/, 'v1.execute'],
-  ['GET', new RegExp(`^/v1/runs/${SEGMENT}/events/?$`), 'v1.runs.events'],
-  ['GET', new RegExp(`^/v1/runs/${SEGMENT}/?$`), 'v1.runs.get'],
-  ['POST', /^\/v1\/webhooks\/?$/, 'v1.webhooks.create'],
-];
+/** The catalogue's endpoints (method and path template) that the passive rules judge by operation. */
+const OPERATIONS: Readonly<Record<string, Operation>> = {
+  'POST /v8/missions': 'v8.missions.create',
+  'GET /v8/missions/{runId}/events': 'v8.missions.events',
+  'GET /v8/missions/{runId}': 'v8.missions.get',
+  'POST /v1/execute': 'v1.execute',
+  'GET /v1/runs/{id}/events': 'v1.runs.events',
+  'GET /v1/runs/{id}': 'v1.runs.get',
+  'POST /v1/webhooks': 'v1.webhooks.create',
+};
 
 /** The path's segment after `prefix` (a mission or run id). */
 export function idAfter(ex: TrafficExchange, prefix: string): string | undefined {
@@ -42,7 +43,10 @@ export function operationOf(ex: TrafficExchange): Operation {
   // A delivery recorded at a receiver is known by its signature, wherever the receiver listens.
   if (ex.requestHeaders['service-webhook-signature'] !== undefined) return 'webhook.delivery';
   const path = pathOnly(ex);
-  for (const [method, pattern, op] of PATTERNS) if (ex.method === method && pattern.test(path)) return op;
+  // Recorders keep a trailing slash a client sent; the catalogue's templates have none.
+  const endpoint = endpointOf(ex.method, path.length > 1 ? path.replace(/\/$/, '') : path);
+  const op = endpoint && OPERATIONS[`${endpoint.method} ${endpoint.path}`];
+  if (op) return op;
   if (path === '/mcp' || path.startsWith('/mcp/')) return 'mcp';
   if (path.startsWith('/v8/')) return 'v8.other';
   if (path.startsWith('/v1/')) return 'v1.other';
