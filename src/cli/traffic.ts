@@ -5,7 +5,7 @@ import { RULES } from '../registry.ts';
 import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { judgedLine } from '../reports/model.ts';
-import { writeReports } from '../reports/write.ts';
+import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { UsageError } from './errors.ts';
 import { exitCodeFor } from './exit.ts';
 import { addRunOptions, printRules, type RunCliOptions } from './options.ts';
@@ -33,7 +33,8 @@ function upstreamOf(value: string): string {
 
 async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: string): Promise<void> {
   const { report, redactor } = judged;
-  const written = await writeReports(report, opts.out, opts.format, redactor);
+  // Like every command that writes a report: its own run folder, `latest` pointing at it.
+  const written = await writeRunReports(report, opts.out, opts.format, {}, redactor);
   const req = report.summary.required;
   const judgedRules = report.rules.filter((r) => r.verdict === 'pass' || r.verdict === 'fail');
   console.log(
@@ -41,7 +42,7 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
       `\n${what} (mode: passive): gate ${report.summary.gate.toUpperCase()} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
     ),
   );
-  console.log(`reports: ${written.join(', ')}`);
+  console.log(writtenLine(written, opts.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
 }
 
@@ -59,6 +60,7 @@ export function registerTrafficCommands(program: Command): void {
     .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
       if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
+      await checkReportRoot(opts.out);
       const recording = await readHar(opts.har, opts.bodyLimit);
       if (recording.skipped > 0 && !opts.quiet) console.log(`${recording.skipped} HAR entries are not requests apicert can read and were skipped`);
       const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
@@ -77,6 +79,7 @@ export function registerTrafficCommands(program: Command): void {
     .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)');
   addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
     .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string }) => {
+      await checkReportRoot(opts.out);
       const judged = await runProxy({
         upstream: opts.upstream,
         port: opts.port,

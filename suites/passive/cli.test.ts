@@ -35,7 +35,8 @@ interface PassiveReport {
   rules: Array<{ id: string; verdict: string; exchanges?: number }>;
 }
 
-const readReport = (dir: string) => JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as PassiveReport;
+/** Each run writes its own folder below --out; `latest` points at it. */
+const readReport = (out: string) => JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as PassiveReport;
 
 describe('apicert judge-traffic', () => {
   it('judges certify --har-out recordings: exit 0 on the clean fake, 1 under a fault; secrets stay out of the recording', async () => {
@@ -62,7 +63,7 @@ describe('apicert judge-traffic', () => {
     const tokens = [...readFileSync(faulty, 'utf8').matchAll(/"Bearer ([^"«]+)"/g)].map((m) => m[1]!);
     expect(tokens.length).toBeGreaterThan(0);
     for (const file of ['report.json', 'summary.md', 'report.html', 'junit.xml']) {
-      const text = readFileSync(join(dir, 'passive2', file), 'utf8');
+      const text = readFileSync(join(dir, 'passive2', 'latest', file), 'utf8');
       for (const token of tokens) expect(text.includes(token), `${file} holds a token`).toBe(false);
     }
   }, 120_000);
@@ -110,7 +111,7 @@ describe('apicert proxy', () => {
       expect(report.run.mode).toBe('passive');
       expect(report.run.requests).toBe(3);
       expect(report.rules.find((r) => r.id === 'v8.errors.problem-shape')).toMatchObject({ verdict: 'pass', exchanges: 3 });
-      expect(readFileSync(join(dir, 'report.json'), 'utf8').includes(token)).toBe(false);
+      expect(readFileSync(join(dir, 'latest', 'report.json'), 'utf8').includes(token)).toBe(false);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await fake.close();
