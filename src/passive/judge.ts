@@ -8,6 +8,7 @@ import { RequestBudget } from '../probe/budget.ts';
 import { ProbeClient } from '../probe/client.ts';
 import { createDispatcher, closeDispatcher } from '../probe/transport.ts';
 import { parseProfile } from '../profile/load.ts';
+import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
 import { RULES } from '../registry.ts';
 import { buildReport, type Report } from '../reports/model.ts';
@@ -58,12 +59,13 @@ function sessionIds(exchanges: readonly TrafficExchange[]): Set<string> {
   return out;
 }
 
-/** A redactor that hides every secret the recording showed (and the webhook secret given), built through its public API. */
+/** A redactor that hides every secret the recording showed (and the webhook secret given), keeping apicert's own text as every run does. */
 export function redactorForRecording(exchanges: readonly TrafficExchange[], credentials: readonly LearnedSecret[], webhookSecret?: string): Redactor {
   const redactor = new Redactor();
   for (const c of credentials) redactor.add(c.value, c.label);
   for (const id of sessionIds(exchanges)) redactor.add(id, TARGET_ISSUED_SESSION);
   if (webhookSecret) redactor.add(webhookSecret, 'env:webhook-secret');
+  redactor.protect(ownTextOf(RULES));
   return redactor;
 }
 

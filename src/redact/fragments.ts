@@ -23,6 +23,10 @@ function isLower(code: number): boolean {
   return code >= 97 && code <= 122;
 }
 
+function isLetter(code: number): boolean {
+  return isUpper(code) || isLower(code);
+}
+
 /**
  * Words in ordinary casing (lower, UPPER or Capitalized) joined by `-_.:/` or spaces, with no digit:
  * text that can occur by chance in a description, a rule id or a target's answer.
@@ -31,7 +35,7 @@ export function isWordLike(text: string): boolean {
   let wordStart = -1;
   for (let i = 0; i <= text.length; i += 1) {
     const code = i < text.length ? text.charCodeAt(i) : 32;
-    if (isUpper(code) || isLower(code)) {
+    if (isLetter(code)) {
       if (wordStart === -1) wordStart = i;
       continue;
     }
@@ -47,10 +51,6 @@ function ordinaryCasing(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i += 1) if (isUpper(text.charCodeAt(i))) upper += 1;
   const length = end - start;
   return upper === 0 || upper === length || (upper === 1 && isUpper(text.charCodeAt(start)));
-}
-
-function isLetter(code: number): boolean {
-  return isUpper(code) || isLower(code);
 }
 
 /**

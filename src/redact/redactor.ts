@@ -13,7 +13,7 @@
 import { serviceKey } from '../rule/context.ts';
 import { identifiesSecret, isWordLike, SECRET_RUN } from './fragments.ts';
 import { secretForms } from './forms.ts';
-import { scanSecretShapes, type Span } from './shapes.ts';
+import { isKeyChar, scanSecretShapes, type Span } from './shapes.ts';
 
 export type { Span } from './shapes.ts';
 export { SECRET_RUN } from './fragments.ts';
@@ -58,9 +58,6 @@ function windowHash(text: string, start: number): number {
   return h;
 }
 
-function isTokenChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
-}
 
 /** A response of the run that carried one of the run's own secrets: where, and which secret by label only. */
 export interface SecretSighting {
@@ -221,7 +218,7 @@ export class Redactor {
   private findLiteral(input: string, needle: Literal, spans: Span[]): void {
     const len = needle.text.length;
     for (let i = input.indexOf(needle.text); i !== -1; i = input.indexOf(needle.text, i + 1)) {
-      if (needle.wholeToken && ((i > 0 && isTokenChar(input.charCodeAt(i - 1))) || (i + len < input.length && isTokenChar(input.charCodeAt(i + len))))) continue;
+      if (needle.wholeToken && ((i > 0 && isKeyChar(input.charCodeAt(i - 1))) || (i + len < input.length && isKeyChar(input.charCodeAt(i + len))))) continue;
       spans.push({ start: i, end: i + len, label: needle.label });
     }
   }

@@ -12,7 +12,7 @@ export interface Span {
 }
 
 /** [A-Za-z0-9_-]: the characters of a key, a token or one JWT part. */
-function isKeyChar(code: number): boolean {
+export function isKeyChar(code: number): boolean {
   return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 45;
 }
 
