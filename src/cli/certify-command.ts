@@ -9,7 +9,7 @@ import type { VariantId } from '../fake/variants/index.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
-import { judgedLine, type Report } from '../reports/model.ts';
+import { effectOf, judgedLine, policyOf, shellWord, type Report } from '../reports/model.ts';
 import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
@@ -27,6 +27,7 @@ import { RuleProgress } from './progress.ts';
 import { appendStepSummary } from './step-summary.ts';
 import { loadRerun, RERUN_VERDICTS, type RerunSelection } from './rerun.ts';
 import { RULES } from '../registry.ts';
+import { chooseTarget, EMBEDDED_NOTICE } from './target-choice.ts';
 
 interface CertifyFlags {
   target?: string;
@@ -111,8 +112,8 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.target && !URL.canParse(flags.target)) throw new UsageError(`--target ${flags.target} is not a URL: give the deployment's base URL, e.g. https://gateway.example.com`);
   if (flags.target && flags.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (flags.image && flags.target) throw new UsageError('--image starts the target itself: drop --target (a --profile may still give credentials and fixtures; its target is replaced)');
-  if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image to use it');
-  if (flags.variant && (flags.target || flags.profile || flags.image)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile/--image to use it');
+  if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image (and unset APICERT_PROFILE) to use it');
+  if (flags.variant && (flags.target || flags.profile || flags.image)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile/--image (and unset APICERT_PROFILE) to use it');
   if (flags.image && flags.port === undefined) throw new UsageError("--image needs --port N: the port the image's server listens on");
   const containerOnly = ['port', 'waitLog', 'waitHttp', 'startupTimeout'].filter((k) => command.getOptionValueSource(k) === 'cli');
   if (flags.env) containerOnly.push('env');
@@ -128,9 +129,19 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.harSecrets && !flags.harOut) throw new UsageError('--har-secrets applies only with --har-out FILE');
 }
 
-function gateLines(ui: Ui, report: Report): string {
-  const { required: req, should, strict, gate, warnings } = report.summary;
-  const painted = ui.paint(gate === 'pass' ? ['bold', 'green'] : ['bold', 'red'], gate.toUpperCase());
+/**
+ * The gate as the exit code reads it: an untestable run that --allow-untestable lets exit 0 says so
+ * in the same words, never "UNTESTABLE" above a green exit.
+ */
+export function gateWords(summary: Pick<Report['summary'], 'gate' | 'required'>, allowUntestable: boolean): { words: string; green: boolean } {
+  if (summary.gate === 'untestable' && exitCodeFor(summary, allowUntestable) === EXIT.pass) return { words: 'PASS (untestable rules allowed by --allow-untestable)', green: true };
+  return { words: summary.gate.toUpperCase(), green: summary.gate === 'pass' };
+}
+
+function gateLines(ui: Ui, report: Report, allowUntestable: boolean): string {
+  const { required: req, should, strict, warnings } = report.summary;
+  const gate = gateWords(report.summary, allowUntestable);
+  const painted = ui.paint(gate.green ? ['bold', 'green'] : ['bold', 'red'], gate.words);
   const target = `${report.target.baseUrl} (${report.target.kind}${report.target.image ? ` ${report.target.image}` : ''})`;
   const line = `\n${target}: gate ${painted}${strict ? ' (strict)' : ''} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${strict ? '' : ' (warnings)'}; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`;
   return !strict && warnings.length > 0 ? `${line}\nwarnings (SHOULD rules that failed; --strict makes them gate): ${warnings.join(', ')}` : line;
@@ -141,6 +152,8 @@ function lastLines(text: string, n: number): string {
 }
 
 async function run(containerArgs: string[], flags: CertifyFlags, command: Command): Promise<void> {
+  const choice = chooseTarget(flags);
+  flags.profile = choice.profile;
   checkCombination(flags, containerArgs, command);
   const toStdout = flags.out === '-';
   let chosen = flags.format;
@@ -153,8 +166,16 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   const signingKey = flags.sign ? await loadSigningKey(flags.sign) : undefined;
   const baseline = flags.baseline ? await loadBaselineFor(flags.baseline) : undefined;
   const rerun = flags.rerun ? await loadRerun(flags.rerun) : undefined;
+  if (rerun && rerun.ids.length === 0) {
+    // A green report is good news, not a usage error: the CI step that reruns what failed stays green.
+    console.log(`apicert: nothing to rerun: no rule in ${rerun.from} was ${RERUN_VERDICTS.join(', ')}; run everything once more without --rerun`);
+    process.exitCode = EXIT.pass;
+    return;
+  }
   if (signingKey && !chosen.includes('json')) chosen = ['json', ...chosen];
   const ui = new Ui({ color: flags.color, quiet: flags.quiet, verbose: flags.verbose, stdoutIsReport: toStdout });
+  if (choice.embedded) ui.always(EMBEDDED_NOTICE);
+  else if (choice.profileFromEnv) ui.info(`apicert: certifying the profile APICERT_PROFILE names: ${choice.profile}`);
   if (flags.target && !flags.readOnly) {
     ui.warn(`apicert: certifying ${flags.target} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
   }
@@ -223,7 +244,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     if (toStdout) reportToStdout(report, chosen[0]!, process.stdout, redactor);
     const cause = causeWarning(report);
     if (cause) ui.warn(cause);
-    ui.always(gateLines(ui, report));
+    ui.always(gateLines(ui, report, Boolean(flags.allowUntestable)));
     if (report.excluded?.length) ui.info(`excluded (--exclude, not run and not counted): ${report.excluded.map((e) => e.id).join(', ')}`);
     if (report.summary.expectedFailures.length) ui.always(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
     if (report.summary.staleBaseline.length) ui.always(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
@@ -232,7 +253,8 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       // Signed as written: the redacted report.json, read back.
       if (signingKey) written.files.push(await writeSignature(join(written.dir, 'report.json'), signingKey));
       ui.always(writtenLine(written, flags.out));
-    }
+      endOfRun(ui, report, written.dir, invocationOf(flags));
+    } else endOfRun(ui, report, undefined, invocationOf(flags));
     const summary = await appendStepSummary(report).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
     if (summary) ui.detail(`summary appended to ${summary}`);
     return firstProbeFailure ? EXIT.inconclusive : exitCodeFor(report.summary, Boolean(flags.allowUntestable));
@@ -241,6 +263,29 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   }
   });
   process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : signal === 'SIGTERM' ? EXIT.terminated : exitCode;
+}
+
+/** How many failures the recap repeats; the report holds every one. */
+const RECAP_LIMIT = 20;
+
+/**
+ * The last lines of a run repeat what needs a person (the failures, the inconclusive and, when they
+ * gate, the untestable rules, each with its one-line reason) and how to rerun just those, so a CI
+ * log ends with them instead of burying them among the pass lines.
+ */
+function endOfRun(ui: Ui, report: Report, dir: string | undefined, invocation: string): void {
+  const policy = policyOf(report);
+  const shown = report.rules.filter((r) => effectOf(r, policy) === 'failure' || effectOf(r, policy) === 'error');
+  if (shown.length === 0) return;
+  ui.always(`\nto look at (${shown.length}):`);
+  for (const r of shown.slice(0, RECAP_LIMIT)) ui.always(`  ${VERDICT_MARK[r.verdict] ?? r.verdict} ${r.id}${r.reason ? `: ${firstLine(r.reason)}` : ''}`);
+  if (shown.length > RECAP_LIMIT) ui.always(`  ... and ${shown.length - RECAP_LIMIT} more in the report`);
+  if (dir) ui.always(`rerun them: ${invocation} --rerun ${shellWord(dir)}`);
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]!.trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
 /** Says where the rules came from before any runs, and which of them this catalog no longer has. */

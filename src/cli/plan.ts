@@ -10,6 +10,7 @@ import type { Surface } from '../rule/index.ts';
 import { selectRules } from '../runner/run.ts';
 import { compactIds } from '../reports/run-cause.ts';
 import { README_SECTIONS, TARGET_ENV } from './help.ts';
+import { chooseTarget } from './target-choice.ts';
 
 interface PlanOptions {
   target?: string;
@@ -71,6 +72,7 @@ export function registerPlan(program: Command, parsers: { surfaces: (v: string) 
     .option('--json', 'print the plan as JSON')
     .option('-v, --verbose', 'list every untestable rule with what it misses')
     .action(async (opts: PlanOptions) => {
+      opts.profile = chooseTarget(opts).profile;
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
       const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : await embedded();
       const rules = selectRules(RULES, { surfaces: opts.surface, patterns: opts.rules });

@@ -8,6 +8,7 @@ import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';
 import { shellWord, type Report } from '../reports/model.ts';
 import { generateKeys, privateKeyFrom, publicKeyFrom, signReport, SIGNATURE_SUFFIX, verifyReport } from '../reports/signature.ts';
+import { reportJsonOf } from '../reports/run-folder.ts';
 import { isRecord } from '../util/json.ts';
 import { EXIT } from './exit.ts';
 
@@ -86,10 +87,11 @@ export function registerReportCommands(program: Command): void {
   program
     .command('verify')
     .description('Check a report.json against its detached signature (REPORT.sig) and a public key; exit 0 when intact, 1 when not.')
-    .argument('<report>', 'the report.json to check')
+    .argument('<report>', 'the report.json to check, or its run folder (e.g. reports/latest)')
     .requiredOption('--key <pub>', 'the public key (PREFIX.pub from keygen)')
     .option('--signature <file>', 'the signature file (default: REPORT.sig)')
-    .action(async (reportPath: string, opts: { key: string; signature?: string }) => {
+    .action(async (given: string, opts: { key: string; signature?: string }) => {
+      const reportPath = await reportJsonOf(given);
       const key = publicKeyFrom(await readText(opts.key, 'public key'), opts.key);
       const sigPath = opts.signature ?? `${reportPath}${SIGNATURE_SUFFIX}`;
       const report = await readJson(reportPath, 'report');
@@ -107,13 +109,13 @@ export function registerReportCommands(program: Command): void {
 
   program
     .command('diff')
-    .description('Compare two report.json files: new failures, fixed rules, other verdict changes, rules added or removed; exit 1 on a regression.')
-    .argument('<old>', 'the earlier report.json')
-    .argument('<new>', 'the later report.json')
+    .description('Compare two reports (report.json files or run folders): new failures, fixed rules, other verdict changes, rules added or removed; exit 1 on a regression.')
+    .argument('<old>', 'the earlier report.json, or its run folder')
+    .argument('<new>', 'the later report.json, or its run folder (e.g. reports/latest)')
     .option('--format <format>', 'text or md (a pull-request comment)', 'text')
     .action(async (oldPath: string, newPath: string, opts: { format: string }) => {
       if (opts.format !== 'text' && opts.format !== 'md') throw new ProfileError(`unknown --format "${opts.format}": use text or md`);
-      const d = diffReports(await readReport(oldPath), await readReport(newPath));
+      const d = diffReports(await readReport(await reportJsonOf(oldPath)), await readReport(await reportJsonOf(newPath)));
       process.stdout.write(opts.format === 'md' ? renderDiffMarkdown(d) : renderDiffText(d));
       process.exitCode = d.regression ? EXIT.fail : EXIT.pass;
     });

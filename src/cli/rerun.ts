@@ -3,8 +3,8 @@
  * untestable), with its seed, as pytest's `--last-failed` does. Read before any request, so a
  * missing or malformed report is exit 2 with nothing sent.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
 import type { Verdict } from '../rule/index.ts';
 import { UsageError } from './errors.ts';
@@ -21,20 +21,13 @@ const earlierReport = z.object({
 export interface RerunSelection {
   /** The report.json the rules came from (a folder given is read as its report.json). */
   from: string;
+  /** Empty when the report has nothing to rerun: the command says so and exits 0. */
   ids: string[];
   seed: number;
 }
 
-async function reportPathOf(path: string): Promise<string> {
-  try {
-    return (await stat(path)).isDirectory() ? join(path, 'report.json') : path;
-  } catch {
-    return path;
-  }
-}
-
 export async function loadRerun(path: string): Promise<RerunSelection> {
-  const from = await reportPathOf(path);
+  const from = await reportJsonOf(path);
   let text: string;
   try {
     text = await readFile(from, 'utf8');
@@ -48,6 +41,5 @@ export async function loadRerun(path: string): Promise<RerunSelection> {
     throw new UsageError(`--rerun ${path}: ${from} is not an apicert report.json (it needs run.seed and rules with id and verdict): give the report.json an earlier certify run wrote`);
   }
   const ids = parsed.rules.filter((r) => (RERUN_VERDICTS as readonly string[]).includes(r.verdict)).map((r) => r.id);
-  if (ids.length === 0) throw new UsageError(`--rerun ${path}: nothing to rerun, no rule in ${from} was ${RERUN_VERDICTS.join(', ')}: run everything once more without --rerun`);
   return { from, ids, seed: parsed.run.seed };
 }

@@ -10,6 +10,8 @@ import { describePrerequisite, type Prerequisite, type RuleMeta } from '../rule/
 export interface PlanEnvironment {
   /** The target is the embedded fake: its receiver and its loopback origin are provided by the run. */
   embeddedFake: boolean;
+  /** `--read-only` (or `certify({ readOnly })`) leaves the mutating rules out, whatever the profile says. */
+  readOnly?: boolean;
 }
 
 export interface RulePlan {
@@ -49,7 +51,8 @@ export function receiverMissing(profile: Profile, env: PlanEnvironment): string 
 /** What the profile lacks for this rule; empty when the rule can run. */
 export function missingNeeds(rule: RuleMeta, profile: Profile, env: PlanEnvironment): Prerequisite[] {
   const missing: Prerequisite[] = [];
-  if (rule.destructive === 'mutate' && !profile.safety.allowMutations) missing.push({ need: 'mutations' });
+  if (rule.destructive === 'mutate' && env.readOnly) missing.push({ need: 'mutations', by: 'read-only' });
+  else if (rule.destructive === 'mutate' && !profile.safety.allowMutations) missing.push({ need: 'mutations', by: 'profile' });
   for (const role of rule.needs.credentials ?? []) {
     const resolved = resolveRole(profile, role);
     if (!resolved.credential) missing.push({ need: 'credential', role, remedy: resolved.missing ?? 'no credential of the profile fits it' });

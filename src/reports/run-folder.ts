@@ -4,7 +4,7 @@
  * `<root>/latest` at it, so files of two runs never mix (a JSON-only run cannot sit beside the
  * Markdown summary of an older one).
  */
-import { lstat, mkdir, readdir, rename, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, rmdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeFolder } from '../util/folder.ts';
 import { checkWritable, renderReport, writeReports, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
@@ -15,6 +15,15 @@ export const LATEST = 'latest';
 /** The reports folder cannot be used as asked; the message says what to do (exit 2). */
 export class ReportFolderError extends Error {
   override readonly name = 'ReportFolderError';
+}
+
+/** A run folder given where a report is read (`--rerun`, verify, diff) stands for its report.json. */
+export async function reportJsonOf(path: string): Promise<string> {
+  try {
+    return (await stat(path)).isDirectory() ? join(path, 'report.json') : path;
+  } catch {
+    return path;
+  }
 }
 
 /** `2026-11-22T13-20-05Z`: sortable, and legal in a file name on every system. */

@@ -13,8 +13,8 @@ export type Prerequisite =
   | { need: 'receiver'; remedy: string }
   /** `safety.allowRateLimitBursts`. */
   | { need: 'bursts' }
-  /** `safety.allowMutations`. */
-  | { need: 'mutations' }
+  /** `safety.allowMutations`, or the `--read-only` flag that overrides it (`by` says which, so the reason names the cause). */
+  | { need: 'mutations'; by: 'profile' | 'read-only' }
   /** A setting of the profile or the environment (`safety.modelRequests`, `APICERT_WEBHOOK_SECRET`) too low or unset. */
   | { need: 'setting'; name: string; remedy: string }
   /** Data the target must hold for the rule to judge anything (a world certificate, a goal). */
@@ -34,7 +34,7 @@ export function describePrerequisite(p: Prerequisite): string {
     case 'bursts':
       return 'the rule sends bursts up to the rate limit: set safety.allowRateLimitBursts: true (and rateLimitBurstMax)';
     case 'mutations':
-      return 'the rule creates or changes state and the profile sets safety.allowMutations: false';
+      return p.by === 'read-only' ? 'the rule creates or changes state and --read-only leaves it out (run without --read-only to judge it)' : 'the rule creates or changes state and the profile sets safety.allowMutations: false';
     case 'setting':
       return `${p.name}: ${p.remedy}`;
     case 'data':

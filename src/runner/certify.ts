@@ -202,7 +202,7 @@ export async function certify(options: CertifyOptions = {}): Promise<Certificati
         provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], [RUN_EXCHANGES.name, journal], [RUN_MEMO.name, new Map()], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
         missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
       };
-      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, onStart: options.onStart, onResult, signal: stop.signal, ...(limit ? { halt: limit.signal } : {}) });
+      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, readOnly: options.readOnly, onStart: options.onStart, onResult, signal: stop.signal, ...(limit ? { halt: limit.signal } : {}) });
     }
     const { origin, pathname } = new URL(profile.target);
     const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };

@@ -17,6 +17,8 @@ export interface RunOptions {
   services?: CheckServices;
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
   checkNeeds?: boolean;
+  /** `--read-only`: mutating rules are untestable, and their reason names the flag. */
+  readOnly?: boolean;
   onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
   /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
@@ -93,7 +95,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   let reason: string | undefined;
   let counterexample: Counterexample | undefined;
   // Declared needs decide `untestable` before anything is sent (the same verdicts `apicert plan` prints).
-  const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake' });
+  const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake', readOnly: options.readOnly });
   if (missing.length > 0) {
     verdict = 'untestable';
     reason = missing.map(describePrerequisite).join('; ');

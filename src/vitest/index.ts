@@ -16,7 +16,7 @@ import '../node-version.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RULES } from '../registry.ts';
 import type { Rule, RuleResult, Surface } from '../rule/index.ts';
-import { loadProfileFile } from '../profile/load.ts';
+import { loadProfileFile, ProfileError } from '../profile/load.ts';
 import { certify } from '../runner/certify.ts';
 import { selectRules } from '../runner/run.ts';
 
@@ -55,10 +55,22 @@ function judge(rule: Rule, result: RuleResult | undefined, options: Certificatio
   expect(r.verdict, why).toBe('pass');
 }
 
+/**
+ * The profile the suite certifies. An empty value (an unset CI variable) is refused before any test
+ * is declared: certifying the embedded fake instead would turn the suite green against the wrong target.
+ */
+function chosenProfile(given: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (given !== undefined && given.trim() === '') throw new ProfileError('certificationSuite({ profile }) is empty: name a profile file, or leave profile out to certify the embedded reference fake');
+  if (given !== undefined) return given;
+  const fromEnv = env.APICERT_PROFILE;
+  if (fromEnv !== undefined && fromEnv.trim() === '') throw new ProfileError('APICERT_PROFILE is set but empty: name a profile file in it, or unset it to certify the embedded reference fake');
+  return fromEnv;
+}
+
 /** Declares one vitest test per selected rule (required rules only, unless strict). */
 export function certificationSuite(options: CertificationSuiteOptions = {}): void {
   const env = options.env ?? process.env;
-  const profilePath = options.profile ?? (env.APICERT_PROFILE || undefined);
+  const profilePath = chosenProfile(options.profile, env);
   const selected = selectRules(RULES, { surfaces: options.surfaces, patterns: options.rules }).filter((r) => options.strict || r.level === 'required');
   const surfaces = [...new Set(selected.map((r) => r.surface))];
   describe(`apicert against ${profilePath ?? 'the embedded reference fake'}`, () => {

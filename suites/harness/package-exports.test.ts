@@ -21,7 +21,7 @@ function userProject(files: Record<string, string>): string {
 }
 
 function node(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env, APICERT_PROFILE: env.APICERT_PROFILE ?? '' }, timeout: 120_000 });
+  const r = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env, APICERT_PROFILE: env.APICERT_PROFILE }, timeout: 120_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -21,7 +21,7 @@ import { olderNode } from '../support/older-node.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // npm and the Node it runs on: the pinned Node 24 first on the PATH, the Node that engines declares.
-const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, APICERT_PROFILE: '', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, APICERT_PROFILE: undefined, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 
 function run(command: string, args: string[], cwd: string, timeout = 300_000) {
   const r = spawnSync(command, args, { cwd, env: ENV, encoding: 'utf8', timeout, maxBuffer: 32 * 1024 * 1024 });

@@ -161,7 +161,11 @@ describe('the rerun loop on the command line: fix, rerun the failures, run every
     writeFileSync(join(dir, 'not-a-report.json'), '{"rules": "no"}');
     writeFileSync(join(dir, 'all-passed.json'), JSON.stringify({ run: { seed: 1 }, rules: [{ id: 'v8.missions.get.ok', verdict: 'pass' }] }));
     await expect(loadRerun(join(dir, 'not-a-report.json'))).rejects.toThrow(/is not an apicert report\.json/);
-    await expect(loadRerun(join(dir, 'all-passed.json'))).rejects.toThrow(/nothing to rerun, no rule in .* was fail, inconclusive, untestable: run everything once more without --rerun/);
+    // A report with nothing to rerun is good news, not a misuse: the command says so and exits 0.
+    expect((await loadRerun(join(dir, 'all-passed.json'))).ids).toEqual([]);
+    const nothing = await apicert(['certify', '--rerun', join(dir, 'all-passed.json'), '--out', dir]);
+    expect(nothing.code, nothing.err).toBe(0);
+    expect(nothing.out).toMatch(/nothing to rerun: no rule in .*all-passed\.json was fail, inconclusive, untestable; run everything once more without --rerun/);
     // On the command line (a few only: each start costs a second or more on a busy machine).
     const cases: Array<[string[], RegExp]> = [
       [['--rerun', join(dir, 'missing.json')], /--rerun .*missing\.json: cannot read .*\(ENOENT\): give the report\.json of an earlier run/],
