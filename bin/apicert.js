@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Launcher: apicert is TypeScript run by Node's own type stripping. When started by a Node older
-// than package.json's engines, re-run with the Node 24 the project pins as a devDependency.
+// Launcher: in a checkout apicert is TypeScript run by Node's own type stripping; installed as a
+// package it runs the CLI bundled at pack time. When started by a Node older than package.json's
+// engines, re-run with the Node 24 a checkout pins as a devDependency.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import nodeModule from 'node:module';
@@ -59,6 +60,8 @@ if (older(process.versions.node, needed)) {
   // cache (keyed by file content and Node version) makes later starts skip it. It lives beside the
   // dependencies, where only who installed them writes, not in a temporary folder every user shares.
   nodeModule.enableCompileCache(process.env.NODE_COMPILE_CACHE ?? fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
-  const { main } = await import('../src/cli/main.ts');
+  // Installed as a package (below node_modules), where Node refuses to strip types: the CLI bundled
+  // at pack time (scripts/prepare.js). In a checkout: the sources, so an edit runs at once.
+  const { main } = self.split(/[\\/]/).includes('node_modules') ? await import('../dist/cli/main.js') : await import('../src/cli/main.ts');
   await main(process.argv);
 }

@@ -26,6 +26,24 @@ export interface ImageTargetOptions {
   startupTimeoutMs?: number;
 }
 
+/**
+ * testcontainers is an optional peer dependency: a package user who never passes --image does not
+ * install its SSH and protobuf stack. Without it, --image is a usage error naming what to install.
+ */
+export class TestcontainersMissing extends Error {
+  override readonly name = 'TestcontainersMissing';
+}
+
+async function testcontainers(): Promise<typeof import('testcontainers')> {
+  try {
+    return await import('testcontainers');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') throw new TestcontainersMissing('--image needs the testcontainers package, which apicert does not install for you: npm install --save-dev testcontainers (then run the same command again)');
+    throw error;
+  }
+}
+
 /** No container engine answered: the CLI exits 3 and says what to start. */
 export class ContainerEngineUnavailable extends Error {
   override readonly name = 'ContainerEngineUnavailable';
@@ -70,7 +88,7 @@ function engineHint(): string {
 }
 
 async function ensureEngine(): Promise<void> {
-  const { getContainerRuntimeClient } = await import('testcontainers');
+  const { getContainerRuntimeClient } = await testcontainers();
   try {
     await getContainerRuntimeClient();
   } catch (error) {
@@ -96,7 +114,7 @@ async function waitForHttp(baseUrl: string, path: string | undefined, deadline: 
 
 export async function startImageTarget(options: ImageTargetOptions): Promise<StartedImageTarget> {
   await ensureEngine();
-  const { GenericContainer, Wait } = await import('testcontainers');
+  const { GenericContainer, Wait } = await testcontainers();
   const timeoutMs = options.startupTimeoutMs ?? 60_000;
   const tail = new LogTail();
   let container = new GenericContainer(options.image)

@@ -9,8 +9,8 @@
  * cache is warm. The git install runs `npm install` with devDependencies inside npm's clone, as npm
  * does for every git dependency with a prepare script: it is the slow one (about a minute).
  */
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,65 @@ const ENV = { ...process.env, NO_COLOR: '1', FORCE_COLOR: undefined, PATH: `${jo
 function run(command: string, args: string[], cwd: string, timeout = 300_000) {
   const r = spawnSync(command, args, { cwd, env: ENV, encoding: 'utf8', timeout, maxBuffer: 32 * 1024 * 1024 });
   return { code: r.status, out: r.stdout ?? '', err: `${r.stderr ?? ''}${r.error ? `\n${r.error.message}` : ''}` };
+}
+
+/** A command that serves until stopped (`npx apicert fake`), and the line it prints once ready. */
+async function serving(args: string[], cwd: string, ready: RegExp): Promise<{ out: () => string; stop: () => Promise<void> }> {
+  const child = spawn('npx', args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not ready in 60 s: ${out}`)), 60_000);
+    const check = () => {
+      if (ready.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.on('exit', () => reject(new Error(`exited before it was ready: ${out}`)));
+  });
+  return {
+    out: () => out,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/**
+ * The CLI as npm users run it, on the Node engines declares: `npx apicert fake` in one process, and
+ * certify, plan, judge-traffic and proxy against it; nothing is type-stripped below node_modules.
+ */
+async function usesTheCli(dir: string): Promise<void> {
+  const npx = (...args: string[]) => run('npx', args, dir, 120_000);
+  const fake = await serving(['apicert', 'fake', '--profile-out', 'fake.json'], dir, /certify it from another shell/);
+  try {
+    const baseUrl = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(fake.out())![1]!;
+    const plan = npx('apicert', 'plan', '--profile', 'fake.json');
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(plan.out).toContain(`plan for ${baseUrl}`);
+    const certify = npx('apicert', 'certify', '--profile', 'fake.json', '--rules', 'v8.missions.get.*', '--out', 'reports', '--quiet', '--har-out', 'traffic.har');
+    expect(certify.code, certify.out + certify.err).toBe(0);
+    expect(certify.out).toMatch(new RegExp(`${baseUrl.replaceAll('.', '\\.')} \\(remote\\): gate PASS`));
+    expect(certify.err).not.toMatch(/ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING|\n\s+at .+:\d+:\d+/);
+    expect(JSON.parse(readFileSync(join(dir, 'reports/latest/report.json'), 'utf8')).summary.gate).toBe('pass');
+    const judged = npx('apicert', 'judge-traffic', '--har', 'traffic.har', '--out', 'reports/passive', '--quiet');
+    expect(judged.code === 0 || judged.code === 1, judged.out + judged.err).toBe(true);
+    expect(judged.out).toMatch(/reports: /);
+    const proxy = npx('apicert', 'proxy', '--upstream', baseUrl, '--duration', '1s', '--out', 'reports/proxy', '--quiet');
+    expect(proxy.code === 0 || proxy.code === 1, proxy.out + proxy.err).toBe(true);
+    expect(proxy.out).toMatch(/apicert proxy: http:\/\/127\.0\.0\.1:\d+ -> /);
+    // testcontainers is an optional peer: --image without it names the package to install.
+    const image = npx('apicert', 'certify', '--image', 'example/gateway:1', '--port', '8080', '--out', 'reports');
+    expect(image.code, image.out + image.err).toBe(2);
+    expect(image.err).toMatch(/--image needs the testcontainers package.*npm install --save-dev testcontainers/);
+  } finally {
+    await fake.stop();
+  }
 }
 
 function ok(result: ReturnType<typeof run>): string {
@@ -88,7 +147,7 @@ describe('apicert installed into a fresh project', () => {
     repo = repositoryOfWorkingTree(mkdtempSync(join(tmpdir(), 'apicert-repo-')));
   }, 120_000);
 
-  it('from the tarball npm pack makes (dist/ built by prepare and carried by "files")', () => {
+  it('from the tarball npm pack makes (dist/ built by prepare and carried by "files")', async () => {
     // Packed from the copy, so building dist/ there never races a test that builds this checkout's.
     const packing = mkdtempSync(join(tmpdir(), 'apicert-pack-'));
     symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
@@ -102,14 +161,19 @@ describe('apicert installed into a fresh project', () => {
     const dir = userProject();
     const install = ok(run('npm', ['install', '--prefer-offline', join(packing, tarball!)], dir));
     expect(install).not.toMatch(/ERR|error/);
+    // What a package user installs: apicert's own dependencies, never testcontainers (an optional peer).
+    expect(existsSync(join(dir, 'node_modules/testcontainers'))).toBe(false);
+    expect(existsSync(join(dir, 'node_modules/apicert/dist/profile.schema.json'))).toBe(true);
     usesEveryExport(dir);
+    await usesTheCli(dir);
   }, 400_000);
 
-  it('from git (git+file:// of a clone), with apicert prepared in npm\'s own clone', () => {
+  it('from git (git+file:// of a clone), with apicert prepared in npm\'s own clone', async () => {
     const dir = userProject();
     const install = run('npm', ['install', '--prefer-offline', `git+file://${repo}`], dir, 500_000);
     expect(install.code, install.out + install.err).toBe(0);
     expect(existsSync(join(dir, 'node_modules/apicert/dist/lib/src/index.js'))).toBe(true);
     usesEveryExport(dir);
+    await usesTheCli(dir);
   }, 600_000);
 });
