@@ -1,8 +1,9 @@
 /** Option parsers shared by the commands; each rejects a bad value with a message saying what is expected. */
 import { InvalidArgumentError } from 'commander';
 import type { Surface } from '../rule/index.ts';
-import { isFaultId, type FaultId } from '../fake/faults/index.ts';
-import { conflictsOf, isVariantId, type VariantId } from '../fake/variants/index.ts';
+import { FAULTS, isFaultId, LOAD_FAULTS, type FaultId } from '../fake/faults/index.ts';
+import { conflictsOf, isVariantId, VARIANTS, type VariantId } from '../fake/variants/index.ts';
+import { didYouMean } from '../util/suggest.ts';
 import { list } from './options.ts';
 
 export const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
@@ -16,7 +17,7 @@ export function surfaceList(value: string): Surface[] {
 
 export function faultList(value: string): FaultId[] {
   const out = list(value);
-  for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}": run "apicert faults" for the list`);
+  for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}"${didYouMean(f, [...FAULTS, ...LOAD_FAULTS].map((k) => k.id))}: run "apicert faults" for the list`);
   return out as FaultId[];
 }
 
@@ -29,7 +30,7 @@ export function patternList(value: string): string[] {
 export function variantList(value: string): VariantId[] {
   const out = list(value);
   if (out.length === 0) throw new InvalidArgumentError('no variant given: run "apicert variants" for the list');
-  for (const v of out) if (!isVariantId(v)) throw new InvalidArgumentError(`unknown variant "${v}": run "apicert variants" for the list`);
+  for (const v of out) if (!isVariantId(v)) throw new InvalidArgumentError(`unknown variant "${v}"${didYouMean(v, VARIANTS.map((k) => k.id))}: run "apicert variants" for the list`);
   const conflict = conflictsOf(out as VariantId[]);
   if (conflict) throw new InvalidArgumentError(conflict);
   return out as VariantId[];

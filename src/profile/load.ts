@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { didYouMean } from '../util/suggest.ts';
+import { profileJsonSchema } from './json-schema.ts';
 import { resolveNetworkPaths } from './network.ts';
 import { profileSchema, V8_SCOPES, type Profile, type ProfileInput } from './schema.ts';
 
@@ -28,10 +30,65 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, where = 'profi
   return value;
 }
 
+/** What `apicert profile init` writes where a deployment's own value belongs. */
+export const PLACEHOLDER = 'FILL-IN';
+
+/**
+ * Where a profile still holds a placeholder: `FILL-IN` from `apicert profile init`, or the `...`
+ * of a sample copied from the docs (`{ ... }` in YAML is a mapping with the key `...`). Such a
+ * profile would certify something nobody chose, so it is refused before anything is sent.
+ */
+export function placeholdersIn(value: unknown, path = ''): string[] {
+  if (typeof value === 'string') return value.includes(PLACEHOLDER) || value.trim() === '...' ? [path || '(root)'] : [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => placeholdersIn(item, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => (k.trim() === '...' ? [path || '(root)'] : placeholdersIn(v, path ? `${path}.${k}` : k)));
+  }
+  return [];
+}
+
+/** The keys the profile's schema knows at a path, for "did you mean" on an unknown key. */
+function knownKeysAt(path: readonly PropertyKey[]): string[] {
+  let node = profileJsonSchema() as JsonSchemaNode | undefined;
+  for (const part of path) {
+    node = objectOf(node);
+    if (!node) return [];
+    node = typeof part === 'number' ? (node.items as JsonSchemaNode | undefined) : (node.properties?.[String(part)] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined));
+  }
+  return Object.keys(objectOf(node)?.properties ?? {});
+}
+
+interface JsonSchemaNode {
+  properties?: Record<string, JsonSchemaNode>;
+  additionalProperties?: JsonSchemaNode | boolean;
+  items?: JsonSchemaNode;
+  anyOf?: JsonSchemaNode[];
+  oneOf?: JsonSchemaNode[];
+}
+
+function objectOf(node: JsonSchemaNode | undefined): JsonSchemaNode | undefined {
+  if (!node) return undefined;
+  if (node.properties || node.items || node.additionalProperties) return node;
+  return [...(node.anyOf ?? []), ...(node.oneOf ?? [])].map(objectOf).find(Boolean);
+}
+
+function issueLine(issue: z.core.$ZodIssue): string {
+  const where = issue.path.join('.') || '(root)';
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeysAt(issue.path);
+    return `  - ${where}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"${didYouMean(k, known)}`).join(', ')}`;
+  }
+  return `  - ${where}: ${issue.message}`;
+}
+
 export function parseProfile(input: unknown, source: string): Profile {
+  const unfilled = placeholdersIn(input);
+  if (unfilled.length > 0) {
+    throw new ProfileError(`${source} still holds placeholders (${PLACEHOLDER} or ...) at: ${unfilled.slice(0, 8).join(', ')}${unfilled.length > 8 ? ` (+${unfilled.length - 8} more)` : ''}: replace each with this deployment's value (the comments "apicert profile init" writes say what each is), or delete the entry to leave its rules untestable.`);
+  }
   const result = profileSchema.safeParse(input);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  - ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    const lines = result.error.issues.map(issueLine);
     throw new ProfileError(`${source} is not a valid target profile:\n${lines.join('\n')}\nSee README.md, "Certifying a real deployment".`);
   }
   return result.data;

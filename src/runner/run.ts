@@ -1,11 +1,11 @@
 import { CheckFailure, describePrerequisite, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
+import { editDistance } from '../util/suggest.ts';
 import type { Profile } from '../profile/schema.ts';
 import { clip } from '../probe/evidence.ts';
 import { Stopped } from '../probe/transport.ts';
 import { RunContext, type CheckServices, type RecordedCase } from './check-context.ts';
-
 
 export interface RunOptions {
   target: TargetInfo;
@@ -249,20 +249,6 @@ export function globRegex(pattern: string): RegExp {
 /** A filter that selected no rule: a usage error (exit 2), never a green gate over nothing. */
 export class EmptySelection extends Error {
   override readonly name = 'EmptySelection';
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      const above = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
 }
 
 /** The rule ids (or `area.*` globs) closest to a pattern that matched nothing, best first. */

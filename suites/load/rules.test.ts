@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RULES } from '../../src/registry.ts';
 import { LOAD_FAULTS, ruleOfFault, type FaultId } from '../../src/fake/faults/index.ts';
@@ -32,8 +32,9 @@ describe('load rules', () => {
     for (const row of rows) expect(LOAD_RULES.find((r) => r.id === row.rule)?.script, row.rule).toBeDefined();
   });
 
-  it('are documented: every script, setting and load fault appears in the README', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  it('are documented: every script, setting and load fault appears in the README or the docs it links', () => {
+    const docs = new URL('../../docs/', import.meta.url);
+    const readme = [new URL('../../README.md', import.meta.url), ...readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => new URL(f, docs))].map((file) => readFileSync(file, 'utf8')).join('\n');
     for (const name of [...LOAD_SCRIPTS, ...ENV_VARS.map((v) => v.name), ...LOAD_FAULTS.map((f) => f.id)]) expect(readme, name).toContain(`\`${name}\``);
   });
 });
