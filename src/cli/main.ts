@@ -14,6 +14,7 @@ import { registerLoadCommand } from './load.ts';
 import { list, printRules } from './options.ts';
 import { surfaceList } from './parse.ts';
 import { registerPlan } from './plan.ts';
+import { profileCommand } from './profile-command.ts';
 import { registerReceiverCommand } from './receiver.ts';
 import { registerReportCommands } from './report-commands.ts';
 import { registerTrafficCommands } from './traffic.ts';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   program.addCommand(certifyCommand());
   program.addCommand(fakeCommand());
   registerPlan(program, { surfaces: surfaceList, list });
+  program.addCommand(profileCommand());
   registerCoverage(program);
   registerReportCommands(program);
 

@@ -42,7 +42,7 @@ export function placeholdersIn(value: unknown, path = ''): string[] {
   if (typeof value === 'string') return value.includes(PLACEHOLDER) || value.trim() === '...' ? [path || '(root)'] : [];
   if (Array.isArray(value)) return value.flatMap((item, i) => placeholdersIn(item, `${path}[${i}]`));
   if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => (k.trim() === '...' ? [path || '(root)'] : placeholdersIn(v, path ? `${path}.${k}` : k)));
+    return Object.entries(value).flatMap(([k, v]) => (k.trim() === '...' || k.includes(PLACEHOLDER) ? [path ? `${path}.${k}` : k] : placeholdersIn(v, path ? `${path}.${k}` : k)));
   }
   return [];
 }
@@ -81,11 +81,14 @@ function issueLine(issue: z.core.$ZodIssue): string {
   return `  - ${where}: ${issue.message}`;
 }
 
-export function parseProfile(input: unknown, source: string): Profile {
+function refuseUnfilled(input: unknown, source: string): void {
   const unfilled = placeholdersIn(input);
-  if (unfilled.length > 0) {
-    throw new ProfileError(`${source} still holds placeholders (${PLACEHOLDER} or ...) at: ${unfilled.slice(0, 8).join(', ')}${unfilled.length > 8 ? ` (+${unfilled.length - 8} more)` : ''}: replace each with this deployment's value (the comments "apicert profile init" writes say what each is), or delete the entry to leave its rules untestable.`);
-  }
+  if (unfilled.length === 0) return;
+  throw new ProfileError(`${source} still holds placeholders (${PLACEHOLDER} or ...) at: ${unfilled.slice(0, 8).join(', ')}${unfilled.length > 8 ? ` (+${unfilled.length - 8} more)` : ''}: replace each with this deployment's value (the comments "apicert profile init" writes say what each is), or delete the entry to leave its rules untestable.`);
+}
+
+export function parseProfile(input: unknown, source: string): Profile {
+  refuseUnfilled(input, source);
   const result = profileSchema.safeParse(input);
   if (!result.success) {
     const lines = result.error.issues.map(issueLine);
@@ -108,6 +111,8 @@ export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = pro
   } catch (error) {
     throw new ProfileError(`${path} is neither valid YAML nor JSON: ${(error as Error).message}`);
   }
+  // Before ${VAR} expansion: a template's placeholders are the first thing to say, not its unset variables.
+  refuseUnfilled(raw, path);
   const expanded = expandEnv(raw, env, path);
   const withTarget = overrides.target !== undefined && expanded && typeof expanded === 'object' && !Array.isArray(expanded) ? { ...expanded, target: overrides.target } : expanded;
   const profile = parseProfile(withTarget, path);

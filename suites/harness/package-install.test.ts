@@ -29,12 +29,12 @@ function run(command: string, args: string[], cwd: string, timeout = 300_000) {
 }
 
 /** A command that serves until stopped (`npx apicert fake`), and the line it prints once ready. */
-async function serving(args: string[], cwd: string, ready: RegExp): Promise<{ out: () => string; stop: () => Promise<void> }> {
+async function serving(args: string[], cwd: string, ready: RegExp): Promise<{ out: () => string; stop: () => Promise<void>; exit: Promise<number | null> }> {
   const child = spawn('npx', args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready in 60 s: ${out}`)), 60_000);
     const check = () => {
@@ -48,6 +48,7 @@ async function serving(args: string[], cwd: string, ready: RegExp): Promise<{ ou
   });
   return {
     out: () => out,
+    exit: exited,
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -75,9 +76,16 @@ async function usesTheCli(dir: string): Promise<void> {
     const judged = npx('apicert', 'judge-traffic', '--har', 'traffic.har', '--out', 'reports/passive', '--quiet');
     expect(judged.code === 0 || judged.code === 1, judged.out + judged.err).toBe(true);
     expect(judged.out).toMatch(/reports: /);
-    const proxy = npx('apicert', 'proxy', '--upstream', baseUrl, '--duration', '1s', '--out', 'reports/proxy', '--quiet');
-    expect(proxy.code === 0 || proxy.code === 1, proxy.out + proxy.err).toBe(true);
-    expect(proxy.out).toMatch(/apicert proxy: http:\/\/127\.0\.0\.1:\d+ -> /);
+    // The proxy judges what passes through it during its --duration: one read of a mission that does not exist.
+    const proxy = await serving(['apicert', 'proxy', '--upstream', baseUrl, '--duration', '4s', '--out', 'reports/proxy', '--quiet'], dir, /apicert proxy: http:\/\/127\.0\.0\.1:\d+ -> /);
+    const proxyUrl = /apicert proxy: (http:\/\/127\.0\.0\.1:\d+)/.exec(proxy.out())![1]!;
+    const token = (JSON.parse(readFileSync(join(dir, 'fake.json'), 'utf8')) as { credentials: Array<{ name: string; token: string }> }).credentials.find((c) => c.name === 'full')!.token;
+    const answer = await fetch(`${proxyUrl}/v8/missions/00000000-0000-7000-8000-000000000000`, { headers: { authorization: `Bearer ${token}` } });
+    expect(answer.status).toBe(404);
+    await answer.body?.cancel();
+    const proxyExit = await proxy.exit;
+    expect(proxyExit === 0 || proxyExit === 1, proxy.out()).toBe(true);
+    expect(proxy.out()).toMatch(/judged [1-9]\d* of \d+ selected rules/);
     // testcontainers is an optional peer: --image without it names the package to install.
     const image = npx('apicert', 'certify', '--image', 'example/gateway:1', '--port', '8080', '--out', 'reports');
     expect(image.code, image.out + image.err).toBe(2);

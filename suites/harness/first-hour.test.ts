@@ -1,0 +1,185 @@
+/**
+ * What a new user meets in the first hour (issue 32): an explicit target or nothing, a starting
+ * profile that certifies once filled in, profile keys and fault ids with suggestions, and a run
+ * whose last lines say what failed and how to rerun it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml, stringify } from 'yaml';
+import { startFake } from '../../src/fake/server.ts';
+import { standaloneProfile } from '../../src/fake/standalone.ts';
+import { loadProfileFile, ProfileError } from '../../src/profile/load.ts';
+import { profileJsonSchema } from '../../src/profile/json-schema.ts';
+import { tokenVariable } from '../../src/profile/template.ts';
+import { certificationSuite } from '../../src/vitest/index.ts';
+
+const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
+const STACK = /\n\s+at .+:\d+:\d+/;
+
+function apicert(args: string[], env: Record<string, string | undefined> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1', ...env } });
+  return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'apicert-first-hour-'));
+
+describe('an explicit target or nothing', () => {
+  it('an empty --target, --profile, --image or APICERT_PROFILE is exit 2 naming it, never the embedded fake', () => {
+    const out = tmp();
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['certify', '--target', ''], {}, /--target was given an empty value/],
+      [['certify', '--profile', ''], {}, /--profile was given an empty value/],
+      [['certify', '--image', '', '--port', '8080'], {}, /--image was given an empty value/],
+      [['certify'], { APICERT_PROFILE: '' }, /APICERT_PROFILE is set but empty/],
+      [['plan'], { APICERT_PROFILE: '' }, /APICERT_PROFILE is set but empty/],
+      [['plan', '--profile', ' '], {}, /--profile was given an empty value/],
+    ];
+    for (const [args, env, message] of cases) {
+      const run = apicert([...args, ...(args[0] === 'certify' ? ['--out', out] : [])], env);
+      expect(run.code, `${args.join(' ')}: ${run.err}`).toBe(2);
+      expect(run.err).toMatch(message);
+      expect(run.err).not.toMatch(STACK);
+      expect(run.out).not.toMatch(/gate PASS/);
+    }
+  });
+
+  it('the CLI honours APICERT_PROFILE as the vitest plugin does', () => {
+    const run = apicert(['certify', '--rules', 'v8.missions.get.*'], { APICERT_PROFILE: '/nonexistent/staging.yaml' });
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/cannot read profile \/nonexistent\/staging\.yaml/);
+  });
+
+  it('an embedded-fake run says so on its first line', () => {
+    const run = apicert(['certify', '--rules', 'v8.missions.get.ok', '--out', tmp(), '--quiet'], { APICERT_PROFILE: undefined });
+    expect(run.code, run.err).toBe(0);
+    expect(run.out.split('\n')[0]).toMatch(/^apicert: no --target, --profile, --image or APICERT_PROFILE given: certifying the built-in reference fake/);
+  });
+
+  it('apicert/vitest refuses an empty profile, from the option or the variable, before declaring a test', () => {
+    expect(() => certificationSuite({ env: { APICERT_PROFILE: '' } })).toThrow(ProfileError);
+    expect(() => certificationSuite({ env: { APICERT_PROFILE: '' } })).toThrow(/APICERT_PROFILE is set but empty/);
+    expect(() => certificationSuite({ profile: '' })).toThrow(/profile \}\) is empty/);
+  });
+});
+
+/** The value at a dotted path with [i] indexes, as placeholdersIn names it. */
+function at(value: unknown, path: string): unknown {
+  let node = value;
+  for (const part of path.replace(/\[(\d+)\]/g, '.$1').split('.')) node = (node as Record<string, unknown> | undefined)?.[part];
+  return node;
+}
+
+describe('profile init', () => {
+  it('writes a profile that is refused while a placeholder is left, and that, filled in for the fake, leaves no required rule untestable', async () => {
+    const dir = tmp();
+    const file = join(dir, 'staging.yaml');
+    const init = apicert(['profile', 'init', '--out', file]);
+    expect(init.code, init.err).toBe(0);
+    const unfilled = apicert(['plan', '--profile', file]);
+    expect(unfilled.code).toBe(2);
+    expect(unfilled.err).toMatch(/still holds placeholders \(FILL-IN or \.\.\.\) at: target, /);
+    expect(apicert(['profile', 'init', '--out', file]).err).toMatch(/exists: choose another --out/);
+
+    // Filled in with what `apicert fake` knows of itself: every FILL-IN at the fake profile's same path.
+    const fake = await startFake({ faults: [] });
+    try {
+      const known = standaloneProfile(fake, { host: '127.0.0.1', port: 18787, origin: 'http://127.0.0.1:18787' } as Parameters<typeof standaloneProfile>[1]);
+      const template = parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown> & { credentials: Array<Record<string, unknown>> };
+      const env: Record<string, string> = {};
+      const alias: Record<string, string> = { 'v1-write-only': 'webhooks-runs-write' };
+      for (const credential of template.credentials) {
+        const same = known.credentials.find((c) => c.name === (alias[String(credential.name)] ?? credential.name));
+        expect(same, String(credential.name)).toBeDefined();
+        env[tokenVariable(String(credential.name))] = same!.token;
+        credential.principal = same!.principal;
+        if ('tenant' in credential) credential.tenant = same!.tenant;
+      }
+      template.target = known.target;
+      const filled: Record<string, unknown> = template;
+      fillFrom(filled, known as unknown as Record<string, unknown>, '');
+      const filledFile = join(dir, 'filled.yaml');
+      writeFileSync(filledFile, stringify(filled));
+      const plan = apicert(['plan', '--profile', filledFile, '--json'], env);
+      expect(plan.code, plan.err).toBe(0);
+      const result = JSON.parse(plan.out) as { rules: Array<{ id: string; level: string; status: string; missing: string[] }> };
+      expect(result.rules.filter((r) => r.level === 'required' && r.status === 'untestable').map((r) => `${r.id}: ${r.missing.join('; ')}`)).toEqual([]);
+    } finally {
+      await fake.close();
+    }
+  }, 120_000);
+
+  it("refuses the docs' sample profile while its { ... } placeholders are left", async () => {
+    const doc = readFileSync(join(ROOT, 'docs/profile.md'), 'utf8');
+    const sample = [...doc.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1]!).find((y) => y.includes('fixtures:') && y.includes('credentials:'))!;
+    const file = join(tmp(), 'sample.yaml');
+    writeFileSync(file, sample);
+    await expect(loadProfileFile(file, { APICERT_V8_TOKEN: 'x'.repeat(16) })).rejects.toThrow(/still holds placeholders .*fixtures\.v8\.missions\.waits/);
+  });
+
+  it('the JSON Schema is generated from the zod schema and names every section', () => {
+    const schema = profileJsonSchema() as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['target', 'credentials', 'fixtures', 'safety', 'network']));
+    expect(schema.required).toContain('target');
+  });
+});
+
+/** Replaces each FILL-IN (value or key) with the fake profile's value at the same place. */
+function fillFrom(node: Record<string, unknown>, known: Record<string, unknown>, path: string): void {
+  for (const [key, value] of Object.entries(node)) {
+    const here = path ? `${path}.${key}` : key;
+    if (key === 'FILL-IN') {
+      // A map keyed by a name the deployment knows (rateLimitTiers): the fake's own entries.
+      delete node[key];
+      Object.assign(node, at(known, path) as object);
+    } else if (value === 'FILL-IN') {
+      node[key] = at(known, here);
+      expect(node[key], here).toBeDefined();
+    } else if (value && typeof value === 'object' && !Array.isArray(value)) {
+      fillFrom(value as Record<string, unknown>, known, here);
+    }
+  }
+}
+
+describe('suggestions', () => {
+  it('a misspelt profile key or fault id gets the nearest known one', async () => {
+    const file = join(tmp(), 'typo.yaml');
+    writeFileSync(file, 'target: http://127.0.0.1:9\nfixtures:\n  v8:\n    skilId: x\nsafety:\n  alowMutations: true\n');
+    const error = (await loadProfileFile(file, {}).catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/fixtures\.v8: unknown key "skilId" \(did you mean "skillId"\?\)/);
+    expect(error.message).toMatch(/safety: unknown key "alowMutations" \(did you mean "allowMutations"\?\)/);
+    const fault = apicert(['certify', '--faults', 'v8.missions.get.unknown-404/server-eror']);
+    expect(fault.code).toBe(2);
+    expect(fault.err).toMatch(/did you mean "v8\.missions\.get\.unknown-404\/server-error"/);
+  });
+});
+
+describe('the end of a run', () => {
+  it('repeats the failures with their reasons and the rerun command; --read-only reasons name the flag; verify and diff take run folders', () => {
+    const out = tmp();
+    const run = apicert(['certify', '--rules', 'v8.missions.get.*', '--faults', 'v8.missions.get.unknown-404/server-error', '--out', out]);
+    expect(run.code).toBe(1);
+    const tail = run.out.trimEnd().split('\n').slice(-4).join('\n');
+    expect(tail).toMatch(/to look at \(\d+\):\n {2}FAIL v8\.missions\.get\.unknown-404: .*500/);
+    expect(tail).toMatch(/\nrerun them: npx apicert certify --faults v8\.missions\.get\.unknown-404\/server-error --rerun \S+$/);
+    const diff = apicert(['diff', join(out, 'latest'), join(out, 'latest')]);
+    expect(diff.code, diff.err).toBe(0);
+
+    const readOnly = apicert(['certify', '--rules', 'v8.missions.get.ok', '--read-only', '--out', out, '--format', 'json', '--allow-untestable']);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ id: string; reason?: string }> };
+    expect(report.rules[0]!.reason).toMatch(/--read-only leaves it out/);
+    expect(report.rules[0]!.reason).not.toMatch(/the profile sets/);
+    // No required rule passed: --allow-untestable does not pass it, and the words say what the exit code says.
+    expect(readOnly.code).toBe(1);
+    expect(readOnly.out).toMatch(/gate UNTESTABLE/);
+  }, 120_000);
+
+  it('--allow-untestable that exits 0 says PASS, not UNTESTABLE', () => {
+    const run = apicert(['certify', '--rules', 'v8.missions.get.*,v8.capabilities.*', '--read-only', '--out', tmp(), '--format', 'json', '--allow-untestable']);
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toMatch(/gate PASS \(untestable rules allowed by --allow-untestable\)/);
+  }, 120_000);
+});
