@@ -3,10 +3,10 @@
  * the vitest suite and the fault matrix call; compiled to dist/lib by `npm run build:lib`.
  */
 import './node-version.ts';
-export { certify, HARNESS_VERSION, redactorFor, TargetUnreachable, type Certification, type CertifyOptions } from './runner/certify.ts';
+export { certify, CertifyOptionsError, HARNESS_VERSION, redactorFor, TargetUnreachable, type Certification, type CertifyOptions } from './runner/certify.ts';
 export { RULES as rules } from './registry.ts';
 export type { Level, Rule, RuleResult, Surface, Verdict } from './rule/index.ts';
-export { selectRules } from './runner/run.ts';
+export { EmptySelection, selectRules } from './runner/run.ts';
 export { loadProfileFile, parseProfile, ProfileError, profileFromEnv } from './profile/load.ts';
 export type { Credential, Profile, ProfileInput } from './profile/schema.ts';
 export type { Report } from './reports/model.ts';

@@ -50,7 +50,7 @@ function printPlan(plan: RunPlan, target: string, how: { fromEnv: boolean; verbo
     if (how.fromEnv) {
       const unset = TARGET_ENV.filter((v) => !process.env[v.name]);
       if (unset.length) console.log(`\n--target reads its credentials from these variables, not set here:\n${unset.map((v) => `  ${v.name.padEnd(34)}${v.about}`).join('\n')}`);
-      console.log(`fixtures, scoped and second credentials need a profile: --profile FILE (README.md, "${README_SECTIONS.profile}")`);
+      console.log(`fixtures, scoped and second credentials need a profile: "apicert profile init" writes a starting one, then --profile FILE (README.md, "${README_SECTIONS.profile}")`);
     }
     console.log(`\nuntestable rules by area (--verbose lists each with what it misses):\n${compactIds(untestable.map((r) => r.id)).map((l) => `  ${l}`).join('\n')}`);
   }

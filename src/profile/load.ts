@@ -92,7 +92,7 @@ export function parseProfile(input: unknown, source: string): Profile {
   const result = profileSchema.safeParse(input);
   if (!result.success) {
     const lines = result.error.issues.map(issueLine);
-    throw new ProfileError(`${source} is not a valid target profile:\n${lines.join('\n')}\nSee README.md, "Certifying a real deployment".`);
+    throw new ProfileError(`${source} is not a valid target profile:\n${lines.join('\n')}\nSee README.md, "Certifying a real deployment" (docs/profile.md has every field).`);
   }
   return result.data;
 }

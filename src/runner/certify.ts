@@ -12,13 +12,14 @@ import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.
 import { networkDispatcher } from '../probe/dispatcher.ts';
 import { headersFor, networkSecrets } from '../profile/network.ts';
 import { Stopped } from '../probe/transport.ts';
+import { loadProfileFile } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
 import { ExchangeJournal, RUN_EXCHANGES } from '../probe/journal.ts';
 import { RUN_MEMO } from '../rule/index.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
-import { buildReport, type Report } from '../reports/model.ts';
+import { buildReport, shellWord, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
 import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
@@ -34,9 +35,13 @@ export class TargetUnreachable extends Error {
 }
 
 export interface CertifyOptions {
-  /** A loaded profile; without one the embedded fake is started and certified. */
-  profile?: Profile;
+  /**
+   * The target: a profile file's path (YAML or JSON, as `--profile`), or a loaded profile. Without
+   * one the embedded fake is started and certified.
+   */
+  profile?: Profile | string;
   surfaces?: Surface[];
+  /** Rule id globs, as `--rules` (`v8.missions.*`); the same as giving strings in `rules`. */
   patterns?: string[];
   /** `--rerun`: only these rule ids (those an earlier report did not pass), and the report's path. */
   only?: { ids: readonly string[]; from: string };
@@ -51,7 +56,11 @@ export interface CertifyOptions {
   faults?: FaultId[];
   /** Only for the embedded fake: legal alternatives it takes (see "apicert variants"). */
   variants?: VariantId[];
-  rules?: readonly Rule[];
+  /**
+   * The rules to run, as `--rules`: id globs (`['v8.missions.*']`), or Rule objects (from `rules`,
+   * the catalog export) to run exactly those. Each glob must select a rule.
+   */
+  rules?: ReadonlyArray<Rule | string>;
   /** Only for the embedded fake: change its profile before the run (tests take fixtures or credentials away). */
   adjustEmbeddedProfile?: (profile: Profile) => Profile;
   /** `false` runs every check without consulting its declared needs: only to test the declarations. */
@@ -81,8 +90,35 @@ export interface CertifyOptions {
   recorder?: { interceptor: Dispatcher.DispatcherComposeInterceptor };
 }
 
-/** The rerun prefix when the caller did not say how it was invoked. */
-function defaultInvocation(options: CertifyOptions, target: string): string {
+/** What `certify()` works with once the library's shorthands are resolved: a loaded profile and Rule objects. */
+type ResolvedOptions = Omit<CertifyOptions, 'profile' | 'rules'> & { profile?: Profile; rules?: readonly Rule[]; profilePath?: string };
+
+/** A misuse of the library's options: a message saying what to pass, as the CLI's usage errors do. */
+export class CertifyOptionsError extends Error {
+  override readonly name = 'CertifyOptionsError';
+}
+
+async function resolveOptions(options: CertifyOptions): Promise<ResolvedOptions> {
+  const given = options.rules ?? [];
+  const globs = given.filter((r): r is string => typeof r === 'string');
+  const objects = given.filter((r): r is Rule => typeof r === 'object' && r !== null && typeof (r as Rule).id === 'string' && typeof (r as Rule).check === 'function');
+  if (globs.length + objects.length !== given.length) throw new CertifyOptionsError('certify({ rules }): give rule id globs (e.g. "v8.missions.*") or Rule objects from the rules export');
+  if (globs.length && objects.length) throw new CertifyOptionsError('certify({ rules }): give globs or Rule objects, not both');
+  if (options.profile !== undefined && typeof options.profile !== 'string' && (typeof options.profile !== 'object' || options.profile === null)) throw new CertifyOptionsError('certify({ profile }): give a profile file path or a profile loaded with loadProfileFile / parseProfile');
+  if (typeof options.profile === 'string' && options.profile.trim() === '') throw new CertifyOptionsError('certify({ profile }) is empty: give a profile file path, or leave profile out to certify the embedded reference fake');
+  const profile = typeof options.profile === 'string' ? await loadProfileFile(options.profile) : options.profile;
+  return {
+    ...options,
+    profile,
+    rules: objects.length ? objects : undefined,
+    patterns: globs.length ? [...(options.patterns ?? []), ...globs] : options.patterns,
+    ...(typeof options.profile === 'string' ? { profilePath: options.profile } : {}),
+  };
+}
+
+/** The rerun prefix when the caller did not say how it was invoked: with the profile it ran with, whenever its file is known. */
+function defaultInvocation(options: ResolvedOptions, target: string): string {
+  if (options.profilePath) return `npx apicert certify --profile ${shellWord(options.profilePath)}`;
   if (options.profile) return `npx apicert certify --target ${new URL(target).origin}`;
   return `npx apicert certify${options.faults?.length ? ` --faults ${options.faults.join(',')}` : ''}${options.variants?.length ? ` --variant ${options.variants.join(',')}` : ''}`;
 }
@@ -153,8 +189,9 @@ function within(promise: Promise<unknown> | undefined, ms: number): Promise<void
   return Promise.race([promise.then(() => undefined, () => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
-export async function certify(options: CertifyOptions = {}): Promise<Certification> {
+export async function certify(input: CertifyOptions = {}): Promise<Certification> {
   const startedAt = new Date();
+  const options = await resolveOptions(input);
   // A filter that selects nothing is a usage error, found before a target is touched.
   const { rules, excluded } = selectForRun(options.rules ?? RULES, { surfaces: options.surfaces, patterns: options.patterns, only: options.only, exclude: options.exclude });
   // A profile's network settings (CA, client certificate, proxy) are read before anything starts: a mistake is exit 2 with nothing sent.

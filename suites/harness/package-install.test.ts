@@ -161,6 +161,10 @@ describe('apicert installed into a fresh project', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
     try {
       ok(run('npm', ['pack', '--pack-destination', packing], repo));
+      // Publishable (no "private"), with what pack just built: publishing itself is not this test's business.
+      const publish = run('npm', ['publish', '--dry-run', '--ignore-scripts'], repo);
+      expect(publish.code, publish.out + publish.err).toBe(0);
+      expect(publish.out + publish.err).toMatch(/\+ apicert@\d/);
     } finally {
       unlinkSync(join(repo, 'node_modules'));
     }
