@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { VERDICTS } from '../rule/index.ts';
 import type { EvidenceEntry } from '../rule/index.ts';
-import { curlOf, decidingExchange, exchangeText } from './evidence-text.ts';
+import { curlOf, decidingExchange, exchangeText, leadingExchanges, replayNotes } from './evidence-text.ts';
 import { effectOf, excludedNote, gates, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
@@ -52,7 +52,9 @@ function casesBlock(r: ReportRule): string {
     const counter = c.counterexample
       ? `<div class="meta">Counterexample (seed ${c.counterexample.seed}, path ${esc(c.counterexample.path ?? '-')}, ${c.counterexample.numRuns} runs):</div><pre>${esc(JSON.stringify(c.counterexample.value, null, 2) ?? 'undefined')}</pre>`
       : '';
-    const exchange = e ? exchangeBlock(e, e.direction === 'received' ? 'Received from the target' : 'The exchange that decided it') : '<div class="meta">No single exchange decided this case.</div>';
+    const before = leadingExchanges(r, c.exchange).map((b, n) => exchangeBlock(b, `Request ${n + 1}, sent before it with the same Idempotency-Key`));
+    const decided = e ? exchangeBlock(e, e.direction === 'received' ? 'Received from the target' : before.length ? `Request ${before.length + 1}, the one that decided it` : 'The exchange that decided it') : '<div class="meta">No single exchange decided this case.</div>';
+    const exchange = `${before.join('')}${decided}`;
     return `<div class="case"><b>Case ${i + 1}.</b> ${reasonBlocks(c.reason)}${counter}${exchange}</div>`;
   });
   if (r.casesOmitted > 0) cases.push(`<p class="meta">… and ${r.casesOmitted} more failing cases (a rule reports at most ${r.cases.length}).</p>`);
@@ -140,6 +142,7 @@ export function renderHtml(report: Report): string {
     : '';
   const failures = [
     blockers.length === 0 ? (cause ? '<p>Nothing else blocks the gate.</p>' : '<p>Nothing blocks the gate.</p>') : toc,
+    ...(blockers.length ? replayNotes(report).map((n) => `<p class="meta">${esc(n)}</p>`) : []),
     ...blockers.map((r) => blockingBlock(r, report)),
     warnings.length > 0 ? `<h3>Warnings: SHOULD rules that failed (they gate only with --strict)</h3><ul>${warnings.map((r) => `<li><a href="#rule-${esc(r.id)}"><code>${esc(r.id)}</code></a>: ${esc(clipLine(r.reason ?? '', 200))}</li>`).join('')}</ul>` : '',
     report.excluded?.length ? `<h3>Excluded rules (--exclude: not run, not counted)</h3><ul>${report.excluded.map((e) => `<li><code>${esc(e.id)}</code> <span class="meta">${esc(e.level)}: ${esc(excludedNote(e))}</span></li>`).join('')}</ul>` : '',

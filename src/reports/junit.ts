@@ -1,5 +1,5 @@
 import { effectOf, excludedNote, judgedLine, policyOf, type ExcludedReportRule, type Report, type ReportRule } from './model.ts';
-import { curlOf, decidingExchange } from './evidence-text.ts';
+import { curlOf, decidingExchange, leadingExchanges, replayNotes } from './evidence-text.ts';
 import { runWideCause, wasNotRun } from './run-cause.ts';
 
 function xml(text: string): string {
@@ -28,6 +28,10 @@ function failureText(r: ReportRule): string {
     if (c.counterexample) parts.push(`  counterexample (seed ${c.counterexample.seed}, path ${c.counterexample.path ?? '-'}): ${JSON.stringify(c.counterexample.value) ?? 'undefined'}`);
     const e = decidingExchange(r, c.exchange);
     const curl = e && curlOf(e);
+    for (const before of leadingExchanges(r, c.exchange)) {
+      const line = curlOf(before);
+      if (line) parts.push(`  ${line}`);
+    }
     if (curl) parts.push(`  ${curl}`);
     else if (e) parts.push(`  (a delivery the target sent to apicert's receiver: ${e.label ?? ''})`);
   }
@@ -86,6 +90,7 @@ function properties(report: Report): string {
   if (report.run.baseline) props.push(['baseline', report.run.baseline.file]);
   if (report.run.stopped) props.push(['run.stopped', report.run.stopped]);
   for (const [i, w] of (report.run.warnings ?? []).entries()) props.push([`run.warning.${i + 1}`, w]);
+  for (const [i, n] of replayNotes(report).entries()) props.push([`replay.${i + 1}`, n]);
   return `    <properties>\n${props.map(([k, v]) => `      <property name="${xml(k)}" value="${xml(v)}"/>`).join('\n')}\n    </properties>`;
 }
 

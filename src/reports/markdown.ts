@@ -1,4 +1,4 @@
-import { curlOf, decidingExchange } from './evidence-text.ts';
+import { curlOf, decidingExchange, leadingExchanges, replayNotes } from './evidence-text.ts';
 import { effectOf, excludedNote, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
@@ -45,7 +45,7 @@ export function renderMarkdown(report: Report): string {
   // A rule the run-wide cause never let start is listed above, once, not as a blocker of its own.
   const blockers = report.rules.filter((r) => ['failure', 'error'].includes(effectOf(r, policy)) && !wasNotRun(r));
   if (blockers.length > 0) {
-    lines.push('## What blocks the gate', '');
+    lines.push('## What blocks the gate', '', ...replayNotes(report).flatMap((n) => [n, '']));
     for (const r of blockers) {
       lines.push(`### \`${r.id}\` (${r.verdict}${r.baseline?.status === 'stale' ? ', stale baseline entry' : ''})`, '', `> ${r.spec.quote}`, '');
       if (r.baseline?.status === 'stale') lines.push(`The baseline lists this rule as failing ("${r.baseline.reason}") but it passes now: remove the entry.`, '');
@@ -55,7 +55,10 @@ export function renderMarkdown(report: Report): string {
         if (c.counterexample) lines.push(`   Counterexample (seed ${c.counterexample.seed}, path ${c.counterexample.path ?? '-'}): \`${JSON.stringify(c.counterexample.value)}\``);
         const e = decidingExchange(r, c.exchange);
         const curl = e && curlOf(e);
-        if (curl) lines.push('', '   ```sh', `   ${curl}`, '   ```');
+        // The requests that made the failure, in the order they were sent: replaying only the last would not reproduce it.
+        const before = leadingExchanges(r, c.exchange).map(curlOf).filter((l): l is string => Boolean(l));
+        if (curl && before.length) lines.push('', `   The ${before.length + 1} requests that made it, in order:`, '', '   ```sh', ...[...before, curl].map((l) => `   ${l}`), '   ```');
+        else if (curl) lines.push('', '   ```sh', `   ${curl}`, '   ```');
         else if (e) lines.push(`   (received from the target: ${e.label ?? 'a delivery'})`);
       }
       if (r.casesOmitted > 0) lines.push(`   … and ${r.casesOmitted} more failing cases`);

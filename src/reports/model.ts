@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fingerprintableNetwork } from '../profile/network.ts';
 import type { Profile } from '../profile/schema.ts';
-import { type FailingCase, type Level, type Observation, type Rule, type RuleResult, type Surface, type Verdict, VERDICTS } from '../rule/index.ts';
+import { type FailingCase, type Level, type Observation, type Rule, type RuleResult, type Surface, type Verdict, VERDICTS, withRunCommand } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
 import type { BaselineEntry } from './baseline.ts';
 
@@ -276,10 +276,10 @@ export function buildReport(input: {
       durationMs: r.durationMs,
       evidence: r.evidence,
       evidenceOmitted: r.evidenceOmitted,
-      cases: r.cases,
+      cases: input.invocation ? r.cases.map((c) => ({ ...c, reason: withRunCommand(c.reason, (id, seed) => rerunCommand(input.invocation!, id, seed)) })) : r.cases,
       casesOmitted: r.casesOmitted,
     };
-    if (r.reason !== undefined) rule.reason = r.reason;
+    if (r.reason !== undefined) rule.reason = input.invocation ? withRunCommand(r.reason, (id, seed) => rerunCommand(input.invocation!, id, seed)) : r.reason;
     if (r.counterexample) rule.counterexample = r.counterexample;
     if (input.passive) rule.exchanges = input.passive.judged.get(r.rule.id) ?? 0;
     if (r.verdict !== 'pass' && input.invocation) rule.rerun = rerunCommand(input.invocation, r.rule.id, input.seed);

@@ -8,6 +8,7 @@ export { defineRule, section, type RuleDeclaration, type SectionDefaults } from 
 export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
 export { CheckFailure, Inconclusive, NotApplicable, TransportError, Untestable } from './outcome.ts';
 export { describePrerequisite, type Prerequisite } from './prerequisite.ts';
+export { reproduceLine, withRunCommand } from './reproduce.ts';
 export type { RuleResult } from './result.ts';
 export type { Rule } from './rule.ts';
 export * from './types.ts';

@@ -19,6 +19,7 @@ import type { Rule, RuleResult, Surface } from '../rule/index.ts';
 import { loadProfileFile, ProfileError } from '../profile/load.ts';
 import { certify } from '../runner/certify.ts';
 import { selectRules } from '../runner/run.ts';
+import { leadingExchanges } from '../reports/evidence-text.ts';
 
 export interface CertificationSuiteOptions {
   /** A profile file (YAML or JSON). Default: $APICERT_PROFILE; without it, the embedded reference fake. */
@@ -41,10 +42,21 @@ export interface CertificationSuiteOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The requests that decided the first failing case, in the order they were sent (a conflict needs
+ * the first use of its key too); the last exchange of the rule only when no case names one, since
+ * it is often a clean-up (a cancel) rather than what broke the rule.
+ */
+function reproduceCurls(r: RuleResult): string[] {
+  const deciding = r.cases.find((c) => c.exchange !== undefined)?.exchange;
+  if (deciding === undefined) return r.evidence.at(-1)?.curl ? [r.evidence.at(-1)!.curl!] : [];
+  return [...leadingExchanges(r, deciding), r.evidence[deciding]].map((e) => e?.curl).filter((c): c is string => Boolean(c));
+}
+
 function judge(rule: Rule, result: RuleResult | undefined, options: CertificationSuiteOptions, skip: (note: string) => never): void {
   expect(result, `${rule.id} did not run`).toBeDefined();
   const r = result!;
-  const why = [r.reason, r.evidence.at(-1)?.curl].filter(Boolean).join('\nreproduce: ');
+  const why = [r.reason, ...reproduceCurls(r)].filter(Boolean).join('\nreproduce: ');
   if (options.strict) {
     expect(r.verdict, why).toBe('pass');
     expect(r.evidence.length, 'a pass with no exchange observed nothing').toBeGreaterThan(0);

@@ -3,7 +3,7 @@
  * profile that certifies once filled in, profile keys and fault ids with suggestions, and a run
  * whose last lines say what failed and how to rerun it.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { standaloneProfile } from '../../src/fake/standalone.ts';
 import { loadProfileFile, ProfileError } from '../../src/profile/load.ts';
 import { profileJsonSchema } from '../../src/profile/json-schema.ts';
 import { tokenVariable } from '../../src/profile/template.ts';
+import { withRunCommand } from '../../src/rule/index.ts';
 import { certificationSuite } from '../../src/vitest/index.ts';
 
 const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
@@ -23,6 +24,16 @@ const STACK = /\n\s+at .+:\d+:\d+/;
 function apicert(args: string[], env: Record<string, string | undefined> = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1', ...env } });
   return { code: result.status, out: result.stdout, err: result.stderr };
+}
+
+/** As apicert(), without blocking this process: a fake served from here must go on answering. */
+function apicertAsync(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'apicert-first-hour-'));
@@ -182,4 +193,46 @@ describe('the end of a run', () => {
     expect(run.code, run.out + run.err).toBe(0);
     expect(run.out).toMatch(/gate PASS \(untestable rules allowed by --allow-untestable\)/);
   }, 120_000);
+});
+
+describe('every reproduction reproduces', () => {
+  it('an idempotency conflict shows the first use of the key and the conflicting request, in order; the report says where $TOKEN_<NAME> comes from and that the fake is gone', () => {
+    const out = tmp();
+    const run = apicert(['certify', '--rules', 'v8.missions.idempotency.conflict', '--faults', 'v8.missions.idempotency.conflict/replays-different-body', '--out', out, '--quiet']);
+    expect(run.code).toBe(1);
+    const md = readFileSync(join(out, 'latest', 'summary.md'), 'utf8');
+    const block = /The 2 requests that made it, in order:\n\n {3}```sh\n {3}(curl .*)\n {3}(curl .*)\n/.exec(md);
+    expect(block, md).not.toBeNull();
+    const keyOf = (curl: string) => /idempotency-key: ([^']+)'/.exec(curl)?.[1];
+    expect(keyOf(block![1]!)).toBeDefined();
+    expect(keyOf(block![1]!)).toBe(keyOf(block![2]!));
+    expect(block![1]).not.toContain('changed by apicert');
+    expect(block![2]).toContain('changed by apicert');
+    expect(md.match(/\$TOKEN_<NAME> holds the token of the profile's credential <NAME>/g)).toHaveLength(1);
+    expect(md).toMatch(/closed with the run: to replay the curl lines, start "npx apicert fake --port \d+ --faults v8\.missions\.idempotency\.conflict\/replays-different-body"/);
+    const html = readFileSync(join(out, 'latest', 'report.html'), 'utf8');
+    expect(html).toContain('Request 1, sent before it with the same Idempotency-Key');
+    expect(readFileSync(join(out, 'latest', 'junit.xml'), 'utf8')).toMatch(/<property name="replay\.1" value="The curl lines read each token/);
+  }, 120_000);
+
+  it('the rerun and reproduce lines carry the profile the run used', async () => {
+    const fake = await startFake({ faults: [] });
+    try {
+      const dir = tmp();
+      const profile = join(dir, 'fake profile.json');
+      writeFileSync(profile, JSON.stringify(standaloneProfile(fake, { host: '127.0.0.1', port: 18788, origin: 'http://127.0.0.1:18788' } as Parameters<typeof standaloneProfile>[1])));
+      const run = await apicertAsync(['certify', '--rules', 'v8.missions.get.ok', '--read-only', '--out', dir, '--format', 'json'], { APICERT_PROFILE: profile });
+      expect(run.code, run.err).toBe(1);
+      const report = JSON.parse(readFileSync(join(dir, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ rerun?: string }> };
+      expect(report.rules[0]!.rerun).toMatch(/^npx apicert certify --profile '.*fake profile\.json' --read-only --rules v8\.missions\.get\.ok --seed \d+$/);
+      expect(run.out).toMatch(/rerun them: npx apicert certify --profile '.*fake profile\.json' --read-only --rerun /);
+    } finally {
+      await fake.close();
+    }
+  }, 120_000);
+
+  it("a model rule's Reproduce line is the run's own command", () => {
+    const reason = 'Shrunk counterexample after 3 sequence(s): 2 step(s), seed 7.\nReproduce: apicert certify --rules v8.missions.lifecycle.model --seed 7 (a live target may need a few tries)';
+    expect(withRunCommand(reason, (id, seed) => `npx apicert certify --profile staging.yaml --rules ${id} --seed ${seed}`)).toContain('Reproduce: npx apicert certify --profile staging.yaml --rules v8.missions.lifecycle.model --seed 7 (a live');
+  });
 });

@@ -2,7 +2,7 @@
  * What one generated sequence did, step by step, with the requests each step sent: the shrunk
  * failing sequence becomes a numbered list a person can replay with curl.
  */
-import type { EvidenceEntry, Http } from '../../rule/index.ts';
+import { reproduceLine, type EvidenceEntry, type Http } from '../../rule/index.ts';
 
 export interface TranscriptStep {
   title: string;
@@ -67,7 +67,7 @@ export interface ReplayHint {
 export function formatCounterexample(steps: readonly TranscriptStep[], violation: string, hint: ReplayHint): string {
   const lines = [
     `Shrunk counterexample after ${hint.runs} sequence(s): ${steps.length} step(s), seed ${hint.seed}${hint.path ? `, fast-check path ${hint.path}` : ''}.`,
-    `Reproduce: apicert certify --rules ${hint.ruleId} --seed ${hint.seed} (a live target may need a few tries: its timing is part of the sequence).`,
+    `${reproduceLine(hint.ruleId, hint.seed)} (a live target may need a few tries: its timing is part of the sequence).`,
     '',
   ];
   let request = 0;
