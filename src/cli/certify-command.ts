@@ -61,6 +61,7 @@ interface CertifyFlags {
   baseline?: string;
   harOut?: string;
   harSecrets?: boolean;
+  fullEvidence?: boolean;
 }
 
 function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -211,6 +212,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     const { report, redactor, firstProbeFailure, profile: used } = await certify({
       recorder,
       profile,
+      fullEvidence: flags.fullEvidence,
       surfaces: flags.surface,
       patterns: flags.rules,
       exclude: flags.exclude,
@@ -337,6 +339,7 @@ export function certifyCommand(): Command {
     .addOption(new Option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written").argParser(durationOf).default(DEFAULT_DEADLINE_MS, `${DEFAULT_DEADLINE_MS / 60_000}m`))
     .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it')
     .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
+    .option('--full-evidence', 'keep every exchange of a passing rule in report.json (by default a passing rule keeps its first, clipped)')
     .option('--har-out <file>', 'also record every exchange the run sends as HAR 1.2 (the profile\'s secrets replaced by labelled markers), for "apicert judge-traffic"')
     .option('--har-secrets', 'with --har-out: keep the secrets in the recording (the file is made readable by you only)')
     .option('--no-color', 'no colour (also: NO_COLOR=1)')

@@ -133,7 +133,8 @@ export function renderHtml(report: Report): string {
       const n = (v: string) => rules.filter((r) => r.verdict === v).length;
       // Each count stays on one line; a narrow page breaks between counts, never inside one.
       const count = (v: string, label: string) => `<span class="count${v === 'fail' && n(v) ? ' v-fail' : ''}">${n(v)} ${label}</span>`;
-      return `<li><b>${esc(s)}</b> ${[count('pass', 'pass'), count('fail', 'fail'), count('untestable', 'untestable'), count('inconclusive', 'inconclusive'), count('not-applicable', 'n/a')].join(' · ')}</li>`;
+      // Labelled: these count the rules that gate, the table below counts every rule.
+      return `<li><b>${esc(s)}</b> <span class="meta">${report.summary.strict ? 'required and SHOULD rules' : 'required rules'}:</span> ${[count('pass', 'pass'), count('fail', 'fail'), count('untestable', 'untestable'), count('inconclusive', 'inconclusive'), count('not-applicable', 'n/a')].join(' · ')}</li>`;
     })
     .join('');
   // The list first, so every blocker shows on the first screen; the details with their exchanges follow.

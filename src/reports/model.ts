@@ -4,6 +4,7 @@ import type { Profile } from '../profile/schema.ts';
 import { type FailingCase, type Level, type Observation, type Rule, type RuleResult, type Surface, type Verdict, VERDICTS, withRunCommand } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
 import type { BaselineEntry } from './baseline.ts';
+import { passingSample } from './trim.ts';
 
 export const REPORT_VERSION = '1.1';
 
@@ -260,6 +261,8 @@ export function buildReport(input: {
   baseline?: { file: string; entries: readonly BaselineEntry[] };
   /** Rules `--exclude` set aside, with the pattern that matched each. */
   excluded?: ReadonlyArray<{ rule: Rule; pattern: string }>;
+  /** `sampled`: a passing rule keeps a sample of its exchanges (trim.ts); default: all of them. */
+  passingEvidence?: 'sampled' | 'full';
   /** A passive run: the exchanges each rule judged, by rule id. */
   passive?: { judged: ReadonlyMap<string, number> };
 }): Report {
@@ -274,8 +277,9 @@ export function buildReport(input: {
       spec: r.rule.spec,
       verdict: r.verdict,
       durationMs: r.durationMs,
-      evidence: r.evidence,
-      evidenceOmitted: r.evidenceOmitted,
+      ...(r.verdict === 'pass' && input.passingEvidence === 'sampled'
+        ? (({ evidence, omitted }) => ({ evidence, evidenceOmitted: r.evidenceOmitted + omitted }))(passingSample(r.evidence))
+        : { evidence: r.evidence, evidenceOmitted: r.evidenceOmitted }),
       cases: input.invocation ? r.cases.map((c) => ({ ...c, reason: withRunCommand(c.reason, (id, seed) => rerunCommand(input.invocation!, id, seed)) })) : r.cases,
       casesOmitted: r.casesOmitted,
     };

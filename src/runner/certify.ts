@@ -86,6 +86,8 @@ export interface CertifyOptions {
   allowUntestable?: boolean;
   /** Known failures, already validated against the catalog (see reports/baseline.ts). */
   baseline?: { file: string; entries: readonly BaselineEntry[] };
+  /** Keep every exchange of a passing rule in the report (`--full-evidence`); by default a passing rule keeps a sample. */
+  fullEvidence?: boolean;
   /** Records every exchange the run sends (`certify --har-out`), at the connection pool. */
   recorder?: { interceptor: Dispatcher.DispatcherComposeInterceptor };
 }
@@ -260,6 +262,7 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
       seed,
       requests: budget.used,
       invocation: options.invocation ?? defaultInvocation(options, profile.target),
+      passingEvidence: options.fullEvidence ? 'full' : 'sampled',
       allowUntestable: options.allowUntestable,
       baseline: options.baseline,
       strict: options.strict ?? false,

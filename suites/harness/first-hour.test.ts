@@ -236,3 +236,22 @@ describe('every reproduction reproduces', () => {
     expect(withRunCommand(reason, (id, seed) => `npx apicert certify --profile staging.yaml --rules ${id} --seed ${seed}`)).toContain('Reproduce: npx apicert certify --profile staging.yaml --rules v8.missions.lifecycle.model --seed 7 (a live');
   });
 });
+
+describe('a passing run', () => {
+  it('keeps report.json small (a passing rule keeps a sample) and labels every count of the HTML', () => {
+    const out = tmp();
+    const run = apicert(['certify', '--surface', 'v8', '--out', out, '--format', 'json,html', '--quiet']);
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ verdict: string; evidence: unknown[]; evidenceOmitted: number }> };
+    for (const r of report.rules.filter((x) => x.verdict === 'pass')) expect(r.evidence.length).toBeLessThanOrEqual(1);
+    expect(report.rules.some((r) => r.evidenceOmitted > 0)).toBe(true);
+    const full = tmp();
+    expect(apicert(['certify', '--surface', 'v8', '--out', full, '--format', 'json', '--quiet', '--full-evidence']).code).toBe(0);
+    const small = readFileSync(join(out, 'latest', 'report.json')).length;
+    const large = readFileSync(join(full, 'latest', 'report.json')).length;
+    expect(small * 2).toBeLessThan(large);
+    const html = readFileSync(join(out, 'latest', 'report.html'), 'utf8');
+    expect(html.match(/<li><b>v8<\/b> <span class="meta">required rules:<\/span>/g)).toHaveLength(1);
+    expect(html).toContain('Every rule, whatever its level: required, SHOULD and observation');
+  }, 240_000);
+});
