@@ -62,6 +62,7 @@ interface CertifyFlags {
   harOut?: string;
   harSecrets?: boolean;
   fullEvidence?: boolean;
+  maxRps?: number;
 }
 
 function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -90,6 +91,12 @@ function regexOf(value: string): RegExp {
 function failureCount(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < 1 || n > 100_000) throw new InvalidArgumentError('give a whole number of failures from 1 (stop at the first) upwards');
+  return n;
+}
+
+function requestRate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 100_000) throw new InvalidArgumentError('give requests per second above 0, e.g. 20 or 0.5');
   return n;
 }
 
@@ -213,6 +220,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       recorder,
       profile,
       fullEvidence: flags.fullEvidence,
+      maxRps: flags.maxRps,
       surfaces: flags.surface,
       patterns: flags.rules,
       exclude: flags.exclude,
@@ -339,6 +347,7 @@ export function certifyCommand(): Command {
     .addOption(new Option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written").argParser(durationOf).default(DEFAULT_DEADLINE_MS, `${DEFAULT_DEADLINE_MS / 60_000}m`))
     .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it')
     .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
+    .option('--max-rps <n>', 'send at most N requests per second, across every rule running at once (the rate-limit rules\' bursts excepted)', requestRate)
     .option('--full-evidence', 'keep every exchange of a passing rule in report.json (by default a passing rule keeps its first, clipped)')
     .option('--har-out <file>', 'also record every exchange the run sends as HAR 1.2 (the profile\'s secrets replaced by labelled markers), for "apicert judge-traffic"')
     .option('--har-secrets', 'with --har-out: keep the secrets in the recording (the file is made readable by you only)')

@@ -10,6 +10,8 @@ import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from '.
 
 export { closeDispatcher, createDispatcher } from './transport.ts';
 
+import type { RequestPacer } from './pacer.ts';
+
 export interface ProbeOptions {
   baseUrl: string;
   redactor: Redactor;
@@ -32,6 +34,8 @@ export interface ProbeOptions {
   headersFor?: (url: URL) => Record<string, string>;
   /** Keeps every 2xx JSON answer of the run for the rules that judge them all. */
   journal?: ExchangeJournal;
+  /** `--max-rps`: spaces the run's requests; absent for a rule that sends bursts. */
+  pacer?: RequestPacer;
 }
 
 // No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
@@ -76,8 +80,9 @@ export class ProbeClient implements Http {
   }
 
   /** A client for another check: same target, budget and connections, its own evidence and signal. */
-  fork(signal?: AbortSignal): ProbeClient {
-    return new ProbeClient({ ...this.options, evidenceBudget: this.kept, ...(signal ? { signal } : {}) });
+  fork(signal?: AbortSignal, how: { unpaced?: boolean } = {}): ProbeClient {
+    const { pacer, ...options } = this.options;
+    return new ProbeClient({ ...options, evidenceBudget: this.kept, ...(signal ? { signal } : {}), ...(pacer && !how.unpaced ? { pacer } : {}) });
   }
 
   get baseUrl(): string {
@@ -189,6 +194,7 @@ export class ProbeClient implements Http {
   }
 
   async send(req: ProbeRequest): Promise<ProbeResponse> {
+    await this.options.pacer?.wait(this.options.signal);
     const body = req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
     const extra: Record<string, string> = body !== undefined ? { 'content-type': 'application/json' } : {};
     const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
@@ -225,6 +231,7 @@ export class ProbeClient implements Http {
 
   /** Opens an event stream (a GET, or a POST whose answer streams) and reads it until the server closes it or a bound is reached. */
   async stream(req: StreamRequest): Promise<StreamResponse> {
+    await this.options.pacer?.wait(this.options.signal);
     const body = req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
     const extra: Record<string, string> = { accept: 'text/event-stream', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
     if (req.lastEventId !== undefined) extra['last-event-id'] = req.lastEventId;

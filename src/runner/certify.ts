@@ -10,6 +10,7 @@ import { startFake, type RunningFake } from '../fake/server.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { closeDispatcher, createDispatcher, ProbeClient } from '../probe/client.ts';
 import { networkDispatcher } from '../probe/dispatcher.ts';
+import { RequestPacer } from '../probe/pacer.ts';
 import { headersFor, networkSecrets } from '../profile/network.ts';
 import { Stopped } from '../probe/transport.ts';
 import { loadProfileFile } from '../profile/load.ts';
@@ -86,6 +87,8 @@ export interface CertifyOptions {
   allowUntestable?: boolean;
   /** Known failures, already validated against the catalog (see reports/baseline.ts). */
   baseline?: { file: string; entries: readonly BaselineEntry[] };
+  /** `--max-rps`: the run's probes leave at most this many requests per second, across every check running at once; a rule that sends bursts (rate limits) is not held to it. */
+  maxRps?: number;
   /** Keep every exchange of a passing rule in the report (`--full-evidence`); by default a passing rule keeps a sample. */
   fullEvidence?: boolean;
   /** Records every exchange the run sends (`certify --har-out`), at the connection pool. */
@@ -168,8 +171,9 @@ async function preflight(probe: ProbeClient, baseUrl: string): Promise<{ message
 }
 
 /** The run's probe client: the profile's target and safety limits, one budget, one redactor, the run's stop. */
-export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher, signal?: AbortSignal, journal?: ExchangeJournal): ProbeClient {
+export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher, signal?: AbortSignal, journal?: ExchangeJournal, pacer?: RequestPacer): ProbeClient {
   return new ProbeClient({
+    ...(pacer ? { pacer } : {}),
     ...(journal ? { journal } : {}),
     baseUrl: profile.target,
     redactor,
@@ -218,7 +222,8 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
   if (options.signal?.aborted) onInterrupt();
   else options.signal?.addEventListener('abort', onInterrupt, { once: true });
   const journal = new ExchangeJournal();
-  const probe = probeFor(profile, redactor, budget, options.recorder ? dispatcher.compose(options.recorder.interceptor) : dispatcher, stop.signal, journal);
+  const pacer = options.maxRps !== undefined ? new RequestPacer(options.maxRps) : undefined;
+  const probe = probeFor(profile, redactor, budget, options.recorder ? dispatcher.compose(options.recorder.interceptor) : dispatcher, stop.signal, journal, pacer);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const limit = options.maxFailures === undefined ? undefined : failureLimit(options.maxFailures, { strict: options.strict ?? false, expected: new Set(options.baseline?.entries.map((e) => e.rule)) });
   const onResult = (result: RuleResult) => {

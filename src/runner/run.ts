@@ -88,7 +88,8 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
   if (signal.aborted) return notReached(rule, `not run: ${stopReason(signal)}`);
-  const probe = options.probe.fork(signal);
+  // A burst paced by --max-rps would never reach the limit it probes.
+  const probe = options.probe.fork(signal, { unpaced: rule.needs.bursts === true });
   const ctx = new RunContext(rule, options.target, options.profile, options.seed, probe, options.services, signal);
   const started = performance.now();
   let verdict: Verdict;

@@ -14,6 +14,7 @@ import { standaloneProfile } from '../../src/fake/standalone.ts';
 import { loadProfileFile, ProfileError } from '../../src/profile/load.ts';
 import { profileJsonSchema } from '../../src/profile/json-schema.ts';
 import { tokenVariable } from '../../src/profile/template.ts';
+import { RequestPacer } from '../../src/probe/pacer.ts';
 import { withRunCommand } from '../../src/rule/index.ts';
 import { certificationSuite } from '../../src/vitest/index.ts';
 
@@ -254,4 +255,25 @@ describe('a passing run', () => {
     expect(html.match(/<li><b>v8<\/b> <span class="meta">required rules:<\/span>/g)).toHaveLength(1);
     expect(html).toContain('Every rule, whatever its level: required, SHOULD and observation');
   }, 240_000);
+});
+
+describe('--max-rps', () => {
+  it('spaces the requests of every rule running at once', async () => {
+    const pacer = new RequestPacer(50);
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 6 }, () => pacer.wait()));
+    // Six slots 20 ms apart: the last leaves no earlier than 100 ms after the first.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+  });
+
+  it('caps what certify sends, across safety.concurrency', () => {
+    const out = tmp();
+    const run = apicert(['certify', '--rules', 'v8.missions.get.*,v8.capabilities.*', '--max-rps', '20', '--out', out, '--format', 'json', '--quiet']);
+    expect(run.code, run.err).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { run: { requests: number; durationMs: number } };
+    expect(report.run.requests).toBeGreaterThan(10);
+    // Paced at 50 ms, N requests take at least (N - 1) × 50 ms; a busy machine only makes it longer.
+    expect(report.run.durationMs).toBeGreaterThanOrEqual((report.run.requests - 1) * 50 - 5);
+    expect(apicert(['certify', '--max-rps', '0']).err).toMatch(/--max-rps.*give requests per second above 0/);
+  }, 120_000);
 });
