@@ -39,9 +39,14 @@ describe('npm ci --omit=dev', () => {
   it('installs no devDependency', () => {
     const { devDependencies } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
     const installed = (name: string) => existsSync(join(dir, 'node_modules', name, 'package.json'));
-    // @types/* may come along as dependencies of a dependency's types (testcontainers -> @types/dockerode).
+    // @types/* may come along as dependencies of a dependency's types.
     expect(Object.keys(devDependencies).filter((n) => !n.startsWith('@types/') && installed(n))).toEqual([]);
-    expect(['fast-check', 'testcontainers', 'commander'].filter((n) => !installed(n))).toEqual([]);
+    expect(['fast-check', 'commander', 'esbuild'].filter((n) => !installed(n))).toEqual([]);
+    // testcontainers is an optional peer: only --image needs it, and without it --image says what to install.
+    expect(installed('testcontainers')).toBe(false);
+    const image = spawnSync(process.execPath, ['bin/apicert.js', 'certify', '--image', 'example/gateway:1', '--port', '8080', '--out', 'reports'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+    expect(image.status, image.stderr).toBe(2);
+    expect(image.stderr).toMatch(/--image needs the testcontainers package/);
   });
 
   it('serves the fake with npx apicert fake, certifies it from another process, and the fake stops on SIGTERM', async () => {
