@@ -290,6 +290,7 @@ function endOfRun(ui: Ui, report: Report, dir: string | undefined, invocation: s
   ui.always(`\nto look at (${shown.length}):`);
   for (const r of shown.slice(0, RECAP_LIMIT)) ui.always(`  ${VERDICT_MARK[r.verdict] ?? r.verdict} ${r.id}${r.reason ? `: ${firstLine(r.reason)}` : ''}`);
   if (shown.length > RECAP_LIMIT) ui.always(`  ... and ${shown.length - RECAP_LIMIT} more in the report`);
+  if (report.target.kind === 'embedded-fake') ui.always(`the built-in fake at ${report.target.baseUrl} stopped with the run: the report's curl lines reach it again under "npx apicert fake --port ${new URL(report.target.baseUrl).port}${report.target.faults?.length ? ` --faults ${report.target.faults.join(',')}` : ''}", with the tokens of the profile it writes`);
   if (dir) ui.always(`rerun them: ${invocation} --rerun ${shellWord(dir)}`);
 }
 

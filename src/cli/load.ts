@@ -15,6 +15,7 @@ import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FakeConfigInput } from '../fake/context.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { ConfigError, durationMs, ENV_VARS, loadConfig, SCRIPT_NEEDS, type Env } from '../load/config.ts';
+import { chooseTarget } from './target-choice.ts';
 import { checkK6Version, findK6, K6Missing } from '../load/k6-binary.ts';
 import { CREDENTIALS_SECRET, operatorManifests, operatorSteps } from '../load/operator.ts';
 import { envFromProfile } from '../load/profile-env.ts';
@@ -87,7 +88,9 @@ interface Target {
 }
 
 /** The target's environment for the scripts: profile or --target credentials, the embedded fake otherwise. */
-async function resolveTarget(opts: { profile?: string; target?: string; faults?: FaultId[] }): Promise<Target> {
+async function resolveTarget(given: { profile?: string; target?: string; faults?: FaultId[] }): Promise<Target> {
+  // As certify: an empty --target/--profile is an error, and APICERT_PROFILE names the profile when neither is given.
+  const opts = { ...given, profile: chooseTarget(given).profile };
   if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
   if (opts.profile || opts.target) {

@@ -174,7 +174,8 @@ describe('the end of a run', () => {
     const out = tmp();
     const run = apicert(['certify', '--rules', 'v8.missions.get.*', '--faults', 'v8.missions.get.unknown-404/server-error', '--out', out]);
     expect(run.code).toBe(1);
-    const tail = run.out.trimEnd().split('\n').slice(-4).join('\n');
+    const tail = run.out.trimEnd().split('\n').slice(-5).join('\n');
+    expect(tail).toMatch(/\nthe built-in fake at http:\/\/127\.0\.0\.1:\d+ stopped with the run: the report's curl lines reach it again under "npx apicert fake --port \d+ --faults v8\.missions\.get\.unknown-404\/server-error"/);
     expect(tail).toMatch(/to look at \(\d+\):\n {2}FAIL v8\.missions\.get\.unknown-404: .*500/);
     expect(tail).toMatch(/\nrerun them: npx apicert certify --faults v8\.missions\.get\.unknown-404\/server-error --rerun \S+$/);
     const diff = apicert(['diff', join(out, 'latest'), join(out, 'latest')]);
