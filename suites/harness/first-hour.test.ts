@@ -180,6 +180,13 @@ describe('the end of a run', () => {
     expect(tail).toMatch(/\nrerun them: npx apicert certify --faults v8\.missions\.get\.unknown-404\/server-error --rerun \S+$/);
     const diff = apicert(['diff', join(out, 'latest'), join(out, 'latest')]);
     expect(diff.code, diff.err).toBe(0);
+    const keys = join(tmp(), 'certifier');
+    expect(apicert(['keygen', '--out', keys]).code).toBe(0);
+    const signed = tmp();
+    expect(apicert(['certify', '--rules', 'v8.missions.get.ok', '--sign', `${keys}.key`, '--out', signed, '--format', 'json', '--quiet']).code).toBe(0);
+    const verify = apicert(['verify', join(signed, 'latest'), '--key', `${keys}.pub`]);
+    expect(verify.code, verify.err).toBe(0);
+    expect(verify.out).toMatch(/report\.json: intact, signed by key/);
 
     const readOnly = apicert(['certify', '--rules', 'v8.missions.get.ok', '--read-only', '--out', out, '--format', 'json', '--allow-untestable']);
     const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { rules: Array<{ id: string; reason?: string }> };
