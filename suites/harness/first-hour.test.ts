@@ -14,7 +14,12 @@ import { standaloneProfile } from '../../src/fake/standalone.ts';
 import { loadProfileFile, ProfileError } from '../../src/profile/load.ts';
 import { profileJsonSchema } from '../../src/profile/json-schema.ts';
 import { tokenVariable } from '../../src/profile/template.ts';
+import { RequestBudget } from '../../src/probe/budget.ts';
 import { RequestPacer } from '../../src/probe/pacer.ts';
+import { createDispatcher } from '../../src/probe/transport.ts';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import { Redactor } from '../../src/redact/redactor.ts';
+import { probeFor } from '../../src/runner/certify.ts';
 import { withRunCommand } from '../../src/rule/index.ts';
 import { certificationSuite } from '../../src/vitest/index.ts';
 
@@ -272,6 +277,29 @@ describe('--max-rps', () => {
     await Promise.all(Array.from({ length: 6 }, () => pacer.wait()));
     // Six slots 20 ms apart: the last leaves no earlier than 100 ms after the first.
     expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+  });
+
+  it('holds every fork of the run\'s client to it, except the one a burst rule gets', async () => {
+    const fake = await startFake({ faults: [] });
+    const dispatcher = createDispatcher();
+    try {
+      const profile = embeddedProfile(fake);
+      const probe = probeFor(profile, new Redactor(), new RequestBudget(100), dispatcher, undefined, undefined, new RequestPacer(4));
+      const send = (client: ReturnType<typeof probe.fork>) => client.send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null });
+      const timed = async (client: ReturnType<typeof probe.fork>, n: number) => {
+        const started = performance.now();
+        for (let i = 0; i < n; i += 1) await send(client);
+        return performance.now() - started;
+      };
+      // Four a second: four paced requests take at least 750 ms; a burst rule's fork is not held back.
+      expect(await timed(probe.fork(), 4)).toBeGreaterThanOrEqual(740);
+      const burst = probe.fork(undefined, { unpaced: true });
+      const pacedAfter = probe.fork();
+      expect(await timed(burst, 4)).toBeLessThan(await timed(pacedAfter, 2) + 500);
+    } finally {
+      await dispatcher.close();
+      await fake.close();
+    }
   });
 
   it('caps what certify sends, across safety.concurrency', () => {
