@@ -44,8 +44,14 @@ const older = (a, b) => {
   return x[0] !== y[0] ? x[0] < y[0] : (x[1] ?? 0) < (y[1] ?? 0);
 };
 const self = fileURLToPath(import.meta.url);
+// Installed as a package: below node_modules, with no pinned Node of its own.
+const installed = self.split(/[\\/]/).includes('node_modules');
 if (older(process.versions.node, needed)) {
   const pinned = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
+  if (installed) {
+    console.error(`apicert needs Node >= ${needed} (this is ${process.version}): upgrade Node.`);
+    process.exit(2);
+  }
   if (!existsSync(pinned)) {
     console.error(`apicert needs Node >= ${needed} (this is ${process.version}): upgrade Node, or run "npm ci" in the apicert checkout to install its pinned Node 24.`);
     process.exit(2);
@@ -62,6 +68,6 @@ if (older(process.versions.node, needed)) {
   nodeModule.enableCompileCache(process.env.NODE_COMPILE_CACHE ?? fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)));
   // Installed as a package (below node_modules), where Node refuses to strip types: the CLI bundled
   // at pack time (scripts/prepare.js). In a checkout: the sources, so an edit runs at once.
-  const { main } = self.split(/[\\/]/).includes('node_modules') ? await import('../dist/cli/main.js') : await import('../src/cli/main.ts');
+  const { main } = installed ? await import('../dist/cli/main.js') : await import('../src/cli/main.ts');
   await main(process.argv);
 }

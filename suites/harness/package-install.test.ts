@@ -86,6 +86,13 @@ async function usesTheCli(dir: string): Promise<void> {
     const proxyExit = await proxy.exit;
     expect(proxyExit === 0 || proxyExit === 1, proxy.out()).toBe(true);
     expect(proxy.out()).toMatch(/judged [1-9]\d* of \d+ selected rules/);
+    const older = olderNode();
+    if (older.path) {
+      // The installed command on a Node below engines: one line, and no advice meant for a checkout.
+      const old = run(older.path, [join(dir, 'node_modules/apicert/bin/apicert.js'), '--version'], dir);
+      expect(old.code).toBe(2);
+      expect(old.err.trim()).toMatch(new RegExp(`^apicert needs Node >= ${NODE_NEEDED.replace('.', '\\.')} \\(this is v[\\d.]+\\): upgrade Node\\.$`));
+    }
     // testcontainers is an optional peer: --image without it names the package to install.
     const image = npx('apicert', 'certify', '--image', 'example/gateway:1', '--port', '8080', '--out', 'reports');
     expect(image.code, image.out + image.err).toBe(2);
