@@ -80,6 +80,10 @@ fixtures:
       cancellable: ${P}            #   run for several seconds, so it can be cancelled while running
       timeLimit: ${P}              #   exceed its resourceBudget.maximumElapsedMs before the goal is met
     skillId: ${P}                  # a skill the primary principal may read and other-principal may not
+    # Optional (apicert has a default for each; uncomment to use the deployment's own):
+    # staleEventCursor: "…"        # an event cursor known to be outside the replay window (default: one never issued)
+    # traceId: "…"                 # a traceId of the primary principal (default: taken from a "succeeds" mission's steps)
+    # capabilitySearch: { actionFamily: read, purpose: "…", targetType: document }   # a search body it answers
     memory:
       compartment: ${P}            # a compartment the primary principal's memory queries may name
       purpose: ${P}                # a purpose it is permitted to query memory with
@@ -95,6 +99,8 @@ fixtures:
       fails: ${P}                  #   fails within a few seconds
       parks: ${P}                  #   parks awaiting approval until approved, rejected or cancelled
       long: ${P}                   #   stays in flight for several seconds, emitting events
+    # turn: { … }                  # optional: a turn body it admits (requestId is set per request); default: the smallest valid one
+    # terminalEvents: [run.completed, run.failed]   # optional: event kinds that end a run besides request.cancelled
     approval:                      # where a parked run shows the action_digest approve must carry (the seed does not show it)
       event: ${P}                  # the event kind announcing it, e.g. approval.required
       digestField: ${P}            # dot path of the digest in that event's data, e.g. action_digest
@@ -113,6 +119,7 @@ fixtures:
     deliveryTimeoutMs: 20000       # how long a check waits for a delivery or its retry
     deadLetterWaitMs: 15000        # how long the dead-letter observation watches failing deliveries
   mcp:
+    # endpoint: /mcp               # optional: where the MCP endpoint is mounted, when not /mcp
     requiresSession: ${P}          # true: /mcp refuses requests without its Mcp-Session-Id (400); false: it serves them
     safeTool: { name: ${P}, arguments: ${P} }   # a tool without side effects, callable any number of times
 

@@ -13,7 +13,7 @@ import { startFake } from '../../src/fake/server.ts';
 import { standaloneProfile } from '../../src/fake/standalone.ts';
 import { loadProfileFile, ProfileError } from '../../src/profile/load.ts';
 import { profileJsonSchema } from '../../src/profile/json-schema.ts';
-import { tokenVariable } from '../../src/profile/template.ts';
+import { profileTemplate, tokenVariable } from '../../src/profile/template.ts';
 import { RequestBudget } from '../../src/probe/budget.ts';
 import { RequestPacer } from '../../src/probe/pacer.ts';
 import { createDispatcher } from '../../src/probe/transport.ts';
@@ -135,6 +135,14 @@ describe('profile init', () => {
     const file = join(tmp(), 'sample.yaml');
     writeFileSync(file, sample);
     await expect(loadProfileFile(file, { APICERT_V8_TOKEN: 'x'.repeat(16) })).rejects.toThrow(/still holds placeholders .*fixtures\.v8\.missions\.waits/);
+  });
+
+  it('explains every fixture the schema knows', () => {
+    type Node = { properties?: Record<string, Node> };
+    const fixtures = (profileJsonSchema() as Node).properties!.fixtures!.properties!;
+    const text = profileTemplate();
+    const missing = Object.entries(fixtures).flatMap(([surface, node]) => Object.keys(node.properties ?? {}).filter((key) => !new RegExp(`^\\s*#? ?${key}:`, 'm').test(text)).map((key) => `fixtures.${surface}.${key}`));
+    expect(missing).toEqual([]);
   });
 
   it('the JSON Schema is generated from the zod schema and names every section', () => {
