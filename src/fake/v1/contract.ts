@@ -6,6 +6,7 @@
 import { isRecord } from '../../util/json.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { bodyJson, withBody } from '../support/route-body.ts';
+import { openChoiceRoute } from './open-choices.ts';
 import type { V1Surface } from './surface.ts';
 
 /** The request to route (its body perhaps rewritten), or undefined when a fault already answered. */
@@ -41,7 +42,8 @@ export function withContractFaults(surface: V1Surface, routes: Route[]): Route[]
     ...route,
     handler: async (r) => {
       const routed = await contractFaultRoute(surface, r);
-      if (routed) await route.handler(routed);
+      const chosen = routed && (await openChoiceRoute(surface, routed));
+      if (chosen) await route.handler(chosen);
     },
   }));
 }
