@@ -253,8 +253,11 @@ function queryCases(endpoint: Endpoint, plan: PlanContext, out: Generated[]): vo
 /** `Last-Event-ID` on an event stream: empty, very long, not a cursor, repeated; read only up to the answer's head. */
 function lastEventIdCases(endpoint: Endpoint, plan: PlanContext, out: Generated[]): void {
   if (endpoint.success.body !== 'sse') return;
+  // On a resource that exists, so the cursor is what decides (a path naming nothing is refused first).
+  const existing = Object.fromEntries(Object.keys(endpoint.pathParams).flatMap((name) => (plan.existing[name] ? [[name, plan.existing[name]]] : [])));
   const add = (label: string, value: string) => {
     const req = plainRequest(endpoint, plan);
+    req.path = pathOf(endpoint, plan, existing);
     req.headers = { ...req.headers, accept: 'text/event-stream', 'last-event-id': value };
     req.label = `generated: last-event-id ${label}`;
     out.push({ endpoint, constraint: `${key(endpoint)} header last-event-id`, label: `last-event-id: ${label}`, request: req });
