@@ -9,6 +9,7 @@ import { certify } from '../../src/runner/certify.ts';
 import { marksOf } from '../../src/contract/marks.ts';
 import { expectationOf, hasDuplicateKey, nodesAt, sentOf, type Known } from '../../src/checks/generated/expectation.ts';
 import { judgeAnswer, type Answer } from '../../src/checks/generated/judgement.ts';
+import { constraintsMarkdown, plannedConstraints } from '../../src/coverage/constraints.ts';
 
 describe('cases derived from the contract schemas', () => {
   const memory = casesOf(memoryQueryRequest, { compartment: 'c', purpose: 'p', queryText: 'q', classes: ['note'] });
@@ -169,5 +170,17 @@ describe('the contract marks', () => {
         expect(chain.some((n) => (marksOf(n)?.stated.length ?? 0) > 0), `${issue.path.join('.')} ${issue.code}`).toBe(true);
       }
     }
+  });
+});
+
+describe('apicert coverage --constraints', () => {
+  it('says per endpoint which constraints are stated (with their sentence) and which are open', () => {
+    const rows = plannedConstraints();
+    const row = (endpoint: string, constraint: string) => rows.find((r) => r.endpoint === endpoint && r.constraint === constraint);
+    expect(row('POST /v8/missions', 'resourceBudget.maximumParallelism range')?.stated).toContain('| resourceBudget.maximumParallelism | integer | yes | 1-64 |');
+    expect(row('POST /v8/missions', 'resourceBudget closed')?.open).toMatch(/fake's own choice/);
+    expect(row('POST /v1/webhooks', 'url length')?.open).toMatch(/fake's own choice/);
+    expect(row('POST /v1/execute', 'turn: (body) closed')?.stated).toContain('no extra properties');
+    expect(constraintsMarkdown()).toContain('| `resourceBudget closed` |');
   });
 });
