@@ -3,7 +3,7 @@ import { INVALID_REQUEST, type JsonRpcRequest } from '../../contract/mcp/jsonrpc
 import type { Route, RouteRequest } from '../http.ts';
 import { authenticate, BAD_REQUEST } from './auth.ts';
 import { acceptBatchWithoutAnswers, refuseEmptyBatch, writeBatchAnswers } from './batch.ts';
-import { answer, classify, malformedStatus, parseBody, type Classified } from './jsonrpc.ts';
+import { answer, classify, generatedFault, malformedStatus, parseBody, type Classified } from './jsonrpc.ts';
 import { initialize, lifecycleAnswer } from './lifecycle.ts';
 import { accepts, writeEmpty, writeJson, writeTransportError } from './respond.ts';
 import { allowedMethods, deleteSession, sessionOf } from './session.ts';
@@ -102,6 +102,7 @@ async function post(surface: McpSurface, r: RouteRequest): Promise<void> {
   if (mediaTypesRefused(surface, r)) return;
   const parsed = await parseBody(surface.fake, r);
   if (!parsed) return;
+  if (generatedFault(surface.fake, surface.responses, r, parsed.value)) return;
   const batch = Array.isArray(parsed.value);
   const elements: unknown[] = batch ? (parsed.value as unknown[]) : [parsed.value];
   if (elements.length === 0) {
