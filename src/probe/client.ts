@@ -1,7 +1,10 @@
 import { request, type Dispatcher } from 'undici';
 import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
-import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
+import { tlsFiles } from './dispatcher.ts';
+import { rawBytes, sendRawBytes } from './raw.ts';
 import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
 import type { ExchangeJournal } from './journal.ts';
@@ -32,6 +35,14 @@ export interface ProbeOptions {
   headersFor?: (url: URL) => Record<string, string>;
   /** Keeps every 2xx JSON answer of the run for the rules that judge them all. */
   journal?: ExchangeJournal;
+  /** The profile's network settings: raw requests use its TLS files and are not sent through a proxy. */
+  network?: Network;
+}
+
+/** Whether requests go through a forward proxy (the profile's, else the environment's): raw requests cannot follow them. */
+function proxied(network: Network | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (network?.proxy === 'none') return false;
+  return Boolean(network?.proxy ?? env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy);
 }
 
 // No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
@@ -222,6 +233,55 @@ export class ProbeClient implements Http {
       throw this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
     }
   }
+
+  /** Writes a request byte for byte on its own connection (raw.ts), with the same budget, bounds, redaction and evidence as `send`. */
+  async sendRaw(req: RawRequest): Promise<ProbeResponse> {
+    const path = req.target.startsWith('/') ? req.target : '/';
+    const label = { method: req.method, path: req.target };
+    if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.target}: not sent (the check stopped)`);
+    if (proxied(this.options.network)) throw new TransportError(`${req.method} ${req.target}: a raw request is not sent through the profile's proxy`);
+    this.options.budget.take();
+    const url = new URL(path, this.options.baseUrl);
+    const added: Record<string, string> = { ...this.options.headersFor?.(url) };
+    if (req.credential) added.Authorization = `Bearer ${req.credential.token}`;
+    const bytes = rawBytes(req, url.host, added);
+    const redactor = this.options.redactor;
+    const text = bytes.toString('latin1');
+    const headEnd = text.indexOf('\r\n\r\n') === -1 ? text.indexOf('\n\n') : text.indexOf('\r\n\r\n');
+    const headLines = (headEnd === -1 ? text : text.slice(0, headEnd)).split(/\r?\n/).slice(1);
+    const headers: Record<string, string> = {};
+    for (const line of headLines) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers[line.slice(0, colon)] = line.slice(colon + 1).trim();
+    }
+    const redactedHeaders = redactor.headers(headers);
+    const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body.toString('latin1') : req.body;
+    const entry: EvidenceEntry = { request: { method: req.method, url: redactor.text(url.toString()), headers: redactedHeaders }, durationMs: 0, curl: '' };
+    if (req.label) entry.label = req.label;
+    if (body !== undefined) entry.request.body = this.keepText(body);
+    // curl cannot write most of these forms: the line says so, and the raw head is in the evidence.
+    entry.curl = `# raw request (curl cannot send it): ${redactor.text(JSON.stringify(clip(text.slice(0, headEnd === -1 ? undefined : headEnd), 2048).text))}`;
+    const at = this.evidence.push(entry) - 1;
+    const started = performance.now();
+    const limits = this.limits(this.options.timeoutMs);
+    try {
+      const tls = url.protocol === 'https:' ? await (this.tls ??= tlsFiles(this.options.network?.tls)) : undefined;
+      const answer = await sendRawBytes({ url, timeoutMs: limits.totalTimeoutMs, maxBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES, ...(tls ? { tls } : {}), ...(this.options.signal ? { signal: this.options.signal } : {}) }, bytes);
+      this.learnSecrets(answer.headers);
+      const contentType = contentTypeOf(answer.headers);
+      const decoded = decodeBody(answer.body, answer.truncated, contentType);
+      const json = parseJson(decoded.text);
+      this.noteMalformed(label, answer.status, contentType, decoded, json);
+      entry.durationMs = Math.round(performance.now() - started);
+      redactor.noteResponse(req.method, path, answer.status, [decoded.text, ...Object.values(answer.headers)]);
+      entry.response = { status: answer.status, headers: redactor.headers(answer.headers), body: this.keepText(decoded.text) };
+      return this.link({ status: answer.status, headers: answer.headers, text: decoded.text, json, contentType, durationMs: entry.durationMs }, at);
+    } catch (error) {
+      throw this.transportFailure(label, entry, started, error, limits, this.options.signal ?? new AbortController().signal);
+    }
+  }
+
+  private tls: Promise<Awaited<ReturnType<typeof tlsFiles>>> | undefined;
 
   /** Opens an event stream (a GET, or a POST whose answer streams) and reads it until the server closes it or a bound is reached. */
   async stream(req: StreamRequest): Promise<StreamResponse> {

@@ -19,6 +19,30 @@ export interface ProbeRequest {
   timeoutMs?: number;
 }
 
+/**
+ * A request written byte for byte on its own connection, for the forms Node's HTTP clients refuse
+ * to send (duplicate or malformed framing headers, obs-fold, bare LF, a method or target undici
+ * normalises). The client adds Host (unless `omitHost`), the credential, the profile's headers for
+ * the surface and `Connection: close`; everything else is as given, in order.
+ */
+export interface RawRequest {
+  /** Any token, sent as is: `GET`, `get`, `APICERT`. */
+  method: string;
+  /** The request-target as written on the request line: `/v8/goals`, `/v8/./goals`, `http://host/v8/goals`, `*`. */
+  target: string;
+  /** `HTTP/1.1` unless given. */
+  version?: string;
+  /** Header lines in order, duplicates kept; a value is written as is (an obs-fold included). */
+  headers: ReadonlyArray<readonly [string, string]>;
+  /** The body bytes as sent: Content-Length is added only when no framing header is given. */
+  body?: Buffer | string;
+  credential: Credential | null;
+  /** Line ending of the head: CRLF unless given. */
+  lineEnd?: string;
+  omitHost?: boolean;
+  label?: string;
+}
+
 export interface ProbeResponse {
   status: number;
   /** Lower-cased header names; repeated headers joined with ", ". */
@@ -104,6 +128,8 @@ export interface Http {
   readonly evidence: readonly EvidenceEntry[];
   readonly baseUrl: string;
   send(req: ProbeRequest): Promise<ProbeResponse>;
+  /** Writes a request on a raw socket (TLS and the profile's headers apply; never through a proxy: a proxied target gets a TransportError saying so). */
+  sendRaw(req: RawRequest): Promise<ProbeResponse>;
   /** Opens an event stream and reads it until the server closes it or a bound is reached. */
   stream(req: StreamRequest): Promise<StreamResponse>;
   /**

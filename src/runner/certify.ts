@@ -142,6 +142,7 @@ export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBu
     streamTimeoutMs: profile.safety.streamTimeoutMs,
     streamCloseGraceMs: profile.safety.streamCloseGraceMs,
     dispatcher,
+    ...(profile.network ? { network: profile.network } : {}),
     ...(profile.network?.headers ? { headersFor: (url: URL) => headersFor(profile.network, url) } : {}),
     ...(signal ? { signal } : {}),
   });
