@@ -5,6 +5,7 @@
  * and any judge of traffic can use `endpointOf()` to find which endpoint an exchange belongs to.
  */
 import { z } from 'zod';
+import type { Sentence } from './sentence.ts';
 import { identifier } from './v1/common.ts';
 import { approveRequest, openObject } from './v1/runs.ts';
 import { taskRequest, taskResponse } from './v1/task.ts';
@@ -34,6 +35,10 @@ export interface BodySpec {
   fixture?: string;
   /** Why a body the schema allows may still be refused (so no valid case is held to acceptance), when the description says so. */
   contextual?: string;
+  /** The sentence that makes a body of this shape, within every stated constraint, one the endpoint accepts. */
+  stated?: Sentence;
+  /** The 2xx answer to this body when it is not the endpoint's (turn mode of `/v1/execute` streams). */
+  success?: SuccessSpec;
 }
 
 export interface HeaderSpec {
@@ -74,6 +79,8 @@ export interface Endpoint {
   success: SuccessSpec;
   /** Where the description leaves something open that a prober must not assume. */
   notes?: string;
+  /** The sentence (the endpoint table's row) that makes a request as described one the endpoint accepts. */
+  stated?: Sentence;
 }
 
 export const BEARER: HeaderSpec = { name: 'authorization', required: true };
