@@ -240,7 +240,9 @@ export class ProbeClient implements Http {
 
   /** Writes a request byte for byte on its own connection (raw.ts), with the same budget, bounds, redaction and evidence as `send`. */
   async sendRaw(req: RawRequest): Promise<ProbeResponse> {
-    const path = req.target.startsWith('/') ? req.target : '/';
+    // `{origin}` stands for the target's own origin (an absolute-form request-target).
+    const bare = req.target.replace('{origin}', '');
+    const path = bare.startsWith('/') ? bare : '/';
     const label = { method: req.method, path: req.target };
     if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.target}: not sent (the check stopped)`);
     if (proxied(this.options.network)) throw new TransportError(`${req.method} ${req.target}: a raw request is not sent through the profile's proxy`);
@@ -248,7 +250,7 @@ export class ProbeClient implements Http {
     const url = new URL(path, this.options.baseUrl);
     const added: Record<string, string> = { ...this.options.headersFor?.(url) };
     if (req.credential) added.Authorization = `Bearer ${req.credential.token}`;
-    const bytes = rawBytes(req, url.host, added);
+    const bytes = rawBytes({ ...req, target: req.target.replace('{origin}', url.origin) }, url.host, added);
     const redactor = this.options.redactor;
     const text = bytes.toString('latin1');
     const headEnd = text.indexOf('\r\n\r\n') === -1 ? text.indexOf('\n\n') : text.indexOf('\r\n\r\n');

@@ -40,7 +40,7 @@ export function rawBytes(req: RawRequest, authority: string, added: Record<strin
   return body === undefined ? head : Buffer.concat([head, body]);
 }
 
-function dechunk(body: Buffer): Buffer {
+export function dechunk(body: Buffer): Buffer {
   const out: Buffer[] = [];
   let at = 0;
   for (;;) {

@@ -1,8 +1,7 @@
 /** What operators share: the base request changed in one place, as undici or raw-socket requests. */
 import type { ProbeRequest, RawRequest } from '../../rule/index.ts';
-import type { Because, CatalogueExpect, Case, HttpTarget, Sent } from './types.ts';
-
-type Built = Omit<Case, 'operator' | 'family' | 'endpoint'>;
+import type { Sentence } from '../../contract/sentence.ts';
+import type { Built, HttpTarget, Sent, Stated } from './types.ts';
 
 export function bodyOf(req: ProbeRequest): string | undefined {
   return req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
@@ -27,30 +26,26 @@ export function baseLines(t: HttpTarget): Array<[string, string]> {
 }
 
 /** The base written on a raw socket, with some fields changed. */
-export function raw(t: HttpTarget, change: (r: RawRequest & { headers: Array<[string, string]> }) => void = () => undefined): Sent {
+export type EditableRaw = Omit<RawRequest, 'headers'> & { headers: Array<[string, string]> };
+
+export function raw(t: HttpTarget, change: (r: EditableRaw) => void = () => undefined): Sent {
   const body = bodyOf(t.base);
-  const request: RawRequest & { headers: Array<[string, string]> } = { method: t.base.method, target: t.base.path, headers: baseLines(t), credential: t.base.credential, ...(body !== undefined ? { body } : {}) };
+  const request: EditableRaw = { method: t.base.method, target: t.base.path, headers: baseLines(t), credential: t.base.credential, ...(body !== undefined ? { body } : {}) };
   change(request);
   return { kind: 'raw', request };
 }
 
 /** A case whose expectation is the base's: the operator changed only how the same request is written. */
-export function same(t: HttpTarget, label: string, sent: Sent, because: Because, refusedAs?: readonly number[]): Built {
-  const out: Built = { label, sent, expect: t.baseExpect, because };
-  if (refusedAs && t.baseExpect === 'accept') out.refusedAs = refusedAs;
-  return out;
+export function same(label: string, sent: Sent, because: Sentence): Built {
+  return { label, sent, same: because };
 }
 
 export function open(label: string, sent: Sent, why: string, permits?: readonly number[]): Built {
-  const out: Built = { label, sent, expect: 'any', because: { source: 'open', sentence: why } };
-  if (permits) out.permits = permits;
-  return out;
+  return permits ? { label, sent, why, permits } : { label, sent, why };
 }
 
-export function stated(label: string, sent: Sent, expect: CatalogueExpect, because: Because, status?: number): Built {
-  const out: Built = { label, sent, expect, because };
-  if (status !== undefined) out.status = status;
-  return out;
+export function stated(label: string, sent: Sent, kind: Stated['kind'], because: Sentence, status?: number): Built {
+  return { label, sent, stated: status === undefined ? { kind, because } : { kind, because, status } };
 }
 
 /** The path with a query string appended (or extended). */

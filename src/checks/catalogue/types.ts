@@ -5,6 +5,7 @@
  * build on, or nothing (then the case is open and judged only for no 5xx and the error format).
  */
 import type { Endpoint, EndpointSurface } from '../../contract/endpoints.ts';
+import type { Sentence } from '../../contract/sentence.ts';
 import type { Credential } from '../../profile/schema.ts';
 import type { ProbeRequest, RawRequest } from '../../rule/index.ts';
 
@@ -32,48 +33,51 @@ export const FAMILIES: readonly Family[] = ['framing', 'encoding', 'json-text', 
 export type Depth = 'quick' | 'default' | 'deep';
 export const DEPTHS: readonly Depth[] = ['quick', 'default', 'deep'];
 
-/** `accept`: never refused for what the operator changed; `reject`: refused (with `status` where stated); `any`: open. */
-export type CatalogueExpect = 'accept' | 'reject' | 'any';
-
-/** Where an expectation comes from: the descriptions' own sentence, or a standard's section. */
-export interface Because {
-  /** `v8`, `v1`, `mcp`, or a standard: `RFC 9110 5.5`, `RFC 8259 2`, `JSON-RPC 2.0 5.1`. */
-  source: string;
-  /** The sentence, verbatim (quoted from spec/ for the descriptions and MCP). */
-  sentence: string;
+/**
+ * What an operator itself states about the case it built, from a sentence of the descriptions or a
+ * standard's section. Without it the expectation is the one `expectationOf` computes from the request
+ * as sent, opened wherever the operator's change is one the descriptions leave to the deployment.
+ */
+export interface Stated {
+  kind: 'accept' | 'refuse';
+  because: Sentence;
+  status?: number;
+  codes?: readonly number[];
 }
 
 /** A request the catalogue sends: through undici, or written on a raw socket. */
 export type Sent = { kind: 'http'; request: ProbeRequest } | { kind: 'raw'; request: RawRequest };
 
-export interface Case {
-  operator: string;
-  family: Family;
-  /** `<method> <path template>` of the endpoint, or `POST /mcp <method>`. */
-  endpoint: string;
+/** One case as an operator builds it. */
+export interface Built {
   label: string;
   sent: Sent;
-  expect: CatalogueExpect;
-  /** The status stated for a refusal, when one is. */
-  status?: number;
-  /** Statuses that would refuse what an `accept` case keeps legal (401 for a legal credential form). */
-  refusedAs?: readonly number[];
+  /** The operator's own statement; absent: derived from the request as sent, open where `why` says. */
+  stated?: Stated;
+  /**
+   * The request is the base written another way that a standard says means the same (whitespace,
+   * escapes, header name case, the scheme's case): its expectation is the base's.
+   */
+  same?: Sentence;
+  /** Why the operator's change is open, when it is. */
+  why?: string;
   /** 5xx statuses a standard names for this input (RFC 9110's 501 for an unknown method or coding). */
   permits?: readonly number[];
-  /** The sentence behind a stated expectation; for an open case, why it is open. */
-  because: Because;
-  /** /mcp: how the JSON-RPC answer is judged (a stated error, a response echoing the id, or open). */
-  rpc?: { expectError: boolean; id?: unknown };
+}
+
+export interface Case extends Built {
+  operator: string;
+  family: Family;
+  /** `<method> <path template>` of the endpoint, or `POST /mcp`. */
+  endpoint: string;
 }
 
 /** What an operator needs to know about where it acts. */
 export interface HttpTarget {
   surface: EndpointSurface;
   endpoint: Endpoint;
-  /** The request the endpoint accepts with nothing changed. */
+  /** The request the endpoint takes with nothing changed. */
   base: ProbeRequest;
-  /** The base's own expectation: `accept` when its body is one the deployment must take. */
-  baseExpect: CatalogueExpect;
   credential: Credential;
   depth: Depth;
 }
@@ -88,21 +92,19 @@ export interface HttpOperator {
   /** Whether it needs a raw socket (Node's clients cannot send the form). */
   raw?: boolean;
   applies(t: HttpTarget): boolean;
-  /** Its cases on one endpoint: the first is the one `default` sends; `deep` sends them all. */
-  cases(t: HttpTarget): Array<Omit<Case, 'operator' | 'family' | 'endpoint'>>;
+  /** Its cases on one endpoint: the first is the one `quick` and `default` send; `deep` sends them all. */
+  cases(t: HttpTarget): Built[];
 }
 
-/** An MCP operator acts on a JSON-RPC message posted inside one session. */
+/** An /mcp case: a JSON-RPC message (or body text) posted inside the operator run's session. */
 export interface McpCase {
   label: string;
-  /** A JSON value, or the body text as is. */
   body: { json: unknown } | { rawBody: string };
   headers?: Record<string, string>;
   /** `null`: no Mcp-Session-Id; a string: that id; undefined: the session's. */
   session?: string | null;
-  expect: CatalogueExpect;
-  rpc?: { expectError: boolean; id?: unknown };
-  because: Because;
+  stated?: Stated;
+  why?: string;
 }
 
 export interface McpOperator {
@@ -110,8 +112,6 @@ export interface McpOperator {
   family: Family;
   sends: string;
   peer: string;
-  /** The tool the profile declares safe, when the operator calls one. */
+  /** `tool`: the tool the profile declares safe, when it names one. */
   cases(tool: { name: string; arguments: Record<string, unknown> } | undefined): McpCase[];
 }
-
-export const OPEN = (why: string): Because => ({ source: 'open', sentence: why });

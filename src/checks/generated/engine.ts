@@ -69,7 +69,7 @@ async function sendOnce(ctx: CheckContext, g: Generated): Promise<{ res: ProbeRe
   }
 }
 
-function bodyFixtures(ctx: CheckContext): Record<string, unknown> {
+export function bodyFixtures(ctx: CheckContext): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const take = (name: string, get: () => unknown) => {
     try {

@@ -2,6 +2,7 @@ import type { FakeContext } from '../context.ts';
 import type { Route } from '../http.ts';
 import { capabilitiesRoutes } from './capabilities.ts';
 import { certificatesRoutes } from './certificates.ts';
+import { catalogueFaultRoute, catalogueFaultRoutes } from './catalogue.ts';
 import { contractFaultRoute, refusesOrigin } from './contract.ts';
 import { coverageRoutes } from './coverage.ts';
 import { writeProblem } from './errors.ts';
@@ -31,6 +32,7 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
     ...certificatesRoutes(surface),
     ...coverageRoutes(surface),
     ...intentsRoutes(surface),
+    ...catalogueFaultRoutes(fake, (r, status, code, detail) => writeProblem(fake, r.res, status, code, detail)),
   ];
   // "Every request must use HTTPS. HTTP origins are rejected.": checked before any route runs.
   return routes.map((route) => ({
@@ -40,7 +42,9 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
         writeProblem(fake, r.res, 403, 'insecure_origin', 'Requests from http:// origins are rejected: use HTTPS.');
         return;
       }
-      const routed = await contractFaultRoute(fake, r, (status, code, detail) => writeProblem(fake, r.res, status, code, detail));
+      const problem = (status: number, code: string, detail: string) => writeProblem(fake, r.res, status, code, detail);
+      const caught = await catalogueFaultRoute(fake, r, problem);
+      const routed = caught && (await contractFaultRoute(fake, caught, problem));
       if (routed) await route.handler(routed);
     },
   }));

@@ -1,9 +1,10 @@
 /** The body: its content coding and charset (RFC 9110 8.3, 8.4), and the JSON text itself (RFC 8259, I-JSON RFC 7493). */
 import { gzipSync } from 'node:zlib';
 import { bodyOf, hasBody, http, open, raw, same, stated } from '../build.ts';
+import { standard } from '../../../contract/sentence.ts';
 import type { HttpOperator, HttpTarget } from '../types.ts';
 
-const rfc8259 = (section: string, sentence: string) => ({ source: `RFC 8259 ${section}`, sentence });
+const rfc8259 = (section: string, sentence: string) => standard('RFC 8259', `§${section}`, sentence);
 const NOT_JSON = rfc8259('2', 'A JSON text is a sequence of tokens. The set of tokens includes six structural characters, strings, numbers, and three literal names.');
 
 /** The stated status for JSON that is not JSON: "`400` ... malformed JSON" where the error table names it. */
@@ -12,7 +13,7 @@ function malformedStatus(t: HttpTarget): number | undefined {
 }
 
 function notJson(t: HttpTarget, label: string, text: (body: string) => string) {
-  return stated(label, http(t, (r) => (delete r.json, (r.rawBody = text(bodyOf(t.base)!)))), 'reject', NOT_JSON, malformedStatus(t));
+  return stated(label, http(t, (r) => (delete r.json, (r.rawBody = text(bodyOf(t.base)!)))), 'refuse', NOT_JSON, malformedStatus(t));
 }
 
 /** Every ASCII letter of every string value written as a \u escape: the same JSON value. */
@@ -44,7 +45,7 @@ export const ENCODING: readonly HttpOperator[] = [
     sends: 'Content-Type: Application/JSON',
     peer: 'RFC 9110 8.3.1',
     applies: hasBody,
-    cases: (t) => [same(t, 'Application/JSON', http(t, (r) => (r.headers = { ...r.headers, 'content-type': 'Application/JSON' })), { source: 'RFC 9110 8.3.1', sentence: 'The type and subtype tokens are case-insensitive.' }, [415])],
+    cases: (t) => [same('Application/JSON', http(t, (r) => (r.headers = { ...r.headers, 'content-type': 'Application/JSON' })), standard('RFC 9110', '§8.3.1', 'The type and subtype tokens are case-insensitive.'))],
   },
   {
     id: 'encoding.charset',
@@ -95,7 +96,7 @@ export const JSON_TEXT: readonly HttpOperator[] = [
     sends: 'the body with tabs, newlines and spaces around every structural character',
     peer: 'RFC 8259 2',
     applies: hasBody,
-    cases: (t) => [same(t, 'insignificant whitespace', http(t, (r) => (delete r.json, (r.rawBody = `\n\t ${JSON.stringify(t.base.json ?? JSON.parse(bodyOf(t.base)!), null, '\t').replace(/:/g, ' \t: ')} \r\n`))), rfc8259('2', 'Insignificant whitespace is allowed before or after any of the six structural characters.'), [400, 422])],
+    cases: (t) => [same('insignificant whitespace', http(t, (r) => (delete r.json, (r.rawBody = `\n\t ${JSON.stringify(t.base.json ?? JSON.parse(bodyOf(t.base)!), null, '\t').replace(/:/g, ' \t: ')} \r\n`))), rfc8259('2', 'Insignificant whitespace is allowed before or after any of the six structural characters.')),],
   },
   {
     id: 'json-text.unicode-escapes',
@@ -103,7 +104,7 @@ export const JSON_TEXT: readonly HttpOperator[] = [
     sends: 'every ASCII letter of every string value as a \\u escape (the same value)',
     peer: 'CATS (unicode escapes); RFC 8259 7',
     applies: hasBody,
-    cases: (t) => [same(t, '\\u-escaped letters', http(t, (r) => (delete r.json, (r.rawBody = escapeLetters(bodyOf(t.base)!)))), rfc8259('7', 'Any character may be escaped.'), [400, 422])],
+    cases: (t) => [same('\\u-escaped letters', http(t, (r) => (delete r.json, (r.rawBody = escapeLetters(bodyOf(t.base)!)))), rfc8259('7', 'Any character may be escaped.')),],
   },
   {
     id: 'json-text.bom',

@@ -1,17 +1,16 @@
 /** /mcp: the JSON-RPC envelope (JSON-RPC 2.0, MCP Base Protocol), each method's params, and the session header. */
-import type { Because, McpCase, McpOperator } from '../types.ts';
+import { MCP, standard, type Sentence } from '../../../contract/sentence.ts';
+import type { McpCase, McpOperator } from '../types.ts';
 
-const mcp = (sentence: string): Because => ({ source: 'mcp', sentence });
-const jsonrpc = (section: string, sentence: string): Because => ({ source: `JSON-RPC 2.0 ${section}`, sentence });
-const INTEGER_ID = mcp('Requests MUST include a string or integer ID.');
-const SAME_ID = mcp('Responses MUST include the same ID as the request they correspond to. Either a result or an error MUST be set. A response MUST NOT set both.');
-const open = (why: string): Because => ({ source: 'open', sentence: why });
+const jsonrpc = (section: string, sentence: string): Sentence => standard('JSON-RPC 2.0', `§${section}`, sentence);
+const INTEGER_ID = MCP('Base Protocol', 'Requests MUST include a string or integer ID.');
+const SAME_ID = MCP('Base Protocol', 'Responses MUST include the same ID as the request they correspond to. Either a result or an error MUST be set. A response MUST NOT set both.');
 
 const ping = (id: unknown, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'ping', ...extra });
 const call = (id: string, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
-const rejected = (label: string, json: unknown, because: Because): McpCase => ({ label, body: { json }, expect: 'reject', rpc: { expectError: true }, because });
-const answered = (label: string, body: McpCase['body'], id: unknown, because: Because): McpCase => ({ label, body, expect: 'accept', rpc: { expectError: false, id }, because });
-const opened = (label: string, body: McpCase['body'], why: string, extra: Partial<McpCase> = {}): McpCase => ({ label, body, expect: 'any', because: open(why), ...extra });
+const rejected = (label: string, json: unknown, because: Sentence): McpCase => ({ label, body: { json }, stated: { kind: 'refuse', because } });
+const answered = (label: string, body: McpCase['body'], because: Sentence): McpCase => ({ label, body, stated: { kind: 'accept', because } });
+const opened = (label: string, body: McpCase['body'], why: string, extra: Partial<McpCase> = {}): McpCase => ({ label, body, why, ...extra });
 
 export const MCP_OPERATORS: readonly McpOperator[] = [
   {
@@ -22,8 +21,8 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
     cases: () => [
       rejected('id 1.5', ping(1.5), INTEGER_ID),
       rejected('id null', ping(null), INTEGER_ID),
-      answered('a 10,000-character id', { json: ping(`apicert-${'i'.repeat(10_000)}`) }, `apicert-${'i'.repeat(10_000)}`, SAME_ID),
-      answered('a negative id', { json: ping(-7) }, -7, SAME_ID),
+      answered('a 10,000-character id', { json: ping(`apicert-${'i'.repeat(10_000)}`) }, SAME_ID),
+      answered('a negative id', { json: ping(-7) }, SAME_ID),
     ],
   },
   {
@@ -53,7 +52,7 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
     sends: 'ping written with insignificant whitespace and \\u escapes; deep: a trailing comma, a duplicate id member',
     peer: 'RFC 8259 2, 7; JSON-RPC 2.0 5.1 (-32700)',
     cases: () => [
-      answered('whitespace and \\u escapes', { rawBody: '\n{ "jsonrpc" : "2.0" ,\t"id" : "apicert-\\u0065scaped" , "method" : "\\u0070ing" }\n' }, 'apicert-escaped', SAME_ID),
+      answered('whitespace and \\u escapes', { rawBody: '\n{ "jsonrpc" : "2.0" ,\t"id" : "apicert-\\u0065scaped" , "method" : "\\u0070ing" }\n' }, SAME_ID),
       rejected('a trailing comma', undefined, jsonrpc('5.1', '-32700 Parse error: Invalid JSON was received by the server.')),
       opened('a duplicate id member', { rawBody: '{"jsonrpc":"2.0","id":"apicert-a","id":"apicert-b","method":"ping"}' }, 'RFC 8259 4: duplicate names are not forbidden; which one a server reads is not stated'),
     ].map((c) => (c.label === 'a trailing comma' ? { ...c, body: { rawBody: '{"jsonrpc":"2.0","id":"apicert-comma","method":"ping",}' } } : c)),
@@ -64,7 +63,7 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
     sends: 'an empty batch; deep: a batch of a number, a batch of two pings sharing an id',
     peer: 'JSON-RPC 2.0 6',
     cases: () => [
-      rejected('empty batch', [], mcp('(JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.')),
+      rejected('empty batch', [], MCP('Base Protocol', '(JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.')),
       rejected('a batch of a number', [1], jsonrpc('6', 'rpc call with an invalid Batch (but not empty): an Invalid Request error for each element')),
       opened('two pings sharing an id', { json: [ping('apicert-twice'), ping('apicert-twice')] }, 'MCP forbids reusing an id; what a server answers to it is not stated'),
     ],
@@ -75,7 +74,7 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
     sends: 'an unknown notification; deep: a response to a request never sent',
     peer: 'MCP Streamable HTTP (202)',
     cases: () => [
-      opened('unknown notification', { json: { jsonrpc: '2.0', method: 'notifications/apicert' } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal', { rpc: { expectError: false } }),
+      opened('unknown notification', { json: { jsonrpc: '2.0', method: 'notifications/apicert' } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal'),
       opened('a stray response', { json: { jsonrpc: '2.0', id: 'apicert-never-sent', result: {} } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal'),
     ],
   },
