@@ -1,7 +1,7 @@
 /**
  * Faults of the probe catalogue rules (`v1.catalogue.*`): each bends /v1 where only a catalogue
  * operator looks (a duplicate member, a byte order mark, a trailing comma, an ESC character, a
- * method-override header, a media type in capitals, a token in the query, PATCH, dot segments).
+ * method-override header, a media type in capitals, a token in the query, OPTIONS, dot segments).
  */
 import type { Route, RouteRequest } from '../http.ts';
 import { withBody } from '../support/route-body.ts';
@@ -49,7 +49,7 @@ export function withCatalogueFaults(surface: V1Surface, routes: Route[]): Route[
     },
   }));
   const faults = surface.fake.faults;
-  if (faults.has('v1.catalogue.problem-json/patch-plain-text')) wrapped.push({ method: 'PATCH', pattern: /^\/v1\/.+$/, handler: (r) => void plain(r, 405, 'method not allowed') });
+  if (faults.has('v1.catalogue.problem-json/options-plain-text')) wrapped.push({ method: 'OPTIONS', pattern: /^\/v1\/.+$/, handler: (r) => void plain(r, 405, 'method not allowed') });
   if (faults.has('v1.catalogue.no-5xx/dot-segment-500')) {
     const fail = (r: RouteRequest) => surface.v1.problem(r.res, 500, 'internal_failed', { detail: 'The path resolver stepped outside its root.', retryable: false });
     for (const method of ['GET', 'POST']) wrapped.push({ method, pattern: /^\/v1\/(?:.*\/)?(?:\.|%2e%2e)(?:\/.*)?$/i, handler: fail });

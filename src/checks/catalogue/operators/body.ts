@@ -16,9 +16,12 @@ function notJson(t: HttpTarget, label: string, text: (body: string) => string) {
   return stated(label, http(t, (r) => (delete r.json, (r.rawBody = text(bodyOf(t.base)!)))), 'refuse', NOT_JSON, malformedStatus(t));
 }
 
-/** Every ASCII letter of every string value written as a \u escape: the same JSON value. */
-function escapeLetters(body: string): string {
-  return body.replace(/"((?:[^"\\]|\\.)*)"(?!\s*:)/g, (_, inner: string) => `"${inner.replace(/[A-Za-z]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`);
+/** The same JSON value with every ASCII letter of every string value written as a \u escape. */
+export function escapedJson(value: unknown): string {
+  if (typeof value === 'string') return `"${[...value].map((ch) => (/[A-Za-z]/.test(ch) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : JSON.stringify(ch).slice(1, -1))).join('')}"`;
+  if (Array.isArray(value)) return `[${value.map(escapedJson).join(',')}]`;
+  if (value && typeof value === 'object') return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${escapedJson(v)}`).join(',')}}`;
+  return JSON.stringify(value);
 }
 
 export const ENCODING: readonly HttpOperator[] = [
@@ -104,7 +107,7 @@ export const JSON_TEXT: readonly HttpOperator[] = [
     sends: 'every ASCII letter of every string value as a \\u escape (the same value)',
     peer: 'CATS (unicode escapes); RFC 8259 7',
     applies: hasBody,
-    cases: (t) => [same('\\u-escaped letters', http(t, (r) => (delete r.json, (r.rawBody = escapeLetters(bodyOf(t.base)!)))), rfc8259('7', 'Any character may be escaped.')),],
+    cases: (t) => [same('\\u-escaped letters', http(t, (r) => (delete r.json, (r.rawBody = escapedJson(t.base.json ?? JSON.parse(bodyOf(t.base)!))))), rfc8259('7', 'Any character may be escaped.')),],
   },
   {
     id: 'json-text.bom',

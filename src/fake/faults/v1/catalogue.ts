@@ -8,7 +8,7 @@ export const v1CatalogueFaults = [
   { id: 'v1.catalogue.no-5xx/media-type-case-500', description: 'Content-Type: Application/JSON answers 500 (body encoding)' },
   { id: 'v1.catalogue.no-5xx/dot-segment-500', description: 'a path with a ./ or %2e%2e segment answers 500 (path)' },
   { id: 'v1.catalogue.problem-json/bom-plain-text', description: 'a body starting with a byte order mark is refused 400 as text/plain (JSON text, the answer)' },
-  { id: 'v1.catalogue.problem-json/patch-plain-text', description: 'PATCH on a /v1 path is refused 405 as text/plain (method, the answer)' },
+  { id: 'v1.catalogue.problem-json/options-plain-text', description: 'OPTIONS on a /v1 path is refused 405 as text/plain (method, the answer)' },
   { id: 'v1.catalogue.error-status/trailing-comma-accepted', description: 'an execute body with a trailing comma is read as JSON and served (JSON text, the request)' },
   { id: 'v1.catalogue.error-status/query-token-accepted', description: 'a key in the access_token query parameter is taken as the Authorization header (credentials)' },
 ] as const satisfies readonly FaultDefinition[];
