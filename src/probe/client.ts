@@ -76,6 +76,8 @@ export class ProbeClient implements Http {
   readonly findings: string[] = [];
   /** Answers cut at the body cap: what a check concluded from them rests on bytes it never saw. */
   readonly oversized: string[] = [];
+  /** Requests this client (one rule's fork) sent: the report sums them per rule family. */
+  sent = 0;
 
   private readonly options: ProbeOptions;
   /** Which evidence entry a response (or a received delivery) came from, so a failing case can name it. */
@@ -164,6 +166,7 @@ export class ProbeClient implements Http {
   private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {
     if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.path}: not sent (${describeTransportError(undefined, this.limits(this.options.timeoutMs), this.options.signal)})`);
     this.options.budget.take();
+    this.sent += 1;
     const target = new URL(req.path, this.options.baseUrl);
     const url = target.toString();
     const headers: Record<string, string> = { ...this.options.headersFor?.(target), ...extra, ...req.headers };
@@ -247,6 +250,7 @@ export class ProbeClient implements Http {
     if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.target}: not sent (the check stopped)`);
     if (proxied(this.options.network)) throw new TransportError(`${req.method} ${req.target}: a raw request is not sent through the profile's proxy`);
     this.options.budget.take();
+    this.sent += 1;
     const url = new URL(path, this.options.baseUrl);
     const added: Record<string, string> = { ...this.options.headersFor?.(url) };
     if (req.credential) added.Authorization = `Bearer ${req.credential.token}`;

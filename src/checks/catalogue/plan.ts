@@ -74,3 +74,28 @@ export function mcpCases(depth: Depth, tool: { name: string; arguments: Record<s
 export function caseCount(surface: EndpointSurface | 'mcp', input: Omit<PlanInput, 'depth' | 'surface'>, depth: Depth): number {
   return surface === 'mcp' ? mcpCases(depth, undefined).length : httpCases({ ...input, surface, depth }).length;
 }
+
+/** Requests per catalogue round trip when the target is `latencyMs` away: the catalogue sends 4 at once per surface. */
+const PARALLEL_SENDS = 4;
+
+export interface DepthLine {
+  depth: Depth;
+  requests: number;
+  /** Seconds the catalogue's requests take at 100 ms a round trip (4 at once per surface, the surfaces one after another). */
+  secondsAt100ms: number;
+}
+
+/**
+ * What each depth costs, for `apicert plan`: requests of the deterministic phase on /v8, /v1 and
+ * /mcp (deep adds up to 200 random pairs per surface within the request budget). Counted from
+ * the schemas' minimal bodies: a profile's bodies may add field cases at `deep`.
+ */
+export function depthTable(readOnly: boolean): DepthLine[] {
+  const credential = { name: 'plan', token: 'plan-token-not-sent' } as Credential;
+  return (['quick', 'default', 'deep'] as const).map((depth) => {
+    const perSurface = (['v8', 'v1', 'mcp'] as const).map((s) => caseCount(s, { credential, fixtures: {}, readOnly }, depth) + (depth === 'deep' && s !== 'mcp' ? 200 : 0));
+    const requests = perSurface.reduce((a, b) => a + b, 0);
+    const secondsAt100ms = Math.round(perSurface.reduce((a, n, i) => a + (i === 2 ? n : Math.ceil(n / PARALLEL_SENDS)), 0) * 0.1);
+    return { depth, requests, secondsAt100ms };
+  });
+}
