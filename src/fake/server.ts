@@ -36,7 +36,7 @@ function refuseHosts(fake: FakeContext, req: IncomingMessage, res: ServerRespons
   const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
   if (hosts <= 1) return false;
   const detail = 'A request carries exactly one Host header.';
-  if (path.startsWith('/v1/')) new V1Responder(fake).problem(res, 400, 'invalid_request', { detail, retryable: false });
+  if (path.startsWith('/v1/')) new V1Responder(fake).problem(res, 400, 'invalid_request', { detail, retryable: false, exactStatus: true });
   else if (path.startsWith('/v8/')) new V8Responder(fake).problem(res, 400, 'bad_request', detail);
   else {
     res.writeHead(400);

@@ -7,7 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { dechunk } from '../../probe/raw.ts';
 import { expectationOf, NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
-import { judgeAnswer, type Aspect, type Judgement } from '../generated/judgement.ts';
+import { judgeAnswer, type Answer, type Aspect, type Judgement } from '../generated/judgement.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { isLimited } from '../generated/oracles.ts';
 import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
@@ -86,11 +86,13 @@ export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'endpoi
 }
 
 /** The one judgement, with what a standard names for this input: a permitted 5xx (501) is no server error, and a bodiless refusal of a raw message came from the HTTP layer, not the API. */
-function judged(sent: SentRequest, e: Expectation, res: ProbeResponse, permits: readonly number[] | undefined, raw: boolean): Judgement {
+function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean): Judgement {
   const j = judgeAnswer(sent, e, res);
   if (permits?.includes(res.status)) return { findings: {} };
   // A HEAD answer has no content (RFC 9110 9.3.2), so its refusal's format cannot be read.
   if (sent.method === 'HEAD') delete j.findings['problem-json'];
+  // MCP: an HTTP error "MAY comprise a JSON-RPC error response that has no id": any body is legal there.
+  if (sent.path === '/mcp' && res.status >= 400 && res.status < 500 && j.findings['problem-json'] && !/"error"/.test(res.text)) delete j.findings['problem-json'];
   if (raw && res.status >= 400 && res.status < 500 && res.text.trim() === '') delete j.findings['problem-json'];
   return j;
 }
@@ -165,7 +167,9 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
         }
         const sent = mcpSent(c, session);
         const e = expectationFor({ ...c, endpoint: 'POST /mcp', operator: c.operator }, sent, undefined, known);
-        run.results.push({ c: { operator: c.operator, family: c.family, endpoint: 'POST /mcp', label: c.label, raw: false }, expectation: e, judgement: judgeAnswer(sent, e, reply.res), evidence: evidenceOf(ctx, reply.res) });
+        // A streamed answer's messages are in its events: the judgement reads them as the stream's text.
+        const answer = reply.kind === 'sse' ? { ...reply.res, text: reply.events.map((ev) => `${ev.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`).join('') } : reply.res;
+        run.results.push({ c: { operator: c.operator, family: c.family, endpoint: 'POST /mcp', label: c.label, raw: false }, expectation: e, judgement: judged(sent, e, answer, undefined, false), evidence: evidenceOf(ctx, reply.res) });
       } catch (error) {
         if (budgetSpent(error)) {
           run.skipped.push('the rest: safety.requestBudget used up');
