@@ -1,6 +1,6 @@
 /**
  * Faults of the probe catalogue rules (`v8.catalogue.*`): each bends /v8 where only a catalogue
- * operator looks (a transfer coding, a \u-escaped letter, an astral character, an undocumented
+ * operator looks (a transfer coding, a \u-escaped letter, a zero-width space, an undocumented
  * header, a token in the query, a trailing slash, OPTIONS, Accept: *\/*). Returns the request to
  * route, or undefined when the fault already answered.
  */
@@ -32,13 +32,13 @@ export async function catalogueFaultRoute(fake: FakeContext, r: RouteRequest, wr
     return undefined;
   }
   if (faults.has('v8.catalogue.problem-json/gzip-plain-text') && r.path === '/v8/missions' && r.header('content-encoding') !== undefined) return plain(r, 415, 'unsupported encoding');
-  if (!faults.has('v8.catalogue.no-5xx/letter-escape-500') && !faults.has('v8.catalogue.no-5xx/astral-field-500')) return r;
+  if (!faults.has('v8.catalogue.no-5xx/letter-escape-500') && !faults.has('v8.catalogue.no-5xx/zero-width-field-500')) return r;
   const text = await r.body();
   if (faults.has('v8.catalogue.no-5xx/letter-escape-500') && r.path === '/v8/capabilities/search' && /\\u00[4-7][0-9a-f]/i.test(text)) {
     writeProblem(500, 'internal_error', 'The escape decoder stopped.');
     return undefined;
   }
-  if (faults.has('v8.catalogue.no-5xx/astral-field-500') && r.path === '/v8/memory/query' && /[\u{1F000}-\u{1FFFF}]/u.test(text)) {
+  if (faults.has('v8.catalogue.no-5xx/zero-width-field-500') && r.path === '/v8/memory/query' && text.includes('\u200b')) {
     writeProblem(500, 'internal_error', 'The column is not utf8mb4.');
     return undefined;
   }
