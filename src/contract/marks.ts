@@ -73,3 +73,11 @@ export function openWhen<T extends z.ZodType>(schema: T, test: (value: unknown) 
   own(schema).openWhen = test;
   return schema;
 }
+
+/** A copy of a schema carrying the same marks, to mark one use of a shared schema (an Identifier that names a file). */
+export function like<T extends z.ZodType>(schema: T): T {
+  const copy = schema.clone() as T;
+  const m = MARKS.get(schema);
+  if (m) MARKS.set(copy, { ...m, stated: [...m.stated], choice: [...m.choice] });
+  return copy;
+}

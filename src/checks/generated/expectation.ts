@@ -18,7 +18,7 @@ import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.t
 import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
 import { MCP, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
 import type { ProbeRequest } from '../../rule/index.ts';
-import { isRecord } from '../../util/json.ts';
+import { isRecord, nestsDeeperThan } from '../../util/json.ts';
 
 export type Expectation =
   | { kind: 'accept'; because: Sentence; constraint: string }
@@ -58,6 +58,8 @@ export interface Known {
   publicReceiverUrl?: string;
   /** /mcp: the session id the deployment handed out, when one is open. */
   mcpSession?: string;
+  /** The body that approves each parked run (its own action_digest), by run id: the base of an approve sent there. */
+  approvals?: Readonly<Record<string, unknown>>;
 }
 
 export const NOTHING_KNOWN: Known = { existing: [], parked: [], bases: {} };
@@ -93,7 +95,7 @@ function decide(findings: readonly Finding[], accept: () => Expectation): Expect
 // ---------------------------------------------------------------------------------------------
 // Sentences the expectation rests on beyond the contract's marks.
 
-const S = {
+export const EXPECTATION_SENTENCES = {
   v8Token: V8('Authentication', 'A missing or expired token gives `401`.'),
   v8Bearer: V8('Endpoints', 'Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call.'),
   v1Bearer: V1('Authentication', 'Scheme: HTTP bearer.'),
@@ -114,6 +116,7 @@ const S = {
   methodNotFound: standard('JSON-RPC 2.0', '§5.1', '-32601 Method not found: The method does not exist / is not available.'),
   emptyBatch: standard('JSON-RPC 2.0', '§6', 'If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.'),
 } as const;
+const S = EXPECTATION_SENTENCES;
 
 /** The status a /v8 error table names for a cause, where it names one. */
 const NAMED_CAUSES: Readonly<Record<string, readonly ConstraintKind[] | 'all'>> = {
@@ -182,21 +185,24 @@ function pathParams(endpoint: Endpoint, sent: SentRequest, known: Known, out: Fi
   template.forEach((part, i) => {
     const name = /^\{(.+)\}$/.exec(part)?.[1];
     if (!name) return;
-    let value: string;
-    try {
-      value = decodeURIComponent(actual[i] ?? '');
-    } catch {
-      value = actual[i] ?? '';
-    }
+    const value = safeDecode(actual[i] ?? '');
     const constraint = `${key(endpoint)} path ${name}`;
     const schema = endpoint.pathParams[name]!;
-    if (known.existing.includes(value)) return;
+    if (known.existing.includes(value) || known.parked.includes(value)) return;
     if (endpoint.surface === 'v1') return void out.push({ kind: 'open', why: 'the /v1 run id format is not shown, and no status is named for a run that does not exist', constraint });
     if (!schema.safeParse(value).success) return void out.push({ kind: 'refuse', because: name === 'runId' ? S.v8RunId : S.v8PathId, constraint });
     // A well-formed id naming nothing: a lookup outside the principal is a 404; cancel's answer is not shown.
     if (endpoint.path.endsWith('/cancel')) return void out.push({ kind: 'open', why: 'cancel of a mission that does not exist: its answer is not shown', constraint });
     out.push({ kind: 'refuse', because: S.v8Lookup, constraint, status: 404 });
   });
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function query(endpoint: Endpoint, sent: SentRequest, out: Finding[]): void {
@@ -319,7 +325,8 @@ function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: s
     const chain = nodesAt(spec.schema, body, path);
     const kind = kindOf(issue, body, chain);
     const constraint = `${key(endpoint)} ${prefix}${pathText(path)} ${kind}`;
-    const marks = marksAt(chain);
+    // Whether a field is required is said by its object's table.
+    const marks = [...marksAt(chain), ...(kind === 'required' ? marksAt(nodesAt(spec.schema, body, path.slice(0, -1))) : [])];
     const s = marks.flatMap((m) => m.stated).find((x) => x.kinds.includes(kind));
     if (s) {
       const finding: Finding = { kind: 'refuse', because: s.because, constraint };
@@ -420,6 +427,48 @@ export function bodySpecOf(endpoint: Endpoint, body: unknown): BodySpec | undefi
   return endpoint.bodies.find((b) => b.name === 'turn') ?? endpoint.bodies[0];
 }
 
+/** Nesting past this many levels: RFC 8259 §9 lets a parser set a limit. */
+const OPEN_DEPTH = 64;
+
+/** Valid or near-valid JSON texts a parser may read either way (RFC 8259 §4, §8.1, §9), or undefined. */
+function wireForm(text: string): string | undefined {
+  if (text.charCodeAt(0) === 0xfeff) return 'a byte order mark before the JSON text: RFC 8259 §8.1 lets a parser ignore it rather than treat it as an error';
+  if (nestsDeeperThan(text, OPEN_DEPTH)) return `JSON nested deeper than ${OPEN_DEPTH} levels: RFC 8259 §9 lets a parser limit the depth`;
+  if (hasDuplicateKey(text)) return 'an object with a duplicate name: RFC 8259 §4 calls what a parser does with it unpredictable';
+  return undefined;
+}
+
+/** Whether some object of a JSON text names a member twice: one pass over the text, keys compared per object. */
+export function hasDuplicateKey(text: string): boolean {
+  const stack: Array<Set<string> | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (expectKey && top) {
+        const name = text.slice(i + 1, j);
+        if (top.has(name)) return true;
+        top.add(name);
+      }
+      expectKey = false;
+      i = j;
+    } else if (c === '{') {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (c === '[') {
+      stack.push(null);
+      expectKey = false;
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+      expectKey = false;
+    } else if (c === ',') expectKey = stack[stack.length - 1] !== null && stack.length > 0;
+  }
+  return false;
+}
+
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
@@ -442,6 +491,11 @@ function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[
     out.push(f);
     return first;
   }
+  const wire = wireForm(sent.body);
+  if (wire) {
+    out.push({ kind: 'open', why: wire, constraint: bodyConstraint('wire') });
+    return first;
+  }
   const parsed = parseBody(sent.body);
   if (!parsed.ok) {
     const f: Finding = { kind: 'refuse', because: endpoint.path === '/v8/missions' ? V8('Errors', '`400` missing fields, budget out of range, malformed JSON') : S.jsonBody, constraint: bodyConstraint('malformed') };
@@ -462,7 +516,8 @@ function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[
   const before = out.length;
   bodyIssues(endpoint, spec, parsed.value, prefix, out);
   if (out.length > before) return spec;
-  const base = spec.fixture ? known.bases[spec.fixture] : undefined;
+  const runId = endpoint.path.endsWith('/approve') ? safeDecode(sent.path.split('?', 1)[0]!.split('/')[3] ?? '') : undefined;
+  const base = (runId !== undefined ? known.approvals?.[runId] : undefined) ?? (spec.fixture ? known.bases[spec.fixture] : undefined);
   const why = openness(spec.schema, parsed.value, [], base);
   if (why) out.push({ kind: 'open', why, constraint: `${key(endpoint)} ${prefix}(body) open` });
   if (spec.contextual && !(known.publicReceiverUrl && parsed.value.url === known.publicReceiverUrl)) out.push({ kind: 'open', why: spec.contextual, constraint: `${key(endpoint)} ${prefix}(body) context` });
@@ -528,7 +583,7 @@ export function expectationOf(sent: SentRequest, known: Known = NOTHING_KNOWN): 
   pathParams(endpoint, sent, known, findings);
   query(endpoint, sent, findings);
   if (endpoint.surface === 'v1' && endpoint.path.endsWith('/approve')) {
-    const id = decodeURIComponent(bare.split('/')[3] ?? '');
+    const id = safeDecode(bare.split('/')[3] ?? '');
     if (!known.parked.includes(id)) findings.push({ kind: 'open', why: 'an approve body sent to a run that is not parked awaiting approval: its answer is not stated', constraint: `${key(endpoint)} path id` });
   }
   return decide(findings, () => {

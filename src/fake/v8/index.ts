@@ -5,6 +5,7 @@ import { certificatesRoutes } from './certificates.ts';
 import { catalogueFaultRoute, catalogueFaultRoutes } from './catalogue.ts';
 import { contractFaultRoute, refusesOrigin } from './contract.ts';
 import { coverageRoutes } from './coverage.ts';
+import { openChoiceRoute } from './open-choices.ts';
 import { writeProblem } from './errors.ts';
 import { goalsRoutes } from './goals.ts';
 import { intentsRoutes } from './intents.ts';
@@ -45,7 +46,8 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
       const problem = (status: number, code: string, detail: string) => writeProblem(fake, r.res, status, code, detail);
       const caught = await catalogueFaultRoute(fake, r, problem);
       const routed = caught && (await contractFaultRoute(fake, caught, problem));
-      if (routed) await route.handler(routed);
+      const chosen = routed && (await openChoiceRoute(fake, routed, problem));
+      if (chosen) await route.handler(chosen);
     },
   }));
 }

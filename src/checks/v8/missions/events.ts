@@ -14,7 +14,7 @@ const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', nee
 
 export const eventsShape = rule({
   id: 'v8.missions.events.shape',
-  title: 'The stream is text/event-stream and every event has an id, a documented type and JSON data',
+  title: 'The stream is text/event-stream and every event has an id, a type and JSON data (types beyond the six listed are recorded)',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
@@ -28,9 +28,12 @@ export const eventsShape = rule({
     ctx.check(stream.status === 200, `the event stream answered ${stream.status}, expected 200`);
     ctx.check(stream.contentType.startsWith('text/event-stream'), `the event stream answered content-type "${stream.contentType}"`);
     ctx.expect(stream.events.length > 0, 'the stream of a mission that ran carried no event');
+    const undocumented = new Set<string>();
     for (const [i, e] of stream.events.entries()) {
       ctx.check(e.id !== undefined && e.id.length > 0, `event #${i + 1} (${e.event ?? 'message'}) has no id`);
-      ctx.check(e.event !== undefined && (MISSION_EVENT_TYPES as readonly string[]).includes(e.event), `event #${i + 1} has type "${e.event ?? 'message'}", not a documented mission event`);
+      // "Each event has three fields": a type it must have; the six listed are not said to be all (step statuses are "not shown").
+      ctx.check(e.event !== undefined && e.event.length > 0, `event #${i + 1} has no event type`);
+      if (e.event !== undefined && !(MISSION_EVENT_TYPES as readonly string[]).includes(e.event)) undocumented.add(e.event);
       let data: unknown;
       try {
         data = JSON.parse(e.data);
@@ -42,6 +45,7 @@ export const eventsShape = rule({
     }
     const ids = stream.events.map((e) => e.id);
     ctx.check(new Set(ids).size === ids.length, 'two events of one stream share an id');
+    if (undocumented.size > 0) ctx.observe('event types beyond the six the Events table lists', [...undocumented], 'the table does not close the list: these are recorded, not failed');
   },
 });
 
