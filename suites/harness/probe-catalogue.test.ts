@@ -27,6 +27,11 @@ describe('probe catalogue', () => {
       expect(new Set(quick.map((c) => c.operator))).toEqual(applying);
       expect(quick.length).toBe(applying.size);
       for (const c of byDefault) expect(byDefault.filter((d) => d.operator === c.operator && d.endpoint === c.endpoint)).toHaveLength(1);
+      // What the HTTP layer reads in front of every route goes once per method at default, on every endpoint at deep.
+      const message = HTTP_OPERATORS.filter((o) => o.scope === 'message').map((o) => o.id);
+      for (const id of message) expect(new Set(byDefault.filter((c) => c.operator === id).map((c) => c.endpoint.split(' ')[0])).size).toBe(byDefault.filter((c) => c.operator === id).length);
+      const deep = httpCases({ ...fixed, depth: 'deep' });
+      for (const id of message) expect(new Set(deep.filter((c) => c.operator === id).map((c) => c.endpoint)).size).toBeGreaterThan(2);
       expect(byDefault.length).toBeGreaterThan(quick.length);
     }
     expect(mcpCases('default', undefined)).toHaveLength(MCP_OPERATORS.length);

@@ -1,7 +1,8 @@
 /**
  * Which cases the catalogue sends at a depth, from the endpoint table and the profile alone (so
  * `apicert plan` can count them without a request): `quick` each operator's first case on the first
- * endpoint it fits, `default` its first case on every endpoint it fits, `deep` every case everywhere.
+ * endpoint it fits, `default` its first case on every endpoint it fits (a message-scope operator on
+ * the first endpoint of each method), `deep` every case everywhere.
  */
 import { ENDPOINTS, fillPath, type Endpoint, type EndpointSurface } from '../../contract/endpoints.ts';
 import { minimalOf } from '../../contract/schema-cases.ts';
@@ -49,9 +50,12 @@ export function httpCases(input: PlanInput): Case[] {
   const out: Case[] = [];
   const endpoints = ENDPOINTS.filter((e) => e.surface === input.surface && (!input.readOnly || e.read));
   for (const op of HTTP_OPERATORS) {
+    const methods = new Set<string>();
     for (const endpoint of endpoints) {
       const t: HttpTarget = { surface: input.surface, endpoint, base: baseRequest(endpoint, input.credential, input.fixtures), credential: input.credential, depth: input.depth };
       if (!op.applies(t)) continue;
+      if (op.scope === 'message' && input.depth === 'default' && methods.has(endpoint.method)) continue;
+      methods.add(endpoint.method);
       const built = op.cases(t);
       // A fresh idempotency key per case: two cases never replay one another.
       const fresh = (input.depth === 'deep' ? built : built.slice(0, 1)).map((b) => ({ ...b, operator: op.id, family: op.family, endpoint: endpointKey(endpoint) }));

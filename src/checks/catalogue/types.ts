@@ -91,6 +91,12 @@ export interface HttpOperator {
   peer: string;
   /** Whether it needs a raw socket (Node's clients cannot send the form). */
   raw?: boolean;
+  /**
+   * `message`: what it changes is read by the HTTP layer or middleware in front of every route
+   * (framing, method tokens, forwarding headers, where the credential sits), so `default` sends it
+   * once per surface and method; `deep` on every endpoint. Otherwise once per endpoint it fits.
+   */
+  scope?: 'message';
   applies(t: HttpTarget): boolean;
   /** Its cases on one endpoint: the first is the one `quick` and `default` send; `deep` sends them all. */
   cases(t: HttpTarget): Built[];

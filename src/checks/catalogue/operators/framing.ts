@@ -13,6 +13,7 @@ function chunked(body: string, extension = '', trailer = ''): string {
 export const FRAMING: readonly HttpOperator[] = [
   {
     id: 'framing.missing-host',
+    scope: 'message',
     family: 'framing',
     sends: 'an HTTP/1.1 request without a Host header',
     peer: 'CATS RemoveHeaders (Host); RFC 9112 3.2',
@@ -22,6 +23,7 @@ export const FRAMING: readonly HttpOperator[] = [
   },
   {
     id: 'framing.duplicate-host',
+    scope: 'message',
     family: 'framing',
     sends: 'two Host header lines naming different hosts',
     peer: 'CATS DuplicateHeaders; RFC 9112 3.2',
@@ -31,6 +33,7 @@ export const FRAMING: readonly HttpOperator[] = [
   },
   {
     id: 'framing.space-before-colon',
+    scope: 'message',
     family: 'framing',
     sends: 'a header line with whitespace between the field name and the colon',
     peer: 'CATS MalformedHeaders; RFC 9112 5.1',
@@ -48,6 +51,7 @@ export const FRAMING: readonly HttpOperator[] = [
   },
   {
     id: 'framing.obs-fold',
+    scope: 'message',
     family: 'framing',
     sends: 'a header value folded onto a second line (obs-fold)',
     peer: 'RFC 9112 5.2',
@@ -57,6 +61,7 @@ export const FRAMING: readonly HttpOperator[] = [
   },
   {
     id: 'framing.bare-lf',
+    scope: 'message',
     family: 'framing',
     sends: 'the head with bare LF line endings',
     peer: 'RFC 9112 2.2',
@@ -66,6 +71,7 @@ export const FRAMING: readonly HttpOperator[] = [
   },
   {
     id: 'framing.http10',
+    scope: 'message',
     family: 'framing',
     sends: 'the request as HTTP/1.0',
     peer: 'RFC 9112 2.3',
@@ -75,6 +81,7 @@ export const FRAMING: readonly HttpOperator[] = [
   },
   {
     id: 'framing.absolute-form',
+    scope: 'message',
     family: 'framing',
     sends: 'the request-target in absolute form (http://host/path)',
     peer: 'RFC 9112 3.2.2',
@@ -88,6 +95,7 @@ export const FRAMING: readonly HttpOperator[] = [
   },
   {
     id: 'framing.nul-in-header',
+    scope: 'message',
     family: 'framing',
     sends: 'a NUL byte inside an undocumented header value',
     peer: 'CATS ZeroWidthCharsInValuesHeaders / control chars in headers; RFC 9110 5.5',

@@ -27,6 +27,7 @@ const hasParam = (t: HttpTarget) => Object.keys(t.endpoint.pathParams).length > 
 export const HEADERS: readonly HttpOperator[] = [
   {
     id: 'header.unknown',
+    scope: 'message',
     family: 'header',
     sends: 'an undocumented header, then 100 of them, then one of 16 KiB',
     peer: 'CATS ExtraHeaders / LargeNumberOfRandomHeaders / VeryLargeHeaders',
@@ -39,6 +40,7 @@ export const HEADERS: readonly HttpOperator[] = [
   },
   {
     id: 'header.override',
+    scope: 'message',
     family: 'header',
     sends: 'X-HTTP-Method-Override: DELETE, then X-Forwarded-For and Forwarded naming loopback',
     peer: 'CATS (method override, spoofed forwarding headers)',
@@ -50,6 +52,7 @@ export const HEADERS: readonly HttpOperator[] = [
   },
   {
     id: 'header.name-case',
+    scope: 'message',
     family: 'header',
     sends: 'every header name upper-cased (AUTHORIZATION, CONTENT-TYPE)',
     peer: 'RFC 9110 5.1',
@@ -94,6 +97,7 @@ export const METHODS: readonly HttpOperator[] = [
   },
   {
     id: 'method.unknown',
+    scope: 'message',
     family: 'method',
     sends: 'the method in lower case, then a method no one defines (APICERT), then TRACE',
     peer: 'CATS CustomHttpMethods / NonRestHttpMethods; RFC 9110 9.1',
@@ -123,6 +127,7 @@ export const PATHS: readonly HttpOperator[] = [
   },
   {
     id: 'path.dot-segments',
+    scope: 'message',
     family: 'path',
     sends: 'the path with ./ and an encoded %2e%2e/ segment, unnormalised',
     peer: 'CATS (path traversal); RFC 3986 5.2.4',
@@ -209,6 +214,7 @@ export const CREDENTIALS: readonly HttpOperator[] = [
   },
   {
     id: 'credentials.spacing',
+    scope: 'message',
     family: 'credentials',
     sends: 'two spaces after the scheme; deep: trailing whitespace after the token',
     peer: 'RFC 9110 11.4, 5.5',
@@ -220,6 +226,7 @@ export const CREDENTIALS: readonly HttpOperator[] = [
   },
   {
     id: 'credentials.elsewhere',
+    scope: 'message',
     family: 'credentials',
     sends: 'the token only in the query (access_token); deep: only in a cookie',
     peer: 'CATS (auth placement); RFC 6750 2.3',
