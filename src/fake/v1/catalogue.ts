@@ -1,7 +1,7 @@
 /**
  * Faults of the probe catalogue rules (`v1.catalogue.*`): each bends /v1 where only a catalogue
  * operator looks (a duplicate member, a byte order mark, a trailing comma, an ESC character, a
- * method-override header, a media type in capitals, a token in the query, OPTIONS, dot segments).
+ * forwarding header, a media type in capitals, a token in the query, OPTIONS, dot segments).
  */
 import type { Route, RouteRequest } from '../http.ts';
 import { withBody } from '../support/route-body.ts';
@@ -20,7 +20,7 @@ async function catalogueFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Pr
     const token = r.query.get('access_token');
     if (token) r.req.headers.authorization = `Bearer ${token}`;
   }
-  if (faults.has('v1.catalogue.no-5xx/method-override-500') && r.header('x-http-method-override') !== undefined) return fail('Method override is not wired.');
+  if (faults.has('v1.catalogue.no-5xx/forwarded-for-500') && r.header('x-forwarded-for') !== undefined) return fail('The client address parser expected a public address.');
   if (r.req.method !== 'POST') return r;
   if (faults.has('v1.catalogue.no-5xx/media-type-case-500') && /^application\/json/i.test(r.header('content-type') ?? '') && !/^application\/json/.test(r.header('content-type') ?? '')) return fail('No parser for this media type.');
   const watched = ['v1.catalogue.no-5xx/duplicate-member-500', 'v1.catalogue.problem-json/bom-plain-text', 'v1.catalogue.error-status/trailing-comma-accepted', 'v1.catalogue.no-5xx/escape-character-500'] as const;

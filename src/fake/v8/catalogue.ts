@@ -1,7 +1,7 @@
 /**
  * Faults of the probe catalogue rules (`v8.catalogue.*`): each bends /v8 where only a catalogue
  * operator looks (a transfer coding, a \u-escaped letter, a zero-width space, an undocumented
- * header, a token in the query, a trailing slash, OPTIONS, Accept: *\/*). Returns the request to
+ * header, a token in the query, a trailing slash, HEAD, Accept: *\/*). Returns the request to
  * route, or undefined when the fault already answered.
  */
 import type { FakeContext } from '../context.ts';
@@ -49,7 +49,7 @@ export async function catalogueFaultRoute(fake: FakeContext, r: RouteRequest, wr
 export function catalogueFaultRoutes(fake: FakeContext, writeProblem: (r: RouteRequest, status: number, code: string, detail: string) => void): Route[] {
   const fail = (r: RouteRequest) => writeProblem(r, 500, 'internal_error', 'The router has no handler for this form.');
   const routes: Route[] = [];
-  if (fake.faults.has('v8.catalogue.no-5xx/options-500')) routes.push({ method: 'OPTIONS', pattern: /^\/v8\/.+$/, handler: fail });
+  if (fake.faults.has('v8.catalogue.no-5xx/head-500')) routes.push({ method: 'HEAD', pattern: /^\/v8\/.+$/, handler: fail });
   if (fake.faults.has('v8.catalogue.no-5xx/trailing-slash-500')) routes.push({ method: 'GET', pattern: /^\/v8\/.+\/$/, handler: fail });
   return routes;
 }

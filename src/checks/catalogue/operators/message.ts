@@ -42,12 +42,12 @@ export const HEADERS: readonly HttpOperator[] = [
     id: 'header.override',
     scope: 'message',
     family: 'header',
-    sends: 'X-HTTP-Method-Override: DELETE, then X-Forwarded-For and Forwarded naming loopback',
+    sends: 'X-Forwarded-For and Forwarded naming loopback; deep: X-HTTP-Method-Override: DELETE',
     peer: 'CATS (method override, spoofed forwarding headers)',
     applies: always,
     cases: (t) => [
-      open('X-HTTP-Method-Override: DELETE', header(t, 'x-http-method-override', 'DELETE'), 'the descriptions name no method override'),
       open('X-Forwarded-For: 127.0.0.1', http(t, (r) => (r.headers = { ...r.headers, 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1;proto=https' })), 'the descriptions name no forwarding headers'),
+      open('X-HTTP-Method-Override: DELETE', header(t, 'x-http-method-override', 'DELETE'), 'the descriptions name no method override'),
     ],
   },
   {

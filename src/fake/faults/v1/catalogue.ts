@@ -4,7 +4,7 @@ import type { FaultDefinition } from '../types.ts';
 export const v1CatalogueFaults = [
   { id: 'v1.catalogue.no-5xx/duplicate-member-500', description: 'an execute body whose first member is repeated answers 500 (JSON text)' },
   { id: 'v1.catalogue.no-5xx/escape-character-500', description: 'a body with an ESC control character in a string answers 500 (fields)' },
-  { id: 'v1.catalogue.no-5xx/method-override-500', description: 'any request with X-HTTP-Method-Override answers 500 (headers)' },
+  { id: 'v1.catalogue.no-5xx/forwarded-for-500', description: 'any request with X-Forwarded-For answers 500 (headers)' },
   { id: 'v1.catalogue.no-5xx/media-type-case-500', description: 'Content-Type: Application/JSON answers 500 (body encoding)' },
   { id: 'v1.catalogue.no-5xx/dot-segment-500', description: 'a path with a ./ or %2e%2e segment answers 500 (path)' },
   { id: 'v1.catalogue.problem-json/bom-plain-text', description: 'a body starting with a byte order mark is refused 400 as text/plain (JSON text, the answer)' },
