@@ -96,7 +96,7 @@ async function main(): Promise<void> {
       const res = await probe.send(g.request);
       const sent = sentOf(g.request);
       const judgement = judgeAnswer(sent, expectationOf(sent, known), res);
-      for (const f of Object.values(judgement.findings)) if (!f.ok) failing += 1;
+      for (const f of Object.values(judgement.findings)) if (!f.ok) { failing += 1; if (process.env.BENCH_DEBUG) console.log(f.reason.slice(0, 300)); }
     });
     apicertRates.push(generated.length / ((performance.now() - started) / 1000));
   };

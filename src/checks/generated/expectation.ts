@@ -42,6 +42,8 @@ export interface SentRequest {
   headers: Readonly<Record<string, string>>;
   /** The body's text as sent; undefined when none was sent. */
   body?: string;
+  /** The value `body` serializes, when the sender built it from one (spares a parse; a raw body has none). */
+  json?: unknown;
   /** The name of the profile credential whose token the Authorization header carried; null when none did. */
   credential: string | null;
 }
@@ -72,6 +74,7 @@ export function sentOf(req: ProbeRequest): SentRequest {
   if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
   const out: SentRequest = { method: req.method, path: req.path, headers, credential: req.credential && headers.authorization === undefined ? req.credential.name : null };
   if (body !== undefined) out.body = body;
+  if (req.json !== undefined) out.json = req.json;
   return out;
 }
 
@@ -81,10 +84,11 @@ function decide(findings: readonly Finding[], accept: () => Expectation): Expect
   const refusals = findings.filter((f): f is Extract<Finding, { kind: 'refuse' }> => f.kind === 'refuse');
   if (refusals.length > 0) {
     const first = refusals[0]!;
-    // Two stated causes may be checked in either order: a status is owed only when every cause names the same one.
+    // Causes may be checked in either order: a status is owed only when every cause names the same one
+    // and no open cause (which a deployment may refuse first, with another status) is there beside them.
     const statuses = new Set(refusals.map((r) => r.status));
     const out: Expectation = { kind: 'refuse', because: first.because, constraint: first.constraint };
-    if (statuses.size === 1 && first.status !== undefined) out.status = first.status;
+    if (statuses.size === 1 && first.status !== undefined && refusals.length === findings.length) out.status = first.status;
     if (first.codes) out.codes = first.codes;
     return out;
   }
@@ -491,12 +495,13 @@ function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[
     out.push(f);
     return first;
   }
-  const wire = wireForm(sent.body);
+  // A body serialized from a value is plain JSON: no wire form to read, nothing to parse again.
+  const wire = sent.json === undefined ? wireForm(sent.body) : undefined;
   if (wire) {
     out.push({ kind: 'open', why: wire, constraint: bodyConstraint('wire') });
     return first;
   }
-  const parsed = parseBody(sent.body);
+  const parsed: ReturnType<typeof parseBody> = sent.json !== undefined ? { ok: true, value: sent.json } : parseBody(sent.body);
   if (!parsed.ok) {
     const f: Finding = { kind: 'refuse', because: endpoint.path === '/v8/missions' ? V8('Errors', '`400` missing fields, budget out of range, malformed JSON') : S.jsonBody, constraint: bodyConstraint('malformed') };
     const status = namedStatus(endpoint, 'malformed');

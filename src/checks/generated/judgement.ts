@@ -106,7 +106,7 @@ function readRest(sent: SentRequest, answer: Answer): Reading {
   if (answer.status < 200 || answer.status >= 300) return { refused: false };
   const endpoint = endpointOf(sent.method, sent.path);
   if (!endpoint) return { refused: false, success: { ok: false, reason: 'no endpoint of the description answers here' } };
-  const spec = sent.body === undefined ? undefined : bodySpecOf(endpoint, parseJson(sent.body));
+  const spec = sent.body === undefined ? undefined : bodySpecOf(endpoint, sent.json !== undefined ? sent.json : parseJson(sent.body));
   return { refused: false, success: documentedSuccess(spec?.success ?? endpoint.success, answer) };
 }
 

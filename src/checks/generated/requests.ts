@@ -43,11 +43,19 @@ function key(endpoint: Endpoint): string {
   return `${endpoint.method} ${endpoint.path}`;
 }
 
+/** Fresh Idempotency-Keys for a plan: one random part per process and a counter (no random bytes per case). */
+const KEY_STEM = newKey();
+let keyCount = 0;
+function planKey(): string {
+  keyCount += 1;
+  return `${KEY_STEM}-${keyCount.toString(36).padStart(8, '0')}`;
+}
+
 /** Headers every request of an endpoint carries when no case changes them. */
 function baseHeaders(endpoint: Endpoint): Record<string, string> {
   const out: Record<string, string> = {};
   for (const h of endpoint.headers) {
-    if (h.name === 'idempotency-key' && h.required) out[h.name] = newKey();
+    if (h.name === 'idempotency-key' && h.required) out[h.name] = planKey();
     if (h.name === 'accept' && h.required) out[h.name] = 'text/event-stream';
   }
   return out;
@@ -83,9 +91,20 @@ function baseBody(endpoint: Endpoint, spec: BodySpec, plan: PlanContext): unknow
   return minimalOf(spec.schema);
 }
 
+/** The cases of a schema and base, computed once per process: every plan of a run (and every bench round) asks again. */
+const CASES = new WeakMap<z.ZodType, Map<string, ReturnType<typeof casesOf>>>();
+function cachedCases(schema: z.ZodType, base: unknown): ReturnType<typeof casesOf> {
+  let bySchema = CASES.get(schema);
+  if (!bySchema) CASES.set(schema, (bySchema = new Map()));
+  const key = JSON.stringify(base);
+  let set = bySchema.get(key);
+  if (!set) bySchema.set(key, (set = casesOf(schema, base)));
+  return set;
+}
+
 function bodyCases(endpoint: Endpoint, spec: BodySpec, plan: PlanContext, out: Generated[], constraints: Map<string, Constraint>): void {
   const base = baseBody(endpoint, spec, plan);
-  const set = casesOf(spec.schema, base);
+  const set = cachedCases(spec.schema, base);
   const prefix = endpoint.bodies.length > 1 ? `${spec.name}: ` : '';
   const push = (g: Generated) => out.push(g);
   for (const c of set.constraints) constraints.set(`${key(endpoint)} ${prefix}${c.id}`, c);

@@ -21,15 +21,15 @@ export const missionProjection = z.looseObject({
 export type MissionProjection = z.infer<typeof missionProjection>;
 
 const GOAL = 'Resources and their fields > Goal specification and budget (create request)';
-const budgetField = (row: string) => stated(z.number().int(), ['type', 'integer', 'range'], V8(GOAL, row));
+const budgetField = (row: string, schema: z.ZodNumber) => stated(schema, ['type', 'integer', 'range'], V8(GOAL, row));
 
 export const resourceBudget = choice(
   stated(
     z.strictObject({
-      maximumSteps: budgetField('| resourceBudget.maximumSteps | integer | yes | at least 1 |').min(1),
-      maximumToolCalls: budgetField('| resourceBudget.maximumToolCalls | integer | yes | at least 0; `0` means planning only |').min(0),
-      maximumElapsedMs: budgetField('| resourceBudget.maximumElapsedMs | integer (ms) | yes | at least 1; measured from when execution begins |').min(1),
-      maximumParallelism: budgetField('| resourceBudget.maximumParallelism | integer | yes | 1-64 |').min(1).max(64),
+      maximumSteps: budgetField('| resourceBudget.maximumSteps | integer | yes | at least 1 |', z.number().int().min(1)),
+      maximumToolCalls: budgetField('| resourceBudget.maximumToolCalls | integer | yes | at least 0; `0` means planning only |', z.number().int().min(0)),
+      maximumElapsedMs: budgetField('| resourceBudget.maximumElapsedMs | integer (ms) | yes | at least 1; measured from when execution begins |', z.number().int().min(1)),
+      maximumParallelism: budgetField('| resourceBudget.maximumParallelism | integer | yes | 1-64 |', z.number().int().min(1).max(64)),
     }),
     ['type', 'required'],
     V8(GOAL, '| resourceBudget | object | yes | all four fields required |'),

@@ -54,8 +54,8 @@ async function contractFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Pro
     v1.json(r.res, 400, { error: 'tools must be an object' });
     return undefined;
   }
-  if (faults.has('v1.contract.generated.accepts-valid/task-context-refused') && isRecord(body.context) && Object.keys(body.context).length === 0) {
-    v1.problem(r.res, 400, 'invalid_request', { detail: 'context must name a session.', retryable: false });
+  if (faults.has('v1.contract.generated.accepts-valid/task-empty-tools-refused') && isRecord(body.tools) && Array.isArray(body.tools.allow) && body.tools.allow.length === 0) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: 'tools must name a tool.', retryable: false });
     return undefined;
   }
   const deny = isRecord(body.tools) ? body.tools.deny : undefined;
