@@ -6,6 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { dechunk } from '../../probe/raw.ts';
+import { sentenceText } from '../../contract/sentence.ts';
 import { expectationOf, NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
 import { judgeAnswer, type Answer, type Aspect, type Judgement } from '../generated/judgement.ts';
 import { bodyFixtures } from '../generated/engine.ts';
@@ -68,7 +69,7 @@ function sentOfCase(c: Case): SentRequest {
 }
 
 /** A stated case carries its sentence; a rewritten one the base's expectation; any other is derived, and open where the operator's change is. */
-export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'endpoint' | 'operator'>, sent: SentRequest, base: SentRequest | undefined, known: Known): Expectation {
+export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'allowedBy' | 'endpoint' | 'operator'>, sent: SentRequest, base: SentRequest | undefined, known: Known): Expectation {
   const constraint = `${c.endpoint} catalogue ${c.operator}`;
   if (c.stated) {
     if (c.stated.kind === 'accept') return { kind: 'accept', because: c.stated.because, constraint };
@@ -78,6 +79,7 @@ export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'endpoi
     return out;
   }
   if (c.same && base) return { ...expectationOf(base, known), constraint };
+  if (c.allowedBy) return { kind: 'open', why: `${c.why ?? 'allowed'} (${sentenceText(c.allowedBy)})`, constraint };
   const derived = expectationOf(sent, known);
   if (derived.kind !== 'refuse') return { kind: 'open', why: c.why ?? 'the descriptions do not state what happens', constraint };
   // The operator's own change may be what gets the request refused, so any refusal will do: the named status no longer decides.
@@ -91,6 +93,8 @@ function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonl
   if (permits?.includes(res.status)) return { findings: {} };
   // A HEAD answer has no content (RFC 9110 9.3.2), so its refusal's format cannot be read.
   if (sent.method === 'HEAD') delete j.findings['problem-json'];
+  // A head too large or a target too long is refused by the HTTP layer before the API: a bodiless 414 or 431 is its answer, not the API's.
+  if ((res.status === 414 || res.status === 431) && res.text.trim() === '') delete j.findings['problem-json'];
   // MCP: an HTTP error "MAY comprise a JSON-RPC error response that has no id": any body is legal there.
   if (sent.path === '/mcp' && res.status >= 400 && res.status < 500 && j.findings['problem-json'] && !/"error"/.test(res.text)) delete j.findings['problem-json'];
   if (raw && res.status >= 400 && res.status < 500 && res.text.trim() === '') delete j.findings['problem-json'];

@@ -61,6 +61,11 @@ export interface Built {
   same?: Sentence;
   /** Why the operator's change is open, when it is. */
   why?: string;
+  /**
+   * A sentence that allows this input outright, so it stays open even where the derivation would
+   * state a refusal (MCP: a POST body may be "A single JSON-RPC request, notification, or response").
+   */
+  allowedBy?: Sentence;
   /** 5xx statuses a standard names for this input (RFC 9110's 501 for an unknown method or coding). */
   permits?: readonly number[];
 }
@@ -111,6 +116,7 @@ export interface McpCase {
   session?: string | null;
   stated?: Stated;
   why?: string;
+  allowedBy?: Sentence;
 }
 
 export interface McpOperator {

@@ -75,7 +75,9 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
     peer: 'MCP Streamable HTTP (202)',
     cases: () => [
       opened('unknown notification', { json: { jsonrpc: '2.0', method: 'notifications/apicert' } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal'),
-      opened('a stray response', { json: { jsonrpc: '2.0', id: 'apicert-never-sent', result: {} } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal'),
+      opened('a stray response', { json: { jsonrpc: '2.0', id: 'apicert-never-sent', result: {} } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal', {
+        allowedBy: MCP('Transports > Streamable HTTP > Sending Messages to the Server', 'A single JSON-RPC request, notification, or response'),
+      }),
     ],
   },
   {
