@@ -36,6 +36,8 @@ export interface CatalogueRun {
 }
 
 const PARALLEL = 4;
+/** Deep depth: random pairs start, and go on, only within this time from the start of the surface's run. */
+const PAIRS_UNTIL_MS = 60_000;
 
 export function depthOf(ctx: CheckContext): Depth {
   return ctx.profile.safety.probeDepth;
@@ -115,11 +117,11 @@ function budgetSpent(error: unknown): boolean {
   return error instanceof Inconclusive && !(error instanceof TransportError) && /request budget/.test(error.message);
 }
 
-async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Case[], bases: ReadonlyMap<string, SentRequest>, known: Known): Promise<void> {
+async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Case[], bases: ReadonlyMap<string, SentRequest>, known: Known, until = Infinity): Promise<void> {
   let next = 0;
   let stopped = false;
   const worker = async () => {
-    while (next < cases.length && !stopped) {
+    while (next < cases.length && !stopped && performance.now() < until) {
       const c = cases[next++]!;
       run.sent += 1;
       try {
@@ -140,7 +142,7 @@ async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Ca
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
-  if (next < cases.length) run.skipped.push(`${cases.length - next} case(s): safety.requestBudget used up`);
+  if (next < cases.length) run.skipped.push(`${cases.length - next} case(s): ${stopped ? 'safety.requestBudget used up' : 'the random pairs\' time ran out'}`);
 }
 
 function mcpSent(c: McpCase, session: McpSession): SentRequest {
@@ -189,6 +191,7 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
 /** The catalogue's whole run on a surface. */
 export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface | 'mcp'): Promise<CatalogueRun> {
   const depth = depthOf(ctx);
+  const started = performance.now();
   const run: CatalogueRun = { depth, results: [], unanswered: [], limited: 0, skipped: [], sent: 0 };
   if (surface === 'mcp') {
     await sendMcp(ctx, run);
@@ -205,10 +208,11 @@ export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface |
   if (skipped) run.skipped.push(skipped);
   const sendable = rawUsable ? cases : cases.filter((c) => c.sent.kind !== 'raw');
   await sendHttp(ctx, run, sendable, bases, known);
-  if (depth === 'deep') {
+  // Random pairs only while the run is young: behind a slow link the deterministic phase comes first, and the pairs never cost a rule its deadline.
+  if (depth === 'deep' && performance.now() - started < PAIRS_UNTIL_MS) {
     const room = Math.min(200, Math.floor(ctx.http.remainingRequests() / 4));
-    await sendHttp(ctx, run, randomPairs(sendable, room, ctx.seed), bases, known);
-  }
+    await sendHttp(ctx, run, randomPairs(sendable, room, ctx.seed), bases, known, started + PAIRS_UNTIL_MS);
+  } else if (depth === 'deep') run.skipped.push(`random pairs: the deterministic phase took more than ${PAIRS_UNTIL_MS / 1000} s`);
   return run;
 }
 
