@@ -232,7 +232,7 @@ export class ProbeClient implements Http {
       }
       const answer: ProbeResponse = { status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs };
       if (text.truncated) answer.cut = true;
-      const malformed = text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
+      const malformed = malformedOf(text, contentType, json);
       if (malformed) answer.malformed = malformed;
       return this.link(answer, at);
     } catch (error) {
@@ -343,7 +343,8 @@ export class ProbeClient implements Http {
       this.noteMalformed(req, res.statusCode, contentType, text, json);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: this.keepText(text.text) };
-      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json }, at);
+      const malformed = malformedOf(text, contentType, json);
+      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json, ...(malformed ? { malformed } : {}) }, at);
     }
     let read: ReadResult;
     try {
@@ -377,8 +378,13 @@ export class ProbeClient implements Http {
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
-    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, at);
+    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType, ...(read.invalidUtf8 ? { malformed: 'is an event stream that is not valid UTF-8' } : {}) }, at);
   }
+}
+
+/** Why a body is broken for its media type, or undefined: invalid UTF-8, or a JSON media type whose body is not JSON. */
+function malformedOf(text: { text: string; truncated: boolean; malformed?: string }, contentType: string, json: unknown): string | undefined {
+  return text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
 }
 
 /** Media types and their parameters' names are case-insensitive (RFC 9110, 8.3.1): checks compare lowercase. */

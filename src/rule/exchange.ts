@@ -104,6 +104,8 @@ export interface StreamResponse extends ReadResult {
   /** The body when the server did not answer with an event stream. */
   text?: string;
   json?: unknown;
+  /** Why the body is broken for its media type (invalid UTF-8, JSON that is not JSON), as on `ProbeResponse`. */
+  malformed?: string;
 }
 
 /** What a report keeps of one exchange; every string in it has been through the redactor. */
