@@ -145,6 +145,11 @@ async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Ca
   if (next < cases.length) run.skipped.push(`${cases.length - next} case(s): ${stopped ? 'safety.requestBudget used up' : 'the random pairs\' time ran out'}`);
 }
 
+/** A streamed answer's messages (batches flattened, as `readReply` reads them) as the text of an event stream, one message an event. */
+function streamText(messages: readonly unknown[]): string {
+  return messages.map((m) => `data: ${JSON.stringify(m)}\n\n`).join('');
+}
+
 function mcpSent(c: McpCase, session: McpSession): SentRequest {
   const id = c.session === undefined ? session.id : (c.session ?? undefined);
   const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...c.headers };
@@ -174,7 +179,7 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
         const sent = mcpSent(c, session);
         const e = expectationFor({ ...c, endpoint: 'POST /mcp', operator: c.operator }, sent, undefined, known);
         // A streamed answer's messages are in its events: the judgement reads them as the stream's text.
-        const answer = reply.kind === 'sse' ? { ...reply.res, text: reply.events.map((ev) => `${ev.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`).join('') } : reply.res;
+        const answer = reply.kind === 'sse' ? { ...reply.res, text: streamText(reply.messages) } : reply.res;
         run.results.push({ c: { operator: c.operator, family: c.family, endpoint: 'POST /mcp', label: c.label, raw: false }, expectation: e, judgement: judged(sent, e, answer, undefined, false), evidence: evidenceOf(ctx, reply.res) });
       } catch (error) {
         if (budgetSpent(error)) {
