@@ -8,7 +8,7 @@ import { rawBytes, sendRawBytes } from './raw.ts';
 import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
 import type { ExchangeJournal } from './journal.ts';
-import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget } from './evidence.ts';
+import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget, tokenVariable } from './evidence.ts';
 import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from './transport.ts';
 
 export { closeDispatcher, createDispatcher } from './transport.ts';
@@ -253,10 +253,13 @@ export class ProbeClient implements Http {
     this.sent += 1;
     const url = new URL(path, this.options.baseUrl);
     const added: Record<string, string> = { ...this.options.headersFor?.(url) };
-    if (req.credential) added.Authorization = `Bearer ${req.credential.token}`;
-    const bytes = rawBytes({ ...req, target: req.target.replace('{origin}', url.origin) }, url.host, added);
+    const placed = placeCredential(req);
+    if (req.credential && !req.place) added.Authorization = `Bearer ${req.credential.token}`;
+    const bytes = rawBytes({ ...placed, target: placed.target.replace('{origin}', url.origin) }, url.host, added);
     const redactor = this.options.redactor;
-    const text = bytes.toString('latin1');
+    // The evidence names the credential, as curl lines do: the token never reaches the redactor as text.
+    const named = req.credential ? (value: string) => value.split(req.credential!.token).join(`$${tokenVariable(req.credential!.name)}`) : (value: string) => value;
+    const text = named(bytes.toString('latin1'));
     const headEnd = text.indexOf('\r\n\r\n') === -1 ? text.indexOf('\n\n') : text.indexOf('\r\n\r\n');
     const headLines = (headEnd === -1 ? text : text.slice(0, headEnd)).split(/\r?\n/).slice(1);
     const headers: Record<string, string> = {};
@@ -266,7 +269,7 @@ export class ProbeClient implements Http {
     }
     const redactedHeaders = redactor.headers(headers);
     const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body.toString('latin1') : req.body;
-    const entry: EvidenceEntry = { request: { method: req.method, url: redactor.text(url.toString()), headers: redactedHeaders }, durationMs: 0, curl: '' };
+    const entry: EvidenceEntry = { request: { method: req.method, url: redactor.text(named(new URL(placed.target.replace('{origin}', ''), this.options.baseUrl).toString())), headers: redactedHeaders }, durationMs: 0, curl: '' };
     if (req.label) entry.label = req.label;
     if (body !== undefined) entry.request.body = this.keepText(body);
     // curl cannot write most of these forms: the line says so, and the raw head is in the evidence.
@@ -380,6 +383,16 @@ export class ProbeClient implements Http {
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
     return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType, ...(read.invalidUtf8 ? { malformed: 'is an event stream that is not valid UTF-8' } : {}) }, at);
   }
+}
+
+/** A raw request with its credential placed where `place` says (a header line, the query, a cookie). */
+function placeCredential(req: RawRequest): RawRequest {
+  const token = req.credential?.token;
+  const place = req.place;
+  if (token === undefined || !place) return req;
+  if ('header' in place) return { ...req, headers: [...req.headers, [place.header, `${place.before ?? 'Bearer '}${token}${place.after ?? ''}`]] };
+  if ('cookie' in place) return { ...req, headers: [...req.headers, ['Cookie', `${place.cookie}=${token}`]] };
+  return { ...req, target: `${req.target}${req.target.includes('?') ? '&' : '?'}${place.query}=${encodeURIComponent(token)}` };
 }
 
 /** Why a body is broken for its media type, or undefined: invalid UTF-8, or a JSON media type whose body is not JSON. */

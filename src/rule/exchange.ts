@@ -37,6 +37,12 @@ export interface RawRequest {
   /** The body bytes as sent: Content-Length is added only when no framing header is given. */
   body?: Buffer | string;
   credential: Credential | null;
+  /**
+   * Where the credential's token goes instead of `Authorization: Bearer <token>`: another header
+   * line (name, and what comes before and after the token), a query parameter, or a cookie. The
+   * evidence names the credential (`$TOKEN_<NAME>`), never shows the token.
+   */
+  place?: { header: string; before?: string; after?: string } | { query: string } | { cookie: string };
   /** Line ending of the head: CRLF unless given. */
   lineEnd?: string;
   omitHost?: boolean;

@@ -48,7 +48,9 @@ function sentOfRaw(req: RawRequest): SentRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of req.headers) headers[name.trim().toLowerCase()] = value;
   const body = req.body === undefined ? undefined : decodedBody(Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8'), headers);
-  const out: SentRequest = { method: req.method, path: req.target.replace('{origin}', ''), headers, credential: req.credential?.name ?? null };
+  // A credential placed outside the Authorization header is no credential to the descriptions.
+  const elsewhere = req.place !== undefined && !('header' in req.place);
+  const out: SentRequest = { method: req.method, path: req.target.replace('{origin}', ''), headers, credential: elsewhere ? null : (req.credential?.name ?? null) };
   if (body !== undefined) out.body = body;
   return out;
 }

@@ -62,8 +62,7 @@ export const HEADERS: readonly HttpOperator[] = [
       same('upper-case header names',
         raw(t, (r) => {
           r.headers = r.headers.map(([n, v]) => [n.toUpperCase(), v]);
-          if (r.credential) r.headers.push(['AUTHORIZATION', `Bearer ${r.credential.token}`]);
-          r.credential = null;
+          r.place = { header: 'AUTHORIZATION' };
         }),
         rfc9110('5.1', 'Field names are case-insensitive')),
     ],
@@ -230,13 +229,14 @@ export const CREDENTIALS: readonly HttpOperator[] = [
     family: 'credentials',
     sends: 'the token only in the query (access_token); deep: only in a cookie',
     peer: 'CATS (auth placement); RFC 6750 2.3',
+    raw: true,
     applies: always,
     cases: (t) => {
       const rule = HEADER_REQUIRED[t.surface];
       const status = t.surface === 'v8' ? 401 : undefined;
       return [
-        stated('token only in the query', http(t, (r) => ((r.credential = null), (r.path = withQuery(r.path, `access_token=${encodeURIComponent(t.credential.token)}`)))), 'refuse', rule, status),
-        stated('token only in a cookie', http(t, (r) => ((r.credential = null), (r.headers = { ...r.headers, cookie: `access_token=${t.credential.token}` }))), 'refuse', rule, status),
+        stated('token only in the query', raw(t, (r) => (r.place = { query: 'access_token' })), 'refuse', rule, status),
+        stated('token only in a cookie', raw(t, (r) => (r.place = { cookie: 'access_token' })), 'refuse', rule, status),
       ];
     },
   },
@@ -254,7 +254,7 @@ export const CREDENTIALS: readonly HttpOperator[] = [
       const because = TOKEN_FORM[t.surface];
       return [
         stated('a forged token of the same shape', withAuthorization(t, `Bearer ${forged}`), 'refuse', because),
-        open('NUL after the token', raw(t, (r) => ((r.credential = null), r.headers.push(['Authorization', `Bearer ${token}\u0000`]))), 'RFC 9110 5.5: a NUL in a field value is refused or replaced'),
+        open('NUL after the token', raw(t, (r) => (r.place = { header: 'Authorization', after: '\u0000' })), 'RFC 9110 5.5: a NUL in a field value is refused or replaced'),
       ];
     },
   },
