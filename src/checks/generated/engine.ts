@@ -236,11 +236,13 @@ async function sendApproves(s: Sender, cases: readonly Generated[], first: strin
   // Must-refuse cases while the run is parked, then its must-accept case; open ones (which a deployment may take) only after it.
   const order = [...cases.filter((g) => kinds.get(g) === 'refuse'), ...accepts.slice(0, 1), ...cases.filter((g) => kinds.get(g) === 'open'), ...accepts.slice(1)];
   const shared: string[] = [];
+  // A must-refuse approve the deployment took un-parked the shared run: its must-accept case then gets a run of its own, so one defect is not reported twice.
+  let taken = false;
   for (const [i, g] of order.entries()) {
     if (s.run.sent >= s.cap) return void s.run.skipped.push(leftOut(order.slice(i), 'deterministic', `safety.generatedRequests (${s.cap}) reached`));
     const acceptIndex = accepts.indexOf(g);
     let req = g;
-    if (acceptIndex > 0) {
+    if (acceptIndex > 0 || (acceptIndex === 0 && taken)) {
       const parked = acceptIndex < MAX_PARKED ? await parkOne(s.ctx, 'v1', false) : undefined;
       if (!parked) {
         s.run.skipped.push({ endpoint: `POST /v1/runs/{id}/approve: ${accepts.length - acceptIndex} must-accept case(s)`, reason: acceptIndex < MAX_PARKED ? 'no further run could be parked' : `at most ${MAX_PARKED} runs are parked for the approve cases` });
@@ -257,10 +259,14 @@ async function sendApproves(s: Sender, cases: readonly Generated[], first: strin
       if (g.request.rawBody !== undefined) request.rawBody = swap(g.request.rawBody);
       req = { ...g, request };
     } else shared.push(g.label);
+    const judged = s.run.judged.length;
     const stop = await sendCase(s, req, 'deterministic');
     if (stop) return void s.run.skipped.push(leftOut(order.slice(i + 1), 'deterministic', stop));
+    const status = s.run.judged[judged]?.evidence.response?.status;
+    if (acceptIndex < 0 && status !== undefined && status >= 200 && status < 300) taken = true;
   }
-  s.run.setup.push(`${shared.length} approve cases shared the parked run ${first}: the must-refuse ones while it was parked, then the must-accept "${accepts[0]?.label ?? '-'}", then the open ones; ${Math.max(0, accepts.length - 1)} other must-accept case(s) each had a parked run of its own`);
+  const firstAccept = taken ? `no must-accept case (a must-refuse one was taken, so "${accepts[0]?.label ?? '-'}" had a run of its own)` : `the must-accept "${accepts[0]?.label ?? '-'}"`;
+  s.run.setup.push(`${shared.length} approve cases shared the parked run ${first}: the must-refuse ones while it was parked, then ${firstAccept}, then the open ones; ${Math.max(0, accepts.length - (taken ? 0 : 1))} must-accept case(s) had a parked run of their own`);
 }
 
 /** A random-phase request: the template's endpoint and headers (a fresh idempotency key), a generated body. */

@@ -23,7 +23,7 @@ function observeRun(ctx: CheckContext, run: ProbeRun): void {
   if (run.unanswered.length > 0) ctx.observe('not answered (transport), not judged', run.unanswered.slice(0, 20), `${run.unanswered.length} in all`);
   for (const s of run.skipped) ctx.observe(`not exercised: ${s.endpoint}`, s.reason);
   for (const [endpoint, rows] of run.coverage) {
-    const row = (r: (typeof rows)[number]) => `${r.accept} must accept, ${r.refuse} must refuse, ${r.open} open`;
+    const row = (r: (typeof rows)[number]) => `${r.accept} must accept, ${r.refuse} must refuse, ${r.open} open${r.sentences.length ? `; because ${r.sentences.join(' | ')}` : ''}`;
     ctx.observe(`constraint coverage ${endpoint}`, Object.fromEntries(rows.map((r) => [`${r.constraint} (${r.detail})`, row(r)])), 'cases sent and judged per constraint, by the expectation computed from each request sent');
   }
 }

@@ -7,7 +7,8 @@
  * - A broken answer (invalid UTF-8, a JSON type that is not JSON) fails every aspect: it is never
  *   an acceptance, a refusal or "no 5xx".
  * - `no-5xx`: every answer. `problem-json`: every refusal is in the surface's error format
- *   (problem+json with the surface's shape on /v1 and /v8, a JSON-RPC error on /mcp).
+ *   (problem+json with the surface's shape on /v1 and /v8; on /mcp a JSON-RPC error with an integer
+ *   code and a message, while an HTTP 4xx's body is the server's choice: "MAY comprise a JSON-RPC error").
  *   `error-status`: a must-refuse case is refused (with the named status or codes).
  *   `accepts-valid`: a must-accept case gets the endpoint's documented success answer.
  */
@@ -122,9 +123,8 @@ function readMcp(sent: SentRequest, answer: Answer): Reading {
     return { refused: true, code: typeof error.code === 'number' ? error.code : undefined, format: { ok, reason: 'a JSON-RPC error without an integer code and a message' } } as Reading;
   }
   if (answer.status >= 400 && answer.status < 500) {
-    // An HTTP error on /mcp may carry no body ("MAY comprise a JSON-RPC error response that has no id"); any other body is not the format.
-    const ok = answer.text.trim() === '';
-    return { refused: true, code: answer.status, format: { ok, reason: `refused with HTTP ${answer.status} and a body that is not a JSON-RPC error` } };
+    // An HTTP error on /mcp "MAY comprise a JSON-RPC error response that has no id": its body is the server's choice.
+    return { refused: true, code: answer.status };
   }
   if (answer.status === 202) return { refused: false, success: { ok: sentId === undefined && answer.text.trim() === '', reason: sentId === undefined ? 'a 202 with a body' : 'a 202 to a request, which is owed a response' } };
   if (answer.status < 200 || answer.status >= 300) return { refused: false };

@@ -180,3 +180,22 @@ export async function parseBody(fake: FakeContext, r: RouteRequest): Promise<{ v
   writeJson(r.res, malformedStatus(fake), unattributedError(fake, code, 'Parse error: the body is not valid JSON.'));
   return undefined;
 }
+
+/** Faults of `mcp.jsonrpc.generated.errors`: inputs only the generated messages send. True when the fault answered. */
+export function generatedFault(fake: FakeContext, responses: ResponseFactory, r: RouteRequest, value: unknown): boolean {
+  const m = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const params = typeof m.params === 'object' && m.params !== null ? (m.params as Record<string, unknown>) : {};
+  const crash =
+    (fake.faults.has('mcp.jsonrpc.generated.errors/string-arguments-500') && m.method === 'tools/call' && typeof params.arguments === 'string') ||
+    (fake.faults.has('mcp.jsonrpc.generated.errors/initialize-array-params-500') && m.method === 'initialize' && Array.isArray(m.params)) ||
+    (fake.faults.has('mcp.jsonrpc.generated.errors/long-session-id-500') && (r.header('mcp-session-id')?.length ?? 0) > 1024);
+  if (crash) {
+    writeJson(r.res, 500, { error: 'internal error' });
+    return true;
+  }
+  if (fake.faults.has('mcp.jsonrpc.generated.errors/long-method-served') && typeof m.method === 'string' && m.method.length > 4096 && (typeof m.id === 'string' || typeof m.id === 'number')) {
+    writeJson(r.res, 200, responses.result(m.id, {}));
+    return true;
+  }
+  return false;
+}

@@ -78,7 +78,8 @@ function cases(tool: string | undefined): McpCase[] {
 
 /** The answer as the judgement reads it: an event stream's messages written back as its text. */
 function answerOf(reply: McpReply): Answer {
-  const text = reply.kind === 'sse' ? reply.events.map((e) => `data: ${e.data}\n\n`).join('') : reply.res.text;
+  // Each line of an event's data is a data: line of its own (a payload may span several).
+  const text = reply.kind === 'sse' ? reply.events.map((e) => `${e.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`).join('') : reply.res.text;
   const answer: Answer = { status: reply.res.status, headers: reply.res.headers, contentType: reply.res.contentType, json: reply.res.json, text };
   if (reply.res.cut) answer.cut = true;
   if (reply.res.malformed) answer.malformed = reply.res.malformed;

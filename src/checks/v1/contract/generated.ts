@@ -18,7 +18,7 @@ export const generatedNo5xx = rule({
 
 export const generatedProblemJson = rule({
   id: 'v1.contract.generated.problem-json',
-  title: 'Every non-2xx answer of a /v1 endpoint to a generated request is application/problem+json with the closed /v1 Problem shape',
+  title: 'Every refusal (4xx) of a /v1 endpoint to a generated request is application/problem+json with the closed /v1 Problem shape',
   level: 'required',
   bulk: true,
   spec: {
@@ -30,7 +30,7 @@ export const generatedProblemJson = rule({
 
 export const generatedErrorStatus = rule({
   id: 'v1.contract.generated.error-status',
-  title: 'A generated request that breaks the contract is refused with a 4xx (no status mapping is given: the status is recorded)',
+  title: 'A generated request that breaks a constraint the description states is refused with a 4xx (no status mapping is given: the status is recorded); unstated constraints are open',
   level: 'required',
   bulk: true,
   spec: { quote: 'ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request` … Mapping of each `code` to an HTTP status: not shown.' },
@@ -39,7 +39,7 @@ export const generatedErrorStatus = rule({
 
 export const generatedAcceptsValid = rule({
   id: 'v1.contract.generated.accepts-valid',
-  title: 'A generated request the contract allows (every bound at its limit, every enum value and part type, optional fields present and absent) is never refused as invalid',
+  title: "A generated request within every constraint the description states (bounds at their limits, every enum value and part type, optional fields present and absent) gets the endpoint's documented success answer",
   level: 'required',
   bulk: true,
   spec: {

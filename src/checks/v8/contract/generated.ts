@@ -18,7 +18,7 @@ export const generatedNo5xx = rule({
 
 export const generatedProblemJson = rule({
   id: 'v8.contract.generated.problem-json',
-  title: 'Every non-2xx answer of a /v8 endpoint to a generated request is application/problem+json with the /v8 problem shape',
+  title: 'Every refusal (4xx) of a /v8 endpoint to a generated request is application/problem+json with the /v8 problem shape',
   level: 'required',
   bulk: true,
   spec: { quote: 'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).' },
@@ -27,7 +27,7 @@ export const generatedProblemJson = rule({
 
 export const generatedErrorStatus = rule({
   id: 'v8.contract.generated.error-status',
-  title: 'A generated request that breaks the contract is refused with the status the error table names for its cause, else with a 4xx (recorded)',
+  title: 'A generated request that breaks a constraint the description states is refused, with the status the error table names for its cause, else with a 4xx (recorded); unstated constraints are open',
   level: 'required',
   bulk: true,
   spec: {
@@ -39,7 +39,7 @@ export const generatedErrorStatus = rule({
 
 export const generatedAcceptsValid = rule({
   id: 'v8.contract.generated.accepts-valid',
-  title: 'A generated request the contract allows (every bound at its limit, every enum value, optional fields present and absent) is never refused as invalid',
+  title: "A generated request within every constraint the description states (bounds at their limits, every enum value, optional fields present and absent) gets the endpoint's documented success answer",
   level: 'required',
   bulk: true,
   spec: {
