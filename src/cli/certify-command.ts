@@ -53,6 +53,7 @@ interface CertifyFlags {
   allowUntestable?: boolean;
   strict?: boolean;
   readOnly?: boolean;
+  depth?: 'quick' | 'default' | 'deep';
   quiet?: boolean;
   verbose?: boolean;
   color: boolean;
@@ -231,6 +232,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       variants: flags.variant,
       strict: Boolean(flags.strict),
       readOnly: flags.readOnly,
+      ...(flags.depth ? { depth: flags.depth } : {}),
       deadlineMs: flags.deadline,
       signal: stop,
       invocation: invocationOf(flags),
@@ -331,6 +333,7 @@ export function certifyCommand(): Command {
     .option('--wait-http <path>', 'with --image: ready once GET PATH answers 2xx (default: once the port answers HTTP at all)')
     .option('--startup-timeout <ms>', 'with --image: how long the container may take to become ready', milliseconds, 60_000)
     .option('--read-only', 'run only rules that read; every rule that creates or changes state is reported untestable')
+    .addOption(new Option('--depth <depth>', 'how deep the probe catalogue goes (<surface>.catalogue.*): quick (each operator once per surface, for every commit), default (once per endpoint), deep (every variant, then random pairs; nightly); `apicert plan` prints the requests of each').choices(['quick', 'default', 'deep']))
     .option('--surface <list>', 'surfaces to certify, comma separated (v8, v1, mcp)', surfaceList)
     .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*"); each must select a rule', patternList)
     .option('--exclude <globs>', 'rule ids to set aside, comma separated, * as wildcard (e.g. "v8.memory.*,mcp.batch.*"); each must match a rule; the reports list them as excluded, never as passed', patternList)

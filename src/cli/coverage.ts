@@ -1,6 +1,7 @@
 /** `apicert coverage`: the traceability matrix of the seeds; exit 1 when a unit is unmapped. */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { catalogueMarkdown, operatorsFromObservations } from '../coverage/catalogue.ts';
 import { constraintsMarkdown, judgedFromObservations } from '../coverage/constraints.ts';
 import { buildMatrix, matrixMarkdown } from '../coverage/matrix.ts';
 import { UsageError } from './errors.ts';
@@ -11,11 +12,13 @@ export function registerCoverage(program: Command): void {
     .command('coverage')
     .description('Print the traceability matrix: every normative unit of the seeds and the MCP 2025-03-26 transport and lifecycle pages, with the rules that judge it or why none can. Exits 1 when a unit is unmapped.')
     .option('--json', 'print JSON (a `units` array; each entry carries `rules` and `reason`)')
-    .option('--constraints', 'print instead the constraint coverage of the generated contract probes, per endpoint (every length, count, range, pattern, enum and closed object)')
+    .option('--constraints', 'print instead the constraint coverage of the generated contract probes, per endpoint (every length, count, range, pattern, enum and closed object), then the probe catalogue\'s operators per endpoint, stated or open')
     .option('--report <report.json>', 'with --constraints: mark what that run sent and judged')
     .action((opts: { json?: boolean; constraints?: boolean; report?: string }) => {
       if (opts.constraints) {
-        process.stdout.write(constraintsMarkdown(opts.report ? judgedFromObservations(reportObservations(opts.report)) : undefined));
+        const observations = opts.report ? reportObservations(opts.report) : undefined;
+        process.stdout.write(constraintsMarkdown(observations ? judgedFromObservations(observations) : undefined));
+        process.stdout.write(catalogueMarkdown(observations ? operatorsFromObservations(observations) : undefined));
         return;
       }
       const matrix = buildMatrix();

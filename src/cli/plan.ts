@@ -9,6 +9,7 @@ import { RULES } from '../registry.ts';
 import type { Surface } from '../rule/index.ts';
 import { selectRules } from '../runner/run.ts';
 import { compactIds } from '../reports/run-cause.ts';
+import { depthTable } from '../checks/catalogue/plan.ts';
 import { README_SECTIONS, TARGET_ENV } from './help.ts';
 import { chooseTarget } from './target-choice.ts';
 
@@ -35,6 +36,13 @@ async function embedded(): Promise<Profile> {
  * The plan as a person reads it: what is missing, once per missing thing with how many rules it
  * holds back, then the untestable rules by area. `--verbose` lists each rule with what it misses.
  */
+function printDepths(profile: Profile): void {
+  console.log(`\nprobe catalogue (<surface>.catalogue.*; certify --depth, now ${profile.safety.probeDepth}):`);
+  for (const line of depthTable(!profile.safety.allowMutations)) {
+    console.log(`  ${line.depth.padEnd(8)} ${String(line.requests).padStart(5)} requests, about ${line.secondsAt100ms} s against a target 100 ms away${line.depth === 'deep' ? ' (random pairs included, within safety.requestBudget)' : ''}`);
+  }
+}
+
 function printPlan(plan: RunPlan, target: string, how: { fromEnv: boolean; verbose: boolean }): void {
   const { counts } = plan;
   console.log(`plan for ${target}: ${counts.selected} rules selected, ${counts.run} will run, ${counts.untestable} untestable, ${counts.mutating} will create or change state`);
@@ -78,7 +86,10 @@ export function registerPlan(program: Command, parsers: { surfaces: (v: string) 
       const rules = selectRules(RULES, { surfaces: opts.surface, patterns: opts.rules });
       const plan = planRun(rules, profile, { embeddedFake: !opts.profile && !opts.target });
       const target = opts.profile || opts.target ? new URL(profile.target).origin : 'the built-in reference fake';
-      if (opts.json) console.log(JSON.stringify({ target, ...plan }, null, 2));
-      else printPlan(plan, target, { fromEnv: Boolean(opts.target), verbose: Boolean(opts.verbose) });
+      if (opts.json) console.log(JSON.stringify({ target, ...plan, catalogue: { depth: profile.safety.probeDepth, depths: depthTable(!profile.safety.allowMutations) } }, null, 2));
+      else {
+        printPlan(plan, target, { fromEnv: Boolean(opts.target), verbose: Boolean(opts.verbose) });
+        printDepths(profile);
+      }
     });
 }

@@ -54,12 +54,13 @@ export async function loadBaselineFor(path: string): Promise<{ file: string; ent
 }
 
 /** How the run was started, minus --rules and --seed: every rerun line in the report extends it. */
-export function invocationOf(opts: { target?: string; profile?: string; image?: string; port?: number; faults?: string[]; variant?: string[]; readOnly?: boolean }): string {
+export function invocationOf(opts: { target?: string; profile?: string; image?: string; port?: number; faults?: string[]; variant?: string[]; readOnly?: boolean; depth?: string }): string {
   const parts = ['npx', 'apicert', 'certify'];
   if (opts.profile) parts.push('--profile', shellWord(opts.profile));
   if (opts.target) parts.push('--target', shellWord(opts.target));
   if (opts.image) parts.push('--image', shellWord(opts.image), '--port', String(opts.port));
   if (opts.readOnly) parts.push('--read-only');
+  if (opts.depth && opts.depth !== 'default') parts.push('--depth', opts.depth);
   if (opts.faults?.length) parts.push('--faults', shellWord(opts.faults.join(',')));
   if (opts.variant?.length) parts.push('--variant', shellWord(opts.variant.join(',')));
   return parts.join(' ');

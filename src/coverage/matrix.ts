@@ -1,6 +1,7 @@
 /** The traceability matrix as data: each unit with the rules that judge it or the reason none can. */
 import { RULES } from '../registry.ts';
 import { derivedMapping } from './derive.ts';
+import { catalogueRulesFor } from './catalogue.ts';
 import { generatedRulesFor } from './generated.ts';
 import { MAPPING, type UnitMapping } from './map.ts';
 import { REASONS, type ReasonCode } from './reasons.ts';
@@ -43,7 +44,7 @@ export function buildMatrix(units: SpecUnit[] = allUnits()): Matrix {
   const mappings = unitMappings(units);
   const out: MatrixUnit[] = units.map((unit) => {
     const mapping = mappings.get(unit.id);
-    const rules = [...new Set([...(mapping?.rules ?? []), ...(mapping ? generatedRulesFor(unit, RULES) : [])])];
+    const rules = [...new Set([...(mapping?.rules ?? []), ...(mapping ? generatedRulesFor(unit, RULES) : []), ...(mapping ? catalogueRulesFor(unit, RULES) : [])])];
     const unknownRules = rules.filter((id) => !levels.has(id));
     const reasonCode = mapping?.reason ?? null;
     let status: UnitStatus;

@@ -41,7 +41,8 @@ export class TokenRegistry {
 
   /** The caller behind an `Authorization: Bearer` header, or undefined when there is none or it is unknown. */
   lookup(authorization: string | undefined): FakeCaller | undefined {
-    if (!authorization?.startsWith('Bearer ')) return undefined;
-    return this.tokens.get(authorization.slice(7).trim());
+    // RFC 9110 11.1: "It uses a case-insensitive token to identify the authentication scheme"; 11.4: one or more spaces follow it.
+    const token = /^bearer +(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    return token === undefined ? undefined : this.tokens.get(token);
   }
 }

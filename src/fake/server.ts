@@ -31,6 +31,27 @@ function notFound(fake: FakeContext, res: ServerResponse, path: string, methodOn
   else new V8Responder(fake).problem(res, status, methodOnly ? 'method_not_allowed' : 'not_found', detail);
 }
 
+/** RFC 9112 3.2: "more than one Host header field line" is answered 400, in the flavour of the surface the path belongs to. */
+function refuseHosts(fake: FakeContext, req: IncomingMessage, res: ServerResponse, path: string): boolean {
+  const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'host').length;
+  if (hosts <= 1) return false;
+  const detail = 'A request carries exactly one Host header.';
+  if (path.startsWith('/v1/')) new V1Responder(fake).problem(res, 400, 'invalid_request', { detail, retryable: false, exactStatus: true });
+  else if (path.startsWith('/v8/')) new V8Responder(fake).problem(res, 400, 'bad_request', detail);
+  else {
+    res.writeHead(400);
+    res.end();
+  }
+  return true;
+}
+
+/** RFC 9112 3.2.2: "a server MUST accept the absolute-form in requests"; routing reads the path and query. */
+function originForm(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url;
+  const after = url.indexOf('/', url.indexOf('//') + 2);
+  return after === -1 ? '/' : url.slice(after);
+}
+
 /** Every surface's routes: /v8 (with its mission engine, which the traces read), /v1 with its webhooks, /mcp. */
 function routerOf(context: FakeContext, missions: MissionEngine): Router {
   const router = new Router();
@@ -42,9 +63,10 @@ function routerOf(context: FakeContext, missions: MissionEngine): Router {
 
 function handlerOf(context: FakeContext, router: Router): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
-    const rawUrl = req.url ?? '/';
+    const rawUrl = originForm(req.url ?? '/');
     const q = rawUrl.indexOf('?');
     const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+    if (refuseHosts(context, req, res, path)) return;
     const found = router.match(req.method ?? 'GET', path);
     if (found === undefined || found === 'method') {
       notFound(context, res, path, found === 'method');

@@ -1,11 +1,14 @@
 import { request, type Dispatcher } from 'undici';
 import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
-import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
+import { tlsFiles } from './dispatcher.ts';
+import { rawBytes, sendRawBytes } from './raw.ts';
 import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
 import type { ExchangeJournal } from './journal.ts';
-import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget } from './evidence.ts';
+import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget, tokenVariable } from './evidence.ts';
 import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from './transport.ts';
 
 export { closeDispatcher, createDispatcher } from './transport.ts';
@@ -36,6 +39,14 @@ export interface ProbeOptions {
   journal?: ExchangeJournal;
   /** `--max-rps`: spaces the run's requests; absent for a rule that sends bursts. */
   pacer?: RequestPacer;
+  /** The profile's network settings: raw requests use its TLS files and are not sent through a proxy. */
+  network?: Network;
+}
+
+/** Whether requests go through a forward proxy (the profile's, else the environment's): raw requests cannot follow them. */
+function proxied(network: Network | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (network?.proxy === 'none') return false;
+  return Boolean(network?.proxy ?? env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy);
 }
 
 // No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
@@ -69,6 +80,8 @@ export class ProbeClient implements Http {
   readonly findings: string[] = [];
   /** Answers cut at the body cap: what a check concluded from them rests on bytes it never saw. */
   readonly oversized: string[] = [];
+  /** Requests this client (one rule's fork) sent: the report sums them per rule family. */
+  sent = 0;
 
   private readonly options: ProbeOptions;
   /** Which evidence entry a response (or a received delivery) came from, so a failing case can name it. */
@@ -158,6 +171,7 @@ export class ProbeClient implements Http {
   private prepare(req: Omit<ProbeRequest, 'json' | 'rawBody'>, body: string | undefined, extra: Record<string, string>) {
     if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.path}: not sent (${describeTransportError(undefined, this.limits(this.options.timeoutMs), this.options.signal)})`);
     this.options.budget.take();
+    this.sent += 1;
     const target = new URL(req.path, this.options.baseUrl);
     const url = target.toString();
     const headers: Record<string, string> = { ...this.options.headersFor?.(target), ...extra, ...req.headers };
@@ -224,7 +238,7 @@ export class ProbeClient implements Http {
       }
       const answer: ProbeResponse = { status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs };
       if (text.truncated) answer.cut = true;
-      const malformed = text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
+      const malformed = malformedOf(text, contentType, json);
       if (malformed) answer.malformed = malformed;
       return this.link(answer, at);
     } catch (error) {
@@ -232,6 +246,62 @@ export class ProbeClient implements Http {
       throw this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
     }
   }
+
+  /** Writes a request byte for byte on its own connection (raw.ts), with the same budget, bounds, redaction and evidence as `send`. */
+  async sendRaw(req: RawRequest): Promise<ProbeResponse> {
+    // `{origin}` stands for the target's own origin (an absolute-form request-target).
+    const bare = req.target.replace('{origin}', '');
+    const path = bare.startsWith('/') ? bare : '/';
+    const label = { method: req.method, path: req.target };
+    if (this.options.signal?.aborted) throw new TransportError(`${req.method} ${req.target}: not sent (the check stopped)`);
+    if (proxied(this.options.network)) throw new TransportError(`${req.method} ${req.target}: a raw request is not sent through the profile's proxy`);
+    await this.options.pacer?.wait(this.options.signal);
+    this.options.budget.take();
+    this.sent += 1;
+    const url = new URL(path, this.options.baseUrl);
+    const added: Record<string, string> = { ...this.options.headersFor?.(url) };
+    const placed = placeCredential(req);
+    if (req.credential && !req.place) added.Authorization = `Bearer ${req.credential.token}`;
+    const bytes = rawBytes({ ...placed, target: placed.target.replace('{origin}', url.origin) }, url.host, added);
+    const redactor = this.options.redactor;
+    // The evidence names the credential, as curl lines do: the token never reaches the redactor as text.
+    const named = req.credential ? (value: string) => value.split(req.credential!.token).join(`$${tokenVariable(req.credential!.name)}`) : (value: string) => value;
+    const text = named(bytes.toString('latin1'));
+    const headEnd = text.indexOf('\r\n\r\n') === -1 ? text.indexOf('\n\n') : text.indexOf('\r\n\r\n');
+    const headLines = (headEnd === -1 ? text : text.slice(0, headEnd)).split(/\r?\n/).slice(1);
+    const headers: Record<string, string> = {};
+    for (const line of headLines) {
+      const colon = line.indexOf(':');
+      if (colon > 0) headers[line.slice(0, colon)] = line.slice(colon + 1).trim();
+    }
+    const redactedHeaders = redactor.headers(headers);
+    const body = req.body === undefined ? undefined : Buffer.isBuffer(req.body) ? req.body.toString('latin1') : req.body;
+    const entry: EvidenceEntry = { request: { method: req.method, url: redactor.text(named(new URL(placed.target.replace('{origin}', ''), this.options.baseUrl).toString())), headers: redactedHeaders }, durationMs: 0, curl: '' };
+    if (req.label) entry.label = req.label;
+    if (body !== undefined) entry.request.body = this.keepText(body);
+    // curl cannot write most of these forms: the line says so, and the raw head is in the evidence.
+    entry.curl = `# raw request (curl cannot send it): ${redactor.text(JSON.stringify(clip(text.slice(0, headEnd === -1 ? undefined : headEnd), 2048).text))}`;
+    const at = this.evidence.push(entry) - 1;
+    const started = performance.now();
+    const limits = this.limits(this.options.timeoutMs);
+    try {
+      const tls = url.protocol === 'https:' ? await (this.tls ??= tlsFiles(this.options.network?.tls)) : undefined;
+      const answer = await sendRawBytes({ url, timeoutMs: limits.totalTimeoutMs, maxBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES, ...(tls ? { tls } : {}), ...(this.options.signal ? { signal: this.options.signal } : {}) }, bytes);
+      this.learnSecrets(answer.headers);
+      const contentType = contentTypeOf(answer.headers);
+      const decoded = decodeBody(answer.body, answer.truncated, contentType);
+      const json = parseJson(decoded.text);
+      this.noteMalformed(label, answer.status, contentType, decoded, json);
+      entry.durationMs = Math.round(performance.now() - started);
+      redactor.noteResponse(req.method, path, answer.status, [decoded.text, ...Object.values(answer.headers)]);
+      entry.response = { status: answer.status, headers: redactor.headers(answer.headers), body: this.keepText(decoded.text) };
+      return this.link({ status: answer.status, headers: answer.headers, text: decoded.text, json, contentType, durationMs: entry.durationMs }, at);
+    } catch (error) {
+      throw this.transportFailure(label, entry, started, error, limits, this.options.signal ?? new AbortController().signal);
+    }
+  }
+
+  private tls: Promise<Awaited<ReturnType<typeof tlsFiles>>> | undefined;
 
   /** Opens an event stream (a GET, or a POST whose answer streams) and reads it until the server closes it or a bound is reached. */
   async stream(req: StreamRequest): Promise<StreamResponse> {
@@ -284,7 +354,8 @@ export class ProbeClient implements Http {
       this.noteMalformed(req, res.statusCode, contentType, text, json);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: this.keepText(text.text) };
-      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json }, at);
+      const malformed = malformedOf(text, contentType, json);
+      return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json, ...(malformed ? { malformed } : {}) }, at);
     }
     let read: ReadResult;
     try {
@@ -318,8 +389,23 @@ export class ProbeClient implements Http {
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
-    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, at);
+    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType, ...(read.invalidUtf8 ? { malformed: 'is an event stream that is not valid UTF-8' } : {}) }, at);
   }
+}
+
+/** A raw request with its credential placed where `place` says (a header line, the query, a cookie). */
+function placeCredential(req: RawRequest): RawRequest {
+  const token = req.credential?.token;
+  const place = req.place;
+  if (token === undefined || !place) return req;
+  if ('header' in place) return { ...req, headers: [...req.headers, [place.header, `${place.before ?? 'Bearer '}${token}${place.after ?? ''}`]] };
+  if ('cookie' in place) return { ...req, headers: [...req.headers, ['Cookie', `${place.cookie}=${token}`]] };
+  return { ...req, target: `${req.target}${req.target.includes('?') ? '&' : '?'}${place.query}=${encodeURIComponent(token)}` };
+}
+
+/** Why a body is broken for its media type, or undefined: invalid UTF-8, or a JSON media type whose body is not JSON. */
+function malformedOf(text: { text: string; truncated: boolean; malformed?: string }, contentType: string, json: unknown): string | undefined {
+  return text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
 }
 
 /** Media types and their parameters' names are case-insensitive (RFC 9110, 8.3.1): checks compare lowercase. */

@@ -78,6 +78,12 @@ export const profileSchema = z.strictObject({
       generatedExamples: z.number().int().min(0).max(1000).default(4),
       /** The most requests the generated contract probes of one surface may send (the run-wide requestBudget still applies). */
       generatedRequests: z.number().int().min(0).default(1500),
+      /**
+       * How deep the probe catalogue goes (`<surface>.catalogue.*`): `quick` each operator once per
+       * surface, `default` once per endpoint it fits, `deep` every variant on every field, then random
+       * pairs of operators within the request budget.
+       */
+      probeDepth: z.enum(['quick', 'default', 'deep']).default('default'),
       /** Checks running at once. */
       concurrency: z.number().int().min(1).max(32).default(4),
     })

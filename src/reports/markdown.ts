@@ -32,6 +32,7 @@ export function renderMarkdown(report: Report): string {
     report.run.mode === 'passive'
       ? `- Mode: **passive**: ${report.run.requests} recorded exchanges judged, nothing sent; rules that need a probe are not applicable (${report.run.startedAt}, ${report.run.durationMs} ms)`
       : `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
+    ...(report.run.requestsByFamily ? [`- Requests per rule family: ${Object.entries(report.run.requestsByFamily).map(([f, n]) => `${f} ${n}`).join(', ')}`] : []),
     ...(report.excluded?.length ? [`- Excluded: ${report.excluded.length} rules set aside by --exclude (listed below; none of them counts as passed)`] : []),
     ...(report.run.warnings ?? []).map((w) => `- Warning: ${w}`),
     `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`${report.target.profileFingerprint ? `; profile \`${report.target.profileFingerprint}\`` : ''}; digest \`${report.digest}\``,

@@ -38,6 +38,8 @@ export interface ReportRule {
   baseline?: BaselineMatch;
   /** Passive runs: how many recorded exchanges the rule judged. */
   exchanges?: number;
+  /** Active runs: requests the rule sent (a probe run shared by a family counts once, for the rule that sent it). */
+  requests?: number;
 }
 
 export type Gate = 'pass' | 'fail' | 'inconclusive' | 'untestable';
@@ -80,6 +82,8 @@ export interface Report {
      * then counts the recorded exchanges. Absent for an active run.
      */
     mode?: 'passive';
+    /** Active runs: requests sent per rule family (`<surface>.<area>`), most first. */
+    requestsByFamily?: Record<string, number>;
   };
   summary: {
     required: VerdictCounts;
@@ -286,6 +290,7 @@ export function buildReport(input: {
     if (r.reason !== undefined) rule.reason = input.invocation ? withRunCommand(r.reason, (id, seed) => rerunCommand(input.invocation!, id, seed)) : r.reason;
     if (r.counterexample) rule.counterexample = r.counterexample;
     if (input.passive) rule.exchanges = input.passive.judged.get(r.rule.id) ?? 0;
+    else if (r.requests !== undefined) rule.requests = r.requests;
     if (r.verdict !== 'pass' && input.invocation) rule.rerun = rerunCommand(input.invocation, r.rule.id, input.seed);
     const entry = listed.get(r.rule.id);
     // Only a judged outcome says anything about a baseline entry: untestable or inconclusive leaves it be.
@@ -306,6 +311,11 @@ export function buildReport(input: {
   };
   if (input.stopped) run.stopped = input.stopped;
   if (input.passive) run.mode = 'passive';
+  else {
+    const families = new Map<string, number>();
+    for (const r of rules) if (r.requests) families.set(r.id.split('.').slice(0, 2).join('.'), (families.get(r.id.split('.').slice(0, 2).join('.')) ?? 0) + r.requests);
+    if (families.size > 0) run.requestsByFamily = Object.fromEntries([...families].sort((a, b) => b[1] - a[1]));
+  }
   if (input.warnings?.length) run.warnings = [...input.warnings];
   if (input.baseline) run.baseline = { file: input.baseline.file, entries: input.baseline.entries.length };
   const target: Report['target'] = { ...input.target };

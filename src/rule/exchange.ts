@@ -19,6 +19,36 @@ export interface ProbeRequest {
   timeoutMs?: number;
 }
 
+/**
+ * A request written byte for byte on its own connection, for the forms Node's HTTP clients refuse
+ * to send (duplicate or malformed framing headers, obs-fold, bare LF, a method or target undici
+ * normalises). The client adds Host (unless `omitHost`), the credential, the profile's headers for
+ * the surface and `Connection: close`; everything else is as given, in order.
+ */
+export interface RawRequest {
+  /** Any token, sent as is: `GET`, `get`, `APICERT`. */
+  method: string;
+  /** The request-target as written on the request line: `/v8/goals`, `/v8/./goals`, `http://host/v8/goals`, `*`. */
+  target: string;
+  /** `HTTP/1.1` unless given. */
+  version?: string;
+  /** Header lines in order, duplicates kept; a value is written as is (an obs-fold included). */
+  headers: ReadonlyArray<readonly [string, string]>;
+  /** The body bytes as sent: Content-Length is added only when no framing header is given. */
+  body?: Buffer | string;
+  credential: Credential | null;
+  /**
+   * Where the credential's token goes instead of `Authorization: Bearer <token>`: another header
+   * line (name, and what comes before and after the token), a query parameter, or a cookie. The
+   * evidence names the credential (`$TOKEN_<NAME>`), never shows the token.
+   */
+  place?: { header: string; before?: string; after?: string } | { query: string } | { cookie: string };
+  /** Line ending of the head: CRLF unless given. */
+  lineEnd?: string;
+  omitHost?: boolean;
+  label?: string;
+}
+
 export interface ProbeResponse {
   status: number;
   /** Lower-cased header names; repeated headers joined with ", ". */
@@ -80,6 +110,8 @@ export interface StreamResponse extends ReadResult {
   /** The body when the server did not answer with an event stream. */
   text?: string;
   json?: unknown;
+  /** Why the body is broken for its media type (invalid UTF-8, JSON that is not JSON), as on `ProbeResponse`. */
+  malformed?: string;
 }
 
 /** What a report keeps of one exchange; every string in it has been through the redactor. */
@@ -108,6 +140,8 @@ export interface Http {
   readonly evidence: readonly EvidenceEntry[];
   readonly baseUrl: string;
   send(req: ProbeRequest): Promise<ProbeResponse>;
+  /** Writes a request on a raw socket (TLS and the profile's headers apply; never through a proxy: a proxied target gets a TransportError saying so). */
+  sendRaw(req: RawRequest): Promise<ProbeResponse>;
   /** Opens an event stream and reads it until the server closes it or a bound is reached. */
   stream(req: StreamRequest): Promise<StreamResponse>;
   /**

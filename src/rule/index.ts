@@ -5,7 +5,7 @@
 export type { CheckContext, Decider, PropertyOptions, ServiceKey, TargetInfo } from './context.ts';
 export { RUN_MEMO, serviceKey } from './context.ts';
 export { defineRule, section, type RuleDeclaration, type SectionDefaults } from './define.ts';
-export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
+export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, RawRequest, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
 export { CheckFailure, Inconclusive, NotApplicable, TransportError, Untestable } from './outcome.ts';
 export { describePrerequisite, type Prerequisite } from './prerequisite.ts';
 export { reproduceLine, withRunCommand } from './reproduce.ts';

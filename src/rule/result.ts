@@ -20,4 +20,6 @@ export interface RuleResult {
   casesOmitted: number;
   /** Credential roles the check asked for while it ran. */
   rolesRequested: string[];
+  /** Requests the check sent (a shared probe run counts for the rule that sent it). */
+  requests?: number;
 }

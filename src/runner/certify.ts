@@ -53,6 +53,8 @@ export interface CertifyOptions {
   seed?: number;
   /** Run only the rules that read: every rule that creates or changes state is untestable. */
   readOnly?: boolean;
+  /** The probe catalogue's depth (`--depth`), over the profile's `safety.probeDepth`. */
+  depth?: Profile['safety']['probeDepth'];
   /** Only for the embedded fake: faults to switch on. */
   faults?: FaultId[];
   /** Only for the embedded fake: legal alternatives it takes (see "apicert variants"). */
@@ -184,6 +186,7 @@ export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBu
     streamTimeoutMs: profile.safety.streamTimeoutMs,
     streamCloseGraceMs: profile.safety.streamCloseGraceMs,
     dispatcher,
+    ...(profile.network ? { network: profile.network } : {}),
     ...(profile.network?.headers ? { headersFor: (url: URL) => headersFor(profile.network, url) } : {}),
     ...(signal ? { signal } : {}),
   });
@@ -210,6 +213,7 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
     if (options.adjustEmbeddedProfile) profile = options.adjustEmbeddedProfile(profile);
   }
   if (options.readOnly) profile = { ...profile, safety: { ...profile.safety, allowMutations: false } };
+  if (options.depth) profile = { ...profile, safety: { ...profile.safety, probeDepth: options.depth } };
   const target: TargetInfo = { baseUrl: profile.target, kind: fake ? 'embedded-fake' : options.container ? 'container' : 'remote' };
   const budget = new RequestBudget(profile.safety.requestBudget);
   const redactor = redactorFor(profile, options.rules ?? RULES);

@@ -186,6 +186,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     cases,
     casesOmitted: verdict === 'fail' ? ctx.casesOmitted : 0,
     rolesRequested: [...ctx.rolesRequested],
+    requests: probe.sent,
   };
   // A reason may quote a whole body: it is kept clipped and redacted, never as a view of the body.
   if (reason !== undefined) result.reason = safe(reason);

@@ -123,7 +123,7 @@ async function sendAndJudge(s: Sender, g: Generated, phase: Judged['phase']): Pr
   return { g, sent, expectation, judgement: judgeAnswer(sent, expectation, got.answer), evidence: got.evidence, phase };
 }
 
-function bodyFixtures(ctx: CheckContext): Record<string, unknown> {
+export function bodyFixtures(ctx: CheckContext): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const take = (name: string, get: () => unknown) => {
     try {

@@ -1,4 +1,5 @@
 import type { Rule } from '../../rule/index.ts';
+import { mcpCatalogueRules } from './catalogue/probes.ts';
 import { tokenObservation } from './auth/tokens.ts';
 import { answerArray, batchNotifications202, batchRequests, emptyBatch } from './batch/batching.ts';
 import { generatedErrors } from './jsonrpc/generated.ts';
@@ -41,5 +42,5 @@ export const mcpRules: Rule[] = [
   originRefused,
   hostObservation,
   protocolVersionHeader,
-  batchingLater,
+  batchingLater,  ...mcpCatalogueRules,
 ];

@@ -1,5 +1,6 @@
 /** Every /v1 rule, in the order a reader meets them in the spec; webhooks last. */
 import type { Rule } from '../../rule/index.ts';
+import { v1CatalogueRules } from './catalogue/probes.ts';
 import { expiredKey, keyPrefix, scopesObserved, unauthenticated } from './auth/authentication.ts';
 import { runSecrets } from './auth/run-secrets.ts';
 import { chatPath } from './chat/chat.ts';
@@ -61,5 +62,5 @@ export const v1Rules: Rule[] = [
   limiterUnavailable,
   versionHeader,
   ...v1WebhookRules,
-  ...v1GeneratedRules,
+  ...v1GeneratedRules,  ...v1CatalogueRules,
 ];

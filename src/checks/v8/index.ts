@@ -1,5 +1,6 @@
 /** Every /v8 rule: missions first, then the read surfaces, then the contract header and the error shape. */
 import type { Rule } from '../../rule/index.ts';
+import { v8CatalogueRules } from './catalogue/probes.ts';
 import { httpOrigin } from './contract/https.ts';
 import { v8GeneratedRules } from './contract/generated.ts';
 import { versionHeader } from './contract/version-header.ts';
@@ -54,5 +55,5 @@ export const v8Rules: Rule[] = [
   versionHeader,
   httpOrigin,
   problemShape,
-  ...v8GeneratedRules,
+  ...v8GeneratedRules,  ...v8CatalogueRules,
 ];

@@ -5,6 +5,7 @@
  */
 import { loadFaults } from './load.ts';
 import { mcpBatchFaults } from './mcp/batch.ts';
+import { mcpCatalogueFaults } from './mcp/catalogue.ts';
 import { mcpJsonrpcFaults } from './mcp/jsonrpc.ts';
 import { mcpLifecycleFaults } from './mcp/lifecycle.ts';
 import { mcpSessionFaults } from './mcp/session.ts';
@@ -12,6 +13,7 @@ import { mcpSseFaults } from './mcp/sse.ts';
 import { mcpTransportFaults } from './mcp/transport.ts';
 import type { FaultDefinition } from './types.ts';
 import { v1AuthFaults } from './v1/auth.ts';
+import { v1CatalogueFaults } from './v1/catalogue.ts';
 import { v1ContractFaults } from './v1/contract.ts';
 import { v1ErrorsFaults } from './v1/errors.ts';
 import { v1ExecuteFaults } from './v1/execute.ts';
@@ -21,6 +23,7 @@ import { v1VersioningFaults } from './v1/versioning.ts';
 import { v1WebhooksFaults } from './v1/webhooks.ts';
 import { v8AuthFaults } from './v8/auth.ts';
 import { v8CapabilitiesFaults } from './v8/capabilities.ts';
+import { v8CatalogueFaults } from './v8/catalogue.ts';
 import { v8CertificatesFaults } from './v8/certificates.ts';
 import { v8ContractFaults } from './v8/contract.ts';
 import { v8CoverageFaults } from './v8/coverage.ts';
@@ -49,6 +52,7 @@ export const V8_FAULTS = [
   ...v8RedactionFaults,
   ...v8SkillsFaults,
   ...v8TracesFaults,
+  ...v8CatalogueFaults,
 ] as const satisfies readonly FaultDefinition[];
 
 export const V1_FAULTS = [
@@ -60,6 +64,7 @@ export const V1_FAULTS = [
   ...v1UsageFaults,
   ...v1VersioningFaults,
   ...v1WebhooksFaults,
+  ...v1CatalogueFaults,
 ] as const satisfies readonly FaultDefinition[];
 
 export const MCP_FAULTS = [
@@ -69,6 +74,7 @@ export const MCP_FAULTS = [
   ...mcpSessionFaults,
   ...mcpSseFaults,
   ...mcpTransportFaults,
+  ...mcpCatalogueFaults,
 ] as const satisfies readonly FaultDefinition[];
 
 export const FAULTS = [...V8_FAULTS, ...V1_FAULTS, ...MCP_FAULTS] as const satisfies readonly FaultDefinition[];

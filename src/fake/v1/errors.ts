@@ -28,6 +28,8 @@ export interface V1ProblemOptions {
   retryAfterMs?: number;
   fieldErrors?: FieldError[];
   headers?: Record<string, string>;
+  /** A refusal by the HTTP layer whose status RFC 9112 names (two Host lines): no mapping of codes changes it. */
+  exactStatus?: boolean;
 }
 
 /** "Mapping of each `code` to an HTTP status: not shown.": the fake's mapping, or another one a variant takes. */
@@ -56,7 +58,7 @@ function optionalMembers(fake: FakeContext, body: V1Problem): V1Problem {
 
 /** The closed v1 problem+json. */
 export function writeProblem(fake: FakeContext, res: ServerResponse, given: number, code: ErrorCode, options: V1ProblemOptions = {}): void {
-  const status = statusOf(fake, given, code);
+  const status = options.exactStatus ? given : statusOf(fake, given, code);
   let body: V1Problem = {
     type: `https://errors.apicert.invalid/v1/${code}`,
     title: TITLES[status] ?? 'Error',

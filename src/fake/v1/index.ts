@@ -1,6 +1,7 @@
 import type { FakeContext } from '../context.ts';
 import type { Route } from '../http.ts';
 import { chatRoutes } from './chat.ts';
+import { withCatalogueFaults } from './catalogue.ts';
 import { withContractFaults } from './contract.ts';
 import { executeHandler, executeRoutes } from './execute/index.ts';
 import { runsRoutes } from './runs/index.ts';
@@ -12,5 +13,5 @@ import { webhookRoutes } from './webhooks/routes.ts';
 export function v1Routes(fake: FakeContext): Route[] {
   const surface = v1Surface(fake);
   const execute = executeHandler(surface);
-  return withContractFaults(surface, [...executeRoutes(execute), ...chatRoutes(fake, execute), ...runsRoutes(surface), ...usageRoutes(surface), ...webhookRoutes(fake)]);
+  return withCatalogueFaults(surface, withContractFaults(surface, [...executeRoutes(execute), ...chatRoutes(fake, execute), ...runsRoutes(surface), ...usageRoutes(surface), ...webhookRoutes(fake)]));
 }

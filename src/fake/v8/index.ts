@@ -2,6 +2,7 @@ import type { FakeContext } from '../context.ts';
 import type { Route } from '../http.ts';
 import { capabilitiesRoutes } from './capabilities.ts';
 import { certificatesRoutes } from './certificates.ts';
+import { catalogueFaultRoute, catalogueFaultRoutes } from './catalogue.ts';
 import { contractFaultRoute, refusesOrigin } from './contract.ts';
 import { coverageRoutes } from './coverage.ts';
 import { openChoiceRoute } from './open-choices.ts';
@@ -32,6 +33,7 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
     ...certificatesRoutes(surface),
     ...coverageRoutes(surface),
     ...intentsRoutes(surface),
+    ...catalogueFaultRoutes(fake, (r, status, code, detail) => writeProblem(fake, r.res, status, code, detail)),
   ];
   // "Every request must use HTTPS. HTTP origins are rejected.": checked before any route runs.
   return routes.map((route) => ({
@@ -42,7 +44,8 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
         return;
       }
       const problem = (status: number, code: string, detail: string) => writeProblem(fake, r.res, status, code, detail);
-      const routed = await contractFaultRoute(fake, r, problem);
+      const caught = await catalogueFaultRoute(fake, r, problem);
+      const routed = caught && (await contractFaultRoute(fake, caught, problem));
       const chosen = routed && (await openChoiceRoute(fake, routed, problem));
       if (chosen) await route.handler(chosen);
     },

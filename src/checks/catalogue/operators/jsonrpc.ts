@@ -1,0 +1,134 @@
+/** /mcp: the JSON-RPC envelope (JSON-RPC 2.0, MCP Base Protocol), each method's params, and the session header. */
+import { MCP, standard, type Sentence } from '../../../contract/sentence.ts';
+import type { McpCase, McpOperator } from '../types.ts';
+
+const jsonrpc = (section: string, sentence: string): Sentence => standard('JSON-RPC 2.0', `§${section}`, sentence);
+const INTEGER_ID = MCP('Base Protocol', 'Requests MUST include a string or integer ID.');
+const SAME_ID = MCP('Base Protocol', 'Responses MUST include the same ID as the request they correspond to. Either a result or an error MUST be set. A response MUST NOT set both.');
+
+const ping = (id: unknown, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'ping', ...extra });
+const call = (id: string, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+const rejected = (label: string, json: unknown, because: Sentence): McpCase => ({ label, body: { json }, stated: { kind: 'refuse', because } });
+const answered = (label: string, body: McpCase['body'], because: Sentence): McpCase => ({ label, body, stated: { kind: 'accept', because } });
+const opened = (label: string, body: McpCase['body'], why: string, extra: Partial<McpCase> = {}): McpCase => ({ label, body, why, ...extra });
+
+export const MCP_OPERATORS: readonly McpOperator[] = [
+  {
+    id: 'jsonrpc.id-forms',
+    family: 'jsonrpc',
+    sends: 'ping with a fractional id; deep: a null id, a 10,000-character id, a negative id',
+    peer: 'CATS (id fuzzing); JSON-RPC 2.0 4',
+    cases: () => [
+      rejected('id 1.5', ping(1.5), INTEGER_ID),
+      rejected('id null', ping(null), INTEGER_ID),
+      answered('a 10,000-character id', { json: ping(`apicert-${'i'.repeat(10_000)}`) }, SAME_ID),
+      answered('a negative id', { json: ping(-7) }, SAME_ID),
+    ],
+  },
+  {
+    id: 'jsonrpc.method-name',
+    family: 'jsonrpc',
+    sends: 'an unknown method; deep: PING in upper case, rpc.discover',
+    peer: 'CATS (unknown operations); JSON-RPC 2.0 5.1 (-32601)',
+    cases: () => [
+      rejected('unknown method', { jsonrpc: '2.0', id: 'apicert-unknown-method', method: 'apicert/unknown' }, jsonrpc('5.1', '-32601 Method not found: The method does not exist / is not available.')),
+      opened('PING', { json: { jsonrpc: '2.0', id: 'apicert-upper', method: 'PING' } }, 'JSON-RPC does not say whether method names are case-sensitive'),
+      opened('rpc.discover', { json: { jsonrpc: '2.0', id: 'apicert-rpc', method: 'rpc.discover' } }, 'JSON-RPC 2.0 4: rpc.* names are reserved; what a server answers is not stated'),
+    ],
+  },
+  {
+    id: 'jsonrpc.envelope-extra',
+    family: 'jsonrpc',
+    sends: 'ping with an unknown envelope member; deep: a request that also carries result',
+    peer: 'CATS NewFields; Schemathesis (additional properties)',
+    cases: () => [
+      opened('unknown member', { json: ping('apicert-extra', { apicert: 1 }) }, 'JSON-RPC 2.0 does not say whether unknown members are refused'),
+      opened('request with result', { json: ping('apicert-result', { result: {} }) }, 'neither a request nor a response: JSON-RPC leaves the answer to the server'),
+    ],
+  },
+  {
+    id: 'jsonrpc.json-text',
+    family: 'jsonrpc',
+    sends: 'ping written with insignificant whitespace and \\u escapes; deep: a trailing comma, a duplicate id member',
+    peer: 'RFC 8259 2, 7; JSON-RPC 2.0 5.1 (-32700)',
+    cases: () => [
+      answered('whitespace and \\u escapes', { rawBody: '\n{ "jsonrpc" : "2.0" ,\t"id" : "apicert-\\u0065scaped" , "method" : "\\u0070ing" }\n' }, SAME_ID),
+      rejected('a trailing comma', undefined, jsonrpc('5.1', '-32700 Parse error: Invalid JSON was received by the server.')),
+      opened('a duplicate id member', { rawBody: '{"jsonrpc":"2.0","id":"apicert-a","id":"apicert-b","method":"ping"}' }, 'RFC 8259 4: duplicate names are not forbidden; which one a server reads is not stated'),
+    ].map((c) => (c.label === 'a trailing comma' ? { ...c, body: { rawBody: '{"jsonrpc":"2.0","id":"apicert-comma","method":"ping",}' } } : c)),
+  },
+  {
+    id: 'jsonrpc.batch',
+    family: 'jsonrpc',
+    sends: 'an empty batch; deep: a batch of a number, a batch of two pings sharing an id',
+    peer: 'JSON-RPC 2.0 6',
+    cases: () => [
+      rejected('empty batch', [], MCP('Base Protocol', '(JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.')),
+      rejected('a batch of a number', [1], jsonrpc('6', 'rpc call with an invalid Batch (but not empty): an Invalid Request error for each element')),
+      opened('two pings sharing an id', { json: [ping('apicert-twice'), ping('apicert-twice')] }, 'MCP forbids reusing an id; what a server answers to it is not stated'),
+    ],
+  },
+  {
+    id: 'jsonrpc.notification',
+    family: 'jsonrpc',
+    sends: 'an unknown notification; deep: a response to a request never sent',
+    peer: 'MCP Streamable HTTP (202)',
+    cases: () => [
+      opened('unknown notification', { json: { jsonrpc: '2.0', method: 'notifications/apicert' } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal'),
+      opened('a stray response', { json: { jsonrpc: '2.0', id: 'apicert-never-sent', result: {} } }, 'MCP: 202 when accepted, an HTTP error when not; both are legal', {
+        allowedBy: MCP('Transports > Streamable HTTP > Sending Messages to the Server', 'A single JSON-RPC request, notification, or response'),
+      }),
+    ],
+  },
+  {
+    id: 'mcp-params.tools-call',
+    family: 'mcp-params',
+    sends: 'tools/call with arguments as a string; deep: an array, null, a number, no name, an unknown tool, 1 MiB of arguments',
+    peer: 'CATS (field type fuzzers) on params; Schemathesis negative types; JSON-RPC 2.0 5.1 (-32602)',
+    cases: (tool) => {
+      const name = tool?.name ?? 'apicert-no-such-tool';
+      const invalid = jsonrpc('5.1', '-32602 Invalid params: Invalid method parameter(s).');
+      return [
+        rejected('arguments a string', call('apicert-args-string', { name, arguments: 'apicert' }), invalid),
+        rejected('arguments an array', call('apicert-args-array', { name, arguments: [] }), invalid),
+        rejected('arguments null', call('apicert-args-null', { name, arguments: null }), invalid),
+        rejected('arguments a number', call('apicert-args-number', { name, arguments: 1 }), invalid),
+        rejected('no tool name', call('apicert-no-name', { arguments: {} }), invalid),
+        opened('an unknown tool', { json: call('apicert-unknown-tool', { name: 'apicert-no-such-tool', arguments: {} }) }, 'MCP answers an unknown tool with an error; the revision under test does not state its form'),
+        opened('1 MiB of arguments', { json: call('apicert-huge', { name, arguments: { apicert: 'a'.repeat(1 << 20) } }) }, 'a server may limit message size'),
+      ];
+    },
+  },
+  {
+    id: 'mcp-params.wrong-types',
+    family: 'mcp-params',
+    sends: 'tools/list with a cursor that was never issued; deep: ping with params, initialize inside a session with a numeric protocolVersion',
+    peer: 'Schemathesis negative types; MCP pagination',
+    cases: () => [
+      opened('an unknown cursor', { json: { jsonrpc: '2.0', id: 'apicert-cursor', method: 'tools/list', params: { cursor: 'apicert-not-a-cursor' } } }, 'MCP: invalid cursors SHOULD get -32602 (a SHOULD, so open)'),
+      opened('ping with params', { json: ping('apicert-ping-params', { params: { apicert: 1 } }) }, 'ping takes no params; extra ones are not said to be refused'),
+      opened('initialize again, protocolVersion 123', { json: { jsonrpc: '2.0', id: 'apicert-reinit', method: 'initialize', params: { protocolVersion: 123, capabilities: {}, clientInfo: { name: 'apicert', version: '0' } } } }, 'a second initialize in a session is not described'),
+    ],
+  },
+  {
+    id: 'mcp-params.session-header',
+    family: 'mcp-params',
+    sends: 'ping with an Mcp-Session-Id that was never issued; deep: none, one with a space',
+    peer: 'MCP Streamable HTTP, Session Management',
+    cases: () => [
+      opened('an unknown session id', { json: ping('apicert-unknown-session') }, 'MCP: 404 is owed for a terminated session; an id never issued may get 400 or 404', { session: 'apicert-never-issued-session' }),
+      opened('no session id', { json: ping('apicert-no-session') }, 'MCP: servers that require a session SHOULD answer 400 (a SHOULD, so open)', { session: null }),
+      opened('a session id with a space', { json: ping('apicert-bad-session') }, 'MCP: session ids are visible ASCII; how a server reads another is not stated', { session: 'apicert bad session' }),
+    ],
+  },
+  {
+    id: 'mcp-params.media-types',
+    family: 'mcp-params',
+    sends: 'ping with Accept: application/json only; deep: Content-Type text/plain',
+    peer: 'CATS (Accept / Content-Type fuzzers)',
+    cases: () => [
+      opened('Accept: application/json only', { json: ping('apicert-accept-json') }, 'MCP asks the client for both types; what a server does without one is not stated', { headers: { accept: 'application/json' } }),
+      opened('Content-Type text/plain', { json: ping('apicert-text-plain') }, 'the transport does not say how another media type is read', { headers: { 'content-type': 'text/plain' } }),
+    ],
+  },
+];

@@ -1,0 +1,247 @@
+/**
+ * The catalogue's run on one surface, sent once per certification and shared by the surface's
+ * catalogue rules (one per aspect of the one judgement, `judgeAnswer`). Each case's expectation is
+ * computed from the request as sent (`expectationOf`), or stated by its operator from a sentence.
+ */
+import { gunzipSync } from 'node:zlib';
+import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
+import { dechunk } from '../../probe/raw.ts';
+import { sentenceText } from '../../contract/sentence.ts';
+import { expectationOf, NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
+import { judgeAnswer, type Answer, type Aspect, type Judgement } from '../generated/judgement.ts';
+import { bodyFixtures } from '../generated/engine.ts';
+import { isLimited } from '../generated/oracles.ts';
+import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
+import { postMcp, postRaw, safeTool, withSession, type McpSession } from '../mcp/support/session.ts';
+import { baseRequest, httpCases, mcpCases } from './plan.ts';
+import { randomPairs } from './random.ts';
+import type { Case, Depth, McpCase } from './types.ts';
+
+export interface CaseResult {
+  c: Pick<Case, 'operator' | 'family' | 'endpoint' | 'label' | 'permits'> & { raw: boolean };
+  expectation: Expectation;
+  judgement: Judgement;
+  evidence: EvidenceEntry;
+}
+
+export interface CatalogueRun {
+  depth: Depth;
+  results: CaseResult[];
+  /** Cases the target did not answer (reset, timeout), or a rate limiter answered: not judged. */
+  unanswered: string[];
+  limited: number;
+  /** What was not sent, and why (read-only, budget, a proxy for raw operators). */
+  skipped: string[];
+  sent: number;
+}
+
+const PARALLEL = 4;
+/** Deep depth: random pairs start, and go on, only within this time from the start of the surface's run. */
+const PAIRS_UNTIL_MS = 60_000;
+
+export function depthOf(ctx: CheckContext): Depth {
+  return ctx.profile.safety.probeDepth;
+}
+
+/** The wire form of a raw request as `expectationOf` reads it: header names lower-cased, the last line of a name winning. */
+function sentOfRaw(req: RawRequest): SentRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of req.headers) headers[name.trim().toLowerCase()] = value;
+  const body = req.body === undefined ? undefined : decodedBody(Buffer.isBuffer(req.body) ? req.body : Buffer.from(req.body, 'utf8'), headers);
+  // A credential placed outside the Authorization header is no credential to the descriptions.
+  const elsewhere = req.place !== undefined && !('header' in req.place);
+  const out: SentRequest = { method: req.method, path: req.target.replace('{origin}', ''), headers, credential: elsewhere ? null : (req.credential?.name ?? null) };
+  if (body !== undefined) out.body = body;
+  return out;
+}
+
+/** The body as the API reads it once the HTTP layer removed the transfer and content codings and the charset. */
+function decodedBody(bytes: Buffer, headers: Readonly<Record<string, string>>): string {
+  let out = /chunked/i.test(headers['transfer-encoding'] ?? '') ? dechunk(bytes) : bytes;
+  if (/gzip/i.test(headers['content-encoding'] ?? '')) {
+    try {
+      out = gunzipSync(out);
+    } catch {
+      // Not gzip after all: the bytes as sent.
+    }
+  }
+  return /charset=utf-16/i.test(headers['content-type'] ?? '') ? out.toString('utf16le').replace(/^\ufeff/, '') : out.toString('utf8');
+}
+
+function sentOfCase(c: Case): SentRequest {
+  return c.sent.kind === 'raw' ? sentOfRaw(c.sent.request) : sentOf(c.sent.request);
+}
+
+/** A stated case carries its sentence; a rewritten one the base's expectation; any other is derived, and open where the operator's change is. */
+export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'allowedBy' | 'endpoint' | 'operator'>, sent: SentRequest, base: SentRequest | undefined, known: Known): Expectation {
+  const constraint = `${c.endpoint} catalogue ${c.operator}`;
+  if (c.stated) {
+    if (c.stated.kind === 'accept') return { kind: 'accept', because: c.stated.because, constraint };
+    const out: Expectation = { kind: 'refuse', because: c.stated.because, constraint };
+    if (c.stated.status !== undefined) out.status = c.stated.status;
+    if (c.stated.codes !== undefined) out.codes = c.stated.codes;
+    return out;
+  }
+  if (c.same && base) return { ...expectationOf(base, known), constraint };
+  if (c.allowedBy) return { kind: 'open', why: `${c.why ?? 'allowed'} (${sentenceText(c.allowedBy)})`, constraint };
+  const derived = expectationOf(sent, known);
+  if (derived.kind !== 'refuse') return { kind: 'open', why: c.why ?? 'the descriptions do not state what happens', constraint };
+  // The operator's own change may be what gets the request refused, so any refusal will do: the named status no longer decides.
+  const { status: _named, codes: _codes, ...refusal } = derived;
+  return refusal;
+}
+
+/** The one judgement, with what a standard names for this input: a permitted 5xx (501) is no server error, and a bodiless refusal of a raw message came from the HTTP layer, not the API. */
+function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean): Judgement {
+  const j = judgeAnswer(sent, e, res);
+  if (permits?.includes(res.status)) return { findings: {} };
+  // A HEAD answer has no content (RFC 9110 9.3.2), so its refusal's format cannot be read.
+  if (sent.method === 'HEAD') delete j.findings['problem-json'];
+  // A head too large or a target too long is refused by the HTTP layer before the API: a bodiless 414 or 431 is its answer, not the API's.
+  if ((res.status === 414 || res.status === 431) && res.text.trim() === '') delete j.findings['problem-json'];
+  // MCP: an HTTP error "MAY comprise a JSON-RPC error response that has no id": any body is legal there.
+  if (sent.path === '/mcp' && res.status >= 400 && res.status < 500 && j.findings['problem-json'] && !/"error"/.test(res.text)) delete j.findings['problem-json'];
+  if (raw && res.status >= 400 && res.status < 500 && res.text.trim() === '') delete j.findings['problem-json'];
+  return j;
+}
+
+async function sendCase(ctx: CheckContext, c: Case): Promise<ProbeResponse> {
+  if (c.sent.kind === 'raw') return ctx.http.sendRaw({ ...c.sent.request, label: `catalogue: ${c.operator}: ${c.label}` });
+  return ctx.http.send({ ...c.sent.request, label: `catalogue: ${c.operator}: ${c.label}` });
+}
+
+function evidenceOf(ctx: CheckContext, res: ProbeResponse): EvidenceEntry {
+  const at = ctx.http.exchangeOf(res);
+  return ctx.http.evidence[at ?? ctx.http.evidence.length - 1]!;
+}
+
+function budgetSpent(error: unknown): boolean {
+  return error instanceof Inconclusive && !(error instanceof TransportError) && /request budget/.test(error.message);
+}
+
+async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Case[], bases: ReadonlyMap<string, SentRequest>, known: Known, until = Infinity): Promise<void> {
+  let next = 0;
+  let stopped = false;
+  const worker = async () => {
+    while (next < cases.length && !stopped && performance.now() < until) {
+      const c = cases[next++]!;
+      run.sent += 1;
+      try {
+        const res = await sendCase(ctx, c);
+        if (isLimited(res)) {
+          run.limited += 1;
+          continue;
+        }
+        const sent = sentOfCase(c);
+        const e = expectationFor(c, sent, bases.get(c.endpoint), known);
+        const raw = c.sent.kind === 'raw';
+        run.results.push({ c: { operator: c.operator, family: c.family, endpoint: c.endpoint, label: c.label, raw, ...(c.permits ? { permits: c.permits } : {}) }, expectation: e, judgement: judged(sent, e, res, c.permits, raw), evidence: evidenceOf(ctx, res) });
+      } catch (error) {
+        if (budgetSpent(error)) stopped = true;
+        else if (error instanceof TransportError) run.unanswered.push(`${c.endpoint} ${c.operator} (${c.label}): ${error.message}`);
+        else throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL }, worker));
+  if (next < cases.length) run.skipped.push(`${cases.length - next} case(s): ${stopped ? 'safety.requestBudget used up' : 'the random pairs\' time ran out'}`);
+}
+
+/** A streamed answer's messages (batches flattened, as `readReply` reads them) as the text of an event stream, one message an event. */
+function streamText(messages: readonly unknown[]): string {
+  return messages.map((m) => `data: ${JSON.stringify(m)}\n\n`).join('');
+}
+
+function mcpSent(c: McpCase, session: McpSession): SentRequest {
+  const id = c.session === undefined ? session.id : (c.session ?? undefined);
+  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', ...c.headers };
+  if (id !== undefined) headers['mcp-session-id'] = id;
+  return { method: 'POST', path: '/mcp', headers, body: 'json' in c.body ? JSON.stringify(c.body.json) : c.body.rawBody, credential: session.credential.name };
+}
+
+async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
+  let tool: { name: string; arguments: Record<string, unknown> } | undefined;
+  try {
+    tool = safeTool(ctx);
+  } catch {
+    tool = undefined;
+  }
+  const cases = mcpCases(run.depth, tool);
+  await withSession(ctx, async (session) => {
+    const known: Known = { ...NOTHING_KNOWN, ...(session.id ? { mcpSession: session.id } : {}) };
+    for (const c of cases) {
+      const options = { label: `catalogue: ${c.operator}: ${c.label}`, session: c.session === undefined ? session : c.session, ...(c.headers ? { headers: c.headers } : {}) };
+      run.sent += 1;
+      try {
+        const reply = 'json' in c.body ? await postMcp(ctx, c.body.json, options) : await postRaw(ctx, c.body.rawBody, options);
+        if (isLimited(reply.res)) {
+          run.limited += 1;
+          continue;
+        }
+        const sent = mcpSent(c, session);
+        const e = expectationFor({ ...c, endpoint: 'POST /mcp', operator: c.operator }, sent, undefined, known);
+        // A streamed answer's messages are in its events: the judgement reads them as the stream's text.
+        const answer = reply.kind === 'sse' ? { ...reply.res, text: streamText(reply.messages) } : reply.res;
+        run.results.push({ c: { operator: c.operator, family: c.family, endpoint: 'POST /mcp', label: c.label, raw: false }, expectation: e, judgement: judged(sent, e, answer, undefined, false), evidence: evidenceOf(ctx, reply.res) });
+      } catch (error) {
+        if (budgetSpent(error)) {
+          run.skipped.push('the rest: safety.requestBudget used up');
+          return;
+        }
+        if (error instanceof TransportError) run.unanswered.push(`POST /mcp ${c.operator} (${c.label}): ${error.message}`);
+        else throw error;
+      }
+    }
+  });
+}
+
+/** The catalogue's whole run on a surface. */
+export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface | 'mcp'): Promise<CatalogueRun> {
+  const depth = depthOf(ctx);
+  const started = performance.now();
+  const run: CatalogueRun = { depth, results: [], unanswered: [], limited: 0, skipped: [], sent: 0 };
+  if (surface === 'mcp') {
+    await sendMcp(ctx, run);
+    return run;
+  }
+  const readOnly = !ctx.profile.safety.allowMutations;
+  const credential = ctx.primary(surface);
+  const fixtures = bodyFixtures(ctx);
+  const known: Known = { ...NOTHING_KNOWN, bases: fixtures };
+  const cases = httpCases({ surface, depth, credential, fixtures, readOnly });
+  if (readOnly) run.skipped.push(`${ENDPOINTS.filter((e) => e.surface === surface && !e.read).length} endpoint(s) that are not reads: the run is --read-only`);
+  const bases = new Map(ENDPOINTS.filter((e) => e.surface === surface).map((e) => [`${e.method} ${e.path}`, sentOf(baseRequest(e, credential, fixtures))]));
+  const { rawUsable, skipped } = rawAllowed(ctx);
+  if (skipped) run.skipped.push(skipped);
+  const sendable = rawUsable ? cases : cases.filter((c) => c.sent.kind !== 'raw');
+  await sendHttp(ctx, run, sendable, bases, known);
+  // Random pairs only while the run is young: behind a slow link the deterministic phase comes first, and the pairs never cost a rule its deadline.
+  if (depth === 'deep' && performance.now() - started < PAIRS_UNTIL_MS) {
+    const room = Math.min(200, Math.floor(ctx.http.remainingRequests() / 4));
+    await sendHttp(ctx, run, randomPairs(sendable, room, ctx.seed), bases, known, started + PAIRS_UNTIL_MS);
+  } else if (depth === 'deep') run.skipped.push(`random pairs: the deterministic phase took more than ${PAIRS_UNTIL_MS / 1000} s`);
+  return run;
+}
+
+/** Raw operators are not sent through a forward proxy: the profile's or the environment's. */
+function rawAllowed(ctx: CheckContext): { rawUsable: boolean; skipped?: string } {
+  const proxy = ctx.profile.network?.proxy;
+  const env = process.env;
+  const proxied = proxy !== 'none' && Boolean(proxy ?? env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy);
+  return proxied ? { rawUsable: false, skipped: 'raw-socket operators: the target is reached through a proxy, which they cannot follow' } : { rawUsable: true };
+}
+
+/** The surface's catalogue run, sent once per certification and shared by its rules. */
+export function sharedCatalogue(ctx: CheckContext, surface: EndpointSurface | 'mcp'): Promise<CatalogueRun> {
+  const memo = ctx.service(RUN_MEMO);
+  if (!memo) return runCatalogue(ctx, surface);
+  const key = `catalogue:${surface}`;
+  let run = memo.get(key) as Promise<CatalogueRun> | undefined;
+  if (!run) {
+    run = runCatalogue(ctx, surface);
+    memo.set(key, run);
+  }
+  return run;
+}
+
+export type { Aspect };
