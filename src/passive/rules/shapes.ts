@@ -5,7 +5,6 @@
  */
 import type { z } from 'zod';
 import { jsonrpcRequest } from '../../contract/mcp/jsonrpc.ts';
-import { taskResponse } from '../../contract/v1/task.ts';
 import { webhookCreated } from '../../contract/v1/webhooks.ts';
 import { capabilitySearchResponse } from '../../contract/v8/capabilities.ts';
 import { certificatesResponse, worldCertificate } from '../../contract/v8/certificates.ts';
@@ -14,11 +13,10 @@ import { contextGoal, goalsResponse } from '../../contract/v8/goals.ts';
 import { memoryResponse } from '../../contract/v8/memory.ts';
 import { skill } from '../../contract/v8/skills.ts';
 import { trace } from '../../contract/v8/traces.ts';
-import { dateTimes } from '../../checks/v1/runs/get.ts';
 import { parseJson } from '../../util/json.ts';
 import { mediaType, pathOnly, type TrafficExchange } from '../exchange.ts';
 import { operationOf } from '../endpoints.ts';
-import { hasWholeBody, recordOf, requestJson, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
+import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
 
 
 function isJson(ex: TrafficExchange): boolean {
@@ -57,10 +55,6 @@ function listingItemsRule(id: string, path: RegExp, listing: z.ZodType, key: str
 const lastSegment = (ex: TrafficExchange) => decodeURIComponent(pathOnly(ex).split('/').filter(Boolean).pop() ?? '');
 
 
-function isTaskRequest(ex: TrafficExchange): boolean {
-  return recordOf(requestJson(ex))?.mode === 'task';
-}
-
 /** The JSON-RPC requests a POST /mcp carried, and whether they came as a batch. */
 function mcpRequests(ex: TrafficExchange): { batch: boolean; requests: number } | undefined {
   if (ex.requestBody === undefined || ex.requestBodyTruncated) return undefined;
@@ -83,29 +77,6 @@ export const shapeRules: PassiveRule[] = [
   listingItemsRule('v8.goals.shape', /^\/v8\/context-twin\/goals\/?$/, goalsResponse, 'goals', contextGoal),
   listingItemsRule('v8.certificates.shape', /^\/v8\/world-model\/certificates\/?$/, certificatesResponse, 'certificates', worldCertificate),
   shapeRule('v1.webhooks.register.created', 'POST', /^\/v1\/webhooks\/?$/, 201, webhookCreated),
-  {
-    id: 'v1.execute.task.run-id',
-    record: 'a POST /v1/execute with mode task answered 200',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        if (operationOf(ex) !== 'v1.execute' || ex.status !== 200 || !isTaskRequest(ex)) continue;
-        if (!j.check(ex, isJson(ex), `the task answer came as "${mediaType(ex.responseHeaders)}", expected application/json`) || !hasWholeBody(ex)) continue;
-        const parsed = taskResponse.safeParse(responseJson(ex));
-        j.check(ex, parsed.success, `the task answer carries no string run_id (${parsed.success ? '' : issuesOf(parsed.error)})`);
-      }
-    },
-  },
-  {
-    id: 'v1.runs.timestamp-offset',
-    record: 'a GET /v1/runs/{id} or GET /v1/usage answered 200 with timestamps',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        const usage = ex.method === 'GET' && /^\/v1\/usage\/?$/.test(pathOnly(ex));
-        if ((operationOf(ex) !== 'v1.runs.get' && !usage) || ex.status !== 200 || !hasWholeBody(ex)) continue;
-        for (const [path, value] of dateTimes(responseJson(ex))) j.check(ex, /[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
-      }
-    },
-  },
   {
     id: 'mcp.transport.request-response',
     record: 'a POST /mcp carrying a JSON-RPC request, answered 2xx',

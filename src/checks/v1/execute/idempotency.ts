@@ -1,5 +1,8 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
-import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, section, type ProbeResponse } from '../../../rule/index.ts';
+import { judgeIdempotency } from '../../../traffic/idempotency.ts';
+import { dataOf, isEventStream, recordOf, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { executeKey, kindOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -37,28 +40,63 @@ function runIdOf(ctx: CheckContext, res: ProbeResponse, what: string): string {
   return ctx.expectShape(taskResponse, res.json, what).run_id;
 }
 
+/** The run_id a task answer carries, or undefined. */
+function taskRunIdOf(ex: Exchange): string | undefined {
+  const parsed = taskResponse.safeParse(responseJson(ex));
+  return parsed.success ? parsed.data.run_id : undefined;
+}
+
+/** The `replayed` flag of a recorded turn answer's request.accepted event. */
+function replayedIn(events: readonly { event?: string; data: string }[]): boolean | undefined {
+  const accepted = events.find((e) => kindOf(e) === ACCEPTED);
+  const parsed = accepted ? acceptedData.safeParse(dataOf(accepted)) : undefined;
+  return parsed?.success ? parsed.data.replayed : undefined;
+}
+
+/** Why `later` is no replay of `first`: a task replay answers the same run_id, a turn replay's request.accepted says replayed:true. */
+function replayOf(first: Exchange, later: Exchange, j: Judge): string | undefined {
+  if (later.status !== first.status) return `answered ${later.status}, the original ${first.status}`;
+  if (isEventStream(first)) {
+    const events = streamEvents(j, later);
+    if (!events) return undefined;
+    const flag = replayedIn(events);
+    return flag === true ? undefined : `the replayed turn's request.accepted carries replayed: ${String(flag)}, expected true`;
+  }
+  const original = taskRunIdOf(first);
+  if (original === undefined) return undefined;
+  if (wholeBody(j, later) === undefined) return undefined;
+  const again = taskRunIdOf(later);
+  return again === original ? undefined : `answered run_id ${String(again)}, the original ${original}: the request was executed twice`;
+}
+
+/** Why a refusal of the same key with another request is not the conflict the seed names: 409, code conflict, retryable:false. */
+function conflictOf(later: Exchange, j: Judge): string | undefined {
+  if (later.status !== 409) return `answered ${later.status}`;
+  if (wholeBody(j, later) === undefined) return undefined;
+  const problem = recordOf(responseJson(later));
+  if (problem?.code !== 'conflict') return `answered 409 with code ${JSON.stringify(problem?.code)}, expected conflict`;
+  return problem.retryable === false ? undefined : `answered 409 with retryable: ${JSON.stringify(problem.retryable)}, but retrying does not fix an idempotency mismatch`;
+}
+
 export const replay = rule({
   id: 'v1.execute.idempotency.replay',
   title: 'The same key and request replays: the same run_id for a task, request.accepted with replayed:true for a turn',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute sent twice by one caller with the same idempotency key and request, the first answered 2xx',
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, judge: 'replay', sameAnswer: replayOf }),
+  },
+  async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
-    const first = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), original' }), 'the original task request');
-    const second = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), same key and body' }), 'the replayed task request');
-    ctx.check(second === first, `the replay answered run_id ${second}, the original ${first}: the request was executed twice`);
-
+    await postExecute(ctx, body, { key, label: 'execute (task), original' });
+    await postExecute(ctx, body, { key, label: 'execute (task), same key and body' });
     const turn = turnBody(ctx);
     const turnKey = newKey();
-    const original = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), original' });
-    if (original.res.status !== 200 || replayedFlag(original) === undefined) {
-      ctx.inconclusive(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
-    }
-    const again = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
-    if (ctx.check(again.res.status === 200, `the replayed turn request answered ${again.res.status}, expected 200`))
-      ctx.check(replayedFlag(again) === true, `the replayed turn's request.accepted carries replayed: ${String(replayedFlag(again))}, expected true`);
+    await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), original' });
+    await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
   },
 });
 
@@ -71,20 +109,19 @@ export const conflict = rule({
     section: 'Endpoints > Rules 3; Errors > Rules 4',
     quote: 'Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay. … `409` from an idempotency mismatch is not fixed by retrying. A new key must be used.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute sent by one caller under an idempotency key whose first request (answered 2xx) had another body',
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, judge: 'conflict', conflict: conflictOf }),
+  },
+  async provoke(ctx) {
     const key = newKey();
-    runIdOf(ctx, await postExecute(ctx, taskBody(ctx, 'completes'), { key, label: 'execute (task), original' }), 'the original task request');
     const original = taskBody(ctx, 'completes');
+    const first = await postExecute(ctx, original, { key, label: 'execute (task), original' });
+    if (first.status !== 200) ctx.inconclusive(`setup failed: the original task request answered ${first.status}, not 200`);
     // Changed inside `task`, whose sub-fields are open, so only the idempotency rule can refuse it.
     const changed = { ...original, task: { ...(original.task as object), apicertVariant: 'a different request under the same key' } };
-    for (const attempt of [1, 2]) {
-      const res = await postExecute(ctx, changed, { key, label: `execute (task), same key, another body (attempt ${attempt})` });
-      ctx.check(res.status === 409, `attempt ${attempt}: the same key with a different request answered ${res.status}, expected 409`);
-      ctx.check(problemCode(res) === 'conflict', `attempt ${attempt}: the 409 carries code "${problemCode(res)}", expected conflict`);
-      const retryable = isRecord(res.json) ? res.json.retryable : undefined;
-      ctx.check(retryable === false, `attempt ${attempt}: the 409 says retryable: ${String(retryable)}, but retrying does not fix an idempotency mismatch`);
-    }
-    runIdOf(ctx, await postExecute(ctx, changed, { key: newKey(), label: 'execute (task), the other body under a new key' }), 'the other request under a new key');
+    for (const attempt of [1, 2]) await postExecute(ctx, changed, { key, label: `execute (task), same key, another body (attempt ${attempt})` });
+    await postExecute(ctx, changed, { key: newKey(), label: 'execute (task), the other body under a new key' });
   },
 });
 

@@ -1,9 +1,27 @@
 /** POST /v1/execute in task mode: an open envelope answered with JSON carrying run_id. */
-import { section } from '../../../rule/index.ts';
+import { type Exchange, type Judge, mediaType, section } from '../../../rule/index.ts';
+import { isEventStream, issuesOf, operation, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { admissibleExecutes } from '../support/traffic.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import { postExecute, taskBody } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+
+/** A POST /v1/execute whose body the recorder did not keep: which mode it was cannot be read from it. */
+function bodyNotKept(ex: Exchange): boolean {
+  return ex.requestBodyMissing !== undefined || (ex.requestBody === undefined && Number(ex.requestHeaders['content-length'] ?? 0) > 0);
+}
+
+/** The task answer: 200, application/json, a string run_id. */
+function judgeTaskAnswer(j: Judge, ex: Exchange, what: string): void {
+  if (!j.check(ex, ex.status === 200, `${what} answered ${ex.status}, expected 200`)) return;
+  const type = mediaType(ex.responseHeaders);
+  if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `${what} answered content-type "${type}", expected application/json`)) return;
+  const text = wholeBody(j, ex);
+  if (text === undefined) return;
+  const parsed = taskResponse.safeParse(responseJson(ex));
+  j.check(ex, parsed.success, `${what}: the answer carries no string run_id (${parsed.success ? '' : issuesOf(parsed.error)})`);
+}
 
 export const taskRunId = rule({
   id: 'v1.execute.task.run-id',
@@ -13,12 +31,24 @@ export const taskRunId = rule({
     section: 'What the service does; Resources > Task response; Endpoints',
     quote: '`mode:task`: the body is the task envelope below, and the response is JSON that carries at least a run identifier. … A JSON object with required `run_id` (string). Other properties are allowed.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute with a task envelope the contract admits, by a caller the deployment admits',
+    judge(j) {
+      admissibleExecutes(j, (ex, mode) => {
+        if (mode === 'task') judgeTaskAnswer(j, ex, 'a valid task request');
+      });
+      // A request whose body was not kept is one mode or the other: a 200 that is no event stream
+      // (a turn's answer) can only be the task answer, so it must be one.
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.execute' || ex.status !== 200 || !bodyNotKept(ex) || isEventStream(ex)) continue;
+        judgeTaskAnswer(j, ex, 'an execute request (its body not recorded) answered 200 without an event stream, so in task mode,');
+      }
+    },
+  },
+  async provoke(ctx) {
     const res = await postExecute(ctx, taskBody(ctx, 'completes'), { label: 'execute (task)' });
-    ctx.check(res.status === 200, `a task request answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `a task request answered content-type "${res.contentType}", expected application/json`);
-    const body = ctx.checkShape(taskResponse, res.json, 'the task response');
-    if (body) ctx.observe('task response properties', Object.keys(body).sort());
+    const body = taskResponse.safeParse(res.json);
+    if (body.success) ctx.observe('task response properties', Object.keys(body.data).sort());
   },
 });
 
