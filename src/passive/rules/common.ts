@@ -1,5 +1,4 @@
 /** Rules every answer of a surface is held to: problem documents on errors, headers, no echoed credential. */
-import { v1Problem } from '../../contract/v1/problem.ts';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import type { z } from 'zod';
@@ -26,7 +25,6 @@ function judgeProblems(j: Judgement, surface: 'v8' | 'v1', schema: z.ZodType): v
 
 export const problemRules: PassiveRule[] = [
   { id: 'v8.errors.problem-shape', record: 'a /v8 request answered 4xx or 5xx', judge: (j) => judgeProblems(j, 'v8', v8Problem) },
-  { id: 'v1.errors.problem-shape', record: 'a /v1 request answered 4xx or 5xx', judge: (j) => judgeProblems(j, 'v1', v1Problem) },
 ];
 
 export const headerRules: PassiveRule[] = [
@@ -38,34 +36,6 @@ export const headerRules: PassiveRule[] = [
         if (!onSurface(ex, 'v8') || ex.status === undefined) continue;
         const value = ex.responseHeaders[CONTRACT_HEADER];
         j.check(ex, value === CONTRACT_VERSION, `${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`);
-      }
-    },
-  },
-  {
-    id: 'v1.errors.rate-limited-retry-after',
-    record: 'a /v1 request answered 429',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        if (!onSurface(ex, 'v1') || ex.status !== 429) continue;
-        const value = ex.responseHeaders['retry-after'];
-        j.check(ex, value !== undefined && /^\d+$/.test(value.trim()), `the 429 carries ${value === undefined ? 'no Retry-After' : `Retry-After: ${value}`}, expected a number of seconds`);
-      }
-    },
-  },
-  {
-    id: 'v1.versioning.header',
-    record: 'a POST /v1/execute carrying X-AI-Platform-Version',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        const version = ex.requestHeaders['x-ai-platform-version'];
-        if (!onSurface(ex, 'v1') || version === undefined || ex.status === undefined) continue;
-        if (version === 'v1') {
-          // Refused for another reason is not refused for the header: only a refusal that names the header counts.
-          const names = ex.status >= 400 && ex.status < 500 && /x-ai-platform-version/i.test(ex.responseBody ?? '');
-          j.check(ex, !names, `a request carrying X-AI-Platform-Version: v1 was refused ${ex.status} over that header`);
-        } else {
-          j.check(ex, ex.status >= 400 && ex.status < 500, `a request carrying X-AI-Platform-Version: ${version} was answered ${ex.status}, expected a 4xx refusal`);
-        }
       }
     },
   },

@@ -5,7 +5,6 @@
  */
 import type { z } from 'zod';
 import { jsonrpcRequest } from '../../contract/mcp/jsonrpc.ts';
-import { webhookCreated } from '../../contract/v1/webhooks.ts';
 import { capabilitySearchResponse } from '../../contract/v8/capabilities.ts';
 import { certificatesResponse, worldCertificate } from '../../contract/v8/certificates.ts';
 import { coverageReport } from '../../contract/v8/coverage.ts';
@@ -76,7 +75,6 @@ export const shapeRules: PassiveRule[] = [
   shapeRule('v8.coverage.shape', 'GET', /^\/v8\/coverage\/?$/, 200, coverageReport),
   listingItemsRule('v8.goals.shape', /^\/v8\/context-twin\/goals\/?$/, goalsResponse, 'goals', contextGoal),
   listingItemsRule('v8.certificates.shape', /^\/v8\/world-model\/certificates\/?$/, certificatesResponse, 'certificates', worldCertificate),
-  shapeRule('v1.webhooks.register.created', 'POST', /^\/v1\/webhooks\/?$/, 201, webhookCreated),
   {
     id: 'mcp.transport.request-response',
     record: 'a POST /mcp carrying a JSON-RPC request, answered 2xx',

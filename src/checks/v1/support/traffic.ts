@@ -8,6 +8,8 @@ import { IDENTIFIER_PATTERN } from '../../../contract/v1/common.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import { taskRequest } from '../../../contract/v1/task.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
+import { isLoopbackLiteral } from '../../../contract/v1/webhook-url.ts';
+import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import type { Exchange, Judge, SseEvent } from '../../../rule/index.ts';
 import { dataOf, onSurface, operation, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
@@ -88,7 +90,7 @@ export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
  * Accept that does not ask for the other mode's answer. Each is read from the request and the
  * exchanges before it; the callback gets every such request in order.
  */
-export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteMode) => void): void {
+export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteMode) => void, options: { anyVersion?: boolean } = {}): void {
   const admitted = admittedCaller(j);
   const keysUsed = new Set<string>();
   for (const ex of j.exchanges) {
@@ -102,11 +104,36 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
     if (limiterRefused(ex)) continue;
     if (key !== undefined && (key.length > 128 || !IDENTIFIER_PATTERN.test(key))) continue;
     const version = ex.requestHeaders['x-ai-platform-version'];
-    if (version !== undefined && version !== 'v1') continue;
+    if (version !== undefined && version !== 'v1' && !options.anyVersion) continue;
     const accept = ex.requestHeaders.accept;
     const wanted = mode === 'turn' ? 'text/event-stream' : 'application/json';
     if (accept !== undefined && !accept.includes(wanted) && !accept.includes('*/*')) continue;
     if (!admitted(ex)) continue;
     each(ex, mode);
+  }
+}
+
+/**
+ * A registration's URL the deployment under test may have been told to allow although it breaks
+ * the URL rules: the profile's public receiver URL, or a loopback address literal (where a test
+ * receiver listens) when the profile names none.
+ */
+export function testReceiverUrl(j: Judge, url: string): boolean {
+  const receiver = j.profile?.fixtures.webhooks.publicReceiverUrl;
+  if (receiver !== undefined && URL.canParse(url) && new URL(url).origin === new URL(receiver).origin) return true;
+  return isLoopbackLiteral(url);
+}
+
+/**
+ * Every POST /v1/webhooks whose body is a registration (a JSON object with a string url), sent by
+ * an admitted caller and not refused by the limiter, with that url; in order.
+ */
+export function registrations(j: Judge, each: (ex: Exchange, url: string) => void): void {
+  const admitted = admittedCaller(j);
+  for (const ex of j.exchanges) {
+    if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
+    const body = webhookRegistration.safeParse(requestJson(ex));
+    if (!body.success || !admitted(ex)) continue;
+    each(ex, body.data.url);
   }
 }
