@@ -119,7 +119,13 @@ export class HarRecorder {
     const hide = (rec: RecordedBytes): RecordedBytes => {
       if (!hiding) return rec;
       const secrets = [...hiding.secrets].sort((a, b) => b.value.length - a.value.length);
-      const replace = (input: string) => hiding.redactor.text(secrets.reduce((text, s) => text.replaceAll(s.value, `«redacted:${s.label}»`), input));
+      const replace = (input: string) => {
+        const whole: string[] = [];
+        const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(`«redacted:${s.label}»`) - 1}\u0000`), input);
+        // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
+        // marker says so, so a judge never reads a part as the credential itself.
+        return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);
+      };
       const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
       const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
       const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };

@@ -80,11 +80,23 @@ export const limiterUnavailable = rule({
     section: 'Errors > Rules 2; Limits',
     quote: 'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`. … Each API key has its own rate-limit tier, enforced fail-closed.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a /v1 request carrying the key whose limiter is unavailable (fixtures.v1.limiterUnavailableCredential)',
+    judge(j) {
+      // Which key's limiter is down is not in the traffic: the profile names it.
+      const name = j.profile?.fixtures.v1.limiterUnavailableCredential;
+      if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v1') || ex.status === undefined || j.credentialOf(ex)?.name !== name) continue;
+        if (!j.check(ex, ex.status === 503, `a request on a tier whose limiter is unavailable answered ${ex.status}, expected 503 (fail-closed)`)) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        j.check(ex, recordOf(responseJson(ex))?.code !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
+      }
+    },
+  },
+  async provoke(ctx) {
     const key = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: key, label: 'usage with a key whose limiter is unavailable' });
-    ctx.check(res.status === 503, `a request on a tier whose limiter is unavailable answered ${res.status}, expected 503 (fail-closed)`);
-    ctx.check(problemCode(res) !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
     ctx.observe('503 problem', { code: problemCode(res) ?? null, retryable: isRecord(res.json) ? (res.json.retryable ?? null) : null, retryAfter: res.headers['retry-after'] ?? null });
   },
 });

@@ -1,7 +1,11 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
-import { section } from '../../../rule/index.ts';
+import { type Exchange, section } from '../../../rule/index.ts';
+import { idAfter, operation, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { callerOf, kindOf } from '../support/traffic.ts';
+
+const RUNS_PREFIX = '/v1/runs/';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
-import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
+import { followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
@@ -15,17 +19,43 @@ export const cancelTerminalEvent = rule({
     section: 'States and transitions; Endpoints',
     quote: "cancellation accepted | a terminal `request.cancelled` event is emitted on the run's stream … `200` JSON object with open properties",
   },
-  async check(ctx) {
+  judgement: {
+    // "cancellation accepted" is the row's condition: the cancels it judges are those the deployment accepted (2xx).
+    record: 'a POST /v1/runs/{id}/cancel accepted (2xx), and a read of that run\'s event stream sent after it',
+    judge(j) {
+      const accepted = new Map<string, Exchange>();
+      for (const ex of j.exchanges) {
+        const op = operation(ex);
+        const run = `${callerOf(ex)}\n${idAfter(ex, RUNS_PREFIX)}`;
+        if (op === 'v1.runs.cancel' && ex.status !== undefined && ex.status >= 200 && ex.status < 300) {
+          j.check(ex, ex.status === 200, `an accepted cancel answered ${ex.status}, expected 200`);
+          if (wholeBody(j, ex) !== undefined) j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the cancel answer is not a JSON object');
+          if (!accepted.has(run)) accepted.set(run, ex);
+          continue;
+        }
+        const cancel = accepted.get(run);
+        if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel)) continue;
+        const events = streamEvents(j, ex);
+        if (!events) continue;
+        const kinds = events.map(kindOf);
+        const at = kinds.indexOf(CANCELLED);
+        if (at === -1 && ex.responseBodyTruncated) {
+          j.lacks(ex, 'the end of the run\'s stream: only its beginning was kept');
+          continue;
+        }
+        if (!j.check(ex, at !== -1, `no request.cancelled event on the run's stream after the cancel of exchange #${cancel.index} (events: ${kinds.join(', ')})`, [cancel])) continue;
+        j.check(ex, at === kinds.length - 1, `${kinds.length - at - 1} event(s) followed request.cancelled, which is terminal`);
+        if (ex.streamEnd === 'server' || ex.streamEnd === 'grace-expired') j.check(ex, ex.streamEnd === 'server', 'the stream stayed open after request.cancelled for the whole close grace');
+      }
+    },
+  },
+  async provoke(ctx) {
     const runId = await startRun(ctx, 'long');
     const res = await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cancel the run' });
-    ctx.check(res.status === 200, `cancel answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
-    ctx.observe('cancel response', ctx.checkShape(openObject, res.json, 'the cancel response') ?? null);
-    const stream = await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000, awaitClose: true });
-    const kinds = stream.events.map(eventKind);
-    const at = kinds.indexOf(CANCELLED);
-    ctx.expect(at !== -1, `no request.cancelled event on the run's stream after cancel (events: ${kinds.join(', ')})`);
-    ctx.check(at === kinds.length - 1, `${kinds.length - at - 1} event(s) followed request.cancelled, which is terminal`);
-    ctx.check(stream.end === 'server', `the stream stayed open after request.cancelled (${stream.end})`);
+    // Only the provoker knows the run is in flight: a refused cancel of it is the provocation's own verdict.
+    if (res.status < 200 || res.status >= 300) ctx.fail(`cancelling a run in flight answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
+    ctx.observe('cancel response', openObject.safeParse(res.json).success ? res.json : null);
+    await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000, awaitClose: true });
   },
 });
 
