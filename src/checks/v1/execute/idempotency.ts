@@ -1,16 +1,14 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
-import { type CheckContext, type Exchange, type Judge, section, type ProbeResponse } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, type Judgement, section, type ProbeResponse } from '../../../rule/index.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { dataOf, isEventStream, recordOf, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
-import { executeKey, kindOf } from '../support/traffic.ts';
+import { dataOf, isEventStream, operation, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import {
-  eventData,
-  eventKind,
   findOtherTenantKey,
   namedKey,
   newKey,
@@ -21,18 +19,16 @@ import {
   problemCode,
   taskBody,
   turnBody,
-  type TurnAnswer,
 } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 
-/** The `replayed` flag of a turn answer's request.accepted event, or undefined when there is none. */
-function replayedFlag(answer: TurnAnswer): boolean | undefined {
-  const accepted = answer.events.find((e) => eventKind(e) === ACCEPTED);
-  const parsed = accepted ? acceptedData.safeParse(eventData(accepted)) : undefined;
-  return parsed?.success ? parsed.data.replayed : undefined;
+/** A turn body's own `idempotencyKey`. */
+function bodyIdempotencyKey(ex: Exchange): string | undefined {
+  const key = recordOf(requestJson(ex))?.idempotencyKey;
+  return typeof key === 'string' ? key : undefined;
 }
 
 function runIdOf(ctx: CheckContext, res: ProbeResponse, what: string): string {
@@ -158,30 +154,82 @@ export const normalized = rule({
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute sent by one caller under the key of an earlier accepted request, with the same JSON written differently',
+    judge(j) {
+      const first = new Map<string, { ex: Exchange; text: string; canonical: string }>();
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.execute' || ex.status === undefined || limiterRefused(ex) || requestBodyMissing(ex) !== undefined) continue;
+        const key = executeKey(ex);
+        if (key === undefined || requestJson(ex) === undefined) continue;
+        const scope = `${callerOf(ex)}\n${key}`;
+        const known = first.get(scope);
+        if (!known) {
+          if (ex.status >= 200 && ex.status < 300 && first.size < 10_000) first.set(scope, { ex, text: ex.requestBody!, canonical: canonicalBody(ex) });
+          continue;
+        }
+        if (known.canonical !== canonicalBody(ex) || known.text === ex.requestBody) continue;
+        j.check(ex, ex.status !== 409, 'the same request as exchange #' + known.ex.index + ' with other key order or whitespace was answered 409 conflict: the digest is not normalized', [known.ex]);
+      }
+    },
+  },
+  async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
     const compact = JSON.stringify(body);
     const spaced = JSON.stringify(reordered(body), null, 2);
     if (compact === spaced) ctx.untestable({ need: 'fixture', path: 'v1.tasks.completes', problem: 'is too small to reorder', remedy: 'give a body with at least two members' });
-    const first = runIdOf(ctx, await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' }), 'the original task request');
+    const first = await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' });
+    if (first.status !== 200) ctx.inconclusive(`setup failed: the original task request answered ${first.status}, not 200`);
     const res = await postExecute(ctx, body, { key, rawBody: spaced, label: 'execute (task), same JSON reordered and indented' });
-    ctx.expect(res.status !== 409, 'the same request with other key order and whitespace was answered 409 conflict: the digest is not normalized');
     // Whether the replay re-executes is judged by v1.execute.idempotency.replay.
-    ctx.observe('the reordered request replayed the original run', runIdOf(ctx, res, 'the reordered request') === first);
+    const again = taskResponse.safeParse(res.json);
+    ctx.observe('the reordered request replayed the original run', again.success && again.data.run_id === taskResponse.safeParse(first.json).data?.run_id);
   },
 });
 
-/** Posts once on a refusing key (expecting `status`), then retries the identical request with the same key on the primary key. */
+/**
+ * The judgement of a retry after a refusal by the limiter (`status`): a request whose key and body
+ * an earlier request carried, answered `status`, with no admission of that key since, is admitted
+ * as new: 200, and a turn's request.accepted does not say replayed:true.
+ */
+function retryJudgement(status: 429 | 503): Judgement {
+  return {
+    record: `a POST /v1/execute repeating the key and body of an earlier one answered ${status}, by a caller the deployment admits`,
+    judge(j) {
+      const refused = new Map<string, Exchange>();
+      const admittedKeys = new Set<string>();
+      const admissible = new Set<Exchange>();
+      admissibleExecutes(j, (ex) => admissible.add(ex), { anyKey: true, limited: true });
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.execute' || ex.status === undefined || requestBodyMissing(ex) !== undefined) continue;
+        const key = executeKey(ex);
+        if (key === undefined) continue;
+        const pair = `${key}\n${canonicalBody(ex)}`;
+        const before = refused.get(pair);
+        // The refused caller may still be over its limit; another key of the principal is not: its limiter answer is the refusal replayed.
+        const stillLimited = before !== undefined && callerOf(before) === callerOf(ex) && limiterRefused(ex);
+        if (before && !admittedKeys.has(key) && admissible.has(ex) && !stillLimited) {
+          if (j.check(ex, ex.status === 200, `retrying after the ${status} of exchange #${before.index} with the same key answered ${ex.status}, expected 200 (nothing was accepted)`, [before]) && isEventStream(ex)) {
+            const events = streamEvents(j, ex);
+            if (events) j.check(ex, replayedIn(events) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status} of exchange #${before.index}`, [before]);
+          }
+          refused.delete(pair);
+        }
+        if (ex.status === status && refused.size < 10_000) refused.set(pair, ex);
+        if (ex.status >= 200 && ex.status < 300) admittedKeys.add(key);
+      }
+    },
+  };
+}
+
+/** Posts once on a refusing key, then retries the identical request with the same key on the primary key. */
 async function retryAfterRefusal(ctx: CheckContext, refusing: Credential, status: 429 | 503): Promise<void> {
   const body = turnBody(ctx);
   const key = newKey();
   const refused = await postTurn(ctx, body, { key, credential: refusing, label: `execute (turn) on ${refusing.name}, expecting ${status}` });
   if (refused.res.status !== status) ctx.inconclusive(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
-  const retry = await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
-  ctx.check(retry.res.status === 200, `retrying after a ${status} with the same key answered ${retry.res.status} ${problemCode(retry.res) ?? ''}, expected 200`);
-  // The acceptance event itself is judged by v1.execute.turn.accepted-event; here only a replay would be wrong.
-  ctx.check(replayedFlag(retry) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status}`);
+  await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
 }
 
 export const retryAfter429 = rule({
@@ -190,7 +238,8 @@ export const retryAfter429 = rule({
   level: 'required',
   needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
-  async check(ctx) {
+  judgement: retryJudgement(429),
+  async provoke(ctx) {
     const limited = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
     await burstUntil429(ctx, limited);
     await retryAfterRefusal(ctx, limited, 429);
@@ -203,7 +252,8 @@ export const retryAfter503 = rule({
   level: 'required',
   needs: { fixtures: ['v1.limiterUnavailableCredential'] },
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
-  async check(ctx) {
+  judgement: retryJudgement(503),
+  async provoke(ctx) {
     const down = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     await retryAfterRefusal(ctx, down, 503);
   },
@@ -220,30 +270,42 @@ export const keyFormat = rule({
     section: 'Endpoints; Resources > Shared primitives',
     quote: 'Headers: `Idempotency-Key` (optional, Identifier) … | Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute carrying an Idempotency-Key header, with a body the contract admits, by a caller the deployment admits',
+    judge(j) {
+      admissibleExecutes(
+        j,
+        (ex) => {
+          const key = ex.requestHeaders['idempotency-key'];
+          if (key === undefined) return;
+          const shown = key.length > 40 ? `${key.slice(0, 20)}… (${key.length} characters)` : key;
+          if (isIdentifier(key)) {
+            // A key already used with another request is still read as a key: a 409 conflict shows it.
+            const conflict = ex.status === 409 && recordOf(responseJson(ex))?.code === 'conflict';
+            j.check(ex, ex.status === 200 || conflict, `the Identifier ${shown} as Idempotency-Key answered ${ex.status}, expected 200 (or 409 conflict for a reused key)`);
+          } else {
+            // Which status the refusal carries is not shown (no code is mapped to a status): any 4xx but a 409.
+            j.check(ex, ex.status! >= 400 && ex.status! < 500 && ex.status !== 409, `the Idempotency-Key ${shown}, not an Identifier, answered ${ex.status}, expected a 4xx refusal`);
+          }
+        },
+        { anyKey: true },
+      );
+    },
+  },
+  async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
     const unique = newKey().replace(/-/g, '');
-    const valid = [
+    const keys = [
       // A one-character key cannot be unique across certification runs: a 409 conflict still shows it was read as a key.
       { key: ALNUM[Math.floor(Math.random() * ALNUM.length)]!, why: 'one character' },
       { key: `K${unique}`.padEnd(128, '.:_-'), why: '128 characters' },
       { key: `a.b_c:d-${unique}`, why: 'every allowed punctuation' },
-    ];
-    for (const { key, why } of valid) {
-      const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
-      const admitted = res.status === 200 || (res.status === 409 && problemCode(res) === 'conflict');
-      ctx.check(admitted, `an Idempotency-Key of ${why} answered ${res.status} ${problemCode(res) ?? ''}, expected 200 (it is an Identifier)`);
-    }
-    // The header is typed Identifier, so a key that is not one makes the request invalid. Which
-    // status the refusal carries is not shown (no code is mapped to a status): any 4xx but a 409.
-    const invalid = [
       { key: `K${'x'.repeat(128)}`, why: '129 characters' },
       { key: `-${unique}`, why: 'a leading "-"' },
       { key: `apicert/${unique}`, why: 'a "/"' },
     ];
-    for (const { key, why } of invalid) {
+    for (const { key, why } of keys) {
       const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
-      ctx.check(res.status >= 400 && res.status < 500 && res.status !== 409, `an Idempotency-Key of ${why} (not an Identifier) answered ${res.status}, expected a 4xx refusal`);
       ctx.observe(`Idempotency-Key with ${why}`, { status: res.status, code: problemCode(res) ?? null });
     }
   },
@@ -258,18 +320,30 @@ export const bodyKey = rule({
     section: 'Resources > Turn request body; Endpoints > Rules 2-3',
     quote: '| idempotencyKey | Identifier | no | … Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`. … Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay.',
   },
-  async check(ctx) {
+  judgement: {
+    record: "a turn POST /v1/execute keyed only by its body's idempotencyKey, sent again by the same caller under that key",
+    judge(j) {
+      const bodyOnly = (ex: Exchange) => (ex.requestHeaders['idempotency-key'] === undefined ? bodyIdempotencyKey(ex) : undefined);
+      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnly, judge: 'replay', sameAnswer: replayOf });
+      judgeIdempotency(j, {
+        operation: 'v1.execute',
+        keyOf: bodyOnly,
+        judge: 'conflict',
+        conflict: (later, jj) => {
+          if (later.status !== 409) return `answered ${later.status}`;
+          if (wholeBody(jj, later) === undefined) return undefined;
+          const code = recordOf(responseJson(later))?.code;
+          return code === 'conflict' ? undefined : `answered 409 with code ${JSON.stringify(code)}, expected conflict`;
+        },
+      });
+    },
+  },
+  async provoke(ctx) {
     const key = newKey('bodykey');
     const turn = { ...turnBody(ctx), idempotencyKey: key };
     const original = await postTurn(ctx, turn, { label: 'execute (turn), idempotencyKey in the body only' });
-    if (ctx.check(original.res.status === 200, `the original turn request (idempotencyKey in the body) answered ${original.res.status}, expected 200`))
-      ctx.check(replayedFlag(original) === false, `the original turn's request.accepted carries replayed: ${String(replayedFlag(original))}, expected false`);
-    const again = await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
-    if (ctx.check(again.res.status === 200, `the same turn body sent again answered ${again.res.status}, expected 200 (a replay)`))
-      ctx.check(replayedFlag(again) === true, `the same turn body with the same body idempotencyKey was admitted with replayed: ${String(replayedFlag(again))}, expected true: the body's key was not honoured`);
-    const other = { ...turn, requestId: newKey('req') };
-    const res = await postExecute(ctx, other, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
-    ctx.check(res.status === 409, `another turn body under the same body idempotencyKey answered ${res.status}, expected 409`);
-    ctx.check(problemCode(res) === 'conflict', `the answer carries code "${problemCode(res)}", expected conflict`);
+    if (original.res.status !== 200) ctx.inconclusive(`setup failed: the original turn request (idempotencyKey in the body) answered ${original.res.status}, not 200`);
+    await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
+    await postExecute(ctx, { ...turn, requestId: newKey('req') }, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
   },
 });

@@ -11,6 +11,7 @@ import { turnRequest } from '../../../contract/v1/turn.ts';
 import { isLoopbackLiteral } from '../../../contract/v1/webhook-url.ts';
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
+import { canonicalJson, parseJson } from '../../../util/json.ts';
 import type { Exchange, Judge, SseEvent } from '../../../rule/index.ts';
 import { dataOf, onSurface, operation, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from './fabric.ts';
@@ -39,6 +40,18 @@ export function modeOf(ex: Exchange): ExecuteMode | undefined {
 /** The body is one the contract admits for its mode. */
 export function validBody(ex: Exchange, mode: ExecuteMode): boolean {
   return (mode === 'task' ? taskRequest : turnRequest).safeParse(requestJson(ex)).success;
+}
+
+/** A value the contract's Identifier admits (the Idempotency-Key's type). */
+export function isIdentifier(value: string): boolean {
+  return value.length >= 1 && value.length <= 128 && IDENTIFIER_PATTERN.test(value);
+}
+
+/** The canonical text of a request body (JSON canonicalized, else the text): two requests are the same request when these are equal. */
+export function canonicalBody(ex: Exchange): string {
+  const text = ex.requestBody ?? '';
+  const parsed = parseJson(text);
+  return parsed.ok ? canonicalJson(parsed.value) : text;
 }
 
 /** The kind of a run event: the SSE `event` field, else `type`, `kind` or `event` in its data (the seed does not say which). */
@@ -90,7 +103,7 @@ export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
  * Accept that does not ask for the other mode's answer. Each is read from the request and the
  * exchanges before it; the callback gets every such request in order.
  */
-export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteMode) => void, options: { anyVersion?: boolean } = {}): void {
+export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteMode) => void, options: { anyVersion?: boolean; anyKey?: boolean; limited?: boolean } = {}): void {
   const admitted = admittedCaller(j);
   const keysUsed = new Set<string>();
   for (const ex of j.exchanges) {
@@ -100,9 +113,9 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
     const reused = scope !== undefined && keysUsed.has(scope);
     if (scope !== undefined) keysUsed.add(scope);
     const mode = modeOf(ex);
-    if (mode === undefined || ex.status === undefined || reused || !validBody(ex, mode)) continue;
-    if (limiterRefused(ex)) continue;
-    if (key !== undefined && (key.length > 128 || !IDENTIFIER_PATTERN.test(key))) continue;
+    if (mode === undefined || ex.status === undefined || (reused && !options.anyKey) || !validBody(ex, mode)) continue;
+    if (limiterRefused(ex) && !options.limited) continue;
+    if (key !== undefined && !options.anyKey && !isIdentifier(key)) continue;
     const version = ex.requestHeaders['x-ai-platform-version'];
     if (version !== undefined && version !== 'v1' && !options.anyVersion) continue;
     const accept = ex.requestHeaders.accept;
