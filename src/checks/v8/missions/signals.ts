@@ -2,7 +2,7 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
-import { missionOf, withTerminalBefore } from '../support/traffic.ts';
+import { callerOf, missionOf, withTerminalBefore } from '../support/traffic.ts';
 import { operation } from '../../../traffic/read.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -62,9 +62,14 @@ export const signalTerminal = rule({
   judgement: {
     record: 'a POST /v8/missions/{runId}/signals sent after an earlier exchange showed that mission terminal (its terminal event, or a read answering succeeded, failed or cancelled)',
     judge(j) {
-      // Chosen by the request (a signal) and what the exchanges before it showed, never by its answer.
+      // Chosen by the request (a signal with a key not used before: a replay answers the original response) and what the exchanges before it showed, never by its answer.
+      const used = new Set<string>();
       withTerminalBefore(j.exchanges, (ex, terminal) => {
-        if (!terminal || operation(ex) !== 'v8.missions.signals' || ex.status === undefined) return;
+        if (operation(ex) !== 'v8.missions.signals') return;
+        const key = `${callerOf(ex)}\n${ex.path}\n${ex.requestHeaders['idempotency-key'] ?? ''}`;
+        const replay = used.has(key);
+        used.add(key);
+        if (!terminal || replay || ex.status === undefined || ex.requestHeaders['idempotency-key'] === undefined) return;
         j.check(ex, ex.status === 409, `a signal to mission ${missionOf(ex)}, ${terminal.status} as exchange #${terminal.seenOn.index} showed, answered ${ex.status}, expected 409`, [terminal.seenOn]);
       });
     },

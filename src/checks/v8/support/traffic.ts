@@ -7,6 +7,7 @@ import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type Missi
 import type { Credential } from '../../../profile/schema.ts';
 import { credentialIn, type Exchange, type Judge } from '../../../rule/index.ts';
 import { eventsOf, idAfter, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { canonicalJson } from '../../../util/json.ts';
 
 export const MISSIONS_PREFIX = '/v8/missions/';
 
@@ -125,4 +126,75 @@ export function withCreator(exchanges: readonly Exchange[], each: (ex: Exchange,
 /** The JSON body a create sent, when it was JSON and kept. */
 export function sentBody(ex: Exchange): unknown {
   return requestJson(ex);
+}
+
+/** What the exchanges before a request showed of the mission its path names. */
+export interface MissionSeen {
+  /** The caller's own create of it (an earlier exchange), when the same caller created it. */
+  creator?: Exchange;
+  /** Its terminal state, when an exchange that ended before showed it (to the same caller). */
+  terminal?: TerminalSighting;
+  /** An earlier keyed cancel of it by the same caller. */
+  cancelled?: Exchange;
+  /** The parsed body its create sent. */
+  createBody?: unknown;
+}
+
+/**
+ * Walks the exchanges in order with, for each that names a mission in its path, what earlier
+ * exchanges showed of that mission, and the callers' scopes: everything a /v8 missions judgement
+ * may pick a request by besides the request itself.
+ */
+export function withMissions(j: Judge, each: (ex: Exchange, seen: MissionSeen, callers: Callers) => void): void {
+  const creators = new Map<string, Exchange>();
+  const terminals = new Map<string, TerminalSighting>();
+  const cancels = new Map<string, Exchange>();
+  withCallers(j, (ex, callers) => {
+    const runId = missionOf(ex);
+    const caller = callerOf(ex);
+    if (runId !== undefined) {
+      const key = `${caller}\n${runId}`;
+      const seen: MissionSeen = {};
+      const creator = creators.get(runId);
+      if (creator && callerOf(creator) === caller && startsAfterEnd(ex, creator)) {
+        seen.creator = creator;
+        seen.createBody = requestJson(creator);
+      }
+      const terminal = terminals.get(key);
+      if (terminal && startsAfterEnd(ex, terminal.seenOn)) seen.terminal = terminal;
+      const cancel = cancels.get(key);
+      if (cancel && startsAfterEnd(ex, cancel)) seen.cancelled = cancel;
+      each(ex, seen, callers);
+      if (!terminals.has(key)) {
+        const shown = terminalShown(ex);
+        if (shown) terminals.set(key, shown);
+      }
+      if (operation(ex) === 'v8.missions.cancel' && ex.requestHeaders['idempotency-key'] !== undefined && !cancels.has(key)) cancels.set(key, ex);
+    } else {
+      each(ex, {}, callers);
+    }
+    const made = createdMission(ex);
+    if (made && !creators.has(made.runId)) creators.set(made.runId, ex);
+  });
+}
+
+/** Whether a create sent the profile's fixture body of that name (a mission known to wait, to fail, ...). */
+export function sentFixture(j: Pick<Judge, 'profile'>, body: unknown, name: 'succeeds' | 'waits' | 'fails' | 'cancellable' | 'timeLimit'): boolean {
+  const fixture = j.profile?.fixtures.v8.missions[name];
+  return fixture !== undefined && body !== undefined && canonicalJson(fixture) === canonicalJson(body);
+}
+
+/**
+ * A mission's first terminal state, seen by a caller on its stream (or a read), fixes its state:
+ * every later read of it by that caller, sent after that exchange ended, must show the status the
+ * terminal event names. `which` picks the terminal states a rule speaks of.
+ */
+export function judgeReadsAfterTerminal(j: Judge, which: (status: MissionStatus) => boolean): void {
+  withTerminalBefore(j.exchanges, (ex, terminal) => {
+    if (!terminal || operation(ex) !== 'v8.missions.get' || ex.status === undefined || ex.status === 429 || !which(terminal.status)) return;
+    if (!j.check(ex, ex.status === 200, `a read of mission ${missionOf(ex)} after it ended answered ${ex.status}, expected 200`, [terminal.seenOn])) return;
+    const parsed = missionProjection.safeParse(responseJson(ex));
+    if (!parsed.success) return;
+    j.check(ex, parsed.data.status === terminal.status, `after its terminal state ${terminal.status} (shown on exchange #${terminal.seenOn.index}) the mission reads back as ${parsed.data.status}`, [terminal.seenOn]);
+  });
 }
