@@ -240,7 +240,7 @@ export class ProbeClient implements Http {
       if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
       this.journal.complete(exchange, { status: res.statusCode, responseHeaders, responseBody: text.text, ...(text.truncated ? { responseBodyTruncated: true } : {}), durationMs });
       if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
-        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry });
+        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry }, text.text.length);
       }
       return this.link({ status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs }, at);
     } catch (error) {
