@@ -5,7 +5,9 @@
 import { endpointOf } from '../../../contract/endpoints.ts';
 import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionProjection, type MissionStatus } from '../../../contract/v8/missions.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { credentialIn, type Exchange, type Judge } from '../../../rule/index.ts';
+import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import { pathIdentifier } from '../../../contract/v8/common.ts';
+import { stepTraces, type StepTrace } from './read.ts';
 import { eventsOf, idAfter, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 
@@ -196,5 +198,66 @@ export function judgeReadsAfterTerminal(j: Judge, which: (status: MissionStatus)
     const parsed = missionProjection.safeParse(responseJson(ex));
     if (!parsed.success) return;
     j.check(ex, parsed.data.status === terminal.status, `after its terminal state ${terminal.status} (shown on exchange #${terminal.seenOn.index}) the mission reads back as ${parsed.data.status}`, [terminal.seenOn]);
+  });
+}
+
+/** Who a request speaks for: the profile's principal of its credential, else the credential itself. */
+export function principalKey(callers: Callers, ex: Exchange): string {
+  const principal = callers.principalOf(ex);
+  return principal === undefined ? `caller:${callerOf(ex)}` : `principal:${principal}`;
+}
+
+/** The last path segment, decoded: the id a read names. */
+export function lastSegment(ex: Exchange): string {
+  const raw = pathOnly(ex).split('/').filter(Boolean).pop() ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export interface SeenTrace extends StepTrace {
+  runId: string;
+  /** The stream that named it, and whether that stream reached its terminal event. */
+  stream: Exchange;
+  ended: boolean;
+}
+
+/**
+ * Walks the exchanges with, for each GET /v8/traces/{traceId}, the step trace an earlier mission
+ * stream (of the same principal) named with that id, when one did.
+ */
+export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | undefined, callers: Callers) => void): void {
+  const traces = new Map<string, SeenTrace>();
+  withCallers(j, (ex, callers) => {
+    const op = operation(ex);
+    if (op === 'v8.traces.get') {
+      const seen = traces.get(`${principalKey(callers, ex)}\n${lastSegment(ex)}`);
+      each(ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined, callers);
+      return;
+    }
+    if (op !== 'v8.missions.events' || ex.status !== 200) return;
+    const events = eventsOf(ex) ?? [];
+    const ended = events.some((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
+    for (const t of stepTraces(events)) {
+      const key = `${principalKey(callers, ex)}\n${t.traceId}`;
+      if (!traces.has(key)) traces.set(key, { ...t, runId: missionOf(ex)!, stream: ex, ended });
+    }
+  });
+}
+
+/**
+ * The path-id bounds of skills and traces, judged on every read of one by a caller holding its
+ * scope: a 256-character id of the pattern is not refused as malformed; an id past the length or
+ * the pattern is refused with 400 or 404 (whether an unknown id answers 404 is another rule).
+ */
+export function judgeIdBounds(j: Judge, op: string, scope: string, name: string): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
+    const id = lastSegment(ex);
+    const wellFormed = pathIdentifier.safeParse(id).success;
+    if (wellFormed && id.length === 256) j.check(ex, ![400, 414].includes(ex.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${ex.status}`);
+    else if (!wellFormed) j.check(ex, ex.status === 400 || ex.status === 404, `a ${name} outside 1-256 characters or the pattern (${id.length} characters) answered ${ex.status}, expected 400 or 404`);
   });
 }
