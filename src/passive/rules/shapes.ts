@@ -7,11 +7,6 @@ import type { z } from 'zod';
 import { jsonrpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import { taskResponse } from '../../contract/v1/task.ts';
 import { webhookCreated } from '../../contract/v1/webhooks.ts';
-import { capabilitySearchResponse } from '../../contract/v8/capabilities.ts';
-import { certificatesResponse, worldCertificate } from '../../contract/v8/certificates.ts';
-import { coverageReport } from '../../contract/v8/coverage.ts';
-import { contextGoal, goalsResponse } from '../../contract/v8/goals.ts';
-import { memoryResponse } from '../../contract/v8/memory.ts';
 import { dateTimes } from '../../checks/v1/runs/get.ts';
 import { parseJson } from '../../util/json.ts';
 import { mediaType, pathOnly, type TrafficExchange } from '../exchange.ts';
@@ -68,11 +63,6 @@ function mcpRequests(ex: TrafficExchange): { batch: boolean; requests: number } 
 }
 
 export const shapeRules: PassiveRule[] = [
-  shapeRule('v8.capabilities.search.ok', 'POST', /^\/v8\/capabilities\/search\/?$/, 200, capabilitySearchResponse),
-  shapeRule('v8.memory.query.ok', 'POST', /^\/v8\/memory\/query\/?$/, 200, memoryResponse),
-  shapeRule('v8.coverage.shape', 'GET', /^\/v8\/coverage\/?$/, 200, coverageReport),
-  listingItemsRule('v8.goals.shape', /^\/v8\/context-twin\/goals\/?$/, goalsResponse, 'goals', contextGoal),
-  listingItemsRule('v8.certificates.shape', /^\/v8\/world-model\/certificates\/?$/, certificatesResponse, 'certificates', worldCertificate),
   shapeRule('v1.webhooks.register.created', 'POST', /^\/v1\/webhooks\/?$/, 201, webhookCreated),
   {
     id: 'v1.execute.task.run-id',

@@ -5,11 +5,12 @@
 import { endpointOf } from '../../../contract/endpoints.ts';
 import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionProjection, type MissionStatus } from '../../../contract/v8/missions.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import type { z } from 'zod';
+import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { stepTraces, type StepTrace } from './read.ts';
-import { eventsOf, idAfter, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
-import { canonicalJson } from '../../../util/json.ts';
+import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { canonicalJson, isRecord } from '../../../util/json.ts';
 
 export const MISSIONS_PREFIX = '/v8/missions/';
 
@@ -260,4 +261,46 @@ export function judgeIdBounds(j: Judge, op: string, scope: string, name: string)
     if (wellFormed && id.length === 256) j.check(ex, ![400, 414].includes(ex.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${ex.status}`);
     else if (!wellFormed) j.check(ex, ex.status === 400 || ex.status === 404, `a ${name} outside 1-256 characters or the pattern (${id.length} characters) answered ${ex.status}, expected 400 or 404`);
   });
+}
+
+export interface ReadAnswers {
+  op: string;
+  scope: string;
+  /** How cases name the answer: "capability search". */
+  name: string;
+  schema: z.ZodType;
+  /** Whether the request alone (and the profile) says it must be answered 200: a valid body, the fixture's resource. */
+  expect200?: (ex: Exchange) => boolean;
+  /** Further judgements of a 200 answer's parsed value. */
+  extra?: (ex: Exchange, value: unknown) => void;
+}
+
+/**
+ * The answers of a /v8 read, judged from every request to it by a caller holding its scope: a
+ * request that must succeed (`expect200`) answered 200, and every 200 is JSON of the contract's
+ * shape. A 429 is the rate limit's rule.
+ */
+export function judgeReadAnswers(j: Judge, r: ReadAnswers): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== r.op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, r.scope)) return;
+    if (r.expect200?.(ex) && !j.check(ex, ex.status === 200, `${r.name} answered ${ex.status}, expected 200`)) return;
+    if (ex.status !== 200) return;
+    const type = mediaType(ex.responseHeaders);
+    j.check(ex, type === 'application/json', `${r.name} answered content-type "${type}", expected application/json`);
+    const json = answerJson(j, ex);
+    if (json === undefined && !hasWholeBody(ex)) return;
+    const parsed = r.schema.safeParse(json);
+    if (j.check(ex, parsed.success, `${r.name} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) r.extra?.(ex, parsed.data);
+  });
+}
+
+/** A listing the seed shows in two forms (goals, certificates): each item of whichever form has the item's shape. */
+export function judgeListingItems(j: Judge, key: string, item: z.ZodType): (ex: Exchange, value: unknown) => void {
+  return (ex, value) => {
+    const items = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value[key]) ? (value[key] as unknown[]) : [];
+    for (const [i, it] of items.entries()) {
+      const parsed = item.safeParse(it);
+      j.check(ex, parsed.success, `${key} item #${i + 1} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`);
+    }
+  };
 }
