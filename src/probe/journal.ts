@@ -21,9 +21,9 @@ const JOURNAL_LIMIT = 20_000;
  * Bytes of answer text kept (as parsed JSON) across the run: a target that answers with huge
  * bodies must not grow apicert past its memory promise (300 MB); answers past it are counted.
  */
-const JOURNAL_BYTES = 32 * 1024 * 1024;
+const JOURNAL_BYTES = 12 * 1024 * 1024;
 /** One answer bigger than this is not kept all run: it is counted with the dropped ones (the schema rule observes how many it did not judge). */
-const ENTRY_BYTES = 256 * 1024;
+const ENTRY_BYTES = 64 * 1024;
 
 export class ExchangeJournal {
   readonly entries: JournalEntry[] = [];
