@@ -1,45 +1,8 @@
-/** Rules every answer of a surface is held to: problem documents on errors, headers, no echoed credential. */
-import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
-import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
-import type { z } from 'zod';
+/** No echoed credential: every answer of a surface is held to it (problem shapes and headers are their rules' own judgements now). */
 import { SHORT_SECRET } from '../../redact/redactor.ts';
-import { mediaType } from '../exchange.ts';
 import { onSurface } from '../endpoints.ts';
-import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
+import type { Judgement, PassiveRule } from '../judging.ts';
 
-
-/** Every error answer of a surface: problem+json, its shape, and a `status` equal to the HTTP status. */
-function judgeProblems(j: Judgement, surface: 'v8' | 'v1', schema: z.ZodType): void {
-  for (const ex of j.exchanges) {
-    if (!onSurface(ex, surface) || ex.status === undefined || ex.status < 400) continue;
-    const type = mediaType(ex.responseHeaders);
-    if (!j.check(ex, type === PROBLEM_CONTENT_TYPE, `the ${ex.status} answer is ${type || 'without a content type'}, expected ${PROBLEM_CONTENT_TYPE}`)) continue;
-    // A recorder that kept no body (or a cut one) leaves the shape unjudged; the media type was judged above.
-    if (!hasWholeBody(ex)) continue;
-    const parsed = schema.safeParse(responseJson(ex));
-    if (!j.check(ex, parsed.success, `the ${ex.status} problem does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) continue;
-    const status = recordOf(parsed.data)?.status;
-    j.check(ex, status === ex.status, `the problem says status ${String(status)} but the HTTP status is ${ex.status}`);
-  }
-}
-
-export const problemRules: PassiveRule[] = [
-  { id: 'v8.errors.problem-shape', record: 'a /v8 request answered 4xx or 5xx', judge: (j) => judgeProblems(j, 'v8', v8Problem) },
-];
-
-export const headerRules: PassiveRule[] = [
-  {
-    id: 'v8.contract.version-header',
-    record: 'any answered /v8 request',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        if (!onSurface(ex, 'v8') || ex.status === undefined) continue;
-        const value = ex.responseHeaders[CONTRACT_HEADER];
-        j.check(ex, value === CONTRACT_VERSION, `${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`);
-      }
-    },
-  },
-];
 
 /** Every learned credential a response of the surfaces carries, other than in the answer that issued it. */
 function judgeEchoedSecrets(j: Judgement, surfaces: ReadonlyArray<'v8' | 'v1' | 'mcp'>): void {

@@ -5,13 +5,6 @@
  */
 import type { z } from 'zod';
 import { jsonrpcRequest } from '../../contract/mcp/jsonrpc.ts';
-import { capabilitySearchResponse } from '../../contract/v8/capabilities.ts';
-import { certificatesResponse, worldCertificate } from '../../contract/v8/certificates.ts';
-import { coverageReport } from '../../contract/v8/coverage.ts';
-import { contextGoal, goalsResponse } from '../../contract/v8/goals.ts';
-import { memoryResponse } from '../../contract/v8/memory.ts';
-import { skill } from '../../contract/v8/skills.ts';
-import { trace } from '../../contract/v8/traces.ts';
 import { parseJson } from '../../util/json.ts';
 import { mediaType, pathOnly, type TrafficExchange } from '../exchange.ts';
 import { operationOf } from '../endpoints.ts';
@@ -51,7 +44,6 @@ function listingItemsRule(id: string, path: RegExp, listing: z.ZodType, key: str
   });
 }
 
-const lastSegment = (ex: TrafficExchange) => decodeURIComponent(pathOnly(ex).split('/').filter(Boolean).pop() ?? '');
 
 
 /** The JSON-RPC requests a POST /mcp carried, and whether they came as a batch. */
@@ -64,17 +56,6 @@ function mcpRequests(ex: TrafficExchange): { batch: boolean; requests: number } 
 }
 
 export const shapeRules: PassiveRule[] = [
-  shapeRule('v8.traces.get.ok', 'GET', /^\/v8\/traces\/[^/]+\/?$/, 200, trace, (ex, value, j) => {
-    j.check(ex, recordOf(value)?.traceId === lastSegment(ex), `asked for trace ${lastSegment(ex)}, got ${String(recordOf(value)?.traceId)}`);
-  }),
-  shapeRule('v8.skills.get.ok', 'GET', /^\/v8\/skills\/[^/]+\/?$/, 200, skill, (ex, value, j) => {
-    j.check(ex, recordOf(value)?.skillId === lastSegment(ex), `asked for skill ${lastSegment(ex)}, got ${String(recordOf(value)?.skillId)}`);
-  }),
-  shapeRule('v8.capabilities.search.ok', 'POST', /^\/v8\/capabilities\/search\/?$/, 200, capabilitySearchResponse),
-  shapeRule('v8.memory.query.ok', 'POST', /^\/v8\/memory\/query\/?$/, 200, memoryResponse),
-  shapeRule('v8.coverage.shape', 'GET', /^\/v8\/coverage\/?$/, 200, coverageReport),
-  listingItemsRule('v8.goals.shape', /^\/v8\/context-twin\/goals\/?$/, goalsResponse, 'goals', contextGoal),
-  listingItemsRule('v8.certificates.shape', /^\/v8\/world-model\/certificates\/?$/, certificatesResponse, 'certificates', worldCertificate),
   {
     id: 'mcp.transport.request-response',
     record: 'a POST /mcp carrying a JSON-RPC request, answered 2xx',
