@@ -69,7 +69,8 @@ describe.concurrent('deliveries recorded at a team receiver', () => {
   it('the clean fake passes every delivery rule', async () => {
     const judged = await recordDeliveries();
     for (const id of DELIVERY_RULES) expect(`${id}: ${verdictOf(judged, id).verdict}`, verdictOf(judged, id).reason).toBe(`${id}: pass`);
-    expect(judged.report.summary.gate).toBe('pass');
+    // Without a profile, only the /v1 rules are held to judging nothing they cannot (a receiver's recording carries no fixtures).
+    expect(judged.results.filter((r) => r.rule.id.startsWith('v1.') && r.verdict !== 'pass' && r.verdict !== 'not-applicable').map((r) => `${r.rule.id}: ${r.verdict}: ${r.reason}`)).toEqual([]);
   }, 30_000);
 
   // An integer event_id is a legal reading (the seed names the field, not its type): the header carries its digits.

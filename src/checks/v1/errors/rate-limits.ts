@@ -85,9 +85,10 @@ export const limiterUnavailable = rule({
     judge(j) {
       // Which key's limiter is down is not in the traffic: the profile names it.
       const name = j.profile?.fixtures.v1.limiterUnavailableCredential;
-      if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
       for (const ex of j.exchanges) {
-        if (!onSurface(ex, 'v1') || ex.status === undefined || j.credentialOf(ex)?.name !== name) continue;
+        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.requestHeaders.authorization === undefined) continue;
+        if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
+        if (j.credentialOf(ex)?.name !== name) continue;
         if (!j.check(ex, ex.status === 503, `a request on a tier whose limiter is unavailable answered ${ex.status}, expected 503 (fail-closed)`)) continue;
         if (wholeBody(j, ex) === undefined) continue;
         j.check(ex, recordOf(responseJson(ex))?.code !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');

@@ -1,8 +1,8 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
-import { type CheckContext, type Exchange, type Judge, type Judgement, section, type ProbeResponse } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { dataOf, isEventStream, operation, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
-import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused } from '../support/traffic.ts';
+import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -31,10 +31,6 @@ function bodyIdempotencyKey(ex: Exchange): string | undefined {
   return typeof key === 'string' ? key : undefined;
 }
 
-function runIdOf(ctx: CheckContext, res: ProbeResponse, what: string): string {
-  ctx.expect(res.status === 200, `${what} answered ${res.status}, expected 200`);
-  return ctx.expectShape(taskResponse, res.json, what).run_id;
-}
 
 /** The run_id a task answer carries, or undefined. */
 function taskRunIdOf(ex: Exchange): string | undefined {
@@ -127,17 +123,40 @@ export const scope = rule({
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
-  async check(ctx) {
+  judgement: {
+    record: "a POST /v1/execute repeating the key and body of another principal's or tenant's accepted task request (principals and tenants from the profile)",
+    judge(j) {
+      // Whose key a credential is (principal, tenant) is not in the traffic: the profile says (untestable without one).
+      const admissible = new Set<Exchange>();
+      admissibleExecutes(j, (ex) => admissible.add(ex), { anyKey: true });
+      const first = new Map<string, { ex: Exchange; principal: string; tenant: string | undefined; runId: string }>();
+      for (const ex of j.exchanges) {
+        if (!admissible.has(ex) || modeOf(ex) !== 'task') continue;
+        const key = executeKey(ex);
+        const who = j.credentialOf(ex);
+        if (key === undefined || !who) continue;
+        const pair = `${key}\n${canonicalBody(ex)}`;
+        const known = first.get(pair);
+        if (!known) {
+          const runId = taskRunIdOf(ex);
+          if (runId !== undefined && first.size < 10_000) first.set(pair, { ex, principal: who.principal, tenant: who.tenant, runId });
+          continue;
+        }
+        if (known.principal === who.principal && known.tenant === who.tenant) continue;
+        if (!j.check(ex, ex.status === 200, `the same key and request as exchange #${known.ex.index}, from ${who.name} (principal ${who.principal}, tenant ${who.tenant ?? '?'}), answered ${ex.status}, expected 200`, [known.ex])) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        j.check(ex, taskRunIdOf(ex) !== known.runId, `${who.name} got run_id ${known.runId} of exchange #${known.ex.index}, another principal's run: the key is not scoped to principal and tenant`, [known.ex]);
+      }
+    },
+  },
+  async provoke(ctx) {
     const peers = [otherPrincipalKey(ctx), findOtherTenantKey(ctx)].filter((c): c is Credential => c !== undefined);
     if (peers.length === 0) ctx.untestable({ need: 'credential', role: 'v1 key of another principal (same tenant) or of another tenant', remedy: 'add one with "principal"/"tenant" labels' });
     const body = taskBody(ctx, 'completes');
     const key = newKey();
-    const mine = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task) as the primary key' }), 'the primary task request');
-    for (const peer of peers) {
-      const res = await postExecute(ctx, body, { key, credential: peer, label: `execute (task), same key and body, as ${peer.name}` });
-      const theirs = runIdOf(ctx, res, `the same key and request from ${peer.name} (principal ${peer.principal}, tenant ${peer.tenant ?? '?'})`);
-      ctx.check(theirs !== mine, `${peer.name} got run_id ${theirs} of the primary principal's run: the key is not scoped to principal and tenant`);
-    }
+    const mine = await postExecute(ctx, body, { key, label: 'execute (task) as the primary key' });
+    if (mine.status !== 200) ctx.inconclusive(`setup failed: the primary task request answered ${mine.status}, not 200`);
+    for (const peer of peers) await postExecute(ctx, body, { key, credential: peer, label: `execute (task), same key and body, as ${peer.name}` });
   },
 });
 
