@@ -87,6 +87,7 @@ const VISIBLE: readonly FaultId[] = [
   'v1.errors.problem-shape/extra-member',
   'v1.versioning.header/rejected',
   'v1.webhooks.register.created/no-secret',
+  'v1.webhooks.register.secret-once/shown-twice',
   'v1.webhooks.url.https-only/http-accepted',
   'v1.webhooks.url.loopback-names/accepted',
   'v1.webhooks.url.default-port/other-port-accepted',

@@ -74,7 +74,10 @@ async function v1HappyPath(o: ScriptedClientOptions): Promise<void> {
   }
   await call(o.baseUrl, 'POST', '/v1/execute', { token: o.v1Key, body: { ...o.turn, requestId: freshKey() }, headers: { accept: 'text/event-stream', 'x-ai-platform-version': 'v1' } });
   await call(o.baseUrl, 'GET', '/v1/usage', { token: o.v1Key });
-  await call(o.baseUrl, 'POST', '/v1/webhooks', { token: o.webhookKey, body: { url: `https://hooks.example.com/scripted/${freshKey()}`, event_types: ['run.completed'], description: 'scripted integration' } });
+  const hook = { url: `https://hooks.example.com/scripted/${freshKey()}`, event_types: ['run.completed'], description: 'scripted integration' };
+  await call(o.baseUrl, 'POST', '/v1/webhooks', { token: o.webhookKey, body: hook });
+  // A deploy script that runs twice registers its endpoint twice.
+  await call(o.baseUrl, 'POST', '/v1/webhooks', { token: o.webhookKey, body: hook });
 }
 
 async function v1Mistakes(o: ScriptedClientOptions): Promise<void> {

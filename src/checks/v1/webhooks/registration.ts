@@ -7,6 +7,7 @@ import { FULL_SCOPES } from '../support/fabric.ts';
 import { callerOf, limiterRefused, registrations, testReceiverUrl } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
+import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
 import { DELIVERIES, holdingOnly, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
@@ -93,8 +94,9 @@ export const secretOnce = rule({
         if (operation(ex) !== 'v1.webhooks.create' || ex.status < 200 || ex.status >= 300) continue;
         const secret = recordOf(responseJson(ex))?.signing_secret;
         if (typeof secret !== 'string' || secret.length === 0) continue;
-        // A recorder that hid it left a marker shared by every hidden secret: nothing to follow.
-        if (secret.includes('«redacted')) j.lacks(ex, 'the signing_secret: the recorder hid it behind a marker every hidden secret shares');
+        // A recorder that hid it behind a marker every hidden secret shares left nothing to follow; apicert's own
+        // recordings number each hidden secret, so its marker is followed like the secret.
+        if (secret.includes('«redacted') && !secret.startsWith(SIGNING_SECRET_MARKER)) j.lacks(ex, 'the signing_secret: the recorder hid it behind a marker every hidden secret shares');
         else if (issued.length < 1_000) issued.push({ secret, by: ex });
       }
     },
