@@ -157,6 +157,7 @@ export const scopesObserved = rule({
   id: 'v1.auth.scopes',
   title: 'Which scopes each /v1 endpoint asks for (not shown by the spec)',
   level: 'observation',
+  activeOnly: 'an observation of what keys lacking a scope are answered, per endpoint apicert calls',
   spec: { section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
   async check(ctx) {
     const primary = primaryKey(ctx);

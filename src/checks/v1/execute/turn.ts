@@ -98,6 +98,7 @@ export const turnBodies = rule({
   id: 'v1.execute.turn.bodies',
   title: 'Every turn body inside the contract is admitted; one broken bound or one extra property gets a 4xx invalid_request problem',
   level: 'required',
+  activeOnly: 'a property over bodies apicert generates, whose shrunk counterexample is the point',
   spec: {
     section: 'Resources and their fields; Limits',
     quote: '### Turn request body (AiPlatformChatRequestV1; no extra properties) … Field bounds are in Resources: messages 1-512, parts 1-64, text 200000 chars, metadata 32 keys, approvals 64, capabilities 64, tool filter lists 256, `timeoutMs` 1000-120000.',

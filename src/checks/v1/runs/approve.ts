@@ -55,6 +55,7 @@ export const approveResumes = rule({
   id: 'v1.runs.approve.resumes',
   title: 'Approving a parked run with its action_digest answers 200 with a JSON object and the run resumes',
   level: 'required',
+  activeOnly: "needs the parked run's digest where the profile says it is exposed, and what the run sent while parked before the approval",
   spec: {
     section: 'States and transitions; Endpoints',
     quote: 'run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` … `200` JSON object with open properties',
@@ -85,6 +86,7 @@ export const digestBinds = rule({
   id: 'v1.runs.approve.digest-binds',
   title: 'An approve with a wrong action_digest does not resume the run; the right digest still approves it afterwards',
   level: 'required',
+  activeOnly: 'needs a digest known to be wrong for a run known to be parked, then watches the run for a time',
   spec: { section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
@@ -103,6 +105,7 @@ export const approveRequestShape = rule({
   id: 'v1.runs.approve.request-shape',
   title: 'An approve body with an extra property or without action_digest is refused with invalid_request and approves nothing',
   level: 'required',
+  activeOnly: 'judges broken approve bodies sent to a run known to be parked, so only the body can refuse them',
   spec: { section: 'Resources > ApproveRequest', quote: '### ApproveRequest (no extra properties) … | action_digest | string | yes |' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
@@ -124,6 +127,7 @@ export const approveDecisions = rule({
   id: 'v1.runs.approve.decisions',
   title: 'What the target does with decision "rejected" and with an unconventional decision',
   level: 'observation',
+  activeOnly: 'an observation of decisions apicert chooses to send to a parked run',
   spec: {
     section: 'Resources > ApproveRequest',
     quote: '`approved` and `rejected` are expected by convention, unconfirmed … Format of `action_digest` and the allowed values of `decision`: not shown.',

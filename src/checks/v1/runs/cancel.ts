@@ -63,6 +63,7 @@ export const cancelNotRollback = rule({
   id: 'v1.runs.cancel.not-rollback',
   title: 'What a run reads back as when it is cancelled after an approval was committed',
   level: 'observation',
+  activeOnly: 'an observation of a cancel apicert sends after an approval it committed',
   needs: { fixtures: ['v1.approval', 'v1.tasks.parks'] },
   spec: {
     section: 'What the service does',

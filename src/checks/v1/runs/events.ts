@@ -108,6 +108,7 @@ export const droppedConnection = rule({
   id: 'v1.runs.events.dropped-connection',
   title: 'After a dropped stream a task run reads back (in flight, parked or finished) and its stream resumes after the last sequence',
   level: 'required',
+  activeOnly: 'the dropped connection is an act of the client, at a moment apicert chooses, before the readback and resume',
   needs: { fixtures: ['v1.tasks.long'] },
   spec: {
     section: 'Endpoints > Rules 4',

@@ -71,6 +71,7 @@ export const usageTenantScoped = rule({
   id: 'v1.usage.tenant-scoped',
   title: "One tenant's activity shows in no other tenant's usage: neither its run ids or markers, nor its counts (the counters that move with a known number of runs of one tenant, and stand still while nobody acts, do not move as much for the other)",
   level: 'required',
+  activeOnly: 'counters judged across quiet intervals apicert times while only one tenant acts',
   needs: { credentials: ['v1:other-tenant'], fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints', quote: '`200` JSON, tenant-scoped usage and spend readback' },

@@ -197,6 +197,7 @@ export const terminalEvents = rule({
   id: 'v1.webhooks.delivery.terminal-events',
   title: 'A completed run is delivered as run.completed and a failed run as run.failed',
   level: 'required',
+  activeOnly: 'needs to know which run was meant to complete and which to fail',
   needs: { fixtures: ['webhooks.runs.fails'] },
   spec: { section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
   async check(ctx: CheckContext) {
@@ -226,6 +227,7 @@ export const retry = rule({
   id: 'v1.webhooks.delivery.retry',
   title: 'A delivery answered 500 is retried (at least once) as the same delivery: the same event_id, the byte-identical body and a valid signature (signature and timestamp may change)',
   level: 'required',
+  activeOnly: 'needs a receiver that answers 500 once, and waits for the retry',
   spec: {
     section: SECTION,
     quote: 'Delivery is at least once and may arrive out of order. … Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter',

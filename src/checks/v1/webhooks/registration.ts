@@ -120,6 +120,7 @@ export const filterField = rule({
   id: 'v1.webhooks.register.filter-field',
   title: 'Which filter field the target honours: event_types (used in practice) or events (reference schema)',
   level: 'observation',
+  activeOnly: "an observation of which filter field is honoured, seen at apicert's own receiver",
   needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true },
   spec: {
     section: SECTION,
