@@ -79,7 +79,7 @@ const signatureFormatJudgement: Judgement = {
 const RUNS_REMEMBERED = 10_000;
 
 const sequenceJudgement: Judgement = {
-  record: `${DELIVERIES_RECORD}, two or more events of one run`,
+  record: `${DELIVERIES_RECORD}, carrying run_id and event_id`,
   judge(j) {
     // Each run's events by event_id (a retry repeats one), in arrival order.
     const runs = new Map<string, Map<string, { ex: Exchange; sequence: unknown; terminal: boolean }>>();
@@ -96,8 +96,8 @@ const sequenceJudgement: Judgement = {
       if (!events.has(eventId)) events.set(eventId, { ex, sequence: body!.sequence, terminal: isTerminalType(deliveryType(body)) });
     }
     for (const [runId, events] of runs) {
+      // One event orders trivially, but its sequence must still be an integer (a run may be delivered only its terminal event).
       const list = [...events.values()];
-      if (list.length < 2) continue;
       const last = list.at(-1)!.ex;
       const others = list.slice(0, -1).slice(-5).map((e) => e.ex);
       // The JSON type of sequence is the body rule's verdict; here only whether it orders.
