@@ -1,7 +1,7 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
 import { type Exchange, section } from '../../../rule/index.ts';
 import { idAfter, operation, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
-import { callerOf, kindOf } from '../support/traffic.ts';
+import { callerOf, kindOf, terminalKindsOf } from '../support/traffic.ts';
 
 const RUNS_PREFIX = '/v1/runs/';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
@@ -24,6 +24,7 @@ export const cancelTerminalEvent = rule({
     record: 'a POST /v1/runs/{id}/cancel accepted (2xx), and a read of that run\'s event stream sent after it',
     judge(j) {
       const accepted = new Map<string, Exchange>();
+      const terminal = terminalKindsOf(j.profile);
       for (const ex of j.exchanges) {
         const op = operation(ex);
         const run = `${callerOf(ex)}\n${idAfter(ex, RUNS_PREFIX)}`;
@@ -34,11 +35,15 @@ export const cancelTerminalEvent = rule({
           continue;
         }
         const cancel = accepted.get(run);
-        if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel)) continue;
+        // A resume (Last-Event-ID) shows only what follows its cursor, which may be past request.cancelled already.
+        if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel) || ex.requestHeaders['last-event-id'] !== undefined) continue;
         const events = streamEvents(j, ex);
         if (!events) continue;
         const kinds = events.map(kindOf);
         const at = kinds.indexOf(CANCELLED);
+        // A run its own terminal event ended before the cancel was not in flight: nothing was there to cancel.
+        const ended = kinds.findIndex((k) => k !== CANCELLED && k !== undefined && terminal.has(k));
+        if (ended !== -1 && (at === -1 || ended < at)) continue;
         if (at === -1 && ex.responseBodyTruncated) {
           j.lacks(ex, 'the end of the run\'s stream: only its beginning was kept');
           continue;

@@ -83,6 +83,8 @@ export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
   if (credentials.length > 0) {
     const down = j.profile?.fixtures.v1.limiterUnavailableCredential;
     return (ex) => {
+      // "Scheme: HTTP bearer": a key under another scheme (or none) is no admitted caller, whoever's key it is.
+      if (!/^Bearer\s+/i.test(ex.requestHeaders.authorization ?? '')) return false;
       const c = j.credentialOf(ex);
       return c !== undefined && c.surfaces.includes('v1') && !c.expired && FULL_SCOPES.every((s) => c.scopes.includes(s)) && c.name !== down;
     };

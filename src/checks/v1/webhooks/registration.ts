@@ -1,6 +1,6 @@
 /** Resources > Run, usage and webhook endpoint records; Authentication: registering an endpoint. */
 import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
-import { urlClassesOf } from '../../../contract/v1/webhook-url.ts';
+import { parseEndpointUrl, urlClassesOf } from '../../../contract/v1/webhook-url.ts';
 import { webhookCreated, webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import { issuesOf, onSurface, operation, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from '../support/fabric.ts';
@@ -29,7 +29,7 @@ export const registerCreated = rule({
         const first = !seen.has(scope);
         seen.add(scope);
         // What a second registration of one URL answers is not shown; a URL of a rejected class is the URL rules'.
-        if (!first || (urlClassesOf(url).length > 0 && !testReceiverUrl(j, url))) return;
+        if (!first || !(testReceiverUrl(j, url) || (parseEndpointUrl(url)?.url.protocol === 'https:' && urlClassesOf(url).length === 0))) return;
         if (!j.check(ex, ex.status === 201, `registering ${url} answered ${ex.status}, expected 201`)) return;
         if (wholeBody(j, ex) === undefined) return;
         const parsed = webhookCreated.safeParse(responseJson(ex));
