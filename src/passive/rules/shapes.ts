@@ -87,26 +87,4 @@ export const shapeRules: PassiveRule[] = [
       }
     },
   },
-  {
-    id: 'mcp.transport.request-response',
-    record: 'a POST /mcp carrying a JSON-RPC request, answered 2xx',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        if (operationOf(ex) !== 'mcp' || ex.method !== 'POST' || ex.status === undefined || ex.status >= 300 || !mcpRequests(ex)?.requests) continue;
-        const type = mediaType(ex.responseHeaders);
-        j.check(ex, type === 'application/json' || type === 'text/event-stream', `a POST carrying a request was answered content-type "${type}", expected application/json or text/event-stream`);
-      }
-    },
-  },
-  {
-    id: 'mcp.batch.answer-array',
-    record: 'a POST /mcp carrying a batch of requests, answered as JSON',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        const sent = operationOf(ex) === 'mcp' && ex.method === 'POST' ? mcpRequests(ex) : undefined;
-        if (!sent?.batch || sent.requests === 0 || ex.status !== 200 || mediaType(ex.responseHeaders) !== 'application/json' || !hasWholeBody(ex)) continue;
-        j.check(ex, Array.isArray(responseJson(ex)), 'a batch carrying requests was answered with a JSON body that is not an array');
-      }
-    },
-  },
 ];
