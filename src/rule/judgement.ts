@@ -107,7 +107,8 @@ export function credentialIn(ex: Exchange, credentials: readonly Credential[]): 
     if (named) return named;
   }
   const auth = ex.requestHeaders.authorization;
-  if (auth === undefined) return undefined;
+  // Only a well-formed Bearer header carries a credential; a token sent without its scheme is a malformed request.
+  if (auth === undefined || !/^Bearer\s+/i.test(auth)) return undefined;
   const token = auth.replace(BEARER, '').trim();
   const marker = MARKER.exec(token);
   return credentials.find((c) => (marker ? c.name === marker[1] : c.token === token));
