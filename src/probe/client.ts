@@ -252,7 +252,11 @@ export class ProbeClient implements Http {
       if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
         this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry }, text.text.length);
       }
-      return this.link({ status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs }, at);
+      const answer: ProbeResponse = { status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs };
+      if (text.truncated) answer.cut = true;
+      const malformed = text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
+      if (malformed) answer.malformed = malformed;
+      return this.link(answer, at);
     } catch (error) {
       res?.body.destroy();
       const failure = this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
