@@ -87,7 +87,7 @@ export interface JournalLimits {
 }
 
 /** A check's journal: its own exchanges only, freed when the check ends. */
-export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKeptBytes: 8 * 1024 * 1024, maxBodyBytes: 2 * 1024 * 1024 };
+export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKeptBytes: 4 * 1024 * 1024, maxBodyBytes: 2 * 1024 * 1024 };
 
 /**
  * Exchanges in the order their requests were sent, bounded like the proxy's record: the newest

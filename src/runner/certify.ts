@@ -18,8 +18,8 @@ import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
 import { ExchangeJournal, RUN_EXCHANGES } from '../probe/journal.ts';
 import { Journal, RUN_JOURNAL, type JournalLimits } from '../rule/index.ts';
 
-/** The run's journal: every exchange, each body cut at 64 KiB, 16 MiB of bodies at most (the oldest go first). */
-const RUN_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 20_000, maxKeptBytes: 16 * 1024 * 1024, maxBodyBytes: 64 * 1024 };
+/** The run's journal: every exchange, each body cut at 16 KiB, 8 MiB of bodies at most (the oldest go first). */
+const RUN_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 20_000, maxKeptBytes: 8 * 1024 * 1024, maxBodyBytes: 16 * 1024 };
 import { RUN_MEMO } from '../rule/index.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
 import { buildReport, type Report } from '../reports/model.ts';
