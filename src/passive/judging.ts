@@ -137,7 +137,8 @@ export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
         shown.set(ex.index, at);
         return at;
       };
-      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName });
+      const secrets = [...recording.credentials, ...(recording.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` }))];
+      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets });
       recording.counts.set(ctx.rule.id, run.judged.size);
       if (run.judged.size > 0) return;
       if (run.lacking.length > 0) throw new Untestable({ need: 'recording', what: lackingReason(run, recordedName) });

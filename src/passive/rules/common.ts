@@ -18,6 +18,5 @@ function judgeEchoedSecrets(j: Judgement, surfaces: ReadonlyArray<'v8' | 'v1' | 
 }
 
 export const secretRules: PassiveRule[] = [
-  { id: 'v8.redaction.run-secrets', record: 'answered /v8 or /mcp requests carrying an Authorization header', judge: (j) => judgeEchoedSecrets(j, ['v8', 'mcp']) },
   { id: 'v1.auth.run-secrets', record: 'answered /v1 requests carrying an Authorization header', judge: (j) => judgeEchoedSecrets(j, ['v1']) },
 ];
