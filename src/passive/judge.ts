@@ -21,8 +21,9 @@ import { operationOf } from './endpoints.ts';
 import type { TrafficExchange } from './exchange.ts';
 import { activeOnly, passiveRule, recordedRule, RECORDING, recordOf, responseJson, type LearnedSecret, type Recording } from './judging.ts';
 
-/** The variable `judge-traffic` and `proxy` read the webhook endpoint's signing secret from. */
-export const WEBHOOK_SECRET_VARIABLE = 'APICERT_WEBHOOK_SECRET';
+import { WEBHOOK_SECRET_VARIABLE } from '../webhooks/signature.ts';
+
+export { WEBHOOK_SECRET_VARIABLE };
 
 /** Headers whose values are credentials wherever they appear. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];

@@ -8,6 +8,7 @@ import { curlLine } from '../probe/evidence.ts';
 import type { Profile } from '../profile/schema.ts';
 import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
+import { ENDPOINT_SECRET_LABEL } from '../webhooks/signature.ts';
 import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
@@ -112,6 +113,12 @@ export function activeOnly(rule: Rule): Rule {
   };
 }
 
+/** The exchange whose answer issued a secret the recording learned, as `issuedBy`. */
+function issuer(recording: Recording, value: string): { issuedBy?: number } {
+  const learned = recording.credentials.find((c) => c.value === value);
+  return learned?.issuedBy === undefined ? {} : { issuedBy: learned.issuedBy };
+}
+
 /** How a recorded exchange is named in a case: its place in the recording, then its request. */
 export function recordedName(ex: Exchange): string {
   return `recorded exchange #${ex.index} ${ex.method} ${ex.path}`;
@@ -137,7 +144,9 @@ export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
         shown.set(ex.index, at);
         return at;
       };
-      const secrets = [...recording.credentials, ...(recording.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` }))];
+      // The endpoint's signing secret from the environment: the delivery rules verify with it; where an answer issued it, it may carry it.
+      const endpoint = recording.webhookSecret === undefined ? [] : [{ value: recording.webhookSecret, label: ENDPOINT_SECRET_LABEL, ...issuer(recording, recording.webhookSecret) }];
+      const secrets = [...recording.credentials, ...endpoint, ...(recording.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` }))];
       const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets });
       recording.counts.set(ctx.rule.id, run.judged.size);
       if (run.judged.size > 0) return;

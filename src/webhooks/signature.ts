@@ -84,3 +84,9 @@ export function constantTimeEqual(a: string, b: string): boolean {
  */
 export const SIGNING_SECRET_LABEL = 'signing-secret';
 export const SIGNING_SECRET_MARKER = `«redacted:${SIGNING_SECRET_LABEL}#`;
+
+/** The label under which a judgement of deliveries is given the endpoint's signing secret (the receiver's, or APICERT_WEBHOOK_SECRET for a recording). */
+export const ENDPOINT_SECRET_LABEL = 'endpoint-signing-secret';
+
+/** The variable `judge-traffic` and `proxy` read the webhook endpoint's signing secret from. */
+export const WEBHOOK_SECRET_VARIABLE = 'APICERT_WEBHOOK_SECRET';

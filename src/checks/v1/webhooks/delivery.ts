@@ -1,8 +1,10 @@
 /** Events > Webhooks: what each delivery carries, judged by the harness's receiver. */
+import { createHmac } from 'node:crypto';
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
 import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { deliveriesIn, deliveryJson, deliveryType, eventIdText, isTerminalType, judgeDeliveries, withJudgement } from './traffic.ts';
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
+import { constantTimeEqual, ENDPOINT_SECRET_LABEL, signedPayload, WEBHOOK_SECRET_VARIABLE } from '../../../webhooks/signature.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
 
@@ -177,21 +179,45 @@ export const signatureFormat = withJudgement(
   signatureFormatJudgement,
 );
 
-export const signatureValid = rule({
-  id: 'v1.webhooks.delivery.signature-valid',
-  title: "The signature is HMAC-SHA-256 over <event_id>.<timestamp>.<raw body> with the endpoint's signing_secret",
-  level: 'required',
-  spec: {
-    section: `${SECTION} > Signature rules`,
-    quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
-  },
-  async check(ctx: CheckContext) {
-    const { hook, deliveries } = await runDeliveries(ctx);
-    for (const d of deliveries) {
-      ctx.check(await macMatches(d, hook.secret), `the signature of event ${d.eventId ?? '(no id)'} does not verify over the raw body with the endpoint's signing_secret`, d);
+/** Whether a delivery's MAC verifies over its raw body; hex case is judged by the format rule, not here. */
+function macVerifies(ex: Exchange, secret: string): boolean {
+  const id = ex.requestHeaders[WEBHOOK_HEADERS.id] ?? '';
+  const timestamp = ex.requestHeaders[WEBHOOK_HEADERS.timestamp] ?? '';
+  const sent = (ex.requestHeaders[WEBHOOK_HEADERS.signature] ?? '').replace(/^v1=/, '').toLowerCase();
+  const expected = createHmac('sha256', secret).update(signedPayload(id, timestamp, Buffer.from(ex.requestBody ?? '', 'utf8'))).digest('hex');
+  return constantTimeEqual(expected, sent);
+}
+
+const signatureValidJudgement: Judgement = {
+  record: DELIVERIES_RECORD,
+  judge(j) {
+    for (const ex of deliveriesIn(j.exchanges)) {
+      // The endpoint's signing secret is no part of a delivery: the receiver knows it, or the environment gives it.
+      const secret =
+        j.secrets.find((s) => s.label === ENDPOINT_SECRET_LABEL)?.value ??
+        j.untestable({ need: 'setting', name: WEBHOOK_SECRET_VARIABLE, remedy: `the recording holds webhook deliveries: set ${WEBHOOK_SECRET_VARIABLE} to the endpoint's signing_secret` });
+      if (keptBody(j, ex) === undefined) continue;
+      j.check(ex, macVerifies(ex, secret), `the signature of event ${ex.requestHeaders[WEBHOOK_HEADERS.id] ?? '(no id)'} does not verify over the raw body with the endpoint's signing_secret`);
     }
   },
-});
+};
+
+export const signatureValid = withJudgement(
+  rule({
+    id: 'v1.webhooks.delivery.signature-valid',
+    title: "The signature is HMAC-SHA-256 over <event_id>.<timestamp>.<raw body> with the endpoint's signing_secret",
+    level: 'required',
+    spec: {
+      section: `${SECTION} > Signature rules`,
+      quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
+    },
+    async check(ctx: CheckContext) {
+      const { hook, deliveries } = await runDeliveries(ctx);
+      judgeDeliveries(ctx, signatureValidJudgement, hook.endpoint.url, deliveries, hook.secret);
+    },
+  }),
+  signatureValidJudgement,
+);
 
 export const terminalEvents = rule({
   id: 'v1.webhooks.delivery.terminal-events',

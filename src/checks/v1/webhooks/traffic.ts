@@ -8,6 +8,7 @@ import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { runJudgement, type CheckContext, type Exchange, type Judgement, type Rule } from '../../../rule/index.ts';
 import { operation, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
+import { ENDPOINT_SECRET_LABEL } from '../../../webhooks/signature.ts';
 
 /** One delivery as the receiver saw it: the request the sender made, the receiver's status as the answer. */
 export function deliveryExchange(d: ReceivedDelivery, url: string, index: number): Exchange {
@@ -55,10 +56,11 @@ export function isTerminalType(type: string | undefined): boolean {
  * The active side of a delivery rule: the deliveries the harness's receiver got, judged by the
  * rule's one judgement; each case names the delivery's evidence. Nothing judged is inconclusive.
  */
-export function judgeDeliveries(ctx: CheckContext, judgement: Judgement, url: string, deliveries: readonly ReceivedDelivery[]): void {
+export function judgeDeliveries(ctx: CheckContext, judgement: Judgement, url: string, deliveries: readonly ReceivedDelivery[], endpointSecret?: string): void {
   const exchanges = deliveries.map((d, i) => deliveryExchange(d, url, i));
   const show = (ex: Exchange) => ctx.http.exchangeOf(deliveries[ex.index]!);
-  const run = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, show, name: (ex) => `delivery #${ex.index + 1}` });
+  const secrets = endpointSecret === undefined ? [] : [{ value: endpointSecret, label: ENDPOINT_SECRET_LABEL }];
+  const run = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, show, name: (ex) => `delivery #${ex.index + 1}`, secrets });
   if (run.judged.size === 0) ctx.inconclusive(`the receiver's ${deliveries.length} deliveries held nothing this rule judges (${judgement.record})`);
 }
 
