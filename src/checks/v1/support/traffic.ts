@@ -75,8 +75,8 @@ export function limiterRefused(ex: Exchange): boolean {
 /**
  * Whether the credential a request carried is one the deployment admits for runs, as far as can be
  * known: with a profile, an unexpired /v1 key holding runs:read and runs:write that is not the
- * profile's limiter-down key; without one, a credential the same deployment answered 2xx on /v1
- * before (an earlier exchange).
+ * profile's limiter-down key; without one, a credential the same deployment answered 2xx for the
+ * same operation before (an earlier exchange).
  */
 export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
   const credentials = j.profile?.credentials ?? [];
@@ -89,13 +89,14 @@ export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
       return c !== undefined && c.surfaces.includes('v1') && !c.expired && FULL_SCOPES.every((s) => c.scopes.includes(s)) && c.name !== down;
     };
   }
+  // Scopes differ per operation (a read-only key reads but cannot execute): admitted for this operation before.
   const firstAccepted = new Map<string, number>();
   for (const ex of j.exchanges) {
     if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
-    const caller = callerOf(ex);
-    if (caller !== '' && !firstAccepted.has(caller)) firstAccepted.set(caller, ex.index);
+    const caller = `${operation(ex)}\n${callerOf(ex)}`;
+    if (callerOf(ex) !== '' && !firstAccepted.has(caller)) firstAccepted.set(caller, ex.index);
   }
-  return (ex) => (firstAccepted.get(callerOf(ex)) ?? Infinity) < ex.index;
+  return (ex) => (firstAccepted.get(`${operation(ex)}\n${callerOf(ex)}`) ?? Infinity) < ex.index;
 }
 
 /**
