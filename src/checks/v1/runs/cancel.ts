@@ -1,6 +1,6 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
 import { type Exchange, section } from '../../../rule/index.ts';
-import { idAfter, operation, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { eventsOf, idAfter, operation, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
 import { callerOf, kindOf, terminalKindsOf } from '../support/traffic.ts';
 
 const RUNS_PREFIX = '/v1/runs/';
@@ -21,14 +21,22 @@ export const cancelTerminalEvent = rule({
   },
   judgement: {
     // "cancellation accepted" is the row's condition: the cancels it judges are those the deployment accepted (2xx).
-    record: 'a POST /v1/runs/{id}/cancel accepted (2xx), and a read of that run\'s event stream sent after it',
+    record: 'a POST /v1/runs/{id}/cancel accepted (2xx) for a run an earlier read of its stream showed in flight, and a read of that stream from its start after the cancel',
     judge(j) {
       const accepted = new Map<string, Exchange>();
       const terminal = terminalKindsOf(j.profile);
+      // Runs an earlier read of their stream showed in flight (events, none terminal) and none since showed ended.
+      const inFlight = new Set<string>();
       for (const ex of j.exchanges) {
         const op = operation(ex);
         const run = `${callerOf(ex)}\n${idAfter(ex, RUNS_PREFIX)}`;
-        if (op === 'v1.runs.cancel' && ex.status !== undefined && ex.status >= 200 && ex.status < 300) {
+        if (op === 'v1.runs.events' && !accepted.has(run)) {
+          const seen = (eventsOf(ex) ?? []).map(kindOf);
+          if (seen.some((k) => k !== undefined && terminal.has(k))) inFlight.delete(run);
+          else if (seen.length > 0) inFlight.add(run);
+          continue;
+        }
+        if (op === 'v1.runs.cancel' && ex.status !== undefined && ex.status >= 200 && ex.status < 300 && inFlight.has(run)) {
           j.check(ex, ex.status === 200, `an accepted cancel answered ${ex.status}, expected 200`);
           if (wholeBody(j, ex) !== undefined) j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the cancel answer is not a JSON object');
           if (!accepted.has(run)) accepted.set(run, ex);
@@ -41,9 +49,6 @@ export const cancelTerminalEvent = rule({
         if (!events) continue;
         const kinds = events.map(kindOf);
         const at = kinds.indexOf(CANCELLED);
-        // A run its own terminal event ended before the cancel was not in flight: nothing was there to cancel.
-        const ended = kinds.findIndex((k) => k !== CANCELLED && k !== undefined && terminal.has(k));
-        if (ended !== -1 && (at === -1 || ended < at)) continue;
         if (at === -1 && ex.responseBodyTruncated) {
           j.lacks(ex, 'the end of the run\'s stream: only its beginning was kept');
           continue;
@@ -56,6 +61,8 @@ export const cancelTerminalEvent = rule({
   },
   async provoke(ctx) {
     const runId = await startRun(ctx, 'long');
+    // Shows the run in flight: its first event, then the reader lets go.
+    await followRun(ctx, runId, { label: 'the run in flight', maxMs: 3_000, onEvent: () => 'disconnect' });
     const res = await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cancel the run' });
     // Only the provoker knows the run is in flight: a refused cancel of it is the provocation's own verdict.
     if (res.status < 200 || res.status >= 300) ctx.fail(`cancelling a run in flight answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
