@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
 import { approveRequest, openObject } from '../../../contract/v1/runs.ts';
 import { dataOf, eventsOf, idAfter, operation, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
-import { kindOf, limiterRefused } from '../support/traffic.ts';
+import { admittedCaller, kindOf, limiterRefused } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
 
@@ -140,8 +140,10 @@ export const approveRequestShape = rule({
     record: "a POST /v1/runs/{id}/approve to a run its stream showed parked (fixtures.v1.approval), with a body that is no ApproveRequest, and the valid approve after it",
     judge(j) {
       const refusedBefore = new Set<string>();
+      const admitted = admittedCaller(j);
       withParkedBefore(j, (ex, parked) => {
-        if (!parked || ex.status === undefined || limiterRefused(ex)) return;
+        // A caller the deployment may refuse for who it is (no key, a key lacking a scope) shows nothing of the body rule.
+        if (!parked || ex.status === undefined || limiterRefused(ex) || !admitted(ex)) return;
         const run = idAfter(ex, '/v1/runs/')!;
         const body = requestJson(ex);
         if (!approveRequest.safeParse(body).success) {
