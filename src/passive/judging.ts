@@ -5,8 +5,10 @@
  */
 import type { z } from 'zod';
 import { curlLine } from '../probe/evidence.ts';
-import { serviceKey, type CheckContext, type EvidenceEntry, type Rule } from '../rule/index.ts';
+import type { Profile } from '../profile/schema.ts';
+import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
+import { ENDPOINT_SECRET_LABEL } from '../webhooks/signature.ts';
 import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
@@ -20,6 +22,8 @@ export interface Recording {
   credentials: readonly LearnedSecret[];
   /** How many exchanges each rule judged, filled as the rules run. */
   counts: Map<string, number>;
+  /** The profile given with the recording (`--profile`): the facts traffic cannot show (scopes, principals, fixtures). */
+  profile?: Profile;
 }
 
 export interface LearnedSecret {
@@ -100,11 +104,55 @@ export class Judgement {
   }
 }
 
-/** A rule that needs an active probe: not-applicable, and the reason says why. */
+/** A rule that needs an active probe: not-applicable, and the reason says why (the rule's own `activeOnly` line when it has one). */
 export function activeOnly(rule: Rule): Rule {
+  const why = rule.activeOnly ?? 'the rule judges answers to requests apicert chooses to send; a recording cannot show it';
   return {
     ...rule,
-    check: async (ctx) => ctx.notApplicable('needs an active probe: the rule judges answers to requests apicert chooses to send (run "apicert certify"); a recording cannot show it'),
+    check: async (ctx) => ctx.notApplicable(`needs an active probe (run "apicert certify"): ${why}`),
+  };
+}
+
+/** The exchange whose answer issued a secret the recording learned, as `issuedBy`. */
+function issuer(recording: Recording, value: string): { issuedBy?: number } {
+  const learned = recording.credentials.find((c) => c.value === value);
+  return learned?.issuedBy === undefined ? {} : { issuedBy: learned.issuedBy };
+}
+
+/** How a recorded exchange is named in a case: its place in the recording, then its request. */
+export function recordedName(ex: Exchange): string {
+  return `recorded exchange #${ex.index} ${ex.method} ${ex.path}`;
+}
+
+/**
+ * The rule's one judgement (`rule.judgement`) over the recording: the same function the active
+ * check's verdict comes from. Nothing to judge is not-applicable, naming what to record; exchanges
+ * it applies to whose judged part the recording lacks make it untestable, naming that part.
+ */
+export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
+  return {
+    ...rule,
+    check: async (ctx) => {
+      const recording = ctx.service(RECORDING);
+      if (!recording) return ctx.inconclusive('no recording was given to the passive run (a harness defect: report it)');
+      const shown = new Map<number, number>();
+      const show = (ex: Exchange, always: boolean): number | undefined => {
+        const known = shown.get(ex.index);
+        if (known !== undefined) return known;
+        if (!always && shown.size >= SHOWN) return undefined;
+        const at = ctx.http.record(evidenceOf(ex));
+        shown.set(ex.index, at);
+        return at;
+      };
+      // The endpoint's signing secret from the environment: the delivery rules verify with it; where an answer issued it, it may carry it.
+      const endpoint = recording.webhookSecret === undefined ? [] : [{ value: recording.webhookSecret, label: ENDPOINT_SECRET_LABEL, ...issuer(recording, recording.webhookSecret) }];
+      const secrets = [...recording.credentials, ...endpoint, ...(recording.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` }))];
+      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets });
+      recording.counts.set(ctx.rule.id, run.judged.size);
+      if (run.judged.size > 0) return;
+      if (run.lacking.length > 0) throw new Untestable({ need: 'recording', what: lackingReason(run, recordedName) });
+      ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${judgement.record}`);
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
-import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { Journal, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { tlsFiles } from './dispatcher.ts';
@@ -41,6 +41,8 @@ export interface ProbeOptions {
   pacer?: RequestPacer;
   /** The profile's network settings: raw requests use its TLS files and are not sent through a proxy. */
   network?: Network;
+  /** The run's journal of every exchange (bodies cut short), for the rules that judge the whole run. */
+  runJournal?: Journal;
 }
 
 /** Whether requests go through a forward proxy (the profile's, else the environment's): raw requests cannot follow them. */
@@ -76,6 +78,8 @@ const NON_STREAM_BODY_MS = 2_000;
 
 export class ProbeClient implements Http {
   readonly evidence: EvidenceEntry[] = [];
+  /** This client's exchanges, bounded in count and bytes: what the rule's judgement reads. */
+  private readonly journal = new Journal();
   /** Bodies malformed for their media type (invalid UTF-8, JSON that is not JSON): a check reading them cannot pass. */
   readonly findings: string[] = [];
   /** Answers cut at the body cap: what a check concluded from them rests on bytes it never saw. */
@@ -100,6 +104,36 @@ export class ProbeClient implements Http {
 
   get baseUrl(): string {
     return this.options.baseUrl;
+  }
+
+  get exchanges(): readonly Exchange[] {
+    return this.journal.exchanges;
+  }
+
+  /** Completes the exchange in the check's journal, and keeps a copy (bodies cut short) in the run's. */
+  private finish(exchange: Exchange, update: Partial<Exchange>): void {
+    this.journal.complete(exchange, update);
+    if (!this.options.runJournal) return;
+    const { evidence: _own, index: _at, ...copy } = exchange;
+    this.options.runJournal.add(copy);
+  }
+
+  /** Opens the journal's exchange of a request as sent; its answer is filled in by `finish`. */
+  private journalRequest(req: { method: string; credential: { name: string } | null }, url: string, headers: Record<string, string>, body: string | undefined, at: number): Exchange {
+    const target = new URL(url);
+    const lower: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+    return this.journal.add({
+      startedAt: new Date().toISOString(),
+      method: req.method,
+      url,
+      path: `${target.pathname}${target.search}`,
+      requestHeaders: lower,
+      ...(body !== undefined ? { requestBody: body } : {}),
+      ...(req.credential ? { credential: req.credential.name } : {}),
+      responseHeaders: {},
+      evidence: at,
+    });
   }
 
   /** The index in `evidence` of the exchange that produced `subject` (a response or a recorded delivery). */
@@ -214,6 +248,7 @@ export class ProbeClient implements Http {
     const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
     entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name);
     const at = this.evidence.push(entry) - 1;
+    const exchange = this.journalRequest(req, url, headers, body, at);
     const started = performance.now();
     const timeout = req.timeoutMs ?? this.options.timeoutMs;
     const limits = this.limits(timeout);
@@ -233,8 +268,9 @@ export class ProbeClient implements Http {
       entry.durationMs = durationMs;
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: this.keepText(text.text) };
       if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
+      this.finish(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs });
       if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
-        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry });
+        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry }, text.text.length);
       }
       const answer: ProbeResponse = { status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs };
       if (text.truncated) answer.cut = true;
@@ -243,7 +279,9 @@ export class ProbeClient implements Http {
       return this.link(answer, at);
     } catch (error) {
       res?.body.destroy();
-      throw this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
+      const failure = this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
+      this.finish(exchange, { ...(res ? { status: res.statusCode } : {}), error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      throw failure;
     }
   }
 
@@ -312,6 +350,7 @@ export class ProbeClient implements Http {
     const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
     entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name, true);
     const at = this.evidence.push(entry) - 1;
+    const exchange = this.journalRequest(req, url, headers, body, at);
     const started = performance.now();
     const controller = new AbortController();
     const maxMs = req.maxMs ?? this.options.streamTimeoutMs;
@@ -323,7 +362,9 @@ export class ProbeClient implements Http {
     try {
       res = await request(url, { method: req.method, headers, body, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
     } catch (error) {
-      throw this.transportFailure(req, entry, started, error, limits, signal);
+      const failure = this.transportFailure(req, entry, started, error, limits, signal);
+      this.finish(exchange, { error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      throw failure;
     }
     const responseHeaders = flattenHeaders(res.headers);
     this.learnSecrets(responseHeaders);
@@ -344,7 +385,11 @@ export class ProbeClient implements Http {
         text = decodeBody(raw.bytes, raw.truncated, contentType);
       } catch (error) {
         res.body.destroy();
-        if (!cut) throw this.transportFailure(req, entry, started, error, limits, signal, ' (body)', res.statusCode);
+        if (!cut) {
+          const failure = this.transportFailure(req, entry, started, error, limits, signal, ' (body)', res.statusCode);
+          this.finish(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
+          throw failure;
+        }
         text = decodeBody(Buffer.alloc(0), true, contentType);
       } finally {
         clearTimeout(deadline);
@@ -355,6 +400,7 @@ export class ProbeClient implements Http {
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: this.keepText(text.text) };
       const malformed = malformedOf(text, contentType, json);
+      this.finish(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs: entry.durationMs });
       return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json, ...(malformed ? { malformed } : {}) }, at);
     }
     let read: ReadResult;
@@ -370,7 +416,9 @@ export class ProbeClient implements Http {
       });
     } catch (error) {
       res.body.destroy();
-      throw this.transportFailure(req, entry, started, error, limits, signal, ' (stream)', res.statusCode);
+      const failure = this.transportFailure(req, entry, started, error, limits, signal, ' (stream)', res.statusCode);
+      this.finish(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      throw failure;
     }
     if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8`);
     // Both APIs and MCP carry a JSON document in every event's data.
@@ -389,6 +437,9 @@ export class ProbeClient implements Http {
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
+    // A stream cut at a bound is judged on nothing it lacks: only its first events are kept, and it says it was cut.
+    const cutShort = read.end === 'byte-limit' || read.end === 'event-limit';
+    this.finish(exchange, { status: res.statusCode, responseHeaders, events: cutShort ? read.events.slice(0, EVIDENCE_EVENT_LIMIT) : read.events, streamEnd: read.end, ...(cutShort ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
     return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType, ...(read.invalidUtf8 ? { malformed: 'is an event stream that is not valid UTF-8' } : {}) }, at);
   }
 }
@@ -406,6 +457,15 @@ function placeCredential(req: RawRequest): RawRequest {
 /** Why a body is broken for its media type, or undefined: invalid UTF-8, or a JSON media type whose body is not JSON. */
 function malformedOf(text: { text: string; truncated: boolean; malformed?: string }, contentType: string, json: unknown): string | undefined {
   return text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
+}
+
+/** What cut answers keep in the journal: a body cut at the cap is judged on nothing it lacks, so a prefix is all a reason needs. */
+const CUT_BODY_PREFIX = 4096;
+
+/** The journal's copy of a body: whole, or a short prefix marked cut when the probe cut it at its cap. */
+function keptBody(text: { text: string; truncated: boolean }): { responseBody: string; responseBodyTruncated?: true } {
+  // Copied out (a slice of a string keeps the whole string it was cut from alive).
+  return text.truncated ? { responseBody: Buffer.from(text.text.slice(0, CUT_BODY_PREFIX), 'utf8').toString('utf8'), responseBodyTruncated: true } : { responseBody: text.text };
 }
 
 /** Media types and their parameters' names are case-insensitive (RFC 9110, 8.3.1): checks compare lowercase. */

@@ -61,3 +61,17 @@ describe.concurrent.each(HOSTILE_MODES)('certifying a target in mode %s', (mode)
     if (run.peakRssMiB !== undefined) expect(run.peakRssMiB, context).toBeLessThan(RSS_CAP_MIB);
   });
 });
+
+describe('certifying a target that answers every request with a 1 GiB body, every rule (generated ones included)', () => {
+  it('stays under the memory cap, ends by itself and passes nothing', { timeout: 150_000 }, async () => {
+    const run = await certifyHostile('huge-body', { deadline: '40s', killAfterMs: 140_000 });
+    const context = `huge-body, every rule: exit ${run.exitCode}, ${JSON.stringify(run.verdicts)}, peak ${run.peakRssMiB} MiB, stderr ${(run.outputs.stderr ?? '').slice(-600)}`;
+    expect(run.signal, context).toBeNull();
+    // Every rule of the catalogue is in the report, the generated ones among them.
+    expect(run.report!.rules.length, context).toBeGreaterThan(150);
+    expect(run.report!.rules.some((r) => r.id.includes('.generated.')), context).toBe(true);
+    expect(run.verdicts.pass ?? 0, context).toBe(0);
+    expect(run.leaks, context).toEqual([]);
+    if (run.peakRssMiB !== undefined) expect(run.peakRssMiB, context).toBeLessThan(RSS_CAP_MIB);
+  });
+});

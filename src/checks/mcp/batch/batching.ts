@@ -1,6 +1,8 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { requestJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { ordinaryMcpPosts } from '../support/traffic.ts';
 import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
 import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, responses, SPEC_URL, withSession, type McpReply } from '../support/session.ts';
@@ -111,20 +113,31 @@ export const answerArray = rule({
     quote: `${MUST_RECEIVE_BATCHES} … (JSON-RPC 2.0) ${BATCH_ANSWER}`,
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST to the MCP endpoint carrying a batch (an array) with requests, answered 2xx as JSON',
+    none: 'the server answered every batch on an SSE stream, where responses may be sent one per event',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = requestJson(ex);
+        if (!Array.isArray(sent) || !sent.some((m) => isObject(m) && typeof m.method === 'string' && 'id' in m) || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
+        const type = mediaType(ex.responseHeaders);
+        j.observe(`batch of ${sent.length} request(s) framed as`, type === 'text/event-stream' ? 'sse' : type);
+        // "These responses MAY be batched": on an SSE stream each response may be an event of its own.
+        if (type === 'text/event-stream') continue;
+        const text = wholeBody(j, ex);
+        if (text === undefined) continue;
+        const parsed = parseJson(text);
+        const value = parsed.ok ? parsed.value : undefined;
+        j.check(ex, Array.isArray(value), `a batch of ${sent.length} request(s) was answered HTTP ${ex.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      let judged = 0;
       for (const size of [1, 2]) {
         const ids = Array.from({ length: size }, () => newRequestId('batch'));
-        const reply = await postMcp(ctx, ids.map((id) => request(id, 'ping')), { session, label: `batch of ${size} ping(s)` });
-        ctx.observe(`batch of ${size} request(s) framed as`, reply.kind);
-        // "These responses MAY be batched": on an SSE stream each response may be an event of its own.
-        if (reply.kind === 'sse') continue;
-        judged += 1;
-        const value = bodyValue(reply);
-        ctx.check(Array.isArray(value), `a batch of ${size} request(s) was answered HTTP ${reply.res.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
+        await postMcp(ctx, ids.map((id) => request(id, 'ping')), { session, label: `batch of ${size} ping(s)` });
       }
-      if (judged === 0) ctx.notApplicable('the server answered every batch on an SSE stream, where responses may be sent one per event');
     });
   },
 });
@@ -139,16 +152,37 @@ export const emptyBatch = rule({
       'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … (JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.',
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'an empty batch [] POSTed to the MCP endpoint by an authorised client',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = requestJson(ex);
+        if (!Array.isArray(sent) || sent.length !== 0 || ex.status === undefined) continue;
+        j.observe('HTTP status of an empty batch', ex.status);
+        let value: unknown;
+        if (mediaType(ex.responseHeaders) === 'text/event-stream') {
+          const messages = (streamEvents(j, ex) ?? []).flatMap((e) => {
+            const parsed = parseJson(e.data);
+            return parsed.ok ? [parsed.value] : [];
+          });
+          value = messages.length === 1 ? messages[0] : messages;
+        } else {
+          const text = wholeBody(j, ex);
+          if (text === undefined) continue;
+          const parsed = parseJson(text);
+          value = parsed.ok ? parsed.value : undefined;
+        }
+        if (!j.check(ex, !Array.isArray(value), `an empty batch was answered with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`)) continue;
+        if (!j.check(ex, value !== undefined, `an empty batch was answered HTTP ${ex.status} without a JSON body, expected a single JSON-RPC error -32600`)) continue;
+        const error = errorOf(isObject(value) ? value : undefined);
+        j.check(ex, error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
+        j.check(ex, isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const reply = await postMcp(ctx, [], { session, label: 'an empty batch []' });
-      ctx.observe('HTTP status of an empty batch', reply.res.status);
-      const value = reply.kind === 'sse' ? (reply.messages.length === 1 ? reply.messages[0] : reply.messages) : bodyValue(reply);
-      ctx.expect(!Array.isArray(value), `an empty batch was answered with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`);
-      ctx.expect(value !== undefined, `an empty batch was answered HTTP ${reply.res.status} ${reply.kind === 'empty' ? 'with no body' : 'with a body that is not JSON'}, expected a single JSON-RPC error -32600`);
-      const error = errorOf(isObject(value) ? value : undefined);
-      ctx.check(error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
-      ctx.check(isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);
+      await postMcp(ctx, [], { session, label: 'an empty batch []' });
     });
   },
 });

@@ -1,6 +1,6 @@
 /** Base Protocol > Messages: JSON-RPC 2.0 errors, ids and the result/error exclusivity. */
 import fc from 'fast-check';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PARSE_ERROR, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
 import {
   closeSession,
@@ -18,10 +18,20 @@ import {
   type McpReply,
   type McpSession,
 } from '../support/session.ts';
+import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { isRecord, parseJson } from '../../../util/json.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 const FOLLOW_JSONRPC = 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.';
+
+/** JSON that is no JSON-RPC 2.0 message: not an object, without "jsonrpc": "2.0", a method that is not a string, or neither method nor result nor error. */
+function notJsonRpc(value: unknown): boolean {
+  if (!isRecord(value) || value.jsonrpc !== '2.0') return true;
+  if ('method' in value) return typeof value.method !== 'string';
+  return !('result' in value) && !('error' in value);
+}
 
 /** The JSON-RPC error a reply carries for input whose id the server could not (or could) read. */
 function singleError(reply: McpReply): { message: Record<string, unknown>; code: unknown } | undefined {
@@ -35,17 +45,29 @@ export const parseError = rule({
   title: 'A body that is not JSON is answered with a JSON-RPC error -32700 whose id is null or absent',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
-      for (const raw of ['{"jsonrpc": "2.0", "id": "apicert-1", "method": "ping"', 'this is not json']) {
-        const reply = await postRaw(ctx, raw, { session, label: 'POST a body that is not JSON' });
-        const found = singleError(reply);
-        if (!ctx.check(found, `a body that is not JSON was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32700`) || !found) continue;
-        ctx.check(found.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(found.code)}, expected -32700 (Parse error)`);
-        ctx.check(isUnattributed(found.message), `the parse error carries id ${JSON.stringify(found.message.id)}, expected null or no id (the id could not be read)`);
-        ctx.observe('id of a parse error', 'id' in found.message ? null : 'absent');
-        ctx.observe('HTTP status of a parse error', reply.res.status);
+  judgement: {
+    record: 'a POST to the MCP endpoint whose body is not JSON, answered',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        // Chosen by what was sent: a body that is not JSON (an empty body is another mistake).
+        if (ex.requestBody === undefined || ex.requestBody.trim() === '' || ex.status === undefined) continue;
+        if (requestBodyMissing(ex) !== undefined) continue;
+        if (parseJson(ex.requestBody).ok) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        const found = answered.find((m) => 'error' in m);
+        const error = errorOf(found);
+        if (!j.check(ex, found !== undefined && error !== undefined, `a body that is not JSON was answered HTTP ${ex.status} without a JSON-RPC error, expected an error with code -32700`) || !found || !error) continue;
+        j.check(ex, error.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(error.code)}, expected -32700 (Parse error)`);
+        j.check(ex, isUnattributed(found), `the parse error carries id ${JSON.stringify(found.id)}, expected null or no id (the id could not be read)`);
+        j.observe('id of a parse error', 'id' in found ? null : 'absent');
+        j.observe('HTTP status of a parse error', ex.status);
       }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      for (const raw of ['{"jsonrpc": "2.0", "id": "apicert-1", "method": "ping"', 'this is not json']) await postRaw(ctx, raw, { session, label: 'POST a body that is not JSON' });
     });
   },
 });
@@ -55,25 +77,35 @@ export const invalidRequest = rule({
   title: 'JSON that is not a valid JSON-RPC request is answered with error -32600, never served',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid Request -32600)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
-      const cases: Array<{ what: string; body: unknown; id: RequestId | null }> = [];
-      const add = (what: string, make: (id: string) => unknown) => {
-        const id = newRequestId('invalid');
-        cases.push({ what, body: make(id), id });
-      };
-      add('a request without "jsonrpc"', (id) => ({ id, method: 'ping' }));
-      add('a request with "jsonrpc": "1.0"', (id) => ({ jsonrpc: '1.0', id, method: 'ping' }));
-      add('a request whose method is a number', (id) => ({ jsonrpc: '2.0', id, method: 42 }));
-      cases.push({ what: 'a bare number', body: 42, id: null });
-      for (const c of cases) {
-        const reply = await postMcp(ctx, c.body, { session, label: `POST ${c.what}` });
-        const found = singleError(reply);
-        if (!ctx.check(found, `${c.what} was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32600`) || !found) continue;
-        ctx.check(found.code === INVALID_REQUEST, `${c.what} was answered with error code ${JSON.stringify(found.code)}, expected -32600 (Invalid Request)`);
-        ctx.check(isUnattributed(found.message) || found.message.id === c.id, `the error for ${c.what} carries id ${JSON.stringify(found.message.id)}, expected null, no id or the id sent`);
-        ctx.observe(`HTTP status for ${c.what}`, reply.res.status);
+  judgement: {
+    record: 'a POST to the MCP endpoint by an authorised client whose body is JSON but not a JSON-RPC 2.0 message (no "jsonrpc": "2.0", a method that is not a string, a bare value)',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = requestJson(ex);
+        if (ex.status === undefined || sent === undefined || Array.isArray(sent) || !notJsonRpc(sent)) continue;
+        const what = isRecord(sent) ? `a message ${JSON.stringify(sent).slice(0, 80)}` : `a bare ${typeof sent}`;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        const found = answered.find((m) => 'error' in m);
+        const error = errorOf(found);
+        if (!j.check(ex, found !== undefined && error !== undefined, `${what} was answered HTTP ${ex.status} without a JSON-RPC error, expected an error with code -32600`) || !found || !error) continue;
+        j.check(ex, error.code === INVALID_REQUEST, `${what} was answered with error code ${JSON.stringify(error.code)}, expected -32600 (Invalid Request)`);
+        const sentId = isRecord(sent) ? sent.id : undefined;
+        j.check(ex, isUnattributed(found) || found.id === sentId, `the error for ${what} carries id ${JSON.stringify(found.id)}, expected null, no id or the id sent`);
+        j.observe('HTTP status for JSON that is not JSON-RPC', ex.status);
       }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const id = () => newRequestId('invalid');
+      const cases: Array<[string, unknown]> = [
+        ['a request without "jsonrpc"', { id: id(), method: 'ping' }],
+        ['a request with "jsonrpc": "1.0"', { jsonrpc: '1.0', id: id(), method: 'ping' }],
+        ['a request whose method is a number', { jsonrpc: '2.0', id: id(), method: 42 }],
+        ['a bare number', 42],
+      ];
+      for (const [what, body] of cases) await postMcp(ctx, body, { session, label: `POST ${what}` });
     });
   },
 });
@@ -107,14 +139,29 @@ export const invalidParams = rule({
   title: 'tools/call without a tool name, or with a name that is not a string, is answered with error -32602',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid params -32602)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a tools/call request without a string "name" in its params, POSTed to the MCP endpoint by an authorised client',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        if (ex.status === undefined) continue;
+        for (const m of sentMessages(ex) ?? []) {
+          if (m.method !== 'tools/call' || !('id' in m) || (isRecord(m.params) && typeof m.params.name === 'string')) continue;
+          const answered = answeredResponses(j, ex);
+          if (!answered) continue;
+          const reply = answered.find((r) => r.id === m.id);
+          const code = errorOf(reply)?.code;
+          j.check(ex, code === INVALID_PARAMS, `tools/call with params ${JSON.stringify(m.params)?.slice(0, 80)} was answered ${reply ? `with ${code === undefined ? 'a result' : `error code ${JSON.stringify(code)}`}` : `HTTP ${ex.status} without a response carrying its id`}, expected -32602 (Invalid params)`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       for (const [what, params] of [
         ['tools/call without "name"', { arguments: {} }],
         ['tools/call with a numeric "name"', { name: 42, arguments: {} }],
       ] as const) {
-        const code = await errorCodeFor(ctx, session, what, 'tools/call', params);
-        ctx.check(code === INVALID_PARAMS, `${what} was answered with error code ${JSON.stringify(code)}, expected -32602 (Invalid params)`);
+        await postMcp(ctx, request(newRequestId('params'), 'tools/call', params), { session, label: what });
       }
     });
   },
@@ -129,21 +176,27 @@ export const resultXorError = rule({
     quote: 'Either a result or an error MUST be set. A response MUST NOT set both. … errors MUST include an error code and message at minimum. … Error codes MUST be integers.',
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST to the MCP endpoint answered with a JSON-RPC response',
+    judge(j) {
+      for (const ex of mcpPosts(j)) {
+        if (ex.status === undefined) continue;
+        for (const m of answeredResponses(j, ex) ?? []) {
+          const parsed = jsonrpcResponse.safeParse(m);
+          j.check(ex, parsed.success, `a response is not JSON-RPC 2.0 with exactly one of result and error (${parsed.success ? '' : issuesOf(parsed.error)})`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const collected: Array<{ what: string; message: unknown; on: object }> = responses(session.initialize).map((message) => ({ what: 'initialize', message, on: session.initialize.res }));
       const probes: Array<[string, string, Record<string, unknown> | undefined]> = [
         ['ping', 'ping', undefined],
         ['tools/list', 'tools/list', undefined],
         ['an unknown method', 'apicert/no-such-method', {}],
         ['tools/call without a name', 'tools/call', { arguments: {} }],
       ];
-      for (const [what, method, params] of probes) {
-        const reply = await postMcp(ctx, request(newRequestId('xor'), method, params), { session, label: what });
-        for (const message of responses(reply)) collected.push({ what, message, on: reply.res });
-      }
-      ctx.expect(collected.length > 0, 'no response was received to judge');
-      for (const { what, message, on } of collected) ctx.checkShape(jsonrpcResponse, message, `the response to ${what}`, on);
+      for (const [what, method, params] of probes) await postMcp(ctx, request(newRequestId('xor'), method, params), { session, label: what });
     });
   },
 });
@@ -165,9 +218,31 @@ export const idEchoed = rule({
     quote: 'Requests MUST include a string or integer ID. … Responses MUST include the same ID as the request they correspond to.',
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST to the MCP endpoint carrying JSON-RPC requests, answered with responses',
+    judge(j) {
+      const key = (id: unknown) => `${typeof id}:${String(id)}`;
+      for (const ex of mcpPosts(j)) {
+        const requests = (sentMessages(ex) ?? []).filter((m) => typeof m.method === 'string' && 'id' in m);
+        if (requests.length === 0 || ex.status === undefined || ex.status >= 300) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        const sent = new Set(requests.map((r) => key(r.id)));
+        for (const m of answered) {
+          if (m.id === null || m.id === undefined) continue;
+          j.check(ex, sent.has(key(m.id)), `a response carries id ${JSON.stringify(m.id)} (${typeof m.id}), which no request of this POST had (same value and type)`);
+        }
+        // One request answered as JSON: its one response carries its id.
+        if (requests.length === 1 && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
+          j.check(ex, answered.some((m) => key(m.id) === key(requests[0]!.id)), `the request with id ${JSON.stringify(requests[0]!.id)} (${typeof requests[0]!.id}) was answered without a response carrying that id`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     // "The request ID MUST NOT have been previously used by the requestor within the same session":
-    // a repeated id (fast-check repeats values while shrinking) moves to a fresh session.
+    // a repeated id (fast-check repeats values while shrinking) moves to a fresh session. The
+    // property only sends; the judgement judges every answer.
     let session = await openSession(ctx);
     let used = new Set<string>();
     try {
@@ -181,11 +256,7 @@ export const idEchoed = rule({
             used = new Set();
           }
           used.add(key);
-          const reply = await postMcp(ctx, request(id, 'ping'), { session, label: `ping with id ${key}` });
-          const answered = responses(reply);
-          if (answered.length !== 1) ctx.fail(`ping with id ${key} was answered with ${answered.length} responses (HTTP ${reply.res.status})`);
-          const echoed = answered[0]!.id;
-          if (echoed !== id) ctx.fail(`ping with id ${key} (${typeof id}) was answered with id ${JSON.stringify(echoed)} (${typeof echoed})`);
+          await postMcp(ctx, request(id, 'ping'), { session, label: `ping with id ${key}` });
         },
         { numRuns: 40, examples: [0, 1, -1, '0', '7', '42', 'apicert', ' ', 'é'] },
       );

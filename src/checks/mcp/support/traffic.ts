@@ -1,0 +1,104 @@
+/**
+ * The MCP endpoint's exchanges as a judgement reads them (src/rule/judgement.ts): which exchanges
+ * are POSTs to the endpoint, the JSON-RPC messages a POST carried and those its answer carried (a
+ * JSON body, or the data of each event of its stream).
+ */
+import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import { bodyMissing, eventsOf, isEventStream, requestBodyMissing } from '../../../traffic/read.ts';
+import { isRecord, parseJson } from '../../../util/json.ts';
+import { DEFAULT_MCP_PATH } from './session.ts';
+
+export type Message = Record<string, unknown>;
+
+/** Where the MCP endpoint is mounted for the judgement: the profile's, as `mcpPath` reads it, else `/mcp`. */
+export function mcpEndpoint(j: Pick<Judge, 'profile'>): string {
+  const profile = j.profile;
+  if (!profile) return DEFAULT_MCP_PATH;
+  const configured = profile.fixtures.mcp.endpoint;
+  if (configured) return configured;
+  const { pathname } = new URL(profile.target);
+  return pathname !== '/' && pathname !== '' ? pathname : DEFAULT_MCP_PATH;
+}
+
+/** Every POST to the MCP endpoint that was answered, in order. */
+export function mcpPosts(j: Judge): Exchange[] {
+  const endpoint = mcpEndpoint(j);
+  return j.exchanges.filter((ex) => ex.method === 'POST' && pathOnly(ex) === endpoint);
+}
+
+/** The messages a POST carried (a batch is its members), or undefined when its body is not JSON or was not kept. */
+export function sentMessages(ex: Exchange): Message[] | undefined {
+  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined) return undefined;
+  const parsed = parseJson(ex.requestBody);
+  if (!parsed.ok) return undefined;
+  const list = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+  return list.filter(isRecord);
+}
+
+/**
+ * The JSON-RPC responses an answer carried: its JSON body, or the data of each event of its
+ * stream (every event read, whole). Undefined, after telling `j`, when the answer is not there.
+ */
+export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined {
+  const missing = isEventStream(ex) && ex.events !== undefined && ex.streamEnd !== 'aborted' ? undefined : bodyMissing(ex);
+  if (missing !== undefined) {
+    j.lacks(ex, `the answer's JSON-RPC messages: ${missing}`);
+    return undefined;
+  }
+  const texts = isEventStream(ex) ? (eventsOf(ex) ?? []).map((e) => e.data) : [ex.responseBody ?? ''];
+  const out: Message[] = [];
+  for (const text of texts) {
+    const parsed = parseJson(text);
+    if (!parsed.ok) continue;
+    for (const m of Array.isArray(parsed.value) ? parsed.value : [parsed.value]) if (isResponseLike(m)) out.push(m);
+  }
+  return out;
+}
+
+/**
+ * Whether a request reached the MCP endpoint as an ordinary, authorised client would send it: a
+ * credential the profile gives for mcp (not expired), or, without a profile, one an earlier answer
+ * of the endpoint accepted (2xx); and no foreign Origin or Host (the origin and host rules' own
+ * provocations). Fed in journal order with `note`.
+ */
+export class McpCallers {
+  private readonly accepted = new Set<string>();
+  private readonly credentials: readonly Credential[];
+  constructor(j: Pick<Judge, 'profile'>) {
+    this.credentials = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp'));
+  }
+
+  ordinary(ex: Exchange): boolean {
+    const url = new URL(ex.url);
+    const origin = ex.requestHeaders.origin;
+    if (origin !== undefined && origin !== url.origin) return false;
+    const host = ex.requestHeaders.host;
+    if (host !== undefined && host !== url.host) return false;
+    const auth = ex.requestHeaders.authorization;
+    if (auth === undefined) return false;
+    if (this.credentials.length > 0) {
+      const c = credentialIn(ex, this.credentials);
+      return c !== undefined && !c.expired;
+    }
+    return this.accepted.has(auth);
+  }
+
+  note(ex: Exchange): void {
+    const auth = ex.requestHeaders.authorization;
+    if (auth !== undefined && ex.status !== undefined && ex.status >= 200 && ex.status < 300) this.accepted.add(auth);
+  }
+}
+
+/** Every POST to the MCP endpoint an ordinary authorised client sent (see McpCallers), in order. */
+export function ordinaryMcpPosts(j: Judge): Exchange[] {
+  const callers = new McpCallers(j);
+  const endpoint = mcpEndpoint(j);
+  const out: Exchange[] = [];
+  for (const ex of j.exchanges) {
+    if (ex.method === 'POST' && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
+    if (pathOnly(ex) === endpoint) callers.note(ex);
+  }
+  return out;
+}

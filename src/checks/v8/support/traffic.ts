@@ -1,0 +1,316 @@
+/**
+ * /v8 missions as a judgement reads them from exchanges (src/rule/judgement.ts): which mission a
+ * request names, and what the exchanges before it showed of that mission's state.
+ */
+import { endpointOf } from '../../../contract/endpoints.ts';
+import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionProjection, type MissionStatus } from '../../../contract/v8/missions.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import type { z } from 'zod';
+import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import { pathIdentifier } from '../../../contract/v8/common.ts';
+import { resolveRole } from '../../../profile/roles.ts';
+import { stepTraces, type StepTrace } from './read.ts';
+import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { canonicalJson, isRecord } from '../../../util/json.ts';
+
+export const MISSIONS_PREFIX = '/v8/missions/';
+
+/** The mission a request names in its path (`/v8/missions/{runId}/...`). */
+export function missionOf(ex: Exchange): string | undefined {
+  return idAfter(ex, MISSIONS_PREFIX);
+}
+
+/** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
+export function callerOf(ex: Exchange): string {
+  return ex.credential ?? ex.requestHeaders.authorization ?? '';
+}
+
+export interface TerminalSighting {
+  status: MissionStatus;
+  /** The exchange that showed it: a read answering a terminal status, or a stream carrying the terminal event. */
+  seenOn: Exchange;
+}
+
+/** The terminal state an exchange showed of its mission, if it showed one (a 200 read or the mission's event stream). */
+export function terminalShown(ex: Exchange): TerminalSighting | undefined {
+  if (ex.status !== 200) return undefined;
+  const op = operation(ex);
+  if (op === 'v8.missions.get') {
+    const parsed = missionProjection.safeParse(responseJson(ex));
+    if (parsed.success && (TERMINAL_STATUSES as readonly string[]).includes(parsed.data.status)) return { status: parsed.data.status, seenOn: ex };
+  }
+  if (op === 'v8.missions.events') {
+    const terminal = eventsOf(ex)?.find((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
+    if (terminal) return { status: TERMINAL_EVENT_STATUS[terminal.event!]!, seenOn: ex };
+  }
+  return undefined;
+}
+
+/**
+ * Walks the exchanges in order with, for each, what the exchanges that ended before it showed:
+ * the terminal state of its mission, as seen by its caller. Bounded by the number of missions seen.
+ */
+export function withTerminalBefore(exchanges: readonly Exchange[], each: (ex: Exchange, terminal: TerminalSighting | undefined) => void): void {
+  const seen = new Map<string, TerminalSighting>();
+  for (const ex of exchanges) {
+    const runId = missionOf(ex);
+    if (runId === undefined) continue;
+    const key = `${callerOf(ex)}\n${runId}`;
+    const known = seen.get(key);
+    each(ex, known && startsAfterEnd(ex, known.seenOn) ? known : undefined);
+    if (!known) {
+      const shown = terminalShown(ex);
+      if (shown) seen.set(key, shown);
+    }
+  }
+}
+
+/**
+ * Whether the caller of a request may use a scope: the profile says so (a credential holding it,
+ * not expired); without a profile, an earlier request of the same caller needing that scope was
+ * accepted (2xx). Fed in journal order with `note`, so it knows only what came before.
+ */
+export class Callers {
+  private readonly accepted = new Set<string>();
+  private readonly credentials: readonly Credential[];
+  constructor(j: Pick<Judge, 'profile'>) {
+    this.credentials = j.profile?.credentials ?? [];
+  }
+
+  holds(ex: Exchange, scope: string): boolean {
+    // "Requests from http:// origins are rejected" (the http-origin rule's): such a request is no ordinary one.
+    if (ex.requestHeaders.origin?.startsWith('http://')) return false;
+    if (this.credentials.length > 0) {
+      const c = credentialIn(ex, this.credentials);
+      return c !== undefined && !c.expired && c.scopes.includes(scope);
+    }
+    return this.accepted.has(`${callerOf(ex)}\n${scope}`);
+  }
+
+  /** The principal of the request's credential, when the profile names it. */
+  principalOf(ex: Exchange): string | undefined {
+    return credentialIn(ex, this.credentials)?.principal;
+  }
+
+  note(ex: Exchange): void {
+    const scope = endpointOf(ex.method, ex.path)?.scope;
+    if (scope && ex.status !== undefined && ex.status >= 200 && ex.status < 300) this.accepted.add(`${callerOf(ex)}\n${scope}`);
+  }
+}
+
+/** Walks the exchanges with a `Callers` that knows what came before each. */
+export function withCallers(j: Judge, each: (ex: Exchange, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const ex of j.exchanges) {
+    each(ex, callers);
+    callers.note(ex);
+  }
+}
+
+/** The mission a 202 create answer made, read from an earlier exchange. */
+export function createdMission(ex: Exchange): MissionProjection | undefined {
+  if (ex.status !== 202 || operation(ex) !== 'v8.missions.create') return undefined;
+  const parsed = missionProjection.safeParse(responseJson(ex));
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * Walks the exchanges with, for each, the create (an earlier exchange) that made the mission its
+ * path names, when that create came from the same caller.
+ */
+export function withCreator(exchanges: readonly Exchange[], each: (ex: Exchange, creator: Exchange | undefined) => void): void {
+  const creators = new Map<string, Exchange>();
+  for (const ex of exchanges) {
+    const runId = missionOf(ex);
+    const creator = runId === undefined ? undefined : creators.get(runId);
+    each(ex, creator && callerOf(creator) === callerOf(ex) && startsAfterEnd(ex, creator) ? creator : undefined);
+    const made = createdMission(ex);
+    if (made && !creators.has(made.runId)) creators.set(made.runId, ex);
+  }
+}
+
+/** The JSON body a create sent, when it was JSON and kept. */
+export function sentBody(ex: Exchange): unknown {
+  return requestJson(ex);
+}
+
+/** What the exchanges before a request showed of the mission its path names. */
+export interface MissionSeen {
+  /** The caller's own create of it (an earlier exchange), when the same caller created it. */
+  creator?: Exchange;
+  /** Its terminal state, when an exchange that ended before showed it (to the same caller). */
+  terminal?: TerminalSighting;
+  /** An earlier keyed cancel of it by the same caller. */
+  cancelled?: Exchange;
+  /** The parsed body its create sent. */
+  createBody?: unknown;
+}
+
+/**
+ * Walks the exchanges in order with, for each that names a mission in its path, what earlier
+ * exchanges showed of that mission, and the callers' scopes: everything a /v8 missions judgement
+ * may pick a request by besides the request itself.
+ */
+export function withMissions(j: Judge, each: (ex: Exchange, seen: MissionSeen, callers: Callers) => void): void {
+  const creators = new Map<string, Exchange>();
+  const terminals = new Map<string, TerminalSighting>();
+  const cancels = new Map<string, Exchange>();
+  withCallers(j, (ex, callers) => {
+    const runId = missionOf(ex);
+    const caller = callerOf(ex);
+    if (runId !== undefined) {
+      const key = `${caller}\n${runId}`;
+      const seen: MissionSeen = {};
+      const creator = creators.get(runId);
+      if (creator && callerOf(creator) === caller && startsAfterEnd(ex, creator)) {
+        seen.creator = creator;
+        seen.createBody = requestJson(creator);
+      }
+      const terminal = terminals.get(key);
+      if (terminal && startsAfterEnd(ex, terminal.seenOn)) seen.terminal = terminal;
+      const cancel = cancels.get(key);
+      if (cancel && startsAfterEnd(ex, cancel)) seen.cancelled = cancel;
+      each(ex, seen, callers);
+      if (!terminals.has(key)) {
+        const shown = terminalShown(ex);
+        if (shown) terminals.set(key, shown);
+      }
+      if (operation(ex) === 'v8.missions.cancel' && ex.requestHeaders['idempotency-key'] !== undefined && !cancels.has(key)) cancels.set(key, ex);
+    } else {
+      each(ex, {}, callers);
+    }
+    const made = createdMission(ex);
+    if (made && !creators.has(made.runId)) creators.set(made.runId, ex);
+  });
+}
+
+/** Whether a create sent the profile's fixture body of that name (a mission known to wait, to fail, ...). */
+export function sentFixture(j: Pick<Judge, 'profile'>, body: unknown, name: 'succeeds' | 'waits' | 'fails' | 'cancellable' | 'timeLimit'): boolean {
+  const fixture = j.profile?.fixtures.v8.missions[name];
+  return fixture !== undefined && body !== undefined && canonicalJson(fixture) === canonicalJson(body);
+}
+
+/**
+ * A mission's first terminal state, seen by a caller on its stream (or a read), fixes its state:
+ * every later read of it by that caller, sent after that exchange ended, must show the status the
+ * terminal event names. `which` picks the terminal states a rule speaks of.
+ */
+export function judgeReadsAfterTerminal(j: Judge, which: (status: MissionStatus) => boolean): void {
+  withTerminalBefore(j.exchanges, (ex, terminal) => {
+    if (!terminal || operation(ex) !== 'v8.missions.get' || ex.status === undefined || ex.status === 429 || !which(terminal.status)) return;
+    if (!j.check(ex, ex.status === 200, `a read of mission ${missionOf(ex)} after it ended answered ${ex.status}, expected 200`, [terminal.seenOn])) return;
+    const parsed = missionProjection.safeParse(responseJson(ex));
+    if (!parsed.success) return;
+    j.check(ex, parsed.data.status === terminal.status, `after its terminal state ${terminal.status} (shown on exchange #${terminal.seenOn.index}) the mission reads back as ${parsed.data.status}`, [terminal.seenOn]);
+  });
+}
+
+/** Who a request speaks for: the profile's principal of its credential, else the credential itself. */
+export function principalKey(callers: Callers, ex: Exchange): string {
+  const principal = callers.principalOf(ex);
+  return principal === undefined ? `caller:${callerOf(ex)}` : `principal:${principal}`;
+}
+
+/** The last path segment, decoded: the id a read names. */
+export function lastSegment(ex: Exchange): string {
+  const raw = pathOnly(ex).split('/').filter(Boolean).pop() ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export interface SeenTrace extends StepTrace {
+  runId: string;
+  /** The stream that named it, and whether that stream reached its terminal event. */
+  stream: Exchange;
+  ended: boolean;
+}
+
+/**
+ * Walks the exchanges with, for each GET /v8/traces/{traceId}, the step trace an earlier mission
+ * stream (of the same principal) named with that id, when one did.
+ */
+export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | undefined, callers: Callers) => void): void {
+  const traces = new Map<string, SeenTrace>();
+  withCallers(j, (ex, callers) => {
+    const op = operation(ex);
+    if (op === 'v8.traces.get') {
+      const seen = traces.get(`${principalKey(callers, ex)}\n${lastSegment(ex)}`);
+      each(ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined, callers);
+      return;
+    }
+    if (op !== 'v8.missions.events' || ex.status !== 200) return;
+    const events = eventsOf(ex) ?? [];
+    const ended = events.some((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
+    for (const t of stepTraces(events)) {
+      const key = `${principalKey(callers, ex)}\n${t.traceId}`;
+      if (!traces.has(key)) traces.set(key, { ...t, runId: missionOf(ex)!, stream: ex, ended });
+    }
+  });
+}
+
+/**
+ * The path-id bounds of skills and traces, judged on every read of one by a caller holding its
+ * scope: a 256-character id of the pattern is not refused as malformed; an id past the length or
+ * the pattern is refused with 400 or 404 (whether an unknown id answers 404 is another rule).
+ */
+export function judgeIdBounds(j: Judge, op: string, scope: string, name: string): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
+    const id = lastSegment(ex);
+    const wellFormed = pathIdentifier.safeParse(id).success;
+    if (wellFormed && id.length === 256) j.check(ex, ![400, 414].includes(ex.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${ex.status}`);
+    else if (!wellFormed) j.check(ex, ex.status === 400 || ex.status === 404, `a ${name} outside 1-256 characters or the pattern (${id.length} characters) answered ${ex.status}, expected 400 or 404`);
+  });
+}
+
+export interface ReadAnswers {
+  op: string;
+  scope: string;
+  /** How cases name the answer: "capability search". */
+  name: string;
+  schema: z.ZodType;
+  /** Whether the request alone (and the profile) says it must be answered 200: a valid body, the fixture's resource. */
+  expect200?: (ex: Exchange) => boolean;
+  /** Further judgements of a 200 answer's parsed value. */
+  extra?: (ex: Exchange, value: unknown) => void;
+}
+
+/**
+ * The answers of a /v8 read, judged from every request to it by a caller holding its scope: a
+ * request that must succeed (`expect200`) answered 200, and every 200 is JSON of the contract's
+ * shape. A 429 is the rate limit's rule.
+ */
+export function judgeReadAnswers(j: Judge, r: ReadAnswers): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== r.op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, r.scope)) return;
+    if (r.expect200?.(ex) && !j.check(ex, ex.status === 200, `${r.name} answered ${ex.status}, expected 200`)) return;
+    if (ex.status !== 200) return;
+    const type = mediaType(ex.responseHeaders);
+    j.check(ex, type === 'application/json', `${r.name} answered content-type "${type}", expected application/json`);
+    const json = answerJson(j, ex);
+    if (json === undefined && !hasWholeBody(ex)) return;
+    const parsed = r.schema.safeParse(json);
+    if (j.check(ex, parsed.success, `${r.name} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) r.extra?.(ex, parsed.data);
+  });
+}
+
+/** A listing the seed shows in two forms (goals, certificates): each item of whichever form has the item's shape. */
+export function judgeListingItems(j: Judge, key: string, item: z.ZodType): (ex: Exchange, value: unknown) => void {
+  return (ex, value) => {
+    const items = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value[key]) ? (value[key] as unknown[]) : [];
+    for (const [i, it] of items.entries()) {
+      const parsed = item.safeParse(it);
+      j.check(ex, parsed.success, `${key} item #${i + 1} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`);
+    }
+  };
+}
+
+/** The principal the profile's fixtures belong to: that of the primary v8 credential (the one holding the most scopes). */
+export function primaryPrincipal(j: Pick<Judge, 'profile'>): string | undefined {
+  if (!j.profile) return undefined;
+  const resolved = resolveRole(j.profile, 'v8:primary');
+  return resolved.credential?.principal;
+}
