@@ -16,7 +16,7 @@ export interface Recording {
   webhookSecret?: string;
   /** Name of the variable the webhook secret is read from, for the reason when it is missing. */
   webhookSecretVariable: string;
-  /** Credentials learned from the recording (Authorization values, signing secrets in answers). */
+  /** Credentials learned from the recording (credential header values, signing secrets in answers): see secrets.ts. */
   credentials: readonly LearnedSecret[];
   /** How many exchanges each rule judged, filled as the rules run. */
   counts: Map<string, number>;
@@ -25,6 +25,10 @@ export interface Recording {
 export interface LearnedSecret {
   value: string;
   label: string;
+  /** Judged as a secret an answer must not carry: a credential the deployment accepted, or a secret it issued. Every learned secret is hidden. */
+  judged: boolean;
+  /** The first exchange that showed it. */
+  seenAt: number;
   /** The exchange whose answer first carried it (a signing secret): that answer may carry it. */
   issuedBy?: number;
 }

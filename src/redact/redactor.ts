@@ -15,6 +15,7 @@ import { serviceKey } from '../rule/context.ts';
 import { isWordLike, SECRET_RUN } from './fragments.ts';
 import { FormAutomaton, type Stretch } from './form-automaton.ts';
 import { secretForms } from './forms.ts';
+import { VerbatimFinder, type VerbatimHit } from './verbatim.ts';
 import { isKeyChar, scanSecretShapes, type Span } from './shapes.ts';
 
 export type { Span } from './shapes.ts';
@@ -51,9 +52,8 @@ const OWN_PLACES_KEPT = 4096;
 export class Redactor {
   /** Every form of every secret of 12 characters or more. */
   private readonly automaton = new FormAutomaton();
-  /** The secrets as sent (session ids aside), for sightings: those of 12 characters or more, and the shorter ones. */
-  private readonly verbatim = new FormAutomaton();
-  private readonly shortVerbatim = new Map<string, string>();
+  /** The secrets as sent (session ids aside), for sightings. */
+  private readonly verbatim = new VerbatimFinder();
   /** Forms shorter than a seed (secrets of 8 to 11 characters), and secrets under 8 as whole tokens. */
   private readonly literals: Literal[] = [];
   /** Every registered secret, with its label. */
@@ -80,23 +80,15 @@ export class Redactor {
    * Where the run's secrets (other than target-issued session ids) stand verbatim in `input`, by
    * label and character offset: one linear read, however many secrets there are.
    */
-  secretsIn(input: string): Array<{ label: string; at: number }> {
-    const hits: Array<{ label: string; at: number }> = [];
-    this.verbatim.scan(input, (stretch) => {
-      if (stretch.whole) hits.push({ label: stretch.form.label, at: stretch.start });
-    });
-    for (const [secret, label] of this.shortVerbatim) for (let i = input.indexOf(secret); i !== -1; i = input.indexOf(secret, i + 1)) hits.push({ label, at: i });
-    return hits;
+  secretsIn(input: string): VerbatimHit[] {
+    return this.verbatim.in(input);
   }
 
   /** Registers a value that must never be printed; `label` names it in the redacted output. */
   add(value: string | undefined, label: string): void {
     if (!value || this.known.has(value)) return;
     this.known.set(value, label);
-    if (label !== TARGET_ISSUED_SESSION) {
-      if (value.length >= SECRET_RUN) this.verbatim.add(value, label);
-      else this.shortVerbatim.set(value, label);
-    }
+    if (label !== TARGET_ISSUED_SESSION) this.verbatim.add(value, label);
     if (value.length < SHORT_SECRET) {
       this.literals.push({ text: value, label, wholeToken: true });
       this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token; use secrets of ${SHORT_SECRET} characters or more`);

@@ -5,6 +5,7 @@ import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import type { z } from 'zod';
 import { SHORT_SECRET } from '../../redact/redactor.ts';
 import { mediaType } from '../exchange.ts';
+import { SecretLocator } from '../secrets.ts';
 import { onSurface } from '../endpoints.ts';
 import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
 
@@ -71,20 +72,18 @@ export const headerRules: PassiveRule[] = [
   },
 ];
 
-/** Every learned credential a response of the surfaces carries, other than in the answer that issued it. */
+/** Every judged secret of the recording a response of the surfaces carries, other than in the answer that issued it: named by label and place. */
 function judgeEchoedSecrets(j: Judgement, surfaces: ReadonlyArray<'v8' | 'v1' | 'mcp'>): void {
-  // A value this short turns up in ordinary text by chance: it is hidden, but not judged as an echo.
-  const judged = j.recording.credentials.filter((c) => c.value.length >= SHORT_SECRET);
-  if (judged.length === 0) return;
+  const locator = new SecretLocator(j.recording.credentials, SHORT_SECRET);
+  if (locator.size === 0) return;
   for (const ex of j.exchanges) {
     if (!surfaces.some((s) => onSurface(ex, s)) || ex.status === undefined) continue;
-    const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
-    const carried = judged.filter((c) => c.issuedBy !== ex.index && parts.some((p) => p.includes(c.value)));
-    j.check(ex, carried.length === 0, `the answer carries ${carried.length} of the recording's secrets (${[...new Set(carried.map((c) => c.label))].join(', ')})`);
+    const carried = locator.carried(ex);
+    j.check(ex, carried.length === 0, `the answer carries ${carried.length === 1 ? "one of the recording's secrets" : `${carried.length} of the recording's secrets`}: ${carried.slice(0, 5).map((c) => `${c.label} in its ${c.where}`).join('; ')}`);
   }
 }
 
 export const secretRules: PassiveRule[] = [
-  { id: 'v8.redaction.run-secrets', record: 'answered /v8 or /mcp requests carrying an Authorization header', judge: (j) => judgeEchoedSecrets(j, ['v8', 'mcp']) },
-  { id: 'v1.auth.run-secrets', record: 'answered /v1 requests carrying an Authorization header', judge: (j) => judgeEchoedSecrets(j, ['v1']) },
+  { id: 'v8.redaction.run-secrets', record: 'answered /v8 or /mcp requests carrying a credential the deployment accepted', judge: (j) => judgeEchoedSecrets(j, ['v8', 'mcp']) },
+  { id: 'v1.auth.run-secrets', record: 'answered /v1 requests carrying a credential the deployment accepted', judge: (j) => judgeEchoedSecrets(j, ['v1']) },
 ];
