@@ -29,6 +29,34 @@ export interface TrafficExchange {
   responseBodyTruncated?: boolean;
   /** Transport trouble the recorder noted instead of (or after) an answer. */
   error?: string;
+  /** The client walked away before the answer ended (a browser's `net::ERR_ABORTED`): what was recorded of the body is a part at most. */
+  aborted?: string;
+  /** What the recorder says the request was for (`fetch`, `eventsource`, `document`), when it says. */
+  resourceType?: string;
+  /**
+   * What the recording does not hold of this exchange, each with why. A judgement that needs a part
+   * listed here is untestable for that exchange (the reason says what the recorder left out), never
+   * a pass on nothing or a comparison with an empty body.
+   */
+  lacks?: Lack[];
+}
+
+/** A part of an exchange the recorder did not keep. */
+export interface Lack {
+  part: 'request-body' | 'response-body' | 'stream' | 'header';
+  /** For `header`: the lower-cased name. */
+  header?: string;
+  why: string;
+}
+
+/** What the recording lacks of `ex` that a judgement needs, or undefined when it holds it all. */
+export function lackOf(ex: Pick<TrafficExchange, 'lacks'>, part: Lack['part'], header?: string): Lack | undefined {
+  return ex.lacks?.find((l) => l.part === part && (header === undefined || l.header === header));
+}
+
+export function markLack(ex: TrafficExchange, lack: Lack): void {
+  if (lackOf(ex, lack.part, lack.header)) return;
+  (ex.lacks ??= []).push(lack);
 }
 
 /** The path without its query. */

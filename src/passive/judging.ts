@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { curlLine } from '../probe/evidence.ts';
 import { serviceKey, type CheckContext, type EvidenceEntry, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
-import type { TrafficExchange } from './exchange.ts';
+import { lackOf, type Lack, type TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
 export interface Recording {
@@ -73,6 +73,8 @@ export class Judgement {
   readonly ctx: CheckContext;
   readonly recording: Recording;
   readonly judged = new Set<number>();
+  /** Exchanges the rule would have judged but the recording lacks a part of: the first lack, and how many. */
+  lacked: { ex: TrafficExchange; lack: Lack; count: number } | undefined;
   private readonly shown = new Map<number, number>();
 
   constructor(ctx: CheckContext, recording: Recording) {
@@ -92,6 +94,18 @@ export class Judgement {
     const at = this.ctx.http.record(evidenceOf(ex));
     this.shown.set(ex.index, at);
     return at;
+  }
+
+  /**
+   * Whether the recording holds `part` of `ex`; when it does not, the exchange is noted as one this
+   * rule could not judge (the rule is untestable if it judged nothing else).
+   */
+  holds(ex: TrafficExchange, part: Lack['part'], header?: string): boolean {
+    const lack = lackOf(ex, part, header);
+    if (!lack) return true;
+    if (this.lacked) this.lacked.count += 1;
+    else this.lacked = { ex, lack, count: 1 };
+    return false;
   }
 
   /** Judges one case on `ex` (and any exchange it was compared with); a failure names `ex`. */
@@ -122,6 +136,10 @@ export function passiveRule(rule: Rule, passive: PassiveRule): Rule {
       const j = new Judgement(ctx, recording);
       await passive.judge(j);
       recording.counts.set(ctx.rule.id, j.judged.size);
+      if (j.judged.size === 0 && j.lacked) {
+        const { ex, lack, count } = j.lacked;
+        ctx.untestable({ need: 'recorded', what: `what the rule judges of ${count} exchange(s), e.g. #${ex.index} ${ex.method} ${ex.path}: ${lack.why}`, remedy: 'record with bodies and streams kept whole (Playwright: recordHar content "embed"; browsers: export the HAR with content)' });
+      }
       if (j.judged.size === 0) ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${passive.record}`);
     },
   };
@@ -152,4 +170,11 @@ export function recordOf(value: unknown): Record<string, unknown> | undefined {
 /** The answer's body is there whole: a rule judging a body skips exchanges without one. */
 export function hasWholeBody(ex: TrafficExchange): boolean {
   return ex.status !== undefined && ex.responseBody !== undefined && !ex.responseBodyTruncated;
+}
+
+/** Like hasWholeBody, noting on `j` an answer whose body the recorder did not keep. */
+export function judgesBody(j: Judgement, ex: TrafficExchange): boolean {
+  if (ex.status === undefined) return false;
+  if (!j.holds(ex, 'response-body')) return false;
+  return hasWholeBody(ex);
 }

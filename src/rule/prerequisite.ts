@@ -20,7 +20,9 @@ export type Prerequisite =
   /** Data the target must hold for the rule to judge anything (a world certificate, a goal). */
   | { need: 'data'; what: string; remedy: string }
   /** A run-wide service the run does not provide (src/rule/context.ts `service`). */
-  | { need: 'service'; name: string; remedy: string };
+  | { need: 'service'; name: string; remedy: string }
+  /** A part of the exchanges a recording did not keep (a body, a stream's events, a stripped header): passive runs only. */
+  | { need: 'recorded'; what: string; remedy: string };
 
 /** What to add, in words: the reason an untestable verdict carries. */
 export function describePrerequisite(p: Prerequisite): string {
@@ -41,5 +43,7 @@ export function describePrerequisite(p: Prerequisite): string {
       return `the target has ${p.what}: ${p.remedy}`;
     case 'service':
       return `${p.name}: ${p.remedy}`;
+    case 'recorded':
+      return `the recording lacks ${p.what}: ${p.remedy}`;
   }
 }

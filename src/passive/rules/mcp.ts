@@ -6,7 +6,7 @@ import { isRecord, parseJson } from '../../util/json.ts';
 import { mediaType, type TrafficExchange } from '../exchange.ts';
 import { operationOf } from '../endpoints.ts';
 import { recordOf, type Judgement, type PassiveRule } from '../judging.ts';
-import { streamOf } from './streams.ts';
+import { streamIn, streamOf } from './streams.ts';
 
 type Message = Record<string, unknown>;
 
@@ -124,7 +124,7 @@ export const mcpRules: PassiveRule[] = [
       const seen = new Map<string, Map<string, TrafficExchange>>();
       for (const ex of j.exchanges) {
         if (operationOf(ex) !== 'mcp' || mediaType(ex.responseHeaders) !== 'text/event-stream') continue;
-        const stream = streamOf(ex);
+        const stream = streamIn(j, ex);
         if (!stream) continue;
         const session = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER] ?? '';
         const ids = seen.get(session) ?? new Map<string, TrafficExchange>();

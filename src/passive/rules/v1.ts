@@ -6,7 +6,7 @@ import { mediaType, type TrafficExchange } from '../exchange.ts';
 import { operationOf } from '../endpoints.ts';
 import { hasWholeBody, recordOf, requestJson, responseJson, type PassiveRule } from '../judging.ts';
 import { judgeIdempotency } from './idempotency.ts';
-import { dataOf, streamOf } from './streams.ts';
+import { dataOf, streamIn, streamOf } from './streams.ts';
 
 /** The Idempotency-Key of an execute request: the header, or a turn body's own `idempotencyKey`. */
 function executeKey(ex: TrafficExchange): string | undefined {
@@ -82,7 +82,7 @@ export const v1Rules: PassiveRule[] = [
     judge: (j) => {
       const seen = new Set<string>();
       for (const ex of j.exchanges) {
-        const stream = isTurnAnswer(ex) ? streamOf(ex) : undefined;
+        const stream = isTurnAnswer(ex) ? streamIn(j, ex) : undefined;
         const key = operationOf(ex) === 'v1.execute' ? executeKey(ex) : undefined;
         const scope = key === undefined ? undefined : `${ex.requestHeaders.authorization ?? ''}\n${key}`;
         const first = scope === undefined || !seen.has(scope);
@@ -114,7 +114,7 @@ export const v1Rules: PassiveRule[] = [
     judge: (j) => {
       for (const ex of j.exchanges) {
         if (operationOf(ex) !== 'v1.runs.events' || ex.status !== 200) continue;
-        const stream = streamOf(ex);
+        const stream = streamIn(j, ex);
         if (!stream) continue;
         const ids = stream.events.map(identity);
         for (const [i, e] of stream.events.entries()) j.check(ex, ids[i] !== undefined, `event #${i + 1} (${e.event ?? 'message'}) carries no identity: neither an SSE id nor an event id in its data`);

@@ -5,14 +5,14 @@ import { mediaType, type TrafficExchange } from '../exchange.ts';
 import { idAfter, operationOf } from '../endpoints.ts';
 import { hasWholeBody, responseJson, type Judgement, type PassiveRule } from '../judging.ts';
 import { judgeIdempotency } from './idempotency.ts';
-import { dataOf, streamOf } from './streams.ts';
+import { dataOf, streamIn, streamOf } from './streams.ts';
 
 const MISSIONS = '/v8/missions/';
 
 function judgeStreams(j: Judgement, each: (ex: Parameters<Judgement['check']>[0], stream: NonNullable<ReturnType<typeof streamOf>>) => void): void {
   for (const ex of j.exchanges) {
     if (operationOf(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
-    const stream = streamOf(ex);
+    const stream = streamIn(j, ex);
     if (stream) each(ex, stream);
   }
 }
