@@ -50,9 +50,9 @@ async function pageScript(tokens: PageTokens & { base: string }): Promise<string
   // The whole stream, read to its end.
   const events = await fetch(`/v8/missions/${mission.runId}/events`, { headers: { ...v8, accept: 'text/event-stream' } });
   log.push(`events ${events.status} ${(await events.text()).length}`);
-  // A second stream the page walks away from after its first chunk: the browser records it aborted.
+  // A second mission parks waiting (its stream stays open); the page walks away after the first chunk: the browser records it aborted.
   const abort = new AbortController();
-  const second = await fetch('/v8/missions', { method: 'POST', headers: { ...v8, ...json, 'idempotency-key': `page-2-${Date.now()}` }, body: JSON.stringify({ goalSpec: { task: 'apicert scenario runs long: wait for a signal' }, resourceBudget: { maximumSteps: 50, maximumToolCalls: 20, maximumElapsedMs: 60000, maximumParallelism: 2 } }) });
+  const second = await fetch('/v8/missions', { method: 'POST', headers: { ...v8, ...json, 'idempotency-key': `page-2-${Date.now()}` }, body: JSON.stringify({ goalSpec: { task: 'apicert scenario waits: ask the operator before sending' }, resourceBudget: { maximumSteps: 50, maximumToolCalls: 20, maximumElapsedMs: 600000, maximumParallelism: 2 } }) });
   const secondId = ((await second.json()) as { runId: string }).runId;
   const stream = await fetch(`/v8/missions/${secondId}/events`, { headers: { ...v8, accept: 'text/event-stream' }, signal: abort.signal });
   await stream.body!.getReader().read();

@@ -70,6 +70,8 @@ export const v1Rules: PassiveRule[] = [
     record: 'a turn-mode POST /v1/execute answered 200',
     judge: (j) => {
       for (const ex of j.exchanges) {
+        // Turn or task is told by the request's body: without it, the exchange cannot be picked.
+        if (operationOf(ex) === 'v1.execute' && ex.status === 200 && !j.holds(ex, 'request-body')) continue;
         if (!isTurnAnswer(ex) || requestJson(ex) === undefined) continue;
         const type = mediaType(ex.responseHeaders);
         j.check(ex, type === 'text/event-stream', `a turn request was answered "${type}", expected text/event-stream`);

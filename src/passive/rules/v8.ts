@@ -91,6 +91,8 @@ export const v8Rules: PassiveRule[] = [
       for (const ex of j.exchanges) {
         if (operationOf(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
         const type = mediaType(ex.responseHeaders);
+        // A right media type with no events recorded is nothing judged: the events are the rule.
+        if (type === 'text/event-stream' && !j.holds(ex, 'response-body')) continue;
         if (!j.check(ex, type === 'text/event-stream', `the event stream answered content-type "${type}", expected text/event-stream`)) continue;
         const stream = streamOf(ex);
         if (!stream) continue;
