@@ -2,6 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
+import { loadProfileFile } from '../profile/load.ts';
 import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { judgedLine } from '../reports/model.ts';
@@ -55,15 +56,17 @@ export function registerTrafficCommands(program: Command): void {
       `Judge recorded traffic (HAR 1.2 from a browser, mitmproxy or "certify --har-out") by every rule that needs no probe; the others are not-applicable. Sends nothing. Webhook deliveries recorded at a receiver are verified with the signing secret in ${WEBHOOK_SECRET_VARIABLE}.`,
     )
     .option('--har <file>', 'the HAR file to judge')
-    .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024);
+    .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024)
+    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable');
   addRunOptions(judge, 'reports/passive', 'never: a passive run has no prerequisites')
-    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number }) => {
+    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; profile?: string }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
       if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
       await checkReportRoot(opts.out);
+      const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
       const recording = await readHar(opts.har, opts.bodyLimit);
       if (recording.skipped > 0 && !opts.quiet) console.log(`${recording.skipped} HAR entries are not requests apicert can read and were skipped`);
-      const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
+      const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
       await finish(judged, opts, opts.har);
     });
 
@@ -76,10 +79,12 @@ export function registerTrafficCommands(program: Command): void {
     .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
     .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
     .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
-    .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)');
+    .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)')
+    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable');
   addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
-    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string }) => {
+    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string }) => {
       await checkReportRoot(opts.out);
+      const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
       const judged = await runProxy({
         upstream: opts.upstream,
         port: opts.port,
@@ -89,7 +94,7 @@ export function registerTrafficCommands(program: Command): void {
         maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
-        judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
+        judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
       });
       await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);
     });

@@ -251,3 +251,72 @@ export function isKnownPath(path: string): boolean {
 export function fillPath(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));
 }
+
+/**
+ * The name of each operation, as rule ids and judgements call it: `<surface>.<area>.<operation>`.
+ * Judgements over traffic pick their exchanges by these names (`operationOf`), so one table says
+ * which request is which, for active runs, recordings and the proxy alike.
+ */
+export const OPERATIONS: Readonly<Record<string, string>> = {
+  'POST /v8/missions': 'v8.missions.create',
+  'GET /v8/missions/{runId}': 'v8.missions.get',
+  'GET /v8/missions/{runId}/events': 'v8.missions.events',
+  'POST /v8/missions/{runId}/signals': 'v8.missions.signals',
+  'POST /v8/missions/{runId}/cancel': 'v8.missions.cancel',
+  'POST /v8/capabilities/search': 'v8.capabilities.search',
+  'POST /v8/memory/query': 'v8.memory.query',
+  'GET /v8/skills/{skillId}': 'v8.skills.get',
+  'GET /v8/traces/{traceId}': 'v8.traces.get',
+  'GET /v8/context-twin/goals': 'v8.goals.list',
+  'GET /v8/world-model/certificates': 'v8.certificates.list',
+  'GET /v8/coverage': 'v8.coverage.get',
+  'POST /v1/execute': 'v1.execute',
+  'GET /v1/runs/{id}': 'v1.runs.get',
+  'GET /v1/runs/{id}/events': 'v1.runs.events',
+  'POST /v1/runs/{id}/approve': 'v1.runs.approve',
+  'POST /v1/runs/{id}/cancel': 'v1.runs.cancel',
+  'GET /v1/usage': 'v1.usage.get',
+  'POST /v1/webhooks': 'v1.webhooks.create',
+  'GET /v1/webhook-deliveries': 'v1.webhooks.deliveries',
+};
+
+for (const e of ENDPOINTS) if (OPERATIONS[endpointKey(e)] === undefined) throw new Error(`endpoint ${endpointKey(e)} has no operation name`);
+
+/** The operation a request went to (path without query; a trailing slash a client sent is ignored), or undefined. */
+export function operationOf(method: string, path: string): string | undefined {
+  const bare = path.split('?', 1)[0]!;
+  const endpoint = endpointOf(method, bare.length > 1 ? bare.replace(/\/$/, '') : bare);
+  return endpoint && OPERATIONS[endpointKey(endpoint)];
+}
+
+/**
+ * Every JSON-RPC method the MCP revision 2025-03-26 defines that apicert's rules send or judge,
+ * by the operation name a judgement picks it by (`mcp.<method>`): requests and notifications, in
+ * either direction.
+ */
+export const MCP_METHODS: readonly string[] = [
+  'initialize',
+  'ping',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/message',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'logging/setLevel',
+  'completion/complete',
+  'sampling/createMessage',
+  'roots/list',
+];
+
+/** The operation name of a JSON-RPC method: `mcp.tools/call`; `mcp.unknown-method` for one the revision does not define. */
+export function mcpOperation(method: string): string {
+  return MCP_METHODS.includes(method) ? `mcp.${method}` : 'mcp.unknown-method';
+}

@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
-import { headerRecord, markLack, mediaType, type TrafficExchange } from './exchange.ts';
+import { headerRecord, mediaType, type TrafficExchange } from './exchange.ts';
 import { onSurface } from './endpoints.ts';
 
 /** What the judge keeps of one body; a recording's longer bodies are judged on this prefix. */
@@ -65,6 +65,8 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   const parsed = harEntry.safeParse(raw);
   if (!parsed.success) return undefined;
   const entry = parsed.data;
+  // A CORS preflight is the browser's own question, not a request of the client's: nothing to judge.
+  if (entry._resourceType === 'preflight') return undefined;
   let url: URL;
   try {
     url = new URL(entry.request.url);
@@ -82,7 +84,6 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   if (entry.startedDateTime) ex.startedAt = entry.startedDateTime;
   // -1 and absent both mean "not recorded".
   if (typeof entry.time === 'number' && entry.time >= 0) ex.durationMs = Math.round(entry.time);
-  if (entry._resourceType) ex.resourceType = entry._resourceType;
   readRequestBody(ex, entry, bodyLimit);
   const res = entry.response;
   const failure = res?._failureText ?? res?._error ?? entry._failureText ?? entry._error ?? undefined;
@@ -96,7 +97,7 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   if (failure) {
     // An answer began and the exchange then failed: the client aborted it (a stream it stopped reading) or the connection broke.
     ex.error = failure;
-    ex.aborted = failure;
+    ex.streamEnd = 'aborted';
   }
   readResponseBody(ex, res, bodyLimit);
   markStrippedCredential(ex);
@@ -108,7 +109,7 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
   const post = entry.request.postData;
   const declared = Math.max(entry.request.bodySize ?? -1, Number(ex.requestHeaders['content-length'] ?? -1) || -1);
   if (post?.text === undefined || (post.text === '' && declared > 0)) {
-    if (declared > 0) markLack(ex, { part: 'request-body', why: `the recorder kept no request body (the request had ${declared} bytes)` });
+    if (declared > 0) ex.requestBodyMissing = `the recorder kept no request body (the request had ${declared} bytes)`;
     return;
   }
   const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit);
@@ -131,13 +132,12 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
       if (content?.text !== undefined) ex.responseBody = '';
       return;
     }
-    const why = ex.aborted
-      ? `the client aborted the answer (${ex.aborted}) and the recorder kept none of its body`
+    const aborted = ex.streamEnd === 'aborted' ? ex.error : undefined;
+    ex.responseBodyMissing = aborted
+      ? `the client aborted the ${stream ? 'stream' : 'answer'} (${aborted}) and the recorder kept none of its body`
       : declared > 0
         ? `the recorder kept no response body (the answer had ${declared} bytes)`
         : 'the recorder kept no response body';
-    markLack(ex, { part: 'response-body', why });
-    if (stream) markLack(ex, { part: 'stream', why: ex.aborted ? `the client aborted the stream (${ex.aborted}): none of its events were recorded` : 'the recorder kept none of the stream\'s events' });
     return;
   }
   const bytes = bytesOf(content!.text!, content!.encoding);
@@ -145,8 +145,8 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
   ex.responseBody = body.text;
   // A recorder that kept fewer bytes than the body had says so only through `size`.
   const cut = typeof content!.size === 'number' && content!.size > 0 && Buffer.byteLength(body.text, 'utf8') < content!.size && bytes.length < content!.size;
-  if (body.truncated || cut || ex.aborted) ex.responseBodyTruncated = true;
-  if (stream && ex.aborted) markLack(ex, { part: 'stream', why: `the client aborted the stream (${ex.aborted}): how it ended was not recorded` });
+  // What an aborted answer left is a part at most.
+  if (body.truncated || cut || ex.streamEnd === 'aborted') ex.responseBodyTruncated = true;
 }
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'];
@@ -160,7 +160,7 @@ function markStrippedCredential(ex: TrafficExchange): void {
   if (ex.status === undefined || ex.status < 200 || ex.status >= 300 || ex.method === 'OPTIONS') return;
   if (!(onSurface(ex, 'v8') || onSurface(ex, 'v1') || onSurface(ex, 'mcp'))) return;
   if (CREDENTIAL_HEADERS.some((h) => ex.requestHeaders[h] !== undefined)) return;
-  markLack(ex, { part: 'header', header: 'authorization', why: 'the request was answered 2xx without a credential header: the recorder stripped it' });
+  ex.headersMissing = { ...ex.headersMissing, authorization: 'the request was answered 2xx without a credential header: the recorder stripped it' };
 }
 
 /** gzip's magic bytes: a `.har.gz`, or a HAR gzipped under another name. */

@@ -8,6 +8,7 @@ import { RequestBudget } from '../probe/budget.ts';
 import { ProbeClient } from '../probe/client.ts';
 import { createDispatcher, closeDispatcher } from '../probe/transport.ts';
 import { parseProfile } from '../profile/load.ts';
+import type { Profile } from '../profile/schema.ts';
 import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
 import { RULES } from '../registry.ts';
@@ -17,7 +18,7 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 import { runRules, selectRules } from '../runner/run.ts';
 import { PASSIVE_RULES, passiveJudgement } from './catalogue.ts';
 import type { TrafficExchange } from './exchange.ts';
-import { activeOnly, passiveRule, RECORDING, type LearnedSecret, type Recording } from './judging.ts';
+import { activeOnly, passiveRule, recordedRule, RECORDING, type LearnedSecret, type Recording } from './judging.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
 
 /** The variable `judge-traffic` and `proxy` read the webhook endpoint's signing secret from. */
@@ -33,17 +34,19 @@ export function redactorForRecording(exchanges: readonly TrafficExchange[], cred
   return redactor;
 }
 
-/** Every rule of the catalogue: its passive judgement where it has one, else not-applicable (needs a probe). */
+/** Every rule of the catalogue: its one judgement over the recording where it has one, else not-applicable (needs a probe). */
 export function passiveCatalogue(): Rule[] {
   return RULES.map((rule) => {
-    const passive = passiveJudgement(rule.id);
-    return passive ? passiveRule(rule, passive) : activeOnly(rule);
+    const legacy = passiveJudgement(rule.id);
+    if (rule.judgement && legacy) throw new Error(`rule ${rule.id} has its judgement in two places (its rule and src/passive/rules/)`);
+    if (rule.judgement) return recordedRule(rule, rule.judgement);
+    return legacy ? passiveRule(rule, legacy) : activeOnly(rule);
   });
 }
 
 /** Ids of the rules a recording can judge. */
 export function passiveRuleIds(): string[] {
-  return PASSIVE_RULES.map((p) => p.id);
+  return [...RULES.filter((r) => r.judgement).map((r) => r.id), ...PASSIVE_RULES.map((p) => p.id)];
 }
 
 export interface PassiveOptions {
@@ -58,6 +61,8 @@ export interface PassiveOptions {
   onResult?: (result: RuleResult) => void;
   /** Called with the redactor as soon as it exists: everything printed after goes through it. */
   onRedactor?: (redactor: Redactor) => void;
+  /** The profile's facts traffic cannot show (credentials' scopes and principals, fixtures); its tokens are secrets of the run. */
+  profile?: Profile;
 }
 
 export interface PassiveJudgement {
@@ -82,12 +87,13 @@ export async function judgeRecording(exchanges: readonly TrafficExchange[], opti
   const rules = selectRules(passiveCatalogue(), { surfaces: options.surfaces, patterns: options.patterns });
   const env = options.env ?? process.env;
   const webhookSecret = env[WEBHOOK_SECRET_VARIABLE] || undefined;
-  const credentials = learnSecrets(exchanges);
+  const credentials = learnSecrets(exchanges, options.profile?.credentials);
   const redactor = redactorForRecording(exchanges, credentials, webhookSecret);
   options.onRedactor?.(redactor);
   const source = options.source ?? sourceOf(exchanges);
-  const recording: Recording = { exchanges, credentials, webhookSecretVariable: WEBHOOK_SECRET_VARIABLE, counts: new Map(), ...(webhookSecret ? { webhookSecret } : {}) };
-  const profile = parseProfile({ target: source, credentials: [] }, 'the recording');
+  for (const c of options.profile?.credentials ?? []) redactor.add(c.token, `token:${c.name}`);
+  const recording: Recording = { exchanges, credentials, webhookSecretVariable: WEBHOOK_SECRET_VARIABLE, counts: new Map(), ...(webhookSecret ? { webhookSecret } : {}), ...(options.profile ? { profile: options.profile } : {}) };
+  const profile = options.profile ?? parseProfile({ target: source, credentials: [] }, 'the recording');
   // The probe client sends nothing here: it only keeps each rule's evidence, redacted like any run's.
   const dispatcher = createDispatcher();
   const probe = new ProbeClient({ baseUrl: source, redactor, budget: new RequestBudget(0), timeoutMs: 1_000, streamTimeoutMs: 1_000, streamCloseGraceMs: 100, dispatcher });

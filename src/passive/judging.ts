@@ -5,9 +5,11 @@
  */
 import type { z } from 'zod';
 import { curlLine } from '../probe/evidence.ts';
-import { serviceKey, type CheckContext, type EvidenceEntry, type Rule } from '../rule/index.ts';
+import type { Profile } from '../profile/schema.ts';
+import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
-import { lackOf, type Lack, type TrafficExchange } from './exchange.ts';
+import { bodyMissing, requestBodyMissing } from '../traffic/read.ts';
+import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
 export interface Recording {
@@ -20,6 +22,8 @@ export interface Recording {
   credentials: readonly LearnedSecret[];
   /** How many exchanges each rule judged, filled as the rules run. */
   counts: Map<string, number>;
+  /** The profile given with the recording (`--profile`): the facts traffic cannot show (scopes, principals, fixtures). */
+  profile?: Profile;
 }
 
 export interface LearnedSecret {
@@ -27,7 +31,7 @@ export interface LearnedSecret {
   label: string;
   /** Judged as a secret an answer must not carry: a credential the deployment accepted, or a secret it issued. Every learned secret is hidden. */
   judged: boolean;
-  /** The first exchange that showed it. */
+  /** The first exchange that showed it; -1 for the profile's credentials. */
   seenAt: number;
   /** The exchange whose answer first carried it (a signing secret): that answer may carry it. */
   issuedBy?: number;
@@ -73,8 +77,8 @@ export class Judgement {
   readonly ctx: CheckContext;
   readonly recording: Recording;
   readonly judged = new Set<number>();
-  /** Exchanges the rule would have judged but the recording lacks a part of: the first lack, and how many. */
-  lacked: { ex: TrafficExchange; lack: Lack; count: number } | undefined;
+  /** Exchanges the rule would have judged but the recording lacks a part of, with what it lacks. */
+  readonly lacking: Array<{ exchange: TrafficExchange; missing: string }> = [];
   private readonly shown = new Map<number, number>();
 
   constructor(ctx: CheckContext, recording: Recording) {
@@ -100,11 +104,10 @@ export class Judgement {
    * Whether the recording holds `part` of `ex`; when it does not, the exchange is noted as one this
    * rule could not judge (the rule is untestable if it judged nothing else).
    */
-  holds(ex: TrafficExchange, part: Lack['part'], header?: string): boolean {
-    const lack = lackOf(ex, part, header);
-    if (!lack) return true;
-    if (this.lacked) this.lacked.count += 1;
-    else this.lacked = { ex, lack, count: 1 };
+  holds(ex: TrafficExchange, part: 'request-body' | 'response-body'): boolean {
+    const missing = part === 'request-body' ? requestBodyMissing(ex) : ex.status === undefined ? undefined : bodyMissing(ex);
+    if (missing === undefined) return true;
+    this.lacking.push({ exchange: ex, missing: `the ${part === 'request-body' ? "request's" : "answer's"} body: ${missing}` });
     return false;
   }
 
@@ -118,11 +121,46 @@ export class Judgement {
   }
 }
 
-/** A rule that needs an active probe: not-applicable, and the reason says why. */
+/** A rule that needs an active probe: not-applicable, and the reason says why (the rule's own `activeOnly` line when it has one). */
 export function activeOnly(rule: Rule): Rule {
+  const why = rule.activeOnly ?? 'the rule judges answers to requests apicert chooses to send; a recording cannot show it';
   return {
     ...rule,
-    check: async (ctx) => ctx.notApplicable('needs an active probe: the rule judges answers to requests apicert chooses to send (run "apicert certify"); a recording cannot show it'),
+    check: async (ctx) => ctx.notApplicable(`needs an active probe (run "apicert certify"): ${why}`),
+  };
+}
+
+/** How a recorded exchange is named in a case: its place in the recording, then its request. */
+export function recordedName(ex: Exchange): string {
+  return `recorded exchange #${ex.index} ${ex.method} ${ex.path}`;
+}
+
+/**
+ * The rule's one judgement (`rule.judgement`) over the recording: the same function the active
+ * check's verdict comes from. Nothing to judge is not-applicable, naming what to record; exchanges
+ * it applies to whose judged part the recording lacks make it untestable, naming that part.
+ */
+export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
+  return {
+    ...rule,
+    check: async (ctx) => {
+      const recording = ctx.service(RECORDING);
+      if (!recording) return ctx.inconclusive('no recording was given to the passive run (a harness defect: report it)');
+      const shown = new Map<number, number>();
+      const show = (ex: Exchange, always: boolean): number | undefined => {
+        const known = shown.get(ex.index);
+        if (known !== undefined) return known;
+        if (!always && shown.size >= SHOWN) return undefined;
+        const at = ctx.http.record(evidenceOf(ex));
+        shown.set(ex.index, at);
+        return at;
+      };
+      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName });
+      recording.counts.set(ctx.rule.id, run.judged.size);
+      if (run.judged.size > 0) return;
+      if (run.lacking.length > 0) throw new Untestable({ need: 'recording', what: lackingReason(run, recordedName) });
+      ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${judgement.record}`);
+    },
   };
 }
 
@@ -136,10 +174,7 @@ export function passiveRule(rule: Rule, passive: PassiveRule): Rule {
       const j = new Judgement(ctx, recording);
       await passive.judge(j);
       recording.counts.set(ctx.rule.id, j.judged.size);
-      if (j.judged.size === 0 && j.lacked) {
-        const { ex, lack, count } = j.lacked;
-        ctx.untestable({ need: 'recorded', what: `what the rule judges of ${count} exchange(s), e.g. #${ex.index} ${ex.method} ${ex.path}: ${lack.why}`, remedy: 'record with bodies and streams kept whole (Playwright: recordHar content "embed"; browsers: export the HAR with content)' });
-      }
+      if (j.judged.size === 0 && j.lacking.length > 0) ctx.untestable({ need: 'recording', what: lackingReason({ judged: j.judged, lacking: j.lacking }, recordedName) });
       if (j.judged.size === 0) ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${passive.record}`);
     },
   };

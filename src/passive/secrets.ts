@@ -5,7 +5,8 @@
  * that as a leaked secret is a false failure (issue 35). So a request credential is judged as a
  * secret only once an answer showed the deployment took it (2xx or 3xx); every credential is still
  * hidden in the output, whatever was answered. Signing secrets a webhook creation answered with are
- * issued secrets; session ids are the target's own and are only hidden.
+ * issued secrets; session ids are the target's own and are only hidden. The profile's credentials,
+ * when one is given, are what the client was given: judged wherever they appear.
  */
 import { VerbatimFinder } from '../redact/verbatim.ts';
 import { operationOf } from './endpoints.ts';
@@ -26,8 +27,10 @@ function accepted(ex: TrafficExchange): boolean {
  * Every credential a request carried (the value after its scheme), `judged` when an answer accepted
  * it, and every signing secret a webhook-creation answer handed out (judged, except in that answer).
  */
-export function learnSecrets(exchanges: readonly TrafficExchange[]): LearnedSecret[] {
+export function learnSecrets(exchanges: readonly TrafficExchange[], given: ReadonlyArray<{ name: string; token: string }> = []): LearnedSecret[] {
   const out = new Map<string, LearnedSecret>();
+  // What the profile gave the client is its secret whatever a deployment answered (an expired token echoed in a 401 is a leak).
+  for (const c of given) if (c.token.length > 0 && !out.has(c.token)) out.set(c.token, { value: c.token, label: `token:${c.name}`, judged: true, seenAt: -1 });
   for (const ex of exchanges) {
     for (const name of CREDENTIAL_HEADERS) {
       const raw = ex.requestHeaders[name];

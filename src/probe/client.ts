@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
-import { TransportError, type EvidenceEntry, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { Journal, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
@@ -61,6 +61,8 @@ const NON_STREAM_BODY_MS = 2_000;
 
 export class ProbeClient implements Http {
   readonly evidence: EvidenceEntry[] = [];
+  /** This client's exchanges, bounded in count and bytes: what the rule's judgement reads. */
+  private readonly journal = new Journal();
   /** Bodies malformed for their media type (invalid UTF-8, JSON that is not JSON): a check reading them cannot pass. */
   readonly findings: string[] = [];
   /** Answers cut at the body cap: what a check concluded from them rests on bytes it never saw. */
@@ -82,6 +84,28 @@ export class ProbeClient implements Http {
 
   get baseUrl(): string {
     return this.options.baseUrl;
+  }
+
+  get exchanges(): readonly Exchange[] {
+    return this.journal.exchanges;
+  }
+
+  /** Opens the journal's exchange of a request as sent; its answer is filled in by `answered`. */
+  private journalRequest(req: { method: string; credential: { name: string } | null }, url: string, headers: Record<string, string>, body: string | undefined, at: number): Exchange {
+    const target = new URL(url);
+    const lower: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+    return this.journal.add({
+      startedAt: new Date().toISOString(),
+      method: req.method,
+      url,
+      path: `${target.pathname}${target.search}`,
+      requestHeaders: lower,
+      ...(body !== undefined ? { requestBody: body } : {}),
+      ...(req.credential ? { credential: req.credential.name } : {}),
+      responseHeaders: {},
+      evidence: at,
+    });
   }
 
   /** The index in `evidence` of the exchange that produced `subject` (a response or a recorded delivery). */
@@ -194,6 +218,7 @@ export class ProbeClient implements Http {
     const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
     entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name);
     const at = this.evidence.push(entry) - 1;
+    const exchange = this.journalRequest(req, url, headers, body, at);
     const started = performance.now();
     const timeout = req.timeoutMs ?? this.options.timeoutMs;
     const limits = this.limits(timeout);
@@ -213,13 +238,16 @@ export class ProbeClient implements Http {
       entry.durationMs = durationMs;
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: this.keepText(text.text) };
       if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
+      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, responseBody: text.text, ...(text.truncated ? { responseBodyTruncated: true } : {}), durationMs });
       if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
         this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry });
       }
       return this.link({ status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs }, at);
     } catch (error) {
       res?.body.destroy();
-      throw this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
+      const failure = this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
+      this.journal.complete(exchange, { ...(res ? { status: res.statusCode } : {}), error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      throw failure;
     }
   }
 
@@ -231,6 +259,7 @@ export class ProbeClient implements Http {
     const { url, headers, entry, redactedHeaders, redactedBody } = this.prepare(req, body, extra);
     entry.curl = curlLine(req.method, entry.request.url, redactedHeaders, redactedBody, req.credential?.name, true);
     const at = this.evidence.push(entry) - 1;
+    const exchange = this.journalRequest(req, url, headers, body, at);
     const started = performance.now();
     const controller = new AbortController();
     const maxMs = req.maxMs ?? this.options.streamTimeoutMs;
@@ -242,7 +271,9 @@ export class ProbeClient implements Http {
     try {
       res = await request(url, { method: req.method, headers, body, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
     } catch (error) {
-      throw this.transportFailure(req, entry, started, error, limits, signal);
+      const failure = this.transportFailure(req, entry, started, error, limits, signal);
+      this.journal.complete(exchange, { error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      throw failure;
     }
     const responseHeaders = flattenHeaders(res.headers);
     this.learnSecrets(responseHeaders);
@@ -263,7 +294,11 @@ export class ProbeClient implements Http {
         text = decodeBody(raw.bytes, raw.truncated, contentType);
       } catch (error) {
         res.body.destroy();
-        if (!cut) throw this.transportFailure(req, entry, started, error, limits, signal, ' (body)', res.statusCode);
+        if (!cut) {
+          const failure = this.transportFailure(req, entry, started, error, limits, signal, ' (body)', res.statusCode);
+          this.journal.complete(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
+          throw failure;
+        }
         text = decodeBody(Buffer.alloc(0), true, contentType);
       } finally {
         clearTimeout(deadline);
@@ -273,6 +308,7 @@ export class ProbeClient implements Http {
       this.noteMalformed(req, res.statusCode, contentType, text, json);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: this.keepText(text.text) };
+      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, responseBody: text.text, ...(text.truncated ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
       return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json }, at);
     }
     let read: ReadResult;
@@ -288,7 +324,9 @@ export class ProbeClient implements Http {
       });
     } catch (error) {
       res.body.destroy();
-      throw this.transportFailure(req, entry, started, error, limits, signal, ' (stream)', res.statusCode);
+      const failure = this.transportFailure(req, entry, started, error, limits, signal, ' (stream)', res.statusCode);
+      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      throw failure;
     }
     if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8`);
     // Both APIs and MCP carry a JSON document in every event's data.
@@ -307,6 +345,7 @@ export class ProbeClient implements Http {
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
+    this.journal.complete(exchange, { status: res.statusCode, responseHeaders, events: read.events, streamEnd: read.end, ...(read.end === 'byte-limit' || read.end === 'event-limit' ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
     return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, at);
   }
 }

@@ -1,15 +1,27 @@
+import type { CheckContext } from './context.ts';
+import { judgeOwnExchanges, type Judgement } from './judgement.ts';
 import type { Rule } from './rule.ts';
 import { SURFACES, type Destructiveness, type Needs, type SpecDocument, type Surface } from './types.ts';
 
 const ID_PATTERN = new RegExp(`^(${SURFACES.join('|')})\\.[a-z0-9-]+(\\.[a-z0-9-]+)+$`);
 
+/**
+ * How a rule is judged: by its one judgement over the exchanges that `provoke` caused (the rule's
+ * active check is then only the provocation), or, for a rule only an active probe can show, by its
+ * own `check` (saying why in `activeOnly`, when the rule has one).
+ */
+export type RuleBody =
+  | { judgement: Judgement; provoke: (ctx: CheckContext) => Promise<void>; check?: undefined }
+  | { check: Rule['check']; judgement?: undefined; provoke?: undefined };
+
 /** A rule as written in a check file; what its section states once is left out. */
-export type RuleDeclaration = Omit<Rule, 'needs' | 'destructive' | 'surface' | 'spec'> & {
-  surface?: Surface;
-  destructive?: Destructiveness;
-  needs?: Needs;
-  spec: { document?: SpecDocument; section?: string; quote: string; url?: string };
-};
+export type RuleDeclaration = Omit<Rule, 'needs' | 'destructive' | 'surface' | 'spec' | 'check' | 'judgement'> &
+  RuleBody & {
+    surface?: Surface;
+    destructive?: Destructiveness;
+    needs?: Needs;
+    spec: { document?: SpecDocument; section?: string; quote: string; url?: string };
+  };
 
 /** What every rule of one spec section shares. */
 export interface SectionDefaults {
@@ -48,9 +60,22 @@ export function section(defaults: SectionDefaults): (declaration: RuleDeclaratio
 }
 
 /** Declares one rule; the id must start with its surface and area so it sorts with its section. */
-export function defineRule(rule: Omit<Rule, 'needs'> & { needs?: Needs }): Rule {
+export function defineRule(rule: Omit<Rule, 'needs' | 'check' | 'judgement'> & RuleBody & { needs?: Needs }): Rule {
   if (!ID_PATTERN.test(rule.id) || !rule.id.startsWith(`${rule.surface}.`)) {
     throw new Error(`rule id ${rule.id} must look like <surface>.<area>.<name> and start with ${rule.surface}`);
   }
-  return { ...rule, needs: rule.needs ?? {} };
+  const { provoke, ...rest } = rule;
+  if (rest.judgement && provoke) {
+    const judgement = rest.judgement;
+    return {
+      ...rest,
+      judgement,
+      needs: rule.needs ?? {},
+      check: async (ctx) => {
+        await provoke(ctx);
+        judgeOwnExchanges(ctx, judgement);
+      },
+    };
+  }
+  return { ...rest, check: rest.check!, needs: rule.needs ?? {} };
 }

@@ -3,6 +3,9 @@
  * `Http`; checks and reports only ever see these shapes.
  */
 import type { Credential } from '../profile/schema.ts';
+import type { Exchange, SseEvent, StreamEnd } from './journal.ts';
+
+export type { SseEvent, StreamEnd } from './journal.ts';
 
 export interface ProbeRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS' | 'HEAD';
@@ -28,18 +31,6 @@ export interface ProbeResponse {
   json: unknown;
   contentType: string;
   durationMs: number;
-}
-
-export type StreamEnd = 'server' | 'client-disconnect' | 'timeout' | 'grace-expired' | 'byte-limit' | 'event-limit';
-
-export interface SseEvent {
-  /** The `id` field as sent; undefined when the event had none. */
-  id?: string;
-  /** The `event` field; undefined means the default type `message`. */
-  event?: string;
-  data: string;
-  /** Milliseconds since the stream opened. */
-  atMs: number;
 }
 
 /**
@@ -102,6 +93,8 @@ export interface EvidenceEntry {
 /** The only way a check talks to a target; every exchange lands in `evidence`. */
 export interface Http {
   readonly evidence: readonly EvidenceEntry[];
+  /** The exchanges this client made, as the one journal holds them: what a rule's judgement reads (src/rule/judgement.ts). */
+  readonly exchanges: readonly Exchange[];
   readonly baseUrl: string;
   send(req: ProbeRequest): Promise<ProbeResponse>;
   /** Opens an event stream and reads it until the server closes it or a bound is reached. */

@@ -21,8 +21,8 @@ export type Prerequisite =
   | { need: 'data'; what: string; remedy: string }
   /** A run-wide service the run does not provide (src/rule/context.ts `service`). */
   | { need: 'service'; name: string; remedy: string }
-  /** A part of the exchanges a recording did not keep (a body, a stream's events, a stripped header): passive runs only. */
-  | { need: 'recorded'; what: string; remedy: string };
+  /** A part of the traffic a recording did not keep (a body omitted, a stream aborted, a header stripped). */
+  | { need: 'recording'; what: string };
 
 /** What to add, in words: the reason an untestable verdict carries. */
 export function describePrerequisite(p: Prerequisite): string {
@@ -43,7 +43,7 @@ export function describePrerequisite(p: Prerequisite): string {
       return `the target has ${p.what}: ${p.remedy}`;
     case 'service':
       return `${p.name}: ${p.remedy}`;
-    case 'recorded':
-      return `the recording lacks ${p.what}: ${p.remedy}`;
+    case 'recording':
+      return `the recording lacks what the rule judges: ${p.what}`;
   }
 }

@@ -89,7 +89,7 @@ describe('architecture', () => {
   it('lets only the runner, the CLI and the library entry import the registry', () => {
     const registry = join(SRC, 'registry.ts');
     const importers = files.filter((f) => graph.get(f)!.includes(registry)).map(rel);
-    const below = importers.filter((f) => /^src\/(rule|checks|fake|contract|probe|sse|profile|redact|util|webhooks)\//.test(f));
+    const below = importers.filter((f) => /^src\/(rule|checks|fake|contract|probe|sse|profile|redact|util|webhooks|traffic)\//.test(f));
     expect(below).toEqual([]);
   });
 

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { lackOf } from '../../src/passive/exchange.ts';
 import { readHar } from '../../src/passive/har.ts';
 import { judgeRecording } from '../../src/passive/judge.ts';
 import { chromiumMissing, recordInChromium, type BrowserHarOptions } from './browser-har.ts';
@@ -34,7 +33,8 @@ const FAULTS: Array<{ fault: FaultId; rule: string; needsBodies: boolean }> = [
 async function judged(fake: RunningFake, mode: BrowserHarOptions) {
   const { file, log } = await recordInChromium(fake, mode);
   const { exchanges } = await readHar(file);
-  const result = await judgeRecording(exchanges, { env: {} });
+  // The profile gives what traffic cannot show (which credential holds which scopes), as a user of the fake would.
+  const result = await judgeRecording(exchanges, { env: {}, profile: embeddedProfile(fake) });
   const verdict = (id: string) => result.results.find((r) => r.rule.id === id)!;
   return { exchanges, log, result, verdict };
 }
@@ -53,17 +53,17 @@ describe.skipIf(missing !== undefined)(missing ? `Playwright recordHar recording
       expect(result.report.summary.gate, JSON.stringify(result.results.filter((r) => r.verdict === 'fail').map((r) => [r.rule.id, r.reason]))).not.toBe('fail');
       expect(result.results.filter((r) => r.verdict === 'fail')).toEqual([]);
       // The stream the page walked away from: marked aborted, never judged as an empty stream.
-      const aborted = exchanges.filter((ex) => ex.aborted !== undefined);
+      const aborted = exchanges.filter((ex) => ex.streamEnd === 'aborted');
       expect(aborted).toHaveLength(1);
-      expect(aborted[0]!.aborted).toMatch(/ERR_ABORTED/);
-      expect(lackOf(aborted[0]!, 'stream')).toBeDefined();
+      expect(aborted[0]!.error).toMatch(/ERR_ABORTED/);
+      expect(aborted[0]!.responseBodyMissing).toMatch(/client aborted the stream/);
       for (const id of HEADERS_ONLY) expect(`${id}: ${verdict(id).verdict}`).toBe(`${id}: pass`);
       for (const id of NEEDS_BODIES) {
         const r = verdict(id);
         if (mode.content === 'embed') expect(`${id}: ${r.verdict}`).toBe(`${id}: pass`);
         else {
           expect(`${id}: ${r.verdict}`).toBe(`${id}: untestable`);
-          expect(r.reason).toMatch(/the recording lacks .*the recorder kept no (response|request) body/);
+          expect(r.reason).toMatch(/the recording lacks .*(the recorder kept no (response|request) body|client aborted)/);
         }
       }
       if (mode.content === 'omit') {

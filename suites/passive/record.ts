@@ -40,6 +40,7 @@ export async function recordAndJudge(options: { patterns: string[]; faults?: Fau
   // Through JSON, as a file would: the judge reads only what the document holds.
   const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
   const har = stripApicert(written);
-  const passive = await judgeRecording(exchangesOf(har), { env: {} });
+  // The profile gives what traffic cannot show (which credential holds which scopes), as `judge-traffic --profile` does.
+  const passive = await judgeRecording(exchangesOf(har), { env: {}, profile });
   return { active, passive, har };
 }

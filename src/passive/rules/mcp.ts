@@ -1,11 +1,11 @@
 /** /mcp (Streamable HTTP): JSON-RPC messages as recorded, in JSON answers and in event streams. */
 import { initializeResult } from '../../contract/mcp/lifecycle.ts';
-import { isResponseLike, jsonrpcResponse, PARSE_ERROR } from '../../contract/mcp/jsonrpc.ts';
+import { isResponseLike, jsonrpcResponse } from '../../contract/mcp/jsonrpc.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../contract/mcp/transport.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
 import { mediaType, type TrafficExchange } from '../exchange.ts';
 import { operationOf } from '../endpoints.ts';
-import { recordOf, type Judgement, type PassiveRule } from '../judging.ts';
+import { type Judgement, type PassiveRule } from '../judging.ts';
 import { streamIn, streamOf } from './streams.ts';
 
 type Message = Record<string, unknown>;
@@ -65,17 +65,6 @@ export const mcpRules: PassiveRule[] = [
           if (m.id === null || m.id === undefined) continue;
           j.check(ex, sent.has(key(m.id)), `a response carries id ${JSON.stringify(m.id)} (${typeof m.id}), which no request of this POST had (same value and type)`);
         }
-      }
-    },
-  },
-  {
-    id: 'mcp.jsonrpc.parse-error',
-    record: 'a POST /mcp whose body is not JSON, answered',
-    judge: (j) => {
-      for (const ex of mcpPosts(j)) {
-        if (ex.requestBody === undefined || ex.requestBodyTruncated || sentMessages(ex) !== undefined || ex.requestBody.trim() === '') continue;
-        const error = answeredMessages(ex).map((m) => recordOf(m.error)).find((e) => e !== undefined);
-        j.check(ex, error?.code === PARSE_ERROR, `a body that is not JSON was answered ${ex.status}${error ? ` with error ${String(error.code)}` : ' without a JSON-RPC error'}, expected error ${PARSE_ERROR}`);
       }
     },
   },

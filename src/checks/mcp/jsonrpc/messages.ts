@@ -18,6 +18,9 @@ import {
   type McpReply,
   type McpSession,
 } from '../support/session.ts';
+import { answeredResponses, mcpPosts } from '../support/traffic.ts';
+import { requestBodyMissing } from '../../../traffic/read.ts';
+import { parseJson } from '../../../util/json.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -35,17 +38,29 @@ export const parseError = rule({
   title: 'A body that is not JSON is answered with a JSON-RPC error -32700 whose id is null or absent',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
-      for (const raw of ['{"jsonrpc": "2.0", "id": "apicert-1", "method": "ping"', 'this is not json']) {
-        const reply = await postRaw(ctx, raw, { session, label: 'POST a body that is not JSON' });
-        const found = singleError(reply);
-        if (!ctx.check(found, `a body that is not JSON was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32700`) || !found) continue;
-        ctx.check(found.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(found.code)}, expected -32700 (Parse error)`);
-        ctx.check(isUnattributed(found.message), `the parse error carries id ${JSON.stringify(found.message.id)}, expected null or no id (the id could not be read)`);
-        ctx.observe('id of a parse error', 'id' in found.message ? null : 'absent');
-        ctx.observe('HTTP status of a parse error', reply.res.status);
+  judgement: {
+    record: 'a POST to the MCP endpoint whose body is not JSON, answered',
+    judge(j) {
+      for (const ex of mcpPosts(j)) {
+        // Chosen by what was sent: a body that is not JSON (an empty body is another mistake).
+        if (ex.requestBody === undefined || ex.requestBody.trim() === '' || ex.status === undefined) continue;
+        if (requestBodyMissing(ex) !== undefined) continue;
+        if (parseJson(ex.requestBody).ok) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        const found = answered.find((m) => 'error' in m);
+        const error = errorOf(found);
+        if (!j.check(ex, found !== undefined && error !== undefined, `a body that is not JSON was answered HTTP ${ex.status} without a JSON-RPC error, expected an error with code -32700`) || !found || !error) continue;
+        j.check(ex, error.code === PARSE_ERROR, `a body that is not JSON was answered with error code ${JSON.stringify(error.code)}, expected -32700 (Parse error)`);
+        j.check(ex, isUnattributed(found), `the parse error carries id ${JSON.stringify(found.id)}, expected null or no id (the id could not be read)`);
+        j.observe('id of a parse error', 'id' in found ? null : 'absent');
+        j.observe('HTTP status of a parse error', ex.status);
       }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      for (const raw of ['{"jsonrpc": "2.0", "id": "apicert-1", "method": "ping"', 'this is not json']) await postRaw(ctx, raw, { session, label: 'POST a body that is not JSON' });
     });
   },
 });

@@ -1,5 +1,7 @@
 /** Authentication: 401 for a missing or expired token, 403 for a missing scope, on every missions endpoint. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { endpointOf, type Endpoint } from '../../../contract/endpoints.ts';
+import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
+import { operation } from '../../../traffic/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 
@@ -38,16 +40,31 @@ async function call(ctx: CheckContext, c: Call, credential: Credential | null, l
   return (await ctx.http.send(request)).status;
 }
 
+/** Every request to a missions endpoint the catalogue names, with its endpoint: the requests these rules judge. */
+function missionsRequests(j: Judge, each: (ex: Exchange, endpoint: Endpoint) => void): void {
+  for (const ex of j.exchanges) {
+    if (ex.status === undefined || !operation(ex).startsWith('v8.missions.')) continue;
+    const endpoint = endpointOf(ex.method, ex.path);
+    if (endpoint) each(ex, endpoint);
+  }
+}
+
 export const missingToken = rule({
   id: 'v8.missions.auth.missing-token-401',
   title: 'Every missions endpoint answers 401 without a token',
   level: 'required',
   spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
-  async check(ctx) {
-    for (const c of await missionCalls(ctx)) {
-      const status = await call(ctx, c, null, `${c.name} without a token`);
-      ctx.check(status === 401, `${c.name} without a token answered ${status}, expected 401`);
-    }
+  judgement: {
+    record: 'a request to a /v8/missions endpoint sent without an Authorization header',
+    judge(j) {
+      missionsRequests(j, (ex) => {
+        if (ex.requestHeaders.authorization !== undefined) return;
+        j.check(ex, ex.status === 401, `without a token answered ${ex.status}, expected 401`);
+      });
+    },
+  },
+  async provoke(ctx) {
+    for (const c of await missionCalls(ctx)) await call(ctx, c, null, `${c.name} without a token`);
   },
 });
 
@@ -57,12 +74,19 @@ export const expiredToken = rule({
   level: 'required',
   needs: { credentials: ['v8:expired'] },
   spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a request to a /v8/missions endpoint carrying a credential the profile marks expired',
+    judge(j) {
+      // Whether a token has expired is not in the traffic: the profile says it (`expired: true`).
+      missionsRequests(j, (ex) => {
+        if (ex.requestHeaders.authorization === undefined || !j.credentialOf(ex)?.expired) return;
+        j.check(ex, ex.status === 401, `with an expired token answered ${ex.status}, expected 401`);
+      });
+    },
+  },
+  async provoke(ctx) {
     const expired = ctx.expired('v8');
-    for (const c of await missionCalls(ctx)) {
-      const status = await call(ctx, c, expired, `${c.name} with an expired token`);
-      ctx.check(status === 401, `${c.name} with an expired token answered ${status}, expected 401`);
-    }
+    for (const c of await missionCalls(ctx)) await call(ctx, c, expired, `${c.name} with an expired token`);
   },
 });
 
@@ -72,13 +96,21 @@ export const scope403 = rule({
   level: 'required',
   needs: { credentials: ['v8:lacking:missions:read', 'v8:lacking:missions:write'] },
   spec: { section: 'Authentication', quote: 'A token without the scope required for the endpoint gives `403`.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a request to a /v8/missions endpoint whose scope is shown, carrying a valid credential the profile says lacks that scope',
+    judge(j) {
+      // Which scopes a token holds is not in the traffic: the profile's credentials say it.
+      missionsRequests(j, (ex, endpoint) => {
+        if (endpoint.scope === undefined || ex.requestHeaders.authorization === undefined) return;
+        const credential = j.credentialOf(ex);
+        if (!credential || credential.expired || credential.scopes.includes(endpoint.scope)) return;
+        j.check(ex, ex.status === 403, `with a token lacking ${endpoint.scope} answered ${ex.status}, expected 403`);
+      });
+    },
+  },
+  async provoke(ctx) {
     const calls = await missionCalls(ctx);
-    for (const c of calls) {
-      const credential = ctx.lacking('v8', c.scope);
-      const status = await call(ctx, c, credential, `${c.name} without ${c.scope}`);
-      ctx.check(status === 403, `${c.name} with a token lacking ${c.scope} answered ${status}, expected 403`);
-    }
+    for (const c of calls) await call(ctx, c, ctx.lacking('v8', c.scope), `${c.name} without ${c.scope}`);
     // "Scopes required for cancel ... not shown": record what the target asks for.
     const cancelTarget = await createMission(ctx, 'waits');
     const withoutWrite = ctx.lacking('v8', 'missions:write');

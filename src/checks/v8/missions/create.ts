@@ -1,8 +1,12 @@
 /** Endpoints: POST /v8/missions; Resources: goal specification and budget. */
 import fc from 'fast-check';
-import { section } from '../../../rule/index.ts';
-import { missionProjection, type ResourceBudget } from '../../../contract/v8/missions.ts';
+import { mediaType, section, type Exchange, type Judge } from '../../../rule/index.ts';
+import { idempotencyKey } from '../../../contract/v8/common.ts';
+import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
+import { answerJson, hasWholeBody, issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { isRecord, parseJson } from '../../../util/json.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
+import { callerOf, withCallers } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -17,15 +21,24 @@ export const createAccepted = rule({
     section: 'States and transitions; Resources > Mission projection',
     quote: '`202`; the mission projection has empty `steps` … string, UUID v7',
   },
-  async check(ctx) {
-    const res = await postMission(ctx, fixture(ctx, 'succeeds'));
-    ctx.check(res.status === 202, `create answered ${res.status}, expected 202`);
-    ctx.check(res.contentType.startsWith('application/json'), `create answered content-type "${res.contentType}", expected application/json`);
-    const projection = ctx.expectShape(missionProjection, res.json, 'the create response');
-    ctx.check(projection.steps.length === 0, `steps has ${projection.steps.length} entries right after creation, expected none`);
-    if (projection.status !== 'running' && projection.status !== 'waiting') {
-      ctx.observe('initial status', projection.status, 'the seed says the first state is "almost always" running or waiting');
-    }
+  judgement: {
+    record: 'a POST /v8/missions with a valid body and a fresh Idempotency-Key, from a caller holding missions:write',
+    judge(j) {
+      withWriterCreates(j, (ex, body) => {
+        if (!createMissionRequest.safeParse(body).success) return;
+        if (!j.check(ex, ex.status === 202, `a valid create answered ${ex.status}, expected 202`)) return;
+        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `create answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        const json = answerJson(j, ex);
+        if (json === undefined && !hasWholeBody(ex)) return;
+        const parsed = missionProjection.safeParse(json);
+        if (!j.check(ex, parsed.success, `the 202 is not a mission projection with a UUID v7 runId (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
+        j.check(ex, parsed.data.steps.length === 0, `steps has ${parsed.data.steps.length} entries right after creation, expected none`);
+        if (parsed.data.status !== 'running' && parsed.data.status !== 'waiting') j.observe('initial status', parsed.data.status, 'the seed says the first state is "almost always" running or waiting');
+      });
+    },
+  },
+  async provoke(ctx) {
+    await postMission(ctx, fixture(ctx, 'succeeds'));
   },
 });
 
@@ -34,17 +47,18 @@ export const createMalformedJson = rule({
   title: 'Create with a body that is not JSON answers 400',
   level: 'required',
   spec: { section: 'Errors', quote: CREATE_400 },
-  async check(ctx) {
-    for (const raw of ['{"goalSpec": {"task": "x"}, "resourceBudget": ', 'not json at all']) {
-      const res = await ctx.http.send({
-        method: 'POST',
-        path: MISSIONS,
-        credential: writer(ctx),
-        headers: { 'idempotency-key': newKey() },
-        rawBody: raw,
-        label: 'create with malformed JSON',
+  judgement: {
+    record: 'a POST /v8/missions whose body is not JSON, with a valid Idempotency-Key, from a caller holding missions:write',
+    judge(j) {
+      withWriterCreates(j, (ex) => {
+        if (ex.requestBody === undefined || parseJson(ex.requestBody).ok) return;
+        j.check(ex, ex.status === 400, `malformed JSON answered ${ex.status}, expected 400`);
       });
-      ctx.check(res.status === 400, `malformed JSON answered ${res.status}, expected 400`);
+    },
+  },
+  async provoke(ctx) {
+    for (const raw of ['{"goalSpec": {"task": "x"}, "resourceBudget": ', 'not json at all']) {
+      await ctx.http.send({ method: 'POST', path: MISSIONS, credential: writer(ctx), headers: { 'idempotency-key': newKey() }, rawBody: raw, label: 'create with malformed JSON' });
     }
   },
 });
@@ -58,27 +72,46 @@ function withoutField(body: Record<string, unknown>, path: string[]): Record<str
   return copy;
 }
 
+const REQUIRED_FIELDS = [
+  ['goalSpec'],
+  ['goalSpec', 'task'],
+  ['resourceBudget'],
+  ['resourceBudget', 'maximumSteps'],
+  ['resourceBudget', 'maximumToolCalls'],
+  ['resourceBudget', 'maximumElapsedMs'],
+  ['resourceBudget', 'maximumParallelism'],
+];
+
+/** The first required field a sent body lacks (a body that is not an object lacks them all, but is another rule's). */
+function missingField(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined;
+  for (const path of REQUIRED_FIELDS) {
+    let node: unknown = body;
+    for (const key of path.slice(0, -1)) node = isRecord(node) ? node[key] : undefined;
+    if (isRecord(node) && !(path.at(-1)! in node)) return path.join('.');
+  }
+  return undefined;
+}
+
 export const createMissingFields = rule({
   id: 'v8.missions.create.missing-fields',
   title: 'Create without goalSpec, goalSpec.task, resourceBudget or any budget field answers 400',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Errors; Resources > Goal specification and budget', quote: `${CREATE_400} … all four fields required` },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions whose JSON body lacks goalSpec, goalSpec.task, resourceBudget or a budget field, from a caller holding missions:write',
+    judge(j) {
+      withWriterCreates(j, (ex, body) => {
+        const gone = missingField(body);
+        if (gone === undefined) return;
+        j.check(ex, ex.status === 400, `create without ${gone} answered ${ex.status}, expected 400`);
+      });
+    },
+  },
+  async provoke(ctx) {
     const valid = fixture(ctx, 'succeeds') as Record<string, unknown>;
-    const paths = [
-      ['goalSpec'],
-      ['goalSpec', 'task'],
-      ['resourceBudget'],
-      ['resourceBudget', 'maximumSteps'],
-      ['resourceBudget', 'maximumToolCalls'],
-      ['resourceBudget', 'maximumElapsedMs'],
-      ['resourceBudget', 'maximumParallelism'],
-    ];
-    for (const path of paths) {
-      const res = await postMission(ctx, withoutField(valid, path), { label: `create without ${path.join('.')}` });
-      ctx.check(res.status === 400, `create without ${path.join('.')} answered ${res.status}, expected 400`);
-    }
+    for (const path of REQUIRED_FIELDS) await postMission(ctx, withoutField(valid, path), { label: `create without ${path.join('.')}` });
   },
 });
 
@@ -132,20 +165,52 @@ export const createBudgetBounds = rule({
     section: 'Resources > Goal specification and budget; Limits',
     quote: 'maximumSteps | at least 1 … maximumToolCalls | at least 0 … maximumElapsedMs | at least 1 … maximumParallelism | 1-64 … `400` missing fields, budget out of range',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions with a goalSpec and a resourceBudget object, a fresh valid Idempotency-Key, from a caller holding missions:write',
+    judge(j) {
+      withWriterCreates(j, (ex, body) => {
+        const budget = isRecord(body) ? body.resourceBudget : undefined;
+        if (!isRecord(body) || !isRecord(body.goalSpec) || typeof body.goalSpec.task !== 'string' || !isRecord(budget)) return;
+        const valid = resourceBudget.safeParse(budget).success;
+        if (valid) j.check(ex, ex.status === 202, `a valid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 202`);
+        else j.check(ex, ex.status === 400, `an invalid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 400`);
+      });
+    },
+  },
+  async provoke(ctx) {
     const goalSpec = fixture(ctx, 'succeeds').goalSpec;
     const cases = fc.oneof(
       validBudget.map((budget): BudgetCase => ({ budget, valid: true, why: 'every field in range' })),
       invalidBudget,
     );
+    // The property only sends; the judgement above judges every answer it caused.
     await ctx.property(
       cases,
-      async ({ budget, valid, why }) => {
-        const res = await postMission(ctx, { goalSpec, resourceBudget: budget }, { label: `create with ${why}` });
-        if (valid && res.status !== 202) ctx.fail(`a valid budget (${why}) ${JSON.stringify(budget as ResourceBudget)} answered ${res.status}, expected 202`);
-        if (!valid && res.status !== 400) ctx.fail(`an invalid budget (${why}) ${JSON.stringify(budget)} answered ${res.status}, expected 400`);
+      async ({ budget, why }) => {
+        await postMission(ctx, { goalSpec, resourceBudget: budget }, { label: `create with ${why}` });
       },
       { numRuns: 60, examples: boundaryCases },
     );
   },
 });
+
+/**
+ * Every create the judgements of this file apply to: a POST /v8/missions carrying a valid
+ * Idempotency-Key not used before by the same caller, from a caller holding missions:write, with
+ * its body (parsed JSON, or undefined). A create answered 429 is rate limited (its own rule).
+ */
+function withWriterCreates(j: Judge, each: (ex: Exchange, body: unknown) => void): void {
+  const used = new Set<string>();
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== 'v8.missions.create' || ex.status === undefined) return;
+    const key = ex.requestHeaders['idempotency-key'];
+    if (key === undefined || !idempotencyKey.safeParse(key).success) return;
+    const scoped = `${callerOf(ex)}\n${key}`;
+    const fresh = !used.has(scoped);
+    used.add(scoped);
+    if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429) return;
+    const missing = requestBodyMissing(ex);
+    if (missing !== undefined) return j.lacks(ex, `the create's body: ${missing}`);
+    each(ex, requestJson(ex));
+  });
+}

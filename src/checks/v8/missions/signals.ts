@@ -2,6 +2,8 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
+import { missionOf, withTerminalBefore } from '../support/traffic.ts';
+import { operation } from '../../../traffic/read.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -57,11 +59,20 @@ export const signalTerminal = rule({
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions/{runId}/signals sent after an earlier exchange showed that mission terminal (its terminal event, or a read answering succeeded, failed or cancelled)',
+    judge(j) {
+      // Chosen by the request (a signal) and what the exchanges before it showed, never by its answer.
+      withTerminalBefore(j.exchanges, (ex, terminal) => {
+        if (!terminal || operation(ex) !== 'v8.missions.signals' || ex.status === undefined) return;
+        j.check(ex, ex.status === 409, `a signal to mission ${missionOf(ex)}, ${terminal.status} as exchange #${terminal.seenOn.index} showed, answered ${ex.status}, expected 409`, [terminal.seenOn]);
+      });
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     await followToTerminal(ctx, mission.runId, 'succeeds');
-    const res = await postSignal(ctx, mission.runId, { signal: 'apicert.late', payload: { late: true } }, newKey(), 'signal a terminal mission');
-    ctx.expect(res.status === 409, `a signal to a terminal mission answered ${res.status}, expected 409`);
+    await postSignal(ctx, mission.runId, { signal: 'apicert.late', payload: { late: true } }, newKey(), 'signal a terminal mission');
   },
 });
 

@@ -1,0 +1,213 @@
+/**
+ * The one journal of exchanges. Whoever saw the traffic fills it: the probe client (the exchanges a
+ * check caused), the HAR reader (a recording), the proxy (live traffic). Every rule's judgement
+ * reads these and nothing else, so a rule is judged by the same code whoever sent the request.
+ *
+ * What an exchange keeps of a body is what the judgements need: a prefix of its text (whole when
+ * small), and, for an event stream, its events with their timing. What a recorder did not keep is
+ * said, not guessed: a judgement that needs it is untestable with that reason.
+ */
+
+export type StreamEnd = 'server' | 'client-disconnect' | 'timeout' | 'grace-expired' | 'byte-limit' | 'event-limit';
+
+export interface SseEvent {
+  /** The `id` field as sent; undefined when the event had none. */
+  id?: string;
+  /** The `event` field; undefined means the default type `message`. */
+  event?: string;
+  data: string;
+  /** Milliseconds since the stream opened. */
+  atMs: number;
+}
+
+/**
+ * Why a part of an exchange is not there to judge: the recorder did not keep it (a HAR written
+ * with bodies omitted, a header a recorder strips), the client aborted the stream, or the journal
+ * dropped it to stay inside its byte bound. Said in words a report can print.
+ */
+export type MissingPart = string;
+
+export interface Exchange {
+  /** Position in the journal it came from (a recording's entry index; a check's own order), from 0. */
+  index: number;
+  /** When the request started (ISO 8601), when known. */
+  startedAt?: string;
+  /** Request to end of response (to the stream's end for a stream); absent when not known. */
+  durationMs?: number;
+  method: string;
+  /** The full URL. */
+  url: string;
+  /** Path with query, below the origin. */
+  path: string;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  requestHeaders: Record<string, string>;
+  /** The request body as text; undefined when the request had none or it was not kept (see `requestBodyMissing`). */
+  requestBody?: string;
+  requestBodyTruncated?: boolean;
+  /** The request had a body that is not here, and why. */
+  requestBodyMissing?: MissingPart;
+  /**
+   * Which credential the request carried, by its label: a profile credential's name (active runs,
+   * `«redacted:token:<name>»` markers of apicert's recordings), or a label learned from a recording.
+   */
+  credential?: string;
+  /** Absent when the exchange got no answer (see `error`). */
+  status?: number;
+  responseHeaders: Record<string, string>;
+  /** The decoded response body (for a stream, its raw text when no `events` were parsed); undefined when none was kept. */
+  responseBody?: string;
+  /** Only a prefix of the body is here (a recorder's cut, the probe's body cap, the journal's per-body bound). */
+  responseBodyTruncated?: boolean;
+  /** The answer had a body that is not here, and why (omitted by the recorder, the stream aborted, the journal full). */
+  responseBodyMissing?: MissingPart;
+  /** An event stream's events as read, each with its time since the stream opened. */
+  events?: readonly SseEvent[];
+  /** How the stream ended, when it was read as one (`aborted`: the recording says the client aborted it). */
+  streamEnd?: StreamEnd | 'aborted';
+  /** Transport trouble instead of (or after) an answer. */
+  error?: string;
+  /** The index of this exchange's evidence in the check's `ctx.http.evidence`, when the probe client made it. */
+  evidence?: number;
+  /** Request headers (lower-cased names) a recorder stripped, and why: which credential was sent is then unknown, never "none". */
+  headersMissing?: Readonly<Record<string, MissingPart>>;
+}
+
+/** Bytes an exchange holds in the journal: its kept texts (headers are small and bounded by the transport). */
+export function keptBytes(ex: Exchange): number {
+  let n = (ex.requestBody?.length ?? 0) + (ex.responseBody?.length ?? 0);
+  for (const e of ex.events ?? []) n += e.data.length + (e.id?.length ?? 0) + (e.event?.length ?? 0);
+  return n;
+}
+
+export interface JournalLimits {
+  /** The newest this many exchanges are kept. */
+  maxExchanges: number;
+  /** Bytes of bodies (and events) kept at once across every exchange. */
+  maxKeptBytes: number;
+  /** Bytes of one body (or of one stream's events) kept; the rest is cut and the exchange says so. */
+  maxBodyBytes: number;
+}
+
+/** A check's journal: its own exchanges only, freed when the check ends. */
+export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKeptBytes: 24 * 1024 * 1024, maxBodyBytes: 2 * 1024 * 1024 };
+
+/**
+ * Exchanges in the order their requests were sent, bounded like the proxy's record: the newest
+ * `maxExchanges`, at most `maxKeptBytes` of bodies (the oldest go first), each body cut at
+ * `maxBodyBytes`. What was dropped is counted, so a judgement over a partial journal can say so.
+ */
+export class Journal {
+  private items: Exchange[] = [];
+  private head = 0;
+  private bytes = 0;
+  private next = 0;
+  dropped = 0;
+  readonly limits: JournalLimits;
+
+  constructor(limits: JournalLimits = CHECK_JOURNAL_LIMITS) {
+    this.limits = limits;
+  }
+
+  /** The kept exchanges, oldest first. */
+  get exchanges(): readonly Exchange[] {
+    if (this.head > 0) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return this.items;
+  }
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  /** Adds an exchange (its `index` is set to its place in the journal) and returns it, cut to the body bound. */
+  add(ex: Omit<Exchange, 'index'> & { index?: number }): Exchange {
+    const kept = cut({ ...ex, index: ex.index ?? this.next }, this.limits.maxBodyBytes);
+    this.next = Math.max(this.next, kept.index + 1);
+    this.items.push(kept);
+    this.bytes += keptBytes(kept);
+    this.evict();
+    return kept;
+  }
+
+  /**
+   * An exchange's answer arrived after it was added (a stream read to its end): its new parts count
+   * from now on. `update` changes the exchange in place.
+   */
+  complete(ex: Exchange, update: Partial<Exchange>): void {
+    const before = keptBytes(ex);
+    Object.assign(ex, cut({ ...ex, ...update }, this.limits.maxBodyBytes));
+    this.bytes += keptBytes(ex) - before;
+    this.evict();
+  }
+
+  private evict(): void {
+    while (this.size > this.limits.maxExchanges || (this.bytes > this.limits.maxKeptBytes && this.size > 1)) {
+      const oldest = this.items[this.head]!;
+      this.items[this.head] = undefined as unknown as Exchange;
+      this.head += 1;
+      this.bytes -= keptBytes(oldest);
+      this.dropped += 1;
+    }
+    // The last exchange alone over the byte bound keeps no body: it still shows what was asked and answered.
+    if (this.bytes > this.limits.maxKeptBytes && this.size === 1) {
+      const only = this.items[this.head]!;
+      this.bytes -= keptBytes(only);
+      dropBodies(only, 'the journal kept no body of it (its byte bound was reached)');
+    }
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
+
+function dropBodies(ex: Exchange, why: MissingPart): void {
+  if (ex.requestBody !== undefined) {
+    delete ex.requestBody;
+    ex.requestBodyMissing = why;
+  }
+  if (ex.responseBody !== undefined || ex.events !== undefined) {
+    delete ex.responseBody;
+    delete ex.events;
+    ex.responseBodyMissing = why;
+  }
+}
+
+/** The exchange with each body cut at `max` characters, and a stream's events at `max` characters of data. */
+function cut(ex: Exchange, max: number): Exchange {
+  if (ex.requestBody !== undefined && ex.requestBody.length > max) {
+    ex.requestBody = ex.requestBody.slice(0, max);
+    ex.requestBodyTruncated = true;
+  }
+  if (ex.responseBody !== undefined && ex.responseBody.length > max) {
+    ex.responseBody = ex.responseBody.slice(0, max);
+    ex.responseBodyTruncated = true;
+  }
+  if (ex.events !== undefined) {
+    let room = max;
+    let n = 0;
+    for (const e of ex.events) {
+      room -= e.data.length + (e.id?.length ?? 0);
+      if (room < 0) break;
+      n += 1;
+    }
+    if (n < ex.events.length) {
+      ex.events = ex.events.slice(0, n);
+      ex.responseBodyTruncated = true;
+    }
+  }
+  return ex;
+}
+
+/** The path without its query. */
+export function pathOnly(ex: Pick<Exchange, 'path'>): string {
+  const q = ex.path.indexOf('?');
+  return q === -1 ? ex.path : ex.path.slice(0, q);
+}
+
+/** The media type of a header record, lower-cased, without parameters. */
+export function mediaType(headers: Readonly<Record<string, string>>): string {
+  return (headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}

@@ -1,0 +1,146 @@
+/**
+ * One judgement per rule, written once over the journal (`journal.ts`), serving the active run, a
+ * recording and the proxy alike.
+ *
+ * A judgement picks the exchanges it applies to from their REQUESTS (method, path, headers, body)
+ * and the exchanges before them, never from the answer it hopes for; then it judges the answer
+ * with `j.check`. An exchange it would judge but cannot (a body the recorder did not keep, an
+ * aborted stream) is reported with `j.lacks`; a fact a recording cannot show (which scopes a
+ * credential holds, a fixture) comes from the profile through `j.credentialOf`/`j.profile`, and
+ * without one the judgement is untestable (`j.untestable`).
+ *
+ * The active check is the judgement's provocation: it sends what makes the deployment show the
+ * behaviour, and `defineRule` judges the exchanges it caused with the same function.
+ */
+import type { Credential, Profile } from '../profile/schema.ts';
+import type { CheckContext } from './context.ts';
+import type { Exchange, MissingPart } from './journal.ts';
+import { Untestable } from './outcome.ts';
+import type { Prerequisite } from './prerequisite.ts';
+
+/** What a judgement sees: the exchanges, the facts of the profile, and how to record a case. */
+export interface Judge {
+  /** Every exchange of the journal judged, oldest first (the check's own, or the recording's). */
+  readonly exchanges: readonly Exchange[];
+  /** `active`: exchanges the rule's own provocation caused; `recording`: traffic apicert did not send (a HAR, the proxy). */
+  readonly source: 'active' | 'recording';
+  /** The profile: the run's, or the one given to `judge-traffic --profile`/`proxy --profile`; undefined when none was given. */
+  readonly profile: Profile | undefined;
+  /**
+   * Judges one case of the answer to `ex` (compared with `also`, when it was); a failure names
+   * `ex`. Returns whether the case held.
+   */
+  check(ex: Exchange, ok: boolean, reason: string, also?: readonly Exchange[]): boolean;
+  /** `ex` is one the rule applies to, but the part it judges is not there: the rule is untestable for that reason unless another exchange was judged. */
+  lacks(ex: Exchange, missing: MissingPart): void;
+  /**
+   * The profile credential the request carried (by label, token, or apicert's `«redacted:token:<name>»`
+   * marker); undefined when it carried none the profile knows. Without a profile the judgement
+   * cannot know it: untestable, naming what to give.
+   */
+  credentialOf(ex: Exchange): Credential | undefined;
+  /** A fact the judgement needs is missing: ends the judgement as untestable. */
+  untestable(missing: Prerequisite): never;
+  /** Records what the target does where the spec allows several readings. */
+  observe(subject: string, value: unknown, note?: string): void;
+}
+
+/** A rule's judgement: the one place its expectation is written. */
+export interface Judgement {
+  /**
+   * What the rule needs to find among the exchanges, for the reason when it found none:
+   * "a signal sent to a mission after its terminal event".
+   */
+  record: string;
+  judge: (j: Judge) => void;
+}
+
+/** How the caller shows an exchange as evidence: its index in `ctx.http.evidence` (recorded if need be), or undefined when too many are shown. */
+export type ShowExchange = (ex: Exchange, always: boolean) => number | undefined;
+
+export interface JudgeOptions {
+  source: Judge['source'];
+  profile: Profile | undefined;
+  /** Defaults to the exchange's own `evidence` index (the probe client's exchanges). */
+  show?: ShowExchange;
+  /** How a case names its exchange; defaults to "METHOD path". */
+  name?: (ex: Exchange) => string;
+}
+
+/** The outcome of one judgement: how many exchanges it judged, and the parts it lacked. */
+export interface JudgementRun {
+  judged: ReadonlySet<number>;
+  lacking: ReadonlyArray<{ exchange: Exchange; missing: MissingPart }>;
+}
+
+const BEARER = /^(Bearer|Basic|Token)\s+/i;
+const MARKER = /^«redacted:token:(.+)»$/;
+
+/** The profile credential `ex` carried, or undefined. */
+export function credentialIn(ex: Exchange, credentials: readonly Credential[]): Credential | undefined {
+  if (ex.credential !== undefined) {
+    const named = credentials.find((c) => c.name === ex.credential);
+    if (named) return named;
+  }
+  const auth = ex.requestHeaders.authorization;
+  if (auth === undefined) return undefined;
+  const token = auth.replace(BEARER, '').trim();
+  const marker = MARKER.exec(token);
+  return credentials.find((c) => (marker ? c.name === marker[1] : c.token === token));
+}
+
+/** Runs `judgement` over `exchanges`, each case through `ctx.check`. */
+export function runJudgement(ctx: CheckContext, judgement: Judgement, exchanges: readonly Exchange[], options: JudgeOptions): JudgementRun {
+  const judged = new Set<number>();
+  const lacking: Array<{ exchange: Exchange; missing: MissingPart }> = [];
+  const show = options.show ?? ((ex: Exchange) => ex.evidence);
+  const name = options.name ?? ((ex: Exchange) => `${ex.method} ${ex.path}`);
+  const j: Judge = {
+    exchanges,
+    source: options.source,
+    profile: options.profile,
+    check(ex, ok, reason, also = []) {
+      judged.add(ex.index);
+      for (const other of also) judged.add(other.index);
+      const at = show(ex, !ok);
+      for (const other of also) show(other, !ok);
+      return ctx.check(ok, `${name(ex)}: ${reason}`, at);
+    },
+    lacks(ex, missing) {
+      lacking.push({ exchange: ex, missing });
+    },
+    credentialOf(ex) {
+      const credentials = options.profile?.credentials ?? [];
+      if (credentials.length === 0) {
+        throw new Untestable({ need: 'setting', name: 'the profile', remedy: 'which credential holds which scopes, principal and tenant is not in the traffic: give the profile (--profile FILE)' });
+      }
+      return credentialIn(ex, credentials);
+    },
+    untestable(missing) {
+      throw new Untestable(missing);
+    },
+    observe(subject, value, note) {
+      ctx.observe(subject, value, note);
+    },
+  };
+  judgement.judge(j);
+  return { judged, lacking };
+}
+
+/** The reason a judgement that judged nothing gives for the parts it lacked: the first few, with their exchanges. */
+export function lackingReason(run: JudgementRun, name: (ex: Exchange) => string): string {
+  const shown = run.lacking.slice(0, 3).map((l) => `${name(l.exchange)}: ${l.missing}`);
+  return `${shown.join('; ')}${run.lacking.length > 3 ? ` (+${run.lacking.length - 3} more)` : ''}`;
+}
+
+/**
+ * The verdict of a rule's own provocation: the exchanges the check caused, judged. A provocation
+ * that produced nothing the judgement applies to cannot pass: inconclusive, saying what was missing.
+ */
+export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement): void {
+  const name = (ex: Exchange) => `${ex.method} ${ex.path}`;
+  const run = runJudgement(ctx, judgement, ctx.http.exchanges, { source: 'active', profile: ctx.profile, name });
+  if (run.judged.size > 0) return;
+  if (run.lacking.length > 0) ctx.inconclusive(`the answers this rule judges could not be read whole: ${lackingReason(run, name)}`);
+  ctx.inconclusive(`setup failed: the check's requests produced no exchange this rule judges (${judgement.record})`);
+}

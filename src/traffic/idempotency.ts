@@ -1,0 +1,77 @@
+/**
+ * Idempotency judged across exchanges, for every operation that takes an Idempotency-Key: where
+ * the same key comes back from the same caller, a request with the same body must be answered as
+ * the first one was (a replay), and one with another body must be refused (a conflict). The
+ * requests are paired by what was sent (operation, caller, key, body); a first request is
+ * remembered only once it was accepted (2xx), and at most IDEMPOTENCY_WINDOW keys at once (the
+ * oldest is forgotten first), so a journal of any length is judged in bounded memory.
+ */
+import type { Exchange, Judge } from '../rule/index.ts';
+import { canonicalJson, parseJson } from '../util/json.ts';
+import { bodyMissing, operation, requestBodyMissing, responseJson } from './read.ts';
+
+/** How many accepted keys the judgement remembers at once. */
+export const IDEMPOTENCY_WINDOW = 10_000;
+
+function bodyKey(ex: Exchange): string {
+  const text = ex.requestBody ?? '';
+  const parsed = parseJson(text);
+  return parsed.ok ? canonicalJson(parsed.value) : text;
+}
+
+export interface IdempotencyOptions {
+  /** The catalogue operation (`v8.missions.create`, `v1.execute`). */
+  operation: string;
+  keyOf: (ex: Exchange) => string | undefined;
+  judge: 'replay' | 'conflict';
+  /** Why `later` is not a replay of `first`, or undefined when it is; by default the same status and body. */
+  sameAnswer?: (first: Exchange, later: Exchange, j: Judge) => string | undefined;
+  /** Why `later` is not the conflict refusal, or undefined when it is; by default a 409. */
+  conflict?: (later: Exchange, j: Judge) => string | undefined;
+}
+
+function sameStatusAndBody(first: Exchange, later: Exchange, j: Judge): string | undefined {
+  if (later.status !== first.status) return `answered ${later.status}, the original ${first.status}`;
+  for (const ex of [first, later]) {
+    const missing = bodyMissing(ex);
+    if (missing !== undefined) {
+      j.lacks(later, `the body of exchange #${ex.index}, to compare with the original: ${missing}`);
+      return undefined;
+    }
+  }
+  const a = responseJson(first);
+  const b = responseJson(later);
+  const same = a !== undefined && b !== undefined ? canonicalJson(a) === canonicalJson(b) : first.responseBody === later.responseBody;
+  return same ? undefined : 'answered another body than the original response';
+}
+
+export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
+  const remembered = new Map<string, { first: Exchange; body: string }>();
+  for (const ex of j.exchanges) {
+    if (operation(ex) !== options.operation || ex.status === undefined) continue;
+    const key = options.keyOf(ex);
+    if (key === undefined) continue;
+    const scope = `${ex.credential ?? ex.requestHeaders.authorization ?? ''}\n${key}`;
+    const known = remembered.get(scope);
+    // Whether two bodies are the same is all the pairing rests on: a body not kept whole decides nothing.
+    const missing = requestBodyMissing(ex);
+    if (missing !== undefined) {
+      if (known) j.lacks(ex, `the request body, to compare with exchange #${known.first.index}: ${missing}`);
+      continue;
+    }
+    if (!known) {
+      if (ex.status < 200 || ex.status >= 300) continue;
+      remembered.set(scope, { first: ex, body: bodyKey(ex) });
+      if (remembered.size > IDEMPOTENCY_WINDOW) remembered.delete(remembered.keys().next().value!);
+      continue;
+    }
+    const same = bodyKey(ex) === known.body;
+    if (options.judge === 'replay' && same) {
+      const why = (options.sameAnswer ?? sameStatusAndBody)(known.first, ex, j);
+      j.check(ex, why === undefined, `the same key and body as exchange #${known.first.index} ${why ?? ''}: not a replay of the original`, [known.first]);
+    } else if (options.judge === 'conflict' && !same) {
+      const why = options.conflict ? options.conflict(ex, j) : ex.status === 409 ? undefined : `answered ${ex.status}`;
+      j.check(ex, why === undefined, `the key of exchange #${known.first.index} with another body ${why ?? ''}, expected a 409 conflict`, [known.first]);
+    }
+  }
+}

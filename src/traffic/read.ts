@@ -1,0 +1,158 @@
+/**
+ * What a judgement reads of an exchange (src/rule/journal.ts), whoever filled the journal: the
+ * parsed bodies, a stream's events, and which operation the request went to. A reader that finds
+ * the part it needs missing says why through `j.lacks`, so the rule is untestable, never judged on
+ * nothing.
+ */
+import type { z } from 'zod';
+import { mcpOperation, operationOf as catalogueOperation } from '../contract/endpoints.ts';
+import { mediaType, pathOnly, type Exchange, type Judge, type SseEvent } from '../rule/index.ts';
+import { parseEventStreamText } from '../sse/text.ts';
+import { isRecord, parseJson } from '../util/json.ts';
+
+/** Where a recording of a receiver shows a webhook delivery, wherever the receiver listens. */
+const DELIVERY_SIGNATURE = 'service-webhook-signature';
+
+/**
+ * The operation of the request: the contract catalogue's name (`v8.missions.signals`), `mcp` for
+ * the MCP endpoint, `webhook.delivery` for a delivery recorded at a receiver, `<surface>.other` for
+ * another path of a surface, `unknown` otherwise. Decided from the request alone.
+ */
+export function operation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string {
+  if (ex.requestHeaders[DELIVERY_SIGNATURE] !== undefined) return 'webhook.delivery';
+  const named = catalogueOperation(ex.method, ex.path);
+  if (named) return named;
+  const path = pathOnly(ex);
+  if (path === '/mcp' || path.startsWith('/mcp/')) return 'mcp';
+  if (path.startsWith('/v8/')) return 'v8.other';
+  if (path.startsWith('/v1/')) return 'v1.other';
+  return 'unknown';
+}
+
+export function onSurface(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>, surface: 'v8' | 'v1' | 'mcp'): boolean {
+  const op = operation(ex);
+  return op === surface || op.startsWith(`${surface}.`);
+}
+
+/** The path's segment after `prefix` (a mission or run id), decoded. */
+export function idAfter(ex: Pick<Exchange, 'path'>, prefix: string): string | undefined {
+  const path = pathOnly(ex);
+  if (!path.startsWith(prefix)) return undefined;
+  const id = path.slice(prefix.length).split('/', 1)[0];
+  if (!id) return undefined;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
+}
+
+/** Timings are kept to the millisecond and durations rounded: within this, one exchange following another is taken as after it. */
+const CLOCK_GRAIN_MS = 2;
+
+/** Whether `later` was sent after `earlier` had ended; without timings, journal order is all there is. */
+export function startsAfterEnd(later: Exchange, earlier: Exchange): boolean {
+  if (later.index <= earlier.index) return false;
+  if (later.startedAt === undefined || earlier.startedAt === undefined || earlier.durationMs === undefined) return true;
+  return Date.parse(later.startedAt) + CLOCK_GRAIN_MS >= Date.parse(earlier.startedAt) + earlier.durationMs;
+}
+
+/** Why the answer's body is not there whole, or undefined when it is. */
+export function bodyMissing(ex: Exchange): string | undefined {
+  if (ex.status === undefined) return `no answer (${ex.error ?? 'the recording holds none'})`;
+  if (ex.responseBodyMissing !== undefined) return ex.responseBodyMissing;
+  if (ex.streamEnd === 'aborted') return 'the client aborted the stream';
+  if (ex.responseBody === undefined && ex.events === undefined) return 'no body was kept';
+  if (ex.responseBodyTruncated) return 'only a prefix of the body was kept';
+  return undefined;
+}
+
+/** The answer's body is there whole. */
+export function hasWholeBody(ex: Exchange): boolean {
+  return bodyMissing(ex) === undefined;
+}
+
+/** The whole answer body, or undefined after telling `j` what is missing. */
+export function wholeBody(j: Judge, ex: Exchange): string | undefined {
+  const missing = bodyMissing(ex);
+  if (missing !== undefined) {
+    j.lacks(ex, `the answer's body: ${missing}`);
+    return undefined;
+  }
+  return ex.responseBody ?? '';
+}
+
+/** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */
+export function responseJson(ex: Exchange): unknown {
+  if (!hasWholeBody(ex) || ex.responseBody === undefined) return undefined;
+  const parsed = parseJson(ex.responseBody);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/** Like `responseJson`, telling `j` when the body is not there whole. */
+export function answerJson(j: Judge, ex: Exchange): unknown {
+  const text = wholeBody(j, ex);
+  if (text === undefined) return undefined;
+  const parsed = parseJson(text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+/** Why the request's body is not there whole, or undefined when it is (or the request had none). */
+export function requestBodyMissing(ex: Exchange): string | undefined {
+  if (ex.requestBodyMissing !== undefined) return ex.requestBodyMissing;
+  if (ex.requestBodyTruncated) return 'only a prefix of the request body was kept';
+  return undefined;
+}
+
+export function requestJson(ex: Exchange): unknown {
+  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined) return undefined;
+  const parsed = parseJson(ex.requestBody);
+  return parsed.ok ? parsed.value : undefined;
+}
+
+export function recordOf(value: unknown): Record<string, unknown> | undefined {
+  return isRecord(value) ? value : undefined;
+}
+
+/** The first few issues of a failed schema check, each with its path. */
+export function issuesOf(error: z.ZodError): string {
+  return error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
+}
+
+export function isEventStream(ex: Exchange): boolean {
+  return ex.events !== undefined || mediaType(ex.responseHeaders) === 'text/event-stream';
+}
+
+/**
+ * The events of an event-stream answer, as read (the probe client) or parsed from the recorded
+ * text; undefined when the answer is no stream or holds nothing to read.
+ */
+export function eventsOf(ex: Exchange): readonly SseEvent[] | undefined {
+  if (ex.status === undefined || !isEventStream(ex)) return undefined;
+  if (ex.events !== undefined) return ex.events;
+  if (ex.responseBody === undefined) return undefined;
+  return parseEventStreamText(ex.responseBody).events.map((e) => ({ ...e, atMs: 0 }));
+}
+
+/** Like `eventsOf`, telling `j` when the stream is not there to judge (no body kept, aborted). */
+export function streamEvents(j: Judge, ex: Exchange): readonly SseEvent[] | undefined {
+  if (ex.status === undefined || !isEventStream(ex)) return undefined;
+  if (ex.streamEnd === 'aborted' || ex.responseBodyMissing !== undefined || (ex.events === undefined && ex.responseBody === undefined)) {
+    j.lacks(ex, `the event stream: ${bodyMissing(ex) ?? 'no body was kept'}`);
+    return undefined;
+  }
+  return eventsOf(ex);
+}
+
+/** An event's data as a JSON object, or undefined. */
+export function dataOf(e: Pick<SseEvent, 'data'>): Record<string, unknown> | undefined {
+  const parsed = parseJson(e.data);
+  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+}
+
+/** The JSON-RPC method names a POST to /mcp carried, as catalogue operations (`mcp.tools/call`). */
+export function mcpOperations(ex: Exchange): string[] {
+  const sent = requestJson(ex);
+  const list = Array.isArray(sent) ? sent : [sent];
+  return list.filter(isRecord).flatMap((m) => (typeof m.method === 'string' ? [mcpOperation(m.method)] : []));
+}
