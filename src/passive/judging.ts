@@ -8,7 +8,7 @@ import { curlLine } from '../probe/evidence.ts';
 import type { Profile } from '../profile/schema.ts';
 import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
-import { bodyMissing, requestBodyMissing } from '../traffic/read.ts';
+import { bodyJson, bodyMissing, requestBodyMissing } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
@@ -188,14 +188,12 @@ export function issuesOf(error: z.ZodError): string {
 /** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */
 export function responseJson(ex: TrafficExchange): unknown {
   if (ex.responseBody === undefined || ex.responseBodyTruncated) return undefined;
-  const parsed = parseJson(ex.responseBody);
-  return parsed.ok ? parsed.value : undefined;
+  return bodyJson(ex, 'response', ex.responseBody);
 }
 
 export function requestJson(ex: TrafficExchange): unknown {
   if (ex.requestBody === undefined || ex.requestBodyTruncated) return undefined;
-  const parsed = parseJson(ex.requestBody);
-  return parsed.ok ? parsed.value : undefined;
+  return bodyJson(ex, 'request', ex.requestBody);
 }
 
 export function recordOf(value: unknown): Record<string, unknown> | undefined {

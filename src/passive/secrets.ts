@@ -85,9 +85,14 @@ export class SecretLocator {
     return this.finder.size;
   }
 
-  /** The secrets `ex`'s answer carried, other than in the answer that issued them; at most one place per secret and part. */
+  private readonly seen = new WeakMap<TrafficExchange, CarriedSecret[]>();
+
+  /** The secrets `ex`'s answer carried, other than in the answer that issued them; at most one place per secret and part. Each answer is read once. */
   carried(ex: TrafficExchange): CarriedSecret[] {
+    const known = this.seen.get(ex);
+    if (known) return known;
     const out: CarriedSecret[] = [];
+    this.seen.set(ex, out);
     const note = (text: string, where: (at: number) => string) => {
       const seen = new Set<string>();
       for (const hit of this.finder.in(text)) {
@@ -100,4 +105,16 @@ export class SecretLocator {
     if (ex.responseBody !== undefined) note(ex.responseBody, (at) => `body at character ${at}`);
     return out;
   }
+}
+
+const locators = new WeakMap<readonly LearnedSecret[], SecretLocator>();
+
+/** One locator per recording's secrets, shared by the rules that judge echoes on each surface. */
+export function locatorFor(secrets: readonly LearnedSecret[], minLength: number): SecretLocator {
+  let locator = locators.get(secrets);
+  if (!locator) {
+    locator = new SecretLocator(secrets, minLength);
+    locators.set(secrets, locator);
+  }
+  return locator;
 }

@@ -44,17 +44,21 @@ export class FormAutomaton {
   private ownWhole: Int32Array = new Int32Array(0);
   private chainWhole: Int32Array = new Int32Array(0);
   private dirty = false;
+  /** The root's transitions by character code: most characters of most texts lead nowhere from it, and are asked here first. */
+  private readonly rootNext = new Int32Array(0x10000).fill(NONE);
 
   get size(): number {
     return this.forms.length;
   }
 
   private next(state: number, code: number): number {
+    if (state === 0) return this.rootNext[code]!;
     if (this.firstChar[state] === code) return this.firstNext[state]!;
     return this.moreNext[state]?.get(code) ?? NONE;
   }
 
   private setNext(state: number, code: number, to: number): void {
+    if (state === 0) this.rootNext[code] = to;
     if (this.firstChar[state] === NONE || this.firstChar[state] === code) {
       this.firstChar[state] = code;
       this.firstNext[state] = to;

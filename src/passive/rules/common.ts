@@ -5,7 +5,7 @@ import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import type { z } from 'zod';
 import { SHORT_SECRET } from '../../redact/redactor.ts';
 import { mediaType } from '../exchange.ts';
-import { SecretLocator } from '../secrets.ts';
+import { locatorFor } from '../secrets.ts';
 import { onSurface } from '../endpoints.ts';
 import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
 
@@ -76,7 +76,7 @@ export const headerRules: PassiveRule[] = [
 
 /** Every judged secret of the recording a response of the surfaces carries, other than in the answer that issued it: named by label and place. */
 function judgeEchoedSecrets(j: Judgement, surfaces: ReadonlyArray<'v8' | 'v1' | 'mcp'>): void {
-  const locator = new SecretLocator(j.recording.credentials, SHORT_SECRET);
+  const locator = locatorFor(j.recording.credentials, SHORT_SECRET);
   if (locator.size === 0) return;
   for (const ex of j.exchanges) {
     if (!surfaces.some((s) => onSurface(ex, s)) || ex.status === undefined) continue;
