@@ -39,7 +39,10 @@ export class FormAutomaton {
   /** The first transition inline (most states have one), the others in a map. */
   private readonly firstChar: number[] = [NONE];
   private readonly firstNext: number[] = [NONE];
-  private readonly moreNext: Array<Map<number, number> | undefined> = [undefined];
+  /** The other transitions' codes per state (for copying a state), and the transitions themselves in one open-addressing table. */
+  private readonly moreCodes: Array<number[] | undefined> = [undefined];
+  private table = new Int32Array(0);
+  private tableUsed = 0;
   /** Per state, the shortest whole form among its strings and the longest among its suffix links' strings; rebuilt lazily after a form is added. */
   private ownWhole: Int32Array = new Int32Array(0);
   private chainWhole: Int32Array = new Int32Array(0);
@@ -54,22 +57,63 @@ export class FormAutomaton {
   private next(state: number, code: number): number {
     if (state === 0) return this.rootNext[code]!;
     if (this.firstChar[state] === code) return this.firstNext[state]!;
-    return this.moreNext[state]?.get(code) ?? NONE;
+    if (this.moreCodes[state] === undefined) return NONE;
+    return this.lookup(state, code);
   }
 
   private setNext(state: number, code: number, to: number): void {
-    if (state === 0) this.rootNext[code] = to;
+    if (state === 0) {
+      this.rootNext[code] = to;
+      return;
+    }
     if (this.firstChar[state] === NONE || this.firstChar[state] === code) {
       this.firstChar[state] = code;
       this.firstNext[state] = to;
       return;
     }
-    let more = this.moreNext[state];
-    if (!more) {
-      more = new Map();
-      this.moreNext[state] = more;
+    let codes = this.moreCodes[state];
+    if (!codes) {
+      codes = [];
+      this.moreCodes[state] = codes;
     }
-    more.set(code, to);
+    if (this.lookup(state, code) === NONE) codes.push(code);
+    this.store(state, code, to);
+  }
+
+  /** Slot of (state, code) in the table: three ints per slot (state + 1, code, target); 0 marks an empty slot. */
+  private slot(state: number, code: number): number {
+    const mask = this.table.length / 3 - 1;
+    let i = (Math.imul(state, 0x9e3779b1) ^ Math.imul(code, 0x85ebca77)) & mask;
+    for (;;) {
+      const at = i * 3;
+      const key = this.table[at]!;
+      if (key === 0 || (key === state + 1 && this.table[at + 1] === code)) return at;
+      i = (i + 1) & mask;
+    }
+  }
+
+  private lookup(state: number, code: number): number {
+    if (this.table.length === 0) return NONE;
+    const at = this.slot(state, code);
+    return this.table[at] === 0 ? NONE : this.table[at + 2]!;
+  }
+
+  private store(state: number, code: number, to: number): void {
+    if ((this.tableUsed + 1) * 2 > this.table.length / 3) this.grow();
+    const at = this.slot(state, code);
+    if (this.table[at] === 0) {
+      this.table[at] = state + 1;
+      this.table[at + 1] = code;
+      this.tableUsed += 1;
+    }
+    this.table[at + 2] = to;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Int32Array(Math.max(3 * 1024, old.length * 2));
+    this.tableUsed = 0;
+    for (let at = 0; at < old.length; at += 3) if (old[at] !== 0) this.store(old[at]! - 1, old[at + 1]!, old[at + 2]!);
   }
 
   private newState(len: number, link: number, form: number, end: number): number {
@@ -79,7 +123,7 @@ export class FormAutomaton {
     this.endOf.push(end);
     this.firstChar.push(NONE);
     this.firstNext.push(NONE);
-    this.moreNext.push(undefined);
+    this.moreCodes.push(undefined);
     return this.len.length - 1;
   }
 
@@ -87,8 +131,11 @@ export class FormAutomaton {
     const clone = this.newState(len, this.link[q]!, this.formOf[q]!, this.endOf[q]!);
     this.firstChar[clone] = this.firstChar[q]!;
     this.firstNext[clone] = this.firstNext[q]!;
-    const more = this.moreNext[q];
-    if (more) this.moreNext[clone] = new Map(more);
+    const codes = this.moreCodes[q];
+    if (codes) {
+      this.moreCodes[clone] = [...codes];
+      for (const code of codes) this.store(clone, code, this.lookup(q, code));
+    }
     return clone;
   }
 
