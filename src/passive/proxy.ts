@@ -42,8 +42,10 @@ export interface ProxyOptions {
   maxKeptBytes?: number;
   harOut?: string;
   onListening?: (url: string) => void;
-  /** Called as each exchange completes (its answer ended, failed, or the client left), for live judging. */
-  onExchange?: (rec: RecordedBytes) => void;
+  /** Called once the proxy stopped listening, before the record is judged (live judging ends here). */
+  onStopped?: () => void | Promise<void>;
+  /** Called as each exchange completes (its answer ended, failed, or the client left), with its place in arrival order, for live judging. */
+  onExchange?: (rec: RecordedBytes, index: number) => void;
 }
 
 /** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
@@ -109,8 +111,15 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
     if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
   }
   if (rec.error !== undefined) ex.error = rec.error;
+  // What the client did not wait for was not recorded: the answer (a stream, mostly) is a part at most.
+  if (rec.error === CLIENT_CLOSED && rec.status !== undefined) {
+    ex.streamEnd = 'aborted';
+    ex.responseBodyTruncated = true;
+  }
   return ex;
 }
+
+const CLIENT_CLOSED = 'the client closed the connection';
 
 interface Forwarding {
   method: string;
@@ -141,13 +150,13 @@ function forward(agent: Dispatcher, target: URL, res: ServerResponse, f: Forward
     // The client went away before the answer ended: the upstream request ends with it.
     res.once('close', () => {
       if (res.writableFinished) return;
-      controller?.abort(new Error('the client closed the connection'));
+      controller?.abort(new Error(CLIENT_CLOSED));
       finish();
     });
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart: (c) => {
         controller = c;
-        if (res.destroyed) c.abort(new Error('the client closed the connection'));
+        if (res.destroyed) c.abort(new Error(CLIENT_CLOSED));
       },
       onResponseStart: (c, status, headers) => {
         f.answered(status, headers as Record<string, unknown>);
@@ -190,13 +199,16 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening'>): Promise<RunningProxy> {
+export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
 
+  let arrivals = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
+    const index = arrivals;
+    arrivals += 1;
     const target = new URL(req.url ?? '/', upstream);
     const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders: flatHeaders(req.headers), responseHeaders: {} };
     ring.push(rec);
@@ -225,7 +237,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     }
     rec.durationMs = Math.round(performance.now() - started);
     ring.account(rec);
-    options.onExchange?.(rec);
+    options.onExchange?.(rec, index);
   };
 
   const server = createServer((req, res) => void handle(req, res));
@@ -268,6 +280,7 @@ export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: T
     process.once('SIGTERM', stop);
   });
   await proxy.close();
+  await options.onStopped?.();
   if (options.harOut) await writeFile(options.harOut, `${JSON.stringify(harDocument(proxy.recorded().map(harEntryOf), HARNESS_VERSION), null, 1)}\n`, { mode: 0o600 });
   return options.judge(proxy.exchanges(), startedAt);
 }
