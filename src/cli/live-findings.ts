@@ -1,46 +1,52 @@
-/** `apicert proxy`'s live findings: a console line per failing judgement, and the `--findings FILE` JSON-lines stream. */
-import { createWriteStream, type WriteStream } from 'node:fs';
+/** `apicert proxy`'s live findings: a console line per failing judgement, and the `--findings FILE` JSON-lines stream, judged on a worker thread. */
 import { open } from 'node:fs/promises';
-import { LiveJudge, findingLine } from '../passive/live.ts';
+import { Worker } from 'node:worker_threads';
+import type { RecordedBytes } from '../passive/har.ts';
 import { WEBHOOK_SECRET_VARIABLE } from '../passive/judge.ts';
+import type { LiveMessage, LiveWorkerData } from '../passive/live-worker.ts';
 import type { Profile } from '../profile/schema.ts';
-import { RULES } from '../registry.ts';
-import { selectRules } from '../runner/run.ts';
 import { UsageError } from './errors.ts';
 
 export interface LiveFindings {
-  judge: LiveJudge;
-  /** Judges what is still pending and closes the findings file. */
+  /** Hands a completed exchange to the judging thread. */
+  add: (rec: RecordedBytes, index: number) => void;
+  /** Judges what is still pending, closes the findings file and ends the thread. */
   stop: () => Promise<void>;
 }
 
-export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; findings?: string }, profile: Profile | undefined): Promise<LiveFindings> {
-  let stream: WriteStream | undefined;
+export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; findings?: string; bodyLimit: number }, profile: Profile | undefined): Promise<LiveFindings> {
   if (opts.findings) {
-    // Opened now, so a wrong path is a usage error before the proxy listens, not a lost stream later.
+    // Created now, so a wrong path is a usage error before the proxy listens, not a lost stream later.
     try {
       await (await open(opts.findings, 'w', 0o600)).close();
     } catch (error) {
       throw new UsageError(`--findings ${opts.findings}: cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a file path in a writable folder`);
     }
-    stream = createWriteStream(opts.findings, { flags: 'a', mode: 0o600 });
   }
   const webhookSecret = process.env[WEBHOOK_SECRET_VARIABLE] || undefined;
-  const judge = new LiveJudge({
-    rules: selectRules(RULES, { patterns: opts.rules }),
+  const workerData: LiveWorkerData = {
+    ...(opts.rules ? { patterns: opts.rules } : {}),
     ...(profile ? { profile } : {}),
     ...(webhookSecret ? { webhookSecret } : {}),
     webhookSecretVariable: WEBHOOK_SECRET_VARIABLE,
-    onFinding: (finding) => {
-      if (!opts.quiet) console.log(findingLine(finding));
-      stream?.write(`${JSON.stringify(finding)}\n`);
-    },
-  });
+    quiet: opts.quiet ?? false,
+    ...(opts.findings ? { findings: opts.findings } : {}),
+    bodyLimit: opts.bodyLimit,
+  };
+  const worker = new Worker(new URL('../passive/live-worker.ts', import.meta.url), { workerData });
+  worker.unref();
+  const post = (message: LiveMessage) => worker.postMessage(message);
   return {
-    judge,
+    add: (rec, index) => post({ rec, index }),
     stop: async () => {
-      judge.flush();
-      if (stream) await new Promise<void>((resolve) => stream.end(resolve));
+      const stopped = new Promise<void>((resolve) => {
+        worker.once('message', () => resolve());
+        worker.once('error', () => resolve());
+        worker.once('exit', () => resolve());
+      });
+      post({ stop: true });
+      await stopped;
+      await worker.terminate();
     },
   };
 }

@@ -4,7 +4,7 @@ import { readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
 import { loadProfileFile } from '../profile/load.ts';
 import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
-import { exchangeOfBytes, KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
+import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { liveJudging } from './live-findings.ts';
 import { judgedLine } from '../reports/model.ts';
 import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-folder.ts';
@@ -97,7 +97,7 @@ export function registerTrafficCommands(program: Command): void {
         maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
-        onExchange: (rec, index) => live.judge.add(exchangeOfBytes(rec, index, opts.bodyLimit)),
+        onExchange: (rec, index) => live.add(rec, index),
         onStopped: () => live.stop(),
         judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
       });

@@ -5,11 +5,14 @@
  * written at the stop judges the whole record as `judge-traffic` does; live findings are what is
  * known early, not a second verdict.
  *
- * Completed exchanges are judged in batches, off the forwarding path: a batch waits at most
- * BATCH_DELAY_MS, and the rules see it after the last HISTORY exchanges before it (what rules
- * comparing with earlier exchanges need: a replay, a read after a terminal event). A failure is
- * said only for an exchange of the batch, once per rule, exchange and reason. When traffic outruns
- * the judging, batches grow and findings come later; forwarding never waits for them.
+ * Completed exchanges are judged in batches on a thread of their own (live-worker.ts), off the
+ * forwarding path: a batch waits BATCH_DELAY_MS, or three times what the last batch took to judge
+ * when traffic is busy (so judging keeps to about a quarter of that thread's time, and bigger
+ * batches re-read the history less often); the rules see it after the last HISTORY exchanges
+ * before it (what rules comparing with earlier exchanges need: a replay, a read after a terminal
+ * event). A rule looking further back than HISTORY can be wrong live (a key first used more than
+ * 1,000 exchanges earlier looks fresh); the report at the stop judges the whole record. A failure
+ * is said only for an exchange of the batch, once per rule, exchange and reason.
  */
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
@@ -19,10 +22,14 @@ import { passiveJudgement } from './catalogue.ts';
 import { Judgement as LegacyJudgement, type LearnedSecret, type PassiveRule, type Recording } from './judging.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
 
-/** How long a completed exchange may wait for its batch to be judged. */
-export const BATCH_DELAY_MS = 50;
-/** Exchanges before a batch that its rules see. */
-export const HISTORY = 256;
+/** How long a completed exchange waits for its batch at least. */
+export const BATCH_DELAY_MS = 100;
+/** Judging takes at most about a quarter of the judging thread's time: the next batch waits this many times the last batch's judging. */
+const DUTY = 3;
+/** Exchanges before a batch that its rules see (a replay of a key, a read after a terminal event look back). */
+export const HISTORY = 1000;
+/** Completed exchanges waiting for judging at most: beyond, the oldest waiting are not judged live (the report at the stop judges them). */
+export const MAX_PENDING = 5000;
 
 /** One failing judgement, as a JSON line of the findings stream. */
 export interface LiveFinding {
@@ -59,11 +66,16 @@ export class LiveJudge {
   private history: Exchange[] = [];
   private pending: Exchange[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private delay = BATCH_DELAY_MS;
   private readonly said = new Set<string>();
   private readonly secrets = new Map<string, LearnedSecret>();
+  /** The secrets as one list, replaced only when one is learned: the echo rules build their locator once per list. */
+  private secretList: readonly LearnedSecret[] = [];
   private readonly options: LiveOptions;
   /** Findings said so far. */
   count = 0;
+  /** Exchanges traffic outran live judging with: judged only in the report at the stop. */
+  skipped = 0;
   /** Cases judged so far, failing or not (so a quiet proxy can be told from one that judged nothing). */
   cases = 0;
 
@@ -83,8 +95,12 @@ export class LiveJudge {
   /** A completed exchange: judged within BATCH_DELAY_MS. */
   add(ex: Exchange): void {
     this.pending.push(ex);
+    if (this.pending.length > MAX_PENDING) {
+      this.pending.shift();
+      this.skipped += 1;
+    }
     if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), BATCH_DELAY_MS);
+      this.timer = setTimeout(() => this.flush(), this.delay);
       this.timer.unref();
     }
   }
@@ -94,6 +110,7 @@ export class LiveJudge {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0) return;
+    const started = performance.now();
     const batch = this.pending;
     this.pending = [];
     this.learn(batch);
@@ -108,18 +125,27 @@ export class LiveJudge {
       }
     }
     this.history = window.length > HISTORY ? window.slice(window.length - HISTORY) : window;
+    // Busy traffic makes bigger batches, so the history is judged again less often per exchange.
+    this.delay = Math.max(BATCH_DELAY_MS, Math.min(10_000, DUTY * (performance.now() - started)));
   }
 
   /** Everything the traffic shows is hidden from the findings: credentials sent, secrets issued, session ids. */
   private learn(batch: readonly Exchange[]): void {
+    let changed = false;
     for (const s of learnSecrets(batch, this.options.profile?.credentials)) {
       const known = this.secrets.get(s.value);
-      if (known) known.judged ||= s.judged;
-      else {
+      if (known) {
+        if (!known.judged && s.judged) {
+          this.secrets.set(s.value, { ...known, judged: true });
+          changed = true;
+        }
+      } else {
         this.secrets.set(s.value, s);
         this.redactor.add(s.value, s.label);
+        changed = true;
       }
     }
+    if (changed) this.secretList = [...this.secrets.values()];
     for (const id of sessionIds(batch)) this.redactor.add(id, TARGET_ISSUED_SESSION);
   }
 
@@ -161,7 +187,7 @@ export class LiveJudge {
   private legacyJudge(exchanges: readonly Exchange[], cases: Case[]): LegacyJudgement {
     const recording: Recording = {
       exchanges,
-      credentials: [...this.secrets.values()],
+      credentials: this.secretList,
       webhookSecretVariable: this.options.webhookSecretVariable,
       counts: new Map(),
       ...(this.options.webhookSecret ? { webhookSecret: this.options.webhookSecret } : {}),
