@@ -238,9 +238,9 @@ export class ProbeClient implements Http {
       entry.durationMs = durationMs;
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: this.keepText(text.text) };
       if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
-      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, responseBody: text.text, ...(text.truncated ? { responseBodyTruncated: true } : {}), durationMs });
+      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs });
       if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
-        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry });
+        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry }, text.text.length);
       }
       return this.link({ status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs }, at);
     } catch (error) {
@@ -308,7 +308,7 @@ export class ProbeClient implements Http {
       this.noteMalformed(req, res.statusCode, contentType, text, json);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: this.keepText(text.text) };
-      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, responseBody: text.text, ...(text.truncated ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
+      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs: entry.durationMs });
       return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json }, at);
     }
     let read: ReadResult;
@@ -345,9 +345,20 @@ export class ProbeClient implements Http {
       closedBy: read.end,
     };
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
-    this.journal.complete(exchange, { status: res.statusCode, responseHeaders, events: read.events, streamEnd: read.end, ...(read.end === 'byte-limit' || read.end === 'event-limit' ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
+    // A stream cut at a bound is judged on nothing it lacks: only its first events are kept, and it says it was cut.
+    const cutShort = read.end === 'byte-limit' || read.end === 'event-limit';
+    this.journal.complete(exchange, { status: res.statusCode, responseHeaders, events: cutShort ? read.events.slice(0, EVIDENCE_EVENT_LIMIT) : read.events, streamEnd: read.end, ...(cutShort ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
     return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, at);
   }
+}
+
+/** What cut answers keep in the journal: a body cut at the cap is judged on nothing it lacks, so a prefix is all a reason needs. */
+const CUT_BODY_PREFIX = 4096;
+
+/** The journal's copy of a body: whole, or a short prefix marked cut when the probe cut it at its cap. */
+function keptBody(text: { text: string; truncated: boolean }): { responseBody: string; responseBodyTruncated?: true } {
+  // Copied out (a slice of a string keeps the whole string it was cut from alive).
+  return text.truncated ? { responseBody: Buffer.from(text.text.slice(0, CUT_BODY_PREFIX), 'utf8').toString('utf8'), responseBodyTruncated: true } : { responseBody: text.text };
 }
 
 /** Media types and their parameters' names are case-insensitive (RFC 9110, 8.3.1): checks compare lowercase. */

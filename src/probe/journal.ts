@@ -17,14 +17,27 @@ export interface JournalEntry {
 
 /** Enough for every run apicert makes of its own accord; a longer run keeps the first ones and counts the rest. */
 const JOURNAL_LIMIT = 20_000;
+/**
+ * Bytes of answer text kept (as parsed JSON) across the run: a target that answers with huge
+ * bodies must not grow apicert past its memory promise (300 MB); answers past it are counted.
+ */
+const JOURNAL_BYTES = 12 * 1024 * 1024;
+/** One answer bigger than this is not kept all run: it is counted with the dropped ones (the schema rule observes how many it did not judge). */
+const ENTRY_BYTES = 64 * 1024;
 
 export class ExchangeJournal {
   readonly entries: JournalEntry[] = [];
   dropped = 0;
+  private bytes = 0;
 
-  add(entry: JournalEntry): void {
-    if (this.entries.length >= JOURNAL_LIMIT) this.dropped += 1;
-    else this.entries.push(entry);
+  /** Keeps an answer whose text was `size` characters, unless a bound is reached. */
+  add(entry: JournalEntry, size = 0): void {
+    if (this.entries.length >= JOURNAL_LIMIT || size > ENTRY_BYTES || this.bytes + size > JOURNAL_BYTES) {
+      this.dropped += 1;
+      return;
+    }
+    this.bytes += size;
+    this.entries.push(entry);
   }
 }
 

@@ -89,18 +89,20 @@ export interface JournalLimits {
 }
 
 /** A check's journal: its own exchanges only, freed when the check ends. */
-export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKeptBytes: 24 * 1024 * 1024, maxBodyBytes: 2 * 1024 * 1024 };
+export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKeptBytes: 8 * 1024 * 1024, maxBodyBytes: 2 * 1024 * 1024 };
 
 /**
  * Exchanges in the order their requests were sent, bounded like the proxy's record: the newest
- * `maxExchanges`, at most `maxKeptBytes` of bodies (the oldest go first), each body cut at
- * `maxBodyBytes`. What was dropped is counted, so a judgement over a partial journal can say so.
+ * `maxExchanges`, at most `maxKeptBytes` of bodies (the oldest bodies are dropped first, each
+ * exchange saying so), each body cut at `maxBodyBytes`. Dropped exchanges are counted.
  */
 export class Journal {
   private items: Exchange[] = [];
   private head = 0;
   private bytes = 0;
   private next = 0;
+  /** Below this position every exchange's bodies were already dropped for the byte bound. */
+  private stripped = 0;
   dropped = 0;
   readonly limits: JournalLimits;
 
@@ -112,6 +114,7 @@ export class Journal {
   get exchanges(): readonly Exchange[] {
     if (this.head > 0) {
       this.items = this.items.slice(this.head);
+      this.stripped = Math.max(0, this.stripped - this.head);
       this.head = 0;
     }
     return this.items;
@@ -139,25 +142,33 @@ export class Journal {
     const before = keptBytes(ex);
     Object.assign(ex, cut({ ...ex, ...update }, this.limits.maxBodyBytes));
     this.bytes += keptBytes(ex) - before;
+    // The exchange may sit below the bodies already dropped: look again from the oldest.
+    if (this.bytes > this.limits.maxKeptBytes) this.stripped = this.head;
     this.evict();
   }
 
   private evict(): void {
-    while (this.size > this.limits.maxExchanges || (this.bytes > this.limits.maxKeptBytes && this.size > 1)) {
+    while (this.size > this.limits.maxExchanges) {
       const oldest = this.items[this.head]!;
       this.items[this.head] = undefined as unknown as Exchange;
       this.head += 1;
       this.bytes -= keptBytes(oldest);
       this.dropped += 1;
     }
-    // The last exchange alone over the byte bound keeps no body: it still shows what was asked and answered.
-    if (this.bytes > this.limits.maxKeptBytes && this.size === 1) {
-      const only = this.items[this.head]!;
-      this.bytes -= keptBytes(only);
-      dropBodies(only, 'the journal kept no body of it (its byte bound was reached)');
+    // Over the byte bound, the oldest bodies go first; their exchanges stay, so a judgement still
+    // picks by what was asked and answered, and what needs a body is untestable with the reason.
+    for (let i = Math.max(this.head, this.stripped); this.bytes > this.limits.maxKeptBytes && i < this.items.length; i += 1) {
+      const ex = this.items[i]!;
+      const size = keptBytes(ex);
+      if (size > 0) {
+        dropBodies(ex, 'not kept: the journal dropped it to stay inside its byte bound');
+        this.bytes -= size;
+      }
+      this.stripped = i + 1;
     }
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
+      this.stripped = Math.max(0, this.stripped - this.head);
       this.head = 0;
     }
   }

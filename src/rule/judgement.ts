@@ -52,6 +52,11 @@ export interface Judgement {
    * "a signal sent to a mission after its terminal event".
    */
   record: string;
+  /**
+   * When the target may legally leave nothing to judge (it answered JSON where an SSE stream was
+   * one allowed framing): the not-applicable reason an active run gives instead of "setup failed".
+   */
+  none?: string;
   judge: (j: Judge) => void;
 }
 
@@ -142,5 +147,6 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement): void
   const run = runJudgement(ctx, judgement, ctx.http.exchanges, { source: 'active', profile: ctx.profile, name });
   if (run.judged.size > 0) return;
   if (run.lacking.length > 0) ctx.inconclusive(`the answers this rule judges could not be read whole: ${lackingReason(run, name)}`);
+  if (judgement.none !== undefined) ctx.notApplicable(judgement.none);
   ctx.inconclusive(`setup failed: the check's requests produced no exchange this rule judges (${judgement.record})`);
 }

@@ -14,6 +14,7 @@ const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.body', 'v1.webhooks.deliver
 const ACTIVE_ONLY: Record<string, string> = {
   'v1.execute.turn.stream/held-open': 'a recording keeps the stream body, not whether the server closed it after its terminal event',
   'mcp.session.id-visible-ascii/no-session-assigned': 'the failure needs the profile to declare fixtures.mcp.requiresSession, which a recording does not carry',
+  'v8.missions.events.closes-after-terminal/held-open': 'a HAR keeps the stream body, not whether the server closed it after its terminal event (the probe and the proxy know it)',
 };
 
 const passive = new Set(passiveRuleIds());

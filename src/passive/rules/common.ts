@@ -28,22 +28,10 @@ function judgeProblems(j: Judgement, surface: 'v8' | 'v1', schema: z.ZodType): v
 }
 
 export const problemRules: PassiveRule[] = [
-  { id: 'v8.errors.problem-shape', record: 'a /v8 request answered 4xx or 5xx', judge: (j) => judgeProblems(j, 'v8', v8Problem) },
   { id: 'v1.errors.problem-shape', record: 'a /v1 request answered 4xx or 5xx', judge: (j) => judgeProblems(j, 'v1', v1Problem) },
 ];
 
 export const headerRules: PassiveRule[] = [
-  {
-    id: 'v8.contract.version-header',
-    record: 'any answered /v8 request',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        if (!onSurface(ex, 'v8') || ex.status === undefined) continue;
-        const value = ex.responseHeaders[CONTRACT_HEADER];
-        j.check(ex, value === CONTRACT_VERSION, `${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`);
-      }
-    },
-  },
   {
     id: 'v1.errors.rate-limited-retry-after',
     record: 'a /v1 request answered 429',

@@ -7,13 +7,6 @@ import type { z } from 'zod';
 import { jsonrpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import { taskResponse } from '../../contract/v1/task.ts';
 import { webhookCreated } from '../../contract/v1/webhooks.ts';
-import { capabilitySearchResponse } from '../../contract/v8/capabilities.ts';
-import { certificatesResponse, worldCertificate } from '../../contract/v8/certificates.ts';
-import { coverageReport } from '../../contract/v8/coverage.ts';
-import { contextGoal, goalsResponse } from '../../contract/v8/goals.ts';
-import { memoryResponse } from '../../contract/v8/memory.ts';
-import { skill } from '../../contract/v8/skills.ts';
-import { trace } from '../../contract/v8/traces.ts';
 import { dateTimes } from '../../checks/v1/runs/get.ts';
 import { parseJson } from '../../util/json.ts';
 import { mediaType, pathOnly, type TrafficExchange } from '../exchange.ts';
@@ -54,7 +47,6 @@ function listingItemsRule(id: string, path: RegExp, listing: z.ZodType, key: str
   });
 }
 
-const lastSegment = (ex: TrafficExchange) => decodeURIComponent(pathOnly(ex).split('/').filter(Boolean).pop() ?? '');
 
 
 function isTaskRequest(ex: TrafficExchange): boolean {
@@ -71,17 +63,6 @@ function mcpRequests(ex: TrafficExchange): { batch: boolean; requests: number } 
 }
 
 export const shapeRules: PassiveRule[] = [
-  shapeRule('v8.traces.get.ok', 'GET', /^\/v8\/traces\/[^/]+\/?$/, 200, trace, (ex, value, j) => {
-    j.check(ex, recordOf(value)?.traceId === lastSegment(ex), `asked for trace ${lastSegment(ex)}, got ${String(recordOf(value)?.traceId)}`);
-  }),
-  shapeRule('v8.skills.get.ok', 'GET', /^\/v8\/skills\/[^/]+\/?$/, 200, skill, (ex, value, j) => {
-    j.check(ex, recordOf(value)?.skillId === lastSegment(ex), `asked for skill ${lastSegment(ex)}, got ${String(recordOf(value)?.skillId)}`);
-  }),
-  shapeRule('v8.capabilities.search.ok', 'POST', /^\/v8\/capabilities\/search\/?$/, 200, capabilitySearchResponse),
-  shapeRule('v8.memory.query.ok', 'POST', /^\/v8\/memory\/query\/?$/, 200, memoryResponse),
-  shapeRule('v8.coverage.shape', 'GET', /^\/v8\/coverage\/?$/, 200, coverageReport),
-  listingItemsRule('v8.goals.shape', /^\/v8\/context-twin\/goals\/?$/, goalsResponse, 'goals', contextGoal),
-  listingItemsRule('v8.certificates.shape', /^\/v8\/world-model\/certificates\/?$/, certificatesResponse, 'certificates', worldCertificate),
   shapeRule('v1.webhooks.register.created', 'POST', /^\/v1\/webhooks\/?$/, 201, webhookCreated),
   {
     id: 'v1.execute.task.run-id',
@@ -103,28 +84,6 @@ export const shapeRules: PassiveRule[] = [
         const usage = ex.method === 'GET' && /^\/v1\/usage\/?$/.test(pathOnly(ex));
         if ((operationOf(ex) !== 'v1.runs.get' && !usage) || ex.status !== 200 || !hasWholeBody(ex)) continue;
         for (const [path, value] of dateTimes(responseJson(ex))) j.check(ex, /[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
-      }
-    },
-  },
-  {
-    id: 'mcp.transport.request-response',
-    record: 'a POST /mcp carrying a JSON-RPC request, answered 2xx',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        if (operationOf(ex) !== 'mcp' || ex.method !== 'POST' || ex.status === undefined || ex.status >= 300 || !mcpRequests(ex)?.requests) continue;
-        const type = mediaType(ex.responseHeaders);
-        j.check(ex, type === 'application/json' || type === 'text/event-stream', `a POST carrying a request was answered content-type "${type}", expected application/json or text/event-stream`);
-      }
-    },
-  },
-  {
-    id: 'mcp.batch.answer-array',
-    record: 'a POST /mcp carrying a batch of requests, answered as JSON',
-    judge: (j) => {
-      for (const ex of j.exchanges) {
-        const sent = operationOf(ex) === 'mcp' && ex.method === 'POST' ? mcpRequests(ex) : undefined;
-        if (!sent?.batch || sent.requests === 0 || ex.status !== 200 || mediaType(ex.responseHeaders) !== 'application/json' || !hasWholeBody(ex)) continue;
-        j.check(ex, Array.isArray(responseJson(ex)), 'a batch carrying requests was answered with a JSON body that is not an array');
       }
     },
   },

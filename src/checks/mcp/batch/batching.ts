@@ -1,6 +1,8 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { requestJson, wholeBody } from '../../../traffic/read.ts';
+import { ordinaryMcpPosts } from '../support/traffic.ts';
 import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
 import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, responses, SPEC_URL, withSession, type McpReply } from '../support/session.ts';
@@ -111,20 +113,31 @@ export const answerArray = rule({
     quote: `${MUST_RECEIVE_BATCHES} … (JSON-RPC 2.0) ${BATCH_ANSWER}`,
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST to the MCP endpoint carrying a batch (an array) with requests, answered 2xx as JSON',
+    none: 'the server answered every batch on an SSE stream, where responses may be sent one per event',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = requestJson(ex);
+        if (!Array.isArray(sent) || !sent.some((m) => isObject(m) && typeof m.method === 'string' && 'id' in m) || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
+        const type = mediaType(ex.responseHeaders);
+        j.observe(`batch of ${sent.length} request(s) framed as`, type === 'text/event-stream' ? 'sse' : type);
+        // "These responses MAY be batched": on an SSE stream each response may be an event of its own.
+        if (type === 'text/event-stream') continue;
+        const text = wholeBody(j, ex);
+        if (text === undefined) continue;
+        const parsed = parseJson(text);
+        const value = parsed.ok ? parsed.value : undefined;
+        j.check(ex, Array.isArray(value), `a batch of ${sent.length} request(s) was answered HTTP ${ex.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      let judged = 0;
       for (const size of [1, 2]) {
         const ids = Array.from({ length: size }, () => newRequestId('batch'));
-        const reply = await postMcp(ctx, ids.map((id) => request(id, 'ping')), { session, label: `batch of ${size} ping(s)` });
-        ctx.observe(`batch of ${size} request(s) framed as`, reply.kind);
-        // "These responses MAY be batched": on an SSE stream each response may be an event of its own.
-        if (reply.kind === 'sse') continue;
-        judged += 1;
-        const value = bodyValue(reply);
-        ctx.check(Array.isArray(value), `a batch of ${size} request(s) was answered HTTP ${reply.res.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
+        await postMcp(ctx, ids.map((id) => request(id, 'ping')), { session, label: `batch of ${size} ping(s)` });
       }
-      if (judged === 0) ctx.notApplicable('the server answered every batch on an SSE stream, where responses may be sent one per event');
     });
   },
 });

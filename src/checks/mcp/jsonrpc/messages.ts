@@ -1,6 +1,6 @@
 /** Base Protocol > Messages: JSON-RPC 2.0 errors, ids and the result/error exclusivity. */
 import fc from 'fast-check';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PARSE_ERROR, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
 import {
   closeSession,
@@ -18,8 +18,8 @@ import {
   type McpReply,
   type McpSession,
 } from '../support/session.ts';
-import { answeredResponses, mcpPosts } from '../support/traffic.ts';
-import { requestBodyMissing } from '../../../traffic/read.ts';
+import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { parseJson } from '../../../util/json.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -41,7 +41,7 @@ export const parseError = rule({
   judgement: {
     record: 'a POST to the MCP endpoint whose body is not JSON, answered',
     judge(j) {
-      for (const ex of mcpPosts(j)) {
+      for (const ex of ordinaryMcpPosts(j)) {
         // Chosen by what was sent: a body that is not JSON (an empty body is another mistake).
         if (ex.requestBody === undefined || ex.requestBody.trim() === '' || ex.status === undefined) continue;
         if (requestBodyMissing(ex) !== undefined) continue;
@@ -144,21 +144,27 @@ export const resultXorError = rule({
     quote: 'Either a result or an error MUST be set. A response MUST NOT set both. … errors MUST include an error code and message at minimum. … Error codes MUST be integers.',
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST to the MCP endpoint answered with a JSON-RPC response',
+    judge(j) {
+      for (const ex of mcpPosts(j)) {
+        if (ex.status === undefined) continue;
+        for (const m of answeredResponses(j, ex) ?? []) {
+          const parsed = jsonrpcResponse.safeParse(m);
+          j.check(ex, parsed.success, `a response is not JSON-RPC 2.0 with exactly one of result and error (${parsed.success ? '' : issuesOf(parsed.error)})`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const collected: Array<{ what: string; message: unknown; on: object }> = responses(session.initialize).map((message) => ({ what: 'initialize', message, on: session.initialize.res }));
       const probes: Array<[string, string, Record<string, unknown> | undefined]> = [
         ['ping', 'ping', undefined],
         ['tools/list', 'tools/list', undefined],
         ['an unknown method', 'apicert/no-such-method', {}],
         ['tools/call without a name', 'tools/call', { arguments: {} }],
       ];
-      for (const [what, method, params] of probes) {
-        const reply = await postMcp(ctx, request(newRequestId('xor'), method, params), { session, label: what });
-        for (const message of responses(reply)) collected.push({ what, message, on: reply.res });
-      }
-      ctx.expect(collected.length > 0, 'no response was received to judge');
-      for (const { what, message, on } of collected) ctx.checkShape(jsonrpcResponse, message, `the response to ${what}`, on);
+      for (const [what, method, params] of probes) await postMcp(ctx, request(newRequestId('xor'), method, params), { session, label: what });
     });
   },
 });
@@ -180,9 +186,31 @@ export const idEchoed = rule({
     quote: 'Requests MUST include a string or integer ID. … Responses MUST include the same ID as the request they correspond to.',
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST to the MCP endpoint carrying JSON-RPC requests, answered with responses',
+    judge(j) {
+      const key = (id: unknown) => `${typeof id}:${String(id)}`;
+      for (const ex of mcpPosts(j)) {
+        const requests = (sentMessages(ex) ?? []).filter((m) => typeof m.method === 'string' && 'id' in m);
+        if (requests.length === 0 || ex.status === undefined || ex.status >= 300) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        const sent = new Set(requests.map((r) => key(r.id)));
+        for (const m of answered) {
+          if (m.id === null || m.id === undefined) continue;
+          j.check(ex, sent.has(key(m.id)), `a response carries id ${JSON.stringify(m.id)} (${typeof m.id}), which no request of this POST had (same value and type)`);
+        }
+        // One request answered as JSON: its one response carries its id.
+        if (requests.length === 1 && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
+          j.check(ex, answered.some((m) => key(m.id) === key(requests[0]!.id)), `the request with id ${JSON.stringify(requests[0]!.id)} (${typeof requests[0]!.id}) was answered without a response carrying that id`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     // "The request ID MUST NOT have been previously used by the requestor within the same session":
-    // a repeated id (fast-check repeats values while shrinking) moves to a fresh session.
+    // a repeated id (fast-check repeats values while shrinking) moves to a fresh session. The
+    // property only sends; the judgement judges every answer.
     let session = await openSession(ctx);
     let used = new Set<string>();
     try {
@@ -196,11 +224,7 @@ export const idEchoed = rule({
             used = new Set();
           }
           used.add(key);
-          const reply = await postMcp(ctx, request(id, 'ping'), { session, label: `ping with id ${key}` });
-          const answered = responses(reply);
-          if (answered.length !== 1) ctx.fail(`ping with id ${key} was answered with ${answered.length} responses (HTTP ${reply.res.status})`);
-          const echoed = answered[0]!.id;
-          if (echoed !== id) ctx.fail(`ping with id ${key} (${typeof id}) was answered with id ${JSON.stringify(echoed)} (${typeof echoed})`);
+          await postMcp(ctx, request(id, 'ping'), { session, label: `ping with id ${key}` });
         },
         { numRuns: 40, examples: [0, 1, -1, '0', '7', '42', 'apicert', ' ', 'é'] },
       );

@@ -2,6 +2,8 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
+import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { issuesOf } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -20,13 +22,26 @@ export const initializeResultRule = rule({
     quote: 'The initialization phase MUST be the first interaction between client and server. … The server MUST respond with its own capabilities and information',
     url: SPEC_URL.lifecycle,
   },
-  async check(ctx: CheckContext) {
-    const { reply, message } = await initializeOnce(ctx, MCP_REVISION, 'initialize');
-    ctx.check(reply.res.status === 200, `initialize was answered HTTP ${reply.res.status}, expected 200`);
-    if (!message) ctx.fail('initialize was answered without a response carrying its id');
-    ctx.expect(!('error' in message), `initialize was answered with an error: ${JSON.stringify(message.error)}`);
-    const result = ctx.expectShape(initializeResult, message.result, 'the InitializeResult');
-    ctx.observe('server', { serverInfo: result.serverInfo, capabilities: Object.keys(result.capabilities) });
+  judgement: {
+    record: `a POST to the MCP endpoint carrying an initialize request for ${MCP_REVISION}`,
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const init = (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && 'id' in m && isObject(m.params) && m.params.protocolVersion === MCP_REVISION);
+        if (!init || ex.status === undefined) continue;
+        if (!j.check(ex, ex.status === 200, `initialize was answered HTTP ${ex.status}, expected 200`)) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        const message = answered.find((m) => m.id === init.id);
+        if (!j.check(ex, message !== undefined, 'initialize was answered without a response carrying its id') || !message) continue;
+        if (!j.check(ex, !('error' in message), `initialize was answered with an error: ${JSON.stringify(message.error)}`)) continue;
+        const parsed = initializeResult.safeParse(message.result);
+        if (!j.check(ex, parsed.success, `the InitializeResult lacks ${parsed.success ? '' : issuesOf(parsed.error)}`) || !parsed.success) continue;
+        j.observe('server', { serverInfo: parsed.data.serverInfo, capabilities: Object.keys(parsed.data.capabilities) });
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await initializeOnce(ctx, MCP_REVISION, 'initialize');
   },
 });
 

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
+import { mcpPosts, sentMessages } from '../support/traffic.ts';
 import { caller, closeSession, deleteSession, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -38,19 +39,30 @@ export const idVisibleAscii = rule({
     quote: 'The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'an answer from the MCP endpoint carrying Mcp-Session-Id (or an initialize answered 200, when the profile says the deployment requires sessions)',
+    none: 'the server assigned no Mcp-Session-Id at initialization, so there is no id to judge',
+    judge(j) {
+      // Whether the deployment requires sessions is not in the traffic: the profile says it (fixtures.mcp.requiresSession).
+      const required = j.profile?.fixtures.mcp.requiresSession === true;
+      for (const ex of mcpPosts(j)) {
+        const id = ex.responseHeaders[SESSION_HEADER];
+        if (id !== undefined) {
+          const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));
+          j.check(ex, bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
+        } else if (required && ex.status === 200 && (sentMessages(ex) ?? []).some((m) => m.method === 'initialize')) {
+          j.check(ex, false, 'the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true)');
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const first = await sendInitialize(ctx, { label: 'initialize (first session)' });
     const second = await sendInitialize(ctx, { label: 'initialize (second session)' });
     await deleteSession(ctx, first.sessionId, caller(ctx));
     await deleteSession(ctx, second.sessionId, caller(ctx));
-    if (first.sessionId === undefined) noSessionAssigned(ctx, 'so there is no id to judge');
-    for (const id of [first.sessionId, second.sessionId]) {
-      if (id === undefined) continue;
-      const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));
-      ctx.check(bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
-    }
     // "SHOULD be globally unique": recorded, not gated.
-    ctx.observe('two initializations got distinct session ids', first.sessionId !== second.sessionId);
+    if (first.sessionId !== undefined) ctx.observe('two initializations got distinct session ids', first.sessionId !== second.sessionId);
   },
 });
 

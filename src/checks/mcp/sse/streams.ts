@@ -1,5 +1,8 @@
 /** Streamable HTTP > Sending Messages (SSE responses) and Resumability and Redelivery (event ids). */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, pathOnly, section } from '../../../rule/index.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
+import { isEventStream, streamEvents } from '../../../traffic/read.ts';
+import { mcpEndpoint } from '../support/traffic.ts';
 import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
@@ -23,21 +26,30 @@ export const eventIdsUnique = rule({
     quote: 'If present, the ID MUST be globally unique across all streams within that session—or all streams with that specific client, if session management is not in use.',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
-      const seen = new Map<string, number>();
-      let streams = 0;
-      for (let i = 1; i <= 3; i += 1) {
-        const reply = await callTool(ctx, session, `tools/call #${i} (with a progress token)`, { progress: true });
-        if (reply.kind !== 'sse') continue;
-        streams += 1;
-        for (const e of reply.events) if (e.id !== undefined && e.id !== '') seen.set(e.id, (seen.get(e.id) ?? 0) + 1);
+  judgement: {
+    record: 'SSE streams from the MCP endpoint whose events carry ids, in one session',
+    none: 'the server answered with no SSE stream whose events carry ids (a JSON body, or events without ids, which MCP allows: "If present")',
+    judge(j) {
+      const seen = new Map<string, Map<string, Exchange>>();
+      for (const ex of j.exchanges) {
+        if (pathOnly(ex) !== mcpEndpoint(j) || ex.status !== 200 || !isEventStream(ex)) continue;
+        const events = streamEvents(j, ex);
+        if (!events) continue;
+        const session = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER] ?? '';
+        const ids = seen.get(session) ?? new Map<string, Exchange>();
+        seen.set(session, ids);
+        for (const e of events) {
+          if (e.id === undefined || e.id === '') continue;
+          const before = ids.get(e.id);
+          j.check(ex, before === undefined, `event id ${e.id} was already used${before && before.index !== ex.index ? ` on the stream of exchange #${before.index}` : ' on this stream'} in the same session`, before ? [before] : []);
+          ids.set(e.id, ex);
+        }
       }
-      if (streams === 0) ctx.notApplicable('the server answered every tools/call with a JSON body, so there was no SSE stream to judge');
-      if (seen.size === 0) ctx.notApplicable(`the ${streams} SSE stream(s) carried no event ids, which MCP allows ("If present")`);
-      const repeated = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
-      ctx.expect(repeated.length === 0, `event ids ${JSON.stringify(repeated.slice(0, 5))} appeared more than once across ${streams} streams of one session`);
-      ctx.observe('SSE event ids seen', { streams, ids: seen.size });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      for (let i = 1; i <= 3; i += 1) await callTool(ctx, session, `tools/call #${i} (with a progress token)`, { progress: true });
     });
   },
 });

@@ -4,8 +4,8 @@
  * JSON body, or the data of each event of its stream).
  */
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
-import type { Exchange, Judge } from '../../../rule/index.ts';
-import { pathOnly } from '../../../rule/index.ts';
+import type { Credential } from '../../../profile/schema.ts';
+import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { bodyMissing, eventsOf, isEventStream, requestBodyMissing } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
@@ -53,6 +53,52 @@ export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined
     const parsed = parseJson(text);
     if (!parsed.ok) continue;
     for (const m of Array.isArray(parsed.value) ? parsed.value : [parsed.value]) if (isResponseLike(m)) out.push(m);
+  }
+  return out;
+}
+
+/**
+ * Whether a request reached the MCP endpoint as an ordinary, authorised client would send it: a
+ * credential the profile gives for mcp (not expired), or, without a profile, one an earlier answer
+ * of the endpoint accepted (2xx); and no foreign Origin or Host (the origin and host rules' own
+ * provocations). Fed in journal order with `note`.
+ */
+export class McpCallers {
+  private readonly accepted = new Set<string>();
+  private readonly credentials: readonly Credential[];
+  constructor(j: Pick<Judge, 'profile'>) {
+    this.credentials = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp'));
+  }
+
+  ordinary(ex: Exchange): boolean {
+    const url = new URL(ex.url);
+    const origin = ex.requestHeaders.origin;
+    if (origin !== undefined && origin !== url.origin) return false;
+    const host = ex.requestHeaders.host;
+    if (host !== undefined && host !== url.host) return false;
+    const auth = ex.requestHeaders.authorization;
+    if (auth === undefined) return false;
+    if (this.credentials.length > 0) {
+      const c = credentialIn(ex, this.credentials);
+      return c !== undefined && !c.expired;
+    }
+    return this.accepted.has(auth);
+  }
+
+  note(ex: Exchange): void {
+    const auth = ex.requestHeaders.authorization;
+    if (auth !== undefined && ex.status !== undefined && ex.status >= 200 && ex.status < 300) this.accepted.add(auth);
+  }
+}
+
+/** Every POST to the MCP endpoint an ordinary authorised client sent (see McpCallers), in order. */
+export function ordinaryMcpPosts(j: Judge): Exchange[] {
+  const callers = new McpCallers(j);
+  const endpoint = mcpEndpoint(j);
+  const out: Exchange[] = [];
+  for (const ex of j.exchanges) {
+    if (ex.method === 'POST' && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
+    if (pathOnly(ex) === endpoint) callers.note(ex);
   }
   return out;
 }

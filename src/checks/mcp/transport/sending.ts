@@ -1,5 +1,10 @@
 /** Streamable HTTP > Sending Messages to the Server: what a POST is answered with. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
+import { requestJson, wholeBody } from '../../../traffic/read.ts';
+import { isRecord } from '../../../util/json.ts';
+import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
 import {
   closeSession,
   newRequestId,
@@ -41,19 +46,32 @@ export const accepted202 = rule({
       'If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. … If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST to the MCP endpoint carrying only notifications or responses',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = sentMessages(ex);
+        if (!sent || sent.length === 0 || ex.status === undefined) continue;
+        if (sent.some((m) => typeof m.method === 'string' && 'id' in m) || !sent.every((m) => typeof m.method === 'string' || isResponseLike(m))) continue;
+        const what = sent.map((m) => (typeof m.method === 'string' ? m.method : 'a JSON-RPC response')).join(', ');
+        // The lifecycle's own notification cannot be refused by a usable server; other input may be refused with an HTTP error status.
+        const mayRefuse = !sent.every((m) => m.method === 'notifications/initialized');
+        if (mayRefuse && ex.status >= 400 && ex.status < 500) {
+          j.observe(`${what} refused`, ex.status, 'the server may refuse input it cannot accept with an HTTP error status');
+          continue;
+        }
+        if (!j.check(ex, ex.status === 202, `${what} was answered ${ex.status}, expected 202 Accepted`)) continue;
+        const body = wholeBody(j, ex);
+        if (body !== undefined) j.check(ex, body.length === 0, `${what} was answered 202 with a body (${body.length} characters), expected no body`);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const session: McpSession = await openSession(ctx, { sendInitialized: false });
     try {
-      // The lifecycle's own notification: a server cannot refuse it and still be usable.
-      const initialized = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
-      judgeAccepted(ctx, 'notifications/initialized', initialized, false);
-      const cancelled = await postMcp(ctx, notification('notifications/cancelled', { requestId: newRequestId('never-sent'), reason: 'apicert probe' }), {
-        session,
-        label: 'notifications/cancelled for an unknown request',
-      });
-      judgeAccepted(ctx, 'notifications/cancelled for a request the server never saw', cancelled, true);
-      const response = await postMcp(ctx, { jsonrpc: '2.0', id: newRequestId('unsolicited'), result: {} }, { session, label: 'a JSON-RPC response' });
-      judgeAccepted(ctx, 'a JSON-RPC response to a request the server never sent', response, true);
+      await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
+      await postMcp(ctx, notification('notifications/cancelled', { requestId: newRequestId('never-sent'), reason: 'apicert probe' }), { session, label: 'notifications/cancelled for an unknown request' });
+      await postMcp(ctx, { jsonrpc: '2.0', id: newRequestId('unsolicited'), result: {} }, { session, label: 'a JSON-RPC response' });
     } finally {
       await closeSession(ctx, session);
     }
@@ -72,21 +90,29 @@ export const requestResponse = rule({
       'If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
-      for (const method of ['ping', 'tools/list']) {
-        const id = newRequestId(method.replace('/', '-'));
-        const reply = await postMcp(ctx, request(id, method), { session, label: method });
-        if (!ctx.check(reply.res.status >= 200 && reply.res.status < 300, `${method} was answered HTTP ${reply.res.status}, expected a 2xx`)) continue;
-        ctx.check(JSON_OR_SSE.includes(reply.mediaType), `${method} was answered with content-type "${reply.res.contentType}", expected application/json or text/event-stream`);
-        const found = responses(reply);
-        ctx.observe(`${method} framing`, reply.kind);
+  judgement: {
+    record: 'a POST to the MCP endpoint carrying one JSON-RPC request (not a batch) in a session, answered 2xx',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = requestJson(ex);
+        const only = isRecord(sent) && typeof sent.method === 'string' && 'id' in sent && sent.method !== 'initialize' ? sent : undefined;
+        // Chosen by the request: one request in a session (a refusal of the session is another rule's).
+        if (!only || ex.requestHeaders[SESSION_HEADER] === undefined || ex.status === undefined || ex.status >= 300 || ex.status < 200) continue;
+        const type = mediaType(ex.responseHeaders);
+        if (!j.check(ex, type === 'application/json' || type === 'text/event-stream', `${String(only.method)} was answered with content-type "${type}", expected application/json or text/event-stream`)) continue;
+        j.observe(`${String(only.method)} framing`, type === 'text/event-stream' ? 'sse' : 'json');
+        const found = answeredResponses(j, ex);
         // application/json carries "one JSON object"; an SSE stream only SHOULD carry the response
         // (mcp.sse.closes-after-response judges that), but what it carries must answer this request.
-        if (reply.kind === 'sse' && found.length === 0) continue;
-        if (ctx.check(found.length === 1, `${method} was answered with ${found.length} JSON-RPC responses, expected exactly one`))
-          ctx.check(found[0]?.id === id, `the response to ${method} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(id)}`);
+        if (!found || (type === 'text/event-stream' && found.length === 0)) continue;
+        if (j.check(ex, found.length === 1, `${String(only.method)} was answered with ${found.length} JSON-RPC responses, expected exactly one`))
+          j.check(ex, found[0]?.id === only.id, `the response to ${String(only.method)} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(only.id)}`);
       }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      for (const method of ['ping', 'tools/list']) await postMcp(ctx, request(newRequestId(method.replace('/', '-')), method), { session, label: method });
     });
   },
 });

@@ -1,6 +1,14 @@
 /** Endpoints: POST /v8/capabilities/search; Resources: capability search request and manifest. */
 import { type CheckContext, section } from '../../../rule/index.ts';
-import { capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
+import type { z } from 'zod';
+import { capabilitySearchRequest, capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
+import { requestJson } from '../../../traffic/read.ts';
+import { isRecord } from '../../../util/json.ts';
+import { judgeReadAnswers } from '../support/traffic.ts';
+
+function validSearch(body: unknown): boolean {
+  return capabilitySearchRequest.safeParse(body).success && isRecord(body) && !('principalId' in body);
+}
 import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
 import { boundarySearches, generatedSearches } from './cases.ts';
 
@@ -15,17 +23,26 @@ export const searchOk = rule({
     quote:
       'Response: a JSON array of manifests, at most 256, ordered by policy-weighted relevance. … `api`, `mcp`, `a2a_agent`, `browser`, `device`, `skill`, `human` … 64 lowercase hex chars (SHA-256 of the contract) … `healthy`, `degraded`, `unavailable`, `quarantined`',
   },
-  async check(ctx: CheckContext) {
-    const res = await searchCapabilities(ctx, capabilitySearchBody(ctx), 'capability search');
-    ctx.check(res.status === 200, `capability search answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `capability search answered content-type "${res.contentType}", expected application/json`);
-    const manifests = ctx.expectShape(capabilitySearchResponse, res.json, 'the capability search response');
-    ctx.observe('manifests returned', manifests.length);
-    ctx.observe(
-      'kinds and health states returned',
-      [...new Set(manifests.map((m) => `${m.kind}/${m.healthState}`))].sort(),
-      'quarantined capabilities cannot be invoked and unavailable ones are not to be put in goal specifications',
-    );
+  judgement: {
+    record: 'a POST /v8/capabilities/search from a caller holding capabilities:read',
+    judge(j) {
+      judgeReadAnswers(j, {
+        op: 'v8.capabilities.search',
+        scope: 'capabilities:read',
+        name: 'capability search',
+        schema: capabilitySearchResponse,
+        // A valid request that names no principal must be served.
+        expect200: (ex) => validSearch(requestJson(ex)),
+        extra(_ex, value) {
+          const manifests = value as z.infer<typeof capabilitySearchResponse>;
+          j.observe('manifests returned', manifests.length);
+          j.observe('kinds and health states returned', [...new Set(manifests.map((m) => `${m.kind}/${m.healthState}`))].sort(), 'quarantined capabilities cannot be invoked and unavailable ones are not to be put in goal specifications');
+        },
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await searchCapabilities(ctx, capabilitySearchBody(ctx), 'capability search');
   },
 });
 

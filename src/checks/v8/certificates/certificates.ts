@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { worldCertificate, certificatesResponse } from '../../../contract/v8/certificates.ts';
+import { judgeListingItems, judgeReadAnswers } from '../support/traffic.ts';
 import { holder, judgeListingShape, listingItems, type ListingNames, observeListingForm, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:world:read'] } });
@@ -22,12 +23,12 @@ export const certificatesShape = rule({
     quote:
       'horizon | string | ISO 8601 UTC; furthest time the knowledge is expected valid … expiresAt | string | ISO 8601 UTC; after it the gateway does not use the certificate for planning … healthState | string | `healthy`, `degraded`, `unavailable`, `quarantined` … issuedAt | string | ISO 8601 UTC',
   },
-  async check(ctx: CheckContext) {
-    judgeListingShape(ctx, await readCertificates(ctx), CERTIFICATES, worldCertificate, {
-      need: 'data',
-      what: 'no world certificate (the listing was empty), so no certificate\'s fields were judged',
-      remedy: 'certify a deployment (or give the primary credential a scope) that has at least one',
-    });
+  judgement: {
+    record: 'a GET /v8/world-model/certificates from a caller holding world:read',
+    judge: (j) => judgeReadAnswers(j, { op: 'v8.certificates.list', scope: 'world:read', name: 'world certificates', schema: certificatesResponse, expect200: () => true, extra: judgeListingItems(j, 'certificates', worldCertificate) }),
+  },
+  async provoke(ctx: CheckContext) {
+    await readCertificates(ctx);
   },
 });
 

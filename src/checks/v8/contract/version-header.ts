@@ -1,6 +1,7 @@
 /** Versioning: the contract header on every /v8 response. */
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../../contract/v8/common.ts';
 import { section } from '../../../rule/index.ts';
+import { onSurface } from '../../../traffic/read.ts';
 import { errorBattery, readSurfaceSuccesses } from '../support/battery.ts';
 import { createMission, writer, MISSIONS } from '../support/missions.ts';
 
@@ -14,17 +15,22 @@ export const versionHeader = rule({
     section: 'Versioning',
     quote: 'Every response carries header `x-service-contract-version` with the value `service-integration-gateway-v8.1`.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'any answered /v8 request',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v8') || ex.status === undefined) continue;
+        const value = ex.responseHeaders[CONTRACT_HEADER];
+        j.check(ex, value === CONTRACT_VERSION, `${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`);
+      }
+    },
+  },
+  async provoke(ctx) {
+    // A success, a stream, every kind of error and every read surface: each answer carries the header.
     const mission = await createMission(ctx, 'succeeds');
-    const observed = await errorBattery(ctx);
-    const get = await ctx.http.send({ method: 'GET', path: `${MISSIONS}/${mission.runId}`, credential: writer(ctx), label: 'get mission' });
-    observed.push({ what: 'get mission (200)', ...get, exchange: ctx.http.exchangeOf(get) });
-    const stream = await ctx.http.stream({ method: 'GET', path: `${MISSIONS}/${mission.runId}/events`, credential: writer(ctx), label: 'event stream', onEvent: () => 'disconnect' });
-    observed.push({ what: 'event stream (200)', status: stream.status, headers: stream.headers, json: undefined, contentType: stream.contentType, exchange: ctx.http.exchangeOf(stream) });
-    observed.push(...(await readSurfaceSuccesses(ctx)));
-    for (const o of observed) {
-      const value = o.headers[CONTRACT_HEADER];
-      ctx.check(value === CONTRACT_VERSION, `${o.what}: ${CONTRACT_HEADER} is ${value === undefined ? 'missing' : `"${value}"`}, expected "${CONTRACT_VERSION}"`, o.exchange);
-    }
+    await errorBattery(ctx);
+    await ctx.http.send({ method: 'GET', path: `${MISSIONS}/${mission.runId}`, credential: writer(ctx), label: 'get mission' });
+    await ctx.http.stream({ method: 'GET', path: `${MISSIONS}/${mission.runId}/events`, credential: writer(ctx), label: 'event stream', onEvent: () => 'disconnect' });
+    await readSurfaceSuccesses(ctx);
   },
 });

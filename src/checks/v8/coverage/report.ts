@@ -5,6 +5,7 @@ import { CONTRACT_HEADER } from '../../../contract/v8/common.ts';
 import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts';
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
 import { holder, PATHS } from '../support/read.ts';
+import { judgeReadAnswers } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:coverage:read'] } });
 
@@ -21,15 +22,27 @@ export const coverageShape = rule({
     quote:
       'generatedAt | string, ISO 8601 UTC … endpoints | array of {operationId string, method string, path string, scope string, available boolean, evidenceScore number 0.0-1.0} … capabilityKinds | object keyed by kind (`api`, `mcp`, `skill`, `browser`, `a2a_agent`, `human`, `device`), each {count integer, healthyCount integer} … overallEvidenceScore | number 0.0-1.0',
   },
-  async check(ctx: CheckContext) {
-    const res = await readCoverage(ctx, holder(ctx, 'coverage:read'));
-    ctx.check(res.status === 200, `the coverage report answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `the coverage report answered content-type "${res.contentType}", expected application/json`);
-    const report = ctx.expectShape(coverageReport, res.json, 'the coverage report');
-    const kinds = Object.keys(report.capabilityKinds);
-    ctx.observe('capability kinds reported', kinds, `absent: ${COVERAGE_KINDS.filter((k) => !kinds.includes(k)).join(', ') || 'none'}`);
-    const odd = Object.entries(report.capabilityKinds).filter(([, v]) => v !== undefined && v.healthyCount > v.count);
-    if (odd.length > 0) ctx.observe('kinds with healthyCount above count', Object.fromEntries(odd), 'the seed does not relate the two counts');
+  judgement: {
+    record: 'a GET /v8/coverage from a caller holding coverage:read',
+    judge(j) {
+      judgeReadAnswers(j, {
+        op: 'v8.coverage.get',
+        scope: 'coverage:read',
+        name: 'the coverage report',
+        schema: coverageReport,
+        expect200: () => true,
+        extra(_ex, value) {
+          const report = value as z.infer<typeof coverageReport>;
+          const kinds = Object.keys(report.capabilityKinds);
+          j.observe('capability kinds reported', kinds, `absent: ${COVERAGE_KINDS.filter((k) => !kinds.includes(k)).join(', ') || 'none'}`);
+          const odd = Object.entries(report.capabilityKinds).filter(([, v]) => v !== undefined && v.healthyCount > v.count);
+          if (odd.length > 0) j.observe('kinds with healthyCount above count', Object.fromEntries(odd), 'the seed does not relate the two counts');
+        },
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await readCoverage(ctx, holder(ctx, 'coverage:read'));
   },
 });
 

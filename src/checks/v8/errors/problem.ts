@@ -1,6 +1,7 @@
 /** Errors: every /v8 failure is problem+json. */
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../../contract/v8/problem.ts';
-import { section } from '../../../rule/index.ts';
+import { mediaType, section } from '../../../rule/index.ts';
+import { answerJson, hasWholeBody, issuesOf, onSurface } from '../../../traffic/read.ts';
 import { errorBattery } from '../support/battery.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'], fixtures: ['v8.missions.succeeds'] } });
@@ -14,12 +15,23 @@ export const problemShape = rule({
     quote:
       'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).',
   },
-  async check(ctx) {
-    for (const o of await errorBattery(ctx)) {
-      if (!ctx.check(o.status >= 400, `${o.what}: answered ${o.status}, so it produced no error to judge`, o.exchange)) continue;
-      ctx.check(o.contentType.startsWith(PROBLEM_CONTENT_TYPE), `${o.what}: content-type is "${o.contentType}", expected ${PROBLEM_CONTENT_TYPE}`, o.exchange);
-      const problem = ctx.checkShape(v8Problem, o.json, `${o.what}: the problem body`, o.exchange);
-      if (problem) ctx.check(problem.status === o.status, `${o.what}: the body says status ${problem.status}, the HTTP status is ${o.status}`, o.exchange);
-    }
+  judgement: {
+    record: 'a /v8 request answered 4xx or 5xx',
+    judge(j) {
+      // "Failures": every answer of the surface with an error status, whatever was asked.
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v8') || ex.status === undefined || ex.status < 400) continue;
+        const type = mediaType(ex.responseHeaders);
+        if (!j.check(ex, type === PROBLEM_CONTENT_TYPE, `the ${ex.status} answer is ${type || 'without a content type'}, expected ${PROBLEM_CONTENT_TYPE}`)) continue;
+        const json = answerJson(j, ex);
+        if (json === undefined && !hasWholeBody(ex)) continue;
+        const parsed = v8Problem.safeParse(json);
+        if (!j.check(ex, parsed.success, `the ${ex.status} problem does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) continue;
+        j.check(ex, parsed.data.status === ex.status, `the problem says status ${parsed.data.status} but the HTTP status is ${ex.status}`);
+      }
+    },
+  },
+  async provoke(ctx) {
+    await errorBattery(ctx);
   },
 });

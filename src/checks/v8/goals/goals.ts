@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { contextGoal, goalsResponse } from '../../../contract/v8/goals.ts';
+import { judgeListingItems, judgeReadAnswers } from '../support/traffic.ts';
 import { holder, judgeListingShape, listingItems, type ListingNames, observeListingForm, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:context:read'] } });
@@ -21,12 +22,12 @@ export const goalsShape = rule({
     section: 'Resources > Context goal',
     quote: 'status | string | `active`, `paused`, `archived` … priority | string | `critical`, `high`, `medium`, `low` … createdAt | string | ISO 8601 UTC … updatedAt | string | ISO 8601 UTC',
   },
-  async check(ctx: CheckContext) {
-    judgeListingShape(ctx, await readGoals(ctx), GOALS, contextGoal, {
-      need: 'data',
-      what: 'no goal of the primary principal (the listing was empty), so no goal\'s fields were judged',
-      remedy: 'give the primary principal at least one goal (see fixtures.v8.goalCompartments)',
-    });
+  judgement: {
+    record: 'a GET /v8/context-twin/goals from a caller holding context:read',
+    judge: (j) => judgeReadAnswers(j, { op: 'v8.goals.list', scope: 'context:read', name: 'context goals', schema: goalsResponse, expect200: () => true, extra: judgeListingItems(j, 'goals', contextGoal) }),
+  },
+  async provoke(ctx: CheckContext) {
+    await readGoals(ctx);
   },
 });
 

@@ -1,7 +1,10 @@
 /** Endpoints: POST /v8/memory/query; Resources: memory query request and response; Limits. */
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
-import { MEMORY_BOUNDS, memoryResponse } from '../../../contract/v8/memory.ts';
+import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
+import { requestJson } from '../../../traffic/read.ts';
+import { isRecord } from '../../../util/json.ts';
+import { judgeReadAnswers } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
@@ -35,15 +38,31 @@ export const queryOk = rule({
     quote:
       'Memory response (`200`): an object with `entries` (array), `totalContextBytes` (integer) and `truncated` (boolean). An entry carries `entryId` (string), `class` (string), `content` (string), `score` (number) and `createdAt` (timestamp).',
   },
-  async check(ctx: CheckContext) {
-    const res = await queryMemory(ctx, memoryBase(ctx), 'memory query');
-    ctx.check(res.status === 200, `the memory query answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `the memory query answered content-type "${res.contentType}", expected application/json`);
-    const bundle = ctx.expectShape(memoryResponse, res.json, 'the memory response');
-    ctx.observe('entries returned', bundle.entries.length);
-    if (bundle.entries.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: 'gave a memory query that returned no entries, so no entry\'s fields were judged', remedy: 'give a compartment and purpose with entries' });
-    const forms = new Set(bundle.entries.map((e) => (typeof e.createdAt === 'number' ? 'epoch number' : 'ISO 8601 string')));
-    if (forms.size > 0) ctx.observe('createdAt form', [...forms], 'the seed types createdAt as "timestamp" without a format');
+  judgement: {
+    record: 'a POST /v8/memory/query from a caller holding memory:read',
+    judge(j) {
+      // Which compartment and purpose the principal may query is not in the traffic: the profile's fixture names them.
+      const permitted = j.profile?.fixtures.v8.memory;
+      judgeReadAnswers(j, {
+        op: 'v8.memory.query',
+        scope: 'memory:read',
+        name: 'the memory query',
+        schema: memoryResponse,
+        expect200: (ex) => {
+          const body = requestJson(ex);
+          return memoryQueryRequest.safeParse(body).success && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
+        },
+        extra(_ex, value) {
+          const bundle = value as z.infer<typeof memoryResponse>;
+          j.observe('entries returned', bundle.entries.length);
+          const forms = new Set(bundle.entries.map((e) => (typeof e.createdAt === 'number' ? 'epoch number' : 'ISO 8601 string')));
+          if (forms.size > 0) j.observe('createdAt form', [...forms], 'the seed types createdAt as "timestamp" without a format');
+        },
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await queryMemory(ctx, memoryBase(ctx), 'memory query');
   },
 });
 

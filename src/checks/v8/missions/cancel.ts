@@ -1,5 +1,7 @@
 /** States and transitions: POST /v8/missions/{runId}/cancel. */
-import { section } from '../../../rule/index.ts';
+import { mediaType, section, type Exchange } from '../../../rule/index.ts';
+import { answerJson, operation, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { missionOf, sentFixture, withMissions } from '../support/traffic.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
 
@@ -13,23 +15,45 @@ export const cancelled = rule({
     section: 'States and transitions',
     quote: '`POST /v8/missions/{runId}/cancel` | | `cancelled` | event `mission.cancelled`',
   },
-  async check(ctx) {
+  judgement: {
+    record: "a keyed POST /v8/missions/{runId}/cancel by the creator of a mission made with the profile's fixtures.v8.missions.cancellable body, then its event stream or a read",
+    judge(j) {
+      // Which mission is still running when cancelled is not in the traffic: the profile's fixture names one that runs for seconds.
+      if (!j.profile?.fixtures.v8.missions.cancellable) j.untestable({ need: 'fixture', path: 'v8.missions.cancellable', remedy: 'give the profile (--profile FILE) whose fixture created the cancelled mission' });
+      const accepted = new Map<string, Exchange>();
+      withMissions(j, (ex, seen, callers) => {
+        const runId = missionOf(ex)!;
+        const op = operation(ex);
+        if (op === 'v8.missions.cancel') {
+          if (seen.cancelled || seen.terminal || !seen.creator || ex.status === undefined || ex.status === 429 || ex.requestHeaders['idempotency-key'] === undefined) return;
+          if (!callers.holds(ex, 'missions:write') || !sentFixture(j, seen.createBody, 'cancellable')) return;
+          if (j.check(ex, ex.status >= 200 && ex.status < 300, `cancel answered ${ex.status}, expected a 2xx`)) accepted.set(runId, ex);
+          // "Cancel request body and response body: not shown."
+          j.observe('cancel response', { status: ex.status, contentType: mediaType(ex.responseHeaders), body: ex.responseBody ? 'non-empty' : 'empty' });
+          return;
+        }
+        const cancel = runId === undefined ? undefined : accepted.get(runId);
+        if (!cancel || !startsAfterEnd(ex, cancel) || ex.status !== 200) return;
+        if (op === 'v8.missions.events') {
+          const events = streamEvents(j, ex);
+          if (events) j.check(ex, events.at(-1)?.event === 'mission.cancelled', `the stream of the cancelled mission ended with ${events.at(-1)?.event ?? 'no event'}, expected mission.cancelled`, [cancel]);
+        } else if (op === 'v8.missions.get') {
+          const parsed = missionProjection.safeParse(answerJson(j, ex));
+          if (parsed.success) j.check(ex, parsed.data.status === 'cancelled', `the mission reads back as ${parsed.data.status} after cancel, expected cancelled`, [cancel]);
+        }
+      });
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'cancellable');
-    const res = await ctx.http.send({
+    await ctx.http.send({
       method: 'POST',
       path: `${MISSIONS}/${mission.runId}/cancel`,
       credential: writer(ctx),
       headers: { 'idempotency-key': newKey() },
       label: 'cancel a running mission',
     });
-    ctx.check(res.status >= 200 && res.status < 300, `cancel answered ${res.status}, expected a 2xx`);
-    // "Cancel request body and response body: not shown."
-    ctx.observe('cancel response', { status: res.status, contentType: res.contentType, body: res.json ?? (res.text.length > 0 ? 'non-JSON' : 'empty') });
-    const stream = await followEvents(ctx, mission.runId, { label: 'follow the cancelled mission' });
-    const last = stream.events.at(-1);
-    ctx.check(last?.event === 'mission.cancelled', `the stream ended with ${last?.event ?? 'no event'}, expected mission.cancelled`);
-    const after = await getMission(ctx, mission.runId);
-    const projection = ctx.expectShape(missionProjection, after.json, 'the mission after cancel');
-    ctx.expect(projection.status === 'cancelled', `the mission reads back as ${projection.status} after cancel, expected cancelled`);
+    await followEvents(ctx, mission.runId, { label: 'follow the cancelled mission' });
+    await getMission(ctx, mission.runId);
   },
 });

@@ -1,5 +1,8 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
-import { section } from '../../../rule/index.ts';
+import { mediaType, section, type Exchange, type Judge } from '../../../rule/index.ts';
+import { dataOf, operation, streamEvents } from '../../../traffic/read.ts';
+import { parseJson } from '../../../util/json.ts';
+import { judgeReadsAfterTerminal, withMissions } from '../support/traffic.ts';
 import {
   MISSION_EVENT_TYPES,
   missionProjection,
@@ -22,26 +25,32 @@ export const eventsShape = rule({
     section: 'Events; Endpoints > Rules 5',
     quote: 'Each event has three fields: … Mission events stream text/event-stream and everything else returns JSON.',
   },
-  async check(ctx) {
+  judgement: {
+    record: "a GET /v8/missions/{runId}/events without Last-Event-ID, of the caller's own mission, from a caller holding missions:read",
+    judge(j) {
+      ownStreams(j, (ex) => {
+        if (!j.check(ex, ex.status === 200, `the event stream answered ${ex.status}, expected 200`)) return;
+        const type = mediaType(ex.responseHeaders);
+        if (!j.check(ex, type === 'text/event-stream', `the event stream answered content-type "${type}", expected text/event-stream`)) return;
+        const events = streamEvents(j, ex);
+        if (!events) return;
+        j.check(ex, events.length > 0, 'the stream of a mission that ran carried no event');
+        const ids = new Set<string>();
+        for (const [i, e] of events.entries()) {
+          j.check(ex, e.id !== undefined && e.id.length > 0, `event #${i + 1} (${e.event ?? 'message'}) has no id`);
+          j.check(ex, e.event !== undefined && (MISSION_EVENT_TYPES as readonly string[]).includes(e.event), `event #${i + 1} has type "${e.event ?? 'message'}", not a documented mission event`);
+          j.check(ex, parseJson(e.data).ok, `event #${i + 1} (${e.event}) has data that is not JSON: ${e.data.slice(0, 80)}`);
+          if (e.id !== undefined) {
+            j.check(ex, !ids.has(e.id), `two events of one stream share the id ${e.id}`);
+            ids.add(e.id);
+          }
+        }
+      });
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
-    const stream = await followEvents(ctx, mission.runId);
-    ctx.check(stream.status === 200, `the event stream answered ${stream.status}, expected 200`);
-    ctx.check(stream.contentType.startsWith('text/event-stream'), `the event stream answered content-type "${stream.contentType}"`);
-    ctx.expect(stream.events.length > 0, 'the stream of a mission that ran carried no event');
-    for (const [i, e] of stream.events.entries()) {
-      ctx.check(e.id !== undefined && e.id.length > 0, `event #${i + 1} (${e.event ?? 'message'}) has no id`);
-      ctx.check(e.event !== undefined && (MISSION_EVENT_TYPES as readonly string[]).includes(e.event), `event #${i + 1} has type "${e.event ?? 'message'}", not a documented mission event`);
-      let data: unknown;
-      try {
-        data = JSON.parse(e.data);
-      } catch {
-        ctx.check(false, `event #${i + 1} (${e.event}) has data that is not JSON: ${e.data.slice(0, 80)}`);
-        continue;
-      }
-      ctx.check(data !== undefined, `event #${i + 1} has no data`);
-    }
-    const ids = stream.events.map((e) => e.id);
-    ctx.check(new Set(ids).size === ids.length, 'two events of one stream share an id');
+    await followEvents(ctx, mission.runId);
   },
 });
 
@@ -55,15 +64,22 @@ export const eventsTraceId = rule({
     section: 'Events',
     quote: 'a new reasoning or tool-call step begins; data includes `traceId` … a step finishes successfully; data includes `stepId`, `traceId` and a result summary',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a mission event stream carrying mission.step.started or mission.step.completed events',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
+        for (const [i, e] of (streamEvents(j, ex) ?? []).entries()) {
+          if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
+          const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
+          j.check(ex, schema.safeParse(dataOf(e)).success, `event #${i + 1} (${e.event}, id ${e.id ?? 'none'}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
+        }
+      }
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
-    const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
-    const steps = stream.events.filter((e) => e.event === 'mission.step.started' || e.event === 'mission.step.completed');
-    if (steps.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.missions.succeeds', problem: 'gave a mission that emitted no step events', remedy: 'give a fixture that runs at least one step' });
-    for (const e of steps) {
-      const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
-      ctx.checkShape(schema, JSON.parse(e.data), `the data of ${e.event} (id ${e.id ?? 'none'})`);
-    }
+    await followToTerminal(ctx, mission.runId, 'succeeds');
   },
 });
 
@@ -74,14 +90,26 @@ export const closesAfterTerminal = rule({
   needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a mission event stream read past its terminal event',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
+        const events = streamEvents(j, ex);
+        const terminalIndex = events?.findIndex((e) => isTerminalEvent(e.event)) ?? -1;
+        if (!events || terminalIndex === -1) continue;
+        j.check(ex, terminalIndex === events.length - 1, `${events.length - terminalIndex - 1} event(s) followed ${events[terminalIndex]!.event} on the same stream`);
+        // Who closed the stream is known only to the reader that waited for it (apicert's probe, a proxy); a HAR does not say.
+        if (ex.streamEnd === 'server') continue;
+        if (ex.streamEnd === 'grace-expired') j.check(ex, false, `the stream was still open ${j.profile?.safety.streamCloseGraceMs ?? 'the grace'} ms after ${events[terminalIndex]!.event} (safety.streamCloseGraceMs)`);
+        else if (ex.streamEnd === undefined) j.lacks(ex, 'whether the server closed the stream after its terminal event: the recording does not say');
+      }
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const stream = await followToTerminal(ctx, mission.runId, 'succeeds', { awaitClose: true });
-    const grace = ctx.profile.safety.streamCloseGraceMs;
-    ctx.check(stream.end === 'server', `the stream was still open ${grace} ms after ${stream.terminal} (safety.streamCloseGraceMs)`);
     ctx.observe('close after terminal event (ms)', stream.closeAfterTerminalMs);
-    const terminalIndex = stream.events.findIndex((e) => isTerminalEvent(e.event));
-    ctx.check(terminalIndex === stream.events.length - 1, `${stream.events.length - terminalIndex - 1} event(s) followed the terminal event on the same stream`);
   },
 });
 
@@ -136,6 +164,7 @@ export const replayWindow = rule({
     section: 'Events > Rules 1',
     quote: 'A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.',
   },
+  activeOnly: 'whether a cursor lies outside the replay window is known only to the prober that chose a cursor the target never issued (or the profile\'s stale one)',
   async check(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const full = await followToTerminal(ctx, mission.runId, 'succeeds');
@@ -155,22 +184,21 @@ export const afterTerminal = rule({
   needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
-  async check(ctx) {
+  judgement: {
+    record: "a mission's event stream up to its terminal event, then a GET /v8/missions/{runId} by the same caller",
+    judge: (j) => judgeReadsAfterTerminal(j, () => true),
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const stream = await followToTerminal(ctx, mission.runId, 'succeeds');
-    const expected = TERMINAL_EVENT_STATUS[stream.terminal]!;
     for (const pause of [0, 150, 300]) {
       await ctx.sleep(pause);
-      const res = await getMission(ctx, mission.runId, writer(ctx), `read mission ${pause} ms later`);
-      const projection = ctx.expectShape(missionProjection, res.json, 'the mission after its terminal event');
-      ctx.check(projection.status === expected, `after ${stream.terminal} the mission reads back as ${projection.status}, expected ${expected}`, res);
+      await getMission(ctx, mission.runId, writer(ctx), `read mission ${pause} ms later`);
     }
     if (stream.lastEventId === undefined) return;
     // Nothing state-changing may follow; a stream held open after its end is judged by closes-after-terminal, not waited on here.
     const later = await followEvents(ctx, mission.runId, { lastEventId: stream.lastEventId, label: 'resume after the terminal event', maxMs: ctx.profile.safety.streamCloseGraceMs });
-    if (later.status === 200 && later.events.length > 0) {
-      ctx.observe('events after the terminal event', later.events.map((e) => e.event));
-    }
+    if (later.status === 200 && later.events.length > 0) ctx.observe('events after the terminal event', later.events.map((e) => e.event));
   },
 });
 
@@ -179,9 +207,19 @@ export const eventsUnknown = rule({
   title: 'The event stream of a runId that does not exist answers 404',
   level: 'required',
   spec: { section: 'Errors', quote: '`GET /v8/missions/{runId}/events` | `401`; `403`; `404`' },
+  activeOnly: 'that a runId was never created anywhere is known only to the prober that made it up; a recording cannot show it',
   async check(ctx) {
     const res = await followEvents(ctx, uuidv7(), { label: 'events of a runId that was never created' });
     ctx.expect(res.status === 404, `events of an unknown runId answered ${res.status}, expected 404`);
   },
 });
 
+
+/** Every stream request without Last-Event-ID of a mission the same caller created, from a caller holding missions:read. */
+function ownStreams(j: Judge, each: (ex: Exchange) => void): void {
+  withMissions(j, (ex, seen, callers) => {
+    if (operation(ex) !== 'v8.missions.events' || !seen.creator || ex.status === undefined || ex.status === 429) return;
+    if (ex.requestHeaders['last-event-id'] !== undefined || !callers.holds(ex, 'missions:read')) return;
+    each(ex);
+  });
+}

@@ -1,8 +1,10 @@
 /** Endpoints: GET /v8/missions/{runId}; Authentication: lookups limited to the caller's principal. */
-import { section } from '../../../rule/index.ts';
+import { mediaType, section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
+import { answerJson, hasWholeBody, issuesOf, operation } from '../../../traffic/read.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { createMission, getMission, MISSIONS } from '../support/missions.ts';
+import { createdMission, missionOf, withMissions } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -13,13 +15,24 @@ export const getOk = rule({
   needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Endpoints', quote: 'path `runId` (UUID v7) | `200` mission projection' },
-  async check(ctx) {
+  judgement: {
+    record: 'a GET /v8/missions/{runId} of a mission the same caller created earlier, from a caller holding missions:read',
+    judge(j) {
+      withMissions(j, (ex, seen, callers) => {
+        if (operation(ex) !== 'v8.missions.get' || !seen.creator || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'missions:read')) return;
+        if (!j.check(ex, ex.status === 200, `get of the caller's own mission answered ${ex.status}, expected 200`, [seen.creator])) return;
+        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `get answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        const json = answerJson(j, ex);
+        if (json === undefined && !hasWholeBody(ex)) return;
+        const parsed = missionProjection.safeParse(json);
+        if (!j.check(ex, parsed.success, `the 200 is not a mission projection (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
+        j.check(ex, parsed.data.runId === missionOf(ex), `get returned runId ${parsed.data.runId}, asked for ${missionOf(ex)}`);
+      });
+    },
+  },
+  async provoke(ctx) {
     const created = await createMission(ctx, 'succeeds');
-    const res = await getMission(ctx, created.runId);
-    ctx.check(res.status === 200, `get answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `get answered content-type "${res.contentType}", expected application/json`);
-    const projection = ctx.expectShape(missionProjection, res.json, 'the get response');
-    ctx.check(projection.runId === created.runId, `get returned runId ${projection.runId}, asked for ${created.runId}`);
+    await getMission(ctx, created.runId);
   },
 });
 
@@ -28,6 +41,7 @@ export const getUnknown = rule({
   title: 'Get of a runId that does not exist answers 404',
   level: 'required',
   spec: { section: 'Errors', quote: '`404` no such mission for the principal' },
+  activeOnly: 'that a runId was never created anywhere is known only to the prober that made it up; a recording cannot show it',
   async check(ctx) {
     const res = await getMission(ctx, uuidv7(), undefined, 'read a runId that was never created');
     ctx.expect(res.status === 404, `an unknown runId answered ${res.status}, expected 404`);
@@ -44,20 +58,36 @@ export const getOtherPrincipal = rule({
     section: 'Authentication',
     quote: "Mission, trace and skill lookups are limited to the caller's principal and policy scope; a resource outside it gives `404`.",
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a GET /v8/missions/{runId} or its events by a credential of another principal than the mission\'s creator (principals come from --profile)',
+    judge(j) {
+      // Whose principal a token is, is not in the traffic: the profile says it.
+      const creators = new Map<string, { principal: string; ex: (typeof j.exchanges)[number] }>();
+      withMissions(j, (ex, _seen, callers) => {
+        const op = operation(ex);
+        const runId = missionOf(ex);
+        if (runId !== undefined && (op === 'v8.missions.get' || op === 'v8.missions.events') && ex.status !== undefined && ex.requestHeaders.authorization !== undefined) {
+          const creator = creators.get(runId);
+          const asker = j.credentialOf(ex);
+          if (creator && asker && !asker.expired && asker.principal !== creator.principal && callers.holds(ex, 'missions:read')) {
+            j.check(ex, ex.status === 404, `another principal's ${op === 'v8.missions.get' ? 'get' : 'event stream'} answered ${ex.status}, expected 404`, [creator.ex]);
+          }
+        }
+        if (op === 'v8.missions.create' && ex.status === 202) {
+          const made = createdMission(ex)?.runId;
+          const principal = callers.principalOf(ex);
+          if (made && principal !== undefined && !creators.has(made)) creators.set(made, { principal, ex });
+        }
+      });
+    },
+  },
+  async provoke(ctx) {
     const other = ctx.otherPrincipal('v8', ['missions:read']);
     const created = await createMission(ctx, 'waits');
-    const res = await getMission(ctx, created.runId, other, "read another principal's mission");
-    ctx.check(res.status === 404, `another principal's get answered ${res.status}, expected 404`);
-    const events = await ctx.http.send({
-      method: 'GET',
-      path: `${MISSIONS}/${created.runId}/events`,
-      credential: other,
-      headers: { accept: 'text/event-stream' },
-      label: "open another principal's event stream",
-      timeoutMs: 5_000,
-    }).catch(() => undefined);
+    await getMission(ctx, created.runId, other, "read another principal's mission");
     // A stream that stays open (status 200) never completes this read; only a refusal is judged.
-    if (events) ctx.check(events.status === 404, `another principal's event stream answered ${events.status}, expected 404`);
+    await ctx.http
+      .send({ method: 'GET', path: `${MISSIONS}/${created.runId}/events`, credential: other, headers: { accept: 'text/event-stream' }, label: "open another principal's event stream", timeoutMs: 5_000 })
+      .catch(() => undefined);
   },
 });

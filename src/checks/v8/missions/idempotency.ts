@@ -1,8 +1,13 @@
 /** Endpoints > Rules 2 and 3: Idempotency-Key on mutating operations. */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
-import { missionProjection } from '../../../contract/v8/missions.ts';
+import { mediaType, section, type Exchange, type Judge } from '../../../rule/index.ts';
+import { idempotencyKey } from '../../../contract/v8/common.ts';
+import { createMissionRequest, missionProjection } from '../../../contract/v8/missions.ts';
+import { PROBLEM_CONTENT_TYPE } from '../../../contract/v8/problem.ts';
+import { judgeIdempotency } from '../../../traffic/idempotency.ts';
+import { answerJson, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { callerOf, missionOf, withCallers } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -10,10 +15,21 @@ const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integ
 const KEY_RULE = 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.';
 
 /** "rejected with a problem+json error and creates nothing": a 4xx problem that carries no projection. */
-function expectRejectedWithoutMission(ctx: CheckContext, res: ProbeResponse, what: string): void {
-  const rejected = ctx.check(res.status >= 400 && res.status < 500, `${what} answered ${res.status}, expected a 4xx rejection`, res);
-  if (rejected) ctx.check(res.contentType.startsWith('application/problem+json'), `${what} was rejected with content-type "${res.contentType}", expected application/problem+json`, res);
-  ctx.check(!missionProjection.safeParse(res.json).success, `${what} was rejected but the body is a mission projection`, res);
+function judgeRejectedWithoutMission(j: Judge, ex: Exchange, what: string): void {
+  const status = ex.status!;
+  const rejected = j.check(ex, status >= 400 && status < 500, `${what} answered ${status}, expected a 4xx rejection`);
+  const type = mediaType(ex.responseHeaders);
+  if (rejected) j.check(ex, type === PROBLEM_CONTENT_TYPE, `${what} was rejected with content-type "${type}", expected ${PROBLEM_CONTENT_TYPE}`);
+  const json = answerJson(j, ex);
+  if (json !== undefined) j.check(ex, !missionProjection.safeParse(json).success, `${what} was answered with a mission projection`);
+}
+
+/** Every request to `op` sent without Idempotency-Key by a caller holding missions:write. */
+function withoutKey(j: Judge, op: string, each: (ex: Exchange) => void): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== op || ex.status === undefined || ex.requestHeaders['idempotency-key'] !== undefined || ex.status === 429) return;
+    if (callers.holds(ex, 'missions:write')) each(ex);
+  });
 }
 
 export const keyRequired = rule({
@@ -22,10 +38,17 @@ export const keyRequired = rule({
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 2', quote: KEY_RULE },
-  async check(ctx) {
-    const res = await postMission(ctx, fixture(ctx, 'succeeds'), { key: null, label: 'create without Idempotency-Key' });
-    expectRejectedWithoutMission(ctx, res, 'create without Idempotency-Key');
-    ctx.observe('status for a missing Idempotency-Key', res.status);
+  judgement: {
+    record: 'a POST /v8/missions without Idempotency-Key, from a caller holding missions:write',
+    judge(j) {
+      withoutKey(j, 'v8.missions.create', (ex) => {
+        judgeRejectedWithoutMission(j, ex, 'create without Idempotency-Key');
+        j.observe('status for a missing Idempotency-Key', ex.status);
+      });
+    },
+  },
+  async provoke(ctx) {
+    await postMission(ctx, fixture(ctx, 'succeeds'), { key: null, label: 'create without Idempotency-Key' });
   },
 });
 
@@ -50,7 +73,24 @@ export const keyFormat = rule({
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 2; Limits', quote: KEY_RULE },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions with a valid body and an Idempotency-Key not used before, from a caller holding missions:write',
+    judge(j) {
+      const used = new Set<string>();
+      withCallers(j, (ex, callers) => {
+        const key = ex.requestHeaders['idempotency-key'];
+        if (operation(ex) !== 'v8.missions.create' || key === undefined || ex.status === undefined) return;
+        const scoped = `${callerOf(ex)}\n${key}`;
+        const fresh = !used.has(scoped);
+        used.add(scoped);
+        if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !createMissionRequest.safeParse(requestJson(ex)).success) return;
+        const valid = idempotencyKey.safeParse(key).success;
+        if (valid) j.check(ex, ex.status === 202, `a valid key (${key.length} characters) answered ${ex.status}, expected 202`);
+        else j.check(ex, ex.status >= 400 && ex.status < 500, `an invalid key (${key.length} characters: ${JSON.stringify(key.slice(0, 40))}) answered ${ex.status}, expected a 4xx rejection`);
+      });
+    },
+  },
+  async provoke(ctx) {
     const body = fixture(ctx, 'succeeds');
     const examples: KeyCase[] = [
       { key: `a${'b'.repeat(14)}`, valid: false, why: '15 characters' },
@@ -62,13 +102,11 @@ export const keyFormat = rule({
     ];
     // Each valid key must be new, or the request would be a replay; a random suffix of allowed characters keeps its length.
     const fresh = (key: string) => `${key.slice(0, Math.max(0, key.length - 8))}${newKey().slice(-8)}`.slice(-key.length);
+    // The property only sends; the judgement judges every answer it caused.
     await ctx.property(
       fc.oneof(validKey.map((key): KeyCase => ({ key, valid: true, why: `${key.length} allowed characters` })), invalidKey),
       async ({ key, valid, why }) => {
-        const sent = valid ? fresh(key) : key;
-        const res = await postMission(ctx, body, { key: sent, label: `create with a key of ${why}` });
-        if (valid && res.status !== 202) ctx.fail(`a valid key (${why}) answered ${res.status}, expected 202`);
-        if (!valid && (res.status < 400 || res.status >= 500)) ctx.fail(`an invalid key (${why}) answered ${res.status}, expected a 4xx rejection`);
+        await postMission(ctx, body, { key: valid ? fresh(key) : key, label: `create with a key of ${why}` });
       },
       { numRuns: 40, examples },
     );
@@ -84,25 +122,24 @@ export const replay = rule({
     section: 'Endpoints > Rules 3',
     quote: 'Replay with the same key and the same body returns the original response without re-executing.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions sent twice by one caller with the same Idempotency-Key and body, the first accepted',
+    judge(j) {
+      judgeIdempotency(j, { operation: 'v8.missions.create', keyOf: (ex) => ex.requestHeaders['idempotency-key'], judge: 'replay' });
+    },
+  },
+  async provoke(ctx) {
     const body = fixture(ctx, 'succeeds');
     const key = newKey();
     const first = await postMission(ctx, body, { key, label: 'create (original)' });
     if (first.status !== 202) ctx.inconclusive(`setup failed: the original create answered ${first.status}`);
     const original = ctx.expectShape(missionProjection, first.json, 'the original create response');
-    const second = await postMission(ctx, body, { key, label: 'create (replay)' });
-    ctx.check(second.status === first.status, `the replay answered ${second.status}, the original ${first.status}`);
-    const replayed = ctx.expectShape(missionProjection, second.json, 'the replayed response');
-    ctx.check(replayed.runId === original.runId, `the replay returned runId ${replayed.runId}, the original ${original.runId}: the request was executed twice`);
-    // "returns the original response": the whole body, not the mission's later progress.
-    ctx.check(isDeepStrictEqual(second.json, first.json), `the replay's body differs from the original response: original ${first.text.slice(0, 300)}, replay ${second.text.slice(0, 300)}`);
-    ctx.observe('replayed body byte-identical to the original', second.text === first.text);
+    await postMission(ctx, body, { key, label: 'create (replay)' });
     // Re-execution would show as a second start on the mission's own stream.
     const stream = await followToTerminal(ctx, original.runId, 'succeeds');
     const starts = stream.events.filter((e) => e.event === 'mission.started').length;
-    ctx.check(starts <= 1, `the mission's stream shows ${starts} mission.started events`);
-    const late = await postMission(ctx, body, { key, label: 'create (replay after the mission ended)' });
-    ctx.check(late.status === first.status && isDeepStrictEqual(late.json, first.json), `a replay after the mission ended answered ${late.status} ${late.text.slice(0, 300)}, not the original ${first.status} ${first.text.slice(0, 300)}`);
+    if (starts > 1) ctx.observe('mission.started events after a replay', starts);
+    await postMission(ctx, body, { key, label: 'create (replay after the mission ended)' });
   },
 });
 
@@ -112,13 +149,18 @@ export const conflict = rule({
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 3', quote: 'The same key with a different body gives `409`.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions sent twice by one caller with the same Idempotency-Key and different bodies, the first accepted',
+    judge(j) {
+      judgeIdempotency(j, { operation: 'v8.missions.create', keyOf: (ex) => ex.requestHeaders['idempotency-key'], judge: 'conflict' });
+    },
+  },
+  async provoke(ctx) {
     const body = fixture(ctx, 'succeeds');
     const key = newKey();
     await createMission(ctx, 'succeeds', { key });
     const changed = { ...body, goalSpec: { ...body.goalSpec, task: `${body.goalSpec.task} (changed by apicert)` } };
-    const res = await postMission(ctx, changed, { key, label: 'create with the same key and another body' });
-    ctx.expect(res.status === 409, `the same key with a different body answered ${res.status}, expected 409`);
+    await postMission(ctx, changed, { key, label: 'create with the same key and another body' });
   },
 });
 
@@ -129,16 +171,21 @@ export const signalsKeyRequired = rule({
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
   spec: { section: 'Endpoints', quote: 'headers `Idempotency-Key`, `Content-Type`; body signal and payload' },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions/{runId}/signals without Idempotency-Key, from a caller holding missions:write',
+    judge(j) {
+      withoutKey(j, 'v8.missions.signals', (ex) => judgeRejectedWithoutMission(j, ex, 'a signal without Idempotency-Key'));
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'waits');
-    const res = await ctx.http.send({
+    await ctx.http.send({
       method: 'POST',
       path: `${MISSIONS}/${mission.runId}/signals`,
       credential: writer(ctx),
       json: { signal: 'apicert.probe', payload: { note: 'no key' } },
       label: 'signal without Idempotency-Key',
     });
-    expectRejectedWithoutMission(ctx, res, 'a signal without Idempotency-Key');
   },
 });
 
@@ -148,12 +195,31 @@ export const cancelKeyRequired = rule({
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
   spec: { section: 'Endpoints', quote: 'header `Idempotency-Key` required' },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v8/missions/{runId}/cancel without Idempotency-Key, from a caller holding missions:write (then a read of that mission)',
+    judge(j) {
+      // A mission whose only cancels came without a key must not read back cancelled afterwards.
+      const refused = new Map<string, Exchange>();
+      const keyed = new Set<string>();
+      withoutKey(j, 'v8.missions.cancel', (ex) => {
+        judgeRejectedWithoutMission(j, ex, 'cancel without Idempotency-Key');
+        const runId = missionOf(ex);
+        if (runId !== undefined && !refused.has(runId)) refused.set(runId, ex);
+      });
+      for (const ex of j.exchanges) {
+        const runId = missionOf(ex);
+        if (runId === undefined) continue;
+        if (operation(ex) === 'v8.missions.cancel' && ex.requestHeaders['idempotency-key'] !== undefined) keyed.add(runId);
+        const cancel = refused.get(runId);
+        if (!cancel || keyed.has(runId) || operation(ex) !== 'v8.missions.get' || ex.status !== 200 || !startsAfterEnd(ex, cancel)) continue;
+        const projection = missionProjection.safeParse(responseJson(ex));
+        if (projection.success) j.check(ex, projection.data.status !== 'cancelled', `the mission was cancelled by a request without Idempotency-Key (exchange #${cancel.index})`, [cancel]);
+      }
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'waits');
-    const res = await ctx.http.send({ method: 'POST', path: `${MISSIONS}/${mission.runId}/cancel`, credential: writer(ctx), label: 'cancel without Idempotency-Key' });
-    expectRejectedWithoutMission(ctx, res, 'cancel without Idempotency-Key');
-    const after = await ctx.http.send({ method: 'GET', path: `${MISSIONS}/${mission.runId}`, credential: writer(ctx), label: 'read mission after the refused cancel' });
-    const projection = missionProjection.safeParse(after.json);
-    ctx.expect(!projection.success || projection.data.status !== 'cancelled', 'the mission was cancelled by a request without Idempotency-Key');
+    await ctx.http.send({ method: 'POST', path: `${MISSIONS}/${mission.runId}/cancel`, credential: writer(ctx), label: 'cancel without Idempotency-Key' });
+    await ctx.http.send({ method: 'GET', path: `${MISSIONS}/${mission.runId}`, credential: writer(ctx), label: 'read mission after the refused cancel' });
   },
 });

@@ -1,7 +1,10 @@
 /** Resources > Mission projection (sequence) and States and transitions (time limit). */
-import { section } from '../../../rule/index.ts';
+import { section, type Exchange } from '../../../rule/index.ts';
 import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
-import { createMission, followToTerminal, getMission, pollMission, writer } from '../support/missions.ts';
+import { operation, responseJson, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { canonicalJson } from '../../../util/json.ts';
+import { createMission, followToTerminal, getMission, isTerminalEvent, pollMission, writer } from '../support/missions.ts';
+import { judgeReadsAfterTerminal, sentFixture, withMissions } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -11,21 +14,31 @@ export const sequenceMonotonic = rule({
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Resources > Mission projection', quote: 'monotonically increasing; a higher value is a later state' },
-  async check(ctx) {
+  judgement: {
+    record: 'a mission read more than once (its create answer, then GET /v8/missions/{runId})',
+    judge(j) {
+      // The first create answer and every read, in journal order; a replayed create answers an old state on purpose.
+      const seen = new Map<string, { p: MissionProjection; ex: Exchange }>();
+      for (const ex of j.exchanges) {
+        const op = operation(ex);
+        if (!((op === 'v8.missions.create' && ex.status === 202) || (op === 'v8.missions.get' && ex.status === 200))) continue;
+        const parsed = missionProjection.safeParse(responseJson(ex));
+        if (!parsed.success) continue;
+        const p = parsed.data;
+        const before = seen.get(p.runId);
+        if (op === 'v8.missions.create' && before) continue;
+        seen.set(p.runId, { p, ex });
+        if (!before || !startsAfterEnd(ex, before.ex)) continue;
+        j.check(ex, p.sequence >= before.p.sequence, `mission ${p.runId}: sequence went from ${before.p.sequence} (exchange #${before.ex.index}) to ${p.sequence} (${before.p.status} → ${p.status})`, [before.ex]);
+        const changed = before.p.status !== p.status || canonicalJson(before.p.steps) !== canonicalJson(p.steps);
+        j.check(ex, !changed || p.sequence > before.p.sequence, `mission ${p.runId}: the state changed (${before.p.status}, ${before.p.steps.length} steps → ${p.status}, ${p.steps.length} steps) but sequence stayed ${p.sequence}`, [before.ex]);
+      }
+    },
+  },
+  async provoke(ctx) {
     const created = await createMission(ctx, 'succeeds');
-    const reads = await pollMission(ctx, created.runId, (p) => (TERMINAL_STATUSES as readonly string[]).includes(p.status), ctx.profile.safety.streamTimeoutMs, 5);
-    const final = await getMission(ctx, created.runId, writer(ctx), 'read the finished mission');
-    const projections: MissionProjection[] = [created];
-    for (const [i, json] of [...reads, final.json].entries()) projections.push(ctx.expectShape(missionProjection, json, `read #${i + 1}`));
-    const states = new Set(projections.map((p) => `${p.status}|${JSON.stringify(p.steps)}`));
-    if (states.size < 2) ctx.untestable({ need: 'fixture', path: 'v8.missions.succeeds', problem: 'gave a mission that showed a single state across every read, so no later state could be compared', remedy: 'give a fixture that runs long enough to be read twice' });
-    for (let i = 1; i < projections.length; i += 1) {
-      const before = projections[i - 1]!;
-      const after = projections[i]!;
-      ctx.check(after.sequence >= before.sequence, `sequence went from ${before.sequence} to ${after.sequence} (${before.status} → ${after.status})`);
-      const changed = before.status !== after.status || JSON.stringify(before.steps) !== JSON.stringify(after.steps);
-      ctx.check(!changed || after.sequence > before.sequence, `the state changed (${before.status}, ${before.steps.length} steps → ${after.status}, ${after.steps.length} steps) but sequence stayed ${after.sequence}`);
-    }
+    await pollMission(ctx, created.runId, (p) => (TERMINAL_STATUSES as readonly string[]).includes(p.status), ctx.profile.safety.streamTimeoutMs, 5);
+    await getMission(ctx, created.runId, writer(ctx), 'read the finished mission');
   },
 });
 
@@ -38,14 +51,23 @@ export const timeLimit = rule({
     section: 'States and transitions',
     quote: '`maximumElapsedMs` elapses | regardless of step and tool-call counts | `cancelled` (as stated for the time limit; the budget text also lists limits generally as leading to `failed`)',
   },
-  async check(ctx) {
+  judgement: {
+    record: "the event stream, up to its terminal event, of a mission created with the profile's fixtures.v8.missions.timeLimit body",
+    judge(j) {
+      // Which mission runs past its time limit is not in the traffic: the profile's fixture names its body.
+      if (!j.profile?.fixtures.v8.missions.timeLimit) j.untestable({ need: 'fixture', path: 'v8.missions.timeLimit', remedy: 'give the profile (--profile FILE) whose fixture created the time-limited mission' });
+      withMissions(j, (ex, seen) => {
+        if (operation(ex) !== 'v8.missions.events' || ex.status !== 200 || !seen.creator || seen.cancelled || !sentFixture(j, seen.createBody, 'timeLimit')) return;
+        const terminal = streamEvents(j, ex)?.find((e) => isTerminalEvent(e.event));
+        if (!terminal) return;
+        j.check(ex, terminal.event === 'mission.cancelled' || terminal.event === 'mission.failed', `the mission ran past its time limit and ended with ${terminal.event}, expected mission.cancelled or mission.failed`, [seen.creator]);
+        j.observe('time limit reading', terminal.event === 'mission.cancelled' ? 'cancelled' : 'failed', 'the seed states cancelled for the time limit and failed for limits in general');
+      });
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'timeLimit');
-    const stream = await followToTerminal(ctx, mission.runId, 'timeLimit');
-    ctx.expect(
-      stream.terminal === 'mission.cancelled' || stream.terminal === 'mission.failed',
-      `the mission ran past its time limit and ended with ${stream.terminal}, expected mission.cancelled or mission.failed`,
-    );
-    ctx.observe('time limit reading', stream.terminal === 'mission.cancelled' ? 'cancelled' : 'failed', 'the seed states cancelled for the time limit and failed for limits in general');
+    await followToTerminal(ctx, mission.runId, 'timeLimit');
   },
 });
 
@@ -58,19 +80,15 @@ export const terminalConsistent = rule({
     section: 'Events; States and transitions',
     quote: '`mission.completed` | mission reached `succeeded`; stream closes … `mission.failed` | mission reached `failed`; stream closes',
   },
-  async check(ctx) {
-    const cases = [
-      { fixture: 'succeeds', event: 'mission.completed', status: 'succeeded' },
-      { fixture: 'fails', event: 'mission.failed', status: 'failed' },
-    ] as const;
-    for (const c of cases) {
-      const mission = await createMission(ctx, c.fixture);
-      const stream = await followToTerminal(ctx, mission.runId, c.fixture);
-      // A fixture that ends another way did not set up this case; the target may still be right.
-      if (stream.terminal !== c.event) ctx.untestable({ need: 'fixture', path: `v8.missions.${c.fixture}`, problem: `gave a mission that ended with ${stream.terminal}, not ${c.event}`, remedy: `give a fixture that ${c.status === 'failed' ? 'fails' : 'succeeds'}` });
-      const res = await getMission(ctx, mission.runId, writer(ctx), `read the ${c.status} mission`);
-      const projection = ctx.expectShape(missionProjection, res.json, `the mission after ${c.event}`);
-      ctx.check(projection.status === c.status, `after ${c.event} the mission reads back as ${projection.status}, expected ${c.status}`, res);
+  judgement: {
+    record: "a mission's event stream up to mission.completed or mission.failed, then a GET /v8/missions/{runId} by the same caller",
+    judge: (j) => judgeReadsAfterTerminal(j, (status) => status === 'succeeded' || status === 'failed'),
+  },
+  async provoke(ctx) {
+    for (const name of ['succeeds', 'fails'] as const) {
+      const mission = await createMission(ctx, name);
+      await followToTerminal(ctx, mission.runId, name);
+      await getMission(ctx, mission.runId, writer(ctx), `read the ${name === 'fails' ? 'failed' : 'succeeded'} mission`);
     }
   },
 });

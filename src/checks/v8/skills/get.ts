@@ -1,7 +1,9 @@
 /** Endpoints: GET /v8/skills/{skillId}; Resources: skill. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
-import { getSkill, judgePathIdBounds, randomSuffix, skillFixture } from '../support/read.ts';
+import { getSkill, randomSuffix, sendPathIdBounds, skillFixture } from '../support/read.ts';
+import { judgeIdBounds, lastSegment, withCallers } from '../support/traffic.ts';
+import { answerJson, hasWholeBody, issuesOf, operation } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
 
@@ -14,14 +16,28 @@ export const skillOk = rule({
     section: 'Resources > Skill',
     quote: 'kind | string | always `skill` … contractHash | string | 64 hex chars … `lastVerifiedAt` (timestamp), `evidenceScore` (number 0-1), `verificationPassed` (boolean)',
   },
-  async check(ctx: CheckContext) {
-    const skillId = skillFixture(ctx);
-    const res = await getSkill(ctx, skillId, 'read the fixture skill');
-    ctx.check(res.status === 200, `skill ${skillId} answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `the skill answered content-type "${res.contentType}", expected application/json`);
-    const parsed = ctx.expectShape(skill, res.json, 'the skill');
-    ctx.check(parsed.skillId === skillId, `asked for skill ${skillId}, got ${parsed.skillId}`);
-    ctx.observe('skill health and evidence', { healthState: parsed.healthState, ...parsed.evidenceState });
+  judgement: {
+    record: "a GET /v8/skills/{skillId} of the profile's fixtures.v8.skillId (or any answered 200), from a caller holding skills:read",
+    judge(j) {
+      // Which skill is visible to the caller is not in the traffic: the profile's fixture names one.
+      const fixed = j.profile?.fixtures.v8.skillId;
+      withCallers(j, (ex, callers) => {
+        if (operation(ex) !== 'v8.skills.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'skills:read')) return;
+        const asked = lastSegment(ex);
+        if (asked === fixed) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);
+        if (ex.status !== 200) return;
+        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `the skill answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        const json = answerJson(j, ex);
+        if (json === undefined && !hasWholeBody(ex)) return;
+        const parsed = skill.safeParse(json);
+        if (!j.check(ex, parsed.success, `the skill does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
+        j.check(ex, parsed.data.skillId === asked, `asked for skill ${asked}, got ${parsed.data.skillId}`);
+        j.observe('skill health and evidence', { healthState: parsed.data.healthState, ...parsed.data.evidenceState });
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await getSkill(ctx, skillFixture(ctx), 'read the fixture skill');
   },
 });
 
@@ -30,6 +46,7 @@ export const skillUnknown = rule({
   title: 'A skillId that names no skill answers 404',
   level: 'required',
   spec: { section: 'Errors', quote: '`GET /v8/skills/{skillId}` | `401`; `403`; `404`' },
+  activeOnly: 'that a skillId names no skill is known only to the prober that made it up; a recording cannot show it',
   async check(ctx: CheckContext) {
     const res = await getSkill(ctx, `apicert-unknown-skill-${randomSuffix()}`, 'read a skill that does not exist');
     ctx.expect(res.status === 404, `an unknown skillId answered ${res.status}, expected 404`);
@@ -44,7 +61,11 @@ export const skillPathBounds = rule({
     section: 'Endpoints; Limits',
     quote: 'path `skillId`: string, 1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` … traceId and skillId | 1-256 chars',
   },
-  async check(ctx: CheckContext) {
-    await judgePathIdBounds(ctx, 'skillId', (id, label) => getSkill(ctx, id, label));
+  judgement: {
+    record: 'a GET /v8/skills/{skillId} with a skillId of 256 characters, or outside 1-256 characters or the pattern, from a caller holding skills:read',
+    judge: (j) => judgeIdBounds(j, 'v8.skills.get', 'skills:read', 'skillId'),
+  },
+  async provoke(ctx: CheckContext) {
+    await sendPathIdBounds(ctx, 'skillId', (id, label) => getSkill(ctx, id, label));
   },
 });

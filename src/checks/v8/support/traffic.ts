@@ -5,8 +5,12 @@
 import { endpointOf } from '../../../contract/endpoints.ts';
 import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionProjection, type MissionStatus } from '../../../contract/v8/missions.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { credentialIn, type Exchange, type Judge } from '../../../rule/index.ts';
-import { eventsOf, idAfter, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import type { z } from 'zod';
+import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import { pathIdentifier } from '../../../contract/v8/common.ts';
+import { stepTraces, type StepTrace } from './read.ts';
+import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { canonicalJson, isRecord } from '../../../util/json.ts';
 
 export const MISSIONS_PREFIX = '/v8/missions/';
 
@@ -125,4 +129,178 @@ export function withCreator(exchanges: readonly Exchange[], each: (ex: Exchange,
 /** The JSON body a create sent, when it was JSON and kept. */
 export function sentBody(ex: Exchange): unknown {
   return requestJson(ex);
+}
+
+/** What the exchanges before a request showed of the mission its path names. */
+export interface MissionSeen {
+  /** The caller's own create of it (an earlier exchange), when the same caller created it. */
+  creator?: Exchange;
+  /** Its terminal state, when an exchange that ended before showed it (to the same caller). */
+  terminal?: TerminalSighting;
+  /** An earlier keyed cancel of it by the same caller. */
+  cancelled?: Exchange;
+  /** The parsed body its create sent. */
+  createBody?: unknown;
+}
+
+/**
+ * Walks the exchanges in order with, for each that names a mission in its path, what earlier
+ * exchanges showed of that mission, and the callers' scopes: everything a /v8 missions judgement
+ * may pick a request by besides the request itself.
+ */
+export function withMissions(j: Judge, each: (ex: Exchange, seen: MissionSeen, callers: Callers) => void): void {
+  const creators = new Map<string, Exchange>();
+  const terminals = new Map<string, TerminalSighting>();
+  const cancels = new Map<string, Exchange>();
+  withCallers(j, (ex, callers) => {
+    const runId = missionOf(ex);
+    const caller = callerOf(ex);
+    if (runId !== undefined) {
+      const key = `${caller}\n${runId}`;
+      const seen: MissionSeen = {};
+      const creator = creators.get(runId);
+      if (creator && callerOf(creator) === caller && startsAfterEnd(ex, creator)) {
+        seen.creator = creator;
+        seen.createBody = requestJson(creator);
+      }
+      const terminal = terminals.get(key);
+      if (terminal && startsAfterEnd(ex, terminal.seenOn)) seen.terminal = terminal;
+      const cancel = cancels.get(key);
+      if (cancel && startsAfterEnd(ex, cancel)) seen.cancelled = cancel;
+      each(ex, seen, callers);
+      if (!terminals.has(key)) {
+        const shown = terminalShown(ex);
+        if (shown) terminals.set(key, shown);
+      }
+      if (operation(ex) === 'v8.missions.cancel' && ex.requestHeaders['idempotency-key'] !== undefined && !cancels.has(key)) cancels.set(key, ex);
+    } else {
+      each(ex, {}, callers);
+    }
+    const made = createdMission(ex);
+    if (made && !creators.has(made.runId)) creators.set(made.runId, ex);
+  });
+}
+
+/** Whether a create sent the profile's fixture body of that name (a mission known to wait, to fail, ...). */
+export function sentFixture(j: Pick<Judge, 'profile'>, body: unknown, name: 'succeeds' | 'waits' | 'fails' | 'cancellable' | 'timeLimit'): boolean {
+  const fixture = j.profile?.fixtures.v8.missions[name];
+  return fixture !== undefined && body !== undefined && canonicalJson(fixture) === canonicalJson(body);
+}
+
+/**
+ * A mission's first terminal state, seen by a caller on its stream (or a read), fixes its state:
+ * every later read of it by that caller, sent after that exchange ended, must show the status the
+ * terminal event names. `which` picks the terminal states a rule speaks of.
+ */
+export function judgeReadsAfterTerminal(j: Judge, which: (status: MissionStatus) => boolean): void {
+  withTerminalBefore(j.exchanges, (ex, terminal) => {
+    if (!terminal || operation(ex) !== 'v8.missions.get' || ex.status === undefined || ex.status === 429 || !which(terminal.status)) return;
+    if (!j.check(ex, ex.status === 200, `a read of mission ${missionOf(ex)} after it ended answered ${ex.status}, expected 200`, [terminal.seenOn])) return;
+    const parsed = missionProjection.safeParse(responseJson(ex));
+    if (!parsed.success) return;
+    j.check(ex, parsed.data.status === terminal.status, `after its terminal state ${terminal.status} (shown on exchange #${terminal.seenOn.index}) the mission reads back as ${parsed.data.status}`, [terminal.seenOn]);
+  });
+}
+
+/** Who a request speaks for: the profile's principal of its credential, else the credential itself. */
+export function principalKey(callers: Callers, ex: Exchange): string {
+  const principal = callers.principalOf(ex);
+  return principal === undefined ? `caller:${callerOf(ex)}` : `principal:${principal}`;
+}
+
+/** The last path segment, decoded: the id a read names. */
+export function lastSegment(ex: Exchange): string {
+  const raw = pathOnly(ex).split('/').filter(Boolean).pop() ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+export interface SeenTrace extends StepTrace {
+  runId: string;
+  /** The stream that named it, and whether that stream reached its terminal event. */
+  stream: Exchange;
+  ended: boolean;
+}
+
+/**
+ * Walks the exchanges with, for each GET /v8/traces/{traceId}, the step trace an earlier mission
+ * stream (of the same principal) named with that id, when one did.
+ */
+export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | undefined, callers: Callers) => void): void {
+  const traces = new Map<string, SeenTrace>();
+  withCallers(j, (ex, callers) => {
+    const op = operation(ex);
+    if (op === 'v8.traces.get') {
+      const seen = traces.get(`${principalKey(callers, ex)}\n${lastSegment(ex)}`);
+      each(ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined, callers);
+      return;
+    }
+    if (op !== 'v8.missions.events' || ex.status !== 200) return;
+    const events = eventsOf(ex) ?? [];
+    const ended = events.some((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
+    for (const t of stepTraces(events)) {
+      const key = `${principalKey(callers, ex)}\n${t.traceId}`;
+      if (!traces.has(key)) traces.set(key, { ...t, runId: missionOf(ex)!, stream: ex, ended });
+    }
+  });
+}
+
+/**
+ * The path-id bounds of skills and traces, judged on every read of one by a caller holding its
+ * scope: a 256-character id of the pattern is not refused as malformed; an id past the length or
+ * the pattern is refused with 400 or 404 (whether an unknown id answers 404 is another rule).
+ */
+export function judgeIdBounds(j: Judge, op: string, scope: string, name: string): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
+    const id = lastSegment(ex);
+    const wellFormed = pathIdentifier.safeParse(id).success;
+    if (wellFormed && id.length === 256) j.check(ex, ![400, 414].includes(ex.status), `an unknown ${name} of 256 characters, within the bound, was refused as malformed with ${ex.status}`);
+    else if (!wellFormed) j.check(ex, ex.status === 400 || ex.status === 404, `a ${name} outside 1-256 characters or the pattern (${id.length} characters) answered ${ex.status}, expected 400 or 404`);
+  });
+}
+
+export interface ReadAnswers {
+  op: string;
+  scope: string;
+  /** How cases name the answer: "capability search". */
+  name: string;
+  schema: z.ZodType;
+  /** Whether the request alone (and the profile) says it must be answered 200: a valid body, the fixture's resource. */
+  expect200?: (ex: Exchange) => boolean;
+  /** Further judgements of a 200 answer's parsed value. */
+  extra?: (ex: Exchange, value: unknown) => void;
+}
+
+/**
+ * The answers of a /v8 read, judged from every request to it by a caller holding its scope: a
+ * request that must succeed (`expect200`) answered 200, and every 200 is JSON of the contract's
+ * shape. A 429 is the rate limit's rule.
+ */
+export function judgeReadAnswers(j: Judge, r: ReadAnswers): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== r.op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, r.scope)) return;
+    if (r.expect200?.(ex) && !j.check(ex, ex.status === 200, `${r.name} answered ${ex.status}, expected 200`)) return;
+    if (ex.status !== 200) return;
+    const type = mediaType(ex.responseHeaders);
+    j.check(ex, type === 'application/json', `${r.name} answered content-type "${type}", expected application/json`);
+    const json = answerJson(j, ex);
+    if (json === undefined && !hasWholeBody(ex)) return;
+    const parsed = r.schema.safeParse(json);
+    if (j.check(ex, parsed.success, `${r.name} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) r.extra?.(ex, parsed.data);
+  });
+}
+
+/** A listing the seed shows in two forms (goals, certificates): each item of whichever form has the item's shape. */
+export function judgeListingItems(j: Judge, key: string, item: z.ZodType): (ex: Exchange, value: unknown) => void {
+  return (ex, value) => {
+    const items = Array.isArray(value) ? value : isRecord(value) && Array.isArray(value[key]) ? (value[key] as unknown[]) : [];
+    for (const [i, it] of items.entries()) {
+      const parsed = item.safeParse(it);
+      j.check(ex, parsed.success, `${key} item #${i + 1} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`);
+    }
+  };
 }

@@ -1,9 +1,11 @@
 /** Endpoints: GET /v8/traces/{traceId}; Resources: trace; Events > Rules 3. */
 import { z } from 'zod';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
-import { getTrace, judgePathIdBounds, missionWithTraces, randomSuffix, someTrace } from '../support/read.ts';
+import { getTrace, missionWithTraces, randomSuffix, sendPathIdBounds, someTrace } from '../support/read.ts';
+import { judgeIdBounds, lastSegment, withSeenTraces } from '../support/traffic.ts';
+import { answerJson, hasWholeBody, issuesOf } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
 
@@ -18,16 +20,30 @@ export const traceOk = rule({
     quote:
       'Always present: `traceId` (string), `missionRunId` (UUID string), `stepId` (string), `startedAt` (ISO 8601 UTC), `steps` (array of operations). … `kind` (`observation`, `tool-call`, `sub-step`, `branch`), `toolCallId` (string; present for `tool-call`)',
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: "a GET /v8/traces/{traceId} of the profile's fixtures.v8.traceId or of a traceId a step event named earlier, from a caller holding traces:read",
+    judge(j) {
+      const fixed = j.profile?.fixtures.v8.traceId;
+      withSeenTraces(j, (ex, seen, callers) => {
+        const asked = lastSegment(ex);
+        const known = seen !== undefined || (fixed !== undefined && asked === fixed);
+        if (!known || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
+        if (!j.check(ex, ex.status === 200, `trace ${asked} answered ${ex.status}, expected 200`, seen ? [seen.stream] : [])) return;
+        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `the trace answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        const json = answerJson(j, ex);
+        if (json === undefined && !hasWholeBody(ex)) return;
+        const parsed = trace.safeParse(json);
+        if (!j.check(ex, parsed.success, `the trace does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
+        j.check(ex, parsed.data.traceId === asked, `asked for trace ${asked}, got ${parsed.data.traceId}`);
+        if (seen) j.check(ex, parsed.data.missionRunId === seen.runId, `the trace names mission ${parsed.data.missionRunId}, but its step event came from ${seen.runId}`, [seen.stream]);
+        if (seen?.stepId) j.check(ex, parsed.data.stepId === seen.stepId, `the trace names step ${parsed.data.stepId}, its step event named ${seen.stepId}`, [seen.stream]);
+        j.observe('operation kinds', [...new Set(parsed.data.steps.map((op) => op.kind ?? '(none)'))]);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const target = await someTrace(ctx);
-    const res = await getTrace(ctx, target.traceId, 'read a step trace');
-    ctx.check(res.status === 200, `trace ${target.traceId} answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `the trace answered content-type "${res.contentType}", expected application/json`);
-    const parsed = ctx.expectShape(trace, res.json, 'the trace');
-    ctx.check(parsed.traceId === target.traceId, `asked for trace ${target.traceId}, got ${parsed.traceId}`);
-    if (target.runId) ctx.check(parsed.missionRunId === target.runId, `the trace names mission ${parsed.missionRunId}, but its step event came from ${target.runId}`);
-    if (target.stepId) ctx.check(parsed.stepId === target.stepId, `the trace names step ${parsed.stepId}, its step event named ${target.stepId}`);
-    ctx.observe('operation kinds', [...new Set(parsed.steps.map((op) => op.kind ?? '(none)'))]);
+    await getTrace(ctx, target.traceId, 'read a step trace');
   },
 });
 
@@ -38,15 +54,21 @@ export const traceResolves = rule({
   needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Events > Rules 3', quote: 'Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.' },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a GET /v8/traces/{traceId} of a traceId a step event named earlier, from a caller holding traces:read',
+    judge(j) {
+      withSeenTraces(j, (ex, seen, callers) => {
+        if (!seen || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
+        j.check(ex, ex.status === 200, `traceId ${seen.traceId} from ${seen.event} of mission ${seen.runId} answered ${ex.status}, expected 200`, [seen.stream]);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const fixtures = ctx.profile.fixtures.v8.missions.fails ? (['succeeds', 'fails'] as const) : (['succeeds'] as const);
     if (fixtures.length === 1) ctx.observe('fixtures used', fixtures, 'without fixtures.v8.missions.fails only traces of a succeeding mission are read');
     for (const name of fixtures) {
       const { traces } = await missionWithTraces(ctx, name);
-      for (const t of traces) {
-        const res = await getTrace(ctx, t.traceId, `read the trace of ${t.event} (${name} mission)`);
-        ctx.check(res.status === 200, `traceId ${t.traceId} from ${t.event} of the "${name}" mission answered ${res.status}, expected 200`);
-      }
+      for (const t of traces) await getTrace(ctx, t.traceId, `read the trace of ${t.event} (${name} mission)`);
     }
   },
 });
@@ -62,26 +84,25 @@ export const traceCompletedAt = rule({
   needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.fails'] },
   destructive: 'mutate',
   spec: { section: 'Resources > Trace', quote: 'Optional: `completedAt` (absent when the step did not complete)' },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a GET /v8/traces/{traceId} answered 200, of a traceId a step event named on a stream that reached its terminal event with no mission.step.completed naming it',
+    judge(j) {
+      // "The full list of step status values: not shown", so a step's status word cannot say whether
+      // it completed; the events can: "`mission.step.completed` | a step finishes successfully".
+      withSeenTraces(j, (ex, seen) => {
+        if (!seen || !seen.ended || seen.completed || ex.status !== 200) return;
+        const parsed = traceTiming.safeParse(answerJson(j, ex));
+        if (!parsed.success) return;
+        j.check(ex, parsed.data.completedAt === undefined, `trace ${seen.traceId} belongs to a step no mission.step.completed named, yet it has completedAt ${JSON.stringify(parsed.data.completedAt)}`, [seen.stream]);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const { runId, traces } = await missionWithTraces(ctx, 'fails');
-    // "The full list of step status values: not shown", so a step's status word cannot say whether it
-    // completed; the events can: "`mission.step.completed` | a step finishes successfully".
     const statusOf = new Map((missionSteps.safeParse((await getMission(ctx, runId)).json).data?.steps ?? []).map((s) => [s.stepId, s.status]));
-    const judged: Array<{ traceId: string; stepStatus: string | undefined; completedAt: unknown }> = [];
-    for (const t of traces.filter((trace) => !trace.completed)) {
-      const res = await getTrace(ctx, t.traceId, `read the trace of ${t.traceId}`);
-      const parsed = traceTiming.safeParse(res.json);
-      if (res.status !== 200 || !parsed.success) continue;
-      const stepStatus = typeof parsed.data.stepId === 'string' ? statusOf.get(parsed.data.stepId) : undefined;
-      judged.push({ traceId: t.traceId, stepStatus, completedAt: parsed.data.completedAt });
-      ctx.check(
-        parsed.data.completedAt === undefined,
-        `trace ${t.traceId} belongs to a step no mission.step.completed named (status "${stepStatus ?? 'unknown'}"), yet it has completedAt ${JSON.stringify(parsed.data.completedAt)}`,
-        res,
-      );
-    }
-    if (judged.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.missions.fails', problem: 'gave a mission with no readable trace of a step that did not complete', remedy: 'give a fixture whose mission fails during a step' });
-    ctx.observe('steps that did not complete', judged);
+    const notCompleted = traces.filter((trace) => !trace.completed);
+    if (notCompleted.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.missions.fails', problem: 'gave a mission with no readable trace of a step that did not complete', remedy: 'give a fixture whose mission fails during a step' });
+    for (const t of notCompleted) await getTrace(ctx, t.traceId, `read the trace of ${t.traceId} (step status "${statusOf.get(t.stepId ?? '') ?? 'unknown'}")`);
   },
 });
 
@@ -90,6 +111,7 @@ export const traceUnknown = rule({
   title: 'A traceId that names no trace answers 404',
   level: 'required',
   spec: { section: 'Errors', quote: '`GET /v8/traces/{traceId}` | `401`; `403`; `404`' },
+  activeOnly: 'that a traceId names no trace is known only to the prober that made it up; a recording cannot show it',
   async check(ctx: CheckContext) {
     const res = await getTrace(ctx, `apicert-unknown-trace-${randomSuffix()}`, 'read a trace that does not exist');
     ctx.expect(res.status === 404, `an unknown traceId answered ${res.status}, expected 404`);
@@ -104,7 +126,11 @@ export const tracePathBounds = rule({
     section: 'Endpoints; Limits',
     quote: 'path `traceId`: string, 1-256 chars, same pattern … traceId and skillId | 1-256 chars',
   },
-  async check(ctx: CheckContext) {
-    await judgePathIdBounds(ctx, 'traceId', (id, label) => getTrace(ctx, id, label));
+  judgement: {
+    record: 'a GET /v8/traces/{traceId} with a traceId of 256 characters, or outside 1-256 characters or the pattern, from a caller holding traces:read',
+    judge: (j) => judgeIdBounds(j, 'v8.traces.get', 'traces:read', 'traceId'),
+  },
+  async provoke(ctx: CheckContext) {
+    await sendPathIdBounds(ctx, 'traceId', (id, label) => getTrace(ctx, id, label));
   },
 });
