@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import type { RunningFake } from '../../src/fake/server.ts';
+import type { Profile } from '../../src/profile/schema.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const PAGE_ORIGIN = 'https://integration.example';
@@ -74,8 +75,11 @@ async function pageScript(tokens: PageTokens & { base: string }): Promise<string
   return log;
 }
 
-/** Records the page script against `fake` into a HAR file; returns its path and what the page saw. */
-export async function recordInChromium(fake: RunningFake, options: BrowserHarOptions): Promise<{ file: string; log: string[] }> {
+/**
+ * Records the page script against `fake` into a HAR file; returns its path, what the page saw, and
+ * the profile whose credentials it used (each embeddedProfile call mints its own).
+ */
+export async function recordInChromium(fake: RunningFake, options: BrowserHarOptions): Promise<{ file: string; log: string[]; profile: Profile }> {
   const profile = embeddedProfile(fake);
   const token = (surface: 'v8' | 'v1', scope: string) => profile.credentials.find((c) => c.surfaces.includes(surface) && !c.expired && c.scopes.includes(scope))!.token;
   const tokens: PageTokens = { v8: token('v8', 'missions:write'), v1: token('v1', 'runs:write') };
@@ -104,7 +108,7 @@ export async function recordInChromium(fake: RunningFake, options: BrowserHarOpt
       const { readFileSync, writeFileSync } = await import('node:fs');
       writeFileSync(file, gzipSync(readFileSync(plain)));
     }
-    return { file, log };
+    return { file, log, profile };
   } finally {
     await browser.close();
   }

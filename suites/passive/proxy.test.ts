@@ -157,5 +157,5 @@ describe('the proxy forwards without holding anything back', () => {
       await tight.close();
       up.server.close();
     }
-  });
+  }, 30_000);
 });
