@@ -210,7 +210,8 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     const index = arrivals;
     arrivals += 1;
     const target = new URL(req.url ?? '/', upstream);
-    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders: flatHeaders(req.headers), responseHeaders: {} };
+    // Recorded as the upstream received it: Host names the upstream (the proxy replaces the client's), as a recording made there would show.
+    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders: { ...flatHeaders(req.headers), host: target.host }, responseHeaders: {} };
     ring.push(rec);
     const requestPrefix = new BodyPrefix(options.bodyLimit);
     const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
