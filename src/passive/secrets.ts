@@ -18,6 +18,8 @@ const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key',
 /** What a recorder leaves where it hid a value without saying which: nothing to learn. */
 const UNLABELLED_MARKER = '«redacted»';
 const MARKER_START = '«redacted';
+/** The marker apicert's recorder leaves where a profile credential stood (`certify --har-out`). */
+const PROFILE_MARKER = /^«redacted:token:([^»]+)»$/;
 
 function accepted(ex: TrafficExchange): boolean {
   return ex.status !== undefined && ex.status >= 200 && ex.status < 400;
@@ -42,7 +44,10 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
         if (!known.judged && accepted(ex)) known.judged = true;
         continue;
       }
-      out.set(value, { value, label: `${name}#${out.size + 1}`, judged: accepted(ex), seenAt: ex.index });
+      // apicert's own recordings hide the profile's credentials behind their names: those were given to the client.
+      const given = PROFILE_MARKER.exec(value);
+      if (given) out.set(value, { value, label: `token:${given[1]}`, judged: true, seenAt: ex.index });
+      else out.set(value, { value, label: `${name}#${out.size + 1}`, judged: accepted(ex), seenAt: ex.index });
     }
     if (operationOf(ex) === 'v1.webhooks.create' && accepted(ex)) {
       const secret = recordOf(responseJson(ex))?.signing_secret;

@@ -35,6 +35,14 @@ describe('secrets learned from a recording', () => {
     ]);
   });
 
+  it("judges the profile's credentials, given or hidden behind apicert's named markers, whatever was answered", () => {
+    const learned = learnSecrets([exchange(0, '«redacted:token:expired»', 401, problem(401, 'expired: «redacted:token:expired»'))], [{ name: 'full', token: TOKEN }]);
+    expect(learned.map((s) => [s.label, s.judged])).toEqual([
+      ['token:full', true],
+      ['token:expired', true],
+    ]);
+  });
+
   it("passes an error answer echoing a refused probe's token, and names exchange, label and place when an accepted one is echoed", async () => {
     const probe = 'a'.repeat(4096);
     const accepted = 'other-token-accepted-1234';
