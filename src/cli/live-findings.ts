@@ -35,10 +35,20 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
   };
   const worker = new Worker(new URL('../passive/live-worker.ts', import.meta.url), { workerData });
   worker.unref();
-  const post = (message: LiveMessage) => worker.postMessage(message);
+  // If the judging thread cannot run, the proxy goes on forwarding and the report at the stop is
+  // unaffected: say so once instead of failing the traffic.
+  let failed = false;
+  worker.once('error', (error) => {
+    failed = true;
+    console.error(`apicert proxy: live judging stopped (${error.message}); the report written at the stop judges all the traffic`);
+  });
+  const post = (message: LiveMessage) => {
+    if (!failed) worker.postMessage(message);
+  };
   return {
     add: (rec, index) => post({ rec, index }),
     stop: async () => {
+      if (failed) return;
       const stopped = new Promise<void>((resolve) => {
         worker.once('message', () => resolve());
         worker.once('error', () => resolve());
