@@ -10,7 +10,8 @@ import { request } from 'undici';
 import { ENDPOINTS } from '../src/contract/endpoints.ts';
 import { arbitraryOf } from '../src/contract/schema-cases.ts';
 import { randomCase } from '../src/checks/generated/engine.ts';
-import { ORACLES, type OracleName } from '../src/checks/generated/oracles.ts';
+import { expectationOf, sentOf, type Known } from '../src/checks/generated/expectation.ts';
+import { judgeAnswer } from '../src/checks/generated/judgement.ts';
 import { deterministicPlan, type Generated, type PlanContext } from '../src/checks/generated/requests.ts';
 import { embeddedProfile } from '../src/fake/embedded-profile.ts';
 import { startFake } from '../src/fake/server.ts';
@@ -72,7 +73,6 @@ async function pool<T>(items: readonly T[], each: (item: T) => Promise<void>): P
   }));
 }
 
-const ORACLE_NAMES = Object.keys(ORACLES) as OracleName[];
 
 async function main(): Promise<void> {
   const fake = await startFake();
@@ -81,6 +81,7 @@ async function main(): Promise<void> {
   const dispatcher = createDispatcher();
   const redactor = redactorFor(profile);
   const sample = generate(contexts, 2);
+  const known: Known = { existing: [], parked: [], bases: contexts[0]!.fixtures };
   console.log(`generated probes bench on Node ${process.version}: ${sample.length} requests a round (both surfaces, ${RANDOM_PER_BODY} random bodies per endpoint body), ${PARALLEL} in flight, ${ROUNDS} rounds each after ${WARMUP_ROUNDS} not counted`);
 
   const apicertRates: number[] = [];
@@ -93,7 +94,9 @@ async function main(): Promise<void> {
     const probe = probeFor(profile, redactor, new RequestBudget(profile.safety.requestBudget), dispatcher);
     await pool(generated, async (g) => {
       const res = await probe.send(g.request);
-      for (const name of ORACLE_NAMES) if (ORACLES[name](g, res)?.ok === false) failing += 1;
+      const sent = sentOf(g.request);
+      const judgement = judgeAnswer(sent, expectationOf(sent, known), res);
+      for (const f of Object.values(judgement.findings)) if (!f.ok) { failing += 1; if (process.env.BENCH_DEBUG) console.log(f.reason.slice(0, 300)); }
     });
     apicertRates.push(generated.length / ((performance.now() - started) / 1000));
   };

@@ -5,6 +5,7 @@
  * and any judge of traffic can use `endpointOf()` to find which endpoint an exchange belongs to.
  */
 import { z } from 'zod';
+import { V1 as V1_SAID, V8 as V8_SAID, type Sentence } from './sentence.ts';
 import { identifier } from './v1/common.ts';
 import { approveRequest, openObject } from './v1/runs.ts';
 import { taskRequest, taskResponse } from './v1/task.ts';
@@ -34,6 +35,10 @@ export interface BodySpec {
   fixture?: string;
   /** Why a body the schema allows may still be refused (so no valid case is held to acceptance), when the description says so. */
   contextual?: string;
+  /** The sentence that makes a body of this shape, within every stated constraint, one the endpoint accepts. */
+  stated?: Sentence;
+  /** The 2xx answer to this body when it is not the endpoint's (turn mode of `/v1/execute` streams). */
+  success?: SuccessSpec;
 }
 
 export interface HeaderSpec {
@@ -74,6 +79,8 @@ export interface Endpoint {
   success: SuccessSpec;
   /** Where the description leaves something open that a prober must not assume. */
   notes?: string;
+  /** The sentence (the endpoint table's row) that makes a request as described one the endpoint accepts. */
+  stated?: Sentence;
 }
 
 export const BEARER: HeaderSpec = { name: 'authorization', required: true };
@@ -92,12 +99,16 @@ const V1_ERRORS = { 409: 'same Idempotency-Key with a different request', 429: '
 const v8 = (e: Omit<Endpoint, 'surface' | 'query' | 'headers'> & { headers?: HeaderSpec[] }): Endpoint => ({ surface: 'v8', query: {}, ...e, headers: [BEARER, ...(e.headers ?? [])] });
 const v1 = (e: Omit<Endpoint, 'surface' | 'query' | 'headers'> & { headers?: HeaderSpec[] }): Endpoint => ({ surface: 'v1', query: {}, ...e, headers: [BEARER, ...(e.headers ?? [])] });
 
+/** A row of an Endpoints table: what makes a request as described one the endpoint accepts. */
+const row8 = (quote: string) => V8_SAID('Endpoints', quote);
+const row1 = (quote: string) => V1_SAID('Endpoints', quote);
+
 export const V8_ENDPOINTS: readonly Endpoint[] = [
   v8({
     method: 'POST',
     path: '/v8/missions',
     pathParams: {},
-    bodies: [{ name: 'create', schema: createMissionRequest, closed: false, fixture: 'v8.missions.succeeds' }],
+    bodies: [{ name: 'create', schema: createMissionRequest, closed: false, fixture: 'v8.missions.succeeds', stated: row8('`/v8/missions` | `missions:write` | headers `Idempotency-Key`, `Content-Type: application/json`; body goalSpec and resourceBudget | `202` mission projection') }],
     headers: [V8_KEY, JSON_TYPE],
     scope: 'missions:write',
     read: false,
@@ -105,7 +116,7 @@ export const V8_ENDPOINTS: readonly Endpoint[] = [
     invalidStatus: 400,
     success: { statuses: [202], body: 'json', schema: missionProjection },
   }),
-  v8({ method: 'GET', path: '/v8/missions/{runId}', pathParams: { runId }, bodies: [], scope: 'missions:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: missionProjection } }),
+  v8({ method: 'GET', path: '/v8/missions/{runId}', pathParams: { runId }, bodies: [], scope: 'missions:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: missionProjection }, stated: row8('`/v8/missions/{runId}` | `missions:read` | path `runId` (UUID v7) | `200` mission projection') }),
   v8({
     method: 'GET',
     path: '/v8/missions/{runId}/events',
@@ -116,12 +127,13 @@ export const V8_ENDPOINTS: readonly Endpoint[] = [
     read: true,
     errors: { ...V8_READ_ERRORS, 409: '`Last-Event-ID` outside the replay window' },
     success: { statuses: [200], body: 'sse' },
+    stated: row8('`/v8/missions/{runId}/events` | `missions:read` | path `runId`; header `Accept: text/event-stream`; optional `Last-Event-ID` | `200` `text/event-stream`'),
   }),
   v8({
     method: 'POST',
     path: '/v8/missions/{runId}/signals',
     pathParams: { runId },
-    bodies: [{ name: 'signal', schema: signalRequest, closed: false }],
+    bodies: [{ name: 'signal', schema: signalRequest, closed: false, stated: row8('`/v8/missions/{runId}/signals` | `missions:write` | headers `Idempotency-Key`, `Content-Type`; body signal and payload | `200`, empty body') }],
     headers: [V8_KEY, JSON_TYPE],
     scope: 'missions:write',
     read: false,
@@ -144,7 +156,7 @@ export const V8_ENDPOINTS: readonly Endpoint[] = [
     method: 'POST',
     path: '/v8/capabilities/search',
     pathParams: {},
-    bodies: [{ name: 'search', schema: capabilitySearchRequest, closed: false, fixture: 'v8.capabilitySearch' }],
+    bodies: [{ name: 'search', schema: capabilitySearchRequest, closed: false, fixture: 'v8.capabilitySearch', stated: row8('`/v8/capabilities/search` | `capabilities:read` | body actionFamily, purpose, targetType | `200` array of manifests') }],
     headers: [JSON_TYPE],
     scope: 'capabilities:read',
     read: true,
@@ -156,7 +168,7 @@ export const V8_ENDPOINTS: readonly Endpoint[] = [
     method: 'POST',
     path: '/v8/memory/query',
     pathParams: {},
-    bodies: [{ name: 'query', schema: memoryQueryRequest, closed: false, fixture: 'v8.memory' }],
+    bodies: [{ name: 'query', schema: memoryQueryRequest, closed: false, fixture: 'v8.memory', stated: row8('`/v8/memory/query` | `memory:read` | body as in Resources | `200` memory bundle') }],
     headers: [JSON_TYPE],
     scope: 'memory:read',
     read: true,
@@ -164,11 +176,11 @@ export const V8_ENDPOINTS: readonly Endpoint[] = [
     invalidStatus: 400,
     success: { statuses: [200], body: 'json', schema: memoryResponse },
   }),
-  v8({ method: 'GET', path: '/v8/skills/{skillId}', pathParams: { skillId: pathIdentifier }, bodies: [], scope: 'skills:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: skill } }),
-  v8({ method: 'GET', path: '/v8/traces/{traceId}', pathParams: { traceId: pathIdentifier }, bodies: [], scope: 'traces:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: trace } }),
-  v8({ method: 'GET', path: '/v8/context-twin/goals', pathParams: {}, bodies: [], scope: 'context:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: goalsResponse } }),
-  v8({ method: 'GET', path: '/v8/world-model/certificates', pathParams: {}, bodies: [], scope: 'world:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: certificatesResponse } }),
-  v8({ method: 'GET', path: '/v8/coverage', pathParams: {}, bodies: [], scope: 'coverage:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: coverageReport } }),
+  v8({ method: 'GET', path: '/v8/skills/{skillId}', pathParams: { skillId: pathIdentifier }, bodies: [], scope: 'skills:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: skill }, stated: row8('`/v8/skills/{skillId}` | `skills:read` | path `skillId`: string, 1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` | `200` skill') }),
+  v8({ method: 'GET', path: '/v8/traces/{traceId}', pathParams: { traceId: pathIdentifier }, bodies: [], scope: 'traces:read', read: true, errors: V8_READ_ERRORS, success: { statuses: [200], body: 'json', schema: trace }, stated: row8('`/v8/traces/{traceId}` | `traces:read` | path `traceId`: string, 1-256 chars, same pattern | `200` trace') }),
+  v8({ method: 'GET', path: '/v8/context-twin/goals', pathParams: {}, bodies: [], scope: 'context:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: goalsResponse }, stated: row8('`/v8/context-twin/goals` | `context:read` | none | `200` goals') }),
+  v8({ method: 'GET', path: '/v8/world-model/certificates', pathParams: {}, bodies: [], scope: 'world:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: certificatesResponse }, stated: row8('`/v8/world-model/certificates` | `world:read` | none | `200` certificates') }),
+  v8({ method: 'GET', path: '/v8/coverage', pathParams: {}, bodies: [], scope: 'coverage:read', read: true, errors: V8_LISTING_ERRORS, success: { statuses: [200], body: 'json', schema: coverageReport }, stated: row8('`/v8/coverage` | `coverage:read` | none | `200` coverage report') }),
 ];
 
 /** "path `id`: string run identifier": any non-empty string; the run id format is the deployment's. */
@@ -181,8 +193,8 @@ export const V1_ENDPOINTS: readonly Endpoint[] = [
     pathParams: {},
     bodies: [
       // Task first: the header cases go with the first body, and a task answers without a stream.
-      { name: 'task', schema: taskRequest, closed: false, fixture: 'v1.tasks.completes' },
-      { name: 'turn', schema: turnRequest, closed: true, fixture: 'v1.turn' },
+      { name: 'task', schema: taskRequest, closed: false, fixture: 'v1.tasks.completes', stated: V1_SAID('What the service does', '`mode:task`: the body is the task envelope below, and the response is JSON that carries at least a run identifier.') },
+      { name: 'turn', schema: turnRequest, closed: true, fixture: 'v1.turn', stated: V1_SAID('What the service does', '`mode:turn`: the body is the chat request contract below, and the response is a Server-Sent Events stream that runs until a terminal event.'), success: { statuses: [200], body: 'sse' } },
     ],
     headers: [V1_KEY, { name: 'x-ai-platform-version', required: false, schema: z.literal('v1') }, { name: 'accept', required: false, schema: z.enum(['text/event-stream', 'application/json']) }, JSON_TYPE],
     read: false,
@@ -190,25 +202,25 @@ export const V1_ENDPOINTS: readonly Endpoint[] = [
     success: { statuses: [200], body: 'json', schema: taskResponse },
     notes: 'Turn mode answers an event stream; task mode JSON with run_id.',
   }),
-  v1({ method: 'GET', path: '/v1/runs/{id}', pathParams: { id: runIdV1 }, bodies: [], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: openObject } }),
-  v1({ method: 'GET', path: '/v1/runs/{id}/events', pathParams: { id: runIdV1 }, bodies: [], headers: [{ name: 'last-event-id', required: false, schema: z.string() }], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'sse' } }),
+  v1({ method: 'GET', path: '/v1/runs/{id}', pathParams: { id: runIdV1 }, bodies: [], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: openObject }, stated: row1('`/v1/runs/{id}` | path `id`: string run identifier | `200` JSON run resource') }),
+  v1({ method: 'GET', path: '/v1/runs/{id}/events', pathParams: { id: runIdV1 }, bodies: [], headers: [{ name: 'last-event-id', required: false, schema: z.string() }], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'sse' }, stated: row1('`/v1/runs/{id}/events` | path `id`; optional header `Last-Event-ID` (string) | `200` `text/event-stream`') }),
   v1({
     method: 'POST',
     path: '/v1/runs/{id}/approve',
     pathParams: { id: runIdV1 },
-    bodies: [{ name: 'approve', schema: approveRequest, closed: true }],
+    bodies: [{ name: 'approve', schema: approveRequest, closed: true, fixture: 'v1.approve', stated: row1('`/v1/runs/{id}/approve` | path `id`; JSON ApproveRequest | `200` JSON object with open properties') }],
     headers: [JSON_TYPE],
     read: false,
     errors: V1_ERRORS,
     success: { statuses: [200], body: 'json', schema: openObject },
   }),
-  v1({ method: 'POST', path: '/v1/runs/{id}/cancel', pathParams: { id: runIdV1 }, bodies: [], read: false, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: openObject }, notes: 'no body defined' }),
-  v1({ method: 'GET', path: '/v1/usage', pathParams: {}, bodies: [], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: usageResponse } }),
+  v1({ method: 'POST', path: '/v1/runs/{id}/cancel', pathParams: { id: runIdV1 }, bodies: [], read: false, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: openObject }, notes: 'no body defined', stated: row1('`/v1/runs/{id}/cancel` | path `id`; no body defined | `200` JSON object with open properties') }),
+  v1({ method: 'GET', path: '/v1/usage', pathParams: {}, bodies: [], read: true, errors: V1_ERRORS, success: { statuses: [200], body: 'json', schema: usageResponse }, stated: row1('`/v1/usage` | none defined | `200` JSON, tenant-scoped usage and spend readback') }),
   v1({
     method: 'POST',
     path: '/v1/webhooks',
     pathParams: {},
-    bodies: [{ name: 'register', schema: webhookRegistration, closed: false, contextual: 'Endpoint URL rules: public HTTPS on the default port; a generated URL is refused by design' }],
+    bodies: [{ name: 'register', schema: webhookRegistration, closed: false, contextual: 'Endpoint URL rules: public HTTPS on the default port; a generated URL is refused by design', fixture: 'v1.webhooks', stated: row1('`/v1/webhooks` | JSON webhook registration | `201` JSON with `signing_secret`') }],
     headers: [JSON_TYPE],
     scope: 'runs:read runs:write',
     read: false,

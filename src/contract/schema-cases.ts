@@ -15,6 +15,7 @@
  */
 import fc from 'fast-check';
 import type { z } from 'zod';
+import type { ConstraintKind } from './marks.ts';
 
 // zod 4 keeps a schema's definition under `_zod.def`; only the members read here are typed.
 interface Check {
@@ -38,11 +39,13 @@ interface Def {
   pattern?: RegExp;
 }
 
-function defOf(schema: z.ZodType): Def {
+export type { Def };
+
+export function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
 
-export type ConstraintKind = 'length' | 'count' | 'range' | 'integer' | 'pattern' | 'enum' | 'const' | 'required' | 'closed' | 'type';
+export type { ConstraintKind };
 
 export interface Constraint {
   /** `<path> <kind>`, stable across runs: the key of constraint coverage. */
@@ -98,8 +101,16 @@ function boundsOf(schema: z.ZodType): Bounds {
   return out;
 }
 
+/** One wrapper off (optional, default, readonly, nullable, pipe), or the schema itself. */
+export function unwrapOnce(schema: z.ZodType): z.ZodType {
+  const def = defOf(schema);
+  if (['optional', 'default', 'prefault', 'readonly', 'nullable'].includes(def.type) && def.innerType) return def.innerType;
+  if (def.type === 'pipe' && def.in) return def.in;
+  return schema;
+}
+
 /** Optional, default, readonly and pipes: the schema a present value is judged by. */
-function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean } {
+export function unwrap(schema: z.ZodType): { inner: z.ZodType; optional: boolean } {
   let inner = schema;
   let optional = false;
   for (let i = 0; i < 8; i += 1) {

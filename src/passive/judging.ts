@@ -155,13 +155,30 @@ export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
         shown.set(ex.index, at);
         return at;
       };
-      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName });
+      // Only what the recording shows was issued or accepted, and the profile's tokens (learnSecrets adds them): not every string a client sent.
+      const secrets = judgedSecrets(recording);
+      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets });
       recording.counts.set(ctx.rule.id, run.judged.size);
       if (run.judged.size > 0) return;
       if (run.lacking.length > 0) throw new Untestable({ need: 'recording', what: lackingReason(run, recordedName) });
       ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${judgement.record}`);
     },
   };
+}
+
+const judgedLists = new WeakMap<Recording, readonly LearnedSecret[]>();
+
+/** The recording's judged secrets as one list per recording (so the echo judgements build one locator). */
+function judgedSecrets(recording: Recording): readonly LearnedSecret[] {
+  let list = judgedLists.get(recording);
+  if (!list) {
+    const byValue = new Map<string, LearnedSecret>();
+    for (const c of recording.credentials) if (c.judged) byValue.set(c.value, c);
+    for (const c of recording.profile?.credentials ?? []) if (!byValue.has(c.token)) byValue.set(c.token, { value: c.token, label: `token:${c.name}`, judged: true, seenAt: -1 });
+    list = [...byValue.values()];
+    judgedLists.set(recording, list);
+  }
+  return list;
 }
 
 /** The existing rule judged over the recording. */

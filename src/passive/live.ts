@@ -71,6 +71,7 @@ export class LiveJudge {
   private readonly secrets = new Map<string, LearnedSecret>();
   /** The secrets as one list, replaced only when one is learned: the echo rules build their locator once per list. */
   private secretList: readonly LearnedSecret[] = [];
+  private judgedList: readonly LearnedSecret[] = [];
   private readonly options: LiveOptions;
   /** Findings said so far. */
   count = 0;
@@ -145,7 +146,10 @@ export class LiveJudge {
         changed = true;
       }
     }
-    if (changed) this.secretList = [...this.secrets.values()];
+    if (changed) {
+      this.secretList = [...this.secrets.values()];
+      this.judgedList = this.secretList.filter((x) => x.judged);
+    }
     for (const id of sessionIds(batch)) this.redactor.add(id, TARGET_ISSUED_SESSION);
   }
 
@@ -180,6 +184,7 @@ export class LiveJudge {
         throw new Untestable(missing);
       },
       observe: () => undefined,
+      secrets: this.judgedList,
     };
   }
 

@@ -8,7 +8,6 @@
  * issued secrets; session ids are the target's own and are only hidden. The profile's credentials,
  * when one is given, are what the client was given: judged wherever they appear.
  */
-import { VerbatimFinder } from '../redact/verbatim.ts';
 import { operationOf } from './endpoints.ts';
 import type { TrafficExchange } from './exchange.ts';
 import { recordOf, responseJson, type LearnedSecret } from './judging.ts';
@@ -65,61 +64,3 @@ export function sessionIds(exchanges: readonly TrafficExchange[]): Set<string> {
   return out;
 }
 
-/** One secret an answer carried: which (by label) and where in the answer. */
-export interface CarriedSecret {
-  label: string;
-  /** `header x-debug`, `body at character 1234`. */
-  where: string;
-}
-
-/** Finds the judged secrets in answers, each answer read once whatever the number of secrets. */
-export class SecretLocator {
-  private readonly finder = new VerbatimFinder();
-  private readonly issuedBy = new Map<string, number>();
-
-  constructor(secrets: readonly LearnedSecret[], minLength: number) {
-    for (const s of secrets) {
-      // A value this short turns up in ordinary text by chance: it is hidden, but not judged as an echo.
-      if (!s.judged || s.value.length < minLength) continue;
-      this.finder.add(s.value, s.label);
-      if (s.issuedBy !== undefined) this.issuedBy.set(s.label, s.issuedBy);
-    }
-  }
-
-  get size(): number {
-    return this.finder.size;
-  }
-
-  private readonly seen = new WeakMap<TrafficExchange, CarriedSecret[]>();
-
-  /** The secrets `ex`'s answer carried, other than in the answer that issued them; at most one place per secret and part. Each answer is read once. */
-  carried(ex: TrafficExchange): CarriedSecret[] {
-    const known = this.seen.get(ex);
-    if (known) return known;
-    const out: CarriedSecret[] = [];
-    this.seen.set(ex, out);
-    const note = (text: string, where: (at: number) => string) => {
-      const seen = new Set<string>();
-      for (const hit of this.finder.in(text)) {
-        if (seen.has(hit.label) || this.issuedBy.get(hit.label) === ex.index) continue;
-        seen.add(hit.label);
-        out.push({ label: hit.label, where: where(hit.at) });
-      }
-    };
-    for (const [name, value] of Object.entries(ex.responseHeaders)) note(value, () => `header ${name}`);
-    if (ex.responseBody !== undefined) note(ex.responseBody, (at) => `body at character ${at}`);
-    return out;
-  }
-}
-
-const locators = new WeakMap<readonly LearnedSecret[], SecretLocator>();
-
-/** One locator per recording's secrets, shared by the rules that judge echoes on each surface. */
-export function locatorFor(secrets: readonly LearnedSecret[], minLength: number): SecretLocator {
-  let locator = locators.get(secrets);
-  if (!locator) {
-    locator = new SecretLocator(secrets, minLength);
-    locators.set(secrets, locator);
-  }
-  return locator;
-}

@@ -32,6 +32,8 @@ export interface ProbeOptions {
   headersFor?: (url: URL) => Record<string, string>;
   /** Keeps every 2xx JSON answer of the run for the rules that judge them all. */
   journal?: ExchangeJournal;
+  /** The run's journal of every exchange (bodies cut short), for the rules that judge the whole run. */
+  runJournal?: Journal;
 }
 
 // No body of either API comes near this; a bigger one is cut and what rests on it is inconclusive.
@@ -90,7 +92,15 @@ export class ProbeClient implements Http {
     return this.journal.exchanges;
   }
 
-  /** Opens the journal's exchange of a request as sent; its answer is filled in by `answered`. */
+  /** Completes the exchange in the check's journal, and keeps a copy (bodies cut short) in the run's. */
+  private finish(exchange: Exchange, update: Partial<Exchange>): void {
+    this.journal.complete(exchange, update);
+    if (!this.options.runJournal) return;
+    const { evidence: _own, index: _at, ...copy } = exchange;
+    this.options.runJournal.add(copy);
+  }
+
+  /** Opens the journal's exchange of a request as sent; its answer is filled in by `finish`. */
   private journalRequest(req: { method: string; credential: { name: string } | null }, url: string, headers: Record<string, string>, body: string | undefined, at: number): Exchange {
     const target = new URL(url);
     const lower: Record<string, string> = {};
@@ -238,15 +248,19 @@ export class ProbeClient implements Http {
       entry.durationMs = durationMs;
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: this.keepText(text.text) };
       if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
-      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs });
+      this.finish(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs });
       if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
         this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry }, text.text.length);
       }
-      return this.link({ status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs }, at);
+      const answer: ProbeResponse = { status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs };
+      if (text.truncated) answer.cut = true;
+      const malformed = text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
+      if (malformed) answer.malformed = malformed;
+      return this.link(answer, at);
     } catch (error) {
       res?.body.destroy();
       const failure = this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
-      this.journal.complete(exchange, { ...(res ? { status: res.statusCode } : {}), error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      this.finish(exchange, { ...(res ? { status: res.statusCode } : {}), error: entry.error ?? failure.message, durationMs: entry.durationMs });
       throw failure;
     }
   }
@@ -272,7 +286,7 @@ export class ProbeClient implements Http {
       res = await request(url, { method: req.method, headers, body, dispatcher: this.options.dispatcher, signal, headersTimeout: timeout, bodyTimeout: 0 });
     } catch (error) {
       const failure = this.transportFailure(req, entry, started, error, limits, signal);
-      this.journal.complete(exchange, { error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      this.finish(exchange, { error: entry.error ?? failure.message, durationMs: entry.durationMs });
       throw failure;
     }
     const responseHeaders = flattenHeaders(res.headers);
@@ -296,7 +310,7 @@ export class ProbeClient implements Http {
         res.body.destroy();
         if (!cut) {
           const failure = this.transportFailure(req, entry, started, error, limits, signal, ' (body)', res.statusCode);
-          this.journal.complete(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
+          this.finish(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
           throw failure;
         }
         text = decodeBody(Buffer.alloc(0), true, contentType);
@@ -308,7 +322,7 @@ export class ProbeClient implements Http {
       this.noteMalformed(req, res.statusCode, contentType, text, json);
       entry.durationMs = Math.round(performance.now() - started);
       entry.response = { status: res.statusCode, headers: redactedResponseHeaders, body: this.keepText(text.text) };
-      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs: entry.durationMs });
+      this.finish(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs: entry.durationMs });
       return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json }, at);
     }
     let read: ReadResult;
@@ -325,7 +339,7 @@ export class ProbeClient implements Http {
     } catch (error) {
       res.body.destroy();
       const failure = this.transportFailure(req, entry, started, error, limits, signal, ' (stream)', res.statusCode);
-      this.journal.complete(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      this.finish(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
       throw failure;
     }
     if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8`);
@@ -347,7 +361,7 @@ export class ProbeClient implements Http {
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
     // A stream cut at a bound is judged on nothing it lacks: only its first events are kept, and it says it was cut.
     const cutShort = read.end === 'byte-limit' || read.end === 'event-limit';
-    this.journal.complete(exchange, { status: res.statusCode, responseHeaders, events: cutShort ? read.events.slice(0, EVIDENCE_EVENT_LIMIT) : read.events, streamEnd: read.end, ...(cutShort ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
+    this.finish(exchange, { status: res.statusCode, responseHeaders, events: cutShort ? read.events.slice(0, EVIDENCE_EVENT_LIMIT) : read.events, streamEnd: read.end, ...(cutShort ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
     return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType }, at);
   }
 }

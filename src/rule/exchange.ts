@@ -31,6 +31,10 @@ export interface ProbeResponse {
   json: unknown;
   contentType: string;
   durationMs: number;
+  /** The body was cut at the body cap: what was read is not the whole answer. */
+  cut?: boolean;
+  /** Why the body is malformed for its media type (invalid UTF-8 in JSON, a JSON type that is not JSON), when it is. */
+  malformed?: string;
 }
 
 /**

@@ -89,7 +89,7 @@ export interface JournalLimits {
 }
 
 /** A check's journal: its own exchanges only, freed when the check ends. */
-export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKeptBytes: 8 * 1024 * 1024, maxBodyBytes: 2 * 1024 * 1024 };
+export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKeptBytes: 4 * 1024 * 1024, maxBodyBytes: 2 * 1024 * 1024 };
 
 /**
  * Exchanges in the order their requests were sent, bounded like the proxy's record: the newest
@@ -189,11 +189,11 @@ function dropBodies(ex: Exchange, why: MissingPart): void {
 /** The exchange with each body cut at `max` characters, and a stream's events at `max` characters of data. */
 function cut(ex: Exchange, max: number): Exchange {
   if (ex.requestBody !== undefined && ex.requestBody.length > max) {
-    ex.requestBody = ex.requestBody.slice(0, max);
+    ex.requestBody = prefix(ex.requestBody, max);
     ex.requestBodyTruncated = true;
   }
   if (ex.responseBody !== undefined && ex.responseBody.length > max) {
-    ex.responseBody = ex.responseBody.slice(0, max);
+    ex.responseBody = prefix(ex.responseBody, max);
     ex.responseBodyTruncated = true;
   }
   if (ex.events !== undefined) {
@@ -210,6 +210,11 @@ function cut(ex: Exchange, max: number): Exchange {
     }
   }
   return ex;
+}
+
+/** The first `max` characters as a string of their own: a slice would keep the whole text it was cut from alive. */
+function prefix(text: string, max: number): string {
+  return Buffer.from(text.slice(0, max), 'utf16le').toString('utf16le');
 }
 
 /** The path without its query. */

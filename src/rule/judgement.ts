@@ -13,8 +13,9 @@
  * behaviour, and `defineRule` judges the exchanges it caused with the same function.
  */
 import type { Credential, Profile } from '../profile/schema.ts';
-import type { CheckContext } from './context.ts';
-import type { Exchange, MissingPart } from './journal.ts';
+import { serviceKey, type CheckContext } from './context.ts';
+import type { EvidenceEntry } from './exchange.ts';
+import type { Exchange, Journal, MissingPart } from './journal.ts';
 import { Untestable } from './outcome.ts';
 import type { Prerequisite } from './prerequisite.ts';
 
@@ -43,7 +44,24 @@ export interface Judge {
   untestable(missing: Prerequisite): never;
   /** Records what the target does where the spec allows several readings. */
   observe(subject: string, value: unknown, note?: string): void;
+  /**
+   * The secrets a response must never carry: the profile's tokens, and in a recording those the
+   * recording shows were issued or accepted (`issuedBy`: the exchange whose answer handed it out).
+   */
+  readonly secrets: readonly Secret[];
 }
+
+export interface Secret {
+  value: string;
+  label: string;
+  issuedBy?: number;
+}
+
+/**
+ * The run's own journal: every exchange of every check (bodies cut short, bounded in bytes), for
+ * the rules that judge the whole run (`judgesTheRun`), which run after every other rule.
+ */
+export const RUN_JOURNAL = serviceKey<Journal>('run-journal');
 
 /** A rule's judgement: the one place its expectation is written. */
 export interface Judgement {
@@ -70,6 +88,7 @@ export interface JudgeOptions {
   show?: ShowExchange;
   /** How a case names its exchange; defaults to "METHOD path". */
   name?: (ex: Exchange) => string;
+  secrets?: readonly Secret[];
 }
 
 /** The outcome of one judgement: how many exchanges it judged, and the parts it lacked. */
@@ -88,7 +107,8 @@ export function credentialIn(ex: Exchange, credentials: readonly Credential[]): 
     if (named) return named;
   }
   const auth = ex.requestHeaders.authorization;
-  if (auth === undefined) return undefined;
+  // Only a well-formed Bearer header carries a credential; a token sent without its scheme is a malformed request.
+  if (auth === undefined || !/^Bearer\s+/i.test(auth)) return undefined;
   const token = auth.replace(BEARER, '').trim();
   const marker = MARKER.exec(token);
   return credentials.find((c) => (marker ? c.name === marker[1] : c.token === token));
@@ -127,6 +147,7 @@ export function runJudgement(ctx: CheckContext, judgement: Judgement, exchanges:
     observe(subject, value, note) {
       ctx.observe(subject, value, note);
     },
+    secrets: options.secrets ?? (options.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` })),
   };
   judgement.judge(j);
   return { judged, lacking };
@@ -144,9 +165,26 @@ export function lackingReason(run: JudgementRun, name: (ex: Exchange) => string)
  */
 export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement): void {
   const name = (ex: Exchange) => `${ex.method} ${ex.path}`;
-  const run = runJudgement(ctx, judgement, ctx.http.exchanges, { source: 'active', profile: ctx.profile, name });
-  if (run.judged.size > 0) return;
-  if (run.lacking.length > 0) ctx.inconclusive(`the answers this rule judges could not be read whole: ${lackingReason(run, name)}`);
+  // A rule of the whole run judges every exchange of the run; the others, what their check caused.
+  const run = ctx.rule.judgesTheRun ? ctx.service(RUN_JOURNAL) : undefined;
+  const exchanges = run ? run.exchanges : ctx.http.exchanges;
+  const show = run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
+  const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, ...(show ? { show } : {}) });
+  if (result.judged.size > 0) return;
+  if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges could not be read whole: ${lackingReason(result, name)}`);
   if (judgement.none !== undefined) ctx.notApplicable(judgement.none);
   ctx.inconclusive(`setup failed: the check's requests produced no exchange this rule judges (${judgement.record})`);
+}
+
+/** Evidence of an exchange another check made (from the run's journal); the probe client redacts it when recorded. */
+function evidenceOfJournal(ex: Exchange): EvidenceEntry {
+  const entry: EvidenceEntry = {
+    label: `exchange of another rule's check${ex.startedAt ? ` at ${ex.startedAt}` : ''}`,
+    request: { method: ex.method, url: ex.url, headers: ex.requestHeaders, ...(ex.requestBody !== undefined ? { body: ex.requestBody.slice(0, 4096) } : {}) },
+    durationMs: ex.durationMs ?? 0,
+    curl: `curl -X ${ex.method} '${ex.url.replaceAll("'", "'\\''")}'`,
+  };
+  if (ex.status !== undefined) entry.response = { status: ex.status, headers: ex.responseHeaders, ...(ex.responseBody !== undefined ? { body: ex.responseBody.slice(0, 4096) } : {}) };
+  if (ex.error !== undefined) entry.error = ex.error;
+  return entry;
 }

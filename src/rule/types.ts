@@ -73,6 +73,12 @@ export interface RuleMeta {
    * target with it, and before the rules that judge the whole run.
    */
   bulk?: boolean;
+  /**
+   * Needs a quiet target: nothing else of the run may act on it while the rule runs (a readback
+   * that tells its own effect from other activity by standing still). Runs alone, one at a time,
+   * after every other rule but the judges of the whole run has finished.
+   */
+  quiet?: boolean;
 }
 
 export interface Observation {

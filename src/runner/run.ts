@@ -211,10 +211,13 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
   // the target with them; it may overlap the long tail of the others.
   const timed = indices.filter((i) => !options.rules[i]!.judgesTheRun && !options.rules[i]!.bulk && options.rules[i]!.needs.receiver);
   const timedDone = new Map(timed.map((i) => [i, deferred()]));
-  const queue = [...indices.filter((i) => !options.rules[i]!.judgesTheRun && !options.rules[i]!.bulk), ...indices.filter((i) => !options.rules[i]!.judgesTheRun && options.rules[i]!.bulk)];
+  const busy = (i: number) => !options.rules[i]!.judgesTheRun && !options.rules[i]!.quiet;
+  const queue = [...indices.filter((i) => busy(i) && !options.rules[i]!.bulk), ...indices.filter((i) => busy(i) && options.rules[i]!.bulk)];
+  // Rules that need a quiet target run alone, one after another, once the others are done.
+  const quiet = indices.filter((i) => !options.rules[i]!.judgesTheRun && options.rules[i]!.quiet);
   // Rules that judge every exchange of the run go last, once everything else has been sent.
   const judges = indices.filter((i) => options.rules[i]!.judgesTheRun);
-  for (const wave of [queue, judges]) {
+  for (const wave of [queue, quiet, judges]) {
     let next = 0;
     const worker = async () => {
       while (next < wave.length && !options.signal?.aborted && !options.halt?.aborted) {
@@ -227,7 +230,7 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
         }
       }
     };
-    const width = Math.min(options.profile.safety.concurrency, wave.length);
+    const width = wave === quiet ? Math.min(1, wave.length) : Math.min(options.profile.safety.concurrency, wave.length);
     await Promise.all(Array.from({ length: width }, worker));
   }
   for (let i = 0; i < options.rules.length; i += 1) {

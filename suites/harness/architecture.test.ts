@@ -121,4 +121,18 @@ describe('architecture', () => {
     }
     expect(misplaced).toEqual([]);
   });
+
+  it('writes each rule\'s judgement in one place: its rule (src/checks/<surface>/<area>/), never a second copy elsewhere', () => {
+    // A judgement is a rule's `judgement` (src/rule/judgement.ts), run by the active check over the
+    // exchanges it provoked and by the passive runner over a recording. A second catalogue of
+    // judgements keyed by rule id (as src/passive/rules/ was) is a copy that drifts.
+    const outside = files.filter((f) => !f.startsWith(join(SRC, 'checks')));
+    const texts = new Map(outside.map((f) => [f, readFileSync(f, 'utf8')]));
+    const copies: string[] = [];
+    for (const rule of RULES) {
+      for (const f of outside) if (texts.get(f)!.includes(`id: '${rule.id}'`)) copies.push(`${rule.id}: also judged in ${rel(f)}`);
+    }
+    expect(copies).toEqual([]);
+  });
 });
+

@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { certifyHostile } from './certify-hostile.ts';
 import { HOSTILE_MODES, NOTHING_MAY_PASS, type HostileMode } from './hostile-server.ts';
 
+/** The generated contract rules: an answer that is not the endpoint's documented success answer is never an acceptance. */
+export const GENERATED_RULES = ['v8.contract.generated.*', 'v1.contract.generated.*', 'mcp.jsonrpc.generated.errors'];
+
 export const SHORT_RULES = [
   'v8.missions.get.*',
   'v8.missions.events.shape',
@@ -19,7 +22,10 @@ export const SHORT_RULES = [
   'v1.webhooks.register.secret-once',
   'mcp.session.*',
   'mcp.sse.closes-after-response',
+  ...GENERATED_RULES,
 ].join(',');
+
+const isGenerated = (id: string) => /^(v8|v1)\.contract\.generated\.|^mcp\.jsonrpc\.generated\./.test(id);
 
 /** Well above the first probe's 3 s, so a loaded machine's slow start-up never lets the deadline pass first. */
 const DEADLINE_S = 8;
@@ -48,7 +54,23 @@ describe.concurrent.each(HOSTILE_MODES)('certifying a target in mode %s', (mode)
       expect([1, 3], context).toContain(run.exitCode);
     }
     if (NOTHING_MAY_PASS.has(mode)) expect(run.verdicts.pass ?? 0, context).toBe(0);
+    // A redirect is no final answer: the generated rules judge nothing on it, so none of them may pass either.
+    if (mode !== 'echo') expect(run.report!.rules.filter((r) => isGenerated(r.id) && r.verdict === 'pass').map((r) => r.id), context).toEqual([]);
     expect(run.outputs['report.json']).not.toMatch(/harness defect|\n\s+at /);
+    expect(run.leaks, context).toEqual([]);
+    if (run.peakRssMiB !== undefined) expect(run.peakRssMiB, context).toBeLessThan(RSS_CAP_MIB);
+  });
+});
+
+describe('certifying a target that answers every request with a 1 GiB body, every rule (generated ones included)', () => {
+  it('stays under the memory cap, ends by itself and passes nothing', { timeout: 150_000 }, async () => {
+    const run = await certifyHostile('huge-body', { deadline: '40s', killAfterMs: 140_000 });
+    const context = `huge-body, every rule: exit ${run.exitCode}, ${JSON.stringify(run.verdicts)}, peak ${run.peakRssMiB} MiB, stderr ${(run.outputs.stderr ?? '').slice(-600)}`;
+    expect(run.signal, context).toBeNull();
+    // Every rule of the catalogue is in the report, the generated ones among them.
+    expect(run.report!.rules.length, context).toBeGreaterThan(150);
+    expect(run.report!.rules.some((r) => r.id.includes('.generated.')), context).toBe(true);
+    expect(run.verdicts.pass ?? 0, context).toBe(0);
     expect(run.leaks, context).toEqual([]);
     if (run.peakRssMiB !== undefined) expect(run.peakRssMiB, context).toBeLessThan(RSS_CAP_MIB);
   });

@@ -9,17 +9,25 @@ import { createHash, type Hash } from 'node:crypto';
 import fc from 'fast-check';
 import { ENDPOINTS, type BodySpec, type Endpoint, type EndpointSurface } from '../../contract/endpoints.ts';
 import { arbitraryOf } from '../../contract/schema-cases.ts';
-import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type ProbeResponse } from '../../rule/index.ts';
+import { sentenceText } from '../../contract/sentence.ts';
+import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type ProbeRequest, type StreamResponse } from '../../rule/index.ts';
 import { newKey } from '../../util/ids.ts';
+import { isRecord } from '../../util/json.ts';
 import { createMission, fixture } from '../v8/support/missions.ts';
 import { capabilitySearchBody, memoryBase } from '../v8/support/read.ts';
-import { startRun, taskBody } from '../v1/support/fabric.ts';
-import { isLimited, ORACLES, type OracleName } from './oracles.ts';
-import { deterministicPlan, isRead, type Generated, type Plan, type PlanContext } from './requests.ts';
+import { afterTerminal, eventKind, startRun, taskBody, terminalKinds } from '../v1/support/fabric.ts';
+import { parkedRun } from '../v1/runs/approve.ts';
+import { expectationOf, sentOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
+import { judgeAnswer, type Answer, type Aspect, type Judgement } from './judgement.ts';
+import { isLimited } from './oracles.ts';
+import { deterministicPlan, isRead, toParked, type Generated, type Plan, type PlanContext } from './requests.ts';
 
 export interface Judged {
   g: Generated;
-  res: ProbeResponse;
+  /** The request as it went on the wire, and what the descriptions expect of it (computed from it). */
+  sent: SentRequest;
+  expectation: Expectation;
+  judgement: Judgement;
   evidence: EvidenceEntry;
   phase: 'deterministic' | 'random';
   /** Random phase: the shrunk value and how to get it again. */
@@ -29,8 +37,12 @@ export interface Judged {
 export interface CoverageRow {
   constraint: string;
   detail: string;
-  valid: boolean;
-  invalid: boolean;
+  /** Cases sent and judged, by the expectation computed from each. */
+  accept: number;
+  refuse: number;
+  open: number;
+  /** The sentences behind its must-accept and must-refuse cases. */
+  sentences: string[];
 }
 
 export interface ProbeRun {
@@ -42,7 +54,9 @@ export interface ProbeRun {
   /** Endpoints and constraints not exercised, with the reason (read-only, budget). */
   skipped: Array<{ endpoint: string; reason: string }>;
   coverage: Map<string, CoverageRow[]>;
-  cases: Map<string, { valid: number; invalid: number; open: number }>;
+  cases: Map<string, { accept: number; refuse: number; open: number }>;
+  /** What the run set up for the cases and which cases shared it. */
+  setup: string[];
   seed: number;
   sent: number;
   /**
@@ -56,17 +70,57 @@ export interface ProbeRun {
 const PARALLEL = 4;
 const BACKOFF_MS = [250, 1000];
 
+/** Whether an answer may be an event stream: read it as one, up to its terminal event (or its first, for a GET), never to its close. */
+function streams(req: ProbeRequest): 'turn' | 'events' | undefined {
+  const bare = req.path.split('?', 1)[0]!;
+  if (req.method === 'GET' && /\/events$/.test(bare)) return 'events';
+  if (req.method === 'POST' && bare === '/v1/execute' && !(isRecord(req.json) && req.json.mode === 'task')) return 'turn';
+  return undefined;
+}
+
+/** How long a generated read of an event stream may last: the answer's head and first events are what is judged. */
+const STREAM_READ_MS = 10_000;
+
+function answerOfStream(res: StreamResponse): Answer {
+  const answer: Answer = { status: res.status, headers: res.headers, contentType: res.contentType, json: res.json, text: res.text ?? '' };
+  if (res.end === 'byte-limit' && res.text !== undefined) answer.cut = true;
+  if (res.invalidUtf8) answer.malformed = 'is an event stream that is not valid UTF-8';
+  return answer;
+}
+
 /** Sends one request; a 429 or 503 is retried after a bounded back-off and then left unjudged. */
-async function sendOnce(ctx: CheckContext, g: Generated): Promise<{ res: ProbeResponse; evidence: EvidenceEntry } | 'limited'> {
+async function sendOnce(ctx: CheckContext, g: Generated): Promise<{ answer: Answer; evidence: EvidenceEntry } | 'limited'> {
+  const kind = streams(g.request);
+  const terminal = kind === 'turn' ? terminalKinds(ctx) : undefined;
   for (let attempt = 0; ; attempt += 1) {
     const req = { ...g.request, headers: { ...g.request.headers } };
-    const res = await ctx.http.send(req);
-    const at = ctx.http.exchangeOf(res);
-    if (!isLimited(res)) return { res, evidence: ctx.http.evidence[at ?? ctx.http.evidence.length - 1]! };
+    let answer: Answer;
+    let subject: object;
+    if (kind) {
+      // A turn stream is read to its terminal event and a run's stream to its first: the close is another rule's judgement.
+      const res = await ctx.http.stream({ ...req, maxMs: Math.min(STREAM_READ_MS, ctx.profile.safety.streamTimeoutMs), onEvent: (e) => (terminal === undefined || terminal.has(eventKind(e) ?? '') ? afterTerminal(false) : 'continue') });
+      answer = answerOfStream(res);
+      subject = res;
+    } else {
+      const res = await ctx.http.send(req);
+      answer = res;
+      subject = res;
+    }
+    const at = ctx.http.exchangeOf(subject);
+    if (!isLimited(answer)) return { answer, evidence: ctx.http.evidence[at ?? ctx.http.evidence.length - 1]! };
     if (attempt >= BACKOFF_MS.length) return 'limited';
-    const hinted = Number(res.headers['retry-after']) * 1000;
+    const hinted = Number(answer.headers['retry-after']) * 1000;
     await ctx.sleep(Math.min(Number.isFinite(hinted) && hinted > 0 ? hinted : BACKOFF_MS[attempt]!, 2000));
   }
+}
+
+/** Sends a case and judges its answer against the expectation of the request as sent. */
+async function sendAndJudge(s: Sender, g: Generated, phase: Judged['phase']): Promise<Judged | 'limited'> {
+  const got = await sendOnce(s.ctx, g);
+  if (got === 'limited') return 'limited';
+  const sent = sentOf(g.request);
+  const expectation = expectationOf(sent, s.known);
+  return { g, sent, expectation, judgement: judgeAnswer(sent, expectation, got.answer), evidence: got.evidence, phase };
 }
 
 function bodyFixtures(ctx: CheckContext): Record<string, unknown> {
@@ -84,6 +138,9 @@ function bodyFixtures(ctx: CheckContext): Record<string, unknown> {
   // The profile's own turn body, as given: the fixture helper gives each request a fresh requestId, and the same --seed must send the same bodies.
   take('v1.turn', () => ctx.profile.fixtures.v1.turn);
   take('v1.tasks.completes', () => taskBody(ctx, 'completes'));
+  // Webhook bodies built on the profile's public receiver, so that each case's own constraint decides it.
+  const receiver = ctx.profile.fixtures.webhooks.publicReceiverUrl;
+  if (receiver) out['v1.webhooks'] = { url: receiver };
   return out;
 }
 
@@ -108,10 +165,11 @@ function seedOf(seed: number, text: string): number {
 interface Sender {
   ctx: CheckContext;
   run: ProbeRun;
+  known: Known;
   cap: number;
   /** Every generated request in generation order, for the digest. */
   hash: Hash;
-  existing: readonly string[];
+  existing: string[];
   /** The token of the probes' credential, masked in the digest. */
   token: string;
 }
@@ -137,24 +195,72 @@ async function sendAll(s: Sender, requests: readonly Generated[], phase: Judged[
   const worker = async () => {
     while (next < requests.length && s.run.sent < s.cap && !stopped) {
       const g = requests[next++]!;
-      s.run.sent += 1;
-      try {
-        const got = await sendOnce(s.ctx, g);
-        if (got === 'limited') s.run.limited += 1;
-        else s.run.judged.push({ g, res: got.res, evidence: got.evidence, phase });
-      } catch (error) {
-        if (budgetSpent(error)) stopped = `safety.requestBudget used up`;
-        // A request the target did not answer (reset, timeout) judges nothing; the count is reported.
-        else if (error instanceof TransportError) s.run.unanswered.push(`${g.request.method} ${g.request.path} (${g.label}): ${error.message}`);
-        else throw error;
-      }
+      stopped = await sendCase(s, g, phase);
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
-  if (next < requests.length) {
-    const left = new Set(requests.slice(next).map((g) => g.constraint));
-    s.run.skipped.push({ endpoint: `${left.size} constraint(s) in the ${phase} phase`, reason: `${stopped ?? `safety.generatedRequests (${s.cap}) reached`}: ${[...left].slice(0, 20).join('; ')}` });
+  if (next < requests.length) s.run.skipped.push(leftOut(requests.slice(next), phase, stopped ?? `safety.generatedRequests (${s.cap}) reached`));
+}
+
+function leftOut(left: readonly Generated[], phase: Judged['phase'], why: string): ProbeRun['skipped'][number] {
+  const constraints = new Set(left.map((g) => g.constraint));
+  return { endpoint: `${constraints.size} constraint(s) in the ${phase} phase`, reason: `${why}: ${[...constraints].slice(0, 20).join('; ')}` };
+}
+
+/** Sends and judges one case; says why the run must stop, if it must. */
+async function sendCase(s: Sender, g: Generated, phase: Judged['phase']): Promise<string | undefined> {
+  s.run.sent += 1;
+  try {
+    const judged = await sendAndJudge(s, g, phase);
+    if (judged === 'limited') s.run.limited += 1;
+    else s.run.judged.push(judged);
+  } catch (error) {
+    if (budgetSpent(error)) return 'safety.requestBudget used up';
+    // A request the target did not answer (reset, timeout) judges nothing; the count is reported.
+    if (error instanceof TransportError) s.run.unanswered.push(`${g.request.method} ${g.request.path.slice(0, 200)} (${g.label}): ${error.message}`);
+    else throw error;
   }
+  return undefined;
+}
+
+/** The most runs parked for approve cases: each must-accept approve un-parks its own run. */
+const MAX_PARKED = 8;
+
+/**
+ * The approve cases, one by one: every must-refuse and open case to the first parked run, then each
+ * must-accept case to a parked run of its own (the first one's run is that same run, still parked).
+ */
+async function sendApproves(s: Sender, cases: readonly Generated[], first: string): Promise<void> {
+  const kinds = new Map(cases.map((g) => [g, expectationOf(sentOf(g.request), s.known).kind]));
+  const accepts = cases.filter((g) => kinds.get(g) === 'accept');
+  // Must-refuse cases while the run is parked, then its must-accept case; open ones (which a deployment may take) only after it.
+  const order = [...cases.filter((g) => kinds.get(g) === 'refuse'), ...accepts.slice(0, 1), ...cases.filter((g) => kinds.get(g) === 'open'), ...accepts.slice(1)];
+  const shared: string[] = [];
+  for (const [i, g] of order.entries()) {
+    if (s.run.sent >= s.cap) return void s.run.skipped.push(leftOut(order.slice(i), 'deterministic', `safety.generatedRequests (${s.cap}) reached`));
+    const acceptIndex = accepts.indexOf(g);
+    let req = g;
+    if (acceptIndex > 0) {
+      const parked = acceptIndex < MAX_PARKED ? await parkOne(s.ctx, 'v1', false) : undefined;
+      if (!parked) {
+        s.run.skipped.push({ endpoint: `POST /v1/runs/{id}/approve: ${accepts.length - acceptIndex} must-accept case(s)`, reason: acceptIndex < MAX_PARKED ? 'no further run could be parked' : `at most ${MAX_PARKED} runs are parked for the approve cases` });
+        return;
+      }
+      (s.known.parked as string[]).push(parked.id);
+      (s.known.approvals as Record<string, unknown>)[parked.id] = parked.body;
+      s.existing.push(parked.id);
+      // Its own run, and that run's own digest in place of the first run's.
+      const digest = (body: unknown) => (isRecord(body) ? String(body.action_digest) : '');
+      const swap = (text: string) => text.split(digest(s.known.approvals?.[first])).join(digest(parked.body));
+      const request: ProbeRequest = { ...g.request, path: g.request.path.split(encodeURIComponent(first)).join(encodeURIComponent(parked.id)) };
+      if (g.request.json !== undefined) request.json = JSON.parse(swap(JSON.stringify(g.request.json))) as unknown;
+      if (g.request.rawBody !== undefined) request.rawBody = swap(g.request.rawBody);
+      req = { ...g, request };
+    } else shared.push(g.label);
+    const stop = await sendCase(s, req, 'deterministic');
+    if (stop) return void s.run.skipped.push(leftOut(order.slice(i + 1), 'deterministic', stop));
+  }
+  s.run.setup.push(`${shared.length} approve cases shared the parked run ${first}: the must-refuse ones while it was parked, then the must-accept "${accepts[0]?.label ?? '-'}", then the open ones; ${Math.max(0, accepts.length - 1)} other must-accept case(s) each had a parked run of its own`);
 }
 
 /** A random-phase request: the template's endpoint and headers (a fresh idempotency key), a generated body. */
@@ -163,40 +269,38 @@ export function randomCase(template: Generated, spec: BodySpec, value: unknown):
     ...template,
     constraint: `${template.constraint.split(' (body)')[0]} (random)`,
     label: `random ${spec.name} body`,
-    expect: spec.schema.safeParse(value).success && !spec.contextual ? 'accept' : 'any',
     request: { ...template.request, headers: { ...template.request.headers, ...(template.request.headers?.['idempotency-key'] ? { 'idempotency-key': newKey() } : {}) }, json: value, label: `generated: random ${spec.name} body` },
   };
 }
 
-/** Oracles the random phase judges: a valid body is never a 5xx, never refused as invalid, and a refusal is a problem. */
-const RANDOM_ORACLES: readonly OracleName[] = ['no-5xx', 'accepts-valid', 'problem-json'];
+/** Aspects the random phase shrinks on: a valid body is never a 5xx, a must-accept one is accepted, a refusal is in the error format. */
+const RANDOM_ASPECTS: readonly Aspect[] = ['no-5xx', 'accepts-valid', 'problem-json'];
 
 async function randomPhase(s: Sender, endpoint: Endpoint, spec: BodySpec, template: Generated, base: unknown): Promise<void> {
   const examples = s.ctx.profile.safety.generatedExamples;
   if (examples === 0) return;
   const seed = seedOf(s.ctx.seed, `${endpoint.method} ${endpoint.path} ${spec.name}`);
-  const generatedOf = (value: unknown) => randomCase(template, spec, value);
   let failing: Judged | undefined;
   const property = fc.asyncProperty(arbitraryOf(spec.schema, base), async (value) => {
     if (s.run.sent >= s.cap) return;
-    const g = generatedOf(value);
+    const g = randomCase(template, spec, value);
     digestOf(s, g);
     s.run.sent += 1;
-    let got: Awaited<ReturnType<typeof sendOnce>>;
+    let judged: Judged | 'limited';
     try {
-      got = await sendOnce(s.ctx, g);
+      judged = await sendAndJudge(s, g, 'random');
     } catch (error) {
       if (budgetSpent(error)) s.run.sent = s.cap;
       else if (error instanceof TransportError) s.run.unanswered.push(`${g.request.method} ${g.request.path} (${g.label}): ${error.message}`);
       else throw error;
       return;
     }
-    if (got === 'limited') {
+    if (judged === 'limited') {
       s.run.limited += 1;
       return;
     }
-    const judged: Judged = { g, res: got.res, evidence: got.evidence, phase: 'random' };
-    const broken = RANDOM_ORACLES.map((o) => ORACLES[o](g, got.res)).find((j) => j && !j.ok);
+    // Each shrunk value is judged by the expectation of what was sent: a shrink that became open or valid is no failure.
+    const broken = RANDOM_ASPECTS.map((a) => judged.judgement.findings[a]).find((f) => f && !f.ok);
     if (broken) {
       failing = judged;
       throw new Error(broken.reason);
@@ -211,42 +315,56 @@ async function randomPhase(s: Sender, endpoint: Endpoint, spec: BodySpec, templa
 }
 
 function coverageOf(plan: Plan, judged: readonly Judged[]): Map<string, CoverageRow[]> {
-  const seen = new Map<string, { valid: boolean; invalid: boolean }>();
+  const seen = new Map<string, Omit<CoverageRow, 'constraint' | 'detail'>>();
   for (const j of judged) {
-    const row = seen.get(j.g.constraint) ?? { valid: false, invalid: false };
-    if (j.g.expect === 'accept') row.valid = true;
-    if (j.g.expect === 'reject') row.invalid = true;
+    const row = seen.get(j.g.constraint) ?? { accept: 0, refuse: 0, open: 0, sentences: [] };
+    row[j.expectation.kind] += 1;
+    if (j.expectation.kind !== 'open') {
+      const text = sentenceText(j.expectation.because);
+      if (!row.sentences.includes(text)) row.sentences.push(text);
+    }
     seen.set(j.g.constraint, row);
   }
   const out = new Map<string, CoverageRow[]>();
   const endpointKeyOf = (key: string) => key.split(' ').slice(0, 2).join(' ');
+  const empty = () => ({ accept: 0, refuse: 0, open: 0, sentences: [] });
   for (const [key, c] of plan.constraints) {
-    const row = seen.get(key) ?? { valid: false, invalid: false };
     const list = out.get(endpointKeyOf(key)) ?? [];
-    list.push({ constraint: key.slice(endpointKeyOf(key).length + 1), detail: c.detail, ...row });
+    list.push({ constraint: key.slice(endpointKeyOf(key).length + 1), detail: c.detail, ...(seen.get(key) ?? empty()) });
     out.set(endpointKeyOf(key), list);
   }
   for (const [key, row] of seen) {
-    if (plan.constraints.has(key) || key.endsWith('(random)')) continue;
+    if (plan.constraints.has(key)) continue;
     const list = out.get(endpointKeyOf(key)) ?? [];
     const constraint = key.slice(endpointKeyOf(key).length + 1);
-    list.push({ constraint, detail: constraint.includes('(body)') ? 'the body as a whole' : 'header, path or method', ...row });
+    list.push({ constraint, detail: constraint.includes('(body)') ? 'the body as a whole' : constraint.includes('(random)') ? 'random valid bodies' : 'header, path, query or method', ...row });
     out.set(endpointKeyOf(key), list);
   }
   return out;
 }
 
-function caseCounts(plan: Plan): ProbeRun['cases'] {
+function caseCounts(plan: Plan, known: Known): ProbeRun['cases'] {
   const out: ProbeRun['cases'] = new Map();
   for (const g of plan.requests) {
     const key = g.endpoint ? `${g.endpoint.method} ${g.endpoint.path}` : g.constraint;
-    const row = out.get(key) ?? { valid: 0, invalid: 0, open: 0 };
-    if (g.expect === 'accept') row.valid += 1;
-    else if (g.expect === 'reject') row.invalid += 1;
-    else row.open += 1;
+    const row = out.get(key) ?? { accept: 0, refuse: 0, open: 0 };
+    row[expectationOf(sentOf(g.request), known).kind] += 1;
     out.set(key, row);
   }
   return out;
+}
+
+/** A parked /v1 run for the approve cases: every approve case goes to it, the one that approves it last. */
+async function parkOne(ctx: CheckContext, surface: EndpointSurface, readOnly: boolean): Promise<PlanContext['parked']> {
+  if (surface !== 'v1' || readOnly || !ctx.profile.fixtures.v1.tasks.parks || !ctx.profile.fixtures.v1.approval) return undefined;
+  try {
+    const parked = await parkedRun(ctx);
+    return { id: parked.runId, body: { action_digest: parked.digest, decision: parked.decision } };
+  } catch (error) {
+    if (error instanceof Error && ['Inconclusive', 'Untestable', 'CheckFailure', 'TransportError'].includes(error.name)) return undefined;
+    if (error instanceof Inconclusive) return undefined;
+    throw error;
+  }
 }
 
 /** The whole generated probe run of a surface, sent from `ctx`'s probe. */
@@ -254,12 +372,24 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   const readOnly = !ctx.profile.safety.allowMutations;
   const credential = ctx.primary(surface);
   const existing = await existingResources(ctx, surface, readOnly);
-  const planContext: PlanContext = { surface, credential, fixtures: bodyFixtures(ctx), existing, readOnly };
+  const parked = await parkOne(ctx, surface, readOnly);
+  const fixtures = bodyFixtures(ctx);
+  if (parked) fixtures['v1.approve'] = parked.body;
+  const planContext: PlanContext = { surface, credential, fixtures, existing, readOnly };
+  if (parked) planContext.parked = parked;
   const plan = deterministicPlan(planContext);
-  const run: ProbeRun = { judged: [], limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan), seed: ctx.seed, sent: 0, digest: '' };
-  const sender: Sender = { ctx, run, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: Object.values(existing), token: credential.token };
+  const known: Known = { existing: Object.values(existing), parked: parked ? [parked.id] : [], bases: fixtures, approvals: parked ? { [parked.id]: parked.body } : {} };
+  const receiver = ctx.profile.fixtures.webhooks.publicReceiverUrl;
+  if (receiver) known.publicReceiverUrl = receiver;
+  const setup: string[] = [];
+  if (!parked && surface === 'v1') setup.push('no parked run (read-only, or fixtures.v1.tasks.parks / fixtures.v1.approval not given): approve cases went to a run id that names nothing and are open');
+  if (surface === 'v1') setup.push(receiver ? `webhook bodies built on fixtures.webhooks.publicReceiverUrl` : 'no fixtures.webhooks.publicReceiverUrl: webhook bodies are open');
+  const run: ProbeRun = { judged: [], limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan, known), setup, seed: ctx.seed, sent: 0, digest: '' };
+  const sender: Sender = { ctx, run, known, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: [...Object.values(existing), ...(parked ? [parked.id] : [])], token: credential.token };
   for (const g of plan.requests) digestOf(sender, g);
-  await sendAll(sender, plan.requests, 'deterministic');
+  const approves = parked ? plan.requests.filter(toParked) : [];
+  await sendAll(sender, plan.requests.filter((g) => !approves.includes(g)), 'deterministic');
+  if (parked) await sendApproves(sender, approves, parked.id);
   for (const endpoint of ENDPOINTS.filter((e) => e.surface === surface)) {
     for (const spec of endpoint.bodies) {
       const template = plan.requests.find((g) => g.endpoint === endpoint && g.request.json !== undefined && g.label === (endpoint.bodies.length > 1 ? `${spec.name}: the base body` : 'the base body'));
@@ -275,7 +405,6 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   run.digest = sender.hash.digest('hex');
   return run;
 }
-
 /** The surface's probe run, sent once per certification and shared by its oracle rules. */
 export function sharedProbes(ctx: CheckContext, surface: EndpointSurface): Promise<ProbeRun> {
   const memo = ctx.service(RUN_MEMO);

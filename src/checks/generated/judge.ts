@@ -3,7 +3,8 @@ import type { EndpointSurface } from '../../contract/endpoints.ts';
 import { RUN_EXCHANGES } from '../../probe/journal.ts';
 import type { CheckContext } from '../../rule/index.ts';
 import { sharedProbes, type Judged, type ProbeRun } from './engine.ts';
-import { formatIssues, ORACLES, successSchema, type OracleName } from './oracles.ts';
+import type { Aspect } from './judgement.ts';
+import { formatIssues, successSchema } from './oracles.ts';
 
 function shrunk(j: Judged): string {
   if (!j.counterexample) return '';
@@ -16,37 +17,49 @@ function observeRun(ctx: CheckContext, run: ProbeRun): void {
   ctx.observe('seed', run.seed, 'the same --seed sends the same generated requests (fresh idempotency keys and ids the target assigns aside)');
   ctx.observe('requests sent', run.sent);
   ctx.observe('requests digest', run.digest, 'SHA-256 of the generated requests in generation order, fresh idempotency keys and created ids masked: equal for equal --seed');
-  ctx.observe('cases per endpoint (valid, invalid, open)', Object.fromEntries([...run.cases].map(([k, c]) => [k, `${c.valid}, ${c.invalid}, ${c.open}`])));
+  ctx.observe('cases per endpoint (must accept, must refuse, open)', Object.fromEntries([...run.cases].map(([k, c]) => [k, `${c.accept}, ${c.refuse}, ${c.open}`])), 'computed from each request as planned; a must-accept or must-refuse case rests on a sentence of the description, an open one on none');
+  for (const line of run.setup) ctx.observe('setup of the generated cases', line);
   if (run.limited > 0) ctx.observe('left unjudged after backing off from 429/503', run.limited);
   if (run.unanswered.length > 0) ctx.observe('not answered (transport), not judged', run.unanswered.slice(0, 20), `${run.unanswered.length} in all`);
   for (const s of run.skipped) ctx.observe(`not exercised: ${s.endpoint}`, s.reason);
   for (const [endpoint, rows] of run.coverage) {
-    const row = (r: (typeof rows)[number]) => `${r.valid ? 'valid' : '-'}/${r.invalid ? 'invalid' : '-'}`;
-    ctx.observe(`constraint coverage ${endpoint}`, Object.fromEntries(rows.map((r) => [`${r.constraint} (${r.detail})`, row(r)])), 'valid/invalid: whether a value of each kind was sent and judged');
+    const row = (r: (typeof rows)[number]) => `${r.accept} must accept, ${r.refuse} must refuse, ${r.open} open${r.sentences.length ? `; because ${r.sentences.join(' | ')}` : ''}`;
+    ctx.observe(`constraint coverage ${endpoint}`, Object.fromEntries(rows.map((r) => [`${r.constraint} (${r.detail})`, row(r)])), 'cases sent and judged per constraint, by the expectation computed from each request sent');
   }
 }
 
-/** Judges one oracle over every exchange of the surface's generated probe run. */
-export function judgeOracle(surface: EndpointSurface, oracle: OracleName) {
+/** Judges one aspect over every exchange of the surface's generated probe run. */
+export function judgeOracle(surface: EndpointSurface, aspect: Aspect) {
   return async (ctx: CheckContext): Promise<void> => {
     const run = await sharedProbes(ctx, surface);
     let judged = 0;
+    let unjudged = 0;
     const statuses = new Map<string, Set<number>>();
     for (const j of run.judged) {
-      const verdict = ORACLES[oracle](j.g, j.res);
-      if (!verdict) continue;
+      if (j.judgement.unjudged) {
+        unjudged += 1;
+        if (unjudged <= 3) ctx.observe('not judged (no final answer)', j.judgement.unjudged);
+        continue;
+      }
+      const finding = j.judgement.findings[aspect];
+      if (!finding) continue;
       if (judged === 0) ctx.http.record(j.evidence);
       judged += 1;
-      if (oracle === 'error-status' && j.g.status === undefined) statuses.set(j.g.constraint.split(' ').slice(0, 2).join(' '), (statuses.get(j.g.constraint.split(' ').slice(0, 2).join(' ')) ?? new Set()).add(j.res.status));
-      if (verdict.ok) ctx.check(true, '');
-      else ctx.check(false, `${verdict.reason}${shrunk(j)}`, ctx.http.record(j.evidence));
+      if (aspect === 'error-status' && j.expectation.kind === 'refuse' && j.expectation.status === undefined) {
+        const endpoint = j.g.constraint.split(' ').slice(0, 2).join(' ');
+        const status = j.evidence.response?.status;
+        if (status !== undefined) statuses.set(endpoint, (statuses.get(endpoint) ?? new Set()).add(status));
+      }
+      if (finding.ok) ctx.check(true, '');
+      else ctx.check(false, `${finding.reason}${shrunk(j)}`, ctx.http.record(j.evidence));
     }
-    if (oracle === 'no-5xx') observeRun(ctx, run);
-    for (const [endpoint, seen] of statuses) ctx.observe(`refusal statuses ${endpoint}`, [...seen].sort(), 'where the description names no status, any 4xx with a problem body passes');
+    if (aspect === 'no-5xx') observeRun(ctx, run);
+    if (unjudged > 0) ctx.observe('answers not judged (redirects, bodies cut at the cap)', unjudged);
+    for (const [endpoint, seen] of statuses) ctx.observe(`refusal statuses ${endpoint}`, [...seen].sort(), 'where the description names no status, any 4xx in the error format passes');
     if (judged > 0) return;
     const skipped = run.skipped.map((s) => `${s.endpoint}: ${s.reason}`).join('; ');
-    if (!ctx.profile.safety.allowMutations) ctx.notApplicable(`no generated request of this kind is a read (${skipped})`);
-    ctx.inconclusive(`no generated request was judged${run.limited ? ` (${run.limited} left to a rate limiter)` : ''}${skipped ? `: ${skipped}` : ''}`);
+    if (!ctx.profile.safety.allowMutations && unjudged === 0) ctx.notApplicable(`no generated request of this kind is a read (${skipped})`);
+    ctx.inconclusive(`no generated request was judged${unjudged ? ` (${unjudged} answers were redirects or cut bodies, never a final answer)` : ''}${run.limited ? ` (${run.limited} left to a rate limiter)` : ''}${skipped ? `: ${skipped}` : ''}`);
   };
 }
 

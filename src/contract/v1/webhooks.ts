@@ -1,17 +1,30 @@
 /** /v1 webhooks: registration, the creation response and the delivery body, as far as the seed shows them. */
 import { z } from 'zod';
+import { choice, extraAllowed, stated } from '../marks.ts';
+import { V1 } from '../sentence.ts';
 
 /**
  * "Webhook endpoint creation request fields as used in practice: `url` (string, HTTPS, required),
  * `event_types` (array of string), `description` (string). The reference schema lists the filter as
  * `events` ... The request allows extra properties." Both filter names are accepted.
  */
-export const webhookRegistration = z.looseObject({
-  url: z.string().min(1).max(2048),
-  event_types: z.array(z.string().min(1).max(128)).max(64).optional(),
-  events: z.array(z.string().min(1).max(128)).max(64).optional(),
-  description: z.string().max(1024).optional(),
-});
+const RECORDS = 'Resources and their fields > Run, usage and webhook endpoint records';
+const FIELDS = 'Webhook endpoint creation request fields as used in practice: `url` (string, HTTPS, required), `event_types` (array of string), `description` (string).';
+const FAKE_BOUND = 'the fake bounds it; the description states no bound';
+const filter = (quote: string) => choice(stated(z.array(choice(stated(z.string().min(1).max(128), ['type'], V1(RECORDS, quote)), ['length'], FAKE_BOUND)).max(64), ['type'], V1(RECORDS, quote)), ['count'], FAKE_BOUND);
+export const webhookRegistration = extraAllowed(
+  stated(
+    z.looseObject({
+      url: choice(stated(z.string().min(1).max(2048), ['type'], V1(RECORDS, FIELDS)), ['length'], FAKE_BOUND),
+      event_types: filter(FIELDS).optional(),
+      events: filter('The reference schema lists the filter as `events` (array of string; omitted presumably means all)').optional(),
+      description: choice(stated(z.string().max(1024), ['type'], V1(RECORDS, FIELDS)), ['length'], FAKE_BOUND).optional(),
+    }),
+    ['required', 'type'],
+    V1(RECORDS, FIELDS),
+  ),
+  V1(RECORDS, 'The request allows extra properties.'),
+);
 export type WebhookRegistration = z.infer<typeof webhookRegistration>;
 
 /** "The creation response (HTTP `201`) returns `signing_secret` exactly once"; other fields: not shown. */

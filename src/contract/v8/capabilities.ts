@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { stated } from '../marks.ts';
+import { V8 } from '../sentence.ts';
 import { healthState } from './common.ts';
 
 export const CAPABILITY_KINDS = ['api', 'mcp', 'a2a_agent', 'browser', 'device', 'skill', 'human'] as const;
@@ -8,11 +10,16 @@ export type CapabilityKind = (typeof CAPABILITY_KINDS)[number];
 export const MAX_SEARCH_RESULTS = 256;
 
 /** "Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars)." */
-export const capabilitySearchRequest = z.looseObject({
-  actionFamily: z.string().min(1).max(128),
-  purpose: z.string().min(1).max(256),
-  targetType: z.string().min(1).max(128),
-});
+const SEARCH = V8('Resources and their fields > Capability search request and manifest', 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars).');
+export const capabilitySearchRequest = stated(
+  z.looseObject({
+    actionFamily: stated(z.string().min(1).max(128), ['type', 'length'], SEARCH),
+    purpose: stated(z.string().min(1).max(256), ['type', 'length'], SEARCH),
+    targetType: stated(z.string().min(1).max(128), ['type', 'length'], SEARCH),
+  }),
+  ['required', 'type'],
+  SEARCH,
+);
 export type CapabilitySearchRequest = z.infer<typeof capabilitySearchRequest>;
 
 /** "64 lowercase hex chars (SHA-256 of the contract)" */

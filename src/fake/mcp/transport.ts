@@ -96,12 +96,32 @@ function unusableInputRefused({ fake }: McpSurface, r: RouteRequest, classified:
   return true;
 }
 
+/** Faults of `mcp.jsonrpc.generated.errors`: inputs only the generated messages send. True when the fault answered. */
+function generatedFault({ fake, responses }: McpSurface, r: RouteRequest, value: unknown): boolean {
+  const m = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const params = typeof m.params === 'object' && m.params !== null ? (m.params as Record<string, unknown>) : {};
+  const crash =
+    (fake.faults.has('mcp.jsonrpc.generated.errors/string-arguments-500') && m.method === 'tools/call' && typeof params.arguments === 'string') ||
+    (fake.faults.has('mcp.jsonrpc.generated.errors/initialize-array-params-500') && m.method === 'initialize' && Array.isArray(m.params)) ||
+    (fake.faults.has('mcp.jsonrpc.generated.errors/long-session-id-500') && (r.header('mcp-session-id')?.length ?? 0) > 1024);
+  if (crash) {
+    writeJson(r.res, 500, { error: 'internal error' });
+    return true;
+  }
+  if (fake.faults.has('mcp.jsonrpc.generated.errors/long-method-served') && typeof m.method === 'string' && m.method.length > 4096 && (typeof m.id === 'string' || typeof m.id === 'number')) {
+    writeJson(r.res, 200, responses.result(m.id, {}));
+    return true;
+  }
+  return false;
+}
+
 async function post(surface: McpSurface, r: RouteRequest): Promise<void> {
   const caller = authenticate(surface.fake, r);
   if (!caller) return;
   if (mediaTypesRefused(surface, r)) return;
   const parsed = await parseBody(surface.fake, r);
   if (!parsed) return;
+  if (generatedFault(surface, r, parsed.value)) return;
   const batch = Array.isArray(parsed.value);
   const elements: unknown[] = batch ? (parsed.value as unknown[]) : [parsed.value];
   if (elements.length === 0) {

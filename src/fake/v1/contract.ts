@@ -6,12 +6,43 @@
 import { isRecord } from '../../util/json.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { bodyJson, withBody } from '../support/route-body.ts';
+import { openChoiceRoute } from './open-choices.ts';
 import type { V1Surface } from './surface.ts';
 
 /** The request to route (its body perhaps rewritten), or undefined when a fault already answered. */
 async function contractFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Promise<RouteRequest | undefined> {
   const faults = fake.faults;
+  if (r.req.method === 'GET') {
+    if (r.path === '/v1/usage' && faults.has('v1.contract.generated.no-5xx/repeated-query-500') && [...new Set(r.query.keys())].some((k) => r.query.getAll(k).length > 1)) {
+      v1.problem(r.res, 500, 'internal_failed', { detail: 'A parameter was given twice.', retryable: false });
+      return undefined;
+    }
+    if (/\/events$/.test(r.path) && faults.has('v1.contract.generated.problem-json/last-event-id-plain-text') && r.header('last-event-id')?.startsWith('apicert-')) {
+      r.res.writeHead(400, { 'content-type': 'text/plain' });
+      r.res.end('Last-Event-ID is not a sequence');
+      return undefined;
+    }
+  }
   if (r.req.method !== 'POST') return r;
+  if (faults.has('v1.contract.generated.no-5xx/method-override-500') && r.header('x-http-method-override') !== undefined) {
+    v1.problem(r.res, 500, 'internal_failed', { detail: 'Method override is not supported.', retryable: false });
+    return undefined;
+  }
+  if (/^\/v1\/runs\/[^/]+\/cancel$/.test(r.path) && faults.has('v1.contract.generated.no-5xx/cancel-large-body-500') && (await r.body()).length > 64 * 1024) {
+    v1.problem(r.res, 500, 'internal_failed', { detail: 'The body buffer is 64 KiB.', retryable: false });
+    return undefined;
+  }
+  if (/^\/v1\/runs\/[^/]+\/approve$/.test(r.path)) {
+    if (faults.has('v1.contract.generated.accepts-valid/approve-whitespace-refused') && /^\s/.test(await r.body())) {
+      v1.problem(r.res, 400, 'invalid_request', { detail: 'The body must start with "{".', retryable: false });
+      return undefined;
+    }
+    const approve = await bodyJson(r);
+    if (faults.has('v1.contract.generated.error-status/approve-extra-accepted') && isRecord(approve) && 'apicertExtra' in approve) {
+      const { apicertExtra: _dropped, ...rest } = approve;
+      return withBody(r, rest);
+    }
+  }
   if (/^\/v1\/runs\/[^/]+\/approve$/.test(r.path) && faults.has('v1.contract.generated.no-5xx/approve-array-500') && Array.isArray(await bodyJson(r))) {
     v1.problem(r.res, 500, 'internal_failed', { detail: 'Cannot read properties of an array.', retryable: false });
     return undefined;
@@ -23,8 +54,8 @@ async function contractFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Pro
     v1.json(r.res, 400, { error: 'tools must be an object' });
     return undefined;
   }
-  if (faults.has('v1.contract.generated.accepts-valid/task-context-refused') && isRecord(body.context) && Object.keys(body.context).length === 0) {
-    v1.problem(r.res, 400, 'invalid_request', { detail: 'context must name a session.', retryable: false });
+  if (faults.has('v1.contract.generated.accepts-valid/task-empty-tools-refused') && isRecord(body.tools) && Array.isArray(body.tools.allow) && body.tools.allow.length === 0) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: 'tools must name a tool.', retryable: false });
     return undefined;
   }
   const deny = isRecord(body.tools) ? body.tools.deny : undefined;
@@ -41,7 +72,8 @@ export function withContractFaults(surface: V1Surface, routes: Route[]): Route[]
     ...route,
     handler: async (r) => {
       const routed = await contractFaultRoute(surface, r);
-      if (routed) await route.handler(routed);
+      const chosen = routed && (await openChoiceRoute(surface, routed));
+      if (chosen) await route.handler(chosen);
     },
   }));
 }

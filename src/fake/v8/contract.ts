@@ -48,7 +48,32 @@ export type WriteProblem = (status: number, code: string, detail: string) => voi
 export async function contractFaultRoute(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
   const faults = fake.faults;
   const method = r.req.method;
+  if (method === 'GET') {
+    if (faults.has('v8.contract.generated.no-5xx/long-last-event-id-500') && (r.header('last-event-id')?.length ?? 0) > 1024) {
+      writeProblem(500, 'internal_error', 'The cursor column is 1024 characters wide.');
+      return undefined;
+    }
+    if (faults.has('v8.contract.generated.problem-json/query-plain-text') && r.path === '/v8/context-twin/goals' && r.query.has('apicert')) {
+      r.res.writeHead(400, { 'content-type': 'text/plain', ...contractHeader(fake, 'problem') });
+      r.res.end('unknown parameter');
+      return undefined;
+    }
+  }
   if (method !== 'POST') return r;
+  const raw = faults.has('v8.contract.generated.accepts-valid/leading-whitespace-refused') || faults.has('v8.contract.generated.problem-json/bom-plain-text') ? await r.body() : '';
+  if (faults.has('v8.contract.generated.problem-json/bom-plain-text') && raw.charCodeAt(0) === 0xfeff) {
+    r.res.writeHead(400, { 'content-type': 'text/plain', ...contractHeader(fake, 'problem') });
+    r.res.end('byte order mark');
+    return undefined;
+  }
+  if (r.path === '/v8/capabilities/search' && faults.has('v8.contract.generated.accepts-valid/leading-whitespace-refused') && /^\s/.test(raw)) {
+    writeProblem(400, 'invalid_request', 'The body must start with "{".');
+    return undefined;
+  }
+  if (/^\/v8\/missions\/[^/]+\/cancel$/.test(r.path) && faults.has('v8.contract.generated.no-5xx/cancel-array-body-500') && Array.isArray(await bodyJson(r))) {
+    writeProblem(500, 'internal_error', 'Cannot read properties of an array.');
+    return undefined;
+  }
   if (r.path === '/v8/capabilities/search' && faults.has('v8.contract.generated.no-5xx/array-body-500') && Array.isArray(await bodyJson(r))) {
     writeProblem(500, 'internal_error', 'Cannot read properties of an array.');
     return undefined;

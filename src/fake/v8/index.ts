@@ -4,6 +4,7 @@ import { capabilitiesRoutes } from './capabilities.ts';
 import { certificatesRoutes } from './certificates.ts';
 import { contractFaultRoute, refusesOrigin } from './contract.ts';
 import { coverageRoutes } from './coverage.ts';
+import { openChoiceRoute } from './open-choices.ts';
 import { writeProblem } from './errors.ts';
 import { goalsRoutes } from './goals.ts';
 import { intentsRoutes } from './intents.ts';
@@ -40,8 +41,10 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
         writeProblem(fake, r.res, 403, 'insecure_origin', 'Requests from http:// origins are rejected: use HTTPS.');
         return;
       }
-      const routed = await contractFaultRoute(fake, r, (status, code, detail) => writeProblem(fake, r.res, status, code, detail));
-      if (routed) await route.handler(routed);
+      const problem = (status: number, code: string, detail: string) => writeProblem(fake, r.res, status, code, detail);
+      const routed = await contractFaultRoute(fake, r, problem);
+      const chosen = routed && (await openChoiceRoute(fake, routed, problem));
+      if (chosen) await route.handler(chosen);
     },
   }));
 }

@@ -5,7 +5,7 @@ import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import type { z } from 'zod';
 import { SHORT_SECRET } from '../../redact/redactor.ts';
 import { mediaType } from '../exchange.ts';
-import { locatorFor } from '../secrets.ts';
+import { locatorFor } from '../../traffic/secret-locator.ts';
 import { onSurface } from '../endpoints.ts';
 import { hasWholeBody, recordOf, responseJson, issuesOf, type Judgement, type PassiveRule } from '../judging.ts';
 
@@ -74,6 +74,5 @@ function judgeEchoedSecrets(j: Judgement, surfaces: ReadonlyArray<'v8' | 'v1' | 
 }
 
 export const secretRules: PassiveRule[] = [
-  { id: 'v8.redaction.run-secrets', record: 'answered /v8 or /mcp requests carrying a credential the deployment accepted', judge: (j) => judgeEchoedSecrets(j, ['v8', 'mcp']) },
   { id: 'v1.auth.run-secrets', record: 'answered /v1 requests carrying a credential the deployment accepted', judge: (j) => judgeEchoedSecrets(j, ['v1']) },
 ];

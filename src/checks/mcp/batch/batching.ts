@@ -1,7 +1,7 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
-import { requestJson, wholeBody } from '../../../traffic/read.ts';
+import { requestJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
 import { ordinaryMcpPosts } from '../support/traffic.ts';
 import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
@@ -152,16 +152,37 @@ export const emptyBatch = rule({
       'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … (JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.',
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'an empty batch [] POSTed to the MCP endpoint by an authorised client',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = requestJson(ex);
+        if (!Array.isArray(sent) || sent.length !== 0 || ex.status === undefined) continue;
+        j.observe('HTTP status of an empty batch', ex.status);
+        let value: unknown;
+        if (mediaType(ex.responseHeaders) === 'text/event-stream') {
+          const messages = (streamEvents(j, ex) ?? []).flatMap((e) => {
+            const parsed = parseJson(e.data);
+            return parsed.ok ? [parsed.value] : [];
+          });
+          value = messages.length === 1 ? messages[0] : messages;
+        } else {
+          const text = wholeBody(j, ex);
+          if (text === undefined) continue;
+          const parsed = parseJson(text);
+          value = parsed.ok ? parsed.value : undefined;
+        }
+        if (!j.check(ex, !Array.isArray(value), `an empty batch was answered with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`)) continue;
+        if (!j.check(ex, value !== undefined, `an empty batch was answered HTTP ${ex.status} without a JSON body, expected a single JSON-RPC error -32600`)) continue;
+        const error = errorOf(isObject(value) ? value : undefined);
+        j.check(ex, error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
+        j.check(ex, isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const reply = await postMcp(ctx, [], { session, label: 'an empty batch []' });
-      ctx.observe('HTTP status of an empty batch', reply.res.status);
-      const value = reply.kind === 'sse' ? (reply.messages.length === 1 ? reply.messages[0] : reply.messages) : bodyValue(reply);
-      ctx.expect(!Array.isArray(value), `an empty batch was answered with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`);
-      ctx.expect(value !== undefined, `an empty batch was answered HTTP ${reply.res.status} ${reply.kind === 'empty' ? 'with no body' : 'with a body that is not JSON'}, expected a single JSON-RPC error -32600`);
-      const error = errorOf(isObject(value) ? value : undefined);
-      ctx.check(error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
-      ctx.check(isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);
+      await postMcp(ctx, [], { session, label: 'an empty batch []' });
     });
   },
 });

@@ -1,51 +1,123 @@
 /**
- * Generated JSON-RPC messages for /mcp: every single mutation of a `ping` request derived from the
- * contract's `jsonrpcRequest` schema (src/contract/schema-cases.ts), sent in one session.
+ * Generated JSON-RPC messages for /mcp, in one session, each with an id of its own (MCP: "The
+ * request ID MUST NOT have been previously used by the requestor within the same session."):
+ * every single mutation of a `ping` request derived from the contract's `jsonrpcRequest` schema
+ * (src/contract/schema-cases.ts), the params of `tools/call` and `initialize` of every wrong JSON
+ * type, an unknown tool, notifications, batches and the `Mcp-Session-Id` header missing, unknown
+ * and malformed. Each answer is judged against the expectation of the message as sent
+ * (src/checks/generated/expectation.ts): a must-refuse message gets a JSON-RPC error, nothing gets
+ * an HTTP 5xx, and a refusal is in the JSON-RPC error format.
  */
+import { randomUUID } from 'node:crypto';
 import { jsonrpcRequest } from '../../../contract/mcp/jsonrpc.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { casesOf } from '../../../contract/schema-cases.ts';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { isRecord } from '../../../util/json.ts';
-import { errorOf, postMcp, responses, SPEC_URL, withSession } from '../support/session.ts';
+import { expectationOf, type Known, type SentRequest } from '../../generated/expectation.ts';
+import { judgeAnswer, type Answer } from '../../generated/judgement.ts';
+import { caller, postMcp, postRaw, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
-/** The codes JSON-RPC 2.0 names for input it cannot serve: parse error, invalid request, method not found, invalid params. */
-const INPUT_ERRORS = [-32700, -32600, -32601, -32602];
+interface McpCase {
+  label: string;
+  /** A message (or batch) to send as JSON, or a text to send as is. */
+  message?: unknown;
+  raw?: string;
+  /** `session` (the session's own id), `none`, or a header value to send instead. */
+  session: 'session' | 'none' | string;
+}
 
-/**
- * Whether a message breaks JSON-RPC 2.0 itself (not only MCP's narrower schema): then an error is
- * owed. A message without an id is a notification, and by-position params are JSON-RPC's own.
- */
-function breaksJsonRpc(value: unknown): boolean {
-  if (!isRecord(value)) return true;
-  if (!('id' in value)) return false;
-  if (value.jsonrpc !== '2.0' || typeof value.method !== 'string') return true;
-  const id = value.id;
-  if (id !== null && typeof id !== 'string' && typeof id !== 'number') return true;
-  return 'params' in value && (value.params === null || typeof value.params !== 'object');
+/** Gives every request id a value not used before in the session, keeping its JSON type. */
+class IdBook {
+  private readonly used = new Set<string>();
+  private n = 0;
+  fresh(id: unknown): unknown {
+    if (typeof id !== 'string' && typeof id !== 'number') return id;
+    let next: string | number = id;
+    while (this.used.has(JSON.stringify(next))) next = typeof id === 'number' ? 900_000 + (this.n += 1) : `${id}-${(this.n += 1)}`;
+    this.used.add(JSON.stringify(next));
+    return next;
+  }
+  /** A message, or each message of a batch, with an id of its own. */
+  own(message: unknown): unknown {
+    if (Array.isArray(message)) return message.map((m) => this.own(m));
+    return isRecord(message) && 'id' in message ? { ...message, id: this.fresh(message.id) } : message;
+  }
+}
+
+const WRONG_TYPES: ReadonlyArray<[string, unknown]> = [
+  ['a string', 'apicert'],
+  ['a number', 7],
+  ['an array', []],
+  ['null', null],
+  ['a boolean', true],
+];
+
+function cases(tool: string | undefined): McpCase[] {
+  const out: McpCase[] = casesOf(jsonrpcRequest, { jsonrpc: '2.0', id: 'apicert-generated', method: 'ping' }).cases.map((c) => ({ label: c.label, message: c.value, session: 'session' }));
+  const call = (id: string, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+  for (const [name, value] of WRONG_TYPES) out.push({ label: `tools/call: arguments ${name}`, message: call('apicert-args', { name: tool ?? 'apicert-no-such-tool', arguments: value }), session: 'session' });
+  out.push({ label: 'tools/call: an unknown tool', message: call('apicert-unknown-tool', { name: 'apicert-no-such-tool', arguments: {} }), session: 'session' });
+  for (const [name, value] of WRONG_TYPES) out.push({ label: `initialize: params ${name}`, message: { jsonrpc: '2.0', id: 'apicert-init', method: 'initialize', params: value }, session: 'none' });
+  out.push({ label: 'an unknown method', message: { jsonrpc: '2.0', id: 'apicert-method', method: 'apicert/no-such-method' }, session: 'session' });
+  out.push({ label: 'an unknown notification', message: { jsonrpc: '2.0', method: 'notifications/apicert' }, session: 'session' });
+  out.push({ label: 'a batch: empty', message: [], session: 'session' });
+  out.push({ label: 'a batch: two pings', message: [{ jsonrpc: '2.0', id: 'apicert-batch', method: 'ping' }, { jsonrpc: '2.0', id: 'apicert-batch', method: 'ping' }], session: 'session' });
+  out.push({ label: 'a batch: one notification', message: [{ jsonrpc: '2.0', method: 'notifications/apicert' }], session: 'session' });
+  out.push({ label: 'a batch: not JSON-RPC', message: [1, 'two'], session: 'session' });
+  out.push({ label: 'malformed JSON', raw: '{"jsonrpc":"2.0",', session: 'session' });
+  const ping = { jsonrpc: '2.0', id: 'apicert-session', method: 'ping' };
+  out.push({ label: 'Mcp-Session-Id: missing', message: ping, session: 'none' });
+  out.push({ label: 'Mcp-Session-Id: unknown', message: ping, session: randomUUID() });
+  out.push({ label: 'Mcp-Session-Id: malformed', message: ping, session: 'not a session id!' });
+  out.push({ label: 'Mcp-Session-Id: very long', message: ping, session: 'a'.repeat(4096) });
+  return out;
+}
+
+/** The answer as the judgement reads it: an event stream's messages written back as its text. */
+function answerOf(reply: McpReply): Answer {
+  // Each line of an event's data is a data: line of its own (a payload may span several).
+  const text = reply.kind === 'sse' ? reply.events.map((e) => `${e.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`).join('') : reply.res.text;
+  const answer: Answer = { status: reply.res.status, headers: reply.res.headers, contentType: reply.res.contentType, json: reply.res.json, text };
+  if (reply.res.cut) answer.cut = true;
+  if (reply.res.malformed) answer.malformed = reply.res.malformed;
+  return answer;
 }
 
 export const generatedErrors = rule({
   id: 'mcp.jsonrpc.generated.errors',
-  title: 'Every generated JSON-RPC message that breaks JSON-RPC 2.0 gets a JSON-RPC error (-32700, -32600, -32601 or -32602), and no generated message gets an HTTP 5xx',
+  title: 'Every generated JSON-RPC message the standards make invalid gets a JSON-RPC error, no generated message gets an HTTP 5xx, and every refusal is a JSON-RPC error; each request id is new in its session',
   level: 'required',
   bulk: true,
-  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.', url: SPEC_URL.base },
+  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … The request ID MUST NOT have been previously used by the requestor within the same session.', url: SPEC_URL.base },
   async check(ctx: CheckContext) {
-    const { cases } = casesOf(jsonrpcRequest, { jsonrpc: '2.0', id: 'apicert-generated-1', method: 'ping' });
-    await withSession(ctx, async (session) => {
-      const codes = new Map<string, unknown>();
-      for (const c of cases) {
-        const reply = await postMcp(ctx, c.value, { session, label: `generated: ${c.label}` });
+    const tool = ctx.profile.fixtures.mcp.safeTool?.name;
+    const credential = caller(ctx);
+    await withSession(ctx, async (session: McpSession) => {
+      const ids = new IdBook();
+      const known: Known = { existing: [], parked: [], bases: {} };
+      if (session.id !== undefined) known.mcpSession = session.id;
+      const outcomes = new Map<string, string>();
+      let judged = 0;
+      for (const c of cases(tool)) {
+        const message = c.message === undefined ? undefined : ids.own(c.message);
+        const header = c.session === 'session' ? session.id : c.session === 'none' ? undefined : c.session;
+        const options = { label: `generated: ${c.label}`, session: header ?? null, credential };
+        const reply = message === undefined ? await postRaw(ctx, c.raw!, options) : await postMcp(ctx, message, options);
         if (reply.res.status === 429 || reply.res.status === 503) continue;
-        ctx.check(reply.res.status < 500, `${c.label}: answered HTTP ${reply.res.status}, a server error`, reply.res);
-        if (!breaksJsonRpc(c.value)) continue;
-        const error = errorOf(responses(reply).find((m) => 'error' in m));
-        codes.set(c.label, error?.code ?? `HTTP ${reply.res.status}`);
-        ctx.check(error && INPUT_ERRORS.includes(error.code as number), `${c.label}: answered HTTP ${reply.res.status} ${error ? `with error code ${JSON.stringify(error.code)}` : 'without a JSON-RPC error'}, expected one of ${INPUT_ERRORS.join(', ')}`, reply.res);
+        const sent: SentRequest = { method: 'POST', path: '/mcp', headers: header === undefined ? {} : { [SESSION_HEADER]: header }, body: message === undefined ? c.raw! : JSON.stringify(message), credential: credential.name };
+        const expectation = expectationOf(sent, known);
+        const judgement = judgeAnswer(sent, expectation, answerOf(reply));
+        if (judgement.unjudged) continue;
+        judged += 1;
+        outcomes.set(c.label, `${expectation.kind}: HTTP ${reply.res.status}`);
+        const broken = Object.values(judgement.findings).find((f) => !f.ok);
+        ctx.check(broken === undefined, `${c.label}: ${broken?.reason ?? ''}`, reply.res);
       }
-      ctx.observe('error codes of generated invalid messages', Object.fromEntries(codes));
+      ctx.observe('expectation and answer per generated message', Object.fromEntries(outcomes));
+      if (judged === 0) ctx.inconclusive('no generated message got a final answer');
     });
   },
 });

@@ -20,7 +20,7 @@ import {
 } from '../support/session.ts';
 import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
 import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
-import { parseJson } from '../../../util/json.ts';
+import { isRecord, parseJson } from '../../../util/json.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -122,14 +122,29 @@ export const invalidParams = rule({
   title: 'tools/call without a tool name, or with a name that is not a string, is answered with error -32602',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid params -32602)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a tools/call request without a string "name" in its params, POSTed to the MCP endpoint by an authorised client',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        if (ex.status === undefined) continue;
+        for (const m of sentMessages(ex) ?? []) {
+          if (m.method !== 'tools/call' || !('id' in m) || (isRecord(m.params) && typeof m.params.name === 'string')) continue;
+          const answered = answeredResponses(j, ex);
+          if (!answered) continue;
+          const reply = answered.find((r) => r.id === m.id);
+          const code = errorOf(reply)?.code;
+          j.check(ex, code === INVALID_PARAMS, `tools/call with params ${JSON.stringify(m.params)?.slice(0, 80)} was answered ${reply ? `with ${code === undefined ? 'a result' : `error code ${JSON.stringify(code)}`}` : `HTTP ${ex.status} without a response carrying its id`}, expected -32602 (Invalid params)`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       for (const [what, params] of [
         ['tools/call without "name"', { arguments: {} }],
         ['tools/call with a numeric "name"', { name: 42, arguments: {} }],
       ] as const) {
-        const code = await errorCodeFor(ctx, session, what, 'tools/call', params);
-        ctx.check(code === INVALID_PARAMS, `${what} was answered with error code ${JSON.stringify(code)}, expected -32602 (Invalid params)`);
+        await postMcp(ctx, request(newRequestId('params'), 'tools/call', params), { session, label: what });
       }
     });
   },

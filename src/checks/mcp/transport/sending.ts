@@ -1,7 +1,6 @@
 /** Streamable HTTP > Sending Messages to the Server: what a POST is answered with. */
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
-import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
@@ -91,13 +90,13 @@ export const requestResponse = rule({
     url: SPEC_URL.transports,
   },
   judgement: {
-    record: 'a POST to the MCP endpoint carrying one JSON-RPC request (not a batch) in a session, answered 2xx',
+    record: 'a POST to the MCP endpoint carrying one JSON-RPC request (not a batch, not initialize), answered 2xx',
     judge(j) {
       for (const ex of ordinaryMcpPosts(j)) {
         const sent = requestJson(ex);
         const only = isRecord(sent) && typeof sent.method === 'string' && 'id' in sent && sent.method !== 'initialize' ? sent : undefined;
-        // Chosen by the request: one request in a session (a refusal of the session is another rule's).
-        if (!only || ex.requestHeaders[SESSION_HEADER] === undefined || ex.status === undefined || ex.status >= 300 || ex.status < 200) continue;
+        // Chosen by the request: one request (a refusal, say of a missing session, is another rule's).
+        if (!only || ex.status === undefined || ex.status >= 300 || ex.status < 200) continue;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'application/json' || type === 'text/event-stream', `${String(only.method)} was answered with content-type "${type}", expected application/json or text/event-stream`)) continue;
         j.observe(`${String(only.method)} framing`, type === 'text/event-stream' ? 'sse' : 'json');

@@ -1,6 +1,8 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
+import { turnRequest } from '../../../contract/v1/turn.ts';
+import { openness } from '../../generated/expectation.ts';
 import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support/fabric.ts';
 import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
 
@@ -70,12 +72,19 @@ export const turnBodies = rule({
     const rejectedWith: Record<string, number> = {};
     const fieldErrorsNamed = { named: 0, notNamed: 0, absent: 0 };
     const notNamed: string[] = [];
+    const openRefusals: string[] = [];
     try {
       await ctx.property(
         turnCases,
         async ({ body, valid, why, field }) => {
           const { res } = await postTurn(ctx, body, { label: `turn body: ${why}` });
           if (valid) {
+            // A body naming what the deployment may not hold (a file, a tool, a receipt) is within the contract yet open: it may be refused.
+            const open = openness(turnRequest, body, [], ctx.profile.fixtures.v1.turn);
+            if (open) {
+              if (res.status !== 200) openRefusals.push(`${why}: ${res.status} (${open})`);
+              return;
+            }
             if (res.status !== 200) ctx.fail(`a valid turn body (${why}) answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
             return;
           }
@@ -97,6 +106,7 @@ export const turnBodies = rule({
       // "Mapping of each `code` to an HTTP status: not shown."; fieldErrors are optional.
       ctx.observe('HTTP status of invalid_request (count per status)', rejectedWith, 'the spec maps no code to a status');
       ctx.observe('fieldErrors[].path names the broken field', fieldErrorsNamed, notNamed.length ? `not named for: ${notNamed.join('; ')}` : undefined);
+      if (openRefusals.length > 0) ctx.observe('valid bodies the deployment refused where the description leaves it open', openRefusals.slice(0, 10), `${openRefusals.length} in all`);
     }
   },
 });

@@ -4,7 +4,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
 import { requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { judgeReadAnswers } from '../support/traffic.ts';
+import { Callers, judgeReadAnswers, primaryPrincipal } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
@@ -50,6 +50,7 @@ export const queryOk = rule({
         schema: memoryResponse,
         expect200: (ex) => {
           const body = requestJson(ex);
+          if (new Callers(j).principalOf(ex) !== primaryPrincipal(j)) return false;
           return memoryQueryRequest.safeParse(body).success && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
         },
         extra(_ex, value) {

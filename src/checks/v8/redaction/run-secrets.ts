@@ -2,7 +2,7 @@
  * Sensitive values are redacted before any response leaves the gateway: no response of the run,
  * on /v8 or /mcp, may carry one of the run's own secrets (a token echoed in a 401 detail, say).
  */
-import { judgeSightings } from '../../../redact/sightings.ts';
+import { judgeEchoedSecrets } from '../../../traffic/secrets.ts';
 import { section } from '../../../rule/index.ts';
 import { MISSIONS } from '../support/missions.ts';
 
@@ -17,14 +17,17 @@ export const runSecrets = rule({
     section: 'What the service does; Errors',
     quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive fields are redacted.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'answered /v8 or /mcp requests (the run\'s exchanges, or a recording\'s)',
+    judge: (j) => judgeEchoedSecrets(j, ['v8', 'mcp']),
+  },
+  async provoke(ctx) {
     // Its own provocations, so the rule judges something even when run alone: errors are where a
-    // gateway most often echoes what it was sent.
+    // gateway most often echoes what it was sent. The judgement reads every exchange of the run.
     const primary = ctx.primary('v8');
     await ctx.http.send({ method: 'POST', path: MISSIONS, credential: primary, rawBody: '{"goalSpec":', headers: { 'idempotency-key': `apicert-run-secrets-${Date.now()}` }, label: 'malformed create (may echo the request)' });
     await ctx.http.send({ method: 'GET', path: `${MISSIONS}/not-a-uuid`, credential: primary, label: 'read a malformed runId' });
     const expired = ctx.profile.credentials.find((c) => c.surfaces.includes('v8') && c.expired);
     if (expired) await ctx.http.send({ method: 'GET', path: `${MISSIONS}/not-a-uuid`, credential: expired, label: 'read with the expired token' });
-    judgeSightings(ctx, ['/v8', '/mcp'], '/v8 and /mcp');
   },
 });

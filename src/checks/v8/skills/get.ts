@@ -2,7 +2,7 @@
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
 import { getSkill, randomSuffix, sendPathIdBounds, skillFixture } from '../support/read.ts';
-import { judgeIdBounds, lastSegment, withCallers } from '../support/traffic.ts';
+import { judgeIdBounds, lastSegment, primaryPrincipal, withCallers } from '../support/traffic.ts';
 import { answerJson, hasWholeBody, issuesOf, operation } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
@@ -24,7 +24,7 @@ export const skillOk = rule({
       withCallers(j, (ex, callers) => {
         if (operation(ex) !== 'v8.skills.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'skills:read')) return;
         const asked = lastSegment(ex);
-        if (asked === fixed) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);
+        if (asked === fixed && callers.principalOf(ex) === primaryPrincipal(j)) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);
         if (ex.status !== 200) return;
         j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `the skill answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
         const json = answerJson(j, ex);

@@ -8,6 +8,7 @@ import type { Credential } from '../../../profile/schema.ts';
 import type { z } from 'zod';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
+import { resolveRole } from '../../../profile/roles.ts';
 import { stepTraces, type StepTrace } from './read.ts';
 import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
@@ -77,6 +78,8 @@ export class Callers {
   }
 
   holds(ex: Exchange, scope: string): boolean {
+    // "Requests from http:// origins are rejected" (the http-origin rule's): such a request is no ordinary one.
+    if (ex.requestHeaders.origin?.startsWith('http://')) return false;
     if (this.credentials.length > 0) {
       const c = credentialIn(ex, this.credentials);
       return c !== undefined && !c.expired && c.scopes.includes(scope);
@@ -303,4 +306,11 @@ export function judgeListingItems(j: Judge, key: string, item: z.ZodType): (ex: 
       j.check(ex, parsed.success, `${key} item #${i + 1} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`);
     }
   };
+}
+
+/** The principal the profile's fixtures belong to: that of the primary v8 credential (the one holding the most scopes). */
+export function primaryPrincipal(j: Pick<Judge, 'profile'>): string | undefined {
+  if (!j.profile) return undefined;
+  const resolved = resolveRole(j.profile, 'v8:primary');
+  return resolved.credential?.principal;
 }

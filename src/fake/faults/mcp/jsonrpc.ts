@@ -14,4 +14,8 @@ export const mcpJsonrpcFaults = [
   { id: 'mcp.jsonrpc.id-echoed/digit-string-as-number', description: 'a string id made of digits is echoed as a number' },
   { id: 'mcp.jsonrpc.generated.errors/object-id-500', description: 'a request whose id is an object crashes the server (HTTP 500)' },
   { id: 'mcp.jsonrpc.generated.errors/string-params-served', description: 'a request whose params is a string is served as if it had none' },
+  { id: 'mcp.jsonrpc.generated.errors/string-arguments-500', description: 'a tools/call whose arguments is a string crashes the server (HTTP 500)' },
+  { id: 'mcp.jsonrpc.generated.errors/initialize-array-params-500', description: 'an initialize whose params is an array crashes the server (HTTP 500)' },
+  { id: 'mcp.jsonrpc.generated.errors/long-session-id-500', description: 'an Mcp-Session-Id over 1024 characters crashes the server (HTTP 500)' },
+  { id: 'mcp.jsonrpc.generated.errors/long-method-served', description: 'a request whose method name is over 4096 characters is answered with an empty result instead of Method not found' },
 ] as const satisfies readonly FaultDefinition[];

@@ -12,4 +12,9 @@ export const v8ContractFaults = [
   { id: 'v8.contract.generated.error-status/null-tool-calls', description: 'a mission with maximumToolCalls null is created (read as 0)' },
   { id: 'v8.contract.generated.accepts-valid/non-ascii-signal-refused', description: 'a signal name with non-ASCII characters is refused with 400' },
   { id: 'v8.contract.generated.response-schema/non-ascii-purpose-health', description: 'manifests found for a non-ASCII purpose carry healthState "ok"' },
+  { id: 'v8.contract.generated.no-5xx/long-last-event-id-500', description: 'a mission event stream asked with a Last-Event-ID over 1024 characters answers 500' },
+  { id: 'v8.contract.generated.problem-json/query-plain-text', description: 'a GET of the context goals with a query parameter named apicert is refused as text/plain' },
+  { id: 'v8.contract.generated.no-5xx/cancel-array-body-500', description: 'a cancel whose body is a JSON array answers 500' },
+  { id: 'v8.contract.generated.accepts-valid/leading-whitespace-refused', description: 'a capability search whose body starts with whitespace is refused with 400' },
+  { id: 'v8.contract.generated.problem-json/bom-plain-text', description: 'a body that starts with a byte order mark is refused as text/plain' },
 ] as const satisfies readonly FaultDefinition[];

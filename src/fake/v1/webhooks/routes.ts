@@ -128,6 +128,17 @@ function readback({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
   v1.json(r.res, 200, endpointView(fake, endpoint));
 }
 
+/** `GET /v1/webhooks`: a method the description does not list; served only under `v1.webhooks/endpoint-listing`, else 405 like any other. */
+function listEndpoints({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
+  if (!fake.variants.has('v1.webhooks/endpoint-listing')) {
+    v1.problem(r.res, 405, 'invalid_request', { detail: 'This path does not accept this method.', retryable: false });
+    return;
+  }
+  const caller = v1.authorize(r, ['runs:read']);
+  if (!caller) return;
+  v1.json(r.res, 200, { data: [...engine.endpoints.values()].filter((e) => e.tenant === caller.tenant).map((e) => endpointView(fake, e)) });
+}
+
 function listDeliveries({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
   const caller = v1.authorize(r, ['runs:read']);
   if (!caller) return;
@@ -169,6 +180,7 @@ export function webhookRoutes(fake: FakeContext): Route[] {
   return [
     { method: 'POST', pattern: /^\/v1\/webhooks$/, handler: (r) => register(surface, r) },
     { method: 'GET', pattern: /^\/v1\/webhooks\/([^/]+)$/, handler: (r) => readback(surface, r) },
+    { method: 'GET', pattern: /^\/v1\/webhooks$/, handler: (r) => listEndpoints(surface, r) },
     { method: 'GET', pattern: /^\/v1\/webhook-deliveries$/, handler: (r) => listDeliveries(surface, r) },
     { method: 'POST', pattern: /^\/v1\/webhook-deliveries\/([^/]+)\/replay$/, handler: (r) => replay(surface, r) },
   ];

@@ -163,6 +163,8 @@ export class MissionEngine {
     mission.steps.push({ stepId, status: stepStatusWord(this.fake, 'running') });
     mission.sequence += 1;
     this.emit(mission, 'mission.step.started', { stepId, traceId });
+    // An event type beyond the six listed: the table does not close the list.
+    if (this.fake.variants.has('v8.missions/extra-event-type')) this.emit(mission, 'mission.step.progress', { stepId, traceId, note: 'working' });
     const trace: TraceRecord = {
       traceId,
       missionRunId: mission.runId,

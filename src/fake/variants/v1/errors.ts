@@ -35,4 +35,9 @@ export const v1ErrorsVariants = [
     description: 'problems carry every optional member: a free-form (non-URI) instance, a requestId, retryAfterMs on every retryable answer, fieldErrors (empty where no field is named)',
     spec: { document: DOC, section: 'Errors', quote: '| instance | string | no | free-form, not necessarily a URI |' },
   },
+  {
+    id: 'v1.errors/refuses-nul-and-lone-surrogates',
+    description: 'a request body whose strings or names hold a NUL character or a lone surrogate escape is refused with 400 invalid_request (RFC 8259 §8.2, I-JSON)',
+    spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Message parts and messages (no extra properties)', quote: '| TextPart | text | string | yes | 1-200000 chars |' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -11,4 +11,9 @@ export const v1ExecuteVariants = [
     description: 'a replayed task request answers the original run_id with more than the original said: replayed: true and a request id of its own',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely.' },
   },
+  {
+    id: 'v1.execute/unknown-references-refused',
+    description: 'a turn body naming what the fabric does not hold (an approval receipt, a file id, a model, an output schema, a tool, a session, conversation or organization) or a message id twice is refused with 400 invalid_request',
+    spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Other nested objects (no extra properties)', quote: 'ApprovalReceipt is the inline approval transport for turn requests. Its relationship to `action_digest` and `decision` of the approve operation is unspecified.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -51,4 +51,15 @@ export const v1RunsVariants = [
     description: 'cancelling a run that already finished is refused with 400 invalid_request (the fake answers 200 by default)',
     spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
   },
+  {
+    id: 'v1.runs/approve-text-bounds',
+    description: 'approve bodies are refused (400 invalid_request) when action_digest or decision is empty, blank or longer than 4096 characters, or decision is not approved or rejected',
+    spec: { document: DOC, section: 'Resources and their fields > ApproveRequest (no extra properties)', quote: 'Format of `action_digest` and the allowed values of `decision`: not shown.' },
+  },
+  {
+    id: 'v1.runs/run-id-validated',
+    description: 'a run id that is not of the fabric\'s own format (run_ and 24 hex digits) is refused with 400 invalid_request on every /v1/runs/{id} path',
+    spec: { document: DOC, section: 'Endpoints', quote: '| GET | `/v1/runs/{id}` | path `id`: string run identifier |' },
+    excludes: ['v1.runs/id-format'],
+  },
 ] as const satisfies readonly VariantDefinition[];

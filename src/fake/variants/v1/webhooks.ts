@@ -52,4 +52,9 @@ export const v1WebhooksVariants = [
     description: 'the delivery body names its event type in event_type, not type',
     spec: { document: DOC, section: 'Events > Webhooks', quote: 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.' },
   },
+  {
+    id: 'v1.webhooks/endpoint-listing',
+    description: 'GET /v1/webhooks, a method the description does not list, answers 200 with the caller\'s registered endpoints',
+    spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the registered endpoint record beyond `signing_secret`: not shown.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -6,4 +6,14 @@ export const v8ContractVariants = [
     description: 'JSON, problem+json and event-stream content types carry a `charset=utf-8` parameter',
     spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'Mission events stream text/event-stream and everything else returns JSON.' },
   },
+  {
+    id: 'v8.contract/open-request-objects',
+    description: 'request objects take unknown properties: an unknown field inside resourceBudget is ignored and the mission is accepted (202)',
+    spec: { document: 'v8-integration-gateway.md', section: 'Resources and their fields > Goal specification and budget (create request)', quote: '| resourceBudget | object | yes | all four fields required |' },
+  },
+  {
+    id: 'v8.contract/refuses-nul-and-lone-surrogates',
+    description: 'a request body whose strings or names hold a NUL character or a lone surrogate escape is refused with 400 (RFC 8259 §8.2, I-JSON)',
+    spec: { document: 'v8-integration-gateway.md', section: 'Resources and their fields > Capability search request and manifest', quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars).' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -73,4 +73,19 @@ export const v8MissionsVariants = [
     description: 'the replay window holds only the last three events of a mission: older cursors answer 409',
     spec: { document: DOC, section: 'Events', quote: 'Size or duration of the replay window: not shown.' },
   },
+  {
+    id: 'v8.missions/task-text-bounds',
+    description: 'goalSpec.task is refused when empty or blank (400) or longer than 4096 characters (413)',
+    spec: { document: DOC, section: 'Resources and their fields > Goal specification and budget (create request)', quote: '| goalSpec.task | string | yes | natural-language task |' },
+  },
+  {
+    id: 'v8.missions/signal-null-payload-accepted',
+    description: 'a signal whose payload is JSON null is accepted (200) like any other JSON value',
+    spec: { document: DOC, section: 'Resources and their fields > Signal request', quote: "| payload | any JSON value (object, array, string, number or boolean) | yes | shape is set by the agent's handler, not the gateway |" },
+  },
+  {
+    id: 'v8.missions/extra-event-type',
+    description: 'every step also emits a `mission.step.progress` event (an event type beyond the six the Events table lists)',
+    spec: { document: DOC, section: 'Resources and their fields > Mission projection (responses of create and get)', quote: 'The full list of step status values: not shown.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -1,0 +1,599 @@
+/**
+ * What the descriptions expect of a request, computed from the request as it was sent (after
+ * shrinking, after the deployment's ids were filled in), never from a label given when it was
+ * generated. Three values, each with its source:
+ *
+ * - `accept`: every part of the request is within what a sentence promises (the endpoint's row, the
+ *   body's table); the answer must be the endpoint's documented success answer;
+ * - `refuse`: a sentence states a constraint the request breaks; the answer must be a refusal in the
+ *   surface's error format, with `status` where the error table names one (`codes` on /mcp);
+ * - `open`: nothing states what happens; only "no 5xx" and the error format of a refusal are judged.
+ *
+ * Pure: the same request and the same `Known` give the same expectation, so a recorded exchange is
+ * judged the way the active run judged it.
+ */
+import type { z } from 'zod';
+import { endpointOf, isKnownPath, type BodySpec, type Endpoint } from '../../contract/endpoints.ts';
+import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.ts';
+import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
+import { MCP, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
+import type { ProbeRequest } from '../../rule/index.ts';
+import { isRecord, nestsDeeperThan } from '../../util/json.ts';
+
+export type Expectation =
+  | { kind: 'accept'; because: Sentence; constraint: string }
+  | {
+      kind: 'refuse';
+      because: Sentence;
+      constraint: string;
+      /** The HTTP status the error table names for this cause (/v1, /v8), when it names one. */
+      status?: number;
+      /** /mcp: the JSON-RPC error codes the standard names for this cause, when it names them. */
+      codes?: readonly number[];
+    }
+  | { kind: 'open'; why: string; constraint: string };
+
+/** A request as it went on the wire. */
+export interface SentRequest {
+  method: string;
+  /** Path and query as sent. */
+  path: string;
+  /** Lower-cased names, as sent, without the Authorization header a profile credential set. */
+  headers: Readonly<Record<string, string>>;
+  /** The body's text as sent; undefined when none was sent. */
+  body?: string;
+  /** The value `body` serializes, when the sender built it from one (spares a parse; a raw body has none). */
+  json?: unknown;
+  /** The name of the profile credential whose token the Authorization header carried; null when none did. */
+  credential: string | null;
+}
+
+/** What the deployment holds, which no request shows: what makes a well-formed request acceptable. */
+export interface Known {
+  /** Path parameter values that name resources of the credential's principal (a waiting mission, a run). */
+  existing: readonly string[];
+  /** /v1 runs parked awaiting approval: an approve body is judged for acceptance only there. */
+  parked: readonly string[];
+  /** Bodies the profile gives as accepted by this deployment, by `BodySpec.fixture`. */
+  bases: Readonly<Record<string, unknown>>;
+  /** The profile's public webhook receiver (`fixtures.webhooks.publicReceiverUrl`), when given. */
+  publicReceiverUrl?: string;
+  /** /mcp: the session id the deployment handed out, when one is open. */
+  mcpSession?: string;
+  /** The body that approves each parked run (its own action_digest), by run id: the base of an approve sent there. */
+  approvals?: Readonly<Record<string, unknown>>;
+}
+
+export const NOTHING_KNOWN: Known = { existing: [], parked: [], bases: {} };
+
+/** The wire form of a probe request, for `expectationOf` and `judgeAnswer`. */
+export function sentOf(req: ProbeRequest): SentRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+  const body = req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
+  if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  const out: SentRequest = { method: req.method, path: req.path, headers, credential: req.credential && headers.authorization === undefined ? req.credential.name : null };
+  if (body !== undefined) out.body = body;
+  if (req.json !== undefined) out.json = req.json;
+  return out;
+}
+
+type Finding = { kind: 'refuse'; because: Sentence; constraint: string; status?: number; codes?: readonly number[] } | { kind: 'open'; why: string; constraint: string };
+
+function decide(findings: readonly Finding[], accept: () => Expectation): Expectation {
+  const refusals = findings.filter((f): f is Extract<Finding, { kind: 'refuse' }> => f.kind === 'refuse');
+  if (refusals.length > 0) {
+    const first = refusals[0]!;
+    // Causes may be checked in either order: a status is owed only when every cause names the same one
+    // and no open cause (which a deployment may refuse first, with another status) is there beside them.
+    const statuses = new Set(refusals.map((r) => r.status));
+    const out: Expectation = { kind: 'refuse', because: first.because, constraint: first.constraint };
+    if (statuses.size === 1 && first.status !== undefined && refusals.length === findings.length) out.status = first.status;
+    if (first.codes) out.codes = first.codes;
+    return out;
+  }
+  const open = findings.find((f) => f.kind === 'open');
+  return open ?? accept();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sentences the expectation rests on beyond the contract's marks.
+
+export const EXPECTATION_SENTENCES = {
+  v8Token: V8('Authentication', 'A missing or expired token gives `401`.'),
+  v8Bearer: V8('Endpoints', 'Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call.'),
+  v1Bearer: V1('Authentication', 'Scheme: HTTP bearer.'),
+  v8Key: V8('Endpoints > Rules', 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.'),
+  v1Key: V1('Endpoints', '`Idempotency-Key` (optional, Identifier)'),
+  v1Identifier: V1('Resources and their fields > Shared primitives', '| Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |'),
+  v1Version: V1('Endpoints', '`X-AI-Platform-Version` (optional, const `v1`)'),
+  v8Lookup: V8('Authentication', 'Mission, trace and skill lookups are limited to the caller\'s principal and policy scope; a resource outside it gives `404`.'),
+  v8RunId: V8('Endpoints', 'path `runId` (UUID v7)'),
+  v8PathId: V8('Endpoints', 'path `skillId`: string, 1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`'),
+  getMcp: V8('Endpoints', '| GET | `/mcp` | | none | `405 Method Not Allowed`, no JSON success body (server-to-client push is disabled) |'),
+  jsonBody: standard('RFC 8259', '§2', 'A JSON text is a serialized value.'),
+  surrogates: standard('RFC 8259', '§8.2', 'the behavior of software that receives JSON texts containing such values is unpredictable'),
+  mcpJsonRpc: MCP('Base Protocol', 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.'),
+  mcpId: MCP('Base Protocol', 'Requests MUST include a string or integer ID.'),
+  parseError: standard('JSON-RPC 2.0', '§5.1', '-32700 Parse error: Invalid JSON was received by the server.'),
+  invalidRequest: standard('JSON-RPC 2.0', '§5.1', '-32600 Invalid Request: The JSON sent is not a valid Request object.'),
+  methodNotFound: standard('JSON-RPC 2.0', '§5.1', '-32601 Method not found: The method does not exist / is not available.'),
+  emptyBatch: standard('JSON-RPC 2.0', '§6', 'If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.'),
+} as const;
+const S = EXPECTATION_SENTENCES;
+
+/** The status a /v8 error table names for a cause, where it names one. */
+const NAMED_CAUSES: Readonly<Record<string, readonly ConstraintKind[] | 'all'>> = {
+  'POST /v8/missions': ['required', 'range', 'malformed' as ConstraintKind],
+  'POST /v8/missions/{runId}/signals': ['required', 'length'],
+  'POST /v8/memory/query': ['required', 'count', 'length', 'range'],
+  'POST /v8/capabilities/search': 'all',
+};
+
+function namedStatus(endpoint: Endpoint, kind: ConstraintKind | 'malformed'): number | undefined {
+  const causes = NAMED_CAUSES[`${endpoint.method} ${endpoint.path}`];
+  if (endpoint.invalidStatus === undefined || !causes) return undefined;
+  return causes === 'all' || causes.includes(kind as ConstraintKind) ? endpoint.invalidStatus : undefined;
+}
+
+const key = (e: Pick<Endpoint, 'method' | 'path'>) => `${e.method} ${e.path}`;
+
+// ---------------------------------------------------------------------------------------------
+// Headers and path.
+
+const V8_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
+const V1_IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+function authorization(endpoint: Endpoint, sent: SentRequest, out: Finding[]): void {
+  if (sent.credential !== null) return;
+  const constraint = `${key(endpoint)} header authorization`;
+  const header = sent.headers.authorization;
+  // Two tokens in one header: how a deployment reads it is its own choice.
+  if (header !== undefined && header.includes(',')) return void out.push({ kind: 'open', why: 'two credentials in one Authorization header: which one counts is not stated', constraint });
+  if (endpoint.surface === 'v8') {
+    const finding: Finding = { kind: 'refuse', because: header === undefined ? S.v8Token : S.v8Bearer, constraint };
+    if (header === undefined) finding.status = 401;
+    out.push(finding);
+  } else out.push({ kind: 'refuse', because: S.v1Bearer, constraint });
+}
+
+function headers(endpoint: Endpoint, spec: BodySpec | undefined, sent: SentRequest, out: Finding[]): void {
+  const h = sent.headers;
+  for (const header of endpoint.headers) {
+    const constraint = `${key(endpoint)} header ${header.name}`;
+    const value = h[header.name];
+    if (header.name === 'idempotency-key') {
+      if (endpoint.surface === 'v8') {
+        if (value === undefined || !V8_KEY.test(value)) out.push({ kind: 'refuse', because: S.v8Key, constraint });
+      } else if (value !== undefined && !V1_IDENTIFIER.test(value)) out.push({ kind: 'refuse', because: value === '' ? S.v1Identifier : S.v1Key, constraint });
+    } else if (header.name === 'x-ai-platform-version' && value !== undefined) {
+      if (value === '' || value.includes(',')) out.push({ kind: 'open', why: 'an empty or repeated X-AI-Platform-Version: how it is read is not stated', constraint });
+      else if (value !== 'v1') out.push({ kind: 'refuse', because: S.v1Version, constraint });
+    } else if (header.name === 'accept') {
+      const allowed = header.schema;
+      if (value === undefined ? header.required : !allowed?.safeParse(value).success) out.push({ kind: 'open', why: `Accept ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: content negotiation beyond the listed types is not stated`, constraint });
+    } else if (header.name === 'content-type' && sent.body !== undefined) {
+      const media = (value ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      if (media !== 'application/json' || (value ?? '').length > 256) out.push({ kind: 'open', why: `Content-Type ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: whether a deployment reads the body anyway is not stated`, constraint });
+    } else if (header.name === 'last-event-id' && value !== undefined) {
+      out.push({ kind: 'open', why: 'a Last-Event-ID that is not a cursor this stream gave: only a cursor outside the replay window has a stated answer', constraint });
+    }
+  }
+  void spec;
+}
+
+/** Path parameters: the value sent, against the sentence that gives its format, and whether it names something. */
+function pathParams(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[]): void {
+  const template = endpoint.path.split('/');
+  const actual = sent.path.split('?', 1)[0]!.split('/');
+  template.forEach((part, i) => {
+    const name = /^\{(.+)\}$/.exec(part)?.[1];
+    if (!name) return;
+    const value = safeDecode(actual[i] ?? '');
+    const constraint = `${key(endpoint)} path ${name}`;
+    const schema = endpoint.pathParams[name]!;
+    if (known.existing.includes(value) || known.parked.includes(value)) return;
+    if (endpoint.surface === 'v1') return void out.push({ kind: 'open', why: 'the /v1 run id format is not shown, and no status is named for a run that does not exist', constraint });
+    if (!schema.safeParse(value).success) return void out.push({ kind: 'refuse', because: name === 'runId' ? S.v8RunId : S.v8PathId, constraint });
+    // A well-formed id naming nothing: a lookup outside the principal is a 404; cancel's answer is not shown.
+    if (endpoint.path.endsWith('/cancel')) return void out.push({ kind: 'open', why: 'cancel of a mission that does not exist: its answer is not shown', constraint });
+    out.push({ kind: 'refuse', because: S.v8Lookup, constraint, status: 404 });
+  });
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function query(endpoint: Endpoint, sent: SentRequest, out: Finding[]): void {
+  const at = sent.path.indexOf('?');
+  if (at < 0) return;
+  out.push({ kind: 'open', why: `query parameters on ${endpoint.path}: ${endpoint.queryNote ?? 'none are defined, and what a deployment does with one is not stated'}`, constraint: `${key(endpoint)} query` });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bodies: the zod issues of the body sent, each looked up in the contract's marks.
+
+type Segment = string | number;
+
+/** The schema nodes (outermost first, wrappers included) that judge the value at `path`, or [] where nothing does. */
+export function nodesAt(root: z.ZodType, value: unknown, path: readonly Segment[]): z.ZodType[] {
+  let chain = chainOf(root);
+  let at: unknown = value;
+  for (const seg of path) {
+    const inner = chain[chain.length - 1]!;
+    const def = defOf(inner);
+    let next: z.ZodType | undefined;
+    if (def.type === 'union') {
+      const option = optionFor(def, at);
+      if (!option) return [];
+      chain = chainOf(option);
+      const d = defOf(chain[chain.length - 1]!);
+      next = d.shape?.[String(seg)] ?? d.element ?? d.valueType;
+    } else if (def.type === 'object') next = def.shape?.[String(seg)] ?? def.catchall;
+    else if (def.type === 'array') next = def.element;
+    else if (def.type === 'record') next = def.valueType;
+    if (!next) return [];
+    at = isRecord(at) || Array.isArray(at) ? (at as Record<string, unknown>)[seg as string] : undefined;
+    chain = chainOf(next);
+  }
+  return chain;
+}
+
+function chainOf(schema: z.ZodType): z.ZodType[] {
+  const out = [schema];
+  let cur = schema;
+  for (let i = 0; i < 8; i += 1) {
+    const next = unwrapOnce(cur);
+    if (next === cur) break;
+    out.push((cur = next));
+  }
+  return out;
+}
+
+type Def = ReturnType<typeof defOf>;
+
+function optionFor(def: Def, value: unknown): z.ZodType | undefined {
+  const options = def.options ?? [];
+  if (def.discriminator && isRecord(value)) {
+    const tag = value[def.discriminator];
+    return options.find((o) => defOf(chainOf(o).at(-1)!).shape?.[def.discriminator!]?.safeParse(tag).success);
+  }
+  return options.find((o) => o.safeParse(value).success) ?? options.find((o) => defOf(chainOf(o).at(-1)!).type === (Array.isArray(value) ? 'array' : typeof value));
+}
+
+function marksAt(chain: readonly z.ZodType[]): Marks[] {
+  return chain.map((n) => marksOf(n)).filter((m): m is Marks => m !== undefined);
+}
+
+function pathText(path: readonly Segment[]): string {
+  return path.map((p) => (typeof p === 'number' ? '[]' : `.${p}`)).join('').replace(/^\./, '') || '(body)';
+}
+
+function getAt(root: unknown, path: readonly Segment[]): { present: boolean; value: unknown } {
+  let at = root;
+  for (const p of path) {
+    if (!(isRecord(at) || Array.isArray(at)) || !(p in (at as object))) return { present: false, value: undefined };
+    at = (at as Record<string, unknown>)[p as string];
+  }
+  return { present: true, value: at };
+}
+
+interface Issue {
+  code: string;
+  path: PropertyKey[];
+  origin?: string;
+  expected?: string;
+  discriminator?: string;
+}
+
+function kindOf(issue: Issue, body: unknown, chain: readonly z.ZodType[]): ConstraintKind {
+  const path = issue.path as Segment[];
+  switch (issue.code) {
+    case 'invalid_type':
+      if (!getAt(body, path).present) return 'required';
+      return issue.expected === 'int' && typeof getAt(body, path).value === 'number' ? 'integer' : 'type';
+    case 'too_big':
+    case 'too_small':
+      return issue.origin === 'string' ? 'length' : issue.origin === 'number' || issue.origin === 'int' ? 'range' : 'count';
+    case 'invalid_format':
+      return 'pattern';
+    case 'invalid_value':
+      return chain.length > 0 && defOf(chain[chain.length - 1]!).type === 'literal' ? 'const' : 'enum';
+    case 'unrecognized_keys':
+      return 'closed';
+    case 'invalid_union':
+      return issue.discriminator ? 'enum' : 'type';
+    case 'not_multiple_of':
+      return 'integer';
+    case 'invalid_key':
+      return 'length';
+    case 'custom':
+      return 'custom';
+    default:
+      return 'type';
+  }
+}
+
+/** One finding per zod issue of a body that breaks the schema: stated (refuse) or the fake's own choice (open). */
+function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: string, out: Finding[]): void {
+  const parsed = spec.schema.safeParse(body);
+  if (parsed.success) return;
+  for (const issue of parsed.error.issues as unknown as Issue[]) {
+    // A record's bad key is judged by the record's marks, an unknown discriminator by the union's.
+    const path = (issue.code === 'invalid_key' || issue.discriminator ? issue.path.slice(0, -1) : issue.path) as Segment[];
+    const chain = nodesAt(spec.schema, body, path);
+    const kind = kindOf(issue, body, chain);
+    const constraint = `${key(endpoint)} ${prefix}${pathText(path)} ${kind}`;
+    // Whether a field is required is said by its object's table.
+    const marks = [...marksAt(chain), ...(kind === 'required' ? marksAt(nodesAt(spec.schema, body, path.slice(0, -1))) : [])];
+    const s = marks.flatMap((m) => m.stated).find((x) => x.kinds.includes(kind));
+    if (s) {
+      const finding: Finding = { kind: 'refuse', because: s.because, constraint };
+      const status = namedStatus(endpoint, kind);
+      if (status !== undefined) finding.status = status;
+      out.push(finding);
+      continue;
+    }
+    const c = marks.flatMap((m) => m.choice).find((x) => x.kinds.includes(kind));
+    out.push({ kind: 'open', why: c ? `${pathText(path)} ${kind}: the fake's own choice, not the description's (${c.why})` : `${pathText(path)} ${kind}: no sentence states this constraint`, constraint });
+  }
+}
+
+/** Strings a deployment may refuse although they are valid JSON: RFC 8259 §8.2, I-JSON (RFC 7493 §2.1). */
+function oddString(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'a NUL character';
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i += 1;
+      else return 'a lone surrogate';
+    } else if (c >= 0xdc00 && c <= 0xdfff) return 'a lone surrogate';
+  }
+  return undefined;
+}
+
+/** Free text longer than this with no stated bound: a deployment may refuse it (400 or 413). */
+export const UNBOUNDED_TEXT = 4096;
+
+/**
+ * Why a body the schema accepts may still be refused by a legal deployment, or undefined: free
+ * text with no stated bound that is empty, blank or long; NUL and lone surrogates; numbers past
+ * I-JSON's safe range; unknown properties where the description does not allow them; values that
+ * name deployment state not given by the profile's own body; values of a list left open.
+ */
+export function openness(schema: z.ZodType | undefined, value: unknown, path: readonly Segment[], base: unknown): string | undefined {
+  const chain = schema ? chainOf(schema) : [];
+  const marks = marksAt(chain);
+  const where = pathText(path);
+  for (const m of marks) {
+    if (m.context !== undefined) {
+      const given = getAt(base, path);
+      if (!given.present || JSON.stringify(given.value) !== JSON.stringify(value)) return `${where}: ${m.context}`;
+    }
+    const why = m.openWhen?.(value);
+    if (why) return `${where}: ${why}`;
+    if (m.openValues && typeof value === 'string' && !m.openValues.values.includes(value)) return `${where} ${JSON.stringify(value.slice(0, 32))}: ${m.openValues.why}`;
+  }
+  const inner = chain[chain.length - 1];
+  const def = inner ? defOf(inner) : undefined;
+  if (typeof value === 'string') {
+    const odd = oddString(value);
+    if (odd) return `${where}: ${odd} (RFC 8259 §8.2 calls lone surrogates unpredictable, I-JSON forbids them): a deployment may refuse it`;
+    const bounded = marks.some((m) => m.stated.some((s) => s.kinds.includes('length'))) || (def !== undefined && def.type !== 'string');
+    if (!bounded && value.trim() === '') return `${where}: ${value === '' ? 'empty' : 'blank'} text with no stated lower bound: a deployment may refuse it`;
+    if (!bounded && value.length > UNBOUNDED_TEXT) return `${where}: ${value.length} characters with no stated upper bound: a deployment may refuse it (400 or 413)`;
+    return undefined;
+  }
+  if (typeof value === 'number') return Math.abs(value) > Number.MAX_SAFE_INTEGER ? `${where}: ${value} is past I-JSON's safe integer range (RFC 7493 §2.2)` : undefined;
+  if (Array.isArray(value)) {
+    const element = def?.type === 'array' ? def.element : undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const why = openness(element ?? elementOfUnion(def, value[i]), value[i], [...path, i], base);
+      if (why) return why;
+    }
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  const option = def?.type === 'union' ? optionFor(def, value) : undefined;
+  if (option) return openness(option, value, path, base);
+  const shape = def?.type === 'object' ? (def.shape ?? {}) : undefined;
+  const extraOk = marks.some((m) => m.extraAllowed !== undefined) || !shape || (def?.catchall !== undefined && defOf(def.catchall).type !== 'never' && defOf(def.catchall).type !== 'unknown');
+  for (const [k, v] of Object.entries(value)) {
+    const field = shape?.[k] ?? (def?.type === 'record' ? def.valueType : undefined);
+    if (shape && !shape[k] && !extraOk) {
+      const given = getAt(base, [...path, k]);
+      if (!given.present) return `${pathText([...path, k])}: an unknown property where the description does not say whether the object takes them`;
+    }
+    if (typeof k === 'string') {
+      const odd = oddString(k);
+      if (odd) return `${pathText([...path, k])}: a property name with ${odd}: a deployment may refuse it`;
+    }
+    const why = openness(field, v, [...path, k], base);
+    if (why) return why;
+  }
+  return undefined;
+}
+
+function elementOfUnion(def: Def | undefined, value: unknown): z.ZodType | undefined {
+  return def?.type === 'union' ? optionFor(def, value) : undefined;
+}
+
+/** Which body shape of an endpoint a body is (`/v1/execute`: task or turn): the one whose schema it fits best. */
+export function bodySpecOf(endpoint: Endpoint, body: unknown): BodySpec | undefined {
+  if (endpoint.bodies.length <= 1) return endpoint.bodies[0];
+  if (isRecord(body) && body.mode === 'task') return endpoint.bodies.find((b) => b.name === 'task');
+  return endpoint.bodies.find((b) => b.name === 'turn') ?? endpoint.bodies[0];
+}
+
+/** Nesting past this many levels: RFC 8259 §9 lets a parser set a limit. */
+const OPEN_DEPTH = 64;
+
+/** Valid or near-valid JSON texts a parser may read either way (RFC 8259 §4, §8.1, §9), or undefined. */
+function wireForm(text: string): string | undefined {
+  if (text.charCodeAt(0) === 0xfeff) return 'a byte order mark before the JSON text: RFC 8259 §8.1 lets a parser ignore it rather than treat it as an error';
+  if (nestsDeeperThan(text, OPEN_DEPTH)) return `JSON nested deeper than ${OPEN_DEPTH} levels: RFC 8259 §9 lets a parser limit the depth`;
+  if (hasDuplicateKey(text)) return 'an object with a duplicate name: RFC 8259 §4 calls what a parser does with it unpredictable';
+  return undefined;
+}
+
+/** Whether some object of a JSON text names a member twice: one pass over the text, keys compared per object. */
+export function hasDuplicateKey(text: string): boolean {
+  const stack: Array<Set<string> | null> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (expectKey && top) {
+        const name = text.slice(i + 1, j);
+        if (top.has(name)) return true;
+        top.add(name);
+      }
+      expectKey = false;
+      i = j;
+    } else if (c === '{') {
+      stack.push(new Set());
+      expectKey = true;
+    } else if (c === '[') {
+      stack.push(null);
+      expectKey = false;
+    } else if (c === '}' || c === ']') {
+      stack.pop();
+      expectKey = false;
+    } else if (c === ',') expectKey = stack[stack.length - 1] !== null && stack.length > 0;
+  }
+  return false;
+}
+
+function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[]): BodySpec | undefined {
+  if (endpoint.bodies.length === 0) {
+    if (sent.body !== undefined) out.push({ kind: 'open', why: `a body on ${endpoint.method} ${endpoint.path}, whose request body is not shown`, constraint: `${key(endpoint)} (body) not shown` });
+    return undefined;
+  }
+  const first = endpoint.bodies[0]!;
+  const bodyConstraint = (cause: string) => `${key(endpoint)} ${endpoint.bodies.length > 1 ? '' : ''}(body) ${cause}`;
+  if (sent.body === undefined || sent.body.trim() === '') {
+    const f: Finding = { kind: 'refuse', because: first.stated ?? S.jsonBody, constraint: bodyConstraint('malformed') };
+    const status = namedStatus(endpoint, 'malformed');
+    if (status !== undefined) f.status = status;
+    out.push(f);
+    return first;
+  }
+  // A body serialized from a value is plain JSON: no wire form to read, nothing to parse again.
+  const wire = sent.json === undefined ? wireForm(sent.body) : undefined;
+  if (wire) {
+    out.push({ kind: 'open', why: wire, constraint: bodyConstraint('wire') });
+    return first;
+  }
+  const parsed: ReturnType<typeof parseBody> = sent.json !== undefined ? { ok: true, value: sent.json } : parseBody(sent.body);
+  if (!parsed.ok) {
+    const f: Finding = { kind: 'refuse', because: endpoint.path === '/v8/missions' ? V8('Errors', '`400` missing fields, budget out of range, malformed JSON') : S.jsonBody, constraint: bodyConstraint('malformed') };
+    const status = namedStatus(endpoint, 'malformed');
+    if (status !== undefined) f.status = status;
+    out.push(f);
+    return first;
+  }
+  const spec = bodySpecOf(endpoint, parsed.value)!;
+  const prefix = endpoint.bodies.length > 1 ? `${spec.name}: ` : '';
+  if (!isRecord(parsed.value)) {
+    const f: Finding = { kind: 'refuse', because: spec.stated ?? S.jsonBody, constraint: `${key(endpoint)} ${prefix}(body) not-object` };
+    const status = namedStatus(endpoint, 'type');
+    if (status !== undefined) f.status = status;
+    out.push(f);
+    return spec;
+  }
+  const before = out.length;
+  bodyIssues(endpoint, spec, parsed.value, prefix, out);
+  if (out.length > before) return spec;
+  const runId = endpoint.path.endsWith('/approve') ? safeDecode(sent.path.split('?', 1)[0]!.split('/')[3] ?? '') : undefined;
+  const base = (runId !== undefined ? known.approvals?.[runId] : undefined) ?? (spec.fixture ? known.bases[spec.fixture] : undefined);
+  const why = openness(spec.schema, parsed.value, [], base);
+  if (why) out.push({ kind: 'open', why, constraint: `${key(endpoint)} ${prefix}(body) open` });
+  if (spec.contextual && !(known.publicReceiverUrl && parsed.value.url === known.publicReceiverUrl)) out.push({ kind: 'open', why: spec.contextual, constraint: `${key(endpoint)} ${prefix}(body) context` });
+  return spec;
+}
+
+// ---------------------------------------------------------------------------------------------
+// /mcp: JSON-RPC messages.
+
+const MCP_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe', 'prompts/list', 'prompts/get', 'logging/setLevel', 'completion/complete']);
+
+/** Whether a message breaks JSON-RPC 2.0 itself (not only MCP's narrower schema). */
+export function breaksJsonRpc(value: unknown): boolean {
+  if (!isRecord(value)) return true;
+  if (value.jsonrpc !== '2.0' || typeof value.method !== 'string') return !('result' in value || 'error' in value) || value.jsonrpc !== '2.0';
+  if (!('id' in value)) return 'params' in value && (value.params === null || typeof value.params !== 'object');
+  const id = value.id;
+  if (id !== null && typeof id !== 'string' && typeof id !== 'number') return true;
+  return 'params' in value && (value.params === null || typeof value.params !== 'object');
+}
+
+function mcpExpectation(sent: SentRequest, known: Known): Expectation {
+  const constraint = (what: string) => `POST /mcp ${what}`;
+  if (sent.method === 'GET') return { kind: 'refuse', because: S.getMcp, constraint: 'GET /mcp method', status: 405 };
+  if (sent.method !== 'POST') return { kind: 'open', why: `${sent.method} /mcp: the Streamable HTTP transport's answer to it is not stated`, constraint: `${sent.method} /mcp method` };
+  if (sent.body === undefined) return { kind: 'open', why: 'a POST /mcp without a body', constraint: constraint('(body) missing') };
+  const parsed = parseBody(sent.body);
+  if (!parsed.ok) return { kind: 'refuse', because: S.parseError, constraint: constraint('(body) malformed'), codes: [-32700] };
+  const value = parsed.value;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return { kind: 'refuse', because: S.emptyBatch, constraint: constraint('batch empty'), codes: [-32600] };
+    return { kind: 'open', why: 'a batch: each of its messages has its own answer, judged by the batch rules', constraint: constraint('batch') };
+  }
+  const session = sent.headers['mcp-session-id'];
+  const initializing = isRecord(value) && value.method === 'initialize';
+  if (!initializing && (session === undefined || session !== known.mcpSession)) return { kind: 'open', why: `Mcp-Session-Id ${session === undefined ? 'missing' : 'not the one this session was given'}: a server SHOULD (not MUST) answer 400 or 404`, constraint: constraint('header mcp-session-id') };
+  if (breaksJsonRpc(value)) return { kind: 'refuse', because: S.invalidRequest, constraint: constraint('(body) not a JSON-RPC message'), codes: [-32600, -32602, -32700] };
+  const message = value as Record<string, unknown>;
+  if (!('id' in message)) return { kind: 'open', why: 'a notification: the server accepts it (202) or answers an HTTP error', constraint: constraint('notification') };
+  if (message.id === null) return { kind: 'refuse', because: S.mcpId, constraint: constraint('id null'), codes: [-32600, -32602] };
+  const method = String(message.method);
+  if (!MCP_METHODS.has(method)) return { kind: 'refuse', because: S.methodNotFound, constraint: constraint(`method ${method.slice(0, 40)}`), codes: [-32601] };
+  if (method === 'ping' && (!('params' in message) || isRecord(message.params))) return { kind: 'accept', because: MCP('Base Protocol', 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.'), constraint: constraint('method ping') };
+  return { kind: 'open', why: `${method}: its params and what this server offers decide the answer`, constraint: constraint(`method ${method}`) };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The expectation of one request, from the request as sent and what the deployment is known to hold. */
+export function expectationOf(sent: SentRequest, known: Known = NOTHING_KNOWN): Expectation {
+  const bare = sent.path.split('?', 1)[0]!;
+  if (bare === '/mcp') return mcpExpectation(sent, known);
+  const endpoint = endpointOf(sent.method, sent.path);
+  if (!endpoint) {
+    const surface = bare.split('/')[1] ?? '';
+    if (isKnownPath(bare)) return { kind: 'open', why: `${sent.method} ${bare}: nothing forbids a deployment to serve a method the description does not list`, constraint: `${surface} method ${sent.method}` };
+    return { kind: 'open', why: `${bare} is not a path of the description`, constraint: `${surface} unknown path` };
+  }
+  const findings: Finding[] = [];
+  authorization(endpoint, sent, findings);
+  const spec = body(endpoint, sent, known, findings);
+  headers(endpoint, spec, sent, findings);
+  pathParams(endpoint, sent, known, findings);
+  query(endpoint, sent, findings);
+  if (endpoint.surface === 'v1' && endpoint.path.endsWith('/approve')) {
+    const id = safeDecode(bare.split('/')[3] ?? '');
+    if (!known.parked.includes(id)) findings.push({ kind: 'open', why: 'an approve body sent to a run that is not parked awaiting approval: its answer is not stated', constraint: `${key(endpoint)} path id` });
+  }
+  return decide(findings, () => {
+    const because = spec?.stated ?? endpoint.stated;
+    if (!because) return { kind: 'open', why: `${key(endpoint)}: no sentence promises an answer to this request`, constraint: `${key(endpoint)} as described` };
+    return { kind: 'accept', because, constraint: `${key(endpoint)} ${spec ? `${endpoint.bodies.length > 1 ? `${spec.name}: ` : ''}(body) valid` : 'as described'}` };
+  });
+}
