@@ -6,12 +6,12 @@
  * known early, not a second verdict.
  *
  * Completed exchanges are judged in batches on a thread of their own (live-worker.ts), off the
- * forwarding path: a batch waits BATCH_DELAY_MS, or three times what the last batch took to judge
- * when traffic is busy (so judging keeps to about a quarter of that thread's time, and bigger
+ * forwarding path: a batch waits BATCH_DELAY_MS, or nine times what the last batch took to judge
+ * when traffic is busy (so judging keeps to about a tenth of that thread's time, and bigger
  * batches re-read the history less often); the rules see it after the last HISTORY exchanges
  * before it (what rules comparing with earlier exchanges need: a replay, a read after a terminal
  * event). A rule looking further back than HISTORY can be wrong live (a key first used more than
- * 1,000 exchanges earlier looks fresh); the report at the stop judges the whole record. A failure
+ * 500 exchanges earlier looks fresh); the report at the stop judges the whole record. A failure
  * is said only for an exchange of the batch, once per rule, exchange and reason.
  */
 import type { Profile } from '../profile/schema.ts';
@@ -24,10 +24,10 @@ import { learnSecrets, sessionIds } from './secrets.ts';
 
 /** How long a completed exchange waits for its batch at least. */
 export const BATCH_DELAY_MS = 100;
-/** Judging takes at most about a quarter of the judging thread's time: the next batch waits this many times the last batch's judging. */
-const DUTY = 3;
+/** Judging takes at most about a tenth of the judging thread's time (the machine may have no core to spare): the next batch waits this many times the last batch's judging. */
+const DUTY = 9;
 /** Exchanges before a batch that its rules see (a replay of a key, a read after a terminal event look back). */
-export const HISTORY = 1000;
+export const HISTORY = 500;
 /** Completed exchanges waiting for judging at most: beyond, the oldest waiting are not judged live (the report at the stop judges them). */
 export const MAX_PENDING = 5000;
 
