@@ -50,7 +50,10 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     stop: async () => {
       if (failed) return;
       const stopped = new Promise<void>((resolve) => {
-        worker.once('message', () => resolve());
+        worker.once('message', (message: { skipped?: number }) => {
+          if (message.skipped) console.error(`apicert proxy: traffic outran live judging: ${message.skipped} exchange(s) were judged only in the report written now`);
+          resolve();
+        });
         worker.once('error', () => resolve());
         worker.once('exit', () => resolve());
       });

@@ -41,7 +41,7 @@ const judge = new LiveJudge({
 parentPort!.on('message', (message: LiveMessage) => {
   if ('stop' in message) {
     judge.flush();
-    const done = () => parentPort!.postMessage({ stopped: true, findings: judge.count });
+    const done = () => parentPort!.postMessage({ stopped: true, findings: judge.count, skipped: judge.skipped });
     if (stream) stream.end(done);
     else done();
     return;
