@@ -135,8 +135,15 @@ export function requestBodyMissing(ex: Exchange): string | undefined {
   return undefined;
 }
 
+/**
+ * The JSON a request sent, as a judgement may hold the target to it: a JSON media type and plain
+ * JSON text. A body led by a byte order mark ("MUST NOT add", RFC 8259 8.1; a receiver "MAY
+ * ignore" it) or sent under another media type may be refused or not: it is no plain JSON here.
+ */
 export function requestJson(ex: Exchange): unknown {
-  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined) return undefined;
+  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || ex.requestBody.startsWith('\uFEFF')) return undefined;
+  const type = mediaType(ex.requestHeaders);
+  if (type !== 'application/json' && !type.endsWith('+json')) return undefined;
   return bodyJson(ex, 'request', ex.requestBody);
 }
 

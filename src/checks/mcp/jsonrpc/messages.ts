@@ -26,6 +26,13 @@ const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { cred
 
 const FOLLOW_JSONRPC = 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.';
 
+/** JSON that is no JSON-RPC 2.0 message: not an object, without "jsonrpc": "2.0", a method that is not a string, or neither method nor result nor error. */
+function notJsonRpc(value: unknown): boolean {
+  if (!isRecord(value) || value.jsonrpc !== '2.0') return true;
+  if ('method' in value) return typeof value.method !== 'string';
+  return !('result' in value) && !('error' in value);
+}
+
 /** The JSON-RPC error a reply carries for input whose id the server could not (or could) read. */
 function singleError(reply: McpReply): { message: Record<string, unknown>; code: unknown } | undefined {
   const message = responses(reply).find((m) => 'error' in m);
@@ -70,25 +77,35 @@ export const invalidRequest = rule({
   title: 'JSON that is not a valid JSON-RPC request is answered with error -32600, never served',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid Request -32600)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
-      const cases: Array<{ what: string; body: unknown; id: RequestId | null }> = [];
-      const add = (what: string, make: (id: string) => unknown) => {
-        const id = newRequestId('invalid');
-        cases.push({ what, body: make(id), id });
-      };
-      add('a request without "jsonrpc"', (id) => ({ id, method: 'ping' }));
-      add('a request with "jsonrpc": "1.0"', (id) => ({ jsonrpc: '1.0', id, method: 'ping' }));
-      add('a request whose method is a number', (id) => ({ jsonrpc: '2.0', id, method: 42 }));
-      cases.push({ what: 'a bare number', body: 42, id: null });
-      for (const c of cases) {
-        const reply = await postMcp(ctx, c.body, { session, label: `POST ${c.what}` });
-        const found = singleError(reply);
-        if (!ctx.check(found, `${c.what} was answered HTTP ${reply.res.status} without a JSON-RPC error, expected an error with code -32600`) || !found) continue;
-        ctx.check(found.code === INVALID_REQUEST, `${c.what} was answered with error code ${JSON.stringify(found.code)}, expected -32600 (Invalid Request)`);
-        ctx.check(isUnattributed(found.message) || found.message.id === c.id, `the error for ${c.what} carries id ${JSON.stringify(found.message.id)}, expected null, no id or the id sent`);
-        ctx.observe(`HTTP status for ${c.what}`, reply.res.status);
+  judgement: {
+    record: 'a POST to the MCP endpoint by an authorised client whose body is JSON but not a JSON-RPC 2.0 message (no "jsonrpc": "2.0", a method that is not a string, a bare value)',
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        const sent = requestJson(ex);
+        if (ex.status === undefined || sent === undefined || Array.isArray(sent) || !notJsonRpc(sent)) continue;
+        const what = isRecord(sent) ? `a message ${JSON.stringify(sent).slice(0, 80)}` : `a bare ${typeof sent}`;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        const found = answered.find((m) => 'error' in m);
+        const error = errorOf(found);
+        if (!j.check(ex, found !== undefined && error !== undefined, `${what} was answered HTTP ${ex.status} without a JSON-RPC error, expected an error with code -32600`) || !found || !error) continue;
+        j.check(ex, error.code === INVALID_REQUEST, `${what} was answered with error code ${JSON.stringify(error.code)}, expected -32600 (Invalid Request)`);
+        const sentId = isRecord(sent) ? sent.id : undefined;
+        j.check(ex, isUnattributed(found) || found.id === sentId, `the error for ${what} carries id ${JSON.stringify(found.id)}, expected null, no id or the id sent`);
+        j.observe('HTTP status for JSON that is not JSON-RPC', ex.status);
       }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      const id = () => newRequestId('invalid');
+      const cases: Array<[string, unknown]> = [
+        ['a request without "jsonrpc"', { id: id(), method: 'ping' }],
+        ['a request with "jsonrpc": "1.0"', { jsonrpc: '1.0', id: id(), method: 'ping' }],
+        ['a request whose method is a number', { jsonrpc: '2.0', id: id(), method: 42 }],
+        ['a bare number', 42],
+      ];
+      for (const [what, body] of cases) await postMcp(ctx, body, { session, label: `POST ${what}` });
     });
   },
 });
