@@ -5,6 +5,7 @@ import { RULES } from '../registry.ts';
 import { loadProfileFile } from '../profile/load.ts';
 import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
+import { liveJudging } from './live-findings.ts';
 import { judgedLine } from '../reports/model.ts';
 import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { UsageError } from './errors.ts';
@@ -80,11 +81,13 @@ export function registerTrafficCommands(program: Command): void {
     .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
     .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
     .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)')
+    .option('--findings <file>', 'also write each failing judgement, as its exchange completes, as one JSON line to this file (tail it from a CI or a dashboard)')
     .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable');
   addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
-    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string }) => {
+    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string; findings?: string }) => {
       await checkReportRoot(opts.out);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
+      const live = await liveJudging(opts, profile);
       const judged = await runProxy({
         upstream: opts.upstream,
         port: opts.port,
@@ -94,6 +97,8 @@ export function registerTrafficCommands(program: Command): void {
         maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
+        onExchange: (rec, index) => live.add(rec, index),
+        onStopped: () => live.stop(),
         judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
       });
       await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);

@@ -39,7 +39,19 @@ export function idAfter(ex: TrafficExchange, prefix: string): string | undefined
   return id ? decodeURIComponent(id) : undefined;
 }
 
+const operations = new WeakMap<object, Operation>();
+
+/** The exchange's operation, found once per exchange (every rule asks of every exchange). */
 export function operationOf(ex: TrafficExchange): Operation {
+  let op = operations.get(ex);
+  if (op === undefined) {
+    op = findOperation(ex);
+    operations.set(ex, op);
+  }
+  return op;
+}
+
+function findOperation(ex: TrafficExchange): Operation {
   // A delivery recorded at a receiver is known by its signature, wherever the receiver listens.
   if (ex.requestHeaders['service-webhook-signature'] !== undefined) return 'webhook.delivery';
   const path = pathOnly(ex);

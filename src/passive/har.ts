@@ -4,10 +4,12 @@
  * the exchanges apicert records. Only the fields the judge needs are read; the rest may be absent.
  */
 import { readFile, stat } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import { z } from 'zod';
 import { parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
-import { headerRecord, type TrafficExchange } from './exchange.ts';
+import { headerRecord, mediaType, type TrafficExchange } from './exchange.ts';
+import { onSurface } from './endpoints.ts';
 
 /** What the judge keeps of one body; a recording's longer bodies are judged on this prefix. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -23,15 +25,22 @@ const harEntry = z.looseObject({
     url: z.string(),
     headers: z.array(nameValue).optional(),
     postData: z.looseObject({ mimeType: z.string().optional(), text: z.string().optional(), encoding: z.string().optional() }).optional(),
+    bodySize: z.number().optional(),
   }),
   response: z
     .looseObject({
       status: z.number(),
       headers: z.array(nameValue).optional(),
       content: z.looseObject({ size: z.number().optional(), mimeType: z.string().optional(), text: z.string().optional(), encoding: z.string().optional() }).optional(),
+      bodySize: z.number().optional(),
       _error: z.string().nullish(),
+      _failureText: z.string().nullish(),
     })
     .optional(),
+  // Where Chromium-based writers (Playwright, DevTools) and others put their extensions.
+  _error: z.string().nullish(),
+  _failureText: z.string().nullish(),
+  _resourceType: z.string().nullish(),
 });
 const harFile = z.looseObject({ log: z.looseObject({ version: z.string().optional(), entries: z.array(z.unknown()) }) });
 
@@ -56,6 +65,8 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   const parsed = harEntry.safeParse(raw);
   if (!parsed.success) return undefined;
   const entry = parsed.data;
+  // A CORS preflight is the browser's own question, not a request of the client's: nothing to judge.
+  if (entry._resourceType === 'preflight') return undefined;
   let url: URL;
   try {
     url = new URL(entry.request.url);
@@ -73,30 +84,88 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   if (entry.startedDateTime) ex.startedAt = entry.startedDateTime;
   // -1 and absent both mean "not recorded".
   if (typeof entry.time === 'number' && entry.time >= 0) ex.durationMs = Math.round(entry.time);
-  const post = entry.request.postData;
-  if (post?.text !== undefined) {
-    const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit);
-    ex.requestBody = body.text;
-    if (body.truncated) ex.requestBodyTruncated = true;
-  }
+  readRequestBody(ex, entry, bodyLimit);
   const res = entry.response;
+  const failure = res?._failureText ?? res?._error ?? entry._failureText ?? entry._error ?? undefined;
   // Browsers record a request that got no answer as status 0.
   if (!res || res.status <= 0) {
-    ex.error = res?._error ?? 'no response was recorded';
+    ex.error = failure ?? 'no response was recorded';
     return ex;
   }
   ex.status = res.status;
   ex.responseHeaders = headersOf(res.headers);
-  const content = res.content;
-  if (content?.text !== undefined) {
-    const bytes = bytesOf(content.text, content.encoding);
-    const body = contentText(bytes, ex.responseHeaders['content-encoding'], bodyLimit);
-    ex.responseBody = body.text;
-    // A recorder that kept fewer bytes than the body had says so only through `size`.
-    const cut = typeof content.size === 'number' && content.size > 0 && Buffer.byteLength(body.text, 'utf8') < content.size && bytes.length < content.size;
-    if (body.truncated || cut) ex.responseBodyTruncated = true;
+  if (failure) {
+    // An answer began and the exchange then failed: the client aborted it (a stream it stopped reading) or the connection broke.
+    ex.error = failure;
+    ex.streamEnd = 'aborted';
   }
+  readResponseBody(ex, res, bodyLimit);
+  markStrippedCredential(ex);
   return ex;
+}
+
+/** Writers that omit bodies (Playwright's `content: 'omit'`) keep `bodySize` and write empty text: that is a body not kept, not an empty one. */
+function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number): void {
+  const post = entry.request.postData;
+  const declared = Math.max(entry.request.bodySize ?? -1, Number(ex.requestHeaders['content-length'] ?? -1) || -1);
+  if (post?.text === undefined || (post.text === '' && declared > 0)) {
+    if (declared > 0) ex.requestBodyMissing = `the recorder kept no request body (the request had ${declared} bytes)`;
+    return;
+  }
+  const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit);
+  ex.requestBody = body.text;
+  if (body.truncated) ex.requestBodyTruncated = true;
+}
+
+/** Answers that have no body by definition. */
+function bodiless(ex: TrafficExchange): boolean {
+  return ex.method === 'HEAD' || ex.status === 204 || ex.status === 304 || (ex.status !== undefined && ex.status < 200);
+}
+
+function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['response']>, bodyLimit: number): void {
+  const content = res.content;
+  const declared = Math.max(content?.size ?? -1, res.bodySize ?? -1);
+  const stream = mediaType(ex.responseHeaders) === 'text/event-stream' || content?.mimeType?.startsWith('text/event-stream') === true;
+  const kept = content?.text !== undefined && !(content.text === '' && declared > 0);
+  if (!kept) {
+    if (bodiless(ex) || declared === 0) {
+      if (content?.text !== undefined) ex.responseBody = '';
+      return;
+    }
+    const aborted = ex.streamEnd === 'aborted' ? ex.error : undefined;
+    ex.responseBodyMissing = aborted
+      ? `the client aborted the ${stream ? 'stream' : 'answer'} (${aborted}) and the recorder kept none of its body`
+      : declared > 0
+        ? `the recorder kept no response body (the answer had ${declared} bytes)`
+        : 'the recorder kept no response body';
+    return;
+  }
+  const bytes = bytesOf(content!.text!, content!.encoding);
+  const body = contentText(bytes, ex.responseHeaders['content-encoding'], bodyLimit);
+  ex.responseBody = body.text;
+  // A recorder that kept fewer bytes than the body had says so only through `size`.
+  const cut = typeof content!.size === 'number' && content!.size > 0 && Buffer.byteLength(body.text, 'utf8') < content!.size && bytes.length < content!.size;
+  // What an aborted answer left is a part at most.
+  if (body.truncated || cut || ex.streamEnd === 'aborted') ex.responseBodyTruncated = true;
+}
+
+const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'];
+
+/**
+ * A request on a surface that carries no credential and was answered 2xx: every endpoint of the
+ * surfaces needs one, so the recorder stripped it (Chrome's sanitized HAR export does, and so do
+ * many proxies). Which credential was used is then unknown, never "none".
+ */
+function markStrippedCredential(ex: TrafficExchange): void {
+  if (ex.status === undefined || ex.status < 200 || ex.status >= 300 || ex.method === 'OPTIONS') return;
+  if (!(onSurface(ex, 'v8') || onSurface(ex, 'v1') || onSurface(ex, 'mcp'))) return;
+  if (CREDENTIAL_HEADERS.some((h) => ex.requestHeaders[h] !== undefined)) return;
+  ex.headersMissing = { ...ex.headersMissing, authorization: 'the request was answered 2xx without a credential header: the recorder stripped it' };
+}
+
+/** gzip's magic bytes: a `.har.gz`, or a HAR gzipped under another name. */
+function gzipped(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }
 
 export interface HarRecording {
@@ -113,8 +182,16 @@ export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT): Pro
     throw new HarError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; give the path of a HAR file`);
   }
   if (size > MAX_HAR_BYTES) throw new HarError(`${file} is ${Math.round(size / 1024 / 1024)} MiB, over the ${MAX_HAR_BYTES / 1024 / 1024} MiB a HAR may have here: split the recording`);
-  const parsed = parseJson((await readFile(file, 'utf8')).replace(/^\uFEFF/, ''));
-  if (!parsed.ok) throw new HarError(`${file} is not JSON: a HAR file is the JSON a browser's "Save all as HAR" or mitmproxy's HAR export writes`);
+  let bytes = await readFile(file);
+  if (gzipped(bytes)) {
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: MAX_HAR_BYTES });
+    } catch (error) {
+      throw new HarError(`${file} is gzipped but cannot be unpacked (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give a whole .har.gz of at most ${MAX_HAR_BYTES / 1024 / 1024} MiB unpacked`);
+    }
+  }
+  const parsed = parseJson(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+  if (!parsed.ok) throw new HarError(`${file} is not JSON: a HAR file is the JSON a browser's "Save all as HAR" or mitmproxy's HAR export writes (plain or gzipped)`);
   const har = harFile.safeParse(parsed.value);
   if (!har.success) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);
   const exchanges: TrafficExchange[] = [];

@@ -17,49 +17,13 @@ import type { Rule, RuleResult, Surface } from '../rule/index.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { runRules, selectRules } from '../runner/run.ts';
 import { PASSIVE_RULES, passiveJudgement } from './catalogue.ts';
-import { operationOf } from './endpoints.ts';
 import type { TrafficExchange } from './exchange.ts';
-import { activeOnly, passiveRule, recordedRule, RECORDING, recordOf, responseJson, type LearnedSecret, type Recording } from './judging.ts';
+import { activeOnly, passiveRule, recordedRule, RECORDING, type LearnedSecret, type Recording } from './judging.ts';
+import { learnSecrets, sessionIds } from './secrets.ts';
 
 import { WEBHOOK_SECRET_VARIABLE } from '../webhooks/signature.ts';
 
 export { WEBHOOK_SECRET_VARIABLE };
-
-/** Headers whose values are credentials wherever they appear. */
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
-/** What a recorder leaves where it hid a value without saying which: nothing to learn. */
-const UNLABELLED_MARKER = '«redacted»';
-const MARKER_START = '«redacted';
-
-/**
- * The secrets the recording itself shows: every credential a request carried (the value after its
- * scheme), and every signing secret a webhook-creation answer handed out. Session ids are the
- * target's own and are only hidden, never judged as a leak (see `sessionIds`).
- */
-export function learnCredentials(exchanges: readonly TrafficExchange[]): LearnedSecret[] {
-  const out = new Map<string, LearnedSecret>();
-  for (const ex of exchanges) {
-    for (const name of CREDENTIAL_HEADERS) {
-      const raw = ex.requestHeaders[name];
-      if (raw === undefined) continue;
-      const value = raw.replace(/^(Bearer|Basic|Token)\s+/i, '').trim();
-      if (value.length === 0 || value === UNLABELLED_MARKER || out.has(value)) continue;
-      out.set(value, { value, label: `${name}#${out.size + 1}` });
-    }
-    if (operationOf(ex) === 'v1.webhooks.create' && ex.status !== undefined && ex.status < 300) {
-      const secret = recordOf(responseJson(ex))?.signing_secret;
-      // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
-      if (typeof secret === 'string' && secret.length > 0 && !secret.includes(MARKER_START) && !out.has(secret)) out.set(secret, { value: secret, label: `signing-secret#${out.size + 1}`, issuedBy: ex.index });
-    }
-  }
-  return [...out.values()];
-}
-
-function sessionIds(exchanges: readonly TrafficExchange[]): Set<string> {
-  const out = new Set<string>();
-  for (const ex of exchanges) for (const id of [ex.requestHeaders['mcp-session-id'], ex.responseHeaders['mcp-session-id']]) if (id) out.add(id);
-  return out;
-}
 
 /** A redactor that hides every secret the recording showed (and the webhook secret given), keeping apicert's own text as every run does. */
 export function redactorForRecording(exchanges: readonly TrafficExchange[], credentials: readonly LearnedSecret[], webhookSecret?: string): Redactor {
@@ -124,7 +88,7 @@ export async function judgeRecording(exchanges: readonly TrafficExchange[], opti
   const rules = selectRules(passiveCatalogue(), { surfaces: options.surfaces, patterns: options.patterns });
   const env = options.env ?? process.env;
   const webhookSecret = env[WEBHOOK_SECRET_VARIABLE] || undefined;
-  const credentials = learnCredentials(exchanges);
+  const credentials = learnSecrets(exchanges, options.profile?.credentials);
   const redactor = redactorForRecording(exchanges, credentials, webhookSecret);
   options.onRedactor?.(redactor);
   const source = options.source ?? sourceOf(exchanges);

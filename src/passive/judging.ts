@@ -9,6 +9,7 @@ import type { Profile } from '../profile/schema.ts';
 import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { ENDPOINT_SECRET_LABEL } from '../webhooks/signature.ts';
+import { bodyJson, bodyMissing, requestBodyMissing } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
@@ -18,7 +19,7 @@ export interface Recording {
   webhookSecret?: string;
   /** Name of the variable the webhook secret is read from, for the reason when it is missing. */
   webhookSecretVariable: string;
-  /** Credentials learned from the recording (Authorization values, signing secrets in answers). */
+  /** Credentials learned from the recording (credential header values, signing secrets in answers): see secrets.ts. */
   credentials: readonly LearnedSecret[];
   /** How many exchanges each rule judged, filled as the rules run. */
   counts: Map<string, number>;
@@ -29,6 +30,10 @@ export interface Recording {
 export interface LearnedSecret {
   value: string;
   label: string;
+  /** Judged as a secret an answer must not carry: a credential the deployment accepted, or a secret it issued. Every learned secret is hidden. */
+  judged: boolean;
+  /** The first exchange that showed it; -1 for the profile's credentials. */
+  seenAt: number;
   /** The exchange whose answer first carried it (a signing secret): that answer may carry it. */
   issuedBy?: number;
 }
@@ -73,6 +78,8 @@ export class Judgement {
   readonly ctx: CheckContext;
   readonly recording: Recording;
   readonly judged = new Set<number>();
+  /** Exchanges the rule would have judged but the recording lacks a part of, with what it lacks. */
+  readonly lacking: Array<{ exchange: TrafficExchange; missing: string }> = [];
   private readonly shown = new Map<number, number>();
 
   constructor(ctx: CheckContext, recording: Recording) {
@@ -92,6 +99,17 @@ export class Judgement {
     const at = this.ctx.http.record(evidenceOf(ex));
     this.shown.set(ex.index, at);
     return at;
+  }
+
+  /**
+   * Whether the recording holds `part` of `ex`; when it does not, the exchange is noted as one this
+   * rule could not judge (the rule is untestable if it judged nothing else).
+   */
+  holds(ex: TrafficExchange, part: 'request-body' | 'response-body'): boolean {
+    const missing = part === 'request-body' ? requestBodyMissing(ex) : ex.status === undefined ? undefined : bodyMissing(ex);
+    if (missing === undefined) return true;
+    this.lacking.push({ exchange: ex, missing: `the ${part === 'request-body' ? "request's" : "answer's"} body: ${missing}` });
+    return false;
   }
 
   /** Judges one case on `ex` (and any exchange it was compared with); a failure names `ex`. */
@@ -144,9 +162,8 @@ export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
         shown.set(ex.index, at);
         return at;
       };
-      // The endpoint's signing secret from the environment: the delivery rules verify with it; where an answer issued it, it may carry it.
-      const endpoint = recording.webhookSecret === undefined ? [] : [{ value: recording.webhookSecret, label: ENDPOINT_SECRET_LABEL, ...issuer(recording, recording.webhookSecret) }];
-      const secrets = [...recording.credentials, ...endpoint, ...(recording.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` }))];
+      // Only what the recording shows was issued or accepted, and the profile's tokens (learnSecrets adds them): not every string a client sent.
+      const secrets = judgedSecrets(recording);
       const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets });
       recording.counts.set(ctx.rule.id, run.judged.size);
       if (run.judged.size > 0) return;
@@ -154,6 +171,23 @@ export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
       ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${judgement.record}`);
     },
   };
+}
+
+const judgedLists = new WeakMap<Recording, readonly LearnedSecret[]>();
+
+/** The recording's judged secrets as one list per recording (so the echo judgements build one locator). */
+function judgedSecrets(recording: Recording): readonly LearnedSecret[] {
+  let list = judgedLists.get(recording);
+  if (!list) {
+    const byValue = new Map<string, LearnedSecret>();
+    for (const c of recording.credentials) if (c.judged) byValue.set(c.value, c);
+    // The endpoint's signing secret from the environment: the delivery rules verify with it; where an answer issued it, it may carry it.
+    if (recording.webhookSecret !== undefined && !byValue.has(recording.webhookSecret)) byValue.set(recording.webhookSecret, { value: recording.webhookSecret, label: ENDPOINT_SECRET_LABEL, judged: true, seenAt: -1, ...issuer(recording, recording.webhookSecret) });
+    for (const c of recording.profile?.credentials ?? []) if (!byValue.has(c.token)) byValue.set(c.token, { value: c.token, label: `token:${c.name}`, judged: true, seenAt: -1 });
+    list = [...byValue.values()];
+    judgedLists.set(recording, list);
+  }
+  return list;
 }
 
 /** The existing rule judged over the recording. */
@@ -166,6 +200,7 @@ export function passiveRule(rule: Rule, passive: PassiveRule): Rule {
       const j = new Judgement(ctx, recording);
       await passive.judge(j);
       recording.counts.set(ctx.rule.id, j.judged.size);
+      if (j.judged.size === 0 && j.lacking.length > 0) ctx.untestable({ need: 'recording', what: lackingReason({ judged: j.judged, lacking: j.lacking }, recordedName) });
       if (j.judged.size === 0) ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${passive.record}`);
     },
   };
@@ -179,14 +214,12 @@ export function issuesOf(error: z.ZodError): string {
 /** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */
 export function responseJson(ex: TrafficExchange): unknown {
   if (ex.responseBody === undefined || ex.responseBodyTruncated) return undefined;
-  const parsed = parseJson(ex.responseBody);
-  return parsed.ok ? parsed.value : undefined;
+  return bodyJson(ex, 'response', ex.responseBody);
 }
 
 export function requestJson(ex: TrafficExchange): unknown {
   if (ex.requestBody === undefined || ex.requestBodyTruncated) return undefined;
-  const parsed = parseJson(ex.requestBody);
-  return parsed.ok ? parsed.value : undefined;
+  return bodyJson(ex, 'request', ex.requestBody);
 }
 
 export function recordOf(value: unknown): Record<string, unknown> | undefined {
@@ -196,4 +229,11 @@ export function recordOf(value: unknown): Record<string, unknown> | undefined {
 /** The answer's body is there whole: a rule judging a body skips exchanges without one. */
 export function hasWholeBody(ex: TrafficExchange): boolean {
   return ex.status !== undefined && ex.responseBody !== undefined && !ex.responseBodyTruncated;
+}
+
+/** Like hasWholeBody, noting on `j` an answer whose body the recorder did not keep. */
+export function judgesBody(j: Judgement, ex: TrafficExchange): boolean {
+  if (ex.status === undefined) return false;
+  if (!j.holds(ex, 'response-body')) return false;
+  return hasWholeBody(ex);
 }

@@ -14,9 +14,9 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Transform } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { contentText } from './content.ts';
 import { BodyPrefix, flatHeaders, type TrafficExchange } from './exchange.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
@@ -42,6 +42,10 @@ export interface ProxyOptions {
   maxKeptBytes?: number;
   harOut?: string;
   onListening?: (url: string) => void;
+  /** Called once the proxy stopped listening, before the record is judged (live judging ends here). */
+  onStopped?: () => void | Promise<void>;
+  /** Called as each exchange completes (its answer ended, failed, or the client left), with its place in arrival order, for live judging. */
+  onExchange?: (rec: RecordedBytes, index: number) => void;
 }
 
 /** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
@@ -107,19 +111,82 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
     if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
   }
   if (rec.error !== undefined) ex.error = rec.error;
+  // What the client did not wait for was not recorded: the answer (a stream, mostly) is a part at most.
+  if (rec.error === CLIENT_CLOSED && rec.status !== undefined) {
+    ex.streamEnd = 'aborted';
+    ex.responseBodyTruncated = true;
+  }
   return ex;
 }
 
-/** Waits until the client can take more (or went away); the listeners go with the wait, so a long stream adds none. */
-function drained(res: ServerResponse): Promise<void> {
+const CLIENT_CLOSED = 'the client closed the connection';
+
+interface Forwarding {
+  method: string;
+  headers: Record<string, string | string[]>;
+  body: Readable | undefined;
+  answered: (status: number, headers: Record<string, unknown>) => void;
+  chunk: (chunk: Buffer) => void;
+  failed: (message: string) => void;
+}
+
+/**
+ * Sends one request upstream and streams the answer to the client, through undici's dispatch
+ * handler: chunks go straight from the upstream socket to the client, with backpressure (the
+ * upstream is paused while the client is slow), and no body stream or abort signal is built per
+ * request (the request API's Readable and promise cost the proxy more than the forwarding did).
+ * Resolves with the answer's size once it ended, failed, or the client went away.
+ */
+function forward(agent: Dispatcher, target: URL, res: ServerResponse, f: Forwarding): Promise<number> {
   return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
+    let size = 0;
+    let done = false;
+    let controller: Dispatcher.DispatchController | undefined;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve(size);
     };
-    res.on('drain', done);
-    res.on('close', done);
+    // The client went away before the answer ended: the upstream request ends with it.
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      controller?.abort(new Error(CLIENT_CLOSED));
+      finish();
+    });
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart: (c) => {
+        controller = c;
+        if (res.destroyed) c.abort(new Error(CLIENT_CLOSED));
+      },
+      onResponseStart: (c, status, headers) => {
+        f.answered(status, headers as Record<string, unknown>);
+        res.writeHead(status, forwardable(headers));
+        // A stream's headers go out at once (its first event may be long in coming); any other answer's go with its body.
+        if (String(headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
+        controller = c;
+      },
+      onResponseData: (c, chunk) => {
+        size += chunk.length;
+        f.chunk(chunk);
+        if (!res.write(chunk) && !res.destroyed) {
+          c.pause();
+          res.once('drain', () => c.resume());
+        }
+      },
+      onResponseEnd: () => {
+        res.end();
+        finish();
+      },
+      onResponseError: (_c, error) => {
+        f.failed(error.message);
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(502, { 'content-type': 'text/plain' });
+          res.end('apicert proxy: the upstream did not answer\n');
+        } else res.destroy();
+        finish();
+      },
+    };
+    agent.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: f.method as Dispatcher.HttpMethod, headers: f.headers, body: f.body ?? null, headersTimeout: 0, bodyTimeout: 0 }, handler);
   });
 }
 
@@ -132,77 +199,46 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening'>): Promise<RunningProxy> {
+export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
 
+  let arrivals = 0;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
+    const index = arrivals;
+    arrivals += 1;
     const target = new URL(req.url ?? '/', upstream);
-    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.toString(), requestHeaders: flatHeaders(req.headers), responseHeaders: {} };
+    // Recorded as the upstream received it: Host names the upstream (the proxy replaces the client's), as a recording made there would show.
+    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders: { ...flatHeaders(req.headers), host: target.host }, responseHeaders: {} };
     ring.push(rec);
     const requestPrefix = new BodyPrefix(options.bodyLimit);
     const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
-    const tap = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        requestPrefix.add(chunk);
-        done(null, chunk);
-      },
-    });
-    const abort = new AbortController();
-    // The client went away before the answer ended: the upstream request ends with it.
-    res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
-    });
     const responsePrefix = new BodyPrefix(options.bodyLimit);
-    let size = 0;
-    try {
-      const upstreamRes = await request(target, {
-        method: rec.method as 'GET',
-        headers: forwardable(req.headers),
-        body: hasBody ? req.pipe(tap) : undefined,
-        dispatcher: agent,
-        signal: abort.signal,
-        headersTimeout: 0,
-        bodyTimeout: 0,
-      });
-      rec.status = upstreamRes.statusCode;
-      rec.responseHeaders = flatHeaders(upstreamRes.headers as Record<string, unknown>);
-      res.writeHead(upstreamRes.statusCode, forwardable(upstreamRes.headers));
-      // A stream's headers go out at once (its first event may be long in coming); any other answer's go with its body.
-      if (String(upstreamRes.headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
-      try {
-        for await (const chunk of upstreamRes.body as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          responsePrefix.add(chunk);
-          if (!res.write(chunk)) await drained(res);
-          if (res.destroyed) break;
-        }
-        res.end();
-      } catch (error) {
-        rec.error = (error as Error).message;
-        res.destroy();
+    const size = await forward(agent, target, res, {
+      method: rec.method,
+      headers: forwardable(req.headers),
+      body: hasBody ? req.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (requestPrefix.add(chunk), chunk)) })) : undefined,
+      answered: (status, headers) => {
+        rec.status = status;
+        rec.responseHeaders = flatHeaders(headers);
+      },
+      chunk: (chunk) => responsePrefix.add(chunk),
+      failed: (message) => (rec.error = message),
+    });
+    // The upstream may answer before it has read the whole request: the prefix is taken last.
+    if (hasBody) rec.requestBody = requestPrefix.bytes;
+    if (rec.status !== undefined) {
+      rec.responseBody = responsePrefix.bytes;
+      if (responsePrefix.truncated) {
+        rec.responseTruncated = true;
+        rec.responseSize = size;
       }
-    } catch (error) {
-      rec.error = (error as Error).message;
-      if (!res.headersSent && !res.destroyed) {
-        res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end('apicert proxy: the upstream did not answer\n');
-      } else res.destroy();
-    } finally {
-      // The upstream may answer before it has read the whole request: the prefix is taken last.
-      if (hasBody) rec.requestBody = requestPrefix.bytes;
-      if (rec.status !== undefined) {
-        rec.responseBody = responsePrefix.bytes;
-        if (responsePrefix.truncated) {
-          rec.responseTruncated = true;
-          rec.responseSize = size;
-        }
-      }
-      rec.durationMs = Math.round(performance.now() - started);
-      ring.account(rec);
     }
+    rec.durationMs = Math.round(performance.now() - started);
+    ring.account(rec);
+    options.onExchange?.(rec, index);
   };
 
   const server = createServer((req, res) => void handle(req, res));
@@ -245,6 +281,7 @@ export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: T
     process.once('SIGTERM', stop);
   });
   await proxy.close();
+  await options.onStopped?.();
   if (options.harOut) await writeFile(options.harOut, `${JSON.stringify(harDocument(proxy.recorded().map(harEntryOf), HARNESS_VERSION), null, 1)}\n`, { mode: 0o600 });
   return options.judge(proxy.exchanges(), startedAt);
 }

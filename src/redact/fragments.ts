@@ -81,3 +81,86 @@ export function identifiesSecret(form: string, from: number, to: number): boolea
   if (!isWordLike(form.slice(from, to))) return true;
   return length * 2 >= form.length && wholeWords(form, from, to) >= 2;
 }
+
+/**
+ * `identifiesSecret` in constant time per question: prefix counts of the form's upper-case letters,
+ * of its characters that are neither letters nor joiners, and of its words, computed once when the
+ * secret is registered. The redactor asks once per maximal run it finds, so a run's cost must not
+ * depend on the run's length (a body of 4 MiB can hold a million runs of a 4,096-character secret).
+ */
+export class FormProfile {
+  readonly text: string;
+  private readonly upper: Int32Array;
+  private readonly bad: Int32Array;
+  /** Word index of each letter, -1 elsewhere. */
+  private readonly wordAt: Int32Array;
+  private readonly wordStart: number[] = [];
+  private readonly wordEnd: number[] = [];
+  /** Words that start before each position, and words that end by it. */
+  private readonly startsBefore: Int32Array;
+  private readonly endsBy: Int32Array;
+  /** Words among the first k whose casing is not ordinary. */
+  private readonly oddBefore: number[] = [0];
+
+  constructor(text: string) {
+    this.text = text;
+    const n = text.length;
+    this.upper = new Int32Array(n + 1);
+    this.bad = new Int32Array(n + 1);
+    this.wordAt = new Int32Array(n).fill(-1);
+    this.startsBefore = new Int32Array(n + 1);
+    this.endsBy = new Int32Array(n + 1);
+    let start = -1;
+    for (let i = 0; i <= n; i += 1) {
+      const code = i < n ? text.charCodeAt(i) : 32;
+      if (i < n) {
+        this.upper[i + 1] = this.upper[i]! + (isUpper(code) ? 1 : 0);
+        this.bad[i + 1] = this.bad[i]! + (isLetter(code) || isJoiner(code) ? 0 : 1);
+      }
+      if (isLetter(code) && i < n) {
+        if (start === -1) start = i;
+        this.wordAt[i] = this.wordStart.length;
+      } else if (start !== -1) {
+        this.wordStart.push(start);
+        this.wordEnd.push(i);
+        this.oddBefore.push(this.oddBefore[this.oddBefore.length - 1]! + (this.ordinary(start, i) ? 0 : 1));
+        start = -1;
+      }
+    }
+    let w = 0;
+    let e = 0;
+    for (let i = 0; i <= n; i += 1) {
+      while (w < this.wordStart.length && this.wordStart[w]! < i) w += 1;
+      while (e < this.wordEnd.length && this.wordEnd[e]! <= i) e += 1;
+      this.startsBefore[i] = w;
+      this.endsBy[i] = e;
+    }
+  }
+
+  private ordinary(start: number, end: number): boolean {
+    const upper = this.upper[end]! - this.upper[start]!;
+    return upper === 0 || upper === end - start || (upper === 1 && isUpper(this.text.charCodeAt(start)));
+  }
+
+  /** `isWordLike(text.slice(from, to))`. */
+  wordLike(from: number, to: number): boolean {
+    if (this.bad[to]! - this.bad[from]! > 0) return false;
+    const first = from < to ? this.wordAt[from]! : -1;
+    const last = from < to ? this.wordAt[to - 1]! : -1;
+    if (first !== -1 && first === last) return this.ordinary(from, to);
+    if (first !== -1 && !this.ordinary(from, this.wordEnd[first]!)) return false;
+    if (last !== -1 && !this.ordinary(this.wordStart[last]!, to)) return false;
+    const a = first !== -1 ? first + 1 : this.startsBefore[from]!;
+    const b = last !== -1 ? last : this.startsBefore[to]!;
+    return b <= a || this.oddBefore[b]! - this.oddBefore[a]! === 0;
+  }
+
+  /** `identifiesSecret(text, from, to)`. */
+  identifies(from: number, to: number): boolean {
+    const length = to - from;
+    if (length >= this.text.length) return true;
+    if (length < SECRET_RUN) return false;
+    if (!this.wordLike(from, to)) return true;
+    return length * 2 >= this.text.length && this.endsBy[to]! - this.startsBefore[from]! >= 2;
+  }
+}

@@ -6,13 +6,16 @@
  * A secret is redacted wherever it stands whole, in any form; a fragment of it only where the
  * fragment really identifies it (`identifiesSecret`): a word that merely occurs inside a secret
  * built from words stays, and apicert's own text (rule ids, titles, quotes: `protect`) is never
- * rewritten. Every pass is linear in the text: 12-character seeds of the secrets are found by a
- * rolling hash and extended once per diagonal, secret shapes by hand-written scanners that never
- * revisit a character; no backtracking pattern ever sees target bytes.
+ * rewritten. Every pass is linear in the text whatever the secrets look like (repetitive, very
+ * long, many): the secrets' forms are one suffix automaton the text is read through once
+ * (form-automaton.ts), secret shapes are found by hand-written scanners that never revisit a
+ * character; no backtracking pattern ever sees target bytes.
  */
 import { serviceKey } from '../rule/context.ts';
-import { identifiesSecret, isWordLike, SECRET_RUN } from './fragments.ts';
+import { isWordLike, SECRET_RUN } from './fragments.ts';
+import { FormAutomaton, type Stretch } from './form-automaton.ts';
 import { secretForms } from './forms.ts';
+import { VerbatimFinder, type VerbatimHit } from './verbatim.ts';
 import { isKeyChar, scanSecretShapes, type Span } from './shapes.ts';
 
 export type { Span } from './shapes.ts';
@@ -26,38 +29,11 @@ export const SECRET_HEADER_NAMES = new Set(['authorization', 'proxy-authorizatio
 /** Secrets shorter than this would redact ordinary text: they are redacted only as whole tokens. */
 export const SHORT_SECRET = 8;
 
-/** One 12-character seed of the secrets' forms, and every place it stands in them. */
-interface Seed {
-  text: string;
-  places: Array<{ form: Form; offset: number }>;
-}
-
-interface Form {
-  text: string;
-  label: string;
-  /** Per diagonal (input position minus form position, modulo the form's length): how far a run was already followed. */
-  followed: Array<{ pass: number; diagonal: number; end: number } | undefined>;
-}
-
 interface Literal {
   text: string;
   label: string;
   wholeToken: boolean;
 }
-
-const BASE = 31;
-const BASE_POW = (() => {
-  let p = 1;
-  for (let i = 1; i < SECRET_RUN; i += 1) p = Math.imul(p, BASE);
-  return p >>> 0;
-})();
-
-function windowHash(text: string, start: number): number {
-  let h = 0;
-  for (let i = start; i < start + SECRET_RUN; i += 1) h = (Math.imul(h, BASE) + text.charCodeAt(i)) >>> 0;
-  return h;
-}
-
 
 /** A response of the run that carried one of the run's own secrets: where, and which secret by label only. */
 export interface SecretSighting {
@@ -74,9 +50,10 @@ export const SECRET_SIGHTINGS = serviceKey<readonly SecretSighting[]>('secret-si
 const OWN_PLACES_KEPT = 4096;
 
 export class Redactor {
-  /** The 12-character seeds of every form of every secret of 12 characters or more, by rolling hash. */
-  private readonly seeds = new Map<number, Seed[]>();
-  private readonly forms: Form[] = [];
+  /** Every form of every secret of 12 characters or more. */
+  private readonly automaton = new FormAutomaton();
+  /** The secrets as sent (session ids aside), for sightings. */
+  private readonly verbatim = new VerbatimFinder();
   /** Forms shorter than a seed (secrets of 8 to 11 characters), and secrets under 8 as whole tokens. */
   private readonly literals: Literal[] = [];
   /** Every registered secret, with its label. */
@@ -84,8 +61,6 @@ export class Redactor {
   /** apicert's own text, never rewritten where it stands whole. */
   private readonly own = new Set<string>();
   private readonly ownPlaces = new Map<string, Array<readonly [string, number]>>();
-  /** Counts the texts searched, so that what one search followed never stops the next. */
-  private pass = 0;
   /** Said once per weak secret, without the value: the run prints them. */
   readonly warnings: string[] = [];
   /** Every response of the run that carried a registered secret, noted before redaction hid it. */
@@ -96,16 +71,24 @@ export class Redactor {
    * Session ids are the target's own: it issues them and may repeat them, so they are never a sighting.
    */
   noteResponse(method: string, path: string, status: number, parts: readonly string[]): void {
-    for (const [secret, label] of this.known) {
-      if (label === TARGET_ISSUED_SESSION) continue;
-      if (parts.some((p) => p.includes(secret))) this.sightings.push({ label, path, where: `${method} ${this.text(path)} -> ${status}` });
-    }
+    const labels = new Set<string>();
+    for (const part of parts) for (const hit of this.secretsIn(part)) labels.add(hit.label);
+    for (const label of labels) this.sightings.push({ label, path, where: `${method} ${this.text(path)} -> ${status}` });
+  }
+
+  /**
+   * Where the run's secrets (other than target-issued session ids) stand verbatim in `input`, by
+   * label and character offset: one linear read, however many secrets there are.
+   */
+  secretsIn(input: string): VerbatimHit[] {
+    return this.verbatim.in(input);
   }
 
   /** Registers a value that must never be printed; `label` names it in the redacted output. */
   add(value: string | undefined, label: string): void {
     if (!value || this.known.has(value)) return;
     this.known.set(value, label);
+    if (label !== TARGET_ISSUED_SESSION) this.verbatim.add(value, label);
     if (value.length < SHORT_SECRET) {
       this.literals.push({ text: value, label, wholeToken: true });
       this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token; use secrets of ${SHORT_SECRET} characters or more`);
@@ -117,17 +100,7 @@ export class Redactor {
         this.literals.push({ text, label, wholeToken: isWordLike(text) });
         continue;
       }
-      const form: Form = { text, label, followed: new Array(text.length) };
-      this.forms.push(form);
-      for (let offset = 0; offset + SECRET_RUN <= text.length; offset += 1) {
-        const seedText = text.slice(offset, offset + SECRET_RUN);
-        const hash = windowHash(seedText, 0);
-        const bucket = this.seeds.get(hash) ?? [];
-        if (bucket.length === 0) this.seeds.set(hash, bucket);
-        const seed = bucket.find((b) => b.text === seedText) ?? { text: seedText, places: [] };
-        if (seed.places.length === 0) bucket.push(seed);
-        seed.places.push({ form, offset });
-      }
+      this.automaton.add(text, label);
     }
   }
 
@@ -140,7 +113,7 @@ export class Redactor {
   /** Where the run's secrets and secret-shaped values sit in `input`, merged and in order. */
   spans(input: string): Span[] {
     const found: Span[] = [];
-    this.findSeeds(input, found);
+    this.findForms(input, found);
     for (const n of this.literals) this.findLiteral(input, n, found);
     const spans = this.own.size === 0 ? found : found.filter((s) => !this.insideOwnText(input, s));
     scanSecretShapes(input, spans);
@@ -172,47 +145,19 @@ export class Redactor {
     return out;
   }
 
-  /**
-   * Each seed found is followed both ways to the whole run the input shares with its form, once per
-   * diagonal, and the run is redacted when it identifies the secret.
-   */
-  private findSeeds(input: string, spans: Span[]): void {
-    if (this.seeds.size === 0 || input.length < SECRET_RUN) return;
-    this.pass += 1;
-    let h = windowHash(input, 0);
-    for (let i = 0; ; i += 1) {
-      const bucket = this.seeds.get(h);
-      if (bucket) for (const seed of bucket) if (input.startsWith(seed.text, i)) for (const place of seed.places) this.follow(input, i, place.form, place.offset, spans);
-      if (i + SECRET_RUN >= input.length) return;
-      h = (Math.imul((h - Math.imul(input.charCodeAt(i), BASE_POW)) >>> 0, BASE) + input.charCodeAt(i + SECRET_RUN)) >>> 0;
-    }
-  }
-
-  private follow(input: string, at: number, form: Form, offset: number, spans: Span[]): void {
-    const length = form.text.length;
-    const diagonal = at - offset;
-    // Whatever this diagonal holds lies inside the last span found: nothing to add (keeps periodic input linear).
-    const last = spans[spans.length - 1];
-    if (last && last.start <= Math.max(0, diagonal) && last.end >= Math.min(input.length, diagonal + length)) return;
-    const slot = ((diagonal % length) + length) % length;
-    const done = form.followed[slot];
-    if (done && done.pass === this.pass && done.diagonal === diagonal && done.end > at) return;
-    let start = at;
-    let from = offset;
-    while (start > 0 && from > 0 && input.charCodeAt(start - 1) === form.text.charCodeAt(from - 1)) {
-      start -= 1;
-      from -= 1;
-    }
-    let end = at + SECRET_RUN;
-    let to = offset + SECRET_RUN;
-    while (end < input.length && to < length && input.charCodeAt(end) === form.text.charCodeAt(to)) {
-      end += 1;
-      to += 1;
-    }
-    form.followed[slot] = { pass: this.pass, diagonal, end };
-    if (!identifiesSecret(form.text, from, to)) return;
-    if (last && start >= last.start && start <= last.end) last.end = Math.max(last.end, end);
-    else spans.push({ start, end, label: form.label });
+  /** Each stretch of a secret's form the text holds, redacted when it identifies the secret. */
+  private findForms(input: string, spans: Span[]): void {
+    this.automaton.scan(input, (stretch: Stretch) => {
+      const last = spans[spans.length - 1];
+      // Inside what is already redacted: nothing to decide (keeps periodic input cheap as well as linear).
+      if (last && last.start <= stretch.start && last.end >= stretch.end) return;
+      const length = stretch.end - stretch.start;
+      if (!stretch.whole && !stretch.form.profile.identifies(stretch.formEnd - length, stretch.formEnd)) return;
+      if (last && stretch.start <= last.end && stretch.end >= last.start) {
+        last.start = Math.min(last.start, stretch.start);
+        last.end = Math.max(last.end, stretch.end);
+      } else spans.push({ start: stretch.start, end: stretch.end, label: stretch.form.label });
+    });
   }
 
   private findLiteral(input: string, needle: Literal, spans: Span[]): void {

@@ -68,6 +68,8 @@ export interface Exchange {
   error?: string;
   /** The index of this exchange's evidence in the check's `ctx.http.evidence`, when the probe client made it. */
   evidence?: number;
+  /** Request headers (lower-cased names) a recorder stripped, and why: which credential was sent is then unknown, never "none". */
+  headersMissing?: Readonly<Record<string, MissingPart>>;
 }
 
 /** Bytes an exchange holds in the journal: its kept texts (headers are small and bounded by the transport). */

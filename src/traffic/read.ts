@@ -18,7 +18,19 @@ const DELIVERY_SIGNATURE = 'service-webhook-signature';
  * the MCP endpoint, `webhook.delivery` for a delivery recorded at a receiver, `<surface>.other` for
  * another path of a surface, `unknown` otherwise. Decided from the request alone.
  */
+const operations = new WeakMap<object, string>();
+
+/** The catalogue's name of the exchange's operation, found once per exchange (every rule asks). */
 export function operation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string {
+  let op = operations.get(ex);
+  if (op === undefined) {
+    op = findOperation(ex);
+    operations.set(ex, op);
+  }
+  return op;
+}
+
+function findOperation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string {
   if (ex.requestHeaders[DELIVERY_SIGNATURE] !== undefined) return 'webhook.delivery';
   const named = catalogueOperation(ex.method, ex.path);
   if (named) return named;
@@ -82,19 +94,38 @@ export function wholeBody(j: Judge, ex: Exchange): string | undefined {
   return ex.responseBody ?? '';
 }
 
+const parsedBodies = new WeakMap<object, { request?: readonly [string, unknown]; response?: readonly [string, unknown] }>();
+
+/**
+ * A body's JSON, parsed once per exchange however many rules read it (a recording of 3,000
+ * exchanges is read by some 150 rules). Kept beside the text it came from, so a body completed
+ * later is parsed again. The value is shared: judgements read it, never change it.
+ */
+export function bodyJson(ex: Exchange, side: 'request' | 'response', text: string): unknown {
+  let cached = parsedBodies.get(ex);
+  if (!cached) {
+    cached = {};
+    parsedBodies.set(ex, cached);
+  }
+  const hit = cached[side];
+  if (hit && hit[0] === text) return hit[1];
+  const parsed = parseJson(text);
+  const value = parsed.ok ? parsed.value : undefined;
+  cached[side] = [text, value];
+  return value;
+}
+
 /** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */
 export function responseJson(ex: Exchange): unknown {
   if (!hasWholeBody(ex) || ex.responseBody === undefined) return undefined;
-  const parsed = parseJson(ex.responseBody);
-  return parsed.ok ? parsed.value : undefined;
+  return bodyJson(ex, 'response', ex.responseBody);
 }
 
 /** Like `responseJson`, telling `j` when the body is not there whole. */
 export function answerJson(j: Judge, ex: Exchange): unknown {
   const text = wholeBody(j, ex);
   if (text === undefined) return undefined;
-  const parsed = parseJson(text);
-  return parsed.ok ? parsed.value : undefined;
+  return bodyJson(ex, 'response', text);
 }
 
 /** Why the request's body is not there whole, or undefined when it is (or the request had none). */
@@ -104,10 +135,16 @@ export function requestBodyMissing(ex: Exchange): string | undefined {
   return undefined;
 }
 
+/**
+ * The JSON a request sent, as a judgement may hold the target to it: a JSON media type and plain
+ * JSON text. A body led by a byte order mark ("MUST NOT add", RFC 8259 8.1; a receiver "MAY
+ * ignore" it) or sent under another media type may be refused or not: it is no plain JSON here.
+ */
 export function requestJson(ex: Exchange): unknown {
-  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined) return undefined;
-  const parsed = parseJson(ex.requestBody);
-  return parsed.ok ? parsed.value : undefined;
+  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || ex.requestBody.startsWith('\uFEFF')) return undefined;
+  const type = mediaType(ex.requestHeaders);
+  if (type !== 'application/json' && !type.endsWith('+json')) return undefined;
+  return bodyJson(ex, 'request', ex.requestBody);
 }
 
 export function recordOf(value: unknown): Record<string, unknown> | undefined {

@@ -42,21 +42,64 @@ describe('HAR quirks', () => {
   it('judges a stream recorded as one body, and skips bodies it cannot see whole instead of failing them', async () => {
     const runId = '01a20fcf-1d29-73f9-8aa4-3654cd9de6d2';
     const stream = 'id: 1\nevent: mission.started\ndata: {"runId":"x"}\n\nid: 2\nevent: mission.step.started\ndata: {"stepId":"s"}\n\n';
+    const auth = { name: 'authorization', value: 'Bearer k3J9xQpLm2ZtV7wR0aYb4Nc8' };
+    const json = [...V8, { name: 'content-type', value: 'application/json' }];
+    const projection = JSON.stringify({ runId, status: 'running', sequence: 1, steps: [] });
     const exchanges = [
-      exchangeOfEntry(entry({ method: 'GET', url: `https://api.example/v8/missions/${runId}/events` }, { status: 200, headers: [...V8, { name: 'content-type', value: 'text/event-stream' }], content: { mimeType: 'text/event-stream', text: stream } }), 0)!,
-      exchangeOfEntry(entry({ method: 'GET', url: `https://api.example/v8/missions/${runId}` }, { status: 404, headers: [...V8, { name: 'content-type', value: 'application/problem+json' }], content: { size: 9000, mimeType: 'application/problem+json', text: '{"type":' } }), 1)!,
+      // The caller's own mission, created and read: the stream judgements pick its events by that.
+      exchangeOfEntry(entry({ method: 'POST', url: 'https://api.example/v8/missions', headers: [auth, { name: 'idempotency-key', value: 'har-quirks-key-0001' }], postData: { mimeType: 'application/json', text: JSON.stringify({ goalSpec: { task: 'x' }, resourceBudget: { maximumSteps: 5, maximumToolCalls: 5, maximumElapsedMs: 60000, maximumParallelism: 1 } }) } }, { status: 202, headers: json, content: { mimeType: 'application/json', text: projection } }), 0)!,
+      exchangeOfEntry(entry({ method: 'GET', url: `https://api.example/v8/missions/${runId}`, headers: [auth] }, { status: 200, headers: json, content: { mimeType: 'application/json', text: projection } }), 1)!,
+      exchangeOfEntry(entry({ method: 'GET', url: `https://api.example/v8/missions/${runId}/events`, headers: [auth] }, { status: 200, headers: [...V8, { name: 'content-type', value: 'text/event-stream' }], content: { mimeType: 'text/event-stream', text: stream } }), 2)!,
+      exchangeOfEntry(entry({ method: 'GET', url: `https://api.example/v8/missions/${runId}`, headers: [auth] }, { status: 404, headers: [...V8, { name: 'content-type', value: 'application/problem+json' }], content: { size: 9000, mimeType: 'application/problem+json', text: '{"type":' } }), 3)!,
     ];
+    // The entries' start times are all the same instant: recording order is what orders them.
+    exchanges.forEach((ex) => delete ex.startedAt);
     const judged = await judgeRecording(exchanges, { env: {} });
     const result = (id: string) => judged.results.find((r) => r.rule.id === id)!;
     expect(result('v8.missions.events.shape').verdict).toBe('pass');
     expect(result('v8.missions.events.trace-id').verdict).toBe('fail');
-    expect(result('v8.missions.events.trace-id').reason).toMatch(/event #2 \(mission.step.started\) lacks traceId/);
+    expect(result('v8.missions.events.trace-id').reason).toMatch(/event #2 \(mission.step.started, id 2\) lacks traceId/);
     // The cut problem body: its media type is judged, its shape is not.
     expect(result('v8.errors.problem-shape').verdict).toBe('pass');
     expect(judged.report.rules.find((r) => r.id === 'v8.errors.problem-shape')!.exchanges).toBe(1);
     expect(result('v1.errors.problem-shape').verdict).toBe('not-applicable');
     expect(result('v1.errors.problem-shape').reason).toMatch(/record a \/v1 request answered 4xx or 5xx/);
     expect(judged.report.summary.gate).toBe('fail');
+  });
+
+  it('marks what a recorder did not keep: omitted bodies (empty text, positive size), aborted streams, a stripped credential', () => {
+    const omittedPost = exchangeOfEntry(entry({ method: 'POST', url: 'https://api.example/v8/missions', bodySize: 189, postData: { mimeType: 'application/json', text: '' } }, { status: 202, bodySize: 91, content: { size: 91, mimeType: 'application/json' } }), 0)!;
+    expect(omittedPost.requestBody).toBeUndefined();
+    expect(omittedPost.requestBodyMissing).toMatch(/kept no request body \(the request had 189 bytes\)/);
+    expect(omittedPost.responseBodyMissing).toMatch(/91 bytes/);
+    const emptyText = exchangeOfEntry(entry({ method: 'GET', url: 'https://api.example/v8/missions/x' }, { status: 404, content: { size: 120, mimeType: 'application/problem+json', text: '' } }), 1)!;
+    expect(emptyText.responseBody).toBeUndefined();
+    expect(emptyText.responseBodyMissing).toMatch(/kept no response body \(the answer had 120 bytes\)/);
+    // A body that is empty because the answer had none is no lack.
+    const none = exchangeOfEntry(entry({ method: 'POST', url: 'https://api.example/v8/missions/x/signals', headers: [{ name: 'authorization', value: 'Bearer t' }], bodySize: 0, postData: { mimeType: 'application/json', text: '' } }, { status: 204, content: { size: 0, mimeType: '' } }), 2)!;
+    expect([none.requestBodyMissing, none.responseBodyMissing, none.headersMissing]).toEqual([undefined, undefined, undefined]);
+    const aborted = exchangeOfEntry({ ...entry({ method: 'GET', url: 'https://api.example/v8/missions/x/events' }, { status: 200, headers: [{ name: 'content-type', value: 'text/event-stream' }], content: { size: -1, mimeType: 'text/event-stream' }, _failureText: 'net::ERR_ABORTED' }), _resourceType: 'fetch' }, 3)!;
+    expect([aborted.streamEnd, aborted.error]).toEqual(['aborted', 'net::ERR_ABORTED']);
+    expect(aborted.responseBodyMissing).toMatch(/client aborted the stream \(net::ERR_ABORTED\)/);
+    const partial = exchangeOfEntry(entry({ method: 'GET', url: 'https://api.example/v8/missions/x/events' }, { status: 200, headers: [{ name: 'content-type', value: 'text/event-stream' }], content: { mimeType: 'text/event-stream', text: 'id: 1\nevent: mission.started\ndata: {}\n\n' }, _error: 'net::ERR_ABORTED' }), 4)!;
+    expect(partial.responseBody).toContain('mission.started');
+    expect(partial.responseBodyTruncated).toBe(true);
+    expect(partial.streamEnd).toBe('aborted');
+    const stripped = exchangeOfEntry(entry({ method: 'GET', url: 'https://api.example/v1/usage' }, { status: 200, content: { mimeType: 'application/json', text: '{}' } }), 5)!;
+    expect(stripped.headersMissing?.authorization).toMatch(/stripped/);
+    expect(exchangeOfEntry({ ...entry({ method: 'OPTIONS', url: 'https://api.example/v1/usage' }, { status: 204 }), _resourceType: 'preflight' }, 6)).toBeUndefined();
+  });
+
+  it('reads a gzipped HAR, by its magic bytes whatever its name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-har-'));
+    const har = JSON.stringify({ log: { entries: [entry({ method: 'GET', url: 'https://api.example/v8/missions/x' }, { status: 404, content: { mimeType: 'application/problem+json', text: JSON.stringify(PROBLEM) } })] } });
+    for (const name of ['x.har.gz', 'x.har']) {
+      writeFileSync(join(dir, name), gzipSync(har));
+      const { exchanges } = await readHar(join(dir, name));
+      expect(exchanges.map((ex) => ex.status)).toEqual([404]);
+    }
+    writeFileSync(join(dir, 'cut.har.gz'), gzipSync(har).subarray(0, 20));
+    await expect(readHar(join(dir, 'cut.har.gz'))).rejects.toThrow(/gzipped but cannot be unpacked/);
   });
 
   it('refuses a file that is not HAR with a message (a usage error)', async () => {
@@ -66,10 +109,10 @@ describe('HAR quirks', () => {
     await expect(readHar(join(dir, 'missing.har'))).rejects.toThrow(/cannot read/);
   });
 
-  it('judges an empty recording inconclusive: a passive gate never passes on nothing', async () => {
+  it('judges an empty recording inconclusive or untestable: a passive gate never passes on nothing', async () => {
     const judged = await judgeRecording([], { env: {} });
     expect(judged.report.summary.judged).toBe(0);
-    expect(judged.report.summary.gate).toBe('inconclusive');
+    expect(judged.report.summary.gate).toMatch(/^(inconclusive|untestable)$/);
   });
 });
 

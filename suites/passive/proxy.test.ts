@@ -35,7 +35,8 @@ describe('apicert proxy in front of the fake', () => {
     const through = await certify({ profile, patterns: ids, seed: 7 });
     const direct = await certify({ patterns: ids, seed: 7 });
     const directVerdicts = new Map(direct.results.map((r) => [r.rule.id, r.verdict]));
-    const passive = await judgeRecording(proxy.exchanges(), { env: {} });
+    // The profile gives what traffic cannot show (which credential holds which scopes), as in the direct run.
+    const passive = await judgeRecording(proxy.exchanges(), { env: {}, profile });
     const passiveVerdicts = new Map(passive.results.map((r) => [r.rule.id, r.verdict]));
     let compared = 0;
     for (const r of through.results) {
@@ -70,9 +71,10 @@ describe('a client that is not apicert, recorded by the proxy', () => {
       expect(unknown.status).toBe(404);
       await unknown.body?.cancel();
 
-      const judged = await judgeRecording(proxy.exchanges(), { env: {} });
+      const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile });
       const verdict = (id: string) => judged.results.find((r) => r.rule.id === id)!.verdict;
-      for (const id of ['mcp.lifecycle.initialize-result', 'mcp.jsonrpc.result-xor-error', 'mcp.jsonrpc.id-echoed', 'mcp.session.id-visible-ascii', 'v8.errors.problem-shape', 'v8.contract.version-header']) expect(`${id}: ${verdict(id)}`).toBe(`${id}: pass`);
+      // The SDK initializes with its newest revision, not 2025-03-26: mcp.lifecycle.initialize-result does not apply to it.
+      for (const id of ['mcp.jsonrpc.result-xor-error', 'mcp.jsonrpc.id-echoed', 'mcp.session.id-visible-ascii', 'v8.errors.problem-shape', 'v8.contract.version-header']) expect(`${id}: ${verdict(id)}`).toBe(`${id}: pass`);
       expect(judged.report.summary.gate).toBe('pass');
       expect(judged.report.rules.find((r) => r.id === 'mcp.jsonrpc.id-echoed')!.exchanges).toBeGreaterThan(1);
       const text = JSON.stringify(judged.report);
@@ -156,5 +158,5 @@ describe('the proxy forwards without holding anything back', () => {
       await tight.close();
       up.server.close();
     }
-  });
+  }, 30_000);
 });

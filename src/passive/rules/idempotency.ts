@@ -42,6 +42,8 @@ export function judgeIdempotency(j: Judgement, options: IdempotencyOptions): voi
   const remembered = new Map<string, { first: TrafficExchange; body: string }>();
   for (const ex of j.exchanges) {
     if (operationOf(ex) !== options.operation || ex.status === undefined || ex.requestBodyTruncated) continue;
+    // Same body or another one cannot be told from a body the recorder did not keep.
+    if (!j.holds(ex, 'request-body')) continue;
     const key = options.keyOf(ex);
     if (key === undefined) continue;
     const scope = `${ex.requestHeaders.authorization ?? ''}\n${key}`;

@@ -6,7 +6,7 @@
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
-import { bodyMissing, eventsOf, isEventStream, requestBodyMissing } from '../../../traffic/read.ts';
+import { bodyMissing, eventsOf, isEventStream, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
 
@@ -30,11 +30,9 @@ export function mcpPosts(j: Judge): Exchange[] {
 
 /** The messages a POST carried (a batch is its members), or undefined when its body is not JSON or was not kept. */
 export function sentMessages(ex: Exchange): Message[] | undefined {
-  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined) return undefined;
-  const parsed = parseJson(ex.requestBody);
-  if (!parsed.ok) return undefined;
-  const list = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
-  return list.filter(isRecord);
+  const sent = requestJson(ex);
+  if (sent === undefined) return undefined;
+  return (Array.isArray(sent) ? sent : [sent]).filter(isRecord);
 }
 
 /**

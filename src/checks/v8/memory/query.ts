@@ -4,7 +4,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
 import { requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { Callers, judgeReadAnswers, primaryPrincipal } from '../support/traffic.ts';
+import { Callers, judgePrincipalInBody, judgeReadAnswers, primaryPrincipal } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
@@ -102,12 +102,13 @@ export const queryPrincipal = rule({
     section: 'Endpoints > Rules 1; Errors',
     quote: 'A body containing `principalId` is rejected with `403` on memory query and capability search. … `403` no `memory:read`, `principalId` in body, or purpose not permitted',
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST /v8/memory/query whose body contains principalId, from a caller holding memory:read',
+    judge: (j) => judgePrincipalInBody(j, 'v8.memory.query', 'memory:read', 'a memory query'),
+  },
+  async provoke(ctx: CheckContext) {
     const base = memoryBase(ctx);
-    for (const principalId of [ctx.primary('v8').principal, 'apicert-someone-else']) {
-      const res = await queryMemory(ctx, { ...base, principalId }, `memory query naming principalId "${principalId}"`);
-      ctx.check(res.status === 403, `a memory query with principalId "${principalId}" answered ${res.status}, expected 403`);
-    }
+    for (const principalId of [ctx.primary('v8').principal, 'apicert-someone-else']) await queryMemory(ctx, { ...base, principalId }, `memory query naming principalId "${principalId}"`);
   },
 });
 

@@ -314,3 +314,13 @@ export function primaryPrincipal(j: Pick<Judge, 'profile'>): string | undefined 
   const resolved = resolveRole(j.profile, 'v8:primary');
   return resolved.credential?.principal;
 }
+
+/** "A body containing `principalId` is rejected with `403`": every such request by a caller holding the scope, whichever principal it names. */
+export function judgePrincipalInBody(j: Judge, op: string, scope: string, what: string): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
+    const body = requestJson(ex);
+    if (!isRecord(body) || !('principalId' in body)) return;
+    j.check(ex, ex.status === 403, `${what} with principalId ${JSON.stringify(body.principalId)} answered ${ex.status}, expected 403`);
+  });
+}

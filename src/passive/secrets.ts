@@ -1,0 +1,66 @@
+/**
+ * The secrets a recording shows: what the deployment issued or accepted, not every string a client
+ * put in a credential header. A generated probe sends 4,096 `a`s as a token; the deployment refuses
+ * it, and its error answers may well echo a long method name made of the same letters: judging
+ * that as a leaked secret is a false failure (issue 35). So a request credential is judged as a
+ * secret only once an answer showed the deployment took it (2xx or 3xx); every credential is still
+ * hidden in the output, whatever was answered. Signing secrets a webhook creation answered with are
+ * issued secrets; session ids are the target's own and are only hidden. The profile's credentials,
+ * when one is given, are what the client was given: judged wherever they appear.
+ */
+import { operationOf } from './endpoints.ts';
+import type { TrafficExchange } from './exchange.ts';
+import { recordOf, responseJson, type LearnedSecret } from './judging.ts';
+
+/** Headers whose values are credentials wherever they appear. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
+/** What a recorder leaves where it hid a value without saying which: nothing to learn. */
+const UNLABELLED_MARKER = '«redacted»';
+const MARKER_START = '«redacted';
+/** The marker apicert's recorder leaves where a profile credential stood (`certify --har-out`). */
+const PROFILE_MARKER = /^«redacted:token:([^»]+)»$/;
+
+function accepted(ex: TrafficExchange): boolean {
+  return ex.status !== undefined && ex.status >= 200 && ex.status < 400;
+}
+
+/**
+ * Every credential a request carried (the value after its scheme), `judged` when an answer accepted
+ * it, and every signing secret a webhook-creation answer handed out (judged, except in that answer).
+ */
+export function learnSecrets(exchanges: readonly TrafficExchange[], given: ReadonlyArray<{ name: string; token: string }> = []): LearnedSecret[] {
+  const out = new Map<string, LearnedSecret>();
+  // What the profile gave the client is its secret whatever a deployment answered (an expired token echoed in a 401 is a leak).
+  for (const c of given) if (c.token.length > 0 && !out.has(c.token)) out.set(c.token, { value: c.token, label: `token:${c.name}`, judged: true, seenAt: -1 });
+  for (const ex of exchanges) {
+    for (const name of CREDENTIAL_HEADERS) {
+      const raw = ex.requestHeaders[name];
+      if (raw === undefined) continue;
+      const value = raw.replace(/^(Bearer|Basic|Token)\s+/i, '').trim();
+      if (value.length === 0 || value === UNLABELLED_MARKER) continue;
+      const known = out.get(value);
+      if (known) {
+        if (!known.judged && accepted(ex)) known.judged = true;
+        continue;
+      }
+      // apicert's own recordings hide the profile's credentials behind their names: those were given to the client.
+      const given = PROFILE_MARKER.exec(value);
+      if (given) out.set(value, { value, label: `token:${given[1]}`, judged: true, seenAt: ex.index });
+      else out.set(value, { value, label: `${name}#${out.size + 1}`, judged: accepted(ex), seenAt: ex.index });
+    }
+    if (operationOf(ex) === 'v1.webhooks.create' && accepted(ex)) {
+      const secret = recordOf(responseJson(ex))?.signing_secret;
+      // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
+      if (typeof secret === 'string' && secret.length > 0 && !secret.includes(MARKER_START) && !out.has(secret)) out.set(secret, { value: secret, label: `signing-secret#${out.size + 1}`, issuedBy: ex.index, judged: true, seenAt: ex.index });
+    }
+  }
+  return [...out.values()];
+}
+
+/** The session ids the recording shows, issued by the target in its answers or carried by requests. */
+export function sessionIds(exchanges: readonly TrafficExchange[]): Set<string> {
+  const out = new Set<string>();
+  for (const ex of exchanges) for (const id of [ex.requestHeaders['mcp-session-id'], ex.responseHeaders['mcp-session-id']]) if (id) out.add(id);
+  return out;
+}
+

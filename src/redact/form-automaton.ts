@@ -1,0 +1,257 @@
+/**
+ * Every substring of every registered secret form, as one suffix automaton (generalised to many
+ * strings, built online as secrets are learned). Reading a text through it gives, at each position,
+ * the longest stretch ending there that occurs in some form, in time linear in the text whatever
+ * the forms look like: a 4,096-character run of `a` against a 4 MiB body of `a` costs what any
+ * other text of that length costs. The seed-and-extend search it replaces followed every place of a
+ * periodic seed at every position, which is quadratic.
+ *
+ * Each maximal stretch is handed to the caller with one form it occurs in (where it occurs first);
+ * a stretch that holds a whole form is reported as that whole form as well, so a short secret inside
+ * a longer one's vocabulary is never judged by the longer one's fragment rules.
+ */
+import { FormProfile, SECRET_RUN } from './fragments.ts';
+
+export interface AutomatonForm {
+  profile: FormProfile;
+  label: string;
+}
+
+/** A stretch of the text that occurs in `form`, ending (exclusive) at `formEnd` there. */
+export interface Stretch {
+  start: number;
+  end: number;
+  form: AutomatonForm;
+  formEnd: number;
+  /** The stretch is the whole form. */
+  whole: boolean;
+}
+
+const NONE = -1;
+
+export class FormAutomaton {
+  readonly forms: AutomatonForm[] = [];
+  private readonly len: number[] = [0];
+  private readonly link: number[] = [NONE];
+  /** Form index and (exclusive) end position of the first occurrence of each state's strings. */
+  private readonly formOf: number[] = [NONE];
+  private readonly endOf: number[] = [0];
+  /** The first transition inline (most states have one), the others in a map. */
+  private readonly firstChar: number[] = [NONE];
+  private readonly firstNext: number[] = [NONE];
+  /** The other transitions' codes per state (for copying a state), and the transitions themselves in one open-addressing table. */
+  private readonly moreCodes: Array<number[] | undefined> = [undefined];
+  private table = new Int32Array(0);
+  private tableUsed = 0;
+  /** Per state, the shortest whole form among its strings and the longest among its suffix links' strings; rebuilt lazily after a form is added. */
+  private ownWhole: Int32Array = new Int32Array(0);
+  private chainWhole: Int32Array = new Int32Array(0);
+  private dirty = false;
+  /** The root's transitions by character code: most characters of most texts lead nowhere from it, and are asked here first. */
+  private readonly rootNext = new Int32Array(0x10000).fill(NONE);
+
+  get size(): number {
+    return this.forms.length;
+  }
+
+  private next(state: number, code: number): number {
+    if (state === 0) return this.rootNext[code]!;
+    if (this.firstChar[state] === code) return this.firstNext[state]!;
+    if (this.moreCodes[state] === undefined) return NONE;
+    return this.lookup(state, code);
+  }
+
+  private setNext(state: number, code: number, to: number): void {
+    if (state === 0) {
+      this.rootNext[code] = to;
+      return;
+    }
+    if (this.firstChar[state] === NONE || this.firstChar[state] === code) {
+      this.firstChar[state] = code;
+      this.firstNext[state] = to;
+      return;
+    }
+    let codes = this.moreCodes[state];
+    if (!codes) {
+      codes = [];
+      this.moreCodes[state] = codes;
+    }
+    if (this.lookup(state, code) === NONE) codes.push(code);
+    this.store(state, code, to);
+  }
+
+  /** Slot of (state, code) in the table: three ints per slot (state + 1, code, target); 0 marks an empty slot. */
+  private slot(state: number, code: number): number {
+    const mask = this.table.length / 3 - 1;
+    let i = (Math.imul(state, 0x9e3779b1) ^ Math.imul(code, 0x85ebca77)) & mask;
+    for (;;) {
+      const at = i * 3;
+      const key = this.table[at]!;
+      if (key === 0 || (key === state + 1 && this.table[at + 1] === code)) return at;
+      i = (i + 1) & mask;
+    }
+  }
+
+  private lookup(state: number, code: number): number {
+    if (this.table.length === 0) return NONE;
+    const at = this.slot(state, code);
+    return this.table[at] === 0 ? NONE : this.table[at + 2]!;
+  }
+
+  private store(state: number, code: number, to: number): void {
+    if ((this.tableUsed + 1) * 2 > this.table.length / 3) this.grow();
+    const at = this.slot(state, code);
+    if (this.table[at] === 0) {
+      this.table[at] = state + 1;
+      this.table[at + 1] = code;
+      this.tableUsed += 1;
+    }
+    this.table[at + 2] = to;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Int32Array(Math.max(3 * 1024, old.length * 2));
+    this.tableUsed = 0;
+    for (let at = 0; at < old.length; at += 3) if (old[at] !== 0) this.store(old[at]! - 1, old[at + 1]!, old[at + 2]!);
+  }
+
+  private newState(len: number, link: number, form: number, end: number): number {
+    this.len.push(len);
+    this.link.push(link);
+    this.formOf.push(form);
+    this.endOf.push(end);
+    this.firstChar.push(NONE);
+    this.firstNext.push(NONE);
+    this.moreCodes.push(undefined);
+    return this.len.length - 1;
+  }
+
+  private cloneOf(q: number, len: number): number {
+    const clone = this.newState(len, this.link[q]!, this.formOf[q]!, this.endOf[q]!);
+    this.firstChar[clone] = this.firstChar[q]!;
+    this.firstNext[clone] = this.firstNext[q]!;
+    const codes = this.moreCodes[q];
+    if (codes) {
+      this.moreCodes[clone] = [...codes];
+      for (const code of codes) this.store(clone, code, this.lookup(q, code));
+    }
+    return clone;
+  }
+
+  /** Redirects `p` and its suffix links from `q` to `clone` while they lead to `q` on `code`. */
+  private redirect(p: number, code: number, q: number, clone: number): void {
+    for (let s = p; s !== NONE && this.next(s, code) === q; s = this.link[s]!) this.setNext(s, code, clone);
+  }
+
+  private extend(last: number, code: number, form: number, end: number): number {
+    const existing = this.next(last, code);
+    if (existing !== NONE) {
+      if (this.len[existing] === this.len[last]! + 1) return existing;
+      const clone = this.cloneOf(existing, this.len[last]! + 1);
+      this.link[existing] = clone;
+      this.redirect(last, code, existing, clone);
+      return clone;
+    }
+    const cur = this.newState(this.len[last]! + 1, 0, form, end);
+    let p = last;
+    while (p !== NONE && this.next(p, code) === NONE) {
+      this.setNext(p, code, cur);
+      p = this.link[p]!;
+    }
+    if (p === NONE) return cur;
+    const q = this.next(p, code);
+    if (this.len[p]! + 1 === this.len[q]) {
+      this.link[cur] = q;
+      return cur;
+    }
+    const clone = this.cloneOf(q, this.len[p]! + 1);
+    this.link[q] = clone;
+    this.link[cur] = clone;
+    this.redirect(p, code, q, clone);
+    return cur;
+  }
+
+  add(text: string, label: string): void {
+    const index = this.forms.length;
+    this.forms.push({ profile: new FormProfile(text), label });
+    let last = 0;
+    for (let i = 0; i < text.length; i += 1) last = this.extend(last, text.charCodeAt(i), index, i + 1);
+    this.dirty = true;
+  }
+
+  /** Which whole forms end in each state, and in its suffix links; O(states + forms' length), once per batch of additions. */
+  private rebuild(): void {
+    const states = this.len.length;
+    const own = new Int32Array(states).fill(NONE);
+    const chain = new Int32Array(states).fill(NONE);
+    for (let f = 0; f < this.forms.length; f += 1) {
+      const text = this.forms[f]!.profile.text;
+      let s = 0;
+      for (let i = 0; i < text.length; i += 1) s = this.next(s, text.charCodeAt(i));
+      const known = own[s]!;
+      if (known === NONE || this.forms[known]!.profile.text.length > text.length) own[s] = f;
+    }
+    // States in order of length: a suffix link always leads to a shorter state.
+    const byLength: number[][] = [];
+    for (let s = 0; s < states; s += 1) (byLength[this.len[s]!] ??= []).push(s);
+    for (const bucket of byLength) {
+      if (!bucket) continue;
+      for (const s of bucket) {
+        const parent = this.link[s]!;
+        if (parent === NONE) continue;
+        const inherited = chain[parent]!;
+        const parentOwn = own[parent]!;
+        chain[s] = parentOwn !== NONE && (inherited === NONE || this.forms[parentOwn]!.profile.text.length > this.forms[inherited]!.profile.text.length) ? parentOwn : inherited;
+      }
+    }
+    this.ownWhole = own;
+    this.chainWhole = chain;
+    this.dirty = false;
+  }
+
+  /**
+   * Reads `input` once and calls `found` with each maximal stretch of SECRET_RUN characters or more
+   * that occurs in a form (in order of their ends), and with each whole form it holds.
+   */
+  scan(input: string, found: (stretch: Stretch) => void): void {
+    if (this.forms.length === 0 || input.length < SECRET_RUN) return;
+    if (this.dirty) this.rebuild();
+    let state = 0;
+    let length = 0;
+    for (let i = 0; i <= input.length; i += 1) {
+      let next = NONE;
+      let code = NONE;
+      if (i < input.length) {
+        code = input.charCodeAt(i);
+        next = this.next(state, code);
+      }
+      // The stretch ending at i cannot grow by one more character: it is maximal.
+      if (next === NONE && length >= SECRET_RUN) {
+        const f = this.formOf[state]!;
+        const formEnd = this.endOf[state]!;
+        found({ start: i - length, end: i, form: this.forms[f]!, formEnd, whole: length >= this.forms[f]!.profile.text.length });
+      }
+      if (i === input.length) return;
+      while (next === NONE && state !== 0) {
+        state = this.link[state]!;
+        length = this.len[state]!;
+        next = this.next(state, code);
+      }
+      if (next === NONE) {
+        length = 0;
+        continue;
+      }
+      state = next;
+      length += 1;
+      if (length < SECRET_RUN) continue;
+      let whole = this.ownWhole[state]!;
+      if (whole === NONE || this.forms[whole]!.profile.text.length > length) whole = this.chainWhole[state]!;
+      if (whole !== NONE) {
+        const form = this.forms[whole]!;
+        const n = form.profile.text.length;
+        found({ start: i + 1 - n, end: i + 1, form, formEnd: n, whole: true });
+      }
+    }
+  }
+}
