@@ -57,15 +57,16 @@ export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined
 
 /**
  * Whether a request reached the MCP endpoint as an ordinary, authorised client would send it: a
- * credential the profile gives for mcp (not expired), or, without a profile, one an earlier answer
- * of the endpoint accepted (2xx); and no foreign Origin or Host (the origin and host rules' own
- * provocations). Fed in journal order with `note`.
+ * credential the profile gives for mcp (not expired), or, without a profile, one the endpoint
+ * accepted (2xx) in another exchange of the journal; and no foreign Origin or Host (the origin and
+ * host rules' own provocations).
  */
 export class McpCallers {
   private readonly accepted = new Set<string>();
   private readonly credentials: readonly Credential[];
-  constructor(j: Pick<Judge, 'profile'>) {
+  constructor(j: Pick<Judge, 'profile' | 'exchanges'>) {
     this.credentials = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp'));
+    if (this.credentials.length === 0) for (const ex of j.exchanges) if (pathOnly(ex) === mcpEndpoint(j)) this.note(ex);
   }
 
   ordinary(ex: Exchange): boolean {
