@@ -35,7 +35,8 @@ describe('apicert proxy in front of the fake', () => {
     const through = await certify({ profile, patterns: ids, seed: 7 });
     const direct = await certify({ patterns: ids, seed: 7 });
     const directVerdicts = new Map(direct.results.map((r) => [r.rule.id, r.verdict]));
-    const passive = await judgeRecording(proxy.exchanges(), { env: {} });
+    // As `proxy --profile` does: the facts traffic cannot show (scopes, principals, fixtures).
+    const passive = await judgeRecording(proxy.exchanges(), { env: {}, profile });
     const passiveVerdicts = new Map(passive.results.map((r) => [r.rule.id, r.verdict]));
     let compared = 0;
     for (const r of through.results) {
@@ -70,7 +71,8 @@ describe('a client that is not apicert, recorded by the proxy', () => {
       expect(unknown.status).toBe(404);
       await unknown.body?.cancel();
 
-      const judged = await judgeRecording(proxy.exchanges(), { env: {} });
+      // With the profile's facts given, as `proxy --profile` does (without them the rules needing scopes are untestable).
+      const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile });
       const verdict = (id: string) => judged.results.find((r) => r.rule.id === id)!.verdict;
       for (const id of ['mcp.lifecycle.initialize-result', 'mcp.jsonrpc.result-xor-error', 'mcp.jsonrpc.id-echoed', 'mcp.session.id-visible-ascii', 'v8.errors.problem-shape', 'v8.contract.version-header']) expect(`${id}: ${verdict(id)}`).toBe(`${id}: pass`);
       expect(judged.report.summary.gate).toBe('pass');

@@ -73,8 +73,9 @@ export class McpCallers {
     const url = new URL(ex.url);
     const origin = ex.requestHeaders.origin;
     if (origin !== undefined && origin !== url.origin) return false;
-    const host = ex.requestHeaders.host;
-    if (host !== undefined && host !== url.host) return false;
+    // A proxy on loopback keeps the Host its clients sent it; any other Host than the URL's is the host rule's provocation.
+    const host = ex.requestHeaders.host?.replace(/:\d+$/, '');
+    if (host !== undefined && host !== url.hostname && !['127.0.0.1', 'localhost', '[::1]'].includes(host)) return false;
     const auth = ex.requestHeaders.authorization;
     if (auth === undefined) return false;
     if (this.credentials.length > 0) {

@@ -39,7 +39,7 @@ export const eventsShape = rule({
         if (!j.check(ex, type === 'text/event-stream', `the event stream answered content-type "${type}", expected text/event-stream`)) continue;
         const events = streamEvents(j, ex);
         if (!events) continue;
-        j.check(ex, events.length > 0, 'the stream of a mission that ran carried no event');
+        if (own.has(ex)) j.check(ex, events.length > 0, 'the stream of a mission that ran carried no event');
         const ids = new Set<string>();
         const undocumented = new Set<string>();
         for (const [i, e] of events.entries()) {
