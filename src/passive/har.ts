@@ -75,7 +75,7 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   if (typeof entry.time === 'number' && entry.time >= 0) ex.durationMs = Math.round(entry.time);
   const post = entry.request.postData;
   if (post?.text !== undefined) {
-    const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit);
+    const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit, true);
     ex.requestBody = body.text;
     if (body.truncated) ex.requestBodyTruncated = true;
   }
