@@ -16,13 +16,13 @@ import { buildReport, type Report } from '../reports/model.ts';
 import type { Rule, RuleResult, Surface } from '../rule/index.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { runRules, selectRules } from '../runner/run.ts';
-import { PASSIVE_RULES, passiveJudgement } from './catalogue.ts';
 import { operationOf } from './endpoints.ts';
 import type { TrafficExchange } from './exchange.ts';
-import { activeOnly, passiveRule, recordedRule, RECORDING, recordOf, responseJson, type LearnedSecret, type Recording } from './judging.ts';
+import { activeOnly, recordedRule, RECORDING, recordOf, responseJson, type LearnedSecret, type Recording } from './judging.ts';
 
-/** The variable `judge-traffic` and `proxy` read the webhook endpoint's signing secret from. */
-export const WEBHOOK_SECRET_VARIABLE = 'APICERT_WEBHOOK_SECRET';
+import { WEBHOOK_SECRET_VARIABLE } from '../webhooks/signature.ts';
+
+export { WEBHOOK_SECRET_VARIABLE };
 
 /** Headers whose values are credentials wherever they appear. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
@@ -72,17 +72,12 @@ export function redactorForRecording(exchanges: readonly TrafficExchange[], cred
 
 /** Every rule of the catalogue: its one judgement over the recording where it has one, else not-applicable (needs a probe). */
 export function passiveCatalogue(): Rule[] {
-  return RULES.map((rule) => {
-    const legacy = passiveJudgement(rule.id);
-    if (rule.judgement && legacy) throw new Error(`rule ${rule.id} has its judgement in two places (its rule and src/passive/rules/)`);
-    if (rule.judgement) return recordedRule(rule, rule.judgement);
-    return legacy ? passiveRule(rule, legacy) : activeOnly(rule);
-  });
+  return RULES.map((rule) => (rule.judgement ? recordedRule(rule, rule.judgement) : activeOnly(rule)));
 }
 
-/** Ids of the rules a recording can judge. */
+/** Ids of the rules a recording can judge: those with a judgement. */
 export function passiveRuleIds(): string[] {
-  return [...RULES.filter((r) => r.judgement).map((r) => r.id), ...PASSIVE_RULES.map((p) => p.id)];
+  return RULES.filter((r) => r.judgement).map((r) => r.id);
 }
 
 export interface PassiveOptions {

@@ -8,6 +8,7 @@ import { curlLine } from '../probe/evidence.ts';
 import type { Profile } from '../profile/schema.ts';
 import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
+import { ENDPOINT_SECRET_LABEL } from '../webhooks/signature.ts';
 import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
@@ -34,14 +35,6 @@ export interface LearnedSecret {
 
 export const RECORDING = serviceKey<Recording>('passive-recording');
 
-/** A passive rule: the judgement of one existing rule over recorded exchanges. */
-export interface PassiveRule {
-  id: string;
-  /** What the rule needs to find in a recording, named for the not-applicable reason: "POST /v8/missions answered 202". */
-  record: string;
-  judge: (j: Judgement) => void | Promise<void>;
-}
-
 /** Keeps evidence readable: each rule shows at most this many exchanges besides its failing ones. */
 const SHOWN = 30;
 const BODY_SHOWN = 4096;
@@ -67,42 +60,6 @@ function evidenceOf(ex: TrafficExchange): EvidenceEntry {
   return entry;
 }
 
-/** One rule's pass over the recording: which exchanges it judged, and each judgement as a case. */
-export class Judgement {
-  readonly ctx: CheckContext;
-  readonly recording: Recording;
-  readonly judged = new Set<number>();
-  private readonly shown = new Map<number, number>();
-
-  constructor(ctx: CheckContext, recording: Recording) {
-    this.ctx = ctx;
-    this.recording = recording;
-  }
-
-  get exchanges(): readonly TrafficExchange[] {
-    return this.recording.exchanges;
-  }
-
-  /** The evidence index of an exchange, recorded (redacted) the first time it is named. */
-  private show(ex: TrafficExchange, always: boolean): number | undefined {
-    const known = this.shown.get(ex.index);
-    if (known !== undefined) return known;
-    if (!always && this.shown.size >= SHOWN) return undefined;
-    const at = this.ctx.http.record(evidenceOf(ex));
-    this.shown.set(ex.index, at);
-    return at;
-  }
-
-  /** Judges one case on `ex` (and any exchange it was compared with); a failure names `ex`. */
-  check(ex: TrafficExchange, ok: boolean, reason: string, also: readonly TrafficExchange[] = []): boolean {
-    this.judged.add(ex.index);
-    for (const other of also) this.judged.add(other.index);
-    const at = this.show(ex, !ok);
-    for (const other of also) this.show(other, !ok);
-    return this.ctx.check(ok, `recorded exchange #${ex.index} ${ex.method} ${ex.path}: ${reason}`, at);
-  }
-}
-
 /** A rule that needs an active probe: not-applicable, and the reason says why (the rule's own `activeOnly` line when it has one). */
 export function activeOnly(rule: Rule): Rule {
   const why = rule.activeOnly ?? 'the rule judges answers to requests apicert chooses to send; a recording cannot show it';
@@ -110,6 +67,12 @@ export function activeOnly(rule: Rule): Rule {
     ...rule,
     check: async (ctx) => ctx.notApplicable(`needs an active probe (run "apicert certify"): ${why}`),
   };
+}
+
+/** The exchange whose answer issued a secret the recording learned, as `issuedBy`. */
+function issuer(recording: Recording, value: string): { issuedBy?: number } {
+  const learned = recording.credentials.find((c) => c.value === value);
+  return learned?.issuedBy === undefined ? {} : { issuedBy: learned.issuedBy };
 }
 
 /** How a recorded exchange is named in a case: its place in the recording, then its request. */
@@ -137,27 +100,14 @@ export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
         shown.set(ex.index, at);
         return at;
       };
-      const secrets = [...recording.credentials, ...(recording.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` }))];
+      // The endpoint's signing secret from the environment: the delivery rules verify with it; where an answer issued it, it may carry it.
+      const endpoint = recording.webhookSecret === undefined ? [] : [{ value: recording.webhookSecret, label: ENDPOINT_SECRET_LABEL, ...issuer(recording, recording.webhookSecret) }];
+      const secrets = [...recording.credentials, ...endpoint, ...(recording.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` }))];
       const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets });
       recording.counts.set(ctx.rule.id, run.judged.size);
       if (run.judged.size > 0) return;
       if (run.lacking.length > 0) throw new Untestable({ need: 'recording', what: lackingReason(run, recordedName) });
       ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${judgement.record}`);
-    },
-  };
-}
-
-/** The existing rule judged over the recording. */
-export function passiveRule(rule: Rule, passive: PassiveRule): Rule {
-  return {
-    ...rule,
-    check: async (ctx) => {
-      const recording = ctx.service(RECORDING);
-      if (!recording) return ctx.inconclusive('no recording was given to the passive run (a harness defect: report it)');
-      const j = new Judgement(ctx, recording);
-      await passive.judge(j);
-      recording.counts.set(ctx.rule.id, j.judged.size);
-      if (j.judged.size === 0) ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${passive.record}`);
     },
   };
 }

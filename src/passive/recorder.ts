@@ -15,6 +15,8 @@ import type { Dispatcher } from 'undici';
 import type { Redactor } from '../redact/redactor.ts';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
+import { isRecord, parseJson } from '../util/json.ts';
+import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
 
 export const RECORDED_BODY_LIMIT = 1024 * 1024;
 
@@ -115,11 +117,32 @@ export class HarRecorder {
    * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
    * recording; the redactor then hides what is left (parts of secrets, other secret shapes).
    */
+  /**
+   * The signing secrets the target's webhook creation answers returned, each with its own label: a
+   * recording that hides them still shows where one secret appears again (`«redacted:signing-secret#2»`).
+   */
+  private signingSecrets(): Array<{ value: string; label: string }> {
+    const found = new Map<string, string>();
+    for (const rec of this.recorded) {
+      if (rec.method !== 'POST' || rec.responseBody === undefined || !/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
+      const parsed = parseJson(rec.responseBody.toString('utf8'));
+      const secret = parsed.ok && isRecord(parsed.value) ? parsed.value.signing_secret : undefined;
+      if (typeof secret === 'string' && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
+    }
+    return [...found].map(([value, label]) => ({ value, label }));
+  }
+
   document(version: string, hiding?: SecretHiding): Record<string, unknown> {
     const hide = (rec: RecordedBytes): RecordedBytes => {
       if (!hiding) return rec;
-      const secrets = [...hiding.secrets].sort((a, b) => b.value.length - a.value.length);
-      const replace = (input: string) => hiding.redactor.text(secrets.reduce((text, s) => text.replaceAll(s.value, `«redacted:${s.label}»`), input));
+      const secrets = [...hiding.secrets, ...this.signingSecrets()].sort((a, b) => b.value.length - a.value.length);
+      const replace = (input: string) => {
+        const whole: string[] = [];
+        const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(`«redacted:${s.label}»`) - 1}\u0000`), input);
+        // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
+        // marker says so, so a judge never reads a part as the credential itself.
+        return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);
+      };
       const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
       const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
       const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };

@@ -77,3 +77,16 @@ export function constantTimeEqual(a: string, b: string): boolean {
   for (let i = 0; i < length; i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
   return diff === 0;
 }
+
+/**
+ * How apicert's recordings label a signing secret they hide: one number per secret
+ * (`«redacted:signing-secret#2»`), so a hidden secret that appears again is still seen to.
+ */
+export const SIGNING_SECRET_LABEL = 'signing-secret';
+export const SIGNING_SECRET_MARKER = `«redacted:${SIGNING_SECRET_LABEL}#`;
+
+/** The label under which a judgement of deliveries is given the endpoint's signing secret (the receiver's, or APICERT_WEBHOOK_SECRET for a recording). */
+export const ENDPOINT_SECRET_LABEL = 'endpoint-signing-secret';
+
+/** The variable `judge-traffic` and `proxy` read the webhook endpoint's signing secret from. */
+export const WEBHOOK_SECRET_VARIABLE = 'APICERT_WEBHOOK_SECRET';

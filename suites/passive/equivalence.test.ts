@@ -7,7 +7,7 @@ import { passiveRuleIds } from '../../src/passive/judge.ts';
 import { recordAndJudge } from './record.ts';
 
 /** Deliveries go to apicert's receiver, not out of apicert: a certify recording never holds them. */
-const RECEIVER_SIDE = ['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid'];
+const RECEIVER_SIDE = ['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid', 'v1.webhooks.delivery.timestamp', 'v1.webhooks.delivery.sequence-order'];
 
 describe('passive judgement of a certify recording', () => {
   it('gives the active verdict on every passively judgeable rule, and no secret of the profile reaches the recording', async () => {

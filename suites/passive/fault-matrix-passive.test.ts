@@ -7,12 +7,14 @@ import { FAULTS, ruleOfFault, type FaultId } from '../../src/fake/faults/index.t
 import { passiveRuleIds } from '../../src/passive/judge.ts';
 import { recordAndJudge } from './record.ts';
 
-/** Deliveries go to apicert's receiver, never out of apicert: a certify recording cannot hold them (suites/passive/har-quirks.test.ts judges them). */
-const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid']);
+/** Deliveries go to apicert's receiver, never out of apicert: a certify recording cannot hold them (suites/passive/receiver-recording.test.ts catches their faults from a team receiver's recording). */
+const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid', 'v1.webhooks.delivery.timestamp', 'v1.webhooks.delivery.sequence-order']);
 
 /** Faults of passively judged rules that only the active run can show, each with what a recording lacks. */
 const ACTIVE_ONLY: Record<string, string> = {
   'v1.execute.turn.stream/held-open': 'a recording keeps the stream body, not whether the server closed it after its terminal event',
+  'v1.errors.rate-limited/never-limits': 'a key served past its tier shows only in the count and timing of a burst apicert sends against the declared tier',
+  'v1.errors.rate-limited/limit-as-403': 'an answer 403 entitlement_failed says nothing of a limit: only the burst that reached it shows the key was over its tier',
   'mcp.session.id-visible-ascii/no-session-assigned': 'the failure needs the profile to declare fixtures.mcp.requiresSession, which a recording does not carry',
   'v8.missions.events.closes-after-terminal/held-open': 'a HAR keeps the stream body, not whether the server closed it after its terminal event (the probe and the proxy know it)',
 };

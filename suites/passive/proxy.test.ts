@@ -14,7 +14,7 @@ import { judgeRecording, passiveRuleIds } from '../../src/passive/judge.ts';
 import { startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
 import { certify } from '../../src/runner/certify.ts';
 
-const RECEIVER_SIDE = ['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid'];
+const RECEIVER_SIDE = ['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid', 'v1.webhooks.delivery.timestamp', 'v1.webhooks.delivery.sequence-order'];
 
 describe('apicert proxy in front of the fake', () => {
   let fake: RunningFake;

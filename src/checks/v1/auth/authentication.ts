@@ -1,6 +1,8 @@
 /** Authentication: bearer `service_sk_` API keys; refusals name authentication_failed. */
 import { randomBytes } from 'node:crypto';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, mediaType, pathOnly, section } from '../../../rule/index.ts';
+import { onSurface, operation, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { limiterRefused } from '../support/traffic.ts';
 import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
@@ -53,6 +55,35 @@ function expectAuthenticationFailed(ctx: CheckContext, what: string, a: Answer):
   ctx.check(problemCode(a) === 'authentication_failed', `${what} was refused with code "${problemCode(a)}", expected authentication_failed`);
 }
 
+/** A /v1 request of an operation the surface defines (a delivery at a receiver is none). */
+function onV1(ex: Exchange): boolean {
+  return onSurface(ex, 'v1') && operation(ex) !== 'webhook.delivery';
+}
+
+/** The same judgement as expectAuthenticationFailed, over an exchange: a 4xx problem with code authentication_failed. */
+function judgeAuthenticationFailed(j: Judge, ex: Exchange, what: string): void {
+  if (!j.check(ex, ex.status! >= 400 && ex.status! < 500, `${what} answered ${ex.status}, expected a 4xx refusal`)) return;
+  const type = mediaType(ex.responseHeaders);
+  if (!j.check(ex, type === 'application/problem+json', `${what} was refused with content-type "${type}", expected application/problem+json`)) return;
+  if (wholeBody(j, ex) === undefined) return;
+  const code = recordOf(responseJson(ex))?.code;
+  j.check(ex, code === 'authentication_failed', `${what} was refused with code ${JSON.stringify(code)}, expected authentication_failed`);
+}
+
+const HIDDEN = '«redacted';
+
+/**
+ * The token a request presented, as far as the exchange shows it: a recorder that hid it left a
+ * marker, which the profile resolves; undefined when nothing can say what was sent.
+ */
+function presentedToken(j: Judge, ex: Exchange): string | undefined {
+  const auth = ex.requestHeaders.authorization;
+  if (auth === undefined) return undefined;
+  const token = auth.replace(/^Bearer\s+/i, '').trim();
+  if (!token.startsWith(HIDDEN)) return token;
+  return (j.profile?.credentials.length ?? 0) > 0 ? j.credentialOf(ex)?.token : undefined;
+}
+
 /** One unexpired credential of each other surface whose token lacks the API key prefix. */
 function otherSurfaceTokens(credentials: readonly Credential[]): Credential[] {
   const picked = new Map<string, Credential>();
@@ -77,14 +108,21 @@ export const unauthenticated = rule({
     section: 'Authentication',
     quote: 'Scheme: HTTP bearer. The token is an API key whose format has the prefix `service_sk_`. … Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a /v1 request sent without an Authorization header',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!onV1(ex) || ex.status === undefined || ex.requestHeaders.authorization !== undefined || limiterRefused(ex)) continue;
+        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} without an API key`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const statuses: Record<string, number> = {};
     for (const c of await endpointCalls(ctx)) {
-      const none = await call(ctx, c, null, `${c.name} without an API key`);
-      expectAuthenticationFailed(ctx, `${c.name} without an API key`, none);
-      statuses[c.name] = none.status;
-      const unknown = await call(ctx, c, unknownKey(), `${c.name} with a never-issued key`);
-      expectAuthenticationFailed(ctx, `${c.name} with a never-issued service_sk_ key`, unknown);
+      statuses[c.name] = (await call(ctx, c, null, `${c.name} without an API key`)).status;
+      // Only apicert knows the key it made up was never issued: this half stays the provocation's own judgement.
+      expectAuthenticationFailed(ctx, `${c.name} with a never-issued service_sk_ key`, await call(ctx, c, unknownKey(), `${c.name} with a never-issued key`));
     }
     // "Mapping of each `code` to an HTTP status: not shown."
     ctx.observe('HTTP status of authentication_failed', [...new Set(Object.values(statuses))], 'the spec maps no code to a status');
@@ -97,11 +135,21 @@ export const expiredKey = rule({
   level: 'required',
   needs: { credentials: ['v1:expired'] },
   spec: { section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a /v1 request carrying a key the profile marks expired',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!onV1(ex) || ex.status === undefined || ex.requestHeaders.authorization === undefined || limiterRefused(ex)) continue;
+        // Which key has expired is not in the traffic: the profile says (untestable without one).
+        const key = j.credentialOf(ex);
+        if (!key?.expired || !key.surfaces.includes('v1')) continue;
+        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} with the expired key ${key.name}`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const expired = ctx.expired('v1');
-    for (const c of await endpointCalls(ctx)) {
-      expectAuthenticationFailed(ctx, `${c.name} with an expired key`, await call(ctx, c, expired, `${c.name} with an expired key`));
-    }
+    for (const c of await endpointCalls(ctx)) await call(ctx, c, expired, `${c.name} with an expired key`);
   },
 });
 
@@ -109,6 +157,7 @@ export const scopesObserved = rule({
   id: 'v1.auth.scopes',
   title: 'Which scopes each /v1 endpoint asks for (not shown by the spec)',
   level: 'observation',
+  activeOnly: 'an observation of what keys lacking a scope are answered, per endpoint apicert calls',
   spec: { section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
   async check(ctx) {
     const primary = primaryKey(ctx);
@@ -136,12 +185,23 @@ export const keyPrefix = rule({
   title: 'A key is a service_sk_ key: the same secret presented without the prefix, or under another prefix, and the tokens the deployment issued for /v8 and /mcp, are refused with authentication_failed',
   level: 'required',
   spec: { section: 'Authentication', quote: 'The token is an API key whose format has the prefix `service_sk_`.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a /v1 request carrying a bearer token without the service_sk_ prefix',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!onV1(ex) || ex.status === undefined || limiterRefused(ex)) continue;
+        const token = presentedToken(j, ex);
+        if (token === undefined || token.startsWith(API_KEY_PREFIX)) continue;
+        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} with a token without the ${API_KEY_PREFIX} prefix`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const key = primaryKey(ctx);
     ctx.expect(key.token.startsWith(API_KEY_PREFIX), `the target issued the key "${key.name}" without the ${API_KEY_PREFIX} prefix`);
     const usage: Call = { name: 'usage', method: 'GET', path: '/v1/usage' };
     const control = await call(ctx, usage, key, 'usage with the issued key');
-    ctx.expect(control.status === 200, `usage with the issued key answered ${control.status}, expected 200`);
+    if (control.status !== 200) ctx.inconclusive(`setup failed: usage with the issued key answered ${control.status}, not 200`);
     const secret = key.token.slice(API_KEY_PREFIX.length);
     // The variants carry the key's secret part under another prefix: it is a secret of its own.
     ctx.registerSecret(secret, `${key.name}-secret-part`);
@@ -152,15 +212,12 @@ export const keyPrefix = rule({
     ];
     for (const [what, token] of variants) {
       const bent: Credential = { ...key, name: `${key.name}-prefix-variant`, token };
-      expectAuthenticationFailed(ctx, `usage with the issued key ${what}`, await call(ctx, usage, bent, `usage with the issued key ${what}`));
+      await call(ctx, usage, bent, `usage with the issued key ${what}`);
     }
     // Credentials the deployment really issued, for another surface, without the prefix: a live
     // secret is no API key of /v1 unless it has the prefix.
     const foreign = otherSurfaceTokens(ctx.profile.credentials);
-    for (const other of foreign) {
-      const what = `the ${other.surfaces.join('/')} credential "${other.name}" (no ${API_KEY_PREFIX} prefix)`;
-      expectAuthenticationFailed(ctx, `usage with ${what}`, await call(ctx, usage, other, `usage with ${what}`));
-    }
+    for (const other of foreign) await call(ctx, usage, other, `usage with the ${other.surfaces.join('/')} credential "${other.name}" (no ${API_KEY_PREFIX} prefix)`);
     ctx.observe('issued credentials of other surfaces presented', foreign.map((c) => c.name));
   },
 });

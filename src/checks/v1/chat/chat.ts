@@ -9,6 +9,7 @@ export const chatPath = rule({
   id: 'v1.chat.relation',
   title: 'Whether the target serves turn bodies on /v1/chat, and how that compares with /v1/execute',
   level: 'observation',
+  activeOnly: 'compares /v1/chat with /v1/execute on the same body, which apicert sends to both',
   spec: {
     section: 'Resources > Task request body',
     quote: 'The reference client posts the turn body to a separate `/v1/chat` path. How that path relates to `/v1/execute` is unreconciled.',

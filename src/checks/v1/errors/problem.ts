@@ -1,5 +1,6 @@
 /** Errors: every /v1 error is the closed v1 flavour of application/problem+json. */
-import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section, type ProbeResponse } from '../../../rule/index.ts';
+import { issuesOf, onSurface, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { v1Problem } from '../../../contract/v1/problem.ts';
 import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
 
@@ -36,15 +37,23 @@ export const problemShape = rule({
     section: 'Endpoints; Errors',
     quote: 'Error responses on every endpoint are `application/problem+json` (see Errors). … No extra properties are allowed in Problem or FieldError.',
   },
-  async check(ctx) {
+  judgement: {
+    // The sentence's subject is the error answer itself: every /v1 request answered 4xx or 5xx.
+    record: 'a /v1 request answered 4xx or 5xx',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 400) continue;
+        const type = mediaType(ex.responseHeaders);
+        if (!j.check(ex, type === 'application/problem+json', `the ${ex.status} answer came with content-type "${type}", expected application/problem+json`)) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        const parsed = v1Problem.safeParse(responseJson(ex));
+        if (!j.check(ex, parsed.success, `the ${ex.status} problem body does not have the closed v1 Problem shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) continue;
+        j.check(ex, parsed.data!.status === ex.status, `the problem says status ${parsed.data!.status}, the HTTP status is ${ex.status}`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const errors = (await errorBattery(ctx)).filter((e) => e.res.status >= 400);
-    ctx.expect(errors.length > 0, 'none of the error probes produced an error');
-    // Each error is its own case: one wrong body must not hide the others.
-    for (const { what, res } of errors) {
-      ctx.check(res.contentType.startsWith('application/problem+json'), `${what} (${res.status}) came with content-type "${res.contentType}", expected application/problem+json`, res);
-      const problem = ctx.checkShape(v1Problem, res.json, `${what} (${res.status}): the problem body`, res);
-      if (problem) ctx.check(problem.status === res.status, `${what}: the body says status ${problem.status}, the HTTP status is ${res.status}`, res);
-    }
     ctx.observe('codes by HTTP status', Object.fromEntries(errors.map((e) => [e.what, `${e.res.status} ${(e.res.json as { code?: string } | undefined)?.code ?? '?'}`])));
   },
 });

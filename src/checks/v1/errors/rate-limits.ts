@@ -1,8 +1,9 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { onSurface, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
-import { isProblem, namedKey, problemCode } from '../support/fabric.ts';
+import { namedKey, problemCode } from '../support/fabric.ts';
 
 /** A dedicated key: bursting the primary key would starve every rule running after this one. */
 function burstOnDedicatedKey(ctx: CheckContext) {
@@ -21,16 +22,26 @@ export const rateLimited = rule({
     section: 'Errors > Rules 1; Limits',
     quote: 'Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`.',
   },
-  async check(ctx) {
-    const { limited, sent } = await burstOnDedicatedKey(ctx);
+  judgement: {
+    // Whether a request is over the limit is the limiter's secret: its answer, a 429 or a problem saying rate_limited, is the subject.
+    record: 'a /v1 request answered 429, or refused with code rate_limited',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 400) continue;
+        const body = recordOf(responseJson(ex));
+        if (ex.status !== 429 && body?.code !== 'rate_limited') continue;
+        if (!j.check(ex, ex.status === 429, `a refusal with code rate_limited answered ${ex.status}, expected 429`)) continue;
+        if (!j.check(ex, mediaType(ex.responseHeaders) === 'application/problem+json', `the 429 came with content-type "${mediaType(ex.responseHeaders)}", expected application/problem+json`)) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        j.check(ex, body?.code === 'rate_limited', `the 429 carries code ${JSON.stringify(body?.code)}, expected rate_limited`);
+        j.check(ex, body?.retryable === true, `the 429 says retryable: ${String(body?.retryable)}, expected true`);
+        if (body?.retryAfterMs !== undefined) j.check(ex, Number.isInteger(body.retryAfterMs) && (body.retryAfterMs as number) >= 0, `retryAfterMs is ${JSON.stringify(body.retryAfterMs)}, expected an integer of at least 0`);
+      }
+    },
+  },
+  async provoke(ctx) {
+    const { sent } = await burstOnDedicatedKey(ctx);
     ctx.observe('requests until the first 429', sent);
-    ctx.check(isProblem(limited), `the 429 came with content-type "${limited.contentType}", expected application/problem+json`, limited);
-    ctx.check(problemCode(limited) === 'rate_limited', `the 429 carries code "${problemCode(limited)}", expected rate_limited`, limited);
-    const body = isRecord(limited.json) ? limited.json : {};
-    ctx.check(body.retryable === true, `the 429 says retryable: ${String(body.retryable)}, expected true`, limited);
-    if (body.retryAfterMs !== undefined) {
-      ctx.check(Number.isInteger(body.retryAfterMs) && (body.retryAfterMs as number) >= 0, `retryAfterMs is ${JSON.stringify(body.retryAfterMs)}, expected an integer of at least 0`, limited);
-    }
   },
 });
 
@@ -44,12 +55,19 @@ export const rateLimitedRetryAfter = rule({
     section: 'Errors > Rules 1; Limits',
     quote: 'A numeric `Retry-After` header is expected alongside it.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a /v1 request answered 429',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v1') || ex.status !== 429) continue;
+        const value = ex.responseHeaders['retry-after'];
+        j.check(ex, value !== undefined && /^\d+$/.test(value.trim()), value === undefined ? 'the 429 carries no Retry-After header (clients then fall back to 60 seconds)' : `Retry-After is "${value}", expected a number of seconds`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const { limited } = await burstOnDedicatedKey(ctx);
-    const retryAfter = limited.headers['retry-after'];
-    ctx.observe('Retry-After and retryAfterMs', { header: retryAfter ?? null, retryAfterMs: isRecord(limited.json) ? (limited.json.retryAfterMs ?? null) : null });
-    ctx.expect(retryAfter !== undefined, 'the 429 carries no Retry-After header (clients then fall back to 60 seconds)');
-    ctx.expect(/^\d+$/.test(retryAfter!.trim()), `Retry-After is "${retryAfter}", expected a number of seconds`);
+    ctx.observe('Retry-After and retryAfterMs', { header: limited.headers['retry-after'] ?? null, retryAfterMs: isRecord(limited.json) ? (limited.json.retryAfterMs ?? null) : null });
   },
 });
 
@@ -62,11 +80,24 @@ export const limiterUnavailable = rule({
     section: 'Errors > Rules 2; Limits',
     quote: 'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`. … Each API key has its own rate-limit tier, enforced fail-closed.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a /v1 request carrying the key whose limiter is unavailable (fixtures.v1.limiterUnavailableCredential)',
+    judge(j) {
+      // Which key's limiter is down is not in the traffic: the profile names it.
+      const name = j.profile?.fixtures.v1.limiterUnavailableCredential;
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.requestHeaders.authorization === undefined) continue;
+        if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
+        if (j.credentialOf(ex)?.name !== name) continue;
+        if (!j.check(ex, ex.status === 503, `a request on a tier whose limiter is unavailable answered ${ex.status}, expected 503 (fail-closed)`)) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        j.check(ex, recordOf(responseJson(ex))?.code !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
+      }
+    },
+  },
+  async provoke(ctx) {
     const key = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: key, label: 'usage with a key whose limiter is unavailable' });
-    ctx.check(res.status === 503, `a request on a tier whose limiter is unavailable answered ${res.status}, expected 503 (fail-closed)`);
-    ctx.check(problemCode(res) !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
     ctx.observe('503 problem', { code: problemCode(res) ?? null, retryable: isRecord(res.json) ? (res.json.retryable ?? null) : null, retryAfter: res.headers['retry-after'] ?? null });
   },
 });

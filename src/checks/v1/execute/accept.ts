@@ -8,6 +8,7 @@ export const acceptHeader = rule({
   id: 'v1.execute.accept-header',
   title: 'What each mode answers to the other mode\'s Accept value',
   level: 'observation',
+  activeOnly: "an observation of what each mode answers to the other mode's Accept, which apicert chooses to send",
   spec: { section: 'Endpoints', quote: '`Accept` (optional: `text/event-stream` or `application/json`)' },
   async check(ctx) {
     // Read as a stream up to its terminal event, should the server stream anyway.

@@ -1,13 +1,14 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
-import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
+import { judgeIdempotency } from '../../../traffic/idempotency.ts';
+import { dataOf, isEventStream, operation, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import {
-  eventData,
-  eventKind,
   findOtherTenantKey,
   namedKey,
   newKey,
@@ -18,23 +19,55 @@ import {
   problemCode,
   taskBody,
   turnBody,
-  type TurnAnswer,
 } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 
-/** The `replayed` flag of a turn answer's request.accepted event, or undefined when there is none. */
-function replayedFlag(answer: TurnAnswer): boolean | undefined {
-  const accepted = answer.events.find((e) => eventKind(e) === ACCEPTED);
-  const parsed = accepted ? acceptedData.safeParse(eventData(accepted)) : undefined;
+/** A turn body's own `idempotencyKey`. */
+function bodyIdempotencyKey(ex: Exchange): string | undefined {
+  const key = recordOf(requestJson(ex))?.idempotencyKey;
+  return typeof key === 'string' ? key : undefined;
+}
+
+
+/** The run_id a task answer carries, or undefined. */
+function taskRunIdOf(ex: Exchange): string | undefined {
+  const parsed = taskResponse.safeParse(responseJson(ex));
+  return parsed.success ? parsed.data.run_id : undefined;
+}
+
+/** The `replayed` flag of a recorded turn answer's request.accepted event. */
+function replayedIn(events: readonly { event?: string; data: string }[]): boolean | undefined {
+  const accepted = events.find((e) => kindOf(e) === ACCEPTED);
+  const parsed = accepted ? acceptedData.safeParse(dataOf(accepted)) : undefined;
   return parsed?.success ? parsed.data.replayed : undefined;
 }
 
-function runIdOf(ctx: CheckContext, res: ProbeResponse, what: string): string {
-  ctx.expect(res.status === 200, `${what} answered ${res.status}, expected 200`);
-  return ctx.expectShape(taskResponse, res.json, what).run_id;
+/** Why `later` is no replay of `first`: a task replay answers the same run_id, a turn replay's request.accepted says replayed:true. */
+function replayOf(first: Exchange, later: Exchange, j: Judge): string | undefined {
+  if (later.status !== first.status) return `answered ${later.status}, the original ${first.status}`;
+  if (isEventStream(first)) {
+    const events = streamEvents(j, later);
+    if (!events) return undefined;
+    const flag = replayedIn(events);
+    return flag === true ? undefined : `the replayed turn's request.accepted carries replayed: ${String(flag)}, expected true`;
+  }
+  const original = taskRunIdOf(first);
+  if (original === undefined) return undefined;
+  if (wholeBody(j, later) === undefined) return undefined;
+  const again = taskRunIdOf(later);
+  return again === original ? undefined : `answered run_id ${String(again)}, the original ${original}: the request was executed twice`;
+}
+
+/** Why a refusal of the same key with another request is not the conflict the seed names: 409, code conflict, retryable:false. */
+function conflictOf(later: Exchange, j: Judge): string | undefined {
+  if (later.status !== 409) return `answered ${later.status}`;
+  if (wholeBody(j, later) === undefined) return undefined;
+  const problem = recordOf(responseJson(later));
+  if (problem?.code !== 'conflict') return `answered 409 with code ${JSON.stringify(problem?.code)}, expected conflict`;
+  return problem.retryable === false ? undefined : `answered 409 with retryable: ${JSON.stringify(problem.retryable)}, but retrying does not fix an idempotency mismatch`;
 }
 
 export const replay = rule({
@@ -43,22 +76,19 @@ export const replay = rule({
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute sent twice by one caller with the same idempotency key and request, the first answered 2xx',
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, judge: 'replay', sameAnswer: replayOf }),
+  },
+  async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
-    const first = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), original' }), 'the original task request');
-    const second = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task), same key and body' }), 'the replayed task request');
-    ctx.check(second === first, `the replay answered run_id ${second}, the original ${first}: the request was executed twice`);
-
+    await postExecute(ctx, body, { key, label: 'execute (task), original' });
+    await postExecute(ctx, body, { key, label: 'execute (task), same key and body' });
     const turn = turnBody(ctx);
     const turnKey = newKey();
-    const original = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), original' });
-    if (original.res.status !== 200 || replayedFlag(original) === undefined) {
-      ctx.inconclusive(`setup failed: the original turn request answered ${original.res.status} without a request.accepted event carrying replayed`);
-    }
-    const again = await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
-    if (ctx.check(again.res.status === 200, `the replayed turn request answered ${again.res.status}, expected 200`))
-      ctx.check(replayedFlag(again) === true, `the replayed turn's request.accepted carries replayed: ${String(replayedFlag(again))}, expected true`);
+    await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), original' });
+    await postTurn(ctx, turn, { key: turnKey, label: 'execute (turn), same key and body' });
   },
 });
 
@@ -71,20 +101,19 @@ export const conflict = rule({
     section: 'Endpoints > Rules 3; Errors > Rules 4',
     quote: 'Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay. … `409` from an idempotency mismatch is not fixed by retrying. A new key must be used.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute sent by one caller under an idempotency key whose first request (answered 2xx) had another body',
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, judge: 'conflict', conflict: conflictOf }),
+  },
+  async provoke(ctx) {
     const key = newKey();
-    runIdOf(ctx, await postExecute(ctx, taskBody(ctx, 'completes'), { key, label: 'execute (task), original' }), 'the original task request');
     const original = taskBody(ctx, 'completes');
+    const first = await postExecute(ctx, original, { key, label: 'execute (task), original' });
+    if (first.status !== 200) ctx.inconclusive(`setup failed: the original task request answered ${first.status}, not 200`);
     // Changed inside `task`, whose sub-fields are open, so only the idempotency rule can refuse it.
     const changed = { ...original, task: { ...(original.task as object), apicertVariant: 'a different request under the same key' } };
-    for (const attempt of [1, 2]) {
-      const res = await postExecute(ctx, changed, { key, label: `execute (task), same key, another body (attempt ${attempt})` });
-      ctx.check(res.status === 409, `attempt ${attempt}: the same key with a different request answered ${res.status}, expected 409`);
-      ctx.check(problemCode(res) === 'conflict', `attempt ${attempt}: the 409 carries code "${problemCode(res)}", expected conflict`);
-      const retryable = isRecord(res.json) ? res.json.retryable : undefined;
-      ctx.check(retryable === false, `attempt ${attempt}: the 409 says retryable: ${String(retryable)}, but retrying does not fix an idempotency mismatch`);
-    }
-    runIdOf(ctx, await postExecute(ctx, changed, { key: newKey(), label: 'execute (task), the other body under a new key' }), 'the other request under a new key');
+    for (const attempt of [1, 2]) await postExecute(ctx, changed, { key, label: `execute (task), same key, another body (attempt ${attempt})` });
+    await postExecute(ctx, changed, { key: newKey(), label: 'execute (task), the other body under a new key' });
   },
 });
 
@@ -94,17 +123,40 @@ export const scope = rule({
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
-  async check(ctx) {
+  judgement: {
+    record: "a POST /v1/execute repeating the key and body of another principal's or tenant's accepted task request (principals and tenants from the profile)",
+    judge(j) {
+      // Whose key a credential is (principal, tenant) is not in the traffic: the profile says (untestable without one).
+      const admissible = new Set<Exchange>();
+      admissibleExecutes(j, (ex) => admissible.add(ex), { anyKey: true });
+      const first = new Map<string, { ex: Exchange; principal: string; tenant: string | undefined; runId: string }>();
+      for (const ex of j.exchanges) {
+        if (!admissible.has(ex) || modeOf(ex) !== 'task') continue;
+        const key = executeKey(ex);
+        const who = j.credentialOf(ex);
+        if (key === undefined || !who) continue;
+        const pair = `${key}\n${canonicalBody(ex)}`;
+        const known = first.get(pair);
+        if (!known) {
+          const runId = taskRunIdOf(ex);
+          if (runId !== undefined && first.size < 10_000) first.set(pair, { ex, principal: who.principal, tenant: who.tenant, runId });
+          continue;
+        }
+        if (known.principal === who.principal && known.tenant === who.tenant) continue;
+        if (!j.check(ex, ex.status === 200, `the same key and request as exchange #${known.ex.index}, from ${who.name} (principal ${who.principal}, tenant ${who.tenant ?? '?'}), answered ${ex.status}, expected 200`, [known.ex])) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        j.check(ex, taskRunIdOf(ex) !== known.runId, `${who.name} got run_id ${known.runId} of exchange #${known.ex.index}, another principal's run: the key is not scoped to principal and tenant`, [known.ex]);
+      }
+    },
+  },
+  async provoke(ctx) {
     const peers = [otherPrincipalKey(ctx), findOtherTenantKey(ctx)].filter((c): c is Credential => c !== undefined);
     if (peers.length === 0) ctx.untestable({ need: 'credential', role: 'v1 key of another principal (same tenant) or of another tenant', remedy: 'add one with "principal"/"tenant" labels' });
     const body = taskBody(ctx, 'completes');
     const key = newKey();
-    const mine = runIdOf(ctx, await postExecute(ctx, body, { key, label: 'execute (task) as the primary key' }), 'the primary task request');
-    for (const peer of peers) {
-      const res = await postExecute(ctx, body, { key, credential: peer, label: `execute (task), same key and body, as ${peer.name}` });
-      const theirs = runIdOf(ctx, res, `the same key and request from ${peer.name} (principal ${peer.principal}, tenant ${peer.tenant ?? '?'})`);
-      ctx.check(theirs !== mine, `${peer.name} got run_id ${theirs} of the primary principal's run: the key is not scoped to principal and tenant`);
-    }
+    const mine = await postExecute(ctx, body, { key, label: 'execute (task) as the primary key' });
+    if (mine.status !== 200) ctx.inconclusive(`setup failed: the primary task request answered ${mine.status}, not 200`);
+    for (const peer of peers) await postExecute(ctx, body, { key, credential: peer, label: `execute (task), same key and body, as ${peer.name}` });
   },
 });
 
@@ -121,30 +173,82 @@ export const normalized = rule({
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Endpoints > Rules 1', quote: SCOPE_RULE },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute sent by one caller under the key of an earlier accepted request, with the same JSON written differently',
+    judge(j) {
+      const first = new Map<string, { ex: Exchange; text: string; canonical: string }>();
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.execute' || ex.status === undefined || limiterRefused(ex) || requestBodyMissing(ex) !== undefined) continue;
+        const key = executeKey(ex);
+        if (key === undefined || requestJson(ex) === undefined) continue;
+        const scope = `${callerOf(ex)}\n${key}`;
+        const known = first.get(scope);
+        if (!known) {
+          if (ex.status >= 200 && ex.status < 300 && first.size < 10_000) first.set(scope, { ex, text: ex.requestBody!, canonical: canonicalBody(ex) });
+          continue;
+        }
+        if (known.canonical !== canonicalBody(ex) || known.text === ex.requestBody) continue;
+        j.check(ex, ex.status !== 409, 'the same request as exchange #' + known.ex.index + ' with other key order or whitespace was answered 409 conflict: the digest is not normalized', [known.ex]);
+      }
+    },
+  },
+  async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
     const key = newKey();
     const compact = JSON.stringify(body);
     const spaced = JSON.stringify(reordered(body), null, 2);
     if (compact === spaced) ctx.untestable({ need: 'fixture', path: 'v1.tasks.completes', problem: 'is too small to reorder', remedy: 'give a body with at least two members' });
-    const first = runIdOf(ctx, await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' }), 'the original task request');
+    const first = await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' });
+    if (first.status !== 200) ctx.inconclusive(`setup failed: the original task request answered ${first.status}, not 200`);
     const res = await postExecute(ctx, body, { key, rawBody: spaced, label: 'execute (task), same JSON reordered and indented' });
-    ctx.expect(res.status !== 409, 'the same request with other key order and whitespace was answered 409 conflict: the digest is not normalized');
     // Whether the replay re-executes is judged by v1.execute.idempotency.replay.
-    ctx.observe('the reordered request replayed the original run', runIdOf(ctx, res, 'the reordered request') === first);
+    const again = taskResponse.safeParse(res.json);
+    ctx.observe('the reordered request replayed the original run', again.success && again.data.run_id === taskResponse.safeParse(first.json).data?.run_id);
   },
 });
 
-/** Posts once on a refusing key (expecting `status`), then retries the identical request with the same key on the primary key. */
+/**
+ * The judgement of a retry after a refusal by the limiter (`status`): a request whose key and body
+ * an earlier request carried, answered `status`, with no admission of that key since, is admitted
+ * as new: 200, and a turn's request.accepted does not say replayed:true.
+ */
+function retryJudgement(status: 429 | 503): Judgement {
+  return {
+    record: `a POST /v1/execute repeating the key and body of an earlier one answered ${status}, by a caller the deployment admits`,
+    judge(j) {
+      const refused = new Map<string, Exchange>();
+      const admittedKeys = new Set<string>();
+      const admissible = new Set<Exchange>();
+      admissibleExecutes(j, (ex) => admissible.add(ex), { anyKey: true, limited: true });
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.execute' || ex.status === undefined || requestBodyMissing(ex) !== undefined) continue;
+        const key = executeKey(ex);
+        if (key === undefined) continue;
+        const pair = `${key}\n${canonicalBody(ex)}`;
+        const before = refused.get(pair);
+        // The refused caller may still be over its limit; another key of the principal is not: its limiter answer is the refusal replayed.
+        const stillLimited = before !== undefined && callerOf(before) === callerOf(ex) && limiterRefused(ex);
+        if (before && !admittedKeys.has(key) && admissible.has(ex) && !stillLimited) {
+          if (j.check(ex, ex.status === 200, `retrying after the ${status} of exchange #${before.index} with the same key answered ${ex.status}, expected 200 (nothing was accepted)`, [before]) && isEventStream(ex)) {
+            const events = streamEvents(j, ex);
+            if (events) j.check(ex, replayedIn(events) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status} of exchange #${before.index}`, [before]);
+          }
+          refused.delete(pair);
+        }
+        if (ex.status === status && refused.size < 10_000) refused.set(pair, ex);
+        if (ex.status >= 200 && ex.status < 300) admittedKeys.add(key);
+      }
+    },
+  };
+}
+
+/** Posts once on a refusing key, then retries the identical request with the same key on the primary key. */
 async function retryAfterRefusal(ctx: CheckContext, refusing: Credential, status: 429 | 503): Promise<void> {
   const body = turnBody(ctx);
   const key = newKey();
   const refused = await postTurn(ctx, body, { key, credential: refusing, label: `execute (turn) on ${refusing.name}, expecting ${status}` });
   if (refused.res.status !== status) ctx.inconclusive(`setup failed: the request on ${refusing.name} answered ${refused.res.status}, not ${status}`);
-  const retry = await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
-  ctx.check(retry.res.status === 200, `retrying after a ${status} with the same key answered ${retry.res.status} ${problemCode(retry.res) ?? ''}, expected 200`);
-  // The acceptance event itself is judged by v1.execute.turn.accepted-event; here only a replay would be wrong.
-  ctx.check(replayedFlag(retry) !== true, `the retry's request.accepted carries replayed:true, but nothing was accepted by the ${status}`);
+  await postTurn(ctx, body, { key, label: `retry: the identical request with the same key on ${primaryKey(ctx).name}` });
 }
 
 export const retryAfter429 = rule({
@@ -153,7 +257,8 @@ export const retryAfter429 = rule({
   level: 'required',
   needs: { fixtures: ['v1.rateLimitCredential'], bursts: true },
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
-  async check(ctx) {
+  judgement: retryJudgement(429),
+  async provoke(ctx) {
     const limited = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
     await burstUntil429(ctx, limited);
     await retryAfterRefusal(ctx, limited, 429);
@@ -166,7 +271,8 @@ export const retryAfter503 = rule({
   level: 'required',
   needs: { fixtures: ['v1.limiterUnavailableCredential'] },
   spec: { section: 'Errors > Rules 3', quote: '`429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.' },
-  async check(ctx) {
+  judgement: retryJudgement(503),
+  async provoke(ctx) {
     const down = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     await retryAfterRefusal(ctx, down, 503);
   },
@@ -183,30 +289,42 @@ export const keyFormat = rule({
     section: 'Endpoints; Resources > Shared primitives',
     quote: 'Headers: `Idempotency-Key` (optional, Identifier) … | Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$` |',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a POST /v1/execute carrying an Idempotency-Key header, with a body the contract admits, by a caller the deployment admits',
+    judge(j) {
+      admissibleExecutes(
+        j,
+        (ex) => {
+          const key = ex.requestHeaders['idempotency-key'];
+          if (key === undefined) return;
+          const shown = key.length > 40 ? `${key.slice(0, 20)}… (${key.length} characters)` : key;
+          if (isIdentifier(key)) {
+            // A key already used with another request is still read as a key: a 409 conflict shows it.
+            const conflict = ex.status === 409 && recordOf(responseJson(ex))?.code === 'conflict';
+            j.check(ex, ex.status === 200 || conflict, `the Identifier ${shown} as Idempotency-Key answered ${ex.status}, expected 200 (or 409 conflict for a reused key)`);
+          } else {
+            // Which status the refusal carries is not shown (no code is mapped to a status): any 4xx but a 409.
+            j.check(ex, ex.status! >= 400 && ex.status! < 500 && ex.status !== 409, `the Idempotency-Key ${shown}, not an Identifier, answered ${ex.status}, expected a 4xx refusal`);
+          }
+        },
+        { anyKey: true },
+      );
+    },
+  },
+  async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
     const unique = newKey().replace(/-/g, '');
-    const valid = [
+    const keys = [
       // A one-character key cannot be unique across certification runs: a 409 conflict still shows it was read as a key.
       { key: ALNUM[Math.floor(Math.random() * ALNUM.length)]!, why: 'one character' },
       { key: `K${unique}`.padEnd(128, '.:_-'), why: '128 characters' },
       { key: `a.b_c:d-${unique}`, why: 'every allowed punctuation' },
-    ];
-    for (const { key, why } of valid) {
-      const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
-      const admitted = res.status === 200 || (res.status === 409 && problemCode(res) === 'conflict');
-      ctx.check(admitted, `an Idempotency-Key of ${why} answered ${res.status} ${problemCode(res) ?? ''}, expected 200 (it is an Identifier)`);
-    }
-    // The header is typed Identifier, so a key that is not one makes the request invalid. Which
-    // status the refusal carries is not shown (no code is mapped to a status): any 4xx but a 409.
-    const invalid = [
       { key: `K${'x'.repeat(128)}`, why: '129 characters' },
       { key: `-${unique}`, why: 'a leading "-"' },
       { key: `apicert/${unique}`, why: 'a "/"' },
     ];
-    for (const { key, why } of invalid) {
+    for (const { key, why } of keys) {
       const res = await postExecute(ctx, body, { key, label: `execute (task) with an Idempotency-Key of ${why}` });
-      ctx.check(res.status >= 400 && res.status < 500 && res.status !== 409, `an Idempotency-Key of ${why} (not an Identifier) answered ${res.status}, expected a 4xx refusal`);
       ctx.observe(`Idempotency-Key with ${why}`, { status: res.status, code: problemCode(res) ?? null });
     }
   },
@@ -221,18 +339,30 @@ export const bodyKey = rule({
     section: 'Resources > Turn request body; Endpoints > Rules 2-3',
     quote: '| idempotencyKey | Identifier | no | … Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`. … Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay.',
   },
-  async check(ctx) {
+  judgement: {
+    record: "a turn POST /v1/execute keyed only by its body's idempotencyKey, sent again by the same caller under that key",
+    judge(j) {
+      const bodyOnly = (ex: Exchange) => (ex.requestHeaders['idempotency-key'] === undefined ? bodyIdempotencyKey(ex) : undefined);
+      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnly, judge: 'replay', sameAnswer: replayOf });
+      judgeIdempotency(j, {
+        operation: 'v1.execute',
+        keyOf: bodyOnly,
+        judge: 'conflict',
+        conflict: (later, jj) => {
+          if (later.status !== 409) return `answered ${later.status}`;
+          if (wholeBody(jj, later) === undefined) return undefined;
+          const code = recordOf(responseJson(later))?.code;
+          return code === 'conflict' ? undefined : `answered 409 with code ${JSON.stringify(code)}, expected conflict`;
+        },
+      });
+    },
+  },
+  async provoke(ctx) {
     const key = newKey('bodykey');
     const turn = { ...turnBody(ctx), idempotencyKey: key };
     const original = await postTurn(ctx, turn, { label: 'execute (turn), idempotencyKey in the body only' });
-    if (ctx.check(original.res.status === 200, `the original turn request (idempotencyKey in the body) answered ${original.res.status}, expected 200`))
-      ctx.check(replayedFlag(original) === false, `the original turn's request.accepted carries replayed: ${String(replayedFlag(original))}, expected false`);
-    const again = await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
-    if (ctx.check(again.res.status === 200, `the same turn body sent again answered ${again.res.status}, expected 200 (a replay)`))
-      ctx.check(replayedFlag(again) === true, `the same turn body with the same body idempotencyKey was admitted with replayed: ${String(replayedFlag(again))}, expected true: the body's key was not honoured`);
-    const other = { ...turn, requestId: newKey('req') };
-    const res = await postExecute(ctx, other, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
-    ctx.check(res.status === 409, `another turn body under the same body idempotencyKey answered ${res.status}, expected 409`);
-    ctx.check(problemCode(res) === 'conflict', `the answer carries code "${problemCode(res)}", expected conflict`);
+    if (original.res.status !== 200) ctx.inconclusive(`setup failed: the original turn request (idempotencyKey in the body) answered ${original.res.status}, not 200`);
+    await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
+    await postExecute(ctx, { ...turn, requestId: newKey('req') }, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
   },
 });

@@ -1,9 +1,11 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { mediaType, section } from '../../../rule/index.ts';
+import { dataOf, operation, streamEvents } from '../../../traffic/read.ts';
+import { admissibleExecutes, callerOf, executeKey, kindOf, modeOf, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
 import { openness } from '../../generated/expectation.ts';
-import { eventData, eventKind, postTurn, problemCode, terminalKinds, turnBody } from '../support/fabric.ts';
+import { postTurn, problemCode, turnBody } from '../support/fabric.ts';
 import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
@@ -16,18 +18,32 @@ export const turnStream = rule({
     section: 'What the service does; Events > Run event stream',
     quote: '`mode:turn`: the body is the chat request contract below, and the response is a Server-Sent Events stream that runs until a terminal event. … A turn stream ends at a terminal event.',
   },
-  async check(ctx) {
-    const { res, isStream, events } = await postTurn(ctx, turnBody(ctx), { awaitClose: true });
-    ctx.check(res.status === 200, `a valid turn request answered ${res.status}, expected 200`);
-    ctx.expect(isStream, `a turn request answered content-type "${res.contentType}", expected text/event-stream`);
-    ctx.expect(events.length > 0, 'the turn stream carried no event');
-    const terminal = terminalKinds(ctx);
-    const kinds = events.map(eventKind);
-    const at = kinds.findIndex((k) => k !== undefined && terminal.has(k));
-    ctx.expect(at !== -1, `the turn stream ended (${res.end === 'server' ? 'closed by the server' : `read stopped: ${res.end}`}) without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`);
-    ctx.check(at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
-    const grace = ctx.profile.safety.streamCloseGraceMs;
-    ctx.check(res.end === 'server', `the turn stream was still open ${grace} ms after its terminal ${kinds[at]} (safety.streamCloseGraceMs; the read ended by ${res.end})`);
+  judgement: {
+    record: 'a POST /v1/execute with a turn body the contract admits, by a caller the deployment admits',
+    judge(j) {
+      const terminal = terminalKindsOf(j.profile);
+      admissibleExecutes(j, (ex, mode) => {
+        if (mode !== 'turn') return;
+        if (!j.check(ex, ex.status === 200, `a valid turn request answered ${ex.status}, expected 200`)) return;
+        const type = mediaType(ex.responseHeaders);
+        if (!j.check(ex, type === 'text/event-stream', `a turn request answered content-type "${type}", expected text/event-stream`)) return;
+        const events = streamEvents(j, ex);
+        if (!events) return;
+        const kinds = events.map(kindOf);
+        const at = kinds.findIndex((k) => k !== undefined && terminal.has(k));
+        // A stream the reader or recorder cut before its end cannot show where it ended.
+        if (at === -1 && ex.responseBodyTruncated) return j.lacks(ex, 'the end of the turn stream: only its beginning was kept');
+        if (!j.check(ex, at !== -1, `the turn stream ended${ex.streamEnd ? ` (${ex.streamEnd})` : ''} without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`)) return;
+        j.check(ex, at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
+        // Only a reader that waited after the terminal event knows whether the server closed the stream.
+        if (ex.streamEnd === 'server' || ex.streamEnd === 'grace-expired') {
+          j.check(ex, ex.streamEnd === 'server', `the turn stream was still open after its terminal ${kinds[at]} for the whole close grace (safety.streamCloseGraceMs)`);
+        }
+      });
+    },
+  },
+  async provoke(ctx) {
+    const { res } = await postTurn(ctx, turnBody(ctx), { awaitClose: true });
     if (res.closeAfterTerminalMs !== undefined) ctx.observe('close after terminal event (ms)', res.closeAfterTerminalMs);
   },
 });
@@ -40,14 +56,35 @@ export const acceptedEvent = rule({
     section: 'Events > Run event stream',
     quote: 'the request was admitted; carries boolean `replayed` (`true` when the admission is a replay of an earlier request with the same key)',
   },
-  async check(ctx) {
-    const { res, isStream, events } = await postTurn(ctx, turnBody(ctx));
-    if (res.status !== 200 || !isStream) ctx.inconclusive(`setup failed: a valid turn request answered ${res.status} ${res.contentType}, not an event stream (judged by v1.execute.turn.stream)`);
-    const accepted = events.filter((e) => eventKind(e) === ACCEPTED);
-    ctx.expect(accepted.length === 1, `the turn stream carried ${accepted.length} request.accepted events, expected one`);
-    const data = ctx.expectShape(acceptedData, eventData(accepted[0]!), 'the request.accepted data');
-    ctx.expect(data.replayed === false, 'request.accepted says replayed:true for a request sent once without an idempotency key');
-    ctx.observe('position of request.accepted in the stream', events.indexOf(accepted[0]!));
+  judgement: {
+    record: 'a turn-mode POST /v1/execute answered with its event stream',
+    judge(j) {
+      const keysSeen = new Set<string>();
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.execute') continue;
+        const key = executeKey(ex);
+        const scope = key === undefined ? undefined : `${callerOf(ex)}\n${key}`;
+        const first = scope === undefined || !keysSeen.has(scope);
+        if (scope !== undefined) keysSeen.add(scope);
+        // The rule judges what a turn stream carries; whether a turn was answered with one is v1.execute.turn.stream's.
+        if (modeOf(ex) !== 'turn') continue;
+        const events = streamEvents(j, ex);
+        if (!events) continue;
+        const accepted = events.filter((e) => kindOf(e) === ACCEPTED);
+        if (accepted.length === 0 && ex.responseBodyTruncated) {
+          j.lacks(ex, 'the turn stream: only its beginning was kept');
+          continue;
+        }
+        if (!j.check(ex, accepted.length === 1, `the turn stream carried ${accepted.length} request.accepted events, expected one`)) continue;
+        const data = acceptedData.safeParse(dataOf(accepted[0]!));
+        if (!j.check(ex, data.success, 'request.accepted carries no boolean replayed')) continue;
+        if (first) j.check(ex, data.data!.replayed === false, `request.accepted says replayed:true for a request ${key === undefined ? 'sent without an idempotency key' : 'whose key this caller had not used before'}`);
+      }
+    },
+  },
+  async provoke(ctx) {
+    const { events } = await postTurn(ctx, turnBody(ctx));
+    ctx.observe('position of request.accepted in the stream', events.findIndex((e) => kindOf(e) === ACCEPTED));
   },
 });
 
@@ -63,6 +100,7 @@ export const turnBodies = rule({
   id: 'v1.execute.turn.bodies',
   title: 'Every turn body inside the contract is admitted; one broken bound or one extra property gets a 4xx invalid_request problem',
   level: 'required',
+  activeOnly: 'a property over bodies apicert generates, whose shrunk counterexample is the point',
   spec: {
     section: 'Resources and their fields; Limits',
     quote: '### Turn request body (AiPlatformChatRequestV1; no extra properties) … Field bounds are in Resources: messages 1-512, parts 1-64, text 200000 chars, metadata 32 keys, approvals 64, capabilities 64, tool filter lists 256, `timeoutMs` 1000-120000.',

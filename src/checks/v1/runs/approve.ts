@@ -1,6 +1,8 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
-import { type CheckContext, type Prerequisite, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
-import { openObject } from '../../../contract/v1/runs.ts';
+import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
+import { approveRequest, openObject } from '../../../contract/v1/runs.ts';
+import { dataOf, eventsOf, idAfter, operation, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { kindOf, limiterRefused } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
 
@@ -55,6 +57,7 @@ export const approveResumes = rule({
   id: 'v1.runs.approve.resumes',
   title: 'Approving a parked run with its action_digest answers 200 with a JSON object and the run resumes',
   level: 'required',
+  activeOnly: "needs the parked run's digest where the profile says it is exposed, and what the run sent while parked before the approval",
   spec: {
     section: 'States and transitions; Endpoints',
     quote: 'run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` … `200` JSON object with open properties',
@@ -85,6 +88,7 @@ export const digestBinds = rule({
   id: 'v1.runs.approve.digest-binds',
   title: 'An approve with a wrong action_digest does not resume the run; the right digest still approves it afterwards',
   level: 'required',
+  activeOnly: 'needs a digest known to be wrong for a run known to be parked, then watches the run for a time',
   spec: { section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
@@ -99,24 +103,71 @@ export const digestBinds = rule({
   },
 });
 
+/**
+ * Walks the exchanges with, for each approve, the parked state its run showed before it: the
+ * parked event (the profile's `fixtures.v1.approval.event`) on the run's stream, with its digest,
+ * until an approve of that run was accepted.
+ */
+function withParkedBefore(j: Judge, each: (ex: Exchange, parked: { digest: unknown; seenOn: Exchange } | undefined) => void): void {
+  const where = j.profile?.fixtures.v1.approval;
+  const parked = new Map<string, { digest: unknown; seenOn: Exchange }>();
+  for (const ex of j.exchanges) {
+    const op = operation(ex);
+    if (op !== 'v1.runs.events' && op !== 'v1.runs.approve') continue;
+    // Where a parked run exposes its digest is not shown: the profile says (untestable without it, once an approve is there to judge).
+    if (!where) {
+      if (op === 'v1.runs.approve') j.untestable(APPROVAL_MISSING);
+      continue;
+    }
+    const run = idAfter(ex, '/v1/runs/')!;
+    if (op === 'v1.runs.events') {
+      const found = (eventsOf(ex) ?? []).find((e) => kindOf(e) === where.event);
+      if (found) parked.set(run, { digest: readPath(dataOf(found), where.digestField), seenOn: ex });
+      continue;
+    }
+    const before = parked.get(run);
+    each(ex, before && startsAfterEnd(ex, before.seenOn) ? before : undefined);
+    if (ex.status !== undefined && ex.status >= 200 && ex.status < 300) parked.delete(run);
+  }
+}
+
 export const approveRequestShape = rule({
   id: 'v1.runs.approve.request-shape',
   title: 'An approve body with an extra property or without action_digest is refused with invalid_request and approves nothing',
   level: 'required',
   spec: { section: 'Resources > ApproveRequest', quote: '### ApproveRequest (no extra properties) … | action_digest | string | yes |' },
-  async check(ctx) {
+  judgement: {
+    record: "a POST /v1/runs/{id}/approve to a run its stream showed parked (fixtures.v1.approval), with a body that is no ApproveRequest, and the valid approve after it",
+    judge(j) {
+      const refusedBefore = new Set<string>();
+      withParkedBefore(j, (ex, parked) => {
+        if (!parked || ex.status === undefined || limiterRefused(ex)) return;
+        const run = idAfter(ex, '/v1/runs/')!;
+        const body = requestJson(ex);
+        if (!approveRequest.safeParse(body).success) {
+          refusedBefore.add(run);
+          if (!j.check(ex, ex.status >= 400 && ex.status < 500, `an approve body that is no ApproveRequest answered ${ex.status}, expected a 4xx refusal`, [parked.seenOn])) return;
+          if (wholeBody(j, ex) === undefined) return;
+          const code = recordOf(responseJson(ex))?.code;
+          j.check(ex, code === 'invalid_request', `an approve body that is no ApproveRequest was refused with code ${JSON.stringify(code)}, expected invalid_request`);
+          return;
+        }
+        // The refused bodies approved nothing: the run's own digest is still accepted after them.
+        if (refusedBefore.has(run) && recordOf(body)?.action_digest === parked.digest) {
+          j.check(ex, ex.status === 200, `after the refused bodies a valid approve answered ${ex.status}: the run was no longer parked`, [parked.seenOn]);
+        }
+        refusedBefore.delete(run);
+      });
+    },
+  },
+  async provoke(ctx) {
     const parked = await parkedRun(ctx);
     const bad = [
       { body: { action_digest: parked.digest, decision: parked.decision, apicertExtra: true }, why: 'an extra property' },
       { body: { decision: parked.decision }, why: 'no action_digest' },
     ];
-    for (const { body, why } of bad) {
-      const res = await postApprove(ctx, parked.runId, body, `approve with ${why}`);
-      if (!ctx.check(res.status >= 400 && res.status < 500, `an approve body with ${why} answered ${res.status}, expected a 4xx refusal`)) continue;
-      ctx.check(problemCode(res) === 'invalid_request', `an approve body with ${why} was refused with code "${problemCode(res)}", expected invalid_request`);
-    }
-    const right = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with a valid body');
-    ctx.check(right.status === 200, `after the refused bodies a valid approve answered ${right.status}: the run was no longer parked`);
+    for (const { body, why } of bad) await postApprove(ctx, parked.runId, body, `approve with ${why}`);
+    await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with a valid body');
   },
 });
 
@@ -124,6 +175,7 @@ export const approveDecisions = rule({
   id: 'v1.runs.approve.decisions',
   title: 'What the target does with decision "rejected" and with an unconventional decision',
   level: 'observation',
+  activeOnly: 'an observation of decisions apicert chooses to send to a parked run',
   spec: {
     section: 'Resources > ApproveRequest',
     quote: '`approved` and `rejected` are expected by convention, unconfirmed … Format of `action_digest` and the allowed values of `decision`: not shown.',

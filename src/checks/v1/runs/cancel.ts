@@ -1,7 +1,11 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
-import { section } from '../../../rule/index.ts';
+import { type Exchange, section } from '../../../rule/index.ts';
+import { eventsOf, idAfter, operation, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { callerOf, kindOf, terminalKindsOf } from '../support/traffic.ts';
+
+const RUNS_PREFIX = '/v1/runs/';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
-import { eventKind, followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
+import { followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
@@ -15,17 +19,55 @@ export const cancelTerminalEvent = rule({
     section: 'States and transitions; Endpoints',
     quote: "cancellation accepted | a terminal `request.cancelled` event is emitted on the run's stream … `200` JSON object with open properties",
   },
-  async check(ctx) {
+  judgement: {
+    // "cancellation accepted" is the row's condition: the cancels it judges are those the deployment accepted (2xx).
+    record: 'a POST /v1/runs/{id}/cancel accepted (2xx) for a run an earlier read of its stream showed in flight, and a read of that stream from its start after the cancel',
+    judge(j) {
+      const accepted = new Map<string, Exchange>();
+      const terminal = terminalKindsOf(j.profile);
+      // Runs an earlier read of their stream showed in flight (events, none terminal) and none since showed ended.
+      const inFlight = new Set<string>();
+      for (const ex of j.exchanges) {
+        const op = operation(ex);
+        const run = `${callerOf(ex)}\n${idAfter(ex, RUNS_PREFIX)}`;
+        if (op === 'v1.runs.events' && !accepted.has(run)) {
+          const seen = (eventsOf(ex) ?? []).map(kindOf);
+          if (seen.some((k) => k !== undefined && terminal.has(k))) inFlight.delete(run);
+          else if (seen.length > 0) inFlight.add(run);
+          continue;
+        }
+        if (op === 'v1.runs.cancel' && ex.status !== undefined && ex.status >= 200 && ex.status < 300 && inFlight.has(run)) {
+          j.check(ex, ex.status === 200, `an accepted cancel answered ${ex.status}, expected 200`);
+          if (wholeBody(j, ex) !== undefined) j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the cancel answer is not a JSON object');
+          if (!accepted.has(run)) accepted.set(run, ex);
+          continue;
+        }
+        const cancel = accepted.get(run);
+        // A resume (Last-Event-ID) shows only what follows its cursor, which may be past request.cancelled already.
+        if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel) || ex.requestHeaders['last-event-id'] !== undefined) continue;
+        const events = streamEvents(j, ex);
+        if (!events) continue;
+        const kinds = events.map(kindOf);
+        const at = kinds.indexOf(CANCELLED);
+        if (at === -1 && ex.responseBodyTruncated) {
+          j.lacks(ex, 'the end of the run\'s stream: only its beginning was kept');
+          continue;
+        }
+        if (!j.check(ex, at !== -1, `no request.cancelled event on the run's stream after the cancel of exchange #${cancel.index} (events: ${kinds.join(', ')})`, [cancel])) continue;
+        j.check(ex, at === kinds.length - 1, `${kinds.length - at - 1} event(s) followed request.cancelled, which is terminal`);
+        if (ex.streamEnd === 'server' || ex.streamEnd === 'grace-expired') j.check(ex, ex.streamEnd === 'server', 'the stream stayed open after request.cancelled for the whole close grace');
+      }
+    },
+  },
+  async provoke(ctx) {
     const runId = await startRun(ctx, 'long');
+    // Shows the run in flight: its first event, then the reader lets go.
+    await followRun(ctx, runId, { label: 'the run in flight', maxMs: 3_000, onEvent: () => 'disconnect' });
     const res = await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cancel the run' });
-    ctx.check(res.status === 200, `cancel answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
-    ctx.observe('cancel response', ctx.checkShape(openObject, res.json, 'the cancel response') ?? null);
-    const stream = await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000, awaitClose: true });
-    const kinds = stream.events.map(eventKind);
-    const at = kinds.indexOf(CANCELLED);
-    ctx.expect(at !== -1, `no request.cancelled event on the run's stream after cancel (events: ${kinds.join(', ')})`);
-    ctx.check(at === kinds.length - 1, `${kinds.length - at - 1} event(s) followed request.cancelled, which is terminal`);
-    ctx.check(stream.end === 'server', `the stream stayed open after request.cancelled (${stream.end})`);
+    // Only the provoker knows the run is in flight: a refused cancel of it is the provocation's own verdict.
+    if (res.status < 200 || res.status >= 300) ctx.fail(`cancelling a run in flight answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
+    ctx.observe('cancel response', openObject.safeParse(res.json).success ? res.json : null);
+    await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000, awaitClose: true });
   },
 });
 
@@ -33,6 +75,7 @@ export const cancelNotRollback = rule({
   id: 'v1.runs.cancel.not-rollback',
   title: 'What a run reads back as when it is cancelled after an approval was committed',
   level: 'observation',
+  activeOnly: 'an observation of a cancel apicert sends after an approval it committed',
   needs: { fixtures: ['v1.approval', 'v1.tasks.parks'] },
   spec: {
     section: 'What the service does',

@@ -1,7 +1,9 @@
 /** GET /v1/runs/{id}/events: identity, resume by sequence, and reconciliation after a dropped connection. */
-import { section, type SseEvent } from '../../../rule/index.ts';
+import { type Exchange, section, type SseEvent } from '../../../rule/index.ts';
+import { dataOf, idAfter, operation, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { callerOf, kindOf, modeOf } from '../support/traffic.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
-import { eventData, eventKind, followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
+import { followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
@@ -10,9 +12,15 @@ const RESUME = 'Resume: `Last-Event-ID` carries the `sequence` value of the stor
 /** An event's identity: its SSE id, else an id carried in its data. */
 function identity(e: SseEvent): string | undefined {
   if (e.id !== undefined && e.id !== '') return `id:${e.id}`;
-  const data = eventData(e);
+  const data = dataOf(e);
   const id = data?.event_id ?? data?.id;
   return typeof id === 'string' || typeof id === 'number' ? `data:${id}` : undefined;
+}
+
+/** Both stream AiPlatformEventV1 items: "Turn mode on `/v1/execute` and `GET /v1/runs/{id}/events`". */
+function isRunStream(ex: Exchange): boolean {
+  const op = operation(ex);
+  return op === 'v1.runs.events' || (op === 'v1.execute' && modeOf(ex) === 'turn');
 }
 
 export const eventIdentity = rule({
@@ -24,45 +32,74 @@ export const eventIdentity = rule({
     section: 'Events > Run event stream',
     quote: `${RESUME} … Clients should commit their cursor only after durable processing, and should deduplicate by event identity.`,
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a run event stream: GET /v1/runs/{id}/events, or a turn-mode POST /v1/execute, answered with events',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (!isRunStream(ex)) continue;
+        const events = streamEvents(j, ex);
+        if (!events || events.length === 0) continue;
+        const ids = events.map(identity);
+        for (const [i, e] of events.entries()) j.check(ex, ids[i] !== undefined, `event #${i + 1} (${kindOf(e) ?? 'message'}) carries no identity: neither an SSE id nor an event id in its data`);
+        j.check(ex, new Set(ids).size === ids.length, 'two events of one run share an identity');
+        const sequences = events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
+        j.check(ex, sequences.every((n) => Number.isInteger(n)), `SSE ids [${events.map((e) => e.id).join(', ')}] are not the integer sequence Last-Event-ID carries`);
+        j.check(ex, sequences.every((n, i) => i === 0 || n > sequences[i - 1]!), `SSE ids [${sequences.join(', ')}] do not increase`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const runId = await startRun(ctx, 'completes');
-    const stream = await followToTerminal(ctx, runId, 'completes');
-    ctx.expect(stream.contentType.startsWith('text/event-stream'), `the run's events came with content-type "${stream.contentType}"`);
-    const ids = stream.events.map(identity);
-    for (const [i, e] of stream.events.entries()) {
-      ctx.check(ids[i] !== undefined, `event #${i + 1} (${eventKind(e) ?? 'message'}) carries no identity: neither an SSE id nor an event id in its data`);
-    }
-    ctx.check(new Set(ids).size === ids.length, 'two events of one run share an identity');
-    const sequences = stream.events.filter((e) => e.id !== undefined).map((e) => Number(e.id));
-    ctx.check(sequences.every((n) => Number.isInteger(n)), `SSE ids [${stream.events.map((e) => e.id).join(', ')}] are not the integer sequence Last-Event-ID carries`);
-    ctx.check(sequences.every((n, i) => i === 0 || n > sequences[i - 1]!), `SSE ids [${sequences.join(', ')}] do not increase`);
+    await followToTerminal(ctx, runId, 'completes');
   },
 });
 
+const eventKey = (e: SseEvent) => `${e.id ?? '-'}|${kindOf(e)}|${e.data}`;
+
 export const resume = rule({
   id: 'v1.runs.events.resume',
-  title: 'Resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
+  title: 'Every run event carries an SSE id, and resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Events > Run event stream', quote: RESUME },
-  async check(ctx) {
+  judgement: {
+    record: 'a run event stream (GET /v1/runs/{id}/events or a turn), and a GET /v1/runs/{id}/events with Last-Event-ID after a read of the same run from its start',
+    judge(j) {
+      // The run's stream as first read from its start by each caller: what a resume is compared with.
+      const fromStart = new Map<string, { ex: Exchange; events: readonly SseEvent[] }>();
+      for (const ex of j.exchanges) {
+        if (!isRunStream(ex)) continue;
+        const events = streamEvents(j, ex);
+        if (!events) continue;
+        // Resume names the event by its SSE id: an event without one cannot be resumed after.
+        const missing = events.findIndex((e) => e.id === undefined || e.id === '');
+        j.check(ex, missing === -1, missing === -1 ? '' : `event #${missing + 1} (${kindOf(events[missing]!) ?? 'message'}) carries no SSE id, so Last-Event-ID cannot name it`);
+        if (operation(ex) !== 'v1.runs.events') continue;
+        const runKey = `${callerOf(ex)}\n${idAfter(ex, '/v1/runs/')}`;
+        const cursor = ex.requestHeaders['last-event-id'];
+        if (cursor === undefined) {
+          if (!fromStart.has(runKey)) fromStart.set(runKey, { ex, events });
+          continue;
+        }
+        const full = fromStart.get(runKey);
+        const at = full?.events.findIndex((e) => e.id === cursor) ?? -1;
+        if (!full || at === -1 || !startsAfterEnd(ex, full.ex)) continue;
+        // Both reads may stop early (a reader's bound, a run still in flight): only what both hold is compared.
+        const expected = full.events.slice(at + 1);
+        const n = Math.min(expected.length, events.length);
+        const same = expected.slice(0, n).map(eventKey).join('\n') === events.slice(0, n).map(eventKey).join('\n');
+        j.check(ex, same, `resuming after sequence ${cursor} gave [${events.slice(0, n).map((e) => e.id ?? '-').join(', ')}], exchange #${full.ex.index} showed [${expected.slice(0, n).map((e) => e.id ?? '-').join(', ')}] after it`, [full.ex]);
+      }
+    },
+  },
+  async provoke(ctx) {
     const runId = await startRun(ctx, 'completes');
     const full = await followToTerminal(ctx, runId, 'completes');
     if (full.events.length < 2) ctx.untestable({ need: 'fixture', path: 'v1.tasks.completes', problem: 'gave a run of fewer than two events, too few to resume between', remedy: 'give a task that emits several' });
-    const key = (e: SseEvent) => `${e.id ?? '-'}|${eventKind(e)}|${e.data}`;
-    // Resume names the event by its SSE id: an event without one is the server's fault, not a gap in the profile.
-    const missing = full.events.findIndex((e) => e.id === undefined || e.id === '');
-    if (missing !== -1) ctx.fail(`event #${missing + 1} (${eventKind(full.events[missing]!) ?? 'message'}) carries no SSE id, so Last-Event-ID cannot name it`);
     for (let cut = 1; cut < full.events.length; cut += 1) {
-      const cursor = full.events[cut - 1]!.id!;
-      const rest = await followRun(ctx, runId, { lastEventId: cursor, label: `resume after event #${cut} (sequence ${cursor})`, maxMs: 5_000 });
-      if (!ctx.check(rest.status === 200, `resuming after sequence ${cursor} answered ${rest.status}, expected 200`)) continue;
-      const expected = full.events.slice(cut).map(key);
-      const got = rest.events.map(key);
-      ctx.check(
-        JSON.stringify(got) === JSON.stringify(expected),
-        `resuming after sequence ${cursor} gave [${rest.events.map((e) => e.id ?? '-').join(', ')}], expected [${full.events.slice(cut).map((e) => e.id ?? '-').join(', ')}]`,
-      );
+      const cursor = full.events[cut - 1]!.id;
+      if (cursor === undefined || cursor === '') continue;
+      await followRun(ctx, runId, { lastEventId: cursor, label: `resume after event #${cut} (sequence ${cursor})`, maxMs: 5_000 });
     }
   },
 });
@@ -71,6 +108,7 @@ export const droppedConnection = rule({
   id: 'v1.runs.events.dropped-connection',
   title: 'After a dropped stream a task run reads back (in flight, parked or finished) and its stream resumes after the last sequence',
   level: 'required',
+  activeOnly: 'the dropped connection is an act of the client, at a moment apicert chooses, before the readback and resume',
   needs: { fixtures: ['v1.tasks.long'] },
   spec: {
     section: 'Endpoints > Rules 4',

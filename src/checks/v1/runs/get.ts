@@ -1,9 +1,26 @@
 /** GET /v1/runs/{id}: a JSON run resource whose fields the spec does not show. */
-import { section } from '../../../rule/index.ts';
+import { type Exchange, mediaType, section } from '../../../rule/index.ts';
+import { taskResponse } from '../../../contract/v1/task.ts';
+import { bodyMissing, idAfter, operation, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { admittedCaller, callerOf, limiterRefused } from '../support/traffic.ts';
+
+const RUNS_PREFIX = '/v1/runs/';
 import { openObject } from '../../../contract/v1/runs.ts';
 import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
+
+/** Walks the exchanges with, for each, whether its caller was issued the run it names before (a task answer's run_id). */
+function withIssuedRun(exchanges: readonly Exchange[], each: (ex: Exchange, issued: Exchange | undefined) => void): void {
+  const issued = new Map<string, Exchange>();
+  for (const ex of exchanges) {
+    const runId = idAfter(ex, RUNS_PREFIX);
+    if (runId !== undefined) each(ex, issued.get(`${callerOf(ex)}\n${runId}`));
+    if (operation(ex) !== 'v1.execute') continue;
+    const parsed = taskResponse.safeParse(responseJson(ex));
+    if (parsed.success) issued.set(`${callerOf(ex)}\n${parsed.data.run_id}`, ex);
+  }
+}
 
 export const getRun = rule({
   id: 'v1.runs.get',
@@ -13,14 +30,26 @@ export const getRun = rule({
     section: 'Endpoints; Resources > Run, usage and webhook endpoint records',
     quote: '`200` JSON run resource … Fields of the run resource returned by `GET /v1/runs/{id}`: not shown.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a GET /v1/runs/{id} of a run an earlier task answer issued to the same caller',
+    judge(j) {
+      const admitted = admittedCaller(j);
+      withIssuedRun(j.exchanges, (ex, issued) => {
+        if (!issued || operation(ex) !== 'v1.runs.get' || ex.status === undefined || limiterRefused(ex) || !admitted(ex)) return;
+        if (!j.check(ex, ex.status === 200, `reading run ${idAfter(ex, RUNS_PREFIX)} (issued by exchange #${issued.index}) back answered ${ex.status}, expected 200`, [issued])) return;
+        const type = mediaType(ex.responseHeaders);
+        if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `the run resource came with content-type "${type}", expected application/json`)) return;
+        if (wholeBody(j, ex) === undefined) return;
+        j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the run resource is not a JSON object');
+      });
+    },
+  },
+  async provoke(ctx) {
     const runId = await startRun(ctx, 'completes');
     const res = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back' });
-    ctx.check(res.status === 200, `reading run ${runId} back answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `the run resource came with content-type "${res.contentType}", expected application/json`);
-    const run = ctx.checkShape(openObject, res.json, 'the run resource');
-    if (run) ctx.observe('run resource fields', Object.keys(run).sort());
-    if (run) ctx.observe('run resource echoes the run id', JSON.stringify(run).includes(runId));
+    const run = openObject.safeParse(res.json);
+    if (run.success) ctx.observe('run resource fields', Object.keys(run.data).sort());
+    if (run.success) ctx.observe('run resource echoes the run id', JSON.stringify(run.data).includes(runId));
     const unknown = await ctx.http.send({ method: 'GET', path: runPath(`apicert-never-${runId.slice(-6)}`), credential: primaryKey(ctx), label: 'read a run that does not exist' });
     ctx.observe('unknown run id', { status: unknown.status, code: problemCode(unknown) ?? null }, 'the spec shows no not-found code');
     const stranger = findOtherTenantKey(ctx);
@@ -48,14 +77,22 @@ export const timestampOffset = rule({
     section: 'Resources > Shared primitives',
     quote: '| Timestamp | string, RFC 3339 date-time | an explicit timezone offset is required (a numeric offset, not only `Z`) |',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a GET /v1/runs/{id} or GET /v1/usage answered with timestamps',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        const op = operation(ex);
+        if ((op !== 'v1.runs.get' && op !== 'v1.usage.get') || ex.status === undefined) continue;
+        const found = dateTimes(responseJson(ex), op === 'v1.runs.get' ? 'run' : 'usage');
+        if (found.length === 0 && ex.status === 200 && bodyMissing(ex) !== undefined) j.lacks(ex, `the answer's body: ${bodyMissing(ex)}`);
+        for (const [path, value] of found) j.check(ex, /[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const runId = await startRun(ctx, 'completes');
     const run = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back' });
     const usage = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: primaryKey(ctx), label: 'usage' });
-    const found = [...dateTimes(run.json, 'run'), ...dateTimes(usage.json, 'usage')];
-    if (found.length === 0) ctx.notApplicable('neither the run resource nor the usage readback returned a timestamp (their fields are not shown)');
-    for (const [path, value] of found) {
-      ctx.check(/[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`, path.startsWith('run') ? run : usage);
-    }
+    if (dateTimes(run.json).length + dateTimes(usage.json).length === 0) ctx.notApplicable('neither the run resource nor the usage readback returned a timestamp (their fields are not shown)');
   },
 });

@@ -9,6 +9,7 @@ export const lifecycleModel = rule({
   id: 'v1.runs.lifecycle.model',
   title: 'Random sequences of execute, replay, approve (right and wrong digest), cancel, read and resume (some of them at once) get only answers the seeds allow',
   level: 'required',
+  activeOnly: 'random sequences of operations judged by their own model of the run states',
   destructive: 'mutate',
   needs: { fixtures: ['v1.tasks.parks', 'v1.approval'] },
   spec: {

@@ -1,5 +1,7 @@
 /** GET /v1/usage: a JSON readback scoped to the caller's tenant; its fields are not shown. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { operation, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { admittedCaller, limiterRefused } from '../support/traffic.ts';
 import { usageResponse } from '../../../contract/v1/usage.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
@@ -44,11 +46,24 @@ export const usageReadback = rule({
     section: 'Endpoints; Resources > Run, usage and webhook endpoint records',
     quote: '`200` JSON, tenant-scoped usage and spend readback … Fields of the usage response: not shown.',
   },
-  async check(ctx) {
+  judgement: {
+    record: 'a GET /v1/usage by a caller the deployment admits',
+    judge(j) {
+      const admitted = admittedCaller(j);
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.usage.get' || ex.status === undefined || limiterRefused(ex) || !admitted(ex)) continue;
+        if (!j.check(ex, ex.status === 200, `usage answered ${ex.status}, expected 200`)) continue;
+        const type = mediaType(ex.responseHeaders);
+        if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `usage came with content-type "${type}", expected application/json`)) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        j.check(ex, usageResponse.safeParse(responseJson(ex)).success, 'the usage readback is not a JSON object');
+      }
+    },
+  },
+  async provoke(ctx) {
     const res = await readUsage(ctx, primaryKey(ctx), 'read usage');
-    ctx.check(res.status === 200, `usage answered ${res.status}, expected 200`);
-    ctx.check(res.contentType.startsWith('application/json'), `usage came with content-type "${res.contentType}", expected application/json`);
-    ctx.observe('usage fields', Object.keys(ctx.checkShape(usageResponse, res.json, 'the usage readback') ?? {}).sort());
+    const usage = usageResponse.safeParse(res.json);
+    ctx.observe('usage fields', usage.success ? Object.keys(usage.data).sort() : []);
   },
 });
 
@@ -56,6 +71,7 @@ export const usageTenantScoped = rule({
   id: 'v1.usage.tenant-scoped',
   title: "One tenant's activity shows in no other tenant's usage: neither its run ids or markers, nor its counts (the counters that move with a known number of runs of one tenant, and stand still while nobody acts, do not move as much for the other)",
   level: 'required',
+  activeOnly: 'counters judged across quiet intervals apicert times while only one tenant acts',
   needs: { credentials: ['v1:other-tenant'], fixtures: ['v1.tasks.completes'] },
   destructive: 'mutate',
   // Its quiet interval must be quiet: other rules starting runs beside it would make every counter drift and be set aside.

@@ -1,6 +1,10 @@
 /** Events > Webhooks: what each delivery carries, judged by the harness's receiver. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { createHmac } from 'node:crypto';
+import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
+import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { deliveriesIn, deliveryJson, deliveryType, eventIdText, isTerminalType, judgeDeliveries, withJudgement } from './traffic.ts';
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
+import { constantTimeEqual, ENDPOINT_SECRET_LABEL, signedPayload, WEBHOOK_SECRET_VARIABLE } from '../../../webhooks/signature.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
 
@@ -9,94 +13,217 @@ const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execu
 const SECTION = 'Events > Webhooks';
 const DELIVERY_SENTENCE = 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.';
 
-export const deliveryBody = rule({
-  id: 'v1.webhooks.delivery.body',
-  title: 'Every delivery is a JSON POST with apiVersion v1, event_id, run_id and an integer sequence',
-  level: 'required',
-  spec: { section: SECTION, quote: DELIVERY_SENTENCE },
-  async check(ctx: CheckContext) {
-    const { runId, deliveries } = await runDeliveries(ctx);
-    for (const d of firstAttempts(deliveries)) {
-      const body = ctx.checkShape(webhookDeliveryBody, d.body, `the delivery body of event ${d.eventId ?? '(no id header)'}`, d);
-      if (body) ctx.check(body.run_id === runId, `a delivery for run ${runId} names run ${body.run_id}`, d);
-    }
-    const d = deliveries[0]!;
-    ctx.observe('content-type of deliveries', d.headers['content-type'] ?? null);
-    ctx.observe('body fields', Object.keys(bodyOf(d)).sort(), 'the seed lists apiVersion, event_id, run_id and sequence as included, not as the whole body');
-  },
-});
+const DELIVERIES_RECORD = 'webhook deliveries at your receiver (POST requests carrying Service-Webhook-Signature)';
 
-export const idHeader = rule({
-  id: 'v1.webhooks.delivery.id-header',
-  title: 'Service-Webhook-Id equals the body event_id',
-  level: 'required',
-  spec: { section: SECTION, quote: '`Service-Webhook-Id` | the event id; must equal body `event_id`' },
-  async check(ctx: CheckContext) {
-    const { deliveries } = await runDeliveries(ctx);
-    for (const d of deliveries) {
-      const header = d.headers[WEBHOOK_HEADERS.id];
-      if (!ctx.check(header !== undefined, 'a delivery has no Service-Webhook-Id header', d)) continue;
-      ctx.check(header === eventIdOf(d), `Service-Webhook-Id ${header} differs from the body event_id ${JSON.stringify(bodyOf(d).event_id)}`, d);
-    }
-  },
-});
+/** A delivery's body, telling the judgement when the recording did not keep it. */
+function keptBody(j: Judge, ex: Exchange): Record<string, unknown> | undefined {
+  const missing = requestBodyMissing(ex);
+  if (missing !== undefined || ex.requestBody === undefined) {
+    j.lacks(ex, `the delivery's body: ${missing ?? 'not recorded'}`);
+    return undefined;
+  }
+  return deliveryJson(ex) ?? {};
+}
 
-export const timestampHeader = rule({
-  id: 'v1.webhooks.delivery.timestamp',
-  title: "Service-Webhook-Timestamp is Unix seconds within 300 s of the receiver's clock",
-  level: 'required',
-  spec: {
-    section: `${SECTION} > Signature rules`,
-    quote: '`Service-Webhook-Timestamp` | Unix seconds … A receiver rejects a timestamp that differs from its clock by more than 300 seconds',
-  },
-  async check(ctx: CheckContext) {
-    const { deliveries } = await runDeliveries(ctx);
-    let worst = 0;
-    for (const d of deliveries) {
-      const value = d.headers[WEBHOOK_HEADERS.timestamp];
-      if (!ctx.check(value !== undefined && /^\d+$/.test(value), `Service-Webhook-Timestamp is ${JSON.stringify(value)}, not a decimal count of seconds`, d)) continue;
-      const skew = Number(value) - Math.floor(d.receivedAt / 1000);
-      if (Math.abs(skew) > Math.abs(worst)) worst = skew;
-      ctx.check(Math.abs(skew) <= 300, `Service-Webhook-Timestamp ${value} is ${skew} s from the receiver's clock (more than 300 s: milliseconds, or a skewed clock)`, d);
+const bodyJudgement: Judgement = {
+  record: DELIVERIES_RECORD,
+  judge(j) {
+    for (const ex of deliveriesIn(j.exchanges)) {
+      if (keptBody(j, ex) === undefined) continue;
+      const parsed = webhookDeliveryBody.safeParse(requestJson(ex));
+      j.check(ex, ex.method === 'POST' && parsed.success, `the delivery is not a JSON POST with apiVersion v1, event_id, run_id and an integer sequence (${parsed.success ? ex.method : issuesOf(parsed.error)})`);
     }
-    ctx.observe('largest timestamp skew (s)', worst);
   },
-});
+};
 
-export const signatureFormat = rule({
-  id: 'v1.webhooks.delivery.signature-format',
-  title: 'Service-Webhook-Signature is v1= followed by 64 lowercase hex characters',
-  level: 'required',
-  spec: { section: SECTION, quote: '`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters' },
-  async check(ctx: CheckContext) {
-    const { deliveries } = await runDeliveries(ctx);
-    for (const d of deliveries) {
-      const value = d.headers[WEBHOOK_HEADERS.signature];
-      ctx.check(value !== undefined && WEBHOOK_SIGNATURE_PATTERN.test(value), `Service-Webhook-Signature is ${JSON.stringify(value)}, not v1= followed by 64 lowercase hex characters`, d);
+const idHeaderJudgement: Judgement = {
+  record: DELIVERIES_RECORD,
+  judge(j) {
+    for (const ex of deliveriesIn(j.exchanges)) {
+      const header = ex.requestHeaders[WEBHOOK_HEADERS.id];
+      if (!j.check(ex, header !== undefined, 'a delivery has no Service-Webhook-Id header')) continue;
+      const body = keptBody(j, ex);
+      if (body === undefined) continue;
+      // An integer event_id stands for its decimal digits, which the header carries.
+      j.check(ex, header === eventIdText(body.event_id), `Service-Webhook-Id ${header} differs from the body event_id ${JSON.stringify(body.event_id)}`);
     }
   },
-});
+};
 
-export const signatureValid = rule({
-  id: 'v1.webhooks.delivery.signature-valid',
-  title: "The signature is HMAC-SHA-256 over <event_id>.<timestamp>.<raw body> with the endpoint's signing_secret",
-  level: 'required',
-  spec: {
-    section: `${SECTION} > Signature rules`,
-    quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
-  },
-  async check(ctx: CheckContext) {
-    const { hook, deliveries } = await runDeliveries(ctx);
-    for (const d of deliveries) {
-      ctx.check(await macMatches(d, hook.secret), `the signature of event ${d.eventId ?? '(no id)'} does not verify over the raw body with the endpoint's signing_secret`, d);
+const timestampJudgement: Judgement = {
+  record: `${DELIVERIES_RECORD}, with the time each arrived`,
+  judge(j) {
+    for (const ex of deliveriesIn(j.exchanges)) {
+      const value = ex.requestHeaders[WEBHOOK_HEADERS.timestamp];
+      if (!j.check(ex, value !== undefined && /^\d+$/.test(value), `Service-Webhook-Timestamp is ${JSON.stringify(value)}, not a decimal count of seconds`)) continue;
+      const arrived = ex.startedAt === undefined ? Number.NaN : Date.parse(ex.startedAt);
+      if (Number.isNaN(arrived)) {
+        j.lacks(ex, 'when the delivery arrived: the recording keeps no time for it');
+        continue;
+      }
+      const skew = Number(value) - Math.floor(arrived / 1000);
+      j.check(ex, Math.abs(skew) <= 300, `Service-Webhook-Timestamp ${value} is ${skew} s from the receiver's clock (more than 300 s: milliseconds, or a skewed clock)`);
     }
   },
-});
+};
+
+const signatureFormatJudgement: Judgement = {
+  record: DELIVERIES_RECORD,
+  judge(j) {
+    for (const ex of deliveriesIn(j.exchanges)) {
+      const value = ex.requestHeaders[WEBHOOK_HEADERS.signature];
+      j.check(ex, value !== undefined && WEBHOOK_SIGNATURE_PATTERN.test(value), `Service-Webhook-Signature is ${JSON.stringify(value)}, not v1= followed by 64 lowercase hex characters`);
+    }
+  },
+};
+
+/** Bounds the runs remembered at once, so a recording of any length is judged in bounded memory. */
+const RUNS_REMEMBERED = 10_000;
+
+const sequenceJudgement: Judgement = {
+  record: `${DELIVERIES_RECORD}, carrying run_id and event_id`,
+  judge(j) {
+    // Each run's events by event_id (a retry repeats one), in arrival order.
+    const runs = new Map<string, Map<string, { ex: Exchange; sequence: unknown; terminal: boolean }>>();
+    for (const ex of deliveriesIn(j.exchanges)) {
+      const body = deliveryJson(ex);
+      const runId = body?.run_id;
+      const eventId = eventIdText(body?.event_id);
+      if (typeof runId !== 'string' || eventId === undefined) continue;
+      let events = runs.get(runId);
+      if (!events) {
+        if (runs.size >= RUNS_REMEMBERED) runs.delete(runs.keys().next().value!);
+        runs.set(runId, (events = new Map()));
+      }
+      if (!events.has(eventId)) events.set(eventId, { ex, sequence: body!.sequence, terminal: isTerminalType(deliveryType(body)) });
+    }
+    for (const [runId, events] of runs) {
+      // One event orders trivially, but its sequence must still be an integer (a run may be delivered only its terminal event).
+      const list = [...events.values()];
+      const last = list.at(-1)!.ex;
+      const others = list.slice(0, -1).slice(-5).map((e) => e.ex);
+      // The JSON type of sequence is the body rule's verdict; here only whether it orders.
+      const sequences = list.map((e) => Number(e.sequence));
+      if (!j.check(last, sequences.every((n) => Number.isInteger(n)), `run ${runId}'s deliveries carry sequences ${JSON.stringify(list.map((e) => e.sequence))}, not integers`, others)) continue;
+      j.check(last, new Set(sequences).size === sequences.length, `two events of run ${runId} share a sequence (${JSON.stringify(sequences)}), so they cannot be ordered`, others);
+      const terminal = list.find((e) => e.terminal);
+      if (terminal) j.check(terminal.ex, Number(terminal.sequence) === Math.max(...sequences), `the terminal event of run ${runId} has sequence ${String(terminal.sequence)}, below the run's highest ${Math.max(...sequences)}`, others);
+    }
+  },
+};
+
+export const deliveryBody = withJudgement(
+  rule({
+    id: 'v1.webhooks.delivery.body',
+    title: 'Every delivery is a JSON POST with apiVersion v1, event_id, run_id and an integer sequence',
+    level: 'required',
+    spec: { section: SECTION, quote: DELIVERY_SENTENCE },
+    async check(ctx: CheckContext) {
+      const { hook, runId, deliveries } = await runDeliveries(ctx);
+      judgeDeliveries(ctx, bodyJudgement, hook.endpoint.url, deliveries);
+      // Which run a delivery belongs to is known only to whoever started the run.
+      for (const d of firstAttempts(deliveries)) {
+        const named = bodyOf(d).run_id;
+        if (typeof named === 'string') ctx.check(named === runId, `a delivery for run ${runId} names run ${named}`, d);
+      }
+      const d = deliveries[0]!;
+      ctx.observe('content-type of deliveries', d.headers['content-type'] ?? null);
+      ctx.observe('body fields', Object.keys(bodyOf(d)).sort(), 'the seed lists apiVersion, event_id, run_id and sequence as included, not as the whole body');
+    },
+  }),
+  bodyJudgement,
+);
+
+export const idHeader = withJudgement(
+  rule({
+    id: 'v1.webhooks.delivery.id-header',
+    title: 'Service-Webhook-Id equals the body event_id',
+    level: 'required',
+    spec: { section: SECTION, quote: '`Service-Webhook-Id` | the event id; must equal body `event_id`' },
+    async check(ctx: CheckContext) {
+      const { hook, deliveries } = await runDeliveries(ctx);
+      judgeDeliveries(ctx, idHeaderJudgement, hook.endpoint.url, deliveries);
+    },
+  }),
+  idHeaderJudgement,
+);
+
+export const timestampHeader = withJudgement(
+  rule({
+    id: 'v1.webhooks.delivery.timestamp',
+    title: "Service-Webhook-Timestamp is Unix seconds within 300 s of the receiver's clock",
+    level: 'required',
+    spec: {
+      section: `${SECTION} > Signature rules`,
+      quote: '`Service-Webhook-Timestamp` | Unix seconds … A receiver rejects a timestamp that differs from its clock by more than 300 seconds',
+    },
+    async check(ctx: CheckContext) {
+      const { hook, deliveries } = await runDeliveries(ctx);
+      judgeDeliveries(ctx, timestampJudgement, hook.endpoint.url, deliveries);
+    },
+  }),
+  timestampJudgement,
+);
+
+export const signatureFormat = withJudgement(
+  rule({
+    id: 'v1.webhooks.delivery.signature-format',
+    title: 'Service-Webhook-Signature is v1= followed by 64 lowercase hex characters',
+    level: 'required',
+    spec: { section: SECTION, quote: '`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters' },
+    async check(ctx: CheckContext) {
+      const { hook, deliveries } = await runDeliveries(ctx);
+      judgeDeliveries(ctx, signatureFormatJudgement, hook.endpoint.url, deliveries);
+    },
+  }),
+  signatureFormatJudgement,
+);
+
+/** Whether a delivery's MAC verifies over its raw body; hex case is judged by the format rule, not here. */
+function macVerifies(ex: Exchange, secret: string): boolean {
+  const id = ex.requestHeaders[WEBHOOK_HEADERS.id] ?? '';
+  const timestamp = ex.requestHeaders[WEBHOOK_HEADERS.timestamp] ?? '';
+  const sent = (ex.requestHeaders[WEBHOOK_HEADERS.signature] ?? '').replace(/^v1=/, '').toLowerCase();
+  const expected = createHmac('sha256', secret).update(signedPayload(id, timestamp, Buffer.from(ex.requestBody ?? '', 'utf8'))).digest('hex');
+  return constantTimeEqual(expected, sent);
+}
+
+const signatureValidJudgement: Judgement = {
+  record: DELIVERIES_RECORD,
+  judge(j) {
+    for (const ex of deliveriesIn(j.exchanges)) {
+      // The endpoint's signing secret is no part of a delivery: the receiver knows it, or the environment gives it.
+      const secret =
+        j.secrets.find((s) => s.label === ENDPOINT_SECRET_LABEL)?.value ??
+        j.untestable({ need: 'setting', name: WEBHOOK_SECRET_VARIABLE, remedy: `the recording holds webhook deliveries: set ${WEBHOOK_SECRET_VARIABLE} to the endpoint's signing_secret` });
+      if (keptBody(j, ex) === undefined) continue;
+      j.check(ex, macVerifies(ex, secret), `the signature of event ${ex.requestHeaders[WEBHOOK_HEADERS.id] ?? '(no id)'} does not verify over the raw body with the endpoint's signing_secret`);
+    }
+  },
+};
+
+export const signatureValid = withJudgement(
+  rule({
+    id: 'v1.webhooks.delivery.signature-valid',
+    title: "The signature is HMAC-SHA-256 over <event_id>.<timestamp>.<raw body> with the endpoint's signing_secret",
+    level: 'required',
+    spec: {
+      section: `${SECTION} > Signature rules`,
+      quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
+    },
+    async check(ctx: CheckContext) {
+      const { hook, deliveries } = await runDeliveries(ctx);
+      judgeDeliveries(ctx, signatureValidJudgement, hook.endpoint.url, deliveries, hook.secret);
+    },
+  }),
+  signatureValidJudgement,
+);
 
 export const terminalEvents = rule({
   id: 'v1.webhooks.delivery.terminal-events',
   title: 'A completed run is delivered as run.completed and a failed run as run.failed',
   level: 'required',
+  activeOnly: 'needs to know which run was meant to complete and which to fail',
   needs: { fixtures: ['webhooks.runs.fails'] },
   spec: { section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
   async check(ctx: CheckContext) {
@@ -126,6 +253,7 @@ export const retry = rule({
   id: 'v1.webhooks.delivery.retry',
   title: 'A delivery answered 500 is retried (at least once) as the same delivery: the same event_id, the byte-identical body and a valid signature (signature and timestamp may change)',
   level: 'required',
+  activeOnly: 'needs a receiver that answers 500 once, and waits for the retry',
   spec: {
     section: SECTION,
     quote: 'Delivery is at least once and may arrive out of order. … Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter',
@@ -164,32 +292,19 @@ export const retry = rule({
   },
 });
 
-export const sequenceOrder = rule({
-  id: 'v1.webhooks.delivery.sequence-order',
-  title: "sequence orders a run's events: distinct integers per event, the terminal event last",
-  level: 'required',
-  spec: { section: `${SECTION} > Signature rules`, quote: 'A receiver orders events within one `run_id` by `sequence`.' },
-  async check(ctx: CheckContext) {
-    const { runId, deliveries } = await runDeliveries(ctx);
-    const events = new Map<string, ReceivedDelivery>();
-    for (const d of deliveries) {
-      const id = eventIdOf(d);
-      if (id !== undefined && !events.has(id)) events.set(id, d);
-    }
-    // The JSON type of sequence is the body rule's verdict; here only whether it orders.
-    const sequences = [...events.values()].map((d) => Number(bodyOf(d).sequence));
-    ctx.check(
-      sequences.every((s) => Number.isInteger(s)),
-      `run ${runId}'s deliveries carry sequences ${JSON.stringify(sequences)}, not integers`,
-    );
-    ctx.check(new Set(sequences).size === sequences.length, `two events of run ${runId} share a sequence (${JSON.stringify(sequences)}), so they cannot be ordered`);
-    const terminal = [...events.values()].find(isTerminal);
-    if (terminal) {
-      const max = Math.max(...sequences);
-      ctx.check(Number(bodyOf(terminal).sequence) === max, `the terminal event has sequence ${String(bodyOf(terminal).sequence)}, below the run's highest ${max}`, terminal);
-    }
-    const arrival = sequences;
-    const outOfOrder = arrival.filter((s, i) => i > 0 && s < arrival[i - 1]!).length;
-    ctx.observe('arrival order of sequences', arrival, outOfOrder ? `${outOfOrder} arrived after a later event` : 'arrived in order this time');
-  },
-});
+export const sequenceOrder = withJudgement(
+  rule({
+    id: 'v1.webhooks.delivery.sequence-order',
+    title: "sequence orders a run's events: distinct integers per event, the terminal event last",
+    level: 'required',
+    spec: { section: `${SECTION} > Signature rules`, quote: 'A receiver orders events within one `run_id` by `sequence`.' },
+    async check(ctx: CheckContext) {
+      const { hook, deliveries } = await runDeliveries(ctx);
+      judgeDeliveries(ctx, sequenceJudgement, hook.endpoint.url, deliveries);
+      const arrival = deliveries.filter((d) => d.attempt === 1).map((d) => Number(bodyOf(d).sequence));
+      const outOfOrder = arrival.filter((n, i) => i > 0 && n < arrival[i - 1]!).length;
+      ctx.observe('arrival order of sequences', arrival, outOfOrder ? `${outOfOrder} arrived after a later event` : 'arrived in order this time');
+    },
+  }),
+  sequenceJudgement,
+);

@@ -49,6 +49,7 @@ export const deliveryListing = rule({
   id: 'v1.webhooks.deliveries.listing',
   title: 'GET /v1/webhook-deliveries lists deliveries with their endpoint and run identifiers',
   level: 'required',
+  activeOnly: "matches the listing against deliveries apicert's receiver got for a run apicert started",
   spec: { section: SECTION, quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
   async check(ctx: CheckContext) {
     const { hook, runId } = await runDeliveries(ctx);
@@ -67,6 +68,7 @@ export const replay = rule({
   id: 'v1.webhooks.deliveries.replay',
   title: 'Replaying a delivery re-sends the same event_id with a valid signature, so receivers stay idempotent',
   level: 'required',
+  activeOnly: "calls the replay operation the profile names and waits for the replayed delivery at apicert's receiver",
   needs: { fixtures: ['webhooks.replay'] },
   spec: { section: SECTION, quote: 'Path and payload of the delivery replay operation: not shown. Replay exists and must stay idempotent.' },
   async check(ctx: CheckContext) {
@@ -106,6 +108,7 @@ export const deadLetter = rule({
   id: 'v1.webhooks.deliveries.dead-letter',
   title: 'Retry schedule and dead-letter of a delivery that always fails (recorded, not judged)',
   level: 'observation',
+  activeOnly: 'an observation of retries of a delivery apicert keeps failing, over time',
   spec: { section: 'Events > Webhooks', quote: 'Retry schedule, dead-letter rules and replay parameters: not shown.' },
   async check(ctx: CheckContext) {
     const hook = await setupHook(ctx, { respond: () => ({ status: 500 }) });

@@ -1,8 +1,13 @@
 /** Resources > Run, usage and webhook endpoint records; Authentication: registering an endpoint. */
-import { type CheckContext, section } from '../../../rule/index.ts';
-import { webhookCreated } from '../../../contract/v1/webhooks.ts';
+import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
+import { parseEndpointUrl, urlClassesOf } from '../../../contract/v1/webhook-url.ts';
+import { webhookCreated, webhookRegistration } from '../../../contract/v1/webhooks.ts';
+import { issuesOf, onSurface, operation, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { FULL_SCOPES } from '../support/fabric.ts';
+import { callerOf, limiterRefused, registrations, testReceiverUrl } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
+import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
 import { DELIVERIES, holdingOnly, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
@@ -15,10 +20,25 @@ export const registerCreated = rule({
   level: 'required',
   needs: { credentials: ['v1:registrar'] },
   spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST /v1/webhooks registering a public HTTPS URL on the default port for the first time, by a caller holding runs:read and runs:write',
+    judge(j) {
+      const seen = new Set<string>();
+      registrations(j, (ex, url) => {
+        const scope = `${callerOf(ex)}\n${url}`;
+        const first = !seen.has(scope);
+        seen.add(scope);
+        // What a second registration of one URL answers is not shown; a URL of a rejected class is the URL rules'.
+        if (!first || !(testReceiverUrl(j, url) || (parseEndpointUrl(url)?.url.protocol === 'https:' && urlClassesOf(url).length === 0))) return;
+        if (!j.check(ex, ex.status === 201, `registering ${url} answered ${ex.status}, expected 201`)) return;
+        if (wholeBody(j, ex) === undefined) return;
+        const parsed = webhookCreated.safeParse(responseJson(ex));
+        j.check(ex, parsed.success, `the registration response does not carry a signing_secret (${parsed.success ? '' : issuesOf(parsed.error)})`);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const res = await registerWebhook(ctx, { url: publicUrl(), description: 'apicert registration probe' }, 'register a public https endpoint');
-    ctx.check(res.status === 201, `registration answered ${res.status}, expected 201`);
-    ctx.checkShape(webhookCreated, res.json, 'the registration response');
     if (isRecord(res.json)) ctx.observe('fields of the creation response', Object.keys(res.json).sort(), 'the seed shows only signing_secret');
   },
 });
@@ -29,15 +49,28 @@ export const registerScopes = rule({
   level: 'required',
   needs: { credentials: ['v1:holding-only:runs:read', 'v1:holding-only:runs:write'] },
   spec: { section: 'Authentication', quote: 'Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`.' },
-  async check(ctx: CheckContext) {
-    // "Mapping of each `code` to an HTTP status: not shown", and RFC 6750 gives 403 for
-    // insufficient_scope only as a SHOULD: the refusal and its code are judged, the status recorded.
+  judgement: {
+    record: 'a POST /v1/webhooks by an unexpired key the profile says lacks runs:read or runs:write',
+    judge(j) {
+      for (const ex of j.exchanges) {
+        if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
+        if (!webhookRegistration.safeParse(requestJson(ex)).success) continue;
+        // Which scopes a key holds is not in the traffic: the profile says (untestable without one).
+        const key = j.credentialOf(ex);
+        if (!key || key.expired || !key.surfaces.includes('v1') || FULL_SCOPES.every((s) => key.scopes.includes(s))) continue;
+        // "Mapping of each `code` to an HTTP status: not shown", and RFC 6750 gives 403 for insufficient_scope only
+        // as a SHOULD: the refusal and its code are judged, the status recorded.
+        if (!j.check(ex, ex.status >= 400 && ex.status < 500, `registration with a key holding [${key.scopes.join(', ')}] answered ${ex.status}, expected a refusal with code authorization_failed`)) continue;
+        if (wholeBody(j, ex) === undefined) continue;
+        const code = recordOf(responseJson(ex))?.code;
+        j.check(ex, code === 'authorization_failed', `registration with a key holding [${key.scopes.join(', ')}] was refused with code ${JSON.stringify(code)}, expected authorization_failed (403 by HTTP's usual reading)`);
+        j.observe(`status of a registration with [${key.scopes.join(', ')}]`, ex.status);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     for (const scope of ['runs:read', 'runs:write'] as const) {
-      const res = await registerWebhook(ctx, { url: publicUrl() }, `register with a key holding only ${scope}`, holdingOnly(ctx, scope));
-      const code = isRecord(res.json) ? res.json.code : undefined;
-      const refused = res.status >= 400 && res.status < 500 && res.status !== 429;
-      ctx.check(refused && code === 'authorization_failed', `registration with a key holding only ${scope} answered ${res.status}${code === undefined ? '' : ` with code ${JSON.stringify(code)}`}, expected a refusal with code authorization_failed (403 by HTTP's usual reading)`, res);
-      ctx.observe(`status of a registration with only ${scope}`, res.status);
+      await registerWebhook(ctx, { url: publicUrl() }, `register with a key holding only ${scope}`, holdingOnly(ctx, scope));
     }
   },
 });
@@ -48,26 +81,38 @@ export const secretOnce = rule({
   level: 'required',
   needs: { credentials: ['v1:holding-only:runs:read', 'v1:registrar'] },
   spec: { section: SECTION, quote: 'The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.' },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a POST /v1/webhooks answered with a signing_secret, and /v1 answers after it',
+    judge(j) {
+      const issued: Array<{ secret: string; by: Exchange }> = [];
+      for (const ex of j.exchanges) {
+        if (!onSurface(ex, 'v1') || ex.status === undefined) continue;
+        const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
+        for (const { secret, by } of issued) {
+          j.check(ex, !parts.some((p) => p.includes(secret)), `the answer carries the signing_secret that exchange #${by.index} returned at creation`, [by]);
+        }
+        if (operation(ex) !== 'v1.webhooks.create' || ex.status < 200 || ex.status >= 300) continue;
+        const secret = recordOf(responseJson(ex))?.signing_secret;
+        if (typeof secret !== 'string' || secret.length === 0) continue;
+        // A recorder that hid it behind a marker every hidden secret shares left nothing to follow; apicert's own
+        // recordings number each hidden secret, so its marker is followed like the secret.
+        if (secret.includes('«redacted') && !secret.startsWith(SIGNING_SECRET_MARKER)) j.lacks(ex, 'the signing_secret: the recorder hid it behind a marker every hidden secret shares');
+        else if (issued.length < 1_000) issued.push({ secret, by: ex });
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const url = publicUrl();
     const first = await registerWebhook(ctx, { url }, 'register an endpoint');
     const created = isRecord(first.json) ? first.json : {};
-    const secret = created.signing_secret;
-    if (first.status !== 201 || typeof secret !== 'string') ctx.inconclusive(`setup failed: registration answered ${first.status} without a signing_secret`);
+    if (first.status !== 201 || typeof created.signing_secret !== 'string') ctx.inconclusive(`setup failed: registration answered ${first.status} without a signing_secret`);
     const id = ownId(created, 'endpoint');
-    const later = [
-      await registerWebhook(ctx, { url }, 'register the same URL again'),
-      await registerWebhook(ctx, { url: 'http://hooks.example.com/not-https' }, 'an error response (http URL)'),
-      await registerWebhook(ctx, { url }, 'an error response (key without runs:write)', holdingOnly(ctx, 'runs:read')),
-      await ctx.http.send({ method: 'GET', path: WEBHOOKS, credential: registrar(ctx), label: 'list endpoints (if the target has a listing)' }),
-      await ctx.http.send({ method: 'GET', path: DELIVERIES, credential: registrar(ctx), label: 'list deliveries' }),
-    ];
-    if (id) later.push(await ctx.http.send({ method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}`, credential: registrar(ctx), label: 'read the endpoint back (if the target has a readback)' }));
-    for (const res of later) {
-      ctx.check(!res.text.includes(secret), `a later response (${res.status}) contains the signing_secret of the endpoint created first`, res);
-      const headerHit = Object.values(res.headers).some((v) => v.includes(secret));
-      ctx.check(!headerHit, 'a later response header contains the signing_secret', res);
-    }
+    await registerWebhook(ctx, { url }, 'register the same URL again');
+    await registerWebhook(ctx, { url: 'http://hooks.example.com/not-https' }, 'an error response (http URL)');
+    await registerWebhook(ctx, { url }, 'an error response (key without runs:write)', holdingOnly(ctx, 'runs:read'));
+    await ctx.http.send({ method: 'GET', path: WEBHOOKS, credential: registrar(ctx), label: 'list endpoints (if the target has a listing)' });
+    await ctx.http.send({ method: 'GET', path: DELIVERIES, credential: registrar(ctx), label: 'list deliveries' });
+    if (id) await ctx.http.send({ method: 'GET', path: `${WEBHOOKS}/${encodeURIComponent(id)}`, credential: registrar(ctx), label: 'read the endpoint back (if the target has a readback)' });
   },
 });
 
@@ -75,6 +120,7 @@ export const filterField = rule({
   id: 'v1.webhooks.register.filter-field',
   title: 'Which filter field the target honours: event_types (used in practice) or events (reference schema)',
   level: 'observation',
+  activeOnly: "an observation of which filter field is honoured, seen at apicert's own receiver",
   needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true },
   spec: {
     section: SECTION,

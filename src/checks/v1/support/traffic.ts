@@ -1,0 +1,155 @@
+/**
+ * /v1 as a judgement reads it from exchanges (src/rule/judgement.ts): which mode an execute request
+ * was, its idempotency key, who sent it, whether anything but the rule under judgement could
+ * refuse it, and the kinds of its stream's events. Everything here is decided from requests and
+ * the exchanges before them.
+ */
+import { IDENTIFIER_PATTERN } from '../../../contract/v1/common.ts';
+import { CANCELLED } from '../../../contract/v1/runs.ts';
+import { taskRequest } from '../../../contract/v1/task.ts';
+import { turnRequest } from '../../../contract/v1/turn.ts';
+import { isLoopbackLiteral } from '../../../contract/v1/webhook-url.ts';
+import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
+import type { Profile } from '../../../profile/schema.ts';
+import { canonicalJson, parseJson } from '../../../util/json.ts';
+import type { Exchange, Judge, SseEvent } from '../../../rule/index.ts';
+import { dataOf, onSurface, operation, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { FULL_SCOPES } from './fabric.ts';
+
+/** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
+export function callerOf(ex: Exchange): string {
+  return ex.credential ?? ex.requestHeaders.authorization ?? '';
+}
+
+/** The Idempotency-Key of an execute request: the header, or a turn body's own `idempotencyKey`. */
+export function executeKey(ex: Exchange): string | undefined {
+  const header = ex.requestHeaders['idempotency-key'];
+  if (header !== undefined) return header;
+  const key = recordOf(requestJson(ex))?.idempotencyKey;
+  return typeof key === 'string' ? key : undefined;
+}
+
+export type ExecuteMode = 'task' | 'turn';
+
+/** The mode an execute request's body asks for; undefined when the body is not there to read. */
+export function modeOf(ex: Exchange): ExecuteMode | undefined {
+  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined) return undefined;
+  return recordOf(requestJson(ex))?.mode === 'task' ? 'task' : 'turn';
+}
+
+/** The body is one the contract admits for its mode. */
+export function validBody(ex: Exchange, mode: ExecuteMode): boolean {
+  return (mode === 'task' ? taskRequest : turnRequest).safeParse(requestJson(ex)).success;
+}
+
+/** A value the contract's Identifier admits (the Idempotency-Key's type). */
+export function isIdentifier(value: string): boolean {
+  return value.length >= 1 && value.length <= 128 && IDENTIFIER_PATTERN.test(value);
+}
+
+/** The canonical text of a request body (JSON canonicalized, else the text): two requests are the same request when these are equal. */
+export function canonicalBody(ex: Exchange): string {
+  const text = ex.requestBody ?? '';
+  const parsed = parseJson(text);
+  return parsed.ok ? canonicalJson(parsed.value) : text;
+}
+
+/** The kind of a run event: the SSE `event` field, else `type`, `kind` or `event` in its data (the seed does not say which). */
+export function kindOf(e: Pick<SseEvent, 'event' | 'data'>): string | undefined {
+  if (e.event !== undefined && e.event !== 'message') return e.event;
+  const data = dataOf(e);
+  const kind = data?.type ?? data?.kind ?? data?.event;
+  return typeof kind === 'string' ? kind : e.event;
+}
+
+/** The kinds that end a run's stream: request.cancelled and the profile's (or the usual) terminal kinds. */
+export function terminalKindsOf(profile: Profile | undefined): Set<string> {
+  return new Set([CANCELLED, ...(profile?.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
+}
+
+/** Any request may be refused by the rate limiter (429) or a limiter that is down (503): v1.errors.* judge those answers. */
+export function limiterRefused(ex: Exchange): boolean {
+  return ex.status === 429 || ex.status === 503;
+}
+
+/**
+ * Whether the credential a request carried is one the deployment admits for runs, as far as can be
+ * known: with a profile, an unexpired /v1 key holding runs:read and runs:write that is not the
+ * profile's limiter-down key; without one, a credential the same deployment answered 2xx for the
+ * same operation before (an earlier exchange).
+ */
+export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
+  const credentials = j.profile?.credentials ?? [];
+  if (credentials.length > 0) {
+    const down = j.profile?.fixtures.v1.limiterUnavailableCredential;
+    return (ex) => {
+      // "Scheme: HTTP bearer": a key under another scheme (or none) is no admitted caller, whoever's key it is.
+      if (!/^Bearer\s+/i.test(ex.requestHeaders.authorization ?? '')) return false;
+      const c = j.credentialOf(ex);
+      return c !== undefined && c.surfaces.includes('v1') && !c.expired && FULL_SCOPES.every((s) => c.scopes.includes(s)) && c.name !== down;
+    };
+  }
+  // Scopes differ per operation (a read-only key reads but cannot execute): admitted for this operation before.
+  const firstAccepted = new Map<string, number>();
+  for (const ex of j.exchanges) {
+    if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
+    const caller = `${operation(ex)}\n${callerOf(ex)}`;
+    if (callerOf(ex) !== '' && !firstAccepted.has(caller)) firstAccepted.set(caller, ex.index);
+  }
+  return (ex) => (firstAccepted.get(`${operation(ex)}\n${callerOf(ex)}`) ?? Infinity) < ex.index;
+}
+
+/**
+ * An execute request nothing but its mode's own rules could refuse: a body the contract admits, an
+ * admitted caller, a key that is an Identifier and that this caller has not used before (a replay
+ * or conflict is judged by the idempotency rules), no other X-AI-Platform-Version than `v1`, and an
+ * Accept that does not ask for the other mode's answer. Each is read from the request and the
+ * exchanges before it; the callback gets every such request in order.
+ */
+export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteMode) => void, options: { anyVersion?: boolean; anyKey?: boolean; limited?: boolean } = {}): void {
+  const admitted = admittedCaller(j);
+  const keysUsed = new Set<string>();
+  for (const ex of j.exchanges) {
+    if (operation(ex) !== 'v1.execute') continue;
+    const key = executeKey(ex);
+    const scope = key === undefined ? undefined : `${callerOf(ex)}\n${key}`;
+    const reused = scope !== undefined && keysUsed.has(scope);
+    if (scope !== undefined) keysUsed.add(scope);
+    const mode = modeOf(ex);
+    if (mode === undefined || ex.status === undefined || (reused && !options.anyKey) || !validBody(ex, mode)) continue;
+    if (limiterRefused(ex) && !options.limited) continue;
+    if (key !== undefined && !options.anyKey && !isIdentifier(key)) continue;
+    const version = ex.requestHeaders['x-ai-platform-version'];
+    if (version !== undefined && version !== 'v1' && !options.anyVersion) continue;
+    const accept = ex.requestHeaders.accept;
+    const wanted = mode === 'turn' ? 'text/event-stream' : 'application/json';
+    if (accept !== undefined && !accept.includes(wanted) && !accept.includes('*/*')) continue;
+    if (!admitted(ex)) continue;
+    each(ex, mode);
+  }
+}
+
+/**
+ * A registration's URL the deployment under test may have been told to allow although it breaks
+ * the URL rules: the profile's public receiver URL, or a loopback address literal (where a test
+ * receiver listens) when the profile names none.
+ */
+export function testReceiverUrl(j: Judge, url: string): boolean {
+  const receiver = j.profile?.fixtures.webhooks.publicReceiverUrl;
+  if (receiver !== undefined && URL.canParse(url) && new URL(url).origin === new URL(receiver).origin) return true;
+  return isLoopbackLiteral(url);
+}
+
+/**
+ * Every POST /v1/webhooks whose body is a registration (a JSON object with a string url), sent by
+ * an admitted caller and not refused by the limiter, with that url; in order.
+ */
+export function registrations(j: Judge, each: (ex: Exchange, url: string) => void): void {
+  const admitted = admittedCaller(j);
+  for (const ex of j.exchanges) {
+    if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
+    const body = webhookRegistration.safeParse(requestJson(ex));
+    if (!body.success || !admitted(ex)) continue;
+    each(ex, body.data.url);
+  }
+}

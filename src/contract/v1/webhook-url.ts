@@ -1,0 +1,76 @@
+/**
+ * Events > Webhooks: "Endpoint URL rules: public HTTPS on the default port. Rejected: localhost, IP
+ * literals, private networks, embedded credentials, unsafe redirect targets." Each rejected class as
+ * its own predicate over the parsed URL, so the fake refuses by them and a judgement of traffic
+ * knows which class a registered URL is in (names are judged by their suffix: nobody resolves them).
+ */
+
+export type UrlClassName = 'https-only' | 'default-port' | 'loopback-names' | 'ipv4-literal' | 'ipv6-literal' | 'private-network' | 'credentials';
+
+const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
+export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', 'ip6-localhost', 'ip6-loopback']);
+const PRIVATE_SUFFIXES = ['.internal', '.local', '.lan', '.home.arpa', '.intranet', '.corp', '.localdomain', '.private'];
+
+export function ipv4Private(host: string): boolean {
+  const m = IPV4.exec(host);
+  if (!m) return false;
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return (
+    a === 0 ||
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b >= 64 && b <= 127) ||
+    (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 198 && (b === 18 || b === 19)) ||
+    a >= 224
+  );
+}
+
+export function ipv6Private(host: string): boolean {
+  if (!host.startsWith('[')) return false;
+  const h = host.slice(1, -1).toLowerCase();
+  if (h === '::' || h === '::1') return true;
+  if (/^f[cd][0-9a-f]{2}:/.test(h) || /^fe[89ab][0-9a-f]:/.test(h)) return true;
+  // IPv4-mapped (::ffff:a.b.c.d is normalized to hex by the URL parser).
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(h);
+  if (mapped) {
+    const hi = Number.parseInt(mapped[1]!, 16);
+    const lo = Number.parseInt(mapped[2]!, 16);
+    return ipv4Private(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  }
+  return false;
+}
+
+/** Whether a URL (parsed, its host lower-cased without a trailing dot) is of each rejected class. */
+export const URL_CLASS_TESTS: Readonly<Record<UrlClassName, (url: URL, host: string) => boolean>> = {
+  'https-only': (u) => u.protocol !== 'https:',
+  'default-port': (u) => u.port !== '',
+  'loopback-names': (_u, h) => LOOPBACK_NAMES.has(h) || h.endsWith('.localhost'),
+  'ipv4-literal': (_u, h) => IPV4.test(h),
+  'ipv6-literal': (_u, h) => h.startsWith('['),
+  'private-network': (_u, h) => ipv4Private(h) || ipv6Private(h) || PRIVATE_SUFFIXES.some((s) => h.endsWith(s)) || (!h.includes('.') && !h.startsWith('[') && !LOOPBACK_NAMES.has(h)),
+  credentials: (u) => u.username !== '' || u.password !== '',
+};
+
+/** The URL parsed with the host the classes read, or undefined when it is no absolute URL. */
+export function parseEndpointUrl(raw: string): { url: URL; host: string } | undefined {
+  if (!URL.canParse(raw)) return undefined;
+  const url = new URL(raw);
+  return { url, host: url.hostname.toLowerCase().replace(/\.$/, '') };
+}
+
+/** The rejected classes a URL is in (none: public HTTPS on the default port). */
+export function urlClassesOf(raw: string): UrlClassName[] {
+  const parsed = parseEndpointUrl(raw);
+  if (!parsed) return [];
+  return (Object.keys(URL_CLASS_TESTS) as UrlClassName[]).filter((c) => URL_CLASS_TESTS[c](parsed.url, parsed.host));
+}
+
+/** A loopback address literal: where a test receiver listens, which a deployment under test may be configured to allow. */
+export function isLoopbackLiteral(raw: string): boolean {
+  const parsed = parseEndpointUrl(raw);
+  if (!parsed) return false;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(parsed.host) || parsed.host === '[::1]';
+}
