@@ -112,7 +112,7 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
     if (declared > 0) ex.requestBodyMissing = `the recorder kept no request body (the request had ${declared} bytes)`;
     return;
   }
-  const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit);
+  const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit, true);
   ex.requestBody = body.text;
   if (body.truncated) ex.requestBodyTruncated = true;
 }

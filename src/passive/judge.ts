@@ -16,9 +16,9 @@ import { buildReport, type Report } from '../reports/model.ts';
 import type { Rule, RuleResult, Surface } from '../rule/index.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { runRules, selectRules } from '../runner/run.ts';
-import { PASSIVE_RULES, passiveJudgement } from './catalogue.ts';
+import { operationOf } from './endpoints.ts';
 import type { TrafficExchange } from './exchange.ts';
-import { activeOnly, passiveRule, recordedRule, RECORDING, type LearnedSecret, type Recording } from './judging.ts';
+import { activeOnly, recordedRule, RECORDING, recordOf, responseJson, type LearnedSecret, type Recording } from './judging.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
 
 import { WEBHOOK_SECRET_VARIABLE } from '../webhooks/signature.ts';
@@ -37,17 +37,12 @@ export function redactorForRecording(exchanges: readonly TrafficExchange[], cred
 
 /** Every rule of the catalogue: its one judgement over the recording where it has one, else not-applicable (needs a probe). */
 export function passiveCatalogue(): Rule[] {
-  return RULES.map((rule) => {
-    const legacy = passiveJudgement(rule.id);
-    if (rule.judgement && legacy) throw new Error(`rule ${rule.id} has its judgement in two places (its rule and src/passive/rules/)`);
-    if (rule.judgement) return recordedRule(rule, rule.judgement);
-    return legacy ? passiveRule(rule, legacy) : activeOnly(rule);
-  });
+  return RULES.map((rule) => (rule.judgement ? recordedRule(rule, rule.judgement) : activeOnly(rule)));
 }
 
-/** Ids of the rules a recording can judge. */
+/** Ids of the rules a recording can judge: those with a judgement. */
 export function passiveRuleIds(): string[] {
-  return [...RULES.filter((r) => r.judgement).map((r) => r.id), ...PASSIVE_RULES.map((p) => p.id)];
+  return RULES.filter((r) => r.judgement).map((r) => r.id);
 }
 
 export interface PassiveOptions {

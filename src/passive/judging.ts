@@ -40,14 +40,6 @@ export interface LearnedSecret {
 
 export const RECORDING = serviceKey<Recording>('passive-recording');
 
-/** A passive rule: the judgement of one existing rule over recorded exchanges. */
-export interface PassiveRule {
-  id: string;
-  /** What the rule needs to find in a recording, named for the not-applicable reason: "POST /v8/missions answered 202". */
-  record: string;
-  judge: (j: Judgement) => void | Promise<void>;
-}
-
 /** Keeps evidence readable: each rule shows at most this many exchanges besides its failing ones. */
 const SHOWN = 30;
 const BODY_SHOWN = 4096;
@@ -71,55 +63,6 @@ function evidenceOf(ex: TrafficExchange): EvidenceEntry {
   }
   if (ex.error !== undefined) entry.error = ex.error;
   return entry;
-}
-
-/** One rule's pass over the recording: which exchanges it judged, and each judgement as a case. */
-export class Judgement {
-  readonly ctx: CheckContext;
-  readonly recording: Recording;
-  readonly judged = new Set<number>();
-  /** Exchanges the rule would have judged but the recording lacks a part of, with what it lacks. */
-  readonly lacking: Array<{ exchange: TrafficExchange; missing: string }> = [];
-  private readonly shown = new Map<number, number>();
-
-  constructor(ctx: CheckContext, recording: Recording) {
-    this.ctx = ctx;
-    this.recording = recording;
-  }
-
-  get exchanges(): readonly TrafficExchange[] {
-    return this.recording.exchanges;
-  }
-
-  /** The evidence index of an exchange, recorded (redacted) the first time it is named. */
-  private show(ex: TrafficExchange, always: boolean): number | undefined {
-    const known = this.shown.get(ex.index);
-    if (known !== undefined) return known;
-    if (!always && this.shown.size >= SHOWN) return undefined;
-    const at = this.ctx.http.record(evidenceOf(ex));
-    this.shown.set(ex.index, at);
-    return at;
-  }
-
-  /**
-   * Whether the recording holds `part` of `ex`; when it does not, the exchange is noted as one this
-   * rule could not judge (the rule is untestable if it judged nothing else).
-   */
-  holds(ex: TrafficExchange, part: 'request-body' | 'response-body'): boolean {
-    const missing = part === 'request-body' ? requestBodyMissing(ex) : ex.status === undefined ? undefined : bodyMissing(ex);
-    if (missing === undefined) return true;
-    this.lacking.push({ exchange: ex, missing: `the ${part === 'request-body' ? "request's" : "answer's"} body: ${missing}` });
-    return false;
-  }
-
-  /** Judges one case on `ex` (and any exchange it was compared with); a failure names `ex`. */
-  check(ex: TrafficExchange, ok: boolean, reason: string, also: readonly TrafficExchange[] = []): boolean {
-    this.judged.add(ex.index);
-    for (const other of also) this.judged.add(other.index);
-    const at = this.show(ex, !ok);
-    for (const other of also) this.show(other, !ok);
-    return this.ctx.check(ok, `recorded exchange #${ex.index} ${ex.method} ${ex.path}: ${reason}`, at);
-  }
 }
 
 /** A rule that needs an active probe: not-applicable, and the reason says why (the rule's own `activeOnly` line when it has one). */
@@ -188,22 +131,6 @@ function judgedSecrets(recording: Recording): readonly LearnedSecret[] {
     judgedLists.set(recording, list);
   }
   return list;
-}
-
-/** The existing rule judged over the recording. */
-export function passiveRule(rule: Rule, passive: PassiveRule): Rule {
-  return {
-    ...rule,
-    check: async (ctx) => {
-      const recording = ctx.service(RECORDING);
-      if (!recording) return ctx.inconclusive('no recording was given to the passive run (a harness defect: report it)');
-      const j = new Judgement(ctx, recording);
-      await passive.judge(j);
-      recording.counts.set(ctx.rule.id, j.judged.size);
-      if (j.judged.size === 0 && j.lacking.length > 0) ctx.untestable({ need: 'recording', what: lackingReason({ judged: j.judged, lacking: j.lacking }, recordedName) });
-      if (j.judged.size === 0) ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${passive.record}`);
-    },
-  };
 }
 
 /** The first few issues of a failed schema check, each with its path. */

@@ -35,7 +35,7 @@ describe('apicert proxy in front of the fake', () => {
     const through = await certify({ profile, patterns: ids, seed: 7 });
     const direct = await certify({ patterns: ids, seed: 7 });
     const directVerdicts = new Map(direct.results.map((r) => [r.rule.id, r.verdict]));
-    // The profile gives what traffic cannot show (which credential holds which scopes), as in the direct run.
+    // As `proxy --profile` does: the facts traffic cannot show (scopes, principals, fixtures).
     const passive = await judgeRecording(proxy.exchanges(), { env: {}, profile });
     const passiveVerdicts = new Map(passive.results.map((r) => [r.rule.id, r.verdict]));
     let compared = 0;
@@ -71,6 +71,7 @@ describe('a client that is not apicert, recorded by the proxy', () => {
       expect(unknown.status).toBe(404);
       await unknown.body?.cancel();
 
+      // With the profile's facts given, as `proxy --profile` does (without them the rules needing scopes are untestable).
       const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile });
       const verdict = (id: string) => judged.results.find((r) => r.rule.id === id)!.verdict;
       // The SDK initializes with its newest revision, not 2025-03-26: mcp.lifecycle.initialize-result does not apply to it.

@@ -23,10 +23,11 @@ export const initializeResultRule = rule({
     url: SPEC_URL.lifecycle,
   },
   judgement: {
-    record: `a POST to the MCP endpoint carrying an initialize request for ${MCP_REVISION}`,
+    record: 'a POST to the MCP endpoint carrying a well-formed initialize request (protocolVersion, capabilities, clientInfo)',
     judge(j) {
       for (const ex of ordinaryMcpPosts(j)) {
-        const init = (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && 'id' in m && isObject(m.params) && m.params.protocolVersion === MCP_REVISION);
+        // Any version asked for: a server that does not support it still answers with a result naming one it does.
+        const init = (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && 'id' in m && isObject(m.params) && typeof m.params.protocolVersion === 'string' && isObject(m.params.capabilities) && isObject(m.params.clientInfo));
         if (!init || ex.status === undefined) continue;
         if (!j.check(ex, ex.status === 200, `initialize was answered HTTP ${ex.status}, expected 200`)) continue;
         const answered = answeredResponses(j, ex);

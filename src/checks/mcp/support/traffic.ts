@@ -57,23 +57,25 @@ export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined
 
 /**
  * Whether a request reached the MCP endpoint as an ordinary, authorised client would send it: a
- * credential the profile gives for mcp (not expired), or, without a profile, one an earlier answer
- * of the endpoint accepted (2xx); and no foreign Origin or Host (the origin and host rules' own
- * provocations). Fed in journal order with `note`.
+ * credential the profile gives for mcp (not expired), or, without a profile, one the endpoint
+ * accepted (2xx) in another exchange of the journal; and no foreign Origin or Host (the origin and
+ * host rules' own provocations).
  */
 export class McpCallers {
   private readonly accepted = new Set<string>();
   private readonly credentials: readonly Credential[];
-  constructor(j: Pick<Judge, 'profile'>) {
+  constructor(j: Pick<Judge, 'profile' | 'exchanges'>) {
     this.credentials = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp'));
+    if (this.credentials.length === 0) for (const ex of j.exchanges) if (pathOnly(ex) === mcpEndpoint(j)) this.note(ex);
   }
 
   ordinary(ex: Exchange): boolean {
     const url = new URL(ex.url);
     const origin = ex.requestHeaders.origin;
     if (origin !== undefined && origin !== url.origin) return false;
-    const host = ex.requestHeaders.host;
-    if (host !== undefined && host !== url.host) return false;
+    // A proxy on loopback keeps the Host its clients sent it; any other Host than the URL's is the host rule's provocation.
+    const host = ex.requestHeaders.host?.replace(/:\d+$/, '');
+    if (host !== undefined && host !== url.hostname && !['127.0.0.1', 'localhost', '[::1]'].includes(host)) return false;
     const auth = ex.requestHeaders.authorization;
     if (auth === undefined) return false;
     if (this.credentials.length > 0) {

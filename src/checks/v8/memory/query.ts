@@ -1,10 +1,10 @@
 /** Endpoints: POST /v8/memory/query; Resources: memory query request and response; Limits. */
 import { z } from 'zod';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, credentialIn, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
 import { requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { Callers, judgePrincipalInBody, judgeReadAnswers, primaryPrincipal } from '../support/traffic.ts';
+import { judgePrincipalInBody, judgeReadAnswers, primaryPrincipal } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
@@ -50,7 +50,7 @@ export const queryOk = rule({
         schema: memoryResponse,
         expect200: (ex) => {
           const body = requestJson(ex);
-          if (new Callers(j).principalOf(ex) !== primaryPrincipal(j)) return false;
+          if (credentialIn(ex, j.profile?.credentials ?? [])?.principal !== primaryPrincipal(j)) return false;
           return memoryQueryRequest.safeParse(body).success && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
         },
         extra(_ex, value) {

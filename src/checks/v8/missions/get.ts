@@ -68,7 +68,7 @@ export const getOtherPrincipal = rule({
         const runId = missionOf(ex);
         if (runId !== undefined && (op === 'v8.missions.get' || op === 'v8.missions.events') && ex.status !== undefined && ex.requestHeaders.authorization !== undefined) {
           const creator = creators.get(runId);
-          const asker = j.credentialOf(ex);
+          const asker = creator ? j.credentialOf(ex) : undefined;
           if (creator && asker && !asker.expired && asker.principal !== creator.principal && callers.holds(ex, 'missions:read')) {
             j.check(ex, ex.status === 404, `another principal's ${op === 'v8.missions.get' ? 'get' : 'event stream'} answered ${ex.status}, expected 404`, [creator.ex]);
           }

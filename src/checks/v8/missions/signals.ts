@@ -141,7 +141,6 @@ export const signalConflict = rule({
  * cancel: a mission the traffic cannot show has ended. Without that fixture the rule is untestable.
  */
 function waitingSignals(j: Judge, each: (ex: Exchange, body: unknown) => void): void {
-  if (!j.profile?.fixtures.v8.missions.waits) j.untestable({ need: 'fixture', path: 'v8.missions.waits', remedy: 'give the profile (--profile FILE) whose fixture created the waiting mission' });
   // A cancel sent before a signal ended may overtake it (the signal then meets an ended mission): those signals are not picked.
   const cancels = new Map<string, Exchange[]>();
   for (const ex of j.exchanges) {
@@ -156,7 +155,10 @@ function waitingSignals(j: Judge, each: (ex: Exchange, body: unknown) => void): 
     const scoped = `${callerOf(ex)}\n${ex.path}\n${key}`;
     const fresh = !used.has(scoped);
     used.add(scoped);
-    if (!fresh || !seen.creator || seen.cancelled || seen.terminal || ex.status === 429 || !callers.holds(ex, 'missions:write') || !sentFixture(j, seen.createBody, 'waits')) return;
+    if (!fresh || !seen.creator || seen.cancelled || seen.terminal || ex.status === 429 || !callers.holds(ex, 'missions:write')) return;
+    // Which mission waits is not in the traffic: the profile's fixture says it (asked only once there is a signal to judge).
+    if (!j.profile?.fixtures.v8.missions.waits) j.untestable({ need: 'fixture', path: 'v8.missions.waits', remedy: 'give the profile (--profile FILE) whose fixture created the waiting mission' });
+    if (!sentFixture(j, seen.createBody, 'waits')) return;
     const missing = requestBodyMissing(ex);
     if (missing !== undefined) return j.lacks(ex, `the signal's body: ${missing}`);
     each(ex, requestJson(ex));

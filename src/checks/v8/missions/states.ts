@@ -55,9 +55,10 @@ export const timeLimit = rule({
     record: "the event stream, up to its terminal event, of a mission created with the profile's fixtures.v8.missions.timeLimit body",
     judge(j) {
       // Which mission runs past its time limit is not in the traffic: the profile's fixture names its body.
-      if (!j.profile?.fixtures.v8.missions.timeLimit) j.untestable({ need: 'fixture', path: 'v8.missions.timeLimit', remedy: 'give the profile (--profile FILE) whose fixture created the time-limited mission' });
       withMissions(j, (ex, seen) => {
-        if (operation(ex) !== 'v8.missions.events' || ex.status !== 200 || !seen.creator || seen.cancelled || !sentFixture(j, seen.createBody, 'timeLimit')) return;
+        if (operation(ex) !== 'v8.missions.events' || ex.status !== 200 || !seen.creator || seen.cancelled) return;
+        if (!j.profile?.fixtures.v8.missions.timeLimit) j.untestable({ need: 'fixture', path: 'v8.missions.timeLimit', remedy: 'give the profile (--profile FILE) whose fixture created the time-limited mission' });
+        if (!sentFixture(j, seen.createBody, 'timeLimit')) return;
         const terminal = streamEvents(j, ex)?.find((e) => isTerminalEvent(e.event));
         if (!terminal) return;
         j.check(ex, terminal.event === 'mission.cancelled' || terminal.event === 'mission.failed', `the mission ran past its time limit and ended with ${terminal.event}, expected mission.cancelled or mission.failed`, [seen.creator]);

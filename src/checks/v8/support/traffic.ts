@@ -67,14 +67,15 @@ export function withTerminalBefore(exchanges: readonly Exchange[], each: (ex: Ex
 
 /**
  * Whether the caller of a request may use a scope: the profile says so (a credential holding it,
- * not expired); without a profile, an earlier request of the same caller needing that scope was
- * accepted (2xx). Fed in journal order with `note`, so it knows only what came before.
+ * not expired); without a profile, a request of the same credential needing that scope was
+ * accepted (2xx) somewhere in the journal: another exchange's answer, never the judged one's.
  */
 export class Callers {
   private readonly accepted = new Set<string>();
   private readonly credentials: readonly Credential[];
-  constructor(j: Pick<Judge, 'profile'>) {
+  constructor(j: Pick<Judge, 'profile'> & Partial<Pick<Judge, 'exchanges'>>) {
     this.credentials = j.profile?.credentials ?? [];
+    if (this.credentials.length === 0) for (const ex of j.exchanges ?? []) this.note(ex);
   }
 
   holds(ex: Exchange, scope: string): boolean {
