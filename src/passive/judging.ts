@@ -9,7 +9,7 @@ import type { Profile } from '../profile/schema.ts';
 import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { ENDPOINT_SECRET_LABEL } from '../webhooks/signature.ts';
-import { bodyJson, bodyMissing, requestBodyMissing } from '../traffic/read.ts';
+import { bodyJson } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
@@ -156,11 +156,4 @@ export function recordOf(value: unknown): Record<string, unknown> | undefined {
 /** The answer's body is there whole: a rule judging a body skips exchanges without one. */
 export function hasWholeBody(ex: TrafficExchange): boolean {
   return ex.status !== undefined && ex.responseBody !== undefined && !ex.responseBodyTruncated;
-}
-
-/** Like hasWholeBody, noting on `j` an answer whose body the recorder did not keep. */
-export function judgesBody(j: Judgement, ex: TrafficExchange): boolean {
-  if (ex.status === undefined) return false;
-  if (!j.holds(ex, 'response-body')) return false;
-  return hasWholeBody(ex);
 }

@@ -16,10 +16,9 @@
  */
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
-import { credentialIn, Untestable, type CheckContext, type Exchange, type Judge, type Rule } from '../rule/index.ts';
+import { credentialIn, Untestable, type Exchange, type Judge, type Rule } from '../rule/index.ts';
 import type { Level } from '../rule/index.ts';
-import { passiveJudgement } from './catalogue.ts';
-import { Judgement as LegacyJudgement, type LearnedSecret, type PassiveRule, type Recording } from './judging.ts';
+import type { LearnedSecret } from './judging.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
 
 /** How long a completed exchange waits for its batch at least. */
@@ -42,7 +41,10 @@ export interface LiveFinding {
   reason: string;
 }
 
-type Judged = { rule: Rule; judgement: NonNullable<Rule['judgement']> } | { rule: Rule; legacy: PassiveRule };
+interface Judged {
+  rule: Rule;
+  judgement: NonNullable<Rule['judgement']>;
+}
 
 export interface LiveOptions {
   rules: readonly Rule[];
@@ -69,8 +71,7 @@ export class LiveJudge {
   private delay = BATCH_DELAY_MS;
   private readonly said = new Set<string>();
   private readonly secrets = new Map<string, LearnedSecret>();
-  /** The secrets as one list, replaced only when one is learned: the echo rules build their locator once per list. */
-  private secretList: readonly LearnedSecret[] = [];
+  /** The judged secrets as one list, replaced only when one is learned: the echo rules build their locator once per list. */
   private judgedList: readonly LearnedSecret[] = [];
   private readonly options: LiveOptions;
   /** Findings said so far. */
@@ -82,13 +83,7 @@ export class LiveJudge {
 
   constructor(options: LiveOptions) {
     this.options = options;
-    for (const rule of options.rules) {
-      if (rule.judgement) this.judged.push({ rule, judgement: rule.judgement });
-      else {
-        const legacy = passiveJudgement(rule.id);
-        if (legacy) this.judged.push({ rule, legacy });
-      }
-    }
+    for (const rule of options.rules) if (rule.judgement) this.judged.push({ rule, judgement: rule.judgement });
     for (const c of options.profile?.credentials ?? []) this.redactor.add(c.token, `token:${c.name}`);
     if (options.webhookSecret) this.redactor.add(options.webhookSecret, 'env:webhook-secret');
   }
@@ -146,18 +141,14 @@ export class LiveJudge {
         changed = true;
       }
     }
-    if (changed) {
-      this.secretList = [...this.secrets.values()];
-      this.judgedList = this.secretList.filter((x) => x.judged);
-    }
+    if (changed) this.judgedList = [...this.secrets.values()].filter((x) => x.judged);
     for (const id of sessionIds(batch)) this.redactor.add(id, TARGET_ISSUED_SESSION);
   }
 
   private casesOf(judged: Judged, window: readonly Exchange[]): Case[] {
     const cases: Case[] = [];
     try {
-      if ('judgement' in judged) judged.judgement.judge(this.judge(window, cases));
-      else void judged.legacy.judge(this.legacyJudge(window, cases));
+      judged.judgement.judge(this.judge(window, cases));
     } catch (error) {
       // A fact the traffic cannot show (no profile): untestable here as in the report; nothing to say live.
       if (!(error instanceof Untestable)) cases.push({ ex: window[window.length - 1]!, ok: false, reason: `the judgement failed: ${(error as Error).message} (a harness defect: report it)` });
@@ -186,33 +177,6 @@ export class LiveJudge {
       observe: () => undefined,
       secrets: this.judgedList,
     };
-  }
-
-  /** The judgements still written over src/passive/rules/: the same function, its cases collected instead of reported. */
-  private legacyJudge(exchanges: readonly Exchange[], cases: Case[]): LegacyJudgement {
-    const recording: Recording = {
-      exchanges,
-      credentials: this.secretList,
-      webhookSecretVariable: this.options.webhookSecretVariable,
-      counts: new Map(),
-      ...(this.options.webhookSecret ? { webhookSecret: this.options.webhookSecret } : {}),
-      ...(this.options.profile ? { profile: this.options.profile } : {}),
-    };
-    let current: Exchange | undefined;
-    const ctx = {
-      check: (ok: boolean, reason: string) => {
-        cases.push({ ex: current!, ok, reason: reason.replace(/^recorded exchange #\d+ \S+ \S+: /, '') });
-        return ok;
-      },
-      http: { record: () => 0 },
-    } as unknown as CheckContext;
-    const j = new LegacyJudgement(ctx, recording);
-    const check = j.check.bind(j);
-    j.check = (ex, ok, reason, also) => {
-      current = ex;
-      return check(ex, ok, reason, also);
-    };
-    return j;
   }
 
   private say(rule: Rule, c: Case): void {
