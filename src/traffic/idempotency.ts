@@ -23,6 +23,8 @@ export interface IdempotencyOptions {
   /** The catalogue operation (`v8.missions.create`, `v1.execute`). */
   operation: string;
   keyOf: (ex: Exchange) => string | undefined;
+  /** The key may stand in the request's body (a /v1 turn body's `idempotencyKey`): without the body, whether a key was sent is unknown. */
+  keyInBody?: boolean;
   judge: 'replay' | 'conflict';
   /** Why `later` is not a replay of `first`, or undefined when it is; by default the same status and body. */
   sameAnswer?: (first: Exchange, later: Exchange, j: Judge) => string | undefined;
@@ -46,23 +48,36 @@ function sameStatusAndBody(first: Exchange, later: Exchange, j: Judge): string |
 }
 
 export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
-  const remembered = new Map<string, { first: Exchange; body: string }>();
+  // `body` undefined: the first request's body was not kept, so what follows under its key cannot be paired.
+  const remembered = new Map<string, { first: Exchange; body: string | undefined }>();
+  const remember = (scope: string, entry: { first: Exchange; body: string | undefined }) => {
+    remembered.set(scope, entry);
+    if (remembered.size > IDEMPOTENCY_WINDOW) remembered.delete(remembered.keys().next().value!);
+  };
   for (const ex of j.exchanges) {
     if (operation(ex) !== options.operation || ex.status === undefined) continue;
     const key = options.keyOf(ex);
-    if (key === undefined) continue;
+    if (key === undefined) {
+      const unkept = options.keyInBody ? requestBodyMissing(ex) : undefined;
+      if (unkept !== undefined) j.lacks(ex, `the request body, which may carry its idempotency key: ${unkept}`);
+      continue;
+    }
     const scope = `${ex.credential ?? ex.requestHeaders.authorization ?? ''}\n${key}`;
     const known = remembered.get(scope);
     // Whether two bodies are the same is all the pairing rests on: a body not kept whole decides nothing.
     const missing = requestBodyMissing(ex);
     if (missing !== undefined) {
       if (known) j.lacks(ex, `the request body, to compare with exchange #${known.first.index}: ${missing}`);
+      else if (ex.status >= 200 && ex.status < 300) remember(scope, { first: ex, body: undefined });
       continue;
     }
     if (!known) {
       if (ex.status < 200 || ex.status >= 300) continue;
-      remembered.set(scope, { first: ex, body: bodyKey(ex) });
-      if (remembered.size > IDEMPOTENCY_WINDOW) remembered.delete(remembered.keys().next().value!);
+      remember(scope, { first: ex, body: bodyKey(ex) });
+      continue;
+    }
+    if (known.body === undefined) {
+      j.lacks(ex, `the request body of exchange #${known.first.index}, which first used the key: ${requestBodyMissing(known.first) ?? 'not kept'}`);
       continue;
     }
     const same = bodyKey(ex) === known.body;

@@ -63,7 +63,9 @@ async function pageScript(tokens: PageTokens & { base: string }): Promise<string
   const task = await fetch('/v1/execute', { method: 'POST', headers: { ...v1, ...json, accept: 'application/json' }, body: JSON.stringify({ mode: 'task', task: { scenario: 'apicert.completes', instruction: 'summarise three short documents' } }) });
   const run = (await task.json()) as { run_id: string };
   log.push(`task ${task.status}`);
-  log.push(`run ${(await fetch(`/v1/runs/${run.run_id}`, { headers: v1 })).status}`);
+  // Read whole: Chromium keeps in the HAR only the bodies the page consumed.
+  const readBack = await fetch(`/v1/runs/${run.run_id}`, { headers: v1 });
+  log.push(`run ${readBack.status} ${(await readBack.text()).length}`);
   const turn = await fetch('/v1/execute', {
     method: 'POST',
     headers: { ...v1, ...json, accept: 'text/event-stream' },

@@ -78,7 +78,7 @@ export const replay = rule({
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   judgement: {
     record: 'a POST /v1/execute sent twice by one caller with the same idempotency key and request, the first answered 2xx',
-    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, judge: 'replay', sameAnswer: replayOf }),
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'replay', sameAnswer: replayOf }),
   },
   async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
@@ -103,7 +103,7 @@ export const conflict = rule({
   },
   judgement: {
     record: 'a POST /v1/execute sent by one caller under an idempotency key whose first request (answered 2xx) had another body',
-    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, judge: 'conflict', conflict: conflictOf }),
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'conflict', conflict: conflictOf }),
   },
   async provoke(ctx) {
     const key = newKey();

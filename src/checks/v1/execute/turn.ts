@@ -1,6 +1,6 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
 import { mediaType, section } from '../../../rule/index.ts';
-import { dataOf, operation, streamEvents } from '../../../traffic/read.ts';
+import { dataOf, operation, requestBodyMissing, streamEvents } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, executeKey, kindOf, modeOf, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
@@ -66,6 +66,11 @@ export const acceptedEvent = rule({
         const scope = key === undefined ? undefined : `${callerOf(ex)}\n${key}`;
         const first = scope === undefined || !keysSeen.has(scope);
         if (scope !== undefined) keysSeen.add(scope);
+        const unkept = ex.status === undefined ? undefined : requestBodyMissing(ex);
+        if (unkept !== undefined) {
+          j.lacks(ex, `the request's body: ${unkept}`);
+          continue;
+        }
         // The rule judges what a turn stream carries; whether a turn was answered with one is v1.execute.turn.stream's.
         if (modeOf(ex) !== 'turn') continue;
         const events = streamEvents(j, ex);

@@ -116,6 +116,12 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
     const reused = scope !== undefined && keysUsed.has(scope);
     if (scope !== undefined) keysUsed.add(scope);
     const mode = modeOf(ex);
+    // Turn or task, valid or not, is told by the request's body: a recording without it cannot pick the exchange.
+    const unkept = ex.status === undefined ? undefined : requestBodyMissing(ex);
+    if (unkept !== undefined) {
+      j.lacks(ex, `the request's body: ${unkept}`);
+      continue;
+    }
     if (mode === undefined || ex.status === undefined || (reused && !options.anyKey) || !validBody(ex, mode)) continue;
     if (limiterRefused(ex) && !options.limited) continue;
     if (key !== undefined && !options.anyKey && !isIdentifier(key)) continue;

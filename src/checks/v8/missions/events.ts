@@ -81,7 +81,7 @@ export const eventsTraceId = rule({
         for (const [i, e] of (streamEvents(j, ex) ?? []).entries()) {
           if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
           const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
-          j.check(ex, schema.safeParse(dataOf(e)).success, `event #${i + 1} (${e.event}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
+          j.check(ex, schema.safeParse(dataOf(e)).success, `event #${i + 1} (${e.event}${e.id !== undefined ? `, id ${e.id}` : ''}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
         }
       }
     },
