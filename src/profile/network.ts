@@ -116,3 +116,42 @@ export function resolveNetworkPaths(network: Network | undefined, folder: string
   const tls = Object.fromEntries(Object.entries(network.tls).map(([k, v]) => [k, at(v)]));
   return { ...network, tls };
 }
+
+export type NetworkSurface = 'v8' | 'v1' | 'mcp';
+export const NETWORK_SURFACES: readonly NetworkSurface[] = ['v8', 'v1', 'mcp'];
+
+/** One `--header [SURFACE:]NAME:VALUE` of the command line: a profile header given by hand. */
+export interface HeaderFlag {
+  /** Absent: every surface. */
+  surface?: NetworkSurface;
+  name: string;
+  value: string;
+}
+
+/**
+ * Reads `[SURFACE:]NAME:VALUE` and holds it to the profile's own rules (a token name, no CR/LF/NUL,
+ * no header apicert's rules set). The message names the header, never its value.
+ */
+export function parseHeaderFlag(text: string): HeaderFlag | { error: string } {
+  const first = text.indexOf(':');
+  const head = first < 0 ? '' : text.slice(0, first);
+  const surface = (NETWORK_SURFACES as readonly string[]).includes(head.toLowerCase()) && text.indexOf(':', first + 1) > 0 ? (head.toLowerCase() as NetworkSurface) : undefined;
+  const rest = surface ? text.slice(first + 1) : text;
+  const colon = rest.indexOf(':');
+  if (colon <= 0) return { error: 'give [SURFACE:]NAME:VALUE, e.g. --header v8:x-waf-token:$WAF_TOKEN (SURFACE is v8, v1 or mcp; none: every surface)' };
+  const name = rest.slice(0, colon).trim();
+  const value = rest.slice(colon + 1).trim();
+  const checked = headerMap.safeParse({ [name]: value });
+  if (!checked.success) return { error: `header ${HEADER_NAME.test(name) ? name : '(name)'}: ${checked.error.issues.map((i) => (i.message === 'Too small: expected string to have >=1 characters' ? 'an empty value' : i.message)).join('; ')}` };
+  return { ...(surface ? { surface } : {}), name: name.toLowerCase(), value };
+}
+
+/** The network settings with the command line's headers added (a flag wins over the profile for the same name). */
+export function withHeaderFlags(network: Network | undefined, flags: readonly HeaderFlag[] | undefined): Network | undefined {
+  if (!flags?.length) return network;
+  const headers: Network['headers'] = { ...(network?.headers ?? {}) };
+  for (const flag of flags) {
+    for (const surface of flag.surface ? [flag.surface] : NETWORK_SURFACES) headers[surface] = { ...(headers[surface] ?? {}), [flag.name]: flag.value };
+  }
+  return { ...(network ?? {}), headers };
+}
