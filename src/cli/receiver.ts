@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ProfileError } from '../profile/load.ts';
+import { expandEnv, ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
 import { certifyReceiver, receiverUrl } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
@@ -20,7 +21,12 @@ async function receiverFromProfile(path: string): Promise<ReceiverSection> {
   }
   const section = (raw as { receiver?: unknown } | null)?.receiver;
   if (section === undefined) throw new ProfileError(`${path} has no receiver: section (url, secretEnv, allowHosts): add one or use --url`);
-  return parseSection(section, `${path} receiver:`);
+  // ${ENV} references, as in the rest of a profile: a header's value is a secret kept out of the file.
+  const parsed = parseSection(expandEnv(section, process.env, path), `${path} receiver:`);
+  if (!parsed.tls) return parsed;
+  // Like network.tls: paths relative to the profile's folder.
+  const at = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(dirname(path), p));
+  return { ...parsed, tls: Object.fromEntries(Object.entries(parsed.tls).map(([k, v]) => [k, at(v)])) };
 }
 
 function parseSection(section: unknown, where: string): ReceiverSection {
@@ -63,6 +69,7 @@ export function registerReceiverCommand(program: Command): void {
         secret,
         allowHosts,
         requestTimeoutMs: section.requestTimeoutMs,
+        network: { ...(section.headers ? { headers: section.headers } : {}), ...(section.tls ? { tls: section.tls } : {}) },
         patterns: opts.rules,
         seed: opts.seed,
         onResult: opts.quiet ? undefined : printResult,

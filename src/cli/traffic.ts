@@ -13,6 +13,15 @@ import { redactOutputWith, safeText } from './output.ts';
 import { portOf } from './parse.ts';
 import { durationOf } from './run-control.ts';
 import { printResult } from './side-report.ts';
+import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
+import { loadProfileFile } from '../profile/load.ts';
+import type { Network } from '../profile/network.ts';
+
+/** The upstream's network settings: a profile's `network` section (its target is the upstream) and --header. */
+async function upstreamNetwork(upstream: string, profile: string | undefined, header: string[] | undefined): Promise<Network | undefined> {
+  const network = profile ? (await loadProfileFile(profile, process.env, { target: upstream })).network : undefined;
+  return networkWithHeaders(network, header);
+}
 
 function count(value: string): number {
   const n = Number(value);
@@ -76,9 +85,12 @@ export function registerTrafficCommands(program: Command): void {
     .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
     .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
     .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
-    .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)');
+    .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)')
+    .option('--profile <file>', 'a profile whose network section (CA, client certificate, proxy, headers per surface) reaches the upstream');
+  addHeaderOption(proxy, 'the upstream (never recorded)');
   addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
-    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string }) => {
+    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string; header?: string[] }) => {
+      const network = await upstreamNetwork(opts.upstream, opts.profile, opts.header);
       await checkReportRoot(opts.out);
       const judged = await runProxy({
         upstream: opts.upstream,
@@ -88,6 +100,7 @@ export function registerTrafficCommands(program: Command): void {
         maxExchanges: opts.maxExchanges,
         maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
+        ...(network ? { network } : {}),
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
         judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
       });

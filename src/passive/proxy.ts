@@ -16,7 +16,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Transform } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
-import { Agent, request } from 'undici';
+import { request } from 'undici';
+import { upstreamDispatcher } from '../probe/dispatcher.ts';
+import { headersFor, type Network } from '../profile/network.ts';
 import { contentText } from './content.ts';
 import { BodyPrefix, flatHeaders, type TrafficExchange } from './exchange.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
@@ -42,6 +44,8 @@ export interface ProxyOptions {
   maxKeptBytes?: number;
   harOut?: string;
   onListening?: (url: string) => void;
+  /** The profile's network settings for the upstream (CA, client certificate, proxy, headers per surface, which the record leaves out). */
+  network?: Network;
 }
 
 /** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
@@ -134,7 +138,7 @@ export interface RunningProxy {
 
 export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
-  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
+  const agent = await upstreamDispatcher(options.network);
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -160,7 +164,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     try {
       const upstreamRes = await request(target, {
         method: rec.method as 'GET',
-        headers: forwardable(req.headers),
+        headers: { ...headersFor(options.network, target), ...forwardable(req.headers) },
         body: hasBody ? req.pipe(tap) : undefined,
         dispatcher: agent,
         signal: abort.signal,

@@ -16,7 +16,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  */
 export const RESERVED_HEADERS = ['authorization', 'proxy-authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'mcp-session-id', 'mcp-protocol-version'] as const;
 
-const headerMap = z
+/** Header names and values as a profile may give them (the receiver's entry shares it). */
+export const headerMap = z
   .record(
     z.string().regex(HEADER_NAME, 'a header name is a token (letters, digits, "-")'),
     z.string().min(1).refine((v) => !/[\r\n\0]/.test(v), 'a header value may not hold CR, LF or NUL'),
@@ -32,20 +33,22 @@ const headerMap = z
 
 const pemFile = z.string().min(1, 'a path to a PEM file');
 
+/** A private CA and a client certificate (the receiver's entry shares it). */
+export const tlsSection = z
+  .strictObject({
+    /** PEM bundle of a private certificate authority, trusted besides Node's own roots. */
+    ca: pemFile.optional(),
+    /** Client certificate (PEM) for mutual TLS; needs `key`. */
+    cert: pemFile.optional(),
+    /** The client certificate's private key (PEM, unencrypted). */
+    key: pemFile.optional(),
+  })
+  .refine((t) => (t.cert === undefined) === (t.key === undefined), 'mutual TLS needs both cert and key (or neither)');
+
 export const networkSection = z.strictObject({
   /** Sent with every request to that surface (/v8, /v1, and the MCP endpoint); the values are never printed. */
   headers: z.strictObject({ v8: headerMap.optional(), v1: headerMap.optional(), mcp: headerMap.optional() }).prefault({}),
-  tls: z
-    .strictObject({
-      /** PEM bundle of a private certificate authority, trusted besides Node's own roots. */
-      ca: pemFile.optional(),
-      /** Client certificate (PEM) for mutual TLS; needs `key`. */
-      cert: pemFile.optional(),
-      /** The client certificate's private key (PEM, unencrypted). */
-      key: pemFile.optional(),
-    })
-    .refine((t) => (t.cert === undefined) === (t.key === undefined), 'mutual TLS needs both cert and key (or neither)')
-    .optional(),
+  tls: tlsSection.optional(),
   /**
    * Forward proxy for every request (`http://` or `https://`, credentials in the URL allowed).
    * Absent: HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment. `none`: no proxy, whatever the environment says.
