@@ -12,102 +12,17 @@
  * folder by default) as <version>.json; the table printed covers every version found there.
  * Without k6 it says it is skipped and why, and exits 0. Exits 1 when a run did not behave.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { bundleLoadScripts } from '../load/build.ts';
-import { embeddedProfile } from '../src/fake/embedded-profile.ts';
 import type { FaultId } from '../src/fake/faults/index.ts';
-import { startFake } from '../src/fake/server.ts';
-import { EMBEDDED_LOAD_FAKE } from '../src/cli/load.ts';
-import { ENV_VARS, type Env } from '../src/load/config.ts';
+import type { Env } from '../src/load/config.ts';
 import { checkK6Version, findK6, K6Missing } from '../src/load/k6-binary.ts';
-import { envFromProfile } from '../src/load/profile-env.ts';
 import { LOAD_SCRIPTS, rulesOf, type LoadScript } from '../src/load/rules.ts';
 import { parseSummaries, verdictsOf } from '../src/load/summary.ts';
 import { CATCHES } from '../suites/load/catches.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const NODE = process.execPath;
-const APICERT = join(ROOT, 'bin', 'apicert.js');
-const RUN_LIMIT_MS = 240_000;
-
-/** Small enough for a shared machine, big enough for every rule: 2 VUs so that each of two segments gets one. */
-const SETTINGS: Env = { APICERT_ITERATIONS: '4', APICERT_VUS: '2', APICERT_STORM: '10', APICERT_READERS: '10', APICERT_RESUMERS: '3', APICERT_STREAM_TIMEOUT: '3s', APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', APICERT_MAX_DURATION: '60s' };
-const SECRETS = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
-
-interface Outcome {
-  /** What was run, as a row of the table. */
-  script: LoadScript;
-  case: string;
-  expected: string;
-  got: string;
-  ok: boolean;
-}
-
-interface Ran {
-  code: number;
-  output: string;
-}
-
-function run(command: string, args: string[], env: Env, limitMs = RUN_LIMIT_MS, cwd = ROOT): Promise<Ran> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('APICERT_')));
-  const child = spawn(command, args, { cwd, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGTERM'), limitMs);
-  return new Promise((resolve) => {
-    child.on('error', (error) => resolve({ code: -1, output: String(error) }));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, output });
-    });
-  });
-}
-
-/** The reference fake (the embedded load settings) with one fault or none, and the scripts' environment for it. */
-async function fakeWith(faults: FaultId[]) {
-  const fake = await startFake({ faults, config: EMBEDDED_LOAD_FAKE });
-  return { fake, env: { ...SETTINGS, ...envFromProfile(embeddedProfile(fake)) } };
-}
-
-const verdictLine = (output: string, rule: string) => output.split('\n').find((l) => l.includes(` ${rule}`) && /^(pass|FAIL|INCONCLUSIVE|untestable|n\/a) /.test(l))?.trim();
-const k6Exit = (output: string, script: string) => new RegExp(`k6 exited (-?\\d+) \\(${script}\\)`).exec(output)?.[1];
-
-function cleanOutcome(clean: Ran, out: string, script: LoadScript): Outcome {
-  const exit = k6Exit(clean.output, script);
-  const summary = existsSync(join(out, 'clean', 'load', `${script}.summary.json`));
-  const lines = rulesOf(script).map((r) => verdictLine(clean.output, r.id) ?? `${r.id}: no verdict line`);
-  const ok = exit === '0' && summary && clean.code === 0 && lines.every((l) => l.startsWith('pass'));
-  return { script, case: '`apicert load` (no target), clean', expected: 'k6 0, apicert 0, summary', got: `k6 ${exit}, apicert ${clean.code}${summary ? ', summary' : ', no summary'}${ok ? '' : `: ${lines.filter((l) => !l.startsWith('pass')).join('; ')}`}`, ok };
-}
-
-async function throughApicert(binary: string, out: string, scripts: LoadScript[], parts: readonly string[]): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  const env = { ...SETTINGS, K6_BINARY: binary };
-  // No target and, unless narrowed, no --script: the command exactly as a user types it.
-  const narrowed = scripts.length < LOAD_SCRIPTS.length ? ['--script', scripts.join(',')] : [];
-  // Every script in one run: on v0.48 (Babel) and a busy machine that takes minutes.
-  const clean = parts.includes('clean') ? await run(NODE, [APICERT, 'load', ...narrowed, '--out', join(out, 'clean')], env, RUN_LIMIT_MS * 4) : undefined;
-  for (const script of scripts) {
-    if (clean) outcomes.push(cleanOutcome(clean, out, script));
-    if (!parts.includes('faults')) continue;
-    for (const c of CATCHES[script]) {
-      const dir = join(out, c.fault.replace(/[^A-Za-z0-9.-]+/g, '_'));
-      const ran = await run(NODE, [APICERT, 'load', '--script', script, '--faults', c.fault, '--out', dir], env);
-      const line = verdictLine(ran.output, c.rule) ?? 'no verdict line';
-      const k6 = k6Exit(ran.output, script);
-      // The counts in a reason are those of the vitest suites' sizes: here any count will do.
-      const reason = new RegExp(c.reason.source.replace(/\\\(\d+ of \d+\\\)/g, '\\(\\d+ of \\d+\\)'));
-      const caught = k6 === '99' && ran.code === 1 && line.startsWith('FAIL') && reason.test(line);
-      outcomes.push({ script, case: `fault \`${c.fault}\``, expected: `k6 99, apicert 1, FAIL ${c.rule}`, got: `k6 ${k6}, apicert ${ran.code}, ${line.split(':')[0]!.replace(/\s+/g, ' ')}`, ok: caught });
-    }
-  }
-  return outcomes;
-}
+import { APICERT, fakeWith, NODE, run, SECRETS, throughApicert, verdictLine, type Outcome, type Ran } from './load-verify-rows.ts';
 
 /** Stops that must say what to set: no credential, a target that answers nothing, a setting that is not a number. */
 async function stops(binary: string, bundles: string, scripts: LoadScript[]): Promise<Outcome[]> {
@@ -134,6 +49,9 @@ async function stops(binary: string, bundles: string, scripts: LoadScript[]): Pr
         const args = ['run', '--no-usage-report', '--quiet', '--execution-segment', '1/2:1', '--execution-segment-sequence', '0,1/2,1', bundle];
         const empty = await run(binary, args, { ...env, APICERT_VUS: '1', APICERT_SUMMARY_OUT: join(bundles, `${script}.empty.json`) });
         outcomes.push({ script, case: 'an execution segment with no VU (`APICERT_VUS=1`, `1/2:1`)', expected: 'exit 99', got: `exit ${empty.code}`, ok: empty.code === 99 });
+        // As a k6-operator cloud runner runs it: no setup() either, so nothing at all is recorded there.
+        const bare = await run(binary, [...args.slice(0, -1), '--no-setup', bundle], { ...env, APICERT_VUS: '1', APICERT_SUMMARY_OUT: join(bundles, `${script}.bare.json`) });
+        outcomes.push({ script, case: 'the same with `--no-setup`', expected: 'exit 99', got: `exit ${bare.code}`, ok: bare.code === 99 });
       }
       for (const [name, caseEnv, message] of cases) {
         const ran = await run(binary, ['run', '--no-usage-report', '--quiet', bundle], { ...caseEnv, APICERT_SUMMARY_OUT: join(bundles, `${script}.stop.json`) });
