@@ -22,7 +22,14 @@ import { checkK6Version, findK6, K6Missing } from '../src/load/k6-binary.ts';
 import { LOAD_SCRIPTS, rulesOf, type LoadScript } from '../src/load/rules.ts';
 import { parseSummaries, verdictsOf } from '../src/load/summary.ts';
 import { CATCHES } from '../suites/load/catches.ts';
-import { APICERT, fakeWith, NODE, run, SECRETS, throughApicert, verdictLine, type Outcome, type Ran } from './load-verify-rows.ts';
+import { createServer, type AddressInfo } from 'node:net';
+import { parse } from 'yaml';
+import { EMBEDDED_LOAD_FAKE } from '../src/cli/load.ts';
+import { embeddedProfile } from '../src/fake/embedded-profile.ts';
+import { startFake } from '../src/fake/server.ts';
+import { envFromProfile } from '../src/load/profile-env.ts';
+import { APICERT, fakeWith, NODE, run, RUN_LIMIT_MS, SECRETS, SETTINGS, throughApicert, verdictLine, type Outcome } from './load-verify-rows.ts';
+import { runAsOperator, type OperatorRun } from './load-operator.ts';
 
 /** Stops that must say what to set: no credential, a target that answers nothing, a setting that is not a number. */
 async function stops(binary: string, bundles: string, scripts: LoadScript[]): Promise<Outcome[]> {
@@ -83,44 +90,118 @@ async function typescript(binary: string, out: string, scripts: LoadScript[]): P
   return outcomes;
 }
 
-/** One unsegmented run and two segments side by side on one fake; `apicert load merge` of the segments must give the whole run's verdicts. */
-async function segments(binary: string, bundles: string, out: string, scripts: LoadScript[]): Promise<Outcome[]> {
+/** A free loopback port: the whole run's fake and the operator run's fake of one case listen on the same one, the base URL the TestRun carries. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The reference fake with the embedded load settings on `port`, its profile (file) and the Secret's keys. */
+async function fakeOn(port: number, fault: string | undefined, dir: string) {
+  const fake = await startFake({ port, faults: fault ? [fault as FaultId] : [], config: EMBEDDED_LOAD_FAKE });
+  const profile = embeddedProfile(fake);
+  const file = join(dir, 'profile.json');
+  writeFileSync(file, JSON.stringify(profile));
+  const secret = Object.fromEntries(Object.entries(envFromProfile(profile)).filter(([name]) => SECRETS.has(name)));
+  return { fake, file, secret };
+}
+
+const PARALLELISM = [2, 4];
+
+/**
+ * The k6-operator path, executed (scripts/load-operator.ts): `--emit-k6-operator` for parallelism 2
+ * and 4, then the initializer, the runners side by side and the starter as the operator runs them,
+ * then `apicert load merge` of the runners' logs; each rule's merged verdict must equal one
+ * unsegmented run's, clean and per fault. Plus, once per iteration script, a TestRun whose
+ * segments do not all get an iteration: that runner must fail, not pass having judged nothing.
+ */
+async function operator(binary: string, out: string, scripts: LoadScript[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  const SEQUENCE = ['--execution-segment-sequence', '0,1/2,1'];
   for (const script of scripts) {
-    for (const fault of [undefined, ...CATCHES[script].map((c) => c.fault)]) {
+    for (const fault of [undefined, ...new Set(CATCHES[script].map((c) => c.fault))]) {
       const name = fault ?? 'clean';
-      const dir = join(out, 'segments', script, name.replace(/[^A-Za-z0-9.-]+/g, '_'));
+      const dir = join(out, 'operator', script, name.replace(/[^A-Za-z0-9.-]+/g, '_'));
       mkdirSync(dir, { recursive: true });
-      const bundle = join(bundles, `${script}.js`);
-      const k6 = (env: Env, file: string, extra: string[] = []) => run(binary, ['run', '--no-usage-report', '--quiet', ...extra, bundle], { ...env, APICERT_SUMMARY_OUT: join(dir, file) });
-      const whole = await (async () => {
-        const { fake, env } = await fakeWith(fault ? [fault as FaultId] : []);
+      const port = await freePort();
+      // The manifests, as a user emits them from a profile of the target.
+      const emitted: Record<number, { testRun: string; configMap: string }> = {};
+      {
+        const { fake, file } = await fakeOn(port, fault, dir);
         try {
-          return { ran: await k6(env, 'whole.json'), env };
+          for (const p of PARALLELISM) {
+            const into = join(dir, `manifests-${p}`);
+            const ran = await run(NODE, [APICERT, 'load', '--profile', file, '--script', script, '--emit-k6-operator', into, '--parallelism', String(p), '--out', join(dir, 'emit')], SETTINGS);
+            if (ran.code !== 0) throw new Error(`--emit-k6-operator failed: ${ran.output}`);
+            emitted[p] = { testRun: readFileSync(join(into, `${script}.testrun.yaml`), 'utf8'), configMap: readFileSync(join(into, `${script}.configmap.yaml`), 'utf8') };
+          }
+        } finally {
+          await fake.close();
+        }
+      }
+      // One unsegmented run with the TestRun's environment (parallelism 4's), on its own fake.
+      const wholeFile = join(dir, 'whole.json');
+      const testRunEnv = (yaml: string) => Object.fromEntries(((parse(yaml) as { spec: { runner: { env: Array<{ name: string; value: string }> } } }).spec.runner.env).map((v) => [v.name, v.value]));
+      // Each fake makes its own tokens: the Secret of a run holds those of the fake it loads.
+      const whole = await (async () => {
+        const { fake, secret } = await fakeOn(port, fault, dir);
+        const bundle = join(dir, `${script}.js`);
+        writeFileSync(bundle, (parse(emitted[4]!.configMap) as { data: Record<string, string> }).data[`${script}.js`]!);
+        try {
+          return await run(binary, ['run', '--no-usage-report', '--quiet', bundle], { ...testRunEnv(emitted[4]!.testRun), ...secret, APICERT_SUMMARY_OUT: wholeFile });
         } finally {
           await fake.close();
         }
       })();
-      const { fake, env } = await fakeWith(fault ? [fault as FaultId] : []);
-      let halves: Ran[];
-      try {
-        halves = await Promise.all([k6(env, 'first.json', ['--execution-segment', '0:1/2', ...SEQUENCE]), k6(env, 'second.json', ['--execution-segment', '1/2:1', ...SEQUENCE])]);
-      } finally {
-        await fake.close();
-      }
-      const merged = await run(NODE, [APICERT, 'load', 'merge', join(dir, 'first.json'), join(dir, 'second.json'), '--out', join(dir, 'merged')], {});
-      const wholeFile = join(dir, 'whole.json');
       const wholeVerdicts = existsSync(wholeFile) ? verdictsOf(parseSummaries(readFileSync(wholeFile, 'utf8'), wholeFile)[0]!) : [];
-      const differing = rulesOf(script)
-        .filter((r) => r.level === 'required')
-        .filter((r) => {
-          const w = wholeVerdicts.find((v) => v.id === r.id)?.verdict ?? 'none';
-          const m = verdictLine(merged.output, r.id)?.split(/\s/)[0]?.toLowerCase() ?? 'none';
-          return w !== m;
+      // The whole run is the reference only when it judged as it should: clean, every required rule passes; with a fault, its rules fail.
+      const caught = CATCHES[script].filter((c) => c.fault === fault).map((c) => c.rule);
+      const required = rulesOf(script).filter((r) => r.level === 'required');
+      const wholeRight = fault ? caught.every((id) => wholeVerdicts.find((v) => v.id === id)?.verdict === 'fail') : required.every((r) => wholeVerdicts.find((v) => v.id === r.id)?.verdict === 'pass');
+      for (const p of PARALLELISM) {
+        const { fake, secret } = await fakeOn(port, fault, dir);
+        let ran: OperatorRun;
+        try {
+          ran = await runAsOperator({ k6: binary, dir: join(dir, `operator-${p}`), ...emitted[p]!, secret, limitMs: RUN_LIMIT_MS });
+        } finally {
+          await fake.close();
+        }
+        const log = join(dir, `pods-${p}.log`);
+        writeFileSync(log, ran.runners.map((r) => r.log).join('\n'));
+        const merged = ran.runners.length > 0 ? await run(NODE, [APICERT, 'load', 'merge', log, '--out', join(dir, `merged-${p}`)], {}) : { code: -1, output: '' };
+        const differing = rulesOf(script)
+          .filter((r) => r.level === 'required')
+          .filter((r) => (wholeVerdicts.find((v) => v.id === r.id)?.verdict ?? 'none') !== (verdictLine(merged.output, r.id)?.split(/\s/)[0]?.toLowerCase() ?? 'none'));
+        const codes = ran.runners.map((r) => r.code);
+        const exits = `initializer ${ran.initializer.code}${ran.maxVUs !== undefined ? ` (maxVUs ${ran.maxVUs})` : ''}, whole ${whole.code}, runners ${codes.join('+') || 'none'}, merge ${merged.code}`;
+        const behaved = ran.initializer.code === 0 && !ran.refused && codes.every((c) => c === 0 || c === 99) && (fault !== undefined || codes.every((c) => c === 0));
+        outcomes.push({
+          script,
+          case: `k6-operator, parallelism ${p}, ${fault ? `fault \`${fault}\`` : 'clean'}`,
+          expected: 'initializer 0, runners 0 (99 where a fault shows), merged verdicts = whole run',
+          got: `${ran.refused ? `refused: ${ran.refused}` : differing.length === 0 ? 'equal' : `differ on ${differing.map((r) => r.id).join(', ')}`}${wholeRight ? '' : `, but the whole run judged ${wholeVerdicts.map((v) => v.verdict).join(',') || 'nothing'}`} (${exits})`,
+          ok: behaved && differing.length === 0 && wholeRight,
         });
-      const exits = `whole ${whole.ran.code}, segments ${halves.map((h) => h.code).join('+')}, merge ${merged.code}`;
-      outcomes.push({ script, case: `segments 0:1/2 + 1/2:1, ${fault ? `fault \`${fault}\`` : 'clean'}`, expected: 'merged verdicts = whole run', got: differing.length === 0 ? `equal (${exits})` : `differ on ${differing.map((r) => r.id).join(', ')} (${exits})`, ok: differing.length === 0 && wholeVerdicts.length > 0 });
+      }
+      // A TestRun edited to one VU: the operator starts no runner whose segment would hold none (the
+      // controller's maxVUs check); outside it, such a runner exits 99 (the "stops" rows).
+      if (!fault && !script.endsWith('-rate-limit')) {
+        const { fake, secret } = await fakeOn(port, undefined, dir);
+        let ran: OperatorRun;
+        try {
+          const testRun = emitted[2]!.testRun.replace(/(name: APICERT_VUS\n\s+value: )"?\d+"?/, '$1"1"');
+          ran = await runAsOperator({ k6: binary, dir: join(dir, 'operator-one-vu'), testRun, configMap: emitted[2]!.configMap, secret, limitMs: RUN_LIMIT_MS });
+        } finally {
+          await fake.close();
+        }
+        const refused = ran.refused?.startsWith('number of instances > number of VUs') === true;
+        outcomes.push({ script, case: 'k6-operator, parallelism 2, a TestRun edited to `APICERT_VUS=1`', expected: 'refused before any runner starts', got: ran.refused ? `refused: ${ran.refused}` : `runners ${ran.runners.map((r) => r.code).join('+')}`, ok: refused && ran.runners.length === 0 });
+      }
     }
   }
   return outcomes;
@@ -183,11 +264,11 @@ for (const binary of found) {
     }
     writeFileSync(file, `${JSON.stringify({ version, outcomes }, null, 2)}\n`);
   };
-  const parts = (process.env.LOAD_VERIFY_PARTS ?? 'clean,faults,stops,ts,segments').split(',');
+  const parts = (process.env.LOAD_VERIFY_PARTS ?? 'clean,faults,stops,ts,operator').split(',');
   if (parts.includes('clean') || parts.includes('faults')) keep(await throughApicert(binary, join(work, 'apicert'), scripts, parts));
   if (parts.includes('stops')) keep(await stops(binary, bundles, scripts));
   if (parts.includes('ts') && (major > 0 || minor >= 57)) keep(await typescript(binary, work, scripts));
-  if (parts.includes('segments') && process.env.LOAD_VERIFY_SEGMENTS !== '0') keep(await segments(binary, bundles, work, scripts));
+  if (parts.includes('operator')) keep(await operator(binary, work, scripts));
 }
 console.log(`\n${render(results)}\n\nresults in ${results}; ${failures} run(s) did not behave`);
 process.exitCode = failures > 0 ? 1 : 0;
