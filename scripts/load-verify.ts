@@ -1,16 +1,19 @@
 /**
- * `npm run load:verify`: every load script on real k6, against the reference fake, as the README's
+ * `npm run load:verify`: every load script on real k6, against the reference fake, as docs/load.md's
  * table records it. Per k6 binary (K6_BINARIES=a,b,..., else K6_BINARY, else k6 on PATH):
- *   - `apicert load` with no target: every script passes (k6 exit 0, a summary from handleSummary);
- *   - each fault a script is meant to catch: k6 exit 99, apicert exit 1, a FAIL line naming the rule;
+ *   - `apicert load` with no target: every script passes (k6 exit 0, a summary in the run folder);
+ *   - each fault a script is meant to catch: k6 exit 99, apicert exit 1, a FAIL line naming the rule
+ *     (these two parts live in scripts/load-verify-rows.ts, which vitest runs on the fake k6);
  *   - no token, a target that answers nothing, a non-numeric setting: non-zero, naming what to set;
+ *     `k6 archive` without credentials; a segment with no VU, with and without setup(): exit 99;
  *   - the .ts files run directly (k6 >= v0.57);
- *   - two execution segments side by side, merged by `apicert load merge`: each rule's merged verdict
- *     equals one unsegmented run's, clean and per fault (LOAD_VERIFY_SEGMENTS=0 skips them).
- * LOAD_VERIFY_SCRIPTS=name,... narrows the scripts, LOAD_VERIFY_PARTS=clean,faults,stops,ts,segments the
- * parts (a later run replaces an earlier one's rows). Results go to LOAD_VERIFY_OUT (a temporary
- * folder by default) as <version>.json; the table printed covers every version found there.
- * Without k6 it says it is skipped and why, and exits 0. Exits 1 when a run did not behave.
+ *   - the k6-operator path as written (scripts/load-operator.ts), parallelism 2 and 4: merged
+ *     verdicts equal one unsegmented run's, clean and per fault.
+ * LOAD_VERIFY_SCRIPTS=name,... narrows the scripts, LOAD_VERIFY_PARTS=clean,faults,stops,ts,operator the
+ * parts (a later run replaces an earlier one's rows; LOAD_VERIFY_PARTS=none only prints the table).
+ * Results go to LOAD_VERIFY_OUT (a temporary folder by default) as <version>.json; the table printed
+ * covers every version found there. Without k6 it says it is skipped and why, and exits 0. Exits 1
+ * when a run did not behave. Every run is bounded (RUN_LIMIT_MS) and talks to loopback only.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,8 +121,8 @@ const PARALLELISM = [2, 4];
  * The k6-operator path, executed (scripts/load-operator.ts): `--emit-k6-operator` for parallelism 2
  * and 4, then the initializer, the runners side by side and the starter as the operator runs them,
  * then `apicert load merge` of the runners' logs; each rule's merged verdict must equal one
- * unsegmented run's, clean and per fault. Plus, once per iteration script, a TestRun whose
- * segments do not all get an iteration: that runner must fail, not pass having judged nothing.
+ * unsegmented run's, clean and per fault. Plus, once per iteration script, a TestRun edited to
+ * one VU: the operator must refuse it before any runner starts.
  */
 async function operator(binary: string, out: string, scripts: LoadScript[]): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
