@@ -18,7 +18,7 @@ import { ConfigError, durationMs, ENV_VARS, loadConfig, SCRIPT_NEEDS, type Env }
 import { checkK6Version, findK6, K6Missing } from '../load/k6-binary.ts';
 import { CA_CONFIGMAP, caConfigMap, CREDENTIALS_SECRET, operatorManifests, operatorSteps } from '../load/operator.ts';
 import { envFromProfile } from '../load/profile-env.ts';
-import { k6Network } from '../load/network-env.ts';
+import { K6_CA_FILE, k6Network } from '../load/network-env.ts';
 import type { Network } from '../profile/network.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { withLoadResults } from '../load/report.ts';
@@ -331,7 +331,7 @@ function secretSetting(name: string, value: string | undefined): boolean {
 async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles: string, parallelism: number, env: Env, unset: readonly string[]): Promise<void> {
   await makeFolder(dir);
   // Credentials (and headers, client certificate, a proxy's password) go in the Secret the user creates; the manifests carry only the other settings.
-  const settings = Object.fromEntries(Object.entries(env).filter(([name, value]) => !secretSetting(name, value) && name !== 'SSL_CERT_FILE'));
+  const settings = Object.fromEntries(Object.entries(env).filter(([name, value]) => !secretSetting(name, value) && name !== K6_CA_FILE));
   // The operator refuses a TestRun whose script has fewer VUs than instances (k6 inspect's maxVUs < parallelism), and a segment without
   // an iteration would judge nothing (and fail): give each at least one of both.
   const config = loadConfig(env);
@@ -340,7 +340,8 @@ async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles
   // A proxy the profile turned off: an empty value wins over what the pod's image or cluster sets.
   for (const name of unset) if (settings[name] === undefined) settings[name] = '';
   const secrets = Object.keys(env).filter((name) => secretSetting(name, env[name]) && env[name] !== undefined);
-  const caBundle = env.SSL_CERT_FILE ? await readFile(env.SSL_CERT_FILE, 'utf8') : undefined;
+  const caFile = env[K6_CA_FILE];
+  const caBundle = caFile ? await readFile(caFile, 'utf8') : undefined;
   for (const script of scripts) {
     const { configMap, testRun } = operatorManifests(script, await readFile(join(bundles, `${script}.js`), 'utf8'), parallelism, settings, caBundle !== undefined);
     await writeFile(join(dir, `${script}.configmap.yaml`), configMap);

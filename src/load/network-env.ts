@@ -15,6 +15,9 @@ import { tlsFiles } from '../probe/dispatcher.ts';
 import type { Network } from '../profile/network.ts';
 import type { Env } from './config.ts';
 
+/** The variable Go (k6) reads its root certificates from; apicert sets it for k6 and never reads it. */
+export const K6_CA_FILE = 'SSL_CERT_FILE';
+
 /** The proxy variables Go reads, in both cases (lower case wins nowhere: apicert sets upper and clears lower). */
 export const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'] as const;
 
@@ -43,7 +46,7 @@ export async function k6Network(network: Network | undefined, folder: string): P
   if (network?.tls?.ca) {
     const bundle = join(folder, 'ca-bundle.pem');
     await writeFile(bundle, `${[...rootCertificates, (await readFile(network.tls.ca, 'utf8')).trim()].join('\n')}\n`);
-    env.SSL_CERT_FILE = bundle;
+    env[K6_CA_FILE] = bundle;
   }
   if (network?.proxy === 'none') unset.push(...PROXY_VARIABLES);
   else if (network?.proxy) {
