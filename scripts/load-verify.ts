@@ -147,7 +147,8 @@ async function operator(binary: string, out: string, scripts: LoadScript[]): Pro
           await fake.close();
         }
       }
-      // One unsegmented run with the TestRun's environment (parallelism 4's), on its own fake.
+      // One unsegmented run: the TestRun's environment with the VUs and iterations given (before the
+      // emitter raised them to the parallelism), as `apicert load` would run it on one machine.
       const wholeFile = join(dir, 'whole.json');
       const testRunEnv = (yaml: string) => Object.fromEntries(((parse(yaml) as { spec: { runner: { env: Array<{ name: string; value: string }> } } }).spec.runner.env).map((v) => [v.name, v.value]));
       // Each fake makes its own tokens: the Secret of a run holds those of the fake it loads.
@@ -156,7 +157,7 @@ async function operator(binary: string, out: string, scripts: LoadScript[]): Pro
         const bundle = join(dir, `${script}.js`);
         writeFileSync(bundle, (parse(emitted[4]!.configMap) as { data: Record<string, string> }).data[`${script}.js`]!);
         try {
-          return await run(binary, ['run', '--no-usage-report', '--quiet', bundle], { ...testRunEnv(emitted[4]!.testRun), ...secret, APICERT_SUMMARY_OUT: wholeFile });
+          return await run(binary, ['run', '--no-usage-report', '--quiet', bundle], { ...testRunEnv(emitted[4]!.testRun), APICERT_VUS: SETTINGS.APICERT_VUS, APICERT_ITERATIONS: SETTINGS.APICERT_ITERATIONS, ...secret, APICERT_SUMMARY_OUT: wholeFile });
         } finally {
           await fake.close();
         }
