@@ -128,10 +128,14 @@ function container(command: string[], env: Env, limitMs: number): Started {
   child.stdout.on('data', (d: Buffer) => (log += d.toString()));
   child.stderr.on('data', (d: Buffer) => (log += d.toString()));
   const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  // A paused runner waits for ever: it goes when this process goes.
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
   const done = new Promise<Pod>((resolve) => {
     child.on('error', (error) => resolve({ code: -1, log: `${log}${String(error)}` }));
     child.on('close', (code) => {
       clearTimeout(timer);
+      process.off('exit', orphaned);
       resolve({ code: code ?? -1, log });
     });
   });
