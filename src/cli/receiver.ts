@@ -47,7 +47,7 @@ export function registerReceiverCommand(program: Command): void {
     .command('certify-receiver')
     .description("Send signed /v1 webhook deliveries to your receiver and judge its answers against the seed's receiver rules.")
     .option('--url <url>', 'where your receiver takes deliveries (loopback, or a host named with --allow-host)')
-    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts')
+    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts, and headers and tls (ca, cert, key) for a receiver behind a gateway, a private CA or mutual TLS')
     .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)")
     .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list);
   addRunOptions(command, 'reports/receiver', 'no signing secret')
