@@ -10,7 +10,8 @@
  *   - the k6-operator path as written (scripts/load-operator.ts), parallelism 2 and 4: merged
  *     verdicts equal one unsegmented run's, clean and per fault.
  * LOAD_VERIFY_SCRIPTS=name,... narrows the scripts, LOAD_VERIFY_PARTS=clean,faults,stops,ts,operator the
- * parts (a later run replaces an earlier one's rows; LOAD_VERIFY_PARTS=none only prints the table).
+ * parts (a later run replaces an earlier one's rows; LOAD_VERIFY_PARTS=none only prints the table),
+ * LOAD_VERIFY_CASES=clean,<fault id>,... the operator part's cases.
  * Results go to LOAD_VERIFY_OUT (a temporary folder by default) as <version>.json; the table printed
  * covers every version found there. Without k6 it says it is skipped and why, and exits 0. Exits 1
  * when a run did not behave. Every run is bounded (RUN_LIMIT_MS) and talks to loopback only.
@@ -116,6 +117,7 @@ async function fakeOn(port: number, fault: string | undefined, dir: string) {
 }
 
 const PARALLELISM = [2, 4];
+const CASES = (process.env.LOAD_VERIFY_CASES ?? '').split(',').map((c) => c.trim()).filter(Boolean);
 
 /**
  * The k6-operator path, executed (scripts/load-operator.ts): `--emit-k6-operator` for parallelism 2
@@ -130,6 +132,8 @@ async function operator(binary: string, out: string, scripts: LoadScript[], keep
   for (const script of scripts) {
     for (const fault of [undefined, ...new Set(CATCHES[script].map((c) => c.fault))]) {
       const name = fault ?? 'clean';
+      // LOAD_VERIFY_CASES=clean,<fault id>,... reruns some cases only.
+      if (CASES.length > 0 && !CASES.includes(name)) continue;
       const dir = join(out, 'operator', script, name.replace(/[^A-Za-z0-9.-]+/g, '_'));
       mkdirSync(dir, { recursive: true });
       const port = await freePort();
