@@ -1,113 +1,39 @@
 /**
- * `npm run load:verify`: every load script on real k6, against the reference fake, as the README's
+ * `npm run load:verify`: every load script on real k6, against the reference fake, as docs/load.md's
  * table records it. Per k6 binary (K6_BINARIES=a,b,..., else K6_BINARY, else k6 on PATH):
- *   - `apicert load` with no target: every script passes (k6 exit 0, a summary from handleSummary);
- *   - each fault a script is meant to catch: k6 exit 99, apicert exit 1, a FAIL line naming the rule;
+ *   - `apicert load` with no target: every script passes (k6 exit 0, a summary in the run folder);
+ *   - each fault a script is meant to catch: k6 exit 99, apicert exit 1, a FAIL line naming the rule
+ *     (these two parts live in scripts/load-verify-rows.ts, which vitest runs on the fake k6);
  *   - no token, a target that answers nothing, a non-numeric setting: non-zero, naming what to set;
+ *     `k6 archive` without credentials; a segment with no VU, with and without setup(): exit 99;
  *   - the .ts files run directly (k6 >= v0.57);
- *   - two execution segments side by side, merged by `apicert load merge`: each rule's merged verdict
- *     equals one unsegmented run's, clean and per fault (LOAD_VERIFY_SEGMENTS=0 skips them).
- * LOAD_VERIFY_SCRIPTS=name,... narrows the scripts, LOAD_VERIFY_PARTS=clean,faults,stops,ts,segments the
- * parts (a later run replaces an earlier one's rows). Results go to LOAD_VERIFY_OUT (a temporary
- * folder by default) as <version>.json; the table printed covers every version found there.
- * Without k6 it says it is skipped and why, and exits 0. Exits 1 when a run did not behave.
+ *   - the k6-operator path as written (scripts/load-operator.ts), parallelism 2 and 4: merged
+ *     verdicts equal one unsegmented run's, clean and per fault.
+ * LOAD_VERIFY_SCRIPTS=name,... narrows the scripts, LOAD_VERIFY_PARTS=clean,faults,stops,ts,operator the
+ * parts (a later run replaces an earlier one's rows; LOAD_VERIFY_PARTS=none only prints the table),
+ * LOAD_VERIFY_CASES=clean,<fault id>,... the operator part's cases.
+ * Results go to LOAD_VERIFY_OUT (a temporary folder by default) as <version>.json; the table printed
+ * covers every version found there. Without k6 it says it is skipped and why, and exits 0. Exits 1
+ * when a run did not behave. Every run is bounded (RUN_LIMIT_MS) and talks to loopback only.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { bundleLoadScripts } from '../load/build.ts';
-import { embeddedProfile } from '../src/fake/embedded-profile.ts';
 import type { FaultId } from '../src/fake/faults/index.ts';
-import { startFake } from '../src/fake/server.ts';
-import { EMBEDDED_LOAD_FAKE } from '../src/cli/load.ts';
-import { ENV_VARS, type Env } from '../src/load/config.ts';
+import type { Env } from '../src/load/config.ts';
 import { checkK6Version, findK6, K6Missing } from '../src/load/k6-binary.ts';
-import { envFromProfile } from '../src/load/profile-env.ts';
 import { LOAD_SCRIPTS, rulesOf, type LoadScript } from '../src/load/rules.ts';
 import { parseSummaries, verdictsOf } from '../src/load/summary.ts';
 import { CATCHES } from '../suites/load/catches.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const NODE = process.execPath;
-const APICERT = join(ROOT, 'bin', 'apicert.js');
-const RUN_LIMIT_MS = 240_000;
-
-/** Small enough for a shared machine, big enough for every rule: 2 VUs so that each of two segments gets one. */
-const SETTINGS: Env = { APICERT_ITERATIONS: '4', APICERT_VUS: '2', APICERT_STORM: '10', APICERT_READERS: '10', APICERT_RESUMERS: '3', APICERT_STREAM_TIMEOUT: '3s', APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', APICERT_MAX_DURATION: '60s' };
-const SECRETS = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
-
-interface Outcome {
-  /** What was run, as a row of the table. */
-  script: LoadScript;
-  case: string;
-  expected: string;
-  got: string;
-  ok: boolean;
-}
-
-interface Ran {
-  code: number;
-  output: string;
-}
-
-function run(command: string, args: string[], env: Env, limitMs = RUN_LIMIT_MS, cwd = ROOT): Promise<Ran> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('APICERT_')));
-  const child = spawn(command, args, { cwd, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGTERM'), limitMs);
-  return new Promise((resolve) => {
-    child.on('error', (error) => resolve({ code: -1, output: String(error) }));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? -1, output });
-    });
-  });
-}
-
-/** The reference fake (the embedded load settings) with one fault or none, and the scripts' environment for it. */
-async function fakeWith(faults: FaultId[]) {
-  const fake = await startFake({ faults, config: EMBEDDED_LOAD_FAKE });
-  return { fake, env: { ...SETTINGS, ...envFromProfile(embeddedProfile(fake)) } };
-}
-
-const verdictLine = (output: string, rule: string) => output.split('\n').find((l) => l.includes(` ${rule}`) && /^(pass|FAIL|INCONCLUSIVE|untestable|n\/a) /.test(l))?.trim();
-const k6Exit = (output: string, script: string) => new RegExp(`k6 exited (-?\\d+) \\(${script}\\)`).exec(output)?.[1];
-
-function cleanOutcome(clean: Ran, out: string, script: LoadScript): Outcome {
-  const exit = k6Exit(clean.output, script);
-  const summary = existsSync(join(out, 'clean', 'load', `${script}.summary.json`));
-  const lines = rulesOf(script).map((r) => verdictLine(clean.output, r.id) ?? `${r.id}: no verdict line`);
-  const ok = exit === '0' && summary && clean.code === 0 && lines.every((l) => l.startsWith('pass'));
-  return { script, case: '`apicert load` (no target), clean', expected: 'k6 0, apicert 0, summary', got: `k6 ${exit}, apicert ${clean.code}${summary ? ', summary' : ', no summary'}${ok ? '' : `: ${lines.filter((l) => !l.startsWith('pass')).join('; ')}`}`, ok };
-}
-
-async function throughApicert(binary: string, out: string, scripts: LoadScript[], parts: readonly string[]): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  const env = { ...SETTINGS, K6_BINARY: binary };
-  // No target and, unless narrowed, no --script: the command exactly as a user types it.
-  const narrowed = scripts.length < LOAD_SCRIPTS.length ? ['--script', scripts.join(',')] : [];
-  // Every script in one run: on v0.48 (Babel) and a busy machine that takes minutes.
-  const clean = parts.includes('clean') ? await run(NODE, [APICERT, 'load', ...narrowed, '--out', join(out, 'clean')], env, RUN_LIMIT_MS * 4) : undefined;
-  for (const script of scripts) {
-    if (clean) outcomes.push(cleanOutcome(clean, out, script));
-    if (!parts.includes('faults')) continue;
-    for (const c of CATCHES[script]) {
-      const dir = join(out, c.fault.replace(/[^A-Za-z0-9.-]+/g, '_'));
-      const ran = await run(NODE, [APICERT, 'load', '--script', script, '--faults', c.fault, '--out', dir], env);
-      const line = verdictLine(ran.output, c.rule) ?? 'no verdict line';
-      const k6 = k6Exit(ran.output, script);
-      // The counts in a reason are those of the vitest suites' sizes: here any count will do.
-      const reason = new RegExp(c.reason.source.replace(/\\\(\d+ of \d+\\\)/g, '\\(\\d+ of \\d+\\)'));
-      const caught = k6 === '99' && ran.code === 1 && line.startsWith('FAIL') && reason.test(line);
-      outcomes.push({ script, case: `fault \`${c.fault}\``, expected: `k6 99, apicert 1, FAIL ${c.rule}`, got: `k6 ${k6}, apicert ${ran.code}, ${line.split(':')[0]!.replace(/\s+/g, ' ')}`, ok: caught });
-    }
-  }
-  return outcomes;
-}
+import { createServer, type AddressInfo } from 'node:net';
+import { parse } from 'yaml';
+import { EMBEDDED_LOAD_FAKE } from '../src/cli/load.ts';
+import { embeddedProfile } from '../src/fake/embedded-profile.ts';
+import { startFake } from '../src/fake/server.ts';
+import { envFromProfile } from '../src/load/profile-env.ts';
+import { APICERT, fakeWith, NODE, run, RUN_LIMIT_MS, SECRETS, SETTINGS, throughApicert, verdictLine, type Outcome } from './load-verify-rows.ts';
+import { runAsOperator, type OperatorRun } from './load-operator.ts';
 
 /** Stops that must say what to set: no credential, a target that answers nothing, a setting that is not a number. */
 async function stops(binary: string, bundles: string, scripts: LoadScript[]): Promise<Outcome[]> {
@@ -134,6 +60,9 @@ async function stops(binary: string, bundles: string, scripts: LoadScript[]): Pr
         const args = ['run', '--no-usage-report', '--quiet', '--execution-segment', '1/2:1', '--execution-segment-sequence', '0,1/2,1', bundle];
         const empty = await run(binary, args, { ...env, APICERT_VUS: '1', APICERT_SUMMARY_OUT: join(bundles, `${script}.empty.json`) });
         outcomes.push({ script, case: 'an execution segment with no VU (`APICERT_VUS=1`, `1/2:1`)', expected: 'exit 99', got: `exit ${empty.code}`, ok: empty.code === 99 });
+        // As a k6-operator cloud runner runs it: no setup() either, so nothing at all is recorded there.
+        const bare = await run(binary, [...args.slice(0, -1), '--no-setup', bundle], { ...env, APICERT_VUS: '1', APICERT_SUMMARY_OUT: join(bundles, `${script}.bare.json`) });
+        outcomes.push({ script, case: 'the same with `--no-setup`', expected: 'exit 99', got: `exit ${bare.code}`, ok: bare.code === 99 });
       }
       for (const [name, caseEnv, message] of cases) {
         const ran = await run(binary, ['run', '--no-usage-report', '--quiet', bundle], { ...caseEnv, APICERT_SUMMARY_OUT: join(bundles, `${script}.stop.json`) });
@@ -165,47 +94,125 @@ async function typescript(binary: string, out: string, scripts: LoadScript[]): P
   return outcomes;
 }
 
-/** One unsegmented run and two segments side by side on one fake; `apicert load merge` of the segments must give the whole run's verdicts. */
-async function segments(binary: string, bundles: string, out: string, scripts: LoadScript[]): Promise<Outcome[]> {
-  const outcomes: Outcome[] = [];
-  const SEQUENCE = ['--execution-segment-sequence', '0,1/2,1'];
+/** A free loopback port: the whole run's fake and the operator run's fake of one case listen on the same one, the base URL the TestRun carries. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The reference fake with the embedded load settings on `port`, its profile (file) and the Secret's keys. */
+async function fakeOn(port: number, fault: string | undefined, dir: string) {
+  const fake = await startFake({ port, faults: fault ? [fault as FaultId] : [], config: EMBEDDED_LOAD_FAKE });
+  const profile = embeddedProfile(fake);
+  const file = join(dir, 'profile.json');
+  writeFileSync(file, JSON.stringify(profile));
+  const secret = Object.fromEntries(Object.entries(envFromProfile(profile)).filter(([name]) => SECRETS.has(name)));
+  return { fake, file, secret };
+}
+
+const PARALLELISM = [2, 4];
+const CASES = (process.env.LOAD_VERIFY_CASES ?? '').split(',').map((c) => c.trim()).filter(Boolean);
+
+/**
+ * The k6-operator path, executed (scripts/load-operator.ts): `--emit-k6-operator` for parallelism 2
+ * and 4, then the initializer, the runners side by side and the starter as the operator runs them,
+ * then `apicert load merge` of the runners' logs; each rule's merged verdict must equal one
+ * unsegmented run's, clean and per fault. Plus, once per iteration script, a TestRun edited to
+ * one VU: the operator must refuse it before any runner starts.
+ */
+async function operator(binary: string, out: string, scripts: LoadScript[], keep: (more: Outcome[]) => void): Promise<void> {
+  // Each row is kept as it comes: on Babel-era k6 a script's cases take many minutes.
+  const outcomes = { push: (o: Outcome) => keep([o]) };
   for (const script of scripts) {
-    for (const fault of [undefined, ...CATCHES[script].map((c) => c.fault)]) {
+    for (const fault of [undefined, ...new Set(CATCHES[script].map((c) => c.fault))]) {
       const name = fault ?? 'clean';
-      const dir = join(out, 'segments', script, name.replace(/[^A-Za-z0-9.-]+/g, '_'));
+      // LOAD_VERIFY_CASES=clean,<fault id>,... reruns some cases only.
+      if (CASES.length > 0 && !CASES.includes(name)) continue;
+      const dir = join(out, 'operator', script, name.replace(/[^A-Za-z0-9.-]+/g, '_'));
       mkdirSync(dir, { recursive: true });
-      const bundle = join(bundles, `${script}.js`);
-      const k6 = (env: Env, file: string, extra: string[] = []) => run(binary, ['run', '--no-usage-report', '--quiet', ...extra, bundle], { ...env, APICERT_SUMMARY_OUT: join(dir, file) });
-      const whole = await (async () => {
-        const { fake, env } = await fakeWith(fault ? [fault as FaultId] : []);
+      const port = await freePort();
+      // The manifests, as a user emits them from a profile of the target.
+      const emitted: Record<number, { testRun: string; configMap: string }> = {};
+      {
+        const { fake, file } = await fakeOn(port, fault, dir);
         try {
-          return { ran: await k6(env, 'whole.json'), env };
+          for (const p of PARALLELISM) {
+            const into = join(dir, `manifests-${p}`);
+            const ran = await run(NODE, [APICERT, 'load', '--profile', file, '--script', script, '--emit-k6-operator', into, '--parallelism', String(p), '--out', join(dir, 'emit')], SETTINGS);
+            if (ran.code !== 0) throw new Error(`--emit-k6-operator failed: ${ran.output}`);
+            emitted[p] = { testRun: readFileSync(join(into, `${script}.testrun.yaml`), 'utf8'), configMap: readFileSync(join(into, `${script}.configmap.yaml`), 'utf8') };
+          }
+        } finally {
+          await fake.close();
+        }
+      }
+      // One unsegmented run: the TestRun's environment with the VUs and iterations given (before the
+      // emitter raised them to the parallelism), as `apicert load` would run it on one machine.
+      const wholeFile = join(dir, 'whole.json');
+      const testRunEnv = (yaml: string) => Object.fromEntries(((parse(yaml) as { spec: { runner: { env: Array<{ name: string; value: string }> } } }).spec.runner.env).map((v) => [v.name, v.value]));
+      // Each fake makes its own tokens: the Secret of a run holds those of the fake it loads.
+      const whole = await (async () => {
+        const { fake, secret } = await fakeOn(port, fault, dir);
+        const bundle = join(dir, `${script}.js`);
+        writeFileSync(bundle, (parse(emitted[4]!.configMap) as { data: Record<string, string> }).data[`${script}.js`]!);
+        try {
+          return await run(binary, ['run', '--no-usage-report', '--quiet', bundle], { ...testRunEnv(emitted[4]!.testRun), APICERT_VUS: SETTINGS.APICERT_VUS, APICERT_ITERATIONS: SETTINGS.APICERT_ITERATIONS, ...secret, APICERT_SUMMARY_OUT: wholeFile });
         } finally {
           await fake.close();
         }
       })();
-      const { fake, env } = await fakeWith(fault ? [fault as FaultId] : []);
-      let halves: Ran[];
-      try {
-        halves = await Promise.all([k6(env, 'first.json', ['--execution-segment', '0:1/2', ...SEQUENCE]), k6(env, 'second.json', ['--execution-segment', '1/2:1', ...SEQUENCE])]);
-      } finally {
-        await fake.close();
-      }
-      const merged = await run(NODE, [APICERT, 'load', 'merge', join(dir, 'first.json'), join(dir, 'second.json'), '--out', join(dir, 'merged')], {});
-      const wholeFile = join(dir, 'whole.json');
       const wholeVerdicts = existsSync(wholeFile) ? verdictsOf(parseSummaries(readFileSync(wholeFile, 'utf8'), wholeFile)[0]!) : [];
-      const differing = rulesOf(script)
-        .filter((r) => r.level === 'required')
-        .filter((r) => {
-          const w = wholeVerdicts.find((v) => v.id === r.id)?.verdict ?? 'none';
-          const m = verdictLine(merged.output, r.id)?.split(/\s/)[0]?.toLowerCase() ?? 'none';
-          return w !== m;
+      // The whole run is the reference only when it judged as it should: clean, every required rule passes; with a fault, its rules fail.
+      const caught = CATCHES[script].filter((c) => c.fault === fault).map((c) => c.rule);
+      const required = rulesOf(script).filter((r) => r.level === 'required');
+      const wholeRight = fault ? caught.every((id) => wholeVerdicts.find((v) => v.id === id)?.verdict === 'fail') : required.every((r) => wholeVerdicts.find((v) => v.id === r.id)?.verdict === 'pass');
+      for (const p of PARALLELISM) {
+        const { fake, secret } = await fakeOn(port, fault, dir);
+        let ran: OperatorRun;
+        try {
+          ran = await runAsOperator({ k6: binary, dir: join(dir, `operator-${p}`), ...emitted[p]!, secret, limitMs: RUN_LIMIT_MS });
+        } finally {
+          await fake.close();
+        }
+        const log = join(dir, `pods-${p}.log`);
+        writeFileSync(log, ran.runners.map((r) => r.log).join('\n'));
+        const merged = ran.runners.length > 0 ? await run(NODE, [APICERT, 'load', 'merge', log, '--out', join(dir, `merged-${p}`)], {}) : { code: -1, output: '' };
+        const differing = rulesOf(script)
+          .filter((r) => r.level === 'required')
+          .filter((r) => (wholeVerdicts.find((v) => v.id === r.id)?.verdict ?? 'none') !== (verdictLine(merged.output, r.id)?.split(/\s/)[0]?.toLowerCase() ?? 'none'));
+        const codes = ran.runners.map((r) => r.code);
+        const exits = `initializer ${ran.initializer.code}${ran.maxVUs !== undefined ? ` (maxVUs ${ran.maxVUs})` : ''}, whole ${whole.code}, runners ${codes.join('+') || 'none'}, merge ${merged.code}`;
+        const behaved = ran.initializer.code === 0 && !ran.refused && codes.every((c) => c === 0 || c === 99) && (fault !== undefined || codes.every((c) => c === 0));
+        outcomes.push({
+          script,
+          case: `k6-operator, parallelism ${p}, ${fault ? `fault \`${fault}\`` : 'clean'}`,
+          expected: 'initializer 0, runners 0 (99 where a fault shows), merged verdicts = whole run',
+          got: `${ran.refused ? `refused: ${ran.refused}` : differing.length === 0 ? 'equal' : `differ on ${differing.map((r) => r.id).join(', ')}`}${wholeRight ? '' : `, but the whole run judged ${wholeVerdicts.map((v) => v.verdict).join(',') || 'nothing'}`} (${exits})`,
+          ok: behaved && differing.length === 0 && wholeRight,
         });
-      const exits = `whole ${whole.ran.code}, segments ${halves.map((h) => h.code).join('+')}, merge ${merged.code}`;
-      outcomes.push({ script, case: `segments 0:1/2 + 1/2:1, ${fault ? `fault \`${fault}\`` : 'clean'}`, expected: 'merged verdicts = whole run', got: differing.length === 0 ? `equal (${exits})` : `differ on ${differing.map((r) => r.id).join(', ')} (${exits})`, ok: differing.length === 0 && wholeVerdicts.length > 0 });
+      }
+      // A TestRun edited to one VU: the operator starts no runner whose segment would hold none (the
+      // controller's maxVUs check); outside it, such a runner exits 99 (the "stops" rows).
+      if (!fault && !script.endsWith('-rate-limit')) {
+        const { fake, secret } = await fakeOn(port, undefined, dir);
+        let ran: OperatorRun;
+        try {
+          const testRun = emitted[2]!.testRun.replace(/(name: APICERT_VUS\n\s+value: )"?\d+"?/, '$1"1"');
+          ran = await runAsOperator({ k6: binary, dir: join(dir, 'operator-one-vu'), testRun, configMap: emitted[2]!.configMap, secret, limitMs: RUN_LIMIT_MS });
+        } finally {
+          await fake.close();
+        }
+        const refused = ran.refused?.startsWith('number of instances > number of VUs') === true;
+        outcomes.push({ script, case: 'k6-operator, parallelism 2, a TestRun edited to `APICERT_VUS=1`', expected: 'refused before any runner starts', got: ran.refused ? `refused: ${ran.refused}` : `runners ${ran.runners.map((r) => r.code).join('+')}`, ok: refused && ran.runners.length === 0 });
+      }
     }
   }
-  return outcomes;
 }
 
 function render(dir: string): string {
@@ -265,11 +272,11 @@ for (const binary of found) {
     }
     writeFileSync(file, `${JSON.stringify({ version, outcomes }, null, 2)}\n`);
   };
-  const parts = (process.env.LOAD_VERIFY_PARTS ?? 'clean,faults,stops,ts,segments').split(',');
+  const parts = (process.env.LOAD_VERIFY_PARTS ?? 'clean,faults,stops,ts,operator').split(',');
   if (parts.includes('clean') || parts.includes('faults')) keep(await throughApicert(binary, join(work, 'apicert'), scripts, parts));
   if (parts.includes('stops')) keep(await stops(binary, bundles, scripts));
   if (parts.includes('ts') && (major > 0 || minor >= 57)) keep(await typescript(binary, work, scripts));
-  if (parts.includes('segments') && process.env.LOAD_VERIFY_SEGMENTS !== '0') keep(await segments(binary, bundles, work, scripts));
+  if (parts.includes('operator')) await operator(binary, work, scripts, keep);
 }
 console.log(`\n${render(results)}\n\nresults in ${results}; ${failures} run(s) did not behave`);
 process.exitCode = failures > 0 ? 1 : 0;

@@ -6,11 +6,11 @@
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import http, { type RefinedResponse } from 'k6/http';
-import { Rate, Trend } from 'k6/metrics';
+import { Counter, Rate, Trend } from 'k6/metrics';
 import type { Options, Scenario } from 'k6/options';
-import { ConfigError, credentialOf, loadConfig, loadSettings, rampRate, untestableRules, type LoadConfig } from '../../src/load/config.ts';
+import { clientCertificate, ConfigError, credentialOf, extraHeaders, loadConfig, loadSettings, rampRate, surfaceOfUrl, untestableRules, type LoadConfig, type SurfaceHeaders } from '../../src/load/config.ts';
 import { judgedMetricOf, metricOf, rulesOf, type LoadScript } from '../../src/load/rules.ts';
-import { figureMetric, JUDGED_METRIC, SUMMARY_LINE_PREFIX, summaryFromK6, type K6SummaryData } from '../../src/load/summary.ts';
+import { figureMetric, JUDGED_ITERATIONS_METRIC, JUDGED_METRIC, SUMMARY_LINE_PREFIX, summaryFromK6, type K6SummaryData } from '../../src/load/summary.ts';
 import type { LoadRequest, LoadResponse, StepResult, Transport } from '../../src/load/transport.ts';
 import { textSummary, type TextSummaryData } from './text-summary.ts';
 
@@ -41,6 +41,35 @@ export function runConfigFor(script: LoadScript): () => LoadConfig & { credentia
     cached = { ...config, credential: named(script, () => credentialOf(script, config)) };
     return cached;
   };
+}
+
+// The profile's headers per surface (APICERT_HEADERS): secrets like the credentials, so read when the test runs, never at init.
+let surfaceHeaders: SurfaceHeaders | undefined;
+function profileHeaders(url: string): Record<string, string> {
+  if (!surfaceHeaders) {
+    try {
+      surfaceHeaders = extraHeaders(__ENV);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new Error(`apicert: ${error.message}`);
+      throw error;
+    }
+  }
+  return surfaceHeaders[surfaceOfUrl(url)] || {};
+}
+
+/**
+ * k6's tlsAuth from APICERT_TLS_CERT and APICERT_TLS_KEY (mutual TLS): an option, so read at init;
+ * absent (as under `k6 archive`, without the Secret) it is simply not set.
+ */
+function tlsOptions(): Options {
+  let certificate: ReturnType<typeof clientCertificate>;
+  try {
+    certificate = clientCertificate(__ENV);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new Error(`apicert: ${error.message}`);
+    throw error;
+  }
+  return certificate ? { tlsAuth: [certificate] } : {};
 }
 
 type ExpectedStatusesCallback = ReturnType<typeof http.expectedStatuses>;
@@ -76,7 +105,7 @@ export const k6Transport: Transport = {
         method: r.method,
         url: r.url,
         body: r.body ?? null,
-        params: { headers: r.headers, tags: { name: r.name }, responseCallback: expected(r.expect), timeout: r.timeoutMs ?? 60_000, responseType: 'text' as const },
+        params: { headers: { ...profileHeaders(r.url), ...r.headers }, tags: { name: r.name }, responseCallback: expected(r.expect), timeout: r.timeoutMs ?? 60_000, responseType: 'text' as const },
       })),
     ) as Array<RefinedResponse<'text'>>;
     return Promise.resolve(responses.map(response));
@@ -90,9 +119,13 @@ export const k6Transport: Transport = {
 /** Metrics, checks and thresholds of one script; build it in the init context (k6 creates metrics there only). */
 export class Recorder {
   private readonly rates: Record<string, Rate> = {};
-  /** Per required rule: did an iteration judge it (k6 ignores the thresholds of a metric with no sample). */
-  private readonly covered: Record<string, Rate> = {};
+  /**
+   * Per required rule: how many iterations judged it. A Counter, because k6 evaluates `count>0` on
+   * a Counter that got no sample (0 fails) but passes a Rate's threshold when it has no sample.
+   */
+  private readonly covered: Record<string, Counter> = {};
   private readonly judged = new Rate(JUDGED_METRIC);
+  private readonly judgedIterations = new Counter(JUDGED_ITERATIONS_METRIC);
   private readonly trends: Record<string, Trend> = {};
   private readonly script: LoadScript;
   private readonly figureNames: readonly string[];
@@ -102,44 +135,46 @@ export class Recorder {
     this.figureNames = figures;
     for (const rule of rulesOf(script)) {
       this.rates[rule.id] = new Rate(metricOf(rule.id));
-      if (rule.level === 'required') this.covered[rule.id] = new Rate(judgedMetricOf(rule.id));
+      if (rule.level === 'required') this.covered[rule.id] = new Counter(judgedMetricOf(rule.id));
     }
     for (const name of figures) this.trends[name] = new Trend(figureMetric(name));
   }
 
   /**
    * Every rule's judgments must all pass (`rate==1`), and every required rule must have been
-   * judged at least once (`rate>0` of its judged metric, which setup and every iteration feed):
-   * a run, or an execution segment, that judged a rule nothing fails (exit 99), never passes 0 of 0.
+   * judged at least once (`count>0` of its judged Counter), as must one iteration at least: a run,
+   * or an execution segment, that judged nothing fails (exit 99), never passes 0 of 0. Counters
+   * hold this on every instance, whether or not it ran setup() (k6-operator's cloud runs pass
+   * --no-setup) and whether or not its segment got a VU.
    */
   thresholds(): Record<string, string[]> {
-    const out: Record<string, string[]> = { [JUDGED_METRIC]: ['rate>0'] };
+    const out: Record<string, string[]> = { [JUDGED_ITERATIONS_METRIC]: ['count>0'] };
     for (const rule of rulesOf(this.script)) {
       out[metricOf(rule.id)] = ['rate==1'];
-      if (rule.level === 'required') out[judgedMetricOf(rule.id)] = ['rate>0'];
+      if (rule.level === 'required') out[judgedMetricOf(rule.id)] = ['count>0'];
     }
     return out;
   }
 
   /**
-   * k6's setup: stops the test (exit 107) with what to set when the script's credential is
-   * missing, and gives every judged metric one "not judged" sample, so that an instance whose
-   * segment got no iteration still has samples to fail its thresholds.
+   * k6's setup: stops the test (exit 107) with what to set when the script's credential or a
+   * network setting is wrong, or when the target answers nothing.
    */
   setup(runConfig: () => LoadConfig): () => void {
     return () => {
-      for (const id of Object.keys(this.covered)) this.covered[id]!.add(false);
       const config = runConfig();
+      const url = `${config.baseUrl}/`;
       // Any HTTP answer will do: a target that answers nothing would only leave every rule unjudged.
-      const res = http.get(`${config.baseUrl}/`, { tags: { name: 'setup reachability GET /' }, timeout: 10_000, responseCallback: expectedAnyAnswer() });
+      const res = http.get(url, { headers: profileHeaders(url), tags: { name: 'setup reachability GET /' }, timeout: 10_000, responseCallback: expectedAnyAnswer() });
       if (res.status === 0) throw new Error(`apicert ${this.script}: the target at APICERT_BASE_URL=${config.baseUrl} did not answer (${res.error || 'no response'}): start it, or set APICERT_BASE_URL to its base URL`);
     };
   }
 
   record(step: StepResult): void {
     this.judged.add(step.judgments.length > 0);
+    this.judgedIterations.add(step.judgments.length > 0 ? 1 : 0);
     const judgedRules = new Set(step.judgments.map((j) => j.rule));
-    for (const id of Object.keys(this.covered)) this.covered[id]!.add(judgedRules.has(id));
+    for (const id of Object.keys(this.covered)) this.covered[id]!.add(judgedRules.has(id) ? 1 : 0);
     for (const j of step.judgments) {
       this.rates[j.rule]?.add(j.ok);
       check(null, { [`${j.rule}: ${j.check}`]: () => j.ok });
@@ -166,6 +201,7 @@ export class Recorder {
       const untestable = untestableRules(this.script, named(this.script, () => loadConfig(__ENV)));
       const summary = summaryFromK6(data as K6SummaryData, { script: this.script, target: config.baseUrl, segment: segment(), figures: this.figureNames, untestable });
       let stdout = textSummary(data as TextSummaryData);
+      if (summary.iterations.judged === 0) stdout += `\napicert ${this.script}: execution segment ${summary.segments.join(' ')} ran no iteration that judged a rule (no VU, no iteration, or every one failed): it judged nothing, and its thresholds fail\n`;
       if (__ENV.APICERT_SUMMARY_STDOUT === '1') stdout += `\n${SUMMARY_LINE_PREFIX}${JSON.stringify(summary)}\n`;
       return { stdout: `${stdout}\n`, [__ENV.APICERT_SUMMARY_OUT || `apicert-${this.script}.summary.json`]: `${JSON.stringify(summary, null, 2)}\n` };
     };
@@ -191,6 +227,7 @@ export function iterationOptions(name: string, config: LoadConfig, concurrency: 
     scenarios: { [name]: { executor: 'shared-iterations', vus: config.vus, iterations: config.iterations, maxDuration: config.maxDuration } },
     batch: concurrency,
     batchPerHost: concurrency,
+    ...tlsOptions(),
     thresholds: recorder.thresholds(),
     summaryTrendStats: SUMMARY_TREND_STATS,
   };
@@ -207,7 +244,7 @@ export function rampOptions(config: LoadConfig, recorder: Recorder, exec: string
     maxVUs: config.maxVus,
     stages: [{ target: config.rateMax, duration: config.ramp }],
   };
-  return { scenarios: { ramp, ...more }, thresholds: recorder.thresholds(), summaryTrendStats: SUMMARY_TREND_STATS };
+  return { scenarios: { ramp, ...more }, ...tlsOptions(), thresholds: recorder.thresholds(), summaryTrendStats: SUMMARY_TREND_STATS };
 }
 
 /** A fresh Idempotency-Key (16-128 of A-Za-z0-9._:-), unique across VUs and instances. */

@@ -28,6 +28,8 @@ import { appendStepSummary } from './step-summary.ts';
 import { loadRerun, RERUN_VERDICTS, type RerunSelection } from './rerun.ts';
 import { RULES } from '../registry.ts';
 import { chooseTarget, EMBEDDED_NOTICE } from './target-choice.ts';
+import { addHeaderOption, headerFlags } from './header-flag.ts';
+import { withHeaderFlags } from '../profile/network.ts';
 
 interface CertifyFlags {
   target?: string;
@@ -60,6 +62,8 @@ interface CertifyFlags {
   deadline: number;
   sign?: string;
   baseline?: string;
+  /** `--header [SURFACE:]NAME:VALUE`, checked in the action so no message repeats a value. */
+  header?: string[];
   harOut?: string;
   harSecrets?: boolean;
   fullEvidence?: boolean;
@@ -214,6 +218,8 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     }
     const base = container?.baseUrl ?? flags.target;
     profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
+    const headers = headerFlags(flags.header);
+    if (profile && headers.length > 0) profile = { ...profile, network: withHeaderFlags(profile.network, headers) };
     if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
     const progress = new RuleProgress(ui, baseline?.entries.map((e) => e.rule));
     const recorder = flags.harOut ? new HarRecorder() : undefined;
@@ -222,6 +228,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       profile,
       fullEvidence: flags.fullEvidence,
       maxRps: flags.maxRps,
+      ...(!profile && headers.length > 0 ? { adjustEmbeddedProfile: (p: Profile) => ({ ...p, network: withHeaderFlags(p.network, headers) }) } : {}),
       surfaces: flags.surface,
       patterns: flags.rules,
       exclude: flags.exclude,
@@ -320,7 +327,7 @@ async function keepStartLog(ui: Ui, flags: CertifyFlags, error: ContainerStartFa
 }
 
 export function certifyCommand(): Command {
-  return new Command('certify')
+  const command = new Command('certify')
     .description('Run every selected rule against a target and write a readiness report. Without --target, --profile or --image, certifies the built-in reference fake.')
     .argument('[container-args...]', 'with --image, after "--": the container command, replacing the image\'s CMD')
     .option('--target <url>', 'base URL of the deployment; credentials come from the APICERT_* variables ("apicert help env"); creates state there unless --read-only')
@@ -358,4 +365,5 @@ export function certifyCommand(): Command {
     .option('--no-color', 'no colour (also: NO_COLOR=1)')
     .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_POINTER}`)
     .action(run);
+  return addHeaderOption(command, 'the target');
 }

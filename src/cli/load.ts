@@ -17,8 +17,11 @@ import { startFake, type RunningFake } from '../fake/server.ts';
 import { ConfigError, durationMs, ENV_VARS, loadConfig, SCRIPT_NEEDS, type Env } from '../load/config.ts';
 import { chooseTarget } from './target-choice.ts';
 import { checkK6Version, findK6, K6Missing } from '../load/k6-binary.ts';
-import { CREDENTIALS_SECRET, operatorManifests, operatorSteps } from '../load/operator.ts';
+import { CA_CONFIGMAP, caConfigMap, CREDENTIALS_SECRET, operatorManifests, operatorSteps } from '../load/operator.ts';
 import { envFromProfile } from '../load/profile-env.ts';
+import { K6_CA_FILE, k6Network } from '../load/network-env.ts';
+import type { Network } from '../profile/network.ts';
+import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { withLoadResults } from '../load/report.ts';
 import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/rules.ts';
 import { mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
@@ -65,12 +68,20 @@ function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A proxy URL with its password replaced, still a URL a person can fill in. */
+function proxyShown(value: string): string {
+  const parsed = URL.parse(value);
+  if (!parsed?.password) return value;
+  parsed.password = 'REDACTED';
+  return parsed.toString();
+}
+
 /** The k6 command line as a person may read it: secrets redacted, everything else runnable. */
 export function printableCommand(env: Env, binary: string, args: readonly string[]): string {
   const vars = Object.entries(env)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, value]) => `${name}=${SECRET_NAMES.has(name) ? '<redacted>' : shellQuote(value)}`);
+    .map(([name, value]) => `${name}=${SECRET_NAMES.has(name) ? '<redacted>' : shellQuote(/_proxy$/i.test(name) ? proxyShown(value) : value)}`);
   return [...vars, binary, ...args.map(shellQuote)].join(' ');
 }
 
@@ -85,18 +96,22 @@ interface Target {
   env: Env;
   report: Report['target'];
   fake?: RunningFake;
+  /** The profile's network settings with --header's: how k6 reaches the target. */
+  network?: Network;
 }
 
 /** The target's environment for the scripts: profile or --target credentials, the embedded fake otherwise. */
-async function resolveTarget(given: { profile?: string; target?: string; faults?: FaultId[] }): Promise<Target> {
+async function resolveTarget(given: { profile?: string; target?: string; faults?: FaultId[]; header?: string[] }): Promise<Target> {
   // As certify: an empty --target/--profile is an error, and APICERT_PROFILE names the profile when neither is given.
   const opts = { ...given, profile: chooseTarget(given).profile };
   if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
   if (opts.profile || opts.target) {
     const profile = opts.profile ? await loadProfileFile(opts.profile) : profileFromEnv(opts.target!);
-    return { env: { ...userEnv(), ...envFromProfile(profile) }, report: { baseUrl: profile.target, kind: 'remote' } };
+    const network = networkWithHeaders(profile.network, opts.header);
+    return { env: { ...userEnv(), ...envFromProfile(profile) }, report: { baseUrl: profile.target, kind: 'remote' }, ...(network ? { network } : {}) };
   }
+  const network = networkWithHeaders(undefined, opts.header);
   // The embedded fake, with its /v8 limiter on for the rate-probe principal only (the profile's
   // declared low tier, APICERT_V8_RATE_LIMIT_TOKEN), so the storms and fan-outs of the primary
   // principal are never refused, and a ramp short enough to reach both limits.
@@ -104,7 +119,7 @@ async function resolveTarget(given: { profile?: string; target?: string; faults?
   const env: Env = { APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', ...userEnv(), ...envFromProfile(embeddedProfile(fake)) };
   const report: Report['target'] = { baseUrl: fake.baseUrl, kind: 'embedded-fake' };
   if (opts.faults?.length) report.faults = opts.faults;
-  return { env, report, fake };
+  return { env, report, fake, ...(network ? { network } : {}) };
 }
 
 function validated(env: Env): ReturnType<typeof loadConfig> {
@@ -128,10 +143,12 @@ const K6_STOP_GRACE_MS = 10_000;
  * stopped. An interrupt of apicert reaches k6 as SIGINT, so k6 ends its test and writes what it
  * judged so far; one that does not end within the grace is killed.
  */
-function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: AbortSignal): Promise<number> {
+function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: AbortSignal, unset: readonly string[] = []): Promise<number> {
+  const childEnv: Env = { ...process.env, ...env };
+  for (const name of unset) delete childEnv[name];
   // Its own process group: a Ctrl-C at the terminal reaches apicert only, which passes it on once
   // (a second SIGINT would make k6 quit without its summary).
-  const child = spawn(binary, args, { env: { ...process.env, ...env }, stdio: 'inherit', detached: true });
+  const child = spawn(binary, args, { env: childEnv, stdio: 'inherit', detached: true });
   const orphaned = () => child.kill('SIGKILL');
   process.once('exit', orphaned);
   let killer: NodeJS.Timeout | undefined;
@@ -219,6 +236,7 @@ interface LoadOptions {
   parallelism: number;
   faults?: FaultId[];
   allowUntestable?: boolean;
+  header?: string[];
 }
 
 async function load(opts: LoadOptions): Promise<void> {
@@ -236,9 +254,12 @@ async function load(opts: LoadOptions): Promise<void> {
     const bundles = join(run.dir, 'load', 'scripts');
     const built = await bundleLoadScripts(bundles, true, LOAD_SCRIPT_FILES.filter((f) => scripts.some((s) => f.endsWith(`/${s}.ts`))));
     if (built.errors.length > 0) throw new Error(`bundling the k6 scripts failed: ${built.errors.map((e) => e.text).join('; ')}`);
+    // The profile's network settings, as k6 takes them (a CA bundle file beside the scripts).
+    const network = await k6Network(target.network, join(run.dir, 'load'));
+    Object.assign(env, network.env);
 
     if (opts.emitK6Operator) {
-      await emitOperator(opts.emitK6Operator, scripts, bundles, opts.parallelism, env);
+      await emitOperator(opts.emitK6Operator, scripts, bundles, opts.parallelism, env, network.unset);
       return;
     }
     const binary = opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
@@ -247,7 +268,7 @@ async function load(opts: LoadOptions): Promise<void> {
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
     const results: LoadRuleResult[] = [];
     const { signal } = await whileInterruptible(async (stop) => {
-      const step: ScriptStep = { run, env, config, bundles, binary, limitMs, dryRun: Boolean(opts.dryRun), stop };
+      const step: ScriptStep = { run, env, unset: network.unset, config, bundles, binary, limitMs, dryRun: Boolean(opts.dryRun), stop };
       for (const script of scripts) results.push(...(await runScript(script, step)));
       // Written while the handlers still hold: a second Ctrl-C must not cut the report short.
       if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
@@ -265,6 +286,8 @@ async function load(opts: LoadOptions): Promise<void> {
 interface ScriptStep {
   run: LoadRun;
   env: Env;
+  /** Removed from k6's environment (the profile's proxy replaces the environment's). */
+  unset: readonly string[];
   config: ReturnType<typeof loadConfig>;
   bundles: string;
   binary: string;
@@ -285,12 +308,13 @@ async function runScript(script: LoadScript, step: ScriptStep): Promise<LoadRule
   const scriptEnv: Env = { ...step.env, APICERT_SUMMARY_OUT: summaryPath };
   const args = ['run', '--no-usage-report', join(step.bundles, `${script}.js`)];
   if (step.dryRun) {
-    console.log(`# ${script}: ${rulesOf(script).map((r) => r.id).join(', ')}\n${printableCommand(scriptEnv, step.binary, args)}\n`);
+    const unset = step.unset.length > 0 ? `env ${step.unset.map((n) => `-u ${n}`).join(' ')} ` : '';
+    console.log(`# ${script}: ${rulesOf(script).map((r) => r.id).join(', ')}\n${unset}${printableCommand(scriptEnv, step.binary, args)}\n`);
     return [];
   }
   await rm(summaryPath, { force: true });
   console.log(`\n== ${script} ==`);
-  const code = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop);
+  const code = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop, step.unset);
   console.log(`k6 exited ${code} (${script})`);
   const summary = await readSummary(summaryPath);
   if (summary) return verdictsOf(summary);
@@ -302,21 +326,32 @@ function toUsage(error: unknown): never {
   throw error;
 }
 
-async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles: string, parallelism: number, env: Env): Promise<void> {
+/** Settings that hold a secret besides the credentials: a proxy URL with a password. */
+function secretSetting(name: string, value: string | undefined): boolean {
+  return SECRET_NAMES.has(name) || (/_proxy$/i.test(name) && Boolean(value && URL.parse(value)?.password));
+}
+
+async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles: string, parallelism: number, env: Env, unset: readonly string[]): Promise<void> {
   await makeFolder(dir);
-  // Credentials go in the Secret the user creates; the manifests carry only the other settings.
-  const settings = Object.fromEntries(Object.entries(env).filter(([name]) => !SECRET_NAMES.has(name)));
-  // A pod whose execution segment holds no VU judges nothing and fails its thresholds: give each at least one.
+  // Credentials (and headers, client certificate, a proxy's password) go in the Secret the user creates; the manifests carry only the other settings.
+  const settings = Object.fromEntries(Object.entries(env).filter(([name, value]) => !secretSetting(name, value) && name !== K6_CA_FILE));
+  // The operator refuses a TestRun whose script has fewer VUs than instances (k6 inspect's maxVUs < parallelism), and a segment without
+  // an iteration would judge nothing (and fail): give each at least one of both.
   const config = loadConfig(env);
   settings.APICERT_VUS = String(Math.max(config.vus, parallelism));
   settings.APICERT_ITERATIONS = String(Math.max(config.iterations, parallelism));
-  const secrets = [...SECRET_NAMES].filter((name) => env[name] !== undefined);
+  // A proxy the profile turned off: an empty value wins over what the pod's image or cluster sets.
+  for (const name of unset) if (settings[name] === undefined) settings[name] = '';
+  const secrets = Object.keys(env).filter((name) => secretSetting(name, env[name]) && env[name] !== undefined);
+  const caFile = env[K6_CA_FILE];
+  const caBundle = caFile ? await readFile(caFile, 'utf8') : undefined;
   for (const script of scripts) {
-    const { configMap, testRun } = operatorManifests(script, await readFile(join(bundles, `${script}.js`), 'utf8'), parallelism, settings);
+    const { configMap, testRun } = operatorManifests(script, await readFile(join(bundles, `${script}.js`), 'utf8'), parallelism, settings, caBundle !== undefined);
     await writeFile(join(dir, `${script}.configmap.yaml`), configMap);
     await writeFile(join(dir, `${script}.testrun.yaml`), testRun);
   }
-  const steps = operatorSteps(scripts, parallelism, secrets);
+  if (caBundle !== undefined) await writeFile(join(dir, `${CA_CONFIGMAP}.configmap.yaml`), caConfigMap(caBundle));
+  const steps = operatorSteps(scripts, parallelism, secrets, caBundle !== undefined);
   await writeFile(join(dir, 'README.md'), steps);
   console.log(`wrote ${scripts.length} ConfigMap and TestRun pairs to ${dir}; credentials go in the Secret ${CREDENTIALS_SECRET}:\n\n${steps}`);
 }
@@ -374,8 +409,8 @@ export function registerLoadCommand(program: Command): void {
     .option('--emit-k6-operator <dir>', 'write k6-operator ConfigMap and TestRun manifests instead of running')
     .option('--parallelism <n>', 'k6-operator instances per script (each runs one execution segment)', positive, 2)
     .option('--faults <ids>', 'embedded fake only: switch on these faults (load faults: src/fake/faults/load.ts)', faultList)
-    .option('--allow-untestable', 'exit 0 even when required load rules are untestable')
-    .action((opts: LoadOptions) => load(opts));
+    .option('--allow-untestable', 'exit 0 even when required load rules are untestable');
+  addHeaderOption(command, 'the target (k6 sends it as APICERT_HEADERS)').action((opts: LoadOptions) => load(opts));
   command
     .command('merge')
     .description('Merge load summaries (JSON files, or logs with "apicert-load-summary:" lines from k6-operator pods) into one verdict per rule and the readiness report.')

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { ProfileError } from '../profile/load.ts';
+import { expandEnv, ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
 import { certifyReceiver, receiverUrl } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
@@ -20,7 +21,12 @@ async function receiverFromProfile(path: string): Promise<ReceiverSection> {
   }
   const section = (raw as { receiver?: unknown } | null)?.receiver;
   if (section === undefined) throw new ProfileError(`${path} has no receiver: section (url, secretEnv, allowHosts): add one or use --url`);
-  return parseSection(section, `${path} receiver:`);
+  // ${ENV} references, as in the rest of a profile: a header's value is a secret kept out of the file.
+  const parsed = parseSection(expandEnv(section, process.env, path), `${path} receiver:`);
+  if (!parsed.tls) return parsed;
+  // Like network.tls: paths relative to the profile's folder.
+  const at = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(dirname(path), p));
+  return { ...parsed, tls: Object.fromEntries(Object.entries(parsed.tls).map(([k, v]) => [k, at(v)])) };
 }
 
 function parseSection(section: unknown, where: string): ReceiverSection {
@@ -41,7 +47,7 @@ export function registerReceiverCommand(program: Command): void {
     .command('certify-receiver')
     .description("Send signed /v1 webhook deliveries to your receiver and judge its answers against the seed's receiver rules.")
     .option('--url <url>', 'where your receiver takes deliveries (loopback, or a host named with --allow-host)')
-    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts')
+    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts, and headers and tls (ca, cert, key) for a receiver behind a gateway, a private CA or mutual TLS')
     .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)")
     .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list);
   addRunOptions(command, 'reports/receiver', 'no signing secret')
@@ -63,6 +69,7 @@ export function registerReceiverCommand(program: Command): void {
         secret,
         allowHosts,
         requestTimeoutMs: section.requestTimeoutMs,
+        network: { ...(section.headers ? { headers: section.headers } : {}), ...(section.tls ? { tls: section.tls } : {}) },
         patterns: opts.rules,
         seed: opts.seed,
         onResult: opts.quiet ? undefined : printResult,

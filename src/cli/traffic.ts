@@ -15,6 +15,14 @@ import { redactOutputWith, safeText } from './output.ts';
 import { portOf } from './parse.ts';
 import { durationOf } from './run-control.ts';
 import { printResult } from './side-report.ts';
+import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
+import type { Network } from '../profile/network.ts';
+
+/** The upstream's network settings: a profile's `network` section (its target is the upstream) and --header. */
+async function upstreamNetwork(upstream: string, profile: string | undefined, header: string[] | undefined): Promise<Network | undefined> {
+  const network = profile ? (await loadProfileFile(profile, process.env, { target: upstream })).network : undefined;
+  return networkWithHeaders(network, header);
+}
 
 function count(value: string): number {
   const n = Number(value);
@@ -82,9 +90,11 @@ export function registerTrafficCommands(program: Command): void {
     .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
     .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)')
     .option('--findings <file>', 'also write each failing judgement, as its exchange completes, as one JSON line to this file (tail it from a CI or a dashboard)')
-    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable');
+    .option('--profile <file>', 'a target profile (YAML or JSON): the facts traffic cannot show (which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable), and its network section (CA, client certificate, proxy, headers per surface) for the upstream');
+  addHeaderOption(proxy, 'the upstream (never recorded)');
   addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
-    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string; findings?: string }) => {
+    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string; findings?: string; header?: string[] }) => {
+      const network = await upstreamNetwork(opts.upstream, opts.profile, opts.header);
       await checkReportRoot(opts.out);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
       const live = await liveJudging(opts, profile);
@@ -96,6 +106,7 @@ export function registerTrafficCommands(program: Command): void {
         maxExchanges: opts.maxExchanges,
         maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
+        ...(network ? { network } : {}),
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
         onExchange: (rec, index) => live.add(rec, index),
         onStopped: () => live.stop(),

@@ -3,7 +3,7 @@
  * by suites/harness/stated-quotes.test.ts) or a section of a standard they build on. An
  * expectation without one is open: silence never makes a case "must accept" or "must refuse".
  */
-import type { SpecDocument } from '../rule/index.ts';
+import type { SpecDocument } from '../rule/types.ts';
 
 export type Sentence =
   | {

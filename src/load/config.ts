@@ -47,6 +47,9 @@ export const ENV_VARS: readonly EnvVar[] = [
   { name: 'APICERT_LIMITER_DOWN_REQUESTS', about: 'requests sent with APICERT_V1_LIMITER_DOWN_KEY', default: '5' },
   { name: 'APICERT_SUMMARY_OUT', about: 'where handleSummary writes the JSON summary', default: 'apicert-<script>.summary.json' },
   { name: 'APICERT_SUMMARY_STDOUT', about: 'set to 1 to also print the summary as one "apicert-load-summary:" line (k6-operator pods)' },
+  { name: 'APICERT_HEADERS', about: 'JSON {"v8": {"name": "value"}, "v1": {...}}: extra request headers per surface (the profile\'s network.headers and --header)', secret: true },
+  { name: 'APICERT_TLS_CERT', about: 'client certificate (PEM text) for mutual TLS, given to k6 as tlsAuth (network.tls.cert)', secret: true },
+  { name: 'APICERT_TLS_KEY', about: 'the client certificate\'s private key (PEM text, unencrypted; network.tls.key)', secret: true },
 ];
 
 export interface LoadConfig {
@@ -193,3 +196,51 @@ export function rampRate(config: LoadConfig, elapsedMs: number): number {
 
 /** A mission id no principal has (UUID v7 shape, time zero): reading it costs the target only its limiter. */
 export const ABSENT_MISSION_ID = '00000000-0000-7000-8000-000000000000';
+
+export type SurfaceHeaders = Partial<Record<'v8' | 'v1' | 'mcp', Record<string, string>>>;
+
+/** RFC 9110 token characters, and values without CR, LF or NUL: what the profile's network.headers allows. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** APICERT_HEADERS, read when the test runs (its values are secrets, like the credentials); the message never repeats a value. */
+export function extraHeaders(env: Env): SurfaceHeaders {
+  const raw = text(env, 'APICERT_HEADERS');
+  if (raw === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('APICERT_HEADERS is not JSON: give {"v8": {"x-name": "value"}, "v1": {...}, "mcp": {...}}');
+  }
+  const out: SurfaceHeaders = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError('APICERT_HEADERS is not a JSON object of surfaces (v8, v1, mcp)');
+  for (const [surface, headers] of Object.entries(value as Record<string, unknown>)) {
+    if (surface !== 'v8' && surface !== 'v1' && surface !== 'mcp') throw new ConfigError(`APICERT_HEADERS: unknown surface "${surface}": use v8, v1 or mcp`);
+    if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) throw new ConfigError(`APICERT_HEADERS.${surface} is not an object of header names and values`);
+    const own: Record<string, string> = {};
+    for (const [name, v] of Object.entries(headers as Record<string, unknown>)) {
+      if (!HEADER_NAME.test(name) || typeof v !== 'string' || v === '' || /[\r\n\0]/.test(v)) throw new ConfigError(`APICERT_HEADERS.${surface}: header ${HEADER_NAME.test(name) ? name : '(name)'} needs a token name and a non-empty value without CR, LF or NUL`);
+      own[name.toLowerCase()] = v;
+    }
+    out[surface] = own;
+  }
+  return out;
+}
+
+/** The surface a request URL belongs to, as src/profile/network.ts decides it (no URL class in k6). */
+export function surfaceOfUrl(url: string): 'v8' | 'v1' | 'mcp' {
+  const path = url.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/, '');
+  if (/^\/v8(\/|$|\?)/.test(path)) return 'v8';
+  if (/^\/v1(\/|$|\?)/.test(path)) return 'v1';
+  return 'mcp';
+}
+
+/** The client certificate for k6's tlsAuth (APICERT_TLS_CERT and APICERT_TLS_KEY, PEM text), both or neither. */
+export function clientCertificate(env: Env): { cert: string; key: string } | undefined {
+  const cert = text(env, 'APICERT_TLS_CERT');
+  const key = text(env, 'APICERT_TLS_KEY');
+  if (cert === undefined && key === undefined) return undefined;
+  if (cert === undefined || key === undefined) throw new ConfigError(`mutual TLS needs both APICERT_TLS_CERT and APICERT_TLS_KEY (PEM text): ${cert === undefined ? 'APICERT_TLS_CERT' : 'APICERT_TLS_KEY'} is missing`);
+  if (!/-----BEGIN [A-Z0-9 ]+-----/.test(cert) || !/-----BEGIN [A-Z0-9 ]+-----/.test(key)) throw new ConfigError('APICERT_TLS_CERT and APICERT_TLS_KEY hold PEM text (a "-----BEGIN" line), not file paths');
+  return { cert: `${cert}\n`, key: `${key}\n` };
+}

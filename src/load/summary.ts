@@ -97,6 +97,8 @@ interface K6Group {
 }
 
 export const JUDGED_METRIC = 'apicert_iteration_judged';
+/** A Counter of the iterations that judged a rule: its `count>0` threshold holds on an instance that ran none. */
+export const JUDGED_ITERATIONS_METRIC = 'apicert_judged_iterations';
 
 export function figureMetric(name: string): string {
   return `apicert_figure_${name.replace(/[^A-Za-z0-9]+/g, '_')}`;

@@ -16,7 +16,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { Transform, type Readable } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { upstreamDispatcher } from '../probe/dispatcher.ts';
+import { headersFor, type Network } from '../profile/network.ts';
 import { contentText } from './content.ts';
 import { BodyPrefix, flatHeaders, type TrafficExchange } from './exchange.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
@@ -46,6 +48,8 @@ export interface ProxyOptions {
   onStopped?: () => void | Promise<void>;
   /** Called as each exchange completes (its answer ended, failed, or the client left), with its place in arrival order, for live judging. */
   onExchange?: (rec: RecordedBytes, index: number) => void;
+  /** The profile's network settings for the upstream (CA, client certificate, proxy, headers per surface, which the record leaves out). */
+  network?: Network;
 }
 
 /** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
@@ -201,7 +205,7 @@ export interface RunningProxy {
 
 export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
-  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256 });
+  const agent = await upstreamDispatcher(options.network);
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
 
   let arrivals = 0;
@@ -218,7 +222,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     const responsePrefix = new BodyPrefix(options.bodyLimit);
     const size = await forward(agent, target, res, {
       method: rec.method,
-      headers: forwardable(req.headers),
+      headers: { ...headersFor(options.network, target), ...forwardable(req.headers) },
       body: hasBody ? req.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (requestPrefix.add(chunk), chunk)) })) : undefined,
       answered: (status, headers) => {
         rec.status = status;

@@ -72,6 +72,8 @@ export interface NetworkDispatcherOptions {
   limits?: TransportLimits;
   /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (default: this process's environment). */
   env?: NodeJS.ProcessEnv;
+  /** The pool's size and keep-alive, where a caller needs others than a run's (the passive proxy). */
+  pool?: { connections?: number; keepAliveTimeout?: number };
 }
 
 /** The dispatcher for a profile's target: direct, or through the proxy the profile or the environment names. */
@@ -80,7 +82,7 @@ export async function networkDispatcher(network: Network | undefined, options: N
   const tls = await tlsFiles(network?.tls);
   const pool = agentOptions(limits);
   const connect = { ...pool.connect, ...tls };
-  const base = { ...pool, connect };
+  const base = { ...pool, ...options.pool, connect };
   const proxy = proxySettings(network, options.env ?? process.env);
   if (!proxy) return new Agent(base);
   // Through the proxy, TLS to the target is `requestTls` (inside the CONNECT tunnel), and to an https:// proxy `proxyTls`.
@@ -93,4 +95,16 @@ export async function networkDispatcher(network: Network | undefined, options: N
     proxyTls: { timeout: limits.connectTimeoutMs, ...(tls?.ca ? { ca: tls.ca } : {}) },
     connectTimeout: limits.connectTimeoutMs,
   });
+}
+
+/** The passive proxy's pool to its upstream. */
+const UPSTREAM_POOL = { keepAliveTimeout: 4_000, connections: 256 };
+
+/**
+ * How `apicert proxy` reaches its upstream: through the profile's network settings (CA, client
+ * certificate, proxy) when it has any, else a plain pool, as before.
+ */
+export async function upstreamDispatcher(network: Network | undefined): Promise<Dispatcher> {
+  if (!network) return new Agent(UPSTREAM_POOL);
+  return networkDispatcher(network, { pool: UPSTREAM_POOL });
 }

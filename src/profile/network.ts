@@ -16,7 +16,8 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  */
 export const RESERVED_HEADERS = ['authorization', 'proxy-authorization', 'host', 'content-length', 'transfer-encoding', 'connection', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'mcp-session-id', 'mcp-protocol-version'] as const;
 
-const headerMap = z
+/** Header names and values as a profile may give them (the receiver's entry shares it). */
+export const headerMap = z
   .record(
     z.string().regex(HEADER_NAME, 'a header name is a token (letters, digits, "-")'),
     z.string().min(1).refine((v) => !/[\r\n\0]/.test(v), 'a header value may not hold CR, LF or NUL'),
@@ -32,20 +33,22 @@ const headerMap = z
 
 const pemFile = z.string().min(1, 'a path to a PEM file');
 
+/** A private CA and a client certificate (the receiver's entry shares it). */
+export const tlsSection = z
+  .strictObject({
+    /** PEM bundle of a private certificate authority, trusted besides Node's own roots. */
+    ca: pemFile.optional(),
+    /** Client certificate (PEM) for mutual TLS; needs `key`. */
+    cert: pemFile.optional(),
+    /** The client certificate's private key (PEM, unencrypted). */
+    key: pemFile.optional(),
+  })
+  .refine((t) => (t.cert === undefined) === (t.key === undefined), 'mutual TLS needs both cert and key (or neither)');
+
 export const networkSection = z.strictObject({
   /** Sent with every request to that surface (/v8, /v1, and the MCP endpoint); the values are never printed. */
   headers: z.strictObject({ v8: headerMap.optional(), v1: headerMap.optional(), mcp: headerMap.optional() }).prefault({}),
-  tls: z
-    .strictObject({
-      /** PEM bundle of a private certificate authority, trusted besides Node's own roots. */
-      ca: pemFile.optional(),
-      /** Client certificate (PEM) for mutual TLS; needs `key`. */
-      cert: pemFile.optional(),
-      /** The client certificate's private key (PEM, unencrypted). */
-      key: pemFile.optional(),
-    })
-    .refine((t) => (t.cert === undefined) === (t.key === undefined), 'mutual TLS needs both cert and key (or neither)')
-    .optional(),
+  tls: tlsSection.optional(),
   /**
    * Forward proxy for every request (`http://` or `https://`, credentials in the URL allowed).
    * Absent: HTTPS_PROXY / HTTP_PROXY / NO_PROXY from the environment. `none`: no proxy, whatever the environment says.
@@ -115,4 +118,43 @@ export function resolveNetworkPaths(network: Network | undefined, folder: string
   const at = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(folder, p));
   const tls = Object.fromEntries(Object.entries(network.tls).map(([k, v]) => [k, at(v)]));
   return { ...network, tls };
+}
+
+export type NetworkSurface = 'v8' | 'v1' | 'mcp';
+export const NETWORK_SURFACES: readonly NetworkSurface[] = ['v8', 'v1', 'mcp'];
+
+/** One `--header [SURFACE:]NAME:VALUE` of the command line: a profile header given by hand. */
+export interface HeaderFlag {
+  /** Absent: every surface. */
+  surface?: NetworkSurface;
+  name: string;
+  value: string;
+}
+
+/**
+ * Reads `[SURFACE:]NAME:VALUE` and holds it to the profile's own rules (a token name, no CR/LF/NUL,
+ * no header apicert's rules set). The message names the header, never its value.
+ */
+export function parseHeaderFlag(text: string): HeaderFlag | { error: string } {
+  const first = text.indexOf(':');
+  const head = first < 0 ? '' : text.slice(0, first);
+  const surface = (NETWORK_SURFACES as readonly string[]).includes(head.toLowerCase()) && text.indexOf(':', first + 1) > 0 ? (head.toLowerCase() as NetworkSurface) : undefined;
+  const rest = surface ? text.slice(first + 1) : text;
+  const colon = rest.indexOf(':');
+  if (colon <= 0) return { error: 'give [SURFACE:]NAME:VALUE, e.g. --header v8:x-waf-token:$WAF_TOKEN (SURFACE is v8, v1 or mcp; none: every surface)' };
+  const name = rest.slice(0, colon).trim();
+  const value = rest.slice(colon + 1).trim();
+  const checked = headerMap.safeParse({ [name]: value });
+  if (!checked.success) return { error: `header ${HEADER_NAME.test(name) ? name : '(name)'}: ${checked.error.issues.map((i) => (i.message === 'Too small: expected string to have >=1 characters' ? 'an empty value' : i.message)).join('; ')}` };
+  return { ...(surface ? { surface } : {}), name: name.toLowerCase(), value };
+}
+
+/** The network settings with the command line's headers added (a flag wins over the profile for the same name). */
+export function withHeaderFlags(network: Network | undefined, flags: readonly HeaderFlag[] | undefined): Network | undefined {
+  if (!flags?.length) return network;
+  const headers: Network['headers'] = { ...(network?.headers ?? {}) };
+  for (const flag of flags) {
+    for (const surface of flag.surface ? [flag.surface] : NETWORK_SURFACES) headers[surface] = { ...(headers[surface] ?? {}), [flag.name]: flag.value };
+  }
+  return { ...(network ?? {}), headers };
 }

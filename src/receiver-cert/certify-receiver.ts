@@ -6,6 +6,8 @@ import { randomInt } from 'node:crypto';
 import { TransportError, type Rule } from '../rule/index.ts';
 import { RequestBudget } from '../probe/budget.ts';
 import { createDispatcher } from '../probe/client.ts';
+import { networkDispatcher } from '../probe/dispatcher.ts';
+import { networkSecrets, type Network } from '../profile/network.ts';
 import { parseProfile, ProfileError } from '../profile/load.ts';
 import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor } from '../redact/redactor.ts';
@@ -30,6 +32,18 @@ export interface ReceiverOptions {
   onResult?: (result: RuleResult) => void;
   /** Aborted (SIGINT, SIGTERM): the rule under way stops, the rest are reported not run. */
   signal?: AbortSignal;
+  /** The receiver's own entry: headers sent with every delivery, a private CA and a client certificate (paths already resolved). */
+  network?: { headers?: Record<string, string>; tls?: Network['tls'] };
+}
+
+/**
+ * The receiver's entry as network settings: its headers on every path (a receiver has no
+ * surfaces), its TLS files, and never a proxy (deliveries go to loopback or a host named).
+ */
+export function receiverNetwork(entry: ReceiverOptions['network']): Network | undefined {
+  if (!entry?.headers && !entry?.tls) return undefined;
+  const headers = entry.headers ?? {};
+  return { headers: { v8: headers, v1: headers, mcp: headers }, ...(entry.tls ? { tls: entry.tls } : {}), proxy: 'none' };
 }
 
 /** Deliveries go to loopback, or to a host the user named: apicert never probes a host on a guess. */
@@ -51,11 +65,14 @@ export function receiverUrl(url: string, allowHosts: readonly string[] = []): UR
 export async function certifyReceiver(options: ReceiverOptions): Promise<Certification> {
   const startedAt = new Date();
   const url = receiverUrl(options.url, options.allowHosts);
-  const profile = parseProfile({ target: url.toString(), safety: { requestTimeoutMs: options.requestTimeoutMs ?? 5_000, requestBudget: 200, concurrency: 2 } }, 'receiver');
+  const network = receiverNetwork(options.network);
+  const profile = parseProfile({ target: url.toString(), safety: { requestTimeoutMs: options.requestTimeoutMs ?? 5_000, requestBudget: 200, concurrency: 2 }, ...(network ? { network } : {}) }, 'receiver');
   const redactor = new Redactor();
   redactor.add(options.secret, 'signing-secret');
+  for (const [label, value] of networkSecrets(profile.network)) redactor.add(value, label.replace(/^header:\w+:/, 'header:receiver:'));
   redactor.protect(ownTextOf(options.rules ?? receiverRules));
-  const dispatcher = createDispatcher();
+  // The files are read and checked before the first delivery: a mistake is exit 2 with nothing sent.
+  const dispatcher = profile.network ? await networkDispatcher(profile.network) : createDispatcher();
   const budget = new RequestBudget(profile.safety.requestBudget);
   const probe = probeFor(profile, redactor, budget, dispatcher, options.signal);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);

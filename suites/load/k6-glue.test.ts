@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
 import { judgedMetricOf, LOAD_SCRIPTS, metricOf, rulesOf } from '../../src/load/rules.ts';
-import { JUDGED_METRIC, SUMMARY_LINE_PREFIX, type LoadSummary } from '../../src/load/summary.ts';
+import { JUDGED_ITERATIONS_METRIC, JUDGED_METRIC, SUMMARY_LINE_PREFIX, type LoadSummary } from '../../src/load/summary.ts';
 import { endOfTestData, SHIM_SOURCES, type Recording } from './k6-shim/modules.ts';
 
 // Runs a real bundle in Node with the k6 modules swapped for recording stand-ins: options,
@@ -25,6 +25,7 @@ async function loadBundle(script: string, env: Record<string, string>, respond: 
   const recording: Recording = { metrics: {}, checks: {}, requests: [], respond };
   Object.assign(globalThis, { __k6: recording, __ENV: env });
   const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  recording.thresholds = (module.options as { thresholds?: Record<string, string[]> }).thresholds;
   return { module, recording };
 }
 
@@ -37,9 +38,10 @@ describe('a bundled script under k6 stand-ins', () => {
     );
     const options = module.options as { scenarios: Record<string, { executor: string; stages: Array<{ target: number }> }>; thresholds: Record<string, string[]> };
     expect(options.scenarios.ramp).toMatchObject({ executor: 'ramping-arrival-rate', stages: [{ target: 40 }] });
-    expect(options.thresholds[JUDGED_METRIC]).toEqual(['rate>0']);
+    expect(options.thresholds[JUDGED_ITERATIONS_METRIC]).toEqual(['count>0']);
+    expect(options.thresholds[JUDGED_METRIC]).toBeUndefined();
     expect(options.thresholds[metricOf('load.v8.rate-limit.per-principal')]).toEqual(['rate==1']);
-    expect(options.thresholds[judgedMetricOf('load.v8.rate-limit.per-principal')]).toEqual(['rate>0']);
+    expect(options.thresholds[judgedMetricOf('load.v8.rate-limit.per-principal')]).toEqual(['count>0']);
     // An observation gates nothing: no judged threshold.
     expect(options.thresholds[judgedMetricOf('load.v8.rate-limit.limit-observed')]).toBeUndefined();
     (module.setup as () => void)();
@@ -50,11 +52,11 @@ describe('a bundled script under k6 stand-ins', () => {
     expect(recording.requests.map((r) => r.params.tags.name)).toEqual(['setup reachability GET /', 'ramp GET /v8/missions/{runId}', 'other-principal GET /v8/missions/{runId}', 'ramp GET /v8/missions/{runId}']);
     expect(recording.requests[1]!.params.responseCallback).toEqual({ statuses: [404, 429] });
     expect(recording.checks['load.v8.rate-limit.per-principal: another principal is not limited while the first is']).toEqual({ passes: 1, fails: 0 });
-    // setup's "not judged", then the first iteration probed the other principal and the second did not.
-    expect(recording.metrics[judgedMetricOf('load.v8.rate-limit.per-principal')]!.values).toEqual([0, 1, 0]);
+    // The first iteration probed the other principal and the second did not.
+    expect(recording.metrics[judgedMetricOf('load.v8.rate-limit.per-principal')]!.values).toEqual([1, 0]);
 
     const out = (module.handleSummary as (d: unknown) => Record<string, string>)(endOfTestData(recording));
-    expect(out.stdout).toMatch(/thresholds\n +ok +apicert_iteration_judged rate>0/);
+    expect(out.stdout).toMatch(/thresholds\n(.*\n)* +ok +apicert_judged_iterations count>0/);
     const summary = JSON.parse(out['out.json']!) as LoadSummary;
     expect(summary).toMatchObject({ script: 'v8-rate-limit', segments: ['1/2:1'], iterations: { judged: 2, unjudged: 0 } });
     expect(summary.rules['load.v8.rate-limit.429-problem']).toMatchObject({ passes: 4, fails: 0 });
@@ -95,5 +97,47 @@ describe('a bundled script under k6 stand-ins', () => {
   it('stops in setup, saying what to set, when the target answers nothing', async () => {
     const { module } = await loadBundle('v8-idempotency-storm', { APICERT_V8_TOKEN: 'v8at_glue', APICERT_BASE_URL: 'http://127.0.0.1:9' }, () => ({ status: 0, headers: {}, body: '' }));
     expect(() => (module.setup as () => void)()).toThrow(/APICERT_BASE_URL=http:\/\/127\.0\.0\.1:9 did not answer \(dial: connection refused\): start it, or set APICERT_BASE_URL/);
+  });
+
+  // Under the k6-operator an instance may run without setup() (cloud runs pass --no-setup) and its
+  // segment may hold no VU: nothing is recorded there, and it must still fail, not exit 0.
+  it('an instance that ran no iteration and no setup fails its thresholds and says it judged nothing', async () => {
+    const { module, recording } = await loadBundle('v8-idempotency-storm', { APICERT_V8_TOKEN: 'v8at_glue' }, () => problem429);
+    const data = endOfTestData(recording) as { metrics: Record<string, { thresholds?: Record<string, { ok: boolean }> }> };
+    expect(data.metrics[JUDGED_ITERATIONS_METRIC]!.thresholds).toEqual({ 'count>0': { ok: false } });
+    for (const rule of rulesOf('v8-idempotency-storm').filter((r) => r.level === 'required')) expect(data.metrics[judgedMetricOf(rule.id)]!.thresholds, rule.id).toEqual({ 'count>0': { ok: false } });
+    const out = (module.handleSummary as (d: unknown) => Record<string, string>)(data);
+    expect(out.stdout).toMatch(/CROSSED apicert_judged_iterations count>0/);
+    expect(out.stdout).toContain('apicert v8-idempotency-storm: execution segment 1/2:1 ran no iteration that judged a rule');
+  });
+
+  it('sends the profile headers of each request\'s surface, and gives k6 the client certificate as tlsAuth', async () => {
+    const headers = JSON.stringify({ v8: { 'x-waf-token': 'waf-glue-secret' }, v1: { 'x-tenant': 'tenant-7' } });
+    const pem = (what: string) => `-----BEGIN ${what}-----\nAAAA\n-----END ${what}-----`;
+    const { module, recording } = await loadBundle('v8-idempotency-storm', { APICERT_V8_TOKEN: 'v8at_glue', APICERT_STORM: '2', APICERT_HEADERS: headers, APICERT_TLS_CERT: pem('CERTIFICATE'), APICERT_TLS_KEY: pem('PRIVATE KEY') }, () => ({ status: 201, headers: {}, body: '{}' }));
+    expect((module.options as { tlsAuth?: unknown }).tlsAuth).toEqual([{ cert: `${pem('CERTIFICATE')}\n`, key: `${pem('PRIVATE KEY')}\n` }]);
+    (module.setup as () => void)();
+    await (module.default as () => Promise<void>)();
+    const v8 = recording.requests.filter((r) => r.url.includes('/v8/'));
+    expect(v8.length).toBeGreaterThan(0);
+    for (const r of v8) {
+      expect(r.params.headers['x-waf-token']).toBe('waf-glue-secret');
+      expect(r.params.headers['x-tenant']).toBeUndefined();
+      expect(r.params.headers.Authorization).toBe('Bearer v8at_glue');
+    }
+  });
+
+  it('refuses malformed network settings, naming the variable and never a value', async () => {
+    await expect(loadBundle('v8-idempotency-storm', { APICERT_TLS_CERT: '/path/to/client.pem', APICERT_TLS_KEY: '/path/to/client.key' }, () => problem429)).rejects.toThrow(/APICERT_TLS_CERT and APICERT_TLS_KEY hold PEM text/);
+    await expect(loadBundle('v8-idempotency-storm', { APICERT_TLS_CERT: '-----BEGIN CERTIFICATE-----' }, () => problem429)).rejects.toThrow(/APICERT_TLS_KEY is missing/);
+    const { module } = await loadBundle('v8-idempotency-storm', { APICERT_V8_TOKEN: 'v8at_glue', APICERT_HEADERS: JSON.stringify({ v8: { 'x-waf': 'secret-value\r\nx: y' } }) }, () => problem429);
+    let message = '';
+    try {
+      (module.setup as () => void)();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/APICERT_HEADERS\.v8: header x-waf needs a token name and a non-empty value/);
+    expect(message).not.toContain('secret-value');
   });
 });

@@ -31,6 +31,11 @@ describe(`--emit-k6-operator against the TestRun CRD of k6-operator ${K6_OPERATO
     expect(crdErrors(crd as Crd, parse(testRun))).toEqual([]);
   });
 
+  it.skipIf(typeof crd === 'string')('the TestRun that mounts the CA bundle (network.tls.ca) is valid', () => {
+    const { testRun } = operatorManifests('v8-stream-fanout', 'export default function () {}', 2, { ...settings, NO_PROXY: '' }, true);
+    expect(crdErrors(crd as Crd, parse(testRun))).toEqual([]);
+  });
+
   it.skipIf(typeof crd === 'string')('finds a field the CRD does not have, and a wrong type', () => {
     const testRun = parse(operatorManifests('v8-stream-fanout', '', 2, settings).testRun) as { spec: Record<string, unknown> };
     testRun.spec.parallelism = '2';

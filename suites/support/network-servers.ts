@@ -12,6 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 
+/**
+ * A name for 127.0.0.1 that only the forward proxy resolves (its `hosts`): Go's net/http (k6) never
+ * proxies localhost or a loopback address, so a proxy test of k6 names the target this way.
+ */
+export const GATEWAY_HOST = 'apicert-gateway.test';
+
 export interface TestPki {
   dir: string;
   caFile: string;
@@ -41,7 +47,7 @@ export function makePki(): TestPki {
     writeFileSync(join(dir, `${name}.ext`), ext);
     openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.pem`, '-days', '1', '-extfile', `${name}.ext`]);
   };
-  signed('server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  signed('server', '127.0.0.1', `subjectAltName=IP:127.0.0.1,DNS:${GATEWAY_HOST}\nextendedKeyUsage=serverAuth\n`);
   signed('client', 'apicert client', 'extendedKeyUsage=clientAuth\n');
   key('other-ca');
   openssl(dir, ['req', '-x509', '-new', '-key', 'other-ca.key', '-out', 'other-ca.pem', '-days', '1', '-subj', '/CN=someone else']);
@@ -146,8 +152,9 @@ export interface ForwardProxy {
   close(): Promise<void>;
 }
 
-/** A forward proxy: CONNECT opens a TCP tunnel, an absolute-form request is forwarded over HTTP. */
-export async function forwardProxy(): Promise<ForwardProxy> {
+/** A forward proxy: CONNECT opens a TCP tunnel, an absolute-form request is forwarded over HTTP; `hosts` resolves names of its own (to loopback). */
+export async function forwardProxy(options: { hosts?: Record<string, string> } = {}): Promise<ForwardProxy> {
+  const resolveHost = (host: string) => options.hosts?.[host] ?? host;
   const seen: string[] = [];
   const auth: string[] = [];
   const sockets = new Set<Socket>();
@@ -155,7 +162,7 @@ export async function forwardProxy(): Promise<ForwardProxy> {
     seen.push(`${req.method} ${req.url}`);
     auth.push(req.headers['proxy-authorization'] ?? '');
     const target = new URL(req.url ?? '');
-    const out = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers }, (answer) => {
+    const out = httpRequest({ host: resolveHost(target.hostname), port: target.port, method: req.method, path: `${target.pathname}${target.search}`, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
@@ -166,7 +173,7 @@ export async function forwardProxy(): Promise<ForwardProxy> {
     seen.push(`CONNECT ${req.url}`);
     auth.push(req.headers['proxy-authorization'] ?? '');
     const [host, port] = (req.url ?? '').split(':');
-    const up = netConnect(Number(port), host!, () => {
+    const up = netConnect(Number(port), resolveHost(host!), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) up.write(head);
       pipeBoth(client, up);
