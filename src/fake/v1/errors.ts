@@ -7,6 +7,8 @@ import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { retryAfterSeconds } from '../rate-limit.ts';
 import type { V1State } from './state.ts';
+import type { VariantSet } from '../variants/index.ts';
+import { holdsOddString } from '../support/odd-strings.ts';
 
 const TITLES: Record<number, string> = {
   400: 'Invalid request',
@@ -119,4 +121,9 @@ export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefu
   const retryable = !fake.faults.has('v1.errors.rate-limited/not-retryable') && !(decision.refused > 3 && fake.faults.has('load.v1.rate-limit.429-shape/retryable-false-under-burst'));
   writeProblem(fake, r.res, 429, 'rate_limited', { detail: 'This API key is over its rate limit: wait for Retry-After.', retryable, retryAfterMs: decision.retryAfterMs, headers });
   return false;
+}
+
+/** Why a body is refused for holding NUL or lone surrogates (I-JSON, RFC 8259 8.2: a legal refusal), or undefined. */
+export function oddStringRefusal(v: VariantSet, body: unknown): string | undefined {
+  return v.has('v1.errors/refuses-nul-and-lone-surrogates') && holdsOddString(body) ? 'Strings may not hold NUL characters or lone surrogates.' : undefined;
 }

@@ -1,8 +1,10 @@
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { FakeContext } from '../context.ts';
+import type { VariantSet } from '../variants/index.ts';
 import type { RouteRequest } from '../http.ts';
 import { bodyJson, withBody } from '../support/route-body.ts';
+import { holdsOddString } from '../support/odd-strings.ts';
 import { isRecord } from '../../util/json.ts';
 
 /** What a /v8 response is, as far as the contract-version header goes. */
@@ -111,4 +113,19 @@ export async function contractFaultRoute(fake: FakeContext, r: RouteRequest, wri
 export function servedManifests<T extends { healthState: string }>(fake: FakeContext, purpose: string, manifests: T[]): T[] {
   if (!fake.faults.has('v8.contract.generated.response-schema/non-ascii-purpose-health') || !/[^\x20-\x7e]/.test(purpose)) return manifests;
   return manifests.map((m) => ({ ...m, healthState: 'ok' }));
+}
+
+const BUDGET_FIELDS = ['maximumSteps', 'maximumToolCalls', 'maximumElapsedMs', 'maximumParallelism'];
+
+/** The request-side choices of the whole /v8 contract (docs/legal-variation.md): the request to route, or undefined when a variant already answered. */
+export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown, writeProblem: WriteProblem): RouteRequest | undefined {
+  if (v.has('v8.contract/refuses-nul-and-lone-surrogates') && holdsOddString(body)) {
+    writeProblem(400, 'invalid_request', 'Strings may not hold NUL characters or lone surrogates.');
+    return undefined;
+  }
+  const budget = r.path === '/v8/missions' && isRecord(body) ? body.resourceBudget : undefined;
+  if (isRecord(body) && isRecord(budget) && Object.keys(budget).some((k) => !BUDGET_FIELDS.includes(k)) && v.has('v8.contract/open-request-objects')) {
+    return withBody(r, { ...body, resourceBudget: Object.fromEntries(Object.entries(budget).filter(([k]) => BUDGET_FIELDS.includes(k))) });
+  }
+  return r;
 }

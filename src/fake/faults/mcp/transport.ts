@@ -2,7 +2,11 @@ import type { FaultDefinition } from '../types.ts';
 
 /** Faults of the mcp.transport rules: each breaks exactly the rule named before its slash. */
 export const mcpTransportFaults = [
-  { id: 'mcp.transport.accepted-202/notification-answered-200', description: 'a POST of a single notification or response is answered 200 with a JSON body' },
+  {
+    id: 'mcp.transport.accepted-202/notification-answered-200',
+    description: 'a POST of a single notification or response is answered 200 with a JSON body',
+    alsoBreaks: { rules: ['mcp.jsonrpc.result-xor-error'], why: 'the 200 answer\'s JSON body is a result with no id (a notification has none to echo), which every answered response is held to' },
+  },
   { id: 'mcp.transport.request-response/ping-text-plain', description: 'ping is answered with content-type text/plain' },
   { id: 'mcp.transport.get-405/opens-stream', description: 'GET /mcp opens an (empty) SSE stream: legal in MCP, refused by the gateway seed' },
   {
