@@ -114,7 +114,7 @@ describe('every failing case of a rule', () => {
   });
 
   it('keeps the shrunk counterexample and seed of a property-based rule', async () => {
-    const { results } = await certify({ faults: ['v8.missions.idempotency.key-format/accepts-15-chars'], patterns: ['v8.missions.idempotency.key-format'], seed: 99 });
+    const { results } = await certify({ faults: ['v8.memory.query.bounds/limit-51'], patterns: ['v8.memory.query.bounds'], seed: 99 });
     const failed = results[0]!;
     expect(failed.verdict).toBe('fail');
     const c = failed.cases[0]!;

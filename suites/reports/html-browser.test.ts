@@ -69,7 +69,7 @@ describe('report.html in headless Chromium', async () => {
     expect(blocking.sort()).toEqual([...blockers].sort());
     expect(blocking).toEqual(expect.arrayContaining(['v1.errors.problem-shape', 'v1.webhooks.delivery.timestamp', 'v8.missions.idempotency.conflict']));
     const failures = await page.locator('#failures').innerText();
-    expect(failures).toMatch(/Case 2\. execute with malformed JSON \(400\)/);
+    expect(failures).toMatch(/Case 2\. POST \/v1\/\S+: the \d{3} problem body/);
     expect(failures).toMatch(/HTTP 400/);
     expect(failures).toContain('npx apicert certify --faults x --rules v1.errors.problem-shape --seed 42');
     expect(failures).toMatch(/Received from the target[^\n]*\n# received by apicert from the target\nPOST [^\n]*\n(?:[^\n]+\n)*service-webhook-timestamp: \d{13}\n/);

@@ -98,8 +98,8 @@ describe('junit.xml', async () => {
   it('carries every case with its reason and curl line, the spec sentence and the rerun command in <failure>', () => {
     const xml = renderJunit(run.report);
     const failure = testcase(xml, 'v1.errors.problem-shape');
-    expect(failure).toMatch(/<failure message="execute without an API key \(401\): the problem body does not match the contract: \(root\): Unrecognized key: &quot;error&quot; \(and \d+ more failing cases\)" type="fail">/);
-    expect(failure).toMatch(/case 2: execute with malformed JSON \(400\)/);
+    expect(failure).toMatch(/<failure message="POST \/v1\/execute: the 401 problem body does not have the closed v1 Problem shape \(\(body\): Unrecognized key: &quot;error&quot;\) \(and \d+ more failing cases\)" type="fail">/);
+    expect(failure).toMatch(/case 2: POST \/v1\/\S+: the \d{3} problem body/);
     expect(failure).toMatch(/curl -sS -i -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/execute'/);
     expect(failure).toContain('rerun: npx apicert certify --profile fake.json --rules v1.errors.problem-shape --seed 42');
     expect(failure).toContain('No extra properties are allowed in Problem or FieldError.');
