@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { seeded } from '../util/seeded.ts';
 
 /**
  * How the fake frames one SSE event. `varied` takes the other legal framings SSE allows: a comment
@@ -46,18 +47,6 @@ export interface SseWireOptions {
    * opens with a comment of multi-byte characters ended by `\r\n`, so both occur.
    */
   splitSeed?: number;
-}
-
-/** A small seeded generator (mulberry32): the same seed splits the same way. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Byte positions inside a UTF-8 character or between `\r` and `\n`: where a careless reader breaks. */

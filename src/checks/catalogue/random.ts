@@ -6,17 +6,7 @@
  */
 import type { ProbeRequest } from '../../rule/index.ts';
 import type { Case } from './types.ts';
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../../util/seeded.ts';
 
 function combine(a: ProbeRequest, b: ProbeRequest): ProbeRequest {
   const query = b.path.includes('?') ? b.path.slice(b.path.indexOf('?') + 1) : '';
@@ -32,7 +22,7 @@ function combine(a: ProbeRequest, b: ProbeRequest): ProbeRequest {
 }
 
 export function randomPairs(cases: readonly Case[], room: number, seed: number): Case[] {
-  const next = mulberry32(seed ^ 0x5eed);
+  const next = seeded(seed ^ 0x5eed);
   const byEndpoint = new Map<string, Case[]>();
   for (const c of cases) if (c.sent.kind === 'http' && !c.stated && !c.same) byEndpoint.set(c.endpoint, [...(byEndpoint.get(c.endpoint) ?? []), c]);
   const groups = [...byEndpoint.values()].filter((g) => g.length > 1);
