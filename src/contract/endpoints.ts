@@ -294,10 +294,11 @@ export const OPERATIONS: Readonly<Record<string, string>> = {
 
 for (const e of ENDPOINTS) if (OPERATIONS[endpointKey(e)] === undefined) throw new Error(`endpoint ${endpointKey(e)} has no operation name`);
 
-/** The operation a request went to (path without query; a trailing slash a client sent is ignored), or undefined. */
+/** The operation a request went to (path without query, as sent), or undefined. */
 export function operationOf(method: string, path: string): string | undefined {
   const bare = path.split('?', 1)[0]!;
-  const endpoint = endpointOf(method, bare.length > 1 ? bare.replace(/\/$/, '') : bare);
+  // A trailing slash names another resource (RFC 3986): a deployment may serve it or not, so it is no endpoint of the table.
+  const endpoint = endpointOf(method, bare);
   return endpoint && OPERATIONS[endpointKey(endpoint)];
 }
 

@@ -141,10 +141,24 @@ export function requestBodyMissing(ex: Exchange): string | undefined {
  * ignore" it) or sent under another media type may be refused or not: it is no plain JSON here.
  */
 export function requestJson(ex: Exchange): unknown {
-  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || ex.requestBody.startsWith('\uFEFF')) return undefined;
-  const type = mediaType(ex.requestHeaders);
-  if (type !== 'application/json' && !type.endsWith('+json')) return undefined;
+  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || openWireForm(ex)) return undefined;
   return bodyJson(ex, 'request', ex.requestBody);
+}
+
+/**
+ * A request body in a wire form a deployment may take or refuse: led by a byte order mark, under
+ * another media type than JSON, with a content coding, or a charset other than UTF-8 (RFC 8259 8.1;
+ * a recorder may also show such a body decoded). No judgement holds such a request to acceptance or refusal.
+ */
+export function openWireForm(ex: Exchange): boolean {
+  if (ex.requestBody === undefined) return false;
+  if (ex.requestBody.startsWith('\uFEFF')) return true;
+  const type = mediaType(ex.requestHeaders);
+  if (type !== 'application/json' && !type.endsWith('+json')) return true;
+  const coding = (ex.requestHeaders['content-encoding'] ?? '').trim().toLowerCase();
+  if (coding !== '' && coding !== 'identity') return true;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ex.requestHeaders['content-type'] ?? '')?.[1]?.toLowerCase();
+  return charset !== undefined && charset !== 'utf-8' && charset !== 'utf8';
 }
 
 export function recordOf(value: unknown): Record<string, unknown> | undefined {

@@ -45,6 +45,8 @@ export const problemShape = rule({
         if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 400) continue;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'application/problem+json', `the ${ex.status} answer came with content-type "${type}", expected application/problem+json`)) continue;
+        // An answer to HEAD carries the headers, never the content (RFC 9110 9.3.2): its shape cannot be read.
+        if (ex.method === 'HEAD') continue;
         if (wholeBody(j, ex) === undefined) continue;
         const parsed = v1Problem.safeParse(responseJson(ex));
         if (!j.check(ex, parsed.success, `the ${ex.status} problem body does not have the closed v1 Problem shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) continue;

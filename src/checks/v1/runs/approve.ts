@@ -1,7 +1,7 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
 import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
 import { approveRequest, openObject } from '../../../contract/v1/runs.ts';
-import { dataOf, eventsOf, idAfter, operation, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, idAfter, openWireForm, operation, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, kindOf, limiterRefused } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
@@ -144,6 +144,8 @@ export const approveRequestShape = rule({
       withParkedBefore(j, (ex, parked) => {
         // A caller the deployment may refuse for who it is (no key, a key lacking a scope) shows nothing of the body rule.
         if (!parked || ex.status === undefined || limiterRefused(ex) || !admitted(ex)) return;
+        // A BOM, another media type, coding or charset: the deployment may take or refuse it.
+        if (openWireForm(ex)) return;
         const run = idAfter(ex, '/v1/runs/')!;
         const body = requestJson(ex);
         if (!approveRequest.safeParse(body).success) {

@@ -23,6 +23,8 @@ export const problemShape = rule({
         if (!onSurface(ex, 'v8') || ex.status === undefined || ex.status < 400) continue;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === PROBLEM_CONTENT_TYPE, `the ${ex.status} answer is ${type || 'without a content type'}, expected ${PROBLEM_CONTENT_TYPE}`)) continue;
+        // An answer to HEAD carries the headers, never the content (RFC 9110 9.3.2): its shape cannot be read.
+        if (ex.method === 'HEAD') continue;
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) continue;
         const parsed = v8Problem.safeParse(json);
