@@ -105,7 +105,8 @@ function initializerScript(archiveRef: string, archiveCmd: string, tmp: string):
   ].join('\n');
 }
 
-function freePort(): Promise<number> {
+/** A free loopback port (the operator's runners and load:verify's fakes each take one). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

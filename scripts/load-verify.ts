@@ -26,14 +26,13 @@ import { checkK6Version, findK6, K6Missing } from '../src/load/k6-binary.ts';
 import { LOAD_SCRIPTS, rulesOf, type LoadScript } from '../src/load/rules.ts';
 import { parseSummaries, verdictsOf } from '../src/load/summary.ts';
 import { CATCHES } from '../suites/load/catches.ts';
-import { createServer, type AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { EMBEDDED_LOAD_FAKE } from '../src/cli/load.ts';
 import { embeddedProfile } from '../src/fake/embedded-profile.ts';
 import { startFake } from '../src/fake/server.ts';
 import { envFromProfile } from '../src/load/profile-env.ts';
 import { APICERT, fakeWith, NODE, run, RUN_LIMIT_MS, SECRETS, SETTINGS, throughApicert, verdictLine, type Outcome } from './load-verify-rows.ts';
-import { runAsOperator, type OperatorRun } from './load-operator.ts';
+import { freePort, runAsOperator, type OperatorRun } from './load-operator.ts';
 
 /** Stops that must say what to set: no credential, a target that answers nothing, a setting that is not a number. */
 async function stops(binary: string, bundles: string, scripts: LoadScript[]): Promise<Outcome[]> {
@@ -94,18 +93,6 @@ async function typescript(binary: string, out: string, scripts: LoadScript[]): P
   return outcomes;
 }
 
-/** A free loopback port: the whole run's fake and the operator run's fake of one case listen on the same one, the base URL the TestRun carries. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The reference fake with the embedded load settings on `port`, its profile (file) and the Secret's keys. */
 async function fakeOn(port: number, fault: string | undefined, dir: string) {
   const fake = await startFake({ port, faults: fault ? [fault as FaultId] : [], config: EMBEDDED_LOAD_FAKE });
@@ -136,6 +123,7 @@ async function operator(binary: string, out: string, scripts: LoadScript[], keep
       if (CASES.length > 0 && !CASES.includes(name)) continue;
       const dir = join(out, 'operator', script, name.replace(/[^A-Za-z0-9.-]+/g, '_'));
       mkdirSync(dir, { recursive: true });
+      // The whole run's fake and the operator run's fake of this case listen on the same port: the base URL the TestRun carries.
       const port = await freePort();
       // The manifests, as a user emits them from a profile of the target.
       const emitted: Record<number, { testRun: string; configMap: string }> = {};
