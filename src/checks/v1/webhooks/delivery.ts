@@ -25,6 +25,14 @@ function keptBody(j: Judge, ex: Exchange): Record<string, unknown> | undefined {
   return deliveryJson(ex) ?? {};
 }
 
+/** The active check of a rule judged on deliveries alone: provoke a run's deliveries, judge them with the rule's one judgement. */
+function judgingDeliveries(judgement: Judgement, options: { withSecret?: boolean } = {}) {
+  return async (ctx: CheckContext): Promise<void> => {
+    const { hook, deliveries } = await runDeliveries(ctx);
+    judgeDeliveries(ctx, judgement, hook.endpoint.url, deliveries, options.withSecret ? hook.secret : undefined);
+  };
+}
+
 const bodyJudgement: Judgement = {
   record: DELIVERIES_RECORD,
   judge(j) {
@@ -140,10 +148,7 @@ export const idHeader = withJudgement(
     title: 'Service-Webhook-Id equals the body event_id',
     level: 'required',
     spec: { section: SECTION, quote: '`Service-Webhook-Id` | the event id; must equal body `event_id`' },
-    async check(ctx: CheckContext) {
-      const { hook, deliveries } = await runDeliveries(ctx);
-      judgeDeliveries(ctx, idHeaderJudgement, hook.endpoint.url, deliveries);
-    },
+    check: judgingDeliveries(idHeaderJudgement),
   }),
   idHeaderJudgement,
 );
@@ -157,10 +162,7 @@ export const timestampHeader = withJudgement(
       section: `${SECTION} > Signature rules`,
       quote: '`Service-Webhook-Timestamp` | Unix seconds … A receiver rejects a timestamp that differs from its clock by more than 300 seconds',
     },
-    async check(ctx: CheckContext) {
-      const { hook, deliveries } = await runDeliveries(ctx);
-      judgeDeliveries(ctx, timestampJudgement, hook.endpoint.url, deliveries);
-    },
+    check: judgingDeliveries(timestampJudgement),
   }),
   timestampJudgement,
 );
@@ -171,10 +173,7 @@ export const signatureFormat = withJudgement(
     title: 'Service-Webhook-Signature is v1= followed by 64 lowercase hex characters',
     level: 'required',
     spec: { section: SECTION, quote: '`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters' },
-    async check(ctx: CheckContext) {
-      const { hook, deliveries } = await runDeliveries(ctx);
-      judgeDeliveries(ctx, signatureFormatJudgement, hook.endpoint.url, deliveries);
-    },
+    check: judgingDeliveries(signatureFormatJudgement),
   }),
   signatureFormatJudgement,
 );
@@ -211,10 +210,7 @@ export const signatureValid = withJudgement(
       section: `${SECTION} > Signature rules`,
       quote: "The signed string is `<event_id>.<timestamp>.<raw request body>`, joined with dots. … The MAC is HMAC-SHA-256 keyed with the endpoint's `signing_secret`. … A receiver verifies against the raw body before parsing it.",
     },
-    async check(ctx: CheckContext) {
-      const { hook, deliveries } = await runDeliveries(ctx);
-      judgeDeliveries(ctx, signatureValidJudgement, hook.endpoint.url, deliveries, hook.secret);
-    },
+    check: judgingDeliveries(signatureValidJudgement, { withSecret: true }),
   }),
   signatureValidJudgement,
 );
