@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
 import { headerRecord, mediaType, type TrafficExchange } from './exchange.ts';
-import { onSurface } from './endpoints.ts';
+import { onSurface } from '../traffic/read.ts';
 
 /** What the judge keeps of one body; a recording's longer bodies are judged on this prefix. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

@@ -16,9 +16,8 @@ import { buildReport, type Report } from '../reports/model.ts';
 import type { Rule, RuleResult, Surface } from '../rule/index.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { runRules, selectRules } from '../runner/run.ts';
-import { operationOf } from './endpoints.ts';
 import type { TrafficExchange } from './exchange.ts';
-import { activeOnly, recordedRule, RECORDING, recordOf, responseJson, type LearnedSecret, type Recording } from './judging.ts';
+import { activeOnly, recordedRule, RECORDING, type LearnedSecret, type Recording } from './judging.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
 
 import { WEBHOOK_SECRET_VARIABLE } from '../webhooks/signature.ts';

@@ -3,13 +3,10 @@
  * sentence and level) whose check reads recorded exchanges instead of sending probes. The runner,
  * verdicts, evidence and reports are the active run's own.
  */
-import type { z } from 'zod';
 import { curlLine } from '../probe/evidence.ts';
 import type { Profile } from '../profile/schema.ts';
 import { lackingReason, runJudgement, serviceKey, Untestable, type CheckContext, type EvidenceEntry, type Exchange, type Judgement as RuleJudgement, type Rule } from '../rule/index.ts';
-import { isRecord, parseJson } from '../util/json.ts';
 import { ENDPOINT_SECRET_LABEL } from '../webhooks/signature.ts';
-import { bodyJson } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
 
 /** What the passive run judges: the recording, and the secrets it learned from it. */
@@ -131,29 +128,4 @@ function judgedSecrets(recording: Recording): readonly LearnedSecret[] {
     judgedLists.set(recording, list);
   }
   return list;
-}
-
-/** The first few issues of a failed schema check, each with its path. */
-export function issuesOf(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; ');
-}
-
-/** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */
-export function responseJson(ex: TrafficExchange): unknown {
-  if (ex.responseBody === undefined || ex.responseBodyTruncated) return undefined;
-  return bodyJson(ex, 'response', ex.responseBody);
-}
-
-export function requestJson(ex: TrafficExchange): unknown {
-  if (ex.requestBody === undefined || ex.requestBodyTruncated) return undefined;
-  return bodyJson(ex, 'request', ex.requestBody);
-}
-
-export function recordOf(value: unknown): Record<string, unknown> | undefined {
-  return isRecord(value) ? value : undefined;
-}
-
-/** The answer's body is there whole: a rule judging a body skips exchanges without one. */
-export function hasWholeBody(ex: TrafficExchange): boolean {
-  return ex.status !== undefined && ex.responseBody !== undefined && !ex.responseBodyTruncated;
 }

@@ -8,9 +8,9 @@
  * issued secrets; session ids are the target's own and are only hidden. The profile's credentials,
  * when one is given, are what the client was given: judged wherever they appear.
  */
-import { operationOf } from './endpoints.ts';
+import { operation, recordOf, responseJson } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
-import { recordOf, responseJson, type LearnedSecret } from './judging.ts';
+import type { LearnedSecret } from './judging.ts';
 
 /** Headers whose values are credentials wherever they appear. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
@@ -48,7 +48,7 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
       if (given) out.set(value, { value, label: `token:${given[1]}`, judged: true, seenAt: ex.index });
       else out.set(value, { value, label: `${name}#${out.size + 1}`, judged: accepted(ex), seenAt: ex.index });
     }
-    if (operationOf(ex) === 'v1.webhooks.create' && accepted(ex)) {
+    if (operation(ex) === 'v1.webhooks.create' && accepted(ex)) {
       const secret = recordOf(responseJson(ex))?.signing_secret;
       // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
       if (typeof secret === 'string' && secret.length > 0 && !secret.includes(MARKER_START) && !out.has(secret)) out.set(secret, { value: secret, label: `signing-secret#${out.size + 1}`, issuedBy: ex.index, judged: true, seenAt: ex.index });
