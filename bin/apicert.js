@@ -9,11 +9,19 @@ import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Runs apicert in a child Node and stays its stand-in: signals sent to this process (kill PID,
+ * Runs apicert in another Node. Where Node can exec (process.execve, Node >= 22.15 on POSIX) this
+ * process becomes it: nothing of the launcher stays resident (a second Node is about 45 MiB, a sixth
+ * of what apicert promises a hostile target) and signals, exit code and PID are apicert's own.
+ * Otherwise it runs apicert in a child and stays its stand-in: signals sent to this process (kill PID,
  * Ctrl-C, a CI cancelling the step) reach the child, and this process exits as the child did.
  * The child knows our PID (APICERT_LAUNCHER_PID) so a long-running command can stop when we are gone.
  */
 function relaunch(node, args) {
+  if (typeof process.execve === 'function' && process.platform !== 'win32') {
+    // No launcher stays behind, so no child may wait for one an outer apicert named.
+    const { APICERT_LAUNCHER_PID: _outer, ...env } = process.env;
+    process.execve(node, [node, ...args], env);
+  }
   const child = spawn(node, args, { stdio: 'inherit', env: { ...process.env, APICERT_LAUNCHER_PID: String(process.pid) } });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   // Under npx the shell between npm and us dies of a SIGTERM without passing it on: our parent
@@ -62,6 +70,15 @@ if (older(process.versions.node, needed)) {
   // targets that churn large bodies; V8 takes the flag only at start, so apicert runs in a child.
   relaunch(process.execPath, [...process.execArgv, '--max-semi-space-size=2', self, ...process.argv.slice(2)]);
 } else {
+  // Under npx the shell between npm and us dies of a SIGTERM without passing it on: our parent
+  // changing is then the only sign that we were told to stop. A launcher that stayed resident
+  // watches for us (above); one that became this process cannot.
+  if (process.env.npm_command && !process.env.APICERT_LAUNCHER_PID) {
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) process.kill(process.pid, 'SIGTERM');
+    }, 500).unref();
+  }
   // Type-stripping and compiling apicert's few hundred modules is most of its start-up; Node's compile
   // cache (keyed by file content and Node version) makes later starts skip it. It lives beside the
   // dependencies, where only who installed them writes, not in a temporary folder every user shares.
