@@ -17,12 +17,15 @@ import { fileURLToPath } from 'node:url';
  * The child knows our PID (APICERT_LAUNCHER_PID) so a long-running command can stop when we are gone.
  */
 function relaunch(node, args) {
+  // glibc's malloc keeps up to 8 arenas per core, each holding on to what was freed in it; with two,
+  // the every-rule run against 1 GiB answers peaks 20-30 MiB lower (of ~170). A user's choice wins.
+  const env = { MALLOC_ARENA_MAX: '2', ...process.env };
   if (typeof process.execve === 'function' && process.platform !== 'win32') {
     // No launcher stays behind, so no child may wait for one an outer apicert named.
-    const { APICERT_LAUNCHER_PID: _outer, ...env } = process.env;
+    delete env.APICERT_LAUNCHER_PID;
     process.execve(node, [node, ...args], env);
   }
-  const child = spawn(node, args, { stdio: 'inherit', env: { ...process.env, APICERT_LAUNCHER_PID: String(process.pid) } });
+  const child = spawn(node, args, { stdio: 'inherit', env: { ...env, APICERT_LAUNCHER_PID: String(process.pid) } });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   // Under npx the shell between npm and us dies of a SIGTERM without passing it on: our parent
   // changing is then the only sign that we were told to stop.
