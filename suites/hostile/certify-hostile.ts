@@ -27,18 +27,34 @@ export interface HostileRun {
   leaks: string[];
 }
 
-/** The peak resident sets (VmHWM) of a process and its descendants, summed: the launcher and apicert. */
+/** The peak resident sets (VmHWM) of a process and its descendants, summed: apicert, and its launcher where that stays resident. */
 function peakRssKiB(pid: number): number | undefined {
+  let status: string;
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    let total = m ? Number(m[1]) : 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) total += peakRssKiB(Number(child)) ?? 0;
-    }
-    return m ? total : undefined;
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
   } catch {
     return undefined;
   }
+  const m = /VmHWM:\s+(\d+) kB/.exec(status);
+  if (!m) return undefined;
+  return childrenOf(pid).reduce((total, child) => total + (peakRssKiB(child) ?? 0), Number(m[1]));
+}
+
+/** A thread that ends while we walk (apicert's threads come and go) loses its own entry, never the sample. */
+function childrenOf(pid: number): number[] {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return [];
+  }
+  return tasks.flatMap((task) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
 }
 
 export interface HostileRunOptions {
@@ -70,7 +86,8 @@ export async function certifyHostile(mode: HostileMode, options: HostileRunOptio
     if (now !== undefined) peak = Math.max(peak ?? 0, now);
   }, 25);
   const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
-  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+  // 'close', not 'exit': the last lines apicert wrote may still be in the pipe when it has exited.
+  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, sig) => resolve([code, sig])));
   const wallMs = performance.now() - started;
   clearInterval(sampler);
   clearTimeout(killer);

@@ -76,7 +76,8 @@ describe('apicert judge-client', () => {
     const judge = spawn(process.execPath, [BIN, 'judge-client', '--scenario', 'idempotency-conflict', '--quiet-seconds', '1', '--max-seconds', '30', '--write-env', envFile, '--out', join(dir, 'out')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     judge.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => judge.once('exit', resolve));
+    // 'close': the output is read after the exit, and its last lines may still be in the pipe at 'exit'.
+    const exited = new Promise<number | null>((resolve) => judge.once('close', resolve));
     try {
       const written = () => existsSync(envFile) && readFileSync(envFile, 'utf8').includes('APICERT_V8_TOKEN');
       for (let i = 0; i < 150 && !written(); i++) await new Promise((r) => setTimeout(r, 100));

@@ -48,7 +48,8 @@ describe('apicert proxy judging live', () => {
       const finding = lines.find((f) => f.rule === 'v8.contract.version-header')!;
       expect(finding).toMatchObject({ level: 'required', exchange: { index: 0, method: 'GET', path: MISSING, status: 404 } });
       expect(finding.reason).toMatch(/x-service-contract-version is missing/);
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // 'close': the output is read after the exit, and its last lines may still be in the pipe at 'exit'.
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
       child.kill('SIGTERM');
       await exited;
       expect(existsSync(join(dir, 'reports', 'latest', 'report.json'))).toBe(true);
