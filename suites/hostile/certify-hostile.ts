@@ -1,11 +1,12 @@
 /**
  * Certifies a hostile target in a child apicert and measures it from outside: wall time, the
- * child's peak RSS (VmHWM, sampled from /proc), exit code, every output it wrote.
+ * child's peak RSS (VmHWM, sampled from /proc on a thread of its own), exit code, every output it wrote.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { Verdict } from '../../src/rule/index.ts';
 import { leaksOf } from '../support/leaks.ts';
 import { startHostile, type HostileMode } from './hostile-server.ts';
@@ -25,36 +26,6 @@ export interface HostileRun {
   report: { rules: Array<{ id: string; verdict: Verdict; reason?: string }>; run: { stopped?: string } } | undefined;
   /** Secret leaks: `output: form` for each secret found anywhere. */
   leaks: string[];
-}
-
-/** The peak resident sets (VmHWM) of a process and its descendants, summed: apicert, and its launcher where that stays resident. */
-function peakRssKiB(pid: number): number | undefined {
-  let status: string;
-  try {
-    status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const m = /VmHWM:\s+(\d+) kB/.exec(status);
-  if (!m) return undefined;
-  return childrenOf(pid).reduce((total, child) => total + (peakRssKiB(child) ?? 0), Number(m[1]));
-}
-
-/** A thread that ends while we walk (apicert's threads come and go) loses its own entry, never the sample. */
-function childrenOf(pid: number): number[] {
-  let tasks: string[];
-  try {
-    tasks = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  return tasks.flatMap((task) => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  });
 }
 
 export interface HostileRunOptions {
@@ -80,16 +51,17 @@ export async function certifyHostile(mode: HostileMode, options: HostileRunOptio
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-  let peak: number | undefined;
-  const sampler = setInterval(() => {
-    const now = peakRssKiB(child.pid!);
-    if (now !== undefined) peak = Math.max(peak ?? 0, now);
-  }, 25);
+  const sampler = new Worker(new URL('./rss-sampler.ts', import.meta.url), { workerData: { pid: child.pid } });
   const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
   // 'close', not 'exit': the last lines apicert wrote may still be in the pipe when it has exited.
   const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, sig) => resolve([code, sig])));
   const wallMs = performance.now() - started;
-  clearInterval(sampler);
+  // Asked after the exit: a sample taken while apicert still ran holds its high-water mark.
+  const peak = await new Promise<number | undefined>((resolve) => {
+    sampler.once('message', resolve);
+    sampler.postMessage('stop');
+  });
+  await sampler.terminate();
   clearTimeout(killer);
   await target.close();
   const outputs: Record<string, string> = { stdout, stderr };
