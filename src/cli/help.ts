@@ -37,7 +37,7 @@ ${TARGET_ENV.map((v) => `  ${v.name.padEnd(34)}--target: ${v.about}`).join('\n')
   TESTCONTAINERS_RYUK_DISABLED      --image: "true" where the Ryuk reaper image cannot be pulled (apicert stops its container itself)
   TESTCONTAINERS_HOST_OVERRIDE      --image: the host name testcontainers uses for the engine ("localhost" with a local socket)
   APICERT_DEBUG                     set: an internal error (exit 4) prints its stack trace
-  APICERT_LAUNCHER_PID              set by bin/apicert.js for the Node it starts; "apicert fake" stops when that launcher is gone
+  APICERT_LAUNCHER_PID              set by bin/apicert.js for the Node it starts where it stays resident beside it (no process.execve); "apicert fake" stops when that launcher is gone
   K6_BINARY                         apicert load: the k6 to run (default: k6 on the PATH)
 apicert load and the k6 scripts (see "apicert load --help"):
 ${ENV_VARS.map((v) => `  ${v.name.padEnd(34)}${v.about}`).join('\n')}`;
