@@ -153,26 +153,6 @@ export interface ListingNames {
   item: string;
 }
 
-/**
- * The shape rule of a listing the seed shows in two forms (goals, certificates): 200, JSON, a
- * payload in either form, every item of the documented shape. No item judges nothing: untestable.
- */
-export function judgeListingShape(ctx: CheckContext, { res, listing }: ListingRead, names: ListingNames, schema: z.ZodType, whenEmpty: Prerequisite): void {
-  ctx.check(res.status === 200, `${names.name} answered ${res.status}, expected 200`);
-  ctx.check(res.contentType.startsWith('application/json'), `${names.name} answered content-type "${res.contentType}", expected application/json`);
-  if (!listing) ctx.fail(`the ${names.key} payload is neither an object with a ${names.key} array nor an array`);
-  ctx.observe(`${names.key} returned`, listing.items.length);
-  if (listing.items.length === 0) ctx.untestable(whenEmpty);
-  for (const [i, item] of listing.items.entries()) ctx.checkShape(schema, item, `${names.item} #${i + 1}`, res);
-}
-
-/** The payload-form observation of a two-form listing: which form the target chose. */
-export function observeListingForm(ctx: CheckContext, { res, listing }: ListingRead, names: ListingNames): void {
-  ctx.check(res.status === 200, `${names.name} answered ${res.status}, expected 200`);
-  ctx.expect(listing !== undefined, `the ${names.key} payload is neither an object with a ${names.key} array nor an array`);
-  ctx.observe(`${names.key} payload form`, listing?.form);
-}
-
 /** Ids outside "1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`", each with why. */
 function malformedIds(prefix: string): Array<[string, string]> {
   return [
