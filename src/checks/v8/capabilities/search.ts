@@ -1,5 +1,5 @@
 /** Endpoints: POST /v8/capabilities/search; Resources: capability search request and manifest. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import type { z } from 'zod';
 import { capabilitySearchRequest, capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
 import { issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
@@ -46,6 +46,23 @@ export const searchOk = rule({
   },
 });
 
+const validationJudgement: Judgement = {
+  record: 'a POST /v8/capabilities/search with a JSON object body naming no principalId, from a caller holding capabilities:read',
+  judge(j) {
+    withCallers(j, (ex, callers) => {
+      if (operation(ex) !== 'v8.capabilities.search' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'capabilities:read')) return;
+      const missing = requestBodyMissing(ex);
+      if (missing !== undefined) return j.lacks(ex, `the search's body: ${missing}`);
+      const body = requestJson(ex);
+      // A body naming principalId is refused with 403 (the principal-403 rule's), whatever else it holds.
+      if (!isRecord(body) || 'principalId' in body) return;
+      const parsed = capabilitySearchRequest.safeParse(body);
+      if (parsed.success) j.check(ex, ex.status === 200, `a search inside every bound answered ${ex.status}, expected 200`);
+      else j.check(ex, ex.status === 400, `a search outside a bound (${issuesOf(parsed.error)}) answered ${ex.status}, expected 400`);
+    });
+  },
+};
+
 export const searchValidation = rule({
   id: 'v8.capabilities.search.validation',
   title: 'Capability search accepts each field at 1 and at its maximum length and answers 400 when one is missing, empty, of another type or one character too long',
@@ -54,30 +71,14 @@ export const searchValidation = rule({
     section: 'Resources > Capability search request and manifest; Limits; Errors',
     quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars). … `POST /v8/capabilities/search` | `400`',
   },
-  judgement: {
-    record: 'a POST /v8/capabilities/search with a JSON object body naming no principalId, from a caller holding capabilities:read',
-    judge(j) {
-      withCallers(j, (ex, callers) => {
-        if (operation(ex) !== 'v8.capabilities.search' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'capabilities:read')) return;
-        const missing = requestBodyMissing(ex);
-        if (missing !== undefined) return j.lacks(ex, `the search's body: ${missing}`);
-        const body = requestJson(ex);
-        // A body naming principalId is refused with 403 (the principal-403 rule's), whatever else it holds.
-        if (!isRecord(body) || 'principalId' in body) return;
-        const parsed = capabilitySearchRequest.safeParse(body);
-        if (parsed.success) j.check(ex, ex.status === 200, `a search inside every bound answered ${ex.status}, expected 200`);
-        else j.check(ex, ex.status === 400, `a search outside a bound (${issuesOf(parsed.error)}) answered ${ex.status}, expected 400`);
-      });
-    },
-  },
+  judgement: validationJudgement,
   async provoke(ctx: CheckContext) {
     const { actionFamily, purpose, targetType } = capabilitySearchBody(ctx);
     const base = { actionFamily, purpose, targetType };
     await ctx.property(
       generatedSearches(base),
-      async ({ body, why }) => {
-        await searchCapabilities(ctx, body, `search with ${why}`);
-      },
+      // Each run is judged as it ends, so fast-check shrinks a failing search to a minimal one.
+      ({ body, why }) => judgedRun(ctx, validationJudgement, async () => void (await searchCapabilities(ctx, body, `search with ${why}`))),
       { numRuns: 20, examples: boundarySearches(base) },
     );
   },

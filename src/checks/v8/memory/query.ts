@@ -1,6 +1,6 @@
 /** Endpoints: POST /v8/memory/query; Resources: memory query request and response; Limits. */
 import { z } from 'zod';
-import { type CheckContext, credentialIn, type Exchange, type Judge, section } from '../../../rule/index.ts';
+import { type CheckContext, credentialIn, type Exchange, type Judge, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
 import { answerJson, issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -103,6 +103,22 @@ export const queryOk = rule({
   },
 });
 
+const boundsJudgement: Judgement = {
+  record: 'a POST /v8/memory/query with a JSON object body naming no principalId, from a caller holding memory:read',
+  judge(j) {
+    const purposeReadings: Record<string, number[]> = {};
+    eachMemoryQuery(j, (ex, body, permitted) => {
+      const valid = memoryQueryRequest.safeParse(body).success;
+      // A purpose the principal may not use is refused (403), and the seed does not order 400 and 403 for a purpose that is also out of bounds.
+      const accepted = acceptedStatuses({ valid, purposeChanged: !permitted.purpose });
+      if (!permitted.purpose) (purposeReadings[valid ? 'valid' : 'invalid'] ??= []).push(ex.status!);
+      const problem = valid ? '' : ` (${issuesOf(memoryQueryRequest.safeParse(body).error!)})`;
+      j.check(ex, accepted.includes(ex.status!), `a memory query ${valid ? 'inside every bound' : `outside a bound${problem}`} answered ${ex.status}, expected ${accepted.join(' or ')}`);
+    });
+    if (Object.keys(purposeReadings).length > 0) j.observe('statuses for a replaced purpose', purposeReadings, 'a valid purpose may be refused as not permitted (403); the seed does not order 400 and 403');
+  },
+};
+
 export const queryBounds = rule({
   id: 'v8.memory.query.bounds',
   title: 'Memory queries inside every bound are accepted; one field missing, of another type, one past a bound or with repeated classes answers 400 (property-based)',
@@ -112,28 +128,13 @@ export const queryBounds = rule({
     quote:
       'compartment | string | yes | 1-128 chars … purpose | string | yes | 1-256 chars … queryText | string | yes | 1-32768 chars … classes | array of string | yes | 1-64 unique items; each 1-128 chars … limit | integer | no | 1-50; default 10 … maxContextBytes | integer | no | 64-1048576 … maxContextTokens | integer | no | 16-262144 … queryEmbedding | array of number | no | 1-4096 items … `400` missing fields, empty `classes` or bounds exceeded',
   },
-  judgement: {
-    record: 'a POST /v8/memory/query with a JSON object body naming no principalId, from a caller holding memory:read',
-    judge(j) {
-      const purposeReadings: Record<string, number[]> = {};
-      eachMemoryQuery(j, (ex, body, permitted) => {
-        const valid = memoryQueryRequest.safeParse(body).success;
-        // A purpose the principal may not use is refused (403), and the seed does not order 400 and 403 for a purpose that is also out of bounds.
-        const accepted = acceptedStatuses({ valid, purposeChanged: !permitted.purpose });
-        if (!permitted.purpose) (purposeReadings[valid ? 'valid' : 'invalid'] ??= []).push(ex.status!);
-        const problem = valid ? '' : ` (${issuesOf(memoryQueryRequest.safeParse(body).error!)})`;
-        j.check(ex, accepted.includes(ex.status!), `a memory query ${valid ? 'inside every bound' : `outside a bound${problem}`} answered ${ex.status}, expected ${accepted.join(' or ')}`);
-      });
-      if (Object.keys(purposeReadings).length > 0) j.observe('statuses for a replaced purpose', purposeReadings, 'a valid purpose may be refused as not permitted (403); the seed does not order 400 and 403');
-    },
-  },
+  judgement: boundsJudgement,
   async provoke(ctx: CheckContext) {
     const base = memoryBase(ctx);
     await ctx.property(
       generatedQueries(base),
-      async (c) => {
-        await queryMemory(ctx, c.body, `memory query with ${c.why}`);
-      },
+      // Each run is judged as it ends, so fast-check shrinks a failing query to a minimal one.
+      (c) => judgedRun(ctx, boundsJudgement, async () => void (await queryMemory(ctx, c.body, `memory query with ${c.why}`))),
       { numRuns: 40, examples: boundaryQueries(base) },
     );
   },

@@ -1,6 +1,6 @@
 /** Endpoints: POST /v8/missions; Resources: goal specification and budget. */
 import fc from 'fast-check';
-import { mediaType, section, type Exchange, type Judge } from '../../../rule/index.ts';
+import { judgedRun, mediaType, section, type Exchange, type Judge, type Judgement } from '../../../rule/index.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
@@ -156,6 +156,19 @@ const boundaryCases: BudgetCase[] = [
   { budget: { maximumSteps: 1, maximumToolCalls: 0, maximumElapsedMs: 1000, maximumParallelism: 65 }, valid: false, why: 'maximumParallelism 65' },
 ];
 
+const budgetBoundsJudgement: Judgement = {
+  record: 'a POST /v8/missions with a goalSpec and a resourceBudget object, a fresh valid Idempotency-Key, from a caller holding missions:write',
+  judge(j) {
+    withWriterCreates(j, (ex, body) => {
+      const budget = isRecord(body) ? body.resourceBudget : undefined;
+      if (!isRecord(body) || !isRecord(body.goalSpec) || typeof body.goalSpec.task !== 'string' || !isRecord(budget)) return;
+      const valid = resourceBudget.safeParse(budget).success;
+      if (valid) j.check(ex, ex.status === 202, `a valid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 202`);
+      else j.check(ex, ex.status === 400, `an invalid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 400`);
+    });
+  },
+};
+
 export const createBudgetBounds = rule({
   id: 'v8.missions.create.budget-bounds',
   title: 'Budgets inside every bound are accepted; a budget with one field missing, non-integer or out of range answers 400',
@@ -165,30 +178,17 @@ export const createBudgetBounds = rule({
     section: 'Resources > Goal specification and budget; Limits',
     quote: 'maximumSteps | at least 1 … maximumToolCalls | at least 0 … maximumElapsedMs | at least 1 … maximumParallelism | 1-64 … `400` missing fields, budget out of range',
   },
-  judgement: {
-    record: 'a POST /v8/missions with a goalSpec and a resourceBudget object, a fresh valid Idempotency-Key, from a caller holding missions:write',
-    judge(j) {
-      withWriterCreates(j, (ex, body) => {
-        const budget = isRecord(body) ? body.resourceBudget : undefined;
-        if (!isRecord(body) || !isRecord(body.goalSpec) || typeof body.goalSpec.task !== 'string' || !isRecord(budget)) return;
-        const valid = resourceBudget.safeParse(budget).success;
-        if (valid) j.check(ex, ex.status === 202, `a valid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 202`);
-        else j.check(ex, ex.status === 400, `an invalid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 400`);
-      });
-    },
-  },
+  judgement: budgetBoundsJudgement,
   async provoke(ctx) {
     const goalSpec = fixture(ctx, 'succeeds').goalSpec;
     const cases = fc.oneof(
       validBudget.map((budget): BudgetCase => ({ budget, valid: true, why: 'every field in range' })),
       invalidBudget,
     );
-    // The property only sends; the judgement above judges every answer it caused.
+    // Each run is judged as it ends, so fast-check shrinks a failing budget to a minimal one.
     await ctx.property(
       cases,
-      async ({ budget, why }) => {
-        await postMission(ctx, { goalSpec, resourceBudget: budget }, { label: `create with ${why}` });
-      },
+      ({ budget, why }) => judgedRun(ctx, budgetBoundsJudgement, async () => void (await postMission(ctx, { goalSpec, resourceBudget: budget }, { label: `create with ${why}` }))),
       { numRuns: 60, examples: boundaryCases },
     );
   },
