@@ -7,7 +7,7 @@ import { endpointOf, type Endpoint as EndpointSpec } from '../../../contract/end
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { eventsOf, operation, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { callerOf, createdMission, lastSegment, missionOf, primaryPrincipal } from '../support/traffic.ts';
+import { callerOf, createdMission, lastSegment, mayBeRefused, missionOf, primaryPrincipal } from '../support/traffic.ts';
 import { stepTraces } from '../support/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
@@ -167,7 +167,7 @@ function ordinary(ex: Exchange, e: EndpointSpec): boolean {
   const spec = e.bodies[0];
   if (spec === undefined) return ex.requestBody === undefined || ex.requestBody === '';
   const body = requestJson(ex);
-  return isRecord(body) && !('principalId' in body) && spec.schema.safeParse(body).success;
+  return isRecord(body) && !('principalId' in body) && spec.schema.safeParse(body).success && mayBeRefused(ex, body) === undefined;
 }
 
 /** Who owns what the recording shows: missions by their create, traces by the stream that named them, the skill fixture by the primary principal. */

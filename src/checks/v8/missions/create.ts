@@ -6,7 +6,7 @@ import { createMissionRequest, missionProjection, resourceBudget } from '../../.
 import { answerJson, hasWholeBody, issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
-import { callerOf, withCallers } from '../support/traffic.ts';
+import { callerOf, mayBeRefused, withCallers } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -25,7 +25,7 @@ export const createAccepted = rule({
     record: 'a POST /v8/missions with a valid body and a fresh Idempotency-Key, from a caller holding missions:write',
     judge(j) {
       withWriterCreates(j, (ex, body) => {
-        if (!createMissionRequest.safeParse(body).success) return;
+        if (!createMissionRequest.safeParse(body).success || mayBeRefused(ex, body)) return;
         if (!j.check(ex, ex.status === 202, `a valid create answered ${ex.status}, expected 202`)) return;
         j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `create answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
         const json = answerJson(j, ex);
@@ -162,9 +162,14 @@ const budgetBoundsJudgement: Judgement = {
     withWriterCreates(j, (ex, body) => {
       const budget = isRecord(body) ? body.resourceBudget : undefined;
       if (!isRecord(body) || !isRecord(body.goalSpec) || typeof body.goalSpec.task !== 'string' || !isRecord(budget)) return;
-      const valid = resourceBudget.safeParse(budget).success;
-      if (valid) j.check(ex, ex.status === 202, `a valid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 202`);
-      else j.check(ex, ex.status === 400, `an invalid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 400`);
+      const parsed = resourceBudget.safeParse(budget);
+      // Unknown budget fields are the fake's choice to refuse ('closed'), not the description's: such a budget is held to no answer.
+      if (!parsed.success && parsed.error.issues.every((i) => i.code === 'unrecognized_keys')) return;
+      const valid = parsed.success;
+      // A valid budget in a body a legal deployment may still refuse (a NUL, free text past any bound) is held to no answer.
+      if (valid) {
+        if (!mayBeRefused(ex, body)) j.check(ex, ex.status === 202, `a valid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 202`);
+      } else j.check(ex, ex.status === 400, `an invalid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 400`);
     });
   },
 };

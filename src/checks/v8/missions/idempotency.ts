@@ -7,7 +7,7 @@ import { createMissionRequest, missionProjection } from '../../../contract/v8/mi
 import { PROBLEM_CONTENT_TYPE } from '../../../contract/v8/problem.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { answerJson, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
-import { callerOf, missionOf, withCallers } from '../support/traffic.ts';
+import { callerOf, mayBeRefused, missionOf, withCallers } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -77,7 +77,7 @@ const keyFormatJudgement: Judgement = {
       const scoped = `${callerOf(ex)}\n${key}`;
       const fresh = !used.has(scoped);
       used.add(scoped);
-      if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !createMissionRequest.safeParse(requestJson(ex)).success) return;
+      if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !createMissionRequest.safeParse(requestJson(ex)).success || mayBeRefused(ex, requestJson(ex))) return;
       const valid = idempotencyKey.safeParse(key).success;
       if (valid) j.check(ex, ex.status === 202, `a valid key (${key.length} characters) answered ${ex.status}, expected 202`);
       else j.check(ex, ex.status >= 400 && ex.status < 500, `an invalid key (${key.length} characters: ${JSON.stringify(key.slice(0, 40))}) answered ${ex.status}, expected a 4xx rejection`);

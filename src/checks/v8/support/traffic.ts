@@ -12,6 +12,7 @@ import { resolveRole } from '../../../profile/roles.ts';
 import { stepTraces, type StepTrace } from './read.ts';
 import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
+import { openness } from '../../generated/expectation.ts';
 
 export const MISSIONS_PREFIX = '/v8/missions/';
 
@@ -342,4 +343,14 @@ export function judgeListingForms(j: Judge, op: string, scope: string, schema: z
     j.observe(`${names.key} payload form`, listing.form);
     each?.(ex, listing);
   });
+}
+
+/**
+ * Why a body the contract's schema accepts may still be refused by a legal deployment (a NUL or a
+ * lone surrogate, free text past any stated bound, ...: the generated rules' `openness`), or
+ * undefined. Such a request is held to no answer: silence is open. The body is its own base, so a
+ * value is not open merely for differing from the profile's fixture.
+ */
+export function mayBeRefused(ex: Exchange, body: unknown): string | undefined {
+  return openness(endpointOf(ex.method, ex.path)?.bodies[0]?.schema, body, [], body);
 }
