@@ -139,6 +139,8 @@ export const resume = rule({
       const shown = (keys: string[]) => `[${keys.map((k) => k.split(':').slice(0, 2).join(' ')).join(', ')}]`;
       const whole = new Map<string, { stream: Exchange; events: readonly SseEvent[] }>();
       const resumed: Record<string, number[]> = {};
+      // Per whole stream: the cursors (event #) resumed with 200, and those answered 409.
+      const windows = new Map<Exchange, { held: number[]; outside: number[] }>();
       for (const ex of j.exchanges) {
         const runId = missionOf(ex);
         if (operation(ex) !== 'v8.missions.events' || runId === undefined || ex.status === undefined) continue;
@@ -155,7 +157,11 @@ export const resume = rule({
         const cut = full.events.findIndex((e) => e.id === cursor) + 1;
         // A cursor of the terminal event is the after-terminal rule's; one the stream never carried, the replay-window rule's.
         if (cut === 0 || cut >= full.events.length) continue;
-        (resumed[ex.status === 409 ? '409' : String(ex.status)] ??= []).push(cut);
+        (resumed[String(ex.status)] ??= []).push(cut);
+        const window = windows.get(full.stream) ?? { held: [], outside: [] };
+        windows.set(full.stream, window);
+        if (ex.status === 200) window.held.push(cut);
+        if (ex.status === 409) window.outside.push(cut);
         // "Size or duration of the replay window: not shown", but a window holds at least the most recent cursor.
         const newest = cut === full.events.length - 1;
         if (!j.check(ex, ex.status === 200 || (!newest && ex.status === 409), newest ? `resuming after the most recent event before the terminal one (#${cut}) answered ${ex.status}, expected 200: a replay window must hold it` : `resuming after event #${cut} answered ${ex.status}, expected 200 or 409 (outside the window)`, [full.stream]) || ex.status !== 200) continue;
@@ -166,6 +172,10 @@ export const resume = rule({
         j.check(ex, JSON.stringify(got) === JSON.stringify(expected), `resuming after event #${cut} (${cursor}) gave ${shown(got)}, expected ${shown(expected)}`, [full.stream]);
       }
       if (Object.keys(resumed).length > 0) j.observe('resumed cursors (event #) by status', resumed, 'the replay window\'s size and duration are not shown');
+      for (const { held, outside } of windows.values()) {
+        const edge = Math.max(...outside);
+        if (outside.length > 0) j.observe('replay window', `cursors of the last ${held.filter((c) => c > edge).length} event(s) resumed; the cursor of event #${edge} is outside the window (409)`);
+      }
     },
   },
   async provoke(ctx) {
