@@ -220,11 +220,11 @@ export const scopeMatrix = rule({
   judgement: {
     record: "an ordinary request (well-formed, a body of the contract's shape) to a /v8 endpoint, without a token or with a credential of the profile",
     judge(j) {
-      // Which scopes, principal and expiry a token has is not in the traffic: the profile says.
-      const profile = j.profile?.credentials.length ? j.profile : j.untestable({ need: 'setting', name: 'the profile', remedy: 'which credential holds which scopes, principal and expiry is not in the traffic: give the profile (--profile FILE)' });
-      const memory = profile.fixtures.v8.memory;
-      const rateProbe = profile.fixtures.v8.rateLimitCredential;
-      const owners = new Owners({ id: profile.fixtures.v8.skillId, principal: primaryPrincipal(j) });
+      // Which scopes, principal and expiry a token has is not in the traffic: the profile says, asked
+      // (`j.credentialOf`) once a request carrying a token is to be judged; a request without one is judged without it.
+      const memory = j.profile?.fixtures.v8.memory;
+      const rateProbe = j.profile?.fixtures.v8.rateLimitCredential;
+      const owners = new Owners({ id: j.profile?.fixtures.v8.skillId, principal: primaryPrincipal(j) });
       const keys = new Set<string>();
       const keepsCredentials = j.exchanges.some((ex) => ex.requestHeaders.authorization !== undefined);
       const matrix: Record<string, Record<string, string>> = {};
@@ -236,14 +236,14 @@ export const scopeMatrix = rule({
         const fresh = key === undefined || !keys.has(`${callerOf(ex)}\n${op}\n${key}`);
         if (key !== undefined) keys.add(`${callerOf(ex)}\n${op}\n${key}`);
         const owner = owners.of(ex);
-        if (e && credential !== undefined && ex.status !== undefined && ex.status !== 429 && credential?.name !== rateProbe) {
+        if (e && credential !== undefined && ex.status !== undefined && ex.status !== 429 && (credential === null || credential.name !== rateProbe)) {
           const owned = OWNED.has(op);
           let expected = predict({ name: op, method: e.method as 'GET' | 'POST', path: e.path, scope: e.scope, owned, principalDependent: op === 'v8.memory.query' }, credential, owner ?? credential?.principal ?? '');
           // Whose a resource is, when nothing before showed it: another principal's (404) or no one's (404) is as likely as the caller's.
           if (expected && owned && owner === undefined && credential !== null && !credential.expired) expected = expected.outcomes.includes(403) ? { outcomes: [403, 404], why: expected.why } : undefined;
           if (expected?.outcomes.includes('2xx')) {
             const body = requestJson(ex);
-            const memoryOpen = op === 'v8.memory.query' && !(isRecord(body) && body.compartment === memory.compartment && body.purpose === memory.purpose && credential?.principal === primaryPrincipal(j));
+            const memoryOpen = op === 'v8.memory.query' && !(isRecord(body) && body.compartment === memory?.compartment && body.purpose === memory?.purpose && credential?.principal === primaryPrincipal(j));
             if (!PREDICTS_SUCCESS.has(op) || !fresh || ex.requestHeaders['last-event-id'] !== undefined) expected = undefined;
             else if (memoryOpen) expected = { outcomes: ['2xx', 403], why: 'a purpose or compartment the principal may not use (its own purposes)' };
           }
@@ -253,7 +253,7 @@ export const scopeMatrix = rule({
             (matrix[`${e.method} ${e.path}`] ??= {})[column] = ok ? `${ex.status}` : `${ex.status}≠${expected.outcomes.join('/')}`;
           }
         }
-        owners.note(ex, credentialIn(ex, profile.credentials)?.principal);
+        owners.note(ex, credentialIn(ex, j.profile?.credentials ?? [])?.principal);
       }
       if (Object.keys(matrix).length > 0) j.observe('scope matrix', matrix, 'a cell reads "status" or "status≠expected" (the last exchange of that cell)');
     },

@@ -57,12 +57,12 @@ export const goalsCompartment = rule({
   judgement: {
     record: 'a GET /v8/context-twin/goals of the primary principal (whose compartments fixtures.v8.goalCompartments lists), holding context:read',
     judge(j) {
-      // Which compartments the caller may see is not in the traffic: the profile's fixture lists the primary principal's.
-      const allowed = j.profile?.fixtures.v8.goalCompartments ?? j.untestable({ need: 'fixture', path: 'v8.goalCompartments', remedy: 'list every compartment whose goals the primary principal may see' });
-      const primary = primaryPrincipal(j);
       const listed = new Set<unknown>();
       withCallers(j, (ex, callers) => {
-        if (operation(ex) !== 'v8.goals.list' || ex.status !== 200 || !callers.holds(ex, 'context:read') || j.credentialOf(ex)?.principal !== primary) return;
+        if (operation(ex) !== 'v8.goals.list' || ex.status !== 200 || !callers.holds(ex, 'context:read')) return;
+        // Which compartments the caller may see is not in the traffic: the profile's fixture lists the primary principal's (asked once there is a listing to judge).
+        const allowed = j.profile?.fixtures.v8.goalCompartments ?? j.untestable({ need: 'fixture', path: 'v8.goalCompartments', remedy: 'list every compartment whose goals the primary principal may see' });
+        if (j.credentialOf(ex)?.principal !== primaryPrincipal(j)) return;
         // A listing lists only when it answers: another status lists no goal, inside or outside (the shape rule judges the status).
         const json = answerJson(j, ex);
         const listing = json === undefined ? undefined : listingItems(json, goalsResponse, 'goals');

@@ -169,9 +169,9 @@ export const queryPurpose = rule({
   judgement: {
     record: 'a valid POST /v8/memory/query of the primary principal naming fixtures.v8.memory.forbiddenPurpose, from a caller holding memory:read',
     judge(j) {
-      // Which purpose the principal may not use is not in the traffic: the profile's fixture names one.
-      const forbidden = j.profile?.fixtures.v8.memory.forbiddenPurpose ?? j.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
       eachMemoryQuery(j, (ex, body, permitted) => {
+        // Which purpose the principal may not use is not in the traffic: the profile's fixture names one (asked once there is a query to judge).
+        const forbidden = j.profile?.fixtures.v8.memory.forbiddenPurpose ?? j.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
         if (!permitted.principal || body.purpose !== forbidden || !memoryQueryRequest.safeParse(body).success || mayBeRefused(ex, body)) return;
         j.check(ex, ex.status === 403, `a purpose the principal may not use answered ${ex.status}, expected 403`);
       });

@@ -8,12 +8,11 @@ import { Callers, missionOf } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:other-principal:missions:read'], fixtures: ['v8.missions.succeeds'] } });
 
-/** The principal a create's goalSpec names, when the body is one of the profile's mission fixtures with that one member added. */
-function namedPrincipal(body: unknown, fixtures: readonly unknown[]): string | undefined {
+/** The principal a create's goalSpec names, with the body without it. */
+function namedPrincipal(body: unknown): { principal: string; plain: string } | undefined {
   if (!isRecord(body) || !isRecord(body.goalSpec) || typeof body.goalSpec.principalId !== 'string') return undefined;
   const { principalId, ...goalSpec } = body.goalSpec;
-  const plain = canonicalJson({ ...body, goalSpec });
-  return fixtures.some((f) => canonicalJson(f) === plain) ? principalId : undefined;
+  return { principal: principalId, plain: canonicalJson({ ...body, goalSpec }) };
 }
 
 export const principalFromToken = rule({
@@ -27,15 +26,17 @@ export const principalFromToken = rule({
   judgement: {
     record: "a create (a mission fixture of the profile) whose goalSpec names another principal, then reads of that mission by the creator's or the named principal's credential",
     judge(j) {
-      const fixtures = Object.values(j.profile?.fixtures.v8.missions ?? {}).filter((f) => f !== undefined);
       const callers = new Callers(j);
       const made = new Map<string, { create: Exchange; creator: string; named: string }>();
       for (const ex of j.exchanges) {
         const op = operation(ex);
         if (op === 'v8.missions.create' && ex.status !== undefined && ex.status !== 429 && callers.holds(ex, 'missions:write') && ex.requestHeaders['idempotency-key'] !== undefined) {
-          // The principals are not in the traffic: the profile's credentials say whose token it was.
+          const naming = namedPrincipal(requestJson(ex));
+          if (naming === undefined) continue;
+          // The principals are not in the traffic: the profile's credentials say whose token it was, and its fixtures which bodies are valid creates.
           const creator = j.credentialOf(ex)?.principal;
-          const named = namedPrincipal(requestJson(ex), fixtures);
+          const fixtures = Object.values(j.profile?.fixtures.v8.missions ?? {}).filter((f) => f !== undefined);
+          const named = fixtures.some((f) => canonicalJson(f) === naming.plain) ? naming.principal : undefined;
           if (creator === undefined || named === undefined || named === creator) continue;
           // goalSpec is opaque and forwarded intact, so a goal naming a principal is no reason to refuse the create.
           j.check(ex, ex.status === 202, `create with goalSpec.principalId answered ${ex.status}, expected 202: goalSpec is opaque to the gateway and forwarded intact, and the principal comes from the token`);
