@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.ts';
 import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
-import type { CheckContext, Prerequisite, ProbeResponse } from '../../../rule/index.ts';
+import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { isRecord } from '../../../util/json.ts';
 import { createMission, followToTerminal, type MissionFixture } from './missions.ts';
@@ -138,12 +138,6 @@ export function listingItems<K extends string>(
   const parsed = schema.safeParse(body);
   if (!parsed.success) return undefined;
   return Array.isArray(parsed.data) ? { form: 'array', items: parsed.data } : { form: 'object wrapper', items: parsed.data[key] };
-}
-
-/** A listing read back: the response and its items in whichever form the target chose. */
-export interface ListingRead {
-  res: ProbeResponse;
-  listing: ReturnType<typeof listingItems>;
 }
 
 /** How the judgements of a two-form listing name it: `context goals`, key `goals`, item `goal`. */
