@@ -15,20 +15,20 @@ export interface Catch {
 
 export const CATCHES: Record<LoadScript, Catch[]> = {
   'v8-idempotency-storm': [
-    { fault: 'v8.missions.idempotency.replay/re-executes', rule: 'load.v8.idempotency.storm-one-mission', reason: /names the same mission/ },
-    { fault: 'load.v8.idempotency.storm-one-mission/race', rule: 'load.v8.idempotency.storm-one-mission', reason: /names the same mission/ },
+    { fault: 'v8.missions.idempotency.replay/re-executes', rule: 'load.v8.idempotency.storm-one-mission', reason: /a replay answers the original status and body/ },
+    { fault: 'load.v8.idempotency.storm-one-mission/race', rule: 'load.v8.idempotency.storm-one-mission', reason: /a replay answers the original status and body/ },
     { fault: 'v8.missions.idempotency.conflict/replays-different-body', rule: 'load.v8.idempotency.storm-conflict', reason: /answered 409 \(24 of 24\)/ },
   ],
   'v1-idempotency-storm': [
-    { fault: 'v1.execute.idempotency.replay/re-executes', rule: 'load.v1.idempotency.storm-one-run', reason: /names the same run/ },
-    { fault: 'load.v1.idempotency.storm-one-run/race', rule: 'load.v1.idempotency.storm-one-run', reason: /names the same run/ },
+    { fault: 'v1.execute.idempotency.replay/re-executes', rule: 'load.v1.idempotency.storm-one-run', reason: /a task replay answers the original run_id/ },
+    { fault: 'load.v1.idempotency.storm-one-run/race', rule: 'load.v1.idempotency.storm-one-run', reason: /a task replay answers the original run_id/ },
     { fault: 'v1.execute.idempotency.replay/re-executes', rule: 'load.v1.idempotency.storm-replayed', reason: /at most one admission/ },
-    { fault: 'v1.execute.idempotency.conflict/replays-different-body', rule: 'load.v1.idempotency.storm-conflict', reason: /409 with code conflict/ },
+    { fault: 'v1.execute.idempotency.conflict/replays-different-body', rule: 'load.v1.idempotency.storm-conflict', reason: /another body with a used key is answered 409/ },
   ],
   'v8-stream-fanout': [
     { fault: 'v8.missions.events.shape/step-without-id', rule: 'load.v8.events.fanout-same-events', reason: /every event carries an id/ },
     { fault: 'load.v8.events.fanout-same-events/late-subscriber-gap', rule: 'load.v8.events.fanout-same-events', reason: /same events in the same order \(6 of 10\)/ },
-    { fault: 'load.v8.events.fanout-one-terminal/duplicate-terminal', rule: 'load.v8.events.fanout-one-terminal', reason: /exactly one terminal event/ },
+    { fault: 'load.v8.events.fanout-one-terminal/duplicate-terminal', rule: 'load.v8.events.fanout-one-terminal', reason: /the terminal event is the last event of its stream/ },
     { fault: 'v8.missions.events.closes-after-terminal/held-open', rule: 'load.v8.events.fanout-one-terminal', reason: /stream closes after the terminal event .*\(10 of 10\)/ },
     { fault: 'v8.missions.events.after-terminal/late-event-changes-state', rule: 'load.v8.events.fanout-after-terminal', reason: /no terminal event after the first \(1 of 1\); the mission reads back in the state its terminal event reported \(1 of 1\)/ },
     { fault: 'v8.missions.events.resume/repeats-cursor-event', rule: 'load.v8.events.fanout-resume', reason: /none repeated, none missing/ },
