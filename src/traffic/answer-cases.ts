@@ -122,6 +122,11 @@ export function retryAfterCase(value: string | undefined): AnswerCase {
   };
 }
 
+/** /v1 "When the rate-limit protection is itself unavailable ...: HTTP `503` (fail-closed)", neither 429 nor served. */
+export function failClosedCase(status: number): AnswerCase {
+  return { ok: status === 503, check: 'a key whose limiter is down gets 503 (fail-closed), neither 429 nor served', why: `a request on a tier whose limiter is unavailable answered ${status}, expected 503 (fail-closed)` };
+}
+
 // --- /v8 problems ("Failures are `application/problem+json` (RFC 9457)") ---
 
 /** A /v8 failure is labelled application/problem+json. `headers`: lower-cased names. */

@@ -42,7 +42,7 @@ export const CATCHES: Record<LoadScript, Catch[]> = {
     { fault: 'v1.errors.rate-limited-retry-after/no-retry-after', rule: 'load.v1.rate-limit.retry-after', reason: /numeric Retry-After header \(14 of 14\)/ },
     { fault: 'load.v1.rate-limit.429-shape/retryable-false-under-burst', rule: 'load.v1.rate-limit.429-shape', reason: /retryable:true \(11 of 14\)/ },
     { fault: 'load.v1.rate-limit.refusals-are-429/overload-500', rule: 'load.v1.rate-limit.refusals-are-429', reason: /success, 429 or 503 \(9 of 24\)/ },
-    { fault: 'v1.errors.limiter-unavailable-503/fail-open', rule: 'load.v1.rate-limit.unavailable-503', reason: /not served \(3 of 3\)/ },
+    { fault: 'v1.errors.limiter-unavailable-503/fail-open', rule: 'load.v1.rate-limit.unavailable-503', reason: /neither 429 nor served \(3 of 3\)/ },
   ],
   'v8-rate-limit': [
     { fault: 'load.v8.rate-limit.per-principal/global-bucket', rule: 'load.v8.rate-limit.per-principal', reason: /another principal is not limited/ },

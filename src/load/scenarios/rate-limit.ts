@@ -3,7 +3,7 @@
  * so the verdict holds for any share of the load (one k6 instance or one execution segment).
  */
 import { parseJsonObject, Verdicts, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
-import { problemStatusCase, problemTypeCase, rateLimitedCases, retryAfterCase } from '../../traffic/answer-cases.ts';
+import { failClosedCase, problemStatusCase, problemTypeCase, rateLimitedCases, retryAfterCase } from '../../traffic/answer-cases.ts';
 import { bearer } from './common.ts';
 
 export interface RateConfig {
@@ -41,10 +41,7 @@ export async function v1LimiterDownStep(t: Transport, c: RateConfig): Promise<St
   const v = new Verdicts();
   const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'limiter-down GET /v1/usage', expect: [503] }]);
   if (res!.status === 0) return v;
-  const rule = 'load.v1.rate-limit.unavailable-503';
-  v.judge(rule, res!.status !== 429, 'a key whose limiter is down is not answered 429');
-  v.judge(rule, res!.status < 200 || res!.status >= 300, 'a key whose limiter is down is not served');
-  v.judge(rule, res!.status === 503, 'a key whose limiter is down gets 503');
+  v.judgeCase('load.v1.rate-limit.unavailable-503', failClosedCase(res!.status));
   return v;
 }
 

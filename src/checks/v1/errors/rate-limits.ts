@@ -1,7 +1,7 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { onSurface, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
-import { rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
+import { failClosedCase, rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { namedKey, problemCode } from '../support/fabric.ts';
@@ -88,7 +88,8 @@ export const limiterUnavailable = rule({
         if (!onSurface(ex, 'v1') || ex.status === undefined || ex.requestHeaders.authorization === undefined) continue;
         if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
         if (j.credentialOf(ex)?.name !== name) continue;
-        if (!j.check(ex, ex.status === 503, `a request on a tier whose limiter is unavailable answered ${ex.status}, expected 503 (fail-closed)`)) continue;
+        const closed = failClosedCase(ex.status);
+        if (!j.check(ex, closed.ok, closed.why)) continue;
         if (wholeBody(j, ex) === undefined) continue;
         j.check(ex, recordOf(responseJson(ex))?.code !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
       }
