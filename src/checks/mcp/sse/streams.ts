@@ -64,6 +64,7 @@ export const closesAfterResponse = rule({
       'The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body. … After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream.',
     url: SPEC_URL.transports,
   },
+  activeOnly: 'a recording keeps the events of a stream, not whether the server closed it after its last response (the probe waits safety.streamCloseGraceMs to see it)',
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, awaitClose: true });

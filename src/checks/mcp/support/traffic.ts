@@ -70,12 +70,11 @@ export class McpCallers {
   }
 
   ordinary(ex: Exchange): boolean {
-    const url = new URL(ex.url);
-    const origin = ex.requestHeaders.origin;
-    if (origin !== undefined && origin !== url.origin) return false;
-    // A proxy on loopback keeps the Host its clients sent it; any other Host than the URL's is the host rule's provocation.
-    const host = ex.requestHeaders.host?.replace(/:\d+$/, '');
-    if (host !== undefined && host !== url.hostname && !['127.0.0.1', 'localhost', '[::1]'].includes(host)) return false;
+    return !foreignOriginOrHost(ex) && this.authorised(ex);
+  }
+
+  /** The request carried a credential the profile gives for mcp (not expired), or one the endpoint accepted elsewhere. */
+  authorised(ex: Exchange): boolean {
     const auth = ex.requestHeaders.authorization;
     if (auth === undefined) return false;
     if (this.credentials.length > 0) {
@@ -91,14 +90,48 @@ export class McpCallers {
   }
 }
 
+/** Whether a request carries an Origin or a Host of another site than the one it was sent to (the origin and host rules' provocations). */
+export function foreignOriginOrHost(ex: Exchange): boolean {
+  const url = new URL(ex.url);
+  const origin = ex.requestHeaders.origin;
+  if (origin !== undefined && origin !== url.origin) return true;
+  // A proxy on loopback keeps the Host its clients sent it; any other Host than the URL's is the host rule's provocation.
+  const host = ex.requestHeaders.host?.replace(/:\d+$/, '');
+  return host !== undefined && host !== url.hostname && !['127.0.0.1', 'localhost', '[::1]'].includes(host);
+}
+
 /** Every POST to the MCP endpoint an ordinary authorised client sent (see McpCallers), in order. */
 export function ordinaryMcpPosts(j: Judge): Exchange[] {
+  return ordinaryMcpRequests(j, 'POST');
+}
+
+/** Every request to the MCP endpoint (of one HTTP method, when given) an ordinary authorised client sent, in order. */
+export function ordinaryMcpRequests(j: Judge, method?: string): Exchange[] {
   const callers = new McpCallers(j);
   const endpoint = mcpEndpoint(j);
   const out: Exchange[] = [];
   for (const ex of j.exchanges) {
-    if (ex.method === 'POST' && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
+    if ((method === undefined || ex.method === method) && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
     if (pathOnly(ex) === endpoint) callers.note(ex);
   }
   return out;
+}
+
+/** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */
+export function isRequestMessage(m: Message): boolean {
+  return typeof m.method === 'string' && 'id' in m;
+}
+
+/** A JSON-RPC 2.0 request or notification as a client sends it: "jsonrpc": "2.0" and a string method. */
+export function isWellFormedCall(m: Message): boolean {
+  return m.jsonrpc === '2.0' && typeof m.method === 'string' && (!('id' in m) || typeof m.id === 'string' || Number.isInteger(m.id));
+}
+
+/** The messages of a POST whose body is one or more well-formed requests or notifications (none malformed), else undefined. */
+export function wellFormedCalls(ex: Exchange): Message[] | undefined {
+  const sent = requestJson(ex);
+  if (sent === undefined) return undefined;
+  const items = Array.isArray(sent) ? sent : [sent];
+  if (items.length === 0 || !items.every((m) => isRecord(m) && isWellFormedCall(m))) return undefined;
+  return items as Message[];
 }
