@@ -18,7 +18,7 @@ import {
   type McpReply,
   type McpSession,
 } from '../support/session.ts';
-import { answeredResponses, isRequestMessage, mcpPosts, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
+import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import { mcpOperation } from '../../../contract/endpoints.ts';
 import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
@@ -244,7 +244,7 @@ export const idEchoed = rule({
           j.check(ex, sent.has(key(m.id)), `a response carries id ${JSON.stringify(m.id)} (${typeof m.id}), which no request of this POST had (same value and type)`);
         }
         // One request answered as JSON: its one response carries its id.
-        if (requests.length === 1 && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
+        if (requests.length === 1 && isWellFormedCall(requests[0]!) && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
           j.check(ex, answered.some((m) => key(m.id) === key(requests[0]!.id)), `the request with id ${JSON.stringify(requests[0]!.id)} (${typeof requests[0]!.id}) was answered without a response carrying that id`);
         }
       }

@@ -1,10 +1,9 @@
 /** Lifecycle > Initialization and Version Negotiation. */
 import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
-import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { askedVersion } from '../support/session-history.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
-import { answeredResponses, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { answeredResponses, openingInitialize, ordinaryMcpPosts } from '../support/traffic.ts';
 import { issuesOf } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -25,12 +24,12 @@ export const initializeResultRule = rule({
     url: SPEC_URL.lifecycle,
   },
   judgement: {
-    record: 'a POST to the MCP endpoint carrying a well-formed initialize request (protocolVersion, capabilities, clientInfo)',
+    record: `a POST to the MCP endpoint carrying a well-formed initialize request (protocolVersion ${MCP_REVISION}, capabilities, clientInfo)`,
     judge(j) {
       for (const ex of ordinaryMcpPosts(j)) {
-        // Any version asked for: a server that does not support it still answers with a result naming one it does.
-        const init = (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && 'id' in m && isObject(m.params) && typeof m.params.protocolVersion === 'string' && isObject(m.params.capabilities) && isObject(m.params.clientInfo));
-        if (!init || ex.status === undefined) continue;
+        // The revision /mcp follows: for another, the lifecycle's Error Handling lets a server answer an error instead.
+        const init = openingInitialize(ex);
+        if (!init || askedVersion(ex) !== MCP_REVISION || ex.status === undefined) continue;
         if (!j.check(ex, ex.status === 200, `initialize was answered HTTP ${ex.status}, expected 200`)) continue;
         const answered = answeredResponses(j, ex);
         if (!answered) continue;
@@ -47,12 +46,6 @@ export const initializeResultRule = rule({
     await initializeOnce(ctx, MCP_REVISION, 'initialize');
   },
 });
-
-/** An initialize a client sends to open a session: well-formed (protocolVersion, capabilities, clientInfo), in no session yet. */
-function openingInitialize(ex: Exchange): Record<string, unknown> | undefined {
-  if (ex.requestHeaders[SESSION_HEADER] !== undefined) return undefined;
-  return (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && 'id' in m && isObject(m.params) && typeof m.params.protocolVersion === 'string' && isObject(m.params.capabilities) && isObject(m.params.clientInfo));
-}
 
 /** Each opening initialize asking for a version `wanted` selects, with the response carrying its id (undefined when none did). */
 function eachInitialize(j: Judge, wanted: (version: string) => boolean, judge: (ex: Exchange, asked: string, message: Record<string, unknown> | undefined) => void): void {

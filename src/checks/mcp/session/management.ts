@@ -2,8 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
-import { mcpPosts, ordinaryMcpPosts, ordinaryMcpRequests, sentMessages, wellFormedCalls } from '../support/traffic.ts';
-import { SessionHistory } from '../support/session-history.ts';
+import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, wellFormedCalls } from '../support/traffic.ts';
+import { askedVersion, SessionHistory } from '../support/session-history.ts';
+import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { caller, closeSession, deleteSession, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -48,10 +49,12 @@ export const idVisibleAscii = rule({
       const required = j.profile?.fixtures.mcp.requiresSession === true;
       for (const ex of mcpPosts(j)) {
         const id = ex.responseHeaders[SESSION_HEADER];
-        if (id !== undefined) {
+        if (id !== undefined && redacted(id)) {
+          j.lacks(ex, 'the Mcp-Session-Id: the recorder replaced it with a marker');
+        } else if (id !== undefined) {
           const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));
           j.check(ex, bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
-        } else if (required && ex.status === 200 && (sentMessages(ex) ?? []).some((m) => m.method === 'initialize')) {
+        } else if (required && ex.status === 200 && openingInitialize(ex) && askedVersion(ex) === MCP_REVISION) {
           j.check(ex, false, 'the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true)');
         }
       }
@@ -153,6 +156,10 @@ export const deleteTerminates = rule({
       for (const ex of ordinaryMcpRequests(j)) {
         const id = ex.requestHeaders[SESSION_HEADER];
         if (id === undefined || ex.status === undefined) continue;
+        if (redacted(id)) {
+          j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
+          continue;
+        }
         const ended = sessions.endedBefore(id, ex);
         if (ended) {
           // After the session ended: any request in it; a POST only when its JSON-RPC is well-formed (malformed input may be refused first).

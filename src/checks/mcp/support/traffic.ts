@@ -4,6 +4,7 @@
  * JSON body, or the data of each event of its stream).
  */
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { bodyMissing, eventsOf, isEventStream, requestJson } from '../../../traffic/read.ts';
@@ -124,7 +125,20 @@ export function isRequestMessage(m: Message): boolean {
 
 /** A JSON-RPC 2.0 request or notification as a client sends it: "jsonrpc": "2.0" and a string method. */
 export function isWellFormedCall(m: Message): boolean {
-  return m.jsonrpc === '2.0' && typeof m.method === 'string' && (!('id' in m) || typeof m.id === 'string' || Number.isInteger(m.id));
+  const id = !('id' in m) || typeof m.id === 'string' || Number.isInteger(m.id);
+  // MCP's params, where present, is an object.
+  return m.jsonrpc === '2.0' && typeof m.method === 'string' && id && (!('params' in m) || isRecord(m.params));
+}
+
+/** An initialize a client sends to open a session: well-formed (protocolVersion, capabilities, clientInfo), in no session yet. */
+export function openingInitialize(ex: Exchange): Message | undefined {
+  if (ex.requestHeaders[SESSION_HEADER] !== undefined) return undefined;
+  return (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && isWellFormedCall(m) && 'id' in m && isRecord(m.params) && typeof m.params.protocolVersion === 'string' && isRecord(m.params.capabilities) && isRecord(m.params.clientInfo));
+}
+
+/** A value a recorder replaced with its marker (`«redacted:label»`): what it stood for cannot be compared. */
+export function redacted(value: string): boolean {
+  return value.startsWith('«redacted');
 }
 
 /** The messages of a POST whose body is one or more well-formed requests or notifications (none malformed), else undefined. */

@@ -3,7 +3,7 @@ import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { answeredResponses, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
 import {
   closeSession,
   newRequestId,
@@ -94,7 +94,7 @@ export const requestResponse = rule({
     judge(j) {
       for (const ex of ordinaryMcpPosts(j)) {
         const sent = requestJson(ex);
-        const only = isRecord(sent) && typeof sent.method === 'string' && 'id' in sent && sent.method !== 'initialize' ? sent : undefined;
+        const only = isRecord(sent) && isWellFormedCall(sent) && 'id' in sent && sent.method !== 'initialize' ? sent : undefined;
         // Chosen by the request: one request (a refusal, say of a missing session, is another rule's).
         if (!only || ex.status === undefined || ex.status >= 300 || ex.status < 200) continue;
         const type = mediaType(ex.responseHeaders);
