@@ -26,11 +26,12 @@ async function differences(options: CertifyOptions): Promise<string[]> {
   const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
   const passive = await judgeRecording(exchangesOf(stripApicert(written)), { env: {}, profile });
   const activeVerdict = new Map(active.results.map((r) => [r.rule.id, r.verdict]));
+  const activeReason = new Map(active.results.map((r) => [r.rule.id, r.reason]));
   return passive.results
     .filter((r) => MCP_JUDGED.includes(r.rule.id) && r.verdict !== activeVerdict.get(r.rule.id))
     // What the recorder hid (a session id shaped like a token becomes one marker) is untestable, never judged.
     .filter((r) => !(r.verdict === 'untestable' && /replaced it with a marker/.test(r.reason ?? '')))
-    .map((r) => `${r.rule.id}: active ${activeVerdict.get(r.rule.id)}, recording ${r.verdict}: ${r.reason?.split('\n')[0]}`);
+    .map((r) => `${r.rule.id}: active ${activeVerdict.get(r.rule.id)} (${activeReason.get(r.rule.id)?.split('\n')[0]}), recording ${r.verdict}: ${r.reason?.split('\n')[0]}`);
 }
 
 function fewerModelRuns(profile: Profile): Profile {

@@ -6,7 +6,7 @@
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { bodyMissing, eventsOf, isEventStream, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
@@ -126,14 +126,26 @@ export function isRequestMessage(m: Message): boolean {
 /** A JSON-RPC 2.0 request or notification as a client sends it: "jsonrpc": "2.0" and a string method. */
 export function isWellFormedCall(m: Message): boolean {
   const id = !('id' in m) || typeof m.id === 'string' || Number.isInteger(m.id);
-  // MCP's params, where present, is an object.
-  return m.jsonrpc === '2.0' && typeof m.method === 'string' && id && (!('params' in m) || isRecord(m.params));
+  // MCP's params, where present, is an object; JSON-RPC 2.0's request object has these members and no other.
+  return m.jsonrpc === '2.0' && typeof m.method === 'string' && id && (!('params' in m) || isRecord(m.params)) && Object.keys(m).every((k) => CALL_MEMBERS.has(k));
 }
 
-/** An initialize a client sends to open a session: well-formed (protocolVersion, capabilities, clientInfo), in no session yet. */
+const CALL_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/** An initialize a client sends to open a session: sent as MCP asks, well-formed (protocolVersion, capabilities, clientInfo), in no session yet. */
 export function openingInitialize(ex: Exchange): Message | undefined {
-  if (ex.requestHeaders[SESSION_HEADER] !== undefined) return undefined;
+  if (ex.requestHeaders[SESSION_HEADER] !== undefined || !sentAsClientsMust(ex)) return undefined;
   return (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && isWellFormedCall(m) && 'id' in m && isRecord(m.params) && typeof m.params.protocolVersion === 'string' && isRecord(m.params.capabilities) && isRecord(m.params.clientInfo));
+}
+
+/**
+ * Whether a POST was sent as MCP asks of a client: a JSON body, and "an Accept header, listing both
+ * application/json and text/event-stream". A server may refuse other media (406, 415, 400) before
+ * reading the message, so rules about the message pick only these.
+ */
+export function sentAsClientsMust(ex: Exchange): boolean {
+  const accept = (ex.requestHeaders.accept ?? '').toLowerCase();
+  return mediaType(ex.requestHeaders) === 'application/json' && accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
 /** A value a recorder replaced with its marker (`«redacted:label»`): what it stood for cannot be compared. */
@@ -141,8 +153,9 @@ export function redacted(value: string): boolean {
   return value.startsWith('«redacted');
 }
 
-/** The messages of a POST whose body is one or more well-formed requests or notifications (none malformed), else undefined. */
+/** The messages of a POST sent as MCP asks (`sentAsClientsMust`) whose body is one or more well-formed requests or notifications (none malformed), else undefined. */
 export function wellFormedCalls(ex: Exchange): Message[] | undefined {
+  if (!sentAsClientsMust(ex)) return undefined;
   const sent = requestJson(ex);
   if (sent === undefined) return undefined;
   const items = Array.isArray(sent) ? sent : [sent];
