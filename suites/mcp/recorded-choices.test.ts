@@ -6,6 +6,12 @@
  * passive failure the active run did not have.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import type { FaultId } from '../../src/fake/faults/index.ts';
+import { startFake } from '../../src/fake/server.ts';
+import { startProxy } from '../../src/passive/proxy.ts';
 import { VARIANTS, type VariantId } from '../../src/fake/variants/index.ts';
 import { judgeRecording } from '../../src/passive/judge.ts';
 import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
@@ -69,4 +75,40 @@ describe.concurrent('recordings of /mcp runs against the official SDK', () => {
     );
     expect(await differences({ profile, seed: 5 })).toEqual([]);
   }, 120_000);
+});
+
+/** The official SDK's client, recorded by the proxy in front of the fake: what it sends, judged. */
+async function sdkClientRecording(faults: FaultId[]): Promise<Map<string, string>> {
+  const fake = await startFake({ faults });
+  const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 1_000 });
+  try {
+    const profile = embeddedProfile(fake);
+    const token = profile.credentials.find((c) => c.surfaces.includes('mcp') && !c.expired)!.token;
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const client = new Client({ name: 'not-apicert', version: '1.0.0' });
+    await client.connect(transport);
+    await client.listTools();
+    // The client opens its GET stream after initialization on its own; give it the time to be answered.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await transport.terminateSession();
+    await client.close();
+    const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile });
+    return new Map(judged.results.map((r) => [r.rule.id, r.verdict]));
+  } finally {
+    await proxy.close();
+    await fake.close();
+  }
+}
+
+describe('the official SDK client, recorded by the proxy', () => {
+  it('its GET and DELETE are judged: clean, they pass', async () => {
+    const verdicts = await sdkClientRecording([]);
+    for (const id of ['mcp.transport.get-405', 'mcp.transport.get-stream-or-405', 'mcp.session.delete-terminates']) expect(`${id}: ${verdicts.get(id)}`).toBe(`${id}: pass`);
+  }, 60_000);
+
+  it.each([['mcp.transport.get-405/opens-stream'], ['mcp.transport.get-stream-or-405/json-success']] as const)('%s: caught from its GET', async (fault) => {
+    const verdicts = await sdkClientRecording([fault]);
+    const rule = fault.split('/')[0]!;
+    expect(`${rule}: ${verdicts.get(rule)}`).toBe(`${rule}: fail`);
+  }, 60_000);
 });
