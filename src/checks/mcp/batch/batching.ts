@@ -6,7 +6,7 @@ import { answeredResponses, isRequestMessage, ordinaryMcpPosts, wellFormedCalls 
 import { SessionHistory } from '../support/session-history.ts';
 import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
-import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, responses, SPEC_URL, withSession, type McpReply } from '../support/session.ts';
+import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -116,12 +116,6 @@ export const batchNotifications202 = rule({
 
 const BATCH_ANSWER =
   'The Server should respond with an Array containing the corresponding Response objects, after all of the batch Request objects have been processed.';
-
-/** The JSON text of an answer, for rules about its framing (readReply flattens batches). */
-function bodyValue(reply: McpReply): unknown {
-  const parsed = parseJson(reply.res.text);
-  return parsed.ok ? parsed.value : undefined;
-}
 
 export const answerArray = rule({
   id: 'mcp.batch.answer-array',

@@ -11,12 +11,8 @@ import {
   postMcp,
   postRaw,
   request,
-  responses,
-  responseTo,
   SPEC_URL,
   withSession,
-  type McpReply,
-  type McpSession,
 } from '../support/session.ts';
 import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
@@ -33,13 +29,6 @@ function notJsonRpc(value: unknown): boolean {
   if (!isRecord(value) || value.jsonrpc !== '2.0') return true;
   if ('method' in value) return typeof value.method !== 'string';
   return !('result' in value) && !('error' in value);
-}
-
-/** The JSON-RPC error a reply carries for input whose id the server could not (or could) read. */
-function singleError(reply: McpReply): { message: Record<string, unknown>; code: unknown } | undefined {
-  const message = responses(reply).find((m) => 'error' in m);
-  const error = errorOf(message);
-  return message && error ? { message, code: error.code } : undefined;
 }
 
 export const parseError = rule({

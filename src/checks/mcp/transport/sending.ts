@@ -3,7 +3,7 @@ import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { answeredResponses, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { answeredResponses, isWellFormedCall, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
 import {
   closeSession,
   newRequestId,
@@ -11,29 +11,12 @@ import {
   openSession,
   postMcp,
   request,
-  responses,
   SPEC_URL,
   withSession,
-  type McpReply,
   type McpSession,
 } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
-
-function describe(reply: McpReply): string {
-  return `HTTP ${reply.res.status}, ${reply.kind === 'empty' ? 'no body' : `a ${reply.mediaType || 'untyped'} body`}`;
-}
-
-/** Input the server may refuse with an HTTP error; when it accepts it, the answer must be 202 without a body. */
-function judgeAccepted(ctx: CheckContext, what: string, reply: McpReply, mayRefuse: boolean): void {
-  const { status } = reply.res;
-  if (mayRefuse && status >= 400 && status < 500) {
-    ctx.observe(`${what} refused`, status, 'the server may refuse input it cannot accept with an HTTP error status');
-    return;
-  }
-  if (ctx.check(status === 202, `${what} was answered ${describe(reply)}, expected 202 Accepted`, reply.res))
-    ctx.check(reply.res.text.length === 0, `${what} was answered 202 with a body (${reply.res.text.length} characters), expected no body`, reply.res);
-}
 
 export const accepted202 = rule({
   id: 'mcp.transport.accepted-202',
@@ -76,8 +59,6 @@ export const accepted202 = rule({
     }
   },
 });
-
-const JSON_OR_SSE = ['application/json', 'text/event-stream'];
 
 export const requestResponse = rule({
   id: 'mcp.transport.request-response',
