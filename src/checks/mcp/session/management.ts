@@ -1,6 +1,6 @@
 /** Streamable HTTP > Session Management. */
 import { randomBytes } from 'node:crypto';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
 import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, wellFormedCalls } from '../support/traffic.ts';
 import { askedVersion, SessionHistory } from '../support/session-history.ts';
@@ -19,6 +19,13 @@ function noSessionAssigned(ctx: CheckContext, detail = 'so session management is
     ctx.fail('the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true): a server that requires a session ID assigns one in an Mcp-Session-Id header on the response containing the InitializeResult');
   }
   ctx.notApplicable(`the server assigned no Mcp-Session-Id at initialization, ${detail}`);
+}
+
+const NONE_ASSIGNED = 'the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true)';
+
+/** An initialize for /mcp's revision answered 200 without an Mcp-Session-Id: on a deployment that requires sessions, every session rule fails on it. */
+function assignedNone(ex: Exchange): boolean {
+  return ex.status === 200 && ex.responseHeaders[SESSION_HEADER] === undefined && openingInitialize(ex) !== undefined && askedVersion(ex) === MCP_REVISION;
 }
 
 /** A session as setup; the rules below do not apply to a server that assigns no session id. */
@@ -54,8 +61,8 @@ export const idVisibleAscii = rule({
         } else if (id !== undefined) {
           const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));
           j.check(ex, bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
-        } else if (required && ex.status === 200 && openingInitialize(ex) && askedVersion(ex) === MCP_REVISION) {
-          j.check(ex, false, 'the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true)');
+        } else if (required && assignedNone(ex)) {
+          j.check(ex, false, NONE_ASSIGNED);
         }
       }
     },
@@ -149,12 +156,15 @@ export const deleteTerminates = rule({
     url: SPEC_URL.transports,
   },
   judgement: {
-    record: 'a DELETE of a session the server issued, or a request carrying an Mcp-Session-Id that an earlier DELETE of that session was answered 2xx or 404 for, by an authorised client',
+    record: 'a DELETE of a session the server issued (or an initialize answered without a session id, when the profile says the deployment requires sessions), or a request carrying an Mcp-Session-Id that an earlier DELETE of that session was answered 2xx or 404 for, by an authorised client',
     none: 'the server assigned no Mcp-Session-Id at initialization, so there is no session to terminate',
     judge(j) {
       const sessions = new SessionHistory(j);
+      const required = j.profile?.fixtures.mcp.requiresSession === true;
       for (const ex of ordinaryMcpRequests(j)) {
         const id = ex.requestHeaders[SESSION_HEADER];
+        // No session to terminate where the deployment declared it assigns one: as the active run fails it.
+        if (required && ex.method === 'POST' && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
         if (id === undefined || ex.status === undefined) continue;
         if (redacted(id)) {
           j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
@@ -175,11 +185,8 @@ export const deleteTerminates = rule({
   },
   async provoke(ctx: CheckContext) {
     const session = await openSession(ctx);
-    if (session.id === undefined) {
-      // No session to terminate: nothing to provoke (with requiresSession: true the other session rules say why).
-      if (ctx.profile.fixtures.mcp.requiresSession === true) noSessionAssigned(ctx);
-      return;
-    }
+    // No session to terminate: the judgement says whether the deployment should have assigned one.
+    if (session.id === undefined) return;
     const before = await ping(ctx, session.id, 'ping in the session before DELETE');
     if (before.res.status !== 200) ctx.inconclusive(`setup failed: a ping in a fresh session was answered HTTP ${before.res.status}`);
     const res = await ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential: session.credential, headers: { [SESSION_HEADER]: session.id }, label: 'DELETE the session' });
