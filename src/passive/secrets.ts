@@ -57,10 +57,21 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
   return [...out.values()];
 }
 
-/** The session ids the recording shows, issued by the target in its answers or carried by requests. */
+/**
+ * The session ids the recording shows the target issued: in its answers, or carried by a request it
+ * accepted (a session opened before the recording began). An id a client made up and the target
+ * refused (apicert's `not a session id!`) was never a session: hiding it would hide apicert's own
+ * words. A recorder's marker is not an id either.
+ */
 export function sessionIds(exchanges: readonly TrafficExchange[]): Set<string> {
   const out = new Set<string>();
-  for (const ex of exchanges) for (const id of [ex.requestHeaders['mcp-session-id'], ex.responseHeaders['mcp-session-id']]) if (id) out.add(id);
+  const keep = (id: string | undefined) => {
+    if (id && !id.includes(MARKER_START)) out.add(id);
+  };
+  for (const ex of exchanges) {
+    keep(ex.responseHeaders['mcp-session-id']);
+    if (accepted(ex)) keep(ex.requestHeaders['mcp-session-id']);
+  }
   return out;
 }
 

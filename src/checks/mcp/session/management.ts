@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
-import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, wellFormedCalls } from '../support/traffic.ts';
+import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, sessionUnknown, wellFormedCalls } from '../support/traffic.ts';
 import { askedVersion, SessionHistory } from '../support/session-history.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { caller, closeSession, deleteSession, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
@@ -166,7 +166,7 @@ export const deleteTerminates = rule({
         // No session to terminate where the deployment declared it assigns one: as the active run fails it.
         if (required && ex.method === 'POST' && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
         if (id === undefined || ex.status === undefined) continue;
-        if (redacted(id)) {
+        if (sessionUnknown(id)) {
           j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
           continue;
         }

@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, pathOnly, section } from '../../../rule/index.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { isEventStream, streamEvents } from '../../../traffic/read.ts';
-import { mcpEndpoint, redacted } from '../support/traffic.ts';
+import { mcpEndpoint, sessionUnknown } from '../support/traffic.ts';
 import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
@@ -36,7 +36,7 @@ export const eventIdsUnique = rule({
         const events = streamEvents(j, ex);
         if (!events) continue;
         const session = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER] ?? '';
-        if (redacted(session)) {
+        if (sessionUnknown(session)) {
           j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
           continue;
         }

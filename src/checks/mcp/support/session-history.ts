@@ -9,7 +9,7 @@ import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from '../../../contract/mcp/t
 import { pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { startsAfterEnd } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { mcpEndpoint, redacted, sentMessages } from './traffic.ts';
+import { mcpEndpoint, sessionUnknown, sentMessages } from './traffic.ts';
 
 function answered2xx(ex: Exchange): boolean {
   return ex.status !== undefined && ex.status >= 200 && ex.status < 300;
@@ -72,8 +72,7 @@ export class SessionHistory {
   inOpenSession(ex: Exchange): boolean {
     const id = ex.requestHeaders[SESSION_HEADER];
     if (id === undefined) return this.sessionless.some((s) => startsAfterEnd(ex, s));
-    if (redacted(id)) {
-      // Every session's id became the same marker: which session the request belongs to is unknown.
+    if (sessionUnknown(id)) {
       this.j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
       return false;
     }

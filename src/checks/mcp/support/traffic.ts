@@ -148,9 +148,21 @@ export function sentAsClientsMust(ex: Exchange): boolean {
   return mediaType(ex.requestHeaders) === 'application/json' && accept.includes('application/json') && accept.includes('text/event-stream');
 }
 
-/** A value a recorder replaced with its marker (`«redacted:label»`): what it stood for cannot be compared. */
+/** A value a recorder replaced with its marker (`«redacted:label»`): what its characters were is unknown. */
 export function redacted(value: string): boolean {
   return value.startsWith('«redacted');
+}
+
+/**
+ * A session id hidden behind a marker that every session shared: which session a request belongs to
+ * is unknown. A numbered marker (`«redacted:mcp-session-id#2»`, what `certify --har-out` writes)
+ * stands for one id only, so it still tells sessions apart.
+ */
+export function sessionUnknown(id: string): boolean {
+  if (!redacted(id)) return false;
+  const hash = id.lastIndexOf('#');
+  const number = hash === -1 ? '' : id.slice(hash + 1, -1);
+  return !(id.endsWith('»') && id.indexOf('»') === id.length - 1 && number.length > 0 && [...number].every((c) => c >= '0' && c <= '9'));
 }
 
 /** The messages of a POST sent as MCP asks (`sentAsClientsMust`) whose body is one or more well-formed requests or notifications (none malformed), else undefined. */
