@@ -11,7 +11,7 @@ import type { TrafficExchange } from '../../src/passive/exchange.ts';
 import { exchangeOfEntry } from '../../src/passive/har.ts';
 import { judgeRecording, type PassiveJudgement } from '../../src/passive/judge.ts';
 import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
-import { sessionIds } from '../../src/passive/secrets.ts';
+import { learnSecrets, sessionIds } from '../../src/passive/secrets.ts';
 import { ownTextOf } from '../../src/redact/own-text.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../../src/redact/redactor.ts';
 import { RULES } from '../../src/registry.ts';
@@ -57,6 +57,21 @@ describe('the ids a target issued, as secrets', () => {
     expect(redactor.text(sentence)).toBe(sentence);
     expect(redactor.text('Mcp-Session-Id: not a session id!')).toBe(`Mcp-Session-Id: «redacted:${TARGET_ISSUED_SESSION}»`);
     expect(redactor.text('{"id":"not%20a%20session%20id!"}')).toBe(`{"id":"«redacted:${TARGET_ISSUED_SESSION}»"}`);
+  });
+
+  it('a credential header joining a marker with other values is learned part by part, never as one secret holding a marker', () => {
+    const joined = exchangeOfEntry(
+      {
+        startedDateTime: '2026-01-01T00:00:00.000Z',
+        request: { method: 'GET', url: 'http://127.0.0.1:1/v8/missions', headers: [{ name: 'Authorization', value: 'Bearer «redacted:token:full», Bearer k3J9xQpLm2ZtV7wR0aYb4Nc8' }] },
+        response: { status: 401, headers: [], content: { mimeType: 'application/json', text: '{}' } },
+      },
+      0,
+    )!;
+    expect(learnSecrets([joined]).map((s) => [s.value, s.label])).toEqual([
+      ['«redacted:token:full»', 'token:full'],
+      ['k3J9xQpLm2ZtV7wR0aYb4Nc8', 'authorization#2'],
+    ]);
   });
 
   it("keep every judgement's record and none text among apicert's own text", () => {
