@@ -7,7 +7,8 @@
  * (`Bearer «redacted:token:v1-full»`). Equal secrets get equal markers, so the recording still
  * shows which credential a response echoed, and the passive judge can learn it as a secret. Values
  * the target issued (session ids, signing secrets in its answers) stay as the target sent them
- * unless they have the shape of a credential: they are the evidence the passive rules judge. With
+ * unless they have the shape of a credential: they are the evidence the passive rules judge. A
+ * session id or signing secret so hidden gets its own numbered marker, so the rules still tell them apart. With
  * `keepSecrets` (`--har-secrets`) nothing is replaced and the file is written readable by its owner only.
  */
 import { writeFile } from 'node:fs/promises';
