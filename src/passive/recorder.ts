@@ -7,12 +7,16 @@
  * (`Bearer «redacted:token:v1-full»`). Equal secrets get equal markers, so the recording still
  * shows which credential a response echoed, and the passive judge can learn it as a secret. Values
  * the target issued (session ids, signing secrets in its answers) stay as the target sent them
- * unless they have the shape of a credential: they are the evidence the passive rules judge. With
+ * unless they have the shape of a credential: they are the evidence the passive rules judge. A
+ * session id or signing secret so hidden gets its own numbered marker, so the rules still tell them apart. With
  * `keepSecrets` (`--har-secrets`) nothing is replaced and the file is written readable by its owner only.
  */
 import { writeFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
-import type { Redactor } from '../redact/redactor.ts';
+import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
+
+/** Where the target hands a client its session's id (MCP Streamable HTTP). */
+const SESSION_ID_HEADER = 'mcp-session-id';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
 import { isRecord, parseJson } from '../util/json.ts';
@@ -132,10 +136,24 @@ export class HarRecorder {
     return [...found].map(([value, label]) => ({ value, label }));
   }
 
+  /**
+   * The session ids the target issued that the redactor would hide (shaped like a credential: a
+   * JWT), each with its own label: one shared marker would make every session the same one, and the
+   * session rules could no longer tell them apart (`«redacted:mcp-session-id#2»`).
+   */
+  private hiddenSessionIds(redactor: Redactor): Array<{ value: string; label: string }> {
+    const found = new Map<string, string>();
+    for (const rec of this.recorded) {
+      const id = rec.responseHeaders[SESSION_ID_HEADER];
+      if (id !== undefined && id.length > 0 && !found.has(id) && redactor.text(id) !== id) found.set(id, `${TARGET_ISSUED_SESSION}#${found.size + 1}`);
+    }
+    return [...found].map(([value, label]) => ({ value, label }));
+  }
+
   document(version: string, hiding?: SecretHiding): Record<string, unknown> {
+    const secrets = hiding ? [...hiding.secrets, ...this.signingSecrets(), ...this.hiddenSessionIds(hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
     const hide = (rec: RecordedBytes): RecordedBytes => {
       if (!hiding) return rec;
-      const secrets = [...hiding.secrets, ...this.signingSecrets()].sort((a, b) => b.value.length - a.value.length);
       const replace = (input: string) => {
         const whole: string[] = [];
         const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(`«redacted:${s.label}»`) - 1}\u0000`), input);

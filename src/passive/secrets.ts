@@ -20,6 +20,38 @@ const MARKER_START = '«redacted';
 /** The marker apicert's recorder leaves where a profile credential stood (`certify --har-out`). */
 const PROFILE_MARKER = /^«redacted:token:([^»]+)»$/;
 
+const SCHEME = /^(Bearer|Basic|Token)\s+/i;
+
+/**
+ * The credentials one header value holds. A value with a recorder's marker inside other text (two
+ * headers joined: `«redacted:token:full», Bearer «redacted:token:full»`) holds each marker and what
+ * stands between them, never the whole: a secret spelled with a marker inside it would then hide a
+ * fragment of every marker, which is apicert's own text.
+ */
+function credentialParts(raw: string): string[] {
+  const value = raw.replace(SCHEME, '').trim();
+  if (value === UNLABELLED_MARKER) return [];
+  if (!value.includes(MARKER_START) || (value.startsWith(MARKER_START) && value.indexOf('»') === value.length - 1)) return value.length > 0 ? [value] : [];
+  const parts: string[] = [];
+  const rest = (text: string) => {
+    for (const piece of text.split(',')) {
+      const left = piece.trim().replace(SCHEME, '').trim();
+      if (left.length > 0) parts.push(left);
+    }
+  };
+  let at = 0;
+  for (let start = value.indexOf(MARKER_START); start !== -1; start = value.indexOf(MARKER_START, at)) {
+    const end = value.indexOf('»', start);
+    if (end === -1) break;
+    rest(value.slice(at, start));
+    const marker = value.slice(start, end + 1);
+    if (marker !== UNLABELLED_MARKER) parts.push(marker);
+    at = end + 1;
+  }
+  rest(value.slice(at));
+  return parts;
+}
+
 function accepted(ex: TrafficExchange): boolean {
   return ex.status !== undefined && ex.status >= 200 && ex.status < 400;
 }
@@ -32,21 +64,22 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
   const out = new Map<string, LearnedSecret>();
   // What the profile gave the client is its secret whatever a deployment answered (an expired token echoed in a 401 is a leak).
   for (const c of given) if (c.token.length > 0 && !out.has(c.token)) out.set(c.token, { value: c.token, label: `token:${c.name}`, judged: true, seenAt: -1 });
+  const learn = (ex: TrafficExchange, name: string, value: string) => {
+    const known = out.get(value);
+    if (known) {
+      if (!known.judged && accepted(ex)) known.judged = true;
+      return;
+    }
+    // apicert's own recordings hide the profile's credentials behind their names: those were given to the client.
+    const named = PROFILE_MARKER.exec(value);
+    if (named) out.set(value, { value, label: `token:${named[1]}`, judged: true, seenAt: ex.index });
+    else out.set(value, { value, label: `${name}#${out.size + 1}`, judged: accepted(ex), seenAt: ex.index });
+  };
   for (const ex of exchanges) {
     for (const name of CREDENTIAL_HEADERS) {
       const raw = ex.requestHeaders[name];
       if (raw === undefined) continue;
-      const value = raw.replace(/^(Bearer|Basic|Token)\s+/i, '').trim();
-      if (value.length === 0 || value === UNLABELLED_MARKER) continue;
-      const known = out.get(value);
-      if (known) {
-        if (!known.judged && accepted(ex)) known.judged = true;
-        continue;
-      }
-      // apicert's own recordings hide the profile's credentials behind their names: those were given to the client.
-      const given = PROFILE_MARKER.exec(value);
-      if (given) out.set(value, { value, label: `token:${given[1]}`, judged: true, seenAt: ex.index });
-      else out.set(value, { value, label: `${name}#${out.size + 1}`, judged: accepted(ex), seenAt: ex.index });
+      for (const value of credentialParts(raw)) learn(ex, name, value);
     }
     if (operation(ex) === 'v1.webhooks.create' && accepted(ex)) {
       const secret = recordOf(responseJson(ex))?.signing_secret;
@@ -57,10 +90,21 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
   return [...out.values()];
 }
 
-/** The session ids the recording shows, issued by the target in its answers or carried by requests. */
+/**
+ * The session ids the recording shows the target issued: in its answers, or carried by a request it
+ * accepted (a session opened before the recording began). An id a client made up and the target
+ * refused (apicert's `not a session id!`) was never a session: hiding it would hide apicert's own
+ * words. A recorder's marker is not an id either.
+ */
 export function sessionIds(exchanges: readonly TrafficExchange[]): Set<string> {
   const out = new Set<string>();
-  for (const ex of exchanges) for (const id of [ex.requestHeaders['mcp-session-id'], ex.responseHeaders['mcp-session-id']]) if (id) out.add(id);
+  const keep = (id: string | undefined) => {
+    if (id && !id.includes(MARKER_START)) out.add(id);
+  };
+  for (const ex of exchanges) {
+    keep(ex.responseHeaders['mcp-session-id']);
+    if (accepted(ex)) keep(ex.requestHeaders['mcp-session-id']);
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 /**
  * apicert's own text, which redaction must never rewrite: rule ids, titles, quotes and sections,
- * declared needs, and the field names of the profile (never its values, which hold the secrets).
+ * declared needs, what a judgement looks for and why it may find nothing (`record`, `none`), why a
+ * rule needs an active probe, and the field names of the profile (never its values, which hold the secrets).
  * Each is kept as written and as the report formats escape it (JSON, HTML and XML), since the
  * output pass sees the rendered files.
  */
@@ -24,10 +25,13 @@ function fieldNames(value: unknown, into: Set<string>, depth = 0): void {
   }
 }
 
-export function ownTextOf(rules: readonly RuleMeta[], profile?: unknown): Set<string> {
+/** A rule as the catalogue holds it: its metadata, and the sentences of its judgement when it has one. */
+type OwnRule = RuleMeta & { judgement?: { record: string; none?: string }; activeOnly?: string };
+
+export function ownTextOf(rules: readonly OwnRule[], profile?: unknown): Set<string> {
   const raw = new Set<string>();
   for (const r of rules) {
-    for (const t of [r.id, r.title, r.spec.section, r.spec.quote, r.spec.url ?? '']) raw.add(t);
+    for (const t of [r.id, r.title, r.spec.section, r.spec.quote, r.spec.url ?? '', r.judgement?.record ?? '', r.judgement?.none ?? '', r.activeOnly ?? '']) raw.add(t);
     for (const part of r.spec.quote.split('…')) raw.add(part.trim());
     for (const n of [...(r.needs.credentials ?? []), ...(r.needs.fixtures ?? [])]) raw.add(n);
   }

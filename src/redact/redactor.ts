@@ -52,6 +52,12 @@ const OWN_PLACES_KEPT = 4096;
 export class Redactor {
   /** Every form of every secret of 12 characters or more. */
   private readonly automaton = new FormAutomaton();
+  /**
+   * Every form of the ids the target issued (session ids), redacted only where one stands whole:
+   * an id is the target's handle, not a credential, and may be made of words a reason is made of
+   * too ("not a session id!"), so a fragment of one is never followed into other text.
+   */
+  private readonly wholeOnly = new FormAutomaton();
   /** The secrets as sent (session ids aside), for sightings. */
   private readonly verbatim = new VerbatimFinder();
   /** Forms shorter than a seed (secrets of 8 to 11 characters), and secrets under 8 as whole tokens. */
@@ -95,6 +101,10 @@ export class Redactor {
       return;
     }
     for (const text of secretForms(value)) {
+      if (label === TARGET_ISSUED_SESSION && text.length >= SECRET_RUN) {
+        this.wholeOnly.add(text, label);
+        continue;
+      }
       if (text.length < SECRET_RUN) {
         // A short secret made of words would otherwise redact those words wherever they occur.
         this.literals.push({ text, label, wholeToken: isWordLike(text) });
@@ -114,6 +124,7 @@ export class Redactor {
   spans(input: string): Span[] {
     const found: Span[] = [];
     this.findForms(input, found);
+    if (this.wholeOnly.size > 0) this.wholeOnly.scan(input, (s) => void (s.whole && found.push({ start: s.start, end: s.end, label: s.form.label })));
     for (const n of this.literals) this.findLiteral(input, n, found);
     const spans = this.own.size === 0 ? found : found.filter((s) => !this.insideOwnText(input, s));
     scanSecretShapes(input, spans);

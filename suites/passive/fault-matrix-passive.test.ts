@@ -15,7 +15,6 @@ const ACTIVE_ONLY: Record<string, string> = {
   'v1.execute.turn.stream/held-open': 'a recording keeps the stream body, not whether the server closed it after its terminal event',
   'v1.errors.rate-limited/never-limits': 'a key served past its tier shows only in the count and timing of a burst apicert sends against the declared tier',
   'v1.errors.rate-limited/limit-as-403': 'an answer 403 entitlement_failed says nothing of a limit: only the burst that reached it shows the key was over its tier',
-  'mcp.session.id-visible-ascii/no-session-assigned': 'the failure needs the profile to declare fixtures.mcp.requiresSession, which a recording does not carry',
   'v8.missions.events.closes-after-terminal/held-open': 'a HAR keeps the stream body, not whether the server closed it after its terminal event (the probe and the proxy know it)',
 };
 

@@ -43,7 +43,9 @@ describe('apicert proxy in front of the fake', () => {
       // The receiver's URL is the fake's own concern: through a proxy the run is remote and may lack one.
       if (r.verdict === 'untestable' || RECEIVER_SIDE.includes(r.rule.id)) continue;
       expect(`${r.rule.id}: ${r.verdict}`, r.reason).toBe(`${r.rule.id}: ${directVerdicts.get(r.rule.id)}`);
-      expect(`${r.rule.id}: ${passiveVerdicts.get(r.rule.id)}`).toBe(`${r.rule.id}: ${r.verdict}`);
+      // The proxy forwards with the upstream's Host, so the upstream never sees the foreign Host this rule sends: the record rightly holds none.
+      if (r.rule.id === 'mcp.transport.host') expect(passiveVerdicts.get(r.rule.id)).toBe('not-applicable');
+      else expect(`${r.rule.id}: ${passiveVerdicts.get(r.rule.id)}`).toBe(`${r.rule.id}: ${r.verdict}`);
       compared += 1;
     }
     expect(compared).toBeGreaterThan(30);

@@ -1,7 +1,9 @@
 /** Authentication (the /v8 seed): /mcp's scopes are not shown, so what it does with tokens is recorded. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, credentialIn, pathOnly, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { deleteSession, sendInitialize } from '../support/session.ts';
+import { mcpEndpoint, sentMessages } from '../support/traffic.ts';
 
 const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md' });
 
@@ -13,16 +15,29 @@ export const tokenObservation = rule({
     section: 'Authentication',
     quote: 'Scopes required for cancel, `/v8/intents` and `/mcp`: not shown.',
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'an initialize POSTed to the MCP endpoint without an Authorization header, or (with the profile) with a credential it marks expired',
+    judge(j) {
+      // Which token is expired is the profile's to say; without one, only requests without a token are picked.
+      const expired = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp') && c.expired);
+      for (const ex of j.exchanges) {
+        if (ex.method !== 'POST' || pathOnly(ex) !== mcpEndpoint(j) || ex.status === undefined) continue;
+        if (!(sentMessages(ex) ?? []).some((m) => m.method === 'initialize')) continue;
+        const what = ex.requestHeaders.authorization === undefined ? 'initialize without a token' : credentialIn(ex, expired) ? 'initialize with an expired token' : undefined;
+        if (what === undefined) continue;
+        // Whatever the policy, an unauthenticated call is never a reason for a server error.
+        j.check(ex, ex.status < 500, `${what} was answered HTTP ${ex.status}, a server error`);
+        j.observe(what, { status: ex.status, wwwAuthenticate: ex.responseHeaders['www-authenticate'] ?? null, sessionIssued: ex.responseHeaders[SESSION_HEADER] !== undefined });
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const cases: Array<{ what: string; credential: Credential | null }> = [{ what: 'initialize without a token', credential: null }];
     const expired = ctx.profile.credentials.find((c) => c.surfaces.includes('mcp') && c.expired);
     if (expired) cases.push({ what: 'initialize with an expired token', credential: expired });
     else ctx.observe('initialize with an expired token', 'not tried', 'the profile has no expired mcp credential (expired: true)');
     for (const c of cases) {
       const reply = await sendInitialize(ctx, { credential: c.credential, label: c.what });
-      // Whatever the policy, an unauthenticated call is never a reason for a server error.
-      ctx.check(reply.res.status < 500, `${c.what} was answered HTTP ${reply.res.status}, a server error`);
-      ctx.observe(c.what, { status: reply.res.status, wwwAuthenticate: reply.res.headers['www-authenticate'] ?? null, sessionIssued: reply.sessionId !== undefined });
       if (c.credential) await deleteSession(ctx, reply.sessionId, c.credential);
     }
   },

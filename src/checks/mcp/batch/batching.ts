@@ -2,10 +2,11 @@
 import fc from 'fast-check';
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { requestJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
-import { ordinaryMcpPosts } from '../support/traffic.ts';
+import { answeredResponses, isRequestMessage, ordinaryMcpPosts, wellFormedCalls } from '../support/traffic.ts';
+import { SessionHistory } from '../support/session-history.ts';
 import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
-import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, responses, SPEC_URL, withSession, type McpReply } from '../support/session.ts';
+import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -31,32 +32,41 @@ export const batchRequests = rule({
     quote: `${MUST_RECEIVE_BATCHES} … An array batching one or more requests and/or notifications`,
     url: SPEC_URL.base,
   },
-  async check(ctx: CheckContext) {
-    await withSession(ctx, async (session) => {
+  judgement: {
+    record: 'a batch of well-formed requests and notifications (at least one request, no initialize), POSTed by an authorised client in a 2025-03-26 session it had initialized',
+    judge(j) {
+      const sessions = new SessionHistory(j);
       const framings = new Set<string>();
+      for (const ex of ordinaryMcpPosts(j)) {
+        const calls = Array.isArray(requestJson(ex)) ? wellFormedCalls(ex) : undefined;
+        // "The initialize request MUST NOT be part of a JSON-RPC batch": such a batch is another question.
+        if (!calls || ex.status === undefined || calls.some((m) => m.method === 'initialize') || !calls.some(isRequestMessage) || !sessions.inOperatingSession(ex)) continue;
+        const shape = calls.map((m) => String(m.method).slice(0, 40)).join(', ');
+        if (!j.check(ex, ex.status >= 200 && ex.status < 300, `the batch [${shape}] was answered HTTP ${ex.status}, expected a 2xx`)) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        framings.add(mediaType(ex.responseHeaders) || 'untyped');
+        const key = (id: unknown) => `${typeof id}:${String(id)}`;
+        const ids = calls.filter(isRequestMessage).map((m) => key(m.id));
+        const got = answered.map((m) => key(m.id));
+        const missing = ids.filter((id) => got.filter((g) => g === id).length !== 1);
+        const extra = got.filter((g) => !ids.includes(g));
+        j.check(ex, missing.length === 0 && extra.length === 0, `the batch [${shape}] was answered with responses ${JSON.stringify(answered.map((m) => m.id))}, expected exactly one for each of ${JSON.stringify(calls.filter(isRequestMessage).map((m) => m.id))}`);
+      }
+      if (framings.size > 0) j.observe('batch answers framed as', [...framings]);
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async (session) => {
+      // The property only sends; the judgement judges every answer (each broken one a failing case naming its exchange).
       await ctx.property(
         batches,
         async (shape) => {
-          const ids: string[] = [];
-          const body = shape.map((e) => {
-            if (e === 'notification') return cancelled();
-            const id = newRequestId('batch');
-            ids.push(id);
-            return request(id, e);
-          });
-          const reply = await postMcp(ctx, body, { session, label: `batch [${shape.join(', ')}]` });
-          framings.add(reply.kind);
-          const got = responses(reply).map((m) => m.id);
-          if (reply.res.status < 200 || reply.res.status >= 300) ctx.fail(`the batch [${shape.join(', ')}] was answered HTTP ${reply.res.status}, expected a 2xx`);
-          const missing = ids.filter((id) => got.filter((g) => g === id).length !== 1);
-          const extra = got.filter((g) => typeof g !== 'string' || !ids.includes(g));
-          if (missing.length > 0 || extra.length > 0) {
-            ctx.fail(`the batch [${shape.join(', ')}] was answered with responses ${JSON.stringify(got)}, expected exactly one for each of ${JSON.stringify(ids)}`);
-          }
+          const body = shape.map((e) => (e === 'notification' ? cancelled() : request(newRequestId('batch'), e)));
+          await postMcp(ctx, body, { session, label: `batch [${shape.join(', ')}]` });
         },
         { numRuns: 25, examples: [['ping', 'tools/list'], ['ping', 'notification'], ['notification', 'tools/list', 'notification', 'ping']] },
       );
-      ctx.observe('batch answers framed as', [...framings]);
     });
   },
 });
@@ -70,24 +80,34 @@ export const batchNotifications202 = rule({
     quote: `${MUST_RECEIVE_BATCHES} … If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. … If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).`,
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a batch of well-formed notifications only, POSTed by an authorised client in a 2025-03-26 session the server had opened and not ended',
+    judge(j) {
+      const sessions = new SessionHistory(j);
+      for (const ex of ordinaryMcpPosts(j)) {
+        const calls = Array.isArray(requestJson(ex)) ? wellFormedCalls(ex) : undefined;
+        if (!calls || ex.status === undefined || calls.some(isRequestMessage) || !sessions.inOpenSession(ex) || sessions.laterRevision(ex)) continue;
+        const what = `a batch of ${calls.map((m) => String(m.method).slice(0, 40)).join(', ')}`;
+        // A server may refuse to cancel a request it never saw; it cannot refuse notifications/initialized and stay usable.
+        const mayRefuse = !calls.every((m) => m.method === 'notifications/initialized');
+        if (mayRefuse && ex.status >= 400 && ex.status < 500) {
+          j.observe(`${what} refused`, ex.status, 'the server may refuse input it cannot accept with an HTTP error status');
+          continue;
+        }
+        if (!j.check(ex, ex.status === 202, `${what} was answered HTTP ${ex.status}, expected 202 Accepted`)) continue;
+        const body = wholeBody(j, ex);
+        if (body !== undefined) j.check(ex, body.length === 0, `${what} was answered with a body (${body.length} characters), expected none`);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     // A session not yet initialized, so the batch can carry the lifecycle's own notification.
     const session = await openSession(ctx, { sendInitialized: false });
     try {
-      const judge = (what: string, reply: McpReply) => {
-        ctx.check(reply.res.status === 202, `${what} was answered HTTP ${reply.res.status}, expected 202 Accepted`, reply.res);
-        ctx.check(reply.res.text.length === 0, `${what} was answered with a body (${reply.res.text.length} characters), expected none`, reply.res);
-      };
       const both = 'a batch of notifications/initialized and notifications/cancelled';
       const reply = await postMcp(ctx, [notification('notifications/initialized'), cancelled()], { session, label: both });
-      if (reply.res.status < 400 || reply.res.status >= 500) {
-        judge(both, reply);
-        return;
-      }
-      // A server may refuse to cancel a request it never saw; it cannot refuse notifications/initialized and stay usable.
-      ctx.observe(`${both} refused`, reply.res.status, 'the server may refuse input it cannot accept with an HTTP error status');
-      const alone = 'a batch carrying only notifications/initialized';
-      judge(alone, await postMcp(ctx, [notification('notifications/initialized')], { session, label: alone }));
+      // Refused as a whole (which the server may): the lifecycle's notification alone it must accept.
+      if (reply.res.status >= 400 && reply.res.status < 500) await postMcp(ctx, [notification('notifications/initialized')], { session, label: 'a batch carrying only notifications/initialized' });
     } finally {
       await closeSession(ctx, session);
     }
@@ -96,12 +116,6 @@ export const batchNotifications202 = rule({
 
 const BATCH_ANSWER =
   'The Server should respond with an Array containing the corresponding Response objects, after all of the batch Request objects have been processed.';
-
-/** The JSON text of an answer, for rules about its framing (readReply flattens batches). */
-function bodyValue(reply: McpReply): unknown {
-  const parsed = parseJson(reply.res.text);
-  return parsed.ok ? parsed.value : undefined;
-}
 
 export const answerArray = rule({
   id: 'mcp.batch.answer-array',

@@ -11,14 +11,12 @@ import {
   postMcp,
   postRaw,
   request,
-  responses,
-  responseTo,
   SPEC_URL,
   withSession,
-  type McpReply,
-  type McpSession,
 } from '../support/session.ts';
-import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
+import { SessionHistory } from '../support/session-history.ts';
+import { mcpOperation } from '../../../contract/endpoints.ts';
 import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 
@@ -31,13 +29,6 @@ function notJsonRpc(value: unknown): boolean {
   if (!isRecord(value) || value.jsonrpc !== '2.0') return true;
   if ('method' in value) return typeof value.method !== 'string';
   return !('result' in value) && !('error' in value);
-}
-
-/** The JSON-RPC error a reply carries for input whose id the server could not (or could) read. */
-function singleError(reply: McpReply): { message: Record<string, unknown>; code: unknown } | undefined {
-  const message = responses(reply).find((m) => 'error' in m);
-  const error = errorOf(message);
-  return message && error ? { message, code: error.code } : undefined;
 }
 
 export const parseError = rule({
@@ -110,26 +101,35 @@ export const invalidRequest = rule({
   },
 });
 
-/** Sends one request in the session and returns the error code of its response. */
-async function errorCodeFor(ctx: CheckContext, session: McpSession, what: string, method: string, params?: Record<string, unknown>): Promise<unknown> {
-  const id = newRequestId(method.replace(/\W/g, '-'));
-  const reply = await postMcp(ctx, request(id, method, params), { session, label: what });
-  const message = responseTo(reply, id);
-  if (!message) ctx.fail(`${what} was answered HTTP ${reply.res.status} without a response carrying its id`);
-  const error = errorOf(message);
-  if (!error) ctx.fail(`${what} was answered with a result, expected an error`);
-  return error.code;
-}
-
 export const methodNotFound = rule({
   id: 'mcp.jsonrpc.method-not-found',
   title: 'A request for a method the server does not have is answered with error -32601',
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Method not found -32601)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a well-formed JSON-RPC request for a method MCP 2025-03-26 does not define, POSTed by an authorised client in a session it had initialized',
+    judge(j) {
+      const sessions = new SessionHistory(j);
+      for (const ex of ordinaryMcpPosts(j)) {
+        const calls = wellFormedCalls(ex);
+        // In an operating session, so no session or lifecycle refusal stands in the way; any method outside the revision's is one the server does not have.
+        if (!calls || ex.status === undefined || !sessions.inOperatingSession(ex)) continue;
+        const unknown = calls.filter((m) => isRequestMessage(m) && mcpOperation(String(m.method)) === 'mcp.unknown-method');
+        if (unknown.length === 0) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        for (const m of unknown) {
+          const method = String(m.method).slice(0, 60);
+          const reply = answered.find((r) => r.id === m.id);
+          const code = errorOf(reply)?.code;
+          j.check(ex, code === METHOD_NOT_FOUND, `a request for the unknown method ${method} was answered ${reply ? `with ${code === undefined ? 'a result' : `error code ${JSON.stringify(code)}`}` : `HTTP ${ex.status} without a response carrying its id`}, expected -32601 (Method not found)`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const code = await errorCodeFor(ctx, session, 'a request for apicert/no-such-method', 'apicert/no-such-method', {});
-      ctx.expect(code === METHOD_NOT_FOUND, `an unknown method was answered with error code ${JSON.stringify(code)}, expected -32601 (Method not found)`);
+      await postMcp(ctx, request(newRequestId('no-such-method'), 'apicert/no-such-method', {}), { session, label: 'a request for apicert/no-such-method' });
     });
   },
 });
@@ -233,7 +233,7 @@ export const idEchoed = rule({
           j.check(ex, sent.has(key(m.id)), `a response carries id ${JSON.stringify(m.id)} (${typeof m.id}), which no request of this POST had (same value and type)`);
         }
         // One request answered as JSON: its one response carries its id.
-        if (requests.length === 1 && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
+        if (requests.length === 1 && isWellFormedCall(requests[0]!) && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
           j.check(ex, answered.some((m) => key(m.id) === key(requests[0]!.id)), `the request with id ${JSON.stringify(requests[0]!.id)} (${typeof requests[0]!.id}) was answered without a response carrying that id`);
         }
       }

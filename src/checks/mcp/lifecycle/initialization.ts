@@ -1,8 +1,9 @@
 /** Lifecycle > Initialization and Version Negotiation. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
+import { askedVersion } from '../support/session-history.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
-import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { answeredResponses, openingInitialize, ordinaryMcpPosts } from '../support/traffic.ts';
 import { issuesOf } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -23,12 +24,12 @@ export const initializeResultRule = rule({
     url: SPEC_URL.lifecycle,
   },
   judgement: {
-    record: 'a POST to the MCP endpoint carrying a well-formed initialize request (protocolVersion, capabilities, clientInfo)',
+    record: `a POST to the MCP endpoint carrying a well-formed initialize request (protocolVersion ${MCP_REVISION}, capabilities, clientInfo)`,
     judge(j) {
       for (const ex of ordinaryMcpPosts(j)) {
-        // Any version asked for: a server that does not support it still answers with a result naming one it does.
-        const init = (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && 'id' in m && isObject(m.params) && typeof m.params.protocolVersion === 'string' && isObject(m.params.capabilities) && isObject(m.params.clientInfo));
-        if (!init || ex.status === undefined) continue;
+        // The revision /mcp follows: for another, the lifecycle's Error Handling lets a server answer an error instead.
+        const init = openingInitialize(ex);
+        if (!init || askedVersion(ex) !== MCP_REVISION || ex.status === undefined) continue;
         if (!j.check(ex, ex.status === 200, `initialize was answered HTTP ${ex.status}, expected 200`)) continue;
         const answered = answeredResponses(j, ex);
         if (!answered) continue;
@@ -46,6 +47,18 @@ export const initializeResultRule = rule({
   },
 });
 
+/** Each opening initialize asking for a version `wanted` selects, with the response carrying its id (undefined when none did). */
+function eachInitialize(j: Judge, wanted: (version: string) => boolean, judge: (ex: Exchange, asked: string, message: Record<string, unknown> | undefined) => void): void {
+  for (const ex of ordinaryMcpPosts(j)) {
+    const init = openingInitialize(ex);
+    const asked = askedVersion(ex);
+    if (!init || asked === undefined || !wanted(asked) || ex.status === undefined) continue;
+    const answered = answeredResponses(j, ex);
+    if (!answered) continue;
+    judge(ex, asked, answered.find((m) => m.id === init.id));
+  }
+}
+
 export const versionEcho = rule({
   id: 'mcp.lifecycle.version-echo',
   title: 'initialize asking for 2025-03-26 is answered with protocolVersion 2025-03-26',
@@ -55,16 +68,29 @@ export const versionEcho = rule({
     quote: 'If the server supports the requested protocol version, it MUST respond with the same version.',
     url: SPEC_URL.lifecycle,
   },
-  async check(ctx: CheckContext) {
-    const { reply, message } = await initializeOnce(ctx, MCP_REVISION, `initialize asking for ${MCP_REVISION}`);
-    ctx.check(reply.res.status === 200, `initialize was answered HTTP ${reply.res.status}, expected 200`);
-    const version = versionOf(message);
-    ctx.check(version === MCP_REVISION, `initialize asking for ${MCP_REVISION} was answered with protocolVersion ${JSON.stringify(version)}; /mcp follows ${MCP_REVISION}, so it must echo it`);
+  judgement: {
+    record: `a well-formed initialize asking for ${MCP_REVISION}, POSTed to the MCP endpoint by an authorised client`,
+    judge(j) {
+      eachInitialize(j, (asked) => asked === MCP_REVISION, (ex, _asked, message) => {
+        if (!j.check(ex, ex.status === 200, `initialize asking for ${MCP_REVISION} was answered HTTP ${ex.status}, expected 200`)) return;
+        const version = versionOf(message);
+        j.check(ex, version === MCP_REVISION, `initialize asking for ${MCP_REVISION} was answered with protocolVersion ${JSON.stringify(version)}; /mcp follows ${MCP_REVISION}, so it must echo it`);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await initializeOnce(ctx, MCP_REVISION, `initialize asking for ${MCP_REVISION}`);
   },
 });
 
 /** Dated like a revision, so a server that compares dates sees it, but older than any MCP revision. */
 const UNKNOWN_VERSION = '1999-12-31';
+
+/**
+ * Every revision of MCP published so far: a version outside this list is one no server can
+ * support, so whatever it speaks, it must answer with another.
+ */
+const PUBLISHED_REVISIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
 
 export const versionUnknown = rule({
   id: 'mcp.lifecycle.version-unknown',
@@ -75,22 +101,29 @@ export const versionUnknown = rule({
     quote: 'Otherwise, the server MUST respond with another protocol version it supports. … Protocol version mismatch',
     url: SPEC_URL.lifecycle,
   },
-  async check(ctx: CheckContext) {
-    const { reply, message } = await initializeOnce(ctx, UNKNOWN_VERSION, `initialize asking for ${UNKNOWN_VERSION}`);
-    if (!message) ctx.fail(`initialize asking for ${UNKNOWN_VERSION} was answered HTTP ${reply.res.status} without a response carrying its id`);
-    const error = errorOf(message);
-    if (error) {
-      // The lifecycle's Error Handling example answers a mismatch with an error; the text asks for a result. Both are recorded.
-      ctx.expect(Number.isInteger(error.code), `the version mismatch error has no integer code: ${JSON.stringify(error)}`);
-      ctx.observe('unknown protocolVersion answered with', { error }, 'Version Negotiation asks for a result with another version; Error Handling shows a -32602 error');
-      return;
-    }
-    const version = versionOf(message);
-    if (version === undefined) ctx.fail('the answer to initialize has no result.protocolVersion');
-    ctx.expect(version !== UNKNOWN_VERSION, `initialize asking for ${UNKNOWN_VERSION} (no such revision) was answered with that same version, so the server claims a version that does not exist`);
-    ctx.observe('unknown protocolVersion answered with', version);
-    // Whether the offered version is then echoed is mcp.lifecycle.version-echo's to judge; here it is recorded.
-    const again = await initializeOnce(ctx, version, `initialize asking for the offered ${version}`);
-    ctx.observe(`initialize asking for the offered ${version} answered with`, versionOf(again.message) ?? null);
+  judgement: {
+    record: 'a well-formed initialize asking for a protocolVersion that is no MCP revision, POSTed to the MCP endpoint by an authorised client',
+    judge(j) {
+      eachInitialize(j, (asked) => !PUBLISHED_REVISIONS.has(asked), (ex, asked, message) => {
+        if (!j.check(ex, message !== undefined, `initialize asking for ${JSON.stringify(asked)} was answered HTTP ${ex.status} without a response carrying its id`) || !message) return;
+        const error = errorOf(message);
+        if (error) {
+          // The lifecycle's Error Handling example answers a mismatch with an error; the text asks for a result. Both are recorded.
+          j.check(ex, Number.isInteger(error.code), `the version mismatch error has no integer code: ${JSON.stringify(error)}`);
+          j.observe('unknown protocolVersion answered with', { error }, 'Version Negotiation asks for a result with another version; Error Handling shows a -32602 error');
+          return;
+        }
+        const version = versionOf(message);
+        if (!j.check(ex, version !== undefined, 'the answer to initialize has no result.protocolVersion')) return;
+        j.check(ex, version !== asked, `initialize asking for ${JSON.stringify(asked)} (no such revision) was answered with that same version, so the server claims a version that does not exist`);
+        j.observe('unknown protocolVersion answered with', version);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    const { message } = await initializeOnce(ctx, UNKNOWN_VERSION, `initialize asking for ${UNKNOWN_VERSION}`);
+    // Whether the offered version is then echoed is mcp.lifecycle.version-echo's to judge; here it is only sent.
+    const offered = versionOf(message);
+    if (offered !== undefined && offered !== UNKNOWN_VERSION) await initializeOnce(ctx, offered, `initialize asking for the offered ${offered}`);
   },
 });

@@ -4,51 +4,102 @@
  */
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
-import { PROTOCOL_VERSION_HEADER } from '../../../contract/mcp/transport.ts';
-import { initializeOnce, isObject, newRequestId, postMcp, request, responses, withSession } from '../support/session.ts';
+import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
+import { requestJson } from '../../../traffic/read.ts';
+import { initializeOnce, isObject, newRequestId, postMcp, request, withSession } from '../support/session.ts';
+import { askedVersion, SessionHistory } from '../support/session-history.ts';
+import { answeredResponses, isRequestMessage, ordinaryMcpPosts, wellFormedCalls } from '../support/traffic.ts';
 
 const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
 
 const OWN_VERSIONING = '`/mcp` follows the MCP 2025-03-26 Streamable HTTP protocol and has its own versioning, outside `/v8/`.';
+
+/** The revision MCP-Protocol-Version came with. */
+const LATER_REVISION = '2025-06-18';
 
 export const protocolVersionHeader = rule({
   id: 'mcp.revisions.protocol-version-header',
   title: 'Requests without MCP-Protocol-Version are served in a 2025-03-26 session; what the header changes is recorded',
   level: 'observation',
   spec: { section: 'Versioning', quote: OWN_VERSIONING },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a ping POSTed by an authorised client in a 2025-03-26 session it had initialized',
+    judge(j) {
+      const sessions = new SessionHistory(j);
+      for (const ex of ordinaryMcpPosts(j)) {
+        const calls = wellFormedCalls(ex);
+        const ping = calls?.length === 1 && calls[0]!.method === 'ping' && isRequestMessage(calls[0]!) && !Array.isArray(requestJson(ex)) ? calls[0]! : undefined;
+        if (!ping || ex.status === undefined) continue;
+        const header = ex.requestHeaders[PROTOCOL_VERSION_HEADER];
+        if (header !== undefined) {
+          // Whatever the session, what the header does is recorded only.
+          if (sessions.inOpenSession(ex)) j.observe(`ping with MCP-Protocol-Version: ${header}`, ex.status, header === MCP_REVISION ? undefined : `revision ${LATER_REVISION} answers an unsupported value with 400`);
+          continue;
+        }
+        if (!sessions.inOperatingSession(ex)) continue;
+        const answered = answeredResponses(j, ex);
+        if (!answered) continue;
+        // Revision 2025-03-26 has no such header, so a server speaking it cannot require one.
+        // Its one response; whether it carries the ping's id is mcp.jsonrpc.id-echoed's to judge.
+        j.check(ex, ex.status === 200 && answered.length === 1, `a ping without MCP-Protocol-Version was answered HTTP ${ex.status}${ex.status === 200 ? ' without its one response' : ''}; a ${MCP_REVISION} client never sends that header`);
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
-      const plain = await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label: 'ping without MCP-Protocol-Version' });
-      // Revision 2025-03-26 has no such header, so a server speaking it cannot require one.
-      ctx.expect(plain.res.status === 200 && responses(plain).length === 1, `a ping without MCP-Protocol-Version was answered HTTP ${plain.res.status}; a ${MCP_REVISION} client never sends that header`);
+      await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label: 'ping without MCP-Protocol-Version' });
       for (const value of [MCP_REVISION, 'apicert-unsupported']) {
-        const reply = await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, headers: { [PROTOCOL_VERSION_HEADER]: value }, label: `ping with MCP-Protocol-Version: ${value}` });
-        ctx.observe(`ping with MCP-Protocol-Version: ${value}`, reply.res.status, value === MCP_REVISION ? undefined : 'revision 2025-06-18 answers an unsupported value with 400');
+        await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, headers: { [PROTOCOL_VERSION_HEADER]: value }, label: `ping with MCP-Protocol-Version: ${value}` });
       }
     });
   },
 });
+
+function offeredVersion(message: Record<string, unknown> | undefined): string | undefined {
+  return isObject(message?.result) && typeof message.result.protocolVersion === 'string' ? message.result.protocolVersion : undefined;
+}
 
 export const batchingLater = rule({
   id: 'mcp.revisions.batching',
   title: 'Which version a client asking for 2025-06-18 gets, and whether batches are still accepted then (recorded, not gated)',
   level: 'observation',
   spec: { section: 'Versioning', quote: OWN_VERSIONING },
-  async check(ctx: CheckContext) {
-    const { reply, message } = await initializeOnce(ctx, '2025-06-18', 'initialize asking for 2025-06-18');
-    ctx.expect(reply.res.status === 200 && message !== undefined, `initialize asking for 2025-06-18 was answered HTTP ${reply.res.status} without a response`);
-    const offered = isObject(message?.result) && typeof message.result.protocolVersion === 'string' ? message.result.protocolVersion : null;
-    ctx.observe('protocolVersion offered to a 2025-06-18 client', offered);
-    if (offered === null || offered <= MCP_REVISION) return;
+  judgement: {
+    record: `an initialize asking for ${LATER_REVISION}, POSTed to the MCP endpoint by an authorised client`,
+    judge(j) {
+      for (const ex of ordinaryMcpPosts(j)) {
+        if (ex.status === undefined) continue;
+        const asked = ex.requestHeaders[SESSION_HEADER] === undefined ? askedVersion(ex) : undefined;
+        if (asked === LATER_REVISION) {
+          const id = (wellFormedCalls(ex) ?? []).find((m) => m.method === 'initialize')?.id;
+          const answered = answeredResponses(j, ex);
+          if (!answered) continue;
+          const message = answered.find((m) => id !== undefined && m.id === id);
+          j.check(ex, ex.status === 200 && message !== undefined, `initialize asking for ${LATER_REVISION} was answered HTTP ${ex.status} without a response`);
+          j.observe(`protocolVersion offered to a ${LATER_REVISION} client`, offeredVersion(message) ?? null);
+          continue;
+        }
+        const header = ex.requestHeaders[PROTOCOL_VERSION_HEADER];
+        const batch = requestJson(ex);
+        if (header !== undefined && header > MCP_REVISION && Array.isArray(batch) && batch.length > 0) {
+          const answered = answeredResponses(j, ex);
+          if (answered) j.observe(`batch of ${batch.length} in a ${header} session`, { status: ex.status, responses: answered.length }, `revision ${LATER_REVISION} removed batching`);
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    const { message } = await initializeOnce(ctx, LATER_REVISION, `initialize asking for ${LATER_REVISION}`);
+    const offered = offeredVersion(message);
+    if (offered === undefined || offered <= MCP_REVISION) return;
     await withSession(
       ctx,
       async (session) => {
-        const batch = await postMcp(ctx, [request(newRequestId('ping'), 'ping'), request(newRequestId('ping'), 'ping')], {
+        await postMcp(ctx, [request(newRequestId('ping'), 'ping'), request(newRequestId('ping'), 'ping')], {
           session,
           headers: { [PROTOCOL_VERSION_HEADER]: offered },
           label: `batch in a ${offered} session`,
         });
-        ctx.observe(`batch of two pings in a ${offered} session`, { status: batch.res.status, responses: responses(batch).length }, 'revision 2025-06-18 removed batching');
       },
       { protocolVersion: offered },
     );

@@ -1,9 +1,11 @@
 /** Streamable HTTP > Session Management. */
 import { randomBytes } from 'node:crypto';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
-import { mcpPosts, sentMessages } from '../support/traffic.ts';
-import { caller, closeSession, deleteSession, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, type McpSession } from '../support/session.ts';
+import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, sessionUnknown, wellFormedCalls } from '../support/traffic.ts';
+import { askedVersion, SessionHistory } from '../support/session-history.ts';
+import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
+import { caller, closeSession, deleteSession, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -17,6 +19,13 @@ function noSessionAssigned(ctx: CheckContext, detail = 'so session management is
     ctx.fail('the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true): a server that requires a session ID assigns one in an Mcp-Session-Id header on the response containing the InitializeResult');
   }
   ctx.notApplicable(`the server assigned no Mcp-Session-Id at initialization, ${detail}`);
+}
+
+const NONE_ASSIGNED = 'the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true)';
+
+/** An initialize for /mcp's revision answered 200 without an Mcp-Session-Id: on a deployment that requires sessions, every session rule fails on it. */
+function assignedNone(ex: Exchange): boolean {
+  return ex.status === 200 && ex.responseHeaders[SESSION_HEADER] === undefined && openingInitialize(ex) !== undefined && askedVersion(ex) === MCP_REVISION;
 }
 
 /** A session as setup; the rules below do not apply to a server that assigns no session id. */
@@ -47,11 +56,13 @@ export const idVisibleAscii = rule({
       const required = j.profile?.fixtures.mcp.requiresSession === true;
       for (const ex of mcpPosts(j)) {
         const id = ex.responseHeaders[SESSION_HEADER];
-        if (id !== undefined) {
+        if (id !== undefined && redacted(id)) {
+          j.lacks(ex, 'the Mcp-Session-Id: the recorder replaced it with a marker');
+        } else if (id !== undefined) {
           const bad = [...id].find((c) => !VISIBLE_ASCII.test(c));
           j.check(ex, bad === undefined, `the Mcp-Session-Id (${id.length} characters) contains ${JSON.stringify(bad)} (0x${bad?.codePointAt(0)?.toString(16)}), outside visible ASCII 0x21-0x7E`);
-        } else if (required && ex.status === 200 && (sentMessages(ex) ?? []).some((m) => m.method === 'initialize')) {
-          j.check(ex, false, 'the server assigned no Mcp-Session-Id at initialization, but the profile says this deployment requires sessions (fixtures.mcp.requiresSession: true)');
+        } else if (required && assignedNone(ex)) {
+          j.check(ex, false, NONE_ASSIGNED);
         }
       }
     },
@@ -75,21 +86,31 @@ export const missing400 = rule({
     quote: 'Servers that require a session ID SHOULD respond to requests without an Mcp-Session-Id header (other than initialization) with HTTP 400 Bad Request.',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
-    const session = await sessionWithId(ctx);
-    try {
-      const requires = ctx.profile.fixtures.mcp.requiresSession;
-      if (requires === false) ctx.notApplicable('the profile says /mcp does not require sessions (fixtures.mcp.requiresSession: false)');
-      const reply = await ping(ctx, null, 'ping without Mcp-Session-Id');
-      const status = reply.res.status;
-      if (requires === undefined && status >= 200 && status < 300) {
-        ctx.notApplicable(`a ping without Mcp-Session-Id was served (HTTP ${status}), so this server does not require sessions; set fixtures.mcp.requiresSession: true if it should`);
+  judgement: {
+    record: 'a POST of well-formed JSON-RPC (no initialize) without Mcp-Session-Id, by an authorised client, to a server that assigned session ids or that the profile says requires them',
+    none: 'the server assigned no Mcp-Session-Id, or served a request without one, so it does not require sessions (set fixtures.mcp.requiresSession: true if it should)',
+    judge(j) {
+      // Whether the deployment requires sessions is the profile's to say; without it, a request served without one shows it does not.
+      const requires = j.profile?.fixtures.mcp.requiresSession;
+      if (requires === false) return;
+      const sessions = new SessionHistory(j);
+      if (requires === undefined && !sessions.issuesSessions) return;
+      for (const ex of ordinaryMcpPosts(j)) {
+        const calls = wellFormedCalls(ex);
+        if (ex.status === undefined || ex.requestHeaders[SESSION_HEADER] !== undefined || !calls || calls.some((m) => m.method === 'initialize')) continue;
+        const served = ex.status >= 200 && ex.status < 300;
+        if (requires === undefined && served) continue;
+        j.observe('a POST without Mcp-Session-Id', ex.status);
+        const what = calls.map((m) => m.method).join(', ');
+        const assigned = sessions.issuesSessions ? '' : ' (and the server assigned no Mcp-Session-Id at initialization, though the profile says this deployment requires sessions: fixtures.mcp.requiresSession: true)';
+        j.check(ex, ex.status === 400, `${what} without Mcp-Session-Id was answered HTTP ${ex.status}; MCP recommends (SHOULD) 400 Bad Request${assigned}`);
       }
-      ctx.observe('ping without Mcp-Session-Id', status);
-      ctx.expect(status === 400, `a ping without Mcp-Session-Id was answered HTTP ${status}; MCP recommends (SHOULD) 400 Bad Request`);
-    } finally {
-      await closeSession(ctx, session);
-    }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await withSession(ctx, async () => {
+      await ping(ctx, null, 'ping without Mcp-Session-Id');
+    });
   },
 });
 
@@ -106,6 +127,7 @@ export const neverIssued = rule({
       'Servers that require a session ID SHOULD respond to requests without an Mcp-Session-Id header (other than initialization) with HTTP 400 Bad Request. … The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     url: SPEC_URL.transports,
   },
+  activeOnly: 'a recording cannot tell an id the server never issued from one it issued before the recording began; only an id apicert made up exists nowhere',
   async check(ctx: CheckContext) {
     const session = await sessionWithId(ctx);
     try {
@@ -133,18 +155,41 @@ export const deleteTerminates = rule({
       'SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header, to explicitly terminate the session. … The server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions. … after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
-    const session = await sessionWithId(ctx);
+  judgement: {
+    record: 'a DELETE of a session the server issued (or an initialize answered without a session id, when the profile says the deployment requires sessions), or a request carrying an Mcp-Session-Id that an earlier DELETE of that session was answered 2xx or 404 for, by an authorised client',
+    none: 'the server assigned no Mcp-Session-Id at initialization, so there is no session to terminate',
+    judge(j) {
+      const sessions = new SessionHistory(j);
+      const required = j.profile?.fixtures.mcp.requiresSession === true;
+      for (const ex of ordinaryMcpRequests(j)) {
+        const id = ex.requestHeaders[SESSION_HEADER];
+        // No session to terminate where the deployment declared it assigns one: as the active run fails it.
+        if (required && ex.method === 'POST' && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
+        if (id === undefined || ex.status === undefined) continue;
+        if (sessionUnknown(id)) {
+          j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
+          continue;
+        }
+        const ended = sessions.endedBefore(id, ex);
+        if (ended) {
+          // After the session ended: any request in it; a POST only when its JSON-RPC is well-formed (malformed input may be refused first).
+          if (ex.method === 'POST' && !wellFormedCalls(ex)) continue;
+          j.check(ex, ex.status === 404, `a request in the session after DELETE was answered HTTP ${ex.status}, expected 404 Not Found`, [ended]);
+        } else if (ex.method === 'DELETE' && sessions.issuedBefore(id, ex)) {
+          // 404: the server may have ended the session itself ("at any time"); the requests after it are then held to 404.
+          j.check(ex, [404, 405].includes(ex.status) || (ex.status >= 200 && ex.status < 300), `DELETE with the session id was answered HTTP ${ex.status}, expected a 2xx (terminated), 405 (not allowed) or 404 (already ended)`);
+          if (ex.status === 405) j.observe('DELETE /mcp', 405, 'the server does not allow clients to terminate sessions');
+        }
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    const session = await openSession(ctx);
+    // No session to terminate: the judgement says whether the deployment should have assigned one.
+    if (session.id === undefined) return;
     const before = await ping(ctx, session.id, 'ping in the session before DELETE');
     if (before.res.status !== 200) ctx.inconclusive(`setup failed: a ping in a fresh session was answered HTTP ${before.res.status}`);
     const res = await ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential: session.credential, headers: { [SESSION_HEADER]: session.id }, label: 'DELETE the session' });
-    const refused = res.status === 405;
-    ctx.expect(refused || (res.status >= 200 && res.status < 300), `DELETE with the session id was answered HTTP ${res.status}, expected a 2xx (terminated) or 405 (not allowed)`);
-    if (refused) {
-      ctx.observe('DELETE /mcp', 405, 'the server does not allow clients to terminate sessions');
-      return;
-    }
-    const after = await ping(ctx, session.id, 'ping in the terminated session');
-    ctx.expect(after.res.status === 404, `a ping in the session after DELETE was answered HTTP ${after.res.status}, expected 404 Not Found`);
+    if (res.status >= 200 && res.status < 300) await ping(ctx, session.id, 'ping in the terminated session');
   },
 });

@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, pathOnly, section } from '../../../rule/index.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { isEventStream, streamEvents } from '../../../traffic/read.ts';
-import { mcpEndpoint } from '../support/traffic.ts';
+import { mcpEndpoint, sessionUnknown } from '../support/traffic.ts';
 import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
@@ -36,6 +36,10 @@ export const eventIdsUnique = rule({
         const events = streamEvents(j, ex);
         if (!events) continue;
         const session = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER] ?? '';
+        if (sessionUnknown(session)) {
+          j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
+          continue;
+        }
         const ids = seen.get(session) ?? new Map<string, Exchange>();
         seen.set(session, ids);
         for (const e of events) {
@@ -64,6 +68,7 @@ export const closesAfterResponse = rule({
       'The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body. … After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream.',
     url: SPEC_URL.transports,
   },
+  activeOnly: 'a recording keeps the events of a stream, not whether the server closed it after its last response (the probe waits safety.streamCloseGraceMs to see it)',
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, awaitClose: true });

@@ -4,8 +4,9 @@
  * JSON body, or the data of each event of its stream).
  */
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { credentialIn, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { bodyMissing, eventsOf, isEventStream, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
@@ -70,12 +71,11 @@ export class McpCallers {
   }
 
   ordinary(ex: Exchange): boolean {
-    const url = new URL(ex.url);
-    const origin = ex.requestHeaders.origin;
-    if (origin !== undefined && origin !== url.origin) return false;
-    // A proxy on loopback keeps the Host its clients sent it; any other Host than the URL's is the host rule's provocation.
-    const host = ex.requestHeaders.host?.replace(/:\d+$/, '');
-    if (host !== undefined && host !== url.hostname && !['127.0.0.1', 'localhost', '[::1]'].includes(host)) return false;
+    return !foreignOriginOrHost(ex) && this.authorised(ex);
+  }
+
+  /** The request carried a credential the profile gives for mcp (not expired), or one the endpoint accepted elsewhere. */
+  authorised(ex: Exchange): boolean {
     const auth = ex.requestHeaders.authorization;
     if (auth === undefined) return false;
     if (this.credentials.length > 0) {
@@ -91,14 +91,86 @@ export class McpCallers {
   }
 }
 
+/** Whether a request carries an Origin or a Host of another site than the one it was sent to (the origin and host rules' provocations). */
+export function foreignOriginOrHost(ex: Exchange): boolean {
+  const url = new URL(ex.url);
+  const origin = ex.requestHeaders.origin;
+  if (origin !== undefined && origin !== url.origin) return true;
+  // A proxy on loopback keeps the Host its clients sent it; any other Host than the URL's is the host rule's provocation.
+  const host = ex.requestHeaders.host?.replace(/:\d+$/, '');
+  return host !== undefined && host !== url.hostname && !['127.0.0.1', 'localhost', '[::1]'].includes(host);
+}
+
 /** Every POST to the MCP endpoint an ordinary authorised client sent (see McpCallers), in order. */
 export function ordinaryMcpPosts(j: Judge): Exchange[] {
+  return ordinaryMcpRequests(j, 'POST');
+}
+
+/** Every request to the MCP endpoint (of one HTTP method, when given) an ordinary authorised client sent, in order. */
+export function ordinaryMcpRequests(j: Judge, method?: string): Exchange[] {
   const callers = new McpCallers(j);
   const endpoint = mcpEndpoint(j);
   const out: Exchange[] = [];
   for (const ex of j.exchanges) {
-    if (ex.method === 'POST' && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
+    if ((method === undefined || ex.method === method) && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
     if (pathOnly(ex) === endpoint) callers.note(ex);
   }
   return out;
+}
+
+/** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */
+export function isRequestMessage(m: Message): boolean {
+  return typeof m.method === 'string' && 'id' in m;
+}
+
+/** A JSON-RPC 2.0 request or notification as a client sends it: "jsonrpc": "2.0" and a string method. */
+export function isWellFormedCall(m: Message): boolean {
+  const id = !('id' in m) || typeof m.id === 'string' || Number.isInteger(m.id);
+  // MCP's params, where present, is an object; JSON-RPC 2.0's request object has these members and no other.
+  return m.jsonrpc === '2.0' && typeof m.method === 'string' && id && (!('params' in m) || isRecord(m.params)) && Object.keys(m).every((k) => CALL_MEMBERS.has(k));
+}
+
+const CALL_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/** An initialize a client sends to open a session: sent as MCP asks, well-formed (protocolVersion, capabilities, clientInfo), in no session yet. */
+export function openingInitialize(ex: Exchange): Message | undefined {
+  if (ex.requestHeaders[SESSION_HEADER] !== undefined || !sentAsClientsMust(ex)) return undefined;
+  return (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && isWellFormedCall(m) && 'id' in m && isRecord(m.params) && typeof m.params.protocolVersion === 'string' && isRecord(m.params.capabilities) && isRecord(m.params.clientInfo));
+}
+
+/**
+ * Whether a POST was sent as MCP asks of a client: a JSON body, and "an Accept header, listing both
+ * application/json and text/event-stream". A server may refuse other media (406, 415, 400) before
+ * reading the message, so rules about the message pick only these.
+ */
+export function sentAsClientsMust(ex: Exchange): boolean {
+  const accept = (ex.requestHeaders.accept ?? '').toLowerCase();
+  return mediaType(ex.requestHeaders) === 'application/json' && accept.includes('application/json') && accept.includes('text/event-stream');
+}
+
+/** A value a recorder replaced with its marker (`«redacted:label»`): what its characters were is unknown. */
+export function redacted(value: string): boolean {
+  return value.startsWith('«redacted');
+}
+
+/**
+ * A session id hidden behind a marker that every session shared: which session a request belongs to
+ * is unknown. A numbered marker (`«redacted:mcp-session-id#2»`, what `certify --har-out` writes)
+ * stands for one id only, so it still tells sessions apart.
+ */
+export function sessionUnknown(id: string): boolean {
+  if (!redacted(id)) return false;
+  const hash = id.lastIndexOf('#');
+  const number = hash === -1 ? '' : id.slice(hash + 1, -1);
+  return !(id.endsWith('»') && id.indexOf('»') === id.length - 1 && number.length > 0 && [...number].every((c) => c >= '0' && c <= '9'));
+}
+
+/** The messages of a POST sent as MCP asks (`sentAsClientsMust`) whose body is one or more well-formed requests or notifications (none malformed), else undefined. */
+export function wellFormedCalls(ex: Exchange): Message[] | undefined {
+  if (!sentAsClientsMust(ex)) return undefined;
+  const sent = requestJson(ex);
+  if (sent === undefined) return undefined;
+  const items = Array.isArray(sent) ? sent : [sent];
+  if (items.length === 0 || !items.every((m) => isRecord(m) && isWellFormedCall(m))) return undefined;
+  return items as Message[];
 }

@@ -1,5 +1,6 @@
 /** Streamable HTTP > Security Warning: what the MCP endpoint does with a request from another site's page. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, pathOnly, section } from '../../../rule/index.ts';
+import { McpCallers, mcpEndpoint } from '../support/traffic.ts';
 import { deleteSession, sendInitialize, SPEC_URL } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -15,6 +16,37 @@ export const FOREIGN_HOST = 'apicert-probe.invalid';
 
 const SECURITY_WARNING = 'Transports > Streamable HTTP > Security Warning';
 
+/** A name under the reserved `.invalid` (RFC 2606): no deployment can trust it, whatever its allow-list holds. */
+function reservedName(hostname: string): boolean {
+  return /(^|\.)invalid\.?$/i.test(hostname.replace(/:\d+$/, ''));
+}
+
+function originHost(origin: string): string {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/** Every request to the MCP endpoint carrying a credential the endpoint takes, whose header `name` names a host `foreign` selects. */
+function* foreignRequests(j: Judge, name: 'origin' | 'host', foreign: (value: string) => boolean): Generator<Exchange & { status: number }> {
+  const callers = new McpCallers(j);
+  const endpoint = mcpEndpoint(j);
+  for (const ex of j.exchanges) {
+    if (pathOnly(ex) !== endpoint) continue;
+    const value = ex.requestHeaders[name];
+    if (ex.status !== undefined && value !== undefined && foreign(value) && callers.authorised(ex)) yield ex as Exchange & { status: number };
+    callers.note(ex);
+  }
+}
+
+/** Opens (and ends) a session with a foreign header, so the judgement has its answer. */
+async function initializeWith(ctx: CheckContext, name: string, value: string): Promise<void> {
+  const reply = await sendInitialize(ctx, { label: `initialize with ${name}: ${value}`, headers: { [name.toLowerCase()]: value } });
+  await deleteSession(ctx, reply.sessionId, ctx.primary('mcp'));
+}
+
 export const originRefused = rule({
   id: 'mcp.transport.origin',
   title: 'A request carrying an Origin no deployment can trust (a page on another site) is refused with a 4xx',
@@ -24,20 +56,24 @@ export const originRefused = rule({
     quote: 'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
-    const answered: Record<string, number> = {};
-    for (const origin of [FOREIGN_ORIGIN, FOREIGN_HTTP_ORIGIN]) {
-      const reply = await sendInitialize(ctx, { label: `initialize with Origin: ${origin}`, headers: { origin } });
-      await deleteSession(ctx, reply.sessionId, ctx.primary('mcp'));
-      const { status } = reply.res;
-      answered[origin] = status;
-      ctx.check(
-        status >= 400 && status < 500,
-        `initialize with Origin: ${origin} (a reserved name no deployment can trust) was served: answered HTTP ${status}, expected a 4xx: a server that validates Origin refuses it, so a page on any site could drive this endpoint from a browser`,
-        reply.res,
-      );
-    }
-    ctx.observe('initialize with a foreign Origin', answered);
+  judgement: {
+    record: 'a request to the MCP endpoint whose Origin is a reserved name no deployment can trust (under .invalid), with a credential the endpoint takes',
+    judge(j) {
+      const answered: Record<string, number> = {};
+      for (const ex of foreignRequests(j, 'origin', (origin) => reservedName(originHost(origin)))) {
+        const origin = ex.requestHeaders.origin!;
+        answered[origin] = ex.status;
+        j.check(
+          ex,
+          ex.status >= 400 && ex.status < 500,
+          `a request with Origin: ${origin} (a reserved name no deployment can trust) was served: answered HTTP ${ex.status}, expected a 4xx: a server that validates Origin refuses it, so a page on any site could drive this endpoint from a browser`,
+        );
+      }
+      if (Object.keys(answered).length > 0) j.observe('requests with a foreign Origin', answered);
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    for (const origin of [FOREIGN_ORIGIN, FOREIGN_HTTP_ORIGIN]) await initializeWith(ctx, 'Origin', origin);
   },
 });
 
@@ -51,11 +87,18 @@ export const hostObservation = rule({
     quote: 'Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks',
     url: SPEC_URL.transports,
   },
-  async check(ctx: CheckContext) {
-    const reply = await sendInitialize(ctx, { label: `initialize with Host: ${FOREIGN_HOST}`, headers: { host: FOREIGN_HOST } });
-    await deleteSession(ctx, reply.sessionId, ctx.primary('mcp'));
-    ctx.expect(reply.res.status < 500, `initialize with Host: ${FOREIGN_HOST} was answered HTTP ${reply.res.status}, a server error`);
-    const served = reply.res.status >= 200 && reply.res.status < 300;
-    ctx.observe(`initialize with Host: ${FOREIGN_HOST}`, reply.res.status, served ? 'served: the Host header is not checked' : 'refused: the Host header is checked');
+  judgement: {
+    record: 'a request to the MCP endpoint whose Host is a reserved name (under .invalid), with a credential the endpoint takes',
+    judge(j) {
+      for (const ex of foreignRequests(j, 'host', reservedName)) {
+        const host = ex.requestHeaders.host!;
+        j.check(ex, ex.status < 500, `a request with Host: ${host} was answered HTTP ${ex.status}, a server error`);
+        const served = ex.status >= 200 && ex.status < 300;
+        j.observe(`a request with Host: ${host}`, ex.status, served ? 'served: the Host header is not checked' : 'refused: the Host header is checked');
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await initializeWith(ctx, 'Host', FOREIGN_HOST);
   },
 });

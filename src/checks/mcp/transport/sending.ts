@@ -3,7 +3,7 @@ import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { answeredResponses, mcpPosts, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { answeredResponses, isWellFormedCall, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
 import {
   closeSession,
   newRequestId,
@@ -11,29 +11,12 @@ import {
   openSession,
   postMcp,
   request,
-  responses,
   SPEC_URL,
   withSession,
-  type McpReply,
   type McpSession,
 } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
-
-function describe(reply: McpReply): string {
-  return `HTTP ${reply.res.status}, ${reply.kind === 'empty' ? 'no body' : `a ${reply.mediaType || 'untyped'} body`}`;
-}
-
-/** Input the server may refuse with an HTTP error; when it accepts it, the answer must be 202 without a body. */
-function judgeAccepted(ctx: CheckContext, what: string, reply: McpReply, mayRefuse: boolean): void {
-  const { status } = reply.res;
-  if (mayRefuse && status >= 400 && status < 500) {
-    ctx.observe(`${what} refused`, status, 'the server may refuse input it cannot accept with an HTTP error status');
-    return;
-  }
-  if (ctx.check(status === 202, `${what} was answered ${describe(reply)}, expected 202 Accepted`, reply.res))
-    ctx.check(reply.res.text.length === 0, `${what} was answered 202 with a body (${reply.res.text.length} characters), expected no body`, reply.res);
-}
 
 export const accepted202 = rule({
   id: 'mcp.transport.accepted-202',
@@ -77,8 +60,6 @@ export const accepted202 = rule({
   },
 });
 
-const JSON_OR_SSE = ['application/json', 'text/event-stream'];
-
 export const requestResponse = rule({
   id: 'mcp.transport.request-response',
   title: 'A POST carrying a request is answered application/json (one response bearing its id) or text/event-stream',
@@ -94,7 +75,7 @@ export const requestResponse = rule({
     judge(j) {
       for (const ex of ordinaryMcpPosts(j)) {
         const sent = requestJson(ex);
-        const only = isRecord(sent) && typeof sent.method === 'string' && 'id' in sent && sent.method !== 'initialize' ? sent : undefined;
+        const only = isRecord(sent) && isWellFormedCall(sent) && 'id' in sent && sent.method !== 'initialize' ? sent : undefined;
         // Chosen by the request: one request (a refusal, say of a missing session, is another rule's).
         if (!only || ex.status === undefined || ex.status >= 300 || ex.status < 200) continue;
         const type = mediaType(ex.responseHeaders);

@@ -1,0 +1,103 @@
+/**
+ * What the exchanges before a request showed of its MCP session: whether the server issued the
+ * Mcp-Session-Id it carries, whether a DELETE of that session was answered, whether the client
+ * finished initialization in it, and which revision the session was opened for. The session rules
+ * pick their requests by this (and the request itself), never by the answer they expect.
+ */
+import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
+import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
+import { pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
+import { startsAfterEnd } from '../../../traffic/read.ts';
+import { isRecord } from '../../../util/json.ts';
+import { mcpEndpoint, sessionUnknown, sentMessages } from './traffic.ts';
+
+function answered2xx(ex: Exchange): boolean {
+  return ex.status !== undefined && ex.status >= 200 && ex.status < 300;
+}
+
+/** The protocolVersion an initialize POST asked for, or undefined when it carried no initialize. */
+export function askedVersion(ex: Exchange): string | undefined {
+  const init = (sentMessages(ex) ?? []).find((m) => m.method === 'initialize');
+  return init && isRecord(init.params) && typeof init.params.protocolVersion === 'string' ? init.params.protocolVersion : undefined;
+}
+
+export class SessionHistory {
+  /** The first answer that carried each session id. */
+  private readonly issuedBy = new Map<string, Exchange>();
+  /** DELETEs carrying each session id that were answered 2xx (ended) or 404 (already ended). */
+  private readonly endedBy = new Map<string, Exchange[]>();
+  /** notifications/initialized POSTs answered 2xx, by the session id they carried ('' for none). */
+  private readonly initializedBy = new Map<string, Exchange[]>();
+  /** initialize POSTs answered 2xx without an Mcp-Session-Id: the server showed it does not assign sessions. */
+  private readonly sessionless: Exchange[] = [];
+
+  private readonly j: Pick<Judge, 'lacks'>;
+
+  constructor(j: Pick<Judge, 'exchanges' | 'profile' | 'lacks'>) {
+    this.j = j;
+    const endpoint = mcpEndpoint(j);
+    for (const ex of j.exchanges) {
+      if (pathOnly(ex) !== endpoint) continue;
+      const issued = ex.responseHeaders[SESSION_HEADER];
+      if (issued !== undefined && !this.issuedBy.has(issued)) this.issuedBy.set(issued, ex);
+      const carried = ex.requestHeaders[SESSION_HEADER];
+      // Only the session's own caller ends it: another's DELETE may be answered 404 for a session it cannot see.
+      const sameCaller = carried !== undefined && this.issuedBy.get(carried)?.requestHeaders.authorization === ex.requestHeaders.authorization;
+      if (ex.method === 'DELETE' && carried !== undefined && sameCaller && (answered2xx(ex) || ex.status === 404)) push(this.endedBy, carried, ex);
+      if (!answered2xx(ex)) continue;
+      if (ex.method !== 'POST') continue;
+      const sent = sentMessages(ex) ?? [];
+      if (sent.some((m) => m.method === 'notifications/initialized')) push(this.initializedBy, carried ?? '', ex);
+      if (issued === undefined && carried === undefined && sent.some((m) => m.method === 'initialize')) this.sessionless.push(ex);
+    }
+  }
+
+  /** Whether any answer of the journal carried an Mcp-Session-Id: the server manages sessions. */
+  get issuesSessions(): boolean {
+    return this.issuedBy.size > 0;
+  }
+
+  /** The answer that issued `id` before `ex` was sent, if one did. */
+  issuedBefore(id: string, ex: Exchange): Exchange | undefined {
+    const by = this.issuedBy.get(id);
+    return by && startsAfterEnd(ex, by) ? by : undefined;
+  }
+
+  /** The DELETE of session `id` answered 2xx or 404 before `ex` was sent, if one was. */
+  endedBefore(id: string, ex: Exchange): Exchange | undefined {
+    return (this.endedBy.get(id) ?? []).find((d) => startsAfterEnd(ex, d));
+  }
+
+  /** The request carries a session id the server issued before it and no answered DELETE ended since (or, on a server that showed it assigns none, carries none). */
+  inOpenSession(ex: Exchange): boolean {
+    const id = ex.requestHeaders[SESSION_HEADER];
+    if (id === undefined) return this.sessionless.some((s) => startsAfterEnd(ex, s));
+    if (sessionUnknown(id)) {
+      this.j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
+      return false;
+    }
+    return this.issuedBefore(id, ex) !== undefined && this.endedBefore(id, ex) === undefined;
+  }
+
+  /** As `inOpenSession`, and the client finished initialization (notifications/initialized) in it before, for a session of revision 2025-03-26. */
+  inOperatingSession(ex: Exchange): boolean {
+    if (!this.inOpenSession(ex) || this.laterRevision(ex)) return false;
+    return (this.initializedBy.get(ex.requestHeaders[SESSION_HEADER] ?? '') ?? []).some((i) => startsAfterEnd(ex, i));
+  }
+
+  /** The request speaks another revision than /mcp's: it names one in MCP-Protocol-Version, or its session was opened asking for one. */
+  laterRevision(ex: Exchange): boolean {
+    const header = ex.requestHeaders[PROTOCOL_VERSION_HEADER];
+    if (header !== undefined && header !== MCP_REVISION) return true;
+    const id = ex.requestHeaders[SESSION_HEADER];
+    const opening = id === undefined ? undefined : this.issuedBy.get(id);
+    const asked = opening ? askedVersion(opening) : undefined;
+    return asked !== undefined && asked !== MCP_REVISION;
+  }
+}
+
+function push(map: Map<string, Exchange[]>, key: string, ex: Exchange): void {
+  const list = map.get(key);
+  if (list) list.push(ex);
+  else map.set(key, [ex]);
+}

@@ -1,0 +1,115 @@
+/**
+ * Silence is open, from recordings too: the recording of an mcp run against each legal variant of the
+ * fake, and against MCP servers built with the official TypeScript SDK, judged passively (with the
+ * run's profile, as `judge-traffic --profile` gives it), gives the active verdict on every /mcp rule
+ * a recording can judge. A judgement that reads other rules' traffic wrongly shows up here as a
+ * passive failure the active run did not have.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import type { FaultId } from '../../src/fake/faults/index.ts';
+import { startFake } from '../../src/fake/server.ts';
+import { startProxy } from '../../src/passive/proxy.ts';
+import { VARIANTS, type VariantId } from '../../src/fake/variants/index.ts';
+import { judgeRecording } from '../../src/passive/judge.ts';
+import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
+import { parseProfile } from '../../src/profile/load.ts';
+import type { Profile } from '../../src/profile/schema.ts';
+import { certify, HARNESS_VERSION, redactorFor, type CertifyOptions } from '../../src/runner/certify.ts';
+import { RULES } from '../../src/registry.ts';
+import { exchangesOf, stripApicert } from '../passive/record.ts';
+import { PEER_KINDS, startSdkPeer, type PeerKind, type SdkPeer } from '../support/sdk-peers.ts';
+
+const MCP_JUDGED = RULES.filter((r) => r.surface === 'mcp' && r.judgement).map((r) => r.id);
+
+/** Every judged /mcp rule whose passive verdict differs from its active one, with the passive reason. */
+async function differences(options: CertifyOptions): Promise<string[]> {
+  const recorder = new HarRecorder();
+  const active = await certify({ ...options, surfaces: ['mcp'], recorder });
+  const profile = active.profile!;
+  const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
+  const passive = await judgeRecording(exchangesOf(stripApicert(written)), { env: {}, profile });
+  const activeVerdict = new Map(active.results.map((r) => [r.rule.id, r.verdict]));
+  const activeReason = new Map(active.results.map((r) => [r.rule.id, r.reason]));
+  return passive.results
+    .filter((r) => MCP_JUDGED.includes(r.rule.id) && r.verdict !== activeVerdict.get(r.rule.id))
+    // A session id shaped like a token is hidden behind its own marker: every rule still tells sessions apart, and only
+    // the rule on the id's characters cannot see them, so it is untestable, never judged.
+    .filter((r) => !(r.rule.id === 'mcp.session.id-visible-ascii' && r.verdict === 'untestable' && /replaced it with a marker/.test(r.reason ?? '')))
+    .map((r) => `${r.rule.id}: active ${activeVerdict.get(r.rule.id)} (${activeReason.get(r.rule.id)?.split('\n')[0]}), recording ${r.verdict}: ${r.reason?.split('\n')[0]}`);
+}
+
+function fewerModelRuns(profile: Profile): Profile {
+  return { ...profile, safety: { ...profile.safety, modelRuns: 5 } };
+}
+
+describe.concurrent('recordings of /mcp runs under legal choices', () => {
+  it('covers the /mcp rules converted to one judgement', () => {
+    expect(MCP_JUDGED.length).toBeGreaterThanOrEqual(26);
+  });
+
+  const mcpVariants = VARIANTS.filter((v) => v.id.startsWith('mcp.')).map((v) => [v.id] as const);
+  it.each(mcpVariants)('%s: the recording gives the active verdict on every judged /mcp rule', async (id) => {
+    expect(await differences({ variants: [id as VariantId], seed: 13, adjustEmbeddedProfile: fewerModelRuns })).toEqual([]);
+  }, 120_000);
+});
+
+describe.concurrent('recordings of /mcp runs against the official SDK', () => {
+  const peers = new Map<PeerKind, SdkPeer>();
+  beforeAll(async () => {
+    for (const kind of PEER_KINDS) peers.set(kind, await startSdkPeer(kind));
+  });
+  afterAll(async () => {
+    for (const peer of peers.values()) await peer.close();
+  });
+
+  it.each(PEER_KINDS.map((k) => [k] as const))('%s: the recording gives the active verdict on every judged /mcp rule', async (kind) => {
+    const profile = parseProfile(
+      {
+        target: peers.get(kind)!.endpoint,
+        credentials: [{ name: 'mcp', token: 'apicert-peer-token', surfaces: ['mcp'] }],
+        fixtures: { mcp: { safeTool: { name: 'echo', arguments: { text: 'apicert' } } } },
+      },
+      'sdk peer profile',
+    );
+    expect(await differences({ profile, seed: 5 })).toEqual([]);
+  }, 120_000);
+});
+
+/** The official SDK's client, recorded by the proxy in front of the fake: what it sends, judged. */
+async function sdkClientRecording(faults: FaultId[]): Promise<Map<string, string>> {
+  const fake = await startFake({ faults });
+  const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 1_000 });
+  try {
+    const profile = embeddedProfile(fake);
+    const token = profile.credentials.find((c) => c.surfaces.includes('mcp') && !c.expired)!.token;
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const client = new Client({ name: 'not-apicert', version: '1.0.0' });
+    await client.connect(transport);
+    await client.listTools();
+    // The client opens its GET stream after initialization on its own; give it the time to be answered.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await transport.terminateSession();
+    await client.close();
+    const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile });
+    return new Map(judged.results.map((r) => [r.rule.id, r.verdict]));
+  } finally {
+    await proxy.close();
+    await fake.close();
+  }
+}
+
+describe('the official SDK client, recorded by the proxy', () => {
+  it('its GET and DELETE are judged: clean, they pass', async () => {
+    const verdicts = await sdkClientRecording([]);
+    for (const id of ['mcp.transport.get-405', 'mcp.transport.get-stream-or-405', 'mcp.session.delete-terminates']) expect(`${id}: ${verdicts.get(id)}`).toBe(`${id}: pass`);
+  }, 60_000);
+
+  it.each([['mcp.transport.get-405/opens-stream'], ['mcp.transport.get-stream-or-405/json-success']] as const)('%s: caught from its GET', async (fault) => {
+    const verdicts = await sdkClientRecording([fault]);
+    const rule = fault.split('/')[0]!;
+    expect(`${rule}: ${verdicts.get(rule)}`).toBe(`${rule}: fail`);
+  }, 60_000);
+});
