@@ -1,9 +1,23 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
 import { type Exchange, section } from '../../../rule/index.ts';
-import { eventsOf, idAfter, operation, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { eventsOf, idAfter, operation, requestJson, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { canonicalJson } from '../../../util/json.ts';
 import { callerOf, kindOf, terminalKindsOf } from '../support/traffic.ts';
 
 const RUNS_PREFIX = '/v1/runs/';
+
+/** The runs (caller and run id) that an execute whose body is `body` (canonical JSON) started. */
+function runsStartedWith(exchanges: readonly Exchange[], body: string): Set<string> {
+  const runs = new Set<string>();
+  for (const ex of exchanges) {
+    if (operation(ex) !== 'v1.execute' || ex.status !== 200) continue;
+    const sent = requestJson(ex);
+    if (sent === undefined || canonicalJson(sent) !== body) continue;
+    const runId = (responseJson(ex) as { run_id?: unknown } | undefined)?.run_id;
+    if (typeof runId === 'string') runs.add(`${callerOf(ex)}\n${runId}`);
+  }
+  return runs;
+}
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
@@ -21,8 +35,13 @@ export const cancelTerminalEvent = rule({
   },
   judgement: {
     // "cancellation accepted" is the row's condition: the cancels it judges are those the deployment accepted (2xx).
-    record: 'a POST /v1/runs/{id}/cancel accepted (2xx) for a run an earlier read of its stream showed in flight, and a read of that stream from its start after the cancel',
+    record: 'a POST /v1/runs/{id}/cancel accepted (2xx) for a run started with the profile\'s `long` task body (fixtures.v1.tasks.long) that an earlier read of its stream showed in flight, and a read of that stream from its start after the cancel',
     judge(j) {
+      // A 200 to a cancel of a run that has just ended is no "cancellation accepted" (the answer's contents are not
+      // shown), and a recording cannot say which came first: only runs the profile says stay in flight for
+      // seconds (the `long` task) are judged.
+      const long = j.profile?.fixtures.v1.tasks.long;
+      const longRuns = long === undefined ? undefined : runsStartedWith(j.exchanges, canonicalJson(long));
       const accepted = new Map<string, Exchange>();
       const terminal = terminalKindsOf(j.profile);
       // Runs an earlier read of their stream showed in flight (events, none terminal) and none since showed ended.
@@ -37,6 +56,11 @@ export const cancelTerminalEvent = rule({
           continue;
         }
         if (op === 'v1.runs.cancel' && ex.status !== undefined && ex.status >= 200 && ex.status < 300 && inFlight.has(run)) {
+          if (!longRuns) {
+            j.untestable({ need: 'fixture', path: 'v1.tasks.long', remedy: 'give the profile (--profile FILE) with a task-mode body for a run that stays in flight for several seconds' });
+            return;
+          }
+          if (!longRuns.has(run)) continue;
           j.check(ex, ex.status === 200, `an accepted cancel answered ${ex.status}, expected 200`);
           if (wholeBody(j, ex) !== undefined) j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the cancel answer is not a JSON object');
           if (!accepted.has(run)) accepted.set(run, ex);
