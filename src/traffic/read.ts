@@ -13,21 +13,38 @@ import { isRecord, parseJson } from '../util/json.ts';
 /** Where a recording of a receiver shows a webhook delivery, wherever the receiver listens. */
 const DELIVERY_SIGNATURE = 'service-webhook-signature';
 
+/** What every judgement would otherwise work out again from an exchange: kept with the exchange, found once. */
+interface ExchangeFacts {
+  operation?: string;
+  request?: readonly [string, unknown];
+  response?: readonly [string, unknown];
+}
+
+const FACTS = Symbol('exchange facts');
+const factsElsewhere = new WeakMap<object, ExchangeFacts>();
+
+/**
+ * The exchange's facts. Held on the exchange itself, hidden (no spread or JSON copies it): some 150
+ * rules ask them of every exchange, and a WeakMap lookup each time cost more than the judgements.
+ */
+function factsOf(ex: object): ExchangeFacts {
+  const held = (ex as { [FACTS]?: ExchangeFacts })[FACTS];
+  if (held !== undefined) return held;
+  const facts: ExchangeFacts = factsElsewhere.get(ex) ?? {};
+  if (Object.isExtensible(ex)) Object.defineProperty(ex, FACTS, { value: facts, enumerable: false });
+  else factsElsewhere.set(ex, facts);
+  return facts;
+}
+
 /**
  * The operation of the request: the contract catalogue's name (`v8.missions.signals`), `mcp` for
  * the MCP endpoint, `webhook.delivery` for a delivery recorded at a receiver, `<surface>.other` for
  * another path of a surface, `unknown` otherwise. Decided from the request alone.
  */
-const operations = new WeakMap<object, string>();
-
 /** The catalogue's name of the exchange's operation, found once per exchange (every rule asks). */
 export function operation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string {
-  let op = operations.get(ex);
-  if (op === undefined) {
-    op = findOperation(ex);
-    operations.set(ex, op);
-  }
-  return op;
+  const facts = factsOf(ex);
+  return (facts.operation ??= findOperation(ex));
 }
 
 function findOperation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string {
@@ -94,7 +111,6 @@ export function wholeBody(j: Judge, ex: Exchange): string | undefined {
   return ex.responseBody ?? '';
 }
 
-const parsedBodies = new WeakMap<object, { request?: readonly [string, unknown]; response?: readonly [string, unknown] }>();
 
 /**
  * A body's JSON, parsed once per exchange however many rules read it (a recording of 3,000
@@ -102,17 +118,57 @@ const parsedBodies = new WeakMap<object, { request?: readonly [string, unknown];
  * later is parsed again. The value is shared: judgements read it, never change it.
  */
 export function bodyJson(ex: Exchange, side: 'request' | 'response', text: string): unknown {
-  let cached = parsedBodies.get(ex);
-  if (!cached) {
-    cached = {};
-    parsedBodies.set(ex, cached);
-  }
+  const cached = factsOf(ex);
   const hit = cached[side];
   if (hit && hit[0] === text) return hit[1];
   const parsed = parseJson(text);
   const value = parsed.ok ? parsed.value : undefined;
   cached[side] = [text, value];
   return value;
+}
+
+const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, { answered: number; value: unknown }>>();
+
+/**
+ * A fact of a whole journal (who was accepted where, ...) worked out once for every rule that
+ * judges it, and again when it holds more answers (an active check's journal grows as it runs).
+ * `what` names the fact: the function that builds it.
+ */
+export function journalFact<T>(exchanges: readonly Exchange[], what: (exchanges: readonly Exchange[]) => T): T {
+  let answered = 0;
+  for (const ex of exchanges) if (ex.status !== undefined) answered += 1;
+  let facts = journalFacts.get(exchanges);
+  if (!facts) {
+    facts = new Map();
+    journalFacts.set(exchanges, facts);
+  }
+  const known = facts.get(what);
+  if (known?.answered === answered) return known.value as T;
+  const value = what(exchanges);
+  facts.set(what, { answered, value });
+  return value;
+}
+
+const parses = new WeakMap<z.ZodType, WeakMap<object, unknown>>();
+
+/**
+ * `schema.safeParse(value)` of a parsed body (`requestJson`, `responseJson`), done once per body
+ * and schema however many rules ask: the parsed value is shared, so is its verdict. Judgements read
+ * the result, never change it.
+ */
+export function parsedAs<S extends z.ZodType>(schema: S, value: unknown): ReturnType<S['safeParse']> {
+  if (typeof value !== 'object' || value === null) return schema.safeParse(value) as ReturnType<S['safeParse']>;
+  let bySchema = parses.get(schema);
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    parses.set(schema, bySchema);
+  }
+  let result = bySchema.get(value) as ReturnType<S['safeParse']> | undefined;
+  if (result === undefined) {
+    result = schema.safeParse(value) as ReturnType<S['safeParse']>;
+    bySchema.set(value, result);
+  }
+  return result;
 }
 
 /** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */

@@ -1,13 +1,39 @@
 /** JSON with object keys sorted, so two bodies that differ only in key order or spacing compare equal. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const out = { text: '' };
+  writeCanonical(value, out);
+  return out.text;
+}
+
+// One string grown in place: a report digest canonicalises megabytes, and joining per level copied them again and again.
+function writeCanonical(value: unknown, out: { text: string }): void {
+  if (Array.isArray(value)) {
+    out.text += '[';
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) out.text += ',';
+      writeCanonical(value[i], out);
+    }
+    out.text += ']';
+    return;
   }
-  return JSON.stringify(value) ?? 'null';
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    // Default sort: UTF-16 code unit order, as the `<` comparison before it.
+    const keys = Object.keys(record).sort();
+    out.text += '{';
+    let first = true;
+    for (const key of keys) {
+      const v = record[key];
+      if (v === undefined) continue;
+      out.text += first ? JSON.stringify(key) : `,${JSON.stringify(key)}`;
+      out.text += ':';
+      first = false;
+      writeCanonical(v, out);
+    }
+    out.text += '}';
+    return;
+  }
+  out.text += JSON.stringify(value) ?? 'null';
 }
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false };
