@@ -45,11 +45,20 @@ export const MAX_JSON_DEPTH = 256;
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
+  let quote = -1;
+  let escape = -2;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 92) i += 1;
       else if (c === 34) inString = false;
+      else {
+        // Bodies are mostly long strings: jump to the next quote or backslash (each found once) instead of reading each character here.
+        if (quote < i) quote = text.indexOf('"', i);
+        if (quote === -1) return false;
+        if (escape !== -1 && escape < i) escape = text.indexOf('\\', i);
+        i = (escape !== -1 && escape < quote ? escape : quote) - 1;
+      }
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) {
       if (++depth > max) return true;
