@@ -16,7 +16,7 @@
  */
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
-import { credentialIn, Untestable, type Exchange, type Judge, type Rule } from '../rule/index.ts';
+import { runJudgement, Untestable, type Exchange, type Rule } from '../rule/index.ts';
 import type { Level } from '../rule/index.ts';
 import type { LearnedSecret } from './judging.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
@@ -112,8 +112,10 @@ export class LiveJudge {
     this.learn(batch);
     const fresh = new Set(batch);
     const window = [...this.history, ...batch];
+    // A case names its exchange by its place in the window; the finding says which exchange it was.
+    const at = new Map<Exchange, number>(window.map((ex, i) => [ex, i]));
     for (const judged of this.judged) {
-      for (const c of this.casesOf(judged, window)) {
+      for (const c of this.casesOf(judged, window, at)) {
         if (!fresh.has(c.ex)) continue;
         this.cases += 1;
         if (c.ok) continue;
@@ -145,38 +147,30 @@ export class LiveJudge {
     for (const id of sessionIds(batch)) this.redactor.add(id, TARGET_ISSUED_SESSION);
   }
 
-  private casesOf(judged: Judged, window: readonly Exchange[]): Case[] {
+  /** The cases the rule's judgement makes over `window`, through the one runner of judgements (`runJudgement`), as a recording's are. */
+  private casesOf(judged: Judged, window: readonly Exchange[], at: ReadonlyMap<Exchange, number>): Case[] {
     const cases: Case[] = [];
+    const ctx = {
+      check: (ok: unknown, reason: string, on?: object | number) => {
+        const ex = typeof on === 'number' ? window[on] : undefined;
+        if (ex) cases.push({ ex, ok: Boolean(ok), reason });
+        return Boolean(ok);
+      },
+      observe: () => undefined,
+    };
     try {
-      judged.judgement.judge(this.judge(window, cases));
+      runJudgement(ctx, judged.judgement, window, {
+        source: 'recording',
+        profile: this.options.profile,
+        show: (ex) => at.get(ex),
+        describe: (_ex, reason) => reason,
+        secrets: this.judgedList,
+      });
     } catch (error) {
       // A fact the traffic cannot show (no profile): untestable here as in the report; nothing to say live.
       if (!(error instanceof Untestable)) cases.push({ ex: window[window.length - 1]!, ok: false, reason: `the judgement failed: ${(error as Error).message} (a harness defect: report it)` });
     }
     return cases;
-  }
-
-  private judge(exchanges: readonly Exchange[], cases: Case[]): Judge {
-    const profile = this.options.profile;
-    return {
-      exchanges,
-      source: 'recording',
-      profile,
-      check: (ex, ok, reason) => {
-        cases.push({ ex, ok, reason });
-        return ok;
-      },
-      lacks: () => undefined,
-      credentialOf: (ex) => {
-        if (!profile || profile.credentials.length === 0) throw new Untestable({ need: 'setting', name: 'the profile', remedy: 'give the profile (--profile FILE)' });
-        return credentialIn(ex, profile.credentials);
-      },
-      untestable: (missing) => {
-        throw new Untestable(missing);
-      },
-      observe: () => undefined,
-      secrets: this.judgedList,
-    };
   }
 
   private say(rule: Rule, c: Case): void {
