@@ -16,6 +16,8 @@ const DELIVERY_SIGNATURE = 'service-webhook-signature';
 /** What every judgement would otherwise work out again from an exchange: kept with the exchange, found once. */
 interface ExchangeFacts {
   operation?: string;
+  /** `idAfter` by prefix. */
+  ids?: Map<string, string | undefined>;
   request?: readonly [string, unknown];
   response?: readonly [string, unknown];
 }
@@ -63,8 +65,16 @@ export function onSurface(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders
   return op === surface || op.startsWith(`${surface}.`);
 }
 
-/** The path's segment after `prefix` (a mission or run id), decoded. */
+/** The path's segment after `prefix` (a mission or run id), decoded; found once per exchange and prefix. */
 export function idAfter(ex: Pick<Exchange, 'path'>, prefix: string): string | undefined {
+  const ids = (factsOf(ex).ids ??= new Map());
+  if (ids.has(prefix)) return ids.get(prefix);
+  const id = findIdAfter(ex, prefix);
+  ids.set(prefix, id);
+  return id;
+}
+
+function findIdAfter(ex: Pick<Exchange, 'path'>, prefix: string): string | undefined {
   const path = pathOnly(ex);
   if (!path.startsWith(prefix)) return undefined;
   const id = path.slice(prefix.length).split('/', 1)[0];
