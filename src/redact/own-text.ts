@@ -24,7 +24,20 @@ function fieldNames(value: unknown, into: Set<string>, depth = 0): void {
   }
 }
 
-export function ownTextOf(rules: readonly RuleMeta[], profile?: unknown): Set<string> {
+const ofCatalogue = new WeakMap<readonly RuleMeta[], ReadonlySet<string>>();
+
+/** The own text of `rules` (and of the profile's field names, when given). Read-only: the catalogue's is shared by every run of the process. */
+export function ownTextOf(rules: readonly RuleMeta[], profile?: unknown): ReadonlySet<string> {
+  if (profile !== undefined) return collectOwnText(rules, profile);
+  let known = ofCatalogue.get(rules);
+  if (!known) {
+    known = collectOwnText(rules, undefined);
+    ofCatalogue.set(rules, known);
+  }
+  return known;
+}
+
+function collectOwnText(rules: readonly RuleMeta[], profile: unknown): Set<string> {
   const raw = new Set<string>();
   for (const r of rules) {
     for (const t of [r.id, r.title, r.spec.section, r.spec.quote, r.spec.url ?? '']) raw.add(t);

@@ -16,6 +16,8 @@ const DELIVERY_SIGNATURE = 'service-webhook-signature';
 /** What every judgement would otherwise work out again from an exchange: kept with the exchange, found once. */
 interface ExchangeFacts {
   operation?: string;
+  /** `requestJson`, with the parts of the exchange it was read from. */
+  sent?: { body: string | undefined; missing: string | undefined; truncated: boolean | undefined; value: unknown };
   /** `idAfter` by prefix. */
   ids?: Map<string, string | undefined>;
   request?: readonly [string, unknown];
@@ -207,8 +209,13 @@ export function requestBodyMissing(ex: Exchange): string | undefined {
  * ignore" it) or sent under another media type may be refused or not: it is no plain JSON here.
  */
 export function requestJson(ex: Exchange): unknown {
-  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || openWireForm(ex)) return undefined;
-  return bodyJson(ex, 'request', ex.requestBody);
+  // Every rule asks this of every request: the answer is kept while the body it came from stands.
+  const facts = factsOf(ex);
+  const known = facts.sent;
+  if (known && known.body === ex.requestBody && known.missing === ex.requestBodyMissing && known.truncated === ex.requestBodyTruncated) return known.value;
+  const value = ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || openWireForm(ex) ? undefined : bodyJson(ex, 'request', ex.requestBody);
+  facts.sent = { body: ex.requestBody, missing: ex.requestBodyMissing, truncated: ex.requestBodyTruncated, value };
+  return value;
 }
 
 /**
