@@ -13,11 +13,15 @@ import { isRecord, parseJson } from '../util/json.ts';
 /** Where a recording of a receiver shows a webhook delivery, wherever the receiver listens. */
 const DELIVERY_SIGNATURE = 'service-webhook-signature';
 
-/** What every judgement would otherwise work out again from an exchange: kept with the exchange, found once. */
+/** What every judgement would otherwise work out again from an exchange (or one of its events): kept with it, found once. */
 interface ExchangeFacts {
   operation?: string;
   /** `requestJson`, with the parts of the exchange it was read from. */
   sent?: { body: string | undefined; missing: string | undefined; truncated: boolean | undefined; value: unknown };
+  /** A recorded stream's events, with the body they were parsed from. */
+  events?: { body: string; events: readonly SseEvent[] };
+  /** An event's `dataOf`, with the data it was parsed from. */
+  data?: { text: string; value: Record<string, unknown> | undefined };
   /** `idAfter` by prefix. */
   ids?: Map<string, string | undefined>;
   request?: readonly [string, unknown];
@@ -255,7 +259,10 @@ export function eventsOf(ex: Exchange): readonly SseEvent[] | undefined {
   if (ex.status === undefined || !isEventStream(ex)) return undefined;
   if (ex.events !== undefined) return ex.events;
   if (ex.responseBody === undefined) return undefined;
-  return parseEventStreamText(ex.responseBody).events.map((e) => ({ ...e, atMs: 0 }));
+  // Parsed once per recorded body however many rules read the stream; the events are shared, read, never changed.
+  const facts = factsOf(ex);
+  if (facts.events?.body !== ex.responseBody) facts.events = { body: ex.responseBody, events: parseEventStreamText(ex.responseBody).events.map((e) => ({ ...e, atMs: 0 })) };
+  return facts.events.events;
 }
 
 /** Like `eventsOf`, telling `j` when the stream is not there to judge (no body kept, aborted). */
@@ -270,8 +277,13 @@ export function streamEvents(j: Judge, ex: Exchange): readonly SseEvent[] | unde
 
 /** An event's data as a JSON object, or undefined. */
 export function dataOf(e: Pick<SseEvent, 'data'>): Record<string, unknown> | undefined {
-  const parsed = parseJson(e.data);
-  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+  // Several rules read each event of each stream: parsed once per event while its data stands.
+  const facts = factsOf(e);
+  if (facts.data?.text !== e.data) {
+    const parsed = parseJson(e.data);
+    facts.data = { text: e.data, value: parsed.ok && isRecord(parsed.value) ? parsed.value : undefined };
+  }
+  return facts.data.value;
 }
 
 /** The JSON-RPC method names a POST to /mcp carried, as catalogue operations (`mcp.tools/call`). */
