@@ -219,12 +219,18 @@ export class FormAutomaton {
     if (this.dirty) this.rebuild();
     let state = 0;
     let length = 0;
-    for (let i = 0; i <= input.length; i += 1) {
+    const rootNext = this.rootNext;
+    const size = input.length;
+    for (let i = 0; i <= size; i += 1) {
       let next = NONE;
       let code = NONE;
-      if (i < input.length) {
+      if (i < size) {
         code = input.charCodeAt(i);
-        next = this.next(state, code);
+        if (state === 0) {
+          // Most characters of most texts lead nowhere from the root: skip them here, without a call.
+          next = rootNext[code]!;
+          if (next === NONE) continue;
+        } else next = this.next(state, code);
       }
       // The stretch ending at i cannot grow by one more character: it is maximal.
       if (next === NONE && length >= SECRET_RUN) {
