@@ -78,8 +78,8 @@ export class Redactor {
   }
 
   /**
-   * Where the run's secrets (other than target-issued session ids) stand verbatim in `input`, by
-   * label and character offset: one linear read, however many secrets there are.
+   * Which of the run's secrets (other than target-issued session ids) stand verbatim in `input`, each
+   * once by label and the character offset of its first place: one linear read, however many secrets there are.
    */
   secretsIn(input: string): VerbatimHit[] {
     return this.verbatim.in(input);

@@ -46,7 +46,6 @@ describe('live judging cost', () => {
       await fake.close();
     }
     const elapsed = performance.now() - started;
-    console.log(JSON.stringify({ read: live.read, small: live.smallBatches, elapsed }));
     // Each 404 without the version header is said once, for its own exchange.
     const version = found.filter((f) => f.rule === 'v8.contract.version-header');
     expect(new Set(version.map((f) => f.exchange.index)).size).toBe(REQUESTS);
