@@ -5,12 +5,14 @@
  * Feeds the exchanges of a recording (BENCH_HAR: `apicert certify --har-out run.har` makes one)
  * to the live judge at a steady rate (BENCH_RATES, exchanges per second, comma-separated;
  * BENCH_SECONDS each), as the proxy's judging thread receives them, and prints the CPU time this
- * process spent per exchange and per second, with how many exchanges were judged live and how many
- * traffic outran. Beside it, in the same run, the same exchanges judged in one batch (the least live
- * judging can cost): the ratio of the two is what judging as traffic passes adds.
+ * process spent per exchange and per second, with how many exchanges traffic outran. The live judge
+ * first gets the recording's first HISTORY exchanges in one batch (not counted), so what is measured
+ * is the steady state: a full history before every batch. Beside it, in the same run, the same
+ * exchanges judged in one batch after the same history (the least live judging can cost): the ratio
+ * of the two is what judging as traffic passes adds.
  */
 import { readHar } from '../src/passive/har.ts';
-import { LiveJudge } from '../src/passive/live.ts';
+import { HISTORY, LiveJudge } from '../src/passive/live.ts';
 import { RULES } from '../src/registry.ts';
 
 const file = process.env.BENCH_HAR;
@@ -34,8 +36,10 @@ function judge() {
 async function oneBatch(count: number): Promise<number> {
   const { exchanges } = await readHar(file!);
   const live = judge();
+  for (const ex of exchanges.slice(0, HISTORY)) live.add(ex);
+  live.flush();
   const cpu = cpuMs();
-  for (const ex of exchanges.slice(0, count)) live.add(ex);
+  for (const ex of exchanges.slice(HISTORY, HISTORY + count)) live.add(ex);
   live.flush();
   return cpuMs() - cpu;
 }
@@ -44,13 +48,15 @@ async function oneBatch(count: number): Promise<number> {
 async function steady(rate: number): Promise<{ cpu: number; fed: number; skipped: number }> {
   const { exchanges } = await readHar(file!);
   const live = judge();
-  const total = Math.min(exchanges.length, Math.round(rate * SECONDS));
+  for (const ex of exchanges.slice(0, HISTORY)) live.add(ex);
+  live.flush();
+  const total = Math.min(exchanges.length - HISTORY, Math.round(rate * SECONDS));
   const cpu = cpuMs();
   const started = performance.now();
   let fed = 0;
   while (fed < total) {
     const due = Math.min(total, Math.floor(((performance.now() - started) / 1000) * rate));
-    while (fed < due) live.add(exchanges[fed++]!);
+    while (fed < due) live.add(exchanges[HISTORY + fed++]!);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   live.flush();
