@@ -45,11 +45,12 @@ async function oneBatch(count: number): Promise<number> {
 }
 
 /** The exchanges fed at `rate` per second for SECONDS, in ticks of 10 ms, as a proxy would hand them over. */
-async function steady(rate: number): Promise<{ cpu: number; fed: number; skipped: number }> {
+async function steady(rate: number): Promise<{ cpu: number; fed: number; skipped: number; read: number }> {
   const { exchanges } = await readHar(file!);
   const live = judge();
   for (const ex of exchanges.slice(0, HISTORY)) live.add(ex);
   live.flush();
+  const before = live.read;
   const total = Math.min(exchanges.length - HISTORY, Math.round(rate * SECONDS));
   const cpu = cpuMs();
   const started = performance.now();
@@ -60,7 +61,7 @@ async function steady(rate: number): Promise<{ cpu: number; fed: number; skipped
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   live.flush();
-  return { cpu: cpuMs() - cpu, fed, skipped: live.skipped };
+  return { cpu: cpuMs() - cpu, fed, skipped: live.skipped, read: live.read - before };
 }
 
 for (const rate of RATES) {
@@ -69,6 +70,6 @@ for (const rate of RATES) {
   const per = run.cpu / run.fed;
   console.log(
     `rate ${rate}/s for ${SECONDS} s: ${run.fed} exchanges, CPU ${run.cpu.toFixed(0)} ms = ${(per * 1000).toFixed(0)} us per exchange, ${(run.cpu / SECONDS).toFixed(0)} ms per second of traffic; ` +
-      `one batch of the same: ${base.toFixed(0)} ms (${((base / run.fed) * 1000).toFixed(0)} us per exchange); live/one-batch ${(run.cpu / base).toFixed(2)}x; skipped ${run.skipped}`,
+      `one batch of the same: ${base.toFixed(0)} ms (${((base / run.fed) * 1000).toFixed(0)} us per exchange); live/one-batch ${(run.cpu / base).toFixed(2)}x; exchanges read by the judgements per exchange ${(run.read / run.fed).toFixed(2)} (load-independent); skipped ${run.skipped}`,
   );
 }
