@@ -7,7 +7,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -34,13 +34,28 @@ async function timed(url: string, headers: Record<string, string>): Promise<numb
   return performance.now() - started;
 }
 
+const cpuUs = (u: NodeJS.CpuUsage) => u.user + u.system;
+
+/** CPU milliseconds a process (and its threads) used so far, from /proc; undefined where there is none. */
+function cpuOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 /** `apicert proxy` in a child process, and its URL once it listens. */
 async function proxyProcess(upstream: string): Promise<{ child: ChildProcess; url: string }> {
   const bin = new URL('../bin/apicert.js', import.meta.url).pathname;
   const out = mkdtempSync(join(tmpdir(), 'apicert-bench-proxy-'));
-  const child = spawn(process.execPath, [bin, 'proxy', '--upstream', upstream, '--out', out, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // With the flag the launcher would add itself, it runs the proxy in this child instead of a grandchild: its CPU is this child's.
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', ...(process.env.BENCH_PROXY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROXY_PROFILE}`] : []), bin, 'proxy', '--upstream', upstream, '--out', out, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
     const timer = setTimeout(() => reject(new Error(`apicert proxy did not start: ${text}`)), 30_000);
@@ -75,6 +90,19 @@ async function main(): Promise<void> {
     const p99 = (v: number[]) => percentile(v, 99);
     console.log(`latency, ${SEQUENTIAL} sequential requests each: direct median ${med(direct).toFixed(2)} ms, p99 ${p99(direct).toFixed(2)} ms; through the proxy median ${med(proxied).toFixed(2)} ms, p99 ${p99(proxied).toFixed(2)} ms`);
     console.log(`added by the proxy: median +${(med(proxied) - med(direct)).toFixed(2)} ms, p99 +${(p99(proxied) - p99(direct)).toFixed(2)} ms per request`);
+
+    // CPU time, which a busy machine stretches far less than wall time: the proxy's own per exchange, beside what the fake and this client spend on one direct exchange.
+    const proxyCpu = cpuOf(proxy.child.pid);
+    if (proxyCpu !== undefined) {
+      let own = process.cpuUsage();
+      for (let i = 0; i < SEQUENTIAL; i += 1) await timed(`${fake.baseUrl}${PATH}`, headers);
+      const directUs = cpuUs(process.cpuUsage(own)) / SEQUENTIAL;
+      own = process.cpuUsage();
+      for (let i = 0; i < SEQUENTIAL; i += 1) await timed(`${proxy.url}${PATH}`, headers);
+      const clientUs = cpuUs(process.cpuUsage(own)) / SEQUENTIAL;
+      const proxyUs = ((cpuOf(proxy.child.pid)! - proxyCpu) * 1000) / SEQUENTIAL;
+      console.log(`CPU per exchange (${SEQUENTIAL} sequential): the proxy process ${proxyUs.toFixed(0)} us (live judging included); direct, fake and client together ${directUs.toFixed(0)} us; with the proxy between them, fake and client ${clientUs.toFixed(0)} us; proxy/direct ${(proxyUs / directUs).toFixed(2)}`);
+    }
 
     const load = async (base: string) => (await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers })).requests.average;
     const directRps = await load(fake.baseUrl);

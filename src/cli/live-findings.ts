@@ -42,12 +42,35 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     failed = true;
     console.error(`apicert proxy: live judging stopped (${error.message}); the report written at the stop judges all the traffic`);
   });
-  const post = (message: LiveMessage) => {
-    if (!failed) worker.postMessage(message);
+  const post = (message: LiveMessage, transfer: ArrayBuffer[] = []) => {
+    if (!failed) worker.postMessage(message, transfer);
+  };
+  // Handed over in batches, once per turn of the event loop: a message per exchange cost the forwarding thread more than the batch's one copy.
+  let batch: Array<{ rec: RecordedBytes; index: number }> = [];
+  let transfer: ArrayBuffer[] = [];
+  // A small Buffer is a view of Node's shared 8 KiB pool, and a clone copies the whole pool: each body goes as its own bytes, moved, not copied again.
+  const own = (body: Buffer | undefined): Buffer | undefined => {
+    if (body === undefined) return undefined;
+    const bytes = new Uint8Array(body).buffer;
+    transfer.push(bytes);
+    return Buffer.from(bytes);
+  };
+  const send = () => {
+    const ready = batch;
+    const moved = transfer;
+    batch = [];
+    transfer = [];
+    if (ready.length > 0) post({ batch: ready }, moved);
   };
   return {
-    add: (rec, index) => post({ rec, index }),
+    add: (rec, index) => {
+      if (batch.length === 0) setImmediate(send);
+      const requestBody = own(rec.requestBody);
+      const responseBody = own(rec.responseBody);
+      batch.push({ rec: { ...rec, ...(requestBody ? { requestBody } : {}), ...(responseBody ? { responseBody } : {}) }, index });
+    },
     stop: async () => {
+      send();
       if (failed) return;
       const stopped = new Promise<void>((resolve) => {
         worker.once('message', (message: { skipped?: number }) => {

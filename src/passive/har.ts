@@ -60,6 +60,24 @@ function bytesOf(text: string, encoding: string | undefined): Buffer {
   return encoding === 'base64' ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
 }
 
+/** A UTF-16 surrogate: text that holds one (paired or lone) takes the long way, which handles both. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * A body's text and its size in bytes. Text the recorder kept as text, under no content coding, is
+ * taken as it is (what encoding it to bytes and decoding them again would give, without the copies);
+ * anything else goes through `contentText`.
+ */
+function bodyText(text: string, encoding: string | undefined, contentEncoding: string | undefined, bodyLimit: number, keepByteOrderMark: boolean): { text: string; truncated: boolean; bytes: number } {
+  const coding = (contentEncoding ?? '').trim().toLowerCase();
+  if (encoding !== 'base64' && (coding === '' || coding === 'identity') && !SURROGATE.test(text)) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= bodyLimit) return { text: !keepByteOrderMark && text.startsWith('\uFEFF') ? text.slice(1) : text, truncated: false, bytes };
+  }
+  const raw = bytesOf(text, encoding);
+  return { ...contentText(raw, contentEncoding, bodyLimit, keepByteOrderMark), bytes: raw.length };
+}
+
 /** One HAR entry as an exchange; `undefined` for an entry that is not a request at all. */
 export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT_BODY_LIMIT): TrafficExchange | undefined {
   const parsed = harEntry.safeParse(raw);
@@ -112,7 +130,7 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
     if (declared > 0) ex.requestBodyMissing = `the recorder kept no request body (the request had ${declared} bytes)`;
     return;
   }
-  const body = contentText(bytesOf(post.text, post.encoding), ex.requestHeaders['content-encoding'], bodyLimit, true);
+  const body = bodyText(post.text, post.encoding, ex.requestHeaders['content-encoding'], bodyLimit, true);
   ex.requestBody = body.text;
   if (body.truncated) ex.requestBodyTruncated = true;
 }
@@ -140,11 +158,10 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
         : 'the recorder kept no response body';
     return;
   }
-  const bytes = bytesOf(content!.text!, content!.encoding);
-  const body = contentText(bytes, ex.responseHeaders['content-encoding'], bodyLimit);
+  const body = bodyText(content!.text!, content!.encoding, ex.responseHeaders['content-encoding'], bodyLimit, false);
   ex.responseBody = body.text;
   // A recorder that kept fewer bytes than the body had says so only through `size`.
-  const cut = typeof content!.size === 'number' && content!.size > 0 && Buffer.byteLength(body.text, 'utf8') < content!.size && bytes.length < content!.size;
+  const cut = typeof content!.size === 'number' && content!.size > 0 && body.bytes < content!.size && Buffer.byteLength(body.text, 'utf8') < content!.size;
   // What an aborted answer left is a part at most.
   if (body.truncated || cut || ex.streamEnd === 'aborted') ex.responseBodyTruncated = true;
 }

@@ -43,7 +43,19 @@ const BODY_SHOWN = 4096;
 /** Headers curl sets itself; repeating them would only break the reproduction. */
 const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
 
+const evidenceEntries = new WeakMap<object, EvidenceEntry>();
+
+/** The exchange as evidence, built once per exchange (so the probe client redacts it once however many rules show it). */
 function evidenceOf(ex: TrafficExchange): EvidenceEntry {
+  let entry = evidenceEntries.get(ex);
+  if (!entry) {
+    entry = evidenceEntryOf(ex);
+    evidenceEntries.set(ex, entry);
+  }
+  return entry;
+}
+
+function evidenceEntryOf(ex: TrafficExchange): EvidenceEntry {
   const body = ex.requestBody === undefined ? undefined : ex.requestBody.slice(0, BODY_SHOWN);
   const headers = Object.fromEntries(Object.entries(ex.requestHeaders).filter(([name]) => !TRANSPORT_HEADERS.has(name)));
   const entry: EvidenceEntry = {

@@ -23,7 +23,7 @@ export interface LiveWorkerData {
 }
 
 /** What the forwarding thread sends: a completed exchange, or the end. */
-export type LiveMessage = { rec: RecordedBytes; index: number } | { stop: true };
+export type LiveMessage = { batch: Array<{ rec: RecordedBytes; index: number }> } | { stop: true };
 
 const data = workerData as LiveWorkerData;
 const stream: WriteStream | undefined = data.findings ? createWriteStream(data.findings, { flags: 'a', mode: 0o600 }) : undefined;
@@ -46,9 +46,10 @@ parentPort!.on('message', (message: LiveMessage) => {
     else done();
     return;
   }
-  // Dates and buffers arrive as their clones: a Date stays a Date, a Buffer arrives as a Uint8Array.
-  const rec = message.rec;
-  if (rec.requestBody) rec.requestBody = Buffer.from(rec.requestBody.buffer, rec.requestBody.byteOffset, rec.requestBody.byteLength);
-  if (rec.responseBody) rec.responseBody = Buffer.from(rec.responseBody.buffer, rec.responseBody.byteOffset, rec.responseBody.byteLength);
-  judge.add(exchangeOfBytes(rec, message.index, data.bodyLimit));
+  for (const { rec, index } of message.batch) {
+    // Dates and buffers arrive as their clones: a Date stays a Date, a Buffer arrives as a Uint8Array.
+    if (rec.requestBody) rec.requestBody = Buffer.from(rec.requestBody.buffer, rec.requestBody.byteOffset, rec.requestBody.byteLength);
+    if (rec.responseBody) rec.responseBody = Buffer.from(rec.responseBody.buffer, rec.responseBody.byteOffset, rec.responseBody.byteLength);
+    judge.add(exchangeOfBytes(rec, index, data.bodyLimit));
+  }
 });

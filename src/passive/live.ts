@@ -6,25 +6,30 @@
  * known early, not a second verdict.
  *
  * Completed exchanges are judged in batches on a thread of their own (live-worker.ts), off the
- * forwarding path: a batch waits BATCH_DELAY_MS, or nine times what the last batch took to judge
- * when traffic is busy (so judging keeps to about a tenth of that thread's time, and bigger
- * batches re-read the history less often); the rules see it after the last HISTORY exchanges
- * before it (what rules comparing with earlier exchanges need: a replay, a read after a terminal
- * event). A rule looking further back than HISTORY can be wrong live (a key first used more than
- * 500 exchanges earlier looks fresh); the report at the stop judges the whole record. A failure
- * is said only for an exchange of the batch, once per rule, exchange and reason.
+ * forwarding path. The rules see a batch after the last HISTORY exchanges before it (what rules
+ * comparing with earlier exchanges need: a replay, a read after a terminal event), so judging a
+ * batch reads the history again: a batch is judged once it holds as many exchanges as the history
+ * (the history then costs at most what the batch costs: live judging grows with the traffic, not
+ * with the window), or once its oldest exchange waited WAIT_MS (a slow trickle re-reads the history
+ * at most once per WAIT_MS). Judging keeps to about a tenth of its thread (the machine may have no
+ * core to spare): a batch is not judged sooner than DUTY times the last batch's judging after it.
+ * A rule looking further back than HISTORY can be wrong live (a key first used more than 500
+ * exchanges earlier looks fresh); the report at the stop judges the whole record. A failure is
+ * said only for an exchange of the batch, once per rule, exchange and reason.
  */
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
-import { credentialIn, Untestable, type Exchange, type Judge, type Rule } from '../rule/index.ts';
+import { runJudgement, Untestable, type Exchange, type Rule } from '../rule/index.ts';
 import type { Level } from '../rule/index.ts';
 import type { LearnedSecret } from './judging.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
 
-/** How long a completed exchange waits for its batch at least. */
-export const BATCH_DELAY_MS = 100;
+/** How long a completed exchange waits for its batch at most, while judging keeps to its tenth of the thread. */
+export const WAIT_MS = 1000;
 /** Judging takes at most about a tenth of the judging thread's time (the machine may have no core to spare): the next batch waits this many times the last batch's judging. */
 const DUTY = 9;
+/** The longest rest DUTY imposes between batches. */
+const MAX_REST_MS = 10_000;
 /** Exchanges before a batch that its rules see (a replay of a key, a read after a terminal event look back). */
 export const HISTORY = 500;
 /** Completed exchanges waiting for judging at most: beyond, the oldest waiting are not judged live (the report at the stop judges them). */
@@ -68,7 +73,12 @@ export class LiveJudge {
   private history: Exchange[] = [];
   private pending: Exchange[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private delay = BATCH_DELAY_MS;
+  /** When the timer fires (performance.now()). */
+  private timerAt = Infinity;
+  /** When the oldest pending exchange arrived. */
+  private oldestAt = 0;
+  /** No batch is judged before this (DUTY after the last one). */
+  private restUntil = 0;
   private readonly said = new Set<string>();
   private readonly secrets = new Map<string, LearnedSecret>();
   /** The judged secrets as one list, replaced only when one is learned: the echo rules build their locator once per list. */
@@ -80,6 +90,10 @@ export class LiveJudge {
   skipped = 0;
   /** Cases judged so far, failing or not (so a quiet proxy can be told from one that judged nothing). */
   cases = 0;
+  /** Exchanges the judgements were run over so far, history included (the cost of live judging). */
+  read = 0;
+  /** Batches judged with fewer exchanges than their history (their oldest waited WAIT_MS, or the proxy stopped): only these read more history than new exchanges. */
+  smallBatches = 0;
 
   constructor(options: LiveOptions) {
     this.options = options;
@@ -88,32 +102,47 @@ export class LiveJudge {
     if (options.webhookSecret) this.redactor.add(options.webhookSecret, 'env:webhook-secret');
   }
 
-  /** A completed exchange: judged within BATCH_DELAY_MS. */
+  /** A completed exchange: judged within WAIT_MS while judging keeps up. */
   add(ex: Exchange): void {
+    if (this.pending.length === 0) this.oldestAt = performance.now();
     this.pending.push(ex);
     if (this.pending.length > MAX_PENDING) {
       this.pending.shift();
       this.skipped += 1;
     }
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), this.delay);
-      this.timer.unref();
-    }
+    this.schedule();
+  }
+
+  /** Sets the timer for the batch: when it holds as many exchanges as the history, or its oldest waited WAIT_MS, and DUTY allows. */
+  private schedule(): void {
+    const now = performance.now();
+    const due = this.pending.length >= this.history.length ? now : this.oldestAt + WAIT_MS;
+    const at = Math.max(due, this.restUntil);
+    if (this.timer && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.flush(), Math.max(0, at - now));
+    this.timer.unref();
   }
 
   /** Judges what is pending now (the proxy stops, or a test wants its findings). */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = Infinity;
     if (this.pending.length === 0) return;
     const started = performance.now();
+    if (this.pending.length < this.history.length) this.smallBatches += 1;
     const batch = this.pending;
     this.pending = [];
     this.learn(batch);
     const fresh = new Set(batch);
     const window = [...this.history, ...batch];
+    this.read += window.length;
+    // A case names its exchange by its place in the window; the finding says which exchange it was.
+    const at = new Map<Exchange, number>(window.map((ex, i) => [ex, i]));
     for (const judged of this.judged) {
-      for (const c of this.casesOf(judged, window)) {
+      for (const c of this.casesOf(judged, window, at)) {
         if (!fresh.has(c.ex)) continue;
         this.cases += 1;
         if (c.ok) continue;
@@ -121,8 +150,8 @@ export class LiveJudge {
       }
     }
     this.history = window.length > HISTORY ? window.slice(window.length - HISTORY) : window;
-    // Busy traffic makes bigger batches, so the history is judged again less often per exchange.
-    this.delay = Math.max(BATCH_DELAY_MS, Math.min(10_000, DUTY * (performance.now() - started)));
+    const ended = performance.now();
+    this.restUntil = ended + Math.min(MAX_REST_MS, DUTY * (ended - started));
   }
 
   /** Everything the traffic shows is hidden from the findings: credentials sent, secrets issued, session ids. */
@@ -145,38 +174,30 @@ export class LiveJudge {
     for (const id of sessionIds(batch)) this.redactor.add(id, TARGET_ISSUED_SESSION);
   }
 
-  private casesOf(judged: Judged, window: readonly Exchange[]): Case[] {
+  /** The cases the rule's judgement makes over `window`, through the one runner of judgements (`runJudgement`), as a recording's are. */
+  private casesOf(judged: Judged, window: readonly Exchange[], at: ReadonlyMap<Exchange, number>): Case[] {
     const cases: Case[] = [];
+    const ctx = {
+      check: (ok: unknown, reason: string, on?: object | number) => {
+        const ex = typeof on === 'number' ? window[on] : undefined;
+        if (ex) cases.push({ ex, ok: Boolean(ok), reason });
+        return Boolean(ok);
+      },
+      observe: () => undefined,
+    };
     try {
-      judged.judgement.judge(this.judge(window, cases));
+      runJudgement(ctx, judged.judgement, window, {
+        source: 'recording',
+        profile: this.options.profile,
+        show: (ex) => at.get(ex),
+        describe: (_ex, reason) => reason,
+        secrets: this.judgedList,
+      });
     } catch (error) {
       // A fact the traffic cannot show (no profile): untestable here as in the report; nothing to say live.
       if (!(error instanceof Untestable)) cases.push({ ex: window[window.length - 1]!, ok: false, reason: `the judgement failed: ${(error as Error).message} (a harness defect: report it)` });
     }
     return cases;
-  }
-
-  private judge(exchanges: readonly Exchange[], cases: Case[]): Judge {
-    const profile = this.options.profile;
-    return {
-      exchanges,
-      source: 'recording',
-      profile,
-      check: (ex, ok, reason) => {
-        cases.push({ ex, ok, reason });
-        return ok;
-      },
-      lacks: () => undefined,
-      credentialOf: (ex) => {
-        if (!profile || profile.credentials.length === 0) throw new Untestable({ need: 'setting', name: 'the profile', remedy: 'give the profile (--profile FILE)' });
-        return credentialIn(ex, profile.credentials);
-      },
-      untestable: (missing) => {
-        throw new Untestable(missing);
-      },
-      observe: () => undefined,
-      secrets: this.judgedList,
-    };
   }
 
   private say(rule: Rule, c: Case): void {

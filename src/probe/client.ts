@@ -33,6 +33,8 @@ export interface ProbeOptions {
   /** Aborts every request of the run or the check (its deadline, the run deadline, an interrupt). */
   signal?: AbortSignal;
   evidenceBudget?: EvidenceBudget;
+  /** Entries already redacted, shared by a run's forks: a recording's exchange shown by many rules is redacted once. */
+  redactedEntries?: WeakMap<EvidenceEntry, { generation: number; entry: EvidenceEntry }>;
   /** Headers the profile adds to every request to that URL's surface (a WAF token); a check's own headers win. */
   headersFor?: (url: URL) => Record<string, string>;
   /** Keeps every 2xx JSON answer of the run for the rules that judge them all. */
@@ -91,15 +93,17 @@ export class ProbeClient implements Http {
   /** Which evidence entry a response (or a received delivery) came from, so a failing case can name it. */
   private readonly origins = new WeakMap<object, number>();
   private readonly kept: EvidenceBudget;
+  private readonly redactedEntries: WeakMap<EvidenceEntry, { generation: number; entry: EvidenceEntry }>;
   constructor(options: ProbeOptions) {
     this.options = options;
     this.kept = options.evidenceBudget ?? new EvidenceBudget();
+    this.redactedEntries = options.redactedEntries ?? new WeakMap();
   }
 
   /** A client for another check: same target, budget and connections, its own evidence and signal. */
   fork(signal?: AbortSignal, how: { unpaced?: boolean } = {}): ProbeClient {
     const { pacer, ...options } = this.options;
-    return new ProbeClient({ ...options, evidenceBudget: this.kept, ...(signal ? { signal } : {}), ...(pacer && !how.unpaced ? { pacer } : {}) });
+    return new ProbeClient({ ...options, evidenceBudget: this.kept, redactedEntries: this.redactedEntries, ...(signal ? { signal } : {}), ...(pacer && !how.unpaced ? { pacer } : {}) });
   }
 
   get baseUrl(): string {
@@ -145,9 +149,19 @@ export class ProbeClient implements Http {
     return this.origins.get(subject);
   }
 
-  /** Keeps an exchange apicert did not send, redacted, linked to `subject` (the delivery) for failing cases. */
+  /**
+   * Keeps an exchange apicert did not send, redacted, linked to `subject` (the delivery) for failing
+   * cases. The same entry recorded again (by another rule of the run) is redacted again only when
+   * the redactor learned something since.
+   */
   record(entry: EvidenceEntry, subject?: object): number {
-    const index = this.evidence.push(this.redactEntry(entry)) - 1;
+    const generation = this.options.redactor.generation;
+    let redacted = this.redactedEntries.get(entry);
+    if (redacted?.generation !== generation) {
+      redacted = { generation, entry: this.redactEntry(entry) };
+      this.redactedEntries.set(entry, redacted);
+    }
+    const index = this.evidence.push(redacted.entry) - 1;
     if (subject) this.origins.set(subject, index);
     return index;
   }

@@ -212,30 +212,44 @@ export class FormAutomaton {
 
   /**
    * Reads `input` once and calls `found` with each maximal stretch of SECRET_RUN characters or more
-   * that occurs in a form (in order of their ends), and with each whole form it holds.
+   * that occurs in a form (in order of their ends), and with each whole form it holds. The stretch
+   * passed is one object reused for every call (a long run of a periodic form holds the whole form
+   * at every character): read it in `found`, copy what is kept.
    */
   scan(input: string, found: (stretch: Stretch) => void): void {
     if (this.forms.length === 0 || input.length < SECRET_RUN) return;
     if (this.dirty) this.rebuild();
     let state = 0;
     let length = 0;
-    for (let i = 0; i <= input.length; i += 1) {
+    const { rootNext, len, link, formOf, endOf, firstChar, firstNext, moreCodes, ownWhole, chainWhole, forms } = this;
+    const stretch: Stretch = { start: 0, end: 0, form: forms[0]!, formEnd: 0, whole: false };
+    const size = input.length;
+    for (let i = 0; i <= size; i += 1) {
       let next = NONE;
       let code = NONE;
-      if (i < input.length) {
+      if (i < size) {
         code = input.charCodeAt(i);
-        next = this.next(state, code);
+        // Most characters of most texts lead nowhere from the root: skip them here, without a call.
+        if (state === 0) {
+          next = rootNext[code]!;
+          if (next === NONE) continue;
+        } else if (firstChar[state] === code) next = firstNext[state]!;
+        else if (moreCodes[state] !== undefined) next = this.lookup(state, code);
       }
       // The stretch ending at i cannot grow by one more character: it is maximal.
       if (next === NONE && length >= SECRET_RUN) {
-        const f = this.formOf[state]!;
-        const formEnd = this.endOf[state]!;
-        found({ start: i - length, end: i, form: this.forms[f]!, formEnd, whole: length >= this.forms[f]!.profile.text.length });
+        const form = forms[formOf[state]!]!;
+        stretch.start = i - length;
+        stretch.end = i;
+        stretch.form = form;
+        stretch.formEnd = endOf[state]!;
+        stretch.whole = length >= form.profile.text.length;
+        found(stretch);
       }
-      if (i === input.length) return;
+      if (i === size) return;
       while (next === NONE && state !== 0) {
-        state = this.link[state]!;
-        length = this.len[state]!;
+        state = link[state]!;
+        length = len[state]!;
         next = this.next(state, code);
       }
       if (next === NONE) {
@@ -245,12 +259,17 @@ export class FormAutomaton {
       state = next;
       length += 1;
       if (length < SECRET_RUN) continue;
-      let whole = this.ownWhole[state]!;
-      if (whole === NONE || this.forms[whole]!.profile.text.length > length) whole = this.chainWhole[state]!;
+      let whole = ownWhole[state]!;
+      if (whole === NONE || forms[whole]!.profile.text.length > length) whole = chainWhole[state]!;
       if (whole !== NONE) {
-        const form = this.forms[whole]!;
+        const form = forms[whole]!;
         const n = form.profile.text.length;
-        found({ start: i + 1 - n, end: i + 1, form, formEnd: n, whole: true });
+        stretch.start = i + 1 - n;
+        stretch.end = i + 1;
+        stretch.form = form;
+        stretch.formEnd = n;
+        stretch.whole = true;
+        found(stretch);
       }
     }
   }

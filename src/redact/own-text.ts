@@ -28,7 +28,20 @@ function fieldNames(value: unknown, into: Set<string>, depth = 0): void {
 /** A rule as the catalogue holds it: its metadata, and the sentences of its judgement when it has one. */
 type OwnRule = RuleMeta & { judgement?: { record: string; none?: string }; activeOnly?: string };
 
-export function ownTextOf(rules: readonly OwnRule[], profile?: unknown): Set<string> {
+const ofCatalogue = new WeakMap<readonly OwnRule[], ReadonlySet<string>>();
+
+/** The own text of `rules` (and of the profile's field names, when given). Read-only: the catalogue's is shared by every run of the process. */
+export function ownTextOf(rules: readonly OwnRule[], profile?: unknown): ReadonlySet<string> {
+  if (profile !== undefined) return collectOwnText(rules, profile);
+  let known = ofCatalogue.get(rules);
+  if (!known) {
+    known = collectOwnText(rules, undefined);
+    ofCatalogue.set(rules, known);
+  }
+  return known;
+}
+
+function collectOwnText(rules: readonly OwnRule[], profile: unknown): Set<string> {
   const raw = new Set<string>();
   for (const r of rules) {
     for (const t of [r.id, r.title, r.spec.section, r.spec.quote, r.spec.url ?? '', r.judgement?.record ?? '', r.judgement?.none ?? '', r.activeOnly ?? '']) raw.add(t);

@@ -64,6 +64,7 @@ export class Redactor {
   private readonly literals: Literal[] = [];
   /** Every registered secret, with its label. */
   private readonly known = new Map<string, string>();
+  private changes = 0;
   /** apicert's own text, never rewritten where it stands whole. */
   private readonly own = new Set<string>();
   private readonly ownPlaces = new Map<string, Array<readonly [string, number]>>();
@@ -83,17 +84,23 @@ export class Redactor {
   }
 
   /**
-   * Where the run's secrets (other than target-issued session ids) stand verbatim in `input`, by
-   * label and character offset: one linear read, however many secrets there are.
+   * Which of the run's secrets (other than target-issued session ids) stand verbatim in `input`, each
+   * once by label and the character offset of its first place: one linear read, however many secrets there are.
    */
   secretsIn(input: string): VerbatimHit[] {
     return this.verbatim.in(input);
+  }
+
+  /** Changes whenever a secret or own text is added: a text redacted at one generation stays redacted the same while it holds. */
+  get generation(): number {
+    return this.changes;
   }
 
   /** Registers a value that must never be printed; `label` names it in the redacted output. */
   add(value: string | undefined, label: string): void {
     if (!value || this.known.has(value)) return;
     this.known.set(value, label);
+    this.changes += 1;
     if (label !== TARGET_ISSUED_SESSION) this.verbatim.add(value, label);
     if (value.length < SHORT_SECRET) {
       this.literals.push({ text: value, label, wholeToken: true });
@@ -116,6 +123,7 @@ export class Redactor {
 
   /** apicert's own text (rule ids, titles, quotes, field names): where one stands whole in a text, nothing inside it is redacted. */
   protect(texts: Iterable<string>): void {
+    this.changes += 1;
     for (const t of texts) if (t.length > 0) this.own.add(t);
     this.ownPlaces.clear();
   }

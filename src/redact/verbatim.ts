@@ -22,12 +22,26 @@ export class VerbatimFinder {
     else if (value.length > 0) this.short.set(value, label);
   }
 
+  /**
+   * Each value `text` holds, once, at its first place. Every caller asks which values and where one
+   * stands; a periodic value inside a long run of itself stands at every character of the run, and
+   * listing each place made an array as long as the text.
+   */
   in(text: string): VerbatimHit[] {
     const hits: VerbatimHit[] = [];
+    const seen = new Set<string>();
     this.long.scan(text, (stretch) => {
-      if (stretch.whole) hits.push({ label: stretch.form.label, at: stretch.start });
+      if (!stretch.whole || seen.has(stretch.form.label)) return;
+      seen.add(stretch.form.label);
+      hits.push({ label: stretch.form.label, at: stretch.start });
     });
-    for (const [value, label] of this.short) for (let i = text.indexOf(value); i !== -1; i = text.indexOf(value, i + 1)) hits.push({ label, at: i });
+    for (const [value, label] of this.short) {
+      if (seen.has(label)) continue;
+      const at = text.indexOf(value);
+      if (at === -1) continue;
+      seen.add(label);
+      hits.push({ label, at });
+    }
     return hits;
   }
 }

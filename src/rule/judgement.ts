@@ -88,6 +88,8 @@ export interface JudgeOptions {
   show?: ShowExchange;
   /** How a case names its exchange; defaults to "METHOD path". */
   name?: (ex: Exchange) => string;
+  /** How a case is worded; defaults to the exchange's name, then the reason. */
+  describe?: (ex: Exchange, reason: string) => string;
   secrets?: readonly Secret[];
   /** How a case is recorded; defaults to `ctx.check`. */
   record?: (ok: boolean, reason: string, at: number | undefined) => boolean;
@@ -118,12 +120,13 @@ export function credentialIn(ex: Exchange, credentials: readonly Credential[]): 
   return credentials.find((c) => (marker ? c.name === marker[1] : c.token === token));
 }
 
-/** Runs `judgement` over `exchanges`, each case through `ctx.check`. */
-export function runJudgement(ctx: CheckContext, judgement: Judgement, exchanges: readonly Exchange[], options: JudgeOptions): JudgementRun {
+/** Runs `judgement` over `exchanges`, each case through `ctx.check`: the one runner of judgements, for active checks, recordings and the proxy's live judging. */
+export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judgement: Judgement, exchanges: readonly Exchange[], options: JudgeOptions): JudgementRun {
   const judged = new Set<number>();
   const lacking: Array<{ exchange: Exchange; missing: MissingPart }> = [];
   const show = options.show ?? ((ex: Exchange) => ex.evidence);
   const name = options.name ?? ((ex: Exchange) => `${ex.method} ${ex.path}`);
+  const describe = options.describe ?? ((ex: Exchange, reason: string) => `${name(ex)}: ${reason}`);
   const j: Judge = {
     exchanges,
     source: options.source,
@@ -133,7 +136,7 @@ export function runJudgement(ctx: CheckContext, judgement: Judgement, exchanges:
       for (const other of also) judged.add(other.index);
       const at = show(ex, !ok);
       for (const other of also) show(other, !ok);
-      return (options.record ?? ((held, why, where) => ctx.check(held, why, where)))(ok, `${name(ex)}: ${reason}`, at);
+      return (options.record ?? ((held, why, where) => ctx.check(held, why, where)))(ok, describe(ex, reason), at);
     },
     lacks(ex, missing) {
       lacking.push({ exchange: ex, missing });

@@ -13,21 +13,46 @@ import { isRecord, parseJson } from '../util/json.ts';
 /** Where a recording of a receiver shows a webhook delivery, wherever the receiver listens. */
 const DELIVERY_SIGNATURE = 'service-webhook-signature';
 
+/** What every judgement would otherwise work out again from an exchange (or one of its events): kept with it, found once. */
+interface ExchangeFacts {
+  operation?: string;
+  /** `requestJson`, with the parts of the exchange it was read from. */
+  sent?: { body: string | undefined; missing: string | undefined; truncated: boolean | undefined; value: unknown };
+  /** A recorded stream's events, with the body they were parsed from. */
+  events?: { body: string; events: readonly SseEvent[] };
+  /** An event's `dataOf`, with the data it was parsed from. */
+  data?: { text: string; value: Record<string, unknown> | undefined };
+  /** `idAfter` by prefix. */
+  ids?: Map<string, string | undefined>;
+  request?: readonly [string, unknown];
+  response?: readonly [string, unknown];
+}
+
+const FACTS = Symbol('exchange facts');
+const factsElsewhere = new WeakMap<object, ExchangeFacts>();
+
+/**
+ * The exchange's facts. Held on the exchange itself, hidden (no spread or JSON copies it): some 150
+ * rules ask them of every exchange, and a WeakMap lookup each time cost more than the judgements.
+ */
+function factsOf(ex: object): ExchangeFacts {
+  const held = (ex as { [FACTS]?: ExchangeFacts })[FACTS];
+  if (held !== undefined) return held;
+  const facts: ExchangeFacts = factsElsewhere.get(ex) ?? {};
+  if (Object.isExtensible(ex)) Object.defineProperty(ex, FACTS, { value: facts, enumerable: false });
+  else factsElsewhere.set(ex, facts);
+  return facts;
+}
+
 /**
  * The operation of the request: the contract catalogue's name (`v8.missions.signals`), `mcp` for
  * the MCP endpoint, `webhook.delivery` for a delivery recorded at a receiver, `<surface>.other` for
  * another path of a surface, `unknown` otherwise. Decided from the request alone.
  */
-const operations = new WeakMap<object, string>();
-
 /** The catalogue's name of the exchange's operation, found once per exchange (every rule asks). */
 export function operation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string {
-  let op = operations.get(ex);
-  if (op === undefined) {
-    op = findOperation(ex);
-    operations.set(ex, op);
-  }
-  return op;
+  const facts = factsOf(ex);
+  return (facts.operation ??= findOperation(ex));
 }
 
 function findOperation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string {
@@ -46,8 +71,16 @@ export function onSurface(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders
   return op === surface || op.startsWith(`${surface}.`);
 }
 
-/** The path's segment after `prefix` (a mission or run id), decoded. */
+/** The path's segment after `prefix` (a mission or run id), decoded; found once per exchange and prefix. */
 export function idAfter(ex: Pick<Exchange, 'path'>, prefix: string): string | undefined {
+  const ids = (factsOf(ex).ids ??= new Map());
+  if (ids.has(prefix)) return ids.get(prefix);
+  const id = findIdAfter(ex, prefix);
+  ids.set(prefix, id);
+  return id;
+}
+
+function findIdAfter(ex: Pick<Exchange, 'path'>, prefix: string): string | undefined {
   const path = pathOnly(ex);
   if (!path.startsWith(prefix)) return undefined;
   const id = path.slice(prefix.length).split('/', 1)[0];
@@ -105,7 +138,6 @@ export function wholeBody(j: Judge, ex: Exchange): string | undefined {
   return ex.responseBody ?? '';
 }
 
-const parsedBodies = new WeakMap<object, { request?: readonly [string, unknown]; response?: readonly [string, unknown] }>();
 
 /**
  * A body's JSON, parsed once per exchange however many rules read it (a recording of 3,000
@@ -113,17 +145,57 @@ const parsedBodies = new WeakMap<object, { request?: readonly [string, unknown];
  * later is parsed again. The value is shared: judgements read it, never change it.
  */
 export function bodyJson(ex: Exchange, side: 'request' | 'response', text: string): unknown {
-  let cached = parsedBodies.get(ex);
-  if (!cached) {
-    cached = {};
-    parsedBodies.set(ex, cached);
-  }
+  const cached = factsOf(ex);
   const hit = cached[side];
   if (hit && hit[0] === text) return hit[1];
   const parsed = parseJson(text);
   const value = parsed.ok ? parsed.value : undefined;
   cached[side] = [text, value];
   return value;
+}
+
+const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, { answered: number; value: unknown }>>();
+
+/**
+ * A fact of a whole journal (who was accepted where, ...) worked out once for every rule that
+ * judges it, and again when it holds more answers (an active check's journal grows as it runs).
+ * `what` names the fact: the function that builds it.
+ */
+export function journalFact<T>(exchanges: readonly Exchange[], what: (exchanges: readonly Exchange[]) => T): T {
+  let answered = 0;
+  for (const ex of exchanges) if (ex.status !== undefined) answered += 1;
+  let facts = journalFacts.get(exchanges);
+  if (!facts) {
+    facts = new Map();
+    journalFacts.set(exchanges, facts);
+  }
+  const known = facts.get(what);
+  if (known?.answered === answered) return known.value as T;
+  const value = what(exchanges);
+  facts.set(what, { answered, value });
+  return value;
+}
+
+const parses = new WeakMap<z.ZodType, WeakMap<object, unknown>>();
+
+/**
+ * `schema.safeParse(value)` of a parsed body (`requestJson`, `responseJson`), done once per body
+ * and schema however many rules ask: the parsed value is shared, so is its verdict. Judgements read
+ * the result, never change it.
+ */
+export function parsedAs<S extends z.ZodType>(schema: S, value: unknown): ReturnType<S['safeParse']> {
+  if (typeof value !== 'object' || value === null) return schema.safeParse(value) as ReturnType<S['safeParse']>;
+  let bySchema = parses.get(schema);
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    parses.set(schema, bySchema);
+  }
+  let result = bySchema.get(value) as ReturnType<S['safeParse']> | undefined;
+  if (result === undefined) {
+    result = schema.safeParse(value) as ReturnType<S['safeParse']>;
+    bySchema.set(value, result);
+  }
+  return result;
 }
 
 /** The parsed JSON body of an answer, or undefined (not JSON, missing, or cut). */
@@ -152,8 +224,13 @@ export function requestBodyMissing(ex: Exchange): string | undefined {
  * ignore" it) or sent under another media type may be refused or not: it is no plain JSON here.
  */
 export function requestJson(ex: Exchange): unknown {
-  if (ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || openWireForm(ex)) return undefined;
-  return bodyJson(ex, 'request', ex.requestBody);
+  // Every rule asks this of every request: the answer is kept while the body it came from stands.
+  const facts = factsOf(ex);
+  const known = facts.sent;
+  if (known && known.body === ex.requestBody && known.missing === ex.requestBodyMissing && known.truncated === ex.requestBodyTruncated) return known.value;
+  const value = ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || openWireForm(ex) ? undefined : bodyJson(ex, 'request', ex.requestBody);
+  facts.sent = { body: ex.requestBody, missing: ex.requestBodyMissing, truncated: ex.requestBodyTruncated, value };
+  return value;
 }
 
 /**
@@ -193,7 +270,10 @@ export function eventsOf(ex: Exchange): readonly SseEvent[] | undefined {
   if (ex.status === undefined || !isEventStream(ex)) return undefined;
   if (ex.events !== undefined) return ex.events;
   if (ex.responseBody === undefined) return undefined;
-  return parseEventStreamText(ex.responseBody).events.map((e) => ({ ...e, atMs: 0 }));
+  // Parsed once per recorded body however many rules read the stream; the events are shared, read, never changed.
+  const facts = factsOf(ex);
+  if (facts.events?.body !== ex.responseBody) facts.events = { body: ex.responseBody, events: parseEventStreamText(ex.responseBody).events.map((e) => ({ ...e, atMs: 0 })) };
+  return facts.events.events;
 }
 
 /** Like `eventsOf`, telling `j` when the stream is not there to judge (no body kept, aborted). */
@@ -208,8 +288,13 @@ export function streamEvents(j: Judge, ex: Exchange): readonly SseEvent[] | unde
 
 /** An event's data as a JSON object, or undefined. */
 export function dataOf(e: Pick<SseEvent, 'data'>): Record<string, unknown> | undefined {
-  const parsed = parseJson(e.data);
-  return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
+  // Several rules read each event of each stream: parsed once per event while its data stands.
+  const facts = factsOf(e);
+  if (facts.data?.text !== e.data) {
+    const parsed = parseJson(e.data);
+    facts.data = { text: e.data, value: parsed.ok && isRecord(parsed.value) ? parsed.value : undefined };
+  }
+  return facts.data.value;
 }
 
 /** The JSON-RPC method names a POST to /mcp carried, as catalogue operations (`mcp.tools/call`). */

@@ -1,13 +1,39 @@
 /** JSON with object keys sorted, so two bodies that differ only in key order or spacing compare equal. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  const out = { text: '' };
+  writeCanonical(value, out);
+  return out.text;
+}
+
+// One string grown in place: a report digest canonicalises megabytes, and joining per level copied them again and again.
+function writeCanonical(value: unknown, out: { text: string }): void {
+  if (Array.isArray(value)) {
+    out.text += '[';
+    for (let i = 0; i < value.length; i += 1) {
+      if (i > 0) out.text += ',';
+      writeCanonical(value[i], out);
+    }
+    out.text += ']';
+    return;
   }
-  return JSON.stringify(value) ?? 'null';
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    // Default sort: UTF-16 code unit order, as the `<` comparison before it.
+    const keys = Object.keys(record).sort();
+    out.text += '{';
+    let first = true;
+    for (const key of keys) {
+      const v = record[key];
+      if (v === undefined) continue;
+      out.text += first ? JSON.stringify(key) : `,${JSON.stringify(key)}`;
+      out.text += ':';
+      first = false;
+      writeCanonical(v, out);
+    }
+    out.text += '}';
+    return;
+  }
+  out.text += JSON.stringify(value) ?? 'null';
 }
 
 export type JsonParse = { ok: true; value: unknown } | { ok: false };
@@ -19,11 +45,20 @@ export const MAX_JSON_DEPTH = 256;
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
+  let quote = -1;
+  let escape = -2;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (inString) {
       if (c === 92) i += 1;
       else if (c === 34) inString = false;
+      else {
+        // Bodies are mostly long strings: jump to the next quote or backslash (each found once) instead of reading each character here.
+        if (quote < i) quote = text.indexOf('"', i);
+        if (quote === -1) return false;
+        if (escape !== -1 && escape < i) escape = text.indexOf('\\', i);
+        i = (escape !== -1 && escape < quote ? escape : quote) - 1;
+      }
     } else if (c === 34) inString = true;
     else if (c === 91 || c === 123) {
       if (++depth > max) return true;

@@ -13,7 +13,7 @@ import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { canonicalJson, parseJson } from '../../../util/json.ts';
 import type { Exchange, Judge, SseEvent } from '../../../rule/index.ts';
-import { dataOf, onSurface, operation, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { dataOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from './fabric.ts';
 
 /** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
@@ -39,7 +39,7 @@ export function modeOf(ex: Exchange): ExecuteMode | undefined {
 
 /** The body is one the contract admits for its mode. */
 export function validBody(ex: Exchange, mode: ExecuteMode): boolean {
-  return (mode === 'task' ? taskRequest : turnRequest).safeParse(requestJson(ex)).success;
+  return parsedAs(mode === 'task' ? taskRequest : turnRequest, requestJson(ex)).success;
 }
 
 /** A value the contract's Identifier admits (the Idempotency-Key's type). */
@@ -90,13 +90,19 @@ export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
     };
   }
   // Scopes differ per operation (a read-only key reads but cannot execute): admitted for this operation before.
+  const firstAccepted = journalFact(j.exchanges, firstAcceptedIn);
+  return (ex) => (firstAccepted.get(`${operation(ex)}\n${callerOf(ex)}`) ?? Infinity) < ex.index;
+}
+
+/** Where each caller was first answered 2xx for each /v1 operation ("operation\ncaller" to the exchange's index). */
+function firstAcceptedIn(exchanges: readonly Exchange[]): ReadonlyMap<string, number> {
   const firstAccepted = new Map<string, number>();
-  for (const ex of j.exchanges) {
+  for (const ex of exchanges) {
     if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
     const caller = `${operation(ex)}\n${callerOf(ex)}`;
     if (callerOf(ex) !== '' && !firstAccepted.has(caller)) firstAccepted.set(caller, ex.index);
   }
-  return (ex) => (firstAccepted.get(`${operation(ex)}\n${callerOf(ex)}`) ?? Infinity) < ex.index;
+  return firstAccepted;
 }
 
 /**
@@ -154,7 +160,7 @@ export function registrations(j: Judge, each: (ex: Exchange, url: string) => voi
   const admitted = admittedCaller(j);
   for (const ex of j.exchanges) {
     if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
-    const body = webhookRegistration.safeParse(requestJson(ex));
+    const body = parsedAs(webhookRegistration, requestJson(ex));
     if (!body.success || !admitted(ex)) continue;
     each(ex, body.data.url);
   }

@@ -10,7 +10,7 @@ import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '..
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { resolveRole } from '../../../profile/roles.ts';
 import { stepTraces, type StepTrace } from './read.ts';
-import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
 
@@ -72,11 +72,13 @@ export function withTerminalBefore(exchanges: readonly Exchange[], each: (ex: Ex
  * accepted (2xx) somewhere in the journal: another exchange's answer, never the judged one's.
  */
 export class Callers {
-  private readonly accepted = new Set<string>();
+  /** What the journal's exchanges show was accepted (shared by every rule judging that journal), and what `note` added since. */
+  private readonly shown: ReadonlySet<string>;
+  private readonly noted = new Set<string>();
   private readonly credentials: readonly Credential[];
   constructor(j: Pick<Judge, 'profile'> & Partial<Pick<Judge, 'exchanges'>>) {
     this.credentials = j.profile?.credentials ?? [];
-    if (this.credentials.length === 0) for (const ex of j.exchanges ?? []) this.note(ex);
+    this.shown = this.credentials.length === 0 && j.exchanges ? journalFact(j.exchanges, acceptedIn) : new Set();
   }
 
   holds(ex: Exchange, scope: string): boolean {
@@ -86,7 +88,8 @@ export class Callers {
       const c = credentialIn(ex, this.credentials);
       return c !== undefined && !c.expired && c.scopes.includes(scope);
     }
-    return this.accepted.has(`${callerOf(ex)}\n${scope}`);
+    const key = `${callerOf(ex)}\n${scope}`;
+    return this.shown.has(key) || this.noted.has(key);
   }
 
   /** The principal of the request's credential, when the profile names it. */
@@ -95,24 +98,39 @@ export class Callers {
   }
 
   note(ex: Exchange): void {
-    const scope = endpointOf(ex.method, ex.path)?.scope;
-    if (scope && ex.status !== undefined && ex.status >= 200 && ex.status < 300) this.accepted.add(`${callerOf(ex)}\n${scope}`);
+    const key = acceptedKey(ex);
+    if (key !== undefined && !this.shown.has(key)) this.noted.add(key);
   }
+}
+
+/** "caller\nscope" when the exchange shows its caller was accepted for its operation's scope. */
+function acceptedKey(ex: Exchange): string | undefined {
+  if (ex.status === undefined || ex.status < 200 || ex.status >= 300) return undefined;
+  const scope = endpointOf(ex.method, ex.path)?.scope;
+  return scope ? `${callerOf(ex)}\n${scope}` : undefined;
+}
+
+/** Every caller and scope the exchanges show accepted (a fact of the journal: journalFact). */
+function acceptedIn(exchanges: readonly Exchange[]): ReadonlySet<string> {
+  const accepted = new Set<string>();
+  for (const ex of exchanges) {
+    const key = acceptedKey(ex);
+    if (key !== undefined) accepted.add(key);
+  }
+  return accepted;
 }
 
 /** Walks the exchanges with a `Callers` that knows what came before each. */
 export function withCallers(j: Judge, each: (ex: Exchange, callers: Callers) => void): void {
+  // Built from every exchange of the journal already: noting each again as the walk passes it adds nothing.
   const callers = new Callers(j);
-  for (const ex of j.exchanges) {
-    each(ex, callers);
-    callers.note(ex);
-  }
+  for (const ex of j.exchanges) each(ex, callers);
 }
 
 /** The mission a 202 create answer made, read from an earlier exchange. */
 export function createdMission(ex: Exchange): MissionProjection | undefined {
   if (ex.status !== 202 || operation(ex) !== 'v8.missions.create') return undefined;
-  const parsed = missionProjection.safeParse(responseJson(ex));
+  const parsed = parsedAs(missionProjection, responseJson(ex));
   return parsed.success ? parsed.data : undefined;
 }
 
@@ -294,7 +312,7 @@ export function judgeReadAnswers(j: Judge, r: ReadAnswers): void {
     j.check(ex, type === 'application/json', `${r.name} answered content-type "${type}", expected application/json`);
     const json = answerJson(j, ex);
     if (json === undefined && !hasWholeBody(ex)) return;
-    const parsed = r.schema.safeParse(json);
+    const parsed = parsedAs(r.schema, json);
     if (j.check(ex, parsed.success, `${r.name} does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) r.extra?.(ex, parsed.data);
   });
 }
