@@ -1,7 +1,7 @@
 /** GET /v1/runs/{id}: a JSON run resource whose fields the spec does not show. */
 import { type Exchange, mediaType, section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { bodyMissing, idAfter, operation, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { bodyMissing, idAfter, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, callerOf, limiterRefused } from '../support/traffic.ts';
 
 const RUNS_PREFIX = '/v1/runs/';
@@ -17,7 +17,7 @@ function withIssuedRun(exchanges: readonly Exchange[], each: (ex: Exchange, issu
     const runId = idAfter(ex, RUNS_PREFIX);
     if (runId !== undefined) each(ex, issued.get(`${callerOf(ex)}\n${runId}`));
     if (operation(ex) !== 'v1.execute') continue;
-    const parsed = taskResponse.safeParse(responseJson(ex));
+    const parsed = parsedAs(taskResponse, responseJson(ex));
     if (parsed.success) issued.set(`${callerOf(ex)}\n${parsed.data.run_id}`, ex);
   }
 }
@@ -60,12 +60,24 @@ export const getRun = rule({
   },
 });
 
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/;
+
 /** RFC 3339 date-times anywhere in a JSON value, with the path they were found at. */
 export function dateTimes(value: unknown, path = '$'): Array<[string, string]> {
-  if (typeof value === 'string') return /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(value) ? [[path, value]] : [];
-  if (Array.isArray(value)) return value.flatMap((v, i) => dateTimes(v, `${path}[${i}]`));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => dateTimes(v, `${path}.${k}`));
-  return [];
+  const found: Array<[string, string]> = [];
+  collectDateTimes(value, () => path, found);
+  return found;
+}
+
+// Paths are built only for the strings that are date-times: answers are walked whole, and most strings are not.
+function collectDateTimes(value: unknown, path: () => string, found: Array<[string, string]>): void {
+  if (typeof value === 'string') {
+    if (value.length >= 16 && value.charCodeAt(4) === 45 && DATE_TIME.test(value)) found.push([path(), value]);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) collectDateTimes(value[i], () => `${path()}[${i}]`, found);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) collectDateTimes(v, () => `${path()}.${k}`, found);
+  }
 }
 
 export const timestampOffset = rule({

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { judgedRun, mediaType, section, type Exchange, type Judge, type Judgement } from '../../../rule/index.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
-import { answerJson, hasWholeBody, issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { answerJson, hasWholeBody, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { callerOf, mayBeRefused, withCallers } from '../support/traffic.ts';
@@ -25,7 +25,7 @@ export const createAccepted = rule({
     record: 'a POST /v8/missions with a valid body and a fresh Idempotency-Key, from a caller holding missions:write',
     judge(j) {
       withWriterCreates(j, (ex, body) => {
-        if (!createMissionRequest.safeParse(body).success || mayBeRefused(ex, body)) return;
+        if (!parsedAs(createMissionRequest, body).success || mayBeRefused(ex, body)) return;
         if (!j.check(ex, ex.status === 202, `a valid create answered ${ex.status}, expected 202`)) return;
         j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `create answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
         const json = answerJson(j, ex);
