@@ -68,6 +68,12 @@ export interface Exchange {
   error?: string;
   /** The index of this exchange's evidence in the check's `ctx.http.evidence`, when the probe client made it. */
   evidence?: number;
+  /**
+   * The request was written byte for byte on a socket of its own (apicert's raw probes): its headers
+   * are its head's lines as written (the last of a name), its body the bytes as Latin-1 text. A
+   * recorder inside an HTTP client never sees one.
+   */
+  raw?: true;
   /** Request headers (lower-cased names) a recorder stripped, and why: which credential was sent is then unknown, never "none". */
   headersMissing?: Readonly<Record<string, MissingPart>>;
 }
