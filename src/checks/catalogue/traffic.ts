@@ -34,6 +34,8 @@ type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' |
 /** The catalogue's requests of one profile, by what identifies them on the wire. */
 interface Catalogue {
   cases: Map<string, Planned[]>;
+  /** Cases whose body is long, by method and path: a journal may keep only a prefix of such a request's body. */
+  long: Map<string, Array<{ body: string; planned: Planned }>>;
   credentials: readonly Credential[];
   bases: Map<string, SentRequest>;
   fixtures: Readonly<Record<string, unknown>>;
@@ -77,7 +79,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
   if (!credential) return undefined;
   const shim = { profile, untestable: (m: never) => { throw new Untestable(m); } } as unknown as CheckContext;
   const fixtures = bodyFixtures(shim);
-  const out: Catalogue = { cases: new Map(), credentials: profile.credentials, bases: new Map(), fixtures };
+  const out: Catalogue = { cases: new Map(), long: new Map(), credentials: profile.credentials, bases: new Map(), fixtures };
   if (surface === 'mcp') {
     for (const c of mcpCases('deep', profile.fixtures.mcp.safeTool) as Array<McpCase & { operator: string }>) {
       const body = 'json' in c.body ? JSON.stringify(c.body.json) : c.body.rawBody;
@@ -100,7 +102,9 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       const r = c.sent.request;
       // The client writes `Bearer <token>` for the case's credential unless the case wrote its own header or placed the token elsewhere.
       const written = headers.authorization ?? (r.credential && !(c.sent.kind === 'raw' && c.sent.request.place) ? `Bearer ${r.credential.token}` : undefined);
-      add(out.cases, keyOf(method, path, body, out.credentials), { ...planned, headers, auth: written === undefined ? null : normalise(written, out.credentials), raw });
+      const entry: Planned = { ...planned, headers, auth: written === undefined ? null : normalise(written, out.credentials), raw };
+      add(out.cases, keyOf(method, path, body, out.credentials), entry);
+      if (body.length > LONG_BODY) out.long.set(`${method} ${path}`, [...(out.long.get(`${method} ${path}`) ?? []), { body: normalise(body, out.credentials), planned: entry }]);
     }
     for (const e of ENDPOINTS.filter((x) => x.surface === surface)) out.bases.set(`${e.method} ${e.path}`, sentOf(baseRequest(e, credential, fixtures)));
   }
@@ -114,8 +118,11 @@ function placedTarget(target: string, place: RawRequest['place'], credential: Cr
   return `${target}${target.includes('?') ? '&' : '?'}${place.query}=${encodeURIComponent(credential.token)}`;
 }
 
+/** A case body longer than this may be kept as a prefix only (src/rule/journal.ts cuts large request bodies first). */
+const LONG_BODY = 4096;
+
 /** Headers a case sets that decide nothing about which case it is (fresh each time), or that the client writes itself. */
-const FRESH = new Set(['idempotency-key', 'authorization', 'mcp-session-id', 'content-length', 'host']);
+const FRESH = new Set(['idempotency-key', 'authorization', 'mcp-session-id']);
 
 /** The catalogue case `ex`'s request is, or undefined when it is none of them. */
 export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined): Planned | undefined {
@@ -123,10 +130,11 @@ export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined): Pla
   if (!profile || !surface || ex.requestBodyMissing !== undefined) return undefined;
   const catalogue = catalogueOf(profile, surface);
   if (!catalogue) return undefined;
-  const candidates = catalogue.cases.get(keyOf(ex.method, ex.path, ex.requestBody ?? '', catalogue.credentials));
+  const body = normalise(ex.requestBody ?? '', catalogue.credentials);
+  const candidates = ex.requestBodyTruncated ? catalogue.long.get(`${ex.method} ${ex.path}`)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned) : catalogue.cases.get(keyOf(ex.method, ex.path, ex.requestBody ?? '', catalogue.credentials));
   if (!candidates) return undefined;
   const headers = ex.requestHeaders;
-  return candidates.find((c) => {
+  const fits = candidates.filter((c) => {
     // A raw case differs from an ordinary request in what its head lacks or repeats (no Host, two Content-Lengths): only a raw exchange is one.
     if (c.raw !== (ex.raw === true)) return false;
     const auth = headers.authorization;
@@ -136,6 +144,8 @@ export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined): Pla
     if (typeof c.session === 'string' && headers['mcp-session-id'] !== c.session) return false;
     return true;
   });
+  // The case that sets the most of the request's headers is the one sent (Content-Length with chunked, not chunked alone).
+  return fits.reduce<Planned | undefined>((best, c) => (best === undefined || Object.keys(c.headers).length > Object.keys(best.headers).length ? c : best), undefined);
 }
 
 /** The body as the API reads it once the HTTP layer removed the transfer and content codings and the charset (a raw request's journal body is its bytes as Latin-1). */
@@ -192,6 +202,11 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
         const sent = readBody(sentOfExchange(ex, catalogue.credentials), c.raw);
         const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
         const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint), known);
+        const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
+        if (missing !== undefined) {
+          j.lacks(ex, `the answer's body: ${missing}`);
+          continue;
+        }
         const answer = answerOfExchange(ex);
         const judgement = judged(sent, expectation, answer, c.permits, c.raw);
         const finding = judgement.findings[aspect];
@@ -200,11 +215,6 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
           continue;
         }
         if (!finding) continue;
-        const missing = aspect === 'no-5xx' ? undefined : bodyMissing(ex);
-        if (missing !== undefined && ex.events === undefined) {
-          j.lacks(ex, `the answer's body: ${missing}`);
-          continue;
-        }
         j.check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${expectation.kind === 'open' ? '' : ` [${expectationText(expectation)}]`}`);
       }
     },

@@ -16,6 +16,8 @@ import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type Judge, type Judgement as RuleJudgement } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, eventsOf } from '../../traffic/read.ts';
+import { eventData, eventKind } from '../v1/support/fabric.ts';
+import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
 import { expectationOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
 import { bodyFixtures } from './engine.ts';
@@ -83,6 +85,8 @@ interface Seen {
   sessions: Set<string>;
   /** Idempotency keys already sent, by principal and endpoint. */
   keys: Set<string>;
+  /** /v1 runs whose stream showed the approval event (fixtures.v1.approval) and no approve took yet: their action_digest. */
+  parked: Map<string, string>;
 }
 
 function principalOf(credential: string | null, credentials: readonly Credential[]): string {
@@ -90,10 +94,12 @@ function principalOf(credential: string | null, credentials: readonly Credential
 }
 
 /** Takes in what `ex`'s answer showed, for the exchanges after it. */
-function learn(seen: Seen, ex: Exchange, sent: SentRequest, credentials: readonly Credential[]): void {
+function learn(seen: Seen, ex: Exchange, sent: SentRequest, facts: Facts): void {
+  const credentials = facts.credentials;
   for (const key of keysOf(sent, credentials)) seen.keys.add(key);
   const status = ex.status ?? 0;
   if (status < 200 || status >= 300) return;
+  learnParked(seen, ex, facts);
   if (pathOnly(ex) === '/mcp') {
     const session = ex.responseHeaders['mcp-session-id'];
     if (session !== undefined) seen.sessions.add(session);
@@ -112,6 +118,19 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, credentials: readonl
     const holders = seen.ids.get(id) ?? new Set<string>();
     holders.add(principal);
     seen.ids.set(id, holders);
+  }
+}
+
+/** A /v1 run parks when its stream shows the approval event the profile names; an approve it took un-parks it. */
+function learnParked(seen: Seen, ex: Exchange, facts: Facts): void {
+  const run = /^\/v1\/runs\/([^/]+)\/(events|approve)$/.exec(pathOnly(ex));
+  if (!run || !facts.approval) return;
+  const id = safeDecode(run[1]!);
+  if (run[2] === 'approve') return void seen.parked.delete(id);
+  for (const e of eventsOf(ex) ?? []) {
+    if (eventKind(e) !== facts.approval.event) continue;
+    const digest = readPath(eventData(e), facts.approval.digestField);
+    if (typeof digest === 'string' && digest !== '') seen.parked.set(id, digest);
   }
 }
 
@@ -148,6 +167,8 @@ export interface Facts {
   bases: Readonly<Record<string, unknown>>;
   /** The profile's fixtures as text: an id they name is a resource of the primary principal. */
   fixtureText?: string;
+  /** Where a parked /v1 run shows its action_digest, and the decision that approves it (fixtures.v1.approval). */
+  approval?: { event: string; digestField: string; approveDecision: string };
   publicReceiverUrl?: string;
 }
 
@@ -159,6 +180,8 @@ export function factsOf(profile: Profile | undefined, surface: EndpointSurface |
   if (primary) facts.primary = primary.name;
   const receiver = profile.fixtures.webhooks.publicReceiverUrl;
   if (receiver) facts.publicReceiverUrl = receiver;
+  const approval = profile.fixtures.v1.approval;
+  if (approval) facts.approval = { event: approval.event, digestField: approval.digestField, approveDecision: approval.approveDecision };
   return facts;
 }
 
@@ -170,7 +193,9 @@ function open(e: Expectation, why: string): Expectation {
 function expectationIn(sent: SentRequest, facts: Facts, seen: Seen): Expectation {
   const principal = principalOf(sent.credential, facts.credentials);
   const values = pathValues(sent);
-  const known: Known = { existing: values.filter((v) => seen.ids.get(v)?.has(principal)), parked: [], bases: facts.bases };
+  const parked = values.filter((v) => seen.parked.has(v));
+  const known: Known = { existing: values.filter((v) => seen.ids.get(v)?.has(principal)), parked, bases: facts.bases };
+  if (parked.length > 0) known.approvals = Object.fromEntries(parked.map((id) => [id, { action_digest: seen.parked.get(id), decision: facts.approval?.approveDecision }]));
   if (facts.publicReceiverUrl) known.publicReceiverUrl = facts.publicReceiverUrl;
   const session = sent.headers['mcp-session-id'];
   if (session !== undefined && seen.sessions.has(session)) known.mcpSession = session;
@@ -246,12 +271,12 @@ export function aspectJudgement(options: AspectOptions): RuleJudgement {
     judge(j: Judge) {
       const facts = factsOf(j.profile, options.surface);
       const needsFacts = options.aspects.some((a) => a === 'error-status' || a === 'accepts-valid');
-      const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set() };
+      const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
       for (const ex of j.exchanges) {
         if (surfaceOfPath(ex.path) !== options.surface) continue;
         const sent = sentOfExchange(ex, facts.credentials);
         judgeOne(j, ex, sent, facts, seen, options, needsFacts);
-        learn(seen, ex, sent, facts.credentials);
+        learn(seen, ex, sent, facts);
       }
     },
   };
@@ -261,7 +286,8 @@ function judgeOne(j: Judge, ex: Exchange, sent: SentRequest, facts: Facts, seen:
   if (ex.status === undefined || isLimited({ status: ex.status })) return;
   // The empty batch is judged once, by mcp.batch.empty, which owns its sentence.
   if (options.surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? '')) return;
-  if (options.owns && !options.owns(ex, j.profile)) return;
+  // In a recording, an exchange the catalogue built is the catalogue rules' (docs/judgement.md); an active run judges what each family's own provocation sent.
+  if (options.owns && j.source === 'recording' && !options.owns(ex, j.profile)) return;
   const expectation = expectationIn(sent, facts, seen);
   if (needsFacts && expectation.kind !== 'open' && facts.primary === undefined && j.profile === undefined) {
     // Which credential is the primary one, and the fixtures' bodies, are the profile's.
@@ -270,17 +296,17 @@ function judgeOne(j: Judge, ex: Exchange, sent: SentRequest, facts: Facts, seen:
   const answer = answerOfExchange(ex);
   const judgement = judgeAnswer(sent, expectation, answer);
   for (const aspect of options.aspects) {
-    const finding = judgement.findings[aspect];
     const missing = missingFor(ex, aspect);
+    if (missing !== undefined) {
+      j.lacks(ex, missing);
+      continue;
+    }
+    const finding = judgement.findings[aspect];
     if (judgement.unjudged !== undefined) {
       if (answer.cut && (finding !== undefined || aspect !== 'no-5xx')) j.lacks(ex, judgement.unjudged);
       continue;
     }
     if (!finding) continue;
-    if (missing !== undefined) {
-      j.lacks(ex, missing);
-      continue;
-    }
     // A state-changing request to a resource whose state no exchange showed: the error table's 409 (a terminal mission) is that state's answer.
     if (aspect === 'accepts-valid' && !finding.ok && answer.status === 409 && sent.method === 'POST' && pathValues(sent).length > 0) continue;
     j.check(ex, finding.ok, finding.reason);
