@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
-import { Journal, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { Journal, rawForm, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { tlsFiles } from './dispatcher.ts';
@@ -324,7 +324,7 @@ export class ProbeClient implements Http {
     const exchange = this.journalRequest(req, url.toString(), journalHeaders, body, at);
     // The request-target as written (a dot segment, a trailing slash): what the judgement reads, not its normalised URL.
     exchange.path = placed.target.replace('{origin}', '');
-    exchange.raw = true;
+    exchange.raw = rawForm(req);
     const started = performance.now();
     const limits = this.limits(this.options.timeoutMs);
     try {

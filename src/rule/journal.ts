@@ -69,11 +69,12 @@ export interface Exchange {
   /** The index of this exchange's evidence in the check's `ctx.http.evidence`, when the probe client made it. */
   evidence?: number;
   /**
-   * The request was written byte for byte on a socket of its own (apicert's raw probes): its headers
-   * are its head's lines as written (the last of a name), its body the bytes as Latin-1 text. A
-   * recorder inside an HTTP client never sees one.
+   * The request was written byte for byte on a socket of its own (apicert's raw probes): how its
+   * head was written (`rawForm`: version, line ending, every header line as given); its headers are
+   * the head's lines (the last of a name), its body the bytes as Latin-1 text. A recorder inside an
+   * HTTP client never sees one.
    */
-  raw?: true;
+  raw?: string;
   /** Request headers (lower-cased names) a recorder stripped, and why: which credential was sent is then unknown, never "none". */
   headersMissing?: Readonly<Record<string, MissingPart>>;
 }

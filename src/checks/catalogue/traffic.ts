@@ -12,7 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
-import { Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
+import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
 import { bodyMissing } from '../../traffic/read.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { NOTHING_KNOWN, sentOf, type Known, type SentRequest } from '../generated/expectation.ts';
@@ -28,7 +28,8 @@ type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' |
   /** The Authorization header as the client writes it (tokens as a recording's markers), null when none. */
   auth: string | null;
   session?: string | null;
-  raw: boolean;
+  /** A raw case's `rawForm`: how its head is written; undefined for a request an HTTP client sends. */
+  raw: string | undefined;
 };
 
 /** The catalogue's requests of one profile, by what identifies them on the wire. */
@@ -84,7 +85,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
     for (const c of mcpCases('deep', profile.fixtures.mcp.safeTool) as Array<McpCase & { operator: string }>) {
       const body = 'json' in c.body ? JSON.stringify(c.body.json) : c.body.rawBody;
       const headers = lower(c.headers);
-      const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: normalise(headers.authorization ?? `Bearer ${credential.token}`, out.credentials), raw: false };
+      const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: normalise(headers.authorization ?? `Bearer ${credential.token}`, out.credentials), raw: undefined };
       if (c.stated) planned.stated = c.stated;
       if (c.why !== undefined) planned.why = c.why;
       if (c.allowedBy) planned.allowedBy = c.allowedBy;
@@ -93,7 +94,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
     }
   } else {
     for (const c of httpCases({ surface, depth: 'deep', credential, fixtures, readOnly: false })) {
-      const raw = c.sent.kind === 'raw';
+      const raw = c.sent.kind === 'raw' ? rawForm(c.sent.request) : undefined;
       const method = c.sent.request.method;
       const path = c.sent.kind === 'raw' ? placedTarget(c.sent.request.target.replace('{origin}', ''), c.sent.request.place, c.sent.request.credential) : c.sent.request.path;
       const body = c.sent.kind === 'raw' ? (c.sent.request.body === undefined ? '' : Buffer.isBuffer(c.sent.request.body) ? c.sent.request.body.toString('latin1') : c.sent.request.body) : c.sent.request.json !== undefined ? JSON.stringify(c.sent.request.json) : (c.sent.request.rawBody ?? '');
@@ -136,7 +137,7 @@ export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined): Pla
   const headers = ex.requestHeaders;
   const fits = candidates.filter((c) => {
     // A raw case differs from an ordinary request in what its head lacks or repeats (no Host, two Content-Lengths): only a raw exchange is one.
-    if (c.raw !== (ex.raw === true)) return false;
+    if (c.raw !== ex.raw) return false;
     const auth = headers.authorization;
     if ((auth === undefined ? null : normalise(auth, catalogue.credentials)) !== c.auth) return false;
     for (const [k, v] of Object.entries(c.headers)) if (!FRESH.has(k) && normalise(headers[k] ?? '', catalogue.credentials) !== normalise(v, catalogue.credentials)) return false;
@@ -199,7 +200,7 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
         const c = catalogueCaseOf(ex, j.profile);
         if (!c) continue;
         const catalogue = catalogueOf(j.profile!, surface)!;
-        const sent = readBody(sentOfExchange(ex, catalogue.credentials), c.raw);
+        const sent = readBody(sentOfExchange(ex, catalogue.credentials), c.raw !== undefined);
         const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
         const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint), known);
         const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
@@ -208,7 +209,7 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
           continue;
         }
         const answer = answerOfExchange(ex);
-        const judgement = judged(sent, expectation, answer, c.permits, c.raw);
+        const judgement = judged(sent, expectation, answer, c.permits, c.raw !== undefined);
         const finding = judgement.findings[aspect];
         if (judgement.unjudged !== undefined) {
           if (answer.cut) j.lacks(ex, judgement.unjudged);
