@@ -17,6 +17,9 @@ const ACTIVE_ONLY: Record<string, string> = {
   'v1.errors.rate-limited/limit-as-403': 'an answer 403 entitlement_failed says nothing of a limit: only the burst that reached it shows the key was over its tier',
   'mcp.session.id-visible-ascii/no-session-assigned': 'the failure needs the profile to declare fixtures.mcp.requiresSession, which a recording does not carry',
   'v8.missions.events.closes-after-terminal/held-open': 'a HAR keeps the stream body, not whether the server closed it after its terminal event (the probe and the proxy know it)',
+  'v8.catalogue.no-5xx/chunked-body-500': 'a raw-socket probe (a chunked body): a recorder inside an HTTP client never sees one',
+  'v1.catalogue.no-5xx/utf16-body-500': 'a raw-socket probe (a UTF-16 body): a recorder inside an HTTP client never sees one',
+  'v1.catalogue.no-5xx/dot-segment-500': 'a raw-socket probe (a dot segment an HTTP client would remove): a recorder inside an HTTP client never sees one',
 };
 
 const passive = new Set(passiveRuleIds());

@@ -222,7 +222,14 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
   };
 }
 
-/** Whether `ex` is the catalogue's to judge: the generated rules leave it alone. */
+/**
+ * Whether `ex`'s expectation is the catalogue's own, so the generated rules leave it alone: a case
+ * whose operator states it from a sentence, writes the base another way a standard says means the
+ * same, is allowed outright, or meets a 5xx a standard permits. A case whose expectation is derived
+ * from the request is the generated rules' as well (the same expectation, opened where the
+ * operator's change is).
+ */
 export function ownedByCatalogue(ex: Exchange, profile: Profile | undefined): boolean {
-  return catalogueCaseOf(ex, profile) !== undefined;
+  const c = catalogueCaseOf(ex, profile);
+  return c !== undefined && (c.stated !== undefined || c.same !== undefined || c.allowedBy !== undefined || c.permits !== undefined);
 }
