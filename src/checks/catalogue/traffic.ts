@@ -30,6 +30,8 @@ type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' |
   session?: string | null;
   /** A raw case's `rawForm`: how its head is written; undefined for a request an HTTP client sends. */
   raw: string | undefined;
+  /** A long body as the case sends it: a journal may keep only its prefix. */
+  longBody?: string;
 };
 
 /** The catalogue's requests of one profile, by what identifies them on the wire. */
@@ -105,6 +107,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       const written = headers.authorization ?? (r.credential && !(c.sent.kind === 'raw' && c.sent.request.place) ? `Bearer ${r.credential.token}` : undefined);
       const entry: Planned = { ...planned, headers, auth: written === undefined ? null : normalise(written, out.credentials), raw };
       add(out.cases, keyOf(method, path, body, out.credentials), entry);
+      if (body.length > LONG_BODY) entry.longBody = body;
       if (body.length > LONG_BODY) out.long.set(`${method} ${path}`, [...(out.long.get(`${method} ${path}`) ?? []), { body: normalise(body, out.credentials), planned: entry }]);
     }
     for (const e of ENDPOINTS.filter((x) => x.surface === surface)) out.bases.set(`${e.method} ${e.path}`, sentOf(baseRequest(e, credential, fixtures)));
@@ -200,7 +203,10 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
         const c = catalogueCaseOf(ex, j.profile);
         if (!c) continue;
         const catalogue = catalogueOf(j.profile!, surface)!;
-        const sent = readBody(sentOfExchange(ex, catalogue.credentials), c.raw !== undefined);
+        const asSent = sentOfExchange(ex, catalogue.credentials);
+        // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
+        if (ex.requestBodyTruncated && c.longBody !== undefined) asSent.body = c.longBody;
+        const sent = readBody(asSent, c.raw !== undefined);
         const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
         const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint), known);
         const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
