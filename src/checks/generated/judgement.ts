@@ -67,7 +67,8 @@ function expected(e: Expectation): string {
 
 /** The JSON-RPC messages of an /mcp answer: its JSON body, or the data of its events. */
 export function rpcMessages(answer: Answer): unknown[] {
-  if (mediaType(answer.contentType) === 'text/event-stream') return eventData(answer.text).map((d) => parseJson(d)).filter((m) => m !== undefined);
+  // An event may carry a batch of responses (a JSON array): its messages are the array's.
+  if (mediaType(answer.contentType) === 'text/event-stream') return eventData(answer.text).flatMap((d) => { const m = parseJson(d); return m === undefined ? [] : Array.isArray(m) ? m : [m]; });
   if (Array.isArray(answer.json)) return answer.json;
   return answer.json === undefined ? [] : [answer.json];
 }
