@@ -270,29 +270,24 @@ export function aspectJudgement(options: AspectOptions): RuleJudgement {
     record: options.record,
     judge(j: Judge) {
       const facts = factsOf(j.profile, options.surface);
-      const needsFacts = options.aspects.some((a) => a === 'error-status' || a === 'accepts-valid');
       const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
       for (const ex of j.exchanges) {
         if (surfaceOfPath(ex.path) !== options.surface) continue;
         const sent = sentOfExchange(ex, facts.credentials);
-        judgeOne(j, ex, sent, facts, seen, options, needsFacts);
+        judgeOne(j, ex, sent, facts, seen, options);
         learn(seen, ex, sent, facts);
       }
     },
   };
 }
 
-function judgeOne(j: Judge, ex: Exchange, sent: SentRequest, facts: Facts, seen: Seen, options: AspectOptions, needsFacts: boolean): void {
+function judgeOne(j: Judge, ex: Exchange, sent: SentRequest, facts: Facts, seen: Seen, options: AspectOptions): void {
   if (ex.status === undefined || isLimited({ status: ex.status })) return;
   // The empty batch is judged once, by mcp.batch.empty, which owns its sentence.
   if (options.surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? '')) return;
   // In a recording, an exchange the catalogue built is the catalogue rules' (docs/judgement.md); an active run judges what each family's own provocation sent.
   if (options.owns && j.source === 'recording' && !options.owns(ex, j.profile)) return;
   const expectation = expectationIn(sent, facts, seen);
-  if (needsFacts && expectation.kind !== 'open' && facts.primary === undefined && j.profile === undefined) {
-    // Which credential is the primary one, and the fixtures' bodies, are the profile's.
-    j.untestable({ need: 'setting', name: 'the profile', remedy: 'which credential is the primary one and the fixtures the expectations rest on are not in the traffic: give the profile (--profile FILE)' });
-  }
   const answer = answerOfExchange(ex);
   const judgement = judgeAnswer(sent, expectation, answer);
   for (const aspect of options.aspects) {
