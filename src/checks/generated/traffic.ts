@@ -203,6 +203,8 @@ function expectationIn(sent: SentRequest, facts: Facts, seen: Seen): Expectation
   if (principal === primary && facts.fixtureText !== undefined) for (const v of values) if (v.length >= 3 && facts.fixtureText.includes(JSON.stringify(v))) (known.existing as string[]).push(v);
   const e = expectationOf(sent, known);
   if (e.kind === 'open') return e;
+  // An id no answer showed names nothing only if the fixtures do not name it either: without the profile, that is not known.
+  if (facts.fixtureText === undefined && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
   const owned = ownedElsewhere(sent, facts, seen);
   if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
   if (values.some((v) => seen.ids.has(v) && !seen.ids.get(v)!.has(principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
