@@ -1,13 +1,12 @@
 import { request, type Dispatcher } from 'undici';
 import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
-import { Journal, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { Journal, rawForm, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { tlsFiles } from './dispatcher.ts';
 import { rawBytes, sendRawBytes } from './raw.ts';
 import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
 import type { RequestBudget } from './budget.ts';
-import type { ExchangeJournal } from './journal.ts';
 import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget, tokenVariable } from './evidence.ts';
 import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from './transport.ts';
 
@@ -37,13 +36,11 @@ export interface ProbeOptions {
   redactedEntries?: WeakMap<EvidenceEntry, { generation: number; entry: EvidenceEntry }>;
   /** Headers the profile adds to every request to that URL's surface (a WAF token); a check's own headers win. */
   headersFor?: (url: URL) => Record<string, string>;
-  /** Keeps every 2xx JSON answer of the run for the rules that judge them all. */
-  journal?: ExchangeJournal;
   /** `--max-rps`: spaces the run's requests; absent for a rule that sends bursts. */
   pacer?: RequestPacer;
   /** The profile's network settings: raw requests use its TLS files and are not sent through a proxy. */
   network?: Network;
-  /** The run's journal of every exchange (bodies cut short), for the rules that judge the whole run. */
+  /** The run's one journal of every exchange (bodies bounded), for the rules that judge the whole run. */
   runJournal?: Journal;
 }
 
@@ -114,10 +111,13 @@ export class ProbeClient implements Http {
     return this.journal.exchanges;
   }
 
-  /** Completes the exchange in the check's journal, and keeps a copy (bodies cut short) in the run's. */
-  private finish(exchange: Exchange, update: Partial<Exchange>): void {
+  /**
+   * Completes the exchange in the check's journal, and keeps a copy (bodies cut short) in the run's;
+   * a raw request's stays in the check's only (a HAR recorder, inside undici, never sees one either).
+   */
+  private finish(exchange: Exchange, update: Partial<Exchange>, own = false): void {
     this.journal.complete(exchange, update);
-    if (!this.options.runJournal) return;
+    if (!this.options.runJournal || own) return;
     const { evidence: _own, index: _at, ...copy } = exchange;
     this.options.runJournal.add(copy);
   }
@@ -283,9 +283,6 @@ export class ProbeClient implements Http {
       entry.response = { status: res.statusCode, headers: this.options.redactor.headers(responseHeaders), body: this.keepText(text.text) };
       if (text.truncated || text.text.length > 4096) entry.response.bodyTruncated = true;
       this.finish(exchange, { status: res.statusCode, responseHeaders, ...keptBody(text), durationMs });
-      if (this.options.journal && res.statusCode >= 200 && res.statusCode < 300 && json !== undefined) {
-        this.options.journal.add({ method: req.method, path: req.path, status: res.statusCode, contentType, json, evidence: entry }, text.text.length);
-      }
       const answer: ProbeResponse = { status: res.statusCode, headers: responseHeaders, text: text.text, json, contentType, durationMs };
       if (text.truncated) answer.cut = true;
       const malformed = malformedOf(text, contentType, json);
@@ -334,6 +331,14 @@ export class ProbeClient implements Http {
     // curl cannot write most of these forms: the line says so, and the raw head is in the evidence.
     entry.curl = `# raw request (curl cannot send it): ${redactor.text(JSON.stringify(clip(text.slice(0, headEnd === -1 ? undefined : headEnd), 2048).text))}`;
     const at = this.evidence.push(entry) - 1;
+    // The journal's request: its head's headers (the last line of a name wins, as a server reads it) and its body's bytes as Latin-1 text.
+    const journalHeaders: Record<string, string> = {};
+    for (const [name, value] of placed.headers) journalHeaders[name.trim()] = value;
+    if (added.Authorization !== undefined) journalHeaders.authorization = added.Authorization;
+    const exchange = this.journalRequest(req, url.toString(), journalHeaders, body, at);
+    // The request-target as written (a dot segment, a trailing slash): what the judgement reads, not its normalised URL.
+    exchange.path = placed.target.replace('{origin}', '');
+    exchange.raw = rawForm(req);
     const started = performance.now();
     const limits = this.limits(this.options.timeoutMs);
     try {
@@ -347,9 +352,12 @@ export class ProbeClient implements Http {
       entry.durationMs = Math.round(performance.now() - started);
       redactor.noteResponse(req.method, path, answer.status, [decoded.text, ...Object.values(answer.headers)]);
       entry.response = { status: answer.status, headers: redactor.headers(answer.headers), body: this.keepText(decoded.text) };
+      this.finish(exchange, { status: answer.status, responseHeaders: answer.headers, ...keptBody(decoded), durationMs: entry.durationMs }, true);
       return this.link({ status: answer.status, headers: answer.headers, text: decoded.text, json, contentType, durationMs: entry.durationMs }, at);
     } catch (error) {
-      throw this.transportFailure(label, entry, started, error, limits, this.options.signal ?? new AbortController().signal);
+      const failure = this.transportFailure(label, entry, started, error, limits, this.options.signal ?? new AbortController().signal);
+      this.finish(exchange, { error: entry.error ?? failure.message, durationMs: entry.durationMs }, true);
+      throw failure;
     }
   }
 

@@ -1,4 +1,5 @@
 import type { CheckContext } from './context.ts';
+import type { Exchange } from './journal.ts';
 import { judgeOwnExchanges, type Judgement } from './judgement.ts';
 import type { Rule } from './rule.ts';
 import { SURFACES, type Destructiveness, type Needs, type SpecDocument, type Surface } from './types.ts';
@@ -6,12 +7,19 @@ import { SURFACES, type Destructiveness, type Needs, type SpecDocument, type Sur
 const ID_PATTERN = new RegExp(`^(${SURFACES.join('|')})\\.[a-z0-9-]+(\\.[a-z0-9-]+)+$`);
 
 /**
+ * Sends what makes the deployment show the behaviour. A provocation shared by several rules (one
+ * run of generated probes, sent by whichever rule asks first) returns the exchanges that run
+ * caused, which the rule then judges in place of its own check's.
+ */
+export type Provocation = (ctx: CheckContext) => Promise<void | readonly Exchange[]>;
+
+/**
  * How a rule is judged: by its one judgement over the exchanges that `provoke` caused (the rule's
  * active check is then only the provocation), or, for a rule only an active probe can show, by its
  * own `check` (saying why in `activeOnly`, when the rule has one).
  */
 export type RuleBody =
-  | { judgement: Judgement; provoke: (ctx: CheckContext) => Promise<void>; check?: undefined }
+  | { judgement: Judgement; provoke: Provocation; check?: undefined }
   | { check: Rule['check']; judgement?: undefined; provoke?: undefined };
 
 /** A rule as written in a check file; what its section states once is left out. */
@@ -72,8 +80,8 @@ export function defineRule(rule: Omit<Rule, 'needs' | 'check' | 'judgement'> & R
       judgement,
       needs: rule.needs ?? {},
       check: async (ctx) => {
-        await provoke(ctx);
-        judgeOwnExchanges(ctx, judgement);
+        const shared = await provoke(ctx);
+        judgeOwnExchanges(ctx, judgement, shared ?? undefined);
       },
     };
   }

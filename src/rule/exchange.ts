@@ -52,6 +52,15 @@ export interface RawRequest {
   label?: string;
 }
 
+/**
+ * How a raw request's head was written, beyond what its exchange's headers show (the version, the
+ * line ending, a Host left out, every header line in order as given, where the token went): the same
+ * for the same request whatever its fresh Idempotency-Key and whoever wrote it.
+ */
+export function rawForm(req: Pick<RawRequest, 'version' | 'lineEnd' | 'omitHost' | 'headers' | 'place'>): string {
+  return JSON.stringify([req.version ?? 'HTTP/1.1', req.lineEnd ?? '\r\n', req.omitHost ?? false, req.headers.filter(([n]) => n.trim().toLowerCase() !== 'idempotency-key'), req.place ?? null]);
+}
+
 export interface ProbeResponse {
   status: number;
   /** Lower-cased header names; repeated headers joined with ", ". */

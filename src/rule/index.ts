@@ -8,6 +8,7 @@ export { defineRule, section, type RuleBody, type RuleDeclaration, type SectionD
 export { CHECK_JOURNAL_LIMITS, Journal, keptBytes, mediaType, pathOnly, type Exchange, type JournalLimits, type MissingPart } from './journal.ts';
 export { credentialIn, judgedRun, judgeOwnExchanges, lackingReason, RUN_JOURNAL, runJudgement, type Secret, type Judge, type JudgeOptions, type Judgement, type JudgementRun, type ShowExchange } from './judgement.ts';
 export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, RawRequest, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
+export { rawForm } from './exchange.ts';
 export { CheckFailure, Inconclusive, NotApplicable, TransportError, Untestable } from './outcome.ts';
 export { describePrerequisite, type Prerequisite } from './prerequisite.ts';
 export { reproduceLine, withRunCommand } from './reproduce.ts';

@@ -68,6 +68,13 @@ export interface Exchange {
   error?: string;
   /** The index of this exchange's evidence in the check's `ctx.http.evidence`, when the probe client made it. */
   evidence?: number;
+  /**
+   * The request was written byte for byte on a socket of its own (apicert's raw probes): how its
+   * head was written (`rawForm`: version, line ending, every header line as given); its headers are
+   * the head's lines (the last of a name), its body the bytes as Latin-1 text. A recorder inside an
+   * HTTP client never sees one.
+   */
+  raw?: string;
   /** Request headers (lower-cased names) a recorder stripped, and why: which credential was sent is then unknown, never "none". */
   headersMissing?: Readonly<Record<string, MissingPart>>;
 }
@@ -103,6 +110,10 @@ export class Journal {
   private next = 0;
   /** Below this position every exchange's bodies were already dropped for the byte bound. */
   private stripped = 0;
+  /** Below this position every exchange's request body was dropped too. */
+  private requestsStripped = 0;
+  /** Below this position every large request body was cut to its prefix. */
+  private requestsCut = 0;
   dropped = 0;
   readonly limits: JournalLimits;
 
@@ -115,6 +126,8 @@ export class Journal {
     if (this.head > 0) {
       this.items = this.items.slice(this.head);
       this.stripped = Math.max(0, this.stripped - this.head);
+      this.requestsStripped = Math.max(0, this.requestsStripped - this.head);
+      this.requestsCut = Math.max(0, this.requestsCut - this.head);
       this.head = 0;
     }
     return this.items;
@@ -155,22 +168,56 @@ export class Journal {
       this.bytes -= keptBytes(oldest);
       this.dropped += 1;
     }
-    // Over the byte bound, the oldest bodies go first; their exchanges stay, so a judgement still
-    // picks by what was asked and answered, and what needs a body is untestable with the reason.
+    // Over the byte bound, the oldest answers' bodies go first; their exchanges stay, so a judgement
+    // still picks by what was asked and answered, and what needs a body is untestable with the reason.
+    // Request bodies (what the client sent, which a judgement picks exchanges by) go only when the
+    // answers' alone cannot bring the journal under its bound.
+    // A large request body (a probe's 1 MiB member) is cut to a prefix first: it still says which request it was.
+    for (let i = Math.max(this.head, this.requestsCut); this.bytes > this.limits.maxKeptBytes && i < this.items.length; i += 1) {
+      const ex = this.items[i]!;
+      if ((ex.requestBody?.length ?? 0) > LARGE_REQUEST) {
+        this.bytes -= ex.requestBody!.length - REQUEST_PREFIX;
+        ex.requestBody = prefix(ex.requestBody!, REQUEST_PREFIX);
+        ex.requestBodyTruncated = true;
+      }
+      this.requestsCut = i + 1;
+    }
     for (let i = Math.max(this.head, this.stripped); this.bytes > this.limits.maxKeptBytes && i < this.items.length; i += 1) {
       const ex = this.items[i]!;
       const size = keptBytes(ex);
+      dropAnswer(ex, DROPPED);
+      this.bytes -= size - keptBytes(ex);
+      this.stripped = i + 1;
+    }
+    for (let i = Math.max(this.head, this.requestsStripped); this.bytes > this.limits.maxKeptBytes && i < this.items.length; i += 1) {
+      const ex = this.items[i]!;
+      const size = keptBytes(ex);
       if (size > 0) {
-        dropBodies(ex, 'not kept: the journal dropped it to stay inside its byte bound');
+        dropBodies(ex, DROPPED);
         this.bytes -= size;
       }
-      this.stripped = i + 1;
+      this.requestsStripped = i + 1;
     }
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
       this.stripped = Math.max(0, this.stripped - this.head);
+      this.requestsStripped = Math.max(0, this.requestsStripped - this.head);
+      this.requestsCut = Math.max(0, this.requestsCut - this.head);
       this.head = 0;
     }
+  }
+}
+
+const DROPPED: MissingPart = 'not kept: the journal dropped it to stay inside its byte bound';
+/** A request body this long is cut to its first REQUEST_PREFIX characters before any answer's body goes. */
+const LARGE_REQUEST = 64 * 1024;
+const REQUEST_PREFIX = 4096;
+
+function dropAnswer(ex: Exchange, why: MissingPart): void {
+  if (ex.responseBody !== undefined || ex.events !== undefined) {
+    delete ex.responseBody;
+    delete ex.events;
+    ex.responseBodyMissing = why;
   }
 }
 
@@ -179,11 +226,7 @@ function dropBodies(ex: Exchange, why: MissingPart): void {
     delete ex.requestBody;
     ex.requestBodyMissing = why;
   }
-  if (ex.responseBody !== undefined || ex.events !== undefined) {
-    delete ex.responseBody;
-    delete ex.events;
-    ex.responseBodyMissing = why;
-  }
+  dropAnswer(ex, why);
 }
 
 /** The exchange with each body cut at `max` characters, and a stream's events at `max` characters of data. */

@@ -170,12 +170,16 @@ export function lackingReason(run: JudgementRun, name: (ex: Exchange) => string)
  * The verdict of a rule's own provocation: the exchanges the check caused, judged. A provocation
  * that produced nothing the judgement applies to cannot pass: inconclusive, saying what was missing.
  */
-export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement): void {
+export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, shared?: readonly Exchange[]): void {
   const name = (ex: Exchange) => `${ex.method} ${ex.path}`;
-  // A rule of the whole run judges every exchange of the run; the others, what their check caused.
+  // A rule of the whole run judges every exchange of the run; a rule of a shared provocation, what
+  // that provocation caused (another check's exchanges); the others, what their check caused.
   const run = ctx.rule.judgesTheRun ? ctx.service(RUN_JOURNAL) : undefined;
-  const exchanges = run ? run.exchanges : ctx.http.exchanges;
-  const show = run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
+  const exchanges = shared ?? (run ? run.exchanges : ctx.http.exchanges);
+  let shown = false;
+  // A shared run has thousands of exchanges: the first one and every failing one are shown.
+  const showShared = (ex: Exchange, always: boolean) => (always || !shown ? ((shown = true), ctx.http.record(evidenceOfJournal(ex))) : undefined);
+  const show = shared ? showShared : run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
   const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, ...(show ? { show } : {}) });
   if (result.judged.size > 0) return;
   if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges could not be read whole: ${lackingReason(result, name)}`);

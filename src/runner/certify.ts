@@ -17,11 +17,15 @@ import { loadProfileFile } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
-import { ExchangeJournal, RUN_EXCHANGES } from '../probe/journal.ts';
 import { Journal, RUN_JOURNAL, type JournalLimits } from '../rule/index.ts';
 
-/** The run's journal: every exchange, each body cut at 16 KiB, 8 MiB of bodies at most (the oldest go first). */
-const RUN_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 20_000, maxKeptBytes: 8 * 1024 * 1024, maxBodyBytes: 16 * 1024 };
+/**
+ * The run's one journal: every exchange of every check, for the rules that judge the whole run
+ * (response-schema reads whole 2xx JSON answers, so a body is kept up to 64 KiB), 16 Mi characters
+ * of bodies at most (the oldest go first, their exchanges stay and say why): a target answering
+ * with huge bodies cannot grow it past that.
+ */
+const RUN_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 20_000, maxKeptBytes: 16 * 1024 * 1024, maxBodyBytes: 64 * 1024 };
 import { RUN_MEMO } from '../rule/index.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
 import { buildReport, shellWord, type Report } from '../reports/model.ts';
@@ -177,10 +181,9 @@ async function preflight(probe: ProbeClient, baseUrl: string): Promise<{ message
 }
 
 /** The run's probe client: the profile's target and safety limits, one budget, one redactor, the run's stop. */
-export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher, signal?: AbortSignal, journal?: ExchangeJournal, pacer?: RequestPacer, runJournal?: Journal): ProbeClient {
+export function probeFor(profile: Profile, redactor: Redactor, budget: RequestBudget, dispatcher: Dispatcher, signal?: AbortSignal, pacer?: RequestPacer, runJournal?: Journal): ProbeClient {
   return new ProbeClient({
     ...(pacer ? { pacer } : {}),
-    ...(journal ? { journal } : {}),
     ...(runJournal ? { runJournal } : {}),
     baseUrl: profile.target,
     redactor,
@@ -230,10 +233,9 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
   const onInterrupt = () => stop.abort(options.signal?.reason instanceof Stopped ? options.signal.reason : new Stopped('interrupted'));
   if (options.signal?.aborted) onInterrupt();
   else options.signal?.addEventListener('abort', onInterrupt, { once: true });
-  const journal = new ExchangeJournal();
   const pacer = options.maxRps !== undefined ? new RequestPacer(options.maxRps) : undefined;
   const runJournal = new Journal(RUN_JOURNAL_LIMITS);
-  const probe = probeFor(profile, redactor, budget, options.recorder ? dispatcher.compose(options.recorder.interceptor) : dispatcher, stop.signal, journal, pacer, runJournal);
+  const probe = probeFor(profile, redactor, budget, options.recorder ? dispatcher.compose(options.recorder.interceptor) : dispatcher, stop.signal, pacer, runJournal);
   const seed = options.seed ?? randomInt(0, 2 ** 31 - 1);
   const limit = options.maxFailures === undefined ? undefined : failureLimit(options.maxFailures, { strict: options.strict ?? false, expected: new Set(options.baseline?.entries.map((e) => e.rule)) });
   const onResult = (result: RuleResult) => {
@@ -253,7 +255,7 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
       if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
       const services: CheckServices = {
         redactor,
-        provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], [RUN_EXCHANGES.name, journal], [RUN_JOURNAL.name, runJournal], [RUN_MEMO.name, new Map()], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
+        provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], [RUN_JOURNAL.name, runJournal], [RUN_MEMO.name, new Map()], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
         missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
       };
       results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, readOnly: options.readOnly, onStart: options.onStart, onResult, signal: stop.signal, ...(limit ? { halt: limit.signal } : {}) });

@@ -292,7 +292,7 @@ describe('--max-rps', () => {
     const dispatcher = createDispatcher();
     try {
       const profile = embeddedProfile(fake);
-      const probe = probeFor(profile, new Redactor(), new RequestBudget(100), dispatcher, undefined, undefined, new RequestPacer(4));
+      const probe = probeFor(profile, new Redactor(), new RequestBudget(100), dispatcher, undefined, new RequestPacer(4));
       const send = (client: ReturnType<typeof probe.fork>) => client.send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null });
       const timed = async (client: ReturnType<typeof probe.fork>, n: number) => {
         const started = performance.now();

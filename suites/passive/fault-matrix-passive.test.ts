@@ -16,6 +16,11 @@ const ACTIVE_ONLY: Record<string, string> = {
   'v1.errors.rate-limited/never-limits': 'a key served past its tier shows only in the count and timing of a burst apicert sends against the declared tier',
   'v1.errors.rate-limited/limit-as-403': 'an answer 403 entitlement_failed says nothing of a limit: only the burst that reached it shows the key was over its tier',
   'v8.missions.events.closes-after-terminal/held-open': 'a HAR keeps the stream body, not whether the server closed it after its terminal event (the probe and the proxy know it)',
+  'v8.catalogue.no-5xx/chunked-body-500': 'a raw-socket probe (a chunked body): a recorder inside an HTTP client never sees one',
+  'v1.catalogue.no-5xx/utf16-body-500': 'a raw-socket probe (a UTF-16 body): a recorder inside an HTTP client never sees one',
+  'v1.catalogue.no-5xx/dot-segment-500': 'a raw-socket probe (a dot segment an HTTP client would remove): a recorder inside an HTTP client never sees one',
+  'v8.catalogue.error-status/query-token-accepted': 'a raw-socket probe (the token placed in the query): a recorder inside an HTTP client never sees one',
+  'v1.catalogue.error-status/query-token-accepted': 'a raw-socket probe (the key placed in the query): a recorder inside an HTTP client never sees one',
 };
 
 const passive = new Set(passiveRuleIds());

@@ -1,7 +1,6 @@
 /** The checks of the catalogue rules: one aspect of the one judgement over the surface's catalogue run, and what each operator found. */
 import type { EndpointSurface } from '../../contract/endpoints.ts';
-import { expectationText } from '../generated/judgement.ts';
-import type { CheckContext } from '../../rule/index.ts';
+import type { CheckContext, Exchange } from '../../rule/index.ts';
 import { sharedCatalogue, type Aspect, type CatalogueRun } from './run.ts';
 
 /** Per endpoint, per operator: how many cases ran, how many were stated or open, and how many failed. */
@@ -35,31 +34,15 @@ function observeRun(ctx: CheckContext, run: CatalogueRun): void {
   }
 }
 
-/** Judges one aspect over every case of the surface's catalogue run. */
-export function judgeCatalogue(surface: EndpointSurface | 'mcp', aspect: Aspect) {
-  return async (ctx: CheckContext): Promise<void> => {
+/**
+ * The provocation of a catalogue rule: the surface's shared catalogue run (sent by whichever rule
+ * asks first). Returns its exchanges, which the rule's judgement judges; the first aspect reports the run.
+ */
+export function provokeCatalogue(surface: EndpointSurface | 'mcp', aspect: Aspect) {
+  return async (ctx: CheckContext): Promise<readonly Exchange[]> => {
     const run = await sharedCatalogue(ctx, surface);
-    let judged = 0;
-    let unjudged = 0;
-    for (const r of run.results) {
-      if (r.judgement.unjudged) {
-        unjudged += 1;
-        continue;
-      }
-      const finding = r.judgement.findings[aspect];
-      if (!finding) continue;
-      if (judged === 0) ctx.http.record(r.evidence);
-      judged += 1;
-      if (finding.ok) ctx.check(true, '');
-      else ctx.check(false, `${r.c.operator} (${r.c.label}): ${finding.reason}${r.expectation.kind === 'open' ? '' : ` [${expectationText(r.expectation)}]`}`, ctx.http.record(r.evidence));
-    }
     if (aspect === 'no-5xx') observeRun(ctx, run);
-    if (unjudged > 0) ctx.observe('answers not judged (a redirect, or a body cut at the cap)', unjudged);
-    if (judged > 0) return;
     if (!ctx.profile.safety.allowMutations && run.results.length === 0) ctx.notApplicable(`no catalogue case of this kind is a read (${run.skipped.join('; ')})`);
-    if (aspect === 'error-status' || aspect === 'accepts-valid') {
-      if (run.results.length > 0) ctx.notApplicable(`no catalogue case sent at depth ${run.depth} carries a stated ${aspect === 'error-status' ? 'refusal' : 'acceptance'} for this target`);
-    }
-    ctx.inconclusive(`no catalogue case was judged${run.skipped.length ? `: ${run.skipped.join('; ')}` : ''}`);
+    return run.exchanges;
   };
 }

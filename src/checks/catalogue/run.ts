@@ -11,7 +11,7 @@ import { expectationOf, NOTHING_KNOWN, sentOf, type Expectation, type Known, typ
 import { judgeAnswer, type Answer, type Aspect, type Judgement } from '../generated/judgement.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { isLimited } from '../generated/oracles.ts';
-import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
+import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
 import { postMcp, postRaw, safeTool, withSession, type McpSession } from '../mcp/support/session.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { randomPairs } from './random.ts';
@@ -33,6 +33,8 @@ export interface CatalogueRun {
   /** What was not sent, and why (read-only, budget, a proxy for raw operators). */
   skipped: string[];
   sent: number;
+  /** Every exchange the run caused, as the sending check's journal kept them: what each catalogue rule's judgement judges. */
+  exchanges: readonly Exchange[];
 }
 
 const PARALLEL = 4;
@@ -56,7 +58,7 @@ function sentOfRaw(req: RawRequest): SentRequest {
 }
 
 /** The body as the API reads it once the HTTP layer removed the transfer and content codings and the charset. */
-function decodedBody(bytes: Buffer, headers: Readonly<Record<string, string>>): string {
+export function decodedBody(bytes: Buffer, headers: Readonly<Record<string, string>>): string {
   let out = /chunked/i.test(headers['transfer-encoding'] ?? '') ? dechunk(bytes) : bytes;
   if (/gzip/i.test(headers['content-encoding'] ?? '')) {
     try {
@@ -92,13 +94,9 @@ export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'allowe
 }
 
 /** The one judgement, with what a standard names for this input: a permitted 5xx (501) is no server error, and a bodiless refusal of a raw message came from the HTTP layer, not the API. */
-function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean): Judgement {
+export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean): Judgement {
   const j = judgeAnswer(sent, e, res);
   if (permits?.includes(res.status)) return { findings: {} };
-  // A HEAD answer has no content (RFC 9110 9.3.2), so its refusal's format cannot be read.
-  if (sent.method === 'HEAD') delete j.findings['problem-json'];
-  // A head too large or a target too long is refused by the HTTP layer before the API: a bodiless 414 or 431 is its answer, not the API's.
-  if ((res.status === 414 || res.status === 431) && res.text.trim() === '') delete j.findings['problem-json'];
   // MCP: an HTTP error "MAY comprise a JSON-RPC error response that has no id": any body is legal there.
   if (sent.path === '/mcp' && res.status >= 400 && res.status < 500 && j.findings['problem-json'] && !/"error"/.test(res.text)) delete j.findings['problem-json'];
   if (raw && res.status >= 400 && res.status < 500 && res.text.trim() === '') delete j.findings['problem-json'];
@@ -199,9 +197,10 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
 export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface | 'mcp'): Promise<CatalogueRun> {
   const depth = depthOf(ctx);
   const started = performance.now();
-  const run: CatalogueRun = { depth, results: [], unanswered: [], limited: 0, skipped: [], sent: 0 };
+  const run: CatalogueRun = { depth, results: [], unanswered: [], limited: 0, skipped: [], sent: 0, exchanges: [] };
   if (surface === 'mcp') {
     await sendMcp(ctx, run);
+    run.exchanges = [...ctx.http.exchanges];
     return run;
   }
   const readOnly = !ctx.profile.safety.allowMutations;
@@ -220,6 +219,7 @@ export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface |
     const room = Math.min(200, Math.floor(ctx.http.remainingRequests() / 4));
     await sendHttp(ctx, run, randomPairs(sendable, room, ctx.seed), bases, known, started + PAIRS_UNTIL_MS);
   } else if (depth === 'deep') run.skipped.push(`random pairs: the deterministic phase took more than ${PAIRS_UNTIL_MS / 1000} s`);
+  run.exchanges = [...ctx.http.exchanges];
   return run;
 }
 

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { ENDPOINTS, type BodySpec, type Endpoint, type EndpointSurface } from '../../contract/endpoints.ts';
 import { arbitraryOf } from '../../contract/schema-cases.ts';
 import { sentenceText } from '../../contract/sentence.ts';
-import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type ProbeRequest, type StreamResponse } from '../../rule/index.ts';
+import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeRequest, type StreamResponse } from '../../rule/index.ts';
 import { newKey } from '../../util/ids.ts';
 import { isRecord } from '../../util/json.ts';
 import { createMission, fixture } from '../v8/support/missions.ts';
@@ -57,6 +57,11 @@ export interface ProbeRun {
   cases: Map<string, { accept: number; refuse: number; open: number }>;
   /** What the run set up for the cases and which cases shared it. */
   setup: string[];
+  /**
+   * Every exchange the run caused (set-up, cases, shrinking), as the sending check's journal kept
+   * them: what each generated rule's judgement judges, whichever rule sent them.
+   */
+  exchanges: readonly Exchange[];
   seed: number;
   sent: number;
   /**
@@ -390,7 +395,7 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   const setup: string[] = [];
   if (!parked && surface === 'v1') setup.push('no parked run (read-only, or fixtures.v1.tasks.parks / fixtures.v1.approval not given): approve cases went to a run id that names nothing and are open');
   if (surface === 'v1') setup.push(receiver ? `webhook bodies built on fixtures.webhooks.publicReceiverUrl` : 'no fixtures.webhooks.publicReceiverUrl: webhook bodies are open');
-  const run: ProbeRun = { judged: [], limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan, known), setup, seed: ctx.seed, sent: 0, digest: '' };
+  const run: ProbeRun = { judged: [], limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan, known), setup, seed: ctx.seed, sent: 0, digest: '', exchanges: [] };
   const sender: Sender = { ctx, run, known, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: [...Object.values(existing), ...(parked ? [parked.id] : [])], token: credential.token };
   for (const g of plan.requests) digestOf(sender, g);
   const approves = parked ? plan.requests.filter(toParked) : [];
@@ -409,6 +414,7 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   }
   run.coverage = coverageOf(plan, run.judged);
   run.digest = sender.hash.digest('hex');
+  run.exchanges = [...ctx.http.exchanges];
   return run;
 }
 /** The surface's probe run, sent once per certification and shared by its oracle rules. */

@@ -563,6 +563,9 @@ function mcpExpectation(sent: SentRequest, known: Known): Expectation {
   const message = value as Record<string, unknown>;
   if (!('id' in message)) return { kind: 'open', why: 'a notification: the server accepts it (202) or answers an HTTP error', constraint: constraint('notification') };
   if (message.id === null) return { kind: 'refuse', because: S.mcpId, constraint: constraint('id null'), codes: [-32600, -32602] };
+  if (typeof message.id === 'number' && !Number.isInteger(message.id)) return { kind: 'refuse', because: S.mcpId, constraint: constraint('id fractional'), codes: [-32600, -32602] };
+  // A response the client sends (to a request of the server's): "202 Accepted" when the server takes it, else an HTTP error.
+  if (!('method' in message) && ('result' in message || 'error' in message)) return { kind: 'open', why: 'a JSON-RPC response sent to the server: 202 when it takes it, an HTTP error otherwise', constraint: constraint('response') };
   const method = String(message.method);
   if (!MCP_METHODS.has(method)) return { kind: 'refuse', because: S.methodNotFound, constraint: constraint(`method ${method.slice(0, 40)}`), codes: [-32601] };
   if (method === 'ping' && (!('params' in message) || isRecord(message.params))) return { kind: 'accept', because: MCP('Base Protocol', 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.'), constraint: constraint('method ping') };

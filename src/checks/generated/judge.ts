@@ -1,18 +1,19 @@
-/** The checks of the generated contract rules: one oracle over the surface's shared probe run, or the run's every 2xx answer. */
+/**
+ * The generated contract rules: each is one aspect of the one judgement over a journal
+ * (src/checks/generated/traffic.ts), provoked by the surface's generated probe run, which is sent
+ * once per certification and shared; `response-schema` judges every 2xx JSON answer of the run.
+ */
 import type { EndpointSurface } from '../../contract/endpoints.ts';
-import { RUN_EXCHANGES } from '../../probe/journal.ts';
-import type { CheckContext } from '../../rule/index.ts';
-import { sharedProbes, type Judged, type ProbeRun } from './engine.ts';
+import type { CheckContext, Exchange, Judge, Judgement } from '../../rule/index.ts';
+import { bodyMissing, responseJson } from '../../traffic/read.ts';
+import { sharedProbes, type ProbeRun } from './engine.ts';
 import type { Aspect } from './judgement.ts';
 import { formatIssues, successSchema } from './oracles.ts';
+import { aspectJudgement, surfaceOfPath } from './traffic.ts';
+import { ownedByCatalogue } from '../catalogue/traffic.ts';
+import type { Profile } from '../../profile/schema.ts';
 
-function shrunk(j: Judged): string {
-  if (!j.counterexample) return '';
-  const c = j.counterexample;
-  return ` [random phase, shrunk after ${c.numRuns} runs: seed ${c.seed}, path ${c.path ?? '-'}; the body is in the evidence's curl line]`;
-}
-
-/** What the report keeps of the run once per rule: cases per endpoint, constraint coverage, what was left out. */
+/** What the report keeps of the run once per surface: cases per endpoint, constraint coverage, what was left out. */
 function observeRun(ctx: CheckContext, run: ProbeRun): void {
   ctx.observe('seed', run.seed, 'the same --seed sends the same generated requests (fresh idempotency keys and ids the target assigns aside)');
   ctx.observe('requests sent', run.sent);
@@ -28,62 +29,60 @@ function observeRun(ctx: CheckContext, run: ProbeRun): void {
   }
 }
 
-/** Judges one aspect over every exchange of the surface's generated probe run. */
-export function judgeOracle(surface: EndpointSurface, aspect: Aspect) {
-  return async (ctx: CheckContext): Promise<void> => {
+/**
+ * The provocation of a generated rule: the surface's shared probe run (sent by whichever rule asks
+ * first). Returns its exchanges, which the rule's judgement judges; the first aspect reports the run.
+ */
+export function provokeGenerated(surface: EndpointSurface, aspect: Aspect) {
+  return async (ctx: CheckContext): Promise<readonly Exchange[]> => {
     const run = await sharedProbes(ctx, surface);
-    let judged = 0;
-    let unjudged = 0;
-    const statuses = new Map<string, Set<number>>();
-    for (const j of run.judged) {
-      if (j.judgement.unjudged) {
-        unjudged += 1;
-        if (unjudged <= 3) ctx.observe('not judged (no final answer)', j.judgement.unjudged);
-        continue;
-      }
-      const finding = j.judgement.findings[aspect];
-      if (!finding) continue;
-      if (judged === 0) ctx.http.record(j.evidence);
-      judged += 1;
-      if (aspect === 'error-status' && j.expectation.kind === 'refuse' && j.expectation.status === undefined) {
-        const endpoint = j.g.constraint.split(' ').slice(0, 2).join(' ');
-        const status = j.evidence.response?.status;
-        if (status !== undefined) statuses.set(endpoint, (statuses.get(endpoint) ?? new Set()).add(status));
-      }
-      if (finding.ok) ctx.check(true, '');
-      else ctx.check(false, `${finding.reason}${shrunk(j)}`, ctx.http.record(j.evidence));
-    }
     if (aspect === 'no-5xx') observeRun(ctx, run);
-    if (unjudged > 0) ctx.observe('answers not judged (redirects, bodies cut at the cap)', unjudged);
-    for (const [endpoint, seen] of statuses) ctx.observe(`refusal statuses ${endpoint}`, [...seen].sort(), 'where the description names no status, any 4xx in the error format passes');
-    if (judged > 0) return;
-    const skipped = run.skipped.map((s) => `${s.endpoint}: ${s.reason}`).join('; ');
-    if (!ctx.profile.safety.allowMutations && unjudged === 0) ctx.notApplicable(`no generated request of this kind is a read (${skipped})`);
-    ctx.inconclusive(`no generated request was judged${unjudged ? ` (${unjudged} answers were redirects or cut bodies, never a final answer)` : ''}${run.limited ? ` (${run.limited} left to a rate limiter)` : ''}${skipped ? `: ${skipped}` : ''}`);
+    if (run.exchanges.length === 0 && !ctx.profile.safety.allowMutations) ctx.notApplicable(`no generated request of this kind is a read (${run.skipped.map((s) => `${s.endpoint}: ${s.reason}`).join('; ')})`);
+    return run.exchanges;
   };
 }
 
-/** Judges every 2xx JSON answer of the run, whichever rule provoked it, against its endpoint's contract schema. */
-export function judgeResponses(surface: EndpointSurface) {
-  return async (ctx: CheckContext): Promise<void> => {
-    const journal = ctx.service(RUN_EXCHANGES);
-    // Alone (or outside certify), the rule provokes its own answers: the generated probes' valid requests.
-    await sharedProbes(ctx, surface);
-    const entries = journal ? journal.entries : [];
-    let judged = 0;
-    for (const e of entries) {
-      if (!e.path.startsWith(`/${surface}/`)) continue;
-      const schema = successSchema(e.method, e.path, e.contentType);
-      if (!schema) continue;
-      const parsed = schema.safeParse(e.json);
-      if (judged === 0) ctx.http.record(e.evidence);
-      judged += 1;
-      if (parsed.success) ctx.check(true, '');
-      else ctx.check(false, `${e.method} ${e.path.split('?', 1)[0]} answered ${e.status} with a body that does not match its contract schema: ${formatIssues(parsed.error)}`, ctx.http.record(e.evidence));
-    }
-    if (journal?.dropped) ctx.observe('answers past the journal limit (not judged)', journal.dropped);
-    ctx.observe('2xx JSON answers judged', judged);
-    if (judged === 0 && journal && !ctx.profile.safety.allowMutations) ctx.notApplicable(`no 2xx JSON answer of /${surface} was seen in this read-only run`);
-    if (judged === 0) ctx.inconclusive(journal ? `no 2xx JSON answer of /${surface} was seen in the run` : 'the run keeps no journal of its exchanges');
+const WHAT: Record<Aspect, string> = {
+  'no-5xx': 'an answered request',
+  'problem-json': 'a refusal (4xx, or a JSON-RPC error)',
+  'error-status': 'a request a sentence says must be refused',
+  'accepts-valid': 'a request within every stated constraint, sent by the primary credential',
+};
+
+/** A catalogue case is the catalogue rules' to judge (with its operator's sentence): each exchange is judged once. */
+export function notCatalogue(ex: Exchange, profile: Profile | undefined): boolean {
+  return !ownedByCatalogue(ex, profile);
+}
+
+/** One aspect of the generated judgement over every exchange of the surface. */
+export function generatedJudgement(surface: EndpointSurface, aspect: Aspect): Judgement {
+  return aspectJudgement({ surface, aspects: [aspect], record: `${WHAT[aspect]} to /${surface}`, owns: notCatalogue });
+}
+
+/** The run's 2xx JSON answers of the surface, each against its endpoint's contract schema (picked by the request: its endpoint; then its answer's status and media type say which schema). */
+export function responseSchemaJudgement(surface: EndpointSurface): Judgement {
+  return {
+    record: `a 2xx JSON answer of a /${surface} endpoint whose description shows its schema`,
+    judge(j: Judge) {
+      for (const ex of j.exchanges) {
+        if (surfaceOfPath(ex.path) !== surface || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
+        const schema = successSchema(ex.method, ex.path, ex.responseHeaders['content-type'] ?? '');
+        if (!schema) continue;
+        const missing = bodyMissing(ex);
+        if (missing !== undefined) {
+          j.lacks(ex, `the answer's body: ${missing}`);
+          continue;
+        }
+        // An empty 2xx body has no JSON to hold to a schema (a content type on nothing).
+        if ((ex.responseBody ?? '').trim() === '') continue;
+        const parsed = schema.safeParse(responseJson(ex));
+        j.check(ex, parsed.success, parsed.success ? '' : `answered ${ex.status} with a body that does not match its contract schema: ${formatIssues(parsed.error)}`);
+      }
+    },
   };
+}
+
+/** `response-schema` alone (outside certify) provokes its own answers: the generated probes' valid requests. */
+export async function provokeAnswers(ctx: CheckContext, surface: EndpointSurface): Promise<void> {
+  await sharedProbes(ctx, surface);
 }

@@ -67,7 +67,8 @@ function expected(e: Expectation): string {
 
 /** The JSON-RPC messages of an /mcp answer: its JSON body, or the data of its events. */
 export function rpcMessages(answer: Answer): unknown[] {
-  if (mediaType(answer.contentType) === 'text/event-stream') return eventData(answer.text).map((d) => parseJson(d)).filter((m) => m !== undefined);
+  // An event may carry a batch of responses (a JSON array): its messages are the array's.
+  if (mediaType(answer.contentType) === 'text/event-stream') return eventData(answer.text).flatMap((d) => { const m = parseJson(d); return m === undefined ? [] : Array.isArray(m) ? m : [m]; });
   if (Array.isArray(answer.json)) return answer.json;
   return answer.json === undefined ? [] : [answer.json];
 }
@@ -147,7 +148,9 @@ export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer:
   const findings: Judgement['findings'] = { 'no-5xx': { ok: answer.status < 500, reason: `${head}: a server error (expected: ${expected(expectation)})` } };
   const mcp = sent.path.split('?', 1)[0] === '/mcp';
   const reading = mcp ? readMcp(sent, answer) : readRest(sent, answer);
-  if (reading.refused && reading.format) findings['problem-json'] = { ok: reading.format.ok, reason: `${head}: ${reading.format.reason}` };
+  // A HEAD answer has no content (RFC 9110, 9.3.2), and a head too large or a target too long is refused by the HTTP layer before the API (a bodiless 414 or 431): no format to read.
+  const bodiless = sent.method === 'HEAD' || ((answer.status === 414 || answer.status === 431) && answer.text.trim() === '');
+  if (reading.refused && reading.format && !bodiless) findings['problem-json'] = { ok: reading.format.ok, reason: `${head}: ${reading.format.reason}` };
   if (expectation.kind === 'refuse' && answer.status < 500) {
     if (!reading.refused) findings['error-status'] = { ok: false, reason: `${head}, not a refusal; expected: ${expected(expectation)}` };
     else if (mcp && expectation.codes && answer.status < 300) findings['error-status'] = { ok: expectation.codes.includes(reading.code as number), reason: `${head} with JSON-RPC error ${JSON.stringify(reading.code)}; expected: ${expected(expectation)}` };

@@ -60,10 +60,10 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
   {
     id: 'jsonrpc.batch',
     family: 'jsonrpc',
-    sends: 'an empty batch; deep: a batch of a number, a batch of two pings sharing an id',
+    sends: 'a batch of a number; deep: a batch of two pings sharing an id (the empty batch is mcp.batch.empty\'s)',
     peer: 'JSON-RPC 2.0 6',
     cases: () => [
-      rejected('empty batch', [], MCP('Base Protocol', '(JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.')),
+      // The empty batch is mcp.batch.empty's: its sentence is judged there once.
       rejected('a batch of a number', [1], jsonrpc('6', 'rpc call with an invalid Batch (but not empty): an Invalid Request error for each element')),
       opened('two pings sharing an id', { json: [ping('apicert-twice'), ping('apicert-twice')] }, 'MCP forbids reusing an id; what a server answers to it is not stated'),
     ],

@@ -3,7 +3,8 @@
  * each method's params and the session header, inside one session, judged by the one judgement.
  */
 import { section } from '../../../rule/index.ts';
-import { judgeCatalogue } from '../../catalogue/judge.ts';
+import { provokeCatalogue } from '../../catalogue/judge.ts';
+import { catalogueJudgement } from '../../catalogue/traffic.ts';
 import { SPEC_URL } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -14,7 +15,8 @@ export const catalogueNo5xx = rule({
   level: 'required',
   bulk: true,
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.', url: SPEC_URL.base },
-  check: judgeCatalogue('mcp', 'no-5xx'),
+  judgement: catalogueJudgement('mcp', 'no-5xx'),
+  provoke: provokeCatalogue('mcp', 'no-5xx'),
 });
 
 export const catalogueProblemJson = rule({
@@ -23,7 +25,8 @@ export const catalogueProblemJson = rule({
   level: 'required',
   bulk: true,
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'Error codes MUST be integers. … errors MUST include an error code and message at minimum.', url: SPEC_URL.base },
-  check: judgeCatalogue('mcp', 'problem-json'),
+  judgement: catalogueJudgement('mcp', 'problem-json'),
+  provoke: provokeCatalogue('mcp', 'problem-json'),
 });
 
 export const catalogueErrorStatus = rule({
@@ -32,7 +35,8 @@ export const catalogueErrorStatus = rule({
   level: 'required',
   bulk: true,
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'Requests MUST include a string or integer ID.', url: SPEC_URL.base },
-  check: judgeCatalogue('mcp', 'error-status'),
+  judgement: catalogueJudgement('mcp', 'error-status'),
+  provoke: provokeCatalogue('mcp', 'error-status'),
 });
 
 export const catalogueAcceptsValid = rule({
@@ -41,7 +45,8 @@ export const catalogueAcceptsValid = rule({
   level: 'required',
   bulk: true,
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'Responses MUST include the same ID as the request they correspond to.', url: SPEC_URL.base },
-  check: judgeCatalogue('mcp', 'accepts-valid'),
+  judgement: catalogueJudgement('mcp', 'accepts-valid'),
+  provoke: provokeCatalogue('mcp', 'accepts-valid'),
 });
 
 export const mcpCatalogueRules = [catalogueNo5xx, catalogueProblemJson, catalogueErrorStatus, catalogueAcceptsValid];

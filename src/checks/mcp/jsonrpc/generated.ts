@@ -10,13 +10,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { jsonrpcRequest } from '../../../contract/mcp/jsonrpc.ts';
-import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { casesOf } from '../../../contract/schema-cases.ts';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { isRecord } from '../../../util/json.ts';
-import { expectationOf, type Known, type SentRequest } from '../../generated/expectation.ts';
-import { judgeAnswer, type Answer } from '../../generated/judgement.ts';
-import { caller, postMcp, postRaw, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
+import { notCatalogue } from '../../generated/judge.ts';
+import { aspectJudgement } from '../../generated/traffic.ts';
+import { caller, postMcp, postRaw, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -63,7 +62,7 @@ function cases(tool: string | undefined): McpCase[] {
   for (const [name, value] of WRONG_TYPES) out.push({ label: `initialize: params ${name}`, message: { jsonrpc: '2.0', id: 'apicert-init', method: 'initialize', params: value }, session: 'none' });
   out.push({ label: 'an unknown method', message: { jsonrpc: '2.0', id: 'apicert-method', method: 'apicert/no-such-method' }, session: 'session' });
   out.push({ label: 'an unknown notification', message: { jsonrpc: '2.0', method: 'notifications/apicert' }, session: 'session' });
-  out.push({ label: 'a batch: empty', message: [], session: 'session' });
+  // The empty batch is mcp.batch.empty's: its sentence is judged there once.
   out.push({ label: 'a batch: two pings', message: [{ jsonrpc: '2.0', id: 'apicert-batch', method: 'ping' }, { jsonrpc: '2.0', id: 'apicert-batch', method: 'ping' }], session: 'session' });
   out.push({ label: 'a batch: one notification', message: [{ jsonrpc: '2.0', method: 'notifications/apicert' }], session: 'session' });
   out.push({ label: 'a batch: not JSON-RPC', message: [1, 'two'], session: 'session' });
@@ -76,48 +75,26 @@ function cases(tool: string | undefined): McpCase[] {
   return out;
 }
 
-/** The answer as the judgement reads it: an event stream's messages written back as its text. */
-function answerOf(reply: McpReply): Answer {
-  // Each line of an event's data is a data: line of its own (a payload may span several).
-  const text = reply.kind === 'sse' ? reply.events.map((e) => `${e.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`).join('') : reply.res.text;
-  const answer: Answer = { status: reply.res.status, headers: reply.res.headers, contentType: reply.res.contentType, json: reply.res.json, text };
-  if (reply.res.cut) answer.cut = true;
-  if (reply.res.malformed) answer.malformed = reply.res.malformed;
-  return answer;
-}
-
 export const generatedErrors = rule({
   id: 'mcp.jsonrpc.generated.errors',
   title: 'Every generated JSON-RPC message the standards make invalid gets a JSON-RPC error, no generated message gets an HTTP 5xx, and every refusal is a JSON-RPC error; each request id is new in its session',
   level: 'required',
   bulk: true,
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … The request ID MUST NOT have been previously used by the requestor within the same session.', url: SPEC_URL.base },
-  async check(ctx: CheckContext) {
+  judgement: aspectJudgement({ surface: 'mcp', aspects: ['no-5xx', 'problem-json', 'error-status'], record: 'a JSON-RPC message posted to /mcp', owns: notCatalogue }),
+  async provoke(ctx: CheckContext) {
     const tool = ctx.profile.fixtures.mcp.safeTool?.name;
     const credential = caller(ctx);
+    // The messages are judged from the journal, each against the expectation of the message as sent: this only sends them.
     await withSession(ctx, async (session: McpSession) => {
       const ids = new IdBook();
-      const known: Known = { existing: [], parked: [], bases: {} };
-      if (session.id !== undefined) known.mcpSession = session.id;
-      const outcomes = new Map<string, string>();
-      let judged = 0;
       for (const c of cases(tool)) {
         const message = c.message === undefined ? undefined : ids.own(c.message);
         const header = c.session === 'session' ? session.id : c.session === 'none' ? undefined : c.session;
         const options = { label: `generated: ${c.label}`, session: header ?? null, credential };
-        const reply = message === undefined ? await postRaw(ctx, c.raw!, options) : await postMcp(ctx, message, options);
-        if (reply.res.status === 429 || reply.res.status === 503) continue;
-        const sent: SentRequest = { method: 'POST', path: '/mcp', headers: header === undefined ? {} : { [SESSION_HEADER]: header }, body: message === undefined ? c.raw! : JSON.stringify(message), credential: credential.name };
-        const expectation = expectationOf(sent, known);
-        const judgement = judgeAnswer(sent, expectation, answerOf(reply));
-        if (judgement.unjudged) continue;
-        judged += 1;
-        outcomes.set(c.label, `${expectation.kind}: HTTP ${reply.res.status}`);
-        const broken = Object.values(judgement.findings).find((f) => !f.ok);
-        ctx.check(broken === undefined, `${c.label}: ${broken?.reason ?? ''}`, reply.res);
+        if (message === undefined) await postRaw(ctx, c.raw!, options);
+        else await postMcp(ctx, message, options);
       }
-      ctx.observe('expectation and answer per generated message', Object.fromEntries(outcomes));
-      if (judged === 0) ctx.inconclusive('no generated message got a final answer');
     });
   },
 });

@@ -3,7 +3,8 @@
  * every endpoint it fits, judged by one aspect of the one judgement per rule.
  */
 import { section } from '../../../rule/index.ts';
-import { judgeCatalogue } from '../../catalogue/judge.ts';
+import { provokeCatalogue } from '../../catalogue/judge.ts';
+import { catalogueJudgement } from '../../catalogue/traffic.ts';
 
 const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', section: 'Errors', needs: { credentials: ['v1:primary'] } });
 
@@ -13,7 +14,8 @@ export const catalogueNo5xx = rule({
   level: 'required',
   bulk: true,
   spec: { quote: 'ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request`' },
-  check: judgeCatalogue('v1', 'no-5xx'),
+  judgement: catalogueJudgement('v1', 'no-5xx'),
+  provoke: provokeCatalogue('v1', 'no-5xx'),
 });
 
 export const catalogueProblemJson = rule({
@@ -22,7 +24,8 @@ export const catalogueProblemJson = rule({
   level: 'required',
   bulk: true,
   spec: { section: 'Endpoints; Errors', quote: 'Error responses on every endpoint are `application/problem+json` (see Errors). … Errors are RFC 9457 `application/problem+json`.' },
-  check: judgeCatalogue('v1', 'problem-json'),
+  judgement: catalogueJudgement('v1', 'problem-json'),
+  provoke: provokeCatalogue('v1', 'problem-json'),
 });
 
 export const catalogueErrorStatus = rule({
@@ -31,7 +34,8 @@ export const catalogueErrorStatus = rule({
   level: 'required',
   bulk: true,
   spec: { section: 'Authentication', quote: 'Scheme: HTTP bearer. The token is an API key whose format has the prefix `service_sk_`.' },
-  check: judgeCatalogue('v1', 'error-status'),
+  judgement: catalogueJudgement('v1', 'error-status'),
+  provoke: provokeCatalogue('v1', 'error-status'),
 });
 
 export const v1CatalogueRules = [catalogueNo5xx, catalogueProblemJson, catalogueErrorStatus];

@@ -3,7 +3,7 @@
  * (src/contract/endpoints.ts), sent once per run (src/checks/generated/) and judged by one oracle per rule.
  */
 import { section } from '../../../rule/index.ts';
-import { judgeOracle, judgeResponses } from '../../generated/judge.ts';
+import { generatedJudgement, provokeAnswers, provokeGenerated, responseSchemaJudgement } from '../../generated/judge.ts';
 
 const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', section: 'Errors', needs: { credentials: ['v1:primary'] } });
 
@@ -13,7 +13,8 @@ export const generatedNo5xx = rule({
   level: 'required',
   bulk: true,
   spec: { quote: 'ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request`' },
-  check: judgeOracle('v1', 'no-5xx'),
+  judgement: generatedJudgement('v1', 'no-5xx'),
+  provoke: provokeGenerated('v1', 'no-5xx'),
 });
 
 export const generatedProblemJson = rule({
@@ -25,7 +26,8 @@ export const generatedProblemJson = rule({
     section: 'Endpoints; Errors',
     quote: 'Error responses on every endpoint are `application/problem+json` (see Errors). … Errors are RFC 9457 `application/problem+json`. … No extra properties are allowed in Problem or FieldError.',
   },
-  check: judgeOracle('v1', 'problem-json'),
+  judgement: generatedJudgement('v1', 'problem-json'),
+  provoke: provokeGenerated('v1', 'problem-json'),
 });
 
 export const generatedErrorStatus = rule({
@@ -34,7 +36,8 @@ export const generatedErrorStatus = rule({
   level: 'required',
   bulk: true,
   spec: { quote: 'ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request` … Mapping of each `code` to an HTTP status: not shown.' },
-  check: judgeOracle('v1', 'error-status'),
+  judgement: generatedJudgement('v1', 'error-status'),
+  provoke: provokeGenerated('v1', 'error-status'),
 });
 
 export const generatedAcceptsValid = rule({
@@ -46,7 +49,8 @@ export const generatedAcceptsValid = rule({
     section: 'Limits',
     quote: 'Field bounds are in Resources: messages 1-512, parts 1-64, text 200000 chars, metadata 32 keys, approvals 64, capabilities 64, tool filter lists 256, `timeoutMs` 1000-120000.',
   },
-  check: judgeOracle('v1', 'accepts-valid'),
+  judgement: generatedJudgement('v1', 'accepts-valid'),
+  provoke: provokeGenerated('v1', 'accepts-valid'),
 });
 
 export const generatedResponseSchema = rule({
@@ -58,7 +62,8 @@ export const generatedResponseSchema = rule({
     section: 'Resources and their fields',
     quote: 'A JSON object with required `run_id` (string). Other properties are allowed. … The creation response (HTTP `201`) returns `signing_secret` exactly once, at creation.',
   },
-  check: judgeResponses('v1'),
+  judgement: responseSchemaJudgement('v1'),
+  provoke: (ctx) => provokeAnswers(ctx, 'v1'),
 });
 
 export const v1GeneratedRules = [generatedNo5xx, generatedProblemJson, generatedErrorStatus, generatedAcceptsValid, generatedResponseSchema];

@@ -3,7 +3,8 @@
  * every endpoint it fits, judged by one aspect of the one judgement per rule.
  */
 import { section } from '../../../rule/index.ts';
-import { judgeCatalogue } from '../../catalogue/judge.ts';
+import { provokeCatalogue } from '../../catalogue/judge.ts';
+import { catalogueJudgement } from '../../catalogue/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', section: 'Errors', needs: { credentials: ['v8:primary'] } });
 
@@ -13,7 +14,8 @@ export const catalogueNo5xx = rule({
   level: 'required',
   bulk: true,
   spec: { quote: 'Error statuses are in Errors. … `400` missing fields, budget out of range, malformed JSON' },
-  check: judgeCatalogue('v8', 'no-5xx'),
+  judgement: catalogueJudgement('v8', 'no-5xx'),
+  provoke: provokeCatalogue('v8', 'no-5xx'),
 });
 
 export const catalogueProblemJson = rule({
@@ -22,7 +24,8 @@ export const catalogueProblemJson = rule({
   level: 'required',
   bulk: true,
   spec: { quote: 'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).' },
-  check: judgeCatalogue('v8', 'problem-json'),
+  judgement: catalogueJudgement('v8', 'problem-json'),
+  provoke: provokeCatalogue('v8', 'problem-json'),
 });
 
 export const catalogueErrorStatus = rule({
@@ -31,7 +34,8 @@ export const catalogueErrorStatus = rule({
   level: 'required',
   bulk: true,
   spec: { section: 'Endpoints; Authentication; Errors', quote: 'Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call. … A missing or expired token gives `401`.' },
-  check: judgeCatalogue('v8', 'error-status'),
+  judgement: catalogueJudgement('v8', 'error-status'),
+  provoke: provokeCatalogue('v8', 'error-status'),
 });
 
 export const v8CatalogueRules = [catalogueNo5xx, catalogueProblemJson, catalogueErrorStatus];

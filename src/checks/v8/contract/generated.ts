@@ -3,7 +3,7 @@
  * (src/contract/endpoints.ts), sent once per run (src/checks/generated/) and judged by one oracle per rule.
  */
 import { section } from '../../../rule/index.ts';
-import { judgeOracle, judgeResponses } from '../../generated/judge.ts';
+import { generatedJudgement, provokeAnswers, provokeGenerated, responseSchemaJudgement } from '../../generated/judge.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', section: 'Errors', needs: { credentials: ['v8:primary'] } });
 
@@ -13,7 +13,8 @@ export const generatedNo5xx = rule({
   level: 'required',
   bulk: true,
   spec: { quote: 'Error statuses are in Errors. … `400` missing fields, budget out of range, malformed JSON' },
-  check: judgeOracle('v8', 'no-5xx'),
+  judgement: generatedJudgement('v8', 'no-5xx'),
+  provoke: provokeGenerated('v8', 'no-5xx'),
 });
 
 export const generatedProblemJson = rule({
@@ -22,7 +23,8 @@ export const generatedProblemJson = rule({
   level: 'required',
   bulk: true,
   spec: { quote: 'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).' },
-  check: judgeOracle('v8', 'problem-json'),
+  judgement: generatedJudgement('v8', 'problem-json'),
+  provoke: provokeGenerated('v8', 'problem-json'),
 });
 
 export const generatedErrorStatus = rule({
@@ -34,7 +36,8 @@ export const generatedErrorStatus = rule({
     quote:
       '`400` missing fields, budget out of range, malformed JSON … `400` missing fields or `signal` over 256 chars … `400` missing fields, empty `classes` or bounds exceeded … A missing or expired token gives `401`.',
   },
-  check: judgeOracle('v8', 'error-status'),
+  judgement: generatedJudgement('v8', 'error-status'),
+  provoke: provokeGenerated('v8', 'error-status'),
 });
 
 export const generatedAcceptsValid = rule({
@@ -47,7 +50,8 @@ export const generatedAcceptsValid = rule({
     quote:
       'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`. … Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars).',
   },
-  check: judgeOracle('v8', 'accepts-valid'),
+  judgement: generatedJudgement('v8', 'accepts-valid'),
+  provoke: provokeGenerated('v8', 'accepts-valid'),
 });
 
 export const generatedResponseSchema = rule({
@@ -56,7 +60,8 @@ export const generatedResponseSchema = rule({
   level: 'required',
   judgesTheRun: true,
   spec: { section: 'Endpoints', quote: 'Mission events stream text/event-stream and everything else returns JSON.' },
-  check: judgeResponses('v8'),
+  judgement: responseSchemaJudgement('v8'),
+  provoke: (ctx) => provokeAnswers(ctx, 'v8'),
 });
 
 export const v8GeneratedRules = [generatedNo5xx, generatedProblemJson, generatedErrorStatus, generatedAcceptsValid, generatedResponseSchema];

@@ -1,0 +1,242 @@
+/**
+ * The catalogue rules' one judgement over a journal. A catalogue case's expectation may rest on its
+ * operator's own sentence (a token outside the Authorization header, JSON text a standard refuses, a
+ * 501 RFC 9110 permits), which the request alone does not carry; but every catalogue request is
+ * built from the endpoint table and the profile alone (src/checks/catalogue/plan.ts), so a request
+ * IS a catalogue case when it is one of the requests the catalogue builds, byte for byte (fresh
+ * idempotency keys and the session aside). Those exchanges are the catalogue rules' to judge, with
+ * their operator's statement; every other exchange of the surface is the generated rules'. Each
+ * exchange is judged once, by one family.
+ */
+import { gunzipSync } from 'node:zlib';
+import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
+import { resolveRole, roleName } from '../../profile/roles.ts';
+import type { Credential, Profile } from '../../profile/schema.ts';
+import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
+import { bodyMissing } from '../../traffic/read.ts';
+import { bodyFixtures } from '../generated/engine.ts';
+import { NOTHING_KNOWN, sentOf, type Known, type SentRequest } from '../generated/expectation.ts';
+import { expectationText, type Aspect } from '../generated/judgement.ts';
+import { isLimited } from '../generated/oracles.ts';
+import { answerOfExchange, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
+import { baseRequest, httpCases, mcpCases } from './plan.ts';
+import { expectationFor, judged } from './run.ts';
+import type { Case, McpCase } from './types.ts';
+
+type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' | 'permits' | 'label' | 'endpoint'> & {
+  headers: Readonly<Record<string, string>>;
+  /** The Authorization header as the client writes it (tokens as a recording's markers), null when none. */
+  auth: string | null;
+  session?: string | null;
+  /** A raw case's `rawForm`: how its head is written; undefined for a request an HTTP client sends. */
+  raw: string | undefined;
+  /** A long body as the case sends it: a journal may keep only its prefix. */
+  longBody?: string;
+};
+
+/** The catalogue's requests of one profile, by what identifies them on the wire. */
+interface Catalogue {
+  cases: Map<string, Planned[]>;
+  /** Cases whose body is long, by method and path: a journal may keep only a prefix of such a request's body. */
+  long: Map<string, Array<{ body: string; planned: Planned }>>;
+  credentials: readonly Credential[];
+  bases: Map<string, SentRequest>;
+  fixtures: Readonly<Record<string, unknown>>;
+}
+
+const built = new WeakMap<Profile, Map<string, Catalogue>>();
+
+/** Tokens as a recording writes them (`«redacted:token:<name>»`), so the profile's requests and a recording's compare equal. */
+function normalise(text: string, credentials: readonly Credential[]): string {
+  let out = text;
+  for (const c of credentials) if (c.token.length >= 8 && out.includes(c.token)) out = out.split(c.token).join(`«redacted:token:${c.name}»`);
+  return out;
+}
+
+function keyOf(method: string, path: string, body: string, credentials: readonly Credential[]): string {
+  return normalise(`${method} ${path}\n${body}`, credentials);
+}
+
+function add(map: Map<string, Planned[]>, key: string, p: Planned): void {
+  const list = map.get(key);
+  if (list) list.push(p);
+  else map.set(key, [p]);
+}
+
+function lower(headers: Readonly<Record<string, string>> | ReadonlyArray<readonly [string, string]> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  const entries = Array.isArray(headers) ? headers : Object.entries(headers ?? {});
+  for (const [k, v] of entries as Array<[string, string]>) out[k.trim().toLowerCase()] = v;
+  return out;
+}
+
+function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalogue | undefined {
+  let bySurface = built.get(profile);
+  if (!bySurface) {
+    bySurface = new Map();
+    built.set(profile, bySurface);
+  }
+  const hit = bySurface.get(surface);
+  if (hit) return hit;
+  const credential = resolveRole(profile, roleName(surface, 'primary')).credential;
+  if (!credential) return undefined;
+  const shim = { profile, untestable: (m: never) => { throw new Untestable(m); } } as unknown as CheckContext;
+  const fixtures = bodyFixtures(shim);
+  const out: Catalogue = { cases: new Map(), long: new Map(), credentials: profile.credentials, bases: new Map(), fixtures };
+  if (surface === 'mcp') {
+    for (const c of mcpCases('deep', profile.fixtures.mcp.safeTool) as Array<McpCase & { operator: string }>) {
+      const body = 'json' in c.body ? JSON.stringify(c.body.json) : c.body.rawBody;
+      const headers = lower(c.headers);
+      const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: normalise(headers.authorization ?? `Bearer ${credential.token}`, out.credentials), raw: undefined };
+      if (c.stated) planned.stated = c.stated;
+      if (c.why !== undefined) planned.why = c.why;
+      if (c.allowedBy) planned.allowedBy = c.allowedBy;
+      if (c.session !== undefined) planned.session = c.session;
+      add(out.cases, keyOf('POST', '/mcp', body, out.credentials), planned);
+    }
+  } else {
+    for (const c of httpCases({ surface, depth: 'deep', credential, fixtures, readOnly: false })) {
+      const raw = c.sent.kind === 'raw' ? rawForm(c.sent.request) : undefined;
+      const method = c.sent.request.method;
+      const path = c.sent.kind === 'raw' ? placedTarget(c.sent.request.target.replace('{origin}', ''), c.sent.request.place, c.sent.request.credential) : c.sent.request.path;
+      const body = c.sent.kind === 'raw' ? (c.sent.request.body === undefined ? '' : Buffer.isBuffer(c.sent.request.body) ? c.sent.request.body.toString('latin1') : c.sent.request.body) : c.sent.request.json !== undefined ? JSON.stringify(c.sent.request.json) : (c.sent.request.rawBody ?? '');
+      const { sent: _sent, family: _family, ...planned } = c;
+      const headers = lower(c.sent.request.headers);
+      const r = c.sent.request;
+      // The client writes `Bearer <token>` for the case's credential unless the case wrote its own header or placed the token elsewhere.
+      const written = headers.authorization ?? (r.credential && !(c.sent.kind === 'raw' && c.sent.request.place) ? `Bearer ${r.credential.token}` : undefined);
+      const entry: Planned = { ...planned, headers, auth: written === undefined ? null : normalise(written, out.credentials), raw };
+      add(out.cases, keyOf(method, path, body, out.credentials), entry);
+      if (body.length > LONG_BODY) entry.longBody = body;
+      if (body.length > LONG_BODY) out.long.set(`${method} ${path}`, [...(out.long.get(`${method} ${path}`) ?? []), { body: normalise(body, out.credentials), planned: entry }]);
+    }
+    for (const e of ENDPOINTS.filter((x) => x.surface === surface)) out.bases.set(`${e.method} ${e.path}`, sentOf(baseRequest(e, credential, fixtures)));
+  }
+  bySurface.set(surface, out);
+  return out;
+}
+
+/** The request-target with the token in the query, where a raw case places it there (as the probe client writes it). */
+function placedTarget(target: string, place: RawRequest['place'], credential: Credential | null): string {
+  if (!place || !('query' in place) || !credential) return target;
+  return `${target}${target.includes('?') ? '&' : '?'}${place.query}=${encodeURIComponent(credential.token)}`;
+}
+
+/** A case body longer than this may be kept as a prefix only (src/rule/journal.ts cuts large request bodies first). */
+const LONG_BODY = 4096;
+
+/** Headers a case sets that decide nothing about which case it is (fresh each time), or that the client writes itself. */
+const FRESH = new Set(['idempotency-key', 'authorization', 'mcp-session-id']);
+
+/** The catalogue case `ex`'s request is, or undefined when it is none of them. */
+export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined): Planned | undefined {
+  const surface = surfaceOfPath(ex.path);
+  if (!profile || !surface || ex.requestBodyMissing !== undefined) return undefined;
+  const catalogue = catalogueOf(profile, surface);
+  if (!catalogue) return undefined;
+  const body = normalise(ex.requestBody ?? '', catalogue.credentials);
+  const candidates = ex.requestBodyTruncated ? catalogue.long.get(`${ex.method} ${ex.path}`)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned) : catalogue.cases.get(keyOf(ex.method, ex.path, ex.requestBody ?? '', catalogue.credentials));
+  if (!candidates) return undefined;
+  const headers = ex.requestHeaders;
+  const fits = candidates.filter((c) => {
+    // A raw case differs from an ordinary request in what its head lacks or repeats (no Host, two Content-Lengths): only a raw exchange is one.
+    if (c.raw !== ex.raw) return false;
+    const auth = headers.authorization;
+    if ((auth === undefined ? null : normalise(auth, catalogue.credentials)) !== c.auth) return false;
+    for (const [k, v] of Object.entries(c.headers)) if (!FRESH.has(k) && normalise(headers[k] ?? '', catalogue.credentials) !== normalise(v, catalogue.credentials)) return false;
+    if (c.session === null && headers['mcp-session-id'] !== undefined) return false;
+    if (typeof c.session === 'string' && headers['mcp-session-id'] !== c.session) return false;
+    return true;
+  });
+  // The case that sets the most of the request's headers is the one sent (Content-Length with chunked, not chunked alone).
+  return fits.reduce<Planned | undefined>((best, c) => (best === undefined || Object.keys(c.headers).length > Object.keys(best.headers).length ? c : best), undefined);
+}
+
+/** The body as the API reads it once the HTTP layer removed the transfer and content codings and the charset (a raw request's journal body is its bytes as Latin-1). */
+function readBody(sent: SentRequest, raw: boolean): SentRequest {
+  if (!raw || sent.body === undefined) return sent;
+  const h = sent.headers;
+  let bytes = Buffer.from(sent.body, 'latin1');
+  if (/chunked/i.test(h['transfer-encoding'] ?? '')) bytes = Buffer.from(dechunkText(bytes.toString('latin1')), 'latin1');
+  if (/gzip/i.test(h['content-encoding'] ?? '')) {
+    try {
+      bytes = gunzipSync(bytes);
+    } catch {
+      // Not gzip after all: the bytes as sent.
+    }
+  }
+  const body = /charset=utf-16/i.test(h['content-type'] ?? '') ? bytes.toString('utf16le').replace(/^\ufeff/, '') : bytes.toString('utf8');
+  return { ...sent, body };
+}
+
+/** A chunked body's data (RFC 9112, 7.1), as far as it is well-formed. */
+function dechunkText(text: string): string {
+  let out = '';
+  let at = 0;
+  for (;;) {
+    const eol = text.indexOf('\r\n', at);
+    if (eol === -1) return out;
+    const size = Number.parseInt(text.slice(at, eol).split(';', 1)[0]!.trim(), 16);
+    if (!Number.isFinite(size) || size <= 0) return out;
+    out += text.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
+}
+
+/**
+ * One aspect of the catalogue's judgement: every exchange of the surface that is a catalogue case,
+ * its expectation the case's (its operator's statement, the base's for a request written another
+ * way that means the same, else derived from the request and open where the operator's change is).
+ */
+export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Aspect): Judgement {
+  const stated = aspect === 'error-status' ? 'refusal' : aspect === 'accepts-valid' ? 'acceptance' : undefined;
+  return {
+    record: `a request of the probe catalogue (docs/probe-catalogue.md) to /${surface}, as the catalogue builds it from the profile (give it: --profile FILE)`,
+    ...(stated ? { none: `no catalogue case sent carries a stated ${stated} for this target` } : {}),
+    judge(j: Judge) {
+      // Which exchanges are catalogue cases is known from the profile the catalogue builds them from: without one, none is.
+      if (!j.profile) return;
+      let session: string | undefined;
+      for (const ex of j.exchanges) {
+        if (surfaceOfPath(ex.path) !== surface) continue;
+        if (surface === 'mcp' && (ex.status ?? 0) >= 200 && (ex.status ?? 0) < 300 && ex.responseHeaders['mcp-session-id'] !== undefined) session = ex.responseHeaders['mcp-session-id'];
+        if (ex.status === undefined || isLimited({ status: ex.status })) continue;
+        const c = catalogueCaseOf(ex, j.profile);
+        if (!c) continue;
+        const catalogue = catalogueOf(j.profile!, surface)!;
+        const asSent = sentOfExchange(ex, catalogue.credentials);
+        // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
+        if (ex.requestBodyTruncated && c.longBody !== undefined) asSent.body = c.longBody;
+        const sent = readBody(asSent, c.raw !== undefined);
+        const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
+        const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint), known);
+        const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
+        if (missing !== undefined) {
+          j.lacks(ex, `the answer's body: ${missing}`);
+          continue;
+        }
+        const answer = answerOfExchange(ex);
+        const judgement = judged(sent, expectation, answer, c.permits, c.raw !== undefined);
+        const finding = judgement.findings[aspect];
+        if (judgement.unjudged !== undefined) {
+          if (answer.cut) j.lacks(ex, judgement.unjudged);
+          continue;
+        }
+        if (!finding) continue;
+        j.check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${expectation.kind === 'open' ? '' : ` [${expectationText(expectation)}]`}`);
+      }
+    },
+  };
+}
+
+/**
+ * Whether `ex`'s expectation is the catalogue's own, so the generated rules leave it alone: a case
+ * whose operator states it from a sentence, writes the base another way a standard says means the
+ * same, is allowed outright, or meets a 5xx a standard permits. A case whose expectation is derived
+ * from the request is the generated rules' as well (the same expectation, opened where the
+ * operator's change is).
+ */
+export function ownedByCatalogue(ex: Exchange, profile: Profile | undefined): boolean {
+  const c = catalogueCaseOf(ex, profile);
+  return c !== undefined && (c.stated !== undefined || c.same !== undefined || c.allowedBy !== undefined || c.permits !== undefined);
+}

@@ -1,0 +1,311 @@
+/**
+ * The generated rules' one judgement over a journal: every exchange of the rule's surface, picked by
+ * its request, its expectation computed from the request as sent (`expectationOf`) and what the
+ * deployment is known to hold, its answer judged by `judgeAnswer`. The generated engine and the
+ * catalogue only provoke: the same function judges their exchanges, a recording and the proxy.
+ *
+ * What the deployment holds (`Known`) comes from the profile (its fixtures, which credential is the
+ * primary one) and from the exchanges before: the ids an earlier answer handed to the same
+ * principal, the MCP session an `initialize` answer gave. What neither shows is open, never guessed:
+ * an id another principal's answers named, a credential other than the primary one (its scopes and
+ * expiry decide), a signal to a mission whose state no exchange showed.
+ */
+import { endpointOf, type EndpointSurface } from '../../contract/endpoints.ts';
+import { isJsonMediaType } from '../../probe/body.ts';
+import { resolveRole, roleName } from '../../profile/roles.ts';
+import type { Credential, Profile } from '../../profile/schema.ts';
+import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type Judge, type Judgement as RuleJudgement } from '../../rule/index.ts';
+import { bodyJson, bodyMissing, eventsOf } from '../../traffic/read.ts';
+import { eventData, eventKind } from '../v1/support/fabric.ts';
+import { readPath } from '../v1/runs/approve.ts';
+import { isRecord, parseJson } from '../../util/json.ts';
+import { expectationOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
+import { bodyFixtures } from './engine.ts';
+import { judgeAnswer, type Answer, type Aspect } from './judgement.ts';
+import { isLimited } from './oracles.ts';
+
+const MARKER = /^«redacted:token:(.+)»$/;
+
+/** The request as the expectation reads it: the Authorization header a profile credential set is the credential's name, any other one stays a header. */
+export function sentOfExchange(ex: Exchange, credentials: readonly Credential[]): SentRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(ex.requestHeaders)) headers[k] = v;
+  let credential: string | null = null;
+  const auth = headers.authorization;
+  // Only the header the client writes for a credential (`Bearer <token>`) is that credential; any other form is a malformed request.
+  // The scheme is case-insensitive (RFC 9110, 11.1), as the catalogue's "same request" cases state.
+  const token = auth === undefined ? undefined : /^bearer +(\S+)$/i.exec(auth)?.[1];
+  if (token !== undefined) {
+    const marker = MARKER.exec(token)?.[1];
+    const named = credentials.find((c) => (marker !== undefined ? c.name === marker : c.token === token));
+    if (named) credential = named.name;
+    else if (marker !== undefined) credential = marker;
+  }
+  if (credential !== null) delete headers.authorization;
+  const out: SentRequest = { method: ex.method, path: ex.path, headers, credential };
+  if (ex.requestBody !== undefined) out.body = ex.requestBody;
+  return out;
+}
+
+function eventText(ex: Exchange): string {
+  return (ex.events ?? []).map((e) => `${e.id !== undefined ? `id: ${e.id}\n` : ''}${e.event !== undefined ? `event: ${e.event}\n` : ''}${e.data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`).join('');
+}
+
+/** The answer as the judgement reads it; a body that is not there whole is not guessed. */
+export function answerOfExchange(ex: Exchange): Answer {
+  const contentType = (ex.responseHeaders['content-type'] ?? '').toLowerCase();
+  const text = ex.responseBody ?? (ex.events ? eventText(ex) : '');
+  const json = isJsonMediaType(contentType) || /json/.test(contentType) ? bodyJson(ex, 'response', text) : undefined;
+  const answer: Answer = { status: ex.status ?? 0, headers: ex.responseHeaders, contentType, json, text };
+  if (ex.responseBodyTruncated) answer.cut = true;
+  if (json === undefined && isJsonMediaType(contentType) && text.trim() !== '' && !ex.responseBodyTruncated) answer.malformed = `is ${mediaType(ex.responseHeaders)} but not JSON`;
+  return answer;
+}
+
+/** The strings an answer hands out (ids under any name: `runId`, `traceRef`, a skill's name), a few levels deep. */
+function idsIn(value: unknown, out: Set<string>, depth = 0): void {
+  if (depth > 4) return;
+  if (Array.isArray(value)) {
+    for (const v of value.slice(0, 200)) idsIn(v, out, depth + 1);
+    return;
+  }
+  if (!isRecord(value)) return;
+  for (const [k, v] of Object.entries(value)) {
+    void k;
+    if (typeof v === 'string' && v.length <= 256) out.add(v);
+    else if (typeof v === 'object') idsIn(v, out, depth + 1);
+  }
+}
+
+/** What the journal showed the deployment holds, as its exchanges are read in order. */
+interface Seen {
+  /** Ids handed out in answers, by the principals they were handed to. */
+  ids: Map<string, Set<string>>;
+  /** MCP sessions an initialize answer issued and no DELETE ended. */
+  sessions: Set<string>;
+  /** Idempotency keys already sent, by principal and endpoint. */
+  keys: Set<string>;
+  /** /v1 runs whose stream showed the approval event (fixtures.v1.approval) and no approve took yet: their action_digest. */
+  parked: Map<string, string>;
+}
+
+function principalOf(credential: string | null, credentials: readonly Credential[]): string {
+  return credentials.find((c) => c.name === credential)?.principal ?? `credential:${credential ?? '-'}`;
+}
+
+/** Takes in what `ex`'s answer showed, for the exchanges after it. */
+function learn(seen: Seen, ex: Exchange, sent: SentRequest, facts: Facts): void {
+  const credentials = facts.credentials;
+  for (const key of keysOf(sent, credentials)) seen.keys.add(key);
+  const status = ex.status ?? 0;
+  if (status < 200 || status >= 300) return;
+  learnParked(seen, ex, facts);
+  if (pathOnly(ex) === '/mcp') {
+    const session = ex.responseHeaders['mcp-session-id'];
+    if (session !== undefined) seen.sessions.add(session);
+    if (ex.method === 'DELETE' && sent.headers['mcp-session-id'] !== undefined) seen.sessions.delete(sent.headers['mcp-session-id']);
+    return;
+  }
+  const ids = new Set<string>();
+  if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(ex.responseHeaders['content-type'] ?? '')) idsIn(bodyJson(ex, 'response', ex.responseBody), ids);
+  for (const e of eventsOf(ex) ?? []) {
+    if (e.data.length > 16_384) continue;
+    const data = parseJson(e.data);
+    if (data.ok) idsIn(data.value, ids);
+  }
+  const principal = principalOf(sent.credential, credentials);
+  for (const id of ids) {
+    const holders = seen.ids.get(id) ?? new Set<string>();
+    holders.add(principal);
+    seen.ids.set(id, holders);
+  }
+}
+
+/** A /v1 run parks when its stream shows the approval event the profile names; an approve it took un-parks it. */
+function learnParked(seen: Seen, ex: Exchange, facts: Facts): void {
+  const run = /^\/v1\/runs\/([^/]+)\/(events|approve)$/.exec(pathOnly(ex));
+  if (!run || !facts.approval) return;
+  const id = safeDecode(run[1]!);
+  if (run[2] === 'approve') return void seen.parked.delete(id);
+  for (const e of eventsOf(ex) ?? []) {
+    if (eventKind(e) !== facts.approval.event) continue;
+    const digest = readPath(eventData(e), facts.approval.digestField);
+    if (typeof digest === 'string' && digest !== '') seen.parked.set(id, digest);
+  }
+}
+
+/** The request's Idempotency-Key with the principal and endpoint it is scoped to. */
+function keysOf(sent: SentRequest, credentials: readonly Credential[]): string[] {
+  // A /v1 turn is keyed by its body's requestId or idempotencyKey, as a task by its Idempotency-Key.
+  const turn = sent.path.split('?', 1)[0] === '/v1/execute' ? [...(sent.body ?? '').matchAll(/"(?:requestId|idempotencyKey)"\s*:\s*"([^"]{1,256})"/g)].map((m) => m[1]) : [];
+  const scope = `${principalOf(sent.credential, credentials)} ${sent.method} ${sent.path.split('?', 1)[0]}`;
+  return [sent.headers['idempotency-key'], ...turn].filter((k) => k !== undefined).map((k) => `${scope} ${k}`);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** The path parameter values of the request, by the endpoint's template. */
+function pathValues(sent: SentRequest): string[] {
+  const endpoint = endpointOf(sent.method, sent.path);
+  if (!endpoint) return [];
+  const template = endpoint.path.split('/');
+  const actual = sent.path.split('?', 1)[0]!.split('/');
+  return template.flatMap((part, i) => (/^\{.+\}$/.test(part) ? [safeDecode(actual[i] ?? '')] : []));
+}
+
+/** What a judgement over a journal knows of the deployment beyond the requests: the profile's facts. */
+export interface Facts {
+  credentials: readonly Credential[];
+  /** The surface's primary credential: the caller the descriptions' promises are made to. */
+  primary?: string;
+  bases: Readonly<Record<string, unknown>>;
+  /** The profile's fixtures as text: an id they name is a resource of the primary principal. */
+  fixtureText?: string;
+  /** Where a parked /v1 run shows its action_digest, and the decision that approves it (fixtures.v1.approval). */
+  approval?: { event: string; digestField: string; approveDecision: string };
+  publicReceiverUrl?: string;
+}
+
+export function factsOf(profile: Profile | undefined, surface: EndpointSurface | 'mcp'): Facts {
+  if (!profile) return { credentials: [], bases: {} };
+  const shim = { profile, untestable: (m: never) => { throw new Untestable(m); } } as unknown as CheckContext;
+  const facts: Facts = { credentials: profile.credentials, bases: bodyFixtures(shim), fixtureText: JSON.stringify(profile.fixtures) };
+  const primary = resolveRole(profile, roleName(surface, 'primary')).credential;
+  if (primary) facts.primary = primary.name;
+  const receiver = profile.fixtures.webhooks.publicReceiverUrl;
+  if (receiver) facts.publicReceiverUrl = receiver;
+  const approval = profile.fixtures.v1.approval;
+  if (approval) facts.approval = { event: approval.event, digestField: approval.digestField, approveDecision: approval.approveDecision };
+  return facts;
+}
+
+function open(e: Expectation, why: string): Expectation {
+  return { kind: 'open', why, constraint: e.constraint };
+}
+
+/** The expectation of `sent` given the facts and what the exchanges before it showed. */
+function expectationIn(sent: SentRequest, facts: Facts, seen: Seen): Expectation {
+  const principal = principalOf(sent.credential, facts.credentials);
+  const values = pathValues(sent);
+  const parked = values.filter((v) => seen.parked.has(v));
+  const known: Known = { existing: values.filter((v) => seen.ids.get(v)?.has(principal)), parked, bases: facts.bases };
+  if (parked.length > 0) known.approvals = Object.fromEntries(parked.map((id) => [id, { action_digest: seen.parked.get(id), decision: facts.approval?.approveDecision }]));
+  if (facts.publicReceiverUrl) known.publicReceiverUrl = facts.publicReceiverUrl;
+  const session = sent.headers['mcp-session-id'];
+  if (session !== undefined && seen.sessions.has(session)) known.mcpSession = session;
+  const primary = principalOf(facts.primary ?? null, facts.credentials);
+  if (principal === primary && facts.fixtureText !== undefined) for (const v of values) if (v.length >= 3 && facts.fixtureText.includes(JSON.stringify(v))) (known.existing as string[]).push(v);
+  const e = expectationOf(sent, known);
+  if (e.kind === 'open') return e;
+  // An id no answer showed names nothing only if the fixtures do not name it either: without the profile, that is not known.
+  if (facts.fixtureText === undefined && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
+  const owned = ownedElsewhere(sent, facts, seen);
+  if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
+  if (values.some((v) => seen.ids.has(v) && !seen.ids.get(v)!.has(principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
+  if (sent.credential !== null && sent.credential !== facts.primary && sent.path.split('?', 1)[0] !== '/mcp') {
+    // The descriptions promise answers to a caller holding the endpoint's scope: another credential's scopes, principal and expiry decide first.
+    if (e.kind === 'accept') return open(e, `credential ${sent.credential} is not the primary one: its scopes, principal and expiry decide the answer`);
+    const { status: _status, ...anyRefusal } = e;
+    return anyRefusal;
+  }
+  return e;
+}
+
+/**
+ * Why a request the descriptions would otherwise accept may be refused for a cause another rule's
+ * sentence owns, visible in the request or the exchanges before it: a replayed Idempotency-Key
+ * (replay or conflict), an http:// Origin, a principal named in the body.
+ */
+function ownedElsewhere(sent: SentRequest, facts: Facts, seen: Seen): string | undefined {
+  if (keysOf(sent, facts.credentials).some((k) => seen.keys.has(k))) return 'an Idempotency-Key this caller sent before: a replay or a conflict, which the idempotency rules judge';
+  const origin = sent.headers.origin;
+  if (origin !== undefined && !origin.startsWith('https://')) return `an Origin ${JSON.stringify(origin.slice(0, 60))}: which origins are served is the origin rule's judgement`;
+  if (sent.body !== undefined && /"principal_?[iI]d"\s*:/.test(sent.body)) return 'a body naming a principal: the principal is the token\'s, and the principal rules judge the refusal';
+  return undefined;
+}
+
+/** Why an exchange cannot be judged for `aspect`, or undefined when it can. */
+function missingFor(ex: Exchange, aspect: Aspect): string | undefined {
+  if (aspect !== 'no-5xx') {
+    if (ex.requestBodyMissing !== undefined) return `the request's body: ${ex.requestBodyMissing}`;
+    if (ex.requestBodyTruncated) return "the request's body: only a prefix was kept";
+    if (ex.headersMissing?.authorization !== undefined) return `the Authorization header: ${ex.headersMissing.authorization}`;
+  }
+  // no-5xx reads the status; the others the body (an event stream's first events suffice: its head is what is judged).
+  if (aspect === 'no-5xx' || ex.events !== undefined) return undefined;
+  const missing = bodyMissing(ex);
+  return missing === undefined ? undefined : `the answer's body: ${missing}`;
+}
+
+export interface AspectOptions {
+  surface: EndpointSurface | 'mcp';
+  /** Which aspects this rule judges (the MCP rule judges all three of its aspects at once). */
+  aspects: readonly Aspect[];
+  /** What the rule needs to find, for the reason when none was found. */
+  record: string;
+  /** Whether the exchange is this rule's to judge, from its request (another family may own it). */
+  owns?: (ex: Exchange, profile: Profile | undefined) => boolean;
+}
+
+/** Where a request went: its surface, from the path alone. */
+export function surfaceOfPath(path: string): EndpointSurface | 'mcp' | undefined {
+  const bare = path.split('?', 1)[0]!;
+  if (bare === '/mcp' || bare.startsWith('/mcp/')) return 'mcp';
+  if (bare.startsWith('/v8/')) return 'v8';
+  if (bare.startsWith('/v1/')) return 'v1';
+  return undefined;
+}
+
+/**
+ * The generated rules' judgement of `aspects` over every exchange of the surface: each one's
+ * expectation from its request, its answer judged once. A rate limiter's answer (429, 503) and an
+ * exchange without an answer judge nothing; what a recorder did not keep is lacking, not guessed.
+ */
+export function aspectJudgement(options: AspectOptions): RuleJudgement {
+  return {
+    record: options.record,
+    judge(j: Judge) {
+      const facts = factsOf(j.profile, options.surface);
+      const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
+      for (const ex of j.exchanges) {
+        if (surfaceOfPath(ex.path) !== options.surface) continue;
+        const sent = sentOfExchange(ex, facts.credentials);
+        judgeOne(j, ex, sent, facts, seen, options);
+        learn(seen, ex, sent, facts);
+      }
+    },
+  };
+}
+
+function judgeOne(j: Judge, ex: Exchange, sent: SentRequest, facts: Facts, seen: Seen, options: AspectOptions): void {
+  if (ex.status === undefined || isLimited({ status: ex.status })) return;
+  // The empty batch is judged once, by mcp.batch.empty, which owns its sentence.
+  if (options.surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? '')) return;
+  // In a recording, an exchange the catalogue built is the catalogue rules' (docs/judgement.md); an active run judges what each family's own provocation sent.
+  if (options.owns && j.source === 'recording' && !options.owns(ex, j.profile)) return;
+  const expectation = expectationIn(sent, facts, seen);
+  const answer = answerOfExchange(ex);
+  const judgement = judgeAnswer(sent, expectation, answer);
+  for (const aspect of options.aspects) {
+    const missing = missingFor(ex, aspect);
+    if (missing !== undefined) {
+      j.lacks(ex, missing);
+      continue;
+    }
+    const finding = judgement.findings[aspect];
+    if (judgement.unjudged !== undefined) {
+      if (answer.cut && (finding !== undefined || aspect !== 'no-5xx')) j.lacks(ex, judgement.unjudged);
+      continue;
+    }
+    if (!finding) continue;
+    // A state-changing request to a resource whose state no exchange showed: the error table's 409 (a terminal mission) is that state's answer.
+    if (aspect === 'accepts-valid' && !finding.ok && answer.status === 409 && sent.method === 'POST' && pathValues(sent).length > 0) continue;
+    j.check(ex, finding.ok, finding.reason);
+  }
+}
