@@ -123,6 +123,14 @@ describe('the expectation of a request, from the request as sent', () => {
   it('reads JSON wire forms a parser may take either way as open', () => {
     expect(hasDuplicateKey('{"a":1,"b":{"a":2},"a":3}')).toBe(true);
     expect(hasDuplicateKey('{"a":1,"b":{"a":2},"c":"a"}')).toBe(false);
+    expect(hasDuplicateKey('{"a\\\\":1,"a\\"":2,"a":3}')).toBe(false);
+    // Any JSON text JSON.stringify writes names each member once; repeating an object's first member is a duplicate.
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1 }), (object) => {
+      const text = JSON.stringify(object);
+      const [name, value] = Object.entries(object)[0]!;
+      expect(hasDuplicateKey(text)).toBe(false);
+      expect(hasDuplicateKey(`${text.slice(0, -1)},${JSON.stringify(name)}:${JSON.stringify(value) ?? 'null'}}`)).toBe(true);
+    }));
     const raw = (rawBody: string) => expectationOf(sentOf({ method: 'POST', path: '/v8/capabilities/search', credential, rawBody }));
     expect(raw('\ufeff{"actionFamily":"a","purpose":"p","targetType":"t"}').kind).toBe('open');
     expect(raw('{"actionFamily":')).toMatchObject({ kind: 'refuse', status: 400 });

@@ -446,11 +446,11 @@ function wireForm(text: string): string | undefined {
 export function hasDuplicateKey(text: string): boolean {
   const stack: Array<Set<string> | null> = [];
   let expectKey = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i]!;
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+  const n = text.length;
+  for (let i = 0; i < n; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const j = closingQuote(text, i);
       const top = stack[stack.length - 1];
       if (expectKey && top) {
         const name = text.slice(i + 1, j);
@@ -459,18 +459,34 @@ export function hasDuplicateKey(text: string): boolean {
       }
       expectKey = false;
       i = j;
-    } else if (c === '{') {
+    } else if (c === 0x7b) {
       stack.push(new Set());
       expectKey = true;
-    } else if (c === '[') {
+    } else if (c === 0x5b) {
       stack.push(null);
       expectKey = false;
-    } else if (c === '}' || c === ']') {
+    } else if (c === 0x7d || c === 0x5d) {
       stack.pop();
       expectKey = false;
-    } else if (c === ',') expectKey = stack[stack.length - 1] !== null && stack.length > 0;
+    } else if (c === 0x2c) expectKey = stack[stack.length - 1] !== null && stack.length > 0;
   }
   return false;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Where the string opened at `open` ends: the first quote after it not escaped by an odd run of backslashes (the text's end when none). */
+function closingQuote(text: string, open: number): number {
+  let at = open + 1;
+  for (;;) {
+    const quote = text.indexOf('"', at);
+    if (quote === -1) return text.length;
+    let backslashes = 0;
+    while (quote - backslashes - 1 > open && text.charCodeAt(quote - backslashes - 1) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    at = quote + 1;
+  }
 }
 
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {

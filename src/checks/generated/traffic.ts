@@ -271,27 +271,63 @@ export function aspectJudgement(options: AspectOptions): RuleJudgement {
   return {
     record: options.record,
     judge(j: Judge) {
-      const facts = factsOf(j.profile, options.surface);
-      const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
-      for (const ex of j.exchanges) {
-        if (surfaceOfPath(ex.path) !== options.surface) continue;
-        const sent = sentOfExchange(ex, facts.credentials);
-        judgeOne(j, ex, sent, facts, seen, options);
-        learn(seen, ex, sent, facts);
-      }
+      for (const judged of judgedOnce(j, options.surface)) judgeAspects(j, judged, options);
     },
   };
 }
 
-function judgeOne(j: Judge, ex: Exchange, sent: SentRequest, facts: Facts, seen: Seen, options: AspectOptions): void {
-  if (ex.status === undefined || isLimited({ status: ex.status })) return;
-  // The empty batch is judged once, by mcp.batch.empty, which owns its sentence.
-  if (options.surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? '')) return;
+/** One exchange of the surface as every aspect rule reads it: its request, its answer, and the one judgement of that answer. */
+interface JudgedExchange {
+  ex: Exchange;
+  sent: SentRequest;
+  answer: Answer;
+  judgement: ReturnType<typeof judgeAnswer>;
+}
+
+interface JudgedSurface {
+  profile: Profile | undefined;
+  answered: number;
+  judged: readonly JudgedExchange[];
+}
+
+const judgedJournals = new WeakMap<readonly Exchange[], Map<string, JudgedSurface>>();
+
+/**
+ * Every exchange of the surface judged once per journal: the rules of a family (no-5xx, problem-json,
+ * error-status, accepts-valid, and the catalogue's) read the same judgement, so it is computed for the
+ * first and reused while the journal holds the same answered exchanges and the same profile.
+ */
+function judgedOnce(j: Judge, surface: EndpointSurface | 'mcp'): readonly JudgedExchange[] {
+  let answered = 0;
+  for (const ex of j.exchanges) if (ex.status !== undefined) answered += 1;
+  let bySurface = judgedJournals.get(j.exchanges);
+  if (!bySurface) {
+    bySurface = new Map();
+    judgedJournals.set(j.exchanges, bySurface);
+  }
+  const known = bySurface.get(surface);
+  if (known && known.profile === j.profile && known.answered === answered) return known.judged;
+  const facts = factsOf(j.profile, surface);
+  const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
+  const judged: JudgedExchange[] = [];
+  for (const ex of j.exchanges) {
+    if (surfaceOfPath(ex.path) !== surface) continue;
+    const sent = sentOfExchange(ex, facts.credentials);
+    // A rate limiter's answer and an exchange without an answer judge nothing; the empty batch is mcp.batch.empty's, which owns its sentence.
+    if (ex.status !== undefined && !isLimited({ status: ex.status }) && !(surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? ''))) {
+      const expectation = expectationIn(sent, facts, seen);
+      const answer = answerOfExchange(ex);
+      judged.push({ ex, sent, answer, judgement: judgeAnswer(sent, expectation, answer) });
+    }
+    learn(seen, ex, sent, facts);
+  }
+  bySurface.set(surface, { profile: j.profile, answered, judged });
+  return judged;
+}
+
+function judgeAspects(j: Judge, { ex, sent, answer, judgement }: JudgedExchange, options: AspectOptions): void {
   // In a recording, an exchange the catalogue built is the catalogue rules' (docs/judgement.md); an active run judges what each family's own provocation sent.
   if (options.owns && j.source === 'recording' && !options.owns(ex, j.profile)) return;
-  const expectation = expectationIn(sent, facts, seen);
-  const answer = answerOfExchange(ex);
-  const judgement = judgeAnswer(sent, expectation, answer);
   for (const aspect of options.aspects) {
     const missing = missingFor(ex, aspect);
     if (missing !== undefined) {

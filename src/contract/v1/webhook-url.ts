@@ -56,10 +56,17 @@ export const URL_CLASS_TESTS: Readonly<Record<UrlClassName, (url: URL, host: str
 
 /** The URL parsed with the host the classes read, or undefined when it is no absolute URL. */
 export function parseEndpointUrl(raw: string): { url: URL; host: string } | undefined {
-  if (!URL.canParse(raw)) return undefined;
-  const url = new URL(raw);
-  return { url, host: url.hostname.toLowerCase().replace(/\.$/, '') };
+  if (parsedUrls.has(raw)) return parsedUrls.get(raw);
+  // Every judgement of a recording reads the same registrations' URLs: parse each once (read-only results).
+  if (parsedUrls.size >= PARSED_URLS_KEPT) parsedUrls.clear();
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  const parsed = url && { url, host: url.hostname.toLowerCase().replace(/\.$/, '') };
+  parsedUrls.set(raw, parsed);
+  return parsed;
 }
+
+const PARSED_URLS_KEPT = 512;
+const parsedUrls = new Map<string, { url: URL; host: string } | undefined>();
 
 /** The rejected classes a URL is in (none: public HTTPS on the default port). */
 export function urlClassesOf(raw: string): UrlClassName[] {

@@ -8,7 +8,7 @@ import { IDENTIFIER_PATTERN } from '../../../contract/v1/common.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
 import { taskRequest } from '../../../contract/v1/task.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
-import { isLoopbackLiteral } from '../../../contract/v1/webhook-url.ts';
+import { isLoopbackLiteral, parseEndpointUrl } from '../../../contract/v1/webhook-url.ts';
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { canonicalJson, parseJson } from '../../../util/json.ts';
@@ -148,7 +148,7 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
  */
 export function testReceiverUrl(j: Judge, url: string): boolean {
   const receiver = j.profile?.fixtures.webhooks.publicReceiverUrl;
-  if (receiver !== undefined && URL.canParse(url) && new URL(url).origin === new URL(receiver).origin) return true;
+  if (receiver !== undefined && parseEndpointUrl(url) !== undefined && parseEndpointUrl(url)!.url.origin === parseEndpointUrl(receiver)?.url.origin) return true;
   return isLoopbackLiteral(url);
 }
 
