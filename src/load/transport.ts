@@ -3,6 +3,7 @@
  * http.batch (load/lib/k6.ts), vitest with fetch (suites/load/support.ts), so the same scenario
  * code is judged in both. Plus what a scenario hands back: judgments and figures.
  */
+import type { AnswerCase } from '../traffic/answer-cases.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 
 export interface LoadRequest {
@@ -61,6 +62,23 @@ export class Verdicts implements StepResult {
   judge(rule: string, ok: boolean, check: string): boolean {
     this.judgments.push({ rule, ok, check });
     return ok;
+  }
+
+  /** One case of a judgement shared with certify (src/traffic/answer-cases.ts), under its fixed sentence. */
+  judgeCase(rule: string, c: AnswerCase): boolean {
+    return this.judge(rule, c.ok, c.check);
+  }
+
+  /**
+   * Cases of one answer, as one judgment per sentence (a sentence holds when each of its cases
+   * did): a stream's per-event cases stay one judgment per reader. Returns whether all held.
+   */
+  judgeCases(rule: string, cases: readonly AnswerCase[]): boolean {
+    const held = new Map<string, boolean>();
+    for (const c of cases) held.set(c.check, (held.get(c.check) ?? true) && c.ok);
+    let all = true;
+    for (const [check, ok] of held) all = this.judge(rule, ok, check) && all;
+    return all;
   }
 
   figure(name: string, value: number): void {

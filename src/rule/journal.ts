@@ -223,7 +223,4 @@ export function pathOnly(ex: Pick<Exchange, 'path'>): string {
   return q === -1 ? ex.path : ex.path.slice(0, q);
 }
 
-/** The media type of a header record, lower-cased, without parameters. */
-export function mediaType(headers: Readonly<Record<string, string>>): string {
-  return (headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
-}
+export { mediaType } from './media-type.ts';

@@ -8,7 +8,8 @@
  */
 import type { Exchange, Judge } from '../rule/index.ts';
 import { canonicalJson, parseJson } from '../util/json.ts';
-import { bodyMissing, operation, requestBodyMissing, responseJson } from './read.ts';
+import { conflictStatusCase, replayCase } from './answer-cases.ts';
+import { bodyMissing, operation, requestBodyMissing } from './read.ts';
 
 /** How many accepted keys the judgement remembers at once. */
 export const IDEMPOTENCY_WINDOW = 10_000;
@@ -32,8 +33,11 @@ export interface IdempotencyOptions {
   conflict?: (later: Exchange, j: Judge) => string | undefined;
 }
 
+/** The answer as the shared replay judgement compares it (only once both bodies are known whole). */
+const answerOf = (ex: Exchange) => ({ status: ex.status!, body: ex.responseBody ?? '' });
+
 function sameStatusAndBody(first: Exchange, later: Exchange, j: Judge): string | undefined {
-  if (later.status !== first.status) return `answered ${later.status}, the original ${first.status}`;
+  if (later.status !== first.status) return replayCase(answerOf(first), answerOf(later)).why;
   for (const ex of [first, later]) {
     const missing = bodyMissing(ex);
     if (missing !== undefined) {
@@ -41,10 +45,8 @@ function sameStatusAndBody(first: Exchange, later: Exchange, j: Judge): string |
       return undefined;
     }
   }
-  const a = responseJson(first);
-  const b = responseJson(later);
-  const same = a !== undefined && b !== undefined ? canonicalJson(a) === canonicalJson(b) : first.responseBody === later.responseBody;
-  return same ? undefined : 'answered another body than the original response';
+  const replay = replayCase(answerOf(first), answerOf(later));
+  return replay.ok ? undefined : replay.why;
 }
 
 export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
@@ -85,7 +87,8 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
       const why = (options.sameAnswer ?? sameStatusAndBody)(known.first, ex, j);
       j.check(ex, why === undefined, `the same key and body as exchange #${known.first.index} ${why ?? ''}: not a replay of the original`, [known.first]);
     } else if (options.judge === 'conflict' && !same) {
-      const why = options.conflict ? options.conflict(ex, j) : ex.status === 409 ? undefined : `answered ${ex.status}`;
+      const status = conflictStatusCase(ex.status);
+      const why = options.conflict ? options.conflict(ex, j) : status.ok ? undefined : status.why;
       j.check(ex, why === undefined, `the key of exchange #${known.first.index} with another body ${why ?? ''}, expected a 409 conflict`, [known.first]);
     }
   }

@@ -15,20 +15,20 @@ export interface Catch {
 
 export const CATCHES: Record<LoadScript, Catch[]> = {
   'v8-idempotency-storm': [
-    { fault: 'v8.missions.idempotency.replay/re-executes', rule: 'load.v8.idempotency.storm-one-mission', reason: /names the same mission/ },
-    { fault: 'load.v8.idempotency.storm-one-mission/race', rule: 'load.v8.idempotency.storm-one-mission', reason: /names the same mission/ },
+    { fault: 'v8.missions.idempotency.replay/re-executes', rule: 'load.v8.idempotency.storm-one-mission', reason: /a replay answers the original status and body/ },
+    { fault: 'load.v8.idempotency.storm-one-mission/race', rule: 'load.v8.idempotency.storm-one-mission', reason: /a replay answers the original status and body/ },
     { fault: 'v8.missions.idempotency.conflict/replays-different-body', rule: 'load.v8.idempotency.storm-conflict', reason: /answered 409 \(24 of 24\)/ },
   ],
   'v1-idempotency-storm': [
-    { fault: 'v1.execute.idempotency.replay/re-executes', rule: 'load.v1.idempotency.storm-one-run', reason: /names the same run/ },
-    { fault: 'load.v1.idempotency.storm-one-run/race', rule: 'load.v1.idempotency.storm-one-run', reason: /names the same run/ },
+    { fault: 'v1.execute.idempotency.replay/re-executes', rule: 'load.v1.idempotency.storm-one-run', reason: /a task replay answers the original run_id/ },
+    { fault: 'load.v1.idempotency.storm-one-run/race', rule: 'load.v1.idempotency.storm-one-run', reason: /a task replay answers the original run_id/ },
     { fault: 'v1.execute.idempotency.replay/re-executes', rule: 'load.v1.idempotency.storm-replayed', reason: /at most one admission/ },
-    { fault: 'v1.execute.idempotency.conflict/replays-different-body', rule: 'load.v1.idempotency.storm-conflict', reason: /409 with code conflict/ },
+    { fault: 'v1.execute.idempotency.conflict/replays-different-body', rule: 'load.v1.idempotency.storm-conflict', reason: /another body with a used key is answered 409/ },
   ],
   'v8-stream-fanout': [
     { fault: 'v8.missions.events.shape/step-without-id', rule: 'load.v8.events.fanout-same-events', reason: /every event carries an id/ },
     { fault: 'load.v8.events.fanout-same-events/late-subscriber-gap', rule: 'load.v8.events.fanout-same-events', reason: /same events in the same order \(6 of 10\)/ },
-    { fault: 'load.v8.events.fanout-one-terminal/duplicate-terminal', rule: 'load.v8.events.fanout-one-terminal', reason: /exactly one terminal event/ },
+    { fault: 'load.v8.events.fanout-one-terminal/duplicate-terminal', rule: 'load.v8.events.fanout-one-terminal', reason: /the terminal event is the last event of its stream/ },
     { fault: 'v8.missions.events.closes-after-terminal/held-open', rule: 'load.v8.events.fanout-one-terminal', reason: /stream closes after the terminal event .*\(10 of 10\)/ },
     { fault: 'v8.missions.events.after-terminal/late-event-changes-state', rule: 'load.v8.events.fanout-after-terminal', reason: /no terminal event after the first \(1 of 1\); the mission reads back in the state its terminal event reported \(1 of 1\)/ },
     { fault: 'v8.missions.events.resume/repeats-cursor-event', rule: 'load.v8.events.fanout-resume', reason: /none repeated, none missing/ },
@@ -42,7 +42,7 @@ export const CATCHES: Record<LoadScript, Catch[]> = {
     { fault: 'v1.errors.rate-limited-retry-after/no-retry-after', rule: 'load.v1.rate-limit.retry-after', reason: /numeric Retry-After header \(14 of 14\)/ },
     { fault: 'load.v1.rate-limit.429-shape/retryable-false-under-burst', rule: 'load.v1.rate-limit.429-shape', reason: /retryable:true \(11 of 14\)/ },
     { fault: 'load.v1.rate-limit.refusals-are-429/overload-500', rule: 'load.v1.rate-limit.refusals-are-429', reason: /success, 429 or 503 \(9 of 24\)/ },
-    { fault: 'v1.errors.limiter-unavailable-503/fail-open', rule: 'load.v1.rate-limit.unavailable-503', reason: /not served \(3 of 3\)/ },
+    { fault: 'v1.errors.limiter-unavailable-503/fail-open', rule: 'load.v1.rate-limit.unavailable-503', reason: /neither 429 nor served \(3 of 3\)/ },
   ],
   'v8-rate-limit': [
     { fault: 'load.v8.rate-limit.per-principal/global-bucket', rule: 'load.v8.rate-limit.per-principal', reason: /another principal is not limited/ },

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
-import { LOAD_SCRIPTS } from '../../src/load/rules.ts';
+import { CONFIGMAP_LIMIT } from '../../src/load/operator.ts';
+import { LOAD_RULES, LOAD_SCRIPTS } from '../../src/load/rules.ts';
 
 // No k6 binary runs here (scripts/load-verify.ts runs them on real k6); what CI can prove is that
 // each script bundles into one file that imports nothing but k6's own modules (k6 has no Node
@@ -47,5 +48,24 @@ describe('k6 scripts', async () => {
     expect(file.text).toMatch(/export \{[^}]*\boptions\b/);
     expect(file.text).toMatch(/export \{[^}]*\bhandleSummary\b/);
     expect(file.text).toMatch(/export \{[^}]*\bsetup\b/);
+  });
+
+  // Item 7 of issue 35: where a load rule judges the sentence a certify rule judges, both call the
+  // one judgement (src/traffic/answer-cases.ts), bundled at build time; zod never comes along.
+  it.each(names.map((name) => [name] as const))('%s bundles the judgements it shares with certify, under the 1 MiB a ConfigMap holds', (name) => {
+    const [, output] = Object.entries(result.metafile!.outputs).find(([path]) => path.endsWith(`/${name}.js`))!;
+    const inputs = Object.keys(output.inputs);
+    expect(inputs.some((path) => path.endsWith('src/traffic/answer-cases.ts')), `${name} judges with src/traffic/answer-cases.ts`).toBe(true);
+    expect(inputs.filter((path) => /zod|src\/checks\/|src\/traffic\/(read|idempotency)\.ts/.test(path))).toEqual([]);
+    expect(output.bytes).toBeLessThan(CONFIGMAP_LIMIT);
+  });
+
+  it('docs/load.md says, for every load rule, whether it shares its judgement with certify', () => {
+    const doc = readFileSync('docs/load.md', 'utf8');
+    const start = doc.indexOf('\n## Judgements shared with certify\n');
+    expect(start).toBeGreaterThan(-1);
+    const end = doc.indexOf('\n## ', start + 1);
+    const section = doc.slice(start, end === -1 ? undefined : end);
+    for (const rule of LOAD_RULES) expect(section, rule.id).toContain(`\`${rule.id}\``);
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { credentialOf } from '../../src/load/config.ts';
-import { cursorPositions, sequenceIdsOk, v1EventsFanout, v8StreamFanout } from '../../src/load/scenarios/stream-fanout.ts';
+import { cursorPositions, v1EventsFanout, v1IdCases, v8StreamFanout } from '../../src/load/scenarios/stream-fanout.ts';
 import { parseEventStreamText } from '../../src/sse/text.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { catchRows } from './catches.ts';
@@ -67,11 +67,13 @@ describe('fan-out helpers', () => {
     expect(cursorPositions(1, 3)).toEqual([]);
   });
 
-  it('wants /v1 ids to be increasing sequence numbers', () => {
-    const events = (ids: string[]) => parseEventStreamText(ids.map((id) => `id: ${id}\ndata: {}\n\n`).join('')).events;
-    expect(sequenceIdsOk(events(['1', '2', '10']))).toBe(true);
-    expect(sequenceIdsOk(events(['1', '1']))).toBe(false);
-    expect(sequenceIdsOk(events(['1', 'b']))).toBe(false);
-    expect(sequenceIdsOk([])).toBe(false);
+  it('wants /v1 ids to be increasing sequence numbers on every event, as certify judges them', () => {
+    const events = (ids: string[]) => parseEventStreamText(ids.map((id) => (id === '' ? 'data: {}\n\n' : `id: ${id}\ndata: {}\n\n`)).join('')).events;
+    const failing = (ids: string[]) => v1IdCases(events(ids)).filter((c) => !c.ok).map((c) => c.check);
+    expect(failing(['1', '2', '10'])).toEqual([]);
+    expect(failing(['1', '1'])).toEqual(['the SSE ids increase along the stream']);
+    expect(failing(['1', 'b'])).toEqual(['every SSE id is the integer sequence Last-Event-ID carries', 'the SSE ids increase along the stream']);
+    expect(failing(['1', '', '3'])).toEqual(['every event carries its sequence as id']);
+    expect(failing([])).toEqual(['the stream of a run that ran carries events']);
   });
 });

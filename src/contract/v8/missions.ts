@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { choice, extraAllowed, stated } from '../marks.ts';
 import { V8 } from '../sentence.ts';
+import { MISSION_STATUSES } from './mission-events.ts';
 
-export const MISSION_STATUSES = ['running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
-export const TERMINAL_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;
-export type MissionStatus = (typeof MISSION_STATUSES)[number];
+export { isTerminalEventType, MISSION_EVENT_TYPES, MISSION_STATUSES, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionEventType, type MissionStatus } from './mission-events.ts';
 
 export const stepSummary = z.looseObject({
   stepId: z.string(),
@@ -65,22 +64,6 @@ export const signalRequest = stated(
   ['required', 'type'],
   V8(SIGNAL, '| signal | string | yes | 1-256 chars | … | payload | any JSON value (object, array, string, number or boolean) | yes |'),
 );
-
-export const MISSION_EVENT_TYPES = [
-  'mission.started',
-  'mission.step.started',
-  'mission.step.completed',
-  'mission.completed',
-  'mission.failed',
-  'mission.cancelled',
-] as const;
-export type MissionEventType = (typeof MISSION_EVENT_TYPES)[number];
-
-export const TERMINAL_EVENT_STATUS: Record<string, MissionStatus> = {
-  'mission.completed': 'succeeded',
-  'mission.failed': 'failed',
-  'mission.cancelled': 'cancelled',
-};
 
 export const stepStartedData = z.looseObject({ traceId: z.string().min(1) });
 export const stepCompletedData = z.looseObject({ stepId: z.string().min(1), traceId: z.string().min(1) });

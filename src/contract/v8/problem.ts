@@ -15,4 +15,4 @@ export const v8Problem = z.looseObject({
 });
 export type V8Problem = z.infer<typeof v8Problem>;
 
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+export { PROBLEM_CONTENT_TYPE } from '../media-types.ts';

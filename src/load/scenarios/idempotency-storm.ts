@@ -4,6 +4,7 @@
  * (task mode for the run id, turn mode for the `replayed` flag of the admission event).
  */
 import { parseEventStreamText } from '../../sse/text.ts';
+import { conflictCodeCase, conflictStatusCase, replayCase, sameRunCase, type AnswerCase } from '../../traffic/answer-cases.ts';
 import { parseJsonObject, Verdicts, type LoadRequest, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
 import { bearer, repeat, unjudgeable } from './common.ts';
 
@@ -29,20 +30,21 @@ function idOf(res: LoadResponse, field: 'runId' | 'run_id'): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Judges one storm of same-key same-body requests: every accepted answer names one execution. */
-function judgeSameBody(v: Verdicts, rule: string, responses: readonly LoadResponse[], accepted: number, field: 'runId' | 'run_id'): boolean {
-  const ids = new Set<string | undefined>();
-  let acceptedCount = 0;
+/**
+ * Judges one storm of same-key same-body requests: each accepted answer is a replay of the
+ * original, judged as certify's replay rule judges it (`isReplay`, shared). Which request the
+ * target took first is unknown under a storm, so the first accepted answer stands for the
+ * original: every replay must answer as it did, so they must all answer alike.
+ */
+function judgeSameBody(v: Verdicts, rule: string, responses: readonly LoadResponse[], accepted: number, field: 'runId' | 'run_id', isReplay: (original: LoadResponse, replay: LoadResponse) => AnswerCase): boolean {
+  const admitted: LoadResponse[] = [];
   for (const res of responses) {
     if (unjudgeable(res)) continue;
-    if (v.judge(rule, res.status === accepted, `a same-key same-body request is answered ${accepted} (or refused 429/503)`)) {
-      acceptedCount += 1;
-      ids.add(idOf(res, field));
-    }
+    if (v.judge(rule, res.status === accepted, `a same-key same-body request is answered ${accepted} (or refused 429/503)`)) admitted.push(res);
   }
-  if (acceptedCount === 0) return false;
-  v.judge(rule, !ids.has(undefined), `every accepted answer carries ${field}`);
-  v.judge(rule, ids.size === 1, `every accepted answer names the same ${field === 'runId' ? 'mission' : 'run'}`);
+  if (admitted.length === 0) return false;
+  v.judge(rule, admitted.every((res) => idOf(res, field) !== undefined), `every accepted answer carries ${field}`);
+  for (const res of admitted.slice(1)) v.judgeCase(rule, isReplay(admitted[0]!, res));
   return true;
 }
 
@@ -56,11 +58,11 @@ export async function v8IdempotencyStorm(t: Transport, c: V8StormConfig): Promis
   const headers = bearer(c.token, { 'Content-Type': 'application/json', 'Idempotency-Key': c.key() });
   const create = (body: unknown, name: string, expect: number[]): LoadRequest => ({ method: 'POST', url, headers, body: JSON.stringify(body), name, expect });
   const same = await t.batch(repeat(c.storm, () => create(c.missionBody, 'storm same-body POST /v8/missions', [202, 429])));
-  if (!judgeSameBody(v, 'load.v8.idempotency.storm-one-mission', same, 202, 'runId')) return v;
+  if (!judgeSameBody(v, 'load.v8.idempotency.storm-one-mission', same, 202, 'runId', replayCase)) return v;
   const other = await t.batch(repeat(c.storm, (i) => create(otherMissionBody(c.missionBody, i), 'storm other-body POST /v8/missions', [409, 429])));
   for (const res of other) {
     if (unjudgeable(res)) continue;
-    v.judge('load.v8.idempotency.storm-conflict', res.status === 409, 'another body with a used key is answered 409');
+    v.judgeCase('load.v8.idempotency.storm-conflict', conflictStatusCase(res.status));
   }
   return v;
 }
@@ -93,7 +95,7 @@ export async function v1IdempotencyStorm(t: Transport, c: V1StormConfig): Promis
   const v = new Verdicts();
   const taskKey = c.key();
   const tasks = await t.batch(repeat(c.storm, () => executeRequest(c, taskKey, c.taskBody, 'storm task same-body POST /v1/execute', [200, 429, 503])));
-  const admitted = judgeSameBody(v, 'load.v1.idempotency.storm-one-run', tasks, 200, 'run_id');
+  const admitted = judgeSameBody(v, 'load.v1.idempotency.storm-one-run', tasks, 200, 'run_id', (original, replay) => sameRunCase(idOf(original, 'run_id'), idOf(replay, 'run_id')));
 
   const turnKey = c.key();
   // One body for the whole storm, so every request is "the same request".
@@ -111,8 +113,7 @@ export async function v1IdempotencyStorm(t: Transport, c: V1StormConfig): Promis
   const others = await t.batch(repeat(c.storm, (i) => executeRequest(c, taskKey, { ...(c.taskBody as object), apicertVariant: i + 1 }, 'storm task other-body POST /v1/execute', [409, 429, 503])));
   for (const res of others) {
     if (unjudgeable(res)) continue;
-    const code = parseJsonObject(res.body)?.code;
-    v.judge('load.v1.idempotency.storm-conflict', res.status === 409 && code === 'conflict', 'another request with a used key is answered 409 with code conflict');
+    if (v.judgeCase('load.v1.idempotency.storm-conflict', conflictStatusCase(res.status))) v.judgeCase('load.v1.idempotency.storm-conflict', conflictCodeCase(parseJsonObject(res.body)));
   }
   return v;
 }

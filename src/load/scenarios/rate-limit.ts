@@ -3,6 +3,7 @@
  * so the verdict holds for any share of the load (one k6 instance or one execution segment).
  */
 import { parseJsonObject, Verdicts, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
+import { failClosedCase, problemStatusCase, problemTypeCase, rateLimitedCases, retryAfterCase } from '../../traffic/answer-cases.ts';
 import { bearer } from './common.ts';
 
 export interface RateConfig {
@@ -14,17 +15,10 @@ export interface RateConfig {
   arrivalRate: () => number;
 }
 
-const NUMERIC = /^\d+$/;
-
 /** Judges one /v1 429 against the error rules. */
 function judgeV1Refusal(v: Verdicts, res: LoadResponse, c: RateConfig): void {
-  const problem = parseJsonObject(res.body);
-  const shape = 'load.v1.rate-limit.429-shape';
-  v.judge(shape, problem?.code === 'rate_limited', 'a 429 carries code rate_limited');
-  v.judge(shape, problem?.retryable === true, 'a 429 carries retryable:true');
-  const ms = problem?.retryAfterMs;
-  v.judge(shape, ms === undefined || (typeof ms === 'number' && Number.isInteger(ms) && ms >= 0), 'retryAfterMs, when present, is a whole number >= 0');
-  v.judge('load.v1.rate-limit.retry-after', NUMERIC.test((res.headers['retry-after'] ?? '').trim()), 'a 429 carries a numeric Retry-After header');
+  for (const c of rateLimitedCases(parseJsonObject(res.body))) v.judgeCase('load.v1.rate-limit.429-shape', c);
+  v.judgeCase('load.v1.rate-limit.retry-after', retryAfterCase(res.headers['retry-after']));
   v.judge('load.v1.rate-limit.limit-reached', true, 'a 429 was seen');
   v.figure('v1_rate_429_at_ms', c.elapsedMs());
   v.figure('v1_rate_429_at_rps', c.arrivalRate());
@@ -47,10 +41,7 @@ export async function v1LimiterDownStep(t: Transport, c: RateConfig): Promise<St
   const v = new Verdicts();
   const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'limiter-down GET /v1/usage', expect: [503] }]);
   if (res!.status === 0) return v;
-  const rule = 'load.v1.rate-limit.unavailable-503';
-  v.judge(rule, res!.status !== 429, 'a key whose limiter is down is not answered 429');
-  v.judge(rule, res!.status < 200 || res!.status >= 300, 'a key whose limiter is down is not served');
-  v.judge(rule, res!.status === 503, 'a key whose limiter is down gets 503');
+  v.judgeCase('load.v1.rate-limit.unavailable-503', failClosedCase(res!.status));
   return v;
 }
 
@@ -71,10 +62,9 @@ export async function v8RateLimitStep(t: Transport, c: V8RateConfig): Promise<St
   const url = `${c.baseUrl}/v8/missions/${c.missionId}`;
   const [res] = await t.batch([{ method: 'GET', url, headers: bearer(c.token), name: 'ramp GET /v8/missions/{runId}', expect: [404, 429] }]);
   if (res!.status !== 429) return v;
-  const problem = parseJsonObject(res!.body);
   const rule = 'load.v8.rate-limit.429-problem';
-  v.judge(rule, (res!.headers['content-type'] ?? '').toLowerCase().startsWith('application/problem+json'), 'a 429 is labelled application/problem+json');
-  v.judge(rule, problem?.status === 429, 'a 429 problem carries status 429');
+  v.judgeCase(rule, problemTypeCase(429, res!.headers));
+  v.judgeCase(rule, problemStatusCase(429, parseJsonObject(res!.body)?.status));
   v.judge('load.v8.rate-limit.limit-observed', true, 'a 429 was seen');
   v.figure('v8_rate_429_at_ms', c.elapsedMs());
   v.figure('v8_rate_429_at_rps', c.arrivalRate());

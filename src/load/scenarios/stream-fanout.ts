@@ -5,7 +5,9 @@
  * over a body only when its request ends): a terminal mission means the stream did not close;
  * and a late reader replaying from the start must find nothing state-changing after the terminal event.
  */
+import { isTerminalEventType, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES } from '../../contract/v8/mission-events.ts';
 import { parseEventStreamText, type TextEvent } from '../../sse/text.ts';
+import { eventIdCases, sequenceIdCases, terminalLastCase, type AnswerCase } from '../../traffic/answer-cases.ts';
 import { parseJsonObject, Verdicts, type LoadRequest, type StepResult, type Transport } from '../transport.ts';
 import { bearer, repeat } from './common.ts';
 
@@ -19,12 +21,7 @@ export interface FanoutConfig {
   key: () => string;
 }
 
-/**
- * The terminal events and the state each reports (the seed's event table). Written here, not
- * taken from src/contract, because k6 loads this module and cannot load zod.
- */
-const V8_TERMINAL_STATUS: Record<string, string> = { 'mission.completed': 'succeeded', 'mission.failed': 'failed', 'mission.cancelled': 'cancelled' };
-const isV8Terminal = (e: TextEvent | undefined) => e !== undefined && Object.prototype.hasOwnProperty.call(V8_TERMINAL_STATUS, e.event ?? '');
+const isV8Terminal = (e: TextEvent | undefined) => e !== undefined && isTerminalEventType(e.event);
 
 /** How long after the terminal event the late reader replays the stream from the start. */
 export const LATE_READER_PAUSE_MS = 300;
@@ -51,9 +48,8 @@ interface FanoutRules {
   terminal?: string;
   /** Reading the resource back after readers timed out: whether it is terminal (then their streams failed to close). */
   terminalNow?: () => Promise<boolean | undefined>;
-  /** The id rule of the surface: any id (/v8), a sequence number increasing along the stream (/v1). */
-  idsOk: (events: readonly TextEvent[]) => boolean;
-  idCheck: string;
+  /** The id rule of the surface, as certify judges it: any unique id (/v8), a sequence number increasing along the stream (/v1). */
+  idCases: (events: readonly TextEvent[]) => AnswerCase[];
 }
 
 function streamRequest(url: string, token: string, name: string, timeoutMs: number, lastEventId?: string): LoadRequest {
@@ -80,6 +76,12 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
     if (!events) parsed.set(body, (events = parseEventStreamText(body).events));
     return events;
   };
+  const idCases = new Map<TextEvent[], AnswerCase[]>();
+  const idCasesOf = (events: TextEvent[]) => {
+    let cases = idCases.get(events);
+    if (!cases) idCases.set(events, (cases = rules.idCases(events)));
+    return cases;
+  };
   const signatureOf = (events: TextEvent[]) => {
     let sig = signatures.get(events);
     if (sig === undefined) signatures.set(events, (sig = signature(events)));
@@ -95,18 +97,19 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
     if (res.status === 0 || res.status === 429) continue;
     if (!v.judge(rules.same, res.status === 200, "a reader's stream opens with 200")) continue;
     const events = eventsOf(res.body);
-    let sound = v.judge(rules.same, rules.idsOk(events), rules.idCheck);
+    let sound = v.judgeCases(rules.same, idCasesOf(events));
     if (!reference) reference = events;
     v.judge(rules.same, signatureOf(events) === signatureOf(reference), 'every reader sees the same events in the same order');
     if (rules.terminal) {
-      const terminals = events.filter(isV8Terminal);
-      sound = v.judge(rules.terminal, terminals.length === 1 && isV8Terminal(events.at(-1)), 'a reader sees exactly one terminal event, and it is the last') && sound;
+      // The stream ended (k6 hands over a body only then): without a terminal event it ended early.
+      const last = terminalLastCase(events, isTerminalEventType);
+      sound = (last ? v.judgeCase(rules.terminal, last) : v.judge(rules.terminal, false, "a reader's stream that ended carries a terminal event")) && sound;
     }
     if (sound && (!fullest || events.length > fullest.length)) fullest = events;
   }
   v.figure(`${rules.surface}_fanout_readers_judged`, streams.filter((s) => s.status === 200).length);
   reference = fullest ?? reference;
-  if (!reference || !rules.idsOk(reference)) return reference;
+  if (!reference || !idCasesOf(reference).every((c) => c.ok)) return reference;
   const positions = cursorPositions(reference.length, c.resumers);
   const resumed = await t.batch(positions.map((p) => streamRequest(url, c.token, `fanout resume GET ${rules.endpoint}`, c.streamTimeoutMs, reference![p]!.id!)));
   resumed.forEach((res, i) => {
@@ -157,7 +160,7 @@ async function judgeAfterTerminal(t: Transport, c: V8FanoutConfig, runId: string
   if (first === -1) return;
   v.judge(rule, !events.slice(first + 1).some(isV8Terminal), 'a late reader replaying from the start sees no terminal event after the first');
   const status = await missionStatus(t, c, runId);
-  if (status !== undefined) v.judge(rule, status === V8_TERMINAL_STATUS[events[first]!.event!], 'the mission reads back in the state its terminal event reported');
+  if (status !== undefined) v.judge(rule, status === TERMINAL_EVENT_STATUS[events[first]!.event!], 'the mission reads back in the state its terminal event reported');
 }
 
 export async function v8StreamFanout(t: Transport, c: V8FanoutConfig): Promise<StepResult> {
@@ -173,24 +176,26 @@ export async function v8StreamFanout(t: Transport, c: V8FanoutConfig): Promise<S
     terminal: 'load.v8.events.fanout-one-terminal',
     terminalNow: async () => {
       const status = await missionStatus(t, c, runId);
-      return status === undefined ? undefined : Object.values(V8_TERMINAL_STATUS).includes(status);
+      return status === undefined ? undefined : (TERMINAL_STATUSES as readonly string[]).includes(status);
     },
-    idsOk: (events) => events.length > 0 && events.every((e) => e.id !== undefined && e.id !== ''),
-    idCheck: 'every event carries an id',
+    idCases: (events) => [streamCarriesEvents(events), ...eventIdCases(events)],
   }, v);
   if (reference?.some(isV8Terminal)) await judgeAfterTerminal(t, c, runId, url, v);
   return v;
 }
 
-/** /v1 ids are the stored event's sequence: whole numbers that increase along the stream. */
-export function sequenceIdsOk(events: readonly TextEvent[]): boolean {
-  if (events.length === 0) return false;
-  let last = -Infinity;
-  for (const e of events) {
-    if (e.id === undefined || !/^\d+$/.test(e.id) || Number(e.id) <= last) return false;
-    last = Number(e.id);
-  }
-  return true;
+/** A reader of a mission or run that ran sees events (certify: "the stream of a mission that ran carried no event"). */
+function streamCarriesEvents(events: readonly TextEvent[]): AnswerCase {
+  return { ok: events.length > 0, check: 'the stream of a run that ran carries events', why: 'the stream carried no event' };
+}
+
+/**
+ * /v1 ids: certify's sequence judgement (integers, increasing along the stream), and an SSE id
+ * on every event, which the resumes need (certify's identity rule also takes an id in the data).
+ */
+export function v1IdCases(events: readonly TextEvent[]): AnswerCase[] {
+  const everyId: AnswerCase = { ok: events.every((e) => e.id !== undefined && e.id !== ''), check: 'every event carries its sequence as id', why: 'an event carries no SSE id' };
+  return [streamCarriesEvents(events), everyId, ...sequenceIdCases(events)];
 }
 
 export interface V1FanoutConfig extends FanoutConfig {
@@ -209,8 +214,7 @@ export async function v1EventsFanout(t: Transport, c: V1FanoutConfig): Promise<S
     endpoint: '/v1/runs/{id}/events',
     same: 'load.v1.events.fanout-same-events',
     resume: 'load.v1.events.fanout-resume',
-    idsOk: sequenceIdsOk,
-    idCheck: 'every event carries its sequence as id, increasing along the stream',
+    idCases: v1IdCases,
   }, v);
   return v;
 }

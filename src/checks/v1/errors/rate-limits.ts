@@ -1,6 +1,7 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { onSurface, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { failClosedCase, rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { namedKey, problemCode } from '../support/fabric.ts';
@@ -33,9 +34,7 @@ export const rateLimited = rule({
         if (!j.check(ex, ex.status === 429, `a refusal with code rate_limited answered ${ex.status}, expected 429`)) continue;
         if (!j.check(ex, mediaType(ex.responseHeaders) === 'application/problem+json', `the 429 came with content-type "${mediaType(ex.responseHeaders)}", expected application/problem+json`)) continue;
         if (wholeBody(j, ex) === undefined) continue;
-        j.check(ex, body?.code === 'rate_limited', `the 429 carries code ${JSON.stringify(body?.code)}, expected rate_limited`);
-        j.check(ex, body?.retryable === true, `the 429 says retryable: ${String(body?.retryable)}, expected true`);
-        if (body?.retryAfterMs !== undefined) j.check(ex, Number.isInteger(body.retryAfterMs) && (body.retryAfterMs as number) >= 0, `retryAfterMs is ${JSON.stringify(body.retryAfterMs)}, expected an integer of at least 0`);
+        for (const c of rateLimitedCases(body)) j.check(ex, c.ok, c.why);
       }
     },
   },
@@ -60,8 +59,8 @@ export const rateLimitedRetryAfter = rule({
     judge(j) {
       for (const ex of j.exchanges) {
         if (!onSurface(ex, 'v1') || ex.status !== 429) continue;
-        const value = ex.responseHeaders['retry-after'];
-        j.check(ex, value !== undefined && /^\d+$/.test(value.trim()), value === undefined ? 'the 429 carries no Retry-After header (clients then fall back to 60 seconds)' : `Retry-After is "${value}", expected a number of seconds`);
+        const c = retryAfterCase(ex.responseHeaders['retry-after']);
+        j.check(ex, c.ok, c.why);
       }
     },
   },
@@ -89,7 +88,8 @@ export const limiterUnavailable = rule({
         if (!onSurface(ex, 'v1') || ex.status === undefined || ex.requestHeaders.authorization === undefined) continue;
         if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
         if (j.credentialOf(ex)?.name !== name) continue;
-        if (!j.check(ex, ex.status === 503, `a request on a tier whose limiter is unavailable answered ${ex.status}, expected 503 (fail-closed)`)) continue;
+        const closed = failClosedCase(ex.status);
+        if (!j.check(ex, closed.ok, closed.why)) continue;
         if (wholeBody(j, ex) === undefined) continue;
         j.check(ex, recordOf(responseJson(ex))?.code !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
       }

@@ -1,5 +1,6 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
+import { conflictCodeCase, conflictStatusCase, sameRunCase } from '../../../traffic/answer-cases.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { dataOf, isEventStream, operation, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf } from '../support/traffic.ts';
@@ -57,17 +58,19 @@ function replayOf(first: Exchange, later: Exchange, j: Judge): string | undefine
   const original = taskRunIdOf(first);
   if (original === undefined) return undefined;
   if (wholeBody(j, later) === undefined) return undefined;
-  const again = taskRunIdOf(later);
-  return again === original ? undefined : `answered run_id ${String(again)}, the original ${original}: the request was executed twice`;
+  const same = sameRunCase(original, taskRunIdOf(later));
+  return same.ok ? undefined : same.why;
 }
 
 /** Why a refusal of the same key with another request is not the conflict the seed names: 409, code conflict, retryable:false. */
 function conflictOf(later: Exchange, j: Judge): string | undefined {
-  if (later.status !== 409) return `answered ${later.status}`;
+  const status = conflictStatusCase(later.status!);
+  if (!status.ok) return status.why;
   if (wholeBody(j, later) === undefined) return undefined;
   const problem = recordOf(responseJson(later));
-  if (problem?.code !== 'conflict') return `answered 409 with code ${JSON.stringify(problem?.code)}, expected conflict`;
-  return problem.retryable === false ? undefined : `answered 409 with retryable: ${JSON.stringify(problem.retryable)}, but retrying does not fix an idempotency mismatch`;
+  const code = conflictCodeCase(problem);
+  if (!code.ok) return code.why;
+  return problem?.retryable === false ? undefined : `answered 409 with retryable: ${JSON.stringify(problem?.retryable)}, but retrying does not fix an idempotency mismatch`;
 }
 
 export const replay = rule({

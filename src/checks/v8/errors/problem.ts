@@ -1,6 +1,7 @@
 /** Errors: every /v8 failure is problem+json. */
-import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../../contract/v8/problem.ts';
-import { mediaType, section } from '../../../rule/index.ts';
+import { v8Problem } from '../../../contract/v8/problem.ts';
+import { section } from '../../../rule/index.ts';
+import { problemStatusCase, problemTypeCase } from '../../../traffic/answer-cases.ts';
 import { answerJson, hasWholeBody, issuesOf, onSurface } from '../../../traffic/read.ts';
 import { errorBattery } from '../support/battery.ts';
 
@@ -21,15 +22,16 @@ export const problemShape = rule({
       // "Failures": every answer of the surface with an error status, whatever was asked.
       for (const ex of j.exchanges) {
         if (!onSurface(ex, 'v8') || ex.status === undefined || ex.status < 400) continue;
-        const type = mediaType(ex.responseHeaders);
-        if (!j.check(ex, type === PROBLEM_CONTENT_TYPE, `the ${ex.status} answer is ${type || 'without a content type'}, expected ${PROBLEM_CONTENT_TYPE}`)) continue;
+        const labelled = problemTypeCase(ex.status, ex.responseHeaders);
+        if (!j.check(ex, labelled.ok, labelled.why)) continue;
         // An answer to HEAD carries the headers, never the content (RFC 9110 9.3.2): its shape cannot be read.
         if (ex.method === 'HEAD') continue;
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) continue;
         const parsed = v8Problem.safeParse(json);
         if (!j.check(ex, parsed.success, `the ${ex.status} problem does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) continue;
-        j.check(ex, parsed.data.status === ex.status, `the problem says status ${parsed.data.status} but the HTTP status is ${ex.status}`);
+        const status = problemStatusCase(ex.status, parsed.data.status);
+        j.check(ex, status.ok, status.why);
       }
     },
   },

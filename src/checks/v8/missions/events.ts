@@ -1,6 +1,7 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
 import { mediaType, section, type Exchange, type Judge } from '../../../rule/index.ts';
 import { dataOf, operation, streamEvents } from '../../../traffic/read.ts';
+import { eventIdCases, terminalLastCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
 import { judgeReadsAfterTerminal, withMissions } from '../support/traffic.ts';
 import {
@@ -40,18 +41,13 @@ export const eventsShape = rule({
         const events = streamEvents(j, ex);
         if (!events) continue;
         if (own.has(ex)) j.check(ex, events.length > 0, 'the stream of a mission that ran carried no event');
-        const ids = new Set<string>();
         const undocumented = new Set<string>();
+        for (const c of eventIdCases(events)) j.check(ex, c.ok, c.why);
         for (const [i, e] of events.entries()) {
-          j.check(ex, e.id !== undefined && e.id.length > 0, `event #${i + 1} (${e.event ?? 'message'}) has no id`);
           // "Each event has three fields": a type it must have; the six listed are not said to be all (step statuses are "not shown").
           j.check(ex, e.event !== undefined && e.event.length > 0, `event #${i + 1} has no event type`);
           if (e.event !== undefined && !(MISSION_EVENT_TYPES as readonly string[]).includes(e.event)) undocumented.add(e.event);
           j.check(ex, parseJson(e.data).ok, `event #${i + 1} (${e.event}) has data that is not JSON: ${e.data.slice(0, 80)}`);
-          if (e.id !== undefined) {
-            j.check(ex, !ids.has(e.id), `two events of one stream share the id ${e.id}`);
-            ids.add(e.id);
-          }
         }
         if (undocumented.size > 0) j.observe('event types beyond the six the Events table lists', [...undocumented], 'the table does not close the list: these are recorded, not failed');
       }
@@ -105,12 +101,13 @@ export const closesAfterTerminal = rule({
       for (const ex of j.exchanges) {
         if (operation(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
         const events = streamEvents(j, ex);
-        const terminalIndex = events?.findIndex((e) => isTerminalEvent(e.event)) ?? -1;
-        if (!events || terminalIndex === -1) continue;
-        j.check(ex, terminalIndex === events.length - 1, `${events.length - terminalIndex - 1} event(s) followed ${events[terminalIndex]!.event} on the same stream`);
+        const last = events && terminalLastCase(events, isTerminalEvent);
+        if (!events || !last) continue;
+        j.check(ex, last.ok, last.why);
+        const terminal = events.find((e) => isTerminalEvent(e.event))!;
         // Who closed the stream is known only to the reader that waited for it (apicert's probe, a proxy); a HAR does not say.
         if (ex.streamEnd === 'server') continue;
-        if (ex.streamEnd === 'grace-expired') j.check(ex, false, `the stream was still open ${j.profile?.safety.streamCloseGraceMs ?? 'the grace'} ms after ${events[terminalIndex]!.event} (safety.streamCloseGraceMs)`);
+        if (ex.streamEnd === 'grace-expired') j.check(ex, false, `the stream was still open ${j.profile?.safety.streamCloseGraceMs ?? 'the grace'} ms after ${terminal.event} (safety.streamCloseGraceMs)`);
         else if (ex.streamEnd === undefined) j.lacks(ex, 'whether the server closed the stream after its terminal event: the recording does not say');
       }
     },

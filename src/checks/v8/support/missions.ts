@@ -1,4 +1,4 @@
-import { missionProjection, TERMINAL_EVENT_STATUS, type MissionProjection } from '../../../contract/v8/missions.ts';
+import { isTerminalEventType, missionProjection, type MissionProjection } from '../../../contract/v8/missions.ts';
 import type { CheckContext, ProbeResponse, StreamResponse } from '../../../rule/index.ts';
 import type { Credential, MissionRequest, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
@@ -63,9 +63,7 @@ export async function getMission(ctx: CheckContext, runId: string, credential: C
   return ctx.http.send({ method: 'GET', path: `${MISSIONS}/${encodeURIComponent(runId)}`, credential, label });
 }
 
-export function isTerminalEvent(type: string | undefined): boolean {
-  return type !== undefined && type in TERMINAL_EVENT_STATUS;
-}
+export const isTerminalEvent = isTerminalEventType;
 
 export interface FollowOptions {
   lastEventId?: string;
