@@ -54,7 +54,7 @@ export function fewerModelRuns(profile: Profile): Profile {
 /**
  * Certifies with `options`, records the run, judges the recording passively with the run's profile and
  * returns every rule of the run that has a judgement whose passive verdict differs from its active one,
- * with both reasons. Silence is open: each line is a judgement that reads the recording otherwise than
+ * with both reasons, and every variant of `options` the fake never took. Silence is open: each line is a judgement that reads the recording otherwise than
  * the run it judged (another rule's traffic read wrongly, or a legal choice held to one answer).
  */
 export async function recordedDifferences(options: CertifyOptions): Promise<string[]> {
@@ -64,7 +64,9 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
   const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
   const passive = await judgeRecording(exchangesOf(stripApicert(written)), { env: {}, profile });
   const judged = new Map(active.results.filter((r) => r.rule.judgement).map((r) => [r.rule.id, r]));
-  return passive.results
+  // A variant the rules run never bent the fake for proved nothing: the selection must reach it.
+  const untaken = (options.variants ?? []).filter((v) => !active.variantsTaken?.includes(v)).map((v) => `${v}: the fake never took this variant in the run`);
+  return untaken.concat(passive.results
     .filter((r) => judged.has(r.rule.id) && r.verdict !== judged.get(r.rule.id)!.verdict)
     // What the recorder hid (a session id shaped like a token becomes one marker) is untestable, never judged.
     .filter((r) => !(r.verdict === 'untestable' && /replaced it with a marker/.test(r.reason ?? '')))
@@ -73,5 +75,5 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
     .map((r) => {
       const a = judged.get(r.rule.id)!;
       return `${r.rule.id}: active ${a.verdict} (${a.reason?.split('\n')[0]}), recording ${r.verdict}: ${r.reason?.split('\n')[0]}`;
-    });
+    }));
 }

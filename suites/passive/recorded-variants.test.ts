@@ -25,9 +25,19 @@ const AFFECTS: Record<string, readonly string[]> = {
   'v1.chat': ['v1.auth.*', 'v1.versioning.*', 'v1.errors.*'],
 };
 
+/** Variants only the requests generated from the contract reach (a null signal payload). */
+const REACHED_BY: Record<string, readonly string[]> = {
+  'v8.missions/signal-null-payload-accepted': ['v8.contract.generated.*'],
+};
+
+/** Variants no certify run takes, even over the whole surface: their recordings are still compared, the variant proves nothing. */
+const UNREACHED: Record<string, string> = {
+  'v8.missions/events-accept-required': 'every events GET apicert sends asks for text/event-stream, so the fake never answers 406',
+};
+
 function patternsOf(variant: string): string[] {
   const area = variant.split('/')[0]!;
-  return [`${area}.*`, ...(AFFECTS[area] ?? [])];
+  return [`${area}.*`, ...(AFFECTS[area] ?? []), ...(REACHED_BY[variant] ?? [])];
 }
 
 const CASES = VARIANTS.filter((v) => v.id.startsWith('v8.') || v.id.startsWith('v1.')).map((v) => [v.id] as const);
@@ -40,6 +50,7 @@ describe.concurrent('recordings of /v8 and /v1 runs under legal choices', () => 
   it.each(CASES)('%s: the recording gives the active verdict on every judged rule of its areas', async (id) => {
     const patterns = patternsOf(id);
     const surface = id.startsWith('v8.') ? 'v8' : 'v1';
-    expect(await recordedDifferences({ surfaces: [surface], patterns, variants: [id as VariantId], seed: 17, adjustEmbeddedProfile: fewerModelRuns })).toEqual([]);
+    const differences = await recordedDifferences({ surfaces: [surface], patterns, variants: [id as VariantId], seed: 17, adjustEmbeddedProfile: fewerModelRuns });
+    expect(differences.filter((d) => !(id in UNREACHED && d === `${id}: the fake never took this variant in the run`))).toEqual([]);
   }, 180_000);
 });
