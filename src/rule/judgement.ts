@@ -16,7 +16,7 @@ import type { Credential, Profile } from '../profile/schema.ts';
 import { serviceKey, type CheckContext } from './context.ts';
 import type { EvidenceEntry } from './exchange.ts';
 import type { Exchange, Journal, MissingPart } from './journal.ts';
-import { Untestable } from './outcome.ts';
+import { CheckFailure, Untestable } from './outcome.ts';
 import type { Prerequisite } from './prerequisite.ts';
 
 /** What a judgement sees: the exchanges, the facts of the profile, and how to record a case. */
@@ -89,6 +89,10 @@ export interface JudgeOptions {
   /** How a case names its exchange; defaults to "METHOD path". */
   name?: (ex: Exchange) => string;
   secrets?: readonly Secret[];
+  /** How a case is recorded; defaults to `ctx.check`. */
+  record?: (ok: boolean, reason: string, at: number | undefined) => boolean;
+  /** How an observation is recorded; defaults to `ctx.observe`. */
+  observe?: Judge['observe'];
 }
 
 /** The outcome of one judgement: how many exchanges it judged, and the parts it lacked. */
@@ -129,7 +133,7 @@ export function runJudgement(ctx: CheckContext, judgement: Judgement, exchanges:
       for (const other of also) judged.add(other.index);
       const at = show(ex, !ok);
       for (const other of also) show(other, !ok);
-      return ctx.check(ok, `${name(ex)}: ${reason}`, at);
+      return (options.record ?? ((held, why, where) => ctx.check(held, why, where)))(ok, `${name(ex)}: ${reason}`, at);
     },
     lacks(ex, missing) {
       lacking.push({ exchange: ex, missing });
@@ -145,7 +149,7 @@ export function runJudgement(ctx: CheckContext, judgement: Judgement, exchanges:
       throw new Untestable(missing);
     },
     observe(subject, value, note) {
-      ctx.observe(subject, value, note);
+      (options.observe ?? ((s, v, n) => ctx.observe(s, v, n)))(subject, value, note);
     },
     secrets: options.secrets ?? (options.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` })),
   };
@@ -187,4 +191,29 @@ function evidenceOfJournal(ex: Exchange): EvidenceEntry {
   if (ex.status !== undefined) entry.response = { status: ex.status, headers: ex.responseHeaders, ...(ex.responseBody !== undefined ? { body: ex.responseBody.slice(0, 4096) } : {}) };
   if (ex.error !== undefined) entry.error = ex.error;
   return entry;
+}
+
+/**
+ * One run of a property-based provocation, judged as it ends: `send` makes the run's requests, and
+ * the rule's judgement judges the exchanges they caused. A failing case fails the run (so
+ * fast-check shrinks it to a minimal one, and the report keeps that counterexample); cases that
+ * hold are not recorded here, since the rule's verdict is still its judgement over every exchange
+ * of the check.
+ */
+export async function judgedRun(ctx: CheckContext, judgement: Judgement, send: () => Promise<void>): Promise<void> {
+  const before = ctx.http.exchanges.at(-1)?.index ?? -1;
+  await send();
+  const caused = ctx.http.exchanges.filter((ex) => ex.index > before);
+  let failed: { reason: string; at: number | undefined } | undefined;
+  runJudgement(ctx, judgement, caused, {
+    source: 'active',
+    profile: ctx.profile,
+    name: (ex) => `${ex.method} ${ex.path}`,
+    record: (ok, reason, at) => {
+      failed ??= ok ? undefined : { reason, at };
+      return ok;
+    },
+    observe: () => undefined,
+  });
+  if (failed) throw new CheckFailure(failed.reason, undefined, failed.at);
 }

@@ -69,6 +69,17 @@ export function startsAfterEnd(later: Exchange, earlier: Exchange): boolean {
   return Date.parse(later.startedAt) + CLOCK_GRAIN_MS >= Date.parse(earlier.startedAt) + earlier.durationMs;
 }
 
+/**
+ * Whether `later` started after `earlier` ended beyond any doubt the clock's grain leaves: the
+ * strict reading, for a rule that must rule out an overlap (a cancel that may have overtaken a
+ * signal sent at once), where `startsAfterEnd` is the lenient one.
+ */
+export function surelyStartsAfterEnd(later: Exchange, earlier: Exchange): boolean {
+  if (later.index <= earlier.index) return false;
+  if (later.startedAt === undefined || earlier.startedAt === undefined || earlier.durationMs === undefined) return true;
+  return Date.parse(later.startedAt) >= Date.parse(earlier.startedAt) + earlier.durationMs + CLOCK_GRAIN_MS;
+}
+
 /** Why the answer's body is not there whole, or undefined when it is. */
 export function bodyMissing(ex: Exchange): string | undefined {
   if (ex.status === undefined) return `no answer (${ex.error ?? 'the recording holds none'})`;

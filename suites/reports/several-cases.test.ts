@@ -87,7 +87,7 @@ describe.concurrent('a fault that breaks several cases of one rule: each case is
 
 describe('property-based rules keep their counterexample', () => {
   it('ctx.property: the reason and the case carry the seed and the shrunk value', async () => {
-    // A rule whose property still decides its verdict (a converted rule's property only provokes: its judgement decides).
+    // The rule's judgement runs inside each property run (judgedRun), so its failure shrinks to a minimal query.
     const result = await failingResult(['v8.memory.query.bounds/limit-51'], 'v8.memory.query.bounds', 99);
     const c = result.cases[0]!;
     expect(result.reason).toMatch(/^property failed after \d+ runs \(seed 99, path [\d:]+\): /);

@@ -2,10 +2,19 @@
  * Authentication: every /v8 endpoint against every credential of the profile (and none), each
  * outcome predicted from the scope table, the caller's principal and the token's expiry.
  */
-import { type CheckContext, section, Untestable } from '../../../rule/index.ts';
+import { type CheckContext, credentialIn, type Exchange, type Judge, mediaType, pathOnly, section, Untestable } from '../../../rule/index.ts';
+import { endpointOf, type Endpoint as EndpointSpec } from '../../../contract/endpoints.ts';
+import { pathIdentifier } from '../../../contract/v8/common.ts';
+import { eventsOf, operation, requestJson } from '../../../traffic/read.ts';
+import { isRecord } from '../../../util/json.ts';
+import { callerOf, createdMission, lastSegment, mayBeRefused, missionOf, primaryPrincipal } from '../support/traffic.ts';
+import { stepTraces } from '../support/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';
+
+/** Operations on a resource of one principal: another principal gets 404. */
+const OWNED = new Set(['v8.missions.get', 'v8.missions.events', 'v8.missions.signals', 'v8.missions.cancel', 'v8.traces.get', 'v8.skills.get']);
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'] } });
 
@@ -116,6 +125,89 @@ async function probe(ctx: CheckContext, e: Endpoint, credential: Credential | nu
   return ctx.http.send(request);
 }
 
+/**
+ * The credential a request carried: `null` when it carried no Authorization header, undefined when
+ * the profile does not know it. A 2xx without one may be a recorder's stripping (the HAR reader
+ * says so): it counts as "no token" only when other requests of the recording kept theirs.
+ */
+function callerCredential(j: Judge, ex: Exchange, recorderKeepsCredentials: boolean): Credential | null | undefined {
+  if (ex.requestHeaders.authorization === undefined) return ex.headersMissing?.authorization === undefined || recorderKeepsCredentials ? null : undefined;
+  return j.credentialOf(ex);
+}
+
+/**
+ * A request the matrix may predict: to a /v8 endpoint of the catalogue, with well-formed path
+ * parameters, every required header of the endpoint (the credential aside), a body of the
+ * contract's shape naming no principalId, no query, no foreign Origin, an Accept any JSON or stream
+ * answer satisfies. Anything else may be refused for its form first, which is another rule's.
+ */
+function ordinary(ex: Exchange, e: EndpointSpec): boolean {
+  if (e.surface !== 'v8' || ex.path.includes('?') || ex.requestHeaders.origin !== undefined) return false;
+  const accept = ex.requestHeaders.accept;
+  if (accept !== undefined && !/json|\*\/\*|event-stream/i.test(accept)) return false;
+  const template = e.path.split('/');
+  const actual = pathOnly(ex).split('/');
+  if (template.length !== actual.length) return false;
+  for (const [i, part] of template.entries()) {
+    const name = /^\{(.+)\}$/.exec(part)?.[1];
+    if (name === undefined) continue;
+    let value: string;
+    try {
+      value = decodeURIComponent(actual[i]!);
+    } catch {
+      return false;
+    }
+    if (!(e.pathParams[name]?.safeParse(value).success ?? pathIdentifier.safeParse(value).success)) return false;
+  }
+  for (const h of e.headers) {
+    if (h.name === 'authorization' || !h.required) continue;
+    const value = h.name === 'content-type' ? mediaType(ex.requestHeaders) : ex.requestHeaders[h.name];
+    if (value === undefined || (h.schema !== undefined && !h.schema.safeParse(value).success)) return false;
+  }
+  const spec = e.bodies[0];
+  if (spec === undefined) return ex.requestBody === undefined || ex.requestBody === '';
+  const body = requestJson(ex);
+  return isRecord(body) && !('principalId' in body) && spec.schema.safeParse(body).success && mayBeRefused(ex, body) === undefined;
+}
+
+/** Who owns what the recording shows: missions by their create, traces by the stream that named them, the skill fixture by the primary principal. */
+class Owners {
+  private readonly missions = new Map<string, string>();
+  private readonly traces = new Map<string, string>();
+  private readonly skill: { id: string | undefined; principal: string | undefined };
+  constructor(skill: { id: string | undefined; principal: string | undefined }) {
+    this.skill = skill;
+  }
+
+  of(ex: Exchange): string | undefined {
+    switch (operation(ex)) {
+      case 'v8.missions.get':
+      case 'v8.missions.events':
+      case 'v8.missions.signals':
+      case 'v8.missions.cancel':
+        return this.missions.get(missionOf(ex) ?? '');
+      case 'v8.traces.get':
+        return this.traces.get(lastSegment(ex));
+      case 'v8.skills.get':
+        return lastSegment(ex) === this.skill.id ? this.skill.principal : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  note(ex: Exchange, principal: string | undefined): void {
+    if (principal === undefined) return;
+    const made = createdMission(ex);
+    if (made && !this.missions.has(made.runId)) this.missions.set(made.runId, principal);
+    if (operation(ex) === 'v8.missions.events' && ex.status === 200) {
+      for (const t of stepTraces(eventsOf(ex) ?? [])) if (!this.traces.has(t.traceId)) this.traces.set(t.traceId, this.missions.get(missionOf(ex) ?? '') ?? principal);
+    }
+  }
+}
+
+/** Operations whose success the matrix may predict from the request: reads, and a create under a fresh key (a signal or cancel also depends on the mission's state). */
+const PREDICTS_SUCCESS = new Set(['v8.missions.get', 'v8.missions.events', 'v8.capabilities.search', 'v8.memory.query', 'v8.skills.get', 'v8.traces.get', 'v8.goals.list', 'v8.certificates.list', 'v8.coverage.get', 'v8.missions.create']);
+
 export const scopeMatrix = rule({
   id: 'v8.auth.scope-matrix',
   title: "Every /v8 endpoint answers every credential as the scope table predicts: 401 without or with an expired token, 403 without the endpoint's scope, 404 for another principal's mission, trace or skill, else 2xx",
@@ -125,34 +217,60 @@ export const scopeMatrix = rule({
     quote:
       "A missing or expired token gives `401`. A token without the scope required for the endpoint gives `403`. … Mission, trace and skill lookups are limited to the caller's principal and policy scope; a resource outside it gives `404`.",
   },
-  async check(ctx: CheckContext) {
-    const primary = ctx.primary('v8');
+  judgement: {
+    record: "an ordinary request (well-formed, a body of the contract's shape) to a /v8 endpoint, without a token or with a credential of the profile",
+    judge(j) {
+      // Which scopes, principal and expiry a token has is not in the traffic: the profile says, asked
+      // (`j.credentialOf`) once a request carrying a token is to be judged; a request without one is judged without it.
+      const memory = j.profile?.fixtures.v8.memory;
+      const rateProbe = j.profile?.fixtures.v8.rateLimitCredential;
+      const owners = new Owners({ id: j.profile?.fixtures.v8.skillId, principal: primaryPrincipal(j) });
+      const keys = new Set<string>();
+      const keepsCredentials = j.exchanges.some((ex) => ex.requestHeaders.authorization !== undefined);
+      const matrix: Record<string, Record<string, string>> = {};
+      for (const ex of j.exchanges) {
+        const e = endpointOf(ex.method, ex.path);
+        const credential = e && ordinary(ex, e) ? callerCredential(j, ex, keepsCredentials) : undefined;
+        const op = operation(ex);
+        const key = ex.requestHeaders['idempotency-key'];
+        const fresh = key === undefined || !keys.has(`${callerOf(ex)}\n${op}\n${key}`);
+        if (key !== undefined) keys.add(`${callerOf(ex)}\n${op}\n${key}`);
+        const owner = owners.of(ex);
+        if (e && credential !== undefined && ex.status !== undefined && ex.status !== 429 && (credential === null || credential.name !== rateProbe)) {
+          const owned = OWNED.has(op);
+          let expected = predict({ name: op, method: e.method as 'GET' | 'POST', path: e.path, scope: e.scope, owned, principalDependent: op === 'v8.memory.query' }, credential, owner ?? credential?.principal ?? '');
+          // Whose a resource is, when nothing before showed it: another principal's (404) or no one's (404) is as likely as the caller's.
+          if (expected && owned && owner === undefined && credential !== null && !credential.expired) expected = expected.outcomes.includes(403) ? { outcomes: [403, 404], why: expected.why } : undefined;
+          if (expected?.outcomes.includes('2xx')) {
+            const body = requestJson(ex);
+            const memoryOpen = op === 'v8.memory.query' && !(isRecord(body) && body.compartment === memory?.compartment && body.purpose === memory?.purpose && credential?.principal === primaryPrincipal(j));
+            if (!PREDICTS_SUCCESS.has(op) || !fresh || ex.requestHeaders['last-event-id'] !== undefined) expected = undefined;
+            else if (memoryOpen) expected = { outcomes: ['2xx', 403], why: 'a purpose or compartment the principal may not use (its own purposes)' };
+          }
+          if (expected) {
+            const column = credential?.name ?? '(no token)';
+            const ok = j.check(ex, (expected.outcomes as Array<Outcome | number>).includes(outcomeOf(ex.status)), `${e.method} ${e.path} × ${column}: ${ex.status}, expected ${expected.outcomes.join(' or ')} (${expected.why})`);
+            (matrix[`${e.method} ${e.path}`] ??= {})[column] = ok ? `${ex.status}` : `${ex.status}≠${expected.outcomes.join('/')}`;
+          }
+        }
+        owners.note(ex, credentialIn(ex, j.profile?.credentials ?? [])?.principal);
+      }
+      if (Object.keys(matrix).length > 0) j.observe('scope matrix', matrix, 'a cell reads "status" or "status≠expected" (the last exchange of that cell)');
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const skipped: Record<string, string> = {};
     const rows = await endpoints(ctx, skipped);
     // The rate-limit probe is burst to its limit by v8.missions.rate-limit-429: its answers would say nothing of access.
     const rateProbe = ctx.profile.fixtures.v8.rateLimitCredential;
     const credentials: Array<Credential | null> = [null, ...ctx.profile.credentials.filter((c) => c.surfaces.includes('v8') && c.name !== rateProbe)];
-    const columns = credentials.map((c) => c?.name ?? '(no token)');
-    const matrix: Record<string, string[]> = {};
-    let cells = 0;
+    const primary = ctx.primary('v8');
     for (const e of rows) {
-      const row: string[] = [];
       for (const c of credentials) {
-        const column = c?.name ?? '(no token)';
-        const expected = predict(e, c, primary.principal);
-        if (!expected) {
-          row.push('-');
-          continue;
-        }
-        const res = await probe(ctx, e, c, `${e.name} as ${column}`);
-        cells += 1;
-        // Each cell is its own case: the report lists every one that differs, with its exchange.
-        const ok = ctx.check((expected.outcomes as Array<Outcome | number>).includes(outcomeOf(res.status)), `${e.name} × ${column}: ${res.status}, expected ${expected.outcomes.join(' or ')} (${expected.why})`, res);
-        row.push(ok ? `${res.status}` : `${res.status}≠${expected.outcomes.join('/')}`);
+        if (!predict(e, c, primary.principal)) continue;
+        await probe(ctx, e, c, `${e.name} as ${c?.name ?? '(no token)'}`);
       }
-      matrix[e.name] = row;
     }
-    ctx.observe('scope matrix', { columns, rows: matrix }, `${cells} cells probed; a cell reads "status" or "status≠expected"; "-" is not probed: the seed shows no scope for cancel`);
     if (Object.keys(skipped).length > 0) ctx.observe('rows skipped', skipped);
   },
 });

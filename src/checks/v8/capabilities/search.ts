@@ -1,10 +1,10 @@
 /** Endpoints: POST /v8/capabilities/search; Resources: capability search request and manifest. */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import type { z } from 'zod';
 import { capabilitySearchRequest, capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
-import { requestJson } from '../../../traffic/read.ts';
+import { issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { judgePrincipalInBody, judgeReadAnswers } from '../support/traffic.ts';
+import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallers } from '../support/traffic.ts';
 
 function validSearch(body: unknown): boolean {
   return capabilitySearchRequest.safeParse(body).success && isRecord(body) && !('principalId' in body);
@@ -32,7 +32,7 @@ export const searchOk = rule({
         name: 'capability search',
         schema: capabilitySearchResponse,
         // A valid request that names no principal must be served.
-        expect200: (ex) => validSearch(requestJson(ex)),
+        expect200: (ex) => validSearch(requestJson(ex)) && !mayBeRefused(ex, requestJson(ex)),
         extra(_ex, value) {
           const manifests = value as z.infer<typeof capabilitySearchResponse>;
           j.observe('manifests returned', manifests.length);
@@ -46,6 +46,25 @@ export const searchOk = rule({
   },
 });
 
+const validationJudgement: Judgement = {
+  record: 'a POST /v8/capabilities/search with a JSON object body naming no principalId, from a caller holding capabilities:read',
+  judge(j) {
+    withCallers(j, (ex, callers) => {
+      if (operation(ex) !== 'v8.capabilities.search' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'capabilities:read')) return;
+      const missing = requestBodyMissing(ex);
+      if (missing !== undefined) return j.lacks(ex, `the search's body: ${missing}`);
+      const body = requestJson(ex);
+      // A body naming principalId is refused with 403 (the principal-403 rule's), whatever else it holds.
+      if (!isRecord(body) || 'principalId' in body) return;
+      const parsed = capabilitySearchRequest.safeParse(body);
+      // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
+      if (parsed.success) {
+        if (!mayBeRefused(ex, body)) j.check(ex, ex.status === 200, `a search inside every bound answered ${ex.status}, expected 200`);
+      } else j.check(ex, ex.status === 400, `a search outside a bound (${issuesOf(parsed.error)}) answered ${ex.status}, expected 400`);
+    });
+  },
+};
+
 export const searchValidation = rule({
   id: 'v8.capabilities.search.validation',
   title: 'Capability search accepts each field at 1 and at its maximum length and answers 400 when one is missing, empty, of another type or one character too long',
@@ -54,16 +73,14 @@ export const searchValidation = rule({
     section: 'Resources > Capability search request and manifest; Limits; Errors',
     quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars). … `POST /v8/capabilities/search` | `400`',
   },
-  async check(ctx: CheckContext) {
+  judgement: validationJudgement,
+  async provoke(ctx: CheckContext) {
     const { actionFamily, purpose, targetType } = capabilitySearchBody(ctx);
     const base = { actionFamily, purpose, targetType };
     await ctx.property(
       generatedSearches(base),
-      async ({ body, valid, why }) => {
-        const res = await searchCapabilities(ctx, body, `search with ${why}`);
-        if (valid && res.status !== 200) ctx.fail(`a search with ${why} (valid) answered ${res.status}, expected 200`);
-        if (!valid && res.status !== 400) ctx.fail(`a search with ${why} answered ${res.status}, expected 400`);
-      },
+      // Each run is judged as it ends, so fast-check shrinks a failing search to a minimal one.
+      ({ body, why }) => judgedRun(ctx, validationJudgement, async () => void (await searchCapabilities(ctx, body, `search with ${why}`))),
       { numRuns: 20, examples: boundarySearches(base) },
     );
   },

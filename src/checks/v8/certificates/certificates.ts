@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { worldCertificate, certificatesResponse } from '../../../contract/v8/certificates.ts';
-import { judgeListingItems, judgeReadAnswers } from '../support/traffic.ts';
-import { holder, judgeListingShape, listingItems, type ListingNames, observeListingForm, PATHS } from '../support/read.ts';
+import { judgeListingForms, judgeListingItems, judgeReadAnswers } from '../support/traffic.ts';
+import { holder, listingItems, type ListingNames, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:world:read'] } });
 
@@ -40,8 +40,12 @@ export const certificatesPayloadForm = rule({
     section: 'Resources > World certificate',
     quote: 'The response is an object `{certificates: [...]}`. The prose and SDK call the payload an array.',
   },
-  async check(ctx: CheckContext) {
-    observeListingForm(ctx, await readCertificates(ctx), CERTIFICATES);
+  judgement: {
+    record: 'a GET /v8/world-model/certificates from a caller holding world:read',
+    judge: (j) => judgeListingForms(j, 'v8.certificates.list', 'world:read', certificatesResponse, CERTIFICATES),
+  },
+  async provoke(ctx: CheckContext) {
+    await readCertificates(ctx);
   },
 });
 
@@ -63,22 +67,29 @@ export const certificatesHealth = rule({
     section: 'Resources > World certificate',
     quote: 'A certificate that is not `healthy` means the knowledge of that domain is stale or under review. Missions that depend on a quarantined domain may be rejected at planning.',
   },
-  async check(ctx: CheckContext) {
-    const { res, listing } = await readCertificates(ctx);
-    ctx.expect(res.status === 200 && listing !== undefined, `world certificates answered ${res.status} without a certificate list`);
-    const now = Date.now();
-    const flagged: Array<Record<string, unknown>> = [];
-    const encodings = new Set<string>();
-    for (const item of listing?.items ?? []) {
-      const c = healthFields.safeParse(item);
-      if (!c.success) continue;
-      encodings.add(signatureEncoding(c.data.signature));
-      const expired = typeof c.data.expiresAt === 'string' && Date.parse(c.data.expiresAt) < now;
-      if (expired || c.data.healthState !== 'healthy') {
-        flagged.push({ certificateId: c.data.certificateId, domain: c.data.domain, healthState: c.data.healthState, expiresAt: c.data.expiresAt, pastExpiresAt: expired });
-      }
-    }
-    ctx.observe('certificates past expiresAt or not healthy', flagged, 'the gateway does not plan with an expired certificate; a domain that is not healthy is stale or under review');
-    ctx.observe('signature encodings', [...encodings], 'no verifier public key is published, so signatures are not verified');
+  judgement: {
+    record: 'a GET /v8/world-model/certificates from a caller holding world:read',
+    judge(j) {
+      const flagged: Array<Record<string, unknown>> = [];
+      const encodings = new Set<string>();
+      judgeListingForms(j, 'v8.certificates.list', 'world:read', certificatesResponse, CERTIFICATES, (ex, listing) => {
+        // Past expiresAt when the answer was given (a recording's time), not when it is judged.
+        const at = ex.startedAt !== undefined && !Number.isNaN(Date.parse(ex.startedAt)) ? Date.parse(ex.startedAt) : Date.now();
+        for (const item of listing.items) {
+          const c = healthFields.safeParse(item);
+          if (!c.success) continue;
+          encodings.add(signatureEncoding(c.data.signature));
+          const expired = typeof c.data.expiresAt === 'string' && Date.parse(c.data.expiresAt) < at;
+          if (expired || c.data.healthState !== 'healthy') {
+            flagged.push({ certificateId: c.data.certificateId, domain: c.data.domain, healthState: c.data.healthState, expiresAt: c.data.expiresAt, pastExpiresAt: expired });
+          }
+        }
+      });
+      j.observe('certificates past expiresAt or not healthy', flagged, 'the gateway does not plan with an expired certificate; a domain that is not healthy is stale or under review');
+      j.observe('signature encodings', [...encodings], 'no verifier public key is published, so signatures are not verified');
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await readCertificates(ctx);
   },
 });

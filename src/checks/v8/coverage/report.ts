@@ -5,7 +5,8 @@ import { CONTRACT_HEADER } from '../../../contract/v8/common.ts';
 import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts';
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
 import { holder, PATHS } from '../support/read.ts';
-import { judgeReadAnswers } from '../support/traffic.ts';
+import { answerJson, hasWholeBody, operation } from '../../../traffic/read.ts';
+import { judgeReadAnswers, withCallers } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:coverage:read'] } });
 
@@ -56,14 +57,24 @@ export const coverageContractVersion = rule({
     section: 'Versioning',
     quote: 'Every response carries header `x-service-contract-version` with the value `service-integration-gateway-v8.1`. … The coverage report field `contractVersion` carries the contract identifier.',
   },
-  async check(ctx: CheckContext) {
-    const res = await readCoverage(ctx, holder(ctx, 'coverage:read'));
-    if (res.status !== 200) ctx.inconclusive(`setup failed: the coverage report answered ${res.status}`);
-    const parsed = versionOnly.safeParse(res.json);
-    const value = parsed.success ? parsed.data.contractVersion : undefined;
-    // Judged against the documented identifier, not the header, so a missing header stays the header rule's failure.
-    ctx.expect(value === 'service-integration-gateway-v8.1', `contractVersion is ${JSON.stringify(value)}, expected "service-integration-gateway-v8.1"`);
-    ctx.observe('contract header on the same response', res.headers[CONTRACT_HEADER] ?? null);
+  judgement: {
+    record: 'a GET /v8/coverage from a caller holding coverage:read',
+    judge(j) {
+      withCallers(j, (ex, callers) => {
+        // A report is read only from a 200: another status carries no report (the shape rule judges the status).
+        if (operation(ex) !== 'v8.coverage.get' || ex.status !== 200 || !callers.holds(ex, 'coverage:read')) return;
+        const json = answerJson(j, ex);
+        if (json === undefined && !hasWholeBody(ex)) return;
+        const parsed = versionOnly.safeParse(json);
+        const value = parsed.success ? parsed.data.contractVersion : undefined;
+        // Judged against the documented identifier, not the header, so a missing header stays the header rule's failure.
+        j.check(ex, value === 'service-integration-gateway-v8.1', `contractVersion is ${JSON.stringify(value)}, expected "service-integration-gateway-v8.1"`);
+        j.observe('contract header on the same response', ex.responseHeaders[CONTRACT_HEADER] ?? null);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await readCoverage(ctx, holder(ctx, 'coverage:read'));
   },
 });
 
@@ -84,25 +95,36 @@ export const coverageScopeFiltered = rule({
     section: 'Resources > Coverage report; Authentication',
     quote: "The report shows only what the caller's scopes permit. … Coverage results depend on the token's scopes.",
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a GET /v8/coverage from a credential of the profile holding coverage:read',
+    judge(j) {
+      const sizes: Record<string, number> = {};
+      const hidden: Record<string, number> = {};
+      withCallers(j, (ex, callers) => {
+        if (operation(ex) !== 'v8.coverage.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'coverage:read')) return;
+        // Which scopes the token holds is not in the traffic: the profile's credential says.
+        const credential = j.credentialOf(ex);
+        if (!credential) return;
+        const json = ex.status === 200 ? answerJson(j, ex) : undefined;
+        if (ex.status === 200 && json === undefined && !hasWholeBody(ex)) return;
+        const report = endpointScopes.safeParse(json);
+        if (!j.check(ex, ex.status === 200 && report.success, `the coverage report as ${credential.name} (holding coverage:read) answered ${ex.status} without an endpoints list`) || !report.success) return;
+        sizes[credential.name] = report.data.endpoints.length;
+        const lacking = report.data.endpoints.filter((e) => typeof e.scope === 'string' && (V8_SCOPES as readonly string[]).includes(e.scope) && !credential.scopes.includes(e.scope));
+        hidden[credential.name] = lacking.filter((e) => e.available === false).length;
+        const seen = lacking.filter((e) => e.available !== false).map((e) => `${String(e.method)} ${String(e.path)} (scope ${String(e.scope)})`);
+        j.check(ex, seen.length === 0, `the coverage report as ${credential.name} shows endpoints its scopes do not permit: ${seen.slice(0, 12).join('; ')}${seen.length > 12 ? ` (+${seen.length - 12} more)` : ''}`);
+      });
+      if (Object.keys(sizes).length > 0) j.observe('endpoints per credential', sizes);
+      if (Object.values(hidden).some((n) => n > 0)) j.observe('endpoints listed as unavailable under a missing scope', hidden);
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const primary = holder(ctx, 'coverage:read');
     const narrower = narrowerReaders(ctx, primary);
+    // A report read with every scope shows nothing a scope hides: only a narrower token can.
     if (narrower.length === 0) ctx.untestable({ need: 'credential', role: 'v8 credential holding coverage:read but fewer scopes than the primary one', remedy: 'add one (e.g. every scope but memory:read)' });
-    const full = endpointScopes.safeParse((await readCoverage(ctx, primary, 'coverage report with every scope')).json);
-    if (!full.success) ctx.inconclusive('setup failed: the coverage report of the primary credential has no endpoints list');
-    const sizes: Record<string, number> = { [primary.name]: full.data.endpoints.length };
-    const hidden: Record<string, number> = {};
-    for (const credential of narrower) {
-      const res = await readCoverage(ctx, credential, `coverage report as ${credential.name}`);
-      const report = endpointScopes.safeParse(res.json);
-      if (!ctx.check(res.status === 200 && report.success, `the coverage report as ${credential.name} (holding coverage:read) answered ${res.status} without an endpoints list`) || !report.success) continue;
-      sizes[credential.name] = report.data.endpoints.length;
-      const lacking = report.data.endpoints.filter((e) => typeof e.scope === 'string' && (V8_SCOPES as readonly string[]).includes(e.scope) && !credential.scopes.includes(e.scope));
-      hidden[credential.name] = lacking.filter((e) => e.available === false).length;
-      const seen = lacking.filter((e) => e.available !== false).map((e) => `${String(e.method)} ${String(e.path)} (scope ${String(e.scope)})`);
-      ctx.check(seen.length === 0, `the coverage report as ${credential.name} shows endpoints its scopes do not permit: ${seen.slice(0, 12).join('; ')}${seen.length > 12 ? ` (+${seen.length - 12} more)` : ''}`, res);
-    }
-    ctx.observe('endpoints per credential', sizes);
-    if (Object.values(hidden).some((n) => n > 0)) ctx.observe('endpoints listed as unavailable under a missing scope', hidden);
+    await readCoverage(ctx, primary, 'coverage report with every scope');
+    for (const credential of narrower) await readCoverage(ctx, credential, `coverage report as ${credential.name}`);
   },
 });

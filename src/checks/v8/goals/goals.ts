@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { contextGoal, goalsResponse } from '../../../contract/v8/goals.ts';
-import { judgeListingItems, judgeReadAnswers } from '../support/traffic.ts';
-import { holder, judgeListingShape, listingItems, type ListingNames, observeListingForm, PATHS } from '../support/read.ts';
+import { answerJson, operation } from '../../../traffic/read.ts';
+import { judgeListingForms, judgeListingItems, judgeReadAnswers, primaryPrincipal, withCallers } from '../support/traffic.ts';
+import { holder, listingItems, type ListingNames, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:context:read'] } });
 
@@ -36,8 +37,12 @@ export const goalsPayloadForm = rule({
   title: 'Which form the goals payload takes: the {goals: [...]} wrapper of the table or the array of the prose',
   level: 'observation',
   spec: { section: 'Resources > Context goal', quote: 'The response is an object `{goals: [...]}`. The prose calls the payload an array.' },
-  async check(ctx: CheckContext) {
-    observeListingForm(ctx, await readGoals(ctx), GOALS);
+  judgement: {
+    record: 'a GET /v8/context-twin/goals from a caller holding context:read',
+    judge: (j) => judgeListingForms(j, 'v8.goals.list', 'context:read', goalsResponse, GOALS),
+  },
+  async provoke(ctx: CheckContext) {
+    await readGoals(ctx);
   },
 });
 
@@ -49,18 +54,30 @@ export const goalsCompartment = rule({
   level: 'required',
   needs: { fixtures: ['v8.goalCompartments'] },
   spec: { section: 'Resources > Context goal', quote: "Goals outside the caller's compartment or purpose boundary are silently excluded." },
-  async check(ctx: CheckContext) {
-    const allowed = ctx.profile.fixtures.v8.goalCompartments;
-    if (!allowed) ctx.untestable({ need: 'fixture', path: 'v8.goalCompartments', remedy: 'list every compartment whose goals the primary principal may see' });
+  judgement: {
+    record: 'a GET /v8/context-twin/goals of the primary principal (whose compartments fixtures.v8.goalCompartments lists), holding context:read',
+    judge(j) {
+      const listed = new Set<unknown>();
+      withCallers(j, (ex, callers) => {
+        if (operation(ex) !== 'v8.goals.list' || ex.status !== 200 || !callers.holds(ex, 'context:read')) return;
+        // Which compartments the caller may see is not in the traffic: the profile's fixture lists the primary principal's (asked once there is a listing to judge).
+        const allowed = j.profile?.fixtures.v8.goalCompartments ?? j.untestable({ need: 'fixture', path: 'v8.goalCompartments', remedy: 'list every compartment whose goals the primary principal may see' });
+        if (j.credentialOf(ex)?.principal !== primaryPrincipal(j)) return;
+        // A listing lists only when it answers: another status lists no goal, inside or outside (the shape rule judges the status).
+        const json = answerJson(j, ex);
+        const listing = json === undefined ? undefined : listingItems(json, goalsResponse, 'goals');
+        if (!listing || listing.items.length === 0) return;
+        const compartments = listing.items.map((g) => compartmentOnly.safeParse(g)).map((p) => (p.success ? p.data.compartment : undefined));
+        for (const c of compartments) listed.add(c ?? null);
+        const outside = compartments.filter((c) => typeof c !== 'string' || !allowed.includes(c));
+        j.check(ex, outside.length === 0, `${outside.length} goal(s) from outside the caller's compartments were listed: ${[...new Set(outside.map(String))].join(', ')}`);
+      });
+      // The purpose boundary cannot be judged: a goal carries no purpose and a listing request names none.
+      if (listed.size > 0) j.observe('compartments listed', [...listed]);
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const { res, listing } = await readGoals(ctx);
-    if (res.status !== 200 || !listing) ctx.inconclusive(`setup failed: context goals answered ${res.status} without a goals list`);
-    if (listing.items.length === 0) ctx.untestable({ need: 'data', what: 'no goal of the primary principal (context goals listed none), so no boundary was judged', remedy: 'give the primary principal goals in fixtures.v8.goalCompartments (and, ideally, goals elsewhere)' });
-    const outside = listing.items
-      .map((g) => compartmentOnly.safeParse(g))
-      .map((p) => (p.success ? p.data.compartment : undefined))
-      .filter((c) => typeof c !== 'string' || !allowed.includes(c));
-    ctx.expect(outside.length === 0, `${outside.length} goal(s) from outside the caller's compartments were listed: ${[...new Set(outside.map(String))].join(', ')}`);
-    // The purpose boundary cannot be judged: a goal carries no purpose and a listing request names none.
-    ctx.observe('compartments listed', [...new Set(listing.items.map((g) => (compartmentOnly.safeParse(g).data?.compartment ?? null)))]);
+    if (res.status === 200 && listing?.items.length === 0) ctx.untestable({ need: 'data', what: 'no goal of the primary principal (context goals listed none), so no boundary was judged', remedy: 'give the primary principal goals in fixtures.v8.goalCompartments (and, ideally, goals elsewhere)' });
   },
 });

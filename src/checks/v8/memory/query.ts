@@ -1,10 +1,10 @@
 /** Endpoints: POST /v8/memory/query; Resources: memory query request and response; Limits. */
 import { z } from 'zod';
-import { type CheckContext, credentialIn, section } from '../../../rule/index.ts';
+import { type CheckContext, credentialIn, type Exchange, type Judge, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
-import { requestJson } from '../../../traffic/read.ts';
+import { answerJson, issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { judgePrincipalInBody, judgeReadAnswers, primaryPrincipal } from '../support/traffic.ts';
+import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallers } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
@@ -23,6 +23,42 @@ async function entriesOf(ctx: CheckContext, body: Record<string, unknown>, label
   const parsed = lenientEntries.safeParse(res.json);
   if (!parsed.success) ctx.inconclusive(`setup failed: the memory query "${label}" answered no entries array`);
   return parsed.data;
+}
+
+/** What the profile says of a query's caller and purpose: whether it is the primary principal, and whether the purpose is the one it may use. */
+interface Permitted {
+  principal: boolean;
+  purpose: boolean;
+}
+
+/**
+ * Every memory query by a caller holding memory:read whose body is a JSON object naming no
+ * principalId (that one is the principal-403 rule's), answered; a 429 is the rate limit's rule.
+ */
+function eachMemoryQuery(j: Judge, each: (ex: Exchange, body: Record<string, unknown>, permitted: Permitted) => void): void {
+  // Which purpose the principal may use is not in the traffic: the profile's fixture names it (without one, any purpose may be refused).
+  const fixture = j.profile?.fixtures.v8.memory;
+  const primary = primaryPrincipal(j);
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== 'v8.memory.query' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'memory:read')) return;
+    const missing = requestBodyMissing(ex);
+    if (missing !== undefined) return j.lacks(ex, `the query's body: ${missing}`);
+    const body = requestJson(ex);
+    if (!isRecord(body) || 'principalId' in body) return;
+    const principal = primary !== undefined && callers.principalOf(ex) === primary;
+    each(ex, body, { principal, purpose: principal && fixture?.purpose !== undefined && body.purpose === fixture.purpose });
+  });
+}
+
+/** Every 200 answer with an entries array to such a query (what the order and limit rules read). */
+function eachMemoryAnswer(j: Judge, each: (ex: Exchange, body: Record<string, unknown>, bundle: z.infer<typeof lenientEntries>) => void): void {
+  eachMemoryQuery(j, (ex, body) => {
+    // Entries are there to judge only in an answer (the status is the other rules').
+    if (ex.status !== 200) return;
+    const json = answerJson(j, ex);
+    const parsed = lenientEntries.safeParse(json);
+    if (parsed.success) each(ex, body, parsed.data);
+  });
 }
 
 function byteLength(value: unknown): number {
@@ -51,7 +87,7 @@ export const queryOk = rule({
         expect200: (ex) => {
           const body = requestJson(ex);
           if (credentialIn(ex, j.profile?.credentials ?? [])?.principal !== primaryPrincipal(j)) return false;
-          return memoryQueryRequest.safeParse(body).success && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
+          return memoryQueryRequest.safeParse(body).success && !mayBeRefused(ex, body) && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
         },
         extra(_ex, value) {
           const bundle = value as z.infer<typeof memoryResponse>;
@@ -67,6 +103,24 @@ export const queryOk = rule({
   },
 });
 
+const boundsJudgement: Judgement = {
+  record: 'a POST /v8/memory/query with a JSON object body naming no principalId, from a caller holding memory:read',
+  judge(j) {
+    const purposeReadings: Record<string, number[]> = {};
+    eachMemoryQuery(j, (ex, body, permitted) => {
+      const valid = memoryQueryRequest.safeParse(body).success;
+      // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
+      if (valid && mayBeRefused(ex, body)) return;
+      // A purpose the principal may not use is refused (403), and the seed does not order 400 and 403 for a purpose that is also out of bounds.
+      const accepted = acceptedStatuses({ valid, purposeChanged: !permitted.purpose });
+      if (!permitted.purpose) (purposeReadings[valid ? 'valid' : 'invalid'] ??= []).push(ex.status!);
+      const problem = valid ? '' : ` (${issuesOf(memoryQueryRequest.safeParse(body).error!)})`;
+      j.check(ex, accepted.includes(ex.status!), `a memory query ${valid ? 'inside every bound' : `outside a bound${problem}`} answered ${ex.status}, expected ${accepted.join(' or ')}`);
+    });
+    if (Object.keys(purposeReadings).length > 0) j.observe('statuses for a replaced purpose', purposeReadings, 'a valid purpose may be refused as not permitted (403); the seed does not order 400 and 403');
+  },
+};
+
 export const queryBounds = rule({
   id: 'v8.memory.query.bounds',
   title: 'Memory queries inside every bound are accepted; one field missing, of another type, one past a bound or with repeated classes answers 400 (property-based)',
@@ -76,20 +130,15 @@ export const queryBounds = rule({
     quote:
       'compartment | string | yes | 1-128 chars … purpose | string | yes | 1-256 chars … queryText | string | yes | 1-32768 chars … classes | array of string | yes | 1-64 unique items; each 1-128 chars … limit | integer | no | 1-50; default 10 … maxContextBytes | integer | no | 64-1048576 … maxContextTokens | integer | no | 16-262144 … queryEmbedding | array of number | no | 1-4096 items … `400` missing fields, empty `classes` or bounds exceeded',
   },
-  async check(ctx: CheckContext) {
+  judgement: boundsJudgement,
+  async provoke(ctx: CheckContext) {
     const base = memoryBase(ctx);
-    const purposeReadings: Record<string, number[]> = {};
     await ctx.property(
       generatedQueries(base),
-      async (c) => {
-        const res = await queryMemory(ctx, c.body, `memory query with ${c.why}`);
-        const accepted = acceptedStatuses(c);
-        if (c.purposeChanged) (purposeReadings[c.why] ??= []).push(res.status);
-        if (!accepted.includes(res.status)) ctx.fail(`a memory query with ${c.why} (${c.valid ? 'valid' : 'invalid'}) answered ${res.status}, expected ${accepted.join(' or ')}`);
-      },
+      // Each run is judged as it ends, so fast-check shrinks a failing query to a minimal one.
+      (c) => judgedRun(ctx, boundsJudgement, async () => void (await queryMemory(ctx, c.body, `memory query with ${c.why}`))),
       { numRuns: 40, examples: boundaryQueries(base) },
     );
-    ctx.observe('statuses for a replaced purpose', purposeReadings, 'a valid purpose may be refused as not permitted (403); the seed does not order 400 and 403');
   },
 });
 
@@ -117,14 +166,24 @@ export const queryPurpose = rule({
   title: 'A memory query with a purpose the principal may not use answers 403',
   level: 'required',
   spec: { section: 'Errors', quote: '`403` no `memory:read`, `principalId` in body, or purpose not permitted' },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a valid POST /v8/memory/query of the primary principal naming fixtures.v8.memory.forbiddenPurpose, from a caller holding memory:read',
+    judge(j) {
+      eachMemoryQuery(j, (ex, body, permitted) => {
+        // Which purpose the principal may not use is not in the traffic: the profile's fixture names one (asked once there is a query to judge).
+        const forbidden = j.profile?.fixtures.v8.memory.forbiddenPurpose ?? j.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
+        if (!permitted.principal || body.purpose !== forbidden || !memoryQueryRequest.safeParse(body).success || mayBeRefused(ex, body)) return;
+        j.check(ex, ex.status === 403, `a purpose the principal may not use answered ${ex.status}, expected 403`);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const base = memoryBase(ctx);
     const forbidden = ctx.profile.fixtures.v8.memory.forbiddenPurpose;
     if (!forbidden) ctx.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
     const allowed = await queryMemory(ctx, base, 'memory query with the permitted purpose');
     if (allowed.status !== 200) ctx.inconclusive(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
-    const res = await queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted');
-    ctx.expect(res.status === 403, `a purpose the principal may not use answered ${res.status}, expected 403`);
+    await queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted');
   },
 });
 
@@ -133,18 +192,25 @@ export const queryOrder = rule({
   title: 'Memory entries come in descending score',
   level: 'required',
   spec: { section: 'Resources > Memory query request', quote: 'Entries are in descending relevance' },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a 200 answer to a POST /v8/memory/query from a caller holding memory:read, with two entries or more',
+    judge(j) {
+      eachMemoryAnswer(j, (ex, _body, bundle) => {
+        const scores = bundle.entries.map((e) => Number(e.score));
+        if (scores.length < 2 || scores.some(Number.isNaN)) return;
+        const at = scores.findIndex((s, i) => i > 0 && s > scores[i - 1]!);
+        j.check(ex, at === -1, `entry #${at + 1} has score ${scores[at]} after ${scores[at - 1]}: entries are not in descending score`);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const base = memoryBase(ctx);
-    let judged = 0;
+    let ordered = 0;
     for (const queryText of [base.queryText, 'apicert: incident latency review', 'apicert: quarterly budget audit']) {
       const { entries } = await entriesOf(ctx, { ...base, queryText, limit: MEMORY_BOUNDS.limit.max }, `memory query "${queryText}"`);
-      const scores = entries.map((e) => Number(e.score));
-      if (scores.length < 2 || scores.some(Number.isNaN)) continue;
-      judged += 1;
-      const at = scores.findIndex((s, i) => i > 0 && s > scores[i - 1]!);
-      ctx.check(at === -1, `for "${queryText}" entry #${at + 1} has score ${scores[at]} after ${scores[at - 1]}: entries are not in descending score`);
+      if (entries.length >= 2 && entries.every((e) => !Number.isNaN(Number(e.score)))) ordered += 1;
     }
-    if (judged === 0) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: 'gave no memory query two entries with numeric scores', remedy: 'give a compartment with several entries' });
+    if (ordered === 0) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: 'gave no memory query two entries with numeric scores', remedy: 'give a compartment with several entries' });
   },
 });
 
@@ -156,33 +222,39 @@ export const queryLimits = rule({
     section: 'Resources > Memory query request',
     quote: 'Entries are in descending relevance and are purpose-filtered and bounded by the limits above. … limit | integer | no | 1-50; default 10 … maxContextBytes | integer | no | 64-1048576',
   },
-  async check(ctx: CheckContext) {
+  judgement: {
+    record: 'a 200 answer to a valid POST /v8/memory/query from a caller holding memory:read',
+    judge(j) {
+      const counts: Record<string, number[]> = {};
+      const accounting: Array<Record<string, unknown>> = [];
+      eachMemoryAnswer(j, (ex, body, bundle) => {
+        if (!memoryQueryRequest.safeParse(body).success) return;
+        const limit = typeof body.limit === 'number' ? body.limit : undefined;
+        const bound = limit ?? MEMORY_BOUNDS.limit.default;
+        (counts[limit === undefined ? 'no limit' : `limit ${limit}`] ??= []).push(bundle.entries.length);
+        j.check(ex, bundle.entries.length <= bound, limit === undefined ? `without limit the query returned ${bundle.entries.length} entries, more than the default of ${bound}` : `limit ${limit} returned ${bundle.entries.length} entries`);
+        if (typeof body.maxContextBytes === 'number') {
+          const max = body.maxContextBytes;
+          const total = bundle.totalContextBytes;
+          if (j.check(ex, typeof total === 'number', `maxContextBytes ${max}: totalContextBytes is ${JSON.stringify(total)}, not a number`)) j.check(ex, (total as number) <= max, `maxContextBytes ${max}: totalContextBytes is ${String(total)}`);
+          accounting.push({ maxContextBytes: max, entries: bundle.entries.length, totalContextBytes: total, contentBytes: bundle.entries.reduce((n, e) => n + byteLength(e.content), 0), truncated: bundle.truncated });
+        }
+        // Tokens are counted by a tokenizer the seed does not name: recorded, never judged.
+        if (typeof body.maxContextTokens === 'number') j.observe('entries under maxContextTokens', { maxContextTokens: body.maxContextTokens, entries: bundle.entries.length }, 'tokens are counted by a tokenizer the seed does not name, so the bound is not judged');
+      });
+      if (Object.keys(counts).length > 0) j.observe('entries per limit', counts);
+      // The seed gives no meaning to `truncated` nor says what totalContextBytes counts: record both.
+      if (accounting.length > 0) j.observe('context byte accounting', accounting, "contentBytes is the UTF-8 size of the entries' content; the seed does not say what totalContextBytes counts or when truncated is true");
+    },
+  },
+  async provoke(ctx: CheckContext) {
     const base = memoryBase(ctx);
-    const counts: Record<string, number> = {};
     // A bound binds only where there is more to return than it allows: limit 1 needs two entries.
     const available = (await entriesOf(ctx, { ...base, limit: MEMORY_BOUNDS.limit.max }, 'memory query with the largest limit')).entries.length;
     if (available < 2) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: `gave a memory query ${available} entr${available === 1 ? 'y' : 'ies'} at the largest limit, so no limit was binding`, remedy: 'give a compartment and purpose with at least two entries (eleven to judge the default of 10)' });
-    for (const limit of [1, 3, MEMORY_BOUNDS.limit.max]) {
-      const { entries } = await entriesOf(ctx, { ...base, limit }, `memory query with limit ${limit}`);
-      counts[`limit ${limit}`] = entries.length;
-      ctx.check(entries.length <= limit, `limit ${limit} returned ${entries.length} entries`);
-    }
-    const unbounded = await entriesOf(ctx, { ...base }, 'memory query without limit');
-    counts['no limit'] = unbounded.entries.length;
-    ctx.check(unbounded.entries.length <= MEMORY_BOUNDS.limit.default, `without limit the query returned ${unbounded.entries.length} entries, more than the default of ${MEMORY_BOUNDS.limit.default}`);
-    ctx.observe('entries per limit', counts);
-    const accounting: Array<Record<string, unknown>> = [];
-    for (const maxContextBytes of [MEMORY_BOUNDS.maxContextBytes.min, 512, 4096]) {
-      const bundle = await entriesOf(ctx, { ...base, maxContextBytes, limit: MEMORY_BOUNDS.limit.max }, `memory query with maxContextBytes ${maxContextBytes}`);
-      const total = bundle.totalContextBytes;
-      if (ctx.check(typeof total === 'number', `maxContextBytes ${maxContextBytes}: totalContextBytes is ${JSON.stringify(total)}, not a number`))
-        ctx.check((total as number) <= maxContextBytes, `maxContextBytes ${maxContextBytes}: totalContextBytes is ${String(total)}`);
-      accounting.push({ maxContextBytes, entries: bundle.entries.length, totalContextBytes: total, contentBytes: bundle.entries.reduce((n, e) => n + byteLength(e.content), 0), truncated: bundle.truncated });
-    }
-    // The seed gives no meaning to `truncated` nor says what totalContextBytes counts: record both.
-    ctx.observe('context byte accounting', accounting, 'contentBytes is the UTF-8 size of the entries\' content; the seed does not say what totalContextBytes counts or when truncated is true');
-    const tokens = await queryMemory(ctx, { ...base, maxContextTokens: MEMORY_BOUNDS.maxContextTokens.min }, 'memory query with the smallest maxContextTokens');
-    const parsed = lenientEntries.safeParse(tokens.json);
-    ctx.observe('smallest maxContextTokens', { status: tokens.status, entries: parsed.success ? parsed.data.entries.length : null }, 'tokens are counted by a tokenizer the seed does not name, so the bound is not judged');
+    for (const limit of [1, 3, MEMORY_BOUNDS.limit.max]) await queryMemory(ctx, { ...base, limit }, `memory query with limit ${limit}`);
+    await queryMemory(ctx, { ...base }, 'memory query without limit');
+    for (const maxContextBytes of [MEMORY_BOUNDS.maxContextBytes.min, 512, 4096]) await queryMemory(ctx, { ...base, maxContextBytes, limit: MEMORY_BOUNDS.limit.max }, `memory query with maxContextBytes ${maxContextBytes}`);
+    await queryMemory(ctx, { ...base, maxContextTokens: MEMORY_BOUNDS.maxContextTokens.min }, 'memory query with the smallest maxContextTokens');
   },
 });

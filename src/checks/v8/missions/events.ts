@@ -1,8 +1,8 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
-import { mediaType, section, type Exchange, type Judge } from '../../../rule/index.ts';
-import { dataOf, operation, streamEvents } from '../../../traffic/read.ts';
+import { mediaType, section, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
+import { dataOf, eventsOf, operation, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { parseJson } from '../../../util/json.ts';
-import { judgeReadsAfterTerminal, withMissions } from '../support/traffic.ts';
+import { callerOf, judgeReadsAfterTerminal, missionOf, withMissions } from '../support/traffic.ts';
 import {
   MISSION_EVENT_TYPES,
   missionProjection,
@@ -132,33 +132,65 @@ export const resume = rule({
     section: 'Events',
     quote: 'opaque stable cursor; send it back as `Last-Event-ID` to resume … The stream is resumable within a bounded replay window. A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.',
   },
-  async check(ctx) {
+  judgement: {
+    record: "a GET /v8/missions/{runId}/events with Last-Event-ID naming an event of an earlier whole stream of that mission (read from its start to its terminal event by the same caller)",
+    judge(j) {
+      const key = (e: { id?: string; event?: string; data: string }) => `${e.id ?? '-'}:${e.event}:${e.data}`;
+      const shown = (keys: string[]) => `[${keys.map((k) => k.split(':').slice(0, 2).join(' ')).join(', ')}]`;
+      const whole = new Map<string, { stream: Exchange; events: readonly SseEvent[] }>();
+      const resumed: Record<string, number[]> = {};
+      // Per whole stream: the cursors (event #) resumed with 200, and those answered 409.
+      const windows = new Map<Exchange, { held: number[]; outside: number[] }>();
+      for (const ex of j.exchanges) {
+        const runId = missionOf(ex);
+        if (operation(ex) !== 'v8.missions.events' || runId === undefined || ex.status === undefined) continue;
+        const at = `${callerOf(ex)}\n${runId}`;
+        const cursor = ex.requestHeaders['last-event-id'];
+        if (cursor === undefined) {
+          // A stream read from its start to the terminal event: the events a resume is compared with.
+          const events = ex.status === 200 ? eventsOf(ex) : undefined;
+          if (events && !whole.has(at) && events.some((e) => isTerminalEvent(e.event))) whole.set(at, { stream: ex, events });
+          continue;
+        }
+        const full = whole.get(at);
+        if (!full || !startsAfterEnd(ex, full.stream)) continue;
+        const cut = full.events.findIndex((e) => e.id === cursor) + 1;
+        // A cursor of the terminal event is the after-terminal rule's; one the stream never carried, the replay-window rule's.
+        if (cut === 0 || cut >= full.events.length) continue;
+        (resumed[String(ex.status)] ??= []).push(cut);
+        const window = windows.get(full.stream) ?? { held: [], outside: [] };
+        windows.set(full.stream, window);
+        if (ex.status === 200) window.held.push(cut);
+        if (ex.status === 409) window.outside.push(cut);
+        // "Size or duration of the replay window: not shown", but a window holds at least the most recent cursor.
+        const newest = cut === full.events.length - 1;
+        if (!j.check(ex, ex.status === 200 || (!newest && ex.status === 409), newest ? `resuming after the most recent event before the terminal one (#${cut}) answered ${ex.status}, expected 200: a replay window must hold it` : `resuming after event #${cut} answered ${ex.status}, expected 200 or 409 (outside the window)`, [full.stream]) || ex.status !== 200) continue;
+        const rest = streamEvents(j, ex);
+        if (!rest) continue;
+        const expected = full.events.slice(cut).map(key);
+        const got = rest.map(key);
+        j.check(ex, JSON.stringify(got) === JSON.stringify(expected), `resuming after event #${cut} (${cursor}) gave ${shown(got)}, expected ${shown(expected)}`, [full.stream]);
+      }
+      if (Object.keys(resumed).length > 0) j.observe('resumed cursors (event #) by status', resumed, 'the replay window\'s size and duration are not shown');
+      for (const { held, outside } of windows.values()) {
+        const edge = Math.max(...outside);
+        if (outside.length > 0) j.observe('replay window', `cursors of the last ${held.filter((c) => c > edge).length} event(s) resumed; the cursor of event #${edge} is outside the window (409)`);
+      }
+    },
+  },
+  async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     const full = await followToTerminal(ctx, mission.runId, 'succeeds');
     if (full.events.length < 2) ctx.untestable({ need: 'fixture', path: 'v8.missions.succeeds', problem: 'gave a mission of fewer than two events, too few to resume between', remedy: 'give a fixture that emits several' });
-    // Every event carries an id (the seed's table): one without is the server's fault, not a missing fixture.
-    const missing = full.events.findIndex((e) => e.id === undefined || e.id === '');
-    ctx.expect(missing === -1, `event #${missing + 1} (${full.events[missing]?.event ?? '?'}) carries no id, so a client cannot resume after it`);
-    const key = (e: { id?: string; event?: string; data: string }) => `${e.id ?? '-'}:${e.event}:${e.data}`;
-    // "Size or duration of the replay window: not shown": start from the most recent cursor, which
-    // any window holds, and walk back; the first 409 marks the window's edge, and older cursors are
-    // not asked (they are outside it too). A repeat, a skip or a changed id fails wherever it shows.
-    const held: number[] = [];
+    // Start from the most recent cursor, which any window holds, and walk back; the first 409 marks
+    // the window's edge, and older cursors are not asked (they are outside it too).
+    let held = 0;
     for (let cut = full.events.length - 1; cut >= 1; cut -= 1) {
-      const cursor = full.events[cut - 1]!.id!;
+      const cursor = full.events[cut - 1]!.id;
+      if (cursor === undefined || cursor === '') continue;
       const rest = await followEvents(ctx, mission.runId, { lastEventId: cursor, label: `resume after event #${cut}` });
-      if (rest.status === 409 && held.length > 0) {
-        ctx.observe('replay window', `cursors of the last ${held.length} event(s) resumed; the cursor of event #${cut} is outside the window (409)`);
-        break;
-      }
-      ctx.expect(rest.status === 200, held.length === 0 ? `resuming after the most recent event before the terminal one (#${cut}) answered ${rest.status}, expected 200: a replay window must hold it` : `resuming after event #${cut} answered ${rest.status}, expected 200 or 409 (outside the window)`);
-      held.push(cut);
-      const expected = full.events.slice(cut).map(key);
-      const got = rest.events.map(key);
-      ctx.check(
-        JSON.stringify(got) === JSON.stringify(expected),
-        `resuming after event #${cut} (${cursor}) gave [${got.map((k) => k.split(':').slice(0, 2).join(' ')).join(', ')}], expected [${expected.map((k) => k.split(':').slice(0, 2).join(' ')).join(', ')}]`,
-      );
+      if (rest.status === 409 && held > 0) break;
+      held += 1;
     }
   },
 });

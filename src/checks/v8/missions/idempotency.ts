@@ -1,13 +1,13 @@
 /** Endpoints > Rules 2 and 3: Idempotency-Key on mutating operations. */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { mediaType, section, type Exchange, type Judge } from '../../../rule/index.ts';
+import { judgedRun, mediaType, section, type Exchange, type Judge, type Judgement } from '../../../rule/index.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection } from '../../../contract/v8/missions.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../../contract/v8/problem.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { answerJson, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
-import { callerOf, missionOf, withCallers } from '../support/traffic.ts';
+import { callerOf, mayBeRefused, missionOf, withCallers } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -67,29 +67,31 @@ const invalidKey: fc.Arbitrary<KeyCase> = fc.oneof(
     }),
 );
 
+const keyFormatJudgement: Judgement = {
+  record: 'a POST /v8/missions with a valid body and an Idempotency-Key not used before, from a caller holding missions:write',
+  judge(j) {
+    const used = new Set<string>();
+    withCallers(j, (ex, callers) => {
+      const key = ex.requestHeaders['idempotency-key'];
+      if (operation(ex) !== 'v8.missions.create' || key === undefined || ex.status === undefined) return;
+      const scoped = `${callerOf(ex)}\n${key}`;
+      const fresh = !used.has(scoped);
+      used.add(scoped);
+      if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !createMissionRequest.safeParse(requestJson(ex)).success || mayBeRefused(ex, requestJson(ex))) return;
+      const valid = idempotencyKey.safeParse(key).success;
+      if (valid) j.check(ex, ex.status === 202, `a valid key (${key.length} characters) answered ${ex.status}, expected 202`);
+      else j.check(ex, ex.status >= 400 && ex.status < 500, `an invalid key (${key.length} characters: ${JSON.stringify(key.slice(0, 40))}) answered ${ex.status}, expected a 4xx rejection`);
+    });
+  },
+};
+
 export const keyFormat = rule({
   id: 'v8.missions.idempotency.key-format',
   title: 'Keys of 16-128 allowed characters are accepted; shorter, longer or other characters are rejected',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 2; Limits', quote: KEY_RULE },
-  judgement: {
-    record: 'a POST /v8/missions with a valid body and an Idempotency-Key not used before, from a caller holding missions:write',
-    judge(j) {
-      const used = new Set<string>();
-      withCallers(j, (ex, callers) => {
-        const key = ex.requestHeaders['idempotency-key'];
-        if (operation(ex) !== 'v8.missions.create' || key === undefined || ex.status === undefined) return;
-        const scoped = `${callerOf(ex)}\n${key}`;
-        const fresh = !used.has(scoped);
-        used.add(scoped);
-        if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !createMissionRequest.safeParse(requestJson(ex)).success) return;
-        const valid = idempotencyKey.safeParse(key).success;
-        if (valid) j.check(ex, ex.status === 202, `a valid key (${key.length} characters) answered ${ex.status}, expected 202`);
-        else j.check(ex, ex.status >= 400 && ex.status < 500, `an invalid key (${key.length} characters: ${JSON.stringify(key.slice(0, 40))}) answered ${ex.status}, expected a 4xx rejection`);
-      });
-    },
-  },
+  judgement: keyFormatJudgement,
   async provoke(ctx) {
     const body = fixture(ctx, 'succeeds');
     const examples: KeyCase[] = [
@@ -102,12 +104,10 @@ export const keyFormat = rule({
     ];
     // Each valid key must be new, or the request would be a replay; a random suffix of allowed characters keeps its length.
     const fresh = (key: string) => `${key.slice(0, Math.max(0, key.length - 8))}${newKey().slice(-8)}`.slice(-key.length);
-    // The property only sends; the judgement judges every answer it caused.
+    // Each run is judged as it ends, so fast-check shrinks a failing key to a minimal one.
     await ctx.property(
       fc.oneof(validKey.map((key): KeyCase => ({ key, valid: true, why: `${key.length} allowed characters` })), invalidKey),
-      async ({ key, valid, why }) => {
-        await postMission(ctx, body, { key: valid ? fresh(key) : key, label: `create with a key of ${why}` });
-      },
+      ({ key, valid, why }) => judgedRun(ctx, keyFormatJudgement, async () => void (await postMission(ctx, body, { key: valid ? fresh(key) : key, label: `create with a key of ${why}` }))),
       { numRuns: 40, examples },
     );
   },

@@ -10,6 +10,7 @@ export const lifecycleModel = rule({
   title: 'Random sequences of create, replay, get, signal, cancel, read and resume (some of them at once) get only answers the seeds allow',
   level: 'required',
   destructive: 'mutate',
+  activeOnly: 'random sequences of operations judged step by step against a model that knows what apicert sent and when (overlapping commands, shrunk to a minimal sequence)',
   needs: { fixtures: ['v8.missions.waits'] },
   spec: {
     section: 'States and transitions; Endpoints > Rules; Events > Rules',

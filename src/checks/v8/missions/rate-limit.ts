@@ -10,6 +10,7 @@ export const rateLimit429 = rule({
   title: 'A principal over its rate limit is answered 429 (not 503 or any other status)',
   level: 'required',
   destructive: 'mutate',
+  activeOnly: 'whether a principal was over its limit shows only in a burst apicert sizes to the declared tier: a recording cannot tell a 503 of an overloaded target from one given instead of 429',
   spec: { section: 'Limits; Errors', quote: 'A per-principal rate limit exists (`429`). … `429` rate limit for the principal' },
   async check(ctx) {
     const name = ctx.profile.fixtures.v8.rateLimitCredential;

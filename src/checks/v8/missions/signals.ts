@@ -2,10 +2,10 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
-import { callerOf, missionOf, sentFixture, withMissions, withTerminalBefore } from '../support/traffic.ts';
+import { callerOf, mayBeRefused, missionOf, sentFixture, withMissions, withTerminalBefore } from '../support/traffic.ts';
 import { signalRequest } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { requestBodyMissing, requestJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { requestBodyMissing, requestJson, startsAfterEnd, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { Exchange, Judge } from '../../../rule/index.ts';
@@ -27,7 +27,7 @@ export const signalAccepted = rule({
     record: "a valid signal with a fresh Idempotency-Key to a mission created with the profile's fixtures.v8.missions.waits body, not cancelled, by its creator",
     judge(j) {
       waitingSignals(j, (ex, body) => {
-        if (!signalRequest.safeParse(body).success) return;
+        if (!signalRequest.safeParse(body).success || mayBeRefused(ex, body)) return;
         const payload = isRecord(body) ? body.payload : undefined;
         const kind = Array.isArray(payload) ? 'array' : typeof payload;
         if (!j.check(ex, ex.status === 200, `a signal with a ${kind} payload answered ${ex.status}, expected 200`)) return;
@@ -60,7 +60,7 @@ export const signalValidation = rule({
         const parsed = signalRequest.safeParse(body);
         if (parsed.success) {
           // Only the edge case is this rule's: the 256-character name is accepted.
-          if (parsed.data.signal.length === 256) j.check(ex, ex.status === 200, `a 256-character signal name answered ${ex.status}, expected 200`);
+          if (parsed.data.signal.length === 256 && !mayBeRefused(ex, body)) j.check(ex, ex.status === 200, `a 256-character signal name answered ${ex.status}, expected 200`);
           return;
         }
         if (!isRecord(body)) return;
@@ -151,7 +151,7 @@ function waitingSignals(j: Judge, each: (ex: Exchange, body: unknown) => void): 
   withMissions(j, (ex, seen, callers) => {
     const key = ex.requestHeaders['idempotency-key'];
     if (operation(ex) !== 'v8.missions.signals' || key === undefined || !idempotencyKey.safeParse(key).success || ex.status === undefined) return;
-    if ((cancels.get(missionOf(ex)!) ?? []).some((c) => !startsAfterEnd(c, ex))) return;
+    if ((cancels.get(missionOf(ex)!) ?? []).some((c) => !surelyStartsAfterEnd(c, ex))) return;
     const scoped = `${callerOf(ex)}\n${ex.path}\n${key}`;
     const fresh = !used.has(scoped);
     used.add(scoped);

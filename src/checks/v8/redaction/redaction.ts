@@ -93,6 +93,7 @@ export const redactionCanaries = rule({
   id: 'v8.redaction.canaries',
   title: 'Canary secrets planted under fields named sensitive (apiKey, password, token, authorization) in goals and signal payloads never come back in a response, event or trace; values sensitive only by shape are recorded',
   level: 'required',
+  activeOnly: 'the canaries are values apicert plants and knows to be secret: in traffic apicert did not send, the profile names tokens, not which goal or signal values are secrets',
   spec: {
     section: 'What the service does; Resources > Trace; Errors',
     quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive values are replaced by a redaction marker. … Sensitive fields are redacted.',

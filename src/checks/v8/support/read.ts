@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.ts';
 import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
-import type { CheckContext, Prerequisite, ProbeResponse } from '../../../rule/index.ts';
+import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { isRecord } from '../../../util/json.ts';
 import { createMission, followToTerminal, type MissionFixture } from './missions.ts';
@@ -140,37 +140,11 @@ export function listingItems<K extends string>(
   return Array.isArray(parsed.data) ? { form: 'array', items: parsed.data } : { form: 'object wrapper', items: parsed.data[key] };
 }
 
-/** A listing read back: the response and its items in whichever form the target chose. */
-export interface ListingRead {
-  res: ProbeResponse;
-  listing: ReturnType<typeof listingItems>;
-}
-
 /** How the judgements of a two-form listing name it: `context goals`, key `goals`, item `goal`. */
 export interface ListingNames {
   name: string;
   key: string;
   item: string;
-}
-
-/**
- * The shape rule of a listing the seed shows in two forms (goals, certificates): 200, JSON, a
- * payload in either form, every item of the documented shape. No item judges nothing: untestable.
- */
-export function judgeListingShape(ctx: CheckContext, { res, listing }: ListingRead, names: ListingNames, schema: z.ZodType, whenEmpty: Prerequisite): void {
-  ctx.check(res.status === 200, `${names.name} answered ${res.status}, expected 200`);
-  ctx.check(res.contentType.startsWith('application/json'), `${names.name} answered content-type "${res.contentType}", expected application/json`);
-  if (!listing) ctx.fail(`the ${names.key} payload is neither an object with a ${names.key} array nor an array`);
-  ctx.observe(`${names.key} returned`, listing.items.length);
-  if (listing.items.length === 0) ctx.untestable(whenEmpty);
-  for (const [i, item] of listing.items.entries()) ctx.checkShape(schema, item, `${names.item} #${i + 1}`, res);
-}
-
-/** The payload-form observation of a two-form listing: which form the target chose. */
-export function observeListingForm(ctx: CheckContext, { res, listing }: ListingRead, names: ListingNames): void {
-  ctx.check(res.status === 200, `${names.name} answered ${res.status}, expected 200`);
-  ctx.expect(listing !== undefined, `the ${names.key} payload is neither an object with a ${names.key} array nor an array`);
-  ctx.observe(`${names.key} payload form`, listing?.form);
 }
 
 /** Ids outside "1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`", each with why. */

@@ -12,6 +12,7 @@ import { resolveRole } from '../../../profile/roles.ts';
 import { stepTraces, type StepTrace } from './read.ts';
 import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
+import { openness } from '../../generated/expectation.ts';
 
 export const MISSIONS_PREFIX = '/v8/missions/';
 
@@ -324,4 +325,32 @@ export function judgePrincipalInBody(j: Judge, op: string, scope: string, what: 
     if (!isRecord(body) || !('principalId' in body)) return;
     j.check(ex, ex.status === 403, `${what} with principalId ${JSON.stringify(body.principalId)} answered ${ex.status}, expected 403`);
   });
+}
+
+/**
+ * Every listing of a two-form payload (goals, certificates) read by a caller holding its scope:
+ * it answers 200 and its payload takes one of the two forms; `each` judges the items of the form found.
+ */
+export function judgeListingForms(j: Judge, op: string, scope: string, schema: z.ZodType, names: { name: string; key: string }, each?: (ex: Exchange, listing: { form: string; items: unknown[] }) => void): void {
+  withCallers(j, (ex, callers) => {
+    if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
+    if (!j.check(ex, ex.status === 200, `${names.name} answered ${ex.status}, expected 200`)) return;
+    const json = answerJson(j, ex);
+    if (json === undefined && !hasWholeBody(ex)) return;
+    const parsed = schema.safeParse(json);
+    const listing = !parsed.success ? undefined : Array.isArray(parsed.data) ? { form: 'array', items: parsed.data as unknown[] } : { form: 'object wrapper', items: (parsed.data as Record<string, unknown[]>)[names.key] ?? [] };
+    if (!j.check(ex, listing !== undefined, `the ${names.key} payload is neither an object with a ${names.key} array nor an array`) || !listing) return;
+    j.observe(`${names.key} payload form`, listing.form);
+    each?.(ex, listing);
+  });
+}
+
+/**
+ * Why a body the contract's schema accepts may still be refused by a legal deployment (a NUL or a
+ * lone surrogate, free text past any stated bound, ...: the generated rules' `openness`), or
+ * undefined. Such a request is held to no answer: silence is open. The body is its own base, so a
+ * value is not open merely for differing from the profile's fixture.
+ */
+export function mayBeRefused(ex: Exchange, body: unknown): string | undefined {
+  return openness(endpointOf(ex.method, ex.path)?.bodies[0]?.schema, body, [], body);
 }
