@@ -60,8 +60,9 @@ const UNTAKEN_BY_CERTIFY: Record<string, string> = {
 /**
  * Certifies with `options`, records the run, judges the recording passively with the run's profile and
  * returns every rule of the run that has a judgement whose passive verdict differs from its active one,
- * with both reasons, and every variant of `options` the fake never took. Silence is open: each line is a judgement that reads the recording otherwise than
- * the run it judged (another rule's traffic read wrongly, or a legal choice held to one answer).
+ * with both reasons, and every variant of `options` the fake never took. Silence is open: each line is
+ * a judgement that reads the recording otherwise than the run it judged (another rule's traffic read
+ * wrongly, or a legal choice held to one answer).
  */
 export async function recordedDifferences(options: CertifyOptions): Promise<string[]> {
   const recorder = new HarRecorder();
@@ -80,6 +81,6 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
     .filter((r) => !(r.verdict === 'not-applicable' && /record webhook deliveries at your receiver/.test(r.reason ?? '')))
     .map((r) => {
       const a = judged.get(r.rule.id)!;
-      return `${r.rule.id}: active ${a.verdict} (${a.reason?.split('\n')[0]}), recording ${r.verdict}: ${r.reason?.split('\n')[0]}`;
+      return `${r.rule.id}: active ${a.verdict}${a.reason ? ` (${a.reason.split('\n')[0]})` : ''}, recording ${r.verdict}: ${r.reason?.split('\n')[0]}`;
     }));
 }
