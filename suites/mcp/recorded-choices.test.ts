@@ -14,36 +14,16 @@ import { startFake } from '../../src/fake/server.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
 import { VARIANTS, type VariantId } from '../../src/fake/variants/index.ts';
 import { judgeRecording } from '../../src/passive/judge.ts';
-import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
 import { parseProfile } from '../../src/profile/load.ts';
-import type { Profile } from '../../src/profile/schema.ts';
-import { certify, HARNESS_VERSION, redactorFor, type CertifyOptions } from '../../src/runner/certify.ts';
+import type { CertifyOptions } from '../../src/runner/certify.ts';
 import { RULES } from '../../src/registry.ts';
-import { exchangesOf, stripApicert } from '../passive/record.ts';
+import { fewerModelRuns, recordedDifferences } from '../passive/record.ts';
 import { PEER_KINDS, startSdkPeer, type PeerKind, type SdkPeer } from '../support/sdk-peers.ts';
 
 const MCP_JUDGED = RULES.filter((r) => r.surface === 'mcp' && r.judgement).map((r) => r.id);
 
-/** Every judged /mcp rule whose passive verdict differs from its active one, with the passive reason. */
-async function differences(options: CertifyOptions): Promise<string[]> {
-  const recorder = new HarRecorder();
-  const active = await certify({ ...options, surfaces: ['mcp'], recorder });
-  const profile = active.profile!;
-  const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
-  const passive = await judgeRecording(exchangesOf(stripApicert(written)), { env: {}, profile });
-  const activeVerdict = new Map(active.results.map((r) => [r.rule.id, r.verdict]));
-  const activeReason = new Map(active.results.map((r) => [r.rule.id, r.reason]));
-  return passive.results
-    .filter((r) => MCP_JUDGED.includes(r.rule.id) && r.verdict !== activeVerdict.get(r.rule.id))
-    // A session id shaped like a token is hidden behind its own marker: every rule still tells sessions apart, and only
-    // the rule on the id's characters cannot see them, so it is untestable, never judged.
-    .filter((r) => !(r.rule.id === 'mcp.session.id-visible-ascii' && r.verdict === 'untestable' && /replaced it with a marker/.test(r.reason ?? '')))
-    .map((r) => `${r.rule.id}: active ${activeVerdict.get(r.rule.id)} (${activeReason.get(r.rule.id)?.split('\n')[0]}), recording ${r.verdict}: ${r.reason?.split('\n')[0]}`);
-}
-
-function fewerModelRuns(profile: Profile): Profile {
-  return { ...profile, safety: { ...profile.safety, modelRuns: 5 } };
-}
+/** Every judged /mcp rule of an `--surface mcp` run whose passive verdict differs from its active one. */
+const differences = (options: CertifyOptions) => recordedDifferences({ ...options, surfaces: ['mcp'] });
 
 describe.concurrent('recordings of /mcp runs under legal choices', () => {
   it('covers the /mcp rules converted to one judgement', () => {

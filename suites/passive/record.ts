@@ -7,7 +7,8 @@ import { exchangeOfEntry } from '../../src/passive/har.ts';
 import { judgeRecording, type PassiveJudgement } from '../../src/passive/judge.ts';
 import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
 import type { TrafficExchange } from '../../src/passive/exchange.ts';
-import { certify, HARNESS_VERSION, redactorFor, type Certification } from '../../src/runner/certify.ts';
+import type { Profile } from '../../src/profile/schema.ts';
+import { certify, HARNESS_VERSION, redactorFor, type Certification, type CertifyOptions } from '../../src/runner/certify.ts';
 
 /** A recorder of another make knows nothing of apicert: no creator, comments, private fields or apicert headers. */
 export function stripApicert(har: { log: { entries: unknown[]; creator?: unknown } }): { log: { entries: unknown[] } } {
@@ -43,4 +44,44 @@ export async function recordAndJudge(options: { patterns: string[]; faults?: Fau
   // The profile gives what traffic cannot show (which credential holds which scopes), as `judge-traffic --profile` does.
   const passive = await judgeRecording(exchangesOf(har), { env: {}, profile });
   return { active, passive, har };
+}
+
+/** Fewer runs of the model-based rules: a recording holds what they sent, however many there were. */
+export function fewerModelRuns(profile: Profile): Profile {
+  return { ...profile, safety: { ...profile.safety, modelRuns: 5 } };
+}
+
+/** Variants no certify run takes, even over a whole surface: their recordings are still compared, but the variant proves nothing. */
+const UNTAKEN_BY_CERTIFY: Record<string, string> = {
+  'v8.missions/events-accept-required': 'every events GET apicert sends asks for text/event-stream, so the fake never answers 406',
+  'mcp.lifecycle/initialized-required': 'apicert sends notifications/initialized before any other request of a session',
+};
+
+/**
+ * Certifies with `options`, records the run, judges the recording passively with the run's profile and
+ * returns every rule of the run that has a judgement whose passive verdict differs from its active one,
+ * with both reasons, and every variant of `options` the fake never took. Silence is open: each line is
+ * a judgement that reads the recording otherwise than the run it judged (another rule's traffic read
+ * wrongly, or a legal choice held to one answer).
+ */
+export async function recordedDifferences(options: CertifyOptions): Promise<string[]> {
+  const recorder = new HarRecorder();
+  const active = await certify({ ...options, recorder });
+  const profile = active.profile!;
+  const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
+  const passive = await judgeRecording(exchangesOf(stripApicert(written)), { env: {}, profile });
+  const judged = new Map(active.results.filter((r) => r.rule.judgement).map((r) => [r.rule.id, r]));
+  // A variant the rules run never bent the fake for proved nothing: the selection must reach it.
+  const untaken = (options.variants ?? []).filter((v) => !(v in UNTAKEN_BY_CERTIFY) && !active.variantsTaken?.includes(v)).map((v) => `${v}: the fake never took this variant in the run`);
+  return untaken.concat(passive.results
+    .filter((r) => judged.has(r.rule.id) && r.verdict !== judged.get(r.rule.id)!.verdict)
+    // A session id shaped like a token is hidden behind its own marker: every rule still tells sessions apart, and only
+    // the rule on the id's characters cannot see them, so it is untestable, never judged.
+    .filter((r) => !(r.rule.id === 'mcp.session.id-visible-ascii' && r.verdict === 'untestable' && /replaced it with a marker/.test(r.reason ?? '')))
+    // Deliveries go to apicert's receiver, not out of apicert: a certify recording never holds them.
+    .filter((r) => !(r.verdict === 'not-applicable' && /record webhook deliveries at your receiver/.test(r.reason ?? '')))
+    .map((r) => {
+      const a = judged.get(r.rule.id)!;
+      return `${r.rule.id}: active ${a.verdict}${a.reason ? ` (${a.reason.split('\n')[0]})` : ''}, recording ${r.verdict}: ${r.reason?.split('\n')[0]}`;
+    }));
 }

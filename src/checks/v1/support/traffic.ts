@@ -11,6 +11,7 @@ import { turnRequest } from '../../../contract/v1/turn.ts';
 import { isLoopbackLiteral, parseEndpointUrl } from '../../../contract/v1/webhook-url.ts';
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
+import { openness } from '../../generated/expectation.ts';
 import { canonicalJson, parseJson } from '../../../util/json.ts';
 import type { Exchange, Judge, SseEvent } from '../../../rule/index.ts';
 import { dataOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
@@ -40,6 +41,16 @@ export function modeOf(ex: Exchange): ExecuteMode | undefined {
 /** The body is one the contract admits for its mode. */
 export function validBody(ex: Exchange, mode: ExecuteMode): boolean {
   return parsedAs(mode === 'task' ? taskRequest : turnRequest, requestJson(ex)).success;
+}
+
+/**
+ * Why a turn body the contract admits may still be refused by a legal deployment, or undefined: it
+ * names state the profile's turn fixture does not (a file, a tool, an approval receipt, a model, a
+ * session), or holds text the description leaves open (the generated rules' `openness`). Without a
+ * profile every such name is open. Silence is open: such a request is held to no answer.
+ */
+export function turnMayBeRefused(j: Judge, ex: Exchange): string | undefined {
+  return openness(turnRequest, requestJson(ex), [], j.profile?.fixtures.v1.turn);
 }
 
 /** A value the contract's Identifier admits (the Idempotency-Key's type). */
@@ -106,7 +117,7 @@ function firstAcceptedIn(exchanges: readonly Exchange[]): ReadonlyMap<string, nu
 }
 
 /**
- * An execute request nothing but its mode's own rules could refuse: a body the contract admits, an
+ * An execute request nothing but its mode's own rules could refuse: a body the contract admits (for a turn, one naming no state the profile does not give), an
  * admitted caller, a key that is an Identifier and that this caller has not used before (a replay
  * or conflict is judged by the idempotency rules), no other X-AI-Platform-Version than `v1`, and an
  * Accept that does not ask for the other mode's answer. Each is read from the request and the
@@ -129,6 +140,7 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
       continue;
     }
     if (mode === undefined || ex.status === undefined || (reused && !options.anyKey) || !validBody(ex, mode)) continue;
+    if (mode === 'turn' && turnMayBeRefused(j, ex)) continue;
     if (limiterRefused(ex) && !options.limited) continue;
     if (key !== undefined && !options.anyKey && !isIdentifier(key)) continue;
     const version = ex.requestHeaders['x-ai-platform-version'];

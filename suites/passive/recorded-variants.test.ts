@@ -1,0 +1,51 @@
+/**
+ * Silence is open, from recordings too (issue #35, Proof): for each legal variant of the fake on /v8
+ * and /v1, the recording of the certify run judged passively (with the run's profile, as
+ * `judge-traffic --profile` gives it) gives the active verdict on every rule of the run that has a
+ * judgement. To keep the cost small each variant runs only the rules of its area and of the areas
+ * whose traffic it bends (AFFECTS); suites/mcp/recorded-choices.test.ts does the same for /mcp.
+ */
+import { describe, expect, it } from 'vitest';
+import { VARIANTS, type VariantId } from '../../src/fake/variants/index.ts';
+import { fewerModelRuns, recordedDifferences } from './record.ts';
+
+/**
+ * Areas, beyond its own, whose rules read the traffic a variant of this area bends: a run is born of
+ * an execute, an error document or a refusal's status is what the auth and validation rules judge,
+ * a trace is named by a mission's events. Areas with no judged rule of their own (intents, chat) are
+ * judged by the rules that probe any endpoint.
+ */
+const AFFECTS: Record<string, readonly string[]> = {
+  'v8.contract': ['v8.missions.create.*', 'v8.missions.signals.*', 'v8.errors.*'],
+  'v8.errors': ['v8.missions.create.*', 'v8.missions.auth.*', 'v8.memory.*', 'v8.capabilities.*'],
+  'v8.traces': ['v8.missions.events.*'],
+  'v8.intents': ['v8.contract.*', 'v8.errors.*'],
+  'v1.runs': ['v1.execute.turn.*', 'v1.execute.task.*'],
+  'v1.errors': ['v1.auth.*', 'v1.webhooks.url.*', 'v1.runs.approve.*'],
+  'v1.chat': ['v1.auth.*', 'v1.versioning.*', 'v1.errors.*'],
+};
+
+/** Variants only the requests generated from the contract reach (a null signal payload). */
+const REACHED_BY: Record<string, readonly string[]> = {
+  'v8.missions/signal-null-payload-accepted': ['v8.contract.generated.*'],
+};
+
+
+function patternsOf(variant: string): string[] {
+  const area = variant.split('/')[0]!;
+  return [`${area}.*`, ...(AFFECTS[area] ?? []), ...(REACHED_BY[variant] ?? [])];
+}
+
+const CASES = VARIANTS.filter((v) => v.id.startsWith('v8.') || v.id.startsWith('v1.')).map((v) => [v.id] as const);
+
+describe.concurrent('recordings of /v8 and /v1 runs under legal choices', () => {
+  it('covers every /v8 and /v1 variant', () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(83);
+  });
+
+  it.each(CASES)('%s: the recording gives the active verdict on every judged rule of its areas', async (id) => {
+    const patterns = patternsOf(id);
+    const surface = id.startsWith('v8.') ? 'v8' : 'v1';
+    expect(await recordedDifferences({ surfaces: [surface], patterns, variants: [id as VariantId], seed: 17, adjustEmbeddedProfile: fewerModelRuns })).toEqual([]);
+  }, 180_000);
+});
