@@ -23,8 +23,6 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     },
     'mcp.batch.empty': EMPTY_BATCH(),
     // The generated messages and the catalogue's batch operator send the same empty batch, judged by the same sentence.
-    'mcp.jsonrpc.generated.errors': EMPTY_BATCH(),
-    'mcp.catalogue.error-status': EMPTY_BATCH(),
     'mcp.sse.event-ids-unique': { verdict: 'not-applicable', sentence: 'enableJsonResponse: every answer is application/json, so there is no SSE event id to judge.' },
     'mcp.sse.closes-after-response': { verdict: 'not-applicable', sentence: 'enableJsonResponse: no SSE stream is opened for a POST.' },
   },
@@ -36,8 +34,6 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
     'mcp.batch.empty': EMPTY_BATCH(),
     // The generated messages and the catalogue's batch operator send the same empty batch, judged by the same sentence.
-    'mcp.jsonrpc.generated.errors': EMPTY_BATCH(),
-    'mcp.catalogue.error-status': EMPTY_BATCH(),
     'mcp.transport.origin': ORIGIN(),
     'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
   },
@@ -52,8 +48,6 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
     'mcp.batch.empty': EMPTY_BATCH(),
     // The generated messages and the catalogue's batch operator send the same empty batch, judged by the same sentence.
-    'mcp.jsonrpc.generated.errors': EMPTY_BATCH(),
-    'mcp.catalogue.error-status': EMPTY_BATCH(),
     'mcp.transport.origin': ORIGIN(),
     'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
   },

@@ -18,7 +18,8 @@ import { bodyFixtures } from '../generated/engine.ts';
 import { NOTHING_KNOWN, sentOf, type Known, type SentRequest } from '../generated/expectation.ts';
 import { expectationText, type Aspect } from '../generated/judgement.ts';
 import { isLimited } from '../generated/oracles.ts';
-import { answerOfExchange, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
+import { answerOfExchange, contractPath, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
+import { mcpEndpoint } from '../mcp/support/traffic.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { expectationFor, judged } from './run.ts';
 import type { Case, McpCase } from './types.ts';
@@ -129,13 +130,13 @@ const LONG_BODY = 4096;
 const FRESH = new Set(['idempotency-key', 'authorization', 'mcp-session-id']);
 
 /** The catalogue case `ex`'s request is, or undefined when it is none of them. */
-export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined): Planned | undefined {
-  const surface = surfaceOfPath(ex.path);
+export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined, path = contractPath(ex.path, mcpEndpoint({ profile }))): Planned | undefined {
+  const surface = surfaceOfPath(path);
   if (!profile || !surface || ex.requestBodyMissing !== undefined) return undefined;
   const catalogue = catalogueOf(profile, surface);
   if (!catalogue) return undefined;
   const body = normalise(ex.requestBody ?? '', catalogue.credentials);
-  const candidates = ex.requestBodyTruncated ? catalogue.long.get(`${ex.method} ${ex.path}`)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned) : catalogue.cases.get(keyOf(ex.method, ex.path, ex.requestBody ?? '', catalogue.credentials));
+  const candidates = ex.requestBodyTruncated ? catalogue.long.get(`${ex.method} ${path}`)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned) : catalogue.cases.get(keyOf(ex.method, path, ex.requestBody ?? '', catalogue.credentials));
   if (!candidates) return undefined;
   const headers = ex.requestHeaders;
   const fits = candidates.filter((c) => {
@@ -197,14 +198,16 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       // Which exchanges are catalogue cases is known from the profile the catalogue builds them from: without one, none is.
       if (!j.profile) return;
       let session: string | undefined;
+      const endpoint = mcpEndpoint(j);
       for (const ex of j.exchanges) {
-        if (surfaceOfPath(ex.path) !== surface) continue;
+        const path = contractPath(ex.path, endpoint);
+        if (surfaceOfPath(path) !== surface) continue;
         if (surface === 'mcp' && (ex.status ?? 0) >= 200 && (ex.status ?? 0) < 300 && ex.responseHeaders['mcp-session-id'] !== undefined) session = ex.responseHeaders['mcp-session-id'];
         if (ex.status === undefined || isLimited({ status: ex.status })) continue;
-        const c = catalogueCaseOf(ex, j.profile);
+        const c = catalogueCaseOf(ex, j.profile, path);
         if (!c) continue;
         const catalogue = catalogueOf(j.profile!, surface)!;
-        const asSent = sentOfExchange(ex, catalogue.credentials);
+        const asSent = { ...sentOfExchange(ex, catalogue.credentials), path };
         // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
         if (ex.requestBodyTruncated && c.longBody !== undefined) asSent.body = c.longBody;
         const sent = readBody(asSent, c.raw !== undefined);

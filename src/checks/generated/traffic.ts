@@ -23,6 +23,7 @@ import { expectationOf, type Expectation, type Known, type SentRequest } from '.
 import { bodyFixtures } from './engine.ts';
 import { judgeAnswer, type Answer, type Aspect } from './judgement.ts';
 import { isLimited } from './oracles.ts';
+import { mcpEndpoint } from '../mcp/support/traffic.ts';
 
 const MARKER = /^«redacted:token:(.+)»$/;
 
@@ -100,7 +101,7 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, facts: Facts): void 
   const status = ex.status ?? 0;
   if (status < 200 || status >= 300) return;
   learnParked(seen, ex, facts);
-  if (pathOnly(ex) === '/mcp') {
+  if (sent.path.split('?', 1)[0] === '/mcp') {
     const session = ex.responseHeaders['mcp-session-id'];
     if (session !== undefined) seen.sessions.add(session);
     if (ex.method === 'DELETE' && sent.headers['mcp-session-id'] !== undefined) seen.sessions.delete(sent.headers['mcp-session-id']);
@@ -253,6 +254,14 @@ export interface AspectOptions {
   owns?: (ex: Exchange, profile: Profile | undefined) => boolean;
 }
 
+/** The path as the contract names it: a request to the profile's MCP endpoint, mounted elsewhere, went to the contract's `/mcp`. */
+export function contractPath(path: string, mcpEndpointPath: string): string {
+  if (mcpEndpointPath === '/mcp') return path;
+  const query = path.indexOf('?');
+  const bare = query === -1 ? path : path.slice(0, query);
+  return bare === mcpEndpointPath ? `/mcp${query === -1 ? '' : path.slice(query)}` : path;
+}
+
 /** Where a request went: its surface, from the path alone. */
 export function surfaceOfPath(path: string): EndpointSurface | 'mcp' | undefined {
   const bare = path.split('?', 1)[0]!;
@@ -308,11 +317,15 @@ function judgedOnce(j: Judge, surface: EndpointSurface | 'mcp'): readonly Judged
   const known = bySurface.get(surface);
   if (known && known.profile === j.profile && known.answered === answered) return known.judged;
   const facts = factsOf(j.profile, surface);
+  const endpoint = mcpEndpoint(j);
   const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
   const judged: JudgedExchange[] = [];
   for (const ex of j.exchanges) {
-    if (surfaceOfPath(ex.path) !== surface) continue;
-    const sent = sentOfExchange(ex, facts.credentials);
+    const path = contractPath(ex.path, endpoint);
+    if (surfaceOfPath(path) !== surface) continue;
+    // The generated /mcp messages are JSON-RPC posts: GET and DELETE /mcp have their own rules (mcp.transport, mcp.session), which own those sentences.
+    if (surface === 'mcp' && ex.method !== 'POST') continue;
+    const sent = { ...sentOfExchange(ex, facts.credentials), path };
     // A rate limiter's answer and an exchange without an answer judge nothing; the empty batch is mcp.batch.empty's, which owns its sentence.
     if (ex.status !== undefined && !isLimited({ status: ex.status }) && !(surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? ''))) {
       const expectation = expectationIn(sent, facts, seen);

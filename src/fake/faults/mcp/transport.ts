@@ -7,7 +7,11 @@ export const mcpTransportFaults = [
     description: 'a POST of a single notification or response is answered 200 with a JSON body',
     alsoBreaks: { rules: ['mcp.jsonrpc.result-xor-error'], why: 'the 200 answer\'s JSON body is a result with no id (a notification has none to echo), which every answered response is held to' },
   },
-  { id: 'mcp.transport.request-response/ping-text-plain', description: 'ping is answered with content-type text/plain' },
+  {
+    id: 'mcp.transport.request-response/ping-text-plain',
+    description: 'ping is answered with content-type text/plain',
+    alsoBreaks: { rules: ['mcp.catalogue.accepts-valid'], why: 'the catalogue\'s JSON-text cases send ping too (whitespace, \\u escapes), which must be accepted with a JSON-RPC result, not a text/plain body' },
+  },
   { id: 'mcp.transport.get-405/opens-stream', description: 'GET /mcp opens an (empty) SSE stream: legal in MCP, refused by the gateway seed' },
   {
     id: 'mcp.transport.get-stream-or-405/json-success',
