@@ -242,6 +242,8 @@ export interface RecordedBytes {
   url: string;
   requestHeaders: Record<string, string>;
   requestBody?: Buffer;
+  /** The request body was longer than what was kept. */
+  requestTruncated?: boolean;
   status?: number;
   responseHeaders: Record<string, string>;
   responseBody?: Buffer;

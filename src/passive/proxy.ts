@@ -107,7 +107,12 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
   const url = new URL(rec.url);
   const ex: TrafficExchange = { index, startedAt: rec.startedAt.toISOString(), method: rec.method, url: rec.url, path: `${url.pathname}${url.search}`, requestHeaders: rec.requestHeaders, responseHeaders: rec.responseHeaders };
   if (rec.durationMs !== undefined) ex.durationMs = rec.durationMs;
-  if (rec.requestBody !== undefined && rec.requestBody.length > 0) ex.requestBody = contentText(rec.requestBody, rec.requestHeaders['content-encoding'], bodyLimit).text;
+  if (rec.requestBody !== undefined && rec.requestBody.length > 0) {
+    // A request's byte order mark is part of what was sent (a server may refuse it), unlike an answer's, which a client reads past.
+    const sent = contentText(rec.requestBody, rec.requestHeaders['content-encoding'], bodyLimit, true);
+    ex.requestBody = sent.text;
+    if (sent.truncated || rec.requestTruncated) ex.requestBodyTruncated = true;
+  }
   if (rec.status !== undefined) {
     ex.status = rec.status;
     const body = contentText(rec.responseBody ?? Buffer.alloc(0), rec.responseHeaders['content-encoding'], bodyLimit);
@@ -232,7 +237,10 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
       failed: (message) => (rec.error = message),
     });
     // The upstream may answer before it has read the whole request: the prefix is taken last.
-    if (hasBody) rec.requestBody = requestPrefix.bytes;
+    if (hasBody) {
+      rec.requestBody = requestPrefix.bytes;
+      if (requestPrefix.truncated) rec.requestTruncated = true;
+    }
     if (rec.status !== undefined) {
       rec.responseBody = responsePrefix.bytes;
       if (responsePrefix.truncated) {

@@ -204,6 +204,9 @@ function expectationIn(sent: SentRequest, facts: Facts, seen: Seen): Expectation
   if (principal === primary && facts.fixtureText !== undefined) for (const v of values) if (v.length >= 3 && facts.fixtureText.includes(JSON.stringify(v))) (known.existing as string[]).push(v);
   const e = expectationOf(sent, known);
   if (e.kind === 'open') return e;
+  // A recorder may keep a content-coded body decoded (the proxy does): what the server read is not the text held here.
+  const coding = (sent.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (sent.body !== undefined && coding !== '' && coding !== 'identity') return open(e, `a body sent with Content-Encoding ${JSON.stringify(coding.slice(0, 40))}: RFC 9110 §8.4 lets a server decode it or refuse it with 415`);
   // An id no answer showed names nothing only if the fixtures do not name it either: without the profile, that is not known.
   if (facts.fixtureText === undefined && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
   const owned = ownedElsewhere(sent, facts, seen);
