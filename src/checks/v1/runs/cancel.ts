@@ -3,24 +3,12 @@ import { type Exchange, section } from '../../../rule/index.ts';
 import { eventsOf, idAfter, operation, requestJson, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { callerOf, kindOf, terminalKindsOf } from '../support/traffic.ts';
-
-const RUNS_PREFIX = '/v1/runs/';
-
-/** The runs (caller and run id) that an execute whose body is `body` (canonical JSON) started. */
-function runsStartedWith(exchanges: readonly Exchange[], body: string): Set<string> {
-  const runs = new Set<string>();
-  for (const ex of exchanges) {
-    if (operation(ex) !== 'v1.execute' || ex.status !== 200) continue;
-    const sent = requestJson(ex);
-    if (sent === undefined || canonicalJson(sent) !== body) continue;
-    const runId = (responseJson(ex) as { run_id?: unknown } | undefined)?.run_id;
-    if (typeof runId === 'string') runs.add(`${callerOf(ex)}\n${runId}`);
-  }
-  return runs;
-}
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
+import { withIssuedRun } from './get.ts';
+
+const RUNS_PREFIX = '/v1/runs/';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
@@ -41,46 +29,44 @@ export const cancelTerminalEvent = rule({
       // shown), and a recording cannot say which came first: only runs the profile says stay in flight for
       // seconds (the `long` task) are judged.
       const long = j.profile?.fixtures.v1.tasks.long;
-      const longRuns = long === undefined ? undefined : runsStartedWith(j.exchanges, canonicalJson(long));
+      const longBody = long === undefined ? undefined : canonicalJson(long);
       const accepted = new Map<string, Exchange>();
       const terminal = terminalKindsOf(j.profile);
       // Runs an earlier read of their stream showed in flight (events, none terminal) and none since showed ended.
       const inFlight = new Set<string>();
-      for (const ex of j.exchanges) {
+      withIssuedRun(j.exchanges, (ex, issued) => {
         const op = operation(ex);
         const run = `${callerOf(ex)}\n${idAfter(ex, RUNS_PREFIX)}`;
         if (op === 'v1.runs.events' && !accepted.has(run)) {
           const seen = (eventsOf(ex) ?? []).map(kindOf);
           if (seen.some((k) => k !== undefined && terminal.has(k))) inFlight.delete(run);
           else if (seen.length > 0) inFlight.add(run);
-          continue;
+          return;
         }
         if (op === 'v1.runs.cancel' && ex.status !== undefined && ex.status >= 200 && ex.status < 300 && inFlight.has(run)) {
-          if (!longRuns) {
-            j.untestable({ need: 'fixture', path: 'v1.tasks.long', remedy: 'give the profile (--profile FILE) with a task-mode body for a run that stays in flight for several seconds' });
-            return;
-          }
-          if (!longRuns.has(run)) continue;
+          if (longBody === undefined) j.untestable({ need: 'fixture', path: 'v1.tasks.long', remedy: 'give the profile (--profile FILE) with a task-mode body for a run that stays in flight for several seconds' });
+          const started = issued && requestJson(issued);
+          if (started === undefined || canonicalJson(started) !== longBody) return;
           j.check(ex, ex.status === 200, `an accepted cancel answered ${ex.status}, expected 200`);
           if (wholeBody(j, ex) !== undefined) j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the cancel answer is not a JSON object');
           if (!accepted.has(run)) accepted.set(run, ex);
-          continue;
+          return;
         }
         const cancel = accepted.get(run);
         // A resume (Last-Event-ID) shows only what follows its cursor, which may be past request.cancelled already.
-        if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel) || ex.requestHeaders['last-event-id'] !== undefined) continue;
+        if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel) || ex.requestHeaders['last-event-id'] !== undefined) return;
         const events = streamEvents(j, ex);
-        if (!events) continue;
+        if (!events) return;
         const kinds = events.map(kindOf);
         const at = kinds.indexOf(CANCELLED);
         if (at === -1 && ex.responseBodyTruncated) {
           j.lacks(ex, 'the end of the run\'s stream: only its beginning was kept');
-          continue;
+          return;
         }
-        if (!j.check(ex, at !== -1, `no request.cancelled event on the run's stream after the cancel of exchange #${cancel.index} (events: ${kinds.join(', ')})`, [cancel])) continue;
+        if (!j.check(ex, at !== -1, `no request.cancelled event on the run's stream after the cancel of exchange #${cancel.index} (events: ${kinds.join(', ')})`, [cancel])) return;
         j.check(ex, at === kinds.length - 1, `${kinds.length - at - 1} event(s) followed request.cancelled, which is terminal`);
         if (ex.streamEnd === 'server' || ex.streamEnd === 'grace-expired') j.check(ex, ex.streamEnd === 'server', 'the stream stayed open after request.cancelled for the whole close grace');
-      }
+      });
     },
   },
   async provoke(ctx) {

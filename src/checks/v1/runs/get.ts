@@ -11,7 +11,7 @@ import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
 /** Walks the exchanges with, for each, whether its caller was issued the run it names before (a task answer's run_id). */
-function withIssuedRun(exchanges: readonly Exchange[], each: (ex: Exchange, issued: Exchange | undefined) => void): void {
+export function withIssuedRun(exchanges: readonly Exchange[], each: (ex: Exchange, issued: Exchange | undefined) => void): void {
   const issued = new Map<string, Exchange>();
   for (const ex of exchanges) {
     const runId = idAfter(ex, RUNS_PREFIX);
