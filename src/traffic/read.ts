@@ -154,14 +154,15 @@ export function bodyJson(ex: Exchange, side: 'request' | 'response', text: strin
   return value;
 }
 
-const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, { answered: number; value: unknown }>>();
+const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, Map<unknown, { answered: number; value: unknown }>>>();
 
 /**
  * A fact of a whole journal (who was accepted where, ...) worked out once for every rule that
  * judges it, and again when it holds more answers (an active check's journal grows as it runs).
- * `what` names the fact: the function that builds it.
+ * `what` names the fact: the function that builds it; `context` (a profile) is what it reads beside
+ * the journal, and a fact is kept per context.
  */
-export function journalFact<T>(exchanges: readonly Exchange[], what: (exchanges: readonly Exchange[]) => T): T {
+export function journalFact<T, C = undefined>(exchanges: readonly Exchange[], what: (exchanges: readonly Exchange[], context: C) => T, context?: C): T {
   let answered = 0;
   for (const ex of exchanges) if (ex.status !== undefined) answered += 1;
   let facts = journalFacts.get(exchanges);
@@ -169,10 +170,15 @@ export function journalFact<T>(exchanges: readonly Exchange[], what: (exchanges:
     facts = new Map();
     journalFacts.set(exchanges, facts);
   }
-  const known = facts.get(what);
+  let byContext = facts.get(what);
+  if (!byContext) {
+    byContext = new Map();
+    facts.set(what, byContext);
+  }
+  const known = byContext.get(context);
   if (known?.answered === answered) return known.value as T;
-  const value = what(exchanges);
-  facts.set(what, { answered, value });
+  const value = what(exchanges, context as C);
+  byContext.set(context, { answered, value });
   return value;
 }
 

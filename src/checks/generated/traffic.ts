@@ -15,7 +15,7 @@ import { isJsonMediaType } from '../../probe/body.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type Judge, type Judgement as RuleJudgement } from '../../rule/index.ts';
-import { bodyJson, bodyMissing, eventsOf } from '../../traffic/read.ts';
+import { bodyJson, bodyMissing, eventsOf, journalFact } from '../../traffic/read.ts';
 import { eventData, eventKind } from '../v1/support/fabric.ts';
 import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
@@ -296,34 +296,27 @@ interface JudgedExchange {
   judgement: ReturnType<typeof judgeAnswer>;
 }
 
-interface JudgedSurface {
-  profile: Profile | undefined;
-  answered: number;
-  judged: readonly JudgedExchange[];
-}
-
-const judgedJournals = new WeakMap<readonly Exchange[], Map<string, JudgedSurface>>();
-
 /**
  * Every exchange of the surface judged once per journal: the rules of a family (no-5xx, problem-json,
  * error-status, accepts-valid, and the catalogue's) read the same judgement, so it is computed for the
- * first and reused while the journal holds the same answered exchanges and the same profile.
+ * first and reused while the journal holds the same answered exchanges, per profile.
  */
 function judgedOnce(j: Judge, surface: EndpointSurface | 'mcp'): readonly JudgedExchange[] {
-  let answered = 0;
-  for (const ex of j.exchanges) if (ex.status !== undefined) answered += 1;
-  let bySurface = judgedJournals.get(j.exchanges);
-  if (!bySurface) {
-    bySurface = new Map();
-    judgedJournals.set(j.exchanges, bySurface);
-  }
-  const known = bySurface.get(surface);
-  if (known && known.profile === j.profile && known.answered === answered) return known.judged;
-  const facts = factsOf(j.profile, surface);
-  const endpoint = mcpEndpoint(j);
+  return journalFact(j.exchanges, JUDGE_SURFACE[surface], j.profile);
+}
+
+const JUDGE_SURFACE: Record<EndpointSurface | 'mcp', (exchanges: readonly Exchange[], profile: Profile | undefined) => JudgedExchange[]> = {
+  v8: (exchanges, profile) => judgeSurface(exchanges, profile, 'v8'),
+  v1: (exchanges, profile) => judgeSurface(exchanges, profile, 'v1'),
+  mcp: (exchanges, profile) => judgeSurface(exchanges, profile, 'mcp'),
+};
+
+function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp'): JudgedExchange[] {
+  const facts = factsOf(profile, surface);
+  const endpoint = mcpEndpoint({ profile });
   const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
   const judged: JudgedExchange[] = [];
-  for (const ex of j.exchanges) {
+  for (const ex of exchanges) {
     const path = contractPath(ex.path, endpoint);
     if (surfaceOfPath(path) !== surface) continue;
     // The generated /mcp messages are JSON-RPC posts: GET and DELETE /mcp have their own rules (mcp.transport, mcp.session), which own those sentences.
@@ -337,7 +330,6 @@ function judgedOnce(j: Judge, surface: EndpointSurface | 'mcp'): readonly Judged
     }
     learn(seen, ex, sent, facts);
   }
-  bySurface.set(surface, { profile: j.profile, answered, judged });
   return judged;
 }
 
