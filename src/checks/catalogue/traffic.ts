@@ -13,10 +13,10 @@ import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
-import { bodyMissing } from '../../traffic/read.ts';
+import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { bodyFixtures } from '../generated/engine.ts';
-import { NOTHING_KNOWN, sentOf, type Known, type SentRequest } from '../generated/expectation.ts';
-import { expectationText, type Aspect } from '../generated/judgement.ts';
+import { NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
+import { expectationText, type Answer, type Aspect, type Judgement as AnswerJudgement } from '../generated/judgement.ts';
 import { isLimited } from '../generated/oracles.ts';
 import { answerOfExchange, contractPath, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
 import { mcpEndpoint } from '../mcp/support/traffic.ts';
@@ -26,6 +26,8 @@ import type { Case, McpCase } from './types.ts';
 
 type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' | 'permits' | 'label' | 'endpoint'> & {
   headers: Readonly<Record<string, string>>;
+  /** `headers` that decide which case a request is (`FRESH` ones left out), their values `normalise`d, as the matching compares them. */
+  matched?: ReadonlyArray<readonly [string, string]>;
   /** The Authorization header as the client writes it (tokens as a recording's markers), null when none. */
   auth: string | null;
   session?: string | null;
@@ -129,14 +131,41 @@ const LONG_BODY = 4096;
 /** Headers a case sets that decide nothing about which case it is (fresh each time), or that the client writes itself. */
 const FRESH = new Set(['idempotency-key', 'authorization', 'mcp-session-id']);
 
+/** The case last found for an exchange, with what it was found from. */
+interface Found {
+  profile: Profile | undefined;
+  exPath: string;
+  path: string;
+  body: string | undefined;
+  truncated: boolean | undefined;
+  missing: unknown;
+  value: Planned | undefined;
+}
+
+/**
+ * `findCase` per exchange: the generated rules ask it of every exchange for each aspect, and the
+ * catalogue rules again. Kept while what it reads stands: the profile, the path, and the body (a
+ * journal may cut a request body later: src/rule/journal.ts); the method, the headers and the raw
+ * form of a request are fixed once it was sent.
+ */
+const found = new WeakMap<Exchange, Found>();
+
 /** The catalogue case `ex`'s request is, or undefined when it is none of them. */
-export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined, path = contractPath(ex.path, mcpEndpoint({ profile }))): Planned | undefined {
+export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined, path?: string): Planned | undefined {
+  const hit = found.get(ex);
+  if (hit && hit.profile === profile && hit.exPath === ex.path && (path === undefined || path === hit.path) && hit.body === ex.requestBody && hit.truncated === ex.requestBodyTruncated && hit.missing === ex.requestBodyMissing) return hit.value;
+  const at = path ?? contractPath(ex.path, mcpEndpoint({ profile }));
+  const value = findCase(ex, profile, at);
+  found.set(ex, { profile, exPath: ex.path, path: at, body: ex.requestBody, truncated: ex.requestBodyTruncated, missing: ex.requestBodyMissing, value });
+  return value;
+}
+
+function findCase(ex: Exchange, profile: Profile | undefined, path: string): Planned | undefined {
   const surface = surfaceOfPath(path);
   if (!profile || !surface || ex.requestBodyMissing !== undefined) return undefined;
   const catalogue = catalogueOf(profile, surface);
   if (!catalogue) return undefined;
-  const body = normalise(ex.requestBody ?? '', catalogue.credentials);
-  const candidates = ex.requestBodyTruncated ? catalogue.long.get(`${ex.method} ${path}`)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned) : catalogue.cases.get(keyOf(ex.method, path, ex.requestBody ?? '', catalogue.credentials));
+  const candidates = ex.requestBodyTruncated ? prefixCases(catalogue, ex, path) : catalogue.cases.get(keyOf(ex.method, path, ex.requestBody ?? '', catalogue.credentials));
   if (!candidates) return undefined;
   const headers = ex.requestHeaders;
   const fits = candidates.filter((c) => {
@@ -144,13 +173,24 @@ export function catalogueCaseOf(ex: Exchange, profile: Profile | undefined, path
     if (c.raw !== ex.raw) return false;
     const auth = headers.authorization;
     if ((auth === undefined ? null : normalise(auth, catalogue.credentials)) !== c.auth) return false;
-    for (const [k, v] of Object.entries(c.headers)) if (!FRESH.has(k) && normalise(headers[k] ?? '', catalogue.credentials) !== normalise(v, catalogue.credentials)) return false;
+    for (const [k, v] of matchedHeaders(c, catalogue.credentials)) if (normalise(headers[k] ?? '', catalogue.credentials) !== v) return false;
     if (c.session === null && headers['mcp-session-id'] !== undefined) return false;
     if (typeof c.session === 'string' && headers['mcp-session-id'] !== c.session) return false;
     return true;
   });
   // The case that sets the most of the request's headers is the one sent (Content-Length with chunked, not chunked alone).
   return fits.reduce<Planned | undefined>((best, c) => (best === undefined || Object.keys(c.headers).length > Object.keys(best.headers).length ? c : best), undefined);
+}
+
+/** The long cases whose body begins with the prefix a journal kept of `ex`'s. */
+function prefixCases(catalogue: Catalogue, ex: Exchange, path: string): Planned[] | undefined {
+  const body = normalise(ex.requestBody ?? '', catalogue.credentials);
+  return catalogue.long.get(`${ex.method} ${path}`)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned);
+}
+
+/** A case's headers as the matching compares them: normalised once per case, not per exchange. */
+function matchedHeaders(c: Planned, credentials: readonly Credential[]): ReadonlyArray<readonly [string, string]> {
+  return (c.matched ??= Object.entries(c.headers).filter(([k]) => !FRESH.has(k)).map(([k, v]) => [k, normalise(v, credentials)] as const));
 }
 
 /** The body as the API reads it once the HTTP layer removed the transfer and content codings and the charset (a raw request's journal body is its bytes as Latin-1). */
@@ -197,29 +237,12 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
     judge(j: Judge) {
       // Which exchanges are catalogue cases is known from the profile the catalogue builds them from: without one, none is.
       if (!j.profile) return;
-      let session: string | undefined;
-      const endpoint = mcpEndpoint(j);
-      for (const ex of j.exchanges) {
-        const path = contractPath(ex.path, endpoint);
-        if (surfaceOfPath(path) !== surface) continue;
-        if (surface === 'mcp' && (ex.status ?? 0) >= 200 && (ex.status ?? 0) < 300 && ex.responseHeaders['mcp-session-id'] !== undefined) session = ex.responseHeaders['mcp-session-id'];
-        if (ex.status === undefined || isLimited({ status: ex.status })) continue;
-        const c = catalogueCaseOf(ex, j.profile, path);
-        if (!c) continue;
-        const catalogue = catalogueOf(j.profile!, surface)!;
-        const asSent = { ...sentOfExchange(ex, catalogue.credentials), path };
-        // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
-        if (ex.requestBodyTruncated && c.longBody !== undefined) asSent.body = c.longBody;
-        const sent = readBody(asSent, c.raw !== undefined);
-        const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
-        const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint), known);
+      for (const { ex, c, expectation, answer, judgement } of casesJudged(j, surface)) {
         const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
         if (missing !== undefined) {
           j.lacks(ex, `the answer's body: ${missing}`);
           continue;
         }
-        const answer = answerOfExchange(ex);
-        const judgement = judged(sent, expectation, answer, c.permits, c.raw !== undefined);
         const finding = judgement.findings[aspect];
         if (judgement.unjudged !== undefined) {
           if (answer.cut) j.lacks(ex, judgement.unjudged);
@@ -230,6 +253,57 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       }
     },
   };
+}
+
+/** One catalogue case of the journal, judged: what every aspect reads of it. */
+interface CaseJudged {
+  ex: Exchange;
+  c: Planned;
+  expectation: Expectation;
+  answer: Answer;
+  judgement: AnswerJudgement;
+}
+
+/**
+ * Every catalogue case of the surface judged once per journal and profile: the aspects (no-5xx,
+ * problem-json, error-status, accepts-valid) read the same judgement of the same answer, and
+ * differ only in the finding they take from it.
+ */
+function casesJudged(j: Judge, surface: EndpointSurface | 'mcp'): readonly CaseJudged[] {
+  return journalFact(j.exchanges, JUDGE_CASES[surface], j.profile);
+}
+
+const JUDGE_CASES: Record<EndpointSurface | 'mcp', (exchanges: readonly Exchange[], profile: Profile | undefined) => CaseJudged[]> = {
+  v8: (exchanges, profile) => judgeCases(exchanges, profile, 'v8'),
+  v1: (exchanges, profile) => judgeCases(exchanges, profile, 'v1'),
+  mcp: (exchanges, profile) => judgeCases(exchanges, profile, 'mcp'),
+};
+
+function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp'): CaseJudged[] {
+  const out: CaseJudged[] = [];
+  if (!profile) return out;
+  let session: string | undefined;
+  const endpoint = mcpEndpoint({ profile });
+  for (const ex of exchanges) {
+    const path = contractPath(ex.path, endpoint);
+    if (surfaceOfPath(path) !== surface) continue;
+    if (surface === 'mcp' && (ex.status ?? 0) >= 200 && (ex.status ?? 0) < 300 && ex.responseHeaders['mcp-session-id'] !== undefined) session = ex.responseHeaders['mcp-session-id'];
+    if (ex.status === undefined || isLimited({ status: ex.status })) continue;
+    const c = catalogueCaseOf(ex, profile, path);
+    if (!c) continue;
+    const catalogue = catalogueOf(profile, surface)!;
+    const asSent = { ...sentOfExchange(ex, catalogue.credentials), path };
+    // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
+    if (ex.requestBodyTruncated && c.longBody !== undefined) asSent.body = c.longBody;
+    // The journal's parse of the body (a raw case's body is read once decoded, below: its own text).
+    else if (asSent.body !== undefined && c.raw === undefined) asSent.parsed = { text: asSent.body, value: bodyJson(ex, 'request', asSent.body) };
+    const sent = readBody(asSent, c.raw !== undefined);
+    const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
+    const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint), known);
+    const answer = answerOfExchange(ex);
+    out.push({ ex, c, expectation, answer, judgement: judged(sent, expectation, answer, c.permits, c.raw !== undefined) });
+  }
+  return out;
 }
 
 /**

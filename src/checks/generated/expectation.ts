@@ -18,6 +18,7 @@ import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.t
 import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
 import { MCP, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
 import type { ProbeRequest } from '../../rule/index.ts';
+import { parsedAs } from '../../traffic/read.ts';
 import { isRecord, nestsDeeperThan } from '../../util/json.ts';
 
 export type Expectation =
@@ -44,6 +45,12 @@ export interface SentRequest {
   body?: string;
   /** The value `body` serializes, when the sender built it from one (spares a parse; a raw body has none). */
   json?: unknown;
+  /**
+   * A recorded body's JSON as the journal already parsed it (`bodyJson`: undefined when it is not
+   * JSON or nests deeper than MAX_JSON_DEPTH), with the text it was parsed from: spares a parse of
+   * the same text, and is read only while `body` is that text. Unlike `json`, the wire form is still read.
+   */
+  parsed?: { text: string; value: unknown };
   /** The name of the profile credential whose token the Authorization header carried; null when none did. */
   credential: string | null;
 }
@@ -321,7 +328,7 @@ function kindOf(issue: Issue, body: unknown, chain: readonly z.ZodType[]): Const
 
 /** One finding per zod issue of a body that breaks the schema: stated (refuse) or the fake's own choice (open). */
 function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: string, out: Finding[]): void {
-  const parsed = spec.schema.safeParse(body);
+  const parsed = parsedAs(spec.schema, body);
   if (parsed.success) return;
   for (const issue of parsed.error.issues as unknown as Issue[]) {
     // A record's bad key is judged by the record's marks, an unknown discriminator by the union's.
@@ -361,6 +368,51 @@ function oddString(s: string): string | undefined {
 /** Free text longer than this with no stated bound: a deployment may refuse it (400 or 413). */
 export const UNBOUNDED_TEXT = 4096;
 
+/** What openness reads of a schema node: worked out once per node, not once per value it judges. */
+interface Node {
+  /** `chainOf(schema)`'s marks, outermost first. */
+  marks: readonly Marks[];
+  /** The def of the innermost schema of the chain (wrappers removed). */
+  def: Def | undefined;
+  /** A mark states a length bound. */
+  lengthStated: boolean;
+  /** An object that may carry properties its shape does not name (a mark allows them, or its catchall takes them). */
+  extraOk: boolean;
+}
+
+const NO_NODE: Node = { marks: [], def: undefined, lengthStated: false, extraOk: true };
+
+/**
+ * Keyed on the schema object: its chain and def are fixed once built, and every mark is set while
+ * the contract modules are evaluated (src/contract/<surface>/*.ts, at import), before any judgement
+ * reads one, so a node's marks never change after it is first read here.
+ */
+const NODES = new WeakMap<z.ZodType, Node>();
+
+function nodeOf(schema: z.ZodType | undefined): Node {
+  if (!schema) return NO_NODE;
+  let node = NODES.get(schema);
+  if (node) return node;
+  const chain = chainOf(schema);
+  const marks = marksAt(chain);
+  const def = defOf(chain[chain.length - 1]!);
+  const shape = def.type === 'object' ? (def.shape ?? {}) : undefined;
+  node = {
+    marks,
+    def,
+    lengthStated: marks.some((m) => m.stated.some((s) => s.kinds.includes('length'))),
+    extraOk: marks.some((m) => m.extraAllowed !== undefined) || !shape || (def.catchall !== undefined && defOf(def.catchall).type !== 'never' && defOf(def.catchall).type !== 'unknown'),
+  };
+  NODES.set(schema, node);
+  return node;
+}
+
+/** Whether two values serialize to the same JSON text; two strings are that exactly when they are equal. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' && typeof b === 'string') return a === b;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /**
  * Why a body the schema accepts may still be refused by a legal deployment, or undefined: free
  * text with no stated bound that is empty, blank or long; NUL and lone surrogates; numbers past
@@ -368,53 +420,57 @@ export const UNBOUNDED_TEXT = 4096;
  * name deployment state not given by the profile's own body; values of a list left open.
  */
 export function openness(schema: z.ZodType | undefined, value: unknown, path: readonly Segment[], base: unknown): string | undefined {
-  const chain = schema ? chainOf(schema) : [];
-  const marks = marksAt(chain);
-  const where = pathText(path);
-  for (const m of marks) {
+  return openAt(schema, value, [...path], base);
+}
+
+/** `openness` at `path`, which it extends and restores as it goes down: the path's text is built only for the reason returned. */
+function openAt(schema: z.ZodType | undefined, value: unknown, path: Segment[], base: unknown): string | undefined {
+  const node = nodeOf(schema);
+  for (const m of node.marks) {
     if (m.context !== undefined) {
       const given = getAt(base, path);
-      if (!given.present || JSON.stringify(given.value) !== JSON.stringify(value)) return `${where}: ${m.context}`;
+      if (!given.present || !sameJson(given.value, value)) return `${pathText(path)}: ${m.context}`;
     }
     const why = m.openWhen?.(value);
-    if (why) return `${where}: ${why}`;
-    if (m.openValues && typeof value === 'string' && !m.openValues.values.includes(value)) return `${where} ${JSON.stringify(value.slice(0, 32))}: ${m.openValues.why}`;
+    if (why) return `${pathText(path)}: ${why}`;
+    if (m.openValues && typeof value === 'string' && !m.openValues.values.includes(value)) return `${pathText(path)} ${JSON.stringify(value.slice(0, 32))}: ${m.openValues.why}`;
   }
-  const inner = chain[chain.length - 1];
-  const def = inner ? defOf(inner) : undefined;
+  const def = node.def;
   if (typeof value === 'string') {
     const odd = oddString(value);
-    if (odd) return `${where}: ${odd} (RFC 8259 §8.2 calls lone surrogates unpredictable, I-JSON forbids them): a deployment may refuse it`;
-    const bounded = marks.some((m) => m.stated.some((s) => s.kinds.includes('length'))) || (def !== undefined && def.type !== 'string');
-    if (!bounded && value.trim() === '') return `${where}: ${value === '' ? 'empty' : 'blank'} text with no stated lower bound: a deployment may refuse it`;
-    if (!bounded && value.length > UNBOUNDED_TEXT) return `${where}: ${value.length} characters with no stated upper bound: a deployment may refuse it (400 or 413)`;
+    if (odd) return `${pathText(path)}: ${odd} (RFC 8259 §8.2 calls lone surrogates unpredictable, I-JSON forbids them): a deployment may refuse it`;
+    const bounded = node.lengthStated || (def !== undefined && def.type !== 'string');
+    if (!bounded && value.trim() === '') return `${pathText(path)}: ${value === '' ? 'empty' : 'blank'} text with no stated lower bound: a deployment may refuse it`;
+    if (!bounded && value.length > UNBOUNDED_TEXT) return `${pathText(path)}: ${value.length} characters with no stated upper bound: a deployment may refuse it (400 or 413)`;
     return undefined;
   }
-  if (typeof value === 'number') return Math.abs(value) > Number.MAX_SAFE_INTEGER ? `${where}: ${value} is past I-JSON's safe integer range (RFC 7493 §2.2)` : undefined;
+  if (typeof value === 'number') return Math.abs(value) > Number.MAX_SAFE_INTEGER ? `${pathText(path)}: ${value} is past I-JSON's safe integer range (RFC 7493 §2.2)` : undefined;
   if (Array.isArray(value)) {
     const element = def?.type === 'array' ? def.element : undefined;
     for (let i = 0; i < value.length; i += 1) {
-      const why = openness(element ?? elementOfUnion(def, value[i]), value[i], [...path, i], base);
+      const item: unknown = value[i];
+      const itemSchema = element ?? elementOfUnion(def, item);
+      path.push(i);
+      const why = openAt(itemSchema, item, path, base);
+      path.pop();
       if (why) return why;
     }
     return undefined;
   }
   if (!isRecord(value)) return undefined;
   const option = def?.type === 'union' ? optionFor(def, value) : undefined;
-  if (option) return openness(option, value, path, base);
+  if (option) return openAt(option, value, path, base);
   const shape = def?.type === 'object' ? (def.shape ?? {}) : undefined;
-  const extraOk = marks.some((m) => m.extraAllowed !== undefined) || !shape || (def?.catchall !== undefined && defOf(def.catchall).type !== 'never' && defOf(def.catchall).type !== 'unknown');
-  for (const [k, v] of Object.entries(value)) {
-    const field = shape?.[k] ?? (def?.type === 'record' ? def.valueType : undefined);
-    if (shape && !shape[k] && !extraOk) {
-      const given = getAt(base, [...path, k]);
-      if (!given.present) return `${pathText([...path, k])}: an unknown property where the description does not say whether the object takes them`;
-    }
-    if (typeof k === 'string') {
-      const odd = oddString(k);
-      if (odd) return `${pathText([...path, k])}: a property name with ${odd}: a deployment may refuse it`;
-    }
-    const why = openness(field, v, [...path, k], base);
+  const valueType = def?.type === 'record' ? def.valueType : undefined;
+  for (const k of Object.keys(value)) {
+    const v = value[k];
+    const field = shape?.[k] ?? valueType;
+    path.push(k);
+    if (shape && !shape[k] && !node.extraOk && !getAt(base, path).present) return `${pathText(path)}: an unknown property where the description does not say whether the object takes them`;
+    const odd = oddString(k);
+    if (odd) return `${pathText(path)}: a property name with ${odd}: a deployment may refuse it`;
+    const why = openAt(field, v, path, base);
+    path.pop();
     if (why) return why;
   }
   return undefined;
@@ -497,6 +553,17 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
+/**
+ * `parseBody(sent.body)`, from the journal's parse when it parsed this text: that parse failing
+ * means not JSON, or nested deeper than MAX_JSON_DEPTH, which JSON.parse may still read, so only
+ * a failure is parsed again here.
+ */
+function parsedBody(sent: SentRequest, text: string): { ok: true; value: unknown } | { ok: false } {
+  const known = sent.parsed;
+  if (known !== undefined && known.text === text && known.value !== undefined) return { ok: true, value: known.value };
+  return parseBody(text);
+}
+
 function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[]): BodySpec | undefined {
   if (endpoint.bodies.length === 0) {
     if (sent.body !== undefined) out.push({ kind: 'open', why: `a body on ${endpoint.method} ${endpoint.path}, whose request body is not shown`, constraint: `${key(endpoint)} (body) not shown` });
@@ -517,7 +584,7 @@ function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[
     out.push({ kind: 'open', why: wire, constraint: bodyConstraint('wire') });
     return first;
   }
-  const parsed: ReturnType<typeof parseBody> = sent.json !== undefined ? { ok: true, value: sent.json } : parseBody(sent.body);
+  const parsed: ReturnType<typeof parseBody> = sent.json !== undefined ? { ok: true, value: sent.json } : parsedBody(sent, sent.body);
   if (!parsed.ok) {
     const f: Finding = { kind: 'refuse', because: endpoint.path === '/v8/missions' ? V8('Errors', '`400` missing fields, budget out of range, malformed JSON') : S.jsonBody, constraint: bodyConstraint('malformed') };
     const status = namedStatus(endpoint, 'malformed');
@@ -565,7 +632,7 @@ function mcpExpectation(sent: SentRequest, known: Known): Expectation {
   if (sent.method === 'GET') return { kind: 'refuse', because: S.getMcp, constraint: 'GET /mcp method', status: 405 };
   if (sent.method !== 'POST') return { kind: 'open', why: `${sent.method} /mcp: the Streamable HTTP transport's answer to it is not stated`, constraint: `${sent.method} /mcp method` };
   if (sent.body === undefined) return { kind: 'open', why: 'a POST /mcp without a body', constraint: constraint('(body) missing') };
-  const parsed = parseBody(sent.body);
+  const parsed = parsedBody(sent, sent.body);
   if (!parsed.ok) return { kind: 'refuse', because: S.parseError, constraint: constraint('(body) malformed'), codes: [-32700] };
   const value = parsed.value;
   if (Array.isArray(value)) {

@@ -19,6 +19,7 @@ import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import { sentenceText } from '../../contract/sentence.ts';
 import { eventData, parseJson } from '../../probe/body.ts';
 import type { ProbeResponse } from '../../rule/index.ts';
+import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
 import { bodySpecOf, type Expectation, type SentRequest } from './expectation.ts';
 
@@ -93,8 +94,13 @@ function documentedSuccess(spec: SuccessSpec, answer: Answer): Finding {
   if (spec.body === 'empty') return { ok: answer.text.trim() === '', reason: 'a body where the documented success answer is empty' };
   if (spec.body === 'unshown') return { ok: answer.text.trim() === '' || answer.json !== undefined, reason: 'a body that is neither empty nor JSON' };
   if (answer.json === undefined) return { ok: false, reason: `a ${answer.contentType || 'untyped'} body that is not JSON` };
-  const parsed = spec.schema ? spec.schema.safeParse(answer.json) : { success: true as const };
+  const parsed = spec.schema ? parsedAs(spec.schema, answer.json) : { success: true as const };
   return { ok: parsed.success, reason: parsed.success ? '' : `a body that is not the documented success answer: ${issues(parsed.error)}` };
+}
+
+/** `parseJson(body)`: the journal's parse of this very text when it made one (the same reading: undefined when not JSON or too deep). */
+function sentJson(sent: SentRequest, body: string): unknown {
+  return sent.parsed !== undefined && sent.parsed.text === body ? sent.parsed.value : parseJson(body);
 }
 
 function readRest(sent: SentRequest, answer: Answer): Reading {
@@ -102,13 +108,13 @@ function readRest(sent: SentRequest, answer: Answer): Reading {
   if (answer.status >= 400 && answer.status < 500) {
     const shape = PROBLEMS[surface];
     if (mediaType(answer.contentType) !== PROBLEM_CONTENT_TYPE) return { refused: true, code: answer.status, format: { ok: false, reason: `refused as ${answer.contentType || 'no content type'}, not ${PROBLEM_CONTENT_TYPE}` } };
-    const parsed = shape ? shape.safeParse(answer.json) : { success: true as const };
+    const parsed = shape ? parsedAs(shape, answer.json) : { success: true as const };
     return { refused: true, code: answer.status, format: { ok: parsed.success, reason: parsed.success ? '' : `the problem document does not match the ${surface} problem shape: ${issues(parsed.error)}` } };
   }
   if (answer.status < 200 || answer.status >= 300) return { refused: false };
   const endpoint = endpointOf(sent.method, sent.path);
   if (!endpoint) return { refused: false, success: { ok: false, reason: 'no endpoint of the description answers here' } };
-  const spec = sent.body === undefined ? undefined : bodySpecOf(endpoint, sent.json !== undefined ? sent.json : parseJson(sent.body));
+  const spec = sent.body === undefined ? undefined : bodySpecOf(endpoint, sent.json !== undefined ? sent.json : sentJson(sent, sent.body));
   return { refused: false, success: documentedSuccess(spec?.success ?? endpoint.success, answer) };
 }
 
@@ -116,7 +122,7 @@ function readMcp(sent: SentRequest, answer: Answer): Reading {
   const messages = rpcMessages(answer);
   const error = messages.map(rpcError).find((e) => e !== undefined);
   const sentId = (() => {
-    const m = sent.body === undefined ? undefined : parseJson(sent.body);
+    const m = sent.body === undefined ? undefined : sentJson(sent, sent.body);
     return isRecord(m) ? m.id : undefined;
   })();
   if (error) {

@@ -15,7 +15,7 @@ import { isJsonMediaType } from '../../probe/body.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type Judge, type Judgement as RuleJudgement } from '../../rule/index.ts';
-import { bodyJson, bodyMissing, eventsOf, journalFact } from '../../traffic/read.ts';
+import { bodyJson, bodyMissing, dataOf, eventsOf, journalFact } from '../../traffic/read.ts';
 import { eventData, eventKind } from '../v1/support/fabric.ts';
 import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
@@ -95,9 +95,9 @@ function principalOf(credential: string | null, credentials: readonly Credential
 }
 
 /** Takes in what `ex`'s answer showed, for the exchanges after it. */
-function learn(seen: Seen, ex: Exchange, sent: SentRequest, facts: Facts): void {
+function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly string[], facts: Facts): void {
   const credentials = facts.credentials;
-  for (const key of keysOf(sent, credentials)) seen.keys.add(key);
+  for (const key of keys) seen.keys.add(key);
   const status = ex.status ?? 0;
   if (status < 200 || status >= 300) return;
   learnParked(seen, ex, facts);
@@ -111,8 +111,13 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, facts: Facts): void 
   if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(ex.responseHeaders['content-type'] ?? '')) idsIn(bodyJson(ex, 'response', ex.responseBody), ids);
   for (const e of eventsOf(ex) ?? []) {
     if (e.data.length > 16_384) continue;
-    const data = parseJson(e.data);
-    if (data.ok) idsIn(data.value, ids);
+    // An object's data is parsed once for every rule (`dataOf`); only an array, which `dataOf` does not give, is parsed here. Other values hold no ids.
+    const data = dataOf(e);
+    if (data !== undefined) idsIn(data, ids);
+    else if (/^\s*\[/.test(e.data)) {
+      const parsed = parseJson(e.data);
+      if (parsed.ok) idsIn(parsed.value, ids);
+    }
   }
   const principal = principalOf(sent.credential, credentials);
   for (const id of ids) {
@@ -191,7 +196,7 @@ function open(e: Expectation, why: string): Expectation {
 }
 
 /** The expectation of `sent` given the facts and what the exchanges before it showed. */
-function expectationIn(sent: SentRequest, facts: Facts, seen: Seen): Expectation {
+function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts, seen: Seen): Expectation {
   const principal = principalOf(sent.credential, facts.credentials);
   const values = pathValues(sent);
   const parked = values.filter((v) => seen.parked.has(v));
@@ -209,7 +214,7 @@ function expectationIn(sent: SentRequest, facts: Facts, seen: Seen): Expectation
   if (sent.body !== undefined && coding !== '' && coding !== 'identity') return open(e, `a body sent with Content-Encoding ${JSON.stringify(coding.slice(0, 40))}: RFC 9110 §8.4 lets a server decode it or refuse it with 415`);
   // An id no answer showed names nothing only if the fixtures do not name it either: without the profile, that is not known.
   if (facts.fixtureText === undefined && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
-  const owned = ownedElsewhere(sent, facts, seen);
+  const owned = ownedElsewhere(sent, keys, seen);
   if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
   if (values.some((v) => seen.ids.has(v) && !seen.ids.get(v)!.has(principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
   if (sent.credential !== null && sent.credential !== facts.primary && sent.path.split('?', 1)[0] !== '/mcp') {
@@ -226,8 +231,8 @@ function expectationIn(sent: SentRequest, facts: Facts, seen: Seen): Expectation
  * sentence owns, visible in the request or the exchanges before it: a replayed Idempotency-Key
  * (replay or conflict), an http:// Origin, a principal named in the body.
  */
-function ownedElsewhere(sent: SentRequest, facts: Facts, seen: Seen): string | undefined {
-  if (keysOf(sent, facts.credentials).some((k) => seen.keys.has(k))) return 'an Idempotency-Key this caller sent before: a replay or a conflict, which the idempotency rules judge';
+function ownedElsewhere(sent: SentRequest, keys: readonly string[], seen: Seen): string | undefined {
+  if (keys.some((k) => seen.keys.has(k))) return 'an Idempotency-Key this caller sent before: a replay or a conflict, which the idempotency rules judge';
   const origin = sent.headers.origin;
   if (origin !== undefined && !origin.startsWith('https://')) return `an Origin ${JSON.stringify(origin.slice(0, 60))}: which origins are served is the origin rule's judgement`;
   if (sent.body !== undefined && /"principal_?[iI]d"\s*:/.test(sent.body)) return 'a body naming a principal: the principal is the token\'s, and the principal rules judge the refusal';
@@ -322,13 +327,16 @@ function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefin
     // The generated /mcp messages are JSON-RPC posts: GET and DELETE /mcp have their own rules (mcp.transport, mcp.session), which own those sentences.
     if (surface === 'mcp' && ex.method !== 'POST') continue;
     const sent = { ...sentOfExchange(ex, facts.credentials), path };
+    const keys = keysOf(sent, facts.credentials);
     // A rate limiter's answer and an exchange without an answer judge nothing; the empty batch is mcp.batch.empty's, which owns its sentence.
     if (ex.status !== undefined && !isLimited({ status: ex.status }) && !(surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? ''))) {
-      const expectation = expectationIn(sent, facts, seen);
+      // The body as every rule reads it, parsed once per exchange (`bodyJson`): the expectation and the judgement read that parse.
+      if (sent.body !== undefined) sent.parsed = { text: sent.body, value: bodyJson(ex, 'request', sent.body) };
+      const expectation = expectationIn(sent, keys, facts, seen);
       const answer = answerOfExchange(ex);
       judged.push({ ex, sent, answer, judgement: judgeAnswer(sent, expectation, answer) });
     }
-    learn(seen, ex, sent, facts);
+    learn(seen, ex, sent, keys, facts);
   }
   return judged;
 }
