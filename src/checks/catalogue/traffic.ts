@@ -292,7 +292,7 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     const c = catalogueCaseOf(ex, profile, path);
     if (!c) continue;
     const catalogue = catalogueOf(profile, surface)!;
-    const asSent = { ...sentOfExchange(ex, catalogue.credentials), path };
+    const asSent = sentOfExchange(ex, catalogue.credentials, path);
     // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
     if (ex.requestBodyTruncated && c.longBody !== undefined) asSent.body = c.longBody;
     // The journal's parse of the body (a raw case's body is read once decoded, below: its own text).

@@ -167,45 +167,72 @@ function authorization(endpoint: Endpoint, sent: SentRequest, out: Finding[]): v
 function headers(endpoint: Endpoint, spec: BodySpec | undefined, sent: SentRequest, out: Finding[]): void {
   const h = sent.headers;
   for (const header of endpoint.headers) {
-    const constraint = `${key(endpoint)} header ${header.name}`;
     const value = h[header.name];
     if (header.name === 'idempotency-key') {
       if (endpoint.surface === 'v8') {
-        if (value === undefined || !V8_KEY.test(value)) out.push({ kind: 'refuse', because: S.v8Key, constraint });
-      } else if (value !== undefined && !V1_IDENTIFIER.test(value)) out.push({ kind: 'refuse', because: value === '' ? S.v1Identifier : S.v1Key, constraint });
+        if (value === undefined || !V8_KEY.test(value)) out.push({ kind: 'refuse', because: S.v8Key, constraint: headerConstraint(endpoint, header.name) });
+      } else if (value !== undefined && !V1_IDENTIFIER.test(value)) out.push({ kind: 'refuse', because: value === '' ? S.v1Identifier : S.v1Key, constraint: headerConstraint(endpoint, header.name) });
     } else if (header.name === 'x-ai-platform-version' && value !== undefined) {
-      if (value === '' || value.includes(',')) out.push({ kind: 'open', why: 'an empty or repeated X-AI-Platform-Version: how it is read is not stated', constraint });
-      else if (value !== 'v1') out.push({ kind: 'refuse', because: S.v1Version, constraint });
+      if (value === '' || value.includes(',')) out.push({ kind: 'open', why: 'an empty or repeated X-AI-Platform-Version: how it is read is not stated', constraint: headerConstraint(endpoint, header.name) });
+      else if (value !== 'v1') out.push({ kind: 'refuse', because: S.v1Version, constraint: headerConstraint(endpoint, header.name) });
     } else if (header.name === 'accept') {
       const allowed = header.schema;
-      if (value === undefined ? header.required : !allowed?.safeParse(value).success) out.push({ kind: 'open', why: `Accept ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: content negotiation beyond the listed types is not stated`, constraint });
+      if (value === undefined ? header.required : !allowed?.safeParse(value).success) out.push({ kind: 'open', why: `Accept ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: content negotiation beyond the listed types is not stated`, constraint: headerConstraint(endpoint, header.name) });
     } else if (header.name === 'content-type' && sent.body !== undefined) {
       const media = (value ?? '').split(';', 1)[0]!.trim().toLowerCase();
-      if (media !== 'application/json' || (value ?? '').length > 256) out.push({ kind: 'open', why: `Content-Type ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: whether a deployment reads the body anyway is not stated`, constraint });
+      if (media !== 'application/json' || (value ?? '').length > 256) out.push({ kind: 'open', why: `Content-Type ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: whether a deployment reads the body anyway is not stated`, constraint: headerConstraint(endpoint, header.name) });
     } else if (header.name === 'last-event-id' && value !== undefined) {
-      out.push({ kind: 'open', why: 'a Last-Event-ID that is not a cursor this stream gave: only a cursor outside the replay window has a stated answer', constraint });
+      out.push({ kind: 'open', why: 'a Last-Event-ID that is not a cursor this stream gave: only a cursor outside the replay window has a stated answer', constraint: headerConstraint(endpoint, header.name) });
     }
   }
   void spec;
 }
 
+function headerConstraint(endpoint: Endpoint, name: string): string {
+  return `${key(endpoint)} header ${name}`;
+}
+
+/** Where the endpoint's path template has a parameter: each segment's index and the parameter's name. */
+export function pathParamsOf(endpoint: Pick<Endpoint, 'path'>): ReadonlyArray<readonly [number, string]> {
+  let params = PARAMS.get(endpoint);
+  if (!params) {
+    params = endpoint.path.split('/').flatMap((part, i) => {
+      const name = /^\{(.+)\}$/.exec(part)?.[1];
+      return name ? [[i, name] as const] : [];
+    });
+    PARAMS.set(endpoint, params);
+  }
+  return params;
+}
+
+/** Keyed on the endpoint object: its path template is fixed (the contract's table). */
+const PARAMS = new WeakMap<object, ReadonlyArray<readonly [number, string]>>();
+
 /** Path parameters: the value sent, against the sentence that gives its format, and whether it names something. */
 function pathParams(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[]): void {
-  const template = endpoint.path.split('/');
+  const params = pathParamsOf(endpoint);
+  if (params.length === 0) return;
   const actual = sent.path.split('?', 1)[0]!.split('/');
-  template.forEach((part, i) => {
-    const name = /^\{(.+)\}$/.exec(part)?.[1];
-    if (!name) return;
+  for (const [i, name] of params) {
     const value = safeDecode(actual[i] ?? '');
     const constraint = `${key(endpoint)} path ${name}`;
     const schema = endpoint.pathParams[name]!;
-    if (known.existing.includes(value) || known.parked.includes(value)) return;
-    if (endpoint.surface === 'v1') return void out.push({ kind: 'open', why: 'the /v1 run id format is not shown, and no status is named for a run that does not exist', constraint });
-    if (!schema.safeParse(value).success) return void out.push({ kind: 'refuse', because: name === 'runId' ? S.v8RunId : S.v8PathId, constraint });
+    if (known.existing.includes(value) || known.parked.includes(value)) continue;
+    if (endpoint.surface === 'v1') {
+      out.push({ kind: 'open', why: 'the /v1 run id format is not shown, and no status is named for a run that does not exist', constraint });
+      continue;
+    }
+    if (!schema.safeParse(value).success) {
+      out.push({ kind: 'refuse', because: name === 'runId' ? S.v8RunId : S.v8PathId, constraint });
+      continue;
+    }
     // A well-formed id naming nothing: a lookup outside the principal is a 404; cancel's answer is not shown.
-    if (endpoint.path.endsWith('/cancel')) return void out.push({ kind: 'open', why: 'cancel of a mission that does not exist: its answer is not shown', constraint });
+    if (endpoint.path.endsWith('/cancel')) {
+      out.push({ kind: 'open', why: 'cancel of a mission that does not exist: its answer is not shown', constraint });
+      continue;
+    }
     out.push({ kind: 'refuse', because: S.v8Lookup, constraint, status: 404 });
-  });
+  }
 }
 
 function safeDecode(segment: string): string {
@@ -420,8 +447,24 @@ function sameJson(a: unknown, b: unknown): boolean {
  * name deployment state not given by the profile's own body; values of a list left open.
  */
 export function openness(schema: z.ZodType | undefined, value: unknown, path: readonly Segment[], base: unknown): string | undefined {
-  return openAt(schema, value, [...path], base);
+  if (path.length > 0 || typeof value !== 'object' || value === null) return openAt(schema, value, [...path], base);
+  let bySchema = wholeBodies.get(value);
+  if (!bySchema) wholeBodies.set(value, (bySchema = new Map()));
+  let byBase = bySchema.get(schema);
+  if (!byBase) bySchema.set(schema, (byBase = new Map()));
+  if (byBase.has(base)) return byBase.get(base);
+  const why = openAt(schema, value, [], base);
+  byBase.set(base, why);
+  return why;
 }
+
+/**
+ * `openness` of a whole body, by the body's object, the schema and the base: several rules ask it
+ * of the same request (each turn rule of /v1/execute, the generated rules). Sound because it reads
+ * nothing else (a node's marks are fixed, above) and a parsed body is shared read-only: judgements
+ * read it, never change it (src/traffic/read.ts), nor the profile's fixtures they give as base.
+ */
+const wholeBodies = new WeakMap<object, Map<z.ZodType | undefined, Map<unknown, string | undefined>>>();
 
 /** `openness` at `path`, which it extends and restores as it goes down: the path's text is built only for the reason returned. */
 function openAt(schema: z.ZodType | undefined, value: unknown, path: Segment[], base: unknown): string | undefined {
@@ -500,23 +543,31 @@ function wireForm(text: string): string | undefined {
 
 /** Whether some object of a JSON text names a member twice: one pass over the text, keys compared per object. */
 export function hasDuplicateKey(text: string): boolean {
-  const stack: Array<Set<string> | null> = [];
+  // Per open object, the names it gave: none yet (undefined), its one name (most objects), or a set of them. null: an array.
+  const stack: Array<Set<string> | string | undefined | null> = [];
   let expectKey = false;
   const n = text.length;
   for (let i = 0; i < n; i += 1) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const j = closingQuote(text, i);
-      const top = stack[stack.length - 1];
-      if (expectKey && top) {
+      const at = stack.length - 1;
+      const top = stack[at];
+      if (expectKey && at >= 0 && top !== null) {
         const name = text.slice(i + 1, j);
-        if (top.has(name)) return true;
-        top.add(name);
+        if (top === undefined) stack[at] = name;
+        else if (typeof top === 'string') {
+          if (top === name) return true;
+          stack[at] = new Set([top, name]);
+        } else {
+          if (top.has(name)) return true;
+          top.add(name);
+        }
       }
       expectKey = false;
       i = j;
     } else if (c === 0x7b) {
-      stack.push(new Set());
+      stack.push(undefined);
       expectKey = true;
     } else if (c === 0x5b) {
       stack.push(null);
@@ -555,12 +606,12 @@ function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
 
 /**
  * `parseBody(sent.body)`, from the journal's parse when it parsed this text: that parse failing
- * means not JSON, or nested deeper than MAX_JSON_DEPTH, which JSON.parse may still read, so only
- * a failure is parsed again here.
+ * means not JSON, or nested deeper than MAX_JSON_DEPTH, which JSON.parse may still read; so a
+ * failure is parsed again here unless the text is known to nest no deeper (`shallow`).
  */
-function parsedBody(sent: SentRequest, text: string): { ok: true; value: unknown } | { ok: false } {
+function parsedBody(sent: SentRequest, text: string, shallow: boolean): { ok: true; value: unknown } | { ok: false } {
   const known = sent.parsed;
-  if (known !== undefined && known.text === text && known.value !== undefined) return { ok: true, value: known.value };
+  if (known !== undefined && known.text === text && (known.value !== undefined || shallow)) return known.value === undefined ? { ok: false } : { ok: true, value: known.value };
   return parseBody(text);
 }
 
@@ -584,7 +635,8 @@ function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[
     out.push({ kind: 'open', why: wire, constraint: bodyConstraint('wire') });
     return first;
   }
-  const parsed: ReturnType<typeof parseBody> = sent.json !== undefined ? { ok: true, value: sent.json } : parsedBody(sent, sent.body);
+  // The wire form read above rules out nesting past OPEN_DEPTH (< MAX_JSON_DEPTH): the journal's parse failing is JSON.parse failing.
+  const parsed: ReturnType<typeof parseBody> = sent.json !== undefined ? { ok: true, value: sent.json } : parsedBody(sent, sent.body, true);
   if (!parsed.ok) {
     const f: Finding = { kind: 'refuse', because: endpoint.path === '/v8/missions' ? V8('Errors', '`400` missing fields, budget out of range, malformed JSON') : S.jsonBody, constraint: bodyConstraint('malformed') };
     const status = namedStatus(endpoint, 'malformed');
@@ -632,7 +684,7 @@ function mcpExpectation(sent: SentRequest, known: Known): Expectation {
   if (sent.method === 'GET') return { kind: 'refuse', because: S.getMcp, constraint: 'GET /mcp method', status: 405 };
   if (sent.method !== 'POST') return { kind: 'open', why: `${sent.method} /mcp: the Streamable HTTP transport's answer to it is not stated`, constraint: `${sent.method} /mcp method` };
   if (sent.body === undefined) return { kind: 'open', why: 'a POST /mcp without a body', constraint: constraint('(body) missing') };
-  const parsed = parsedBody(sent, sent.body);
+  const parsed = parsedBody(sent, sent.body, false);
   if (!parsed.ok) return { kind: 'refuse', because: S.parseError, constraint: constraint('(body) malformed'), codes: [-32700] };
   const value = parsed.value;
   if (Array.isArray(value)) {

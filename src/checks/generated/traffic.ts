@@ -19,7 +19,7 @@ import { bodyJson, bodyMissing, dataOf, eventsOf, journalFact } from '../../traf
 import { eventData, eventKind } from '../v1/support/fabric.ts';
 import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
-import { expectationOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
+import { expectationOf, pathParamsOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
 import { bodyFixtures } from './engine.ts';
 import { judgeAnswer, type Answer, type Aspect } from './judgement.ts';
 import { isLimited } from './oracles.ts';
@@ -28,11 +28,9 @@ import { mcpEndpoint } from '../mcp/support/traffic.ts';
 const MARKER = /^«redacted:token:(.+)»$/;
 
 /** The request as the expectation reads it: the Authorization header a profile credential set is the credential's name, any other one stays a header. */
-export function sentOfExchange(ex: Exchange, credentials: readonly Credential[]): SentRequest {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ex.requestHeaders)) headers[k] = v;
+export function sentOfExchange(ex: Exchange, credentials: readonly Credential[], path = ex.path): SentRequest {
   let credential: string | null = null;
-  const auth = headers.authorization;
+  const auth = ex.requestHeaders.authorization;
   // Only the header the client writes for a credential (`Bearer <token>`) is that credential; any other form is a malformed request.
   // The scheme is case-insensitive (RFC 9110, 11.1), as the catalogue's "same request" cases state.
   const token = auth === undefined ? undefined : /^bearer +(\S+)$/i.exec(auth)?.[1];
@@ -42,8 +40,9 @@ export function sentOfExchange(ex: Exchange, credentials: readonly Credential[])
     if (named) credential = named.name;
     else if (marker !== undefined) credential = marker;
   }
-  if (credential !== null) delete headers.authorization;
-  const out: SentRequest = { method: ex.method, path: ex.path, headers, credential };
+  const headers: Record<string, string> = {};
+  for (const k of Object.keys(ex.requestHeaders)) if (credential === null || k !== 'authorization') headers[k] = ex.requestHeaders[k]!;
+  const out: SentRequest = { method: ex.method, path, headers, credential };
   if (ex.requestBody !== undefined) out.body = ex.requestBody;
   return out;
 }
@@ -63,25 +62,41 @@ export function answerOfExchange(ex: Exchange): Answer {
   return answer;
 }
 
-/** The strings an answer hands out (ids under any name: `runId`, `traceRef`, a skill's name), a few levels deep. */
-function idsIn(value: unknown, out: Set<string>, depth = 0): void {
+/** The strings an answer hands out (ids under any name: `runId`, `traceRef`, a skill's name), a few levels deep: each is taken as handed to `principal`. */
+function idsIn(value: unknown, ids: Seen['ids'], principal: string, depth = 0): void {
   if (depth > 4) return;
   if (Array.isArray(value)) {
-    for (const v of value.slice(0, 200)) idsIn(v, out, depth + 1);
+    const n = Math.min(value.length, 200);
+    for (let i = 0; i < n; i += 1) idsIn(value[i], ids, principal, depth + 1);
     return;
   }
   if (!isRecord(value)) return;
-  for (const [k, v] of Object.entries(value)) {
-    void k;
-    if (typeof v === 'string' && v.length <= 256) out.add(v);
-    else if (typeof v === 'object') idsIn(v, out, depth + 1);
+  for (const k of Object.keys(value)) {
+    const v = value[k];
+    if (typeof v === 'string' && v.length <= 256) handedTo(ids, v, principal);
+    else if (typeof v === 'object') idsIn(v, ids, principal, depth + 1);
   }
+}
+
+/** Notes that `id` was handed to `principal`; most ids are handed to one principal only, kept as that principal alone. */
+function handedTo(ids: Seen['ids'], id: string, principal: string): void {
+  const holders = ids.get(id);
+  if (holders === undefined) ids.set(id, principal);
+  else if (typeof holders === 'string') {
+    if (holders !== principal) ids.set(id, new Set([holders, principal]));
+  } else holders.add(principal);
+}
+
+/** Whether an answer handed `id` to `principal`. */
+function holds(ids: Seen['ids'], id: string, principal: string): boolean {
+  const holders = ids.get(id);
+  return holders === undefined ? false : typeof holders === 'string' ? holders === principal : holders.has(principal);
 }
 
 /** What the journal showed the deployment holds, as its exchanges are read in order. */
 interface Seen {
-  /** Ids handed out in answers, by the principals they were handed to. */
-  ids: Map<string, Set<string>>;
+  /** Ids handed out in answers, by the principal (or the principals) they were handed to. */
+  ids: Map<string, string | Set<string>>;
   /** MCP sessions an initialize answer issued and no DELETE ended. */
   sessions: Set<string>;
   /** Idempotency keys already sent, by principal and endpoint. */
@@ -107,23 +122,18 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
     if (ex.method === 'DELETE' && sent.headers['mcp-session-id'] !== undefined) seen.sessions.delete(sent.headers['mcp-session-id']);
     return;
   }
-  const ids = new Set<string>();
-  if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(ex.responseHeaders['content-type'] ?? '')) idsIn(bodyJson(ex, 'response', ex.responseBody), ids);
+  const principal = principalOf(sent.credential, credentials);
+  const ids = seen.ids;
+  if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(ex.responseHeaders['content-type'] ?? '')) idsIn(bodyJson(ex, 'response', ex.responseBody), ids, principal);
   for (const e of eventsOf(ex) ?? []) {
     if (e.data.length > 16_384) continue;
     // An object's data is parsed once for every rule (`dataOf`); only an array, which `dataOf` does not give, is parsed here. Other values hold no ids.
     const data = dataOf(e);
-    if (data !== undefined) idsIn(data, ids);
+    if (data !== undefined) idsIn(data, ids, principal);
     else if (/^\s*\[/.test(e.data)) {
       const parsed = parseJson(e.data);
-      if (parsed.ok) idsIn(parsed.value, ids);
+      if (parsed.ok) idsIn(parsed.value, ids, principal);
     }
-  }
-  const principal = principalOf(sent.credential, credentials);
-  for (const id of ids) {
-    const holders = seen.ids.get(id) ?? new Set<string>();
-    holders.add(principal);
-    seen.ids.set(id, holders);
   }
 }
 
@@ -143,9 +153,12 @@ function learnParked(seen: Seen, ex: Exchange, facts: Facts): void {
 /** The request's Idempotency-Key with the principal and endpoint it is scoped to. */
 function keysOf(sent: SentRequest, credentials: readonly Credential[]): string[] {
   // A /v1 turn is keyed by its body's requestId or idempotencyKey, as a task by its Idempotency-Key.
-  const turn = sent.path.split('?', 1)[0] === '/v1/execute' ? [...(sent.body ?? '').matchAll(/"(?:requestId|idempotencyKey)"\s*:\s*"([^"]{1,256})"/g)].map((m) => m[1]) : [];
-  const scope = `${principalOf(sent.credential, credentials)} ${sent.method} ${sent.path.split('?', 1)[0]}`;
-  return [sent.headers['idempotency-key'], ...turn].filter((k) => k !== undefined).map((k) => `${scope} ${k}`);
+  const bare = sent.path.split('?', 1)[0]!;
+  const turn = bare === '/v1/execute' ? [...(sent.body ?? '').matchAll(/"(?:requestId|idempotencyKey)"\s*:\s*"([^"]{1,256})"/g)].map((m) => m[1]!) : [];
+  const header = sent.headers['idempotency-key'];
+  if (header === undefined && turn.length === 0) return [];
+  const scope = `${principalOf(sent.credential, credentials)} ${sent.method} ${bare}`;
+  return (header === undefined ? turn : [header, ...turn]).map((k) => `${scope} ${k}`);
 }
 
 function safeDecode(text: string): string {
@@ -160,9 +173,10 @@ function safeDecode(text: string): string {
 function pathValues(sent: SentRequest): string[] {
   const endpoint = endpointOf(sent.method, sent.path);
   if (!endpoint) return [];
-  const template = endpoint.path.split('/');
+  const params = pathParamsOf(endpoint);
+  if (params.length === 0) return [];
   const actual = sent.path.split('?', 1)[0]!.split('/');
-  return template.flatMap((part, i) => (/^\{.+\}$/.test(part) ? [safeDecode(actual[i] ?? '')] : []));
+  return params.map(([i]) => safeDecode(actual[i] ?? ''));
 }
 
 /** What a judgement over a journal knows of the deployment beyond the requests: the profile's facts. */
@@ -200,7 +214,7 @@ function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts,
   const principal = principalOf(sent.credential, facts.credentials);
   const values = pathValues(sent);
   const parked = values.filter((v) => seen.parked.has(v));
-  const known: Known = { existing: values.filter((v) => seen.ids.get(v)?.has(principal)), parked, bases: facts.bases };
+  const known: Known = { existing: values.filter((v) => holds(seen.ids, v, principal)), parked, bases: facts.bases };
   if (parked.length > 0) known.approvals = Object.fromEntries(parked.map((id) => [id, { action_digest: seen.parked.get(id), decision: facts.approval?.approveDecision }]));
   if (facts.publicReceiverUrl) known.publicReceiverUrl = facts.publicReceiverUrl;
   const session = sent.headers['mcp-session-id'];
@@ -216,7 +230,7 @@ function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts,
   if (facts.fixtureText === undefined && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
   const owned = ownedElsewhere(sent, keys, seen);
   if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
-  if (values.some((v) => seen.ids.has(v) && !seen.ids.get(v)!.has(principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
+  if (values.some((v) => seen.ids.has(v) && !holds(seen.ids, v, principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
   if (sent.credential !== null && sent.credential !== facts.primary && sent.path.split('?', 1)[0] !== '/mcp') {
     // The descriptions promise answers to a caller holding the endpoint's scope: another credential's scopes, principal and expiry decide first.
     if (e.kind === 'accept') return open(e, `credential ${sent.credential} is not the primary one: its scopes, principal and expiry decide the answer`);
@@ -326,7 +340,7 @@ function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefin
     if (surfaceOfPath(path) !== surface) continue;
     // The generated /mcp messages are JSON-RPC posts: GET and DELETE /mcp have their own rules (mcp.transport, mcp.session), which own those sentences.
     if (surface === 'mcp' && ex.method !== 'POST') continue;
-    const sent = { ...sentOfExchange(ex, facts.credentials), path };
+    const sent = sentOfExchange(ex, facts.credentials, path);
     const keys = keysOf(sent, facts.credentials);
     // A rate limiter's answer and an exchange without an answer judge nothing; the empty batch is mcp.batch.empty's, which owns its sentence.
     if (ex.status !== undefined && !isLimited({ status: ex.status }) && !(surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? ''))) {
