@@ -5,7 +5,7 @@
  */
 import type { EndpointSurface } from '../../contract/endpoints.ts';
 import type { CheckContext, Exchange, Judge, Judgement } from '../../rule/index.ts';
-import { bodyMissing, responseJson } from '../../traffic/read.ts';
+import { bodyMissing, parsedAs, responseJson } from '../../traffic/read.ts';
 import { sharedProbes, type ProbeRun } from './engine.ts';
 import type { Aspect } from './judgement.ts';
 import { formatIssues, successSchema } from './oracles.ts';
@@ -75,7 +75,8 @@ export function responseSchemaJudgement(surface: EndpointSurface): Judgement {
         }
         // An empty 2xx body has no JSON to hold to a schema (a content type on nothing).
         if ((ex.responseBody ?? '').trim() === '') continue;
-        const parsed = schema.safeParse(responseJson(ex));
+        // The same verdict the generated judgement's documented-success reading asks of this body and schema: parsed once (`parsedAs`).
+        const parsed = parsedAs(schema, responseJson(ex));
         j.check(ex, parsed.success, parsed.success ? '' : `answered ${ex.status} with a body that does not match its contract schema: ${formatIssues(parsed.error)}`);
       }
     },
