@@ -19,7 +19,7 @@ import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
 import { MCP, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
 import type { ProbeRequest } from '../../rule/index.ts';
 import { parsedAs } from '../../traffic/read.ts';
-import { isRecord, nestsDeeperThan } from '../../util/json.ts';
+import { isRecord } from '../../util/json.ts';
 
 export type Expectation =
   | { kind: 'accept'; because: Sentence; constraint: string }
@@ -72,6 +72,21 @@ export interface Known {
 }
 
 export const NOTHING_KNOWN: Known = { existing: [], parked: [], bases: {} };
+
+let lastEndpoint: { method: string; path: string; endpoint: Endpoint | undefined } | undefined;
+
+/**
+ * `endpointOf`, kept for the last request it was asked of: the journal's walk, the expectation and
+ * the judgement ask it of the same request in turn. Sound: a pure function of the method and the
+ * path over the contract's fixed table.
+ */
+export function endpointFor(method: string, path: string): Endpoint | undefined {
+  const last = lastEndpoint;
+  if (last !== undefined && last.method === method && last.path === path) return last.endpoint;
+  const endpoint = endpointOf(method, path);
+  lastEndpoint = { method, path, endpoint };
+  return endpoint;
+}
 
 /** The wire form of a probe request, for `expectationOf` and `judgeAnswer`. */
 export function sentOf(req: ProbeRequest): SentRequest {
@@ -536,15 +551,27 @@ const OPEN_DEPTH = 64;
 /** Valid or near-valid JSON texts a parser may read either way (RFC 8259 §4, §8.1, §9), or undefined. */
 function wireForm(text: string): string | undefined {
   if (text.charCodeAt(0) === 0xfeff) return 'a byte order mark before the JSON text: RFC 8259 §8.1 lets a parser ignore it rather than treat it as an error';
-  if (nestsDeeperThan(text, OPEN_DEPTH)) return `JSON nested deeper than ${OPEN_DEPTH} levels: RFC 8259 §9 lets a parser limit the depth`;
-  if (hasDuplicateKey(text)) return 'an object with a duplicate name: RFC 8259 §4 calls what a parser does with it unpredictable';
+  const shape = textShape(text, OPEN_DEPTH);
+  if (shape === 'deep') return `JSON nested deeper than ${OPEN_DEPTH} levels: RFC 8259 §9 lets a parser limit the depth`;
+  if (shape === 'duplicate') return 'an object with a duplicate name: RFC 8259 §4 calls what a parser does with it unpredictable';
   return undefined;
 }
 
 /** Whether some object of a JSON text names a member twice: one pass over the text, keys compared per object. */
 export function hasDuplicateKey(text: string): boolean {
+  return textShape(text, Infinity) === 'duplicate';
+}
+
+/**
+ * In one pass over a JSON text: whether brackets outside strings nest deeper than `maxDepth`
+ * (`nestsDeeperThan`'s count, wherever in the text), else whether some object names a member twice
+ * (names compared as written, per object). With no depth limit it stops at the first duplicate.
+ */
+function textShape(text: string, maxDepth: number): 'deep' | 'duplicate' | undefined {
   // Per open object, the names it gave: none yet (undefined), its one name (most objects), or a set of them. null: an array.
   const stack: Array<Set<string> | string | undefined | null> = [];
+  let depth = 0;
+  let duplicate = false;
   let expectKey = false;
   const n = text.length;
   for (let i = 0; i < n; i += 1) {
@@ -553,31 +580,31 @@ export function hasDuplicateKey(text: string): boolean {
       const j = closingQuote(text, i);
       const at = stack.length - 1;
       const top = stack[at];
-      if (expectKey && at >= 0 && top !== null) {
+      if (expectKey && !duplicate && at >= 0 && top !== null) {
         const name = text.slice(i + 1, j);
         if (top === undefined) stack[at] = name;
-        else if (typeof top === 'string') {
-          if (top === name) return true;
-          stack[at] = new Set([top, name]);
-        } else {
-          if (top.has(name)) return true;
-          top.add(name);
-        }
+        else if (typeof top === 'string' ? top === name : top.has(name)) duplicate = true;
+        else if (typeof top === 'string') stack[at] = new Set([top, name]);
+        else top.add(name);
+        if (duplicate && maxDepth === Infinity) return 'duplicate';
       }
       expectKey = false;
       i = j;
     } else if (c === 0x7b) {
+      if (++depth > maxDepth) return 'deep';
       stack.push(undefined);
       expectKey = true;
     } else if (c === 0x5b) {
+      if (++depth > maxDepth) return 'deep';
       stack.push(null);
       expectKey = false;
     } else if (c === 0x7d || c === 0x5d) {
+      depth -= 1;
       stack.pop();
       expectKey = false;
     } else if (c === 0x2c) expectKey = stack[stack.length - 1] !== null && stack.length > 0;
   }
-  return false;
+  return duplicate ? 'duplicate' : undefined;
 }
 
 const QUOTE = 0x22;
@@ -713,7 +740,7 @@ function mcpExpectation(sent: SentRequest, known: Known): Expectation {
 export function expectationOf(sent: SentRequest, known: Known = NOTHING_KNOWN): Expectation {
   const bare = sent.path.split('?', 1)[0]!;
   if (bare === '/mcp') return mcpExpectation(sent, known);
-  const endpoint = endpointOf(sent.method, sent.path);
+  const endpoint = endpointFor(sent.method, sent.path);
   if (!endpoint) {
     const surface = bare.split('/')[1] ?? '';
     if (isKnownPath(bare)) return { kind: 'open', why: `${sent.method} ${bare}: nothing forbids a deployment to serve a method the description does not list`, constraint: `${surface} method ${sent.method}` };

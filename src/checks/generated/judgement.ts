@@ -13,7 +13,7 @@
  *   `accepts-valid`: a must-accept case gets the endpoint's documented success answer.
  */
 import type { z } from 'zod';
-import { endpointOf, type EndpointSurface, type SuccessSpec } from '../../contract/endpoints.ts';
+import type { EndpointSurface, SuccessSpec } from '../../contract/endpoints.ts';
 import { v1Problem } from '../../contract/v1/problem.ts';
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import { sentenceText } from '../../contract/sentence.ts';
@@ -21,7 +21,7 @@ import { eventData, parseJson } from '../../probe/body.ts';
 import type { ProbeResponse } from '../../rule/index.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
-import { bodySpecOf, type Expectation, type SentRequest } from './expectation.ts';
+import { bodySpecOf, endpointFor, type Expectation, type SentRequest } from './expectation.ts';
 
 /** The aspects of one answer the generated rules judge, one rule each. */
 export type Aspect = 'no-5xx' | 'problem-json' | 'error-status' | 'accepts-valid';
@@ -112,7 +112,7 @@ function readRest(sent: SentRequest, answer: Answer): Reading {
     return { refused: true, code: answer.status, format: { ok: parsed.success, reason: parsed.success ? '' : `the problem document does not match the ${surface} problem shape: ${issues(parsed.error)}` } };
   }
   if (answer.status < 200 || answer.status >= 300) return { refused: false };
-  const endpoint = endpointOf(sent.method, sent.path);
+  const endpoint = endpointFor(sent.method, sent.path);
   if (!endpoint) return { refused: false, success: { ok: false, reason: 'no endpoint of the description answers here' } };
   const spec = sent.body === undefined ? undefined : bodySpecOf(endpoint, sent.json !== undefined ? sent.json : sentJson(sent, sent.body));
   return { refused: false, success: documentedSuccess(spec?.success ?? endpoint.success, answer) };

@@ -10,7 +10,7 @@
  * an id another principal's answers named, a credential other than the primary one (its scopes and
  * expiry decide), a signal to a mission whose state no exchange showed.
  */
-import { endpointOf, type EndpointSurface } from '../../contract/endpoints.ts';
+import type { EndpointSurface } from '../../contract/endpoints.ts';
 import { isJsonMediaType } from '../../probe/body.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
@@ -19,7 +19,7 @@ import { bodyJson, bodyMissing, dataOf, eventsOf, journalFact } from '../../traf
 import { eventData, eventKind } from '../v1/support/fabric.ts';
 import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
-import { expectationOf, pathParamsOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
+import { endpointFor, expectationOf, pathParamsOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
 import { bodyFixtures } from './engine.ts';
 import { judgeAnswer, type Answer, type Aspect } from './judgement.ts';
 import { isLimited } from './oracles.ts';
@@ -171,7 +171,7 @@ function safeDecode(text: string): string {
 
 /** The path parameter values of the request, by the endpoint's template. */
 function pathValues(sent: SentRequest): string[] {
-  const endpoint = endpointOf(sent.method, sent.path);
+  const endpoint = endpointFor(sent.method, sent.path);
   if (!endpoint) return [];
   const params = pathParamsOf(endpoint);
   if (params.length === 0) return [];
