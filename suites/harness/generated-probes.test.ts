@@ -7,7 +7,7 @@ import { createMissionRequest } from '../../src/contract/v8/missions.ts';
 import { deterministicPlan, isRead } from '../../src/checks/generated/requests.ts';
 import { certify } from '../../src/runner/certify.ts';
 import { marksOf } from '../../src/contract/marks.ts';
-import { expectationOf, hasDuplicateKey, nodesAt, sentOf, type Known } from '../../src/checks/generated/expectation.ts';
+import { expectationOf, hasDuplicateKey, nodesAt, openness, sentOf, type Known } from '../../src/checks/generated/expectation.ts';
 import { judgeAnswer, type Answer } from '../../src/checks/generated/judgement.ts';
 import { constraintsMarkdown, plannedConstraints } from '../../src/coverage/constraints.ts';
 
@@ -134,6 +134,40 @@ describe('the expectation of a request, from the request as sent', () => {
     const raw = (rawBody: string) => expectationOf(sentOf({ method: 'POST', path: '/v8/capabilities/search', credential, rawBody }));
     expect(raw('\ufeff{"actionFamily":"a","purpose":"p","targetType":"t"}').kind).toBe('open');
     expect(raw('{"actionFamily":')).toMatchObject({ kind: 'refuse', status: 400 });
+  });
+});
+
+describe('what the expectation keeps between requests', () => {
+  const credential = { name: 'k', token: 'service_sk_test', surfaces: ['v8', 'v1'], scopes: [], principal: 'p', tenant: 't' } as never;
+  const raw = (rawBody: string) => sentOf({ method: 'POST', path: '/v8/capabilities/search', credential, rawBody });
+
+  it('reads nesting past 64 levels before a duplicate name, wherever each is in the text', () => {
+    const deep = `${'['.repeat(70)}${']'.repeat(70)}`;
+    expect(expectationOf(raw(`{"actionFamily":"a","actionFamily":"b","purpose":${deep}}`))).toMatchObject({ kind: 'open', why: expect.stringContaining('nested deeper than 64 levels') });
+    expect(expectationOf(raw('{"actionFamily":"a","actionFamily":"b","purpose":"p","targetType":"t"}'))).toMatchObject({ kind: 'open', why: expect.stringContaining('duplicate name') });
+  });
+
+  it('reads a journal\'s parse of the body only for the very text it parsed', () => {
+    const sent = raw('{"actionFamily":"a","purpose":"p","targetType":"t"}');
+    const alone = expectationOf(sent);
+    expect(expectationOf({ ...sent, parsed: { text: '{"actionFamily":1}', value: { actionFamily: 1 } } })).toEqual(alone);
+    expect(expectationOf({ ...sent, parsed: { text: sent.body!, value: JSON.parse(sent.body!) as unknown } })).toEqual(alone);
+    // A journal that could not parse a text nested past its limit says nothing of it: JSON.parse still reads it on /mcp.
+    const deep = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${'['.repeat(300)}${']'.repeat(300)}}}`;
+    const mcp = sentOf({ method: 'POST', path: '/mcp', credential, rawBody: deep });
+    expect(expectationOf({ ...mcp, parsed: { text: deep, value: undefined } })).toEqual(expectationOf(mcp));
+    expect(expectationOf(mcp).kind).not.toBe('refuse');
+  });
+
+  it('gives a body\'s openness per base, however often the same body is asked', () => {
+    const body = { compartment: 'c', purpose: 'p', queryText: 'q' };
+    const given = { compartment: 'c', purpose: 'p', queryText: 'other' };
+    const other = { compartment: 'd', purpose: 'p', queryText: 'q' };
+    for (let i = 0; i < 2; i += 1) {
+      expect(openness(memoryQueryRequest, body, [], given)).toBeUndefined();
+      expect(openness(memoryQueryRequest, body, [], other)).toBe('compartment: a compartment the deployment does not hold for the principal may be refused');
+      expect(openness(memoryQueryRequest, body, [], undefined)).toBe('compartment: a compartment the deployment does not hold for the principal may be refused');
+    }
   });
 });
 
