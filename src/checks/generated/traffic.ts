@@ -286,7 +286,9 @@ export function contractPath(path: string, mcpEndpointPath: string): string {
 
 /** Where a request went: its surface, from the path alone. */
 export function surfaceOfPath(path: string): EndpointSurface | 'mcp' | undefined {
-  const bare = path.split('?', 1)[0]!;
+  // Asked of every exchange by each surface's walk: the path before any query, without splitting.
+  const query = path.indexOf('?');
+  const bare = query === -1 ? path : path.slice(0, query);
   if (bare === '/mcp' || bare.startsWith('/mcp/')) return 'mcp';
   if (bare.startsWith('/v8/')) return 'v8';
   if (bare.startsWith('/v1/')) return 'v1';
