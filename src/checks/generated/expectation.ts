@@ -310,9 +310,9 @@ function optionFor(def: Def, value: unknown): z.ZodType | undefined {
   const options = def.options ?? [];
   if (def.discriminator && isRecord(value)) {
     const tag = value[def.discriminator];
-    return options.find((o) => defOf(chainOf(o).at(-1)!).shape?.[def.discriminator!]?.safeParse(tag).success);
+    return options.find((o) => nodeOf(o).def!.shape?.[def.discriminator!]?.safeParse(tag).success);
   }
-  return options.find((o) => o.safeParse(value).success) ?? options.find((o) => defOf(chainOf(o).at(-1)!).type === (Array.isArray(value) ? 'array' : typeof value));
+  return options.find((o) => o.safeParse(value).success) ?? options.find((o) => nodeOf(o).def!.type === (Array.isArray(value) ? 'array' : typeof value));
 }
 
 function marksAt(chain: readonly z.ZodType[]): Marks[] {
