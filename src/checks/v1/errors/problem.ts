@@ -1,6 +1,6 @@
 /** Errors: every /v1 error is the closed v1 flavour of application/problem+json. */
 import { type CheckContext, mediaType, section, type ProbeResponse } from '../../../rule/index.ts';
-import { issuesOf, onSurface, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { issuesOf, onSurface, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { v1Problem } from '../../../contract/v1/problem.ts';
 import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
 
@@ -48,7 +48,7 @@ export const problemShape = rule({
         // An answer to HEAD carries the headers, never the content (RFC 9110 9.3.2): its shape cannot be read.
         if (ex.method === 'HEAD') continue;
         if (wholeBody(j, ex) === undefined) continue;
-        const parsed = v1Problem.safeParse(responseJson(ex));
+        const parsed = parsedAs(v1Problem, responseJson(ex));
         if (!j.check(ex, parsed.success, `the ${ex.status} problem body does not have the closed v1 Problem shape (${parsed.success ? '' : issuesOf(parsed.error)})`)) continue;
         j.check(ex, parsed.data!.status === ex.status, `the problem says status ${parsed.data!.status}, the HTTP status is ${ex.status}`);
       }

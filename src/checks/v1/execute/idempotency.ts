@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
 import { conflictCodeCase, conflictStatusCase, sameRunCase } from '../../../traffic/answer-cases.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { dataOf, isEventStream, operation, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { dataOf, isEventStream, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
@@ -35,14 +35,14 @@ function bodyIdempotencyKey(ex: Exchange): string | undefined {
 
 /** The run_id a task answer carries, or undefined. */
 function taskRunIdOf(ex: Exchange): string | undefined {
-  const parsed = taskResponse.safeParse(responseJson(ex));
+  const parsed = parsedAs(taskResponse, responseJson(ex));
   return parsed.success ? parsed.data.run_id : undefined;
 }
 
 /** The `replayed` flag of a recorded turn answer's request.accepted event. */
 function replayedIn(events: readonly { event?: string; data: string }[]): boolean | undefined {
   const accepted = events.find((e) => kindOf(e) === ACCEPTED);
-  const parsed = accepted ? acceptedData.safeParse(dataOf(accepted)) : undefined;
+  const parsed = accepted ? parsedAs(acceptedData, dataOf(accepted)) : undefined;
   return parsed?.success ? parsed.data.replayed : undefined;
 }
 

@@ -1,6 +1,6 @@
 /** POST /v1/execute in task mode: an open envelope answered with JSON carrying run_id. */
 import { type Exchange, type Judge, mediaType, section } from '../../../rule/index.ts';
-import { isEventStream, issuesOf, operation, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { isEventStream, issuesOf, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admissibleExecutes, limiterRefused } from '../support/traffic.ts';
 import { taskRequest, taskResponse } from '../../../contract/v1/task.ts';
 import { postExecute, taskBody } from '../support/fabric.ts';
@@ -19,7 +19,7 @@ function judgeTaskAnswer(j: Judge, ex: Exchange, what: string): void {
   if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `${what} answered content-type "${type}", expected application/json`)) return;
   const text = wholeBody(j, ex);
   if (text === undefined) return;
-  const parsed = taskResponse.safeParse(responseJson(ex));
+  const parsed = parsedAs(taskResponse, responseJson(ex));
   j.check(ex, parsed.success, `${what}: the answer carries no string run_id (${parsed.success ? '' : issuesOf(parsed.error)})`);
 }
 
@@ -68,7 +68,7 @@ export const taskExtraProperties = rule({
         if (mode !== 'task' || extra.length === 0) return;
         if (!j.check(ex, ex.status === 200, `a task body with extra properties (${extra.join(', ')}) answered ${ex.status}, expected 200`)) return;
         if (wholeBody(j, ex) === undefined) return;
-        const parsed = taskResponse.safeParse(responseJson(ex));
+        const parsed = parsedAs(taskResponse, responseJson(ex));
         j.check(ex, parsed.success, `the task answer carries no string run_id (${parsed.success ? '' : issuesOf(parsed.error)})`);
       });
     },

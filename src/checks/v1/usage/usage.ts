@@ -1,6 +1,6 @@
 /** GET /v1/usage: a JSON readback scoped to the caller's tenant; its fields are not shown. */
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
-import { operation, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, limiterRefused } from '../support/traffic.ts';
 import { usageResponse } from '../../../contract/v1/usage.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -56,7 +56,7 @@ export const usageReadback = rule({
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `usage came with content-type "${type}", expected application/json`)) continue;
         if (wholeBody(j, ex) === undefined) continue;
-        j.check(ex, usageResponse.safeParse(responseJson(ex)).success, 'the usage readback is not a JSON object');
+        j.check(ex, parsedAs(usageResponse, responseJson(ex)).success, 'the usage readback is not a JSON object');
       }
     },
   },

@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { parseEndpointUrl, urlClassesOf } from '../../../contract/v1/webhook-url.ts';
 import { webhookCreated, webhookRegistration } from '../../../contract/v1/webhooks.ts';
-import { issuesOf, onSurface, operation, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { issuesOf, onSurface, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from '../support/fabric.ts';
 import { callerOf, limiterRefused, registrations, testReceiverUrl } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -32,7 +32,7 @@ export const registerCreated = rule({
         if (!first || !(testReceiverUrl(j, url) || (parseEndpointUrl(url)?.url.protocol === 'https:' && urlClassesOf(url).length === 0))) return;
         if (!j.check(ex, ex.status === 201, `registering ${url} answered ${ex.status}, expected 201`)) return;
         if (wholeBody(j, ex) === undefined) return;
-        const parsed = webhookCreated.safeParse(responseJson(ex));
+        const parsed = parsedAs(webhookCreated, responseJson(ex));
         j.check(ex, parsed.success, `the registration response does not carry a signing_secret (${parsed.success ? '' : issuesOf(parsed.error)})`);
       });
     },
@@ -54,7 +54,7 @@ export const registerScopes = rule({
     judge(j) {
       for (const ex of j.exchanges) {
         if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
-        if (!webhookRegistration.safeParse(requestJson(ex)).success) continue;
+        if (!parsedAs(webhookRegistration, requestJson(ex)).success) continue;
         // Which scopes a key holds is not in the traffic: the profile says (untestable without one).
         const key = j.credentialOf(ex);
         if (!key || key.expired || !key.surfaces.includes('v1') || FULL_SCOPES.every((s) => key.scopes.includes(s))) continue;

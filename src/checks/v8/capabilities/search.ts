@@ -2,12 +2,12 @@
 import { type CheckContext, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import type { z } from 'zod';
 import { capabilitySearchRequest, capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
-import { issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallers } from '../support/traffic.ts';
 
 function validSearch(body: unknown): boolean {
-  return capabilitySearchRequest.safeParse(body).success && isRecord(body) && !('principalId' in body);
+  return parsedAs(capabilitySearchRequest, body).success && isRecord(body) && !('principalId' in body);
 }
 import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
 import { boundarySearches, generatedSearches } from './cases.ts';
@@ -56,7 +56,7 @@ const validationJudgement: Judgement = {
       const body = requestJson(ex);
       // A body naming principalId is refused with 403 (the principal-403 rule's), whatever else it holds.
       if (!isRecord(body) || 'principalId' in body) return;
-      const parsed = capabilitySearchRequest.safeParse(body);
+      const parsed = parsedAs(capabilitySearchRequest, body);
       // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
       if (parsed.success) {
         if (!mayBeRefused(ex, body)) j.check(ex, ex.status === 200, `a search inside every bound answered ${ex.status}, expected 200`);

@@ -5,7 +5,7 @@ import { CONTRACT_HEADER } from '../../../contract/v8/common.ts';
 import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts';
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
 import { holder, PATHS } from '../support/read.ts';
-import { answerJson, hasWholeBody, operation } from '../../../traffic/read.ts';
+import { answerJson, hasWholeBody, operation, parsedAs } from '../../../traffic/read.ts';
 import { judgeReadAnswers, withCallers } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:coverage:read'] } });
@@ -65,7 +65,7 @@ export const coverageContractVersion = rule({
         if (operation(ex) !== 'v8.coverage.get' || ex.status !== 200 || !callers.holds(ex, 'coverage:read')) return;
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
-        const parsed = versionOnly.safeParse(json);
+        const parsed = parsedAs(versionOnly, json);
         const value = parsed.success ? parsed.data.contractVersion : undefined;
         // Judged against the documented identifier, not the header, so a missing header stays the header rule's failure.
         j.check(ex, value === 'service-integration-gateway-v8.1', `contractVersion is ${JSON.stringify(value)}, expected "service-integration-gateway-v8.1"`);
@@ -107,7 +107,7 @@ export const coverageScopeFiltered = rule({
         if (!credential) return;
         const json = ex.status === 200 ? answerJson(j, ex) : undefined;
         if (ex.status === 200 && json === undefined && !hasWholeBody(ex)) return;
-        const report = endpointScopes.safeParse(json);
+        const report = parsedAs(endpointScopes, json);
         if (!j.check(ex, ex.status === 200 && report.success, `the coverage report as ${credential.name} (holding coverage:read) answered ${ex.status} without an endpoints list`) || !report.success) return;
         sizes[credential.name] = report.data.endpoints.length;
         const lacking = report.data.endpoints.filter((e) => typeof e.scope === 'string' && (V8_SCOPES as readonly string[]).includes(e.scope) && !credential.scopes.includes(e.scope));

@@ -2,7 +2,7 @@
 import { v8Problem } from '../../../contract/v8/problem.ts';
 import { section } from '../../../rule/index.ts';
 import { problemStatusCase, problemTypeCase } from '../../../traffic/answer-cases.ts';
-import { answerJson, hasWholeBody, issuesOf, onSurface } from '../../../traffic/read.ts';
+import { answerJson, hasWholeBody, issuesOf, onSurface, parsedAs } from '../../../traffic/read.ts';
 import { errorBattery } from '../support/battery.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'], fixtures: ['v8.missions.succeeds'] } });
@@ -28,7 +28,7 @@ export const problemShape = rule({
         if (ex.method === 'HEAD') continue;
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) continue;
-        const parsed = v8Problem.safeParse(json);
+        const parsed = parsedAs(v8Problem, json);
         if (!j.check(ex, parsed.success, `the ${ex.status} problem does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) continue;
         const status = problemStatusCase(ex.status, parsed.data.status);
         j.check(ex, status.ok, status.why);

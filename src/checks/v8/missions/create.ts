@@ -30,7 +30,7 @@ export const createAccepted = rule({
         j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `create answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
-        const parsed = missionProjection.safeParse(json);
+        const parsed = parsedAs(missionProjection, json);
         if (!j.check(ex, parsed.success, `the 202 is not a mission projection with a UUID v7 runId (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
         j.check(ex, parsed.data.steps.length === 0, `steps has ${parsed.data.steps.length} entries right after creation, expected none`);
         if (parsed.data.status !== 'running' && parsed.data.status !== 'waiting') j.observe('initial status', parsed.data.status, 'the seed says the first state is "almost always" running or waiting');

@@ -1,6 +1,6 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
 import { mediaType, section, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { dataOf, eventsOf, operation, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, operation, parsedAs, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { eventIdCases, terminalLastCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
 import { callerOf, judgeReadsAfterTerminal, missionOf, withMissions } from '../support/traffic.ts';
@@ -77,7 +77,7 @@ export const eventsTraceId = rule({
         for (const [i, e] of (streamEvents(j, ex) ?? []).entries()) {
           if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
           const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
-          j.check(ex, schema.safeParse(dataOf(e)).success, `event #${i + 1} (${e.event}${e.id !== undefined ? `, id ${e.id}` : ''}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
+          j.check(ex, parsedAs(schema, dataOf(e)).success, `event #${i + 1} (${e.event}${e.id !== undefined ? `, id ${e.id}` : ''}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
         }
       }
     },

@@ -10,7 +10,7 @@ import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '..
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { resolveRole } from '../../../profile/roles.ts';
 import { stepTraces, type StepTrace } from './read.ts';
-import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { answerJson, eventsOf, exchangeFact, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
 
@@ -37,7 +37,7 @@ export function terminalShown(ex: Exchange): TerminalSighting | undefined {
   if (ex.status !== 200) return undefined;
   const op = operation(ex);
   if (op === 'v8.missions.get') {
-    const parsed = missionProjection.safeParse(responseJson(ex));
+    const parsed = parsedAs(missionProjection, responseJson(ex));
     if (parsed.success && (TERMINAL_STATUSES as readonly string[]).includes(parsed.data.status)) return { status: parsed.data.status, seenOn: ex };
   }
   if (op === 'v8.missions.events') {
@@ -219,7 +219,7 @@ export function judgeReadsAfterTerminal(j: Judge, which: (status: MissionStatus)
   withTerminalBefore(j.exchanges, (ex, terminal) => {
     if (!terminal || operation(ex) !== 'v8.missions.get' || ex.status === undefined || ex.status === 429 || !which(terminal.status)) return;
     if (!j.check(ex, ex.status === 200, `a read of mission ${missionOf(ex)} after it ended answered ${ex.status}, expected 200`, [terminal.seenOn])) return;
-    const parsed = missionProjection.safeParse(responseJson(ex));
+    const parsed = parsedAs(missionProjection, responseJson(ex));
     if (!parsed.success) return;
     j.check(ex, parsed.data.status === terminal.status, `after its terminal state ${terminal.status} (shown on exchange #${terminal.seenOn.index}) the mission reads back as ${parsed.data.status}`, [terminal.seenOn]);
   });
@@ -355,7 +355,7 @@ export function judgeListingForms(j: Judge, op: string, scope: string, schema: z
     if (!j.check(ex, ex.status === 200, `${names.name} answered ${ex.status}, expected 200`)) return;
     const json = answerJson(j, ex);
     if (json === undefined && !hasWholeBody(ex)) return;
-    const parsed = schema.safeParse(json);
+    const parsed = parsedAs(schema, json);
     const listing = !parsed.success ? undefined : Array.isArray(parsed.data) ? { form: 'array', items: parsed.data as unknown[] } : { form: 'object wrapper', items: (parsed.data as Record<string, unknown[]>)[names.key] ?? [] };
     if (!j.check(ex, listing !== undefined, `the ${names.key} payload is neither an object with a ${names.key} array nor an array`) || !listing) return;
     j.observe(`${names.key} payload form`, listing.form);
@@ -370,5 +370,15 @@ export function judgeListingForms(j: Judge, op: string, scope: string, schema: z
  * value is not open merely for differing from the profile's fixture.
  */
 export function mayBeRefused(ex: Exchange, body: unknown): string | undefined {
+  // Rules ask it of the body the request sent (requestJson): worked out once per exchange while that body stands.
+  if (body !== undefined && body === requestJson(ex)) return exchangeFact(ex, sentMayBeRefused, body);
+  return bodyMayBeRefused(ex, body);
+}
+
+function sentMayBeRefused(ex: Exchange): string | undefined {
+  return bodyMayBeRefused(ex, requestJson(ex));
+}
+
+function bodyMayBeRefused(ex: Exchange, body: unknown): string | undefined {
   return openness(endpointOf(ex.method, ex.path)?.bodies[0]?.schema, body, [], body);
 }
