@@ -9,7 +9,7 @@
 import type { Exchange, Judge } from '../rule/index.ts';
 import { canonicalJson, parseJson } from '../util/json.ts';
 import { conflictStatusCase, replayCase } from './answer-cases.ts';
-import { bodyMissing, operation, requestBodyMissing } from './read.ts';
+import { bodyMissing, exchangesOf, operation, requestBodyMissing } from './read.ts';
 
 /** How many accepted keys the judgement remembers at once. */
 export const IDEMPOTENCY_WINDOW = 10_000;
@@ -56,7 +56,7 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
     remembered.set(scope, entry);
     if (remembered.size > IDEMPOTENCY_WINDOW) remembered.delete(remembered.keys().next().value!);
   };
-  for (const ex of j.exchanges) {
+  for (const ex of exchangesOf(j.exchanges, options.operation)) {
     if (operation(ex) !== options.operation || ex.status === undefined) continue;
     const key = options.keyOf(ex);
     if (key === undefined) {

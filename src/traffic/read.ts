@@ -84,6 +84,26 @@ function findOperation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>)
   return 'unknown';
 }
 
+/**
+ * The exchanges of one operation (`operation`), in journal order: most rules judge one operation,
+ * and walking only its exchanges spares each of them a pass over the whole journal. A journal fact:
+ * an exchange's operation is read from its request alone.
+ */
+export function exchangesOf(exchanges: readonly Exchange[], op: string): readonly Exchange[] {
+  return journalFact(exchanges, byOperation).get(op) ?? [];
+}
+
+function byOperation(exchanges: readonly Exchange[]): ReadonlyMap<string, readonly Exchange[]> {
+  const groups = new Map<string, Exchange[]>();
+  for (const ex of exchanges) {
+    const op = operation(ex);
+    const group = groups.get(op);
+    if (group) group.push(ex);
+    else groups.set(op, [ex]);
+  }
+  return groups;
+}
+
 export function onSurface(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>, surface: 'v8' | 'v1' | 'mcp'): boolean {
   const op = operation(ex);
   return op === surface || op.startsWith(`${surface}.`);

@@ -14,7 +14,7 @@ import type { Profile } from '../../../profile/schema.ts';
 import { openness } from '../../generated/expectation.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { credentialIn, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { bodyJson, dataOf, exchangeFact, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { bodyJson, dataOf, exchangeFact, exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from './fabric.ts';
 
 /** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
@@ -218,7 +218,7 @@ export function testReceiverUrl(j: Judge, url: string): boolean {
  */
 export function registrations(j: Judge, each: (ex: Exchange, url: string) => void): void {
   const admitted = admittedCaller(j);
-  for (const ex of j.exchanges) {
+  for (const ex of exchangesOf(j.exchanges, 'v1.webhooks.create')) {
     if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
     const body = parsedAs(webhookRegistration, requestJson(ex));
     if (!body.success || !admitted(ex)) continue;

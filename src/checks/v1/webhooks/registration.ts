@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { parseEndpointUrl, urlClassesOf } from '../../../contract/v1/webhook-url.ts';
 import { webhookCreated, webhookRegistration } from '../../../contract/v1/webhooks.ts';
-import { issuesOf, onSurface, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { exchangesOf, issuesOf, onSurface, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from '../support/fabric.ts';
 import { callerOf, limiterRefused, registrations, testReceiverUrl } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -52,7 +52,7 @@ export const registerScopes = rule({
   judgement: {
     record: 'a POST /v1/webhooks by an unexpired key the profile says lacks runs:read or runs:write',
     judge(j) {
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.webhooks.create')) {
         if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
         if (!parsedAs(webhookRegistration, requestJson(ex)).success) continue;
         // Which scopes a key holds is not in the traffic: the profile says (untestable without one).

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { capabilitySearchRequest, capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
 import { issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallers } from '../support/traffic.ts';
+import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallersOn } from '../support/traffic.ts';
 
 function validSearch(body: unknown): boolean {
   return parsedAs(capabilitySearchRequest, body).success && isRecord(body) && !('principalId' in body);
@@ -49,7 +49,7 @@ export const searchOk = rule({
 const validationJudgement: Judgement = {
   record: 'a POST /v8/capabilities/search with a JSON object body naming no principalId, from a caller holding capabilities:read',
   judge(j) {
-    withCallers(j, (ex, callers) => {
+    withCallersOn(j, 'v8.capabilities.search', (ex, callers) => {
       if (operation(ex) !== 'v8.capabilities.search' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'capabilities:read')) return;
       const missing = requestBodyMissing(ex);
       if (missing !== undefined) return j.lacks(ex, `the search's body: ${missing}`);

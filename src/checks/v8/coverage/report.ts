@@ -6,7 +6,7 @@ import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
 import { holder, PATHS } from '../support/read.ts';
 import { answerJson, hasWholeBody, operation, parsedAs } from '../../../traffic/read.ts';
-import { judgeReadAnswers, withCallers } from '../support/traffic.ts';
+import { judgeReadAnswers, withCallersOn } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:coverage:read'] } });
 
@@ -60,7 +60,7 @@ export const coverageContractVersion = rule({
   judgement: {
     record: 'a GET /v8/coverage from a caller holding coverage:read',
     judge(j) {
-      withCallers(j, (ex, callers) => {
+      withCallersOn(j, 'v8.coverage.get', (ex, callers) => {
         // A report is read only from a 200: another status carries no report (the shape rule judges the status).
         if (operation(ex) !== 'v8.coverage.get' || ex.status !== 200 || !callers.holds(ex, 'coverage:read')) return;
         const json = answerJson(j, ex);
@@ -100,7 +100,7 @@ export const coverageScopeFiltered = rule({
     judge(j) {
       const sizes: Record<string, number> = {};
       const hidden: Record<string, number> = {};
-      withCallers(j, (ex, callers) => {
+      withCallersOn(j, 'v8.coverage.get', (ex, callers) => {
         if (operation(ex) !== 'v8.coverage.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'coverage:read')) return;
         // Which scopes the token holds is not in the traffic: the profile's credential says.
         const credential = j.credentialOf(ex);

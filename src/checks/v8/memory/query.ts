@@ -4,7 +4,7 @@ import { type CheckContext, credentialIn, type Exchange, type Judge, judgedRun, 
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
 import { answerJson, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallers } from '../support/traffic.ts';
+import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
@@ -39,7 +39,7 @@ function eachMemoryQuery(j: Judge, each: (ex: Exchange, body: Record<string, unk
   // Which purpose the principal may use is not in the traffic: the profile's fixture names it (without one, any purpose may be refused).
   const fixture = j.profile?.fixtures.v8.memory;
   const primary = primaryPrincipal(j);
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, 'v8.memory.query', (ex, callers) => {
     if (operation(ex) !== 'v8.memory.query' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'memory:read')) return;
     const missing = requestBodyMissing(ex);
     if (missing !== undefined) return j.lacks(ex, `the query's body: ${missing}`);

@@ -6,7 +6,7 @@ import { createMissionRequest, missionProjection, resourceBudget } from '../../.
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
-import { callerOf, mayBeRefused, withCallers } from '../support/traffic.ts';
+import { callerOf, mayBeRefused, withCallersOn } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -206,7 +206,7 @@ export const createBudgetBounds = rule({
  */
 function withWriterCreates(j: Judge, each: (ex: Exchange, body: unknown) => void): void {
   const used = new Set<string>();
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, 'v8.missions.create', (ex, callers) => {
     if (operation(ex) !== 'v8.missions.create' || ex.status === undefined) return;
     const key = ex.requestHeaders['idempotency-key'];
     if (key === undefined || !idempotencyKey.safeParse(key).success) return;

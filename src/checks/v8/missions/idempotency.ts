@@ -7,7 +7,7 @@ import { createMissionRequest, missionProjection } from '../../../contract/v8/mi
 import { PROBLEM_CONTENT_TYPE } from '../../../contract/v8/problem.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { answerJson, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
-import { callerOf, mayBeRefused, missionOf, withCallers } from '../support/traffic.ts';
+import { callerOf, mayBeRefused, missionOf, withCallersOn } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -26,7 +26,7 @@ function judgeRejectedWithoutMission(j: Judge, ex: Exchange, what: string): void
 
 /** Every request to `op` sent without Idempotency-Key by a caller holding missions:write. */
 function withoutKey(j: Judge, op: string, each: (ex: Exchange) => void): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.requestHeaders['idempotency-key'] !== undefined || ex.status === 429) return;
     if (callers.holds(ex, 'missions:write')) each(ex);
   });
@@ -71,7 +71,7 @@ const keyFormatJudgement: Judgement = {
   record: 'a POST /v8/missions with a valid body and an Idempotency-Key not used before, from a caller holding missions:write',
   judge(j) {
     const used = new Set<string>();
-    withCallers(j, (ex, callers) => {
+    withCallersOn(j, 'v8.missions.create', (ex, callers) => {
       const key = ex.requestHeaders['idempotency-key'];
       if (operation(ex) !== 'v8.missions.create' || key === undefined || ex.status === undefined) return;
       const scoped = `${callerOf(ex)}\n${key}`;

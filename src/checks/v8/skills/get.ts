@@ -2,7 +2,7 @@
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
 import { getSkill, randomSuffix, sendPathIdBounds, skillFixture } from '../support/read.ts';
-import { judgeIdBounds, lastSegment, primaryPrincipal, withCallers } from '../support/traffic.ts';
+import { judgeIdBounds, lastSegment, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
@@ -21,7 +21,7 @@ export const skillOk = rule({
     judge(j) {
       // Which skill is visible to the caller is not in the traffic: the profile's fixture names one.
       const fixed = j.profile?.fixtures.v8.skillId;
-      withCallers(j, (ex, callers) => {
+      withCallersOn(j, 'v8.skills.get', (ex, callers) => {
         if (operation(ex) !== 'v8.skills.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'skills:read')) return;
         const asked = lastSegment(ex);
         if (asked === fixed && callers.principalOf(ex) === primaryPrincipal(j)) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);

@@ -10,7 +10,7 @@ import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '..
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { resolveRole } from '../../../profile/roles.ts';
 import { stepTraces, type StepTrace } from './read.ts';
-import { answerJson, eventsOf, exchangeFact, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { answerJson, eventsOf, exchangeFact, exchangesOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
 
@@ -125,6 +125,15 @@ export function withCallers(j: Judge, each: (ex: Exchange, callers: Callers) => 
   // Built from every exchange of the journal already: noting each again as the walk passes it adds nothing.
   const callers = new Callers(j);
   for (const ex of j.exchanges) each(ex, callers);
+}
+
+/**
+ * `withCallers` over the exchanges of one operation only, in order: the same walk for a judgement
+ * that reads no other exchange (what a `Callers` knows is of the whole journal, whatever the walk visits).
+ */
+export function withCallersOn(j: Judge, op: string, each: (ex: Exchange, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const ex of exchangesOf(j.exchanges, op)) each(ex, callers);
 }
 
 /** The mission a 202 create answer made, read from an earlier exchange. */
@@ -277,7 +286,7 @@ export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | 
  * the pattern is refused with 400 or 404 (whether an unknown id answers 404 is another rule).
  */
 export function judgeIdBounds(j: Judge, op: string, scope: string, name: string): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
     const id = lastSegment(ex);
     const wellFormed = pathIdentifier.safeParse(id).success;
@@ -304,7 +313,7 @@ export interface ReadAnswers {
  * shape. A 429 is the rate limit's rule.
  */
 export function judgeReadAnswers(j: Judge, r: ReadAnswers): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, r.op, (ex, callers) => {
     if (operation(ex) !== r.op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, r.scope)) return;
     if (r.expect200?.(ex) && !j.check(ex, ex.status === 200, `${r.name} answered ${ex.status}, expected 200`)) return;
     if (ex.status !== 200) return;
@@ -337,7 +346,7 @@ export function primaryPrincipal(j: Pick<Judge, 'profile'>): string | undefined 
 
 /** "A body containing `principalId` is rejected with `403`": every such request by a caller holding the scope, whichever principal it names. */
 export function judgePrincipalInBody(j: Judge, op: string, scope: string, what: string): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
     const body = requestJson(ex);
     if (!isRecord(body) || !('principalId' in body)) return;
@@ -350,7 +359,7 @@ export function judgePrincipalInBody(j: Judge, op: string, scope: string, what: 
  * it answers 200 and its payload takes one of the two forms; `each` judges the items of the form found.
  */
 export function judgeListingForms(j: Judge, op: string, scope: string, schema: z.ZodType, names: { name: string; key: string }, each?: (ex: Exchange, listing: { form: string; items: unknown[] }) => void): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
     if (!j.check(ex, ex.status === 200, `${names.name} answered ${ex.status}, expected 200`)) return;
     const json = answerJson(j, ex);
