@@ -5,9 +5,9 @@
  */
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
-import type { Credential } from '../../../profile/schema.ts';
+import type { Credential, Profile } from '../../../profile/schema.ts';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
-import { bodyMissing, eventsOf, isEventStream, requestJson } from '../../../traffic/read.ts';
+import { bodyMissing, eventsOf, isEventStream, journalFact, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
 
@@ -108,14 +108,21 @@ export function ordinaryMcpPosts(j: Judge): Exchange[] {
 
 /** Every request to the MCP endpoint (of one HTTP method, when given) an ordinary authorised client sent, in order. */
 export function ordinaryMcpRequests(j: Judge, method?: string): Exchange[] {
-  const callers = new McpCallers(j);
-  const endpoint = mcpEndpoint(j);
-  const out: Exchange[] = [];
-  for (const ex of j.exchanges) {
-    if ((method === undefined || ex.method === method) && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
-    if (pathOnly(ex) === endpoint) callers.note(ex);
-  }
-  return out;
+  const ordinary = journalFact(j.exchanges, ordinaryMcpIn, j.profile);
+  return method === undefined ? [...ordinary] : ordinary.filter((ex) => ex.method === method);
+}
+
+/**
+ * Every request to the MCP endpoint an ordinary authorised client sent, of any method: once per
+ * journal and profile for the rules asking (journalFact). Whether a request is ordinary is read
+ * from it, the profile and the whole journal's acceptances (McpCallers notes them all before the
+ * walk, so noting them again as it passes adds nothing).
+ */
+function ordinaryMcpIn(exchanges: readonly Exchange[], profile: Profile | undefined): readonly Exchange[] {
+  const judged = { exchanges, profile };
+  const callers = new McpCallers(judged);
+  const endpoint = mcpEndpoint(judged);
+  return exchanges.filter((ex) => pathOnly(ex) === endpoint && callers.ordinary(ex));
 }
 
 /** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */

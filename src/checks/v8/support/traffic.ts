@@ -4,7 +4,7 @@
  */
 import { endpointOf } from '../../../contract/endpoints.ts';
 import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionProjection, type MissionStatus } from '../../../contract/v8/missions.ts';
-import type { Credential } from '../../../profile/schema.ts';
+import type { Credential, Profile } from '../../../profile/schema.ts';
 import type { z } from 'zod';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
@@ -52,18 +52,28 @@ export function terminalShown(ex: Exchange): TerminalSighting | undefined {
  * the terminal state of its mission, as seen by its caller. Bounded by the number of missions seen.
  */
 export function withTerminalBefore(exchanges: readonly Exchange[], each: (ex: Exchange, terminal: TerminalSighting | undefined) => void): void {
+  for (const [ex, terminal] of journalFact(exchanges, terminalsBefore)) each(ex, terminal);
+}
+
+/**
+ * `withTerminalBefore`'s walk, once per journal for every rule taking it (journalFact): what it
+ * hands each exchange is read from the exchanges before it alone.
+ */
+function terminalsBefore(exchanges: readonly Exchange[]): ReadonlyArray<readonly [Exchange, TerminalSighting | undefined]> {
   const seen = new Map<string, TerminalSighting>();
+  const out: Array<readonly [Exchange, TerminalSighting | undefined]> = [];
   for (const ex of exchanges) {
     const runId = missionOf(ex);
     if (runId === undefined) continue;
     const key = `${callerOf(ex)}\n${runId}`;
     const known = seen.get(key);
-    each(ex, known && startsAfterEnd(ex, known.seenOn) ? known : undefined);
+    out.push([ex, known && startsAfterEnd(ex, known.seenOn) ? known : undefined]);
     if (!known) {
       const shown = terminalShown(ex);
       if (shown) seen.set(key, shown);
     }
   }
+  return out;
 }
 
 /**
@@ -180,11 +190,25 @@ export interface MissionSeen {
  * exchanges showed of that mission, and the callers' scopes: everything a /v8 missions judgement
  * may pick a request by besides the request itself.
  */
-export function withMissions(j: Judge, each: (ex: Exchange, seen: MissionSeen, callers: Callers) => void): void {
+export function withMissions(j: Judge, each: (ex: Exchange, seen: Readonly<MissionSeen>, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const [ex, seen] of journalFact(j.exchanges, missionsSeen)) each(ex, seen, callers);
+}
+
+/** What an exchange naming no mission is handed: nothing seen. */
+const NOTHING_SEEN: Readonly<MissionSeen> = Object.freeze({});
+
+/**
+ * What `withMissions` hands each exchange, worked out once per journal for the six rules walking
+ * it (journalFact): each exchange's is read from the exchanges before it alone (no profile), and
+ * rules read it, never change it.
+ */
+function missionsSeen(exchanges: readonly Exchange[]): ReadonlyArray<readonly [Exchange, Readonly<MissionSeen>]> {
   const creators = new Map<string, Exchange>();
   const terminals = new Map<string, TerminalSighting>();
   const cancels = new Map<string, Exchange>();
-  withCallers(j, (ex, callers) => {
+  const out: Array<readonly [Exchange, Readonly<MissionSeen>]> = [];
+  for (const ex of exchanges) {
     const runId = missionOf(ex);
     const caller = callerOf(ex);
     if (runId !== undefined) {
@@ -199,18 +223,19 @@ export function withMissions(j: Judge, each: (ex: Exchange, seen: MissionSeen, c
       if (terminal && startsAfterEnd(ex, terminal.seenOn)) seen.terminal = terminal;
       const cancel = cancels.get(key);
       if (cancel && startsAfterEnd(ex, cancel)) seen.cancelled = cancel;
-      each(ex, seen, callers);
+      out.push([ex, seen]);
       if (!terminals.has(key)) {
         const shown = terminalShown(ex);
         if (shown) terminals.set(key, shown);
       }
       if (operation(ex) === 'v8.missions.cancel' && ex.requestHeaders['idempotency-key'] !== undefined && !cancels.has(key)) cancels.set(key, ex);
     } else {
-      each(ex, {}, callers);
+      out.push([ex, NOTHING_SEEN]);
     }
     const made = createdMission(ex);
     if (made && !creators.has(made.runId)) creators.set(made.runId, ex);
-  });
+  }
+  return out;
 }
 
 /** Whether a create sent the profile's fixture body of that name (a mission known to wait, to fail, ...). */
@@ -262,22 +287,34 @@ export interface SeenTrace extends StepTrace {
  * stream (of the same principal) named with that id, when one did.
  */
 export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | undefined, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const [ex, seen] of journalFact(j.exchanges, tracesSeen, j.profile)) each(ex, seen, callers);
+}
+
+/**
+ * What `withSeenTraces` hands each trace read, once per journal and profile for every rule taking
+ * it (journalFact): read from the streams before it, keyed by principal (the profile's, else the credential).
+ */
+function tracesSeen(exchanges: readonly Exchange[], profile: Profile | undefined): ReadonlyArray<readonly [Exchange, SeenTrace | undefined]> {
+  const callers = new Callers({ profile, exchanges });
   const traces = new Map<string, SeenTrace>();
-  withCallers(j, (ex, callers) => {
+  const out: Array<readonly [Exchange, SeenTrace | undefined]> = [];
+  for (const ex of exchanges) {
     const op = operation(ex);
     if (op === 'v8.traces.get') {
       const seen = traces.get(`${principalKey(callers, ex)}\n${lastSegment(ex)}`);
-      each(ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined, callers);
-      return;
+      out.push([ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined]);
+      continue;
     }
-    if (op !== 'v8.missions.events' || ex.status !== 200) return;
+    if (op !== 'v8.missions.events' || ex.status !== 200) continue;
     const events = eventsOf(ex) ?? [];
     const ended = events.some((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
     for (const t of stepTraces(events)) {
       const key = `${principalKey(callers, ex)}\n${t.traceId}`;
       if (!traces.has(key)) traces.set(key, { ...t, runId: missionOf(ex)!, stream: ex, ended });
     }
-  });
+  }
+  return out;
 }
 
 /**
