@@ -12,9 +12,9 @@ import { isLoopbackLiteral, parseEndpointUrl } from '../../../contract/v1/webhoo
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { openness } from '../../generated/expectation.ts';
-import { canonicalJson } from '../../../util/json.ts';
 import { credentialIn, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { bodyJson, dataOf, exchangeFact, exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { dataOf, exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { canonicalRequestBody } from '../../../traffic/idempotency.ts';
 import { FULL_SCOPES } from './fabric.ts';
 
 /** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
@@ -59,17 +59,7 @@ export function isIdentifier(value: string): boolean {
 }
 
 /** The canonical text of a request body (JSON canonicalized, else the text): two requests are the same request when these are equal. */
-export function canonicalBody(ex: Exchange): string {
-  // Several idempotency rules compare every execute's body: worked out once per request body (all it reads).
-  return exchangeFact(ex, canonicalOf, ex.requestBody);
-}
-
-function canonicalOf(ex: Exchange): string {
-  const text = ex.requestBody ?? '';
-  // The body's JSON as parsed once for every rule (undefined when it is no JSON: JSON has no undefined).
-  const value = bodyJson(ex, 'request', text);
-  return value === undefined ? text : canonicalJson(value);
-}
+export const canonicalBody = canonicalRequestBody;
 
 /** The kind of a run event: the SSE `event` field, else `type`, `kind` or `event` in its data (the seed does not say which). */
 export function kindOf(e: Pick<SseEvent, 'event' | 'data'>): string | undefined {
