@@ -196,7 +196,7 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
  * the URL rules: the profile's public receiver URL, or a loopback address literal (where a test
  * receiver listens) when the profile names none.
  */
-export function testReceiverUrl(j: Judge, url: string): boolean {
+export function testReceiverUrl(j: Pick<Judge, 'profile'>, url: string): boolean {
   const receiver = j.profile?.fixtures.webhooks.publicReceiverUrl;
   if (receiver !== undefined && parseEndpointUrl(url) !== undefined && parseEndpointUrl(url)!.url.origin === parseEndpointUrl(receiver)?.url.origin) return true;
   return isLoopbackLiteral(url);
@@ -207,11 +207,18 @@ export function testReceiverUrl(j: Judge, url: string): boolean {
  * an admitted caller and not refused by the limiter, with that url; in order.
  */
 export function registrations(j: Judge, each: (ex: Exchange, url: string) => void): void {
-  const admitted = admittedCaller(j);
-  for (const ex of exchangesOf(j.exchanges, 'v1.webhooks.create')) {
+  for (const [ex, url] of journalFact(j.exchanges, registrationsOf, j.profile)) each(ex, url);
+}
+
+/** `registrations` of a journal and profile, found once for the rules walking them (journalFact): read from the requests and the callers admitted before. */
+export function registrationsOf(exchanges: readonly Exchange[], profile: Profile | undefined): ReadonlyArray<readonly [Exchange, string]> {
+  const admitted = admittedIn(exchanges, profile);
+  const out: Array<readonly [Exchange, string]> = [];
+  for (const ex of exchangesOf(exchanges, 'v1.webhooks.create')) {
     if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
     const body = parsedAs(webhookRegistration, requestJson(ex));
     if (!body.success || !admitted(ex)) continue;
-    each(ex, body.data.url);
+    out.push([ex, body.data.url]);
   }
+  return out;
 }
