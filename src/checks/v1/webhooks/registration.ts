@@ -84,12 +84,13 @@ export const secretOnce = rule({
   judgement: {
     record: 'a POST /v1/webhooks answered with a signing_secret, and /v1 answers after it',
     judge(j) {
-      const issued: Array<{ secret: string; by: Exchange }> = [];
+      // Each secret's case text is written once: every later /v1 answer is a case of every secret before it.
+      const issued: Array<{ secret: string; reason: string; also: Exchange[] }> = [];
       for (const ex of j.exchanges) {
         if (!onSurface(ex, 'v1') || ex.status === undefined) continue;
-        const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
-        for (const { secret, by } of issued) {
-          j.check(ex, !parts.some((p) => p.includes(secret)), `the answer carries the signing_secret that exchange #${by.index} returned at creation`, [by]);
+        if (issued.length > 0) {
+          const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
+          for (const { secret, reason, also } of issued) j.check(ex, !parts.some((p) => p.includes(secret)), reason, also);
         }
         if (operation(ex) !== 'v1.webhooks.create' || ex.status < 200 || ex.status >= 300) continue;
         const secret = recordOf(responseJson(ex))?.signing_secret;
@@ -97,7 +98,7 @@ export const secretOnce = rule({
         // A recorder that hid it behind a marker every hidden secret shares left nothing to follow; apicert's own
         // recordings number each hidden secret, so its marker is followed like the secret.
         if (secret.includes('«redacted') && !secret.startsWith(SIGNING_SECRET_MARKER)) j.lacks(ex, 'the signing_secret: the recorder hid it behind a marker every hidden secret shares');
-        else if (issued.length < 1_000) issued.push({ secret, by: ex });
+        else if (issued.length < 1_000) issued.push({ secret, reason: `the answer carries the signing_secret that exchange #${ex.index} returned at creation`, also: [ex] });
       }
     },
   },
