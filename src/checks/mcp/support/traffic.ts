@@ -24,9 +24,14 @@ export function mcpEndpoint(j: Pick<Judge, 'profile'>): string {
 }
 
 /** Every POST to the MCP endpoint that was answered, in order. */
-export function mcpPosts(j: Judge): Exchange[] {
-  const endpoint = mcpEndpoint(j);
-  return j.exchanges.filter((ex) => ex.method === 'POST' && pathOnly(ex) === endpoint);
+export function mcpPosts(j: Judge): readonly Exchange[] {
+  return journalFact(j.exchanges, mcpPostsIn, j.profile);
+}
+
+/** `mcpPosts` of a journal and profile (where the endpoint is), found once for the rules asking (journalFact). */
+function mcpPostsIn(exchanges: readonly Exchange[], profile: Profile | undefined): readonly Exchange[] {
+  const endpoint = mcpEndpoint({ profile });
+  return exchanges.filter((ex) => ex.method === 'POST' && pathOnly(ex) === endpoint);
 }
 
 /** The messages a POST carried (a batch is its members), or undefined when its body is not JSON or was not kept. */
@@ -67,7 +72,8 @@ export class McpCallers {
   private readonly credentials: readonly Credential[];
   constructor(j: Pick<Judge, 'profile' | 'exchanges'>) {
     this.credentials = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp'));
-    if (this.credentials.length === 0) for (const ex of j.exchanges) if (pathOnly(ex) === mcpEndpoint(j)) this.note(ex);
+    const endpoint = mcpEndpoint(j);
+    if (this.credentials.length === 0) for (const ex of j.exchanges) if (pathOnly(ex) === endpoint) this.note(ex);
   }
 
   ordinary(ex: Exchange): boolean {
