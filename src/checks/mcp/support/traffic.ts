@@ -7,7 +7,7 @@ import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import type { Credential, Profile } from '../../../profile/schema.ts';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
-import { bodyMissing, eventsOf, isEventStream, journalFact, requestJson } from '../../../traffic/read.ts';
+import { bodyJson, bodyMissing, eventsOf, exchangeFact, isEventStream, journalFact, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
 
@@ -51,14 +51,30 @@ export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined
     j.lacks(ex, `the answer's JSON-RPC messages: ${missing}`);
     return undefined;
   }
-  const texts = isEventStream(ex) ? (eventsOf(ex) ?? []).map((e) => e.data) : [ex.responseBody ?? ''];
+  // Some fourteen rules read each answer's messages: parsed once per answer while what they are read from (its events, else its body) stands.
+  const stream = isEventStream(ex);
+  return [...exchangeFact(ex, stream ? streamResponses : bodyResponses, stream ? eventsOf(ex) : ex.responseBody)];
+}
+
+function streamResponses(ex: Exchange): readonly Message[] {
   const out: Message[] = [];
-  for (const text of texts) {
-    const parsed = parseJson(text);
-    if (!parsed.ok) continue;
-    for (const m of Array.isArray(parsed.value) ? parsed.value : [parsed.value]) if (isResponseLike(m)) out.push(m);
+  for (const e of eventsOf(ex) ?? []) {
+    const parsed = parseJson(e.data);
+    if (parsed.ok) responsesOf(parsed.value, out);
   }
   return out;
+}
+
+function bodyResponses(ex: Exchange): readonly Message[] {
+  // The body's parse shared with every rule reading it (undefined when it is no JSON: JSON has no undefined).
+  const value = bodyJson(ex, 'response', ex.responseBody ?? '');
+  const out: Message[] = [];
+  if (value !== undefined) responsesOf(value, out);
+  return out;
+}
+
+function responsesOf(value: unknown, out: Message[]): void {
+  for (const m of Array.isArray(value) ? value : [value]) if (isResponseLike(m)) out.push(m);
 }
 
 /**
