@@ -7,18 +7,30 @@
  * oldest is forgotten first), so a journal of any length is judged in bounded memory.
  */
 import type { Exchange, Judge } from '../rule/index.ts';
-import { canonicalJson, parseJson } from '../util/json.ts';
+import { canonicalJson } from '../util/json.ts';
 import { conflictStatusCase, replayCase } from './answer-cases.ts';
-import { bodyMissing, operation, requestBodyMissing } from './read.ts';
+import { bodyJson, bodyMissing, exchangeFact, exchangesOf, operation, requestBodyMissing } from './read.ts';
 
 /** How many accepted keys the judgement remembers at once. */
 export const IDEMPOTENCY_WINDOW = 10_000;
 
-function bodyKey(ex: Exchange): string {
-  const text = ex.requestBody ?? '';
-  const parsed = parseJson(text);
-  return parsed.ok ? canonicalJson(parsed.value) : text;
+/**
+ * The canonical text of a request body (JSON canonicalized, else the text): two requests are the
+ * same request when these are equal. Several rules pair every keyed request by it: worked out once
+ * per request body (all it reads).
+ */
+export function canonicalRequestBody(ex: Exchange): string {
+  return exchangeFact(ex, canonicalOf, ex.requestBody);
 }
+
+function canonicalOf(ex: Exchange): string {
+  const text = ex.requestBody ?? '';
+  // The body's JSON as parsed once for every rule (undefined when it is no JSON: JSON has no undefined).
+  const value = bodyJson(ex, 'request', text);
+  return value === undefined ? text : canonicalJson(value);
+}
+
+const bodyKey = canonicalRequestBody;
 
 export interface IdempotencyOptions {
   /** The catalogue operation (`v8.missions.create`, `v1.execute`). */
@@ -56,7 +68,7 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
     remembered.set(scope, entry);
     if (remembered.size > IDEMPOTENCY_WINDOW) remembered.delete(remembered.keys().next().value!);
   };
-  for (const ex of j.exchanges) {
+  for (const ex of exchangesOf(j.exchanges, options.operation)) {
     if (operation(ex) !== options.operation || ex.status === undefined) continue;
     const key = options.keyOf(ex);
     if (key === undefined) {

@@ -16,6 +16,8 @@ const DELIVERY_SIGNATURE = 'service-webhook-signature';
 /** What every judgement would otherwise work out again from an exchange (or one of its events): kept with it, found once. */
 interface ExchangeFacts {
   operation?: string;
+  /** `exchangeFact`s by what builds them, each with the input it was built from. */
+  derived?: Map<(ex: never) => unknown, { from: unknown; value: unknown }>;
   /** `requestJson`, with the parts of the exchange it was read from. */
   sent?: { body: string | undefined; missing: string | undefined; truncated: boolean | undefined; value: unknown };
   /** A recorded stream's events, with the body they were parsed from. */
@@ -32,16 +34,40 @@ const FACTS = Symbol('exchange facts');
 const factsElsewhere = new WeakMap<object, ExchangeFacts>();
 
 /**
+ * Every fact slot present from the start, in one order: each exchange's facts then share one
+ * shape, and the reads of them (some 600k per judging) stay monomorphic whichever rule filled which first.
+ */
+function newFacts(): ExchangeFacts {
+  return { operation: undefined, derived: undefined, sent: undefined, events: undefined, data: undefined, ids: undefined, request: undefined, response: undefined };
+}
+
+/**
  * The exchange's facts. Held on the exchange itself, hidden (no spread or JSON copies it): some 150
  * rules ask them of every exchange, and a WeakMap lookup each time cost more than the judgements.
  */
 function factsOf(ex: object): ExchangeFacts {
   const held = (ex as { [FACTS]?: ExchangeFacts })[FACTS];
   if (held !== undefined) return held;
-  const facts: ExchangeFacts = factsElsewhere.get(ex) ?? {};
+  const facts: ExchangeFacts = factsElsewhere.get(ex) ?? newFacts();
   if (Object.isExtensible(ex)) Object.defineProperty(ex, FACTS, { value: facts, enumerable: false });
   else factsElsewhere.set(ex, facts);
   return facts;
+}
+
+/**
+ * A fact of one exchange (`what(ex)`) worked out once however many rules ask, and again when
+ * `from` changes: `from` is what the fact reads that may change (the request body, or the parsed
+ * body value it was built from; compared with ===), so a kept value always answers the current
+ * exchange. `what` names the fact: a module-level function, never a closure made per call. The
+ * value is shared: callers read it, never change it.
+ */
+export function exchangeFact<E extends object, T>(ex: E, what: (ex: E) => T, from: unknown): T {
+  const derived = (factsOf(ex).derived ??= new Map());
+  const known = derived.get(what as (ex: never) => unknown);
+  if (known !== undefined && known.from === from) return known.value as T;
+  const value = what(ex);
+  derived.set(what as (ex: never) => unknown, { from, value });
+  return value;
 }
 
 /**
@@ -64,6 +90,26 @@ function findOperation(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>)
   if (path.startsWith('/v8/')) return 'v8.other';
   if (path.startsWith('/v1/')) return 'v1.other';
   return 'unknown';
+}
+
+/**
+ * The exchanges of one operation (`operation`), in journal order: most rules judge one operation,
+ * and walking only its exchanges spares each of them a pass over the whole journal. A journal fact:
+ * an exchange's operation is read from its request alone.
+ */
+export function exchangesOf(exchanges: readonly Exchange[], op: string): readonly Exchange[] {
+  return journalFact(exchanges, byOperation).get(op) ?? [];
+}
+
+function byOperation(exchanges: readonly Exchange[]): ReadonlyMap<string, readonly Exchange[]> {
+  const groups = new Map<string, Exchange[]>();
+  for (const ex of exchanges) {
+    const op = operation(ex);
+    const group = groups.get(op);
+    if (group) group.push(ex);
+    else groups.set(op, [ex]);
+  }
+  return groups;
 }
 
 export function onSurface(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>, surface: 'v8' | 'v1' | 'mcp'): boolean {
@@ -154,11 +200,11 @@ export function bodyJson(ex: Exchange, side: 'request' | 'response', text: strin
   return value;
 }
 
-const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, Map<unknown, { answered: number; value: unknown }>>>();
+const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, Map<unknown, { size: number; answered: number; value: unknown }>>>();
 
 /**
  * A fact of a whole journal (who was accepted where, ...) worked out once for every rule that
- * judges it, and again when it holds more answers (an active check's journal grows as it runs).
+ * judges it, and again when it holds more exchanges or answers (an active check's journal grows as it runs).
  * `what` names the fact: the function that builds it; `context` (a profile) is what it reads beside
  * the journal, and a fact is kept per context.
  */
@@ -176,9 +222,10 @@ export function journalFact<T, C = undefined>(exchanges: readonly Exchange[], wh
     facts.set(what, byContext);
   }
   const known = byContext.get(context);
-  if (known?.answered === answered) return known.value as T;
+  // The journal's length too: an exchange added without an answer (yet) may change what is known of those after it.
+  if (known?.answered === answered && known.size === exchanges.length) return known.value as T;
   const value = what(exchanges, context as C);
-  byContext.set(context, { answered, value });
+  byContext.set(context, { size: exchanges.length, answered, value });
   return value;
 }
 

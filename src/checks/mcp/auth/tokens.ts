@@ -20,8 +20,9 @@ export const tokenObservation = rule({
     judge(j) {
       // Which token is expired is the profile's to say; without one, only requests without a token are picked.
       const expired = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp') && c.expired);
+      const endpoint = mcpEndpoint(j);
       for (const ex of j.exchanges) {
-        if (ex.method !== 'POST' || pathOnly(ex) !== mcpEndpoint(j) || ex.status === undefined) continue;
+        if (ex.method !== 'POST' || pathOnly(ex) !== endpoint || ex.status === undefined) continue;
         if (!(sentMessages(ex) ?? []).some((m) => m.method === 'initialize')) continue;
         const what = ex.requestHeaders.authorization === undefined ? 'initialize without a token' : credentialIn(ex, expired) ? 'initialize with an expired token' : undefined;
         if (what === undefined) continue;

@@ -17,8 +17,8 @@ import {
 import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import { mcpOperation } from '../../../contract/endpoints.ts';
-import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
-import { isRecord, parseJson } from '../../../util/json.ts';
+import { bodyJson, issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { isRecord } from '../../../util/json.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -43,7 +43,7 @@ export const parseError = rule({
         // Chosen by what was sent: a body that is not JSON (an empty body is another mistake).
         if (ex.requestBody === undefined || ex.requestBody.trim() === '' || ex.status === undefined) continue;
         if (requestBodyMissing(ex) !== undefined) continue;
-        if (parseJson(ex.requestBody).ok) continue;
+        if (bodyJson(ex, 'request', ex.requestBody) !== undefined) continue;
         const answered = answeredResponses(j, ex);
         if (!answered) continue;
         const found = answered.find((m) => 'error' in m);

@@ -31,8 +31,9 @@ export const eventIdsUnique = rule({
     none: 'the server answered with no SSE stream whose events carry ids (a JSON body, or events without ids, which MCP allows: "If present")',
     judge(j) {
       const seen = new Map<string, Map<string, Exchange>>();
+      const endpoint = mcpEndpoint(j);
       for (const ex of j.exchanges) {
-        if (pathOnly(ex) !== mcpEndpoint(j) || ex.status !== 200 || !isEventStream(ex)) continue;
+        if (pathOnly(ex) !== endpoint || ex.status !== 200 || !isEventStream(ex)) continue;
         const events = streamEvents(j, ex);
         if (!events) continue;
         const session = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER] ?? '';

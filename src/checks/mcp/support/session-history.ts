@@ -7,7 +7,8 @@
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
-import { startsAfterEnd } from '../../../traffic/read.ts';
+import type { Profile } from '../../../profile/schema.ts';
+import { journalFact, startsAfterEnd } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { mcpEndpoint, sessionUnknown, sentMessages } from './traffic.ts';
 
@@ -21,35 +22,57 @@ export function askedVersion(ex: Exchange): string | undefined {
   return init && isRecord(init.params) && typeof init.params.protocolVersion === 'string' ? init.params.protocolVersion : undefined;
 }
 
-export class SessionHistory {
+/** What the journal showed of its sessions, whoever asks (`sessionsShown`). */
+interface SessionsShown {
   /** The first answer that carried each session id. */
-  private readonly issuedBy = new Map<string, Exchange>();
+  issuedBy: Map<string, Exchange>;
   /** DELETEs carrying each session id that were answered 2xx (ended) or 404 (already ended). */
-  private readonly endedBy = new Map<string, Exchange[]>();
+  endedBy: Map<string, Exchange[]>;
   /** notifications/initialized POSTs answered 2xx, by the session id they carried ('' for none). */
-  private readonly initializedBy = new Map<string, Exchange[]>();
+  initializedBy: Map<string, Exchange[]>;
   /** initialize POSTs answered 2xx without an Mcp-Session-Id: the server showed it does not assign sessions. */
-  private readonly sessionless: Exchange[] = [];
+  sessionless: Exchange[];
+}
+
+/**
+ * The sessions the exchanges to the MCP endpoint (the profile's, else /mcp) showed: once per
+ * journal and profile for the seven rules reading them (journalFact); rules read it, never change it.
+ */
+function sessionsShown(exchanges: readonly Exchange[], profile: Profile | undefined): SessionsShown {
+  const shown: SessionsShown = { issuedBy: new Map(), endedBy: new Map(), initializedBy: new Map(), sessionless: [] };
+  const endpoint = mcpEndpoint({ profile });
+  for (const ex of exchanges) {
+    if (pathOnly(ex) !== endpoint) continue;
+    const issued = ex.responseHeaders[SESSION_HEADER];
+    if (issued !== undefined && !shown.issuedBy.has(issued)) shown.issuedBy.set(issued, ex);
+    const carried = ex.requestHeaders[SESSION_HEADER];
+    // Only the session's own caller ends it: another's DELETE may be answered 404 for a session it cannot see.
+    const sameCaller = carried !== undefined && shown.issuedBy.get(carried)?.requestHeaders.authorization === ex.requestHeaders.authorization;
+    if (ex.method === 'DELETE' && carried !== undefined && sameCaller && (answered2xx(ex) || ex.status === 404)) push(shown.endedBy, carried, ex);
+    if (!answered2xx(ex)) continue;
+    if (ex.method !== 'POST') continue;
+    const sent = sentMessages(ex) ?? [];
+    if (sent.some((m) => m.method === 'notifications/initialized')) push(shown.initializedBy, carried ?? '', ex);
+    if (issued === undefined && carried === undefined && sent.some((m) => m.method === 'initialize')) shown.sessionless.push(ex);
+  }
+  return shown;
+}
+
+export class SessionHistory {
+  private readonly issuedBy: ReadonlyMap<string, Exchange>;
+  private readonly endedBy: ReadonlyMap<string, readonly Exchange[]>;
+  private readonly initializedBy: ReadonlyMap<string, readonly Exchange[]>;
+  private readonly sessionless: readonly Exchange[];
 
   private readonly j: Pick<Judge, 'lacks'>;
 
   constructor(j: Pick<Judge, 'exchanges' | 'profile' | 'lacks'>) {
     this.j = j;
-    const endpoint = mcpEndpoint(j);
-    for (const ex of j.exchanges) {
-      if (pathOnly(ex) !== endpoint) continue;
-      const issued = ex.responseHeaders[SESSION_HEADER];
-      if (issued !== undefined && !this.issuedBy.has(issued)) this.issuedBy.set(issued, ex);
-      const carried = ex.requestHeaders[SESSION_HEADER];
-      // Only the session's own caller ends it: another's DELETE may be answered 404 for a session it cannot see.
-      const sameCaller = carried !== undefined && this.issuedBy.get(carried)?.requestHeaders.authorization === ex.requestHeaders.authorization;
-      if (ex.method === 'DELETE' && carried !== undefined && sameCaller && (answered2xx(ex) || ex.status === 404)) push(this.endedBy, carried, ex);
-      if (!answered2xx(ex)) continue;
-      if (ex.method !== 'POST') continue;
-      const sent = sentMessages(ex) ?? [];
-      if (sent.some((m) => m.method === 'notifications/initialized')) push(this.initializedBy, carried ?? '', ex);
-      if (issued === undefined && carried === undefined && sent.some((m) => m.method === 'initialize')) this.sessionless.push(ex);
-    }
+    const shown = journalFact(j.exchanges, sessionsShown, j.profile);
+    this.issuedBy = shown.issuedBy;
+    this.endedBy = shown.endedBy;
+    this.initializedBy = shown.initializedBy;
+    this.sessionless = shown.sessionless;
   }
 
   /** Whether any answer of the journal carried an Mcp-Session-Id: the server manages sessions. */

@@ -5,9 +5,9 @@
  */
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
-import type { Credential } from '../../../profile/schema.ts';
+import type { Credential, Profile } from '../../../profile/schema.ts';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
-import { bodyMissing, eventsOf, isEventStream, requestJson } from '../../../traffic/read.ts';
+import { bodyJson, bodyMissing, eventsOf, exchangeFact, isEventStream, journalFact, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
 
@@ -24,9 +24,14 @@ export function mcpEndpoint(j: Pick<Judge, 'profile'>): string {
 }
 
 /** Every POST to the MCP endpoint that was answered, in order. */
-export function mcpPosts(j: Judge): Exchange[] {
-  const endpoint = mcpEndpoint(j);
-  return j.exchanges.filter((ex) => ex.method === 'POST' && pathOnly(ex) === endpoint);
+export function mcpPosts(j: Judge): readonly Exchange[] {
+  return journalFact(j.exchanges, mcpPostsIn, j.profile);
+}
+
+/** `mcpPosts` of a journal and profile (where the endpoint is), found once for the rules asking (journalFact). */
+function mcpPostsIn(exchanges: readonly Exchange[], profile: Profile | undefined): readonly Exchange[] {
+  const endpoint = mcpEndpoint({ profile });
+  return exchanges.filter((ex) => ex.method === 'POST' && pathOnly(ex) === endpoint);
 }
 
 /** The messages a POST carried (a batch is its members), or undefined when its body is not JSON or was not kept. */
@@ -46,14 +51,30 @@ export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined
     j.lacks(ex, `the answer's JSON-RPC messages: ${missing}`);
     return undefined;
   }
-  const texts = isEventStream(ex) ? (eventsOf(ex) ?? []).map((e) => e.data) : [ex.responseBody ?? ''];
+  // Some fourteen rules read each answer's messages: parsed once per answer while what they are read from (its events, else its body) stands.
+  const stream = isEventStream(ex);
+  return [...exchangeFact(ex, stream ? streamResponses : bodyResponses, stream ? eventsOf(ex) : ex.responseBody)];
+}
+
+function streamResponses(ex: Exchange): readonly Message[] {
   const out: Message[] = [];
-  for (const text of texts) {
-    const parsed = parseJson(text);
-    if (!parsed.ok) continue;
-    for (const m of Array.isArray(parsed.value) ? parsed.value : [parsed.value]) if (isResponseLike(m)) out.push(m);
+  for (const e of eventsOf(ex) ?? []) {
+    const parsed = parseJson(e.data);
+    if (parsed.ok) responsesOf(parsed.value, out);
   }
   return out;
+}
+
+function bodyResponses(ex: Exchange): readonly Message[] {
+  // The body's parse shared with every rule reading it (undefined when it is no JSON: JSON has no undefined).
+  const value = bodyJson(ex, 'response', ex.responseBody ?? '');
+  const out: Message[] = [];
+  if (value !== undefined) responsesOf(value, out);
+  return out;
+}
+
+function responsesOf(value: unknown, out: Message[]): void {
+  for (const m of Array.isArray(value) ? value : [value]) if (isResponseLike(m)) out.push(m);
 }
 
 /**
@@ -67,7 +88,8 @@ export class McpCallers {
   private readonly credentials: readonly Credential[];
   constructor(j: Pick<Judge, 'profile' | 'exchanges'>) {
     this.credentials = (j.profile?.credentials ?? []).filter((c) => c.surfaces.includes('mcp'));
-    if (this.credentials.length === 0) for (const ex of j.exchanges) if (pathOnly(ex) === mcpEndpoint(j)) this.note(ex);
+    const endpoint = mcpEndpoint(j);
+    if (this.credentials.length === 0) for (const ex of j.exchanges) if (pathOnly(ex) === endpoint) this.note(ex);
   }
 
   ordinary(ex: Exchange): boolean {
@@ -108,14 +130,21 @@ export function ordinaryMcpPosts(j: Judge): Exchange[] {
 
 /** Every request to the MCP endpoint (of one HTTP method, when given) an ordinary authorised client sent, in order. */
 export function ordinaryMcpRequests(j: Judge, method?: string): Exchange[] {
-  const callers = new McpCallers(j);
-  const endpoint = mcpEndpoint(j);
-  const out: Exchange[] = [];
-  for (const ex of j.exchanges) {
-    if ((method === undefined || ex.method === method) && pathOnly(ex) === endpoint && callers.ordinary(ex)) out.push(ex);
-    if (pathOnly(ex) === endpoint) callers.note(ex);
-  }
-  return out;
+  const ordinary = journalFact(j.exchanges, ordinaryMcpIn, j.profile);
+  return method === undefined ? [...ordinary] : ordinary.filter((ex) => ex.method === method);
+}
+
+/**
+ * Every request to the MCP endpoint an ordinary authorised client sent, of any method: once per
+ * journal and profile for the rules asking (journalFact). Whether a request is ordinary is read
+ * from it, the profile and the whole journal's acceptances (McpCallers notes them all before the
+ * walk, so noting them again as it passes adds nothing).
+ */
+function ordinaryMcpIn(exchanges: readonly Exchange[], profile: Profile | undefined): readonly Exchange[] {
+  const judged = { exchanges, profile };
+  const callers = new McpCallers(judged);
+  const endpoint = mcpEndpoint(judged);
+  return exchanges.filter((ex) => pathOnly(ex) === endpoint && callers.ordinary(ex));
 }
 
 /** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */

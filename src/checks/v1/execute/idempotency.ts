@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
 import { conflictCodeCase, conflictStatusCase, sameRunCase } from '../../../traffic/answer-cases.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { dataOf, isEventStream, operation, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { dataOf, exchangesOf, isEventStream, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
@@ -35,14 +35,14 @@ function bodyIdempotencyKey(ex: Exchange): string | undefined {
 
 /** The run_id a task answer carries, or undefined. */
 function taskRunIdOf(ex: Exchange): string | undefined {
-  const parsed = taskResponse.safeParse(responseJson(ex));
+  const parsed = parsedAs(taskResponse, responseJson(ex));
   return parsed.success ? parsed.data.run_id : undefined;
 }
 
 /** The `replayed` flag of a recorded turn answer's request.accepted event. */
 function replayedIn(events: readonly { event?: string; data: string }[]): boolean | undefined {
   const accepted = events.find((e) => kindOf(e) === ACCEPTED);
-  const parsed = accepted ? acceptedData.safeParse(dataOf(accepted)) : undefined;
+  const parsed = accepted ? parsedAs(acceptedData, dataOf(accepted)) : undefined;
   return parsed?.success ? parsed.data.replayed : undefined;
 }
 
@@ -180,7 +180,7 @@ export const normalized = rule({
     record: 'a POST /v1/execute sent by one caller under the key of an earlier accepted request, with the same JSON written differently',
     judge(j) {
       const first = new Map<string, { ex: Exchange; text: string; canonical: string }>();
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.execute')) {
         if (operation(ex) !== 'v1.execute' || ex.status === undefined || limiterRefused(ex) || requestBodyMissing(ex) !== undefined) continue;
         const key = executeKey(ex);
         if (key === undefined || requestJson(ex) === undefined) continue;
@@ -223,7 +223,7 @@ function retryJudgement(status: 429 | 503): Judgement {
       const admittedKeys = new Set<string>();
       const admissible = new Set<Exchange>();
       admissibleExecutes(j, (ex) => admissible.add(ex), { anyKey: true, limited: true });
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.execute')) {
         if (operation(ex) !== 'v1.execute' || ex.status === undefined || requestBodyMissing(ex) !== undefined) continue;
         const key = executeKey(ex);
         if (key === undefined) continue;

@@ -1,6 +1,6 @@
 /** POST /v1/execute in task mode: an open envelope answered with JSON carrying run_id. */
 import { type Exchange, type Judge, mediaType, section } from '../../../rule/index.ts';
-import { isEventStream, issuesOf, operation, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { exchangesOf, isEventStream, issuesOf, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admissibleExecutes, limiterRefused } from '../support/traffic.ts';
 import { taskRequest, taskResponse } from '../../../contract/v1/task.ts';
 import { postExecute, taskBody } from '../support/fabric.ts';
@@ -19,7 +19,7 @@ function judgeTaskAnswer(j: Judge, ex: Exchange, what: string): void {
   if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `${what} answered content-type "${type}", expected application/json`)) return;
   const text = wholeBody(j, ex);
   if (text === undefined) return;
-  const parsed = taskResponse.safeParse(responseJson(ex));
+  const parsed = parsedAs(taskResponse, responseJson(ex));
   j.check(ex, parsed.success, `${what}: the answer carries no string run_id (${parsed.success ? '' : issuesOf(parsed.error)})`);
 }
 
@@ -39,7 +39,7 @@ export const taskRunId = rule({
       });
       // A request whose body was not kept is one mode or the other: a 200 that is no event stream
       // (a turn's answer) can only be the task answer, so it must be one.
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.execute')) {
         if (operation(ex) !== 'v1.execute' || ex.status !== 200 || !bodyNotKept(ex) || isEventStream(ex)) continue;
         judgeTaskAnswer(j, ex, 'an execute request (its body not recorded) answered 200 without an event stream, so in task mode,');
       }
@@ -68,7 +68,7 @@ export const taskExtraProperties = rule({
         if (mode !== 'task' || extra.length === 0) return;
         if (!j.check(ex, ex.status === 200, `a task body with extra properties (${extra.join(', ')}) answered ${ex.status}, expected 200`)) return;
         if (wholeBody(j, ex) === undefined) return;
-        const parsed = taskResponse.safeParse(responseJson(ex));
+        const parsed = parsedAs(taskResponse, responseJson(ex));
         j.check(ex, parsed.success, `the task answer carries no string run_id (${parsed.success ? '' : issuesOf(parsed.error)})`);
       });
     },
@@ -89,7 +89,7 @@ export const taskObject = rule({
   judgement: {
     record: 'a POST /v1/execute in task mode whose task is not an object',
     judge(j) {
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.execute')) {
         if (operation(ex) !== 'v1.execute' || ex.status === undefined || limiterRefused(ex)) continue;
         const body = recordOf(requestJson(ex));
         if (body?.mode !== 'task' || !('task' in body) || recordOf(body.task) !== undefined) continue;

@@ -1,6 +1,6 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
 import { mediaType, section } from '../../../rule/index.ts';
-import { dataOf, operation, requestBodyMissing, streamEvents } from '../../../traffic/read.ts';
+import { dataOf, exchangesOf, operation, parsedAs, requestBodyMissing, streamEvents } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, executeKey, kindOf, modeOf, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
@@ -60,7 +60,7 @@ export const acceptedEvent = rule({
     record: 'a turn-mode POST /v1/execute answered with its event stream',
     judge(j) {
       const keysSeen = new Set<string>();
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.execute')) {
         if (operation(ex) !== 'v1.execute') continue;
         const key = executeKey(ex);
         const scope = key === undefined ? undefined : `${callerOf(ex)}\n${key}`;
@@ -81,7 +81,7 @@ export const acceptedEvent = rule({
           continue;
         }
         if (!j.check(ex, accepted.length === 1, `the turn stream carried ${accepted.length} request.accepted events, expected one`)) continue;
-        const data = acceptedData.safeParse(dataOf(accepted[0]!));
+        const data = parsedAs(acceptedData, dataOf(accepted[0]!));
         if (!j.check(ex, data.success, 'request.accepted carries no boolean replayed')) continue;
         if (first) j.check(ex, data.data!.replayed === false, `request.accepted says replayed:true for a request ${key === undefined ? 'sent without an idempotency key' : 'whose key this caller had not used before'}`);
       }

@@ -1,7 +1,7 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
 import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
 import { approveRequest, openObject } from '../../../contract/v1/runs.ts';
-import { dataOf, eventsOf, idAfter, openWireForm, operation, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, idAfter, openWireForm, operation, parsedAs, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, kindOf, limiterRefused } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
@@ -148,7 +148,7 @@ export const approveRequestShape = rule({
         if (openWireForm(ex)) return;
         const run = idAfter(ex, '/v1/runs/')!;
         const body = requestJson(ex);
-        if (!approveRequest.safeParse(body).success) {
+        if (!parsedAs(approveRequest, body).success) {
           refusedBefore.add(run);
           if (!j.check(ex, ex.status >= 400 && ex.status < 500, `an approve body that is no ApproveRequest answered ${ex.status}, expected a 4xx refusal`, [parked.seenOn])) return;
           if (wholeBody(j, ex) === undefined) return;

@@ -1,6 +1,6 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
 import { type Exchange, section } from '../../../rule/index.ts';
-import { eventsOf, idAfter, operation, requestJson, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { eventsOf, idAfter, operation, parsedAs, requestJson, responseJson, startsAfterEnd, streamEvents, wholeBody } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { callerOf, kindOf, terminalKindsOf } from '../support/traffic.ts';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
@@ -48,7 +48,7 @@ export const cancelTerminalEvent = rule({
           const started = issued && requestJson(issued);
           if (started === undefined || canonicalJson(started) !== longBody) return;
           j.check(ex, ex.status === 200, `an accepted cancel answered ${ex.status}, expected 200`);
-          if (wholeBody(j, ex) !== undefined) j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the cancel answer is not a JSON object');
+          if (wholeBody(j, ex) !== undefined) j.check(ex, parsedAs(openObject, responseJson(ex)).success, 'the cancel answer is not a JSON object');
           if (!accepted.has(run)) accepted.set(run, ex);
           return;
         }

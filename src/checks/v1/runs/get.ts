@@ -40,7 +40,7 @@ export const getRun = rule({
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `the run resource came with content-type "${type}", expected application/json`)) return;
         if (wholeBody(j, ex) === undefined) return;
-        j.check(ex, openObject.safeParse(responseJson(ex)).success, 'the run resource is not a JSON object');
+        j.check(ex, parsedAs(openObject, responseJson(ex)).success, 'the run resource is not a JSON object');
       });
     },
   },

@@ -12,9 +12,9 @@ import { isLoopbackLiteral, parseEndpointUrl } from '../../../contract/v1/webhoo
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { openness } from '../../generated/expectation.ts';
-import { canonicalJson, parseJson } from '../../../util/json.ts';
-import type { Exchange, Judge, SseEvent } from '../../../rule/index.ts';
-import { dataOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { credentialIn, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
+import { dataOf, exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { canonicalRequestBody } from '../../../traffic/idempotency.ts';
 import { FULL_SCOPES } from './fabric.ts';
 
 /** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
@@ -49,7 +49,7 @@ export function validBody(ex: Exchange, mode: ExecuteMode): boolean {
  * session), or holds text the description leaves open (the generated rules' `openness`). Without a
  * profile every such name is open. Silence is open: such a request is held to no answer.
  */
-export function turnMayBeRefused(j: Judge, ex: Exchange): string | undefined {
+export function turnMayBeRefused(j: Pick<Judge, 'profile'>, ex: Exchange): string | undefined {
   return openness(turnRequest, requestJson(ex), [], j.profile?.fixtures.v1.turn);
 }
 
@@ -59,11 +59,7 @@ export function isIdentifier(value: string): boolean {
 }
 
 /** The canonical text of a request body (JSON canonicalized, else the text): two requests are the same request when these are equal. */
-export function canonicalBody(ex: Exchange): string {
-  const text = ex.requestBody ?? '';
-  const parsed = parseJson(text);
-  return parsed.ok ? canonicalJson(parsed.value) : text;
-}
+export const canonicalBody = canonicalRequestBody;
 
 /** The kind of a run event: the SSE `event` field, else `type`, `kind` or `event` in its data (the seed does not say which). */
 export function kindOf(e: Pick<SseEvent, 'event' | 'data'>): string | undefined {
@@ -89,19 +85,25 @@ export function limiterRefused(ex: Exchange): boolean {
  * profile's limiter-down key; without one, a credential the same deployment answered 2xx for the
  * same operation before (an earlier exchange).
  */
-export function admittedCaller(j: Judge): (ex: Exchange) => boolean {
-  const credentials = j.profile?.credentials ?? [];
+export function admittedCaller(j: Pick<Judge, 'exchanges' | 'profile'>): (ex: Exchange) => boolean {
+  return admittedIn(j.exchanges, j.profile);
+}
+
+/** `admittedCaller` of a journal judged with a profile (or none): what it reads, so that journal facts can use it. */
+function admittedIn(exchanges: readonly Exchange[], profile: Profile | undefined): (ex: Exchange) => boolean {
+  const credentials = profile?.credentials ?? [];
   if (credentials.length > 0) {
-    const down = j.profile?.fixtures.v1.limiterUnavailableCredential;
+    const down = profile?.fixtures.v1.limiterUnavailableCredential;
     return (ex) => {
       // "Scheme: HTTP bearer": a key under another scheme (or none) is no admitted caller, whoever's key it is.
       if (!/^Bearer\s+/i.test(ex.requestHeaders.authorization ?? '')) return false;
-      const c = j.credentialOf(ex);
+      // The profile's credential the request carried (`j.credentialOf`, which asks for the profile only when it has none).
+      const c = credentialIn(ex, credentials);
       return c !== undefined && c.surfaces.includes('v1') && !c.expired && FULL_SCOPES.every((s) => c.scopes.includes(s)) && c.name !== down;
     };
   }
   // Scopes differ per operation (a read-only key reads but cannot execute): admitted for this operation before.
-  const firstAccepted = journalFact(j.exchanges, firstAcceptedIn);
+  const firstAccepted = journalFact(exchanges, firstAcceptedIn);
   return (ex) => (firstAccepted.get(`${operation(ex)}\n${callerOf(ex)}`) ?? Infinity) < ex.index;
 }
 
@@ -116,6 +118,58 @@ function firstAcceptedIn(exchanges: readonly Exchange[]): ReadonlyMap<string, nu
   return firstAccepted;
 }
 
+/** What `admissibleExecutes` reads of one answered execute request, whatever a rule's options. */
+interface ExecuteSeen {
+  ex: Exchange;
+  mode: ExecuteMode;
+  /** Why the request's body is not there whole: the exchange cannot be picked (and nothing below was read). */
+  unkept: string | undefined;
+  /** The caller used this key on an earlier request. */
+  reused: boolean;
+  /** Answered by the limiter (429, 503). */
+  limited: boolean;
+  /** No key, or a key that is an Identifier. */
+  identifierKey: boolean;
+  /** No X-AI-Platform-Version other than v1. */
+  v1: boolean;
+}
+
+/**
+ * The execute requests of a journal `admissibleExecutes` may hand a rule, in order: those whose
+ * body was not kept (the rule lacks them), and those with a body the contract admits that nothing
+ * else could refuse, with what the options decide on. A fact of the journal and the profile
+ * (journalFact): every part is read from the requests, the exchanges before them (keys used, first
+ * acceptance) and the profile (credentials, turn fixture), the same for every rule asking.
+ */
+function executesIn(exchanges: readonly Exchange[], profile: Profile | undefined): readonly ExecuteSeen[] {
+  const admitted = admittedIn(exchanges, profile);
+  const keysUsed = new Set<string>();
+  const seen: ExecuteSeen[] = [];
+  for (const ex of exchanges) {
+    if (operation(ex) !== 'v1.execute') continue;
+    const key = executeKey(ex);
+    const scope = key === undefined ? undefined : `${callerOf(ex)}\n${key}`;
+    const reused = scope !== undefined && keysUsed.has(scope);
+    if (scope !== undefined) keysUsed.add(scope);
+    // Turn or task, valid or not, is told by the request's body: a recording without it cannot pick the exchange.
+    const unkept = ex.status === undefined ? undefined : requestBodyMissing(ex);
+    if (unkept !== undefined) {
+      seen.push({ ex, mode: 'turn', unkept, reused, limited: false, identifierKey: false, v1: false });
+      continue;
+    }
+    const mode = modeOf(ex);
+    if (mode === undefined || ex.status === undefined || !validBody(ex, mode)) continue;
+    if (mode === 'turn' && turnMayBeRefused({ profile }, ex)) continue;
+    const accept = ex.requestHeaders.accept;
+    const wanted = mode === 'turn' ? 'text/event-stream' : 'application/json';
+    if (accept !== undefined && !accept.includes(wanted) && !accept.includes('*/*')) continue;
+    if (!admitted(ex)) continue;
+    const version = ex.requestHeaders['x-ai-platform-version'];
+    seen.push({ ex, mode, unkept, reused, limited: limiterRefused(ex), identifierKey: key === undefined || isIdentifier(key), v1: version === undefined || version === 'v1' });
+  }
+  return seen;
+}
+
 /**
  * An execute request nothing but its mode's own rules could refuse: a body the contract admits (for a turn, one naming no state the profile does not give), an
  * admitted caller, a key that is an Identifier and that this caller has not used before (a replay
@@ -124,32 +178,16 @@ function firstAcceptedIn(exchanges: readonly Exchange[]): ReadonlyMap<string, nu
  * exchanges before it; the callback gets every such request in order.
  */
 export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteMode) => void, options: { anyVersion?: boolean; anyKey?: boolean; limited?: boolean } = {}): void {
-  const admitted = admittedCaller(j);
-  const keysUsed = new Set<string>();
-  for (const ex of j.exchanges) {
-    if (operation(ex) !== 'v1.execute') continue;
-    const key = executeKey(ex);
-    const scope = key === undefined ? undefined : `${callerOf(ex)}\n${key}`;
-    const reused = scope !== undefined && keysUsed.has(scope);
-    if (scope !== undefined) keysUsed.add(scope);
-    const mode = modeOf(ex);
-    // Turn or task, valid or not, is told by the request's body: a recording without it cannot pick the exchange.
-    const unkept = ex.status === undefined ? undefined : requestBodyMissing(ex);
-    if (unkept !== undefined) {
-      j.lacks(ex, `the request's body: ${unkept}`);
+  for (const s of journalFact(j.exchanges, executesIn, j.profile)) {
+    if (s.unkept !== undefined) {
+      j.lacks(s.ex, `the request's body: ${s.unkept}`);
       continue;
     }
-    if (mode === undefined || ex.status === undefined || (reused && !options.anyKey) || !validBody(ex, mode)) continue;
-    if (mode === 'turn' && turnMayBeRefused(j, ex)) continue;
-    if (limiterRefused(ex) && !options.limited) continue;
-    if (key !== undefined && !options.anyKey && !isIdentifier(key)) continue;
-    const version = ex.requestHeaders['x-ai-platform-version'];
-    if (version !== undefined && version !== 'v1' && !options.anyVersion) continue;
-    const accept = ex.requestHeaders.accept;
-    const wanted = mode === 'turn' ? 'text/event-stream' : 'application/json';
-    if (accept !== undefined && !accept.includes(wanted) && !accept.includes('*/*')) continue;
-    if (!admitted(ex)) continue;
-    each(ex, mode);
+    if (s.reused && !options.anyKey) continue;
+    if (s.limited && !options.limited) continue;
+    if (!s.identifierKey && !options.anyKey) continue;
+    if (!s.v1 && !options.anyVersion) continue;
+    each(s.ex, s.mode);
   }
 }
 
@@ -158,7 +196,7 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
  * the URL rules: the profile's public receiver URL, or a loopback address literal (where a test
  * receiver listens) when the profile names none.
  */
-export function testReceiverUrl(j: Judge, url: string): boolean {
+export function testReceiverUrl(j: Pick<Judge, 'profile'>, url: string): boolean {
   const receiver = j.profile?.fixtures.webhooks.publicReceiverUrl;
   if (receiver !== undefined && parseEndpointUrl(url) !== undefined && parseEndpointUrl(url)!.url.origin === parseEndpointUrl(receiver)?.url.origin) return true;
   return isLoopbackLiteral(url);
@@ -169,11 +207,18 @@ export function testReceiverUrl(j: Judge, url: string): boolean {
  * an admitted caller and not refused by the limiter, with that url; in order.
  */
 export function registrations(j: Judge, each: (ex: Exchange, url: string) => void): void {
-  const admitted = admittedCaller(j);
-  for (const ex of j.exchanges) {
+  for (const [ex, url] of journalFact(j.exchanges, registrationsOf, j.profile)) each(ex, url);
+}
+
+/** `registrations` of a journal and profile, found once for the rules walking them (journalFact): read from the requests and the callers admitted before. */
+export function registrationsOf(exchanges: readonly Exchange[], profile: Profile | undefined): ReadonlyArray<readonly [Exchange, string]> {
+  const admitted = admittedIn(exchanges, profile);
+  const out: Array<readonly [Exchange, string]> = [];
+  for (const ex of exchangesOf(exchanges, 'v1.webhooks.create')) {
     if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
     const body = parsedAs(webhookRegistration, requestJson(ex));
     if (!body.success || !admitted(ex)) continue;
-    each(ex, body.data.url);
+    out.push([ex, body.data.url]);
   }
+  return out;
 }

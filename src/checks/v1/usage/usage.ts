@@ -1,6 +1,6 @@
 /** GET /v1/usage: a JSON readback scoped to the caller's tenant; its fields are not shown. */
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
-import { operation, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { exchangesOf, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, limiterRefused } from '../support/traffic.ts';
 import { usageResponse } from '../../../contract/v1/usage.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -50,13 +50,13 @@ export const usageReadback = rule({
     record: 'a GET /v1/usage by a caller the deployment admits',
     judge(j) {
       const admitted = admittedCaller(j);
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.usage.get')) {
         if (operation(ex) !== 'v1.usage.get' || ex.status === undefined || limiterRefused(ex) || !admitted(ex)) continue;
         if (!j.check(ex, ex.status === 200, `usage answered ${ex.status}, expected 200`)) continue;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `usage came with content-type "${type}", expected application/json`)) continue;
         if (wholeBody(j, ex) === undefined) continue;
-        j.check(ex, usageResponse.safeParse(responseJson(ex)).success, 'the usage readback is not a JSON object');
+        j.check(ex, parsedAs(usageResponse, responseJson(ex)).success, 'the usage readback is not a JSON object');
       }
     },
   },

@@ -1,7 +1,7 @@
 /** Events > Webhooks: what each delivery carries, judged by the harness's receiver. */
 import { createHmac } from 'node:crypto';
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
-import { issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { issuesOf, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { deliveriesIn, deliveryJson, deliveryType, eventIdText, isTerminalType, judgeDeliveries, withJudgement } from './traffic.ts';
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
 import { constantTimeEqual, ENDPOINT_SECRET_LABEL, signedPayload, WEBHOOK_SECRET_VARIABLE } from '../../../webhooks/signature.ts';
@@ -38,7 +38,7 @@ const bodyJudgement: Judgement = {
   judge(j) {
     for (const ex of deliveriesIn(j.exchanges)) {
       if (keptBody(j, ex) === undefined) continue;
-      const parsed = webhookDeliveryBody.safeParse(requestJson(ex));
+      const parsed = parsedAs(webhookDeliveryBody, requestJson(ex));
       j.check(ex, ex.method === 'POST' && parsed.success, `the delivery is not a JSON POST with apiVersion v1, event_id, run_id and an integer sequence (${parsed.success ? ex.method : issuesOf(parsed.error)})`);
     }
   },

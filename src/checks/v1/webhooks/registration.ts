@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { parseEndpointUrl, urlClassesOf } from '../../../contract/v1/webhook-url.ts';
 import { webhookCreated, webhookRegistration } from '../../../contract/v1/webhooks.ts';
-import { issuesOf, onSurface, operation, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { exchangesOf, issuesOf, onSurface, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from '../support/fabric.ts';
 import { callerOf, limiterRefused, registrations, testReceiverUrl } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -32,7 +32,7 @@ export const registerCreated = rule({
         if (!first || !(testReceiverUrl(j, url) || (parseEndpointUrl(url)?.url.protocol === 'https:' && urlClassesOf(url).length === 0))) return;
         if (!j.check(ex, ex.status === 201, `registering ${url} answered ${ex.status}, expected 201`)) return;
         if (wholeBody(j, ex) === undefined) return;
-        const parsed = webhookCreated.safeParse(responseJson(ex));
+        const parsed = parsedAs(webhookCreated, responseJson(ex));
         j.check(ex, parsed.success, `the registration response does not carry a signing_secret (${parsed.success ? '' : issuesOf(parsed.error)})`);
       });
     },
@@ -52,9 +52,9 @@ export const registerScopes = rule({
   judgement: {
     record: 'a POST /v1/webhooks by an unexpired key the profile says lacks runs:read or runs:write',
     judge(j) {
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v1.webhooks.create')) {
         if (operation(ex) !== 'v1.webhooks.create' || ex.status === undefined || limiterRefused(ex)) continue;
-        if (!webhookRegistration.safeParse(requestJson(ex)).success) continue;
+        if (!parsedAs(webhookRegistration, requestJson(ex)).success) continue;
         // Which scopes a key holds is not in the traffic: the profile says (untestable without one).
         const key = j.credentialOf(ex);
         if (!key || key.expired || !key.surfaces.includes('v1') || FULL_SCOPES.every((s) => key.scopes.includes(s))) continue;
@@ -84,12 +84,13 @@ export const secretOnce = rule({
   judgement: {
     record: 'a POST /v1/webhooks answered with a signing_secret, and /v1 answers after it',
     judge(j) {
-      const issued: Array<{ secret: string; by: Exchange }> = [];
+      // Each secret's case text is written once: every later /v1 answer is a case of every secret before it.
+      const issued: Array<{ secret: string; reason: string; also: Exchange[] }> = [];
       for (const ex of j.exchanges) {
         if (!onSurface(ex, 'v1') || ex.status === undefined) continue;
-        const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
-        for (const { secret, by } of issued) {
-          j.check(ex, !parts.some((p) => p.includes(secret)), `the answer carries the signing_secret that exchange #${by.index} returned at creation`, [by]);
+        if (issued.length > 0) {
+          const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
+          for (const { secret, reason, also } of issued) j.check(ex, !parts.some((p) => p.includes(secret)), reason, also);
         }
         if (operation(ex) !== 'v1.webhooks.create' || ex.status < 200 || ex.status >= 300) continue;
         const secret = recordOf(responseJson(ex))?.signing_secret;
@@ -97,7 +98,7 @@ export const secretOnce = rule({
         // A recorder that hid it behind a marker every hidden secret shares left nothing to follow; apicert's own
         // recordings number each hidden secret, so its marker is followed like the secret.
         if (secret.includes('«redacted') && !secret.startsWith(SIGNING_SECRET_MARKER)) j.lacks(ex, 'the signing_secret: the recorder hid it behind a marker every hidden secret shares');
-        else if (issued.length < 1_000) issued.push({ secret, by: ex });
+        else if (issued.length < 1_000) issued.push({ secret, reason: `the answer carries the signing_secret that exchange #${ex.index} returned at creation`, also: [ex] });
       }
     },
   },

@@ -1,8 +1,10 @@
 /** Events > Webhooks: "Endpoint URL rules: public HTTPS on the default port. Rejected: ..." One rule per rejected class. */
 import fc from 'fast-check';
-import { type CheckContext, section, type Rule } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, section, type Rule } from '../../../rule/index.ts';
 import { urlClassesOf, type UrlClassName } from '../../../contract/v1/webhook-url.ts';
-import { registrations, testReceiverUrl } from '../support/traffic.ts';
+import type { Profile } from '../../../profile/schema.ts';
+import { journalFact } from '../../../traffic/read.ts';
+import { registrationsOf, testReceiverUrl } from '../support/traffic.ts';
 import { publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
@@ -56,6 +58,19 @@ interface UrlClassRule {
 /** Rejected, in the sense of a client error about the request itself (not auth, not rate limiting). */
 const REFUSED_ANSWER = '4xx other than 401, 403, 404, 405 and 429';
 
+/**
+ * The registrations (`registrations`) of URLs no test receiver listens at, each with the URL's
+ * rejected classes: once per journal and profile for the seven URL rules (journalFact), each of
+ * which would otherwise parse every URL again.
+ */
+function classedRegistrations(exchanges: readonly Exchange[], profile: Profile | undefined): ReadonlyArray<{ ex: Exchange; url: string; classes: readonly UrlClassName[] }> {
+  const out: Array<{ ex: Exchange; url: string; classes: readonly UrlClassName[] }> = [];
+  for (const [ex, url] of journalFact(exchanges, registrationsOf, profile)) {
+    if (!testReceiverUrl({ profile }, url)) out.push({ ex, url, classes: urlClassesOf(url) });
+  }
+  return out;
+}
+
 function urlClassRule(spec: UrlClassRule): Rule {
   return rule({
     id: spec.id,
@@ -65,10 +80,10 @@ function urlClassRule(spec: UrlClassRule): Rule {
     judgement: {
       record: `a POST /v1/webhooks registering a URL of the class (${spec.urlClass}), by a caller the deployment admits`,
       judge(j) {
-        registrations(j, (ex, url) => {
-          if (testReceiverUrl(j, url) || !urlClassesOf(url).includes(spec.urlClass)) return;
+        for (const { ex, url, classes } of journalFact(j.exchanges, classedRegistrations, j.profile)) {
+          if (!classes.includes(spec.urlClass)) continue;
           j.check(ex, refused(ex.status!), `registering ${url} answered ${ex.status}, expected a refusal (${REFUSED_ANSWER})`);
-        });
+        }
       },
     },
     async provoke(ctx: CheckContext) {

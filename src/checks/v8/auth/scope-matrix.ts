@@ -5,7 +5,7 @@
 import { type CheckContext, credentialIn, type Exchange, type Judge, mediaType, pathOnly, section, Untestable } from '../../../rule/index.ts';
 import { endpointOf, type Endpoint as EndpointSpec } from '../../../contract/endpoints.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
-import { eventsOf, operation, requestJson } from '../../../traffic/read.ts';
+import { eventsOf, operation, parsedAs, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { callerOf, createdMission, lastSegment, mayBeRefused, missionOf, primaryPrincipal } from '../support/traffic.ts';
 import { stepTraces } from '../support/read.ts';
@@ -167,7 +167,7 @@ function ordinary(ex: Exchange, e: EndpointSpec): boolean {
   const spec = e.bodies[0];
   if (spec === undefined) return ex.requestBody === undefined || ex.requestBody === '';
   const body = requestJson(ex);
-  return isRecord(body) && !('principalId' in body) && spec.schema.safeParse(body).success && mayBeRefused(ex, body) === undefined;
+  return isRecord(body) && !('principalId' in body) && parsedAs(spec.schema, body).success && mayBeRefused(ex, body) === undefined;
 }
 
 /** Who owns what the recording shows: missions by their create, traces by the stream that named them, the skill fixture by the primary principal. */

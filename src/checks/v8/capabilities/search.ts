@@ -2,12 +2,12 @@
 import { type CheckContext, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import type { z } from 'zod';
 import { capabilitySearchRequest, capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
-import { issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallers } from '../support/traffic.ts';
+import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallersOn } from '../support/traffic.ts';
 
 function validSearch(body: unknown): boolean {
-  return capabilitySearchRequest.safeParse(body).success && isRecord(body) && !('principalId' in body);
+  return parsedAs(capabilitySearchRequest, body).success && isRecord(body) && !('principalId' in body);
 }
 import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
 import { boundarySearches, generatedSearches } from './cases.ts';
@@ -49,14 +49,14 @@ export const searchOk = rule({
 const validationJudgement: Judgement = {
   record: 'a POST /v8/capabilities/search with a JSON object body naming no principalId, from a caller holding capabilities:read',
   judge(j) {
-    withCallers(j, (ex, callers) => {
+    withCallersOn(j, 'v8.capabilities.search', (ex, callers) => {
       if (operation(ex) !== 'v8.capabilities.search' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'capabilities:read')) return;
       const missing = requestBodyMissing(ex);
       if (missing !== undefined) return j.lacks(ex, `the search's body: ${missing}`);
       const body = requestJson(ex);
       // A body naming principalId is refused with 403 (the principal-403 rule's), whatever else it holds.
       if (!isRecord(body) || 'principalId' in body) return;
-      const parsed = capabilitySearchRequest.safeParse(body);
+      const parsed = parsedAs(capabilitySearchRequest, body);
       // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
       if (parsed.success) {
         if (!mayBeRefused(ex, body)) j.check(ex, ex.status === 200, `a search inside every bound answered ${ex.status}, expected 200`);

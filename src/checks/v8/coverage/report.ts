@@ -5,8 +5,8 @@ import { CONTRACT_HEADER } from '../../../contract/v8/common.ts';
 import { COVERAGE_KINDS, coverageReport } from '../../../contract/v8/coverage.ts';
 import { V8_SCOPES, type Credential } from '../../../profile/schema.ts';
 import { holder, PATHS } from '../support/read.ts';
-import { answerJson, hasWholeBody, operation } from '../../../traffic/read.ts';
-import { judgeReadAnswers, withCallers } from '../support/traffic.ts';
+import { answerJson, hasWholeBody, operation, parsedAs } from '../../../traffic/read.ts';
+import { judgeReadAnswers, withCallersOn } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:coverage:read'] } });
 
@@ -60,12 +60,12 @@ export const coverageContractVersion = rule({
   judgement: {
     record: 'a GET /v8/coverage from a caller holding coverage:read',
     judge(j) {
-      withCallers(j, (ex, callers) => {
+      withCallersOn(j, 'v8.coverage.get', (ex, callers) => {
         // A report is read only from a 200: another status carries no report (the shape rule judges the status).
         if (operation(ex) !== 'v8.coverage.get' || ex.status !== 200 || !callers.holds(ex, 'coverage:read')) return;
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
-        const parsed = versionOnly.safeParse(json);
+        const parsed = parsedAs(versionOnly, json);
         const value = parsed.success ? parsed.data.contractVersion : undefined;
         // Judged against the documented identifier, not the header, so a missing header stays the header rule's failure.
         j.check(ex, value === 'service-integration-gateway-v8.1', `contractVersion is ${JSON.stringify(value)}, expected "service-integration-gateway-v8.1"`);
@@ -100,14 +100,14 @@ export const coverageScopeFiltered = rule({
     judge(j) {
       const sizes: Record<string, number> = {};
       const hidden: Record<string, number> = {};
-      withCallers(j, (ex, callers) => {
+      withCallersOn(j, 'v8.coverage.get', (ex, callers) => {
         if (operation(ex) !== 'v8.coverage.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'coverage:read')) return;
         // Which scopes the token holds is not in the traffic: the profile's credential says.
         const credential = j.credentialOf(ex);
         if (!credential) return;
         const json = ex.status === 200 ? answerJson(j, ex) : undefined;
         if (ex.status === 200 && json === undefined && !hasWholeBody(ex)) return;
-        const report = endpointScopes.safeParse(json);
+        const report = parsedAs(endpointScopes, json);
         if (!j.check(ex, ex.status === 200 && report.success, `the coverage report as ${credential.name} (holding coverage:read) answered ${ex.status} without an endpoints list`) || !report.success) return;
         sizes[credential.name] = report.data.endpoints.length;
         const lacking = report.data.endpoints.filter((e) => typeof e.scope === 'string' && (V8_SCOPES as readonly string[]).includes(e.scope) && !credential.scopes.includes(e.scope));

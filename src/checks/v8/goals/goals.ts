@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { contextGoal, goalsResponse } from '../../../contract/v8/goals.ts';
 import { answerJson, operation } from '../../../traffic/read.ts';
-import { judgeListingForms, judgeListingItems, judgeReadAnswers, primaryPrincipal, withCallers } from '../support/traffic.ts';
+import { judgeListingForms, judgeListingItems, judgeReadAnswers, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { holder, listingItems, type ListingNames, PATHS } from '../support/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:context:read'] } });
@@ -58,7 +58,7 @@ export const goalsCompartment = rule({
     record: 'a GET /v8/context-twin/goals of the primary principal (whose compartments fixtures.v8.goalCompartments lists), holding context:read',
     judge(j) {
       const listed = new Set<unknown>();
-      withCallers(j, (ex, callers) => {
+      withCallersOn(j, 'v8.goals.list', (ex, callers) => {
         if (operation(ex) !== 'v8.goals.list' || ex.status !== 200 || !callers.holds(ex, 'context:read')) return;
         // Which compartments the caller may see is not in the traffic: the profile's fixture lists the primary principal's (asked once there is a listing to judge).
         const allowed = j.profile?.fixtures.v8.goalCompartments ?? j.untestable({ need: 'fixture', path: 'v8.goalCompartments', remedy: 'list every compartment whose goals the primary principal may see' });

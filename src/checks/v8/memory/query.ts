@@ -2,9 +2,9 @@
 import { z } from 'zod';
 import { type CheckContext, credentialIn, type Exchange, type Judge, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
-import { answerJson, issuesOf, operation, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { answerJson, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallers } from '../support/traffic.ts';
+import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
 
@@ -39,7 +39,7 @@ function eachMemoryQuery(j: Judge, each: (ex: Exchange, body: Record<string, unk
   // Which purpose the principal may use is not in the traffic: the profile's fixture names it (without one, any purpose may be refused).
   const fixture = j.profile?.fixtures.v8.memory;
   const primary = primaryPrincipal(j);
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, 'v8.memory.query', (ex, callers) => {
     if (operation(ex) !== 'v8.memory.query' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'memory:read')) return;
     const missing = requestBodyMissing(ex);
     if (missing !== undefined) return j.lacks(ex, `the query's body: ${missing}`);
@@ -56,7 +56,7 @@ function eachMemoryAnswer(j: Judge, each: (ex: Exchange, body: Record<string, un
     // Entries are there to judge only in an answer (the status is the other rules').
     if (ex.status !== 200) return;
     const json = answerJson(j, ex);
-    const parsed = lenientEntries.safeParse(json);
+    const parsed = parsedAs(lenientEntries, json);
     if (parsed.success) each(ex, body, parsed.data);
   });
 }
@@ -87,7 +87,7 @@ export const queryOk = rule({
         expect200: (ex) => {
           const body = requestJson(ex);
           if (credentialIn(ex, j.profile?.credentials ?? [])?.principal !== primaryPrincipal(j)) return false;
-          return memoryQueryRequest.safeParse(body).success && !mayBeRefused(ex, body) && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
+          return parsedAs(memoryQueryRequest, body).success && !mayBeRefused(ex, body) && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
         },
         extra(_ex, value) {
           const bundle = value as z.infer<typeof memoryResponse>;
@@ -108,13 +108,13 @@ const boundsJudgement: Judgement = {
   judge(j) {
     const purposeReadings: Record<string, number[]> = {};
     eachMemoryQuery(j, (ex, body, permitted) => {
-      const valid = memoryQueryRequest.safeParse(body).success;
+      const valid = parsedAs(memoryQueryRequest, body).success;
       // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
       if (valid && mayBeRefused(ex, body)) return;
       // A purpose the principal may not use is refused (403), and the seed does not order 400 and 403 for a purpose that is also out of bounds.
       const accepted = acceptedStatuses({ valid, purposeChanged: !permitted.purpose });
       if (!permitted.purpose) (purposeReadings[valid ? 'valid' : 'invalid'] ??= []).push(ex.status!);
-      const problem = valid ? '' : ` (${issuesOf(memoryQueryRequest.safeParse(body).error!)})`;
+      const problem = valid ? '' : ` (${issuesOf(parsedAs(memoryQueryRequest, body).error!)})`;
       j.check(ex, accepted.includes(ex.status!), `a memory query ${valid ? 'inside every bound' : `outside a bound${problem}`} answered ${ex.status}, expected ${accepted.join(' or ')}`);
     });
     if (Object.keys(purposeReadings).length > 0) j.observe('statuses for a replaced purpose', purposeReadings, 'a valid purpose may be refused as not permitted (403); the seed does not order 400 and 403');
@@ -172,7 +172,7 @@ export const queryPurpose = rule({
       eachMemoryQuery(j, (ex, body, permitted) => {
         // Which purpose the principal may not use is not in the traffic: the profile's fixture names one (asked once there is a query to judge).
         const forbidden = j.profile?.fixtures.v8.memory.forbiddenPurpose ?? j.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
-        if (!permitted.principal || body.purpose !== forbidden || !memoryQueryRequest.safeParse(body).success || mayBeRefused(ex, body)) return;
+        if (!permitted.principal || body.purpose !== forbidden || !parsedAs(memoryQueryRequest, body).success || mayBeRefused(ex, body)) return;
         j.check(ex, ex.status === 403, `a purpose the principal may not use answered ${ex.status}, expected 403`);
       });
     },
@@ -228,7 +228,7 @@ export const queryLimits = rule({
       const counts: Record<string, number[]> = {};
       const accounting: Array<Record<string, unknown>> = [];
       eachMemoryAnswer(j, (ex, body, bundle) => {
-        if (!memoryQueryRequest.safeParse(body).success) return;
+        if (!parsedAs(memoryQueryRequest, body).success) return;
         const limit = typeof body.limit === 'number' ? body.limit : undefined;
         const bound = limit ?? MEMORY_BOUNDS.limit.default;
         (counts[limit === undefined ? 'no limit' : `limit ${limit}`] ??= []).push(bundle.entries.length);

@@ -1,6 +1,6 @@
 /** States and transitions: POST /v8/missions/{runId}/cancel. */
 import { mediaType, section, type Exchange } from '../../../rule/index.ts';
-import { answerJson, operation, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { answerJson, operation, parsedAs, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { missionOf, sentFixture, withMissions } from '../support/traffic.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
@@ -39,7 +39,7 @@ export const cancelled = rule({
           const events = streamEvents(j, ex);
           if (events) j.check(ex, events.at(-1)?.event === 'mission.cancelled', `the stream of the cancelled mission ended with ${events.at(-1)?.event ?? 'no event'}, expected mission.cancelled`, [cancel]);
         } else if (op === 'v8.missions.get') {
-          const parsed = missionProjection.safeParse(answerJson(j, ex));
+          const parsed = parsedAs(missionProjection, answerJson(j, ex));
           if (parsed.success) j.check(ex, parsed.data.status === 'cancelled', `the mission reads back as ${parsed.data.status} after cancel, expected cancelled`, [cancel]);
         }
       });

@@ -1,6 +1,6 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
 import { mediaType, section, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { dataOf, eventsOf, operation, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, exchangesOf, operation, parsedAs, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { eventIdCases, terminalLastCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
 import { callerOf, judgeReadsAfterTerminal, missionOf, withMissions } from '../support/traffic.ts';
@@ -32,7 +32,7 @@ export const eventsShape = rule({
       // The caller's own mission, read from the start, must stream; every stream answered 200 is judged for its events.
       const own = new Set<Exchange>();
       ownStreams(j, (ex) => own.add(ex));
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v8.missions.events')) {
         if (operation(ex) !== 'v8.missions.events' || ex.status === undefined) continue;
         if (own.has(ex) && !j.check(ex, ex.status === 200, `the event stream answered ${ex.status}, expected 200`)) continue;
         if (ex.status !== 200) continue;
@@ -72,12 +72,12 @@ export const eventsTraceId = rule({
   judgement: {
     record: 'a mission event stream carrying mission.step.started or mission.step.completed events',
     judge(j) {
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v8.missions.events')) {
         if (operation(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
         for (const [i, e] of (streamEvents(j, ex) ?? []).entries()) {
           if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
           const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
-          j.check(ex, schema.safeParse(dataOf(e)).success, `event #${i + 1} (${e.event}${e.id !== undefined ? `, id ${e.id}` : ''}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
+          j.check(ex, parsedAs(schema, dataOf(e)).success, `event #${i + 1} (${e.event}${e.id !== undefined ? `, id ${e.id}` : ''}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
         }
       }
     },
@@ -98,7 +98,7 @@ export const closesAfterTerminal = rule({
   judgement: {
     record: 'a mission event stream read past its terminal event',
     judge(j) {
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v8.missions.events')) {
         if (operation(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
         const events = streamEvents(j, ex);
         const last = events && terminalLastCase(events, isTerminalEvent);

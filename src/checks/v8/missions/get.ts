@@ -1,7 +1,7 @@
 /** Endpoints: GET /v8/missions/{runId}; Authentication: lookups limited to the caller's principal. */
 import { mediaType, section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { answerJson, hasWholeBody, issuesOf, operation } from '../../../traffic/read.ts';
+import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { createMission, getMission, MISSIONS } from '../support/missions.ts';
 import { createdMission, missionOf, withMissions } from '../support/traffic.ts';
@@ -24,7 +24,7 @@ export const getOk = rule({
         j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `get answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
-        const parsed = missionProjection.safeParse(json);
+        const parsed = parsedAs(missionProjection, json);
         if (!j.check(ex, parsed.success, `the 200 is not a mission projection (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
         j.check(ex, parsed.data.runId === missionOf(ex), `get returned runId ${parsed.data.runId}, asked for ${missionOf(ex)}`);
       });

@@ -6,8 +6,8 @@ import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection } from '../../../contract/v8/missions.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../../contract/v8/problem.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { answerJson, operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
-import { callerOf, mayBeRefused, missionOf, withCallers } from '../support/traffic.ts';
+import { answerJson, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { callerOf, mayBeRefused, missionOf, withCallersOn } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -21,12 +21,12 @@ function judgeRejectedWithoutMission(j: Judge, ex: Exchange, what: string): void
   const type = mediaType(ex.responseHeaders);
   if (rejected) j.check(ex, type === PROBLEM_CONTENT_TYPE, `${what} was rejected with content-type "${type}", expected ${PROBLEM_CONTENT_TYPE}`);
   const json = answerJson(j, ex);
-  if (json !== undefined) j.check(ex, !missionProjection.safeParse(json).success, `${what} was answered with a mission projection`);
+  if (json !== undefined) j.check(ex, !parsedAs(missionProjection, json).success, `${what} was answered with a mission projection`);
 }
 
 /** Every request to `op` sent without Idempotency-Key by a caller holding missions:write. */
 function withoutKey(j: Judge, op: string, each: (ex: Exchange) => void): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.requestHeaders['idempotency-key'] !== undefined || ex.status === 429) return;
     if (callers.holds(ex, 'missions:write')) each(ex);
   });
@@ -71,13 +71,13 @@ const keyFormatJudgement: Judgement = {
   record: 'a POST /v8/missions with a valid body and an Idempotency-Key not used before, from a caller holding missions:write',
   judge(j) {
     const used = new Set<string>();
-    withCallers(j, (ex, callers) => {
+    withCallersOn(j, 'v8.missions.create', (ex, callers) => {
       const key = ex.requestHeaders['idempotency-key'];
       if (operation(ex) !== 'v8.missions.create' || key === undefined || ex.status === undefined) return;
       const scoped = `${callerOf(ex)}\n${key}`;
       const fresh = !used.has(scoped);
       used.add(scoped);
-      if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !createMissionRequest.safeParse(requestJson(ex)).success || mayBeRefused(ex, requestJson(ex))) return;
+      if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !parsedAs(createMissionRequest, requestJson(ex)).success || mayBeRefused(ex, requestJson(ex))) return;
       const valid = idempotencyKey.safeParse(key).success;
       if (valid) j.check(ex, ex.status === 202, `a valid key (${key.length} characters) answered ${ex.status}, expected 202`);
       else j.check(ex, ex.status >= 400 && ex.status < 500, `an invalid key (${key.length} characters: ${JSON.stringify(key.slice(0, 40))}) answered ${ex.status}, expected a 4xx rejection`);
@@ -212,7 +212,7 @@ export const cancelKeyRequired = rule({
         if (operation(ex) === 'v8.missions.cancel' && ex.requestHeaders['idempotency-key'] !== undefined) keyed.add(runId);
         const cancel = refused.get(runId);
         if (!cancel || keyed.has(runId) || operation(ex) !== 'v8.missions.get' || ex.status !== 200 || !startsAfterEnd(ex, cancel)) continue;
-        const projection = missionProjection.safeParse(responseJson(ex));
+        const projection = parsedAs(missionProjection, responseJson(ex));
         if (projection.success) j.check(ex, projection.data.status !== 'cancelled', `the mission was cancelled by a request without Idempotency-Key (exchange #${cancel.index})`, [cancel]);
       }
     },

@@ -5,7 +5,7 @@ import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../su
 import { callerOf, mayBeRefused, missionOf, sentFixture, withMissions, withTerminalBefore } from '../support/traffic.ts';
 import { signalRequest } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { requestBodyMissing, requestJson, startsAfterEnd, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { parsedAs, requestBodyMissing, requestJson, startsAfterEnd, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { Exchange, Judge } from '../../../rule/index.ts';
@@ -27,7 +27,7 @@ export const signalAccepted = rule({
     record: "a valid signal with a fresh Idempotency-Key to a mission created with the profile's fixtures.v8.missions.waits body, not cancelled, by its creator",
     judge(j) {
       waitingSignals(j, (ex, body) => {
-        if (!signalRequest.safeParse(body).success || mayBeRefused(ex, body)) return;
+        if (!parsedAs(signalRequest, body).success || mayBeRefused(ex, body)) return;
         const payload = isRecord(body) ? body.payload : undefined;
         const kind = Array.isArray(payload) ? 'array' : typeof payload;
         if (!j.check(ex, ex.status === 200, `a signal with a ${kind} payload answered ${ex.status}, expected 200`)) return;
@@ -57,7 +57,7 @@ export const signalValidation = rule({
     record: "a signal with a fresh Idempotency-Key to a mission created with the profile's fixtures.v8.missions.waits body, not cancelled, by its creator",
     judge(j) {
       waitingSignals(j, (ex, body) => {
-        const parsed = signalRequest.safeParse(body);
+        const parsed = parsedAs(signalRequest, body);
         if (parsed.success) {
           // Only the edge case is this rule's: the 256-character name is accepted.
           if (parsed.data.signal.length === 256 && !mayBeRefused(ex, body)) j.check(ex, ex.status === 200, `a 256-character signal name answered ${ex.status}, expected 200`);

@@ -1,7 +1,7 @@
 /** Resources > Mission projection (sequence) and States and transitions (time limit). */
 import { section, type Exchange } from '../../../rule/index.ts';
 import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
-import { operation, responseJson, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { operation, parsedAs, responseJson, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { createMission, followToTerminal, getMission, isTerminalEvent, pollMission, writer } from '../support/missions.ts';
 import { judgeReadsAfterTerminal, sentFixture, withMissions } from '../support/traffic.ts';
@@ -22,7 +22,7 @@ export const sequenceMonotonic = rule({
       for (const ex of j.exchanges) {
         const op = operation(ex);
         if (!((op === 'v8.missions.create' && ex.status === 202) || (op === 'v8.missions.get' && ex.status === 200))) continue;
-        const parsed = missionProjection.safeParse(responseJson(ex));
+        const parsed = parsedAs(missionProjection, responseJson(ex));
         if (!parsed.success) continue;
         const p = parsed.data;
         const before = seen.get(p.runId);

@@ -1,7 +1,7 @@
 /** Authentication: the principal is derived from the token, whatever a body names. */
 import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { operation, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { fixture, getMission, postMission, writer } from '../support/missions.ts';
 import { Callers, missionOf } from '../support/traffic.ts';
@@ -40,7 +40,7 @@ export const principalFromToken = rule({
           if (creator === undefined || named === undefined || named === creator) continue;
           // goalSpec is opaque and forwarded intact, so a goal naming a principal is no reason to refuse the create.
           j.check(ex, ex.status === 202, `create with goalSpec.principalId answered ${ex.status}, expected 202: goalSpec is opaque to the gateway and forwarded intact, and the principal comes from the token`);
-          const created = missionProjection.safeParse(responseJson(ex));
+          const created = parsedAs(missionProjection, responseJson(ex));
           if (created.success && !made.has(created.data.runId)) made.set(created.data.runId, { create: ex, creator, named });
           continue;
         }

@@ -2,8 +2,8 @@
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
 import { getSkill, randomSuffix, sendPathIdBounds, skillFixture } from '../support/read.ts';
-import { judgeIdBounds, lastSegment, primaryPrincipal, withCallers } from '../support/traffic.ts';
-import { answerJson, hasWholeBody, issuesOf, operation } from '../../../traffic/read.ts';
+import { judgeIdBounds, lastSegment, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
+import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
 
@@ -21,7 +21,7 @@ export const skillOk = rule({
     judge(j) {
       // Which skill is visible to the caller is not in the traffic: the profile's fixture names one.
       const fixed = j.profile?.fixtures.v8.skillId;
-      withCallers(j, (ex, callers) => {
+      withCallersOn(j, 'v8.skills.get', (ex, callers) => {
         if (operation(ex) !== 'v8.skills.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'skills:read')) return;
         const asked = lastSegment(ex);
         if (asked === fixed && callers.principalOf(ex) === primaryPrincipal(j)) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);
@@ -29,7 +29,7 @@ export const skillOk = rule({
         j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `the skill answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
-        const parsed = skill.safeParse(json);
+        const parsed = parsedAs(skill, json);
         if (!j.check(ex, parsed.success, `the skill does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
         j.check(ex, parsed.data.skillId === asked, `asked for skill ${asked}, got ${parsed.data.skillId}`);
         j.observe('skill health and evidence', { healthState: parsed.data.healthState, ...parsed.data.evidenceState });

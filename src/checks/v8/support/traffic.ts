@@ -4,13 +4,13 @@
  */
 import { endpointOf } from '../../../contract/endpoints.ts';
 import { missionProjection, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES, type MissionProjection, type MissionStatus } from '../../../contract/v8/missions.ts';
-import type { Credential } from '../../../profile/schema.ts';
+import type { Credential, Profile } from '../../../profile/schema.ts';
 import type { z } from 'zod';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { resolveRole } from '../../../profile/roles.ts';
 import { stepTraces, type StepTrace } from './read.ts';
-import { answerJson, eventsOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { answerJson, eventsOf, exchangeFact, exchangesOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
 
@@ -37,7 +37,7 @@ export function terminalShown(ex: Exchange): TerminalSighting | undefined {
   if (ex.status !== 200) return undefined;
   const op = operation(ex);
   if (op === 'v8.missions.get') {
-    const parsed = missionProjection.safeParse(responseJson(ex));
+    const parsed = parsedAs(missionProjection, responseJson(ex));
     if (parsed.success && (TERMINAL_STATUSES as readonly string[]).includes(parsed.data.status)) return { status: parsed.data.status, seenOn: ex };
   }
   if (op === 'v8.missions.events') {
@@ -52,18 +52,28 @@ export function terminalShown(ex: Exchange): TerminalSighting | undefined {
  * the terminal state of its mission, as seen by its caller. Bounded by the number of missions seen.
  */
 export function withTerminalBefore(exchanges: readonly Exchange[], each: (ex: Exchange, terminal: TerminalSighting | undefined) => void): void {
+  for (const [ex, terminal] of journalFact(exchanges, terminalsBefore)) each(ex, terminal);
+}
+
+/**
+ * `withTerminalBefore`'s walk, once per journal for every rule taking it (journalFact): what it
+ * hands each exchange is read from the exchanges before it alone.
+ */
+function terminalsBefore(exchanges: readonly Exchange[]): ReadonlyArray<readonly [Exchange, TerminalSighting | undefined]> {
   const seen = new Map<string, TerminalSighting>();
+  const out: Array<readonly [Exchange, TerminalSighting | undefined]> = [];
   for (const ex of exchanges) {
     const runId = missionOf(ex);
     if (runId === undefined) continue;
     const key = `${callerOf(ex)}\n${runId}`;
     const known = seen.get(key);
-    each(ex, known && startsAfterEnd(ex, known.seenOn) ? known : undefined);
+    out.push([ex, known && startsAfterEnd(ex, known.seenOn) ? known : undefined]);
     if (!known) {
       const shown = terminalShown(ex);
       if (shown) seen.set(key, shown);
     }
   }
+  return out;
 }
 
 /**
@@ -127,6 +137,15 @@ export function withCallers(j: Judge, each: (ex: Exchange, callers: Callers) => 
   for (const ex of j.exchanges) each(ex, callers);
 }
 
+/**
+ * `withCallers` over the exchanges of one operation only, in order: the same walk for a judgement
+ * that reads no other exchange (what a `Callers` knows is of the whole journal, whatever the walk visits).
+ */
+export function withCallersOn(j: Judge, op: string, each: (ex: Exchange, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const ex of exchangesOf(j.exchanges, op)) each(ex, callers);
+}
+
 /** The mission a 202 create answer made, read from an earlier exchange. */
 export function createdMission(ex: Exchange): MissionProjection | undefined {
   if (ex.status !== 202 || operation(ex) !== 'v8.missions.create') return undefined;
@@ -171,11 +190,25 @@ export interface MissionSeen {
  * exchanges showed of that mission, and the callers' scopes: everything a /v8 missions judgement
  * may pick a request by besides the request itself.
  */
-export function withMissions(j: Judge, each: (ex: Exchange, seen: MissionSeen, callers: Callers) => void): void {
+export function withMissions(j: Judge, each: (ex: Exchange, seen: Readonly<MissionSeen>, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const [ex, seen] of journalFact(j.exchanges, missionsSeen)) each(ex, seen, callers);
+}
+
+/** What an exchange naming no mission is handed: nothing seen. */
+const NOTHING_SEEN: Readonly<MissionSeen> = Object.freeze({});
+
+/**
+ * What `withMissions` hands each exchange, worked out once per journal for the six rules walking
+ * it (journalFact): each exchange's is read from the exchanges before it alone (no profile), and
+ * rules read it, never change it.
+ */
+function missionsSeen(exchanges: readonly Exchange[]): ReadonlyArray<readonly [Exchange, Readonly<MissionSeen>]> {
   const creators = new Map<string, Exchange>();
   const terminals = new Map<string, TerminalSighting>();
   const cancels = new Map<string, Exchange>();
-  withCallers(j, (ex, callers) => {
+  const out: Array<readonly [Exchange, Readonly<MissionSeen>]> = [];
+  for (const ex of exchanges) {
     const runId = missionOf(ex);
     const caller = callerOf(ex);
     if (runId !== undefined) {
@@ -190,18 +223,19 @@ export function withMissions(j: Judge, each: (ex: Exchange, seen: MissionSeen, c
       if (terminal && startsAfterEnd(ex, terminal.seenOn)) seen.terminal = terminal;
       const cancel = cancels.get(key);
       if (cancel && startsAfterEnd(ex, cancel)) seen.cancelled = cancel;
-      each(ex, seen, callers);
+      out.push([ex, seen]);
       if (!terminals.has(key)) {
         const shown = terminalShown(ex);
         if (shown) terminals.set(key, shown);
       }
       if (operation(ex) === 'v8.missions.cancel' && ex.requestHeaders['idempotency-key'] !== undefined && !cancels.has(key)) cancels.set(key, ex);
     } else {
-      each(ex, {}, callers);
+      out.push([ex, NOTHING_SEEN]);
     }
     const made = createdMission(ex);
     if (made && !creators.has(made.runId)) creators.set(made.runId, ex);
-  });
+  }
+  return out;
 }
 
 /** Whether a create sent the profile's fixture body of that name (a mission known to wait, to fail, ...). */
@@ -219,7 +253,7 @@ export function judgeReadsAfterTerminal(j: Judge, which: (status: MissionStatus)
   withTerminalBefore(j.exchanges, (ex, terminal) => {
     if (!terminal || operation(ex) !== 'v8.missions.get' || ex.status === undefined || ex.status === 429 || !which(terminal.status)) return;
     if (!j.check(ex, ex.status === 200, `a read of mission ${missionOf(ex)} after it ended answered ${ex.status}, expected 200`, [terminal.seenOn])) return;
-    const parsed = missionProjection.safeParse(responseJson(ex));
+    const parsed = parsedAs(missionProjection, responseJson(ex));
     if (!parsed.success) return;
     j.check(ex, parsed.data.status === terminal.status, `after its terminal state ${terminal.status} (shown on exchange #${terminal.seenOn.index}) the mission reads back as ${parsed.data.status}`, [terminal.seenOn]);
   });
@@ -253,22 +287,34 @@ export interface SeenTrace extends StepTrace {
  * stream (of the same principal) named with that id, when one did.
  */
 export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | undefined, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const [ex, seen] of journalFact(j.exchanges, tracesSeen, j.profile)) each(ex, seen, callers);
+}
+
+/**
+ * What `withSeenTraces` hands each trace read, once per journal and profile for every rule taking
+ * it (journalFact): read from the streams before it, keyed by principal (the profile's, else the credential).
+ */
+function tracesSeen(exchanges: readonly Exchange[], profile: Profile | undefined): ReadonlyArray<readonly [Exchange, SeenTrace | undefined]> {
+  const callers = new Callers({ profile, exchanges });
   const traces = new Map<string, SeenTrace>();
-  withCallers(j, (ex, callers) => {
+  const out: Array<readonly [Exchange, SeenTrace | undefined]> = [];
+  for (const ex of exchanges) {
     const op = operation(ex);
     if (op === 'v8.traces.get') {
       const seen = traces.get(`${principalKey(callers, ex)}\n${lastSegment(ex)}`);
-      each(ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined, callers);
-      return;
+      out.push([ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined]);
+      continue;
     }
-    if (op !== 'v8.missions.events' || ex.status !== 200) return;
+    if (op !== 'v8.missions.events' || ex.status !== 200) continue;
     const events = eventsOf(ex) ?? [];
     const ended = events.some((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
     for (const t of stepTraces(events)) {
       const key = `${principalKey(callers, ex)}\n${t.traceId}`;
       if (!traces.has(key)) traces.set(key, { ...t, runId: missionOf(ex)!, stream: ex, ended });
     }
-  });
+  }
+  return out;
 }
 
 /**
@@ -277,7 +323,7 @@ export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | 
  * the pattern is refused with 400 or 404 (whether an unknown id answers 404 is another rule).
  */
 export function judgeIdBounds(j: Judge, op: string, scope: string, name: string): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
     const id = lastSegment(ex);
     const wellFormed = pathIdentifier.safeParse(id).success;
@@ -304,7 +350,7 @@ export interface ReadAnswers {
  * shape. A 429 is the rate limit's rule.
  */
 export function judgeReadAnswers(j: Judge, r: ReadAnswers): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, r.op, (ex, callers) => {
     if (operation(ex) !== r.op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, r.scope)) return;
     if (r.expect200?.(ex) && !j.check(ex, ex.status === 200, `${r.name} answered ${ex.status}, expected 200`)) return;
     if (ex.status !== 200) return;
@@ -337,7 +383,7 @@ export function primaryPrincipal(j: Pick<Judge, 'profile'>): string | undefined 
 
 /** "A body containing `principalId` is rejected with `403`": every such request by a caller holding the scope, whichever principal it names. */
 export function judgePrincipalInBody(j: Judge, op: string, scope: string, what: string): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
     const body = requestJson(ex);
     if (!isRecord(body) || !('principalId' in body)) return;
@@ -350,12 +396,12 @@ export function judgePrincipalInBody(j: Judge, op: string, scope: string, what: 
  * it answers 200 and its payload takes one of the two forms; `each` judges the items of the form found.
  */
 export function judgeListingForms(j: Judge, op: string, scope: string, schema: z.ZodType, names: { name: string; key: string }, each?: (ex: Exchange, listing: { form: string; items: unknown[] }) => void): void {
-  withCallers(j, (ex, callers) => {
+  withCallersOn(j, op, (ex, callers) => {
     if (operation(ex) !== op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, scope)) return;
     if (!j.check(ex, ex.status === 200, `${names.name} answered ${ex.status}, expected 200`)) return;
     const json = answerJson(j, ex);
     if (json === undefined && !hasWholeBody(ex)) return;
-    const parsed = schema.safeParse(json);
+    const parsed = parsedAs(schema, json);
     const listing = !parsed.success ? undefined : Array.isArray(parsed.data) ? { form: 'array', items: parsed.data as unknown[] } : { form: 'object wrapper', items: (parsed.data as Record<string, unknown[]>)[names.key] ?? [] };
     if (!j.check(ex, listing !== undefined, `the ${names.key} payload is neither an object with a ${names.key} array nor an array`) || !listing) return;
     j.observe(`${names.key} payload form`, listing.form);
@@ -370,5 +416,15 @@ export function judgeListingForms(j: Judge, op: string, scope: string, schema: z
  * value is not open merely for differing from the profile's fixture.
  */
 export function mayBeRefused(ex: Exchange, body: unknown): string | undefined {
+  // Rules ask it of the body the request sent (requestJson): worked out once per exchange while that body stands.
+  if (body !== undefined && body === requestJson(ex)) return exchangeFact(ex, sentMayBeRefused, body);
+  return bodyMayBeRefused(ex, body);
+}
+
+function sentMayBeRefused(ex: Exchange): string | undefined {
+  return bodyMayBeRefused(ex, requestJson(ex));
+}
+
+function bodyMayBeRefused(ex: Exchange, body: unknown): string | undefined {
   return openness(endpointOf(ex.method, ex.path)?.bodies[0]?.schema, body, [], body);
 }

@@ -5,7 +5,7 @@ import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
 import { getTrace, missionWithTraces, randomSuffix, sendPathIdBounds, someTrace } from '../support/read.ts';
 import { judgeIdBounds, lastSegment, withSeenTraces } from '../support/traffic.ts';
-import { answerJson, hasWholeBody, issuesOf } from '../../../traffic/read.ts';
+import { answerJson, hasWholeBody, issuesOf, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
 
@@ -32,7 +32,7 @@ export const traceOk = rule({
         j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `the trace answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
-        const parsed = trace.safeParse(json);
+        const parsed = parsedAs(trace, json);
         if (!j.check(ex, parsed.success, `the trace does not have the contract's shape (${parsed.success ? '' : issuesOf(parsed.error)})`) || !parsed.success) return;
         j.check(ex, parsed.data.traceId === asked, `asked for trace ${asked}, got ${parsed.data.traceId}`);
         if (seen) j.check(ex, parsed.data.missionRunId === seen.runId, `the trace names mission ${parsed.data.missionRunId}, but its step event came from ${seen.runId}`, [seen.stream]);
@@ -91,7 +91,7 @@ export const traceCompletedAt = rule({
       // it completed; the events can: "`mission.step.completed` | a step finishes successfully".
       withSeenTraces(j, (ex, seen) => {
         if (!seen || !seen.ended || seen.completed || ex.status !== 200) return;
-        const parsed = traceTiming.safeParse(answerJson(j, ex));
+        const parsed = parsedAs(traceTiming, answerJson(j, ex));
         if (!parsed.success) return;
         j.check(ex, parsed.data.completedAt === undefined, `trace ${seen.traceId} belongs to a step no mission.step.completed named, yet it has completedAt ${JSON.stringify(parsed.data.completedAt)}`, [seen.stream]);
       });
