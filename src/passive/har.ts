@@ -96,9 +96,10 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  */
 function bodyText(text: string, encoding: string | undefined, contentEncoding: string | undefined, bodyLimit: number, keepByteOrderMark: boolean): { text: string; truncated: boolean; bytes: number } {
   const coding = (contentEncoding ?? '').trim().toLowerCase();
-  if (encoding !== 'base64' && (coding === '' || coding === 'identity') && !SURROGATE.test(text)) {
+  if (encoding !== 'base64' && (coding === '' || coding === 'identity')) {
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes <= bodyLimit) return { text: !keepByteOrderMark && text.startsWith('\uFEFF') ? text.slice(1) : text, truncated: false, bytes };
+    // As many bytes as characters: all ASCII, so no surrogate (the pattern need not read it again).
+    if (bytes <= bodyLimit && (bytes === text.length || !SURROGATE.test(text))) return { text: !keepByteOrderMark && text.startsWith('\uFEFF') ? text.slice(1) : text, truncated: false, bytes };
   }
   const raw = bytesOf(text, encoding);
   return { ...contentText(raw, contentEncoding, bodyLimit, keepByteOrderMark), bytes: raw.length };

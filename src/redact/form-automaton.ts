@@ -78,6 +78,11 @@ export class FormAutomaton {
     return this.forms.length;
   }
 
+  /** Whether some form holds the character `code` (every character of a form leads somewhere from the root). */
+  holds(code: number): boolean {
+    return this.rootNext[code] !== NONE;
+  }
+
   private next(state: number, code: number): number {
     if (state === 0) return this.rootNext[code]!;
     if (this.firstChar[state] === code) return this.firstNext[state]!;
