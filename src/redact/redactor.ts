@@ -106,7 +106,7 @@ export class Redactor {
    * Which of the run's secrets (other than target-issued session ids) stand verbatim in `input`, each
    * once by label and the character offset of its first place: one linear read, however many secrets there are.
    */
-  secretsIn(input: string): VerbatimHit[] {
+  secretsIn(input: string): readonly VerbatimHit[] {
     return this.verbatim.in(input);
   }
 
