@@ -5,7 +5,6 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { z } from 'zod';
 import { isRecord, parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
 import { addHeader, mediaType, type TrafficExchange } from './exchange.ts';
@@ -15,8 +14,6 @@ import { onSurface } from '../traffic/read.ts';
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** A HAR file larger than this is refused (a recording of a whole test suite fits well below). */
 export const MAX_HAR_BYTES = 512 * 1024 * 1024;
-
-const harFile = z.looseObject({ log: z.looseObject({ version: z.string().optional(), entries: z.array(z.unknown()) }) });
 
 type NameValue = { name: string; value: string };
 
@@ -68,6 +65,12 @@ function isHarEntry(raw: unknown): raw is HarEntry {
   const res = raw.response;
   if (res !== undefined && !(isRecord(res) && isNumber(res.status) && nameValues(res.headers) && body(res.content, 'size') && optionalNumber(res.bodySize) && nullishString(res._error) && nullishString(res._failureText))) return false;
   return nullishString(raw._error) && nullishString(raw._failureText) && nullishString(raw._resourceType);
+}
+
+/** `{ log: { version?: string, entries: [...] } }`, any other field allowed. */
+function harEntries(doc: unknown): unknown[] | undefined {
+  if (!isRecord(doc) || !isRecord(doc.log) || !optionalString(doc.log.version) || !Array.isArray(doc.log.entries)) return undefined;
+  return doc.log.entries;
 }
 
 /** A HAR the judge cannot read: the message says what is wrong with it (a usage error). */
@@ -235,11 +238,11 @@ export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT): Pro
   }
   const parsed = parseJson(bytes.toString('utf8').replace(/^\uFEFF/, ''));
   if (!parsed.ok) throw new HarError(`${file} is not JSON: a HAR file is the JSON a browser's "Save all as HAR" or mitmproxy's HAR export writes (plain or gzipped)`);
-  const har = harFile.safeParse(parsed.value);
-  if (!har.success) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);
+  const entries = harEntries(parsed.value);
+  if (!entries) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);
   const exchanges: TrafficExchange[] = [];
   let skipped = 0;
-  for (const raw of har.data.log.entries) {
+  for (const raw of entries) {
     const ex = exchangeOfEntry(raw, exchanges.length, bodyLimit);
     if (ex) exchanges.push(ex);
     else skipped += 1;
