@@ -10,11 +10,15 @@ export { mediaType, pathOnly } from '../rule/index.ts';
 /** Headers as one lower-cased record; repeated names joined with ", " like the probe client does. */
 export function headerRecord(pairs: Iterable<readonly [string, string]>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of pairs) {
-    const key = name.toLowerCase();
-    out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
-  }
+  for (const [name, value] of pairs) addHeader(out, name, value);
   return out;
+}
+
+/** One header into a `headerRecord`: lower-cased, joined with ", " to the same name's earlier values. */
+export function addHeader(out: Record<string, string>, name: string, value: string): void {
+  const key = name.toLowerCase();
+  const known = out[key];
+  out[key] = known === undefined ? value : `${known}, ${value}`;
 }
 
 /** Node and undici header objects (values may be arrays or buffers) as one record. */

@@ -5,10 +5,9 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { z } from 'zod';
-import { parseJson } from '../util/json.ts';
+import { isRecord, parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
-import { headerRecord, mediaType, type TrafficExchange } from './exchange.ts';
+import { addHeader, mediaType, type TrafficExchange } from './exchange.ts';
 import { onSurface } from '../traffic/read.ts';
 
 /** What the judge keeps of one body; a recording's longer bodies are judged on this prefix. */
@@ -16,35 +15,63 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 /** A HAR file larger than this is refused (a recording of a whole test suite fits well below). */
 export const MAX_HAR_BYTES = 512 * 1024 * 1024;
 
-const nameValue = z.looseObject({ name: z.string(), value: z.string() });
-const harEntry = z.looseObject({
-  startedDateTime: z.string().optional(),
-  time: z.number().optional(),
-  request: z.looseObject({
-    method: z.string(),
-    url: z.string(),
-    headers: z.array(nameValue).optional(),
-    postData: z.looseObject({ mimeType: z.string().optional(), text: z.string().optional(), encoding: z.string().optional() }).optional(),
-    bodySize: z.number().optional(),
-  }),
-  response: z
-    .looseObject({
-      status: z.number(),
-      headers: z.array(nameValue).optional(),
-      content: z.looseObject({ size: z.number().optional(), mimeType: z.string().optional(), text: z.string().optional(), encoding: z.string().optional() }).optional(),
-      bodySize: z.number().optional(),
-      _error: z.string().nullish(),
-      _failureText: z.string().nullish(),
-    })
-    .optional(),
-  // Where Chromium-based writers (Playwright, DevTools) and others put their extensions.
-  _error: z.string().nullish(),
-  _failureText: z.string().nullish(),
-  _resourceType: z.string().nullish(),
-});
-const harFile = z.looseObject({ log: z.looseObject({ version: z.string().optional(), entries: z.array(z.unknown()) }) });
+type NameValue = { name: string; value: string };
 
-export type HarEntry = z.infer<typeof harEntry>;
+/** The fields of a HAR entry the judge reads (any other field may be there too). */
+export interface HarEntry {
+  startedDateTime?: string;
+  time?: number;
+  request: { method: string; url: string; headers?: NameValue[]; postData?: { mimeType?: string; text?: string; encoding?: string }; bodySize?: number };
+  response?: {
+    status: number;
+    headers?: NameValue[];
+    content?: { size?: number; mimeType?: string; text?: string; encoding?: string };
+    bodySize?: number;
+    _error?: string | null;
+    _failureText?: string | null;
+  };
+  // Where Chromium-based writers (Playwright, DevTools) and others put their extensions.
+  _error?: string | null;
+  _failureText?: string | null;
+  _resourceType?: string | null;
+}
+
+/*
+ * Checked by hand, not with a schema parse: a schema copied every entry and every header of a
+ * recording (the largest cost of reading one). Each test is what `z.string().optional()`,
+ * `.nullish()`, `z.number()` (finite) and `z.looseObject` accept: absent and undefined are the same.
+ */
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+const nullishString = (v: unknown) => v === undefined || v === null || typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const optionalNumber = (v: unknown) => v === undefined || isNumber(v);
+
+function nameValues(v: unknown): boolean {
+  if (v === undefined) return true;
+  if (!Array.isArray(v)) return false;
+  for (const h of v) if (!isRecord(h) || typeof h.name !== 'string' || typeof h.value !== 'string') return false;
+  return true;
+}
+
+function body(v: unknown, size: 'size' | undefined): boolean {
+  if (v === undefined) return true;
+  return isRecord(v) && optionalString(v.mimeType) && optionalString(v.text) && optionalString(v.encoding) && (size === undefined || optionalNumber(v.size));
+}
+
+function isHarEntry(raw: unknown): raw is HarEntry {
+  if (!isRecord(raw) || !optionalString(raw.startedDateTime) || !optionalNumber(raw.time)) return false;
+  const req = raw.request;
+  if (!isRecord(req) || typeof req.method !== 'string' || typeof req.url !== 'string' || !nameValues(req.headers) || !body(req.postData, undefined) || !optionalNumber(req.bodySize)) return false;
+  const res = raw.response;
+  if (res !== undefined && !(isRecord(res) && isNumber(res.status) && nameValues(res.headers) && body(res.content, 'size') && optionalNumber(res.bodySize) && nullishString(res._error) && nullishString(res._failureText))) return false;
+  return nullishString(raw._error) && nullishString(raw._failureText) && nullishString(raw._resourceType);
+}
+
+/** `{ log: { version?: string, entries: [...] } }`, any other field allowed. */
+function harEntries(doc: unknown): unknown[] | undefined {
+  if (!isRecord(doc) || !isRecord(doc.log) || !optionalString(doc.log.version) || !Array.isArray(doc.log.entries)) return undefined;
+  return doc.log.entries;
+}
 
 /** A HAR the judge cannot read: the message says what is wrong with it (a usage error). */
 export class HarError extends Error {
@@ -52,8 +79,10 @@ export class HarError extends Error {
 }
 
 /** HTTP/2 pseudo-headers (`:status`, `:authority`) are the recorder's view of framing, not headers. */
-function headersOf(list: ReadonlyArray<{ name: string; value: string }> | undefined): Record<string, string> {
-  return headerRecord((list ?? []).filter((h) => !h.name.startsWith(':')).map((h) => [h.name, h.value] as const));
+function headersOf(list: readonly NameValue[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (list) for (const h of list) if (!h.name.startsWith(':')) addHeader(out, h.name, h.value);
+  return out;
 }
 
 function bytesOf(text: string, encoding: string | undefined): Buffer {
@@ -70,9 +99,10 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  */
 function bodyText(text: string, encoding: string | undefined, contentEncoding: string | undefined, bodyLimit: number, keepByteOrderMark: boolean): { text: string; truncated: boolean; bytes: number } {
   const coding = (contentEncoding ?? '').trim().toLowerCase();
-  if (encoding !== 'base64' && (coding === '' || coding === 'identity') && !SURROGATE.test(text)) {
+  if (encoding !== 'base64' && (coding === '' || coding === 'identity')) {
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes <= bodyLimit) return { text: !keepByteOrderMark && text.startsWith('\uFEFF') ? text.slice(1) : text, truncated: false, bytes };
+    // As many bytes as characters: all ASCII, so no surrogate (the pattern need not read it again).
+    if (bytes <= bodyLimit && (bytes === text.length || !SURROGATE.test(text))) return { text: !keepByteOrderMark && text.startsWith('\uFEFF') ? text.slice(1) : text, truncated: false, bytes };
   }
   const raw = bytesOf(text, encoding);
   return { ...contentText(raw, contentEncoding, bodyLimit, keepByteOrderMark), bytes: raw.length };
@@ -80,9 +110,8 @@ function bodyText(text: string, encoding: string | undefined, contentEncoding: s
 
 /** One HAR entry as an exchange; `undefined` for an entry that is not a request at all. */
 export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT_BODY_LIMIT): TrafficExchange | undefined {
-  const parsed = harEntry.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const entry = parsed.data;
+  if (!isHarEntry(raw)) return undefined;
+  const entry = raw;
   // A CORS preflight is the browser's own question, not a request of the client's: nothing to judge.
   if (entry._resourceType === 'preflight') return undefined;
   let url: URL;
@@ -209,11 +238,11 @@ export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT): Pro
   }
   const parsed = parseJson(bytes.toString('utf8').replace(/^\uFEFF/, ''));
   if (!parsed.ok) throw new HarError(`${file} is not JSON: a HAR file is the JSON a browser's "Save all as HAR" or mitmproxy's HAR export writes (plain or gzipped)`);
-  const har = harFile.safeParse(parsed.value);
-  if (!har.success) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);
+  const entries = harEntries(parsed.value);
+  if (!entries) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);
   const exchanges: TrafficExchange[] = [];
   let skipped = 0;
-  for (const raw of har.data.log.entries) {
+  for (const raw of entries) {
     const ex = exchangeOfEntry(raw, exchanges.length, bodyLimit);
     if (ex) exchanges.push(ex);
     else skipped += 1;

@@ -182,8 +182,9 @@ export class ProbeClient implements Http {
 
   private redactEntry(entry: EvidenceEntry): EvidenceEntry {
     const redactor = this.options.redactor;
-    const text = (value: string) => redactor.text(value);
-    const out: EvidenceEntry = { ...entry, request: { ...entry.request, url: text(entry.request.url), headers: redactor.headers(entry.request.headers) }, curl: text(entry.curl) };
+    // The entry's parts are kept (redacted) by the evidence: the redactor may remember what it found in them.
+    const text = (value: string) => redactor.evidenceText(value);
+    const out: EvidenceEntry = { ...entry, request: { ...entry.request, url: text(entry.request.url), headers: redactor.headers(entry.request.headers) }, curl: redactor.curlText(entry.curl) };
     if (entry.request.body !== undefined) out.request.body = text(clip(entry.request.body).text);
     if (entry.response) {
       out.response = { ...entry.response, headers: redactor.headers(entry.response.headers) };

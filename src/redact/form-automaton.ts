@@ -29,6 +29,28 @@ export interface Stretch {
 
 const NONE = -1;
 
+/*
+ * A filter in front of the automaton. Every stretch the scan reports holds SECRET_RUN characters or
+ * more, so it holds a GRAM-character piece starting at a multiple of GRAM_STEP (GRAM_STEP + GRAM - 1
+ * <= SECRET_RUN), and that piece occurs in a form. The pieces of every form are kept, hashed, in a
+ * bit set; the scan tests the text's pieces at those positions only (one in GRAM_STEP) and runs the
+ * automaton only from GRAM_STEP - 1 characters before a piece that passes. Hash collisions only
+ * make it run where it need not: what it finds is what reading every character finds.
+ */
+const GRAM = 5;
+const GRAM_STEP = 8;
+const GRAM_BITS = 18;
+
+/** The hash of `text[at, at + GRAM)`: GRAM_BITS bits. */
+function gramAt(text: string, at: number): number {
+  let h = text.charCodeAt(at);
+  h = Math.imul(h, 0x01000193) + text.charCodeAt(at + 1);
+  h = Math.imul(h, 0x01000193) + text.charCodeAt(at + 2);
+  h = Math.imul(h, 0x01000193) + text.charCodeAt(at + 3);
+  h = Math.imul(h, 0x01000193) + text.charCodeAt(at + 4);
+  return Math.imul(h, 0x9e3779b1) >>> (32 - GRAM_BITS);
+}
+
 export class FormAutomaton {
   readonly forms: AutomatonForm[] = [];
   private readonly len: number[] = [0];
@@ -49,9 +71,16 @@ export class FormAutomaton {
   private dirty = false;
   /** The root's transitions by character code: most characters of most texts lead nowhere from it, and are asked here first. */
   private readonly rootNext = new Int32Array(0x10000).fill(NONE);
+  /** One bit per gram hash that some form's GRAM-character piece has (see `gramAt`). */
+  private readonly grams = new Int32Array(1 << (GRAM_BITS - 5));
 
   get size(): number {
     return this.forms.length;
+  }
+
+  /** Whether some form holds the character `code` (every character of a form leads somewhere from the root). */
+  holds(code: number): boolean {
+    return this.rootNext[code] !== NONE;
   }
 
   private next(state: number, code: number): number {
@@ -177,6 +206,10 @@ export class FormAutomaton {
     this.forms.push({ profile: new FormProfile(text), label });
     let last = 0;
     for (let i = 0; i < text.length; i += 1) last = this.extend(last, text.charCodeAt(i), index, i + 1);
+    for (let i = 0; i + GRAM <= text.length; i += 1) {
+      const h = gramAt(text, i);
+      this.grams[h >>> 5]! |= 1 << (h & 31);
+    }
     this.dirty = true;
   }
 
@@ -221,10 +254,35 @@ export class FormAutomaton {
     if (this.dirty) this.rebuild();
     let state = 0;
     let length = 0;
-    const { rootNext, len, link, formOf, endOf, firstChar, firstNext, moreCodes, ownWhole, chainWhole, forms } = this;
+    const { rootNext, len, link, formOf, endOf, firstChar, firstNext, moreCodes, ownWhole, chainWhole, forms, grams } = this;
     const stretch: Stretch = { start: 0, end: 0, form: forms[0]!, formEnd: 0, whole: false };
     const size = input.length;
+    // The first position, a multiple of GRAM_STEP, at or after the current match's start whose piece passes the filter; and where the search for it stopped.
+    let hit = -1;
+    let searched = 0;
     for (let i = 0; i <= size; i += 1) {
+      // While the match is shorter than a run, no stretch to report has begun before its start
+      // (matches only move right), and one that begins there holds a passing piece at `hit` or
+      // later, so begins at hit - GRAM_STEP + 1 or later: the automaton can start afresh there.
+      if (length < SECRET_RUN) {
+        const from = i - length;
+        if (hit < from) {
+          let p = Math.max(searched, (from + GRAM_STEP - 1) & -GRAM_STEP);
+          for (; p + GRAM <= size; p += GRAM_STEP) {
+            const h = gramAt(input, p);
+            if ((grams[h >>> 5]! & (1 << (h & 31))) !== 0) break;
+          }
+          // No piece left that passes: nothing more to report.
+          if (p + GRAM > size) return;
+          hit = p;
+          searched = p + GRAM_STEP;
+        }
+        if (hit - GRAM_STEP + 1 > i) {
+          i = hit - GRAM_STEP + 1;
+          state = 0;
+          length = 0;
+        }
+      }
       let next = NONE;
       let code = NONE;
       if (i < size) {

@@ -16,7 +16,7 @@ import { isWordLike, SECRET_RUN } from './fragments.ts';
 import { FormAutomaton, type Stretch } from './form-automaton.ts';
 import { secretForms } from './forms.ts';
 import { VerbatimFinder, type VerbatimHit } from './verbatim.ts';
-import { isKeyChar, scanSecretShapes, type Span } from './shapes.ts';
+import { isKeyChar, PRIVATE_KEY_START, scanSecretShapes, type Span } from './shapes.ts';
 
 export type { Span } from './shapes.ts';
 export { SECRET_RUN } from './fragments.ts';
@@ -46,6 +46,20 @@ export interface SecretSighting {
 /** The run's sightings, for the rules that judge every exchange of the run (v8.redaction.run-secrets). */
 export const SECRET_SIGHTINGS = serviceKey<readonly SecretSighting[]>('secret-sightings');
 
+/** What a text's search for secrets found, before own text is set aside and spans are merged; positions in that text. */
+interface Finds {
+  /** Stretches of the secrets' forms, then short secrets, in the order found. */
+  found: Span[];
+  /** Secret-shaped values (shapes.ts). */
+  shapes: Span[];
+}
+
+/** Texts longer than this are not remembered (evidence parts are cut at 4 KiB; a curl line adds its headers). */
+const REMEMBERED_TEXT = 64 * 1024;
+/** Characters of remembered texts; past this the memory starts over. */
+const REMEMBERED_CHARS = 4 * 1024 * 1024;
+const QUOTE = 39;
+
 /** Distinct span texts whose places in apicert's own text are remembered; past this the memory starts over. */
 const OWN_PLACES_KEPT = 4096;
 
@@ -68,6 +82,11 @@ export class Redactor {
   /** apicert's own text, never rewritten where it stands whole. */
   private readonly own = new Set<string>();
   private readonly ownPlaces = new Map<string, Array<readonly [string, number]>>();
+  /** `finds` of the texts read at `memoryGeneration`, for `evidenceText` and `curlText`. */
+  private readonly memory = new Map<string, Finds | null>();
+  private memoryGeneration = -1;
+  private memoryChars = 0;
+  private quoteEnds: boolean | undefined;
   /** Said once per weak secret, without the value: the run prints them. */
   readonly warnings: string[] = [];
   /** Every response of the run that carried a registered secret, noted before redaction hid it. */
@@ -87,7 +106,7 @@ export class Redactor {
    * Which of the run's secrets (other than target-issued session ids) stand verbatim in `input`, each
    * once by label and the character offset of its first place: one linear read, however many secrets there are.
    */
-  secretsIn(input: string): VerbatimHit[] {
+  secretsIn(input: string): readonly VerbatimHit[] {
     return this.verbatim.in(input);
   }
 
@@ -130,25 +149,50 @@ export class Redactor {
 
   /** Where the run's secrets and secret-shaped values sit in `input`, merged and in order. */
   spans(input: string): Span[] {
-    const found: Span[] = [];
-    this.findForms(input, found);
-    if (this.wholeOnly.size > 0) this.wholeOnly.scan(input, (s) => void (s.whole && found.push({ start: s.start, end: s.end, label: s.form.label })));
-    for (const n of this.literals) this.findLiteral(input, n, found);
-    const spans = this.own.size === 0 ? found : found.filter((s) => !this.insideOwnText(input, s));
-    scanSecretShapes(input, spans);
-    return merge(spans);
+    const spans: Span[] = [];
+    const finds = this.finds(input);
+    if (finds) this.settle(input, finds, 0, spans);
+    return spans;
   }
 
   text(input: string): string {
-    const spans = this.spans(input);
-    if (spans.length === 0) return input;
-    let out = '';
-    let at = 0;
-    for (const s of spans) {
-      out += `${input.slice(at, s.start)}«redacted:${s.label}»`;
-      at = s.end;
+    return replaced(input, this.spans(input));
+  }
+
+  /**
+   * `text(input)` for a part of evidence (a URL, a header value, a body cut to evidence length, an
+   * error): what the secrets' search found in it is remembered while the generation holds, since
+   * the same values recur across exchanges. Only for text the evidence keeps anyway: the memory
+   * holds on to it.
+   */
+  evidenceText(input: string): string {
+    const finds = this.remembered(input);
+    if (!finds) return input;
+    const spans: Span[] = [];
+    this.settle(input, finds, 0, spans);
+    return replaced(input, spans);
+  }
+
+  /**
+   * `text(curl)` for a curl line (`curlLine`): it repeats the request's URL, headers and body,
+   * each between single quotes, so each quoted word is looked up as `evidenceText` read it. That
+   * gives what reading the whole line gives when nothing found can cross a quote: no form of a
+   * secret and no short secret holds one (a stretch never runs over a character no form has, and
+   * the automaton starts afresh after it), and no private key header is in the line (the only
+   * secret shape that runs on over other characters). Own text is still looked for in the whole line.
+   */
+  curlText(curl: string): string {
+    if (!this.quoteEndsFinds() || curl.includes(PRIVATE_KEY_START)) return replaced(curl, this.spans(curl));
+    const spans: Span[] = [];
+    for (let at = 0; ; ) {
+      const quote = curl.indexOf("'", at);
+      const end = quote === -1 ? curl.length : quote;
+      const finds = this.remembered(at === 0 && end === curl.length ? curl : curl.slice(at, end));
+      if (finds) this.settle(curl, finds, at, spans);
+      if (quote === -1) break;
+      at = quote + 1;
     }
-    return out + input.slice(at);
+    return replaced(curl, spans);
   }
 
   headers(headers: Record<string, string>): Record<string, string> {
@@ -158,10 +202,67 @@ export class Redactor {
         const scheme = /^(Bearer|Basic)\s/i.exec(value.slice(0, 7))?.[1];
         out[name] = scheme ? `${scheme} «redacted»` : '«redacted»';
       } else {
-        out[name] = this.text(value);
+        out[name] = this.evidenceText(value);
       }
     }
     return out;
+  }
+
+  /** What the secrets' search finds in `input`, before own text is set aside: null when nothing. */
+  private finds(input: string): Finds | null {
+    const found: Span[] = [];
+    this.findForms(input, found);
+    if (this.wholeOnly.size > 0) this.wholeOnly.scan(input, (s) => void (s.whole && found.push({ start: s.start, end: s.end, label: s.form.label })));
+    for (const n of this.literals) this.findLiteral(input, n, found);
+    const shapes: Span[] = [];
+    scanSecretShapes(input, shapes);
+    return found.length === 0 && shapes.length === 0 ? null : { found, shapes };
+  }
+
+  /**
+   * The spans of `finds`, found in the part of `input` that starts at `offset`, as spans of
+   * `input`: those inside apicert's own text (looked for in the whole input) set aside, the rest
+   * merged, appended to `into`.
+   */
+  private settle(input: string, finds: Finds, offset: number, into: Span[]): void {
+    const spans: Span[] = [];
+    for (const s of finds.found) {
+      const span = offset === 0 ? s : { start: s.start + offset, end: s.end + offset, label: s.label };
+      if (this.own.size === 0 || !this.insideOwnText(input, span)) spans.push(span);
+    }
+    for (const s of finds.shapes) spans.push(offset === 0 ? s : { start: s.start + offset, end: s.end + offset, label: s.label });
+    for (const s of merge(spans)) into.push(s);
+  }
+
+  /** `finds(input)`, remembered per text while no secret is added (what it finds depends on the secrets alone). */
+  private remembered(input: string): Finds | null {
+    if (input.length > REMEMBERED_TEXT) return this.finds(input);
+    this.forgetIfChanged();
+    let finds = this.memory.get(input);
+    if (finds === undefined) {
+      finds = this.finds(input);
+      if (this.memoryChars + input.length > REMEMBERED_CHARS) {
+        this.memory.clear();
+        this.memoryChars = 0;
+      }
+      this.memory.set(input, finds);
+      this.memoryChars += input.length;
+    }
+    return finds;
+  }
+
+  private forgetIfChanged(): void {
+    if (this.memoryGeneration === this.changes) return;
+    this.memory.clear();
+    this.memoryChars = 0;
+    this.memoryGeneration = this.changes;
+    this.quoteEnds = undefined;
+  }
+
+  /** Whether no form of a secret (nor any short secret) holds a single quote; see `curlText`. */
+  private quoteEndsFinds(): boolean {
+    this.forgetIfChanged();
+    return (this.quoteEnds ??= !this.automaton.holds(QUOTE) && !this.wholeOnly.holds(QUOTE) && this.literals.every((l) => !l.text.includes("'")));
   }
 
   /** Each stretch of a secret's form the text holds, redacted when it identifies the secret. */
@@ -199,6 +300,18 @@ export class Redactor {
     }
     return places.some(([own, j]) => span.start >= j && input.startsWith(own, span.start - j));
   }
+}
+
+/** `input` with each span replaced by its label's marker. */
+function replaced(input: string, spans: readonly Span[]): string {
+  if (spans.length === 0) return input;
+  let out = '';
+  let at = 0;
+  for (const s of spans) {
+    out += `${input.slice(at, s.start)}«redacted:${s.label}»`;
+    at = s.end;
+  }
+  return out + input.slice(at);
 }
 
 /** Sorts and joins overlapping or touching spans; the first span's label names the joined one. */

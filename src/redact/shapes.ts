@@ -57,6 +57,8 @@ function jwts(text: string, spans: Span[]): void {
 }
 
 const KEY_HEADER = 'PRIVATE KEY-----';
+/** How a private key begins: the one shape whose span may run on over any character (the redactor's `curlText` relies on it). */
+export const PRIVATE_KEY_START = '-----BEGIN ';
 /** A key body longer than this is not a key: an unterminated header redacts this much after it. */
 const KEY_BODY_MAX = 16 * 1024;
 
@@ -64,10 +66,10 @@ const KEY_BODY_MAX = 16 * 1024;
 function privateKeys(text: string, spans: Span[]): void {
   let endSearchedFrom = -1;
   let endAt = -1;
-  for (let i = text.indexOf('-----BEGIN '); i !== -1; ) {
+  for (let i = text.indexOf(PRIVATE_KEY_START); i !== -1; ) {
     const header = text.slice(i, i + 11 + 40 + KEY_HEADER.length).indexOf(KEY_HEADER);
     if (header === -1) {
-      i = text.indexOf('-----BEGIN ', i + 11);
+      i = text.indexOf(PRIVATE_KEY_START, i + 11);
       continue;
     }
     const bodyStart = i + header + KEY_HEADER.length;
@@ -84,7 +86,7 @@ function privateKeys(text: string, spans: Span[]): void {
       end = Math.min(text.length, bodyStart + KEY_BODY_MAX);
     }
     spans.push({ start: i, end, label: 'private-key' });
-    i = text.indexOf('-----BEGIN ', end);
+    i = text.indexOf(PRIVATE_KEY_START, end);
   }
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { fingerprintableNetwork } from '../profile/network.ts';
 import type { Profile } from '../profile/schema.ts';
 import { type FailingCase, type Level, type Observation, type Rule, type RuleResult, type Surface, type Verdict, VERDICTS, withRunCommand } from '../rule/index.ts';
-import { canonicalJson } from '../util/json.ts';
+import { canonicalJson, canonicalPieces } from '../util/json.ts';
 import type { BaselineEntry } from './baseline.ts';
 import { passingSample } from './trim.ts';
 
@@ -335,5 +335,22 @@ export function buildReport(input: {
 
 /** Over the canonical JSON, so the digest survives re-serialisation (key order, spacing). */
 export function digestOf(body: Omit<Report, 'digest'>): string {
-  return sha256(canonicalJson(body));
+  // Rules show the same exchanges (one evidence object each): each is written and encoded once, and hashed where it stands.
+  const entries = new Set<object>();
+  for (const rule of body.rules) for (const entry of rule.evidence) entries.add(entry);
+  const hash = createHash('sha256');
+  const bytes = new Map<string, Buffer>();
+  canonicalPieces(body, entries, (text, reused) => {
+    if (!reused) {
+      hash.update(text);
+      return;
+    }
+    let encoded = bytes.get(text);
+    if (!encoded) {
+      encoded = Buffer.from(text, 'utf8');
+      bytes.set(text, encoded);
+    }
+    hash.update(encoded);
+  });
+  return `sha256:${hash.digest('hex')}`;
 }

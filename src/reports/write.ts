@@ -32,11 +32,27 @@ const OWN_RULE_FIELDS = new Set(['id', 'title', 'surface', 'level', 'destructive
 
 /** Every string in the report that can hold the target's text, redacted; the digest is taken again over what is written. */
 export function redactReport(report: Report, redactor: OutputRedactor): Report {
+  // Rules show the same evidence entries (the same objects and strings): each is redacted once here,
+  // and stays one object in the copy (what the walk gives depends on its input alone).
+  const texts = new Map<string, string>();
+  const copies = new Map<object, unknown>();
+  const text = (value: string): string => {
+    let out = texts.get(value);
+    if (out === undefined) {
+      out = redactor.text(value);
+      texts.set(value, out);
+    }
+    return out;
+  };
   const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return redactor.text(value);
-    if (Array.isArray(value)) return value.map(walk);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactor.text(k), walk(v)]));
-    return value;
+    if (typeof value === 'string') return text(value);
+    if (value === null || typeof value !== 'object') return value;
+    let copy = copies.get(value);
+    if (copy === undefined) {
+      copy = Array.isArray(value) ? value.map(walk) : Object.fromEntries(Object.entries(value).map(([k, v]) => [text(k), walk(v)]));
+      copies.set(value, copy);
+    }
+    return copy;
   };
   const rule = (r: Report['rules'][number]) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, OWN_RULE_FIELDS.has(k) ? v : walk(v)]));
   const { digest: _digest, ...rest } = report;

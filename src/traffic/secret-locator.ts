@@ -2,7 +2,7 @@
  * Where the secrets a judgement knows stand in an answer: each answer read once for all of them
  * (linear whatever they look like), each secret named by label and place.
  */
-import { VerbatimFinder } from '../redact/verbatim.ts';
+import { VerbatimFinder, type VerbatimHit } from '../redact/verbatim.ts';
 import type { Exchange } from '../rule/index.ts';
 
 /** One secret an answer carried: which (by label) and where in the answer. */
@@ -30,28 +30,37 @@ export class SecretLocator {
     return this.finder.size;
   }
 
-  private readonly seen = new WeakMap<Exchange, CarriedSecret[]>();
+  private readonly seen = new WeakMap<Exchange, readonly CarriedSecret[]>();
 
   /** The secrets `ex`'s answer carried, other than in the answer that issued them; at most one place per secret and part. Each answer is read once. */
-  carried(ex: Exchange): CarriedSecret[] {
+  carried(ex: Exchange): readonly CarriedSecret[] {
     const known = this.seen.get(ex);
     if (known) return known;
-    const out: CarriedSecret[] = [];
-    this.seen.set(ex, out);
-    const note = (text: string, where: (at: number) => string) => {
-      const seen = new Set<string>();
-      for (const hit of this.finder.in(text)) {
-        if (seen.has(hit.label) || this.issuedBy.get(hit.label) === ex.index) continue;
-        seen.add(hit.label);
-        out.push({ label: hit.label, where: where(hit.at) });
-      }
+    let out: CarriedSecret[] | undefined;
+    // `in` names each label once per text.
+    const note = (hits: readonly VerbatimHit[], where: (at: number) => string) => {
+      for (const hit of hits) if (this.issuedBy.get(hit.label) !== ex.index) (out ??= []).push({ label: hit.label, where: where(hit.at) });
     };
-    for (const [name, value] of Object.entries(ex.responseHeaders)) note(value, () => `header ${name}`);
-    if (ex.responseBody !== undefined) note(ex.responseBody, (at) => `body at character ${at}`);
-    for (const [i, e] of (ex.events ?? []).entries()) note(e.data, (at) => `event #${i + 1} data at character ${at}`);
-    return out;
+    for (const name in ex.responseHeaders) {
+      const hits = this.finder.in(ex.responseHeaders[name]!);
+      if (hits.length > 0) note(hits, () => `header ${name}`);
+    }
+    if (ex.responseBody !== undefined) {
+      const hits = this.finder.in(ex.responseBody);
+      if (hits.length > 0) note(hits, (at) => `body at character ${at}`);
+    }
+    const events = ex.events ?? [];
+    for (let i = 0; i < events.length; i += 1) {
+      const hits = this.finder.in(events[i]!.data);
+      if (hits.length > 0) note(hits, (at) => `event #${i + 1} data at character ${at}`);
+    }
+    const found = out ?? NONE;
+    this.seen.set(ex, found);
+    return found;
   }
 }
+
+const NONE: readonly CarriedSecret[] = Object.freeze([]);
 
 const locators = new WeakMap<readonly object[], SecretLocator>();
 

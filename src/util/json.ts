@@ -1,12 +1,42 @@
 /** JSON with object keys sorted, so two bodies that differ only in key order or spacing compare equal. */
 export function canonicalJson(value: unknown): string {
-  const out = { text: '' };
+  const out: Canonical = { text: '' };
   writeCanonical(value, out);
   return out.text;
 }
 
+/**
+ * `canonicalJson(value)` handed to `sink` in order, in pieces, for a value that holds the same
+ * objects many times (a report's evidence entries, shown by many rules): each object of `reused`
+ * is written once, and its text (the same string each time, `reused` true) handed wherever it
+ * recurs. An object's canonical text does not depend on where it stands.
+ */
+export function canonicalPieces(value: unknown, reused: ReadonlySet<object>, sink: (text: string, reused: boolean) => void): void {
+  const out: Canonical = { text: '', reused, written: new Map(), sink };
+  writeCanonical(value, out);
+  if (out.text.length > 0) sink(out.text, false);
+}
+
+interface Canonical {
+  text: string;
+  reused?: ReadonlySet<object>;
+  written?: Map<object, string>;
+  sink?: (text: string, reused: boolean) => void;
+}
+
 // One string grown in place: a report digest canonicalises megabytes, and joining per level copied them again and again.
-function writeCanonical(value: unknown, out: { text: string }): void {
+function writeCanonical(value: unknown, out: Canonical): void {
+  if (out.reused !== undefined && typeof value === 'object' && value !== null && out.reused.has(value)) {
+    let text = out.written!.get(value);
+    if (text === undefined) {
+      text = canonicalJson(value);
+      out.written!.set(value, text);
+    }
+    if (out.text.length > 0) out.sink!(out.text, false);
+    out.text = '';
+    out.sink!(text, true);
+    return;
+  }
   if (Array.isArray(value)) {
     out.text += '[';
     for (let i = 0; i < value.length; i += 1) {

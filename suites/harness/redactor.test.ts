@@ -208,4 +208,24 @@ describe('curl reproduction line', () => {
     expect(line).toContain(`'idempotency-key: k'\\''1'`);
     expect(line).toContain(`--data-raw '{"a":1}'`);
   });
+
+  it('is redacted as a whole line is, though its quoted words are read one by one and remembered', () => {
+    // Secrets with and without quotes, words of own text, shapes and private keys, reflected across the line's quotes.
+    const unit = fc.constantFrom(...`ab'k3J9x- .:_"«»`.split(''));
+    const piece = fc.oneof(fc.string({ unit, maxLength: 30 }), fc.constantFrom('eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJh', 'service_sk_live_abcdef', '-----BEGIN RSA PRIVATE KEY-----', "ab'k3J9xQpLm2Zt", 'k3J9xQpLm2ZtV7wR', 'own-text words'));
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit, minLength: 3, maxLength: 24 }), { minLength: 1, maxLength: 3 }), fc.array(piece, { minLength: 1, maxLength: 8 }), fc.boolean(), (secrets, pieces, own) => {
+        const r = new Redactor();
+        for (const [i, secret] of secrets.entries()) r.add(secret, `token:s${i}`);
+        if (own) r.protect(['own-text words', "ab'k3J9"]);
+        const value = (i: number) => `${pieces[i % pieces.length]}${secrets[i % secrets.length]}${pieces[(i + 1) % pieces.length]}`;
+        const line = curlLine('POST', `http://127.0.0.1:1/${value(0)}`, { 'x-a': value(1), 'x-b': value(2) }, value(3));
+        // Twice: the second reading comes from what the first remembered.
+        expect(r.curlText(line)).toBe(r.text(line));
+        expect(r.curlText(line)).toBe(r.text(line));
+        expect(r.evidenceText(value(1))).toBe(r.text(value(1)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });

@@ -4,7 +4,8 @@ import { startFake } from '../../src/fake/server.ts';
 import { renderHtml } from '../../src/reports/html.ts';
 import { renderJunit } from '../../src/reports/junit.ts';
 import { renderMarkdown } from '../../src/reports/markdown.ts';
-import { digestOf, gateOf, emptyCounts } from '../../src/reports/model.ts';
+import { digestOf, gateOf, emptyCounts, sha256 } from '../../src/reports/model.ts';
+import { canonicalJson } from '../../src/util/json.ts';
 import { profileFromEnv } from '../../src/profile/load.ts';
 import { certify } from '../../src/runner/certify.ts';
 
@@ -34,6 +35,14 @@ describe('reports', async () => {
     const { digest, ...body } = report;
     expect(digest).toBe(digestOf(body));
     expect(digestOf({ ...body, rules: [] })).not.toBe(digest);
+  });
+
+  it('digests the canonical JSON of the body, though an evidence entry several rules show is written once', () => {
+    const { digest: _digest, ...body } = report;
+    // Each rule shows its own exchanges and the next rule's: the same entry objects, many times over.
+    const shared = { ...body, rules: body.rules.map((r, i) => ({ ...r, evidence: [...r.evidence, ...body.rules[(i + 1) % body.rules.length]!.evidence, ...r.evidence] })) };
+    expect(shared.rules.some((r) => r.evidence.length > 0)).toBe(true);
+    expect(digestOf(shared)).toBe(sha256(canonicalJson(shared)));
   });
 
   it('writes one JUnit testcase per rule with the failure marked', () => {
