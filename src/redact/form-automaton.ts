@@ -40,6 +40,8 @@ const NONE = -1;
 const GRAM = 5;
 const GRAM_STEP = 8;
 const GRAM_BITS = 18;
+// The filter is exact only while every reported run holds a whole aligned piece: a shorter SECRET_RUN must change GRAM or GRAM_STEP.
+if (GRAM_STEP + GRAM - 1 > SECRET_RUN) throw new Error(`form-automaton: GRAM_STEP + GRAM - 1 (${GRAM_STEP + GRAM - 1}) exceeds SECRET_RUN (${SECRET_RUN})`);
 
 /** The hash of `text[at, at + GRAM)`: GRAM_BITS bits. */
 function gramAt(text: string, at: number): number {
