@@ -36,7 +36,6 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     bodyLimit: opts.bodyLimit,
   };
   const worker = new Worker(new URL('../passive/live-worker.ts', import.meta.url), { workerData });
-  worker.unref();
   // If the judging thread cannot run, the proxy goes on forwarding and the report at the stop is
   // unaffected: say so once instead of failing the traffic.
   let failed = false;
@@ -57,6 +56,8 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     if ('room' in message) room += message.room;
     else stopped?.(message);
   });
+  // After the listener, which refs the thread's port again: the judging thread never keeps the process alive (a proxy that failed to start exits).
+  worker.unref();
   // Handed over in batches, once per turn of the event loop: a message per exchange cost the forwarding thread more than the batch's one copy.
   let batch: Array<{ rec: RecordedBytes; index: number }> = [];
   const send = () => {
@@ -89,6 +90,8 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
         worker.once('error', () => resolve());
         worker.once('exit', () => resolve());
       });
+      // Its answer is awaited now: the thread keeps the process alive until it comes.
+      worker.ref();
       post({ stop: true });
       await said;
       await worker.terminate();
