@@ -3,20 +3,19 @@
  * exchanges over and goes on forwarding; judging a batch (every rule over it) never holds up a
  * request in flight. Findings are printed and written to the findings file from here.
  *
- * Forwarding wins the CPU: this thread lowers its own scheduling priority at start (on Linux a
- * thread's nice value is its own, so the forwarding thread keeps its priority), and it takes only
- * as many exchanges as it has room to wait for judging (`room` messages give the room back):
- * when traffic outruns judging, the forwarding thread stops handing exchanges over instead of
- * copying them to a thread that would drop them.
+ * Forwarding wins the CPU: this thread lowers its own scheduling priority as it starts
+ * (live-priority.ts), and it is handed only as many exchanges as it has room to keep waiting
+ * (`room` messages give the room back): when traffic outruns judging, the forwarding thread stops
+ * handing exchanges over instead of copying them to a thread that would drop them.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Profile } from '../profile/schema.ts';
 import { RULES } from '../registry.ts';
 import { selectRules } from '../runner/run.ts';
 import { unpackBatch, type PackedBatch } from './live-batch.ts';
 import { findingLine, LiveJudge } from './live.ts';
+import { yieldToForwarding } from './live-priority.ts';
 import { exchangeOfBytes } from './proxy.ts';
 
 export interface LiveWorkerData {
@@ -35,17 +34,7 @@ export type LiveMessage = PackedBatch | { stop: true };
 /** What this thread answers: room for that many more exchanges, or the end (with findings said and exchanges skipped here). */
 export type LiveReply = { room: number } | { stopped: true; findings: number; skipped: number };
 
-/** The nice value of this thread: judging yields to forwarding and to the machine's other work. */
-export const JUDGING_NICE = 19;
-
-// Linux's setpriority(2) on the calling thread's id 0 sets this thread's nice value only (threads are tasks); elsewhere it may set the whole process's, so only there.
-if (process.platform === 'linux') {
-  try {
-    setPriority(0, JUDGING_NICE);
-  } catch {
-    // Not allowed here (a sandbox): judging keeps the default priority and its duty limit.
-  }
-}
+yieldToForwarding();
 
 const data = workerData as LiveWorkerData;
 const stream: WriteStream | undefined = data.findings ? createWriteStream(data.findings, { flags: 'a', mode: 0o600 }) : undefined;
