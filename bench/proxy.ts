@@ -159,7 +159,8 @@ async function main(): Promise<void> {
     for (const [i, r] of rounds.entries()) {
       console.log(`  round ${i + 1}: direct ${r.direct.rps.toFixed(0)} req/s (this process ${r.direct.clientUs.toFixed(0)} us per exchange, ${(100 * r.direct.busy).toFixed(0)} % of a core); through the proxy ${r.proxied.rps.toFixed(0)} req/s (this process ${r.proxied.clientUs.toFixed(0)} us, ${(100 * r.proxied.busy).toFixed(0)} % of a core${r.proxied.proxy ? `; the proxy: ${r.proxied.proxy} per exchange` : ''}); ratio ${(r.proxied.rps / r.direct.rps).toFixed(2)}`);
     }
-    console.log(`throughput, ${CONNECTIONS} connections for ${DURATION_S} s, median of ${ROUNDS} alternating rounds: direct ${directRps.toFixed(0)} req/s, through the proxy ${proxiedRps.toFixed(0)} req/s, ratio ${(proxiedRps / directRps).toFixed(2)} (median of the rounds' ratios ${median(rounds.map((r) => r.proxied.rps / r.direct.rps)).toFixed(2)})`);
+    // Each round's ratio pairs two arms measured one after the other; their median is the figure (a load that changes between rounds moves the medians of the arms apart).
+    console.log(`throughput, ${CONNECTIONS} connections for ${DURATION_S} s, ${ROUNDS} alternating rounds: direct ${directRps.toFixed(0)} req/s, through the proxy ${proxiedRps.toFixed(0)} req/s (medians), ratio ${median(rounds.map((r) => r.proxied.rps / r.direct.rps)).toFixed(2)} (median of the rounds' ratios)`);
   } finally {
     const exited = new Promise((resolve) => proxy.child.once('exit', resolve));
     proxy.child.kill('SIGTERM');
