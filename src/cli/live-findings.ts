@@ -9,6 +9,9 @@ import type { LiveMessage, LiveReply, LiveWorkerData } from '../passive/live-wor
 import type { Profile } from '../profile/schema.ts';
 import { UsageError } from './errors.ts';
 
+/** How long a completed exchange waits to be handed over with the next ones (a finding is said that much later at most). */
+const HAND_OVER_MS = 20;
+
 export interface LiveFindings {
   /** Hands a completed exchange to the judging thread. */
   add: (rec: RecordedBytes, index: number) => void;
@@ -58,7 +61,7 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
   });
   // After the listener, which refs the thread's port again: the judging thread never keeps the process alive (a proxy that failed to start exits).
   worker.unref();
-  // Handed over in batches, once per turn of the event loop: a message per exchange cost the forwarding thread more than the batch's one copy.
+  // Handed over in batches, every HAND_OVER_MS: a message per exchange (and a wake-up of the judging thread) cost the forwarding thread more than the batch's one copy.
   let batch: Array<{ rec: RecordedBytes; index: number }> = [];
   const send = () => {
     const ready = batch;
@@ -75,7 +78,7 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
         return;
       }
       room -= 1;
-      if (batch.length === 0) setImmediate(send);
+      if (batch.length === 0) setTimeout(send, HAND_OVER_MS).unref();
       batch.push({ rec, index });
     },
     stop: async () => {
