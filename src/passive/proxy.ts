@@ -27,9 +27,9 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'host']);
 
 function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
-  // Connection may name more hop-by-hop headers; most requests carry none or only "keep-alive".
+  // Connection may name more hop-by-hop headers; most messages carry none or only "keep-alive", already one.
   const connection = headers.connection;
-  const named = connection === undefined ? undefined : new Set(String(connection).split(',').map((h) => h.trim().toLowerCase()));
+  const named = connection === undefined || connection === 'keep-alive' ? undefined : new Set(String(connection).split(',').map((h) => h.trim().toLowerCase()));
   const out: Record<string, string | string[]> = {};
   for (const name in headers) {
     const value = headers[name];
