@@ -22,6 +22,7 @@ import { request } from 'undici';
 import { embeddedProfile } from '../src/fake/embedded-profile.ts';
 import { startFake } from '../src/fake/server.ts';
 import { judgeRecording } from '../src/passive/judge.ts';
+import { WAIT_MS } from '../src/passive/live.ts';
 import { startProxy } from '../src/passive/proxy.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -84,6 +85,25 @@ function perThread(before: Map<string, number> | undefined, after: Map<string, n
 
 const median = (values: number[]) => percentile(values, 50);
 
+/**
+ * Resolves once the process used next to no CPU for 3 s, longer than live judging lets an exchange
+ * wait (WAIT_MS) or, mostly, rests between batches: true, or false after 20 s.
+ */
+async function quiet(pid: number | undefined): Promise<boolean> {
+  const deadline = performance.now() + 20_000;
+  let last = cpuOf(pid);
+  let since = performance.now();
+  while (last !== undefined && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = cpuOf(pid)!;
+    // 100 ms of polling at most 2 ms of CPU: the proxy is idle (its timers tick now and then).
+    if (now - last > 2) since = performance.now();
+    last = now;
+    if (performance.now() - since > 3 * WAIT_MS) return true;
+  }
+  return last === undefined;
+}
+
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 /** `apicert proxy` in a child process, and its URL once it listens. */
@@ -128,6 +148,9 @@ async function main(): Promise<void> {
     console.log(`added by the proxy: median +${(med(proxied) - med(direct)).toFixed(2)} ms, p99 +${(p99(proxied) - p99(direct)).toFixed(2)} ms per request`);
 
     // CPU time, which a busy machine stretches far less than wall time: the proxy's own per exchange, beside what the fake and this client spend on one direct exchange.
+    // Live judging works in batches, later and at a low priority: the window opens once the proxy has
+    // settled after the latency requests, and closes once it has judged these requests (or 20 s).
+    const settled = await quiet(proxy.child.pid);
     const proxyCpu = cpuOf(proxy.child.pid);
     if (proxyCpu !== undefined) {
       let own = process.cpuUsage();
@@ -137,10 +160,10 @@ async function main(): Promise<void> {
       own = process.cpuUsage();
       for (let i = 0; i < SEQUENTIAL; i += 1) await timed(`${proxy.url}${PATH}`, headers);
       const clientUs = cpuUs(process.cpuUsage(own)) / SEQUENTIAL;
-      // Live judging runs on its own thread in batches, some of which may still be running: its share is what it did in this window.
+      const judged = await quiet(proxy.child.pid);
       const split = perThread(threads, threadsOf(proxy.child.pid), SEQUENTIAL);
       const proxyUs = ((cpuOf(proxy.child.pid)! - proxyCpu) * 1000) / SEQUENTIAL;
-      console.log(`CPU per exchange (${SEQUENTIAL} sequential): the proxy process ${proxyUs.toFixed(0)} us (live judging included${split ? `: ${split}` : ''}); direct, fake and client together ${directUs.toFixed(0)} us; with the proxy between them, fake and client ${clientUs.toFixed(0)} us; proxy/direct ${(proxyUs / directUs).toFixed(2)}`);
+      console.log(`CPU per exchange (${SEQUENTIAL} sequential): the proxy process ${proxyUs.toFixed(0)} us (live judging included${split ? `: ${split}` : ''}${settled && judged ? '' : '; the proxy did not settle within 20 s: some judging is outside the window'}); direct, fake and client together ${directUs.toFixed(0)} us; with the proxy between them, fake and client ${clientUs.toFixed(0)} us; proxy/direct ${(proxyUs / directUs).toFixed(2)}`);
     }
 
     // The arms alternate, so that a change in the machine's load falls on both; medians of the rounds.
