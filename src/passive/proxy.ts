@@ -159,6 +159,9 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
 
 const CLIENT_CLOSED = 'the client closed the connection';
 
+/** What the URL standard removes from a URL before parsing it. */
+const TAB_OR_NEWLINE = /[\t\n\r]/;
+
 /**
  * One exchange in flight: undici's dispatch handler for its upstream request, streaming the answer
  * to the client as it comes (chunks go straight from the upstream socket to the client, with
@@ -238,6 +241,7 @@ export interface RunningProxy {
 
 export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
+  const origin = upstream.origin;
   const agent = await upstreamDispatcher(options.network);
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
 
@@ -246,10 +250,15 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     const started = performance.now();
     const index = arrivals;
     arrivals += 1;
-    const target = new URL(req.url ?? '/', upstream);
+    const path = req.url ?? '/';
+    const target = new URL(path, upstream);
+    // A path-absolute target keeps the upstream's scheme, host and port (by the URL standard only a
+    // leading "//" or "/\", tabs and newlines removed first, names another authority): its origin and
+    // host are the upstream's, not worked out again.
+    const upstreams = path.charCodeAt(0) === 47 && path.charCodeAt(1) !== 47 && path.charCodeAt(1) !== 92 && !TAB_OR_NEWLINE.test(path);
     const requestHeaders = recordOf(req.headers);
     // Recorded as the upstream received it: Host names the upstream (the proxy replaces the client's), as a recording made there would show.
-    requestHeaders.host = target.host;
+    requestHeaders.host = upstreams ? upstream.host : target.host;
     const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders, responseHeaders: {} };
     const kept = ring.push(rec);
     const requestPrefix = new BodyPrefix(options.bodyLimit);
@@ -275,7 +284,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     });
     agent.dispatch(
       {
-        origin: target.origin,
+        origin: upstreams ? origin : target.origin,
         path: `${target.pathname}${target.search}`,
         method: rec.method as Dispatcher.HttpMethod,
         headers: options.network ? { ...headersFor(options.network, target), ...sent } : sent,
