@@ -4,19 +4,29 @@
  * request (median and p99 of interleaved sequential requests), throughput as a ratio
  * (autocannon), and the proxy's heap after more than 10,000 exchanges. The proxy runs as
  * `apicert proxy` does, in its own process; the fake and the load generator share this one.
+ *
+ * What the throughput ratio means: in both arms the fake and the load generator share this one
+ * thread, which is CPU-bound in the direct arm (it prints how busy it was). Through the proxy, the
+ * proxy's threads run beside it, on another core when the machine has one free: the ratio is then
+ * about (fake + client CPU per exchange) / (the proxy's forwarding-thread CPU per exchange), capped
+ * at 1; on a machine with no free core it falls towards (fake + client) / (fake + client + proxy).
+ * So the CPU per exchange of each thread is printed beside it, and the arms alternate
+ * (BENCH_ROUNDS, medians) so that both see the same machine load.
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { embeddedProfile } from '../src/fake/embedded-profile.ts';
 import { startFake } from '../src/fake/server.ts';
 import { judgeRecording } from '../src/passive/judge.ts';
+import { WAIT_MS } from '../src/passive/live.ts';
 import { startProxy } from '../src/passive/proxy.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 1000);
 const MANY = 12_000;
@@ -48,6 +58,52 @@ function cpuOf(pid: number | undefined): number | undefined {
   }
 }
 
+/** CPU milliseconds of each thread of a process so far, by kind (Linux: /proc/PID/task); undefined elsewhere. */
+function threadsOf(pid: number | undefined): Map<string, number> | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const out = new Map<string, number>();
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      // Node names its main thread MainThread and a worker's WorkerThread (here: live judging); the rest are V8's and libuv's helpers (GC, compiling, file system).
+      const kind = name === 'MainThread' ? 'forwarding' : name === 'WorkerThread' ? 'live judging' : 'V8 and libuv helpers';
+      out.set(kind, (out.get(kind) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each kind's CPU per exchange between two readings, in microseconds, as one phrase. */
+function perThread(before: Map<string, number> | undefined, after: Map<string, number> | undefined, exchanges: number): string {
+  if (!before || !after) return '';
+  return [...after].map(([kind, ms]) => `${kind} ${(((ms - (before.get(kind) ?? 0)) * 1000) / exchanges).toFixed(0)} us`).join(', ');
+}
+
+const median = (values: number[]) => percentile(values, 50);
+
+/**
+ * Resolves once the process used next to no CPU for 3 s, longer than live judging lets an exchange
+ * wait (WAIT_MS) or, mostly, rests between batches: true, or false after 20 s.
+ */
+async function quiet(pid: number | undefined): Promise<boolean> {
+  const deadline = performance.now() + 20_000;
+  let last = cpuOf(pid);
+  let since = performance.now();
+  while (last !== undefined && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = cpuOf(pid)!;
+    // 100 ms of polling at most 2 ms of CPU: the proxy is idle (its timers tick now and then).
+    if (now - last > 2) since = performance.now();
+    last = now;
+    if (performance.now() - since > 3 * WAIT_MS) return true;
+  }
+  return last === undefined;
+}
+
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 /** `apicert proxy` in a child process, and its URL once it listens. */
@@ -77,7 +133,7 @@ async function main(): Promise<void> {
   const headers = { authorization: `Bearer ${token}` };
   const proxy = await proxyProcess(fake.baseUrl);
   try {
-    console.log(`apicert proxy bench on Node ${process.version}: GET ${PATH} (a 404 problem) on the reference fake`);
+    console.log(`apicert proxy bench on Node ${process.version}: GET ${PATH} (a 404 problem) on the reference fake; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} (figures from a machine busy with other work say little)`);
     // Interleaved, so both paths see the same machine load.
     const direct: number[] = [];
     const proxied: number[] = [];
@@ -92,22 +148,42 @@ async function main(): Promise<void> {
     console.log(`added by the proxy: median +${(med(proxied) - med(direct)).toFixed(2)} ms, p99 +${(p99(proxied) - p99(direct)).toFixed(2)} ms per request`);
 
     // CPU time, which a busy machine stretches far less than wall time: the proxy's own per exchange, beside what the fake and this client spend on one direct exchange.
+    // Live judging works in batches, later and at a low priority: the window opens once the proxy has
+    // settled after the latency requests, and closes once it has judged these requests (or 20 s).
+    const settled = await quiet(proxy.child.pid);
     const proxyCpu = cpuOf(proxy.child.pid);
     if (proxyCpu !== undefined) {
       let own = process.cpuUsage();
       for (let i = 0; i < SEQUENTIAL; i += 1) await timed(`${fake.baseUrl}${PATH}`, headers);
       const directUs = cpuUs(process.cpuUsage(own)) / SEQUENTIAL;
+      const threads = threadsOf(proxy.child.pid);
       own = process.cpuUsage();
       for (let i = 0; i < SEQUENTIAL; i += 1) await timed(`${proxy.url}${PATH}`, headers);
       const clientUs = cpuUs(process.cpuUsage(own)) / SEQUENTIAL;
+      const judged = await quiet(proxy.child.pid);
+      const split = perThread(threads, threadsOf(proxy.child.pid), SEQUENTIAL);
       const proxyUs = ((cpuOf(proxy.child.pid)! - proxyCpu) * 1000) / SEQUENTIAL;
-      console.log(`CPU per exchange (${SEQUENTIAL} sequential): the proxy process ${proxyUs.toFixed(0)} us (live judging included); direct, fake and client together ${directUs.toFixed(0)} us; with the proxy between them, fake and client ${clientUs.toFixed(0)} us; proxy/direct ${(proxyUs / directUs).toFixed(2)}`);
+      console.log(`CPU per exchange (${SEQUENTIAL} sequential): the proxy process ${proxyUs.toFixed(0)} us (live judging included${split ? `: ${split}` : ''}${settled && judged ? '' : '; the proxy did not settle within 20 s: some judging is outside the window'}); direct, fake and client together ${directUs.toFixed(0)} us; with the proxy between them, fake and client ${clientUs.toFixed(0)} us; proxy/direct ${(proxyUs / directUs).toFixed(2)}`);
     }
 
-    const load = async (base: string) => (await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers })).requests.average;
-    const directRps = await load(fake.baseUrl);
-    const proxiedRps = await load(proxy.url);
-    console.log(`throughput, ${CONNECTIONS} connections for ${DURATION_S} s: direct ${directRps.toFixed(0)} req/s, through the proxy ${proxiedRps.toFixed(0)} req/s, ratio ${(proxiedRps / directRps).toFixed(2)}`);
+    // The arms alternate, so that a change in the machine's load falls on both; medians of the rounds.
+    const load = async (base: string) => {
+      const wall = performance.now();
+      const own = process.cpuUsage();
+      const threads = threadsOf(proxy.child.pid);
+      const rps = (await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers })).requests.average;
+      const cpu = cpuUs(process.cpuUsage(own));
+      return { rps, clientUs: cpu / (rps * DURATION_S), busy: cpu / 1000 / (performance.now() - wall), proxy: perThread(threads, threadsOf(proxy.child.pid), rps * DURATION_S) };
+    };
+    const rounds: Array<{ direct: Awaited<ReturnType<typeof load>>; proxied: Awaited<ReturnType<typeof load>> }> = [];
+    for (let round = 0; round < ROUNDS; round += 1) rounds.push({ direct: await load(fake.baseUrl), proxied: await load(proxy.url) });
+    const directRps = median(rounds.map((r) => r.direct.rps));
+    const proxiedRps = median(rounds.map((r) => r.proxied.rps));
+    for (const [i, r] of rounds.entries()) {
+      console.log(`  round ${i + 1}: direct ${r.direct.rps.toFixed(0)} req/s (this process ${r.direct.clientUs.toFixed(0)} us per exchange, ${(100 * r.direct.busy).toFixed(0)} % of a core); through the proxy ${r.proxied.rps.toFixed(0)} req/s (this process ${r.proxied.clientUs.toFixed(0)} us, ${(100 * r.proxied.busy).toFixed(0)} % of a core${r.proxied.proxy ? `; the proxy: ${r.proxied.proxy} per exchange` : ''}); ratio ${(r.proxied.rps / r.direct.rps).toFixed(2)}`);
+    }
+    // Each round's ratio pairs two arms measured one after the other; their median is the figure (a load that changes between rounds moves the medians of the arms apart).
+    console.log(`throughput, ${CONNECTIONS} connections for ${DURATION_S} s, ${ROUNDS} alternating rounds: direct ${directRps.toFixed(0)} req/s, through the proxy ${proxiedRps.toFixed(0)} req/s (medians), ratio ${median(rounds.map((r) => r.proxied.rps / r.direct.rps)).toFixed(2)} (median of the rounds' ratios)`);
   } finally {
     const exited = new Promise((resolve) => proxy.child.once('exit', resolve));
     proxy.child.kill('SIGTERM');

@@ -3,9 +3,14 @@ import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import type { RecordedBytes } from '../passive/har.ts';
 import { WEBHOOK_SECRET_VARIABLE } from '../passive/judge.ts';
-import type { LiveMessage, LiveWorkerData } from '../passive/live-worker.ts';
+import { packBatch } from '../passive/live-batch.ts';
+import { MAX_PENDING } from '../passive/live.ts';
+import type { LiveMessage, LiveReply, LiveWorkerData } from '../passive/live-worker.ts';
 import type { Profile } from '../profile/schema.ts';
 import { UsageError } from './errors.ts';
+
+/** How long a completed exchange waits to be handed over with the next ones (a finding is said that much later at most). */
+const HAND_OVER_MS = 20;
 
 export interface LiveFindings {
   /** Hands a completed exchange to the judging thread. */
@@ -34,7 +39,6 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     bodyLimit: opts.bodyLimit,
   };
   const worker = new Worker(new URL('../passive/live-worker.ts', import.meta.url), { workerData });
-  worker.unref();
   // If the judging thread cannot run, the proxy goes on forwarding and the report at the stop is
   // unaffected: say so once instead of failing the traffic.
   let failed = false;
@@ -45,43 +49,54 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
   const post = (message: LiveMessage, transfer: ArrayBuffer[] = []) => {
     if (!failed) worker.postMessage(message, transfer);
   };
-  // Handed over in batches, once per turn of the event loop: a message per exchange cost the forwarding thread more than the batch's one copy.
+  // The judging thread waits with at most MAX_PENDING exchanges; beyond its room, an exchange is not
+  // handed over at all (judged only in the report at the stop): when traffic outruns judging, the
+  // forwarding thread spends nothing on exchanges the judging thread would drop.
+  let room = MAX_PENDING;
+  let skipped = 0;
+  let stopped: ((message: Extract<LiveReply, { stopped: true }>) => void) | undefined;
+  worker.on('message', (message: LiveReply) => {
+    if ('room' in message) room += message.room;
+    else stopped?.(message);
+  });
+  // After the listener, which refs the thread's port again: the judging thread never keeps the process alive (a proxy that failed to start exits).
+  worker.unref();
+  // Handed over in batches, every HAND_OVER_MS: a message per exchange (and a wake-up of the judging thread) cost the forwarding thread more than the batch's one copy.
   let batch: Array<{ rec: RecordedBytes; index: number }> = [];
-  let transfer: ArrayBuffer[] = [];
-  // A small Buffer is a view of Node's shared 8 KiB pool, and a clone copies the whole pool: each body goes as its own bytes, moved, not copied again.
-  const own = (body: Buffer | undefined): Buffer | undefined => {
-    if (body === undefined) return undefined;
-    const bytes = new Uint8Array(body).buffer;
-    transfer.push(bytes);
-    return Buffer.from(bytes);
-  };
   const send = () => {
     const ready = batch;
-    const moved = transfer;
     batch = [];
-    transfer = [];
-    if (ready.length > 0) post({ batch: ready }, moved);
+    if (ready.length === 0) return;
+    const packed = packBatch(ready);
+    post(packed, [packed.bodies]);
   };
   return {
     add: (rec, index) => {
-      if (batch.length === 0) setImmediate(send);
-      const requestBody = own(rec.requestBody);
-      const responseBody = own(rec.responseBody);
-      batch.push({ rec: { ...rec, ...(requestBody ? { requestBody } : {}), ...(responseBody ? { responseBody } : {}) }, index });
+      if (failed) return;
+      if (room === 0) {
+        skipped += 1;
+        return;
+      }
+      room -= 1;
+      if (batch.length === 0) setTimeout(send, HAND_OVER_MS).unref();
+      batch.push({ rec, index });
     },
     stop: async () => {
       send();
       if (failed) return;
-      const stopped = new Promise<void>((resolve) => {
-        worker.once('message', (message: { skipped?: number }) => {
-          if (message.skipped) console.error(`apicert proxy: traffic outran live judging: ${message.skipped} exchange(s) were judged only in the report written now`);
+      const said = new Promise<void>((resolve) => {
+        stopped = (message) => {
+          const outran = skipped + message.skipped;
+          if (outran > 0) console.error(`apicert proxy: traffic outran live judging: ${outran} exchange(s) were judged only in the report written now`);
           resolve();
-        });
+        };
         worker.once('error', () => resolve());
         worker.once('exit', () => resolve());
       });
+      // Its answer is awaited now: the thread keeps the process alive until it comes.
+      worker.ref();
       post({ stop: true });
-      await stopped;
+      await said;
       await worker.terminate();
     },
   };

@@ -1,15 +1,21 @@
 /**
- * The proxy's live judging, on a thread of its own: the forwarding thread hands each completed
- * exchange over and goes on forwarding; judging a batch (every rule over it) never holds up a
+ * The proxy's live judging, on a thread of its own: the forwarding thread hands completed
+ * exchanges over and goes on forwarding; judging a batch (every rule over it) never holds up a
  * request in flight. Findings are printed and written to the findings file from here.
+ *
+ * Forwarding wins the CPU: this thread lowers its own scheduling priority as it starts
+ * (live-priority.ts), and it is handed only as many exchanges as it has room to keep waiting
+ * (`room` messages give the room back): when traffic outruns judging, the forwarding thread stops
+ * handing exchanges over instead of copying them to a thread that would drop them.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Profile } from '../profile/schema.ts';
 import { RULES } from '../registry.ts';
 import { selectRules } from '../runner/run.ts';
-import type { RecordedBytes } from './har.ts';
+import { unpackBatch, type PackedBatch } from './live-batch.ts';
 import { findingLine, LiveJudge } from './live.ts';
+import { yieldToForwarding } from './live-priority.ts';
 import { exchangeOfBytes } from './proxy.ts';
 
 export interface LiveWorkerData {
@@ -22,8 +28,13 @@ export interface LiveWorkerData {
   bodyLimit: number;
 }
 
-/** What the forwarding thread sends: a completed exchange, or the end. */
-export type LiveMessage = { batch: Array<{ rec: RecordedBytes; index: number }> } | { stop: true };
+/** What the forwarding thread sends: a batch of completed exchanges, or the end. */
+export type LiveMessage = PackedBatch | { stop: true };
+
+/** What this thread answers: room for that many more exchanges, or the end (with findings said and exchanges skipped here). */
+export type LiveReply = { room: number } | { stopped: true; findings: number; skipped: number };
+
+yieldToForwarding();
 
 const data = workerData as LiveWorkerData;
 const stream: WriteStream | undefined = data.findings ? createWriteStream(data.findings, { flags: 'a', mode: 0o600 }) : undefined;
@@ -36,20 +47,16 @@ const judge = new LiveJudge({
     if (!data.quiet) process.stdout.write(`${findingLine(finding)}\n`);
     stream?.write(`${JSON.stringify(finding)}\n`);
   },
+  onSettled: (n) => parentPort!.postMessage({ room: n } satisfies LiveReply),
 });
 
 parentPort!.on('message', (message: LiveMessage) => {
   if ('stop' in message) {
     judge.flush();
-    const done = () => parentPort!.postMessage({ stopped: true, findings: judge.count, skipped: judge.skipped });
+    const done = () => parentPort!.postMessage({ stopped: true, findings: judge.count, skipped: judge.skipped } satisfies LiveReply);
     if (stream) stream.end(done);
     else done();
     return;
   }
-  for (const { rec, index } of message.batch) {
-    // Dates and buffers arrive as their clones: a Date stays a Date, a Buffer arrives as a Uint8Array.
-    if (rec.requestBody) rec.requestBody = Buffer.from(rec.requestBody.buffer, rec.requestBody.byteOffset, rec.requestBody.byteLength);
-    if (rec.responseBody) rec.responseBody = Buffer.from(rec.responseBody.buffer, rec.responseBody.byteOffset, rec.responseBody.byteLength);
-    judge.add(exchangeOfBytes(rec, index, data.bodyLimit));
-  }
+  for (const { rec, index } of unpackBatch(message)) judge.add(exchangeOfBytes(rec, index, data.bodyLimit));
 });

@@ -58,6 +58,8 @@ export interface LiveOptions {
   webhookSecretVariable: string;
   /** Every finding, already redacted. */
   onFinding: (finding: LiveFinding) => void;
+  /** Called when `n` exchanges stopped waiting (judged, or dropped beyond MAX_PENDING): room for as many more. */
+  onSettled?: (n: number) => void;
 }
 
 /** A case a judgement made: which exchange, whether it held, and why. */
@@ -109,6 +111,7 @@ export class LiveJudge {
     if (this.pending.length > MAX_PENDING) {
       this.pending.shift();
       this.skipped += 1;
+      this.options.onSettled?.(1);
     }
     this.schedule();
   }
@@ -152,6 +155,7 @@ export class LiveJudge {
     this.history = window.length > HISTORY ? window.slice(window.length - HISTORY) : window;
     const ended = performance.now();
     this.restUntil = ended + Math.min(MAX_REST_MS, DUTY * (ended - started));
+    this.options.onSettled?.(batch.length);
   }
 
   /** Everything the traffic shows is hidden from the findings: credentials sent, secrets issued, session ids. */

@@ -14,7 +14,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Transform, type Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { writeFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { upstreamDispatcher } from '../probe/dispatcher.ts';
@@ -27,9 +27,31 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'host']);
 
 function forwardable(headers: Record<string, string | string[] | undefined>): Record<string, string | string[]> {
-  const named = new Set((String(headers.connection ?? '')).split(',').map((h) => h.trim().toLowerCase()));
+  // Connection may name more hop-by-hop headers; most messages carry none or only "keep-alive", already one.
+  const connection = headers.connection;
+  const named = connection === undefined || connection === 'keep-alive' ? undefined : new Set(String(connection).split(',').map((h) => h.trim().toLowerCase()));
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && !named.has(name)) out[name] = value;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !named?.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Node's or undici's parsed headers as the record the judge reads: what `flatHeaders` makes (names
+ * lower-cased, a repeated header's values joined with ", "), in one pass when every value is one
+ * string, as nearly every header is; the rest (arrays: set-cookie) the general way.
+ */
+function recordOf(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') return flatHeaders(headers);
+    const key = name.toLowerCase();
+    out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
+  }
   return out;
 }
 
@@ -57,13 +79,18 @@ export const KEPT_BYTES_LIMIT = 128 * 1024 * 1024;
 
 const keptBytes = (r: RecordedBytes) => (r.requestBody?.length ?? 0) + (r.responseBody?.length ?? 0);
 
+/** An exchange in the ring: its bodies' bytes once they count (-1 before), and whether it was dropped. */
+interface Kept {
+  rec: RecordedBytes;
+  bytes: number;
+  gone: boolean;
+}
+
 /** The exchanges kept: the newest `limit` (and at most KEPT_BYTES_LIMIT of bodies), in the order their requests arrived. */
 class Ring {
-  private readonly items: RecordedBytes[] = [];
+  private readonly items: Kept[] = [];
   private head = 0;
   private bytes = 0;
-  private readonly gone = new WeakSet<RecordedBytes>();
-  private readonly counted = new WeakSet<RecordedBytes>();
   dropped = 0;
   private readonly limit: number;
   private readonly byteLimit: number;
@@ -71,24 +98,26 @@ class Ring {
     this.limit = limit;
     this.byteLimit = byteLimit;
   }
-  push(item: RecordedBytes): void {
-    this.items.push(item);
+  push(rec: RecordedBytes): Kept {
+    const kept: Kept = { rec, bytes: -1, gone: false };
+    this.items.push(kept);
     this.evict();
+    return kept;
   }
   /** An exchange's bodies arrived: they count against the byte budget from now on. */
-  account(item: RecordedBytes): void {
+  account(kept: Kept): void {
     // An exchange dropped while it was still flowing no longer counts.
-    if (this.gone.has(item)) return;
-    this.bytes += keptBytes(item);
-    this.counted.add(item);
+    if (kept.gone) return;
+    kept.bytes = keptBytes(kept.rec);
+    this.bytes += kept.bytes;
     this.evict();
   }
   private evict(): void {
     while (this.items.length - this.head > this.limit || (this.bytes > this.byteLimit && this.items.length - this.head > 1)) {
       const oldest = this.items[this.head]!;
-      if (this.counted.has(oldest)) this.bytes -= keptBytes(oldest);
-      this.gone.add(oldest);
-      this.items[this.head] = undefined as unknown as RecordedBytes;
+      if (oldest.bytes >= 0) this.bytes -= oldest.bytes;
+      oldest.gone = true;
+      this.items[this.head] = undefined as unknown as Kept;
       this.head += 1;
       this.dropped += 1;
     }
@@ -99,7 +128,7 @@ class Ring {
     }
   }
   get all(): readonly RecordedBytes[] {
-    return this.items.slice(this.head);
+    return this.items.slice(this.head).map((kept) => kept.rec);
   }
 }
 
@@ -130,73 +159,75 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
 
 const CLIENT_CLOSED = 'the client closed the connection';
 
-interface Forwarding {
-  method: string;
-  headers: Record<string, string | string[]>;
-  body: Readable | undefined;
-  answered: (status: number, headers: Record<string, unknown>) => void;
-  chunk: (chunk: Buffer) => void;
-  failed: (message: string) => void;
-}
+/** What the URL standard removes from a URL before parsing it. */
+const TAB_OR_NEWLINE = /[\t\n\r]/;
 
 /**
- * Sends one request upstream and streams the answer to the client, through undici's dispatch
- * handler: chunks go straight from the upstream socket to the client, with backpressure (the
- * upstream is paused while the client is slow), and no body stream or abort signal is built per
- * request (the request API's Readable and promise cost the proxy more than the forwarding did).
- * Resolves with the answer's size once it ended, failed, or the client went away.
+ * One exchange in flight: undici's dispatch handler for its upstream request, streaming the answer
+ * to the client as it comes (chunks go straight from the upstream socket to the client, with
+ * backpressure: the upstream is paused while the client is slow), and its record. No body stream,
+ * abort signal or promise is built per request (undici's request API cost the proxy more than the
+ * forwarding did), and the handler is one object, not a closure per callback: the proxy pays for
+ * every allocation an exchange makes. `ended` runs once the answer ended, failed, or the client
+ * went away.
  */
-function forward(agent: Dispatcher, target: URL, res: ServerResponse, f: Forwarding): Promise<number> {
-  return new Promise((resolve) => {
-    let size = 0;
-    let done = false;
-    let controller: Dispatcher.DispatchController | undefined;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      resolve(size);
-    };
+class Flight implements Dispatcher.DispatchHandler {
+  private size = 0;
+  private finished = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly res: ServerResponse;
+  private readonly rec: RecordedBytes;
+  private readonly answer: BodyPrefix;
+  private readonly ended: (size: number) => void;
+  constructor(res: ServerResponse, rec: RecordedBytes, answer: BodyPrefix, ended: (size: number) => void) {
+    this.res = res;
+    this.rec = rec;
+    this.answer = answer;
+    this.ended = ended;
     // The client went away before the answer ended: the upstream request ends with it.
     res.once('close', () => {
       if (res.writableFinished) return;
-      controller?.abort(new Error(CLIENT_CLOSED));
-      finish();
+      this.controller?.abort(new Error(CLIENT_CLOSED));
+      this.finish();
     });
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart: (c) => {
-        controller = c;
-        if (res.destroyed) c.abort(new Error(CLIENT_CLOSED));
-      },
-      onResponseStart: (c, status, headers) => {
-        f.answered(status, headers as Record<string, unknown>);
-        res.writeHead(status, forwardable(headers));
-        // A stream's headers go out at once (its first event may be long in coming); any other answer's go with its body.
-        if (String(headers['content-type'] ?? '').startsWith('text/event-stream')) res.flushHeaders();
-        controller = c;
-      },
-      onResponseData: (c, chunk) => {
-        size += chunk.length;
-        f.chunk(chunk);
-        if (!res.write(chunk) && !res.destroyed) {
-          c.pause();
-          res.once('drain', () => c.resume());
-        }
-      },
-      onResponseEnd: () => {
-        res.end();
-        finish();
-      },
-      onResponseError: (_c, error) => {
-        f.failed(error.message);
-        if (!res.headersSent && !res.destroyed) {
-          res.writeHead(502, { 'content-type': 'text/plain' });
-          res.end('apicert proxy: the upstream did not answer\n');
-        } else res.destroy();
-        finish();
-      },
-    };
-    agent.dispatch({ origin: target.origin, path: `${target.pathname}${target.search}`, method: f.method as Dispatcher.HttpMethod, headers: f.headers, body: f.body ?? null, headersTimeout: 0, bodyTimeout: 0 }, handler);
-  });
+  }
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.ended(this.size);
+  }
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.res.destroyed) c.abort(new Error(CLIENT_CLOSED));
+  }
+  onResponseStart(c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    this.rec.status = status;
+    this.rec.responseHeaders = recordOf(headers);
+    this.res.writeHead(status, forwardable(headers));
+    // A stream's headers go out at once (its first event may be long in coming); any other answer's go with its body.
+    if (String(headers['content-type'] ?? '').startsWith('text/event-stream')) this.res.flushHeaders();
+    this.controller = c;
+  }
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    this.answer.add(chunk);
+    if (!this.res.write(chunk) && !this.res.destroyed) {
+      c.pause();
+      this.res.once('drain', () => c.resume());
+    }
+  }
+  onResponseEnd(): void {
+    this.res.end();
+    this.finish();
+  }
+  onResponseError(_c: Dispatcher.DispatchController, error: Error): void {
+    this.rec.error = error.message;
+    if (!this.res.headersSent && !this.res.destroyed) {
+      this.res.writeHead(502, { 'content-type': 'text/plain' });
+      this.res.end('apicert proxy: the upstream did not answer\n');
+    } else this.res.destroy();
+    this.finish();
+  }
 }
 
 export interface RunningProxy {
@@ -210,50 +241,62 @@ export interface RunningProxy {
 
 export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
+  const origin = upstream.origin;
   const agent = await upstreamDispatcher(options.network);
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
 
   let arrivals = 0;
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const index = arrivals;
     arrivals += 1;
-    const target = new URL(req.url ?? '/', upstream);
+    const path = req.url ?? '/';
+    const target = new URL(path, upstream);
+    // A path-absolute target keeps the upstream's scheme, host and port (by the URL standard only a
+    // leading "//" or "/\", tabs and newlines removed first, names another authority): its origin and
+    // host are the upstream's, not worked out again.
+    const upstreams = path.charCodeAt(0) === 47 && path.charCodeAt(1) !== 47 && path.charCodeAt(1) !== 92 && !TAB_OR_NEWLINE.test(path);
+    const requestHeaders = recordOf(req.headers);
     // Recorded as the upstream received it: Host names the upstream (the proxy replaces the client's), as a recording made there would show.
-    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders: { ...flatHeaders(req.headers), host: target.host }, responseHeaders: {} };
-    ring.push(rec);
+    requestHeaders.host = upstreams ? upstream.host : target.host;
+    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders, responseHeaders: {} };
+    const kept = ring.push(rec);
     const requestPrefix = new BodyPrefix(options.bodyLimit);
     const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
     const responsePrefix = new BodyPrefix(options.bodyLimit);
-    const size = await forward(agent, target, res, {
-      method: rec.method,
-      headers: { ...headersFor(options.network, target), ...forwardable(req.headers) },
-      body: hasBody ? req.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (requestPrefix.add(chunk), chunk)) })) : undefined,
-      answered: (status, headers) => {
-        rec.status = status;
-        rec.responseHeaders = flatHeaders(headers);
-      },
-      chunk: (chunk) => responsePrefix.add(chunk),
-      failed: (message) => (rec.error = message),
-    });
-    // The upstream may answer before it has read the whole request: the prefix is taken last.
-    if (hasBody) {
-      rec.requestBody = requestPrefix.bytes;
-      if (requestPrefix.truncated) rec.requestTruncated = true;
-    }
-    if (rec.status !== undefined) {
-      rec.responseBody = responsePrefix.bytes;
-      if (responsePrefix.truncated) {
-        rec.responseTruncated = true;
-        rec.responseSize = size;
+    const sent = forwardable(req.headers);
+    const flight = new Flight(res, rec, responsePrefix, (size) => {
+      // The upstream may answer before it has read the whole request: the prefix is taken last.
+      if (hasBody) {
+        rec.requestBody = requestPrefix.bytes;
+        if (requestPrefix.truncated) rec.requestTruncated = true;
       }
-    }
-    rec.durationMs = Math.round(performance.now() - started);
-    ring.account(rec);
-    options.onExchange?.(rec, index);
+      if (rec.status !== undefined) {
+        rec.responseBody = responsePrefix.bytes;
+        if (responsePrefix.truncated) {
+          rec.responseTruncated = true;
+          rec.responseSize = size;
+        }
+      }
+      rec.durationMs = Math.round(performance.now() - started);
+      ring.account(kept);
+      options.onExchange?.(rec, index);
+    });
+    agent.dispatch(
+      {
+        origin: upstreams ? origin : target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: rec.method as Dispatcher.HttpMethod,
+        headers: options.network ? { ...headersFor(options.network, target), ...sent } : sent,
+        body: hasBody ? req.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (requestPrefix.add(chunk), chunk)) })) : null,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      },
+      flight,
+    );
   };
 
-  const server = createServer((req, res) => void handle(req, res));
+  const server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
