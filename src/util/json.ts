@@ -74,23 +74,20 @@ export const MAX_JSON_DEPTH = 256;
 /** Whether brackets outside strings nest deeper than `max`: one pass, no allocation. */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
-  let quote = -1;
-  let escape = -2;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i += 1;
-      else if (c === 34) inString = false;
-      else {
-        // Bodies are mostly long strings: jump to the next quote or backslash (each found once) instead of reading each character here.
-        if (quote < i) quote = text.indexOf('"', i);
+    if (c === 34) {
+      // Bodies are mostly long strings full of `\"`: one indexOf per quote, then the backslashes
+      // just before it: an odd run escapes it, an even one (`\\"`) escapes only itself.
+      for (;;) {
+        const quote = text.indexOf('"', i + 1);
         if (quote === -1) return false;
-        if (escape !== -1 && escape < i) escape = text.indexOf('\\', i);
-        i = (escape !== -1 && escape < quote ? escape : quote) - 1;
+        let b = quote - 1;
+        while (text.charCodeAt(b) === 92) b -= 1;
+        i = quote;
+        if (((quote - 1 - b) & 1) === 0) break;
       }
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
+    } else if (c === 91 || c === 123) {
       if (++depth > max) return true;
     } else if (c === 93 || c === 125) depth -= 1;
   }
