@@ -127,16 +127,18 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
   const show = options.show ?? ((ex: Exchange) => ex.evidence);
   const name = options.name ?? ((ex: Exchange) => `${ex.method} ${ex.path}`);
   const describe = options.describe ?? ((ex: Exchange, reason: string) => `${name(ex)}: ${reason}`);
+  // Made once per run, not per case: a recording's judgement makes some 100k cases.
+  const record = options.record ?? ((held: unknown, why: string, where: number | undefined) => ctx.check(held, why, where));
   const j: Judge = {
     exchanges,
     source: options.source,
     profile: options.profile,
-    check(ex, ok, reason, also = []) {
+    check(ex, ok, reason, also) {
       judged.add(ex.index);
-      for (const other of also) judged.add(other.index);
+      if (also !== undefined) for (const other of also) judged.add(other.index);
       const at = show(ex, !ok);
-      for (const other of also) show(other, !ok);
-      return (options.record ?? ((held, why, where) => ctx.check(held, why, where)))(ok, describe(ex, reason), at);
+      if (also !== undefined) for (const other of also) show(other, !ok);
+      return record(ok, describe(ex, reason), at);
     },
     lacks(ex, missing) {
       lacking.push({ exchange: ex, missing });

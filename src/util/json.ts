@@ -24,6 +24,38 @@ interface Canonical {
   sink?: (text: string, reused: boolean) => void;
 }
 
+/**
+ * An object's keys in UTF-16 code unit order (the default sort's). Most objects written here
+ * (evidence entries, headers) have a few keys: sorted in place by insertion, the default sort's
+ * work arrays are not allocated for each of them.
+ */
+function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 24) return keys.sort();
+  for (let i = 1; i < keys.length; i += 1) {
+    const key = keys[i]!;
+    let at = i - 1;
+    while (at >= 0 && keys[at]! > key) {
+      keys[at + 1] = keys[at]!;
+      at -= 1;
+    }
+    keys[at + 1] = key;
+  }
+  return keys;
+}
+
+/** JSON text of a key: the same few names (header names, fields) recur in every entry, so each is quoted once (bounded: a body's keys may be many). */
+const quoted = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let text = quoted.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(key);
+    if (quoted.size < 4_096 && key.length <= 64) quoted.set(key, text);
+  }
+  return text;
+}
+
 // One string grown in place: a report digest canonicalises megabytes, and joining per level copied them again and again.
 function writeCanonical(value: unknown, out: Canonical): void {
   if (out.reused !== undefined && typeof value === 'object' && value !== null && out.reused.has(value)) {
@@ -48,14 +80,13 @@ function writeCanonical(value: unknown, out: Canonical): void {
   }
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    // Default sort: UTF-16 code unit order, as the `<` comparison before it.
-    const keys = Object.keys(record).sort();
+    const keys = sortedKeys(record);
     out.text += '{';
     let first = true;
     for (const key of keys) {
       const v = record[key];
       if (v === undefined) continue;
-      out.text += first ? JSON.stringify(key) : `,${JSON.stringify(key)}`;
+      out.text += first ? quotedKey(key) : `,${quotedKey(key)}`;
       out.text += ':';
       first = false;
       writeCanonical(v, out);
@@ -74,23 +105,20 @@ export const MAX_JSON_DEPTH = 256;
 /** Whether brackets outside strings nest deeper than `max`: one pass, no allocation. */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
-  let quote = -1;
-  let escape = -2;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i += 1;
-      else if (c === 34) inString = false;
-      else {
-        // Bodies are mostly long strings: jump to the next quote or backslash (each found once) instead of reading each character here.
-        if (quote < i) quote = text.indexOf('"', i);
+    if (c === 34) {
+      // Bodies are mostly long strings full of `\"`: one indexOf per quote, then the backslashes
+      // just before it: an odd run escapes it, an even one (`\\"`) escapes only itself.
+      for (;;) {
+        const quote = text.indexOf('"', i + 1);
         if (quote === -1) return false;
-        if (escape !== -1 && escape < i) escape = text.indexOf('\\', i);
-        i = (escape !== -1 && escape < quote ? escape : quote) - 1;
+        let b = quote - 1;
+        while (text.charCodeAt(b) === 92) b -= 1;
+        i = quote;
+        if (((quote - 1 - b) & 1) === 0) break;
       }
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
+    } else if (c === 91 || c === 123) {
       if (++depth > max) return true;
     } else if (c === 93 || c === 125) depth -= 1;
   }
