@@ -159,8 +159,11 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
 
 const CLIENT_CLOSED = 'the client closed the connection';
 
-/** What the URL standard removes from a URL before parsing it. */
-const TAB_OR_NEWLINE = /[\t\n\r]/;
+/** A request target that is not a path (absolute-form, `*`, or none a URL parser reads) is not the upstream's to answer. */
+function refuseTarget(res: ServerResponse): void {
+  res.writeHead(400, { 'content-type': 'text/plain', connection: 'close' });
+  res.end('apicert proxy: only a request target that is a path (starting with "/") is forwarded, to the upstream\n');
+}
 
 /**
  * One exchange in flight: undici's dispatch handler for its upstream request, streaming the answer
@@ -248,18 +251,21 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
   let arrivals = 0;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
+    const path = req.url ?? '/';
+    // A reverse proxy has one upstream. Only a path (origin-form) is forwarded, always to the
+    // upstream's origin and as sent: a leading "//" or "/\" stays part of the path, where
+    // resolving it as a URL (`new URL(path, upstream)`) would have named another host.
+    if (path.charCodeAt(0) !== 47) {
+      refuseTarget(res);
+      return;
+    }
     const index = arrivals;
     arrivals += 1;
-    const path = req.url ?? '/';
-    const target = new URL(path, upstream);
-    // A path-absolute target keeps the upstream's scheme, host and port (by the URL standard only a
-    // leading "//" or "/\", tabs and newlines removed first, names another authority): its origin and
-    // host are the upstream's, not worked out again.
-    const upstreams = path.charCodeAt(0) === 47 && path.charCodeAt(1) !== 47 && path.charCodeAt(1) !== 92 && !TAB_OR_NEWLINE.test(path);
+    const url = origin + path;
     const requestHeaders = recordOf(req.headers);
     // Recorded as the upstream received it: Host names the upstream (the proxy replaces the client's), as a recording made there would show.
-    requestHeaders.host = upstreams ? upstream.host : target.host;
-    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url: target.href, requestHeaders, responseHeaders: {} };
+    requestHeaders.host = upstream.host;
+    const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url, requestHeaders, responseHeaders: {} };
     const kept = ring.push(rec);
     const requestPrefix = new BodyPrefix(options.bodyLimit);
     const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
@@ -284,10 +290,10 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     });
     agent.dispatch(
       {
-        origin: upstreams ? origin : target.origin,
-        path: `${target.pathname}${target.search}`,
+        origin,
+        path,
         method: rec.method as Dispatcher.HttpMethod,
-        headers: options.network ? { ...headersFor(options.network, target), ...sent } : sent,
+        headers: options.network ? { ...headersFor(options.network, new URL(url)), ...sent } : sent,
         body: hasBody ? req.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (requestPrefix.add(chunk), chunk)) })) : null,
         headersTimeout: 0,
         bodyTimeout: 0,

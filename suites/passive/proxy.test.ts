@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,4 +164,48 @@ describe('the proxy forwards without holding anything back', () => {
       up.server.close();
     }
   }, 30_000);
+});
+
+describe('the proxy forwards to its upstream only', () => {
+  /** One raw request line through the proxy (fetch would normalise the target), and the answer's status line. */
+  async function rawStatus(proxyUrl: string, target: string): Promise<string> {
+    const { port } = new URL(proxyUrl);
+    const socket = connect(Number(port), '127.0.0.1');
+    // Written, not ended: a client that half-closes is one that went away, and its answer is dropped. Connection: close ends the read.
+    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    let text = '';
+    for await (const chunk of socket) text += String(chunk);
+    return text.split('\r\n')[0]!;
+  }
+
+  it('sends a target that begins "//" or "/\\" to the upstream as its path, refuses one that is not a path with 400, and goes on', async () => {
+    const seen: string[] = [];
+    const up = await upstream((req, res) => {
+      seen.push(req.url ?? '');
+      res.end('upstream');
+    });
+    let elsewhere = 0;
+    const other = await upstream((_req, res) => {
+      elsewhere += 1;
+      res.end('elsewhere');
+    });
+    const otherHost = new URL(other.url).host;
+    const proxy = await startProxy({ upstream: up.url, bodyLimit: 1024, maxExchanges: 10 });
+    try {
+      expect(await rawStatus(proxy.url, `//${otherHost}/x`)).toBe('HTTP/1.1 200 OK');
+      expect(await rawStatus(proxy.url, `/\\${otherHost}/y`)).toBe('HTTP/1.1 200 OK');
+      expect(seen).toEqual([`//${otherHost}/x`, `/\\${otherHost}/y`]);
+      // Absolute-form names a host of the client's choosing; "http://[" is one no URL parser reads.
+      expect(await rawStatus(proxy.url, `${other.url}/z`)).toBe('HTTP/1.1 400 Bad Request');
+      expect(await rawStatus(proxy.url, 'http://[')).toBe('HTTP/1.1 400 Bad Request');
+      expect(elsewhere).toBe(0);
+      expect(await rawStatus(proxy.url, '/after')).toBe('HTTP/1.1 200 OK');
+      expect(seen.at(-1)).toBe('/after');
+      expect(proxy.recorded().map((r) => new URL(r.url).host)).toEqual([new URL(up.url).host, new URL(up.url).host, new URL(up.url).host]);
+    } finally {
+      await proxy.close();
+      up.server.close();
+      other.server.close();
+    }
+  });
 });
