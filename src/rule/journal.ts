@@ -154,6 +154,7 @@ export class Journal {
   complete(ex: Exchange, update: Partial<Exchange>): void {
     const before = keptBytes(ex);
     Object.assign(ex, cut({ ...ex, ...update }, this.limits.maxBodyBytes));
+    forgetFacts(ex);
     this.bytes += keptBytes(ex) - before;
     // The exchange may sit below the bodies already dropped: look again from the oldest.
     if (this.bytes > this.limits.maxKeptBytes) this.stripped = this.head;
@@ -179,6 +180,7 @@ export class Journal {
         this.bytes -= ex.requestBody!.length - REQUEST_PREFIX;
         ex.requestBody = prefix(ex.requestBody!, REQUEST_PREFIX);
         ex.requestBodyTruncated = true;
+        forgetFacts(ex);
       }
       this.requestsCut = i + 1;
     }
@@ -208,6 +210,18 @@ export class Journal {
   }
 }
 
+/**
+ * Where src/traffic/read.ts keeps what judgements worked out from an exchange (its parsed bodies,
+ * among others). Defined here, below it, so the journal can let those go with the bodies it drops
+ * or cuts: a fact kept on an exchange would otherwise hold the body the byte bound let go.
+ */
+export const EXCHANGE_FACTS = Symbol('exchange facts');
+
+/** Forgets what was worked out from `ex`: its bodies just changed. */
+function forgetFacts(ex: Exchange): void {
+  delete (ex as { [EXCHANGE_FACTS]?: unknown })[EXCHANGE_FACTS];
+}
+
 const DROPPED: MissingPart = 'not kept: the journal dropped it to stay inside its byte bound';
 /** A request body this long is cut to its first REQUEST_PREFIX characters before any answer's body goes. */
 const LARGE_REQUEST = 64 * 1024;
@@ -218,6 +232,7 @@ function dropAnswer(ex: Exchange, why: MissingPart): void {
     delete ex.responseBody;
     delete ex.events;
     ex.responseBodyMissing = why;
+    forgetFacts(ex);
   }
 }
 
@@ -225,6 +240,7 @@ function dropBodies(ex: Exchange, why: MissingPart): void {
   if (ex.requestBody !== undefined) {
     delete ex.requestBody;
     ex.requestBodyMissing = why;
+    forgetFacts(ex);
   }
   dropAnswer(ex, why);
 }

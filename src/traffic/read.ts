@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { mcpOperation, operationOf as catalogueOperation } from '../contract/endpoints.ts';
 import { mediaType, pathOnly, type Exchange, type Judge, type SseEvent } from '../rule/index.ts';
+import { EXCHANGE_FACTS } from '../rule/journal.ts';
 import { parseEventStreamText } from '../sse/text.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 
@@ -28,7 +29,8 @@ interface ExchangeFacts {
   response?: readonly [string, unknown];
 }
 
-const FACTS = Symbol('exchange facts');
+// The journal's symbol: it forgets an exchange's facts when it drops or cuts a body (src/rule/journal.ts).
+const FACTS = EXCHANGE_FACTS;
 const factsElsewhere = new WeakMap<object, ExchangeFacts>();
 
 /**
@@ -39,7 +41,7 @@ function factsOf(ex: object): ExchangeFacts {
   const held = (ex as { [FACTS]?: ExchangeFacts })[FACTS];
   if (held !== undefined) return held;
   const facts: ExchangeFacts = factsElsewhere.get(ex) ?? {};
-  if (Object.isExtensible(ex)) Object.defineProperty(ex, FACTS, { value: facts, enumerable: false });
+  if (Object.isExtensible(ex)) Object.defineProperty(ex, FACTS, { value: facts, enumerable: false, configurable: true });
   else factsElsewhere.set(ex, facts);
   return facts;
 }
