@@ -16,19 +16,29 @@ export function headerRecord(pairs: Iterable<readonly [string, string]>): Record
 
 /** One header into a `headerRecord`: lower-cased, joined with ", " to the same name's earlier values. */
 export function addHeader(out: Record<string, string>, name: string, value: string): void {
-  const key = name.toLowerCase();
-  const known = out[key];
-  out[key] = known === undefined ? value : `${known}, ${value}`;
+  appendHeader(out, name.toLowerCase(), value);
 }
 
-/** Node and undici header objects (values may be arrays or buffers) as one record. */
+/**
+ * Node and undici header objects (values may be arrays or buffers) as one record, as `headerRecord`
+ * makes it. In one pass, without a pair per value: the proxy records every exchange's headers with it.
+ */
 export function flatHeaders(raw: Record<string, unknown> | null | undefined): Record<string, string> {
-  const pairs: Array<[string, string]> = [];
-  for (const [name, value] of Object.entries(raw ?? {})) {
+  const out: Record<string, string> = {};
+  if (!raw) return out;
+  for (const name of Object.keys(raw)) {
+    const value = raw[name];
     if (value === undefined || value === null) continue;
-    for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, Buffer.isBuffer(v) ? v.toString('latin1') : String(v)]);
+    const key = name.toLowerCase();
+    if (Array.isArray(value)) for (const v of value) appendHeader(out, key, v);
+    else appendHeader(out, key, value);
   }
-  return headerRecord(pairs);
+  return out;
+}
+
+function appendHeader(out: Record<string, string>, key: string, value: unknown): void {
+  const text = typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('latin1') : String(value);
+  out[key] = out[key] === undefined ? text : `${out[key]}, ${text}`;
 }
 
 /**

@@ -38,23 +38,6 @@ function forwardable(headers: Record<string, string | string[] | undefined>): Re
   return out;
 }
 
-/**
- * Node's or undici's parsed headers as the record the judge reads: what `flatHeaders` makes (names
- * lower-cased, a repeated header's values joined with ", "), in one pass when every value is one
- * string, as nearly every header is; the rest (arrays: set-cookie) the general way.
- */
-function recordOf(headers: Record<string, unknown>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') return flatHeaders(headers);
-    const key = name.toLowerCase();
-    out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
-  }
-  return out;
-}
-
 export interface ProxyOptions {
   upstream: string;
   port?: number;
@@ -205,7 +188,7 @@ class Flight implements Dispatcher.DispatchHandler {
   }
   onResponseStart(c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
     this.rec.status = status;
-    this.rec.responseHeaders = recordOf(headers);
+    this.rec.responseHeaders = flatHeaders(headers);
     this.res.writeHead(status, forwardable(headers));
     // A stream's headers go out at once (its first event may be long in coming); any other answer's go with its body.
     if (String(headers['content-type'] ?? '').startsWith('text/event-stream')) this.res.flushHeaders();
@@ -262,7 +245,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     const index = arrivals;
     arrivals += 1;
     const url = origin + path;
-    const requestHeaders = recordOf(req.headers);
+    const requestHeaders = flatHeaders(req.headers);
     // Recorded as the upstream received it: Host names the upstream (the proxy replaces the client's), as a recording made there would show.
     requestHeaders.host = upstream.host;
     const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url, requestHeaders, responseHeaders: {} };

@@ -7,7 +7,8 @@
 import type { z } from 'zod';
 import { mcpOperation, operationOf as catalogueOperation } from '../contract/endpoints.ts';
 import { mediaType, pathOnly, type Exchange, type Judge, type SseEvent } from '../rule/index.ts';
-import { EXCHANGE_FACTS } from '../rule/journal.ts';
+// The journal's symbol: it forgets an exchange's facts when it drops or cuts a body.
+import { EXCHANGE_FACTS as FACTS } from '../rule/journal.ts';
 import { parseEventStreamText } from '../sse/text.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 
@@ -31,8 +32,6 @@ interface ExchangeFacts {
   response?: readonly [string, unknown];
 }
 
-// The journal's symbol: it forgets an exchange's facts when it drops or cuts a body (src/rule/journal.ts).
-const FACTS = EXCHANGE_FACTS;
 const factsElsewhere = new WeakMap<object, ExchangeFacts>();
 
 /**

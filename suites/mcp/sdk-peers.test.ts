@@ -22,7 +22,6 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
         'JSON-RPC 2.0, Batch: "The Server should respond with an Array containing the corresponding Response objects"; the MCP 2025-03-26 schema types the answer to a batch as JSONRPCBatchResponse, an array. The peer answers a batch of one request with a bare object.',
     },
     'mcp.batch.empty': EMPTY_BATCH(),
-    // The generated messages and the catalogue's batch operator send the same empty batch, judged by the same sentence.
     'mcp.sse.event-ids-unique': { verdict: 'not-applicable', sentence: 'enableJsonResponse: every answer is application/json, so there is no SSE event id to judge.' },
     'mcp.sse.closes-after-response': { verdict: 'not-applicable', sentence: 'enableJsonResponse: no SSE stream is opened for a POST.' },
   },
@@ -33,7 +32,6 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
     'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
     'mcp.batch.empty': EMPTY_BATCH(),
-    // The generated messages and the catalogue's batch operator send the same empty batch, judged by the same sentence.
     'mcp.transport.origin': ORIGIN(),
     'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
   },
@@ -47,7 +45,6 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
     'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
     'mcp.batch.empty': EMPTY_BATCH(),
-    // The generated messages and the catalogue's batch operator send the same empty batch, judged by the same sentence.
     'mcp.transport.origin': ORIGIN(),
     'mcp.sse.event-ids-unique': NO_EVENT_IDS(),
   },
