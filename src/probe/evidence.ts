@@ -1,6 +1,11 @@
+import { isLatin1 } from '../rule/index.ts';
+
 export const EVIDENCE_BODY_LIMIT = 4096;
 export const EVIDENCE_EVENT_LIMIT = 60;
-/** What one run keeps of bodies and events in all (characters); later evidence keeps headers only. */
+/**
+ * What one run keeps of bodies and events in all, in bytes as V8 holds them (one a character for
+ * Latin-1 text, two otherwise: a clipped body ends in "…"); later evidence keeps headers only.
+ */
 export const RUN_EVIDENCE_LIMIT = 24 * 1024 * 1024;
 
 /**
@@ -35,8 +40,9 @@ export class EvidenceBudget {
 
   /** `text` if it fits the run's budget, else a note saying it was dropped. */
   keep(text: string): string {
-    if (this.used + text.length > this.limit) return `«dropped: the run's evidence reached ${Math.round(this.limit / 1024 / 1024)} MiB»`;
-    this.used += text.length;
+    const bytes = isLatin1(text) ? text.length : 2 * text.length;
+    if (this.used + bytes > this.limit) return `«dropped: the run's evidence reached ${Math.round(this.limit / 1024 / 1024)} MiB»`;
+    this.used += bytes;
     return text;
   }
 }

@@ -1,7 +1,7 @@
 import { access, constants, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeFolder } from '../util/folder.ts';
-import { reclaimAboveLimit } from '../util/reclaim.ts';
+import { reclaimBetweenPhases } from '../util/reclaim.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -103,7 +103,7 @@ export async function writeReports(report: Report, dir: string, formats: readonl
     await writeFile(path, redactor ? redactor.text(text) : text);
     written.push(path);
     // Each format's text is garbage once written: the next one need not be built on top of it.
-    reclaimAboveLimit();
+    reclaimBetweenPhases();
   }
   return written;
 }

@@ -277,10 +277,8 @@ function cut(ex: Exchange, max: number): Exchange {
  */
 function prefix(text: string, max: number): string {
   const part = text.slice(0, max);
-  return BEYOND_LATIN1.test(part) ? Buffer.from(part, 'utf16le').toString('utf16le') : Buffer.from(part, 'latin1').toString('latin1');
+  return isLatin1(part) ? Buffer.from(part, 'latin1').toString('latin1') : Buffer.from(part, 'utf16le').toString('utf16le');
 }
-
-const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
 
 /** The path without its query. */
 export function pathOnly(ex: Pick<Exchange, 'path'>): string {
@@ -289,3 +287,10 @@ export function pathOnly(ex: Pick<Exchange, 'path'>): string {
 }
 
 export { mediaType } from './media-type.ts';
+
+/** Whether every character of `text` is Latin-1: V8 then holds it one byte a character, else two. */
+export function isLatin1(text: string): boolean {
+  return !BEYOND_LATIN1.test(text);
+}
+
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;

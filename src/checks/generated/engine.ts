@@ -46,7 +46,6 @@ export interface CoverageRow {
 }
 
 export interface ProbeRun {
-  judged: Judged[];
   /** Requests a rate limiter answered even after backing off: not judged. */
   limited: number;
   /** Requests the target did not answer at all (reset, timeout): not judged, listed. */
@@ -170,6 +169,12 @@ function seedOf(seed: number, text: string): number {
 interface Sender {
   ctx: CheckContext;
   run: ProbeRun;
+  /**
+   * Each case as sent and judged, for the run's coverage. Kept by the sender, not the run: the run
+   * is shared until the certification ends, and these hold every request as generated (bodies of
+   * up to a megabyte among them).
+   */
+  judged: Judged[];
   known: Known;
   cap: number;
   /** Every generated request in generation order, for the digest. */
@@ -218,7 +223,7 @@ async function sendCase(s: Sender, g: Generated, phase: Judged['phase']): Promis
   try {
     const judged = await sendAndJudge(s, g, phase);
     if (judged === 'limited') s.run.limited += 1;
-    else s.run.judged.push(judged);
+    else s.judged.push(judged);
   } catch (error) {
     if (budgetSpent(error)) return 'safety.requestBudget used up';
     // A request the target did not answer (reset, timeout) judges nothing; the count is reported.
@@ -264,10 +269,10 @@ async function sendApproves(s: Sender, cases: readonly Generated[], first: strin
       if (g.request.rawBody !== undefined) request.rawBody = swap(g.request.rawBody);
       req = { ...g, request };
     } else shared.push(g.label);
-    const judged = s.run.judged.length;
+    const judged = s.judged.length;
     const stop = await sendCase(s, req, 'deterministic');
     if (stop) return void s.run.skipped.push(leftOut(order.slice(i + 1), 'deterministic', stop));
-    const status = s.run.judged[judged]?.evidence.response?.status;
+    const status = s.judged[judged]?.evidence.response?.status;
     if (acceptIndex < 0 && status !== undefined && status >= 200 && status < 300) taken = true;
   }
   const firstAccept = taken ? `no must-accept case (a must-refuse one was taken, so "${accepts[0]?.label ?? '-'}" had a run of its own)` : `the must-accept "${accepts[0]?.label ?? '-'}"`;
@@ -316,12 +321,12 @@ async function randomPhase(s: Sender, endpoint: Endpoint, spec: BodySpec, templa
       failing = judged;
       throw new Error(broken.reason);
     }
-    s.run.judged.push(judged);
+    s.judged.push(judged);
   });
   const details = await fc.check(property, { seed, numRuns: examples, endOnFailure: false, interruptAfterTimeLimit: 20_000 });
   if (details.failed && failing) {
     // Shrinking ends on its smallest failing value: the last failing exchange is the shrunk counterexample.
-    s.run.judged.push({ ...failing, counterexample: { seed, path: details.counterexamplePath, numRuns: details.numRuns } });
+    s.judged.push({ ...failing, counterexample: { seed, path: details.counterexamplePath, numRuns: details.numRuns } });
   }
 }
 
@@ -395,8 +400,8 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   const setup: string[] = [];
   if (!parked && surface === 'v1') setup.push('no parked run (read-only, or fixtures.v1.tasks.parks / fixtures.v1.approval not given): approve cases went to a run id that names nothing and are open');
   if (surface === 'v1') setup.push(receiver ? `webhook bodies built on fixtures.webhooks.publicReceiverUrl` : 'no fixtures.webhooks.publicReceiverUrl: webhook bodies are open');
-  const run: ProbeRun = { judged: [], limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan, known), setup, seed: ctx.seed, sent: 0, digest: '', exchanges: [] };
-  const sender: Sender = { ctx, run, known, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: [...Object.values(existing), ...(parked ? [parked.id] : [])], token: credential.token };
+  const run: ProbeRun = { limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan, known), setup, seed: ctx.seed, sent: 0, digest: '', exchanges: [] };
+  const sender: Sender = { ctx, run, judged: [], known, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: [...Object.values(existing), ...(parked ? [parked.id] : [])], token: credential.token };
   for (const g of plan.requests) digestOf(sender, g);
   const approves = parked ? plan.requests.filter(toParked) : [];
   await sendAll(sender, plan.requests.filter((g) => !approves.includes(g)), 'deterministic');
@@ -412,7 +417,7 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
     // The waiting mission was the probes' own: cancelled, so no deployment keeps it waiting.
     await ctx.http.send({ method: 'POST', path: `/v8/missions/${encodeURIComponent(existing.runId)}/cancel`, credential, headers: { 'idempotency-key': newKey() }, label: 'cleanup: cancel the waiting mission' }).catch(() => undefined);
   }
-  run.coverage = coverageOf(plan, run.judged);
+  run.coverage = coverageOf(plan, sender.judged);
   run.digest = sender.hash.digest('hex');
   run.exchanges = [...ctx.http.exchanges];
   return run;
