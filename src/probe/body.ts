@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { parseJson as parseJsonText } from '../util/json.ts';
+import { reclaimAboveLimit } from '../util/reclaim.ts';
 
 /**
  * Body bytes to text: capped in bytes, and decoded strictly where the media type says UTF-8
@@ -28,13 +29,14 @@ export function isJsonMediaType(contentType: string): boolean {
  * Content-Length when the target sent one, and drops the connection at the cap.
  */
 export async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength?: number): Promise<{ bytes: Buffer; truncated: boolean }> {
-  let buffer = Buffer.allocUnsafe(Math.min(limit, declaredLength !== undefined && declaredLength >= 0 ? declaredLength : 16 * 1024));
+  let buffer = Buffer.allocUnsafeSlow(Math.min(limit, declaredLength !== undefined && declaredLength >= 0 ? declaredLength : 16 * 1024));
   let size = 0;
   for await (const chunk of body) {
     const room = limit - size;
     if (size + chunk.length > buffer.length && buffer.length < limit) {
-      const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(buffer.length * 2, size + chunk.length)));
+      const grown = Buffer.allocUnsafeSlow(Math.min(limit, Math.max(buffer.length * 2, size + chunk.length)));
       buffer.copy(grown, 0, 0, size);
+      release(buffer);
       buffer = grown;
     }
     if (chunk.length > room) {
@@ -46,6 +48,28 @@ export async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void
     size += chunk.length;
   }
   return { bytes: buffer.subarray(0, size), truncated: false };
+}
+
+/**
+ * The body read and decoded, its buffer freed at once: V8 takes back a dead buffer's memory only
+ * when some 64 MiB of such memory has gathered, and a target whose every answer fills the body cap
+ * (2 MiB) made a run hold tens of MiB it no longer used.
+ */
+export async function readBody(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength: number | undefined, contentType: string): Promise<BodyText> {
+  const raw = await readCapped(body, limit, declaredLength);
+  const text = decodeBody(raw.bytes, raw.truncated, contentType);
+  const large = raw.bytes.length >= LARGE_TEXT;
+  release(raw.bytes);
+  if (large) reclaimAboveLimit();
+  return text;
+}
+
+/** Texts this large are external strings in Node (see src/util/reclaim.ts). */
+export const LARGE_TEXT = 1024 * 1024;
+
+/** Frees a buffer of `readCapped`'s own (allocUnsafeSlow: never one of Node's shared pool), which nothing reads afterwards. */
+function release(bytes: Buffer): void {
+  (bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }).transfer?.(0);
 }
 
 export function decodeBody(bytes: Buffer, truncated: boolean, contentType: string): BodyText {

@@ -5,9 +5,10 @@ import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { tlsFiles } from './dispatcher.ts';
 import { rawBytes, sendRawBytes } from './raw.ts';
-import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, parseJson, readCapped } from './body.ts';
+import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, LARGE_TEXT, parseJson, readBody } from './body.ts';
+import { reclaimAboveLimit } from '../util/reclaim.ts';
 import type { RequestBudget } from './budget.ts';
-import { clip, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget, tokenVariable } from './evidence.ts';
+import { clip, clipped, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget, tokenVariable } from './evidence.ts';
 import { DEFAULT_LIMITS, describeTransportError, type TransportContext } from './transport.ts';
 
 export { closeDispatcher, createDispatcher } from './transport.ts';
@@ -185,11 +186,11 @@ export class ProbeClient implements Http {
     // The entry's parts are kept (redacted) by the evidence: the redactor may remember what it found in them.
     const text = (value: string) => redactor.evidenceText(value);
     const out: EvidenceEntry = { ...entry, request: { ...entry.request, url: text(entry.request.url), headers: redactor.headers(entry.request.headers) }, curl: redactor.curlText(entry.curl) };
-    if (entry.request.body !== undefined) out.request.body = text(clip(entry.request.body).text);
+    if (entry.request.body !== undefined) out.request.body = text(clipped(entry.request.body));
     if (entry.response) {
       out.response = { ...entry.response, headers: redactor.headers(entry.response.headers) };
-      if (entry.response.body !== undefined) out.response.body = text(clip(entry.response.body).text);
-      if (entry.response.events) out.response.events = entry.response.events.map((e) => ({ ...e, ...(e.id !== undefined ? { id: text(e.id) } : {}), data: text(clip(e.data, 1024).text) }));
+      if (entry.response.body !== undefined) out.response.body = text(clipped(entry.response.body));
+      if (entry.response.events) out.response.events = entry.response.events.map((e) => ({ ...e, ...(e.id !== undefined ? { id: text(e.id) } : {}), data: text(clipped(e.data, 1024)) }));
     }
     if (entry.error !== undefined) out.error = text(entry.error);
     return out;
@@ -274,8 +275,7 @@ export class ProbeClient implements Http {
       const responseHeaders = flattenHeaders(res.headers);
       this.learnSecrets(responseHeaders);
       const contentType = contentTypeOf(responseHeaders);
-      const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
-      const text = decodeBody(raw.bytes, raw.truncated, contentType);
+      const text = await readBody(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders), contentType);
       const json = parseJson(text.text);
       this.noteMalformed(req, res.statusCode, contentType, text, json);
       const durationMs = Math.round(performance.now() - started);
@@ -348,6 +348,7 @@ export class ProbeClient implements Http {
       this.learnSecrets(answer.headers);
       const contentType = contentTypeOf(answer.headers);
       const decoded = decodeBody(answer.body, answer.truncated, contentType);
+      if (answer.body.length >= LARGE_TEXT) reclaimAboveLimit();
       const json = parseJson(decoded.text);
       this.noteMalformed(label, answer.status, contentType, decoded, json);
       entry.durationMs = Math.round(performance.now() - started);
@@ -404,8 +405,7 @@ export class ProbeClient implements Http {
         res.body.destroy();
       }, Math.min(body === undefined ? NON_STREAM_BODY_MS : timeout, limits.totalTimeoutMs));
       try {
-        const raw = await readCapped(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders));
-        text = decodeBody(raw.bytes, raw.truncated, contentType);
+        text = await readBody(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders), contentType);
       } catch (error) {
         res.body.destroy();
         if (!cut) {

@@ -15,6 +15,16 @@ export function clip(text: string, limit = EVIDENCE_BODY_LIMIT): { text: string;
   return text.length > limit ? { text: `${detached(text.slice(0, limit))}…`, truncated: true } : { text: detached(text), truncated: false };
 }
 
+/**
+ * `clip(text, limit).text` for a text that may already be evidence: one `clip` made (at most the
+ * limit, or the limit and its ellipsis) is kept as it is. Evidence is redacted again whenever a check
+ * learns a secret, and a fresh copy of every kept body each time doubled what the run held (the
+ * entries other rules still point at keep the old copy).
+ */
+export function clipped(text: string, limit = EVIDENCE_BODY_LIMIT): string {
+  return text.length <= limit || (text.length === limit + 1 && text.endsWith('…')) ? text : clip(text, limit).text;
+}
+
 /** Shared by the forks of one run's probe: the total evidence text the run keeps. */
 export class EvidenceBudget {
   used = 0;

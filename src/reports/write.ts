@@ -1,6 +1,7 @@
 import { access, constants, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeFolder } from '../util/folder.ts';
+import { reclaimAboveLimit } from '../util/reclaim.ts';
 import { renderHtml } from './html.ts';
 import { renderJunit } from './junit.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -101,6 +102,8 @@ export async function writeReports(report: Report, dir: string, formats: readonl
     const path = join(dir, name);
     await writeFile(path, redactor ? redactor.text(text) : text);
     written.push(path);
+    // Each format's text is garbage once written: the next one need not be built on top of it.
+    reclaimAboveLimit();
   }
   return written;
 }

@@ -271,10 +271,16 @@ function cut(ex: Exchange, max: number): Exchange {
   return ex;
 }
 
-/** The first `max` characters as a string of their own: a slice would keep the whole text it was cut from alive. */
+/**
+ * The first `max` characters as a string of their own: a slice would keep the whole text it was cut
+ * from alive. Latin-1 text is copied as Latin-1, one byte a character: a UTF-16 copy is two.
+ */
 function prefix(text: string, max: number): string {
-  return Buffer.from(text.slice(0, max), 'utf16le').toString('utf16le');
+  const part = text.slice(0, max);
+  return BEYOND_LATIN1.test(part) ? Buffer.from(part, 'utf16le').toString('utf16le') : Buffer.from(part, 'latin1').toString('latin1');
 }
+
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
 
 /** The path without its query. */
 export function pathOnly(ex: Pick<Exchange, 'path'>): string {

@@ -35,6 +35,7 @@ import type { CheckServices } from './check-context.ts';
 import { failureLimit } from './max-failures.ts';
 import { notReached, runRules } from './run.ts';
 import { selectForRun } from './selection.ts';
+import { reclaimAboveLimit } from '../util/reclaim.ts';
 
 export const HARNESS_VERSION: string = pkg.version;
 
@@ -268,6 +269,8 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
     const halted = [stop.signal, limit?.signal].find((s) => s?.aborted);
     // The whole sentence, with what to do: every report states it once, above the rules it left unjudged.
     const stopped = firstProbeFailure !== undefined ? redactor.text(firstProbeFailure.message) : halted ? (halted.reason as Error).message : undefined;
+    // The rules' garbage goes before the reports are built, which need memory of their own.
+    reclaimAboveLimit();
     const report = buildReport({
       results,
       version: HARNESS_VERSION,
