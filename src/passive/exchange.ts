@@ -67,6 +67,8 @@ export class BodyPrefix {
   }
 
   get bytes(): Buffer {
+    // A lone chunk is already this prefix's own copy (most bodies arrive in one).
+    if (this.chunks.length === 1) return this.chunks[0]!;
     return Buffer.concat(this.chunks, this.size);
   }
 }

@@ -148,39 +148,80 @@ function refuseTarget(res: ServerResponse): void {
   res.end('apicert proxy: only a request target that is a path (starting with "/") is forwarded, to the upstream\n');
 }
 
+/** What every exchange of one proxy shares: its ring, limits and live hand-over. */
+interface Forwarding {
+  ring: Ring;
+  bodyLimit: number;
+  onExchange: ((rec: RecordedBytes, index: number) => void) | undefined;
+}
+
+const FLIGHT = Symbol('apicert.flight');
+type Answering = ServerResponse & { [FLIGHT]?: Flight };
+
+/** The client went away before the answer ended: the upstream request ends with it. One function for every exchange (no closure, no once-wrapper per exchange). */
+function clientClosed(this: Answering): void {
+  const flight = this[FLIGHT];
+  if (flight === undefined || this.writableFinished) return;
+  flight.abandon();
+}
+
 /**
  * One exchange in flight: undici's dispatch handler for its upstream request, streaming the answer
  * to the client as it comes (chunks go straight from the upstream socket to the client, with
  * backpressure: the upstream is paused while the client is slow), and its record. No body stream,
  * abort signal or promise is built per request (undici's request API cost the proxy more than the
- * forwarding did), and the handler is one object, not a closure per callback: the proxy pays for
- * every allocation an exchange makes. `ended` runs once the answer ended, failed, or the client
- * went away.
+ * forwarding did), and the exchange is this one object, not a closure per callback: the proxy pays
+ * for every allocation an exchange makes. `finish` runs once the answer ended, failed, or the
+ * client went away.
  */
 class Flight implements Dispatcher.DispatchHandler {
   private size = 0;
   private finished = false;
   private controller: Dispatcher.DispatchController | undefined;
-  private readonly res: ServerResponse;
+  private readonly res: Answering;
   private readonly rec: RecordedBytes;
+  private readonly kept: Kept;
+  private readonly index: number;
+  private readonly started: number;
+  private readonly forwarding: Forwarding;
+  /** The request body's prefix, when the request has a body. */
+  readonly request: BodyPrefix | undefined;
   private readonly answer: BodyPrefix;
-  private readonly ended: (size: number) => void;
-  constructor(res: ServerResponse, rec: RecordedBytes, answer: BodyPrefix, ended: (size: number) => void) {
+  constructor(res: ServerResponse, rec: RecordedBytes, index: number, started: number, hasBody: boolean, forwarding: Forwarding) {
     this.res = res;
     this.rec = rec;
-    this.answer = answer;
-    this.ended = ended;
-    // The client went away before the answer ended: the upstream request ends with it.
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      this.controller?.abort(new Error(CLIENT_CLOSED));
-      this.finish();
-    });
+    this.index = index;
+    this.started = started;
+    this.forwarding = forwarding;
+    this.kept = forwarding.ring.push(rec);
+    this.request = hasBody ? new BodyPrefix(forwarding.bodyLimit) : undefined;
+    this.answer = new BodyPrefix(forwarding.bodyLimit);
+    this.res[FLIGHT] = this;
+    res.on('close', clientClosed);
+  }
+  abandon(): void {
+    this.controller?.abort(new Error(CLIENT_CLOSED));
+    this.finish();
   }
   private finish(): void {
     if (this.finished) return;
     this.finished = true;
-    this.ended(this.size);
+    const rec = this.rec;
+    // The upstream may answer before it has read the whole request: the prefix is taken last.
+    if (this.request !== undefined) {
+      rec.requestBody = this.request.bytes;
+      if (this.request.truncated) rec.requestTruncated = true;
+    }
+    if (rec.status !== undefined) {
+      rec.responseBody = this.answer.bytes;
+      if (this.answer.truncated) {
+        rec.responseTruncated = true;
+        rec.responseSize = this.size;
+      }
+    }
+    rec.durationMs = Math.round(performance.now() - this.started);
+    this.forwarding.ring.account(this.kept);
+    this.forwarding.onExchange?.(rec, this.index);
   }
   onRequestStart(c: Dispatcher.DispatchController): void {
     this.controller = c;
@@ -230,6 +271,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
   const origin = upstream.origin;
   const agent = await upstreamDispatcher(options.network);
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
+  const forwarding: Forwarding = { ring, bodyLimit: options.bodyLimit, onExchange: options.onExchange };
 
   let arrivals = 0;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -249,35 +291,17 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
     // Recorded as the upstream received it: Host names the upstream (the proxy replaces the client's), as a recording made there would show.
     requestHeaders.host = upstream.host;
     const rec: RecordedBytes = { startedAt: new Date(), method: req.method ?? 'GET', url, requestHeaders, responseHeaders: {} };
-    const kept = ring.push(rec);
-    const requestPrefix = new BodyPrefix(options.bodyLimit);
     const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
-    const responsePrefix = new BodyPrefix(options.bodyLimit);
+    const flight = new Flight(res, rec, index, started, hasBody, forwarding);
     const sent = forwardable(req.headers);
-    const flight = new Flight(res, rec, responsePrefix, (size) => {
-      // The upstream may answer before it has read the whole request: the prefix is taken last.
-      if (hasBody) {
-        rec.requestBody = requestPrefix.bytes;
-        if (requestPrefix.truncated) rec.requestTruncated = true;
-      }
-      if (rec.status !== undefined) {
-        rec.responseBody = responsePrefix.bytes;
-        if (responsePrefix.truncated) {
-          rec.responseTruncated = true;
-          rec.responseSize = size;
-        }
-      }
-      rec.durationMs = Math.round(performance.now() - started);
-      ring.account(kept);
-      options.onExchange?.(rec, index);
-    });
+    const prefix = flight.request;
     agent.dispatch(
       {
         origin,
         path,
         method: rec.method as Dispatcher.HttpMethod,
         headers: options.network ? { ...headersFor(options.network, new URL(url)), ...sent } : sent,
-        body: hasBody ? req.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (requestPrefix.add(chunk), chunk)) })) : null,
+        body: prefix ? req.pipe(new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (prefix.add(chunk), chunk)) })) : null,
         headersTimeout: 0,
         bodyTimeout: 0,
       },
