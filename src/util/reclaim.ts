@@ -8,7 +8,7 @@
  */
 const SOFT_LIMIT = 144 * 1024 * 1024;
 /** What may gather again after a collection before the next one, so that collections stay few. */
-const HEADROOM = 24 * 1024 * 1024;
+const HEADROOM = 16 * 1024 * 1024;
 
 let limit = SOFT_LIMIT;
 
