@@ -28,7 +28,7 @@ export function isJsonMediaType(contentType: string): boolean {
  * Reads at most `limit` bytes into one buffer (no chunk list, no second copy), sized from
  * Content-Length when the target sent one, and drops the connection at the cap.
  */
-export async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength?: number): Promise<{ bytes: Buffer; truncated: boolean }> {
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength?: number): Promise<{ bytes: Buffer; truncated: boolean }> {
   let buffer = Buffer.allocUnsafeSlow(Math.min(limit, declaredLength !== undefined && declaredLength >= 0 ? declaredLength : 16 * 1024));
   let size = 0;
   for await (const chunk of body) {
