@@ -12,7 +12,7 @@ import { ProfileError } from '../profile/load.ts';
 import { printableProxy, type Network } from '../profile/network.ts';
 import { agentOptions, DEFAULT_LIMITS, type TransportLimits } from './transport.ts';
 
-type TlsFiles = Pick<ConnectionOptions, 'ca' | 'cert' | 'key'>;
+export type TlsFiles = Pick<ConnectionOptions, 'ca' | 'cert' | 'key'>;
 
 async function pem(path: string, field: string, kind: string): Promise<string> {
   let text: string;
@@ -97,14 +97,40 @@ export async function networkDispatcher(network: Network | undefined, options: N
   });
 }
 
-/** The passive proxy's pool to its upstream. */
-const UPSTREAM_POOL = { keepAliveTimeout: 4_000, connections: 256 };
+/** Whether NO_PROXY (comma or space separated: `*`, hosts, `.domain` or `*.domain` suffixes, each with an optional port) exempts a host, as undici's EnvHttpProxyAgent reads it. */
+export function exemptFromProxy(noProxy: string, hostname: string, port: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  for (const entry of noProxy.split(/[,\s]/)) {
+    if (!entry) continue;
+    const bracketed = /^\[(.+)\]:(\d+)$/.exec(entry);
+    const [name, entryPort] = bracketed ? [bracketed[1]!, bracketed[2]!] : entry.split(':').length === 2 ? (entry.split(':') as [string, string]) : [entry, ''];
+    if (entryPort && entryPort !== port) continue;
+    if (name === '*') return true;
+    const wanted = name.replace(/^\*?\./, '').replace(/^(.+)\.$/, '$1').toLowerCase();
+    if (host === wanted || host.endsWith(`.${wanted}`)) return true;
+  }
+  return false;
+}
 
 /**
- * How `apicert proxy` reaches its upstream: through the profile's network settings (CA, client
- * certificate, proxy) when it has any, else a plain pool, as before.
+ * How `apicert proxy` reaches its one upstream, decided once: the TLS files (CA, client
+ * certificate) and the forward proxy the profile's network settings or the environment name, or
+ * none. Without a network section the upstream is reached directly, as it always was.
  */
-export async function upstreamDispatcher(network: Network | undefined): Promise<Dispatcher> {
-  if (!network) return new Agent(UPSTREAM_POOL);
-  return networkDispatcher(network, { pool: UPSTREAM_POOL });
+export interface UpstreamRoute {
+  tls: TlsFiles | undefined;
+  /** The forward proxy to tunnel through (CONNECT), when the upstream is not exempt. */
+  proxy: URL | undefined;
+  connectTimeoutMs: number;
+}
+
+export async function upstreamRoute(network: Network | undefined, upstream: URL, env: NodeJS.ProcessEnv = process.env): Promise<UpstreamRoute> {
+  const connectTimeoutMs = DEFAULT_LIMITS.connectTimeoutMs;
+  if (!network) return { tls: undefined, proxy: undefined, connectTimeoutMs };
+  const tls = await tlsFiles(network.tls);
+  const settings = proxySettings(network, env);
+  const proxy = upstream.protocol === 'https:' ? settings?.httpsProxy : settings?.httpProxy;
+  const port = upstream.port || (upstream.protocol === 'https:' ? '443' : '80');
+  const exempt = proxy === undefined || exemptFromProxy(settings?.noProxy ?? '', upstream.hostname, port);
+  return { tls, proxy: exempt ? undefined : new URL(proxy), connectTimeoutMs };
 }

@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
-import { parseHeaderFlag, withHeaderFlags } from '../../src/profile/network.ts';
+import { parseHeaderFlag, withHeaderFlags, type Network } from '../../src/profile/network.ts';
 import { certify } from '../../src/runner/certify.ts';
-import { headerGate, makePki, tlsFront, type TestPki } from '../support/network-servers.ts';
+import { forwardProxy, headerGate, makePki, tlsFront, type TestPki } from '../support/network-servers.ts';
 
 let pki: TestPki;
 let fake: RunningFake;
@@ -98,6 +98,40 @@ describe('the passive proxy\'s upstream', () => {
     } finally {
       await proxy.close();
       await Promise.all([front.close(), gate.close()]);
+    }
+  }, 60_000);
+
+  it('reaches its upstream through the profile\'s forward proxy: plain HTTP in absolute form with the proxy\'s credentials, HTTPS through a CONNECT tunnel', async () => {
+    const [front, forward] = await Promise.all([tlsFront(pki, fake.baseUrl), forwardProxy()]);
+    const password = 'proxy-pass-0c4b9e2d';
+    const path = '/v8/missions/00000000-0000-7000-8000-000000000000';
+    const through = async (upstream: string, network: Network) => {
+      const proxy = await startProxy({ upstream, bodyLimit: 4096, maxExchanges: 10, network });
+      try {
+        // Twice: the second request goes on the connection the first left open.
+        const statuses: number[] = [];
+        for (let i = 0; i < 2; i += 1) {
+          const res = await request(`${proxy.url}${path}`);
+          await res.body.dump();
+          statuses.push(res.statusCode);
+        }
+        return { statuses, recorded: JSON.stringify(proxy.exchanges()) };
+      } finally {
+        await proxy.close();
+      }
+    };
+    try {
+      const plain = await through(fake.baseUrl, { headers: {}, proxy: forward.url.replace('http://', `http://apicert:${password}@`) });
+      expect(plain.statuses).toEqual([401, 401]);
+      expect(forward.seen).toEqual([`GET ${fake.baseUrl}${path}`, `GET ${fake.baseUrl}${path}`]);
+      expect(new Set(forward.auth)).toEqual(new Set([`Basic ${Buffer.from(`apicert:${password}`).toString('base64')}`]));
+      expect(plain.recorded).not.toContain(password);
+      forward.seen.length = 0;
+      const secure = await through(front.url, { headers: {}, tls: { ca: pki.caFile }, proxy: forward.url });
+      expect(secure.statuses).toEqual([401, 401]);
+      expect(forward.seen).toEqual([`CONNECT ${new URL(front.url).host}`]);
+    } finally {
+      await Promise.all([front.close(), forward.close()]);
     }
   }, 60_000);
 

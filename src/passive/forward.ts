@@ -1,0 +1,510 @@
+/**
+ * The proxy's forwarding, at the level of HTTP/1.1 messages: each request is read with llhttp
+ * (src/passive/http1.ts), its head written again for the upstream, its body passed on piece by
+ * piece; the answer comes back the same way. node:http and undici built four objects and two
+ * streams per exchange around the same parser, and the proxy's thread cost as much as the fake
+ * and client it stood between (docs/recordings.md, "The proxy").
+ *
+ * What changes on the way, and only that (RFC 9110, 7.6.1; RFC 9112): hop-by-hop headers and the
+ * headers Connection names are dropped both ways; Host names the upstream; the framing of each
+ * side is its own (a chunked body is chunked again, a close-delimited answer is chunked for an
+ * HTTP/1.1 client). Pipelined requests are answered in order, one at a time. A request that asks
+ * to upgrade is forwarded without its Upgrade, and the connection closes after its answer.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { headersFor, type Network } from '../profile/network.ts';
+import { addHeader, BodyPrefix } from './exchange.ts';
+import type { RecordedBytes } from './har.ts';
+import { MessageReader, type Head, type ParseError } from './http1.ts';
+import type { UpstreamConnection, UpstreamPool, UpstreamUser } from './upstream.ts';
+
+export const CLIENT_CLOSED = 'the client closed the connection';
+const UPSTREAM_CLOSED = 'the upstream closed the connection before its answer ended';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'host']);
+
+/** A client connection idle this long is closed, as node:http's keepAliveTimeout did. */
+const CLIENT_IDLE_MS = 5_000;
+
+/** Where each exchange's record goes: `begin` as its request arrives, `end` once it completed. */
+export interface Recorder<Entry> {
+  bodyLimit: number;
+  begin(rec: RecordedBytes): Entry;
+  end(entry: Entry): void;
+}
+
+/** The header lines that pass (hop-by-hop and those Connection names left out), as text, and what framing and connection say. */
+interface Lines {
+  text: string;
+  chunked: boolean;
+  /** The Transfer-Encoding value when there is one. */
+  codings: string | undefined;
+  contentLength: boolean;
+}
+
+function passing(raw: string[]): Lines {
+  let named: Set<string> | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === 10 && raw[i]!.toLowerCase() === 'connection') {
+      for (const token of raw[i + 1]!.split(',')) {
+        const name = token.trim().toLowerCase();
+        if (name !== 'keep-alive' && name !== 'close' && name !== '') (named ??= new Set()).add(name);
+      }
+    }
+  }
+  let text = '';
+  let codings: string | undefined;
+  let contentLength = false;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (name === 'transfer-encoding') codings = codings === undefined ? raw[i + 1]! : `${codings}, ${raw[i + 1]}`;
+    else if (name === 'content-length') contentLength = true;
+    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
+    text += `${raw[i]}: ${raw[i + 1]}\r\n`;
+  }
+  return { text, chunked: codings !== undefined && /(?:^|,)\s*chunked\s*$/i.test(codings), codings, contentLength };
+}
+
+function recordOf(raw: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < raw.length; i += 2) addHeader(out, raw[i]!, raw[i + 1]!);
+  return out;
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/** Methods a proxy may send again when the connection failed before any answer (RFC 9110, 9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+const LAST_CHUNK = '0\r\n\r\n';
+
+/** What one proxy's exchanges share. */
+export interface Forwarder<Entry> {
+  upstream: URL;
+  pool: UpstreamPool;
+  recorder: Recorder<Entry>;
+  network: Network | undefined;
+}
+
+/** An exchange that could not be forwarded, answered by the proxy itself in its turn. */
+interface Refusal {
+  status: number;
+  text: string;
+}
+
+/** A request target that is not a path (absolute-form, authority-form, `*`) is not the upstream's to answer. */
+const NOT_A_PATH: Refusal = { status: 400, text: 'apicert proxy: only a request target that is a path (starting with "/") is forwarded, to the upstream\n' };
+
+function plainAnswer(refusal: Refusal, reason: string): string {
+  const body = Buffer.byteLength(refusal.text);
+  return `HTTP/1.1 ${refusal.status} ${reason}\r\ncontent-type: text/plain\r\ncontent-length: ${body}\r\nconnection: close\r\n\r\n${refusal.text}`;
+}
+
+/** One client connection: its requests in arrival order; the first is answered, the rest wait. */
+class Downstream<Entry> {
+  readonly socket: Socket;
+  readonly forwarder: Forwarder<Entry>;
+  private readonly reader: MessageReader;
+  readonly queue: Array<Flight<Entry> | Refusal> = [];
+  /** The request whose body is being read now. */
+  private reading: Flight<Entry> | undefined;
+  /** No more requests are read (after an upgrade request, a refusal, a parse error or the client's end); the connection closes once the queue is answered. */
+  private stopped = false;
+  /** An upstream asked to wait for the request body it is given. */
+  private blocked = false;
+  /** The upstream connection corked while a chunk is read, so a head and its body leave in one write. */
+  private corked: UpstreamConnection | undefined;
+  private reads = false;
+  idleSince = performance.now();
+
+  constructor(socket: Socket, forwarder: Forwarder<Entry>) {
+    this.socket = socket;
+    this.forwarder = forwarder;
+    socket.setNoDelay(true);
+    this.reader = new MessageReader('request', {
+      head: (head) => this.head(head),
+      body: (piece) => this.reading?.requestPiece(piece),
+      end: () => {
+        this.reading?.requestEnded();
+        this.reading = undefined;
+      },
+    });
+    socket.on('data', (chunk: Buffer) => this.data(chunk));
+    socket.on('end', () => {
+      // A client that ends its side has left, as node:http takes it: what it still waits for is abandoned.
+      this.closed();
+      socket.end();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.closed());
+  }
+
+  private data(chunk: Buffer): void {
+    if (this.stopped) return;
+    this.reads = true;
+    const error = this.reader.read(chunk);
+    this.reads = false;
+    if (this.corked) {
+      this.corked.uncork();
+      this.corked = undefined;
+    }
+    if (error) this.malformed(error);
+  }
+
+  /** Corks `conn` until the chunk being read is read (a head and the body after it leave together). */
+  corkWhileReading(conn: UpstreamConnection): void {
+    if (!this.reads || this.corked === conn) return;
+    this.corked?.uncork();
+    conn.cork();
+    this.corked = conn;
+  }
+
+  private head(head: Head): boolean {
+    if (this.stopped) return true;
+    // Only a path (origin-form) is forwarded, always to the upstream's origin and as sent: a leading "//" or "/\" stays part of the path.
+    if (head.url.charCodeAt(0) !== 47) {
+      this.enqueue(NOT_A_PATH);
+      this.stop();
+      return true;
+    }
+    const flight = new Flight(this, head);
+    this.reading = flight;
+    this.enqueue(flight);
+    if (head.upgrade) this.stop();
+    return false;
+  }
+
+  private enqueue(item: Flight<Entry> | Refusal): void {
+    this.queue.push(item);
+    if (this.queue.length === 1) this.start(item);
+    else this.flow();
+  }
+
+
+  private start(item: Flight<Entry> | Refusal): void {
+    if (item instanceof Flight) item.dispatch();
+    else {
+      this.socket.end(plainAnswer(item, 'Bad Request'), 'latin1');
+    }
+  }
+
+  /** The first exchange was answered: the next one's turn. */
+  answered(flight: Flight<Entry>, reusable: boolean): void {
+    if (this.queue[0] === flight) this.queue.shift();
+    this.idleSince = performance.now();
+    this.blocked = false;
+    if (!reusable) this.stop();
+    const next = this.queue[0];
+    if (next !== undefined) this.start(next);
+    else if (this.stopped && !this.socket.destroyed) this.socket.end();
+    this.flow();
+  }
+
+  /** Reading pauses while requests wait their turn, or an upstream cannot take the body yet. */
+  flow(): void {
+    if (this.queue.length > 1 || this.blocked) this.socket.pause();
+    else if (!this.stopped) this.socket.resume();
+  }
+
+  block(blocked: boolean): void {
+    this.blocked = blocked;
+    this.flow();
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    if (this.queue.length === 0 && !this.socket.destroyed) this.socket.end();
+  }
+
+  /** Bytes that are not an HTTP/1.1 request: answered as node:http answers them, and the connection closes. */
+  private malformed(error: ParseError): void {
+    this.stopped = true;
+    const reading = this.reading;
+    this.reading = undefined;
+    // A request cut inside its body was already forwarded: the upstream's request ends with the client's.
+    if (reading !== undefined) {
+      reading.clientGone();
+      this.socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    if (this.queue.length === 0) this.socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nconnection: close\r\n\r\n`, 'latin1');
+  }
+
+  private closed(): void {
+    this.stopped = true;
+    for (const item of this.queue.splice(0)) if (item instanceof Flight) item.clientGone();
+    this.reader.close();
+  }
+
+  /** The proxy stops: an idle connection goes now, a busy one once `force`. */
+  end(force: boolean): void {
+    if (force || (this.queue.length === 0 && !this.reads)) this.socket.destroy();
+  }
+}
+
+/**
+ * One exchange: its record, its request on its way to the upstream, and its answer on its way
+ * back. It is the upstream connection's user while in flight. `finish` runs once the answer
+ * ended, failed, or the client went away.
+ */
+class Flight<Entry> implements UpstreamUser {
+  private readonly down: Downstream<Entry>;
+  private readonly requestHead: Head;
+  private readonly rec: RecordedBytes;
+  private readonly entry: Entry;
+  private readonly started = performance.now();
+  private readonly request: BodyPrefix | undefined;
+  private readonly answer: BodyPrefix;
+  private readonly requestChunked: boolean;
+  private readonly headText: string;
+  private conn: UpstreamConnection | undefined;
+  /** Body pieces read before this exchange's turn came (pipelining). */
+  private waiting: Buffer[] | undefined;
+  private requestDone = false;
+  private responded = false;
+  private interim = false;
+  private answerChunked = false;
+  private answerKeepAlive = false;
+  private retried = false;
+  private reusedConn = false;
+  private finished = false;
+  private size = 0;
+
+  constructor(down: Downstream<Entry>, head: Head) {
+    this.down = down;
+    this.requestHead = head;
+    const { upstream, recorder, network } = down.forwarder;
+    const url = upstream.origin + head.url;
+    const requestHeaders = recordOf(head.raw);
+    // Recorded as the upstream received it: Host names the upstream, as a recording made there would show.
+    requestHeaders.host = upstream.host;
+    this.rec = { startedAt: new Date(), method: head.method ?? 'GET', url, requestHeaders, responseHeaders: {} };
+    this.entry = recorder.begin(this.rec);
+    const lines = passing(head.raw);
+    this.requestChunked = lines.chunked;
+    const hasBody = lines.chunked || (requestHeaders['content-length'] !== undefined && requestHeaders['content-length'] !== '0');
+    this.request = hasBody ? new BodyPrefix(recorder.bodyLimit) : undefined;
+    this.answer = new BodyPrefix(recorder.bodyLimit);
+    let extra = '';
+    if (network) {
+      // The profile's headers for the upstream (a WAF token, say), unless the client sent the same header; the record leaves them out.
+      const profile = headersFor(network, new URL(url));
+      for (const name in profile) if (requestHeaders[name.toLowerCase()] === undefined) extra += `${name}: ${profile[name]}\r\n`;
+    }
+    const { pool } = down.forwarder;
+    this.headText = `${this.rec.method} ${pool.targetPrefix}${head.url} HTTP/1.1\r\nhost: ${upstream.host}\r\n${lines.text}${extra}${pool.proxyHeaders}${lines.chunked ? 'transfer-encoding: chunked\r\n' : ''}\r\n`;
+  }
+
+  /** Its turn: the request goes to an upstream connection, with what of its body was read meanwhile. */
+  dispatch(): void {
+    const conn = this.down.forwarder.pool.take(this);
+    this.conn = conn;
+    this.reusedConn = conn.reused;
+    this.down.corkWhileReading(conn);
+    conn.write(this.headText);
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) for (const piece of waiting) this.send(piece);
+    if (this.requestDone && this.requestChunked) conn.write(LAST_CHUNK);
+  }
+
+  requestPiece(piece: Buffer): void {
+    if (this.finished) return;
+    this.request?.add(piece);
+    if (this.conn === undefined) (this.waiting ??= []).push(piece);
+    else this.send(piece);
+  }
+
+  private send(piece: Buffer): void {
+    const conn = this.conn!;
+    if (this.requestChunked) conn.write(`${piece.length.toString(16)}\r\n`);
+    let more = conn.write(piece);
+    if (this.requestChunked) more = conn.write(CRLF);
+    if (!more) this.down.block(true);
+  }
+
+  requestEnded(): void {
+    this.requestDone = true;
+    if (this.conn !== undefined && this.requestChunked && !this.finished) this.conn.write(LAST_CHUNK);
+  }
+
+  // The answer, as the upstream connection reads it.
+
+  arrived(chunk: Buffer, conn: UpstreamConnection): void {
+    const client = this.down.socket;
+    client.cork();
+    const error = conn.read(chunk);
+    client.uncork();
+    if (error && !this.finished) this.failed(`the upstream's answer is not HTTP/1.1: ${error.reason ?? error.code}`);
+  }
+
+  head(head: Head): boolean {
+    if (this.finished) return true;
+    if (head.status >= 100 && head.status < 200) {
+      // An interim answer (100 Continue, 103 Early Hints) goes on to the client; 101 cannot, as no upgrade was forwarded.
+      if (head.status === 101) {
+        this.failed('the upstream switched protocols, which the proxy did not ask for');
+        return true;
+      }
+      this.interim = true;
+      // HTTP/1.0 clients are sent no interim answers (RFC 9110, 15.2).
+      if (this.requestHead.version !== '1.0') this.down.socket.write(`HTTP/1.1 ${head.status} ${head.reason}\r\n${passing(head.raw).text}\r\n`, 'latin1');
+      return true;
+    }
+    this.responded = true;
+    const rec = this.rec;
+    rec.status = head.status;
+    rec.responseHeaders = recordOf(head.raw);
+    const lines = passing(head.raw);
+    const noBody = this.requestHead.method === 'HEAD' || head.status === 204 || head.status === 304;
+    const http10 = this.requestHead.version === '1.0';
+    // Each side's framing is its own: a chunked or close-delimited answer is chunked for an HTTP/1.1 client, and ends with the connection for an HTTP/1.0 one.
+    const delimitedByClose = !noBody && !lines.contentLength;
+    this.answerChunked = delimitedByClose && !http10;
+    this.answerKeepAlive = head.keepAlive;
+    const closeAfter = !this.requestHead.keepAlive || this.requestHead.upgrade || (delimitedByClose && http10);
+    let framing = '';
+    if (this.answerChunked) framing = lines.chunked ? `transfer-encoding: ${lines.codings}\r\n` : 'transfer-encoding: chunked\r\n';
+    if (closeAfter) framing += 'connection: close\r\n';
+    else if (http10) framing += 'connection: keep-alive\r\n';
+    this.down.socket.write(`HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`, 'latin1');
+    if (closeAfter) this.answerKeepAlive = false;
+    return noBody;
+  }
+
+  body(piece: Buffer): void {
+    if (this.finished) return;
+    this.size += piece.length;
+    this.answer.add(piece);
+    const client = this.down.socket;
+    if (this.answerChunked) client.write(`${piece.length.toString(16)}\r\n`, 'latin1');
+    let more = client.write(piece);
+    if (this.answerChunked) more = client.write(CRLF);
+    if (!more && !client.destroyed) {
+      const conn = this.conn!;
+      conn.pause();
+      client.once('drain', () => conn.resume());
+    }
+  }
+
+  end(): void {
+    if (this.finished) return;
+    if (this.interim) {
+      this.interim = false;
+      return;
+    }
+    if (this.answerChunked) this.down.socket.write(LAST_CHUNK, 'latin1');
+    const conn = this.conn!;
+    this.conn = undefined;
+    // The upstream may answer before it has read the whole request: then its connection cannot carry another.
+    if (this.answerKeepAlive && this.requestDone) this.down.forwarder.pool.give(conn);
+    else conn.destroy();
+    this.finish();
+    this.down.answered(this, this.answerKeepAlive);
+  }
+
+  drained(): void {
+    this.down.block(false);
+  }
+
+  closed(error: Error | undefined): void {
+    if (this.finished) return;
+    this.conn = undefined;
+    // A reused connection the upstream had closed while idle: a request without a body is sent again, once, on a new one.
+    if (!this.responded && this.request === undefined && !this.retried && this.reusedConn && IDEMPOTENT.has(this.rec.method)) {
+      this.retried = true;
+      this.dispatch();
+      return;
+    }
+    this.failed(error?.message ?? UPSTREAM_CLOSED);
+  }
+
+  private failed(message: string): void {
+    if (this.finished) return;
+    this.rec.error = message;
+    const conn = this.conn;
+    this.conn = undefined;
+    conn?.destroy();
+    const client = this.down.socket;
+    if (!this.responded && !client.destroyed) {
+      const text = 'apicert proxy: the upstream did not answer\n';
+      client.write(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ncontent-length: ${text.length}\r\n${this.requestDone ? '' : 'connection: close\r\n'}\r\n${text}`, 'latin1');
+      this.finish();
+      this.down.answered(this, this.requestDone);
+      return;
+    }
+    client.destroy();
+    this.finish();
+  }
+
+  /** The client went away before the answer ended: the upstream request ends with it. */
+  clientGone(): void {
+    if (this.finished) return;
+    this.rec.error = CLIENT_CLOSED;
+    const conn = this.conn;
+    this.conn = undefined;
+    conn?.destroy();
+    this.finish();
+  }
+
+  private finish(): void {
+    this.finished = true;
+    const rec = this.rec;
+    // The upstream may answer before it has read the whole request: the prefix is taken last.
+    if (this.request !== undefined) {
+      rec.requestBody = this.request.bytes;
+      if (this.request.truncated) rec.requestTruncated = true;
+    }
+    if (rec.status !== undefined) {
+      rec.responseBody = this.answer.bytes;
+      if (this.answer.truncated) {
+        rec.responseTruncated = true;
+        rec.responseSize = this.size;
+      }
+    }
+    rec.durationMs = Math.round(performance.now() - this.started);
+    this.down.forwarder.recorder.end(this.entry);
+  }
+}
+
+export interface Listening {
+  server: Server;
+  /** Stops listening; idle connections close now, the rest after `graceMs`. */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Listens on loopback and forwards every connection's requests to the upstream. */
+export async function listen<Entry>(forwarder: Forwarder<Entry>, port: number): Promise<Listening> {
+  const clients = new Set<Downstream<Entry>>();
+  const server = createServer({ allowHalfOpen: true }, (socket) => {
+    const down = new Downstream(socket, forwarder);
+    clients.add(down);
+    socket.once('close', () => clients.delete(down));
+  });
+  // Idle client connections close after CLIENT_IDLE_MS, idle upstream ones after the pool's own time.
+  const sweeper = setInterval(() => {
+    const now = performance.now();
+    for (const down of clients) if (down.queue.length === 0 && now - down.idleSince > CLIENT_IDLE_MS) down.end(false);
+    forwarder.pool.sweep(now);
+  }, 1_000);
+  sweeper.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    server,
+    close: async (graceMs) => {
+      clearInterval(sweeper);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const down of clients) down.end(false);
+      // Streams still open end with the proxy: their recording ends where they were cut.
+      const grace = setTimeout(() => {
+        for (const down of clients) down.end(true);
+      }, graceMs);
+      await closed;
+      clearTimeout(grace);
+      forwarder.pool.close();
+    },
+  };
+}
