@@ -264,7 +264,9 @@ class Flight<Entry> implements UpstreamUser {
   private responded = false;
   private interim = false;
   private answerChunked = false;
-  private answerKeepAlive = false;
+  /** The upstream keeps its connection open after this answer; the client keeps its own unless told "close". */
+  private upstreamKeepAlive = false;
+  private clientKeepAlive = true;
   private retried = false;
   private reusedConn = false;
   private finished = false;
@@ -361,14 +363,14 @@ class Flight<Entry> implements UpstreamUser {
     // Each side's framing is its own: a chunked or close-delimited answer is chunked for an HTTP/1.1 client, and ends with the connection for an HTTP/1.0 one.
     const delimitedByClose = !noBody && !lines.contentLength;
     this.answerChunked = delimitedByClose && !http10;
-    this.answerKeepAlive = head.keepAlive;
+    this.upstreamKeepAlive = head.keepAlive;
     const closeAfter = !this.requestHead.keepAlive || this.requestHead.upgrade || (delimitedByClose && http10);
     let framing = '';
     if (this.answerChunked) framing = lines.chunked ? `transfer-encoding: ${lines.codings}\r\n` : 'transfer-encoding: chunked\r\n';
     if (closeAfter) framing += 'connection: close\r\n';
     else if (http10) framing += 'connection: keep-alive\r\n';
     this.down.socket.write(`HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`, 'latin1');
-    if (closeAfter) this.answerKeepAlive = false;
+    this.clientKeepAlive = !closeAfter;
     return noBody;
   }
 
@@ -397,10 +399,10 @@ class Flight<Entry> implements UpstreamUser {
     const conn = this.conn!;
     this.conn = undefined;
     // The upstream may answer before it has read the whole request: then its connection cannot carry another.
-    if (this.answerKeepAlive && this.requestDone) this.down.forwarder.pool.give(conn);
+    if (this.upstreamKeepAlive && this.requestDone) this.down.forwarder.pool.give(conn);
     else conn.destroy();
     this.finish();
-    this.down.answered(this, this.answerKeepAlive);
+    this.down.answered(this, this.clientKeepAlive);
   }
 
   drained(): void {

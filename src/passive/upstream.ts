@@ -128,11 +128,17 @@ export class UpstreamConnection {
     this.socket?.uncork();
   }
 
+  private paused = false;
+
+  /** Stops reading while the client cannot take more of the answer. */
   pause(): void {
+    this.paused = true;
     this.socket?.pause();
   }
 
   resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
     this.socket?.resume();
   }
 
@@ -182,6 +188,8 @@ export class UpstreamPool {
   give(conn: UpstreamConnection): void {
     conn.user = undefined;
     if (!conn.usable) return;
+    // Its last answer may have paused it for a slow client: the next exchange reads it from the start.
+    conn.resume();
     conn.reused = true;
     conn.idleSince = performance.now();
     this.idle.push(conn);
