@@ -13,7 +13,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { headersFor, type Network } from '../profile/network.ts';
-import { addHeader, BodyPrefix } from './exchange.ts';
+import { BodyPrefix } from './exchange.ts';
 import type { RecordedBytes } from './har.ts';
 import { MessageReader, type Head, type ParseError } from './http1.ts';
 import type { UpstreamConnection, UpstreamPool, UpstreamUser } from './upstream.ts';
@@ -33,8 +33,11 @@ export interface Recorder<Entry> {
   end(entry: Entry): void;
 }
 
-/** The header lines that pass (hop-by-hop and those Connection names left out), as text, and what framing and connection say. */
+/** A head's header lines: as the record keeps them, and those that pass on as text, with what framing says. */
 interface Lines {
+  /** Lower-cased names, repeated lines joined with ", " (as the HAR reader and the probe client record them). */
+  record: Record<string, string>;
+  /** The lines that pass (hop-by-hop ones and those Connection names left out), as received. */
   text: string;
   chunked: boolean;
   /** The Transfer-Encoding value when there is one. */
@@ -42,33 +45,38 @@ interface Lines {
   contentLength: boolean;
 }
 
-function passing(raw: string[]): Lines {
+/** Names the Connection header lists besides "keep-alive" and "close": hop-by-hop for this message only. */
+function namedByConnection(value: string | undefined): Set<string> | undefined {
+  if (value === undefined || value === 'keep-alive' || value === 'close') return undefined;
   let named: Set<string> | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === 10 && raw[i]!.toLowerCase() === 'connection') {
-      for (const token of raw[i + 1]!.split(',')) {
-        const name = token.trim().toLowerCase();
-        if (name !== 'keep-alive' && name !== 'close' && name !== '') (named ??= new Set()).add(name);
-      }
-    }
+  for (const token of value.split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name !== 'keep-alive' && name !== 'close' && name !== '') (named ??= new Set()).add(name);
   }
-  let text = '';
-  let codings: string | undefined;
-  let contentLength = false;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (name === 'transfer-encoding') codings = codings === undefined ? raw[i + 1]! : `${codings}, ${raw[i + 1]}`;
-    else if (name === 'content-length') contentLength = true;
-    if (HOP_BY_HOP.has(name) || named?.has(name)) continue;
-    text += `${raw[i]}: ${raw[i + 1]}\r\n`;
-  }
-  return { text, chunked: codings !== undefined && /(?:^|,)\s*chunked\s*$/i.test(codings), codings, contentLength };
+  return named;
 }
 
-function recordOf(raw: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < raw.length; i += 2) addHeader(out, raw[i]!, raw[i + 1]!);
-  return out;
+/** One pass over the lines (a proxy does this twice per exchange); a second only when Connection names more headers. */
+function linesOf(raw: string[]): Lines {
+  const record: Record<string, string> = {};
+  let text = '';
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const value = raw[i + 1]!;
+    const before = record[name];
+    record[name] = before === undefined ? value : `${before}, ${value}`;
+    if (!HOP_BY_HOP.has(name)) text += `${raw[i]}: ${value}\r\n`;
+  }
+  const named = namedByConnection(record.connection);
+  if (named !== undefined) {
+    text = '';
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (!HOP_BY_HOP.has(name) && !named.has(name)) text += `${raw[i]}: ${raw[i + 1]}\r\n`;
+    }
+  }
+  const codings = record['transfer-encoding'];
+  return { record, text, chunked: codings !== undefined && /(?:^|,)\s*chunked\s*$/i.test(codings), codings, contentLength: record['content-length'] !== undefined };
 }
 
 const CRLF = Buffer.from('\r\n');
@@ -277,12 +285,12 @@ class Flight<Entry> implements UpstreamUser {
     this.requestHead = head;
     const { upstream, recorder, network } = down.forwarder;
     const url = upstream.origin + head.url;
-    const requestHeaders = recordOf(head.raw);
+    const lines = linesOf(head.raw);
+    const requestHeaders = lines.record;
     // Recorded as the upstream received it: Host names the upstream, as a recording made there would show.
     requestHeaders.host = upstream.host;
     this.rec = { startedAt: new Date(), method: head.method ?? 'GET', url, requestHeaders, responseHeaders: {} };
     this.entry = recorder.begin(this.rec);
-    const lines = passing(head.raw);
     this.requestChunked = lines.chunked;
     const hasBody = lines.chunked || (requestHeaders['content-length'] !== undefined && requestHeaders['content-length'] !== '0');
     this.request = hasBody ? new BodyPrefix(recorder.bodyLimit) : undefined;
@@ -350,14 +358,14 @@ class Flight<Entry> implements UpstreamUser {
       }
       this.interim = true;
       // HTTP/1.0 clients are sent no interim answers (RFC 9110, 15.2).
-      if (this.requestHead.version !== '1.0') this.down.socket.write(`HTTP/1.1 ${head.status} ${head.reason}\r\n${passing(head.raw).text}\r\n`, 'latin1');
+      if (this.requestHead.version !== '1.0') this.down.socket.write(`HTTP/1.1 ${head.status} ${head.reason}\r\n${linesOf(head.raw).text}\r\n`, 'latin1');
       return true;
     }
     this.responded = true;
     const rec = this.rec;
     rec.status = head.status;
-    rec.responseHeaders = recordOf(head.raw);
-    const lines = passing(head.raw);
+    const lines = linesOf(head.raw);
+    rec.responseHeaders = lines.record;
     const noBody = this.requestHead.method === 'HEAD' || head.status === 204 || head.status === 304;
     const http10 = this.requestHead.version === '1.0';
     // Each side's framing is its own: a chunked or close-delimited answer is chunked for an HTTP/1.1 client, and ends with the connection for an HTTP/1.0 one.
