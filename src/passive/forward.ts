@@ -187,7 +187,6 @@ class Downstream<Entry> {
     else this.flow();
   }
 
-
   private start(item: Flight<Entry> | Refusal): void {
     if (item instanceof Flight) item.dispatch();
     else {

@@ -61,13 +61,14 @@ class Ring {
   private head = 0;
   private bytes = 0;
   dropped = 0;
+  /** Exchanges that arrived, kept or not: the next one's index. */
+  private arrivals = 0;
   private readonly limit: number;
   private readonly byteLimit: number;
   constructor(limit: number, byteLimit: number) {
     this.limit = limit;
     this.byteLimit = byteLimit;
   }
-  private arrivals = 0;
   push(rec: RecordedBytes): Kept {
     const kept: Kept = { rec, index: this.arrivals, bytes: -1, gone: false };
     this.arrivals += 1;

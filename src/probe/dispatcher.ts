@@ -119,7 +119,7 @@ export function exemptFromProxy(noProxy: string, hostname: string, port: string)
  */
 export interface UpstreamRoute {
   tls: TlsFiles | undefined;
-  /** The forward proxy to tunnel through (CONNECT), when the upstream is not exempt. */
+  /** The forward proxy to go through (absolute form for http, a CONNECT tunnel for https), when the upstream is not exempt. */
   proxy: URL | undefined;
   connectTimeoutMs: number;
 }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
+import { exemptFromProxy } from '../../src/probe/dispatcher.ts';
 import { parseHeaderFlag, withHeaderFlags, type Network } from '../../src/profile/network.ts';
 import { certify } from '../../src/runner/certify.ts';
 import { forwardProxy, headerGate, makePki, tlsFront, type TestPki } from '../support/network-servers.ts';
@@ -134,6 +135,22 @@ describe('the passive proxy\'s upstream', () => {
       await Promise.all([front.close(), forward.close()]);
     }
   }, 60_000);
+
+  it('reads NO_PROXY as undici does for a run: `*`, a host and its subdomains (with or without a leading dot or `*.`), a port when given', () => {
+    const cases: Array<[string, string, string, boolean]> = [
+      ['*', 'gateway.example', '443', true],
+      ['gateway.example', 'gateway.example', '443', true],
+      ['gateway.example', 'api.gateway.example', '443', true],
+      ['gateway.example', 'mygateway.example', '443', false],
+      ['.gateway.example', 'api.gateway.example', '80', true],
+      ['*.gateway.example', 'api.gateway.example', '80', true],
+      ['other.example, gateway.example:8443', 'gateway.example', '8443', true],
+      ['gateway.example:8443', 'gateway.example', '443', false],
+      ['[::1]:8080', '[::1]', '8080', true],
+      ['', 'gateway.example', '443', false],
+    ];
+    for (const [noProxy, host, port, exempt] of cases) expect(`${noProxy} / ${host}:${port}: ${exemptFromProxy(noProxy, host, port)}`).toBe(`${noProxy} / ${host}:${port}: ${exempt}`);
+  });
 
   it('apicert proxy --profile refuses a network section it cannot use, before listening', async () => {
     const file = join(pki.dir, 'proxy-profile.json');
