@@ -35,8 +35,14 @@ const DUTY = 19;
 const MAX_REST_MS = 10_000;
 /** Exchanges before a batch that its rules see (a replay of a key, a read after a terminal event look back). */
 export const HISTORY = 500;
-/** Completed exchanges waiting for judging at most: beyond, the oldest waiting are not judged live (the report at the stop judges them). */
-export const MAX_PENDING = 5000;
+/**
+ * Completed exchanges waiting for judging at most: beyond, the oldest waiting are not judged live
+ * (the report at the stop judges them). About as many as judging at its twentieth gets through in
+ * a few seconds: a longer queue is no longer live, and filling one of 5,000 cost the proxy's
+ * garbage collection a tenth of a core more whenever traffic outran judging (`npm run bench:proxy`'s
+ * first round: V8's helpers 19-35 us per exchange, against 11-13 with 1,000).
+ */
+export const MAX_PENDING = 1000;
 
 /** One failing judgement, as a JSON line of the findings stream. */
 export interface LiveFinding {
