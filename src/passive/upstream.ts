@@ -1,7 +1,8 @@
 /**
  * The proxy's connections to its one upstream: plain TCP, TLS with the profile's CA and client
- * certificate, or either through a forward proxy's CONNECT tunnel (undici opens the tunnel, as it
- * does for a run). Each connection reads answers with llhttp (src/passive/http1.ts) for the
+ * certificate, or through a forward proxy (to which plain HTTP goes in absolute form, and HTTPS
+ * through a CONNECT tunnel undici opens, as for a run's requests). Each connection reads answers
+ * with llhttp (src/passive/http1.ts) for the
  * exchange in flight on it. Idle connections wait for the next request, newest first, and close
  * after `idleMs`, when the upstream closes them, or when the upstream sends what nobody asked for.
  */
