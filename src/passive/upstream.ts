@@ -2,9 +2,9 @@
  * The proxy's connections to its one upstream: plain TCP, TLS with the profile's CA and client
  * certificate, or through a forward proxy (to which plain HTTP goes in absolute form, and HTTPS
  * through a CONNECT tunnel undici opens, as for a run's requests). Each connection reads answers
- * with llhttp (src/passive/http1.ts) for the
- * exchange in flight on it. Idle connections wait for the next request, newest first, and close
- * after `idleMs`, when the upstream closes them, or when the upstream sends what nobody asked for.
+ * with llhttp (src/passive/http1.ts) for the exchange in flight on it. Idle connections wait for
+ * the next request, newest first, and close after `idleMs`, when the upstream closes them, or when
+ * the upstream sends what nobody asked for.
  */
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
