@@ -36,7 +36,8 @@ export function flatHeaders(raw: Record<string, unknown> | null | undefined): Re
   return out;
 }
 
-function appendHeader(out: Record<string, string>, key: string, value: unknown): void {
+/** One header under a name already lower-cased, joined with ", " to its earlier values. */
+export function appendHeader(out: Record<string, string>, key: string, value: unknown): void {
   const text = typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('latin1') : String(value);
   out[key] = out[key] === undefined ? text : `${out[key]}, ${text}`;
 }

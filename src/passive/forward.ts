@@ -13,7 +13,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { headersFor, type Network } from '../profile/network.ts';
-import { BodyPrefix } from './exchange.ts';
+import { appendHeader, BodyPrefix } from './exchange.ts';
 import type { RecordedBytes } from './har.ts';
 import { MessageReader, type Head, type ParseError } from './http1.ts';
 import type { UpstreamConnection, UpstreamPool, UpstreamUser } from './upstream.ts';
@@ -63,8 +63,7 @@ function linesOf(raw: string[]): Lines {
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!.toLowerCase();
     const value = raw[i + 1]!;
-    const before = record[name];
-    record[name] = before === undefined ? value : `${before}, ${value}`;
+    appendHeader(record, name, value);
     if (!HOP_BY_HOP.has(name)) text += `${raw[i]}: ${value}\r\n`;
   }
   const named = namedByConnection(record.connection);
@@ -430,10 +429,7 @@ class Flight<Entry> implements UpstreamUser {
 
   private failed(message: string): void {
     if (this.finished) return;
-    this.rec.error = message;
-    const conn = this.conn;
-    this.conn = undefined;
-    conn?.destroy();
+    this.drop(message);
     const client = this.down.socket;
     if (!this.responded && !client.destroyed) {
       const text = 'apicert proxy: the upstream did not answer\n';
@@ -449,11 +445,16 @@ class Flight<Entry> implements UpstreamUser {
   /** The client went away before the answer ended: the upstream request ends with it. */
   clientGone(): void {
     if (this.finished) return;
-    this.rec.error = CLIENT_CLOSED;
+    this.drop(CLIENT_CLOSED);
+    this.finish();
+  }
+
+  /** The exchange ends in `error`: its upstream connection, if it has one, cannot carry another. */
+  private drop(error: string): void {
+    this.rec.error = error;
     const conn = this.conn;
     this.conn = undefined;
     conn?.destroy();
-    this.finish();
   }
 
   private finish(): void {

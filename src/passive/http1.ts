@@ -69,6 +69,7 @@ export class MessageReader {
   /** Header lines and target read so far when a head spans several chunks (llhttp hands them over in parts). */
   private partial: string[] = [];
   private partialUrl = '';
+  private closed = false;
 
   constructor(kind: 'request' | 'response', events: MessageEvents) {
     const parser = new HTTPParser();
@@ -107,8 +108,6 @@ export class MessageReader {
   finish(): ParseError | undefined {
     return this.parser.finish();
   }
-
-  private closed = false;
 
   /** Frees the parser; idempotent. */
   close(): void {
