@@ -116,7 +116,7 @@ describe('the passive proxy\'s upstream', () => {
           await res.body.dump();
           statuses.push(res.statusCode);
         }
-        return { statuses, recorded: JSON.stringify(proxy.exchanges()) };
+        return { statuses, exchanges: proxy.exchanges(), recorded: JSON.stringify(proxy.exchanges()) };
       } finally {
         await proxy.close();
       }
@@ -126,6 +126,7 @@ describe('the passive proxy\'s upstream', () => {
       expect(plain.statuses).toEqual([401, 401]);
       expect(forward.seen).toEqual([`GET ${fake.baseUrl}${path}`, `GET ${fake.baseUrl}${path}`]);
       expect(new Set(forward.auth)).toEqual(new Set([`Basic ${Buffer.from(`apicert:${password}`).toString('base64')}`]));
+      expect(plain.exchanges.map((e) => `${e.path} ${e.status}`)).toEqual([`${path} 401`, `${path} 401`]);
       expect(plain.recorded).not.toContain(password);
       forward.seen.length = 0;
       const secure = await through(front.url, { headers: {}, tls: { ca: pki.caFile }, proxy: forward.url });

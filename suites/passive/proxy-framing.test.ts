@@ -14,8 +14,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
-import type { Network } from '../../src/profile/network.ts';
-import { forwardProxy } from '../support/network-servers.ts';
 
 /** What cleans up after the running case. All at once: a proxy that waits on an upstream request ends when the upstream's sockets go. */
 const cleanups: Array<() => unknown> = [];
@@ -120,8 +118,8 @@ async function rawUpstream(answer: (socket: Socket, head: string) => void): Prom
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, heads };
 }
 
-async function proxyTo(upstream: string, options: { bodyLimit?: number; network?: Network } = {}): Promise<RunningProxy> {
-  const proxy = await startProxy({ upstream, bodyLimit: options.bodyLimit ?? 64 * 1024, maxExchanges: 100, ...(options.network ? { network: options.network } : {}) });
+async function proxyTo(upstream: string, options: { bodyLimit?: number } = {}): Promise<RunningProxy> {
+  const proxy = await startProxy({ upstream, bodyLimit: options.bodyLimit ?? 64 * 1024, maxExchanges: 100 });
   cleanups.push(() => proxy.close());
   return proxy;
 }
@@ -706,17 +704,5 @@ describe('failures on either side', () => {
     await raw.closed(5_000);
     expect(raw.ended).toBe(true);
     expect(proxy.exchanges()[0]).toMatchObject({ path: '/open', status: 200 });
-  });
-});
-
-describe('the upstream behind a forward proxy', () => {
-  it('reaches the upstream through network.proxy, in absolute form', async () => {
-    const up = await httpUpstream((req, res) => res.end(`via ${req.url}`));
-    const forward = await forwardProxy();
-    cleanups.push(() => forward.close());
-    const proxy = await proxyTo(up.url, { network: { headers: {}, proxy: forward.url } });
-    expect(await get(proxy, '/through')).toEqual({ status: 200, body: 'via /through' });
-    expect(forward.seen).toEqual([`GET ${up.url}/through`]);
-    expect(proxy.exchanges()[0]).toMatchObject({ path: '/through', status: 200 });
   });
 });
