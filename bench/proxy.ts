@@ -11,11 +11,15 @@
  * about (fake + client CPU per exchange) / (the proxy's forwarding-thread CPU per exchange), capped
  * at 1; on a machine with no free core it falls towards (fake + client) / (fake + client + proxy).
  * So the CPU per exchange of each thread is printed beside it, and the arms alternate
- * (BENCH_ROUNDS, medians) so that both see the same machine load.
+ * (BENCH_ROUNDS, medians) so that both see the same machine load. Each round also says how much of
+ * the machine other work took (from /proc/stat), and with BENCH_REFERENCE=haproxy (haproxy on the
+ * PATH) a third arm runs haproxy, a proxy written in C, in the same rounds: what any proxy gets from
+ * this machine, beside what apicert's gets.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -27,7 +31,7 @@ import { startProxy } from '../src/passive/proxy.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = 10;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 1000);
 const MANY = 12_000;
 const PATH = '/v8/missions/00000000-0000-7000-8000-000000000000';
@@ -104,6 +108,21 @@ async function quiet(pid: number | undefined): Promise<boolean> {
   return last === undefined;
 }
 
+/**
+ * CPU milliseconds every process of the machine spent so far, and what a hypervisor gave other
+ * machines instead (steal), from /proc/stat; undefined elsewhere. Interrupts are left out: on
+ * loopback they are mostly the kernel carrying this bench's own traffic.
+ */
+function machineBusy(): number | undefined {
+  try {
+    // user nice system idle iowait irq softirq steal, in clock ticks (100 per second on Linux).
+    const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+    return ((f[0]! + f[1]! + f[2]! + (f[7] ?? 0)) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 /** `apicert proxy` in a child process, and its URL once it listens. */
@@ -127,11 +146,62 @@ async function proxyProcess(upstream: string): Promise<{ child: ChildProcess; ur
   return { child, url };
 }
 
+/** A free loopback port (the reference arm's configuration names one). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * BENCH_REFERENCE=haproxy: haproxy in front of the same fake, one thread, keeping connections open
+ * both ways as apicert's proxy does; or why there is none (not asked for, or it cannot run).
+ */
+async function referenceProcess(upstream: string): Promise<{ child: ChildProcess; url: string; name: string } | string> {
+  if (process.env.BENCH_REFERENCE !== 'haproxy') return 'BENCH_REFERENCE=haproxy (with haproxy on the PATH) adds haproxy as a third arm in the same rounds';
+  const port = await freePort();
+  const target = new URL(upstream);
+  const config = join(mkdtempSync(join(tmpdir(), 'apicert-bench-haproxy-')), 'haproxy.cfg');
+  writeFileSync(config, ['global', '  nbthread 1', 'defaults', '  mode http', '  option http-keep-alive', '  timeout connect 5s', '  timeout client 30s', '  timeout server 30s', 'frontend bench', `  bind 127.0.0.1:${port}`, '  default_backend fake', 'backend fake', '  http-reuse always', `  server fake ${target.hostname}:${target.port}`, ''].join('\n'));
+  const child = spawn('haproxy', ['-f', config, '-db'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  child.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+  const failed = new Promise<string>((resolve) => child.once('error', (error) => resolve(`haproxy could not run (${error.message}): install it (Debian: apt-get install haproxy)`)));
+  const up = (async () => {
+    for (let i = 0; i < 100 && child.exitCode === null; i += 1) {
+      if (await accepts(port)) return true;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return false;
+  })();
+  const outcome = await Promise.race([up, failed]);
+  if (outcome === true) {
+    const version = /version (\S+)/i.exec(execFileSync('haproxy', ['-v'], { encoding: 'utf8' }))?.[1];
+    return { child, url: `http://127.0.0.1:${port}`, name: `haproxy${version ? ` ${version}` : ''}` };
+  }
+  child.kill('SIGTERM');
+  return typeof outcome === 'string' ? outcome : `haproxy did not listen within 5 s: ${said.trim().slice(0, 300)}`;
+}
+
 async function main(): Promise<void> {
   const fake = await startFake();
   const token = embeddedProfile(fake).credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!.token;
   const headers = { authorization: `Bearer ${token}` };
   const proxy = await proxyProcess(fake.baseUrl);
+  const reference = await referenceProcess(fake.baseUrl);
   try {
     console.log(`apicert proxy bench on Node ${process.version}: GET ${PATH} (a 404 problem) on the reference fake; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} (figures from a machine busy with other work say little)`);
     // Interleaved, so both paths see the same machine load.
@@ -167,30 +237,61 @@ async function main(): Promise<void> {
     }
 
     // The arms alternate, so that a change in the machine's load falls on both; medians of the rounds.
+    const ref = typeof reference === 'string' ? undefined : reference;
     const load = async (base: string) => {
       const wall = performance.now();
       const own = process.cpuUsage();
       const threads = threadsOf(proxy.child.pid);
+      const ours = [proxy.child.pid, ref?.child.pid].map(cpuOf);
+      const machine = machineBusy();
       const rps = (await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers })).requests.average;
       const cpu = cpuUs(process.cpuUsage(own));
-      return { rps, clientUs: cpu / (rps * DURATION_S), busy: cpu / 1000 / (performance.now() - wall), proxy: perThread(threads, threadsOf(proxy.child.pid), rps * DURATION_S) };
+      const elapsed = performance.now() - wall;
+      // What the machine spent beyond this process, the proxy and the reference: other work, in cores.
+      const after = machineBusy();
+      const oursAfter = [proxy.child.pid, ref?.child.pid].map(cpuOf);
+      let others: number | undefined;
+      if (machine !== undefined && after !== undefined) {
+        let spent = after - machine - cpu / 1000;
+        for (const [i, before] of ours.entries()) if (before !== undefined && oursAfter[i] !== undefined) spent -= oursAfter[i]! - before;
+        others = Math.max(0, spent / elapsed);
+      }
+      return { rps, clientUs: cpu / (rps * DURATION_S), busy: cpu / 1000 / elapsed, proxy: base === proxy.url ? perThread(threads, threadsOf(proxy.child.pid), rps * DURATION_S) : '', others };
     };
+    type Load = Awaited<ReturnType<typeof load>>;
+    const othersText = (l: Load) => (l.others === undefined ? '' : `, other work ${l.others.toFixed(2)} cores`);
     // One uncounted second of each arm first, as the latency figures have their 50 uncounted requests: the
     // rounds then measure code the JIT has compiled under concurrent load, in both arms alike.
-    for (const base of [fake.baseUrl, proxy.url]) await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: 1, headers });
-    const rounds: Array<{ direct: Awaited<ReturnType<typeof load>>; proxied: Awaited<ReturnType<typeof load>> }> = [];
-    for (let round = 0; round < ROUNDS; round += 1) rounds.push({ direct: await load(fake.baseUrl), proxied: await load(proxy.url) });
+    for (const base of [fake.baseUrl, proxy.url, ...(ref ? [ref.url] : [])]) await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: 1, headers });
+    const rounds: Array<{ direct: Load; proxied: Load; reference?: Load }> = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const direct = await load(fake.baseUrl);
+      // The reference goes before apicert's proxy in every other round: neither always follows the direct arm.
+      const first = ref && round % 2 === 1 ? await load(ref.url) : undefined;
+      const proxied = await load(proxy.url);
+      const reference = ref ? (first ?? (await load(ref.url))) : undefined;
+      rounds.push({ direct, proxied, ...(reference ? { reference } : {}) });
+    }
     const directRps = median(rounds.map((r) => r.direct.rps));
     const proxiedRps = median(rounds.map((r) => r.proxied.rps));
     for (const [i, r] of rounds.entries()) {
-      console.log(`  round ${i + 1}: direct ${r.direct.rps.toFixed(0)} req/s (this process ${r.direct.clientUs.toFixed(0)} us per exchange, ${(100 * r.direct.busy).toFixed(0)} % of a core); through the proxy ${r.proxied.rps.toFixed(0)} req/s (this process ${r.proxied.clientUs.toFixed(0)} us, ${(100 * r.proxied.busy).toFixed(0)} % of a core${r.proxied.proxy ? `; the proxy: ${r.proxied.proxy} per exchange` : ''}); ratio ${(r.proxied.rps / r.direct.rps).toFixed(2)}`);
+      console.log(`  round ${i + 1}: direct ${r.direct.rps.toFixed(0)} req/s (this process ${r.direct.clientUs.toFixed(0)} us per exchange, ${(100 * r.direct.busy).toFixed(0)} % of a core${othersText(r.direct)}); through the proxy ${r.proxied.rps.toFixed(0)} req/s (this process ${r.proxied.clientUs.toFixed(0)} us, ${(100 * r.proxied.busy).toFixed(0)} % of a core${othersText(r.proxied)}${r.proxied.proxy ? `; the proxy: ${r.proxied.proxy} per exchange` : ''}); ratio ${(r.proxied.rps / r.direct.rps).toFixed(2)}${r.reference ? `; ${ref!.name} ${r.reference.rps.toFixed(0)} req/s${othersText(r.reference)}, ratio ${(r.reference.rps / r.direct.rps).toFixed(2)}` : ''}`);
     }
     // Each round's ratio pairs two arms measured one after the other; their median is the figure (a load that changes between rounds moves the medians of the arms apart).
     console.log(`throughput, ${CONNECTIONS} connections for ${DURATION_S} s, ${ROUNDS} alternating rounds after 1 s of each uncounted: direct ${directRps.toFixed(0)} req/s, through the proxy ${proxiedRps.toFixed(0)} req/s (medians), ratio ${median(rounds.map((r) => r.proxied.rps / r.direct.rps)).toFixed(2)} (median of the rounds' ratios)`);
+    const others = rounds.flatMap((r) => (r.proxied.others === undefined ? [] : [r.proxied.others]));
+    if (others.length > 0) console.log(`other work on this machine during the proxied rounds: ${median(others).toFixed(2)} cores (median; the proxied arm needs ${Math.min(2, cpus().length)} cores, the direct arm one)`);
+    if (ref) {
+      const referenced = rounds.map((r) => r.reference!);
+      console.log(`reference, ${ref.name} in the same rounds: ${median(referenced.map((r) => r.rps)).toFixed(0)} req/s, ratio ${median(rounds.map((r) => r.reference!.rps / r.direct.rps)).toFixed(2)}; apicert proxy against it ${median(rounds.map((r) => r.proxied.rps / r.reference!.rps)).toFixed(2)} (medians of the rounds)`);
+    } else console.log(`(${reference})`);
   } finally {
-    const exited = new Promise((resolve) => proxy.child.once('exit', resolve));
-    proxy.child.kill('SIGTERM');
-    await exited;
+    for (const child of [proxy.child, ...(typeof reference === 'string' ? [] : [reference.child])]) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
   }
 
   // Memory over more than 10,000 exchanges: the window keeps the newest 1,000.
