@@ -19,7 +19,7 @@
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -28,6 +28,7 @@ import { startFake } from '../src/fake/server.ts';
 import { judgeRecording } from '../src/passive/judge.ts';
 import { WAIT_MS } from '../src/passive/live.ts';
 import { startProxy } from '../src/passive/proxy.ts';
+import { freePort } from '../scripts/load-operator.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -146,15 +147,7 @@ async function proxyProcess(upstream: string): Promise<{ child: ChildProcess; ur
   return { child, url };
 }
 
-/** A free loopback port (the reference arm's configuration names one). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
+/** Whether a TCP connection to the loopback port is accepted now. */
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');

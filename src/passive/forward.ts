@@ -92,18 +92,20 @@ export interface Forwarder<Entry> {
   network: Network | undefined;
 }
 
-/** An exchange that could not be forwarded, answered by the proxy itself in its turn. */
+/** An answer the proxy gives itself: to an exchange it could not forward, or whose upstream did not answer. */
 interface Refusal {
   status: number;
+  reason: string;
   text: string;
 }
 
 /** A request target that is not a path (absolute-form, authority-form, `*`) is not the upstream's to answer. */
-const NOT_A_PATH: Refusal = { status: 400, text: 'apicert proxy: only a request target that is a path (starting with "/") is forwarded, to the upstream\n' };
+const NOT_A_PATH: Refusal = { status: 400, reason: 'Bad Request', text: 'apicert proxy: only a request target that is a path (starting with "/") is forwarded, to the upstream\n' };
+const NO_ANSWER: Refusal = { status: 502, reason: 'Bad Gateway', text: 'apicert proxy: the upstream did not answer\n' };
 
-function plainAnswer(refusal: Refusal, reason: string): string {
-  const body = Buffer.byteLength(refusal.text);
-  return `HTTP/1.1 ${refusal.status} ${reason}\r\ncontent-type: text/plain\r\ncontent-length: ${body}\r\nconnection: close\r\n\r\n${refusal.text}`;
+/** The refusal as plain text; `close` ends the connection after it. */
+function plainAnswer(refusal: Refusal, close: boolean): string {
+  return `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(refusal.text)}\r\n${close ? 'connection: close\r\n' : ''}\r\n${refusal.text}`;
 }
 
 /** One client connection: its requests in arrival order; the first is answered, the rest wait. */
@@ -188,9 +190,7 @@ class Downstream<Entry> {
 
   private start(item: Flight<Entry> | Refusal): void {
     if (item instanceof Flight) item.dispatch();
-    else {
-      this.socket.end(plainAnswer(item, 'Bad Request'), 'latin1');
-    }
+    else this.socket.end(plainAnswer(item, true), 'latin1');
   }
 
   /** The first exchange was answered: the next one's turn. */
@@ -432,8 +432,7 @@ class Flight<Entry> implements UpstreamUser {
     this.drop(message);
     const client = this.down.socket;
     if (!this.responded && !client.destroyed) {
-      const text = 'apicert proxy: the upstream did not answer\n';
-      client.write(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\ncontent-length: ${text.length}\r\n${this.requestDone ? '' : 'connection: close\r\n'}\r\n${text}`, 'latin1');
+      client.write(plainAnswer(NO_ANSWER, !this.requestDone), 'latin1');
       this.finish();
       this.down.answered(this, this.requestDone);
       return;

@@ -10,6 +10,7 @@ import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Client } from 'undici';
 import type { UpstreamRoute } from '../probe/dispatcher.ts';
+import { addressOf } from '../probe/raw.ts';
 import { MessageReader, type Head, type MessageEvents, type ParseError } from './http1.ts';
 
 /** The exchange in flight on a connection: it reads the answer, and hears when the connection fails or can take more. */
@@ -224,8 +225,7 @@ export class UpstreamPool {
   /** A connection to `to` (the upstream, or a forward proxy), TLS when it is https (inside `through` when given). */
   private connect(to: URL, through: Socket | undefined): Socket {
     const { route } = this;
-    const port = Number(to.port || (to.protocol === 'https:' ? 443 : 80));
-    const host = to.hostname.replace(/^\[(.*)\]$/, '$1');
+    const { host, port } = addressOf(to);
     if (to.protocol !== 'https:') return through ?? bounded(tcpConnect({ host, port }), 'connect', route.connectTimeoutMs, `${host}:${port}`);
     // The client certificate is the upstream's to ask for; a proxy is only shown the CA.
     const files = to === this.upstream ? route.tls : route.tls?.ca ? { ca: route.tls.ca } : undefined;
@@ -236,7 +236,7 @@ export class UpstreamPool {
   /** A CONNECT tunnel through the forward proxy to the upstream, with TLS to the upstream inside it. */
   private async tunnel(proxy: URL): Promise<Socket> {
     this.tunnels ??= new Client(proxy.origin, { connect: { timeout: this.route.connectTimeoutMs, ...(this.route.tls?.ca ? { ca: this.route.tls.ca } : {}) } });
-    const authority = `${this.upstream.hostname}:${this.upstream.port || (this.upstream.protocol === 'https:' ? '443' : '80')}`;
+    const authority = `${this.upstream.hostname}:${addressOf(this.upstream).port}`;
     const auth = basicAuth(proxy);
     const { socket, statusCode } = await this.tunnels.connect({ path: authority, headers: { host: authority, ...(auth ? { 'proxy-authorization': auth } : {}) } });
     if (statusCode !== 200) {

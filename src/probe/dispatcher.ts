@@ -11,6 +11,7 @@ import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { ProfileError } from '../profile/load.ts';
 import { printableProxy, type Network } from '../profile/network.ts';
 import { agentOptions, DEFAULT_LIMITS, type TransportLimits } from './transport.ts';
+import { addressOf } from './raw.ts';
 
 export type TlsFiles = Pick<ConnectionOptions, 'ca' | 'cert' | 'key'>;
 
@@ -130,7 +131,6 @@ export async function upstreamRoute(network: Network | undefined, upstream: URL,
   const tls = await tlsFiles(network.tls);
   const settings = proxySettings(network, env);
   const proxy = upstream.protocol === 'https:' ? settings?.httpsProxy : settings?.httpProxy;
-  const port = upstream.port || (upstream.protocol === 'https:' ? '443' : '80');
-  const exempt = proxy === undefined || exemptFromProxy(settings?.noProxy ?? '', upstream.hostname, port);
+  const exempt = proxy === undefined || exemptFromProxy(settings?.noProxy ?? '', upstream.hostname, String(addressOf(upstream).port));
   return { tls, proxy: exempt ? undefined : new URL(proxy), connectTimeoutMs };
 }

@@ -80,12 +80,16 @@ export function parseAnswer(bytes: Buffer, truncated: boolean): RawAnswer | unde
   }
 }
 
+/** Where a socket to `url` goes: its host without an IPv6 address's brackets, and its port (the scheme's default when none is written). */
+export function addressOf(url: URL): { host: string; port: number } {
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) };
+}
+
 /** Sends one raw request and reads the answer until the server closes, the byte cap or the deadline. */
 export function sendRawBytes(target: RawTarget, bytes: Buffer): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const https = target.url.protocol === 'https:';
-    const port = Number(target.url.port) || (https ? 443 : 80);
-    const host = target.url.hostname.replace(/^\[|\]$/g, '');
+    const { host, port } = addressOf(target.url);
     const socket: Socket = https ? tlsConnect({ host, port, servername: host, ...target.tls }) : netConnect({ host, port });
     const chunks: Buffer[] = [];
     let size = 0;
