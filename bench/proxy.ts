@@ -10,11 +10,12 @@
  * proxy's threads run beside it, on another core when the machine has one free: the ratio is then
  * about (fake + client CPU per exchange) / (the proxy's forwarding-thread CPU per exchange), capped
  * at 1; on a machine with no free core it falls towards (fake + client) / (fake + client + proxy).
- * So the CPU per exchange of each thread is printed beside it, and the arms alternate
- * (BENCH_ROUNDS, medians) so that both see the same machine load. Each round also says how much of
- * the machine other work took (from /proc/stat), and with BENCH_REFERENCE=haproxy (haproxy on the
- * PATH) a third arm runs haproxy, a proxy written in C, in the same rounds: what any proxy gets from
- * this machine, beside what apicert's gets.
+ * So the CPU per exchange of each thread is printed beside it, and the arms alternate in short
+ * rounds (BENCH_ROUNDS of BENCH_DURATION_S per arm) so that both see the same machine load; the
+ * ratio comes with a 95 % interval over the rounds, which says whether this run decides it. Each arm
+ * also says how much of the machine other work took (from /proc/stat), and with
+ * BENCH_REFERENCE=haproxy (haproxy on the PATH) a third arm runs haproxy, a proxy written in C, in
+ * the same rounds: what any proxy gets from this machine, beside what apicert's gets.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -28,10 +29,11 @@ import { startFake } from '../src/fake/server.ts';
 import { judgeRecording } from '../src/passive/judge.ts';
 import { WAIT_MS } from '../src/passive/live.ts';
 import { startProxy } from '../src/passive/proxy.ts';
+import { seeded } from '../src/util/seeded.ts';
 import { freePort } from '../scripts/load-operator.ts';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 1);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SEQUENTIAL = Number(process.env.BENCH_REQUESTS ?? 1000);
 const MANY = 12_000;
@@ -189,6 +191,54 @@ async function referenceProcess(upstream: string): Promise<{ child: ChildProcess
   return typeof outcome === 'string' ? outcome : `haproxy did not listen within 5 s: ${said.trim().slice(0, 300)}`;
 }
 
+/** One arm's slice of a round: what autocannon completed, in how long, and the CPU this process and the rest of the machine spent. */
+interface Slice {
+  exchanges: number;
+  seconds: number;
+  cpuUs: number;
+  others: number | undefined;
+}
+
+interface Round {
+  direct: Slice;
+  proxied: Slice;
+  reference?: Slice;
+}
+
+interface Interval {
+  value: number;
+  low: number;
+  high: number;
+}
+
+const rate = (s: Slice) => s.exchanges / s.seconds;
+
+/**
+ * A figure of the sample with a 95 % interval from resampling it (a percentile bootstrap, seeded so
+ * that the same sample gives the same interval): how far the figure could move had the host's
+ * changes fallen otherwise. The sample's items are what was measured together (a round of every
+ * arm, a pair of sequential requests), so each draw keeps them together.
+ */
+function bootstrap<T>(sample: T[], figure: (items: T[]) => number): Interval {
+  const random = seeded(35);
+  const draws = Array.from({ length: 2000 }, () => figure(sample.map(() => sample[Math.floor(random() * sample.length)]!)));
+  return { value: figure(sample), low: percentile(draws, 2.5), high: percentile(draws, 97.5) };
+}
+
+/** One arm's throughput against another's over the rounds: mean rate against mean rate. */
+const ratioOf = (rounds: Round[], top: (r: Round) => Slice, bottom: (r: Round) => Slice): Interval =>
+  bootstrap(rounds, (picked) => picked.reduce((sum, r) => sum + rate(top(r)), 0) / picked.reduce((sum, r) => sum + rate(bottom(r)), 0));
+
+const showInterval = (i: Interval, unit = '') => `${i.value.toFixed(2)}${unit} (95 % interval ${i.low.toFixed(2)}-${i.high.toFixed(2)}${unit})`;
+
+/** Whether a run settles an aim: only when the whole interval is on one side of it. */
+function aim(interval: Interval, met: (value: number) => boolean): string {
+  const [low, high] = [met(interval.low), met(interval.high)];
+  return low && high ? 'met' : !low && !high ? 'NOT met' : 'not decided by this run (the interval holds the aim; more rounds or requests narrow it)';
+}
+
+const quartiles = (values: number[]) => `median ${median(values).toFixed(2)}, quartiles ${percentile(values, 25).toFixed(2)} and ${percentile(values, 75).toFixed(2)}, from ${Math.min(...values).toFixed(2)} to ${Math.max(...values).toFixed(2)}`;
+
 async function main(): Promise<void> {
   const fake = await startFake();
   const token = embeddedProfile(fake).credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!.token;
@@ -198,17 +248,28 @@ async function main(): Promise<void> {
   try {
     console.log(`apicert proxy bench on Node ${process.version}: GET ${PATH} (a 404 problem) on the reference fake; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} (figures from a machine busy with other work say little)`);
     // Interleaved, so both paths see the same machine load.
+    const ref = typeof reference === 'string' ? undefined : reference;
     const direct: number[] = [];
     const proxied: number[] = [];
-    for (let i = 0; i < 50; i += 1) await timed(`${proxy.url}${PATH}`, headers);
+    const referenced: number[] = [];
+    for (let i = 0; i < 50; i += 1) for (const base of [proxy.url, ...(ref ? [ref.url] : [])]) await timed(`${base}${PATH}`, headers);
     for (let i = 0; i < SEQUENTIAL; i += 1) {
       direct.push(await timed(`${fake.baseUrl}${PATH}`, headers));
       proxied.push(await timed(`${proxy.url}${PATH}`, headers));
+      if (ref) referenced.push(await timed(`${ref.url}${PATH}`, headers));
     }
     const med = (v: number[]) => percentile(v, 50);
     const p99 = (v: number[]) => percentile(v, 99);
+    // The added median and p99 with their intervals, resampling the requests in their sequence's groups (a direct one and those after it).
+    const groups = direct.map((d, i) => ({ d, p: proxied[i]!, r: referenced[i] }));
+    const added = (pick: (g: (typeof groups)[number]) => number, at: (v: number[]) => number) => bootstrap(groups, (picked) => at(picked.map(pick)) - at(picked.map((g) => g.d)));
+    const addedText = (pick: (g: (typeof groups)[number]) => number) => {
+      const [middle, tail] = [added(pick, med), added(pick, p99)];
+      return `median +${showInterval(middle, ' ms')}, p99 +${showInterval(tail, ' ms')} per request; at most 1 ms median: ${aim(middle, (ms) => ms <= 1)}; at most 5 ms p99: ${aim(tail, (ms) => ms <= 5)}`;
+    };
     console.log(`latency, ${SEQUENTIAL} sequential requests each: direct median ${med(direct).toFixed(2)} ms, p99 ${p99(direct).toFixed(2)} ms; through the proxy median ${med(proxied).toFixed(2)} ms, p99 ${p99(proxied).toFixed(2)} ms`);
-    console.log(`added by the proxy: median +${(med(proxied) - med(direct)).toFixed(2)} ms, p99 +${(p99(proxied) - p99(direct)).toFixed(2)} ms per request`);
+    console.log(`added by the proxy: ${addedText((g) => g.p)}`);
+    if (ref) console.log(`added by ${ref.name} in the same sequence: ${addedText((g) => g.r!)}`);
 
     // CPU time, which a busy machine stretches far less than wall time: the proxy's own per exchange, beside what the fake and this client spend on one direct exchange.
     // Live judging works in batches, later and at a low priority: the window opens once the proxy has
@@ -229,15 +290,14 @@ async function main(): Promise<void> {
       console.log(`CPU per exchange (${SEQUENTIAL} sequential): the proxy process ${proxyUs.toFixed(0)} us (live judging included${split ? `: ${split}` : ''}${settled && judged ? '' : '; the proxy did not settle within 20 s: some judging is outside the window'}); direct, fake and client together ${directUs.toFixed(0)} us; with the proxy between them, fake and client ${clientUs.toFixed(0)} us; proxy/direct ${(proxyUs / directUs).toFixed(2)}`);
     }
 
-    // The arms alternate, so that a change in the machine's load falls on both; medians of the rounds.
-    const ref = typeof reference === 'string' ? undefined : reference;
-    const load = async (base: string) => {
+    // Short rounds, each one slice of every arm, their order reversed every other round: the host's
+    // speed changes from second to second here, and both arms then see the same changes.
+    const slice = async (base: string): Promise<Slice> => {
       const wall = performance.now();
       const own = process.cpuUsage();
-      const threads = threadsOf(proxy.child.pid);
       const ours = [proxy.child.pid, ref?.child.pid].map(cpuOf);
       const machine = machineBusy();
-      const rps = (await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers })).requests.average;
+      const result = await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers });
       const cpu = cpuUs(process.cpuUsage(own));
       const elapsed = performance.now() - wall;
       // What the machine spent beyond this process, the proxy and the reference: other work, in cores.
@@ -249,34 +309,42 @@ async function main(): Promise<void> {
         for (const [i, before] of ours.entries()) if (before !== undefined && oursAfter[i] !== undefined) spent -= oursAfter[i]! - before;
         others = Math.max(0, spent / elapsed);
       }
-      return { rps, clientUs: cpu / (rps * DURATION_S), busy: cpu / 1000 / elapsed, proxy: base === proxy.url ? perThread(threads, threadsOf(proxy.child.pid), rps * DURATION_S) : '', others };
+      return { exchanges: result.requests.total, seconds: elapsed / 1000, cpuUs: cpu, others };
     };
-    type Load = Awaited<ReturnType<typeof load>>;
-    const othersText = (l: Load) => (l.others === undefined ? '' : `, other work ${l.others.toFixed(2)} cores`);
     // One uncounted second of each arm first, as the latency figures have their 50 uncounted requests: the
     // rounds then measure code the JIT has compiled under concurrent load, in both arms alike.
     for (const base of [fake.baseUrl, proxy.url, ...(ref ? [ref.url] : [])]) await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: 1, headers });
-    const rounds: Array<{ direct: Load; proxied: Load; reference?: Load }> = [];
+    const threads = threadsOf(proxy.child.pid);
+    const rounds: Round[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const direct = await load(fake.baseUrl);
-      // The reference goes before apicert's proxy in every other round: neither always follows the direct arm.
-      const first = ref && round % 2 === 1 ? await load(ref.url) : undefined;
-      const proxied = await load(proxy.url);
-      const reference = ref ? (first ?? (await load(ref.url))) : undefined;
-      rounds.push({ direct, proxied, ...(reference ? { reference } : {}) });
+      const order = [fake.baseUrl, proxy.url, ...(ref ? [ref.url] : [])];
+      const taken = new Map<string, Slice>();
+      for (const base of round % 2 === 0 ? order : order.reverse()) taken.set(base, await slice(base));
+      rounds.push({ direct: taken.get(fake.baseUrl)!, proxied: taken.get(proxy.url)!, ...(ref ? { reference: taken.get(ref.url)! } : {}) });
     }
-    const directRps = median(rounds.map((r) => r.direct.rps));
-    const proxiedRps = median(rounds.map((r) => r.proxied.rps));
-    for (const [i, r] of rounds.entries()) {
-      console.log(`  round ${i + 1}: direct ${r.direct.rps.toFixed(0)} req/s (this process ${r.direct.clientUs.toFixed(0)} us per exchange, ${(100 * r.direct.busy).toFixed(0)} % of a core${othersText(r.direct)}); through the proxy ${r.proxied.rps.toFixed(0)} req/s (this process ${r.proxied.clientUs.toFixed(0)} us, ${(100 * r.proxied.busy).toFixed(0)} % of a core${othersText(r.proxied)}${r.proxied.proxy ? `; the proxy: ${r.proxied.proxy} per exchange` : ''}); ratio ${(r.proxied.rps / r.direct.rps).toFixed(2)}${r.reference ? `; ${ref!.name} ${r.reference.rps.toFixed(0)} req/s${othersText(r.reference)}, ratio ${(r.reference.rps / r.direct.rps).toFixed(2)}` : ''}`);
-    }
-    // Each round's ratio pairs two arms measured one after the other; their median is the figure (a load that changes between rounds moves the medians of the arms apart).
-    console.log(`throughput, ${CONNECTIONS} connections for ${DURATION_S} s, ${ROUNDS} alternating rounds after 1 s of each uncounted: direct ${directRps.toFixed(0)} req/s, through the proxy ${proxiedRps.toFixed(0)} req/s (medians), ratio ${median(rounds.map((r) => r.proxied.rps / r.direct.rps)).toFixed(2)} (median of the rounds' ratios)`);
-    const others = rounds.flatMap((r) => (r.proxied.others === undefined ? [] : [r.proxied.others]));
-    if (others.length > 0) console.log(`other work on this machine during the proxied rounds: ${median(others).toFixed(2)} cores (median; the proxied arm needs ${Math.min(2, cpus().length)} cores, the direct arm one)`);
+    const proxiedExchanges = rounds.reduce((sum, r) => sum + r.proxied.exchanges, 0);
+    // Live judging works later, in batches: what it spends between the first round and the last is on these exchanges.
+    const split = perThread(threads, threadsOf(proxy.child.pid), proxiedExchanges);
+    const arm = (pick: (r: Round) => Slice) => {
+      const slices = rounds.map(pick);
+      const exchanges = slices.reduce((sum, s) => sum + s.exchanges, 0);
+      const seconds = slices.reduce((sum, s) => sum + s.seconds, 0);
+      const cpu = slices.reduce((sum, s) => sum + s.cpuUs, 0);
+      const others = slices.flatMap((s) => (s.others === undefined ? [] : [s.others]));
+      return `${(exchanges / seconds).toFixed(0)} req/s (this process ${(cpu / exchanges).toFixed(0)} us per exchange, ${((100 * cpu) / 1e6 / seconds).toFixed(0)} % of a core${others.length > 0 ? `, other work ${median(others).toFixed(2)} cores` : ''})`;
+    };
+    console.log(`throughput, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per arm, the order reversed every other round, after 1 s of each uncounted:`);
+    console.log(`  direct ${arm((r) => r.direct)}`);
+    console.log(`  through the proxy ${arm((r) => r.proxied)}${split ? `; the proxy: ${split} per exchange` : ''}`);
+    if (ref) console.log(`  through ${ref.name} ${arm((r) => r.reference!)}`);
+    const atLeast08 = (ratio: number) => ratio >= 0.8;
+    const againstDirect = ratioOf(rounds, (r) => r.proxied, (r) => r.direct);
+    console.log(`apicert proxy's throughput against direct: ${showInterval(againstDirect)}; at least 0.8 of direct: ${aim(againstDirect, atLeast08)}`);
+    console.log(`  rounds' own ratios: ${quartiles(rounds.map((r) => rate(r.proxied) / rate(r.direct)))}`);
     if (ref) {
-      const referenced = rounds.map((r) => r.reference!);
-      console.log(`reference, ${ref.name} in the same rounds: ${median(referenced.map((r) => r.rps)).toFixed(0)} req/s, ratio ${median(rounds.map((r) => r.reference!.rps / r.direct.rps)).toFixed(2)}; apicert proxy against it ${median(rounds.map((r) => r.proxied.rps / r.reference!.rps)).toFixed(2)} (medians of the rounds)`);
+      const referenceRatio = ratioOf(rounds, (r) => r.reference!, (r) => r.direct);
+      console.log(`${ref.name}'s throughput against direct: ${showInterval(referenceRatio)}; at least 0.8 of direct: ${aim(referenceRatio, atLeast08)}`);
+      console.log(`apicert proxy's throughput against ${ref.name}'s: ${showInterval(ratioOf(rounds, (r) => r.proxied, (r) => r.reference!))}`);
     } else console.log(`(${reference})`);
   } finally {
     for (const child of [proxy.child, ...(typeof reference === 'string' ? [] : [reference.child])]) {
