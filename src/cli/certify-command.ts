@@ -254,7 +254,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     });
     progress.end();
     if (recorder && flags.harOut) {
-      await recorder.write(flags.harOut, HARNESS_VERSION, flags.harSecrets ? undefined : hidingFor(used?.credentials ?? [], used ? redactorFor(used) : new Redactor()));
+      await recorder.write(flags.harOut, HARNESS_VERSION, flags.harSecrets ? undefined : hidingFor(used, used ? redactorFor(used) : new Redactor()));
       ui.info(`recording: ${flags.harOut} (${recorder.count} exchanges, HAR 1.2${flags.harSecrets ? ', secrets kept: readable by you only' : ', the profile\'s secrets replaced by labelled markers'})`);
     }
     // The deployment's own account of a failure belongs beside the report that shows it.

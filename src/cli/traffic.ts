@@ -3,6 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
 import { loadProfileFile } from '../profile/load.ts';
+import { profileOfFacts } from '../passive/profile-facts.ts';
 import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { liveJudging } from './live-findings.ts';
@@ -66,15 +67,18 @@ export function registerTrafficCommands(program: Command): void {
     )
     .option('--har <file>', 'the HAR file to judge')
     .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024)
-    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable');
+    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out" carries its run\'s facts (never its tokens), used when this is not given; without either the rules that need them are untestable');
   addRunOptions(judge, 'reports/passive', 'never: a passive run has no prerequisites')
     .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; profile?: string }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
       if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
       await checkReportRoot(opts.out);
-      const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
+      const given = opts.profile ? await loadProfileFile(opts.profile) : undefined;
       const recording = await readHar(opts.har, opts.bodyLimit);
       if (recording.skipped > 0 && !opts.quiet) console.log(`${recording.skipped} HAR entries are not requests apicert can read and were skipped`);
+      const recorded = given ? undefined : profileOfFacts(recording.facts, opts.har);
+      if (recorded && !opts.quiet) console.log(`the profile's facts (which credential holds which scopes, principal, tenant and expiry; fixtures) are the recording's own, as certify --har-out wrote them; --profile FILE replaces them`);
+      const profile = given ?? recorded;
       const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
       await finish(judged, opts, opts.har);
     });

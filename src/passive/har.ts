@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { isRecord, parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
 import { addHeader, mediaType, type TrafficExchange } from './exchange.ts';
+import { PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { onSurface } from '../traffic/read.ts';
 
 /** What the judge keeps of one body; a recording's longer bodies are judged on this prefix. */
@@ -218,6 +219,8 @@ export interface HarRecording {
   exchanges: TrafficExchange[];
   /** Entries that were not requests the judge could read (no URL, not an object). */
   skipped: number;
+  /** The profile's facts `certify --har-out` wrote into the recording, as found (profile-facts.ts reads them). */
+  facts?: unknown;
 }
 
 export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT): Promise<HarRecording> {
@@ -247,7 +250,8 @@ export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT): Pro
     if (ex) exchanges.push(ex);
     else skipped += 1;
   }
-  return { exchanges, skipped };
+  const facts = (parsed.value as { log: Record<string, unknown> }).log[PROFILE_FACTS_FIELD];
+  return { exchanges, skipped, ...(facts !== undefined ? { facts } : {}) };
 }
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content', 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict', 410: 'Gone', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' };
@@ -324,7 +328,8 @@ export function harEntryOf(rec: RecordedBytes): Record<string, unknown> {
   return entry;
 }
 
-export function harDocument(entries: ReadonlyArray<Record<string, unknown>>, version: string): Record<string, unknown> {
-  return { log: { version: '1.2', creator: { name: 'apicert', version }, entries } };
+/** A HAR 1.2 document; `facts`, the profile's facts a recording carries for `judge-traffic` (profile-facts.ts). */
+export function harDocument(entries: ReadonlyArray<Record<string, unknown>>, version: string, facts?: ProfileFacts): Record<string, unknown> {
+  return { log: { version: '1.2', creator: { name: 'apicert', version }, ...(facts ? { [PROFILE_FACTS_FIELD]: facts } : {}), entries } };
 }
 

@@ -19,6 +19,8 @@ import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
 const SESSION_ID_HEADER = 'mcp-session-id';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
+import { factsOfProfile, type ProfileFacts } from './profile-facts.ts';
+import type { Profile } from '../profile/schema.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
 
@@ -32,15 +34,17 @@ function requestBodyBytes(body: unknown): Buffer | undefined {
   return undefined;
 }
 
-/** How a recording hides the profile's secrets: each named one by its own marker, then the redactor. */
+/** How a recording hides the profile's secrets: each named one by its own marker, then the redactor; and the profile's facts it carries. */
 export interface SecretHiding {
   secrets: ReadonlyArray<{ value: string; label: string }>;
   redactor: Redactor;
+  facts?: ProfileFacts;
 }
 
-/** The hiding for a profile: its credentials by name, and the run's redactor for everything else. */
-export function hidingFor(credentials: ReadonlyArray<{ name: string; token: string }>, redactor: Redactor): SecretHiding {
-  return { secrets: credentials.map((c) => ({ value: c.token, label: `token:${c.name}` })), redactor };
+/** The hiding for a run's profile: its credentials by name, the run's redactor for everything else, and its facts. */
+export function hidingFor(profile: Profile | undefined, redactor: Redactor): SecretHiding {
+  if (!profile) return { secrets: [], redactor };
+  return { secrets: profile.credentials.map((c) => ({ value: c.token, label: `token:${c.name}` })), redactor, facts: factsOfProfile(profile) };
 }
 
 export class HarRecorder {
@@ -117,11 +121,6 @@ export class HarRecorder {
   };
 
   /**
-   * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
-   * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
-   * recording; the redactor then hides what is left (parts of secrets, other secret shapes).
-   */
-  /**
    * The signing secrets the target's webhook creation answers returned, each with its own label: a
    * recording that hides them still shows where one secret appears again (`«redacted:signing-secret#2»`).
    */
@@ -150,17 +149,25 @@ export class HarRecorder {
     return [...found].map(([value, label]) => ({ value, label }));
   }
 
+  /**
+   * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
+   * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
+   * recording; the redactor then hides what is left (parts of secrets, other secret shapes). The
+   * hiding's profile facts go in too (profile-facts.ts): a judge of the recording reads who each
+   * marker is from them.
+   */
   document(version: string, hiding?: SecretHiding): Record<string, unknown> {
     const secrets = hiding ? [...hiding.secrets, ...this.signingSecrets(), ...this.hiddenSessionIds(hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
+    const replace = (input: string) => {
+      if (!hiding) return input;
+      const whole: string[] = [];
+      const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(`«redacted:${s.label}»`) - 1}\u0000`), input);
+      // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
+      // marker says so, so a judge never reads a part as the credential itself.
+      return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);
+    };
     const hide = (rec: RecordedBytes): RecordedBytes => {
       if (!hiding) return rec;
-      const replace = (input: string) => {
-        const whole: string[] = [];
-        const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(`«redacted:${s.label}»`) - 1}\u0000`), input);
-        // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
-        // marker says so, so a judge never reads a part as the credential itself.
-        return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);
-      };
       const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
       const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
       const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
@@ -171,7 +178,9 @@ export class HarRecorder {
       if (rec.error !== undefined) out.error = replace(rec.error);
       return out;
     };
-    return harDocument(this.recorded.map((rec) => harEntryOf(hide(rec))), version);
+    // The facts hold no token, but a fixture may hold a value of a secret's shape (a receiver URL's query): hidden as the entries are.
+    const hideStrings = (value: unknown): unknown => (typeof value === 'string' ? replace(value) : Array.isArray(value) ? value.map(hideStrings) : isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideStrings(v)])) : value);
+    return harDocument(this.recorded.map((rec) => harEntryOf(hide(rec))), version, hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts));
   }
 
   async write(file: string, version: string, hiding?: SecretHiding): Promise<void> {

@@ -68,6 +68,43 @@ describe('apicert judge-traffic', () => {
     }
   }, 120_000);
 
+  it('judges a recording of the built-in fake as its run did, with no profile file: the facts travel in the recording, never a token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-traffic-'));
+    const har = join(dir, 'run.har');
+    // These need what traffic cannot show: which credential holds which scopes, which key is expired.
+    const needFacts = ['v8.missions.auth.scope-403', 'v1.auth.expired-key'];
+    // This one reads a token's text, which the facts do not hold (a marker stands in it): it judges what the recording shows of it.
+    const rules = [...needFacts, 'v1.auth.key-prefix'];
+    expect((await apicert('certify', '--rules', rules.join(','), '--out', join(dir, 'active'), '--quiet', '--har-out', har)).code).toBe(0);
+    const written = JSON.parse(readFileSync(har, 'utf8')) as { log: { _apicertProfile: { credentials: Array<Record<string, unknown>> }; entries: unknown[] } };
+    expect(written.log._apicertProfile.credentials.length).toBeGreaterThan(0);
+    for (const c of written.log._apicertProfile.credentials) expect(Object.keys(c)).not.toContain('token');
+
+    const judged = await apicert('judge-traffic', '--har', har, '--out', join(dir, 'passive'));
+    expect(judged.code, judged.err).toBe(0);
+    expect(judged.out).toMatch(/facts .* are the recording's own/);
+    const report = readReport(join(dir, 'passive'));
+    for (const id of rules) {
+      const rule = report.rules.find((r) => r.id === id)!;
+      expect(rule.verdict, id).toBe('pass');
+      expect(rule.exchanges, id).toBeGreaterThan(0);
+    }
+
+    // Without them, the same recording cannot say who holds what: those rules are untestable.
+    const bare = join(dir, 'bare.har');
+    writeFileSync(bare, JSON.stringify({ log: { ...written.log, _apicertProfile: undefined } }));
+    const unknown = await apicert('judge-traffic', '--har', bare, '--out', join(dir, 'bare'), '--quiet');
+    expect(unknown.code).toBe(1);
+    for (const id of needFacts) expect(readReport(join(dir, 'bare')).rules.find((r) => r.id === id)!.verdict, id).toBe('untestable');
+
+    // Facts that are not a profile's are a usage error that names the way out.
+    const broken = join(dir, 'broken.har');
+    writeFileSync(broken, JSON.stringify({ log: { ...written.log, _apicertProfile: { credentials: 'all of them' } } }));
+    const refused = await apicert('judge-traffic', '--har', broken, '--out', join(dir, 'broken'), '--quiet');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/_apicertProfile .* is not valid.*--profile FILE/);
+  }, 120_000);
+
   it('exits 2 on a file that is not HAR and 3 on a recording that lets no rule judge', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apicert-traffic-'));
     const missing = await apicert('judge-traffic', '--har', join(dir, 'nope.har'), '--out', dir);

@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { exchangeOfEntry, readHar, HarError } from '../../src/passive/har.ts';
 import { judgeRecording, WEBHOOK_SECRET_VARIABLE } from '../../src/passive/judge.ts';
 import { signWebhook } from '../../src/webhooks/signature.ts';
+import { parseProfile } from '../../src/profile/load.ts';
+import { V8_SCOPES } from '../../src/profile/schema.ts';
 
 const PROBLEM = { type: 'https://errors.example/not-found', title: 'Not found', status: 404, detail: 'no such mission', code: 'not_found', requestId: '9cbde346-84c1-4d99-9a60-98f22e484bcb' };
 const V8 = [{ name: 'x-service-contract-version', value: 'service-integration-gateway-v8.1' }];
@@ -158,5 +160,33 @@ describe('webhook deliveries recorded at a receiver', () => {
     // A fact the recording cannot show is a missing prerequisite: untestable, naming what to set.
     expect(valid.verdict).toBe('untestable');
     expect(valid.reason).toContain(WEBHOOK_SECRET_VARIABLE);
+  });
+
+  it('leaves accepts-valid untestable for a cut request body only where a body could have made it judge one: from the primary credential', async () => {
+    const body = JSON.stringify({ goalSpec: { task: 'x'.repeat(200) }, resourceBudget: { maximumSteps: 5, maximumToolCalls: 5, maximumElapsedMs: 60000, maximumParallelism: 1 } });
+    const projection = JSON.stringify({ runId: '01a20fcf-1d29-73f9-8aa4-3654cd9de6d2', status: 'running', sequence: 1, steps: [] });
+    const create = (credential: string) =>
+      exchangeOfEntry(
+        entry(
+          { method: 'POST', url: 'https://api.example/v8/missions', headers: [{ name: 'authorization', value: `Bearer «redacted:token:${credential}»` }, { name: 'content-type', value: 'application/json' }, { name: 'idempotency-key', value: `har-quirks-cut-${credential}` }], postData: { mimeType: 'application/json', text: body } },
+          { status: 202, headers: [...V8, { name: 'content-type', value: 'application/json' }], content: { mimeType: 'application/json', text: projection } },
+        ),
+        0,
+        64,
+      )!;
+    expect(create('full').requestBodyTruncated).toBe(true);
+    const rule = 'v8.contract.generated.accepts-valid';
+    const profile = parseProfile({ target: 'https://api.example', credentials: [{ name: 'full', token: 'k3J9xQpLm2ZtV7wR0aYb4Nc8', surfaces: ['v8'], scopes: [...V8_SCOPES] }, { name: 'reader', token: 'r7P2wQ9mK4xT1zV8nB3cL6jH', surfaces: ['v8'], scopes: ['missions:read'] }] }, 'the test');
+    const verdict = async (credential: string, given?: typeof profile) => (await judgeRecording([create(credential)], { env: {}, patterns: [rule], ...(given ? { profile: given } : {}) })).results.find((r) => r.rule.id === rule)!;
+    // The primary credential's request: what its cut body held decides whether it was within every constraint.
+    const primary = await verdict('full', profile);
+    expect(primary.verdict).toBe('untestable');
+    expect(primary.reason).toContain('only a prefix was kept');
+    // Another credential's acceptance is its scopes' to decide, and with no profile none is known to be the primary: nothing is missing.
+    for (const [credential, given] of [['reader', profile], ['full', undefined]] as const) {
+      const other = await verdict(credential, given);
+      expect(other.verdict, credential).toBe('not-applicable');
+      expect(other.reason, credential).toContain('sent by the primary credential');
+    }
   });
 });

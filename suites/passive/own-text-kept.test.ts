@@ -93,7 +93,7 @@ describe('a certify recording of JWT-shaped session ids, judged', () => {
     const recorder = new HarRecorder();
     const active = await certify({ variants: ['mcp.session/jwt-ids'], seed: 13, surfaces: ['mcp'], recorder, adjustEmbeddedProfile: (p) => ({ ...p, safety: { ...p.safety, modelRuns: 5 } }) });
     const profile = active.profile!;
-    text = JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))));
+    text = JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile, redactorFor(profile))));
     exchanges = exchangesOf(stripApicert(JSON.parse(text) as { log: { entries: unknown[] } }));
     passive = await judgeRecording(exchanges, { env: {}, profile });
   }, 120_000);

@@ -39,7 +39,7 @@ export async function recordAndJudge(options: { patterns: string[]; faults?: Fau
   const active = await certify({ patterns: options.patterns, faults: options.faults ?? [], seed: 7, recorder });
   const profile = active.profile!;
   // Through JSON, as a file would: the judge reads only what the document holds.
-  const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
+  const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile, redactorFor(profile))))) as { log: { entries: unknown[] } };
   const har = stripApicert(written);
   // The profile gives what traffic cannot show (which credential holds which scopes), as `judge-traffic --profile` does.
   const passive = await judgeRecording(exchangesOf(har), { env: {}, profile });
@@ -68,7 +68,7 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
   const recorder = new HarRecorder();
   const active = await certify({ ...options, recorder });
   const profile = active.profile!;
-  const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile.credentials, redactorFor(profile))))) as { log: { entries: unknown[] } };
+  const written = JSON.parse(JSON.stringify(recorder.document(HARNESS_VERSION, hidingFor(profile, redactorFor(profile))))) as { log: { entries: unknown[] } };
   const passive = await judgeRecording(exchangesOf(stripApicert(written)), { env: {}, profile });
   const judged = new Map(active.results.filter((r) => r.rule.judgement).map((r) => [r.rule.id, r]));
   // A variant the rules run never bent the fake for proved nothing: the selection must reach it.

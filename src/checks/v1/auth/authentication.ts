@@ -74,14 +74,16 @@ const HIDDEN = '«redacted';
 
 /**
  * The token a request presented, as far as the exchange shows it: a recorder that hid it left a
- * marker, which the profile resolves; undefined when nothing can say what was sent.
+ * marker, which the profile resolves; undefined when nothing can say what was sent (the profile is
+ * the recording's own facts, which name the credential and hold only its marker).
  */
 function presentedToken(j: Judge, ex: Exchange): string | undefined {
   const auth = ex.requestHeaders.authorization;
   if (auth === undefined) return undefined;
   const token = auth.replace(/^Bearer\s+/i, '').trim();
   if (!token.startsWith(HIDDEN)) return token;
-  return (j.profile?.credentials.length ?? 0) > 0 ? j.credentialOf(ex)?.token : undefined;
+  const resolved = (j.profile?.credentials.length ?? 0) > 0 ? j.credentialOf(ex)?.token : undefined;
+  return resolved?.startsWith(HIDDEN) ? undefined : resolved;
 }
 
 /** One unexpired credential of each other surface whose token lacks the API key prefix. */
