@@ -13,6 +13,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readHar } from '../src/passive/har.ts';
 import { judgeRecording } from '../src/passive/judge.ts';
+import { profileOfFacts } from '../src/passive/profile-facts.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
@@ -88,7 +89,9 @@ async function main(): Promise<void> {
     const recording = await readHar(file);
     read.stop();
     judge.start();
-    const judged = await judgeRecording(recording.exchanges, { env: {} });
+    // As judge-traffic does with no --profile: the facts a certify --har-out recording carries, when it has them.
+    const profile = profileOfFacts(recording.facts, file);
+    const judged = await judgeRecording(recording.exchanges, { env: {}, ...(profile ? { profile } : {}) });
     judge.stop();
     whole.stop();
     exchanges = recording.exchanges.length;
