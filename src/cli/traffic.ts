@@ -50,7 +50,7 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
   const judgedRules = report.rules.filter((r) => r.verdict === 'pass' || r.verdict === 'fail');
   console.log(
     safeText(
-      `\n${what} (mode: passive): gate ${report.summary.gate.toUpperCase()} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
+      `\n${what} (mode: passive): gate ${report.summary.gate.toUpperCase()} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable > 0 ? `${req.untestable} untestable, ` : ''}${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
     ),
   );
   console.log(writtenLine(written, opts.out));
@@ -58,6 +58,9 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
 }
 
 const printJudged = (quiet?: boolean) => (quiet ? undefined : (r: Parameters<typeof printResult>[0]) => r.verdict !== 'not-applicable' && printResult(r));
+
+/** What makes a rule untestable in traffic, for --allow-untestable's help. */
+const UNTESTABLE_IN_TRAFFIC = 'a fact that neither the traffic nor the profile gives: which credential holds which scopes, a fixture, the webhook signing secret';
 
 export function registerTrafficCommands(program: Command): void {
   const judge = program
@@ -68,7 +71,7 @@ export function registerTrafficCommands(program: Command): void {
     .option('--har <file>', 'the HAR file to judge')
     .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024)
     .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out" carries its run\'s facts (never its tokens), used when this is not given; without either the rules that need them are untestable');
-  addRunOptions(judge, 'reports/passive', 'never: a passive run has no prerequisites')
+  addRunOptions(judge, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
     .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; profile?: string }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
       if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
@@ -96,7 +99,7 @@ export function registerTrafficCommands(program: Command): void {
     .option('--findings <file>', 'also write each failing judgement, as its exchange completes, as one JSON line to this file (tail it from a CI or a dashboard)')
     .option('--profile <file>', 'a target profile (YAML or JSON): the facts traffic cannot show (which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable), and its network section (CA, client certificate, proxy, headers per surface) for the upstream');
   addHeaderOption(proxy, 'the upstream (never recorded)');
-  addRunOptions(proxy, 'reports/passive', 'never: a passive run has no prerequisites')
+  addRunOptions(proxy, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
     .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string; findings?: string; header?: string[] }) => {
       const network = await upstreamNetwork(opts.upstream, opts.profile, opts.header);
       await checkReportRoot(opts.out);

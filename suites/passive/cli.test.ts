@@ -95,6 +95,7 @@ describe('apicert judge-traffic', () => {
     writeFileSync(bare, JSON.stringify({ log: { ...written.log, _apicertProfile: undefined } }));
     const unknown = await apicert('judge-traffic', '--har', bare, '--out', join(dir, 'bare'), '--quiet');
     expect(unknown.code).toBe(1);
+    expect(unknown.out).toMatch(/gate UNTESTABLE - .*; required \d+ pass, 0 fail, [1-9]\d* untestable, /);
     for (const id of needFacts) expect(readReport(join(dir, 'bare')).rules.find((r) => r.id === id)!.verdict, id).toBe('untestable');
 
     // Facts that are not a profile's are a usage error that names the way out.
