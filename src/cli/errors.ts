@@ -5,7 +5,6 @@
 import { CommanderError } from 'commander';
 import { ContainerEngineUnavailable, ContainerStartFailed, TestcontainersMissing } from '../container/image-target.ts';
 import { HarError } from '../passive/har.ts';
-import { FactsError } from '../passive/profile-facts.ts';
 import { ProfileError } from '../profile/load.ts';
 import { ReportFolderError } from '../reports/run-folder.ts';
 import { OutputNotWritable } from '../reports/write.ts';
@@ -37,7 +36,7 @@ export interface Reported {
 
 export function reportError(error: unknown, env: NodeJS.ProcessEnv = process.env): Reported {
   if (error instanceof CommanderError) return { code: error.exitCode === 0 ? EXIT.pass : EXIT.usage };
-  if (error instanceof ProfileError || error instanceof UsageError || error instanceof ReportFolderError || error instanceof OutputNotWritable || error instanceof EmptySelection || error instanceof HarError || error instanceof FactsError || error instanceof TestcontainersMissing) return { code: EXIT.usage, message: error.message };
+  if (error instanceof ProfileError || error instanceof UsageError || error instanceof ReportFolderError || error instanceof OutputNotWritable || error instanceof EmptySelection || error instanceof HarError || error instanceof TestcontainersMissing) return { code: EXIT.usage, message: error.message };
   if (error instanceof TargetUnreachable || error instanceof ContainerEngineUnavailable || error instanceof ContainerStartFailed) return { code: EXIT.inconclusive, message: error.message };
   const errno = error as NodeJS.ErrnoException;
   if (errno && typeof errno.code === 'string' && FILE_ERRORS[errno.code]) {

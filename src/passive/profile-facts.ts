@@ -8,8 +8,9 @@
  * and its tokens die with it. `--profile FILE` takes their place.
  */
 import { z } from 'zod';
-import { parseProfile } from '../profile/load.ts';
+import { parseProfile, ProfileError } from '../profile/load.ts';
 import { credentialSchema, profileSchema, type Profile } from '../profile/schema.ts';
+import { marker } from '../redact/redactor.ts';
 
 export const PROFILE_FACTS_FIELD = '_apicertProfile';
 
@@ -20,11 +21,6 @@ const factsSchema = z.strictObject({
 });
 
 export type ProfileFacts = z.input<typeof factsSchema>;
-
-/** The marker a recording holds where a profile credential's token stood (`certify --har-out`). */
-export function credentialMarker(name: string): string {
-  return `«redacted:token:${name}»`;
-}
 
 export function factsOfProfile(profile: Profile): ProfileFacts {
   return { target: profile.target, credentials: profile.credentials.map(({ token: _token, ...facts }) => facts), fixtures: profile.fixtures };
@@ -40,13 +36,8 @@ export function profileOfFacts(raw: unknown, file: string): Profile | undefined 
   const parsed = factsSchema.safeParse(raw);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.join('.') ?? '';
-    throw new FactsError(`${file}: its log.${PROFILE_FACTS_FIELD} (the profile's facts certify --har-out wrote) is not valid${where ? ` at ${where}` : ''}: give the profile with --profile FILE, or remove that field`);
+    throw new ProfileError(`${file}: its log.${PROFILE_FACTS_FIELD} (the profile's facts certify --har-out wrote) is not valid${where ? ` at ${where}` : ''}: give the profile with --profile FILE, or remove that field`);
   }
   const { target, credentials, fixtures } = parsed.data;
-  return parseProfile({ target, credentials: credentials.map((c) => ({ ...c, token: credentialMarker(c.name) })), fixtures }, `${file} (log.${PROFILE_FACTS_FIELD})`);
-}
-
-/** A recording whose facts cannot be read (a usage error). */
-export class FactsError extends Error {
-  override readonly name = 'FactsError';
+  return parseProfile({ target, credentials: credentials.map((c) => ({ ...c, token: marker(`token:${c.name}`) })), fixtures }, `${file} (log.${PROFILE_FACTS_FIELD})`);
 }

@@ -13,7 +13,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
-import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
+import { marker, TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
 
 /** Where the target hands a client its session's id (MCP Streamable HTTP). */
 const SESSION_ID_HEADER = 'mcp-session-id';
@@ -161,7 +161,7 @@ export class HarRecorder {
     const replace = (input: string) => {
       if (!hiding) return input;
       const whole: string[] = [];
-      const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(`«redacted:${s.label}»`) - 1}\u0000`), input);
+      const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(marker(s.label)) - 1}\u0000`), input);
       // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
       // marker says so, so a judge never reads a part as the credential itself.
       return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);

@@ -302,13 +302,18 @@ export class Redactor {
   }
 }
 
+/** What stands in a text where a secret with this label was hidden (`«redacted:token:full»`). */
+export function marker(label: string): string {
+  return `«redacted:${label}»`;
+}
+
 /** `input` with each span replaced by its label's marker. */
 function replaced(input: string, spans: readonly Span[]): string {
   if (spans.length === 0) return input;
   let out = '';
   let at = 0;
   for (const s of spans) {
-    out += `${input.slice(at, s.start)}«redacted:${s.label}»`;
+    out += `${input.slice(at, s.start)}${marker(s.label)}`;
     at = s.end;
   }
   return out + input.slice(at);

@@ -3,8 +3,8 @@
  * holds which scopes, principal and expiry, and the fixtures, and never a token, in any field.
  */
 import { describe, expect, it } from 'vitest';
-import { parseProfile } from '../../src/profile/load.ts';
-import { FactsError, PROFILE_FACTS_FIELD, profileOfFacts } from '../../src/passive/profile-facts.ts';
+import { parseProfile, ProfileError } from '../../src/profile/load.ts';
+import { PROFILE_FACTS_FIELD, profileOfFacts } from '../../src/passive/profile-facts.ts';
 import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
 import { HARNESS_VERSION, redactorFor } from '../../src/runner/certify.ts';
 
@@ -55,7 +55,7 @@ describe("a recording's profile facts", () => {
   });
 
   it('refuse facts that are not a profile\'s, naming the field and the way out', () => {
-    expect(() => profileOfFacts({ target: 'https://api.example', credentials: [{ name: 'x', token: TOKEN }], fixtures: {} }, 'run.har')).toThrow(FactsError);
+    expect(() => profileOfFacts({ target: 'https://api.example', credentials: [{ name: 'x', token: TOKEN }], fixtures: {} }, 'run.har')).toThrow(ProfileError);
     expect(() => profileOfFacts({ credentials: [] }, 'run.har')).toThrow(/run\.har: its log\._apicertProfile .* is not valid at target: give the profile with --profile FILE/);
   });
 });

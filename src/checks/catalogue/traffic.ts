@@ -12,6 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
+import { marker } from '../../redact/redactor.ts';
 import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { bodyFixtures } from '../generated/engine.ts';
@@ -52,7 +53,7 @@ const built = new WeakMap<Profile, Map<string, Catalogue>>();
 /** Tokens as a recording writes them (`«redacted:token:<name>»`), so the profile's requests and a recording's compare equal. */
 function normalise(text: string, credentials: readonly Credential[]): string {
   let out = text;
-  for (const c of credentials) if (c.token.length >= 8 && out.includes(c.token)) out = out.split(c.token).join(`«redacted:token:${c.name}»`);
+  for (const c of credentials) if (c.token.length >= 8 && out.includes(c.token)) out = out.split(c.token).join(marker(`token:${c.name}`));
   return out;
 }
 
