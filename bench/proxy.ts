@@ -209,7 +209,12 @@ interface Interval {
   value: number;
   low: number;
   high: number;
+  /** How many items were resampled: a bootstrap of a handful says little of its own width. */
+  items: number;
 }
+
+/** Below this many rounds or requests the bench decides no aim, whatever the interval says. */
+const FEWEST_TO_DECIDE = 10;
 
 const rate = (s: Slice) => s.exchanges / s.seconds;
 
@@ -222,17 +227,19 @@ const rate = (s: Slice) => s.exchanges / s.seconds;
 function bootstrap<T>(sample: T[], figure: (items: T[]) => number): Interval {
   const random = seeded(35);
   const draws = Array.from({ length: 2000 }, () => figure(sample.map(() => sample[Math.floor(random() * sample.length)]!)));
-  return { value: figure(sample), low: percentile(draws, 2.5), high: percentile(draws, 97.5) };
+  return { value: figure(sample), low: percentile(draws, 2.5), high: percentile(draws, 97.5), items: sample.length };
 }
 
 /** One arm's throughput against another's over the rounds: mean rate against mean rate. */
 const ratioOf = (rounds: Round[], top: (r: Round) => Slice, bottom: (r: Round) => Slice): Interval =>
   bootstrap(rounds, (picked) => picked.reduce((sum, r) => sum + rate(top(r)), 0) / picked.reduce((sum, r) => sum + rate(bottom(r)), 0));
 
-const showInterval = (i: Interval, unit = '') => `${i.value.toFixed(2)}${unit} (95 % interval ${i.low.toFixed(2)}-${i.high.toFixed(2)}${unit})`;
+/** A figure and its interval; `signed` writes a difference's sign (+0.36, -0.12). */
+const showInterval = (i: Interval, unit = '', signed = false) => `${signed && i.value >= 0 ? '+' : ''}${i.value.toFixed(2)}${unit} (95 % interval ${i.low.toFixed(2)} to ${i.high.toFixed(2)}${unit})`;
 
-/** Whether a run settles an aim: only when the whole interval is on one side of it. */
+/** Whether a run settles an aim: only when the whole interval is on one side of it, over enough rounds or requests. */
 function aim(interval: Interval, met: (value: number) => boolean): string {
+  if (interval.items < FEWEST_TO_DECIDE) return `not decided by this run (${interval.items} rounds or requests; ${FEWEST_TO_DECIDE} or more decide)`;
   const [low, high] = [met(interval.low), met(interval.high)];
   return low && high ? 'met' : !low && !high ? 'NOT met' : 'not decided by this run (the interval holds the aim; more rounds or requests narrow it)';
 }
@@ -258,16 +265,15 @@ async function main(): Promise<void> {
       proxied.push(await timed(`${proxy.url}${PATH}`, headers));
       if (ref) referenced.push(await timed(`${ref.url}${PATH}`, headers));
     }
-    const med = (v: number[]) => percentile(v, 50);
     const p99 = (v: number[]) => percentile(v, 99);
     // The added median and p99 with their intervals, resampling the requests in their sequence's groups (a direct one and those after it).
     const groups = direct.map((d, i) => ({ d, p: proxied[i]!, r: referenced[i] }));
     const added = (pick: (g: (typeof groups)[number]) => number, at: (v: number[]) => number) => bootstrap(groups, (picked) => at(picked.map(pick)) - at(picked.map((g) => g.d)));
     const addedText = (pick: (g: (typeof groups)[number]) => number) => {
-      const [middle, tail] = [added(pick, med), added(pick, p99)];
-      return `median +${showInterval(middle, ' ms')}, p99 +${showInterval(tail, ' ms')} per request; at most 1 ms median: ${aim(middle, (ms) => ms <= 1)}; at most 5 ms p99: ${aim(tail, (ms) => ms <= 5)}`;
+      const [middle, tail] = [added(pick, median), added(pick, p99)];
+      return `median ${showInterval(middle, ' ms', true)}, p99 ${showInterval(tail, ' ms', true)} per request; at most 1 ms median: ${aim(middle, (ms) => ms <= 1)}; at most 5 ms p99: ${aim(tail, (ms) => ms <= 5)}`;
     };
-    console.log(`latency, ${SEQUENTIAL} sequential requests each: direct median ${med(direct).toFixed(2)} ms, p99 ${p99(direct).toFixed(2)} ms; through the proxy median ${med(proxied).toFixed(2)} ms, p99 ${p99(proxied).toFixed(2)} ms`);
+    console.log(`latency, ${SEQUENTIAL} sequential requests each: direct median ${median(direct).toFixed(2)} ms, p99 ${p99(direct).toFixed(2)} ms; through the proxy median ${median(proxied).toFixed(2)} ms, p99 ${p99(proxied).toFixed(2)} ms`);
     console.log(`added by the proxy: ${addedText((g) => g.p)}`);
     if (ref) console.log(`added by ${ref.name} in the same sequence: ${addedText((g) => g.r!)}`);
 
