@@ -4,7 +4,7 @@ import { readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
 import { loadProfileFile } from '../profile/load.ts';
 import { profileOfFacts } from '../passive/profile-facts.ts';
-import { judgeRecording, passiveRuleIds, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
+import { judgeRecording, passiveRuleIds, recordingHiding, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { liveJudging } from './live-findings.ts';
 import { judgedLine } from '../reports/model.ts';
@@ -70,7 +70,7 @@ export function registerTrafficCommands(program: Command): void {
     )
     .option('--har <file>', 'the HAR file to judge')
     .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024)
-    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out" carries its run\'s facts (never its tokens), used when this is not given; without either the rules that need them are untestable');
+    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out", or by "proxy --har-out" with a profile, carries its facts (never its tokens), used when this is not given; without either the rules that need them are untestable');
   addRunOptions(judge, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
     .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; profile?: string }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
@@ -80,7 +80,7 @@ export function registerTrafficCommands(program: Command): void {
       const recording = await readHar(opts.har, opts.bodyLimit);
       if (recording.skipped > 0 && !opts.quiet) console.log(`${recording.skipped} HAR entries are not requests apicert can read and were skipped`);
       const recorded = given ? undefined : profileOfFacts(recording.facts, opts.har);
-      if (recorded && !opts.quiet) console.log(`the profile's facts (which credential holds which scopes, principal, tenant and expiry; fixtures) are the recording's own, as certify --har-out wrote them; --profile FILE replaces them`);
+      if (recorded && !opts.quiet) console.log(`the profile's facts (which credential holds which scopes, principal, tenant and expiry; fixtures) are the recording's own, as apicert wrote them; --profile FILE replaces them`);
       const profile = given ?? recorded;
       const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
       await finish(judged, opts, opts.har);
@@ -95,12 +95,14 @@ export function registerTrafficCommands(program: Command): void {
     .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
     .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
     .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
-    .option('--har-out <file>', 'also write what was recorded as HAR 1.2 (with the traffic\'s secrets: readable by you only)')
+    .option('--har-out <file>', 'also write what was recorded as HAR 1.2, as certify --har-out writes its own: each credential the traffic carried (and each signing secret a webhook creation answered) replaced by a labelled marker, with the --profile\'s facts (never its tokens) for judge-traffic')
+    .option('--har-secrets', 'with --har-out: keep the traffic\'s secrets in the recording (the file is made readable by you only)')
     .option('--findings <file>', 'also write each failing judgement, as its exchange completes, as one JSON line to this file (tail it from a CI or a dashboard)')
     .option('--profile <file>', 'a target profile (YAML or JSON): the facts traffic cannot show (which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable), and its network section (CA, client certificate, proxy, headers per surface) for the upstream');
   addHeaderOption(proxy, 'the upstream (never recorded)');
   addRunOptions(proxy, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
-    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; profile?: string; findings?: string; header?: string[] }) => {
+    .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; harSecrets?: boolean; profile?: string; findings?: string; header?: string[] }) => {
+      if (opts.harSecrets && !opts.harOut) throw new UsageError('--har-secrets applies only with --har-out FILE');
       const network = await upstreamNetwork(opts.upstream, opts.profile, opts.header);
       await checkReportRoot(opts.out);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
@@ -113,12 +115,14 @@ export function registerTrafficCommands(program: Command): void {
         maxExchanges: opts.maxExchanges,
         maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
+        harHiding: (exchanges) => (opts.harSecrets ? undefined : recordingHiding(exchanges, profile)),
         ...(network ? { network } : {}),
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
         onExchange: (rec, index) => live.add(rec, index),
         onStopped: () => live.stop(),
         judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
       });
+      if (opts.harOut && !opts.quiet) console.log(`recording: ${opts.harOut} (${judged.report.run.requests} exchanges, HAR 1.2${opts.harSecrets ? ', secrets kept: readable by you only' : ', the traffic\'s secrets replaced by labelled markers'})`);
       await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);
     });
 }

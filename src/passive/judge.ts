@@ -18,20 +18,36 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 import { runRules, selectRules } from '../runner/run.ts';
 import type { TrafficExchange } from './exchange.ts';
 import { activeOnly, recordedRule, RECORDING, type LearnedSecret, type Recording } from './judging.ts';
+import { hidingFor, type SecretHiding } from './recorder.ts';
 import { learnSecrets, sessionIds } from './secrets.ts';
 
 import { WEBHOOK_SECRET_VARIABLE } from '../webhooks/signature.ts';
 
 export { WEBHOOK_SECRET_VARIABLE };
 
-/** A redactor that hides every secret the recording showed (and the webhook secret given), keeping apicert's own text as every run does. */
-export function redactorForRecording(exchanges: readonly TrafficExchange[], credentials: readonly LearnedSecret[], webhookSecret?: string): Redactor {
+/**
+ * A redactor that hides every secret the recording showed (and the webhook secret given), keeping
+ * apicert's own text as every run does; without `sessions`, the session ids the target issued are
+ * left to the secret shapes it hides anyway.
+ */
+export function redactorForRecording(exchanges: readonly TrafficExchange[], credentials: readonly LearnedSecret[], webhookSecret?: string, sessions = true): Redactor {
   const redactor = new Redactor();
   for (const c of credentials) redactor.add(c.value, c.label);
-  for (const id of sessionIds(exchanges)) redactor.add(id, TARGET_ISSUED_SESSION);
+  if (sessions) for (const id of sessionIds(exchanges)) redactor.add(id, TARGET_ISSUED_SESSION);
   if (webhookSecret) redactor.add(webhookSecret, 'env:webhook-secret');
   redactor.protect(ownTextOf(RULES));
   return redactor;
+}
+
+/**
+ * How apicert writes a recording of `exchanges` (`proxy --har-out`) with their secrets hidden, as
+ * `certify --har-out` writes its own: each profile credential by its own marker and the profile's
+ * facts, every other credential the traffic carried and the webhook secret by the redactor. The
+ * session ids the target issued stay unless shaped like a credential: the session rules judge them.
+ */
+export function recordingHiding(exchanges: readonly TrafficExchange[], profile: Profile | undefined, env: NodeJS.ProcessEnv = process.env): SecretHiding {
+  const credentials = learnSecrets(exchanges, profile?.credentials);
+  return hidingFor(profile, redactorForRecording(exchanges, credentials, env[WEBHOOK_SECRET_VARIABLE] || undefined, false));
 }
 
 /** Every rule of the catalogue: its one judgement over the recording where it has one, else not-applicable (needs a probe). */

@@ -13,13 +13,13 @@
  * upstream. An event stream reaches the client chunk by chunk as the upstream sends it.
  */
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
 import { upstreamRoute } from '../probe/dispatcher.ts';
 import type { Network } from '../profile/network.ts';
 import { contentText } from './content.ts';
 import type { TrafficExchange } from './exchange.ts';
 import { CLIENT_CLOSED, listen, type Recorder } from './forward.ts';
-import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
+import type { RecordedBytes } from './har.ts';
+import { hiddenHar, writeHar, type SecretHiding } from './recorder.ts';
 import { UpstreamPool } from './upstream.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 
@@ -33,6 +33,8 @@ export interface ProxyOptions {
   /** Bytes of bodies kept at once across every exchange (KEPT_BYTES_LIMIT by default). */
   maxKeptBytes?: number;
   harOut?: string;
+  /** How `harOut` hides the traffic's secrets, from the exchanges recorded; undefined keeps them (the file is then readable by its owner only). */
+  harHiding?: (exchanges: readonly TrafficExchange[]) => SecretHiding | undefined;
   onListening?: (url: string) => void;
   /** Called once the proxy stopped listening, before the record is judged (live judging ends here). */
   onStopped?: () => void | Promise<void>;
@@ -141,7 +143,7 @@ export interface RunningProxy {
 /** Upstream connections idle this long are closed (undici's pool did the same before). */
 const UPSTREAM_IDLE_MS = 4_000;
 
-export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
+export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'harHiding' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
   const pool = new UpstreamPool(upstream, await upstreamRoute(options.network, upstream), UPSTREAM_IDLE_MS);
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
@@ -183,6 +185,10 @@ export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: T
   });
   await proxy.close();
   await options.onStopped?.();
-  if (options.harOut) await writeFile(options.harOut, `${JSON.stringify(harDocument(proxy.recorded().map(harEntryOf), HARNESS_VERSION), null, 1)}\n`, { mode: 0o600 });
-  return options.judge(proxy.exchanges(), startedAt);
+  const exchanges = proxy.exchanges();
+  if (options.harOut) {
+    const hiding = options.harHiding?.(exchanges);
+    await writeHar(options.harOut, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding), hiding !== undefined);
+  }
+  return options.judge(exchanges, startedAt);
 }

@@ -120,70 +120,80 @@ export class HarRecorder {
     };
   };
 
-  /**
-   * The signing secrets the target's webhook creation answers returned, each with its own label: a
-   * recording that hides them still shows where one secret appears again (`«redacted:signing-secret#2»`).
-   */
-  private signingSecrets(): Array<{ value: string; label: string }> {
-    const found = new Map<string, string>();
-    for (const rec of this.recorded) {
-      if (rec.method !== 'POST' || rec.responseBody === undefined || !/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
-      const parsed = parseJson(rec.responseBody.toString('utf8'));
-      const secret = parsed.ok && isRecord(parsed.value) ? parsed.value.signing_secret : undefined;
-      if (typeof secret === 'string' && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
-    }
-    return [...found].map(([value, label]) => ({ value, label }));
-  }
-
-  /**
-   * The session ids the target issued that the redactor would hide (shaped like a credential: a
-   * JWT), each with its own label: one shared marker would make every session the same one, and the
-   * session rules could no longer tell them apart (`«redacted:mcp-session-id#2»`).
-   */
-  private hiddenSessionIds(redactor: Redactor): Array<{ value: string; label: string }> {
-    const found = new Map<string, string>();
-    for (const rec of this.recorded) {
-      const id = rec.responseHeaders[SESSION_ID_HEADER];
-      if (id !== undefined && id.length > 0 && !found.has(id) && redactor.text(id) !== id) found.set(id, `${TARGET_ISSUED_SESSION}#${found.size + 1}`);
-    }
-    return [...found].map(([value, label]) => ({ value, label }));
-  }
-
-  /**
-   * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
-   * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
-   * recording; the redactor then hides what is left (parts of secrets, other secret shapes). The
-   * hiding's profile facts go in too (profile-facts.ts): a judge of the recording reads who each
-   * marker is from them.
-   */
+  /** The recording as a HAR document (`hiddenHar`). */
   document(version: string, hiding?: SecretHiding): Record<string, unknown> {
-    const secrets = hiding ? [...hiding.secrets, ...this.signingSecrets(), ...this.hiddenSessionIds(hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
-    const replace = (input: string) => {
-      if (!hiding) return input;
-      const whole: string[] = [];
-      const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(marker(s.label)) - 1}\u0000`), input);
-      // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
-      // marker says so, so a judge never reads a part as the credential itself.
-      return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);
-    };
-    const hide = (rec: RecordedBytes): RecordedBytes => {
-      if (!hiding) return rec;
-      const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
-      const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
-      const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
-      const request = text(rec.requestBody);
-      if (request !== undefined) out.requestBody = request;
-      const response = text(rec.responseBody);
-      if (response !== undefined) out.responseBody = response;
-      if (rec.error !== undefined) out.error = replace(rec.error);
-      return out;
-    };
-    // The facts hold no token, but a fixture may hold a value of a secret's shape (a receiver URL's query): hidden as the entries are.
-    const hideStrings = (value: unknown): unknown => (typeof value === 'string' ? replace(value) : Array.isArray(value) ? value.map(hideStrings) : isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideStrings(v)])) : value);
-    return harDocument(this.recorded.map((rec) => harEntryOf(hide(rec))), version, hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts));
+    return hiddenHar(this.recorded, version, hiding);
   }
 
   async write(file: string, version: string, hiding?: SecretHiding): Promise<void> {
-    await writeFile(file, `${JSON.stringify(this.document(version, hiding), null, 1)}\n`, { mode: hiding ? 0o644 : 0o600 });
+    await writeHar(file, this.document(version, hiding), hiding !== undefined);
   }
+}
+
+/** Writes a HAR document; one that keeps the traffic's secrets (not `hidden`) is readable by its owner only. */
+export async function writeHar(file: string, document: Record<string, unknown>, hidden: boolean): Promise<void> {
+  await writeFile(file, `${JSON.stringify(document, null, 1)}\n`, { mode: hidden ? 0o644 : 0o600 });
+}
+
+/**
+ * The signing secrets the target's webhook creation answers returned, each with its own label: a
+ * recording that hides them still shows where one secret appears again (`«redacted:signing-secret#2»`).
+ */
+function signingSecrets(recorded: readonly RecordedBytes[]): Array<{ value: string; label: string }> {
+  const found = new Map<string, string>();
+  for (const rec of recorded) {
+    if (rec.method !== 'POST' || rec.responseBody === undefined || !/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
+    const parsed = parseJson(rec.responseBody.toString('utf8'));
+    const secret = parsed.ok && isRecord(parsed.value) ? parsed.value.signing_secret : undefined;
+    if (typeof secret === 'string' && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
+  }
+  return [...found].map(([value, label]) => ({ value, label }));
+}
+
+/**
+ * The session ids the target issued that the redactor would hide (shaped like a credential: a
+ * JWT), each with its own label: one shared marker would make every session the same one, and the
+ * session rules could no longer tell them apart (`«redacted:mcp-session-id#2»`).
+ */
+function hiddenSessionIds(recorded: readonly RecordedBytes[], redactor: Redactor): Array<{ value: string; label: string }> {
+  const found = new Map<string, string>();
+  for (const rec of recorded) {
+    const id = rec.responseHeaders[SESSION_ID_HEADER];
+    if (id !== undefined && id.length > 0 && !found.has(id) && redactor.text(id) !== id) found.set(id, `${TARGET_ISSUED_SESSION}#${found.size + 1}`);
+  }
+  return [...found].map(([value, label]) => ({ value, label }));
+}
+
+/**
+ * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
+ * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
+ * recording; the redactor then hides what is left (parts of secrets, other secret shapes). The
+ * hiding's profile facts go in too (profile-facts.ts): a judge of the recording reads who each
+ * marker is from them.
+ */
+export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding): Record<string, unknown> {
+  const secrets = hiding ? [...hiding.secrets, ...signingSecrets(recorded), ...hiddenSessionIds(recorded, hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
+  const replace = (input: string) => {
+    if (!hiding) return input;
+    const whole: string[] = [];
+    const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(marker(s.label)) - 1}\u0000`), input);
+    // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
+    // marker says so, so a judge never reads a part as the credential itself.
+    return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);
+  };
+  const hide = (rec: RecordedBytes): RecordedBytes => {
+    if (!hiding) return rec;
+    const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
+    const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
+    const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
+    const request = text(rec.requestBody);
+    if (request !== undefined) out.requestBody = request;
+    const response = text(rec.responseBody);
+    if (response !== undefined) out.responseBody = response;
+    if (rec.error !== undefined) out.error = replace(rec.error);
+    return out;
+  };
+  // The facts hold no token, but a fixture may hold a value of a secret's shape (a receiver URL's query): hidden as the entries are.
+  const hideStrings = (value: unknown): unknown => (typeof value === 'string' ? replace(value) : Array.isArray(value) ? value.map(hideStrings) : isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideStrings(v)])) : value);
+  return harDocument(recorded.map((rec) => harEntryOf(hide(rec))), version, hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts));
 }

@@ -1,5 +1,5 @@
 /** `apicert judge-traffic` and `apicert proxy` end to end: reports marked passive, the usual exit codes. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,34 +118,43 @@ describe('apicert judge-traffic', () => {
   }, 60_000);
 });
 
+/** `apicert proxy` in a child process (it stops on a signal), once it listens. */
+async function proxyChild(args: string[]): Promise<{ url: string; child: ChildProcessWithoutNullStreams; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, 'proxy', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the proxy did not start: ${out}`)), 30_000);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /apicert proxy: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]!);
+      }
+    });
+  });
+  const stop = async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    return exited;
+  };
+  return { url, child, stop };
+}
+
 describe('apicert proxy', () => {
   it('forwards to the upstream, judges what passed and writes the report on SIGTERM', async () => {
     const fake = await startFake();
     const dir = mkdtempSync(join(tmpdir(), 'apicert-proxy-'));
     // Without --profile the rules that need its facts (which token is expired, which scopes it holds) are untestable.
-    const child = spawn(process.execPath, [BIN, 'proxy', '--upstream', fake.baseUrl, '--out', dir, '--quiet', '--allow-untestable'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { url, child, stop } = await proxyChild(['--upstream', fake.baseUrl, '--out', dir, '--quiet', '--allow-untestable']);
     try {
-      let out = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the proxy did not start: ${out}`)), 30_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const found = /apicert proxy: (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-          if (found) {
-            clearTimeout(timer);
-            resolve(found[1]!);
-          }
-        });
-      });
       const token = embeddedProfile(fake).credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!.token;
       for (let i = 0; i < 3; i += 1) {
         const res = await fetch(new URL('/v8/missions/00000000-0000-7000-8000-000000000000', url), { headers: { authorization: `Bearer ${token}` } });
         expect(res.status).toBe(404);
         await res.arrayBuffer();
       }
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      expect(await stop()).toBe(0);
       const report = readReport(dir);
       expect(report.run.mode).toBe('passive');
       expect(report.run.requests).toBe(3);
@@ -155,5 +164,80 @@ describe('apicert proxy', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await fake.close();
     }
+  }, 60_000);
+
+  it('--har-out hides every credential the traffic carried and carries the --profile facts: judge-traffic then judges it as the proxy did, with no profile', async () => {
+    const fake = await startFake();
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-proxy-'));
+    const profile = embeddedProfile(fake);
+    const profileFile = join(dir, 'profile.json');
+    writeFileSync(profileFile, JSON.stringify(profile));
+    const har = join(dir, 'traffic.har');
+    const { url, child, stop } = await proxyChild(['--upstream', fake.baseUrl, '--profile', profileFile, '--har-out', har, '--out', join(dir, 'proxy')]);
+    const unknownToken = 'someone-elses-key-0123456789abcdef';
+    try {
+      const v8 = profile.credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!;
+      const expired = profile.credentials.find((c) => c.expired)!;
+      const send = async (path: string, token: string, init: RequestInit = {}) => {
+        const res = await fetch(new URL(path, url), { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string> | undefined) } });
+        await res.arrayBuffer();
+        return res;
+      };
+      expect((await send('/v8/missions/00000000-0000-7000-8000-000000000000', v8.token)).status).toBe(404);
+      expect((await send('/v8/missions/00000000-0000-7000-8000-000000000000', expired.token)).status).toBe(401);
+      expect((await send('/v8/missions/00000000-0000-7000-8000-000000000000', unknownToken)).status).toBe(401);
+      const mcp = profile.credentials.find((c) => c.surfaces.includes('mcp'))!;
+      const init = await send('/mcp', mcp.token, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'cli-test', version: '1' } } }),
+      });
+      const session = init.headers.get('mcp-session-id');
+      expect(session).toBeTruthy();
+      expect(await stop()).toBe(0);
+
+      const text = readFileSync(har, 'utf8');
+      expect(statSync(har).mode & 0o044).not.toBe(0);
+      for (const c of profile.credentials) expect(text.includes(c.token), `${c.name}'s token`).toBe(false);
+      expect(text.includes(unknownToken)).toBe(false);
+      // The target's session ids stay, as certify --har-out keeps them: the session rules read them.
+      expect(text).toContain(session!);
+      expect(text).toContain(`Bearer «redacted:token:${v8.name}»`);
+      const written = JSON.parse(text) as { log: { _apicertProfile?: { credentials: Array<Record<string, unknown>> } } };
+      expect(written.log._apicertProfile?.credentials.map((c) => c.name)).toEqual(profile.credentials.map((c) => c.name));
+
+      // The recording judged with no profile gives the proxy's verdicts, those that need the facts included.
+      const judged = await apicert('judge-traffic', '--har', har, '--out', join(dir, 'passive'), '--quiet');
+      const live = readReport(join(dir, 'proxy'));
+      const recorded = readReport(join(dir, 'passive'));
+      expect(live.rules.find((r) => r.id === 'v8.missions.auth.expired-token-401')).toMatchObject({ verdict: 'pass' });
+      expect(recorded.rules.map((r) => [r.id, r.verdict])).toEqual(live.rules.map((r) => [r.id, r.verdict]));
+      expect(recorded.summary.gate).toBe(live.summary.gate);
+      expect(judged.code, judged.err).toBe(live.summary.gate === 'pass' ? 0 : 1);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await fake.close();
+    }
+  }, 60_000);
+
+  it('--har-secrets keeps the traffic as sent, readable by its owner only, and needs --har-out', async () => {
+    const fake = await startFake();
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-proxy-'));
+    const har = join(dir, 'traffic.har');
+    const { url, child, stop } = await proxyChild(['--upstream', fake.baseUrl, '--har-out', har, '--har-secrets', '--out', dir, '--quiet', '--allow-untestable']);
+    try {
+      const token = embeddedProfile(fake).credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!.token;
+      const res = await fetch(new URL('/v8/missions/00000000-0000-7000-8000-000000000000', url), { headers: { authorization: `Bearer ${token}` } });
+      await res.arrayBuffer();
+      expect(await stop()).toBe(0);
+      expect(readFileSync(har, 'utf8')).toContain(`Bearer ${token}`);
+      expect(statSync(har).mode & 0o077).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await fake.close();
+    }
+    const refused = await apicert('proxy', '--upstream', 'http://127.0.0.1:9', '--har-secrets', '--out', dir);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/--har-secrets applies only with --har-out FILE/);
   }, 60_000);
 });
