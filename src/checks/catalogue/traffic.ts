@@ -15,6 +15,7 @@ import type { Credential, Profile } from '../../profile/schema.ts';
 import { marker } from '../../redact/redactor.ts';
 import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
+import { parseJson } from '../../util/json.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
 import { expectationText, type Answer, type Aspect, type Judgement as AnswerJudgement } from '../generated/judgement.ts';
@@ -36,6 +37,8 @@ type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' |
   raw: string | undefined;
   /** A long body as the case sends it: a journal may keep only its prefix. */
   longBody?: string;
+  /** `longBody` parsed, once for every exchange and round of judging that reads it (a 1 MiB body costs its parse each time). */
+  longParsed?: { value: unknown };
 };
 
 /** The catalogue's requests of one profile, by what identifies them on the wire. */
@@ -124,6 +127,12 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
 function placedTarget(target: string, place: RawRequest['place'], credential: Credential | null): string {
   if (!place || !('query' in place) || !credential) return target;
   return `${target}${target.includes('?') ? '&' : '?'}${place.query}=${encodeURIComponent(credential.token)}`;
+}
+
+/** A body's JSON as the journal reads it (`bodyJson`): undefined when it is not JSON or nests too deep. */
+function jsonOf(text: string): unknown {
+  const parsed = parseJson(text);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 /** A case body longer than this may be kept as a prefix only (src/rule/journal.ts cuts large request bodies first). */
@@ -295,7 +304,10 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     const catalogue = catalogueOf(profile, surface)!;
     const asSent = sentOfExchange(ex, catalogue.credentials, path);
     // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
-    if (ex.requestBodyTruncated && c.longBody !== undefined) asSent.body = c.longBody;
+    if (ex.requestBodyTruncated && c.longBody !== undefined) {
+      asSent.body = c.longBody;
+      if (c.raw === undefined) asSent.parsed = { text: c.longBody, value: (c.longParsed ??= { value: jsonOf(c.longBody) }).value };
+    }
     // The journal's parse of the body (a raw case's body is read once decoded, below: its own text).
     else if (asSent.body !== undefined && c.raw === undefined) asSent.parsed = { text: asSent.body, value: bodyJson(ex, 'request', asSent.body) };
     const sent = readBody(asSent, c.raw !== undefined);
