@@ -10,6 +10,7 @@
  * unless they have the shape of a credential: they are the evidence the passive rules judge. A
  * session id or signing secret so hidden gets its own numbered marker, so the rules still tell them apart. With
  * `keepSecrets` (`--har-secrets`) nothing is replaced and the file is written readable by its owner only.
+ * `proxy --har-out` writes what it forwarded with the same `hiddenHar`.
  */
 import { writeFile } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
