@@ -1,7 +1,8 @@
 // npm's "prepare": builds what the package runs from once installed. Plain JavaScript, because it
 // also runs under `npm ci --omit=dev`, where neither the pinned Node 24 nor TypeScript is installed.
 //  - dist/cli/main.js: the CLI as one ES module (esbuild, a dependency), because Node refuses to
-//    strip types below node_modules: an installed apicert runs this, a checkout its sources.
+//    strip types below node_modules: an installed apicert runs this, a checkout its sources; and
+//    dist/cli/live-worker.js, the proxy's live-judging thread, for the same reason.
 //  - dist/lib, dist/webhooks: the package exports (apicert, apicert/vitest, apicert/webhooks),
 //    compiled by TypeScript with their .d.ts; skipped, and said, when TypeScript is absent.
 //  - dist/profile.schema.json: the profile's JSON Schema for editors, from its zod schema.
@@ -29,21 +30,24 @@ const ownUrlPlugin = (outFile) => ({
   },
 });
 
+/** The CLI, and the proxy's live-judging thread, which a Worker starts from a file of its own (src/cli/live-findings.ts). */
 async function bundleCli() {
   const { build } = await import('esbuild');
-  const outfile = `${root}dist/cli/main.js`;
-  await build({
-    entryPoints: [`${root}src/cli/main.ts`],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    // Dependencies stay imports resolved in node_modules; an optional peer (testcontainers) too.
-    packages: 'external',
-    plugins: [ownUrlPlugin(outfile)],
-    logLevel: 'warning',
-  });
+  for (const [entry, out] of [['src/cli/main.ts', 'dist/cli/main.js'], ['src/passive/live-worker.ts', 'dist/cli/live-worker.js']]) {
+    const outfile = `${root}${out}`;
+    await build({
+      entryPoints: [`${root}${entry}`],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node22',
+      // Dependencies stay imports resolved in node_modules; an optional peer (testcontainers) too.
+      packages: 'external',
+      plugins: [ownUrlPlugin(outfile)],
+      logLevel: 'warning',
+    });
+  }
 }
 
 /** dist/profile.schema.json, from the zod schema: bundled to a module of the moment, run, removed. */

@@ -1,5 +1,6 @@
 /** `apicert proxy`'s live findings: a console line per failing judgement, and the `--findings FILE` JSON-lines stream, judged on a worker thread. */
 import { open } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RecordedBytes } from '../passive/har.ts';
 import { WEBHOOK_SECRET_VARIABLE } from '../passive/judge.ts';
@@ -8,6 +9,16 @@ import { MAX_PENDING } from '../passive/live.ts';
 import type { LiveMessage, LiveReply, LiveWorkerData } from '../passive/live-worker.ts';
 import type { Profile } from '../profile/schema.ts';
 import { UsageError } from './errors.ts';
+
+/**
+ * The judging thread's module: its source in a checkout; installed (below node_modules, where Node
+ * strips no types), the one bundled beside the CLI at pack time (scripts/prepare.js), as
+ * bin/apicert.js chooses the CLI itself.
+ */
+function liveWorkerUrl(): URL {
+  const source = new URL('../passive/live-worker.ts', import.meta.url);
+  return fileURLToPath(source).split(/[\\/]/).includes('node_modules') ? new URL('../../dist/cli/live-worker.js', import.meta.url) : source;
+}
 
 /** How long a completed exchange waits to be handed over with the next ones (a finding is said that much later at most). */
 const HAND_OVER_MS = 20;
@@ -38,7 +49,7 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     ...(opts.findings ? { findings: opts.findings } : {}),
     bodyLimit: opts.bodyLimit,
   };
-  const worker = new Worker(new URL('../passive/live-worker.ts', import.meta.url), { workerData });
+  const worker = new Worker(liveWorkerUrl(), { workerData });
   // If the judging thread cannot run, the proxy goes on forwarding and the report at the stop is
   // unaffected: say so once instead of failing the traffic.
   let failed = false;

@@ -77,7 +77,7 @@ async function usesTheCli(dir: string): Promise<void> {
     expect(judged.code === 0 || judged.code === 1, judged.out + judged.err).toBe(true);
     expect(judged.out).toMatch(/reports: /);
     // The proxy judges what passes through it during its --duration: one read of a mission that does not exist.
-    const proxy = await serving(['apicert', 'proxy', '--upstream', baseUrl, '--duration', '4s', '--out', 'reports/proxy', '--quiet'], dir, /apicert proxy: http:\/\/127\.0\.0\.1:\d+ -> /);
+    const proxy = await serving(['apicert', 'proxy', '--upstream', baseUrl, '--duration', '4s', '--out', 'reports/proxy', '--quiet', '--profile', 'fake.json', '--har-out', 'proxy.har'], dir, /apicert proxy: http:\/\/127\.0\.0\.1:\d+ -> /);
     const proxyUrl = /apicert proxy: (http:\/\/127\.0\.0\.1:\d+)/.exec(proxy.out())![1]!;
     const token = (JSON.parse(readFileSync(join(dir, 'fake.json'), 'utf8')) as { credentials: Array<{ name: string; token: string }> }).credentials.find((c) => c.name === 'full')!.token;
     const answer = await fetch(`${proxyUrl}/v8/missions/00000000-0000-7000-8000-000000000000`, { headers: { authorization: `Bearer ${token}` } });
@@ -86,6 +86,9 @@ async function usesTheCli(dir: string): Promise<void> {
     const proxyExit = await proxy.exit;
     expect(proxyExit === 0 || proxyExit === 1, proxy.out()).toBe(true);
     expect(proxy.out()).toMatch(/judged [1-9]\d* of \d+ selected rules/);
+    // Its live judging runs on a thread of its own, started from a file: bundled too, since Node strips no types here.
+    expect(proxy.out()).not.toMatch(/live judging stopped/);
+    expect(readFileSync(join(dir, 'proxy.har'), 'utf8')).not.toContain(token);
     const older = olderNode();
     if (older.path) {
       // The installed command on a Node below engines: one line, and no advice meant for a checkout.
