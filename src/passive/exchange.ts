@@ -73,3 +73,18 @@ export class BodyPrefix {
     return Buffer.concat(this.chunks, this.size);
   }
 }
+
+/**
+ * The request target a recorded URL holds, as sent: its path and query, without the fragment. WHATWG's
+ * URL would remove dot segments (`/v8/./missions` becomes `/v8/missions`) and re-encode, but a
+ * deployment may route the target as written (RFC 3986 leaves dot-segment removal to reference
+ * resolution): the catalogue's path forms are judged by the path they were sent to. `url` has been
+ * parsed already; a URL with no path is `/`.
+ */
+export function targetOf(url: string): string {
+  const authority = /^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i.exec(url);
+  const rest = authority ? url.slice(authority[0].length) : url;
+  const fragment = rest.indexOf('#');
+  const target = fragment === -1 ? rest : rest.slice(0, fragment);
+  return target.startsWith('/') ? target : `/${target}`;
+}

@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { isRecord, parseJson } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
-import { addHeader, mediaType, type TrafficExchange } from './exchange.ts';
+import { addHeader, mediaType, targetOf, type TrafficExchange } from './exchange.ts';
 import { PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { onSurface } from '../traffic/read.ts';
 
@@ -115,9 +115,8 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   const entry = raw;
   // A CORS preflight is the browser's own question, not a request of the client's: nothing to judge.
   if (entry._resourceType === 'preflight') return undefined;
-  let url: URL;
   try {
-    url = new URL(entry.request.url);
+    new URL(entry.request.url);
   } catch {
     return undefined;
   }
@@ -125,7 +124,7 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
     index,
     method: entry.request.method.toUpperCase(),
     url: entry.request.url,
-    path: `${url.pathname}${url.search}`,
+    path: targetOf(entry.request.url),
     requestHeaders: headersOf(entry.request.headers),
     responseHeaders: {},
   };

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { upstreamRoute } from '../probe/dispatcher.ts';
 import type { Network } from '../profile/network.ts';
 import { contentText } from './content.ts';
-import type { TrafficExchange } from './exchange.ts';
+import { targetOf, type TrafficExchange } from './exchange.ts';
 import { CLIENT_CLOSED, listen, type Recorder } from './forward.ts';
 import type { RecordedBytes } from './har.ts';
 import { hiddenHar, writeHar, type SecretHiding } from './recorder.ts';
@@ -107,8 +107,7 @@ class Ring {
 }
 
 export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: number): TrafficExchange {
-  const url = new URL(rec.url);
-  const ex: TrafficExchange = { index, startedAt: rec.startedAt.toISOString(), method: rec.method, url: rec.url, path: `${url.pathname}${url.search}`, requestHeaders: rec.requestHeaders, responseHeaders: rec.responseHeaders };
+  const ex: TrafficExchange = { index, startedAt: rec.startedAt.toISOString(), method: rec.method, url: rec.url, path: targetOf(rec.url), requestHeaders: rec.requestHeaders, responseHeaders: rec.responseHeaders };
   if (rec.durationMs !== undefined) ex.durationMs = rec.durationMs;
   if (rec.requestBody !== undefined && rec.requestBody.length > 0) {
     // A request's byte order mark is part of what was sent (a server may refuse it), unlike an answer's, which a client reads past.

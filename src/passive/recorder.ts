@@ -68,7 +68,8 @@ export class HarRecorder {
       const rec: RecordedBytes = {
         startedAt: started,
         method: options.method,
-        url: new URL(options.path, origin).toString(),
+        // The target as sent: WHATWG's URL would remove dot segments and re-encode it (exchange.ts, targetOf).
+        url: options.path.startsWith('/') ? `${origin.replace(/\/+$/, '')}${options.path}` : new URL(options.path, origin).toString(),
         requestHeaders: flatHeaders(options.headers as Record<string, unknown> | null),
         responseHeaders: {},
       };

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import { judgeRecording, passiveRuleIds } from '../../src/passive/judge.ts';
+import { exchangeOfEntry, harEntryOf } from '../../src/passive/har.ts';
 import { startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
 import { certify } from '../../src/runner/certify.ts';
 
@@ -181,6 +182,33 @@ describe('the proxy forwards to its upstream only', () => {
     for await (const chunk of socket) text += String(chunk);
     return text.split('\r\n')[0]!;
   }
+
+  it('records a target as it was sent: a valid create sent to /v8/./missions and answered 404 is no failure of a create', async () => {
+    const fake = await startFake();
+    const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 100 });
+    try {
+      const profile = embeddedProfile(fake);
+      const token = profile.credentials.find((c) => c.name === 'full')!.token;
+      const body = JSON.stringify({ goalSpec: { task: 'apicert scenario succeeds: summarise three short documents' }, resourceBudget: { maximumSteps: 50, maximumToolCalls: 20, maximumElapsedMs: 60000, maximumParallelism: 2 } });
+      const { port } = new URL(proxy.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      // A raw request line: fetch and undici's URL would remove the dot segment before sending.
+      socket.write(`POST /v8/./missions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nIdempotency-Key: apicert-dot-segment-0001\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      let text = '';
+      for await (const chunk of socket) text += String(chunk);
+      // The fake routes the target as written (RFC 3986 leaves dot segments to reference resolution): either answer is legal.
+      expect(text.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
+      const recorded = proxy.exchanges();
+      expect(recorded.map((ex) => ex.path)).toEqual(['/v8/./missions']);
+      // Read back from the HAR the proxy writes, the target is still the one sent.
+      expect(exchangeOfEntry(harEntryOf(proxy.recorded()[0]!), 0)?.path).toBe('/v8/./missions');
+      const judged = await judgeRecording(recorded, { env: {}, profile, patterns: ['v8.missions.create.accepted', 'v8.contract.generated.accepts-valid', 'v8.auth.scope-matrix'] });
+      for (const r of judged.results) expect(`${r.rule.id}: ${r.verdict}`, r.reason).not.toBe(`${r.rule.id}: fail`);
+    } finally {
+      await proxy.close();
+      await fake.close();
+    }
+  });
 
   it('sends a target that begins "//" or "/\\" to the upstream as its path, refuses one that is not a path with 400, and goes on', async () => {
     const seen: string[] = [];
