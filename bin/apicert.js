@@ -35,8 +35,11 @@ function relaunch(node, args) {
   // changing is then the only sign that we were told to stop.
   if (process.env.npm_command) {
     const parent = process.ppid;
-    setInterval(() => {
-      if (process.ppid !== parent) child.kill('SIGTERM');
+    // Told once: a second SIGTERM would cut short the stop the first began (a proxy writing its report and HAR).
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      child.kill('SIGTERM');
     }, 500).unref();
   }
   child.on('error', (error) => {
@@ -89,8 +92,11 @@ if (older(process.versions.node, needed)) {
   // watches for us (above); one that became this process cannot.
   if (process.env.npm_command && !process.env.APICERT_LAUNCHER_PID) {
     const parent = process.ppid;
-    setInterval(() => {
-      if (process.ppid !== parent) process.kill(process.pid, 'SIGTERM');
+    // Once, as above: SIGTERM's handler ends with the stop it starts, and another would kill us mid-stop.
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      process.kill(process.pid, 'SIGTERM');
     }, 500).unref();
   }
   // Type-stripping and compiling apicert's few hundred modules is most of its start-up; Node's compile
