@@ -9,7 +9,9 @@
  * headers Connection names are dropped both ways; Host names the upstream; the framing of each
  * side is its own (a chunked body is chunked again, a close-delimited answer is chunked for an
  * HTTP/1.1 client). Pipelined requests are answered in order, one at a time. A request that asks
- * to upgrade is forwarded without its Upgrade, and the connection closes after its answer.
+ * to upgrade is forwarded without its Upgrade, and the connection closes after its answer. What
+ * RFC 9112 makes every server refuse (no Host, two Hosts) is refused here, as node:http did, and an
+ * absolute-form target naming the proxy is forwarded as its path.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { headersFor, type Network } from '../profile/network.ts';
@@ -99,13 +101,52 @@ interface Refusal {
   text: string;
 }
 
-/** A request target that is not a path (absolute-form, authority-form, `*`) is not the upstream's to answer. */
-const NOT_A_PATH: Refusal = { status: 400, reason: 'Bad Request', text: 'apicert proxy: only a request target that is a path (starting with "/") is forwarded, to the upstream\n' };
+/** A request target that is neither a path nor an absolute URI naming this proxy (authority-form, `*`, another host) is not the upstream's to answer. */
+const NOT_A_PATH: Refusal = { status: 400, reason: 'Bad Request', text: 'apicert proxy: only a request target that is a path (starting with "/"), or an absolute URI naming this proxy, is forwarded, to the upstream\n' };
+/** RFC 9110 15.5.20: a request for another authority than the proxy's, which it forwards to its upstream only. */
+const MISDIRECTED: Refusal = { status: 421, reason: 'Misdirected Request', text: 'apicert proxy: an absolute URI naming another host is not forwarded; this proxy forwards to its upstream only\n' };
+/**
+ * RFC 9112 3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1 request
+ * message that lacks a Host header field and to any request message that contains more than one Host
+ * header field line". Without a body, as node:http answers it: the HTTP layer's refusal, not the API's.
+ */
+const HOST_REQUIRED: Refusal = { status: 400, reason: 'Bad Request', text: '' };
+
+/** Host header lines among a head's raw lines. */
+function hostLines(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') n += 1;
+  return n;
+}
+
+/** Names a client may reach a loopback listener by. */
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * The path an absolute-form target sends the upstream (RFC 9112 3.2.2: a server MUST accept that
+ * form), when it names this proxy: its listening port on a loopback name. A refusal when it names
+ * another authority or is no URI; the target itself when it is a path already.
+ */
+function pathOf(target: string, socket: Socket): string | Refusal {
+  if (target.charCodeAt(0) === 47) return target;
+  const absolute = /^http:\/\/([^/?#]*)([^#]*)/i.exec(target);
+  if (!absolute) return NOT_A_PATH;
+  let url: URL;
+  try {
+    url = new URL(`http://${absolute[1]}/`);
+  } catch {
+    return NOT_A_PATH;
+  }
+  if (!LOOPBACK.has(url.hostname) || Number(url.port || 80) !== socket.localPort) return MISDIRECTED;
+  const rest = absolute[2]!;
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
 const NO_ANSWER: Refusal = { status: 502, reason: 'Bad Gateway', text: 'apicert proxy: the upstream did not answer\n' };
 
 /** The refusal as plain text; `close` ends the connection after it. */
 function plainAnswer(refusal: Refusal, close: boolean): string {
-  return `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(refusal.text)}\r\n${close ? 'connection: close\r\n' : ''}\r\n${refusal.text}`;
+  const type = refusal.text === '' ? '' : 'content-type: text/plain\r\n';
+  return `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\n${type}content-length: ${Buffer.byteLength(refusal.text)}\r\n${close ? 'connection: close\r\n' : ''}\r\n${refusal.text}`;
 }
 
 /** One client connection: its requests in arrival order; the first is answered, the rest wait. */
@@ -169,13 +210,14 @@ class Downstream<Entry> {
 
   private head(head: Head): boolean {
     if (this.stopped) return true;
-    // Only a path (origin-form) is forwarded, always to the upstream's origin and as sent: a leading "//" or "/\" stays part of the path.
-    if (head.url.charCodeAt(0) !== 47) {
-      this.enqueue(NOT_A_PATH);
+    // Only a path (origin-form, or an absolute URI naming this proxy) is forwarded, always to the upstream's origin and as sent: a leading "//" or "/\" stays part of the path.
+    const path = pathOf(head.url, this.socket);
+    if (typeof path !== 'string' || (head.version === '1.1' && hostLines(head.raw) !== 1)) {
+      this.enqueue(typeof path !== 'string' ? path : HOST_REQUIRED);
       this.stop();
       return true;
     }
-    const flight = new Flight(this, head);
+    const flight = new Flight(this, path === head.url ? head : { ...head, url: path });
     this.reading = flight;
     this.enqueue(flight);
     if (head.upgrade) this.stop();

@@ -31,9 +31,9 @@ describe('apicert proxy in front of the fake', () => {
   });
 
   it('passes the fake\'s scenarios through unchanged: certify through it gives the verdicts of a direct run, and the proxy judges the same', async () => {
-    // Left out: the catalogue rules. Their raw-socket framing cases (two Host lines, a bare LF) reach the proxy's own
-    // HTTP parser, not the upstream's: through any intermediary they judge the intermediary.
-    const ids = passiveRuleIds().filter((id) => !/\.catalogue\./.test(id));
+    // The catalogue rules too: their raw-socket framing cases (no Host, two Host lines, absolute-form) reach the
+    // proxy's own HTTP parser, which answers what RFC 9112 makes it answer as the fake does.
+    const ids = passiveRuleIds();
     const profile = { ...embeddedProfile(fake), target: proxy.url };
     const through = await certify({ profile, patterns: ids, seed: 7 });
     const direct = await certify({ patterns: ids, seed: 7 });
@@ -173,11 +173,12 @@ describe('the proxy forwards without holding anything back', () => {
 
 describe('the proxy forwards to its upstream only', () => {
   /** One raw request line through the proxy (fetch would normalise the target), and the answer's status line. */
-  async function rawStatus(proxyUrl: string, target: string): Promise<string> {
+  async function rawStatus(proxyUrl: string, target: string, hosts?: string[]): Promise<string> {
     const { port } = new URL(proxyUrl);
     const socket = connect(Number(port), '127.0.0.1');
+    const host = (hosts ?? [`127.0.0.1:${port}`]).map((h) => `Host: ${h}\r\n`).join('');
     // Written, not ended: a client that half-closes is one that went away, and its answer is dropped. Connection: close ends the read.
-    socket.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    socket.write(`GET ${target} HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
     let text = '';
     for await (const chunk of socket) text += String(chunk);
     return text.split('\r\n')[0]!;
@@ -210,7 +211,7 @@ describe('the proxy forwards to its upstream only', () => {
     }
   });
 
-  it('sends a target that begins "//" or "/\\" to the upstream as its path, refuses one that is not a path with 400, and goes on', async () => {
+  it('sends a target that begins "//" or "/\\" to the upstream as its path, and an absolute URI naming the proxy; refuses another host with 421, one that is not a path or a request without one Host with 400, and goes on', async () => {
     const seen: string[] = [];
     const up = await upstream((req, res) => {
       seen.push(req.url ?? '');
@@ -227,13 +228,20 @@ describe('the proxy forwards to its upstream only', () => {
       expect(await rawStatus(proxy.url, `//${otherHost}/x`)).toBe('HTTP/1.1 200 OK');
       expect(await rawStatus(proxy.url, `/\\${otherHost}/y`)).toBe('HTTP/1.1 200 OK');
       expect(seen).toEqual([`//${otherHost}/x`, `/\\${otherHost}/y`]);
-      // Absolute-form names a host of the client's choosing; "http://[" is one no URL parser reads.
-      expect(await rawStatus(proxy.url, `${other.url}/z`)).toBe('HTTP/1.1 400 Bad Request');
+      // Absolute-form naming another host is misdirected (RFC 9110 15.5.20); "http://[" is one no URL parser reads.
+      expect(await rawStatus(proxy.url, `${other.url}/z`)).toBe('HTTP/1.1 421 Misdirected Request');
       expect(await rawStatus(proxy.url, 'http://[')).toBe('HTTP/1.1 400 Bad Request');
       expect(elsewhere).toBe(0);
+      // Absolute-form naming the proxy is its path (RFC 9112 3.2.2: a server MUST accept that form).
+      expect(await rawStatus(proxy.url, `${proxy.url}/absolute?q=1`)).toBe('HTTP/1.1 200 OK');
+      expect(seen.at(-1)).toBe('/absolute?q=1');
+      // RFC 9112 3.2: an HTTP/1.1 request without a Host, or with two, is answered 400, never forwarded.
+      expect(await rawStatus(proxy.url, '/no-host', [])).toBe('HTTP/1.1 400 Bad Request');
+      expect(await rawStatus(proxy.url, '/two-hosts', [new URL(proxy.url).host, new URL(proxy.url).host])).toBe('HTTP/1.1 400 Bad Request');
       expect(await rawStatus(proxy.url, '/after')).toBe('HTTP/1.1 200 OK');
       expect(seen.at(-1)).toBe('/after');
-      expect(proxy.recorded().map((r) => new URL(r.url).host)).toEqual([new URL(up.url).host, new URL(up.url).host, new URL(up.url).host]);
+      expect(seen).not.toContain('/no-host');
+      expect(proxy.recorded().map((r) => new URL(r.url).host)).toEqual(Array(4).fill(new URL(up.url).host));
     } finally {
       await proxy.close();
       up.server.close();
