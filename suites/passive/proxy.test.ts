@@ -99,6 +99,30 @@ async function upstream(handler: Parameters<typeof createServer>[1]): Promise<{ 
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+describe('a recording is a window of the traffic', () => {
+  it('a mission made before the recording began, read through the proxy, is no failure of the generated rules', async () => {
+    const fake = await startFake();
+    const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 100 });
+    try {
+      const profile = embeddedProfile(fake);
+      const token = profile.credentials.find((c) => c.name === 'full')!.token;
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      // Made straight at the fake, before any traffic passed the proxy: the recording never shows this id handed out.
+      const made = await fetch(new URL('/v8/missions', fake.baseUrl), { method: 'POST', headers: { ...headers, 'idempotency-key': 'apicert-window-00000001' }, body: JSON.stringify({ goalSpec: { task: 'made before the recording' }, resourceBudget: { maximumSteps: 5, maximumToolCalls: 5, maximumElapsedMs: 60000, maximumParallelism: 1 } }) });
+      expect(made.status).toBe(202);
+      const { runId } = (await made.json()) as { runId: string };
+      const read = await fetch(new URL(`/v8/missions/${runId}`, proxy.url), { headers });
+      expect(read.status).toBe(200);
+      await read.arrayBuffer();
+      const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile, patterns: ['v8.contract.generated.*'] });
+      for (const r of judged.results) expect(`${r.rule.id}: ${r.verdict}`, r.reason).not.toBe(`${r.rule.id}: fail`);
+    } finally {
+      await proxy.close();
+      await fake.close();
+    }
+  });
+});
+
 describe('the proxy forwards without holding anything back', () => {
   it('passes each event of a stream on before the upstream has ended it', async () => {
     let release: () => void = () => undefined;

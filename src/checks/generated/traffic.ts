@@ -190,6 +190,11 @@ export interface Facts {
   /** Where a parked /v1 run shows its action_digest, and the decision that approves it (fixtures.v1.approval). */
   approval?: { event: string; digestField: string; approveDecision: string };
   publicReceiverUrl?: string;
+  /**
+   * The journal is a window of the deployment's traffic (a recording, the proxy's live batches), not
+   * everything that made its state: an id no earlier exchange showed may name what was made before it.
+   */
+  window?: boolean;
 }
 
 export function factsOf(profile: Profile | undefined, surface: EndpointSurface | 'mcp'): Facts {
@@ -228,6 +233,7 @@ function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts,
   if (sent.body !== undefined && coding !== '' && coding !== 'identity') return open(e, `a body sent with Content-Encoding ${JSON.stringify(coding.slice(0, 40))}: RFC 9110 §8.4 lets a server decode it or refuse it with 415`);
   // An id no answer showed names nothing only if the fixtures do not name it either: without the profile, that is not known.
   if (facts.fixtureText === undefined && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
+  if (facts.window && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'an id no earlier exchange of the recording showed: it may name a resource made before the recording began');
   const owned = ownedElsewhere(sent, keys, seen);
   if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
   if (values.some((v) => seen.ids.has(v) && !holds(seen.ids, v, principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
@@ -262,13 +268,17 @@ function ownedElsewhere(sent: SentRequest, keys: readonly string[], seen: Seen):
   return undefined;
 }
 
-/** Why an exchange cannot be judged for `aspect`, or undefined when it can. */
-function missingFor(ex: Exchange, aspect: Aspect): string | undefined {
-  if (aspect !== 'no-5xx') {
-    if (ex.requestBodyMissing !== undefined) return `the request's body: ${ex.requestBodyMissing}`;
-    if (ex.requestBodyTruncated) return "the request's body: only a prefix was kept";
-    if (ex.headersMissing?.authorization !== undefined) return `the Authorization header: ${ex.headersMissing.authorization}`;
-  }
+/** Why the request of an exchange cannot be read for `aspect` (its expectation rests on it), or undefined when it can. */
+function requestMissingFor(ex: Exchange, aspect: Aspect): string | undefined {
+  if (aspect === 'no-5xx') return undefined;
+  if (ex.requestBodyMissing !== undefined) return `the request's body: ${ex.requestBodyMissing}`;
+  if (ex.requestBodyTruncated) return "the request's body: only a prefix was kept";
+  if (ex.headersMissing?.authorization !== undefined) return `the Authorization header: ${ex.headersMissing.authorization}`;
+  return undefined;
+}
+
+/** Why the answer of an exchange cannot be read for `aspect`, or undefined when it can. */
+function answerMissingFor(ex: Exchange, aspect: Aspect): string | undefined {
   // no-5xx reads the status; the others the body (an event stream's first events suffice: its head is what is judged).
   if (aspect === 'no-5xx' || ex.events !== undefined) return undefined;
   const missing = bodyMissing(ex);
@@ -326,6 +336,8 @@ interface JudgedExchange {
   judgement: ReturnType<typeof judgeAnswer>;
   /** No body could make this request accepts-valid's to judge (notThePrimary): a body the recorder cut leaves that rule nothing untestable. */
   acceptanceOpen: boolean;
+  /** The expectation's kind: read from the whole request, so an answer's missing body cannot change it. */
+  expected: Expectation['kind'];
 }
 
 /**
@@ -334,17 +346,27 @@ interface JudgedExchange {
  * first and reused while the journal holds the same answered exchanges, per profile.
  */
 function judgedOnce(j: Judge, surface: EndpointSurface | 'mcp'): readonly JudgedExchange[] {
-  return journalFact(j.exchanges, JUDGE_SURFACE[surface], j.profile);
+  return journalFact(j.exchanges, JUDGE_SURFACE[j.source][surface], j.profile);
 }
 
-const JUDGE_SURFACE: Record<EndpointSurface | 'mcp', (exchanges: readonly Exchange[], profile: Profile | undefined) => JudgedExchange[]> = {
-  v8: (exchanges, profile) => judgeSurface(exchanges, profile, 'v8'),
-  v1: (exchanges, profile) => judgeSurface(exchanges, profile, 'v1'),
-  mcp: (exchanges, profile) => judgeSurface(exchanges, profile, 'mcp'),
+type SurfaceJudgement = (exchanges: readonly Exchange[], profile: Profile | undefined) => JudgedExchange[];
+
+/** Per source: a recording is a window of the deployment's traffic, an active run the whole of what it made (`expectationIn`). */
+const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', SurfaceJudgement>> = {
+  active: {
+    v8: (exchanges, profile) => judgeSurface(exchanges, profile, 'v8', 'active'),
+    v1: (exchanges, profile) => judgeSurface(exchanges, profile, 'v1', 'active'),
+    mcp: (exchanges, profile) => judgeSurface(exchanges, profile, 'mcp', 'active'),
+  },
+  recording: {
+    v8: (exchanges, profile) => judgeSurface(exchanges, profile, 'v8', 'recording'),
+    v1: (exchanges, profile) => judgeSurface(exchanges, profile, 'v1', 'recording'),
+    mcp: (exchanges, profile) => judgeSurface(exchanges, profile, 'mcp', 'recording'),
+  },
 };
 
-function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp'): JudgedExchange[] {
-  const facts = factsOf(profile, surface);
+function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp', source: Judge['source']): JudgedExchange[] {
+  const facts = { ...factsOf(profile, surface), window: source === 'recording' };
   const endpoint = mcpEndpoint({ profile });
   const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
   const judged: JudgedExchange[] = [];
@@ -361,20 +383,33 @@ function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefin
       if (sent.body !== undefined) sent.parsed = { text: sent.body, value: bodyJson(ex, 'request', sent.body) };
       const expectation = expectationIn(sent, keys, facts, seen);
       const answer = answerOfExchange(ex);
-      judged.push({ ex, sent, answer, judgement: judgeAnswer(sent, expectation, answer), acceptanceOpen: notThePrimary(sent, facts) });
+      judged.push({ ex, sent, answer, judgement: judgeAnswer(sent, expectation, answer), acceptanceOpen: notThePrimary(sent, facts), expected: expectation.kind });
     }
     learn(seen, ex, sent, keys, facts);
   }
   return judged;
 }
 
-function judgeAspects(j: Judge, { ex, sent, answer, judgement, acceptanceOpen }: JudgedExchange, options: AspectOptions): void {
+/** Whether an expectation of this kind gives `aspect` anything to judge: a refusal's status only where one is expected, an acceptance only where one is. */
+function judgesAspect(aspect: Aspect, expected: Expectation['kind']): boolean {
+  if (aspect === 'error-status') return expected === 'refuse';
+  if (aspect === 'accepts-valid') return expected === 'accept';
+  return true;
+}
+
+function judgeAspects(j: Judge, { ex, sent, answer, judgement, acceptanceOpen, expected }: JudgedExchange, options: AspectOptions): void {
   // In a recording, an exchange the catalogue built is the catalogue rules' (docs/judgement.md); an active run judges what each family's own provocation sent.
   if (options.owns && j.source === 'recording' && !options.owns(ex, j.profile)) return;
   for (const aspect of options.aspects) {
-    const missing = missingFor(ex, aspect);
+    const unread = requestMissingFor(ex, aspect);
+    if (unread !== undefined) {
+      if (!(aspect === 'accepts-valid' && acceptanceOpen)) j.lacks(ex, unread);
+      continue;
+    }
+    // The expectation was read from the whole request: an answer's missing body lacks only what it gives this aspect to judge.
+    const missing = answerMissingFor(ex, aspect);
     if (missing !== undefined) {
-      if (!(aspect === 'accepts-valid' && acceptanceOpen)) j.lacks(ex, missing);
+      if (judgesAspect(aspect, expected) && !(aspect === 'accepts-valid' && acceptanceOpen)) j.lacks(ex, missing);
       continue;
     }
     const finding = judgement.findings[aspect];
