@@ -161,7 +161,8 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
   }
   const body = bodyText(post.text, post.encoding, ex.requestHeaders['content-encoding'], bodyLimit, true);
   ex.requestBody = body.text;
-  if (body.truncated) ex.requestBodyTruncated = true;
+  // Fewer bytes than the request had (bodySize, Content-Length): the recorder kept a prefix. A content-coded body may be kept decoded, so only an unencoded one is measured.
+  if (body.truncated || (ex.requestHeaders['content-encoding'] === undefined && declared > body.bytes)) ex.requestBodyTruncated = true;
 }
 
 /** Answers that have no body by definition. */
@@ -296,7 +297,8 @@ export function harEntryOf(rec: RecordedBytes): Record<string, unknown> {
     headers: pairs(rec.requestHeaders),
     queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
     headersSize: -1,
-    bodySize: rec.requestBody?.length ?? 0,
+    // A body kept in part says how long it was (its Content-Length, else more than was kept), so a reader knows it holds a prefix.
+    bodySize: rec.requestTruncated ? Math.max((rec.requestBody?.length ?? 0) + 1, Number(rec.requestHeaders['content-length']) || 0) : (rec.requestBody?.length ?? 0),
   };
   if (rec.requestBody !== undefined) {
     const body = content(rec.requestBody, rec.requestHeaders['content-type'] ?? 'application/octet-stream');

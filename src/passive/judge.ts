@@ -42,12 +42,18 @@ export function redactorForRecording(exchanges: readonly TrafficExchange[], cred
 /**
  * How apicert writes a recording of `exchanges` (`proxy --har-out`) with their secrets hidden, as
  * `certify --har-out` writes its own: each profile credential by its own marker and the profile's
- * facts, every other credential the traffic carried and the webhook secret by the redactor. The
- * session ids the target issued stay unless shaped like a credential: the session rules judge them.
+ * facts; every other credential the deployment accepted or issued, and the webhook secret, by the
+ * redactor. A credential it refused is a client's, not a secret it holds (a generated probe's 4,096
+ * `a`s): it is replaced whole in the credential headers it was sent in only, since the redactor
+ * would hide its fragments in every body and the recording would no longer hold the requests that
+ * were judged. The session ids the target issued stay unless shaped like a credential: the session
+ * rules judge them.
  */
 export function recordingHiding(exchanges: readonly TrafficExchange[], profile: Profile | undefined, env: NodeJS.ProcessEnv = process.env): SecretHiding {
-  const credentials = learnSecrets(exchanges, profile?.credentials);
-  return hidingFor(profile, redactorForRecording(exchanges, credentials, env[WEBHOOK_SECRET_VARIABLE] || undefined, false));
+  const learned = learnSecrets(exchanges, profile?.credentials);
+  const held = learned.filter((c) => c.judged);
+  const refused = learned.filter((c) => !c.judged && !c.value.startsWith('«')).map(({ value, label }) => ({ value, label }));
+  return { ...hidingFor(profile, redactorForRecording(exchanges, held, env[WEBHOOK_SECRET_VARIABLE] || undefined, false)), inCredentialHeaders: refused };
 }
 
 /** Every rule of the catalogue: its one judgement over the recording where it has one, else not-applicable (needs a probe). */

@@ -21,6 +21,7 @@ const SESSION_ID_HEADER = 'mcp-session-id';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
 import { factsOfProfile, type ProfileFacts } from './profile-facts.ts';
+import { CREDENTIAL_HEADERS } from './secrets.ts';
 import type { Profile } from '../profile/schema.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
@@ -38,6 +39,12 @@ function requestBodyBytes(body: unknown): Buffer | undefined {
 /** How a recording hides the profile's secrets: each named one by its own marker, then the redactor; and the profile's facts it carries. */
 export interface SecretHiding {
   secrets: ReadonlyArray<{ value: string; label: string }>;
+  /**
+   * Values replaced whole, each by its own marker, in the credential headers they were sent in only
+   * (a credential the deployment refused: not a secret it holds, but a client's): the bodies that
+   * were judged stay as they were.
+   */
+  inCredentialHeaders?: ReadonlyArray<{ value: string; label: string }>;
   redactor: Redactor;
   facts?: ProfileFacts;
 }
@@ -175,18 +182,19 @@ function hiddenSessionIds(recorded: readonly RecordedBytes[], redactor: Redactor
  */
 export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding): Record<string, unknown> {
   const secrets = hiding ? [...hiding.secrets, ...signingSecrets(recorded), ...hiddenSessionIds(recorded, hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
-  const replace = (input: string) => {
+  const inHeaders = hiding?.inCredentialHeaders?.length ? [...secrets, ...hiding.inCredentialHeaders].sort((a, b) => b.value.length - a.value.length) : secrets;
+  const replace = (input: string, whole = secrets) => {
     if (!hiding) return input;
-    const whole: string[] = [];
-    const held = secrets.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${whole.push(marker(s.label)) - 1}\u0000`), input);
+    const markers: string[] = [];
+    const held = whole.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${markers.push(marker(s.label)) - 1}\u0000`), input);
     // What the redactor hides after the whole secrets is a part of one (a key sent without its prefix): its
     // marker says so, so a judge never reads a part as the credential itself.
-    return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => whole[Number(i)]!);
+    return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => markers[Number(i)]!);
   };
   const hide = (rec: RecordedBytes): RecordedBytes => {
     if (!hiding) return rec;
     const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
-    const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v)]));
+    const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v, CREDENTIAL_HEADERS.includes(k) ? inHeaders : secrets)]));
     const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
     const request = text(rec.requestBody);
     if (request !== undefined) out.requestBody = request;

@@ -13,7 +13,7 @@ import type { TrafficExchange } from './exchange.ts';
 import type { LearnedSecret } from './judging.ts';
 
 /** Headers whose values are credentials wherever they appear. */
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
+export const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
 /** What a recorder leaves where it hid a value without saying which: nothing to learn. */
 const UNLABELLED_MARKER = '«redacted»';
 const MARKER_START = '«redacted';

@@ -10,8 +10,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { judgeRecording, passiveRuleIds } from '../../src/passive/judge.ts';
-import { exchangeOfEntry, harEntryOf } from '../../src/passive/har.ts';
+import { judgeRecording, passiveRuleIds, recordingHiding } from '../../src/passive/judge.ts';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { exchangeOfEntry, harEntryOf, readHar } from '../../src/passive/har.ts';
+import { profileOfFacts } from '../../src/passive/profile-facts.ts';
+import { hiddenHar, writeHar } from '../../src/passive/recorder.ts';
 import { startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
 import { certify } from '../../src/runner/certify.ts';
 
@@ -53,6 +58,16 @@ describe('apicert proxy in front of the fake', () => {
     }
     expect(compared).toBeGreaterThan(30);
     expect(passive.report.summary.gate).toBe('pass');
+
+    // Written as `proxy --har-out` writes it (credentials hidden, the profile's facts in) and judged from the file with no profile: the same verdicts.
+    const file = join(mkdtempSync(join(tmpdir(), 'apicert-proxy-har-')), 'traffic.har');
+    await writeHar(file, hiddenHar(proxy.recorded(), 'test', recordingHiding(proxy.exchanges(), profile, {})), true);
+    const read = await readHar(file);
+    const facts = profileOfFacts(read.facts, file);
+    expect(facts).toBeDefined();
+    const fromHar = await judgeRecording(read.exchanges, { env: {}, profile: facts! });
+    expect(fromHar.results.map((r) => `${r.rule.id}: ${r.verdict}`)).toEqual(passive.results.map((r) => `${r.rule.id}: ${r.verdict}`));
+    for (const c of profile.credentials) expect(readFileSync(file, 'utf8').includes(c.token), c.name).toBe(false);
   }, 120_000);
 });
 
