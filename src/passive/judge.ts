@@ -10,7 +10,7 @@ import { createDispatcher, closeDispatcher } from '../probe/transport.ts';
 import { parseProfile } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { ownTextOf } from '../redact/own-text.ts';
-import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
+import { MARKER_START, Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
 import { RULES } from '../registry.ts';
 import { buildReport, type Report } from '../reports/model.ts';
 import type { Rule, RuleResult, Surface } from '../rule/index.ts';
@@ -52,7 +52,7 @@ export function redactorForRecording(exchanges: readonly TrafficExchange[], cred
 export function recordingHiding(exchanges: readonly TrafficExchange[], profile: Profile | undefined, env: NodeJS.ProcessEnv = process.env): SecretHiding {
   const learned = learnSecrets(exchanges, profile?.credentials);
   const held = learned.filter((c) => c.judged);
-  const refused = learned.filter((c) => !c.judged && !c.value.startsWith('«')).map(({ value, label }) => ({ value, label }));
+  const refused = learned.filter((c) => !c.judged && !c.value.startsWith(MARKER_START)).map(({ value, label }) => ({ value, label }));
   return { ...hidingFor(profile, redactorForRecording(exchanges, held, env[WEBHOOK_SECRET_VARIABLE] || undefined, false)), inCredentialHeaders: refused };
 }
 

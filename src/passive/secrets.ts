@@ -8,6 +8,7 @@
  * issued secrets; session ids are the target's own and are only hidden. The profile's credentials,
  * when one is given, are what the client was given: judged wherever they appear.
  */
+import { MARKER_START } from '../redact/redactor.ts';
 import { operation, recordOf, responseJson } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
 import type { LearnedSecret } from './judging.ts';
@@ -16,7 +17,6 @@ import type { LearnedSecret } from './judging.ts';
 export const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
 /** What a recorder leaves where it hid a value without saying which: nothing to learn. */
 const UNLABELLED_MARKER = '«redacted»';
-const MARKER_START = '«redacted';
 /** The marker apicert's recorder leaves where a profile credential stood (`certify --har-out`). */
 const PROFILE_MARKER = /^«redacted:token:([^»]+)»$/;
 

@@ -302,9 +302,12 @@ export class Redactor {
   }
 }
 
+/** How every marker begins (`«redacted:token:full»`, a recorder's bare `«redacted»`): a value that does stands in for what was sent. */
+export const MARKER_START = '«redacted';
+
 /** What stands in a text where a secret with this label was hidden (`«redacted:token:full»`). */
 export function marker(label: string): string {
-  return `«redacted:${label}»`;
+  return `${MARKER_START}:${label}»`;
 }
 
 /** `input` with each span replaced by its label's marker. */

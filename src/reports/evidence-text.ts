@@ -1,3 +1,4 @@
+import { MARKER_START } from '../redact/redactor.ts';
 import type { EvidenceEntry } from '../rule/index.ts';
 import type { Report, ReportRule } from './model.ts';
 
@@ -19,7 +20,7 @@ function idempotencyKeyOf(e: EvidenceEntry): string | undefined {
 export function leadingExchanges(rule: Pick<ReportRule, 'evidence'>, exchange: number | undefined): EvidenceEntry[] {
   const deciding = decidingExchange(rule, exchange);
   const key = deciding && deciding.direction !== 'received' ? idempotencyKeyOf(deciding) : undefined;
-  if (!key || key.startsWith('«redacted')) return [];
+  if (!key || key.startsWith(MARKER_START)) return [];
   return rule.evidence.slice(0, exchange).filter((e) => e.direction !== 'received' && idempotencyKeyOf(e) === key);
 }
 

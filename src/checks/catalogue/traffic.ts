@@ -15,7 +15,7 @@ import type { Credential, Profile } from '../../profile/schema.ts';
 import { marker } from '../../redact/redactor.ts';
 import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
-import { parseJson } from '../../util/json.ts';
+import { parseJson } from '../../probe/body.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
 import { expectationText, type Answer, type Aspect, type Judgement as AnswerJudgement } from '../generated/judgement.ts';
@@ -127,12 +127,6 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
 function placedTarget(target: string, place: RawRequest['place'], credential: Credential | null): string {
   if (!place || !('query' in place) || !credential) return target;
   return `${target}${target.includes('?') ? '&' : '?'}${place.query}=${encodeURIComponent(credential.token)}`;
-}
-
-/** A body's JSON as the journal reads it (`bodyJson`): undefined when it is not JSON or nests too deep. */
-function jsonOf(text: string): unknown {
-  const parsed = parseJson(text);
-  return parsed.ok ? parsed.value : undefined;
 }
 
 /** A case body longer than this may be kept as a prefix only (src/rule/journal.ts cuts large request bodies first). */
@@ -306,7 +300,7 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     // A body the journal kept a prefix of is the case's own (it matched by that prefix): the expectation reads it whole.
     if (ex.requestBodyTruncated && c.longBody !== undefined) {
       asSent.body = c.longBody;
-      if (c.raw === undefined) asSent.parsed = { text: c.longBody, value: (c.longParsed ??= { value: jsonOf(c.longBody) }).value };
+      if (c.raw === undefined) asSent.parsed = { text: c.longBody, value: (c.longParsed ??= { value: parseJson(c.longBody) }).value };
     }
     // The journal's parse of the body (a raw case's body is read once decoded, below: its own text).
     else if (asSent.body !== undefined && c.raw === undefined) asSent.parsed = { text: asSent.body, value: bodyJson(ex, 'request', asSent.body) };

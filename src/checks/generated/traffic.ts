@@ -351,19 +351,14 @@ function judgedOnce(j: Judge, surface: EndpointSurface | 'mcp'): readonly Judged
 
 type SurfaceJudgement = (exchanges: readonly Exchange[], profile: Profile | undefined) => JudgedExchange[];
 
-/** Per source: a recording is a window of the deployment's traffic, an active run the whole of what it made (`expectationIn`). */
-const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', SurfaceJudgement>> = {
-  active: {
-    v8: (exchanges, profile) => judgeSurface(exchanges, profile, 'v8', 'active'),
-    v1: (exchanges, profile) => judgeSurface(exchanges, profile, 'v1', 'active'),
-    mcp: (exchanges, profile) => judgeSurface(exchanges, profile, 'mcp', 'active'),
-  },
-  recording: {
-    v8: (exchanges, profile) => judgeSurface(exchanges, profile, 'v8', 'recording'),
-    v1: (exchanges, profile) => judgeSurface(exchanges, profile, 'v1', 'recording'),
-    mcp: (exchanges, profile) => judgeSurface(exchanges, profile, 'mcp', 'recording'),
-  },
-};
+/** Made once per surface and source (`journalFact` keeps a fact per function): a recording is a window of the deployment's traffic, an active run the whole of what it made (`expectationIn`). */
+const surfaceJudgements = (source: Judge['source']): Record<EndpointSurface | 'mcp', SurfaceJudgement> => ({
+  v8: (exchanges, profile) => judgeSurface(exchanges, profile, 'v8', source),
+  v1: (exchanges, profile) => judgeSurface(exchanges, profile, 'v1', source),
+  mcp: (exchanges, profile) => judgeSurface(exchanges, profile, 'mcp', source),
+});
+
+const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', SurfaceJudgement>> = { active: surfaceJudgements('active'), recording: surfaceJudgements('recording') };
 
 function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp', source: Judge['source']): JudgedExchange[] {
   const facts = { ...factsOf(profile, surface), window: source === 'recording' };
@@ -401,15 +396,17 @@ function judgeAspects(j: Judge, { ex, sent, answer, judgement, acceptanceOpen, e
   // In a recording, an exchange the catalogue built is the catalogue rules' (docs/judgement.md); an active run judges what each family's own provocation sent.
   if (options.owns && j.source === 'recording' && !options.owns(ex, j.profile)) return;
   for (const aspect of options.aspects) {
+    // No body could make this exchange accepts-valid's: what the recording lacks of it leaves that rule nothing untestable.
+    const moot = aspect === 'accepts-valid' && acceptanceOpen;
     const unread = requestMissingFor(ex, aspect);
     if (unread !== undefined) {
-      if (!(aspect === 'accepts-valid' && acceptanceOpen)) j.lacks(ex, unread);
+      if (!moot) j.lacks(ex, unread);
       continue;
     }
     // The expectation was read from the whole request: an answer's missing body lacks only what it gives this aspect to judge.
     const missing = answerMissingFor(ex, aspect);
     if (missing !== undefined) {
-      if (judgesAspect(aspect, expected) && !(aspect === 'accepts-valid' && acceptanceOpen)) j.lacks(ex, missing);
+      if (!moot && judgesAspect(aspect, expected)) j.lacks(ex, missing);
       continue;
     }
     const finding = judgement.findings[aspect];

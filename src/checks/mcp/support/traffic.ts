@@ -10,6 +10,7 @@ import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '..
 import { bodyJson, bodyMissing, eventsOf, exchangeFact, isEventStream, journalFact, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
+import { MARKER_START } from '../../../redact/redactor.ts';
 
 export type Message = Record<string, unknown>;
 
@@ -179,7 +180,7 @@ export function sentAsClientsMust(ex: Exchange): boolean {
 
 /** A value a recorder replaced with its marker (`«redacted:label»`): what its characters were is unknown. */
 export function redacted(value: string): boolean {
-  return value.startsWith('«redacted');
+  return value.startsWith(MARKER_START);
 }
 
 /**

@@ -6,6 +6,7 @@ import { limiterRefused } from '../support/traffic.ts';
 import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
+import { MARKER_START } from '../../../redact/redactor.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
@@ -70,8 +71,6 @@ function judgeAuthenticationFailed(j: Judge, ex: Exchange, what: string): void {
   j.check(ex, code === 'authentication_failed', `${what} was refused with code ${JSON.stringify(code)}, expected authentication_failed`);
 }
 
-const HIDDEN = '«redacted';
-
 /**
  * The token a request presented, as far as the exchange shows it: a recorder that hid it left a
  * marker, which the profile resolves; undefined when nothing can say what was sent (the profile is
@@ -81,9 +80,9 @@ function presentedToken(j: Judge, ex: Exchange): string | undefined {
   const auth = ex.requestHeaders.authorization;
   if (auth === undefined) return undefined;
   const token = auth.replace(/^Bearer\s+/i, '').trim();
-  if (!token.startsWith(HIDDEN)) return token;
+  if (!token.startsWith(MARKER_START)) return token;
   const resolved = (j.profile?.credentials.length ?? 0) > 0 ? j.credentialOf(ex)?.token : undefined;
-  return resolved?.startsWith(HIDDEN) ? undefined : resolved;
+  return resolved?.startsWith(MARKER_START) ? undefined : resolved;
 }
 
 /** One unexpired credential of each other surface whose token lacks the API key prefix. */

@@ -9,6 +9,7 @@ import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
 import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
 import { DELIVERIES, holdingOnly, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
+import { MARKER_START } from '../../../redact/redactor.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
 
@@ -101,7 +102,7 @@ export const secretOnce = rule({
         if (typeof secret !== 'string' || secret.length === 0) continue;
         // A recorder that hid it behind a marker every hidden secret shares left nothing to follow; apicert's own
         // recordings number each hidden secret, so its marker is followed like the secret.
-        if (secret.includes('«redacted') && !secret.startsWith(SIGNING_SECRET_MARKER)) j.lacks(ex, 'the signing_secret: the recorder hid it behind a marker every hidden secret shares');
+        if (secret.includes(MARKER_START) && !secret.startsWith(SIGNING_SECRET_MARKER)) j.lacks(ex, 'the signing_secret: the recorder hid it behind a marker every hidden secret shares');
         else if (issued.length < 1_000) {
           shared = issued.length === 0 ? secret : commonPrefix(shared, secret);
           issued.push({ secret, reason: `the answer carries the signing_secret that exchange #${ex.index} returned at creation`, also: [ex] });
