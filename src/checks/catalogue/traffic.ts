@@ -12,7 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
-import { marker } from '../../redact/redactor.ts';
+import { MARKER_START } from '../../redact/redactor.ts';
 import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { parseJson } from '../../probe/body.ts';
@@ -28,9 +28,9 @@ import type { Case, McpCase } from './types.ts';
 
 type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' | 'permits' | 'label' | 'endpoint'> & {
   headers: Readonly<Record<string, string>>;
-  /** `headers` that decide which case a request is (`FRESH` ones left out), their values `normalise`d, as the matching compares them. */
+  /** `headers` that decide which case a request is (`FRESH` ones left out), as the matching compares them. */
   matched?: ReadonlyArray<readonly [string, string]>;
-  /** The Authorization header as the client writes it (tokens as a recording's markers), null when none. */
+  /** The Authorization header as the client writes it, null when none. */
   auth: string | null;
   session?: string | null;
   /** A raw case's `rawForm`: how its head is written; undefined for a request an HTTP client sends. */
@@ -43,31 +43,58 @@ type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' |
 
 /** The catalogue's requests of one profile, by what identifies them on the wire. */
 interface Catalogue {
-  cases: Map<string, Planned[]>;
+  /** By method and path, then by body: a 1 MiB body is a key as it is, not copied into a longer one. */
+  cases: Map<string, Map<string, Planned[]>>;
   /** Cases whose body is long, by method and path: a journal may keep only a prefix of such a request's body. */
   long: Map<string, Array<{ body: string; planned: Planned }>>;
   credentials: readonly Credential[];
+  /** The profile's tokens by credential name, for `withTokens`. */
+  tokens: ReadonlyMap<string, string>;
   bases: Map<string, SentRequest>;
   fixtures: Readonly<Record<string, unknown>>;
 }
 
 const built = new WeakMap<Profile, Map<string, Catalogue>>();
 
-/** Tokens as a recording writes them (`«redacted:token:<name>»`), so the profile's requests and a recording's compare equal. */
-function normalise(text: string, credentials: readonly Credential[]): string {
-  let out = text;
-  for (const c of credentials) if (c.token.length >= 8 && out.includes(c.token)) out = out.split(c.token).join(marker(`token:${c.name}`));
-  return out;
+const TOKEN_MARKER = `${MARKER_START}:token:`;
+
+/**
+ * A recording's text with each `«redacted:token:<name>»` marker of a profile credential put back as
+ * its token, so a recording that hides them and one that keeps them compare equal to the requests
+ * the catalogue builds: one scan for the marker, not one per credential over the case bodies.
+ */
+function withTokens(text: string, tokens: ReadonlyMap<string, string>): string {
+  let at = text.indexOf(TOKEN_MARKER);
+  if (at === -1) return text;
+  let out = '';
+  let from = 0;
+  while (at !== -1) {
+    const end = text.indexOf('»', at + TOKEN_MARKER.length);
+    if (end === -1) break;
+    const token = tokens.get(text.slice(at + TOKEN_MARKER.length, end));
+    if (token !== undefined) {
+      out += text.slice(from, at) + token;
+      from = end + 1;
+    }
+    at = text.indexOf(TOKEN_MARKER, token === undefined ? at + 1 : end + 1);
+  }
+  return out + text.slice(from);
 }
 
-function keyOf(method: string, path: string, body: string, credentials: readonly Credential[]): string {
-  return normalise(`${method} ${path}\n${body}`, credentials);
+/** Credentials a recording hides by name (the redactor leaves shorter values alone). */
+function tokensOf(credentials: readonly Credential[]): Map<string, string> {
+  return new Map(credentials.filter((c) => c.token.length >= 8).map((c) => [c.name, c.token]));
 }
 
-function add(map: Map<string, Planned[]>, key: string, p: Planned): void {
-  const list = map.get(key);
+function add(map: Catalogue['cases'], route: string, body: string, p: Planned): void {
+  let bodies = map.get(route);
+  if (!bodies) {
+    bodies = new Map();
+    map.set(route, bodies);
+  }
+  const list = bodies.get(body);
   if (list) list.push(p);
-  else map.set(key, [p]);
+  else bodies.set(body, [p]);
 }
 
 function lower(headers: Readonly<Record<string, string>> | ReadonlyArray<readonly [string, string]> | undefined): Record<string, string> {
@@ -89,17 +116,17 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
   if (!credential) return undefined;
   const shim = { profile, untestable: (m: never) => { throw new Untestable(m); } } as unknown as CheckContext;
   const fixtures = bodyFixtures(shim);
-  const out: Catalogue = { cases: new Map(), long: new Map(), credentials: profile.credentials, bases: new Map(), fixtures };
+  const out: Catalogue = { cases: new Map(), long: new Map(), credentials: profile.credentials, tokens: tokensOf(profile.credentials), bases: new Map(), fixtures };
   if (surface === 'mcp') {
     for (const c of mcpCases('deep', profile.fixtures.mcp.safeTool) as Array<McpCase & { operator: string }>) {
       const body = 'json' in c.body ? JSON.stringify(c.body.json) : c.body.rawBody;
       const headers = lower(c.headers);
-      const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: normalise(headers.authorization ?? `Bearer ${credential.token}`, out.credentials), raw: undefined };
+      const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: headers.authorization ?? `Bearer ${credential.token}`, raw: undefined };
       if (c.stated) planned.stated = c.stated;
       if (c.why !== undefined) planned.why = c.why;
       if (c.allowedBy) planned.allowedBy = c.allowedBy;
       if (c.session !== undefined) planned.session = c.session;
-      add(out.cases, keyOf('POST', '/mcp', body, out.credentials), planned);
+      add(out.cases, 'POST /mcp', body, planned);
     }
   } else {
     for (const c of httpCases({ surface, depth: 'deep', credential, fixtures, readOnly: false })) {
@@ -112,10 +139,15 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       const r = c.sent.request;
       // The client writes `Bearer <token>` for the case's credential unless the case wrote its own header or placed the token elsewhere.
       const written = headers.authorization ?? (r.credential && !(c.sent.kind === 'raw' && c.sent.request.place) ? `Bearer ${r.credential.token}` : undefined);
-      const entry: Planned = { ...planned, headers, auth: written === undefined ? null : normalise(written, out.credentials), raw };
-      add(out.cases, keyOf(method, path, body, out.credentials), entry);
-      if (body.length > LONG_BODY) entry.longBody = body;
-      if (body.length > LONG_BODY) out.long.set(`${method} ${path}`, [...(out.long.get(`${method} ${path}`) ?? []), { body: normalise(body, out.credentials), planned: entry }]);
+      const entry: Planned = { ...planned, headers, auth: written ?? null, raw };
+      const route = `${method} ${path}`;
+      add(out.cases, route, body, entry);
+      if (body.length > LONG_BODY) {
+        entry.longBody = body;
+        const long = out.long.get(route);
+        if (long) long.push({ body, planned: entry });
+        else out.long.set(route, [{ body, planned: entry }]);
+      }
     }
     for (const e of ENDPOINTS.filter((x) => x.surface === surface)) out.bases.set(`${e.method} ${e.path}`, sentOf(baseRequest(e, credential, fixtures)));
   }
@@ -169,15 +201,17 @@ function findCase(ex: Exchange, profile: Profile | undefined, path: string): Pla
   if (!profile || !surface || ex.requestBodyMissing !== undefined) return undefined;
   const catalogue = catalogueOf(profile, surface);
   if (!catalogue) return undefined;
-  const candidates = ex.requestBodyTruncated ? prefixCases(catalogue, ex, path) : catalogue.cases.get(keyOf(ex.method, path, ex.requestBody ?? '', catalogue.credentials));
+  const tokens = catalogue.tokens;
+  const route = `${ex.method} ${withTokens(path, tokens)}`;
+  const candidates = ex.requestBodyTruncated ? prefixCases(catalogue, ex, route) : catalogue.cases.get(route)?.get(withTokens(ex.requestBody ?? '', tokens));
   if (!candidates) return undefined;
   const headers = ex.requestHeaders;
   const fits = candidates.filter((c) => {
     // A raw case differs from an ordinary request in what its head lacks or repeats (no Host, two Content-Lengths): only a raw exchange is one.
     if (c.raw !== ex.raw) return false;
     const auth = headers.authorization;
-    if ((auth === undefined ? null : normalise(auth, catalogue.credentials)) !== c.auth) return false;
-    for (const [k, v] of matchedHeaders(c, catalogue.credentials)) if (normalise(headers[k] ?? '', catalogue.credentials) !== v) return false;
+    if ((auth === undefined ? null : withTokens(auth, tokens)) !== c.auth) return false;
+    for (const [k, v] of matchedHeaders(c)) if (withTokens(headers[k] ?? '', tokens) !== v) return false;
     if (c.session === null && headers['mcp-session-id'] !== undefined) return false;
     if (typeof c.session === 'string' && headers['mcp-session-id'] !== c.session) return false;
     return true;
@@ -187,14 +221,14 @@ function findCase(ex: Exchange, profile: Profile | undefined, path: string): Pla
 }
 
 /** The long cases whose body begins with the prefix a journal kept of `ex`'s. */
-function prefixCases(catalogue: Catalogue, ex: Exchange, path: string): Planned[] | undefined {
-  const body = normalise(ex.requestBody ?? '', catalogue.credentials);
-  return catalogue.long.get(`${ex.method} ${path}`)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned);
+function prefixCases(catalogue: Catalogue, ex: Exchange, route: string): Planned[] | undefined {
+  const body = withTokens(ex.requestBody ?? '', catalogue.tokens);
+  return catalogue.long.get(route)?.filter((l) => l.body.startsWith(body)).map((l) => l.planned);
 }
 
-/** A case's headers as the matching compares them: normalised once per case, not per exchange. */
-function matchedHeaders(c: Planned, credentials: readonly Credential[]): ReadonlyArray<readonly [string, string]> {
-  return (c.matched ??= Object.entries(c.headers).filter(([k]) => !FRESH.has(k)).map(([k, v]) => [k, normalise(v, credentials)] as const));
+/** A case's headers as the matching compares them: picked once per case, not per exchange. */
+function matchedHeaders(c: Planned): ReadonlyArray<readonly [string, string]> {
+  return (c.matched ??= Object.entries(c.headers).filter(([k]) => !FRESH.has(k)));
 }
 
 /** The body as the API reads it once the HTTP layer removed the transfer and content codings and the charset (a raw request's journal body is its bytes as Latin-1). */
