@@ -247,10 +247,19 @@ export function endpointKey(e: Pick<Endpoint, 'method' | 'path'>): string {
 
 const matchers = ENDPOINTS.map((e) => ({ endpoint: e, pattern: new RegExp(`^${e.path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
 
+/** Endpoints found, by method and path: a judgement of a recording asks for each exchange's several times (bounded: a hostile recording's paths may all differ). */
+const found = new Map<string, Endpoint | undefined>();
+
 /** The endpoint a request went to (path without query), or undefined for a path that names none. */
 export function endpointOf(method: string, path: string): Endpoint | undefined {
-  const bare = path.split('?', 1)[0]!;
-  return matchers.find((m) => m.endpoint.method === method && m.pattern.test(bare))?.endpoint;
+  const query = path.indexOf('?');
+  const bare = query === -1 ? path : path.slice(0, query);
+  const key = `${method} ${bare}`;
+  if (found.has(key)) return found.get(key);
+  const endpoint = matchers.find((m) => m.endpoint.method === method && m.pattern.test(bare))?.endpoint;
+  if (found.size >= 4_096) found.clear();
+  found.set(key, endpoint);
+  return endpoint;
 }
 
 /** Whether any endpoint lives at this path, whatever its method. */

@@ -396,15 +396,8 @@ function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: s
 /** Strings a deployment may refuse although they are valid JSON: RFC 8259 §8.2, I-JSON (RFC 7493 §2.1). */
 function oddString(s: string): string | undefined {
   if (s.includes('\u0000')) return 'a NUL character';
-  for (let i = 0; i < s.length; i += 1) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i += 1;
-      else return 'a lone surrogate';
-    } else if (c >= 0xdc00 && c <= 0xdfff) return 'a lone surrogate';
-  }
-  return undefined;
+  // Native, and at once for a one-byte string (no surrogate fits in one): a JavaScript loop over a 1 MiB body's text cost some 5 ms.
+  return (s as string & { isWellFormed(): boolean }).isWellFormed() ? undefined : 'a lone surrogate';
 }
 
 /** Free text longer than this with no stated bound: a deployment may refuse it (400 or 413). */

@@ -14,14 +14,22 @@ import { MARKER_START } from '../../../redact/redactor.ts';
 
 export type Message = Record<string, unknown>;
 
+const endpoints = new WeakMap<Profile, string>();
+
 /** Where the MCP endpoint is mounted for the judgement: the profile's, as `mcpPath` reads it, else `/mcp`. */
 export function mcpEndpoint(j: Pick<Judge, 'profile'>): string {
   const profile = j.profile;
   if (!profile) return DEFAULT_MCP_PATH;
   const configured = profile.fixtures.mcp.endpoint;
   if (configured) return configured;
-  const { pathname } = new URL(profile.target);
-  return pathname !== '/' && pathname !== '' ? pathname : DEFAULT_MCP_PATH;
+  // Asked for every exchange of a recording: the target's URL is parsed once per profile.
+  let endpoint = endpoints.get(profile);
+  if (endpoint === undefined) {
+    const { pathname } = new URL(profile.target);
+    endpoint = pathname !== '/' && pathname !== '' ? pathname : DEFAULT_MCP_PATH;
+    endpoints.set(profile, endpoint);
+  }
+  return endpoint;
 }
 
 /** Every POST to the MCP endpoint that was answered, in order. */
