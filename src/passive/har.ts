@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { isRecord, parseJson } from '../util/json.ts';
+import { isRecord, parseJsonDocument } from '../util/json.ts';
 import { contentText, isUtf8 } from './content.ts';
 import { addHeader, mediaType, targetOf, type TrafficExchange } from './exchange.ts';
 import { PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
@@ -239,7 +239,7 @@ export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT): Pro
       throw new HarError(`${file} is gzipped but cannot be unpacked (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give a whole .har.gz of at most ${MAX_HAR_BYTES / 1024 / 1024} MiB unpacked`);
     }
   }
-  const parsed = parseJson(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+  const parsed = parseJsonDocument(bytes.toString('utf8').replace(/^\uFEFF/, ''));
   if (!parsed.ok) throw new HarError(`${file} is not JSON: a HAR file is the JSON a browser's "Save all as HAR" or mitmproxy's HAR export writes (plain or gzipped)`);
   const entries = harEntries(parsed.value);
   if (!entries) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);

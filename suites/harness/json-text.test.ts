@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, nestsDeeperThan } from '../../src/util/json.ts';
+import { canonicalJson, MAX_JSON_DEPTH, nestsDeeperThan, parseJson, parseJsonDocument } from '../../src/util/json.ts';
 
 /** The plain reading, one character at a time: what the scan must agree with. */
 function nestsDeeperByHand(text: string, max: number): boolean {
@@ -31,6 +31,27 @@ describe('JSON text helpers', () => {
     );
     expect(nestsDeeperThan('"\\\\"[[', 1)).toBe(true);
     expect(nestsDeeperThan('"\\\\\\"[["', 1)).toBe(false);
+  });
+
+  it('a document parsed whole (a HAR) is refused at the depth a body is: its parsed containers counted as the text scan counts brackets', () => {
+    const nested = (depth: number, inner: string) => {
+      let text = inner;
+      for (let i = 0; i < depth; i += 1) text = i % 2 === 0 ? `[${text}]` : `{"k":${text}}`;
+      return text;
+    };
+    for (const depth of [1, 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, MAX_JSON_DEPTH + 1, 4 * MAX_JSON_DEPTH]) {
+      for (const inner of ['1', '"[[[["', '[]', '{}']) {
+        const text = nested(depth, inner);
+        expect(parseJsonDocument(text).ok, `${depth} levels around ${inner}`).toBe(parseJson(text).ok);
+      }
+    }
+    fc.assert(
+      fc.property(fc.json({ depthSize: 'large' }), (text) => {
+        expect(parseJsonDocument(text)).toEqual(parseJson(text));
+      }),
+      { numRuns: 500 },
+    );
+    expect(parseJsonDocument('{"log":').ok).toBe(false);
   });
 
   it('canonical JSON: keys in code unit order for few keys and many', () => {
