@@ -160,8 +160,19 @@ function containersDeeperThan(value: unknown, max: number): boolean {
     const node = stack.pop()!;
     const depth = depths.pop()!;
     if (depth > max) return true;
-    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) {
+    // Indexed and for-in walks, not Object.values: no array made per object (a HAR has some 100k).
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i += 1) {
+        const child: unknown = node[i];
+        if (typeof child === 'object' && child !== null) {
+          stack.push(child);
+          depths.push(depth + 1);
+        }
+      }
+      continue;
+    }
+    for (const key in node) {
+      const child: unknown = (node as Record<string, unknown>)[key];
       if (typeof child === 'object' && child !== null) {
         stack.push(child);
         depths.push(depth + 1);
