@@ -15,10 +15,22 @@ import { readHar } from '../src/passive/har.ts';
 import { judgeRecording } from '../src/passive/judge.ts';
 import { profileOfFacts } from '../src/passive/profile-facts.ts';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 7));
+/**
+ * V8 compiles the judging code over its first two rounds, each of which costs 1.5-2.5 times a later
+ * one: with three rounds the median was the second, half-compiled one. The steady figures are the
+ * medians of the rounds after these; the first round, which is what one `judge-traffic` run sees, is
+ * printed apart.
+ */
+const WARM_UP = 2;
+
+/** The rounds the steady figures are taken from: those after the warm-up, when there are any. */
+function steady(values: number[]): number[] {
+  return values.length > WARM_UP ? values.slice(WARM_UP) : values;
+}
 
 function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = [...steady(values)].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
@@ -73,7 +85,7 @@ async function main(): Promise<void> {
   const file = process.env.BENCH_HAR ?? record();
   const cores = availableParallelism();
   const load = loadavg()[0]!;
-  console.log(`apicert passive bench on Node ${process.version}: ${file}, ${ROUNDS} rounds, figures are medians; ${cores} cores, load average ${load.toFixed(1)}`);
+  console.log(`apicert passive bench on Node ${process.version}: ${file}, ${ROUNDS} rounds; figures are medians of the rounds after the first ${Math.min(WARM_UP, ROUNDS - 1)} (steady: V8 has compiled the code), the first round apart; ${cores} cores, load average ${load.toFixed(1)}`);
   const walk = new Step();
   const read = new Step();
   const judge = new Step();
@@ -110,13 +122,13 @@ async function main(): Promise<void> {
   console.log(line('readHar (parse into exchanges)', read));
   console.log(`${line('judging every rule, redaction included', judge)}; ${(median(judge.cpu) / walkCpu).toFixed(1)}x the plain walk's CPU`);
   console.log(`${line('judge-traffic end to end (readHar + judging)', whole)}; ${(median(whole.cpu) / walkCpu).toFixed(1)}x the plain walk's CPU (${summary})`);
-  console.log(`first round, as one judge-traffic run is (code not yet optimised): end to end ${whole.wall[0]!.toFixed(0)} ms wall, ${whole.cpu[0]!.toFixed(0)} ms CPU`);
+  console.log(`first round, as one judge-traffic run is (code not yet compiled): judging ${judge.wall[0]!.toFixed(0)} ms wall (${rate(judge.wall[0]!)} exchanges/s), end to end ${whole.wall[0]!.toFixed(0)} ms wall (${rate(whole.wall[0]!)} exchanges/s), ${whole.cpu[0]!.toFixed(0)} ms CPU`);
   const verdict = (step: Step) => {
     const wall = rate(median(step.wall));
     const cpu = rate(median(step.cpu));
     return `${wall >= AIM ? 'met' : 'NOT met'} by wall time (${wall}/s), ${cpu >= AIM ? 'met' : 'NOT met'} per CPU second (${cpu}/s)`;
   };
-  console.log(`aim of issue #35, ${AIM} exchanges/s on a 2-core machine: judging ${verdict(judge)}; end to end ${verdict(whole)}`);
+  console.log(`aim of issue #35, ${AIM} exchanges/s on a 2-core machine, steady: judging ${verdict(judge)}; end to end ${verdict(whole)}; first round: judging ${rate(judge.wall[0]!) >= AIM ? 'met' : 'NOT met'}, end to end ${rate(whole.wall[0]!) >= AIM ? 'met' : 'NOT met'} by wall time`);
   const busy = Math.max(load, loadavg()[0]!);
   // The bench itself keeps more than one core busy (the collector's helpers run beside judging), so only a load past the cores says other work shared them.
   if (busy > cores) console.log(`the machine had other work (load average up to ${busy.toFixed(1)} on ${cores} cores): wall times are stretched by it; CPU time counts this process's threads only (the collector's helpers too), so it is the steadier figure`);
