@@ -3,25 +3,52 @@
  * Content-Encoding a proxy forwards unchanged, or a HAR that kept the wire bytes), cut short, or
  * not UTF-8 at all. Decompression is bounded: a small body cannot expand into gigabytes here.
  */
+import * as zlib from 'node:zlib';
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+
+const zstdDecompress = (zlib as { zstdDecompressSync?: (bytes: Buffer, options: { maxOutputLength: number }) => Buffer }).zstdDecompressSync;
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
-function inflate(bytes: Buffer, encoding: string, maxBytes: number): Buffer | undefined {
+/** Node's one-call decoders refuse an output past `maxOutputLength` whole, with this code, instead of returning its prefix. */
+function tooLarge(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_BUFFER_TOO_LARGE';
+}
+
+/** The decoded bytes; throws when they would pass `maxBytes`, undefined when they cannot be decoded. */
+function decompress(bytes: Buffer, encoding: string, maxBytes: number): Buffer | undefined {
   // A prefix of a compressed body ends mid-stream: flush what can be decoded instead of failing.
   const options = { maxOutputLength: maxBytes, finishFlush: constants.Z_SYNC_FLUSH };
-  try {
-    if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(bytes, options);
-    if (encoding === 'deflate') {
-      try {
-        return inflateSync(bytes, options);
-      } catch {
-        return inflateRawSync(bytes, options);
-      }
+  if (encoding === 'gzip' || encoding === 'x-gzip') return gunzipSync(bytes, options);
+  if (encoding === 'deflate') {
+    try {
+      return inflateSync(bytes, options);
+    } catch (error) {
+      if (tooLarge(error)) throw error;
+      return inflateRawSync(bytes, options);
     }
-    if (encoding === 'br') return brotliDecompressSync(bytes, { maxOutputLength: maxBytes, finishFlush: constants.BROTLI_OPERATION_FLUSH });
-  } catch {
-    return undefined;
+  }
+  if (encoding === 'br') return brotliDecompressSync(bytes, { maxOutputLength: maxBytes, finishFlush: constants.BROTLI_OPERATION_FLUSH });
+  // Browsers ask for zstd too; Node decodes it from 22.15 and 23.8.
+  if (encoding === 'zstd' && zstdDecompress) return zstdDecompress(bytes, { maxOutputLength: maxBytes });
+  return undefined;
+}
+
+/**
+ * The body decoded, at most `maxBytes` of it. A body that decodes to more is decoded from a shorter
+ * prefix of its compressed bytes, halved until its output fits (each try stops at `maxBytes`): it was
+ * read as garbage before, its compressed bytes taken for text.
+ */
+function inflate(bytes: Buffer, encoding: string, maxBytes: number): { bytes: Buffer; truncated: boolean } | undefined {
+  let input = bytes;
+  while (input.length > 0) {
+    try {
+      const out = decompress(input, encoding, maxBytes);
+      return out === undefined ? undefined : { bytes: out, truncated: input !== bytes || out.length >= maxBytes };
+    } catch (error) {
+      if (!tooLarge(error)) return undefined;
+      input = input.subarray(0, input.length >> 1);
+    }
   }
   return undefined;
 }
@@ -41,21 +68,37 @@ export function isUtf8(bytes: Buffer): boolean {
   }
 }
 
+/** The last content coding of a Content-Encoding value other than identity, lower-cased; undefined for none. */
+function codingOf(contentEncoding: string | undefined): string | undefined {
+  return (contentEncoding ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter((e) => e && e !== 'identity')
+    .pop();
+}
+
+/**
+ * The bytes under their Content-Encoding, decompressed up to `maxBytes` (`truncated` when they
+ * reach it); undefined when they carry no coding or look decoded already (a recorder that kept them
+ * so); 'undecodable' for a coding not known here, or broken bytes.
+ */
+export function decodedContent(bytes: Buffer, contentEncoding: string | undefined, maxBytes: number): { bytes: Buffer; truncated: boolean } | 'undecodable' | undefined {
+  const encoding = codingOf(contentEncoding);
+  if (!encoding || !looksCompressed(bytes, encoding)) return undefined;
+  return inflate(bytes, encoding, maxBytes) ?? 'undecodable';
+}
+
 /**
  * The body's text. Bytes still compressed under their Content-Encoding are decompressed (up to
- * `maxBytes`); bytes a recorder already decoded (browsers do) are taken as they are.
+ * `maxBytes`); bytes a recorder already decoded (browsers do) are taken as they are; compressed
+ * bytes that cannot be decoded give no text, and `undecodable` says why.
  */
-export function contentText(bytes: Buffer, contentEncoding: string | undefined, maxBytes: number, keepByteOrderMark = false): { text: string; truncated: boolean } {
-  const encoding = (contentEncoding ?? '').split(',').map((e) => e.trim().toLowerCase()).filter((e) => e && e !== 'identity').pop();
-  let body = bytes;
-  let truncated = false;
-  if (encoding && looksCompressed(bytes, encoding)) {
-    const out = inflate(bytes, encoding, maxBytes);
-    if (out) {
-      body = out;
-      truncated = out.length >= maxBytes;
-    }
-  }
+export function contentText(bytes: Buffer, contentEncoding: string | undefined, maxBytes: number, keepByteOrderMark = false): { text: string; truncated: boolean; undecodable?: string } {
+  const decoded = decodedContent(bytes, contentEncoding, maxBytes);
+  // Compressed bytes read as text are no body a judgement can read: the body is lacking, not garbage.
+  if (decoded === 'undecodable') return { text: '', truncated: false, undecodable: `it is under Content-Encoding ${JSON.stringify((contentEncoding ?? '').slice(0, 40))}, which apicert cannot decode (or its bytes are broken)` };
+  let body = typeof decoded === 'object' ? decoded.bytes : bytes;
+  let truncated = typeof decoded === 'object' ? decoded.truncated : false;
   if (body.length > maxBytes) {
     body = body.subarray(0, maxBytes);
     truncated = true;

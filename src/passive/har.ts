@@ -98,7 +98,7 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * taken as it is (what encoding it to bytes and decoding them again would give, without the copies);
  * anything else goes through `contentText`.
  */
-function bodyText(text: string, encoding: string | undefined, contentEncoding: string | undefined, bodyLimit: number, keepByteOrderMark: boolean): { text: string; truncated: boolean; bytes: number } {
+function bodyText(text: string, encoding: string | undefined, contentEncoding: string | undefined, bodyLimit: number, keepByteOrderMark: boolean): { text: string; truncated: boolean; bytes: number; undecodable?: string } {
   const coding = (contentEncoding ?? '').trim().toLowerCase();
   if (encoding !== 'base64' && (coding === '' || coding === 'identity')) {
     const bytes = Buffer.byteLength(text, 'utf8');
@@ -160,6 +160,10 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
     return;
   }
   const body = bodyText(post.text, post.encoding, ex.requestHeaders['content-encoding'], bodyLimit, true);
+  if (body.undecodable !== undefined) {
+    ex.requestBodyMissing = `the request's body cannot be read: ${body.undecodable}`;
+    return;
+  }
   ex.requestBody = body.text;
   // Fewer bytes than the request had (bodySize, Content-Length): the recorder kept a prefix. A content-coded body may be kept decoded, so only an unencoded one is measured.
   if (body.truncated || (ex.requestHeaders['content-encoding'] === undefined && declared > body.bytes)) ex.requestBodyTruncated = true;
@@ -189,6 +193,10 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
     return;
   }
   const body = bodyText(content!.text!, content!.encoding, ex.responseHeaders['content-encoding'], bodyLimit, false);
+  if (body.undecodable !== undefined) {
+    ex.responseBodyMissing = `the answer's body cannot be read: ${body.undecodable}`;
+    return;
+  }
   ex.responseBody = body.text;
   // A recorder that kept fewer bytes than the body had says so only through `size`.
   const cut = typeof content!.size === 'number' && content!.size > 0 && body.bytes < content!.size && Buffer.byteLength(body.text, 'utf8') < content!.size;

@@ -112,14 +112,20 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
   if (rec.requestBody !== undefined && rec.requestBody.length > 0) {
     // A request's byte order mark is part of what was sent (a server may refuse it), unlike an answer's, which a client reads past.
     const sent = contentText(rec.requestBody, rec.requestHeaders['content-encoding'], bodyLimit, true);
-    ex.requestBody = sent.text;
-    if (sent.truncated || rec.requestTruncated) ex.requestBodyTruncated = true;
+    if (sent.undecodable !== undefined) ex.requestBodyMissing = `the request's body cannot be read: ${sent.undecodable}`;
+    else {
+      ex.requestBody = sent.text;
+      if (sent.truncated || rec.requestTruncated) ex.requestBodyTruncated = true;
+    }
   }
   if (rec.status !== undefined) {
     ex.status = rec.status;
     const body = contentText(rec.responseBody ?? Buffer.alloc(0), rec.responseHeaders['content-encoding'], bodyLimit);
-    ex.responseBody = body.text;
-    if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
+    if (body.undecodable !== undefined) ex.responseBodyMissing = `the answer's body cannot be read: ${body.undecodable}`;
+    else {
+      ex.responseBody = body.text;
+      if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
+    }
   }
   if (rec.error !== undefined) ex.error = rec.error;
   // What the client did not wait for was not recorded: the answer (a stream, mostly) is a part at most.

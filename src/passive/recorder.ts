@@ -19,6 +19,7 @@ import { marker, TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor
 /** Where the target hands a client its session's id (MCP Streamable HTTP). */
 const SESSION_ID_HEADER = 'mcp-session-id';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
+import { contentText, decodedContent } from './content.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
 import { factsOfProfile, type ProfileFacts } from './profile-facts.ts';
 import { CREDENTIAL_HEADERS } from './secrets.ts';
@@ -139,6 +140,45 @@ export class HarRecorder {
   }
 }
 
+/** Decoded text a hidden recording keeps of one compressed body at most (the recorder keeps this much of each body as sent). */
+const HIDDEN_DECODED_LIMIT = RECORDED_BODY_LIMIT;
+
+/** A body as a hidden recording keeps it: its bytes, whether they are a part of the body only, and, when none was kept, the size it had. */
+interface HiddenBody {
+  bytes: Buffer;
+  truncated: boolean;
+  droppedSize?: number;
+}
+
+/** Text of bytes, whole characters only: UTF-8 when they are (a cut may end inside a character), else Latin-1, one character a byte, so what is not replaced is written back as it was. */
+function textOf(bytes: Buffer, cut: boolean): { text: string; encoding: 'utf8' | 'latin1' } {
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes, { stream: cut }), encoding: 'utf8' };
+  } catch {
+    return { text: bytes.toString('latin1'), encoding: 'latin1' };
+  }
+}
+
+/**
+ * A body with its secrets hidden, bytes in and bytes out. Under a content coding (a gateway's gzip
+ * answer) the secrets are in the decoded text: when some are there, or when the body decodes past
+ * what is searched, the recording keeps that text, hidden and marked cut where it was cut, as
+ * browsers write HARs (the reader takes text that is not compressed as decoded already: content.ts);
+ * otherwise the bytes as they passed. A body under a coding that cannot be decoded here is not kept:
+ * a secret may be inside it in a form no search finds, and no judgement could read it either. Bytes
+ * that are not UTF-8 are read one character a byte, so what holds no secret stays as it was.
+ */
+function hiddenBody(bytes: Buffer, contentEncoding: string | undefined, replace: (text: string) => string): HiddenBody {
+  const decoded = decodedContent(bytes, contentEncoding, HIDDEN_DECODED_LIMIT);
+  if (decoded === 'undecodable') return { bytes: Buffer.alloc(0), truncated: true, droppedSize: bytes.length };
+  const source = decoded?.bytes ?? bytes;
+  const cut = decoded?.truncated ?? false;
+  const { text, encoding } = textOf(source, cut);
+  const hidden = replace(text);
+  if (hidden === text && !cut) return { bytes, truncated: false };
+  return { bytes: Buffer.from(hidden, encoding), truncated: cut };
+}
+
 /** Writes a HAR document; one that keeps the traffic's secrets (not `hidden`) is readable by its owner only. */
 export async function writeHar(file: string, document: Record<string, unknown>, hidden: boolean): Promise<void> {
   await writeFile(file, `${JSON.stringify(document, null, 1)}\n`, { mode: hidden ? 0o644 : 0o600 });
@@ -152,7 +192,7 @@ function signingSecrets(recorded: readonly RecordedBytes[]): Array<{ value: stri
   const found = new Map<string, string>();
   for (const rec of recorded) {
     if (rec.method !== 'POST' || rec.responseBody === undefined || !/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
-    const parsed = parseJson(rec.responseBody.toString('utf8'));
+    const parsed = parseJson(contentText(rec.responseBody, rec.responseHeaders['content-encoding'], HIDDEN_DECODED_LIMIT).text);
     const secret = parsed.ok && isRecord(parsed.value) ? parsed.value.signing_secret : undefined;
     if (typeof secret === 'string' && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
   }
@@ -193,13 +233,21 @@ export function hiddenHar(recorded: readonly RecordedBytes[], version: string, h
   };
   const hide = (rec: RecordedBytes): RecordedBytes => {
     if (!hiding) return rec;
-    const text = (b: Buffer | undefined) => (b === undefined ? undefined : Buffer.from(replace(b.toString('utf8')), 'utf8'));
     const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v, CREDENTIAL_HEADERS.includes(k) ? inHeaders : secrets)]));
     const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
-    const request = text(rec.requestBody);
-    if (request !== undefined) out.requestBody = request;
-    const response = text(rec.responseBody);
-    if (response !== undefined) out.responseBody = response;
+    if (rec.requestBody !== undefined) {
+      const request = hiddenBody(rec.requestBody, rec.requestHeaders['content-encoding'], replace);
+      out.requestBody = request.bytes;
+      if (request.truncated) out.requestTruncated = true;
+    }
+    if (rec.responseBody !== undefined) {
+      const response = hiddenBody(rec.responseBody, rec.responseHeaders['content-encoding'], replace);
+      out.responseBody = response.bytes;
+      if (response.truncated) {
+        out.responseTruncated = true;
+        out.responseSize = Math.max(rec.responseSize ?? 0, response.droppedSize ?? 0, response.bytes.length + 1);
+      }
+    }
     if (rec.error !== undefined) out.error = replace(rec.error);
     return out;
   };
