@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HTTP_OPERATORS, MCP_OPERATORS, RAW_OPERATORS } from '../../src/checks/catalogue/index.ts';
-import { depthTable, httpCases, mcpCases } from '../../src/checks/catalogue/plan.ts';
+import { baseRequest, depthTable, httpCases, mcpCases } from '../../src/checks/catalogue/plan.ts';
+import { ENDPOINTS } from '../../src/contract/endpoints.ts';
 import { expectationFor } from '../../src/checks/catalogue/run.ts';
+import { hasDuplicateKey } from '../../src/checks/generated/expectation.ts';
 import { parseAnswer, rawBytes, sendRawBytes } from '../../src/probe/raw.ts';
 import { certify } from '../../src/runner/certify.ts';
 
@@ -35,6 +37,28 @@ describe('probe catalogue', () => {
       expect(byDefault.length).toBeGreaterThan(quick.length);
     }
     expect(mcpCases('default', undefined)).toHaveLength(MCP_OPERATORS.length);
+  });
+
+  it('sends for each JSON-text case the JSON its operator says: the same value written another way, another body, a member repeated', () => {
+    // Fixture values holding ':' and '"': the whitespace case once spaced every ':' of the text, strings too (a receiver URL became another).
+    const fixtures = { 'v1.webhooks': { url: 'https://hooks.example:8443/in?x="a:b"' }, 'v8.missions.succeeds': { goalSpec: { task: 'succeeds: summarise "three" documents' }, resourceBudget: { maximumSteps: 5, maximumToolCalls: 2, maximumElapsedMs: 60000, maximumParallelism: 1 } } };
+    for (const surface of ['v8', 'v1'] as const) {
+      const deep = httpCases({ surface, credential, fixtures, readOnly: false, depth: 'deep' });
+      const bases = new Map(ENDPOINTS.filter((e) => e.surface === surface && e.bodies.length > 0).map((e) => [`${e.method} ${e.path}`, baseRequest(e, credential, fixtures).json]));
+      let checked = 0;
+      for (const c of deep.filter((x) => x.operator.startsWith('json-text.') && x.sent.kind === 'http')) {
+        const body = (c.sent.request as { rawBody?: string }).rawBody!;
+        const base = bases.get(c.endpoint);
+        const what = `${c.operator} on ${c.endpoint}: ${body.slice(0, 80)}`;
+        if (c.same) expect(JSON.parse(body.replace(/^\uFEFF/, '')), what).toEqual(base);
+        else expect(body, what).not.toBe(JSON.stringify(base));
+        // An object-led body (a mission's goalSpec) was sent unchanged by the pattern this replaced, as if it were the duplicate.
+        if (c.operator === 'json-text.duplicate-key') expect(hasDuplicateKey(body), what).toBe(true);
+        checked += 1;
+      }
+      expect(checked).toBeGreaterThan(10);
+      expect(deep.some((c) => c.operator === 'json-text.whitespace' && (c.sent.request as { rawBody?: string }).rawBody!.includes(surface === 'v8' ? 'succeeds: summarise' : 'hooks.example:8443'))).toBe(true);
+    }
   });
 
   it('prices each depth: quick below default below deep', () => {

@@ -10,18 +10,19 @@ import type { TrafficExchange } from '../../src/passive/exchange.ts';
 import type { Profile } from '../../src/profile/schema.ts';
 import { certify, HARNESS_VERSION, redactorFor, type Certification, type CertifyOptions } from '../../src/runner/certify.ts';
 
-/** A recorder of another make knows nothing of apicert: no creator, comments, private fields or apicert headers. */
+/**
+ * A recorder of another make knows nothing of apicert: no creator, comments or private fields. The
+ * requests stay as they were sent, X-Apicert-* headers too: those are the probe catalogue's requests
+ * (an undocumented header, a folded one), which any recorder keeps; stripping them once made an
+ * unknown-header probe look like the base request it changed.
+ */
 export function stripApicert(har: { log: { entries: unknown[]; creator?: unknown } }): { log: { entries: unknown[] } } {
   const strip = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(strip).filter((v) => !(isHeader(v) && /apicert/i.test(v.name)));
+    if (Array.isArray(value)) return value.map(strip);
     if (typeof value !== 'object' || value === null) return value;
     return Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('_') && k !== 'comment').map(([k, v]) => [k, strip(v)]));
   };
   return { log: { entries: (strip(har.log.entries) as unknown[]) } };
-}
-
-function isHeader(v: unknown): v is { name: string; value: string } {
-  return typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string' && typeof (v as { value?: unknown }).value === 'string';
 }
 
 export function exchangesOf(har: { log: { entries: unknown[] } }): TrafficExchange[] {
