@@ -57,6 +57,11 @@ describe('probe catalogue', () => {
         checked += 1;
       }
       expect(checked).toBeGreaterThan(10);
+      // Whatever the family, a case sends something its base does not (fresh idempotency keys aside).
+      const wire = (r: { method: string; path: string; headers?: Record<string, string>; json?: unknown; rawBody?: string; credential?: { token: string } | null }) =>
+        JSON.stringify([r.method, r.path, Object.entries(r.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'idempotency-key').map(([k, v]) => [k.toLowerCase(), v]).sort(), r.json !== undefined ? JSON.stringify(r.json) : r.rawBody, r.credential?.token]);
+      const baseWire = new Map(ENDPOINTS.filter((e) => e.surface === surface).map((e) => [`${e.method} ${e.path}`, wire(baseRequest(e, credential, fixtures) as never)]));
+      for (const c of deep.filter((x) => x.sent.kind === 'http')) expect(wire(c.sent.request as never), `${c.operator} (${c.label}) on ${c.endpoint}`).not.toBe(baseWire.get(c.endpoint));
       expect(deep.some((c) => c.operator === 'json-text.whitespace' && (c.sent.request as { rawBody?: string }).rawBody!.includes(surface === 'v8' ? 'succeeds: summarise' : 'hooks.example:8443'))).toBe(true);
     }
   });
