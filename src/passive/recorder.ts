@@ -168,12 +168,13 @@ function textOf(bytes: Buffer, cut: boolean): { text: string; encoding: 'utf8' |
  * a secret may be inside it in a form no search finds, and no judgement could read it either. Bytes
  * that are not UTF-8 are read one character a byte, so what holds no secret stays as it was.
  */
-function hiddenBody(bytes: Buffer, contentEncoding: string | undefined, replace: (text: string) => string): HiddenBody {
+function hiddenBody(bytes: Buffer, contentEncoding: string | undefined, prefix: boolean, replace: (text: string) => string): HiddenBody {
   const decoded = decodedContent(bytes, contentEncoding, HIDDEN_DECODED_LIMIT);
   if (decoded === 'undecodable') return { bytes: Buffer.alloc(0), truncated: true, droppedSize: bytes.length };
   const source = decoded?.bytes ?? bytes;
   const cut = decoded?.truncated ?? false;
-  const { text, encoding } = textOf(source, cut);
+  // A kept prefix may end inside a character: still UTF-8 text, its last character left out.
+  const { text, encoding } = textOf(source, cut || prefix);
   const hidden = replace(text);
   if (hidden === text && !cut) return { bytes, truncated: false };
   return { bytes: Buffer.from(hidden, encoding), truncated: cut };
@@ -236,12 +237,12 @@ export function hiddenHar(recorded: readonly RecordedBytes[], version: string, h
     const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v, CREDENTIAL_HEADERS.includes(k) ? inHeaders : secrets)]));
     const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
     if (rec.requestBody !== undefined) {
-      const request = hiddenBody(rec.requestBody, rec.requestHeaders['content-encoding'], replace);
+      const request = hiddenBody(rec.requestBody, rec.requestHeaders['content-encoding'], rec.requestTruncated === true, replace);
       out.requestBody = request.bytes;
       if (request.truncated) out.requestTruncated = true;
     }
     if (rec.responseBody !== undefined) {
-      const response = hiddenBody(rec.responseBody, rec.responseHeaders['content-encoding'], replace);
+      const response = hiddenBody(rec.responseBody, rec.responseHeaders['content-encoding'], rec.responseTruncated === true, replace);
       out.responseBody = response.bytes;
       if (response.truncated) {
         out.responseTruncated = true;

@@ -87,6 +87,18 @@ describe('a hidden recording keeps every body readable', () => {
     expect(kept.text).not.toContain(TOKEN);
   });
 
+  it('hides a secret in a kept prefix that ends inside a character, and writes its marker as UTF-8 text', async () => {
+    const whole = Buffer.from(`{"echo":"${TOKEN}","note":"café"}`);
+    const rec = recorded({ body: Buffer.from('{"queryText":"recall"}') }, { body: whole.subarray(0, whole.length - 3) });
+    rec.responseTruncated = true;
+    rec.responseSize = whole.length;
+    const { read, text } = await roundTrip([rec]);
+    expect(text).not.toContain(TOKEN);
+    expect(read[0]!.responseBodyTruncated).toBe(true);
+    // Read as Latin-1 for its broken last character, the marker's « and » were written as single bytes, read back as U+FFFD.
+    expect(read[0]!.responseBody).toMatch(/^\{"echo":"«redacted:[^»]+»","note":"caf$/);
+  });
+
   it('judges no body under a coding it cannot decode, keeps none in the recording, and both say the body is lacking', async () => {
     const { judged, read, text } = await roundTrip([recorded({ body: Buffer.from(`\x1f\x8b${TOKEN}`, 'latin1'), coding: 'gzip' }, { body: Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xff]), Buffer.from(TOKEN)]), coding: 'x-unknown' })]);
     expect(text).not.toContain(TOKEN);
