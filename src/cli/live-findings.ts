@@ -65,6 +65,8 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
   // forwarding thread spends nothing on exchanges the judging thread would drop.
   let room = MAX_PENDING;
   let skipped = 0;
+  /** Exchanges not handed over since the last batch: the judging thread is told, so it does not take what follows for a whole history. */
+  let gap = 0;
   let stopped: ((message: Extract<LiveReply, { stopped: true }>) => void) | undefined;
   worker.on('message', (message: LiveReply) => {
     if ('room' in message) room += message.room;
@@ -78,14 +80,18 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     const ready = batch;
     batch = [];
     if (ready.length === 0) return;
-    const packed = packBatch(ready);
-    post(packed, [packed.bodies]);
+    const packed: LiveMessage = gap > 0 ? { ...packBatch(ready), gap } : packBatch(ready);
+    gap = 0;
+    post(packed, 'bodies' in packed ? [packed.bodies] : []);
   };
   return {
     add: (rec, index) => {
       if (failed) return;
       if (room === 0) {
+        // What was handed over before the gap goes now, so the gap falls between two batches.
+        if (gap === 0) send();
         skipped += 1;
+        gap += 1;
         return;
       }
       room -= 1;

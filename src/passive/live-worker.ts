@@ -28,8 +28,8 @@ export interface LiveWorkerData {
   bodyLimit: number;
 }
 
-/** What the forwarding thread sends: a batch of completed exchanges, or the end. */
-export type LiveMessage = PackedBatch | { stop: true };
+/** What the forwarding thread sends: a batch of completed exchanges (after `gap` it had no room to hand over), or the end. */
+export type LiveMessage = (PackedBatch & { gap?: number }) | { stop: true };
 
 /** What this thread answers: room for that many more exchanges, or the end (with findings said and exchanges skipped here). */
 export type LiveReply = { room: number } | { stopped: true; findings: number; skipped: number };
@@ -58,5 +58,6 @@ parentPort!.on('message', (message: LiveMessage) => {
     else done();
     return;
   }
+  if (message.gap !== undefined) judge.gap(message.gap);
   for (const { rec, index } of unpackBatch(message)) judge.add(exchangeOfBytes(rec, index, data.bodyLimit));
 });

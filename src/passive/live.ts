@@ -17,8 +17,11 @@
  * reach) cost `npm run bench:proxy` about 0.12 of its ratio on 2 cores; at a twentieth, 0.0-0.05
  * (docs/recordings.md). Traffic that outruns it is judged in the report at the stop.
  * A rule looking further back than HISTORY can be wrong live (a key first used more than 500
- * exchanges earlier looks fresh); the report at the stop judges the whole record. A failure is
- * said only for an exchange of the batch, once per rule, exchange and reason.
+ * exchanges earlier looks fresh); the report at the stop judges the whole record. Exchanges traffic
+ * outran judging with are not judged live but join the history, so the next batch still sees what
+ * came just before it; where the forwarding thread had no room to hand exchanges over at all (a
+ * gap), the HISTORY exchanges after it are judged but their failures are left to the report. A
+ * failure is said only for an exchange of the batch, once per rule, exchange and reason.
  */
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
@@ -97,7 +100,7 @@ export class LiveJudge {
   private readonly options: LiveOptions;
   /** Findings said so far. */
   count = 0;
-  /** Exchanges traffic outran live judging with: judged only in the report at the stop. */
+  /** Exchanges traffic outran live judging with: judged only in the report at the stop (or judged live with their failures left to it, just after a gap). */
   skipped = 0;
   /** Cases judged so far, failing or not (so a quiet proxy can be told from one that judged nothing). */
   cases = 0;
@@ -105,6 +108,11 @@ export class LiveJudge {
   read = 0;
   /** Batches judged with fewer exchanges than their history (their oldest waited WAIT_MS, or the proxy stopped): only these read more history than new exchanges. */
   smallBatches = 0;
+  /** Exchanges added so far, and the count below which an exchange came too soon after a gap for its history to be whole. */
+  private added = 0;
+  private settledFrom = 0;
+  /** Exchanges added within HISTORY of a gap: judged, but what they fail is said only in the report at the stop. */
+  private readonly unsettled = new Set<Exchange>();
 
   constructor(options: LiveOptions) {
     this.options = options;
@@ -113,13 +121,34 @@ export class LiveJudge {
     if (options.webhookSecret) this.redactor.add(options.webhookSecret, 'env:webhook-secret');
   }
 
+  /**
+   * `n` exchanges completed that were never handed over (the forwarding thread had no room for
+   * them): the HISTORY exchanges after them cannot see what came before, so a replay would look
+   * like a first use. Their failures are left to the report at the stop.
+   */
+  gap(n: number): void {
+    if (n <= 0) return;
+    this.settledFrom = this.added + HISTORY;
+  }
+
   /** A completed exchange: judged within WAIT_MS while judging keeps up. */
   add(ex: Exchange): void {
+    if (this.added < this.settledFrom) {
+      this.unsettled.add(ex);
+      this.skipped += 1;
+    }
+    this.added += 1;
     if (this.pending.length === 0) this.oldestAt = performance.now();
     this.pending.push(ex);
     if (this.pending.length > MAX_PENDING) {
-      this.pending.shift();
-      this.skipped += 1;
+      // Not judged live, but still what came before the exchanges that are: the first use of a key a
+      // later conflict replays, a create a later read names. Dropped outright, it made the next batch
+      // judge that conflict as a first use (a clean fake's 409 said live as a failure).
+      const passed = this.pending.shift()!;
+      this.learn([passed]);
+      this.history.push(passed);
+      if (this.history.length > HISTORY) this.history.shift();
+      if (!this.unsettled.delete(passed)) this.skipped += 1;
       this.options.onSettled?.(1);
     }
     this.schedule();
@@ -157,10 +186,11 @@ export class LiveJudge {
       for (const c of this.casesOf(judged, window, at)) {
         if (!fresh.has(c.ex)) continue;
         this.cases += 1;
-        if (c.ok) continue;
+        if (c.ok || this.unsettled.has(c.ex)) continue;
         this.say(judged.rule, c);
       }
     }
+    for (const ex of batch) this.unsettled.delete(ex);
     this.history = window.length > HISTORY ? window.slice(window.length - HISTORY) : window;
     const ended = performance.now();
     this.restUntil = ended + Math.min(MAX_REST_MS, DUTY * (ended - started));

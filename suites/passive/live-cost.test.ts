@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake } from '../../src/fake/server.ts';
-import { HISTORY, LiveJudge, WAIT_MS, type LiveFinding } from '../../src/passive/live.ts';
+import { HISTORY, LiveJudge, MAX_PENDING, WAIT_MS, type LiveFinding } from '../../src/passive/live.ts';
+import type { TrafficExchange } from '../../src/passive/exchange.ts';
 import { exchangeOfBytes, startProxy } from '../../src/passive/proxy.ts';
 import type { Exchange } from '../../src/rule/index.ts';
 import { RULES } from '../../src/registry.ts';
@@ -62,4 +63,51 @@ describe('live judging cost', () => {
     expect(found.map(key).sort()).toEqual(once.map(key).sort());
     expect(all.read).toBe(REQUESTS);
   }, 60_000);
+
+  it('keeps what traffic outran it with as history, and says nothing just after a gap: a conflict whose first use it never judged is no finding', async () => {
+    const fake = await startFake();
+    const profile = embeddedProfile(fake);
+    await fake.close();
+    const token = profile.credentials.find((c) => c.name === 'v1-full')!.token;
+    const sent = (index: number, method: string, path: string, status: number, body?: string, answer = '{}', headers: Record<string, string> = {}): TrafficExchange => ({
+      index,
+      method,
+      url: `http://127.0.0.1:1${path}`,
+      path,
+      requestHeaders: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { requestBody: body } : {}),
+      status,
+      responseHeaders: { 'content-type': status === 409 ? 'application/problem+json' : 'application/json' },
+      responseBody: answer,
+    });
+    const task = (instruction: string) => JSON.stringify({ mode: 'task', task: { scenario: 'apicert.completes', instruction } });
+    const key = { 'idempotency-key': 'apicert-live-history-0001' };
+    const exchanges = [
+      sent(0, 'POST', '/v1/execute', 200, task('summarise three short documents'), '{"run_id":"run-1"}', key),
+      ...Array.from({ length: MAX_PENDING }, (_, i) => sent(i + 1, 'GET', '/v1/runs/run-1', 200, undefined, '{"run_id":"run-1"}')),
+      // The same key with another body: a conflict, answered 409 (the idempotency rules judge it, not this one).
+      sent(MAX_PENDING + 1, 'POST', '/v1/execute', 409, task('another instruction'), JSON.stringify({ type: 'about:blank', title: 'conflict', status: 409, code: 'idempotency_conflict' }), key),
+      // A first use in the batch: judged live, and passing.
+      sent(MAX_PENDING + 2, 'POST', '/v1/execute', 200, task('a third instruction'), '{"run_id":"run-3"}', { 'idempotency-key': 'apicert-live-history-0003' }),
+    ];
+    const found: LiveFinding[] = [];
+    const live = new LiveJudge({ rules: RULES.filter((r) => r.id === 'v1.execute.task.run-id'), profile, webhookSecretVariable: 'APICERT_WEBHOOK_SECRET', onFinding: (f) => found.push(f) });
+    for (const ex of exchanges) live.add(ex);
+    live.flush();
+    // The first requests waited past MAX_PENDING: not judged live, but the conflict's batch still sees them.
+    expect(live.skipped).toBe(exchanges.length - MAX_PENDING);
+    expect(found).toEqual([]);
+    expect(live.cases).toBeGreaterThan(0);
+
+    // Exchanges the forwarding thread never handed over (a gap): the conflict after it is not said, a failure HISTORY exchanges later is.
+    const after: LiveFinding[] = [];
+    const gapped = new LiveJudge({ rules: RULES.filter((r) => r.id === 'v1.execute.task.run-id'), profile, webhookSecretVariable: 'APICERT_WEBHOOK_SECRET', onFinding: (f) => after.push(f) });
+    gapped.gap(1);
+    gapped.add(exchanges.at(-2)!);
+    for (let i = 0; i < HISTORY; i++) gapped.add(sent(MAX_PENDING + 3 + i, 'GET', '/v1/runs/run-1', 200, undefined, '{"run_id":"run-1"}'));
+    gapped.add(sent(MAX_PENDING + 3 + HISTORY, 'POST', '/v1/execute', 500, task('a fourth instruction'), '{}', { 'idempotency-key': 'apicert-live-history-0004' }));
+    gapped.flush();
+    expect(after.map((f) => [f.exchange.index, f.reason])).toEqual([[MAX_PENDING + 3 + HISTORY, 'a valid task request answered 500, expected 200']]);
+    expect(gapped.skipped).toBe(HISTORY);
+  });
 });
