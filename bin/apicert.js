@@ -63,8 +63,12 @@ function relaunch(node, args) {
  */
 const V8_FLAGS = ['--max-semi-space-size=2', '--expose-gc'];
 
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 // One source for the Node apicert needs: package.json's engines (">=22.22").
-const needed = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).engines.node.replace(/^>=\s*/, '');
+const needed = pkg.engines.node.replace(/^>=\s*/, '');
+// `apicert --version` alone answers from package.json, as the CLI would, without loading the CLI (half a second of imports).
+const asked = process.argv.slice(2);
+const versionOnly = asked.length === 1 && (asked[0] === '--version' || asked[0] === '-V');
 const older = (a, b) => {
   const [x, y] = [a, b].map((v) => v.split('.').map(Number));
   return x[0] !== y[0] ? x[0] < y[0] : (x[1] ?? 0) < (y[1] ?? 0);
@@ -83,6 +87,8 @@ if (older(process.versions.node, needed)) {
     process.exit(2);
   }
   relaunch(pinned, [...V8_FLAGS, self, ...process.argv.slice(2)]);
+} else if (versionOnly) {
+  console.log(pkg.version);
 } else if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size'))) {
   // V8 takes these flags only at start, so apicert runs in a child (or becomes one).
   relaunch(process.execPath, [...process.execArgv, ...V8_FLAGS, self, ...process.argv.slice(2)]);
