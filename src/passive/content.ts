@@ -35,22 +35,30 @@ function decompress(bytes: Buffer, encoding: string, maxBytes: number): Buffer |
 }
 
 /**
- * The body decoded, at most `maxBytes` of it. A body that decodes to more is decoded from a shorter
- * prefix of its compressed bytes, halved until its output fits (each try stops at `maxBytes`): it was
- * read as garbage before, its compressed bytes taken for text.
+ * The body decoded, at most `maxBytes` of it. A body that decodes to more is decoded from the
+ * longest prefix of its compressed bytes that stays within, found by doubling a small one: each try
+ * that fits costs what it decodes, the one that does not at most `maxBytes`, so a body costs a few
+ * times `maxBytes` whatever its ratio (a bomb included). Before, it was read as garbage, its
+ * compressed bytes taken for text.
  */
 function inflate(bytes: Buffer, encoding: string, maxBytes: number): { bytes: Buffer; truncated: boolean } | undefined {
-  let input = bytes;
-  while (input.length > 0) {
+  try {
+    const out = decompress(bytes, encoding, maxBytes);
+    return out === undefined ? undefined : { bytes: out, truncated: out.length >= maxBytes };
+  } catch (error) {
+    if (!tooLarge(error)) return undefined;
+  }
+  let decoded: Buffer = Buffer.alloc(0);
+  for (let size = 64; size < bytes.length; size *= 2) {
     try {
-      const out = decompress(input, encoding, maxBytes);
-      return out === undefined ? undefined : { bytes: out, truncated: input !== bytes || out.length >= maxBytes };
-    } catch (error) {
-      if (!tooLarge(error)) return undefined;
-      input = input.subarray(0, input.length >> 1);
+      const out = decompress(bytes.subarray(0, size), encoding, maxBytes);
+      if (out === undefined) break;
+      decoded = out;
+    } catch {
+      break;
     }
   }
-  return undefined;
+  return { bytes: decoded, truncated: true };
 }
 
 function looksCompressed(bytes: Buffer, encoding: string): boolean {

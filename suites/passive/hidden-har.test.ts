@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { contentText } from '../../src/passive/content.ts';
 import { readHar, type RecordedBytes } from '../../src/passive/har.ts';
 import { recordingHiding } from '../../src/passive/judge.ts';
 import { exchangeOfBytes } from '../../src/passive/proxy.ts';
@@ -97,6 +98,16 @@ describe('a hidden recording keeps every body readable', () => {
     expect(read[0]!.responseBodyTruncated).toBe(true);
     // Read as Latin-1 for its broken last character, the marker's « and » were written as single bytes, read back as U+FFFD.
     expect(read[0]!.responseBody).toMatch(/^\{"echo":"«redacted:[^»]+»","note":"caf$/);
+  });
+
+  it('reads a compression bomb as its decoded beginning within the limit', () => {
+    // 64 MiB of one letter in some 64 KiB of gzip: decoded from a prefix of the compressed bytes, doubled from a small one.
+    const bomb = gzipSync(Buffer.alloc(64 << 20, 0x61), { level: 9 });
+    const read = contentText(bomb, 'gzip', 1 << 20);
+    expect(read.truncated).toBe(true);
+    expect(read.text.length).toBeGreaterThan(256 * 1024);
+    expect(read.text.length).toBeLessThanOrEqual(1 << 20);
+    expect(/^a+$/.test(read.text)).toBe(true);
   });
 
   it('judges no body under a coding it cannot decode, keeps none in the recording, and both say the body is lacking', async () => {
