@@ -142,8 +142,8 @@ export class LiveJudge {
     this.pending.push(ex);
     if (this.pending.length > MAX_PENDING) {
       // Not judged live, but still what came before the exchanges that are: the first use of a key a
-      // later conflict replays, a create a later read names. Dropped outright, it made the next batch
-      // judge that conflict as a first use (a clean fake's 409 said live as a failure).
+      // later conflict replays, a create a later read names. Dropped outright, the next batch would
+      // judge that conflict as a first use (a valid request answered 409).
       const passed = this.pending.shift()!;
       this.learn([passed]);
       this.history.push(passed);
