@@ -19,6 +19,7 @@ import { profileOfFacts } from '../../src/passive/profile-facts.ts';
 import { hiddenHar, writeHar } from '../../src/passive/recorder.ts';
 import { startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
 import { certify } from '../../src/runner/certify.ts';
+import type { Profile } from '../../src/profile/schema.ts';
 
 const RECEIVER_SIDE = ['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid', 'v1.webhooks.delivery.timestamp', 'v1.webhooks.delivery.sequence-order'];
 
@@ -73,10 +74,7 @@ describe('apicert proxy in front of the fake', () => {
 
 describe('a client that is not apicert, recorded by the proxy', () => {
   it('judges the MCP SDK client and plain fetch calls, and keeps their secrets out of the report', async () => {
-    const fake = await startFake();
-    const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 1_000 });
-    try {
-      const profile = embeddedProfile(fake);
+    await behindProxy(1_000, async (fake, proxy, profile) => {
       const mcpToken = profile.credentials.find((c) => c.surfaces.includes('mcp') && !c.expired)!.token;
       const v8Token = profile.credentials.find((c) => c.surfaces.includes('v8') && !c.expired && c.scopes.includes('missions:write'))!.token;
       const transport = new StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { requestInit: { headers: { authorization: `Bearer ${mcpToken}` } } });
@@ -100,12 +98,21 @@ describe('a client that is not apicert, recorded by the proxy', () => {
       expect(judged.report.rules.find((r) => r.id === 'mcp.jsonrpc.id-echoed')!.exchanges).toBeGreaterThan(1);
       const text = JSON.stringify(judged.report);
       for (const secret of [mcpToken, v8Token, session]) expect(text.includes(secret)).toBe(false);
-    } finally {
-      await proxy.close();
-      await fake.close();
-    }
+    });
   }, 60_000);
 });
+
+/** The fake behind a proxy for one test: `use` gets both and the fake's profile, and both stop after it, whatever it threw. */
+async function behindProxy(maxExchanges: number, use: (fake: RunningFake, proxy: RunningProxy, profile: Profile) => Promise<void>): Promise<void> {
+  const fake = await startFake();
+  const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges });
+  try {
+    await use(fake, proxy, embeddedProfile(fake));
+  } finally {
+    await proxy.close();
+    await fake.close();
+  }
+}
 
 /** An upstream under the test's control: each request gets an answer the test writes. */
 async function upstream(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
@@ -116,10 +123,7 @@ async function upstream(handler: Parameters<typeof createServer>[1]): Promise<{ 
 
 describe('a recording is a window of the traffic', () => {
   it('a mission made before the recording began, read through the proxy, is no failure of the generated rules', async () => {
-    const fake = await startFake();
-    const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 100 });
-    try {
-      const profile = embeddedProfile(fake);
+    await behindProxy(100, async (fake, proxy, profile) => {
       const token = profile.credentials.find((c) => c.name === 'full')!.token;
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       // Made straight at the fake, before any traffic passed the proxy: the recording never shows this id handed out.
@@ -131,10 +135,7 @@ describe('a recording is a window of the traffic', () => {
       await read.arrayBuffer();
       const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile, patterns: ['v8.contract.generated.*'] });
       for (const r of judged.results) expect(`${r.rule.id}: ${r.verdict}`, r.reason).not.toBe(`${r.rule.id}: fail`);
-    } finally {
-      await proxy.close();
-      await fake.close();
-    }
+    });
   });
 });
 
@@ -224,10 +225,7 @@ describe('the proxy forwards to its upstream only', () => {
   }
 
   it('records a target as it was sent: a valid create sent to /v8/./missions and answered 404 is no failure of a create', async () => {
-    const fake = await startFake();
-    const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 100 });
-    try {
-      const profile = embeddedProfile(fake);
+    await behindProxy(100, async (fake, proxy, profile) => {
       const token = profile.credentials.find((c) => c.name === 'full')!.token;
       const body = JSON.stringify({ goalSpec: { task: 'apicert scenario succeeds: summarise three short documents' }, resourceBudget: { maximumSteps: 50, maximumToolCalls: 20, maximumElapsedMs: 60000, maximumParallelism: 2 } });
       const { port } = new URL(proxy.url);
@@ -244,10 +242,7 @@ describe('the proxy forwards to its upstream only', () => {
       expect(exchangeOfEntry(harEntryOf(proxy.recorded()[0]!), 0)?.path).toBe('/v8/./missions');
       const judged = await judgeRecording(recorded, { env: {}, profile, patterns: ['v8.missions.create.accepted', 'v8.contract.generated.accepts-valid', 'v8.auth.scope-matrix'] });
       for (const r of judged.results) expect(`${r.rule.id}: ${r.verdict}`, r.reason).not.toBe(`${r.rule.id}: fail`);
-    } finally {
-      await proxy.close();
-      await fake.close();
-    }
+    });
   });
 
   it('sends a target that begins "//" or "/\\" to the upstream as its path, and an absolute URI naming the proxy; refuses another host with 421, one that is not a path or a request without one Host with 400, and goes on', async () => {
