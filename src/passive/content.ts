@@ -6,6 +6,7 @@
 import * as zlib from 'node:zlib';
 import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 
+// Read off the module, not imported by name: on a Node older than engines a missing named export fails at link time, before the library's own version check can say what to do.
 const zstdDecompress = (zlib as { zstdDecompressSync?: (bytes: Buffer, options: { maxOutputLength: number }) => Buffer }).zstdDecompressSync;
 
 const GZIP_MAGIC = [0x1f, 0x8b];
