@@ -13,9 +13,11 @@
  * So the CPU per exchange of each thread is printed beside it, and the arms alternate in short
  * rounds (BENCH_ROUNDS of BENCH_DURATION_S per arm) so that both see the same machine load; the
  * ratio comes with a 95 % interval over the rounds, which says whether this run decides it. Each arm
- * also says how much of the machine other work took (from /proc/stat), and with
- * BENCH_REFERENCE=haproxy (haproxy on the PATH) a third arm runs haproxy, a proxy written in C, in
- * the same rounds: what any proxy gets from this machine, beside what apicert's gets.
+ * also says how much of the machine other work took (from /proc/stat). BENCH_REFERENCE adds arms in
+ * the same rounds, beside apicert's: `haproxy` (on the PATH), a proxy written in C, what any proxy
+ * gets from this machine; `node-pipe` (bench/pipe-proxy.ts), bytes piped per connection with no
+ * HTTP read, record or judging, what a proxy written in Node gets at most. Both:
+ * BENCH_REFERENCE=haproxy,node-pipe.
  */
 import autocannon from 'autocannon';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -161,12 +163,21 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** A reference arm: another proxy in front of the same fake, measured in the same rounds. */
+interface Reference {
+  child: ChildProcess;
+  url: string;
+  name: string;
+}
+
+const REFERENCES = ['haproxy', 'node-pipe'];
+const NO_REFERENCE = `BENCH_REFERENCE=haproxy,node-pipe adds arms in the same rounds: haproxy (on the PATH), a proxy written in C, what any proxy gets from this machine; node-pipe, bytes piped per connection with no HTTP read, what a proxy written in Node gets at most`;
+
 /**
  * BENCH_REFERENCE=haproxy: haproxy in front of the same fake, one thread, keeping connections open
- * both ways as apicert's proxy does; or why there is none (not asked for, or it cannot run).
+ * both ways as apicert's proxy does; or why it cannot run.
  */
-async function referenceProcess(upstream: string): Promise<{ child: ChildProcess; url: string; name: string } | string> {
-  if (process.env.BENCH_REFERENCE !== 'haproxy') return 'BENCH_REFERENCE=haproxy (with haproxy on the PATH) adds haproxy as a third arm in the same rounds';
+async function haproxy(upstream: string): Promise<Reference | string> {
   const port = await freePort();
   const target = new URL(upstream);
   const config = join(mkdtempSync(join(tmpdir(), 'apicert-bench-haproxy-')), 'haproxy.cfg');
@@ -191,6 +202,40 @@ async function referenceProcess(upstream: string): Promise<{ child: ChildProcess
   return typeof outcome === 'string' ? outcome : `haproxy did not listen within 5 s: ${said.trim().slice(0, 300)}`;
 }
 
+/** BENCH_REFERENCE=node-pipe: bench/pipe-proxy.ts in its own process, as apicert's proxy runs. */
+async function nodePipe(upstream: string): Promise<Reference | string> {
+  const child = spawn(process.execPath, [new URL('./pipe-proxy.ts', import.meta.url).pathname, upstream], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string | undefined>((resolve) => {
+    let text = '';
+    const timer = setTimeout(() => resolve(undefined), 10_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const found = /listening: (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]!);
+      }
+    });
+  });
+  if (url !== undefined) return { child, url, name: 'node-pipe' };
+  child.kill('SIGTERM');
+  return 'node-pipe did not listen within 10 s';
+}
+
+/** The reference arms BENCH_REFERENCE names (a comma-separated list), and why any named one is missing. */
+async function referenceProcesses(upstream: string): Promise<{ references: Reference[]; notes: string[] }> {
+  const named = (process.env.BENCH_REFERENCE ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (named.length === 0) return { references: [], notes: [NO_REFERENCE] };
+  const references: Reference[] = [];
+  const notes: string[] = [];
+  for (const name of named) {
+    const started = name === 'haproxy' ? await haproxy(upstream) : name === 'node-pipe' ? await nodePipe(upstream) : `BENCH_REFERENCE names ${JSON.stringify(name)}: the arms are ${REFERENCES.join(' and ')}`;
+    if (typeof started === 'string') notes.push(started);
+    else references.push(started);
+  }
+  return { references, notes };
+}
+
 /** One arm's slice of a round: what autocannon completed, in how long, and the CPU this process and the rest of the machine spent. */
 interface Slice {
   exchanges: number;
@@ -202,7 +247,8 @@ interface Slice {
 interface Round {
   direct: Slice;
   proxied: Slice;
-  reference?: Slice;
+  /** One slice per reference arm, in BENCH_REFERENCE's order. */
+  references: Slice[];
 }
 
 interface Interval {
@@ -251,23 +297,22 @@ async function main(): Promise<void> {
   const token = embeddedProfile(fake).credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!.token;
   const headers = { authorization: `Bearer ${token}` };
   const proxy = await proxyProcess(fake.baseUrl);
-  const reference = await referenceProcess(fake.baseUrl);
+  const { references, notes } = await referenceProcesses(fake.baseUrl);
   try {
     console.log(`apicert proxy bench on Node ${process.version}: GET ${PATH} (a 404 problem) on the reference fake; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)} (figures from a machine busy with other work say little)`);
     // Interleaved, so both paths see the same machine load.
-    const ref = typeof reference === 'string' ? undefined : reference;
     const direct: number[] = [];
     const proxied: number[] = [];
-    const referenced: number[] = [];
-    for (let i = 0; i < 50; i += 1) for (const base of [proxy.url, ...(ref ? [ref.url] : [])]) await timed(`${base}${PATH}`, headers);
+    const referenced: number[][] = references.map(() => []);
+    for (let i = 0; i < 50; i += 1) for (const base of [proxy.url, ...references.map((r) => r.url)]) await timed(`${base}${PATH}`, headers);
     for (let i = 0; i < SEQUENTIAL; i += 1) {
       direct.push(await timed(`${fake.baseUrl}${PATH}`, headers));
       proxied.push(await timed(`${proxy.url}${PATH}`, headers));
-      if (ref) referenced.push(await timed(`${ref.url}${PATH}`, headers));
+      for (const [at, ref] of references.entries()) referenced[at]!.push(await timed(`${ref.url}${PATH}`, headers));
     }
     const p99 = (v: number[]) => percentile(v, 99);
     // The added median and p99 with their intervals, resampling the requests in their sequence's groups (a direct one and those after it).
-    const groups = direct.map((d, i) => ({ d, p: proxied[i]!, r: referenced[i] }));
+    const groups = direct.map((d, i) => ({ d, p: proxied[i]!, r: referenced.map((times) => times[i]!) }));
     const added = (pick: (g: (typeof groups)[number]) => number, at: (v: number[]) => number) => bootstrap(groups, (picked) => at(picked.map(pick)) - at(picked.map((g) => g.d)));
     const addedText = (pick: (g: (typeof groups)[number]) => number) => {
       const [middle, tail] = [added(pick, median), added(pick, p99)];
@@ -275,7 +320,7 @@ async function main(): Promise<void> {
     };
     console.log(`latency, ${SEQUENTIAL} sequential requests each: direct median ${median(direct).toFixed(2)} ms, p99 ${p99(direct).toFixed(2)} ms; through the proxy median ${median(proxied).toFixed(2)} ms, p99 ${p99(proxied).toFixed(2)} ms`);
     console.log(`added by the proxy: ${addedText((g) => g.p)}`);
-    if (ref) console.log(`added by ${ref.name} in the same sequence: ${addedText((g) => g.r!)}`);
+    for (const [at, ref] of references.entries()) console.log(`added by ${ref.name} in the same sequence: ${addedText((g) => g.r[at]!)}`);
 
     // CPU time, which a busy machine stretches far less than wall time: the proxy's own per exchange, beside what the fake and this client spend on one direct exchange.
     // Live judging works in batches, later and at a low priority: the window opens once the proxy has
@@ -301,14 +346,14 @@ async function main(): Promise<void> {
     const slice = async (base: string): Promise<Slice> => {
       const wall = performance.now();
       const own = process.cpuUsage();
-      const ours = [proxy.child.pid, ref?.child.pid].map(cpuOf);
+      const ours = [proxy.child.pid, ...references.map((r) => r.child.pid)].map(cpuOf);
       const machine = machineBusy();
       const result = await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: DURATION_S, headers });
       const cpu = cpuUs(process.cpuUsage(own));
       const elapsed = performance.now() - wall;
-      // What the machine spent beyond this process, the proxy and the reference: other work, in cores.
+      // What the machine spent beyond this process, the proxy and the references: other work, in cores.
       const after = machineBusy();
-      const oursAfter = [proxy.child.pid, ref?.child.pid].map(cpuOf);
+      const oursAfter = [proxy.child.pid, ...references.map((r) => r.child.pid)].map(cpuOf);
       let others: number | undefined;
       if (machine !== undefined && after !== undefined) {
         let spent = after - machine - cpu / 1000;
@@ -319,14 +364,14 @@ async function main(): Promise<void> {
     };
     // One uncounted second of each arm first, as the latency figures have their 50 uncounted requests: the
     // rounds then measure code the JIT has compiled under concurrent load, in both arms alike.
-    for (const base of [fake.baseUrl, proxy.url, ...(ref ? [ref.url] : [])]) await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: 1, headers });
+    const arms = [fake.baseUrl, proxy.url, ...references.map((r) => r.url)];
+    for (const base of arms) await autocannon({ url: `${base}${PATH}`, connections: CONNECTIONS, duration: 1, headers });
     const threads = threadsOf(proxy.child.pid);
     const rounds: Round[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const order = [fake.baseUrl, proxy.url, ...(ref ? [ref.url] : [])];
       const taken = new Map<string, Slice>();
-      for (const base of round % 2 === 0 ? order : order.reverse()) taken.set(base, await slice(base));
-      rounds.push({ direct: taken.get(fake.baseUrl)!, proxied: taken.get(proxy.url)!, ...(ref ? { reference: taken.get(ref.url)! } : {}) });
+      for (const base of round % 2 === 0 ? arms : [...arms].reverse()) taken.set(base, await slice(base));
+      rounds.push({ direct: taken.get(fake.baseUrl)!, proxied: taken.get(proxy.url)!, references: references.map((r) => taken.get(r.url)!) });
     }
     const proxiedExchanges = rounds.reduce((sum, r) => sum + r.proxied.exchanges, 0);
     // Live judging works later, in batches: what it spends between the first round and the last is on these exchanges.
@@ -342,18 +387,19 @@ async function main(): Promise<void> {
     console.log(`throughput, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION_S} s per arm, the order reversed every other round, after 1 s of each uncounted:`);
     console.log(`  direct ${arm((r) => r.direct)}`);
     console.log(`  through the proxy ${arm((r) => r.proxied)}${split ? `; the proxy: ${split} per exchange` : ''}`);
-    if (ref) console.log(`  through ${ref.name} ${arm((r) => r.reference!)}`);
+    for (const [at, ref] of references.entries()) console.log(`  through ${ref.name} ${arm((r) => r.references[at]!)}`);
     const atLeast08 = (ratio: number) => ratio >= 0.8;
     const againstDirect = ratioOf(rounds, (r) => r.proxied, (r) => r.direct);
     console.log(`apicert proxy's throughput against direct: ${showInterval(againstDirect)}; at least 0.8 of direct: ${aim(againstDirect, atLeast08)}`);
     console.log(`  rounds' own ratios: ${quartiles(rounds.map((r) => rate(r.proxied) / rate(r.direct)))}`);
-    if (ref) {
-      const referenceRatio = ratioOf(rounds, (r) => r.reference!, (r) => r.direct);
+    for (const [at, ref] of references.entries()) {
+      const referenceRatio = ratioOf(rounds, (r) => r.references[at]!, (r) => r.direct);
       console.log(`${ref.name}'s throughput against direct: ${showInterval(referenceRatio)}; at least 0.8 of direct: ${aim(referenceRatio, atLeast08)}`);
-      console.log(`apicert proxy's throughput against ${ref.name}'s: ${showInterval(ratioOf(rounds, (r) => r.proxied, (r) => r.reference!))}`);
-    } else console.log(`(${reference})`);
+      console.log(`apicert proxy's throughput against ${ref.name}'s: ${showInterval(ratioOf(rounds, (r) => r.proxied, (r) => r.references[at]!))}`);
+    }
+    for (const note of notes) console.log(`(${note})`);
   } finally {
-    for (const child of [proxy.child, ...(typeof reference === 'string' ? [] : [reference.child])]) {
+    for (const child of [proxy.child, ...references.map((r) => r.child)]) {
       if (child.exitCode !== null || child.signalCode !== null) continue;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

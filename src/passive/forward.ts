@@ -85,6 +85,11 @@ const CRLF = Buffer.from('\r\n');
 /** Methods a proxy may send again when the connection failed before any answer (RFC 9110, 9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 const LAST_CHUNK = '0\r\n\r\n';
+/**
+ * A body piece this small leaves in one write with the text before it (the answer's head, a chunk's
+ * size), as Latin-1, which keeps every byte: cheaper than corking the socket around two writes.
+ */
+const SMALL_PIECE = 16 * 1024;
 
 /** What one proxy's exchanges share. */
 export interface Forwarder<Entry> {
@@ -319,6 +324,7 @@ class Flight<Entry> implements UpstreamUser {
   private reusedConn = false;
   private finished = false;
   private size = 0;
+  private pendingHead: string | undefined;
 
   constructor(down: Downstream<Entry>, head: Head) {
     this.down = down;
@@ -350,7 +356,7 @@ class Flight<Entry> implements UpstreamUser {
     const conn = this.down.forwarder.pool.take(this);
     this.conn = conn;
     this.reusedConn = conn.reused;
-    this.down.corkWhileReading(conn);
+    if (this.request !== undefined) this.down.corkWhileReading(conn);
     conn.write(this.headText);
     const waiting = this.waiting;
     this.waiting = undefined;
@@ -381,10 +387,8 @@ class Flight<Entry> implements UpstreamUser {
   // The answer, as the upstream connection reads it.
 
   arrived(chunk: Buffer, conn: UpstreamConnection): void {
-    const client = this.down.socket;
-    client.cork();
     const error = conn.read(chunk);
-    client.uncork();
+    this.flushHead();
     if (error && !this.finished) this.failed(`the upstream's answer is not HTTP/1.1: ${error.reason ?? error.code}`);
   }
 
@@ -417,7 +421,7 @@ class Flight<Entry> implements UpstreamUser {
     if (this.answerChunked) framing = lines.chunked ? `transfer-encoding: ${lines.codings}\r\n` : 'transfer-encoding: chunked\r\n';
     if (closeAfter) framing += 'connection: close\r\n';
     else if (http10) framing += 'connection: keep-alive\r\n';
-    this.down.socket.write(`HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`, 'latin1');
+    this.pendingHead = `HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`;
     this.clientKeepAlive = !closeAfter;
     return noBody;
   }
@@ -427,9 +431,19 @@ class Flight<Entry> implements UpstreamUser {
     this.size += piece.length;
     this.answer.add(piece);
     const client = this.down.socket;
-    if (this.answerChunked) client.write(`${piece.length.toString(16)}\r\n`, 'latin1');
-    let more = client.write(piece);
-    if (this.answerChunked) more = client.write(CRLF);
+    let more: boolean;
+    if (piece.length <= SMALL_PIECE) {
+      const head = this.pendingHead ?? '';
+      this.pendingHead = undefined;
+      more = client.write(this.answerChunked ? `${head}${piece.length.toString(16)}\r\n${piece.toString('latin1')}\r\n` : head + piece.toString('latin1'), 'latin1');
+    } else {
+      client.cork();
+      this.flushHead();
+      if (this.answerChunked) client.write(`${piece.length.toString(16)}\r\n`, 'latin1');
+      more = client.write(piece);
+      if (this.answerChunked) more = client.write(CRLF);
+      client.uncork();
+    }
     if (!more && !client.destroyed) {
       const conn = this.conn!;
       conn.pause();
@@ -443,7 +457,10 @@ class Flight<Entry> implements UpstreamUser {
       this.interim = false;
       return;
     }
-    if (this.answerChunked) this.down.socket.write(LAST_CHUNK, 'latin1');
+    if (this.answerChunked) {
+      this.down.socket.write((this.pendingHead ?? '') + LAST_CHUNK, 'latin1');
+      this.pendingHead = undefined;
+    } else this.flushHead();
     const conn = this.conn!;
     this.conn = undefined;
     // The upstream may answer before it has read the whole request: then its connection cannot carry another.
@@ -451,6 +468,13 @@ class Flight<Entry> implements UpstreamUser {
     else conn.destroy();
     this.finish();
     this.down.answered(this, this.clientKeepAlive);
+  }
+
+  /** The answer's head, held back so that it leaves with the body's first piece in one write. */
+  private flushHead(): void {
+    if (this.pendingHead === undefined) return;
+    this.down.socket.write(this.pendingHead, 'latin1');
+    this.pendingHead = undefined;
   }
 
   drained(): void {

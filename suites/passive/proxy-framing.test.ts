@@ -437,6 +437,30 @@ describe('answer framings from the upstream', () => {
     expect(proxy.exchanges()[0]).toMatchObject({ path: '/pieces', status: 200, responseBody: 'one-two-three' });
   });
 
+  it('passes every byte value of an answer as sent, in small pieces and in pieces just past the size it writes with the head, with a length or chunked', async () => {
+    // Small pieces leave in one write with the text before them (the head, a chunk's size), as Latin-1 text: every byte must survive that.
+    const everyByte = Buffer.from(Array.from({ length: 256 * 4 }, (_, i) => i % 256));
+    const large = Buffer.concat(Array.from({ length: 70 }, () => everyByte)).subarray(0, 16 * 1024 + 1);
+    const up = await httpUpstream((req, res) => {
+      const body = req.url!.includes('large') ? large : everyByte;
+      if (req.url!.startsWith('/length')) {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length });
+        res.end(body);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.write(body.subarray(0, 100));
+      setTimeout(() => res.end(body.subarray(100)), 10);
+    });
+    const proxy = await proxyTo(up.url, { bodyLimit: 64 * 1024 });
+    for (const path of ['/length', '/length-large', '/chunked', '/chunked-large']) {
+      const res = await within(10_000, `GET ${path}`, request(`${proxy.url}${path}`, { dispatcher: client }));
+      const sent = path.includes('large') ? large : everyByte;
+      expect({ path, status: res.statusCode, sha: sha(Buffer.from(await res.body.arrayBuffer())) }).toEqual({ path, status: 200, sha: sha(sent) });
+    }
+    expect(proxy.recorded().map((r) => sha(r.responseBody!))).toEqual([everyByte, large, everyByte, large].map(sha));
+  });
+
   it('passes a close-delimited answer (no Content-Length, no Transfer-Encoding) whole, and serves the next request', async () => {
     const up = await rawUpstream((socket, requestHead) => {
       const path = requestHead.split(' ')[1];
