@@ -42,7 +42,9 @@ export function reportError(error: unknown, env: NodeJS.ProcessEnv = process.env
   if (errno && typeof errno.code === 'string' && FILE_ERRORS[errno.code]) {
     const net = errno as { address?: string; port?: number };
     const where = errno.path ?? (net.address ? `${net.address}${net.port ? `:${net.port}` : ''}` : '');
-    return { code: EXIT.usage, message: `${errno.syscall ?? 'operation'} ${where}: ${FILE_ERRORS[errno.code]} (${errno.code}); choose another path or port` };
+    // A listening port is the one thing here without a path: say which to change.
+    const instead = errno.path === undefined && net.port !== undefined ? 'choose another port (--port, or 0 for a free one)' : 'choose another path';
+    return { code: EXIT.usage, message: `${errno.syscall ?? 'operation'} ${where}: ${FILE_ERRORS[errno.code]} (${errno.code}); ${instead}` };
   }
   const text = error instanceof Error ? error.message : String(error);
   const stack = env.APICERT_DEBUG && error instanceof Error && error.stack ? `\n${error.stack}` : ' (set APICERT_DEBUG=1 for the stack trace)';

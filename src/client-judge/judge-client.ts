@@ -136,7 +136,9 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
   const budget = new RequestBudget(1);
   const front = await startFront({ fake, port: options.port }).catch(async (error: unknown) => {
     await fake.close();
-    throw new ProfileError(`cannot listen on 127.0.0.1:${options.port ?? 0}: ${(error as Error).message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    const hint = code === 'EADDRINUSE' || code === 'EACCES' ? `(${code}): choose another --port, or 0 for a free one` : `: ${(error as Error).message}`;
+    throw new ProfileError(`cannot listen on 127.0.0.1:${options.port ?? 0} ${hint}`);
   });
   const token = (name: string) => profile.credentials.find((c) => c.name === name)!.token;
   const env = { APICERT_BASE_URL: front.baseUrl, APICERT_V1_KEY: token('v1-full'), APICERT_V8_TOKEN: token('full'), APICERT_TIME_SCALE: String(options.timeScale) };
