@@ -86,8 +86,9 @@ const CRLF = Buffer.from('\r\n');
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 const LAST_CHUNK = '0\r\n\r\n';
 /**
- * A body piece this small leaves in one write with the text before it (the answer's head, a chunk's
- * size), as Latin-1, which keeps every byte: cheaper than corking the socket around two writes.
+ * A body piece this small is written as Latin-1 text (which keeps every byte) with the rest of what
+ * one read of the answer gave (its head, chunk framing, other pieces): one write per read, cheaper
+ * than corking the socket around several.
  */
 const SMALL_PIECE = 16 * 1024;
 
@@ -324,7 +325,8 @@ class Flight<Entry> implements UpstreamUser {
   private reusedConn = false;
   private finished = false;
   private size = 0;
-  private pendingHead: string | undefined;
+  /** What the read of the answer under way gave the client so far, written once the read is done (`flush`). */
+  private out = '';
 
   constructor(down: Downstream<Entry>, head: Head) {
     this.down = down;
@@ -388,7 +390,7 @@ class Flight<Entry> implements UpstreamUser {
 
   arrived(chunk: Buffer, conn: UpstreamConnection): void {
     const error = conn.read(chunk);
-    this.flushHead();
+    this.flush();
     if (error && !this.finished) this.failed(`the upstream's answer is not HTTP/1.1: ${error.reason ?? error.code}`);
   }
 
@@ -421,7 +423,7 @@ class Flight<Entry> implements UpstreamUser {
     if (this.answerChunked) framing = lines.chunked ? `transfer-encoding: ${lines.codings}\r\n` : 'transfer-encoding: chunked\r\n';
     if (closeAfter) framing += 'connection: close\r\n';
     else if (http10) framing += 'connection: keep-alive\r\n';
-    this.pendingHead = `HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`;
+    this.out += `HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`;
     this.clientKeepAlive = !closeAfter;
     return noBody;
   }
@@ -430,25 +432,36 @@ class Flight<Entry> implements UpstreamUser {
     if (this.finished) return;
     this.size += piece.length;
     this.answer.add(piece);
-    const client = this.down.socket;
-    let more: boolean;
     if (piece.length <= SMALL_PIECE) {
-      const head = this.pendingHead ?? '';
-      this.pendingHead = undefined;
-      more = client.write(this.answerChunked ? `${head}${piece.length.toString(16)}\r\n${piece.toString('latin1')}\r\n` : head + piece.toString('latin1'), 'latin1');
-    } else {
-      client.cork();
-      this.flushHead();
-      if (this.answerChunked) client.write(`${piece.length.toString(16)}\r\n`, 'latin1');
-      more = client.write(piece);
-      if (this.answerChunked) more = client.write(CRLF);
-      client.uncork();
+      this.out += this.answerChunked ? `${piece.length.toString(16)}\r\n${piece.toString('latin1')}\r\n` : piece.toString('latin1');
+      return;
     }
-    if (!more && !client.destroyed) {
-      const conn = this.conn!;
-      conn.pause();
-      client.once('drain', () => conn.resume());
-    }
+    const client = this.down.socket;
+    client.cork();
+    this.flush();
+    if (this.answerChunked) client.write(`${piece.length.toString(16)}\r\n`, 'latin1');
+    let more = client.write(piece);
+    if (this.answerChunked) more = client.write(CRLF);
+    client.uncork();
+    if (!more) this.slowClient();
+  }
+
+  /** Writes what the read gave the client so far. */
+  private flush(): void {
+    if (this.out === '') return;
+    const out = this.out;
+    this.out = '';
+    const client = this.down.socket;
+    if (!client.destroyed && !client.write(out, 'latin1')) this.slowClient();
+  }
+
+  /** The client cannot take more now: the upstream connection stops reading until it can. */
+  private slowClient(): void {
+    const client = this.down.socket;
+    const conn = this.conn;
+    if (conn === undefined || client.destroyed) return;
+    conn.pause();
+    client.once('drain', () => conn.resume());
   }
 
   end(): void {
@@ -457,10 +470,8 @@ class Flight<Entry> implements UpstreamUser {
       this.interim = false;
       return;
     }
-    if (this.answerChunked) {
-      this.down.socket.write((this.pendingHead ?? '') + LAST_CHUNK, 'latin1');
-      this.pendingHead = undefined;
-    } else this.flushHead();
+    if (this.answerChunked) this.out += LAST_CHUNK;
+    this.flush();
     const conn = this.conn!;
     this.conn = undefined;
     // The upstream may answer before it has read the whole request: then its connection cannot carry another.
@@ -468,13 +479,6 @@ class Flight<Entry> implements UpstreamUser {
     else conn.destroy();
     this.finish();
     this.down.answered(this, this.clientKeepAlive);
-  }
-
-  /** The answer's head, held back so that it leaves with the body's first piece in one write. */
-  private flushHead(): void {
-    if (this.pendingHead === undefined) return;
-    this.down.socket.write(this.pendingHead, 'latin1');
-    this.pendingHead = undefined;
   }
 
   drained(): void {

@@ -461,6 +461,16 @@ describe('answer framings from the upstream', () => {
     expect(proxy.recorded().map((r) => sha(r.responseBody!))).toEqual([everyByte, large, everyByte, large].map(sha));
   });
 
+  it('passes a chunked answer whose head, fifty chunks and end arrive in one write, whole, and serves the next request on the connection', async () => {
+    const pieces = Array.from({ length: 50 }, (_, i) => `piece-${i};`);
+    const up = await rawUpstream((socket) => socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n${pieces.map((p) => `${p.length.toString(16)}\r\n${p}\r\n`).join('')}0\r\n\r\n`, 'latin1'));
+    const proxy = await proxyTo(up.url);
+    expect(await get(proxy, '/many')).toEqual({ status: 200, body: pieces.join('') });
+    expect(await get(proxy, '/again')).toEqual({ status: 200, body: pieces.join('') });
+    expect(proxy.exchanges().map((e) => e.responseBody)).toEqual([pieces.join(''), pieces.join('')]);
+    expect(up.heads).toHaveLength(2);
+  });
+
   it('passes a close-delimited answer (no Content-Length, no Transfer-Encoding) whole, and serves the next request', async () => {
     const up = await rawUpstream((socket, requestHead) => {
       const path = requestHead.split(' ')[1];
