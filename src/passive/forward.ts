@@ -350,7 +350,7 @@ class Flight<Entry> implements UpstreamUser {
       for (const name in profile) if (requestHeaders[name.toLowerCase()] === undefined) extra += `${name}: ${profile[name]}\r\n`;
     }
     const { pool } = down.forwarder;
-    this.headText = `${this.rec.method} ${pool.targetPrefix}${head.url} HTTP/1.1\r\nhost: ${upstream.host}\r\n${lines.text}${extra}${pool.proxyHeaders}${lines.chunked ? 'transfer-encoding: chunked\r\n' : ''}\r\n`;
+    this.headText = `${this.rec.method} ${pool.targetPrefix}${head.url} HTTP/1.1\r\nhost: ${upstream.host}\r\n${lines.text}${extra}${pool.proxyHeaders}${lines.chunked ? `transfer-encoding: ${lines.codings}\r\n` : ''}\r\n`;
   }
 
   /** Its turn: the request goes to an upstream connection, with what of its body was read meanwhile. */

@@ -279,6 +279,19 @@ describe('request bodies', () => {
     expect(ex?.requestBodyTruncated).toBeUndefined();
   });
 
+  it('passes a request\'s transfer codings before chunked on to the upstream, as the answer\'s are passed back', async () => {
+    // RFC 9112 6.1: the codings are the message's; one the proxy drops would hide from the upstream what the client sent (the catalogue's unknown-transfer-coding case).
+    const up = await rawUpstream((socket) => socket.write('HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\nconnection: close\r\n\r\n'));
+    const proxy = await proxyTo(up.url);
+    const raw = await RawClient.open(proxy.url);
+    raw.write(`${head(proxy, 'POST', '/coded', ['Content-Type: text/plain', 'Transfer-Encoding: x-apicert, chunked'])}5\r\nhello\r\n0\r\n\r\n`);
+    const [answer] = await raw.answers(['POST']);
+    expect(answer?.status).toBe(501);
+    const lines = up.heads[0]!.split('\r\n').slice(1).map((line) => line.toLowerCase());
+    expect(lines.filter((line) => line.startsWith('transfer-encoding:'))).toEqual(['transfer-encoding: x-apicert, chunked']);
+    expect(proxy.exchanges()[0]).toMatchObject({ method: 'POST', path: '/coded', status: 501, requestHeaders: { 'transfer-encoding': 'x-apicert, chunked' } });
+  });
+
   it('passes a 1 MiB request body and a 4 MiB answer whole, and records only the bodyLimit prefix of each', async () => {
     // Bytes that differ along the body, so the kept prefix is seen to be the front and not any 4 KiB of it.
     const sent = Buffer.from(Array.from({ length: 1024 * 1024 }, (_v, i) => i % 251));
