@@ -421,6 +421,8 @@ class Flight<Entry> implements UpstreamUser {
     const closeAfter = !this.requestHead.keepAlive || this.requestHead.upgrade || (delimitedByClose && http10);
     let framing = '';
     if (this.answerChunked) framing = lines.chunked ? `transfer-encoding: ${lines.codings}\r\n` : 'transfer-encoding: chunked\r\n';
+    // RFC 9112 6.1: an answer to HEAD, and a 304, may carry the Transfer-Encoding a GET would have had (to an HTTP/1.1 client only); it frames no body here.
+    else if (lines.codings !== undefined && !http10 && (this.requestHead.method === 'HEAD' || head.status === 304)) framing = `transfer-encoding: ${lines.codings}\r\n`;
     if (closeAfter) framing += 'connection: close\r\n';
     else if (http10) framing += 'connection: keep-alive\r\n';
     this.out += `HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`;

@@ -412,6 +412,22 @@ describe('one client connection, several messages', () => {
     expect(proxy.exchanges().map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual(['HEAD /doc 200', 'GET /doc 200', 'GET /204 204', 'GET /304 304', 'GET /after 200']);
   });
 
+  it('passes the Transfer-Encoding of an answer to HEAD on to an HTTP/1.1 client, with no body, and goes on with a GET', async () => {
+    // RFC 9112 6.1: a server MAY send Transfer-Encoding in an answer to HEAD (what a GET would have had); it frames nothing there.
+    const up = await rawUpstream((socket, requestHead) => {
+      if (requestHead.startsWith('HEAD')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n');
+      else socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+    });
+    const proxy = await proxyTo(up.url);
+    const raw = await RawClient.open(proxy.url);
+    raw.write(head(proxy, 'HEAD', '/thing') + head(proxy, 'GET', '/thing'));
+    const [headAnswer, getAnswer] = await raw.answers(['HEAD', 'GET']);
+    expect(headAnswer?.status).toBe(200);
+    expect(valuesOf(headAnswer!, 'transfer-encoding')).toEqual(['chunked']);
+    expect(headAnswer?.body.length).toBe(0);
+    expect(getAnswer?.body.toString()).toBe('hello');
+  });
+
   it('gives an HTTP/1.0 client a chunked upstream answer without chunk framing, and closes its connection after it', async () => {
     const up = await httpUpstream((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
