@@ -94,7 +94,13 @@ export class MessageReader {
       return noBody ? 1 : 0;
     };
     parser[HTTPParser.kOnBody] = (piece: Buffer) => events.body(piece);
-    parser[HTTPParser.kOnMessageComplete] = () => events.end();
+    parser[HTTPParser.kOnMessageComplete] = () => {
+      // A chunked message's trailer fields come through kOnHeaders too, just before this: they end
+      // with their message (not forwarded, not recorded), or they would open the next message's head.
+      this.partial = [];
+      this.partialUrl = '';
+      events.end();
+    };
     this.parser = parser;
   }
 

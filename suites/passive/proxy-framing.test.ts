@@ -292,6 +292,39 @@ describe('request bodies', () => {
     expect(proxy.exchanges()[0]).toMatchObject({ method: 'POST', path: '/coded', status: 501, requestHeaders: { 'transfer-encoding': 'x-apicert, chunked' } });
   });
 
+  it('never carries a chunked request\'s trailer fields into the next request\'s head on the connection', async () => {
+    // Node's llhttp binding hands trailer fields over as it hands over the lines of a long head (kOnHeaders), and the next head then the same way: they must end with their message.
+    const up = await httpUpstream(afterBody((_req, res) => res.end('ok')));
+    const proxy = await proxyTo(up.url);
+    const raw = await RawClient.open(proxy.url);
+    raw.write(`${head(proxy, 'POST', '/first', ['Transfer-Encoding: chunked'])}2\r\nhi\r\n0\r\nx-request-trailer: t1\r\n\r\n`);
+    await raw.answers(['POST']);
+    raw.write(head(proxy, 'GET', '/second', ['X-Second: yes']));
+    await raw.answers(['POST', 'GET']);
+    const names = (got: Received) => got.rawHeaders.filter((_v, i) => i % 2 === 0).map((name) => name.toLowerCase());
+    expect(up.received.map((got) => got.url)).toEqual(['/first', '/second']);
+    expect(names(up.received[1]!)).toContain('x-second');
+    expect(names(up.received[1]!)).not.toContain('x-request-trailer');
+    expect(proxy.exchanges()[1]?.requestHeaders).not.toHaveProperty('x-request-trailer');
+  });
+
+  it('never carries a chunked answer\'s trailer fields into the next answer\'s head on the connection', async () => {
+    const up = await rawUpstream((socket, requestHead) => {
+      if (requestHead.startsWith('GET /first')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nx-answer-trailer: a1\r\n\r\n');
+      else socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nx-second: yes\r\ncontent-length: 2\r\n\r\nok');
+    });
+    const proxy = await proxyTo(up.url);
+    const raw = await RawClient.open(proxy.url);
+    raw.write(head(proxy, 'GET', '/first'));
+    await raw.answers(['GET']);
+    raw.write(head(proxy, 'GET', '/second'));
+    const [, second] = await raw.answers(['GET', 'GET']);
+    expect(second?.headers.map(([name]) => name)).not.toContain('x-answer-trailer');
+    expect(valuesOf(second!, 'x-second')).toEqual(['yes']);
+    expect(proxy.exchanges()[1]?.responseHeaders).not.toHaveProperty('x-answer-trailer');
+    expect(proxy.exchanges()[1]?.responseHeaders).toMatchObject({ 'x-second': 'yes' });
+  });
+
   it('passes a 1 MiB request body and a 4 MiB answer whole, and records only the bodyLimit prefix of each', async () => {
     // Bytes that differ along the body, so the kept prefix is seen to be the front and not any 4 KiB of it.
     const sent = Buffer.from(Array.from({ length: 1024 * 1024 }, (_v, i) => i % 251));
