@@ -308,6 +308,26 @@ describe('request bodies', () => {
     expect(proxy.exchanges()[1]?.requestHeaders).not.toHaveProperty('x-request-trailer');
   });
 
+  it('passes heads of more header lines than llhttp hands over at once (32), both ways, whole and in order, twice on one connection', async () => {
+    const lines = Array.from({ length: 70 }, (_, i) => `X-Line-${i}: value-${i}`);
+    const up = await httpUpstream((_req, res) => {
+      res.writeHead(200, Object.fromEntries([['content-type', 'text/plain'], ...lines.map((line) => line.split(': '))]));
+      res.end('ok');
+    });
+    const proxy = await proxyTo(up.url);
+    const raw = await RawClient.open(proxy.url);
+    raw.write(head(proxy, 'GET', '/long/one?q=1', lines) + head(proxy, 'GET', '/long/two', lines));
+    const answers = await raw.answers(['GET', 'GET']);
+    const sent = (got: Received) => got.rawHeaders.filter((_v, i) => i % 2 === 0).filter((name) => name.startsWith('X-Line-'));
+    expect(up.received.map((got) => got.url)).toEqual(['/long/one?q=1', '/long/two']);
+    for (const got of up.received) expect(sent(got)).toEqual(lines.map((line) => line.split(':')[0]));
+    for (const answer of answers) expect(answer.headers.filter(([name]) => name.startsWith('x-line-')).map(([name, value]) => `${name}: ${value}`)).toEqual(lines.map((line) => line.toLowerCase()));
+    expect(proxy.exchanges().map((e) => [e.path, e.requestHeaders['x-line-69'], e.responseHeaders['x-line-0']])).toEqual([
+      ['/long/one?q=1', 'value-69', 'value-0'],
+      ['/long/two', 'value-69', 'value-0'],
+    ]);
+  });
+
   it('never carries a chunked answer\'s trailer fields into the next answer\'s head on the connection', async () => {
     const up = await rawUpstream((socket, requestHead) => {
       if (requestHead.startsWith('GET /first')) socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ntransfer-encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nx-answer-trailer: a1\r\n\r\n');
