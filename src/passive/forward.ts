@@ -9,10 +9,11 @@
  * headers Connection names are dropped both ways; Host names the upstream; the framing of each
  * side is its own (a chunked body is chunked again, under the codings it came with, without its
  * trailer fields, which RFC 9112 7.1.2 lets a recipient that removes the chunked coding discard; a
- * close-delimited answer is chunked for an HTTP/1.1 client). Pipelined requests are answered in order, one at a time. A request that asks
- * to upgrade is forwarded without its Upgrade, and the connection closes after its answer. What
- * RFC 9112 makes every server refuse (no Host, two Hosts) is refused here, as node:http did, and an
- * absolute-form target naming the proxy is forwarded as its path.
+ * close-delimited answer is chunked for an HTTP/1.1 client). Pipelined requests are answered in
+ * order, one at a time. A request that asks to upgrade is forwarded without its Upgrade, and the
+ * connection closes after its answer. What RFC 9112 makes every server refuse (no Host, two Hosts)
+ * is refused here, as node:http did, and an absolute-form target naming the proxy is forwarded as
+ * its path.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { headersFor, type Network } from '../profile/network.ts';
