@@ -97,6 +97,11 @@ export function decodedContent(bytes: Buffer, contentEncoding: string | undefine
   return inflate(bytes, encoding, maxBytes) ?? 'undecodable';
 }
 
+/** Why a body a judgement needs is lacking when its bytes cannot be decoded: in the same words whether the proxy or the HAR reader read it. */
+export function unreadableBody(whose: "request's" | "answer's", undecodable: string): string {
+  return `the ${whose} body cannot be read: ${undecodable}`;
+}
+
 /**
  * The body's text. Bytes still compressed under their Content-Encoding are decompressed (up to
  * `maxBytes`); bytes a recorder already decoded (browsers do) are taken as they are; compressed

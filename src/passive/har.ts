@@ -6,7 +6,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { isRecord, parseJsonDocument } from '../util/json.ts';
-import { contentText, isUtf8 } from './content.ts';
+import { contentText, isUtf8, unreadableBody } from './content.ts';
 import { addHeader, mediaType, targetOf, type TrafficExchange } from './exchange.ts';
 import { PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { onSurface } from '../traffic/read.ts';
@@ -161,7 +161,7 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
   }
   const body = bodyText(post.text, post.encoding, ex.requestHeaders['content-encoding'], bodyLimit, true);
   if (body.undecodable !== undefined) {
-    ex.requestBodyMissing = `the request's body cannot be read: ${body.undecodable}`;
+    ex.requestBodyMissing = unreadableBody("request's", body.undecodable);
     return;
   }
   ex.requestBody = body.text;
@@ -194,7 +194,7 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
   }
   const body = bodyText(content!.text!, content!.encoding, ex.responseHeaders['content-encoding'], bodyLimit, false);
   if (body.undecodable !== undefined) {
-    ex.responseBodyMissing = `the answer's body cannot be read: ${body.undecodable}`;
+    ex.responseBodyMissing = unreadableBody("answer's", body.undecodable);
     return;
   }
   ex.responseBody = body.text;

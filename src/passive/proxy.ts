@@ -15,7 +15,7 @@
 import type { AddressInfo } from 'node:net';
 import { upstreamRoute } from '../probe/dispatcher.ts';
 import type { Network } from '../profile/network.ts';
-import { contentText } from './content.ts';
+import { contentText, unreadableBody } from './content.ts';
 import { targetOf, type TrafficExchange } from './exchange.ts';
 import { CLIENT_CLOSED, listen, type Recorder } from './forward.ts';
 import type { RecordedBytes } from './har.ts';
@@ -112,7 +112,7 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
   if (rec.requestBody !== undefined && rec.requestBody.length > 0) {
     // A request's byte order mark is part of what was sent (a server may refuse it), unlike an answer's, which a client reads past.
     const sent = contentText(rec.requestBody, rec.requestHeaders['content-encoding'], bodyLimit, true);
-    if (sent.undecodable !== undefined) ex.requestBodyMissing = `the request's body cannot be read: ${sent.undecodable}`;
+    if (sent.undecodable !== undefined) ex.requestBodyMissing = unreadableBody("request's", sent.undecodable);
     else {
       ex.requestBody = sent.text;
       if (sent.truncated || rec.requestTruncated) ex.requestBodyTruncated = true;
@@ -121,7 +121,7 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
   if (rec.status !== undefined) {
     ex.status = rec.status;
     const body = contentText(rec.responseBody ?? Buffer.alloc(0), rec.responseHeaders['content-encoding'], bodyLimit);
-    if (body.undecodable !== undefined) ex.responseBodyMissing = `the answer's body cannot be read: ${body.undecodable}`;
+    if (body.undecodable !== undefined) ex.responseBodyMissing = unreadableBody("answer's", body.undecodable);
     else {
       ex.responseBody = body.text;
       if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
