@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { RecordedBytes } from '../passive/har.ts';
 import { WEBHOOK_SECRET_VARIABLE } from '../passive/judge.ts';
-import { packBatch } from '../passive/live-batch.ts';
+import { packBatch, type PackedBatch } from '../passive/live-batch.ts';
 import { MAX_PENDING } from '../passive/live.ts';
 import type { LiveMessage, LiveReply, LiveWorkerData } from '../passive/live-worker.ts';
 import type { Profile } from '../profile/schema.ts';
@@ -80,9 +80,10 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     const ready = batch;
     batch = [];
     if (ready.length === 0) return;
-    const packed: LiveMessage = gap > 0 ? { ...packBatch(ready), gap } : packBatch(ready);
+    const packed: PackedBatch & { gap?: number } = packBatch(ready);
+    if (gap > 0) packed.gap = gap;
     gap = 0;
-    post(packed, 'bodies' in packed ? [packed.bodies] : []);
+    post(packed, [packed.bodies]);
   };
   return {
     add: (rec, index) => {
