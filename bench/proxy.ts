@@ -136,19 +136,25 @@ async function proxyProcess(upstream: string): Promise<{ child: ChildProcess; ur
   const out = mkdtempSync(join(tmpdir(), 'apicert-bench-proxy-'));
   // With the flag the launcher would add itself, it runs the proxy in this child instead of a grandchild: its CPU is this child's.
   const child = spawn(process.execPath, ['--max-semi-space-size=2', ...(process.env.BENCH_PROXY_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROXY_PROFILE}`] : []), bin, 'proxy', '--upstream', upstream, '--out', out, '--quiet'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`apicert proxy did not start: ${text}`)), 30_000);
+  const { url, said } = await printedUrl(child, /apicert proxy: (http:\/\/127\.0\.0\.1:\d+)/, 30_000);
+  if (url === undefined) throw new Error(`apicert proxy did not start: ${said}`);
+  return { child, url };
+}
+
+/** The loopback URL a child prints once it listens (the pattern's first group), or what it printed instead within `ms`. */
+function printedUrl(child: ChildProcess, pattern: RegExp, ms: number): Promise<{ url?: string; said: string }> {
+  return new Promise((resolve) => {
+    let said = '';
+    const timer = setTimeout(() => resolve({ said }), ms);
     child.stdout!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const found = /apicert proxy: (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
+      said += chunk.toString();
+      const found = pattern.exec(said);
       if (found) {
         clearTimeout(timer);
-        resolve(found[1]!);
+        resolve({ url: found[1]!, said });
       }
     });
   });
-  return { child, url };
 }
 
 /** Whether a TCP connection to the loopback port is accepted now. */
@@ -205,18 +211,7 @@ async function haproxy(upstream: string): Promise<Reference | string> {
 /** BENCH_REFERENCE=node-pipe: bench/pipe-proxy.ts in its own process, as apicert's proxy runs. */
 async function nodePipe(upstream: string): Promise<Reference | string> {
   const child = spawn(process.execPath, [new URL('./pipe-proxy.ts', import.meta.url).pathname, upstream], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string | undefined>((resolve) => {
-    let text = '';
-    const timer = setTimeout(() => resolve(undefined), 10_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const found = /listening: (http:\/\/127\.0\.0\.1:\d+)/.exec(text);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]!);
-      }
-    });
-  });
+  const { url } = await printedUrl(child, /listening: (http:\/\/127\.0\.0\.1:\d+)/, 10_000);
   if (url !== undefined) return { child, url, name: 'node-pipe' };
   child.kill('SIGTERM');
   return 'node-pipe did not listen within 10 s';
