@@ -268,6 +268,27 @@ export function isKnownPath(path: string): boolean {
   return matchers.some((m) => m.pattern.test(bare));
 }
 
+/**
+ * The methods a deployment of each surface supports for some resource: those its description lists,
+ * and for /mcp those of the Streamable HTTP transport. Every general-purpose server "MUST support
+ * the methods GET and HEAD" (RFC 9110 9.1).
+ */
+const SUPPORTED_METHODS: Readonly<Record<EndpointSurface | 'mcp', ReadonlySet<string>>> = {
+  v8: new Set(['GET', 'HEAD', ...V8_ENDPOINTS.map((e) => e.method)]),
+  v1: new Set(['GET', 'HEAD', ...V1_ENDPOINTS.map((e) => e.method)]),
+  mcp: new Set(['GET', 'HEAD', 'POST', 'DELETE']),
+};
+
+/**
+ * Whether a request's method is one a deployment of the surface need not implement for any resource,
+ * so that RFC 9110 15.6.2 names 501 as its answer: "This is the appropriate response when the server
+ * does not recognize the request method and is not capable of supporting it for any resource." The
+ * method token is case-sensitive (9.1): `get` is not GET.
+ */
+export function unimplementedMethod(surface: EndpointSurface | 'mcp', method: string): boolean {
+  return !SUPPORTED_METHODS[surface].has(method);
+}
+
 /** A path template with its parameters filled (each percent-encoded). */
 export function fillPath(template: string, values: Readonly<Record<string, string>>): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(values[name] ?? ''));

@@ -122,7 +122,7 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   }
   const ex: TrafficExchange = {
     index,
-    method: entry.request.method.toUpperCase(),
+    method: entry.request.method,
     url: entry.request.url,
     path: targetOf(entry.request.url),
     requestHeaders: headersOf(entry.request.headers),

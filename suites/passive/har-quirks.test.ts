@@ -104,6 +104,21 @@ describe('HAR quirks', () => {
     await expect(readHar(join(dir, 'cut.har.gz'))).rejects.toThrow(/gzipped but cannot be unpacked/);
   });
 
+  it('keeps the method as recorded (RFC 9110 9.1: case-sensitive), and takes a 501 to a method the surface uses nowhere as no server error', async () => {
+    const notImplemented = { ...PROBLEM, type: 'https://errors.example/not-implemented', title: 'Not implemented', status: 501, code: 'not_implemented' };
+    const answered = (method: string, index: number) =>
+      exchangeOfEntry(entry({ method, url: 'https://api.example/v8/missions/0190a7b2-0000-7000-8000-000000000001', headers: [{ name: 'authorization', value: 'Bearer abc' }] }, { status: 501, headers: [...V8, { name: 'content-type', value: 'application/problem+json' }], content: { mimeType: 'application/problem+json', text: JSON.stringify(notImplemented) } }), index)!;
+    const noServerError = async (method: string) => {
+      const judged = await judgeRecording([answered(method, 0)], { env: {}, patterns: ['v8.contract.generated.no-5xx'] });
+      return judged.results.find((r) => r.rule.id === 'v8.contract.generated.no-5xx')!.verdict;
+    };
+    expect(answered('get', 0).method).toBe('get');
+    // `get` is not GET, and PUT and TRACE are used nowhere on /v8: 501 is the answer RFC 9110 15.6.2 names.
+    for (const method of ['get', 'PUT', 'TRACE']) expect(await noServerError(method), method).toBe('pass');
+    // GET and HEAD every server supports, and POST is a /v8 method: a 501 to them is a server error.
+    for (const method of ['GET', 'HEAD', 'POST']) expect(await noServerError(method), method).toBe('fail');
+  });
+
   it('refuses a file that is not HAR with a message (a usage error)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'apicert-har-'));
     writeFileSync(join(dir, 'x.har'), '{"not":"har"}');

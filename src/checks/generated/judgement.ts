@@ -6,14 +6,14 @@
  * - An answer that never became a final one (a redirect, a body cut at the cap) judges nothing.
  * - A broken answer (invalid UTF-8, a JSON type that is not JSON) fails every aspect: it is never
  *   an acceptance, a refusal or "no 5xx".
- * - `no-5xx`: every answer. `problem-json`: every refusal is in the surface's error format
+ * - `no-5xx`: every answer, but a 501 to a method the surface does not use (RFC 9110 names it). `problem-json`: every refusal is in the surface's error format
  *   (problem+json with the surface's shape on /v1 and /v8; on /mcp a JSON-RPC error with an integer
  *   code and a message, while an HTTP 4xx's body is the server's choice: "MAY comprise a JSON-RPC error").
  *   `error-status`: a must-refuse case is refused (with the named status or codes).
  *   `accepts-valid`: a must-accept case gets the endpoint's documented success answer.
  */
 import type { z } from 'zod';
-import type { EndpointSurface, SuccessSpec } from '../../contract/endpoints.ts';
+import { unimplementedMethod, type EndpointSurface, type SuccessSpec } from '../../contract/endpoints.ts';
 import { v1Problem } from '../../contract/v1/problem.ts';
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import { sentenceText } from '../../contract/sentence.ts';
@@ -139,6 +139,14 @@ function readMcp(sent: SentRequest, answer: Answer): Reading {
   return { refused: false, success: { ok: result !== undefined, reason: `no JSON-RPC result carrying the request's id ${JSON.stringify(sentId)}` } };
 }
 
+/** A 501 to a method the deployment need not implement anywhere is the answer RFC 9110 names for it (15.6.2), not a server error. */
+function notImplemented(sent: SentRequest, status: number): boolean {
+  if (status !== 501) return false;
+  const bare = sent.path.split('?', 1)[0]!;
+  const surface = bare === '/mcp' ? 'mcp' : bare.startsWith('/v8/') ? 'v8' : bare.startsWith('/v1/') ? 'v1' : undefined;
+  return surface !== undefined && unimplementedMethod(surface, sent.method);
+}
+
 /** Judges one answer against the expectation of the request that provoked it. */
 export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer: Answer): Judgement {
   const head = what(sent, answer);
@@ -151,7 +159,7 @@ export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer:
     if (expectation.kind === 'accept') findings['accepts-valid'] = broken;
     return { findings };
   }
-  const findings: Judgement['findings'] = { 'no-5xx': { ok: answer.status < 500, reason: `${head}: a server error (expected: ${expected(expectation)})` } };
+  const findings: Judgement['findings'] = { 'no-5xx': { ok: answer.status < 500 || notImplemented(sent, answer.status), reason: `${head}: a server error (expected: ${expected(expectation)})` } };
   const mcp = sent.path.split('?', 1)[0] === '/mcp';
   const reading = mcp ? readMcp(sent, answer) : readRest(sent, answer);
   // A HEAD answer has no content (RFC 9110, 9.3.2), and a head too large or a target too long is refused by the HTTP layer before the API (a bodiless 414 or 431): no format to read.

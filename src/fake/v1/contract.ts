@@ -3,11 +3,18 @@
  * requests derived from the schemas look (a body type, a nested bound or an optional object no
  * hand-written rule sends, a header value only the generated header cases try).
  */
+import { unimplementedMethod } from '../../contract/endpoints.ts';
+import type { FakeContext } from '../context.ts';
 import { isRecord } from '../../util/json.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { bodyJson, withBody } from '../support/route-body.ts';
 import { openChoiceRoute } from './open-choices.ts';
 import type { V1Surface } from './surface.ts';
+
+/** Under the variant, a method /v1 uses for no resource is answered 501, the status RFC 9110 15.6.2 names for it, instead of 404 or 405. */
+export function answersUnimplemented(fake: FakeContext, method: string): boolean {
+  return unimplementedMethod('v1', method) && fake.variants.has('v1.contract/unimplemented-methods-501');
+}
 
 /** The request to route (its body perhaps rewritten), or undefined when a fault already answered. */
 async function contractFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Promise<RouteRequest | undefined> {

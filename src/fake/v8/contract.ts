@@ -1,3 +1,4 @@
+import { unimplementedMethod } from '../../contract/endpoints.ts';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { FakeContext } from '../context.ts';
@@ -15,6 +16,11 @@ export function contractHeader(fake: FakeContext, kind: ResponseKind): Record<st
   if (kind === 'problem' && fake.faults.has('v8.contract.version-header/missing-on-errors')) return {};
   if (kind === 'listing' && fake.faults.has('v8.contract.version-header/missing-on-read-surfaces')) return {};
   return { [CONTRACT_HEADER]: CONTRACT_VERSION };
+}
+
+/** Under the variant, a method /v8 uses for no resource is answered 501, the status RFC 9110 15.6.2 names for it, instead of 404 or 405. */
+export function answersUnimplemented(fake: FakeContext, method: string): boolean {
+  return unimplementedMethod('v8', method) && fake.variants.has('v8.contract/unimplemented-methods-501');
 }
 
 /** "HTTP origins are rejected": true when the request comes from an http:// Origin the gateway must refuse. */

@@ -11,6 +11,7 @@ import { mcpSseVariants } from './mcp/sse.ts';
 import { mcpTransportVariants } from './mcp/transport.ts';
 import type { VariantDefinition } from './types.ts';
 import { v1ChatVariants } from './v1/chat.ts';
+import { v1ContractVariants } from './v1/contract.ts';
 import { v1ErrorsVariants } from './v1/errors.ts';
 import { v1ExecuteVariants } from './v1/execute.ts';
 import { v1RunsVariants } from './v1/runs.ts';
@@ -48,6 +49,7 @@ export const VARIANTS = [
   ...v1WebhooksVariants,
   ...v1ErrorsVariants,
   ...v1ChatVariants,
+  ...v1ContractVariants,
   ...mcpSessionVariants,
   ...mcpTransportVariants,
   ...mcpSseVariants,
