@@ -22,7 +22,7 @@ import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { contentText, decodedContent } from './content.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
 import { factsOfProfile, type ProfileFacts } from './profile-facts.ts';
-import { CREDENTIAL_HEADERS } from './secrets.ts';
+import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS } from './secrets.ts';
 import type { Profile } from '../profile/schema.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
@@ -41,9 +41,9 @@ function requestBodyBytes(body: unknown): Buffer | undefined {
 export interface SecretHiding {
   secrets: ReadonlyArray<{ value: string; label: string }>;
   /**
-   * Values replaced whole, each by its own marker, in the credential headers they were sent in only
-   * (a credential the deployment refused: not a secret it holds, but a client's): the bodies that
-   * were judged stay as they were.
+   * Values replaced whole, each by its own marker, in the credential headers and query parameters
+   * they were sent in only (a credential the deployment refused: not a secret it holds, but a
+   * client's): the bodies that were judged stay as they were.
    */
   inCredentialHeaders?: ReadonlyArray<{ value: string; label: string }>;
   redactor: Redactor;
@@ -221,6 +221,31 @@ function hiddenSessionIds(recorded: readonly RecordedBytes[], redactor: Redactor
  * hiding's profile facts go in too (profile-facts.ts): a judge of the recording reads who each
  * marker is from them.
  */
+/** A URL with each credential query parameter (`access_token`, an API key) whose value is one of `values` holding that value's marker instead. */
+function hiddenQueryCredentials(url: string, values: ReadonlyArray<{ value: string; label: string }>): string {
+  const at = url.indexOf('?');
+  if (at === -1 || values.length === 0) return url;
+  const end = url.indexOf('#', at);
+  const query = url.slice(at + 1, end === -1 ? undefined : end);
+  const pairs = query.split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    if (eq === -1 || !CREDENTIAL_QUERY_PARAMETERS.includes(decoded(pair.slice(0, eq)).toLowerCase())) return pair;
+    const value = decoded(pair.slice(eq + 1)).replace(/^(Bearer|Basic|Token)\s+/i, '').trim();
+    const found = values.find((v) => v.value === value);
+    return found ? `${pair.slice(0, eq)}=${marker(found.label)}` : pair;
+  });
+  return `${url.slice(0, at + 1)}${pairs.join('&')}${end === -1 ? '' : url.slice(end)}`;
+}
+
+/** A query component as a server reads it (`+` is a space); left as it is when it is not valid percent-encoding. */
+function decoded(component: string): string {
+  try {
+    return decodeURIComponent(component.replaceAll('+', ' '));
+  } catch {
+    return component;
+  }
+}
+
 export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding): Record<string, unknown> {
   const secrets = hiding ? [...hiding.secrets, ...signingSecrets(recorded), ...hiddenSessionIds(recorded, hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
   const inHeaders = hiding?.inCredentialHeaders?.length ? [...secrets, ...hiding.inCredentialHeaders].sort((a, b) => b.value.length - a.value.length) : secrets;
@@ -235,7 +260,7 @@ export function hiddenHar(recorded: readonly RecordedBytes[], version: string, h
   const hide = (rec: RecordedBytes): RecordedBytes => {
     if (!hiding) return rec;
     const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v, CREDENTIAL_HEADERS.includes(k) ? inHeaders : secrets)]));
-    const out: RecordedBytes = { ...rec, url: replace(rec.url), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
+    const out: RecordedBytes = { ...rec, url: replace(hiddenQueryCredentials(rec.url, inHeaders)), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
     if (rec.requestBody !== undefined) {
       const request = hiddenBody(rec.requestBody, rec.requestHeaders['content-encoding'], rec.requestTruncated === true, replace);
       out.requestBody = request.bytes;

@@ -15,6 +15,12 @@ import type { LearnedSecret } from './judging.ts';
 
 /** Headers whose values are credentials wherever they appear. */
 export const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'x-api-key', 'cookie'];
+/**
+ * Query parameters whose values are credentials: RFC 6750 2.3's `access_token` (a bearer token in the
+ * URI), and the names API keys travel under. The descriptions take a credential in `Authorization`
+ * only, but a client may still send one in the query, and its value must never be printed.
+ */
+export const CREDENTIAL_QUERY_PARAMETERS = ['access_token', 'api_key', 'apikey', 'api-key'];
 /** What a recorder leaves where it hid a value without saying which: nothing to learn. */
 const UNLABELLED_MARKER = '«redacted»';
 /** The marker apicert's recorder leaves where a profile credential stood (`certify --har-out`). */
@@ -81,6 +87,7 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
       if (raw === undefined) continue;
       for (const value of credentialParts(raw)) learn(ex, name, value);
     }
+    for (const [name, value] of queryCredentials(ex.path)) for (const part of credentialParts(value)) learn(ex, `query:${name}`, part);
     if (operation(ex) === 'v1.webhooks.create' && accepted(ex)) {
       const secret = recordOf(responseJson(ex))?.signing_secret;
       // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
@@ -88,6 +95,15 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
     }
   }
   return [...out.values()];
+}
+
+/** The credential query parameters of a request target, decoded as a server reads them. */
+function queryCredentials(target: string): Array<[string, string]> {
+  const at = target.indexOf('?');
+  if (at === -1) return [];
+  const out: Array<[string, string]> = [];
+  for (const [name, value] of new URLSearchParams(target.slice(at + 1))) if (CREDENTIAL_QUERY_PARAMETERS.includes(name.toLowerCase()) && value.length > 0) out.push([name, value]);
+  return out;
 }
 
 /**

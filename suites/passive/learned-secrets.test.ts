@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exchangeOfEntry } from '../../src/passive/har.ts';
-import { judgeRecording } from '../../src/passive/judge.ts';
+import { judgeRecording, recordingHiding } from '../../src/passive/judge.ts';
+import { hiddenHar } from '../../src/passive/recorder.ts';
 import { learnSecrets } from '../../src/passive/secrets.ts';
 
 const V8 = [{ name: 'x-service-contract-version', value: 'service-integration-gateway-v8.1' }, { name: 'content-type', value: 'application/problem+json' }];
@@ -62,5 +63,24 @@ describe('secrets learned from a recording', () => {
     const text = JSON.stringify(judged.report);
     expect(text).not.toContain(accepted);
     expect(text).not.toContain('a'.repeat(4096));
+  });
+
+  it('learns a credential sent in the query (RFC 6750 2.3 access_token, an API key): never printed, and a refused one replaced whole in the proxy\'s HAR', async () => {
+    const queried = (index: number, query: string, status: number) =>
+      exchangeOfEntry({ startedDateTime: '2026-01-01T00:00:00.000Z', request: { method: 'GET', url: `https://api.example/v8/missions/0000000${index}?${query}`, headers: [] }, response: { status, headers: V8, content: { mimeType: 'application/problem+json', text: problem(status, 'no') } } }, index)!;
+    const refused = 'q7TokenSentInTheQuery0123';
+    const key = 'apiKey+With/Odd=Chars 99';
+    const exchanges = [queried(0, `view=full&access_token=${refused}`, 401), queried(1, `API_KEY=${encodeURIComponent(key)}`, 200)];
+    expect(learnSecrets(exchanges).map((s) => [s.label, s.value, s.judged])).toEqual([
+      ['query:access_token#1', refused, false],
+      ['query:API_KEY#2', key, true],
+    ]);
+    const judged = await judgeRecording(exchanges, { env: {} });
+    for (const ex of exchanges) expect(judged.redactor.text(ex.url)).not.toMatch(/q7Token|apiKey/);
+    // The proxy's --har-out: a refused credential is a client's, replaced whole where it was sent; the rest of the target stays.
+    const recorded = exchanges.map((ex) => ({ startedAt: new Date(0), method: ex.method, url: ex.url, requestHeaders: {}, status: ex.status!, responseHeaders: {} }));
+    const har = JSON.stringify(hiddenHar(recorded, 'test', recordingHiding(exchanges, undefined, {})));
+    expect(har).not.toMatch(/q7Token|apiKey/);
+    expect(har).toContain('?view=full&access_token=«redacted:query:access_token#1»');
   });
 });
