@@ -88,6 +88,8 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
       for (const value of credentialParts(raw)) learn(ex, name, value);
     }
     for (const [name, value] of queryCredentials(ex.path)) for (const part of credentialParts(value)) learn(ex, `query:${name}`, part);
+    const password = userinfoPassword(ex.url);
+    if (password !== undefined) learn(ex, 'url-password', password);
     if (operation(ex) === 'v1.webhooks.create' && accepted(ex)) {
       const secret = recordOf(responseJson(ex))?.signing_secret;
       // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
@@ -95,6 +97,23 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
     }
   }
   return [...out.values()];
+}
+
+/** The password a URL's userinfo carries (`https://user:password@host/`, RFC 3986 3.2.1), decoded. */
+function userinfoPassword(url: string): string | undefined {
+  if (!url.includes('@')) return undefined;
+  let password: string;
+  try {
+    password = new URL(url).password;
+  } catch {
+    return undefined;
+  }
+  if (password.length === 0) return undefined;
+  try {
+    return decodeURIComponent(password);
+  } catch {
+    return password;
+  }
 }
 
 /** The credential query parameters of a request target, decoded as a server reads them. */

@@ -83,4 +83,12 @@ describe('secrets learned from a recording', () => {
     expect(har).not.toMatch(/q7Token|apiKey/);
     expect(har).toContain('?view=full&access_token=«redacted:query:access_token#1»');
   });
+
+  it("learns the password of a URL's userinfo (RFC 3986 3.2.1): the report shows the URL without it", async () => {
+    const password = 'Pw-in-the-URL-4567';
+    const ex = exchangeOfEntry({ startedDateTime: '2026-01-01T00:00:00.000Z', request: { method: 'GET', url: `https://svc:${encodeURIComponent(password)}@api.example/v8/missions/00000001`, headers: [] }, response: { status: 500, headers: V8, content: { mimeType: 'application/problem+json', text: problem(500, 'no') } } }, 0)!;
+    expect(learnSecrets([ex]).map((s) => [s.label, s.value])).toEqual([['url-password#1', password]]);
+    const judged = await judgeRecording([ex], { env: {} });
+    expect(judged.redactor.text(ex.url)).toBe('https://svc:«redacted:url-password#1»@api.example/v8/missions/00000001');
+  });
 });
