@@ -20,6 +20,12 @@ export const WEBHOOK_HEADERS = {
 /** The body exactly as received: a string is taken as its UTF-8 bytes. */
 export type RawBody = string | Uint8Array;
 
+/** An event_id as the text Service-Webhook-Id carries: the seed names the field, not its JSON type, and an integer stands for its decimal digits. */
+export function eventIdText(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+  return typeof value === 'string' ? value : undefined;
+}
+
 const encoder = new TextEncoder();
 
 function bytesOf(value: RawBody): Uint8Array {

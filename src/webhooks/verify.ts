@@ -2,7 +2,7 @@
  * The receiver side of /v1 webhooks: verify a delivery on its raw bytes, then judge its body, then
  * deduplicate it. Pure (Web Crypto only), so a service can call it from any HTTP framework.
  */
-import { constantTimeEqual, DEFAULT_TOLERANCE_SECONDS, SIGNATURE_PATTERN, signWebhook, WEBHOOK_HEADERS, type RawBody } from './signature.ts';
+import { constantTimeEqual, DEFAULT_TOLERANCE_SECONDS, eventIdText, SIGNATURE_PATTERN, signWebhook, WEBHOOK_HEADERS, type RawBody } from './signature.ts';
 
 /** Plain header records (Node's `req.headers`) or a fetch `Headers`. */
 export type WebhookHeaders = Record<string, string | string[] | undefined> | { get(name: string): string | null };
@@ -38,7 +38,8 @@ export class MemoryEventStore implements WebhookEventStore {
 
 export interface WebhookEvent {
   apiVersion: 'v1';
-  event_id: string;
+  /** A string, or an integer whose decimal digits Service-Webhook-Id carries: the seed names the field, not its type. */
+  event_id: string | number;
   run_id: string;
   sequence: number;
   [field: string]: unknown;
@@ -123,7 +124,9 @@ export async function verifyWebhook(input: VerifyInput): Promise<VerifyResult> {
   if (!SIGNATURE_PATTERN.test(signature)) return fail(401, 'malformed-signature', 'Service-Webhook-Signature is not v1= followed by 64 lowercase hex characters');
   if (!/^\d{1,16}$/.test(timestamp)) return fail(401, 'malformed-timestamp', 'Service-Webhook-Timestamp is not Unix seconds');
 
-  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
+  // An empty secret signs nothing (HMAC keys must have bytes): during a rotation the others still may.
+  const secrets = (typeof input.secret === 'string' ? [input.secret] : input.secret).filter((s) => s.length > 0);
+  if (secrets.length === 0) throw new TypeError('verifyWebhook needs the endpoint\'s signing_secret: every secret given is empty');
   let matched = false;
   for (const secret of secrets) {
     const expected = await signWebhook({ eventId, timestamp, rawBody: input.rawBody, secret });
@@ -145,7 +148,7 @@ export async function verifyWebhook(input: VerifyInput): Promise<VerifyResult> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return fail(400, 'malformed-body', 'the body is not a JSON object');
   const event = body as Record<string, unknown>;
   if (event.apiVersion !== 'v1') return fail(400, 'bad-api-version', `apiVersion is ${JSON.stringify(event.apiVersion)}, not "v1"`);
-  if (event.event_id !== eventId) return fail(400, 'id-mismatch', 'Service-Webhook-Id differs from the body event_id');
+  if (eventIdText(event.event_id) !== eventId) return fail(400, 'id-mismatch', 'Service-Webhook-Id differs from the body event_id');
   if (typeof event.run_id !== 'string' || !Number.isInteger(event.sequence)) return fail(400, 'malformed-body', 'the body lacks a string run_id or an integer sequence');
 
   const fresh = input.store ? await input.store.claim(eventId) : true;

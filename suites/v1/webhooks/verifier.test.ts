@@ -128,6 +128,22 @@ describe('verifyWebhook', () => {
     expect(await verifyWebhook({ rawBody: ok, headers: noId, secret: base.secret, now: NOW_MS })).toMatchObject({ status: 401, reason: 'missing-header' });
   });
 
+  it('takes an integer event_id whose digits the id header carries, as the delivery contract does (the seed names the field, not its type)', async () => {
+    const base = { eventId: '42', timestamp: String(NOW_S), secret: 'whsec_integer_ids' };
+    const integer = JSON.stringify({ apiVersion: 'v1', event_id: 42, run_id: 'run_1', sequence: 1 });
+    expect(await verifyWebhook({ rawBody: integer, headers: await headersFor({ ...base, rawBody: integer }), secret: base.secret, now: NOW_MS })).toMatchObject({ ok: true, status: 204, event: { event_id: 42 } });
+    const fractional = JSON.stringify({ apiVersion: 'v1', event_id: 42.5, run_id: 'run_1', sequence: 1 });
+    expect(await verifyWebhook({ rawBody: fractional, headers: await headersFor({ ...base, eventId: '42.5', rawBody: fractional }), secret: base.secret, now: NOW_MS })).toMatchObject({ status: 400, reason: 'id-mismatch' });
+  });
+
+  it('skips an empty secret during a rotation, and says what is wrong when every secret is empty', async () => {
+    const base = { eventId: 'evt_1', timestamp: String(NOW_S), secret: 'whsec_rotated' };
+    const body = JSON.stringify({ apiVersion: 'v1', event_id: 'evt_1', run_id: 'run_1', sequence: 1 });
+    const headers = await headersFor({ ...base, rawBody: body });
+    expect(await verifyWebhook({ rawBody: body, headers, secret: [base.secret, ''], now: NOW_MS })).toMatchObject({ ok: true });
+    await expect(verifyWebhook({ rawBody: body, headers, secret: '', now: NOW_MS })).rejects.toThrow(/signing_secret: every secret given is empty/);
+  });
+
   it('reports a duplicate event_id as success without repeating, reads fetch Headers, and accepts any secret during a rotation', async () => {
     const rawBody = JSON.stringify({ apiVersion: 'v1', event_id: 'evt_dup', run_id: 'run_1', sequence: 1 });
     const signed = await headersFor({ eventId: 'evt_dup', timestamp: String(NOW_S), rawBody, secret: 'whsec_new' });

@@ -2,7 +2,8 @@
 import { createHmac } from 'node:crypto';
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
 import { issuesOf, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
-import { deliveriesIn, deliveryJson, deliveryType, eventIdText, isTerminalType, judgeDeliveries, withJudgement } from './traffic.ts';
+import { eventIdText } from '../../../webhooks/signature.ts';
+import { deliveriesIn, deliveryJson, deliveryType, isTerminalType, judgeDeliveries, withJudgement } from './traffic.ts';
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
 import { constantTimeEqual, ENDPOINT_SECRET_LABEL, signedPayload, WEBHOOK_SECRET_VARIABLE } from '../../../webhooks/signature.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';

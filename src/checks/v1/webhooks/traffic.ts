@@ -36,11 +36,6 @@ export function deliveryJson(ex: Exchange): Record<string, unknown> | undefined 
   return requestBodyMissing(ex) === undefined ? recordOf(requestJson(ex)) : undefined;
 }
 
-/** An event_id as the text Service-Webhook-Id carries: an integer stands for its decimal digits. */
-export function eventIdText(value: unknown): string | undefined {
-  if (typeof value === 'number' && Number.isInteger(value)) return String(value);
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** The seed names event types but not the body field that carries them; these are the usual names. */
 export function deliveryType(body: Record<string, unknown> | undefined): string | undefined {
