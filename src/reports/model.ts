@@ -210,7 +210,11 @@ export function rerunCommand(invocation: string, ruleId: string, seed: number): 
   return `${invocation} --rules ${shellWord(ruleId)} --seed ${seed}`;
 }
 
-/** Counts and gate from the report's rules, baseline matches included: one reading for every producer of a report. */
+/**
+ * Counts and gate from the report's rules, baseline matches included: one reading for every producer
+ * of a report (certify, a recording, the proxy, a client or a receiver). A run that let no rule judge
+ * anything (every rule not-applicable, or none selected) is inconclusive, never a pass.
+ */
 export function summarize(rules: readonly ReportRule[], strict: boolean): Report['summary'] {
   const counts = { required: emptyCounts(), should: emptyCounts(), observation: emptyCounts() };
   // What gates: required rules, SHOULD rules in a strict run, less the failures a baseline expects.
@@ -221,27 +225,18 @@ export function summarize(rules: readonly ReportRule[], strict: boolean): Report
   }
   const listed = (status: BaselineMatch['status']) => rules.filter((r) => gates(r, strict) && r.baseline?.status === status).map((r) => r.id);
   const staleBaseline = listed('stale');
+  const judged = judgedCount(Object.values(counts));
+  const gate = gateOf(gating, emptyCounts(), false, staleBaseline.length);
   return {
     ...counts,
-    gate: gateOf(gating, emptyCounts(), false, staleBaseline.length),
+    gate: gate === 'pass' && judged === 0 ? 'inconclusive' : gate,
     strict,
     selected: rules.length,
-    judged: judgedCount(Object.values(counts)),
+    judged,
     warnings: rules.filter((r) => r.level === 'should' && r.verdict === 'fail').map((r) => r.id),
     expectedFailures: listed('expected'),
     staleBaseline,
   };
-}
-
-/**
- * The passive gate: at least one rule judged and no gating rule failed. Not-applicable rules (they
- * need a probe, or the recording never showed their exchanges) do not gate; a recording that let
- * no rule judge anything is inconclusive, never a pass.
- */
-function passiveSummary(rules: readonly ReportRule[], strict: boolean): Report['summary'] {
-  const summary = summarize(rules, strict);
-  if (summary.gate === 'pass' && summary.judged === 0) summary.gate = 'inconclusive';
-  return summary;
 }
 
 export function buildReport(input: {
@@ -325,7 +320,7 @@ export function buildReport(input: {
     harness: { name: 'apicert', version: input.version, node: process.version, rulesetHash: rulesetHash(input.catalog ?? input.results.map((r) => r.rule)) },
     target,
     run,
-    summary: input.passive ? passiveSummary(rules, input.strict ?? false) : summarize(rules, input.strict ?? false),
+    summary: summarize(rules, input.strict ?? false),
     rules,
     ...(input.excluded?.length ? { excluded: input.excluded.map(({ rule, pattern }) => ({ id: rule.id, title: rule.title, surface: rule.surface, level: rule.level, excludedBy: pattern })) } : {}),
     observations: input.results.flatMap((r) => r.observations),

@@ -76,6 +76,23 @@ describe('--variant', () => {
 });
 
 describe('untestable only for a named missing prerequisite', () => {
+  it('a run in which no rule judged anything is inconclusive, never a pass: certify, a client or a receiver alike', async () => {
+    const fake = await startFake();
+    try {
+      const nothing = probeRule('nothing-to-judge', async (ctx) => ctx.notApplicable('the target offers nothing this rule judges'));
+      const { report } = await certify({ profile: embeddedProfile(fake), rules: [nothing], seed: 1 });
+      expect(report.summary).toMatchObject({ judged: 0, gate: 'inconclusive' });
+      expect(exitCodeFor(report.summary, true)).toBe(EXIT.inconclusive);
+      const judged = probeRule('judged', async (ctx) => {
+        const res = await ctx.http.send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null });
+        ctx.check(res.status === 401, `answered ${res.status}`);
+      });
+      expect((await certify({ profile: embeddedProfile(fake), rules: [nothing, judged], seed: 1 })).report.summary).toMatchObject({ judged: 1, gate: 'pass' });
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('an exhausted request budget is inconclusive and gates with exit 3', async () => {
     const fake = await startFake();
     try {
