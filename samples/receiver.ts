@@ -52,7 +52,8 @@ const server = createServer(async (req, res) => {
   let result = await verifyWebhook({ rawBody, headers: req.headers, secret, store });
   if (!result.ok && IGNORED[fault!] === result.reason) {
     const event = JSON.parse(rawBody.toString()) as WebhookEvent;
-    result = { ok: true, status: 204, duplicate: !store.claim(event.event_id), event, timestamp: Date.now() / 1000 };
+    const eventId = String(event.event_id);
+    result = { ok: true, status: 204, duplicate: !store.claim(eventId), event, eventId, timestamp: Date.now() / 1000 };
   }
   if (!result.ok) return void res.writeHead(result.status).end(result.reason); // 401 signature or time, 400 body
   if (fault === 'reject-valid') return void res.writeHead(500).end();
@@ -60,7 +61,7 @@ const server = createServer(async (req, res) => {
   const seen = highestSequence.get(result.event.run_id) ?? 0;
   if (fault === 'reject-out-of-order' && result.event.sequence < seen) return void res.writeHead(409).end('out of order');
   highestSequence.set(result.event.run_id, Math.max(seen, result.event.sequence));
-  if (!result.duplicate) await handle(result.event).catch(async (e) => { await store.release(result.event.event_id); throw e; });
+  if (!result.duplicate) await handle(result.event).catch(async (e) => { await store.release(result.eventId); throw e; });
   res.writeHead(204).end(); // a duplicate is answered with success, without repeating the effect
 });
 

@@ -77,6 +77,8 @@ export type VerifyResult =
       /** True when the store has seen this event_id: answer success but do not repeat the effect. */
       duplicate: boolean;
       event: WebhookEvent;
+      /** The event's id as Service-Webhook-Id carries it (an integer event_id's digits): what the store claims, and what to release. */
+      eventId: string;
       timestamp: number;
     }
   | {
@@ -152,5 +154,5 @@ export async function verifyWebhook(input: VerifyInput): Promise<VerifyResult> {
   if (typeof event.run_id !== 'string' || !Number.isInteger(event.sequence)) return fail(400, 'malformed-body', 'the body lacks a string run_id or an integer sequence');
 
   const fresh = input.store ? await input.store.claim(eventId) : true;
-  return { ok: true, status: 204, duplicate: !fresh, event: event as WebhookEvent, timestamp: Number(timestamp) };
+  return { ok: true, status: 204, duplicate: !fresh, event: event as WebhookEvent, eventId, timestamp: Number(timestamp) };
 }
