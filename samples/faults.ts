@@ -7,6 +7,7 @@ export const RECEIVER_FAULTS = {
   'reject-valid': 'receiver.v1.webhooks.accepts-valid: answers 500 to every delivery it verified',
   'duplicate-conflict': 'receiver.v1.webhooks.duplicate: answers 409 to an event_id it has seen',
   'accept-bad-signature': 'receiver.v1.webhooks.bad-signature: processes a delivery whose signature does not match',
+  'accept-unsigned': 'receiver.v1.webhooks.bad-signature: verifies a delivery only when it carries Service-Webhook-Signature',
   'accept-stale': 'receiver.v1.webhooks.timestamp-past: checks only that the timestamp is not in the future',
   'accept-future': 'receiver.v1.webhooks.timestamp-future: checks only that the timestamp is not too old',
   'ignore-api-version': 'receiver.v1.webhooks.api-version: processes any apiVersion',

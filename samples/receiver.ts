@@ -17,6 +17,7 @@ type Fault = keyof typeof RECEIVER_FAULTS;
 /** The verifier's refusals a faulty receiver ignores. */
 const IGNORED: Partial<Record<Fault, VerifyFailureReason>> = {
   'accept-bad-signature': 'bad-signature',
+  'accept-unsigned': 'missing-header',
   'accept-stale': 'stale-timestamp',
   'accept-future': 'future-timestamp',
   'ignore-api-version': 'bad-api-version',

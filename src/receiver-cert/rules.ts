@@ -4,6 +4,7 @@
  * `apicert certify-receiver`, never by `certify`.
  */
 import { section, serviceKey, type CheckContext, type ProbeResponse, type Rule } from '../rule/index.ts';
+import { WEBHOOK_HEADERS } from '../webhooks/signature.ts';
 import { newRunId, signedDelivery, unusualJson, type Delivery, type DeliveryOptions } from './deliveries.ts';
 
 const SECTION = 'Events > Webhooks > Signature rules';
@@ -60,13 +61,18 @@ export const receiverRules: readonly Rule[] = [
     ctx.observe('repeated effect', 'not observable from outside', 'whether the receiver repeated its effect cannot be seen over HTTP: only the success answer is judged');
     ctx.expect(ok(response.status), `the duplicate of event ${first.eventId} got ${response.status}, not 2xx: a retried delivery must be answered with success`);
   }),
-  rule('receiver.v1.webhooks.bad-signature', 'a delivery signed with another secret, or whose body changed after signing, gets 401', 'required', 'A receiver returns `401` on a bad signature', async (ctx) => {
+  rule('receiver.v1.webhooks.bad-signature', 'a delivery signed with another secret, whose body changed after signing, or that carries no signature, gets 401', 'required', 'A receiver returns `401` on a bad signature', async (ctx) => {
     const { response: wrongSecret } = await deliver(ctx, { signWith: `apicert-wrong-secret-${Date.now()}` }, 'signed with another secret');
     ctx.expect(wrongSecret.status === 401, `a delivery signed with another secret got ${wrongSecret.status}, not 401`);
     const delivery = await signedDelivery(secretOf(ctx));
     const tampered = delivery.rawBody.replace('"sequence":1', '"sequence":2');
     const response = await ctx.http.send({ method: 'POST', path: '', credential: null, headers: delivery.headers, rawBody: tampered, label: 'body changed after signing' });
     ctx.expect(response.status === 401, `a delivery whose body changed after signing got ${response.status}, not 401`);
+    // No signature is no good one: a receiver that verifies only when the header is there takes anyone's deliveries.
+    const unsigned = await signedDelivery(secretOf(ctx));
+    const { [WEBHOOK_HEADERS.signature]: _signature, ...headers } = unsigned.headers;
+    const bare = await ctx.http.send({ method: 'POST', path: '', credential: null, headers, rawBody: unsigned.rawBody, label: 'no Service-Webhook-Signature' });
+    ctx.expect(bare.status === 401, `a delivery without Service-Webhook-Signature got ${bare.status}, not 401`);
   }),
   rule('receiver.v1.webhooks.timestamp-past', `a delivery stamped ${OFF_CLOCK_SECONDS} s in the past is rejected`, 'required', RULE_4, async (ctx) => {
     const { response } = await deliver(ctx, { skewSeconds: -OFF_CLOCK_SECONDS }, `timestamp ${OFF_CLOCK_SECONDS} s old`);
