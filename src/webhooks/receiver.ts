@@ -12,6 +12,12 @@ import { MemoryEventStore, verifyWebhook, type VerifyResult } from './verify.ts'
 
 const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_DELIVERIES_PER_ENDPOINT = 2_000;
+/**
+ * Bytes of delivery bodies the receiver keeps at once, across its endpoints: a target that floods it
+ * (2,000 deliveries of 1 MiB to each endpoint) cannot take apicert past the memory it promises a
+ * hostile target. A delivery past it is answered as any other, and counted as dropped.
+ */
+export const MAX_KEPT_DELIVERY_BYTES = 64 * 1024 * 1024;
 
 export interface ReceivedDelivery {
   receivedAt: number;
@@ -51,6 +57,8 @@ export class ReceiverEndpoint {
   secret: string | undefined;
   respond: Responder | undefined;
   readonly store = new MemoryEventStore(10_000);
+  /** Deliveries answered but not kept (the count or the receiver's byte bound was reached): what was kept is not all that came. */
+  dropped = 0;
   private readonly waiters = new Set<() => void>();
 
   constructor(token: string, url: string, trapUrl: string, respond?: Responder) {
@@ -133,6 +141,8 @@ export const WEBHOOK_RECEIVER = serviceKey<WebhookReceiver>('webhook-receiver');
 export class WebhookReceiver {
   private readonly endpoints = new Map<string, ReceiverEndpoint>();
   private readonly servers: Server[];
+  /** Body bytes of the deliveries kept, across endpoints (MAX_KEPT_DELIVERY_BYTES). */
+  private keptBytes = 0;
   /** The origin the receiver listens on (what a fake must be allowed to call). */
   readonly origin: string;
   readonly publicUrl: string;
@@ -216,7 +226,10 @@ export class WebhookReceiver {
     // Like a careful service, only an event answered 2xx counts as persisted: a scripted failure gives the claim back.
     if ((status < 200 || status > 299) && delivery.verification?.ok && !delivery.verification.duplicate && eventId !== undefined) endpoint.store.release(eventId);
     delivery.answered = status;
-    if (list.length < MAX_DELIVERIES_PER_ENDPOINT) list.push(delivery);
+    if (list.length < MAX_DELIVERIES_PER_ENDPOINT && this.keptBytes + raw.length <= MAX_KEPT_DELIVERY_BYTES) {
+      list.push(delivery);
+      this.keptBytes += raw.length;
+    } else endpoint.dropped += 1;
     res.writeHead(status, scripted?.headers ?? {}).end();
     endpoint.notify();
   }

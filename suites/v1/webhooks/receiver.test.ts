@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebhookReceiver } from '../../../src/webhooks/receiver.ts';
+import { keptDeliveries } from '../../../src/checks/v1/webhooks/support.ts';
+import type { CheckContext } from '../../../src/rule/index.ts';
+import { MAX_KEPT_DELIVERY_BYTES, WebhookReceiver } from '../../../src/webhooks/receiver.ts';
 import { signWebhook } from '../../../src/webhooks/signature.ts';
 
 const open: WebhookReceiver[] = [];
@@ -42,5 +44,21 @@ describe('the harness webhook receiver', () => {
     expect(endpoint.deliveries).toHaveLength(0);
     expect((await post(`${receiver.origin}/hooks/unknown`, '{}')).status).toBe(404);
     expect(await endpoint.waitFor((ds) => ds.length > 0, 200)).toBe(false);
+  });
+
+  it('keeps a bounded number of body bytes whatever a target floods it with, and a rule reading a flooded endpoint is inconclusive', async () => {
+    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0 });
+    open.push(receiver);
+    const flooded = receiver.endpoint();
+    const body = 'a'.repeat(1024 * 1024 - 16);
+    const sent = MAX_KEPT_DELIVERY_BYTES / (1024 * 1024) + 8;
+    for (let i = 0; i < sent; i += 1) expect((await post(flooded.url, body)).status).toBe(204);
+    const kept = flooded.deliveries.reduce((n, d) => n + d.rawBody.length, 0);
+    expect(kept).toBeLessThanOrEqual(MAX_KEPT_DELIVERY_BYTES);
+    expect(flooded.deliveries.length + flooded.dropped).toBe(sent);
+    expect(flooded.dropped).toBeGreaterThan(0);
+    const ctx = { inconclusive: (reason: string): never => { throw new Error(reason); } } as unknown as CheckContext;
+    expect(() => keptDeliveries(ctx, flooded)).toThrow(/answered \d+ deliveries to this rule's endpoint without keeping them/);
+    expect(keptDeliveries(ctx, receiver.endpoint())).toEqual([]);
   });
 });

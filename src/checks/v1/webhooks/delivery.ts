@@ -7,7 +7,7 @@ import { deliveriesIn, deliveryJson, deliveryType, isTerminalType, judgeDeliveri
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
 import { constantTimeEqual, ENDPOINT_SECRET_LABEL, signedPayload, WEBHOOK_SECRET_VARIABLE } from '../../../webhooks/signature.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
-import { bodyOf, eventIdOf, firstAttempts, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
+import { bodyOf, eventIdOf, firstAttempts, keptDeliveries, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
@@ -271,7 +271,7 @@ export const retry = rule({
     const terminalAttempts = () => ofRun(hook.endpoint.deliveries, runId).filter(isTerminal);
     if (!(await hook.endpoint.waitFor(() => terminalAttempts().length > 0, timeout))) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it within ${timeout} ms` });
     const retried = await hook.endpoint.waitFor(() => terminalAttempts().length >= 2, timeout);
-    const attempts = terminalAttempts();
+    const attempts = ofRun(keptDeliveries(ctx, hook.endpoint), runId).filter(isTerminal);
     recordDeliveries(ctx, hook.endpoint, attempts);
     ctx.expect(retried, `the terminal delivery answered 500 was not attempted again within ${timeout} ms`);
     const ids = new Set(attempts.map(eventIdOf));

@@ -3,7 +3,7 @@ import { type CheckContext, section, type ProbeResponse } from '../../../rule/in
 import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
-import { DELIVERIES, eventIdOf, isTerminal, macMatches, ofRun, ownId, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
+import { DELIVERIES, eventIdOf, isTerminal, keptDeliveries, macMatches, ofRun, ownId, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
@@ -91,7 +91,7 @@ export const replay = rule({
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     const replayedOf = (ds: readonly ReceivedDelivery[]) => ofRun(ds.slice(before), runId).filter(isTerminal);
     const arrived = await hook.endpoint.waitFor((ds) => replayedOf(ds).length > 0, timeout);
-    const replayed = replayedOf(hook.endpoint.deliveries);
+    const replayed = replayedOf(keptDeliveries(ctx, hook.endpoint));
     recordDeliveries(ctx, hook.endpoint, [original, ...replayed]);
     ctx.check(arrived, `no replayed delivery of run ${runId}'s terminal event reached the receiver within ${timeout} ms`);
     const originalSigned = await macMatches(original, hook.secret);
@@ -116,7 +116,7 @@ export const deadLetter = rule({
     const wait = ctx.profile.fixtures.webhooks.deadLetterWaitMs;
     const arrived = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some(isTerminal), Math.min(wait, ctx.profile.fixtures.webhooks.deliveryTimeoutMs));
     if (!arrived) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it` });
-    const key = eventIdOf(ofRun(hook.endpoint.deliveries, runId).find(isTerminal)!);
+    const key = eventIdOf(ofRun(keptDeliveries(ctx, hook.endpoint), runId).find(isTerminal)!);
     const started = performance.now();
     let status: unknown;
     // Poll the listing until the target reports a dead-letter-like status or the wait ends.
@@ -126,7 +126,7 @@ export const deadLetter = rule({
       status = item?.status;
       if (typeof status === 'string' && /dead|exhaust|abandon|failed/i.test(status)) break;
     }
-    const attempts = hook.endpoint.deliveries.filter((d) => eventIdOf(d) === key);
+    const attempts = keptDeliveries(ctx, hook.endpoint).filter((d) => eventIdOf(d) === key);
     recordDeliveries(ctx, hook.endpoint, attempts);
     ctx.expect(attempts.length >= 1, 'the failing delivery reached the receiver');
     ctx.observe('attempts of an always-failing delivery', attempts.length, `within ${wait} ms`);

@@ -8,7 +8,7 @@ import { callerOf, limiterRefused, registrations, testReceiverUrl } from '../sup
 import { isRecord } from '../../../util/json.ts';
 import type { ReceiverEndpoint } from '../../../webhooks/receiver.ts';
 import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
-import { DELIVERIES, holdingOnly, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
+import { DELIVERIES, holdingOnly, keptDeliveries, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
@@ -155,9 +155,9 @@ export const filterField = rule({
     if (!arrived) ctx.inconclusive(`the unfiltered endpoint received no run.completed for run ${runId} within ${timeout} ms`);
     // Deliveries to the three endpoints leave together; a short grace lets filtered-out ones show up if they were sent.
     await ctx.sleep(1_000);
-    const honoured = (endpoint: ReceiverEndpoint) => !ofRun(endpoint.deliveries, runId).some((d) => typeOf(d) !== 'run.failed');
+    const honoured = (endpoint: ReceiverEndpoint) => !ofRun(keptDeliveries(ctx, endpoint), runId).some((d) => typeOf(d) !== 'run.failed');
     ctx.observe('event_types honoured', honoured(filtered.event_types), 'an endpoint registered with event_types [run.failed] received no other event of a completed run');
     ctx.observe('events honoured', honoured(filtered.events), 'an endpoint registered with events [run.failed] received no other event of a completed run');
-    ctx.observe('event types delivered without a filter', [...new Set(ofRun(control.endpoint.deliveries, runId).map(typeOf))], 'the seed names only run.completed and run.failed');
+    ctx.observe('event types delivered without a filter', [...new Set(ofRun(keptDeliveries(ctx, control.endpoint), runId).map(typeOf))], 'the seed names only run.completed and run.failed');
   },
 });

@@ -5,7 +5,7 @@ import { newKey } from '../../../util/ids.ts';
 import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
-import { WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
+import { MAX_KEPT_DELIVERY_BYTES, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
@@ -124,11 +124,23 @@ export function isTerminal(d: ReceivedDelivery): boolean {
   return (TERMINAL_WEBHOOK_EVENTS as readonly string[]).includes(typeOf(d) ?? '');
 }
 
+/**
+ * The deliveries an endpoint kept. When it had to drop some (the target sent more than the receiver
+ * keeps: 2,000 per endpoint, MAX_KEPT_DELIVERY_BYTES of bodies in all), a rule would judge part of
+ * what came: inconclusive, saying so.
+ */
+export function keptDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint): readonly ReceivedDelivery[] {
+  if (endpoint.dropped > 0) {
+    ctx.inconclusive(`the webhook receiver answered ${endpoint.dropped} deliveries to this rule's endpoint without keeping them (it keeps 2,000 per endpoint and ${MAX_KEPT_DELIVERY_BYTES / 1024 / 1024} MiB of bodies in all, so a flood cannot exhaust memory): the rule would judge part of what came`);
+  }
+  return endpoint.deliveries;
+}
+
 /** Waits for the run's terminal delivery; returns every delivery of the run received by then. */
 export async function untilTerminal(ctx: CheckContext, hook: Hook, runId: string): Promise<{ deliveries: ReceivedDelivery[]; terminal: boolean }> {
   const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
   const terminal = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some(isTerminal), timeout);
-  return { deliveries: ofRun(hook.endpoint.deliveries, runId), terminal };
+  return { deliveries: ofRun(keptDeliveries(ctx, hook.endpoint), runId), terminal };
 }
 
 /** For rules that judge every delivery of a run: none at all means nothing could be judged. */
@@ -145,6 +157,7 @@ export async function runDeliveries(ctx: CheckContext, kind: RunKind = 'complete
 
 /** Received deliveries become evidence too, redacted like every exchange. */
 export function recordDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint, deliveries: readonly ReceivedDelivery[], label = 'received webhook delivery'): void {
+  keptDeliveries(ctx, endpoint);
   for (const d of deliveries.slice(0, 20)) {
     ctx.http.record(
       {
