@@ -69,6 +69,8 @@ export async function certifyReceiver(options: ReceiverOptions): Promise<Certifi
   const profile = parseProfile({ target: url.toString(), safety: { requestTimeoutMs: options.requestTimeoutMs ?? 5_000, requestBudget: 200, concurrency: 2 }, ...(network ? { network } : {}) }, 'receiver');
   const redactor = new Redactor();
   redactor.add(options.secret, 'signing-secret');
+  // A receiver's URL often carries its own key in the query (`?token=`): the report names the URL without it, and no output shows it.
+  for (const [name, value] of url.searchParams) redactor.add(value, `receiver-url-query:${name}`);
   for (const [label, value] of networkSecrets(profile.network)) redactor.add(value, label.replace(/^header:\w+:/, 'header:receiver:'));
   redactor.protect(ownTextOf(options.rules ?? receiverRules));
   // The files are read and checked before the first delivery: a mistake is exit 2 with nothing sent.

@@ -21,6 +21,19 @@ describe('certify-receiver against the sample receiver (the README handler)', ()
     expect(JSON.stringify(report)).not.toContain(TEST_SECRET);
   });
 
+  it("keeps a key in the receiver URL's query out of every output", async () => {
+    const receiver = await startSampleReceiver();
+    const key = 'receiverUrlKey-0123456789abcdef';
+    try {
+      const { report } = await certifyReceiver({ url: `${receiver.url}?token=${key}`, secret: TEST_SECRET, seed: 7, patterns: ['receiver.v1.webhooks.accepts-valid'] });
+      expect(report.summary.gate).toBe('pass');
+      expect(JSON.stringify(report)).toContain('«redacted:receiver-url-query:token»');
+      expect(JSON.stringify(report)).not.toContain(key);
+    } finally {
+      receiver.stop();
+    }
+  });
+
   it('reports every signing rule untestable without a secret', async () => {
     const receiver = await startSampleReceiver();
     try {
