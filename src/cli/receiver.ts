@@ -60,6 +60,8 @@ export function registerReceiverCommand(program: Command): void {
       // A host apicert may not send to is a usage error said first, before anything is made on disk.
       receiverUrl(section.url, allowHosts);
       const secretEnv = opts.secretEnv ?? section.secretEnv;
+      // Not echoed: what was given in place of a name may well be the secret itself.
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv)) throw new ProfileError("--secret-env takes the name of an environment variable (letters, digits and _), never the secret itself: export the signing secret in a variable and name it, e.g. --secret-env WEBHOOK_SECRET");
       const secret = process.env[secretEnv];
       if (!secret) console.error(`apicert: ${secretEnv} is not set: every rule that signs a delivery will be untestable (export the endpoint's signing secret in it)`);
       await checkReportRoot(opts.out);

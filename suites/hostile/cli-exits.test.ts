@@ -24,6 +24,14 @@ describe('apicert exits', () => {
     expect(run.err).not.toMatch(/first probe|\n\s+at /);
   });
 
+  it('refuses a --secret-env that is no variable name with exit 2, without echoing it (it may be the secret itself)', () => {
+    const given = 'whsec_Pasted+Secret/Value=';
+    const run = apicert('certify-receiver', '--url', 'http://127.0.0.1:9/hooks', '--secret-env', given);
+    expect(run.code, run.err).toBe(2);
+    expect(run.err).toMatch(/--secret-env takes the name of an environment variable/);
+    expect(run.out + run.err).not.toContain('Pasted');
+  });
+
   it('refuses --out under /proc with exit 2 instead of hanging', () => {
     const run = apicert('certify', '--rules', 'v8.missions.get.ok', '--out', '/proc/apicert-no-such/reports');
     expect(run.code, run.err).toBe(2);
