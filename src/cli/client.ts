@@ -8,6 +8,7 @@ import { printResult, runInterruptibly } from './side-report.ts';
 
 function scenarios(value: string): ScenarioName[] {
   const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError(`name at least one scenario: ${SCENARIO_NAMES.join(', ')}`);
   for (const s of out) if (!(SCENARIO_NAMES as readonly string[]).includes(s)) throw new InvalidArgumentError(`unknown scenario "${s}": use ${SCENARIO_NAMES.join(', ')}`);
   return out as ScenarioName[];
 }

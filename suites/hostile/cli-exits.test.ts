@@ -48,6 +48,7 @@ describe('apicert exits', () => {
         [['fake', '--port', String(port), '--profile-out', join(mkdtempSync(join(tmpdir(), 'apicert-fake-')), 'p.json')], /cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)/],
         [['proxy', '--upstream', 'http://127.0.0.1:9', '--port', String(port), '--out', mkdtempSync(join(tmpdir(), 'apicert-proxy-'))], /listen 127\.0\.0\.1:\d+: the address is already in use \(EADDRINUSE\); choose another port \(--port, or 0 for a free one\)/],
         [['judge-client', '--port', String(port), '--', process.execPath, '-e', ''], /cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\): choose another --port, or 0 for a free one/],
+        [['judge-client', '--scenario', ',', '--', process.execPath, '-e', ''], /name at least one scenario/],
         [['certify', '--deadline', 'soon'], /give a duration/],
         [['certify', '--seed', '-1'], /the seed is an integer/],
       ] as const) {
