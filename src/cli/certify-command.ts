@@ -190,7 +190,8 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   if (choice.embedded) ui.always(EMBEDDED_NOTICE);
   else if (choice.profileFromEnv) ui.info(`apicert: certifying the profile APICERT_PROFILE names: ${choice.profile}`);
   if (flags.target && !flags.readOnly) {
-    ui.warn(`apicert: certifying ${flags.target} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
+    // Without any userinfo: the profile refuses a target that carries credentials, just after this line.
+    ui.warn(`apicert: certifying ${flags.target.replace(/\/\/[^/?#]*@/, '//')} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
   }
   let container: StartedImageTarget | undefined;
   let profile: Profile | undefined;

@@ -41,7 +41,8 @@ export const profileSchema = z.strictObject({
    * Base URL of the deployment. /v8 and /v1 live at its origin, as the seeds show them; a path,
    * when given, is where the MCP endpoint is mounted (else `/mcp`, or fixtures.mcp.endpoint).
    */
-  target: z.url({ protocol: /^https?$/ }),
+  // Credentials in the URL would be printed wherever the target is (reports, rerun lines): they go in credentials and network.headers.
+  target: z.url({ protocol: /^https?$/ }).refine((url) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url), 'the target URL carries no credentials (user:password@host): give tokens under credentials, other headers under network.headers'),
   credentials: z.array(credentialSchema).default([]),
   fixtures: z
     .strictObject({

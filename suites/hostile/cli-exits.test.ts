@@ -32,6 +32,20 @@ describe('apicert exits', () => {
     expect(run.out + run.err).not.toContain('Pasted');
   });
 
+  it('refuses a target or upstream URL that carries credentials with exit 2, without printing them', () => {
+    const url = 'http://svc:Pw-In-The-Url-0123@127.0.0.1:9';
+    for (const [args, message] of [
+      [['certify', '--target', url], /the target URL carries no credentials/],
+      [['plan', '--target', url], /the target URL carries no credentials/],
+      [['proxy', '--upstream', url, '--duration', '1s', '--out', mkdtempSync(join(tmpdir(), 'apicert-proxy-'))], /--upstream carries credentials/],
+    ] as const) {
+      const run = apicert(...args);
+      expect(run.code, run.err).toBe(2);
+      expect(run.err).toMatch(message);
+      expect(run.out + run.err).not.toContain('Pw-In-The-Url');
+    }
+  });
+
   it('refuses --out under /proc with exit 2 instead of hanging', () => {
     const run = apicert('certify', '--rules', 'v8.missions.get.ok', '--out', '/proc/apicert-no-such/reports');
     expect(run.code, run.err).toBe(2);
