@@ -47,7 +47,7 @@ export function registerJudgeClientCommand(program: Command): void {
     .option('--port <n>', 'loopback port your client talks to (0 picks a free one)', port, 0)
     .option('--scenario <names>', `scenarios, comma separated (${SCENARIO_NAMES.join(', ')})`, scenarios, [...SCENARIO_NAMES])
     .option('--time-scale <s>', "multiplies the seed's delays (the 60 s retry hint); your client must apply the same APICERT_TIME_SCALE", positive('--time-scale', 1), 1)
-    .option('--max-seconds <n>', 'bound on one scenario; a client still running is stopped by its PID', positive('--max-seconds', 3600), 120)
+    .option('--max-seconds <n>', 'bound on one scenario; a client still running is stopped, with every process it started', positive('--max-seconds', 3600), 120)
     .option('--quiet-seconds <n>', 'port form: a scenario ends this long after your client\'s last request (default: the scaled 60 s hint + 5 s)', positive('--quiet-seconds', 3600))
     .option('--write-env <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
     .option('--show-client-output', "print the client's output (redacted) to stderr");

@@ -11,7 +11,7 @@ import { V1Responder } from '../fake/v1/respond.ts';
 import { V8Responder } from '../fake/v8/respond.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import type { Adversity, Scenario, ScenarioSettings } from './scenarios.ts';
-import { RECORDED_BODY_LIMIT, recordableHeaders, type RecordedExchange } from './session.ts';
+import { boundedCopy, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, recordableHeaders, recordBody, type RecordedExchange } from './session.ts';
 
 /** No relayed stream outlives this, so a mission that never ends cannot hold a scenario open. */
 const MAX_STREAM_MS = 30_000;
@@ -22,7 +22,12 @@ export interface ActiveScenario {
   settings: ScenarioSettings;
   startedAt: number;
   fired: Set<string>;
+  /** The scenario's first requests, up to the record's bounds: always a prefix of what the client sent. */
   exchanges: RecordedExchange[];
+  /** Requests that came once the record was full: counted, served, not kept. */
+  dropped: number;
+  /** What the kept exchanges hold, roughly in characters, against RECORDED_BYTES_LIMIT. */
+  recordedBytes: number;
   /** Set on every request, so the judge can tell when the client went quiet. */
   lastRequestAt: number;
 }
@@ -77,6 +82,32 @@ function runIdOfText(text: string): string | undefined {
   return parsed.ok ? runIdIn(parsed.value) : undefined;
 }
 
+/** What a response body keeps (a problem, a task's run_id): enough for the evidence. */
+const RECORDED_RESPONSE_LIMIT = 4096;
+
+/** A kept exchange's weight against the byte bound; the response body it may still get is counted in advance. */
+function recordedSize(ex: RecordedExchange): number {
+  let size = ex.path.length + ex.body.length + RECORDED_RESPONSE_LIMIT;
+  for (const [name, value] of Object.entries(ex.headers)) size += name.length + value.length;
+  return size;
+}
+
+/**
+ * Keeps `ex` while the record has room. Once one request is dropped every later one is too, so the
+ * record stays an exact prefix: a rule that finds what it looks for in it judges the same as on
+ * the whole log, and one that finds nothing knows it may be among the dropped.
+ */
+function keep(scenario: ActiveScenario, ex: RecordedExchange): void {
+  const size = recordedSize(ex);
+  if (scenario.dropped > 0 || scenario.exchanges.length >= RECORDED_EXCHANGE_LIMIT || scenario.recordedBytes + size > RECORDED_BYTES_LIMIT) {
+    scenario.dropped += 1;
+    return;
+  }
+  ex.index = scenario.exchanges.length;
+  scenario.recordedBytes += size;
+  scenario.exchanges.push(ex);
+}
+
 export async function startFront(options: { fake: RunningFake; port?: number }): Promise<Front> {
   const agent = new Agent({ keepAliveTimeout: 1_000, connections: 32 });
   const v1 = new V1Responder(options.fake.context);
@@ -102,11 +133,10 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
     const q = rawUrl.indexOf('?');
     const incoming = { method: req.method ?? 'GET', path: q === -1 ? rawUrl : rawUrl.slice(0, q), headers: recordableHeaders(req.headers), body };
     const adversity: Adversity = scenario ? scenario.scenario.decide(incoming, scenario.fired, scenario.settings) : { kind: 'serve' };
-    const ex: RecordedExchange = { index: 0, at: arrivedAt, method: incoming.method, path: rawUrl, headers: incoming.headers, body: body.slice(0, RECORDED_BODY_LIMIT) };
+    const ex: RecordedExchange = { index: 0, at: arrivedAt, method: incoming.method, path: rawUrl, headers: incoming.headers, ...recordBody(body) };
     if (scenario) {
       scenario.lastRequestAt = performance.now();
-      ex.index = scenario.exchanges.length;
-      scenario.exchanges.push(ex);
+      keep(scenario, ex);
     }
     if (adversity.kind === 'refuse') {
       ex.responseHeaders = refuse(res, adversity);
@@ -140,7 +170,7 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
       res.writeHead(upstream.statusCode, adversity.kind === 'drop-after-events' ? { ...ex.responseHeaders, connection: 'close' } : ex.responseHeaders);
       if (!isStream) {
         const text = await upstream.body.text();
-        ex.responseBody = text.slice(0, 4096);
+        ex.responseBody = boundedCopy(text, RECORDED_RESPONSE_LIMIT);
         ex.runId = runIdOfText(text);
         res.end(text);
         ex.respondedAt = now();
@@ -195,7 +225,7 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     begin(scenario, settings) {
-      active = { scenario, settings, startedAt: performance.now(), fired: new Set(), exchanges: [], lastRequestAt: 0 };
+      active = { scenario, settings, startedAt: performance.now(), fired: new Set(), exchanges: [], dropped: 0, recordedBytes: 0, lastRequestAt: 0 };
       return active;
     },
     end() {

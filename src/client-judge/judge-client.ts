@@ -3,7 +3,7 @@
  * time, records what the client under test sends, and judges each scenario's log with the client
  * rules into the same report as `certify`.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -15,8 +15,8 @@ import { ProfileError } from '../profile/load.ts';
 import type { Redactor } from '../redact/redactor.ts';
 import { buildReport } from '../reports/model.ts';
 import { HARNESS_VERSION, redactorFor, type Certification } from '../runner/certify.ts';
-import type { RuleResult } from '../rule/index.ts';
-import { notReached, runRules, selectRules } from '../runner/run.ts';
+import type { Rule, RuleResult } from '../rule/index.ts';
+import { EmptySelection, globRegex, notReached, runRules, selectRules } from '../runner/run.ts';
 import { startFront, type ActiveScenario } from './front.ts';
 import { CLIENT_RULES, CLIENT_SESSION, clientRules } from './rules.ts';
 import { scenarioByName, type ScenarioName } from './scenarios.ts';
@@ -31,7 +31,7 @@ export interface JudgeOptions {
   port?: number;
   /** The client, started once per scenario with the env below; without it the client is run by the user. */
   command?: readonly string[];
-  /** Bound on one scenario: the client is stopped (by its PID) or the scenario ends when it passes. */
+  /** Bound on one scenario: the client (with every process it started) is stopped or the scenario ends when it passes. */
   maxSecondsPerScenario: number;
   /** Port form: a scenario ends once the client sent something and then nothing for this long. */
   quietMs: number;
@@ -44,7 +44,7 @@ export interface JudgeOptions {
   onScenario?: (name: ScenarioName, title: string, baseUrl: string) => void;
   /** A client command that failed: its exit code and last output (redacted). */
   onClientFailure?: (text: string) => void;
-  /** Aborted (SIGINT, SIGTERM): the client is stopped, the scenarios not reached are reported not run. */
+  /** Aborted (SIGINT, SIGTERM): the client (with every process it started) is stopped, the scenarios not reached are reported not run. */
   signal?: AbortSignal;
   onResult?: (result: RuleResult) => void;
 }
@@ -85,32 +85,97 @@ interface ClientRun {
   output: string;
 }
 
-/** Runs the client once; resolves when it exits, the deadline passes or the run is interrupted (then it is stopped by its PID). */
+/**
+ * The client runs in a process group of its own, so a stop reaches whatever it started too (a
+ * wrapper script's children, `npm run`'s): signalling its PID alone leaves them running, holding
+ * the output pipes and the scenario open. Windows has no process groups: there the PID is signalled.
+ */
+const OWN_GROUP = process.platform !== 'win32';
+/** Between SIGTERM and SIGKILL when the client is stopped. */
+const KILL_GRACE_MS = 2_000;
+/** After the client exits: how long what it left behind has to end, and its output to arrive, before both are cut. */
+const EXIT_GRACE_MS = 500;
+
+/** Groups of clients still running: killed if apicert itself exits first (a second Ctrl-C exits at once). */
+const liveGroups = new Set<number>();
+const killLiveGroups = () => {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+};
+
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(OWN_GROUP ? -pid : pid, signal);
+    return true;
+  } catch {
+    // ESRCH: nothing of the client is left to signal.
+    return false;
+  }
+}
+
+function watchGroup(pid: number): () => void {
+  if (liveGroups.size === 0) process.on('exit', killLiveGroups);
+  liveGroups.add(pid);
+  return () => {
+    liveGroups.delete(pid);
+    if (liveGroups.size === 0) process.off('exit', killLiveGroups);
+  };
+}
+
+/**
+ * Once the client has exited: what it left running in its group gets SIGTERM, then SIGKILL after a
+ * grace, and its output is read until the pipes close or the grace ends, then the pipes are cut, so
+ * a descendant holding them cannot hold the run.
+ */
+async function afterExit(child: ChildProcess): Promise<void> {
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const until = performance.now() + EXIT_GRACE_MS;
+  const pid = child.pid;
+  if (OWN_GROUP && pid !== undefined && signalGroup(pid, 'SIGTERM')) {
+    while (performance.now() < until && signalGroup(pid, 0)) await new Promise((r) => setTimeout(r, 25));
+    signalGroup(pid, 'SIGKILL');
+  }
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, until - performance.now()))))]);
+  clearTimeout(timer);
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
+/** Runs the client once; resolves when it exits, the deadline passes or the run is interrupted (then it is stopped with its process group). */
 function runClient(command: readonly string[], env: Record<string, string>, maxMs: number, redactor: Redactor, show: boolean, stop?: AbortSignal): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command[0]!, command.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: OWN_GROUP });
+    const unwatch = child.pid !== undefined ? watchGroup(child.pid) : () => {};
     const output = collectOutput([child.stdout, child.stderr], redactor, show);
     let ended: ClientRun['ended'] = 'exit';
+    let kill: NodeJS.Timeout | undefined;
     const halt = (why: ClientRun['ended']) => {
+      const pid = child.pid;
+      if (pid === undefined || kill !== undefined) return;
       ended = why;
-      child.kill('SIGTERM');
-      setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), 2_000).unref();
+      signalGroup(pid, 'SIGTERM');
+      kill = setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
     };
     const deadline = setTimeout(() => halt('deadline'), maxMs);
     const onStop = () => halt('interrupted');
     stop?.addEventListener('abort', onStop, { once: true });
     const settle = () => {
       clearTimeout(deadline);
+      clearTimeout(kill);
       stop?.removeEventListener('abort', onStop);
     };
     child.once('error', (error) => {
       settle();
+      unwatch();
       reject(new ProfileError(`cannot start the client "${command.join(' ')}": ${error.message}`));
     });
-    // close, not exit: the output streams have then delivered everything the client printed.
-    child.once('close', (code) => {
+    // exit, not close: a descendant that inherited the output pipes would hold close open for as long as it runs.
+    child.once('exit', (code) => {
       settle();
-      resolve({ ended, exitCode: code, output: output() });
+      void afterExit(child).then(() => {
+        unwatch();
+        resolve({ ended, exitCode: code, output: output() });
+      });
     });
   });
 }
@@ -127,8 +192,28 @@ async function waitQuiet(active: ActiveScenario, quietMs: number, maxMs: number,
   }
 }
 
+/**
+ * The rules `--rules` selects in each scenario. Each pattern must name some client rule (else a
+ * usage error with the closest ids), not a rule of every scenario: a scenario left with none is not run.
+ */
+function rulesByScenario(scenarios: readonly ScenarioName[], patterns: readonly string[] | undefined): Map<ScenarioName, Rule[]> {
+  if (patterns?.length) selectRules(CLIENT_RULES, { patterns: [...patterns] });
+  const regexes = (patterns ?? []).map(globRegex);
+  const selected = new Map<ScenarioName, Rule[]>();
+  for (const name of scenarios) {
+    const rules = clientRules.filter((c) => c.scenario === name && (regexes.length === 0 || regexes.some((r) => r.test(c.rule.id)))).map((c) => c.rule);
+    if (rules.length > 0) selected.set(name, rules);
+  }
+  if (selected.size === 0 && regexes.length > 0) {
+    const elsewhere = [...new Set(clientRules.filter((c) => regexes.some((r) => r.test(c.rule.id))).map((c) => c.scenario))];
+    throw new EmptySelection(`--rules ${patterns!.join(',')} selects no rule of the scenarios chosen (${scenarios.join(', ')}): the rules it selects are judged in scenario ${elsewhere.join(', ')}; add ${elsewhere.length > 1 ? 'one of them' : 'it'} to --scenario`);
+  }
+  return selected;
+}
+
 export async function judgeClient(options: JudgeOptions): Promise<ClientJudgement> {
   const startedAt = new Date();
+  const selection = rulesByScenario(options.scenarios, options.patterns);
   const fake = await startFake();
   const profile = embeddedProfile(fake);
   const redactor = redactorFor(profile, CLIENT_RULES);
@@ -154,10 +239,9 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
     }
     const stop = options.signal;
     const warnings: string[] = [];
-    for (const name of options.scenarios) {
-      const selected = () => selectRules(clientRules.filter((c) => c.scenario === name).map((c) => c.rule), { patterns: options.patterns });
+    for (const [name, rules] of selection) {
       if (stop?.aborted) {
-        results.push(...selected().map((rule) => notReached(rule, `not run: ${(stop.reason as Error).message}`)));
+        results.push(...rules.map((rule) => notReached(rule, `not run: ${(stop.reason as Error).message}`)));
         continue;
       }
       const scenario = scenarioByName(name)!;
@@ -178,13 +262,14 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
         session = { scenario: name, timeScale: options.timeScale, exchanges: active.exchanges, ended: await waitQuiet(active, options.quietMs, maxMs, stop) };
       }
       front.end();
+      // Read after the end: a request still arriving until then is counted too.
+      if (active.dropped > 0) session.dropped = active.dropped;
       sessions.push(session);
-      const rules = selected();
       const target = { baseUrl: front.baseUrl, kind: 'remote' as const };
       results.push(...(await runRules({ target, profile, rules, seed, probe, services: { redactor, provided: new Map([[CLIENT_SESSION.name, session]]) }, onResult: options.onResult })));
     }
     const stopped = stop?.aborted ? (stop.reason as Error).message : undefined;
-    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: front.baseUrl, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: sessions.reduce((n, s) => n + s.exchanges.length, 0), warnings, ...(stopped ? { stopped } : {}) });
+    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: front.baseUrl, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: sessions.reduce((n, s) => n + s.exchanges.length + (s.dropped ?? 0), 0), warnings, ...(stopped ? { stopped } : {}) });
     return { report, results, sessions };
   } finally {
     await front.close();

@@ -6,7 +6,7 @@
 import { curlLine } from '../probe/evidence.ts';
 import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
 import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, type ScenarioName } from './scenarios.ts';
-import { clientFailure, keyOf, sameRequestBody, type ClientSession, type RecordedExchange } from './session.ts';
+import { clientFailure, keyOf, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, sameRequestBody, type ClientSession, type RecordedExchange } from './session.ts';
 
 /** Timers may fire a few milliseconds early and the two clocks are read at slightly different points. */
 export const TIMING_TOLERANCE_MS = 25;
@@ -35,8 +35,27 @@ const after = (s: ClientSession, ex: RecordedExchange) => s.exchanges.filter((e)
  * body under another key is other work, which these rules do not judge.
  */
 const isAttemptOf = (original: RecordedExchange) => (ex: RecordedExchange) =>
-  isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameRequestBody(ex.body, original.body));
+  isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameRequestBody(ex, original));
 const describe = (ex: RecordedExchange) => `#${ex.index} ${ex.method} ${ex.path}`;
+
+/**
+ * The record keeps only a client's first requests (RECORDED_EXCHANGE_LIMIT, RECORDED_BYTES_LIMIT),
+ * always a prefix of what it sent: what a rule finds in it stands, but that something never came
+ * cannot be told once later requests were dropped. Called where a verdict would rest on an absence.
+ */
+function unlessDropped(ctx: CheckContext, session: ClientSession, found: string): void {
+  const dropped = session.dropped ?? 0;
+  if (dropped === 0) return;
+  ctx.inconclusive(
+    `${found} (${session.exchanges.length} requests recorded), but ${dropped} later request(s) were not kept (a scenario's record holds at most ${RECORDED_EXCHANGE_LIMIT} requests and ${RECORDED_BYTES_LIMIT / 2 ** 20} MiB), so the verdict cannot rest on what the record lacks`,
+  );
+}
+
+/** Not applicable because the client never did something; inconclusive when the record dropped requests that may hold it. */
+function neverDid(ctx: CheckContext, session: ClientSession, found: string, reason: string): never {
+  unlessDropped(ctx, session, found);
+  return ctx.notApplicable(reason);
+}
 
 /** Headers curl sets itself; repeating them would only break the reproduction. */
 const TRANSPORT_HEADERS = new Set(['host', 'connection', 'content-length', 'accept-encoding', 'transfer-encoding']);
@@ -66,6 +85,7 @@ function bent(ctx: CheckContext, what: string): { session: ClientSession; ex: Re
   const session = sessionOf(ctx);
   const ex = session.exchanges.find((e) => e.adversity !== undefined);
   if (!ex) {
+    unlessDropped(ctx, session, `the adversity of scenario ${session.scenario} (on ${what}) was not found`);
     const failed = clientFailure(session);
     ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)${failed ? `; ${failed}` : ''}`);
   }
@@ -79,16 +99,22 @@ function clientRule(scenario: ScenarioName, id: string, title: string, level: Ru
 const v1 = (section: string, quote: string): SpecReference => ({ document: 'v1-execution-fabric.md', section, quote });
 const v8 = (section: string, quote: string): SpecReference => ({ document: 'v8-integration-gateway.md', section, quote });
 
-/** The first POST /v1/execute after a refusal, which must be the same request under the same key. */
+/**
+ * The first POST /v1/execute after a refusal, which must be the same request under the same key.
+ * The key is optional (header and turn body field alike): a refused request without one gives its
+ * retry no key to keep, and re-sending it identically, without a key, is what "identical" asks.
+ */
 async function judgeSameKeyRetry(ctx: CheckContext, status: number): Promise<void> {
   const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
   const retry = after(session, refused).find(isAttemptOf(refused));
   showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
-  if (!retry) ctx.notApplicable(`the client did not send the refused request again after the ${status}`);
   const key = keyOf(refused);
-  ctx.expect(key !== undefined, `the refused request ${describe(refused)} carried no Idempotency-Key, so its retry ${describe(retry)} cannot be recognised as the same request`);
+  if (key === undefined) {
+    ctx.notApplicable(`the refused request ${describe(refused)} carried no Idempotency-Key (neither the optional header nor a turn body's idempotencyKey), so there is no key for a retry to keep${retry ? `; its retry ${describe(retry)} re-sent the same body` : ''}`);
+  }
+  if (!retry) neverDid(ctx, session, 'no retry of the refused request was found', `the client did not send the refused request again after the ${status}`);
   ctx.expect(keyOf(retry) === key, `the retry ${describe(retry)} after the ${status} used ${keyOf(retry) === undefined ? 'no Idempotency-Key' : 'another Idempotency-Key'} instead of the refused request's key`);
-  ctx.expect(sameRequestBody(retry.body, refused.body), `the retry ${describe(retry)} after the ${status} changed the request body: a retry re-sends the identical request`);
+  ctx.expect(sameRequestBody(retry, refused), `the retry ${describe(retry)} after the ${status} changed the request body: a retry re-sends the identical request`);
 }
 
 /** The gap between the 429 and the next POST /v1/execute must reach the hint's delay. */
@@ -97,10 +123,29 @@ async function judgeRetryDelay(ctx: CheckContext, hintOf: (refused: RecordedExch
   const { minimumMs, hint } = hintOf(refused, session);
   const retry = after(session, refused).find(isAttemptOf(refused));
   showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
-  if (!retry) ctx.notApplicable('the client did not retry after the 429');
+  if (!retry) neverDid(ctx, session, 'no retry after the 429 was found', 'the client did not retry after the 429');
   const waited = retry.at - (refused.respondedAt ?? refused.at);
   ctx.observe('wait before the retry (ms)', waited, `${hint}; scenario time scale ${session.timeScale}`);
   ctx.expect(waited >= minimumMs - TIMING_TOLERANCE_MS, `the client retried ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}`);
+}
+
+/**
+ * A readback that can concern the run of the reset request. Its answer never reached the client,
+ * so the client cannot know that run's id from it: a GET of another run reconciles nothing. The
+ * delivery listing exposes the run ids of deliveries, and a GET naming the reset run's id (learned
+ * there, or from a webhook) reads it back.
+ */
+function readsResetRun(ex: RecordedExchange, reset: RecordedExchange): boolean {
+  if (reset.runId !== undefined && readsRun(ex, reset.runId)) return true;
+  return ex.method === 'GET' && pathOf(ex) === '/v1/webhook-deliveries';
+}
+
+/** Why a POST after the reset is not the replay that would reconcile it. */
+function whatIsNew(post: RecordedExchange, reset: RecordedExchange): string {
+  const key = keyOf(reset);
+  if (key === undefined) return 'the reset request had no Idempotency-Key, so posting again cannot replay it';
+  if (keyOf(post) === key) return 'another body under the same key';
+  return keyOf(post) === undefined ? 'no Idempotency-Key' : 'another Idempotency-Key';
 }
 
 export const clientRules: readonly ClientRule[] = [
@@ -112,13 +157,16 @@ export const clientRules: readonly ClientRule[] = [
     v1('Endpoints > Rules', 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again.'),
     async (ctx) => {
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
-      const runId = cut.runId ?? ctx.inconclusive('the cut stream carried no run_id before the cut, so no readback can be matched to it');
       const later = after(session, cut);
-      const first = later.find((ex) => isAttemptOf(cut)(ex) || readsRun(ex, runId));
       showEvidence(ctx, [cut, ...later.slice(0, 20)]);
-      ctx.expect(first !== undefined, `after the stream of run ${runId} was cut, the client neither read the run back nor resumed its stream`);
-      ctx.observe('first request about the run after the cut', describe(first!));
-      ctx.expect(!isExecute(first!), `after the stream of run ${runId} was cut, the client posted again (${describe(first!)}) before reading the run back or resuming its stream`);
+      // The sentence binds only a client that posts again: one that never does (it gives up, reports the drop) breaks nothing.
+      const repost =
+        later.find(isAttemptOf(cut)) ??
+        neverDid(ctx, session, 'no repost of the cut request was found', 'the client did not post the cut request again, so there is no repost for a readback or resume to precede');
+      const runId = cut.runId ?? ctx.inconclusive('the cut stream carried no run_id before the cut, so no readback can be matched to it');
+      const readback = later.find((ex) => ex.index < repost.index && readsRun(ex, runId));
+      ctx.observe('first request about the run after the cut', describe(readback ?? repost));
+      ctx.expect(readback !== undefined, `after the stream of run ${runId} was cut, the client posted again (${describe(repost)}) before reading the run back or resuming its stream`);
     },
   ),
   clientRule(
@@ -129,14 +177,19 @@ export const clientRules: readonly ClientRule[] = [
     v1('Endpoints > Rules', 'Retry only by re-sending the identical request with the same idempotency key'),
     async (ctx) => {
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
-      const reposts = after(session, cut).filter(isAttemptOf(cut));
+      const later = after(session, cut);
+      const reposts = later.filter(isAttemptOf(cut));
       showEvidence(ctx, [cut, ...reposts]);
-      if (reposts.length === 0) ctx.notApplicable('the client did not post the cut request again (it read the run back instead)');
+      if (reposts.length === 0) {
+        const readBack = cut.runId !== undefined && later.some((ex) => readsRun(ex, cut.runId!));
+        neverDid(ctx, session, 'no repost of the cut request was found', `the client did not post the cut request again${readBack ? ' (it read the run back or resumed its stream instead)' : ''}`);
+      }
       const key = keyOf(cut);
       for (const p of reposts) {
         ctx.expect(key !== undefined && keyOf(p) === key, `${describe(p)} re-posted the cut request with ${keyOf(p) === undefined ? 'no' : 'another'} idempotency key${key === undefined ? ' (and the cut request had none)' : ''}`);
-        ctx.expect(sameRequestBody(p.body, cut.body), `${describe(p)} re-posted under the same key with another body: only the identical request may be re-sent`);
+        ctx.expect(sameRequestBody(p, cut), `${describe(p)} re-posted under the same key with another body: only the identical request may be re-sent`);
       }
+      unlessDropped(ctx, session, `the ${reposts.length} repost(s) recorded are identical under the same key`);
     },
   ),
   clientRule(
@@ -144,7 +197,7 @@ export const clientRules: readonly ClientRule[] = [
     'client.v1.errors.retry-429-same-key',
     'a retry after 429 re-sends the identical request with the same Idempotency-Key',
     'required',
-    v1('Errors > Rules', 'Retry only by re-sending the identical request with the same idempotency key … `429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.'),
+    v1('Endpoints > Rules; Errors > Rules', 'Retry only by re-sending the identical request with the same idempotency key … `429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.'),
     (ctx) => judgeSameKeyRetry(ctx, 429),
   ),
   clientRule(
@@ -189,13 +242,14 @@ export const clientRules: readonly ClientRule[] = [
       const reused = later.find((ex) => keyOf(ex) === key);
       showEvidence(ctx, [conflict, ...later.slice(0, 20)]);
       ctx.observe('requests after the 409', later.length, later.some(isExecute) ? 'the client posted new work afterwards' : 'the client posted nothing more');
-      ctx.expect(reused === undefined, `the key that got 409 conflict was sent again in ${describe(reused ?? conflict)}${reused && !sameRequestBody(reused.body, conflict.body) ? ' with another body' : ''}: a 409 is not fixed by retrying, a new key must be used`);
+      if (!reused) unlessDropped(ctx, session, 'the conflicted key was not sent again');
+      ctx.expect(reused === undefined, `the key that got 409 conflict was sent again in ${describe(reused ?? conflict)}${reused && !sameRequestBody(reused, conflict) ? ' with another body' : ''}: a 409 is not fixed by retrying, a new key must be used`);
     },
   ),
   clientRule(
     'ambiguous-failure',
     'client.v1.errors.ambiguous-reconcile',
-    'after a connection reset on an accepted POST, the client reconciles (readback or identical replay) and starts no new work',
+    'after a connection reset on an accepted POST, the client reconciles (a readback of that run or an identical replay) before it posts any new work',
     'required',
     v1('Errors > Rules', 'Ambiguous failure: record unknown state and reconcile by readback. Do not start new work.'),
     async (ctx) => {
@@ -203,11 +257,16 @@ export const clientRules: readonly ClientRule[] = [
       const later = after(session, reset);
       showEvidence(ctx, [reset, ...later.slice(0, 20)]);
       const key = keyOf(reset);
-      const replays = (ex: RecordedExchange) => key !== undefined && keyOf(ex) === key && sameRequestBody(ex.body, reset.body);
-      const newWork = later.find((ex) => isAttemptOf(reset)(ex) && !replays(ex));
-      ctx.expect(newWork === undefined, `after the reset, ${describe(newWork ?? reset)} started new work (${keyOf(newWork ?? reset) === key ? 'another body' : 'another or no Idempotency-Key'}) instead of reconciling`);
-      const reconciled = later.find((ex) => (isExecute(ex) && replays(ex)) || (ex.method === 'GET' && pathOf(ex).startsWith('/v1/runs')));
-      ctx.expect(reconciled !== undefined, 'after the reset the client never reconciled: no readback (GET /v1/runs/…) and no replay of the identical request under its key');
+      // Endpoints rule 2: the same request under the same key replays, so its answer reads the reset run back.
+      const replays = (ex: RecordedExchange) => isExecute(ex) && key !== undefined && keyOf(ex) === key && sameRequestBody(ex, reset);
+      const reconciled = later.find((ex) => replays(ex) || readsResetRun(ex, reset));
+      const newWork = later.find((ex) => isExecute(ex) && !replays(ex) && (reconciled === undefined || ex.index < reconciled.index));
+      if (newWork) ctx.fail(`after the reset, ${describe(newWork)} started new work (${whatIsNew(newWork, reset)}) before reconciling the reset request by readback`);
+      if (!reconciled) unlessDropped(ctx, session, 'no reconciliation of the reset request was found');
+      ctx.expect(
+        reconciled !== undefined,
+        `after the reset the client never reconciled: no replay of the identical request under its key${key === undefined ? ' (it had none)' : ''}, no readback of the reset run${reset.runId !== undefined ? ` (GET /v1/runs/${reset.runId})` : ''} and no look at the delivery listing (GET /v1/webhook-deliveries)`,
+      );
       ctx.observe('reconciled by', describe(reconciled!));
     },
   ),
@@ -222,10 +281,11 @@ export const clientRules: readonly ClientRule[] = [
       const refusal =
         session.exchanges.find((ex) => ex.status === 409 && ex.headers['last-event-id'] !== undefined) ??
         (session.exchanges.some((ex) => ex.adversity !== undefined)
-          ? ctx.notApplicable('the client did not resume the cut mission stream with Last-Event-ID, so no 409 was given')
+          ? neverDid(ctx, session, 'no resume with Last-Event-ID was found', 'the client did not resume the cut mission stream with Last-Event-ID, so no 409 was given')
           : ctx.inconclusive('the client never followed a /v8 mission event stream'));
       const next = after(session, refusal).find((ex) => ex.method === 'GET' && pathOf(ex) === pathOf(refusal));
       showEvidence(ctx, [refusal, ...(next ? [next] : [])]);
+      if (!next) unlessDropped(ctx, session, `no re-fetch of ${pathOf(refusal)} after the 409 was found`);
       ctx.expect(next !== undefined, `after the 409 on ${pathOf(refusal)} the client never re-fetched the stream`);
       ctx.expect(next!.headers['last-event-id'] === undefined, `after the 409 the client sent Last-Event-ID again (${describe(next!)}) instead of re-fetching from the beginning`);
     },
@@ -243,6 +303,7 @@ export const clientRules: readonly ClientRule[] = [
       const missions = v8Requests.filter((ex) => ex.method === 'POST' && pathOf(ex) === '/v8/missions');
       showEvidence(ctx, v8Requests.slice(0, 10));
       ctx.observe('missions sent to the other contract version', missions.length, '"can check" is not a must: this rule never gates');
+      if (missions.length === 0) unlessDropped(ctx, session, 'no mission was found');
       ctx.expect(missions.length === 0, `the client sent ${missions.length} mission(s) to a gateway announcing ${OTHER_CONTRACT_VERSION}`);
     },
   ),
@@ -256,7 +317,7 @@ export const clientRules: readonly ClientRule[] = [
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
       const resume =
         after(session, cut).find((ex) => ex.headers['last-event-id'] !== undefined && cut.runId !== undefined && pathOf(ex) === `/v1/runs/${cut.runId}/events`) ??
-        ctx.notApplicable('the client did not resume the cut stream with Last-Event-ID');
+        neverDid(ctx, session, 'no resume of the cut stream was found', 'the client did not resume the cut stream with Last-Event-ID');
       showEvidence(ctx, [cut, resume]);
       const cursor = resume.headers['last-event-id']!;
       ctx.observe('Last-Event-ID sent / ids delivered', { sent: cursor, delivered: cut.eventIds ?? [] });

@@ -2,10 +2,18 @@
  * What a client under test sent during one scenario, and what it got: the record the client rules
  * judge. Authorization is never kept; bodies are bounded.
  */
-import { canonicalJson, isRecord, parseJson } from '../util/json.ts';
+import { createHash } from 'node:crypto';
+import { canonicalJson, isRecord, parseJson, type JsonParse } from '../util/json.ts';
 import type { ScenarioName } from './scenarios.ts';
 
 export const RECORDED_BODY_LIMIT = 64 * 1024;
+/**
+ * What one scenario keeps of a client's traffic: the rules read its first few dozen requests, and a
+ * client that loops must not grow the judge's memory without end. Requests past either bound are
+ * counted, not kept.
+ */
+export const RECORDED_EXCHANGE_LIMIT = 5_000;
+export const RECORDED_BYTES_LIMIT = 32 * 1024 * 1024;
 
 export interface RecordedExchange {
   index: number;
@@ -16,7 +24,12 @@ export interface RecordedExchange {
   path: string;
   /** Lower-cased request headers; Authorization and cookies are left out. */
   headers: Record<string, string>;
+  /** The body's first RECORDED_BODY_LIMIT characters. */
   body: string;
+  /** A turn body's `idempotencyKey`, read from the whole body on arrival (the kept text may end before it). */
+  bodyKey?: string;
+  /** sha256 of the whole body's canonical JSON (of its text when not JSON), taken on arrival: what sameRequestBody compares. */
+  bodyDigest?: string;
   /** What the scenario did to this request instead of (or besides) serving it; absent when served plainly. */
   adversity?: string;
   status?: number;
@@ -36,6 +49,8 @@ export interface ClientSession {
   /** The scenario scale: every delay the seed states (the 60 s retry hint) is multiplied by it. */
   timeScale: number;
   exchanges: RecordedExchange[];
+  /** Requests that came after the record was full (RECORDED_EXCHANGE_LIMIT, RECORDED_BYTES_LIMIT): counted, not kept. */
+  dropped?: number;
   /** How the session ended: the client exited, went quiet, or ran into the deadline. */
   ended: 'exit' | 'quiet' | 'deadline' | 'interrupted';
   exitCode?: number | null;
@@ -62,17 +77,44 @@ export function recordableHeaders(raw: Record<string, string | string[] | undefi
   return out;
 }
 
-/** The Idempotency-Key of a request: the header, or a turn body's `idempotencyKey`. */
-export function keyOf(ex: RecordedExchange): string | undefined {
-  if (ex.headers['idempotency-key'] !== undefined) return ex.headers['idempotency-key'];
-  const body = parseJson(ex.body);
-  const key = body.ok && isRecord(body.value) ? body.value.idempotencyKey : undefined;
+function bodyKeyOf(value: unknown): string | undefined {
+  const key = isRecord(value) ? value.idempotencyKey : undefined;
   return typeof key === 'string' ? key : undefined;
 }
 
-/** Key order and whitespace do not make two JSON bodies different requests. */
-export function sameRequestBody(a: string, b: string): boolean {
-  const x = parseJson(a);
-  const y = parseJson(b);
-  return x.ok && y.ok ? canonicalJson(x.value) === canonicalJson(y.value) : a === b;
+/** Key order and whitespace do not make two JSON bodies different requests; a body that is not JSON is compared as text. */
+function digestOf(body: string, parsed: JsonParse): string {
+  return createHash('sha256')
+    .update(parsed.ok ? `json:${canonicalJson(parsed.value)}` : `text:${body}`)
+    .digest('hex');
+}
+
+/** The first `limit` characters of `text`, as a string of their own: a V8 slice keeps its whole parent alive. */
+export function boundedCopy(text: string, limit: number): string {
+  return text.length <= limit ? text : Buffer.from(text.slice(0, limit), 'utf16le').toString('utf16le');
+}
+
+/**
+ * What is kept of a request body: its bounded text, and what the rules compare (the key and the
+ * digest), taken from the whole body so that a large turn body is judged on all of it.
+ */
+export function recordBody(body: string): Pick<RecordedExchange, 'body' | 'bodyKey' | 'bodyDigest'> {
+  const parsed = parseJson(body);
+  const key = parsed.ok ? bodyKeyOf(parsed.value) : undefined;
+  return { body: boundedCopy(body, RECORDED_BODY_LIMIT), bodyDigest: digestOf(body, parsed), ...(key !== undefined ? { bodyKey: key } : {}) };
+}
+
+/** The Idempotency-Key of a request: the header, or a turn body's `idempotencyKey`. */
+export function keyOf(ex: RecordedExchange): string | undefined {
+  if (ex.headers['idempotency-key'] !== undefined) return ex.headers['idempotency-key'];
+  // Recorded on arrival: the whole body was read. A record made without it (a test's) has its whole body as text.
+  if (ex.bodyDigest !== undefined) return ex.bodyKey;
+  const body = parseJson(ex.body);
+  return body.ok ? bodyKeyOf(body.value) : undefined;
+}
+
+/** The same request body: compared on the digests of the whole bodies taken on arrival. */
+export function sameRequestBody(a: RecordedExchange, b: RecordedExchange): boolean {
+  const digest = (ex: RecordedExchange) => ex.bodyDigest ?? digestOf(ex.body, parseJson(ex.body));
+  return digest(a) === digest(b);
 }

@@ -94,6 +94,19 @@ describe('apicert judge-client', () => {
     }
   });
 
+  it('--rules runs the scenarios holding a selected rule and skips the others; a pattern no client rule matches exits 2', () => {
+    const one = apicert(['judge-client', '--scenario', 'dropped-stream,rate-limited', '--rules', 'client.v1.limits.retry-after', '--time-scale', '0.02', '--out', outDir(), '--', ...sampleClient()]);
+    expect(one.code, one.out + one.err).toBe(0);
+    expect(one.out).toMatch(/pass\s+client\.v1\.limits\.retry-after/);
+    expect(one.out).not.toMatch(/scenario dropped-stream/);
+    const none = apicert(['judge-client', '--rules', 'client.v1.limits.retry-afterr', '--', 'true']);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/--rules "client\.v1\.limits\.retry-afterr" selects no rule; closest: client\.v1\.limits\.retry-after/);
+    const elsewhere = apicert(['judge-client', '--scenario', 'dropped-stream', '--rules', 'client.v1.limits.*', '--', 'true']);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.err).toMatch(/judged in scenario rate-limited, rate-limited-no-hint; add one of them to --scenario/);
+  });
+
   it('exits 2 for an unknown scenario', () => {
     const run = apicert(['judge-client', '--scenario', 'no-such', '--', 'true']);
     expect(run.code).toBe(2);

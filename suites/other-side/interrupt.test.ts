@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { judgeClient } from '../../src/client-judge/judge-client.ts';
 
 const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
 
@@ -88,6 +89,56 @@ describe('Ctrl-C on judge-client and certify-receiver', () => {
     } finally {
       for (const res of held) res.destroy();
       server.close();
+    }
+  }, 60_000);
+});
+
+/** Every PID file a test below made: what a regression would leave running is killed after the tests. */
+const pidFiles: string[] = [];
+afterAll(() => {
+  for (const file of pidFiles) {
+    const pid = existsSync(file) ? Number(readFileSync(file, 'utf8')) : 0;
+    if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+  }
+});
+
+/** A client whose shell leaves a node process behind that holds the output pipes, writes its PID and never ends on its own. */
+function leavesChildBehind(pidFile: string, then: string): string[] {
+  pidFiles.push(pidFile);
+  const grandchild = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); console.log('client up'); setInterval(() => {}, 1000)`;
+  return ['sh', '-c', `${JSON.stringify(process.execPath)} -e ${JSON.stringify(grandchild)} & ${then}`];
+}
+
+async function gone(pidFile: string): Promise<boolean> {
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  for (let i = 0; i < 50 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  return !alive(pid);
+}
+
+describe('a client that leaves processes behind', () => {
+  it('Ctrl-C stops them too: judge-client exits 130 at once instead of waiting on their pipes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-int-group-'));
+    const pidFile = join(dir, 'grandchild.pid');
+    const started = performance.now();
+    const run = await interruptWhen(['judge-client', '--scenario', 'contract-version', '--show-client-output', '--max-seconds', '60', '--out', join(dir, 'out'), '--', ...leavesChildBehind(pidFile, 'wait')], /client up/);
+    expect(run.code, run.err).toBe(130);
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(await gone(pidFile)).toBe(true);
+  }, 60_000);
+
+  it('--max-seconds bounds the scenario, and a client that exits leaves nothing running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-group-'));
+    for (const ended of ['deadline', 'exit'] as const) {
+      const pidFile = join(dir, `${ended}.pid`);
+      // The shell waits for its child, or exits once the child is up (and holds the pipes).
+      const then = ended === 'deadline' ? 'wait' : `until [ -s ${JSON.stringify(pidFile)} ]; do sleep 0.1; done; echo done`;
+      const started = performance.now();
+      const { sessions } = await judgeClient({ scenarios: ['contract-version'], timeScale: 0.02, command: leavesChildBehind(pidFile, then), maxSecondsPerScenario: 2, quietMs: 500 });
+      // The deadline, SIGTERM to SIGKILL and the exit grace: far below what the process left behind would hold.
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(sessions[0]!.ended).toBe(ended);
+      if (ended === 'exit') expect(sessions[0]!.output).toContain('done');
+      expect(await gone(pidFile)).toBe(true);
     }
   }, 60_000);
 });
