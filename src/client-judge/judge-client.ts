@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { StringDecoder } from 'node:string_decoder';
 import { writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
@@ -63,12 +64,31 @@ function envLines(env: Record<string, string>): string {
 const OUTPUT_TAIL_CHARS = 2_000;
 
 /** Keeps the tail of what the client prints (and shows it, redacted, when asked). */
+/** A line of the client's output longer than this is shown without waiting for its end. */
+const SHOWN_LINE_CHARS = 64 * 1024;
+
 function collectOutput(streams: ReadonlyArray<NodeJS.ReadableStream | null>, redactor: Redactor, show: boolean): () => string {
   let tail = '';
   for (const stream of streams) {
-    stream?.on('data', (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      if (show) process.stderr.write(redactor.text(text));
+    if (!stream) continue;
+    // Shown a whole line at a time, redacted: a secret a chunk boundary splits is found in its line.
+    const decoder = new StringDecoder('utf8');
+    let pending = '';
+    const display = (text: string, end: boolean) => {
+      pending += text;
+      const cut = end || pending.length > SHOWN_LINE_CHARS ? pending.length : pending.lastIndexOf('\n') + 1;
+      if (cut === 0) return;
+      process.stderr.write(redactor.text(pending.slice(0, cut)));
+      pending = pending.slice(cut);
+    };
+    stream.on('data', (chunk: Buffer) => {
+      const text = decoder.write(chunk);
+      if (show) display(text, false);
+      tail = (tail + text).slice(-4 * OUTPUT_TAIL_CHARS);
+    });
+    stream.on('end', () => {
+      const text = decoder.end();
+      if (show) display(text, true);
       tail = (tail + text).slice(-4 * OUTPUT_TAIL_CHARS);
     });
   }

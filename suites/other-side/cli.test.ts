@@ -107,6 +107,15 @@ describe('apicert judge-client', () => {
     expect(elsewhere.err).toMatch(/judged in scenario rate-limited, rate-limited-no-hint; add one of them to --scenario/);
   });
 
+  it('--show-client-output hides a key the client prints in two writes, a moment apart', () => {
+    const dir = outDir();
+    // The key the fake issued, in two pieces: each alone is too short for the redactor to know.
+    const client = `const k = process.env.APICERT_V1_KEY; process.stdout.write('key ' + k.slice(0, 12)); setTimeout(() => process.stdout.write(k.slice(12) + ' done\\n'), 300);`;
+    const run = apicert(['judge-client', '--scenario', 'contract-version', '--show-client-output', '--max-seconds', '20', '--out', dir, '--', process.execPath, '-e', client]);
+    expect(run.err).toMatch(/key «redacted:[^»]+» done/);
+    expect(run.err).not.toMatch(/service_sk_/);
+  });
+
   it('exits 2 for an unknown scenario', () => {
     const run = apicert(['judge-client', '--scenario', 'no-such', '--', 'true']);
     expect(run.code).toBe(2);
