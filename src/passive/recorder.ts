@@ -22,7 +22,7 @@ import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { contentText, decodedContent } from './content.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
 import { factsOfProfile, type ProfileFacts } from './profile-facts.ts';
-import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS } from './secrets.ts';
+import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, CREDENTIAL_SCHEME } from './secrets.ts';
 import type { Profile } from '../profile/schema.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
@@ -214,13 +214,6 @@ function hiddenSessionIds(recorded: readonly RecordedBytes[], redactor: Redactor
   return [...found].map(([value, label]) => ({ value, label }));
 }
 
-/**
- * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
- * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
- * recording; the redactor then hides what is left (parts of secrets, other secret shapes). The
- * hiding's profile facts go in too (profile-facts.ts): a judge of the recording reads who each
- * marker is from them.
- */
 /** A URL with each credential query parameter (`access_token`, an API key) whose value is one of `values` holding that value's marker instead. */
 function hiddenQueryCredentials(url: string, values: ReadonlyArray<{ value: string; label: string }>): string {
   const at = url.indexOf('?');
@@ -230,7 +223,7 @@ function hiddenQueryCredentials(url: string, values: ReadonlyArray<{ value: stri
   const pairs = query.split('&').map((pair) => {
     const eq = pair.indexOf('=');
     if (eq === -1 || !CREDENTIAL_QUERY_PARAMETERS.includes(decoded(pair.slice(0, eq)).toLowerCase())) return pair;
-    const value = decoded(pair.slice(eq + 1)).replace(/^(Bearer|Basic|Token)\s+/i, '').trim();
+    const value = decoded(pair.slice(eq + 1)).replace(CREDENTIAL_SCHEME, '').trim();
     const found = values.find((v) => v.value === value);
     return found ? `${pair.slice(0, eq)}=${marker(found.label)}` : pair;
   });
@@ -246,6 +239,13 @@ function decoded(component: string): string {
   }
 }
 
+/**
+ * The recording as a HAR document. With `hiding`, each secret of the profile is first replaced
+ * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
+ * recording; the redactor then hides what is left (parts of secrets, other secret shapes). The
+ * hiding's profile facts go in too (profile-facts.ts): a judge of the recording reads who each
+ * marker is from them.
+ */
 export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding): Record<string, unknown> {
   const secrets = hiding ? [...hiding.secrets, ...signingSecrets(recorded), ...hiddenSessionIds(recorded, hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
   const inHeaders = hiding?.inCredentialHeaders?.length ? [...secrets, ...hiding.inCredentialHeaders].sort((a, b) => b.value.length - a.value.length) : secrets;

@@ -26,7 +26,8 @@ const UNLABELLED_MARKER = '«redacted»';
 /** The marker apicert's recorder leaves where a profile credential stood (`certify --har-out`). */
 const PROFILE_MARKER = /^«redacted:token:([^»]+)»$/;
 
-const SCHEME = /^(Bearer|Basic|Token)\s+/i;
+/** The authentication scheme before a credential (`Bearer <token>`): the credential is what follows it. */
+export const CREDENTIAL_SCHEME = /^(Bearer|Basic|Token)\s+/i;
 
 /**
  * The credentials one header value holds. A value with a recorder's marker inside other text (two
@@ -35,13 +36,13 @@ const SCHEME = /^(Bearer|Basic|Token)\s+/i;
  * fragment of every marker, which is apicert's own text.
  */
 function credentialParts(raw: string): string[] {
-  const value = raw.replace(SCHEME, '').trim();
+  const value = raw.replace(CREDENTIAL_SCHEME, '').trim();
   if (value === UNLABELLED_MARKER) return [];
   if (!value.includes(MARKER_START) || (value.startsWith(MARKER_START) && value.indexOf('»') === value.length - 1)) return value.length > 0 ? [value] : [];
   const parts: string[] = [];
   const rest = (text: string) => {
     for (const piece of text.split(',')) {
-      const left = piece.trim().replace(SCHEME, '').trim();
+      const left = piece.trim().replace(CREDENTIAL_SCHEME, '').trim();
       if (left.length > 0) parts.push(left);
     }
   };
