@@ -3,10 +3,10 @@ import { ENV_VARS } from '../load/config.ts';
 import { EXIT } from './exit.ts';
 
 export const EXIT_CODES_HELP = `Exit codes:
-  ${EXIT.pass}  every required rule passed (or did not apply)
+  ${EXIT.pass}  every required rule passed (or did not apply), and some rule judged something
   ${EXIT.fail}  a required rule failed, or was untestable (unless --allow-untestable)
   ${EXIT.usage}  usage or profile error; the message says what to fix
-  ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, or a required rule was inconclusive
+  ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, a required rule was inconclusive, or no rule judged anything
   ${EXIT.internal}  apicert itself failed (a bug: please report it with the message)
   ${EXIT.interrupted}  interrupted by SIGINT (Ctrl-C); what was judged so far was written
   ${EXIT.terminated}  terminated by SIGTERM; what was judged so far was written`;
