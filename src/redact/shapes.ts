@@ -56,34 +56,44 @@ function jwts(text: string, spans: Span[]): void {
   }
 }
 
-const KEY_HEADER = 'PRIVATE KEY-----';
-/** How a private key begins: the one shape whose span may run on over any character (the redactor's `curlText` relies on it). */
+/** How a private key begins: the one shape whose span may run on over other characters (the redactor's `curlText` relies on it). */
 export const PRIVATE_KEY_START = '-----BEGIN ';
-/** A key body longer than this is not a key: an unterminated header redacts this much after it. */
+const PRIVATE_KEY_END = '-----END ';
+/** A PEM label (RFC 7468: `RSA PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`) right after BEGIN or END. */
+const KEY_LABEL = /[A-Z0-9 ]{0,40}PRIVATE KEY-----/y;
+/** A key body longer than this is not a key: an unterminated header redacts at most this much after it. */
 const KEY_BODY_MAX = 16 * 1024;
 
-/** `-----BEGIN … PRIVATE KEY-----` up to its `-----END … PRIVATE KEY-----`, or a bounded stretch when it has none. */
+/**
+ * What a key's body may hold: base64, line breaks (as text, or as the `\n` of JSON text), and an
+ * encrypted key's headers (`Proc-Type: 4,ENCRYPTED`). A body ends at any other character, so a key
+ * span never runs over the quotes, brackets and tags of a report's structure.
+ */
+function isKeyBodyChar(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 43 && c <= 58) || c === 61 || c === 92 || c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+/** The end of a PEM label starting at `at`, or -1. */
+function labelEnd(text: string, at: number): number {
+  KEY_LABEL.lastIndex = at;
+  return KEY_LABEL.test(text) ? KEY_LABEL.lastIndex : -1;
+}
+
+/** `-----BEGIN … PRIVATE KEY-----` through its body to `-----END … PRIVATE KEY-----`, or to where a key body cannot go on. */
 function privateKeys(text: string, spans: Span[]): void {
-  let endSearchedFrom = -1;
-  let endAt = -1;
   for (let i = text.indexOf(PRIVATE_KEY_START); i !== -1; ) {
-    const header = text.slice(i, i + 11 + 40 + KEY_HEADER.length).indexOf(KEY_HEADER);
-    if (header === -1) {
-      i = text.indexOf(PRIVATE_KEY_START, i + 11);
+    let end = labelEnd(text, i + PRIVATE_KEY_START.length);
+    if (end === -1) {
+      i = text.indexOf(PRIVATE_KEY_START, i + PRIVATE_KEY_START.length);
       continue;
     }
-    const bodyStart = i + header + KEY_HEADER.length;
-    // The search for an end resumes where the last one stopped: positions only move forward.
-    if (endSearchedFrom === -1 || (endAt !== -1 && endAt < bodyStart)) {
-      endSearchedFrom = bodyStart;
-      endAt = text.indexOf('-----END ', bodyStart);
-    }
-    let end: number;
-    if (endAt !== -1 && endAt - bodyStart <= KEY_BODY_MAX) {
-      const close = text.slice(endAt, endAt + 9 + 40 + KEY_HEADER.length).indexOf(KEY_HEADER);
-      end = close === -1 ? endAt + 9 : endAt + close + KEY_HEADER.length;
-    } else {
-      end = Math.min(text.length, bodyStart + KEY_BODY_MAX);
+    for (const limit = Math.min(text.length, end + KEY_BODY_MAX); end < limit; end += 1) {
+      if (text.startsWith(PRIVATE_KEY_END, end)) {
+        const closed = labelEnd(text, end + PRIVATE_KEY_END.length);
+        end = closed === -1 ? end + PRIVATE_KEY_END.length : closed;
+        break;
+      }
+      if (!isKeyBodyChar(text.charCodeAt(end))) break;
     }
     spans.push({ start: i, end, label: 'private-key' });
     i = text.indexOf(PRIVATE_KEY_START, end);

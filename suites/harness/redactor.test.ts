@@ -201,6 +201,18 @@ describe('Redactor', () => {
   });
 });
 
+describe('a private key shape', () => {
+  it('runs only over what a key holds: pieces of a key in two fields of a report are not joined across its structure', () => {
+    const r = new Redactor();
+    // Two header values a hostile target sent, harmless one by one; read together they once became a key that swallowed the JSON between.
+    const json = JSON.stringify({ 'x-a': '-----BEGIN x', 'x-b': 'PRIVATE KEY----- tail', 'x-c': 'PRIVATE KEY----- -----END PRIVATE KEY-----' });
+    expect(r.text(json)).toBe(json);
+    // A key as JSON text writes it (\n escaped) or as a page shows it is still hidden whole, and what follows stays.
+    expect(r.text(JSON.stringify({ pem: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----', c: 1 }))).toBe('{"pem":"«redacted:private-key»","c":1}');
+    expect(r.text('<pre>-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nMIIE</pre><p>after</p>')).toBe('<pre>«redacted:private-key»</pre><p>after</p>');
+  });
+});
+
 describe('curl reproduction line', () => {
   it('puts a shell variable where the token was and quotes the body', () => {
     const line = curlLine('POST', 'http://127.0.0.1:1/v8/missions', { authorization: 'Bearer «redacted»', 'idempotency-key': "k'1" }, '{"a":1}', 'no-missions:write');
