@@ -1,6 +1,7 @@
 /** Compares two reports rule by rule: what broke, what was fixed, what else moved. */
 import type { Verdict } from '../rule/index.ts';
 import { gates, type Report, type ReportRule } from './model.ts';
+import { literal } from './markdown.ts';
 
 export interface VerdictChange {
   id: string;
@@ -93,9 +94,6 @@ export function renderDiffText(d: ReportDiff): string {
 /** The longest reason a diff table cell holds. */
 const CELL_LIMIT = 160;
 
-function mdCell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-}
 
 export function renderDiffMarkdown(d: ReportDiff): string {
   const lines = [
@@ -115,7 +113,7 @@ export function renderDiffMarkdown(d: ReportDiff): string {
       const first = reason.split('\n')[0]!;
       const short = first.length > CELL_LIMIT ? `${first.slice(0, CELL_LIMIT)}…` : first;
       const more = short !== reason.trim();
-      lines.push(`| \`${c.id}\`${c.gating ? '' : ' (does not gate)'} | ${c.from} | ${c.to} | ${mdCell(short)}${more ? ' (details below)' : ''} |`);
+      lines.push(`| \`${c.id}\`${c.gating ? '' : ' (does not gate)'} | ${c.from} | ${c.to} | ${literal(short)}${more ? ' (details below)' : ''} |`);
       if (more) details.push(`<details><summary><code>${c.id}</code></summary>`, '', '```text', reason.replace(/```/g, "'''"), '```', '', '</details>', '');
     }
     lines.push('', ...details);

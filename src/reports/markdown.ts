@@ -8,9 +8,28 @@ function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
+/**
+ * Text that may carry what a target sent (a reason, an observed value) as Markdown shows it
+ * literally: no heading, list, link, image, emphasis or HTML of the target's making. Line ends and
+ * other control characters become spaces, so a table row or a list item stays one.
+ */
+export function literal(text: string): string {
+  return text
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/[\\`*_[\]<>!|~#&]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : `\\${c}`))
+    .replace(/^(\s*)([-+=]|\d+(?=[.)]))/, (_, space: string, marker: string) => `${space}${/\d/.test(marker) ? `${marker}\\` : `\\${marker}`}`);
+}
+
+/** A fenced code block around `lines`, its fence longer than any run of backticks in them (CommonMark 4.5). */
+function fenced(lines: readonly string[], indent: string, info: string): string[] {
+  const longest = Math.max(0, ...lines.map((l) => Math.max(0, ...(l.match(/`+/g) ?? []).map((run) => run.length))));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return [`${indent}${fence}${info}`, ...lines.map((l) => `${indent}${l}`), `${indent}${fence}`];
+}
+
 function row(r: ReportRule): string {
   const judged = r.exchanges !== undefined && r.exchanges > 0 ? `${r.exchanges} recorded exchanges judged. ` : '';
-  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(r.title)} | ${wasNotRun(r) ? 'not run (see "The run stopped")' : cell(judged + (r.reason ?? ''))} |`;
+  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(r.title)} | ${wasNotRun(r) ? 'not run (see "The run stopped")' : literal(judged + (r.reason ?? ''))} |`;
 }
 
 /** A summary a person reads first: gate, counts, failures with their spec sentence, observations. */
@@ -34,13 +53,13 @@ export function renderMarkdown(report: Report): string {
       : `- Run: ${report.run.startedAt}, ${report.run.durationMs} ms, ${report.run.requests} requests, seed ${report.run.seed}`,
     ...(report.run.requestsByFamily ? [`- Requests per rule family: ${Object.entries(report.run.requestsByFamily).map(([f, n]) => `${f} ${n}`).join(', ')}`] : []),
     ...(report.excluded?.length ? [`- Excluded: ${report.excluded.length} rules set aside by --exclude (listed below; none of them counts as passed)`] : []),
-    ...(report.run.warnings ?? []).map((w) => `- Warning: ${w}`),
+    ...(report.run.warnings ?? []).map((w) => `- Warning: ${literal(w)}`),
     `- apicert ${report.harness.version} on Node ${report.harness.node}; rule set \`${report.harness.rulesetHash}\`${report.target.profileFingerprint ? `; profile \`${report.target.profileFingerprint}\`` : ''}; digest \`${report.digest}\``,
     '',
   ];
   const cause = runWideCause(report);
   if (cause) {
-    lines.push('## The run stopped', '', cause.cause, '');
+    lines.push('## The run stopped', '', literal(cause.cause), '');
     if (cause.affected.length > 0) lines.push(`${cause.affected.length} rules were not run because of it (inconclusive):`, '', ...compactIds(cause.affected).map((l) => `- ${l}`), '');
   }
   // A rule the run-wide cause never let start is listed above, once, not as a blocker of its own.
@@ -49,17 +68,17 @@ export function renderMarkdown(report: Report): string {
     lines.push('## What blocks the gate', '', ...replayNotes(report).flatMap((n) => [n, '']));
     for (const r of blockers) {
       lines.push(`### \`${r.id}\` (${r.verdict}${r.baseline?.status === 'stale' ? ', stale baseline entry' : ''})`, '', `> ${r.spec.quote}`, '');
-      if (r.baseline?.status === 'stale') lines.push(`The baseline lists this rule as failing ("${r.baseline.reason}") but it passes now: remove the entry.`, '');
-      if (r.verdict !== 'fail') lines.push(r.reason ?? '', '');
+      if (r.baseline?.status === 'stale') lines.push(`The baseline lists this rule as failing ("${literal(r.baseline.reason)}") but it passes now: remove the entry.`, '');
+      if (r.verdict !== 'fail') lines.push(literal(r.reason ?? ''), '');
       for (const [i, c] of r.cases.entries()) {
-        lines.push(`${i + 1}. ${c.reason}`);
+        lines.push(`${i + 1}. ${literal(c.reason)}`);
         if (c.counterexample) lines.push(`   Counterexample (seed ${c.counterexample.seed}, path ${c.counterexample.path ?? '-'}): \`${JSON.stringify(c.counterexample.value)}\``);
         const e = decidingExchange(r, c.exchange);
         const curl = e && curlOf(e);
         // The requests that made the failure, in the order they were sent: replaying only the last would not reproduce it.
         const before = leadingExchanges(r, c.exchange).map(curlOf).filter((l): l is string => Boolean(l));
-        if (curl && before.length) lines.push('', `   The ${before.length + 1} requests that made it, in order:`, '', '   ```sh', ...[...before, curl].map((l) => `   ${l}`), '   ```');
-        else if (curl) lines.push('', '   ```sh', `   ${curl}`, '   ```');
+        if (curl && before.length) lines.push('', `   The ${before.length + 1} requests that made it, in order:`, '', ...fenced([...before, curl], '   ', 'sh'));
+        else if (curl) lines.push('', ...fenced([curl], '   ', 'sh'));
         else if (e) lines.push(`   (received from the target: ${e.label ?? 'a delivery'})`);
       }
       if (r.casesOmitted > 0) lines.push(`   … and ${r.casesOmitted} more failing cases`);
@@ -69,13 +88,13 @@ export function renderMarkdown(report: Report): string {
   }
   const expected = report.rules.filter((r) => effectOf(r, policy) === 'expected');
   if (expected.length > 0) {
-    lines.push('## Expected failures (baseline)', '', ...expected.map((r) => `- \`${r.id}\`: ${r.baseline?.reason ?? ''}${r.baseline?.expires ? ` (until ${r.baseline.expires})` : ''}`), '');
+    lines.push('## Expected failures (baseline)', '', ...expected.map((r) => `- \`${r.id}\`: ${literal(r.baseline?.reason ?? '')}${r.baseline?.expires ? ` (until ${r.baseline.expires})` : ''}`), '');
   }
   lines.push('## Required rules', '', '| Rule | Verdict | What it checks | Notes |', '|---|---|---|---|', ...required.map(row), '');
   const warned = report.summary.strict ? [] : should.filter((r) => r.verdict === 'fail');
   if (warned.length > 0) {
     lines.push('## Warnings (SHOULD)', '');
-    for (const r of warned) lines.push(`- \`${r.id}\`: ${cell(r.reason ?? '')}`, `  > ${cell(r.spec.quote)}`);
+    for (const r of warned) lines.push(`- \`${r.id}\`: ${literal(r.reason ?? '')}`, `  > ${cell(r.spec.quote)}`);
     lines.push('');
   }
   if (should.length > 0) lines.push('## SHOULD rules', '', '| Rule | Verdict | What it checks | Notes |', '|---|---|---|---|', ...should.map(row), '');
@@ -85,7 +104,7 @@ export function renderMarkdown(report: Report): string {
   }
   if (report.observations.length > 0) {
     lines.push('## Observations', '', 'What the target does where the specification allows several readings or shows nothing.', '', '| Rule | Subject | Value | Note |', '|---|---|---|---|');
-    for (const o of report.observations) lines.push(`| \`${o.ruleId}\` | ${cell(o.subject)} | ${cell(JSON.stringify(o.value) ?? 'undefined')} | ${cell(o.note ?? '')} |`);
+    for (const o of report.observations) lines.push(`| \`${o.ruleId}\` | ${cell(o.subject)} | ${literal(JSON.stringify(o.value) ?? 'undefined')} | ${cell(o.note ?? '')} |`);
     lines.push('');
   }
   return lines.join('\n');
