@@ -9,7 +9,8 @@ import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff
 import { shellWord, type Report } from '../reports/model.ts';
 import { generateKeys, privateKeyFrom, publicKeyFrom, signReport, SIGNATURE_SUFFIX, verifyReport } from '../reports/signature.ts';
 import { reportJsonOf } from '../reports/run-folder.ts';
-import { isRecord } from '../util/json.ts';
+import { z } from 'zod';
+import { parseJsonDocument, repeatedMember } from '../util/json.ts';
 import { EXIT } from './exit.ts';
 
 async function readText(path: string, what: string): Promise<string> {
@@ -20,21 +21,30 @@ async function readText(path: string, what: string): Promise<string> {
   }
 }
 
-async function readJson(path: string, what: string): Promise<unknown> {
+/** A file's JSON, with its text; nested past any document apicert writes is no JSON of apicert's either. */
+async function readJson(path: string, what: string): Promise<{ value: unknown; text: string }> {
   const text = await readText(path, what);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ProfileError(`${path} is not JSON: pass the ${what} apicert wrote`);
-  }
+  const parsed = parseJsonDocument(text);
+  if (!parsed.ok) throw new ProfileError(`${path} is not JSON: pass the ${what} apicert wrote`);
+  return { value: parsed.value, text };
 }
 
-async function readReport(path: string): Promise<Report> {
-  const value = await readJson(path, 'report');
-  if (!isRecord(value) || !Array.isArray(value.rules) || !isRecord(value.summary) || typeof value.digest !== 'string') {
-    throw new ProfileError(`${path} is not an apicert report.json (no rules, summary or digest)`);
+/** What diff, verify and a signature read of a report: a file without it is no report.json of apicert's (exit 2, not a crash). */
+const reportShape = z.looseObject({
+  harness: z.looseObject({ version: z.string(), rulesetHash: z.string() }),
+  summary: z.looseObject({ gate: z.string() }),
+  digest: z.string(),
+  rules: z.array(z.looseObject({ id: z.string(), verdict: z.string(), level: z.string(), evidence: z.array(z.looseObject({})) })),
+});
+
+async function readReport(path: string): Promise<{ report: Report; text: string }> {
+  const { value, text } = await readJson(path, 'report');
+  const shape = reportShape.safeParse(value);
+  if (!shape.success) {
+    const issue = shape.error.issues[0]!;
+    throw new ProfileError(`${path} is not an apicert report.json (${issue.path.join('.') || 'the document'}: ${issue.message}): pass the report.json apicert wrote`);
   }
-  return value as unknown as Report;
+  return { report: value as unknown as Report, text };
 }
 
 /** Read before the run, so a bad key is exit 2 before any request is sent. */
@@ -45,7 +55,7 @@ export async function loadSigningKey(path: string): Promise<KeyObject> {
 /** Signs report.json as it was written (read back, so what is signed is what is on disk); returns the `.sig` path. */
 export async function writeSignature(reportPath: string, key: KeyObject): Promise<string> {
   const path = `${reportPath}${SIGNATURE_SUFFIX}`;
-  await writeFile(path, `${JSON.stringify(signReport(await readReport(reportPath), key), null, 2)}\n`);
+  await writeFile(path, `${JSON.stringify(signReport((await readReport(reportPath)).report, key), null, 2)}\n`);
   return path;
 }
 
@@ -95,9 +105,13 @@ export function registerReportCommands(program: Command): void {
       const reportPath = await reportJsonOf(given);
       const key = publicKeyFrom(await readText(opts.key, 'public key'), opts.key);
       const sigPath = opts.signature ?? `${reportPath}${SIGNATURE_SUFFIX}`;
-      const report = await readJson(reportPath, 'report');
-      const signature = await readJson(sigPath, 'signature');
+      const { report, text } = await readReport(reportPath);
+      const { value: signature } = await readJson(sigPath, 'signature');
       const result = verifyReport(report, signature, key);
+      // Two readers could take the report two ways, while the signature covers one of them.
+      const twice = repeatedMember(text);
+      if (twice !== undefined) result.problems.push(`the member "${twice}" stands twice in one object: readers disagree on which holds, and apicert never writes one`);
+      if (result.problems.length > 0) result.ok = false;
       if (result.ok) {
         console.log(`${reportPath}: intact, signed by key ${(signature as { keyId: string }).keyId}`);
         process.exitCode = EXIT.pass;
@@ -116,7 +130,7 @@ export function registerReportCommands(program: Command): void {
     .option('--format <format>', 'text or md (a pull-request comment)', 'text')
     .action(async (oldPath: string, newPath: string, opts: { format: string }) => {
       if (opts.format !== 'text' && opts.format !== 'md') throw new ProfileError(`unknown --format "${opts.format}": use text or md`);
-      const d = diffReports(await readReport(await reportJsonOf(oldPath)), await readReport(await reportJsonOf(newPath)));
+      const d = diffReports((await readReport(await reportJsonOf(oldPath))).report, (await readReport(await reportJsonOf(newPath))).report);
       process.stdout.write(opts.format === 'md' ? renderDiffMarkdown(d) : renderDiffText(d));
       process.exitCode = d.regression ? EXIT.fail : EXIT.pass;
     });

@@ -125,6 +125,43 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * The first member name that stands twice in one object of a JSON text, or undefined. JSON.parse
+ * keeps the last of two; other readers keep the first (RFC 8259 4: "the behavior ... is
+ * unpredictable"), so a signed document with one can be read two ways. One pass over a text
+ * that parses.
+ */
+export function repeatedMember(text: string): string | undefined {
+  // Per open container: the names seen (an object) or null (an array).
+  const open: Array<Set<string> | null> = [];
+  let nameNext = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== 34) end += text.charCodeAt(end) === 92 ? 2 : 1;
+      const names = open[open.length - 1];
+      if (nameNext && names) {
+        const name = JSON.parse(text.slice(i, end + 1)) as string;
+        if (names.has(name)) return name;
+        names.add(name);
+        nameNext = false;
+      }
+      i = end;
+    } else if (c === 123) {
+      open.push(new Set());
+      nameNext = true;
+    } else if (c === 91) {
+      open.push(null);
+      nameNext = false;
+    } else if (c === 125 || c === 93) {
+      open.pop();
+      nameNext = false;
+    } else if (c === 44) nameNext = open[open.length - 1] !== null && open.length > 0;
+  }
+  return undefined;
+}
+
 /** Parses JSON, telling "not JSON" (or nested deeper than any document of the APIs) apart from a JSON `null`. */
 export function parseJson(text: string): JsonParse {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return { ok: false };

@@ -79,6 +79,28 @@ describe('signed reports', async () => {
     expect(bad.out).not.toMatch(/rules\.(?!v8\.missions\.get\.unknown-404)/);
   });
 
+  it('verify exits 1 on a report with a member written twice, which the signature covers one reading of', async () => {
+    const text = readFileSync(reportPath, 'utf8');
+    // A gate of "pass" before the real one: JSON.parse keeps the last, other readers the first.
+    writeFileSync(at('twice.json'), text.replace('"summary": {', '"summary": {\n    "gate": "pass",'));
+    const twice = await apicert('verify', at('twice.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`);
+    expect(twice.code, twice.out + twice.err).toBe(1);
+    expect(twice.out).toMatch(/the member "gate" stands twice in one object/);
+  });
+
+  it('verify and diff exit 2, saying so, on a report missing what they read or nested past any report', async () => {
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Record<string, unknown>;
+    writeFileSync(at('no-harness.json'), JSON.stringify({ ...report, harness: undefined }));
+    writeFileSync(at('null-rule.json'), JSON.stringify({ ...report, rules: [null] }));
+    writeFileSync(at('deep.json'), `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    for (const file of ['no-harness.json', 'null-rule.json', 'deep.json']) {
+      for (const run of [await apicert('verify', at(file), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`), await apicert('diff', reportPath, at(file))]) {
+        expect(run.code, `${file}: ${run.out}${run.err}`).toBe(2);
+        expect(run.err).toMatch(/is not (an apicert report\.json|JSON)/);
+      }
+    }
+  });
+
   it('verify exits 1 with another key or an altered signature file, and 2 on a key that is not one', async () => {
     await apicert('keygen', '--out', at('other'));
     const otherKey = await apicert('verify', reportPath, '--key', at('other.pub'));
