@@ -111,7 +111,8 @@ export function renderJunit(report: Report): string {
     const counts = { tests: rules.length + setAside.length, failures: count('failure'), errors: count('error'), skipped: count('skipped', 'expected', 'warning') + setAside.length };
     totals = { tests: totals.tests + counts.tests, failures: totals.failures + counts.failures, errors: totals.errors + counts.errors };
     const time = rules.reduce((sum, r) => sum + r.durationMs, 0) / 1000;
-    const host = new URL(report.target.baseUrl).host;
+    // The base URL as reported may hold a redaction marker (a host shaped like a secret): then it is no URL, and stands as it is.
+    const host = URL.parse(report.target.baseUrl)?.host ?? report.target.baseUrl;
     return [
       `  <testsuite name="apicert ${xml(surface)}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${time.toFixed(3)}" timestamp="${report.run.startedAt.replace(/\.\d+Z$/, '')}" hostname="${xml(host)}" id="${id}" package="apicert.${xml(surface)}">`,
       properties(report),

@@ -66,6 +66,9 @@ describe('junit.xml', async () => {
     const hostile = run.variant({ verdicts: { [required[1]!]: 'fail' } });
     hostile.rules.find((r) => r.id === required[1])!.reason = 'body: <x a="1"> & \u0001\u0007 ]]> \uFFFF';
     expect(await validate(renderJunit(hostile))).toEqual([]);
+    // A target whose host is shaped like a secret is reported redacted: no URL any more, yet still a hostname.
+    const redactedHost = { ...run.report, target: { ...run.report.target, baseUrl: 'http://«redacted:api-key».invalid:8080' } };
+    expect(renderJunit(redactedHost)).toContain('hostname="http://«redacted:api-key».invalid:8080"');
   });
 
   it('shows failures or errors exactly when the exit code is not 0', () => {
