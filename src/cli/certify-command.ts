@@ -275,7 +275,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       ui.always(writtenLine(written, flags.out));
       endOfRun(ui, report, written.dir, invocationOf(flags));
     } else endOfRun(ui, report, undefined, invocationOf(flags));
-    const summary = await appendStepSummary(report).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
+    const summary = await appendStepSummary(report, redactor).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
     if (summary) ui.detail(`summary appended to ${summary}`);
     return firstProbeFailure ? EXIT.inconclusive : exitCodeFor(report.summary, Boolean(flags.allowUntestable));
   } finally {
