@@ -3,6 +3,7 @@
  * table records it. Per k6 binary (K6_BINARIES=a,b,..., else K6_BINARY, else k6 on PATH):
  *   - `apicert load` with no target: every script passes (k6 exit 0, a summary in the run folder);
  *   - each fault a script is meant to catch: k6 exit 99, apicert exit 1, a FAIL line naming the rule
+ *     (a SHOULD rule's: k6 exit 0, apicert exit 0, a WARN line)
  *     (these two parts live in scripts/load-verify-rows.ts, which vitest runs on the fake k6);
  *   - no token, a target that answers nothing, a non-numeric setting: non-zero, naming what to set;
  *     `k6 archive` without credentials; a segment with no VU, with and without setup(): exit 99;

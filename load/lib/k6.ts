@@ -141,8 +141,8 @@ export class Recorder {
   }
 
   /**
-   * Every rule's judgments must all pass (`rate==1`), and every required rule must have been
-   * judged at least once (`count>0` of its judged Counter), as must one iteration at least: a run,
+   * Every rule's judgments must all pass (`rate==1`), but a SHOULD rule's, and every required rule
+   * must have been judged at least once (`count>0` of its judged Counter), as must one iteration at least: a run,
    * or an execution segment, that judged nothing fails (exit 99), never passes 0 of 0. Counters
    * hold this on every instance, whether or not it ran setup() (k6-operator's cloud runs pass
    * --no-setup) and whether or not its segment got a VU.
@@ -150,7 +150,8 @@ export class Recorder {
   thresholds(): Record<string, string[]> {
     const out: Record<string, string[]> = { [JUDGED_ITERATIONS_METRIC]: ['count>0'] };
     for (const rule of rulesOf(this.script)) {
-      out[metricOf(rule.id)] = ['rate==1'];
+      // A SHOULD not followed is a warning in the report, as in certify: it does not fail the run (exit 99).
+      if (rule.level !== 'should') out[metricOf(rule.id)] = ['rate==1'];
       if (rule.level === 'required') out[judgedMetricOf(rule.id)] = ['count>0'];
     }
     return out;

@@ -35,7 +35,7 @@ import { EXIT, exitCodeFor } from './exit.ts';
 import { whileInterruptible } from './run-control.ts';
 
 const SECRET_NAMES = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
-const MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
+const MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
 
 /** Settings a user gives as APICERT_* variables, and those a flag sets. */
 function userEnv(): Env {
@@ -215,9 +215,12 @@ async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: 
   // A report of another target is not extended: its certify rules say nothing about this one.
   const report = withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date() });
   const written = await writeRunReports(report, run.out, REPORT_FORMATS, {}, undefined, run.dir);
-  for (const r of results) console.log(`${MARK[r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`);
+  // A SHOULD not followed is a warning, as certify prints it: it gates only a strict run.
+  const warned = new Set(report.summary.strict ? [] : report.summary.warnings);
+  for (const r of results) console.log(`${MARK[warned.has(r.id) ? 'warn' : r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`);
   const req = report.summary.required;
-  console.log(`\nload on ${target.baseUrl}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive`);
+  const warnings = report.summary.warnings.length > 0 ? `; ${report.summary.warnings.length} SHOULD not followed (warnings)` : '';
+  console.log(`\nload on ${target.baseUrl}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive${warnings}`);
   console.log(writtenLine(written, run.out));
   process.exitCode = exitCodeFor(report.summary, run.allowUntestable);
 }

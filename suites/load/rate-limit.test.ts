@@ -5,6 +5,9 @@ import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/l
 import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { V1_RATE_PROBE_KEY } from '../../src/fake/rate-limit.ts';
+import { withLoadResults } from '../../src/load/report.ts';
+import { verdictsOf } from '../../src/load/summary.ts';
+import { summarize } from '../../src/reports/model.ts';
 import { catchRows } from './catches.ts';
 import { fakeTarget, summarise, verdictOf, type Target } from './support.ts';
 
@@ -59,6 +62,15 @@ describe('v1 rate limit under a ramp', () => {
     expect(limit.figures.v1_rate_429_at_ms).toMatchObject({ count: 14 });
     expect(limit.figures.v1_rate_429_at_rps!.min).toBeGreaterThanOrEqual(5);
     expect(summary.rules['load.v1.rate-limit.refusals-are-429']).toMatchObject({ passes: 24, fails: 0 });
+  });
+
+  it('a 429 without Retry-After departs from a SHOULD ("is expected"): a warning that gates only a strict run', async () => {
+    const results = verdictsOf(await v1Ramp(['v1.errors.rate-limited-retry-after/no-retry-after']));
+    const context = { version: 'test', target: { baseUrl: target!.config.baseUrl, kind: 'remote' as const }, startedAt: new Date(), finishedAt: new Date() };
+    const report = withLoadResults(undefined, results, context);
+    expect(report.rules.find((r) => r.id === 'load.v1.rate-limit.retry-after')).toMatchObject({ level: 'should', verdict: 'fail' });
+    expect(report.summary).toMatchObject({ gate: 'pass', warnings: ['load.v1.rate-limit.retry-after'] });
+    expect(summarize(report.rules, true).gate).toBe('fail');
   });
 
   it.each(catchRows('v1-rate-limit'))('%s fails %s', async (fault, rule, reason) => {
