@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { problemType } from '../problem-type.ts';
 import { identifier } from './common.ts';
 
 export const ERROR_CODES = [
@@ -30,7 +31,7 @@ export type FieldError = z.infer<typeof fieldError>;
 
 /** v1 errors: "No extra properties are allowed in Problem or FieldError." */
 export const v1Problem = z.strictObject({
-  type: z.string().refine((v) => URL.canParse(v), 'type is not a URI'),
+  type: problemType,
   title: z.string().min(1).max(256),
   status: z.number().int().min(400).max(599),
   detail: z.string().max(2048).optional(),

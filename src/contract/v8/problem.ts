@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { problemType } from '../problem-type.ts';
 
 /**
  * v8 errors: "`application/problem+json` (RFC 9457) with fields `type` (URI string), `title`,
@@ -6,7 +7,7 @@ import { z } from 'zod';
  * The object stays open: RFC 9457 allows extension members and the seed does not close it.
  */
 export const v8Problem = z.looseObject({
-  type: z.string().refine((v) => URL.canParse(v), 'type is not a URI'),
+  type: problemType,
   title: z.string(),
   status: z.number().int().min(400).max(599),
   detail: z.string(),

@@ -62,7 +62,7 @@ function optionalMembers(fake: FakeContext, body: V1Problem): V1Problem {
 export function writeProblem(fake: FakeContext, res: ServerResponse, given: number, code: ErrorCode, options: V1ProblemOptions = {}): void {
   const status = options.exactStatus ? given : statusOf(fake, given, code);
   let body: V1Problem = {
-    type: `https://errors.apicert.invalid/v1/${code}`,
+    type: fake.variants.has('v1.errors/relative-problem-type') ? `/problems/${code}` : `https://errors.apicert.invalid/v1/${code}`,
     title: TITLES[status] ?? 'Error',
     status,
     code,

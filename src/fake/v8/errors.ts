@@ -25,7 +25,7 @@ export function writeProblem(fake: FakeContext, res: ServerResponse, status: num
   // "Values of the `code` field on this surface: not shown": the variant names them its own way.
   const shownCode = other ? `GATEWAY.E${status}.${code.toUpperCase()}` : code;
   const body: V8Problem = {
-    type: other ? `urn:gateway:problem:${code.replace(/_/g, '-')}` : `https://errors.apicert.invalid/v8/${code}`,
+    type: other ? `urn:gateway:problem:${code.replace(/_/g, '-')}` : fake.variants.has('v8.errors/relative-problem-type') ? `/problems/${code}` : `https://errors.apicert.invalid/v8/${code}`,
     title: other ? `Request refused (${code.replace(/_/g, ' ')})` : (TITLES[status] ?? 'Error'),
     status: fake.faults.has('v8.errors.problem-shape/status-mismatch') ? 400 : status,
     detail,

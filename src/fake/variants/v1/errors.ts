@@ -4,6 +4,11 @@ const DOC = 'v1-execution-fabric.md';
 
 export const v1ErrorsVariants = [
   {
+    id: 'v1.errors/relative-problem-type',
+    description: 'problem types are relative URI references (`/problems/invalid_request`): RFC 9457 3.1 lets `type` be relative, an absolute URI being only recommended',
+    spec: { document: DOC, section: 'Errors', quote: 'Errors are RFC 9457 `application/problem+json`.' },
+  },
+  {
     id: 'v1.errors/invalid-request-422',
     description: 'every validation refusal (invalid_request, 400 by default) is answered 422',
     spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },

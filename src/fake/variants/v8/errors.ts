@@ -17,4 +17,14 @@ export const v8ErrorsVariants = [
     description: 'problem codes are upper-case dotted strings (`GATEWAY.E404.NOT_FOUND`), types are URNs, titles are the deployment\'s own wording',
     spec: { document: DOC, section: 'Errors', quote: 'Values of the `code` field on this surface: not shown.' },
   },
+  {
+    id: 'v8.errors/relative-problem-type',
+    description: 'problem types are relative URI references (`/problems/not_found`): RFC 9457 3.1 lets `type` be relative, an absolute URI being only recommended',
+    spec: {
+      document: DOC,
+      section: 'Errors',
+      quote: 'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).',
+    },
+    excludes: ['v8.errors/other-codes'],
+  },
 ] as const satisfies readonly VariantDefinition[];
