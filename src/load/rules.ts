@@ -74,7 +74,7 @@ export const LOAD_RULES: readonly LoadRule[] = [
     id: 'load.v8.events.fanout-one-terminal',
     surface: 'v8',
     script: 'v8-stream-fanout',
-    title: 'Every concurrent reader sees exactly one terminal event, and it is the last one',
+    title: 'Every concurrent reader sees exactly one terminal event (informational events may follow it), and the stream closes',
     level: 'required',
     spec: { document: V8, section: 'Endpoints > Rules 5', quote: 'The stream closes after a terminal event.' },
   },

@@ -45,14 +45,17 @@ export function eventIdCases(events: readonly StreamEvent[]): AnswerCase[] {
 }
 
 /**
- * "The stream closes after a terminal event": nothing follows the first terminal event on its
- * stream (so there is exactly one, and it is last). Undefined when the stream carries no terminal event.
+ * One terminal event per stream: no terminal event follows the first. Other events may follow it,
+ * "Events after a terminal event are informational only, not state-changing", and "The stream
+ * closes after a terminal event" does not say immediately; a second terminal event is not
+ * informational (it reports another ending). Undefined when the stream carries no terminal event.
  */
-export function terminalLastCase(events: readonly StreamEvent[], isTerminal: (type: string | undefined) => boolean): AnswerCase | undefined {
+export function oneTerminalCase(events: readonly StreamEvent[], isTerminal: (type: string | undefined) => boolean): AnswerCase | undefined {
   const at = events.findIndex((e) => isTerminal(e.event));
   if (at === -1) return undefined;
-  const after = events.length - at - 1;
-  return { ok: after === 0, check: 'the terminal event is the last event of its stream', why: `${after} event(s) followed ${events[at]!.event} on the same stream` };
+  const again = events.slice(at + 1).filter((e) => isTerminal(e.event));
+  const named = again.map((e) => e.event).join(', ');
+  return { ok: again.length === 0, check: 'no terminal event follows the first on its stream', why: `${again.length} terminal event(s) (${named}) followed ${events[at]!.event} on the same stream: events after a terminal event are informational only` };
 }
 
 // --- /v1 run event streams ("Resume: `Last-Event-ID` carries the `sequence` value of the stored run event") ---

@@ -28,7 +28,7 @@ export const CATCHES: Record<LoadScript, Catch[]> = {
   'v8-stream-fanout': [
     { fault: 'v8.missions.events.shape/step-without-id', rule: 'load.v8.events.fanout-same-events', reason: /every event carries an id/ },
     { fault: 'load.v8.events.fanout-same-events/late-subscriber-gap', rule: 'load.v8.events.fanout-same-events', reason: /same events in the same order \(6 of 10\)/ },
-    { fault: 'load.v8.events.fanout-one-terminal/duplicate-terminal', rule: 'load.v8.events.fanout-one-terminal', reason: /the terminal event is the last event of its stream/ },
+    { fault: 'load.v8.events.fanout-one-terminal/duplicate-terminal', rule: 'load.v8.events.fanout-one-terminal', reason: /no terminal event follows the first on its stream/ },
     { fault: 'v8.missions.events.closes-after-terminal/held-open', rule: 'load.v8.events.fanout-one-terminal', reason: /stream closes after the terminal event .*\(10 of 10\)/ },
     { fault: 'v8.missions.events.after-terminal/late-event-changes-state', rule: 'load.v8.events.fanout-after-terminal', reason: /no terminal event after the first \(1 of 1\); the mission reads back in the state its terminal event reported \(1 of 1\)/ },
     { fault: 'v8.missions.events.resume/repeats-cursor-event', rule: 'load.v8.events.fanout-resume', reason: /none repeated, none missing/ },

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Verdicts } from '../../src/load/transport.ts';
 import { isTerminalEventType } from '../../src/contract/v8/mission-events.ts';
-import { conflictCodeCase, eventIdCases, failClosedCase, problemStatusCase, problemTypeCase, rateLimitedCases, replayCase, retryAfterCase, terminalLastCase } from '../../src/traffic/answer-cases.ts';
+import { conflictCodeCase, eventIdCases, failClosedCase, problemStatusCase, problemTypeCase, rateLimitedCases, replayCase, retryAfterCase, oneTerminalCase } from '../../src/traffic/answer-cases.ts';
 
 describe('judgements shared by certify and the k6 scripts', () => {
   it('a replay answers the original status and body, whatever the JSON key order or spacing', () => {
@@ -18,9 +18,11 @@ describe('judgements shared by certify and the k6 scripts', () => {
   it('judges /v8 event ids and the terminal event by the seed tables', () => {
     const failing = eventIdCases([{ id: '1', event: 'mission.started' }, { event: 'mission.step.started' }, { id: '1', event: 'mission.completed' }]).filter((c) => !c.ok);
     expect(failing.map((c) => c.why)).toEqual(['event #2 (mission.step.started) has no id', 'two events of one stream share the id 1']);
-    expect(terminalLastCase([{ event: 'mission.started' }, { event: 'mission.completed' }], isTerminalEventType)?.ok).toBe(true);
-    expect(terminalLastCase([{ event: 'mission.failed' }, { event: 'mission.failed' }], isTerminalEventType)).toMatchObject({ ok: false, why: '1 event(s) followed mission.failed on the same stream' });
-    expect(terminalLastCase([{ event: 'mission.started' }, { event: 'constructor' }], isTerminalEventType)).toBeUndefined();
+    expect(oneTerminalCase([{ event: 'mission.started' }, { event: 'mission.completed' }], isTerminalEventType)?.ok).toBe(true);
+    // "Events after a terminal event are informational only": one may follow it, another terminal event may not.
+    expect(oneTerminalCase([{ event: 'mission.completed' }, { event: 'mission.audit-note' }], isTerminalEventType)?.ok).toBe(true);
+    expect(oneTerminalCase([{ event: 'mission.failed' }, { event: 'mission.failed' }], isTerminalEventType)).toMatchObject({ ok: false, why: '1 terminal event(s) (mission.failed) followed mission.failed on the same stream: events after a terminal event are informational only' });
+    expect(oneTerminalCase([{ event: 'mission.started' }, { event: 'constructor' }], isTerminalEventType)).toBeUndefined();
   });
 
   it('judges the 429, the fail-closed 503, the conflict and the problem as the seeds state them', () => {

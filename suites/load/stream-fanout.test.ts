@@ -4,7 +4,11 @@ import { cursorPositions, v1EventsFanout, v1IdCases, v8StreamFanout } from '../.
 import { parseEventStreamText } from '../../src/sse/text.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { catchRows } from './catches.ts';
-import { fakeTarget, newKey, summarise, verdictOf, type Target } from './support.ts';
+import { fakeTarget, FetchTransport, newKey, summarise, verdictOf, type Target } from './support.ts';
+import { startFake } from '../../src/fake/server.ts';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import { loadConfig } from '../../src/load/config.ts';
+import { envFromProfile } from '../../src/load/profile-env.ts';
 
 let target: Target | undefined;
 afterEach(async () => {
@@ -37,6 +41,19 @@ describe('v8 stream fan-out', () => {
     expect(summary.rules['load.v8.events.fanout-resume']!.passes).toBe(6);
     expect(summary.rules['load.v8.events.fanout-after-terminal']).toMatchObject({ passes: 2, fails: 0 });
     expect(summary.figures.v8_fanout_readers_judged).toMatchObject({ count: 1, min: 10 });
+  });
+
+  // "Events after a terminal event are informational only, not state-changing"; "The stream closes
+  // after a terminal event" does not say right after: one informational event may follow it.
+  it('passes when an informational event follows the terminal event (v8.missions/informational-after-terminal)', async () => {
+    const fake = await startFake({ variants: ['v8.missions/informational-after-terminal'] });
+    target = { fake, config: loadConfig(envFromProfile(embeddedProfile(fake))), transport: new FetchTransport() };
+    const t = target;
+    const summary = await summarise('v8-stream-fanout', t.config.baseUrl, () => v8StreamFanout(t.transport, { ...t.config, token: credentialOf('v8-stream-fanout', t.config), readers: 10, resumers: 3, streamTimeoutMs: 5_000, key: newKey }));
+    for (const rule of ['load.v8.events.fanout-same-events', 'load.v8.events.fanout-one-terminal', 'load.v8.events.fanout-resume', 'load.v8.events.fanout-after-terminal']) {
+      expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'pass' });
+    }
+    expect(fake.context.variants.taken()).toContain('v8.missions/informational-after-terminal');
   });
 
   it.each(catchRows('v8-stream-fanout'))('%s fails %s', async (fault, rule, reason) => {

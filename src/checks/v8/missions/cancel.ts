@@ -3,7 +3,7 @@ import { mediaType, section, type Exchange } from '../../../rule/index.ts';
 import { answerJson, operation, parsedAs, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { missionOf, sentFixture, withMissions } from '../support/traffic.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { createMission, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
+import { createMission, followEvents, getMission, isTerminalEvent, newKey, writer, MISSIONS } from '../support/missions.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.cancellable'] } });
 
@@ -37,7 +37,9 @@ export const cancelled = rule({
         if (!cancel || !startsAfterEnd(ex, cancel) || ex.status !== 200) return;
         if (op === 'v8.missions.events') {
           const events = streamEvents(j, ex);
-          if (events) j.check(ex, events.at(-1)?.event === 'mission.cancelled', `the stream of the cancelled mission ended with ${events.at(-1)?.event ?? 'no event'}, expected mission.cancelled`, [cancel]);
+          // Its terminal event, not its last: informational events may follow one ("Events after a terminal event are informational only").
+          const terminal = events?.find((e) => isTerminalEvent(e.event))?.event;
+          if (events) j.check(ex, terminal === 'mission.cancelled', `the stream of the cancelled mission ended with ${terminal ?? 'no terminal event'}, expected mission.cancelled`, [cancel]);
         } else if (op === 'v8.missions.get') {
           const parsed = parsedAs(missionProjection, answerJson(j, ex));
           if (parsed.success) j.check(ex, parsed.data.status === 'cancelled', `the mission reads back as ${parsed.data.status} after cancel, expected cancelled`, [cancel]);

@@ -4,7 +4,7 @@ import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
 import type { FakeContext } from '../../context.ts';
 import { SensitiveValues } from '../redaction.ts';
 import { traceIdFor, traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
-import { cursorNumber, cursorOf, eventData, initialStatus, projectionBody, replayWindow, stepIdOf, stepStatusWord, timeLimitEndsFailed } from './variants.ts';
+import { AFTER_TERMINAL_NOTE, cursorNumber, cursorOf, eventData, initialStatus, notesAfterTerminal, projectionBody, replayWindow, stepIdOf, stepStatusWord, timeLimitEndsFailed } from './variants.ts';
 
 export interface StoredEvent {
   n: number;
@@ -196,6 +196,8 @@ export class MissionEngine {
     for (const timer of mission.timers) this.fake.lifecycle.cancel(timer);
     mission.timers = [];
     this.emit(mission, event, data);
+    // Stored like any event, so a resume from the terminal event's cursor finds it too.
+    if (notesAfterTerminal(this.fake)) this.emit(mission, AFTER_TERMINAL_NOTE, {});
     if (status === 'succeeded' && this.fake.faults.has('v8.missions.events.after-terminal/late-event-changes-state')) {
       this.fake.lifecycle.later(20, () => {
         mission.status = 'failed';

@@ -6,6 +6,7 @@ import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { eventStreamContentType } from '../contract.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { skipsCancelOnResume } from './sequence-faults.ts';
+import { AFTER_TERMINAL_NOTE, cursorNumber, notesAfterTerminal } from './variants.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 function sseHeaders(fake: FakeContext): Record<string, string> {
@@ -29,6 +30,11 @@ function resumeAfter({ fake, v8, engine }: MissionSurface, r: RouteRequest, miss
   if (fake.faults.has('v8.missions.events.resume/ignores-cursor')) return -1;
   if (found !== 'outside') return fake.faults.has('v8.missions.events.resume/repeats-cursor-event') ? found - 1 : found;
   if (fake.faults.has('v8.missions.events.replay-window-409/unknown-cursor-replays')) return -1;
+  // "A `Last-Event-ID` outside the window gives `409`" says nothing of a value that is no cursor at all.
+  if (cursorNumber(fake, mission.runId, lastEventId) === undefined && fake.variants.has('v8.missions/malformed-cursor-400')) {
+    v8.problem(r.res, 400, 'malformed_cursor', 'Last-Event-ID is not a cursor this gateway issues.');
+    return undefined;
+  }
   v8.problem(r.res, 409, 'cursor_outside_window', 'Last-Event-ID is outside the replay window: re-fetch the stream from the beginning.');
   return undefined;
 }
@@ -68,9 +74,11 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
     unregister();
     res.end();
   };
+  // The last event of a mission: its terminal event, or the informational one that follows it under the variant.
+  const last = (e: StoredEvent) => (notesAfterTerminal(fake) ? e.event === AFTER_TERMINAL_NOTE : isTerminalEvent(e));
   const listener = (e: StoredEvent) => {
     send(e);
-    if (isTerminalEvent(e) && !holdOpen) end();
+    if (last(e) && !holdOpen) end();
   };
   const unregister = fake.lifecycle.onClose(end);
   res.on('close', end);

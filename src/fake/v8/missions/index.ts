@@ -2,11 +2,11 @@ import { canonicalJson } from '../../../util/json.ts';
 import type { FakeContext } from '../../context.ts';
 import type { Route, RouteRequest } from '../../http.ts';
 import { ownerOf } from '../principal.ts';
-import type { MissionEngine } from './engine.ts';
+import { isTerminal, type MissionEngine } from './engine.ts';
 import { events } from './events.ts';
 import { cancelWithGap, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
-import { cancelAnswer } from './variants.ts';
+import { cancelAnswer, refusesEndedCancel } from './variants.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
 const RUN_ID = '([^/]+)';
@@ -74,6 +74,10 @@ async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const mission = findMission(surface, caller, r.params[0]!);
   if (!mission) {
     v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
+    return;
+  }
+  if (refusesEndedCancel(fake, mission, key, isTerminal(mission.status))) {
+    v8.problem(r.res, 422, 'mission_ended', `The mission is ${mission.status}: there is nothing to cancel.`);
     return;
   }
   const answer = cancelAnswer(fake);

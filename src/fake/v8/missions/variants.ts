@@ -4,6 +4,7 @@
  */
 import type { MissionProjection } from '../../../contract/v8/missions.ts';
 import type { FakeContext } from '../../context.ts';
+import type { Mission } from './engine.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
 
 /** Bytes that make base64 emit `+` and `/`; the payload is padded so it ends in `=`. */
@@ -75,6 +76,36 @@ export function projectionBody(fake: FakeContext, projection: MissionProjection)
 export function cancelAnswer(fake: FakeContext): 'projection' | 'empty' | 'async' {
   if (fake.variants.has('v8.missions/cancel-204')) return 'empty';
   return fake.variants.has('v8.missions/cancel-202-async') ? 'async' : 'projection';
+}
+
+/** The informational event the variant sends after the terminal event, before the stream closes. */
+export const AFTER_TERMINAL_NOTE = 'mission.audit-note';
+
+/**
+ * "Events after a terminal event are informational only, not state-changing" and "The stream closes
+ * after a terminal event" (not right after): under the variant one informational event follows it.
+ */
+export function notesAfterTerminal(fake: FakeContext): boolean {
+  return fake.variants.has('v8.missions/informational-after-terminal');
+}
+
+/** Keys of the cancels each mission accepted: their replays answer as the original, not as a refusal. */
+const acceptedCancelKeys = new WeakMap<Mission, Set<string>>();
+
+/**
+ * Whether a cancel is refused because the mission already ended: no status is shown for it ("Cancel
+ * request body and response body: not shown"; the Errors table has no cancel row), the variant's is 422.
+ * A cancel it lets through is remembered under its key, so that its replay is not refused.
+ */
+export function refusesEndedCancel(fake: FakeContext, mission: Mission, key: string | null, ended: boolean): boolean {
+  if (key === null) return false;
+  const keys = acceptedCancelKeys.get(mission) ?? new Set<string>();
+  acceptedCancelKeys.set(mission, keys);
+  if (keys.has(key)) return false;
+  // Asked only where the fake bends: a new key for a mission that ended.
+  if (ended && fake.variants.has('v8.missions/cancel-ended-refused')) return true;
+  keys.add(key);
+  return false;
 }
 
 /** Statuses for an Idempotency-Key that is missing or malformed. */

@@ -88,4 +88,19 @@ export const v8MissionsVariants = [
     description: 'every step also emits a `mission.step.progress` event (an event type beyond the six the Events table lists)',
     spec: { document: DOC, section: 'Resources and their fields > Mission projection (responses of create and get)', quote: 'The full list of step status values: not shown.' },
   },
+  {
+    id: 'v8.missions/informational-after-terminal',
+    description: 'after its terminal event every mission emits one informational event (`mission.audit-note`, data `{}`, with an id), then its stream closes',
+    spec: { document: DOC, section: 'Events > Rules 2', quote: 'Events after a terminal event are informational only, not state-changing.' },
+  },
+  {
+    id: 'v8.missions/cancel-ended-refused',
+    description: 'a cancel (under a new Idempotency-Key) of a mission that already ended is refused with a 422 problem; a replay of an accepted cancel still answers as the original',
+    spec: CANCEL,
+  },
+  {
+    id: 'v8.missions/malformed-cursor-400',
+    description: 'a Last-Event-ID that is not one of the fake\'s cursors is refused as malformed with a 400 problem; a cursor of the fake outside the replay window still answers 409',
+    spec: { document: DOC, section: 'Events > Rules 1', quote: 'A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
