@@ -28,6 +28,8 @@ const AFFECTS: Record<string, readonly string[]> = {
 /** Variants only the requests generated from the contract reach (a null signal payload). */
 const REACHED_BY: Record<string, readonly string[]> = {
   'v8.missions/signal-null-payload-accepted': ['v8.contract.generated.*'],
+  // Only the scope matrix reads the fixture skill as another principal.
+  'v8.skills/shared-catalogue': ['v8.auth.scope-matrix'],
 };
 
 

@@ -37,11 +37,21 @@ describe('memory query cases', () => {
     expect(sample.some((c) => !c.valid)).toBe(true);
   });
 
-  it('accepts 403 only where the purpose was replaced', () => {
+  it('accepts 403 only where the purpose or the compartment was replaced', () => {
     const cases = boundaryQueries(base);
-    const replaced = cases.filter((c) => c.purposeChanged);
-    expect(replaced.map((c) => c.why).sort()).toEqual(['purpose of 0 characters', 'purpose of 1 characters', 'purpose of 256 characters', 'purpose of 257 characters']);
-    for (const c of cases.filter((c) => !c.purposeChanged)) expect(acceptedStatuses(c)).toEqual(c.valid ? [200] : [400]);
-    for (const c of replaced) expect(acceptedStatuses(c)).toContain(403);
+    const replaced = cases.filter((c) => c.purposeChanged || c.compartmentChanged);
+    expect(replaced.map((c) => c.why).sort()).toEqual([
+      'a numeric compartment',
+      'compartment of 0 characters',
+      'compartment of 1 characters',
+      'compartment of 128 characters',
+      'compartment of 129 characters',
+      'purpose of 0 characters',
+      'purpose of 1 characters',
+      'purpose of 256 characters',
+      'purpose of 257 characters',
+    ]);
+    for (const c of cases.filter((c) => !c.purposeChanged && !c.compartmentChanged)) expect(acceptedStatuses(c)).toEqual(c.valid ? [200] : [400]);
+    for (const c of replaced) expect(acceptedStatuses(c)).toEqual(c.valid ? [200, 403] : [400, 403]);
   });
 });

@@ -55,7 +55,11 @@ export function authBend(fake: FakeContext, endpoint: ReadEndpoint): AuthBend {
   }
 }
 
-/** Whether a skill or trace of another principal is served (it must look like it does not exist). */
+/**
+ * Whether a skill or trace of another principal is served. A trace must look like it does not exist
+ * (served only under its fault); a skill is a catalogue entry, and whether another principal's policy
+ * scope includes it is not stated, so the `v8.skills/shared-catalogue` variant serves it.
+ */
 export function otherPrincipalsVisible(fake: FakeContext, endpoint: 'skills' | 'traces'): boolean {
-  return fake.faults.has(endpoint === 'skills' ? 'v8.auth.scope-matrix/skill-other-principal' : 'v8.auth.scope-matrix/trace-other-principal');
+  return endpoint === 'skills' ? fake.variants.has('v8.skills/shared-catalogue') : fake.faults.has('v8.auth.scope-matrix/trace-other-principal');
 }

@@ -33,9 +33,16 @@ function withCharset(fake: FakeContext, type: string): string {
   return fake.variants.has('v8.contract/content-type-parameters') ? `${type}; charset=utf-8` : type;
 }
 
+/**
+ * The content type of a /v8 JSON answer (every success; failures are problem+json). Under
+ * `v8.contract/json-suffix-media-type` it is a vendor `+json` type: "everything else returns JSON"
+ * names no single type (RFC 6839 §3.1). Only faults write a non-2xx answer through here.
+ */
 export function jsonContentType(fake: FakeContext): string {
-  return withCharset(fake, 'application/json');
+  return withCharset(fake, fake.variants.has('v8.contract/json-suffix-media-type') ? JSON_SUFFIX_MEDIA_TYPE : 'application/json');
 }
+
+const JSON_SUFFIX_MEDIA_TYPE = 'application/vnd.gateway.v8+json';
 
 export function problemContentType(fake: FakeContext): string {
   return withCharset(fake, PROBLEM_CONTENT_TYPE);

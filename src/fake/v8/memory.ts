@@ -34,6 +34,22 @@ function tokensOf(bytes: number): number {
   return Math.ceil(bytes / 4);
 }
 
+/**
+ * Under `v8.memory/unknown-compartment-403`, a compartment the fake holds no entries in is refused:
+ * the 403 causes for memory name no compartment rule, so which compartments a principal may read is open.
+ */
+function compartmentRefused(fake: FakeContext, compartment: string): boolean {
+  return !memoryEntries.some((e) => e.compartment === compartment) && fake.variants.has('v8.memory/unknown-compartment-403');
+}
+
+/**
+ * The score an entry is served with: its relevance, or under `v8.memory/score-as-distance` a distance
+ * (1 - relevance): "`score` (number)" ties it to no direction, while the order stays "descending relevance".
+ */
+function servedScore(fake: FakeContext, relevanceScore: number): number {
+  return fake.variants.has('v8.memory/score-as-distance') ? Math.round((1 - relevanceScore) * 1e6) / 1e6 : relevanceScore;
+}
+
 /** An entry as served: the fake's formats, or under the variant other ids, epoch timestamps and another score scale. */
 function shownEntry(fake: FakeContext, entry: MemorySeedEntry, score: number | string): Record<string, unknown> {
   const other = fake.variants.has('v8.memory/other-formats');
@@ -76,10 +92,14 @@ export function memoryRoutes(surface: ReadSurface): Route[] {
       surface.v8.problem(r.res, 403, 'purpose_not_permitted', `The purpose "${sensitive.purposeInError(q.purpose)}" is not permitted for this principal.`);
       return;
     }
+    if (compartmentRefused(surface.fake, q.compartment)) {
+      surface.v8.problem(r.res, 403, 'compartment_not_permitted', 'The principal may not read this compartment.');
+      return;
+    }
     const matched = memoryEntries
       .filter((e) => e.compartment === q.compartment && q.classes.includes(e.class) && e.purposes.includes(q.purpose))
       .map((e) => ({ entry: e, score: relevance(e, q) }))
-      .sort((a, b) => (faults.has('v8.memory.query.order/ascending') ? a.score - b.score : b.score - a.score));
+      .sort((a, b) => b.score - a.score);
     let limit = q.limit ?? (faults.has('v8.memory.query.limits/default-limit-20') ? 20 : MEMORY_BOUNDS.limit.default);
     if (faults.has('v8.memory.query.limits/limit-ignored')) limit = MEMORY_BOUNDS.limit.max;
     const maxBytes = faults.has('v8.memory.query.limits/max-context-bytes-ignored') ? Infinity : (q.maxContextBytes ?? Infinity);
@@ -98,7 +118,7 @@ export function memoryRoutes(surface: ReadSurface): Route[] {
       bytes += size;
     }
     const response: Record<string, unknown> = {
-      entries: chosen.map(({ entry, score }) => shownEntry(surface.fake, entry, faults.has('v8.memory.query.ok/score-as-string') ? score.toFixed(4) : score)),
+      entries: chosen.map(({ entry, score }) => shownEntry(surface.fake, entry, faults.has('v8.memory.query.ok/score-as-string') ? score.toFixed(4) : servedScore(surface.fake, score))),
       totalContextBytes: bytes,
       truncated: cut,
     };

@@ -13,8 +13,16 @@ import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';
 
-/** Operations on a resource of one principal: another principal gets 404. */
+/** Operations on a resource of one principal: another principal gets 404 (a skill: see CATALOGUED). */
 const OWNED = new Set(['v8.missions.get', 'v8.missions.events', 'v8.missions.signals', 'v8.missions.cancel', 'v8.traces.get', 'v8.skills.get']);
+
+/**
+ * Lookups of catalogue entries: "Mission, trace and skill lookups are limited to the caller's principal
+ * and policy scope; a resource outside it gives `404`." A skill belongs to no mission, and whether
+ * another principal's policy scope includes the primary principal's skill is not stated: a shared
+ * catalogue (2xx) is as legal as a per-principal one (404).
+ */
+const CATALOGUED = new Set(['v8.skills.get']);
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read', 'v8:primary'] } });
 
@@ -26,6 +34,8 @@ interface Endpoint {
   scope: string | undefined;
   /** A resource of the primary principal: another principal must get 404. */
   owned: boolean;
+  /** A catalogue entry the primary principal may read: another principal may read it too, or get 404. */
+  catalogued?: boolean;
   /** The outcome for another principal also depends on its own permissions (memory purposes). */
   principalDependent?: boolean;
   json?: unknown;
@@ -51,7 +61,7 @@ function predict(e: Endpoint, c: Credential | null, primaryPrincipal: string): P
   const foreign = c.principal !== primaryPrincipal;
   if (e.scope === undefined) return foreign ? { outcomes: [403, 404], why: "another principal's mission (scope not shown)" } : undefined;
   if (!c.scopes.includes(e.scope)) return foreign && e.owned ? { outcomes: [403, 404], why: `lacks ${e.scope}, another principal` } : { outcomes: [403], why: `lacks ${e.scope}` };
-  if (foreign && e.owned) return { outcomes: [404], why: "another principal's resource" };
+  if (foreign && e.owned) return e.catalogued ? { outcomes: ['2xx', 404], why: "a skill the primary principal may read (another principal's policy scope is not stated)" } : { outcomes: [404], why: "another principal's resource" };
   if (foreign && e.principalDependent) return { outcomes: ['2xx', 403], why: 'another principal (its own purposes)' };
   return { outcomes: ['2xx'], why: `holds ${e.scope}` };
 }
@@ -210,7 +220,7 @@ const PREDICTS_SUCCESS = new Set(['v8.missions.get', 'v8.missions.events', 'v8.c
 
 export const scopeMatrix = rule({
   id: 'v8.auth.scope-matrix',
-  title: "Every /v8 endpoint answers every credential as the scope table predicts: 401 without or with an expired token, 403 without the endpoint's scope, 404 for another principal's mission, trace or skill, else 2xx",
+  title: "Every /v8 endpoint answers every credential as the scope table predicts: 401 without or with an expired token, 403 without the endpoint's scope, 404 for another principal's mission or trace (2xx or 404 for the primary principal's skill), else 2xx",
   level: 'required',
   spec: {
     section: 'Authentication; Endpoints',
@@ -238,7 +248,7 @@ export const scopeMatrix = rule({
         const owner = owners.of(ex);
         if (e && credential !== undefined && ex.status !== undefined && ex.status !== 429 && (credential === null || credential.name !== rateProbe)) {
           const owned = OWNED.has(op);
-          let expected = predict({ name: op, method: e.method as 'GET' | 'POST', path: e.path, scope: e.scope, owned, principalDependent: op === 'v8.memory.query' }, credential, owner ?? credential?.principal ?? '');
+          let expected = predict({ name: op, method: e.method as 'GET' | 'POST', path: e.path, scope: e.scope, owned, catalogued: CATALOGUED.has(op), principalDependent: op === 'v8.memory.query' }, credential, owner ?? credential?.principal ?? '');
           // Whose a resource is, when nothing before showed it: another principal's (404) or no one's (404) is as likely as the caller's.
           if (expected && owned && owner === undefined && credential !== null && !credential.expired) expected = expected.outcomes.includes(403) ? { outcomes: [403, 404], why: expected.why } : undefined;
           if (expected?.outcomes.includes('2xx')) {

@@ -15,6 +15,12 @@ export interface QueryCase {
    * the seed does not say whether a too-long purpose is refused as a bound (400) or as a purpose (403).
    */
   purposeChanged: boolean;
+  /**
+   * The compartment was replaced: the seed's 403 causes for memory ("no `memory:read`, `principalId`
+   * in body, or purpose not permitted") say nothing of which compartments a principal may read, so a
+   * compartment other than the profile's may be refused (403) as well as read, like a replaced purpose.
+   */
+  compartmentChanged: boolean;
 }
 
 const B = MEMORY_BOUNDS;
@@ -47,7 +53,8 @@ function baseBody(base: MemoryBase): Body {
 function make(base: MemoryBase, why: string, valid: boolean, change: Body | ((b: Body) => Body)): QueryCase {
   const start = baseBody(base);
   const body = typeof change === 'function' ? change(start) : { ...start, ...change };
-  return { body, valid, why, purposeChanged: 'purpose' in (typeof change === 'function' ? {} : change) };
+  const changed = typeof change === 'function' ? {} : change;
+  return { body, valid, why, purposeChanged: 'purpose' in changed, compartmentChanged: 'compartment' in changed };
 }
 
 /** The exact boundaries: min-1, min, max, max+1 of every bound, each required field missing, and wrong types. */
@@ -117,7 +124,7 @@ export function generatedQueries(base: MemoryBase): fc.Arbitrary<QueryCase> {
     },
     { requiredKeys: [] },
   );
-  const valid = optional.map((extra): QueryCase => ({ body: { ...baseBody(base), ...extra }, valid: true, why: `valid with ${Object.keys(extra).join(', ') || 'no optional field'}`, purposeChanged: false }));
+  const valid = optional.map((extra): QueryCase => ({ body: { ...baseBody(base), ...extra }, valid: true, why: `valid with ${Object.keys(extra).join(', ') || 'no optional field'}`, purposeChanged: false, compartmentChanged: false }));
   const broken: Array<fc.Arbitrary<QueryCase>> = [];
   const lengths = [
     ['compartment', B.compartment, 64],
@@ -149,8 +156,8 @@ export function generatedQueries(base: MemoryBase): fc.Arbitrary<QueryCase> {
   return fc.oneof(valid, ...broken);
 }
 
-/** Which statuses a case may answer: a changed purpose may also be refused as not permitted. */
-export function acceptedStatuses(c: Pick<QueryCase, 'valid' | 'purposeChanged'>): readonly number[] {
-  if (c.purposeChanged) return c.valid ? [200, 403] : [400, 403];
+/** Which statuses a case may answer: a changed purpose or compartment may also be refused as not permitted (403). */
+export function acceptedStatuses(c: Pick<QueryCase, 'valid' | 'purposeChanged' | 'compartmentChanged'>): readonly number[] {
+  if (c.purposeChanged || c.compartmentChanged) return c.valid ? [200, 403] : [400, 403];
   return c.valid ? [200] : [400];
 }

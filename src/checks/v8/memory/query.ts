@@ -25,10 +25,11 @@ async function entriesOf(ctx: CheckContext, body: Record<string, unknown>, label
   return parsed.data;
 }
 
-/** What the profile says of a query's caller and purpose: whether it is the primary principal, and whether the purpose is the one it may use. */
+/** What the profile says of a query's caller, purpose and compartment: whether it is the primary principal, and whether each is the fixture's (the one it may use). */
 interface Permitted {
   principal: boolean;
   purpose: boolean;
+  compartment: boolean;
 }
 
 /**
@@ -46,7 +47,11 @@ function eachMemoryQuery(j: Judge, each: (ex: Exchange, body: Record<string, unk
     const body = requestJson(ex);
     if (!isRecord(body) || 'principalId' in body) return;
     const principal = primary !== undefined && callers.principalOf(ex) === primary;
-    each(ex, body, { principal, purpose: principal && fixture?.purpose !== undefined && body.purpose === fixture.purpose });
+    each(ex, body, {
+      principal,
+      purpose: principal && fixture?.purpose !== undefined && body.purpose === fixture.purpose,
+      compartment: principal && fixture?.compartment !== undefined && body.compartment === fixture.compartment,
+    });
   });
 }
 
@@ -107,17 +112,22 @@ const boundsJudgement: Judgement = {
   record: 'a POST /v8/memory/query with a JSON object body naming no principalId, from a caller holding memory:read',
   judge(j) {
     const purposeReadings: Record<string, number[]> = {};
+    const compartmentReadings: Record<string, number[]> = {};
     eachMemoryQuery(j, (ex, body, permitted) => {
       const valid = parsedAs(memoryQueryRequest, body).success;
       // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
       if (valid && mayBeRefused(ex, body)) return;
       // A purpose the principal may not use is refused (403), and the seed does not order 400 and 403 for a purpose that is also out of bounds.
-      const accepted = acceptedStatuses({ valid, purposeChanged: !permitted.purpose });
+      // Nothing says which compartments a principal may read (the 403 causes name none), so a compartment
+      // other than the fixture's may be refused (403) like a replaced purpose (docs/legal-variation.md).
+      const accepted = acceptedStatuses({ valid, purposeChanged: !permitted.purpose, compartmentChanged: !permitted.compartment });
       if (!permitted.purpose) (purposeReadings[valid ? 'valid' : 'invalid'] ??= []).push(ex.status!);
+      else if (!permitted.compartment) (compartmentReadings[valid ? 'valid' : 'invalid'] ??= []).push(ex.status!);
       const problem = valid ? '' : ` (${issuesOf(parsedAs(memoryQueryRequest, body).error!)})`;
       j.check(ex, accepted.includes(ex.status!), `a memory query ${valid ? 'inside every bound' : `outside a bound${problem}`} answered ${ex.status}, expected ${accepted.join(' or ')}`);
     });
     if (Object.keys(purposeReadings).length > 0) j.observe('statuses for a replaced purpose', purposeReadings, 'a valid purpose may be refused as not permitted (403); the seed does not order 400 and 403');
+    if (Object.keys(compartmentReadings).length > 0) j.observe('statuses for a replaced compartment', compartmentReadings, 'the seed does not say which compartments a principal may read: 403 is as legal as 200');
   },
 };
 
@@ -187,20 +197,42 @@ export const queryPurpose = rule({
   },
 });
 
+/** How scores run along a list: the direction the deployment's score takes, if it takes one. */
+function scoreDirection(scores: readonly number[]): 'descending' | 'ascending' | 'equal' | 'other' {
+  const steps = scores.slice(1).map((s, i) => Math.sign(s - scores[i]!));
+  if (steps.every((d) => d === 0)) return 'equal';
+  if (steps.every((d) => d <= 0)) return 'descending';
+  if (steps.every((d) => d >= 0)) return 'ascending';
+  return 'other';
+}
+
+/**
+ * An observation, not a requirement: "Entries are in descending relevance" orders the list by
+ * relevance, which no field shows, and "`score` (number)" ties the score to no relevance or
+ * direction (a distance, lower is closer, is as legal as a similarity). So the score's order along
+ * the list judges nothing of the sentence: it is recorded, and the sentence stays unjudgeable from
+ * outside until a profile can state what the score means (the profile has no such field yet). The
+ * rule checks only what it reads the order from, that each score is a number, so its pass means
+ * "scores read and their direction recorded", never a verdict on the order.
+ */
 export const queryOrder = rule({
   id: 'v8.memory.query.order',
-  title: 'Memory entries come in descending score',
-  level: 'required',
+  title: 'Which way memory scores run along the entries (the seed orders entries by relevance and ties score to no direction)',
+  level: 'observation',
   spec: { section: 'Resources > Memory query request', quote: 'Entries are in descending relevance' },
   judgement: {
-    record: 'a 200 answer to a POST /v8/memory/query from a caller holding memory:read, with two entries or more',
+    record: 'a 200 answer to a POST /v8/memory/query from a caller holding memory:read, with two entries or more (the direction of its scores is recorded, not judged)',
     judge(j) {
+      const directions: Record<string, number> = {};
       eachMemoryAnswer(j, (ex, _body, bundle) => {
-        const scores = bundle.entries.map((e) => Number(e.score));
-        if (scores.length < 2 || scores.some(Number.isNaN)) return;
-        const at = scores.findIndex((s, i) => i > 0 && s > scores[i - 1]!);
-        j.check(ex, at === -1, `entry #${at + 1} has score ${scores[at]} after ${scores[at - 1]}: entries are not in descending score`);
+        if (bundle.entries.length < 2) return;
+        // What is judged is only what the order is read from: "`score` (number)". The order itself is recorded.
+        const numeric = bundle.entries.every((e) => typeof e.score === 'number' && Number.isFinite(e.score));
+        if (!j.check(ex, numeric, 'an entry has no numeric score, so the order of the scores cannot be read')) return;
+        const direction = scoreDirection(bundle.entries.map((e) => e.score as number));
+        directions[direction] = (directions[direction] ?? 0) + 1;
       });
+      if (Object.keys(directions).length > 0) j.observe('score order along the entries (answers)', directions, 'the seed says entries are in descending relevance; what the score measures (similarity or distance) is not stated');
     },
   },
   async provoke(ctx: CheckContext) {

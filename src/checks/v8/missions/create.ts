@@ -1,12 +1,12 @@
 /** Endpoints: POST /v8/missions; Resources: goal specification and budget. */
 import fc from 'fast-check';
-import { judgedRun, mediaType, section, type Exchange, type Judge, type Judgement } from '../../../rule/index.ts';
+import { judgedRun, section, type Exchange, type Judge, type Judgement } from '../../../rule/index.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
 import { answerJson, bodyJson, hasWholeBody, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
-import { callerOf, mayBeRefused, withCallersOn } from '../support/traffic.ts';
+import { callerOf, judgeJsonMediaType, mayBeRefused, withCallersOn } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -27,7 +27,7 @@ export const createAccepted = rule({
       withWriterCreates(j, (ex, body) => {
         if (!parsedAs(createMissionRequest, body).success || mayBeRefused(ex, body)) return;
         if (!j.check(ex, ex.status === 202, `a valid create answered ${ex.status}, expected 202`)) return;
-        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `create answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        judgeJsonMediaType(j, ex, 'create');
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
         const parsed = parsedAs(missionProjection, json);

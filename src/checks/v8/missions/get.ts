@@ -1,10 +1,10 @@
 /** Endpoints: GET /v8/missions/{runId}; Authentication: lookups limited to the caller's principal. */
-import { mediaType, section } from '../../../rule/index.ts';
+import { section } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { createMission, getMission, MISSIONS } from '../support/missions.ts';
-import { createdMission, missionOf, withMissions } from '../support/traffic.ts';
+import { createdMission, judgeJsonMediaType, missionOf, withMissions } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -21,7 +21,7 @@ export const getOk = rule({
       withMissions(j, (ex, seen, callers) => {
         if (operation(ex) !== 'v8.missions.get' || !seen.creator || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'missions:read')) return;
         if (!j.check(ex, ex.status === 200, `get of the caller's own mission answered ${ex.status}, expected 200`, [seen.creator])) return;
-        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `get answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        judgeJsonMediaType(j, ex, 'get');
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
         const parsed = parsedAs(missionProjection, json);

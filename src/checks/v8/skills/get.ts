@@ -1,8 +1,8 @@
 /** Endpoints: GET /v8/skills/{skillId}; Resources: skill. */
-import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
 import { getSkill, randomSuffix, sendPathIdBounds, skillFixture } from '../support/read.ts';
-import { judgeIdBounds, lastSegment, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
+import { judgeIdBounds, judgeJsonMediaType, lastSegment, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
@@ -26,7 +26,7 @@ export const skillOk = rule({
         const asked = lastSegment(ex);
         if (asked === fixed && callers.principalOf(ex) === primaryPrincipal(j)) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);
         if (ex.status !== 200) return;
-        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `the skill answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        judgeJsonMediaType(j, ex, 'the skill');
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
         const parsed = parsedAs(skill, json);

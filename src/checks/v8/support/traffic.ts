@@ -13,6 +13,7 @@ import { stepTraces, type StepTrace } from './read.ts';
 import { answerJson, eventsOf, exchangeFact, exchangesOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
+import { isJsonMediaType } from '../../../probe/body.ts';
 
 export const MISSIONS_PREFIX = '/v8/missions/';
 
@@ -332,6 +333,25 @@ export function judgeIdBounds(j: Judge, op: string, scope: string, name: string)
   });
 }
 
+/**
+ * A /v8 JSON answer's media type: "Mission events stream text/event-stream and everything else returns
+ * JSON." names no single type, and the same sentence covers failures, which are application/problem+json;
+ * so application/json or any `+json` structured-syntax suffix type (RFC 6839 §3.1) is JSON. Which one
+ * the deployment chose is recorded.
+ */
+export function judgeJsonMediaType(j: Judge, ex: Exchange, what: string): void {
+  const type = mediaType(ex.responseHeaders);
+  if (!j.check(ex, isJsonMediaType(type), `${what} answered content-type "${type}", expected JSON (application/json or a +json type)`)) return;
+  // Each type once per judgement: a recording's thousands of answers would otherwise each add the same observation.
+  let seen = observedTypes.get(j);
+  if (!seen) observedTypes.set(j, (seen = new Set()));
+  if (seen.has(type)) return;
+  seen.add(type);
+  j.observe('JSON answer media type', type);
+}
+
+const observedTypes = new WeakMap<Judge, Set<string>>();
+
 export interface ReadAnswers {
   op: string;
   scope: string;
@@ -354,8 +374,7 @@ export function judgeReadAnswers(j: Judge, r: ReadAnswers): void {
     if (operation(ex) !== r.op || ex.status === undefined || ex.status === 429 || !callers.holds(ex, r.scope)) return;
     if (r.expect200?.(ex) && !j.check(ex, ex.status === 200, `${r.name} answered ${ex.status}, expected 200`)) return;
     if (ex.status !== 200) return;
-    const type = mediaType(ex.responseHeaders);
-    j.check(ex, type === 'application/json', `${r.name} answered content-type "${type}", expected application/json`);
+    judgeJsonMediaType(j, ex, r.name);
     const json = answerJson(j, ex);
     if (json === undefined && !hasWholeBody(ex)) return;
     const parsed = parsedAs(r.schema, json);

@@ -1,10 +1,10 @@
 /** Endpoints: GET /v8/traces/{traceId}; Resources: trace; Events > Rules 3. */
 import { z } from 'zod';
-import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, section } from '../../../rule/index.ts';
 import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
 import { getTrace, missionWithTraces, randomSuffix, sendPathIdBounds, someTrace } from '../support/read.ts';
-import { judgeIdBounds, lastSegment, withSeenTraces } from '../support/traffic.ts';
+import { judgeIdBounds, judgeJsonMediaType, lastSegment, withSeenTraces } from '../support/traffic.ts';
 import { answerJson, hasWholeBody, issuesOf, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
@@ -29,7 +29,7 @@ export const traceOk = rule({
         const known = seen !== undefined || (fixed !== undefined && asked === fixed);
         if (!known || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
         if (!j.check(ex, ex.status === 200, `trace ${asked} answered ${ex.status}, expected 200`, seen ? [seen.stream] : [])) return;
-        j.check(ex, mediaType(ex.responseHeaders) === 'application/json', `the trace answered content-type "${mediaType(ex.responseHeaders)}", expected application/json`);
+        judgeJsonMediaType(j, ex, 'the trace');
         const json = answerJson(j, ex);
         if (json === undefined && !hasWholeBody(ex)) return;
         const parsed = parsedAs(trace, json);

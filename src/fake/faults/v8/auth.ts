@@ -5,6 +5,5 @@ export const v8AuthFaults = [
   { id: 'v8.auth.scope-matrix/coverage-without-scope', description: 'coverage answers 200 without coverage:read' },
   { id: 'v8.auth.scope-matrix/expired-token-on-certificates', description: 'certificates accept an expired token' },
   { id: 'v8.auth.scope-matrix/trace-other-principal', description: "a trace is served to another principal" },
-  { id: 'v8.auth.scope-matrix/skill-other-principal', description: "a skill is served to another principal" },
   { id: 'v8.auth.scope-matrix/search-without-token', description: 'capability search answers without a token' },
 ] as const satisfies readonly FaultDefinition[];

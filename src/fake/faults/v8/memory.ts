@@ -10,7 +10,6 @@ export const v8MemoryFaults = [
   { id: 'v8.memory.query.bounds/max-context-bytes-63', description: 'maxContextBytes 63 is accepted' },
   { id: 'v8.memory.query.principal-403/ignored', description: 'principalId in a memory query is ignored' },
   { id: 'v8.memory.query.purpose-403/any-purpose', description: 'any purpose is permitted' },
-  { id: 'v8.memory.query.order/ascending', description: 'entries come in ascending score' },
   { id: 'v8.memory.query.limits/limit-ignored', description: 'limit is ignored (up to 50 entries)' },
   { id: 'v8.memory.query.limits/default-limit-20', description: 'without limit, up to 20 entries come back' },
   { id: 'v8.memory.query.limits/max-context-bytes-ignored', description: 'maxContextBytes does not bound the entries' },

@@ -7,6 +7,11 @@ export const v8ContractVariants = [
     spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'Mission events stream text/event-stream and everything else returns JSON.' },
   },
   {
+    id: 'v8.contract/json-suffix-media-type',
+    description: 'every 2xx JSON answer is labelled `application/vnd.gateway.v8+json`, a `+json` structured-syntax suffix type (RFC 6839 §3.1), as failures are `application/problem+json`',
+    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'Mission events stream text/event-stream and everything else returns JSON.' },
+  },
+  {
     id: 'v8.contract/open-request-objects',
     description: 'request objects take unknown properties: an unknown field inside resourceBudget is ignored and the mission is accepted (202)',
     spec: { document: 'v8-integration-gateway.md', section: 'Resources and their fields > Goal specification and budget (create request)', quote: '| resourceBudget | object | yes | all four fields required |' },

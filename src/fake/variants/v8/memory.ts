@@ -17,4 +17,14 @@ export const v8MemoryVariants = [
       quote: 'An entry carries `entryId` (string), `class` (string), `content` (string), `score` (number) and `createdAt` (timestamp).',
     },
   },
+  {
+    id: 'v8.memory/unknown-compartment-403',
+    description: 'a valid memory query naming a compartment the fake holds no entries in is refused with 403 (compartment_not_permitted), not answered with no entries',
+    spec: { document: DOC, section: 'Errors', quote: '| `POST /v8/memory/query` | `400` missing fields, empty `classes` or bounds exceeded; `401`; `403` no `memory:read`, `principalId` in body, or purpose not permitted |' },
+  },
+  {
+    id: 'v8.memory/score-as-distance',
+    description: 'entry scores are distances (1 - relevance): entries still come in descending relevance, so scores increase along the list',
+    spec: { document: DOC, section: 'Resources > Memory query request', quote: 'Entries are in descending relevance and are purpose-filtered and bounded by the limits above.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
