@@ -43,7 +43,23 @@ export interface IdempotencyOptions {
   sameAnswer?: (first: Exchange, later: Exchange, j: Judge) => string | undefined;
   /** Why `later` is not the conflict refusal, or undefined when it is; by default a 409. */
   conflict?: (later: Exchange, j: Judge) => string | undefined;
+  /**
+   * A refusal that read no key (a rate limiter's): neither a replay nor a conflict, so the request
+   * is not judged. By default a 429 (both descriptions name it for the rate limit); /v1 adds its
+   * fail-closed 503: "`429` and `503` are safe to retry with the same idempotency key, because
+   * nothing was accepted."
+   */
+  limiterRefused?: (ex: Exchange) => boolean;
+  /**
+   * Whether a request with another body than the key's first may be judged as a conflict: one the
+   * deployment would have to admit under a fresh key (else its refusal may be for the body itself,
+   * not the key). By default every such request.
+   */
+  conflictJudged?: (later: Exchange) => boolean;
 }
+
+/** The rate limit's refusal both surfaces name. */
+const rateLimited = (ex: Exchange) => ex.status === 429;
 
 /** The answer as the shared replay judgement compares it (only once both bodies are known whole). */
 const answerOf = (ex: Exchange) => ({ status: ex.status!, body: ex.responseBody ?? '' });
@@ -69,7 +85,7 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
     if (remembered.size > IDEMPOTENCY_WINDOW) remembered.delete(remembered.keys().next().value!);
   };
   for (const ex of exchangesOf(j.exchanges, options.operation)) {
-    if (operation(ex) !== options.operation || ex.status === undefined) continue;
+    if (operation(ex) !== options.operation || ex.status === undefined || (options.limiterRefused ?? rateLimited)(ex)) continue;
     const key = options.keyOf(ex);
     if (key === undefined) {
       const unkept = options.keyInBody ? requestBodyMissing(ex) : undefined;
@@ -98,7 +114,7 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
     if (options.judge === 'replay' && same) {
       const why = (options.sameAnswer ?? sameStatusAndBody)(known.first, ex, j);
       j.check(ex, why === undefined, `the same key and body as exchange #${known.first.index} ${why ?? ''}: not a replay of the original`, [known.first]);
-    } else if (options.judge === 'conflict' && !same) {
+    } else if (options.judge === 'conflict' && !same && (options.conflictJudged?.(ex) ?? true)) {
       const status = conflictStatusCase(ex.status);
       const why = options.conflict ? options.conflict(ex, j) : status.ok ? undefined : status.why;
       j.check(ex, why === undefined, `the key of exchange #${known.first.index} with another body ${why ?? ''}, expected a 409 conflict`, [known.first]);

@@ -164,10 +164,13 @@ describe('webhook deliveries recorded at a receiver', () => {
     expect(result('v1.webhooks.delivery.id-header').verdict).toBe('pass');
     expect(JSON.stringify(judged.report).includes(secret)).toBe(false);
 
-    // The two delivery faults of the matrix, as a receiver would record them.
+    // Bent deliveries, as a receiver would record them: a sequence that is no integer, a header that is not the event_id.
     const sign = (id: string, ts: string, body: string) => signWebhook({ eventId: id, timestamp: ts, rawBody: body, secret });
-    const bent = await judgeRecording([await delivery(3, sign, { sequence: '3' }), await delivery(4, sign, { idHeader: 'evt_other' })], { env: {} });
+    const bent = await judgeRecording([await delivery(3, sign, { sequence: 'three' }), await delivery(4, sign, { idHeader: 'evt_other' })], { env: {} });
     expect(bent.results.find((r) => r.rule.id === 'v1.webhooks.delivery.body')!.verdict).toBe('fail');
+    // The seed names `sequence`, not its JSON type: a string of its digits is a legal reading.
+    const digits = await judgeRecording([await delivery(5, sign, { sequence: '5' })], { env: {} });
+    expect(digits.results.find((r) => r.rule.id === 'v1.webhooks.delivery.body')!.verdict).toBe('pass');
     expect(bent.results.find((r) => r.rule.id === 'v1.webhooks.delivery.id-header')!.verdict).toBe('fail');
 
     const unsigned = await judgeRecording([good], { env: {} });

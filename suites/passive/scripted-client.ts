@@ -87,7 +87,8 @@ async function v1Mistakes(o: ScriptedClientOptions): Promise<void> {
   // Reused a key for another request, then for the same one again.
   const key = freshKey();
   await call(o.baseUrl, 'POST', '/v1/execute', { token: o.v1Key, body: o.task, headers: { 'idempotency-key': key } });
-  await call(o.baseUrl, 'POST', '/v1/execute', { token: o.v1Key, body: { ...o.task, task: { ...(o.task.task as object), note: 'edited' } }, headers: { 'idempotency-key': key } });
+  // Edited at the top level ("extra properties allowed"): inside `task` the deployment may refuse it for itself.
+  await call(o.baseUrl, 'POST', '/v1/execute', { token: o.v1Key, body: { ...o.task, note: 'edited' }, headers: { 'idempotency-key': key } });
   // A key that is no Identifier; malformed JSON; a turn with a property the contract does not have.
   await call(o.baseUrl, 'POST', '/v1/execute', { token: o.v1Key, body: o.task, headers: { 'idempotency-key': `-${freshKey()}` } });
   await call(o.baseUrl, 'POST', '/v1/execute', { token: o.v1Key, raw: '{"mode": "task", "task": ' });

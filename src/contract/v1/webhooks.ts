@@ -38,7 +38,8 @@ export const webhookDeliveryBody = z.looseObject({
   // The seed names the field, not its JSON type: a string Identifier or an integer.
   event_id: z.union([z.string().min(1), z.number().int()]),
   run_id: z.string().min(1),
-  sequence: z.number().int(),
+  // Named, its JSON type not shown either: an integer, or a string of its decimal digits.
+  sequence: z.union([z.number().int(), z.string().regex(/^\d+$/)]),
 });
 export type WebhookDeliveryBody = z.infer<typeof webhookDeliveryBody>;
 

@@ -4,6 +4,7 @@ import { type CheckContext, type Exchange, type Judge, mediaType, pathOnly, sect
 import { onSurface, operation, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { limiterRefused } from '../support/traffic.ts';
 import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
+import { operationOf } from '../../../contract/endpoints.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
@@ -56,16 +57,26 @@ function expectAuthenticationFailed(ctx: CheckContext, what: string, a: Answer):
   ctx.check(problemCode(a) === 'authentication_failed', `${what} was refused with code "${problemCode(a)}", expected authentication_failed`);
 }
 
-/** A /v1 request of an operation the surface defines (a delivery at a receiver is none). */
+/**
+ * A /v1 request of an operation the description lists (a delivery at a receiver is none): of other
+ * paths and methods ("All paths are relative to {base_url}" lists the endpoints) nothing is said, so
+ * a 404 for an unknown path or a 204 to a CORS preflight OPTIONS, before any key is read, is legal.
+ */
 function onV1(ex: Exchange): boolean {
-  return onSurface(ex, 'v1') && operation(ex) !== 'webhook.delivery';
+  if (!onSurface(ex, 'v1') || operation(ex) === 'webhook.delivery') return false;
+  // "The HEAD method is identical to GET except that the server MUST NOT send content" (RFC 9110 9.3.2): a HEAD of a listed GET is that operation.
+  return operation(ex) !== 'v1.other' || (ex.method === 'HEAD' && operationOf('GET', pathOnly(ex)) !== undefined);
 }
 
 /** The same judgement as expectAuthenticationFailed, over an exchange: a 4xx problem with code authentication_failed. */
 function judgeAuthenticationFailed(j: Judge, ex: Exchange, what: string): void {
   if (!j.check(ex, ex.status! >= 400 && ex.status! < 500, `${what} answered ${ex.status}, expected a 4xx refusal`)) return;
   const type = mediaType(ex.responseHeaders);
+  // An answer to HEAD has no content (RFC 9110 9.3.2: "The server MUST NOT send content in the
+  // response"): its status and, when it sends one, its content-type are all there is to judge.
+  if (ex.method === 'HEAD' && type === '') return;
   if (!j.check(ex, type === 'application/problem+json', `${what} was refused with content-type "${type}", expected application/problem+json`)) return;
+  if (ex.method === 'HEAD') return;
   if (wholeBody(j, ex) === undefined) return;
   const code = recordOf(responseJson(ex))?.code;
   j.check(ex, code === 'authentication_failed', `${what} was refused with code ${JSON.stringify(code)}, expected authentication_failed`);

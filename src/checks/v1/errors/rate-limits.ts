@@ -32,8 +32,12 @@ export const rateLimited = rule({
         const body = recordOf(responseJson(ex));
         if (ex.status !== 429 && body?.code !== 'rate_limited') continue;
         if (!j.check(ex, ex.status === 429, `a refusal with code rate_limited answered ${ex.status}, expected 429`)) continue;
+        // An answer to HEAD has no content (RFC 9110 9.3.2: "The server MUST NOT send content in the
+        // response"): its status and, when it sends one, its content-type are all there is to judge.
+        const head = ex.method === 'HEAD';
+        if (head && mediaType(ex.responseHeaders) === '') continue;
         if (!j.check(ex, mediaType(ex.responseHeaders) === 'application/problem+json', `the 429 came with content-type "${mediaType(ex.responseHeaders)}", expected application/problem+json`)) continue;
-        if (wholeBody(j, ex) === undefined) continue;
+        if (head || wholeBody(j, ex) === undefined) continue;
         for (const c of rateLimitedCases(body)) j.check(ex, c.ok, c.why);
       }
     },

@@ -7,7 +7,7 @@ import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, 
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { isRecord } from '../../../util/json.ts';
+import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import {
   findOtherTenantKey,
@@ -18,6 +18,7 @@ import {
   postTurn,
   primaryKey,
   problemCode,
+  runPath,
   taskBody,
   turnBody,
 } from '../support/fabric.ts';
@@ -73,6 +74,24 @@ function conflictOf(later: Exchange, j: Judge): string | undefined {
   return problem?.retryable === false ? undefined : `answered 409 with retryable: ${JSON.stringify(problem?.retryable)}, but retrying does not fix an idempotency mismatch`;
 }
 
+/**
+ * Whether a request is one the deployment would admit under a fresh key (`admissibleExecutes`,
+ * whatever its key): only such a request's refusal under a used key is the key's conflict.
+ */
+function freshlyAdmissible(j: Judge): (ex: Exchange) => boolean {
+  const admissible = new Set<Exchange>();
+  admissibleExecutes(j, (ex) => admissible.add(ex), { anyKey: true });
+  return (ex) => admissible.has(ex);
+}
+
+/** A task fixture of the profile other than `completes` whose body differs from it: fails, else long, else parks. */
+function otherTaskFixture(ctx: CheckContext, original: Record<string, unknown>): 'fails' | 'long' | 'parks' {
+  const tasks = ctx.profile.fixtures.v1.tasks;
+  const other = (['fails', 'long', 'parks'] as const).find((name) => tasks[name] !== undefined && canonicalJson(tasks[name]) !== canonicalJson(original));
+  if (other === undefined) ctx.untestable({ need: 'fixture', path: 'v1.tasks.fails', remedy: 'give a second task body (fails, long or parks) other than completes: a different request under the same key' });
+  return other;
+}
+
 export const replay = rule({
   id: 'v1.execute.idempotency.replay',
   title: 'The same key and request replays: the same run_id for a task, request.accepted with replayed:true for a turn',
@@ -81,7 +100,7 @@ export const replay = rule({
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   judgement: {
     record: 'a POST /v1/execute sent twice by one caller with the same idempotency key and request, the first answered 2xx',
-    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'replay', sameAnswer: replayOf }),
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'replay', sameAnswer: replayOf, limiterRefused }),
   },
   async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
@@ -105,18 +124,23 @@ export const conflict = rule({
     quote: 'Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay. … `409` from an idempotency mismatch is not fixed by retrying. A new key must be used.',
   },
   judgement: {
-    record: 'a POST /v1/execute sent by one caller under an idempotency key whose first request (answered 2xx) had another body',
-    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'conflict', conflict: conflictOf }),
+    record: 'a POST /v1/execute sent by one caller under an idempotency key whose first request (answered 2xx) had another body, with a body the deployment would admit under a fresh key (for a task, one whose `task` is a task fixture\'s)',
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'conflict', conflict: conflictOf, limiterRefused, conflictJudged: freshlyAdmissible(j) }),
   },
   async provoke(ctx) {
     const key = newKey();
     const original = taskBody(ctx, 'completes');
     const first = await postExecute(ctx, original, { key, label: 'execute (task), original' });
     if (first.status !== 200) ctx.inconclusive(`setup failed: the original task request answered ${first.status}, not 200`);
-    // Changed inside `task`, whose sub-fields are open, so only the idempotency rule can refuse it.
-    const changed = { ...original, task: { ...(original.task as object), apicertVariant: 'a different request under the same key' } };
-    for (const attempt of [1, 2]) await postExecute(ctx, changed, { key, label: `execute (task), same key, another body (attempt ${attempt})` });
-    await postExecute(ctx, changed, { key: newKey(), label: 'execute (task), the other body under a new key' });
+    // Another fixture's body, which the deployment takes: a change inside `task` could be refused for
+    // itself ("Sub-field shapes of `task` ...: not shown."), so only the key may refuse this one.
+    const other = otherTaskFixture(ctx, original);
+    const changed = taskBody(ctx, other);
+    for (const attempt of [1, 2]) await postExecute(ctx, changed, { key, label: `execute (task), same key, the "${other}" body (attempt ${attempt})` });
+    const fresh = await postExecute(ctx, changed, { key: newKey(), label: `execute (task), the "${other}" body under a new key` });
+    // A run that parks or runs long is not left behind.
+    const runId = taskResponse.safeParse(fresh.json).data?.run_id;
+    if (other !== 'fails' && runId !== undefined) await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cleanup: cancel the run of the other body' });
   },
 });
 
@@ -346,11 +370,13 @@ export const bodyKey = rule({
     record: "a turn POST /v1/execute keyed only by its body's idempotencyKey, sent again by the same caller under that key",
     judge(j) {
       const bodyOnly = (ex: Exchange) => (ex.requestHeaders['idempotency-key'] === undefined ? bodyIdempotencyKey(ex) : undefined);
-      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnly, judge: 'replay', sameAnswer: replayOf });
+      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnly, judge: 'replay', sameAnswer: replayOf, limiterRefused });
       judgeIdempotency(j, {
         operation: 'v1.execute',
         keyOf: bodyOnly,
         judge: 'conflict',
+        limiterRefused,
+        conflictJudged: freshlyAdmissible(j),
         conflict: (later, jj) => {
           if (later.status !== 409) return `answered ${later.status}`;
           if (wholeBody(jj, later) === undefined) return undefined;

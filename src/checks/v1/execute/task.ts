@@ -3,7 +3,7 @@ import { type Exchange, type Judge, mediaType, section } from '../../../rule/ind
 import { exchangesOf, isEventStream, issuesOf, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admissibleExecutes, limiterRefused } from '../support/traffic.ts';
 import { taskRequest, taskResponse } from '../../../contract/v1/task.ts';
-import { postExecute, taskBody } from '../support/fabric.ts';
+import { postExecute, problemCode, taskBody } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
@@ -57,7 +57,7 @@ const ENVELOPE = new Set(Object.keys(taskRequest.shape));
 
 export const taskExtraProperties = rule({
   id: 'v1.execute.task.extra-properties',
-  title: 'A task body with extra properties (top level and inside task) is admitted',
+  title: 'A task body with extra properties at its top level is admitted',
   level: 'required',
   spec: { section: 'Resources > Task request body', quote: 'Task request body (extra properties allowed)' },
   judgement: {
@@ -75,8 +75,13 @@ export const taskExtraProperties = rule({
   },
   async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
-    const extended = { ...body, apicertExtension: { note: 'extra property sent by apicert' }, task: { ...(body.task as object), apicertNote: 'extra' } };
+    // Extras at the top level only: "Sub-field shapes of `task`, `context`, `policy` and `delivery`: not
+    // shown.", so a deployment may refuse a `task` naming members it does not take.
+    const extended = { ...body, apicertExtension: { note: 'extra property sent by apicert' }, apicertNote: 'extra' };
     await postExecute(ctx, extended, { label: 'execute (task) with extra properties' });
+    // Inside `task` the choice is the deployment's: what it answers is recorded, not judged.
+    const inside = await postExecute(ctx, { ...body, task: { ...(body.task as object), apicertNote: 'extra' } }, { label: 'execute (task) with an extra member inside task (open: recorded, not judged)' });
+    ctx.observe('a task naming a member beyond the fixture\'s, inside task', { status: inside.status, code: problemCode(inside) ?? null }, 'sub-field shapes of task are not shown: the deployment decides which work it can take');
   },
 });
 

@@ -53,27 +53,34 @@ export const eventIdentity = rule({
   },
 });
 
-const eventKey = (e: SseEvent) => `${e.id ?? '-'}|${kindOf(e)}|${e.data}`;
+/**
+ * What a resume must repeat of an event: its SSE id and kind, not its data. "Event kinds beyond
+ * `request.accepted` and `request.cancelled`, and the payload fields of events: not shown." A payload
+ * field may belong to the read (a `sent_at`); clients "should deduplicate by event identity".
+ */
+const eventKey = (e: SseEvent) => `${e.id ?? '-'}|${kindOf(e) ?? ''}`;
 
 export const resume = rule({
   id: 'v1.runs.events.resume',
-  title: 'Every run event carries an SSE id, and resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
+  title: 'Every event of a run event stream carries an SSE id, and resuming with Last-Event-ID = a sequence neither repeats nor skips an event',
   level: 'required',
   needs: { fixtures: ['v1.tasks.completes'] },
   spec: { section: 'Events > Run event stream', quote: RESUME },
   judgement: {
-    record: 'a run event stream (GET /v1/runs/{id}/events or a turn), and a GET /v1/runs/{id}/events with Last-Event-ID after a read of the same run from its start',
+    record: 'a GET /v1/runs/{id}/events, and one with Last-Event-ID after a read of the same run from its start',
     judge(j) {
       // The run's stream as first read from its start by each caller: what a resume is compared with.
       const fromStart = new Map<string, { ex: Exchange; events: readonly SseEvent[] }>();
       for (const ex of j.exchanges) {
-        if (!isRunStream(ex)) continue;
+        // Only a task run's event stream is resumed with Last-Event-ID ("After a dropped connection on a
+        // task-mode run, read the run back or resume its event stream with `Last-Event-ID`"); a streamed
+        // turn is retried by re-sending its POST with the same key, so its events need no SSE id.
+        if (operation(ex) !== 'v1.runs.events') continue;
         const events = streamEvents(j, ex);
         if (!events) continue;
         // Resume names the event by its SSE id: an event without one cannot be resumed after.
         const missing = events.findIndex((e) => e.id === undefined || e.id === '');
         j.check(ex, missing === -1, missing === -1 ? '' : `event #${missing + 1} (${kindOf(events[missing]!) ?? 'message'}) carries no SSE id, so Last-Event-ID cannot name it`);
-        if (operation(ex) !== 'v1.runs.events') continue;
         const runKey = `${callerOf(ex)}\n${idAfter(ex, '/v1/runs/')}`;
         const cursor = ex.requestHeaders['last-event-id'];
         if (cursor === undefined) {
@@ -87,7 +94,8 @@ export const resume = rule({
         const expected = full.events.slice(at + 1);
         const n = Math.min(expected.length, events.length);
         const same = expected.slice(0, n).map(eventKey).join('\n') === events.slice(0, n).map(eventKey).join('\n');
-        j.check(ex, same, `resuming after sequence ${cursor} gave [${events.slice(0, n).map((e) => e.id ?? '-').join(', ')}], exchange #${full.ex.index} showed [${expected.slice(0, n).map((e) => e.id ?? '-').join(', ')}] after it`, [full.ex]);
+        const shown = (list: readonly SseEvent[]) => list.slice(0, n).map((e) => `${e.id ?? '-'} ${kindOf(e) ?? 'message'}`).join(', ');
+        j.check(ex, same, `resuming after sequence ${cursor} gave [${shown(events)}], exchange #${full.ex.index} showed [${shown(expected)}] after it`, [full.ex]);
       }
     },
   },

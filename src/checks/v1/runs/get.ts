@@ -1,7 +1,7 @@
 /** GET /v1/runs/{id}: a JSON run resource whose fields the spec does not show. */
 import { type Exchange, mediaType, section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { bodyMissing, idAfter, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { bodyMissing, idAfter, operation, parsedAs, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, callerOf, limiterRefused } from '../support/traffic.ts';
 
 const RUNS_PREFIX = '/v1/runs/';
@@ -80,6 +80,27 @@ function collectDateTimes(value: unknown, path: () => string, found: Array<[stri
   }
 }
 
+/** Every string in a JSON value. */
+function stringsIn(value: unknown, into: Set<string>): Set<string> {
+  if (typeof value === 'string') into.add(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, into);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) stringsIn(v, into);
+  return into;
+}
+
+/**
+ * For each GET /v1/runs/{id} of a run whose creating POST /v1/execute the recording holds, the strings
+ * of that request: a run resource ("Fields of the run resource returned by `GET /v1/runs/{id}`: not
+ * shown.") may echo what the client sent, date-times in the client's own text included.
+ */
+function echoedTexts(exchanges: readonly Exchange[]): Map<Exchange, Set<string>> {
+  const echoes = new Map<Exchange, Set<string>>();
+  withIssuedRun(exchanges, (ex, issued) => {
+    if (issued && operation(ex) === 'v1.runs.get') echoes.set(ex, stringsIn(requestJson(issued), new Set()));
+  });
+  return echoes;
+}
+
 export const timestampOffset = rule({
   id: 'v1.runs.timestamp-offset',
   title: 'Every timestamp the service returns (run resource, usage) carries a numeric UTC offset, not only Z',
@@ -92,12 +113,18 @@ export const timestampOffset = rule({
   judgement: {
     record: 'a GET /v1/runs/{id} or GET /v1/usage answered with timestamps',
     judge(j) {
+      const echoes = echoedTexts(j.exchanges);
       for (const ex of j.exchanges) {
         const op = operation(ex);
         if ((op !== 'v1.runs.get' && op !== 'v1.usage.get') || ex.status === undefined) continue;
         const found = dateTimes(responseJson(ex), op === 'v1.runs.get' ? 'run' : 'usage');
         if (found.length === 0 && ex.status === 200 && bodyMissing(ex) !== undefined) j.lacks(ex, `the answer's body: ${bodyMissing(ex)}`);
-        for (const [path, value] of found) j.check(ex, /[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
+        const echoed = echoes.get(ex);
+        for (const [path, value] of found) {
+          // Text the client sent, echoed back, is the client's, not a Timestamp the service returns.
+          if (echoed?.has(value)) continue;
+          j.check(ex, /[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
+        }
       }
     },
   },

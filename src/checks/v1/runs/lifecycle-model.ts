@@ -4,6 +4,7 @@
  * execute, approve and cancel, and the run's event stream (sequence ids, resume, terminal events).
  */
 import fc from 'fast-check';
+import { canonicalJson } from '../../../util/json.ts';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
@@ -23,6 +24,8 @@ interface RunModel {
   runId: string;
   key: string;
   body: Record<string, unknown>;
+  /** Another fixture's body to send under this run's key (a conflict), when the profile gives one. */
+  conflictBody: Record<string, unknown> | undefined;
   original: Answer;
   log: EventLog;
   /** The digest announced by the approval event, and where that event is in the log. */
@@ -161,6 +164,7 @@ const start: MakeAction<RunsModel, RunFixture> = {
       runId: parsed.run_id,
       key,
       body,
+      conflictBody: conflictBodyOf(model, fixture, body),
       original: answer(res),
       log: new EventLog(eventKind, (k) => k !== undefined && model.terminal.has(k)),
       cancelSent: false,
@@ -178,13 +182,26 @@ const replay: PickAction<RunsModel, RunModel> = {
   },
 };
 
+/**
+ * The other fixture's body (parks for a completes run, completes for a parks run) when it is another
+ * request: a body the deployment takes under a fresh key, so only the key can refuse it. A change
+ * inside `task` could be refused for itself: "Sub-field shapes of `task` ...: not shown."
+ */
+function conflictBodyOf(model: RunsModel, fixture: RunFixture, body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const other = model.fixtures[fixture === 'parks' ? 'completes' : 'parks'];
+  return other === undefined || canonicalJson(other) === canonicalJson(body) ? undefined : structuredClone(other);
+}
+
 const conflict: PickAction<RunsModel, RunModel> = {
   name: 'conflict',
-  verb: 'reuse the execute key with another task body for',
+  verb: "reuse the execute key with the other fixture's task body for",
+  applies: (r) => r.conflictBody !== undefined,
   async act(r, model, { ctx }) {
-    const body = { ...r.body, task: { ...(r.body.task as Record<string, unknown>), apicertVariant: `conflict-${model.step}` } };
-    const res = await postExecute(ctx, body, { key: r.key, label: `the key of run ${r.label} with another body` });
-    ctx.expect(res.status === 409 && problemCode(res) === 'conflict', `step ${model.step}: the key of run ${r.label} with another task body answered ${summary(answer(res))}, expected 409 with code conflict`);
+    const res = await postExecute(ctx, r.conflictBody, { key: r.key, label: `the key of run ${r.label} with the other fixture's body` });
+    ctx.expect(res.status === 409 && problemCode(res) === 'conflict', `step ${model.step}: the key of run ${r.label} with the other fixture's task body answered ${summary(answer(res))}, expected 409 with code conflict`);
+    // A deployment that wrongly started a run for it: that run is not left parked.
+    const started = res.status === 200 ? taskResponse.safeParse(res.json).data?.run_id : undefined;
+    if (started !== undefined) await ctx.http.send({ method: 'POST', path: runPath(started, '/cancel'), credential: primaryKey(ctx), label: `cleanup: cancel the run the conflicting body of run ${r.label} started` });
   },
 };
 

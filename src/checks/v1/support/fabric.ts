@@ -7,6 +7,7 @@ import { resolveRole } from '../../../profile/roles.ts';
 import type { Credential, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
+import { dataOf } from '../../../traffic/read.ts';
 
 export const EXECUTE = '/v1/execute';
 export const FULL_SCOPES = ['runs:read', 'runs:write'] as const;
@@ -156,11 +157,18 @@ export function eventData(e: SseEvent): Record<string, unknown> | undefined {
   }
 }
 
-/** The kind of an event: the SSE `event` field, else `type` or `kind` in its data (the spec does not say which carries it). */
-export function eventKind(e: SseEvent): string | undefined {
+/** The data fields that may name a run event's kind, in the order they are read (deliveries read `event_type` too). */
+const KIND_FIELDS = ['type', 'kind', 'event', 'event_type'] as const;
+
+/**
+ * The kind of a run event, the one reader every /v1 rule uses: the SSE `event` field, else the first
+ * of `type`, `kind`, `event` or `event_type` in its data that is a string. "Event kinds beyond
+ * `request.accepted` and `request.cancelled`, and the payload fields of events: not shown."
+ */
+export function eventKind(e: Pick<SseEvent, 'event' | 'data'>): string | undefined {
   if (e.event !== undefined && e.event !== 'message') return e.event;
-  const data = eventData(e);
-  const kind = data?.type ?? data?.kind ?? data?.event;
+  const data = dataOf(e);
+  const kind = KIND_FIELDS.map((f) => data?.[f]).find((v) => typeof v === 'string');
   return typeof kind === 'string' ? kind : e.event;
 }
 

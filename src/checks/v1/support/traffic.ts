@@ -13,9 +13,9 @@ import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { openness } from '../../generated/expectation.ts';
 import { credentialIn, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { dataOf, exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { canonicalRequestBody } from '../../../traffic/idempotency.ts';
-import { FULL_SCOPES } from './fabric.ts';
+import { eventKind, FULL_SCOPES } from './fabric.ts';
 
 /** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
 export function callerOf(ex: Exchange): string {
@@ -53,6 +53,26 @@ export function turnMayBeRefused(j: Pick<Judge, 'profile'>, ex: Exchange): strin
   return openness(turnRequest, requestJson(ex), [], j.profile?.fixtures.v1.turn);
 }
 
+/**
+ * Why a task body the contract admits may still be refused by a legal deployment, or undefined:
+ * "Sub-field shapes of `task`, `context`, `policy` and `delivery`: not shown." (the deployment
+ * decides which work it can take), so only a body whose open members are those of one of the
+ * profile's task fixtures (the work this deployment said it takes) is held to an answer. Top-level
+ * extras stay must-accept ("Task request body (extra properties allowed)"). Without a task fixture
+ * every task is open, as every turn is without a profile.
+ */
+export function taskMayBeRefused(j: Pick<Judge, 'profile'>, ex: Exchange): string | undefined {
+  const fixtures = Object.values(j.profile?.fixtures.v1.tasks ?? {}).filter((f) => f !== undefined);
+  if (fixtures.length === 0) return 'no task fixture in the profile says which work this deployment takes';
+  const body = requestJson(ex);
+  let why: string | undefined;
+  for (const f of fixtures) {
+    why = openness(taskRequest, body, [], f);
+    if (why === undefined) return undefined;
+  }
+  return why;
+}
+
 /** A value the contract's Identifier admits (the Idempotency-Key's type). */
 export function isIdentifier(value: string): boolean {
   return value.length >= 1 && value.length <= 128 && IDENTIFIER_PATTERN.test(value);
@@ -61,12 +81,9 @@ export function isIdentifier(value: string): boolean {
 /** The canonical text of a request body (JSON canonicalized, else the text): two requests are the same request when these are equal. */
 export const canonicalBody = canonicalRequestBody;
 
-/** The kind of a run event: the SSE `event` field, else `type`, `kind` or `event` in its data (the seed does not say which). */
+/** The kind of a run event: fabric's one reader (the SSE `event` field, else a kind field of its data). */
 export function kindOf(e: Pick<SseEvent, 'event' | 'data'>): string | undefined {
-  if (e.event !== undefined && e.event !== 'message') return e.event;
-  const data = dataOf(e);
-  const kind = data?.type ?? data?.kind ?? data?.event;
-  return typeof kind === 'string' ? kind : e.event;
+  return eventKind(e);
 }
 
 /** The kinds that end a run's stream: request.cancelled and the profile's (or the usual) terminal kinds. */
@@ -160,6 +177,7 @@ function executesIn(exchanges: readonly Exchange[], profile: Profile | undefined
     const mode = modeOf(ex);
     if (mode === undefined || ex.status === undefined || !validBody(ex, mode)) continue;
     if (mode === 'turn' && turnMayBeRefused({ profile }, ex)) continue;
+    if (mode === 'task' && taskMayBeRefused({ profile }, ex)) continue;
     const accept = ex.requestHeaders.accept;
     const wanted = mode === 'turn' ? 'text/event-stream' : 'application/json';
     if (accept !== undefined && !accept.includes(wanted) && !accept.includes('*/*')) continue;
@@ -171,7 +189,7 @@ function executesIn(exchanges: readonly Exchange[], profile: Profile | undefined
 }
 
 /**
- * An execute request nothing but its mode's own rules could refuse: a body the contract admits (for a turn, one naming no state the profile does not give), an
+ * An execute request nothing but its mode's own rules could refuse: a body the contract admits (for a turn, one naming no state the profile does not give; for a task, one whose open members are those of a task fixture), an
  * admitted caller, a key that is an Identifier and that this caller has not used before (a replay
  * or conflict is judged by the idempotency rules), no other X-AI-Platform-Version than `v1`, and an
  * Accept that does not ask for the other mode's answer. Each is read from the request and the

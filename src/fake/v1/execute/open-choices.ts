@@ -18,8 +18,21 @@ function unknownReference(body: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
-/** Why a turn body is refused for naming state the fabric does not hold, or undefined. */
+/** The members of `task` the fake's task fixtures name (scenarios/v1/runs.ts). */
+const TASK_MEMBERS = new Set(['scenario', 'instruction']);
+
+/** What a task body's `task` names beyond the work this fabric takes, or undefined. */
+function unknownTaskMember(body: Record<string, unknown>): string | undefined {
+  if (!isRecord(body.task)) return undefined;
+  const unknown = Object.keys(body.task).filter((k) => !TASK_MEMBERS.has(k));
+  return unknown.length === 0 ? undefined : `task.${unknown.join(', task.')}: not a member of the work this fabric takes`;
+}
+
+/** Why a turn body is refused for naming state the fabric does not hold, or a task body for naming work it does not take; or undefined. */
 export function executeRefusal(v: VariantSet, body: unknown): string | undefined {
-  if (!isRecord(body) || body.mode === 'task' || !v.has('v1.execute/unknown-references-refused')) return undefined;
+  if (!isRecord(body)) return undefined;
+  // "Sub-field shapes of `task`, `context`, `policy` and `delivery`: not shown.": asked only of a task naming other members.
+  if (body.mode === 'task') return unknownTaskMember(body) !== undefined && v.has('v1.execute/closed-task') ? unknownTaskMember(body) : undefined;
+  if (!v.has('v1.execute/unknown-references-refused')) return undefined;
   return unknownReference(body);
 }

@@ -45,6 +45,7 @@ function events(surface: V1Surface, r: RouteRequest): void {
   }
   const forget = fake.faults.has('v1.runs.events.dropped-connection/forgets-run');
   pipe(fake, state.engine, r.res, run, after, {
+    runEvents: true,
     reader: lastEventId === undefined,
     onEarlyClose: () => {
       // Only runs that never parked: an approval racing the dropped stream must not lose its run.

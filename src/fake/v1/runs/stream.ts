@@ -17,6 +17,8 @@ export interface PipeOptions {
   reader?: boolean;
   /** Keep the stream open after its terminal event until the fake closes (a turn-stream fault of execute). */
   holdOpen?: boolean;
+  /** The stream answers GET /v1/runs/{id}/events (else it is a turn-mode POST /v1/execute). */
+  runEvents?: boolean;
 }
 
 const readersFromStart = new WeakMap<Run, number>();
@@ -29,17 +31,50 @@ function crowdSkips(fake: FakeContext, run: Run, after: number, reader: boolean)
   return crowd > 4 && fake.faults.has('load.v1.events.fanout-same-events/late-subscriber-gap') ? (run.events[0]?.sequence ?? 1) + 1 : undefined;
 }
 
-function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, replayed: boolean): void {
-  let data = streamedEventData(fake, e, replayed);
+/** One read of a run's events: which stream it is, and what the legal choices of one read put in it. */
+interface Read {
+  replayed: boolean;
+  /** GET /v1/runs/{id}/events; otherwise a turn-mode POST /v1/execute stream. */
+  runEvents: boolean;
+  /** Counts the reads of the fake's run events, for the per-read payload field. */
+  number: number;
+}
+
+let readsMade = 0;
+
+/** "…and the payload fields of events: not shown.": a field that belongs to the read, not the event. */
+function withReadFields(fake: FakeContext, data: Record<string, unknown>, read: Read): Record<string, unknown> {
+  if (!read.runEvents || !fake.variants.has('v1.runs/per-read-payload-field')) return data;
+  return { ...data, sent_at: new Date().toISOString().replace('Z', '+00:00'), read: read.number };
+}
+
+/** The kind rides in the data's `type` too; under the variant it is named `event_type` there instead. */
+function withKindField(fake: FakeContext, data: Record<string, unknown>): Record<string, unknown> {
+  if (!fake.variants.has('v1.runs/kind-in-event-type')) return data;
+  const { type, ...rest } = data;
+  return { ...rest, event_type: type };
+}
+
+/**
+ * A turn stream is retried by re-sending its POST with the same key, not resumed: "After a dropped
+ * connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID`".
+ */
+function turnWithoutIds(fake: FakeContext, read: Read): boolean {
+  return !read.runEvents && fake.variants.has('v1.runs/turn-without-sse-ids');
+}
+
+function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, read: Read): void {
+  let data = withKindField(fake, withReadFields(fake, streamedEventData(fake, e, read.replayed), read));
   // The resume fault keeps each event's identity in its data (event_id) but sends no SSE id.
-  let id: string | undefined = fake.faults.has('v1.runs.events.resume/no-sse-ids') ? undefined : String(e.sequence);
+  let id: string | undefined = fake.faults.has('v1.runs.events.resume/no-sse-ids') || turnWithoutIds(fake, read) ? undefined : String(e.sequence);
   if (e.type === 'run.progress' && fake.faults.has('v1.runs.events.identity/progress-without-id')) {
     id = undefined;
     const { event_id: _dropped, ...rest } = data;
     data = rest;
   }
-  // The kind rides in the data's `type` too: without the SSE event field a reader finds it there.
-  const event = fake.variants.has('v1.runs/kind-in-data-only') ? {} : { event: e.type };
+  // Without the SSE event field a reader finds the kind in the data.
+  const dataOnly = fake.variants.has('v1.runs/kind-in-data-only') || fake.variants.has('v1.runs/kind-in-event-type');
+  const event = dataOnly ? {} : { event: e.type };
   res.write(sseFrame({ ...event, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
 }
 
@@ -62,8 +97,10 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
   // Held open, the stream never ends on its own: the fake's close ends it.
   const holdOpen = options.holdOpen ?? false;
   let held = false;
+  readsMade += 1;
+  const read: Read = { replayed: options.replayed ?? false, runEvents: options.runEvents ?? false, number: readsMade };
   const write = (e: RunEvent) => {
-    if (e.sequence !== skipped) writeEvent(fake, res, e, options.replayed ?? false);
+    if (e.sequence !== skipped) writeEvent(fake, res, e, read);
     if (!TERMINAL_KINDS.has(e.type)) return;
     if (holdOpen) held = true;
     else end();

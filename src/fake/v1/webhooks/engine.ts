@@ -114,10 +114,12 @@ export class WebhookEngine {
     const eventId = this.mint('evt_');
     let sequence: number | string = notice.sequence;
     if (this.fake.faults.has('v1.webhooks.delivery.sequence-order/constant-sequence')) sequence = 0;
-    if (this.fake.faults.has('v1.webhooks.delivery.body/sequence-as-string')) sequence = String(sequence);
+    // "…includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`": the JSON type of sequence is not shown.
+    if (this.fake.variants.has('v1.webhooks/string-sequence')) sequence = String(sequence);
     // Which body field names the event type is not shown either: `type`, or `event_type` under the variant.
     const typeField = this.fake.variants.has('v1.webhooks/event-type-field') ? 'event_type' : 'type';
     const plain = { apiVersion: 'v1', event_id: this.integerEventIds() ? Number(eventId) : eventId, [typeField]: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
+    if (this.fake.faults.has('v1.webhooks.delivery.body/no-api-version')) delete (plain as Partial<typeof plain>).apiVersion;
     const body = this.fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(plain) : plain;
     for (const endpoint of this.endpoints.values()) {
       if (endpoint.tenant !== notice.tenant) continue;
@@ -156,9 +158,13 @@ export class WebhookEngine {
       delivery.eventId = newId('evt_');
       delivery.body = { ...delivery.body, event_id: delivery.eventId };
     }
-    if (delivery.attempts.length > 0 && this.fake.faults.has('v1.webhooks.delivery.retry/body-changes')) {
-      // Same event_id, other bytes: the retry is no longer the same delivery.
+    // Receivers deduplicate by event_id, so other bytes are legal ("Delivery is at least once"): an attempt counter.
+    if (delivery.attempts.length > 0 && this.fake.variants.has('v1.webhooks/attempt-counter')) {
       delivery.body = { ...delivery.body, delivery_attempt: delivery.attempts.length + 1 };
+    }
+    if (delivery.attempts.length > 0 && this.fake.faults.has('v1.webhooks.delivery.retry/sequence-changes')) {
+      // Same event_id, another sequence: the retry no longer stands for the same event.
+      delivery.body = { ...delivery.body, sequence: Number(delivery.body.sequence) + 1000 };
     }
     const outcome = await this.post(endpoint, delivery, endpoint.url, true);
     delivery.attempts.push({ at: new Date().toISOString(), ...outcome });

@@ -16,4 +16,9 @@ export const v1ExecuteVariants = [
     description: 'a turn body naming what the fabric does not hold (an approval receipt, a file id, a model, an output schema, a tool, a session, conversation or organization) or a message id twice is refused with 400 invalid_request',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Other nested objects (no extra properties)', quote: 'ApprovalReceipt is the inline approval transport for turn requests. Its relationship to `action_digest` and `decision` of the approve operation is unspecified.' },
   },
+  {
+    id: 'v1.execute/closed-task',
+    description: 'a task whose `task` object names members other than the fixtures\' (scenario, instruction) is refused with 400 invalid_request: the deployment decides which work it can take',
+    spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Task request body (extra properties allowed)', quote: 'Sub-field shapes of `task`, `context`, `policy` and `delivery`: not shown.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -41,6 +41,22 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'Events > Run event stream', quote: 'Turn mode on `/v1/execute` and `GET /v1/runs/{id}/events` stream AiPlatformEventV1 items.' },
   },
   {
+    id: 'v1.runs/kind-in-event-type',
+    description: 'run events name their kind only in the JSON data, as event_type (the name deliveries may use), with no SSE event: field and no type',
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
+  },
+  {
+    id: 'v1.runs/per-read-payload-field',
+    description: 'each read of GET /v1/runs/{id}/events carries fields that belong to the read in every event payload (sent_at, the read number): a resumed event has the same SSE id and kind but other data bytes',
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
+  },
+  {
+    // Turn streams are written by the run stream writer (src/fake/v1/runs/stream.ts): the fake bends there.
+    id: 'v1.runs/turn-without-sse-ids',
+    description: 'turn-mode POST /v1/execute streams carry no SSE id (each event keeps its event_id in its data); GET /v1/runs/{id}/events still carries the sequence ids',
+    spec: { document: DOC, section: 'Endpoints > Rules 4', quote: 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again.' },
+  },
+  {
     id: 'v1.runs/empty-bodies',
     description: 'approve and cancel answer 200 with an empty JSON object {}',
     spec: { document: DOC, section: 'Endpoints', quote: 'Contents of the approve and cancel response bodies: not shown.' },

@@ -53,6 +53,16 @@ export const v1WebhooksVariants = [
     spec: { document: DOC, section: 'Events > Webhooks', quote: 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.' },
   },
   {
+    id: 'v1.webhooks/string-sequence',
+    description: 'delivery bodies carry sequence as a JSON string of its decimal digits ("3"), not a number',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Each delivery is an HTTP POST with a JSON body that includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`.' },
+  },
+  {
+    id: 'v1.webhooks/attempt-counter',
+    description: 'a retried delivery carries the same event_id, run_id, type and sequence but an attempt counter (delivery_attempt) in its body, so its bytes differ from the first attempt; every attempt is signed over its own bytes',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Delivery is at least once and may arrive out of order.' },
+  },
+  {
     id: 'v1.webhooks/endpoint-listing',
     description: 'GET /v1/webhooks, a method the description does not list, answers 200 with the caller\'s registered endpoints',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the registered endpoint record beyond `signing_secret`: not shown.' },
