@@ -4,7 +4,6 @@
  */
 import type { MissionProjection } from '../../../contract/v8/missions.ts';
 import type { FakeContext } from '../../context.ts';
-import type { Mission } from './engine.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
 
 /** Bytes that make base64 emit `+` and `/`; the payload is padded so it ends in `=`. */
@@ -90,14 +89,14 @@ export function notesAfterTerminal(fake: FakeContext): boolean {
 }
 
 /** Keys of the cancels each mission accepted: their replays answer as the original, not as a refusal. */
-const acceptedCancelKeys = new WeakMap<Mission, Set<string>>();
+const acceptedCancelKeys = new WeakMap<object, Set<string>>();
 
 /**
  * Whether a cancel is refused because the mission already ended: no status is shown for it ("Cancel
  * request body and response body: not shown"; the Errors table has no cancel row), the variant's is 422.
  * A cancel it lets through is remembered under its key, so that its replay is not refused.
  */
-export function refusesEndedCancel(fake: FakeContext, mission: Mission, key: string | null, ended: boolean): boolean {
+export function refusesEndedCancel(fake: FakeContext, mission: object, key: string | null, ended: boolean): boolean {
   if (key === null) return false;
   const keys = acceptedCancelKeys.get(mission) ?? new Set<string>();
   acceptedCancelKeys.set(mission, keys);
