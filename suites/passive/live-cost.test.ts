@@ -80,15 +80,17 @@ describe('live judging cost', () => {
       responseHeaders: { 'content-type': status === 409 ? 'application/problem+json' : 'application/json' },
       responseBody: answer,
     });
-    const task = (instruction: string) => JSON.stringify({ mode: 'task', task: { scenario: 'apicert.completes', instruction } });
+    // The profile's task fixtures: the work this deployment says it takes (any other task may be refused).
+    const tasks = profile.fixtures.v1.tasks;
+    const task = (fixture: 'completes' | 'fails' | 'parks' | 'long') => JSON.stringify(tasks[fixture]);
     const key = { 'idempotency-key': 'apicert-live-history-0001' };
     const exchanges = [
-      sent(0, 'POST', '/v1/execute', 200, task('summarise three short documents'), '{"run_id":"run-1"}', key),
+      sent(0, 'POST', '/v1/execute', 200, task('completes'), '{"run_id":"run-1"}', key),
       ...Array.from({ length: MAX_PENDING }, (_, i) => sent(i + 1, 'GET', '/v1/runs/run-1', 200, undefined, '{"run_id":"run-1"}')),
       // The same key with another body: a conflict, answered 409 (the idempotency rules judge it, not this one).
-      sent(MAX_PENDING + 1, 'POST', '/v1/execute', 409, task('another instruction'), JSON.stringify({ type: 'about:blank', title: 'conflict', status: 409, code: 'idempotency_conflict' }), key),
+      sent(MAX_PENDING + 1, 'POST', '/v1/execute', 409, task('fails'), JSON.stringify({ type: 'about:blank', title: 'conflict', status: 409, code: 'idempotency_conflict' }), key),
       // A first use in the batch: judged live, and passing.
-      sent(MAX_PENDING + 2, 'POST', '/v1/execute', 200, task('a third instruction'), '{"run_id":"run-3"}', { 'idempotency-key': 'apicert-live-history-0003' }),
+      sent(MAX_PENDING + 2, 'POST', '/v1/execute', 200, task('parks'), '{"run_id":"run-3"}', { 'idempotency-key': 'apicert-live-history-0003' }),
     ];
     const found: LiveFinding[] = [];
     const live = new LiveJudge({ rules: RULES.filter((r) => r.id === 'v1.execute.task.run-id'), profile, webhookSecretVariable: 'APICERT_WEBHOOK_SECRET', onFinding: (f) => found.push(f) });
@@ -105,7 +107,7 @@ describe('live judging cost', () => {
     gapped.gap(1);
     gapped.add(exchanges.at(-2)!);
     for (let i = 0; i < HISTORY; i++) gapped.add(sent(MAX_PENDING + 3 + i, 'GET', '/v1/runs/run-1', 200, undefined, '{"run_id":"run-1"}'));
-    gapped.add(sent(MAX_PENDING + 3 + HISTORY, 'POST', '/v1/execute', 500, task('a fourth instruction'), '{}', { 'idempotency-key': 'apicert-live-history-0004' }));
+    gapped.add(sent(MAX_PENDING + 3 + HISTORY, 'POST', '/v1/execute', 500, task('long'), '{}', { 'idempotency-key': 'apicert-live-history-0004' }));
     gapped.flush();
     expect(after.map((f) => [f.exchange.index, f.reason])).toEqual([[MAX_PENDING + 3 + HISTORY, 'a valid task request answered 500, expected 200']]);
     expect(gapped.skipped).toBe(HISTORY);
