@@ -55,11 +55,7 @@ export function authBend(fake: FakeContext, endpoint: ReadEndpoint): AuthBend {
   }
 }
 
-/**
- * Whether a skill or trace of another principal is served. A trace must look like it does not exist
- * (served only under its fault); a skill is a catalogue entry, and whether another principal's policy
- * scope includes it is not stated, so the `v8.skills/shared-catalogue` variant serves it.
- */
-export function otherPrincipalsVisible(fake: FakeContext, endpoint: 'skills' | 'traces'): boolean {
-  return endpoint === 'skills' ? fake.variants.has('v8.skills/shared-catalogue') : fake.faults.has('v8.auth.scope-matrix/trace-other-principal');
+/** Whether a trace of another principal is served: it must look like it does not exist, but under its fault. */
+export function otherPrincipalsTracesVisible(fake: FakeContext): boolean {
+  return fake.faults.has('v8.auth.scope-matrix/trace-other-principal');
 }

@@ -3,11 +3,19 @@ import { pathIdentifier } from '../../contract/v8/common.ts';
 import type { FakeContext } from '../context.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { withExtraProperties } from '../support/extra-properties.ts';
-import { otherPrincipalsVisible } from './auth.ts';
 import type { ReadSurface } from './read-surface.ts';
 
 function otherFormats(fake: FakeContext): boolean {
   return fake.variants.has('v8.skills/other-formats');
+}
+
+/**
+ * Whether another principal reads a skill of the primary principal: a skill is a catalogue entry, and
+ * whether another principal's policy scope includes it is not stated ("Mission, trace and skill lookups
+ * are limited to the caller's principal and policy scope"), so the variant serves it.
+ */
+function sharedCatalogue(fake: FakeContext): boolean {
+  return fake.variants.has('v8.skills/shared-catalogue');
 }
 
 /** A skillId as the gateway names it: the scenario's, or under the variant a long one that starts with a digit and uses `:` and `_`. */
@@ -49,7 +57,7 @@ function skill(surface: ReadSurface, r: RouteRequest): void {
     else v8.problem(r.res, 404, 'not_found', 'No such skill for this principal.');
     return;
   }
-  if (found.owner !== caller.principal && !otherPrincipalsVisible(fake, 'skills')) {
+  if (found.owner !== caller.principal && !sharedCatalogue(fake)) {
     v8.problem(r.res, 404, 'not_found', 'No such skill for this principal.');
     return;
   }

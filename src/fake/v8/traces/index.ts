@@ -2,7 +2,7 @@ import { pathIdentifier } from '../../../contract/v8/common.ts';
 import type { FakeContext } from '../../context.ts';
 import type { Route, RouteRequest } from '../../http.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
-import { otherPrincipalsVisible } from '../auth.ts';
+import { otherPrincipalsTracesVisible } from '../auth.ts';
 import type { MissionEngine } from '../missions/engine.ts';
 import type { ReadSurface } from '../read-surface.ts';
 import { inZone, utcWithOffset } from '../timestamps.ts';
@@ -47,7 +47,7 @@ function trace(surface: ReadSurface, missions: MissionEngine, r: RouteRequest): 
     return;
   }
   const found = missions.traces.get(id);
-  const visible = found && (found.principal === caller.principal || otherPrincipalsVisible(fake, 'traces'));
+  const visible = found && (found.principal === caller.principal || otherPrincipalsTracesVisible(fake));
   const hidden = found && fake.faults.has('v8.traces.get.resolves/failed-step-missing') && stepStatus(missions, found) === 'failed';
   if (!found || !visible || hidden) {
     if (!found && fake.faults.has('v8.traces.get.unknown-404/server-error')) v8.problem(r.res, 500, 'internal_error', 'Trace lookup failed.');
