@@ -8,34 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { minimalTurn } from '../../scenarios/v1/turns.ts';
 import { kindOf } from '../../src/checks/v1/support/traffic.ts';
 import { eventKind } from '../../src/checks/v1/support/fabric.ts';
-import { judgeRecording } from '../../src/passive/judge.ts';
-import { parseProfile } from '../../src/profile/load.ts';
-import type { Exchange } from '../../src/rule/index.ts';
+import { v1Recording } from './v1-recording.ts';
 
 const TOKEN = 'service_sk_runeventsopen0123456789abcdef';
 const BASE = 'https://fabric.example.com';
 const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 const TASK = { mode: 'task', task: { scenario: 'apicert.completes' } };
 
-function profile() {
-  return parseProfile(
-    {
-      target: BASE,
-      credentials: [{ name: 'full', token: TOKEN, surfaces: ['v1'], scopes: ['runs:read', 'runs:write'], principal: 'alice', tenant: 't1' }],
-      fixtures: { v1: { tasks: { completes: TASK } } },
-    },
-    'test profile',
-  );
-}
-
-function journal(parts: Array<Partial<Exchange> & { method: string; path: string }>): Exchange[] {
-  return parts.map((e, i) => ({ index: i, startedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(), durationMs: 10, url: `${BASE}${e.path}`, requestHeaders: {}, responseHeaders: {}, ...e }) as Exchange);
-}
-
-async function verdicts(exchanges: Exchange[], patterns: string[]): Promise<Record<string, string>> {
-  const { results } = await judgeRecording(exchanges, { surfaces: ['v1'], patterns, profile: profile() });
-  return Object.fromEntries(results.map((r) => [r.rule.id, r.verdict]));
-}
+const { journal, verdicts } = v1Recording(BASE, TOKEN, { completes: TASK });
 
 interface Ev {
   seq: number;
