@@ -30,6 +30,7 @@ import { RULES } from '../registry.ts';
 import { chooseTarget, EMBEDDED_NOTICE } from './target-choice.ts';
 import { addHeaderOption, headerFlags } from './header-flag.ts';
 import { withHeaderFlags } from '../profile/network.ts';
+import { withoutUserinfo } from '../util/url.ts';
 
 interface CertifyFlags {
   target?: string;
@@ -191,7 +192,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   else if (choice.profileFromEnv) ui.info(`apicert: certifying the profile APICERT_PROFILE names: ${choice.profile}`);
   if (flags.target && !flags.readOnly) {
     // Without any userinfo: the profile refuses a target that carries credentials, just after this line.
-    ui.warn(`apicert: certifying ${flags.target.replace(/\/\/[^/?#]*@/, '//')} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
+    ui.warn(`apicert: certifying ${withoutUserinfo(flags.target)} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
   }
   let container: StartedImageTarget | undefined;
   let profile: Profile | undefined;

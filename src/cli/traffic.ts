@@ -18,6 +18,7 @@ import { durationOf } from './run-control.ts';
 import { printResult } from './side-report.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import type { Network } from '../profile/network.ts';
+import { carriesUserinfo } from '../util/url.ts';
 
 /** The upstream's network settings: a profile's `network` section (its target is the upstream) and --header. */
 async function upstreamNetwork(upstream: string, profile: string | undefined, header: string[] | undefined): Promise<Network | undefined> {
@@ -104,7 +105,7 @@ export function registerTrafficCommands(program: Command): void {
     .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; harSecrets?: boolean; profile?: string; findings?: string; header?: string[] }) => {
       if (opts.harSecrets && !opts.harOut) throw new UsageError('--har-secrets applies only with --har-out FILE');
       // Not echoed: reports would show them wherever they name the upstream.
-      if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(opts.upstream)) throw new UsageError("--upstream carries credentials (user:password@host): give the deployment's URL without them, and its headers with --header or the profile's network.headers");
+      if (carriesUserinfo(opts.upstream)) throw new UsageError("--upstream carries credentials (user:password@host): give the deployment's URL without them, and its headers with --header or the profile's network.headers");
       const network = await upstreamNetwork(opts.upstream, opts.profile, opts.header);
       await checkReportRoot(opts.out);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;

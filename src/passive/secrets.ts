@@ -9,6 +9,7 @@
  * when one is given, are what the client was given: judged wherever they appear.
  */
 import { MARKER_START } from '../redact/redactor.ts';
+import { userinfoPassword } from '../util/url.ts';
 import { operation, recordOf, responseJson } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
 import type { LearnedSecret } from './judging.ts';
@@ -98,23 +99,6 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
     }
   }
   return [...out.values()];
-}
-
-/** The password a URL's userinfo carries (`https://user:password@host/`, RFC 3986 3.2.1), decoded. */
-function userinfoPassword(url: string): string | undefined {
-  if (!url.includes('@')) return undefined;
-  let password: string;
-  try {
-    password = new URL(url).password;
-  } catch {
-    return undefined;
-  }
-  if (password.length === 0) return undefined;
-  try {
-    return decodeURIComponent(password);
-  } catch {
-    return password;
-  }
 }
 
 /** The credential query parameters of a request target, decoded as a server reads them. */

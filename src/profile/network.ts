@@ -6,6 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { userinfoPassword } from '../util/url.ts';
 
 /** RFC 9110 token characters. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -73,13 +74,7 @@ export function headersFor(network: Network | undefined, url: URL): Record<strin
 
 /** The password of a URL's userinfo, if any (a proxy's credentials). */
 function passwordOf(url: string | undefined): string | undefined {
-  if (!url || url === 'none') return undefined;
-  try {
-    const parsed = new URL(url);
-    return parsed.password ? decodeURIComponent(parsed.password) : undefined;
-  } catch {
-    return undefined;
-  }
+  return !url || url === 'none' ? undefined : userinfoPassword(url);
 }
 
 /** Every secret the network settings hold, labelled for the redactor: header values and the proxy's password. */

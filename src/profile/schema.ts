@@ -5,6 +5,7 @@ import { v8Fixtures } from './fixtures/v8.ts';
 import { webhooksFixtures } from './fixtures/webhooks.ts';
 import { networkSection } from './network.ts';
 import { receiverSection } from './receiver.ts';
+import { carriesUserinfo } from '../util/url.ts';
 
 export type { MissionRequest } from './fixtures/v8.ts';
 
@@ -42,7 +43,7 @@ export const profileSchema = z.strictObject({
    * when given, is where the MCP endpoint is mounted (else `/mcp`, or fixtures.mcp.endpoint).
    */
   // Credentials in the URL would be printed wherever the target is (reports, rerun lines): they go in credentials and network.headers.
-  target: z.url({ protocol: /^https?$/ }).refine((url) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url), 'the target URL carries no credentials (user:password@host): give tokens under credentials, other headers under network.headers'),
+  target: z.url({ protocol: /^https?$/ }).refine((url) => !carriesUserinfo(url), 'the target URL carries no credentials (user:password@host): give tokens under credentials, other headers under network.headers'),
   credentials: z.array(credentialSchema).default([]),
   fixtures: z
     .strictObject({
