@@ -11,7 +11,7 @@ import { serviceKey } from '../rule/index.ts';
 import { MemoryEventStore, verifyWebhook, type VerifyResult } from './verify.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
-const MAX_DELIVERIES_PER_ENDPOINT = 2_000;
+export const MAX_DELIVERIES_PER_ENDPOINT = 2_000;
 /**
  * Bytes of delivery bodies the receiver keeps at once, across its endpoints: a target that floods it
  * (2,000 deliveries of 1 MiB to each endpoint) cannot take apicert past the memory it promises a

@@ -5,7 +5,7 @@ import { newKey } from '../../../util/ids.ts';
 import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
-import { MAX_KEPT_DELIVERY_BYTES, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
+import { MAX_DELIVERIES_PER_ENDPOINT, MAX_KEPT_DELIVERY_BYTES, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
@@ -126,12 +126,12 @@ export function isTerminal(d: ReceivedDelivery): boolean {
 
 /**
  * The deliveries an endpoint kept. When it had to drop some (the target sent more than the receiver
- * keeps: 2,000 per endpoint, MAX_KEPT_DELIVERY_BYTES of bodies in all), a rule would judge part of
+ * keeps: MAX_DELIVERIES_PER_ENDPOINT per endpoint, MAX_KEPT_DELIVERY_BYTES of bodies in all), a rule would judge part of
  * what came: inconclusive, saying so.
  */
 export function keptDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint): readonly ReceivedDelivery[] {
   if (endpoint.dropped > 0) {
-    ctx.inconclusive(`the webhook receiver answered ${endpoint.dropped} deliveries to this rule's endpoint without keeping them (it keeps 2,000 per endpoint and ${MAX_KEPT_DELIVERY_BYTES / 1024 / 1024} MiB of bodies in all, so a flood cannot exhaust memory): the rule would judge part of what came`);
+    ctx.inconclusive(`the webhook receiver answered ${endpoint.dropped} deliveries to this rule's endpoint without keeping them (it keeps ${MAX_DELIVERIES_PER_ENDPOINT.toLocaleString('en-US')} per endpoint and ${MAX_KEPT_DELIVERY_BYTES / 1024 / 1024} MiB of bodies in all, so a flood cannot exhaust memory): the rule would judge part of what came`);
   }
   return endpoint.deliveries;
 }
