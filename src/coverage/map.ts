@@ -610,4 +610,25 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'mcp-lifecycle:lifecycle-phases-initialization-version-negotiation:this-should-be-the-latest-version': { rules: ['mcp.lifecycle.version-unknown'] },
   // Implementations SHOULD be prepared to handle these error cases:
   'mcp-lifecycle:error-handling:implementations-should-be-prepared-to-handle': { reason: 'LEAD_IN' },
+  // RFC 9110 (spec/rfc9110/): the sentences the HTTP-field rules of every surface rest on.
+  // The "Allow" header field lists the set of methods advertised as supported by the target resource.
+  'rfc9110:10-2-1-allow:the-allow-header-field-lists-the': { reason: 'INFORMATIVE' },
+  // The purpose of this field is strictly to inform the recipient of valid request methods associated with the resource.
+  'rfc9110:10-2-1-allow:the-purpose-of-this-field-is': { reason: 'INFORMATIVE' },
+  // Allow = #method
+  'rfc9110:10-2-1-allow:allow-method': { rules: ['v8.contract.allow-on-405', 'v1.contract.allow-on-405', 'mcp.transport.allow-on-405'] },
+  // An empty Allow field value indicates that the resource allows no methods, which might occur in a 405 response …
+  'rfc9110:10-2-1-allow:an-empty-allow-field-value-indicates': { rules: ['v8.contract.allow-on-405', 'v1.contract.allow-on-405', 'mcp.transport.allow-on-405'] },
+  // An origin server MUST generate an Allow header field in a 405 (Method Not Allowed) response and MAY do so in any other response.
+  'rfc9110:10-2-1-allow:an-origin-server-must-generate-an': { rules: ['v8.contract.allow-on-405', 'v1.contract.allow-on-405', 'mcp.transport.allow-on-405'] },
+  // The "WWW-Authenticate" response header field indicates the authentication scheme(s) and parameters applicable to the target resource.
+  'rfc9110:11-6-1-www-authenticate:the-www-authenticate-response-header-field': { reason: 'INFORMATIVE' },
+  // WWW-Authenticate = #challenge
+  'rfc9110:11-6-1-www-authenticate:www-authenticate-challenge': { rules: ['v8.auth.challenge', 'v1.auth.challenge', 'mcp.auth.challenge'] },
+  // A server generating a 401 (Unauthorized) response MUST send a WWW-Authenticate header field containing at least one challenge.
+  'rfc9110:11-6-1-www-authenticate:a-server-generating-a-401-unauthorized': { rules: ['v8.auth.challenge', 'v1.auth.challenge', 'mcp.auth.challenge'] },
+  // The 401 (Unauthorized) status code indicates that the request has not been applied because it lacks valid authentication credentials …
+  'rfc9110:15-5-2-401-unauthorized:the-401-unauthorized-status-code-indicates': { reason: 'INFORMATIVE' },
+  // The 405 (Method Not Allowed) status code indicates that the method received in the request-line is known by the origin server …
+  'rfc9110:15-5-6-405-method-not-allowed:the-405-method-not-allowed-status': { reason: 'INFORMATIVE' },
 };

@@ -23,6 +23,7 @@ export const UNIT_DOCUMENTS = {
   v8: 'v8-integration-gateway.md',
   'mcp-transports': 'mcp-2025-03-26/transports.md',
   'mcp-lifecycle': 'mcp-2025-03-26/lifecycle.md',
+  rfc9110: 'rfc9110/semantics.md',
 } as const;
 export type UnitDocument = keyof typeof UNIT_DOCUMENTS;
 

@@ -71,4 +71,12 @@ export class Router {
     }
     return pathMatched ? 'method' : undefined;
   }
+
+  /** The methods the routes of `path` serve: a 405's Allow. */
+  methodsOf(path: string): string[] {
+    const prefix = path.split('/', 2)[1] ?? '';
+    const methods = new Set<string>();
+    for (const route of this.byPrefix.get(prefix) ?? []) if (route.pattern.test(path)) methods.add(route.method);
+    return [...methods];
+  }
 }

@@ -3,12 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { createFakeContext, type FakeBehaviour, type FakeContext } from './context.ts';
 import { BodyTooLarge, readBody, Router, type RouteRequest } from './http.ts';
 import { mcpRoutes } from './mcp/index.ts';
-import { answersUnimplemented as answersUnimplementedV1 } from './v1/contract.ts';
+import { allowHeaders as allowHeadersMcp } from './mcp/transport.ts';
+import { allowHeaders as allowHeadersV1, answersUnimplemented as answersUnimplementedV1 } from './v1/contract.ts';
 import { V1Responder } from './v1/respond.ts';
 import { v1Routes } from './v1/index.ts';
 import { v8Routes } from './v8/index.ts';
 import { MissionEngine } from './v8/missions/engine.ts';
-import { answersUnimplemented as answersUnimplementedV8 } from './v8/contract.ts';
+import { allowHeaders as allowHeadersV8, answersUnimplemented as answersUnimplementedV8 } from './v8/contract.ts';
 import { V8Responder } from './v8/respond.ts';
 
 export interface FakeOptions extends FakeBehaviour {
@@ -26,7 +27,8 @@ export interface RunningFake {
 }
 
 /** 404 or 405 in the error flavour of the surface the path belongs to; 501 for a method the surface uses nowhere, where a variant says so. */
-function notFound(fake: FakeContext, res: ServerResponse, path: string, method: string, methodOnly: boolean): void {
+function notFound(fake: FakeContext, res: ServerResponse, path: string, method: string, allowed: readonly string[] | undefined): void {
+  const methodOnly = allowed !== undefined;
   const v1 = path.startsWith('/v1/');
   if (v1 ? answersUnimplementedV1(fake, method) : path.startsWith('/v8/') && answersUnimplementedV8(fake, method)) {
     const detail = `This server implements ${method} for no resource.`;
@@ -36,8 +38,9 @@ function notFound(fake: FakeContext, res: ServerResponse, path: string, method: 
   }
   const status = methodOnly ? 405 : 404;
   const detail = methodOnly ? 'This path does not accept this method.' : `No route for ${path}.`;
-  if (v1) new V1Responder(fake).problem(res, status, 'invalid_request', { detail, retryable: false });
-  else new V8Responder(fake).problem(res, status, methodOnly ? 'method_not_allowed' : 'not_found', detail);
+  const headers = allowed === undefined ? {} : v1 ? allowHeadersV1(fake, allowed) : path.startsWith('/v8/') ? allowHeadersV8(fake, allowed) : allowHeadersMcp(fake, allowed.join(', '));
+  if (v1) new V1Responder(fake).problem(res, status, 'invalid_request', { detail, retryable: false, headers });
+  else new V8Responder(fake).problem(res, status, methodOnly ? 'method_not_allowed' : 'not_found', detail, headers);
 }
 
 /** RFC 9112 3.2: "more than one Host header field line" is answered 400, in the flavour of the surface the path belongs to. */
@@ -78,7 +81,7 @@ function handlerOf(context: FakeContext, router: Router): (req: IncomingMessage,
     if (refuseHosts(context, req, res, path)) return;
     const found = router.match(req.method ?? 'GET', path);
     if (found === undefined || found === 'method') {
-      notFound(context, res, path, req.method ?? 'GET', found === 'method');
+      notFound(context, res, path, req.method ?? 'GET', found === 'method' ? router.methodsOf(path) : undefined);
       return;
     }
     let bodyPromise: Promise<string> | undefined;

@@ -26,7 +26,7 @@ export type Level = (typeof LEVELS)[number];
 /** `mutate` rules create or change server-side state and only run when the profile allows it. */
 export type Destructiveness = 'read' | 'mutate';
 
-export const SPEC_DOCUMENTS = ['v8-integration-gateway.md', 'v1-execution-fabric.md', 'mcp-2025-03-26'] as const;
+export const SPEC_DOCUMENTS = ['v8-integration-gateway.md', 'v1-execution-fabric.md', 'mcp-2025-03-26', 'rfc9110'] as const;
 export type SpecDocument = (typeof SPEC_DOCUMENTS)[number];
 
 export interface SpecReference {

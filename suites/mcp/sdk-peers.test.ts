@@ -13,6 +13,7 @@ import { PEER_KINDS, PEER_PATH, startSdkPeer, type PeerKind, type SdkPeer } from
 const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: string }>> = {
   'stateful-json': {
     'mcp.transport.get-405': GATEWAY_GET(),
+    'mcp.auth.challenge': NO_TOKENS(),
     'mcp.session.delete-terminates': DELETE_404(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
@@ -27,6 +28,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
   },
   'stateful-sse': {
     'mcp.transport.get-405': GATEWAY_GET(),
+    'mcp.auth.challenge': NO_TOKENS(),
     'mcp.session.delete-terminates': DELETE_404(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
@@ -37,6 +39,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
   },
   stateless: {
     'mcp.transport.get-405': GATEWAY_GET(),
+    'mcp.auth.challenge': NO_TOKENS(),
     'mcp.session.id-visible-ascii': NO_SESSIONS(),
     'mcp.session.missing-400': NO_SESSIONS(),
     'mcp.session.never-issued': NO_SESSIONS(),
@@ -100,6 +103,12 @@ function NO_EVENT_IDS() {
 }
 function ONE_EVENT_PER_RESPONSE() {
   return { verdict: 'not-applicable' as const, sentence: 'Sending Messages to the Server: on an SSE stream "These responses MAY be batched", so one event per response is legal.' };
+}
+function NO_TOKENS() {
+  return {
+    verdict: 'not-applicable' as const,
+    sentence: 'RFC 9110 15.5.2 binds a 401 only, and the peers take no token (MCP 2025-03-26 Authorization: "Authorization is OPTIONAL for MCP implementations"): nothing is answered 401.',
+  };
 }
 function NO_SESSIONS() {
   return { verdict: 'not-applicable' as const, sentence: 'Session Management: "A server using the Streamable HTTP transport MAY assign a session ID at initialization time"; the stateless peer assigns none.' };

@@ -1,5 +1,6 @@
 import type { Rule } from '../../rule/index.ts';
 import { mcpCatalogueRules } from './catalogue/probes.ts';
+import { challenge } from './auth/challenge.ts';
 import { tokenObservation } from './auth/tokens.ts';
 import { answerArray, batchNotifications202, batchRequests, emptyBatch } from './batch/batching.ts';
 import { generatedErrors } from './jsonrpc/generated.ts';
@@ -8,6 +9,7 @@ import { initializeResultRule, versionEcho, versionUnknown } from './lifecycle/i
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
 import { deleteTerminates, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
 import { closesAfterResponse, eventIdsUnique } from './sse/streams.ts';
+import { allowOn405 } from './transport/allow.ts';
 import { get405, getStreamOr405 } from './transport/get.ts';
 import { hostObservation, originRefused } from './transport/origin.ts';
 import { accepted202, requestResponse } from './transport/sending.ts';
@@ -21,6 +23,7 @@ export const mcpRules: Rule[] = [
   requestResponse,
   get405,
   getStreamOr405,
+  allowOn405,
   idVisibleAscii,
   missing400,
   neverIssued,
@@ -39,6 +42,7 @@ export const mcpRules: Rule[] = [
   eventIdsUnique,
   closesAfterResponse,
   tokenObservation,
+  challenge,
   originRefused,
   hostObservation,
   protocolVersionHeader,

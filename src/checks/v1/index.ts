@@ -2,8 +2,10 @@
 import type { Rule } from '../../rule/index.ts';
 import { v1CatalogueRules } from './catalogue/probes.ts';
 import { expiredKey, keyPrefix, scopesObserved, unauthenticated } from './auth/authentication.ts';
+import { challenge } from './auth/challenge.ts';
 import { runSecrets } from './auth/run-secrets.ts';
 import { chatPath } from './chat/chat.ts';
+import { allowOn405 } from './contract/allow.ts';
 import { v1GeneratedRules } from './contract/generated.ts';
 import { problemShape } from './errors/problem.ts';
 import { limiterUnavailable, rateLimited, rateLimitedRetryAfter } from './errors/rate-limits.ts';
@@ -56,11 +58,13 @@ export const v1Rules: Rule[] = [
   runSecrets,
   expiredKey,
   scopesObserved,
+  challenge,
   problemShape,
   rateLimited,
   rateLimitedRetryAfter,
   limiterUnavailable,
   versionHeader,
+  allowOn405,
   ...v1WebhookRules,
   ...v1GeneratedRules,  ...v1CatalogueRules,
 ];

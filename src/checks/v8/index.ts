@@ -1,12 +1,14 @@
 /** Every /v8 rule: missions first, then the read surfaces, then the contract header and the error shape. */
 import type { Rule } from '../../rule/index.ts';
 import { v8CatalogueRules } from './catalogue/probes.ts';
+import { allowOn405 } from './contract/allow.ts';
 import { httpOrigin } from './contract/https.ts';
 import { v8GeneratedRules } from './contract/generated.ts';
 import { versionHeader } from './contract/version-header.ts';
 import { problemShape } from './errors/problem.ts';
 import { v8MissionRules } from './missions/index.ts';
 import { principalFromToken } from './principal/from-token.ts';
+import { challenge } from './auth/challenge.ts';
 import { scopeMatrix } from './auth/scope-matrix.ts';
 import { searchOk, searchPrincipal, searchValidation } from './capabilities/search.ts';
 import { goalsCompartment, goalsPayloadForm, goalsShape } from './goals/goals.ts';
@@ -51,9 +53,11 @@ export const v8Rules: Rule[] = [
   coverageScopeFiltered,
   intentsExistence,
   scopeMatrix,
+  challenge,
   principalFromToken,
   versionHeader,
   httpOrigin,
+  allowOn405,
   problemShape,
   ...v8GeneratedRules,  ...v8CatalogueRules,
 ];

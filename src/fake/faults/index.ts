@@ -4,6 +4,7 @@
  * file or folder of the same name, `src/fake/<surface>/<area>(.ts|/)` (suites/harness/structure.test.ts).
  */
 import { loadFaults } from './load.ts';
+import { mcpAuthFaults } from './mcp/auth.ts';
 import { mcpBatchFaults } from './mcp/batch.ts';
 import { mcpCatalogueFaults } from './mcp/catalogue.ts';
 import { mcpJsonrpcFaults } from './mcp/jsonrpc.ts';
@@ -68,6 +69,7 @@ export const V1_FAULTS = [
 ] as const satisfies readonly FaultDefinition[];
 
 export const MCP_FAULTS = [
+  ...mcpAuthFaults,
   ...mcpBatchFaults,
   ...mcpJsonrpcFaults,
   ...mcpLifecycleFaults,

@@ -11,7 +11,7 @@ export function authenticate(fake: FakeContext, r: RouteRequest): FakeCaller | u
   const caller = fake.tokens.lookup(r.header('authorization'));
   if (!caller || caller.expired) {
     const message = caller ? 'The bearer token has expired.' : 'A valid bearer token is required: send Authorization: Bearer <token>.';
-    writeTransportError(r.res, 401, BAD_REQUEST, message, { 'www-authenticate': 'Bearer' });
+    writeTransportError(r.res, 401, BAD_REQUEST, message, fake.faults.has('mcp.auth.challenge/no-challenge') ? {} : { 'www-authenticate': 'Bearer' });
     return undefined;
   }
   return caller;

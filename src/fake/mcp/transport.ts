@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { INVALID_REQUEST, type JsonRpcRequest } from '../../contract/mcp/jsonrpc.ts';
+import type { FakeContext } from '../context.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { authenticate, BAD_REQUEST } from './auth.ts';
 import { acceptBatchWithoutAnswers, refuseEmptyBatch, writeBatchAnswers } from './batch.ts';
@@ -135,7 +136,12 @@ function get({ fake }: McpSurface, r: RouteRequest): void {
     return;
   }
   // Server-to-client push is disabled on this gateway, whoever asks.
-  writeEmpty(r.res, 405, { allow: allowedMethods(fake) });
+  writeEmpty(r.res, 405, allowHeaders(fake, allowedMethods(fake)));
+}
+
+/** The Allow field of an /mcp 405 (RFC 9110 15.5.6); none under the fault. */
+export function allowHeaders(fake: FakeContext, methods: string): Record<string, string> {
+  return fake.faults.has('mcp.transport.allow-on-405/no-allow') ? {} : { allow: methods };
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);

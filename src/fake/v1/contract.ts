@@ -16,6 +16,11 @@ export function answersUnimplemented(fake: FakeContext, method: string): boolean
   return unimplementedMethod('v1', method) && fake.variants.has('v1.contract/unimplemented-methods-501');
 }
 
+/** The Allow field of a /v1 405 (RFC 9110 15.5.6): the methods the path serves; none under the fault. */
+export function allowHeaders(fake: FakeContext, methods: readonly string[]): Record<string, string> {
+  return fake.faults.has('v1.contract.allow-on-405/no-allow') ? {} : { allow: methods.join(', ') };
+}
+
 /** The request to route (its body perhaps rewritten), or undefined when a fault already answered. */
 async function contractFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Promise<RouteRequest | undefined> {
   const faults = fake.faults;

@@ -9,6 +9,7 @@ import { retryAfterSeconds } from '../rate-limit.ts';
 import type { V1State } from './state.ts';
 import type { VariantSet } from '../variants/index.ts';
 import { holdsOddString } from '../support/odd-strings.ts';
+import { challengeHeaders } from './auth/challenge.ts';
 
 const TITLES: Record<number, string> = {
   400: 'Invalid request',
@@ -75,7 +76,7 @@ export function writeProblem(fake: FakeContext, res: ServerResponse, given: numb
   body = optionalMembers(fake, body);
   const sent: Record<string, unknown> = fake.faults.has('v1.errors.problem-shape/extra-member') ? { ...body, error: code } : body;
   const text = JSON.stringify(sent);
-  res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), ...options.headers });
+  res.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(text), ...(status === 401 ? challengeHeaders(fake) : {}), ...options.headers });
   res.end(text);
 }
 

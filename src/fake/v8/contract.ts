@@ -18,6 +18,11 @@ export function contractHeader(fake: FakeContext, kind: ResponseKind): Record<st
   return { [CONTRACT_HEADER]: CONTRACT_VERSION };
 }
 
+/** The Allow field of a /v8 405 (RFC 9110 15.5.6): the methods the path serves; none under the fault. */
+export function allowHeaders(fake: FakeContext, methods: readonly string[]): Record<string, string> {
+  return fake.faults.has('v8.contract.allow-on-405/no-allow') ? {} : { allow: methods.join(', ') };
+}
+
 /** Under the variant, a method /v8 uses for no resource is answered 501, the status RFC 9110 15.6.2 names for it, instead of 404 or 405. */
 export function answersUnimplemented(fake: FakeContext, method: string): boolean {
   return unimplementedMethod('v8', method) && fake.variants.has('v8.contract/unimplemented-methods-501');

@@ -3,6 +3,7 @@ import type { V8Problem } from '../../contract/v8/problem.ts';
 import { uuidv4 } from '../../util/uuid.ts';
 import type { FakeContext } from '../context.ts';
 import { withExtraProperties } from '../support/extra-properties.ts';
+import { challengeHeaders } from './auth/challenge.ts';
 import { contractHeader, jsonContentType, problemContentType } from './contract.ts';
 
 const TITLES: Record<number, string> = {
@@ -20,7 +21,7 @@ const TITLES: Record<number, string> = {
 };
 
 /** A /v8 problem+json answer. */
-export function writeProblem(fake: FakeContext, res: ServerResponse, status: number, code: string, detail: string): void {
+export function writeProblem(fake: FakeContext, res: ServerResponse, status: number, code: string, detail: string, headers: Record<string, string> = {}): void {
   const other = fake.variants.has('v8.errors/other-codes');
   // "Values of the `code` field on this surface: not shown": the variant names them its own way.
   const shownCode = other ? `GATEWAY.E${status}.${code.toUpperCase()}` : code;
@@ -34,7 +35,7 @@ export function writeProblem(fake: FakeContext, res: ServerResponse, status: num
   };
   // RFC 9457 allows extension members and the seed does not close the object.
   const text = JSON.stringify(fake.variants.has('v8.errors/extra-properties') ? withExtraProperties(body) : body);
-  res.writeHead(status, { 'content-type': problemContentType(fake), 'content-length': Buffer.byteLength(text), ...contractHeader(fake, 'problem') });
+  res.writeHead(status, { 'content-type': problemContentType(fake), 'content-length': Buffer.byteLength(text), ...contractHeader(fake, 'problem'), ...(status === 401 ? challengeHeaders(fake) : {}), ...headers });
   res.end(text);
 }
 

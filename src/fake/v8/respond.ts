@@ -29,8 +29,8 @@ export class V8Responder {
     res.end();
   }
 
-  problem(res: ServerResponse, status: number, code: string, detail: string): void {
-    writeProblem(this.fake, res, status, code, detail);
+  problem(res: ServerResponse, status: number, code: string, detail: string, headers?: Record<string, string>): void {
+    writeProblem(this.fake, res, status, code, detail, headers);
   }
 
   /** See auth.ts: answers 401 or 403 itself and returns undefined when refused. */

@@ -14,7 +14,7 @@ const gatewayRule = section({ surface: 'mcp', document: 'v8-integration-gateway.
 const mcpRule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** One bounded GET in a fresh session: a stream that is opened is dropped after its first event or two seconds. */
-async function getEndpoint(ctx: CheckContext): Promise<void> {
+export async function getEndpoint(ctx: CheckContext): Promise<void> {
   await withSession(ctx, async (session) => {
     const headers: Record<string, string> = { accept: 'text/event-stream', ...(session.id === undefined ? {} : { [SESSION_HEADER]: session.id }) };
     await ctx.http.stream({ method: 'GET', path: mcpPath(ctx), credential: session.credential, headers, label: `GET ${mcpPath(ctx)}`, maxMs: 2_000, onEvent: () => 'disconnect' });
@@ -53,7 +53,6 @@ export const get405 = gatewayRule({
           ex.status === 405,
           `answered ${ex.status}${contentType ? ` (${contentType})` : ''}, expected 405: the /v8 gateway seed disables server-to-client push on /mcp (MCP 2025-03-26 alone would also allow an SSE stream, which mcp.transport.get-stream-or-405 judges)`,
         );
-        j.observe('Allow header on the 405', ex.responseHeaders.allow ?? null);
         // Only a JSON body can carry a JSON-RPC success; it is read whole.
         if (mediaType(ex.responseHeaders) !== 'application/json') return;
         const body = answerJson(j, ex);

@@ -12,6 +12,7 @@ export const mcpTransportFaults = [
     description: 'ping is answered with content-type text/plain',
     alsoBreaks: { rules: ['mcp.catalogue.accepts-valid'], why: 'the catalogue\'s JSON-text cases send ping too (whitespace, \\u escapes), which must be accepted with a JSON-RPC result, not a text/plain body' },
   },
+  { id: 'mcp.transport.allow-on-405/no-allow', description: 'an /mcp 405 (GET, another method) carries no Allow header' },
   { id: 'mcp.transport.get-405/opens-stream', description: 'GET /mcp opens an (empty) SSE stream: legal in MCP, refused by the gateway seed' },
   {
     id: 'mcp.transport.get-stream-or-405/json-success',

@@ -2,6 +2,7 @@ import type { FaultDefinition } from '../types.ts';
 
 /** Faults of the v1.contract rules (the generated contract probes): each breaks exactly the rule named before its slash. */
 export const v1ContractFaults = [
+  { id: 'v1.contract.allow-on-405/no-allow', description: 'a /v1 405 carries no Allow header' },
   { id: 'v1.contract.generated.no-5xx/approve-array-500', description: 'an approve whose body is a JSON array answers 500' },
   { id: 'v1.contract.generated.problem-json/task-tools-plain-json', description: 'a task whose tools is not an object is refused as application/json, not a problem' },
   { id: 'v1.contract.generated.error-status/task-tools-unchecked', description: 'a task whose tools.deny names a tool of 129 characters is admitted (tools dropped)' },

@@ -13,6 +13,7 @@ import type { FakeContext } from '../../context.ts';
 import { parseJson } from '../../../util/json.ts';
 import type { Route, RouteRequest } from '../../http.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
+import { allowHeaders } from '../contract.ts';
 import { V1Responder } from '../respond.ts';
 import { WebhookEngine, type Delivery, type WebhookEndpoint } from './engine.ts';
 import { refuseUrl } from './url-rules.ts';
@@ -131,7 +132,7 @@ function readback({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
 /** `GET /v1/webhooks`: a method the description does not list; served only under `v1.webhooks/endpoint-listing`, else 405 like any other. */
 function listEndpoints({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
   if (!fake.variants.has('v1.webhooks/endpoint-listing')) {
-    v1.problem(r.res, 405, 'invalid_request', { detail: 'This path does not accept this method.', retryable: false });
+    v1.problem(r.res, 405, 'invalid_request', { detail: 'This path does not accept this method.', retryable: false, headers: allowHeaders(fake, ['POST']) });
     return;
   }
   const caller = v1.authorize(r, ['runs:read']);
