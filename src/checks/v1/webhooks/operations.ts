@@ -3,6 +3,7 @@ import { type CheckContext, section, type ProbeResponse } from '../../../rule/in
 import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
+import { pageLinksOf } from './listing-pages.ts';
 import { DELIVERIES, eventIdOf, isTerminal, keptDeliveries, macMatches, ofRun, ownId, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
@@ -26,23 +27,117 @@ function holds(item: Record<string, unknown>, value: string): boolean {
   return Object.values(item).some((v) => is(v) || (isRecord(v) && Object.values(v).some(is)));
 }
 
-async function listing(ctx: CheckContext, query: string, label: string): Promise<ProbeResponse> {
-  return ctx.http.send({ method: 'GET', path: `${DELIVERIES}${query}`, credential: registrar(ctx), label });
+/** Pages of one form of the listing apicert reads before it stops, like every probe: bounded. */
+const MAX_PAGES = 20;
+/** Requests left to the rest of the run when the listing would take the run's budget down to them. */
+const BUDGET_RESERVE = 10;
+
+/** What apicert can follow, said where a listing showed more pages it could not reach. */
+const FOLLOWABLE = 'apicert follows, on the target\'s own origin, RFC 8288 Link headers (rel next, and last then prev) or body fields holding a page\'s URL or path (next, next_url, nextUrl, links.next, ...); a cursor alone would need a query parameter the description does not name, so give the listing a next link, or let run_id filter it';
+
+interface Found {
+  item?: Record<string, unknown>;
+  /** The page holding the item, else the listing's first page. */
+  res: ProbeResponse;
+  /** Why the item may be on a page apicert did not read, when it was not found and the listing showed more pages. */
+  more?: string;
+}
+
+/** Where a link leads: a path on the target's origin; a link to another origin is never followed, so the credential goes nowhere else. */
+function sameOrigin(ctx: CheckContext, reference: string, page: string): string | undefined {
+  const origin = new URL(ctx.http.baseUrl).origin;
+  let url: URL;
+  try {
+    url = new URL(reference, new URL(page, ctx.http.baseUrl));
+  } catch {
+    return undefined;
+  }
+  const path = `${url.pathname}${url.search}`;
+  // The probe resolves the path against the base URL again: `//host/...` would name another host there.
+  return url.origin === origin && new URL(path, ctx.http.baseUrl).origin === origin ? path : undefined;
+}
+
+/** One direction of reading: the page to read next, the pages it read, and why it stopped with more possibly left. */
+interface Walk {
+  at?: string;
+  read: Set<string>;
+  why?: string;
+}
+
+/**
+ * Reads one form of the listing until an item holds every wanted value. From the first page it
+ * follows `next`; where the listing names its `last` page it also reads back from there by `prev`,
+ * in turn, so a listing that runs oldest first shows its newest deliveries within the bound.
+ * The item is absent for sure only when the pages read cover the listing: the forward walk ran out
+ * of pages with no sign of more, or the two walks met.
+ */
+async function searchPages(ctx: CheckContext, query: string, form: string, wanted: readonly string[]): Promise<Found> {
+  const firstPath = `${DELIVERIES}${query}`;
+  const forward: Walk = { at: firstPath, read: new Set() };
+  const backward: Walk = { read: new Set() };
+  let first: ProbeResponse | undefined;
+  let met = false;
+  // Read to its end with no sign of more, or met by the backward walk: the pages read cover the listing.
+  const covered = () => met || (forward.at === undefined && forward.why === undefined);
+  for (let page = 1; page <= MAX_PAGES && !covered() && (forward.at !== undefined || backward.at !== undefined); page += 1) {
+    const walk = page === 1 || backward.at === undefined || (forward.at !== undefined && page % 2 === 0) ? forward : backward;
+    const other = walk === forward ? backward : forward;
+    const path = walk.at!;
+    if (other.read.has(path)) {
+      met = true;
+      break;
+    }
+    if (page > 1 && ctx.http.remainingRequests() <= BUDGET_RESERVE) return { res: first!, more: `the run's request budget ran low after ${page - 1} pages of the listing${form}` };
+    walk.read.add(path);
+    const res = await ctx.http.send({ method: 'GET', path, credential: registrar(ctx), label: `list deliveries${form}${page > 1 ? `, page ${page}${walk === backward ? ' (from the last, backwards)' : ''}` : ''}` });
+    first ??= res;
+    const item = objects(res.json).find((o) => wanted.every((v) => holds(o, v)));
+    if (item) return { item, res };
+    if (res.status !== 200) {
+      if (page === 1) return { res };
+      walk.at = undefined;
+      walk.why = `answered ${res.status} for one of its pages`;
+      continue;
+    }
+    const links = pageLinksOf(res.headers, res.json);
+    if (page === 1) {
+      const last = links.last.map((l) => sameOrigin(ctx, l, path)).find((p) => p !== undefined && p !== path);
+      if (last !== undefined) backward.at = last;
+    }
+    const onward = (walk === forward ? links.next : links.prev).map((l) => sameOrigin(ctx, l, path));
+    const next = onward.find((p) => p !== undefined);
+    walk.at = undefined;
+    if (next !== undefined && other.read.has(next)) met = true;
+    else if (next !== undefined && !walk.read.has(next)) walk.at = next;
+    else if (walk === forward) {
+      walk.why = onward.some((p) => p === undefined)
+        ? 'names its next page on another origin, where apicert does not send the credential'
+        : next !== undefined
+          ? 'names as its next page one already read'
+          : links.sign
+            ? `shows more pages (${links.sign}) without naming the next one as a URL`
+            : undefined;
+    }
+  }
+  if (covered()) return { res: first! };
+  if (forward.at !== undefined || backward.at !== undefined) return { res: first!, more: `the listing${form} names a page after the ${MAX_PAGES} apicert reads` };
+  return { res: first!, more: `the listing${form} ${forward.why}` };
 }
 
 /**
  * The listing item naming one run and every other given value (an event id, an endpoint id: one
- * event goes to every endpoint of the tenant): a plain listing first, then filtered by run_id.
+ * event goes to every endpoint of the tenant): the plain listing first, then filtered by run_id,
+ * each followed page by page.
  */
-async function findDelivery(ctx: CheckContext, runId: string, also: Array<string | undefined> = [], options: { runInItem?: boolean } = {}): Promise<{ item?: Record<string, unknown>; res: ProbeResponse }> {
-  let res: ProbeResponse | undefined;
+async function findDelivery(ctx: CheckContext, runId: string, also: Array<string | undefined> = [], options: { runInItem?: boolean } = {}): Promise<Found> {
   const wanted = [...(options.runInItem === false ? [] : [runId]), ...also.filter((v): v is string => v !== undefined)];
-  for (const query of ['', `?run_id=${encodeURIComponent(runId)}`]) {
-    res = await listing(ctx, query, `list deliveries${query ? ' filtered by run_id' : ''}`);
-    const item = objects(res.json).find((o) => wanted.every((v) => holds(o, v)));
-    if (item) return { item, res };
-  }
-  return { res: res! };
+  const plain = await searchPages(ctx, '', '', wanted);
+  if (plain.item) return plain;
+  const filtered = await searchPages(ctx, `?run_id=${encodeURIComponent(runId)}`, ' filtered by run_id', wanted);
+  if (filtered.item) return filtered;
+  // The plain listing's answer is the one judged: a deployment may ignore or refuse a run_id parameter it never offered.
+  const more = [plain.more, filtered.more].filter((m): m is string => m !== undefined).join('; ');
+  return { res: plain.res, ...(more ? { more: `${more} (${FOLLOWABLE})` } : {}) };
 }
 
 export const deliveryListing = rule({
@@ -53,11 +148,13 @@ export const deliveryListing = rule({
   spec: { section: SECTION, quote: 'The listing exposes the endpoint and run identifiers of deliveries.' },
   async check(ctx: CheckContext) {
     const { hook, runId } = await runDeliveries(ctx);
-    const { item, res } = await findDelivery(ctx, runId);
+    const { item, res, more } = await findDelivery(ctx, runId);
     ctx.check(res.status === 200, `the delivery listing answered ${res.status}, expected 200`, res);
+    if (!item && more && res.status === 200) ctx.inconclusive(`no page of the delivery listing apicert read names run ${runId}, and more may follow: ${more}`);
     ctx.expect(item !== undefined, `no item of the delivery listing names run ${runId}, whose deliveries the receiver got`);
     if (hook.endpointId) {
-      const { item: ofEndpoint } = await findDelivery(ctx, runId, [hook.endpointId]);
+      const { item: ofEndpoint, more: endpointMore } = await findDelivery(ctx, runId, [hook.endpointId]);
+      if (!ofEndpoint && endpointMore) ctx.inconclusive(`no page of the delivery listing apicert read names both run ${runId} and the endpoint ${hook.endpointId}, and more may follow: ${endpointMore}`);
       ctx.check(ofEndpoint !== undefined, `no listing item names both run ${runId} and the endpoint ${hook.endpointId} that received it`);
     } else ctx.observe('endpoint identifier', null, 'the creation response had no id, so the endpoint identifier in the listing could not be matched');
     ctx.observe('listing item fields', Object.keys(item!).sort(), 'query parameters and response shape of the listing: not shown');
@@ -81,9 +178,11 @@ export const replay = rule({
     const original = deliveries.find(isTerminal)!;
     const eventId = eventIdOf(original) ?? '';
     // Whether the listing names runs is the listing rule's verdict: the item is found by event and endpoint.
-    const { item } = await findDelivery(ctx, runId, [eventId, hook.endpointId], { runInItem: false });
+    const { item, more } = await findDelivery(ctx, runId, [eventId, hook.endpointId], { runInItem: false });
     const deliveryId = item ? ownId(item, 'delivery') : undefined;
-    if (operation.path.includes('{delivery_id}') && deliveryId === undefined) ctx.inconclusive(`the delivery listing shows no id (id, delivery_id or deliveryId) for event ${eventId} of run ${runId}`);
+    if (operation.path.includes('{delivery_id}') && deliveryId === undefined) {
+      ctx.inconclusive(`the delivery listing shows no id (id, delivery_id or deliveryId) for event ${eventId} of run ${runId}${item ? '' : more ? `: no page apicert read holds it, and more may follow: ${more}` : ': no item holds it'}`);
+    }
     const path = operation.path.replaceAll('{delivery_id}', encodeURIComponent(String(deliveryId))).replaceAll('{event_id}', encodeURIComponent(eventId));
     const before = hook.endpoint.deliveries.length;
     const res = await ctx.http.send({ method: operation.method, path, credential: registrar(ctx), headers: { 'idempotency-key': newKey() }, label: 'replay the terminal delivery' });

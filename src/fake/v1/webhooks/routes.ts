@@ -3,14 +3,15 @@
  * - `POST /v1/webhooks` (runs:read + runs:write): registers an endpoint, 201 with `signing_secret` once;
  * - `GET /v1/webhooks/{id}` (runs:read): readback, never with the secret;
  * - `GET /v1/webhook-deliveries` (runs:read): `{ data: [...] }`, newest first, filters
- *   `endpoint_id`, `run_id`, `event_id`, `status`, `limit` (1-500, default 100);
+ *   `endpoint_id`, `run_id`, `event_id`, `status`, `limit` (1-500, default 100); under
+ *   `v1.webhooks/paged-listing`, oldest first in small pages with Link and body links, filters ignored;
  * - `POST /v1/webhook-deliveries/{id}/replay` (runs:read + runs:write): 202, re-sends the event with
  *   the same `event_id`; replaying again sends it again, and the receiver's deduplication keeps the
  *   effect single, which is what "replay must stay idempotent" asks.
  */
 import { webhookRegistration, type WebhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { FakeContext } from '../../context.ts';
-import { parseJson } from '../../../util/json.ts';
+import { isRecord, parseJson } from '../../../util/json.ts';
 import type { Route, RouteRequest } from '../../http.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
 import { allowHeaders } from '../contract.ts';
@@ -140,13 +141,52 @@ function listEndpoints({ fake, v1, engine }: WebhookSurface, r: RouteRequest): v
   v1.json(r.res, 200, { data: [...engine.endpoints.values()].filter((e) => e.tenant === caller.tenant).map((e) => endpointView(fake, e)) });
 }
 
-function listDeliveries({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
+/**
+ * Items a page of `v1.webhooks/paged-listing` holds. Every run event goes to every endpoint of the
+ * tenant, and a clean run registers many, so a run's deliveries lie a few pages from the newest end
+ * of roughly twenty: deep enough that reading from the oldest end alone cannot reach them.
+ */
+const PAGE_ITEMS = 50;
+
+/**
+ * `v1.webhooks/paged-listing`: oldest first, `PAGE_ITEMS` a page (`?page=N`), every filter ignored;
+ * the other pages are named by an RFC 8288 `Link` header of absolute URLs (rel next, prev, last)
+ * and by paths in the body (`next`, `prev`, `last`; `links: {...}` in camelCase), null where none.
+ */
+function pagedListing({ fake, v1, engine }: WebhookSurface, r: RouteRequest, tenant: string): void {
+  const all = [...engine.deliveries.values()].filter((d) => d.tenant === tenant);
+  const lastPage = Math.max(1, Math.ceil(all.length / PAGE_ITEMS));
+  const asked = r.query.get('page');
+  const page = asked === null ? 1 : Number(asked);
+  if (!Number.isInteger(page) || page < 1 || page > lastPage) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: `page is an integer from 1 to ${lastPage}: take it from a link of the listing.`, retryable: false, fieldErrors: [{ path: 'page', code: 'out_of_range', message: `page is an integer from 1 to ${lastPage}` }] });
+    return;
+  }
+  const items = all.slice((page - 1) * PAGE_ITEMS, page * PAGE_ITEMS).map((d) => deliveryView(fake, d));
+  const pathOf = (n: number) => `/v1/webhook-deliveries?page=${n}`;
+  const links = { next: page < lastPage ? pathOf(page + 1) : null, prev: page > 1 ? pathOf(page - 1) : null, last: pathOf(lastPage) };
+  const body = listingBody(fake, items, page < lastPage);
+  if (isRecord(body)) {
+    if (fake.variants.has('v1.webhooks/listing-camel-case')) body.links = links;
+    else Object.assign(body, links);
+  }
+  const host = r.header('host');
+  const header = Object.entries(links).flatMap(([rel, path]) => (path !== null && host ? [`<http://${host}${path}>; rel="${rel}"`] : []));
+  v1.json(r.res, 200, body, header.length > 0 ? { link: header.join(', ') } : {});
+}
+
+function listDeliveries(surface: WebhookSurface, r: RouteRequest): void {
+  const { fake, v1, engine } = surface;
   const caller = v1.authorize(r, ['runs:read']);
   if (!caller) return;
   const limitRaw = r.query.get('limit');
   const limit = limitRaw === null ? 100 : Number(limitRaw);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
     v1.problem(r.res, 400, 'invalid_request', { detail: 'limit is an integer from 1 to 500.', retryable: false, fieldErrors: [{ path: 'limit', code: 'out_of_range', message: 'limit is an integer from 1 to 500' }] });
+    return;
+  }
+  if (fake.variants.has('v1.webhooks/paged-listing')) {
+    pagedListing(surface, r, caller.tenant);
     return;
   }
   const filters = { endpointId: r.query.get('endpoint_id'), runId: r.query.get('run_id'), eventId: r.query.get('event_id'), status: r.query.get('status') };

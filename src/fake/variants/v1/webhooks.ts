@@ -38,6 +38,11 @@ export const v1WebhooksVariants = [
     spec: { document: DOC, section: 'Endpoints', quote: LISTING },
   },
   {
+    id: 'v1.webhooks/paged-listing',
+    description: 'the delivery listing is oldest first in small pages (?page=N), ignores run_id (and every other filter), and names the other pages by a Link header of absolute URLs (rel next, prev, last) and by paths in the body (next, prev, last; links.* in camelCase)',
+    spec: { document: DOC, section: 'Endpoints', quote: LISTING },
+  },
+  {
     id: 'v1.webhooks/events-filter',
     description: 'the endpoint filter is read only from events (the reference schema\'s name); event_types is an unknown extra property and ignored',
     spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'The reference schema lists the filter as `events` (array of string; omitted presumably means all)' },
