@@ -60,7 +60,8 @@ describe('apicert judge-traffic', () => {
     expect(failing.code).toBe(1);
     expect(failing.out).toMatch(/gate FAIL/);
     // The recording holds the secrets; the reports learned them from it and hold none.
-    const tokens = [...readFileSync(faulty, 'utf8').matchAll(/"Bearer ([^"«]+)"/g)].map((m) => m[1]!);
+    // A credential is a b64token (RFC 6750 2.1); a WWW-Authenticate challenge ("Bearer realm=...") is none.
+    const tokens = [...readFileSync(faulty, 'utf8').matchAll(/"Bearer ([A-Za-z0-9._~+/-]+=*)"/g)].map((m) => m[1]!);
     expect(tokens.length).toBeGreaterThan(0);
     for (const file of ['report.json', 'summary.md', 'report.html', 'junit.xml']) {
       const text = readFileSync(join(dir, 'passive2', 'latest', file), 'utf8');
