@@ -12,7 +12,8 @@ export const v8Problem = z.looseObject({
   status: z.number().int().min(400).max(599),
   detail: z.string(),
   code: z.string().min(1),
-  requestId: z.uuid(),
+  // "UUID string" states no version or variant: any 8-4-4-4-12 hex form.
+  requestId: z.guid(),
 });
 export type V8Problem = z.infer<typeof v8Problem>;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoUtc, timestamp } from './common.ts';
+import { isoDateTimeString, isoUtc, timestamp } from './common.ts';
 
 export const OPERATION_KINDS = ['observation', 'tool-call', 'sub-step', 'branch'] as const;
 
@@ -11,14 +11,15 @@ export const traceOperation = z
     toolCallId: z.string().optional(),
     input: z.record(z.string(), z.unknown()).optional(),
     output: z.record(z.string(), z.unknown()).optional(),
-    startedAt: z.iso.datetime({ offset: true }).optional(),
+    startedAt: isoDateTimeString.optional(),
     elapsedMs: z.number().int().optional(),
   })
   .refine((op) => op.kind !== 'tool-call' || op.toolCallId !== undefined, { message: 'a tool-call operation has no toolCallId', path: ['toolCallId'] });
 
 export const trace = z.looseObject({
   traceId: z.string(),
-  missionRunId: z.uuid(),
+  // "(UUID string)": 8-4-4-4-12 hex; unlike `runId` ("UUID v7") no version or variant is stated.
+  missionRunId: z.guid(),
   stepId: z.string(),
   startedAt: isoUtc,
   steps: z.array(traceOperation),

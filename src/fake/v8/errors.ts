@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { V8Problem } from '../../contract/v8/problem.ts';
+import { randomBytes } from 'node:crypto';
 import { uuidv4 } from '../../util/uuid.ts';
 import type { FakeContext } from '../context.ts';
 import { withExtraProperties } from '../support/extra-properties.ts';
@@ -20,6 +21,19 @@ const TITLES: Record<number, string> = {
   500: 'Internal Server Error',
 };
 
+/**
+ * A problem's requestId: a UUID v4, or under the variant 8-4-4-4-12 hex whose version and variant
+ * nibbles are not RFC 9562's ("UUID string" states no version; many systems mint such ids).
+ */
+function requestId(fake: FakeContext): string {
+  if (!fake.variants.has('v8.errors/unversioned-request-id')) return uuidv4();
+  const hex = randomBytes(16).toString('hex').split('');
+  hex[12] = '0'; // no version
+  hex[16] = 'c'; // the reserved Microsoft variant, not RFC 9562's
+  const h = hex.join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
 /** A /v8 problem+json answer. */
 export function writeProblem(fake: FakeContext, res: ServerResponse, status: number, code: string, detail: string, headers: Record<string, string> = {}): void {
   const other = fake.variants.has('v8.errors/other-codes');
@@ -31,7 +45,7 @@ export function writeProblem(fake: FakeContext, res: ServerResponse, status: num
     status: fake.faults.has('v8.errors.problem-shape/status-mismatch') ? 400 : status,
     detail,
     code: shownCode,
-    requestId: uuidv4(),
+    requestId: requestId(fake),
   };
   // RFC 9457 allows extension members and the seed does not close the object.
   const text = JSON.stringify(fake.variants.has('v8.errors/extra-properties') ? withExtraProperties(body) : body);

@@ -2,12 +2,12 @@
  * Authentication: every /v8 endpoint against every credential of the profile (and none), each
  * outcome predicted from the scope table, the caller's principal and the token's expiry.
  */
-import { type CheckContext, credentialIn, type Exchange, type Judge, mediaType, pathOnly, section, Untestable } from '../../../rule/index.ts';
+import { type CheckContext, credentialIn, type Exchange, type Judge, section, Untestable } from '../../../rule/index.ts';
 import { endpointOf, type Endpoint as EndpointSpec } from '../../../contract/endpoints.ts';
-import { pathIdentifier } from '../../../contract/v8/common.ts';
-import { eventsOf, operation, parsedAs, requestJson } from '../../../traffic/read.ts';
+import { eventsOf, operation, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { callerOf, createdMission, lastSegment, mayBeRefused, missionOf, primaryPrincipal } from '../support/traffic.ts';
+import { callerOf, createdMission, lastSegment, missionOf, primaryPrincipal } from '../support/traffic.ts';
+import { otherCauseOfRefusal } from '../support/ordinary.ts';
 import { stepTraces } from '../support/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
@@ -152,32 +152,10 @@ function callerCredential(j: Judge, ex: Exchange, recorderKeepsCredentials: bool
  * answer satisfies. Anything else may be refused for its form first, which is another rule's.
  */
 function ordinary(ex: Exchange, e: EndpointSpec): boolean {
-  if (e.surface !== 'v8' || ex.path.includes('?') || ex.requestHeaders.origin !== undefined) return false;
-  const accept = ex.requestHeaders.accept;
-  if (accept !== undefined && !/json|\*\/\*|event-stream/i.test(accept)) return false;
-  const template = e.path.split('/');
-  const actual = pathOnly(ex).split('/');
-  if (template.length !== actual.length) return false;
-  for (const [i, part] of template.entries()) {
-    const name = /^\{(.+)\}$/.exec(part)?.[1];
-    if (name === undefined) continue;
-    let value: string;
-    try {
-      value = decodeURIComponent(actual[i]!);
-    } catch {
-      return false;
-    }
-    if (!(e.pathParams[name]?.safeParse(value).success ?? pathIdentifier.safeParse(value).success)) return false;
-  }
-  for (const h of e.headers) {
-    if (h.name === 'authorization' || !h.required) continue;
-    const value = h.name === 'content-type' ? mediaType(ex.requestHeaders) : ex.requestHeaders[h.name];
-    if (value === undefined || (h.schema !== undefined && !h.schema.safeParse(value).success)) return false;
-  }
-  const spec = e.bodies[0];
-  if (spec === undefined) return ex.requestBody === undefined || ex.requestBody === '';
+  if (e.surface !== 'v8' || otherCauseOfRefusal(ex, e) !== undefined) return false;
+  // A body naming a principal asks for another principal's resources: 403 or 404, not the scope's answer.
   const body = requestJson(ex);
-  return isRecord(body) && !('principalId' in body) && parsedAs(spec.schema, body).success && mayBeRefused(ex, body) === undefined;
+  return !(isRecord(body) && 'principalId' in body);
 }
 
 /** Who owns what the recording shows: missions by their create, traces by the stream that named them, the skill fixture by the primary principal. */

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type CheckContext, section } from '../../../rule/index.ts';
 import { worldCertificate, certificatesResponse } from '../../../contract/v8/certificates.ts';
+import { isoInstant } from '../../../contract/v8/common.ts';
 import { judgeListingForms, judgeListingItems, judgeReadAnswers } from '../support/traffic.ts';
 import { holder, listingItems, type ListingNames, PATHS } from '../support/read.ts';
 
@@ -79,7 +80,7 @@ export const certificatesHealth = rule({
           const c = healthFields.safeParse(item);
           if (!c.success) continue;
           encodings.add(signatureEncoding(c.data.signature));
-          const expired = typeof c.data.expiresAt === 'string' && Date.parse(c.data.expiresAt) < at;
+          const expired = typeof c.data.expiresAt === 'string' && (isoInstant(c.data.expiresAt) ?? Number.NaN) < at;
           if (expired || c.data.healthState !== 'healthy') {
             flagged.push({ certificateId: c.data.certificateId, domain: c.data.domain, healthState: c.data.healthState, expiresAt: c.data.expiresAt, pastExpiresAt: expired });
           }

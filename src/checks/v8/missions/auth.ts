@@ -1,9 +1,10 @@
 /** Authentication: 401 for a missing or expired token, 403 for a missing scope, on every missions endpoint. */
 import { endpointOf, type Endpoint } from '../../../contract/endpoints.ts';
 import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
-import { operation } from '../../../traffic/read.ts';
+import { operation, requestBodyMissing } from '../../../traffic/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
+import { otherCauseOfRefusal } from '../support/ordinary.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds', 'v8.missions.waits'] } });
 
@@ -40,12 +41,22 @@ async function call(ctx: CheckContext, c: Call, credential: Credential | null, l
   return (await ctx.http.send(request)).status;
 }
 
-/** Every request to a missions endpoint the catalogue names, with its endpoint: the requests these rules judge. */
+/**
+ * Every request to a missions endpoint the catalogue names, with its endpoint, that only its
+ * credential can refuse: the requests these rules judge. One that also carries another cause (a
+ * malformed body, no Idempotency-Key, ...) may be refused for that cause first: no sentence orders them.
+ */
 function missionsRequests(j: Judge, each: (ex: Exchange, endpoint: Endpoint) => void): void {
   for (const ex of j.exchanges) {
     if (ex.status === undefined || !operation(ex).startsWith('v8.missions.')) continue;
     const endpoint = endpointOf(ex.method, ex.path);
-    if (endpoint) each(ex, endpoint);
+    if (!endpoint) continue;
+    const missing = endpoint.bodies.length > 0 ? requestBodyMissing(ex) : undefined;
+    if (missing !== undefined) {
+      j.lacks(ex, `the request's body: ${missing}`);
+      continue;
+    }
+    if (otherCauseOfRefusal(ex, endpoint) === undefined) each(ex, endpoint);
   }
 }
 
@@ -55,7 +66,7 @@ export const missingToken = rule({
   level: 'required',
   spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
   judgement: {
-    record: 'a request to a /v8/missions endpoint sent without an Authorization header',
+    record: 'a request to a /v8/missions endpoint sent without an Authorization header, carrying no other cause of refusal (a body of the contract\'s shape, its required headers, well-formed path parameters)',
     judge(j) {
       missionsRequests(j, (ex) => {
         if (ex.requestHeaders.authorization !== undefined) return;
@@ -75,7 +86,7 @@ export const expiredToken = rule({
   needs: { credentials: ['v8:expired'] },
   spec: { section: 'Authentication', quote: 'A missing or expired token gives `401`.' },
   judgement: {
-    record: 'a request to a /v8/missions endpoint carrying a credential the profile marks expired',
+    record: 'a request to a /v8/missions endpoint carrying a credential the profile marks expired and no other cause of refusal',
     judge(j) {
       // Whether a token has expired is not in the traffic: the profile says it (`expired: true`).
       missionsRequests(j, (ex) => {
@@ -97,7 +108,7 @@ export const scope403 = rule({
   needs: { credentials: ['v8:lacking:missions:read', 'v8:lacking:missions:write'] },
   spec: { section: 'Authentication', quote: 'A token without the scope required for the endpoint gives `403`.' },
   judgement: {
-    record: 'a request to a /v8/missions endpoint whose scope is shown, carrying a valid credential the profile says lacks that scope',
+    record: 'a request to a /v8/missions endpoint whose scope is shown, carrying a valid credential the profile says lacks that scope and no other cause of refusal',
     judge(j) {
       // Which scopes a token holds is not in the traffic: the profile's credentials say it.
       missionsRequests(j, (ex, endpoint) => {

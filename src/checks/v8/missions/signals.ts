@@ -24,21 +24,26 @@ export const signalAccepted = rule({
   needs: { fixtures: ['v8.missions.waits'] },
   spec: { section: 'Endpoints', quote: '`200`, empty body; the signal is durably recorded, not yet delivered or processed' },
   judgement: {
-    record: "a valid signal with a fresh Idempotency-Key to a mission created with the profile's fixtures.v8.missions.waits body, not cancelled, by its creator",
+    record: "a valid signal with a fresh Idempotency-Key to a mission created with the profile's fixtures.v8.missions.waits body, not cancelled, by its creator; after an earlier accepted signal to that mission, 409 is accepted too",
     judge(j) {
-      waitingSignals(j, (ex, body) => {
+      waitingSignals(j, (ex, body, acceptedBefore) => {
         if (!parsedAs(signalRequest, body).success || mayBeRefused(ex, body)) return;
         const payload = isRecord(body) ? body.payload : undefined;
         const kind = Array.isArray(payload) ? 'array' : typeof payload;
-        if (!j.check(ex, ex.status === 200, `a signal with a ${kind} payload answered ${ex.status}, expected 200`)) return;
+        // "Transitions out of `waiting` (for example on receipt of a signal): not shown": once a signal was
+        // accepted the mission may have ended, and "A signal to a mission in a terminal state gives `409`".
+        const ok = ex.status === 200 || (acceptedBefore !== undefined && ex.status === 409);
+        const expected = acceptedBefore ? `200 (or 409: the signal of exchange #${acceptedBefore.index} may have ended the mission)` : '200';
+        if (!j.check(ex, ok, `a signal with a ${kind} payload answered ${ex.status}, expected ${expected}`, acceptedBefore ? [acceptedBefore] : undefined) || ex.status !== 200) return;
         const text = wholeBody(j, ex);
         if (text !== undefined) j.check(ex, text.length === 0, `the signal response has a body (${text.length} bytes), expected an empty body`);
       });
     },
   },
   async provoke(ctx) {
-    const mission = await createMission(ctx, 'waits');
+    // One mission per payload kind: a first signal may be what the mission waits for and end it.
     for (const payload of [{ approved: true }, ['a', 1], 'text', 42, false]) {
+      const mission = await createMission(ctx, 'waits');
       await postSignal(ctx, mission.runId, { signal: 'apicert.probe', payload }, newKey(), `signal with a ${Array.isArray(payload) ? 'array' : typeof payload} payload`);
     }
   },
@@ -56,11 +61,13 @@ export const signalValidation = rule({
   judgement: {
     record: "a signal with a fresh Idempotency-Key to a mission created with the profile's fixtures.v8.missions.waits body, not cancelled, by its creator",
     judge(j) {
-      waitingSignals(j, (ex, body) => {
+      waitingSignals(j, (ex, body, acceptedBefore) => {
         const parsed = parsedAs(signalRequest, body);
         if (parsed.success) {
-          // Only the edge case is this rule's: the 256-character name is accepted.
-          if (parsed.data.signal.length === 256 && !mayBeRefused(ex, body)) j.check(ex, ex.status === 200, `a 256-character signal name answered ${ex.status}, expected 200`);
+          // Only the edge case is this rule's: the 256-character name is accepted (or meets a mission an earlier accepted signal may have ended: 409).
+          if (parsed.data.signal.length === 256 && !mayBeRefused(ex, body)) {
+            j.check(ex, ex.status === 200 || (acceptedBefore !== undefined && ex.status === 409), `a 256-character signal name answered ${ex.status}, expected 200`, acceptedBefore ? [acceptedBefore] : undefined);
+          }
           return;
         }
         if (!isRecord(body)) return;
@@ -137,15 +144,19 @@ export const signalConflict = rule({
 
 /**
  * Every keyed signal with a fresh key, from a caller holding missions:write, to a mission that
- * caller created with the profile's "waits" fixture (one that waits until cancelled) and did not
- * cancel: a mission the traffic cannot show has ended. Without that fixture the rule is untestable.
+ * caller created with the profile's "waits" fixture (one that waits until cancelled or signalled:
+ * how it leaves `waiting` is not shown) and did not cancel, while no exchange showed it ended. With
+ * it, a signal to that mission answered 200 that may have come first (`acceptedBefore`): after it
+ * the mission may have left `waiting`. Without that fixture the rule is untestable.
  */
-function waitingSignals(j: Judge, each: (ex: Exchange, body: unknown) => void): void {
+function waitingSignals(j: Judge, each: (ex: Exchange, body: unknown, acceptedBefore: Exchange | undefined) => void): void {
   // A cancel sent before a signal ended may overtake it (the signal then meets an ended mission): those signals are not picked.
   const cancels = new Map<string, Exchange[]>();
+  const accepted = new Map<string, Exchange[]>();
   for (const ex of j.exchanges) {
     const runId = missionOf(ex);
     if (runId !== undefined && operation(ex) === 'v8.missions.cancel') cancels.set(runId, [...(cancels.get(runId) ?? []), ex]);
+    if (runId !== undefined && operation(ex) === 'v8.missions.signals' && ex.status === 200) accepted.set(runId, [...(accepted.get(runId) ?? []), ex]);
   }
   const used = new Set<string>();
   withMissions(j, (ex, seen, callers) => {
@@ -161,6 +172,8 @@ function waitingSignals(j: Judge, each: (ex: Exchange, body: unknown) => void): 
     if (!sentFixture(j, seen.createBody, 'waits')) return;
     const missing = requestBodyMissing(ex);
     if (missing !== undefined) return j.lacks(ex, `the signal's body: ${missing}`);
-    each(ex, requestJson(ex));
+    // Chosen by the requests: another signal to the mission, accepted, that did not surely start after this one ended.
+    const acceptedBefore = (accepted.get(missionOf(ex)!) ?? []).find((other) => other !== ex && !surelyStartsAfterEnd(other, ex));
+    each(ex, requestJson(ex), acceptedBefore);
   });
 }

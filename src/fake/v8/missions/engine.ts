@@ -4,7 +4,7 @@ import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
 import type { FakeContext } from '../../context.ts';
 import { SensitiveValues } from '../redaction.ts';
 import { traceIdFor, traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
-import { AFTER_TERMINAL_NOTE, cursorNumber, cursorOf, eventData, initialStatus, notesAfterTerminal, projectionBody, replayWindow, stepIdOf, stepStatusWord, timeLimitEndsFailed } from './variants.ts';
+import { AFTER_TERMINAL_NOTE, cursorNumber, cursorOf, eventData, initialStatus, notesAfterTerminal, projectionBody, replayWindow, signalEndsWaiting, stepIdOf, stepStatusWord, stepSummaries, timeLimitEndsFailed } from './variants.ts';
 
 export interface StoredEvent {
   n: number;
@@ -29,6 +29,8 @@ export interface Mission {
   signals: Array<{ signal: string; payload: unknown }>;
   /** Signals that arrived before the first step; they are traced with it. */
   untracedSignals: Array<Record<string, unknown>>;
+  /** Parked by its script's wait beat (not merely created `waiting`). */
+  parked?: boolean;
 }
 
 export function isTerminal(status: MissionStatus): boolean {
@@ -71,7 +73,7 @@ export class MissionEngine {
   }
 
   projection(mission: Mission): MissionProjection {
-    return projectionBody(this.fake, { runId: mission.runId, status: mission.status, sequence: mission.sequence, steps: mission.steps.map((s) => ({ ...s })) });
+    return projectionBody(this.fake, { runId: mission.runId, status: mission.status, sequence: mission.sequence, steps: stepSummaries(this.fake, mission.steps.map((s) => ({ ...s }))) });
   }
 
   /** Events after `afterIndex` (exclusive); -1 for all. */
@@ -101,6 +103,7 @@ export class MissionEngine {
     const trace = mission.steps.length > 0 ? this.traces.get(this.traceIdOf(mission, mission.steps.length)) : undefined;
     if (trace) trace.steps.push(operation);
     else mission.untracedSignals.push(operation);
+    if (mission.parked && !isTerminal(mission.status) && signalEndsWaiting(this.fake)) this.finish(mission, 'succeeded', 'mission.completed', { runId: mission.runId });
   }
 
   private traceIdOf(mission: Mission, k: number): string {
@@ -137,8 +140,14 @@ export class MissionEngine {
       this.fake.lifecycle.later(beat.afterMs, () => {
         if (isTerminal(mission.status)) return;
         if (beat.do === 'wait') {
+          // A signal that came before the mission parked is what it waits for (under the variant).
+          if (mission.signals.length > 0 && signalEndsWaiting(this.fake)) {
+            this.finish(mission, 'succeeded', 'mission.completed', { runId: mission.runId });
+            return;
+          }
           mission.status = 'waiting';
           mission.sequence += 1;
+          mission.parked = true;
           return; // parked until cancelled or out of time
         }
         if (beat.do === 'finish') {

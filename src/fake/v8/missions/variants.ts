@@ -111,3 +111,23 @@ export function refusesEndedCancel(fake: FakeContext, mission: object, key: stri
 export function keyStatuses(fake: FakeContext): { missing: number; malformed: number } {
   return fake.variants.has('v8.missions/key-statuses') ? { missing: 428, malformed: 422 } : { missing: 400, malformed: 400 };
 }
+
+/**
+ * "Transitions out of `waiting` (for example on receipt of a signal): not shown." Under the variant
+ * an accepted signal is what a parked mission waits for: it ends `succeeded`, at once if the mission
+ * is waiting, else when it would park. Later signals meet a terminal mission (409).
+ */
+export function signalEndsWaiting(fake: FakeContext): boolean {
+  return fake.variants.has('v8.missions/signal-ends-waiting');
+}
+
+/**
+ * "Step summary: `stepId` (string), `status` (string; ...)" closes nothing: under the variant each
+ * step summary also carries `observedAt`, the time of the read, which changes on every read while
+ * the mission's state (and its sequence) stays the same.
+ */
+export function stepSummaries(fake: FakeContext, steps: MissionProjection['steps']): MissionProjection['steps'] {
+  if (steps.length === 0 || !fake.variants.has('v8.missions/live-step-details')) return steps;
+  const observedAt = new Date().toISOString();
+  return steps.map((s) => ({ ...s, observedAt }));
+}

@@ -5,7 +5,7 @@ import { withExtraProperties } from '../../support/extra-properties.ts';
 import { otherPrincipalsTracesVisible } from '../auth.ts';
 import type { MissionEngine } from '../missions/engine.ts';
 import type { ReadSurface } from '../read-surface.ts';
-import { inZone, utcWithOffset } from '../timestamps.ts';
+import { basicFormat, inZone, utcWithOffset } from '../timestamps.ts';
 import type { TraceRecord } from './record.ts';
 
 /** "a traceId that breaks the pattern": the fake answers 400, the variant 404 (the seed lists only 404). */
@@ -21,9 +21,17 @@ function otherTimes(trace: Omit<TraceRecord, 'principal'>): Omit<TraceRecord, 'p
   return out;
 }
 
+/** Trace times in ISO 8601 basic format with a comma fraction (`Z`), operation times basic with `+0200`. */
+function basicTimes(trace: Omit<TraceRecord, 'principal'>): Omit<TraceRecord, 'principal'> {
+  const steps = trace.steps.map((op) => (typeof op.startedAt === 'string' ? { ...op, startedAt: basicFormat(op.startedAt, 2) } : op));
+  const out = { ...trace, startedAt: basicFormat(trace.startedAt), steps };
+  if (trace.completedAt !== undefined) out.completedAt = basicFormat(trace.completedAt);
+  return out;
+}
+
 /** The trace as served: every optional field, or under the variants fewer of them, or unknown ones besides. */
 function served(fake: FakeContext, trace: Omit<TraceRecord, 'principal'>): Record<string, unknown> {
-  const body = fake.variants.has('v8.traces/other-formats') ? otherTimes(trace) : trace;
+  const body = fake.variants.has('v8.traces/other-formats') ? otherTimes(trace) : fake.variants.has('v8.traces/basic-format-times') ? basicTimes(trace) : trace;
   let out: Record<string, unknown> = body;
   if (fake.variants.has('v8.traces/sparse-fields')) {
     const { elapsedMs: _elapsed, ...rest } = body;

@@ -27,4 +27,13 @@ export const v8ErrorsVariants = [
     },
     excludes: ['v8.errors/other-codes'],
   },
+  {
+    id: 'v8.errors/unversioned-request-id',
+    description: 'problem requestIds are 8-4-4-4-12 hex with version nibble 0 and a variant bit pattern RFC 9562 reserves (`…-0…-c…-…`)',
+    spec: {
+      document: DOC,
+      section: 'Errors',
+      quote: 'Failures are `application/problem+json` (RFC 9457) with fields `type` (URI string), `title`, `status` (integer), `detail`, `code` (machine-readable string), `requestId` (UUID string).',
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];

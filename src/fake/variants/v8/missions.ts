@@ -103,4 +103,14 @@ export const v8MissionsVariants = [
     description: 'a Last-Event-ID that is not one of the fake\'s cursors is refused as malformed with a 400 problem; a cursor of the fake outside the replay window still answers 409',
     spec: { document: DOC, section: 'Events > Rules 1', quote: 'A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.' },
   },
+  {
+    id: 'v8.missions/signal-ends-waiting',
+    description: 'an accepted signal is what a parked (`waits`) mission waits for: it ends `succeeded` (mission.completed) at once, or when it would park if the signal came first; later signals answer 409',
+    spec: { document: DOC, section: 'States and transitions', quote: 'Transitions out of `waiting` (for example on receipt of a signal): not shown.' },
+  },
+  {
+    id: 'v8.missions/live-step-details',
+    description: 'every step summary of a projection carries `observedAt`, the time of the read: it changes on every read while status, steps and sequence stay the same',
+    spec: { document: DOC, section: 'Resources and their fields > Mission projection (responses of create and get)', quote: 'Step summary: `stepId` (string), `status` (string; examples `completed`, `failed`, `running`).' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -12,6 +12,7 @@ export const v8TracesVariants = [
     id: 'v8.traces/other-formats',
     description: 'traceIds of 200 characters that use every allowed punctuation (`.`, `_`, `:`, `-`), starting with a digit; trace times with a `+00:00` offset, operation times in another zone (`+02:00`)',
     spec: { document: DOC, section: 'Endpoints', quote: 'path `traceId`: string, 1-256 chars, same pattern' },
+    excludes: ['v8.traces/basic-format-times'],
   },
   {
     id: 'v8.traces/malformed-id-404',
@@ -22,5 +23,11 @@ export const v8TracesVariants = [
     id: 'v8.traces/sparse-fields',
     description: 'traces carry no elapsedMs, and operations only some of their optional fields (no operationId, startedAt or elapsedMs)',
     spec: { document: DOC, section: 'Resources > Trace', quote: 'Optional: `completedAt` (absent when the step did not complete), `elapsedMs` (integer).' },
+  },
+  {
+    id: 'v8.traces/basic-format-times',
+    description: 'trace times in ISO 8601 basic format with a comma before the fraction (`20260101T000000,123Z`), operation times basic with a `+0200` offset',
+    spec: { document: DOC, section: 'Resources > Trace', quote: 'Always present: `traceId` (string), `missionRunId` (UUID string), `stepId` (string), `startedAt` (ISO 8601 UTC), `steps` (array of operations).' },
+    excludes: ['v8.traces/other-formats'],
   },
 ] as const satisfies readonly VariantDefinition[];
