@@ -15,7 +15,10 @@ describe('mcp rules against a profile that lacks credentials or fixtures', () =>
       const tokens = results.find((r) => r.rule.id === 'mcp.auth.tokens');
       expect(tokens?.verdict).toBe('pass');
       expect(tokens?.observations.map((o) => o.subject)).toContain('initialize without a token');
-      for (const r of results.filter((x) => x !== tokens)) {
+      // So does the 401 challenge rule: a request without credentials is its provocation.
+      const challenge = results.find((r) => r.rule.id === 'mcp.auth.challenge');
+      expect(challenge?.verdict).toBe('pass');
+      for (const r of results.filter((x) => x !== tokens && x !== challenge)) {
         expect(r.verdict, r.rule.id).toBe('untestable');
         expect(r.reason, r.rule.id).toMatch(/credential for mcp/);
       }

@@ -15,9 +15,15 @@ export function writeBatchAnswers(fake: FakeContext, res: ServerResponse, answer
   writeJson(res, 200, fake.variants.has('mcp.batch/answers-reversed') ? [...sent].reverse() : sent);
 }
 
-/** JSON-RPC 2.0: "an Array with at least one value" or else "a single Response object". */
+/**
+ * JSON-RPC 2.0: "an Array with at least one value" or else "a single Response object". MCP's
+ * "solely of (any number of) … notifications" covers [] too, so the variant accepts it: 202 with no
+ * body, as the TypeScript SDK answers.
+ */
 export function refuseEmptyBatch(fake: FakeContext, res: ServerResponse): void {
-  if (fake.faults.has('mcp.batch.empty/answered-202')) writeEmpty(res, 202);
+  // 202 is legal; with a body it is not ("202 Accepted with no body").
+  if (fake.faults.has('mcp.batch.empty/answered-202')) writeJson(res, 202, []);
+  else if (fake.variants.has('mcp.batch/empty-accepted')) writeEmpty(res, 202);
   else writeJson(res, malformedStatus(fake), unattributedError(fake, INVALID_REQUEST, 'Invalid Request: an empty batch.'));
 }
 

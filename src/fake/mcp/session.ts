@@ -50,9 +50,14 @@ function managesNoSessions(fake: FakeContext): boolean {
   return fake.variants.has('mcp.session/no-sessions') || fake.faults.has('mcp.session.id-visible-ascii/no-session-assigned');
 }
 
-/** Whether the deployment the embedded profile describes requires sessions (fixtures.mcp.requiresSession): unless it is stateless by choice. */
+/** Whether the deployment the embedded profile describes requires sessions (fixtures.mcp.requiresSession): unless it is stateless, or assigns ids without requiring them, by choice. */
 export function requiresSessions(fake: FakeContext): boolean {
-  return !fake.variants.has('mcp.session/no-sessions');
+  return !fake.variants.has('mcp.session/no-sessions') && !idsNotRequired(fake);
+}
+
+/** Session ids assigned but not required (a variant): a request without one, or with one never issued, is served as the caller's session-less traffic. */
+function idsNotRequired(fake: FakeContext): boolean {
+  return fake.variants.has('mcp.session/ids-not-required');
 }
 
 /** The headers of an initialize answer: the new session's id, unless the fake manages no sessions. */
@@ -74,6 +79,7 @@ export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, calle
   const id = r.header(SESSION_HEADER);
   if (managesNoSessions(fake)) return statelessSession(sessions, caller.principal);
   if (id === undefined) {
+    if (idsNotRequired(fake)) return statelessSession(sessions, caller.principal);
     if (fake.faults.has('mcp.session.missing-400/served-without-session')) return sessions.ephemeral(caller.principal);
     if (fake.variants.has('mcp.session/missing-404')) return refuse(fake, r, 404, SESSION_NOT_FOUND, `Not Found: send the ${SESSION_HEADER} header that initialize returned.`);
     return refuse(fake, r, 400, BAD_REQUEST, `Bad Request: send the ${SESSION_HEADER} header that initialize returned.`);
@@ -81,6 +87,8 @@ export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, calle
   const session = sessions.get(id);
   if (!session || session.principal !== caller.principal) {
     if (!sessions.wasIssued(id) && fake.faults.has('mcp.session.never-issued/served')) return sessions.ephemeral(caller.principal);
+    // A terminated session is still owed 404; only an id never issued is served like no id.
+    if (!sessions.wasIssued(id) && idsNotRequired(fake)) return statelessSession(sessions, caller.principal);
     if (!sessions.wasIssued(id) && fake.variants.has('mcp.session/never-issued-400')) {
       return refuse(fake, r, 400, BAD_REQUEST, 'Bad Request: no session with this id was ever issued.');
     }

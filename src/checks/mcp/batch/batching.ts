@@ -1,9 +1,10 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
-import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
 import { requestJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
-import { answeredResponses, isRequestMessage, ordinaryMcpPosts, wellFormedCalls } from '../support/traffic.ts';
+import { answeredResponses, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls, type Message } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
 import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
@@ -19,6 +20,29 @@ function cancelled(): Record<string, unknown> {
 /** One element of a generated batch: a request (answered) or a notification (not answered). */
 type Element = 'ping' | 'tools/list' | 'notification';
 
+const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
+
+/**
+ * The batches that repeat a request id, within the batch or from an earlier POST of the same
+ * session ("The request ID MUST NOT have been previously used by the requestor within the same
+ * session"): what a server answers to a client breaking that MUST is open. Session-less POSTs are
+ * one session per caller.
+ */
+function repeatingIds(posts: readonly Exchange[], callsOf: (ex: Exchange) => readonly Message[] | undefined): Set<Exchange> {
+  const used = new Map<string, Set<string>>();
+  const repeating = new Set<Exchange>();
+  for (const ex of posts) {
+    const ids = (callsOf(ex) ?? []).filter(isRequestMessage).map((m) => idKey(m.id));
+    if (ids.length === 0) continue;
+    const session = ex.requestHeaders[SESSION_HEADER] ?? `caller:${ex.requestHeaders.authorization ?? ''}`;
+    const before = used.get(session) ?? new Set<string>();
+    used.set(session, before);
+    if (new Set(ids).size !== ids.length || ids.some((id) => before.has(id))) repeating.add(ex);
+    for (const id of ids) before.add(id);
+  }
+  return repeating;
+}
+
 const batches: fc.Arbitrary<Element[]> = fc
   .array(fc.constantFrom<Element>('ping', 'tools/list', 'notification'), { minLength: 1, maxLength: 6 })
   .filter((b) => b.some((e) => e !== 'notification'));
@@ -33,22 +57,24 @@ export const batchRequests = rule({
     url: SPEC_URL.base,
   },
   judgement: {
-    record: 'a batch of well-formed requests and notifications (at least one request, no initialize), POSTed by an authorised client in a 2025-03-26 session it had initialized',
+    record:
+      'a batch of well-formed requests and notifications (at least one request, no initialize, no request id used before in the batch or the session), POSTed by an authorised client in a 2025-03-26 session it had initialized',
     judge(j) {
       const sessions = new SessionHistory(j);
       const framings = new Set<string>();
-      for (const ex of ordinaryMcpPosts(j)) {
+      const posts = ordinaryMcpPosts(j);
+      const repeating = repeatingIds(posts, (ex) => (Array.isArray(requestJson(ex)) ? wellFormedCalls(ex) : (sentMessages(ex) ?? [])));
+      for (const ex of posts) {
         const calls = Array.isArray(requestJson(ex)) ? wellFormedCalls(ex) : undefined;
-        // "The initialize request MUST NOT be part of a JSON-RPC batch": such a batch is another question.
-        if (!calls || ex.status === undefined || calls.some((m) => m.method === 'initialize') || !calls.some(isRequestMessage) || !sessions.inOperatingSession(ex)) continue;
+        // "The initialize request MUST NOT be part of a JSON-RPC batch": such a batch is another question; so is one repeating a request id.
+        if (!calls || ex.status === undefined || calls.some((m) => m.method === 'initialize') || !calls.some(isRequestMessage) || repeating.has(ex) || !sessions.inOperatingSession(ex)) continue;
         const shape = calls.map((m) => String(m.method).slice(0, 40)).join(', ');
         if (!j.check(ex, ex.status >= 200 && ex.status < 300, `the batch [${shape}] was answered HTTP ${ex.status}, expected a 2xx`)) continue;
         const answered = answeredResponses(j, ex);
         if (!answered) continue;
         framings.add(mediaType(ex.responseHeaders) || 'untyped');
-        const key = (id: unknown) => `${typeof id}:${String(id)}`;
-        const ids = calls.filter(isRequestMessage).map((m) => key(m.id));
-        const got = answered.map((m) => key(m.id));
+        const ids = calls.filter(isRequestMessage).map((m) => idKey(m.id));
+        const got = answered.map((m) => idKey(m.id));
         const missing = ids.filter((id) => got.filter((g) => g === id).length !== 1);
         const extra = got.filter((g) => !ids.includes(g));
         j.check(ex, missing.length === 0 && extra.length === 0, `the batch [${shape}] was answered with responses ${JSON.stringify(answered.map((m) => m.id))}, expected exactly one for each of ${JSON.stringify(calls.filter(isRequestMessage).map((m) => m.id))}`);
@@ -119,8 +145,9 @@ const BATCH_ANSWER =
 
 export const answerArray = rule({
   id: 'mcp.batch.answer-array',
-  title: 'A batch answered as one JSON body is answered with a JSON array, even when it carries a single request',
-  level: 'required',
+  title: 'A batch answered as one JSON body is answered with a JSON array, even when it carries a single request (SHOULD)',
+  // JSON-RPC 2.0's "should", and no MCP sentence makes it a MUST (its transport asks only for "one JSON object"): a warning, gating only with --strict.
+  level: 'should',
   spec: {
     section: 'Base Protocol > Batching (JSON-RPC 2.0: Batch; schema JSONRPCBatchResponse)',
     // The MCP 2025-03-26 schema types the answer to a batch as JSONRPCBatchResponse, an array.
@@ -158,21 +185,31 @@ export const answerArray = rule({
 
 export const emptyBatch = rule({
   id: 'mcp.batch.empty',
-  title: 'An empty batch [] is answered with a single JSON-RPC error -32600 (Invalid Request), not an array and not 202',
+  title: 'An empty batch [] is answered 202 with no body, refused with a 4xx, or answered with a single JSON-RPC error -32600 (Invalid Request), never an array',
   level: 'required',
   spec: {
-    section: 'Base Protocol > Messages (JSON-RPC 2.0: Batch)',
+    section: 'Base Protocol > Messages (JSON-RPC 2.0: Batch); Transports > Sending Messages to the Server',
     quote:
-      'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … (JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object.',
+      'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … (JSON-RPC 2.0) If the batch rpc call itself fails to be recognized as an valid JSON or as an Array with at least one value, the response from the Server MUST be a single Response object. … If the input consists solely of (any number of) JSON-RPC responses or notifications: If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body. … If the server cannot accept the input, it MUST return an HTTP error status code (e.g., 400 Bad Request).',
     url: SPEC_URL.base,
   },
   judgement: {
-    record: 'an empty batch [] POSTed to the MCP endpoint by an authorised client',
+    record: 'an empty batch [] POSTed to the MCP endpoint by an authorised client, sent as MCP asks of a client in a session the server had opened and not ended',
     judge(j) {
+      const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
         const sent = requestJson(ex);
         if (!Array.isArray(sent) || sent.length !== 0 || ex.status === undefined) continue;
+        // A wrong Accept or a missing or ended session may be refused before the body is read.
+        if (!sentAsClientsMust(ex) || !sessions.inOpenSession(ex)) continue;
         j.observe('HTTP status of an empty batch', ex.status);
+        // [] is "solely of (any number of)" notifications too, zero of them: MCP's 202 with no body, as the TypeScript SDK answers.
+        if (ex.status === 202) {
+          const body = wholeBody(j, ex);
+          if (body !== undefined) j.check(ex, body.length === 0, `an empty batch was answered 202 with a body (${body.length} characters), expected none`);
+          continue;
+        }
+        const refused = ex.status >= 400 && ex.status < 500;
         let value: unknown;
         if (mediaType(ex.responseHeaders) === 'text/event-stream') {
           const messages = (streamEvents(j, ex) ?? []).flatMap((e) => {
@@ -186,10 +223,12 @@ export const emptyBatch = rule({
           const parsed = parseJson(text);
           value = parsed.ok ? parsed.value : undefined;
         }
-        if (!j.check(ex, !Array.isArray(value), `an empty batch was answered with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`)) continue;
-        if (!j.check(ex, value !== undefined, `an empty batch was answered HTTP ${ex.status} without a JSON body, expected a single JSON-RPC error -32600`)) continue;
+        if (!j.check(ex, !Array.isArray(value), `an empty batch was answered HTTP ${ex.status} with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`)) continue;
+        // "it MUST return an HTTP error status code": the body of the refusal is open ("MAY comprise a JSON-RPC error response that has no id").
+        if (refused) continue;
+        if (!j.check(ex, value !== undefined, `an empty batch was answered HTTP ${ex.status} without a JSON body, expected 202 with no body, a 4xx, or a single JSON-RPC error -32600`)) continue;
         const error = errorOf(isObject(value) ? value : undefined);
-        j.check(ex, error?.code === INVALID_REQUEST, `an empty batch was answered with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
+        j.check(ex, error?.code === INVALID_REQUEST, `an empty batch was answered HTTP ${ex.status} with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
         j.check(ex, isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);
       }
     },

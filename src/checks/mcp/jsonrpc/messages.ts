@@ -1,6 +1,6 @@
 /** Base Protocol > Messages: JSON-RPC 2.0 errors, ids and the result/error exclusivity. */
 import fc from 'fast-check';
-import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PARSE_ERROR, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
 import {
   closeSession,
@@ -14,8 +14,8 @@ import {
   SPEC_URL,
   withSession,
 } from '../support/session.ts';
-import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
-import { SessionHistory } from '../support/session-history.ts';
+import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
+import { initializeResultOf, SessionHistory } from '../support/session-history.ts';
 import { mcpOperation } from '../../../contract/endpoints.ts';
 import { bodyJson, issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -37,11 +37,14 @@ export const parseError = rule({
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   judgement: {
-    record: 'a POST to the MCP endpoint whose body is not JSON, answered',
+    record: 'a POST to the MCP endpoint whose body is not JSON, sent as MCP asks of a client (Content-Type application/json, an Accept listing both types) in a session the server had opened and not ended, answered',
     judge(j) {
+      const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
         // Chosen by what was sent: a body that is not JSON (an empty body is another mistake).
         if (ex.requestBody === undefined || ex.requestBody.trim() === '' || ex.status === undefined) continue;
+        // MCP names no order between its checks: a wrong Accept or a missing or ended session may be refused before the body is read.
+        if (!sentAsClientsMust(ex) || !sessions.inOpenSession(ex)) continue;
         if (requestBodyMissing(ex) !== undefined) continue;
         if (bodyJson(ex, 'request', ex.requestBody) !== undefined) continue;
         const answered = answeredResponses(j, ex);
@@ -69,11 +72,14 @@ export const invalidRequest = rule({
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid Request -32600)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   judgement: {
-    record: 'a POST to the MCP endpoint by an authorised client whose body is JSON but not a JSON-RPC 2.0 message (no "jsonrpc": "2.0", a method that is not a string, a bare value)',
+    record: 'a POST to the MCP endpoint by an authorised client whose body is JSON but not a JSON-RPC 2.0 message (no "jsonrpc": "2.0", a method that is not a string, a bare value), sent as MCP asks of a client in a session the server had opened and not ended',
     judge(j) {
+      const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
         const sent = requestJson(ex);
         if (ex.status === undefined || sent === undefined || Array.isArray(sent) || !notJsonRpc(sent)) continue;
+        // As for parse-error: a refusal of the transport (Accept, session) may come before the message is read.
+        if (!sentAsClientsMust(ex) || !sessions.inOpenSession(ex)) continue;
         const what = isRecord(sent) ? `a message ${JSON.stringify(sent).slice(0, 80)}` : `a bare ${typeof sent}`;
         const answered = answeredResponses(j, ex);
         if (!answered) continue;
@@ -140,17 +146,32 @@ export const invalidParams = rule({
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Invalid params -32602)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   judgement: {
-    record: 'a tools/call request without a string "name" in its params, POSTed to the MCP endpoint by an authorised client',
+    record:
+      'a tools/call request without a string "name" in its params, POSTed to the MCP endpoint as MCP asks of a client by an authorised client, in a 2025-03-26 session it had initialized (a session whose InitializeResult declared no tools may answer -32601 instead)',
     judge(j) {
+      const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
-        if (ex.status === undefined) continue;
+        // Before the operation phase, or outside a session, a server may refuse the request as a whole (the lifecycle, the transport).
+        if (ex.status === undefined || !sentAsClientsMust(ex) || !sessions.inOperatingSession(ex)) continue;
+        let tools: boolean | undefined;
         for (const m of sentMessages(ex) ?? []) {
           if (m.method !== 'tools/call' || !('id' in m) || (isRecord(m.params) && typeof m.params.name === 'string')) continue;
+          tools ??= declaresTools(sessions.openedBy(ex));
+          if (tools === undefined) {
+            j.lacks(ex, 'the InitializeResult of its session (whether the server declared tools)');
+            continue;
+          }
           const answered = answeredResponses(j, ex);
           if (!answered) continue;
           const reply = answered.find((r) => r.id === m.id);
           const code = errorOf(reply)?.code;
-          j.check(ex, code === INVALID_PARAMS, `tools/call with params ${JSON.stringify(m.params)?.slice(0, 80)} was answered ${reply ? `with ${code === undefined ? 'a result' : `error code ${JSON.stringify(code)}`}` : `HTTP ${ex.status} without a response carrying its id`}, expected -32602 (Invalid params)`);
+          // Capabilities are negotiated: a server that declared no tools has no tools/call method, so -32601 (Method not found) is its answer too.
+          const allowed = tools ? [INVALID_PARAMS] : [INVALID_PARAMS, METHOD_NOT_FOUND];
+          j.check(
+            ex,
+            allowed.includes(code as number),
+            `tools/call with params ${JSON.stringify(m.params)?.slice(0, 80)} was answered ${reply ? `with ${code === undefined ? 'a result' : `error code ${JSON.stringify(code)}`}` : `HTTP ${ex.status} without a response carrying its id`}, expected -32602 (Invalid params)${tools ? '' : ' or, as the server declared no tools, -32601 (Method not found)'}`,
+          );
         }
       }
     },
@@ -166,6 +187,13 @@ export const invalidParams = rule({
     });
   },
 });
+
+/** Whether the InitializeResult of a session's opening declared the tools capability; undefined when that answer is not known. */
+function declaresTools(opening: Exchange | undefined): boolean | undefined {
+  const result = opening ? initializeResultOf(opening) : undefined;
+  if (!result) return undefined;
+  return isRecord(result.capabilities) && isRecord(result.capabilities.tools);
+}
 
 export const resultXorError = rule({
   id: 'mcp.jsonrpc.result-xor-error',

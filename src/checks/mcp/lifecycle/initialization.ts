@@ -83,14 +83,12 @@ export const versionEcho = rule({
   },
 });
 
-/** Dated like a revision, so a server that compares dates sees it, but older than any MCP revision. */
-const UNKNOWN_VERSION = '1999-12-31';
-
 /**
- * Every revision of MCP published so far: a version outside this list is one no server can
- * support, so whatever it speaks, it must answer with another.
+ * Dated like a revision, so a server that compares dates sees it, but from before MCP existed: a
+ * version no server can support. Only this one is judged: a version that is merely not a published
+ * revision may still be one a server supports (the TypeScript SDK lists the pre-release 2024-10-07).
  */
-const PUBLISHED_REVISIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']);
+const UNKNOWN_VERSION = '1999-12-31';
 
 export const versionUnknown = rule({
   id: 'mcp.lifecycle.version-unknown',
@@ -102,9 +100,9 @@ export const versionUnknown = rule({
     url: SPEC_URL.lifecycle,
   },
   judgement: {
-    record: 'a well-formed initialize asking for a protocolVersion that is no MCP revision, POSTed to the MCP endpoint by an authorised client',
+    record: `a well-formed initialize asking for protocolVersion ${UNKNOWN_VERSION} (from before MCP existed, so no server supports it), POSTed to the MCP endpoint by an authorised client`,
     judge(j) {
-      eachInitialize(j, (asked) => !PUBLISHED_REVISIONS.has(asked), (ex, asked, message) => {
+      eachInitialize(j, (asked) => asked === UNKNOWN_VERSION, (ex, asked, message) => {
         if (!j.check(ex, message !== undefined, `initialize asking for ${JSON.stringify(asked)} was answered HTTP ${ex.status} without a response carrying its id`) || !message) return;
         const error = errorOf(message);
         if (error) {

@@ -114,12 +114,9 @@ export const missing400 = rule({
   },
 });
 
-/** The two answers MCP leaves open for an id the server never issued: it cannot tell it from one it terminated (404) or from a malformed one (400). */
-const NEVER_ISSUED_ANSWERS = [400, 404];
-
 export const neverIssued = rule({
   id: 'mcp.session.never-issued',
-  title: 'A request carrying a session id the server never issued is refused with 400 or 404 (which one is recorded)',
+  title: 'A server that requires sessions refuses a request carrying a session id it never issued with a 4xx (which one is recorded)',
   level: 'required',
   spec: {
     section: 'Transports > Session Management',
@@ -129,15 +126,26 @@ export const neverIssued = rule({
   },
   activeOnly: 'a recording cannot tell an id the server never issued from one it issued before the recording began; only an id apicert made up exists nowhere',
   async check(ctx: CheckContext) {
+    // No sentence names an answer for an id never issued: a server that assigns ids without requiring them may serve it.
+    // Only a server that requires sessions (the profile says so, or it refused a request without one) cannot serve a request in no session it issued.
+    const requires = ctx.profile.fixtures.mcp.requiresSession;
+    if (requires === false) ctx.notApplicable('the profile says this deployment does not require sessions (fixtures.mcp.requiresSession: false), and MCP names no answer for a session id such a server never issued');
     const session = await sessionWithId(ctx);
     try {
+      if (requires === undefined) {
+        const without = await ping(ctx, null, 'ping without Mcp-Session-Id (does the server require sessions?)');
+        const status = without.res.status;
+        if (status >= 200 && status < 300) ctx.notApplicable('the server served a request without Mcp-Session-Id, so it does not require sessions, and MCP names no answer for a session id such a server never issued (set fixtures.mcp.requiresSession: true if it should)');
+        if (status < 400 || status >= 500) ctx.inconclusive(`setup failed: a ping without Mcp-Session-Id was answered HTTP ${status}, so whether the server requires sessions is unknown`);
+      }
       const unknown = `apicert-never-issued-${randomBytes(16).toString('hex')}`;
       const reply = await ping(ctx, unknown, 'ping with a never-issued Mcp-Session-Id');
       const status = reply.res.status;
-      ctx.observe('a never-issued Mcp-Session-Id answered', status, status === 404 ? 'as a terminated session' : status === 400 ? 'as a bad request' : undefined);
+      ctx.observe('a never-issued Mcp-Session-Id answered', status, status === 404 ? 'as a terminated session' : status === 400 ? 'as a request without a valid session' : undefined);
       ctx.expect(
-        NEVER_ISSUED_ANSWERS.includes(status),
-        `a ping with a never-issued Mcp-Session-Id was answered HTTP ${status}, expected 400 (as a request without a valid session) or 404 (as a terminated session); MCP says nothing else of ids it never issued`,
+        status >= 400 && status < 500,
+        `a ping with a never-issued Mcp-Session-Id was answered HTTP ${status} by a server that requires sessions, expected a refusal (4xx: 400 as a request without a valid session, 404 as a terminated one)`,
+        reply.res,
       );
     } finally {
       await closeSession(ctx, session);
@@ -174,7 +182,9 @@ export const deleteTerminates = rule({
         if (ended) {
           // After the session ended: any request in it; a POST only when its JSON-RPC is well-formed (malformed input may be refused first).
           if (ex.method === 'POST' && !wellFormedCalls(ex)) continue;
-          j.check(ex, ex.status === 404, `a request in the session after DELETE was answered HTTP ${ex.status}, expected 404 Not Found`, [ended]);
+          // A server offering no GET stream answers every GET 405 ("or else return HTTP 405 Method Not Allowed"), whatever session it names.
+          const allowed = ex.method === 'GET' ? [404, 405] : [404];
+          j.check(ex, allowed.includes(ex.status), `a ${ex.method} in the session after DELETE was answered HTTP ${ex.status}, expected 404 Not Found${ex.method === 'GET' ? ' (or 405, a server without GET streams)' : ''}`, [ended]);
         } else if (ex.method === 'DELETE' && sessions.issuedBefore(id, ex)) {
           // 404: the server may have ended the session itself ("at any time"); the requests after it are then held to 404.
           j.check(ex, [404, 405].includes(ex.status) || (ex.status >= 200 && ex.status < 300), `DELETE with the session id was answered HTTP ${ex.status}, expected a 2xx (terminated), 405 (not allowed) or 404 (already ended)`);

@@ -36,8 +36,10 @@ export const eventIdsUnique = rule({
         if (pathOnly(ex) !== endpoint || ex.status !== 200 || !isEventStream(ex)) continue;
         const events = streamEvents(j, ex);
         if (!events) continue;
-        const session = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER] ?? '';
-        if (sessionUnknown(session)) {
+        const id = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER];
+        // Without a session, "all streams with that specific client": one bucket per credential, never one for every client.
+        const session = id === undefined ? `client:${ex.credential ?? ex.requestHeaders.authorization ?? ''}` : `session:${id}`;
+        if (id !== undefined && sessionUnknown(id)) {
           j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
           continue;
         }

@@ -10,7 +10,7 @@ import { pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { journalFact, startsAfterEnd } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { mcpEndpoint, sessionUnknown, sentMessages } from './traffic.ts';
+import { mcpEndpoint, responsesShown, sessionUnknown, sentMessages, type Message } from './traffic.ts';
 
 function answered2xx(ex: Exchange): boolean {
   return ex.status !== undefined && ex.status >= 200 && ex.status < 300;
@@ -30,7 +30,7 @@ interface SessionsShown {
   endedBy: Map<string, Exchange[]>;
   /** notifications/initialized POSTs answered 2xx, by the session id they carried ('' for none). */
   initializedBy: Map<string, Exchange[]>;
-  /** initialize POSTs answered 2xx without an Mcp-Session-Id: the server showed it does not assign sessions. */
+  /** initialize POSTs answered 2xx with a result but without an Mcp-Session-Id: the server showed it does not assign sessions. */
   sessionless: Exchange[];
 }
 
@@ -53,9 +53,18 @@ function sessionsShown(exchanges: readonly Exchange[], profile: Profile | undefi
     if (ex.method !== 'POST') continue;
     const sent = sentMessages(ex) ?? [];
     if (sent.some((m) => m.method === 'notifications/initialized')) push(shown.initializedBy, carried ?? '', ex);
-    if (issued === undefined && carried === undefined && sent.some((m) => m.method === 'initialize')) shown.sessionless.push(ex);
+    // Only an initialize the server accepted (a result) opened a session-less connection; a 2xx carrying an error opened nothing.
+    if (issued === undefined && carried === undefined && initializeResultOf(ex) !== undefined) shown.sessionless.push(ex);
   }
   return shown;
+}
+
+/** The result an initialize POST was answered with (the response carrying its id), or undefined when it carried none or its answer is not there. */
+export function initializeResultOf(ex: Exchange): Record<string, unknown> | undefined {
+  const init = (sentMessages(ex) ?? []).find((m) => m.method === 'initialize' && 'id' in m);
+  if (!init) return undefined;
+  const reply: Message | undefined = (responsesShown(ex) ?? []).find((m) => m.id === init.id);
+  return reply && isRecord(reply.result) ? reply.result : undefined;
 }
 
 export class SessionHistory {
@@ -106,6 +115,16 @@ export class SessionHistory {
   inOperatingSession(ex: Exchange): boolean {
     if (!this.inOpenSession(ex) || this.laterRevision(ex)) return false;
     return (this.initializedBy.get(ex.requestHeaders[SESSION_HEADER] ?? '') ?? []).some((i) => startsAfterEnd(ex, i));
+  }
+
+  /**
+   * The initialize exchange that opened the session `ex` was sent in: the answer that issued its
+   * Mcp-Session-Id, or, without one, the last session-less initialize before it by the same caller.
+   */
+  openedBy(ex: Exchange): Exchange | undefined {
+    const id = ex.requestHeaders[SESSION_HEADER];
+    if (id !== undefined) return this.issuedBefore(id, ex);
+    return this.sessionless.filter((s) => startsAfterEnd(ex, s) && s.requestHeaders.authorization === ex.requestHeaders.authorization).at(-1);
   }
 
   /** The request speaks another revision than /mcp's: it names one in MCP-Protocol-Version, or its session was opened asking for one. */

@@ -65,6 +65,18 @@ export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined
   return [...exchangeFact(ex, stream ? streamResponses : bodyResponses, stream ? eventsOf(ex) : ex.responseBody)];
 }
 
+/**
+ * The JSON-RPC responses an answer carried, as `answeredResponses` reads them, without telling a
+ * judge what is missing (undefined then): for facts about earlier exchanges, such as what an
+ * initialize answer declared.
+ */
+export function responsesShown(ex: Exchange): readonly Message[] | undefined {
+  const missing = isEventStream(ex) && ex.events !== undefined && ex.streamEnd !== 'aborted' ? undefined : bodyMissing(ex);
+  if (missing !== undefined) return undefined;
+  const stream = isEventStream(ex);
+  return exchangeFact(ex, stream ? streamResponses : bodyResponses, stream ? eventsOf(ex) : ex.responseBody);
+}
+
 function streamResponses(ex: Exchange): readonly Message[] {
   const out: Message[] = [];
   for (const e of eventsOf(ex) ?? []) {

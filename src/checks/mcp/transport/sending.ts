@@ -3,7 +3,8 @@ import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { answeredResponses, isWellFormedCall, ordinaryMcpPosts, sentMessages } from '../support/traffic.ts';
+import { answeredResponses, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
+import { SessionHistory } from '../support/session-history.ts';
 import {
   closeSession,
   newRequestId,
@@ -29,11 +30,14 @@ export const accepted202 = rule({
     url: SPEC_URL.transports,
   },
   judgement: {
-    record: 'a POST to the MCP endpoint carrying only notifications or responses',
+    record: 'a POST to the MCP endpoint carrying only notifications or responses, sent as MCP asks of a client (JSON, an Accept listing both types) in a session the server had opened and not ended',
     judge(j) {
+      const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
         const sent = sentMessages(ex);
         if (!sent || sent.length === 0 || ex.status === undefined) continue;
+        // A server may refuse a wrong Accept (406), a missing session id (400) or an ended session (404) before it reads the input.
+        if (!sentAsClientsMust(ex) || !sessions.inOpenSession(ex)) continue;
         if (sent.some((m) => typeof m.method === 'string' && 'id' in m) || !sent.every((m) => typeof m.method === 'string' || isResponseLike(m))) continue;
         const what = sent.map((m) => (typeof m.method === 'string' ? m.method : 'a JSON-RPC response')).join(', ');
         // The lifecycle's own notification cannot be refused by a usable server; other input may be refused with an HTTP error status.
@@ -71,22 +75,36 @@ export const requestResponse = rule({
     url: SPEC_URL.transports,
   },
   judgement: {
-    record: 'a POST to the MCP endpoint carrying one JSON-RPC request (not a batch, not initialize), answered 2xx',
+    record: 'a POST to the MCP endpoint of well-formed JSON-RPC carrying requests (no initialize), sent as MCP asks of a client: in a 2025-03-26 session it had initialized, whatever its status; elsewhere, answered 2xx',
     judge(j) {
+      const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
+        const calls = wellFormedCalls(ex);
+        if (!calls || ex.status === undefined || !calls.some(isRequestMessage) || calls.some((m) => m.method === 'initialize') || sessions.laterRevision(ex)) continue;
+        // Every status in a session the client had initialized (a request the server has no reason to refuse before reading it);
+        // elsewhere a missing or ended session, or the lifecycle, may be refused first, so only an answer that took the input (2xx) is held to it.
+        const served = ex.status >= 200 && ex.status < 300;
+        if (!served && !sessions.inOperatingSession(ex)) continue;
         const sent = requestJson(ex);
-        const only = isRecord(sent) && isWellFormedCall(sent) && 'id' in sent && sent.method !== 'initialize' ? sent : undefined;
-        // Chosen by the request: one request (a refusal, say of a missing session, is another rule's).
-        if (!only || ex.status === undefined || ex.status >= 300 || ex.status < 200) continue;
+        const only = isRecord(sent) ? sent : undefined;
+        const what = only ? String(only.method) : `a batch of ${calls.length}`;
+        // "The server MAY terminate the session at any time, after which it MUST respond … with HTTP 404 Not Found" (no content type named): an ending the traffic cannot show before it.
+        if (ex.status === 404) {
+          j.observe(`${what} answered 404`, 'the session ended', 'the server may terminate a session at any time, after which it answers 404');
+          continue;
+        }
+        // The sentence names no status: an HTTP error status to requests is bound by it as much as a 2xx.
         const type = mediaType(ex.responseHeaders);
-        if (!j.check(ex, type === 'application/json' || type === 'text/event-stream', `${String(only.method)} was answered with content-type "${type}", expected application/json or text/event-stream`)) continue;
-        j.observe(`${String(only.method)} framing`, type === 'text/event-stream' ? 'sse' : 'json');
+        if (!j.check(ex, type === 'application/json' || type === 'text/event-stream', `${what} was answered HTTP ${ex.status} with content-type "${type}", expected application/json or text/event-stream`)) continue;
+        j.observe(`${what} framing`, type === 'text/event-stream' ? 'sse' : 'json');
+        // What a single request's answer carries is judged on a 2xx; a batch's responses are mcp.batch.requests'.
+        if (!only || !('id' in only) || ex.status < 200 || ex.status >= 300) continue;
         const found = answeredResponses(j, ex);
         // application/json carries "one JSON object"; an SSE stream only SHOULD carry the response
         // (mcp.sse.closes-after-response judges that), but what it carries must answer this request.
         if (!found || (type === 'text/event-stream' && found.length === 0)) continue;
-        if (j.check(ex, found.length === 1, `${String(only.method)} was answered with ${found.length} JSON-RPC responses, expected exactly one`))
-          j.check(ex, found[0]?.id === only.id, `the response to ${String(only.method)} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(only.id)}`);
+        if (j.check(ex, found.length === 1, `${what} was answered with ${found.length} JSON-RPC responses, expected exactly one`))
+          j.check(ex, found[0]?.id === only.id, `the response to ${what} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(only.id)}`);
       }
     },
   },

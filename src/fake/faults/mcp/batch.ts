@@ -5,5 +5,5 @@ export const mcpBatchFaults = [
   { id: 'mcp.batch.requests/first-only', description: 'a batch is answered with the response to its first request only' },
   { id: 'mcp.batch.notifications-202/answered-200', description: 'a batch of notifications is answered 200 with an empty JSON array' },
   { id: 'mcp.batch.answer-array/single-as-object', description: 'a batch carrying one request is answered with a bare response object, not an array' },
-  { id: 'mcp.batch.empty/answered-202', description: 'an empty batch [] is answered 202 Accepted with no body' },
+  { id: 'mcp.batch.empty/answered-202', description: 'an empty batch [] is answered 202 Accepted with a body (an empty JSON array)' },
 ] as const satisfies readonly FaultDefinition[];

@@ -75,4 +75,14 @@ export const mcpSessionVariants = [
     },
     excludes: ['mcp.session/no-sessions'],
   },
+  {
+    id: 'mcp.session/ids-not-required',
+    description: 'session ids are assigned at initialization but not required: a request without Mcp-Session-Id, or with one the server never issued, is served (a terminated session still gets 404)',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Session Management',
+      quote: 'A server using the Streamable HTTP transport MAY assign a session ID at initialization time … Servers that require a session ID SHOULD respond to requests without an Mcp-Session-Id header (other than initialization) with HTTP 400 Bad Request.',
+    },
+    excludes: ['mcp.session/no-sessions', 'mcp.session/missing-404', 'mcp.session/never-issued-400'],
+  },
 ] as const satisfies readonly VariantDefinition[];
