@@ -125,9 +125,19 @@ export function retryAfterCase(value: string | undefined): AnswerCase {
   };
 }
 
-/** /v1 "When the rate-limit protection is itself unavailable ...: HTTP `503` (fail-closed)", neither 429 nor served. */
-export function failClosedCase(status: number): AnswerCase {
-  return { ok: status === 503, check: 'a key whose limiter is down gets 503 (fail-closed), neither 429 nor served', why: `a request on a tier whose limiter is unavailable answered ${status}, expected 503 (fail-closed)` };
+/**
+ * /v1 "When the rate-limit protection is itself unavailable ...: HTTP `503` (fail-closed)", neither
+ * 429 nor served. No sentence orders a deployment's checks: a request that carries another cause of
+ * refusal (a malformed body, an unknown run) may be refused for it instead. `otherCause`, when the
+ * request carries one: what it is, and whether the answer is its refusal (never a 429 or a 2xx).
+ */
+export function failClosedCase(status: number, otherCause?: { what: string; refused: boolean }): AnswerCase {
+  const other = otherCause === undefined ? '' : ` or the refusal of ${otherCause.what}`;
+  return {
+    ok: status === 503 || (otherCause?.refused === true && status !== 429 && (status < 200 || status >= 300)),
+    check: 'a key whose limiter is down gets 503 (fail-closed), neither 429 nor served',
+    why: `a request on a tier whose limiter is unavailable answered ${status}, expected 503 (fail-closed)${other}`,
+  };
 }
 
 // --- /v8 problems ("Failures are `application/problem+json` (RFC 9457)") ---

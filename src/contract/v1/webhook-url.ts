@@ -2,14 +2,25 @@
  * Events > Webhooks: "Endpoint URL rules: public HTTPS on the default port. Rejected: localhost, IP
  * literals, private networks, embedded credentials, unsafe redirect targets." Each rejected class as
  * its own predicate over the parsed URL, so the fake refuses by them and a judgement of traffic
- * knows which class a registered URL is in (names are judged by their suffix: nobody resolves them).
+ * knows which class a registered URL is in.
+ *
+ * Only what the URL itself shows is classed. A host name leads where it resolves (localtest.me and
+ * the nip.io names resolve to loopback and private addresses, metadata.google.internal to a cloud's
+ * metadata service on some networks and to nothing on others): a deployment may resolve names at
+ * registration and refuse those that reach a private network, or accept them and check the address
+ * it connects to at delivery, where a name that changes its answers cannot slip past. So
+ * `private-network` holds address literals of private, loopback, link-local and other non-public
+ * ranges, and `loopback-names` the names RFC 6761 6.3 makes loopback everywhere (`localhost` and
+ * names under `.localhost.`, which "SHOULD always return the IP loopback address" and which the
+ * sentence names itself). Names of internal-only namespaces (`internalName`) are classed by neither.
  */
 
 export type UrlClassName = 'https-only' | 'default-port' | 'loopback-names' | 'ipv4-literal' | 'ipv6-literal' | 'private-network' | 'credentials';
 
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', 'ip6-localhost', 'ip6-loopback']);
-const PRIVATE_SUFFIXES = ['.internal', '.local', '.lan', '.home.arpa', '.intranet', '.corp', '.localdomain', '.private'];
+/** RFC 6761 6.3: "localhost." and the names under it; other conventional loopback names (ip6-localhost) are names like any other. */
+export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost']);
+const INTERNAL_SUFFIXES = ['.internal', '.local', '.lan', '.home.arpa', '.intranet', '.corp', '.localdomain', '.private'];
 
 export function ipv4Private(host: string): boolean {
   const m = IPV4.exec(host);
@@ -43,16 +54,30 @@ export function ipv6Private(host: string): boolean {
   return false;
 }
 
+const isLoopbackName = (host: string): boolean => LOOPBACK_NAMES.has(host) || host.endsWith('.localhost');
+const isLiteral = (host: string): boolean => IPV4.test(host) || host.startsWith('[');
+
 /** Whether a URL (parsed, its host lower-cased without a trailing dot) is of each rejected class. */
 export const URL_CLASS_TESTS: Readonly<Record<UrlClassName, (url: URL, host: string) => boolean>> = {
   'https-only': (u) => u.protocol !== 'https:',
   'default-port': (u) => u.port !== '',
-  'loopback-names': (_u, h) => LOOPBACK_NAMES.has(h) || h.endsWith('.localhost'),
+  'loopback-names': (_u, h) => isLoopbackName(h),
   'ipv4-literal': (_u, h) => IPV4.test(h),
   'ipv6-literal': (_u, h) => h.startsWith('['),
-  'private-network': (_u, h) => ipv4Private(h) || ipv6Private(h) || PRIVATE_SUFFIXES.some((s) => h.endsWith(s)) || (!h.includes('.') && !h.startsWith('[') && !LOOPBACK_NAMES.has(h)),
+  // An address literal only: a name's address is known once it is resolved (see above).
+  'private-network': (_u, h) => ipv4Private(h) || ipv6Private(h),
   credentials: (u) => u.username !== '' || u.password !== '',
 };
+
+/**
+ * A host name of an internal-only namespace (reserved or conventional suffixes, or a single label
+ * that only a local search domain completes): where it leads is known only by resolving it, so a
+ * deployment may refuse it at registration or check its address at delivery. No rule requires either.
+ */
+export function internalName(host: string): boolean {
+  if (isLiteral(host) || isLoopbackName(host)) return false;
+  return INTERNAL_SUFFIXES.some((s) => host.endsWith(s)) || !host.includes('.');
+}
 
 /** The URL parsed with the host the classes read, or undefined when it is no absolute URL. */
 export function parseEndpointUrl(raw: string): { url: URL; host: string } | undefined {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { type CheckContext, type Exchange, type Judge, mediaType, pathOnly, section } from '../../../rule/index.ts';
 import { onSurface, operation, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { limiterRefused } from '../support/traffic.ts';
+import { orOtherRefusals, otherCauses } from '../errors/other-causes.ts';
 import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import { operationOf } from '../../../contract/endpoints.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -68,8 +69,19 @@ function onV1(ex: Exchange): boolean {
   return operation(ex) !== 'v1.other' || (ex.method === 'HEAD' && operationOf('GET', pathOnly(ex)) !== undefined);
 }
 
-/** The same judgement as expectAuthenticationFailed, over an exchange: a 4xx problem with code authentication_failed. */
-function judgeAuthenticationFailed(j: Judge, ex: Exchange, what: string): void {
+/**
+ * The same judgement as expectAuthenticationFailed, over an exchange: a 4xx problem with code
+ * authentication_failed. No sentence orders a deployment's checks: a request that also carries
+ * another cause of refusal (a malformed body, a run it was not shown, `otherCauses`) may be refused
+ * for that cause instead. `principal`: whom the key names, for the runs within its reach.
+ */
+function judgeAuthenticationFailed(j: Judge, ex: Exchange, what: string, principal?: string): void {
+  const others = otherCauses(j, ex, principal);
+  if (others.some((c) => c.refuses(ex))) {
+    j.check(ex, true, `${what} was refused for another cause it carries`);
+    return;
+  }
+  const or = orOtherRefusals(others);
   if (!j.check(ex, ex.status! >= 400 && ex.status! < 500, `${what} answered ${ex.status}, expected a 4xx refusal`)) return;
   const type = mediaType(ex.responseHeaders);
   // An answer to HEAD has no content (RFC 9110 9.3.2: "The server MUST NOT send content in the
@@ -79,7 +91,7 @@ function judgeAuthenticationFailed(j: Judge, ex: Exchange, what: string): void {
   if (ex.method === 'HEAD') return;
   if (wholeBody(j, ex) === undefined) return;
   const code = recordOf(responseJson(ex))?.code;
-  j.check(ex, code === 'authentication_failed', `${what} was refused with code ${JSON.stringify(code)}, expected authentication_failed`);
+  j.check(ex, code === 'authentication_failed', `${what} was refused with code ${JSON.stringify(code)}, expected authentication_failed${or}`);
 }
 
 /**
@@ -155,7 +167,7 @@ export const expiredKey = rule({
         // Which key has expired is not in the traffic: the profile says (untestable without one).
         const key = j.credentialOf(ex);
         if (!key?.expired || !key.surfaces.includes('v1')) continue;
-        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} with the expired key ${key.name}`);
+        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} with the expired key ${key.name}`, key.principal);
       }
     },
   },

@@ -5,6 +5,7 @@ import { failClosedCase, rateLimitedCases, retryAfterCase } from '../../../traff
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { namedKey, problemCode } from '../support/fabric.ts';
+import { otherCauses } from './other-causes.ts';
 
 /** A dedicated key: bursting the primary key would starve every rule running after this one. */
 function burstOnDedicatedKey(ctx: CheckContext) {
@@ -91,9 +92,13 @@ export const limiterUnavailable = rule({
       for (const ex of j.exchanges) {
         if (!onSurface(ex, 'v1') || ex.status === undefined || ex.requestHeaders.authorization === undefined) continue;
         if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
-        if (j.credentialOf(ex)?.name !== name) continue;
-        const closed = failClosedCase(ex.status);
-        if (!j.check(ex, closed.ok, closed.why)) continue;
+        const key = j.credentialOf(ex);
+        if (key === undefined || key.name !== name) continue;
+        // A request that also carries another cause (a malformed body, a run not shown to this caller) may be refused for it first.
+        const others = otherCauses(j, ex, key.principal);
+        const refusedOtherwise = others.find((c) => c.refuses(ex));
+        const closed = failClosedCase(ex.status, others.length === 0 ? undefined : { what: (refusedOtherwise ?? others[0]!).what, refused: refusedOtherwise !== undefined });
+        if (!j.check(ex, closed.ok, closed.why) || ex.status !== 503) continue;
         if (wholeBody(j, ex) === undefined) continue;
         j.check(ex, recordOf(responseJson(ex))?.code !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
       }

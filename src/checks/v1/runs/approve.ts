@@ -1,6 +1,6 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
 import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent } from '../../../rule/index.ts';
-import { approveRequest, openObject } from '../../../contract/v1/runs.ts';
+import { approveRequest, CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { dataOf, eventsOf, idAfter, openWireForm, operation, parsedAs, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, kindOf, limiterRefused } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -84,22 +84,61 @@ export function tampered(digest: string): string {
   return `${digest.slice(0, -1)}${last === '0' ? '1' : '0'}`;
 }
 
+/**
+ * Terminal kinds that end a run without carrying out its proposed action: request.cancelled, and
+ * run.failed ("Event types named: `run.completed`, `run.failed`."). What a wrong digest does to a
+ * parked run is not shown ("Transitions: not shown."): it may stay parked, or end failed.
+ */
+export const ENDS_WITHOUT_ACTION: ReadonlySet<string> = new Set([CANCELLED, 'run.failed']);
+
+/**
+ * What a parked run's events after a wrong approval show: `ended`, the terminal kind that ended it
+ * without its action; `resumed`, why they show it went on with its action (a terminal kind other
+ * than those, or a kind it did not send while parked, `idle`, with no such ending after it).
+ */
+export function afterWrongDigest(kinds: ReadonlyArray<string | undefined>, idle: ReadonlySet<string | undefined>, terminal: ReadonlySet<string>): { ended?: string; resumed?: string } {
+  const end = kinds.find((k) => k !== undefined && terminal.has(k));
+  if (end !== undefined && ENDS_WITHOUT_ACTION.has(end)) return { ended: end };
+  if (end !== undefined) return { resumed: `it went on to ${end}` };
+  const fresh = kinds.filter((k) => !idle.has(k));
+  return fresh.length === 0 ? {} : { resumed: `it sent ${[...new Set(fresh)].join(', ')}, which it had not sent while parked` };
+}
+
 export const digestBinds = rule({
   id: 'v1.runs.approve.digest-binds',
-  title: 'An approve with a wrong action_digest does not resume the run; the right digest still approves it afterwards',
+  title: 'An approve with a wrong action_digest does not resume the run (it may end it failed); while it stays parked, the right digest still approves it',
   level: 'required',
   activeOnly: 'needs a digest known to be wrong for a run known to be parked, then watches the run for a time',
   spec: { section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
+    // Event kinds beyond the known ones are not shown: a parked run may keep sending some. Only a
+    // kind it did not send while parked shows that it resumed.
+    const idle = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events while parked, before the wrong approval', maxMs: 500 });
+    const idleKinds = new Set(idle.events.map(eventKind));
     const wrong = await postApprove(ctx, parked.runId, { action_digest: tampered(parked.digest), decision: parked.decision }, 'approve with a wrong digest');
     ctx.observe('answer to a wrong digest', { status: wrong.status, code: problemCode(wrong) ?? null });
     const terminal = terminalKinds(ctx);
     const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the wrong approval', maxMs: 800 });
-    const finished = after.events.map(eventKind).find((k) => k !== undefined && terminal.has(k));
-    ctx.check(finished === undefined, `after an approve with a wrong digest the run went on to ${finished}`);
+    const seen = afterWrongDigest(after.events.map(eventKind), idleKinds, terminal);
+    if (!ctx.check(seen.resumed === undefined, `after an approve with a wrong digest the run resumed: ${seen.resumed}`)) return;
+    // A run the wrong digest ended is parked no more: the right digest has nothing left to approve.
+    if (seen.ended !== undefined) {
+      ctx.observe('what a wrong digest did to the parked run', `ended it with ${seen.ended}`);
+      return;
+    }
     const right = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with the right digest');
+    if (right.status !== 200) {
+      // The ending may have come after the first read's bound: read the run again before blaming the approve.
+      const later = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the right approval was refused', maxMs: 800 });
+      const since = afterWrongDigest(later.events.map(eventKind), idleKinds, terminal);
+      if (!ctx.check(since.resumed === undefined, `after an approve with a wrong digest the run resumed: ${since.resumed}`) || since.ended !== undefined) {
+        if (since.ended !== undefined) ctx.observe('what a wrong digest did to the parked run', `ended it with ${since.ended}`);
+        return;
+      }
+    }
     ctx.check(right.status === 200, `after the wrong digest, the right one answered ${right.status} ${problemCode(right) ?? ''}: the run was no longer parked`);
+    ctx.observe('what a wrong digest did to the parked run', 'left it parked');
   },
 });
 

@@ -13,7 +13,7 @@ import { make, making, pickOne, picking, pickingWith, racing, readEvents, resumi
 import { pauses, type ModelCommand, type Real } from '../../stateful/driver.ts';
 import { EventLog } from '../../stateful/event-log.ts';
 import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
-import { APPROVAL_MISSING, readPath, tampered } from './approve.ts';
+import { APPROVAL_MISSING, ENDS_WITHOUT_ACTION, readPath, tampered } from './approve.ts';
 
 /** `parks` stays parked until approved or cancelled; `completes` finishes by itself. */
 export type RunFixture = 'parks' | 'completes';
@@ -34,6 +34,8 @@ interface RunModel {
   cancelSent: boolean;
   /** An approve with the announced digest answered 200. */
   approved: boolean;
+  /** An approve with a wrong digest was sent: it may have ended the run ("Transitions: not shown."). */
+  wrongDigestSent: boolean;
 }
 
 export interface RunsModel {
@@ -46,12 +48,12 @@ export interface RunsModel {
 
 /** Whether the run may have finished by now: the model cannot rule it out. */
 function mayHaveFinished(r: RunModel): boolean {
-  return r.fixture !== 'parks' || r.approved || r.cancelSent || r.log.terminalAt() >= 0;
+  return r.fixture !== 'parks' || r.approved || r.cancelSent || r.wrongDigestSent || r.log.terminalAt() >= 0;
 }
 
 /** Parked for sure: the approval event was read and nothing since could have moved the run. */
 function knownParked(r: RunModel): boolean {
-  return r.fixture === 'parks' && r.approvalAt !== undefined && !r.cancelSent && !r.approved;
+  return r.fixture === 'parks' && r.approvalAt !== undefined && !r.cancelSent && !r.approved && !r.wrongDigestSent;
 }
 
 // ---- judging the event stream ----
@@ -91,9 +93,10 @@ function seeStream(ctx: CheckContext, model: RunsModel, r: RunModel, s: StreamRe
   }
   if (first >= 0) ctx.expect(first === kinds.length - 1, `${what} carried ${kinds.slice(first + 1).join(', ')} after ${kinds[first]} on the same stream: a terminal event ends it`);
   // A parked run may still send events of kinds the seed does not name (they are not shown), so
-  // resuming shows in how it ends: only request.cancelled may end it while no approve carried the digest.
+  // resuming shows in how it ends: while no approve carried the digest, only an ending without the
+  // action (request.cancelled, run.failed: a wrong digest may end it) may end it.
   if (r.approvalAt !== undefined && end > r.approvalAt && !r.approved) {
-    ctx.expect(log[end]!.kind === CANCELLED, `${what}: run ${r.label} went on to ${log[end]!.kind} after ${model.approval.event} though no approve carried its action_digest: the digest binds the decision to the proposed action`);
+    ctx.expect(ENDS_WITHOUT_ACTION.has(log[end]!.kind ?? ''), `${what}: run ${r.label} went on to ${log[end]!.kind} after ${model.approval.event} though no approve carried its action_digest: the digest binds the decision to the proposed action`);
   }
 }
 
@@ -169,6 +172,7 @@ const start: MakeAction<RunsModel, RunFixture> = {
       log: new EventLog(eventKind, (k) => k !== undefined && model.terminal.has(k)),
       cancelSent: false,
       approved: false,
+      wrongDigestSent: false,
     });
   },
 };
@@ -235,6 +239,7 @@ const approve: PickAction<RunsModel, RunModel, boolean> = {
     const res = await sendApprove(ctx, model, r, right ? r.digest! : tampered(r.digest!), `approve run ${r.label}${right ? '' : ' (wrong digest)'}`);
     // The answer to a wrong digest is not shown; what counts is that the run does not resume (judged on its stream).
     if (right) seeApprove(ctx, r, answer(res), wasParked, `step ${model.step}`);
+    else r.wrongDigestSent = true;
   },
 };
 

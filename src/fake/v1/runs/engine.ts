@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ACCEPTED, CANCELLED } from '../../../contract/v1/runs.ts';
-import { approvedScript, rejectedScript, type RunBeat } from '../../../../scenarios/v1/runs.ts';
+import { approvedScript, FAILED, rejectedScript, type RunBeat } from '../../../../scenarios/v1/runs.ts';
 import type { FakeCaller } from '../../auth.ts';
 import type { FakeContext } from '../../context.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
@@ -135,12 +135,22 @@ export class RunEngine {
     // Under the fault a cancelled run still holds its digest, and approving it brings it back.
     const revive = run.state === 'cancelled' && run.actionDigest !== undefined && this.fake.faults.has('v1.runs.lifecycle.model/approve-revives-cancelled');
     if (run.state !== 'parked' && !revive) return 'not-parked';
-    if (digest !== run.actionDigest && !ignoreDigest) return 'digest-mismatch';
+    if (digest !== run.actionDigest && !ignoreDigest) {
+      // A deployment may end a run whose approval was tampered with: it fails, the action is never carried out.
+      if (run.state === 'parked' && this.fake.variants.has('v1.runs/wrong-digest-fails')) this.failParked(run);
+      return 'digest-mismatch';
+    }
     run.state = 'in_flight';
     delete run.actionDigest;
     this.emit(run, 'approval.resolved', { decision });
     this.play(run, decision === 'approved' ? approvedScript : rejectedScript);
     return 'approved';
+  }
+
+  private failParked(run: Run): void {
+    delete run.actionDigest;
+    run.state = 'failed';
+    this.emit(run, FAILED, { code: 'invalid_request', reason: 'approval with a wrong action_digest' });
   }
 
   cancel(run: Run): void {

@@ -10,6 +10,7 @@
  *   effect single, which is what "replay must stay idempotent" asks.
  */
 import { webhookRegistration, type WebhookRegistration } from '../../../contract/v1/webhooks.ts';
+import type { FakeCaller } from '../../auth.ts';
 import type { FakeContext } from '../../context.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import type { Route, RouteRequest } from '../../http.ts';
@@ -89,9 +90,24 @@ async function registration({ fake, v1 }: WebhookSurface, r: RouteRequest): Prom
   return body.data;
 }
 
+/**
+ * The registrar: a key holding the scopes registration needs. "Related errors: `authentication_failed`,
+ * `authorization_failed`, `entitlement_failed`." names no code for a missing scope: the fake says
+ * authorization_failed, and entitlement_failed under the variant.
+ */
+function registrar({ fake, v1, registerScopes }: WebhookSurface, r: RouteRequest): FakeCaller | undefined {
+  const caller = v1.authorize(r, []);
+  if (!caller) return undefined;
+  const missing = registerScopes.filter((s) => !caller.scopes.has(s));
+  if (missing.length === 0) return caller;
+  const code = fake.variants.has('v1.webhooks/scope-entitlement-failed') ? 'entitlement_failed' : 'authorization_failed';
+  v1.problem(r.res, 403, code, { detail: `Registering an endpoint needs the scope(s) ${missing.join(', ')}.`, retryable: false });
+  return undefined;
+}
+
 async function register(surface: WebhookSurface, r: RouteRequest): Promise<void> {
   const { fake, v1, engine } = surface;
-  const caller = v1.authorize(r, surface.registerScopes);
+  const caller = registrar(surface, r);
   if (!caller) return;
   const body = await registration(surface, r);
   if (!body) return;

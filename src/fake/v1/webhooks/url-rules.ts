@@ -2,9 +2,11 @@
  * Endpoint URL rules: "public HTTPS on the default port. Rejected: localhost, IP literals, private
  * networks, embedded credentials, unsafe redirect targets." Each class is its own predicate, so a
  * fault can switch off exactly one. The fake never resolves names (it sends nothing off loopback),
- * so "private" hostnames are judged by their suffix; a real service would also check the resolved address.
+ * so by default it refuses names of internal-only namespaces by their suffix at registration; under
+ * `v1.webhooks/names-checked-at-delivery` it accepts them, as a deployment does that checks the
+ * address it resolves when it delivers (the fake delivers only to the harness receiver).
  */
-import { URL_CLASS_TESTS } from '../../../contract/v1/webhook-url.ts';
+import { internalName, URL_CLASS_TESTS } from '../../../contract/v1/webhook-url.ts';
 import type { FakeContext } from '../../context.ts';
 import type { FaultId } from '../../faults/index.ts';
 
@@ -14,6 +16,8 @@ export interface UrlClass {
   /** The fault that lets this class through. */
   fault: FaultId;
   matches(url: URL, host: string): boolean;
+  /** A class of names (not of what the URL shows): a deployment may leave it to delivery time. */
+  byName?: true;
 }
 
 export const URL_CLASSES: readonly UrlClass[] = [
@@ -49,6 +53,13 @@ export const URL_CLASSES: readonly UrlClass[] = [
     matches: URL_CLASS_TESTS['private-network'],
   },
   {
+    code: 'url_private_network',
+    message: 'The endpoint URL names a host of an internal-only namespace.',
+    fault: 'v1.webhooks.url.private-network/accepted',
+    matches: (_u, host) => internalName(host),
+    byName: true,
+  },
+  {
     code: 'url_embedded_credentials',
     message: 'The endpoint URL must not embed a user name or password.',
     fault: 'v1.webhooks.url.credentials/accepted',
@@ -66,7 +77,13 @@ export function refuseUrl(fake: FakeContext, raw: string): { code: string; messa
   }
   if (fake.config.webhookAllowedOrigins.includes(url.origin) && url.username === '' && url.password === '') return undefined;
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
-  return URL_CLASSES.find((c) => !fake.faults.has(c.fault) && c.matches(url, host));
+  // The fault lets private hosts through, address literals too (which the literal classes would refuse anyway).
+  const privateLetThrough = fake.faults.has('v1.webhooks.url.private-network/accepted') && URL_CLASS_TESTS['private-network'](url, host);
+  return URL_CLASSES.find((c) => {
+    if (fake.faults.has(c.fault) || !c.matches(url, host)) return false;
+    if (privateLetThrough && (c.matches === URL_CLASS_TESTS['ipv4-literal'] || c.matches === URL_CLASS_TESTS['ipv6-literal'])) return false;
+    return !(c.byName && fake.variants.has('v1.webhooks/names-checked-at-delivery'));
+  });
 }
 
 /** Deliveries leave the fake only for the harness receiver's origin: the fake sends nothing off loopback. */

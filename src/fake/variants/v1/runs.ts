@@ -68,6 +68,11 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
   },
   {
+    id: 'v1.runs/wrong-digest-fails',
+    description: 'an approve with a wrong action_digest is refused (409 conflict) and ends the parked run: run.failed, without carrying out the proposed action',
+    spec: { document: DOC, section: 'States and transitions', quote: 'Transitions: not shown.' },
+  },
+  {
     id: 'v1.runs/approve-text-bounds',
     description: 'approve bodies are refused (400 invalid_request) when action_digest or decision is empty, blank or longer than 4096 characters, or decision is not approved or rejected',
     spec: { document: DOC, section: 'Resources and their fields > ApproveRequest (no extra properties)', quote: 'Format of `action_digest` and the allowed values of `decision`: not shown.' },

@@ -5,6 +5,16 @@ const LISTING = 'Query parameters and response shape of the delivery listing: no
 
 export const v1WebhooksVariants = [
   {
+    id: 'v1.webhooks/names-checked-at-delivery',
+    description: 'names of internal-only namespaces (metadata.google.internal, printer.local, *.corp, single labels) are accepted at registration: the address a name resolves to is checked when delivering (the fake delivers only to the harness receiver)',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Endpoint URL rules: public HTTPS on the default port. Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
+  },
+  {
+    id: 'v1.webhooks/scope-entitlement-failed',
+    description: 'a key lacking runs:read or runs:write is refused registration with 403 entitlement_failed (the fake says authorization_failed by default)',
+    spec: { document: DOC, section: 'Authentication', quote: 'Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`.' },
+  },
+  {
     id: 'v1.webhooks/extra-properties',
     description: 'endpoint records, delivery listing items (and the listing) and delivery bodies carry unknown properties (nested objects, arrays, nulls, odd names)',
     spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the registered endpoint record beyond `signing_secret`: not shown.' },
