@@ -39,6 +39,12 @@ export class TokenRegistry {
     return picked.join('-');
   }
 
+  /** The first token issued with `prefix` to a caller whose token has not expired: what a fault that takes a forged key for a real one serves it as. */
+  firstIssued(prefix: string): string | undefined {
+    for (const [token, caller] of this.tokens) if (token.startsWith(prefix) && !caller.expired) return token;
+    return undefined;
+  }
+
   /** The caller behind an `Authorization: Bearer` header, or undefined when there is none or it is unknown. */
   lookup(authorization: string | undefined): FakeCaller | undefined {
     // RFC 9110 11.1: "It uses a case-insensitive token to identify the authentication scheme"; 11.4: one or more spaces follow it.

@@ -12,6 +12,7 @@ const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.body', 'v1.webhooks.deliver
 
 /** Faults of passively judged rules that only the active run can show, each with what a recording lacks. */
 const ACTIVE_ONLY: Record<string, string> = {
+  'v1.catalogue.error-status/forged-key-accepted': 'the forged key has the API key\'s shape (service_sk_…), and a recording hides every value of that shape (src/redact/shapes.ts), so it cannot tell the forged key from an issued one',
   'v1.execute.turn.stream/held-open': 'a recording keeps the stream body, not whether the server closed it after its terminal event',
   'v1.errors.rate-limited/never-limits': 'a key served past its tier shows only in the count and timing of a burst apicert sends against the declared tier',
   'v1.errors.rate-limited/limit-as-403': 'an answer 403 entitlement_failed says nothing of a limit: only the burst that reached it shows the key was over its tier',
@@ -20,7 +21,6 @@ const ACTIVE_ONLY: Record<string, string> = {
   'v1.catalogue.no-5xx/utf16-body-500': 'a raw-socket probe (a UTF-16 body): a recorder inside an HTTP client never sees one',
   'v1.catalogue.no-5xx/dot-segment-500': 'a raw-socket probe (a dot segment an HTTP client would remove): a recorder inside an HTTP client never sees one',
   'v8.catalogue.error-status/query-token-accepted': 'a raw-socket probe (the token placed in the query): a recorder inside an HTTP client never sees one',
-  'v1.catalogue.error-status/query-token-accepted': 'a raw-socket probe (the key placed in the query): a recorder inside an HTTP client never sees one',
 };
 
 const passive = new Set(passiveRuleIds());

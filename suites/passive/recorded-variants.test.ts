@@ -30,6 +30,15 @@ const REACHED_BY: Record<string, readonly string[]> = {
   'v8.missions/signal-null-payload-accepted': ['v8.contract.generated.*'],
   // Only the scope matrix reads the fixture skill as another principal.
   'v8.skills/shared-catalogue': ['v8.auth.scope-matrix'],
+  // Only the probe catalogue sends what these answer: a number past 2^53, a chunked body, a 1 MiB body, control characters, Accept: image/png, a key in the query.
+  'v8.contract/big-integers-accepted': ['v8.catalogue.*'],
+  'v8.contract/length-required': ['v8.catalogue.*'],
+  'v8.contract/body-limit-413': ['v8.catalogue.*'],
+  'v8.contract/refuses-control-characters': ['v8.catalogue.*'],
+  'v1.contract/not-acceptable-406': ['v1.catalogue.*'],
+  'v1.contract/query-token': ['v1.catalogue.*'],
+  'v1.contract/length-required': ['v1.catalogue.*'],
+  'v1.contract/body-limit-413': ['v1.catalogue.*'],
 };
 
 

@@ -33,14 +33,16 @@ describe.concurrent('a fault that breaks several cases of one rule: each case is
   it('v1.auth.unauthenticated: every /v1 endpoint served without a key is a case of its own', async () => {
     const result = await failingResult(['v1.auth.unauthenticated/serves-without-key'], 'v1.auth.unauthenticated');
     const cases = casesWithExchanges(result);
-    const endpoints = ['execute', 'get run', 'run events', 'approve', 'cancel', 'usage'];
+    // The approve goes to a run that is not parked: served without a key, it is refused 409 for the run's
+    // state, a cause no sentence orders after the credential's (src/checks/v1/errors/other-causes.ts).
+    const endpoints = ['execute', 'get run', 'run events', 'cancel', 'usage'];
     expect(cases.map((c) => c.label).sort()).toEqual(endpoints.map((e) => `${e} without an API key`).sort());
     // A judgement names the request it judged first: each case is on the exchange it names.
     for (const c of cases) {
       const named = `${c.entry.request.method} ${new URL(c.entry.request.url).pathname}`;
       expect(c.reason.startsWith(`${named}:`), `"${c.reason}" is judged on "${named}" (${c.label})`).toBe(true);
     }
-    expect(result.reason).toMatch(/\(and 5 more failing cases\)$/);
+    expect(result.reason).toMatch(/\(and 4 more failing cases\)$/);
   }, 60_000);
 
   it('v8.contract.version-header with two faults: the errors and the read surfaces without the header, each on its response', async () => {

@@ -13,7 +13,7 @@
  * judged the way the active run judged it.
  */
 import type { z } from 'zod';
-import { endpointOf, isKnownPath, type BodySpec, type Endpoint } from '../../contract/endpoints.ts';
+import { endpointOf, isKnownPath, type BodySpec, type Endpoint, type SuccessSpec } from '../../contract/endpoints.ts';
 import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.ts';
 import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
 import { MCP, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
@@ -67,6 +67,8 @@ export interface Known {
   publicReceiverUrl?: string;
   /** /mcp: the session id the deployment handed out, when one is open. */
   mcpSession?: string;
+  /** /mcp: the deployment accepted that session's notifications/initialized (the operation phase began). */
+  mcpInitialized?: boolean;
   /** The body that approves each parked run (its own action_digest), by run id: the base of an approve sent there. */
   approvals?: Readonly<Record<string, unknown>>;
 }
@@ -144,18 +146,33 @@ export const EXPECTATION_SENTENCES = {
 } as const;
 const S = EXPECTATION_SENTENCES;
 
-/** The status a /v8 error table names for a cause, where it names one. */
-const NAMED_CAUSES: Readonly<Record<string, readonly ConstraintKind[] | 'all'>> = {
-  'POST /v8/missions': ['required', 'range', 'malformed' as ConstraintKind],
-  'POST /v8/missions/{runId}/signals': ['required', 'length'],
-  'POST /v8/memory/query': ['required', 'count', 'length', 'range'],
+/**
+ * The causes a /v8 error table names its status for: a kind (`range`: "budget out of range", either
+ * way), or `kind:issue` and `kind:issue:field` where it names one side of a bound only ("`signal` over
+ * 256 chars", "empty `classes`", "bounds exceeded"): an empty signal or a limit of 0 gets any refusal.
+ */
+const NAMED_CAUSES: Readonly<Record<string, readonly string[] | 'all'>> = {
+  'POST /v8/missions': ['required', 'range', 'malformed'],
+  'POST /v8/missions/{runId}/signals': ['required', 'length:too_big:signal'],
+  'POST /v8/memory/query': ['required', 'count:too_small:classes', 'count:too_big', 'length:too_big', 'range:too_big'],
   'POST /v8/capabilities/search': 'all',
 };
 
-function namedStatus(endpoint: Endpoint, kind: ConstraintKind | 'malformed'): number | undefined {
+/** The bound an issue breaks (`too_big`, `too_small`) and where, for the causes named on one side only. */
+interface Cause {
+  issue: string;
+  field: string;
+}
+
+function namedStatus(endpoint: Endpoint, kind: ConstraintKind | 'malformed', cause?: Cause): number | undefined {
   const causes = NAMED_CAUSES[`${endpoint.method} ${endpoint.path}`];
   if (endpoint.invalidStatus === undefined || !causes) return undefined;
-  return causes === 'all' || causes.includes(kind as ConstraintKind) ? endpoint.invalidStatus : undefined;
+  if (causes === 'all') return endpoint.invalidStatus;
+  const named = causes.some((c) => {
+    const [k, issue, field] = c.split(':');
+    return k === kind && (issue === undefined || issue === cause?.issue) && (field === undefined || field === cause?.field);
+  });
+  return named ? endpoint.invalidStatus : undefined;
 }
 
 const key = (e: Pick<Endpoint, 'method' | 'path'>) => `${e.method} ${e.path}`;
@@ -176,7 +193,14 @@ function authorization(endpoint: Endpoint, sent: SentRequest, out: Finding[]): v
     const finding: Finding = { kind: 'refuse', because: header === undefined ? S.v8Token : S.v8Bearer, constraint };
     if (header === undefined) finding.status = 401;
     out.push(finding);
-  } else out.push({ kind: 'refuse', because: S.v1Bearer, constraint });
+  } else if (header === undefined && tokenElsewhere(sent)) out.push({ kind: 'open', why: 'a key in the access_token query parameter or a cookie: /v1 names only the bearer scheme, and RFC 6750 2.3 lets a resource server read the query', constraint });
+  else out.push({ kind: 'refuse', because: S.v1Bearer, constraint });
+}
+
+/** A credential sent outside the Authorization header: the access_token query parameter (RFC 6750 2.3) or a cookie of that name. */
+function tokenElsewhere(sent: SentRequest): boolean {
+  const query = sent.path.indexOf('?');
+  return (query >= 0 && /(?:^|&)access_token=/.test(sent.path.slice(query + 1))) || /(?:^|;)\s*access_token=/.test(sent.headers.cookie ?? '');
 }
 
 function headers(endpoint: Endpoint, spec: BodySpec | undefined, sent: SentRequest, out: Finding[]): void {
@@ -200,7 +224,23 @@ function headers(endpoint: Endpoint, spec: BodySpec | undefined, sent: SentReque
       out.push({ kind: 'open', why: 'a Last-Event-ID that is not a cursor this stream gave: only a cursor outside the replay window has a stated answer', constraint: headerConstraint(endpoint, header.name) });
     }
   }
-  void spec;
+  // RFC 9110 §12.5.1: an Accept that admits no media type of the success answer (the mode's, on /v1/execute) "can" get 406 or be disregarded.
+  const accept = h.accept;
+  if (accept !== undefined && !admits(accept, (spec?.success ?? endpoint.success).body)) out.push({ kind: 'open', why: `Accept ${JSON.stringify(accept.slice(0, 40))} admits no media type of the success answer: RFC 9110 §12.5.1 lets a server answer 406 or disregard it`, constraint: headerConstraint(endpoint, 'accept') });
+}
+
+/** Whether an Accept field value admits the success answer's media type (a range with q above 0); a malformed value admits nothing. */
+export function admits(accept: string, body: SuccessSpec['body']): boolean {
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => /^q\s*=/.test(p));
+    if (q !== undefined && !(Number(q.split('=')[1]) > 0)) return false;
+    if (type === '*/*') return true;
+    const [main, sub] = type.split('/');
+    if (!main || !sub) return false;
+    if (body === 'sse') return main === 'text' && (sub === '*' || sub === 'event-stream');
+    return main === 'application' && (sub === '*' || sub === 'json' || sub.endsWith('+json'));
+  });
 }
 
 function headerConstraint(endpoint: Endpoint, name: string): string {
@@ -338,6 +378,15 @@ interface Issue {
   origin?: string;
   expected?: string;
   discriminator?: string;
+  maximum?: number | bigint;
+  minimum?: number | bigint;
+}
+
+/** zod's `.int()` bounds an integer to the safe range unasked: an issue of that bound is I-JSON's (RFC 7493 §2.2), not the description's. */
+export function safeIntegerBound(issue: Issue): boolean {
+  if (issue.origin !== 'int' || (issue.code !== 'too_big' && issue.code !== 'too_small')) return false;
+  const bound = issue.code === 'too_big' ? issue.maximum : issue.minimum;
+  return bound !== undefined && Math.abs(Number(bound)) === Number.MAX_SAFE_INTEGER;
 }
 
 function kindOf(issue: Issue, body: unknown, chain: readonly z.ZodType[]): ConstraintKind {
@@ -375,6 +424,10 @@ function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: s
   for (const issue of parsed.error.issues as unknown as Issue[]) {
     // A record's bad key is judged by the record's marks, an unknown discriminator by the union's.
     const path = (issue.code === 'invalid_key' || issue.discriminator ? issue.path.slice(0, -1) : issue.path) as Segment[];
+    if (safeIntegerBound(issue)) {
+      out.push({ kind: 'open', why: `${pathText(path)}: past I-JSON's safe integer range (RFC 7493 §2.2): a deployment may read it exactly, round it or refuse it`, constraint: `${key(endpoint)} ${prefix}${pathText(path)} safe-integer` });
+      continue;
+    }
     const chain = nodesAt(spec.schema, body, path);
     const kind = kindOf(issue, body, chain);
     const constraint = `${key(endpoint)} ${prefix}${pathText(path)} ${kind}`;
@@ -383,7 +436,7 @@ function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: s
     const s = marks.flatMap((m) => m.stated).find((x) => x.kinds.includes(kind));
     if (s) {
       const finding: Finding = { kind: 'refuse', because: s.because, constraint };
-      const status = namedStatus(endpoint, kind);
+      const status = namedStatus(endpoint, kind, { issue: issue.code, field: pathText(path) });
       if (status !== undefined) finding.status = status;
       out.push(finding);
       continue;
@@ -399,6 +452,9 @@ function oddString(s: string): string | undefined {
   // Native, and at once for a one-byte string (no surrogate fits in one): a JavaScript loop over a 1 MiB body's text cost some 5 ms.
   return (s as string & { isWellFormed(): boolean }).isWellFormed() ? undefined : 'a lone surrogate';
 }
+
+/** C0 and C1 controls, zero-width and bidi formatting characters, and combining marks: text no sentence speaks of (the catalogue's field.string.control and .invisible). */
+const UNSEEN = /[\u0001-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\p{M}]/u;
 
 /** Free text longer than this with no stated bound: a deployment may refuse it (400 or 413). */
 export const UNBOUNDED_TEXT = 4096;
@@ -492,7 +548,11 @@ function openAt(schema: z.ZodType | undefined, value: unknown, path: Segment[], 
     if (odd) return `${pathText(path)}: ${odd} (RFC 8259 §8.2 calls lone surrogates unpredictable, I-JSON forbids them): a deployment may refuse it`;
     const bounded = node.lengthStated || (def !== undefined && def.type !== 'string');
     if (!bounded && value.trim() === '') return `${pathText(path)}: ${value === '' ? 'empty' : 'blank'} text with no stated lower bound: a deployment may refuse it`;
+    // Before the scan for unseen characters, which costs some 5 ms over a 1 MiB string.
     if (!bounded && value.length > UNBOUNDED_TEXT) return `${pathText(path)}: ${value.length} characters with no stated upper bound: a deployment may refuse it (400 or 413)`;
+    const unseen = UNSEEN.exec(value);
+    if (unseen) return `${pathText(path)}: a ${unseen[0].charCodeAt(0) < 0xa0 ? 'control' : 'invisible or combining'} character (U+${unseen[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}): the descriptions say nothing of such characters in text, so a deployment may refuse it`;
+    if (value !== '' && value.trim() !== value && (def === undefined || def.type === 'string')) return `${pathText(path)}: ${value.trim() === '' ? 'blank' : 'padded'} text: refusing it and trimming it are both legal`;
     return undefined;
   }
   if (typeof value === 'number') return Math.abs(value) > Number.MAX_SAFE_INTEGER ? `${pathText(path)}: ${value} is past I-JSON's safe integer range (RFC 7493 §2.2)` : undefined;
@@ -616,6 +676,26 @@ function closingQuote(text: string, open: number): number {
   }
 }
 
+const MALFORMED_V8 = V8('Errors', '`400` missing fields, budget out of range, malformed JSON');
+
+/**
+ * Whether a text that is not JSON still ends every string and bracket it opens, so an extension
+ * (trailing commas, a second value, comments, single quotes) may read a value from it; a text cut
+ * short (`{"a":`) no extension reads.
+ */
+export function closesEveryValue(text: string): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = closingQuote(text, i);
+      if (i >= text.length) return false;
+    } else if (c === 0x7b || c === 0x5b) depth += 1;
+    else if (c === 0x7d || c === 0x5d) depth -= 1;
+  }
+  return depth <= 0 && text.trim() !== '';
+}
+
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
@@ -658,7 +738,12 @@ function body(endpoint: Endpoint, sent: SentRequest, known: Known, out: Finding[
   // The wire form read above rules out nesting past OPEN_DEPTH (< MAX_JSON_DEPTH): the journal's parse failing is JSON.parse failing.
   const parsed: ReturnType<typeof parseBody> = sent.json !== undefined ? { ok: true, value: sent.json } : parsedBody(sent, sent.body, true);
   if (!parsed.ok) {
-    const f: Finding = { kind: 'refuse', because: endpoint.path === '/v8/missions' ? V8('Errors', '`400` missing fields, budget out of range, malformed JSON') : S.jsonBody, constraint: bodyConstraint('malformed') };
+    // "A JSON parser MAY accept non-JSON forms or extensions" (RFC 8259 §9): only /v8/missions's error table names malformed JSON.
+    if (endpoint.path !== '/v8/missions' && closesEveryValue(sent.body)) {
+      out.push({ kind: 'open', why: 'a text that is not JSON but closes every value it opens (a trailing comma, data after the value, single quotes): RFC 8259 §9 lets a parser accept non-JSON forms or extensions', constraint: bodyConstraint('extension') });
+      return first;
+    }
+    const f: Finding = { kind: 'refuse', because: endpoint.path === '/v8/missions' ? MALFORMED_V8 : S.jsonBody, constraint: bodyConstraint('malformed') };
     const status = namedStatus(endpoint, 'malformed');
     if (status !== undefined) f.status = status;
     out.push(f);
@@ -717,11 +802,14 @@ function mcpExpectation(sent: SentRequest, known: Known): Expectation {
   if (breaksJsonRpc(value)) return { kind: 'refuse', because: S.invalidRequest, constraint: constraint('(body) not a JSON-RPC message'), codes: [-32600, -32602, -32700] };
   const message = value as Record<string, unknown>;
   if (!('id' in message)) return { kind: 'open', why: 'a notification: the server accepts it (202) or answers an HTTP error', constraint: constraint('notification') };
-  if (message.id === null) return { kind: 'refuse', because: S.mcpId, constraint: constraint('id null'), codes: [-32600, -32602] };
-  if (typeof message.id === 'number' && !Number.isInteger(message.id)) return { kind: 'refuse', because: S.mcpId, constraint: constraint('id fractional'), codes: [-32600, -32602] };
+  // "Requests MUST include a string or integer ID" binds the requester; JSON-RPC 2.0 §4 allows a Number or Null id, so a server may serve one.
+  if (message.id === null) return { kind: 'open', why: 'id null: MCP binds the client to string or integer ids; JSON-RPC 2.0 §4 allows Null, so a server may serve it or refuse it', constraint: constraint('id null') };
+  if (typeof message.id === 'number' && !Number.isInteger(message.id)) return { kind: 'open', why: 'a fractional id: MCP binds the client to string or integer ids; JSON-RPC 2.0 §4 allows a Number, so a server may serve it or refuse it', constraint: constraint('id fractional') };
   // A response the client sends (to a request of the server's): "202 Accepted" when the server takes it, else an HTTP error.
   if (!('method' in message) && ('result' in message || 'error' in message)) return { kind: 'open', why: 'a JSON-RPC response sent to the server: 202 when it takes it, an HTTP error otherwise', constraint: constraint('response') };
   const method = String(message.method);
+  // Before the operation phase began, a server may refuse any request but ping for that (mcp.lifecycle/initialized-required's -32600).
+  if (!MCP_METHODS.has(method) && known.mcpInitialized !== true) return { kind: 'open', why: `method ${method.slice(0, 40)} before notifications/initialized was accepted: a server may refuse it as outside the operation phase (MCP Lifecycle > Initialization)`, constraint: constraint(`method ${method.slice(0, 40)}`) };
   if (!MCP_METHODS.has(method)) return { kind: 'refuse', because: S.methodNotFound, constraint: constraint(`method ${method.slice(0, 40)}`), codes: [-32601] };
   if (method === 'ping' && (!('params' in message) || isRecord(message.params))) return { kind: 'accept', because: MCP('Base Protocol', 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.'), constraint: constraint('method ping') };
   return { kind: 'open', why: `${method}: its params and what this server offers decide the answer`, constraint: constraint(`method ${method}`) };

@@ -99,6 +99,8 @@ interface Seen {
   ids: Map<string, string | Set<string>>;
   /** MCP sessions an initialize answer issued and no DELETE ended. */
   sessions: Set<string>;
+  /** MCP sessions whose notifications/initialized the deployment accepted (a 2xx). */
+  initialized: Set<string>;
   /** Idempotency keys already sent, by principal and endpoint. */
   keys: Set<string>;
   /** /v1 runs whose stream showed the approval event (fixtures.v1.approval) and no approve took yet: their action_digest. */
@@ -108,6 +110,9 @@ interface Seen {
 function principalOf(credential: string | null, credentials: readonly Credential[]): string {
   return credentials.find((c) => c.name === credential)?.principal ?? `credential:${credential ?? '-'}`;
 }
+
+/** A message (or a batch holding one) that is the client's notifications/initialized. */
+const INITIALIZED = /"method"\s*:\s*"notifications\/initialized"/;
 
 /** Takes in what `ex`'s answer showed, for the exchanges after it. */
 function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly string[], facts: Facts): void {
@@ -119,7 +124,9 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
   if (sent.path.split('?', 1)[0] === '/mcp') {
     const session = ex.responseHeaders['mcp-session-id'];
     if (session !== undefined) seen.sessions.add(session);
-    if (ex.method === 'DELETE' && sent.headers['mcp-session-id'] !== undefined) seen.sessions.delete(sent.headers['mcp-session-id']);
+    const asked = sent.headers['mcp-session-id'];
+    if (asked !== undefined && sent.body !== undefined && INITIALIZED.test(sent.body)) seen.initialized.add(asked);
+    if (ex.method === 'DELETE' && asked !== undefined) seen.sessions.delete(asked);
     return;
   }
   const principal = principalOf(sent.credential, credentials);
@@ -224,6 +231,7 @@ function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts,
   if (facts.publicReceiverUrl) known.publicReceiverUrl = facts.publicReceiverUrl;
   const session = sent.headers['mcp-session-id'];
   if (session !== undefined && seen.sessions.has(session)) known.mcpSession = session;
+  if (session !== undefined && seen.initialized.has(session)) known.mcpInitialized = true;
   const primary = principalOf(facts.primary ?? null, facts.credentials);
   if (principal === primary && facts.fixtureText !== undefined) for (const v of values) if (v.length >= 3 && facts.fixtureText.includes(JSON.stringify(v))) (known.existing as string[]).push(v);
   const e = expectationOf(sent, known);
@@ -363,7 +371,7 @@ const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', Sur
 function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp', source: Judge['source']): JudgedExchange[] {
   const facts = { ...factsOf(profile, surface), window: source === 'recording' };
   const endpoint = mcpEndpoint({ profile });
-  const seen: Seen = { ids: new Map(), sessions: new Set(), keys: new Set(), parked: new Map() };
+  const seen: Seen = { ids: new Map(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map() };
   const judged: JudgedExchange[] = [];
   for (const ex of exchanges) {
     const path = contractPath(ex.path, endpoint);

@@ -16,27 +16,21 @@ function plain(r: RouteRequest, status: number, text: string): undefined {
 async function catalogueFaultRoute({ fake, v1 }: V1Surface, r: RouteRequest): Promise<RouteRequest | undefined> {
   const faults = fake.faults;
   const fail = (detail: string) => (v1.problem(r.res, 500, 'internal_failed', { detail, retryable: false }), undefined);
-  if (faults.has('v1.catalogue.error-status/query-token-accepted') && r.header('authorization') === undefined) {
-    const token = r.query.get('access_token');
-    if (token) r.req.headers.authorization = `Bearer ${token}`;
+  // The catalogue's forged key keeps only the prefix and fills the rest with A: under the fault it is taken for an issued key.
+  if (faults.has('v1.catalogue.error-status/forged-key-accepted') && /^Bearer service_sk_A{8,}$/.test(r.header('authorization') ?? '')) {
+    const issued = fake.tokens.firstIssued('service_sk_');
+    if (issued !== undefined) r.req.headers.authorization = `Bearer ${issued}`;
   }
   if (faults.has('v1.catalogue.no-5xx/forwarded-for-500') && r.header('x-forwarded-for') !== undefined) return fail('The client address parser expected a public address.');
   if (faults.has('v1.catalogue.problem-json/image-accept-plain-text') && r.header('accept') === 'image/png') return plain(r, 406, 'not acceptable');
   if (r.req.method !== 'POST') return r;
   if (faults.has('v1.catalogue.no-5xx/utf16-body-500') && /charset=utf-16/i.test(r.header('content-type') ?? '')) return fail('No decoder for this charset.');
-  const watched = ['v1.catalogue.no-5xx/duplicate-member-500', 'v1.catalogue.problem-json/deep-nesting-plain-text', 'v1.catalogue.error-status/trailing-comma-accepted', 'v1.catalogue.no-5xx/escape-character-500'] as const;
+  const watched = ['v1.catalogue.no-5xx/duplicate-member-500', 'v1.catalogue.problem-json/deep-nesting-plain-text', 'v1.catalogue.no-5xx/escape-character-500'] as const;
   if (!watched.some((id) => faults.has(id))) return r;
   const text = await r.body();
   if (faults.has('v1.catalogue.problem-json/deep-nesting-plain-text') && text.includes('['.repeat(1000))) return plain(r, 400, 'nesting too deep');
   if (faults.has('v1.catalogue.no-5xx/duplicate-member-500') && r.path === '/v1/execute' && /^\{("[^"]+":)("(?:[^"\\]|\\.)*"|[^,{}[\]]*),\1/.test(text)) return fail('Duplicate key in the request map.');
   if (faults.has('v1.catalogue.no-5xx/escape-character-500') && text.includes('\\u001b')) return fail('The log writer choked on an escape character.');
-  if (faults.has('v1.catalogue.error-status/trailing-comma-accepted') && r.path === '/v1/execute' && /,\s*\}\s*$/.test(text)) {
-    try {
-      return withBody(r, JSON.parse(text.replace(/,\s*\}\s*$/, '}')));
-    } catch {
-      return r;
-    }
-  }
   return r;
 }
 

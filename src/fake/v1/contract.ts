@@ -84,7 +84,8 @@ export function withContractFaults(surface: V1Surface, routes: Route[]): Route[]
     ...route,
     handler: async (r) => {
       const routed = await contractFaultRoute(surface, r);
-      const chosen = routed && (await openChoiceRoute(surface, routed));
+      const wire = routed && (await contractOpenChoice(surface, routed));
+      const chosen = wire && (await openChoiceRoute(surface, wire));
       if (chosen) await route.handler(chosen);
     },
   }));
@@ -94,4 +95,82 @@ export function withContractFaults(surface: V1Surface, routes: Route[]): Route[]
 export function servedTaskAnswer(surface: V1Surface, r: RouteRequest, answer: { run_id: string; accepted: boolean }): Record<string, unknown> {
   if (!surface.fake.faults.has('v1.contract.generated.response-schema/numeric-run-id') || r.header('accept') !== 'application/json') return answer;
   return { ...answer, run_id: Number.parseInt(answer.run_id.replace(/\D/g, '').slice(0, 12) || '1', 10) };
+}
+
+/** The first JSON value of a text a strict parser refuses, as a lenient one reads it: a trailing comma dropped, data after the value ignored. */
+export function lenientJson(text: string): { value: unknown } | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    // not JSON: read on leniently below
+  }
+  for (const candidate of [text.replace(/,\s*([}\]])\s*$/, '$1'), firstValue(text)]) {
+    if (candidate === undefined) continue;
+    try {
+      return { value: JSON.parse(candidate) as unknown };
+    } catch {
+      // not this reading
+    }
+  }
+  return undefined;
+}
+
+/** The text up to the end of its first object or array (outside strings), or undefined. */
+function firstValue(text: string): string | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth += 1;
+    else if ((c === '}' || c === ']') && --depth === 0) return text.slice(0, i + 1);
+  }
+  return undefined;
+}
+
+/** Whether an Accept field value admits JSON (a range with q above 0); absent admits anything. */
+function admitsJson(accept: string | undefined): boolean {
+  if (accept === undefined) return true;
+  return accept.split(',').some((range) => {
+    const [type = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return (q === undefined || Number(q.slice(2)) > 0) && (type === '*/*' || type === 'application/*' || type === 'application/json');
+  });
+}
+
+/** A body larger than this is refused 413 under `v1.contract/body-limit-413`. */
+const BODY_LIMIT = 512 * 1024;
+
+/**
+ * The request-side choices of the whole /v1 contract (docs/legal-variation.md): the request to
+ * route (its body or headers perhaps read another way), or undefined when a variant already answered.
+ */
+export async function contractOpenChoice({ fake, v1 }: V1Surface, r: RouteRequest): Promise<RouteRequest | undefined> {
+  const v = fake.variants;
+  if (r.header('authorization') === undefined && r.query.get('access_token') && v.has('v1.contract/query-token')) r.req.headers.authorization = `Bearer ${r.query.get('access_token')}`;
+  if (r.req.method === 'GET' && !/\/events$/.test(r.path) && !admitsJson(r.header('accept')) && v.has('v1.contract/not-acceptable-406')) {
+    v1.problem(r.res, 406, 'invalid_request', { detail: 'None of the media types in Accept is served here.', retryable: false });
+    return undefined;
+  }
+  if (r.req.method !== 'POST') return r;
+  if (r.header('transfer-encoding') !== undefined && r.header('content-length') === undefined && v.has('v1.contract/length-required')) {
+    v1.problem(r.res, 411, 'invalid_request', { detail: 'Send the body with a Content-Length.', retryable: false });
+    return undefined;
+  }
+  const text = await r.body();
+  if (Buffer.byteLength(text) > BODY_LIMIT && v.has('v1.contract/body-limit-413')) {
+    v1.problem(r.res, 413, 'invalid_request', { detail: `A request body is at most ${BODY_LIMIT} bytes here.`, retryable: false });
+    return undefined;
+  }
+  if (r.path === '/v1/execute' && r.header('accept')?.trim() === 'text/event-stream' && isRecord(await bodyJson(r)) && ((await bodyJson(r)) as Record<string, unknown>).mode === 'task' && v.has('v1.contract/task-event-stream-406')) {
+    v1.problem(r.res, 406, 'invalid_request', { detail: 'A task answers JSON; Accept admits only an event stream.', retryable: false });
+    return undefined;
+  }
+  const lenient = text.trim() === '' ? undefined : lenientJson(text);
+  if (lenient && v.has('v1.contract/lenient-json')) return withBody(r, lenient.value);
+  return r;
 }

@@ -147,3 +147,86 @@ export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown
   }
   return r;
 }
+
+/** A body larger than this is refused 413 under `v8.contract/body-limit-413`. */
+const BODY_LIMIT = 512 * 1024;
+
+/** C0 and C1 controls (tab, line feed and carriage return aside) and zero-width and bidi formatting characters. */
+const CONTROL = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
+
+function holdsControl(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return CONTROL.test(value);
+  if (depth > 64 || value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([k, v]) => CONTROL.test(k) || holdsControl(v, depth + 1));
+}
+
+/** The first JSON value of a text a strict parser refuses, as a lenient one reads it: a trailing comma dropped, data after the value ignored. */
+function lenientJson(text: string): { value: unknown } | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch {
+    // not JSON: read on leniently below
+  }
+  let depth = 0;
+  let inString = false;
+  let first: string | undefined;
+  for (let i = 0; i < text.length && first === undefined; i += 1) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i += 1;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth += 1;
+    else if ((c === '}' || c === ']') && --depth === 0) first = text.slice(0, i + 1);
+  }
+  for (const candidate of [text.replace(/,\s*([}\]])\s*$/, '$1'), first]) {
+    if (candidate === undefined) continue;
+    try {
+      return { value: JSON.parse(candidate) as unknown };
+    } catch {
+      // not this reading
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The wire-side choices of the whole /v8 contract (docs/legal-variation.md), read before the body
+ * is taken as JSON: the request to route (its body perhaps read another way), or undefined when a
+ * variant already answered.
+ */
+export async function contractWireChoice(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
+  const v = fake.variants;
+  if (r.req.method !== 'POST') return r;
+  if (r.header('transfer-encoding') !== undefined && r.header('content-length') === undefined && v.has('v8.contract/length-required')) {
+    writeProblem(411, 'length_required', 'Send the body with a Content-Length.');
+    return undefined;
+  }
+  const text = await r.body();
+  if (Buffer.byteLength(text) > BODY_LIMIT && v.has('v8.contract/body-limit-413')) {
+    writeProblem(413, 'body_too_large', `A request body is at most ${BODY_LIMIT} bytes here.`);
+    return undefined;
+  }
+  // Only /v8/missions's error table names malformed JSON (400): elsewhere a parser's extension may read it (RFC 8259 §9).
+  const lenient = r.path === '/v8/missions' ? undefined : lenientJson(text);
+  if (lenient && v.has('v8.contract/lenient-json')) return withBody(r, lenient.value);
+  const body = await bodyJson(r);
+  if (holdsControl(body) && v.has('v8.contract/refuses-control-characters')) {
+    writeProblem(400, 'invalid_request', 'Strings may not hold control or invisible formatting characters.');
+    return undefined;
+  }
+  if (/^\/v8\/missions\/[^/]+\/signals$/.test(r.path) && isRecord(body) && body.signal === '' && v.has('v8.contract/empty-signal-422')) {
+    writeProblem(422, 'signal_empty', 'The signal name is empty.');
+    return undefined;
+  }
+  const budget = r.path === '/v8/missions' && isRecord(body) ? body.resourceBudget : undefined;
+  const big = isRecord(budget) ? Object.keys(budget).filter((k) => typeof budget[k] === 'number' && Number.isInteger(budget[k]) && Math.abs(budget[k] as number) > Number.MAX_SAFE_INTEGER) : [];
+  if (isRecord(budget) && big.length > 0 && v.has('v8.contract/big-integers-accepted')) {
+    // Read as a 64-bit integer would be, clamped to the largest it holds exactly here.
+    const clamped = Object.fromEntries(big.map((k) => [k, Math.sign(budget[k] as number) * Number.MAX_SAFE_INTEGER]));
+    return withBody(r, { ...(body as object), resourceBudget: { ...budget, ...clamped } });
+  }
+  return r;
+}

@@ -6,12 +6,13 @@
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { bodyJson } from '../support/route-body.ts';
-import { contractOpenChoice, type WriteProblem } from './contract.ts';
+import { contractOpenChoice, contractWireChoice, type WriteProblem } from './contract.ts';
 import { missionsOpenChoice } from './missions/open-choices.ts';
 
 /** The request to route (its body perhaps rewritten), or undefined when a variant already answered. */
-export async function openChoiceRoute(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
-  if (r.req.method !== 'POST') return r;
+export async function openChoiceRoute(fake: FakeContext, wire: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
+  const r = await contractWireChoice(fake, wire, writeProblem);
+  if (r === undefined || r.req.method !== 'POST') return r;
   const body = await bodyJson(r);
   const routed = contractOpenChoice(fake.variants, r, body, writeProblem);
   // A rewritten body is the one the missions' choices read.

@@ -1,15 +1,15 @@
 /** The body: its content coding and charset (RFC 9110 8.3, 8.4), and the JSON text itself (RFC 8259, I-JSON RFC 7493). */
 import { gzipSync } from 'node:zlib';
 import { bodyOf, hasBody, http, open, raw, same, stated } from '../build.ts';
-import { standard } from '../../../contract/sentence.ts';
+import { standard, V8 } from '../../../contract/sentence.ts';
 import type { HttpOperator, HttpTarget } from '../types.ts';
 
 const rfc8259 = (section: string, sentence: string) => standard('RFC 8259', `§${section}`, sentence);
-const NOT_JSON = rfc8259('2', 'A JSON text is a sequence of tokens. The set of tokens includes six structural characters, strings, numbers, and three literal names.');
+/** The one sentence that names a refusal of JSON that is not JSON; elsewhere RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or extensions." */
+const MALFORMED = V8('Errors', '`400` missing fields, budget out of range, malformed JSON');
 
-/** The stated status for JSON that is not JSON: "`400` ... malformed JSON" where the error table names it. */
-function malformedStatus(t: HttpTarget): number | undefined {
-  return t.endpoint.surface === 'v8' && (t.endpoint.path === '/v8/missions' || t.endpoint.path === '/v8/capabilities/search') ? 400 : undefined;
+function namesMalformed(t: HttpTarget): boolean {
+  return t.endpoint.method === 'POST' && t.endpoint.path === '/v8/missions';
 }
 
 /**
@@ -39,7 +39,8 @@ function withFirstMemberRepeated(body: string): string {
 }
 
 function notJson(t: HttpTarget, label: string, text: (body: string) => string) {
-  return stated(label, http(t, (r) => (delete r.json, (r.rawBody = text(bodyOf(t.base)!)))), 'refuse', NOT_JSON, malformedStatus(t));
+  const sent = http(t, (r) => (delete r.json, (r.rawBody = text(bodyOf(t.base)!))));
+  return namesMalformed(t) ? stated(label, sent, 'refuse', MALFORMED, 400) : open(label, sent, 'RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or extensions"');
 }
 
 /** The same JSON value with every ASCII letter of every string value written as a \u escape. */

@@ -4,6 +4,8 @@ import { standard } from '../../../contract/sentence.ts';
 import type { HttpOperator } from '../types.ts';
 
 const rfc = (section: string, sentence: string) => standard('RFC 9112', `§${section}`, sentence);
+/** RFC 9112 §6.3: "A server MAY reject a request that contains a message body but not a Content-Length by responding with 411 (Length Required)." */
+const LENGTH_REQUIRED: readonly number[] = [411];
 const HOST_400 = rfc('3.2', 'A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1 request message that lacks a Host header field and to any request message that contains more than one Host header field line or a Host header field with an invalid field value.');
 
 function chunked(body: string, extension = '', trailer = ''): string {
@@ -137,7 +139,7 @@ export const FRAMING: readonly HttpOperator[] = [
         }),
         rfc('7.1.1', 'A recipient MUST ignore unrecognized chunk extensions.')),
       same('chunked, plain', raw(t, (r) => (r.headers.push(['Transfer-Encoding', 'chunked']), (r.body = chunked(String(r.body ?? ''))))), rfc('7.1', 'A recipient MUST be able to parse the chunked transfer coding')),
-    ],
+    ].map((c) => ({ ...c, permits: LENGTH_REQUIRED })),
   },
   {
     id: 'framing.content-length-and-chunked',

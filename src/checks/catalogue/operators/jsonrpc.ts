@@ -1,5 +1,5 @@
 /** /mcp: the JSON-RPC envelope (JSON-RPC 2.0, MCP Base Protocol), each method's params, and the session header. */
-import { MCP, standard, type Sentence } from '../../../contract/sentence.ts';
+import { MCP, sentenceText, standard, type Sentence } from '../../../contract/sentence.ts';
 import type { McpCase, McpOperator } from '../types.ts';
 
 const jsonrpc = (section: string, sentence: string): Sentence => standard('JSON-RPC 2.0', `§${section}`, sentence);
@@ -19,8 +19,9 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
     sends: 'ping with a fractional id; deep: a null id, a 10,000-character id, a negative id',
     peer: 'CATS (id fuzzing); JSON-RPC 2.0 4',
     cases: () => [
-      rejected('id 1.5', ping(1.5), INTEGER_ID),
-      rejected('id null', ping(null), INTEGER_ID),
+      // "Requests MUST include a string or integer ID" binds the requester: JSON-RPC 2.0 §4 allows a Number or Null id, which a server may serve.
+      opened('id 1.5', { json: ping(1.5) }, `JSON-RPC 2.0 §4 allows a fractional id; MCP binds only the client (${sentenceText(INTEGER_ID)})`),
+      opened('id null', { json: ping(null) }, `JSON-RPC 2.0 §4 allows a null id; MCP binds only the client (${sentenceText(INTEGER_ID)})`),
       answered('a 10,000-character id', { json: ping(`apicert-${'i'.repeat(10_000)}`) }, SAME_ID),
       answered('a negative id', { json: ping(-7) }, SAME_ID),
     ],

@@ -4,9 +4,8 @@ import { standard, V1, V8, type Sentence } from '../../../contract/sentence.ts';
 import type { HttpOperator, HttpTarget } from '../types.ts';
 
 const rfc9110 = (section: string, sentence: string): Sentence => standard('RFC 9110', `§${section}`, sentence);
-const HEADER_REQUIRED: Record<'v8' | 'v1', Sentence> = {
+const HEADER_REQUIRED: Record<'v8', Sentence> = {
   v8: V8('Endpoints', 'Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call.'),
-  v1: V1('Authentication', 'Example header shape: `Authorization: Bearer <API_KEY>`.'),
 };
 const TOKEN_FORM: Record<'v8' | 'v1', Sentence> = {
   v8: V8('Authentication', 'The token is a short-lived delegated OAuth token signed with Ed25519.'),
@@ -232,12 +231,11 @@ export const CREDENTIALS: readonly HttpOperator[] = [
     raw: true,
     applies: always,
     cases: (t) => {
-      const rule = HEADER_REQUIRED[t.surface];
-      const status = t.surface === 'v8' ? 401 : undefined;
-      return [
-        stated('token only in the query', raw(t, (r) => (r.place = { query: 'access_token' })), 'refuse', rule, status),
-        stated('token only in a cookie', raw(t, (r) => (r.place = { cookie: 'access_token' })), 'refuse', rule, status),
-      ];
+      const query = raw(t, (r) => (r.place = { query: 'access_token' }));
+      const cookie = raw(t, (r) => (r.place = { cookie: 'access_token' }));
+      // /v1 shows only an "Example header shape": RFC 6750 2.3 lets a resource server take the token from the query ("MAY support"), and nothing speaks of cookies.
+      if (t.surface === 'v1') return [open('token only in the query', query, 'RFC 6750 2.3: "Resource servers MAY support this method"; /v1 gives only an example header shape'), open('token only in a cookie', cookie, '/v1 gives only an example header shape: where else a key may be read is not stated')];
+      return [stated('token only in the query', query, 'refuse', HEADER_REQUIRED.v8, 401), stated('token only in a cookie', cookie, 'refuse', HEADER_REQUIRED.v8, 401)];
     },
   },
   {

@@ -5,6 +5,7 @@ import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
 import { answerJson, bodyJson, hasWholeBody, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
+import { safeIntegerBound } from '../../generated/expectation.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { callerOf, judgeJsonMediaType, mayBeRefused, withCallersOn } from '../support/traffic.ts';
 
@@ -166,6 +167,8 @@ const budgetBoundsJudgement: Judgement = {
       const parsed = resourceBudget.safeParse(budget);
       // Unknown budget fields are the fake's choice to refuse ('closed'), not the description's: such a budget is held to no answer.
       if (!parsed.success && parsed.error.issues.every((i) => i.code === 'unrecognized_keys')) return;
+      // An integer past 2^53 breaks no stated bound (zod's .int() adds that one): I-JSON lets a deployment read it, round it or refuse it.
+      if (!parsed.success && parsed.error.issues.every((i) => safeIntegerBound(i as unknown as Parameters<typeof safeIntegerBound>[0]))) return;
       const valid = parsed.success;
       // A valid budget in a body a legal deployment may still refuse (a NUL, free text past any bound) is held to no answer.
       if (valid) {

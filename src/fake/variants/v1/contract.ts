@@ -6,4 +6,34 @@ export const v1ContractVariants = [
     description: 'a method /v1 uses for no resource (PUT, DELETE, PATCH, OPTIONS, TRACE) is answered 501, as RFC 9110 15.6.2 names for a method the server supports nowhere, instead of 405 or 404',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
   },
+  {
+    id: 'v1.contract/task-event-stream-406',
+    description: 'a task (`mode: task`, answered JSON) sent with `Accept: text/event-stream` only is refused 406 Not Acceptable, as RFC 9110 §12.5.1 allows, instead of the Accept being disregarded',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: '`Accept` (optional: `text/event-stream` or `application/json`)' },
+  },
+  {
+    id: 'v1.contract/not-acceptable-406',
+    description: 'a GET whose Accept admits no JSON (Accept: image/png, application/json;q=0, a malformed value) is refused 406 Not Acceptable (RFC 9110 §12.5.1) instead of the Accept being disregarded',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+  },
+  {
+    id: 'v1.contract/lenient-json',
+    description: 'a body that is not JSON but a lenient parser reads (a trailing comma, data after the first value) is read as that value and served, as RFC 8259 §9 allows ("A JSON parser MAY accept non-JSON forms or extensions")',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+  },
+  {
+    id: 'v1.contract/query-token',
+    description: 'a key in the access_token query parameter is read as the bearer token (RFC 6750 §2.3: "Resource servers MAY support this method")',
+    spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Example header shape: `Authorization: Bearer <API_KEY>`.' },
+  },
+  {
+    id: 'v1.contract/length-required',
+    description: 'a POST whose body is sent chunked, without Content-Length, is refused 411 Length Required, as RFC 9112 §6.3 allows',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+  },
+  {
+    id: 'v1.contract/body-limit-413',
+    description: 'a request body over 512 KiB is refused 413 with a problem (RFC 8259 §9: an implementation may limit the size of texts it accepts)',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -26,4 +26,34 @@ export const v8ContractVariants = [
     description: 'a method /v8 uses for no resource (PUT, DELETE, PATCH, OPTIONS, TRACE) is answered 501, as RFC 9110 15.6.2 names for a method the server supports nowhere, instead of 405 or 404',
     spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'All paths relative to `{base_url}`. Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call. Error statuses are in Errors.' },
   },
+  {
+    id: 'v8.contract/big-integers-accepted',
+    description: 'a resourceBudget integer past 2^53-1 (1e308, 2^53) is read as a 64-bit integer (clamped) and the mission accepted (202), where the description states only a lower bound (I-JSON RFC 7493 §2.2 leaves such numbers to the receiver)',
+    spec: { document: 'v8-integration-gateway.md', section: 'Resources and their fields > Goal specification and budget (create request)', quote: '| resourceBudget.maximumSteps | integer | yes | at least 1 |' },
+  },
+  {
+    id: 'v8.contract/lenient-json',
+    description: 'a body that is not JSON but a lenient parser reads (a trailing comma, data after the first value) is read as that value and served, except on POST /v8/missions whose error table names malformed JSON (RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or extensions")',
+    spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '| `POST /v8/missions` | `400` missing fields, budget out of range, malformed JSON; `401` token missing or expired; `403` no `missions:write`; `409` same `Idempotency-Key` with a different body; `429` rate limit for the principal |' },
+  },
+  {
+    id: 'v8.contract/length-required',
+    description: 'a POST whose body is sent chunked, without Content-Length, is refused 411 Length Required, as RFC 9112 §6.3 allows',
+    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'All paths relative to `{base_url}`. Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call. Error statuses are in Errors.' },
+  },
+  {
+    id: 'v8.contract/body-limit-413',
+    description: 'a request body over 512 KiB is refused 413 with a problem (RFC 8259 §9: an implementation may limit the size of texts it accepts)',
+    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'All paths relative to `{base_url}`. Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call. Error statuses are in Errors.' },
+  },
+  {
+    id: 'v8.contract/empty-signal-422',
+    description: 'an empty signal name is refused 422, where the error table names 400 only for a signal over 256 chars',
+    spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '| `POST /v8/missions/{runId}/signals` | `400` missing fields or `signal` over 256 chars; `401`; `403`; `404`; `409` terminal mission or different body with same key |' },
+  },
+  {
+    id: 'v8.contract/refuses-control-characters',
+    description: 'a request body whose strings or names hold a C0 or C1 control character (tab, line feed and carriage return aside) or a zero-width or bidi formatting character is refused with 400',
+    spec: { document: 'v8-integration-gateway.md', section: 'Resources and their fields > Capability search request and manifest', quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars).' },
+  },
 ] as const satisfies readonly VariantDefinition[];
