@@ -7,6 +7,7 @@ import { unimplementedMethod } from '../../contract/endpoints.ts';
 import type { FakeContext } from '../context.ts';
 import { isRecord } from '../../util/json.ts';
 import type { Route, RouteRequest } from '../http.ts';
+import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, withBody } from '../support/route-body.ts';
 import { openChoiceRoute } from './open-choices.ts';
 import type { V1Surface } from './surface.ts';
@@ -97,41 +98,6 @@ export function servedTaskAnswer(surface: V1Surface, r: RouteRequest, answer: { 
   return { ...answer, run_id: Number.parseInt(answer.run_id.replace(/\D/g, '').slice(0, 12) || '1', 10) };
 }
 
-/** The first JSON value of a text a strict parser refuses, as a lenient one reads it: a trailing comma dropped, data after the value ignored. */
-export function lenientJson(text: string): { value: unknown } | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch {
-    // not JSON: read on leniently below
-  }
-  for (const candidate of [text.replace(/,\s*([}\]])\s*$/, '$1'), firstValue(text)]) {
-    if (candidate === undefined) continue;
-    try {
-      return { value: JSON.parse(candidate) as unknown };
-    } catch {
-      // not this reading
-    }
-  }
-  return undefined;
-}
-
-/** The text up to the end of its first object or array (outside strings), or undefined. */
-function firstValue(text: string): string | undefined {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth += 1;
-    else if ((c === '}' || c === ']') && --depth === 0) return text.slice(0, i + 1);
-  }
-  return undefined;
-}
-
 /** Whether an Accept field value admits JSON (a range with q above 0); absent admits anything. */
 function admitsJson(accept: string | undefined): boolean {
   if (accept === undefined) return true;
@@ -170,7 +136,7 @@ export async function contractOpenChoice({ fake, v1 }: V1Surface, r: RouteReques
     v1.problem(r.res, 406, 'invalid_request', { detail: 'A task answers JSON; Accept admits only an event stream.', retryable: false });
     return undefined;
   }
-  const lenient = text.trim() === '' ? undefined : lenientJson(text);
+  const lenient = lenientJson(text);
   if (lenient && v.has('v1.contract/lenient-json')) return withBody(r, lenient.value);
   return r;
 }

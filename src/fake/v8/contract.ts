@@ -4,6 +4,7 @@ import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { FakeContext } from '../context.ts';
 import type { VariantSet } from '../variants/index.ts';
 import type { RouteRequest } from '../http.ts';
+import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, withBody } from '../support/route-body.ts';
 import { holdsOddString } from '../support/odd-strings.ts';
 import { isRecord } from '../../util/json.ts';
@@ -158,38 +159,6 @@ function holdsControl(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return CONTROL.test(value);
   if (depth > 64 || value === null || typeof value !== 'object') return false;
   return Object.entries(value).some(([k, v]) => CONTROL.test(k) || holdsControl(v, depth + 1));
-}
-
-/** The first JSON value of a text a strict parser refuses, as a lenient one reads it: a trailing comma dropped, data after the value ignored. */
-function lenientJson(text: string): { value: unknown } | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch {
-    // not JSON: read on leniently below
-  }
-  let depth = 0;
-  let inString = false;
-  let first: string | undefined;
-  for (let i = 0; i < text.length && first === undefined; i += 1) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth += 1;
-    else if ((c === '}' || c === ']') && --depth === 0) first = text.slice(0, i + 1);
-  }
-  for (const candidate of [text.replace(/,\s*([}\]])\s*$/, '$1'), first]) {
-    if (candidate === undefined) continue;
-    try {
-      return { value: JSON.parse(candidate) as unknown };
-    } catch {
-      // not this reading
-    }
-  }
-  return undefined;
 }
 
 /**
