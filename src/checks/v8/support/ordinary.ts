@@ -5,10 +5,10 @@
  * carries another cause of refusal may be refused for either, so the auth rules judge only requests
  * that carry none (the reading `v8.auth.scope-matrix` takes of "ordinary" requests).
  */
-import type { Endpoint } from '../../../contract/endpoints.ts';
+import { endpointOf, type Endpoint } from '../../../contract/endpoints.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { type Exchange, mediaType, pathOnly } from '../../../rule/index.ts';
-import { parsedAs, requestJson } from '../../../traffic/read.ts';
+import { exchangeFact, parsedAs, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { mayBeRefused } from './traffic.ts';
 
@@ -19,6 +19,15 @@ import { mayBeRefused } from './traffic.ts';
  * credential aside), a body not of the contract's shape, or one a legal deployment may still refuse.
  */
 export function otherCauseOfRefusal(ex: Exchange, e: Endpoint): string | undefined {
+  // Four rules ask it of every exchange of a recording: worked out once while the request's body stands.
+  return e === endpointOf(ex.method, ex.path) ? exchangeFact(ex, causeOfOwnEndpoint, ex.requestBody) : findCause(ex, e);
+}
+
+function causeOfOwnEndpoint(ex: Exchange): string | undefined {
+  return findCause(ex, endpointOf(ex.method, ex.path)!);
+}
+
+function findCause(ex: Exchange, e: Endpoint): string | undefined {
   if (ex.path.includes('?')) return 'a query';
   if (ex.requestHeaders.origin !== undefined) return 'an Origin header';
   const accept = ex.requestHeaders.accept;
