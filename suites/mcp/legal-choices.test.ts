@@ -189,3 +189,12 @@ describe('mcp.sse.event-ids-unique: without sessions, ids are unique per client'
     expect(await verdictOf([...initialize('i1', undefined), stream(TOKEN, ['1', '2']), stream(TOKEN, ['2', '3'])], 'mcp.sse.event-ids-unique')).toBe('fail');
   });
 });
+
+describe('mcp.jsonrpc.id-echoed: a response carries its request id whatever the HTTP status', () => {
+  it('a JSON-RPC error sent with a 4xx under another id fails; one under the request id, or id null, passes', async () => {
+    const wrong = [...operating(S), { ...post(ping('p1'), S), ...json(400, error('p2', -32600)) }];
+    expect(await verdictOf(wrong, 'mcp.jsonrpc.id-echoed')).toBe('fail');
+    const right = [...operating(S), { ...post(ping('p1'), S), ...json(400, error('p1', -32600)) }, { ...post(ping('p3'), S), ...json(400, error(null, -32000)) }, { ...post(ping('p4'), S), ...plain(404, 'Session not found') }];
+    expect(await verdictOf(right, 'mcp.jsonrpc.id-echoed')).toBe('pass');
+  });
+});

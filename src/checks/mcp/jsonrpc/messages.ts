@@ -14,7 +14,7 @@ import {
   SPEC_URL,
   withSession,
 } from '../support/session.ts';
-import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
+import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordinaryMcpPosts, responsesShown, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 import { initializeResultOf, SessionHistory } from '../support/session-history.ts';
 import { mcpOperation } from '../../../contract/endpoints.ts';
 import { bodyJson, issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
@@ -252,8 +252,10 @@ export const idEchoed = rule({
       const key = (id: unknown) => `${typeof id}:${String(id)}`;
       for (const ex of mcpPosts(j)) {
         const requests = (sentMessages(ex) ?? []).filter((m) => typeof m.method === 'string' && 'id' in m);
-        if (requests.length === 0 || ex.status === undefined || ex.status >= 300) continue;
-        const answered = answeredResponses(j, ex);
+        if (requests.length === 0 || ex.status === undefined) continue;
+        // "Responses MUST include the same ID" binds a response whatever the HTTP status it came with; an
+        // error status owes no response at all, so what it lacks leaves nothing untestable.
+        const answered = ex.status < 300 ? answeredResponses(j, ex) : responsesShown(ex);
         if (!answered) continue;
         const sent = new Set(requests.map((r) => key(r.id)));
         for (const m of answered) {
@@ -261,7 +263,7 @@ export const idEchoed = rule({
           j.check(ex, sent.has(key(m.id)), `a response carries id ${JSON.stringify(m.id)} (${typeof m.id}), which no request of this POST had (same value and type)`);
         }
         // One request answered as JSON: its one response carries its id.
-        if (requests.length === 1 && isWellFormedCall(requests[0]!) && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
+        if (ex.status < 300 && requests.length === 1 && isWellFormedCall(requests[0]!) && mediaType(ex.responseHeaders) === 'application/json' && !Array.isArray(requestJson(ex))) {
           j.check(ex, answered.some((m) => key(m.id) === key(requests[0]!.id)), `the request with id ${JSON.stringify(requests[0]!.id)} (${typeof requests[0]!.id}) was answered without a response carrying that id`);
         }
       }
