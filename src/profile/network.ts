@@ -6,10 +6,11 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { HTTP_TOKEN } from '../util/http-token.ts';
 import { userinfoPassword } from '../util/url.ts';
 
 /** RFC 9110 token characters. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_NAME = HTTP_TOKEN;
 
 /**
  * Headers the rules set or judge themselves (credentials, content negotiation, MCP sessions,

@@ -4,10 +4,9 @@
  * answer came from. Only what the grammar makes certain is judged: a challenge begins with its
  * auth-scheme token; an Allow list holds method tokens and may be empty (10.2.1).
  */
+import { HTTP_TOKEN } from '../util/http-token.ts';
 import type { AnswerCase } from './answer-cases.ts';
 
-/** RFC 9110 5.6.2: `token = 1*tchar`. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A header value shown in a reason: short, one line (the output pass redacts what it must). */
 function shown(value: string): string {
@@ -25,13 +24,13 @@ export function challengeCase(value: string | undefined): AnswerCase {
   if (value === undefined) return { ok: false, check, why: 'answered 401 without a WWW-Authenticate header field (RFC 9110 15.5.2: "MUST send a WWW-Authenticate header field … containing at least one challenge")' };
   const first = value.split(',').map((element) => element.trim()).find((element) => element.length > 0);
   const scheme = first?.split(/[ \t]/, 1)[0] ?? '';
-  return { ok: TOKEN.test(scheme), check, why: `answered 401 with WWW-Authenticate "${shown(value)}", which holds no challenge (a challenge begins with its auth-scheme, a token such as Bearer)` };
+  return { ok: HTTP_TOKEN.test(scheme), check, why: `answered 401 with WWW-Authenticate "${shown(value)}", which holds no challenge (a challenge begins with its auth-scheme, a token such as Bearer)` };
 }
 
 /** `Allow = #method`, `method = token`: every non-empty element a token; an empty value is allowed (10.2.1). */
 export function allowCase(value: string | undefined): AnswerCase {
   const check = 'a 405 answer carries Allow listing the supported methods';
   if (value === undefined) return { ok: false, check, why: 'answered 405 without an Allow header field (RFC 9110 15.5.6: "The origin server MUST generate an Allow header field in a 405 response")' };
-  const bad = value.split(',').map((element) => element.trim()).filter((element) => element.length > 0 && !TOKEN.test(element));
+  const bad = value.split(',').map((element) => element.trim()).filter((element) => element.length > 0 && !HTTP_TOKEN.test(element));
   return { ok: bad.length === 0, check, why: `answered 405 with Allow "${shown(value)}", whose element(s) ${bad.map((b) => `"${shown(b)}"`).join(', ')} are no method tokens` };
 }

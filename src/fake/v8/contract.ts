@@ -6,7 +6,7 @@ import type { VariantSet } from '../variants/index.ts';
 import type { RouteRequest } from '../http.ts';
 import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, withBody } from '../support/route-body.ts';
-import { holdsOddString } from '../support/odd-strings.ts';
+import { holdsControlString, holdsOddString } from '../support/odd-strings.ts';
 import { isRecord } from '../../util/json.ts';
 
 /** What a /v8 response is, as far as the contract-version header goes. */
@@ -152,15 +152,6 @@ export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown
 /** A body larger than this is refused 413 under `v8.contract/body-limit-413`. */
 const BODY_LIMIT = 512 * 1024;
 
-/** C0 and C1 controls (tab, line feed and carriage return aside) and zero-width and bidi formatting characters. */
-const CONTROL = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/;
-
-function holdsControl(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return CONTROL.test(value);
-  if (depth > 64 || value === null || typeof value !== 'object') return false;
-  return Object.entries(value).some(([k, v]) => CONTROL.test(k) || holdsControl(v, depth + 1));
-}
-
 /**
  * The wire-side choices of the whole /v8 contract (docs/legal-variation.md), read before the body
  * is taken as JSON: the request to route (its body perhaps read another way), or undefined when a
@@ -182,7 +173,7 @@ export async function contractWireChoice(fake: FakeContext, r: RouteRequest, wri
   const lenient = r.path === '/v8/missions' ? undefined : lenientJson(text);
   if (lenient && v.has('v8.contract/lenient-json')) return withBody(r, lenient.value);
   const body = await bodyJson(r);
-  if (holdsControl(body) && v.has('v8.contract/refuses-control-characters')) {
+  if (holdsControlString(body) && v.has('v8.contract/refuses-control-characters')) {
     writeProblem(400, 'invalid_request', 'Strings may not hold control or invisible formatting characters.');
     return undefined;
   }
