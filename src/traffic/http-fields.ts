@@ -34,3 +34,12 @@ export function allowCase(value: string | undefined): AnswerCase {
   const bad = value.split(',').map((element) => element.trim()).filter((element) => element.length > 0 && !HTTP_TOKEN.test(element));
   return { ok: bad.length === 0, check, why: `answered 405 with Allow "${shown(value)}", whose element(s) ${bad.map((b) => `"${shown(b)}"`).join(', ')} are no method tokens` };
 }
+
+/**
+ * Whether a request's Accept admits none of the media types the APIs answer with (JSON, problem
+ * JSON, an event stream): a deployment may refuse such a request 406 before it reads anything else
+ * (RFC 9110 12.5.1), so the request carries a cause of refusal besides the one a rule probes.
+ */
+export function acceptAdmitsNoAnswer(accept: string | undefined): boolean {
+  return accept !== undefined && !/json|\*\/\*|event-stream/i.test(accept);
+}

@@ -8,7 +8,7 @@ import type { FakeContext } from '../context.ts';
 import { isRecord } from '../../util/json.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { lenientJson } from '../support/lenient-json.ts';
-import { bodyJson, withBody } from '../support/route-body.ts';
+import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
 import { openChoiceRoute } from './open-choices.ts';
 import type { V1Surface } from './surface.ts';
 
@@ -108,9 +108,6 @@ function admitsJson(accept: string | undefined): boolean {
   });
 }
 
-/** A body larger than this is refused 413 under `v1.contract/body-limit-413`. */
-const BODY_LIMIT = 512 * 1024;
-
 /**
  * The request-side choices of the whole /v1 contract (docs/legal-variation.md): the request to
  * route (its body or headers perhaps read another way), or undefined when a variant already answered.
@@ -128,8 +125,8 @@ export async function contractOpenChoice({ fake, v1 }: V1Surface, r: RouteReques
     return undefined;
   }
   const text = await r.body();
-  if (Buffer.byteLength(text) > BODY_LIMIT && v.has('v1.contract/body-limit-413')) {
-    v1.problem(r.res, 413, 'invalid_request', { detail: `A request body is at most ${BODY_LIMIT} bytes here.`, retryable: false });
+  if (Buffer.byteLength(text) > CHOSEN_BODY_LIMIT && v.has('v1.contract/body-limit-413')) {
+    v1.problem(r.res, 413, 'invalid_request', { detail: `A request body is at most ${CHOSEN_BODY_LIMIT} bytes here.`, retryable: false });
     return undefined;
   }
   if (r.path === '/v1/execute' && r.header('accept')?.trim() === 'text/event-stream' && isRecord(await bodyJson(r)) && ((await bodyJson(r)) as Record<string, unknown>).mode === 'task' && v.has('v1.contract/task-event-stream-406')) {

@@ -5,7 +5,7 @@ import type { FakeContext } from '../context.ts';
 import type { VariantSet } from '../variants/index.ts';
 import type { RouteRequest } from '../http.ts';
 import { lenientJson } from '../support/lenient-json.ts';
-import { bodyJson, withBody } from '../support/route-body.ts';
+import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
 import { holdsControlString, holdsOddString } from '../support/odd-strings.ts';
 import { isRecord } from '../../util/json.ts';
 
@@ -149,9 +149,6 @@ export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown
   return r;
 }
 
-/** A body larger than this is refused 413 under `v8.contract/body-limit-413`. */
-const BODY_LIMIT = 512 * 1024;
-
 /**
  * The wire-side choices of the whole /v8 contract (docs/legal-variation.md), read before the body
  * is taken as JSON: the request to route (its body perhaps read another way), or undefined when a
@@ -165,8 +162,8 @@ export async function contractWireChoice(fake: FakeContext, r: RouteRequest, wri
     return undefined;
   }
   const text = await r.body();
-  if (Buffer.byteLength(text) > BODY_LIMIT && v.has('v8.contract/body-limit-413')) {
-    writeProblem(413, 'body_too_large', `A request body is at most ${BODY_LIMIT} bytes here.`);
+  if (Buffer.byteLength(text) > CHOSEN_BODY_LIMIT && v.has('v8.contract/body-limit-413')) {
+    writeProblem(413, 'body_too_large', `A request body is at most ${CHOSEN_BODY_LIMIT} bytes here.`);
     return undefined;
   }
   // Only /v8/missions's error table names malformed JSON (400): elsewhere a parser's extension may read it (RFC 8259 §9).

@@ -10,6 +10,7 @@ import { credentialIn, type Exchange, type Judge, mediaType } from '../../../rul
 import type { Profile } from '../../../profile/schema.ts';
 import { approveRequest } from '../../../contract/v1/runs.ts';
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
+import { acceptAdmitsNoAnswer } from '../../../traffic/http-fields.ts';
 import { dataOf, eventsOf, idAfter, journalFact, openWireForm, operation, parsedAs, recordOf, requestJson, responseJson } from '../../../traffic/read.ts';
 import { isIdentifier, modeOf, taskMayBeRefused, testReceiverUrl, turnMayBeRefused, validBody } from '../support/traffic.ts';
 
@@ -37,8 +38,7 @@ function malformed(j: Pick<Judge, 'profile'>, ex: Exchange): string | undefined 
   if (ex.path.includes('?')) return 'a query no /v1 endpoint defines';
   const version = ex.requestHeaders['x-ai-platform-version'];
   if (version !== undefined && version !== 'v1') return `X-AI-Platform-Version "${version}"`;
-  const accept = ex.requestHeaders.accept;
-  if (accept !== undefined && !/json|\*\/\*|event-stream/i.test(accept)) return `Accept "${accept}"`;
+  if (acceptAdmitsNoAnswer(ex.requestHeaders.accept)) return `Accept "${ex.requestHeaders.accept}"`;
   const op = operation(ex);
   const sendsBody = op === 'v1.execute' || op === 'v1.runs.approve' || op === 'v1.webhooks.create';
   if (!sendsBody) return ex.requestBody !== undefined && ex.requestBody !== '' ? 'a body where none is defined' : undefined;

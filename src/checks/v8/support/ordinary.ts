@@ -9,6 +9,7 @@ import { endpointOf, type Endpoint } from '../../../contract/endpoints.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { type Exchange, mediaType, pathOnly } from '../../../rule/index.ts';
 import { exchangeFact, parsedAs, requestJson } from '../../../traffic/read.ts';
+import { acceptAdmitsNoAnswer } from '../../../traffic/http-fields.ts';
 import { isRecord } from '../../../util/json.ts';
 import { mayBeRefused } from './traffic.ts';
 
@@ -30,8 +31,7 @@ function causeOfOwnEndpoint(ex: Exchange): string | undefined {
 function findCause(ex: Exchange, e: Endpoint): string | undefined {
   if (ex.path.includes('?')) return 'a query';
   if (ex.requestHeaders.origin !== undefined) return 'an Origin header';
-  const accept = ex.requestHeaders.accept;
-  if (accept !== undefined && !/json|\*\/\*|event-stream/i.test(accept)) return `Accept: ${accept}`;
+  if (acceptAdmitsNoAnswer(ex.requestHeaders.accept)) return `Accept: ${ex.requestHeaders.accept}`;
   const template = e.path.split('/');
   const actual = pathOnly(ex).split('/');
   if (template.length !== actual.length) return 'another path';
