@@ -81,6 +81,8 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
     .filter((r) => !(r.rule.id === 'mcp.session.id-visible-ascii' && r.verdict === 'untestable' && /replaced it with a marker/.test(r.reason ?? '')))
     // Deliveries go to apicert's receiver, not out of apicert: a certify recording never holds them.
     .filter((r) => !(r.verdict === 'not-applicable' && /record webhook deliveries at your receiver/.test(r.reason ?? '')))
+    // Judged neither way: the active run lacked what provokes the rule (a cap refused its registrations), so the recording holds nothing for it.
+    .filter((r) => !(r.verdict === 'not-applicable' && judged.get(r.rule.id)!.verdict === 'untestable'))
     .map((r) => {
       const a = judged.get(r.rule.id)!;
       return `${r.rule.id}: active ${a.verdict}${a.reason ? ` (${a.reason.split('\n')[0]})` : ''}, recording ${r.verdict}: ${r.reason?.split('\n')[0]}`;

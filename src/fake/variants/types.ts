@@ -17,4 +17,10 @@ export interface VariantDefinition {
    * those rules fail as warnings and the gate stays green (it gates only with `--strict`).
    */
   departsFrom?: readonly string[];
+  /**
+   * A phrase of the reason every rule gives that this choice leaves without what it needs (a cap on
+   * webhook endpoints leaves the rules that register one without a registration): those rules are
+   * untestable, saying so, which is the honest verdict; a pass would have judged nothing.
+   */
+  leavesUntestable?: string;
 }

@@ -12,7 +12,7 @@ import { isLoopbackLiteral, parseEndpointUrl } from '../../../contract/v1/webhoo
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { openness } from '../../generated/expectation.ts';
-import { credentialIn, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
+import { credentialIn, type Exchange, type Judge, type Prerequisite, type SseEvent } from '../../../rule/index.ts';
 import { exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { canonicalRequestBody } from '../../../traffic/idempotency.ts';
 import { eventKind, FULL_SCOPES } from './fabric.ts';
@@ -239,4 +239,24 @@ export function registrationsOf(exchanges: readonly Exchange[], profile: Profile
     out.push([ex, body.data.url]);
   }
   return out;
+}
+
+/**
+ * Why the deployment refused a registration for room rather than for the request, or undefined:
+ * the description sets no number of endpoints a tenant may hold, so a deployment may cap them and
+ * refuse the next whatever its body, as 403 `entitlement_failed` (an entitlement of the plan), 409
+ * (the tenant's state) or 429 (a quota; "Mapping of each `code` to an HTTP status: not shown.").
+ * Such an answer says nothing of the registration's URL or secret: the rules that needed the
+ * registration judge nothing from it. Any other refusal is the request's own (as before).
+ */
+export function roomRefusal(status: number | undefined, body: unknown): string | undefined {
+  const code = recordOf(body)?.code;
+  if ((status === 403 && code === 'entitlement_failed') || status === 409 || status === 429) return `${status}${typeof code === 'string' ? ` ${code}` : ''}`;
+  return undefined;
+}
+
+/** The prerequisite a registration refused for room leaves missing: the message names the cause and what to do. */
+export function noRoom(refusal: string): Prerequisite {
+  const wait = refusal.startsWith('429') ? ' (or, if its rate limiter refused, wait)' : '';
+  return { need: 'data', what: `no room for another webhook endpoint (it refused to register another endpoint: ${refusal})`, remedy: `free registrations or raise the cap${wait}, then run the rule again` };
 }

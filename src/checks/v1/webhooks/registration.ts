@@ -3,11 +3,11 @@ import { type CheckContext, type Exchange, section } from '../../../rule/index.t
 import { webhookCreated, webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import { exchangesOf, issuesOf, onSurface, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from '../support/fabric.ts';
-import { callerOf, limiterRefused, registrations, testReceiverUrl } from '../support/traffic.ts';
+import { callerOf, limiterRefused, noRoom, registrations, roomRefusal, testReceiverUrl } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import { type ReceiverEndpoint, WEBHOOK_RECEIVER } from '../../../webhooks/receiver.ts';
 import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
-import { DELIVERIES, holdingOnly, keptDeliveries, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
+import { DELIVERIES, holdingOnly, keptDeliveries, needRoom, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
@@ -24,7 +24,15 @@ export const registerCreated = rule({
     record: "a POST /v1/webhooks registering a URL for the first time, by a caller holding runs:read and runs:write: answered 201 when the URL is known to be public (on the profile's receiver, fixtures.webhooks.publicReceiverUrl), and every 201 with a signing_secret",
     judge(j) {
       const seen = new Set<string>();
+      let judged = false;
+      let noRoomLeft: string | undefined;
       registrations(j, (ex, url) => {
+        // A refusal for room (a cap the description leaves open) says nothing of this URL: not judged, and not its first registration.
+        const room = roomRefusal(ex.status, responseJson(ex));
+        if (room !== undefined) {
+          noRoomLeft ??= room;
+          return;
+        }
         const scope = `${callerOf(ex)}\n${url}`;
         const first = !seen.has(scope);
         seen.add(scope);
@@ -33,11 +41,16 @@ export const registerCreated = rule({
         // Only the receiver the profile vouches for is known public: any other name may resolve into a private
         // network (localtest.me, the nip.io names), which a deployment may refuse at registration ("Rejected: ...
         // private networks"). Whatever URL it accepted, its 201 carries the secret.
-        if (testReceiverUrl(j, url) && !j.check(ex, ex.status === 201, `registering ${url} answered ${ex.status}, expected 201`)) return;
+        if (testReceiverUrl(j, url)) {
+          judged = true;
+          if (!j.check(ex, ex.status === 201, `registering ${url} answered ${ex.status}, expected 201`)) return;
+        }
         if (ex.status !== 201 || wholeBody(j, ex) === undefined) return;
         const parsed = parsedAs(webhookCreated, responseJson(ex));
+        judged = true;
         j.check(ex, parsed.success, `the registration response does not carry a signing_secret (${parsed.success ? '' : issuesOf(parsed.error)})`);
       });
+      if (!judged && noRoomLeft !== undefined) j.untestable(noRoom(noRoomLeft));
     },
   },
   async provoke(ctx: CheckContext) {
@@ -120,6 +133,7 @@ export const secretOnce = rule({
   async provoke(ctx: CheckContext) {
     const url = publicUrl();
     const first = await registerWebhook(ctx, { url }, 'register an endpoint');
+    needRoom(ctx, first);
     const created = isRecord(first.json) ? first.json : {};
     if (first.status !== 201 || typeof created.signing_secret !== 'string') ctx.inconclusive(`setup failed: registration answered ${first.status} without a signing_secret`);
     const id = ownId(created, 'endpoint');
@@ -154,6 +168,7 @@ export const filterField = rule({
     const filtered: Record<'event_types' | 'events', ReceiverEndpoint> = { event_types: receiver.endpoint(), events: receiver.endpoint() };
     for (const [field, endpoint] of Object.entries(filtered)) {
       const res = await registerWebhook(ctx, { url: endpoint.url, [field]: ['run.failed'] }, `register with ${field} [run.failed]`);
+      needRoom(ctx, res);
       ctx.check(res.status === 201, `registration with ${field} answered ${res.status}; the request allows extra properties, so either filter name must be accepted`);
     }
     const runId = await startRun(ctx, 'completes');

@@ -4,6 +4,7 @@ import type { Credential } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
 import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
+import { noRoom, roomRefusal } from '../support/traffic.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
 import { MAX_DELIVERIES_PER_ENDPOINT, MAX_KEPT_DELIVERY_BYTES, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
 
@@ -50,6 +51,15 @@ export async function registerWebhook(ctx: CheckContext, body: Record<string, un
   return res;
 }
 
+/**
+ * A registration apicert needed, refused for room (a cap on endpoints the description leaves open:
+ * `roomRefusal`): the rule is untestable, naming the cause, whatever it would have judged.
+ */
+export function needRoom(ctx: CheckContext, res: ProbeResponse): void {
+  const room = roomRefusal(res.status, res.json);
+  if (room !== undefined) ctx.untestable(noRoom(room));
+}
+
 /** Rejected, in the sense of a client error about the request itself (not auth, not rate limiting). */
 export function refused(status: number): boolean {
   return status >= 400 && status < 500 && ![401, 403, 404, 405, 429].includes(status);
@@ -79,6 +89,7 @@ export interface Hook {
 export async function setupHook(ctx: CheckContext, options: { respond?: Responder; extra?: Record<string, unknown> } = {}): Promise<Hook> {
   const endpoint = receiverOf(ctx).endpoint(options.respond);
   const res = await registerWebhook(ctx, { url: endpoint.url, description: `apicert ${ctx.rule.id}`, ...options.extra }, 'setup: register the receiver endpoint');
+  needRoom(ctx, res);
   if (res.status !== 201) ctx.inconclusive(`setup failed: registering the receiver URL answered ${res.status}, not 201 (is fixtures.webhooks.publicReceiverUrl a public HTTPS URL on the default port?)`);
   const secret = secretOf(res);
   if (!secret) ctx.inconclusive('setup failed: the registration response has no signing_secret, so deliveries cannot be verified');

@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { type CheckContext, type Exchange, section, type Rule } from '../../../rule/index.ts';
 import { urlClassesOf, type UrlClassName } from '../../../contract/v1/webhook-url.ts';
 import type { Profile } from '../../../profile/schema.ts';
-import { journalFact } from '../../../traffic/read.ts';
-import { registrationsOf, testReceiverUrl } from '../support/traffic.ts';
-import { publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
+import { journalFact, responseJson } from '../../../traffic/read.ts';
+import { noRoom, registrationsOf, roomRefusal, testReceiverUrl } from '../support/traffic.ts';
+import { needRoom, publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
 
@@ -81,15 +81,27 @@ function urlClassRule(spec: UrlClassRule): Rule {
     judgement: {
       record: `a POST /v1/webhooks registering a URL of the class (${spec.urlClass}), by a caller the deployment admits`,
       judge(j) {
+        let judged = false;
+        let noRoomLeft: string | undefined;
         for (const { ex, url, classes } of journalFact(j.exchanges, classedRegistrations, j.profile)) {
           if (!classes.includes(spec.urlClass)) continue;
+          // A refusal for room (a cap the description leaves open: 403 entitlement_failed) is not one for the URL's
+          // class, nor its acceptance: not judged. Every refusal that passed before still passes (a 409 among them).
+          const room = refused(ex.status!) ? undefined : roomRefusal(ex.status, responseJson(ex));
+          if (room !== undefined) {
+            noRoomLeft ??= room;
+            continue;
+          }
+          judged = true;
           j.check(ex, refused(ex.status!), `registering ${url} answered ${ex.status}, expected a refusal (${REFUSED_ANSWER})`);
         }
+        if (!judged && noRoomLeft !== undefined) j.untestable(noRoom(noRoomLeft));
       },
     },
     async provoke(ctx: CheckContext) {
       // The control: a public https URL on the default port is accepted, so refusals below are about the class.
       const control = await registerWebhook(ctx, { url: publicUrl() }, 'control: register a public https URL');
+      needRoom(ctx, control);
       if (control.status !== 201) ctx.inconclusive(`setup failed: a public https URL on the default port answered ${control.status}, not 201`);
       await ctx.property(
         spec.urls,

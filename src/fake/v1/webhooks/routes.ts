@@ -105,10 +105,32 @@ function registrar({ fake, v1, registerScopes }: WebhookSurface, r: RouteRequest
   return undefined;
 }
 
+/**
+ * Live endpoints a tenant may hold under `v1.webhooks/registration-cap`. A full certify run registers
+ * some twenty in the webhook tenant; seven let the first rules register (created, secret-once,
+ * filter-field: six) and give the last place to the first URL rule's control, so the cap falls
+ * inside a URL rule and before every delivery rule.
+ */
+export const REGISTRATION_CAP = 7;
+
+/**
+ * "Mapping of each `code` to an HTTP status: not shown." and the description sets no number of
+ * endpoints: under the variant a tenant holding `REGISTRATION_CAP` endpoints is refused the next
+ * with 403 `entitlement_failed`, checked before the body is read (whatever its URL), as a plan's
+ * quota is. No operation removes an endpoint, so the room never comes back.
+ */
+function overCap({ fake, v1, engine }: WebhookSurface, r: RouteRequest, tenant: string): boolean {
+  if (!fake.variants.has('v1.webhooks/registration-cap')) return false;
+  const held = [...engine.endpoints.values()].filter((e) => e.tenant === tenant).length;
+  if (held < REGISTRATION_CAP) return false;
+  v1.problem(r.res, 403, 'entitlement_failed', { detail: `This tenant's plan allows ${REGISTRATION_CAP} webhook endpoints and holds ${held}.`, retryable: false });
+  return true;
+}
+
 async function register(surface: WebhookSurface, r: RouteRequest): Promise<void> {
   const { fake, v1, engine } = surface;
   const caller = registrar(surface, r);
-  if (!caller) return;
+  if (!caller || overCap(surface, r, caller.tenant)) return;
   const body = await registration(surface, r);
   if (!body) return;
   if (fake.faults.has('v1.webhooks.register.secret-once/shown-twice')) {

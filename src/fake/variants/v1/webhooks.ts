@@ -82,4 +82,10 @@ export const v1WebhooksVariants = [
     description: 'GET /v1/webhooks, a method the description does not list, answers 200 with the caller\'s registered endpoints',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the registered endpoint record beyond `signing_secret`: not shown.' },
   },
+  {
+    id: 'v1.webhooks/registration-cap',
+    description: 'a tenant keeps at most 7 registered endpoints: the next registration is refused with 403 entitlement_failed (problem+json) whatever its URL, until one is freed (the description names no way to remove an endpoint, so none is)',
+    spec: { document: DOC, section: 'Events > Webhooks', quote: 'Endpoint URL rules: public HTTPS on the default port. Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
+    leavesUntestable: 'no room for another webhook endpoint',
+  },
 ] as const satisfies readonly VariantDefinition[];
