@@ -10,6 +10,7 @@ export const RECEIVER_FAULTS = {
   'accept-unsigned': 'receiver.v1.webhooks.bad-signature: verifies a delivery only when it carries Service-Webhook-Signature',
   'accept-stale': 'receiver.v1.webhooks.timestamp-past: checks only that the timestamp is not in the future',
   'accept-future': 'receiver.v1.webhooks.timestamp-future: checks only that the timestamp is not too old',
+  'wide-tolerance': 'receiver.v1.webhooks.timestamp-past: accepts timestamps up to 500 s off its clock, either way (so timestamp-future fails too)',
   'ignore-api-version': 'receiver.v1.webhooks.api-version: processes any apiVersion',
   'ignore-id-mismatch': 'receiver.v1.webhooks.event-id-mismatch: does not compare the header id with body event_id',
   reserialize: 'receiver.v1.webhooks.raw-body: parses the body and verifies JSON.stringify of it instead of the raw bytes',

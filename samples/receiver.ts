@@ -50,7 +50,8 @@ const server = createServer(async (req, res) => {
   for await (const c of req) chunks.push(c as Buffer);
   let rawBody: Buffer | string = Buffer.concat(chunks);
   if (fault === 'reserialize') rawBody = JSON.stringify(JSON.parse(rawBody.toString('utf8')));
-  let result = await verifyWebhook({ rawBody, headers: req.headers, secret, store });
+  const toleranceSeconds = fault === 'wide-tolerance' ? 500 : undefined;
+  let result = await verifyWebhook({ rawBody, headers: req.headers, secret, store, ...(toleranceSeconds ? { toleranceSeconds } : {}) });
   if (!result.ok && IGNORED[fault!] === result.reason) {
     const event = JSON.parse(rawBody.toString()) as WebhookEvent;
     const eventId = String(event.event_id);
@@ -62,7 +63,9 @@ const server = createServer(async (req, res) => {
   const seen = highestSequence.get(result.event.run_id) ?? 0;
   if (fault === 'reject-out-of-order' && result.event.sequence < seen) return void res.writeHead(409).end('out of order');
   highestSequence.set(result.event.run_id, Math.max(seen, result.event.sequence));
-  if (!result.duplicate) await handle(result.event).catch(async (e) => { await store.release(result.eventId); throw e; });
+  if (!result.duplicate) {
+    try { await handle(result.event); } catch { await store.release(result.eventId); return void res.writeHead(500).end(); } // the sender retries
+  }
   res.writeHead(204).end(); // a duplicate is answered with success, without repeating the effect
 });
 

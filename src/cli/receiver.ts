@@ -4,7 +4,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { expandEnv, ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
-import { certifyReceiver, receiverUrl } from '../receiver-cert/certify-receiver.ts';
+import { certifyReceiver, receiverUrl, shownUrl } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
 import { checkReportRoot } from '../reports/run-folder.ts';
 import { printResult, runInterruptibly } from './side-report.ts';
@@ -54,7 +54,11 @@ export function registerReceiverCommand(program: Command): void {
     .action(async (opts: ReceiverCliOptions) => {
       if (opts.listRules) return printRules(receiverRules);
       if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
-      if (opts.url && !/^https?:$/.test(URL.parse(opts.url)?.protocol ?? '')) throw new ProfileError(`--url ${opts.url} is not an http or https URL: give your receiver's full address, e.g. http://127.0.0.1:8080/webhooks`);
+      if (opts.url) {
+        // Not echoed whole: a receiver's URL may carry its key in the query.
+        const given = URL.parse(opts.url);
+        if (!given || !/^https?:$/.test(given.protocol)) throw new ProfileError(`--url ${given ? `${shownUrl(given)} ` : ''}is not an http or https URL: give your receiver's full address, e.g. http://127.0.0.1:8080/webhooks`);
+      }
       const section = opts.profile ? await receiverFromProfile(opts.profile) : parseSection({ url: opts.url }, '--url');
       const allowHosts = [...section.allowHosts, ...(opts.allowHost ?? [])];
       // A host apicert may not send to is a usage error said first, before anything is made on disk.
@@ -69,12 +73,14 @@ export function registerReceiverCommand(program: Command): void {
         signal,
         url: section.url,
         secret,
+        secretEnv,
         allowHosts,
         requestTimeoutMs: section.requestTimeoutMs,
         network: { ...(section.headers ? { headers: section.headers } : {}), ...(section.tls ? { tls: section.tls } : {}) },
         patterns: opts.rules,
         seed: opts.seed,
         onResult: opts.quiet ? undefined : printResult,
+        onWarning: (warning) => console.error(`apicert: warning: ${warning}`),
       }), { out: opts.out, format: opts.format, allowUntestable: opts.allowUntestable, what: 'receiver' });
     });
 }

@@ -43,6 +43,11 @@ export interface ProbeOptions {
   network?: Network;
   /** The run's one journal of every exchange (bodies bounded), for the rules that judge the whole run. */
   runJournal?: Journal;
+  /**
+   * No sentence governs the answers' bodies (a webhook receiver's): a body malformed for its media
+   * type stays on the response (`malformed`) for the check to record, and is no finding that fails the rule.
+   */
+  bodiesUngoverned?: boolean;
 }
 
 /** Whether requests go through a forward proxy (the profile's, else the environment's): raw requests cannot follow them. */
@@ -99,9 +104,9 @@ export class ProbeClient implements Http {
   }
 
   /** A client for another check: same target, budget and connections, its own evidence and signal. */
-  fork(signal?: AbortSignal, how: { unpaced?: boolean } = {}): ProbeClient {
+  fork(signal?: AbortSignal, how: { unpaced?: boolean; bodiesUngoverned?: boolean } = {}): ProbeClient {
     const { pacer, ...options } = this.options;
-    return new ProbeClient({ ...options, evidenceBudget: this.kept, redactedEntries: this.redactedEntries, ...(signal ? { signal } : {}), ...(pacer && !how.unpaced ? { pacer } : {}) });
+    return new ProbeClient({ ...options, evidenceBudget: this.kept, redactedEntries: this.redactedEntries, ...(signal ? { signal } : {}), ...(pacer && !how.unpaced ? { pacer } : {}), ...(how.bodiesUngoverned ? { bodiesUngoverned: true } : {}) });
   }
 
   get baseUrl(): string {
@@ -253,7 +258,7 @@ export class ProbeClient implements Http {
       const bad = firstNonJsonEvent(eventData(body.text));
       if (bad > 0) problem = `is an event stream whose event #${bad} has data that is not JSON`;
     }
-    if (problem) this.findings.push(`the ${status} answer to ${req.method} ${req.path} ${problem}`);
+    if (problem && !this.options.bodiesUngoverned) this.findings.push(`the ${status} answer to ${req.method} ${req.path} ${problem}`);
     if (body.truncated) this.oversized.push(`the ${status} answer to ${req.method} ${req.path} was cut at the ${Math.round((this.options.maxBodyBytes ?? MAX_BODY_BYTES) / 1024 / 1024)} MiB body cap`);
   }
 

@@ -54,11 +54,14 @@ export async function signedDelivery(secret: string, options: DeliveryOptions = 
 }
 
 /**
- * The same fields as a serializer would never write them: keys reversed, spaced and indented,
- * and a non-ASCII character escaped. Parsing gives the same object; re-serializing gives other bytes.
+ * The same fields as a serializer would never write them: keys reversed, spaced and indented, and
+ * the `_` of `run_id` escaped as `\u005f`. Parsing gives the same object; re-serializing gives
+ * other bytes. The escape sits in a field the seed names, so a receiver that refuses fields it does
+ * not know is judged on its verification alone.
  */
 export function unusualJson(fields: Record<string, unknown>): string {
-  const entries = Object.entries({ ...fields, note: 'caf\u00e9' }).reverse();
-  const lines = entries.map(([k, v]) => `    ${JSON.stringify(k)} :  ${JSON.stringify(v).replace(/\u00e9/g, '\\u00e9')}`);
+  const entries = Object.entries(fields).reverse();
+  const value = (k: string, v: unknown) => (k === 'run_id' ? JSON.stringify(v).replace(/_/g, '\\u005f') : JSON.stringify(v));
+  const lines = entries.map(([k, v]) => `    ${JSON.stringify(k)} :  ${value(k, v)}`);
   return `{\n${lines.join(' ,\n')}\n}\n`;
 }

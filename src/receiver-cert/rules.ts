@@ -3,43 +3,114 @@
  * sends signed deliveries to the receiver under test and judges its answers. Run by
  * `apicert certify-receiver`, never by `certify`.
  */
-import { section, serviceKey, type CheckContext, type ProbeResponse, type Rule } from '../rule/index.ts';
+import { section, serviceKey, TransportError, type CheckContext, type ProbeResponse, type Rule } from '../rule/index.ts';
 import { WEBHOOK_HEADERS } from '../webhooks/signature.ts';
 import { newRunId, signedDelivery, unusualJson, type Delivery, type DeliveryOptions } from './deliveries.ts';
 
 const SECTION = 'Events > Webhooks > Signature rules';
 const RULE_4 = "A receiver rejects a timestamp that differs from its clock by more than 300 seconds (the reference verifier's tolerance).";
 const RULE_5 = 'A receiver returns `401` on a bad signature and `400` if `apiVersion` is not `v1` or header and body event ids differ.';
-/** Far enough past the 300 s tolerance that a few seconds of clock drift between us and the receiver do not matter. */
-const OFF_CLOCK_SECONDS = 600;
+const TOLERANCE_SECONDS = 300;
+/** Past the tolerance by this much: the Date header has whole seconds, and a request takes a moment. */
+const MARGIN_SECONDS = 30;
+/** Without a Date header to set the receiver's clock by: far enough that a few minutes of drift do not matter. */
+const FALLBACK_OFF_CLOCK_SECONDS = 600;
 
 /** The receiver's signing secret, read from an environment variable and registered with the redactor. */
 export const RECEIVER_SECRET = serviceKey<string>('receiver-secret');
+/** The environment variable the secret was read from (`APICERT_WEBHOOK_SECRET`, or the one `--secret-env` names). */
+export const RECEIVER_SECRET_ENV = serviceKey<string>('receiver-secret-env');
 
 function secretOf(ctx: CheckContext): string {
   const secret = ctx.service(RECEIVER_SECRET);
-  if (!secret) ctx.untestable({ need: 'setting', name: 'APICERT_WEBHOOK_SECRET', remedy: 'no signing secret: export the receiver\'s secret in it (or in the variable named by --secret-env)' });
+  if (!secret) ctx.untestable({ need: 'setting', name: ctx.service(RECEIVER_SECRET_ENV) ?? 'APICERT_WEBHOOK_SECRET', remedy: "no signing secret: export the receiver's signing secret in it" });
   return secret;
 }
 
-async function deliver(ctx: CheckContext, options: DeliveryOptions, label: string): Promise<{ delivery: Delivery; response: ProbeResponse }> {
+/** The receiver's path and query as given: what every delivery is POSTed to, and what reasons name. */
+function receiverPath(ctx: CheckContext): string {
+  const url = new URL(ctx.target.baseUrl);
+  return `${url.pathname}${url.search}`;
+}
+
+/** Rules that saw a malformed answer body already, so each records it once. */
+const bodyNoted = new WeakSet<CheckContext>();
+
+/**
+ * POSTs one delivery. A timeout says how to give a slow receiver more time (the seed states no time
+ * bound); an answer body malformed for its media type is recorded, never judged: no sentence governs it.
+ */
+async function post(ctx: CheckContext, headers: Record<string, string>, rawBody: string, label: string): Promise<ProbeResponse> {
+  const started = performance.now();
+  let response: ProbeResponse;
+  try {
+    response = await ctx.http.send({ method: 'POST', path: receiverPath(ctx), credential: null, headers, rawBody, label });
+  } catch (error) {
+    const timeoutMs = ctx.profile.safety.requestTimeoutMs;
+    if (error instanceof TransportError && performance.now() - started >= 0.95 * timeoutMs) {
+      ctx.inconclusive(`${error.message}: the seed states no time bound for a receiver; give a slower one more time with receiver.requestTimeoutMs (now ${timeoutMs} ms) in a --profile`);
+    }
+    throw error;
+  }
+  if (response.malformed && !bodyNoted.has(ctx)) {
+    bodyNoted.add(ctx);
+    ctx.observe('answer body', `the ${response.status} answer to POST ${receiverPath(ctx)} ${response.malformed}`, "no sentence governs a receiver's answer body: recorded, not judged");
+  }
+  return response;
+}
+
+async function deliver(ctx: CheckContext, options: DeliveryOptions, label: string): Promise<{ delivery: Delivery; response: ProbeResponse; answeredAt: number }> {
   const delivery = await signedDelivery(secretOf(ctx), options);
-  const response = await ctx.http.send({ method: 'POST', path: '', credential: null, headers: delivery.headers, rawBody: delivery.rawBody, label });
-  return { delivery, response };
+  const response = await post(ctx, delivery.headers, delivery.rawBody, label);
+  return { delivery, response, answeredAt: Date.now() };
 }
 
 const ok = (status: number) => status >= 200 && status < 300;
+const clientError = (status: number) => status >= 400 && status < 500;
 
-/** Rules that judge a variation need the receiver to take an ordinary delivery first. */
-async function acceptedFirst(ctx: CheckContext, options: DeliveryOptions = {}): Promise<Delivery> {
-  const { delivery, response } = await deliver(ctx, options, 'a valid delivery');
-  if (!ok(response.status)) ctx.inconclusive(`setup failed: the receiver answered ${response.status} to a valid signed delivery, so this rule has nothing to compare with (see receiver.v1.webhooks.accepts-valid)`);
-  return delivery;
+/**
+ * Rules that judge a refusal or a variation need the receiver to take an ordinary delivery first:
+ * a receiver that refuses everything (a wrong path, a wrong secret) told nothing apart.
+ */
+async function acceptedFirst(ctx: CheckContext, options: DeliveryOptions = {}): Promise<{ delivery: Delivery; response: ProbeResponse; answeredAt: number }> {
+  const accepted = await deliver(ctx, options, 'a valid delivery');
+  if (!ok(accepted.response.status)) ctx.inconclusive(`setup failed: the receiver answered ${accepted.response.status} to a valid signed delivery, so this rule has nothing to compare with (see receiver.v1.webhooks.accepts-valid)`);
+  return accepted;
+}
+
+/**
+ * How far off apicert's clock a delivery is stamped so that it is past the tolerance on the
+ * receiver's clock: 300 s + |offset| + a margin, the offset read from the Date header of the answer
+ * to a valid delivery (RFC 9110 6.6.1: an origin server with a clock sends Date). Counting |offset|
+ * on apicert's clock keeps the stamp past the tolerance on either clock, should Date be wrong.
+ */
+function offClockSeconds(ctx: CheckContext, accepted: { response: ProbeResponse; answeredAt: number }): { seconds: number; basis: string } {
+  const date = Date.parse(accepted.response.headers.date ?? '');
+  if (Number.isNaN(date)) {
+    const basis = `the receiver sent no Date header, so ${FALLBACK_OFF_CLOCK_SECONDS} s off apicert's clock`;
+    ctx.observe('receiver clock', 'no Date header', `deliveries stamped ${FALLBACK_OFF_CLOCK_SECONDS} s off apicert's clock`);
+    return { seconds: FALLBACK_OFF_CLOCK_SECONDS, basis };
+  }
+  // Date has whole seconds, cut down: the receiver's clock stood half a second past it on average.
+  const offset = Math.round((date + 500 - accepted.answeredAt) / 1000);
+  const seconds = TOLERANCE_SECONDS + Math.abs(offset) + MARGIN_SECONDS;
+  ctx.observe('receiver clock', `${offset} s from apicert's (Date header, whole seconds)`, `deliveries stamped ${seconds} s off apicert's clock: ${TOLERANCE_SECONDS} s + |offset| + ${MARGIN_SECONDS} s`);
+  return { seconds, basis: `its Date header puts its clock ${offset} s from apicert's` };
 }
 
 const declare = section({ surface: 'receiver', document: 'v1-execution-fabric.md', section: SECTION, destructive: 'mutate' });
 function rule(id: string, title: string, level: Rule['level'], quote: string, check: Rule['check']): Rule {
   return declare({ id, title, level, spec: { quote }, check });
+}
+
+async function offClock(ctx: CheckContext, direction: 'past' | 'future'): Promise<void> {
+  const { seconds, basis } = offClockSeconds(ctx, await acceptedFirst(ctx));
+  const skewSeconds = direction === 'past' ? -seconds : seconds;
+  const { response } = await deliver(ctx, { skewSeconds }, `timestamp ${seconds} s ${direction === 'past' ? 'old' : 'ahead'}`);
+  ctx.observe(`status for a ${direction === 'past' ? 'stale' : 'future'} timestamp`, response.status, 'the seed does not name the status; any 4xx rejects');
+  const stamped = direction === 'past' ? `${seconds} s ago` : `${seconds} s ahead`;
+  const both = direction === 'future' ? ': "differs by more than 300 seconds" holds both ways' : '';
+  ctx.expect(clientError(response.status), `a correctly signed delivery stamped ${stamped} (${basis}) got ${response.status}: it must be rejected (4xx)${both}`, response);
 }
 
 export const receiverRules: readonly Rule[] = [
@@ -55,40 +126,39 @@ export const receiverRules: readonly Rule[] = [
     },
   ),
   rule('receiver.v1.webhooks.duplicate', 'a second delivery of the same event_id is answered with success', 'required', 'A duplicate is answered with success without repeating the effect.', async (ctx) => {
-    const first = await acceptedFirst(ctx);
+    const { delivery: first } = await acceptedFirst(ctx);
     // An at-least-once sender re-signs a retry with a fresh timestamp; the body is the same.
     const { response } = await deliver(ctx, { eventId: first.eventId, rawBody: () => first.rawBody }, 'the same event_id again');
     ctx.observe('repeated effect', 'not observable from outside', 'whether the receiver repeated its effect cannot be seen over HTTP: only the success answer is judged');
     ctx.expect(ok(response.status), `the duplicate of event ${first.eventId} got ${response.status}, not 2xx: a retried delivery must be answered with success`);
   }),
-  rule('receiver.v1.webhooks.bad-signature', 'a delivery signed with another secret, whose body changed after signing, or that carries no signature, gets 401', 'required', 'A receiver returns `401` on a bad signature', async (ctx) => {
+  rule('receiver.v1.webhooks.bad-signature', 'a delivery signed with another secret or whose body changed after signing gets 401; one without a signature is refused (4xx)', 'required', 'A receiver returns `401` on a bad signature', async (ctx) => {
+    await acceptedFirst(ctx);
     const { response: wrongSecret } = await deliver(ctx, { signWith: `apicert-wrong-secret-${Date.now()}` }, 'signed with another secret');
-    ctx.expect(wrongSecret.status === 401, `a delivery signed with another secret got ${wrongSecret.status}, not 401`);
+    ctx.check(wrongSecret.status === 401, `a delivery signed with another secret got ${wrongSecret.status}, not 401`, wrongSecret);
     const delivery = await signedDelivery(secretOf(ctx));
-    const tampered = delivery.rawBody.replace('"sequence":1', '"sequence":2');
-    const response = await ctx.http.send({ method: 'POST', path: '', credential: null, headers: delivery.headers, rawBody: tampered, label: 'body changed after signing' });
-    ctx.expect(response.status === 401, `a delivery whose body changed after signing got ${response.status}, not 401`);
-    // No signature is no good one: a receiver that verifies only when the header is there takes anyone's deliveries.
+    const tampered = await post(ctx, delivery.headers, delivery.rawBody.replace('"sequence":1', '"sequence":2'), 'body changed after signing');
+    ctx.check(tampered.status === 401, `a delivery whose body changed after signing got ${tampered.status}, not 401`, tampered);
+    // No signature is no good one: a receiver that verifies only when the header is there takes
+    // anyone's deliveries. The seed names 401 for a bad signature and nothing for a missing one, a
+    // request malformed (RFC 9110 15.5.1, 400) as much as unauthenticated (15.5.2, 401): any client
+    // error refuses it. 408 and 429 refuse for time or rate, which says nothing about the signature.
     const unsigned = await signedDelivery(secretOf(ctx));
     const { [WEBHOOK_HEADERS.signature]: _signature, ...headers } = unsigned.headers;
-    const bare = await ctx.http.send({ method: 'POST', path: '', credential: null, headers, rawBody: unsigned.rawBody, label: 'no Service-Webhook-Signature' });
-    ctx.expect(bare.status === 401, `a delivery without Service-Webhook-Signature got ${bare.status}, not 401`);
+    const bare = await post(ctx, headers, unsigned.rawBody, 'no Service-Webhook-Signature');
+    ctx.observe('status for a delivery without Service-Webhook-Signature', bare.status, 'the seed names no status for a missing signature; any 4xx but 408 and 429 refuses it');
+    if (bare.status === 408 || bare.status === 429) ctx.inconclusive(`a delivery without Service-Webhook-Signature got ${bare.status}, a refusal for time or rate that does not show whether the receiver takes unsigned deliveries`);
+    ctx.check(clientError(bare.status), `a delivery without Service-Webhook-Signature got ${bare.status}: it must be refused (4xx; the seed names 401 for a bad signature)`, bare);
   }),
-  rule('receiver.v1.webhooks.timestamp-past', `a delivery stamped ${OFF_CLOCK_SECONDS} s in the past is rejected`, 'required', RULE_4, async (ctx) => {
-    const { response } = await deliver(ctx, { skewSeconds: -OFF_CLOCK_SECONDS }, `timestamp ${OFF_CLOCK_SECONDS} s old`);
-    ctx.observe('status for a stale timestamp', response.status, 'the seed does not name the status; any 4xx rejects');
-    ctx.expect(response.status >= 400 && response.status < 500, `a correctly signed delivery stamped ${OFF_CLOCK_SECONDS} s ago got ${response.status}: it must be rejected (4xx)`);
-  }),
-  rule('receiver.v1.webhooks.timestamp-future', `a delivery stamped ${OFF_CLOCK_SECONDS} s in the future is rejected`, 'required', RULE_4, async (ctx) => {
-    const { response } = await deliver(ctx, { skewSeconds: OFF_CLOCK_SECONDS }, `timestamp ${OFF_CLOCK_SECONDS} s ahead`);
-    ctx.observe('status for a future timestamp', response.status, 'the seed does not name the status; any 4xx rejects');
-    ctx.expect(response.status >= 400 && response.status < 500, `a correctly signed delivery stamped ${OFF_CLOCK_SECONDS} s ahead got ${response.status}: "differs by more than 300 seconds" holds both ways (4xx)`);
-  }),
+  rule('receiver.v1.webhooks.timestamp-past', "a delivery stamped more than 300 s before the receiver's clock is rejected", 'required', RULE_4, (ctx) => offClock(ctx, 'past')),
+  rule('receiver.v1.webhooks.timestamp-future', "a delivery stamped more than 300 s after the receiver's clock is rejected", 'required', RULE_4, (ctx) => offClock(ctx, 'future')),
   rule('receiver.v1.webhooks.api-version', 'a signed delivery whose apiVersion is not v1 gets 400', 'required', RULE_5, async (ctx) => {
+    await acceptedFirst(ctx);
     const { response } = await deliver(ctx, { body: { apiVersion: 'v2' } }, 'apiVersion v2');
     ctx.expect(response.status === 400, `a correctly signed delivery with apiVersion "v2" got ${response.status}, not 400`);
   }),
   rule('receiver.v1.webhooks.event-id-mismatch', 'a signed delivery whose Service-Webhook-Id differs from body event_id gets 400', 'required', RULE_5, async (ctx) => {
+    await acceptedFirst(ctx);
     // The signed string uses the header's id: the receiver can verify it before parsing the body.
     const { response } = await deliver(ctx, { body: { event_id: 'evt_apicert_other_id' } }, 'header and body event ids differ');
     ctx.expect(response.status === 400, `a correctly signed delivery whose header and body event ids differ got ${response.status}, not 400`);
@@ -100,15 +170,25 @@ export const receiverRules: readonly Rule[] = [
       ok(response.status),
       response.status === 401
         ? `a delivery signed over its exact bytes (${delivery.rawBody.length} bytes, keys reordered, spaced, an escaped character) got 401: the receiver verifies a re-serialization, not the raw body`
-        : `a delivery signed over its exact, unusual but valid JSON bytes got ${response.status}, not 2xx`,
+        : `a delivery signed over its exact, unusual but valid JSON bytes (the seed's fields only) got ${response.status}, not 2xx`,
     );
   }),
-  rule('receiver.v1.webhooks.ordering', 'deliveries of one run arriving out of sequence order are both accepted', 'observation', 'A receiver orders events within one `run_id` by `sequence`.', async (ctx) => {
+  // Out of order, sequence 2 may be taken at once or refused so that the sender retries it
+  // ("at least once"): either orders the run. Sequence 1 after it, and the retried 2 after 1, must be taken.
+  rule('receiver.v1.webhooks.ordering', 'sequence 1 of a run arriving after sequence 2 is accepted, and a refused sequence 2 is accepted once retried in order', 'observation', 'Delivery is at least once and may arrive out of order. … A receiver orders events within one `run_id` by `sequence`.', async (ctx) => {
+    await acceptedFirst(ctx);
     const runId = newRunId();
-    const { response: later } = await deliver(ctx, { runId, sequence: 2 }, 'sequence 2 first');
-    if (!ok(later.status)) ctx.inconclusive(`setup failed: the receiver answered ${later.status} to a valid signed delivery (see receiver.v1.webhooks.accepts-valid)`);
+    const { delivery: second, response: later } = await deliver(ctx, { runId, sequence: 2 }, 'sequence 2 first');
+    ctx.observe(
+      'status for sequence 2 before sequence 1',
+      later.status,
+      ok(later.status) ? 'taken out of order: the receiver orders it once sequence 1 arrives' : 'refused: delivery is at least once, so the sender retries it; holding it back until sequence 1 is one way to order',
+    );
     const { response: earlier } = await deliver(ctx, { runId, sequence: 1 }, 'then sequence 1');
-    ctx.observe('statuses for sequence 2 then 1', [later.status, earlier.status], 'the order the receiver applies is not observable from outside; delivery "may arrive out of order", so both must be taken');
-    ctx.expect(ok(later.status) && ok(earlier.status), `out-of-order deliveries of one run got ${later.status} and ${earlier.status}; both must be accepted and ordered by the receiver`);
+    ctx.check(ok(earlier.status), `sequence 1 of a run, sent after its sequence 2 (answered ${later.status}), got ${earlier.status}, not 2xx: refused, it can never be applied before sequence 2`, earlier);
+    if (ok(later.status)) return;
+    // An at-least-once sender retries the refused delivery: same event and bytes, a fresh timestamp.
+    const { response: retried } = await deliver(ctx, { eventId: second.eventId, rawBody: () => second.rawBody }, 'sequence 2 again, after sequence 1');
+    ctx.check(ok(retried.status), `sequence 2, refused with ${later.status} before sequence 1 and retried after it, got ${retried.status}, not 2xx: in order, it must be taken`, retried);
   }),
 ];
