@@ -1,13 +1,16 @@
 /**
- * The HTTP receiver the harness runs during a certification: each check gets its own endpoint path,
+ * The HTTP receiver the harness runs during a certification: each endpoint path is one registered
+ * endpoint (one a check owns, or one several checks share, each following the run it started),
  * every delivery is kept with its raw bytes and the receiver's clock, and answered as a careful
  * service would (the verifier's status), unless the check scripts another answer (a 500 to force a
- * retry, a redirect to a trap). Node-only; bounded in bodies, deliveries and waiting time.
+ * retry, a redirect to a trap): for the whole endpoint, or for the deliveries of one run.
+ * Node-only; bounded in bodies, deliveries and waiting time.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serviceKey } from '../rule/index.ts';
+import { isRecord } from '../util/json.ts';
 import { MemoryEventStore, verifyWebhook, type VerifyResult } from './verify.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -18,6 +21,14 @@ export const MAX_DELIVERIES_PER_ENDPOINT = 2_000;
  * hostile target. A delivery past it is answered as any other, and counted as dropped.
  */
 export const MAX_KEPT_DELIVERY_BYTES = 64 * 1024 * 1024;
+/**
+ * How long a delivery of a run nobody has claimed waits for its answer while a check is still
+ * starting a run it will answer its own way: a sender may deliver a run's first events before
+ * the request that started it has answered with its id. Well short of the attempt timeouts senders use (the fake's is 3 s).
+ */
+export const CLAIM_HOLD_MS = 2_000;
+/** Runs an endpoint answers their own way, and runs it counts dropped deliveries of: bounded. */
+const MAX_RUNS_FOLLOWED = 1_000;
 
 export interface ReceivedDelivery {
   receivedAt: number;
@@ -37,6 +48,12 @@ export interface ReceivedDelivery {
 
 /** A scripted answer; return undefined to answer with the verifier's status. */
 export type Responder = (delivery: ReceivedDelivery) => { status: number; headers?: Record<string, string> } | undefined;
+
+/** The run a delivery's body names (`run_id`, a string), if any. */
+export function runIdOf(delivery: Pick<ReceivedDelivery, 'body'>): string | undefined {
+  const id = isRecord(delivery.body) ? delivery.body.run_id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
 
 export interface ReceiverOptions {
   /** Where to listen: loopback for the embedded fake, the profile's receiverListen for a real target. */
@@ -59,7 +76,14 @@ export class ReceiverEndpoint {
   readonly store = new MemoryEventStore(10_000);
   /** Deliveries answered but not kept (the count or the receiver's byte bound was reached): what was kept is not all that came. */
   dropped = 0;
+  /** Of those, by the run each named ('' for none, or past MAX_RUNS_FOLLOWED runs): a shared endpoint's rule reads only its run's. */
+  private readonly droppedByRun = new Map<string, number>();
+  /** The answers checks scripted for the deliveries of their own runs. */
+  private readonly byRun = new Map<string, Responder>();
+  /** Checks starting a run they will answer their own way, whose id is not known yet. */
+  private claiming = 0;
   private readonly waiters = new Set<() => void>();
+  private readonly claimWaiters = new Set<() => void>();
 
   constructor(token: string, url: string, trapUrl: string, respond?: Responder) {
     this.token = token;
@@ -84,6 +108,63 @@ export class ReceiverEndpoint {
       const timer = setTimeout(() => finish(false), timeoutMs);
       this.waiters.add(check);
     });
+  }
+
+  /**
+   * Starts a run with `start` and answers that run's deliveries with `respond`. Until `start` has
+   * given the run's id, a delivery of a run nobody claimed waits (CLAIM_HOLD_MS at most), so the
+   * run's first deliveries get its answer even when they arrive before its id.
+   */
+  async answering(respond: Responder, start: () => Promise<string>): Promise<string> {
+    this.claiming += 1;
+    try {
+      const runId = await start();
+      if (this.byRun.size >= MAX_RUNS_FOLLOWED) this.byRun.delete(this.byRun.keys().next().value!);
+      this.byRun.set(runId, respond);
+      return runId;
+    } finally {
+      this.claiming -= 1;
+      for (const waiter of [...this.claimWaiters]) waiter();
+    }
+  }
+
+  /** Deliveries not kept that may belong to the run: its own and those naming none; every one without a run. */
+  droppedOf(runId?: string): number {
+    if (runId === undefined) return this.dropped;
+    return (this.droppedByRun.get(runId) ?? 0) + (this.droppedByRun.get('') ?? 0);
+  }
+
+  /** @internal the answer the check scripted for this delivery: the endpoint's, else its run's (once claimed). */
+  async responderFor(delivery: ReceivedDelivery): Promise<Responder | undefined> {
+    if (this.respond) return this.respond;
+    const runId = runIdOf(delivery);
+    if (runId === undefined) return undefined;
+    if (!this.byRun.has(runId) && this.claiming > 0) await this.claimed(runId);
+    return this.byRun.get(runId);
+  }
+
+  private claimed(runId: string): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.byRun.has(runId) || this.claiming === 0) finish();
+      };
+      const finish = () => {
+        clearTimeout(timer);
+        this.claimWaiters.delete(check);
+        resolve();
+      };
+      // A held answer never keeps the process alive after the run.
+      const timer = setTimeout(finish, CLAIM_HOLD_MS).unref();
+      this.claimWaiters.add(check);
+    });
+  }
+
+  /** @internal called by the receiver for a delivery it answered without keeping. */
+  drop(delivery: ReceivedDelivery): void {
+    this.dropped += 1;
+    const run = runIdOf(delivery);
+    const key = run !== undefined && (this.droppedByRun.has(run) || this.droppedByRun.size < MAX_RUNS_FOLLOWED) ? run : '';
+    this.droppedByRun.set(key, (this.droppedByRun.get(key) ?? 0) + 1);
   }
 
   /** @internal called by the receiver after each delivery. */
@@ -185,7 +266,7 @@ export class WebhookReceiver {
     return receiver;
   }
 
-  /** A fresh endpoint path for one check. */
+  /** A fresh endpoint path: one check's, or one several checks share (each answering its own runs: `answering`). */
   endpoint(respond?: Responder): ReceiverEndpoint {
     const token = randomBytes(9).toString('base64url');
     const endpoint = new ReceiverEndpoint(token, `${this.publicUrl}/hooks/${token}`, `${this.trapBase}/${token}`, respond);
@@ -221,7 +302,7 @@ export class WebhookReceiver {
     if (endpoint.secret !== undefined && match[1] === 'hooks') {
       delivery.verification = await verifyWebhook({ rawBody: raw, headers, secret: endpoint.secret, now: delivery.receivedAt, store: endpoint.store });
     }
-    const scripted = match[1] === 'hooks' ? endpoint.respond?.(delivery) : { status: 204 };
+    const scripted = match[1] === 'hooks' ? (await endpoint.responderFor(delivery))?.(delivery) : { status: 204 };
     const status = scripted?.status ?? (delivery.verification ? delivery.verification.status : 204);
     // Like a careful service, only an event answered 2xx counts as persisted: a scripted failure gives the claim back.
     if ((status < 200 || status > 299) && delivery.verification?.ok && !delivery.verification.duplicate && eventId !== undefined) endpoint.store.release(eventId);
@@ -229,7 +310,7 @@ export class WebhookReceiver {
     if (list.length < MAX_DELIVERIES_PER_ENDPOINT && this.keptBytes + raw.length <= MAX_KEPT_DELIVERY_BYTES) {
       list.push(delivery);
       this.keptBytes += raw.length;
-    } else endpoint.dropped += 1;
+    } else endpoint.drop(delivery);
     res.writeHead(status, scripted?.headers ?? {}).end();
     endpoint.notify();
   }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { keptDeliveries } from '../../../src/checks/v1/webhooks/support.ts';
 import type { CheckContext } from '../../../src/rule/index.ts';
-import { MAX_KEPT_DELIVERY_BYTES, WebhookReceiver } from '../../../src/webhooks/receiver.ts';
+import { CLAIM_HOLD_MS, MAX_KEPT_DELIVERY_BYTES, WebhookReceiver } from '../../../src/webhooks/receiver.ts';
 import { signWebhook } from '../../../src/webhooks/signature.ts';
 
 const open: WebhookReceiver[] = [];
@@ -59,6 +59,57 @@ describe('the harness webhook receiver', () => {
     expect(flooded.dropped).toBeGreaterThan(0);
     const ctx = { inconclusive: (reason: string): never => { throw new Error(reason); } } as unknown as CheckContext;
     expect(() => keptDeliveries(ctx, flooded)).toThrow(/answered \d+ deliveries to this rule's endpoint without keeping them/);
+    // The flood named no run: no run's deliveries are known whole.
+    expect(() => keptDeliveries(ctx, flooded, 'run_any')).toThrow(/of run run_any, or naming no run/);
     expect(keptDeliveries(ctx, receiver.endpoint())).toEqual([]);
+  });
+
+  it('answers each run on a shared endpoint as its check asks, from a delivery that arrives before the run is known', async () => {
+    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0 });
+    open.push(receiver);
+    const shared = receiver.endpoint();
+    const delivery = (runId: string, eventId: string) => post(shared.url, JSON.stringify({ apiVersion: 'v1', event_id: eventId, run_id: runId, sequence: 1 }), { 'service-webhook-id': eventId });
+    let arrived: Promise<Response> | undefined;
+    let other: Promise<Response> | undefined;
+    // The sender delivers run_early's first event while the request that starts it has not answered yet.
+    const started = shared.answering(
+      (d) => (d.attempt === 1 ? { status: 500 } : undefined),
+      async () => {
+        arrived = delivery('run_early', 'evt_early');
+        other = delivery('run_plain', 'evt_plain');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return 'run_early';
+      },
+    );
+    expect(await started).toBe('run_early');
+    expect((await arrived!).status).toBe(500);
+    // Another run's delivery waited for the claim to settle, then got the usual answer.
+    expect((await other!).status).toBe(204);
+    expect((await delivery('run_early', 'evt_early')).status).toBe(204);
+    expect((await delivery('run_late', 'evt_late')).status).toBe(204);
+    // The two held deliveries are answered together, in either order.
+    expect(shared.deliveries.map((d) => [d.eventId, d.attempt, d.answered]).sort()).toEqual([
+      ['evt_early', 1, 500],
+      ['evt_early', 2, 204],
+      ['evt_late', 1, 204],
+      ['evt_plain', 1, 204],
+    ]);
+  });
+
+  it('holds a delivery of an unclaimed run no longer than CLAIM_HOLD_MS while a run is starting', async () => {
+    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0 });
+    open.push(receiver);
+    const shared = receiver.endpoint();
+    let release: (id: string) => void = () => undefined;
+    const started = shared.answering(() => ({ status: 500 }), () => new Promise<string>((resolve) => (release = resolve)));
+    const before = Date.now();
+    const res = await post(shared.url, JSON.stringify({ run_id: 'run_other' }));
+    const waited = Date.now() - before;
+    expect(res.status).toBe(204);
+    expect(waited).toBeGreaterThanOrEqual(CLAIM_HOLD_MS - 50);
+    expect(waited).toBeLessThan(CLAIM_HOLD_MS + 1_500);
+    release('run_mine');
+    await started;
+    expect((await post(shared.url, JSON.stringify({ run_id: 'run_mine' }))).status).toBe(500);
   });
 });

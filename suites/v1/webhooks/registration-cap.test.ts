@@ -15,11 +15,27 @@ import { certify } from '../../../src/runner/certify.ts';
  * `v1.webhooks/registration-cap` the fake keeps REGISTRATION_CAP per tenant and refuses the next
  * with 403 entitlement_failed, whatever its URL: the rules that needed that registration are
  * untestable, naming the cause, never failed; a forbidden URL the target accepts still fails.
+ * The delivery, listing and replay rules of one run share one receiver endpoint, so a tenant with
+ * room for one more endpoint still lets all of them pass.
  */
 const CREATED = 'v1.webhooks.register.created';
 const HTTPS_ONLY = 'v1.webhooks.url.https-only';
 const LOOPBACK = 'v1.webhooks.url.loopback-names';
 const BODY = 'v1.webhooks.delivery.body';
+/** The rules that share one receiver endpoint per run (src/checks/v1/webhooks/shared.ts). */
+const SHARING = [
+  BODY,
+  'v1.webhooks.delivery.id-header',
+  'v1.webhooks.delivery.timestamp',
+  'v1.webhooks.delivery.signature-format',
+  'v1.webhooks.delivery.signature-valid',
+  'v1.webhooks.delivery.terminal-events',
+  'v1.webhooks.delivery.retry',
+  'v1.webhooks.delivery.sequence-order',
+  'v1.webhooks.deliveries.listing',
+  'v1.webhooks.deliveries.replay',
+  'v1.webhooks.url.redirect',
+];
 const CAUSE = /refused to register another endpoint: 403 entitlement_failed\).*free registrations or raise the cap/;
 
 const closing: Array<() => Promise<unknown>> = [];
@@ -60,8 +76,10 @@ async function run(profile: Profile, ids: string[]): Promise<Map<string, RuleRes
 describe('a per-tenant cap on webhook registrations', () => {
   it('leaves the rules that needed a registration untestable, naming the cap, when the tenant is full', { timeout: 120_000 }, async () => {
     const { profile } = await cappedFake(REGISTRATION_CAP);
-    const results = await run(profile, [CREATED, HTTPS_ONLY, BODY]);
-    for (const id of [CREATED, HTTPS_ONLY, BODY]) {
+    // Shared registrations too: each rule sharing the refused one is untestable, as it would be with its own.
+    const ids = [CREATED, HTTPS_ONLY, LOOPBACK, ...SHARING];
+    const results = await run(profile, ids);
+    for (const id of ids) {
       const r = results.get(id)!;
       expect(r.verdict, `${id}: ${r.reason}`).toBe('untestable');
       expect(r.reason).toMatch(CAUSE);
@@ -74,6 +92,12 @@ describe('a per-tenant cap on webhook registrations', () => {
     expect(r.evidence.filter((e) => e.response?.status === 403).length).toBeGreaterThan(0);
     expect(r.verdict, r.reason).toBe('untestable');
     expect(r.reason).toMatch(CAUSE);
+  });
+
+  it('passes every rule of one shared receiver endpoint where the tenant has room for just one more', { timeout: 120_000 }, async () => {
+    const { profile } = await cappedFake(REGISTRATION_CAP - 1);
+    const results = await run(profile, SHARING);
+    for (const id of SHARING) expect(results.get(id)!.verdict, `${id}: ${results.get(id)!.reason}`).toBe('pass');
   });
 
   it('still passes the rules whose registrations fit under the cap', { timeout: 120_000 }, async () => {

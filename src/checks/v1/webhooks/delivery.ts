@@ -6,8 +6,9 @@ import { eventIdText } from '../../../webhooks/signature.ts';
 import { deliveriesIn, deliveryJson, deliveryType, isTerminalType, judgeDeliveries, withJudgement } from './traffic.ts';
 import { webhookDeliveryBody, WEBHOOK_HEADERS, WEBHOOK_SIGNATURE_PATTERN } from '../../../contract/v1/webhooks.ts';
 import { constantTimeEqual, ENDPOINT_SECRET_LABEL, signedPayload, WEBHOOK_SECRET_VARIABLE } from '../../../webhooks/signature.ts';
-import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
-import { bodyOf, eventIdOf, firstAttempts, keptDeliveries, macMatches, isTerminal, ofRun, recordDeliveries, runDeliveries, setupHook, startRun, typeOf, untilTerminal } from './support.ts';
+import { CLAIM_HOLD_MS, type ReceivedDelivery } from '../../../webhooks/receiver.ts';
+import { bodyOf, eventIdOf, firstAttempts, keptDeliveries, macMatches, isTerminal, ofRun, recordDeliveries, startRun, typeOf, untilTerminal } from './support.ts';
+import { runDeliveries, sharedHook, startAnswered } from './shared.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
@@ -224,7 +225,7 @@ export const terminalEvents = rule({
   needs: { fixtures: ['webhooks.runs.fails'] },
   spec: { section: SECTION, quote: 'Event types named: `run.completed`, `run.failed`.' },
   async check(ctx: CheckContext) {
-    const hook = await setupHook(ctx);
+    const hook = await sharedHook(ctx);
     const completed = await startRun(ctx, 'completes');
     const failed = await startRun(ctx, 'fails');
     for (const [runId, expected] of [
@@ -270,22 +271,24 @@ export const retry = rule({
     quote: 'Delivery is at least once and may arrive out of order. … Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter',
   },
   async check(ctx: CheckContext) {
+    const hook = await sharedHook(ctx);
     const failedOnce = new Set<string>();
-    const hook = await setupHook(ctx, {
-      respond: (d) => {
-        const key = eventKey(d);
-        if (failedOnce.has(key)) return undefined;
-        failedOnce.add(key);
-        return { status: 500 };
-      },
+    // The shared endpoint answers 500 to the first attempt of each event of this rule's run only.
+    const runId = await startAnswered(ctx, hook.endpoint, 'completes', (d) => {
+      const key = eventKey(d);
+      if (failedOnce.has(key)) return undefined;
+      failedOnce.add(key);
+      return { status: 500 };
     });
-    const runId = await startRun(ctx, 'completes');
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     // The terminal event is one per run, so its attempts are found by type alone.
     const terminalAttempts = () => ofRun(hook.endpoint.deliveries, runId).filter(isTerminal);
     if (!(await hook.endpoint.waitFor(() => terminalAttempts().length > 0, timeout))) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it within ${timeout} ms` });
+    if (terminalAttempts()[0]!.answered !== 500) {
+      ctx.inconclusive(`setup failed: the first attempt of run ${runId}'s terminal event arrived more than ${CLAIM_HOLD_MS} ms before POST /v1/execute answered with the run's id, so the receiver answered it ${terminalAttempts()[0]!.answered}, not 500`);
+    }
     const retried = await hook.endpoint.waitFor(() => terminalAttempts().length >= 2, timeout);
-    const attempts = ofRun(keptDeliveries(ctx, hook.endpoint), runId).filter(isTerminal);
+    const attempts = ofRun(keptDeliveries(ctx, hook.endpoint, runId), runId).filter(isTerminal);
     recordDeliveries(ctx, hook.endpoint, attempts);
     ctx.expect(retried, `the terminal delivery answered 500 was not attempted again within ${timeout} ms`);
     const ids = new Set(attempts.map(eventIdOf));

@@ -4,7 +4,8 @@ import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { pageLinksOf } from './listing-pages.ts';
-import { DELIVERIES, eventIdOf, isTerminal, keptDeliveries, macMatches, ofRun, ownId, recordDeliveries, registrar, runDeliveries, setupHook, startRun, untilTerminal } from './support.ts';
+import { DELIVERIES, eventIdOf, isTerminal, keptDeliveries, macMatches, ofRun, ownId, recordDeliveries, registrar, setupHook, startRun, untilTerminal } from './support.ts';
+import { runDeliveries, sharedHook } from './shared.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
 
@@ -171,7 +172,7 @@ export const replay = rule({
   async check(ctx: CheckContext) {
     const operation = ctx.profile.fixtures.webhooks.replay;
     if (!operation) ctx.untestable({ need: 'fixture', path: 'webhooks.replay', remedy: 'give the method and path of the replay operation, e.g. { method: POST, path: "/v1/webhook-deliveries/{delivery_id}/replay" }' });
-    const hook = await setupHook(ctx);
+    const hook = await sharedHook(ctx);
     const runId = await startRun(ctx, 'completes');
     const { deliveries, terminal } = await untilTerminal(ctx, hook, runId);
     if (!terminal) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it, so there is nothing to replay` });
@@ -190,7 +191,7 @@ export const replay = rule({
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
     const replayedOf = (ds: readonly ReceivedDelivery[]) => ofRun(ds.slice(before), runId).filter(isTerminal);
     const arrived = await hook.endpoint.waitFor((ds) => replayedOf(ds).length > 0, timeout);
-    const replayed = replayedOf(keptDeliveries(ctx, hook.endpoint));
+    const replayed = replayedOf(keptDeliveries(ctx, hook.endpoint, runId));
     recordDeliveries(ctx, hook.endpoint, [original, ...replayed]);
     ctx.check(arrived, `no replayed delivery of run ${runId}'s terminal event reached the receiver within ${timeout} ms`);
     const originalSigned = await macMatches(original, hook.secret);
@@ -210,12 +211,13 @@ export const deadLetter = rule({
   activeOnly: 'an observation of retries of a delivery apicert keeps failing, over time',
   spec: { section: 'Events > Webhooks', quote: 'Retry schedule, dead-letter rules and replay parameters: not shown.' },
   async check(ctx: CheckContext) {
+    // Its own endpoint: one failing every attempt until the sender gives up may be paused or disabled whole (dead-letter rules: not shown), which must cost the shared endpoint nothing.
     const hook = await setupHook(ctx, { respond: () => ({ status: 500 }) });
     const runId = await startRun(ctx, 'completes');
     const wait = ctx.profile.fixtures.webhooks.deadLetterWaitMs;
     const arrived = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some(isTerminal), Math.min(wait, ctx.profile.fixtures.webhooks.deliveryTimeoutMs));
     if (!arrived) ctx.untestable({ need: 'receiver', remedy: `no terminal delivery for run ${runId} reached it` });
-    const key = eventIdOf(ofRun(keptDeliveries(ctx, hook.endpoint), runId).find(isTerminal)!);
+    const key = eventIdOf(ofRun(keptDeliveries(ctx, hook.endpoint, runId), runId).find(isTerminal)!);
     const started = performance.now();
     let status: unknown;
     // Poll the listing until the target reports a dead-letter-like status or the wait ends.
@@ -225,7 +227,7 @@ export const deadLetter = rule({
       status = item?.status;
       if (typeof status === 'string' && /dead|exhaust|abandon|failed/i.test(status)) break;
     }
-    const attempts = keptDeliveries(ctx, hook.endpoint).filter((d) => eventIdOf(d) === key);
+    const attempts = keptDeliveries(ctx, hook.endpoint, runId).filter((d) => eventIdOf(d) === key);
     recordDeliveries(ctx, hook.endpoint, attempts);
     ctx.expect(attempts.length >= 1, 'the failing delivery reached the receiver');
     ctx.observe('attempts of an always-failing delivery', attempts.length, `within ${wait} ms`);

@@ -7,7 +7,8 @@ import { callerOf, limiterRefused, noRoom, registrations, roomRefusal, testRecei
 import { isRecord } from '../../../util/json.ts';
 import { type ReceiverEndpoint, WEBHOOK_RECEIVER } from '../../../webhooks/receiver.ts';
 import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
-import { DELIVERIES, holdingOnly, keptDeliveries, needRoom, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, setupHook, startRun, typeOf, WEBHOOKS } from './support.ts';
+import { DELIVERIES, holdingOnly, keptDeliveries, needRoom, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, startRun, typeOf, WEBHOOKS } from './support.ts';
+import { sharedHook } from './shared.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
@@ -55,6 +56,7 @@ export const registerCreated = rule({
   },
   async provoke(ctx: CheckContext) {
     // apicert's own receiver, when the run has one, is a URL known public; else a public-looking name, whose 201 (if any) is judged.
+    // A fresh URL of its own, not the shared endpoint: the judgement judges a URL's first registration.
     const receiver = ctx.service(WEBHOOK_RECEIVER);
     const url = receiver ? receiver.endpoint().url : publicUrl();
     const res = await registerWebhook(ctx, { url, description: 'apicert registration probe' }, receiver ? "register the receiver's public https endpoint" : 'register a public-looking https endpoint');
@@ -131,6 +133,7 @@ export const secretOnce = rule({
     },
   },
   async provoke(ctx: CheckContext) {
+    // An endpoint of its own: the secret is shown once, at the creation this rule must see, then followed through what comes after.
     const url = publicUrl();
     const first = await registerWebhook(ctx, { url }, 'register an endpoint');
     needRoom(ctx, first);
@@ -163,7 +166,8 @@ export const filterField = rule({
     quote: '`event_types` (array of string), `description` (string). The reference schema lists the filter as `events` (array of string; omitted presumably means all)',
   },
   async check(ctx: CheckContext) {
-    const control = await setupHook(ctx);
+    // The unfiltered control is the run's shared endpoint; each filter needs an endpoint of its own, registered with it.
+    const control = await sharedHook(ctx);
     const receiver = receiverOf(ctx);
     const filtered: Record<'event_types' | 'events', ReceiverEndpoint> = { event_types: receiver.endpoint(), events: receiver.endpoint() };
     for (const [field, endpoint] of Object.entries(filtered)) {
@@ -177,9 +181,9 @@ export const filterField = rule({
     if (!arrived) ctx.inconclusive(`the unfiltered endpoint received no run.completed for run ${runId} within ${timeout} ms`);
     // Deliveries to the three endpoints leave together; a short grace lets filtered-out ones show up if they were sent.
     await ctx.sleep(1_000);
-    const honoured = (endpoint: ReceiverEndpoint) => !ofRun(keptDeliveries(ctx, endpoint), runId).some((d) => typeOf(d) !== 'run.failed');
+    const honoured = (endpoint: ReceiverEndpoint) => !ofRun(keptDeliveries(ctx, endpoint, runId), runId).some((d) => typeOf(d) !== 'run.failed');
     ctx.observe('event_types honoured', honoured(filtered.event_types), 'an endpoint registered with event_types [run.failed] received no other event of a completed run');
     ctx.observe('events honoured', honoured(filtered.events), 'an endpoint registered with events [run.failed] received no other event of a completed run');
-    ctx.observe('event types delivered without a filter', [...new Set(ofRun(keptDeliveries(ctx, control.endpoint), runId).map(typeOf))], 'the seed names only run.completed and run.failed');
+    ctx.observe('event types delivered without a filter', [...new Set(ofRun(keptDeliveries(ctx, control.endpoint, runId), runId).map(typeOf))], 'the seed names only run.completed and run.failed');
   },
 });

@@ -6,7 +6,7 @@ import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
 import { noRoom, roomRefusal } from '../support/traffic.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
-import { MAX_DELIVERIES_PER_ENDPOINT, MAX_KEPT_DELIVERY_BYTES, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
+import { MAX_DELIVERIES_PER_ENDPOINT, MAX_KEPT_DELIVERY_BYTES, runIdOf, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
@@ -85,10 +85,18 @@ export interface Hook {
   endpointId: string | undefined;
 }
 
-/** Registers a fresh receiver path as a setup step: a refusal makes the rule untestable, not failed. */
+/**
+ * Registers a fresh receiver path of the rule's own as a setup step, for a rule whose proof needs
+ * an endpoint no other rule shares (the others use `sharedHook`).
+ */
 export async function setupHook(ctx: CheckContext, options: { respond?: Responder; extra?: Record<string, unknown> } = {}): Promise<Hook> {
   const endpoint = receiverOf(ctx).endpoint(options.respond);
   const res = await registerWebhook(ctx, { url: endpoint.url, description: `apicert ${ctx.rule.id}`, ...options.extra }, 'setup: register the receiver endpoint');
+  return acceptedHook(ctx, endpoint, res);
+}
+
+/** The hook a registration of the endpoint gave, as a setup step: a refusal makes the rule untestable or inconclusive, not failed. */
+export function acceptedHook(ctx: CheckContext, endpoint: ReceiverEndpoint, res: ProbeResponse): Hook {
   needRoom(ctx, res);
   if (res.status !== 201) ctx.inconclusive(`setup failed: registering the receiver URL answered ${res.status}, not 201 (is fixtures.webhooks.publicReceiverUrl a public HTTPS URL on the default port?)`);
   const secret = secretOf(res);
@@ -136,13 +144,15 @@ export function isTerminal(d: ReceivedDelivery): boolean {
 }
 
 /**
- * The deliveries an endpoint kept. When it had to drop some (the target sent more than the receiver
- * keeps: MAX_DELIVERIES_PER_ENDPOINT per endpoint, MAX_KEPT_DELIVERY_BYTES of bodies in all), a rule would judge part of
- * what came: inconclusive, saying so.
+ * The deliveries an endpoint kept. When it had to drop some that may be of the rule's run (given:
+ * those naming it or no run; else any) because the target sent more than the receiver keeps
+ * (MAX_DELIVERIES_PER_ENDPOINT per endpoint, MAX_KEPT_DELIVERY_BYTES of bodies in all), a rule
+ * would judge part of what came: inconclusive, saying so.
  */
-export function keptDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint): readonly ReceivedDelivery[] {
-  if (endpoint.dropped > 0) {
-    ctx.inconclusive(`the webhook receiver answered ${endpoint.dropped} deliveries to this rule's endpoint without keeping them (it keeps ${MAX_DELIVERIES_PER_ENDPOINT.toLocaleString('en-US')} per endpoint and ${MAX_KEPT_DELIVERY_BYTES / 1024 / 1024} MiB of bodies in all, so a flood cannot exhaust memory): the rule would judge part of what came`);
+export function keptDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint, runId?: string): readonly ReceivedDelivery[] {
+  const dropped = endpoint.droppedOf(runId);
+  if (dropped > 0) {
+    ctx.inconclusive(`the webhook receiver answered ${dropped} deliveries to this rule's endpoint${runId === undefined ? '' : ` (of run ${runId}, or naming no run)`} without keeping them (it keeps ${MAX_DELIVERIES_PER_ENDPOINT.toLocaleString('en-US')} per endpoint and ${MAX_KEPT_DELIVERY_BYTES / 1024 / 1024} MiB of bodies in all, so a flood cannot exhaust memory): the rule would judge part of what came`);
   }
   return endpoint.deliveries;
 }
@@ -151,24 +161,12 @@ export function keptDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint): r
 export async function untilTerminal(ctx: CheckContext, hook: Hook, runId: string): Promise<{ deliveries: ReceivedDelivery[]; terminal: boolean }> {
   const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
   const terminal = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some(isTerminal), timeout);
-  return { deliveries: ofRun(keptDeliveries(ctx, hook.endpoint), runId), terminal };
-}
-
-/** For rules that judge every delivery of a run: none at all means nothing could be judged. */
-export async function runDeliveries(ctx: CheckContext, kind: RunKind = 'completes', options: { respond?: Responder } = {}): Promise<{ hook: Hook; runId: string; deliveries: ReceivedDelivery[] }> {
-  const hook = await setupHook(ctx, options);
-  const runId = await startRun(ctx, kind);
-  const { deliveries } = await untilTerminal(ctx, hook, runId);
-  if (deliveries.length === 0) {
-    ctx.untestable({ need: 'receiver', remedy: `no delivery for run ${runId} reached it within ${ctx.profile.fixtures.webhooks.deliveryTimeoutMs} ms (fixtures.webhooks.deliveryTimeoutMs): check that the public receiver URL forwards to apicert` });
-  }
-  recordDeliveries(ctx, hook.endpoint, deliveries);
-  return { hook, runId, deliveries };
+  return { deliveries: ofRun(keptDeliveries(ctx, hook.endpoint, runId), runId), terminal };
 }
 
 /** Received deliveries become evidence too, redacted like every exchange. */
 export function recordDeliveries(ctx: CheckContext, endpoint: ReceiverEndpoint, deliveries: readonly ReceivedDelivery[], label = 'received webhook delivery'): void {
-  keptDeliveries(ctx, endpoint);
+  for (const runId of new Set(deliveries.map(runIdOf))) keptDeliveries(ctx, endpoint, runId);
   for (const d of deliveries.slice(0, 20)) {
     ctx.http.record(
       {

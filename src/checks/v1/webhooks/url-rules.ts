@@ -5,7 +5,8 @@ import { urlClassesOf, type UrlClassName } from '../../../contract/v1/webhook-ur
 import type { Profile } from '../../../profile/schema.ts';
 import { journalFact, responseJson } from '../../../traffic/read.ts';
 import { noRoom, registrationsOf, roomRefusal, testReceiverUrl } from '../support/traffic.ts';
-import { needRoom, publicUrl, receiverOf, recordDeliveries, refused, registerWebhook, setupHook, startRun, ofRun } from './support.ts';
+import { needRoom, receiverOf, recordDeliveries, refused, registerWebhook, ofRun } from './support.ts';
+import { sharedHook, startAnswered, urlControl } from './shared.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
 
@@ -99,8 +100,8 @@ function urlClassRule(spec: UrlClassRule): Rule {
       },
     },
     async provoke(ctx: CheckContext) {
-      // The control: a public https URL on the default port is accepted, so refusals below are about the class.
-      const control = await registerWebhook(ctx, { url: publicUrl() }, 'control: register a public https URL');
+      // The control: a public https URL on the default port is accepted, so refusals below are about the class (one per run).
+      const control = await urlControl(ctx);
       needRoom(ctx, control);
       if (control.status !== 201) ctx.inconclusive(`setup failed: a public https URL on the default port answered ${control.status}, not 201`);
       await ctx.property(
@@ -200,17 +201,20 @@ export const unsafeRedirect = rule({
   spec: { section: SECTION, quote: 'Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
   async check(ctx: CheckContext) {
     receiverOf(ctx);
-    let trapUrl = '';
-    const hook = await setupHook(ctx, { respond: () => ({ status: 307, headers: { location: trapUrl } }) });
-    trapUrl = hook.endpoint.trapUrl;
-    const runId = await startRun(ctx, 'completes');
+    const hook = await sharedHook(ctx);
+    const trapUrl = hook.endpoint.trapUrl;
+    // The shared endpoint redirects the first attempt of each event of this rule's run, and answers its retries as usual:
+    // a sender that follows a redirect does so on the first, and the endpoint fails no more than the retry rule makes it.
+    const runId = await startAnswered(ctx, hook.endpoint, 'completes', (d) => (d.attempt === 1 ? { status: 307, headers: { location: trapUrl } } : undefined));
     const timeout = ctx.profile.fixtures.webhooks.deliveryTimeoutMs;
-    const reached = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).length > 0, timeout);
+    const reached = await hook.endpoint.waitFor((ds) => ofRun(ds, runId).some((d) => d.answered === 307), timeout);
     if (!reached) ctx.untestable({ need: 'receiver', remedy: `no delivery for run ${runId} reached it within ${timeout} ms, so no redirect could be offered` });
     // A sender that follows redirects does so right away; one second is plenty on top of the first answer.
     await ctx.sleep(1_000);
     recordDeliveries(ctx, hook.endpoint, ofRun(hook.endpoint.deliveries, runId));
-    recordDeliveries(ctx, hook.endpoint, hook.endpoint.trapHits, 'request that reached the redirect target');
-    ctx.expect(hook.endpoint.trapHits.length === 0, `the sender followed a 307 to ${trapUrl} (plain http, not the registered endpoint) ${hook.endpoint.trapHits.length} time(s)`);
+    // Only this rule's run is answered with a redirect, so every request at the shared endpoint's trap is its own.
+    const hits = hook.endpoint.trapHits;
+    recordDeliveries(ctx, hook.endpoint, hits, 'request that reached the redirect target');
+    ctx.expect(hits.length === 0, `the sender followed a 307 to ${trapUrl} (plain http, not the registered endpoint) ${hits.length} time(s)`);
   },
 });

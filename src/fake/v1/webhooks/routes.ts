@@ -107,9 +107,8 @@ function registrar({ fake, v1, registerScopes }: WebhookSurface, r: RouteRequest
 
 /**
  * Live endpoints a tenant may hold under `v1.webhooks/registration-cap`. A full certify run registers
- * some twenty in the webhook tenant; seven let the first rules register (created, secret-once,
- * filter-field: six) and give the last place to the first URL rule's control, so the cap falls
- * inside a URL rule and before every delivery rule.
+ * eight in the webhook tenant (src/checks/v1/webhooks/shared.ts): seven let most rules register, and
+ * the eighth is refused, so the run shows the rules a cap leaves untestable.
  */
 export const REGISTRATION_CAP = 7;
 
