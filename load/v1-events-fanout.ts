@@ -8,7 +8,7 @@ import { iterationOptions, k6Transport, newKey, Recorder, runConfigFor, settings
 
 const config = settingsFor('v1-events-fanout');
 const runConfig = runConfigFor('v1-events-fanout');
-const recorder = new Recorder('v1-events-fanout', ['v1_fanout_readers_judged']);
+const recorder = new Recorder('v1-events-fanout', ['v1_fanout_readers_judged', 'v1_fanout_readers_timed_out']);
 
 export const options = iterationOptions('fanout', config, config.readers, recorder);
 

@@ -1,14 +1,13 @@
 /**
  * /v8 per-principal rate limit: a ramping arrival rate (with APICERT_V8_RATE_LIMIT_TOKEN, a
- * principal on a tier the ramp can exhaust) of reads of a mission no one has (404 costs
- * the target only its limiter). The seed gives no numbers, so this records where 429 starts; each
+ * principal on a tier the ramp can exhaust) of mission creates, each under a fresh key: the Errors
+ * table gives 429 to POST /v8/missions only, as certify's burst reads it. The seed gives no numbers, so this records where 429 starts; each
  * 429 must be a problem, and (with APICERT_V8_OTHER_PRINCIPAL_TOKEN, one probe per VU) another
  * principal must not be limited meanwhile. Rules: load.v8.rate-limit.limit-observed,
  * load.v8.rate-limit.429-problem, load.v8.rate-limit.per-principal.
  */
-import { ABSENT_MISSION_ID } from '../src/load/config.ts';
 import { v8RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
-import { k6Transport, rampClock, rampOptions, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
+import { k6Transport, newKey, rampClock, rampOptions, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
 const config = settingsFor('v8-rate-limit');
 const runConfig = runConfigFor('v8-rate-limit');
@@ -24,7 +23,7 @@ const mayProbeOther = () => !probedOther && (probedOther = true);
 
 export default recorder.iteration(() => {
   const c = runConfig();
-  return v8RateLimitStep(k6Transport, { baseUrl: c.baseUrl, token: c.credential, otherToken: c.v8OtherToken, mayProbeOther, missionId: ABSENT_MISSION_ID, ...rampClock(c) });
+  return v8RateLimitStep(k6Transport, { baseUrl: c.baseUrl, token: c.credential, otherToken: c.v8OtherToken, mayProbeOther, missionBody: c.missionBody, key: newKey, ...rampClock(c) });
 });
 
 export const handleSummary = recorder.handleSummary(config);

@@ -129,6 +129,8 @@ export class Recorder {
   private readonly trends: Record<string, Trend> = {};
   private readonly script: LoadScript;
   private readonly figureNames: readonly string[];
+  /** The iterations of the whole run, for a script of bounded iterations: a summary with fewer was cut short. */
+  plannedIterations: number | undefined;
 
   constructor(script: LoadScript, figures: readonly string[]) {
     this.script = script;
@@ -200,7 +202,7 @@ export class Recorder {
     return (data) => {
       // The end of the test: the credentials may be read now (to name the rules they leave untestable).
       const untestable = untestableRules(this.script, named(this.script, () => loadConfig(__ENV)));
-      const summary = summaryFromK6(data as K6SummaryData, { script: this.script, target: config.baseUrl, segment: segment(), figures: this.figureNames, untestable });
+      const summary = summaryFromK6(data as K6SummaryData, { script: this.script, target: config.baseUrl, segment: segment(), figures: this.figureNames, untestable, ...(this.plannedIterations === undefined ? {} : { plannedIterations: this.plannedIterations }) });
       let stdout = textSummary(data as TextSummaryData);
       if (summary.iterations.judged === 0) stdout += `\napicert ${this.script}: execution segment ${summary.segments.join(' ')} ran no iteration that judged a rule (no VU, no iteration, or every one failed): it judged nothing, and its thresholds fail\n`;
       if (__ENV.APICERT_SUMMARY_STDOUT === '1') stdout += `\n${SUMMARY_LINE_PREFIX}${JSON.stringify(summary)}\n`;
@@ -224,6 +226,7 @@ const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(95)', 'count'];
 
 /** Options of a script of bounded iterations (APICERT_ITERATIONS, APICERT_VUS, APICERT_MAX_DURATION), each sending up to `concurrency` requests at once. */
 export function iterationOptions(name: string, config: LoadConfig, concurrency: number, recorder: Recorder): Options {
+  recorder.plannedIterations = config.iterations;
   return {
     scenarios: { [name]: { executor: 'shared-iterations', vus: config.vus, iterations: config.iterations, maxDuration: config.maxDuration } },
     batch: concurrency,

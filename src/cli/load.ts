@@ -24,7 +24,7 @@ import type { Network } from '../profile/network.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { withLoadResults } from '../load/report.ts';
 import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/rules.ts';
-import { mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
+import { cutShort, mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import type { Report } from '../reports/model.ts';
 import { checkReportRoot, createRunFolder, LATEST, pointLatestAt, writeRunReports, writtenLine } from '../reports/run-folder.ts';
@@ -143,7 +143,7 @@ const K6_STOP_GRACE_MS = 10_000;
  * stopped. An interrupt of apicert reaches k6 as SIGINT, so k6 ends its test and writes what it
  * judged so far; one that does not end within the grace is killed.
  */
-function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: AbortSignal, unset: readonly string[] = []): Promise<number> {
+function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: AbortSignal, unset: readonly string[] = []): Promise<{ code: number; overran: boolean }> {
   const childEnv: Env = { ...process.env, ...env };
   for (const name of unset) delete childEnv[name];
   // Its own process group: a Ctrl-C at the terminal reaches apicert only, which passes it on once
@@ -152,12 +152,14 @@ function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: 
   const orphaned = () => child.kill('SIGKILL');
   process.once('exit', orphaned);
   let killer: NodeJS.Timeout | undefined;
+  let overran = false;
   const halt = (signal: NodeJS.Signals) => {
     child.kill(signal);
     killer ??= setTimeout(() => child.kill('SIGKILL'), K6_STOP_GRACE_MS);
   };
   const timer = setTimeout(() => {
     console.error(`apicert: k6 ran past ${Math.round(limitMs / 1000)} s; stopping it (pid ${child.pid})`);
+    overran = true;
     halt('SIGTERM');
   }, limitMs);
   const onStop = () => halt('SIGINT');
@@ -168,7 +170,7 @@ function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: 
       clearTimeout(killer);
       stop.removeEventListener('abort', onStop);
       process.off('exit', orphaned);
-      resolve(code);
+      resolve({ code, overran });
     };
     child.on('error', () => done(-1));
     child.on('close', (code) => done(code ?? -1));
@@ -317,10 +319,12 @@ async function runScript(script: LoadScript, step: ScriptStep): Promise<LoadRule
   }
   await rm(summaryPath, { force: true });
   console.log(`\n== ${script} ==`);
-  const code = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop, step.unset);
+  const { code, overran } = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop, step.unset);
   console.log(`k6 exited ${code} (${script})`);
   const summary = await readSummary(summaryPath);
-  if (summary) return verdictsOf(summary);
+  // A run cut short judged part of the load: its passes are inconclusive, as a merge of some segments' are.
+  const stopped = step.stop.aborted ? (/interrupted by \w+/.exec((step.stop.reason as Error).message)?.[0] ?? 'interrupted') : overran ? `k6 ran past ${Math.round(step.limitMs / 1000)} s and was stopped` : undefined;
+  if (summary) return verdictsOf(summary, cutShort(summary, stopped));
   return allRules(script, 'inconclusive', step.stop.aborted ? `k6 was stopped: ${(step.stop.reason as Error).message}` : `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`);
 }
 

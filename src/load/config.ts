@@ -7,6 +7,7 @@
 import { minimalTurn } from '../../scenarios/v1/turns.ts';
 import { taskScenarios } from '../../scenarios/v1/runs.ts';
 import { missionScenarios } from '../../scenarios/v8/missions.ts';
+import { canonicalJson } from '../util/json.ts';
 import type { LoadScript } from './rules.ts';
 
 export type Env = Record<string, string | undefined>;
@@ -26,12 +27,13 @@ export const ENV_VARS: readonly EnvVar[] = [
   { name: 'APICERT_BASE_URL', about: 'base URL of the target', default: 'http://127.0.0.1:8080' },
   { name: 'APICERT_V8_TOKEN', about: '/v8 token with missions:read and missions:write', secret: true },
   { name: 'APICERT_V8_RATE_LIMIT_TOKEN', about: '/v8 token of a principal on a tier the ramp can exhaust (default: APICERT_V8_TOKEN)', secret: true },
-  { name: 'APICERT_V8_OTHER_PRINCIPAL_TOKEN', about: '/v8 token of another principal (judges that the rate limit is per principal)', secret: true },
+  { name: 'APICERT_V8_OTHER_PRINCIPAL_TOKEN', about: '/v8 token of another principal with missions:write (judges that the rate limit is per principal)', secret: true },
   { name: 'APICERT_V1_KEY', about: '/v1 key (service_sk_...) with runs:read and runs:write', secret: true },
   { name: 'APICERT_V1_RATE_LIMIT_KEY', about: '/v1 key of the primary principal on a tier the ramp can exhaust (default: APICERT_V1_KEY)', secret: true },
   { name: 'APICERT_V1_LIMITER_DOWN_KEY', about: '/v1 key whose rate limiter is unavailable (judges the fail-closed 503)', secret: true },
   { name: 'APICERT_MISSION_BODY', about: 'JSON create body of a mission that succeeds on this target', default: 'the reference fake\'s "succeeds" scenario' },
   { name: 'APICERT_V1_TASK_BODY', about: 'JSON task-mode execute body of a run that completes', default: 'the reference fake\'s "completes" scenario' },
+  { name: 'APICERT_V1_OTHER_TASK_BODY', about: 'JSON task-mode execute body other than APICERT_V1_TASK_BODY that the target admits: the different request sent under a used key', default: 'the reference fake\'s "fails" scenario' },
   { name: 'APICERT_V1_TURN_BODY', about: 'JSON turn-mode execute body (its requestId is replaced per storm)', default: 'the smallest valid turn body' },
   { name: 'APICERT_ITERATIONS', about: 'iterations of the storm and fan-out scripts (shared by all VUs)', default: '3' },
   { name: 'APICERT_VUS', about: 'VUs of the storm and fan-out scripts', default: '1' },
@@ -62,6 +64,7 @@ export interface LoadConfig {
   v1LimiterDownKey?: string;
   missionBody: unknown;
   taskBody: unknown;
+  otherTaskBody: unknown;
   turnBody: Record<string, unknown>;
   iterations: number;
   vus: number;
@@ -127,6 +130,7 @@ export function loadSettings(env: Env): LoadConfig {
     baseUrl,
     missionBody: json(env, 'APICERT_MISSION_BODY', missionScenarios.succeeds.request),
     taskBody: json(env, 'APICERT_V1_TASK_BODY', taskScenarios.completes.request),
+    otherTaskBody: json(env, 'APICERT_V1_OTHER_TASK_BODY', taskScenarios.fails.request),
     turnBody: json(env, 'APICERT_V1_TURN_BODY', minimalTurn) as Record<string, unknown>,
     iterations: whole(env, 'APICERT_ITERATIONS', 1, 10_000),
     vus: whole(env, 'APICERT_VUS', 1, 1_000),
@@ -184,6 +188,9 @@ export function credentialOf(script: LoadScript, config: LoadConfig): string {
 export function untestableRules(script: LoadScript, config: LoadConfig): Record<string, string> {
   const out: Record<string, string> = {};
   if (script === 'v1-rate-limit' && !config.v1LimiterDownKey) out['load.v1.rate-limit.unavailable-503'] = 'no APICERT_V1_LIMITER_DOWN_KEY (fixtures.v1.limiterUnavailableCredential): give a key whose rate limiter is unavailable';
+  if (script === 'v1-idempotency-storm' && canonicalJson(config.otherTaskBody) === canonicalJson(config.taskBody)) {
+    out['load.v1.idempotency.storm-conflict'] = 'APICERT_V1_OTHER_TASK_BODY (fixtures.v1.tasks.fails) is the same request as APICERT_V1_TASK_BODY: give another task body the target admits';
+  }
   if (script === 'v8-rate-limit' && !config.v8OtherToken) out['load.v8.rate-limit.per-principal'] = 'no APICERT_V8_OTHER_PRINCIPAL_TOKEN: give a token of a second principal';
   return out;
 }
@@ -193,9 +200,6 @@ export function rampRate(config: LoadConfig, elapsedMs: number): number {
   const share = Math.min(1, Math.max(0, elapsedMs / durationMs(config.ramp)));
   return Math.round(config.rateStart + (config.rateMax - config.rateStart) * share);
 }
-
-/** A mission id no principal has (UUID v7 shape, time zero): reading it costs the target only its limiter. */
-export const ABSENT_MISSION_ID = '00000000-0000-7000-8000-000000000000';
 
 export type SurfaceHeaders = Partial<Record<'v8' | 'v1' | 'mcp', Record<string, string>>>;
 

@@ -38,6 +38,8 @@ export interface LoadSummary {
   durationMs: number;
   /** Iterations that judged at least one rule, and those that judged nothing (errors, transport trouble). */
   iterations: { judged: number; unjudged: number };
+  /** Iterations the whole run was to have (APICERT_ITERATIONS) for a script of bounded iterations; absent for the ramps. */
+  plannedIterations?: number;
   rules: Record<string, RuleTally>;
   figures: Record<string, FigureStats>;
   /** Rules the script could not judge for a missing prerequisite, with what to give it. */
@@ -105,8 +107,9 @@ export function figureMetric(name: string): string {
 }
 
 /** Builds the summary from k6's end-of-test data: rule metrics are Rates, figures Trends, checks named `<rule id>: <sentence>`. */
-export function summaryFromK6(data: K6SummaryData, meta: { script: LoadScript; target: string; segment: string; figures: readonly string[]; untestable: Record<string, string> }): LoadSummary {
+export function summaryFromK6(data: K6SummaryData, meta: { script: LoadScript; target: string; segment: string; figures: readonly string[]; untestable: Record<string, string>; plannedIterations?: number }): LoadSummary {
   const summary = emptySummary(meta.script, meta.target, [meta.segment]);
+  if (meta.plannedIterations !== undefined) summary.plannedIterations = meta.plannedIterations;
   summary.durationMs = Math.round(data.state?.testRunDurationMs ?? 0);
   summary.untestable = { ...meta.untestable };
   const judged = data.metrics[JUDGED_METRIC]?.values;
@@ -192,6 +195,9 @@ export function mergeSummaries(summaries: readonly LoadSummary[]): { summary: Lo
     covered += span.bounds[1] - span.bounds[0];
   }
   const merged = emptySummary(script, summaries[0]!.target, spans.map((s) => s.seg));
+  // Every segment's script read the same APICERT_ITERATIONS: the whole run's.
+  const planned = summaries[0]!.plannedIterations;
+  if (planned !== undefined && summaries.every((s) => s.plannedIterations === planned)) merged.plannedIterations = planned;
   for (const s of summaries) {
     merged.durationMs = Math.max(merged.durationMs, s.durationMs);
     merged.iterations.judged += s.iterations.judged;
@@ -204,8 +210,22 @@ export function mergeSummaries(summaries: readonly LoadSummary[]): { summary: Lo
     for (const [name, stats] of Object.entries(s.figures)) addFigure(merged.figures, name, stats);
     Object.assign(merged.untestable, s.untestable);
   }
-  const missing = Math.abs(covered - 1) < 1e-9 ? undefined : `the summaries cover ${(covered * 100).toFixed(1)} % of the run (segments ${merged.segments.join(', ')})`;
+  const missing = Math.abs(covered - 1) < 1e-9 ? cutShort(merged) : `the summaries cover ${(covered * 100).toFixed(1)} % of the run (segments ${merged.segments.join(', ')})`;
   return { summary: merged, missing };
+}
+
+/**
+ * Why a whole run's summary covers part of the load: k6 was stopped (`stopped` says how: an
+ * interrupt, the time limit), or fewer iterations ran than planned (APICERT_MAX_DURATION ended the
+ * scenario first). Its passes then hold for part of the load only, as a merge of some segments.
+ */
+export function cutShort(summary: LoadSummary, stopped?: string): string | undefined {
+  const ran = summary.iterations.judged + summary.iterations.unjudged;
+  const planned = summary.plannedIterations;
+  const of = planned === undefined ? `${ran} iterations` : `${ran} of ${planned} iterations`;
+  if (stopped !== undefined) return `the run was cut short: ${stopped} after ${of}`;
+  if (planned !== undefined && ran < planned) return `the run was cut short: ${of} ran (APICERT_MAX_DURATION ended the scenario first)`;
+  return undefined;
 }
 
 // ---- verdicts ----
@@ -226,21 +246,43 @@ const FIGURES_OF: Record<string, string> = {
 };
 
 const NO_429 = 'no 429 came within the ramp: raise APICERT_RATE_MAX or APICERT_RAMP, or use a key on a lower tier';
+const NO_V8_429 =
+  'no 429 came within the ramp of creates (POST /v8/missions, the request the Errors table gives 429 "rate limit for the principal"): raise APICERT_RATE_MAX or APICERT_RAMP, or give APICERT_V8_RATE_LIMIT_TOKEN of a principal on a lower tier';
+const FEW_ADMITTED = 'fewer than two same-key same-body requests of a storm were admitted (the rest refused 429/503, or not answered), so no replay was compared: lower APICERT_STORM below the principal\'s rate limit, or raise its limit';
+const NO_CONFLICT = 'no other-body request was judged: none of a storm\'s same-body requests was admitted (no key was in use), or every other-body request was refused (429/503) or not answered';
+
+const V1_STREAMS_OPEN =
+  "the run's event streams did not close within APICERT_STREAM_TIMEOUT, and no sentence asks them to (\"A turn stream ends at a terminal event\" is said of turns only): k6 hands a reader the body only once its request ends, so a stream held open leaves nothing to judge (docs/load.md, Limits)";
 
 /** Why a rule's judgment can be out of reach in a run where others were judged. */
 const NOT_REACHED: Record<string, string> = {
   'load.v1.rate-limit.429-shape': NO_429,
   'load.v1.rate-limit.retry-after': NO_429,
-  'load.v8.rate-limit.429-problem': NO_429,
-  'load.v8.rate-limit.per-principal': NO_429,
-  'load.v1.idempotency.storm-conflict': 'no storm was admitted, so no key was in use for other bodies',
-  'load.v8.idempotency.storm-conflict': 'no storm was admitted, so no key was in use for other bodies',
+  'load.v8.rate-limit.429-problem': NO_V8_429,
+  'load.v8.rate-limit.per-principal': NO_V8_429,
+  'load.v8.idempotency.storm-one-mission': FEW_ADMITTED,
+  'load.v1.idempotency.storm-one-run': FEW_ADMITTED,
+  'load.v1.idempotency.storm-replayed': 'fewer than two same-key turns of a storm were admitted with request.accepted, so no replay was compared: lower APICERT_STORM below the key\'s rate limit, or raise its limit',
+  'load.v1.idempotency.storm-conflict': NO_CONFLICT,
+  'load.v8.idempotency.storm-conflict': NO_CONFLICT,
+};
+
+/**
+ * Rules whose readers time out on a stream the server keeps open: k6 hands over a body only when its
+ * request ends, so such a reader has nothing to judge. The figure counts those readers.
+ */
+const STREAMS_HELD_OPEN: Record<string, { figure: string; reason: string }> = {
+  'load.v1.events.fanout-same-events': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
+  'load.v1.events.fanout-resume': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
 };
 
 function nothingJudged(summary: LoadSummary, ruleId: string): string {
   const { judged, unjudged } = summary.iterations;
-  if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output`;
-  return `not judged in ${judged} judged iterations: ${NOT_REACHED[ruleId] ?? 'no answer reached this rule'}`;
+  const open = STREAMS_HELD_OPEN[ruleId];
+  if (open && (summary.figures[open.figure]?.count ?? 0) > 0) return `not judged: ${open.reason}`;
+  const hint = NOT_REACHED[ruleId];
+  if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output${hint ? `; when answers came, ${hint}` : ''}`;
+  return `not judged in ${judged} judged iterations: ${hint ?? 'no answer reached this rule'}`;
 }
 
 function failedChecks(tally: RuleTally): string {

@@ -1,6 +1,6 @@
 import { RATE_PROBE_PRINCIPAL } from '../../scenarios/v8/principal.ts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ABSENT_MISSION_ID, credentialOf, loadConfig, rampRate, untestableRules } from '../../src/load/config.ts';
+import { credentialOf, loadConfig, rampRate, untestableRules } from '../../src/load/config.ts';
 import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/load/scenarios/rate-limit.ts';
 import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
@@ -9,7 +9,7 @@ import { withLoadResults } from '../../src/load/report.ts';
 import { verdictsOf } from '../../src/load/summary.ts';
 import { summarize } from '../../src/reports/model.ts';
 import { catchRows } from './catches.ts';
-import { fakeTarget, summarise, verdictOf, type Target } from './support.ts';
+import { fakeTarget, newKey, summarise, verdictOf, type Target } from './support.ts';
 
 // The fake's probe tier allows 10 requests per window here, so a burst of 24 requests crosses it.
 const V1_LIMIT: FakeConfigInput = { rateLimits: { v1: { credentials: { [V1_RATE_PROBE_KEY]: { requests: 10, windowSeconds: 60 } } } } };
@@ -47,7 +47,7 @@ async function v8Ramp(faults: FaultId[] = [], fakeConfig: FakeConfigInput = V8_L
   const t = target;
   let probes = 0;
   const ramp = clock();
-  const step = () => v8RateLimitStep(t.transport, { baseUrl: t.config.baseUrl, token: credentialOf('v8-rate-limit', t.config), otherToken: t.config.v8OtherToken, mayProbeOther: () => ++probes <= 3, missionId: ABSENT_MISSION_ID, ...ramp });
+  const step = () => v8RateLimitStep(t.transport, { baseUrl: t.config.baseUrl, token: credentialOf('v8-rate-limit', t.config), otherToken: t.config.v8OtherToken, mayProbeOther: () => ++probes <= 3, missionBody: t.config.missionBody, key: newKey, ...ramp });
   return summarise('v8-rate-limit', t.config.baseUrl, step, 24, 4);
 }
 

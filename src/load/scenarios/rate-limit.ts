@@ -2,7 +2,7 @@
  * Rate limits under a rising arrival rate. Each iteration sends one request and judges its answer,
  * so the verdict holds for any share of the load (one k6 instance or one execution segment).
  */
-import { parseJsonObject, Verdicts, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
+import { parseJsonObject, Verdicts, type LoadRequest, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
 import { failClosedCase, problemStatusCase, problemTypeCase, rateLimitedCases, retryAfterCase } from '../../traffic/answer-cases.ts';
 import { bearer } from './common.ts';
 
@@ -53,14 +53,24 @@ export interface V8RateConfig extends RateConfig {
    * (k6: one per VU), so the other principal stays far below any limit of its own.
    */
   mayProbeOther: () => boolean;
-  /** A mission id the principal cannot have: the read costs the target nothing but the limiter. */
-  missionId: string;
+  /** The create body of a mission that succeeds (APICERT_MISSION_BODY). */
+  missionBody: unknown;
+  /** A fresh Idempotency-Key per create. */
+  key: () => string;
+}
+
+/**
+ * One create of the ramp. The Errors table gives `429` "rate limit for the principal" to
+ * `POST /v8/missions` only (the read rows list 401, 403, 404), so the ramp sends what certify's
+ * v8.missions.rate-limit-429 bursts: creates, each under a fresh key (a replay would not count).
+ */
+function create(c: V8RateConfig, token: string, name: string, expect: number[]): LoadRequest {
+  return { method: 'POST', url: `${c.baseUrl}/v8/missions`, headers: bearer(token, { 'Content-Type': 'application/json', 'Idempotency-Key': c.key() }), body: JSON.stringify(c.missionBody), name, expect };
 }
 
 export async function v8RateLimitStep(t: Transport, c: V8RateConfig): Promise<StepResult> {
   const v = new Verdicts();
-  const url = `${c.baseUrl}/v8/missions/${c.missionId}`;
-  const [res] = await t.batch([{ method: 'GET', url, headers: bearer(c.token), name: 'ramp GET /v8/missions/{runId}', expect: [404, 429] }]);
+  const [res] = await t.batch([create(c, c.token, 'ramp POST /v8/missions', [202, 429])]);
   if (res!.status !== 429) return v;
   const rule = 'load.v8.rate-limit.429-problem';
   v.judgeCase(rule, problemTypeCase(429, res!.headers));
@@ -69,8 +79,9 @@ export async function v8RateLimitStep(t: Transport, c: V8RateConfig): Promise<St
   v.figure('v8_rate_429_at_ms', c.elapsedMs());
   v.figure('v8_rate_429_at_rps', c.arrivalRate());
   if (c.otherToken && c.mayProbeOther()) {
-    const [other] = await t.batch([{ method: 'GET', url, headers: bearer(c.otherToken), name: 'other-principal GET /v8/missions/{runId}', expect: [404] }]);
-    if (other!.status !== 0) v.judge('load.v8.rate-limit.per-principal', other!.status !== 429, 'another principal is not limited while the first is');
+    const [other] = await t.batch([create(c, c.otherToken, 'other-principal POST /v8/missions', [202])]);
+    // Only the limit is judged here: a refused credential (401/403, a read-only token) or an overloaded target (503) says nothing about it.
+    if (other!.status !== 0 && other!.status !== 401 && other!.status !== 403 && other!.status !== 503) v.judge('load.v8.rate-limit.per-principal', other!.status !== 429, 'another principal is not limited while the first is');
   }
   return v;
 }

@@ -9,7 +9,7 @@ import { isTerminalEventType, TERMINAL_EVENT_STATUS, TERMINAL_STATUSES } from '.
 import { parseEventStreamText, type TextEvent } from '../../sse/text.ts';
 import { eventIdCases, oneTerminalCase, sequenceIdCases, type AnswerCase } from '../../traffic/answer-cases.ts';
 import { parseJsonObject, Verdicts, type LoadRequest, type StepResult, type Transport } from '../transport.ts';
-import { bearer, repeat } from './common.ts';
+import { bearer, repeat, unjudgeable } from './common.ts';
 
 export interface FanoutConfig {
   baseUrl: string;
@@ -58,14 +58,81 @@ function streamRequest(url: string, token: string, name: string, timeoutMs: numb
   return { method: 'GET', url, headers, name, expect: lastEventId === undefined ? [200] : [200, 409], timeoutMs };
 }
 
+/** How long the reader opened to tell a stream held open from a slow mission waits at most. */
+const RECHECK_TIMEOUT_MS = 5_000;
+/** How many times a stream that ended without a terminal event is resumed at most. */
+const MAX_STREAM_RESUMES = 10;
+
+/**
+ * Readers timed out while the mission may still have been running: whether their streams stayed
+ * open is known only from a reader opened once the mission reads back terminal. "The stream closes
+ * after a terminal event": such a reader of an ended mission must get its stream closed.
+ */
+async function judgeTimedOut(t: Transport, c: FanoutConfig, url: string, rules: FanoutRules, v: Verdicts, timedOut: number): Promise<void> {
+  if (!rules.terminal || !rules.terminalNow || (await rules.terminalNow()) !== true) return;
+  const [again] = await t.batch([streamRequest(url, c.token, `fanout recheck GET ${rules.endpoint}`, Math.min(RECHECK_TIMEOUT_MS, c.streamTimeoutMs))]);
+  if (again!.status === 0 && again!.timedOut === true) {
+    // The mission had ended, and its stream stays open even to a new reader: the readers' streams stayed open too.
+    for (let i = 0; i < timedOut; i += 1) v.judge(rules.terminal, false, "a reader's stream closes after the terminal event (it timed out, and so did a reader opened once the mission read back terminal)");
+  } else if (again!.status === 200) {
+    const once = oneTerminalCase(parseEventStreamText(again!.body).events, isTerminalEventType);
+    if (once) v.judgeCase(rules.terminal, once);
+  }
+}
+
+/**
+ * A reader's stream that ended without a terminal event: "The stream closes after a terminal event"
+ * does not say only then, and "The stream is resumable" lets a server (or a proxy) cap a stream's
+ * length. The reader resumes from its last id, as a client would, and the joined stream is judged.
+ * It ended early only if it ended, without a terminal event, after the mission read back terminal.
+ * Streams cut at the same event are resumed once for all of them.
+ */
+async function completeStreams(t: Transport, c: FanoutConfig, url: string, rules: FanoutRules, v: Verdicts, streams: TextEvent[][]): Promise<TextEvent[][]> {
+  const joined = streams.slice();
+  const open = (events: TextEvent[]) => !events.some(isV8Terminal) && events.length > 0 && events[events.length - 1]!.id !== undefined;
+  for (let round = 0; round < MAX_STREAM_RESUMES; round += 1) {
+    const cut = new Map<TextEvent[], number[]>();
+    joined.forEach((events, i) => {
+      if (open(events)) cut.set(events, [...(cut.get(events) ?? []), i]);
+    });
+    if (cut.size === 0) break;
+    const endedBefore = rules.terminalNow ? await rules.terminalNow() : undefined;
+    const heads = [...cut.keys()];
+    const resumed = await t.batch(heads.map((events) => streamRequest(url, c.token, `fanout rejoin GET ${rules.endpoint}`, c.streamTimeoutMs, events[events.length - 1]!.id)));
+    let progressed = false;
+    resumed.forEach((res, k) => {
+      const head = heads[k]!;
+      // Not resumable now (409 outside the window, a refusal, no answer): left as read, unjudged.
+      if (res.status !== 200) {
+        for (const i of cut.get(head)!) joined[i] = [];
+        return;
+      }
+      const more = parseEventStreamText(res.body).events;
+      if (!more.some(isV8Terminal) && endedBefore === true) {
+        // The mission had ended before this stream opened, and it ended without its terminal event.
+        for (const i of cut.get(head)!) {
+          v.judge(rules.terminal!, false, "a reader's stream that ended carries a terminal event (it ended without one after the mission read back terminal)");
+          joined[i] = [];
+        }
+        return;
+      }
+      const whole = head.concat(more);
+      progressed = progressed || more.length > 0;
+      for (const i of cut.get(head)!) joined[i] = whole;
+    });
+    if (!progressed) break;
+  }
+  return joined;
+}
+
 /** Returns the events every reader should have seen (the fullest sound stream, else the first read), when one was read. */
 async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: FanoutRules, v: Verdicts): Promise<TextEvent[] | undefined> {
   const streams = await t.batch(repeat(c.readers, () => streamRequest(url, c.token, `fanout readers GET ${rules.endpoint}`, c.streamTimeoutMs)));
   // Only a reader that waited out its whole timeout: a refused or reset connection says nothing about closing.
   const timedOut = streams.filter((res) => res.status === 0 && res.timedOut === true).length;
-  if (timedOut > 0 && rules.terminal && rules.terminalNow && (await rules.terminalNow()) === true) {
-    // The mission ended, yet these readers waited out their whole timeout: their streams stayed open.
-    for (let i = 0; i < timedOut; i += 1) v.judge(rules.terminal, false, "a reader's stream closes after the terminal event (it timed out while the mission read back terminal)");
+  if (timedOut > 0) {
+    v.figure(`${rules.surface}_fanout_readers_timed_out`, timedOut);
+    await judgeTimedOut(t, c, url, rules, v, timedOut);
   }
   // Readers of one stream mostly receive the very same bytes: parse each distinct body once. At
   // thousands of readers, parsing every body in k6's JS runtime was most of k6's CPU time.
@@ -87,38 +154,45 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
     if (sig === undefined) signatures.set(events, (sig = signature(events)));
     return sig;
   };
+  // A reader refused for load (429, 503) or for its credential (401, 403) says nothing of the stream, as in the storms.
+  const served = streams.filter((res) => !unjudgeable(res) && v.judge(rules.same, res.status === 200, "a reader's stream opens with 200"));
+  let read = served.map((res) => eventsOf(res.body));
+  if (rules.terminal) read = (await completeStreams(t, c, url, rules, v, read)).filter((events) => events.length > 0);
   let reference: TextEvent[] | undefined;
   // Resumes are judged against the fullest stream whose own ids and terminal event are sound, not
   // the first listed: which reader k6 lists first is not which one connected first, and a reader
   // that missed an event (or got one twice) would fail every resume in that iteration, in one
   // segment and not in another.
   let fullest: TextEvent[] | undefined;
-  for (const res of streams) {
-    if (res.status === 0 || res.status === 429) continue;
-    if (!v.judge(rules.same, res.status === 200, "a reader's stream opens with 200")) continue;
-    const events = eventsOf(res.body);
+  for (const events of read) {
     let sound = v.judgeCases(rules.same, idCasesOf(events));
     if (!reference) reference = events;
     v.judge(rules.same, signatureOf(events) === signatureOf(reference), 'every reader sees the same events in the same order');
     if (rules.terminal) {
-      // The stream ended (k6 hands over a body only then): without a terminal event it ended early.
       // Informational events may follow the terminal one (certify's reading); a second terminal event may not.
+      // A stream still without one here could not be resumed to its end: it is not judged on that.
       const once = oneTerminalCase(events, isTerminalEventType);
-      sound = (once ? v.judgeCase(rules.terminal, once) : v.judge(rules.terminal, false, "a reader's stream that ended carries a terminal event")) && sound;
+      if (once) sound = v.judgeCase(rules.terminal, once) && sound;
+      else sound = false;
     }
     if (sound && (!fullest || events.length > fullest.length)) fullest = events;
   }
-  v.figure(`${rules.surface}_fanout_readers_judged`, streams.filter((s) => s.status === 200).length);
+  v.figure(`${rules.surface}_fanout_readers_judged`, served.length);
   reference = fullest ?? reference;
   if (!reference || !idCasesOf(reference).every((c) => c.ok)) return reference;
   const positions = cursorPositions(reference.length, c.resumers);
   const resumed = await t.batch(positions.map((p) => streamRequest(url, c.token, `fanout resume GET ${rules.endpoint}`, c.streamTimeoutMs, reference![p]!.id!)));
-  resumed.forEach((res, i) => {
-    // 409: the cursor left the replay window, which the seed allows.
-    if (res.status === 0 || res.status === 429 || res.status === 409) return;
-    if (!v.judge(rules.resume, res.status === 200, 'a resumed stream opens with 200 (or 409 outside the replay window)')) return;
-    const expected = reference!.slice(positions[i]! + 1);
-    v.judge(rules.resume, signature(parseEventStreamText(res.body).events) === signature(expected), 'a resumed reader sees the events after its cursor, none repeated, none missing');
+  // 409: the cursor left the replay window, which the seed allows; the rest as for the readers.
+  const opened = resumed.map((res, i) => ({ res, at: positions[i]! })).filter(({ res }) => !unjudgeable(res) && res.status !== 409 && v.judge(rules.resume, res.status === 200, 'a resumed stream opens with 200 (or 409 outside the replay window)'));
+  let rest = opened.map(({ res }) => eventsOf(res.body));
+  // A resumed stream cut short is resumed in turn, as the readers' were: the events after the cursor are the joined ones.
+  // One that carried nothing yet is resumed from its own cursor (the event it starts after, dropped again).
+  const seeded = rest.map((events) => rules.terminal !== undefined && events.length === 0);
+  if (rules.terminal) rest = await completeStreams(t, c, url, rules, v, rest.map((events, i) => (seeded[i] ? [reference![opened[i]!.at]!] : events)));
+  rest.forEach((events, i) => {
+    if (rules.terminal && events.length === 0) return;
+    const from = seeded[i] ? events.slice(1) : events;
+    v.judge(rules.resume, signature(from) === signature(reference!.slice(opened[i]!.at + 1)), 'a resumed reader sees the events after its cursor, none repeated, none missing');
   });
   return reference;
 }

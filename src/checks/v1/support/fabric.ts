@@ -8,6 +8,7 @@ import type { Credential, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
 import { dataOf } from '../../../traffic/read.ts';
+import { eventKindOf } from '../../../sse/event-kind.ts';
 
 export const EXECUTE = '/v1/execute';
 export const FULL_SCOPES = ['runs:read', 'runs:write'] as const;
@@ -157,19 +158,14 @@ export function eventData(e: SseEvent): Record<string, unknown> | undefined {
   }
 }
 
-/** The data fields that may name a run event's kind, in the order they are read (deliveries read `event_type` too). */
-const KIND_FIELDS = ['type', 'kind', 'event', 'event_type'] as const;
-
 /**
- * The kind of a run event, the one reader every /v1 rule uses: the SSE `event` field, else the first
- * of `type`, `kind`, `event` or `event_type` in its data that is a string. "Event kinds beyond
- * `request.accepted` and `request.cancelled`, and the payload fields of events: not shown."
+ * The kind of a run event, the one reader every /v1 rule uses (and the load scenarios, through
+ * src/sse/event-kind.ts): the SSE `event` field, else the first of `type`, `kind`, `event` or
+ * `event_type` in its data that is a string. "Event kinds beyond `request.accepted` and
+ * `request.cancelled`, and the payload fields of events: not shown."
  */
 export function eventKind(e: Pick<SseEvent, 'event' | 'data'>): string | undefined {
-  if (e.event !== undefined && e.event !== 'message') return e.event;
-  const data = dataOf(e);
-  const kind = KIND_FIELDS.map((f) => data?.[f]).find((v) => typeof v === 'string');
-  return typeof kind === 'string' ? kind : e.event;
+  return eventKindOf(e, dataOf);
 }
 
 /** What a reader does at a terminal event: wait the close grace only when the rule judges the ending. */

@@ -49,3 +49,40 @@ export function answeredByKey(surface: V1Surface, r: RouteRequest, scope: string
   else v1.problem(r.res, 409, 'conflict', { detail: 'This Idempotency-Key was used with a different request: use a new key for a new request.', retryable: false });
   return true;
 }
+
+/** How long the variant holds a new keyed request in flight (processing) before it starts the run. */
+export const IN_FLIGHT_MS = 50;
+
+/** Keyed requests being processed, per fake state: `scope key` to the request's digest. */
+const inFlight = new WeakMap<object, Map<string, string>>();
+
+function inFlightOf(surface: V1Surface): Map<string, string> {
+  let held = inFlight.get(surface.state);
+  if (!held) inFlight.set(surface.state, (held = new Map()));
+  return held;
+}
+
+/**
+ * Under the variant, a request whose key belongs to a request still being processed is answered 409
+ * itself (true): code `idempotency_replay`, retryable, for the same request (retry it and it replays),
+ * `conflict` for another. "Same key with the same request replays safely" says nothing of a request
+ * arriving before the first is done, and "Mapping of each `code` to an HTTP status: not shown."
+ */
+export function answeredInFlight(surface: V1Surface, r: RouteRequest, scope: string, request: ExecuteRequest): boolean {
+  if (request.key === undefined) return false;
+  const digest = inFlightOf(surface).get(`${scope}\u0001${request.key}`);
+  if (digest === undefined) return false;
+  if (digest === request.fingerprint) surface.v1.problem(r.res, 409, 'idempotency_replay', { detail: 'A request with this Idempotency-Key is still being processed: retry it shortly to get its answer.', retryable: true });
+  else surface.v1.problem(r.res, 409, 'conflict', { detail: 'This Idempotency-Key was used with a different request: use a new key for a new request.', retryable: false });
+  return true;
+}
+
+/** Holds a new keyed request in flight for a moment under the variant (requests with its key meet `answeredInFlight`); returns its release. */
+export async function holdInFlight(surface: V1Surface, scope: string, request: ExecuteRequest): Promise<() => void> {
+  if (request.key === undefined || !surface.fake.variants.has('v1.execute/in-flight-409')) return () => undefined;
+  const held = inFlightOf(surface);
+  const name = `${scope}\u0001${request.key}`;
+  held.set(name, request.fingerprint);
+  await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_MS));
+  return () => held.delete(name);
+}

@@ -7,7 +7,7 @@ import { servedTaskAnswer } from '../contract.ts';
 import { limit } from '../errors.ts';
 import { pipe } from '../runs/stream.ts';
 import type { V1Surface } from '../surface.ts';
-import { answeredByKey, burnKeyOnRefusal, keyScope } from './idempotency.ts';
+import { answeredByKey, answeredInFlight, burnKeyOnRefusal, holdInFlight, keyScope } from './idempotency.ts';
 import { executeSchemas, readExecute, type ExecuteRequest } from './request.ts';
 
 function startTask(surface: V1Surface, r: RouteRequest, caller: FakeCaller, scope: string, request: ExecuteRequest): void {
@@ -39,11 +39,16 @@ export function executeHandler(surface: V1Surface): (r: RouteRequest) => Promise
     if (!request) return;
     const scope = keyScope(surface, caller);
     if (!limit(surface.fake, surface.state, r, burnKeyOnRefusal(surface, scope, request))) return;
-    if (answeredByKey(surface, r, scope, request)) return;
-    // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
-    if (request.key !== undefined && surface.fake.faults.has('load.v1.idempotency.storm-one-run/race')) await new Promise((resolve) => setTimeout(resolve, 25));
-    if (request.mode === 'task') startTask(surface, r, caller, scope, request);
-    else startTurn(surface, r, caller, scope, request);
+    if (answeredByKey(surface, r, scope, request) || answeredInFlight(surface, r, scope, request)) return;
+    const release = await holdInFlight(surface, scope, request);
+    try {
+      // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
+      if (request.key !== undefined && surface.fake.faults.has('load.v1.idempotency.storm-one-run/race')) await new Promise((resolve) => setTimeout(resolve, 25));
+      if (request.mode === 'task') startTask(surface, r, caller, scope, request);
+      else startTurn(surface, r, caller, scope, request);
+    } finally {
+      release();
+    }
   };
 }
 

@@ -53,6 +53,17 @@ function idempotencyKey({ fake, v1 }: V1Surface, r: RouteRequest, body: unknown,
 }
 
 /**
+ * "`Idempotency-Key` is scoped to … a normalized digest of the request" leaves the normalization
+ * open, and the task body allows extra properties: under the variant the digest covers the
+ * documented members alone, so a task that differs only in an unknown member is the same request.
+ */
+function digestedTask(fake: FakeContext, body: unknown): unknown {
+  if (!isRecord(body) || !fake.variants.has('v1.execute/digest-known-members')) return body;
+  const known = new Set(Object.keys(taskRequest.shape));
+  return Object.fromEntries(Object.entries(body).filter(([name]) => known.has(name)));
+}
+
+/**
  * Reads and validates an execute request (version header, JSON, the mode's contract, the key);
  * answers 400 itself and returns undefined when it is unusable.
  */
@@ -74,6 +85,6 @@ export async function readExecute(surface: V1Surface, schemas: ExecuteSchemas, r
   }
   const key = idempotencyKey(surface, r, body, isTask);
   if (!key) return undefined;
-  const fingerprint = fake.faults.has('v1.execute.idempotency.normalized/raw-text') ? text : canonicalJson(body);
+  const fingerprint = fake.faults.has('v1.execute.idempotency.normalized/raw-text') ? text : canonicalJson(isTask ? digestedTask(fake, body) : body);
   return { mode: isTask ? 'task' : 'turn', body, key: key.key, fingerprint };
 }

@@ -6,7 +6,7 @@ import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { eventStreamContentType } from '../contract.ts';
 import { isTerminal, type Mission, type StoredEvent } from './engine.ts';
 import { skipsCancelOnResume } from './sequence-faults.ts';
-import { AFTER_TERMINAL_NOTE, cursorNumber, notesAfterTerminal } from './variants.ts';
+import { AFTER_TERMINAL_NOTE, cursorNumber, limitsCreatesOnly, notesAfterTerminal, streamDurationCap } from './variants.ts';
 import { findMission, type MissionSurface } from './surface.ts';
 
 function sseHeaders(fake: FakeContext): Record<string, string> {
@@ -96,12 +96,18 @@ function stream({ fake, engine }: MissionSurface, res: ServerResponse, mission: 
     return;
   }
   mission.listeners.add(listener);
+  // Under the variant a stream still open after the cap is closed, terminal event or not: the client resumes.
+  const cap = streamDurationCap(fake);
+  if (cap !== undefined) {
+    const timer = setTimeout(end, cap);
+    res.on('close', () => clearTimeout(timer));
+  }
 }
 
 /** GET /v8/missions/{runId}/events: SSE, resumable by Last-Event-ID within the replay window. */
 export function events(surface: MissionSurface, r: RouteRequest): void {
   const { fake, v8 } = surface;
-  const caller = v8.authorize(r, 'missions:read');
+  const caller = v8.authorize(r, 'missions:read', limitsCreatesOnly(fake));
   if (!caller) return;
   // The seed lists `Accept: text/event-stream` as the request's header: a deployment may insist on it.
   if (!/text\/event-stream/i.test(r.header('accept') ?? '') && fake.variants.has('v8.missions/events-accept-required')) {

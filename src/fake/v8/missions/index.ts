@@ -6,7 +6,7 @@ import { isTerminal, type MissionEngine } from './engine.ts';
 import { events } from './events.ts';
 import { cancelWithGap, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
-import { cancelAnswer, refusesEndedCancel } from './variants.ts';
+import { cancelAnswer, limitsCreatesOnly, refusesEndedCancel } from './variants.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, missionSurface, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
 
 const RUN_ID = '([^/]+)';
@@ -53,7 +53,7 @@ async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
 function get(surface: MissionSurface, r: RouteRequest): void {
   const { fake, v8, engine } = surface;
   const open = fake.faults.has('v8.missions.auth.missing-token-401/get-open') && r.header('authorization') === undefined;
-  const caller = open ? undefined : v8.authorize(r, 'missions:read');
+  const caller = open ? undefined : v8.authorize(r, 'missions:read', limitsCreatesOnly(fake));
   if (!caller && !open) return;
   const mission = findMission(surface, caller, r.params[0]!);
   if (!mission) {
@@ -67,7 +67,7 @@ function get(surface: MissionSurface, r: RouteRequest): void {
 
 async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8, engine } = surface;
-  const caller = v8.authorize(r, 'missions:write');
+  const caller = v8.authorize(r, 'missions:write', limitsCreatesOnly(fake));
   if (!caller) return;
   const key = idempotencyKey(surface, r, fake.faults.has('v8.missions.cancel.key-required/optional'));
   if (key === undefined) return;

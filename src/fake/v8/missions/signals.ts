@@ -2,6 +2,7 @@ import { canonicalJson } from '../../../util/json.ts';
 import type { RouteRequest } from '../../http.ts';
 import { isTerminal, type Mission } from './engine.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
+import { limitsCreatesOnly } from './variants.ts';
 
 function accept(surface: MissionSurface, mission: Mission, signal: { signal: string; payload?: unknown }): StoredResponse {
   surface.engine.recordSignal(mission, signal.signal, signal.payload);
@@ -11,7 +12,7 @@ function accept(surface: MissionSurface, mission: Mission, signal: { signal: str
 /** POST /v8/missions/{runId}/signals. */
 export async function signals(surface: MissionSurface, r: RouteRequest): Promise<void> {
   const { fake, v8 } = surface;
-  const caller = v8.authorize(r, 'missions:write');
+  const caller = v8.authorize(r, 'missions:write', limitsCreatesOnly(fake));
   if (!caller) return;
   const key = idempotencyKey(surface, r, fake.faults.has('v8.missions.signals.key-required/optional'));
   if (key === undefined) return;

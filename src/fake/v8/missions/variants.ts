@@ -131,3 +131,24 @@ export function stepSummaries(fake: FakeContext, steps: MissionProjection['steps
   const observedAt = new Date().toISOString();
   return steps.map((s) => ({ ...s, observedAt }));
 }
+
+/**
+ * "A per-principal rate limit exists (`429`)", and the Errors table gives `429` to `POST /v8/missions`
+ * only: under the variant the limiter refuses creates alone, and serves every other mission request
+ * whatever the principal's count.
+ */
+export function limitsCreatesOnly(fake: FakeContext): { neverLimits: boolean } {
+  return { neverLimits: fake.variants.has('v8.missions/limit-on-creates') };
+}
+
+/** How long the variant keeps one event stream open before it closes it, terminal event or not. */
+export const STREAM_DURATION_CAP_MS = 1_000;
+
+/**
+ * "The stream closes after a terminal event" (not only then) and "The stream is resumable within a
+ * bounded replay window": under the variant the server closes each stream after a fixed time, and
+ * the client resumes with Last-Event-ID. Undefined: streams stay open until the terminal event.
+ */
+export function streamDurationCap(fake: FakeContext): number | undefined {
+  return fake.variants.has('v8.missions/stream-duration-cap') ? STREAM_DURATION_CAP_MS : undefined;
+}

@@ -21,4 +21,14 @@ export const v1ExecuteVariants = [
     description: 'a task whose `task` object names members other than the fixtures\' (scenario, instruction) is refused with 400 invalid_request: the deployment decides which work it can take',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Task request body (extra properties allowed)', quote: 'Sub-field shapes of `task`, `context`, `policy` and `delivery`: not shown.' },
   },
+  {
+    id: 'v1.execute/in-flight-409',
+    description: 'a request whose Idempotency-Key belongs to a request still being processed (the fake holds each new keyed request 50 ms) is answered 409: code idempotency_replay, retryable:true, for the same request; conflict for another',
+    spec: { document: 'v1-execution-fabric.md', section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
+  {
+    id: 'v1.execute/digest-known-members',
+    description: 'the idempotency digest of a task request covers its documented members only (mode, task, context, tools, policy, delivery): a task that differs only in an unknown top-level member is the same request, and replays',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -113,4 +113,14 @@ export const v8MissionsVariants = [
     description: 'every step summary of a projection carries `observedAt`, the time of the read: it changes on every read while status, steps and sequence stay the same',
     spec: { document: DOC, section: 'Resources and their fields > Mission projection (responses of create and get)', quote: 'Step summary: `stepId` (string), `status` (string; examples `completed`, `failed`, `running`).' },
   },
+  {
+    id: 'v8.missions/limit-on-creates',
+    description: 'the per-principal limiter refuses creates (POST /v8/missions) alone: reads, event streams, signals and cancels of missions are served whatever the principal\'s count',
+    spec: { document: DOC, section: 'Limits', quote: 'A per-principal rate limit exists (`429`). Its numeric values: not shown.' },
+  },
+  {
+    id: 'v8.missions/stream-duration-cap',
+    description: 'the server closes every mission event stream 1 s after it opened, terminal event or not: the client resumes with Last-Event-ID',
+    spec: { document: DOC, section: 'Events > Rules 1', quote: 'The stream is resumable within a bounded replay window.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
