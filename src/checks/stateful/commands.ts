@@ -5,7 +5,7 @@
  * thing picked by a generated index, a resume of its event stream, and a race of operations on it.
  */
 import fc from 'fast-check';
-import type { CheckContext, ProbeResponse, SseEvent, StreamRequest, StreamResponse } from '../../rule/index.ts';
+import { TransportError, type CheckContext, type ProbeResponse, type SseEvent, type StreamRequest, type StreamResponse } from '../../rule/index.ts';
 import { ModelCommand, type Real, type Stepped } from './driver.ts';
 import type { EventLog } from './event-log.ts';
 import type { Transcript } from './transcript.ts';
@@ -207,18 +207,34 @@ export function racing<M extends Stepped, T extends { label: string }, Op extend
 async function sendInSchedulerOrder<Op extends string, R>(s: fc.Scheduler, ops: readonly Op[], send: (op: Op, i: number) => Promise<R>, transcript: Transcript): Promise<R[]> {
   const pending = ops.map((op, i) => s.schedule(Promise.resolve(), `${op}#${i + 1}`).then(() => send(op, i)));
   await s.waitIdle();
-  const answers = await Promise.all(pending);
+  // Every operation is let finish before a refusal ends the step, so none runs on into the next sequence.
+  const settled = await Promise.allSettled(pending);
   transcript.schedule(s.report().map((t) => t.label).join(' -> '));
-  return answers;
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<R>).value);
 }
 
 /** How long a read of a stream that has not ended listens before it stops (the stream stays open). */
 const READ_MS = 200;
-export const HEADERS_MS = 1_000;
+
+/**
+ * How long a read waits for the stream's response headers: the profile's request timeout. No
+ * sentence sets a time to the first byte, and a stream with nothing to send yet may hold its
+ * headers back (a buffering proxy, compression middleware) until its first event.
+ */
+export function headersMs(ctx: CheckContext): number {
+  return ctx.profile.safety.requestTimeoutMs;
+}
+
+/** Whether a read ended because the server sent no response headers within `headersMs`. */
+export function headersTimedOut(error: unknown): boolean {
+  return error instanceof TransportError && /HEADERS_TIMEOUT|Headers Timeout/i.test(error.message);
+}
 
 /** One bounded read of a thing's event stream, stopping at a terminal event. */
 export function readEvents(ctx: CheckContext, request: Pick<StreamRequest, 'path' | 'credential' | 'label'>, isTerminal: (event: SseEvent) => boolean, lastEventId?: string): Promise<StreamResponse> {
-  const full: StreamRequest = { method: 'GET', ...request, maxMs: READ_MS, timeoutMs: HEADERS_MS, onEvent: (event) => (isTerminal(event) ? 'terminal' : 'continue') };
+  const full: StreamRequest = { method: 'GET', ...request, maxMs: READ_MS, timeoutMs: headersMs(ctx), onEvent: (event) => (isTerminal(event) ? 'terminal' : 'continue') };
   if (lastEventId !== undefined) full.lastEventId = lastEventId;
   return ctx.http.stream(full);
 }

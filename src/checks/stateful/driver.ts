@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { CheckFailure, NotApplicable, TransportError, Untestable, type CheckContext } from '../../rule/index.ts';
+import { limiterAware, SequenceLimited } from './limiter.ts';
 import { formatCounterexample, Transcript, type TranscriptStep } from './transcript.ts';
 
 /** What every command of a model-based rule gets besides the model. */
@@ -98,6 +99,11 @@ export interface ModelSpec<M extends object> {
   start?: () => Array<ModelCommand<M>>;
   /** Leaves the target tidy after a sequence (cancels what it started); never judged, never in the transcript. */
   cleanup?: (model: M, real: Real) => Promise<void>;
+  /**
+   * What the rule promises to judge beyond any command (an approve, say): when no sequence did it,
+   * the rule records so (`observe`), naming what the profile lacks, instead of passing silently.
+   */
+  promised?: Array<{ what: string; done: (model: Readonly<M>) => boolean; why: string }>;
 }
 
 interface FailedSequence {
@@ -123,6 +129,12 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
   let lastFailure: FailedSequence | undefined;
   let sequences = 0;
   let commands = 0;
+  /** Sequences the rate limiter ended (a refusal, then another after the wait it asked for). */
+  let limited = 0;
+  let lastLimit = '';
+  const kept = new Set<string>();
+  // Every request a command sends goes through the limiter's allowance: a refusal judges nothing.
+  const commandCtx = limiterAware(ctx);
 
   // Shrinking gets at most half the time: a longer counterexample found in time beats none.
   let shrinkUntil = Number.POSITIVE_INFINITY;
@@ -130,14 +142,22 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
     // After transport trouble or a spent budget every further sequence would judge nothing.
     if (stopped || budget.spent || performance.now() > shrinkUntil) return;
     const transcript = new Transcript(ctx.http);
-    const real: Real = { ctx, transcript, budget };
+    const real: Real = { ctx: commandCtx, transcript, budget };
     const model = spec.model();
     sequences += 1;
     try {
-      for (const command of spec.start?.() ?? []) await command.run(model, real);
+      // A start command that has nothing to act on (a create that made nothing) is skipped.
+      for (const command of spec.start?.() ?? []) if (command.check(model)) await command.run(model, real);
       await fc.asyncModelRun(() => ({ model, real }), cmds);
       commands += transcript.steps.length;
     } catch (error) {
+      if (error instanceof SequenceLimited) {
+        // The steps before the refusal were judged; the rest of the sequence would act on what the model cannot know.
+        limited += 1;
+        lastLimit = error.message;
+        commands += Math.max(0, transcript.steps.length - 1);
+        return;
+      }
       if (isVerdictError(error)) {
         stopped = error;
         return;
@@ -148,6 +168,7 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
       }
       throw error;
     } finally {
+      for (const p of spec.promised ?? []) if (p.done(model)) kept.add(p.what);
       await spec.cleanup?.(model, real).catch(() => undefined);
     }
   });
@@ -175,6 +196,13 @@ export async function runModel<M extends object>(ctx: CheckContext, spec: ModelS
       value: lastFailure.steps.map((s, i) => `${i + 1}. ${s.title}`),
     }, lastFailure.exchange);
   }
+  if (sequences > 0 && limited === sequences) {
+    ctx.inconclusive(`the rate limiter (429 or 503) ended every one of the ${sequences} sequence(s) before it could be judged to the end (the last: ${lastLimit}): the credential's rate-limit tier is too low for ${bounds.requests} requests within ${bounds.timeMs} ms; lower --max-rps, raise the tier, or lower safety.modelRequests`);
+  }
   if (commands === 0) ctx.untestable({ need: 'setting', name: 'safety.modelRequests and safety.modelTimeMs', remedy: `no command ran within ${bounds.requests} requests and ${bounds.timeMs} ms: raise them` });
   ctx.observe('sequences run', { sequences, commands, requests: budget.used, interrupted: details.interrupted }, `seed ${details.seed}; bounds: ${bounds.runs} sequences, ${bounds.commands} commands, ${bounds.timeMs} ms, ${bounds.requests} requests`);
+  if (limited > 0) ctx.observe('sequences ended by the rate limiter', limited, `a 429 or 503, then another after the wait it asked for, ends a sequence without a verdict (the last: ${lastLimit})`);
+  for (const p of spec.promised ?? []) {
+    if (!kept.has(p.what)) ctx.observe(`never judged: ${p.what}`, `no sequence of ${sequences} did it`, p.why);
+  }
 }

@@ -9,8 +9,8 @@ import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
 import { answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
-import { make, making, pickOne, picking, pickingWith, racing, readEvents, resuming, type Command, type MakeAction, type PickAction, type RacePlan, type Things } from '../../stateful/commands.ts';
-import { pauses, type ModelCommand, type Real } from '../../stateful/driver.ts';
+import { headersTimedOut, make, making, pickOne, picking, pickingWith, racing, readEvents, resuming, type Command, type MakeAction, type PickAction, type RacePlan, type Things } from '../../stateful/commands.ts';
+import { pauses, type ModelCommand, type ModelSpec, type Real } from '../../stateful/driver.ts';
 import { EventLog } from '../../stateful/event-log.ts';
 import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
 import { APPROVAL_MISSING, ENDS_WITHOUT_ACTION, readPath, tampered } from './approve.ts';
@@ -44,6 +44,8 @@ export interface RunsModel {
   terminal: ReadonlySet<string>;
   runs: RunModel[];
   step: number;
+  /** Approves sent (right or wrong digest, alone or racing): none when no run ever announced a digest. */
+  approvesSent: number;
 }
 
 /** Whether the run may have finished by now: the model cannot rule it out. */
@@ -89,7 +91,9 @@ function seeStream(ctx: CheckContext, model: RunsModel, r: RunModel, s: StreamRe
   const end = r.log.terminalAt();
   if (end >= 0) {
     ctx.expect(end === log.length - 1, `${what}: the run's events go on after ${log[end]!.kind} (event #${end + 1}) with ${log.slice(end + 1).map((e) => e.kind).join(', ')}: a terminal event ends the run`);
-    ctx.expect(log[end]!.kind !== CANCELLED || r.cancelSent, `${what}: ${CANCELLED} ended run ${r.label}, which nobody cancelled`);
+    // A wrong digest may end a parked run without its action, request.cancelled included, as v1.runs.approve.digest-binds reads it.
+    const endedByWrongDigest = r.wrongDigestSent && ENDS_WITHOUT_ACTION.has(CANCELLED);
+    ctx.expect(log[end]!.kind !== CANCELLED || r.cancelSent || endedByWrongDigest, `${what}: ${CANCELLED} ended run ${r.label}, which nobody cancelled (and no approve with a wrong digest could have ended)`);
   }
   if (first >= 0) ctx.expect(first === kinds.length - 1, `${what} carried ${kinds.slice(first + 1).join(', ')} after ${kinds[first]} on the same stream: a terminal event ends it`);
   // A parked run may still send events of kinds the seed does not name (they are not shown), so
@@ -102,8 +106,18 @@ function seeStream(ctx: CheckContext, model: RunsModel, r: RunModel, s: StreamRe
 
 // ---- requests ----
 
-function readStream(ctx: CheckContext, r: RunModel, model: RunsModel, label: string, lastEventId?: string): Promise<StreamResponse> {
-  return readEvents(ctx, { path: runPath(r.runId, '/events'), credential: primaryKey(ctx), label }, (event) => model.terminal.has(eventKind(event) ?? ''), lastEventId);
+/**
+ * Reads a run's stream for a moment. Undefined when the server sent no headers in time while the run
+ * is not known finished: a stream with nothing to send yet (a parked run, a resume after its last
+ * event) may hold them back until its first event, which tells nothing about the rules.
+ */
+async function readStream(ctx: CheckContext, r: RunModel, model: RunsModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
+  try {
+    return await readEvents(ctx, { path: runPath(r.runId, '/events'), credential: primaryKey(ctx), label }, (event) => model.terminal.has(eventKind(event) ?? ''), lastEventId);
+  } catch (error) {
+    if (headersTimedOut(error) && r.log.terminalAt() < 0) return undefined;
+    throw error;
+  }
 }
 
 function sendCancel(ctx: CheckContext, r: RunModel, label: string): Promise<ProbeResponse> {
@@ -236,6 +250,7 @@ const approve: PickAction<RunsModel, RunModel, boolean> = {
   applies: (r) => r.digest !== undefined,
   async act(r, model, { ctx }, right) {
     const wasParked = knownParked(r);
+    model.approvesSent += 1;
     const res = await sendApprove(ctx, model, r, right ? r.digest! : tampered(r.digest!), `approve run ${r.label}${right ? '' : ' (wrong digest)'}`);
     // The answer to a wrong digest is not shown; what counts is that the run does not resume (judged on its stream).
     if (right) seeApprove(ctx, r, answer(res), wasParked, `step ${model.step}`);
@@ -279,7 +294,10 @@ function race(r: RunModel, model: RunsModel, drawn: readonly RaceOp[], { ctx }: 
     ops,
     send(op, _i, label) {
       if (op === 'cancel') return sendCancel(ctx, r, label);
-      if (op === 'approve') return sendApprove(ctx, model, r, r.digest!, label);
+      if (op === 'approve') {
+        model.approvesSent += 1;
+        return sendApprove(ctx, model, r, r.digest!, label);
+      }
       return postExecute(ctx, r.body, { key: r.key, label });
     },
     async judge(answers) {
@@ -331,7 +349,17 @@ export function runsModel(ctx: CheckContext): RunsModel {
   if (!approval) ctx.untestable(APPROVAL_MISSING);
   const fixtures: RunsModel['fixtures'] = { parks: taskBody(ctx, 'parks') };
   if (tasks.completes) fixtures.completes = taskBody(ctx, 'completes');
-  return { fixtures, approval: { event: approval.event, digestField: approval.digestField, decision: approval.approveDecision }, terminal: terminalKinds(ctx), runs: [], step: 0 };
+  return { fixtures, approval: { event: approval.event, digestField: approval.digestField, decision: approval.approveDecision }, terminal: terminalKinds(ctx), runs: [], step: 0, approvesSent: 0 };
+}
+
+/**
+ * The rule promises approvals ("run is parked awaiting approval | the resume is delivered and
+ * confirmed"); an approve is sent only for a digest read where the profile says a parked run shows it.
+ */
+export function runsPromised(ctx: CheckContext): NonNullable<ModelSpec<RunsModel>['promised']> {
+  const approval = ctx.profile.fixtures.v1.approval;
+  const where = approval ? `a ${approval.event} event with a string at ${approval.digestField}` : 'the approval event';
+  return [{ what: 'approve', done: (model) => model.approvesSent > 0, why: `no run's stream showed ${where} (fixtures.v1.approval), so no approve was sent: check the fixture` }];
 }
 
 /** Cancels what a sequence left parked or in flight. */

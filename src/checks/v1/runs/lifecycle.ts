@@ -1,7 +1,7 @@
 /** States and transitions as a whole: random sequences of run operations checked against a model of the seeds. */
 import { section } from '../../../rule/index.ts';
 import { runModel } from '../../stateful/driver.ts';
-import { cancelLeftovers, runCommands, runsModel, runsStart } from './lifecycle-model.ts';
+import { cancelLeftovers, runCommands, runsModel, runsPromised, runsStart } from './lifecycle-model.ts';
 
 const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md' });
 
@@ -18,6 +18,6 @@ export const lifecycleModel = rule({
       'cancellation accepted | a terminal `request.cancelled` event is emitted on the run\'s stream … run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` … Same key with the same request replays safely. … Resume: `Last-Event-ID` carries the `sequence` value of the stored run event.',
   },
   async check(ctx) {
-    await runModel(ctx, { commands: runCommands(), model: () => runsModel(ctx), start: runsStart, cleanup: cancelLeftovers });
+    await runModel(ctx, { commands: runCommands(), model: () => runsModel(ctx), start: runsStart, cleanup: cancelLeftovers, promised: runsPromised(ctx) });
   },
 });

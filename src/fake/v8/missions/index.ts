@@ -76,21 +76,32 @@ async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
     v8.problem(r.res, 404, 'not_found', 'No such mission for this principal.');
     return;
   }
+  // "Replay with the same key and the same body returns the original response without re-executing":
+  // an accepted cancel's answer is kept as sent (a projection rendered again may differ: live-step-details).
+  const scopeKey = `${mission.principal}:cancel:${mission.runId}`;
+  const replayed = key ? surface.idempotency.replayOf(scopeKey, key, '') : undefined;
+  if (replayed) {
+    respondStored(surface, r.res, replayed);
+    return;
+  }
   if (refusesEndedCancel(fake, mission, key, isTerminal(mission.status))) {
     v8.problem(r.res, 422, 'mission_ended', `The mission is ${mission.status}: there is nothing to cancel.`);
     return;
   }
   const answer = cancelAnswer(fake);
+  const accepted = (stored: StoredResponse): void => {
+    if (key) surface.idempotency.remember(scopeKey, key, '', stored);
+    respondStored(surface, r.res, stored);
+  };
   if (answer === 'async') {
     // "Cancel request body and response body: not shown": a receipt now, the cancel a moment later.
     fake.lifecycle.later(40, () => engine.cancel(mission, 'cancelled by request'));
-    v8.json(r.res, 202, { runId: mission.runId, cancelRequested: true });
+    accepted({ status: 202, body: JSON.stringify({ runId: mission.runId, cancelRequested: true }) });
     return;
   }
   if (!fake.faults.has('v8.missions.cancel.cancelled/no-effect') && !(await cancelWithGap(fake, engine, mission, 'cancelled by request'))) engine.cancel(mission, 'cancelled by request');
   reviveAfterSignal(fake, mission);
-  if (answer === 'empty') v8.empty(r.res, 204);
-  else v8.json(r.res, 200, engine.projection(mission));
+  accepted(answer === 'empty' ? { status: 204, body: '' } : { status: 200, body: JSON.stringify(engine.projection(mission)) });
 }
 
 /** POST /v8/missions, GET one, its events, signals and cancel. */

@@ -1,0 +1,64 @@
+/**
+ * A rate limiter's refusal judges nothing in a model: v1 "Over the rate limit: HTTP `429` ...
+ * `retryable:true`" and "`503` ... fail-closed"; v8 "A per-principal rate limit exists (`429`). Its
+ * numeric values: not shown." A model sends hundreds of requests within seconds, so any deployment's
+ * tier may refuse some. Every request a model command sends goes through `limiterAware`: a refusal is
+ * sent again once after the wait the answer asks for (bounded), and a second refusal ends the
+ * sequence without a verdict (`SequenceLimited`), never a failure.
+ */
+import type { CheckContext, Http, ProbeRequest, ProbeResponse, StreamRequest, StreamResponse } from '../../rule/index.ts';
+import { isRecord } from '../../util/json.ts';
+
+/** The longest wait before the one resend: a model's time is shared by all its sequences. */
+const MAX_WAIT_MS = 2_000;
+/** The wait when the refusal names none (a 503 of a limiter that is down, a 429 without a hint). */
+const DEFAULT_WAIT_MS = 1_000;
+
+/** The limiter refused a request twice: the sequence ends here, judged up to this step. */
+export class SequenceLimited extends Error {
+  override readonly name = 'SequenceLimited';
+}
+
+export function limiterRefusal(status: number): boolean {
+  return status === 429 || status === 503;
+}
+
+/** The wait a refusal asks for: `Retry-After` seconds, else /v1's `retryAfterMs`, bounded by MAX_WAIT_MS. */
+export function refusalWaitMs(res: { headers: Record<string, string>; json?: unknown }): number {
+  const seconds = Number(res.headers['retry-after']);
+  const fromBody = isRecord(res.json) ? Number(res.json.retryAfterMs) : Number.NaN;
+  const hinted = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : DEFAULT_WAIT_MS;
+  return Math.min(hinted, MAX_WAIT_MS);
+}
+
+async function unlimited<R extends { status: number; headers: Record<string, string>; json?: unknown }>(ctx: CheckContext, send: () => Promise<R>, what: string): Promise<R> {
+  const first = await send();
+  if (!limiterRefusal(first.status)) return first;
+  await ctx.sleep(refusalWaitMs(first));
+  const again = await send();
+  if (limiterRefusal(again.status)) throw new SequenceLimited(`${what} was refused ${first.status}, then ${again.status} after the wait it asked for`);
+  return again;
+}
+
+function describe(req: ProbeRequest): string {
+  return req.label ?? `${req.method} ${req.path}`;
+}
+
+/** The rule's `ctx` whose `http` sends every request as `unlimited` does; everything else is the rule's own. */
+export function limiterAware(ctx: CheckContext): CheckContext {
+  const http: Http = new Proxy(ctx.http, {
+    get(target, prop) {
+      if (prop === 'send') return (req: ProbeRequest): Promise<ProbeResponse> => unlimited(ctx, () => target.send(req), describe(req));
+      if (prop === 'stream') return (req: StreamRequest): Promise<StreamResponse> => unlimited(ctx, () => target.stream(req), describe(req));
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return new Proxy(ctx, {
+    get(target, prop) {
+      if (prop === 'http') return http;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
