@@ -228,13 +228,22 @@ export function headersMs(ctx: CheckContext): number {
 }
 
 /** Whether a read ended because the server sent no response headers within `headersMs`. */
-export function headersTimedOut(error: unknown): boolean {
+function headersTimedOut(error: unknown): boolean {
   return error instanceof TransportError && /HEADERS_TIMEOUT|Headers Timeout/i.test(error.message);
 }
 
-/** One bounded read of a thing's event stream, stopping at a terminal event. */
-export function readEvents(ctx: CheckContext, request: Pick<StreamRequest, 'path' | 'credential' | 'label'>, isTerminal: (event: SseEvent) => boolean, lastEventId?: string): Promise<StreamResponse> {
+/**
+ * One bounded read of a thing's event stream, stopping at a terminal event. Undefined when the
+ * server sent no headers in time while the thing is not known to have ended (`ended`): a stream
+ * with nothing to send yet may hold them back until its first event, which tells nothing.
+ */
+export async function readEvents(ctx: CheckContext, request: Pick<StreamRequest, 'path' | 'credential' | 'label'>, isTerminal: (event: SseEvent) => boolean, ended: boolean, lastEventId?: string): Promise<StreamResponse | undefined> {
   const full: StreamRequest = { method: 'GET', ...request, maxMs: READ_MS, timeoutMs: headersMs(ctx), onEvent: (event) => (isTerminal(event) ? 'terminal' : 'continue') };
   if (lastEventId !== undefined) full.lastEventId = lastEventId;
-  return ctx.http.stream(full);
+  try {
+    return await ctx.http.stream(full);
+  } catch (error) {
+    if (headersTimedOut(error) && !ended) return undefined;
+    throw error;
+  }
 }

@@ -9,7 +9,7 @@ import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { CheckContext, ProbeResponse, SseEvent, StreamResponse } from '../../../rule/index.ts';
 import { answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
-import { headersTimedOut, make, making, pickOne, picking, pickingWith, racing, readEvents, resuming, type Command, type MakeAction, type PickAction, type RacePlan, type Things } from '../../stateful/commands.ts';
+import { make, making, pickOne, picking, pickingWith, racing, readEvents, resuming, type Command, type MakeAction, type PickAction, type RacePlan, type Things } from '../../stateful/commands.ts';
 import { pauses, type ModelCommand, type ModelSpec, type Real } from '../../stateful/driver.ts';
 import { EventLog } from '../../stateful/event-log.ts';
 import { eventData, eventKind, newKey, postExecute, primaryKey, problemCode, runPath, taskBody, terminalKinds } from '../support/fabric.ts';
@@ -107,17 +107,11 @@ function seeStream(ctx: CheckContext, model: RunsModel, r: RunModel, s: StreamRe
 // ---- requests ----
 
 /**
- * Reads a run's stream for a moment. Undefined when the server sent no headers in time while the run
- * is not known finished: a stream with nothing to send yet (a parked run, a resume after its last
- * event) may hold them back until its first event, which tells nothing about the rules.
+ * Reads a run's stream for a moment: undefined when no headers came in time while the run is not
+ * known finished (a parked run, a resume after its last event, may hold them back: `readEvents`).
  */
-async function readStream(ctx: CheckContext, r: RunModel, model: RunsModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
-  try {
-    return await readEvents(ctx, { path: runPath(r.runId, '/events'), credential: primaryKey(ctx), label }, (event) => model.terminal.has(eventKind(event) ?? ''), lastEventId);
-  } catch (error) {
-    if (headersTimedOut(error) && r.log.terminalAt() < 0) return undefined;
-    throw error;
-  }
+function readStream(ctx: CheckContext, r: RunModel, model: RunsModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
+  return readEvents(ctx, { path: runPath(r.runId, '/events'), credential: primaryKey(ctx), label }, (event) => model.terminal.has(eventKind(event) ?? ''), r.log.terminalAt() >= 0, lastEventId);
 }
 
 function sendCancel(ctx: CheckContext, r: RunModel, label: string): Promise<ProbeResponse> {

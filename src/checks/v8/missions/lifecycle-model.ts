@@ -9,7 +9,7 @@ import type { CheckContext, ProbeResponse, StreamResponse } from '../../../rule/
 import type { MissionRequest } from '../../../profile/schema.ts';
 import { accepted, answer, sameAnswer, summary, type Answer } from '../../stateful/answers.ts';
 import { EventLog } from '../../stateful/event-log.ts';
-import { headersMs, headersTimedOut, make, making, pickOne, picking, racing, readEvents, resuming, type Command, type MakeAction, type PickAction, type RacePlan, type Things } from '../../stateful/commands.ts';
+import { headersMs, make, making, pickOne, picking, racing, readEvents, resuming, type Command, type MakeAction, type PickAction, type RacePlan, type Things } from '../../stateful/commands.ts';
 import { pauses, type ModelCommand, type Real } from '../../stateful/driver.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -159,18 +159,12 @@ function seeStream(ctx: CheckContext, model: MissionsModel, m: MissionModel, s: 
 // ---- requests ----
 
 /**
- * Reads a mission's stream for a moment (a mission that has not ended keeps it open). Undefined
- * when the server sent no headers in time: a stream with nothing to send yet may hold them back,
- * so that tells nothing about the rules.
+ * Reads a mission's stream for a moment (a mission that has not ended keeps it open): undefined
+ * when no headers came in time while it is not known to have ended (`readEvents`).
  */
-async function readStream(ctx: CheckContext, m: MissionModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
+function readStream(ctx: CheckContext, m: MissionModel, label: string, lastEventId?: string): Promise<StreamResponse | undefined> {
   const path = `${MISSIONS}/${encodeURIComponent(m.runId)}/events`;
-  try {
-    return await readEvents(ctx, { path, credential: writer(ctx), label }, (event) => isTerminalEvent(event.event), lastEventId);
-  } catch (error) {
-    if (headersTimedOut(error) && !m.terminal) return undefined;
-    throw error;
-  }
+  return readEvents(ctx, { path, credential: writer(ctx), label }, (event) => isTerminalEvent(event.event), m.terminal !== undefined, lastEventId);
 }
 
 function sendSignal(ctx: CheckContext, m: MissionModel, key: string, body: unknown, label: string): Promise<ProbeResponse> {
