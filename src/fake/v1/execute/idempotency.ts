@@ -36,7 +36,7 @@ function respondStored({ fake, v1, state }: V1Surface, r: RouteRequest, stored: 
 
 /** Answers a repeated key itself (replay or 409) and returns true; false when the request is new. */
 export function answeredByKey(surface: V1Surface, r: RouteRequest, scope: string, request: ExecuteRequest): boolean {
-  const { fake, v1, state } = surface;
+  const { fake, state } = surface;
   if (request.key === undefined) return false;
   const seen = state.idempotency.lookup(scope, request.key, request.fingerprint);
   if (seen.kind === 'new') return false;
@@ -46,8 +46,13 @@ export function answeredByKey(surface: V1Surface, r: RouteRequest, scope: string
     return true;
   }
   if (fake.faults.has('v1.execute.idempotency.conflict/replays-different-body')) respondStored(surface, r, seen.stored);
-  else v1.problem(r.res, 409, 'conflict', { detail: 'This Idempotency-Key was used with a different request: use a new key for a new request.', retryable: false });
+  else refuseOtherRequest(surface, r);
   return true;
+}
+
+/** The 409 to a key used with another request, whether that request is stored or still in flight. */
+function refuseOtherRequest({ v1 }: V1Surface, r: RouteRequest): void {
+  v1.problem(r.res, 409, 'conflict', { detail: 'This Idempotency-Key was used with a different request: use a new key for a new request.', retryable: false });
 }
 
 /** How long the variant holds a new keyed request in flight (processing) before it starts the run. */
@@ -73,7 +78,7 @@ export function answeredInFlight(surface: V1Surface, r: RouteRequest, scope: str
   const digest = inFlightOf(surface).get(`${scope}\u0001${request.key}`);
   if (digest === undefined) return false;
   if (digest === request.fingerprint) surface.v1.problem(r.res, 409, 'idempotency_replay', { detail: 'A request with this Idempotency-Key is still being processed: retry it shortly to get its answer.', retryable: true });
-  else surface.v1.problem(r.res, 409, 'conflict', { detail: 'This Idempotency-Key was used with a different request: use a new key for a new request.', retryable: false });
+  else refuseOtherRequest(surface, r);
   return true;
 }
 
