@@ -13,7 +13,7 @@ import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { openness } from '../../generated/expectation.ts';
 import { credentialIn, type Exchange, type Judge, type Prerequisite, type SseEvent } from '../../../rule/index.ts';
-import { exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson } from '../../../traffic/read.ts';
 import { canonicalRequestBody } from '../../../traffic/idempotency.ts';
 import { eventKind, FULL_SCOPES } from './fabric.ts';
 
@@ -259,4 +259,24 @@ export function roomRefusal(status: number | undefined, body: unknown): string |
 export function noRoom(refusal: string): Prerequisite {
   const wait = refusal.startsWith('429') ? ' (or, if its rate limiter refused, wait)' : '';
   return { need: 'data', what: `no room for another webhook endpoint (it refused to register another endpoint: ${refusal})`, remedy: `free registrations or raise the cap${wait}, then run the rule again` };
+}
+
+/**
+ * Registrations refused for room across one judgement: each is passed over (judged by no rule), and
+ * a judgement that judged nothing else is untestable, naming the first refusal (`noRoom`).
+ */
+export class RoomRefusals {
+  private first: string | undefined;
+
+  /** Whether the registration `ex` was refused for room, so is not judged. */
+  passOver(ex: Exchange): boolean {
+    const room = roomRefusal(ex.status, responseJson(ex));
+    if (room !== undefined) this.first ??= room;
+    return room !== undefined;
+  }
+
+  /** Ends the judgement untestable when it judged nothing but registrations refused for room. */
+  settle(j: Pick<Judge, 'untestable'>, judged: boolean): void {
+    if (!judged && this.first !== undefined) j.untestable(noRoom(this.first));
+  }
 }

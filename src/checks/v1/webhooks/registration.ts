@@ -3,7 +3,7 @@ import { type CheckContext, type Exchange, section } from '../../../rule/index.t
 import { webhookCreated, webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import { exchangesOf, issuesOf, onSurface, operation, parsedAs, recordOf, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { FULL_SCOPES } from '../support/fabric.ts';
-import { callerOf, limiterRefused, noRoom, registrations, roomRefusal, testReceiverUrl } from '../support/traffic.ts';
+import { callerOf, limiterRefused, registrations, RoomRefusals, testReceiverUrl } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import { type ReceiverEndpoint, WEBHOOK_RECEIVER } from '../../../webhooks/receiver.ts';
 import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
@@ -26,14 +26,10 @@ export const registerCreated = rule({
     judge(j) {
       const seen = new Set<string>();
       let judged = false;
-      let noRoomLeft: string | undefined;
+      const room = new RoomRefusals();
       registrations(j, (ex, url) => {
         // A refusal for room (a cap the description leaves open) says nothing of this URL: not judged, and not its first registration.
-        const room = roomRefusal(ex.status, responseJson(ex));
-        if (room !== undefined) {
-          noRoomLeft ??= room;
-          return;
-        }
+        if (room.passOver(ex)) return;
         const scope = `${callerOf(ex)}\n${url}`;
         const first = !seen.has(scope);
         seen.add(scope);
@@ -51,7 +47,7 @@ export const registerCreated = rule({
         judged = true;
         j.check(ex, parsed.success, `the registration response does not carry a signing_secret (${parsed.success ? '' : issuesOf(parsed.error)})`);
       });
-      if (!judged && noRoomLeft !== undefined) j.untestable(noRoom(noRoomLeft));
+      room.settle(j, judged);
     },
   },
   async provoke(ctx: CheckContext) {

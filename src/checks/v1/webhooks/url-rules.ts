@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { type CheckContext, type Exchange, section, type Rule } from '../../../rule/index.ts';
 import { urlClassesOf, type UrlClassName } from '../../../contract/v1/webhook-url.ts';
 import type { Profile } from '../../../profile/schema.ts';
-import { journalFact, responseJson } from '../../../traffic/read.ts';
-import { noRoom, registrationsOf, roomRefusal, testReceiverUrl } from '../support/traffic.ts';
+import { journalFact } from '../../../traffic/read.ts';
+import { registrationsOf, RoomRefusals, testReceiverUrl } from '../support/traffic.ts';
 import { needRoom, receiverOf, recordDeliveries, refused, registerWebhook, ofRun } from './support.ts';
 import { sharedHook, startAnswered, urlControl } from './shared.ts';
 
@@ -83,20 +83,16 @@ function urlClassRule(spec: UrlClassRule): Rule {
       record: `a POST /v1/webhooks registering a URL of the class (${spec.urlClass}), by a caller the deployment admits`,
       judge(j) {
         let judged = false;
-        let noRoomLeft: string | undefined;
+        const room = new RoomRefusals();
         for (const { ex, url, classes } of journalFact(j.exchanges, classedRegistrations, j.profile)) {
           if (!classes.includes(spec.urlClass)) continue;
           // A refusal for room (a cap the description leaves open: 403 entitlement_failed) is not one for the URL's
           // class, nor its acceptance: not judged. Every refusal that passed before still passes (a 409 among them).
-          const room = refused(ex.status!) ? undefined : roomRefusal(ex.status, responseJson(ex));
-          if (room !== undefined) {
-            noRoomLeft ??= room;
-            continue;
-          }
+          if (!refused(ex.status!) && room.passOver(ex)) continue;
           judged = true;
           j.check(ex, refused(ex.status!), `registering ${url} answered ${ex.status}, expected a refusal (${REFUSED_ANSWER})`);
         }
-        if (!judged && noRoomLeft !== undefined) j.untestable(noRoom(noRoomLeft));
+        room.settle(j, judged);
       },
     },
     async provoke(ctx: CheckContext) {
