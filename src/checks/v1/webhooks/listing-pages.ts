@@ -7,6 +7,8 @@
  */
 import { isRecord } from '../../../util/json.ts';
 
+// Not http-link-header (1.1.4): a target writes this header, and that parser took 4.6 s over `<a>;`
+// and 50,000 spaces, where this one, a single forward pass, takes 8 ms (measured on Node 24).
 /** The link-values of a `Link` header (RFC 8288 section 3) whose relation types include `rel`, as written. */
 export function linkTargets(header: string, rel: string): string[] {
   const out: string[] = [];
