@@ -10,12 +10,15 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { RATE_PROBE_PRINCIPAL } from '../../scenarios/v8/principal.ts';
 import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
-import { isFaultId, type FaultId } from '../fake/faults/index.ts';
+import type { FaultId } from '../fake/faults/index.ts';
+import type { VariantId } from '../fake/variants/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FakeConfigInput } from '../fake/context.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
 import { ConfigError, durationMs, ENV_VARS, loadConfig, SCRIPT_NEEDS, type Env } from '../load/config.ts';
 import { chooseTarget } from './target-choice.ts';
+import { faultList, variantList } from './parse.ts';
+import { UsageError } from './errors.ts';
 import { checkK6Version, findK6, K6Missing } from '../load/k6-binary.ts';
 import { CA_CONFIGMAP, caConfigMap, CREDENTIALS_SECRET, operatorManifests, operatorSteps } from '../load/operator.ts';
 import { envFromProfile } from '../load/profile-env.ts';
@@ -58,12 +61,6 @@ function k6Duration(value: string): string {
   return value;
 }
 
-function faultList(value: string): FaultId[] {
-  const out = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}": run "apicert faults" or see src/fake/faults/load.ts`);
-  return out as FaultId[];
-}
-
 function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
@@ -101,11 +98,12 @@ interface Target {
 }
 
 /** The target's environment for the scripts: profile or --target credentials, the embedded fake otherwise. */
-async function resolveTarget(given: { profile?: string; target?: string; faults?: FaultId[]; header?: string[] }): Promise<Target> {
+async function resolveTarget(given: { profile?: string; target?: string; faults?: FaultId[]; variant?: VariantId[]; header?: string[] }): Promise<Target> {
   // As certify: an empty --target/--profile is an error, and APICERT_PROFILE names the profile when neither is given.
   const opts = { ...given, profile: chooseTarget(given).profile };
   if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
+  if (opts.variant && (opts.target || opts.profile)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile (and unset APICERT_PROFILE) to use it');
   if (opts.profile || opts.target) {
     const profile = opts.profile ? await loadProfileFile(opts.profile) : profileFromEnv(opts.target!);
     const network = networkWithHeaders(profile.network, opts.header);
@@ -115,10 +113,11 @@ async function resolveTarget(given: { profile?: string; target?: string; faults?
   // The embedded fake, with its /v8 limiter on for the rate-probe principal only (the profile's
   // declared low tier, APICERT_V8_RATE_LIMIT_TOKEN), so the storms and fan-outs of the primary
   // principal are never refused, and a ramp short enough to reach both limits.
-  const fake = await startFake({ faults: opts.faults ?? [], config: EMBEDDED_LOAD_FAKE });
+  const fake = await startFake({ faults: opts.faults ?? [], variants: opts.variant ?? [], config: EMBEDDED_LOAD_FAKE });
   const env: Env = { APICERT_RAMP: '10s', APICERT_RATE_MAX: '60', ...userEnv(), ...envFromProfile(embeddedProfile(fake)) };
   const report: Report['target'] = { baseUrl: fake.baseUrl, kind: 'embedded-fake' };
   if (opts.faults?.length) report.faults = opts.faults;
+  if (opts.variant?.length) report.variants = [...opts.variant];
   return { env, report, fake, ...(network ? { network } : {}) };
 }
 
@@ -240,6 +239,7 @@ interface LoadOptions {
   emitK6Operator?: string;
   parallelism: number;
   faults?: FaultId[];
+  variant?: VariantId[];
   allowUntestable?: boolean;
   header?: string[];
 }
@@ -416,6 +416,7 @@ export function registerLoadCommand(program: Command): void {
     .option('--emit-k6-operator <dir>', 'write k6-operator ConfigMap and TestRun manifests instead of running')
     .option('--parallelism <n>', 'k6-operator instances per script (each runs one execution segment)', positive, 2)
     .option('--faults <ids>', 'embedded fake only: switch on these faults (load faults: src/fake/faults/load.ts)', faultList)
+    .option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variantList)
     .option('--allow-untestable', 'exit 0 even when required load rules are untestable');
   addHeaderOption(command, 'the target (k6 sends it as APICERT_HEADERS)').action((opts: LoadOptions) => load(opts));
   command

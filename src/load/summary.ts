@@ -267,19 +267,25 @@ const NOT_REACHED: Record<string, string> = {
   'load.v8.idempotency.storm-conflict': NO_CONFLICT,
 };
 
+const V1_IN_FLIGHT =
+  "the target refused a storm's same-key duplicates with 409 while the first was in flight, a choice /v1 leaves open (it says nothing of a request arriving while the first with its key is in flight), so a storm admits one request and compares no replay: certify's v1.execute.idempotency.replay judges replays sent one after another";
+
 /**
- * Rules whose readers time out on a stream the server keeps open: k6 hands over a body only when its
- * request ends, so such a reader has nothing to judge. The figure counts those readers.
+ * Rules a legal choice of the target can leave with nothing to judge, and the figure that shows the
+ * choice was taken: readers timing out on a stream the server keeps open (k6 hands over a body only
+ * when its request ends), or duplicates refused while the first was in flight.
  */
-const STREAMS_HELD_OPEN: Record<string, { figure: string; reason: string }> = {
+const CHOICE_SHOWN: Record<string, { figure: string; reason: string }> = {
   'load.v1.events.fanout-same-events': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
   'load.v1.events.fanout-resume': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
+  'load.v1.idempotency.storm-one-run': { figure: 'v1_storm_refused_in_flight', reason: V1_IN_FLIGHT },
+  'load.v1.idempotency.storm-replayed': { figure: 'v1_storm_refused_in_flight', reason: V1_IN_FLIGHT },
 };
 
 function nothingJudged(summary: LoadSummary, ruleId: string): string {
   const { judged, unjudged } = summary.iterations;
-  const open = STREAMS_HELD_OPEN[ruleId];
-  if (open && (summary.figures[open.figure]?.count ?? 0) > 0) return `not judged: ${open.reason}`;
+  const shown = CHOICE_SHOWN[ruleId];
+  if (shown && (summary.figures[shown.figure]?.count ?? 0) > 0) return `not judged: ${shown.reason}`;
   const hint = NOT_REACHED[ruleId];
   if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output${hint ? `; when answers came, ${hint}` : ''}`;
   return `not judged in ${judged} judged iterations: ${hint ?? 'no answer reached this rule'}`;

@@ -46,6 +46,22 @@ describe('apicert load', () => {
     expect(run.err).toMatch(/APICERT_STORM=abc is not a whole number/);
   });
 
+  it('takes --variant for the embedded fake only, and names the variants in the report', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'apicert-load-variant-'));
+    const k6 = fakeK6(dir);
+    const out = join(dir, 'reports');
+    const run = apicert(['load', '--script', 'v8-idempotency-storm', '--variant', 'v1.execute/in-flight-409', '--out', out], { K6_BINARY: k6, FAKE_K6_RULES: RULES_BY_SCRIPT });
+    expect(run.code, run.err + run.out).toBe(0);
+    const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { target: { kind: string; variants?: string[] } };
+    expect(report.target).toMatchObject({ kind: 'embedded-fake', variants: ['v1.execute/in-flight-409'] });
+    const remote = apicert(['load', '--target', 'http://127.0.0.1:9', '--variant', 'v1.execute/in-flight-409', '--out', out], { K6_BINARY: k6, APICERT_V8_TOKEN: TOKEN });
+    expect(remote.code).toBe(2);
+    expect(remote.err).toMatch(/--variant only applies to the embedded fake/);
+    const unknown = apicert(['load', '--variant', 'v1.no-such/choice', '--out', out], { K6_BINARY: k6 });
+    expect(unknown.code).toBe(2);
+    expect(unknown.err).toMatch(/unknown variant "v1\.no-such\/choice".*apicert variants/);
+  });
+
   it('runs k6 with credentials in its environment only and merges the verdicts into the report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apicert-load-'));
     const k6 = fakeK6(dir);

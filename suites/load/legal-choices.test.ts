@@ -81,6 +81,15 @@ describe('idempotency storms', () => {
     expect(t.fake.context.variants.taken()).toContain('v1.execute/in-flight-409');
   });
 
+  it('say that duplicates were refused in flight when a storm arriving at once admits one request under the in-flight variant', async () => {
+    const t = await fakeWith(['v1.execute/in-flight-409']);
+    const summary = await v1Storm(t);
+    expect(summary.figures.v1_storm_refused_in_flight?.count).toBeGreaterThan(0);
+    for (const rule of ['load.v1.idempotency.storm-one-run', 'load.v1.idempotency.storm-replayed']) {
+      expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/refused a storm's same-key duplicates with 409 while the first was in flight.*v1\.execute\.idempotency\.replay/) });
+    }
+  });
+
   it('still fail a 409 conflict to the same body under the in-flight variant (a conflict is no in-flight answer)', async () => {
     const t = await fakeWith(['v1.execute/in-flight-409']);
     const proxy = await loopbackProxy(t.config.baseUrl, (req) => (req.method === 'POST' && req.headers['idempotency-key'] !== undefined && Math.random() < 0.5 ? { answer: { status: 409, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify({ code: 'conflict', retryable: false }) } } : undefined));

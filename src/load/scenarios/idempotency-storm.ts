@@ -44,7 +44,11 @@ function idOf(res: LoadResponse, field: 'runId' | 'run_id'): string | undefined 
 function judgeSameBody(v: Verdicts, rule: string, responses: readonly LoadResponse[], accepted: number, field: 'runId' | 'run_id', isReplay: (original: LoadResponse, replay: LoadResponse) => AnswerCase, skip: Skip): boolean {
   const admitted: LoadResponse[] = [];
   for (const res of responses) {
-    if (unjudgeable(res) || skip.when(res)) continue;
+    if (unjudgeable(res)) continue;
+    if (skip.when(res)) {
+      if (skip.figure) v.figure(skip.figure, 1);
+      continue;
+    }
     if (res.status === accepted) admitted.push(res);
     else v.judge(rule, false, `a same-key same-body request is answered ${accepted} (${skip.or})`);
   }
@@ -55,10 +59,19 @@ function judgeSameBody(v: Verdicts, rule: string, responses: readonly LoadRespon
   return true;
 }
 
+/** The figure counting /v1 same-key same-body requests refused 409 (not `conflict`): duplicates refused while the first was in flight. */
+export const V1_IN_FLIGHT_FIGURE = 'v1_storm_refused_in_flight';
+
+function refusedInFlight(res: LoadResponse): boolean {
+  return res.status === 409 && parseJsonObject(res.body)?.code !== 'conflict';
+}
+
 /** Answers of a storm that admit nothing and so judge nothing, beyond `unjudgeable`'s, and how the check sentence names them. */
 interface Skip {
   when: (res: LoadResponse) => boolean;
   or: string;
+  /** The figure counting the answers skipped, so a storm that compared nothing can say why (src/load/summary.ts). */
+  figure?: string;
 }
 
 /**
@@ -73,7 +86,7 @@ const V8_SKIP: Skip = { when: () => false, or: 'or refused 429/503' };
  * duplicate (say `idempotency_replay`, retryable) admits nothing and creates nothing, so it is not
  * judged. A 409 `conflict` to the same body is judged: the same request is no conflict.
  */
-const V1_SKIP: Skip = { when: (res) => res.status === 409 && parseJsonObject(res.body)?.code !== 'conflict', or: 'or refused 429/503, or 409 other than conflict' };
+const V1_SKIP: Skip = { when: refusedInFlight, or: 'or refused 429/503, or 409 other than conflict', figure: V1_IN_FLIGHT_FIGURE };
 
 export interface V8StormConfig extends StormConfig {
   missionBody: unknown;
@@ -138,6 +151,7 @@ export async function v1IdempotencyStorm(t: Transport, c: V1StormConfig): Promis
   const replayed = 'load.v1.idempotency.storm-replayed';
   const boolean = 'an admitted turn streams request.accepted with a boolean replayed';
   for (const res of turns) {
+    if (refusedInFlight(res)) v.figure(V1_IN_FLIGHT_FIGURE, 1);
     if (res.status !== 200) continue;
     const flag = replayedFlag(res);
     if (typeof flag === 'boolean') flags.push(flag);
