@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import type { RecordedBytes } from '../passive/har.ts';
 import { WEBHOOK_SECRET_VARIABLE } from '../passive/judge.ts';
 import { packBatch, type PackedBatch } from '../passive/live-batch.ts';
-import { MAX_PENDING } from '../passive/live.ts';
+import { MAX_PENDING, MAX_PENDING_BYTES } from '../passive/live.ts';
 import type { LiveMessage, LiveReply, LiveWorkerData } from '../passive/live-worker.ts';
 import type { Profile } from '../profile/schema.ts';
 import { UsageError } from './errors.ts';
@@ -26,11 +26,25 @@ const HAND_OVER_MS = 20;
 export interface LiveFindings {
   /** Hands a completed exchange to the judging thread. */
   add: (rec: RecordedBytes, index: number) => void;
-  /** Judges what is still pending, closes the findings file and ends the thread. */
-  stop: () => Promise<void>;
+  /**
+   * Judges what is still pending, closes the findings file and ends the thread. `record`: the
+   * exchanges the record dropped before the report (`limits` say why), so what was not judged live
+   * is not said to be judged in the report when the record may no longer hold it.
+   */
+  stop: (record?: { exchanges: number; limits: string }) => Promise<void>;
 }
 
-export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; findings?: string; bodyLimit: number }, profile: Profile | undefined): Promise<LiveFindings> {
+/** Bytes of bodies an exchange hands over. */
+const bodyBytes = (rec: RecordedBytes) => (rec.requestBody?.length ?? 0) + (rec.responseBody?.length ?? 0);
+
+/** What the stop says of exchanges live judging never judged: judged in the report, unless the record dropped some. */
+export function outranLine(outran: number, record: { exchanges: number; limits: string } | undefined): string | undefined {
+  if (outran <= 0) return undefined;
+  if (!record || record.exchanges <= 0) return `apicert proxy: traffic outran live judging: ${outran} exchange(s) were judged only in the report written now`;
+  return `apicert proxy: traffic outran live judging: ${outran} exchange(s) were not judged live; the report written now judges only those the record still holds, and it dropped ${record.exchanges} exchange(s) unjudged (${record.limits}), so up to ${Math.min(outran, record.exchanges)} of them were judged nowhere`;
+}
+
+export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; findings?: string; bodyLimit: number }, profile: Profile | undefined, labelKey?: string): Promise<LiveFindings> {
   if (opts.findings) {
     // Created now, so a wrong path is a usage error before the proxy listens, not a lost stream later.
     try {
@@ -40,7 +54,9 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     }
   }
   const webhookSecret = process.env[WEBHOOK_SECRET_VARIABLE] || undefined;
+  // labelKey: the worker hands it to its LiveJudge, so live findings name learned secrets as the report does.
   const workerData: LiveWorkerData = {
+    ...(labelKey !== undefined ? { labelKey } : {}),
     ...(opts.rules ? { patterns: opts.rules } : {}),
     ...(profile ? { profile } : {}),
     ...(webhookSecret ? { webhookSecret } : {}),
@@ -60,17 +76,31 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
   const post = (message: LiveMessage, transfer: ArrayBuffer[] = []) => {
     if (!failed) worker.postMessage(message, transfer);
   };
-  // The judging thread waits with at most MAX_PENDING exchanges; beyond its room, an exchange is not
-  // handed over at all (judged only in the report at the stop): when traffic outruns judging, the
-  // forwarding thread spends nothing on exchanges the judging thread would drop.
+  // The judging thread waits with at most MAX_PENDING exchanges, and MAX_PENDING_BYTES of their
+  // bodies; beyond its room, an exchange is not handed over at all (judged only in the report at
+  // the stop): when traffic outruns judging, the forwarding thread spends nothing on exchanges the
+  // judging thread would drop. It settles exchanges in the order they were handed over, so the
+  // bytes each `room` message frees are those of the oldest handed over.
   let room = MAX_PENDING;
+  let pendingBytes = 0;
+  const handed: number[] = [];
+  let handedHead = 0;
+  const settled = (n: number) => {
+    for (let i = 0; i < n && handedHead < handed.length; i += 1) pendingBytes -= handed[handedHead++]!;
+    if (handedHead > 1024 && handedHead * 2 > handed.length) {
+      handed.splice(0, handedHead);
+      handedHead = 0;
+    }
+  };
   let skipped = 0;
   /** Exchanges not handed over since the last batch: the judging thread is told, so it does not take what follows for a whole history. */
   let gap = 0;
   let stopped: ((message: Extract<LiveReply, { stopped: true }>) => void) | undefined;
   worker.on('message', (message: LiveReply) => {
-    if ('room' in message) room += message.room;
-    else stopped?.(message);
+    if ('room' in message) {
+      room += message.room;
+      settled(message.room);
+    } else stopped?.(message);
   });
   // After the listener, which refs the thread's port again: the judging thread never keeps the process alive (a proxy that failed to start exits).
   worker.unref();
@@ -88,7 +118,9 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
   return {
     add: (rec, index) => {
       if (failed) return;
-      if (room === 0) {
+      const bytes = bodyBytes(rec);
+      // One exchange may pass alone whatever its size: the ring holds it anyway, and live judging is not starved by one large body.
+      if (room === 0 || (pendingBytes > 0 && pendingBytes + bytes > MAX_PENDING_BYTES)) {
         // What was handed over before the gap goes now, so the gap falls between two batches.
         if (gap === 0) send();
         skipped += 1;
@@ -96,16 +128,18 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
         return;
       }
       room -= 1;
+      pendingBytes += bytes;
+      handed.push(bytes);
       if (batch.length === 0) setTimeout(send, HAND_OVER_MS).unref();
       batch.push({ rec, index });
     },
-    stop: async () => {
+    stop: async (record) => {
       send();
       if (failed) return;
       const said = new Promise<void>((resolve) => {
         stopped = (message) => {
-          const outran = skipped + message.skipped;
-          if (outran > 0) console.error(`apicert proxy: traffic outran live judging: ${outran} exchange(s) were judged only in the report written now`);
+          const line = outranLine(skipped + message.skipped, record);
+          if (line) console.error(line);
           resolve();
         };
         worker.once('error', () => resolve());

@@ -1,4 +1,5 @@
 /** `apicert judge-traffic --har FILE` and `apicert proxy --upstream URL`: the passive run's two ways in. */
+import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
 import { readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
@@ -7,7 +8,8 @@ import { profileOfFacts } from '../passive/profile-facts.ts';
 import { judgeRecording, passiveRuleIds, recordingHiding, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { liveJudging } from './live-findings.ts';
-import { judgedLine } from '../reports/model.ts';
+import { droppedLine, judgedLine } from '../reports/model.ts';
+import { keyedLabels } from '../passive/secrets.ts';
 import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { UsageError } from './errors.ts';
 import { exitCodeFor } from './exit.ts';
@@ -54,6 +56,9 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
       `\n${what} (mode: passive): gate ${report.summary.gate.toUpperCase()} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable > 0 ? `${req.untestable} untestable, ` : ''}${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
     ),
   );
+  // Said once, beside the gate it qualifies: the verdicts judged only what the record still held.
+  const dropped = droppedLine(report.run);
+  if (dropped) console.log(safeText(`gate ${report.summary.gate.toUpperCase()} ${dropped}`));
   console.log(writtenLine(written, opts.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
 }
@@ -95,7 +100,7 @@ export function registerTrafficCommands(program: Command): void {
     .option('--duration <duration>', 'stop after this long (e.g. 90s, 20m, 1h)', durationOf)
     .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
     .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
-    .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges (the oldest exchanges are dropped beyond it)', count, KEPT_BYTES_LIMIT)
+    .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges, those in flight included (the earliest ended exchanges are dropped beyond it; a body in flight is kept as a prefix)', count, KEPT_BYTES_LIMIT)
     .option('--har-out <file>', 'also write what was recorded as HAR 1.2, as certify --har-out writes its own: each credential the traffic carried (and each signing secret a webhook creation answered) replaced by a labelled marker, with the --profile\'s facts (never its tokens) for judge-traffic')
     .option('--har-secrets', 'with --har-out: keep the traffic\'s secrets in the recording (the file is made readable by you only)')
     .option('--findings <file>', 'also write each failing judgement, as its exchange completes, as one JSON line to this file (tail it from a CI or a dashboard)')
@@ -109,7 +114,14 @@ export function registerTrafficCommands(program: Command): void {
       const network = await upstreamNetwork(opts.upstream, opts.profile, opts.header);
       await checkReportRoot(opts.out);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
-      const live = await liveJudging(opts, profile);
+      // One key per run names each learned secret alike in live findings and the report (keyedLabels); never written anywhere.
+      const labelKey = randomBytes(32).toString('hex');
+      const labels = keyedLabels(labelKey);
+      const live = await liveJudging(opts, profile, labelKey);
+      // Every exchange that arrived completes before the proxy has stopped (a cut one as cut): those
+      // the record no longer holds at the stop were dropped from it by its limits.
+      let arrived = 0;
+      const limits = `--max-exchanges ${opts.maxExchanges}, --max-kept-bytes ${opts.maxKeptBytes}`;
       const judged = await runProxy({
         upstream: opts.upstream,
         port: opts.port,
@@ -118,14 +130,21 @@ export function registerTrafficCommands(program: Command): void {
         maxExchanges: opts.maxExchanges,
         maxKeptBytes: opts.maxKeptBytes,
         harOut: opts.harOut,
-        harHiding: (exchanges) => (opts.harSecrets ? undefined : recordingHiding(exchanges, profile)),
+        harHiding: (exchanges) => (opts.harSecrets ? undefined : recordingHiding(exchanges, profile, process.env, labels)),
         ...(network ? { network } : {}),
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
-        onExchange: (rec, index) => live.add(rec, index),
-        onStopped: () => live.stop(),
-        judge: (exchanges, startedAt) => judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) }),
+        onExchange: (rec, index) => {
+          arrived = Math.max(arrived, index + 1);
+          live.add(rec, index);
+        },
+        judge: async (exchanges, startedAt) => {
+          const dropped = { exchanges: Math.max(0, arrived - exchanges.length), limits };
+          // Live judging ends once the record is known, so what it did not judge is not said to be judged in a report that dropped it.
+          await live.stop(dropped);
+          return judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet), labels, dropped });
+        },
       });
-      if (opts.harOut && !opts.quiet) console.log(`recording: ${opts.harOut} (${judged.report.run.requests} exchanges, HAR 1.2${opts.harSecrets ? ', secrets kept: readable by you only' : ', the traffic\'s secrets replaced by labelled markers'})`);
+      if (opts.harOut && !opts.quiet) console.log(`recording: ${opts.harOut} (${judged.report.run.requests} exchanges${judged.report.run.dropped ? `, ${judged.report.run.dropped.exchanges} more dropped from the record` : ''}, HAR 1.2, readable by you only${opts.harSecrets ? ', secrets kept' : ', the traffic\'s secrets replaced by labelled markers'})`);
       await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);
     });
 }

@@ -10,10 +10,10 @@
  * side is its own (a chunked body is chunked again, under the codings it came with, without its
  * trailer fields, which RFC 9112 7.1.2 lets a recipient that removes the chunked coding discard; a
  * close-delimited answer is chunked for an HTTP/1.1 client). Pipelined requests are answered in
- * order, one at a time. A request that asks to upgrade is forwarded without its Upgrade, and the
- * connection closes after its answer. What RFC 9112 makes every server refuse (no Host, two Hosts)
- * is refused here, as node:http did, and an absolute-form target naming the proxy is forwarded as
- * its path.
+ * order, one at a time, each sent upstream once the client has taken what was written to it. A
+ * request that asks to upgrade is forwarded without its Upgrade, and the connection closes after
+ * its answer. What RFC 9112 makes every server refuse (no Host, two Hosts) is refused here, as
+ * node:http did, and an absolute-form target naming the proxy is forwarded as its path.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { headersFor, type Network } from '../profile/network.ts';
@@ -23,7 +23,9 @@ import { MessageReader, type Head, type ParseError } from './http1.ts';
 import type { UpstreamConnection, UpstreamPool, UpstreamUser } from './upstream.ts';
 
 export const CLIENT_CLOSED = 'the client closed the connection';
-const UPSTREAM_CLOSED = 'the upstream closed the connection before its answer ended';
+/** The proxy stopped (its grace ran out) while the exchange was in flight: the client did not leave, it was cut. */
+export const PROXY_STOPPED = 'the proxy stopped before the answer ended';
+export const UPSTREAM_CLOSED = 'the upstream closed the connection before its answer ended';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authenticate', 'proxy-authorization', 'host']);
 
@@ -34,6 +36,11 @@ const CLIENT_IDLE_MS = 5_000;
 export interface Recorder<Entry> {
   bodyLimit: number;
   begin(rec: RecordedBytes): Entry;
+  /**
+   * How many of `bytes` more body bytes the exchange may keep now (at most `bytes`): what is kept in
+   * flight counts against the same budget as what is kept once done.
+   */
+  keep(entry: Entry, bytes: number): number;
   end(entry: Entry): void;
 }
 
@@ -172,6 +179,12 @@ class Downstream<Entry> {
   /** The upstream connection corked while a chunk is read, so a head and its body leave in one write. */
   private corked: UpstreamConnection | undefined;
   private reads = false;
+  /** The queued exchange that was started (its request went to an upstream, or its refusal to the client). */
+  private current: Flight<Entry> | Refusal | undefined;
+  /** A 'drain' listener waits for the client to take what was written to it. */
+  private awaitingDrain = false;
+  /** The proxy stops: an exchange cut now was cut by the proxy, not left by its client. */
+  private stopping = false;
   idleSince = performance.now();
 
   constructor(socket: Socket, forwarder: Forwarder<Entry>) {
@@ -234,31 +247,60 @@ class Downstream<Entry> {
 
   private enqueue(item: Flight<Entry> | Refusal): void {
     this.queue.push(item);
-    if (this.queue.length === 1) this.start(item);
-    else this.flow();
+    if (this.queue.length === 1) this.next();
+    this.flow();
   }
 
-  private start(item: Flight<Entry> | Refusal): void {
+  /**
+   * The first queued exchange starts, unless the client has not taken what was written to it yet:
+   * then on its 'drain'. A client that pipelines requests and reads no answer holds the proxy to
+   * what its socket buffers, not to every answer (bounded memory for a hostile client).
+   */
+  private next(): void {
+    const item = this.queue[0];
+    if (item === undefined || item === this.current || this.socket.destroyed) return;
+    if (this.socket.writableNeedDrain) {
+      this.awaitDrain();
+      return;
+    }
+    this.current = item;
     if (item instanceof Flight) item.dispatch();
     else this.socket.end(plainAnswer(item, true), 'latin1');
+  }
+
+  private awaitDrain(): void {
+    if (this.awaitingDrain) return;
+    this.awaitingDrain = true;
+    this.socket.once('drain', () => {
+      this.awaitingDrain = false;
+      this.next();
+      this.flow();
+    });
   }
 
   /** The first exchange was answered: the next one's turn. */
   answered(flight: Flight<Entry>, reusable: boolean): void {
     if (this.queue[0] === flight) this.queue.shift();
+    if (this.current === flight) this.current = undefined;
     this.idleSince = performance.now();
     this.blocked = false;
     if (!reusable) this.stop();
-    const next = this.queue[0];
-    if (next !== undefined) this.start(next);
+    if (this.queue.length > 0) this.next();
     else if (this.stopped && !this.socket.destroyed) this.socket.end();
     this.flow();
   }
 
-  /** Reading pauses while requests wait their turn, or an upstream cannot take the body yet. */
+  /**
+   * Reading pauses while requests wait their turn, an upstream cannot take the body yet, or the
+   * client has not taken its answers; a body on its way to the upstream is still read then (the
+   * upstream's own backpressure holds it), since a client may send it whole before it reads.
+   */
   flow(): void {
-    if (this.queue.length > 1 || this.blocked) this.socket.pause();
-    else if (!this.stopped) this.socket.resume();
+    const draining = this.socket.writableNeedDrain && (this.reading === undefined || this.reading !== this.current);
+    if (this.queue.length > 1 || this.blocked || draining) {
+      this.socket.pause();
+      if (draining) this.awaitDrain();
+    } else if (!this.stopped) this.socket.resume();
   }
 
   block(blocked: boolean): void {
@@ -288,13 +330,18 @@ class Downstream<Entry> {
 
   private closed(): void {
     this.stopped = true;
-    for (const item of this.queue.splice(0)) if (item instanceof Flight) item.clientGone();
+    this.current = undefined;
+    const why = this.stopping ? PROXY_STOPPED : CLIENT_CLOSED;
+    for (const item of this.queue.splice(0)) if (item instanceof Flight) item.clientGone(why);
     this.reader.close();
   }
 
   /** The proxy stops: an idle connection goes now, a busy one once `force`. */
   end(force: boolean): void {
-    if (force || (this.queue.length === 0 && !this.reads)) this.socket.destroy();
+    if (force || (this.queue.length === 0 && !this.reads)) {
+      this.stopping = true;
+      this.socket.destroy();
+    }
   }
 }
 
@@ -327,6 +374,9 @@ class Flight<Entry> implements UpstreamUser {
   private reusedConn = false;
   private finished = false;
   private size = 0;
+  /** Bytes of each body kept so far. */
+  private requestKept = 0;
+  private answerKept = 0;
   /** What the read of the answer under way gave the client so far, written once the read is done (`flush`). */
   private out = '';
 
@@ -370,7 +420,7 @@ class Flight<Entry> implements UpstreamUser {
 
   requestPiece(piece: Buffer): void {
     if (this.finished) return;
-    this.request?.add(piece);
+    if (this.request !== undefined) this.requestKept = this.keep(this.request, this.requestKept, piece);
     if (this.conn === undefined) (this.waiting ??= []).push(piece);
     else this.send(piece);
   }
@@ -435,7 +485,7 @@ class Flight<Entry> implements UpstreamUser {
   body(piece: Buffer): void {
     if (this.finished) return;
     this.size += piece.length;
-    this.answer.add(piece);
+    this.answerKept = this.keep(this.answer, this.answerKept, piece);
     if (piece.length <= SMALL_PIECE) {
       this.out += this.answerChunked ? `${piece.length.toString(16)}\r\n${piece.toString('latin1')}\r\n` : piece.toString('latin1');
       return;
@@ -448,6 +498,20 @@ class Flight<Entry> implements UpstreamUser {
     if (this.answerChunked) more = client.write(CRLF);
     client.uncork();
     if (!more) this.slowClient();
+  }
+
+  /**
+   * Keeps what the recorder's byte budget allows of `piece` (of the `bodyLimit` prefix) in `prefix`,
+   * which holds `kept` bytes; returns how many it holds now. A body cut by the budget is a prefix.
+   */
+  private keep(prefix: BodyPrefix, kept: number, piece: Buffer): number {
+    if (prefix.truncated) return kept;
+    const { recorder } = this.down.forwarder;
+    const wanted = Math.min(piece.length, recorder.bodyLimit - kept);
+    const granted = wanted > 0 ? recorder.keep(this.entry, wanted) : 0;
+    if (granted > 0) prefix.add(granted === piece.length ? piece : piece.subarray(0, granted));
+    if (granted < piece.length) prefix.truncated = true;
+    return kept + granted;
   }
 
   /** Writes what the read gave the client so far. */
@@ -465,7 +529,10 @@ class Flight<Entry> implements UpstreamUser {
     const conn = this.conn;
     if (conn === undefined || client.destroyed) return;
     conn.pause();
-    client.once('drain', () => conn.resume());
+    // Only while it is still this exchange's: a connection given back was resumed, and may be paused for another client now.
+    client.once('drain', () => {
+      if (this.conn === conn) conn.resume();
+    });
   }
 
   end(): void {
@@ -478,11 +545,10 @@ class Flight<Entry> implements UpstreamUser {
     this.flush();
     const conn = this.conn!;
     this.conn = undefined;
-    // The upstream may answer before it has read the whole request: then its connection cannot carry another.
-    if (this.upstreamKeepAlive && this.requestDone) this.down.forwarder.pool.give(conn);
-    else conn.destroy();
     this.finish();
-    this.down.answered(this, this.clientKeepAlive);
+    // The upstream may answer before it has read the whole request: then its connection cannot carry another.
+    // The client's next exchange starts once the connection was handed back (after llhttp returned from the chunk).
+    conn.release(this.upstreamKeepAlive && this.requestDone, () => this.down.answered(this, this.clientKeepAlive));
   }
 
   drained(): void {
@@ -498,7 +564,9 @@ class Flight<Entry> implements UpstreamUser {
       this.dispatch();
       return;
     }
-    this.failed(error?.message ?? UPSTREAM_CLOSED);
+    // After the status, the answer was broken off: said as such, whatever the socket's error was.
+    if (this.responded) this.failed(error === undefined ? UPSTREAM_CLOSED : `${UPSTREAM_CLOSED} (${error.message})`);
+    else this.failed(error?.message ?? UPSTREAM_CLOSED);
   }
 
   private failed(message: string): void {
@@ -515,10 +583,10 @@ class Flight<Entry> implements UpstreamUser {
     this.finish();
   }
 
-  /** The client went away before the answer ended: the upstream request ends with it. */
-  clientGone(): void {
+  /** The client went away (or the proxy stopped) before the answer ended: the upstream request ends with it. */
+  clientGone(why: string = CLIENT_CLOSED): void {
     if (this.finished) return;
-    this.drop(CLIENT_CLOSED);
+    this.drop(why);
     this.finish();
   }
 
@@ -559,10 +627,19 @@ export interface Listening {
 /** Listens on loopback and forwards every connection's requests to the upstream. */
 export async function listen<Entry>(forwarder: Forwarder<Entry>, port: number): Promise<Listening> {
   const clients = new Set<Downstream<Entry>>();
+  /** Each open client connection's 'close', where what it had in flight is recorded as cut. */
+  const closing = new Set<Promise<void>>();
   const server = createServer({ allowHalfOpen: true }, (socket) => {
     const down = new Downstream(socket, forwarder);
     clients.add(down);
-    socket.once('close', () => clients.delete(down));
+    const closed = new Promise<void>((resolve) =>
+      socket.once('close', () => {
+        clients.delete(down);
+        closing.delete(closed);
+        resolve();
+      }),
+    );
+    closing.add(closed);
   });
   // Idle client connections close after CLIENT_IDLE_MS, idle upstream ones after the pool's own time.
   const sweeper = setInterval(() => {
@@ -587,6 +664,8 @@ export async function listen<Entry>(forwarder: Forwarder<Entry>, port: number): 
       }, graceMs);
       await closed;
       clearTimeout(grace);
+      // The server closes once its sockets were destroyed, a turn before their own 'close' (where the exchanges cut are recorded): the record is whole only after those.
+      await Promise.all(closing);
       forwarder.pool.close();
     },
   };

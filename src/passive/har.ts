@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { isRecord, parseJsonDocument } from '../util/json.ts';
 import { contentText, isUtf8, unreadableBody } from './content.ts';
 import { addHeader, mediaType, targetOf, type TrafficExchange } from './exchange.ts';
+import { failedExchange } from './failed-exchange.ts';
 import { PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { onSurface } from '../traffic/read.ts';
 
@@ -141,12 +142,9 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   }
   ex.status = res.status;
   ex.responseHeaders = headersOf(res.headers);
-  if (failure) {
-    // An answer began and the exchange then failed: the client aborted it (a stream it stopped reading) or the connection broke.
-    ex.error = failure;
-    ex.streamEnd = 'aborted';
-  }
-  readResponseBody(ex, res, bodyLimit);
+  readResponseBody(ex, res, bodyLimit, failure ?? undefined);
+  // An answer began and the exchange then failed: the client aborted it (a stream it stopped reading), or the connection broke.
+  if (failure) failedExchange(ex, failure);
   markStrippedCredential(ex);
   return ex;
 }
@@ -174,7 +172,8 @@ function bodiless(ex: TrafficExchange): boolean {
   return ex.method === 'HEAD' || ex.status === 204 || ex.status === 304 || (ex.status !== undefined && ex.status < 200);
 }
 
-function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['response']>, bodyLimit: number): void {
+/** `failure`: the error the answer ended in, if any. */
+function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['response']>, bodyLimit: number, failure: string | undefined): void {
   const content = res.content;
   const declared = Math.max(content?.size ?? -1, res.bodySize ?? -1);
   const stream = mediaType(ex.responseHeaders) === 'text/event-stream' || content?.mimeType?.startsWith('text/event-stream') === true;
@@ -184,7 +183,7 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
       if (content?.text !== undefined) ex.responseBody = '';
       return;
     }
-    const aborted = ex.streamEnd === 'aborted' ? ex.error : undefined;
+    const aborted = failure || undefined;
     ex.responseBodyMissing = aborted
       ? `the client aborted the ${stream ? 'stream' : 'answer'} (${aborted}) and the recorder kept none of its body`
       : declared > 0
@@ -200,8 +199,8 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
   ex.responseBody = body.text;
   // A recorder that kept fewer bytes than the body had says so only through `size`.
   const cut = typeof content!.size === 'number' && content!.size > 0 && body.bytes < content!.size && Buffer.byteLength(body.text, 'utf8') < content!.size;
-  // What an aborted answer left is a part at most.
-  if (body.truncated || cut || ex.streamEnd === 'aborted') ex.responseBodyTruncated = true;
+  // What an aborted answer left is a part at most (failedExchange says so).
+  if (body.truncated || cut) ex.responseBodyTruncated = true;
 }
 
 const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'cookie'];

@@ -70,11 +70,14 @@ export class MessageReader {
   private partial: string[] = [];
   private partialUrl = '';
   private closed = false;
+  /** A head arrived and its message has not ended. */
+  private inMessage = false;
 
   constructor(kind: 'request' | 'response', events: MessageEvents) {
     const parser = new HTTPParser();
     parser.initialize(kind === 'request' ? HTTPParser.REQUEST : HTTPParser.RESPONSE, {}, 0, HTTPParser.kLenientNone);
     parser[HTTPParser.kOnHeaders] = (raw: string[], url: string) => {
+      this.inMessage = true;
       for (const item of raw) this.partial.push(item);
       this.partialUrl += url;
     };
@@ -89,6 +92,7 @@ export class MessageReader {
         target = this.partialUrl;
         this.partialUrl = '';
       }
+      this.inMessage = true;
       const noBody = events.head({ method: method === undefined ? undefined : methods[method], url: target, status: status ?? 0, reason: reason ?? '', raw: lines, version: `${major}.${minor}`, keepAlive, upgrade });
       // 1: llhttp reads no body for this message and goes on to the next.
       return noBody ? 1 : 0;
@@ -99,6 +103,7 @@ export class MessageReader {
       // with their message (not forwarded, not recorded), or they would open the next message's head.
       this.partial = [];
       this.partialUrl = '';
+      this.inMessage = false;
       events.end();
     };
     this.parser = parser;
@@ -108,6 +113,16 @@ export class MessageReader {
   read(chunk: Buffer): ParseError | undefined {
     const result = this.parser.execute(chunk);
     return typeof result === 'number' ? undefined : result;
+  }
+
+  /**
+   * No message is under way: the last one ended and no byte of another has been read since (llhttp
+   * passes over blank lines between messages). Asked once a read returned; a byte of a next message's
+   * start line or head that no callback reported yet is seen by llhttp's end-of-input test, which
+   * changes nothing while no body is being read (it would end a close-delimited one).
+   */
+  between(): boolean {
+    return !this.closed && !this.inMessage && this.parser.finish() === undefined;
   }
 
   /** The connection ended: a close-delimited answer ends here; a message cut short is a ParseError. */

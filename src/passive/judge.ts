@@ -19,7 +19,7 @@ import { runRules, selectRules } from '../runner/run.ts';
 import type { TrafficExchange } from './exchange.ts';
 import { activeOnly, recordedRule, RECORDING, type LearnedSecret, type Recording } from './judging.ts';
 import { hidingFor, type SecretHiding } from './recorder.ts';
-import { learnSecrets, sessionIds } from './secrets.ts';
+import { learnSecrets, sessionIds, type SecretLabels } from './secrets.ts';
 
 import { WEBHOOK_SECRET_VARIABLE } from '../webhooks/signature.ts';
 
@@ -49,11 +49,12 @@ export function redactorForRecording(exchanges: readonly TrafficExchange[], cred
  * were judged. The session ids the target issued stay unless shaped like a credential: the session
  * rules judge them.
  */
-export function recordingHiding(exchanges: readonly TrafficExchange[], profile: Profile | undefined, env: NodeJS.ProcessEnv = process.env): SecretHiding {
-  const learned = learnSecrets(exchanges, profile?.credentials);
+export function recordingHiding(exchanges: readonly TrafficExchange[], profile: Profile | undefined, env: NodeJS.ProcessEnv = process.env, labels?: SecretLabels): SecretHiding {
+  const learned = learnSecrets(exchanges, profile?.credentials, labels);
   const held = learned.filter((c) => c.judged);
   const refused = learned.filter((c) => !c.judged && !c.value.startsWith(MARKER_START)).map(({ value, label }) => ({ value, label }));
-  return { ...hidingFor(profile, redactorForRecording(exchanges, held, env[WEBHOOK_SECRET_VARIABLE] || undefined, false)), inCredentialHeaders: refused };
+  // The traffic is the clients' own: what an answer echoed of its request's credential is hidden there too, refused or not.
+  return { ...hidingFor(profile, redactorForRecording(exchanges, held, env[WEBHOOK_SECRET_VARIABLE] || undefined, false)), inCredentialHeaders: refused, echoes: true };
 }
 
 /** Every rule of the catalogue: its one judgement over the recording where it has one, else not-applicable (needs a probe). */
@@ -80,6 +81,10 @@ export interface PassiveOptions {
   onRedactor?: (redactor: Redactor) => void;
   /** The profile's facts traffic cannot show (credentials' scopes and principals, fixtures); its tokens are secrets of the run. */
   profile?: Profile;
+  /** How learned secrets are named (the proxy's run key, so live findings name them alike); numbered by default. */
+  labels?: SecretLabels;
+  /** Exchanges the record dropped before judging (the proxy's limits): the verdicts judge the rest only, and the report says so. */
+  dropped?: { exchanges: number; limits: string };
 }
 
 export interface PassiveJudgement {
@@ -104,7 +109,7 @@ export async function judgeRecording(exchanges: readonly TrafficExchange[], opti
   const rules = selectRules(passiveCatalogue(), { surfaces: options.surfaces, patterns: options.patterns });
   const env = options.env ?? process.env;
   const webhookSecret = env[WEBHOOK_SECRET_VARIABLE] || undefined;
-  const credentials = learnSecrets(exchanges, options.profile?.credentials);
+  const credentials = learnSecrets(exchanges, options.profile?.credentials, options.labels);
   const redactor = redactorForRecording(exchanges, credentials, webhookSecret);
   options.onRedactor?.(redactor);
   const source = options.source ?? sourceOf(exchanges);
@@ -137,6 +142,7 @@ export async function judgeRecording(exchanges: readonly TrafficExchange[], opti
       requests: exchanges.length,
       strict: options.strict ?? false,
       passive: { judged: recording.counts },
+      ...(options.dropped && options.dropped.exchanges > 0 ? { dropped: options.dropped } : {}),
     });
     return { report, results, redactor };
   } finally {

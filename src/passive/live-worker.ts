@@ -26,6 +26,8 @@ export interface LiveWorkerData {
   quiet: boolean;
   findings?: string;
   bodyLimit: number;
+  /** The run's key for naming learned secrets, so live findings name them as the report does (secrets.ts keyedLabels). */
+  labelKey?: string;
 }
 
 /** What the forwarding thread sends: a batch of completed exchanges (after `gap` it had no room to hand over), or the end. */
@@ -43,6 +45,7 @@ const judge = new LiveJudge({
   ...(data.profile ? { profile: data.profile } : {}),
   ...(data.webhookSecret ? { webhookSecret: data.webhookSecret } : {}),
   webhookSecretVariable: data.webhookSecretVariable,
+  ...(data.labelKey !== undefined ? { labelKey: data.labelKey } : {}),
   onFinding: (finding) => {
     if (!data.quiet) process.stdout.write(`${findingLine(finding)}\n`);
     stream?.write(`${JSON.stringify(finding)}\n`);

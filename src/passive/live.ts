@@ -28,7 +28,7 @@ import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
 import { runJudgement, Untestable, type Exchange, type Rule } from '../rule/index.ts';
 import type { Level } from '../rule/index.ts';
 import type { LearnedSecret } from './judging.ts';
-import { learnSecrets, sessionIds } from './secrets.ts';
+import { keyedLabels, learnSecrets, sessionIds, type SecretLabels } from './secrets.ts';
 
 /** How long a completed exchange waits for its batch at most, while judging keeps to its twentieth of the thread. */
 export const WAIT_MS = 1000;
@@ -46,6 +46,12 @@ export const HISTORY = 500;
  * first round: V8's helpers 19-35 us per exchange, against 11-13 with 1,000).
  */
 export const MAX_PENDING = 1000;
+/**
+ * Bytes of bodies handed to the judging thread and not yet judged, at most, beside MAX_PENDING:
+ * 1,000 exchanges at the default --body-limit (256 KiB of each body) could hold 512 MiB. An
+ * exchange is handed over past it only when nothing else waits.
+ */
+export const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 
 /** One failing judgement, as a JSON line of the findings stream. */
 export interface LiveFinding {
@@ -72,6 +78,8 @@ export interface LiveOptions {
   onFinding: (finding: LiveFinding) => void;
   /** Called when `n` exchanges stopped waiting (judged, or dropped beyond MAX_PENDING): room for as many more. */
   onSettled?: (n: number) => void;
+  /** The run's key for naming learned secrets (`keyedLabels`): the report at the stop names them alike. */
+  labelKey?: string;
 }
 
 /** A case a judgement made: which exchange, whether it held, and why. */
@@ -98,6 +106,7 @@ export class LiveJudge {
   /** The judged secrets as one list, replaced only when one is learned: the echo rules build their locator once per list. */
   private judgedList: readonly LearnedSecret[] = [];
   private readonly options: LiveOptions;
+  private readonly labels: SecretLabels | undefined;
   /** Findings said so far. */
   count = 0;
   /** Exchanges traffic outran live judging with: judged only in the report at the stop (or judged live with their failures left to it, just after a gap). */
@@ -116,6 +125,7 @@ export class LiveJudge {
 
   constructor(options: LiveOptions) {
     this.options = options;
+    this.labels = options.labelKey === undefined ? undefined : keyedLabels(options.labelKey);
     for (const rule of options.rules) if (rule.judgement) this.judged.push({ rule, judgement: rule.judgement });
     for (const c of options.profile?.credentials ?? []) this.redactor.add(c.token, `token:${c.name}`);
     if (options.webhookSecret) this.redactor.add(options.webhookSecret, 'env:webhook-secret');
@@ -200,7 +210,7 @@ export class LiveJudge {
   /** Everything the traffic shows is hidden from the findings: credentials sent, secrets issued, session ids. */
   private learn(batch: readonly Exchange[]): void {
     let changed = false;
-    for (const s of learnSecrets(batch, this.options.profile?.credentials)) {
+    for (const s of learnSecrets(batch, this.options.profile?.credentials, this.labels)) {
       const known = this.secrets.get(s.value);
       if (known) {
         if (!known.judged && s.judged) {

@@ -6,7 +6,8 @@
  * passed on piece by piece, with backpressure both ways) over the connections of
  * src/passive/upstream.ts (TCP, TLS with the profile's CA and client certificate, or a forward
  * proxy's tunnel). This file keeps the record: the newest `maxExchanges` exchanges, at most
- * `bodyLimit` bytes of each body, and hands each exchange to live judging as it completes.
+ * `bodyLimit` bytes of each body and `maxKeptBytes` of all bodies at once (those in flight
+ * included), and hands each exchange to live judging as it completes.
  *
  * Unchanged means: method, path, query, headers and bodies pass as they are, except the
  * hop-by-hop headers (RFC 9110, 7.6.1), which belong to each connection, and Host, which names the
@@ -17,7 +18,8 @@ import { upstreamRoute } from '../probe/dispatcher.ts';
 import type { Network } from '../profile/network.ts';
 import { contentText, unreadableBody } from './content.ts';
 import { targetOf, type TrafficExchange } from './exchange.ts';
-import { CLIENT_CLOSED, listen, type Recorder } from './forward.ts';
+import { failedExchange } from './failed-exchange.ts';
+import { listen, type Recorder } from './forward.ts';
 import type { RecordedBytes } from './har.ts';
 import { hiddenHar, writeHar, type SecretHiding } from './recorder.ts';
 import { UpstreamPool } from './upstream.ts';
@@ -47,20 +49,31 @@ export interface ProxyOptions {
 /** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
 export const KEPT_BYTES_LIMIT = 128 * 1024 * 1024;
 
-const keptBytes = (r: RecordedBytes) => (r.requestBody?.length ?? 0) + (r.responseBody?.length ?? 0);
-
-/** An exchange in the ring: its place in arrival order, its bodies' bytes once they count (-1 before), and whether it was dropped. */
+/** An exchange in the ring: its place in arrival order, its bodies' bytes kept so far, whether it ended, and whether it was dropped. */
 interface Kept {
   rec: RecordedBytes;
   index: number;
   bytes: number;
+  done: boolean;
   gone: boolean;
 }
 
-/** The exchanges kept: the newest `limit` (and at most KEPT_BYTES_LIMIT of bodies), in the order their requests arrived. */
+/**
+ * The exchanges kept: the newest `limit`, in the order their requests arrived, and at most
+ * `byteLimit` bytes of bodies at once, those of exchanges still in flight included. Bytes are kept
+ * as they arrive, within the budget: ended exchanges are dropped for them, the one that ended
+ * first first; when only exchanges in flight hold the budget, a body is kept as far as it reached
+ * (a prefix, like one cut at `--body-limit`). An exchange dropped while in flight keeps its bytes
+ * counted until it ends, since its flight still holds them.
+ */
 class Ring {
   private readonly items: Kept[] = [];
   private head = 0;
+  /** Ended exchanges in the order they ended: dropping them is what frees bytes. */
+  private readonly ended: Kept[] = [];
+  private endedHead = 0;
+  /** Exchanges in the ring (not dropped). */
+  private size = 0;
   private bytes = 0;
   dropped = 0;
   /** Exchanges that arrived, kept or not: the next one's index. */
@@ -72,37 +85,70 @@ class Ring {
     this.byteLimit = byteLimit;
   }
   push(rec: RecordedBytes): Kept {
-    const kept: Kept = { rec, index: this.arrivals, bytes: -1, gone: false };
+    const kept: Kept = { rec, index: this.arrivals, bytes: 0, done: false, gone: false };
     this.arrivals += 1;
     this.items.push(kept);
-    this.evict();
+    this.size += 1;
+    while (this.size > this.limit) this.drop(this.oldest()!);
+    this.compact();
     return kept;
   }
-  /** An exchange's bodies arrived: they count against the byte budget from now on. */
-  account(kept: Kept): void {
-    // An exchange dropped while it was still flowing no longer counts.
-    if (kept.gone) return;
-    kept.bytes = keptBytes(kept.rec);
-    this.bytes += kept.bytes;
-    this.evict();
-  }
-  private evict(): void {
-    while (this.items.length - this.head > this.limit || (this.bytes > this.byteLimit && this.items.length - this.head > 1)) {
-      const oldest = this.items[this.head]!;
-      if (oldest.bytes >= 0) this.bytes -= oldest.bytes;
-      oldest.gone = true;
-      this.items[this.head] = undefined as unknown as Kept;
-      this.head += 1;
-      this.dropped += 1;
+  /** How many of `n` more body bytes `kept` may keep now. */
+  keep(kept: Kept, n: number): number {
+    while (this.bytes + n > this.byteLimit) {
+      const first = this.firstEnded();
+      if (first === undefined) break;
+      this.drop(first);
     }
-    // Compacted now and then, so dropping the oldest stays cheap (no shift per exchange).
+    const granted = Math.max(0, Math.min(n, this.byteLimit - this.bytes));
+    kept.bytes += granted;
+    this.bytes += granted;
+    return granted;
+  }
+  /** An exchange ended: dropped in flight, its bytes go now; kept, it may be dropped for bytes from now on. */
+  account(kept: Kept): void {
+    if (kept.gone) {
+      this.bytes -= kept.bytes;
+      kept.bytes = 0;
+      return;
+    }
+    kept.done = true;
+    this.ended.push(kept);
+  }
+  private drop(kept: Kept): void {
+    kept.gone = true;
+    this.size -= 1;
+    this.dropped += 1;
+    if (kept.done) {
+      this.bytes -= kept.bytes;
+      kept.bytes = 0;
+    }
+  }
+  private oldest(): Kept | undefined {
+    while (this.head < this.items.length && this.items[this.head]!.gone) this.head += 1;
+    return this.items[this.head];
+  }
+  private firstEnded(): Kept | undefined {
+    while (this.endedHead < this.ended.length && this.ended[this.endedHead]!.gone) this.endedHead += 1;
+    return this.ended[this.endedHead];
+  }
+  /** Dropped entries are let go now and then, so dropping the oldest stays cheap (no shift per exchange). */
+  private compact(): void {
+    this.oldest();
     if (this.head > 1024 && this.head * 2 > this.items.length) {
       this.items.splice(0, this.head);
       this.head = 0;
     }
+    this.firstEnded();
+    if (this.endedHead > 1024 && this.endedHead * 2 > this.ended.length) {
+      this.ended.splice(0, this.endedHead);
+      this.endedHead = 0;
+    }
   }
   get all(): readonly RecordedBytes[] {
-    return this.items.slice(this.head).map((kept) => kept.rec);
+    const out: RecordedBytes[] = [];
+    for (let i = this.head; i < this.items.length; i += 1) if (!this.items[i]!.gone) out.push(this.items[i]!.rec);
+    return out;
   }
 }
 
@@ -127,12 +173,7 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
       if (body.truncated || rec.responseTruncated) ex.responseBodyTruncated = true;
     }
   }
-  if (rec.error !== undefined) ex.error = rec.error;
-  // What the client did not wait for was not recorded: the answer (a stream, mostly) is a part at most.
-  if (rec.error === CLIENT_CLOSED && rec.status !== undefined) {
-    ex.streamEnd = 'aborted';
-    ex.responseBodyTruncated = true;
-  }
+  if (rec.error !== undefined) failedExchange(ex, rec.error);
   return ex;
 }
 
@@ -156,6 +197,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
   const recorder: Recorder<Kept> = {
     bodyLimit: options.bodyLimit,
     begin: (rec) => ring.push(rec),
+    keep: (kept, bytes) => ring.keep(kept, bytes),
     end: (kept) => {
       ring.account(kept);
       onExchange?.(kept.rec, kept.index);

@@ -9,10 +9,10 @@
  * the target issued (session ids, signing secrets in its answers) stay as the target sent them
  * unless they have the shape of a credential: they are the evidence the passive rules judge. A
  * session id or signing secret so hidden gets its own numbered marker, so the rules still tell them apart. With
- * `keepSecrets` (`--har-secrets`) nothing is replaced and the file is written readable by its owner only.
+ * `keepSecrets` (`--har-secrets`) nothing is replaced. Either way the file is readable by its owner only.
  * `proxy --har-out` writes what it forwarded with the same `hiddenHar`.
  */
-import { writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { marker, TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
 
@@ -22,7 +22,7 @@ import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { contentText, decodedContent } from './content.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
 import { factsOfProfile, type ProfileFacts } from './profile-facts.ts';
-import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, CREDENTIAL_SCHEME } from './secrets.ts';
+import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, CREDENTIAL_SCHEME, requestCredentials } from './secrets.ts';
 import type { Profile } from '../profile/schema.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
@@ -46,6 +46,12 @@ export interface SecretHiding {
    * client's): the bodies that were judged stay as they were.
    */
   inCredentialHeaders?: ReadonlyArray<{ value: string; label: string }>;
+  /**
+   * The traffic is clients' own (the proxy): each exchange's request credentials are replaced
+   * whole in its own answer's headers and body as well, wherever it repeats them, whatever it
+   * answered (a refused token echoed in a 401's detail is still the client's credential).
+   */
+  echoes?: boolean;
   redactor: Redactor;
   facts?: ProfileFacts;
 }
@@ -180,10 +186,23 @@ function hiddenBody(bytes: Buffer, contentEncoding: string | undefined, prefix: 
   return { bytes: Buffer.from(hidden, encoding), truncated: cut };
 }
 
-/** Writes a HAR document; one that keeps the traffic's secrets (not `hidden`) is readable by its owner only. */
-export async function writeHar(file: string, document: Record<string, unknown>, hidden: boolean): Promise<void> {
-  await writeFile(file, `${JSON.stringify(document, null, 1)}\n`, { mode: hidden ? 0o644 : 0o600 });
+/**
+ * Writes a HAR document readable by its owner only, hidden or not: traffic holds more than the
+ * secrets apicert knows of (a value of no known shape a client sent in a body). A file that was
+ * already there is made so before anything is written to it.
+ */
+export async function writeHar(file: string, document: Record<string, unknown>, _hidden: boolean): Promise<void> {
+  const handle = await open(file, 'w', 0o600);
+  try {
+    await handle.chmod(0o600);
+    await handle.writeFile(`${JSON.stringify(document, null, 1)}\n`);
+  } finally {
+    await handle.close();
+  }
 }
+
+/** An exchange's own refused credentials searched for in its answer's body at most: each is one pass over it, and a request carries one or two. */
+const ECHOED_VALUES = 16;
 
 /**
  * The signing secrets the target's webhook creation answers returned, each with its own label: a
@@ -249,7 +268,7 @@ function decoded(component: string): string {
 export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding): Record<string, unknown> {
   const secrets = hiding ? [...hiding.secrets, ...signingSecrets(recorded), ...hiddenSessionIds(recorded, hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
   const inHeaders = hiding?.inCredentialHeaders?.length ? [...secrets, ...hiding.inCredentialHeaders].sort((a, b) => b.value.length - a.value.length) : secrets;
-  const replace = (input: string, whole = secrets) => {
+  const replace = (input: string, whole: ReadonlyArray<{ value: string; label: string }> = secrets) => {
     if (!hiding) return input;
     const markers: string[] = [];
     const held = whole.reduce((text, s) => text.replaceAll(s.value, () => `\u0000${markers.push(marker(s.label)) - 1}\u0000`), input);
@@ -257,17 +276,32 @@ export function hiddenHar(recorded: readonly RecordedBytes[], version: string, h
     // marker says so, so a judge never reads a part as the credential itself.
     return hiding.redactor.text(held).replaceAll('«redacted:token:', '«redacted:part-of-token:').replace(/\u0000(\d+)\u0000/g, (_, i: string) => markers[Number(i)]!);
   };
+  const refusedLabel = new Map((hiding?.inCredentialHeaders ?? []).map((s) => [s.value, s.label]));
+  /**
+   * The request's own refused credentials, each with its marker's label, where its answer may
+   * repeat them: the redactor hides a held one everywhere already, and a refused one is replaced
+   * in its own exchange only, so what other exchanges' bodies say of it stays as judged.
+   */
+  const echoedOf = (rec: RecordedBytes) => (hiding?.echoes ? requestCredentials(rec.requestHeaders, rec.url).filter((v) => refusedLabel.has(v)).map((value) => ({ value, label: refusedLabel.get(value)! })) : []);
+  const plus = (whole: ReadonlyArray<{ value: string; label: string }>, more: ReadonlyArray<{ value: string; label: string }>) => (more.length === 0 ? whole : [...whole, ...more].sort((a, b) => b.value.length - a.value.length));
   const hide = (rec: RecordedBytes): RecordedBytes => {
     if (!hiding) return rec;
-    const headers = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v, CREDENTIAL_HEADERS.includes(k) ? inHeaders : secrets)]));
-    const out: RecordedBytes = { ...rec, url: replace(hiddenQueryCredentials(rec.url, inHeaders)), requestHeaders: headers(rec.requestHeaders), responseHeaders: headers(rec.responseHeaders) };
+    const echoed = echoedOf(rec);
+    const answer = plus(secrets, echoed);
+    const headers = (h: Record<string, string>, others: ReadonlyArray<{ value: string; label: string }>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v, CREDENTIAL_HEADERS.includes(k) ? inHeaders : others)]));
+    const out: RecordedBytes = { ...rec, url: replace(hiddenQueryCredentials(rec.url, inHeaders)), requestHeaders: headers(rec.requestHeaders, secrets), responseHeaders: headers(rec.responseHeaders, answer) };
     if (rec.requestBody !== undefined) {
       const request = hiddenBody(rec.requestBody, rec.requestHeaders['content-encoding'], rec.requestTruncated === true, replace);
       out.requestBody = request.bytes;
       if (request.truncated) out.requestTruncated = true;
     }
-    if (rec.responseBody !== undefined) {
-      const response = hiddenBody(rec.responseBody, rec.responseHeaders['content-encoding'], rec.responseTruncated === true, replace);
+    // A request with more credentials than a body is searched for (one pass each): its answer's body is not kept, as one that cannot be searched.
+    if (rec.responseBody !== undefined && echoed.length > ECHOED_VALUES) {
+      out.responseBody = Buffer.alloc(0);
+      out.responseTruncated = true;
+      out.responseSize = Math.max(rec.responseSize ?? 0, rec.responseBody.length);
+    } else if (rec.responseBody !== undefined) {
+      const response = hiddenBody(rec.responseBody, rec.responseHeaders['content-encoding'], rec.responseTruncated === true, (text) => replace(text, answer));
       out.responseBody = response.bytes;
       if (response.truncated) {
         out.responseTruncated = true;

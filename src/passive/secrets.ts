@@ -8,7 +8,8 @@
  * issued secrets; session ids are the target's own and are only hidden. The profile's credentials,
  * when one is given, are what the client was given: judged wherever they appear.
  */
-import { MARKER_START } from '../redact/redactor.ts';
+import { createHmac } from 'node:crypto';
+import { MARKER_START, SHORT_SECRET } from '../redact/redactor.ts';
 import { userinfoPassword } from '../util/url.ts';
 import { operation, recordOf, responseJson } from '../traffic/read.ts';
 import type { TrafficExchange } from './exchange.ts';
@@ -65,23 +66,86 @@ function accepted(ex: TrafficExchange): boolean {
 }
 
 /**
- * Every credential a request carried (the value after its scheme), `judged` when an answer accepted
- * it, and every signing secret a webhook-creation answer handed out (judged, except in that answer).
+ * /v8 operations whose 403 may come from the body, whatever the token: "A body containing
+ * `principalId` is rejected with `403` on memory query and capability search" (and memory's
+ * purpose), so their 403 does not show the token was taken.
  */
-export function learnSecrets(exchanges: readonly TrafficExchange[], given: ReadonlyArray<{ name: string; token: string }> = []): LearnedSecret[] {
+const BODY_403 = new Set(['v8.memory.query', 'v8.capabilities.search']);
+
+/**
+ * Whether an answer shows the deployment took the request's credential: it accepted the request
+ * (2xx or 3xx), or refused it for a scope on /v8: "A missing or expired token gives `401`. A token
+ * without the scope required for the endpoint gives `403`" (v8-integration-gateway.md,
+ * Authentication). The /v1 description says nothing of a 403, and /mcp's scopes are "not shown":
+ * a 403 there shows nothing. A 401 or 400 (a malformed value) never does.
+ */
+function authenticated(ex: TrafficExchange): boolean {
+  if (accepted(ex)) return true;
+  if (ex.status !== 403) return false;
+  const op = operation(ex);
+  return op.startsWith('v8.') && !BODY_403.has(op);
+}
+
+/**
+ * How a learned secret is named: `<where it was sent>#<n>`. By default n counts the values learned
+ * from the exchanges judged; with a run's key (the proxy), n is a keyed hash of the value, so live
+ * findings and the report, which judge different sets of the same traffic (a gap in live judging,
+ * exchanges dropped from the record), name one secret alike. The key never leaves the process, so
+ * the label tells nothing of the value but whether two are equal.
+ */
+export type SecretLabels = (name: string, value: string, n: number) => string;
+
+export function keyedLabels(key: string): SecretLabels {
+  return (name, value) => `${name}#${createHmac('sha256', key).update(value).digest('hex').slice(0, 8)}`;
+}
+
+const countedLabels: SecretLabels = (name, _value, n) => `${name}#${n}`;
+
+/**
+ * The credential values a request carried, in its credential headers, credential query parameters
+ * and URL userinfo, as `learnSecrets` reads them: the values its own answer must not be let to
+ * carry in a recording apicert writes (long enough to be a credential, not a recorder's marker).
+ */
+export function requestCredentials(requestHeaders: Readonly<Record<string, string>>, url: string): string[] {
+  const out = new Set<string>();
+  const keep = (value: string) => {
+    if (value.length >= SHORT_SECRET && !value.startsWith(MARKER_START)) out.add(value);
+  };
+  for (const name of CREDENTIAL_HEADERS) {
+    const raw = requestHeaders[name];
+    if (raw !== undefined) for (const value of credentialParts(raw)) keep(value);
+  }
+  for (const [, value] of queryCredentials(targetOfUrl(url))) for (const part of credentialParts(value)) keep(part);
+  const password = userinfoPassword(url);
+  if (password !== undefined) keep(password);
+  return [...out];
+}
+
+/** The path and query of a URL as it was sent (no parsing: the query is read as a server reads it). */
+function targetOfUrl(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 ? '' : url.slice(at);
+}
+
+/**
+ * Every credential a request carried (the value after its scheme), `judged` when an answer showed
+ * the deployment authenticated it, and every signing secret a webhook-creation answer handed out
+ * (judged, except in that answer).
+ */
+export function learnSecrets(exchanges: readonly TrafficExchange[], given: ReadonlyArray<{ name: string; token: string }> = [], labels: SecretLabels = countedLabels): LearnedSecret[] {
   const out = new Map<string, LearnedSecret>();
   // What the profile gave the client is its secret whatever a deployment answered (an expired token echoed in a 401 is a leak).
   for (const c of given) if (c.token.length > 0 && !out.has(c.token)) out.set(c.token, { value: c.token, label: `token:${c.name}`, judged: true, seenAt: -1 });
   const learn = (ex: TrafficExchange, name: string, value: string) => {
     const known = out.get(value);
     if (known) {
-      if (!known.judged && accepted(ex)) known.judged = true;
+      if (!known.judged && authenticated(ex)) known.judged = true;
       return;
     }
     // apicert's own recordings hide the profile's credentials behind their names: those were given to the client.
     const named = PROFILE_MARKER.exec(value);
     if (named) out.set(value, { value, label: `token:${named[1]}`, judged: true, seenAt: ex.index });
-    else out.set(value, { value, label: `${name}#${out.size + 1}`, judged: accepted(ex), seenAt: ex.index });
+    else out.set(value, { value, label: labels(name, value, out.size + 1), judged: authenticated(ex), seenAt: ex.index });
   };
   for (const ex of exchanges) {
     for (const name of CREDENTIAL_HEADERS) {
@@ -95,7 +159,7 @@ export function learnSecrets(exchanges: readonly TrafficExchange[], given: Reado
     if (operation(ex) === 'v1.webhooks.create' && accepted(ex)) {
       const secret = recordOf(responseJson(ex))?.signing_secret;
       // A recorder that already hid it left a marker shared by every hidden secret of that shape: nothing to learn.
-      if (typeof secret === 'string' && secret.length > 0 && !secret.includes(MARKER_START) && !out.has(secret)) out.set(secret, { value: secret, label: `signing-secret#${out.size + 1}`, issuedBy: ex.index, judged: true, seenAt: ex.index });
+      if (typeof secret === 'string' && secret.length > 0 && !secret.includes(MARKER_START) && !out.has(secret)) out.set(secret, { value: secret, label: labels('signing-secret', secret, out.size + 1), issuedBy: ex.index, judged: true, seenAt: ex.index });
     }
   }
   return [...out.values()];

@@ -4,7 +4,9 @@
  * through a CONNECT tunnel undici opens, as for a run's requests). Each connection reads answers
  * with llhttp (src/passive/http1.ts) for the exchange in flight on it. Idle connections wait for
  * the next request, newest first, and close after `idleMs`, when the upstream closes them, or when
- * the upstream sends what nobody asked for.
+ * the upstream sends what nobody asked for: bytes past the end of an answer, in the read that ended
+ * it or while the connection waits (RFC 9112 6.3: "A client MUST NOT process, cache, or forward
+ * such extra data as a separate response").
  */
 import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
@@ -47,11 +49,21 @@ export class UpstreamConnection {
   private gone = false;
   private readonly pool: UpstreamPool;
   private readonly reader: MessageReader;
+  /** A chunk is being read (llhttp is executing it). */
+  private reading = false;
+  /** The user's answer ended inside the read under way: what to do with the connection once the read returned. */
+  private released: { reuse: boolean; then: () => void } | undefined;
+  /** A head followed the end of the answer inside the same read. */
+  private overran = false;
 
   constructor(pool: UpstreamPool, socket: Socket | Promise<Socket>) {
     this.pool = pool;
     this.reader = new MessageReader('response', {
       head: (head: Head) => {
+        if (this.released !== undefined) {
+          this.overran = true;
+          return true;
+        }
         if (this.user) return this.user.head(head);
         // An answer nobody asked for: the connection cannot be trusted with the next request.
         this.destroy();
@@ -84,9 +96,10 @@ export class UpstreamConnection {
     socket.on('error', (error: Error) => {
       failure = error;
     });
-    // A close-delimited answer ends with the connection; any other cut short is a failure.
+    // A close-delimited answer ends with the connection; any other cut short is a failure, which the
+    // user names (the upstream closed the connection before its answer ended), not llhttp ("Parse Error").
     socket.on('end', () => {
-      if (this.user) failure ??= this.reader.finish();
+      if (this.user) this.reader.finish();
     });
     socket.on('close', () => this.broken(failure));
     const queued = this.queued;
@@ -96,7 +109,36 @@ export class UpstreamConnection {
 
   /** Reads a chunk of the answer for the user; a ParseError when it is not HTTP/1.1. */
   read(chunk: Buffer): ParseError | undefined {
-    return this.reader.read(chunk);
+    this.reading = true;
+    const error = this.reader.read(chunk);
+    this.reading = false;
+    const released = this.released;
+    if (released !== undefined) {
+      this.released = undefined;
+      // Only now, with llhttp returned from the chunk: given back while it ran, the connection would
+      // be taken by the next request, and the rest of the chunk read as that request's answer.
+      const clean = error === undefined && !this.overran && this.reader.between();
+      this.overran = false;
+      this.handBack(released.reuse && clean, released.then);
+    }
+    return error;
+  }
+
+  /**
+   * The user's answer ended: the connection waits for the next exchange when `reuse` and nothing
+   * followed the answer in what was read, else it closes; then `then` runs (the client's next
+   * exchange may take this very connection).
+   */
+  release(reuse: boolean, then: () => void): void {
+    this.user = undefined;
+    if (this.reading) this.released = { reuse, then };
+    else this.handBack(reuse, then);
+  }
+
+  private handBack(reuse: boolean, then: () => void): void {
+    if (reuse && this.usable) this.pool.give(this);
+    else this.destroy();
+    then();
   }
 
   private broken(error: Error | undefined): void {

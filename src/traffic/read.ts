@@ -164,7 +164,8 @@ export function surelyStartsAfterEnd(later: Exchange, earlier: Exchange): boolea
 export function bodyMissing(ex: Exchange): string | undefined {
   if (ex.status === undefined) return `no answer (${ex.error ?? 'the recording holds none'})`;
   if (ex.responseBodyMissing !== undefined) return ex.responseBodyMissing;
-  if (ex.streamEnd === 'aborted') return 'the client aborted the stream';
+  // Who broke it off (the client, the upstream, the proxy's stop) is in the error the recorder kept.
+  if (ex.streamEnd === 'aborted') return ex.error !== undefined ? `the answer did not end: ${ex.error}` : 'the client aborted the stream';
   if (ex.responseBody === undefined && ex.events === undefined) return 'no body was kept';
   if (ex.responseBodyTruncated) return 'only a prefix of the body was kept';
   return undefined;

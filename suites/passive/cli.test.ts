@@ -43,7 +43,8 @@ describe('apicert judge-traffic', () => {
     const dir = mkdtempSync(join(tmpdir(), 'apicert-traffic-'));
     const clean = join(dir, 'clean.har');
     expect((await apicert('certify', '--rules', 'mcp.jsonrpc.id-echoed', '--out', join(dir, 'active'), '--quiet', '--har-out', clean)).code).toBe(0);
-    expect(statSync(clean).mode & 0o077).not.toBe(0);
+    // Hidden or not, a recording holds traffic: readable by its owner only.
+    expect(statSync(clean).mode & 0o077).toBe(0);
     const judged = await apicert('judge-traffic', '--har', clean, '--out', join(dir, 'passive'), '--quiet');
     expect(judged.code, judged.err).toBe(0);
     expect(judged.out).toMatch(/\(mode: passive\): gate PASS/);
@@ -198,7 +199,7 @@ describe('apicert proxy', () => {
       expect(await stop()).toBe(0);
 
       const text = readFileSync(har, 'utf8');
-      expect(statSync(har).mode & 0o044).not.toBe(0);
+      expect(statSync(har).mode & 0o077).toBe(0);
       for (const c of profile.credentials) expect(text.includes(c.token), `${c.name}'s token`).toBe(false);
       expect(text.includes(unknownToken)).toBe(false);
       // The target's session ids stay, as certify --har-out keeps them: the session rules read them.

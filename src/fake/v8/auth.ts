@@ -22,7 +22,7 @@ export function authorize(fake: FakeContext, r: RouteRequest, scope: string | un
     return undefined;
   }
   if (scope && !caller.scopes.has(scope)) {
-    writeProblem(fake, r.res, 403, 'insufficient_scope', `This operation needs the scope ${scope}.`);
+    writeProblem(fake, r.res, 403, 'insufficient_scope', `This operation needs the scope ${scope}.${echoedToken(fake, r.header('authorization'), 403)}`);
     return undefined;
   }
   if (v8RateLimited(fake, r.res, caller, limit)) return undefined;

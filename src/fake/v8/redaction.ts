@@ -59,8 +59,8 @@ export class SensitiveValues {
   }
 }
 
-/** The fault echoes the caller's own bearer token in an error detail: what the run-secrets rule catches. */
-export function echoedToken(fake: FakeContext, authorization: string | undefined): string {
-  if (!authorization || !fake.faults.has('v8.redaction.run-secrets/token-in-401')) return '';
+/** The faults echo the caller's own bearer token in a 401's or a 403's detail: what the run-secrets rule catches. */
+export function echoedToken(fake: FakeContext, authorization: string | undefined, status: 401 | 403 = 401): string {
+  if (!authorization || !fake.faults.has(status === 401 ? 'v8.redaction.run-secrets/token-in-401' : 'v8.redaction.run-secrets/token-in-403')) return '';
   return ` (token presented: ${authorization.replace(/^Bearer\s+/i, '')})`;
 }

@@ -5,6 +5,7 @@
 import { judgeEchoedSecrets } from '../../../traffic/secrets.ts';
 import { section } from '../../../rule/index.ts';
 import { MISSIONS } from '../support/missions.ts';
+import { resolveRole, roleName } from '../../../profile/roles.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:primary'] } });
 
@@ -29,5 +30,8 @@ export const runSecrets = rule({
     await ctx.http.send({ method: 'GET', path: `${MISSIONS}/not-a-uuid`, credential: primary, label: 'read a malformed runId' });
     const expired = ctx.profile.credentials.find((c) => c.surfaces.includes('v8') && c.expired);
     if (expired) await ctx.http.send({ method: 'GET', path: `${MISSIONS}/not-a-uuid`, credential: expired, label: 'read with the expired token' });
+    // A 403 for a missing scope answers a token the gateway authenticated: where a profile has one without missions:read, its refusal may echo it.
+    const lacking = resolveRole(ctx.profile, roleName('v8', 'lacking', ['missions:read'])).credential;
+    if (lacking) await ctx.http.send({ method: 'GET', path: `${MISSIONS}/00000000-0000-4000-8000-000000000000`, credential: lacking, label: 'read without missions:read' });
   },
 });
