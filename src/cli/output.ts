@@ -2,6 +2,7 @@
  * How the CLI talks to a person: colour only where it can be seen and is wanted, three levels of
  * detail, and one stream for human text so stdout can carry a report (`--out -`) untouched.
  */
+import { randomBytes } from 'node:crypto';
 import { styleText } from 'node:util';
 
 export type Verbosity = 'quiet' | 'normal' | 'verbose';
@@ -43,6 +44,31 @@ export function safeText(text: string): string {
   return outputRedaction ? outputRedaction.text(text) : text;
 }
 
+/**
+ * C0 and C1 control characters and DEL, line feed and tab aside: a target's text (an SSE id, an
+ * event name, a detail quoted in a reason) holding ESC sequences would move the cursor, erase lines
+ * or retitle a terminal, and a CR lets a CI log viewer start a line (a workflow command) mid-line.
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** `text` with every control character but line feed and tab made visible (`\x1b`, `\x9b`). */
+export function visibleControls(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/**
+ * Stands for ESC in what `paint` returns until the line is written: every control a line holds is
+ * made visible there, then this (which no target can know: it is never printed) turns back into
+ * the ESC of apicert's own colours. Private-use characters only, so nothing in it looks like a key
+ * to the redaction a line passes first.
+ */
+const PAINT_ESCAPE = String.fromCharCode(...Array.from(randomBytes(12), (b) => 0xe000 + b));
+
+/** A line as the console gets it: secrets redacted, the target's control characters visible, apicert's colours kept. */
+export function consoleText(text: string): string {
+  return visibleControls(safeText(text)).replaceAll(PAINT_ESCAPE, '\x1b');
+}
+
 export class Ui {
   readonly out: NodeJS.WriteStream;
   readonly err: NodeJS.WriteStream;
@@ -61,28 +87,33 @@ export class Ui {
   }
 
   paint(style: Style, text: string): string {
-    return this.color ? styleText(style, text, { validateStream: false }) : text;
+    return this.color ? styleText(style, text, { validateStream: false }).replaceAll('\x1b', PAINT_ESCAPE) : text;
   }
 
   /** Printed at every level, --quiet included (failures, the gate). */
   always(text: string): void {
-    this.out.write(`${safeText(text)}\n`);
+    this.out.write(`${consoleText(text)}\n`);
   }
 
   /** Printed unless --quiet. */
   info(text: string): void {
-    if (this.verbosity !== 'quiet') this.out.write(`${safeText(text)}\n`);
+    if (this.verbosity !== 'quiet') this.out.write(`${consoleText(text)}\n`);
   }
 
   /** Printed with --verbose only. */
   detail(text: string): void {
-    if (this.verbosity === 'verbose') this.out.write(`${safeText(text)}\n`);
+    if (this.verbosity === 'verbose') this.out.write(`${consoleText(text)}\n`);
   }
 
   /** Warnings and errors: stderr, whatever the level. */
   warn(text: string): void {
-    const line = safeText(text);
+    const line = consoleText(text);
     this.err.write(`${this.color ? styleText('yellow', line, { validateStream: false }) : line}\n`);
+  }
+
+  /** Redraws the one status line of a terminal (`live`): no line feed, the previous status erased. */
+  status(text: string): void {
+    this.out.write(`\r\x1b[2K${consoleText(text)}`);
   }
 }
 

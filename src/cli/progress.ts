@@ -114,7 +114,7 @@ export class RuleProgress {
     // A narrow terminal cuts what is running, never the count or the clock.
     const room = Math.max(10, width - 1 - head.length - tail.length);
     const text = `${head}${`${first ?? ''}${more}`.slice(0, room)}${tail}`;
-    this.ui.out.write(`\r\x1b[2K${this.ui.paint('dim', text)}`);
+    this.ui.status(this.ui.paint('dim', text));
     this.drawn = true;
   }
 

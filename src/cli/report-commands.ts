@@ -2,16 +2,18 @@
 import type { Command } from 'commander';
 import { readFile, writeFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
+import { dirname, join } from 'node:path';
 import { RULES } from '../registry.ts';
 import { ProfileError } from '../profile/load.ts';
 import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';
-import { shellWord, type Report } from '../reports/model.ts';
-import { generateKeys, privateKeyFrom, publicKeyFrom, signReport, SIGNATURE_SUFFIX, verifyReport } from '../reports/signature.ts';
+import { sha256, shellWord, type Report } from '../reports/model.ts';
+import { generateKeys, privateKeyFrom, publicKeyFrom, RENDERED_FILES, signReport, SIGNATURE_SUFFIX, verifyReport, type Verification } from '../reports/signature.ts';
 import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
 import { parseJsonDocument, repeatedMember } from '../util/json.ts';
 import { EXIT } from './exit.ts';
+import { visibleControls } from './output.ts';
 
 async function readText(path: string, what: string): Promise<string> {
   try {
@@ -39,12 +41,53 @@ const reportShape = z.looseObject({
 
 async function readReport(path: string): Promise<{ report: Report; text: string }> {
   const { value, text } = await readJson(path, 'report');
+  return { report: reportOf(value, path), text };
+}
+
+function reportOf(value: unknown, path: string): Report {
   const shape = reportShape.safeParse(value);
   if (!shape.success) {
     const issue = shape.error.issues[0]!;
     throw new ProfileError(`${path} is not an apicert report.json (${issue.path.join('.') || 'the document'}: ${issue.message}): pass the report.json apicert wrote`);
   }
-  return { report: value as unknown as Report, text };
+  return value as unknown as Report;
+}
+
+/** The SHA-256 of each rendered file (`RENDERED_FILES`) found beside `reportPath`, by name. */
+async function renderedBeside(reportPath: string): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  for (const name of RENDERED_FILES) {
+    const bytes = await readFile(join(dirname(reportPath), name)).catch(() => undefined);
+    if (bytes) found[name] = sha256(bytes);
+  }
+  return found;
+}
+
+/**
+ * The first number of a JSON text not spelled as apicert writes it (the shortest spelling that reads
+ * back as the same number): `1e999` is Infinity to one reader and an error or a big number to
+ * another, `3292.00000000000000000001` a float to one and an exact decimal to another, while the
+ * signature covers the one reading JavaScript makes. Strings are skipped whole.
+ */
+export function oddNumber(text: string): string | undefined {
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      for (i += 1; i < text.length && text.charCodeAt(i) !== 34; i += text.charCodeAt(i) === 92 ? 2 : 1);
+      continue;
+    }
+    if (c !== 45 && (c < 48 || c > 57)) continue;
+    let end = i + 1;
+    for (; end < text.length; end += 1) {
+      const d = text.charCodeAt(end);
+      if (!((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45)) break;
+    }
+    const token = text.slice(i, end);
+    const n = Number(token);
+    if (!Number.isFinite(n) || String(n) !== token) return token.length > 40 ? `${token.slice(0, 40)}…` : token;
+    i = end - 1;
+  }
+  return undefined;
 }
 
 /** Read before the run, so a bad key is exit 2 before any request is sent. */
@@ -52,11 +95,34 @@ export async function loadSigningKey(path: string): Promise<KeyObject> {
   return privateKeyFrom(await readText(path, 'signing key'), path);
 }
 
-/** Signs report.json as it was written (read back, so what is signed is what is on disk); returns the `.sig` path. */
+/**
+ * Signs report.json as it was written (read back, so what is signed is what is on disk), with the
+ * digest of each rendered file the run wrote beside it in its own fresh folder; returns the `.sig` path.
+ */
 export async function writeSignature(reportPath: string, key: KeyObject): Promise<string> {
   const path = `${reportPath}${SIGNATURE_SUFFIX}`;
-  await writeFile(path, `${JSON.stringify(signReport((await readReport(reportPath)).report, key), null, 2)}\n`);
+  await writeFile(path, `${JSON.stringify(signReport((await readReport(reportPath)).report, key, await renderedBeside(reportPath)), null, 2)}\n`);
   return path;
+}
+
+/** What `verify` says it vouches for: the run, its gate, and which files the signature covers. */
+function vouchedFor(report: Report, result: Verification): string[] {
+  const lines = [`  vouches for: target ${report.target?.baseUrl ?? '?'}, run started ${report.run?.startedAt ?? '?'}, gate ${report.summary.gate.toUpperCase()}`];
+  if (!result.covers) {
+    lines.push('  covers: report.json only (signed before apicert covered the rendered files)');
+    if (result.uncovered.length > 0) lines.push(`  not covered: ${result.uncovered.join(', ')} beside it: renderings of report.json the signature says nothing of: trust report.json and these lines, not them`);
+    return lines;
+  }
+  lines.push(`  covers: ${['report.json', ...result.covers].join(', ')}${result.checked.length > 0 ? `; checked unchanged: ${result.checked.join(', ')}` : ''}`);
+  if (result.absent.length > 0) lines.push(`  not in this folder, so not checked: ${result.absent.join(', ')}`);
+  if (result.uncovered.length > 0) lines.push(`  not covered: ${result.uncovered.join(', ')} beside it (the signed run did not write them): the signature says nothing of them`);
+  return lines;
+}
+
+function notIntact(reportPath: string, problems: readonly string[]): void {
+  console.log(visibleControls(`${reportPath}: NOT intact`));
+  for (const p of problems) console.log(visibleControls(`  - ${p}`));
+  process.exitCode = EXIT.fail;
 }
 
 export async function loadBaselineFor(path: string): Promise<{ file: string; entries: BaselineEntry[] }> {
@@ -97,7 +163,7 @@ export function registerReportCommands(program: Command): void {
 
   program
     .command('verify')
-    .description('Check a report.json against its detached signature (REPORT.sig) and a public key; exit 0 when intact, 1 when not.')
+    .description('Check a report.json, and the rendered files beside it that its signature covers, against its detached signature (REPORT.sig) and a public key; exit 0 when intact, 1 when not (or when nothing vouches for it).')
     .argument('<report>', 'the report.json to check, or its run folder (e.g. reports/latest)')
     .requiredOption('--key <pub>', 'the public key (PREFIX.pub from keygen)')
     .option('--signature <file>', 'the signature file (default: REPORT.sig)')
@@ -105,21 +171,27 @@ export function registerReportCommands(program: Command): void {
       const reportPath = await reportJsonOf(given);
       const key = publicKeyFrom(await readText(opts.key, 'public key'), opts.key);
       const sigPath = opts.signature ?? `${reportPath}${SIGNATURE_SUFFIX}`;
-      const { report, text } = await readReport(reportPath);
-      const { value: signature } = await readJson(sigPath, 'signature');
-      const result = verifyReport(report, signature, key);
+      // A path that leads nowhere is the user's to fix (exit 2); a report or signature that is there
+      // but cut off, or no signature beside the report, is a report nobody can vouch for (exit 1).
+      const text = await readText(reportPath, 'report');
+      const sigText = opts.signature ? await readText(sigPath, 'signature') : await readFile(sigPath, 'utf8').catch(() => undefined);
+      const parsed = parseJsonDocument(text);
+      if (!parsed.ok && sigText === undefined) throw new ProfileError(`${reportPath} is not JSON: pass the report apicert wrote`);
+      if (!parsed.ok) return notIntact(reportPath, [`${reportPath} is not whole JSON: it was cut off or altered after signing; copy report.json again from where the certifier published it`]);
+      const report = reportOf(parsed.value, reportPath);
+      if (sigText === undefined) return notIntact(reportPath, [`no signature at ${sigPath}: the report is unsigned, or its signature was not copied with it; ask the certifier for the report.json${SIGNATURE_SUFFIX} written beside it, or pass --signature FILE`]);
+      const signature = parseJsonDocument(sigText);
+      if (!signature.ok) return notIntact(reportPath, [`the signature ${sigPath} is not whole JSON: it was cut off or altered; copy it again from the certifier`]);
+      const result = verifyReport(report, signature.value, key, await renderedBeside(reportPath));
       // Two readers could take the report two ways, while the signature covers one of them.
       const twice = repeatedMember(text);
       if (twice !== undefined) result.problems.push(`the member "${twice}" stands twice in one object: readers disagree on which holds, and apicert never writes one`);
-      if (result.problems.length > 0) result.ok = false;
-      if (result.ok) {
-        console.log(`${reportPath}: intact, signed by key ${(signature as { keyId: string }).keyId}`);
-        process.exitCode = EXIT.pass;
-        return;
-      }
-      console.log(`${reportPath}: NOT intact`);
-      for (const p of result.problems) console.log(`  - ${p}`);
-      process.exitCode = EXIT.fail;
+      const odd = oddNumber(text);
+      if (odd !== undefined) result.problems.push(`the number ${odd} is not spelled as apicert writes numbers (the shortest spelling that reads back the same): other JSON readers may read another number than the one signed`);
+      if (result.problems.length > 0) return notIntact(reportPath, result.problems);
+      console.log(visibleControls(`${reportPath}: intact, signed by key ${(signature.value as { keyId: string }).keyId}`));
+      for (const line of vouchedFor(report, result)) console.log(visibleControls(line));
+      process.exitCode = EXIT.pass;
     });
 
   program

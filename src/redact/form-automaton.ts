@@ -10,10 +10,10 @@
  * a stretch that holds a whole form is reported as that whole form as well, so a short secret inside
  * a longer one's vocabulary is never judged by the longer one's fragment rules.
  */
-import { FormProfile, SECRET_RUN } from './fragments.ts';
+import { FormProfile, SECRET_RUN, type StretchJudge } from './fragments.ts';
 
 export interface AutomatonForm {
-  profile: FormProfile;
+  profile: StretchJudge;
   label: string;
 }
 
@@ -203,9 +203,10 @@ export class FormAutomaton {
     return cur;
   }
 
-  add(text: string, label: string): void {
+  /** `profile` judges stretches of the form (by default as the secret itself: fragments.ts). */
+  add(text: string, label: string, profile: StretchJudge = new FormProfile(text)): void {
     const index = this.forms.length;
-    this.forms.push({ profile: new FormProfile(text), label });
+    this.forms.push({ profile, label });
     let last = 0;
     for (let i = 0; i < text.length; i += 1) last = this.extend(last, text.charCodeAt(i), index, i + 1);
     for (let i = 0; i + GRAM <= text.length; i += 1) {

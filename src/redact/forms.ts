@@ -2,8 +2,26 @@
  * The forms a target may reflect a secret in: as sent, URL-encoded (either hex case, `+` for a
  * space), JSON-escaped, HTML-escaped, and base64 or base64url at each of the three byte alignments
  * the secret can have inside a longer encoded value (only the characters that depend on the secret
- * alone are kept, so a match does not depend on what surrounds it).
+ * alone are kept, so a match does not depend on what surrounds it). Then the forms that spell each
+ * character of the secret with several (hex of its UTF-8 bytes, `%XX` for every byte, `&#NN;` and
+ * `&#xNN;`, `\uXXXX`: a debug echo, a logger or a WAF writes them), and, for a secret long enough
+ * that a case fold of it cannot be ordinary text, its all-upper and all-lower case.
  */
+
+/** A form, and for a spelled one where the spelling of each character of the secret ends. */
+export interface SecretForm {
+  text: string;
+  /**
+   * For a form that spells each character (code point) of the secret with several of its own: per
+   * code point, its end in the secret (UTF-16 index) and the end of its spelling in `text`. A
+   * stretch of such a form is judged by the part of the secret it spells whole (fragments.ts).
+   */
+  spelling?: { secretEnds: number[]; formEnds: number[] };
+}
+
+/** Secrets at least this long also get their all-upper and all-lower case forms. */
+export const CASE_FOLDED_SECRET = 12;
+
 function base64Cores(value: string): string[] {
   const bytes = Buffer.from(value, 'utf8');
   const out: string[] = [];
@@ -19,8 +37,50 @@ function htmlEscaped(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
-export function secretForms(value: string): string[] {
+const hex2 = (n: number) => n.toString(16).padStart(2, '0');
+
+/** The secret spelled one code point at a time by `spell`. */
+function spelled(value: string, spell: (codePoint: string) => string): SecretForm {
+  let text = '';
+  const secretEnds: number[] = [];
+  const formEnds: number[] = [];
+  let at = 0;
+  for (const c of value) {
+    at += c.length;
+    text += spell(c);
+    secretEnds.push(at);
+    formEnds.push(text.length);
+  }
+  return { text, spelling: { secretEnds, formEnds } };
+}
+
+function spelledForms(value: string): SecretForm[] {
+  const bytes = (c: string) => [...Buffer.from(c, 'utf8')];
+  const units = (c: string) => Array.from({ length: c.length }, (_, i) => c.charCodeAt(i));
+  const spellers: Array<(c: string) => string> = [
+    (c) => bytes(c).map(hex2).join(''),
+    (c) => bytes(c).map(hex2).join('').toUpperCase(),
+    (c) => bytes(c).map((b) => `%${hex2(b).toUpperCase()}`).join(''),
+    (c) => bytes(c).map((b) => `%${hex2(b)}`).join(''),
+    (c) => `&#${c.codePointAt(0)!};`,
+    (c) => `&#x${c.codePointAt(0)!.toString(16)};`,
+    (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`,
+    (c) => units(c).map((u) => `\\u${u.toString(16).padStart(4, '0')}`).join(''),
+    (c) => units(c).map((u) => `\\u${u.toString(16).padStart(4, '0').toUpperCase()}`).join(''),
+  ];
+  return spellers.map((spell) => spelled(value, spell));
+}
+
+export function secretForms(value: string): SecretForm[] {
   const url = encodeURIComponent(value);
-  const forms = [value, url, url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), url.replaceAll('%20', '+'), JSON.stringify(value).slice(1, -1), htmlEscaped(value), ...base64Cores(value)];
-  return [...new Set(forms.filter((f) => f.length > 0))];
+  const plain = [value, url, url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), url.replaceAll('%20', '+'), JSON.stringify(value).slice(1, -1), htmlEscaped(value), ...base64Cores(value)];
+  if (value.length >= CASE_FOLDED_SECRET) plain.push(value.toUpperCase(), value.toLowerCase());
+  const forms: SecretForm[] = [];
+  const seen = new Set<string>();
+  for (const form of [...plain.map((text): SecretForm => ({ text })), ...spelledForms(value)]) {
+    if (form.text.length === 0 || seen.has(form.text)) continue;
+    seen.add(form.text);
+    forms.push(form);
+  }
+  return forms;
 }

@@ -164,3 +164,53 @@ export class FormProfile {
     return length * 2 >= this.text.length && this.endsBy[to]! - this.startsBefore[from]! >= 2;
   }
 }
+
+/** What the automaton asks of a form: its text, and whether a stretch of it identifies the secret. */
+export interface StretchJudge {
+  readonly text: string;
+  identifies(from: number, to: number): boolean;
+}
+
+/**
+ * A form that spells each character of the secret with several (hex, `%XX`, `&#NN;`, `\uXXXX`):
+ * a stretch of it identifies the secret exactly when the characters of the secret it spells whole
+ * would, found as they are. Twelve hex digits spell six characters of the secret, so they are
+ * judged as six characters are, never as twelve: a word of a word-built secret stays a word
+ * however it is spelled. Constant time per question, from two tables made once.
+ */
+export class SpelledProfile implements StretchJudge {
+  readonly text: string;
+  private readonly secret: FormProfile;
+  /** Per position of the form: where in the secret the first character whose spelling starts at or after it begins. */
+  private readonly startFrom: Int32Array;
+  /** Per position of the form: where in the secret the last character whose spelling ends at or before it ends. */
+  private readonly endBy: Int32Array;
+
+  constructor(text: string, secret: string, spelling: { secretEnds: readonly number[]; formEnds: readonly number[] }) {
+    this.text = text;
+    this.secret = new FormProfile(secret);
+    const n = text.length;
+    this.startFrom = new Int32Array(n + 1);
+    this.endBy = new Int32Array(n + 1);
+    const { secretEnds, formEnds } = spelling;
+    // Spelling k covers [formEnds[k-1], formEnds[k]) of the form and [secretEnds[k-1], secretEnds[k]) of the secret.
+    const starts = (ends: readonly number[], k: number) => (k === 0 ? 0 : ends[k - 1]!);
+    let k = 0;
+    for (let i = 0; i <= n; i += 1) {
+      while (k < formEnds.length && starts(formEnds, k) < i) k += 1;
+      this.startFrom[i] = k < formEnds.length ? starts(secretEnds, k) : secret.length;
+    }
+    let e = 0;
+    for (let i = 0; i <= n; i += 1) {
+      while (e < formEnds.length && formEnds[e]! <= i) e += 1;
+      this.endBy[i] = e === 0 ? 0 : secretEnds[e - 1]!;
+    }
+  }
+
+  identifies(from: number, to: number): boolean {
+    if (to - from >= this.text.length) return true;
+    const a = this.startFrom[from]!;
+    const b = this.endBy[to]!;
+    return b > a && this.secret.identifies(a, b);
+  }
+}

@@ -12,7 +12,7 @@
  * character; no backtracking pattern ever sees target bytes.
  */
 import { serviceKey } from '../rule/context.ts';
-import { isWordLike, SECRET_RUN } from './fragments.ts';
+import { FormProfile, isWordLike, SECRET_RUN, SpelledProfile } from './fragments.ts';
 import { FormAutomaton, type Stretch } from './form-automaton.ts';
 import { secretForms } from './forms.ts';
 import { VerbatimFinder, type VerbatimHit } from './verbatim.ts';
@@ -126,9 +126,10 @@ export class Redactor {
       this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token; use secrets of ${SHORT_SECRET} characters or more`);
       return;
     }
-    for (const text of secretForms(value)) {
+    for (const { text, spelling } of secretForms(value)) {
+      const profile = spelling ? new SpelledProfile(text, value, spelling) : new FormProfile(text);
       if (label === TARGET_ISSUED_SESSION && text.length >= SECRET_RUN) {
-        this.wholeOnly.add(text, label);
+        this.wholeOnly.add(text, label, profile);
         continue;
       }
       if (text.length < SECRET_RUN) {
@@ -136,7 +137,7 @@ export class Redactor {
         this.literals.push({ text, label, wholeToken: isWordLike(text) });
         continue;
       }
-      this.automaton.add(text, label);
+      this.automaton.add(text, label, profile);
     }
   }
 

@@ -1,6 +1,9 @@
 /**
  * Detached Ed25519 signatures over the canonical JSON of a report. The signature file also carries a
- * signed manifest (one digest per part of the report), so `verify` can say which part changed.
+ * signed manifest (one digest per part of the report), so `verify` can say which part changed, and
+ * the SHA-256 of each rendered file written beside report.json (junit.xml, summary.md, report.html):
+ * a reader opens those, so a signature that vouched for report.json alone would let an edited
+ * report.html say PASS beside an intact report.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { ProfileError } from '../profile/load.ts';
@@ -24,7 +27,15 @@ export interface SignatureFile {
 export interface Manifest {
   report: string;
   parts: Record<string, string>;
+  /**
+   * The SHA-256 of each rendered file beside report.json when it was signed, by file name. Absent
+   * from signatures made before apicert covered them: those vouch for report.json only.
+   */
+  files?: Record<string, string>;
 }
+
+/** The files a run renders from report.json beside it, which a signature covers when they were written. */
+export const RENDERED_FILES = ['junit.xml', 'summary.md', 'report.html'] as const;
 
 export function keyIdOf(key: KeyObject): string {
   const pub = key.type === 'private' ? createPublicKey(key) : key;
@@ -80,8 +91,9 @@ function partsOf(report: Record<string, unknown>): Record<string, string> {
   return parts;
 }
 
-export function signReport(report: Report, key: KeyObject): SignatureFile {
-  const manifest: Manifest = { report: sha256(canonicalJson(report)), parts: partsOf(report as unknown as Record<string, unknown>) };
+/** `files`: the SHA-256 of each rendered file beside the report (`RENDERED_FILES`), by name. */
+export function signReport(report: Report, key: KeyObject, files?: Record<string, string>): SignatureFile {
+  const manifest: Manifest = { report: sha256(canonicalJson(report)), parts: partsOf(report as unknown as Record<string, unknown>), ...(files ? { files } : {}) };
   return {
     algorithm: 'ed25519',
     keyId: keyIdOf(key),
@@ -95,25 +107,41 @@ export interface Verification {
   ok: boolean;
   /** What no longer matches, one line each; empty when intact. */
   problems: string[];
+  /** The rendered files the signature covers (report.json aside); undefined for a signature over report.json only. */
+  covers?: string[];
+  /** Covered files found beside the report whose digest matched. */
+  checked: string[];
+  /** Covered files not found beside the report: nothing said about them. */
+  absent: string[];
+  /** Rendered files beside the report that the signature does not cover. */
+  uncovered: string[];
 }
 
 function parseSignature(value: unknown): SignatureFile | undefined {
   if (!isRecord(value) || value.algorithm !== 'ed25519' || typeof value.signature !== 'string' || typeof value.manifestSignature !== 'string' || typeof value.keyId !== 'string') return undefined;
   const m = value.manifest;
   if (!isRecord(m) || typeof m.report !== 'string' || !isRecord(m.parts)) return undefined;
+  if (m.files !== undefined && (!isRecord(m.files) || Object.values(m.files).some((d) => typeof d !== 'string'))) return undefined;
   return value as unknown as SignatureFile;
 }
 
-/** Checks the report against its signature and its own digest, and names every part that changed. */
-export function verifyReport(report: unknown, signatureFile: unknown, key: KeyObject): Verification {
+/**
+ * Checks the report against its signature and its own digest, and names every part that changed;
+ * `beside` holds the SHA-256 of each rendered file found beside the report (absent ones left out),
+ * checked against those the signature covers.
+ */
+export function verifyReport(report: unknown, signatureFile: unknown, key: KeyObject, beside: Record<string, string> = {}): Verification {
   const problems: string[] = [];
+  const none = { checked: [], absent: [], uncovered: [] };
   const sig = parseSignature(signatureFile);
-  if (!sig) return { ok: false, problems: ['the signature file is not an apicert signature (ed25519, signature, manifest)'] };
-  if (!isRecord(report)) return { ok: false, problems: ['the report is not a JSON object'] };
+  if (!sig) return { ok: false, problems: ['the signature file is not an apicert signature (ed25519, signature, manifest)'], ...none };
+  if (!isRecord(report)) return { ok: false, problems: ['the report is not a JSON object'], ...none };
   if (sig.keyId !== keyIdOf(key)) problems.push(`the report was signed with key ${sig.keyId}, not with this public key (${keyIdOf(key)})`);
   const intact = verify(null, Buffer.from(canonicalJson(report)), key, Buffer.from(sig.signature, 'base64'));
+  // Asked every time: the file digests are in the manifest alone, and the report's signature says nothing of them.
+  const manifestOk = verify(null, Buffer.from(canonicalJson(sig.manifest)), key, Buffer.from(sig.manifestSignature, 'base64'));
+  if (intact && !manifestOk && problems.length === 0) problems.push("the signature's manifest (the digests of the report's parts and rendered files) does not verify with this key: the signature file was altered");
   if (!intact) {
-    const manifestOk = verify(null, Buffer.from(canonicalJson(sig.manifest)), key, Buffer.from(sig.manifestSignature, 'base64'));
     if (!manifestOk) {
       if (problems.length === 0) problems.push('the signature does not verify with this key, and neither does its manifest: the signature file was altered or comes from another key');
     } else {
@@ -132,5 +160,15 @@ export function verifyReport(report: unknown, signatureFile: unknown, key: KeyOb
   if (typeof digest !== 'string' || digest !== digestOf(body as Omit<Report, 'digest'>)) {
     problems.push(`the report's own digest (${String(digest)}) does not match its content`);
   }
-  return { ok: problems.length === 0, problems };
+  const signedFiles = manifestOk ? sig.manifest.files : undefined;
+  const checked: string[] = [];
+  const absent: string[] = [];
+  const uncovered = Object.keys(beside).filter((name) => signedFiles?.[name] === undefined).sort();
+  for (const [name, signed] of Object.entries(signedFiles ?? {}).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const now = beside[name];
+    if (now === undefined) absent.push(name);
+    else if (now !== signed) problems.push(`${name} changed after signing (its SHA-256 is not the signed one): do not trust what it says; read the intact report.json, or ask the certifier for the signed folder`);
+    else checked.push(name);
+  }
+  return { ok: problems.length === 0, problems, ...(signedFiles ? { covers: Object.keys(signedFiles).sort() } : {}), checked, absent, uncovered };
 }

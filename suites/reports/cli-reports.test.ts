@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import type { Report } from '../../src/reports/model.ts';
+import { privateKeyFrom, signReport } from '../../src/reports/signature.ts';
 
 const FAULT = 'v8.missions.get.unknown-404/server-error';
 // The fault also breaks v8.missions.get.other-principal-404; these two rules see it break one.
@@ -88,17 +89,109 @@ describe('signed reports', async () => {
     expect(twice.out).toMatch(/the member "gate" stands twice in one object/);
   });
 
-  it('verify and diff exit 2, saying so, on a report missing what they read or nested past any report', async () => {
+  it('verify and diff exit 2, saying so, on a report missing what they read; diff also on one nested past any report', async () => {
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Record<string, unknown>;
     writeFileSync(at('no-harness.json'), JSON.stringify({ ...report, harness: undefined }));
     writeFileSync(at('null-rule.json'), JSON.stringify({ ...report, rules: [null] }));
     writeFileSync(at('deep.json'), `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
     for (const file of ['no-harness.json', 'null-rule.json', 'deep.json']) {
-      for (const run of [await apicert('verify', at(file), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`), await apicert('diff', reportPath, at(file))]) {
+      const verified = await apicert('verify', at(file), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`);
+      const runs = file === 'deep.json' ? [await apicert('diff', reportPath, at(file))] : [verified, await apicert('diff', reportPath, at(file))];
+      for (const run of runs) {
         expect(run.code, `${file}: ${run.out}${run.err}`).toBe(2);
         expect(run.err).toMatch(/is not (an apicert report\.json|JSON)/);
       }
     }
+    // Beside a signature, a file that is no whole JSON is a signed report that did not arrive whole.
+    const deep = await apicert('verify', at('deep.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`);
+    expect(deep.code, deep.out + deep.err).toBe(1);
+    expect(deep.out).toMatch(/NOT intact[\s\S]*is not whole JSON/);
+  });
+
+  it('verify exits 1, saying what to do, on a cut-off report or signature and on a report without its signature; 2 on a path that leads nowhere', async () => {
+    const folder = at('cut');
+    cpSync(join(at('signed'), 'latest'), folder, { recursive: true, dereference: true });
+    const text = readFileSync(reportPath, 'utf8');
+    writeFileSync(join(folder, 'report.json'), text.slice(0, Math.floor(text.length / 2)));
+    const cut = await apicert('verify', folder, '--key', at('signer.pub'));
+    expect(cut.code, cut.out + cut.err).toBe(1);
+    expect(cut.out).toMatch(/NOT intact\n  - .*report\.json is not whole JSON: it was cut off or altered after signing; copy report\.json again/);
+    writeFileSync(join(folder, 'report.json'), text);
+    const sig = readFileSync(`${reportPath}.sig`, 'utf8');
+    writeFileSync(join(folder, 'report.json.sig'), sig.slice(0, 40));
+    const cutSig = await apicert('verify', folder, '--key', at('signer.pub'));
+    expect(cutSig.code, cutSig.out + cutSig.err).toBe(1);
+    expect(cutSig.out).toMatch(/the signature .* is not whole JSON/);
+    rmSync(join(folder, 'report.json.sig'));
+    const unsigned = await apicert('verify', folder, '--key', at('signer.pub'));
+    expect(unsigned.code, unsigned.out + unsigned.err).toBe(1);
+    expect(unsigned.out).toMatch(/NOT intact\n  - no signature at .*report\.json\.sig: the report is unsigned, or its signature was not copied with it/);
+    const nowhere = await apicert('verify', at('no-such-folder'), '--key', at('signer.pub'));
+    expect(nowhere.code).toBe(2);
+    expect(nowhere.err).toMatch(/cannot read report .*no-such-folder: ENOENT/);
+    const noSigFile = await apicert('verify', reportPath, '--key', at('signer.pub'), '--signature', at('no-such.sig'));
+    expect(noSigFile.code).toBe(2);
+    expect(noSigFile.err).toMatch(/cannot read signature/);
+  });
+
+  it('verify exits 1 on a number spelled as apicert never writes one, which other readers read otherwise', async () => {
+    const text = readFileSync(reportPath, 'utf8');
+    const report = JSON.parse(text) as Report;
+    const seed = `"seed": ${report.run.seed}`;
+    expect(text).toContain(seed);
+    // Each reads back in JavaScript as what was signed; another reader takes Infinity, a float or an exact decimal.
+    for (const spelling of [`${report.run.seed}.0000000000000000001`, `${report.run.seed}.0`, `${report.run.seed}e0`]) {
+      writeFileSync(at('respelled.json'), text.replace(seed, `"seed": ${spelling}`));
+      const run = await apicert('verify', at('respelled.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`);
+      expect(run.code, `${spelling}: ${run.out}${run.err}`).toBe(1);
+      expect(run.out).toContain(`the number ${spelling} is not spelled as apicert writes numbers`);
+    }
+    const evidence = text.match(/"durationMs": \d+/)![0];
+    writeFileSync(at('infinite.json'), text.replace(evidence, '"durationMs": 1e999'));
+    const infinite = await apicert('verify', at('infinite.json'), '--key', at('signer.pub'), '--signature', `${reportPath}.sig`);
+    expect(infinite.code).toBe(1);
+    expect(infinite.out).toContain('the number 1e999 is not spelled');
+  });
+
+  it('the signature covers the rendered files beside report.json: verify names one that changed, and says what it vouches for', async () => {
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report;
+    const sig = JSON.parse(readFileSync(`${reportPath}.sig`, 'utf8')) as { manifest: { files?: Record<string, string> } };
+    // The run wrote summary.md only (and report.json for the signature).
+    expect(Object.keys(sig.manifest.files ?? {})).toEqual(['summary.md']);
+    const ok = await apicert('verify', join(at('signed'), 'latest'), '--key', at('signer.pub'));
+    expect(ok.code, ok.out + ok.err).toBe(0);
+    expect(ok.out).toContain(`vouches for: target ${report.target.baseUrl}, run started ${report.run.startedAt}, gate ${report.summary.gate.toUpperCase()}`);
+    expect(ok.out).toContain('covers: report.json, summary.md; checked unchanged: summary.md');
+    const folder = at('said-pass');
+    cpSync(join(at('signed'), 'latest'), folder, { recursive: true, dereference: true });
+    writeFileSync(join(folder, 'summary.md'), readFileSync(join(folder, 'summary.md'), 'utf8').replace(/Gate: \*\*[A-Z]+\*\*/, 'Gate: **PASS**'));
+    writeFileSync(join(folder, 'report.html'), '<p id="gate">PASS</p>');
+    const bad = await apicert('verify', folder, '--key', at('signer.pub'));
+    expect(bad.code, bad.out + bad.err).toBe(1);
+    expect(bad.out).toMatch(/NOT intact\n  - summary\.md changed after signing/);
+    rmSync(join(folder, 'summary.md'));
+    const partial = await apicert('verify', folder, '--key', at('signer.pub'));
+    expect(partial.code, partial.out + partial.err).toBe(0);
+    expect(partial.out).toContain('not in this folder, so not checked: summary.md');
+    expect(partial.out).toContain('not covered: report.html beside it');
+    // A file list slipped into the signature file is not signed: the manifest no longer verifies.
+    const forged = JSON.parse(readFileSync(`${reportPath}.sig`, 'utf8')) as { manifest: { files: Record<string, string> } };
+    forged.manifest.files['report.html'] = 'sha256:0';
+    writeFileSync(join(folder, 'report.json.sig'), JSON.stringify(forged));
+    const slipped = await apicert('verify', folder, '--key', at('signer.pub'));
+    expect(slipped.code).toBe(1);
+    expect(slipped.out).toMatch(/manifest .* does not verify with this key/);
+  });
+
+  it('a signature made before the rendered files were covered still verifies, and says it covers report.json only', async () => {
+    const folder = at('old-signature');
+    cpSync(join(at('signed'), 'latest'), folder, { recursive: true, dereference: true });
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as Report;
+    writeFileSync(join(folder, 'report.json.sig'), JSON.stringify(signReport(report, privateKeyFrom(readFileSync(at('signer.key'), 'utf8'), 'signer.key'))));
+    const old = await apicert('verify', folder, '--key', at('signer.pub'));
+    expect(old.code, old.out + old.err).toBe(0);
+    expect(old.out).toContain('covers: report.json only (signed before apicert covered the rendered files)');
+    expect(old.out).toContain('not covered: summary.md beside it');
   });
 
   it('verify exits 1 with another key or an altered signature file, and 2 on a key that is not one', async () => {
