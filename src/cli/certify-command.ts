@@ -1,7 +1,7 @@
 /** `apicert certify`: choose the target (embedded fake, --target, --profile, --image), run the rules, write one run folder. */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { join } from 'node:path';
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import type { Surface } from '../rule/index.ts';
 import { ContainerStartFailed, startImageTarget, type StartedImageTarget } from '../container/image-target.ts';
 import type { FaultId } from '../fake/faults/index.ts';
@@ -9,7 +9,7 @@ import type { VariantId } from '../fake/variants/index.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
-import { effectOf, judgedLine, policyOf, shellWord, type Report } from '../reports/model.ts';
+import { effectOf, gateWords, judgedLine, policyOf, shellWord, type Report } from '../reports/model.ts';
 import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
@@ -27,6 +27,7 @@ import { RuleProgress } from './progress.ts';
 import { appendStepSummary } from './step-summary.ts';
 import { loadRerun, RERUN_VERDICTS, type RerunSelection } from './rerun.ts';
 import { RULES } from '../registry.ts';
+import { selectForRun } from '../runner/selection.ts';
 import { chooseTarget, EMBEDDED_NOTICE } from './target-choice.ts';
 import { addHeaderOption, headerFlags } from './header-flag.ts';
 import { withHeaderFlags } from '../profile/network.ts';
@@ -123,7 +124,8 @@ function containerLogRedactor(profile: Profile | undefined, env: Record<string, 
 
 function checkCombination(flags: CertifyFlags, containerArgs: string[], command: Command): void {
   // Before the warning about state it would create there: a URL that is none is a typo, said first.
-  if (flags.target && !URL.canParse(flags.target)) throw new UsageError(`--target ${flags.target} is not a URL: give the deployment's base URL, e.g. https://gateway.example.com`);
+  // Shown without userinfo, query or fragment: a URL that does not parse may still carry a key.
+  if (flags.target && !URL.canParse(flags.target)) throw new UsageError(`--target ${withoutUserinfo(flags.target).replace(/[?#][^]*$/, '')} is not a URL: give the deployment's base URL, e.g. https://gateway.example.com`);
   if (flags.target && flags.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (flags.image && flags.target) throw new UsageError('--image starts the target itself: drop --target (a --profile may still give credentials and fixtures; its target is replaced)');
   if (flags.faults && (flags.target || flags.profile || flags.image)) throw new UsageError('--faults only applies to the embedded fake; drop --target/--profile/--image (and unset APICERT_PROFILE) to use it');
@@ -143,18 +145,10 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.harSecrets && !flags.harOut) throw new UsageError('--har-secrets applies only with --har-out FILE');
 }
 
-/**
- * The gate as the exit code reads it: an untestable run that --allow-untestable lets exit 0 says so
- * in the same words, never "UNTESTABLE" above a green exit.
- */
-export function gateWords(summary: Pick<Report['summary'], 'gate' | 'required'>, allowUntestable: boolean): { words: string; green: boolean } {
-  if (summary.gate === 'untestable' && exitCodeFor(summary, allowUntestable) === EXIT.pass) return { words: 'PASS (untestable rules allowed by --allow-untestable)', green: true };
-  return { words: summary.gate.toUpperCase(), green: summary.gate === 'pass' };
-}
-
-function gateLines(ui: Ui, report: Report, allowUntestable: boolean): string {
+function gateLines(ui: Ui, report: Report): string {
   const { required: req, should, strict, warnings } = report.summary;
-  const gate = gateWords(report.summary, allowUntestable);
+  // The words every format says (reports/model.ts), so the console, the files and the exit code agree.
+  const gate = gateWords(report);
   const painted = ui.paint(gate.green ? ['bold', 'green'] : ['bold', 'red'], gate.words);
   const target = `${report.target.baseUrl} (${report.target.kind}${report.target.image ? ` ${report.target.image}` : ''})`;
   const line = `\n${target}: gate ${painted}${strict ? ' (strict)' : ''} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${strict ? '' : ' (warnings)'}; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`;
@@ -178,7 +172,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   if (!toStdout) await checkReportRoot(flags.out);
   // Both read before any request, so a bad key or baseline is exit 2 with nothing sent.
   const signingKey = flags.sign ? await loadSigningKey(flags.sign) : undefined;
-  const baseline = flags.baseline ? await loadBaselineFor(flags.baseline) : undefined;
+  const baseline = flags.baseline ? await loadBaselineFor(await baselineFile(flags.baseline)) : undefined;
   const rerun = flags.rerun ? await loadRerun(flags.rerun) : undefined;
   if (rerun && rerun.ids.length === 0) {
     // A green report is good news, not a usage error: the CI step that reruns what failed stays green.
@@ -187,15 +181,22 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     return;
   }
   if (signingKey && !chosen.includes('json')) chosen = ['json', ...chosen];
+  // Everything a usage error can come from is read before the first line about the run: a refusal
+  // is said alone, never after "certifying the built-in reference fake" or "certifying URL creates".
+  const headers = headerFlags(flags.header);
+  selectForRun(RULES, { surfaces: flags.surface, patterns: flags.rules, exclude: flags.exclude, ...(rerun ? { only: { ids: rerun.ids, from: rerun.from } } : {}) });
   const ui = new Ui({ color: flags.color, quiet: flags.quiet, verbose: flags.verbose, stdoutIsReport: toStdout });
+  const loadProfile = async (base: string | undefined): Promise<Profile | undefined> =>
+    flags.profile ? loadProfileFile(flags.profile, process.env, { ...(base ? { target: base } : {}), onWarning: (line) => ui.warn(`apicert: warning: ${line}`) }) : base ? profileFromEnv(base) : undefined;
+  // With --image the target is known once the container runs; the profile is read then.
+  let profile: Profile | undefined = flags.image ? undefined : await loadProfile(flags.target);
   if (choice.embedded) ui.always(EMBEDDED_NOTICE);
   else if (choice.profileFromEnv) ui.info(`apicert: certifying the profile APICERT_PROFILE names: ${choice.profile}`);
   if (flags.target && !flags.readOnly) {
-    // Without any userinfo: the profile refuses a target that carries credentials, just after this line.
+    // The target was accepted just above: it carries no userinfo, query or fragment.
     ui.warn(`apicert: certifying ${withoutUserinfo(flags.target)} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);
   }
   let container: StartedImageTarget | undefined;
-  let profile: Profile | undefined;
   // SIGINT/SIGTERM stop the run, the partial report is written and the exit code says which signal.
   const { value: exitCode, signal } = await whileInterruptible(async (stop) => {
   try {
@@ -218,9 +219,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       }
       ui.info(`${flags.image} is ready at ${container.baseUrl}`);
     }
-    const base = container?.baseUrl ?? flags.target;
-    profile = flags.profile ? await loadProfileFile(flags.profile, process.env, base ? { target: base } : {}) : base ? profileFromEnv(base) : undefined;
-    const headers = headerFlags(flags.header);
+    if (container) profile = await loadProfile(container.baseUrl);
     if (profile && headers.length > 0) profile = { ...profile, network: withHeaderFlags(profile.network, headers) };
     if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
     const progress = new RuleProgress(ui, baseline?.entries.map((e) => e.rule));
@@ -265,7 +264,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     if (toStdout) reportToStdout(report, chosen[0]!, process.stdout, redactor);
     const cause = causeWarning(report);
     if (cause) ui.warn(cause);
-    ui.always(gateLines(ui, report, Boolean(flags.allowUntestable)));
+    ui.always(gateLines(ui, report));
     if (report.excluded?.length) ui.info(`excluded (--exclude, not run and not counted): ${report.excluded.map((e) => e.id).join(', ')}`);
     if (report.summary.expectedFailures.length) ui.always(`expected failures (baseline): ${report.summary.expectedFailures.join(', ')}`);
     if (report.summary.staleBaseline.length) ui.always(`STALE baseline entries (the rule passes now; remove them): ${report.summary.staleBaseline.join(', ')}`);
@@ -316,6 +315,22 @@ function announceRerun(ui: Ui, rerun: RerunSelection, narrowed: boolean): void {
   const gone = rerun.ids.filter((id) => !known.has(id));
   ui.always(`rerunning ${rerun.ids.length - gone.length} rule(s) that were ${RERUN_VERDICTS.join(', ')} in ${rerun.from}, with its seed ${rerun.seed}${narrowed ? ', as far as --surface, --rules and --exclude keep them' : ''}`);
   if (gone.length) ui.warn(`apicert: warning: ${gone.length} rule(s) of ${rerun.from} are not in this apicert's catalog and are skipped: ${gone.join(', ')}`);
+}
+
+/**
+ * `--baseline FILE` as a file that can be read: a missing one says what a baseline is and how to do
+ * without, where the reader would only say ENOENT.
+ */
+async function baselineFile(path: string): Promise<string> {
+  let isFolder: boolean;
+  try {
+    isFolder = (await stat(path)).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UsageError(`--baseline ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot be read (${code})`}: give the file of known failures, a YAML list of { rule, reason, expires? } (docs/reports.md), or drop --baseline to gate on every failure`);
+  }
+  if (isFolder) throw new UsageError(`--baseline ${path} is a folder: give the file of known failures, a YAML list of { rule, reason, expires? } (docs/reports.md)`);
+  return path;
 }
 
 /** A container that did not come up: its log goes to a run folder of its own, and its tail to the terminal. */

@@ -11,10 +11,13 @@ export function registerCoverage(program: Command): void {
   program
     .command('coverage')
     .description('Print the traceability matrix: every normative unit of the seeds and the MCP 2025-03-26 transport and lifecycle pages, with the rules that judge it or why none can. Exits 1 when a unit is unmapped.')
-    .option('--json', 'print JSON (a `units` array; each entry carries `rules` and `reason`)')
+    .option('--json', 'print the matrix as JSON (a `units` array; each entry carries `rules` and `reason`); not with --constraints')
     .option('--constraints', 'print instead the constraint coverage of the generated contract probes, per endpoint (every length, count, range, pattern, enum and closed object), then the probe catalogue\'s operators per endpoint, stated or open')
-    .option('--report <report.json>', 'with --constraints: mark what that run sent and judged')
+    .option('--report <report.json>', 'applies only with --constraints: mark what that run sent and judged')
     .action((opts: { json?: boolean; constraints?: boolean; report?: string }) => {
+      // As every "applies only with" flag: refused, never quietly ignored (the matrix would look judged).
+      if (opts.report !== undefined && !opts.constraints) throw new UsageError('--report applies only with --constraints');
+      if (opts.json && opts.constraints) throw new UsageError('--json applies only without --constraints (the constraint coverage is Markdown only)');
       if (opts.constraints) {
         const observations = opts.report ? reportObservations(opts.report) : undefined;
         process.stdout.write(constraintsMarkdown(observations ? judgedFromObservations(observations) : undefined));

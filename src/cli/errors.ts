@@ -7,7 +7,7 @@ import { ContainerEngineUnavailable, ContainerStartFailed, TestcontainersMissing
 import { HarError } from '../passive/har.ts';
 import { ProfileError } from '../profile/load.ts';
 import { ReportFolderError } from '../reports/run-folder.ts';
-import { OutputNotWritable } from '../reports/write.ts';
+import { OutputNotWritable, ReportNotWritten } from '../reports/write.ts';
 import { TargetUnreachable } from '../runner/certify.ts';
 import { EmptySelection } from '../runner/run.ts';
 import { EXIT } from './exit.ts';
@@ -37,6 +37,11 @@ export interface Reported {
 export function reportError(error: unknown, env: NodeJS.ProcessEnv = process.env): Reported {
   if (error instanceof CommanderError) return { code: error.exitCode === 0 ? EXIT.pass : EXIT.usage };
   if (error instanceof ProfileError || error instanceof UsageError || error instanceof ReportFolderError || error instanceof OutputNotWritable || error instanceof EmptySelection || error instanceof HarError || error instanceof TestcontainersMissing) return { code: EXIT.usage, message: error.message };
+  if (error instanceof ReportNotWritten) {
+    // After the run, not before it: requests were sent, so not exit 2, and no report holds what they showed.
+    const why = FILE_ERRORS[error.reason] ? `${FILE_ERRORS[error.reason]} (${error.reason})` : error.reason;
+    return { code: EXIT.inconclusive, message: `cannot write ${error.file}: ${why}; ${ReportNotWritten.outcome(error.savedJson)}${error.note ? `; ${error.note}` : ''}; free space or choose another --out, and run again` };
+  }
   if (error instanceof TargetUnreachable || error instanceof ContainerEngineUnavailable || error instanceof ContainerStartFailed) return { code: EXIT.inconclusive, message: error.message };
   const errno = error as NodeJS.ErrnoException;
   if (errno && typeof errno.code === 'string' && FILE_ERRORS[errno.code]) {

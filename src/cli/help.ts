@@ -6,7 +6,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   ${EXIT.pass}  every required rule passed (or did not apply), and some rule judged something
   ${EXIT.fail}  a required rule failed, or was untestable (unless --allow-untestable)
   ${EXIT.usage}  usage or profile error; the message says what to fix
-  ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, a required rule was inconclusive, or no rule judged anything
+  ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, a required rule was inconclusive, no rule that gates judged anything, or a report file could not be written after the run
   ${EXIT.internal}  apicert itself failed (a bug: please report it with the message)
   ${EXIT.interrupted}  interrupted by SIGINT (Ctrl-C); what was judged so far was written
   ${EXIT.terminated}  terminated by SIGTERM; what was judged so far was written`;

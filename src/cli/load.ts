@@ -30,7 +30,7 @@ import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/ru
 import { cutShort, mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import type { Report } from '../reports/model.ts';
-import { checkReportRoot, createRunFolder, LATEST, pointLatestAt, writeRunReports, writtenLine } from '../reports/run-folder.ts';
+import { checkReportRoot, createRunFolder, LATEST, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS } from '../reports/write.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { makeFolder } from '../util/folder.ts';
@@ -253,6 +253,9 @@ async function load(opts: LoadOptions): Promise<void> {
     if (opts.iterations) env.APICERT_ITERATIONS = String(opts.iterations);
     if (opts.duration) env.APICERT_MAX_DURATION = env.APICERT_RAMP = opts.duration;
     const config = validated(env);
+    // k6 looked up before the run folder is made: without it a run leaves nothing behind.
+    const binary = opts.emitK6Operator ? '' : opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
+    const version = opts.emitK6Operator || opts.dryRun ? undefined : await checkK6Version(binary).catch(toUsage);
     const startedAt = new Date();
     // The run's own folder holds its bundles, summaries and report, never an earlier run's.
     const run = await openLoadRun(opts, startedAt);
@@ -267,9 +270,8 @@ async function load(opts: LoadOptions): Promise<void> {
       await emitOperator(opts.emitK6Operator, scripts, bundles, opts.parallelism, env, network.unset);
       return;
     }
-    const binary = opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
     if (opts.dryRun && target.fake) console.log('# the embedded fake stops when this command exits: to run these lines yourself, serve one with "apicert fake" and use --profile\n');
-    if (!opts.dryRun) console.log(`k6 ${await checkK6Version(binary).catch(toUsage)} at ${binary}`);
+    if (version) console.log(`k6 ${version} at ${binary}`);
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
     const results: LoadRuleResult[] = [];
     const { signal } = await whileInterruptible(async (stop) => {
@@ -277,10 +279,9 @@ async function load(opts: LoadOptions): Promise<void> {
       for (const script of scripts) results.push(...(await runScript(script, step)));
       // Written while the handlers still hold: a second Ctrl-C must not cut the report short.
       if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
-      else {
-        await pointLatestAt(run.out, run.dir);
-        console.log(`bundles: ${bundles} (${join(run.out, LATEST)} points at ${run.dir})`);
-      }
+      // `latest` is left alone: it stands for a report (--rerun, verify, diff, --with-report read its
+      // report.json), and a dry run writes none.
+      else console.log(`bundles: ${bundles} (a dry run writes no report: ${join(run.out, LATEST)} still points at the last run's)`);
     });
     if (signal) process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : EXIT.terminated;
   } finally {

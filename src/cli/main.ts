@@ -78,9 +78,21 @@ export function buildProgram(): Command {
   registerJudgeClientCommand(program);
   registerTrafficCommands(program);
 
-  // Subcommands parse their own options; each must exit 2 on a usage error like the program does.
-  for (const command of program.commands) command.exitOverride().showHelpAfterError(`(run "apicert ${command.name()} --help" for its options)`);
+  exitTwoOnUsageErrors(program.commands, 'apicert');
   return program;
+}
+
+/**
+ * Subcommands parse their own options; each, at any depth ("profile init", "load merge"), must
+ * exit 2 on a usage error like the program does. A command made apart (`new Command`) and added
+ * later inherits nothing from the program, so every level is set here.
+ */
+function exitTwoOnUsageErrors(commands: readonly Command[], parent: string): void {
+  for (const command of commands) {
+    const name = `${parent} ${command.name()}`;
+    command.exitOverride().showHelpAfterError(`(run "${name} --help" for its options)`);
+    exitTwoOnUsageErrors(command.commands, name);
+  }
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -14,6 +14,8 @@ export function profileCommand(): Command {
     .description(`Write a starting profile: every credential and fixture a full certification needs, each explained; replace every ${PLACEHOLDER} (apicert refuses the file while one is left), then run "apicert plan --profile FILE".`)
     .option('--out <file>', 'where to write it (never overwritten)', 'apicert-profile.yaml')
     .action(async (opts: { out: string }) => {
+      // As certify and plan say it: an unset variable behind --out "$FILE" is named, not tried as a path.
+      if (opts.out.trim() === '') throw new UsageError('--out was given an empty value (an unset variable?): give a file name, or leave --out out to write apicert-profile.yaml');
       await makeFolder(dirname(opts.out));
       try {
         await writeFile(opts.out, profileTemplate(), { flag: 'wx' });

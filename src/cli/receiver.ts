@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { expandEnv, ProfileError } from '../profile/load.ts';
+import { expandEnv, inlineSecretsIn, inlineSecretsWarning, isLoopbackUrl, parseProfileText, ProfileError } from '../profile/load.ts';
 import { receiverSection, type ReceiverSection } from '../profile/receiver.ts';
 import { certifyReceiver, receiverUrl, shownUrl } from '../receiver-cert/certify-receiver.ts';
 import { receiverRules } from '../receiver-cert/rules.ts';
@@ -12,17 +11,20 @@ import { addRunOptions, list, printRules, type RunCliOptions } from './options.t
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
 async function receiverFromProfile(path: string): Promise<ReceiverSection> {
-  let raw: unknown;
+  let text: string;
   try {
-    const text = await readFile(path, 'utf8');
-    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    text = await readFile(path, 'utf8');
   } catch (error) {
     throw new ProfileError(`cannot read profile ${path}: ${(error as Error).message}`);
   }
+  // A syntax error is said by its first line: the parser's snippet may show a secret written inline.
+  const raw = parseProfileText(text, path);
   const section = (raw as { receiver?: unknown } | null)?.receiver;
   if (section === undefined) throw new ProfileError(`${path} has no receiver: section (url, secretEnv, allowHosts): add one or use --url`);
   // ${ENV} references, as in the rest of a profile: a header's value is a secret kept out of the file.
   const parsed = parseSection(expandEnv(section, process.env, path), `${path} receiver:`);
+  const inline = inlineSecretsIn(raw).filter((field) => field.startsWith('receiver.'));
+  if (inline.length > 0 && !isLoopbackUrl(parsed.url)) console.error(`apicert: warning: ${inlineSecretsWarning(path, inline)}`);
   if (!parsed.tls) return parsed;
   // Like network.tls: paths relative to the profile's folder.
   const at = (p: string | undefined) => (p === undefined || isAbsolute(p) ? p : resolve(dirname(path), p));
@@ -34,6 +36,9 @@ function parseSection(section: unknown, where: string): ReceiverSection {
   if (!parsed.success) throw new ProfileError(`${where} ${parsed.error.issues.map((i) => `${i.path.join('.') || '(section)'}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }
+
+/** The variable read when none is named: the one name a message may always show. */
+const DEFAULT_SECRET_ENV = 'APICERT_WEBHOOK_SECRET';
 
 interface ReceiverCliOptions extends RunCliOptions {
   url?: string;
@@ -64,16 +69,20 @@ export function registerReceiverCommand(program: Command): void {
       // A host apicert may not send to is a usage error said first, before anything is made on disk.
       receiverUrl(section.url, allowHosts);
       const secretEnv = opts.secretEnv ?? section.secretEnv;
-      // Not echoed: what was given in place of a name may well be the secret itself.
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv)) throw new ProfileError("--secret-env takes the name of an environment variable (letters, digits and _), never the secret itself: export the signing secret in a variable and name it, e.g. --secret-env WEBHOOK_SECRET");
+      // Never echoed, well-formed or not: what was given in place of a name may well be the secret
+      // itself (whsec_... is a well-formed name). Only the default's name is known to be a name.
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv)) throw new ProfileError("--secret-env takes the name of an environment variable (letters, digits and _), never the secret itself (the value given is not shown): export the signing secret in a variable and name it, e.g. --secret-env WEBHOOK_SECRET");
       const secret = process.env[secretEnv];
-      if (!secret) console.error(`apicert: ${secretEnv} is not set: every rule that signs a delivery will be untestable (export the endpoint's signing secret in it)`);
+      // What the console and the rules' reasons call the variable: a name nobody exported is not shown.
+      const shownEnv = secret || secretEnv === DEFAULT_SECRET_ENV ? secretEnv : `the variable ${opts.secretEnv !== undefined ? '--secret-env' : "the profile's receiver.secretEnv"} names (not shown: it may be the secret itself)`;
+      // Unset: the run goes on (--allow-untestable's "no signing secret"), the signing rules untestable.
+      if (!secret) console.error(`apicert: ${shownEnv} is not set or empty: every rule that signs a delivery will be untestable (export the endpoint's signing secret in a variable, and name the variable with --secret-env or the profile's receiver.secretEnv)`);
       await checkReportRoot(opts.out);
       await runInterruptibly((signal) => certifyReceiver({
         signal,
         url: section.url,
         secret,
-        secretEnv,
+        secretEnv: shownEnv,
         allowHosts,
         requestTimeoutMs: section.requestTimeoutMs,
         network: { ...(section.headers ? { headers: section.headers } : {}), ...(section.tls ? { tls: section.tls } : {}) },

@@ -97,25 +97,79 @@ export function parseProfile(input: unknown, source: string): Profile {
   return result.data;
 }
 
-/** `overrides.target` replaces the profile's target (certify --image knows it only once the container runs). */
-export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = process.env, overrides: { target?: string } = {}): Promise<Profile> {
+/**
+ * A parser's complaint without the text it complains about: the `yaml` package follows its first
+ * line with the neighbouring lines of the file, and V8's JSON errors quote the input, both of which
+ * may hold a token written inline. The first line says where (line and column, or position).
+ */
+export function parseErrorLine(error: unknown): string {
+  const first = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.trim();
+  // V8: `Unexpected token 's', ..."{"token": sk_l"... is not valid JSON`: keep what comes before the quote.
+  return first.replace(/,\s*(?:\.\.\.)?".*$/, '').replace(/:$/, '');
+}
+
+/** A profile file's text as data; a syntax error is said by its first line only, never with the file's text. */
+export function parseProfileText(text: string, path: string): unknown {
+  try {
+    return path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ProfileError(`${path} is neither valid YAML nor JSON: ${parseErrorLine(error)}`);
+  }
+}
+
+/**
+ * Where a profile, as written, holds a secret inline instead of `${VAR}`: a credential's token or a
+ * header value (network.headers, receiver.headers). Paths only: the values are never named.
+ */
+export function inlineSecretsIn(raw: unknown): string[] {
+  const literal = (value: unknown) => typeof value === 'string' && value.length > 0 && !/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value);
+  const at = (value: unknown, key: string): unknown => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined);
+  const out: string[] = [];
+  const credentials = at(raw, 'credentials');
+  if (Array.isArray(credentials)) credentials.forEach((c, i) => literal(at(c, 'token')) && out.push(`credentials[${i}].token`));
+  const headerValues = (headers: unknown, path: string) => {
+    if (headers && typeof headers === 'object' && !Array.isArray(headers)) for (const [name, value] of Object.entries(headers)) if (literal(value)) out.push(`${path}.${name}`);
+  };
+  const network = at(at(raw, 'network'), 'headers');
+  for (const surface of ['v8', 'v1', 'mcp']) headerValues(at(network, surface), `network.headers.${surface}`);
+  headerValues(at(at(raw, 'receiver'), 'headers'), 'receiver.headers');
+  return out;
+}
+
+/** Loopback: the fake's own profile (`apicert fake`) or a container on this host, whose tokens are throwaway. */
+export function isLoopbackUrl(url: string | undefined): boolean {
+  const host = url ? URL.parse(url)?.hostname : undefined;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host ?? '');
+}
+
+/** The one-line warning for secrets written inline, naming the fields (never the values). */
+export function inlineSecretsWarning(source: string, fields: readonly string[]): string {
+  return `${source} writes ${fields.length === 1 ? 'a secret' : `${fields.length} secrets`} inline (${fields.slice(0, 4).join(', ')}${fields.length > 4 ? `, +${fields.length - 4} more` : ''}): a file is copied, committed and shown in logs; write \${VAR} there and export the value (docs/profile.md, "Secrets in a profile")`;
+}
+
+export interface LoadOverrides {
+  /** Replaces the profile's target (certify --image knows it only once the container runs). */
+  target?: string;
+  /** Where a warning about the file goes (a secret written inline); stderr when not given. */
+  onWarning?: (line: string) => void;
+}
+
+export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = process.env, overrides: LoadOverrides = {}): Promise<Profile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     throw new ProfileError(`cannot read profile ${path}: ${(error as Error).message}`);
   }
-  let raw: unknown;
-  try {
-    raw = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (error) {
-    throw new ProfileError(`${path} is neither valid YAML nor JSON: ${(error as Error).message}`);
-  }
+  const raw = parseProfileText(text, path);
   // Before ${VAR} expansion: a template's placeholders are the first thing to say, not its unset variables.
   refuseUnfilled(raw, path);
   const expanded = expandEnv(raw, env, path);
   const withTarget = overrides.target !== undefined && expanded && typeof expanded === 'object' && !Array.isArray(expanded) ? { ...expanded, target: overrides.target } : expanded;
   const profile = parseProfile(withTarget, path);
+  // Said once the file is known to be a profile; the receiver's headers are certify-receiver's to say.
+  const inline = inlineSecretsIn(raw).filter((field) => !field.startsWith('receiver.'));
+  if (inline.length > 0 && !isLoopbackUrl(profile.target)) (overrides.onWarning ?? ((line) => console.error(`apicert: warning: ${line}`)))(inlineSecretsWarning(path, inline));
   if (!profile.network) return profile;
   return { ...profile, network: resolveNetworkPaths(profile.network, dirname(path)) };
 }
@@ -140,6 +194,7 @@ export function profileFromEnv(target: string, env: NodeJS.ProcessEnv = process.
     return parseProfile({ target, credentials }, '--target');
   } catch (error) {
     if (error instanceof ProfileError) throw error;
-    throw new ProfileError(`--target ${target}: ${(error as z.ZodError).message}`);
+    // Not echoed: a target that failed to parse may still carry a key in its query.
+    throw new ProfileError(`--target: ${(error as z.ZodError).message}`);
   }
 }

@@ -134,12 +134,18 @@ export interface HeaderFlag {
 export function parseHeaderFlag(text: string): HeaderFlag | { error: string } {
   const first = text.indexOf(':');
   const head = first < 0 ? '' : text.slice(0, first);
-  const surface = (NETWORK_SURFACES as readonly string[]).includes(head.toLowerCase()) && text.indexOf(':', first + 1) > 0 ? (head.toLowerCase() as NetworkSurface) : undefined;
+  const twoColons = first >= 0 && text.indexOf(':', first + 1) > 0;
+  const surface = (NETWORK_SURFACES as readonly string[]).includes(head.toLowerCase()) && twoColons ? (head.toLowerCase() as NetworkSurface) : undefined;
+  // A mistyped surface (v9, MCP2) would otherwise be taken for a header named "v9" sent everywhere,
+  // with the intended name inside its value: refused, naming the surface alone.
+  if (!surface && twoColons && /^(v\d+|mcp\d*)$/i.test(head.trim())) return { error: `unknown surface "${head.trim()}": use ${NETWORK_SURFACES.join(', ')} (or none, for every surface)` };
   const rest = surface ? text.slice(first + 1) : text;
   const colon = rest.indexOf(':');
   if (colon <= 0) return { error: 'give [SURFACE:]NAME:VALUE, e.g. --header v8:x-waf-token:$WAF_TOKEN (SURFACE is v8, v1 or mcp; none: every surface)' };
   const name = rest.slice(0, colon).trim();
   const value = rest.slice(colon + 1).trim();
+  // Not named: what stands before the colon may be part of a value typed in the wrong place.
+  if (!HEADER_NAME.test(name)) return { error: 'the header name is not an HTTP token (RFC 9110: letters, digits and !#$%&\'*+-.^_`|~, no spaces): give [SURFACE:]NAME:VALUE' };
   const checked = headerMap.safeParse({ [name]: value });
   if (!checked.success) return { error: `header ${HEADER_NAME.test(name) ? name : '(name)'}: ${checked.error.issues.map((i) => (i.message === 'Too small: expected string to have >=1 characters' ? 'an empty value' : i.message)).join('; ')}` };
   return { ...(surface ? { surface } : {}), name: name.toLowerCase(), value };

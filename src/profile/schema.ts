@@ -43,7 +43,11 @@ export const profileSchema = z.strictObject({
    * when given, is where the MCP endpoint is mounted (else `/mcp`, or fixtures.mcp.endpoint).
    */
   // Credentials in the URL would be printed wherever the target is (reports, rerun lines): they go in credentials and network.headers.
-  target: z.url({ protocol: /^https?$/ }).refine((url) => !carriesUserinfo(url), 'the target URL carries no credentials (user:password@host): give tokens under credentials, other headers under network.headers'),
+  // A query or fragment is refused for the same reason (`?api_key=...`), and no request would carry it anyway.
+  target: z
+    .url({ protocol: /^https?$/, error: (issue) => (issue.input === undefined ? 'target is required: the base URL of the deployment, e.g. https://gateway.example.com' : 'not an http:// or https:// URL (only http and https are taken): give the base URL of the deployment, e.g. https://gateway.example.com') })
+    .refine((url) => !carriesUserinfo(url), 'the target URL carries no credentials (user:password@host): give tokens under credentials, other headers under network.headers')
+    .refine((url) => !/[?#]/.test(url), 'the target URL carries no query or fragment (?... or #..., not shown: it may hold a key): give the base URL alone, tokens under credentials, other headers under network.headers'),
   credentials: z.array(credentialSchema).default([]),
   fixtures: z
     .strictObject({

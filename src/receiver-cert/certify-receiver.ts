@@ -103,7 +103,8 @@ export async function certifyReceiver(options: ReceiverOptions): Promise<Certifi
   const startedAt = new Date();
   const url = receiverUrl(options.url, options.allowHosts);
   const network = receiverNetwork(options.network);
-  const profile = parseProfile({ target: url.toString(), safety: { requestTimeoutMs: options.requestTimeoutMs ?? 5_000, requestBudget: 200, concurrency: 2 }, ...(network ? { network } : {}) }, 'receiver');
+  // The query (a key, often) is no part of a profile's target, which refuses one: each request carries it in its own target.
+  const profile = parseProfile({ target: `${url.origin}${url.pathname}`, safety: { requestTimeoutMs: options.requestTimeoutMs ?? 5_000, requestBudget: 200, concurrency: 2 }, ...(network ? { network } : {}) }, 'receiver');
   const redactor = new Redactor();
   redactor.add(options.secret, 'signing-secret');
   // A receiver's URL often carries its own key in the query (`?token=`): the report names the URL without it, and no output shows it.

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { VERDICTS } from '../rule/index.ts';
 import type { EvidenceEntry } from '../rule/index.ts';
 import { curlOf, decidingExchange, exchangeText, leadingExchanges, replayNotes } from './evidence-text.ts';
-import { effectOf, excludedNote, gates, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { droppedLine, effectOf, excludedNote, gates, gateWords, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
 const TEMPLATE_URL = new URL('../../reports/templates/report.html', import.meta.url);
@@ -118,6 +118,7 @@ export function renderHtml(report: Report): string {
     fact('started', report.run.startedAt),
     fact('duration', `${(report.run.durationMs / 1000).toFixed(1)} s`),
     report.run.mode === 'passive' ? fact('mode', `passive: ${report.run.requests} recorded exchanges judged, nothing sent`) : fact('requests', String(report.run.requests)),
+    report.run.dropped ? fact('dropped', `${report.run.dropped.exchanges} exchanges, unjudged (${report.run.dropped.limits})`) : '',
     fact('apicert', `${report.harness.version} (Node ${report.harness.node})`),
     fact('rule set', report.harness.rulesetHash.slice(0, 23)),
     fact('digest', report.digest.slice(0, 23)),
@@ -167,10 +168,11 @@ export function renderHtml(report: Report): string {
     : '<p>None.</p>';
   const values: Record<string, string> = {
     target: esc(report.target.baseUrl),
-    gate: report.summary.gate,
-    gateLabel: report.summary.gate.toUpperCase(),
+    // The badge's colour follows what the exit code did: a gate --allow-untestable let through is green.
+    gate: gateWords(report).green ? 'pass' : report.summary.gate,
+    gateLabel: esc(gateWords(report).words),
     headline: esc(
-      `${judgedLine(report.summary)}; required: ${req.pass} pass, ${req.fail} fail${expected.length ? ` (${expected.length} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable; SHOULD: ${report.summary.should.pass} pass, ${report.summary.should.fail} fail${report.summary.strict ? ' (strict: gating)' : ' (warnings)'}`,
+      `${report.run.dropped ? `${droppedLine(report.run)}; ` : ''}${judgedLine(report.summary)}; required: ${req.pass} pass, ${req.fail} fail${expected.length ? ` (${expected.length} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable; SHOULD: ${report.summary.should.pass} pass, ${report.summary.should.fail} fail${report.summary.strict ? ' (strict: gating)' : ' (warnings)'}`,
     ),
     facts,
     perSurface,

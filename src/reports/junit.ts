@@ -1,4 +1,4 @@
-import { effectOf, excludedNote, judgedLine, policyOf, type ExcludedReportRule, type Report, type ReportRule } from './model.ts';
+import { droppedLine, effectOf, excludedNote, type ExcludedReportRule, gateWords, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 import { curlOf, decidingExchange, leadingExchanges, replayNotes } from './evidence-text.ts';
 import { runWideCause, wasNotRun } from './run-cause.ts';
 
@@ -89,6 +89,7 @@ function properties(report: Report): string {
   if (report.target.faults?.length) props.push(['faults', report.target.faults.join(',')]);
   if (report.run.baseline) props.push(['baseline', report.run.baseline.file]);
   if (report.run.stopped) props.push(['run.stopped', report.run.stopped]);
+  if (report.run.dropped) props.push(['run.dropped', droppedLine(report.run)!]);
   for (const [i, w] of (report.run.warnings ?? []).entries()) props.push([`run.warning.${i + 1}`, w]);
   for (const [i, n] of replayNotes(report).entries()) props.push([`replay.${i + 1}`, n]);
   return `    <properties>\n${props.map(([k, v]) => `      <property name="${xml(k)}" value="${xml(v)}"/>`).join('\n')}\n    </properties>`;
@@ -118,7 +119,7 @@ export function renderJunit(report: Report): string {
       properties(report),
       ...rules.map((r) => testcase(r, report)),
       ...setAside.map(excludedCase),
-      `    <system-out>${xml(`gate ${report.summary.gate}; digest ${report.digest}`)}</system-out>`,
+      `    <system-out>${xml(`gate ${gateWords(report).words}; digest ${report.digest}`)}</system-out>`,
       '    <system-err></system-err>',
       '  </testsuite>',
     ].join('\n');
@@ -126,5 +127,5 @@ export function renderJunit(report: Report): string {
   // The skip count lives on each testsuite: the Jenkins schema has no `skipped` on <testsuites>.
   const cause = runWideCause(report);
   const stopped = cause ? `<!-- the run stopped: ${comment(cause.cause)}; ${cause.affected.length} rules were not run because of it -->\n` : '';
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${stopped}<!-- ${xml(judgedLine(report.summary))} -->\n<testsuites name="apicert certification" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${stopped}<!-- ${xml(judgedLine(report.summary))}${report.run.dropped ? `; ${comment(droppedLine(report.run)!)}` : ''} -->\n<testsuites name="apicert certification" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }

@@ -1,11 +1,22 @@
 import { curlOf, decidingExchange, leadingExchanges, replayNotes } from './evidence-text.ts';
-import { effectOf, excludedNote, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { droppedLine, effectOf, excludedNote, gateWords, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
 import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
 const ICON: Record<string, string> = { pass: 'PASS', fail: 'FAIL', 'not-applicable': 'N/A', untestable: 'UNTESTABLE', inconclusive: 'INCONCLUSIVE' };
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/**
+ * apicert's own Markdown (a rule's title, a spec sentence), with `<`, `>` and `&` outside code
+ * spans written as entities: GitHub reads `<timestamp>` as an HTML tag and drops it.
+ */
+function prose(text: string): string {
+  return text
+    .split(/(`+[^`]*`+)/)
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'))))
+    .join('');
 }
 
 /**
@@ -29,7 +40,7 @@ function fenced(lines: readonly string[], indent: string, info: string): string[
 
 function row(r: ReportRule): string {
   const judged = r.exchanges !== undefined && r.exchanges > 0 ? `${r.exchanges} recorded exchanges judged. ` : '';
-  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(r.title)} | ${wasNotRun(r) ? 'not run (see "The run stopped")' : literal(judged + (r.reason ?? ''))} |`;
+  return `| \`${r.id}\` | ${ICON[r.verdict]} | ${cell(prose(r.title))} | ${wasNotRun(r) ? 'not run (see "The run stopped")' : literal(judged + (r.reason ?? ''))} |`;
 }
 
 /** A summary a person reads first: gate, counts, failures with their spec sentence, observations. */
@@ -44,7 +55,7 @@ export function renderMarkdown(report: Report): string {
     `# apicert readiness report`,
     '',
     `- Target: ${report.target.baseUrl} (${report.target.kind}${report.target.faults?.length ? `, faults: ${report.target.faults.join(', ')}` : ''})`,
-    `- Gate: **${report.summary.gate.toUpperCase()}**${report.summary.strict ? ' (strict: SHOULD rules gate)' : ''}`,
+    `- Gate: **${gateWords(report).words}**${report.summary.strict ? ' (strict: SHOULD rules gate)' : ''}${report.run.dropped ? `, ${droppedLine(report.run)}` : ''}`,
     `- ${judgedLine(report.summary)}`,
     `- Required rules: ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     `- SHOULD rules: ${sh.pass} pass, ${sh.fail} fail${report.summary.strict ? '' : ' (warnings, gating only with --strict)'}, ${sh.untestable} untestable, ${sh.inconclusive} inconclusive, ${sh['not-applicable']} not applicable`,
@@ -67,7 +78,7 @@ export function renderMarkdown(report: Report): string {
   if (blockers.length > 0) {
     lines.push('## What blocks the gate', '', ...replayNotes(report).flatMap((n) => [n, '']));
     for (const r of blockers) {
-      lines.push(`### \`${r.id}\` (${r.verdict}${r.baseline?.status === 'stale' ? ', stale baseline entry' : ''})`, '', `> ${r.spec.quote}`, '');
+      lines.push(`### \`${r.id}\` (${r.verdict}${r.baseline?.status === 'stale' ? ', stale baseline entry' : ''})`, '', `> ${prose(r.spec.quote)}`, '');
       if (r.baseline?.status === 'stale') lines.push(`The baseline lists this rule as failing ("${literal(r.baseline.reason)}") but it passes now: remove the entry.`, '');
       if (r.verdict !== 'fail') lines.push(literal(r.reason ?? ''), '');
       for (const [i, c] of r.cases.entries()) {
@@ -94,17 +105,17 @@ export function renderMarkdown(report: Report): string {
   const warned = report.summary.strict ? [] : should.filter((r) => r.verdict === 'fail');
   if (warned.length > 0) {
     lines.push('## Warnings (SHOULD)', '');
-    for (const r of warned) lines.push(`- \`${r.id}\`: ${literal(r.reason ?? '')}`, `  > ${cell(r.spec.quote)}`);
+    for (const r of warned) lines.push(`- \`${r.id}\`: ${literal(r.reason ?? '')}`, `  > ${cell(prose(r.spec.quote))}`);
     lines.push('');
   }
   if (should.length > 0) lines.push('## SHOULD rules', '', '| Rule | Verdict | What it checks | Notes |', '|---|---|---|---|', ...should.map(row), '');
   if (observations.length > 0) lines.push('## Observation-only rules', '', '| Rule | Verdict | What it records | Notes |', '|---|---|---|---|', ...observations.map(row), '');
   if (report.excluded?.length) {
-    lines.push('## Excluded rules', '', '| Rule | Level | What it checks | Notes |', '|---|---|---|---|', ...report.excluded.map((e) => `| \`${e.id}\` | ${e.level} | ${cell(e.title)} | ${cell(excludedNote(e))} |`), '');
+    lines.push('## Excluded rules', '', '| Rule | Level | What it checks | Notes |', '|---|---|---|---|', ...report.excluded.map((e) => `| \`${e.id}\` | ${e.level} | ${cell(prose(e.title))} | ${cell(excludedNote(e))} |`), '');
   }
   if (report.observations.length > 0) {
     lines.push('## Observations', '', 'What the target does where the specification allows several readings or shows nothing.', '', '| Rule | Subject | Value | Note |', '|---|---|---|---|');
-    for (const o of report.observations) lines.push(`| \`${o.ruleId}\` | ${cell(o.subject)} | ${literal(JSON.stringify(o.value) ?? 'undefined')} | ${cell(o.note ?? '')} |`);
+    for (const o of report.observations) lines.push(`| \`${o.ruleId}\` | ${literal(o.subject)} | ${literal(JSON.stringify(o.value) ?? 'undefined')} | ${literal(o.note ?? '')} |`);
     lines.push('');
   }
   return lines.join('\n');

@@ -82,6 +82,12 @@ export interface Report {
      * then counts the recorded exchanges. Absent for an active run.
      */
     mode?: 'passive';
+    /**
+     * The proxy: exchanges that passed but were dropped from its record before judging, to keep
+     * within `limits` (--max-exchanges, --max-kept-bytes). The verdicts judge the
+     * `requests` exchanges the record held: a subset of the traffic. Absent when none was dropped.
+     */
+    dropped?: { exchanges: number; limits: string };
     /** Active runs: requests sent per rule family (`<surface>.<area>`), most first. */
     requestsByFamily?: Record<string, number>;
   };
@@ -182,8 +188,25 @@ export function excludedNote(e: Pick<ExcludedReportRule, 'excludedBy'>): string 
 }
 
 /** "judged 12 of 30 selected rules": the line every report and the CLI summary carry. */
-export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected'>): string {
-  return `judged ${summary.judged} of ${summary.selected} selected rules (pass or fail)`;
+export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected' | 'required' | 'should'>): string {
+  const line = `judged ${summary.judged} of ${summary.selected} selected rules (pass or fail)`;
+  return summary.judged > 0 && judgedCount([summary.required, summary.should]) === 0 ? `${line}, observations only: no rule that gates was judged` : line;
+}
+
+/**
+ * The gate as the console and every rendered format say it, so they agree with the exit code:
+ * --allow-untestable turns an untestable gate into an exit 0 where a required rule passed
+ * (`policyOf`), and that is said with the flag. `summary.gate` keeps the verdict itself.
+ */
+export function gateWords(report: Pick<Report, 'run' | 'summary'>): { words: string; green: boolean } {
+  if (report.summary.gate === 'untestable' && policyOf(report).allowUntestable) return { words: 'PASS (untestable rules allowed by --allow-untestable)', green: true };
+  return { words: report.summary.gate.toUpperCase(), green: report.summary.gate === 'pass' };
+}
+
+/** What a gate over a part of the traffic must say with it: how many exchanges the record dropped unjudged, and why; undefined when none was. */
+export function droppedLine(run: Pick<Report['run'], 'dropped' | 'requests'>): string | undefined {
+  if (!run.dropped) return undefined;
+  return `judged over a subset: the ${run.requests} exchanges the record held; ${run.dropped.exchanges} more passed but were dropped from the record unjudged (${run.dropped.limits})`;
 }
 
 export function sha256(text: string | Buffer): string {
@@ -227,9 +250,11 @@ export function summarize(rules: readonly ReportRule[], strict: boolean): Report
   const staleBaseline = listed('stale');
   const judged = judgedCount(Object.values(counts));
   const gate = gateOf(gating, emptyCounts(), false, staleBaseline.length);
+  // Observations gate nothing, so passes of theirs alone certify nothing: never a pass that judged nothing.
+  const judgedGating = judgedCount([counts.required, counts.should]);
   return {
     ...counts,
-    gate: gate === 'pass' && judged === 0 ? 'inconclusive' : gate,
+    gate: gate === 'pass' && judgedGating === 0 ? 'inconclusive' : gate,
     strict,
     selected: rules.length,
     judged,
@@ -264,6 +289,8 @@ export function buildReport(input: {
   passingEvidence?: 'sampled' | 'full';
   /** A passive run: the exchanges each rule judged, by rule id. */
   passive?: { judged: ReadonlyMap<string, number> };
+  /** The proxy: exchanges dropped from the record before judging, and the limits that dropped them. */
+  dropped?: { exchanges: number; limits: string };
 }): Report {
   const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
   const rules: ReportRule[] = input.results.map((r) => {
@@ -306,7 +333,8 @@ export function buildReport(input: {
   };
   if (input.stopped) run.stopped = input.stopped;
   if (input.passive) run.mode = 'passive';
-  else {
+  if (input.dropped) run.dropped = { ...input.dropped };
+  if (!input.passive) {
     const families = new Map<string, number>();
     for (const r of rules) if (r.requests) families.set(r.id.split('.').slice(0, 2).join('.'), (families.get(r.id.split('.').slice(0, 2).join('.')) ?? 0) + r.requests);
     if (families.size > 0) run.requestsByFamily = Object.fromEntries([...families].sort((a, b) => b[1] - a[1]));

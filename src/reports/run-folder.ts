@@ -4,10 +4,10 @@
  * `<root>/latest` at it, so files of two runs never mix (a JSON-only run cannot sit beside the
  * Markdown summary of an older one).
  */
-import { lstat, mkdir, readdir, rename, rm, rmdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, rmdir, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeFolder } from '../util/folder.ts';
-import { checkWritable, renderReport, writeReports, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
+import { checkWritable, renderReport, ReportNotWritten, writeReports, writeWhole, type ReportFormat, redactReport, type OutputRedactor } from './write.ts';
 import type { Report } from './model.ts';
 
 export const LATEST = 'latest';
@@ -103,14 +103,21 @@ export async function checkReportRoot(root: string): Promise<void> {
  */
 export async function writeRunReports(report: Report, root: string, formats: readonly ReportFormat[], extra: Record<string, string> = {}, redactor?: OutputRedactor, dir?: string): Promise<WrittenRun> {
   dir ??= await createRunFolder(root, new Date(report.run.startedAt));
-  const files = await writeReports(report, dir, formats, redactor);
-  for (const [name, text] of Object.entries(extra)) {
-    const path = join(dir, name);
-    await writeFile(path, redactor ? redactor.text(text) : text);
-    files.push(path);
+  try {
+    const files = await writeReports(report, dir, formats, redactor);
+    const json = files.find((f) => f === join(dir!, 'report.json'));
+    for (const [name, text] of Object.entries(extra)) {
+      const path = join(dir, name);
+      await writeWhole(path, redactor ? redactor.text(text) : text, json);
+      files.push(path);
+    }
+    await pointLatestAt(root, dir);
+    return { dir, files };
+  } catch (error) {
+    // `latest` stays where it was: --rerun, verify and diff of it keep reading a whole report.
+    if (error instanceof ReportNotWritten) throw new ReportNotWritten(error.file, error.reason, error.savedJson, `${join(root, LATEST)} was not moved`);
+    throw error;
   }
-  await pointLatestAt(root, dir);
-  return { dir, files };
 }
 
 /** The line every command prints after writing, `--quiet` or not: where the reports went. */

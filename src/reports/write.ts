@@ -1,5 +1,5 @@
-import { access, constants, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { access, constants, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { makeFolder } from '../util/folder.ts';
 import { reclaimBetweenPhases } from '../util/reclaim.ts';
 import { renderHtml } from './html.ts';
@@ -92,6 +92,52 @@ export async function checkWritable(dir: string, limitMs = WRITE_CHECK_MS): Prom
   }
 }
 
+/**
+ * A report file that could not be written after the run (a full disk, a folder removed under it):
+ * the run's verdicts exist only on the console. Exit 3, not 2: requests were sent, and no report
+ * says what they showed.
+ */
+export class ReportNotWritten extends Error {
+  override readonly name = 'ReportNotWritten';
+  /** The file that could not be written. */
+  readonly file: string;
+  /** The errno code (ENOSPC, EACCES, ...), or the error's text. */
+  readonly reason: string;
+  /** report.json, when it was written before the failure: the verdicts are there. */
+  readonly savedJson?: string;
+  /** What else stayed as it was (the run folder's `latest` link). */
+  readonly note?: string;
+
+  constructor(file: string, reason: string, savedJson?: string, note?: string) {
+    super(`cannot write ${file} (${reason}): ${ReportNotWritten.outcome(savedJson)}${note ? `; ${note}` : ''}`);
+    this.file = file;
+    this.reason = reason;
+    if (savedJson !== undefined) this.savedJson = savedJson;
+    if (note !== undefined) this.note = note;
+  }
+
+  /** What the failure leaves the user with, in words. */
+  static outcome(savedJson: string | undefined): string {
+    return savedJson ? `the verdicts are in ${savedJson}, but not every format was written` : 'the verdicts were not saved (only the console above shows them)';
+  }
+}
+
+/**
+ * Writes one file whole or not at all: into `.NAME.tmp` beside it, renamed over NAME once complete,
+ * so a disk that fills half-way leaves no truncated report.json for --rerun, diff or verify to choke
+ * on. A failure names the file.
+ */
+export async function writeWhole(path: string, text: string, savedJson?: string): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.tmp`);
+  try {
+    await writeFile(temporary, text);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw new ReportNotWritten(path, (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error), savedJson);
+  }
+}
+
 /** Writes the report in each format, redacted at this boundary, and returns the paths written. */
 export async function writeReports(report: Report, dir: string, formats: readonly ReportFormat[], redactor?: OutputRedactor): Promise<string[]> {
   await makeFolder(dir);
@@ -100,7 +146,7 @@ export async function writeReports(report: Report, dir: string, formats: readonl
   for (const format of formats) {
     const { name, text } = renderReport(safe, format);
     const path = join(dir, name);
-    await writeFile(path, redactor ? redactor.text(text) : text);
+    await writeWhole(path, redactor ? redactor.text(text) : text, written.find((f) => basename(f) === 'report.json'));
     written.push(path);
     // Each format's text is garbage once written: the next one need not be built on top of it.
     reclaimBetweenPhases();

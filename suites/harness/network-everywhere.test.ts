@@ -52,8 +52,9 @@ describe('--header [SURFACE:]NAME:VALUE', () => {
     expect(refused('authorization:Bearer sekret-token')).toMatch(/authorization is set by apicert's rules/);
     expect(refused('v8:x-a:')).toMatch(/x-a: an empty value/);
     expect(refused('no-colon-here')).toMatch(/give \[SURFACE:\]NAME:VALUE/);
-    expect(refused('bad name:value-9')).toMatch(/\(name\)/);
-    for (const text of ['authorization:Bearer sekret-token', 'bad name:value-9']) expect(refused(text)).not.toMatch(/sekret|value-9/);
+    expect(refused('bad name:value-9')).toMatch(/the header name is not an HTTP token/);
+    expect(refused('v9:x-waf-token:value-9')).toBe('unknown surface "v9": use v8, v1, mcp (or none, for every surface)');
+    for (const text of ['authorization:Bearer sekret-token', 'bad name:value-9', 'v9:x-waf-token:value-9']) expect(refused(text)).not.toMatch(/sekret|value-9/);
   });
 
   it('reaches a gateway that wants its header, with the value in no report', async () => {

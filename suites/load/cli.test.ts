@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fakeK6 } from './k6-shim/fake-k6.ts';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -30,9 +30,12 @@ describe('apicert load', () => {
     const run = apicert(['load', '--dry-run', '--target', 'https://gateway.example.test', '--script', 'v8-idempotency-storm,v1-rate-limit', '--vus', '3', '--out', out], { APICERT_V8_TOKEN: TOKEN });
     expect(run.code, run.err).toBe(0);
     expect(run.out).toContain('APICERT_V8_TOKEN=<redacted>');
-    // Its own run folder, never the folder of an earlier certify run.
-    const dir = realpathSync(join(out, 'latest'));
-    expect(dir).toMatch(/\/\d{4}-\d\d-\d\dT[\d-]+Z$/);
+    // Its own run folder, never the folder of an earlier certify run; latest is not moved to it (it holds no report).
+    const folders = readdirSync(out);
+    expect(folders).toHaveLength(1);
+    expect(folders[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d-]+Z$/);
+    const dir = join(out, folders[0]!);
+    expect(run.out).toContain('a dry run writes no report');
     expect(run.out).toContain(`APICERT_VUS=3`);
     expect(run.out).toContain(`k6 run --no-usage-report ${join(out, basename(dir), 'load', 'scripts', 'v8-idempotency-storm.js')}`);
     expect(existsSync(join(dir, 'load', 'scripts', 'v8-idempotency-storm.js'))).toBe(true);
