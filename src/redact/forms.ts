@@ -72,7 +72,8 @@ function spelledForms(value: string): SecretForm[] {
 }
 
 export function secretForms(value: string): SecretForm[] {
-  const url = encodeURIComponent(value);
+  // A lone surrogate (a secret a hostile target issued) has no UTF-8 form: an encoder writes U+FFFD for it, and encodeURIComponent would throw.
+  const url = encodeURIComponent((value as string & { toWellFormed(): string }).toWellFormed());
   const plain = [value, url, url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), url.replaceAll('%20', '+'), JSON.stringify(value).slice(1, -1), htmlEscaped(value), ...base64Cores(value)];
   if (value.length >= CASE_FOLDED_SECRET) plain.push(value.toUpperCase(), value.toLowerCase());
   const forms: SecretForm[] = [];

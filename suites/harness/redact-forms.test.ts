@@ -52,6 +52,13 @@ describe('the forms of a secret', () => {
     expect(r.text(`dump ${hex('oauth-alice-no-capabilities')} end`)).toBe('dump «redacted:token:words» end');
   });
 
+  it('takes a secret holding a lone surrogate (a hostile target may issue one) and hides it where it stands', () => {
+    const secret = 'whsec_\ud800abcdefghijklmnop';
+    const redactor = new Redactor();
+    redactor.add(secret, 'signing-secret');
+    expect(redactor.text(`echo ${secret} end`)).toBe('echo «redacted:signing-secret» end');
+  });
+
   it('case-folds only secrets of 12 characters or more, where a fold cannot be ordinary text', () => {
     const forms = (s: string) => secretForms(s).map((f) => f.text);
     expect(forms('k3J9xQpLm2')).not.toContain('K3J9XQPLM2');
