@@ -1,17 +1,9 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { RuleProgress } from '../../src/cli/progress.ts';
 import { Ui, visibleControls } from '../../src/cli/output.ts';
 import { RULES } from '../../src/registry.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
-
-function stream(isTTY: boolean): NodeJS.WriteStream & { text(): string } {
-  const s = new PassThrough() as unknown as NodeJS.WriteStream & { text(): string };
-  const chunks: string[] = [];
-  s.write = ((chunk: string) => chunks.push(String(chunk)) > 0) as NodeJS.WriteStream['write'];
-  Object.assign(s, { isTTY, columns: 200, text: () => chunks.join('') });
-  return s;
-}
+import { stream } from '../support/console-stream.ts';
 
 /** What a hostile target put in an SSE id: cursor up, erase the line, a workflow command, an OSC title, a C1 CSI, a CR. */
 const HOSTILE = 'SSE ids [\x1b[1A\x1b[2K::error::injected, \x1b]0;owned\x07, \x9b2J, a\rb, \x00\x7f]';

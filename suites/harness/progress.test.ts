@@ -1,18 +1,9 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { clockOf, RuleProgress, timeLine } from '../../src/cli/progress.ts';
 import { Ui } from '../../src/cli/output.ts';
 import { RULES } from '../../src/registry.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
-
-/** A stream that says it is a terminal (or not), keeping what was written. */
-function stream(isTTY: boolean): NodeJS.WriteStream & { text(): string } {
-  const s = new PassThrough() as unknown as NodeJS.WriteStream & { text(): string };
-  const chunks: string[] = [];
-  s.write = ((chunk: string) => chunks.push(String(chunk)) > 0) as NodeJS.WriteStream['write'];
-  Object.assign(s, { isTTY, columns: 200, text: () => chunks.join('') });
-  return s;
-}
+import { stream } from '../support/console-stream.ts';
 
 const passed = (i: number): RuleResult => ({ rule: RULES[i]!, verdict: 'pass', durationMs: 1, evidence: [], evidenceOmitted: 0, observations: [], cases: [], casesOmitted: 0, rolesRequested: [] });
 

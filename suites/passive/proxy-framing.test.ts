@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
+import { within } from '../support/bounded.ts';
 
 /** What cleans up after the running case. All at once: a proxy that waits on an upstream request ends when the upstream's sockets go. */
 const cleanups: Array<() => unknown> = [];
@@ -25,19 +26,6 @@ const client = new Agent({ keepAliveTimeout: 1_000 });
 afterAll(async () => {
   await client.close();
 });
-
-/** A promise that settles within `ms`, or a rejection naming what did not happen: no wait in this file is unbounded. */
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 

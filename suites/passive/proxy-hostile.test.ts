@@ -9,23 +9,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exchangeOfEntry, harEntryOf, type RecordedBytes } from '../../src/passive/har.ts';
 import { exchangeOfBytes, startProxy, type RunningProxy } from '../../src/passive/proxy.ts';
+import { within } from '../support/bounded.ts';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   await within(10_000, 'the cleanup', Promise.all(cleanups.splice(0).map((clean) => clean())));
 });
-
-async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([promise, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Polls `test` every 20 ms until it holds or `ms` passed; says whether it held. */
 async function until(ms: number, test: () => boolean): Promise<boolean> {

@@ -1,0 +1,14 @@
+/** Waits no test may leave unbounded: each settles within its time, or rejects naming what did not happen. */
+
+/** A promise that settles within `ms`, or a rejection naming what did not happen. */
+export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`not within ${ms} ms: ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
