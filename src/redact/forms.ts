@@ -54,31 +54,48 @@ function spelled(value: string, spell: (codePoint: string) => string): SecretFor
   return { text, spelling: { secretEnds, formEnds } };
 }
 
+const bytes = (c: string) => [...Buffer.from(c, 'utf8')];
+const units = (c: string) => Array.from({ length: c.length }, (_, i) => c.charCodeAt(i));
+
+/** How each spelled form writes one code point. */
+const SPELLERS: ReadonlyArray<(c: string) => string> = [
+  (c) => bytes(c).map(hex2).join(''),
+  (c) => bytes(c).map(hex2).join('').toUpperCase(),
+  (c) => bytes(c).map((b) => `%${hex2(b).toUpperCase()}`).join(''),
+  (c) => bytes(c).map((b) => `%${hex2(b)}`).join(''),
+  (c) => `&#${c.codePointAt(0)!};`,
+  (c) => `&#x${c.codePointAt(0)!.toString(16)};`,
+  (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`,
+  (c) => units(c).map((u) => `\\u${u.toString(16).padStart(4, '0')}`).join(''),
+  (c) => units(c).map((u) => `\\u${u.toString(16).padStart(4, '0').toUpperCase()}`).join(''),
+];
+
+/**
+ * Each speller's spelling of the ASCII characters, worked out once: a judged recording adds some
+ * hundred secrets of tens of characters, and spelling each character afresh cost more than the rest
+ * of the redactor's set-up.
+ */
+const ASCII_SPELLINGS: readonly (readonly string[])[] = SPELLERS.map((spell) => Array.from({ length: 128 }, (_, code) => spell(String.fromCharCode(code))));
+
 function spelledForms(value: string): SecretForm[] {
-  const bytes = (c: string) => [...Buffer.from(c, 'utf8')];
-  const units = (c: string) => Array.from({ length: c.length }, (_, i) => c.charCodeAt(i));
-  const spellers: Array<(c: string) => string> = [
-    (c) => bytes(c).map(hex2).join(''),
-    (c) => bytes(c).map(hex2).join('').toUpperCase(),
-    (c) => bytes(c).map((b) => `%${hex2(b).toUpperCase()}`).join(''),
-    (c) => bytes(c).map((b) => `%${hex2(b)}`).join(''),
-    (c) => `&#${c.codePointAt(0)!};`,
-    (c) => `&#x${c.codePointAt(0)!.toString(16)};`,
-    (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`,
-    (c) => units(c).map((u) => `\\u${u.toString(16).padStart(4, '0')}`).join(''),
-    (c) => units(c).map((u) => `\\u${u.toString(16).padStart(4, '0').toUpperCase()}`).join(''),
-  ];
-  return spellers.map((spell) => spelled(value, spell));
+  return SPELLERS.map((spell, i) => {
+    const ascii = ASCII_SPELLINGS[i]!;
+    return spelled(value, (c) => (c.length === 1 && c.charCodeAt(0) < 128 ? ascii[c.charCodeAt(0)]! : spell(c)));
+  });
 }
 
-export function secretForms(value: string): SecretForm[] {
+/**
+ * `spelledToo` false leaves out the spelled and case-folded forms: for a target-issued session id,
+ * hidden only where it stands whole, those forms cost the redactor far more than they could hide.
+ */
+export function secretForms(value: string, spelledToo = true): SecretForm[] {
   // A lone surrogate (a secret a hostile target issued) has no UTF-8 form: an encoder writes U+FFFD for it, and encodeURIComponent would throw.
   const url = encodeURIComponent((value as string & { toWellFormed(): string }).toWellFormed());
   const plain = [value, url, url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), url.replaceAll('%20', '+'), JSON.stringify(value).slice(1, -1), htmlEscaped(value), ...base64Cores(value)];
-  if (value.length >= CASE_FOLDED_SECRET) plain.push(value.toUpperCase(), value.toLowerCase());
+  if (spelledToo && value.length >= CASE_FOLDED_SECRET) plain.push(value.toUpperCase(), value.toLowerCase());
   const forms: SecretForm[] = [];
   const seen = new Set<string>();
-  for (const form of [...plain.map((text): SecretForm => ({ text })), ...spelledForms(value)]) {
+  for (const form of [...plain.map((text): SecretForm => ({ text })), ...(spelledToo ? spelledForms(value) : [])]) {
     if (form.text.length === 0 || seen.has(form.text)) continue;
     seen.add(form.text);
     forms.push(form);

@@ -126,7 +126,7 @@ export class Redactor {
       this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token; use secrets of ${SHORT_SECRET} characters or more`);
       return;
     }
-    for (const { text, spelling } of secretForms(value)) {
+    for (const { text, spelling } of secretForms(value, label !== TARGET_ISSUED_SESSION)) {
       const profile = spelling ? new SpelledProfile(text, value, spelling) : new FormProfile(text);
       if (label === TARGET_ISSUED_SESSION && text.length >= SECRET_RUN) {
         this.wholeOnly.add(text, label, profile);
