@@ -53,6 +53,11 @@ export interface SentRequest {
   parsed?: { text: string; value: unknown };
   /** The name of the profile credential whose token the Authorization header carried; null when none did. */
   credential: string | null;
+  /**
+   * A well-formed `Bearer` token judged with no profile credentials at all (a proxy or a recording
+   * given no --profile): whether the deployment holds it valid is in no part of the traffic.
+   */
+  bearerOfUnknownValidity?: true;
 }
 
 /** What the deployment holds, which no request shows: what makes a well-formed request acceptable. */
@@ -189,6 +194,8 @@ function authorization(endpoint: Endpoint, sent: SentRequest, out: Finding[]): v
   const header = sent.headers.authorization;
   // Two tokens in one header: how a deployment reads it is its own choice.
   if (header !== undefined && header.includes(',')) return void out.push({ kind: 'open', why: 'two credentials in one Authorization header: which one counts is not stated', constraint });
+  // Silence is open: a token no profile names may be valid (accepted) or not (401): either answer is legal.
+  if (sent.bearerOfUnknownValidity) return void out.push({ kind: 'open', why: 'a bearer token no profile names: whether the deployment holds it valid is not in the traffic (give --profile)', constraint });
   if (endpoint.surface === 'v8') {
     const finding: Finding = { kind: 'refuse', because: header === undefined ? S.v8Token : S.v8Bearer, constraint };
     if (header === undefined) finding.status = 401;

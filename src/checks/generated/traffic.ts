@@ -19,7 +19,7 @@ import { bodyJson, bodyMissing, dataOf, eventsOf, journalFact } from '../../traf
 import { eventData, eventKind } from '../v1/support/fabric.ts';
 import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
-import { endpointFor, expectationOf, pathParamsOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
+import { endpointFor, EXPECTATION_SENTENCES, expectationOf, pathParamsOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
 import { bodyFixtures } from './engine.ts';
 import { judgeAnswer, type Answer, type Aspect } from './judgement.ts';
 import { isLimited } from './oracles.ts';
@@ -43,6 +43,7 @@ export function sentOfExchange(ex: Exchange, credentials: readonly Credential[],
   const headers: Record<string, string> = {};
   for (const k of Object.keys(ex.requestHeaders)) if (credential === null || k !== 'authorization') headers[k] = ex.requestHeaders[k]!;
   const out: SentRequest = { method: ex.method, path, headers, credential };
+  if (token !== undefined && credential === null && credentials.length === 0) out.bearerOfUnknownValidity = true;
   if (ex.requestBody !== undefined) out.body = ex.requestBody;
   return out;
 }
@@ -239,9 +240,11 @@ function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts,
   // A recorder may keep a content-coded body decoded (the proxy does): what the server read is not the text held here.
   const coding = (sent.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (sent.body !== undefined && coding !== '' && coding !== 'identity') return open(e, `a body sent with Content-Encoding ${JSON.stringify(coding.slice(0, 40))}: RFC 9110 §8.4 lets a server decode it or refuse it with 415`);
+  // A refusal for the lookup: its 404, or the lookup first among causes that owe no one status (a token of unknown validity beside it).
+  const lookup = e.kind === 'refuse' && (e.status === 404 || e.because === EXPECTATION_SENTENCES.v8Lookup) && values.length > 0;
   // An id no answer showed names nothing only if the fixtures do not name it either: without the profile, that is not known.
-  if (facts.fixtureText === undefined && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
-  if (facts.window && e.kind === 'refuse' && e.status === 404 && values.length > 0) return open(e, 'an id no earlier exchange of the recording showed: it may name a resource made before the recording began');
+  if (facts.fixtureText === undefined && lookup) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
+  if (facts.window && lookup) return open(e, 'an id no earlier exchange of the recording showed: it may name a resource made before the recording began');
   const owned = ownedElsewhere(sent, keys, seen);
   if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
   if (values.some((v) => seen.ids.has(v) && !holds(seen.ids, v, principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
