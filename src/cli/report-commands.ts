@@ -1,8 +1,8 @@
 /** The commands that work on reports after a run: keygen, verify, diff; and certify's --sign and --baseline. */
 import type { Command } from 'commander';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { RULES } from '../registry.ts';
 import { ProfileError } from '../profile/load.ts';
 import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
@@ -150,6 +150,8 @@ export function registerReportCommands(program: Command): void {
     .action(async (opts: { out: string }) => {
       const keys = generateKeys();
       try {
+        // As --out of certify and profile init: a folder that is not there yet is made (readable by you only, as the key).
+        await mkdir(dirname(resolve(opts.out)), { recursive: true, mode: 0o700 });
         // wx: never overwrite a key someone already signs with.
         await writeFile(`${opts.out}.key`, keys.privatePem, { mode: 0o600, flag: 'wx' });
       } catch (error) {

@@ -50,6 +50,12 @@ describe('signed reports', async () => {
     expect(again.err).toMatch(/signer\.key exists/);
   });
 
+  it('keygen makes the folder --out names when it is not there yet', async () => {
+    const made = await apicert('keygen', '--out', join(at('keys'), 'nested', 'signer'));
+    expect(made.code, made.err).toBe(0);
+    expect(statSync(join(at('keys'), 'nested', 'signer.key')).mode & 0o777).toBe(0o600);
+  });
+
   it('certify --sign writes report.json (even when only md was asked) and its detached signature', async () => {
     expect(certified.code, certified.err).toBe(1);
     expect(existsSync(`${reportPath}.sig`)).toBe(true);
