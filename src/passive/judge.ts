@@ -10,7 +10,7 @@ import { createDispatcher, closeDispatcher } from '../probe/transport.ts';
 import { parseProfile } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { ownTextOf } from '../redact/own-text.ts';
-import { MARKER_START, Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
+import { MARKER_START, Redactor, SHORT_SECRET, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
 import { RULES } from '../registry.ts';
 import { buildReport, type Report } from '../reports/model.ts';
 import type { Rule, RuleResult, Surface } from '../rule/index.ts';
@@ -53,8 +53,12 @@ export function recordingHiding(exchanges: readonly TrafficExchange[], profile: 
   const learned = learnSecrets(exchanges, profile?.credentials, labels);
   const held = learned.filter((c) => c.judged);
   const refused = learned.filter((c) => !c.judged && !c.value.startsWith(MARKER_START)).map(({ value, label }) => ({ value, label }));
+  const hiding = hidingFor(profile, redactorForRecording(exchanges, held, env[WEBHOOK_SECRET_VARIABLE] || undefined, false));
+  // A held credential is replaced whole before any refused one: a refused value may be a part of it (a key sent without its
+  // prefix), and replaced first it would leave `service_sk_«redacted:…»`, whose prefix a judge of the file then learns as a credential.
+  const whole = held.filter((c) => c.value.length >= SHORT_SECRET && !c.value.startsWith(MARKER_START)).map(({ value, label }) => ({ value, label }));
   // The traffic is the clients' own: what an answer echoed of its request's credential is hidden there too, refused or not.
-  return { ...hidingFor(profile, redactorForRecording(exchanges, held, env[WEBHOOK_SECRET_VARIABLE] || undefined, false)), inCredentialHeaders: refused, echoes: true };
+  return { ...hiding, secrets: [...hiding.secrets, ...whole], inCredentialHeaders: refused, echoes: true };
 }
 
 /** Every rule of the catalogue: its one judgement over the recording where it has one, else not-applicable (needs a probe). */

@@ -12,7 +12,10 @@ import { expectationOf } from '../../src/checks/generated/expectation.ts';
 import { sentOfExchange } from '../../src/checks/generated/traffic.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake } from '../../src/fake/server.ts';
-import { judgeRecording } from '../../src/passive/judge.ts';
+import { exchangeOfEntry } from '../../src/passive/har.ts';
+import { judgeRecording, recordingHiding } from '../../src/passive/judge.ts';
+import { hiddenHar } from '../../src/passive/recorder.ts';
+import { learnSecrets } from '../../src/passive/secrets.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
 import type { Exchange } from '../../src/rule/index.ts';
 import { runScriptedClient } from './scripted-client.ts';
@@ -44,6 +47,27 @@ describe('judging traffic without a profile', () => {
       await fake.close();
     }
   }, 60_000);
+
+  it('writes a key accepted whole into the HAR even where a part of it was sent and refused, so a judge of the file learns no prefix', async () => {
+    const fake = await startFake();
+    const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 256 * 1024, maxExchanges: 100 });
+    try {
+      const key = embeddedProfile(fake).credentials.find((c) => c.name === 'v1-full')!.token;
+      const prefix = key.slice(0, key.indexOf('_sk_') + 4);
+      // The key without its prefix (a probe a client may send) is refused; the key itself accepted; the 401 names the prefix.
+      for (const auth of [`Bearer ${key.slice(prefix.length)}`, `Bearer ${key}`, 'Bearer not-a-key-at-all-xyz']) await (await fetch(`${proxy.url}/v1/usage`, { headers: { authorization: auth } })).text();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const har = JSON.parse(JSON.stringify(hiddenHar(proxy.recorded(), 'test', recordingHiding(proxy.exchanges(), undefined, {})))) as { log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> } };
+      const sent = har.log.entries.map((e) => e.request.headers.find((h) => h.name.toLowerCase() === 'authorization')!.value);
+      expect(sent.every((v) => /^Bearer «redacted:[^»]+»$/.test(v)), sent.join(' | ')).toBe(true);
+      expect(JSON.stringify(har)).not.toContain(key.slice(prefix.length));
+      const learned = learnSecrets(har.log.entries.flatMap((e, i) => exchangeOfEntry(e, i) ?? []));
+      expect(learned.map((s) => s.value)).not.toContain(prefix);
+    } finally {
+      await proxy.close();
+      await fake.close();
+    }
+  }, 30_000);
 
   it('holds a request with a bearer token no profile names to no answer, and one without a token to a refusal', () => {
     const ex = (authorization?: string): Exchange => ({ index: 0, method: 'GET', path: '/v1/usage', requestHeaders: authorization ? { authorization } : {}, responseHeaders: {}, evidence: [] }) as unknown as Exchange;
