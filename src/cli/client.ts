@@ -1,6 +1,4 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { access, constants } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
 import { judgeClient } from '../client-judge/judge-client.ts';
 import { CLIENT_RULES } from '../client-judge/rules.ts';
 import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
@@ -8,23 +6,14 @@ import { addRunOptions, list, printRules, type RunCliOptions } from './options.t
 import { checkReportRoot } from '../reports/run-folder.ts';
 import { printResult, runInterruptibly } from './side-report.ts';
 import { UsageError } from './errors.ts';
-
-async function runnable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { findProgram } from '../util/executable.ts';
 
 /**
  * The client's program found as spawn will look for it (a path as given, else on PATH), before any
  * scenario starts: one that is not there is a usage error saying what to give, not spawn's ENOENT.
  */
 async function checkClientCommand(program: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const found = program.includes('/') ? await runnable(program) : (await Promise.all((env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => runnable(join(dir, program))))).some(Boolean);
-  if (found) return;
+  if ((await findProgram(program, env)) !== undefined) return;
   const where = program.includes('/') ? 'no executable file there' : 'no such command on PATH';
   throw new UsageError(`cannot start the client "${program}": ${where}: give the program after "--" as a command on PATH or a path to an executable, e.g. -- node ./client.js (or use --port N and run the client yourself)`);
 }

@@ -1,7 +1,6 @@
 /** Finding k6: K6_BINARY, else the PATH; and refusing one too old for the bundles. */
 import { execFile } from 'node:child_process';
-import { access, constants } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { findProgram, isExecutable } from '../util/executable.ts';
 
 export const MIN_K6_VERSION = [0, 48, 0] as const;
 
@@ -9,24 +8,14 @@ export const GET_K6 = 'install k6 v0.48 or later (https://grafana.com/docs/k6/la
 
 export class K6Missing extends Error {}
 
-async function executable(path: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function findK6(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const explicit = env.K6_BINARY;
   if (explicit) {
-    if (await executable(explicit)) return explicit;
+    if (await isExecutable(explicit)) return explicit;
     throw new K6Missing(`K6_BINARY=${explicit} is not an executable file: ${GET_K6}`);
   }
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && (await executable(join(dir, 'k6')))) return join(dir, 'k6');
-  }
+  const found = await findProgram('k6', env);
+  if (found) return found;
   throw new K6Missing(`no k6 found on PATH: ${GET_K6}`);
 }
 

@@ -5,9 +5,6 @@
  * authenticated request answered 2xx ("must refuse [... header authorization]").
  */
 import { describe, expect, it } from 'vitest';
-import { missionScenarios } from '../../scenarios/v8/missions.ts';
-import { minimalTurn } from '../../scenarios/v1/turns.ts';
-import { taskScenarios } from '../../scenarios/v1/runs.ts';
 import { expectationOf } from '../../src/checks/generated/expectation.ts';
 import { sentOfExchange } from '../../src/checks/generated/traffic.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
@@ -18,7 +15,7 @@ import { hiddenHar } from '../../src/passive/recorder.ts';
 import { learnSecrets } from '../../src/passive/secrets.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
 import type { Exchange } from '../../src/rule/index.ts';
-import { runScriptedClient } from './scripted-client.ts';
+import { runClientOfFake } from './scripted-client-run.ts';
 
 describe('judging traffic without a profile', () => {
   it('fails no generated rule on a clean client\'s traffic, and still judges what needs no credential', async () => {
@@ -26,18 +23,7 @@ describe('judging traffic without a profile', () => {
     const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 256 * 1024, maxExchanges: 1_000 });
     try {
       const profile = embeddedProfile(fake);
-      const token = (name: string) => profile.credentials.find((c) => c.name === name)!.token;
-      const v8 = profile.credentials.find((c) => c.surfaces.includes('v8') && !c.expired && c.scopes.includes('missions:write') && c.scopes.includes('missions:read'))!;
-      await runScriptedClient({
-        baseUrl: proxy.url,
-        v1Key: token('v1-full'),
-        webhookKey: token('webhooks-full'),
-        v8Token: v8.token,
-        task: taskScenarios.completes.request as Record<string, unknown>,
-        turn: { ...minimalTurn },
-        mission: missionScenarios.succeeds.request as unknown as Record<string, unknown>,
-        mistakes: false,
-      });
+      await runClientOfFake(proxy.url, profile, false);
       const judged = await judgeRecording(proxy.exchanges(), { env: {} });
       const generated = judged.report.rules.filter((r) => r.id.includes('.contract.generated.'));
       expect(generated.filter((r) => r.verdict === 'fail').map((r) => `${r.id}: ${r.reason}`)).toEqual([]);

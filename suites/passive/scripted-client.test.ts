@@ -4,34 +4,20 @@
  * and each fault whose effect shows in that client's traffic is caught from it.
  */
 import { describe, expect, it } from 'vitest';
-import { missionScenarios } from '../../scenarios/v8/missions.ts';
-import { minimalTurn } from '../../scenarios/v1/turns.ts';
-import { taskScenarios } from '../../scenarios/v1/runs.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { startFake } from '../../src/fake/server.ts';
 import type { VariantId } from '../../src/fake/variants/index.ts';
 import { judgeRecording, type PassiveJudgement } from '../../src/passive/judge.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
-import { runScriptedClient } from './scripted-client.ts';
+import { runClientOfFake } from './scripted-client-run.ts';
 
 async function recordClient(options: { faults?: FaultId[]; variants?: VariantId[] } = {}): Promise<PassiveJudgement> {
   const fake = await startFake({ faults: options.faults ?? [], variants: options.variants ?? [] });
   const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 256 * 1024, maxExchanges: 1_000 });
   try {
     const profile = embeddedProfile(fake);
-    const token = (name: string) => profile.credentials.find((c) => c.name === name)!.token;
-    const v8 = profile.credentials.find((c) => c.surfaces.includes('v8') && !c.expired && c.scopes.includes('missions:write') && c.scopes.includes('missions:read'))!;
-    await runScriptedClient({
-      baseUrl: proxy.url,
-      v1Key: token('v1-full'),
-      webhookKey: token('webhooks-full'),
-      v8Token: v8.token,
-      task: taskScenarios.completes.request as Record<string, unknown>,
-      turn: { ...minimalTurn },
-      mission: missionScenarios.succeeds.request as unknown as Record<string, unknown>,
-      mistakes: true,
-    });
+    await runClientOfFake(proxy.url, profile, true);
     // The profile gives what traffic cannot show (which credential holds which scopes), as `judge-traffic --profile` does.
     return await judgeRecording(proxy.exchanges(), { env: {}, profile });
   } finally {
