@@ -118,9 +118,6 @@ export function registerTrafficCommands(program: Command): void {
       const labelKey = randomBytes(32).toString('hex');
       const labels = keyedLabels(labelKey);
       const live = await liveJudging(opts, profile, labelKey);
-      // Every exchange that arrived completes before the proxy has stopped (a cut one as cut): those
-      // the record no longer holds at the stop were dropped from it by its limits.
-      let arrived = 0;
       const limits = `--max-exchanges ${opts.maxExchanges}, --max-kept-bytes ${opts.maxKeptBytes}`;
       const judged = await runProxy({
         upstream: opts.upstream,
@@ -133,12 +130,9 @@ export function registerTrafficCommands(program: Command): void {
         harHiding: (exchanges) => (opts.harSecrets ? undefined : recordingHiding(exchanges, profile, process.env, labels)),
         ...(network ? { network } : {}),
         onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
-        onExchange: (rec, index) => {
-          arrived = Math.max(arrived, index + 1);
-          live.add(rec, index);
-        },
-        judge: async (exchanges, startedAt) => {
-          const dropped = { exchanges: Math.max(0, arrived - exchanges.length), limits };
+        onExchange: (rec, index) => live.add(rec, index),
+        judge: async (exchanges, startedAt, droppedCount) => {
+          const dropped = { exchanges: droppedCount, limits };
           // Live judging ends once the record is known, so what it did not judge is not said to be judged in a report that dropped it.
           await live.stop(dropped);
           return judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet), labels, dropped });

@@ -214,8 +214,8 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
   };
 }
 
-/** Runs the proxy until SIGINT, SIGTERM or the duration; then judges what it recorded. */
-export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: TrafficExchange[], startedAt: Date) => Promise<T> }): Promise<T> {
+/** Runs the proxy until SIGINT, SIGTERM or the duration; then judges what it recorded, told how many exchanges the record dropped. */
+export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: TrafficExchange[], startedAt: Date, dropped: number) => Promise<T> }): Promise<T> {
   const startedAt = new Date();
   const proxy = await startProxy(options);
   options.onListening?.(proxy.url);
@@ -237,5 +237,5 @@ export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: T
     const hiding = options.harHiding?.(exchanges);
     await writeHar(options.harOut, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding), hiding !== undefined);
   }
-  return options.judge(exchanges, startedAt);
+  return options.judge(exchanges, startedAt, proxy.dropped());
 }
