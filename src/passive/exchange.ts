@@ -67,6 +67,11 @@ export class BodyPrefix {
     this.size += part.length;
   }
 
+  /** Bytes kept so far. */
+  get kept(): number {
+    return this.size;
+  }
+
   get bytes(): Buffer {
     // A lone chunk is already this prefix's own copy (most bodies arrive in one).
     if (this.chunks.length === 1) return this.chunks[0]!;

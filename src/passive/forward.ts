@@ -374,9 +374,6 @@ class Flight<Entry> implements UpstreamUser {
   private reusedConn = false;
   private finished = false;
   private size = 0;
-  /** Bytes of each body kept so far. */
-  private requestKept = 0;
-  private answerKept = 0;
   /** What the read of the answer under way gave the client so far, written once the read is done (`flush`). */
   private out = '';
 
@@ -420,7 +417,7 @@ class Flight<Entry> implements UpstreamUser {
 
   requestPiece(piece: Buffer): void {
     if (this.finished) return;
-    if (this.request !== undefined) this.requestKept = this.keep(this.request, this.requestKept, piece);
+    if (this.request !== undefined) this.keep(this.request, piece);
     if (this.conn === undefined) (this.waiting ??= []).push(piece);
     else this.send(piece);
   }
@@ -485,7 +482,7 @@ class Flight<Entry> implements UpstreamUser {
   body(piece: Buffer): void {
     if (this.finished) return;
     this.size += piece.length;
-    this.answerKept = this.keep(this.answer, this.answerKept, piece);
+    this.keep(this.answer, piece);
     if (piece.length <= SMALL_PIECE) {
       this.out += this.answerChunked ? `${piece.length.toString(16)}\r\n${piece.toString('latin1')}\r\n` : piece.toString('latin1');
       return;
@@ -500,18 +497,14 @@ class Flight<Entry> implements UpstreamUser {
     if (!more) this.slowClient();
   }
 
-  /**
-   * Keeps what the recorder's byte budget allows of `piece` (of the `bodyLimit` prefix) in `prefix`,
-   * which holds `kept` bytes; returns how many it holds now. A body cut by the budget is a prefix.
-   */
-  private keep(prefix: BodyPrefix, kept: number, piece: Buffer): number {
-    if (prefix.truncated) return kept;
+  /** Keeps what the recorder's byte budget allows of `piece` (of the `bodyLimit` prefix) in `prefix`. A body cut by the budget is a prefix. */
+  private keep(prefix: BodyPrefix, piece: Buffer): void {
+    if (prefix.truncated) return;
     const { recorder } = this.down.forwarder;
-    const wanted = Math.min(piece.length, recorder.bodyLimit - kept);
+    const wanted = Math.min(piece.length, recorder.bodyLimit - prefix.kept);
     const granted = wanted > 0 ? recorder.keep(this.entry, wanted) : 0;
     if (granted > 0) prefix.add(granted === piece.length ? piece : piece.subarray(0, granted));
     if (granted < piece.length) prefix.truncated = true;
-    return kept + granted;
   }
 
   /** Writes what the read gave the client so far. */
