@@ -235,7 +235,7 @@ export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: T
   const exchanges = proxy.exchanges();
   if (options.harOut) {
     const hiding = options.harHiding?.(exchanges);
-    await writeHar(options.harOut, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding), hiding !== undefined);
+    await writeHar(options.harOut, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding));
   }
   return options.judge(exchanges, startedAt, proxy.dropped());
 }

@@ -142,7 +142,7 @@ export class HarRecorder {
   }
 
   async write(file: string, version: string, hiding?: SecretHiding): Promise<void> {
-    await writeHar(file, this.document(version, hiding), hiding !== undefined);
+    await writeHar(file, this.document(version, hiding));
   }
 }
 
@@ -191,7 +191,7 @@ function hiddenBody(bytes: Buffer, contentEncoding: string | undefined, prefix: 
  * secrets apicert knows of (a value of no known shape a client sent in a body). A file that was
  * already there is made so before anything is written to it.
  */
-export async function writeHar(file: string, document: Record<string, unknown>, _hidden: boolean): Promise<void> {
+export async function writeHar(file: string, document: Record<string, unknown>): Promise<void> {
   const handle = await open(file, 'w', 0o600);
   try {
     await handle.chmod(0o600);

@@ -35,7 +35,7 @@ function recorded(request: { body: Buffer; coding?: string }, response: { body: 
 async function roundTrip(records: RecordedBytes[]) {
   const exchanges = records.map((rec, i) => exchangeOfBytes(rec, i, 1024 * 1024));
   const file = join(mkdtempSync(join(tmpdir(), 'apicert-hidden-har-')), 'traffic.har');
-  await writeHar(file, hiddenHar(records, 'test', recordingHiding(exchanges, undefined, {})), true);
+  await writeHar(file, hiddenHar(records, 'test', recordingHiding(exchanges, undefined, {})));
   const text = readFileSync(file, 'utf8');
   const entries = (JSON.parse(text) as { log: { entries: Array<{ request: { postData?: { text: string; encoding?: string } }; response: { content: { text?: string; encoding?: string } } }> } }).log.entries;
   return { judged: exchanges, read: (await readHar(file)).exchanges, text, entries };

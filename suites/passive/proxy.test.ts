@@ -62,7 +62,7 @@ describe('apicert proxy in front of the fake', () => {
 
     // Written as `proxy --har-out` writes it (credentials hidden, the profile's facts in) and judged from the file with no profile: the same verdicts.
     const file = join(mkdtempSync(join(tmpdir(), 'apicert-proxy-har-')), 'traffic.har');
-    await writeHar(file, hiddenHar(proxy.recorded(), 'test', recordingHiding(proxy.exchanges(), profile, {})), true);
+    await writeHar(file, hiddenHar(proxy.recorded(), 'test', recordingHiding(proxy.exchanges(), profile, {})));
     const read = await readHar(file);
     const facts = profileOfFacts(read.facts, file);
     expect(facts).toBeDefined();
