@@ -23,6 +23,7 @@ import { RULES } from '../../src/registry.ts';
 import { renderHtml } from '../../src/reports/html.ts';
 import { renderJunit } from '../../src/reports/junit.ts';
 import { renderMarkdown } from '../../src/reports/markdown.ts';
+import { until } from '../support/bounded.ts';
 
 const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
 const V8 = [{ name: 'x-service-contract-version', value: 'service-integration-gateway-v8.1' }, { name: 'content-type', value: 'application/problem+json' }];
@@ -54,15 +55,6 @@ function recorded(token: string, status: number, body: string, headers: Record<s
     responseHeaders: { 'content-type': 'application/problem+json', ...headers },
     responseBody: Buffer.from(body),
   };
-}
-
-/** Resolves once `test` holds, checking every 50 ms; rejects after `ms` saying what it waited for. */
-async function until(what: string, test: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('D5: a 403 shows the token was authenticated; the HAR hides what an answer echoed', () => {

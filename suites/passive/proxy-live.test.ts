@@ -12,18 +12,10 @@ import { startFake } from '../../src/fake/server.ts';
 import { LiveJudge, type LiveFinding } from '../../src/passive/live.ts';
 import { exchangeOfBytes, startProxy } from '../../src/passive/proxy.ts';
 import { RULES } from '../../src/registry.ts';
+import { until } from '../support/bounded.ts';
 
 const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
 const MISSING = '/v8/missions/00000000-0000-7000-8000-000000000000';
-
-/** Resolves once `test` holds, checking every 50 ms; rejects after `ms` saying what it waited for. */
-async function until(what: string, test: () => boolean, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('apicert proxy judging live', () => {
   it('prints each failing judgement and writes it to --findings while it runs, secrets hidden', async () => {

@@ -12,3 +12,12 @@ export async function within<T>(ms: number, what: string, promise: Promise<T>): 
     clearTimeout(timer);
   }
 }
+
+/** Resolves once `test` holds, checking every 50 ms; rejects after `ms` saying what it waited for. */
+export async function until(what: string, test: () => boolean, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
