@@ -256,7 +256,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     progress.end();
     if (recorder && flags.harOut) {
       await recorder.write(flags.harOut, HARNESS_VERSION, flags.harSecrets ? undefined : hidingFor(used, used ? redactorFor(used) : new Redactor()));
-      ui.info(`recording: ${flags.harOut} (${recorder.count} exchanges, HAR 1.2${flags.harSecrets ? ', secrets kept: readable by you only' : ', the profile\'s secrets replaced by labelled markers'})`);
+      ui.info(`recording: ${flags.harOut} (${recorder.count} exchanges, HAR 1.2, readable by you only${flags.harSecrets ? ', secrets kept' : ', the profile\'s secrets replaced by labelled markers'})`);
     }
     // The deployment's own account of a failure belongs beside the report that shows it.
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');

@@ -29,7 +29,7 @@ import { withLoadResults } from '../load/report.ts';
 import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/rules.ts';
 import { cutShort, mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
-import type { Report } from '../reports/model.ts';
+import { gateWords, underPolicy, type Report } from '../reports/model.ts';
 import { checkReportRoot, createRunFolder, LATEST, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS } from '../reports/write.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
@@ -214,14 +214,14 @@ async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: 
   const base = run.withReport?.report;
   if (base && base.target.baseUrl !== target.baseUrl) console.error(`apicert: ${run.withReport!.path} certified ${base.target.baseUrl}, not ${target.baseUrl}: the load verdicts are reported alone`);
   // A report of another target is not extended: its certify rules say nothing about this one.
-  const report = withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date() });
+  const report = underPolicy(withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date() }), run.allowUntestable);
   const written = await writeRunReports(report, run.out, REPORT_FORMATS, {}, undefined, run.dir);
   // A SHOULD not followed is a warning, as certify prints it: it gates only a strict run.
   const warned = new Set(report.summary.strict ? [] : report.summary.warnings);
   for (const r of results) console.log(`${MARK[warned.has(r.id) ? 'warn' : r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`);
   const req = report.summary.required;
   const warnings = report.summary.warnings.length > 0 ? `; ${report.summary.warnings.length} SHOULD not followed (warnings)` : '';
-  console.log(`\nload on ${target.baseUrl}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive${warnings}`);
+  console.log(`\nload on ${target.baseUrl}: gate ${gateWords(report).words} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive${warnings}`);
   console.log(writtenLine(written, run.out));
   process.exitCode = exitCodeFor(report.summary, run.allowUntestable);
 }

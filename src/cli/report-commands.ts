@@ -7,7 +7,7 @@ import { RULES } from '../registry.ts';
 import { ProfileError } from '../profile/load.ts';
 import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';
-import { sha256, shellWord, type Report } from '../reports/model.ts';
+import { gateWords, sha256, shellWord, type Report } from '../reports/model.ts';
 import { generateKeys, privateKeyFrom, publicKeyFrom, RENDERED_FILES, signReport, SIGNATURE_SUFFIX, verifyReport, type Verification } from '../reports/signature.ts';
 import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
@@ -105,9 +105,14 @@ export async function writeSignature(reportPath: string, key: KeyObject): Promis
   return path;
 }
 
+/** The gate as the report's own formats say it (`gateWords`), where the report holds what that reads; a report of an older shape, its gate alone. */
+function gateOf(report: Report): string {
+  return report.run?.allowUntestable !== undefined && report.summary.required?.pass !== undefined ? gateWords(report).words : report.summary.gate.toUpperCase();
+}
+
 /** What `verify` says it vouches for: the run, its gate, and which files the signature covers. */
 function vouchedFor(report: Report, result: Verification): string[] {
-  const lines = [`  vouches for: target ${report.target?.baseUrl ?? '?'}, run started ${report.run?.startedAt ?? '?'}, gate ${report.summary.gate.toUpperCase()}`];
+  const lines = [`  vouches for: target ${report.target?.baseUrl ?? '?'}, run started ${report.run?.startedAt ?? '?'}, gate ${gateOf(report)}`];
   if (!result.covers) {
     lines.push('  covers: report.json only (signed before apicert covered the rendered files)');
     if (result.uncovered.length > 0) lines.push(`  not covered: ${result.uncovered.join(', ')} beside it: renderings of report.json the signature says nothing of: trust report.json and these lines, not them`);

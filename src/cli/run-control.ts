@@ -21,7 +21,7 @@ const REPEAT_WINDOW_MS = 1_000;
  * Runs `work` with a signal that SIGINT or SIGTERM aborts, so the run stops, writes its partial
  * report and the caller exits 130 or 143. A second signal later than the first exits at once.
  */
-export async function whileInterruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<{ value: T; signal?: StopSignal }> {
+export async function whileInterruptible<T>(work: (signal: AbortSignal) => Promise<T>, stopping = 'stopping, writing the partial report'): Promise<{ value: T; signal?: StopSignal }> {
   const controller = new AbortController();
   let received: StopSignal | undefined;
   let receivedAt = 0;
@@ -29,7 +29,7 @@ export async function whileInterruptible<T>(work: (signal: AbortSignal) => Promi
     if (!received) {
       received = signal;
       receivedAt = performance.now();
-      console.error(`apicert: ${signal} received: stopping, writing the partial report (send it again to quit at once)`);
+      console.error(`apicert: ${signal} received: ${stopping} (send it again to quit at once)`);
       controller.abort(new Stopped(`interrupted by ${signal} before the rule finished`));
     } else if (performance.now() - receivedAt > REPEAT_WINDOW_MS) {
       process.exit(signal === 'SIGINT' ? 130 : 143);

@@ -1,4 +1,4 @@
-import type { Report } from '../reports/model.ts';
+import { gateWords, underPolicy, type Report } from '../reports/model.ts';
 import { causeLines, runWideCause, wasNotRun } from '../reports/run-cause.ts';
 import { writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import type { ReportFormat } from '../reports/write.ts';
@@ -38,13 +38,14 @@ export async function runInterruptibly(work: (signal: AbortSignal) => Promise<{ 
 }
 
 /** Writes the reports of a receiver or client run into its own run folder, prints the gate line and sets the exit code like `certify`. */
-async function finishRun(report: Report, options: Finish): Promise<void> {
+async function finishRun(judged: Report, options: Finish): Promise<void> {
+  const report = underPolicy(judged, Boolean(options.allowUntestable));
   const written = await writeRunReports(report, options.out, options.format);
   const req = report.summary.required;
   const cause = causeWarning(report);
   if (cause) console.error(cause);
   console.log(
-    `\n${options.what} ${report.target.baseUrl}: gate ${report.summary.gate.toUpperCase()} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms`,
+    `\n${options.what} ${report.target.baseUrl}: gate ${gateWords(report).words} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms`,
   );
   console.log(writtenLine(written, options.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(options.allowUntestable));

@@ -8,7 +8,7 @@ import { profileOfFacts } from '../passive/profile-facts.ts';
 import { judgeRecording, passiveRuleIds, recordingHiding, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import { liveJudging } from './live-findings.ts';
-import { droppedLine, judgedLine } from '../reports/model.ts';
+import { droppedLine, gateWords, judgedLine, underPolicy } from '../reports/model.ts';
 import { keyedLabels } from '../passive/secrets.ts';
 import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { UsageError } from './errors.ts';
@@ -16,7 +16,7 @@ import { exitCodeFor } from './exit.ts';
 import { addRunOptions, printRules, type RunCliOptions } from './options.ts';
 import { redactOutputWith, safeText } from './output.ts';
 import { portOf } from './parse.ts';
-import { durationOf } from './run-control.ts';
+import { durationOf, whileInterruptible } from './run-control.ts';
 import { printResult } from './side-report.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import type { Network } from '../profile/network.ts';
@@ -46,19 +46,20 @@ function upstreamOf(value: string): string {
 }
 
 async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: string): Promise<void> {
-  const { report, redactor } = judged;
+  const { redactor } = judged;
+  const report = underPolicy(judged.report, Boolean(opts.allowUntestable));
   // Like every command that writes a report: its own run folder, `latest` pointing at it.
   const written = await writeRunReports(report, opts.out, opts.format, {}, redactor);
   const req = report.summary.required;
   const judgedRules = report.rules.filter((r) => r.verdict === 'pass' || r.verdict === 'fail');
   console.log(
     safeText(
-      `\n${what} (mode: passive): gate ${report.summary.gate.toUpperCase()} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable > 0 ? `${req.untestable} untestable, ` : ''}${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
+      `\n${what} (mode: passive): gate ${gateWords(report).words} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable > 0 ? `${req.untestable} untestable, ` : ''}${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
     ),
   );
   // Said once, beside the gate it qualifies: the verdicts judged only what the record still held.
   const dropped = droppedLine(report.run);
-  if (dropped) console.log(safeText(`gate ${report.summary.gate.toUpperCase()} ${dropped}`));
+  if (dropped) console.log(safeText(`gate ${gateWords(report).words} ${dropped}`));
   console.log(writtenLine(written, opts.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
 }
@@ -119,26 +120,31 @@ export function registerTrafficCommands(program: Command): void {
       const labels = keyedLabels(labelKey);
       const live = await liveJudging(opts, profile, labelKey);
       const limits = `--max-exchanges ${opts.maxExchanges}, --max-kept-bytes ${opts.maxKeptBytes}`;
-      const judged = await runProxy({
-        upstream: opts.upstream,
-        port: opts.port,
-        durationMs: opts.duration,
-        bodyLimit: opts.bodyLimit,
-        maxExchanges: opts.maxExchanges,
-        maxKeptBytes: opts.maxKeptBytes,
-        harOut: opts.harOut,
-        harHiding: (exchanges) => (opts.harSecrets ? undefined : recordingHiding(exchanges, profile, process.env, labels)),
-        ...(network ? { network } : {}),
-        onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
-        onExchange: (rec, index) => live.add(rec, index),
-        judge: async (exchanges, startedAt, droppedCount) => {
-          const dropped = { exchanges: droppedCount, limits };
-          // Live judging ends once the record is known, so what it did not judge is not said to be judged in a report that dropped it.
-          await live.stop(dropped);
-          return judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet), labels, dropped });
-        },
-      });
-      if (opts.harOut && !opts.quiet) console.log(`recording: ${opts.harOut} (${judged.report.run.requests} exchanges${judged.report.run.dropped ? `, ${judged.report.run.dropped.exchanges} more dropped from the record` : ''}, HAR 1.2, readable by you only${opts.harSecrets ? ', secrets kept' : ', the traffic\'s secrets replaced by labelled markers'})`);
-      await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);
+      // The signal that stops the proxy is its ordinary end: the exit code stays the gate's. The handlers hold until the
+      // report is written, so a signal repeated while it is judged does not kill it first (a second one later quits at once).
+      await whileInterruptible(async (stop) => {
+        const judged = await runProxy({
+          stop,
+          upstream: opts.upstream,
+          port: opts.port,
+          durationMs: opts.duration,
+          bodyLimit: opts.bodyLimit,
+          maxExchanges: opts.maxExchanges,
+          maxKeptBytes: opts.maxKeptBytes,
+          harOut: opts.harOut,
+          harHiding: (exchanges) => (opts.harSecrets ? undefined : recordingHiding(exchanges, profile, process.env, labels)),
+          ...(network ? { network } : {}),
+          onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
+          onExchange: (rec, index) => live.add(rec, index),
+          judge: async (exchanges, startedAt, droppedCount) => {
+            const dropped = { exchanges: droppedCount, limits };
+            // Live judging ends once the record is known, so what it did not judge is not said to be judged in a report that dropped it.
+            await live.stop(dropped);
+            return judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet), labels, dropped });
+          },
+        });
+        if (opts.harOut && !opts.quiet) console.log(`recording: ${opts.harOut} (${judged.report.run.requests} exchanges${judged.report.run.dropped ? `, ${judged.report.run.dropped.exchanges} more dropped from the record` : ''}, HAR 1.2, readable by you only${opts.harSecrets ? ', secrets kept' : ', the traffic\'s secrets replaced by labelled markers'})`);
+        await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);
+      }, 'stopping the proxy, judging what it recorded and writing the report');
     });
 }

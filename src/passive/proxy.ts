@@ -30,6 +30,8 @@ export interface ProxyOptions {
   port?: number;
   /** Stop after this long; otherwise on SIGINT, SIGTERM or `stop`. */
   durationMs?: number;
+  /** Stop when this aborts, instead of on SIGINT or SIGTERM (a caller that keeps the signals until its report is written). */
+  stop?: AbortSignal;
   bodyLimit: number;
   maxExchanges: number;
   /** Bytes of bodies kept at once across every exchange (KEPT_BYTES_LIMIT by default). */
@@ -220,15 +222,23 @@ export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: T
   const proxy = await startProxy(options);
   options.onListening?.(proxy.url);
   await new Promise<void>((resolve) => {
+    const signal = options.stop;
     const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      if (signal) signal.removeEventListener('abort', stop);
+      else {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
       clearTimeout(timer);
       resolve();
     };
     const timer = options.durationMs !== undefined ? setTimeout(stop, options.durationMs) : undefined;
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    if (signal?.aborted) stop();
+    else if (signal) signal.addEventListener('abort', stop, { once: true });
+    else {
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    }
   });
   await proxy.close();
   await options.onStopped?.();

@@ -244,9 +244,18 @@ function hiddenQueryCredentials(url: string, values: ReadonlyArray<{ value: stri
     if (eq === -1 || !CREDENTIAL_QUERY_PARAMETERS.includes(decoded(pair.slice(0, eq)).toLowerCase())) return pair;
     const value = decoded(pair.slice(eq + 1)).replace(CREDENTIAL_SCHEME, '').trim();
     const found = values.find((v) => v.value === value);
-    return found ? `${pair.slice(0, eq)}=${marker(found.label)}` : pair;
+    return found ? `${pair.slice(0, eq)}=${queryComponent(marker(found.label))}` : pair;
   });
   return `${url.slice(0, at + 1)}${pairs.join('&')}${end === -1 ? '' : url.slice(end)}`;
+}
+
+/**
+ * A marker as a query value: a learned secret's label holds `#` (`query:access_token#1`), which a
+ * reader of the URL takes for the fragment, cutting the rest of the query; `&`, `+` and `%` would be
+ * read as other parameters, a space, an escape. Decoded as a server reads it, it is the marker again.
+ */
+function queryComponent(text: string): string {
+  return text.replace(/[#&+%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** A query component as a server reads it (`+` is a space); left as it is when it is not valid percent-encoding. */

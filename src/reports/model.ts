@@ -203,6 +203,18 @@ export function gateWords(report: Pick<Report, 'run' | 'summary'>): { words: str
   return { words: report.summary.gate.toUpperCase(), green: report.summary.gate === 'pass' };
 }
 
+/**
+ * The report as a run under `--allow-untestable` writes it: every command that takes the flag records
+ * it, so each format says the gate the exit code gives (`gateWords`). The digest is recomputed only
+ * when the policy changes what the report says.
+ */
+export function underPolicy(report: Report, allowUntestable: boolean): Report {
+  if (report.run.allowUntestable === allowUntestable) return report;
+  const { digest: _old, ...body } = report;
+  const changed = { ...body, run: { ...body.run, allowUntestable } };
+  return { ...changed, digest: digestOf(changed) };
+}
+
 /** What a gate over a part of the traffic must say with it: how many exchanges the record dropped unjudged, and why; undefined when none was. */
 export function droppedLine(run: Pick<Report['run'], 'dropped' | 'requests'>): string | undefined {
   if (!run.dropped) return undefined;

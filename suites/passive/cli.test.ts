@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.ts';
+import { until } from '../support/bounded.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake } from '../../src/fake/server.ts';
 
@@ -30,7 +31,7 @@ async function apicert(...args: string[]): Promise<{ code: number | undefined; o
 }
 
 interface PassiveReport {
-  run: { mode?: string; requests: number };
+  run: { mode?: string; requests: number; allowUntestable: boolean };
   summary: { gate: string };
   rules: Array<{ id: string; verdict: string; exchanges?: number }>;
 }
@@ -121,9 +122,13 @@ describe('apicert judge-traffic', () => {
 });
 
 /** `apicert proxy` in a child process (it stops on a signal), once it listens. */
-async function proxyChild(args: string[]): Promise<{ url: string; child: ChildProcessWithoutNullStreams; stop: () => Promise<number | null> }> {
+async function proxyChild(args: string[]): Promise<{ url: string; child: ChildProcessWithoutNullStreams; stop: (again?: boolean) => Promise<{ code: number | null; apartMs?: number }> }> {
   const child = spawn(process.execPath, [BIN, 'proxy', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the proxy did not start: ${out}`)), 30_000);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -135,10 +140,16 @@ async function proxyChild(args: string[]): Promise<{ url: string; child: ChildPr
       }
     });
   });
-  const stop = async () => {
+  /** SIGTERM; `again`: once the proxy said it is stopping, SIGTERM again (how far apart the two were sent). */
+  const stop = async (again = false) => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const first = performance.now();
     child.kill('SIGTERM');
-    return exited;
+    if (!again) return { code: await exited };
+    await until('the proxy to say it is stopping', () => err.includes('SIGTERM received: stopping the proxy'));
+    child.kill('SIGTERM');
+    const apartMs = performance.now() - first;
+    return { code: await exited, apartMs };
   };
   return { url, child, stop };
 }
@@ -156,12 +167,24 @@ describe('apicert proxy', () => {
         expect(res.status).toBe(404);
         await res.arrayBuffer();
       }
-      expect(await stop()).toBe(0);
+      // A signal repeated while the proxy judges and writes (a launcher forwarding the terminal's) does not kill it first;
+      // one sent later than the repeat window (1 s) quits at once, as the stopping line says.
+      const stopped = await stop(true);
+      if (stopped.apartMs! >= 800) {
+        // Near or past the window on a busy machine: either is what the proxy promises.
+        expect([0, 143]).toContain(stopped.code);
+        return;
+      }
+      expect(stopped.code).toBe(0);
       const report = readReport(dir);
       expect(report.run.mode).toBe('passive');
       expect(report.run.requests).toBe(3);
       expect(report.rules.find((r) => r.id === 'v8.errors.problem-shape')).toMatchObject({ verdict: 'pass', exchanges: 3 });
       expect(readFileSync(join(dir, 'latest', 'report.json'), 'utf8').includes(token)).toBe(false);
+      // Exit 0 under --allow-untestable: the report records the flag, so its formats say the gate the exit code gave.
+      expect(report.summary.gate).toBe('untestable');
+      expect(report.run.allowUntestable).toBe(true);
+      expect(readFileSync(join(dir, 'latest', 'summary.md'), 'utf8')).toContain('- Gate: **PASS (untestable rules allowed by --allow-untestable)**');
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await fake.close();
@@ -196,7 +219,7 @@ describe('apicert proxy', () => {
       });
       const session = init.headers.get('mcp-session-id');
       expect(session).toBeTruthy();
-      expect(await stop()).toBe(0);
+      expect((await stop()).code).toBe(0);
 
       const text = readFileSync(har, 'utf8');
       expect(statSync(har).mode & 0o077).toBe(0);
@@ -231,7 +254,7 @@ describe('apicert proxy', () => {
       const token = embeddedProfile(fake).credentials.find((c) => c.surfaces.includes('v8') && !c.expired)!.token;
       const res = await fetch(new URL('/v8/missions/00000000-0000-7000-8000-000000000000', url), { headers: { authorization: `Bearer ${token}` } });
       await res.arrayBuffer();
-      expect(await stop()).toBe(0);
+      expect((await stop()).code).toBe(0);
       expect(readFileSync(har, 'utf8')).toContain(`Bearer ${token}`);
       expect(statSync(har).mode & 0o077).toBe(0);
     } finally {

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { renderHtml } from '../../src/reports/html.ts';
 import { renderJunit } from '../../src/reports/junit.ts';
 import { renderMarkdown } from '../../src/reports/markdown.ts';
-import { gateWords, judgedLine, summarize, type Report, type ReportRule } from '../../src/reports/model.ts';
+import { digestOf, gateWords, judgedLine, summarize, underPolicy, type Report, type ReportRule } from '../../src/reports/model.ts';
 import { exitCodeFor, EXIT } from '../../src/cli/exit.ts';
 import { certifyFake, type Run } from './support.ts';
 
@@ -29,6 +29,18 @@ describe('the gate', () => {
     const strictly = run.variant({ verdicts: { 'v8.missions.get.ok': 'untestable' } });
     expect(gateWords(strictly).words).toBe('UNTESTABLE');
     expect(renderMarkdown(strictly)).toContain('- Gate: **UNTESTABLE**');
+  });
+
+  it('is recorded by every command that takes --allow-untestable, with the digest over what the report then says', () => {
+    const judged = run.variant({ verdicts: { 'v8.missions.get.ok': 'untestable' } });
+    const allowed = underPolicy(judged, true);
+    expect(allowed.run.allowUntestable).toBe(true);
+    expect(gateWords(allowed).words).toBe('PASS (untestable rules allowed by --allow-untestable)');
+    const { digest, ...body } = allowed;
+    expect(digest).toBe(digestOf(body));
+    expect(digest).not.toBe(judged.digest);
+    // Unchanged policy, unchanged report.
+    expect(underPolicy(judged, false)).toBe(judged);
   });
 
   it('is inconclusive when only observations were judged: they gate nothing', () => {
