@@ -36,6 +36,7 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 import { makeFolder } from '../util/folder.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { whileInterruptible } from './run-control.ts';
+import { consoleText } from './output.ts';
 
 const SECRET_NAMES = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
 const MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
@@ -218,7 +219,8 @@ async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: 
   const written = await writeRunReports(report, run.out, REPORT_FORMATS, {}, undefined, run.dir);
   // A SHOULD not followed is a warning, as certify prints it: it gates only a strict run.
   const warned = new Set(report.summary.strict ? [] : report.summary.warnings);
-  for (const r of results) console.log(`${MARK[warned.has(r.id) ? 'warn' : r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`);
+  // A reason may quote what the target answered: its controls are shown, never sent to the terminal.
+  for (const r of results) console.log(consoleText(`${MARK[warned.has(r.id) ? 'warn' : r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`));
   const req = report.summary.required;
   const warnings = report.summary.warnings.length > 0 ? `; ${report.summary.warnings.length} SHOULD not followed (warnings)` : '';
   console.log(`\nload on ${target.baseUrl}: gate ${gateWords(report).words} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive${warnings}`);

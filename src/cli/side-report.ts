@@ -6,6 +6,7 @@ import type { RuleResult } from '../rule/index.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { whileInterruptible } from './run-control.ts';
 import { VERDICT_MARK } from './options.ts';
+import { consoleText } from './output.ts';
 
 /** The run-wide cause with the rules it left unjudged, as the console states it once; undefined when there is none. */
 export function causeWarning(report: Report): string | undefined {
@@ -13,11 +14,11 @@ export function causeWarning(report: Report): string | undefined {
   return cause && `apicert: ${causeLines(cause).join('\n')}`;
 }
 
-/** One line per judged rule, as `certify` prints them. */
+/** One line per judged rule, as `certify` prints them: a reason quotes the target's or the client's text, its controls shown, never sent to the terminal. */
 export function printResult(r: RuleResult): void {
   // A rule a run-wide cause never let start is listed under that cause, once.
   if (wasNotRun(r)) return;
-  console.log(`${VERDICT_MARK[r.verdict]!.padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`);
+  console.log(consoleText(`${VERDICT_MARK[r.verdict]!.padEnd(12)} ${r.rule.id}${r.reason && r.verdict !== 'pass' ? `: ${r.reason.split('\n')[0]}` : ''}`));
 }
 
 interface Finish {
@@ -43,9 +44,9 @@ async function finishRun(judged: Report, options: Finish): Promise<void> {
   const written = await writeRunReports(report, options.out, options.format);
   const req = report.summary.required;
   const cause = causeWarning(report);
-  if (cause) console.error(cause);
+  if (cause) console.error(consoleText(cause));
   console.log(
-    `\n${options.what} ${report.target.baseUrl}: gate ${gateWords(report).words} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms`,
+    consoleText(`\n${options.what} ${report.target.baseUrl}: gate ${gateWords(report).words} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms`),
   );
   console.log(writtenLine(written, options.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(options.allowUntestable));

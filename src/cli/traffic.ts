@@ -14,7 +14,7 @@ import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-fo
 import { UsageError } from './errors.ts';
 import { exitCodeFor } from './exit.ts';
 import { addRunOptions, printRules, type RunCliOptions } from './options.ts';
-import { redactOutputWith, safeText } from './output.ts';
+import { consoleText, redactOutputWith } from './output.ts';
 import { portOf } from './parse.ts';
 import { durationOf, whileInterruptible } from './run-control.ts';
 import { printResult } from './side-report.ts';
@@ -53,13 +53,13 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
   const req = report.summary.required;
   const judgedRules = report.rules.filter((r) => r.verdict === 'pass' || r.verdict === 'fail');
   console.log(
-    safeText(
+    consoleText(
       `\n${what} (mode: passive): gate ${gateWords(report).words} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable > 0 ? `${req.untestable} untestable, ` : ''}${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
     ),
   );
   // Said once, beside the gate it qualifies: the verdicts judged only what the record still held.
   const dropped = droppedLine(report.run);
-  if (dropped) console.log(safeText(`gate ${gateWords(report).words} ${dropped}`));
+  if (dropped) console.log(consoleText(`gate ${gateWords(report).words} ${dropped}`));
   console.log(writtenLine(written, opts.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
 }

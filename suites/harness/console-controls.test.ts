@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RuleProgress } from '../../src/cli/progress.ts';
 import { Ui, visibleControls } from '../../src/cli/output.ts';
 import { RULES } from '../../src/registry.ts';
+import { printResult } from '../../src/cli/side-report.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { stream } from '../support/console-stream.ts';
 
@@ -14,6 +15,19 @@ describe("the console never passes a target's control characters on", () => {
   it('makes C0 and C1 controls, DEL and CR visible, and keeps tab and line feed', () => {
     expect(visibleControls(HOSTILE)).toBe('SSE ids [\\x1b[1A\\x1b[2K::error::injected, \\x1b]0;owned\\x07, \\x9b2J, a\\x0db, \\x00\\x7f]');
     expect(visibleControls('a\tb\nc')).toBe('a\tb\nc');
+  });
+
+  it('shows the controls of a reason visible in the lines judge-traffic, proxy, certify-receiver and judge-client print', () => {
+    const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      printResult(failed(HOSTILE));
+      expect(log).toHaveBeenCalledTimes(1);
+      const line = String(log.mock.calls[0]![0]);
+      expect(line).toContain('SSE ids [\\x1b[1A\\x1b[2K::error::injected');
+      expect(line).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    } finally {
+      log.mockRestore();
+    }
   });
 
   for (const color of [false, true]) {
