@@ -11,7 +11,7 @@ import { gateWords, sha256, shellWord, type Report } from '../reports/model.ts';
 import { generateKeys, privateKeyFrom, publicKeyFrom, RENDERED_FILES, signReport, SIGNATURE_SUFFIX, verifyReport, type Verification } from '../reports/signature.ts';
 import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
-import { parseJsonDocument, repeatedMember } from '../util/json.ts';
+import { oddNumber, parseJsonDocument, repeatedMember } from '../util/json.ts';
 import { EXIT } from './exit.ts';
 import { visibleControls } from './output.ts';
 
@@ -61,33 +61,6 @@ async function renderedBeside(reportPath: string): Promise<Record<string, string
     if (bytes) found[name] = sha256(bytes);
   }
   return found;
-}
-
-/**
- * The first number of a JSON text not spelled as apicert writes it (the shortest spelling that reads
- * back as the same number): `1e999` is Infinity to one reader and an error or a big number to
- * another, `3292.00000000000000000001` a float to one and an exact decimal to another, while the
- * signature covers the one reading JavaScript makes. Strings are skipped whole.
- */
-export function oddNumber(text: string): string | undefined {
-  for (let i = 0; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      for (i += 1; i < text.length && text.charCodeAt(i) !== 34; i += text.charCodeAt(i) === 92 ? 2 : 1);
-      continue;
-    }
-    if (c !== 45 && (c < 48 || c > 57)) continue;
-    let end = i + 1;
-    for (; end < text.length; end += 1) {
-      const d = text.charCodeAt(end);
-      if (!((d >= 48 && d <= 57) || d === 46 || d === 101 || d === 69 || d === 43 || d === 45)) break;
-    }
-    const token = text.slice(i, end);
-    const n = Number(token);
-    if (!Number.isFinite(n) || String(n) !== token) return token.length > 40 ? `${token.slice(0, 40)}…` : token;
-    i = end - 1;
-  }
-  return undefined;
 }
 
 /** Read before the run, so a bad key is exit 2 before any request is sent. */
