@@ -154,17 +154,26 @@ async function v1Task(): Promise<void> {
   }
 }
 
-/** /v1 turn mode: a streamed POST; after a drop, read the run back and resume its stream. */
-async function v1Turn(): Promise<void> {
-  const key = newKey();
-  const body = JSON.stringify({
+/** A turn body; its `requestId` names one request. */
+const turnBody = () =>
+  JSON.stringify({
     apiVersion: 'v1',
     requestId: `sample-${randomUUID()}`,
     client: { kind: 'backend', name: 'apicert-sample-client', version: '1.0.0' },
     messages: [{ id: 'msg-1', role: 'user', parts: [{ type: 'text', text: 'Reply with one short sentence.' }] }],
   });
+
+/** /v1 turn mode: a streamed POST; after a drop, read the run back and resume its stream. */
+async function v1Turn(): Promise<void> {
+  const key = newKey();
+  const body = turnBody();
   const post = () => fetch(`${base}/v1/execute`, { method: 'POST', headers: v1Headers({ 'idempotency-key': key, accept: 'text/event-stream' }), body });
   const res = await post();
+  if (res.status === 429 && fault === 'fresh-request-after-429') {
+    // The fault: the same turn sent again at once, under a new key and with a new requestId.
+    await res.arrayBuffer();
+    return void (await readStream(await fetch(`${base}/v1/execute`, { method: 'POST', headers: v1Headers({ 'idempotency-key': newKey(), accept: 'text/event-stream' }), body: turnBody() })));
+  }
   if (res.status !== 200) return void (await res.arrayBuffer());
   const { events, dropped } = await readStream(res);
   if (!dropped) return;
@@ -183,5 +192,7 @@ async function v1Turn(): Promise<void> {
 }
 
 await v8Mission();
+// The fault posts the turn first, so that the scenario's 429 (on the first POST /v1/execute) falls on the body with a requestId.
+if (fault === 'fresh-request-after-429') await v1Turn();
 await v1Task();
-await v1Turn();
+if (fault !== 'fresh-request-after-429') await v1Turn();

@@ -11,9 +11,11 @@ export const RECEIVER_FAULTS = {
   'accept-stale': 'receiver.v1.webhooks.timestamp-past: checks only that the timestamp is not in the future',
   'accept-future': 'receiver.v1.webhooks.timestamp-future: checks only that the timestamp is not too old',
   'wide-tolerance': 'receiver.v1.webhooks.timestamp-past: accepts timestamps up to 500 s off its clock, either way (so timestamp-future fails too)',
+  'tolerance-320': 'receiver.v1.webhooks.timestamp-past: accepts timestamps up to 320 s off its clock, either way (so timestamp-future fails too)',
+  'parse-before-verify': 'receiver.v1.webhooks.bad-signature: parses the body and checks apiVersion before it verifies the signature, so a bad signature over a body that is not JSON, or says apiVersion v2, gets 400',
   'ignore-api-version': 'receiver.v1.webhooks.api-version: processes any apiVersion',
   'ignore-id-mismatch': 'receiver.v1.webhooks.event-id-mismatch: does not compare the header id with body event_id',
-  reserialize: 'receiver.v1.webhooks.raw-body: parses the body and verifies JSON.stringify of it instead of the raw bytes',
+  reserialize: 'receiver.v1.webhooks.raw-body: parses the body and verifies JSON.stringify of it instead of the raw bytes (parsing first, it answers 400 to a badly signed body that is not JSON, so bad-signature fails too)',
   'reject-out-of-order': 'receiver.v1.webhooks.ordering: answers 409 to an event older than one it has seen for the run',
 } as const;
 
@@ -22,6 +24,7 @@ export const CLIENT_FAULTS = {
   'repost-after-drop': 'client.v1.endpoints.dropped-readback: re-posts a cut streamed request at once, without reading the run back',
   'new-key-after-readback': 'client.v1.endpoints.streamed-retry: after reading back a cut run, posts it again under a new key',
   'new-key-after-429': 'client.v1.errors.retry-429-same-key: retries a 429 under a new Idempotency-Key',
+  'fresh-request-after-429': 'client.v1.errors.retry-429-same-key: re-posts a turn refused with 429 at once, under a new Idempotency-Key and with a new requestId (so client.v1.limits.retry-after fails too)',
   'ignore-retry-after': 'client.v1.limits.retry-after: retries 100 ms after a 429 that carries Retry-After',
   'no-default-hint': 'client.v1.limits.default-retry-hint: retries 100 ms after a 429 without Retry-After',
   'new-key-after-503': 'client.v1.errors.retry-503-same-key: retries a 503 under a new Idempotency-Key',

@@ -49,11 +49,20 @@ const server = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
   let rawBody: Buffer | string = Buffer.concat(chunks);
-  if (fault === 'reserialize') rawBody = JSON.stringify(JSON.parse(rawBody.toString('utf8')));
-  const toleranceSeconds = fault === 'wide-tolerance' ? 500 : undefined;
+  if (fault === 'reserialize') {
+    try { rawBody = JSON.stringify(JSON.parse(rawBody.toString('utf8'))); } catch { return void res.writeHead(400).end('not JSON'); }
+  }
+  if (fault === 'parse-before-verify') {
+    // The fault: the body is parsed and checked before its signature is (signature rule 3 says the other way round).
+    let parsed: unknown;
+    try { parsed = JSON.parse(rawBody.toString('utf8')); } catch { return void res.writeHead(400).end('not JSON'); }
+    if ((parsed as { apiVersion?: unknown } | null)?.apiVersion !== 'v1') return void res.writeHead(400).end('bad-api-version');
+  }
+  const toleranceSeconds = fault === 'wide-tolerance' ? 500 : fault === 'tolerance-320' ? 320 : undefined;
   let result = await verifyWebhook({ rawBody, headers: req.headers, secret, store, ...(toleranceSeconds ? { toleranceSeconds } : {}) });
   if (!result.ok && IGNORED[fault!] === result.reason) {
-    const event = JSON.parse(rawBody.toString()) as WebhookEvent;
+    let event: WebhookEvent;
+    try { event = JSON.parse(rawBody.toString()) as WebhookEvent; } catch { return void res.writeHead(400).end('not JSON'); }
     const eventId = String(event.event_id);
     result = { ok: true, status: 204, duplicate: !store.claim(eventId), event, eventId, timestamp: Date.now() / 1000 };
   }

@@ -63,7 +63,9 @@ export function registerJudgeClientCommand(program: Command): void {
     .option('--quiet-seconds <n>', 'port form: a scenario ends this long after your client\'s last request (default: the scaled 60 s hint + 5 s)', positive('--quiet-seconds', 3600))
     .option('--write-env <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
     .option('--show-client-output', "print the client's output (redacted) to stderr");
-  addRunOptions(command, 'reports/client', 'the client never did what a scenario needs')
+  // No client rule is ever untestable: a scenario the client never went through is inconclusive
+  // (exit 3), which the flag leaves as it is. The shared option stays accepted, and says so.
+  addRunOptions(command, 'reports/client', 'no client rule is ever untestable, so it changes nothing here: a scenario the client never went through leaves its rules inconclusive, exit 3')
     .action(async (command: string[], opts: ClientCliOptions) => {
       if (opts.listRules) return printRules(CLIENT_RULES);
       if (command.length > 0) await checkClientCommand(command[0]!);

@@ -55,7 +55,8 @@ export function registerReceiverCommand(program: Command): void {
     .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts, and headers and tls (ca, cert, key) for a receiver behind a gateway, a private CA or mutual TLS')
     .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)")
     .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list);
-  addRunOptions(command, 'reports/receiver', 'no signing secret')
+  // Exit 0 needs a required rule that passed (cli/exit.ts); every receiver rule signs, so without the secret none passes.
+  addRunOptions(command, 'reports/receiver', 'only when at least one required rule passed: without a signing secret every rule is untestable and none passes, so that run still exits 1')
     .action(async (opts: ReceiverCliOptions) => {
       if (opts.listRules) return printRules(receiverRules);
       if (Boolean(opts.url) === Boolean(opts.profile)) throw new ProfileError('give --url or --profile (with a receiver: section), one of them');
@@ -75,7 +76,7 @@ export function registerReceiverCommand(program: Command): void {
       const secret = process.env[secretEnv];
       // What the console and the rules' reasons call the variable: a name nobody exported is not shown.
       const shownEnv = secret || secretEnv === DEFAULT_SECRET_ENV ? secretEnv : `the variable ${opts.secretEnv !== undefined ? '--secret-env' : "the profile's receiver.secretEnv"} names (not shown: it may be the secret itself)`;
-      // Unset: the run goes on (--allow-untestable's "no signing secret"), the signing rules untestable.
+      // Unset: the run goes on, every rule untestable (gate UNTESTABLE, exit 1, --allow-untestable or not).
       if (!secret) console.error(`apicert: ${shownEnv} is not set or empty: every rule that signs a delivery will be untestable (export the endpoint's signing secret in a variable, and name the variable with --secret-env or the profile's receiver.secretEnv)`);
       await checkReportRoot(opts.out);
       await runInterruptibly((signal) => certifyReceiver({

@@ -6,7 +6,7 @@
 import { curlLine } from '../probe/evidence.ts';
 import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
 import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, type ScenarioName } from './scenarios.ts';
-import { clientFailure, keyOf, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, sameRequestBody, type ClientSession, type RecordedExchange } from './session.ts';
+import { clientFailure, keyOf, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, sameRequestBody, sameWork, type ClientSession, type RecordedExchange } from './session.ts';
 
 /** Timers may fire a few milliseconds early and the two clocks are read at slightly different points. */
 export const TIMING_TOLERANCE_MS = 25;
@@ -31,11 +31,13 @@ const isExecute = (ex: RecordedExchange) => ex.method === 'POST' && pathOf(ex) =
 const readsRun = (ex: RecordedExchange, runId: string) => ex.method === 'GET' && (pathOf(ex) === `/v1/runs/${runId}` || pathOf(ex) === `/v1/runs/${runId}/events`);
 const after = (s: ClientSession, ex: RecordedExchange) => s.exchanges.filter((e) => e.index > ex.index);
 /**
- * A later POST /v1/execute that tries `original` again: same key or same body. A POST with another
- * body under another key is other work, which these rules do not judge.
+ * A later POST /v1/execute that tries `original` again: same key, or the same work (the same body
+ * once the fields a client may set anew per attempt, a turn's `requestId` and the body's
+ * `idempotencyKey`, are set aside: sameWork). Such an attempt is then judged whole, key and body.
+ * A POST of other work under another key is not an attempt of it.
  */
 const isAttemptOf = (original: RecordedExchange) => (ex: RecordedExchange) =>
-  isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameRequestBody(ex, original));
+  isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameWork(ex, original));
 const describe = (ex: RecordedExchange) => `#${ex.index} ${ex.method} ${ex.path}`;
 
 /**
@@ -55,6 +57,19 @@ function unlessDropped(ctx: CheckContext, session: ClientSession, found: string)
 function neverDid(ctx: CheckContext, session: ClientSession, found: string, reason: string): never {
   unlessDropped(ctx, session, found);
   return ctx.notApplicable(reason);
+}
+
+/**
+ * As neverDid, but inconclusive when the client command failed (a non-zero exit): a client that
+ * crashed on the adversity did not choose to stop, and what it would have done next is unknown.
+ */
+function neverDidOrFailed(ctx: CheckContext, session: ClientSession, found: string, reason: string): never {
+  const failed = clientFailure(session);
+  if (failed) {
+    unlessDropped(ctx, session, found);
+    ctx.inconclusive(`${reason}, and the client failed: ${failed}`);
+  }
+  return neverDid(ctx, session, found, reason);
 }
 
 /** Headers curl sets itself; repeating them would only break the reproduction. */
@@ -87,7 +102,8 @@ function bent(ctx: CheckContext, what: string): { session: ClientSession; ex: Re
   if (!ex) {
     unlessDropped(ctx, session, `the adversity of scenario ${session.scenario} (on ${what}) was not found`);
     const failed = clientFailure(session);
-    ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)${failed ? `; ${failed}` : ''}`);
+    const interrupted = session.ended === 'interrupted' ? '; the run was interrupted before it did' : '';
+    ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)${interrupted}${failed ? `; ${failed}` : ''}`);
   }
   return { session, ex };
 }
@@ -110,23 +126,30 @@ async function judgeSameKeyRetry(ctx: CheckContext, status: number): Promise<voi
   showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
   const key = keyOf(refused);
   if (key === undefined) {
-    ctx.notApplicable(`the refused request ${describe(refused)} carried no Idempotency-Key (neither the optional header nor a turn body's idempotencyKey), so there is no key for a retry to keep${retry ? `; its retry ${describe(retry)} re-sent the same body` : ''}`);
+    ctx.notApplicable(`the refused request ${describe(refused)} carried no Idempotency-Key (neither the optional header nor a turn body's idempotencyKey), so there is no key for a retry to keep${retry ? `; its retry ${describe(retry)} re-sent the same ${sameRequestBody(retry, refused) ? 'body' : 'work'}` : ''}`);
   }
   if (!retry) neverDid(ctx, session, 'no retry of the refused request was found', `the client did not send the refused request again after the ${status}`);
   ctx.expect(keyOf(retry) === key, `the retry ${describe(retry)} after the ${status} used ${keyOf(retry) === undefined ? 'no Idempotency-Key' : 'another Idempotency-Key'} instead of the refused request's key`);
   ctx.expect(sameRequestBody(retry, refused), `the retry ${describe(retry)} after the ${status} changed the request body: a retry re-sends the identical request`);
 }
 
-/** The gap between the 429 and the next POST /v1/execute must reach the hint's delay. */
+/**
+ * The gap between the 429 and the next POST /v1/execute, of any body under any key, must reach the
+ * hint's delay: Retry-After says "how long to wait before making a new request" (RFC 6585 §4) or
+ * "a follow-up request" (RFC 9110 §10.2.3), not only the same one. A POST that arrived before the
+ * 429 was sent was already under way and is no answer to it.
+ */
 async function judgeRetryDelay(ctx: CheckContext, hintOf: (refused: RecordedExchange, session: ClientSession) => { minimumMs: number; hint: string }): Promise<void> {
   const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
   const { minimumMs, hint } = hintOf(refused, session);
-  const retry = after(session, refused).find(isAttemptOf(refused));
+  const answeredAt = refused.respondedAt ?? refused.at;
+  const retry = after(session, refused).find((ex) => isExecute(ex) && ex.at >= answeredAt);
   showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
-  if (!retry) neverDid(ctx, session, 'no retry after the 429 was found', 'the client did not retry after the 429');
-  const waited = retry.at - (refused.respondedAt ?? refused.at);
-  ctx.observe('wait before the retry (ms)', waited, `${hint}; scenario time scale ${session.timeScale}`);
-  ctx.expect(waited >= minimumMs - TIMING_TOLERANCE_MS, `the client retried ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}`);
+  if (!retry) neverDid(ctx, session, 'no POST /v1/execute after the 429 was found', 'the client sent no POST /v1/execute after the 429');
+  const waited = retry.at - answeredAt;
+  const what = isAttemptOf(refused)(retry) ? 'retried' : 'posted other work';
+  ctx.observe('wait before the next POST /v1/execute (ms)', waited, `${hint}; scenario time scale ${session.timeScale}`);
+  ctx.expect(waited >= minimumMs - TIMING_TOLERANCE_MS, `the client ${what} (${describe(retry)}) ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}: the wait holds for any new request (RFC 6585 §4)`);
 }
 
 /**
@@ -154,7 +177,8 @@ export const clientRules: readonly ClientRule[] = [
     'client.v1.endpoints.dropped-readback',
     'after a streamed POST is cut, the run is read back or its stream resumed before the request is posted again',
     'required',
-    v1('Endpoints > Rules', 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again.'),
+    // Rule 4 names task-mode runs; the scenario cuts a streamed (turn-mode) POST, which rule 5 binds.
+    v1('Endpoints > Rules', 'A streamed POST is not retried automatically. Retry only by re-sending the identical request with the same idempotency key, after reading back the stable error or reconciliation state.'),
     async (ctx) => {
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
       const later = after(session, cut);
@@ -203,7 +227,7 @@ export const clientRules: readonly ClientRule[] = [
   clientRule(
     'rate-limited',
     'client.v1.limits.retry-after',
-    'a retry after 429 with Retry-After comes no sooner than Retry-After says',
+    'after a 429 with Retry-After, the next POST /v1/execute (a retry or other work) comes no sooner than Retry-After says',
     'required',
     v1('Errors > Rules; Limits', 'A numeric `Retry-After` header is expected alongside it. … Use 60 seconds as the retry hint when no `Retry-After` is given.'),
     (ctx) =>
@@ -215,7 +239,7 @@ export const clientRules: readonly ClientRule[] = [
   clientRule(
     'rate-limited-no-hint',
     'client.v1.limits.default-retry-hint',
-    'a retry after 429 without Retry-After waits the 60 s default hint (times the scenario time scale)',
+    'after a 429 without Retry-After, the next POST /v1/execute waits the 60 s default hint (times the scenario time scale)',
     'required',
     v1('Limits', 'Use 60 seconds as the retry hint when no `Retry-After` is given.'),
     (ctx) => judgeRetryDelay(ctx, (_, session) => ({ minimumMs: Math.round(DEFAULT_RETRY_HINT_MS * session.timeScale), hint: `default hint of 60 s × ${session.timeScale}` })),
@@ -242,6 +266,10 @@ export const clientRules: readonly ClientRule[] = [
       const reused = later.find((ex) => keyOf(ex) === key);
       showEvidence(ctx, [conflict, ...later.slice(0, 20)]);
       ctx.observe('requests after the 409', later.length, later.some(isExecute) ? 'the client posted new work afterwards' : 'the client posted nothing more');
+      // Like the retry rules: a client that never posted again neither retried nor kept the key, so nothing passes on it.
+      if (!reused && !later.some(isExecute)) {
+        neverDidOrFailed(ctx, session, 'no POST /v1/execute after the 409 was found', 'the client sent no POST /v1/execute after the 409, so it neither retried nor used a new key');
+      }
       if (!reused) unlessDropped(ctx, session, 'the conflicted key was not sent again');
       ctx.expect(reused === undefined, `the key that got 409 conflict was sent again in ${describe(reused ?? conflict)}${reused && !sameRequestBody(reused, conflict) ? ' with another body' : ''}: a 409 is not fixed by retrying, a new key must be used`);
     },

@@ -30,6 +30,8 @@ export interface RecordedExchange {
   bodyKey?: string;
   /** sha256 of the whole body's canonical JSON (of its text when not JSON), taken on arrival: what sameRequestBody compares. */
   bodyDigest?: string;
+  /** The same digest with the fields a client may set anew per attempt left out (ATTEMPT_FIELDS): what sameWork compares. */
+  workDigest?: string;
   /** What the scenario did to this request instead of (or besides) serving it; absent when served plainly. */
   adversity?: string;
   status?: number;
@@ -89,6 +91,24 @@ function digestOf(body: string, parsed: JsonParse): string {
     .digest('hex');
 }
 
+/**
+ * The body fields that name one attempt rather than the work it asks for, so a client may set them
+ * anew each time it sends the same work. `idempotencyKey` (any body: keyOf reads it from either
+ * shape) is the key, judged on its own. The turn body's required `requestId` ("| requestId |
+ * Identifier | yes |") identifies a request, as the Problem's own `requestId` does for the answer
+ * to one; the seed's Endpoints rule 1 scopes a key to "a normalized digest of the request", so not
+ * every byte of a body is its work. A task body's fields are open ("extra properties allowed"), and
+ * none is set aside there: what an unknown field means is not shown.
+ */
+const ATTEMPT_FIELDS = { any: ['idempotencyKey'], turn: ['requestId'] } as const;
+
+function workDigestOf(body: string, parsed: JsonParse): string {
+  if (!parsed.ok || !isRecord(parsed.value)) return digestOf(body, parsed);
+  const isTask = parsed.value.mode === 'task';
+  const work = Object.fromEntries(Object.entries(parsed.value).filter(([name]) => !(ATTEMPT_FIELDS.any as readonly string[]).includes(name) && (isTask || !(ATTEMPT_FIELDS.turn as readonly string[]).includes(name))));
+  return digestOf(body, { ok: true, value: work });
+}
+
 /** The first `limit` characters of `text`, as a string of their own: a V8 slice keeps its whole parent alive. */
 export function boundedCopy(text: string, limit: number): string {
   return text.length <= limit ? text : Buffer.from(text.slice(0, limit), 'utf16le').toString('utf16le');
@@ -98,10 +118,10 @@ export function boundedCopy(text: string, limit: number): string {
  * What is kept of a request body: its bounded text, and what the rules compare (the key and the
  * digest), taken from the whole body so that a large turn body is judged on all of it.
  */
-export function recordBody(body: string): Pick<RecordedExchange, 'body' | 'bodyKey' | 'bodyDigest'> {
+export function recordBody(body: string): Pick<RecordedExchange, 'body' | 'bodyKey' | 'bodyDigest' | 'workDigest'> {
   const parsed = parseJson(body);
   const key = parsed.ok ? bodyKeyOf(parsed.value) : undefined;
-  return { body: boundedCopy(body, RECORDED_BODY_LIMIT), bodyDigest: digestOf(body, parsed), ...(key !== undefined ? { bodyKey: key } : {}) };
+  return { body: boundedCopy(body, RECORDED_BODY_LIMIT), bodyDigest: digestOf(body, parsed), workDigest: workDigestOf(body, parsed), ...(key !== undefined ? { bodyKey: key } : {}) };
 }
 
 /** The Idempotency-Key of a request: the header, or a turn body's `idempotencyKey`. */
@@ -116,5 +136,11 @@ export function keyOf(ex: RecordedExchange): string | undefined {
 /** The same request body: compared on the digests of the whole bodies taken on arrival. */
 export function sameRequestBody(a: RecordedExchange, b: RecordedExchange): boolean {
   const digest = (ex: RecordedExchange) => ex.bodyDigest ?? digestOf(ex.body, parseJson(ex.body));
+  return digest(a) === digest(b);
+}
+
+/** The same work: the same body once the fields that name one attempt (ATTEMPT_FIELDS) are set aside. */
+export function sameWork(a: RecordedExchange, b: RecordedExchange): boolean {
+  const digest = (ex: RecordedExchange) => ex.workDigest ?? workDigestOf(ex.body, parseJson(ex.body));
   return digest(a) === digest(b);
 }

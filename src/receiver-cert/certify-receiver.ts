@@ -77,11 +77,13 @@ async function notConnected(preflight: ProbeClient, url: URL, signal: AbortSigna
       return undefined;
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
-      return signal?.aborted || NOT_CONNECTED.test(preflight.evidence.at(-1)?.error ?? '') ? error.message : '';
+      // Interrupted (Ctrl-C, SIGTERM) is no answer about the receiver: the run goes on to report every rule not run, and exits 130 or 143.
+      if (signal?.aborted) return '';
+      return NOT_CONNECTED.test(preflight.evidence.at(-1)?.error ?? '') ? error.message : '';
     }
   };
   const viaUndici = await failed(() => preflight.send({ method: 'GET', path: target, credential: null, label: 'preflight' }));
-  if (viaUndici !== '' || url.protocol !== 'https:') return viaUndici || undefined;
+  if (viaUndici !== '' || url.protocol !== 'https:' || signal?.aborted) return viaUndici || undefined;
   const raw = await failed(() => preflight.sendRaw({ method: 'GET', target, headers: [['Connection', 'close']], credential: null, label: 'preflight, on a raw connection' }));
   return raw || undefined;
 }

@@ -57,7 +57,8 @@ export async function signedDelivery(secret: string, options: DeliveryOptions = 
  * The same fields as a serializer would never write them: keys reversed, spaced and indented, and
  * the `_` of `run_id` escaped as `\u005f`. Parsing gives the same object; re-serializing gives
  * other bytes. The escape sits in a field the seed names, so a receiver that refuses fields it does
- * not know is judged on its verification alone.
+ * not know is judged on its verification alone. The fields are those of every delivery here: the
+ * four the seed names, and `type` and `created_at` (bodyFields), which the seed's "includes" allows.
  */
 export function unusualJson(fields: Record<string, unknown>): string {
   const entries = Object.entries(fields).reverse();

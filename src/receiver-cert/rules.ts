@@ -10,9 +10,18 @@ import { newRunId, signedDelivery, unusualJson, type Delivery, type DeliveryOpti
 const SECTION = 'Events > Webhooks > Signature rules';
 const RULE_4 = "A receiver rejects a timestamp that differs from its clock by more than 300 seconds (the reference verifier's tolerance).";
 const RULE_5 = 'A receiver returns `401` on a bad signature and `400` if `apiVersion` is not `v1` or header and body event ids differ.';
+const RULE_3 = 'A receiver verifies against the raw body before parsing it.';
 const TOLERANCE_SECONDS = 300;
-/** Past the tolerance by this much: the Date header has whole seconds, and a request takes a moment. */
-const MARGIN_SECONDS = 30;
+/**
+ * Past the tolerance by this much, so a stamp lands past 300 s on the receiver's clock and a
+ * tolerance a few seconds wider does not pass. What it must cover, at most: the offset read from
+ * Date, whole seconds cut down, rounded (1 s); the stamp, Unix seconds cut down from apicert's
+ * clock (1 s); a receiver that compares whole seconds of its own (1 s); and the time from stamping
+ * a delivery to the receiver reading it: milliseconds on the loopback the deliveries go to, but a
+ * stamp in the future shrinks by every second of it, so a busy machine's stall must not bring it
+ * within 300 s (7 s left for it). A receiver tolerating 311 s or more fails.
+ */
+const MARGIN_SECONDS = 10;
 /** Without a Date header to set the receiver's clock by: far enough that a few minutes of drift do not matter. */
 const FALLBACK_OFF_CLOCK_SECONDS = 600;
 
@@ -48,15 +57,32 @@ async function post(ctx: CheckContext, headers: Record<string, string>, rawBody:
   } catch (error) {
     const timeoutMs = ctx.profile.safety.requestTimeoutMs;
     if (error instanceof TransportError && performance.now() - started >= 0.95 * timeoutMs) {
-      ctx.inconclusive(`${error.message}: the seed states no time bound for a receiver; give a slower one more time with receiver.requestTimeoutMs (now ${timeoutMs} ms) in a --profile`);
+      ctx.inconclusive(
+        `${error.message}: the seed states no time bound for a receiver; give a slower one more time with receiver.requestTimeoutMs in a --profile (now ${timeoutMs} ms for the answer's headers and for each pause in it, ${3 * timeoutMs} ms for the whole answer)`,
+      );
     }
     throw error;
+  }
+  if (response.cut) {
+    // Every receiver rule judges the status, read whole before any byte of the body: a body past
+    // the probe's cap leaves nothing judged unread, so the rule does not become inconclusive for it.
+    statusOnly(ctx);
+    ctx.observe('answer body', `the ${response.status} answer to POST ${receiverPath(ctx)} was cut at the body cap`, "no sentence governs a receiver's answer body: only its status is judged");
   }
   if (response.malformed && !bodyNoted.has(ctx)) {
     bodyNoted.add(ctx);
     ctx.observe('answer body', `the ${response.status} answer to POST ${receiverPath(ctx)} ${response.malformed}`, "no sentence governs a receiver's answer body: recorded, not judged");
   }
   return response;
+}
+
+/**
+ * Drops the notes of answers cut at the body cap from the rule's probe (the `oversized` list the
+ * runner turns into inconclusive): for the receiver rules only the status counts.
+ */
+function statusOnly(ctx: CheckContext): void {
+  const notes = (ctx.http as { oversized?: unknown }).oversized;
+  if (Array.isArray(notes)) notes.length = 0;
 }
 
 async function deliver(ctx: CheckContext, options: DeliveryOptions, label: string): Promise<{ delivery: Delivery; response: ProbeResponse; answeredAt: number }> {
@@ -132,10 +158,17 @@ export const receiverRules: readonly Rule[] = [
     ctx.observe('repeated effect', 'not observable from outside', 'whether the receiver repeated its effect cannot be seen over HTTP: only the success answer is judged');
     ctx.expect(ok(response.status), `the duplicate of event ${first.eventId} got ${response.status}, not 2xx: a retried delivery must be answered with success`);
   }),
-  rule('receiver.v1.webhooks.bad-signature', 'a delivery signed with another secret or whose body changed after signing gets 401; one without a signature is refused (4xx)', 'required', 'A receiver returns `401` on a bad signature', async (ctx) => {
+  rule('receiver.v1.webhooks.bad-signature', 'a delivery signed with another secret, whose body changed after signing, or whose bad signature covers a body that is not JSON or says apiVersion v2, gets 401; one without a signature is refused (4xx)', 'required', `${RULE_3} … A receiver returns \`401\` on a bad signature`, async (ctx) => {
     await acceptedFirst(ctx);
-    const { response: wrongSecret } = await deliver(ctx, { signWith: `apicert-wrong-secret-${Date.now()}` }, 'signed with another secret');
+    const wrong = `apicert-wrong-secret-${Date.now()}`;
+    const { response: wrongSecret } = await deliver(ctx, { signWith: wrong }, 'signed with another secret');
     ctx.check(wrongSecret.status === 401, `a delivery signed with another secret got ${wrongSecret.status}, not 401`, wrongSecret);
+    // Verified before it is parsed (rule 3), a body with a bad signature is refused as one (401)
+    // whatever it holds; a 400 means the receiver read the body before it knew who sent it.
+    const { response: notJson } = await deliver(ctx, { signWith: wrong, rawBody: () => 'apicert: not JSON {' }, 'signed with another secret, a body that is not JSON');
+    ctx.check(notJson.status === 401, `a delivery signed with another secret whose body is not JSON got ${notJson.status}, not 401: the receiver parsed the body before verifying its signature`, notJson);
+    const { response: v2 } = await deliver(ctx, { signWith: wrong, body: { apiVersion: 'v2' } }, 'signed with another secret, apiVersion v2');
+    ctx.check(v2.status === 401, `a delivery signed with another secret with apiVersion "v2" got ${v2.status}, not 401: the receiver checked the body before verifying its signature`, v2);
     const delivery = await signedDelivery(secretOf(ctx));
     const tampered = await post(ctx, delivery.headers, delivery.rawBody.replace('"sequence":1', '"sequence":2'), 'body changed after signing');
     ctx.check(tampered.status === 401, `a delivery whose body changed after signing got ${tampered.status}, not 401`, tampered);
@@ -163,14 +196,14 @@ export const receiverRules: readonly Rule[] = [
     const { response } = await deliver(ctx, { body: { event_id: 'evt_apicert_other_id' } }, 'header and body event ids differ');
     ctx.expect(response.status === 400, `a correctly signed delivery whose header and body event ids differ got ${response.status}, not 400`);
   }),
-  rule('receiver.v1.webhooks.raw-body', 'a body no serializer writes (reordered keys, whitespace, escapes), signed over its exact bytes, is accepted', 'required', 'A receiver verifies against the raw body before parsing it.', async (ctx) => {
+  rule('receiver.v1.webhooks.raw-body', 'a body no serializer writes (reordered keys, whitespace, escapes), signed over its exact bytes, is accepted', 'required', RULE_3, async (ctx) => {
     await acceptedFirst(ctx);
     const { delivery, response } = await deliver(ctx, { rawBody: unusualJson }, 'unusual but valid JSON bytes');
     ctx.expect(
       ok(response.status),
       response.status === 401
         ? `a delivery signed over its exact bytes (${delivery.rawBody.length} bytes, keys reordered, spaced, an escaped character) got 401: the receiver verifies a re-serialization, not the raw body`
-        : `a delivery signed over its exact, unusual but valid JSON bytes (the seed's fields only) got ${response.status}, not 2xx`,
+        : `a delivery signed over its exact, unusual but valid JSON bytes (the fields of an ordinary delivery: the four the seed names, type and created_at) got ${response.status}, not 2xx`,
     );
   }),
   // Out of order, sequence 2 may be taken at once or refused so that the sender retries it

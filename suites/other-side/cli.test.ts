@@ -73,7 +73,7 @@ describe('apicert judge-client', () => {
   it('port form: writes the client environment to a private file and ends the scenario when the client goes quiet', async () => {
     const dir = outDir();
     const envFile = join(dir, 'client-env.sh');
-    const judge = spawn(process.execPath, [BIN, 'judge-client', '--scenario', 'idempotency-conflict', '--quiet-seconds', '1', '--max-seconds', '30', '--write-env', envFile, '--out', join(dir, 'out')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const judge = spawn(process.execPath, [BIN, 'judge-client', '--scenario', 'idempotency-conflict', '--quiet-seconds', '3', '--max-seconds', '30', '--write-env', envFile, '--out', join(dir, 'out')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     judge.stdout.on('data', (c: Buffer) => (out += c.toString()));
     // 'close': the output is read after the exit, and its last lines may still be in the pipe at 'exit'.

@@ -160,8 +160,9 @@ describe('after a dropped stream', () => {
 describe('a log the record cut short', () => {
   it('gives no pass or not-applicable that rests on requests it did not keep', async () => {
     const conflict = ex({ index: 0, method: 'POST', path: '/v1/execute', headers: keyed('key-aaaaaaaaaaaaaaaa'), body: task(1), status: 409, adversity: 'answered 409 conflict without Retry-After' });
+    // Nothing after the 409 is no pass (audit 58, item 3): the client neither retried nor used a new key.
     const complete = await judge({ scenario: 'idempotency-conflict', exchanges: [conflict] });
-    expect(complete.get('client.v1.errors.conflict-new-key')?.verdict).toBe('pass');
+    expect(complete.get('client.v1.errors.conflict-new-key')?.verdict).toBe('not-applicable');
     const cut = await judge({ scenario: 'idempotency-conflict', exchanges: [conflict], dropped: 3 });
     expect(cut.get('client.v1.errors.conflict-new-key')?.verdict).toBe('inconclusive');
     expect(cut.get('client.v1.errors.conflict-new-key')?.reason).toMatch(/3 later request\(s\) were not kept/);

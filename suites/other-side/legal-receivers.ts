@@ -27,6 +27,10 @@ export interface ReceiverChoices {
   everyPost?: number;
   /** Never answers a POST. */
   hangPost?: boolean;
+  /** Answers a delivery it took with 200 and a body of this many bytes (no sentence governs the answer body). */
+  bigBodyBytes?: number;
+  /** Parses the body and checks apiVersion before verifying the signature (400 for either), as `express.json()` before the check does. */
+  parseFirst?: boolean;
 }
 
 export interface LegalReceiver {
@@ -57,6 +61,15 @@ export async function startLegalReceiver(secret: string, choices: ReceiverChoice
     if (choices.hangPost) return;
     if (choices.everyPost !== undefined) return reply(choices.everyPost, 'not here');
     if (choices.unsignedStatus !== undefined && req.headers['service-webhook-signature'] === undefined) return reply(choices.unsignedStatus, 'missing signature');
+    if (choices.parseFirst) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return reply(400, 'not JSON');
+      }
+      if ((parsed as { apiVersion?: unknown } | null)?.apiVersion !== 'v1') return reply(400, 'bad apiVersion');
+    }
     const result = await verifyWebhook({ rawBody: Buffer.concat(chunks), headers: req.headers, secret, store, now: Date.now() + offsetMs, ...(choices.toleranceSeconds ? { toleranceSeconds: choices.toleranceSeconds } : {}) });
     if (!result.ok) return reply(result.status, result.reason);
     if (choices.strictFields && Object.keys(result.event).some((k) => !SEED_FIELDS.has(k))) {
@@ -71,6 +84,7 @@ export async function startLegalReceiver(secret: string, choices: ReceiverChoice
       }
       expected.set(result.event.run_id, Math.max(next, result.event.sequence + 1));
     }
+    if (choices.bigBodyBytes !== undefined) return void res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(choices.bigBodyBytes));
     // A 204 carries no body: a receiver that labels every answer JSON says so on a 200.
     reply(choices.mislabelledBody ? 200 : 204);
   });

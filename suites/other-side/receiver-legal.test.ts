@@ -100,7 +100,7 @@ describe.concurrent('receivers certify-receiver must not pass, or cannot judge',
   it('a tolerance of 500 s fails both timestamp rules', async () => {
     const { results } = await certifyAgainst({ toleranceSeconds: 500 });
     expect(verdicts(results)).toEqual({ ...ALL_PASS, 'receiver.v1.webhooks.timestamp-past': 'fail', 'receiver.v1.webhooks.timestamp-future': 'fail' });
-    expect(byId(results, 'receiver.v1.webhooks.timestamp-past').reason).toMatch(/stamped 33\d s ago \(its Date header puts its clock -?\d s from apicert's\) got 204/);
+    expect(byId(results, 'receiver.v1.webhooks.timestamp-past').reason).toMatch(/stamped 3[01]\d s ago \(its Date header puts its clock -?\d s from apicert's\) got 204/);
   });
 
   it('an unsigned delivery answered 200 fails bad-signature; one answered 429 leaves it inconclusive', async () => {

@@ -45,8 +45,15 @@ describe('certify-receiver against the sample receiver (the README handler)', ()
   });
 });
 
-/** Faults that break a second rule by their nature: a tolerance too wide is too wide both ways. */
-const ALSO_BROKEN: Record<string, readonly string[]> = { 'wide-tolerance': ['receiver.v1.webhooks.timestamp-future'] };
+/**
+ * Faults that break a second rule by their nature: a tolerance too wide is too wide both ways, and a
+ * receiver that verifies a re-serialization parses before it verifies (signature rule 3).
+ */
+const ALSO_BROKEN: Record<string, readonly string[]> = {
+  'wide-tolerance': ['receiver.v1.webhooks.timestamp-future'],
+  'tolerance-320': ['receiver.v1.webhooks.timestamp-future'],
+  reserialize: ['receiver.v1.webhooks.bad-signature'],
+};
 
 // The other side's fault matrix: each broken receiver fails its own rule and no other required rule.
 describe.concurrent('receiver fault matrix', () => {
