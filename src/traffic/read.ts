@@ -331,11 +331,32 @@ export function eventsOf(ex: Exchange): readonly SseEvent[] | undefined {
   return facts.events.events;
 }
 
-/** Like `eventsOf`, telling `j` when the stream is not there to judge (no body kept, aborted). */
+/**
+ * Like `eventsOf`, telling `j` when the whole stream is not there to judge (no body kept, aborted, or
+ * only a prefix kept: a recorder's body limit, a probe's cap): the rules reading it judge the whole
+ * stream (which event is last, how it ended), and a prefix read as whole would lack its end.
+ */
 export function streamEvents(j: Judge, ex: Exchange): readonly SseEvent[] | undefined {
   if (ex.status === undefined || !isEventStream(ex)) return undefined;
-  if (ex.streamEnd === 'aborted' || ex.responseBodyMissing !== undefined || (ex.events === undefined && ex.responseBody === undefined)) {
-    j.lacks(ex, `the event stream: ${bodyMissing(ex) ?? 'no body was kept'}`);
+  const missing = bodyMissing(ex);
+  if (missing !== undefined) {
+    j.lacks(ex, `the event stream: ${missing}`);
+    return undefined;
+  }
+  return eventsOf(ex);
+}
+
+/**
+ * The events a recording kept of an event-stream answer, though the stream may not have ended (the
+ * client broke it off, as clients do with a long-lived GET stream) or only a prefix of its body was
+ * kept: each complete event there was sent (a last event cut short is dropped, as an EventSource
+ * drops one). For rules that judge events one by one; a rule about the whole stream (how it ended,
+ * what it carried in all) reads `streamEvents`. Tells `j` only when none of the stream was kept.
+ */
+export function keptEvents(j: Judge, ex: Exchange): readonly SseEvent[] | undefined {
+  if (ex.status === undefined || !isEventStream(ex)) return undefined;
+  if (ex.responseBodyMissing !== undefined || (ex.events === undefined && ex.responseBody === undefined)) {
+    j.lacks(ex, `the event stream: ${ex.responseBodyMissing ?? 'no body was kept'}`);
     return undefined;
   }
   return eventsOf(ex);

@@ -212,7 +212,10 @@ export const emptyBatch = rule({
         const refused = ex.status >= 400 && ex.status < 500;
         let value: unknown;
         if (mediaType(ex.responseHeaders) === 'text/event-stream') {
-          const messages = (streamEvents(j, ex) ?? []).flatMap((e) => {
+          // Whether it carried one Response object or more is a fact of the whole stream: a stream not kept whole is lacked, never read as [].
+          const events = streamEvents(j, ex);
+          if (!events) continue;
+          const messages = events.flatMap((e) => {
             const parsed = parseJson(e.data);
             return parsed.ok ? [parsed.value] : [];
           });

@@ -1,7 +1,7 @@
 /** Streamable HTTP > Sending Messages (SSE responses) and Resumability and Redelivery (event ids). */
 import { type CheckContext, type Exchange, pathOnly, section } from '../../../rule/index.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
-import { isEventStream, streamEvents } from '../../../traffic/read.ts';
+import { isEventStream, keptEvents } from '../../../traffic/read.ts';
 import { mcpEndpoint, sessionUnknown } from '../support/traffic.ts';
 import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
@@ -34,7 +34,9 @@ export const eventIdsUnique = rule({
       const endpoint = mcpEndpoint(j);
       for (const ex of j.exchanges) {
         if (pathOnly(ex) !== endpoint || ex.status !== 200 || !isEventStream(ex)) continue;
-        const events = streamEvents(j, ex);
+        // An id recorded was sent, and one used twice within what was kept is used twice: the events
+        // kept of a stream the client broke off (a GET stream it closed) are judged as they are.
+        const events = keptEvents(j, ex);
         if (!events) continue;
         const id = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER];
         // Without a session, "all streams with that specific client": one bucket per credential, never one for every client.

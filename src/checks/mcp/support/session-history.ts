@@ -127,14 +127,46 @@ export class SessionHistory {
     return this.sessionless.filter((s) => startsAfterEnd(ex, s) && s.requestHeaders.authorization === ex.requestHeaders.authorization).at(-1);
   }
 
-  /** The request speaks another revision than /mcp's: it names one in MCP-Protocol-Version, or its session was opened asking for one. */
+  /**
+   * The request speaks another revision than /mcp's: it names one in MCP-Protocol-Version, or its
+   * session was negotiated to one. MCP 2025-03-26 Lifecycle, Version Negotiation: "In the initialize
+   * request, the client MUST send a protocol version it supports. This SHOULD be the latest version
+   * supported by the client. If the server supports the requested protocol version, it MUST respond
+   * with the same version. Otherwise, the server MUST respond with another protocol version it
+   * supports. … If the client does not support the version in the server's response, it SHOULD
+   * disconnect." So a client that asked for a later revision, got 2025-03-26 and went on is in a
+   * 2025-03-26 session (every current client, the official SDK's included): the revision is the one
+   * negotiated, never merely the one asked.
+   */
   laterRevision(ex: Exchange): boolean {
     const header = ex.requestHeaders[PROTOCOL_VERSION_HEADER];
     if (header !== undefined && header !== MCP_REVISION) return true;
-    const id = ex.requestHeaders[SESSION_HEADER];
-    const opening = id === undefined ? undefined : this.issuedBy.get(id);
+    const revision = this.sessionRevision(ex);
+    return revision !== undefined && revision !== MCP_REVISION;
+  }
+
+  /**
+   * The revision the session of `ex` runs: the protocolVersion of the answer to its initialize when
+   * the journal holds it; else the MCP-Protocol-Version the request carries (later revisions have the
+   * client send the negotiated one on every request); else the version the client asked for.
+   * Undefined when none is known (no opening before it, and no header).
+   */
+  sessionRevision(ex: Exchange): string | undefined {
+    const opening = this.openingOf(ex);
     const asked = opening ? askedVersion(opening) : undefined;
-    return asked !== undefined && asked !== MCP_REVISION;
+    // Asked for /mcp's own revision, which /mcp follows (so supports): the server "MUST respond with
+    // the same version", and an answer naming another is mcp.lifecycle.version-echo's failure; a
+    // client going on without naming another revision (the header above) still speaks 2025-03-26.
+    if (asked === MCP_REVISION) return MCP_REVISION;
+    const answered = opening ? initializeResultOf(opening)?.protocolVersion : undefined;
+    if (typeof answered === 'string') return answered;
+    return ex.requestHeaders[PROTOCOL_VERSION_HEADER] ?? asked;
+  }
+
+  /** The initialize exchange of the session `ex` was sent in: the answer that issued its Mcp-Session-Id, or, on a server assigning none, `openedBy`. */
+  private openingOf(ex: Exchange): Exchange | undefined {
+    const id = ex.requestHeaders[SESSION_HEADER];
+    return id === undefined ? this.openedBy(ex) : this.issuedBy.get(id);
   }
 }
 
