@@ -21,9 +21,12 @@ export const options = rampOptions(config, recorder, 'ramp', {
 
 export const setup = recorder.setup(runConfig);
 
+// Per VU (k6 gives each its own module state): whether this VU saw the ramp's key served.
+const keyServed = { seen: false };
+
 export const ramp = recorder.iteration(() => {
   const c = runConfig();
-  return v1RateLimitStep(k6Transport, { baseUrl: c.baseUrl, token: c.credential, ...rampClock(c) });
+  return v1RateLimitStep(k6Transport, { baseUrl: c.baseUrl, token: c.credential, keyServed, ...rampClock(c) });
 });
 export const limiterDown = recorder.iteration(() => {
   const c = runConfig();

@@ -5,6 +5,7 @@
  * Credentials reach k6 through its environment only; printed command lines show them redacted.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
@@ -15,7 +16,7 @@ import type { VariantId } from '../fake/variants/index.ts';
 import { embeddedProfile } from '../fake/embedded-profile.ts';
 import type { FakeConfigInput } from '../fake/context.ts';
 import { startFake, type RunningFake } from '../fake/server.ts';
-import { ConfigError, durationMs, ENV_VARS, loadConfig, SCRIPT_NEEDS, type Env } from '../load/config.ts';
+import { ConfigError, durationMs, ENV_VARS, k6MemoryCapMiB, loadConfig, SCRIPT_NEEDS, type Env } from '../load/config.ts';
 import { chooseTarget } from './target-choice.ts';
 import { faultList, variantList } from './parse.ts';
 import { UsageError } from './errors.ts';
@@ -122,6 +123,15 @@ async function resolveTarget(given: { profile?: string; target?: string; faults?
   return { env, report, fake, ...(network ? { network } : {}) };
 }
 
+function memoryCap(env: Env): number {
+  try {
+    return k6MemoryCapMiB(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ProfileError(error.message);
+    throw error;
+  }
+}
+
 function validated(env: Env): ReturnType<typeof loadConfig> {
   try {
     return loadConfig(env);
@@ -137,13 +147,34 @@ function allRules(script: LoadScript, verdict: LoadRuleResult['verdict'], reason
 
 /** How long k6 may take to write its summary after it was asked to stop, before it is killed. */
 const K6_STOP_GRACE_MS = 10_000;
+/** How often k6's memory is read. */
+const MEMORY_POLL_MS = 250;
+
+/** A process's resident memory in MiB (Linux /proc), undefined where it cannot be read. */
+export function residentMiB(pid: number): number | undefined {
+  try {
+    const kB = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kB === undefined ? undefined : Number(kB) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface K6Run {
+  code: number;
+  overran: boolean;
+  /** Set when k6's memory passed the cap and it was stopped: the most it was seen to hold, MiB. */
+  memoryMiB?: number;
+}
 
 /**
  * Runs k6 on one bundle; bounded by the scripts' own limits plus a margin, after which it is
  * stopped. An interrupt of apicert reaches k6 as SIGINT, so k6 ends its test and writes what it
- * judged so far; one that does not end within the grace is killed.
+ * judged so far; one that does not end within the grace is killed. Its memory is bounded too: k6
+ * holds each response body whole, so a target flooding its streams would grow it without end.
+ * Past `maxMiB` it gets SIGINT (its summary holds what it judged), and past twice that, SIGKILL.
  */
-function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: AbortSignal, unset: readonly string[] = []): Promise<{ code: number; overran: boolean }> {
+export function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: AbortSignal, unset: readonly string[] = [], maxMiB = Number.POSITIVE_INFINITY): Promise<K6Run> {
   const childEnv: Env = { ...process.env, ...env };
   for (const name of unset) delete childEnv[name];
   // Its own process group: a Ctrl-C at the terminal reaches apicert only, which passes it on once
@@ -153,6 +184,7 @@ function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: 
   process.once('exit', orphaned);
   let killer: NodeJS.Timeout | undefined;
   let overran = false;
+  let memoryMiB: number | undefined;
   const halt = (signal: NodeJS.Signals) => {
     child.kill(signal);
     killer ??= setTimeout(() => child.kill('SIGKILL'), K6_STOP_GRACE_MS);
@@ -162,19 +194,42 @@ function runK6(binary: string, args: string[], env: Env, limitMs: number, stop: 
     overran = true;
     halt('SIGTERM');
   }, limitMs);
+  const watchdog = Number.isFinite(maxMiB)
+    ? setInterval(() => {
+        const rss = child.pid === undefined ? undefined : residentMiB(child.pid);
+        if (rss === undefined || rss <= maxMiB) return;
+        if (memoryMiB === undefined) {
+          console.error(`apicert: k6 holds ${Math.round(rss)} MiB, past the ${maxMiB} MiB cap (APICERT_K6_MAX_MEMORY); stopping it (pid ${child.pid})`);
+          halt('SIGINT');
+        }
+        memoryMiB = Math.max(memoryMiB ?? 0, rss);
+        // Still growing while it stops: its summary is not worth the machine.
+        if (rss > 2 * maxMiB) child.kill('SIGKILL');
+      }, MEMORY_POLL_MS)
+    : undefined;
   const onStop = () => halt('SIGINT');
   stop.addEventListener('abort', onStop, { once: true });
   return new Promise((resolve) => {
     const done = (code: number) => {
       clearTimeout(timer);
       clearTimeout(killer);
+      clearInterval(watchdog);
       stop.removeEventListener('abort', onStop);
       process.off('exit', orphaned);
-      resolve({ code, overran });
+      resolve({ code, overran, ...(memoryMiB === undefined ? {} : { memoryMiB: Math.round(memoryMiB) }) });
     };
     child.on('error', () => done(-1));
     child.on('close', (code) => done(code ?? -1));
   });
+}
+
+/**
+ * Verdicts of a script whose k6 passed the memory cap: nothing it judged holds for the whole load
+ * but its failures, so every other verdict is inconclusive, naming the cap.
+ */
+export function overMemory(results: readonly LoadRuleResult[], capMiB: number, seenMiB: number): LoadRuleResult[] {
+  const why = `k6 reached ${seenMiB} MiB, past the ${capMiB} MiB cap (APICERT_K6_MAX_MEMORY, --k6-max-memory), and was stopped: the target's answers were too large to hold (k6 holds every body whole: readers x stream bytes within APICERT_STREAM_TIMEOUT)`;
+  return results.map((r) => (r.verdict === 'fail' || r.verdict === 'untestable' ? r : { ...r, verdict: 'inconclusive', reason: `${why}; ${r.reason}` }));
 }
 
 async function readSummary(path: string): Promise<LoadSummary | undefined> {
@@ -240,6 +295,7 @@ interface LoadOptions {
   dryRun?: boolean;
   emitK6Operator?: string;
   parallelism: number;
+  k6MaxMemory?: number;
   faults?: FaultId[];
   variant?: VariantId[];
   allowUntestable?: boolean;
@@ -254,7 +310,9 @@ async function load(opts: LoadOptions): Promise<void> {
     if (opts.vus) env.APICERT_VUS = env.APICERT_MAX_VUS = String(opts.vus);
     if (opts.iterations) env.APICERT_ITERATIONS = String(opts.iterations);
     if (opts.duration) env.APICERT_MAX_DURATION = env.APICERT_RAMP = opts.duration;
+    if (opts.k6MaxMemory) env.APICERT_K6_MAX_MEMORY = String(opts.k6MaxMemory);
     const config = validated(env);
+    const maxMiB = memoryCap(env);
     // k6 looked up before the run folder is made: without it a run leaves nothing behind.
     const binary = opts.emitK6Operator ? '' : opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
     const version = opts.emitK6Operator || opts.dryRun ? undefined : await checkK6Version(binary).catch(toUsage);
@@ -277,7 +335,7 @@ async function load(opts: LoadOptions): Promise<void> {
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
     const results: LoadRuleResult[] = [];
     const { signal } = await whileInterruptible(async (stop) => {
-      const step: ScriptStep = { run, env, unset: network.unset, config, bundles, binary, limitMs, dryRun: Boolean(opts.dryRun), stop };
+      const step: ScriptStep = { run, env, unset: network.unset, config, bundles, binary, limitMs, maxMiB, dryRun: Boolean(opts.dryRun), stop };
       for (const script of scripts) results.push(...(await runScript(script, step)));
       // Written while the handlers still hold: a second Ctrl-C must not cut the report short.
       if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
@@ -300,6 +358,8 @@ interface ScriptStep {
   bundles: string;
   binary: string;
   limitMs: number;
+  /** k6's memory cap, MiB (APICERT_K6_MAX_MEMORY). */
+  maxMiB: number;
   dryRun: boolean;
   stop: AbortSignal;
 }
@@ -322,11 +382,12 @@ async function runScript(script: LoadScript, step: ScriptStep): Promise<LoadRule
   }
   await rm(summaryPath, { force: true });
   console.log(`\n== ${script} ==`);
-  const { code, overran } = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop, step.unset);
+  const { code, overran, memoryMiB } = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop, step.unset, step.maxMiB);
   console.log(`k6 exited ${code} (${script})`);
   const summary = await readSummary(summaryPath);
   // A run cut short judged part of the load: its passes are inconclusive, as a merge of some segments' are.
-  const stopped = step.stop.aborted ? (/interrupted by \w+/.exec((step.stop.reason as Error).message)?.[0] ?? 'interrupted') : overran ? `k6 ran past ${Math.round(step.limitMs / 1000)} s and was stopped` : undefined;
+  const stopped = step.stop.aborted ? (/interrupted by \w+/.exec((step.stop.reason as Error).message)?.[0] ?? 'interrupted') : overran ? `k6 ran past ${Math.round(step.limitMs / 1000)} s and was stopped` : memoryMiB !== undefined ? `k6 passed the ${step.maxMiB} MiB memory cap and was stopped` : undefined;
+  if (memoryMiB !== undefined) return overMemory(summary ? verdictsOf(summary, cutShort(summary, stopped)) : allRules(script, 'inconclusive', `k6 exited ${code} without writing its summary`), step.maxMiB, memoryMiB);
   if (summary) return verdictsOf(summary, cutShort(summary, stopped));
   return allRules(script, 'inconclusive', step.stop.aborted ? `k6 was stopped: ${(step.stop.reason as Error).message}` : `k6 exited ${code} without writing its summary: see its output (107: script or configuration error, 104: invalid options)`);
 }
@@ -418,6 +479,7 @@ export function registerLoadCommand(program: Command): void {
     .option('--dry-run', 'print the k6 command lines (credentials redacted) instead of running them')
     .option('--emit-k6-operator <dir>', 'write k6-operator ConfigMap and TestRun manifests instead of running')
     .option('--parallelism <n>', 'k6-operator instances per script (each runs one execution segment)', positive, 2)
+    .option('--k6-max-memory <MiB>', 'stop k6 (its verdicts inconclusive) once it holds more than this much memory (default 1024, or APICERT_K6_MAX_MEMORY)', positive)
     .option('--faults <ids>', 'embedded fake only: switch on these faults (load faults: src/fake/faults/load.ts)', faultList)
     .option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variantList)
     .option('--allow-untestable', 'exit 0 even when required load rules are untestable');

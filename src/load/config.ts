@@ -52,6 +52,7 @@ export const ENV_VARS: readonly EnvVar[] = [
   { name: 'APICERT_HEADERS', about: 'JSON {"v8": {"name": "value"}, "v1": {...}}: extra request headers per surface (the profile\'s network.headers and --header)', secret: true },
   { name: 'APICERT_TLS_CERT', about: 'client certificate (PEM text) for mutual TLS, given to k6 as tlsAuth (network.tls.cert)', secret: true },
   { name: 'APICERT_TLS_KEY', about: 'the client certificate\'s private key (PEM text, unencrypted; network.tls.key)', secret: true },
+  { name: 'APICERT_K6_MAX_MEMORY', about: 'MiB of resident memory k6 may use before `apicert load` stops it (its verdicts then inconclusive); read by apicert, not the scripts', default: '1024' },
 ];
 
 export interface LoadConfig {
@@ -93,6 +94,16 @@ function whole(env: Env, name: string, min: number, max: number): number {
   const raw = text(env, name) ?? defaultOf(name);
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name}=${raw} is not a whole number from ${min} to ${max}: for example -e ${name}=${defaultOf(name)}`);
   return Number(raw);
+}
+
+/**
+ * The memory cap `apicert load` holds k6 to (MiB of resident memory): k6 buffers each response body
+ * whole, and no k6 option caps a body's size, so a target flooding its event streams grows k6 by
+ * readers x stream bytes received within APICERT_STREAM_TIMEOUT. 1024 by default: k6 v0.48.0 (Babel)
+ * holds 330-420 MiB on the default settings against the fake (v1.3.0 about 50), so 512 left little room.
+ */
+export function k6MemoryCapMiB(env: Env): number {
+  return whole(env, 'APICERT_K6_MAX_MEMORY', 64, 1_048_576);
 }
 
 const DURATION = /^(\d+(ms|s|m|h))+$/;

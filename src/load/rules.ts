@@ -114,7 +114,7 @@ export const LOAD_RULES: readonly LoadRule[] = [
     id: 'load.v1.rate-limit.429-shape',
     surface: 'v1',
     script: 'v1-rate-limit',
-    title: 'Every 429 under a rising rate carries code rate_limited, retryable:true and, when present, retryAfterMs >= 0',
+    title: 'Over the limit under a rising rate the answer is a 429 carrying code rate_limited, retryable:true and, when present, retryAfterMs >= 0',
     level: 'required',
     spec: { document: V1, section: 'Errors > Rules 1', quote: 'Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`.' },
   },

@@ -268,7 +268,7 @@ const NOT_REACHED: Record<string, string> = {
 };
 
 const V1_IN_FLIGHT =
-  "the target refused a storm's same-key duplicates with 409 while the first was in flight, a choice /v1 leaves open (it says nothing of a request arriving while the first with its key is in flight), so a storm admits one request and compares no replay: certify's v1.execute.idempotency.replay judges replays sent one after another";
+  "the target refused a storm's same-key duplicates with 409 while the first was in flight, a choice /v1 leaves open (it says nothing of a request arriving while the first with its key is in flight), so a storm admits one request and compares no replay, and the same request sent once the storm was over was refused too (or not answered): certify's v1.execute.idempotency.replay judges replays sent one after another";
 
 /**
  * Rules a legal choice of the target can leave with nothing to judge, and the figure that shows the
@@ -287,8 +287,10 @@ function nothingJudged(summary: LoadSummary, ruleId: string): string {
   const shown = CHOICE_SHOWN[ruleId];
   if (shown && (summary.figures[shown.figure]?.count ?? 0) > 0) return `not judged: ${shown.reason}`;
   const hint = NOT_REACHED[ruleId];
-  if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output${hint ? `; when answers came, ${hint}` : ''}`;
-  return `not judged in ${judged} judged iterations: ${hint ?? 'no answer reached this rule'}`;
+  // One execution segment of a distributed run: k6 gives a scenario's VUs out among the segments, so with fewer VUs than segments some get none.
+  const segment = summary.segments.length === 1 && summary.segments[0] !== '0:1' ? `; this summary covers execution segment ${summary.segments[0]} only, and a segment may get no VU for a scenario when APICERT_VUS is below the number of segments: merge every segment's summary (apicert load merge)` : '';
+  if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output${hint ? `; when answers came, ${hint}` : ''}${segment}`;
+  return `not judged in ${judged} judged iterations: ${hint ?? 'no answer reached this rule'}${segment}`;
 }
 
 function failedChecks(tally: RuleTally): string {

@@ -34,13 +34,15 @@ export const CATCHES: Record<LoadScript, Catch[]> = {
     { fault: 'v8.missions.events.resume/repeats-cursor-event', rule: 'load.v8.events.fanout-resume', reason: /none repeated, none missing/ },
   ],
   'v1-events-fanout': [
-    { fault: 'v1.runs.events.identity/progress-without-id', rule: 'load.v1.events.fanout-same-events', reason: /sequence as id/ },
+    { fault: 'v1.runs.events.identity/progress-without-id', rule: 'load.v1.events.fanout-same-events', reason: /every event carries an identity: an SSE id or an event id in its data/ },
+    { fault: 'v1.runs.events.resume/no-sse-ids', rule: 'load.v1.events.fanout-resume', reason: /every event carries its sequence as SSE id/ },
     { fault: 'load.v1.events.fanout-same-events/late-subscriber-gap', rule: 'load.v1.events.fanout-same-events', reason: /same events in the same order/ },
     { fault: 'v1.runs.events.resume/repeats-cursor-event', rule: 'load.v1.events.fanout-resume', reason: /none repeated, none missing/ },
   ],
   'v1-rate-limit': [
     { fault: 'v1.errors.rate-limited-retry-after/no-retry-after', rule: 'load.v1.rate-limit.retry-after', reason: /numeric Retry-After header \(14 of 14\)/ },
     { fault: 'load.v1.rate-limit.429-shape/retryable-false-under-burst', rule: 'load.v1.rate-limit.429-shape', reason: /retryable:true \(11 of 14\)/ },
+    { fault: 'v1.errors.rate-limited/limit-as-403', rule: 'load.v1.rate-limit.429-shape', reason: /over the rate limit the answer is 429 \("Over the rate limit: HTTP 429, code rate_limited"\).* \(14 of 14\)/ },
     { fault: 'load.v1.rate-limit.refusals-are-429/overload-500', rule: 'load.v1.rate-limit.refusals-are-429', reason: /success, 429 or 503 \(9 of 24\)/ },
     { fault: 'v1.errors.limiter-unavailable-503/fail-open', rule: 'load.v1.rate-limit.unavailable-503', reason: /neither 429 nor served \(3 of 3\)/ },
   ],

@@ -81,12 +81,33 @@ describe('idempotency storms', () => {
     expect(t.fake.context.variants.taken()).toContain('v1.execute/in-flight-409');
   });
 
-  it('say that duplicates were refused in flight when a storm arriving at once admits one request under the in-flight variant', async () => {
+  // Audit 60, finding 2: a storm that admitted one request and refused the rest in flight is judged by the same request sent after it.
+  it('judge the in-flight variant by one request sent after a storm that admitted one: pass', async () => {
     const t = await fakeWith(['v1.execute/in-flight-409']);
     const summary = await v1Storm(t);
     expect(summary.figures.v1_storm_refused_in_flight?.count).toBeGreaterThan(0);
+    for (const rule of ['load.v1.idempotency.storm-one-run', 'load.v1.idempotency.storm-replayed']) passes(summary, rule);
+  });
+
+  it('say that duplicates were refused in flight when the request sent after the storm is refused too', async () => {
+    const t = await fakeWith();
+    // A deployment that keeps answering 409 (idempotency_replay) to every request of a key after its first.
+    const seen = new Set<string>();
+    const refused = { status: 409, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify({ code: 'idempotency_replay', retryable: true }) };
+    const proxy = await loopbackProxy(t.config.baseUrl, (req) => {
+      const key = req.headers['idempotency-key'];
+      if (req.method !== 'POST' || typeof key !== 'string') return undefined;
+      if (!seen.has(key)) {
+        seen.add(key);
+        return undefined;
+      }
+      return { answer: refused };
+    });
+    closers.push(proxy.close);
+    const summary = await v1Storm(t, proxy.url);
+    expect(t.transport.sent.get('storm task same-body POST /v1/execute (after the storm)')).toBe(2);
     for (const rule of ['load.v1.idempotency.storm-one-run', 'load.v1.idempotency.storm-replayed']) {
-      expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/refused a storm's same-key duplicates with 409 while the first was in flight.*v1\.execute\.idempotency\.replay/) });
+      expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'inconclusive', reason: expect.stringMatching(/refused a storm's same-key duplicates with 409 while the first was in flight.*sent once the storm was over was refused too.*v1\.execute\.idempotency\.replay/) });
     }
   });
 

@@ -33,7 +33,9 @@ async function v1Ramp(faults: FaultId[] = [], withLimiterDown = true) {
   const t = target;
   const config = withLimiterDown ? t.config : { ...t.config, v1LimiterDownKey: undefined };
   const ramp = clock();
-  const summary = await summarise('v1-rate-limit', config.baseUrl, () => v1RateLimitStep(t.transport, { baseUrl: config.baseUrl, token: credentialOf('v1-rate-limit', config), ...ramp }), 24, 4);
+  // One runner, as one k6 VU: it remembers whether it saw the key served.
+  const keyServed = { seen: false };
+  const summary = await summarise('v1-rate-limit', config.baseUrl, () => v1RateLimitStep(t.transport, { baseUrl: config.baseUrl, token: credentialOf('v1-rate-limit', config), keyServed, ...ramp }), 24, 4);
   if (config.v1LimiterDownKey) {
     const down = await summarise('v1-rate-limit', config.baseUrl, () => v1LimiterDownStep(t.transport, { baseUrl: config.baseUrl, token: config.v1LimiterDownKey!, ...ramp }), 3);
     Object.assign(summary.rules, down.rules);

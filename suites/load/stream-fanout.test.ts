@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { credentialOf } from '../../src/load/config.ts';
-import { cursorPositions, v1EventsFanout, v1IdCases, v8StreamFanout } from '../../src/load/scenarios/stream-fanout.ts';
+import { cursorPositions, v1EventsFanout, v1IdCases, v1ResumeIdCases, v8StreamFanout } from '../../src/load/scenarios/stream-fanout.ts';
 import { parseEventStreamText } from '../../src/sse/text.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { catchRows } from './catches.ts';
@@ -84,13 +84,16 @@ describe('fan-out helpers', () => {
     expect(cursorPositions(1, 3)).toEqual([]);
   });
 
-  it('wants /v1 ids to be increasing sequence numbers on every event, as certify judges them', () => {
-    const events = (ids: string[]) => parseEventStreamText(ids.map((id) => (id === '' ? 'data: {}\n\n' : `id: ${id}\ndata: {}\n\n`)).join('')).events;
+  it('wants every /v1 event to carry an identity, its SSE ids increasing sequence numbers, as certify judges them', () => {
+    const events = (ids: string[]) => parseEventStreamText(ids.map((id) => (id === '' ? 'data: {}\n\n' : id.startsWith('data:') ? `data: {"event_id":"${id.slice(5)}"}\n\n` : `id: ${id}\ndata: {}\n\n`)).join('')).events;
     const failing = (ids: string[]) => v1IdCases(events(ids)).filter((c) => !c.ok).map((c) => c.check);
     expect(failing(['1', '2', '10'])).toEqual([]);
-    expect(failing(['1', '1'])).toEqual(['the SSE ids increase along the stream']);
+    expect(failing(['1', '1'])).toEqual(['no two events of one run share an identity', 'the SSE ids increase along the stream']);
     expect(failing(['1', 'b'])).toEqual(['every SSE id is the integer sequence Last-Event-ID carries', 'the SSE ids increase along the stream']);
-    expect(failing(['1', '', '3'])).toEqual(['every event carries its sequence as id']);
+    expect(failing(['1', '', '3'])).toEqual(['every event carries an identity: an SSE id or an event id in its data']);
+    // Audit 60, finding 5: an identity in the data is one to deduplicate by (v1.runs.events.identity); the missing SSE id is the resume rule's.
+    expect(failing(['1', 'data:note-1', '3'])).toEqual([]);
+    expect(v1ResumeIdCases(events(['1', 'data:note-1', '3'])).filter((c) => !c.ok).map((c) => c.check)).toEqual(['every event carries its sequence as SSE id, so Last-Event-ID can name it']);
     expect(failing([])).toEqual(['the stream of a run that ran carries events']);
   });
 });

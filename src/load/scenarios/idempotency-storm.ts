@@ -32,31 +32,56 @@ function idOf(res: LoadResponse, field: 'runId' | 'run_id'): string | undefined 
   return typeof value === 'string' ? value : undefined;
 }
 
+/** What a storm's same-body phase admitted: the accepted answers, and how many duplicates were refused while the first was in flight. */
+interface SameBody {
+  admitted: LoadResponse[];
+  refusedInFlight: number;
+}
+
 /**
  * Judges one storm of same-key same-body requests: each accepted answer is a replay of the
  * original, judged as certify's replay rule judges it (`isReplay`, shared). Which request the
  * target took first is unknown under a storm, so the first accepted answer stands for the
  * original: every replay must answer as it did, so they must all answer alike. A replay is only
  * compared when two answers at least were admitted: with one (the rest refused by a limit), the
- * storm showed nothing about replays, and only a wrong status is judged. Returns whether the key
- * was used (an answer was admitted), so other bodies under it are conflicts.
+ * storm showed nothing about replays, and only a wrong status is judged. An answer was admitted
+ * when the key is used, so other bodies under it are conflicts.
  */
-function judgeSameBody(v: Verdicts, rule: string, responses: readonly LoadResponse[], accepted: number, field: 'runId' | 'run_id', isReplay: (original: LoadResponse, replay: LoadResponse) => AnswerCase, skip: Skip): boolean {
+function judgeSameBody(v: Verdicts, rule: string, responses: readonly LoadResponse[], accepted: number, field: 'runId' | 'run_id', isReplay: (original: LoadResponse, replay: LoadResponse) => AnswerCase, skip: Skip): SameBody {
   const admitted: LoadResponse[] = [];
+  let refused = 0;
   for (const res of responses) {
     if (unjudgeable(res)) continue;
     if (skip.when(res)) {
+      refused += 1;
       if (skip.figure) v.figure(skip.figure, 1);
       continue;
     }
     if (res.status === accepted) admitted.push(res);
-    else v.judge(rule, false, `a same-key same-body request is answered ${accepted} (${skip.or})`);
+    else v.judge(rule, false, skip.refusal?.(res) ?? `a same-key same-body request is answered ${accepted} (${skip.or})`);
   }
-  if (admitted.length < 2) return admitted.length > 0;
+  if (admitted.length >= 2) judgeReplays(v, rule, admitted, accepted, field, isReplay, skip);
+  return { admitted, refusedInFlight: refused };
+}
+
+function judgeReplays(v: Verdicts, rule: string, admitted: readonly LoadResponse[], accepted: number, field: 'runId' | 'run_id', isReplay: (original: LoadResponse, replay: LoadResponse) => AnswerCase, skip: Skip): void {
   for (let i = 0; i < admitted.length; i += 1) v.judge(rule, true, `a same-key same-body request is answered ${accepted} (${skip.or})`);
   v.judge(rule, admitted.every((res) => idOf(res, field) !== undefined), `every accepted answer carries ${field}`);
   for (const res of admitted.slice(1)) v.judgeCase(rule, isReplay(admitted[0]!, res));
-  return true;
+}
+
+/**
+ * A storm that admitted one request and refused the others while it was in flight resolved the
+ * race the rule is about, and showed nothing of replays: one more same-key same-body request, sent
+ * once the storm is over, must replay the admitted answer ("Same key with the same request replays
+ * safely"). Its answer, when admitted, is judged with the storm's own judgement. Returns it.
+ */
+async function followUp(t: Transport, same: SameBody, request: LoadRequest, skip: Skip): Promise<LoadResponse | undefined> {
+  if (same.admitted.length !== 1 || same.refusedInFlight === 0) return undefined;
+  const [again] = await t.batch([{ ...request, name: `${request.name} (after the storm)` }]);
+  // Refused again (still in flight, a limit) or not answered: nothing more to judge, and the figure already says why.
+  if (unjudgeable(again!) || skip.when(again!)) return undefined;
+  return again;
 }
 
 /** The figure counting /v1 same-key same-body requests refused 409 (not `conflict`): duplicates refused while the first was in flight. */
@@ -72,13 +97,27 @@ interface Skip {
   or: string;
   /** The figure counting the answers skipped, so a storm that compared nothing can say why (src/load/summary.ts). */
   figure?: string;
+  /** The check sentence of a refusal the surface's sentence rules out by name, when it has one of its own. */
+  refusal?: (res: LoadResponse) => string | undefined;
 }
+
+/** The /v8 sentence a same-key same-body request is judged by, quoted in the reason a 409 to it gets. */
+export const V8_REPLAY_SENTENCE = 'Replay with the same key and the same body returns the original response without re-executing.';
 
 /**
  * /v8: "Replay with the same key and the same body returns the original response": a request that
  * arrives while the first is still in flight is a replay too, so a 409 to it is no answer /v8 allows.
+ * /v1 differs: its sentence says the same request "replays safely", which a refusal to be retried
+ * meets, and it maps no code to a status (docs/load.md, "A storm a limit refuses").
  */
-const V8_SKIP: Skip = { when: () => false, or: 'or refused 429/503' };
+const V8_SKIP: Skip = {
+  when: () => false,
+  or: 'or refused 429/503',
+  refusal: (res) =>
+    res.status === 409
+      ? `a same-key same-body request is answered 202, not 409: "${V8_REPLAY_SENTENCE}" (v8, Endpoints > Rules 3), and a 409 is not the original response, even while the first request is in flight (no /v8 sentence lets a replay wait or be refused)`
+      : undefined,
+};
 
 /**
  * /v1 says nothing of a request arriving while the first with its key is still in flight, and maps
@@ -98,7 +137,7 @@ export async function v8IdempotencyStorm(t: Transport, c: V8StormConfig): Promis
   const headers = bearer(c.token, { 'Content-Type': 'application/json', 'Idempotency-Key': c.key() });
   const create = (body: unknown, name: string, expect: number[]): LoadRequest => ({ method: 'POST', url, headers, body: JSON.stringify(body), name, expect });
   const same = await t.batch(repeat(c.storm, () => create(c.missionBody, 'storm same-body POST /v8/missions', [202, 429])));
-  if (!judgeSameBody(v, 'load.v8.idempotency.storm-one-mission', same, 202, 'runId', replayCase, V8_SKIP)) return v;
+  if (judgeSameBody(v, 'load.v8.idempotency.storm-one-mission', same, 202, 'runId', replayCase, V8_SKIP).admitted.length === 0) return v;
   const other = await t.batch(repeat(c.storm, (i) => create(otherMissionBody(c.missionBody, i), 'storm other-body POST /v8/missions', [409, 429])));
   for (const res of other) {
     if (unjudgeable(res)) continue;
@@ -140,31 +179,42 @@ function replayedFlag(res: LoadResponse): unknown {
 export async function v1IdempotencyStorm(t: Transport, c: V1StormConfig): Promise<StepResult> {
   const v = new Verdicts();
   const taskKey = c.key();
-  const tasks = await t.batch(repeat(c.storm, () => executeRequest(c, taskKey, c.taskBody, 'storm task same-body POST /v1/execute', [200, 409, 429, 503])));
-  const admitted = judgeSameBody(v, 'load.v1.idempotency.storm-one-run', tasks, 200, 'run_id', (original, replay) => sameRunCase(idOf(original, 'run_id'), idOf(replay, 'run_id')), V1_SKIP);
+  const oneRun = 'load.v1.idempotency.storm-one-run';
+  const sameRun = (original: LoadResponse, replay: LoadResponse) => sameRunCase(idOf(original, 'run_id'), idOf(replay, 'run_id'));
+  const task = executeRequest(c, taskKey, c.taskBody, 'storm task same-body POST /v1/execute', [200, 409, 429, 503]);
+  const tasks = judgeSameBody(v, oneRun, await t.batch(repeat(c.storm, () => task)), 200, 'run_id', sameRun, V1_SKIP);
+  const taskAgain = await followUp(t, tasks, task, V1_SKIP);
+  if (taskAgain && v.judge(oneRun, taskAgain.status === 200, `a same-key same-body request sent after the storm is answered 200 (${V1_SKIP.or})`)) {
+    judgeReplays(v, oneRun, [tasks.admitted[0]!, taskAgain], 200, 'run_id', sameRun, V1_SKIP);
+  }
 
   const turnKey = c.key();
   // One body for the whole storm, so every request is "the same request".
-  const turn = { ...c.turnBody, requestId: turnKey };
-  const turns = await t.batch(repeat(c.storm, () => executeRequest(c, turnKey, turn, 'storm turn same-body POST /v1/execute', [200, 409, 429, 503], 'text/event-stream')));
+  const turn = executeRequest(c, turnKey, { ...c.turnBody, requestId: turnKey }, 'storm turn same-body POST /v1/execute', [200, 409, 429, 503], 'text/event-stream');
+  const turns = await t.batch(repeat(c.storm, () => turn));
+  const inFlight = turns.filter(refusedInFlight).length;
+  for (let i = 0; i < inFlight; i += 1) v.figure(V1_IN_FLIGHT_FIGURE, 1);
+  const admittedTurns = turns.filter((res) => res.status === 200);
+  const turnAgain = await followUp(t, { admitted: admittedTurns, refusedInFlight: inFlight }, turn, V1_SKIP);
+  if (turnAgain) admittedTurns.push(turnAgain);
   const flags: boolean[] = [];
   const replayed = 'load.v1.idempotency.storm-replayed';
   const boolean = 'an admitted turn streams request.accepted with a boolean replayed';
-  for (const res of turns) {
-    if (refusedInFlight(res)) v.figure(V1_IN_FLIGHT_FIGURE, 1);
+  for (const res of admittedTurns) {
     if (res.status !== 200) continue;
     const flag = replayedFlag(res);
     if (typeof flag === 'boolean') flags.push(flag);
     else v.judge(replayed, false, boolean);
   }
-  // One admission shows nothing about replays: the rule is judged when two at least were admitted.
+  // One admission shows nothing about replays: the rule is judged when two at least were admitted
+  // (the storm's, or its one admission and the request sent after it).
   if (flags.length >= 2) {
     for (let i = 0; i < flags.length; i += 1) v.judge(replayed, true, boolean);
     v.judge(replayed, flags.filter((f) => !f).length <= 1, 'at most one admission of one key and body is not a replay');
   }
 
   // The same body again would be a replay, not a conflict (config.ts leaves the rule untestable then).
-  if (!admitted || canonicalJson(c.otherTaskBody) === canonicalJson(c.taskBody)) return v;
+  if (tasks.admitted.length === 0 || canonicalJson(c.otherTaskBody) === canonicalJson(c.taskBody)) return v;
   const others = await t.batch(repeat(c.storm, () => executeRequest(c, taskKey, c.otherTaskBody, 'storm task other-body POST /v1/execute', [409, 429, 503])));
   for (const res of others) {
     if (unjudgeable(res)) continue;

@@ -13,6 +13,24 @@ export interface RateConfig {
   elapsedMs: () => number;
   /** The arrival rate the ramp has reached now (requests/s); the seed gives no limit, so this is where it showed. */
   arrivalRate: () => number;
+  /**
+   * Whether this runner (a k6 VU, one ramp in vitest) saw the ramp's key served: a later 4xx to the
+   * same request can then only be the limit speaking. Absent, only a refusal saying rate_limited is judged so.
+   */
+  keyServed?: { seen: boolean };
+}
+
+/**
+ * "Over the rate limit: HTTP `429`, `code` `rate_limited`" (v1 Errors > Rules 1), judged as certify
+ * judges it (v1.errors.rate-limited and its burst): a refusal whose body says rate_limited, or another
+ * 4xx to the very request the key was served before (not 401: a credential may lapse), is the limit
+ * answered with another status.
+ */
+const OVER_LIMIT_IS_429 = 'over the rate limit the answer is 429 ("Over the rate limit: HTTP 429, code rate_limited"): no refusal saying rate_limited, nor another 4xx to a key served before, has another status';
+
+function overLimitOtherwise(res: LoadResponse, c: RateConfig): boolean {
+  if (res.status === 429 || res.status < 400 || res.status >= 500) return false;
+  return parseJsonObject(res.body)?.code === 'rate_limited' || (res.status !== 401 && c.keyServed?.seen === true);
 }
 
 /** Judges one /v1 429 against the error rules. */
@@ -29,6 +47,8 @@ export async function v1RateLimitStep(t: Transport, c: RateConfig): Promise<Step
   const v = new Verdicts();
   const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'ramp GET /v1/usage', expect: [200, 429, 503] }]);
   if (res!.status === 0) return v;
+  if (overLimitOtherwise(res!, c)) v.judge('load.v1.rate-limit.429-shape', false, OVER_LIMIT_IS_429);
+  if (res!.status >= 200 && res!.status < 300 && c.keyServed) c.keyServed.seen = true;
   const allowed = (res!.status >= 200 && res!.status < 300) || res!.status === 429 || res!.status === 503;
   if (res!.status >= 500 || allowed) v.judge('load.v1.rate-limit.refusals-are-429', allowed, 'every answer is a success, 429 or 503');
   if (res!.status === 429) judgeV1Refusal(v, res!, c);

@@ -48,8 +48,10 @@ interface FanoutRules {
   terminal?: string;
   /** Reading the resource back after readers timed out: whether it is terminal (then their streams failed to close). */
   terminalNow?: () => Promise<boolean | undefined>;
-  /** The id rule of the surface, as certify judges it: any unique id (/v8), a sequence number increasing along the stream (/v1). */
+  /** The id rule of the surface, as certify judges it: any unique id (/v8), an identity and a sequence number increasing along the stream (/v1). */
   idCases: (events: readonly TextEvent[]) => AnswerCase[];
+  /** What a resume needs of every event, judged under the resume rule: an SSE id Last-Event-ID can name (/v1). */
+  resumeIdCases?: (events: readonly TextEvent[]) => AnswerCase[];
 }
 
 function streamRequest(url: string, token: string, name: string, timeoutMs: number, lastEventId?: string): LoadRequest {
@@ -164,8 +166,10 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
   // that missed an event (or got one twice) would fail every resume in that iteration, in one
   // segment and not in another.
   let fullest: TextEvent[] | undefined;
+  const resumable = (events: TextEvent[]) => (rules.resumeIdCases ? rules.resumeIdCases(events) : []);
   for (const events of read) {
     let sound = v.judgeCases(rules.same, idCasesOf(events));
+    if (rules.resumeIdCases) sound = v.judgeCases(rules.resume, resumable(events)) && sound;
     if (!reference) reference = events;
     v.judge(rules.same, signatureOf(events) === signatureOf(reference), 'every reader sees the same events in the same order');
     if (rules.terminal) {
@@ -179,7 +183,7 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
   }
   v.figure(`${rules.surface}_fanout_readers_judged`, served.length);
   reference = fullest ?? reference;
-  if (!reference || !idCasesOf(reference).every((c) => c.ok)) return reference;
+  if (!reference || !idCasesOf(reference).every((c) => c.ok) || !resumable(reference).every((c) => c.ok)) return reference;
   const positions = cursorPositions(reference.length, c.resumers);
   const resumed = await t.batch(positions.map((p) => streamRequest(url, c.token, `fanout resume GET ${rules.endpoint}`, c.streamTimeoutMs, reference![p]!.id!)));
   // 409: the cursor left the replay window, which the seed allows; the rest as for the readers.
@@ -265,12 +269,38 @@ function streamCarriesEvents(events: readonly TextEvent[]): AnswerCase {
 }
 
 /**
- * /v1 ids: certify's sequence judgement (integers, increasing along the stream), and an SSE id
- * on every event, which the resumes need (certify's identity rule also takes an id in the data).
+ * An event's identity as certify's v1.runs.events.identity takes it: its SSE id, else an `event_id`
+ * (or `id`) in its data. Written again rather than imported: that function is private to the
+ * certify rule module, which brings the rule framework and Node's http client, and a k6 bundle can
+ * carry neither.
+ */
+export function v1EventIdentity(e: TextEvent): string | undefined {
+  if (e.id !== undefined && e.id !== '') return `id:${e.id}`;
+  const data = parseJsonObject(e.data);
+  const id = data?.event_id ?? data?.id;
+  return typeof id === 'string' || typeof id === 'number' ? `data:${id}` : undefined;
+}
+
+/**
+ * /v1 ids under the identity sentence ("should deduplicate by event identity"), as certify's
+ * v1.runs.events.identity judges them: every event has an identity (an SSE id or one in its data),
+ * no two share one, and the SSE ids are the increasing integer sequence.
  */
 export function v1IdCases(events: readonly TextEvent[]): AnswerCase[] {
-  const everyId: AnswerCase = { ok: events.every((e) => e.id !== undefined && e.id !== ''), check: 'every event carries its sequence as id', why: 'an event carries no SSE id' };
-  return [streamCarriesEvents(events), everyId, ...sequenceIdCases(events)];
+  const ids = events.map(v1EventIdentity);
+  const missing = ids.findIndex((id) => id === undefined);
+  const everyIdentity: AnswerCase = { ok: missing === -1, check: 'every event carries an identity: an SSE id or an event id in its data', why: `event #${missing + 1} carries neither an SSE id nor an event id in its data` };
+  const known = ids.filter((id) => id !== undefined);
+  const unique: AnswerCase = { ok: new Set(known).size === known.length, check: 'no two events of one run share an identity', why: 'two events of one run share an identity' };
+  return [streamCarriesEvents(events), everyIdentity, unique, ...sequenceIdCases(events)];
+}
+
+/**
+ * Under the Resume sentence ("`Last-Event-ID` carries the `sequence` value of the stored run
+ * event"), as certify's v1.runs.events.resume: an event without an SSE id cannot be resumed after.
+ */
+export function v1ResumeIdCases(events: readonly TextEvent[]): AnswerCase[] {
+  return [{ ok: events.every((e) => e.id !== undefined && e.id !== ''), check: 'every event carries its sequence as SSE id, so Last-Event-ID can name it', why: 'an event carries no SSE id' }];
 }
 
 export interface V1FanoutConfig extends FanoutConfig {
@@ -290,6 +320,7 @@ export async function v1EventsFanout(t: Transport, c: V1FanoutConfig): Promise<S
     same: 'load.v1.events.fanout-same-events',
     resume: 'load.v1.events.fanout-resume',
     idCases: v1IdCases,
+    resumeIdCases: v1ResumeIdCases,
   }, v);
   return v;
 }
