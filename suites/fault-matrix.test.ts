@@ -9,5 +9,6 @@ describe.concurrent('fault matrix', () => {
     const { results } = await certify({ faults: [faultId as (typeof FAULTS)[number]['id']], patterns: [rule], seed: 7 });
     expect(results).toHaveLength(1);
     expect(results[0]!.verdict, results[0]!.reason).toBe('fail');
-  });
+    // Five runs share one event loop (describe.concurrent), so the wall time is several times the run's own work.
+  }, 180_000);
 });

@@ -9,6 +9,16 @@ async function* chunks(parts: string[], delayMs = 0): AsyncGenerator<string> {
   }
 }
 
+/**
+ * A server that says nothing more until the reader aborts the request (as a socket ends when destroyed): the reader's
+ * own timer must end the read, and no fixed sleep has to outlast it.
+ */
+function heldUntilAbort(): { released: Promise<void>; abort: () => void } {
+  let abort: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (abort = resolve));
+  return { released, abort };
+}
+
 const options = (overrides: Partial<ReadOptions> = {}): ReadOptions => ({ maxMs: 2_000, maxBytes: 1 << 20, graceMs: 200, abort: () => {}, ...overrides });
 
 const wire = 'id: 1\nevent: mission.started\ndata: {"a":1}\n\nid: 2\nevent: mission.completed\ndata: {"b":2}\n\n';
@@ -44,22 +54,24 @@ describe('readEventStream', () => {
   });
 
   it('reports a stream held open after the terminal event once the grace period passes', async () => {
+    const held = heldUntilAbort();
     async function* heldOpen(): AsyncGenerator<string> {
       yield wire;
-      await new Promise((r) => setTimeout(r, 1_000));
+      await held.released;
       yield ': keep-alive\n\n';
     }
-    const result = await readEventStream(heldOpen(), options({ graceMs: 100, onEvent: (e) => (e.event === 'mission.completed' ? 'terminal' : 'continue') }));
+    const result = await readEventStream(heldOpen(), options({ graceMs: 100, abort: held.abort, onEvent: (e) => (e.event === 'mission.completed' ? 'terminal' : 'continue') }));
     expect(result.end).toBe('grace-expired');
   });
 
   it('stops at the time bound', async () => {
+    const held = heldUntilAbort();
     async function* slow(): AsyncGenerator<string> {
       yield 'id: 1\ndata: x\n\n';
-      await new Promise((r) => setTimeout(r, 1_000));
+      await held.released;
       yield 'id: 2\ndata: y\n\n';
     }
-    const result = await readEventStream(slow(), options({ maxMs: 100 }));
+    const result = await readEventStream(slow(), options({ maxMs: 100, abort: held.abort }));
     expect(result.end).toBe('timeout');
     expect(result.events).toHaveLength(1);
   });

@@ -15,6 +15,7 @@ import { hiddenHar } from '../../src/passive/recorder.ts';
 import { learnSecrets } from '../../src/passive/secrets.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
 import type { Exchange } from '../../src/rule/index.ts';
+import { until } from '../support/bounded.ts';
 import { runClientOfFake } from './scripted-client-run.ts';
 
 describe('judging traffic without a profile', () => {
@@ -41,10 +42,13 @@ describe('judging traffic without a profile', () => {
       const key = embeddedProfile(fake).credentials.find((c) => c.name === 'v1-full')!.token;
       const prefix = key.slice(0, key.indexOf('_sk_') + 4);
       // The key without its prefix (a probe a client may send) is refused; the key itself accepted; the 401 names the prefix.
-      for (const auth of [`Bearer ${key.slice(prefix.length)}`, `Bearer ${key}`, 'Bearer not-a-key-at-all-xyz']) await (await fetch(`${proxy.url}/v1/usage`, { headers: { authorization: auth } })).text();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      const auths = [`Bearer ${key.slice(prefix.length)}`, `Bearer ${key}`, 'Bearer not-a-key-at-all-xyz'];
+      for (const auth of auths) await (await fetch(`${proxy.url}/v1/usage`, { headers: { authorization: auth } })).text();
+      // The proxy ends an exchange's record after the answer has gone back: wait for every one, not a fixed while.
+      await until('every request recorded by the proxy', () => proxy.recorded().length === auths.length && proxy.recorded().every((r) => r.durationMs !== undefined), 10_000);
       const har = JSON.parse(JSON.stringify(hiddenHar(proxy.recorded(), 'test', recordingHiding(proxy.exchanges(), undefined, {})))) as { log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> } };
       const sent = har.log.entries.map((e) => e.request.headers.find((h) => h.name.toLowerCase() === 'authorization')!.value);
+      expect(sent).toHaveLength(auths.length);
       expect(sent.every((v) => /^Bearer «redacted:[^»]+»$/.test(v)), sent.join(' | ')).toBe(true);
       expect(JSON.stringify(har)).not.toContain(key.slice(prefix.length));
       const learned = learnSecrets(har.log.entries.flatMap((e, i) => exchangeOfEntry(e, i) ?? []));

@@ -13,6 +13,7 @@ import type { VariantId } from '../../src/fake/variants/index.ts';
 import { startFake } from '../../src/fake/server.ts';
 import { judgeRecording, type PassiveJudgement } from '../../src/passive/judge.ts';
 import { startProxy } from '../../src/passive/proxy.ts';
+import { until, untilAsync } from '../support/bounded.ts';
 
 const DELIVERY_RULES = [
   'v1.webhooks.delivery.body',
@@ -48,13 +49,23 @@ async function recordDeliveries(faults: FaultId[] = [], variants: VariantId[] = 
     const key = embeddedProfile(fake).credentials.find((c) => c.name === 'webhooks-full')!.token;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const created = await fetch(new URL('/v1/webhooks', fake.baseUrl), { method: 'POST', headers, body: JSON.stringify({ url: `${proxy.url}/hooks/team` }) });
-    const { signing_secret: secret } = (await created.json()) as { signing_secret: string };
+    const { signing_secret: secret, id: endpointId } = (await created.json()) as { signing_secret: string; id: string };
     const run = await fetch(new URL('/v1/execute', fake.baseUrl), { method: 'POST', headers, body: JSON.stringify(taskScenarios.completes.request) });
     expect(run.status).toBe(200);
     await run.body?.cancel();
-    const until = Date.now() + 8_000;
-    while (!terminal && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    expect(terminal, 'the terminal delivery reached the receiver').toBe(true);
+    await until('the terminal delivery to reach the receiver', () => terminal, 8_000);
+    // The receiver reads the terminal delivery before its answer has gone back through the proxy, and the fake's
+    // jitter lets deliveries arrive out of order: judge only once the fake has no delivery pending and every
+    // attempt it made is a finished exchange of the recording.
+    const listing = async (): Promise<Array<{ status: string; attempts: number }>> => {
+      const res = await fetch(new URL(`/v1/webhook-deliveries?endpoint_id=${endpointId}`, fake.baseUrl), { headers });
+      return ((await res.json()) as { data: Array<{ status: string; attempts: number }> }).data;
+    };
+    await untilAsync('every delivery answered and recorded by the proxy', async () => {
+      const items = await listing();
+      const recorded = proxy.recorded();
+      return items.length > 0 && items.every((d) => d.status !== 'pending') && recorded.every((r) => r.durationMs !== undefined) && recorded.length === items.reduce((n, d) => n + d.attempts, 0);
+    }, 8_000);
     return await judgeRecording(proxy.exchanges(), { env: { APICERT_WEBHOOK_SECRET: secret } });
   } finally {
     await proxy.close();

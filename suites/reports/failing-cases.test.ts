@@ -72,15 +72,17 @@ describe('every failing case of a rule', () => {
     expect(result.evidence[result.cases[0]!.exchange!]!.label).toBe('the decisive request');
   });
 
-  it('keeps the soft cases when a later expect stops the check, and caps them at 20', async () => {
+  it(`keeps the soft cases when a later expect stops the check, and caps them at ${MAX_FAILING_CASES}`, async () => {
+    const soft = MAX_FAILING_CASES + 5;
     const result = await run(async (ctx) => {
-      for (let i = 0; i < 25; i++) ctx.check(false, `case ${i}`);
+      for (let i = 0; i < soft; i++) ctx.check(false, `case ${i}`);
       ctx.expect(false, 'the stopping case');
     });
     expect(result.verdict).toBe('fail');
-    expect(result.cases).toHaveLength(20);
-    expect(result.casesOmitted).toBe(6);
-    expect(result.reason).toBe('case 0 (and 25 more failing cases)');
+    // The soft cases and the stopping one failed; the first is named, the others counted.
+    expect(result.cases).toHaveLength(MAX_FAILING_CASES);
+    expect(result.casesOmitted).toBe(soft + 1 - MAX_FAILING_CASES);
+    expect(result.reason).toBe(`case 0 (and ${soft} more failing cases)`);
   });
 
   it('stays fail when a check that already found failing cases then lacks a fixture', async () => {
@@ -135,10 +137,11 @@ describe('every failing case of a rule', () => {
 });
 
 describe('the reports show every failing case up to the cap and count the rest', () => {
-  it('HTML, Markdown and JUnit list cases 1-20, each with its own request, and say 5 more were cut', async () => {
+  const broken = MAX_FAILING_CASES + 5;
+  it(`HTML, Markdown and JUnit list cases 1-${MAX_FAILING_CASES}, each with its own request, and say ${broken - MAX_FAILING_CASES} more were cut`, async () => {
     const result = await run(async (ctx) => {
-      // 25 broken cases, each decided by an exchange of its own (recorded, not sent: no network needed).
-      for (let i = 1; i <= 25; i += 1) {
+      // Broken cases past the cap, each decided by an exchange of its own (recorded, not sent: no network needed).
+      for (let i = 1; i <= broken; i += 1) {
         const subject = { i };
         const url = `http://127.0.0.1:9/item/${i}`;
         ctx.http.record({ label: `probe ${i}`, request: { method: 'GET', url, headers: {} }, response: { status: 500, headers: {} }, durationMs: 0, curl: `curl ${url}` }, subject);
@@ -146,9 +149,9 @@ describe('the reports show every failing case up to the cap and count the rest',
       }
     });
     expect(result.cases).toHaveLength(MAX_FAILING_CASES);
-    expect(result.casesOmitted).toBe(5);
+    expect(result.casesOmitted).toBe(broken - MAX_FAILING_CASES);
     const now = new Date();
-    const report = buildReport({ results: [result], version: 'test', target: { baseUrl: profile.target, kind: 'remote' }, startedAt: now, finishedAt: now, seed: 1, requests: 25 });
+    const report = buildReport({ results: [result], version: 'test', target: { baseUrl: profile.target, kind: 'remote' }, startedAt: now, finishedAt: now, seed: 1, requests: broken });
     const [html, markdown, junit] = [renderHtml(report), renderMarkdown(report), renderJunit(report)];
     for (let i = 1; i <= MAX_FAILING_CASES; i += 1) {
       expect(html).toContain(`<b>Case ${i}.</b> item ${i} answered 500`);
@@ -158,9 +161,10 @@ describe('the reports show every failing case up to the cap and count the rest',
       expect(junit).toContain(`case ${i}: item ${i} answered 500`);
       expect(junit).toContain(`  curl http://127.0.0.1:9/item/${i}\n`);
     }
-    for (const text of [html, markdown, junit]) expect(text).not.toContain('item 21 answered 500');
-    expect(html).toContain('… and 5 more failing cases');
-    expect(markdown).toContain('… and 5 more failing cases');
-    expect(junit).toContain('... and 5 more failing cases');
+    for (const text of [html, markdown, junit]) expect(text).not.toContain(`item ${MAX_FAILING_CASES + 1} answered 500`);
+    const cut = broken - MAX_FAILING_CASES;
+    expect(html).toContain(`… and ${cut} more failing cases`);
+    expect(markdown).toContain(`… and ${cut} more failing cases`);
+    expect(junit).toContain(`... and ${cut} more failing cases`);
   });
 });

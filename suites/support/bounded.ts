@@ -21,3 +21,12 @@ export async function until(what: string, test: () => boolean, ms = 30_000): Pro
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** As `until`, for a test that must ask something (a listing over HTTP): resolves once it holds, checking every 50 ms. */
+export async function untilAsync(what: string, test: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await test())) {
+    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

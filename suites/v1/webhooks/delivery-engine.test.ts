@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../../src/fake/server.ts';
+import { RETRY_DELAYS_MS } from '../../../src/fake/v1/webhooks/engine.ts';
 import { WebhookReceiver } from '../../../src/webhooks/receiver.ts';
+import { untilAsync } from '../../support/bounded.ts';
 
 // The fake's delivery engine is driven here by run notices emitted directly on its bus, so these
 // tests do not depend on the /v1 run engine.
@@ -23,6 +25,12 @@ async function setup() {
 async function register(fake: RunningFake, token: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${fake.baseUrl}/v1/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** The fake's delivery listing for `query` (run_id=… or endpoint_id=…). */
+async function deliveries(fake: RunningFake, token: string, query: string): Promise<Array<Record<string, unknown>>> {
+  const listing = await fetch(`${fake.baseUrl}/v1/webhook-deliveries?${query}`, { headers: { authorization: `Bearer ${token}` } });
+  return ((await listing.json()) as { data: Array<Record<string, unknown>> }).data;
 }
 
 function notice(runId: string, type: string, sequence: number) {
@@ -58,12 +66,13 @@ describe('webhook delivery engine of the fake', () => {
     expect(ids.size).toBe(1);
     expect(endpoint.deliveries.every((d) => (d.body as { type: string }).type === 'run.failed')).toBe(true);
     const gaps = endpoint.deliveries.slice(1).map((d, i) => d.receivedAt - endpoint.deliveries[i]!.receivedAt);
-    // 200, 400, 800, 1600 ms on the fake: the last wait is far longer than the first even on a busy machine.
-    expect(gaps).toHaveLength(4);
-    expect(gaps[3]!).toBeGreaterThan(gaps[0]! * 2);
-    await new Promise((r) => setTimeout(r, 300));
-    const listing = await fetch(`${fake.baseUrl}/v1/webhook-deliveries?run_id=run_b`, { headers: { authorization: `Bearer ${token}` } });
-    const items = ((await listing.json()) as { data: Array<Record<string, unknown>> }).data;
+    // Each retry waits its backoff after the 500 came back, so a gap is never shorter than it (a timer may fire a little early);
+    // a busy machine only lengthens gaps, so lower bounds hold where a ratio of two measured gaps would not.
+    expect(gaps).toHaveLength(RETRY_DELAYS_MS.length);
+    gaps.forEach((gap, i) => expect(gap, `gap before attempt ${i + 2}`).toBeGreaterThanOrEqual(RETRY_DELAYS_MS[i]! - 20));
+    // The engine marks the delivery only once the fifth 500 is back.
+    await untilAsync('the delivery to be dead-lettered', async () => (await deliveries(fake, token, 'run_id=run_b')).some((d) => d.status === 'dead_lettered'), 10_000);
+    const items = await deliveries(fake, token, 'run_id=run_b');
     expect(items).toHaveLength(1);
     expect(items[0]).toMatchObject({ endpoint_id: created.json.id, run_id: 'run_b', status: 'dead_lettered', attempts: 5 });
     expect(JSON.stringify(items)).not.toContain(endpoint.secret);
@@ -78,10 +87,10 @@ describe('webhook delivery engine of the fake', () => {
     const elsewhere = await register(fake, token, { url: 'https://hooks.example.com/apicert/engine-test' });
     expect(elsewhere.status).toBe(201);
     fake.context.runEvents.emit('run', notice('run_c', 'run.completed', 1));
-    await new Promise((r) => setTimeout(r, 300));
-    const listing = await fetch(`${fake.baseUrl}/v1/webhook-deliveries?endpoint_id=${String(elsewhere.json.id)}`, { headers: { authorization: `Bearer ${token}` } });
-    const items = ((await listing.json()) as { data: Array<Record<string, unknown>> }).data;
-    expect(items).toMatchObject([{ run_id: 'run_c', status: 'undeliverable' }]);
+    // The engine first waits its jitter, then refuses to send outside the allowed origins.
+    const query = `endpoint_id=${String(elsewhere.json.id)}`;
+    await untilAsync('the delivery to leave pending', async () => (await deliveries(fake, token, query)).some((d) => d.status !== 'pending'), 10_000);
+    expect(await deliveries(fake, token, query)).toMatchObject([{ run_id: 'run_c', status: 'undeliverable' }]);
   });
 
   it('replays a delivery with the same event id, which the receiver sees as a duplicate', async () => {

@@ -107,7 +107,8 @@ describe('the harness webhook receiver', () => {
     const waited = Date.now() - before;
     expect(res.status).toBe(204);
     expect(waited).toBeGreaterThanOrEqual(CLAIM_HOLD_MS - 50);
-    expect(waited).toBeLessThan(CLAIM_HOLD_MS + 1_500);
+    // Released by the hold's timer, not held until the run claims it: the end is bounded loosely, as a loaded machine delays it.
+    expect(waited).toBeLessThan(CLAIM_HOLD_MS + 10_000);
     release('run_mine');
     await started;
     expect((await post(shared.url, JSON.stringify({ run_id: 'run_mine' }))).status).toBe(500);

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { conflictsOf, VARIANTS, type VariantId } from '../../src/fake/variants/index.ts';
+import type { Profile } from '../../src/profile/schema.ts';
+import type { RuleResult } from '../../src/rule/index.ts';
+import { certify } from '../../src/runner/certify.ts';
+
+/**
+ * The clean run under every legal variant of the fake: a deployment may choose differently from the
+ * fake wherever the seeds or MCP leave a choice open, and a rule that fails such a choice
+ * over-assumes. Each variant is run against the rules of its surface; not-applicable is allowed
+ * (a stateless server has no sessions to judge), and untestable where the variant's choice leaves a
+ * rule without what it needs and the reason says so (`leavesUntestable`); any other verdict but pass
+ * is not.
+ *
+ * One file per surface (suites/variants-<surface>.test.ts) calls `variantRuns`, so the two CI workers
+ * share the runs; suites/variants.test.ts holds that the files together cover every variant.
+ */
+export type Surface = 'v8' | 'v1' | 'mcp';
+
+/**
+ * Five certify runs share one event loop under describe.concurrent, so a run's wall time is about five
+ * times its own work (up to 38 s observed on CI); the default 60 s is too close on a busy machine.
+ */
+export const VARIANT_RUN_TIMEOUT_MS = 180_000;
+
+/** The SHOULD rules the variants knowingly do not follow (their `departsFrom`). */
+function departsFrom(ids: readonly VariantId[]): string[] {
+  return VARIANTS.filter((v) => ids.includes(v.id)).flatMap((v) => ('departsFrom' in v ? [...v.departsFrom] : []));
+}
+
+/** The phrases of the untestable reasons the variants' choices leave (`leavesUntestable`). */
+function untestableBy(ids: readonly VariantId[]): string[] {
+  return VARIANTS.filter((v) => ids.includes(v.id)).flatMap((v) => ('leavesUntestable' in v ? [v.leavesUntestable] : []));
+}
+
+/**
+ * Gating rules that neither passed nor did not apply, but for the SHOULD rules a variant departs
+ * from, and the rules a variant's choice leaves untestable (saying so).
+ */
+function wrongVerdicts(results: readonly RuleResult[], departs: readonly string[], untestable: readonly string[] = []): string[] {
+  return results
+    .filter((r) => r.rule.level !== 'observation' && !departs.includes(r.rule.id) && r.verdict !== 'pass' && r.verdict !== 'not-applicable')
+    .filter((r) => !(r.verdict === 'untestable' && untestable.some((phrase) => r.reason?.includes(phrase))))
+    .map((r) => `${r.rule.id}: ${r.verdict}: ${r.reason?.split('\n')[0]}`);
+}
+
+/**
+ * How long a webhook rule waits for a delivery or its retry. The fake's profile gives 8 s; five certify runs on one
+ * event loop of a loaded machine have delivered later than that (v1.webhooks.delivery.retry and terminal-events
+ * failed, the listing and replay rules went untestable). The rules stop waiting as soon as the delivery arrives,
+ * so a clean run costs no more; these runs judge legal choices, not how fast a loaded machine delivers.
+ */
+const DELIVERY_WAIT_MS = 30_000;
+
+function patientDeliveries(profile: Profile): Profile {
+  return { ...profile, fixtures: { ...profile.fixtures, webhooks: { ...profile.fixtures.webhooks, deliveryTimeoutMs: DELIVERY_WAIT_MS } } };
+}
+
+/**
+ * The model-based rules take most of a surface's run (20 random sequences); one variant at a time
+ * tries 5, and the runs with every variant on at once keep the profile's 20.
+ */
+function fewerModelRuns(profile: Profile): Profile {
+  return patientDeliveries({ ...profile, safety: { ...profile.safety, modelRuns: 5 } });
+}
+
+/**
+ * Variants the clean run never reaches, and why: the fake asks for them only on a path no rule takes.
+ * Every other variant must be taken (the fake bent for it) in its run, or that run proved nothing.
+ */
+const NEVER_REACHED: Readonly<Record<string, string>> = {
+  'mcp.lifecycle/initialized-required': 'no rule sends a request other than ping before notifications/initialized; the variant stands guard against one that would',
+  'v8.missions/events-accept-required': 'every read of a mission event stream sends Accept: text/event-stream (the probe client sets it); the variant stands guard against one that would not',
+};
+
+function surfaceOf(id: string): string {
+  return id.split('.')[0]!;
+}
+
+/** The variants run one at a time for `surface`: every variant of it. */
+export function singleVariants(surface: Surface): VariantId[] {
+  return VARIANTS.map((v) => v.id as VariantId).filter((id) => surfaceOf(id) === surface);
+}
+
+/**
+ * Legal choices meet: a deployment takes many at once, so each surface is also run with every
+ * variant of the surface on together. Variants that take different choices at one point go into
+ * separate sets, so every variant is in one set.
+ */
+export function combinedSets(surface: Surface): VariantId[][] {
+  // A choice that leaves rules untestable would leave the other variants' choices at those rules unjudged: it runs alone (above).
+  let left = VARIANTS.filter((v) => !('leavesUntestable' in v)).map((v) => v.id as VariantId).filter((id) => surfaceOf(id) === surface);
+  const sets: VariantId[][] = [];
+  while (left.length > 0) {
+    const set: VariantId[] = [];
+    for (const id of left) if (!conflictsOf([...set, id])) set.push(id);
+    sets.push(set);
+    left = left.filter((id) => !set.includes(id));
+  }
+  return sets;
+}
+
+/** Registers, for one surface, the clean run under each of its variants and under each combined set. */
+export function variantRuns(surface: Surface): void {
+  describe.concurrent(`${surface}: clean run under every legal variant`, () => {
+    it.each(singleVariants(surface).map((id) => [id] as const))(
+      '%s: every gating rule of its surface passes or does not apply',
+      async (id) => {
+        const { results, report, variantsTaken } = await certify({ variants: [id], surfaces: [surface], seed: 13, adjustEmbeddedProfile: fewerModelRuns });
+        if (id in NEVER_REACHED) expect(variantsTaken, `listed in NEVER_REACHED, yet the fake bent for ${id}: take it off the list`).toEqual([]);
+        else expect(variantsTaken, 'the fake never bent for this variant during the run: the run proved nothing about it').toEqual([id]);
+        const departs = departsFrom([id]);
+        expect(wrongVerdicts(results, departs, untestableBy([id]))).toEqual([]);
+        // A SHOULD not followed is a warning the report shows; the gate stays green.
+        for (const ruleId of departs) expect(results.find((r) => r.rule.id === ruleId), ruleId).toMatchObject({ verdict: 'fail', rule: { level: 'should' } });
+        // Rules the choice leaves without what they need hold the gate at untestable, as they should: never a pass over nothing, never a fail.
+        const leftUntestable = results.some((r) => r.rule.level !== 'observation' && r.verdict === 'untestable');
+        expect(report.summary.gate).toBe(leftUntestable ? 'untestable' : 'pass');
+        expect(report.target.variants).toEqual([id]);
+        expect(report.summary.judged).toBeGreaterThan(0);
+      },
+      VARIANT_RUN_TIMEOUT_MS,
+    );
+  });
+
+  describe.concurrent(`${surface}: clean run with every variant of the surface on at once`, () => {
+    it.each(combinedSets(surface).map((set) => [set.join(',')] as const))(
+      '%s',
+      async (list) => {
+        const variants = list.split(',') as VariantId[];
+        const { results, report } = await certify({ variants, surfaces: [surface], seed: 29, adjustEmbeddedProfile: patientDeliveries });
+        expect(wrongVerdicts(results, departsFrom(variants))).toEqual([]);
+        expect(report.summary.gate).toBe('pass');
+        expect(report.target.variants).toEqual(variants);
+        expect(report.summary.judged).toBeGreaterThan(0);
+      },
+      VARIANT_RUN_TIMEOUT_MS,
+    );
+  });
+}

@@ -1,0 +1,4 @@
+import { variantRuns } from './support/variant-runs.ts';
+
+// The mcp surface's share of the variant runs (suites/support/variant-runs.ts); one file per surface so the CI workers share them.
+variantRuns('mcp');
