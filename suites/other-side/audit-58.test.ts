@@ -11,19 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import { judgeSession, recorded, type SessionLog } from './client-sessions.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { RequestBudget } from '../../src/probe/budget.ts';
-import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
+import { createDispatcher } from '../../src/probe/client.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
-import { redactorFor } from '../../src/runner/certify.ts';
-import { runRules } from '../../src/runner/run.ts';
-import { CLIENT_RULES, CLIENT_SESSION, clientRules } from '../../src/client-judge/rules.ts';
-import { recordBody, type ClientSession, type RecordedExchange } from '../../src/client-judge/session.ts';
-import { certifyReceiver, type ReceiverOptions } from '../../src/receiver-cert/certify-receiver.ts';
+import { clientRules } from '../../src/client-judge/rules.ts';
 import { receiverRules } from '../../src/receiver-cert/rules.ts';
-import { startLegalReceiver, type ReceiverChoices } from './legal-receivers.ts';
-import { TEST_SECRET } from './support.ts';
+import { ALL_PASS, certifyAgainst, verdicts } from './legal-receivers.ts';
 
 let fake: RunningFake;
 const dispatcher = createDispatcher();
@@ -35,21 +29,8 @@ afterAll(async () => {
   await dispatcher.close();
 });
 
-type Fields = Omit<RecordedExchange, 'at' | 'headers' | 'body'> & { at?: number; headers?: Record<string, string>; body?: string };
-const ex = (partial: Fields): RecordedExchange => {
-  const { body = '', ...rest } = partial;
-  return { at: partial.index * 1000, headers: {}, ...recordBody(body), ...rest };
-};
-
-async function judge(session: Omit<ClientSession, 'timeScale' | 'ended' | 'exitCode'> & Partial<Pick<ClientSession, 'ended' | 'exitCode' | 'output'>>): Promise<Map<string, RuleResult>> {
-  const profile = embeddedProfile(fake);
-  const redactor = redactorFor(profile, CLIENT_RULES);
-  const probe = new ProbeClient({ baseUrl: 'http://127.0.0.1:1', redactor, budget: new RequestBudget(1), timeoutMs: 1_000, streamTimeoutMs: 1_000, streamCloseGraceMs: 100, dispatcher });
-  const rules = clientRules.filter((c) => c.scenario === session.scenario).map((c) => c.rule);
-  const full: ClientSession = { timeScale: 1, ended: 'exit', exitCode: 0, ...session };
-  const results = await runRules({ target: { baseUrl: 'http://127.0.0.1:1', kind: 'remote' }, profile, rules, seed: 1, probe, services: { redactor, provided: new Map([[CLIENT_SESSION.name, full]]) } });
-  return new Map(results.map((r) => [r.rule.id, r]));
-}
+const ex = recorded;
+const judge = (session: SessionLog) => judgeSession(fake, dispatcher, session);
 
 const verdict = (results: Map<string, RuleResult>, id: string) => results.get(id)?.verdict;
 const reason = (results: Map<string, RuleResult>, id: string) => results.get(id)?.reason ?? '';
@@ -149,16 +130,6 @@ describe('citations', () => {
   });
 });
 
-async function certifyAgainst(choices: ReceiverChoices, options: Partial<ReceiverOptions> = {}) {
-  const receiver = await startLegalReceiver(TEST_SECRET, choices);
-  try {
-    return await certifyReceiver({ url: receiver.url, secret: TEST_SECRET, seed: 7, ...options });
-  } finally {
-    await receiver.close();
-  }
-}
-const verdicts = (results: readonly RuleResult[]) => Object.fromEntries(results.map((r) => [r.rule.id, r.verdict]));
-const ALL_PASS = Object.fromEntries(receiverRules.map((r) => [r.id, 'pass']));
 
 describe.concurrent('receivers', () => {
   it('one that parses the body before verifying fails bad-signature (401 is due whatever a badly signed body holds), and nothing else', async () => {

@@ -3,15 +3,11 @@
  * forbids is, and a log the record had to cut short never passes on what it lacks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import { judgeSession, recorded, type SessionLog } from './client-sessions.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { RequestBudget } from '../../src/probe/budget.ts';
-import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
+import { createDispatcher } from '../../src/probe/client.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
-import { redactorFor } from '../../src/runner/certify.ts';
-import { runRules } from '../../src/runner/run.ts';
-import { CLIENT_RULES, CLIENT_SESSION, clientRules } from '../../src/client-judge/rules.ts';
-import { RECORDED_BODY_LIMIT, recordBody, type ClientSession, type RecordedExchange } from '../../src/client-judge/session.ts';
+import { RECORDED_BODY_LIMIT } from '../../src/client-judge/session.ts';
 
 let fake: RunningFake;
 const dispatcher = createDispatcher();
@@ -23,24 +19,8 @@ afterAll(async () => {
   await dispatcher.close();
 });
 
-type Fields = Omit<RecordedExchange, 'at' | 'headers' | 'body'> & { at?: number; headers?: Record<string, string>; body?: string };
-
-/** An exchange as the front records it: the body's key and digest are taken from the whole body. */
-function ex(partial: Fields): RecordedExchange {
-  const { body = '', ...rest } = partial;
-  return { at: partial.index * 1000, headers: {}, ...recordBody(body), ...rest };
-}
-
-/** The verdicts of the rules of the session's scenario, by id. */
-async function judge(session: Omit<ClientSession, 'timeScale' | 'ended' | 'exitCode'>): Promise<Map<string, RuleResult>> {
-  const profile = embeddedProfile(fake);
-  const redactor = redactorFor(profile, CLIENT_RULES);
-  const probe = new ProbeClient({ baseUrl: 'http://127.0.0.1:1', redactor, budget: new RequestBudget(1), timeoutMs: 1_000, streamTimeoutMs: 1_000, streamCloseGraceMs: 100, dispatcher });
-  const rules = clientRules.filter((c) => c.scenario === session.scenario).map((c) => c.rule);
-  const full: ClientSession = { timeScale: 1, ended: 'exit', exitCode: 0, ...session };
-  const results = await runRules({ target: { baseUrl: 'http://127.0.0.1:1', kind: 'remote' }, profile, rules, seed: 1, probe, services: { redactor, provided: new Map([[CLIENT_SESSION.name, full]]) } });
-  return new Map(results.map((r) => [r.rule.id, r]));
-}
+const ex = recorded;
+const judge = (session: SessionLog) => judgeSession(fake, dispatcher, session);
 
 const json = { 'content-type': 'application/json' };
 const keyed = (key: string) => ({ ...json, 'idempotency-key': key });

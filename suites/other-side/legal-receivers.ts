@@ -5,7 +5,11 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { certifyReceiver, type ReceiverOptions } from '../../src/receiver-cert/certify-receiver.ts';
+import { receiverRules } from '../../src/receiver-cert/rules.ts';
+import type { RuleResult } from '../../src/rule/index.ts';
 import { MemoryEventStore, verifyWebhook } from '../../src/webhooks/verify.ts';
+import { TEST_SECRET } from './support.ts';
 
 export interface ReceiverChoices {
   /** The status for a delivery without Service-Webhook-Signature (the verifier's is 401). */
@@ -104,3 +108,16 @@ function answer(res: ServerResponse, status: number, text: string | undefined, m
   if (mislabelled) return void res.writeHead(status, { 'content-type': 'application/json' }).end(text ?? 'ok');
   res.writeHead(status).end(status === 204 ? undefined : text);
 }
+
+/** certify-receiver against a legal receiver making `choices`, stopped after the run. */
+export async function certifyAgainst(choices: ReceiverChoices, options: Partial<ReceiverOptions> = {}, path?: string) {
+  const receiver = await startLegalReceiver(TEST_SECRET, choices, path);
+  try {
+    return await certifyReceiver({ url: receiver.url, secret: TEST_SECRET, seed: 7, ...options });
+  } finally {
+    await receiver.close();
+  }
+}
+
+export const verdicts = (results: readonly RuleResult[]) => Object.fromEntries(results.map((r) => [r.rule.id, r.verdict]));
+export const ALL_PASS = Object.fromEntries(receiverRules.map((r) => [r.id, 'pass']));

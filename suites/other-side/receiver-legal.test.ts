@@ -12,26 +12,14 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/reports/model.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { signedDelivery } from '../../src/receiver-cert/deliveries.ts';
-import { certifyReceiver, type ReceiverOptions } from '../../src/receiver-cert/certify-receiver.ts';
-import { receiverRules } from '../../src/receiver-cert/rules.ts';
+import { certifyReceiver } from '../../src/receiver-cert/certify-receiver.ts';
 import { TargetUnreachable } from '../../src/runner/certify.ts';
-import { startLegalReceiver, type ReceiverChoices } from './legal-receivers.ts';
+import { ALL_PASS, certifyAgainst, startLegalReceiver, verdicts } from './legal-receivers.ts';
 import { SAMPLES, TEST_SECRET } from './support.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const BIN = join(ROOT, 'bin/apicert.js');
 
-async function certifyAgainst(choices: ReceiverChoices, options: Partial<ReceiverOptions> = {}, path?: string) {
-  const receiver = await startLegalReceiver(TEST_SECRET, choices, path);
-  try {
-    return await certifyReceiver({ url: receiver.url, secret: TEST_SECRET, seed: 7, ...options });
-  } finally {
-    await receiver.close();
-  }
-}
-
-const verdicts = (results: readonly RuleResult[]) => Object.fromEntries(results.map((r) => [r.rule.id, r.verdict]));
-const ALL_PASS = Object.fromEntries(receiverRules.map((r) => [r.id, 'pass']));
 const observed = (report: Report, ruleId: string, subject: string) => report.observations.find((o) => o.ruleId === ruleId && o.subject === subject);
 const byId = (results: readonly RuleResult[], id: string) => results.find((r) => r.rule.id === id)!;
 
