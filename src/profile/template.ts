@@ -109,6 +109,7 @@ fixtures:
     rateLimitTiers:                # optional: declared tiers by credential name; 2N+1 requests in one window with no 429 fail
       v1-rate-probe: { requests: ${P}, windowSeconds: ${P} }
     limiterUnavailableCredential: v1-limiter-down
+    # timestampFields: { run: [created_at], usage: [period.start] }   # optional: members your deployment types Timestamp (numeric offset required); none declared: only recorded
   webhooks:                        # deliveries need a receiver the deployment can reach:
     publicReceiverUrl: ${P}        # a public URL (a tunnel or ingress you run) forwarding to receiverListen
     receiverListen: { host: 127.0.0.1, port: ${P} }   # where apicert's receiver listens during the run

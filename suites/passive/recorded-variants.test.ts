@@ -40,6 +40,8 @@ const REACHED_BY: Record<string, readonly string[]> = {
   'v1.contract/query-token': ['v1.catalogue.*'],
   'v1.contract/length-required': ['v1.catalogue.*'],
   'v1.contract/body-limit-413': ['v1.catalogue.*'],
+  'v8.contract/http-layer-400-text': ['v8.catalogue.*'],
+  'v1.contract/http-layer-400-text': ['v1.catalogue.*'],
 };
 
 

@@ -93,14 +93,33 @@ export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'allowe
   return refusal;
 }
 
-/** The one judgement, with what a standard names for this input: a permitted 5xx (501) is no server error, and a bodiless refusal of a raw message came from the HTTP layer, not the API. */
-export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean): Judgement {
-  const j = judgeAnswer(sent, e, res);
+/** A case's judgement, and the media type of a raw message's refusal the HTTP layer wrote (`(no body)` when bodiless). */
+export type CaseJudgement = Judgement & { httpLayer?: string };
+
+/**
+ * The one judgement, with what a standard names for this input: a permitted 5xx (501) is no server
+ * error, and a raw message's 4xx with no body, or with a text/plain or text/html page, came from the
+ * HTTP layer (Go's net/http writes "400 Bad Request: too many Host headers" as text/plain, nginx its
+ * HTML page), before any endpoint the problem+json sentences speak of was reached.
+ */
+export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean): CaseJudgement {
+  const j: CaseJudgement = judgeAnswer(sent, e, res);
   if (permits?.includes(res.status)) return { findings: {} };
   // MCP: an HTTP error "MAY comprise a JSON-RPC error response that has no id": any body is legal there.
   if (sent.path === '/mcp' && res.status >= 400 && res.status < 500 && j.findings['problem-json'] && !/"error"/.test(res.text)) delete j.findings['problem-json'];
-  if (raw && res.status >= 400 && res.status < 500 && res.text.trim() === '') delete j.findings['problem-json'];
+  const layer = raw && res.status >= 400 && res.status < 500 ? httpLayerType(res) : undefined;
+  if (layer !== undefined) {
+    delete j.findings['problem-json'];
+    j.httpLayer = layer;
+  }
   return j;
+}
+
+/** The media type of an answer the HTTP layer wrote (no body, or a text page), else undefined: a JSON or other body may be the API's. */
+function httpLayerType(res: Answer): string | undefined {
+  if (res.text.trim() === '') return '(no body)';
+  const type = (res.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return type === 'text/plain' || type === 'text/html' ? type : undefined;
 }
 
 async function sendCase(ctx: CheckContext, c: Case): Promise<ProbeResponse> {

@@ -18,12 +18,12 @@ import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { parseJson } from '../../probe/body.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
-import { expectationText, type Answer, type Aspect, type Judgement as AnswerJudgement } from '../generated/judgement.ts';
+import { expectationText, type Answer, type Aspect } from '../generated/judgement.ts';
 import { isLimited } from '../generated/oracles.ts';
 import { answerOfExchange, contractPath, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
 import { mcpEndpoint } from '../mcp/support/traffic.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
-import { expectationFor, judged } from './run.ts';
+import { expectationFor, judged, type CaseJudgement } from './run.ts';
 import type { Case, McpCase } from './types.ts';
 
 type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' | 'permits' | 'label' | 'endpoint'> & {
@@ -276,7 +276,9 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
     judge(j: Judge) {
       // Which exchanges are catalogue cases is known from the profile the catalogue builds them from: without one, none is.
       if (!j.profile) return;
+      const layer = new Set<string>();
       for (const { ex, c, expectation, answer, judgement } of casesJudged(j, surface)) {
+        if (judgement.httpLayer !== undefined) layer.add(`${answer.status} ${judgement.httpLayer}`);
         const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
         if (missing !== undefined) {
           j.lacks(ex, `the answer's body: ${missing}`);
@@ -290,6 +292,7 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
         if (!finding) continue;
         j.check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${expectation.kind === 'open' ? '' : ` [${expectationText(expectation)}]`}`);
       }
+      if (aspect === 'problem-json' && layer.size > 0) j.observe('refusals of raw messages written by the HTTP layer (not judged as problem+json)', [...layer].sort(), 'a message that is not valid HTTP/1.1 reaches no endpoint');
     },
   };
 }
@@ -300,7 +303,7 @@ interface CaseJudged {
   c: Planned;
   expectation: Expectation;
   answer: Answer;
-  judgement: AnswerJudgement;
+  judgement: CaseJudgement;
 }
 
 /**

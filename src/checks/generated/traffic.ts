@@ -132,7 +132,7 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
   }
   const principal = principalOf(sent.credential, credentials);
   const ids = seen.ids;
-  if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(ex.responseHeaders['content-type'] ?? '')) idsIn(bodyJson(ex, 'response', ex.responseBody), ids, principal);
+  if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(mediaType(ex.responseHeaders))) idsIn(bodyJson(ex, 'response', ex.responseBody), ids, principal);
   for (const e of eventsOf(ex) ?? []) {
     if (e.data.length > 16_384) continue;
     // An object's data is parsed once for every rule (`dataOf`); only an array, which `dataOf` does not give, is parsed here. Other values hold no ids.

@@ -3,6 +3,7 @@ import { V1_SCOPES } from '../../contract/v1/common.ts';
 import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
 import { declaredTier, V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
+import { declaredTimestampFields } from './runs/engine.ts';
 import { v1State } from './state.ts';
 
 /**
@@ -27,6 +28,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
   key('v1-expired', alice, V1_SCOPES, true);
   key(V1_RATE_PROBE_KEY, alice, V1_SCOPES);
   key(V1_LIMITER_DOWN_KEY, alice, V1_SCOPES);
+  const declared = declaredTimestampFields(fake.context);
   const tasks = Object.fromEntries(Object.entries(taskScenarios).map(([name, s]) => [name, s.request]));
   return {
     credentials,
@@ -37,6 +39,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
         rateLimitCredential: V1_RATE_PROBE_KEY,
         ...declaredTier(fake.context.config.rateLimits.v1.credentials[V1_RATE_PROBE_KEY], V1_RATE_PROBE_KEY),
         limiterUnavailableCredential: V1_LIMITER_DOWN_KEY,
+        ...(declared ? { timestampFields: declared } : {}),
       },
     },
   };

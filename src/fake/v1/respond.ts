@@ -4,6 +4,7 @@ import type { ErrorCode } from '../../contract/v1/problem.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
+import { httpLayerRefusal } from './contract.ts';
 import { writeProblem, type V1ProblemOptions } from './errors.ts';
 
 export type { V1ProblemOptions } from './errors.ts';
@@ -22,6 +23,7 @@ export class V1Responder {
   }
 
   problem(res: ServerResponse, status: number, code: ErrorCode, options: V1ProblemOptions = {}): void {
+    if (options.exactStatus && httpLayerRefusal(this.fake, res)) return;
     writeProblem(this.fake, res, status, code, options);
   }
 

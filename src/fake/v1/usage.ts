@@ -1,7 +1,7 @@
 import type { Route, RouteRequest } from '../http.ts';
 import { withExtraProperties } from '../support/extra-properties.ts';
 import { gate } from './auth.ts';
-import { stateName, type Run } from './runs/engine.ts';
+import { serviceTime, stateName, type Run } from './runs/engine.ts';
 import type { V1Surface } from './surface.ts';
 
 /** Counters a real deployment may keep that move without any new request: the clock, and the events of runs still going. */
@@ -22,7 +22,7 @@ function usage(surface: V1Surface, r: RouteRequest): void {
   const byState: Record<string, number> = {};
   for (const run of counted) byState[stateName(fake, run.state)] = (byState[stateName(fake, run.state)] ?? 0) + 1;
   const body = {
-    period: { start: new Date(Date.now() - 86_400_000).toISOString().replace('Z', '+00:00'), end: new Date().toISOString().replace('Z', '+00:00') },
+    period: { start: serviceTime(fake, Date.now() - 86_400_000), end: serviceTime(fake, Date.now()) },
     requests: state.requests.get(caller.tenant) ?? 0,
     runs: { total: counted.length, by_state: byState },
     recent_runs: runs.slice(0, 200).map((run) => ({ run_id: run.id, mode: run.mode, state: stateName(fake, run.state) })),

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { unimplementedMethod } from '../../contract/endpoints.ts';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
@@ -29,9 +30,33 @@ export function answersUnimplemented(fake: FakeContext, method: string): boolean
   return unimplementedMethod('v8', method) && fake.variants.has('v8.contract/unimplemented-methods-501');
 }
 
-/** "HTTP origins are rejected": true when the request comes from an http:// Origin the gateway must refuse. */
-export function refusesOrigin(fake: FakeContext, origin: string | undefined): boolean {
-  return origin !== undefined && /^http:/i.test(origin) && !fake.faults.has('v8.contract.http-origin/accepted');
+/**
+ * "HTTP origins are rejected": true when the request comes from an http:// Origin the gateway
+ * refuses (the header reading). Under `v8.contract/origin-ignored` no Origin is looked at (the
+ * transport reading: the fake's own listener is what a deployment would serve over HTTPS only).
+ * The fault keeps the header reading but forgets it on the capability search.
+ */
+export function refusesOrigin(fake: FakeContext, origin: string | undefined, path: string): boolean {
+  if (origin === undefined || !/^http:/i.test(origin) || fake.variants.has('v8.contract/origin-ignored')) return false;
+  return !(path === '/v8/capabilities/search' && fake.faults.has('v8.contract.http-origin/accepted'));
+}
+
+/**
+ * Under the variant, a message with more than one Host line (RFC 9112 §3.2: "A server MUST respond with
+ * a 400") is refused by the HTTP layer before any route, as Go's net/http writes it: a text/plain
+ * sentence and the connection closed. Returns true when it answered.
+ */
+export function httpLayerRefusal(fake: FakeContext, res: ServerResponse): boolean {
+  if (hostLines(res) <= 1 || !fake.variants.has('v8.contract/http-layer-400-text')) return false;
+  const text = '400 Bad Request: too many Host headers';
+  res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close', ...contractHeader(fake, 'problem'), 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+  return true;
+}
+
+function hostLines(res: ServerResponse): number {
+  const raw = res.req?.rawHeaders ?? [];
+  return raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length;
 }
 
 /** `charset=utf-8` on every content type under the variant: a media-type parameter the seed neither asks for nor forbids. */

@@ -39,7 +39,7 @@ export function v8Routes(fake: FakeContext, missions: MissionEngine): Route[] {
   return routes.map((route) => ({
     ...route,
     handler: async (r) => {
-      if (refusesOrigin(fake, r.header('origin'))) {
+      if (refusesOrigin(fake, r.header('origin'), r.path)) {
         writeProblem(fake, r.res, 403, 'insecure_origin', 'Requests from http:// origins are rejected: use HTTPS.');
         return;
       }

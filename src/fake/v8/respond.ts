@@ -4,7 +4,7 @@ import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { authorize } from './auth.ts';
 import type { LimitBend } from './rate-limit.ts';
-import { contractHeader, jsonContentType } from './contract.ts';
+import { contractHeader, httpLayerRefusal, jsonContentType } from './contract.ts';
 import { writeProblem } from './errors.ts';
 
 /** Responses of the /v8 gateway: JSON or problem+json, with the contract header (contract.ts). */
@@ -30,6 +30,7 @@ export class V8Responder {
   }
 
   problem(res: ServerResponse, status: number, code: string, detail: string, headers?: Record<string, string>): void {
+    if (status === 400 && httpLayerRefusal(this.fake, res)) return;
     writeProblem(this.fake, res, status, code, detail, headers);
   }
 

@@ -101,9 +101,35 @@ function echoedTexts(exchanges: readonly Exchange[]): Map<Exchange, Set<string>>
   return echoes;
 }
 
+/** The values at a declared dot path (`[]` after a name: every item of that array), with the path each was found at. */
+export function valuesAt(value: unknown, path: string, at: string): Array<[string, unknown]> {
+  let found: Array<[string, unknown]> = [[at, value]];
+  for (const segment of path.split('.')) {
+    const each = segment.endsWith('[]');
+    const name = each ? segment.slice(0, -2) : segment;
+    const next: Array<[string, unknown]> = [];
+    for (const [where, v] of found) {
+      if (!v || typeof v !== 'object' || Array.isArray(v) || !Object.hasOwn(v, name)) continue;
+      const member = (v as Record<string, unknown>)[name];
+      if (!each) next.push([`${where}.${name}`, member]);
+      else if (Array.isArray(member)) member.forEach((item, i) => next.push([`${where}.${name}[${i}]`, item]));
+    }
+    found = next;
+  }
+  return found;
+}
+
+/** The run's own output: user or agent content, never a Timestamp of the service's, whatever a profile names. */
+const CONTENT = /^(output|result)(\[\])?(\.|$)/;
+
+/** How a date-time ends: a numeric offset, `Z`, or nothing. */
+function offsetForm(value: string): string {
+  return /[+-]\d{2}:?\d{2}$/.test(value) ? 'numeric offset' : /[Zz]$/.test(value) ? 'Z' : 'no offset';
+}
+
 export const timestampOffset = rule({
   id: 'v1.runs.timestamp-offset',
-  title: 'Every timestamp the service returns (run resource, usage) carries a numeric UTC offset, not only Z',
+  title: 'Every member a profile declares a Timestamp (run resource, usage) carries a numeric UTC offset, not only Z',
   level: 'required',
   destructive: 'mutate',
   spec: {
@@ -111,27 +137,41 @@ export const timestampOffset = rule({
     quote: '| Timestamp | string, RFC 3339 date-time | an explicit timezone offset is required (a numeric offset, not only `Z`) |',
   },
   judgement: {
-    record: 'a GET /v1/runs/{id} or GET /v1/usage answered with timestamps',
+    // No /v1 response field is declared a Timestamp: "Fields of the run resource returned by `GET /v1/runs/{id}`: not shown." (usage likewise).
+    record: 'a GET /v1/runs/{id} or GET /v1/usage answered with a member fixtures.v1.timestampFields declares a Timestamp',
+    none: 'no member of the run resource or the usage answer is declared a Timestamp (their fields are "not shown"; a date-time with Z is valid RFC 3339): the forms seen are recorded; name the members your deployment types Timestamp in fixtures.v1.timestampFields to judge them',
     judge(j) {
+      const declared = j.profile?.fixtures.v1.timestampFields;
       const echoes = echoedTexts(j.exchanges);
+      const forms = new Map<string, number>();
       for (const ex of j.exchanges) {
         const op = operation(ex);
         if ((op !== 'v1.runs.get' && op !== 'v1.usage.get') || ex.status === undefined) continue;
-        const found = dateTimes(responseJson(ex), op === 'v1.runs.get' ? 'run' : 'usage');
-        if (found.length === 0 && ex.status === 200 && bodyMissing(ex) !== undefined) j.lacks(ex, `the answer's body: ${bodyMissing(ex)}`);
+        const root = op === 'v1.runs.get' ? 'run' : 'usage';
+        const body = responseJson(ex);
+        for (const [, value] of dateTimes(body, root)) forms.set(offsetForm(value), (forms.get(offsetForm(value)) ?? 0) + 1);
+        const paths = (declared?.[root] ?? []).filter((p) => !CONTENT.test(p));
+        if (paths.length === 0 || ex.status !== 200) continue;
+        if (body === undefined && bodyMissing(ex) !== undefined) {
+          j.lacks(ex, `the answer's body: ${bodyMissing(ex)}`);
+          continue;
+        }
         const echoed = echoes.get(ex);
-        for (const [path, value] of found) {
-          // Text the client sent, echoed back, is the client's, not a Timestamp the service returns.
-          if (echoed?.has(value)) continue;
-          j.check(ex, /[+-]\d{2}:\d{2}$/.test(value), `${path} is "${value}": a Timestamp needs a numeric offset such as +00:00, not only Z (or none)`);
+        for (const p of paths) {
+          for (const [where, value] of valuesAt(body, p, root)) {
+            // Text the client sent, echoed back, is the client's, not a Timestamp the service returns.
+            if (typeof value === 'string' && echoed?.has(value)) continue;
+            const ok = typeof value === 'string' && DATE_TIME.test(value) && /[+-]\d{2}:\d{2}$/.test(value);
+            j.check(ex, ok, `${where} is ${JSON.stringify(value)}: the profile declares it a Timestamp, which needs an RFC 3339 date-time with a numeric offset such as +00:00, not only Z (or none)`);
+          }
         }
       }
+      if (forms.size > 0) j.observe('date-time strings in the run resource and usage, by how they end', Object.fromEntries(forms), declared ? 'only the members fixtures.v1.timestampFields names are judged' : 'not judged: no member is declared a Timestamp');
     },
   },
   async provoke(ctx) {
     const runId = await startRun(ctx, 'completes');
-    const run = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back' });
-    const usage = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: primaryKey(ctx), label: 'usage' });
-    if (dateTimes(run.json).length + dateTimes(usage.json).length === 0) ctx.notApplicable('neither the run resource nor the usage readback returned a timestamp (their fields are not shown)');
+    await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back' });
+    await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: primaryKey(ctx), label: 'usage' });
   },
 });

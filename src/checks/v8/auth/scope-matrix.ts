@@ -11,7 +11,7 @@ import { otherCauseOfRefusal } from '../support/ordinary.ts';
 import { stepTraces } from '../support/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
-import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';
+import { capabilitySearchBody, PATHS, someTrace, TRACE_INDEX_BOUND_MS } from '../support/read.ts';
 
 /** Operations on a resource of one principal: another principal gets 404 (a skill: see CATALOGUED). */
 const OWNED = new Set(['v8.missions.get', 'v8.missions.events', 'v8.missions.signals', 'v8.missions.cancel', 'v8.traces.get', 'v8.skills.get']);
@@ -162,6 +162,8 @@ function ordinary(ex: Exchange, e: EndpointSpec): boolean {
 class Owners {
   private readonly missions = new Map<string, string>();
   private readonly traces = new Map<string, string>();
+  /** When the stream that named each trace ended (epoch ms), where the journal kept its timing. */
+  private readonly named = new Map<string, number>();
   private readonly skill: { id: string | undefined; principal: string | undefined };
   constructor(skill: { id: string | undefined; principal: string | undefined }) {
     this.skill = skill;
@@ -188,8 +190,25 @@ class Owners {
     const made = createdMission(ex);
     if (made && !this.missions.has(made.runId)) this.missions.set(made.runId, principal);
     if (operation(ex) === 'v8.missions.events' && ex.status === 200) {
-      for (const t of stepTraces(eventsOf(ex) ?? [])) if (!this.traces.has(t.traceId)) this.traces.set(t.traceId, this.missions.get(missionOf(ex) ?? '') ?? principal);
+      const ended = ex.startedAt === undefined ? Number.NaN : Date.parse(ex.startedAt) + (ex.durationMs ?? 0);
+      for (const t of stepTraces(eventsOf(ex) ?? [])) {
+        if (this.traces.has(t.traceId)) continue;
+        this.traces.set(t.traceId, this.missions.get(missionOf(ex) ?? '') ?? principal);
+        if (!Number.isNaN(ended)) this.named.set(t.traceId, ended);
+      }
     }
+  }
+
+  /**
+   * A 404 to a trace read that may have come before the trace was indexed: within
+   * TRACE_INDEX_BOUND_MS of the stream that named it ended ("can be read" says not when), or when
+   * the journal kept no time to tell. Such an answer says nothing of the caller's access.
+   */
+  maybeNotYetIndexed(ex: Exchange): boolean {
+    if (operation(ex) !== 'v8.traces.get' || ex.status !== 404) return false;
+    const named = this.named.get(lastSegment(ex));
+    const at = ex.startedAt === undefined ? Number.NaN : Date.parse(ex.startedAt);
+    return named === undefined || Number.isNaN(at) || at < named + TRACE_INDEX_BOUND_MS;
   }
 }
 
@@ -232,7 +251,7 @@ export const scopeMatrix = rule({
           if (expected?.outcomes.includes('2xx')) {
             const body = requestJson(ex);
             const memoryOpen = op === 'v8.memory.query' && !(isRecord(body) && body.compartment === memory?.compartment && body.purpose === memory?.purpose && credential?.principal === primaryPrincipal(j));
-            if (!PREDICTS_SUCCESS.has(op) || !fresh || ex.requestHeaders['last-event-id'] !== undefined) expected = undefined;
+            if (!PREDICTS_SUCCESS.has(op) || !fresh || ex.requestHeaders['last-event-id'] !== undefined || owners.maybeNotYetIndexed(ex)) expected = undefined;
             else if (memoryOpen) expected = { outcomes: ['2xx', 403], why: 'a purpose or compartment the principal may not use (its own purposes)' };
           }
           if (expected) {

@@ -109,20 +109,52 @@ export function stepTraces(events: ReadonlyArray<{ event?: string; data: string 
 }
 
 /** Runs a fixture mission to its end and returns it with the traces its step events name. */
-export async function missionWithTraces(ctx: CheckContext, fixtureName: MissionFixture): Promise<{ runId: string; traces: StepTrace[] }> {
+export async function missionWithTraces(ctx: CheckContext, fixtureName: MissionFixture): Promise<{ runId: string; traces: StepTrace[]; namedBy: number }> {
   const mission = await createMission(ctx, fixtureName);
   const stream = await followToTerminal(ctx, mission.runId, fixtureName);
+  // Every step event came before the stream ended: the time a trace's bound is counted from.
+  const namedBy = Date.now();
   const traces = stepTraces(stream.events);
   if (traces.length === 0) ctx.untestable({ need: 'fixture', path: `v8.missions.${fixtureName}`, problem: 'gave a mission that named no traceId in its step events', remedy: 'give a fixture that runs at least one step' });
-  return { runId: mission.runId, traces };
+  return { runId: mission.runId, traces, namedBy };
 }
 
-/** A traceId of the primary principal: the profile's fixture, or the first step trace of a "succeeds" mission. */
+/**
+ * "Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`." says not when: a trace
+ * store indexing asynchronously (a collector pipeline) answers 404 for a while. A trace that answers
+ * 404 this long after the step event that named it is not readable; before that, it may be on its way.
+ */
+export const TRACE_INDEX_BOUND_MS = 5_000;
+
+/** The waits between reads of a trace that answered 404: backoff, the last read at the bound. */
+const TRACE_BACKOFF_MS = [250, 500, 1_000, 2_000];
+
+/**
+ * Reads a step's trace; a 404 is read again with backoff until a read starts at least
+ * TRACE_INDEX_BOUND_MS after `namedBy` (when the step event had been seen), at most six reads.
+ */
+export async function readTraceIndexed(ctx: CheckContext, traceId: string, label: string, namedBy: number, credential?: Credential | null): Promise<ProbeResponse> {
+  let res = await getTrace(ctx, traceId, label, credential ?? holder(ctx, 'traces:read'));
+  for (let attempt = 0; res.status === 404 && attempt < 5; attempt += 1) {
+    const left = namedBy + TRACE_INDEX_BOUND_MS + 50 - Date.now();
+    if (left <= 0) break;
+    await ctx.sleep(Math.min(left, TRACE_BACKOFF_MS[attempt] ?? 2_000));
+    res = await getTrace(ctx, traceId, `${label} (again: a trace may be indexed a while after its step event)`, credential ?? holder(ctx, 'traces:read'));
+  }
+  return res;
+}
+
+/**
+ * A traceId of the primary principal: the profile's fixture, or the first step trace of a "succeeds"
+ * mission, read until readable (readTraceIndexed) by the time it is returned: the rules reading it
+ * leave a 404 within TRACE_INDEX_BOUND_MS of the step event unjudged.
+ */
 export async function someTrace(ctx: CheckContext): Promise<{ traceId: string; runId?: string; stepId?: string }> {
   const fixed = ctx.profile.fixtures.v8.traceId;
   if (fixed) return { traceId: fixed };
-  const { runId, traces } = await missionWithTraces(ctx, 'succeeds');
+  const { runId, traces, namedBy } = await missionWithTraces(ctx, 'succeeds');
   const first = traces[0]!;
+  await readTraceIndexed(ctx, first.traceId, 'wait until the step trace is readable', namedBy);
   return first.stepId === undefined ? { traceId: first.traceId, runId } : { traceId: first.traceId, runId, stepId: first.stepId };
 }
 

@@ -1,13 +1,27 @@
 /** Endpoints: GET /v8/traces/{traceId}; Resources: trace; Events > Rules 3. */
 import { z } from 'zod';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
-import { getTrace, missionWithTraces, randomSuffix, sendPathIdBounds, someTrace } from '../support/read.ts';
-import { judgeIdBounds, judgeJsonMediaType, lastSegment, withSeenTraces } from '../support/traffic.ts';
+import { getTrace, missionWithTraces, randomSuffix, readTraceIndexed, sendPathIdBounds, someTrace, TRACE_INDEX_BOUND_MS } from '../support/read.ts';
+import { judgeIdBounds, judgeJsonMediaType, lastSegment, withSeenTraces, type SeenTrace } from '../support/traffic.ts';
 import { answerJson, hasWholeBody, issuesOf, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
+
+/**
+ * Whether a read of a trace started at least TRACE_INDEX_BOUND_MS after the step event that named it
+ * (counted from the end of the stream that carried it, which the event came before); undefined when
+ * the journal gives no times. No sentence says when a trace becomes readable: a 404 before that may
+ * be an index still catching up.
+ */
+function pastIndexBound(ex: Exchange, seen: SeenTrace): boolean | undefined {
+  const stream = seen.stream;
+  if (ex.startedAt === undefined || stream.startedAt === undefined || stream.durationMs === undefined) return undefined;
+  return Date.parse(ex.startedAt) >= Date.parse(stream.startedAt) + stream.durationMs + TRACE_INDEX_BOUND_MS;
+}
+
+const NOT_YET = `answered 404 within ${TRACE_INDEX_BOUND_MS / 1000} s of the step event that named it, and no later read was recorded (no sentence says when a trace becomes readable)`;
 
 export const traceOk = rule({
   id: 'v8.traces.get.ok',
@@ -28,6 +42,10 @@ export const traceOk = rule({
         const asked = lastSegment(ex);
         const known = seen !== undefined || (fixed !== undefined && asked === fixed);
         if (!known || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
+        if (seen && ex.status === 404 && pastIndexBound(ex, seen) !== true) {
+          j.lacks(ex, `trace ${asked} ${NOT_YET}`);
+          return;
+        }
         if (!j.check(ex, ex.status === 200, `trace ${asked} answered ${ex.status}, expected 200`, seen ? [seen.stream] : [])) return;
         judgeJsonMediaType(j, ex, 'the trace');
         const json = answerJson(j, ex);
@@ -57,18 +75,29 @@ export const traceResolves = rule({
   judgement: {
     record: 'a GET /v8/traces/{traceId} of a traceId a step event named earlier, from a caller holding traces:read',
     judge(j) {
+      // Judged per traceId over all its reads: readable once a read answered 200; not readable when
+      // none did and the last came at least TRACE_INDEX_BOUND_MS after the step event; else not yet known.
+      const reads = new Map<SeenTrace, Exchange[]>();
       withSeenTraces(j, (ex, seen, callers) => {
         if (!seen || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
-        j.check(ex, ex.status === 200, `traceId ${seen.traceId} from ${seen.event} of mission ${seen.runId} answered ${ex.status}, expected 200`, [seen.stream]);
+        reads.set(seen, [...(reads.get(seen) ?? []), ex]);
       });
+      for (const [seen, all] of reads) {
+        const read = all.find((ex) => ex.status === 200);
+        const last = all.at(-1)!;
+        if (read) j.check(read, true, '');
+        else if (last.status !== 404 || pastIndexBound(last, seen) === true) {
+          j.check(last, false, `traceId ${seen.traceId} from ${seen.event} of mission ${seen.runId} answered ${all.map((ex) => ex.status).join(', ')} (${all.length} read${all.length === 1 ? '' : 's'}, the last ${TRACE_INDEX_BOUND_MS / 1000} s or more after the step event${last.status === 404 ? '' : ' or not a 404'}), expected 200`, [seen.stream]);
+        } else j.lacks(last, `traceId ${seen.traceId} ${NOT_YET}`);
+      }
     },
   },
   async provoke(ctx: CheckContext) {
     const fixtures = ctx.profile.fixtures.v8.missions.fails ? (['succeeds', 'fails'] as const) : (['succeeds'] as const);
     if (fixtures.length === 1) ctx.observe('fixtures used', fixtures, 'without fixtures.v8.missions.fails only traces of a succeeding mission are read');
     for (const name of fixtures) {
-      const { traces } = await missionWithTraces(ctx, name);
-      for (const t of traces) await getTrace(ctx, t.traceId, `read the trace of ${t.event} (${name} mission)`);
+      const { traces, namedBy } = await missionWithTraces(ctx, name);
+      for (const t of traces) await readTraceIndexed(ctx, t.traceId, `read the trace of ${t.event} (${name} mission)`, namedBy);
     }
   },
 });
@@ -98,11 +127,11 @@ export const traceCompletedAt = rule({
     },
   },
   async provoke(ctx: CheckContext) {
-    const { runId, traces } = await missionWithTraces(ctx, 'fails');
+    const { runId, traces, namedBy } = await missionWithTraces(ctx, 'fails');
     const statusOf = new Map((missionSteps.safeParse((await getMission(ctx, runId)).json).data?.steps ?? []).map((s) => [s.stepId, s.status]));
     const notCompleted = traces.filter((trace) => !trace.completed);
     if (notCompleted.length === 0) ctx.untestable({ need: 'fixture', path: 'v8.missions.fails', problem: 'gave a mission with no readable trace of a step that did not complete', remedy: 'give a fixture whose mission fails during a step' });
-    for (const t of notCompleted) await getTrace(ctx, t.traceId, `read the trace of ${t.traceId} (step status "${statusOf.get(t.stepId ?? '') ?? 'unknown'}")`);
+    for (const t of notCompleted) await readTraceIndexed(ctx, t.traceId, `read the trace of ${t.traceId} (step status "${statusOf.get(t.stepId ?? '') ?? 'unknown'}")`, namedBy);
   },
 });
 

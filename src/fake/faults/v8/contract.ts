@@ -5,7 +5,7 @@ export const v8ContractFaults = [
   { id: 'v8.contract.allow-on-405/no-allow', description: 'a /v8 405 carries no Allow header' },
   { id: 'v8.contract.version-header/missing-on-errors', description: 'error responses carry no x-service-contract-version' },
   { id: 'v8.contract.version-header/missing-on-read-surfaces', description: 'goals, certificates and coverage answer without x-service-contract-version' },
-  { id: 'v8.contract.http-origin/accepted', description: 'a request from an http:// Origin is served' },
+  { id: 'v8.contract.http-origin/accepted', description: 'an http:// Origin is refused on every request but the capability search, which serves it' },
   { id: 'v8.contract.generated.no-5xx/array-body-500', description: 'a capability search whose body is a JSON array answers 500' },
   { id: 'v8.contract.generated.no-5xx/long-key-signal-500', description: 'a signal with a 128-character Idempotency-Key answers 500' },
   { id: 'v8.contract.generated.problem-json/type-error-plain-json', description: 'a memory query whose queryText is not a string is refused as application/json, not a problem' },

@@ -67,6 +67,28 @@ function timestamp(zulu: boolean): string {
   return zulu ? now : now.replace('Z', '+00:00');
 }
 
+/**
+ * A date-time of the run resource and the usage answer. No /v1 field is declared a Timestamp (their
+ * fields are "not shown"), so under `v1.runs/z-timestamps` they are written with `Z`, as JavaScript's
+ * toISOString, Go's RFC3339 in UTC and Java's Instant do.
+ */
+export function serviceTime(fake: FakeContext, ms: number): string {
+  const text = new Date(ms).toISOString();
+  return fake.variants.has('v1.runs/z-timestamps') ? text : text.replace('Z', '+00:00');
+}
+
+/**
+ * The members the embedded profile declares Timestamps (fixtures.v1.timestampFields): the fake's own
+ * `+00:00` times. Under `v1.runs/z-timestamps` the fake declares none, as a deployment whose fields
+ * are only RFC 3339 date-times would.
+ */
+export function declaredTimestampFields(fake: FakeContext): { run: string[]; usage: string[] } | undefined {
+  return fake.variants.has('v1.runs/z-timestamps') ? undefined : { run: ['created_at'], usage: ['period.start', 'period.end'] };
+}
+
+/** The run's own output under `v1.runs/z-timestamps`: content holding date-times of its own, never a Timestamp of the service's. */
+const DATED_OUTPUT = { text: 'The report is due 2026-12-01T09:00:00Z.', due: '2026-12-01T09:00:00Z' };
+
 /** /v1 runs and their scripted lives inside one fake; every event is also published on `fake.runEvents`. */
 export class RunEngine {
   readonly runs = new Map<string, Run>();
@@ -90,7 +112,7 @@ export class RunEngine {
       events: [],
       listeners: new Set(),
       timers: [],
-      createdAt: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')),
+      createdAt: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu') || this.fake.variants.has('v1.runs/z-timestamps')),
     };
     this.runs.set(run.id, run);
     this.emit(run, ACCEPTED, { replayed: false });
@@ -123,6 +145,7 @@ export class RunEngine {
       sequence: run.events.at(-1)?.sequence ?? 0,
       created_at: run.createdAt,
       ...(run.state === 'parked' ? { awaiting_approval: true } : {}),
+      ...(this.fake.variants.has('v1.runs/z-timestamps') ? { output: DATED_OUTPUT } : {}),
     };
     return this.fake.variants.has('v1.runs/extra-properties') ? withExtraProperties(view) : view;
   }

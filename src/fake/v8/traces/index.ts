@@ -40,6 +40,14 @@ function served(fake: FakeContext, trace: Omit<TraceRecord, 'principal'>): Recor
   return fake.variants.has('v8.traces/extra-properties') ? withExtraProperties(out) : out;
 }
 
+/** How long after its step began a trace stays unreadable under `v8.traces/indexed-later` (an asynchronous trace store). */
+const INDEX_LAG_MS = 2_000;
+
+/** Under the variant a trace is indexed a while after its step began: until then the lookup finds nothing. */
+function notIndexedYet(fake: FakeContext, t: TraceRecord): boolean {
+  return Date.now() < Date.parse(t.startedAt) + INDEX_LAG_MS && fake.variants.has('v8.traces/indexed-later');
+}
+
 function stepStatus(missions: MissionEngine, t: TraceRecord): string | undefined {
   return missions.missions.get(t.missionRunId)?.steps.find((s) => s.stepId === t.stepId)?.status;
 }
@@ -56,7 +64,7 @@ function trace(surface: ReadSurface, missions: MissionEngine, r: RouteRequest): 
   }
   const found = missions.traces.get(id);
   const visible = found && (found.principal === caller.principal || otherPrincipalsTracesVisible(fake));
-  const hidden = found && fake.faults.has('v8.traces.get.resolves/failed-step-missing') && stepStatus(missions, found) === 'failed';
+  const hidden = found && ((fake.faults.has('v8.traces.get.resolves/failed-step-missing') && stepStatus(missions, found) === 'failed') || notIndexedYet(fake, found));
   if (!found || !visible || hidden) {
     if (!found && fake.faults.has('v8.traces.get.unknown-404/server-error')) v8.problem(r.res, 500, 'internal_error', 'Trace lookup failed.');
     else v8.problem(r.res, 404, 'not_found', 'No such trace for this principal.');

@@ -36,4 +36,9 @@ export const v1ContractVariants = [
     description: 'a request body over 512 KiB is refused 413 with a problem (RFC 8259 §9: an implementation may limit the size of texts it accepts)',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
   },
+  {
+    id: 'v1.contract/http-layer-400-text',
+    description: 'a message with more than one Host line is refused by the HTTP layer as Go net/http does: 400 `text/plain; charset=utf-8` "400 Bad Request: too many Host headers", `Connection: close` (no endpoint, no problem+json)',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -83,4 +83,9 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'Endpoints', quote: '| GET | `/v1/runs/{id}` | path `id`: string run identifier |' },
     excludes: ['v1.runs/id-format'],
   },
+  {
+    id: 'v1.runs/z-timestamps',
+    description: 'the run resource and the usage answer write their date-times with `Z` (no field is declared a Timestamp, and the embedded profile declares none), and the run resource carries an `output` holding date-times of its own',
+    spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the run resource returned by `GET /v1/runs/{id}`: not shown.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

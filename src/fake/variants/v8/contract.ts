@@ -56,4 +56,14 @@ export const v8ContractVariants = [
     description: 'a request body whose strings or names hold a C0 or C1 control character (tab, line feed and carriage return aside) or a zero-width or bidi formatting character is refused with 400',
     spec: { document: 'v8-integration-gateway.md', section: 'Resources and their fields > Capability search request and manifest', quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars).' },
   },
+  {
+    id: 'v8.contract/http-layer-400-text',
+    description: 'a message with more than one Host line is refused by the HTTP layer as Go net/http does: 400 `text/plain; charset=utf-8` "400 Bad Request: too many Host headers", `Connection: close` (no route, no problem+json)',
+    spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: 'Failures are `application/problem+json` (RFC 9457)' },
+  },
+  {
+    id: 'v8.contract/origin-ignored',
+    description: 'requests are served whatever their `Origin` header: "HTTP origins are rejected" taken as the transport reading (the gateway listens on HTTPS only), not as a check of a browser Origin header',
+    spec: { document: 'v8-integration-gateway.md', section: 'What the service does', quote: 'Every request must use HTTPS. HTTP origins are rejected.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

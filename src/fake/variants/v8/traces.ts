@@ -30,4 +30,9 @@ export const v8TracesVariants = [
     spec: { document: DOC, section: 'Resources > Trace', quote: 'Always present: `traceId` (string), `missionRunId` (UUID string), `stepId` (string), `startedAt` (ISO 8601 UTC), `steps` (array of operations).' },
     excludes: ['v8.traces/other-formats'],
   },
+  {
+    id: 'v8.traces/indexed-later',
+    description: 'a trace is indexed asynchronously: its lookup answers 404 until about 2 s after its step began, then the trace',
+    spec: { document: DOC, section: 'Events', quote: 'Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
