@@ -10,27 +10,15 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeSession, recorded, type SessionLog } from './client-sessions.ts';
-import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { createDispatcher } from '../../src/probe/client.ts';
+import { describe, expect, it } from 'vitest';
+import { recorded, sessionJudge } from './client-sessions.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { clientRules } from '../../src/client-judge/rules.ts';
 import { receiverRules } from '../../src/receiver-cert/rules.ts';
 import { ALL_PASS, certifyAgainst, verdicts } from './legal-receivers.ts';
 
-let fake: RunningFake;
-const dispatcher = createDispatcher();
-beforeAll(async () => {
-  fake = await startFake();
-});
-afterAll(async () => {
-  await fake.close();
-  await dispatcher.close();
-});
-
 const ex = recorded;
-const judge = (session: SessionLog) => judgeSession(fake, dispatcher, session);
+const judge = sessionJudge();
 
 const verdict = (results: Map<string, RuleResult>, id: string) => results.get(id)?.verdict;
 const reason = (results: Map<string, RuleResult>, id: string) => results.get(id)?.reason ?? '';

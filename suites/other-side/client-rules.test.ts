@@ -2,25 +2,13 @@
  * The client rules over hand-made logs: legal choices the seed leaves open are not failed, what it
  * forbids is, and a log the record had to cut short never passes on what it lacks.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { judgeSession, recorded, type SessionLog } from './client-sessions.ts';
-import { startFake, type RunningFake } from '../../src/fake/server.ts';
-import { createDispatcher } from '../../src/probe/client.ts';
+import { describe, expect, it } from 'vitest';
+import { recorded, sessionJudge } from './client-sessions.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { RECORDED_BODY_LIMIT } from '../../src/client-judge/session.ts';
 
-let fake: RunningFake;
-const dispatcher = createDispatcher();
-beforeAll(async () => {
-  fake = await startFake();
-});
-afterAll(async () => {
-  await fake.close();
-  await dispatcher.close();
-});
-
 const ex = recorded;
-const judge = (session: SessionLog) => judgeSession(fake, dispatcher, session);
+const judge = sessionJudge();
 
 const json = { 'content-type': 'application/json' };
 const keyed = (key: string) => ({ ...json, 'idempotency-key': key });

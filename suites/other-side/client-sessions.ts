@@ -1,9 +1,10 @@
 /** Client rules judged over hand-made logs, as judge-client judges what its front recorded. */
 import type { Dispatcher } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
-import type { RunningFake } from '../../src/fake/server.ts';
+import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import { RequestBudget } from '../../src/probe/budget.ts';
-import { ProbeClient } from '../../src/probe/client.ts';
+import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { redactorFor } from '../../src/runner/certify.ts';
 import { runRules } from '../../src/runner/run.ts';
@@ -29,4 +30,18 @@ export async function judgeSession(fake: RunningFake, dispatcher: Dispatcher, se
   const full: ClientSession = { timeScale: 1, ended: 'exit', exitCode: 0, ...session };
   const results = await runRules({ target: { baseUrl: 'http://127.0.0.1:1', kind: 'remote' }, profile, rules, seed: 1, probe, services: { redactor, provided: new Map([[CLIENT_SESSION.name, full]]) } });
   return new Map(results.map((r) => [r.rule.id, r]));
+}
+
+/** A judge of hand-made logs for a test file: the fake whose profile the rules read lives from its first test to its last. */
+export function sessionJudge(): (session: SessionLog) => Promise<Map<string, RuleResult>> {
+  let fake: RunningFake | undefined;
+  const dispatcher = createDispatcher();
+  beforeAll(async () => {
+    fake = await startFake();
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await dispatcher.close();
+  });
+  return (session) => judgeSession(fake!, dispatcher, session);
 }
