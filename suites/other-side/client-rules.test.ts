@@ -85,10 +85,13 @@ describe('after an ambiguous failure (reset of an accepted POST)', () => {
     expect(results.get('client.v1.errors.ambiguous-reconcile')?.reason).toMatch(/#1 POST \/v1\/execute started new work \(another Idempotency-Key\)/);
   });
 
-  it('a readback of another run is no reconciliation', async () => {
+  it('a readback of another run is no reconciliation, and with no new work the rule is not judged: a client may reconcile later', async () => {
     const results = await judge({ scenario: 'ambiguous-failure', exchanges: [reset, ex({ index: 1, method: 'GET', path: '/v1/runs/run_other', status: 404 })] });
-    expect(results.get('client.v1.errors.ambiguous-reconcile')?.verdict).toBe('fail');
-    expect(results.get('client.v1.errors.ambiguous-reconcile')?.reason).toMatch(/never reconciled/);
+    expect(results.get('client.v1.errors.ambiguous-reconcile')?.verdict).toBe('not-applicable');
+    expect(results.get('client.v1.errors.ambiguous-reconcile')?.reason).toMatch(/neither reconciled the reset request .* nor started new work/);
+    // A client that crashed instead is no choice to wait: inconclusive.
+    const crashed = await judge({ scenario: 'ambiguous-failure', exchanges: [reset], ended: 'exit', exitCode: 1 });
+    expect(crashed.get('client.v1.errors.ambiguous-reconcile')?.verdict).toBe('inconclusive');
   });
 
   it('reconciling first (delivery listing, then the reset run read back) and posting new work afterwards passes', async () => {
