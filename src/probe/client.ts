@@ -45,7 +45,8 @@ export interface ProbeOptions {
   runJournal?: Journal;
   /**
    * No sentence governs the answers' bodies (a webhook receiver's): a body malformed for its media
-   * type stays on the response (`malformed`) for the check to record, and is no finding that fails the rule.
+   * type stays on the response (`malformed`) for the check to record, and is no finding that fails the
+   * rule; a body cut at the cap (`cut`) leaves nothing judged unread, so it makes no rule inconclusive.
    */
   bodiesUngoverned?: boolean;
 }
@@ -259,7 +260,7 @@ export class ProbeClient implements Http {
       if (bad > 0) problem = `is an event stream whose event #${bad} has data that is not JSON`;
     }
     if (problem && !this.options.bodiesUngoverned) this.findings.push(`the ${status} answer to ${req.method} ${req.path} ${problem}`);
-    if (body.truncated) this.oversized.push(`the ${status} answer to ${req.method} ${req.path} was cut at the ${Math.round((this.options.maxBodyBytes ?? MAX_BODY_BYTES) / 1024 / 1024)} MiB body cap`);
+    if (body.truncated && !this.options.bodiesUngoverned) this.oversized.push(`the ${status} answer to ${req.method} ${req.path} was cut at the ${Math.round((this.options.maxBodyBytes ?? MAX_BODY_BYTES) / 1024 / 1024)} MiB body cap`);
   }
 
   async send(req: ProbeRequest): Promise<ProbeResponse> {

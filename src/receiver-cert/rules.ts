@@ -64,9 +64,8 @@ async function post(ctx: CheckContext, headers: Record<string, string>, rawBody:
     throw error;
   }
   if (response.cut) {
-    // Every receiver rule judges the status, read whole before any byte of the body: a body past
-    // the probe's cap leaves nothing judged unread, so the rule does not become inconclusive for it.
-    statusOnly(ctx);
+    // Every receiver rule judges the status, read whole before any byte of the body: the probe, whose
+    // bodies no sentence governs (bodiesUngoverned), makes no rule inconclusive for a body past its cap.
     ctx.observe('answer body', `the ${response.status} answer to POST ${receiverPath(ctx)} was cut at the body cap`, "no sentence governs a receiver's answer body: only its status is judged");
   }
   if (response.malformed && !bodyNoted.has(ctx)) {
@@ -74,15 +73,6 @@ async function post(ctx: CheckContext, headers: Record<string, string>, rawBody:
     ctx.observe('answer body', `the ${response.status} answer to POST ${receiverPath(ctx)} ${response.malformed}`, "no sentence governs a receiver's answer body: recorded, not judged");
   }
   return response;
-}
-
-/**
- * Drops the notes of answers cut at the body cap from the rule's probe (the `oversized` list the
- * runner turns into inconclusive): for the receiver rules only the status counts.
- */
-function statusOnly(ctx: CheckContext): void {
-  const notes = (ctx.http as { oversized?: unknown }).oversized;
-  if (Array.isArray(notes)) notes.length = 0;
 }
 
 async function deliver(ctx: CheckContext, options: DeliveryOptions, label: string): Promise<{ delivery: Delivery; response: ProbeResponse; answeredAt: number }> {
