@@ -93,8 +93,9 @@ describe('certify --image: the fake in its own container image', () => {
     ctx.skip(skipReason !== undefined, skipReason);
     const out = mkdtempSync(join(tmpdir(), 'apicert-image-reports-'));
     const port = await freeLoopbackPort();
-    // "no-such-command" makes apicert in the container print a usage error and exit: the log line never comes.
-    const run = await apicert(['certify', '--image', IMAGE, '--port', String(port), '--wait-log', 'a line this image never prints', '--startup-timeout', '5000', '--out', out, '--', 'no-such-command']);
+    // "no-such-command" makes apicert in the container print a usage error and exit: the log line never comes. The
+    // timeout leaves a busy machine time to start Node in the container and print it (5 s was once not enough).
+    const run = await apicert(['certify', '--image', IMAGE, '--port', String(port), '--wait-log', 'a line this image never prints', '--startup-timeout', '20000', '--out', out, '--', 'no-such-command']);
     expect(run.code, run.out + run.err).toBe(3);
     expect(run.err).toMatch(/apicert-fake:test did not start/);
     expect(run.err).toMatch(/unknown command 'no-such-command'/);

@@ -83,6 +83,9 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
     .filter((r) => !(r.verdict === 'not-applicable' && /record webhook deliveries at your receiver/.test(r.reason ?? '')))
     // Judged neither way: the active run lacked what provokes the rule (a cap refused its registrations), so the recording holds nothing for it.
     .filter((r) => !(r.verdict === 'not-applicable' && judged.get(r.rule.id)!.verdict === 'untestable'))
+    // The active run was cut short (transport trouble such as a reset connection on a busy machine, a deadline): it
+    // reached no verdict to compare with, and a recording that saw nothing wrong in what was sent says no more.
+    .filter((r) => !(judged.get(r.rule.id)!.verdict === 'inconclusive' && (r.verdict === 'pass' || r.verdict === 'not-applicable')))
     .map((r) => {
       const a = judged.get(r.rule.id)!;
       return `${r.rule.id}: active ${a.verdict}${a.reason ? ` (${a.reason.split('\n')[0]})` : ''}, recording ${r.verdict}: ${r.reason?.split('\n')[0]}`;

@@ -3,13 +3,13 @@ import { judgeRecording } from '../../src/passive/judge.ts';
 import { parseProfile } from '../../src/profile/load.ts';
 import type { Exchange } from '../../src/rule/index.ts';
 
-export function v1Recording(base: string, token: string, tasks: Record<string, unknown>) {
+export function v1Recording(base: string, token: string, tasks: Record<string, unknown>, v1Fixtures: Record<string, unknown> = {}) {
   const profile = () =>
     parseProfile(
       {
         target: base,
         credentials: [{ name: 'full', token, surfaces: ['v1'], scopes: ['runs:read', 'runs:write'], principal: 'alice', tenant: 't1' }],
-        fixtures: { v1: { tasks } },
+        fixtures: { v1: { tasks, ...v1Fixtures } },
       },
       'test profile',
     );

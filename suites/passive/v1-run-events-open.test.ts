@@ -15,7 +15,8 @@ const BASE = 'https://fabric.example.com';
 const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 const TASK = { mode: 'task', task: { scenario: 'apicert.completes' } };
 
-const { journal, verdicts } = v1Recording(BASE, TOKEN, { completes: TASK });
+// The profile declares the run's created_at a Timestamp: the description types no /v1 field as one (fixtures.v1.timestampFields).
+const { journal, verdicts } = v1Recording(BASE, TOKEN, { completes: TASK }, { timestampFields: { run: ['created_at'] } });
 
 interface Ev {
   seq: number;

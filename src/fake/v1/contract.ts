@@ -3,7 +3,6 @@
  * requests derived from the schemas look (a body type, a nested bound or an optional object no
  * hand-written rule sends, a header value only the generated header cases try).
  */
-import type { ServerResponse } from 'node:http';
 import { unimplementedMethod } from '../../contract/endpoints.ts';
 import type { FakeContext } from '../context.ts';
 import { isRecord } from '../../util/json.ts';
@@ -16,21 +15,6 @@ import type { V1Surface } from './surface.ts';
 /** Under the variant, a method /v1 uses for no resource is answered 501, the status RFC 9110 15.6.2 names for it, instead of 404 or 405. */
 export function answersUnimplemented(fake: FakeContext, method: string): boolean {
   return unimplementedMethod('v1', method) && fake.variants.has('v1.contract/unimplemented-methods-501');
-}
-
-/**
- * Under the variant, a message with more than one Host line (RFC 9112 §3.2: "A server MUST respond with
- * a 400") is refused by the HTTP layer before any endpoint, as Go's net/http writes it: a text/plain
- * sentence and the connection closed. Returns true when it answered.
- */
-export function httpLayerRefusal(fake: FakeContext, res: ServerResponse): boolean {
-  const raw = res.req?.rawHeaders ?? [];
-  const hosts = raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length;
-  if (hosts <= 1 || !fake.variants.has('v1.contract/http-layer-400-text')) return false;
-  const text = '400 Bad Request: too many Host headers';
-  res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-  return true;
 }
 
 /** The Allow field of a /v1 405 (RFC 9110 15.5.6): the methods the path serves; none under the fault. */

@@ -4,7 +4,7 @@ import type { ErrorCode } from '../../contract/v1/problem.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
-import { httpLayerRefusal } from './contract.ts';
+import { httpLayerRefusal } from './contract/http-layer.ts';
 import { writeProblem, type V1ProblemOptions } from './errors.ts';
 
 export type { V1ProblemOptions } from './errors.ts';
