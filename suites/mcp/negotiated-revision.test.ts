@@ -4,19 +4,15 @@
  * later revision, accepts 2025-03-26 and goes on in it. The operating-phase rules judge such a
  * session's requests in a recording as they would in an active run.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { MCP_REVISION } from '../../src/contract/mcp/lifecycle.ts';
-import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
-import { startFake } from '../../src/fake/server.ts';
 import type { VariantId } from '../../src/fake/variants/index.ts';
 import type { TrafficExchange } from '../../src/passive/exchange.ts';
 import { judgeRecording } from '../../src/passive/judge.ts';
-import { startProxy } from '../../src/passive/proxy.ts';
 import type { Profile } from '../../src/profile/schema.ts';
 import { empty, json, post, verdicts, type Part } from './mcp-recording.ts';
+import { withSdkClient } from './sdk-client.ts';
 
 const UNKNOWN_METHOD = 'apicert/no-such-method';
 const RULES = ['mcp.transport.request-response', 'mcp.jsonrpc.method-not-found'];
@@ -33,14 +29,7 @@ interface SdkRecording {
 
 /** The official SDK client, through the proxy in front of the fake: initialize, tools, a ping and an unknown method. */
 async function recordSdkClient(variants: VariantId[] = []): Promise<SdkRecording> {
-  const fake = await startFake({ variants });
-  const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 1_000 });
-  try {
-    const profile = embeddedProfile(fake);
-    const token = profile.credentials.find((c) => c.surfaces.includes('mcp') && !c.expired)!.token;
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-    const client = new Client({ name: 'not-apicert', version: '1.0.0' });
-    await client.connect(transport);
+  return withSdkClient({ variants }, async ({ client, transport, proxy, profile }) => {
     await client.listTools();
     await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     await client.ping();
@@ -54,10 +43,7 @@ async function recordSdkClient(variants: VariantId[] = []): Promise<SdkRecording
     const init = exchanges.find((ex) => ex.requestBody?.includes('"initialize"'));
     const asked = (JSON.parse(init?.requestBody ?? '{}') as { params?: { protocolVersion?: string } }).params?.protocolVersion;
     return { exchanges, profile, asked, negotiated: transport.protocolVersion, unknownMethod };
-  } finally {
-    await proxy.close();
-    await fake.close();
-  }
+  });
 }
 
 async function judged(recording: SdkRecording, exchanges = recording.exchanges): Promise<Record<string, string>> {

@@ -7,12 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
-import { startFake } from '../../src/fake/server.ts';
-import { startProxy } from '../../src/passive/proxy.ts';
 import { VARIANTS, type VariantId } from '../../src/fake/variants/index.ts';
 import { judgeRecording } from '../../src/passive/judge.ts';
 import { parseProfile } from '../../src/profile/load.ts';
@@ -22,6 +17,7 @@ import { fewerModelRuns, recordedDifferences } from '../passive/record.ts';
 import { until } from '../support/bounded.ts';
 import { documentedVariants } from '../support/documented-variants.ts';
 import { PEER_KINDS, startSdkPeer, type PeerKind, type SdkPeer } from '../support/sdk-peers.ts';
+import { withSdkClient } from './sdk-client.ts';
 
 const MCP_JUDGED = RULES.filter((r) => r.surface === 'mcp' && r.judgement).map((r) => r.id);
 
@@ -77,14 +73,7 @@ describe.concurrent('recordings of /mcp runs against the official SDK', () => {
 
 /** The official SDK's client, recorded by the proxy in front of the fake: what it sends, judged. */
 async function sdkClientRecording(faults: FaultId[]): Promise<Map<string, string>> {
-  const fake = await startFake({ faults });
-  const proxy = await startProxy({ upstream: fake.baseUrl, bodyLimit: 64 * 1024, maxExchanges: 1_000 });
-  try {
-    const profile = embeddedProfile(fake);
-    const token = profile.credentials.find((c) => c.surfaces.includes('mcp') && !c.expired)!.token;
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', proxy.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-    const client = new Client({ name: 'not-apicert', version: '1.0.0' });
-    await client.connect(transport);
+  return withSdkClient({ faults }, async ({ client, transport, proxy, profile }) => {
     await client.listTools();
     // The client opens its GET stream after initialization on its own; the judgement needs its answer recorded.
     await until('the SDK client GET /mcp answered through the proxy', () => proxy.recorded().some((r) => r.method === 'GET' && new URL(r.url, proxy.url).pathname.startsWith('/mcp') && r.status !== undefined), 10_000);
@@ -92,10 +81,7 @@ async function sdkClientRecording(faults: FaultId[]): Promise<Map<string, string
     await client.close();
     const judged = await judgeRecording(proxy.exchanges(), { env: {}, profile });
     return new Map(judged.results.map((r) => [r.rule.id, r.verdict]));
-  } finally {
-    await proxy.close();
-    await fake.close();
-  }
+  });
 }
 
 describe('the official SDK client, recorded by the proxy', () => {
