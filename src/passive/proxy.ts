@@ -28,10 +28,8 @@ import { HARNESS_VERSION } from '../runner/certify.ts';
 export interface ProxyOptions {
   upstream: string;
   port?: number;
-  /** Stop after this long; otherwise on SIGINT, SIGTERM or `stop`. */
+  /** Stop after this long; otherwise when `runProxy`'s `stop` aborts. */
   durationMs?: number;
-  /** Stop when this aborts, instead of on SIGINT or SIGTERM (a caller that keeps the signals until its report is written). */
-  stop?: AbortSignal;
   bodyLimit: number;
   maxExchanges: number;
   /** Bytes of bodies kept at once across every exchange (KEPT_BYTES_LIMIT by default). */
@@ -216,29 +214,24 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
   };
 }
 
-/** Runs the proxy until SIGINT, SIGTERM or the duration; then judges what it recorded, told how many exchanges the record dropped. */
-export async function runProxy<T>(options: ProxyOptions & { judge: (exchanges: TrafficExchange[], startedAt: Date, dropped: number) => Promise<T> }): Promise<T> {
+/**
+ * Runs the proxy until `stop` aborts (the caller's SIGINT or SIGTERM handler, held until its report is
+ * written) or the duration; then judges what it recorded, told how many exchanges the record dropped.
+ */
+export async function runProxy<T>(options: ProxyOptions & { stop: AbortSignal; judge: (exchanges: TrafficExchange[], startedAt: Date, dropped: number) => Promise<T> }): Promise<T> {
   const startedAt = new Date();
   const proxy = await startProxy(options);
   options.onListening?.(proxy.url);
   await new Promise<void>((resolve) => {
     const signal = options.stop;
     const stop = () => {
-      if (signal) signal.removeEventListener('abort', stop);
-      else {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      }
+      signal.removeEventListener('abort', stop);
       clearTimeout(timer);
       resolve();
     };
     const timer = options.durationMs !== undefined ? setTimeout(stop, options.durationMs) : undefined;
-    if (signal?.aborted) stop();
-    else if (signal) signal.addEventListener('abort', stop, { once: true });
-    else {
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    }
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
   });
   await proxy.close();
   await options.onStopped?.();
