@@ -5,6 +5,7 @@ import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { FakeContext } from '../context.ts';
 import type { VariantSet } from '../variants/index.ts';
 import type { RouteRequest } from '../http.ts';
+import { refuseManyHosts } from '../support/http-layer.ts';
 import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
 import { holdsControlString, holdsOddString } from '../support/odd-strings.ts';
@@ -41,22 +42,9 @@ export function refusesOrigin(fake: FakeContext, origin: string | undefined, pat
   return !(path === '/v8/capabilities/search' && fake.faults.has('v8.contract.http-origin/accepted'));
 }
 
-/**
- * Under the variant, a message with more than one Host line (RFC 9112 §3.2: "A server MUST respond with
- * a 400") is refused by the HTTP layer before any route, as Go's net/http writes it: a text/plain
- * sentence and the connection closed. Returns true when it answered.
- */
+/** Under the variant the HTTP layer refuses a message with more than one Host line as Go does (refuseManyHosts). Returns true when it answered. */
 export function httpLayerRefusal(fake: FakeContext, res: ServerResponse): boolean {
-  if (hostLines(res) <= 1 || !fake.variants.has('v8.contract/http-layer-400-text')) return false;
-  const text = '400 Bad Request: too many Host headers';
-  res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close', ...contractHeader(fake, 'problem'), 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-  return true;
-}
-
-function hostLines(res: ServerResponse): number {
-  const raw = res.req?.rawHeaders ?? [];
-  return raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === 'host').length;
+  return fake.variants.has('v8.contract/http-layer-400-text') && refuseManyHosts(res, contractHeader(fake, 'problem'));
 }
 
 /** `charset=utf-8` on every content type under the variant: a media-type parameter the seed neither asks for nor forbids. */

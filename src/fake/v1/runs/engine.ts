@@ -61,10 +61,10 @@ function otherEventId(hex: string, n: number): string {
 const INFO_KIND = 'x-apicert.heartbeat';
 const PARKED_INFO_KIND = 'vendor:run/awaiting-approval';
 
-/** Timestamps with a numeric offset: the spec's Timestamp wants more than `Z`. */
-function timestamp(zulu: boolean): string {
-  const now = new Date().toISOString();
-  return zulu ? now : now.replace('Z', '+00:00');
+/** A date-time with a numeric offset (the spec's Timestamp wants more than `Z`), or with `Z` when `zulu`. */
+function dateTime(ms: number, zulu: boolean): string {
+  const text = new Date(ms).toISOString();
+  return zulu ? text : text.replace('Z', '+00:00');
 }
 
 /**
@@ -73,8 +73,7 @@ function timestamp(zulu: boolean): string {
  * toISOString, Go's RFC3339 in UTC and Java's Instant do.
  */
 export function serviceTime(fake: FakeContext, ms: number): string {
-  const text = new Date(ms).toISOString();
-  return fake.variants.has('v1.runs/z-timestamps') ? text : text.replace('Z', '+00:00');
+  return dateTime(ms, fake.variants.has('v1.runs/z-timestamps'));
 }
 
 /**
@@ -112,7 +111,7 @@ export class RunEngine {
       events: [],
       listeners: new Set(),
       timers: [],
-      createdAt: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu') || this.fake.variants.has('v1.runs/z-timestamps')),
+      createdAt: dateTime(Date.now(), this.fake.faults.has('v1.runs.timestamp-offset/zulu') || this.fake.variants.has('v1.runs/z-timestamps')),
     };
     this.runs.set(run.id, run);
     this.emit(run, ACCEPTED, { replayed: false });
@@ -227,7 +226,7 @@ export class RunEngine {
   private emit(run: Run, type: string, payload: Record<string, unknown>): void {
     const sequence = this.fake.variants.has('v1.runs/sparse-sequences') ? (this.sharedSequence += 7) : (run.events.at(-1)?.sequence ?? 0) + 1;
     const eventId = this.fake.variants.has('v1.runs/id-format') ? otherEventId(randomBytes(8).toString('hex'), sequence) : `${run.id}.${sequence}`;
-    const data = { apiVersion: 'v1', event_id: eventId, run_id: run.id, sequence, type, created_at: timestamp(this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload };
+    const data = { apiVersion: 'v1', event_id: eventId, run_id: run.id, sequence, type, created_at: dateTime(Date.now(), this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload };
     const event: RunEvent = { sequence, type, data: this.fake.variants.has('v1.runs/extra-properties') ? withExtraProperties(data) : data };
     run.events.push(event);
     for (const listener of run.listeners) listener(event);
