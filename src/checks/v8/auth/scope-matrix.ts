@@ -6,12 +6,12 @@ import { type CheckContext, credentialIn, type Exchange, type Judge, section, Un
 import { endpointOf, type Endpoint as EndpointSpec } from '../../../contract/endpoints.ts';
 import { eventsOf, operation, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { callerOf, createdMission, lastSegment, missionOf, primaryPrincipal } from '../support/traffic.ts';
+import { callerOf, createdMission, lastSegment, missionOf, pastIndexBound, primaryPrincipal } from '../support/traffic.ts';
 import { otherCauseOfRefusal } from '../support/ordinary.ts';
 import { stepTraces } from '../support/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
-import { capabilitySearchBody, PATHS, someTrace, TRACE_INDEX_BOUND_MS } from '../support/read.ts';
+import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';
 
 /** Operations on a resource of one principal: another principal gets 404 (a skill: see CATALOGUED). */
 const OWNED = new Set(['v8.missions.get', 'v8.missions.events', 'v8.missions.signals', 'v8.missions.cancel', 'v8.traces.get', 'v8.skills.get']);
@@ -162,8 +162,8 @@ function ordinary(ex: Exchange, e: EndpointSpec): boolean {
 class Owners {
   private readonly missions = new Map<string, string>();
   private readonly traces = new Map<string, string>();
-  /** When the stream that named each trace ended (epoch ms), where the journal kept its timing. */
-  private readonly named = new Map<string, number>();
+  /** The stream that named each trace. */
+  private readonly named = new Map<string, Exchange>();
   private readonly skill: { id: string | undefined; principal: string | undefined };
   constructor(skill: { id: string | undefined; principal: string | undefined }) {
     this.skill = skill;
@@ -190,25 +190,23 @@ class Owners {
     const made = createdMission(ex);
     if (made && !this.missions.has(made.runId)) this.missions.set(made.runId, principal);
     if (operation(ex) === 'v8.missions.events' && ex.status === 200) {
-      const ended = ex.startedAt === undefined ? Number.NaN : Date.parse(ex.startedAt) + (ex.durationMs ?? 0);
       for (const t of stepTraces(eventsOf(ex) ?? [])) {
         if (this.traces.has(t.traceId)) continue;
         this.traces.set(t.traceId, this.missions.get(missionOf(ex) ?? '') ?? principal);
-        if (!Number.isNaN(ended)) this.named.set(t.traceId, ended);
+        this.named.set(t.traceId, ex);
       }
     }
   }
 
   /**
-   * A 404 to a trace read that may have come before the trace was indexed: within
-   * TRACE_INDEX_BOUND_MS of the stream that named it ended ("can be read" says not when), or when
-   * the journal kept no time to tell. Such an answer says nothing of the caller's access.
+   * A 404 to a trace read that may have come before the trace was indexed: not past the bound after
+   * the stream that named it (pastIndexBound, as the traces rules judge it: "can be read" says not
+   * when), or when the journal kept no time to tell. Such an answer says nothing of the caller's access.
    */
   maybeNotYetIndexed(ex: Exchange): boolean {
     if (operation(ex) !== 'v8.traces.get' || ex.status !== 404) return false;
     const named = this.named.get(lastSegment(ex));
-    const at = ex.startedAt === undefined ? Number.NaN : Date.parse(ex.startedAt);
-    return named === undefined || Number.isNaN(at) || at < named + TRACE_INDEX_BOUND_MS;
+    return named === undefined || pastIndexBound(ex, named) !== true;
   }
 }
 

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { resolveRole } from '../../../profile/roles.ts';
-import { stepTraces, type StepTrace } from './read.ts';
+import { stepTraces, TRACE_INDEX_BOUND_MS, type StepTrace } from './read.ts';
 import { answerJson, eventsOf, exchangeFact, exchangesOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
@@ -274,6 +274,16 @@ export function lastSegment(ex: Exchange): string {
   } catch {
     return raw;
   }
+}
+
+/**
+ * Whether a read of a trace started at least TRACE_INDEX_BOUND_MS after the stream that named it ended
+ * (its step event came before); undefined when the journal gives no times. No sentence says when a
+ * trace becomes readable: a 404 before that may be an index still catching up.
+ */
+export function pastIndexBound(read: Exchange, naming: Exchange): boolean | undefined {
+  if (read.startedAt === undefined || naming.startedAt === undefined || naming.durationMs === undefined) return undefined;
+  return Date.parse(read.startedAt) >= Date.parse(naming.startedAt) + naming.durationMs + TRACE_INDEX_BOUND_MS;
 }
 
 export interface SeenTrace extends StepTrace {

@@ -4,22 +4,10 @@ import { type CheckContext, type Exchange, section } from '../../../rule/index.t
 import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
 import { getTrace, missionWithTraces, randomSuffix, readTraceIndexed, sendPathIdBounds, someTrace, TRACE_INDEX_BOUND_MS } from '../support/read.ts';
-import { judgeIdBounds, judgeJsonMediaType, lastSegment, withSeenTraces, type SeenTrace } from '../support/traffic.ts';
+import { judgeIdBounds, judgeJsonMediaType, lastSegment, pastIndexBound, withSeenTraces, type SeenTrace } from '../support/traffic.ts';
 import { answerJson, hasWholeBody, issuesOf, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
-
-/**
- * Whether a read of a trace started at least TRACE_INDEX_BOUND_MS after the step event that named it
- * (counted from the end of the stream that carried it, which the event came before); undefined when
- * the journal gives no times. No sentence says when a trace becomes readable: a 404 before that may
- * be an index still catching up.
- */
-function pastIndexBound(ex: Exchange, seen: SeenTrace): boolean | undefined {
-  const stream = seen.stream;
-  if (ex.startedAt === undefined || stream.startedAt === undefined || stream.durationMs === undefined) return undefined;
-  return Date.parse(ex.startedAt) >= Date.parse(stream.startedAt) + stream.durationMs + TRACE_INDEX_BOUND_MS;
-}
 
 const NOT_YET = `answered 404 within ${TRACE_INDEX_BOUND_MS / 1000} s of the step event that named it, and no later read was recorded (no sentence says when a trace becomes readable)`;
 
@@ -42,7 +30,7 @@ export const traceOk = rule({
         const asked = lastSegment(ex);
         const known = seen !== undefined || (fixed !== undefined && asked === fixed);
         if (!known || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
-        if (seen && ex.status === 404 && pastIndexBound(ex, seen) !== true) {
+        if (seen && ex.status === 404 && pastIndexBound(ex, seen.stream) !== true) {
           j.lacks(ex, `trace ${asked} ${NOT_YET}`);
           return;
         }
@@ -86,7 +74,7 @@ export const traceResolves = rule({
         const read = all.find((ex) => ex.status === 200);
         const last = all.at(-1)!;
         if (read) j.check(read, true, '');
-        else if (last.status !== 404 || pastIndexBound(last, seen) === true) {
+        else if (last.status !== 404 || pastIndexBound(last, seen.stream) === true) {
           j.check(last, false, `traceId ${seen.traceId} from ${seen.event} of mission ${seen.runId} answered ${all.map((ex) => ex.status).join(', ')} (${all.length} read${all.length === 1 ? '' : 's'}, the last ${TRACE_INDEX_BOUND_MS / 1000} s or more after the step event${last.status === 404 ? '' : ' or not a 404'}), expected 200`, [seen.stream]);
         } else j.lacks(last, `traceId ${seen.traceId} ${NOT_YET}`);
       }
