@@ -123,18 +123,10 @@ async function resolveTarget(given: { profile?: string; target?: string; faults?
   return { env, report, fake, ...(network ? { network } : {}) };
 }
 
-function memoryCap(env: Env): number {
+/** A setting read from the scripts' environment; a bad value is a usage error (exit 2) that says which. */
+function validated<T>(read: (env: Env) => T, env: Env): T {
   try {
-    return k6MemoryCapMiB(env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new ProfileError(error.message);
-    throw error;
-  }
-}
-
-function validated(env: Env): ReturnType<typeof loadConfig> {
-  try {
-    return loadConfig(env);
+    return read(env);
   } catch (error) {
     if (error instanceof ConfigError) throw new ProfileError(error.message);
     throw error;
@@ -311,8 +303,8 @@ async function load(opts: LoadOptions): Promise<void> {
     if (opts.iterations) env.APICERT_ITERATIONS = String(opts.iterations);
     if (opts.duration) env.APICERT_MAX_DURATION = env.APICERT_RAMP = opts.duration;
     if (opts.k6MaxMemory) env.APICERT_K6_MAX_MEMORY = String(opts.k6MaxMemory);
-    const config = validated(env);
-    const maxMiB = memoryCap(env);
+    const config = validated(loadConfig, env);
+    const maxMiB = validated(k6MemoryCapMiB, env);
     // k6 looked up before the run folder is made: without it a run leaves nothing behind.
     const binary = opts.emitK6Operator ? '' : opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
     const version = opts.emitK6Operator || opts.dryRun ? undefined : await checkK6Version(binary).catch(toUsage);
