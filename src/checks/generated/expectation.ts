@@ -703,6 +703,15 @@ export function closesEveryValue(text: string): boolean {
   return depth <= 0 && text.trim() !== '';
 }
 
+/**
+ * A POST /mcp body that is not JSON yet a parser's extension may read: as on /v1 and /v8, "A JSON parser
+ * MAY accept non-JSON forms or extensions" (RFC 8259 §9). A message is an object or a batch, so such a
+ * text opens one and closes every value it opens; -32700 stays owed for text cut short or that opens no message.
+ */
+export function mcpExtensionMayRead(text: string): boolean {
+  return /^\s*[[{]/.test(text) && closesEveryValue(text);
+}
+
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
@@ -797,6 +806,7 @@ function mcpExpectation(sent: SentRequest, known: Known): Expectation {
   if (sent.method !== 'POST') return { kind: 'open', why: `${sent.method} /mcp: the Streamable HTTP transport's answer to it is not stated`, constraint: `${sent.method} /mcp method` };
   if (sent.body === undefined) return { kind: 'open', why: 'a POST /mcp without a body', constraint: constraint('(body) missing') };
   const parsed = parsedBody(sent, sent.body, false);
+  if (!parsed.ok && mcpExtensionMayRead(sent.body)) return { kind: 'open', why: 'a text that is not JSON but closes every value it opens (a trailing comma, data after the value): RFC 8259 §9 lets a parser accept non-JSON forms or extensions', constraint: constraint('(body) extension') };
   if (!parsed.ok) return { kind: 'refuse', because: S.parseError, constraint: constraint('(body) malformed'), codes: [-32700] };
   const value = parsed.value;
   if (Array.isArray(value)) {

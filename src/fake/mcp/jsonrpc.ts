@@ -15,6 +15,7 @@ import { callToolParams } from '../../contract/mcp/tools.ts';
 import { parseJson } from '../../util/json.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
+import { lenientJson } from '../support/lenient-json.ts';
 import { withExtraMembers } from './extra-members.ts';
 import { writeJson } from './respond.ts';
 import type { McpSession } from './session-store.ts';
@@ -128,8 +129,15 @@ function reused(session: McpSession, id: RequestId): boolean {
   return false;
 }
 
+/** The longest string id `mcp.jsonrpc/long-id-refused` serves. */
+const MAX_ID_LENGTH = 1024;
+
 /** Answers one request of an initialized (or session-less) exchange; `initialize` is handled by the route. */
 export function answer(fake: FakeContext, responses: ResponseFactory, session: McpSession, request: JsonRpcRequest): Record<string, unknown> {
+  // No sentence bounds an id's length: under the variant a long one gets an error that still echoes it ("Either a result or an error MUST be set").
+  if (typeof request.id === 'string' && request.id.length > MAX_ID_LENGTH && fake.variants.has('mcp.jsonrpc/long-id-refused')) {
+    return responses.error(request.id, INVALID_REQUEST, `Invalid Request: a request id is at most ${MAX_ID_LENGTH} characters here.`);
+  }
   if (fake.variants.has('mcp.jsonrpc/repeated-id-refused') && reused(session, request.id)) {
     return responses.error(request.id, INVALID_REQUEST, 'Invalid Request: this request id was already used in this session.');
   }
@@ -174,8 +182,12 @@ export function progressToken(request: JsonRpcRequest): string | number | undefi
 
 /** The POST body as JSON; answers a parse error itself and returns undefined when it is not JSON. */
 export async function parseBody(fake: FakeContext, r: RouteRequest): Promise<{ value: unknown } | undefined> {
-  const parsed = parseJson(await r.body());
+  const text = await r.body();
+  const parsed = parseJson(text);
   if (parsed.ok) return { value: parsed.value };
+  // "A JSON parser MAY accept non-JSON forms or extensions" (RFC 8259 §9): under the variant a trailing comma or data after the message is read past.
+  const lenient = lenientJson(text);
+  if (lenient && fake.variants.has('mcp.jsonrpc/lenient-json')) return lenient;
   const code = fake.faults.has('mcp.jsonrpc.parse-error/code-32600') ? INVALID_REQUEST : PARSE_ERROR;
   writeJson(r.res, malformedStatus(fake), unattributedError(fake, code, 'Parse error: the body is not valid JSON.'));
   return undefined;

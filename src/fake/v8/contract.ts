@@ -169,6 +169,11 @@ export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown
  */
 export async function contractWireChoice(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
   const v = fake.variants;
+  // No /v8 endpoint defines a query parameter: under the variant any one is refused before the route runs, so before its token is read.
+  if (r.query.size > 0 && v.has('v8.contract/unknown-query-400')) {
+    writeProblem(400, 'unknown_query_parameter', 'No /v8 endpoint takes a query parameter.');
+    return undefined;
+  }
   if (r.req.method !== 'POST') return r;
   if (r.header('transfer-encoding') !== undefined && r.header('content-length') === undefined && v.has('v8.contract/length-required')) {
     writeProblem(411, 'length_required', 'Send the body with a Content-Length.');

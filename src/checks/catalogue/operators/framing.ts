@@ -125,6 +125,27 @@ export const FRAMING: readonly HttpOperator[] = [
     ],
   },
   {
+    id: 'framing.invalid-content-length',
+    scope: 'message',
+    family: 'framing',
+    sends: 'one Content-Length line whose value is not a number (1a)',
+    peer: 'CATS InvalidContentLength / DummyContentLength; RFC 9112 6.3',
+    raw: true,
+    applies: hasBody,
+    cases: (t) => [
+      stated(
+        'Content-Length: 1a',
+        raw(t, (r) => r.headers.push(['Content-Length', '1a'])),
+        'refuse',
+        rfc(
+          '6.3',
+          'If a message is received without Transfer-Encoding and with an invalid Content-Length header field, then the message framing is invalid and the recipient MUST treat it as an unrecoverable error … If the unrecoverable error is in a request message, the server MUST respond with a 400 (Bad Request) status code and then close the connection.',
+        ),
+        400,
+      ),
+    ],
+  },
+  {
     id: 'framing.chunked',
     family: 'framing',
     sends: 'the body in the chunked transfer coding, with a chunk extension and a trailer field',

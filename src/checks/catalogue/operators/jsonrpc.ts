@@ -5,6 +5,10 @@ import type { McpCase, McpOperator } from '../types.ts';
 const jsonrpc = (section: string, sentence: string): Sentence => standard('JSON-RPC 2.0', `§${section}`, sentence);
 const INTEGER_ID = MCP('Base Protocol', 'Requests MUST include a string or integer ID.');
 const SAME_ID = MCP('Base Protocol', 'Responses MUST include the same ID as the request they correspond to. Either a result or an error MUST be set. A response MUST NOT set both.');
+/** What requires a ping to be served (SAME_ID allows an error as well). */
+const PING_ANSWERED = MCP('Utilities > Ping > Behavior Requirements', 'The receiver MUST respond promptly with an empty response');
+/** RFC 8259 §9, which the /v1 and /v8 catalogue reads the same way (json-text.not-json). */
+const EXTENSIONS = 'RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or extensions"; JSON-RPC\'s -32700 names the code for text the server could not parse, not that it must not';
 
 const ping = (id: unknown, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'ping', ...extra });
 const call = (id: string, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
@@ -22,8 +26,9 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
       // "Requests MUST include a string or integer ID" binds the requester: JSON-RPC 2.0 §4 allows a Number or Null id, which a server may serve.
       opened('id 1.5', { json: ping(1.5) }, `JSON-RPC 2.0 §4 allows a fractional id; MCP binds only the client (${sentenceText(INTEGER_ID)})`),
       opened('id null', { json: ping(null) }, `JSON-RPC 2.0 §4 allows a null id; MCP binds only the client (${sentenceText(INTEGER_ID)})`),
-      answered('a 10,000-character id', { json: ping(`apicert-${'i'.repeat(10_000)}`) }, SAME_ID),
-      answered('a negative id', { json: ping(-7) }, SAME_ID),
+      // An error echoing the id is as legal an answer as the result: mcp.jsonrpc.id-echoed judges the echo.
+      opened('a 10,000-character id', { json: ping(`apicert-${'i'.repeat(10_000)}`) }, `no sentence bounds an id's length, and none forbids a server to limit it (${sentenceText(SAME_ID)})`),
+      answered('a negative id', { json: ping(-7) }, PING_ANSWERED),
     ],
   },
   {
@@ -53,10 +58,10 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
     sends: 'ping written with insignificant whitespace and \\u escapes; deep: a trailing comma, a duplicate id member',
     peer: 'RFC 8259 2, 7; JSON-RPC 2.0 5.1 (-32700)',
     cases: () => [
-      answered('whitespace and \\u escapes', { rawBody: '\n{ "jsonrpc" : "2.0" ,\t"id" : "apicert-\\u0065scaped" , "method" : "\\u0070ing" }\n' }, SAME_ID),
-      rejected('a trailing comma', undefined, jsonrpc('5.1', '-32700 Parse error: Invalid JSON was received by the server.')),
+      answered('whitespace and \\u escapes', { rawBody: '\n{ "jsonrpc" : "2.0" ,\t"id" : "apicert-\\u0065scaped" , "method" : "\\u0070ing" }\n' }, PING_ANSWERED),
+      opened('a trailing comma', { rawBody: '{"jsonrpc":"2.0","id":"apicert-comma","method":"ping",}' }, EXTENSIONS),
       opened('a duplicate id member', { rawBody: '{"jsonrpc":"2.0","id":"apicert-a","id":"apicert-b","method":"ping"}' }, 'RFC 8259 4: duplicate names are not forbidden; which one a server reads is not stated'),
-    ].map((c) => (c.label === 'a trailing comma' ? { ...c, body: { rawBody: '{"jsonrpc":"2.0","id":"apicert-comma","method":"ping",}' } } : c)),
+    ],
   },
   {
     id: 'jsonrpc.batch',

@@ -61,4 +61,22 @@ export const mcpJsonrpcVariants = [
       quote: 'The HTTP response body MAY comprise a JSON-RPC error response that has no id.',
     },
   },
+  {
+    id: 'mcp.jsonrpc/long-id-refused',
+    description: 'a request whose string id is longer than 1,024 characters is answered with a -32600 error that echoes the id, where the fake serves any id',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Base Protocol > Messages > Responses',
+      quote: 'Responses MUST include the same ID as the request they correspond to. Either a result or an error MUST be set. A response MUST NOT set both.',
+    },
+  },
+  {
+    id: 'mcp.jsonrpc/lenient-json',
+    description: 'a body that is not JSON but a lenient parser reads (a trailing comma, data after the message) is read as that message and served, where the fake answers -32700; text cut short still gets -32700 (RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or extensions")',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Base Protocol > Messages',
+      quote: FOLLOW_JSONRPC,
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];

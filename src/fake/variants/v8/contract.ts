@@ -66,4 +66,10 @@ export const v8ContractVariants = [
     description: 'requests are served whatever their `Origin` header: "HTTP origins are rejected" taken as the transport reading (the gateway listens on HTTPS only), not as a check of a browser Origin header',
     spec: { document: 'v8-integration-gateway.md', section: 'What the service does', quote: 'Every request must use HTTPS. HTTP origins are rejected.' },
   },
+  {
+    id: 'v8.contract/unknown-query-400',
+    description:
+      'a /v8 request with any query parameter (none is defined) is refused 400 problem+json `unknown_query_parameter` before its token is read, as a strict OpenAPI request validator (unknown query parameters disallowed) in front of the routes does; a token in the `access_token` query parameter gets that 400, not 401',
+    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'All paths relative to `{base_url}`. Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call. Error statuses are in Errors.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
