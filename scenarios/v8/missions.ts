@@ -51,6 +51,14 @@ export const missionScenarios = {
     },
     script: [...steps(20, 100), { afterMs: 10, do: 'finish', status: 'succeeded' }],
   },
+  overBudget: {
+    purpose: 'needs six steps under a budget of two, with time to spare: the step limit ends it failed',
+    request: {
+      goalSpec: { task: 'apicert scenario over-budget: compare six reports one step each' },
+      resourceBudget: { maximumSteps: 2, maximumToolCalls: 20, maximumElapsedMs: 60_000, maximumParallelism: 1 },
+    },
+    script: [...steps(6, 10), { afterMs: 10, do: 'finish', status: 'succeeded' }],
+  },
 } satisfies Record<string, MissionScenario>;
 
 export type MissionScenarioName = keyof typeof missionScenarios;

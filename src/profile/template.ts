@@ -79,6 +79,7 @@ fixtures:
       fails: ${P}                  #   reach "failed"
       cancellable: ${P}            #   run for several seconds, so it can be cancelled while running
       timeLimit: ${P}              #   exceed its resourceBudget.maximumElapsedMs before the goal is met
+      overBudget: ${P}             #   need more steps than its resourceBudget.maximumSteps (time to spare): ends "failed"
     skillId: ${P}                  # a skill the primary principal may read
     # Optional (apicert has a default for each; uncomment to use the deployment's own):
     # staleEventCursor: "…"        # an event cursor known to be outside the replay window (default: one never issued)

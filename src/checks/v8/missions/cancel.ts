@@ -4,6 +4,7 @@ import { answerJson, operation, parsedAs, startsAfterEnd, streamEvents } from '.
 import { missionOf, sentFixture, withMissions } from '../support/traffic.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followEvents, getMission, isTerminalEvent, newKey, writer, MISSIONS } from '../support/missions.ts';
+import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.cancellable'] } });
 
@@ -58,5 +59,28 @@ export const cancelled = rule({
     });
     await followEvents(ctx, mission.runId, { label: 'follow the cancelled mission' });
     await getMission(ctx, mission.runId);
+  },
+});
+
+export const cancelReplay = rule({
+  id: 'v8.missions.cancel.replay',
+  title: 'A cancel sent again with the same key returns the original response',
+  level: 'required',
+  spec: { section: 'Endpoints > Rules 3', quote: 'Replay with the same key and the same body returns the original response without re-executing.' },
+  judgement: {
+    record: 'a POST /v8/missions/{runId}/cancel sent again by one caller with the Idempotency-Key and body of an accepted (2xx) one',
+    judge(j) {
+      // "Cancel request body and response body: not shown": whatever the original answer was, the replay is that answer.
+      // The key is the mission's: the same key on another mission's cancel is another request.
+      judgeIdempotency(j, { operation: 'v8.missions.cancel', keyOf: (ex) => (ex.requestHeaders['idempotency-key'] === undefined ? undefined : `${ex.path}\n${ex.requestHeaders['idempotency-key']}`), judge: 'replay' });
+    },
+  },
+  async provoke(ctx) {
+    const mission = await createMission(ctx, 'cancellable');
+    const key = newKey();
+    const send = (label: string) => ctx.http.send({ method: 'POST', path: `${MISSIONS}/${mission.runId}/cancel`, credential: writer(ctx), headers: { 'idempotency-key': key }, label });
+    const first = await send('cancel a running mission (original)');
+    if (first.status < 200 || first.status >= 300) ctx.inconclusive(`setup failed: the original cancel answered ${first.status}`);
+    await send('cancel again (replay, same key)');
   },
 });

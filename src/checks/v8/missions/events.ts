@@ -1,6 +1,6 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
 import { mediaType, section, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { dataOf, eventsOf, exchangesOf, operation, parsedAs, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { eventIdCases, oneTerminalCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
 import { callerOf, judgeReadsAfterTerminal, missionOf, withMissions } from '../support/traffic.ts';
@@ -56,6 +56,46 @@ export const eventsShape = rule({
   async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
     await followEvents(ctx, mission.runId);
+  },
+});
+
+/** Step events: the table's two; an event type beyond the six listed says nothing of execution. */
+const isStepEvent = (type: string | undefined) => type === 'mission.step.started' || type === 'mission.step.completed';
+
+export const eventsStarted = rule({
+  id: 'v8.missions.events.started',
+  title: 'A stream read from its start that shows the mission executing carries mission.started once, before its first step event',
+  level: 'required',
+  needs: { fixtures: ['v8.missions.succeeds'] },
+  destructive: 'mutate',
+  spec: { section: 'Events', quote: '`mission.started` | the agent first begins executing the mission' },
+  judgement: {
+    record: 'a GET /v8/missions/{runId}/events without Last-Event-ID, answered 200, showing a step event or mission.completed',
+    judge(j) {
+      for (const ex of exchangesOf(j.exchanges, 'v8.missions.events')) {
+        // Only a stream read from its start holds the mission's first events; a resume starts after its cursor.
+        if (operation(ex) !== 'v8.missions.events' || ex.status !== 200 || ex.requestHeaders['last-event-id'] !== undefined) continue;
+        const events = keptEvents(j, ex);
+        if (!events) continue;
+        const terminal = events.find((e) => isTerminalEvent(e.event));
+        const firstStep = events.findIndex((e) => isStepEvent(e.event));
+        // Execution began when a step ran or the agent finished the goal ("agent finishes | goal satisfied"). A mission
+        // that failed or was cancelled without a step may have ended before it began (a cancel, a policy rejection): it
+        // may carry no mission.started, and is not judged.
+        const began = firstStep !== -1 || terminal?.event === 'mission.completed';
+        if (!began) continue;
+        const starts = events.flatMap((e, i) => (e.event === 'mission.started' ? [i] : []));
+        const before = firstStep !== -1 ? firstStep : events.indexOf(terminal!);
+        const what = firstStep !== -1 ? `its first step event (#${firstStep + 1}, ${events[firstStep]!.event})` : `its terminal event (#${before + 1}, mission.completed)`;
+        if (!j.check(ex, starts.length > 0, `the stream of mission ${missionOf(ex)}, read from its start, shows it executing but carries no mission.started event`)) continue;
+        j.check(ex, starts.length === 1, `the stream of mission ${missionOf(ex)} carries mission.started ${starts.length} times (events ${starts.map((i) => `#${i + 1}`).join(', ')}): the agent first begins executing once`);
+        j.check(ex, starts[0]! < before, `the stream of mission ${missionOf(ex)} carries mission.started (#${starts[0]! + 1}) after ${what}`);
+      }
+    },
+  },
+  async provoke(ctx) {
+    const mission = await createMission(ctx, 'succeeds');
+    await followToTerminal(ctx, mission.runId, 'succeeds');
   },
 });
 

@@ -2,13 +2,14 @@
 import { rateLimit429 } from './rate-limit.ts';
 import type { Rule } from '../../../rule/index.ts';
 import { expiredToken, missingToken, scope403 } from './auth.ts';
-import { cancelled } from './cancel.ts';
+import { budgetSteps } from './budget.ts';
+import { cancelled, cancelReplay } from './cancel.ts';
 import { createAccepted, createBudgetBounds, createMalformedJson, createMissingFields } from './create.ts';
-import { afterTerminal, closesAfterTerminal, eventsShape, eventsTraceId, eventsUnknown, replayWindow, resume } from './events.ts';
+import { afterTerminal, closesAfterTerminal, eventsShape, eventsStarted, eventsTraceId, eventsUnknown, replayWindow, resume } from './events.ts';
 import { getOk, getOtherPrincipal, getUnknown } from './get.ts';
 import { lifecycleModel } from './lifecycle.ts';
 import { cancelKeyRequired, conflict, keyFormat, keyRequired, replay, signalsKeyRequired } from './idempotency.ts';
-import { signalAccepted, signalConflict, signalTerminal, signalValidation } from './signals.ts';
+import { signalAccepted, signalConflict, signalReplay, signalTerminal, signalValidation } from './signals.ts';
 import { sequenceMonotonic, terminalConsistent, timeLimit } from './states.ts';
 
 export const v8MissionRules: Rule[] = [
@@ -16,6 +17,7 @@ export const v8MissionRules: Rule[] = [
   createMalformedJson,
   createMissingFields,
   createBudgetBounds,
+  budgetSteps,
   keyRequired,
   keyFormat,
   replay,
@@ -27,6 +29,7 @@ export const v8MissionRules: Rule[] = [
   expiredToken,
   scope403,
   eventsShape,
+  eventsStarted,
   eventsTraceId,
   closesAfterTerminal,
   resume,
@@ -37,8 +40,10 @@ export const v8MissionRules: Rule[] = [
   signalValidation,
   signalTerminal,
   signalConflict,
+  signalReplay,
   signalsKeyRequired,
   cancelled,
+  cancelReplay,
   cancelKeyRequired,
   sequenceMonotonic,
   terminalConsistent,

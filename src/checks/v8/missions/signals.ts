@@ -1,11 +1,12 @@
 /** Endpoints: POST /v8/missions/{runId}/signals; States: a signal to a terminal mission. */
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { createMission, followToTerminal, newKey, writer, MISSIONS } from '../support/missions.ts';
+import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, writer, MISSIONS } from '../support/missions.ts';
 import { callerOf, mayBeRefused, missionOf, sentFixture, withMissions, withTerminalBefore } from '../support/traffic.ts';
-import { signalRequest } from '../../../contract/v8/missions.ts';
+import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
+import { replayCase } from '../../../traffic/answer-cases.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { parsedAs, requestBodyMissing, requestJson, startsAfterEnd, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { bodyMissing, exchangesOf, parsedAs, requestBodyMissing, requestJson, responseJson, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { Exchange, Judge } from '../../../rule/index.ts';
@@ -122,15 +123,14 @@ export const signalTerminal = rule({
 
 export const signalConflict = rule({
   id: 'v8.missions.signals.idempotency-conflict',
-  title: 'A signal that reuses a key with another body answers 409; the same body replays',
+  title: 'A signal that reuses a key with another body answers 409',
   level: 'required',
   needs: { fixtures: ['v8.missions.waits'] },
   spec: { section: 'Errors', quote: '`409` terminal mission or different body with same key' },
   judgement: {
     record: 'a signal sent twice to one mission by one caller with the same Idempotency-Key and different bodies, the first accepted',
     judge(j) {
-      // The key is the mission's: the same key on another mission's signal is another request.
-      judgeIdempotency(j, { operation: 'v8.missions.signals', keyOf: (ex) => (ex.requestHeaders['idempotency-key'] === undefined ? undefined : `${ex.path}\n${ex.requestHeaders['idempotency-key']}`), judge: 'conflict' });
+      judgeIdempotency(j, { operation: 'v8.missions.signals', keyOf: signalKey, judge: 'conflict' });
     },
   },
   async provoke(ctx) {
@@ -138,11 +138,88 @@ export const signalConflict = rule({
     const key = newKey();
     const first = await postSignal(ctx, mission.runId, { signal: 'apicert.first', payload: { n: 1 } }, key, 'signal (original)');
     if (first.status !== 200) ctx.inconclusive(`setup failed: the original signal answered ${first.status}`);
-    const same = await postSignal(ctx, mission.runId, { signal: 'apicert.first', payload: { n: 1 } }, key, 'signal (replay, same body)');
-    ctx.observe('signal replay with the same key and body', same.status);
     await postSignal(ctx, mission.runId, { signal: 'apicert.second', payload: { n: 2 } }, key, 'signal (same key, another body)');
   },
 });
+
+export const signalReplay = rule({
+  id: 'v8.missions.signals.replay',
+  title: 'A signal sent again with the same key and body returns the original response (409 only once the mission may have ended)',
+  level: 'required',
+  needs: { fixtures: ['v8.missions.waits'] },
+  spec: { section: 'Endpoints > Rules 3', quote: 'Replay with the same key and the same body returns the original response without re-executing.' },
+  judgement: {
+    record: 'a signal sent again to one mission by one caller with the Idempotency-Key and body of an accepted one (for a 409, a read of the mission by that caller sent after it)',
+    judge(j) {
+      // "A signal to a mission in a terminal state gives `409`" does not say whether the terminal state or the key is
+      // looked at first (the lifecycle model accepts both): a replay to a mission that may have ended may answer 409. The
+      // original signal may itself have ended it unseen ("Transitions out of `waiting` ...: not shown"), so a 409 fails
+      // only where a read sent after the replay ended shows the mission not terminal: terminal states never change back.
+      const terminalBefore = new Set<Exchange>();
+      withTerminalBefore(j.exchanges, (ex, terminal) => {
+        if (terminal && operation(ex) === 'v8.missions.signals') terminalBefore.add(ex);
+      });
+      const liveReads = new Map<string, Array<{ read: Exchange; status: string }>>();
+      for (const ex of exchangesOf(j.exchanges, 'v8.missions.get')) {
+        if (operation(ex) !== 'v8.missions.get' || ex.status !== 200) continue;
+        const parsed = parsedAs(missionProjection, responseJson(ex));
+        if (!parsed.success || (TERMINAL_STATUSES as readonly string[]).includes(parsed.data.status)) continue;
+        const at = `${callerOf(ex)}\n${missionOf(ex)}`;
+        liveReads.set(at, [...(liveReads.get(at) ?? []), { read: ex, status: parsed.data.status }]);
+      }
+      judgeIdempotency(j, {
+        operation: 'v8.missions.signals',
+        keyOf: signalKey,
+        judge: 'replay',
+        sameAnswer(first, later, judge) {
+          if (later.status !== 409) return originalAnswer(first, later, judge);
+          const alive = terminalBefore.has(later) ? undefined : (liveReads.get(`${callerOf(later)}\n${missionOf(later)}`) ?? []).find((r) => surelyStartsAfterEnd(r.read, later));
+          if (!alive) {
+            judge.observe('a replayed signal to a mission that may have ended answered', 409, 'the terminal state checked before the idempotency record');
+            return undefined;
+          }
+          return `answered 409, yet the mission read back ${alive.status} on exchange #${alive.read.index}, sent after this replay ended: it was not terminal, so the replay owed the original response`;
+        },
+      });
+    },
+  },
+  async provoke(ctx) {
+    const mission = await createMission(ctx, 'waits');
+    const key = newKey();
+    const body = { signal: 'apicert.replayed', payload: { n: 1 } };
+    const first = await postSignal(ctx, mission.runId, body, key, 'signal (original)');
+    if (first.status !== 200) ctx.inconclusive(`setup failed: the original signal answered ${first.status}`);
+    await postSignal(ctx, mission.runId, body, key, 'signal (replay, same key and body)');
+    // What the mission is after the replay: a 409 replay is judged only against a read that surely began after it ended.
+    await ctx.sleep(20);
+    await getMission(ctx, mission.runId, writer(ctx), 'read the mission after the replay');
+    // Once the stream showed the mission ended, a replay may meet the terminal state first (409) or the key (the original).
+    await ctx.http.send({ method: 'POST', path: `${MISSIONS}/${mission.runId}/cancel`, credential: writer(ctx), headers: { 'idempotency-key': newKey() }, label: 'cancel the signalled mission' });
+    const ended = await followEvents(ctx, mission.runId, { label: 'follow the signalled mission to its end' });
+    if (ended.events.some((e) => isTerminalEvent(e.event))) await postSignal(ctx, mission.runId, body, key, 'signal (replay, same key and body, after the mission ended)');
+  },
+});
+
+/** The key is the mission's: the same key on another mission's signal is another request. */
+function signalKey(ex: Exchange): string | undefined {
+  const key = ex.requestHeaders['idempotency-key'];
+  return key === undefined ? undefined : `${ex.path}\n${key}`;
+}
+
+/** Why `later` is not the original answer `first` (status, then body once both are kept whole), or undefined. */
+function originalAnswer(first: Exchange, later: Exchange, j: Judge): string | undefined {
+  const answer = (ex: Exchange) => ({ status: ex.status!, body: ex.responseBody ?? '' });
+  if (later.status === first.status) {
+    for (const ex of [first, later]) {
+      const missing = bodyMissing(ex);
+      if (missing === undefined) continue;
+      j.lacks(later, `the body of exchange #${ex.index}, to compare with the original: ${missing}`);
+      return undefined;
+    }
+  }
+  const same = replayCase(answer(first), answer(later));
+  return same.ok ? undefined : same.why;
+}
 
 /**
  * Every keyed signal with a fresh key, from a caller holding missions:write, to a mission that

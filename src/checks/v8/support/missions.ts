@@ -21,6 +21,7 @@ const FIXTURE_PURPOSE: Record<MissionFixture, string> = {
   fails: 'reaches failed',
   cancellable: 'runs for several seconds',
   timeLimit: 'runs past its maximumElapsedMs',
+  overBudget: 'needs more steps than its resourceBudget.maximumSteps, with time to spare',
 };
 
 export function writer(ctx: CheckContext): Credential {

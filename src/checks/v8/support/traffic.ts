@@ -240,7 +240,7 @@ function missionsSeen(exchanges: readonly Exchange[]): ReadonlyArray<readonly [E
 }
 
 /** Whether a create sent the profile's fixture body of that name (a mission known to wait, to fail, ...). */
-export function sentFixture(j: Pick<Judge, 'profile'>, body: unknown, name: 'succeeds' | 'waits' | 'fails' | 'cancellable' | 'timeLimit'): boolean {
+export function sentFixture(j: Pick<Judge, 'profile'>, body: unknown, name: keyof Profile['fixtures']['v8']['missions']): boolean {
   const fixture = j.profile?.fixtures.v8.missions[name];
   return fixture !== undefined && body !== undefined && canonicalJson(fixture) === canonicalJson(body);
 }

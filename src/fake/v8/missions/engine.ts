@@ -4,7 +4,7 @@ import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
 import type { FakeContext } from '../../context.ts';
 import { SensitiveValues } from '../redaction.ts';
 import { traceIdFor, traceOfFailedStep, type TraceRecord } from '../traces/record.ts';
-import { AFTER_TERMINAL_NOTE, cursorNumber, cursorOf, eventData, initialStatus, notesAfterTerminal, projectionBody, replayWindow, signalEndsWaiting, stepIdOf, stepStatusWord, stepSummaries, timeLimitEndsFailed } from './variants.ts';
+import { AFTER_TERMINAL_NOTE, cursorNumber, cursorOf, eventData, initialStatus, notesAfterTerminal, projectionBody, replayWindow, signalEndsWaiting, startDelayMs, stepIdOf, stepStatusWord, stepSummaries, timeLimitEndsFailed } from './variants.ts';
 
 export interface StoredEvent {
   n: number;
@@ -68,7 +68,7 @@ export class MissionEngine {
     this.missions.set(runId, mission);
     const task = typeof goalSpec.task === 'string' ? goalSpec.task : '';
     const script = scenarioForTask(task)?.script ?? defaultMissionScript;
-    mission.timers.push(this.fake.lifecycle.later(1, () => this.begin(mission, script)));
+    mission.timers.push(this.fake.lifecycle.later(startDelayMs(this.fake), () => this.begin(mission, script)));
     return mission;
   }
 
@@ -121,7 +121,7 @@ export class MissionEngine {
       mission.status = 'running';
       mission.sequence += 1;
     }
-    this.emit(mission, 'mission.started', { runId: mission.runId });
+    if (!this.fake.faults.has('v8.missions.events.started/no-started')) this.emit(mission, 'mission.started', { runId: mission.runId });
     if (!this.fake.faults.has('v8.missions.time-limit.terminal/ignored')) {
       mission.timers.push(this.fake.lifecycle.later(mission.budget.maximumElapsedMs, () => this.timeUp(mission)));
     }
@@ -154,7 +154,7 @@ export class MissionEngine {
           this.finish(mission, beat.status, beat.status === 'succeeded' ? 'mission.completed' : 'mission.failed', { runId: mission.runId });
           return;
         }
-        if (mission.steps.length >= mission.budget.maximumSteps) {
+        if (mission.steps.length >= mission.budget.maximumSteps && !this.fake.faults.has('v8.missions.budget.steps/ignored')) {
           this.finish(mission, 'failed', 'mission.failed', { runId: mission.runId, reason: 'maximumSteps reached' });
           return;
         }

@@ -80,6 +80,10 @@ async function cancel(surface: MissionSurface, r: RouteRequest): Promise<void> {
   // an accepted cancel's answer is kept as sent (a projection rendered again may differ: live-step-details).
   const scopeKey = `${mission.principal}:cancel:${mission.runId}`;
   const replayed = key ? surface.idempotency.replayOf(scopeKey, key, '') : undefined;
+  if (replayed && fake.faults.has('v8.missions.cancel.replay/second-answer')) {
+    v8.problem(r.res, 409, 'mission_ended', `The mission is ${mission.status}: there is nothing to cancel.`);
+    return;
+  }
   if (replayed) {
     respondStored(surface, r.res, replayed);
     return;

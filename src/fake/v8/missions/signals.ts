@@ -2,7 +2,7 @@ import { canonicalJson } from '../../../util/json.ts';
 import type { RouteRequest } from '../../http.ts';
 import { isTerminal, type Mission } from './engine.ts';
 import { answeredByKey, findMission, idempotencyKey, invalidBody, jsonBody, respondStored, type MissionSurface, type StoredResponse } from './surface.ts';
-import { limitsCreatesOnly } from './variants.ts';
+import { limitsCreatesOnly, signalReplayTerminalFirst } from './variants.ts';
 
 function accept(surface: MissionSurface, mission: Mission, signal: { signal: string; payload?: unknown }): StoredResponse {
   surface.engine.recordSignal(mission, signal.signal, signal.payload);
@@ -35,6 +35,14 @@ export async function signals(surface: MissionSurface, r: RouteRequest): Promise
     reExecuteReplay: false,
     conflictDetail: 'This Idempotency-Key was used with a different signal: use a new key.',
   };
+  if (key && isTerminal(mission.status) && signalReplayTerminalFirst(fake) && surface.idempotency.lookup(scopeKey, key, fingerprint).kind === 'replay') {
+    v8.problem(r.res, 409, 'mission_terminal', `The mission is ${mission.status}; signals to a terminal mission are refused.`);
+    return;
+  }
+  if (key && fake.faults.has('v8.missions.signals.replay/replay-409') && surface.idempotency.lookup(scopeKey, key, fingerprint).kind === 'replay') {
+    v8.problem(r.res, 409, 'idempotency_conflict', bend.conflictDetail);
+    return;
+  }
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
   if (isTerminal(mission.status) && !fake.faults.has('v8.missions.signals.terminal-409/accepted')) {
     v8.problem(r.res, 409, 'mission_terminal', `The mission is ${mission.status}; signals to a terminal mission are refused.`);

@@ -141,6 +141,20 @@ export function limitsCreatesOnly(fake: FakeContext): { neverLimits: boolean } {
   return { neverLimits: fake.variants.has('v8.missions/limit-on-creates') };
 }
 
+/**
+ * "A signal to a mission in a terminal state gives `409`" and "Replay with the same key and the same
+ * body returns the original response" do not say which is looked at first: under the variant a
+ * replayed signal to a mission that ended meets the terminal state first.
+ */
+export function signalReplayTerminalFirst(fake: FakeContext): boolean {
+  return fake.variants.has('v8.missions/signal-replay-terminal-first');
+}
+
+/** Delay from intake to execution (mission.started): "measured from when execution begins" leaves it open. */
+export function startDelayMs(fake: FakeContext): number {
+  return fake.variants.has('v8.missions/late-start') ? 150 : 1;
+}
+
 /** How long the variant keeps one event stream open before it closes it, terminal event or not. */
 export const STREAM_DURATION_CAP_MS = 1_000;
 

@@ -119,6 +119,16 @@ export const v8MissionsVariants = [
     spec: { document: DOC, section: 'Limits', quote: 'A per-principal rate limit exists (`429`). Its numeric values: not shown.' },
   },
   {
+    id: 'v8.missions/signal-replay-terminal-first',
+    description: 'a signal to a mission that has ended answers 409 even when it replays an accepted one (same key and body): the terminal state is looked at before the idempotency record',
+    spec: { document: DOC, section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
+  },
+  {
+    id: 'v8.missions/late-start',
+    description: 'execution begins 150 ms after intake (mission.started then): a mission cancelled before that never carries mission.started',
+    spec: { document: DOC, section: 'Events', quote: '`mission.started` | the agent first begins executing the mission' },
+  },
+  {
     id: 'v8.missions/stream-duration-cap',
     description: 'the server closes every mission event stream 1 s after it opened, terminal event or not: the client resumes with Last-Event-ID',
     spec: { document: DOC, section: 'Events > Rules 1', quote: 'The stream is resumable within a bounded replay window.' },
