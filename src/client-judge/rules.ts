@@ -227,8 +227,10 @@ export const clientRules: readonly ClientRule[] = [
   clientRule(
     'rate-limited',
     'client.v1.limits.retry-after',
-    'after a 429 with Retry-After, the next POST /v1/execute (a retry or other work) comes no sooner than Retry-After says',
-    'required',
+    'after a 429 with Retry-After, the next POST /v1/execute (a retry or other work) comes no sooner than Retry-After says (SHOULD: the header "is expected" and is a retry hint)',
+    // "is expected" is no requirement keyword (the server twin v1.errors.rate-limited-retry-after is a SHOULD too), and
+    // RFC 9110 10.2.3 says Retry-After tells "how long the user agent ought to wait": a client that comes sooner is warned.
+    'should',
     v1('Errors > Rules; Limits', 'A numeric `Retry-After` header is expected alongside it. … Use 60 seconds as the retry hint when no `Retry-After` is given.'),
     (ctx) =>
       judgeRetryDelay(ctx, (refused) => {

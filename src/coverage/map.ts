@@ -2,7 +2,8 @@
  * The hand-written part of the traceability matrix: every normative unit of the seeds
  * (src/coverage/units.ts) that no rule quotes word for word (those are derived from the quotes,
  * src/coverage/derive.ts), mapped to the rules that judge it though they quote another sentence,
- * or to the reason (src/coverage/reasons.ts) it cannot be judged from outside.
+ * or to the reason (src/coverage/reasons.ts) it cannot be judged from outside. The rules are
+ * certify's (src/registry.ts) and the other side's: `receiver.*` and `client.*` (other-side.ts).
  * suites/harness/coverage.test.ts fails when a unit is mapped by neither, when an entry here names
  * a rule that quotes the unit already, or gives a reason for a unit a rule quotes.
  */
@@ -165,7 +166,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // GET | `/v1/webhook-deliveries` | see note | see note
   'v1:endpoints:get:v1-webhook-deliveries': { rules: ['v1.webhooks.deliveries.listing'] },
   // A streamed POST is not retried automatically. Retry only by re-sending the identical request with the same idempotency key, after reading back the sta
-  'v1:endpoints-rules:5': { reason: 'CLIENT' },
+  'v1:endpoints-rules:5': { rules: ['client.v1.endpoints.streamed-retry', 'client.v1.errors.retry-429-same-key'] },
   // Contents of the approve and cancel response bodies: not shown.
   'v1:endpoints-rules:contents-of-the-approve-and-cancel': { reason: 'NOT_SHOWN' },
   // Query parameters and response shape of the delivery listing: not shown.
@@ -195,9 +196,9 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // A receiver rejects a timestamp that differs from its clock by more than 300 seconds (the reference verifier's tolerance).
   'v1:events-webhooks-signature-rules:4': { rules: ['v1.webhooks.delivery.timestamp'] },
   // A receiver returns `401` on a bad signature and `400` if `apiVersion` is not `v1` or header and body event ids differ.
-  'v1:events-webhooks-signature-rules:5': { reason: 'CLIENT' },
+  'v1:events-webhooks-signature-rules:5': { rules: ['receiver.v1.webhooks.bad-signature'] },
   // A receiver persists each `event_id` once (unique) before answering 2xx (`204` in the reference handlers). A duplicate is answered with success without
-  'v1:events-webhooks-signature-rules:6': { rules: ['v1.webhooks.delivery.retry'] },
+  'v1:events-webhooks-signature-rules:6': { rules: ['v1.webhooks.delivery.retry', 'receiver.v1.webhooks.accepts-valid', 'receiver.v1.webhooks.duplicate'] },
   // Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.
   'v1:events-webhooks-signature-rules:rejected-localhost-ip-literals-private-networks': { rules: ['v1.webhooks.url.loopback-names', 'v1.webhooks.url.ipv4-literal', 'v1.webhooks.url.ipv6-literal', 'v1.webhooks.url.private-network', 'v1.webhooks.url.credentials'] },
   // Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter, per-tenant secret rotation, delivery listing, replay.
@@ -231,12 +232,10 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // ErrorCode values: `authentication_failed`, `authorization_failed`, `entitlement_failed`, `rate_limited`, `invalid_request`, `provider_failed`, `tool_f
   'v1:errors:errorcode-values-authentication-failed-authorization-failed': { rules: ['v1.errors.problem-shape'] },
   // Over the rate limit: HTTP `429`, `code` `rate_limited`, `retryable:true`, optional `retryAfterMs`. A numeric `Retry-After` header is expected alongsid
-  'v1:errors-rules:1': { rules: ['v1.errors.rate-limited', 'v1.errors.rate-limited-retry-after'] },
-  // Ambiguous failure: record unknown state and reconcile by readback. Do not start new work.
-  'v1:errors-rules:5': { reason: 'CLIENT' },
+  'v1:errors-rules:1': { rules: ['v1.errors.rate-limited', 'v1.errors.rate-limited-retry-after', 'client.v1.limits.retry-after'] },
   // Mapping of each `code` to an HTTP status: not shown.
   // Each API key has its own rate-limit tier, enforced fail-closed. The limiter window on comparable public limits is 60 seconds. Use 60 seconds as the re
-  'v1:limits:each-api-key-has-its-own': { rules: ['v1.errors.rate-limited', 'v1.errors.limiter-unavailable-503'] },
+  'v1:limits:each-api-key-has-its-own': { rules: ['v1.errors.rate-limited', 'v1.errors.limiter-unavailable-503', 'client.v1.limits.retry-after', 'client.v1.limits.default-retry-hint'] },
   // Per-key tier values and request-rate numbers: not shown.
   'v1:limits:per-key-tier-values-and-request': { reason: 'NOT_SHOWN' },
   // Path prefix: `/v1`.
@@ -293,8 +292,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v8:resources-and-their-fields-memory-query-request:entries-are-in-descending-relevance-and': { rules: ['v8.memory.query.order'] },
   // Entry shape beyond the fields listed: not shown.
   'v8:resources-and-their-fields-memory-query-request:entry-shape-beyond-the-fields-listed': { reason: 'NOT_SHOWN' },
-  // capabilityId | string | stable unique id
-  'v8:resources-and-their-fields-capability-search-request-and:capabilityid': { rules: ['v8.capabilities.search.ok'] },
   // kind | string | `api`, `mcp`, `a2a_agent`, `browser`, `device`, `skill`, `human`
   'v8:resources-and-their-fields-capability-search-request-and:kind': { rules: ['v8.capabilities.search.ok'] },
   // version | string | contract version
@@ -409,7 +406,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`. Reads, search and query do not.
   'v8:endpoints-rules:2': { rules: ['v8.missions.idempotency.key-required', 'v8.missions.idempotency.key-format'] },
   // Replay with the same key and the same body returns the original response without re-executing. The same key with a different body gives `409`.
-  'v8:endpoints-rules:3': { rules: ['v8.missions.idempotency.replay', 'v8.missions.idempotency.conflict', 'v8.missions.lifecycle.model'] },
+  'v8:endpoints-rules:3': { rules: ['v8.missions.idempotency.replay', 'v8.missions.idempotency.conflict', 'v8.missions.signals.replay', 'v8.missions.cancel.replay', 'v8.missions.lifecycle.model'] },
   // Mission events stream text/event-stream and everything else returns JSON. The stream closes after a terminal event.
   'v8:endpoints-rules:5': { rules: ['v8.missions.events.shape', 'v8.missions.events.closes-after-terminal'] },
   // Cancel request body and response body: not shown.
@@ -443,7 +440,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // `mission.cancelled` | mission reached `cancelled`; stream closes
   'v8:events:mission-cancelled': { rules: ['v8.missions.cancel.cancelled', 'v8.missions.events.closes-after-terminal'] },
   // The stream is resumable within a bounded replay window. A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginn
-  'v8:events-rules:1': { rules: ['v8.missions.events.replay-window-409', 'v8.missions.lifecycle.model'] },
+  'v8:events-rules:1': { rules: ['v8.missions.events.replay-window-409', 'v8.missions.lifecycle.model', 'client.v8.events.replay-window'] },
   // Data payload fields of `mission.started`, `mission.completed`, `mission.failed` and `mission.cancelled`: not shown.
   'v8:events-rules:data-payload-fields-of-mission-started': { reason: 'NOT_SHOWN' },
   // Size or duration of the replay window: not shown.
@@ -537,7 +534,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Gateway version `8.1.0`, under the `/v8/` path prefix. All v8 paths share one wire contract.
   'v8:versioning:gateway-version-8-1-0-under': { rules: ['v8.contract.version-header'] },
   // Every response carries header `x-service-contract-version` with the value `service-integration-gateway-v8.1`. Clients can check it before sending miss
-  'v8:versioning:every-response-carries-header-x-service': { rules: ['v8.coverage.contract-version', 'v8.contract.version-header'] },
+  'v8:versioning:every-response-carries-header-x-service': { rules: ['v8.coverage.contract-version', 'v8.contract.version-header', 'client.v8.versioning.contract-check'] },
   // Deprecation and compatibility policy: not shown.
   'v8:versioning:deprecation-and-compatibility-policy-not-shown': { reason: 'NOT_SHOWN' },
   // MCP uses JSON-RPC to encode messages.
@@ -595,7 +592,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // If an `Mcp-Session-Id` is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the `Mcp-Sessio
   'mcp-transports:streamable-http-session-management:2': { rules: ['mcp.session.missing-400'] },
   // Servers that require a session ID SHOULD respond to requests without an `Mcp-Session-Id` header (other than initialization) with HTTP 400 Bad Request.
-  'mcp-transports:streamable-http-session-management:servers-that-require-a-session-id': { rules: ['mcp.session.missing-400'] },
+  'mcp-transports:streamable-http-session-management:servers-that-require-a-session-id': { rules: ['mcp.session.missing-400', 'mcp.session.never-issued'] },
   // The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.
   'mcp-transports:streamable-http-session-management:3': { rules: ['mcp.session.delete-terminates'] },
   // Clients that no longer need a particular session (e.g., because the user is leaving the client application) SHOULD send an HTTP DELETE to the MCP endp

@@ -4,6 +4,7 @@ import { derivedMapping } from './derive.ts';
 import { catalogueRulesFor } from './catalogue.ts';
 import { generatedRulesFor } from './generated.ts';
 import { MAPPING, type UnitMapping } from './map.ts';
+import { OTHER_SIDE_RULES } from './other-side.ts';
 import { REASONS, type ReasonCode } from './reasons.ts';
 import { allUnits, type SpecUnit } from './units.ts';
 
@@ -26,9 +27,12 @@ export interface Matrix {
   counts: Record<UnitStatus, number> & { total: number };
 }
 
+/** Every rule a unit can be credited to: certify's, then the receiver's and the client's. */
+const JUDGING = [...RULES, ...OTHER_SIDE_RULES];
+
 /** Each unit's mapping: the rules that quote it, then those the hand-written table adds, and its reason. */
 export function unitMappings(units: readonly SpecUnit[]): Map<string, UnitMapping> {
-  const derived = derivedMapping(units, RULES);
+  const derived = derivedMapping(units, JUDGING);
   const out = new Map<string, UnitMapping>();
   for (const unit of units) {
     const written = MAPPING[unit.id];
@@ -40,7 +44,7 @@ export function unitMappings(units: readonly SpecUnit[]): Map<string, UnitMappin
 }
 
 export function buildMatrix(units: SpecUnit[] = allUnits()): Matrix {
-  const levels = new Map(RULES.map((r) => [r.id, r.level]));
+  const levels = new Map(JUDGING.map((r) => [r.id, r.level]));
   const mappings = unitMappings(units);
   const out: MatrixUnit[] = units.map((unit) => {
     const mapping = mappings.get(unit.id);

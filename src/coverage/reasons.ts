@@ -6,7 +6,7 @@ export const REASONS = {
   INFORMATIVE: 'informative: it describes the documents, the version label or the service, and states no behaviour a request can show',
   NOT_SHOWN: 'not shown: the seed says so, so there is nothing to hold the target to (every legal choice passes)',
   LEAD_IN: 'lead-in: it introduces the items that follow, each a unit of its own',
-  CLIENT: 'binds the client (or a receiver), not the server: apicert plays the client and cannot be judged by itself',
+  CLIENT: 'binds the client (or a receiver), not the server, and no judge-client or certify-receiver rule judges it: certify plays the client and cannot judge itself',
   INTERNAL: 'no endpoint exposes it: routing, policy and authority happen inside the deployment and no response shows them',
   OUT_OF_SCOPE: 'out of scope: the seed says so (identity-provider JWT principals of the operator\'s own clients)',
   UNSPECIFIED: 'unspecified: the seed says the relationship is unspecified, so no answer can break it',

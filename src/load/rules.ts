@@ -139,12 +139,13 @@ export const LOAD_RULES: readonly LoadRule[] = [
     id: 'load.v1.rate-limit.unavailable-503',
     surface: 'v1',
     script: 'v1-rate-limit',
-    title: 'A key whose limiter is unavailable gets 503, never 429 and never a success',
+    title: 'A key whose limiter is unavailable gets 503, never 429 and never a success, and the 503 says retryable: true',
     level: 'required',
     spec: {
       document: V1,
-      section: 'Errors > Rules 2',
-      quote: 'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`.',
+      section: 'Errors > Rules 2 and 3; Errors',
+      quote:
+        'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`. … `429` and `503` are safe to retry with the same idempotency key, because nothing was accepted. … retryable | boolean | yes | authoritative retry signal for this response',
     },
   },
   {

@@ -24,6 +24,11 @@ export function authenticate({ fake, v1, state }: V1Surface, r: RouteRequest, sc
     else if (found && !found.expired && !authorization!.replace(/^Bearer\s+/i, '').startsWith(API_KEY_PREFIX) && fake.faults.has('v1.auth.key-prefix/other-surfaces-accepted')) {
       caller = { ...found, scopes: new Set(V1_SCOPES) };
     }
+    // "Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`." maps no case to one of them.
+    else if (found?.expired && fake.variants.has('v1.auth/expired-as-authorization_failed')) {
+      v1.problem(r.res, 403, 'authorization_failed', { detail: 'This API key has expired: it is no longer authorized.', retryable: false });
+      return undefined;
+    }
     else if (found?.expired && fake.faults.has('v1.auth.run-secrets/key-in-401')) {
       v1.problem(r.res, 401, 'authentication_failed', { detail: `The key ${authorization?.replace(/^Bearer\s+/i, '')} has expired.`, retryable: false });
       return undefined;

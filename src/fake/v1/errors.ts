@@ -105,7 +105,7 @@ export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefu
   if (decision.kind === 'unavailable') {
     if (fake.faults.has('v1.errors.limiter-unavailable-503/fail-open')) return true;
     onRefused?.(503);
-    writeProblem(fake, r.res, 503, 'internal_failed', { detail: 'Rate-limit protection is unavailable for this key; the request was refused (fail-closed). Retry later.', retryable: true });
+    writeProblem(fake, r.res, 503, 'internal_failed', { detail: 'Rate-limit protection is unavailable for this key; the request was refused (fail-closed). Retry later.', retryable: !fake.faults.has('v1.errors.limiter-unavailable-503/not-retryable') });
     return false;
   }
   // Load faults: a limiter that goes wrong only once a burst is well past the limit.

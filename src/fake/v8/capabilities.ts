@@ -36,6 +36,8 @@ export function capabilitiesRoutes(surface: ReadSurface): Route[] {
     if (faults.has('v8.capabilities.search.ok/over-256-results')) {
       ranked = Array.from({ length: 300 }, (_, i) => ({ ...ranked[i % ranked.length]!, capabilityId: `${ranked[i % ranked.length]!.capabilityId}.${i}` }));
     }
+    // Two manifests under one capabilityId: no longer a unique id.
+    if (faults.has('v8.capabilities.search.ok/duplicate-id') && ranked.length > 0) ranked = [...ranked, ranked[0]!];
     return ranked.map((m, i) => {
       const out: Record<string, unknown> = { ...m };
       if (i === 0 && faults.has('v8.capabilities.search.ok/unknown-kind')) out.kind = 'plugin';

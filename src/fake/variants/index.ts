@@ -10,6 +10,7 @@ import { mcpSessionVariants } from './mcp/session.ts';
 import { mcpSseVariants } from './mcp/sse.ts';
 import { mcpTransportVariants } from './mcp/transport.ts';
 import type { VariantDefinition } from './types.ts';
+import { v1AuthVariants } from './v1/auth.ts';
 import { v1ChatVariants } from './v1/chat.ts';
 import { v1ContractVariants } from './v1/contract.ts';
 import { v1ErrorsVariants } from './v1/errors.ts';
@@ -48,6 +49,7 @@ export const VARIANTS = [
   ...v1UsageVariants,
   ...v1WebhooksVariants,
   ...v1ErrorsVariants,
+  ...v1AuthVariants,
   ...v1ChatVariants,
   ...v1ContractVariants,
   ...mcpSessionVariants,

@@ -3,7 +3,7 @@
  * so the verdict holds for any share of the load (one k6 instance or one execution segment).
  */
 import { parseJsonObject, Verdicts, type LoadRequest, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
-import { failClosedCase, problemStatusCase, problemTypeCase, rateLimitedCases, retryAfterCase } from '../../traffic/answer-cases.ts';
+import { failClosedCase, failClosedProblemCases, problemStatusCase, problemTypeCase, rateLimitedCases, retryAfterCase } from '../../traffic/answer-cases.ts';
 import { bearer } from './common.ts';
 
 export interface RateConfig {
@@ -61,7 +61,9 @@ export async function v1LimiterDownStep(t: Transport, c: RateConfig): Promise<St
   const v = new Verdicts();
   const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'limiter-down GET /v1/usage', expect: [503] }]);
   if (res!.status === 0) return v;
-  v.judgeCase('load.v1.rate-limit.unavailable-503', failClosedCase(res!.status));
+  const closed = failClosedCase(res!.status);
+  v.judgeCase('load.v1.rate-limit.unavailable-503', closed);
+  if (closed.ok) for (const c of failClosedProblemCases(parseJsonObject(res!.body))) v.judgeCase('load.v1.rate-limit.unavailable-503', c);
   return v;
 }
 

@@ -1,4 +1,4 @@
-/** Authentication: bearer `service_sk_` API keys; refusals name authentication_failed. */
+/** Authentication: bearer `service_sk_` API keys; refusals name one of the related errors. */
 import { randomBytes } from 'node:crypto';
 import { type CheckContext, type Exchange, type Judge, mediaType, pathOnly, section } from '../../../rule/index.ts';
 import { onSurface, operation, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
@@ -51,11 +51,34 @@ async function call(ctx: CheckContext, c: Call, credential: Credential | null, l
   return { status: res.status, contentType: res.contentType, json: res.json };
 }
 
+/**
+ * "Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`." is all the
+ * seed says of a key it cannot serve: no sentence maps a missing, never-issued, expired or
+ * unprefixed key to one of them (and "Mapping of each `code` to an HTTP status: not shown."). Any of
+ * the three is a reading; which one a deployment took is recorded.
+ */
+const RELATED_ERRORS: readonly unknown[] = ['authentication_failed', 'authorization_failed', 'entitlement_failed'];
+const RELATED = 'authentication_failed, authorization_failed or entitlement_failed';
+
+/** The codes of the related errors a rule saw taken, recorded once: the seed leaves the choice open. */
+function codesTaken(): { add(code: unknown): void; observe(on: Pick<Judge, 'observe'>, subject: string): void } {
+  const taken = new Set<string>();
+  return {
+    add(code) {
+      if (code !== undefined) taken.add(String(code));
+    },
+    observe(on, subject) {
+      if (taken.size > 0) on.observe(subject, [...taken].sort(), 'no sentence maps this case to one of the related errors');
+    },
+  };
+}
+
 /** One case per request: judged on the answer just received, and the check goes on to the next endpoint. */
-function expectAuthenticationFailed(ctx: CheckContext, what: string, a: Answer): void {
-  if (!ctx.check(a.status >= 400 && a.status < 500, `${what} answered ${a.status}, expected a 4xx refusal`)) return;
+function expectRelatedError(ctx: CheckContext, what: string, a: Answer): unknown {
+  if (!ctx.check(a.status >= 400 && a.status < 500, `${what} answered ${a.status}, expected a 4xx refusal`)) return undefined;
   ctx.check(isProblem(a), `${what} was refused with content-type "${a.contentType}", expected application/problem+json`);
-  ctx.check(problemCode(a) === 'authentication_failed', `${what} was refused with code "${problemCode(a)}", expected authentication_failed`);
+  const code = problemCode(a);
+  return ctx.check(RELATED_ERRORS.includes(code), `${what} was refused with code "${code}", expected ${RELATED}`) ? code : undefined;
 }
 
 /**
@@ -70,28 +93,28 @@ function onV1(ex: Exchange): boolean {
 }
 
 /**
- * The same judgement as expectAuthenticationFailed, over an exchange: a 4xx problem with code
- * authentication_failed. No sentence orders a deployment's checks: a request that also carries
+ * The same judgement as expectRelatedError, over an exchange: a 4xx problem with one of the related
+ * errors' codes, the one taken recorded. No sentence orders a deployment's checks: a request that also carries
  * another cause of refusal (a malformed body, a run it was not shown, `otherCauses`) may be refused
  * for that cause instead. `principal`: whom the key names, for the runs within its reach.
  */
-function judgeAuthenticationFailed(j: Judge, ex: Exchange, what: string, principal?: string): void {
+function judgeRelatedError(j: Judge, ex: Exchange, what: string, principal?: string): unknown {
   const others = otherCauses(j, ex, principal);
   if (others.some((c) => c.refuses(ex))) {
     j.check(ex, true, `${what} was refused for another cause it carries`);
-    return;
+    return undefined;
   }
   const or = orOtherRefusals(others);
-  if (!j.check(ex, ex.status! >= 400 && ex.status! < 500, `${what} answered ${ex.status}, expected a 4xx refusal`)) return;
+  if (!j.check(ex, ex.status! >= 400 && ex.status! < 500, `${what} answered ${ex.status}, expected a 4xx refusal`)) return undefined;
   const type = mediaType(ex.responseHeaders);
   // An answer to HEAD has no content (RFC 9110 9.3.2: "The server MUST NOT send content in the
   // response"): its status and, when it sends one, its content-type are all there is to judge.
-  if (ex.method === 'HEAD' && type === '') return;
-  if (!j.check(ex, type === 'application/problem+json', `${what} was refused with content-type "${type}", expected application/problem+json`)) return;
-  if (ex.method === 'HEAD') return;
-  if (wholeBody(j, ex) === undefined) return;
+  if (ex.method === 'HEAD' && type === '') return undefined;
+  if (!j.check(ex, type === 'application/problem+json', `${what} was refused with content-type "${type}", expected application/problem+json`)) return undefined;
+  if (ex.method === 'HEAD') return undefined;
+  if (wholeBody(j, ex) === undefined) return undefined;
   const code = recordOf(responseJson(ex))?.code;
-  j.check(ex, code === 'authentication_failed', `${what} was refused with code ${JSON.stringify(code)}, expected authentication_failed${or}`);
+  return j.check(ex, RELATED_ERRORS.includes(code), `${what} was refused with code ${JSON.stringify(code)}, expected ${RELATED}${or}`) ? code : undefined;
 }
 
 /**
@@ -126,7 +149,7 @@ function unknownKey(): Credential {
 
 export const unauthenticated = rule({
   id: 'v1.auth.unauthenticated',
-  title: 'Every /v1 endpoint refuses a request without an API key, or with a key it never issued, with authentication_failed',
+  title: 'Every /v1 endpoint refuses a request without an API key, or with a key it never issued, with a 4xx problem naming one of the related errors (authentication_failed, authorization_failed, entitlement_failed)',
   level: 'required',
   spec: {
     section: 'Authentication',
@@ -135,40 +158,46 @@ export const unauthenticated = rule({
   judgement: {
     record: 'a /v1 request sent without an Authorization header',
     judge(j) {
+      const codes = codesTaken();
       for (const ex of j.exchanges) {
         if (!onV1(ex) || ex.status === undefined || ex.requestHeaders.authorization !== undefined || limiterRefused(ex)) continue;
-        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} without an API key`);
+        codes.add(judgeRelatedError(j, ex, `${ex.method} ${pathOnly(ex)} without an API key`));
       }
+      codes.observe(j, 'code of the refusals without an API key');
     },
   },
   async provoke(ctx) {
     const statuses: Record<string, number> = {};
+    const codes = codesTaken();
     for (const c of await endpointCalls(ctx)) {
       statuses[c.name] = (await call(ctx, c, null, `${c.name} without an API key`)).status;
       // Only apicert knows the key it made up was never issued: this half stays the provocation's own judgement.
-      expectAuthenticationFailed(ctx, `${c.name} with a never-issued service_sk_ key`, await call(ctx, c, unknownKey(), `${c.name} with a never-issued key`));
+      codes.add(expectRelatedError(ctx, `${c.name} with a never-issued service_sk_ key`, await call(ctx, c, unknownKey(), `${c.name} with a never-issued key`)));
     }
+    codes.observe(ctx, 'code of the refusals of a never-issued key');
     // "Mapping of each `code` to an HTTP status: not shown."
-    ctx.observe('HTTP status of authentication_failed', [...new Set(Object.values(statuses))], 'the spec maps no code to a status');
+    ctx.observe('HTTP status of a request without an API key', [...new Set(Object.values(statuses))], 'the spec maps no code to a status');
   },
 });
 
 export const expiredKey = rule({
   id: 'v1.auth.expired-key',
-  title: 'Every /v1 endpoint refuses an expired API key with authentication_failed',
+  title: 'Every /v1 endpoint refuses an expired API key with a 4xx problem naming one of the related errors (authentication_failed, authorization_failed, entitlement_failed)',
   level: 'required',
   needs: { credentials: ['v1:expired'] },
-  spec: { section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier.' },
+  spec: { section: 'Authentication', quote: 'Each key carries scopes, an expiry, a last-used timestamp and a rate-limit tier. … Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`.' },
   judgement: {
     record: 'a /v1 request carrying a key the profile marks expired',
     judge(j) {
+      const codes = codesTaken();
       for (const ex of j.exchanges) {
         if (!onV1(ex) || ex.status === undefined || ex.requestHeaders.authorization === undefined || limiterRefused(ex)) continue;
         // Which key has expired is not in the traffic: the profile says (untestable without one).
         const key = j.credentialOf(ex);
         if (!key?.expired || !key.surfaces.includes('v1')) continue;
-        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} with the expired key ${key.name}`, key.principal);
+        codes.add(judgeRelatedError(j, ex, `${ex.method} ${pathOnly(ex)} with the expired key ${key.name}`, key.principal));
       }
+      codes.observe(j, 'code of the refusals of an expired key');
     },
   },
   async provoke(ctx) {
@@ -206,18 +235,20 @@ export const scopesObserved = rule({
 
 export const keyPrefix = rule({
   id: 'v1.auth.key-prefix',
-  title: 'A key is a service_sk_ key: the same secret presented without the prefix, or under another prefix, and the tokens the deployment issued for /v8 and /mcp, are refused with authentication_failed',
+  title: 'A key is a service_sk_ key: the same secret presented without the prefix, or under another prefix, and the tokens the deployment issued for /v8 and /mcp, are refused with a 4xx problem naming one of the related errors',
   level: 'required',
-  spec: { section: 'Authentication', quote: 'The token is an API key whose format has the prefix `service_sk_`.' },
+  spec: { section: 'Authentication', quote: 'The token is an API key whose format has the prefix `service_sk_`. … Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`.' },
   judgement: {
     record: 'a /v1 request carrying a bearer token without the service_sk_ prefix',
     judge(j) {
+      const codes = codesTaken();
       for (const ex of j.exchanges) {
         if (!onV1(ex) || ex.status === undefined || limiterRefused(ex)) continue;
         const token = presentedToken(j, ex);
         if (token === undefined || token.startsWith(API_KEY_PREFIX)) continue;
-        judgeAuthenticationFailed(j, ex, `${ex.method} ${pathOnly(ex)} with a token without the ${API_KEY_PREFIX} prefix`);
+        codes.add(judgeRelatedError(j, ex, `${ex.method} ${pathOnly(ex)} with a token without the ${API_KEY_PREFIX} prefix`));
       }
+      codes.observe(j, `code of the refusals of a token without the ${API_KEY_PREFIX} prefix`);
     },
   },
   async provoke(ctx) {

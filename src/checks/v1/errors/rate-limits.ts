@@ -1,7 +1,7 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
 import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { onSurface, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
-import { failClosedCase, rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
+import { failClosedCase, failClosedProblemCases, rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { namedKey, problemCode } from '../support/fabric.ts';
@@ -77,12 +77,13 @@ export const rateLimitedRetryAfter = rule({
 
 export const limiterUnavailable = rule({
   id: 'v1.errors.limiter-unavailable-503',
-  title: 'When the rate limiter of a key is unavailable, requests fail closed with 503 (not 429, not served)',
+  title: 'When the rate limiter of a key is unavailable, requests fail closed with 503 (not 429, not served), and the 503 says retryable: true',
   level: 'required',
   needs: { fixtures: ['v1.limiterUnavailableCredential'] },
   spec: {
-    section: 'Errors > Rules 2; Limits',
-    quote: 'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`. … Each API key has its own rate-limit tier, enforced fail-closed.',
+    section: 'Errors > Rules 2 and 3; Errors; Limits',
+    quote:
+      'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`. … Each API key has its own rate-limit tier, enforced fail-closed. … retryable | boolean | yes | authoritative retry signal for this response … `429` and `503` are safe to retry with the same idempotency key, because nothing was accepted.',
   },
   judgement: {
     record: 'a /v1 request carrying the key whose limiter is unavailable (fixtures.v1.limiterUnavailableCredential)',
@@ -99,14 +100,14 @@ export const limiterUnavailable = rule({
         const refusedOtherwise = others.find((c) => c.refuses(ex));
         const closed = failClosedCase(ex.status, others.length === 0 ? undefined : { what: (refusedOtherwise ?? others[0]!).what, refused: refusedOtherwise !== undefined });
         if (!j.check(ex, closed.ok, closed.why) || ex.status !== 503) continue;
-        if (wholeBody(j, ex) === undefined) continue;
-        j.check(ex, recordOf(responseJson(ex))?.code !== 'rate_limited', 'the 503 carries code rate_limited, which a client cannot tell apart from being over the limit');
+        if (ex.method === 'HEAD' || wholeBody(j, ex) === undefined) continue;
+        for (const c of failClosedProblemCases(recordOf(responseJson(ex)))) j.check(ex, c.ok, c.why);
       }
     },
   },
   async provoke(ctx) {
     const key = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: key, label: 'usage with a key whose limiter is unavailable' });
-    ctx.observe('503 problem', { code: problemCode(res) ?? null, retryable: isRecord(res.json) ? (res.json.retryable ?? null) : null, retryAfter: res.headers['retry-after'] ?? null });
+    ctx.observe('503 problem', { code: problemCode(res) ?? null, retryAfter: res.headers['retry-after'] ?? null });
   },
 });

@@ -5,23 +5,34 @@ import { capabilitySearchRequest, capabilitySearchResponse } from '../../../cont
 import { issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallersOn } from '../support/traffic.ts';
+import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
+import { boundarySearches, generatedSearches } from './cases.ts';
 
 function validSearch(body: unknown): boolean {
   return parsedAs(capabilitySearchRequest, body).success && isRecord(body) && !('principalId' in body);
 }
-import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
-import { boundarySearches, generatedSearches } from './cases.ts';
+
+/** "stable unique id": the ids one answer names more than once (two manifests under one id), each once. */
+function namedTwice(ids: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const twice = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) twice.add(id);
+    seen.add(id);
+  }
+  return [...twice];
+}
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:capabilities:read'] } });
 
 export const searchOk = rule({
   id: 'v8.capabilities.search.ok',
-  title: 'Capability search answers 200 with a JSON array of at most 256 manifests, each with a documented kind, healthState and a lowercase SHA-256 contractHash',
+  title: 'Capability search answers 200 with a JSON array of at most 256 manifests, each with a documented kind, healthState and a lowercase SHA-256 contractHash, no capabilityId named twice',
   level: 'required',
   spec: {
     section: 'Resources > Capability search request and manifest',
     quote:
-      'Response: a JSON array of manifests, at most 256, ordered by policy-weighted relevance. … `api`, `mcp`, `a2a_agent`, `browser`, `device`, `skill`, `human` … 64 lowercase hex chars (SHA-256 of the contract) … `healthy`, `degraded`, `unavailable`, `quarantined`',
+      'Response: a JSON array of manifests, at most 256, ordered by policy-weighted relevance. … capabilityId | string | stable unique id … `api`, `mcp`, `a2a_agent`, `browser`, `device`, `skill`, `human` … 64 lowercase hex chars (SHA-256 of the contract) … `healthy`, `degraded`, `unavailable`, `quarantined`',
   },
   judgement: {
     record: 'a POST /v8/capabilities/search from a caller holding capabilities:read',
@@ -33,8 +44,10 @@ export const searchOk = rule({
         schema: capabilitySearchResponse,
         // A valid request that names no principal must be served.
         expect200: (ex) => validSearch(requestJson(ex)) && !mayBeRefused(ex, requestJson(ex)),
-        extra(_ex, value) {
+        extra(ex, value) {
           const manifests = value as z.infer<typeof capabilitySearchResponse>;
+          const twice = namedTwice(manifests.map((m) => m.capabilityId));
+          j.check(ex, twice.length === 0, `the answer names capabilityId ${twice.map((id) => JSON.stringify(id)).join(', ')} more than once: "stable unique id"`);
           j.observe('manifests returned', manifests.length);
           j.observe('kinds and health states returned', [...new Set(manifests.map((m) => `${m.kind}/${m.healthState}`))].sort(), 'quarantined capabilities cannot be invoked and unavailable ones are not to be put in goal specifications');
         },
