@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { parseJson as parseJsonText } from '../util/json.ts';
 import { reclaimAboveLimit } from '../util/reclaim.ts';
+import { codingsOf, decodeCodings, notDecoded } from '../util/content-coding.ts';
 
 /**
  * Body bytes to text: capped in bytes, and decoded strictly where the media type says UTF-8
@@ -11,6 +12,11 @@ export interface BodyText {
   truncated: boolean;
   /** Why the body is malformed for its media type, when it is. */
   malformed?: string;
+  /**
+   * The answer's Content-Encoding left undone (a coding not known here, bytes that do not decode):
+   * the bytes as read are judged, as before the probe decoded, and a malformed reason says this.
+   */
+  undecoded?: string;
 }
 
 /** Media types whose bodies are UTF-8 by definition (RFC 8259 §8.1; the SSE specification). */
@@ -53,15 +59,36 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, lim
 /**
  * The body read and decoded, its buffer freed at once: V8 takes back a dead buffer's memory only
  * when some 64 MiB of such memory has gathered, and a target whose every answer fills the body cap
- * (2 MiB) made a run hold tens of MiB it no longer used.
+ * (2 MiB) made a run hold tens of MiB it no longer used. Under a Content-Encoding the compressed
+ * bytes are read up to the cap, and what they decode to is capped again (decodeAnswer).
  */
-export async function readBody(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength: number | undefined, contentType: string): Promise<BodyText> {
+export async function readBody(body: AsyncIterable<Buffer> & { destroy(): void }, limit: number, declaredLength: number | undefined, contentType: string, contentEncoding?: string): Promise<BodyText> {
   const raw = await readCapped(body, limit, declaredLength);
-  const text = decodeBody(raw.bytes, raw.truncated, contentType);
-  const large = raw.bytes.length >= LARGE_TEXT;
+  const text = decodeAnswer(raw.bytes, raw.truncated, contentType, contentEncoding, limit);
+  // A small compressed body may decode to a large text: either is garbage to reclaim.
+  const large = raw.bytes.length >= LARGE_TEXT || text.text.length >= LARGE_TEXT;
   release(raw.bytes);
   if (large) reclaimAboveLimit();
   return text;
+}
+
+/**
+ * An answer's bytes as read off the wire, to its text. A request without Accept-Encoding leaves the
+ * server free to use any content coding (RFC 9110 §12.5.3), so the codings it names are undone first,
+ * the decoded bytes capped at `limit` (a bomb is cut and marked so). A coding not known here, or
+ * bytes that do not decode, leave the bytes as they were read, with `undecoded` saying why.
+ */
+export function decodeAnswer(bytes: Buffer, truncated: boolean, contentType: string, contentEncoding: string | undefined, limit: number): BodyText {
+  const codings = codingsOf(contentEncoding);
+  if (codings.length === 0 || bytes.length === 0) return decodeBody(bytes, truncated, contentType);
+  const decoded = decodeCodings(bytes, codings, limit);
+  if ('undecodable' in decoded) return { ...decodeBody(bytes, truncated, contentType), undecoded: notDecoded(contentEncoding, decoded.undecodable) };
+  return decodeBody(decoded.bytes, truncated || decoded.truncated, contentType);
+}
+
+/** A malformed reason that says when the bytes judged are still under a coding the probe did not undo. */
+export function withUndecoded(problem: string | undefined, body: Pick<BodyText, 'undecoded'>): string | undefined {
+  return problem !== undefined && body.undecoded !== undefined ? `${problem}: ${body.undecoded}` : problem;
 }
 
 /** Texts this large are external strings in Node (see src/util/reclaim.ts). */

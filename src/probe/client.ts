@@ -5,7 +5,8 @@ import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { tlsFiles } from './dispatcher.ts';
 import { rawBytes, sendRawBytes } from './raw.ts';
-import { decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, LARGE_TEXT, parseJson, readBody } from './body.ts';
+import { decodeAnswer, decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, LARGE_TEXT, parseJson, readBody, withUndecoded, type BodyText } from './body.ts';
+import { codingsOf, decodable, decodedChunks, notDecoded, type StreamDecoding } from '../util/content-coding.ts';
 import { reclaimAboveLimit } from '../util/reclaim.ts';
 import type { RequestBudget } from './budget.ts';
 import { clip, clipped, curlLine, EVIDENCE_EVENT_LIMIT, EvidenceBudget, tokenVariable } from './evidence.ts';
@@ -252,13 +253,14 @@ export class ProbeClient implements Http {
     return new TransportError(`${req.method} ${req.path}${what}: ${entry.error}${after}`);
   }
 
-  private noteMalformed(req: { method: string; path: string }, status: number, contentType: string, body: { text: string; truncated: boolean; malformed?: string }, json: unknown): void {
+  private noteMalformed(req: { method: string; path: string }, status: number, contentType: string, body: BodyText, json: unknown): void {
     let problem = body.malformed;
     if (!problem && isJsonMediaType(contentType) && !body.truncated && body.text.trim().length > 0 && json === undefined) problem = `is ${contentType.split(';')[0]} but not JSON`;
     if (!problem && contentType.startsWith('text/event-stream')) {
       const bad = firstNonJsonEvent(eventData(body.text));
       if (bad > 0) problem = `is an event stream whose event #${bad} has data that is not JSON`;
     }
+    problem = withUndecoded(problem, body);
     if (problem && !this.options.bodiesUngoverned) this.findings.push(`the ${status} answer to ${req.method} ${req.path} ${problem}`);
     if (body.truncated && !this.options.bodiesUngoverned) this.oversized.push(`the ${status} answer to ${req.method} ${req.path} was cut at the ${Math.round((this.options.maxBodyBytes ?? MAX_BODY_BYTES) / 1024 / 1024)} MiB body cap`);
   }
@@ -281,7 +283,7 @@ export class ProbeClient implements Http {
       const responseHeaders = flattenHeaders(res.headers);
       this.learnSecrets(responseHeaders);
       const contentType = contentTypeOf(responseHeaders);
-      const text = await readBody(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders), contentType);
+      const text = await readBody(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders), contentType, responseHeaders['content-encoding']);
       const json = parseJson(text.text);
       this.noteMalformed(req, res.statusCode, contentType, text, json);
       const durationMs = Math.round(performance.now() - started);
@@ -353,8 +355,8 @@ export class ProbeClient implements Http {
       const answer = await sendRawBytes({ url, timeoutMs: limits.totalTimeoutMs, maxBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES, ...(tls ? { tls } : {}), ...(this.options.signal ? { signal: this.options.signal } : {}) }, bytes);
       this.learnSecrets(answer.headers);
       const contentType = contentTypeOf(answer.headers);
-      const decoded = decodeBody(answer.body, answer.truncated, contentType);
-      if (answer.body.length >= LARGE_TEXT) reclaimAboveLimit();
+      const decoded = decodeAnswer(answer.body, answer.truncated, contentType, answer.headers['content-encoding'], this.options.maxBodyBytes ?? MAX_BODY_BYTES);
+      if (answer.body.length >= LARGE_TEXT || decoded.text.length >= LARGE_TEXT) reclaimAboveLimit();
       const json = parseJson(decoded.text);
       this.noteMalformed(label, answer.status, contentType, decoded, json);
       entry.durationMs = Math.round(performance.now() - started);
@@ -411,7 +413,7 @@ export class ProbeClient implements Http {
         res.body.destroy();
       }, Math.min(body === undefined ? NON_STREAM_BODY_MS : timeout, limits.totalTimeoutMs));
       try {
-        text = await readBody(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders), contentType);
+        text = await readBody(res.body, this.options.maxBodyBytes ?? MAX_BODY_BYTES, declaredLength(responseHeaders), contentType, responseHeaders['content-encoding']);
       } catch (error) {
         res.body.destroy();
         if (!cut) {
@@ -433,10 +435,17 @@ export class ProbeClient implements Http {
       return this.link({ status: res.statusCode, headers: responseHeaders, contentType, events: [], end: 'server', parseErrors: [], text: text.text, json, ...(malformed ? { malformed } : {}) }, at);
     }
     let read: ReadResult;
+    const maxBytes = this.options.maxBodyBytes ?? MAX_BODY_BYTES;
+    // A stream under a content coding is decoded as it arrives (RFC 9110 §12.5.3 lets a server use any).
+    const decoding: StreamDecoding = {};
+    const codings = codingsOf(responseHeaders['content-encoding']);
+    const undecodable = codings.find((c) => !decodable(c));
+    if (undecodable !== undefined) decoding.undecodable = `apicert cannot decode ${JSON.stringify(undecodable.slice(0, 40))}`;
+    const source = codings.length > 0 && undecodable === undefined ? decodedChunks(res.body, codings, maxBytes, decoding) : res.body;
     try {
-      read = await readEventStream(res.body, {
+      read = await readEventStream(source, {
         maxMs,
-        maxBytes: this.options.maxBodyBytes ?? MAX_BODY_BYTES,
+        maxBytes,
         maxEvents: this.options.maxEvents ?? MAX_EVENTS,
         graceMs: req.graceMs ?? this.options.streamCloseGraceMs,
         onEvent: req.onEvent,
@@ -449,7 +458,15 @@ export class ProbeClient implements Http {
       this.finish(exchange, { status: res.statusCode, responseHeaders, error: entry.error ?? failure.message, durationMs: entry.durationMs });
       throw failure;
     }
-    if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8`);
+    // The decoder stopped reading (a cap, bytes that do not decode): the connection is dropped, and a cap is the byte limit.
+    if (decoding.cut || (decoding.undecodable && undecodable === undefined)) controller.abort();
+    if (decoding.cut && read.end === 'server') read = { ...read, end: 'byte-limit' };
+    const undecoded = decoding.undecodable === undefined ? undefined : notDecoded(responseHeaders['content-encoding'], decoding.undecodable);
+    // Bytes that stop decoding midway leave the rest of the stream unread: malformed, as bytes that are not UTF-8 are.
+    const broken = undecodable === undefined ? undecoded : undefined;
+    const streamProblem = read.invalidUtf8 ? withUndecoded('is an event stream that is not valid UTF-8', undecoded ? { undecoded } : {}) : broken ? `is an event stream: ${broken}` : undefined;
+    if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8${undecoded ? `: ${undecoded}` : ''}`);
+    else if (broken) this.findings.push(`the event stream answering ${req.method} ${req.path} stopped: ${broken}`);
     // Both APIs and MCP carry a JSON document in every event's data.
     const notJson = firstNonJsonEvent(read.events.map((e) => e.data));
     if (notJson > 0) this.findings.push(`event #${notJson} of the stream answering ${req.method} ${req.path} has data that is not JSON`);
@@ -469,7 +486,7 @@ export class ProbeClient implements Http {
     // A stream cut at a bound is judged on nothing it lacks: only its first events are kept, and it says it was cut.
     const cutShort = read.end === 'byte-limit' || read.end === 'event-limit';
     this.finish(exchange, { status: res.statusCode, responseHeaders, events: cutShort ? read.events.slice(0, EVIDENCE_EVENT_LIMIT) : read.events, streamEnd: read.end, ...(cutShort ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
-    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType, ...(read.invalidUtf8 ? { malformed: 'is an event stream that is not valid UTF-8' } : {}) }, at);
+    return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType, ...(streamProblem ? { malformed: streamProblem } : {}) }, at);
   }
 }
 
@@ -484,8 +501,8 @@ function placeCredential(req: RawRequest): RawRequest {
 }
 
 /** Why a body is broken for its media type, or undefined: invalid UTF-8, or a JSON media type whose body is not JSON. */
-function malformedOf(text: { text: string; truncated: boolean; malformed?: string }, contentType: string, json: unknown): string | undefined {
-  return text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined);
+function malformedOf(text: BodyText, contentType: string, json: unknown): string | undefined {
+  return withUndecoded(text.malformed ?? (isJsonMediaType(contentType) && !text.truncated && text.text.trim().length > 0 && json === undefined ? `is ${contentType.split(';')[0]} but not JSON` : undefined), text);
 }
 
 /** What cut answers keep in the journal: a body cut at the cap is judged on nothing it lacks, so a prefix is all a reason needs. */

@@ -9,6 +9,7 @@ import { isRecord } from '../../util/json.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
+import { gzipAnswers } from './contract/gzip-answers.ts';
 import { openChoiceRoute } from './open-choices.ts';
 import type { V1Surface } from './surface.ts';
 
@@ -84,6 +85,7 @@ export function withContractFaults(surface: V1Surface, routes: Route[]): Route[]
   return routes.map((route) => ({
     ...route,
     handler: async (r) => {
+      gzipAnswers(surface.fake, r);
       const routed = await contractFaultRoute(surface, r);
       const wire = routed && (await contractOpenChoice(surface, routed));
       const chosen = wire && (await openChoiceRoute(surface, wire));

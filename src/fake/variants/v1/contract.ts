@@ -41,4 +41,9 @@ export const v1ContractVariants = [
     description: 'a message with more than one Host line is refused by the HTTP layer as Go net/http does: 400 `text/plain; charset=utf-8` "400 Bad Request: too many Host headers", `Connection: close` (no endpoint, no problem+json)',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
   },
+  {
+    id: 'v1.contract/gzip-answers',
+    description: 'every answer body on /v1 (JSON, problem+json, event streams flushed per event) is sent under Content-Encoding gzip when the request has no Accept-Encoding, which RFC 9110 §12.5.3 allows ("Although this allows the server to use any content coding in a response")',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+  },
 ] as const satisfies readonly VariantDefinition[];
