@@ -28,9 +28,14 @@ export function colorWanted(flag: boolean | undefined, stream: NodeJS.WriteStrea
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
 }
 
-/** Whatever redacts the run's secrets; set once a run knows them. */
+/**
+ * Whatever redacts the run's secrets; set once a run knows them. A console line is apicert's own
+ * words around target text already redacted where it entered (a reason, an exchange), so it is read
+ * as own text: every secret that cannot be a word goes, and a token `pass` or `error` leaves the
+ * verdicts, the gate line and the fixed sentences as written.
+ */
 interface OutputRedaction {
-  text(input: string): string;
+  outputText(input: string): string;
 }
 let outputRedaction: OutputRedaction | undefined;
 
@@ -41,7 +46,7 @@ export function redactOutputWith(redactor: OutputRedaction): void {
 
 /** A line as it may be printed: with every secret of the run redacted. */
 export function safeText(text: string): string {
-  return outputRedaction ? outputRedaction.text(text) : text;
+  return outputRedaction ? outputRedaction.outputText(text) : text;
 }
 
 /**

@@ -12,6 +12,6 @@ export async function appendStepSummary(report: Report, redactor?: OutputRedacto
   if (!file) return undefined;
   // Redacted as summary.md is: the step summary is one more output, shown on the run's page.
   const text = renderMarkdown(redactor ? redactReport(report, redactor) : report);
-  await appendFile(file, `${redactor ? redactor.text(text) : text}\n`);
+  await appendFile(file, `${redactor ? redactor.outputText(text) : text}\n`);
   return file;
 }

@@ -10,13 +10,22 @@
  * long, many): the secrets' forms are one suffix automaton the text is read through once
  * (form-automaton.ts), secret shapes are found by hand-written scanners that never revisit a
  * character; no backtracking pattern ever sees target bytes.
+ *
+ * Two readings. `text` is for the target's text where it enters (evidence, a reason quoting a
+ * body): every secret goes, a short one or one made of words included wherever it stands whole.
+ * `outputText` is for a finished output (a rendered report, a console line), which is apicert's own
+ * words around target text already read by `text`: it still hides every secret that cannot be a
+ * word of apicert's (a form of 8 characters or more that is not made of words, a secret shape), but
+ * never rewrites a word, so a token `pass`, `error` or `required` leaves the verdicts, the gate line,
+ * the field names and the fixed sentences as written. Neither reading rewrites a marker apicert
+ * wrote (`«redacted:token:full»`): its label names a secret, never holds one.
  */
 import { serviceKey } from '../rule/context.ts';
 import { FormProfile, isWordLike, SECRET_RUN, SpelledProfile } from './fragments.ts';
 import { FormAutomaton, type Stretch } from './form-automaton.ts';
 import { secretForms } from './forms.ts';
 import { VerbatimFinder, type VerbatimHit } from './verbatim.ts';
-import { isKeyChar, PRIVATE_KEY_START, scanSecretShapes, type Span } from './shapes.ts';
+import { isKeyChar, PRIVATE_KEY_START, scanSecretShapes, SHAPE_LABELS, type Span } from './shapes.ts';
 
 export type { Span } from './shapes.ts';
 export { SECRET_RUN } from './fragments.ts';
@@ -78,6 +87,10 @@ export class Redactor {
   private readonly literals: Literal[] = [];
   /** Every registered secret, with its label. */
   private readonly known = new Map<string, string>();
+  /** The labels of the registered secrets: what a marker apicert wrote may name. */
+  private readonly labels = new Set<string>();
+  /** How far past its start a marker apicert wrote can end: its longest label, a `part-of-` and a number. */
+  private markerReach = MARKER_START.length + 64;
   private changes = 0;
   /** apicert's own text, never rewritten where it stands whole. */
   private readonly own = new Set<string>();
@@ -119,11 +132,13 @@ export class Redactor {
   add(value: string | undefined, label: string): void {
     if (!value || this.known.has(value)) return;
     this.known.set(value, label);
+    this.labels.add(label);
+    this.markerReach = Math.max(this.markerReach, MARKER_START.length + label.length + 64);
     this.changes += 1;
     if (label !== TARGET_ISSUED_SESSION) this.verbatim.add(value, label);
     if (value.length < SHORT_SECRET) {
       this.literals.push({ text: value, label, wholeToken: true });
-      this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token; use secrets of ${SHORT_SECRET} characters or more`);
+      this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token in what the target sent, never in apicert's own words; use secrets of ${SHORT_SECRET} characters or more`);
       return;
     }
     for (const { text, spelling } of secretForms(value, label !== TARGET_ISSUED_SESSION)) {
@@ -161,6 +176,20 @@ export class Redactor {
   }
 
   /**
+   * A finished output (a rendered report, a console line): apicert's own words around target text
+   * that `text` has already read where it entered. Hides every secret `text` would, except where
+   * what stands is a short secret or made of words: those could be apicert's own words (`pass`,
+   * `error`, `v8`), and only the target's text, read where it enters, can tell.
+   */
+  outputText(input: string): string {
+    const finds = this.finds(input);
+    if (!finds) return input;
+    const spans: Span[] = [];
+    this.settle(input, finds, 0, spans, true);
+    return replaced(input, spans);
+  }
+
+  /**
    * `text(input)` for a part of evidence (a URL, a header value, a body cut to evidence length, an
    * error): what the secrets' search found in it is remembered while the generation holds, since
    * the same values recur across exchanges. Only for text the evidence keeps anyway: the memory
@@ -185,11 +214,12 @@ export class Redactor {
   curlText(curl: string): string {
     if (!this.quoteEndsFinds() || curl.includes(PRIVATE_KEY_START)) return replaced(curl, this.spans(curl));
     const spans: Span[] = [];
+    const markers = this.markersOf(curl);
     for (let at = 0; ; ) {
       const quote = curl.indexOf("'", at);
       const end = quote === -1 ? curl.length : quote;
       const finds = this.remembered(at === 0 && end === curl.length ? curl : curl.slice(at, end));
-      if (finds) this.settle(curl, finds, at, spans);
+      if (finds) this.settle(curl, finds, at, spans, false, markers);
       if (quote === -1) break;
       at = quote + 1;
     }
@@ -225,10 +255,12 @@ export class Redactor {
    * `input`: those inside apicert's own text (looked for in the whole input) set aside, the rest
    * merged, appended to `into`.
    */
-  private settle(input: string, finds: Finds, offset: number, into: Span[]): void {
+  private settle(input: string, finds: Finds, offset: number, into: Span[], output = false, markers = this.markersOf(input)): void {
     const spans: Span[] = [];
     for (const s of finds.found) {
       const span = offset === 0 ? s : { start: s.start + offset, end: s.end + offset, label: s.label };
+      if (output && (span.end - span.start < SHORT_SECRET || isWordLike(input.slice(span.start, span.end)))) continue;
+      if (markers && insideSome(markers, span)) continue;
       if (this.own.size === 0 || !this.insideOwnText(input, span)) spans.push(span);
     }
     for (const s of finds.shapes) spans.push(offset === 0 ? s : { start: s.start + offset, end: s.end + offset, label: s.label });
@@ -289,6 +321,33 @@ export class Redactor {
     }
   }
 
+  /**
+   * The markers apicert wrote in `input`: `«redacted»`, or `«redacted:<label>»` whose label is one of
+   * the run's (or a secret shape's), as the recorder numbers them (`#2`) or marks a part (`part-of-`).
+   * Any other text that looks like one is the target's and is read as such: a target cannot hide a
+   * secret from redaction by wrapping it in `«redacted:…»`. Each marker's end is looked for within
+   * `markerReach` of its start only, so the read stays linear however many starts the text holds.
+   * In order, none overlapping (a label holds no `«`).
+   */
+  private markersOf(input: string): Span[] | undefined {
+    if (!input.includes(MARKER_START)) return undefined;
+    const out: Span[] = [];
+    for (let at = input.indexOf(MARKER_START); at !== -1; at = input.indexOf(MARKER_START, at + 1)) {
+      const from = at + MARKER_START.length;
+      const inner = input.slice(from, Math.min(input.length, at + this.markerReach));
+      const end = inner.indexOf(MARKER_END);
+      if (end === -1) continue;
+      const label = inner.slice(0, end);
+      if (label === '' || (label.startsWith(':') && this.isLabel(label.slice(1)))) out.push({ start: at, end: from + end + 1, label: '' });
+    }
+    return out;
+  }
+
+  private isLabel(label: string): boolean {
+    const base = label.replace(/^part-of-/, '').replace(/#\d+$/, '');
+    return this.labels.has(base) || SHAPE_LABELS.has(base) || base === TARGET_ISSUED_SESSION;
+  }
+
   /** Whether the span lies inside a whole occurrence, in `input`, of one of apicert's own texts. */
   private insideOwnText(input: string, span: Span): boolean {
     const text = input.slice(span.start, span.end);
@@ -305,6 +364,7 @@ export class Redactor {
 
 /** How every marker begins (`«redacted:token:full»`, a recorder's bare `«redacted»`): a value that does stands in for what was sent. */
 export const MARKER_START = '«redacted';
+const MARKER_END = '»';
 
 /** What stands in a text where a secret with this label was hidden (`«redacted:token:full»`). */
 export function marker(label: string): string {
@@ -321,6 +381,20 @@ function replaced(input: string, spans: readonly Span[]): string {
     at = s.end;
   }
   return out + input.slice(at);
+}
+
+/** Whether `span` lies inside one of `markers` (in order, none overlapping): a binary search. */
+function insideSome(markers: readonly Span[], span: Span): boolean {
+  let lo = 0;
+  let hi = markers.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const m = markers[mid]!;
+    if (m.end <= span.start) lo = mid + 1;
+    else if (m.start > span.start) hi = mid - 1;
+    else return span.end <= m.end;
+  }
+  return false;
 }
 
 /** Sorts and joins overlapping or touching spans; the first span's label names the joined one. */

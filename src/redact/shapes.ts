@@ -100,6 +100,9 @@ function privateKeys(text: string, spans: Span[]): void {
   }
 }
 
+/** The labels `scanSecretShapes` gives its spans: a marker bearing one is apicert's (see Redactor). */
+export const SHAPE_LABELS: ReadonlySet<string> = new Set(['api-key', 'signing-secret', 'jwt', 'private-key']);
+
 export function scanSecretShapes(text: string, spans: Span[]): void {
   prefixed(text, 'service_sk_', 4, 'api-key', spans);
   prefixed(text, 'whsec_', 8, 'signing-secret', spans);

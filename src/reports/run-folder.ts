@@ -132,5 +132,5 @@ function relativeTo(dir: string, file: string): string {
 /** `--out -`: the one format on stdout, nothing on disk. */
 export function reportToStdout(report: Report, format: ReportFormat, stdout: NodeJS.WritableStream = process.stdout, redactor?: OutputRedactor): void {
   const text = renderReport(redactor ? redactReport(report, redactor) : report, format).text;
-  stdout.write(redactor ? redactor.text(text) : text);
+  stdout.write(redactor ? redactor.outputText(text) : text);
 }

@@ -23,41 +23,60 @@ export function renderReport(report: Report, format: ReportFormat): { name: stri
   return { name, text: render(report) };
 }
 
-/** Whatever redacts the run's secrets: every byte written passes through it. */
+/**
+ * Whatever redacts the run's secrets: every byte written passes through it. `text` reads the
+ * target's text (every secret goes, short and word-built ones included); `outputText` reads
+ * apicert's own (verdicts, counts, field names, rendered formats): it never rewrites a word.
+ */
 export interface OutputRedactor {
   text(input: string): string;
+  outputText(input: string): string;
 }
 
 /** What a rule of the report is by apicert's own words, never by the target's: kept as written. */
 const OWN_RULE_FIELDS = new Set(['id', 'title', 'surface', 'level', 'destructive', 'spec', 'verdict']);
+/** The parts of a rule that hold the target's text (what it answered, quoted in a reason or a case). */
+const TARGET_RULE_FIELDS = new Set(['reason', 'evidence', 'counterexample', 'cases']);
+/** The part of a report that holds the target's text beside the rules'. */
+const TARGET_REPORT_FIELDS = new Set(['observations']);
 
-/** Every string in the report that can hold the target's text, redacted; the digest is taken again over what is written. */
+/**
+ * Every string in the report that can hold the target's text, redacted as the target's; the rest
+ * (field names, counts keyed by verdict, the gate, warnings, rerun lines) as apicert's own, so a
+ * secret such as `pass` or `required` cannot rewrite a verdict or a field a reader parses. The
+ * digest is taken again over what is written.
+ */
 export function redactReport(report: Report, redactor: OutputRedactor): Report {
   // Rules show the same evidence entries (the same objects and strings): each is redacted once here,
   // and stays one object in the copy (what the walk gives depends on its input alone).
-  const texts = new Map<string, string>();
-  const copies = new Map<object, unknown>();
-  const text = (value: string): string => {
-    let out = texts.get(value);
-    if (out === undefined) {
-      out = redactor.text(value);
-      texts.set(value, out);
-    }
-    return out;
+  const reading = (read: (input: string) => string) => {
+    const texts = new Map<string, string>();
+    const copies = new Map<object, unknown>();
+    const text = (value: string): string => {
+      let out = texts.get(value);
+      if (out === undefined) {
+        out = read(value);
+        texts.set(value, out);
+      }
+      return out;
+    };
+    const walk = (value: unknown): unknown => {
+      if (typeof value === 'string') return text(value);
+      if (value === null || typeof value !== 'object') return value;
+      let copy = copies.get(value);
+      if (copy === undefined) {
+        copy = Array.isArray(value) ? value.map(walk) : Object.fromEntries(Object.entries(value).map(([k, v]) => [text(k), walk(v)]));
+        copies.set(value, copy);
+      }
+      return copy;
+    };
+    return walk;
   };
-  const walk = (value: unknown): unknown => {
-    if (typeof value === 'string') return text(value);
-    if (value === null || typeof value !== 'object') return value;
-    let copy = copies.get(value);
-    if (copy === undefined) {
-      copy = Array.isArray(value) ? value.map(walk) : Object.fromEntries(Object.entries(value).map(([k, v]) => [text(k), walk(v)]));
-      copies.set(value, copy);
-    }
-    return copy;
-  };
-  const rule = (r: Report['rules'][number]) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, OWN_RULE_FIELDS.has(k) ? v : walk(v)]));
+  const target = reading((s) => redactor.text(s));
+  const own = reading((s) => redactor.outputText(s));
+  const rule = (r: Report['rules'][number]) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, OWN_RULE_FIELDS.has(k) ? v : TARGET_RULE_FIELDS.has(k) ? target(v) : own(v)]));
   const { digest: _digest, ...rest } = report;
-  const body = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'rules' ? report.rules.map(rule) : walk(v)])) as Omit<Report, 'digest'>;
+  const body = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, k === 'rules' ? report.rules.map(rule) : TARGET_REPORT_FIELDS.has(k) ? target(v) : own(v)])) as Omit<Report, 'digest'>;
   return { ...body, digest: digestOf(body) };
 }
 
@@ -146,7 +165,7 @@ export async function writeReports(report: Report, dir: string, formats: readonl
   for (const format of formats) {
     const { name, text } = renderReport(safe, format);
     const path = join(dir, name);
-    await writeWhole(path, redactor ? redactor.text(text) : text, written.find((f) => basename(f) === 'report.json'));
+    await writeWhole(path, redactor ? redactor.outputText(text) : text, written.find((f) => basename(f) === 'report.json'));
     written.push(path);
     // Each format's text is garbage once written: the next one need not be built on top of it.
     reclaimBetweenPhases();
