@@ -13,7 +13,7 @@ import { effectOf, gateWords, judgedLine, policyOf, shellWord, type Report } fro
 import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
-import { HarRecorder, hidingFor } from '../passive/recorder.ts';
+import { HarRecorder, hidingFor, RECORDED_BODY_LIMIT, RECORDING_KEPT_BYTES } from '../passive/recorder.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
@@ -68,8 +68,15 @@ interface CertifyFlags {
   header?: string[];
   harOut?: string;
   harSecrets?: boolean;
+  maxKeptBytes?: number;
   fullEvidence?: boolean;
   maxRps?: number;
+}
+
+function keptBytesOf(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 4 * 1024 * 1024 * 1024) throw new InvalidArgumentError('give a whole number of bytes from 0 to 4294967296');
+  return n;
 }
 
 function envPair(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -143,6 +150,7 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (flags.rerun && flags.seed !== undefined) throw new UsageError('--rerun takes the seed of the report it reruns: drop --seed (or drop --rerun and name the rules with --rules)');
   if (flags.sign && flags.out === '-') throw new UsageError('--sign writes report.json.sig beside report.json: give --out DIR, not -');
   if (flags.harSecrets && !flags.harOut) throw new UsageError('--har-secrets applies only with --har-out FILE');
+  if (flags.maxKeptBytes !== undefined && !flags.harOut) throw new UsageError('--max-kept-bytes applies only with --har-out FILE');
 }
 
 function gateLines(ui: Ui, report: Report): string {
@@ -223,7 +231,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     if (profile && headers.length > 0) profile = { ...profile, network: withHeaderFlags(profile.network, headers) };
     if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
     const progress = new RuleProgress(ui, baseline?.entries.map((e) => e.rule));
-    const recorder = flags.harOut ? new HarRecorder() : undefined;
+    const recorder = flags.harOut ? new HarRecorder(RECORDED_BODY_LIMIT, flags.maxKeptBytes ?? RECORDING_KEPT_BYTES) : undefined;
     const { report, redactor, firstProbeFailure, profile: used } = await certify({
       recorder,
       profile,
@@ -254,10 +262,6 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       onResult: (result) => progress.finished(result, Boolean(flags.strict)),
     });
     progress.end();
-    if (recorder && flags.harOut) {
-      await recorder.write(flags.harOut, HARNESS_VERSION, flags.harSecrets ? undefined : hidingFor(used, used ? redactorFor(used) : new Redactor()));
-      ui.info(`recording: ${flags.harOut} (${recorder.count} exchanges, HAR 1.2, readable by you only${flags.harSecrets ? ', secrets kept' : ', the profile\'s secrets replaced by labelled markers'})`);
-    }
     // The deployment's own account of a failure belongs beside the report that shows it.
     const troubled = report.rules.some((r) => r.verdict === 'fail' || r.verdict === 'inconclusive');
     const extra: Record<string, string> = container && troubled ? { 'container.log': containerLogRedactor(profile, flags.env ?? {}).text(container.log()) } : {};
@@ -275,6 +279,8 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       ui.always(writtenLine(written, flags.out));
       endOfRun(ui, report, written.dir, invocationOf(flags));
     } else endOfRun(ui, report, undefined, invocationOf(flags));
+    // After the reports: a recording that cannot be written (a full disk, a missing folder) never costs the verdicts.
+    if (recorder && flags.harOut) await writeRecording(ui, recorder, flags, used);
     const summary = await appendStepSummary(report, redactor).catch((error: Error) => ui.warn(`apicert: could not append to GITHUB_STEP_SUMMARY: ${error.message}`));
     if (summary) ui.detail(`summary appended to ${summary}`);
     return firstProbeFailure ? EXIT.inconclusive : exitCodeFor(report.summary, Boolean(flags.allowUntestable));
@@ -283,6 +289,19 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   }
   });
   process.exitCode = signal === 'SIGINT' ? EXIT.interrupted : signal === 'SIGTERM' ? EXIT.terminated : exitCode;
+}
+
+/** Writes `--har-out`; a failure is a warning naming the file, since the reports are written already. */
+async function writeRecording(ui: Ui, recorder: HarRecorder, flags: CertifyFlags, used: Profile | undefined): Promise<void> {
+  const file = flags.harOut!;
+  try {
+    await recorder.write(file, HARNESS_VERSION, flags.harSecrets ? undefined : hidingFor(used, used ? redactorFor(used) : new Redactor()));
+  } catch (error) {
+    ui.warn(`apicert: warning: the recording ${file} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the reports are written`);
+    return;
+  }
+  const cut = recorder.cut > 0 ? `, ${recorder.cut} bodies kept in part or not at all past --max-kept-bytes ${flags.maxKeptBytes ?? RECORDING_KEPT_BYTES}` : '';
+  ui.info(`recording: ${file} (${recorder.count} exchanges${cut}, HAR 1.2, readable by you only${flags.harSecrets ? ', secrets kept' : ", the profile's secrets replaced by labelled markers"})`);
 }
 
 /** How many failures the recap repeats; the report holds every one. */
@@ -379,6 +398,7 @@ export function certifyCommand(): Command {
     .option('--full-evidence', 'keep every exchange of a passing rule in report.json (by default a passing rule keeps its first, clipped)')
     .option('--har-out <file>', 'also record every exchange the run sends as HAR 1.2 (the profile\'s secrets replaced by labelled markers), for "apicert judge-traffic"')
     .option('--har-secrets', 'with --har-out: keep the secrets in the recording (the file is made readable by you only)')
+    .option('--max-kept-bytes <bytes>', `with --har-out: bytes of bodies the recording keeps in all (default ${RECORDING_KEPT_BYTES}; each answer's body at most ${RECORDED_BODY_LIMIT}); past it a body is kept as far as the budget reached and marked cut`, keptBytesOf)
     .option('--no-color', 'no colour (also: NO_COLOR=1)')
     .addHelpText('after', `\n${EXIT_CODES_HELP}\n\n${ENV_POINTER}`)
     .action(run);

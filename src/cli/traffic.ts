@@ -1,7 +1,7 @@
 /** `apicert judge-traffic --har FILE` and `apicert proxy --upstream URL`: the passive run's two ways in. */
 import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError, type Command } from 'commander';
-import { readHar } from '../passive/har.ts';
+import { MAX_HAR_BYTES, readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
 import { loadProfileFile } from '../profile/load.ts';
 import { profileOfFacts } from '../passive/profile-facts.ts';
@@ -77,14 +77,15 @@ export function registerTrafficCommands(program: Command): void {
     )
     .option('--har <file>', 'the HAR file to judge')
     .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024)
+    .option('--max-har-bytes <bytes>', `refuse a HAR file larger than this, or a .har.gz that unpacks to more (reading one takes 5 to 12 times its size in memory)`, count, MAX_HAR_BYTES)
     .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out", or by "proxy --har-out" with a profile, carries its facts (never its tokens), used when this is not given; without either the rules that need them are untestable');
   addRunOptions(judge, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
-    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; profile?: string }) => {
+    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; maxHarBytes: number; profile?: string }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
       if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
       await checkReportRoot(opts.out);
       const given = opts.profile ? await loadProfileFile(opts.profile) : undefined;
-      const recording = await readHar(opts.har, opts.bodyLimit);
+      const recording = await readHar(opts.har, opts.bodyLimit, { maxBytes: opts.maxHarBytes });
       if (recording.skipped > 0 && !opts.quiet) console.log(`${recording.skipped} HAR entries are not requests apicert can read and were skipped`);
       const recorded = given ? undefined : profileOfFacts(recording.facts, opts.har);
       if (recorded && !opts.quiet) console.log(`the profile's facts (which credential holds which scopes, principal, tenant and expiry; fixtures) are the recording's own, as apicert wrote them; --profile FILE replaces them`);

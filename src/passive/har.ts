@@ -3,9 +3,10 @@
  * mitmproxy and other recorders write it: read into exchanges the judge reads, and written from
  * the exchanges apicert records. Only the fields the judge needs are read; the rest may be absent.
  */
+import { isUtf8 as bytesAreUtf8 } from 'node:buffer';
 import { readFile, stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
-import { isRecord, parseJsonDocument } from '../util/json.ts';
+import { isRecord, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonDocument } from '../util/json.ts';
 import { contentText, isUtf8, unreadableBody } from './content.ts';
 import { addHeader, mediaType, targetOf, type TrafficExchange } from './exchange.ts';
 import { failedExchange } from './failed-exchange.ts';
@@ -14,8 +15,16 @@ import { onSurface } from '../traffic/read.ts';
 
 /** What the judge keeps of one body; a recording's longer bodies are judged on this prefix. */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-/** A HAR file larger than this is refused (a recording of a whole test suite fits well below). */
-export const MAX_HAR_BYTES = 512 * 1024 * 1024;
+/**
+ * A HAR file (or a .har.gz unpacked) larger than this is refused (`judge-traffic --max-har-bytes`).
+ * Reading one costs 5 to 12 times its size (the text, the parsed document, the exchanges: 1.4 GiB
+ * for 120 MiB of 150,000 small entries), and a
+ * whole `certify --har-out` run fits well below: 20 MiB against a well-behaved deployment, and its
+ * --max-kept-bytes of bodies plus headers against one that answers 1 GiB to everything.
+ */
+export const MAX_HAR_BYTES = 128 * 1024 * 1024;
+/** Characters of bodies a recording keeps in all, as the proxy's record does (`--max-kept-bytes`): compressed bodies unpack to up to `bodyLimit` each, far more than the file held. */
+export const HAR_KEPT_BYTES = 128 * 1024 * 1024;
 
 type NameValue = { name: string; value: string };
 
@@ -157,6 +166,11 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
     if (declared > 0) ex.requestBodyMissing = `the recorder kept no request body (the request had ${declared} bytes)`;
     return;
   }
+  if (bodyLimit === 0 && post.text !== '') {
+    ex.requestBody = '';
+    ex.requestBodyTruncated = true;
+    return;
+  }
   const body = bodyText(post.text, post.encoding, ex.requestHeaders['content-encoding'], bodyLimit, true);
   if (body.undecodable !== undefined) {
     ex.requestBodyMissing = unreadableBody("request's", body.undecodable);
@@ -189,6 +203,12 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
       : declared > 0
         ? `the recorder kept no response body (the answer had ${declared} bytes)`
         : 'the recorder kept no response body';
+    return;
+  }
+  // The reader's byte budget is spent (readHar): none of this body is kept, and it says so without decoding it.
+  if (bodyLimit === 0 && content!.text !== '') {
+    ex.responseBody = '';
+    ex.responseBodyTruncated = true;
     return;
   }
   const body = bodyText(content!.text!, content!.encoding, ex.responseHeaders['content-encoding'], bodyLimit, false);
@@ -230,32 +250,56 @@ export interface HarRecording {
   facts?: unknown;
 }
 
-export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT): Promise<HarRecording> {
+export interface HarLimits {
+  /** Bytes the file, or a .har.gz unpacked, may have (MAX_HAR_BYTES). */
+  maxBytes?: number;
+  /** Characters of bodies kept across all entries (HAR_KEPT_BYTES); past it a body is kept as far as it reached, marked cut. */
+  maxKeptBytes?: number;
+}
+
+/** A size for a message: MiB when it is whole MiB, else bytes. */
+function sizeOf(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : `${bytes} bytes`;
+}
+
+export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT, limits: HarLimits = {}): Promise<HarRecording> {
+  const maxBytes = limits.maxBytes ?? MAX_HAR_BYTES;
   let size: number;
   try {
     size = (await stat(file)).size;
   } catch (error) {
     throw new HarError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; give the path of a HAR file`);
   }
-  if (size > MAX_HAR_BYTES) throw new HarError(`${file} is ${Math.round(size / 1024 / 1024)} MiB, over the ${MAX_HAR_BYTES / 1024 / 1024} MiB a HAR may have here: split the recording`);
-  let bytes = await readFile(file);
+  const raise = `split the recording, or raise the limit with --max-har-bytes (reading a HAR takes 5 to 12 times its size in memory)`;
+  if (size > maxBytes) throw new HarError(`${file} is ${size >= 1024 * 1024 ? `${(size / 1024 / 1024).toFixed(1)} MiB` : `${size} bytes`}, over the ${sizeOf(maxBytes)} a HAR may have here: ${raise}`);
+  let bytes: Buffer | undefined = await readFile(file);
   if (gzipped(bytes)) {
     try {
-      bytes = gunzipSync(bytes, { maxOutputLength: MAX_HAR_BYTES });
+      // Unpacking stops at the limit: a gzip bomb costs the limit, never what it would unpack to.
+      bytes = gunzipSync(bytes, { maxOutputLength: maxBytes });
     } catch (error) {
-      throw new HarError(`${file} is gzipped but cannot be unpacked (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): give a whole .har.gz of at most ${MAX_HAR_BYTES / 1024 / 1024} MiB unpacked`);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ERR_BUFFER_TOO_LARGE') throw new HarError(`${file} unpacks to more than ${sizeOf(maxBytes)}, the most a HAR may have here: ${raise}`);
+      throw new HarError(`${file} is gzipped but cannot be unpacked (${code ?? (error as Error).message}): give a whole .har.gz of at most ${sizeOf(maxBytes)} unpacked`);
     }
   }
-  const parsed = parseJsonDocument(bytes.toString('utf8').replace(/^\uFEFF/, ''));
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  bytes = undefined;
+  const parsed = parseJsonDocument(text);
+  if (!parsed.ok && nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new HarError(`${file} nests its arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than apicert reads: no HAR writer nests so deep`);
   if (!parsed.ok) throw new HarError(`${file} is not JSON: a HAR file is the JSON a browser's "Save all as HAR" or mitmproxy's HAR export writes (plain or gzipped)`);
   const entries = harEntries(parsed.value);
   if (!entries) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);
   const exchanges: TrafficExchange[] = [];
   let skipped = 0;
+  // Bounded as the proxy's record is: each body to `bodyLimit`, all of them to `maxKeptBytes`.
+  let room = limits.maxKeptBytes ?? HAR_KEPT_BYTES;
   for (const raw of entries) {
-    const ex = exchangeOfEntry(raw, exchanges.length, bodyLimit);
-    if (ex) exchanges.push(ex);
-    else skipped += 1;
+    const ex = exchangeOfEntry(raw, exchanges.length, Math.min(bodyLimit, room));
+    if (ex) {
+      exchanges.push(ex);
+      room = Math.max(0, room - (ex.requestBody?.length ?? 0) - (ex.responseBody?.length ?? 0));
+    } else skipped += 1;
   }
   const facts = (parsed.value as { log: Record<string, unknown> }).log[PROFILE_FACTS_FIELD];
   return { exchanges, skipped, ...(facts !== undefined ? { facts } : {}) };
@@ -270,7 +314,8 @@ function pairs(headers: Record<string, string>): Array<{ name: string; value: st
 /** A body as HAR content: text when it is UTF-8, else base64 (HAR 1.2's `encoding`). */
 function content(bytes: Buffer | undefined, mimeType: string): { size: number; mimeType: string; text?: string; encoding?: string } {
   if (bytes === undefined) return { size: 0, mimeType };
-  if (isUtf8(bytes)) return { size: bytes.length, mimeType, text: bytes.toString('utf8') };
+  // Node's own check: no text is made of a body only to learn whether it is text (the writer's memory is its strings).
+  if (bytesAreUtf8(bytes)) return { size: bytes.length, mimeType, text: bytes.toString('utf8') };
   return { size: bytes.length, mimeType, text: bytes.toString('base64'), encoding: 'base64' };
 }
 

@@ -11,8 +11,13 @@
  * session id or signing secret so hidden gets its own numbered marker, so the rules still tell them apart. With
  * `keepSecrets` (`--har-secrets`) nothing is replaced. Either way the file is readable by its owner only.
  * `proxy --har-out` writes what it forwarded with the same `hiddenHar`.
+ *
+ * Bounded as the proxy's record is: at most `bodyLimit` bytes of each answer's body and `maxKeptBytes`
+ * of all bodies together (apicert's own request bodies count, kept whole within it). Beyond that a body is kept as far as the budget reached (a prefix, maybe empty)
+ * and marked cut with the size it had, so a target answering 1 GiB to every request costs the
+ * budget, not a GiB a request. Every exchange is kept (its headers are small and the run bounds
+ * their number): a replay must follow what it replays. The file is written entry by entry (har-writer.ts).
  */
-import { open } from 'node:fs/promises';
 import type { Dispatcher } from 'undici';
 import { marker, TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
 
@@ -21,13 +26,20 @@ const SESSION_ID_HEADER = 'mcp-session-id';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { contentText, decodedContent } from './content.ts';
 import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
-import { factsOfProfile, type ProfileFacts } from './profile-facts.ts';
+import { writeHarEntries } from './har-writer.ts';
+import { factsOfProfile, PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, CREDENTIAL_SCHEME, requestCredentials } from './secrets.ts';
 import type { Profile } from '../profile/schema.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
 
 export const RECORDED_BODY_LIMIT = 1024 * 1024;
+/**
+ * Bytes of bodies a `certify --har-out` recording keeps in all (`--max-kept-bytes`): a whole run
+ * against a well-behaved deployment keeps some 10-20 MiB, and a hostile one cannot push the run past
+ * its memory bound with this one.
+ */
+export const RECORDING_KEPT_BYTES = 32 * 1024 * 1024;
 
 type Handler = Dispatcher.DispatchHandler;
 
@@ -65,12 +77,30 @@ export function hidingFor(profile: Profile | undefined, redactor: Redactor): Sec
 export class HarRecorder {
   private readonly recorded: RecordedBytes[] = [];
   private readonly bodyLimit: number;
-  constructor(bodyLimit = RECORDED_BODY_LIMIT) {
+  private readonly maxKeptBytes: number;
+  /** Body bytes kept so far, across every exchange. */
+  private keptBytes = 0;
+  /** Bodies kept in part (or not at all) because the budget was spent. */
+  private cutByBudget = 0;
+  constructor(bodyLimit = RECORDED_BODY_LIMIT, maxKeptBytes = RECORDING_KEPT_BYTES) {
     this.bodyLimit = bodyLimit;
+    this.maxKeptBytes = maxKeptBytes;
   }
 
   get count(): number {
     return this.recorded.length;
+  }
+
+  /** How many bodies the byte budget cut (`--max-kept-bytes`). */
+  get cut(): number {
+    return this.cutByBudget;
+  }
+
+  /** How many of `n` more body bytes the budget grants. */
+  private grant(n: number): number {
+    const granted = Math.max(0, Math.min(n, this.maxKeptBytes - this.keptBytes));
+    this.keptBytes += granted;
+    return granted;
   }
 
   /** The interceptor to compose onto the run's dispatcher. */
@@ -88,11 +118,21 @@ export class HarRecorder {
         responseHeaders: {},
       };
       const body = requestBodyBytes(options.body);
-      if (body !== undefined) rec.requestBody = body;
+      if (body !== undefined) {
+        // apicert's own bodies, whole (the catalogue's cases are matched by the body as built), within the budget only.
+        const granted = this.grant(body.length);
+        // A copy: a view would hold the whole body.
+        rec.requestBody = granted < body.length ? Buffer.from(body.subarray(0, granted)) : body;
+        if (granted < body.length) {
+          rec.requestTruncated = true;
+          this.cutByBudget += 1;
+        }
+      }
       // Kept in the order the requests were sent: a replay must follow what it replays.
       this.recorded.push(rec);
       const prefix = new BodyPrefix(this.bodyLimit);
       let size = 0;
+      let spent = false;
       let done = false;
       const finish = (error?: Error) => {
         if (done) return;
@@ -100,7 +140,8 @@ export class HarRecorder {
         rec.durationMs = Math.round(performance.now() - t0);
         if (rec.status !== undefined) {
           rec.responseBody = prefix.bytes;
-          if (prefix.truncated) {
+          if (spent) this.cutByBudget += 1;
+          if (prefix.truncated || spent) {
             rec.responseTruncated = true;
             rec.responseSize = size;
           }
@@ -120,7 +161,14 @@ export class HarRecorder {
         },
         onResponseData: (controller, chunk) => {
           size += chunk.length;
-          prefix.add(chunk);
+          // The budget is asked only for what the body's own limit would keep.
+          const wanted = Math.min(chunk.length, Math.max(0, this.bodyLimit - prefix.kept));
+          const granted = this.grant(wanted);
+          if (granted < wanted) spent = true;
+          if (granted < chunk.length) {
+            prefix.add(chunk.subarray(0, granted));
+            prefix.truncated = true;
+          } else prefix.add(chunk);
           return handler.onResponseData?.(controller, chunk);
         },
         onResponseEnd: (controller, trailers) => {
@@ -141,8 +189,12 @@ export class HarRecorder {
     return hiddenHar(this.recorded, version, hiding);
   }
 
+  /** Writes the recording entry by entry: no document, and no string of it, is ever whole in memory. */
   async write(file: string, version: string, hiding?: SecretHiding): Promise<void> {
-    await writeHar(file, this.document(version, hiding));
+    const hidden = hiddenEntries(this.recorded, hiding);
+    await writeHarEntries(file, version, hidden.facts, (function* (recorded) {
+      for (const rec of recorded) yield hidden.entryOf(rec);
+    })(this.recorded));
   }
 }
 
@@ -192,13 +244,10 @@ function hiddenBody(bytes: Buffer, contentEncoding: string | undefined, prefix: 
  * already there is made so before anything is written to it.
  */
 export async function writeHar(file: string, document: Record<string, unknown>): Promise<void> {
-  const handle = await open(file, 'w', 0o600);
-  try {
-    await handle.chmod(0o600);
-    await handle.writeFile(`${JSON.stringify(document, null, 1)}\n`);
-  } finally {
-    await handle.close();
-  }
+  const log = document.log as Record<string, unknown>;
+  const facts = log[PROFILE_FACTS_FIELD] as ProfileFacts | undefined;
+  const version = (log.creator as { version: string }).version;
+  await writeHarEntries(file, version, facts, log.entries as ReadonlyArray<Record<string, unknown>>);
 }
 
 /** An exchange's own refused credentials searched for in its answer's body at most: each is one pass over it, and a request carries one or two. */
@@ -275,6 +324,12 @@ function decoded(component: string): string {
  * marker is from them.
  */
 export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding): Record<string, unknown> {
+  const hidden = hiddenEntries(recorded, hiding);
+  return harDocument(recorded.map(hidden.entryOf), version, hidden.facts);
+}
+
+/** What `hiddenHar` writes, one entry at a time: the secrets to hide are learned from the whole recording first. */
+function hiddenEntries(recorded: readonly RecordedBytes[], hiding?: SecretHiding): { entryOf: (rec: RecordedBytes) => Record<string, unknown>; facts: ProfileFacts | undefined } {
   const secrets = hiding ? [...hiding.secrets, ...signingSecrets(recorded), ...hiddenSessionIds(recorded, hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
   const inHeaders = hiding?.inCredentialHeaders?.length ? [...secrets, ...hiding.inCredentialHeaders].sort((a, b) => b.value.length - a.value.length) : secrets;
   const replace = (input: string, whole: ReadonlyArray<{ value: string; label: string }> = secrets) => {
@@ -322,5 +377,5 @@ export function hiddenHar(recorded: readonly RecordedBytes[], version: string, h
   };
   // The facts hold no token, but a fixture may hold a value of a secret's shape (a receiver URL's query): hidden as the entries are.
   const hideStrings = (value: unknown): unknown => (typeof value === 'string' ? replace(value) : Array.isArray(value) ? value.map(hideStrings) : isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideStrings(v)])) : value);
-  return harDocument(recorded.map((rec) => harEntryOf(hide(rec))), version, hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts));
+  return { entryOf: (rec) => harEntryOf(hide(rec)), facts: hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts) };
 }

@@ -96,7 +96,7 @@ describe('D5: a 403 shows the token was authenticated; the HAR hides what an ans
     const file = join(dir, 'rec.har');
     writeFileSync(file, 'old');
     chmodSync(file, 0o644);
-    await writeHar(file, { log: {} });
+    await writeHar(file, hiddenHar(recs, 'test', recordingHiding(exchanges, undefined, {})));
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 });
