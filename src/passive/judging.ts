@@ -116,8 +116,7 @@ export function recordedRule(rule: Rule, judgement: RuleJudgement): Rule {
       };
       // Only what the recording shows was issued or accepted, and the profile's tokens (learnSecrets adds them): not every string a client sent.
       const secrets = judgedSecrets(recording);
-      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets });
-      recording.counts.set(ctx.rule.id, run.judged.size);
+      const run = runJudgement(ctx, judgement, recording.exchanges, { source: 'recording', profile: recording.profile, show, name: recordedName, secrets, settled: (r) => recording.counts.set(ctx.rule.id, r.judged.size) });
       if (run.judged.size > 0) return;
       if (run.lacking.length > 0) throw new Untestable({ need: 'recording', what: lackingReason(run, recordedName) });
       ctx.notApplicable(`the recording holds no exchange this rule can judge: record ${judgement.record}`);

@@ -16,7 +16,7 @@ import type { Credential, Profile } from '../profile/schema.ts';
 import { serviceKey, type CheckContext } from './context.ts';
 import type { EvidenceEntry } from './exchange.ts';
 import type { Exchange, Journal, MissingPart } from './journal.ts';
-import { CheckFailure, Untestable } from './outcome.ts';
+import { CheckFailure, Inconclusive, Untestable } from './outcome.ts';
 import type { Prerequisite } from './prerequisite.ts';
 
 /** What a judgement sees: the exchanges, the facts of the profile, and how to record a case. */
@@ -32,7 +32,13 @@ export interface Judge {
    * `ex`. Returns whether the case held.
    */
   check(ex: Exchange, ok: boolean, reason: string, also?: readonly Exchange[]): boolean;
-  /** `ex` is one the rule applies to, but the part it judges is not there: the rule is untestable for that reason unless another exchange was judged. */
+  /**
+   * `ex` is one the rule applies to, but the part it judges is not there. When `ex` was cut short
+   * (`cutShort`: a body cut or not kept, a stream its reader stopped), no case held on what was read
+   * of it (a status) counts: without a failing case an active rule is inconclusive, and a recording's
+   * is untestable unless it judged other exchanges whole (`settleUnread`). Otherwise (a fact the
+   * traffic does not show) it is so only when nothing else was judged.
+   */
   lacks(ex: Exchange, missing: MissingPart): void;
   /**
    * The profile credential the request carried (by label, token, or apicert's `«redacted:token:<name>»`
@@ -95,12 +101,42 @@ export interface JudgeOptions {
   record?: (ok: boolean, reason: string, at: number | undefined) => boolean;
   /** How an observation is recorded; defaults to `ctx.observe`. */
   observe?: Judge['observe'];
+  /**
+   * The exchanges are a part of what the rule judges (one run of a property): a cut exchange does
+   * not end the judgement here, since the rule's verdict is its judgement over all of them.
+   */
+  partial?: boolean;
+  /** Told the run before the unread parts settle the verdict (a recording counts the exchanges judged even when the rule ends untestable). */
+  settled?: (run: JudgementRun) => void;
 }
 
 /** The outcome of one judgement: how many exchanges it judged, and the parts it lacked. */
 export interface JudgementRun {
   judged: ReadonlySet<number>;
   lacking: ReadonlyArray<{ exchange: Exchange; missing: MissingPart }>;
+  /** Whether some case failed. */
+  failed: boolean;
+}
+
+/** How a stream ends when its reader stopped reading (apicert at a bound, the recorded client), not its server: what came after is unknown. */
+const READER_STOPPED: ReadonlySet<string> = new Set(['timeout', 'byte-limit', 'event-limit', 'client-disconnect', 'aborted']);
+
+/** The stream's end was its reader's, not the server's: it did not end, it stopped being read. */
+export function readerStopped(ex: Exchange): boolean {
+  return ex.streamEnd !== undefined && READER_STOPPED.has(ex.streamEnd);
+}
+
+/** What the journal holds of `ex` stops short of what was sent or answered: a body cut or not kept, a stream its reader stopped. */
+export function cutShort(ex: Exchange): boolean {
+  return ex.responseBodyTruncated === true || ex.responseBodyMissing !== undefined || ex.requestBodyTruncated === true || ex.requestBodyMissing !== undefined || readerStopped(ex);
+}
+
+/**
+ * The parts a judgement lacked on exchanges cut short: their deciding part lies in what was not
+ * read, so the rule judged them not at all, even where a case of them (a status) held.
+ */
+export function unreadParts(run: Pick<JudgementRun, 'lacking'>): JudgementRun['lacking'] {
+  return run.lacking.filter((l) => cutShort(l.exchange));
 }
 
 const BEARER = /^(Bearer|Basic|Token)\s+/i;
@@ -128,7 +164,12 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
   const name = options.name ?? ((ex: Exchange) => `${ex.method} ${ex.path}`);
   const describe = options.describe ?? ((ex: Exchange, reason: string) => `${name(ex)}: ${reason}`);
   // Made once per run, not per case: a recording's judgement makes some 100k cases.
-  const record = options.record ?? ((held: unknown, why: string, where: number | undefined) => ctx.check(held, why, where));
+  const recordCase = options.record ?? ((held: unknown, why: string, where: number | undefined) => ctx.check(held, why, where));
+  let failed = false;
+  const record = (ok: boolean, why: string, where: number | undefined): boolean => {
+    if (!ok) failed = true;
+    return recordCase(ok, why, where);
+  };
   const j: Judge = {
     exchanges,
     source: options.source,
@@ -160,11 +201,39 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
     secrets: options.secrets ?? (options.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` })),
   };
   judgement.judge(j);
-  return { judged, lacking };
+  const result = { judged, lacking, failed };
+  options.settled?.(result);
+  if (!options.partial) settleUnread(result, options.source, name, j.observe);
+  return result;
+}
+
+/**
+ * The one rule for answers not read whole, for every caller of `runJudgement` (active checks,
+ * recordings, the proxy): a judgement that lacked the deciding part of an exchange cut short, and
+ * found no failure, did not judge that exchange, whatever case of it (a status) held. Active: the
+ * rule sent each request to see its answer, so it is inconclusive. A recording is the traffic there
+ * was (a client aborts the streams it is done with): the rule passes on the exchanges it judged
+ * whole, saying which it could not read, and is untestable when it judged none whole. A failing
+ * case still fails. A judgement whose case spans exchanges (a cancel, then the stream showing it)
+ * judges it on the later one, with the earlier as `also`, so a cut later one leaves neither judged.
+ */
+function settleUnread(run: JudgementRun, source: Judge['source'], name: (ex: Exchange) => string, observe: Judge['observe']): void {
+  const unread = unreadParts(run);
+  if (run.failed || unread.length === 0) return;
+  const reason = lackingReason({ lacking: unread }, name);
+  const unreadIndices = new Set(unread.map((l) => l.exchange.index));
+  const whole = [...run.judged].some((i) => !unreadIndices.has(i));
+  if (source === 'recording' && whole) {
+    observe('exchanges not judged: the recording holds only a part of them', `${unread.length}: ${reason}`);
+    return;
+  }
+  const besides = run.judged.size > 0 ? ` (every case judged held; ${unread.length} exchange(s) stay unjudged)` : '';
+  if (source === 'recording') throw new Untestable({ need: 'recording', what: `${reason}${besides}` });
+  throw new Inconclusive(`the answers this rule judges could not be read whole: ${reason}${besides}`);
 }
 
 /** The reason a judgement that judged nothing gives for the parts it lacked: the first few, with their exchanges. */
-export function lackingReason(run: JudgementRun, name: (ex: Exchange) => string): string {
+export function lackingReason(run: Pick<JudgementRun, 'lacking'>, name: (ex: Exchange) => string): string {
   const shown = run.lacking.slice(0, 3).map((l) => `${name(l.exchange)}: ${l.missing}`);
   return `${shown.join('; ')}${run.lacking.length > 3 ? ` (+${run.lacking.length - 3} more)` : ''}`;
 }
@@ -218,6 +287,7 @@ export async function judgedRun(ctx: CheckContext, judgement: Judgement, send: (
   runJudgement(ctx, judgement, caused, {
     source: 'active',
     profile: ctx.profile,
+    partial: true,
     name: (ex) => `${ex.method} ${ex.path}`,
     record: (ok, reason, at) => {
       failed ??= ok ? undefined : { reason, at };

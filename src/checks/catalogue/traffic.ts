@@ -280,6 +280,16 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       for (const { ex, c, expectation, answer, judgement } of casesJudged(j, surface)) {
         if (judgement.httpLayer !== undefined) layer.add(`${answer.status} ${judgement.httpLayer}`);
         const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
+        // A body not read whole decides nothing it holds, but the status read still decides what it alone decides.
+        if (missing !== undefined || (judgement.unjudged !== undefined && answer.cut)) {
+          const decided = decidedByStatus(surface, aspect, expectation, ex.status);
+          if (decided === NOTHING_TO_JUDGE) continue;
+          if (decided !== undefined) {
+            const head = `${ex.method} ${ex.path.split('?', 1)[0]} answered ${ex.status}`;
+            j.check(ex, decided.ok, decided.ok ? '' : `${c.operator} (${c.label}): ${head}, ${decided.reason} (its body was not read whole; the status decides) [${expectationText(expectation)}]`);
+            continue;
+          }
+        }
         if (missing !== undefined) {
           j.lacks(ex, `the answer's body: ${missing}`);
           continue;
@@ -295,6 +305,26 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       if (aspect === 'problem-json' && layer.size > 0) j.observe('refusals of raw messages written by the HTTP layer (not judged as problem+json)', [...layer].sort(), 'a message that is not valid HTTP/1.1 reaches no endpoint');
     },
   };
+}
+
+const NOTHING_TO_JUDGE = 'nothing';
+
+/**
+ * What the answer's status alone decides of `aspect`, as `judgeAnswer` decides it from the whole
+ * answer: a /v1 or /v8 refusal is a 4xx (and the error table's status where it names one), so a
+ * 1xx or 2xx is no refusal whatever its body; /mcp's 4xx is a refusal; a 5xx is no-5xx's, not
+ * error-status's. Undefined where the body decides (an /mcp 2xx may carry a JSON-RPC error; a
+ * redirect is no final answer; a 5xx may be a 501 the method allows).
+ */
+function decidedByStatus(surface: EndpointSurface | 'mcp', aspect: Aspect, expectation: Expectation, status: number | undefined): { ok: boolean; reason: string } | typeof NOTHING_TO_JUDGE | undefined {
+  if (status === undefined || (status >= 300 && status < 400)) return undefined;
+  if (aspect === 'no-5xx') return status < 500 ? { ok: true, reason: '' } : undefined;
+  if (aspect !== 'error-status') return undefined;
+  if (expectation.kind !== 'refuse' || status >= 500) return NOTHING_TO_JUDGE;
+  const refused = status >= 400;
+  if (surface === 'mcp') return refused ? { ok: true, reason: '' } : undefined;
+  if (!refused) return { ok: false, reason: 'not a refusal' };
+  return expectation.status === undefined || status === expectation.status ? { ok: true, reason: '' } : { ok: false, reason: `not the ${expectation.status} its error table names` };
 }
 
 /** One catalogue case of the journal, judged: what every aspect reads of it. */

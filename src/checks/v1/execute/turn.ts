@@ -1,5 +1,5 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
-import { mediaType, section } from '../../../rule/index.ts';
+import { mediaType, readerStopped, section } from '../../../rule/index.ts';
 import { dataOf, exchangesOf, operation, parsedAs, requestBodyMissing, streamEvents } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, executeKey, kindOf, modeOf, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
@@ -31,8 +31,9 @@ export const turnStream = rule({
         if (!events) return;
         const kinds = events.map(kindOf);
         const at = kinds.findIndex((k) => k !== undefined && terminal.has(k));
-        // A stream the reader or recorder cut before its end cannot show where it ended.
+        // A stream the reader or recorder cut, or stopped reading (the stream timeout), before its end cannot show where it ended.
         if (at === -1 && ex.responseBodyTruncated) return j.lacks(ex, 'the end of the turn stream: only its beginning was kept');
+        if (at === -1 && readerStopped(ex)) return j.lacks(ex, `the end of the turn stream: the reader stopped it (${ex.streamEnd}) before any terminal event`);
         if (!j.check(ex, at !== -1, `the turn stream ended${ex.streamEnd ? ` (${ex.streamEnd})` : ''} without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`)) return;
         j.check(ex, at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
         // Only a reader that waited after the terminal event knows whether the server closed the stream.
