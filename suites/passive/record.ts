@@ -8,6 +8,7 @@ import { judgeRecording, type PassiveJudgement } from '../../src/passive/judge.t
 import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
 import type { TrafficExchange } from '../../src/passive/exchange.ts';
 import type { Profile } from '../../src/profile/schema.ts';
+import { NEVER_REACHED } from '../support/never-reached.ts';
 import { certify, HARNESS_VERSION, redactorFor, type Certification, type CertifyOptions } from '../../src/runner/certify.ts';
 
 /**
@@ -52,12 +53,6 @@ export function fewerModelRuns(profile: Profile): Profile {
   return { ...profile, safety: { ...profile.safety, modelRuns: 5 } };
 }
 
-/** Variants no certify run takes, even over a whole surface: their recordings are still compared, but the variant proves nothing. */
-const UNTAKEN_BY_CERTIFY: Record<string, string> = {
-  'v8.missions/events-accept-required': 'every events GET apicert sends asks for text/event-stream, so the fake never answers 406',
-  'mcp.lifecycle/initialized-required': 'apicert sends notifications/initialized before any other request of a session',
-};
-
 /**
  * Certifies with `options`, records the run, judges the recording passively with the run's profile and
  * returns every rule of the run that has a judgement whose passive verdict differs from its active one,
@@ -73,7 +68,7 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
   const passive = await judgeRecording(exchangesOf(stripApicert(written)), { env: {}, profile });
   const judged = new Map(active.results.filter((r) => r.rule.judgement).map((r) => [r.rule.id, r]));
   // A variant the rules run never bent the fake for proved nothing: the selection must reach it.
-  const untaken = (options.variants ?? []).filter((v) => !(v in UNTAKEN_BY_CERTIFY) && !active.variantsTaken?.includes(v)).map((v) => `${v}: the fake never took this variant in the run`);
+  const untaken = (options.variants ?? []).filter((v) => !(v in NEVER_REACHED) && !active.variantsTaken?.includes(v)).map((v) => `${v}: the fake never took this variant in the run`);
   return untaken.concat(passive.results
     .filter((r) => judged.has(r.rule.id) && r.verdict !== judged.get(r.rule.id)!.verdict)
     // A session id shaped like a token is hidden behind its own marker: every rule still tells sessions apart, and only

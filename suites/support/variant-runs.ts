@@ -3,6 +3,7 @@ import { conflictsOf, VARIANTS, type VariantId } from '../../src/fake/variants/i
 import type { Profile } from '../../src/profile/schema.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { certify } from '../../src/runner/certify.ts';
+import { NEVER_REACHED } from './never-reached.ts';
 
 /**
  * The clean run under every legal variant of the fake: a deployment may choose differently from the
@@ -64,16 +65,6 @@ function fewerModelRuns(profile: Profile): Profile {
   return patientDeliveries({ ...profile, safety: { ...profile.safety, modelRuns: 5 } });
 }
 
-/**
- * Variants the clean run never reaches, and why: the fake asks for them only on a path no rule takes.
- * Every other variant must be taken (the fake bent for it) in its run, or that run proved nothing.
- */
-const NEVER_REACHED: Readonly<Record<string, string>> = {
-  'mcp.lifecycle/initialized-required': 'no rule sends a request other than ping before notifications/initialized; the variant stands guard against one that would',
-  'mcp.jsonrpc/long-id-refused': 'only the deep catalogue sends an id over 1,024 characters; suites/catalogue/audit-70.test.ts runs it at deep depth',
-  'mcp.jsonrpc/lenient-json': 'only the deep catalogue sends near-JSON (a trailing comma); suites/catalogue/audit-70.test.ts runs it at deep depth',
-  'v8.missions/events-accept-required': 'every read of a mission event stream sends Accept: text/event-stream (the probe client sets it); the variant stands guard against one that would not',
-};
 
 function surfaceOf(id: string): string {
   return id.split('.')[0]!;

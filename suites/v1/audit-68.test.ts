@@ -111,11 +111,11 @@ describe('D6 v1.auth.*: which of the three related errors refuses a key is not s
     expect(unprefixed.verdict, unprefixed.reason).toBe('pass');
   });
 
-  it('the fake under v1.auth/expired-as-authorization_failed passes every v1.auth rule; its faults are still caught', async () => {
-    const variant = await certify({ variants: ['v1.auth/expired-as-authorization_failed'], patterns: ['v1.auth.*'], seed: 7 });
+  it('the fake under v1.auth/expired-as-authorization-failed passes every v1.auth rule; its faults are still caught', async () => {
+    const variant = await certify({ variants: ['v1.auth/expired-as-authorization-failed'], patterns: ['v1.auth.*'], seed: 7 });
     const wrong = variant.results.filter((r) => r.rule.level !== 'observation' && r.verdict !== 'pass').map((r) => `${r.rule.id}: ${r.verdict}: ${r.reason}`);
     expect(wrong).toEqual([]);
-    expect(variant.variantsTaken).toContain('v1.auth/expired-as-authorization_failed');
+    expect(variant.variantsTaken).toContain('v1.auth/expired-as-authorization-failed');
     const expired = variant.results.find((r) => r.rule.id === 'v1.auth.expired-key')!;
     expect(JSON.stringify(codesObserved(expired))).toMatch(/authorization_failed/);
     const accepted = await certify({ faults: ['v1.auth.expired-key/accepted'], patterns: ['v1.auth.expired-key'], seed: 7 });

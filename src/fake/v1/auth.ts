@@ -25,7 +25,7 @@ export function authenticate({ fake, v1, state }: V1Surface, r: RouteRequest, sc
       caller = { ...found, scopes: new Set(V1_SCOPES) };
     }
     // "Related errors: `authentication_failed`, `authorization_failed`, `entitlement_failed`." maps no case to one of them.
-    else if (found?.expired && fake.variants.has('v1.auth/expired-as-authorization_failed')) {
+    else if (found?.expired && fake.variants.has('v1.auth/expired-as-authorization-failed')) {
       v1.problem(r.res, 403, 'authorization_failed', { detail: 'This API key has expired: it is no longer authorized.', retryable: false });
       return undefined;
     }
