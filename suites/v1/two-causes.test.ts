@@ -6,32 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judgeRecording } from '../../src/passive/judge.ts';
-import { parseProfile } from '../../src/profile/load.ts';
 import type { Exchange } from '../../src/rule/index.ts';
+import { journal, TASK, threeKeys, type Part } from './three-keys.ts';
 
-const BASE = 'https://fabric.example.com';
-const FULL = 'service_sk_twocauses_full_0123456789abcdef';
-const EXPIRED = 'service_sk_twocauses_expired_0123456789ab';
-const DOWN = 'service_sk_twocauses_down_0123456789abcdef';
-const TASK = { mode: 'task', task: { scenario: 'apicert.completes' } };
-
-const profile = () =>
-  parseProfile(
-    {
-      target: BASE,
-      credentials: [
-        { name: 'full', token: FULL, surfaces: ['v1'], scopes: ['runs:read', 'runs:write'], principal: 'alice', tenant: 't1' },
-        { name: 'expired', token: EXPIRED, surfaces: ['v1'], scopes: ['runs:read', 'runs:write'], principal: 'alice', tenant: 't1', expired: true },
-        { name: 'down', token: DOWN, surfaces: ['v1'], scopes: ['runs:read', 'runs:write'], principal: 'alice', tenant: 't1' },
-      ],
-      fixtures: { v1: { tasks: { completes: TASK }, limiterUnavailableCredential: 'down' } },
-    },
-    'two-causes profile',
-  );
-
-type Part = Partial<Exchange> & { method: string; path: string };
-const journal = (parts: Part[]): Exchange[] =>
-  parts.map((e, i) => ({ index: i, startedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, i)).toISOString(), durationMs: 10, url: `${BASE}${e.path}`, requestHeaders: {}, responseHeaders: {}, ...e }) as Exchange);
+const { FULL, EXPIRED, DOWN, profile } = threeKeys('twocauses');
 
 async function verdicts(parts: Part[], patterns: string[]): Promise<Record<string, string>> {
   const { results } = await judgeRecording(journal(parts), { surfaces: ['v1'], patterns, profile: profile() });
