@@ -108,6 +108,11 @@ export interface JudgeOptions {
   partial?: boolean;
   /** Told the run before the unread parts settle the verdict (a recording counts the exchanges judged even when the rule ends untestable). */
   settled?: (run: JudgementRun) => void;
+  /**
+   * The exchanges were not sent for this rule (the whole run's journal, which keeps a bounded part of
+   * each body): like a recording, the rule passes on those it judged whole, saying which it could not read.
+   */
+  sample?: boolean;
 }
 
 /** The outcome of one judgement: how many exchanges it judged, and the parts it lacked. */
@@ -203,7 +208,7 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
   judgement.judge(j);
   const result = { judged, lacking, failed };
   options.settled?.(result);
-  if (!options.partial) settleUnread(result, options.source, name, j.observe);
+  if (!options.partial) settleUnread(result, options.source === 'recording' || options.sample === true, options.source, name, j.observe);
   return result;
 }
 
@@ -212,18 +217,19 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
  * recordings, the proxy): a judgement that lacked the deciding part of an exchange cut short, and
  * found no failure, did not judge that exchange, whatever case of it (a status) held. Active: the
  * rule sent each request to see its answer, so it is inconclusive. A recording is the traffic there
- * was (a client aborts the streams it is done with): the rule passes on the exchanges it judged
- * whole, saying which it could not read, and is untestable when it judged none whole. A failing
+ * was (a client aborts the streams it is done with), and a rule of the whole run judges what other
+ * checks sent, kept in part by the run's bounded journal: such a rule passes on the exchanges it
+ * judged whole, saying which it could not read, and is untestable (inconclusive) when it judged none whole. A failing
  * case still fails. A judgement whose case spans exchanges (a cancel, then the stream showing it)
  * judges it on the later one, with the earlier as `also`, so a cut later one leaves neither judged.
  */
-function settleUnread(run: JudgementRun, source: Judge['source'], name: (ex: Exchange) => string, observe: Judge['observe']): void {
+function settleUnread(run: JudgementRun, sample: boolean, source: Judge['source'], name: (ex: Exchange) => string, observe: Judge['observe']): void {
   const unread = unreadParts(run);
   if (run.failed || unread.length === 0) return;
   const reason = lackingReason({ lacking: unread }, name);
   const unreadIndices = new Set(unread.map((l) => l.exchange.index));
   const whole = [...run.judged].some((i) => !unreadIndices.has(i));
-  if (source === 'recording' && whole) {
+  if (sample && whole) {
     observe('exchanges not judged: the recording holds only a part of them', `${unread.length}: ${reason}`);
     return;
   }
@@ -252,7 +258,7 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, share
   // A shared run has thousands of exchanges: the first one and every failing one are shown.
   const showShared = (ex: Exchange, always: boolean) => (always || !shown ? ((shown = true), ctx.http.record(evidenceOfJournal(ex))) : undefined);
   const show = shared ? showShared : run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
-  const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, ...(show ? { show } : {}) });
+  const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, sample: run !== undefined, ...(show ? { show } : {}) });
   if (result.judged.size > 0) return;
   if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges could not be read whole: ${lackingReason(result, name)}`);
   if (judgement.none !== undefined) ctx.notApplicable(judgement.none);

@@ -70,6 +70,16 @@ function surfaceOf(id: string): string {
   return id.split('.')[0]!;
 }
 
+/**
+ * Variants run alone only, and why. Compressing every write costs the fake CPU on each event, and with
+ * every other /v1 choice on at once, on a busy 2-core machine, the approve rules' fixed watches (3 s
+ * for a resumed run's events, 800 ms after a wrong digest) saw the parked run resume late (CI of
+ * 424fe05). No sentence bounds that time: the windows are the rules' own (left in the closing note).
+ */
+const RUN_ALONE: Readonly<Record<string, string>> = {
+  'v1.contract/gzip-answers': "the approve rules' watch windows under every /v1 choice at once on a busy machine",
+};
+
 /** The variants run one at a time for `surface`: every variant of it. */
 export function singleVariants(surface: Surface): VariantId[] {
   return VARIANTS.map((v) => v.id as VariantId).filter((id) => surfaceOf(id) === surface);
@@ -82,7 +92,7 @@ export function singleVariants(surface: Surface): VariantId[] {
  */
 export function combinedSets(surface: Surface): VariantId[][] {
   // A choice that leaves rules untestable would leave the other variants' choices at those rules unjudged: it runs alone (above).
-  let left = VARIANTS.filter((v) => !('leavesUntestable' in v)).map((v) => v.id as VariantId).filter((id) => surfaceOf(id) === surface);
+  let left = VARIANTS.filter((v) => !('leavesUntestable' in v) && !(v.id in RUN_ALONE)).map((v) => v.id as VariantId).filter((id) => surfaceOf(id) === surface);
   const sets: VariantId[][] = [];
   while (left.length > 0) {
     const set: VariantId[] = [];
