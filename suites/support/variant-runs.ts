@@ -76,7 +76,7 @@ function surfaceOf(id: string): string {
  * for a resumed run's events, 800 ms after a wrong digest) saw the parked run resume late (CI of
  * 424fe05). No sentence bounds that time: the windows are the rules' own (left in the closing note).
  */
-const RUN_ALONE: Readonly<Record<string, string>> = {
+export const RUN_ALONE: Readonly<Record<string, string>> = {
   'v1.contract/gzip-answers': "the approve rules' watch windows under every /v1 choice at once on a busy machine",
 };
 
