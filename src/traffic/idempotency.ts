@@ -64,7 +64,8 @@ const rateLimited = (ex: Exchange) => ex.status === 429;
 /** The answer as the shared replay judgement compares it (only once both bodies are known whole). */
 const answerOf = (ex: Exchange) => ({ status: ex.status!, body: ex.responseBody ?? '' });
 
-function sameStatusAndBody(first: Exchange, later: Exchange, j: Judge): string | undefined {
+/** Why `later` is not the original answer `first` (the status, then the body once both are kept whole), or undefined: the default `sameAnswer`. */
+export function sameStatusAndBody(first: Exchange, later: Exchange, j: Judge): string | undefined {
   if (later.status !== first.status) return replayCase(answerOf(first), answerOf(later)).why;
   for (const ex of [first, later]) {
     const missing = bodyMissing(ex);

@@ -4,9 +4,8 @@ import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, writer, MISSIONS } from '../support/missions.ts';
 import { callerOf, mayBeRefused, missionOf, sentFixture, withMissions, withTerminalBefore } from '../support/traffic.ts';
 import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
-import { replayCase } from '../../../traffic/answer-cases.ts';
-import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { bodyMissing, exchangesOf, parsedAs, requestBodyMissing, requestJson, responseJson, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { judgeIdempotency, sameStatusAndBody } from '../../../traffic/idempotency.ts';
+import { exchangesOf, parsedAs, requestBodyMissing, requestJson, responseJson, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { Exchange, Judge } from '../../../rule/index.ts';
@@ -172,7 +171,7 @@ export const signalReplay = rule({
         keyOf: signalKey,
         judge: 'replay',
         sameAnswer(first, later, judge) {
-          if (later.status !== 409) return originalAnswer(first, later, judge);
+          if (later.status !== 409) return sameStatusAndBody(first, later, judge);
           const alive = terminalBefore.has(later) ? undefined : (liveReads.get(`${callerOf(later)}\n${missionOf(later)}`) ?? []).find((r) => surelyStartsAfterEnd(r.read, later));
           if (!alive) {
             judge.observe('a replayed signal to a mission that may have ended answered', 409, 'the terminal state checked before the idempotency record');
@@ -206,20 +205,6 @@ function signalKey(ex: Exchange): string | undefined {
   return key === undefined ? undefined : `${ex.path}\n${key}`;
 }
 
-/** Why `later` is not the original answer `first` (status, then body once both are kept whole), or undefined. */
-function originalAnswer(first: Exchange, later: Exchange, j: Judge): string | undefined {
-  const answer = (ex: Exchange) => ({ status: ex.status!, body: ex.responseBody ?? '' });
-  if (later.status === first.status) {
-    for (const ex of [first, later]) {
-      const missing = bodyMissing(ex);
-      if (missing === undefined) continue;
-      j.lacks(later, `the body of exchange #${ex.index}, to compare with the original: ${missing}`);
-      return undefined;
-    }
-  }
-  const same = replayCase(answer(first), answer(later));
-  return same.ok ? undefined : same.why;
-}
 
 /**
  * Every keyed signal with a fresh key, from a caller holding missions:write, to a mission that
