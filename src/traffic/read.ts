@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { mcpOperation, operationOf as catalogueOperation } from '../contract/endpoints.ts';
-import { mediaType, pathOnly, type Exchange, type Judge, type SseEvent } from '../rule/index.ts';
+import { mediaType, pathOnly, readerStopped, type Exchange, type Judge, type SseEvent } from '../rule/index.ts';
 // The journal's symbol: it forgets an exchange's facts when it drops or cuts a body.
 import { EXCHANGE_FACTS as FACTS } from '../rule/journal.ts';
 import { parseEventStreamText } from '../sse/text.ts';
@@ -334,7 +334,8 @@ export function eventsOf(ex: Exchange): readonly SseEvent[] | undefined {
 /**
  * Like `eventsOf`, telling `j` when the whole stream is not there to judge (no body kept, aborted, or
  * only a prefix kept: a recorder's body limit, a probe's cap): the rules reading it judge the whole
- * stream (which event is last, how it ended), and a prefix read as whole would lack its end.
+ * stream (which event is last, how it ended), and a prefix read as whole would lack its end. Whether
+ * the stream ended, or its reader stopped it first, is `streamRead`'s and `endedStream`'s.
  */
 export function streamEvents(j: Judge, ex: Exchange): readonly SseEvent[] | undefined {
   if (ex.status === undefined || !isEventStream(ex)) return undefined;
@@ -344,6 +345,74 @@ export function streamEvents(j: Judge, ex: Exchange): readonly SseEvent[] | unde
     return undefined;
   }
   return eventsOf(ex);
+}
+
+/**
+ * Why a stream did not end where its events stop: its reader stopped reading it (apicert's stream
+ * timeout or byte or event bound, a client letting go, the close grace run out) before its server
+ * ended it. Undefined when its server ended it, or the recording does not say how it ended (a HAR
+ * is read as the traffic there was). An aborted stream is `bodyMissing`'s.
+ */
+export function readerStoppedStream(ex: Exchange): string | undefined {
+  // The kernel's reading of a reader's stop (`readerStopped`), less an abort (a body not kept) and with the close grace run out.
+  const stopped = ex.streamEnd === 'grace-expired' || (readerStopped(ex) && ex.streamEnd !== 'aborted');
+  return stopped ? `its reader stopped it (${ex.streamEnd})` : undefined;
+}
+
+/** A whole-stream read (`streamRead`, `endedStream`): the events, where the terminal one is, and what is known of the end. */
+export interface StreamRead {
+  events: readonly SseEvent[];
+  /** The index of the first terminal event read; -1 when none was (or the rule named no terminal event). */
+  terminal: number;
+  /**
+   * Why the events read are not the whole stream: its reader stopped it before its server ended
+   * it and before any terminal event. Undefined when they are: its server ended it, a terminal
+   * event was read (what may follow one is informational, and how the stream closed is `closed`),
+   * or the recording does not say how it ended.
+   */
+  unended: string | undefined;
+  /**
+   * After the terminal event: true when the server closed the stream, false when it held it open
+   * for the whole close grace the reader waited; undefined when there was no terminal event or it
+   * is not known (`closeUnread` says why).
+   */
+  closed: boolean | undefined;
+  /** Why whether the server closed the stream after its terminal event is not known; undefined when it is, or there was no terminal event. */
+  closeUnread: string | undefined;
+}
+
+/**
+ * A stream's events with what is known of its end, for the rules that judge the whole stream
+ * (which terminal event came, whether one came, how many of an event it carried, how it closed):
+ * tells `j` only when the stream is not there whole (`streamEvents`), so a rule may still judge
+ * what the events read show (an event after a terminal one fails however the stream ended) before
+ * it decides what an unended stream (`unended`) means to it. `isTerminal` names the events that end
+ * the stream; without it, only its server ends it.
+ */
+export function streamRead(j: Judge, ex: Exchange, isTerminal?: (e: SseEvent) => boolean): StreamRead | undefined {
+  const events = streamEvents(j, ex);
+  if (!events) return undefined;
+  const terminal = isTerminal === undefined ? -1 : events.findIndex(isTerminal);
+  const stopped = readerStoppedStream(ex);
+  const unended = terminal === -1 && stopped !== undefined ? `${stopped} before ${isTerminal === undefined ? 'its server ended it' : 'any terminal event'}` : undefined;
+  if (terminal === -1) return { events, terminal, unended, closed: undefined, closeUnread: undefined };
+  // Only a reader that waited after the terminal event knows whether the server closed the stream.
+  if (ex.streamEnd === 'server' || ex.streamEnd === 'grace-expired') return { events, terminal, unended, closed: ex.streamEnd === 'server', closeUnread: undefined };
+  const closeUnread = stopped !== undefined ? `${stopped} after its terminal event, before the server closed it or the close grace ran out` : 'the recording does not say whether its server closed it';
+  return { events, terminal, unended, closed: undefined, closeUnread };
+}
+
+/**
+ * `streamRead`, telling `j` also when the stream did not end (`unended`): for a rule that needs the
+ * stream's end (its terminal event, or all it carried), which its reader stopping first leaves
+ * unread. A lack, not a failure: the kernel makes it untestable in a recording, inconclusive in an
+ * active run.
+ */
+export function endedStream(j: Judge, ex: Exchange, isTerminal?: (e: SseEvent) => boolean): StreamRead | undefined {
+  const read = streamRead(j, ex, isTerminal);
+  if (read?.unended === undefined) return read;
+  j.lacks(ex, `the end of the event stream: ${read.unended}`);
+  return undefined;
 }
 
 /**

@@ -1,15 +1,21 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
 import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
-import { requestJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
+import { endedStream, requestJson, wholeBody } from '../../../traffic/read.ts';
 import { answeredResponses, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls, type Message } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
-import { INVALID_REQUEST } from '../../../contract/mcp/jsonrpc.ts';
+import { INVALID_REQUEST, isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
 import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+
+/** An event carrying a JSON-RPC response (alone or in an array): what an answer to a batch is made of. */
+function carriesResponse(e: { data: string }): boolean {
+  const parsed = parseJson(e.data);
+  return parsed.ok && (Array.isArray(parsed.value) ? parsed.value : [parsed.value]).some(isResponseLike);
+}
 
 const MUST_RECEIVE_BATCHES = 'MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.';
 
@@ -212,10 +218,11 @@ export const emptyBatch = rule({
         const refused = ex.status >= 400 && ex.status < 500;
         let value: unknown;
         if (mediaType(ex.responseHeaders) === 'text/event-stream') {
-          // Whether it carried one Response object or more is a fact of the whole stream: a stream not kept whole is lacked, never read as [].
-          const events = streamEvents(j, ex);
-          if (!events) continue;
-          const messages = events.flatMap((e) => {
+          // Whether it carried one Response object or more is a fact of the whole stream: a stream not kept whole, or one its reader
+          // stopped before any response came (nothing tells the reader when an answer to [] is complete), is lacked, never read as [].
+          const stream = endedStream(j, ex, carriesResponse);
+          if (!stream) continue;
+          const messages = stream.events.flatMap((e) => {
             const parsed = parseJson(e.data);
             return parsed.ok ? [parsed.value] : [];
           });

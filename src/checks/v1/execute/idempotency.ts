@@ -2,8 +2,8 @@
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
 import { conflictCodeCase, conflictStatusCase, sameRunCase } from '../../../traffic/answer-cases.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { dataOf, exchangesOf, isEventStream, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, wholeBody } from '../../../traffic/read.ts';
-import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf } from '../support/traffic.ts';
+import { dataOf, exchangesOf, isEventStream, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, streamRead, wholeBody } from '../../../traffic/read.ts';
+import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -50,9 +50,15 @@ function replayedIn(events: readonly { event?: string; data: string }[]): boolea
 function replayOf(first: Exchange, later: Exchange, j: Judge): string | undefined {
   if (later.status !== first.status) return `answered ${later.status}, the original ${first.status}`;
   if (isEventStream(first)) {
-    const events = streamEvents(j, later);
-    if (!events) return undefined;
-    const flag = replayedIn(events);
+    const terminal = terminalKindsOf(j.profile);
+    const stream = streamRead(j, later, (e) => terminal.has(kindOf(e) ?? ''));
+    if (!stream) return undefined;
+    const flag = replayedIn(stream.events);
+    // A stream its reader stopped before any event (the stream timeout) has not shown its request.accepted yet.
+    if (flag === undefined && stream.unended !== undefined) {
+      j.lacks(later, `the replayed turn's request.accepted: ${stream.unended}`);
+      return undefined;
+    }
     return flag === true ? undefined : `the replayed turn's request.accepted carries replayed: ${String(flag)}, expected true`;
   }
   const original = taskRunIdOf(first);

@@ -1,6 +1,6 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
-import { mediaType, readerStopped, section } from '../../../rule/index.ts';
-import { dataOf, exchangesOf, operation, parsedAs, requestBodyMissing, streamEvents } from '../../../traffic/read.ts';
+import { mediaType, section } from '../../../rule/index.ts';
+import { dataOf, endedStream, exchangesOf, operation, parsedAs, requestBodyMissing, streamRead } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, executeKey, kindOf, modeOf, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
@@ -27,19 +27,14 @@ export const turnStream = rule({
         if (!j.check(ex, ex.status === 200, `a valid turn request answered ${ex.status}, expected 200`)) return;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'text/event-stream', `a turn request answered content-type "${type}", expected text/event-stream`)) return;
-        const events = streamEvents(j, ex);
-        if (!events) return;
+        // A stream cut, or stopped by its reader (the stream timeout), before any terminal event cannot show where it ended.
+        const stream = endedStream(j, ex, (e) => terminal.has(kindOf(e) ?? ''));
+        if (!stream) return;
+        const { events, terminal: at } = stream;
         const kinds = events.map(kindOf);
-        const at = kinds.findIndex((k) => k !== undefined && terminal.has(k));
-        // A stream the reader or recorder cut, or stopped reading (the stream timeout), before its end cannot show where it ended.
-        if (at === -1 && ex.responseBodyTruncated) return j.lacks(ex, 'the end of the turn stream: only its beginning was kept');
-        if (at === -1 && readerStopped(ex)) return j.lacks(ex, `the end of the turn stream: the reader stopped it (${ex.streamEnd}) before any terminal event`);
         if (!j.check(ex, at !== -1, `the turn stream ended${ex.streamEnd ? ` (${ex.streamEnd})` : ''} without a terminal event (${[...terminal].join(', ')}); it carried [${kinds.join(', ')}]`)) return;
         j.check(ex, at === events.length - 1, `${events.length - at - 1} event(s) followed the terminal ${kinds[at]} on the turn stream`);
-        // Only a reader that waited after the terminal event knows whether the server closed the stream.
-        if (ex.streamEnd === 'server' || ex.streamEnd === 'grace-expired') {
-          j.check(ex, ex.streamEnd === 'server', `the turn stream was still open after its terminal ${kinds[at]} for the whole close grace (safety.streamCloseGraceMs)`);
-        }
+        if (stream.closed !== undefined) j.check(ex, stream.closed, `the turn stream was still open after its terminal ${kinds[at]} for the whole close grace (safety.streamCloseGraceMs)`);
       });
     },
   },
@@ -60,6 +55,7 @@ export const acceptedEvent = rule({
   judgement: {
     record: 'a turn-mode POST /v1/execute answered with its event stream',
     judge(j) {
+      const terminal = terminalKindsOf(j.profile);
       const keysSeen = new Set<string>();
       for (const ex of exchangesOf(j.exchanges, 'v1.execute')) {
         if (operation(ex) !== 'v1.execute') continue;
@@ -74,11 +70,12 @@ export const acceptedEvent = rule({
         }
         // The rule judges what a turn stream carries; whether a turn was answered with one is v1.execute.turn.stream's.
         if (modeOf(ex) !== 'turn') continue;
-        const events = streamEvents(j, ex);
-        if (!events) continue;
-        const accepted = events.filter((e) => kindOf(e) === ACCEPTED);
-        if (accepted.length === 0 && ex.responseBodyTruncated) {
-          j.lacks(ex, 'the turn stream: only its beginning was kept');
+        const stream = streamRead(j, ex, (e) => terminal.has(kindOf(e) ?? ''));
+        if (!stream) continue;
+        const accepted = stream.events.filter((e) => kindOf(e) === ACCEPTED);
+        // A stream stopped before its end may carry its request.accepted yet; a second one read is a failure however it ended.
+        if (accepted.length === 0 && stream.unended !== undefined) {
+          j.lacks(ex, `the turn stream's request.accepted: ${stream.unended}`);
           continue;
         }
         if (!j.check(ex, accepted.length === 1, `the turn stream carried ${accepted.length} request.accepted events, expected one`)) continue;

@@ -1,6 +1,6 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
 import { mediaType, section, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamEvents, streamRead } from '../../../traffic/read.ts';
 import { eventIdCases, oneTerminalCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
 import { callerOf, judgeReadsAfterTerminal, missionOf, withMissions } from '../support/traffic.ts';
@@ -38,11 +38,14 @@ export const eventsShape = rule({
         if (ex.status !== 200) continue;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'text/event-stream', `the event stream answered content-type "${type}", expected text/event-stream`)) continue;
-        const events = streamEvents(j, ex);
-        if (!events) continue;
+        const stream = streamRead(j, ex);
+        if (!stream) continue;
+        const { events } = stream;
         // Only a stream the server ended shows it had no event: one its reader stopped first (a short read, under a deployment that begins
-        // executing later), or a recording that does not say how it ended, shows nothing of what would have come.
-        if (own.has(ex) && events.length === 0 && ex.streamEnd !== 'server') j.lacks(ex, `the stream's events: none arrived before it ended, and ${ex.streamEnd === undefined ? 'the recording does not say whether its server ended it' : `its reader stopped it (${ex.streamEnd})`}`);
+        // executing later), or a recording that does not say how it ended (an empty body is all a client that let go early keeps), shows
+        // nothing of what would have come.
+        const unshown = stream.unended ?? (ex.streamEnd === undefined ? 'the recording does not say whether its server ended it' : undefined);
+        if (own.has(ex) && events.length === 0 && unshown !== undefined) j.lacks(ex, `the stream's events: none arrived before it ended, and ${unshown}`);
         else if (own.has(ex)) j.check(ex, events.length > 0, 'the stream of a mission that ran carried no event');
         const undocumented = new Set<string>();
         for (const c of eventIdCases(events)) j.check(ex, c.ok, c.why);
@@ -145,15 +148,16 @@ export const closesAfterTerminal = rule({
         if (operation(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
         // "The stream closes after a terminal event", not "right after": informational events may come
         // between ("Events after a terminal event are informational only"), a second terminal event may not.
-        const events = streamEvents(j, ex);
-        const once = events && oneTerminalCase(events, isTerminalEvent);
-        if (!events || !once) continue;
+        // A stream without a terminal event read is not this rule's (its reader may have stopped it first): nothing is lacked of it.
+        const stream = streamRead(j, ex, (e) => isTerminalEvent(e.event));
+        const once = stream && oneTerminalCase(stream.events, isTerminalEvent);
+        if (!stream || !once) continue;
         j.check(ex, once.ok, once.why);
-        const terminal = events.find((e) => isTerminalEvent(e.event))!;
-        // Who closed the stream is known only to the reader that waited for it (apicert's probe, a proxy); a HAR does not say.
-        if (ex.streamEnd === 'server') continue;
-        if (ex.streamEnd === 'grace-expired') j.check(ex, false, `the stream was still open ${j.profile?.safety.streamCloseGraceMs ?? 'the grace'} ms after ${terminal.event} (safety.streamCloseGraceMs)`);
-        else if (ex.streamEnd === undefined) j.lacks(ex, 'whether the server closed the stream after its terminal event: the recording does not say');
+        const terminal = stream.events[stream.terminal]!;
+        // Who closed the stream is known only to the reader that waited for it (apicert's probe with awaitClose, a proxy); a HAR,
+        // or a reader that let go at the terminal event, does not say.
+        if (stream.closed === false) j.check(ex, false, `the stream was still open ${j.profile?.safety.streamCloseGraceMs ?? 'the grace'} ms after ${terminal.event} (safety.streamCloseGraceMs)`);
+        else if (stream.closeUnread !== undefined) j.lacks(ex, `whether the server closed the stream after its terminal event: ${stream.closeUnread}`);
       }
     },
   },
@@ -207,11 +211,16 @@ export const resume = rule({
         // "Size or duration of the replay window: not shown", but a window holds at least the most recent cursor.
         const newest = cut === full.events.length - 1;
         if (!j.check(ex, ex.status === 200 || (!newest && ex.status === 409), newest ? `resuming after the most recent event before the terminal one (#${cut}) answered ${ex.status}, expected 200: a replay window must hold it` : `resuming after event #${cut} answered ${ex.status}, expected 200 or 409 (outside the window)`, [full.stream]) || ex.status !== 200) continue;
-        const rest = streamEvents(j, ex);
+        const rest = streamRead(j, ex, (e) => isTerminalEvent(e.event));
         if (!rest) continue;
         const expected = full.events.slice(cut).map(key);
-        const got = rest.map(key);
-        j.check(ex, JSON.stringify(got) === JSON.stringify(expected), `resuming after event #${cut} (${cursor}) gave ${shown(got)}, expected ${shown(expected)}`, [full.stream]);
+        const got = rest.events.map(key);
+        // A resume its reader stopped before the terminal event shows only a prefix of the rest: a changed, repeated or skipped
+        // event in it fails; a prefix as expected is judged not at all (its rest is unread), so neither read counts as judged.
+        const compared = rest.unended === undefined ? expected : expected.slice(0, got.length);
+        const same = JSON.stringify(got) === JSON.stringify(compared);
+        if (same && rest.unended !== undefined) j.lacks(ex, `the rest of the resumed stream after ${shown(got)}: ${rest.unended}`);
+        else j.check(ex, same, `resuming after event #${cut} (${cursor}) gave ${shown(got)}, expected ${shown(compared)}${rest.unended === undefined ? '' : ' first'}`, [full.stream]);
       }
       if (Object.keys(resumed).length > 0) j.observe('resumed cursors (event #) by status', resumed, 'the replay window\'s size and duration are not shown');
       for (const { held, outside } of windows.values()) {

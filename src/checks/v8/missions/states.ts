@@ -1,7 +1,7 @@
 /** Resources > Mission projection (sequence) and States and transitions (time limit). */
 import { section, type Exchange } from '../../../rule/index.ts';
 import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '../../../contract/v8/missions.ts';
-import { operation, parsedAs, responseJson, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
+import { endedStream, operation, parsedAs, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { createMission, followToTerminal, getMission, isTerminalEvent, pollMission, writer } from '../support/missions.ts';
 import { judgeReadsAfterTerminal, sentFixture, withMissions } from '../support/traffic.ts';
@@ -65,7 +65,9 @@ export const timeLimit = rule({
         if (operation(ex) !== 'v8.missions.events' || ex.status !== 200 || !seen.creator || seen.cancelled) return;
         if (!j.profile?.fixtures.v8.missions.timeLimit) j.untestable({ need: 'fixture', path: 'v8.missions.timeLimit', remedy: 'give the profile (--profile FILE) whose fixture created the time-limited mission' });
         if (!sentFixture(j, seen.createBody, 'timeLimit')) return;
-        const terminal = streamEvents(j, ex)?.find((e) => isTerminalEvent(e.event));
+        // A stream its reader stopped before the terminal event (the time limit may outlast the stream timeout) lacks its end.
+        const stream = endedStream(j, ex, (e) => isTerminalEvent(e.event));
+        const terminal = stream?.events[stream.terminal];
         if (!terminal) return;
         j.check(ex, terminal.event === 'mission.cancelled' || terminal.event === 'mission.failed', `the mission ran past its time limit and ended with ${terminal.event}, expected mission.cancelled or mission.failed`, [seen.creator]);
         j.observe('time limit reading', terminal.event === 'mission.cancelled' ? 'cancelled' : 'failed', 'the seed states cancelled for the time limit and failed for limits in general');
