@@ -7,7 +7,8 @@ import { isUtf8 as bytesAreUtf8 } from 'node:buffer';
 import { readFile, stat } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { isRecord, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonDocument } from '../util/json.ts';
-import { contentText, isUtf8, unreadableBody } from './content.ts';
+import { contentText, decodedContent, isUtf8, unreadableBody } from './content.ts';
+import { codingsOf } from '../util/content-coding.ts';
 import { addHeader, mediaType, targetOf, type TrafficExchange } from './exchange.ts';
 import { failedExchange } from './failed-exchange.ts';
 import { PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
@@ -28,15 +29,26 @@ export const HAR_KEPT_BYTES = 128 * 1024 * 1024;
 
 type NameValue = { name: string; value: string };
 
+/**
+ * Where an apicert recording says how it kept a body under a Content-Encoding (a field of `content`
+ * and `postData`; HAR 1.2 lets a writer add fields that begin with `_`): `decoded`, the coding undone
+ * as HAR 1.2 keeps every body ("either HTTP decoded text or a encoded (e.g. "base64") representation
+ * of the decoded response body"); `wire`, the bytes as sent, base64, for a body apicert could not
+ * decode. Absent, as in browsers' HARs and in apicert's own before it wrote this field, the bytes
+ * tell which they are (content.ts).
+ */
+export const BODY_FORM_FIELD = '_apicertBody';
+export type BodyForm = 'decoded' | 'wire';
+
 /** The fields of a HAR entry the judge reads (any other field may be there too). */
 export interface HarEntry {
   startedDateTime?: string;
   time?: number;
-  request: { method: string; url: string; headers?: NameValue[]; postData?: { mimeType?: string; text?: string; encoding?: string }; bodySize?: number };
+  request: { method: string; url: string; headers?: NameValue[]; postData?: { mimeType?: string; text?: string; encoding?: string; [BODY_FORM_FIELD]?: unknown }; bodySize?: number };
   response?: {
     status: number;
     headers?: NameValue[];
-    content?: { size?: number; mimeType?: string; text?: string; encoding?: string };
+    content?: { size?: number; mimeType?: string; text?: string; encoding?: string; [BODY_FORM_FIELD]?: unknown };
     bodySize?: number;
     _error?: string | null;
     _failureText?: string | null;
@@ -161,7 +173,9 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
 /** Writers that omit bodies (Playwright's `content: 'omit'`) keep `bodySize` and write empty text: that is a body not kept, not an empty one. */
 function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number): void {
   const post = entry.request.postData;
-  const declared = Math.max(entry.request.bodySize ?? -1, Number(ex.requestHeaders['content-length'] ?? -1) || -1);
+  const decoded = post?.[BODY_FORM_FIELD] === 'decoded';
+  // A body kept decoded is measured by the decoded size the writer gave, never by the wire's Content-Length.
+  const declared = Math.max(entry.request.bodySize ?? -1, decoded ? -1 : Number(ex.requestHeaders['content-length'] ?? -1) || -1);
   if (post?.text === undefined || (post.text === '' && declared > 0)) {
     if (declared > 0) ex.requestBodyMissing = `the recorder kept no request body (the request had ${declared} bytes)`;
     return;
@@ -171,14 +185,16 @@ function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number
     ex.requestBodyTruncated = true;
     return;
   }
-  const body = bodyText(post.text, post.encoding, ex.requestHeaders['content-encoding'], bodyLimit, true);
+  // Kept decoded (apicert's field says so): its Content-Encoding is what was sent, not what the text is under.
+  const coding = decoded ? undefined : ex.requestHeaders['content-encoding'];
+  const body = bodyText(post.text, post.encoding, coding, bodyLimit, true);
   if (body.undecodable !== undefined) {
     ex.requestBodyMissing = unreadableBody("request's", body.undecodable);
     return;
   }
   ex.requestBody = body.text;
-  // Fewer bytes than the request had (bodySize, Content-Length): the recorder kept a prefix. A content-coded body may be kept decoded, so only an unencoded one is measured.
-  if (body.truncated || (ex.requestHeaders['content-encoding'] === undefined && declared > body.bytes)) ex.requestBodyTruncated = true;
+  // Fewer bytes than the request had (bodySize, Content-Length): the recorder kept a prefix. A content-coded body may be kept decoded, so only one known to be plain or decoded is measured.
+  if (body.truncated || (coding === undefined && declared > body.bytes)) ex.requestBodyTruncated = true;
 }
 
 /** Answers that have no body by definition. */
@@ -211,7 +227,9 @@ function readResponseBody(ex: TrafficExchange, res: NonNullable<HarEntry['respon
     ex.responseBodyTruncated = true;
     return;
   }
-  const body = bodyText(content!.text!, content!.encoding, ex.responseHeaders['content-encoding'], bodyLimit, false);
+  // Kept decoded (apicert's field says so): not decoded again, even when the decoded bytes look compressed (a .gz file served gzipped).
+  const coding = content![BODY_FORM_FIELD] === 'decoded' ? undefined : ex.responseHeaders['content-encoding'];
+  const body = bodyText(content!.text!, content!.encoding, coding, bodyLimit, false);
   if (body.undecodable !== undefined) {
     ex.responseBodyMissing = unreadableBody("answer's", body.undecodable);
     return;
@@ -319,6 +337,91 @@ function content(bytes: Buffer | undefined, mimeType: string): { size: number; m
   return { size: bytes.length, mimeType, text: bytes.toString('base64'), encoding: 'base64' };
 }
 
+/** A UTF-8 prefix cut inside its last character, without that character's bytes: text still (a reader of the HAR sees JSON's beginning, not base64); undefined when more than that is not UTF-8. */
+function utf8Prefix(bytes: Buffer): Buffer | undefined {
+  for (let drop = 1; drop <= 3 && drop < bytes.length; drop += 1) {
+    const head = bytes.subarray(0, bytes.length - drop);
+    if (bytesAreUtf8(head)) return head;
+  }
+  return undefined;
+}
+
+/**
+ * A body under a Content-Encoding as HAR content. Decoded (HAR 1.2): its text (base64 of the decoded
+ * bytes when they are not UTF-8), `size` the decoded length, `compression` the bytes the coding
+ * saved when the body was kept whole. A decoded prefix (the wire bytes or the decoded ones were cut)
+ * is text to its last whole character and says it is a part by a `size` past it. As sent (`wire`):
+ * base64 always, for the bytes are no text under their coding.
+ */
+function codedContent(bytes: Buffer, mimeType: string, form: BodyForm, cut: boolean, wireSize: number | undefined): Record<string, unknown> {
+  if (form === 'wire') return { size: bytes.length, mimeType, text: bytes.toString('base64'), encoding: 'base64', [BODY_FORM_FIELD]: form };
+  const kept = cut && !bytesAreUtf8(bytes) ? (utf8Prefix(bytes) ?? bytes) : bytes;
+  const body = content(kept, mimeType);
+  return { ...body, size: cut ? bytes.length + 1 : bytes.length, ...(!cut && wireSize !== undefined ? { compression: wireSize - bytes.length } : {}), [BODY_FORM_FIELD]: form };
+}
+
+/**
+ * A body with its Content-Encoding undone, for a recording (HAR 1.2 keeps bodies decoded), at most
+ * `maxBytes` of it (`truncated` when it reached them). Bytes that look decoded already (a recorder
+ * kept them so) are taken as they are, as every reader takes them (content.ts); bytes under a coding
+ * that cannot be undone here, or broken, stay as sent (`wire`). No form: no coding to undo.
+ */
+function decodedBody(bytes: Buffer, contentEncoding: string | undefined, maxBytes: number): { bytes: Buffer; form?: BodyForm; truncated: boolean } {
+  if (codingsOf(contentEncoding).length === 0) return { bytes, truncated: false };
+  const decoded = decodedContent(bytes, contentEncoding, maxBytes);
+  if (decoded === 'undecodable') return { bytes, form: 'wire', truncated: false };
+  if (decoded === undefined) return { bytes, form: 'decoded', truncated: false };
+  return { bytes: decoded.bytes, form: 'decoded', truncated: decoded.truncated };
+}
+
+/**
+ * What decoding may add to a recording's bodies in all (the recorder's `--max-kept-bytes` less the
+ * wire bytes it kept), spent in the order bodies are decoded; `cut`, how many bodies it cut short.
+ */
+export interface DecodingBudget {
+  room: number;
+  cut: number;
+}
+
+/** One body decoded within `bodyLimit` and what the budget leaves: a body the budget cut where the body limit would not have is counted. */
+function decodedWithin(bytes: Buffer, contentEncoding: string | undefined, bodyLimit: number, budget: DecodingBudget | undefined): ReturnType<typeof decodedBody> {
+  const limit = budget ? Math.min(bodyLimit, bytes.length + Math.max(0, budget.room)) : bodyLimit;
+  const body = decodedBody(bytes, contentEncoding, limit);
+  if (budget && body.form === 'decoded') {
+    budget.room -= Math.max(0, body.bytes.length - bytes.length);
+    if (body.truncated && limit < bodyLimit) budget.cut += 1;
+  }
+  return body;
+}
+
+/**
+ * The recording with each body under a content coding decoded (`decodedBody`), as HAR 1.2 keeps it,
+ * each to `bodyLimit` decoded bytes and all within `budget` when given; bodies whose form is set
+ * already are left as they are.
+ */
+export function decodedRecording(rec: RecordedBytes, bodyLimit = DEFAULT_BODY_LIMIT, budget?: DecodingBudget): RecordedBytes {
+  const out: RecordedBytes = { ...rec };
+  if (rec.requestBody !== undefined && rec.requestForm === undefined) {
+    const body = decodedWithin(rec.requestBody, rec.requestHeaders['content-encoding'], bodyLimit, budget);
+    if (body.form) {
+      out.requestBody = body.bytes;
+      out.requestForm = body.form;
+      if (body.truncated) out.requestTruncated = true;
+    }
+  }
+  if (rec.responseBody !== undefined && rec.responseForm === undefined) {
+    const body = decodedWithin(rec.responseBody, rec.responseHeaders['content-encoding'], bodyLimit, budget);
+    if (body.form) {
+      out.responseBody = body.bytes;
+      out.responseForm = body.form;
+      // The wire bytes kept (HAR's bodySize); the bytes saved are told only of a body kept whole.
+      if (body.form === 'decoded' && body.bytes !== rec.responseBody) out.responseWireSize = rec.responseBody.length;
+      if (body.truncated) out.responseTruncated = true;
+    }
+  }
+  return out;
+}
+
 /** What a recorder hands the writer: an exchange with its bodies as bytes. */
 export interface RecordedBytes {
   startedAt: Date;
@@ -329,6 +432,8 @@ export interface RecordedBytes {
   requestBody?: Buffer;
   /** The request body was longer than what was kept. */
   requestTruncated?: boolean;
+  /** How `requestBody`, under a Content-Encoding, is held (`decodedRecording`); absent, as it was sent. */
+  requestForm?: BodyForm;
   status?: number;
   responseHeaders: Record<string, string>;
   responseBody?: Buffer;
@@ -336,11 +441,18 @@ export interface RecordedBytes {
   responseTruncated?: boolean;
   /** How many bytes the body had, when more than was kept. */
   responseSize?: number;
+  /** How `responseBody`, under a Content-Encoding, is held (`decodedRecording`); absent, as it was sent. */
+  responseForm?: BodyForm;
+  /** The wire bytes kept of a body `responseBody` holds decoded (HAR's `bodySize`; with the decoded length, its `compression` when kept whole). */
+  responseWireSize?: number;
   error?: string;
 }
 
-export function harEntryOf(rec: RecordedBytes): Record<string, unknown> {
+/** One exchange as a HAR entry, each body under a content coding decoded first (`decodedRecording`) unless the caller did. */
+export function harEntryOf(recorded: RecordedBytes): Record<string, unknown> {
+  const rec = decodedRecording(recorded);
   const url = new URL(rec.url);
+  const requestDecoded = rec.requestForm === 'decoded';
   const request: Record<string, unknown> = {
     method: rec.method,
     url: rec.url,
@@ -349,16 +461,22 @@ export function harEntryOf(rec: RecordedBytes): Record<string, unknown> {
     headers: pairs(rec.requestHeaders),
     queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
     headersSize: -1,
-    // A body kept in part says how long it was (its Content-Length, else more than was kept), so a reader knows it holds a prefix.
-    bodySize: rec.requestTruncated ? Math.max((rec.requestBody?.length ?? 0) + 1, Number(rec.requestHeaders['content-length']) || 0) : (rec.requestBody?.length ?? 0),
+    // A body kept in part says how long it was (its Content-Length, else more than was kept), so a reader knows it holds a prefix; a decoded one, by its decoded length (Content-Length counts the wire's bytes).
+    bodySize: rec.requestTruncated ? Math.max((rec.requestBody?.length ?? 0) + 1, requestDecoded ? 0 : Number(rec.requestHeaders['content-length']) || 0) : (rec.requestBody?.length ?? 0),
   };
   if (rec.requestBody !== undefined) {
-    const body = content(rec.requestBody, rec.requestHeaders['content-type'] ?? 'application/octet-stream');
-    request.postData = { mimeType: body.mimeType, text: body.text ?? '', ...(body.encoding ? { encoding: body.encoding } : {}) };
+    const mimeType = rec.requestHeaders['content-type'] ?? 'application/octet-stream';
+    const body = rec.requestForm ? codedContent(rec.requestBody, mimeType, rec.requestForm, rec.requestTruncated === true, undefined) : content(rec.requestBody, mimeType);
+    request.postData = { mimeType: body.mimeType, text: body.text ?? '', ...(body.encoding ? { encoding: body.encoding } : {}), ...(rec.requestForm ? { [BODY_FORM_FIELD]: rec.requestForm } : {}) };
   }
   const status = rec.status ?? 0;
-  const body = content(rec.responseBody, rec.responseHeaders['content-type'] ?? '');
-  if (rec.responseTruncated) body.size = Math.max(body.size + 1, rec.responseSize ?? 0);
+  const mimeType = rec.responseHeaders['content-type'] ?? '';
+  let body: Record<string, unknown>;
+  if (rec.responseBody !== undefined && rec.responseForm === 'decoded') body = codedContent(rec.responseBody, mimeType, 'decoded', rec.responseTruncated === true, rec.responseWireSize);
+  else {
+    body = rec.responseBody !== undefined && rec.responseForm ? codedContent(rec.responseBody, mimeType, rec.responseForm, false, undefined) : content(rec.responseBody, mimeType);
+    if (rec.responseTruncated) body.size = Math.max((body.size as number) + 1, rec.responseSize ?? 0);
+  }
   const entry: Record<string, unknown> = {
     startedDateTime: rec.startedAt.toISOString(),
     time: rec.durationMs ?? -1,
@@ -372,7 +490,8 @@ export function harEntryOf(rec: RecordedBytes): Record<string, unknown> {
       content: body,
       redirectURL: rec.responseHeaders.location ?? '',
       headersSize: -1,
-      bodySize: rec.responseBody?.length ?? -1,
+      // The bytes received (HAR 1.2): a decoded body's wire length when known, else what was kept as sent.
+      bodySize: rec.responseWireSize ?? rec.responseBody?.length ?? -1,
       ...(rec.error ? { _error: rec.error } : {}),
     },
     cache: {},

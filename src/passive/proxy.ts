@@ -238,7 +238,7 @@ export async function runProxy<T>(options: ProxyOptions & { stop: AbortSignal; j
   const exchanges = proxy.exchanges();
   if (options.harOut) {
     const hiding = options.harHiding?.(exchanges);
-    await writeHar(options.harOut, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding));
+    await writeHar(options.harOut, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding, options.maxKeptBytes ?? KEPT_BYTES_LIMIT));
   }
   return options.judge(exchanges, startedAt, proxy.dropped());
 }

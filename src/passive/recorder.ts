@@ -2,7 +2,8 @@
  * Records every exchange apicert sends, at the connection pool (an undici interceptor), so nothing
  * a check does escapes the recording and no check changes: `certify --har-out FILE`.
  *
- * What the file holds: every request and answer as sent and received, bodies up to a prefix, with
+ * What the file holds: every request and answer as sent and received, bodies up to a prefix (a body
+ * under a content coding decoded, as HAR 1.2 keeps it: har.ts, `decodedRecording`), with
  * each secret of the profile (its tokens) replaced by the redactor's labelled marker
  * (`Bearer «redacted:token:v1-full»`). Equal secrets get equal markers, so the recording still
  * shows which credential a response echoed, and the passive judge can learn it as a secret. Values
@@ -24,8 +25,8 @@ import { marker, TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor
 /** Where the target hands a client its session's id (MCP Streamable HTTP). */
 const SESSION_ID_HEADER = 'mcp-session-id';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
-import { contentText, decodedContent } from './content.ts';
-import { harDocument, harEntryOf, type RecordedBytes } from './har.ts';
+import { contentText } from './content.ts';
+import { decodedRecording, harDocument, harEntryOf, HAR_KEPT_BYTES, type BodyForm, type DecodingBudget, type RecordedBytes } from './har.ts';
 import { writeHarEntries } from './har-writer.ts';
 import { factsOfProfile, PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, CREDENTIAL_SCHEME, requestCredentials } from './secrets.ts';
@@ -186,20 +187,24 @@ export class HarRecorder {
 
   /** The recording as a HAR document (`hiddenHar`). */
   document(version: string, hiding?: SecretHiding): Record<string, unknown> {
-    return hiddenHar(this.recorded, version, hiding);
+    return hiddenHar(this.recorded, version, hiding, this.maxKeptBytes);
   }
 
-  /** Writes the recording entry by entry: no document, and no string of it, is ever whole in memory. */
+  /**
+   * Writes the recording entry by entry: no document, and no string of it, is ever whole in memory.
+   * Bodies the budget cut as they were decoded count in `cut` as those it cut as they came.
+   */
   async write(file: string, version: string, hiding?: SecretHiding): Promise<void> {
-    const hidden = hiddenEntries(this.recorded, hiding);
+    const hidden = hiddenEntries(this.recorded, hiding, this.maxKeptBytes);
     await writeHarEntries(file, version, hidden.facts, (function* (recorded) {
       for (const rec of recorded) yield hidden.entryOf(rec);
     })(this.recorded));
+    this.cutByBudget += hidden.cut();
   }
 }
 
-/** Decoded text a hidden recording keeps of one compressed body at most (the recorder keeps this much of each body as sent). */
-const HIDDEN_DECODED_LIMIT = RECORDED_BODY_LIMIT;
+/** Decoded bytes a recording keeps of one compressed body at most (the recorder keeps this much of each body as sent). */
+const DECODED_LIMIT = RECORDED_BODY_LIMIT;
 
 /** A body as a hidden recording keeps it: its bytes, whether they are a part of the body only, and, when none was kept, the size it had. */
 interface HiddenBody {
@@ -218,24 +223,19 @@ function textOf(bytes: Buffer, cut: boolean): { text: string; encoding: 'utf8' |
 }
 
 /**
- * A body with its secrets hidden, bytes in and bytes out. Under a content coding (a gateway's gzip
- * answer) the secrets are in the decoded text: when some are there, or when the body decodes past
- * what is searched, the recording keeps that text, hidden and marked cut where it was cut, as
- * browsers write HARs (the reader takes text that is not compressed as decoded already: content.ts);
- * otherwise the bytes as they passed. A body under a coding that cannot be decoded here is not kept:
- * a secret may be inside it in a form no search finds, and no judgement could read it either. Bytes
- * that are not UTF-8 are read one character a byte, so what holds no secret stays as it was.
+ * A body with its secrets hidden, bytes in and bytes out, after its content coding was undone
+ * (`decodedRecording`: the secrets are in the decoded text, and the recording keeps that text, as
+ * HAR 1.2 and browsers do). A body under a coding that could not be decoded here (`wire`) is not
+ * kept: a secret may be inside it in a form no search finds, and no judgement could read it either.
+ * Bytes that are not UTF-8 are read one character a byte, so what holds no secret stays as it was.
  */
-function hiddenBody(bytes: Buffer, contentEncoding: string | undefined, prefix: boolean, replace: (text: string) => string): HiddenBody {
-  const decoded = decodedContent(bytes, contentEncoding, HIDDEN_DECODED_LIMIT);
-  if (decoded === 'undecodable') return { bytes: Buffer.alloc(0), truncated: true, droppedSize: bytes.length };
-  const source = decoded?.bytes ?? bytes;
-  const cut = decoded?.truncated ?? false;
+function hiddenBody(bytes: Buffer, form: BodyForm | undefined, prefix: boolean, replace: (text: string) => string): HiddenBody {
+  if (form === 'wire') return { bytes: Buffer.alloc(0), truncated: true, droppedSize: bytes.length };
   // A kept prefix may end inside a character: still UTF-8 text, its last character left out.
-  const { text, encoding } = textOf(source, cut || prefix);
+  const { text, encoding } = textOf(bytes, prefix);
   const hidden = replace(text);
-  if (hidden === text && !cut) return { bytes, truncated: false };
-  return { bytes: Buffer.from(hidden, encoding), truncated: cut };
+  if (hidden === text) return { bytes, truncated: false };
+  return { bytes: Buffer.from(hidden, encoding), truncated: false };
 }
 
 /**
@@ -261,7 +261,7 @@ function signingSecrets(recorded: readonly RecordedBytes[]): Array<{ value: stri
   const found = new Map<string, string>();
   for (const rec of recorded) {
     if (rec.method !== 'POST' || rec.responseBody === undefined || !/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
-    const parsed = parseJson(contentText(rec.responseBody, rec.responseHeaders['content-encoding'], HIDDEN_DECODED_LIMIT).text);
+    const parsed = parseJson(contentText(rec.responseBody, rec.responseHeaders['content-encoding'], DECODED_LIMIT).text);
     const secret = parsed.ok && isRecord(parsed.value) ? parsed.value.signing_secret : undefined;
     if (typeof secret === 'string' && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
   }
@@ -321,15 +321,17 @@ function decoded(component: string): string {
  * whole by its own marker (`«redacted:token:<name>»`), so two credentials stay two callers in the
  * recording; the redactor then hides what is left (parts of secrets, other secret shapes). The
  * hiding's profile facts go in too (profile-facts.ts): a judge of the recording reads who each
- * marker is from them.
+ * marker is from them. Bodies under a content coding are kept decoded (HAR 1.2), their decoded
+ * bytes within `maxKeptBytes` of bodies in all (the proxy's record is bounded by its own budget,
+ * `judge-traffic` reads HAR_KEPT_BYTES).
  */
-export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding): Record<string, unknown> {
-  const hidden = hiddenEntries(recorded, hiding);
+export function hiddenHar(recorded: readonly RecordedBytes[], version: string, hiding?: SecretHiding, maxKeptBytes = HAR_KEPT_BYTES): Record<string, unknown> {
+  const hidden = hiddenEntries(recorded, hiding, maxKeptBytes);
   return harDocument(recorded.map(hidden.entryOf), version, hidden.facts);
 }
 
 /** What `hiddenHar` writes, one entry at a time: the secrets to hide are learned from the whole recording first. */
-function hiddenEntries(recorded: readonly RecordedBytes[], hiding?: SecretHiding): { entryOf: (rec: RecordedBytes) => Record<string, unknown>; facts: ProfileFacts | undefined } {
+function hiddenEntries(recorded: readonly RecordedBytes[], hiding: SecretHiding | undefined, maxKeptBytes: number): { entryOf: (rec: RecordedBytes) => Record<string, unknown>; facts: ProfileFacts | undefined; cut: () => number } {
   const secrets = hiding ? [...hiding.secrets, ...signingSecrets(recorded), ...hiddenSessionIds(recorded, hiding.redactor)].sort((a, b) => b.value.length - a.value.length) : [];
   const inHeaders = hiding?.inCredentialHeaders?.length ? [...secrets, ...hiding.inCredentialHeaders].sort((a, b) => b.value.length - a.value.length) : secrets;
   const replace = (input: string, whole: ReadonlyArray<{ value: string; label: string }> = secrets) => {
@@ -355,7 +357,7 @@ function hiddenEntries(recorded: readonly RecordedBytes[], hiding?: SecretHiding
     const headers = (h: Record<string, string>, others: ReadonlyArray<{ value: string; label: string }>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, replace(v, CREDENTIAL_HEADERS.includes(k) ? inHeaders : others)]));
     const out: RecordedBytes = { ...rec, url: replace(hiddenQueryCredentials(rec.url, inHeaders)), requestHeaders: headers(rec.requestHeaders, secrets), responseHeaders: headers(rec.responseHeaders, answer) };
     if (rec.requestBody !== undefined) {
-      const request = hiddenBody(rec.requestBody, rec.requestHeaders['content-encoding'], rec.requestTruncated === true, replace);
+      const request = hiddenBody(rec.requestBody, rec.requestForm, rec.requestTruncated === true, replace);
       out.requestBody = request.bytes;
       if (request.truncated) out.requestTruncated = true;
     }
@@ -363,9 +365,11 @@ function hiddenEntries(recorded: readonly RecordedBytes[], hiding?: SecretHiding
     if (rec.responseBody !== undefined && echoed.length > ECHOED_VALUES) {
       out.responseBody = Buffer.alloc(0);
       out.responseTruncated = true;
-      out.responseSize = Math.max(rec.responseSize ?? 0, rec.responseBody.length);
+      out.responseSize = Math.max(rec.responseSize ?? 0, rec.responseWireSize ?? 0, rec.responseBody.length);
+      // None of it kept: no decoded text to speak of (the size says how much there was).
+      if (rec.responseForm) out.responseForm = 'wire';
     } else if (rec.responseBody !== undefined) {
-      const response = hiddenBody(rec.responseBody, rec.responseHeaders['content-encoding'], rec.responseTruncated === true, (text) => replace(text, answer));
+      const response = hiddenBody(rec.responseBody, rec.responseForm, rec.responseTruncated === true, (text) => replace(text, answer));
       out.responseBody = response.bytes;
       if (response.truncated) {
         out.responseTruncated = true;
@@ -377,5 +381,13 @@ function hiddenEntries(recorded: readonly RecordedBytes[], hiding?: SecretHiding
   };
   // The facts hold no token, but a fixture may hold a value of a secret's shape (a receiver URL's query): hidden as the entries are.
   const hideStrings = (value: unknown): unknown => (typeof value === 'string' ? replace(value) : Array.isArray(value) ? value.map(hideStrings) : isRecord(value) ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideStrings(v)])) : value);
-  return { entryOf: (rec) => harEntryOf(hide(rec)), facts: hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts) };
+  /*
+   * Decoded bodies are kept within the recording's byte budget as the wire bytes were: what decoding
+   * adds to them is taken from what the wire bytes left of `maxKeptBytes`, in the order written, so a
+   * target answering a small gzip bomb to every request costs the budget, not a MiB a request.
+   */
+  const budget: DecodingBudget = { room: maxKeptBytes, cut: 0 };
+  for (const rec of recorded) budget.room -= (rec.requestBody?.length ?? 0) + (rec.responseBody?.length ?? 0);
+  const decoded = (rec: RecordedBytes) => decodedRecording(rec, DECODED_LIMIT, budget);
+  return { entryOf: (rec) => harEntryOf(hide(decoded(rec))), facts: hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts), cut: () => budget.cut };
 }
