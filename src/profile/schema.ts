@@ -68,6 +68,12 @@ export const profileSchema = z.strictObject({
       streamTimeoutMs: z.number().int().min(100).default(30_000),
       /** How long after a terminal event the stream may stay open before "closes after a terminal event" fails. */
       streamCloseGraceMs: z.number().int().min(50).default(2_000),
+      /**
+       * How long the approve rules follow a parked run's stream after an approve for what it did (resumed,
+       * ended). The description bounds no time for "the resume is delivered": a run that shows nothing
+       * within it is inconclusive, never failed. A run that resumes ends the watch at once.
+       */
+      approvalWatchMs: z.number().int().min(100).default(3_000),
       /** Rate-limit rules send a burst of requests until the first 429; they run only when this is true. */
       allowRateLimitBursts: z.boolean().default(false),
       /** The most requests one rate-limit burst may send. */

@@ -3,7 +3,7 @@ import { V1_SCOPES } from '../../contract/v1/common.ts';
 import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
 import { declaredTier, V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
-import { declaredTimestampFields } from './runs/engine.ts';
+import { declaredResumeWithinMs, declaredTimestampFields } from './runs/engine.ts';
 import { v1State } from './state.ts';
 
 /**
@@ -35,7 +35,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
     fixtures: {
       v1: {
         tasks,
-        approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: 'approved' },
+        approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: 'approved', resumesWithinMs: declaredResumeWithinMs(fake.context) },
         rateLimitCredential: V1_RATE_PROBE_KEY,
         ...declaredTier(fake.context.config.rateLimits.v1.credentials[V1_RATE_PROBE_KEY], V1_RATE_PROBE_KEY),
         limiterUnavailableCredential: V1_LIMITER_DOWN_KEY,

@@ -88,6 +88,21 @@ export function declaredTimestampFields(fake: FakeContext): { run: string[]; usa
 /** The run's own output under `v1.runs/z-timestamps`: content holding date-times of its own, never a Timestamp of the service's. */
 const DATED_OUTPUT = { text: 'The report is due 2026-12-01T09:00:00Z.', due: '2026-12-01T09:00:00Z' };
 
+/**
+ * How long after an accepted approve a run shows its resume under `v1.runs/slow-resume`: longer than the
+ * approve rules' default watch (safety.approvalWatchMs, 3 s), as a deployment queueing resumes may be.
+ */
+export const SLOW_RESUME_MS = 4_500;
+
+/**
+ * The resume bound the fake declares in its embedded profile (fixtures.v1.approval.resumesWithinMs): it
+ * resumes an approved run at once, or SLOW_RESUME_MS later under `v1.runs/slow-resume`; the margin is for
+ * a loaded machine. Declared, a run that never resumes (the `no-resume` fault) fails instead of going inconclusive.
+ */
+export function declaredResumeWithinMs(fake: FakeContext): number {
+  return 10_000 + (fake.variants.has('v1.runs/slow-resume') ? SLOW_RESUME_MS : 0);
+}
+
 /** /v1 runs and their scripted lives inside one fake; every event is also published on `fake.runEvents`. */
 export class RunEngine {
   readonly runs = new Map<string, Run>();
@@ -164,8 +179,19 @@ export class RunEngine {
     }
     run.state = 'in_flight';
     delete run.actionDigest;
-    this.emit(run, 'approval.resolved', { decision });
-    this.play(run, decision === 'approved' ? approvedScript : rejectedScript);
+    const resume = () => {
+      this.emit(run, 'approval.resolved', { decision });
+      this.play(run, decision === 'approved' ? approvedScript : rejectedScript);
+    };
+    // No sentence bounds how soon "the resume is delivered": under the variant the approve is answered at
+    // once and the run, in flight, shows its resume only SLOW_RESUME_MS later (a cancel meanwhile ends it).
+    if (this.fake.variants.has('v1.runs/slow-resume')) {
+      run.timers.push(
+        this.fake.lifecycle.later(SLOW_RESUME_MS, () => {
+          if (run.state === 'in_flight') resume();
+        }),
+      );
+    } else resume();
     return 'approved';
   }
 

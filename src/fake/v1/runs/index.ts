@@ -77,6 +77,8 @@ async function approve(surface: V1Surface, r: RouteRequest): Promise<void> {
   if (!run) return;
   const body = await approveBody(surface, r);
   if (!body) return;
+  // Under the fault the approval is answered 200 but never delivered: the run stays parked past the
+  // resume bound the embedded profile declares (fixtures.v1.approval.resumesWithinMs).
   const stall = fake.faults.has('v1.runs.approve.resumes/no-resume') && run.state === 'parked' && run.actionDigest === body.action_digest;
   const outcome = stall ? 'approved' : state.engine.approve(run, body.action_digest, body.decision, fake.faults.has('v1.runs.approve.digest-binds/ignores-digest'));
   if (outcome === 'not-parked') v1.problem(r.res, 409, 'conflict', { detail: `The run is ${stateName(fake, run.state)}, not parked awaiting approval.`, retryable: false });

@@ -73,6 +73,11 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'States and transitions', quote: 'Transitions: not shown.' },
   },
   {
+    id: 'v1.runs/slow-resume',
+    description: 'an approved run shows its resume (approval.resolved, then its remaining steps) only 4.5 s after the approve was answered 200, longer than the approve rules\' default watch (safety.approvalWatchMs)',
+    spec: { document: DOC, section: 'States and transitions', quote: '| `POST /v1/runs/{id}/approve` | run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` |' },
+  },
+  {
     id: 'v1.runs/approve-text-bounds',
     description: 'approve bodies are refused (400 invalid_request) when action_digest or decision is empty, blank or longer than 4096 characters, or decision is not approved or rejected',
     spec: { document: DOC, section: 'Resources and their fields > ApproveRequest (no extra properties)', quote: 'Format of `action_digest` and the allowed values of `decision`: not shown.' },
