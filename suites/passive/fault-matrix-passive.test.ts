@@ -21,6 +21,7 @@ const ACTIVE_ONLY: Record<string, string> = {
   'v1.catalogue.no-5xx/utf16-body-500': 'a raw-socket probe (a UTF-16 body): a recorder inside an HTTP client never sees one',
   'v1.catalogue.no-5xx/dot-segment-500': 'a raw-socket probe (a dot segment an HTTP client would remove): a recorder inside an HTTP client never sees one',
   'v8.catalogue.error-status/query-token-accepted': 'a raw-socket probe (the token placed in the query): a recorder inside an HTTP client never sees one',
+  'v8.catalogue.error-status/padded-value-400': 'a raw-socket probe (whitespace around the Authorization value the probe client writes): a recorder inside an HTTP client never sees one',
 };
 
 const passive = new Set(passiveRuleIds());

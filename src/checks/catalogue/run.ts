@@ -93,6 +93,11 @@ export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'allowe
   return refusal;
 }
 
+/** The request with its header values as RFC 9110 §5.5 reads them: without the whitespace around them (the plain request a padded /mcp case means). */
+export function plainValues(sent: SentRequest): SentRequest {
+  return { ...sent, headers: Object.fromEntries(Object.entries(sent.headers).map(([k, v]) => [k, v.replace(/^[ \t]+|[ \t]+$/g, '')])) };
+}
+
 /** A case's judgement, and the media type of a raw message's refusal the HTTP layer wrote (`(no body)` when bodiless). */
 export type CaseJudgement = Judgement & { httpLayer?: string };
 
@@ -196,7 +201,7 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
           continue;
         }
         const sent = mcpSent(c, session);
-        const e = expectationFor({ ...c, endpoint: 'POST /mcp', operator: c.operator }, sent, undefined, known);
+        const e = expectationFor({ ...c, endpoint: 'POST /mcp', operator: c.operator }, sent, c.same ? plainValues(sent) : undefined, known);
         // A streamed answer's messages are in its events: the judgement reads them as the stream's text.
         const answer = reply.kind === 'sse' ? { ...reply.res, text: streamText(reply.messages) } : reply.res;
         run.results.push({ c: { operator: c.operator, family: c.family, endpoint: 'POST /mcp', label: c.label, raw: false }, expectation: e, judgement: judged(sent, e, answer, undefined, false), evidence: evidenceOf(ctx, reply.res) });

@@ -18,12 +18,12 @@ import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { parseJson } from '../../probe/body.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
-import { expectationText, type Answer, type Aspect } from '../generated/judgement.ts';
+import { expectationText, isRedirect, judgesAspect, type Answer, type Aspect } from '../generated/judgement.ts';
 import { isLimited } from '../generated/oracles.ts';
 import { answerOfExchange, contractPath, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
 import { mcpEndpoint } from '../mcp/support/traffic.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
-import { expectationFor, judged, type CaseJudgement } from './run.ts';
+import { expectationFor, judged, plainValues, type CaseJudgement } from './run.ts';
 import type { Case, McpCase } from './types.ts';
 
 type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' | 'permits' | 'label' | 'endpoint'> & {
@@ -123,6 +123,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       const headers = lower(c.headers);
       const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: headers.authorization ?? `Bearer ${credential.token}`, raw: undefined };
       if (c.stated) planned.stated = c.stated;
+      if (c.same) planned.same = c.same;
       if (c.why !== undefined) planned.why = c.why;
       if (c.allowedBy) planned.allowedBy = c.allowedBy;
       if (c.session !== undefined) planned.session = c.session;
@@ -137,8 +138,11 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       const { sent: _sent, family: _family, ...planned } = c;
       const headers = lower(c.sent.request.headers);
       const r = c.sent.request;
-      // The client writes `Bearer <token>` for the case's credential unless the case wrote its own header or placed the token elsewhere.
-      const written = headers.authorization ?? (r.credential && !(c.sent.kind === 'raw' && c.sent.request.place) ? `Bearer ${r.credential.token}` : undefined);
+      // The client writes `Bearer <token>` for the case's credential unless the case wrote its own header or placed the token elsewhere
+      // (an Authorization line of its own making, under any case of the name, is the header the journal keeps).
+      const place = c.sent.kind === 'raw' ? c.sent.request.place : undefined;
+      const placedAuth = place && 'header' in place && place.header.trim().toLowerCase() === 'authorization' && r.credential ? `${place.before ?? 'Bearer '}${r.credential.token}${place.after ?? ''}` : undefined;
+      const written = headers.authorization ?? placedAuth ?? (r.credential && !place ? `Bearer ${r.credential.token}` : undefined);
       const entry: Planned = { ...planned, headers, auth: written ?? null, raw };
       const route = `${method} ${path}`;
       add(out.cases, route, body, entry);
@@ -279,6 +283,11 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       const layer = new Set<string>();
       for (const { ex, c, expectation, answer, judgement } of casesJudged(j, surface)) {
         if (judgement.httpLayer !== undefined) layer.add(`${answer.status} ${judgement.httpLayer}`);
+        // A redirect is no final answer (apicert does not follow it): each aspect that would judge the case lacks it, so a run all redirected is no pass.
+        if (isRedirect(answer.status)) {
+          if (judgesAspect(aspect, expectation.kind)) j.lacks(ex, judgement.unjudged ?? `${ex.method} ${ex.path.split('?', 1)[0]} answered ${answer.status}: a redirect`);
+          continue;
+        }
         const missing = aspect === 'no-5xx' || ex.events !== undefined ? undefined : bodyMissing(ex);
         // A body not read whole decides nothing it holds, but the status read still decides what it alone decides.
         if (missing !== undefined || (judgement.unjudged !== undefined && answer.cut)) {
@@ -374,7 +383,7 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     else if (asSent.body !== undefined && c.raw === undefined) asSent.parsed = { text: asSent.body, value: bodyJson(ex, 'request', asSent.body) };
     const sent = readBody(asSent, c.raw !== undefined);
     const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
-    const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint), known);
+    const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint) ?? (c.same && surface === 'mcp' ? plainValues(sent) : undefined), known);
     const answer = answerOfExchange(ex);
     out.push({ ex, c, expectation, answer, judgement: judged(sent, expectation, answer, c.permits, c.raw !== undefined) });
   }

@@ -115,6 +115,8 @@ export interface McpCase {
   /** `null`: no Mcp-Session-Id; a string: that id; undefined: the session's. */
   session?: string | null;
   stated?: Stated;
+  /** The message written another way a standard says means the same (a header value padded with whitespace): its expectation is the plain message's. */
+  same?: Sentence;
   why?: string;
   allowedBy?: Sentence;
 }

@@ -3,7 +3,8 @@
  * Pure over (request sent, expectation, answer), so a recorded exchange is judged exactly as the
  * active run judged it.
  *
- * - An answer that never became a final one (a redirect, a body cut at the cap) judges nothing.
+ * - An answer that never became a final one (a redirect, a body cut at the cap) judges nothing: the
+ *   rules that would judge it lack it (`unjudged`), so it never counts towards a pass.
  * - A broken answer (invalid UTF-8, a JSON type that is not JSON) fails every aspect: it is never
  *   an acceptance, a refusal or "no 5xx".
  * - `no-5xx`: every answer, but a 501 to a method the surface does not use (RFC 9110 names it). `problem-json`: every refusal is in the surface's error format
@@ -147,10 +148,40 @@ function notImplemented(sent: SentRequest, status: number): boolean {
   return surface !== undefined && unimplementedMethod(surface, sent.method);
 }
 
+/**
+ * A 3xx: RFC 9110 §15.4 makes it a legal answer to some requests, but not the final answer a case's
+ * expectation judges. apicert does not follow it, so what it lacks is the answer: every rule that
+ * would judge the case lacks it (`j.lacks`), and a run whose cases were all redirected is never a pass.
+ */
+export function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+/** The Location as a report may show it: origin and path only (a query or fragment may carry a token), clipped. */
+function redirectTarget(location: string | undefined): string {
+  if (location === undefined || location.trim() === '') return 'no Location';
+  let shown: string;
+  try {
+    const u = new URL(location);
+    shown = `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    // A relative reference: its path, without query or fragment.
+    shown = location.trim().split(/[?#]/, 1)[0]!;
+  }
+  return shown.length > 120 ? `${shown.slice(0, 120)}…` : shown;
+}
+
+/** Whether a case expected to be of this kind gives `aspect` anything to judge: a refusal's status only where one is expected, an acceptance only where one is. */
+export function judgesAspect(aspect: Aspect, expected: Expectation['kind']): boolean {
+  if (aspect === 'error-status') return expected === 'refuse';
+  if (aspect === 'accepts-valid') return expected === 'accept';
+  return true;
+}
+
 /** Judges one answer against the expectation of the request that provoked it. */
 export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer: Answer): Judgement {
   const head = what(sent, answer);
-  if (answer.status >= 300 && answer.status < 400) return { unjudged: `${head}: a redirect${answer.headers.location ? ` to ${answer.headers.location.slice(0, 120)}` : ''}, not a final answer`, findings: {} };
+  if (isRedirect(answer.status)) return { unjudged: `${head}: a redirect (${answer.status} to ${redirectTarget(answer.headers.location)}): apicert does not follow redirects, the final answer is unknown`, findings: {} };
   if (answer.cut) return { unjudged: `${head}: the body was cut at the body cap, so the answer was not read whole`, findings: {} };
   if (answer.malformed) {
     const broken = { ok: false, reason: `${head}: the body ${answer.malformed}, so it is neither an acceptance nor a refusal` };

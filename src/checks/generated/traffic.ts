@@ -21,7 +21,7 @@ import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
 import { endpointFor, EXPECTATION_SENTENCES, expectationOf, pathParamsOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
 import { bodyFixtures } from './engine.ts';
-import { judgeAnswer, type Answer, type Aspect } from './judgement.ts';
+import { isRedirect, judgeAnswer, judgesAspect, type Answer, type Aspect } from './judgement.ts';
 import { isLimited } from './oracles.ts';
 import { mcpEndpoint } from '../mcp/support/traffic.ts';
 
@@ -396,13 +396,6 @@ function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefin
   return judged;
 }
 
-/** Whether an expectation of this kind gives `aspect` anything to judge: a refusal's status only where one is expected, an acceptance only where one is. */
-function judgesAspect(aspect: Aspect, expected: Expectation['kind']): boolean {
-  if (aspect === 'error-status') return expected === 'refuse';
-  if (aspect === 'accepts-valid') return expected === 'accept';
-  return true;
-}
-
 function judgeAspects(j: Judge, { ex, sent, answer, judgement, acceptanceOpen, expected }: JudgedExchange, options: AspectOptions): void {
   // In a recording, an exchange the catalogue built is the catalogue rules' (docs/judgement.md); an active run judges what each family's own provocation sent.
   if (options.owns && j.source === 'recording' && !options.owns(ex, j.profile)) return;
@@ -422,7 +415,8 @@ function judgeAspects(j: Judge, { ex, sent, answer, judgement, acceptanceOpen, e
     }
     const finding = judgement.findings[aspect];
     if (judgement.unjudged !== undefined) {
-      if (answer.cut && (finding !== undefined || aspect !== 'no-5xx')) j.lacks(ex, judgement.unjudged);
+      // A redirect is no final answer: every aspect that would judge the case lacks it.
+      if (isRedirect(answer.status) ? !moot && judgesAspect(aspect, expected) : answer.cut && (finding !== undefined || aspect !== 'no-5xx')) j.lacks(ex, judgement.unjudged);
       continue;
     }
     if (!finding) continue;

@@ -4,6 +4,8 @@
  * header, a token in the query, a trailing slash, HEAD, Accept: *\/*). Returns the request to
  * route, or undefined when the fault already answered.
  */
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FakeContext } from '../context.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import type { WriteProblem } from './contract.ts';
@@ -14,8 +16,48 @@ function plain(r: RouteRequest, status: number, text: string): undefined {
   return undefined;
 }
 
+/**
+ * A header line whose value has whitespace around it, beyond the one SP after the colon: `name:` then
+ * two or more SP/HTAB or an HTAB, or SP/HTAB before the line's end. An obs-fold's continuation line
+ * begins with whitespace and has no name, so it is not one.
+ */
+const PADDED_LINE = /\r?\n[!#$%&'*+.^_`|~0-9A-Za-z-]+:(?:[ \t]{2}|\t|[^\r\n]*[ \t]\r?\n)/;
+
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/\d/;
+
+/** The sockets whose last request head had a padded header value: Node's parser trims every value, so only the bytes show it. */
+const paddedHeads = new WeakMap<Socket, boolean>();
+
+/**
+ * Under `v8.catalogue.error-status/padded-value-400` only: watches each connection's bytes for a
+ * request head with a padded value (Node's parser trims them before any handler, rawHeaders too).
+ * A request waits for its answer before the next is written on a connection, so the last head seen
+ * is the head of the request being routed.
+ */
+export function watchPaddedValues(fake: FakeContext, server: Server): void {
+  if (!fake.faults.has('v8.catalogue.error-status/padded-value-400')) return;
+  server.on('connection', (socket: Socket) => {
+    let head = '';
+    // Before the HTTP parser's own listener, which routes the request as soon as it read the head.
+    socket.prependListener('data', (chunk: Buffer) => {
+      // Bounded: at most the last 64 KiB of what came since the last blank line (a long body is not kept).
+      head = (head + chunk.toString('latin1')).slice(-65_536);
+      for (let end = head.search(/\r?\n\r?\n/); end !== -1; end = head.search(/\r?\n\r?\n/)) {
+        // Only what begins with a request line is a head: a blank line inside a body decides nothing.
+        const text = head.slice(0, end);
+        if (REQUEST_LINE.test(text)) paddedHeads.set(socket, PADDED_LINE.test(`${text}\r\n`));
+        head = head.slice(end).replace(/^\r?\n\r?\n/, '');
+      }
+    });
+  });
+}
+
 export async function catalogueFaultRoute(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
   const faults = fake.faults;
+  if (faults.has('v8.catalogue.error-status/padded-value-400') && paddedHeads.get(r.req.socket)) {
+    writeProblem(400, 'invalid_header', 'A header value has whitespace around it.');
+    return undefined;
+  }
   if (faults.has('v8.catalogue.error-status/query-token-accepted') && r.header('authorization') === undefined) {
     const token = r.query.get('access_token');
     if (token) r.req.headers.authorization = `Bearer ${token}`;

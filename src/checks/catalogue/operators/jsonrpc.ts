@@ -1,6 +1,7 @@
 /** /mcp: the JSON-RPC envelope (JSON-RPC 2.0, MCP Base Protocol), each method's params, and the session header. */
 import { MCP, sentenceText, standard, type Sentence } from '../../../contract/sentence.ts';
 import type { McpCase, McpOperator } from '../types.ts';
+import { VALUE_WHITESPACE } from './message.ts';
 
 const jsonrpc = (section: string, sentence: string): Sentence => standard('JSON-RPC 2.0', `§${section}`, sentence);
 const INTEGER_ID = MCP('Base Protocol', 'Requests MUST include a string or integer ID.');
@@ -125,6 +126,20 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
       opened('an unknown session id', { json: ping('apicert-unknown-session') }, 'MCP: 404 is owed for a terminated session; an id never issued may get 400 or 404', { session: 'apicert-never-issued-session' }),
       opened('no session id', { json: ping('apicert-no-session') }, 'MCP: servers that require a session SHOULD answer 400 (a SHOULD, so open)', { session: null }),
       opened('a session id with a space', { json: ping('apicert-bad-session') }, 'MCP: session ids are visible ASCII; how a server reads another is not stated', { session: 'apicert bad session' }),
+    ],
+  },
+  {
+    id: 'mcp-params.value-whitespace',
+    family: 'mcp-params',
+    sends: 'ping with spaces and tabs around the Accept and Content-Type values',
+    peer: 'CATS (leading and trailing spaces in header values); RFC 9110 5.5',
+    cases: () => [
+      {
+        label: 'SP and HTAB around Accept and Content-Type',
+        body: { json: ping('apicert-padded-values') },
+        headers: { accept: ' \tapplication/json, text/event-stream \t', 'content-type': ' \tapplication/json \t' },
+        same: VALUE_WHITESPACE,
+      },
     ],
   },
   {

@@ -12,6 +12,19 @@ const TOKEN_FORM: Record<'v8' | 'v1', Sentence> = {
   v1: V1('Authentication', 'The token is an API key whose format has the prefix `service_sk_`.'),
 };
 const SCHEME_CASE = rfc9110('11.1', 'It uses a case-insensitive token to identify the authentication scheme');
+/** RFC 9110 §5.5, whole: HTTP/1.1 allows the whitespace (RFC 9112 §5.1: `field-line = field-name ":" OWS field-value OWS`), so a server reads the value without it. */
+export const VALUE_WHITESPACE = rfc9110(
+  '5.5',
+  'A field value does not include leading or trailing whitespace. When a specific version of HTTP allows such whitespace to appear in a message, a field parsing implementation MUST exclude such whitespace prior to evaluating the field value.',
+);
+
+/** Every header line of the base, and the Authorization line the client writes, with `lead` before and `trail` after the value. */
+function padded(t: HttpTarget, lead: string, trail: string) {
+  return raw(t, (r) => {
+    r.headers = r.headers.map(([n, v]) => [n, `${lead}${v}${trail}`]);
+    r.place = { header: 'Authorization', before: `${lead}Bearer `, after: trail };
+  });
+}
 
 function header(t: HttpTarget, name: string, value: string) {
   return http(t, (r) => (r.headers = { ...r.headers, [name]: value }));
@@ -65,6 +78,16 @@ export const HEADERS: readonly HttpOperator[] = [
         }),
         rfc9110('5.1', 'Field names are case-insensitive')),
     ],
+  },
+  {
+    id: 'header.value-whitespace',
+    scope: 'message',
+    family: 'header',
+    sends: 'spaces and tabs around every header value (Authorization, Content-Type, Idempotency-Key, Accept); deep: trailing whitespace only',
+    peer: 'CATS (leading and trailing spaces in header values); RFC 9110 5.5, RFC 9112 5.1',
+    raw: true,
+    applies: always,
+    cases: (t) => [same('SP and HTAB around every header value', padded(t, ' \t', ' \t'), VALUE_WHITESPACE), same('trailing SP and HTAB after every header value', padded(t, '', ' \t'), VALUE_WHITESPACE)],
   },
   {
     id: 'header.conditional',

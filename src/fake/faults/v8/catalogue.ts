@@ -10,5 +10,6 @@ export const v8CatalogueFaults = [
   { id: 'v8.catalogue.problem-json/gzip-plain-text', description: 'a mission body with a Content-Encoding is refused 415 as text/plain (body encoding, the answer)' },
   { id: 'v8.catalogue.problem-json/unknown-header-plain', description: 'a request with an undocumented X-Apicert-Probe header is refused 400 as text/plain (headers, the answer)' },
   { id: 'v8.catalogue.problem-json/accept-any-html', description: 'Accept: */* is refused 406 as text/html (content negotiation, the answer)' },
+  { id: 'v8.catalogue.error-status/padded-value-400', description: 'a request whose head writes spaces or tabs around a header value (RFC 9110 §5.5 excludes them) is refused 400 invalid_header, as a parser that does not trim them would (headers)' },
   { id: 'v8.catalogue.error-status/query-token-accepted', description: 'a token in the access_token query parameter is taken as the Authorization header (credentials)' },
 ] as const satisfies readonly FaultDefinition[];
