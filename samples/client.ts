@@ -79,7 +79,22 @@ async function readStream(res: Response): Promise<{ events: StreamEvent[]; dropp
   return { events, dropped: !TERMINAL.has(type ?? '') };
 }
 
-/** /v8: check the contract version, create a mission, follow its events to the end. */
+/**
+ * The capabilities a goal may name: "An `unavailable` one is not to be included in goal
+ * specifications", and "A `quarantined` capability cannot be invoked".
+ */
+async function usableCapabilities(): Promise<string[]> {
+  const res = await fetch(`${base}/v8/capabilities/search`, { method: 'POST', headers: v8Headers(), body: JSON.stringify({ actionFamily: 'read', purpose: 'apicert sample client', targetType: 'document' }) });
+  if (res.status !== 200) {
+    await res.arrayBuffer();
+    return [];
+  }
+  const manifests = (await res.json()) as Array<{ capabilityId: string; healthState: string }>;
+  if (fault === 'use-unavailable-capability') return manifests.map((m) => m.capabilityId);
+  return manifests.filter((m) => m.healthState !== 'unavailable' && m.healthState !== 'quarantined').map((m) => m.capabilityId);
+}
+
+/** /v8: check the contract version, pick capabilities, create a mission, follow its events to the end. */
 async function v8Mission(): Promise<void> {
   const probe = await fetch(`${base}/v8/coverage`, { headers: v8Headers() });
   await probe.arrayBuffer();
@@ -88,10 +103,11 @@ async function v8Mission(): Promise<void> {
     console.log(`the gateway announces ${contract}, not ${EXPECTED_CONTRACT}: no missions sent`);
     return;
   }
+  const capabilities = await usableCapabilities();
   const created = await fetch(`${base}/v8/missions`, {
     method: 'POST',
     headers: v8Headers({ 'idempotency-key': newKey() }),
-    body: JSON.stringify({ goalSpec: { task: 'apicert scenario succeeds: summarise three short documents' }, resourceBudget: { maximumSteps: 5, maximumToolCalls: 5, maximumElapsedMs: 60_000, maximumParallelism: 1 } }),
+    body: JSON.stringify({ goalSpec: { task: 'apicert scenario succeeds: summarise three short documents', capabilities }, resourceBudget: { maximumSteps: 5, maximumToolCalls: 5, maximumElapsedMs: 60_000, maximumParallelism: 1 } }),
   });
   const mission = (await created.json()) as { runId: string };
   let lastId: string | undefined;

@@ -31,6 +31,7 @@ export const CLIENT_FAULTS = {
   'reuse-conflicted-key': 'client.v1.errors.conflict-new-key: after a 409 conflict, sends the same key with a corrected body',
   'new-work-after-reset': 'client.v1.errors.ambiguous-reconcile: after a connection reset, posts the task again under a new key',
   'resume-after-409': 'client.v8.events.replay-window: after a 409 for its Last-Event-ID, resumes with the same Last-Event-ID once more',
+  'use-unavailable-capability': 'client.v8.capabilities.unavailable-in-goal: names in its goalSpec every capability its search returned, whatever its healthState',
   'ignore-contract-version': 'client.v8.versioning.contract-check: sends missions whatever x-service-contract-version says',
   'cursor-ahead': 'client.v1.events.cursor: resumes a cut stream from an event id it never received',
 } as const;

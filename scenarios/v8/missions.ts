@@ -6,7 +6,8 @@ import type { CreateMissionRequest } from '../../src/contract/v8/missions.ts';
 
 /** One beat of a scripted mission, played by the fake after `afterMs`. */
 export type ScriptBeat =
-  | { afterMs: number; do: 'step'; outcome: 'completed' | 'failed' }
+  /** `toolCalls`: how many tool calls the step needs (none when absent). */
+  | { afterMs: number; do: 'step'; outcome: 'completed' | 'failed'; toolCalls?: number }
   | { afterMs: number; do: 'wait' }
   | { afterMs: number; do: 'finish'; status: 'succeeded' | 'failed' };
 
@@ -19,14 +20,14 @@ export interface MissionScenario {
 
 const budget = (maximumElapsedMs: number) => ({ maximumSteps: 50, maximumToolCalls: 20, maximumElapsedMs, maximumParallelism: 2 });
 
-const steps = (count: number, everyMs: number): ScriptBeat[] =>
-  Array.from({ length: count }, () => ({ afterMs: everyMs, do: 'step' as const, outcome: 'completed' as const }));
+const steps = (count: number, everyMs: number, toolCalls = 0): ScriptBeat[] =>
+  Array.from({ length: count }, () => ({ afterMs: everyMs, do: 'step' as const, outcome: 'completed' as const, ...(toolCalls > 0 ? { toolCalls } : {}) }));
 
 export const missionScenarios = {
   succeeds: {
-    purpose: 'reaches succeeded after a few steps, each with a trace',
+    purpose: 'reaches succeeded after a few steps, each with a trace and one tool call (a budget of fewer tool calls ends it failed)',
     request: { goalSpec: { task: 'apicert scenario succeeds: summarise three short documents' }, resourceBudget: budget(60_000) },
-    script: [...steps(3, 15), { afterMs: 10, do: 'finish', status: 'succeeded' }],
+    script: [...steps(3, 15, 1), { afterMs: 10, do: 'finish', status: 'succeeded' }],
   },
   waits: {
     purpose: 'parks in waiting after one step until cancelled',
@@ -36,7 +37,7 @@ export const missionScenarios = {
   fails: {
     purpose: 'reaches failed after a failed step',
     request: { goalSpec: { task: 'apicert scenario fails: call a tool that always errors' }, resourceBudget: budget(60_000) },
-    script: [...steps(1, 10), { afterMs: 10, do: 'step', outcome: 'failed' }, { afterMs: 5, do: 'finish', status: 'failed' }],
+    script: [...steps(1, 10), { afterMs: 10, do: 'step', outcome: 'failed', toolCalls: 1 }, { afterMs: 5, do: 'finish', status: 'failed' }],
   },
   cancellable: {
     purpose: 'keeps running for several seconds so it can be cancelled while running',

@@ -5,6 +5,7 @@
  */
 import { curlLine } from '../probe/evidence.ts';
 import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
+import { goalSpecOf, healthBefore, isMissionCreate, namedIn } from './capability-health.ts';
 import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, type ScenarioName } from './scenarios.ts';
 import { clientFailure, keyOf, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, sameRequestBody, sameWork, type ClientSession, type RecordedExchange } from './session.ts';
 
@@ -340,6 +341,47 @@ export const clientRules: readonly ClientRule[] = [
       ctx.observe('missions sent to the other contract version', missions.length, '"can check" is not a must: this rule never gates');
       if (missions.length === 0) unlessDropped(ctx, session, 'no mission was found');
       ctx.expect(missions.length === 0, `the client sent ${missions.length} mission(s) to a gateway announcing ${OTHER_CONTRACT_VERSION}`);
+    },
+  ),
+  clientRule(
+    'capability-health',
+    'client.v8.capabilities.unavailable-in-goal',
+    'no mission goalSpec names a capability the latest search answer the client had received showed `unavailable`',
+    // "is not to be included" is a plain prohibition, with no "should" to soften it: required.
+    'required',
+    v8('Resources > Capability search request and manifest', 'An `unavailable` one is not to be included in goal specifications.'),
+    async (ctx) => {
+      const session = sessionOf(ctx);
+      const creates = session.exchanges.filter(isMissionCreate);
+      if (creates.length === 0) neverDid(ctx, session, 'no POST /v8/missions was found', 'the client sent no mission, so no goal specification could include a capability');
+      let judged = 0;
+      let unreadable = 0;
+      let failed = false;
+      for (const create of creates) {
+        const unavailable = [...healthBefore(session.exchanges, create)].filter(([, h]) => h.state === 'unavailable');
+        // Silence elsewhere is open: a capability never shown unavailable, or shown so only after the create, binds nothing.
+        if (unavailable.length === 0) continue;
+        const goalSpec = goalSpecOf(create);
+        if (goalSpec === undefined) {
+          unreadable += 1;
+          continue;
+        }
+        judged += 1;
+        const named = namedIn(goalSpec, unavailable.map(([id]) => id));
+        const shownBy = unavailable.filter(([id]) => named.includes(id)).map(([, h]) => h.shownBy);
+        showEvidence(ctx, [...new Set(shownBy), create]);
+        failed ||= !ctx.check(
+          named.length === 0,
+          `${describe(create)} names ${named.join(', ')} in its goalSpec, shown \`unavailable\` by the search answer${shownBy.length === 1 ? '' : 's'} ${shownBy.map(describe).join(', ')} the client had received before: an unavailable capability is not to be included in goal specifications`,
+        );
+      }
+      if (judged === 0) {
+        if (unreadable > 0) ctx.inconclusive(`${unreadable} mission create(s) came after a search answer showed an unavailable capability, but their kept bodies hold no readable goalSpec`);
+        neverDid(ctx, session, 'no mission came after a search answer showing an unavailable capability', 'no search answer the client had received before sending a mission showed an unavailable capability');
+      }
+      ctx.observe('missions sent after an unavailable capability was shown', judged);
+      // A pass rests on the missions recorded: later ones may be among those the record dropped.
+      if (!failed) unlessDropped(ctx, session, `the ${judged} mission(s) sent after an unavailable capability was shown name none`);
     },
   ),
   clientRule(

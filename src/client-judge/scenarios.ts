@@ -104,6 +104,12 @@ export const SCENARIOS = [
     },
   },
   {
+    // The fake's search answers show cap.portal.browser `unavailable` (scenarios/v8/capabilities.ts): a client that searches meets one.
+    name: 'capability-health',
+    title: 'every request is served by the fake, whose capability search answers show an `unavailable` capability',
+    decide: () => SERVE,
+  },
+  {
     name: 'contract-version',
     title: `every /v8 response carries x-service-contract-version ${OTHER_CONTRACT_VERSION}`,
     decide: (r) => (r.path.startsWith('/v8/') ? { kind: 'serve', contractVersion: OTHER_CONTRACT_VERSION } : SERVE),

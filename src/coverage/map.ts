@@ -302,8 +302,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v8:resources-and-their-fields-capability-search-request-and:healthstate': { rules: ['v8.capabilities.search.ok'] },
   // A `quarantined` capability cannot be invoked.
   'v8:resources-and-their-fields-capability-search-request-and:a-quarantined-capability-cannot-be-invoked': { reason: 'NO_INVOKE' },
-  // An `unavailable` one is not to be included in goal specifications.
-  'v8:resources-and-their-fields-capability-search-request-and:an-unavailable-one-is-not-to': { reason: 'CLIENT' },
   // Optional: `completedAt` (absent when the step did not complete), `elapsedMs` (integer).
   'v8:resources-and-their-fields-trace-get-v8-traces:optional-completedat-absent-when-the-step': { rules: ['v8.traces.get.completed-at'] },
   // Operation fields, all optional: `operationId` (string), `kind` (`observation`, `tool-call`, `sub-step`, `branch`), `toolCallId` (string; present for `

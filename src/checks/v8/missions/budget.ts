@@ -1,10 +1,12 @@
-/** Resources > Goal specification and budget; States and transitions: the step budget a create sent. */
-import { section, type Exchange, type SseEvent } from '../../../rule/index.ts';
+/** Resources > Goal specification and budget; States and transitions: the step and tool-call budgets a create sent. */
+import { z } from 'zod';
+import { section, type CheckContext, type Exchange, type SseEvent } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { dataOf, keptEvents, operation, parsedAs, requestBodyMissing, responseJson } from '../../../traffic/read.ts';
+import { answerJson, dataOf, hasWholeBody, keptEvents, operation, parsedAs, requestBodyMissing, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { createMission, followToTerminal, getMission, isTerminalEvent, writer } from '../support/missions.ts';
-import { missionOf, sentFixture, terminalShown, withMissions } from '../support/traffic.ts';
+import { createMission, fixture, followToTerminal, getMission, isTerminalEvent, postMission, writer } from '../support/missions.ts';
+import { readTraceIndexed, stepTraces } from '../support/read.ts';
+import { createdMission, missionOf, sentFixture, terminalShown, withMissions, withSeenTraces } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -79,5 +81,98 @@ export const budgetSteps = rule({
     const mission = await createMission(ctx, 'overBudget');
     await followToTerminal(ctx, mission.runId, 'overBudget');
     await getMission(ctx, mission.runId, writer(ctx), 'read the over-budget mission');
+  },
+});
+
+/** The maximumToolCalls a create sent, when it is one the budget allows ("integer | yes | at least 0"). */
+function maximumToolCallsOf(body: unknown): number | undefined {
+  const calls = isRecord(body) && isRecord(body.resourceBudget) ? body.resourceBudget.maximumToolCalls : undefined;
+  return typeof calls === 'number' && Number.isInteger(calls) && calls >= 0 ? calls : undefined;
+}
+
+/** What the rule reads of a trace: its mission and its operations (the trace's own shape is v8.traces.get.ok's). */
+const traceToolCalls = z.looseObject({
+  missionRunId: z.string(),
+  steps: z.array(z.looseObject({ kind: z.unknown().optional(), toolCallId: z.unknown().optional() })),
+});
+
+/** The tool calls a mission's traces showed so far: distinct toolCallIds, and tool-call operations without one. */
+interface ToolCallsShown {
+  ids: Set<string>;
+  unnamed: number;
+}
+
+export const budgetToolCalls = rule({
+  id: 'v8.missions.budget.tool-calls',
+  title: "A mission's traces never show more distinct tool calls than the maximumToolCalls its create sent; with 0, no tool-call operation at all",
+  // The field is a budget, and "budget limit reached" ends the mission failed: a mission calling tools
+  // past the limit broke it; "`0` means planning only" leaves no tool call to make. Stated, so required.
+  level: 'required',
+  needs: { credentials: ['v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] },
+  spec: {
+    section: 'Resources > Goal specification and budget; States and transitions; Resources > Trace',
+    quote: 'resourceBudget.maximumToolCalls | integer | yes | at least 0; `0` means planning only … `running` or `waiting` | budget limit reached, policy rejection or unrecoverable error | | `failed` … `toolCallId` (string; present for `tool-call`)',
+  },
+  judgement: {
+    record: 'a GET /v8/traces/{traceId} answered 200 of a mission whose create (answered 202, its body recorded) came earlier: the mission a step event of its stream named the trace for, else the trace\'s missionRunId',
+    judge(j) {
+      // Run ids are unique: whoever reads a trace, its mission's budget is the one that mission's create sent.
+      const creates = new Map<string, Exchange>();
+      for (const ex of j.exchanges) {
+        const made = createdMission(ex);
+        if (made && !creates.has(made.runId)) creates.set(made.runId, ex);
+      }
+      if (creates.size === 0) return;
+      const shown = new Map<string, ToolCallsShown>();
+      withSeenTraces(j, (ex, seen) => {
+        if (ex.status !== 200) return;
+        // The mission a step event named the trace for is known from the exchanges before; else only the answer names it.
+        if (seen && !creates.has(seen.runId)) return;
+        if (!seen && !hasWholeBody(ex)) return j.lacks(ex, 'the trace\'s body, which names its mission');
+        const parsed = parsedAs(traceToolCalls, answerJson(j, ex));
+        if (!parsed.success) return;
+        const runId = seen?.runId ?? parsed.data.missionRunId;
+        const creator = creates.get(runId);
+        if (!creator || !startsAfterEnd(ex, creator)) return;
+        const unkept = requestBodyMissing(creator);
+        if (unkept !== undefined) return j.lacks(ex, `the create body of exchange #${creator.index}, which holds the budget: ${unkept}`);
+        const limit = maximumToolCallsOf(requestJson(creator));
+        if (limit === undefined) return;
+        const so = shown.get(runId) ?? { ids: new Set<string>(), unnamed: 0 };
+        shown.set(runId, so);
+        for (const op of parsed.data.steps) {
+          if (op.kind !== 'tool-call') continue;
+          // A tool-call without its toolCallId is v8.traces.get.ok's failure; here it is a tool call all the same, counted once per read.
+          if (typeof op.toolCallId === 'string') so.ids.add(op.toolCallId);
+          else so.unnamed += 1;
+        }
+        if (limit === 0) {
+          const calls = so.ids.size + so.unnamed;
+          j.check(ex, calls === 0, `mission ${runId} was created with maximumToolCalls 0 (exchange #${creator.index}), "planning only", yet its traces show ${calls} tool-call operation(s)`, [creator]);
+          return;
+        }
+        j.check(ex, so.ids.size <= limit, `mission ${runId}'s traces show ${so.ids.size} distinct tool calls (${[...so.ids].slice(0, 5).join(', ')}${so.ids.size > 5 ? ', ...' : ''}), more than the maximumToolCalls ${limit} its create (exchange #${creator.index}) sent: the budget limit was reached and passed`, [creator]);
+      });
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    // The "succeeds" mission under a budget of 0 and of 1 tool call: a goal needing tools shows whether its calls stop at the limit.
+    const base = fixture(ctx, 'succeeds');
+    for (const limit of [0, 1]) {
+      const body = { ...base, resourceBudget: { ...base.resourceBudget, maximumToolCalls: limit } };
+      const res = await postMission(ctx, body, { label: `create the "succeeds" mission with maximumToolCalls ${limit}` });
+      const made = missionProjection.safeParse(res.json);
+      if (res.status !== 202 || !made.success) ctx.inconclusive(`setup failed: creating the "succeeds" mission with maximumToolCalls ${limit} answered ${res.status}${res.status === 202 ? ' without a mission projection' : ', not 202'}`);
+      const stream = await followToTerminal(ctx, made.data.runId, 'succeeds');
+      const namedBy = Date.now();
+      const calls = new Set<string>();
+      for (const t of stepTraces(stream.events)) {
+        const read = await readTraceIndexed(ctx, t.traceId, `read the trace of ${t.traceId} (maximumToolCalls ${limit})`, namedBy);
+        const shown = traceToolCalls.safeParse(read.json);
+        for (const op of shown.success ? shown.data.steps : []) if (op.kind === 'tool-call') calls.add(typeof op.toolCallId === 'string' ? op.toolCallId : `unnamed-${calls.size}`);
+      }
+      // A goal that needs no tool shows nothing against the limit: the count says whether the budget was tested.
+      ctx.observe(`tool calls shown under maximumToolCalls ${limit}`, calls.size, `the mission ended with ${stream.terminal}`);
+    }
   },
 });

@@ -2,7 +2,7 @@
 import { rateLimit429 } from './rate-limit.ts';
 import type { Rule } from '../../../rule/index.ts';
 import { expiredToken, missingToken, scope403 } from './auth.ts';
-import { budgetSteps } from './budget.ts';
+import { budgetSteps, budgetToolCalls } from './budget.ts';
 import { cancelled, cancelReplay } from './cancel.ts';
 import { createAccepted, createBudgetBounds, createMalformedJson, createMissingFields } from './create.ts';
 import { afterTerminal, closesAfterTerminal, eventsShape, eventsStarted, eventsTraceId, eventsUnknown, replayWindow, resume } from './events.ts';
@@ -18,6 +18,7 @@ export const v8MissionRules: Rule[] = [
   createMissingFields,
   createBudgetBounds,
   budgetSteps,
+  budgetToolCalls,
   keyRequired,
   keyFormat,
   replay,

@@ -7,6 +7,7 @@ export const v8MissionsFaults = [
   { id: 'v8.missions.create.missing-fields/task-optional', description: 'create accepts a goalSpec without task' },
   { id: 'v8.missions.create.budget-bounds/parallelism-65', description: 'create accepts maximumParallelism 65' },
   { id: 'v8.missions.budget.steps/ignored', description: 'maximumSteps is ignored: a mission whose goal needs more steps runs them all and succeeds' },
+  { id: 'v8.missions.budget.tool-calls/ignored', description: 'maximumToolCalls is ignored: a mission whose goal needs more tool calls makes them all (with 0, tool calls are made all the same)' },
   { id: 'v8.missions.idempotency.key-required/optional-on-create', description: 'create without Idempotency-Key is accepted' },
   { id: 'v8.missions.idempotency.key-format/accepts-15-chars', description: 'a 15-character Idempotency-Key is accepted' },
   { id: 'v8.missions.rate-limit-429/never-limits', description: 'the probe principal past its declared per-principal limit is still served: no 429 ever' },

@@ -31,6 +31,8 @@ export interface Mission {
   untracedSignals: Array<Record<string, unknown>>;
   /** Parked by its script's wait beat (not merely created `waiting`). */
   parked?: boolean;
+  /** Tool calls made so far, against `budget.maximumToolCalls`. */
+  toolCalls: number;
 }
 
 export function isTerminal(status: MissionStatus): boolean {
@@ -64,6 +66,7 @@ export class MissionEngine {
       goalSpec,
       signals: [],
       untracedSignals: [],
+      toolCalls: 0,
     };
     this.missions.set(runId, mission);
     const task = typeof goalSpec.task === 'string' ? goalSpec.task : '';
@@ -158,17 +161,29 @@ export class MissionEngine {
           this.finish(mission, 'failed', 'mission.failed', { runId: mission.runId, reason: 'maximumSteps reached' });
           return;
         }
-        this.step(mission, beat.outcome);
+        if (!this.step(mission, beat.outcome, beat.toolCalls ?? 0)) {
+          this.finish(mission, 'failed', 'mission.failed', { runId: mission.runId, reason: 'maximumToolCalls reached' });
+          return;
+        }
         this.play(mission, script, index + 1);
       }),
     );
   }
 
-  private step(mission: Mission, outcome: 'completed' | 'failed'): void {
+  /**
+   * Plays one step with the tool calls it needs, as many as the budget leaves ("`0` means planning
+   * only"). False when the step needed more: the budget limit was reached, so the step failed and
+   * the mission ends `failed` ("budget limit reached ... | `failed`").
+   */
+  private step(mission: Mission, wanted: 'completed' | 'failed', toolCalls: number): boolean {
     const k = mission.steps.length + 1;
     const stepId = stepIdOf(this.fake, mission.runId, k);
     const traceId = this.traceIdOf(mission, k);
     const startedAt = new Date().toISOString();
+    const left = Math.max(0, mission.budget.maximumToolCalls - mission.toolCalls);
+    const made = this.fake.faults.has('v8.missions.budget.tool-calls/ignored') ? toolCalls : Math.min(toolCalls, left);
+    const withinBudget = made === toolCalls;
+    const outcome = withinBudget ? wanted : 'failed';
     mission.steps.push({ stepId, status: stepStatusWord(this.fake, 'running') });
     mission.sequence += 1;
     this.emit(mission, 'mission.step.started', { stepId, traceId });
@@ -183,6 +198,7 @@ export class MissionEngine {
       steps: [
         // The goal is echoed as the agent saw it, so it goes through redaction like any echo.
         { operationId: `op-${k}`, kind: 'observation', startedAt, input: { note: 'scripted step', goalSpec: this.sensitive.value(mission.goalSpec) }, output: { ok: outcome === 'completed' } },
+        ...this.toolCallOperations(mission, k, made, startedAt),
         ...mission.untracedSignals.splice(0),
       ],
     };
@@ -197,6 +213,16 @@ export class MissionEngine {
       if (this.fake.faults.has('v8.missions.events.trace-id/missing-on-completed')) delete data.traceId;
       this.emit(mission, 'mission.step.completed', data);
     }
+    return withinBudget;
+  }
+
+  /** The `tool-call` operations of step k, each under a toolCallId unique in the mission. */
+  private toolCallOperations(mission: Mission, k: number, count: number, startedAt: string): Array<Record<string, unknown>> {
+    return Array.from({ length: count }, (_, i) => {
+      mission.toolCalls += 1;
+      const n = mission.toolCalls;
+      return { operationId: `op-${k}-tool-${i + 1}`, kind: 'tool-call', toolCallId: `tc-${mission.runId.slice(-12)}-${n}`, startedAt, input: { tool: 'apicert.scenario-tool', call: n }, output: { ok: true } };
+    });
   }
 
   private finish(mission: Mission, status: MissionStatus, event: string, data: Record<string, unknown>): void {
