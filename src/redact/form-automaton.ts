@@ -55,14 +55,19 @@ function gramAt(text: string, at: number): number {
 
 export class FormAutomaton {
   readonly forms: AutomatonForm[] = [];
-  private readonly len: number[] = [0];
-  private readonly link: number[] = [NONE];
+  /*
+   * Per state, in typed arrays grown by doubling: a recording's secrets make some 140k states, and
+   * pushing each onto seven plain arrays cost more than the rest of building them.
+   */
+  private states = 1;
+  private len: Int32Array = Int32Array.of(0);
+  private link: Int32Array = Int32Array.of(NONE);
   /** Form index and (exclusive) end position of the first occurrence of each state's strings. */
-  private readonly formOf: number[] = [NONE];
-  private readonly endOf: number[] = [0];
+  private formOf: Int32Array = Int32Array.of(NONE);
+  private endOf: Int32Array = Int32Array.of(0);
   /** The first transition inline (most states have one), the others in a map. */
-  private readonly firstChar: number[] = [NONE];
-  private readonly firstNext: number[] = [NONE];
+  private firstChar: Int32Array = Int32Array.of(NONE);
+  private firstNext: Int32Array = Int32Array.of(NONE);
   /** The other transitions' codes per state (for copying a state), and the transitions themselves in one open-addressing table. */
   private readonly moreCodes: Array<number[] | undefined> = [undefined];
   private table = new Int32Array(0);
@@ -148,14 +153,32 @@ export class FormAutomaton {
   }
 
   private newState(len: number, link: number, form: number, end: number): number {
-    this.len.push(len);
-    this.link.push(link);
-    this.formOf.push(form);
-    this.endOf.push(end);
-    this.firstChar.push(NONE);
-    this.firstNext.push(NONE);
-    this.moreCodes.push(undefined);
-    return this.len.length - 1;
+    const state = this.states;
+    if (state === this.len.length) this.growStates();
+    this.states = state + 1;
+    this.len[state] = len;
+    this.link[state] = link;
+    this.formOf[state] = form;
+    this.endOf[state] = end;
+    this.firstChar[state] = NONE;
+    this.firstNext[state] = NONE;
+    this.moreCodes[state] = undefined;
+    return state;
+  }
+
+  private growStates(): void {
+    const size = Math.max(1024, this.len.length * 2);
+    const grown = (old: Int32Array): Int32Array => {
+      const out = new Int32Array(size);
+      out.set(old);
+      return out;
+    };
+    this.len = grown(this.len);
+    this.link = grown(this.link);
+    this.formOf = grown(this.formOf);
+    this.endOf = grown(this.endOf);
+    this.firstChar = grown(this.firstChar);
+    this.firstNext = grown(this.firstNext);
   }
 
   private cloneOf(q: number, len: number): number {
@@ -218,7 +241,7 @@ export class FormAutomaton {
 
   /** Which whole forms end in each state, and in its suffix links; O(states + forms' length), once per batch of additions. */
   private rebuild(): void {
-    const states = this.len.length;
+    const states = this.states;
     const own = new Int32Array(states).fill(NONE);
     const chain = new Int32Array(states).fill(NONE);
     for (let f = 0; f < this.forms.length; f += 1) {

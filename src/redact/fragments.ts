@@ -186,9 +186,10 @@ export class SpelledProfile implements StretchJudge {
   /** Per position of the form: where in the secret the last character whose spelling ends at or before it ends. */
   private readonly endBy: Int32Array;
 
-  constructor(text: string, secret: string, spelling: { secretEnds: readonly number[]; formEnds: readonly number[] }) {
+  /** `secret` may be the profile of the secret itself, shared by its several spellings. */
+  constructor(text: string, secret: string | FormProfile, spelling: { secretEnds: readonly number[]; formEnds: readonly number[] }) {
     this.text = text;
-    this.secret = new FormProfile(secret);
+    this.secret = typeof secret === 'string' ? new FormProfile(secret) : secret;
     const n = text.length;
     this.startFrom = new Int32Array(n + 1);
     this.endBy = new Int32Array(n + 1);
@@ -198,7 +199,7 @@ export class SpelledProfile implements StretchJudge {
     let k = 0;
     for (let i = 0; i <= n; i += 1) {
       while (k < formEnds.length && starts(formEnds, k) < i) k += 1;
-      this.startFrom[i] = k < formEnds.length ? starts(secretEnds, k) : secret.length;
+      this.startFrom[i] = k < formEnds.length ? starts(secretEnds, k) : this.secret.text.length;
     }
     let e = 0;
     for (let i = 0; i <= n; i += 1) {

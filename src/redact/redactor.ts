@@ -141,8 +141,9 @@ export class Redactor {
       this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token in what the target sent, never in apicert's own words; use secrets of ${SHORT_SECRET} characters or more`);
       return;
     }
+    let secretProfile: FormProfile | undefined;
     for (const { text, spelling } of secretForms(value, label !== TARGET_ISSUED_SESSION)) {
-      const profile = spelling ? new SpelledProfile(text, value, spelling) : new FormProfile(text);
+      const profile = spelling ? new SpelledProfile(text, (secretProfile ??= new FormProfile(value)), spelling) : new FormProfile(text);
       if (label === TARGET_ISSUED_SESSION && text.length >= SECRET_RUN) {
         this.wholeOnly.add(text, label, profile);
         continue;
