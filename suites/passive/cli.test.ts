@@ -3,32 +3,14 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
+import { apicert } from '../support/in-process-cli.ts';
 import { until } from '../support/bounded.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake } from '../../src/fake/server.ts';
 
 const BIN = new URL('../../bin/apicert.js', import.meta.url).pathname;
 
-/** The CLI in this process (a child Node per call costs seconds); only the signal test needs a child. */
-async function apicert(...args: string[]): Promise<{ code: number | undefined; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
-  process.exitCode = undefined;
-  try {
-    await main(['node', 'apicert', ...args]);
-    return { code: typeof process.exitCode === 'number' ? process.exitCode : 0, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.exitCode = undefined;
-    log.mockRestore();
-    error.mockRestore();
-    stderr.mockRestore();
-  }
-}
 
 interface PassiveReport {
   run: { mode?: string; requests: number; allowUntestable: boolean };

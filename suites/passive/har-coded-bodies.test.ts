@@ -14,31 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
+import { apicert } from '../support/in-process-cli.ts';
 import { exchangeOfEntry, harEntryOf, readHar, type RecordedBytes } from '../../src/passive/har.ts';
 import { recordingHiding } from '../../src/passive/judge.ts';
 import { exchangeOfBytes } from '../../src/passive/proxy.ts';
 import { HarRecorder, hiddenHar, writeHar } from '../../src/passive/recorder.ts';
 
-/** The CLI in this process, as suites/passive/cli.test.ts runs it. */
-async function apicert(...args: string[]): Promise<{ code: number | undefined; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
-  const error = vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
-  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (err.push(String(chunk)), true));
-  process.exitCode = undefined;
-  try {
-    await main(['node', 'apicert', ...args]);
-    return { code: typeof process.exitCode === 'number' ? process.exitCode : 0, out: out.join('\n'), err: err.join('\n') };
-  } finally {
-    process.exitCode = undefined;
-    log.mockRestore();
-    error.mockRestore();
-    stderr.mockRestore();
-  }
-}
 
 type NameValue = { name: string; value: string };
 interface Content {
