@@ -54,15 +54,29 @@ export function namesId(text: string, id: string): boolean {
   return false;
 }
 
-/** Every string a JSON value holds, keys included: a goalSpec is opaque, so a capability may be named anywhere in it. */
-function stringsIn(value: unknown, out: string[] = [], depth = 0): string[] {
+/**
+ * Keys under which a goalSpec lists what the goal must leave out: naming an unavailable capability
+ * there is doing what the sentence asks, not including it.
+ */
+const LEAVES_OUT = /avoid|exclu|deny|disallow|block|forbid|without|except|skip|unavailable/i;
+
+/**
+ * The strings of a goalSpec, split by how they name things. `references`: a whole string value, or a
+ * key, outside any leaving-out key: where a goal includes a capability by its id. `prose`: every string
+ * value, for a mention inside text, which a capability id of plain words (`email`; "capabilityId |
+ * string | stable unique id" sets no format) may be without naming the capability.
+ */
+function stringsIn(value: unknown, out: { references: string[]; prose: string[] } = { references: [], prose: [] }, depth = 0, leftOut = false): { references: string[]; prose: string[] } {
   if (depth > 64) return out;
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const v of value) stringsIn(v, out, depth + 1);
+  if (typeof value === 'string') {
+    if (!leftOut) out.references.push(value.trim());
+    out.prose.push(value);
+  } else if (Array.isArray(value)) for (const v of value) stringsIn(v, out, depth + 1, leftOut);
   else if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
-      out.push(k);
-      stringsIn(v, out, depth + 1);
+      const out_ = leftOut || LEAVES_OUT.test(k);
+      if (!out_) out.references.push(k.trim());
+      stringsIn(v, out, depth + 1, out_);
     }
   }
   return out;
@@ -74,10 +88,20 @@ export function goalSpecOf(ex: RecordedExchange): unknown {
   return body.ok && isRecord(body.value) && 'goalSpec' in body.value ? body.value.goalSpec : undefined;
 }
 
-/** The ids of `ids` the goalSpec names. */
-export function namedIn(goalSpec: unknown, ids: Iterable<string>): string[] {
+/**
+ * The ids of `ids` the goalSpec includes (`named`: a string value or a key equal to the id, outside a
+ * list of what to leave out), and those only mentioned in its text (`mentioned`: a token of a longer
+ * string, or under a leaving-out key), which may be words of the goal rather than the capability.
+ */
+export function namedIn(goalSpec: unknown, ids: Iterable<string>): { named: string[]; mentioned: string[] } {
   const strings = stringsIn(goalSpec);
-  return [...ids].filter((id) => strings.some((s) => namesId(s, id)));
+  const named: string[] = [];
+  const mentioned: string[] = [];
+  for (const id of ids) {
+    if (strings.references.includes(id)) named.push(id);
+    else if (strings.prose.some((s) => namesId(s, id)) || strings.references.some((s) => namesId(s, id))) mentioned.push(id);
+  }
+  return { named, mentioned };
 }
 
 /**

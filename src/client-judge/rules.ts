@@ -346,7 +346,7 @@ export const clientRules: readonly ClientRule[] = [
   clientRule(
     'capability-health',
     'client.v8.capabilities.unavailable-in-goal',
-    'no mission goalSpec names a capability the latest search answer the client had received showed `unavailable`',
+    'no mission goalSpec includes by its id (a string value or key equal to it) a capability the latest search answer the client had received showed `unavailable`',
     // "is not to be included" is a plain prohibition, with no "should" to soften it: required.
     'required',
     v8('Resources > Capability search request and manifest', 'An `unavailable` one is not to be included in goal specifications.'),
@@ -367,7 +367,9 @@ export const clientRules: readonly ClientRule[] = [
           continue;
         }
         judged += 1;
-        const named = namedIn(goalSpec, unavailable.map(([id]) => id));
+        const { named, mentioned } = namedIn(goalSpec, unavailable.map(([id]) => id));
+        // A mention in the goal's words (an id of plain words, or a list of what to leave out) may not include the capability: recorded.
+        if (mentioned.length > 0) ctx.observe(`${describe(create)} mentions, without including by id, capabilities shown unavailable`, mentioned);
         const shownBy = unavailable.filter(([id]) => named.includes(id)).map(([, h]) => h.shownBy);
         showEvidence(ctx, [...new Set(shownBy), create]);
         failed ||= !ctx.check(

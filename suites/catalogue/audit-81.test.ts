@@ -147,3 +147,14 @@ describe('audit-81 #2: whitespace around header values (RFC 9110 §5.5)', () => 
     expect(verdicts(journal(400, '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad header"}}', 'application/json'))).toEqual([false]);
   });
 });
+
+describe('a 304 is a final answer, not a redirect (audit-84 D3)', () => {
+  it('RFC 9110 15.4.5: a 304 to a conditional request is judged as an answer, never lacked as a redirect', async () => {
+    const { isRedirect, judgeAnswer } = await import('../../src/checks/generated/judgement.ts');
+    expect(isRedirect(304)).toBe(false);
+    expect(isRedirect(307)).toBe(true);
+    const sent = { method: 'GET', path: '/v8/missions/x', headers: { 'if-none-match': '*' }, credential: null } as Parameters<typeof judgeAnswer>[0];
+    const judged = judgeAnswer(sent, { kind: 'open', why: 'a condition' } as Parameters<typeof judgeAnswer>[1], { status: 304, headers: {}, contentType: '', json: undefined, text: '' });
+    expect(judged.unjudged).toBeUndefined();
+  });
+});

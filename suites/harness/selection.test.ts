@@ -117,7 +117,8 @@ describe('together with --surface, --rules and the request budget', () => {
       maxFailures: 5,
       faults: [SEQUENCE, SERVER_ERROR],
       seed: 3,
-      adjustEmbeddedProfile: (p) => ({ ...p, safety: { ...p.safety, requestBudget: 30 } }),
+      // Enough for the v8.missions.get rules the faults break to fail before the budget starves the rest (each new missions rule ahead of them in the catalogue takes some).
+      adjustEmbeddedProfile: (p) => ({ ...p, safety: { ...p.safety, requestBudget: 45 } }),
     });
     expect(report.excluded?.map((e) => e.id)).toEqual(['v8.missions.lifecycle.model']);
     // Every rule of the selection is reported, those the limit stopped too, and no other.
@@ -125,7 +126,7 @@ describe('together with --surface, --rules and the request budget', () => {
     expect(selected.length).toBeGreaterThan(0);
     expect(selected.every((id) => id.startsWith('v8.missions.') && !id.startsWith('v8.missions.lifecycle.'))).toBe(true);
     expect(report.rules.map((r) => r.id).sort()).toEqual(selected.sort());
-    expect(report.run.requests).toBeLessThanOrEqual(30);
+    expect(report.run.requests).toBeLessThanOrEqual(45);
     expect(report.summary.gate).toBe('fail');
     const starved = report.rules.filter((r) => r.verdict === 'inconclusive' || r.verdict === 'untestable');
     expect(starved.length).toBeGreaterThan(0);

@@ -31,11 +31,24 @@ describe('client.v8.capabilities.unavailable-in-goal over hand-made logs', () =>
     return result!;
   };
 
-  it('a goalSpec naming a capability an earlier search answer showed unavailable fails, wherever in the goalSpec it is named', async () => {
-    for (const goalSpec of [{ task: 'read the portal', capabilities: ['cap.docs.search', 'cap.portal.browser'] }, { task: 'read the portal with cap.portal.browser.' }, { task: 't', tools: { 'cap.portal.browser': { mode: 'read' } } }]) {
+  it('a goalSpec including by id (a value or a key) a capability an earlier search answer showed unavailable fails, wherever in the goalSpec', async () => {
+    for (const goalSpec of [{ task: 'read the portal', capabilities: ['cap.docs.search', 'cap.portal.browser'] }, { task: 't', tools: { 'cap.portal.browser': { mode: 'read' } } }, { task: 't', plan: [{ use: ' cap.portal.browser ' }] }]) {
       const result = await verdictOf([search(0, UNAVAILABLE), create(1, goalSpec)]);
       expect(result.verdict, result.reason).toBe('fail');
       expect(result.reason).toMatch(/names cap\.portal\.browser in its goalSpec, shown `unavailable` by the search answer #0/);
+    }
+  });
+
+  it('an id only mentioned in the goal\'s words, or listed as what to leave out, is recorded, not failed (audit-84 D2: "capabilityId | string | stable unique id" sets no format, so `email` may be one)', async () => {
+    const words = [{ capabilityId: 'email', healthState: 'unavailable' }];
+    for (const [shown, goalSpec] of [
+      [UNAVAILABLE, { task: 'read the portal with cap.portal.browser.' }],
+      [UNAVAILABLE, { task: 't', avoidCapabilities: ['cap.portal.browser'] }],
+      [words, { task: 'Send the weekly report by email to the team' }],
+    ] as const) {
+      const result = await verdictOf([search(0, shown), create(1, goalSpec)]);
+      expect(result.verdict, result.reason).toBe('pass');
+      expect(JSON.stringify(result.observations)).toMatch(/mentions, without including by id/);
     }
   });
 

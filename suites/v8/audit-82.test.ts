@@ -51,10 +51,12 @@ function ex(method: string, path: string, status: number, options: { body?: unkn
 const create = (b: unknown, runId = RUN, extra: { requestBodyMissing?: string } = {}) => ex('POST', '/v8/missions', 202, { body: b, answer: { runId, status: 'running', sequence: 1, steps: [] }, ...extra });
 const op = (kind: string, toolCallId?: string) => ({ operationId: `op-${kind}-${toolCallId ?? 'x'}`, kind, ...(toolCallId !== undefined ? { toolCallId } : {}) });
 const traceRead = (traceId: string, ops: unknown[], runId = RUN) => ex('GET', `/v8/traces/${traceId}`, 200, { answer: { traceId, missionRunId: runId, stepId: `step-${traceId}`, startedAt: '2026-01-01T00:00:00Z', steps: ops } });
-const stepStream = (runId: string, traceIds: string[]) =>
+const stepStream = (runId: string, traceIds: string[], terminal = 'mission.failed') =>
   ex('GET', `/v8/missions/${runId}/events`, 200, {
-    events: [`id: c0\nevent: mission.started\ndata: {}\n\n`, ...traceIds.map((t, i) => `id: c${i + 1}\nevent: mission.step.started\ndata: ${JSON.stringify({ stepId: `step-${t}`, traceId: t })}\n\n`), `id: cz\nevent: mission.failed\ndata: {}\n\n`],
+    events: [`id: c0\nevent: mission.started\ndata: {}\n\n`, ...traceIds.map((t, i) => `id: c${i + 1}\nevent: mission.step.started\ndata: ${JSON.stringify({ stepId: `step-${t}`, traceId: t })}\n\n`), `id: cz\nevent: ${terminal}\ndata: {}\n\n`],
   });
+/** A read showing the mission ended `status`. */
+const ended = (status: 'succeeded' | 'failed' | 'cancelled', runId = RUN) => ex('GET', `/v8/missions/${runId}`, 200, { answer: { runId, status, sequence: 9, steps: [] } });
 
 async function judged(exchanges: Exchange[]) {
   const indexed = exchanges.map((e, index) => ({ ...e, index }));
@@ -69,15 +71,24 @@ describe('v8.missions.budget.tool-calls on recordings', () => {
     expect(result.verdict, result.reason).toBe('pass');
   });
 
-  it('traces of one mission showing more distinct toolCallIds than maximumToolCalls fail, counted across its traces', async () => {
-    const result = await judged([create(body(1)), traceRead('t1', [op('tool-call', 'tc-1')]), traceRead('t2', [op('tool-call', 'tc-2')])]);
+  it('a mission whose traces show more distinct toolCallIds than maximumToolCalls, counted across its traces, fails when it went on to succeed', async () => {
+    const result = await judged([create(body(1)), traceRead('t1', [op('tool-call', 'tc-1')]), traceRead('t2', [op('tool-call', 'tc-2')]), ended('succeeded')]);
     expect(result.verdict, result.reason).toBe('fail');
-    expect(result.reason).toMatch(/shows? 2 distinct tool calls .*more than the maximumToolCalls 1/);
+    expect(result.reason).toMatch(/show 2 distinct tool calls .*more than the maximumToolCalls 1.*ended succeeded/);
   });
 
-  it('with maximumToolCalls 0 ("planning only") a single tool-call operation fails, with or without its toolCallId', async () => {
+  it('a call past the limit that the runtime refused and recorded, the mission ending failed, is the budget limit reached: pass (audit-84 D1); with no end shown, untestable', async () => {
+    const refused = { ...op('tool-call', 'tc-2'), output: { error: 'refused: maximumToolCalls reached; tool not invoked' } };
+    const failed = await judged([create(body(1)), traceRead('t1', [op('tool-call', 'tc-1'), refused]), ended('failed')]);
+    expect(failed.verdict, failed.reason).toBe('pass');
+    const open = await judged([create(body(1)), traceRead('t1', [op('tool-call', 'tc-1'), refused])]);
+    expect(open.verdict, open.reason).toBe('untestable');
+    expect(open.reason).toMatch(/the end of mission/);
+  });
+
+  it('with maximumToolCalls 0 ("planning only") a single tool-call operation fails a mission that succeeded, with or without its toolCallId', async () => {
     for (const call of [op('tool-call', 'tc-1'), op('tool-call')]) {
-      const result = await judged([create(body(0)), traceRead('t1', [op('observation'), call])]);
+      const result = await judged([create(body(0)), traceRead('t1', [op('observation'), call]), ended('succeeded')]);
       expect(result.verdict, result.reason).toBe('fail');
       expect(result.reason).toMatch(/maximumToolCalls 0 .*planning only/);
     }
@@ -95,7 +106,7 @@ describe('v8.missions.budget.tool-calls on recordings', () => {
 
   it('the mission a step event named the trace for is the one judged, decided from the exchanges before the read', async () => {
     // The answer names another mission (v8.traces.get.ok's failure); the stream that named the trace says whose budget holds.
-    const result = await judged([create(body(0)), create(body(5), OTHER_RUN), stepStream(RUN, ['t1']), traceRead('t1', [op('tool-call', 'tc-1')], OTHER_RUN)]);
+    const result = await judged([create(body(0)), create(body(5), OTHER_RUN), stepStream(RUN, ['t1'], 'mission.completed'), traceRead('t1', [op('tool-call', 'tc-1')], OTHER_RUN)]);
     expect(result.verdict, result.reason).toBe('fail');
   });
 

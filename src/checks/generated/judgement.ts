@@ -152,9 +152,12 @@ function notImplemented(sent: SentRequest, status: number): boolean {
  * A 3xx: RFC 9110 §15.4 makes it a legal answer to some requests, but not the final answer a case's
  * expectation judges. apicert does not follow it, so what it lacks is the answer: every rule that
  * would judge the case lacks it (`j.lacks`), and a run whose cases were all redirected is never a pass.
+ * A 304 is none: it is the final answer to a conditional request ("would have resulted in a 200 (OK)
+ * response if it were not for the fact that the condition evaluated to false", RFC 9110 §15.4.5),
+ * with nothing to follow, and is judged as an answer.
  */
 export function isRedirect(status: number): boolean {
-  return status >= 300 && status < 400;
+  return status >= 300 && status < 400 && status !== 304;
 }
 
 /** The Location as a report may show it: origin and path only (a query or fragment may carry a token), clipped. */

@@ -104,9 +104,11 @@ interface ToolCallsShown {
 
 export const budgetToolCalls = rule({
   id: 'v8.missions.budget.tool-calls',
-  title: "A mission's traces never show more distinct tool calls than the maximumToolCalls its create sent; with 0, no tool-call operation at all",
+  title: "A mission whose traces show more distinct tool calls than the maximumToolCalls its create sent (with 0, any) does not go on to succeed: reaching the budget limit ends it failed",
   // The field is a budget, and "budget limit reached" ends the mission failed: a mission calling tools
-  // past the limit broke it; "`0` means planning only" leaves no tool call to make. Stated, so required.
+  // past the limit and succeeding broke it; "`0` means planning only" leaves no tool call to make. Stated,
+  // so required. No sentence says a trace shows only the calls that ran: a runtime may record the call it
+  // refused at the limit (an id the model asked for) and end the mission failed, which is the table's row.
   level: 'required',
   needs: { credentials: ['v8:holding:traces:read'], fixtures: ['v8.missions.succeeds'] },
   spec: {
@@ -123,6 +125,13 @@ export const budgetToolCalls = rule({
         if (made && !creates.has(made.runId)) creates.set(made.runId, ex);
       }
       if (creates.size === 0) return;
+      // How each mission was shown to end, wherever in the journal: over the limit, only `failed` is the budget's ending.
+      const ends = new Map<string, string>();
+      for (const ex of j.exchanges) {
+        const end = terminalShown(ex);
+        const runId = missionOf(ex);
+        if (end && runId !== undefined && !ends.has(runId)) ends.set(runId, end.status);
+      }
       const shown = new Map<string, ToolCallsShown>();
       withSeenTraces(j, (ex, seen) => {
         if (ex.status !== 200) return;
@@ -146,12 +155,21 @@ export const budgetToolCalls = rule({
           if (typeof op.toolCallId === 'string') so.ids.add(op.toolCallId);
           else so.unnamed += 1;
         }
-        if (limit === 0) {
-          const calls = so.ids.size + so.unnamed;
-          j.check(ex, calls === 0, `mission ${runId} was created with maximumToolCalls 0 (exchange #${creator.index}), "planning only", yet its traces show ${calls} tool-call operation(s)`, [creator]);
+        const calls = limit === 0 ? so.ids.size + so.unnamed : so.ids.size;
+        if (calls <= limit) {
+          j.check(ex, true, `mission ${runId}'s traces show ${calls} tool call(s), within its maximumToolCalls ${limit}`);
           return;
         }
-        j.check(ex, so.ids.size <= limit, `mission ${runId}'s traces show ${so.ids.size} distinct tool calls (${[...so.ids].slice(0, 5).join(', ')}${so.ids.size > 5 ? ', ...' : ''}), more than the maximumToolCalls ${limit} its create (exchange #${creator.index}) sent: the budget limit was reached and passed`, [creator]);
+        const over = limit === 0 ? `was created with maximumToolCalls 0 (exchange #${creator.index}), "planning only", and its traces show ${calls} tool-call operation(s)` : `'s traces show ${calls} distinct tool calls (${[...so.ids].slice(0, 5).join(', ')}${calls > 5 ? ', ...' : ''}), more than the maximumToolCalls ${limit} its create (exchange #${creator.index}) sent`;
+        const end = ends.get(runId);
+        // The call past the limit may be one the runtime refused and recorded: the mission's end tells.
+        if (end === undefined) return j.lacks(ex, `the end of mission ${runId}, whose traces show more tool calls than its budget: ending failed, the budget limit was reached; going on to succeed, it was passed`);
+        if (end === 'cancelled') {
+          // "`maximumElapsedMs` elapses | regardless of step and tool-call counts | `cancelled`", and a cancel may come first: not the budget's ending.
+          j.observe('mission over its tool-call budget ended', 'cancelled', 'the time limit or a cancel may have ended it before the budget limit did');
+          return;
+        }
+        j.check(ex, end === 'failed', `mission ${runId}${over}, and it ended ${end}: reaching the budget limit ends a mission failed`, [creator]);
       });
     },
   },
