@@ -50,7 +50,8 @@ export const parseError = rule({
         if (bodyJson(ex, 'request', ex.requestBody) !== undefined) continue;
         // Near-JSON (a trailing comma) a parser's extension may read is open, as the generated rules judge it.
         if (mcpExtensionMayRead(ex.requestBody)) continue;
-        const answered = answeredResponses(j, ex);
+        // Its error may come later on a stream its reader stopped (no id to wait for: the probe reads until the server ends it).
+        const answered = answeredResponses(j, ex, 'one');
         if (!answered) continue;
         const found = answered.find((m) => 'error' in m);
         const error = errorOf(found);
@@ -84,7 +85,7 @@ export const invalidRequest = rule({
         // As for parse-error: a refusal of the transport (Accept, session) may come before the message is read.
         if (!sentAsClientsMust(ex) || !sessions.inOpenSession(ex)) continue;
         const what = isRecord(sent) ? `a message ${JSON.stringify(sent).slice(0, 80)}` : `a bare ${typeof sent}`;
-        const answered = answeredResponses(j, ex);
+        const answered = answeredResponses(j, ex, 'one');
         if (!answered) continue;
         const found = answered.find((m) => 'error' in m);
         const error = errorOf(found);
@@ -125,7 +126,7 @@ export const methodNotFound = rule({
         if (!calls || ex.status === undefined || !sessions.inOperatingSession(ex)) continue;
         const unknown = calls.filter((m) => isRequestMessage(m) && mcpOperation(String(m.method)) === 'mcp.unknown-method');
         if (unknown.length === 0) continue;
-        const answered = answeredResponses(j, ex);
+        const answered = answeredResponses(j, ex, unknown.map((m) => m.id));
         if (!answered) continue;
         for (const m of unknown) {
           const method = String(m.method).slice(0, 60);
@@ -164,7 +165,7 @@ export const invalidParams = rule({
             j.lacks(ex, 'the InitializeResult of its session (whether the server declared tools)');
             continue;
           }
-          const answered = answeredResponses(j, ex);
+          const answered = answeredResponses(j, ex, [m.id]);
           if (!answered) continue;
           const reply = answered.find((r) => r.id === m.id);
           const code = errorOf(reply)?.code;

@@ -31,7 +31,7 @@ export const initializeResultRule = rule({
         const init = openingInitialize(ex);
         if (!init || askedVersion(ex) !== MCP_REVISION || ex.status === undefined) continue;
         if (!j.check(ex, ex.status === 200, `initialize was answered HTTP ${ex.status}, expected 200`)) continue;
-        const answered = answeredResponses(j, ex);
+        const answered = answeredResponses(j, ex, [init.id]);
         if (!answered) continue;
         const message = answered.find((m) => m.id === init.id);
         if (!j.check(ex, message !== undefined, 'initialize was answered without a response carrying its id') || !message) continue;
@@ -53,7 +53,7 @@ function eachInitialize(j: Judge, wanted: (version: string) => boolean, judge: (
     const init = openingInitialize(ex);
     const asked = askedVersion(ex);
     if (!init || asked === undefined || !wanted(asked) || ex.status === undefined) continue;
-    const answered = answeredResponses(j, ex);
+    const answered = answeredResponses(j, ex, [init.id]);
     if (!answered) continue;
     judge(ex, asked, answered.find((m) => m.id === init.id));
   }

@@ -8,7 +8,7 @@ import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from '../../../contract/mcp/t
 import { requestJson } from '../../../traffic/read.ts';
 import { initializeOnce, isObject, newRequestId, postMcp, request, withSession } from '../support/session.ts';
 import { askedVersion, SessionHistory } from '../support/session-history.ts';
-import { answeredResponses, isRequestMessage, ordinaryMcpPosts, wellFormedCalls } from '../support/traffic.ts';
+import { answeredResponses, isRequestMessage, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 
 const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
 
@@ -37,7 +37,7 @@ export const protocolVersionHeader = rule({
           continue;
         }
         if (!sessions.inOperatingSession(ex)) continue;
-        const answered = answeredResponses(j, ex);
+        const answered = answeredResponses(j, ex, [ping.id]);
         if (!answered) continue;
         // Revision 2025-03-26 has no such header, so a server speaking it cannot require one.
         // Its one response; whether it carries the ping's id is mcp.jsonrpc.id-echoed's to judge.
@@ -72,7 +72,7 @@ export const batchingLater = rule({
         const asked = ex.requestHeaders[SESSION_HEADER] === undefined ? askedVersion(ex) : undefined;
         if (asked === LATER_REVISION) {
           const id = (wellFormedCalls(ex) ?? []).find((m) => m.method === 'initialize')?.id;
-          const answered = answeredResponses(j, ex);
+          const answered = answeredResponses(j, ex, id === undefined ? undefined : [id]);
           if (!answered) continue;
           const message = answered.find((m) => id !== undefined && m.id === id);
           j.check(ex, ex.status === 200 && message !== undefined, `initialize asking for ${LATER_REVISION} was answered HTTP ${ex.status} without a response`);
@@ -82,7 +82,8 @@ export const batchingLater = rule({
         const header = ex.requestHeaders[PROTOCOL_VERSION_HEADER];
         const batch = requestJson(ex);
         if (header !== undefined && header > MCP_REVISION && Array.isArray(batch) && batch.length > 0) {
-          const answered = answeredResponses(j, ex);
+          // A count read off a stream its reader stopped before each request's response is no count of the answer.
+          const answered = answeredResponses(j, ex, (sentMessages(ex) ?? []).filter(isRequestMessage).map((m) => m.id));
           if (answered) j.observe(`batch of ${batch.length} in a ${header} session`, { status: ex.status, responses: answered.length }, `revision ${LATER_REVISION} removed batching`);
         }
       }

@@ -7,7 +7,7 @@ import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import type { Credential, Profile } from '../../../profile/schema.ts';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
-import { bodyJson, bodyMissing, eventsOf, exchangeFact, isEventStream, journalFact, requestJson } from '../../../traffic/read.ts';
+import { bodyJson, bodyMissing, eventsOf, exchangeFact, isEventStream, journalFact, readerStoppedStream, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import { DEFAULT_MCP_PATH } from './session.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
@@ -51,10 +51,18 @@ export function sentMessages(ex: Exchange): Message[] | undefined {
 }
 
 /**
- * The JSON-RPC responses an answer carried: its JSON body, or the data of each event of its
- * stream (every event read, whole). Undefined, after telling `j`, when the answer is not there.
+ * The responses a rule needs of an answer: those carrying these request ids (compared by value and
+ * type), or (`'one'`) any one response, for input whose id a server cannot read (a parse error's).
  */
-export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined {
+export type Owed = readonly unknown[] | 'one';
+
+/**
+ * The JSON-RPC responses an answer carried: its JSON body, or the data of each event of its
+ * stream (every event read, whole). Undefined, after telling `j`, when the answer is not there, or
+ * when a response `owed` names (those the rule's judgement needs) is still owed on a stream its
+ * reader stopped first (`stillOwed`). Without `owed`, what was read is all the rule judges.
+ */
+export function answeredResponses(j: Judge, ex: Exchange, owed?: Owed): Message[] | undefined {
   const missing = isEventStream(ex) && ex.events !== undefined && ex.streamEnd !== 'aborted' ? undefined : bodyMissing(ex);
   if (missing !== undefined) {
     j.lacks(ex, `the answer's JSON-RPC messages: ${missing}`);
@@ -62,7 +70,26 @@ export function answeredResponses(j: Judge, ex: Exchange): Message[] | undefined
   }
   // Some fourteen rules read each answer's messages: parsed once per answer while what they are read from (its events, else its body) stands.
   const stream = isEventStream(ex);
-  return [...exchangeFact(ex, stream ? streamResponses : bodyResponses, stream ? eventsOf(ex) : ex.responseBody)];
+  const responses = [...exchangeFact(ex, stream ? streamResponses : bodyResponses, stream ? eventsOf(ex) : ex.responseBody)];
+  return owed !== undefined && stillOwed(j, ex, responses, owed) ? undefined : responses;
+}
+
+/**
+ * Whether a response `owed` names has not come on an SSE answer its reader stopped before its
+ * server ended it (apicert's stream timeout, a byte or event bound, a client letting go): telling
+ * `j` it lacks it. The stream may carry it yet ("The server SHOULD NOT close the SSE stream before
+ * sending all JSON-RPC responses"), so its absence is not read as a missing response. A JSON body,
+ * a stream its server ended, or a recording that does not say how it ended owes nothing more.
+ */
+export function stillOwed(j: Judge, ex: Exchange, responses: readonly Message[], owed: Owed): boolean {
+  if (!isEventStream(ex)) return false;
+  const stopped = readerStoppedStream(ex);
+  if (stopped === undefined) return false;
+  const unread = owed === 'one' ? (responses.length === 0 ? ['a response'] : []) : owed.filter((id) => !responses.some((m) => m.id === id)).map((id) => `the response to id ${JSON.stringify(id)}`);
+  if (unread.length === 0) return false;
+  const shown = `${unread.slice(0, 3).join(', ')}${unread.length > 3 ? ` (+${unread.length - 3} more)` : ''}`;
+  j.lacks(ex, `${shown}: ${stopped} before it came`);
+  return true;
 }
 
 /**

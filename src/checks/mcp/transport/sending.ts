@@ -99,7 +99,7 @@ export const requestResponse = rule({
         j.observe(`${what} framing`, type === 'text/event-stream' ? 'sse' : 'json');
         // What a single request's answer carries is judged on a 2xx; a batch's responses are mcp.batch.requests'.
         if (!only || !('id' in only) || ex.status < 200 || ex.status >= 300) continue;
-        const found = answeredResponses(j, ex);
+        const found = answeredResponses(j, ex, [only.id]);
         // application/json carries "one JSON object"; an SSE stream only SHOULD carry the response
         // (mcp.sse.closes-after-response judges that), but what it carries must answer this request.
         if (!found || (type === 'text/event-stream' && found.length === 0)) continue;

@@ -212,15 +212,30 @@ function withParkedBefore(j: Judge, each: (ex: Exchange, parked: { digest: unkno
   }
 }
 
+/**
+ * A malformed approve may carry a second fault: its run, last shown parked, may have left that state
+ * unseen ("Transitions: not shown."; an approval may time out). No sentence orders the two causes, and
+ * "Mapping of each `code` to an HTTP status: not shown.": a refusal for the run's state (`conflict`)
+ * is as legal as one for the body (`invalid_request`). Whether the run was parked is shown only by
+ * what follows: the valid approve with its digest answered 200 (it was), or refused (it was not).
+ */
+const STATE_REFUSAL = 'conflict';
+
+/** A run's malformed approves since its last valid one: those refused for the run's state, and whether the first refused one was. */
+interface RefusedBodies {
+  forState: Exchange[];
+  firstForState: boolean;
+}
+
 export const approveRequestShape = rule({
   id: 'v1.runs.approve.request-shape',
-  title: 'An approve body with an extra property or without action_digest is refused with invalid_request and approves nothing',
+  title: 'An approve body with an extra property or without action_digest is refused with invalid_request (or, to a run no longer parked, conflict) and approves nothing',
   level: 'required',
   spec: { section: 'Resources > ApproveRequest', quote: '### ApproveRequest (no extra properties) … | action_digest | string | yes |' },
   judgement: {
     record: "a POST /v1/runs/{id}/approve to a run its stream showed parked (fixtures.v1.approval), with a body that is no ApproveRequest, and the valid approve after it",
     judge(j) {
-      const refusedBefore = new Set<string>();
+      const refusedBefore = new Map<string, RefusedBodies>();
       const admitted = admittedCaller(j);
       withParkedBefore(j, (ex, parked) => {
         // A caller the deployment may refuse for who it is (no key, a key lacking a scope) shows nothing of the body rule.
@@ -230,19 +245,42 @@ export const approveRequestShape = rule({
         const run = idAfter(ex, '/v1/runs/')!;
         const body = requestJson(ex);
         if (!parsedAs(approveRequest, body).success) {
-          refusedBefore.add(run);
+          const first = !refusedBefore.has(run);
+          const refused = refusedBefore.get(run) ?? { forState: [], firstForState: false };
+          refusedBefore.set(run, refused);
           if (!j.check(ex, ex.status >= 400 && ex.status < 500, `an approve body that is no ApproveRequest answered ${ex.status}, expected a 4xx refusal`, [parked.seenOn])) return;
           if (wholeBody(j, ex) === undefined) return;
           const code = recordOf(responseJson(ex))?.code;
-          j.check(ex, code === 'invalid_request', `an approve body that is no ApproveRequest was refused with code ${JSON.stringify(code)}, expected invalid_request`);
+          // Refused for the run's state: judged by the valid approve after it, which shows whether the run was parked.
+          if (code === STATE_REFUSAL) {
+            refused.forState.push(ex);
+            if (first) refused.firstForState = true;
+            return;
+          }
+          j.check(ex, code === 'invalid_request', `an approve body that is no ApproveRequest was refused with code ${JSON.stringify(code)}, expected invalid_request (or ${STATE_REFUSAL}, for a run no longer parked)`);
           return;
         }
-        // The refused bodies approved nothing: the run's own digest is still accepted after them.
-        if (refusedBefore.has(run) && recordOf(body)?.action_digest === parked.digest) {
-          j.check(ex, ex.status === 200, `after the refused bodies a valid approve answered ${ex.status}: the run was no longer parked`, [parked.seenOn]);
-        }
+        const refused = refusedBefore.get(run);
         refusedBefore.delete(run);
+        if (!refused || recordOf(body)?.action_digest !== parked.digest) {
+          for (const r of refused?.forState ?? []) j.lacks(r, `whether the run was still parked when its malformed approve was refused with ${STATE_REFUSAL}: no approve with its digest followed`);
+          return;
+        }
+        // The run was parked: a conflict for a malformed body was not its state's, and the body owed invalid_request.
+        for (const r of refused.forState) {
+          j.check(r, ex.status !== 200, `an approve body that is no ApproveRequest was refused with code ${STATE_REFUSAL}, expected invalid_request: the run was parked (the valid approve after it answered 200)`, [parked.seenOn, ex]);
+        }
+        // The refused bodies approved nothing: the run's own digest is still accepted after them. A first refusal for the
+        // run's state says it was parked no more before any of them, so none of them can have ended its parking.
+        if (refused.firstForState) {
+          if (ex.status !== 200) j.observe('a malformed approve to a run no longer parked refused with', STATE_REFUSAL, "no sentence orders the body's and the run's state's refusals");
+          return;
+        }
+        j.check(ex, ex.status === 200, `after the refused bodies a valid approve answered ${ex.status}: the run was no longer parked`, [parked.seenOn]);
       });
+      for (const refused of refusedBefore.values()) {
+        for (const r of refused.forState) j.lacks(r, `whether the run was still parked when its malformed approve was refused with ${STATE_REFUSAL}: no approve with its digest followed`);
+      }
     },
   },
   async provoke(ctx) {

@@ -75,15 +75,24 @@ async function approve(surface: V1Surface, r: RouteRequest): Promise<void> {
   const { fake, v1, state } = surface;
   const run = runOf(surface, r, 'runs:write');
   if (!run) return;
+  // No sentence orders the checks of an approve: under the variant the run's state is read before its body.
+  if (run.state !== 'parked' && fake.variants.has('v1.runs/state-before-body')) {
+    notParked(surface, r, run);
+    return;
+  }
   const body = await approveBody(surface, r);
   if (!body) return;
   // Under the fault the approval is answered 200 but never delivered: the run stays parked past the
   // resume bound the embedded profile declares (fixtures.v1.approval.resumesWithinMs).
   const stall = fake.faults.has('v1.runs.approve.resumes/no-resume') && run.state === 'parked' && run.actionDigest === body.action_digest;
   const outcome = stall ? 'approved' : state.engine.approve(run, body.action_digest, body.decision, fake.faults.has('v1.runs.approve.digest-binds/ignores-digest'));
-  if (outcome === 'not-parked') v1.problem(r.res, 409, 'conflict', { detail: `The run is ${stateName(fake, run.state)}, not parked awaiting approval.`, retryable: false });
+  if (outcome === 'not-parked') notParked(surface, r, run);
   else if (outcome === 'digest-mismatch') v1.problem(r.res, 409, 'conflict', { detail: 'action_digest does not match the action this run proposes: read it again from the run.', retryable: false });
   else v1.json(r.res, 200, openBody(fake, { run_id: run.id, decision: body.decision, state: stateName(fake, run.state) }));
+}
+
+function notParked({ fake, v1 }: V1Surface, r: RouteRequest, run: Run): void {
+  v1.problem(r.res, 409, 'conflict', { detail: `The run is ${stateName(fake, run.state)}, not parked awaiting approval.`, retryable: false });
 }
 
 /** The approve and cancel answers are open objects whose contents are not shown: `{}` is one reading, more properties another. */

@@ -73,6 +73,11 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'States and transitions', quote: 'Transitions: not shown.' },
   },
   {
+    id: 'v1.runs/state-before-body',
+    description: "an approve to a run that is not parked is refused 409 conflict before its body is read, so a body that is no ApproveRequest sent to such a run is refused for the run's state (the fake checks the body first by default: 400 invalid_request)",
+    spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
+  {
     id: 'v1.runs/slow-resume',
     description: 'an approved run shows its resume (approval.resolved, then its remaining steps) only 4.5 s after the approve was answered 200, longer than the approve rules\' default watch (safety.approvalWatchMs)',
     spec: { document: DOC, section: 'States and transitions', quote: '| `POST /v1/runs/{id}/approve` | run is parked awaiting approval | the resume is delivered and confirmed; the response is `200` |' },
