@@ -78,7 +78,10 @@ export const closesAfterResponse = rule({
     await withSession(ctx, async (session) => {
       const reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, awaitClose: true });
       if (reply.kind !== 'sse') ctx.notApplicable(`the server answered tools/call with ${reply.mediaType || 'no content type'}, not an SSE stream`);
-      ctx.expect(responseTo(reply, reply.requestId) !== undefined, `the SSE stream ended (${reply.end ?? 'closed'}) without a response to tools/call ${reply.requestId}`);
+      const answered = responseTo(reply, reply.requestId) !== undefined;
+      // "SHOULD eventually include" sets no time: a stream apicert's reader stopped before the response has not ended without it.
+      if (!answered && reply.end !== undefined && reply.end !== 'server') ctx.inconclusive(`apicert's reader stopped the SSE stream (${reply.end}) before any response to tools/call ${reply.requestId}: the response may yet come ("SHOULD eventually include"; safety.streamTimeoutMs lengthens the read)`);
+      ctx.expect(answered, `the SSE stream ended (${reply.end ?? 'closed'}) without a response to tools/call ${reply.requestId}`);
       const grace = ctx.profile.safety.streamCloseGraceMs;
       ctx.expect(reply.end === 'server', `the SSE stream was still open ${grace} ms after the response to tools/call (safety.streamCloseGraceMs; the read ended by ${reply.end})`, reply.res);
       ctx.observe('events on the tools/call stream', reply.events.length);
