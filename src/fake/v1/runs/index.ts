@@ -110,7 +110,10 @@ function cancel(surface: V1Surface, r: RouteRequest): void {
     v1.problem(r.res, 400, 'invalid_request', { detail: `The run is ${stateName(fake, run.state)}: a finished run cannot be cancelled.`, retryable: false });
     return;
   }
-  if (!wasFinished && !fake.faults.has('v1.runs.cancel.terminal-event/no-event')) state.engine.cancel(run);
+  if (!wasFinished) {
+    if (fake.faults.has('v1.runs.cancel.terminal-event/no-event')) state.engine.failInsteadOfCancel(run);
+    else state.engine.cancel(run);
+  }
   v1.json(r.res, 200, openBody(fake, { run_id: run.id, cancellation: wasFinished ? 'not-needed' : 'accepted', state: stateName(fake, run.state) }));
 }
 
