@@ -184,7 +184,11 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   const rerun = flags.rerun ? await loadRerun(flags.rerun) : undefined;
   if (rerun && rerun.ids.length === 0) {
     // A green report is good news, not a usage error: the CI step that reruns what failed stays green.
-    console.log(`apicert: nothing to rerun: no rule in ${rerun.from} was ${RERUN_VERDICTS.join(', ')}; run everything once more without --rerun`);
+    console.log(
+      rerun.notGating > 0
+        ? `apicert: nothing to rerun: no rule that gates in ${rerun.from} was ${RERUN_VERDICTS.join(', ')}; ${rerun.notGating} rule(s) that gate nothing there (SHOULD warnings outside --strict, observations) were: name them with --rules to run them again, or run everything once more without --rerun`
+        : `apicert: nothing to rerun: no rule in ${rerun.from} was ${RERUN_VERDICTS.join(', ')}; run everything once more without --rerun`,
+    );
     process.exitCode = EXIT.pass;
     return;
   }
@@ -242,7 +246,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       patterns: flags.rules,
       exclude: flags.exclude,
       maxFailures: flags.maxFailures,
-      ...(rerun ? { only: { ids: rerun.ids, from: rerun.from } } : {}),
+      ...(rerun ? { only: { ids: rerun.ids, from: rerun.from, ...(rerun.digest ? { digest: rerun.digest } : {}) } } : {}),
       seed: rerun?.seed ?? flags.seed,
       faults: flags.faults,
       variants: flags.variant,
@@ -317,10 +321,16 @@ function endOfRun(ui: Ui, report: Report, dir: string | undefined, invocation: s
   const shown = report.rules.filter((r) => effectOf(r, policy) === 'failure' || effectOf(r, policy) === 'error');
   if (shown.length === 0) return;
   ui.always(`\nto look at (${shown.length}):`);
-  for (const r of shown.slice(0, RECAP_LIMIT)) ui.always(`  ${VERDICT_MARK[r.verdict] ?? r.verdict} ${r.id}${r.reason ? `: ${firstLine(r.reason)}` : ''}`);
+  for (const r of shown.slice(0, RECAP_LIMIT)) ui.always(`  ${recapLine(r)}`);
   if (shown.length > RECAP_LIMIT) ui.always(`  ... and ${shown.length - RECAP_LIMIT} more in the report`);
   if (report.target.kind === 'embedded-fake') ui.always(`the built-in fake at ${report.target.baseUrl} stopped with the run: the report's curl lines reach it again under "npx apicert fake --port ${new URL(report.target.baseUrl).port}${report.target.faults?.length ? ` --faults ${report.target.faults.join(',')}` : ''}", with the tokens of the profile it writes`);
   if (dir) ui.always(`rerun them: ${invocation} --rerun ${shellWord(dir)}`);
+}
+
+/** A stale baseline entry fails the run though its rule passes: the line says why, where a verdict mark would read as a passing rule listed as a problem. */
+function recapLine(r: Report['rules'][number]): string {
+  if (r.baseline?.status === 'stale') return `STALE ${r.id}: the baseline lists it as failing; it passes now (remove the entry)`;
+  return `${VERDICT_MARK[r.verdict] ?? r.verdict} ${r.id}${r.reason ? `: ${firstLine(r.reason)}` : ''}`;
 }
 
 function firstLine(text: string): string {
@@ -333,6 +343,7 @@ function announceRerun(ui: Ui, rerun: RerunSelection, narrowed: boolean): void {
   const known = new Set(RULES.map((r) => r.id));
   const gone = rerun.ids.filter((id) => !known.has(id));
   ui.always(`rerunning ${rerun.ids.length - gone.length} rule(s) that were ${RERUN_VERDICTS.join(', ')} in ${rerun.from}, with its seed ${rerun.seed}${narrowed ? ', as far as --surface, --rules and --exclude keep them' : ''}`);
+  if (rerun.notGating > 0) ui.info(`left out: ${rerun.notGating} rule(s) of ${rerun.from} that gated nothing there (SHOULD warnings outside --strict, observations); name them with --rules to run them again`);
   if (gone.length) ui.warn(`apicert: warning: ${gone.length} rule(s) of ${rerun.from} are not in this apicert's catalog and are skipped: ${gone.join(', ')}`);
 }
 
@@ -380,7 +391,7 @@ export function certifyCommand(): Command {
     .option('--surface <list>', 'surfaces to certify, comma separated (v8, v1, mcp)', surfaceList)
     .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*"); each must select a rule', patternList)
     .option('--exclude <globs>', 'rule ids to set aside, comma separated, * as wildcard (e.g. "v8.memory.*,mcp.batch.*"); each must match a rule; the reports list them as excluded, never as passed', patternList)
-    .option('--rerun <report>', 'run only the rules that were fail, inconclusive or untestable in this earlier report.json (or run folder), with its seed; combines with --surface, --rules and --exclude')
+    .option('--rerun <report>', 'run only the rules that gated and were fail, inconclusive or untestable in this earlier report.json (or run folder), with its seed; combines with --surface, --rules and --exclude')
     .option('--max-failures <n>', 'start no further rule after N required failures (SHOULD failures too with --strict); the rules not started are reported "not run" and the gate fails', failureCount)
     .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
     .option('--out <dir>', 'reports go to DIR/<timestamp>/ and DIR/latest points at the newest; "-" writes one format to stdout', 'reports')

@@ -3,7 +3,7 @@ import { ENV_VARS } from '../load/config.ts';
 import { EXIT } from './exit.ts';
 
 export const EXIT_CODES_HELP = `Exit codes:
-  ${EXIT.pass}  every required rule passed (or did not apply), and some rule judged something
+  ${EXIT.pass}  every required rule passed (or did not apply), and some rule that gates judged something (required rules; SHOULD rules too with --strict)
   ${EXIT.fail}  a required rule failed, or was untestable (unless --allow-untestable)
   ${EXIT.usage}  usage or profile error; the message says what to fix
   ${EXIT.inconclusive}  the target (or container engine) did not answer, the image did not start, a required rule was inconclusive, no rule that gates judged anything, or a report file could not be written after the run

@@ -1,14 +1,14 @@
 /** The commands that work on reports after a run: keygen, verify, diff; and certify's --sign and --baseline. */
 import type { Command } from 'commander';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import type { KeyObject } from 'node:crypto';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { RULES } from '../registry.ts';
 import { ProfileError } from '../profile/load.ts';
 import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';
 import { gateWords, sha256, shellWord, type Report } from '../reports/model.ts';
-import { generateKeys, privateKeyFrom, publicKeyFrom, RENDERED_FILES, signReport, SIGNATURE_SUFFIX, verifyReport, type Verification } from '../reports/signature.ts';
+import { generateKeys, keyIdOf, privateKeyFrom, publicKeyFrom, RENDERED_FILES, signReport, SIGNATURE_SUFFIX, verifyReport, type Verification } from '../reports/signature.ts';
 import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
 import { oddNumber, parseJsonDocument, repeatedMember } from '../util/json.ts';
@@ -83,18 +83,71 @@ function gateOf(report: Report): string {
   return report.run?.allowUntestable !== undefined && report.summary.required?.pass !== undefined ? gateWords(report).words : report.summary.gate.toUpperCase();
 }
 
-/** What `verify` says it vouches for: the run, its gate, and which files the signature covers. */
-function vouchedFor(report: Report, result: Verification): string[] {
-  const lines = [`  vouches for: target ${report.target?.baseUrl ?? '?'}, run started ${report.run?.startedAt ?? '?'}, gate ${gateOf(report)}`];
+/** The target as the report records it: its kind, and the faults and variants the embedded fake ran with. */
+function targetOf(report: Report): string {
+  const t = report.target ?? ({} as Partial<Report['target']>);
+  const extras = [t.kind ?? 'kind not recorded', ...(t.image ? [`image ${t.image}`] : []), ...(t.faults?.length ? [`faults: ${t.faults.join(', ')}`] : []), ...(t.variants?.length ? [`variants: ${t.variants.join(', ')}`] : [])];
+  return `${t.baseUrl ?? '?'} (${extras.join('; ')})`;
+}
+
+/**
+ * How much the gate stands on: rules judged of those selected and of the catalogue, the filters and
+ * exclusions that narrowed them, --strict, and the report a --rerun took its rules from. A signed
+ * PASS over 1 rule of 190, or over a rerun, reads otherwise like a whole certification.
+ */
+function scopeOf(report: Report): string {
+  const s = report.summary;
+  const sel = report.run?.selection;
+  const parts = [`judged ${s.judged ?? '?'} of ${s.selected ?? '?'} selected rules${sel ? ` (of ${sel.catalogue} in the catalogue)` : ''}`];
+  if (sel?.surfaces?.length) parts.push(`--surface ${sel.surfaces.join(',')}`);
+  if (sel?.rules?.length) parts.push(`--rules ${sel.rules.join(',')}`);
+  parts.push(`${report.excluded?.length ?? 0} excluded by --exclude${sel?.exclude?.length ? ` (${sel.exclude.join(',')})` : ''}`);
+  if (s.strict !== undefined) parts.push(s.strict ? 'strict (SHOULD rules gate)' : 'not strict (SHOULD rules only warn)');
+  if (sel?.rerunOf) parts.push(`a rerun of ${sel.rerunOf.report}${sel.rerunOf.digest ? ` (digest ${sel.rerunOf.digest})` : ''}: only the rules that report did not pass`);
+  if (!sel && report.run?.mode !== 'passive') parts.push('selection not recorded (a report from before apicert recorded it): the filters and the catalogue size are unknown');
+  return parts.join('; ');
+}
+
+/** At most this many names of files the signature does not cover are listed. */
+const UNCOVERED_SHOWN = 20;
+
+/** What `verify` says it vouches for: the run, its gate, how much it covers, and which files the signature covers. */
+function vouchedFor(report: Report, result: Verification, others: readonly string[]): string[] {
+  const lines = [`  vouches for: target ${targetOf(report)}, run started ${report.run?.startedAt ?? '?'}, gate ${gateOf(report)}`, `  scope: ${scopeOf(report)}`];
   if (!result.covers) {
     lines.push('  covers: report.json only (signed before apicert covered the rendered files)');
     if (result.uncovered.length > 0) lines.push(`  not covered: ${result.uncovered.join(', ')} beside it: renderings of report.json the signature says nothing of: trust report.json and these lines, not them`);
-    return lines;
+  } else {
+    lines.push(`  covers: ${['report.json', ...result.covers].join(', ')}${result.checked.length > 0 ? `; checked unchanged: ${result.checked.join(', ')}` : ''}`);
+    if (result.absent.length > 0) lines.push(`  not in this folder, so not checked: ${result.absent.join(', ')}`);
+    if (result.uncovered.length > 0) lines.push(`  not covered: ${result.uncovered.join(', ')} beside it (the signed run did not write them): the signature says nothing of them`);
   }
-  lines.push(`  covers: ${['report.json', ...result.covers].join(', ')}${result.checked.length > 0 ? `; checked unchanged: ${result.checked.join(', ')}` : ''}`);
-  if (result.absent.length > 0) lines.push(`  not in this folder, so not checked: ${result.absent.join(', ')}`);
-  if (result.uncovered.length > 0) lines.push(`  not covered: ${result.uncovered.join(', ')} beside it (the signed run did not write them): the signature says nothing of them`);
+  if (others.length > 0) {
+    const shown = others.slice(0, UNCOVERED_SHOWN).join(', ');
+    lines.push(`  not covered by the signature: ${shown}${others.length > UNCOVERED_SHOWN ? ` and ${others.length - UNCOVERED_SHOWN} more` : ''}: whatever they say (a PASS, a copy of a report), the signature vouches for none of it`);
+  }
   return lines;
+}
+
+/**
+ * Every other entry of the report's folder: a file added or renamed there (summary-final.md,
+ * report-signed.html) reads like part of the signed run, and must be named as not covered.
+ */
+async function otherFilesBeside(reportPath: string, sigPath: string, result: Verification): Promise<string[]> {
+  const dir = dirname(reportPath);
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const known = new Set<string>([basename(reportPath), ...(dirname(sigPath) === dir ? [basename(sigPath)] : []), ...(result.covers ?? []), ...result.uncovered]);
+  return entries
+    .filter((e) => !known.has(e.name))
+    .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+    .sort();
+}
+
+/** `sha256:` and 64 hex digits, as keygen and verify print a key id. */
+function keyIdGiven(value: string): string {
+  const id = value.trim().toLowerCase();
+  if (!/^sha256:[0-9a-f]{64}$/.test(id)) throw new ProfileError(`--key-id ${value} is not a key id: give the sha256:... id the certifier published (keygen prints it)`);
+  return id;
 }
 
 function notIntact(reportPath: string, problems: readonly string[]): void {
@@ -147,7 +200,9 @@ export function registerReportCommands(program: Command): void {
     .argument('<report>', 'the report.json to check, or its run folder (e.g. reports/latest)')
     .requiredOption('--key <pub>', 'the public key (PREFIX.pub from keygen)')
     .option('--signature <file>', 'the signature file (default: REPORT.sig)')
-    .action(async (given: string, opts: { key: string; signature?: string }) => {
+    .option('--key-id <id>', 'the key id (sha256:...) the certifier published: exit 1 when --key is another key')
+    .action(async (given: string, opts: { key: string; signature?: string; keyId?: string }) => {
+      const pinned = opts.keyId === undefined ? undefined : keyIdGiven(opts.keyId);
       const reportPath = await reportJsonOf(given);
       const key = publicKeyFrom(await readText(opts.key, 'public key'), opts.key);
       const sigPath = opts.signature ?? `${reportPath}${SIGNATURE_SUFFIX}`;
@@ -163,14 +218,18 @@ export function registerReportCommands(program: Command): void {
       const signature = parseJsonDocument(sigText);
       if (!signature.ok) return notIntact(reportPath, [`the signature ${sigPath} is not whole JSON: it was cut off or altered; copy it again from the certifier`]);
       const result = verifyReport(report, signature.value, key, await renderedBeside(reportPath));
+      // A key that came with the report proves nothing: whoever altered the report could sign it with their own.
+      if (pinned !== undefined && keyIdOf(key) !== pinned) result.problems.push(`the public key ${opts.key} has id ${keyIdOf(key)}, not the id --key-id gives (${pinned}): it is not the key the certifier published; get the .pub from the certifier, not from the report's folder`);
       // Two readers could take the report two ways, while the signature covers one of them.
       const twice = repeatedMember(text);
       if (twice !== undefined) result.problems.push(`the member "${twice}" stands twice in one object: readers disagree on which holds, and apicert never writes one`);
       const odd = oddNumber(text);
       if (odd !== undefined) result.problems.push(`the number ${odd} is not spelled as apicert writes numbers (the shortest spelling that reads back the same): other JSON readers may read another number than the one signed`);
       if (result.problems.length > 0) return notIntact(reportPath, result.problems);
-      console.log(visibleControls(`${reportPath}: intact, signed by key ${(signature.value as { keyId: string }).keyId}`));
-      for (const line of vouchedFor(report, result)) console.log(visibleControls(line));
+      const keyId = (signature.value as { keyId: string }).keyId;
+      console.log(visibleControls(`${reportPath}: intact, signed by key ${keyId}${pinned !== undefined ? ' (the key id --key-id gives)' : ''}`));
+      for (const line of vouchedFor(report, result, await otherFilesBeside(reportPath, sigPath, result))) console.log(visibleControls(line));
+      if (pinned === undefined) console.log(visibleControls(`  compare the key id ${keyId} with the one the certifier published (or pass --key-id): anyone can sign a report with a key of their own`));
       process.exitCode = EXIT.pass;
     });
 

@@ -1,6 +1,6 @@
 /**
- * `certify --rerun REPORT`: the rules an earlier report.json did not pass (fail, inconclusive,
- * untestable), with its seed, as pytest's `--last-failed` does. Read before any request, so a
+ * `certify --rerun REPORT`: the rules that gate and that an earlier report.json did not pass (fail,
+ * inconclusive, untestable), with its seed, as pytest's `--last-failed` does. Read before any request, so a
  * missing or malformed report is exit 2 with nothing sent.
  */
 import { readFile } from 'node:fs/promises';
@@ -15,7 +15,9 @@ export const RERUN_VERDICTS: readonly Verdict[] = ['fail', 'inconclusive', 'unte
 /** Only what a rerun reads: a report of any later version still carries these. */
 const earlierReport = z.object({
   run: z.object({ seed: z.number().int().min(0) }),
-  rules: z.array(z.object({ id: z.string().min(1), verdict: z.string() })),
+  rules: z.array(z.object({ id: z.string().min(1), verdict: z.string(), level: z.string().optional() })),
+  summary: z.object({ strict: z.boolean().optional() }).optional(),
+  digest: z.string().optional(),
 });
 
 export interface RerunSelection {
@@ -24,6 +26,10 @@ export interface RerunSelection {
   /** Empty when the report has nothing to rerun: the command says so and exits 0. */
   ids: string[];
   seed: number;
+  /** The report's own digest, so the rerun's report names the run it took again. */
+  digest?: string;
+  /** Rules left out because they gated nothing in that run (SHOULD outside --strict, observations). */
+  notGating: number;
 }
 
 export async function loadRerun(path: string): Promise<RerunSelection> {
@@ -40,6 +46,10 @@ export async function loadRerun(path: string): Promise<RerunSelection> {
   } catch {
     throw new UsageError(`--rerun ${path}: ${from} is not an apicert report.json (it needs run.seed and rules with id and verdict): give the report.json an earlier certify run wrote`);
   }
-  const ids = parsed.rules.filter((r) => (RERUN_VERDICTS as readonly string[]).includes(r.verdict)).map((r) => r.id);
-  return { from, ids, seed: parsed.run.seed };
+  const unsettled = parsed.rules.filter((r) => (RERUN_VERDICTS as readonly string[]).includes(r.verdict));
+  // Only what held the gate: a SHOULD warning (outside --strict) or an observation never failed the run,
+  // and a rerun of it alone would judge nothing that gates, which is inconclusive (exit 3), not the pass the loop waits for.
+  const strict = parsed.summary?.strict ?? false;
+  const gating = unsettled.filter((r) => r.level === undefined || r.level === 'required' || (r.level === 'should' && strict));
+  return { from, ids: gating.map((r) => r.id), seed: parsed.run.seed, notGating: unsettled.length - gating.length, ...(parsed.digest ? { digest: parsed.digest } : {}) };
 }

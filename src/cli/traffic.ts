@@ -50,11 +50,12 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
   const report = underPolicy(judged.report, Boolean(opts.allowUntestable));
   // Like every command that writes a report: its own run folder, `latest` pointing at it.
   const written = await writeRunReports(report, opts.out, opts.format, {}, redactor);
-  const req = report.summary.required;
+  // The counts certify's gate line gives: an inconclusive gate shows the rules that made it, and SHOULD verdicts are not lost.
+  const { required: req, should } = report.summary;
   const judgedRules = report.rules.filter((r) => r.verdict === 'pass' || r.verdict === 'fail');
   console.log(
     consoleText(
-      `\n${what} (mode: passive): gate ${gateWords(report).words} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable > 0 ? `${req.untestable} untestable, ` : ''}${req['not-applicable']} n/a; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
+      `\n${what} (mode: passive): gate ${gateWords(report).words} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable > 0 ? `${req.untestable} untestable, ` : ''}${req.inconclusive > 0 ? `${req.inconclusive} inconclusive, ` : ''}${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${report.summary.strict ? '' : ' (warnings)'}; ${report.run.requests} recorded exchanges, ${judgedRules.reduce((n, r) => n + (r.exchanges ?? 0), 0)} judgements of an exchange by a rule`,
     ),
   );
   // Said once, beside the gate it qualifies: the verdicts judged only what the record still held.

@@ -96,6 +96,30 @@ function properties(report: Report): string {
 }
 
 /**
+ * A gate that is not green while no rule's testcase is red (nothing that gates was judged: every rule
+ * not-applicable, or only observations and SHOULD warnings) gets a testsuite of its own holding one
+ * `<error>`, so a CI that reads only failures and errors agrees with the exit code; undefined otherwise.
+ */
+function gateCase(report: Report, id: number): string | undefined {
+  const words = gateWords(report);
+  if (words.green) return undefined;
+  const policy = policyOf(report);
+  if (report.rules.some((r) => ['failure', 'error'].includes(effectOf(r, policy)))) return undefined;
+  const line = `gate ${words.words}: ${judgedLine(report.summary)}`;
+  const why = report.summary.judged === 0 ? 'no rule reached pass or fail' : 'no rule that gates reached pass or fail';
+  return [
+    `  <testsuite name="apicert gate" tests="1" failures="0" errors="1" skipped="0" time="0.000" timestamp="${report.run.startedAt.replace(/\.\d+Z$/, '')}" id="${id}" package="apicert">`,
+    properties(report),
+    `    <testcase classname="apicert" name="gate" time="0.000">`,
+    `      <error message="${xml(line)}" type="${xml(report.summary.gate)}">${xml(`${why}, so the run certifies nothing: the gate is ${words.words}, as the exit code says${report.run.stopped ? `; the run stopped: ${report.run.stopped}` : ''}`)}</error>`,
+    '    </testcase>',
+    `    <system-out>${xml(`gate ${words.words}; digest ${report.digest}`)}</system-out>`,
+    '    <system-err></system-err>',
+    '  </testsuite>',
+  ].join('\n');
+}
+
+/**
  * One testsuite per surface, one testcase per rule, valid against the Jenkins JUnit schema (junit-4.xsd:
  * skip messages are element text). The counts agree with the exit code: whatever gates the run is a
  * failure or an error, whatever does not is skipped or passes.
@@ -104,7 +128,7 @@ export function renderJunit(report: Report): string {
   const excluded = report.excluded ?? [];
   const surfaces = [...new Set([...report.rules, ...excluded].map((r) => r.surface))];
   let totals = { tests: 0, failures: 0, errors: 0 };
-  const suites = surfaces.map((surface, id) => {
+  const suites: string[] = surfaces.map((surface, id) => {
     const rules = report.rules.filter((r) => r.surface === surface);
     const effects = rules.map((r) => effectOf(r, policyOf(report)));
     const count = (...wanted: string[]) => effects.filter((e) => wanted.includes(e)).length;
@@ -124,6 +148,11 @@ export function renderJunit(report: Report): string {
       '  </testsuite>',
     ].join('\n');
   });
+  const gate = gateCase(report, suites.length);
+  if (gate) {
+    suites.push(gate);
+    totals = { tests: totals.tests + 1, failures: totals.failures, errors: totals.errors + 1 };
+  }
   // The skip count lives on each testsuite: the Jenkins schema has no `skipped` on <testsuites>.
   const cause = runWideCause(report);
   const stopped = cause ? `<!-- the run stopped: ${comment(cause.cause)}; ${cause.affected.length} rules were not run because of it -->\n` : '';

@@ -51,13 +51,15 @@ export function renderMarkdown(report: Report): string {
   const observations = report.rules.filter((r) => r.level === 'observation');
   const sh = report.summary.should;
   const policy = policyOf(report);
+  // Baselined failures are counted as failures and said to be expected, as report.html's headline does.
+  const expectedRequired = required.filter((r) => effectOf(r, policy) === 'expected').length;
   const lines = [
     `# apicert readiness report`,
     '',
     `- Target: ${report.target.baseUrl} (${report.target.kind}${report.target.faults?.length ? `, faults: ${report.target.faults.join(', ')}` : ''})`,
     `- Gate: **${gateWords(report).words}**${report.summary.strict ? ' (strict: SHOULD rules gate)' : ''}${report.run.dropped ? `, ${droppedLine(report.run)}` : ''}`,
     `- ${judgedLine(report.summary)}`,
-    `- Required rules: ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
+    `- Required rules: ${req.pass} pass, ${req.fail} fail${expectedRequired ? ` (${expectedRequired} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     `- SHOULD rules: ${sh.pass} pass, ${sh.fail} fail${report.summary.strict ? '' : ' (warnings, gating only with --strict)'}, ${sh.untestable} untestable, ${sh.inconclusive} inconclusive, ${sh['not-applicable']} not applicable`,
     report.run.mode === 'passive'
       ? `- Mode: **passive**: ${report.run.requests} recorded exchanges judged, nothing sent; rules that need a probe are not applicable (${report.run.startedAt}, ${report.run.durationMs} ms)`

@@ -54,6 +54,20 @@ export interface ExcludedReportRule {
   excludedBy: string;
 }
 
+/** The filters a run was given, and the catalogue they chose from. */
+export interface RunSelection {
+  /** How many rules the catalogue held that the filters chose from. */
+  catalogue: number;
+  /** `--surface`, as given (absent: every surface). */
+  surfaces?: Surface[];
+  /** `--rules` patterns, as given (absent: every rule). */
+  rules?: string[];
+  /** `--exclude` patterns, as given. */
+  exclude?: string[];
+  /** `--rerun`: the report whose rules this run took again, as given, with its digest when it had one. */
+  rerunOf?: { report: string; digest?: string };
+}
+
 export interface Report {
   reportVersion: typeof REPORT_VERSION;
   /** `rulesetHash` identifies the rule catalog (ids, levels, sentences) this harness judged with. */
@@ -90,6 +104,11 @@ export interface Report {
     dropped?: { exchanges: number; limits: string };
     /** Active runs: requests sent per rule family (`<surface>.<area>`), most first. */
     requestsByFamily?: Record<string, number>;
+    /**
+     * What the run was asked to cover, so a signed gate says how much it stands on (absent from
+     * reports written before apicert recorded it, and from runs that select no rules: a client, a receiver).
+     */
+    selection?: RunSelection;
   };
   summary: {
     required: VerdictCounts;
@@ -187,10 +206,19 @@ export function excludedNote(e: Pick<ExcludedReportRule, 'excludedBy'>): string 
   return `excluded by --exclude "${e.excludedBy}": not run, not counted, not a pass`;
 }
 
+/** Rules that gate and reached pass or fail: required ones, and SHOULD ones in a strict run. */
+function judgedGating(summary: Pick<Report['summary'], 'required' | 'should' | 'strict'>): number {
+  return judgedCount(summary.strict ? [summary.required, summary.should] : [summary.required]);
+}
+
 /** "judged 12 of 30 selected rules": the line every report and the CLI summary carry. */
-export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected' | 'required' | 'should'>): string {
+export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected' | 'required' | 'should' | 'strict'>): string {
   const line = `judged ${summary.judged} of ${summary.selected} selected rules (pass or fail)`;
-  return summary.judged > 0 && judgedCount([summary.required, summary.should]) === 0 ? `${line}, observations only: no rule that gates was judged` : line;
+  if (summary.judged === 0 || judgedGating(summary) > 0) return line;
+  // Outside --strict a judged SHOULD rule gates no more than an observation does.
+  return judgedCount([summary.should]) > 0
+    ? `${line}, SHOULD and observation rules only: no rule that gates was judged (SHOULD rules gate only with --strict)`
+    : `${line}, observations only: no rule that gates was judged`;
 }
 
 /**
@@ -262,11 +290,10 @@ export function summarize(rules: readonly ReportRule[], strict: boolean): Report
   const staleBaseline = listed('stale');
   const judged = judgedCount(Object.values(counts));
   const gate = gateOf(gating, emptyCounts(), false, staleBaseline.length);
-  // Observations gate nothing, so passes of theirs alone certify nothing: never a pass that judged nothing.
-  const judgedGating = judgedCount([counts.required, counts.should]);
+  // Observations gate nothing, nor do SHOULD rules outside --strict, so their verdicts alone certify nothing: never a pass that judged nothing.
   return {
     ...counts,
-    gate: gate === 'pass' && judgedGating === 0 ? 'inconclusive' : gate,
+    gate: gate === 'pass' && judgedGating({ ...counts, strict }) === 0 ? 'inconclusive' : gate,
     strict,
     selected: rules.length,
     judged,
@@ -303,6 +330,8 @@ export function buildReport(input: {
   passive?: { judged: ReadonlyMap<string, number> };
   /** The proxy: exchanges dropped from the record before judging, and the limits that dropped them. */
   dropped?: { exchanges: number; limits: string };
+  /** The filters the run was given (`--surface`, `--rules`, `--exclude`, `--rerun`); the catalogue size comes from `catalog`. */
+  selection?: Omit<RunSelection, 'catalogue'>;
 }): Report {
   const listed = new Map((input.baseline?.entries ?? []).map((e) => [e.rule, e]));
   const rules: ReportRule[] = input.results.map((r) => {
@@ -353,6 +382,7 @@ export function buildReport(input: {
   }
   if (input.warnings?.length) run.warnings = [...input.warnings];
   if (input.baseline) run.baseline = { file: input.baseline.file, entries: input.baseline.entries.length };
+  if (input.selection) run.selection = selectionOf(input.selection, (input.catalog ?? input.results.map((r) => r.rule)).length);
   const target: Report['target'] = { ...input.target };
   if (input.profile) target.profileFingerprint = profileFingerprint(input.profile);
   const body: Omit<Report, 'digest'> = {
@@ -366,6 +396,16 @@ export function buildReport(input: {
     observations: input.results.flatMap((r) => r.observations),
   };
   return { ...body, digest: digestOf(body) };
+}
+
+/** Only the filters given: an absent one selected everything, and says so by its absence. */
+function selectionOf(given: Omit<RunSelection, 'catalogue'>, catalogue: number): RunSelection {
+  const selection: RunSelection = { catalogue };
+  if (given.surfaces?.length) selection.surfaces = [...given.surfaces];
+  if (given.rules?.length) selection.rules = [...given.rules];
+  if (given.exclude?.length) selection.exclude = [...given.exclude];
+  if (given.rerunOf) selection.rerunOf = { ...given.rerunOf };
+  return selection;
 }
 
 /** Over the canonical JSON, so the digest survives re-serialisation (key order, spacing). */

@@ -54,7 +54,7 @@ export interface CertifyOptions {
   /** Rule id globs, as `--rules` (`v8.missions.*`); the same as giving strings in `rules`. */
   patterns?: string[];
   /** `--rerun`: only these rule ids (those an earlier report did not pass), and the report's path. */
-  only?: { ids: readonly string[]; from: string };
+  only?: { ids: readonly string[]; from: string; digest?: string };
   /** `--exclude`: globs of rules set aside; each must match a rule, and the report lists those it removed. */
   exclude?: string[];
   /** `--max-failures`: start no further rule after this many gating failures. */
@@ -287,6 +287,12 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
       baseline: options.baseline,
       strict: options.strict ?? false,
       excluded,
+      selection: {
+        surfaces: options.surfaces,
+        rules: options.patterns,
+        exclude: options.exclude,
+        ...(options.only ? { rerunOf: { report: options.only.from, ...(options.only.digest ? { digest: options.only.digest } : {}) } } : {}),
+      },
       ...(stopped ? { stopped } : {}),
       warnings: redactor.warnings,
     });

@@ -63,7 +63,8 @@ describe('no empty runs', () => {
 describe('--variant', () => {
   it('takes a legal alternative on the embedded fake; an unknown or conflicting variant is a usage error', () => {
     const out = mkdtempSync(join(tmpdir(), 'apicert-gate-'));
-    const run = apicert('certify', '--variant', 'mcp.session/never-issued-400', '--rules', 'mcp.session.never-issued', '--out', out, '--quiet');
+    // A SHOULD rule alone gates only with --strict (without it the run judged nothing that gates: inconclusive).
+    const run = apicert('certify', '--variant', 'mcp.session/never-issued-400', '--rules', 'mcp.session.never-issued', '--strict', '--out', out, '--quiet');
     expect(run.code, run.err).toBe(EXIT.pass);
     const report = JSON.parse(readFileSync(join(out, 'latest', 'report.json'), 'utf8')) as { target: { variants: string[] }; observations: Array<{ subject: string; value: unknown }> };
     expect(report.target.variants).toEqual(['mcp.session/never-issued-400']);

@@ -95,7 +95,8 @@ describe('apicert judge-client', () => {
   });
 
   it('--rules runs the scenarios holding a selected rule and skips the others; a pattern no client rule matches exits 2', () => {
-    const one = apicert(['judge-client', '--scenario', 'dropped-stream,rate-limited', '--rules', 'client.v1.limits.retry-after', '--time-scale', '0.02', '--out', outDir(), '--', ...sampleClient()]);
+    // With a required rule beside the SHOULD one: a SHOULD rule alone gates nothing, and that run would be inconclusive (exit 3).
+    const one = apicert(['judge-client', '--scenario', 'dropped-stream,rate-limited', '--rules', 'client.v1.limits.retry-after,client.v1.errors.retry-429-same-key', '--time-scale', '0.02', '--out', outDir(), '--', ...sampleClient()]);
     expect(one.code, one.out + one.err).toBe(0);
     expect(one.out).toMatch(/pass\s+client\.v1\.limits\.retry-after/);
     expect(one.out).not.toMatch(/scenario dropped-stream/);

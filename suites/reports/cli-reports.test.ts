@@ -166,7 +166,7 @@ describe('signed reports', async () => {
     expect(Object.keys(sig.manifest.files ?? {})).toEqual(['summary.md']);
     const ok = await apicert('verify', join(at('signed'), 'latest'), '--key', at('signer.pub'));
     expect(ok.code, ok.out + ok.err).toBe(0);
-    expect(ok.out).toContain(`vouches for: target ${report.target.baseUrl}, run started ${report.run.startedAt}, gate ${report.summary.gate.toUpperCase()}`);
+    expect(ok.out).toContain(`vouches for: target ${report.target.baseUrl} (embedded-fake; faults: ${FAULT}), run started ${report.run.startedAt}, gate ${report.summary.gate.toUpperCase()}`);
     expect(ok.out).toContain('covers: report.json, summary.md; checked unchanged: summary.md');
     const folder = at('said-pass');
     cpSync(join(at('signed'), 'latest'), folder, { recursive: true, dereference: true });
