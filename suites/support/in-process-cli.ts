@@ -19,3 +19,24 @@ export async function apicert(...args: string[]): Promise<{ code: number | undef
     stderr.mockRestore();
   }
 }
+
+/** `apicert`, keeping every byte written to stdout and stderr too (progress lines, rendered reports), joined as written. */
+export async function apicertWritten(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const spies = [
+    vi.spyOn(console, 'log').mockImplementation((...parts: unknown[]) => void out.push(`${parts.join(' ')}\n`)),
+    vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => void err.push(`${parts.join(' ')}\n`)),
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => out.push(String(chunk)) > 0),
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => err.push(String(chunk)) > 0),
+  ];
+  process.exitCode = undefined;
+  try {
+    await main(['node', 'apicert', ...args]);
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { code, out: out.join(''), err: err.join('') };
+}
