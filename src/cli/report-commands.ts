@@ -101,6 +101,7 @@ function scopeOf(report: Report): string {
   const parts = [`judged ${s.judged ?? '?'} of ${s.selected ?? '?'} selected rules${sel ? ` (of ${sel.catalogue} in the catalogue)` : ''}`];
   if (sel?.surfaces?.length) parts.push(`--surface ${sel.surfaces.join(',')}`);
   if (sel?.rules?.length) parts.push(`--rules ${sel.rules.join(',')}`);
+  if (sel?.scenarios?.length) parts.push(`--scenario ${sel.scenarios.join(',')}`);
   parts.push(`${report.excluded?.length ?? 0} excluded by --exclude${sel?.exclude?.length ? ` (${sel.exclude.join(',')})` : ''}`);
   if (s.strict !== undefined) parts.push(s.strict ? 'strict (SHOULD rules gate)' : 'not strict (SHOULD rules only warn)');
   if (sel?.rerunOf) parts.push(`a rerun of ${sel.rerunOf.report}${sel.rerunOf.digest ? ` (digest ${sel.rerunOf.digest})` : ''}: only the rules that report did not pass`);

@@ -289,7 +289,9 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
       results.push(...(await runRules({ target, profile, rules, seed, probe, services: { redactor, provided: new Map([[CLIENT_SESSION.name, session]]) }, onResult: options.onResult })));
     }
     const stopped = stop?.aborted ? (stop.reason as Error).message : undefined;
-    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: front.baseUrl, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: sessions.reduce((n, s) => n + s.exchanges.length + (s.dropped ?? 0), 0), warnings, ...(stopped ? { stopped } : {}) });
+    // What a signed client report stands on: the scenarios and --rules of this run, of every client rule.
+    const chosen = { scenarios: [...options.scenarios], ...(options.patterns?.length ? { rules: [...options.patterns] } : {}) };
+    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: front.baseUrl, kind: 'remote' }, catalog: CLIENT_RULES, selection: chosen, startedAt, finishedAt: new Date(), seed, requests: sessions.reduce((n, s) => n + s.exchanges.length + (s.dropped ?? 0), 0), warnings, ...(stopped ? { stopped } : {}) });
     return { report, results, sessions };
   } finally {
     await front.close();

@@ -133,7 +133,7 @@ export async function certifyReceiver(options: ReceiverOptions): Promise<Certifi
     const target = { baseUrl: url.toString(), kind: 'remote' as const };
     const results = await runRules({ target, profile, rules, seed, probe, services, onResult: options.onResult, ...(options.signal ? { signal: options.signal } : {}) });
     const stopped = options.signal?.aborted ? (options.signal.reason as Error).message : undefined;
-    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: `${url.origin}${url.pathname}`, kind: 'remote' }, startedAt, finishedAt: new Date(), seed, requests: budget.used, warnings: redactor.warnings, ...(stopped ? { stopped } : {}) });
+    const report = buildReport({ results, version: HARNESS_VERSION, target: { baseUrl: `${url.origin}${url.pathname}`, kind: 'remote' }, catalog: options.rules ?? receiverRules, selection: options.patterns?.length ? { rules: [...options.patterns] } : {}, startedAt, finishedAt: new Date(), seed, requests: budget.used, warnings: redactor.warnings, ...(stopped ? { stopped } : {}) });
     return { report, results };
   } finally {
     await dispatcher.close();

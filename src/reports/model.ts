@@ -64,6 +64,8 @@ export interface RunSelection {
   rules?: string[];
   /** `--exclude` patterns, as given. */
   exclude?: string[];
+  /** `judge-client --scenario`: the scenarios the client was judged in. */
+  scenarios?: string[];
   /** `--rerun`: the report whose rules this run took again, as given, with its digest when it had one. */
   rerunOf?: { report: string; digest?: string };
 }
@@ -404,6 +406,7 @@ function selectionOf(given: Omit<RunSelection, 'catalogue'>, catalogue: number):
   if (given.surfaces?.length) selection.surfaces = [...given.surfaces];
   if (given.rules?.length) selection.rules = [...given.rules];
   if (given.exclude?.length) selection.exclude = [...given.exclude];
+  if (given.scenarios?.length) selection.scenarios = [...given.scenarios];
   if (given.rerunOf) selection.rerunOf = { ...given.rerunOf };
   return selection;
 }

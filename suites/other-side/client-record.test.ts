@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { judgeClient } from '../../src/client-judge/judge-client.ts';
+import { CLIENT_RULES } from '../../src/client-judge/rules.ts';
 import { RECORDED_BYTES_LIMIT } from '../../src/client-judge/session.ts';
 
 const REQUESTS = 600;
@@ -23,6 +24,8 @@ describe('judge-client with a client that sends more than the record keeps', () 
     expect(session.exchanges.reduce((n, ex) => n + ex.body.length, 0)).toBeLessThanOrEqual(RECORDED_BYTES_LIMIT);
     expect(session.exchanges.map((ex) => ex.index)).toEqual(session.exchanges.map((_, i) => i));
     expect(report.run.requests).toBe(REQUESTS);
+    // What a signed client report stands on (verify prints it): the scenarios judged, of every client rule.
+    expect(report.run.selection).toEqual({ catalogue: CLIENT_RULES.length, scenarios: ['contract-version'] });
     // The client sent no mission in what was kept; one among the dropped requests cannot be ruled out.
     const check = results.find((r) => r.rule.id === 'client.v8.versioning.contract-check');
     expect(check?.verdict).toBe('inconclusive');

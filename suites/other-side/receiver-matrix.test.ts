@@ -29,6 +29,8 @@ describe('certify-receiver against the sample receiver (the README handler)', ()
       expect(report.summary.gate).toBe('pass');
       expect(JSON.stringify(report)).toContain('«redacted:receiver-url-query:token»');
       expect(JSON.stringify(report)).not.toContain(key);
+      // What a signed receiver report stands on (verify prints it): the --rules given, of every receiver rule.
+      expect(report.run.selection).toEqual({ catalogue: receiverRules.length, rules: ['receiver.v1.webhooks.accepts-valid'] });
     } finally {
       receiver.stop();
     }
