@@ -110,23 +110,25 @@ describe('--max-failures', () => {
 
 describe('together with --surface, --rules and the request budget', () => {
   it('excludes, stops at the limit and leaves budget-starved rules inconclusive, which a rerun then takes again', async () => {
+    // One rule at a time, so which rules the budget reaches is the catalogue's order, not a race between
+    // concurrent rules (a concurrent budget-hungry rule drained it before the failing ones on a busy machine).
+    const patterns = ['v8.missions.get.*', 'v8.missions.signals.*', 'v8.missions.cancel.*'];
     const { report } = await certify({
       surfaces: ['v8'],
-      patterns: ['v8.missions.*'],
-      exclude: ['v8.missions.lifecycle.*'],
+      patterns,
+      exclude: ['v8.missions.cancel.*'],
       maxFailures: 5,
       faults: [SEQUENCE, SERVER_ERROR],
       seed: 3,
-      // Enough for the v8.missions.get rules the faults break to fail before the budget starves the rest (each new missions rule ahead of them in the catalogue takes some).
-      adjustEmbeddedProfile: (p) => ({ ...p, safety: { ...p.safety, requestBudget: 45 } }),
+      adjustEmbeddedProfile: (p) => ({ ...p, safety: { ...p.safety, requestBudget: 15, concurrency: 1 } }),
     });
-    expect(report.excluded?.map((e) => e.id)).toEqual(['v8.missions.lifecycle.model']);
+    expect(report.excluded?.map((e) => e.id).sort()).toEqual(RULES.filter((r) => r.id.startsWith('v8.missions.cancel.')).map((r) => r.id).sort());
     // Every rule of the selection is reported, those the limit stopped too, and no other.
-    const selected = selectForRun(RULES, { surfaces: ['v8'], patterns: ['v8.missions.*'], exclude: ['v8.missions.lifecycle.*'] }).rules.map((r) => r.id);
+    const selected = selectForRun(RULES, { surfaces: ['v8'], patterns, exclude: ['v8.missions.cancel.*'] }).rules.map((r) => r.id);
     expect(selected.length).toBeGreaterThan(0);
-    expect(selected.every((id) => id.startsWith('v8.missions.') && !id.startsWith('v8.missions.lifecycle.'))).toBe(true);
+    expect(selected.every((id) => id.startsWith('v8.missions.get.') || id.startsWith('v8.missions.signals.'))).toBe(true);
     expect(report.rules.map((r) => r.id).sort()).toEqual(selected.sort());
-    expect(report.run.requests).toBeLessThanOrEqual(45);
+    expect(report.run.requests).toBeLessThanOrEqual(15);
     expect(report.summary.gate).toBe('fail');
     const starved = report.rules.filter((r) => r.verdict === 'inconclusive' || r.verdict === 'untestable');
     expect(starved.length).toBeGreaterThan(0);
