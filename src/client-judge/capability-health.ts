@@ -74,9 +74,9 @@ function stringsIn(value: unknown, out: { references: string[]; prose: string[] 
   } else if (Array.isArray(value)) for (const v of value) stringsIn(v, out, depth + 1, leftOut);
   else if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
-      const out_ = leftOut || LEAVES_OUT.test(k);
-      if (!out_) out.references.push(k.trim());
-      stringsIn(v, out, depth + 1, out_);
+      const leaves = leftOut || LEAVES_OUT.test(k);
+      if (!leaves) out.references.push(k.trim());
+      stringsIn(v, out, depth + 1, leaves);
     }
   }
   return out;

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { SLOW_RESUME_MS } from '../../src/fake/v1/runs/engine.ts';
 import { profileSchema, type Profile } from '../../src/profile/schema.ts';
 import { certify } from '../../src/runner/certify.ts';
-import { v1Recording } from '../passive/v1-recording.ts';
+import { parkedRunRecording, type RecordedPart } from './parked-recording.ts';
 
 const RULES = ['v1.runs.approve.resumes', 'v1.runs.approve.digest-binds'];
 
@@ -70,19 +70,11 @@ describe.concurrent('approve rules: the watch window is apicert\'s, not the depl
 });
 
 describe('v1.runs.approve.request-shape, recorded: a run no longer parked owes the valid approve no 200', () => {
-  const BASE = 'https://fabric.example.com';
-  const TOKEN = 'service_sk_approvewindow0123456789abcdef';
-  const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-  const PARKS = { mode: 'task', task: { scenario: 'apicert.parks' } };
   const DIGEST = `sha256:${'ab'.repeat(32)}`;
-  const { journal, verdicts } = v1Recording(BASE, TOKEN, { parks: PARKS }, { approval: { event: 'approval.required', digestField: 'action_digest' } });
-  const json = { 'content-type': 'application/json' };
-  const event = (seq: number, type: string, extra: Record<string, unknown> = {}) => `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ run_id: 'run_1', sequence: seq, type, ...extra })}\n\n`;
+  const { auth: AUTH, json, event, recording: parked, verdicts } = parkedRunRecording('service_sk_approvewindow0123456789abcdef', DIGEST);
   const ID = 'v1.runs.approve.request-shape';
-  const recording = (between: Array<Parameters<typeof journal>[0][number]>) =>
-    journal([
-      { method: 'POST', path: '/v1/execute', credential: 'full', requestHeaders: AUTH, requestBody: JSON.stringify(PARKS), status: 200, responseHeaders: json, responseBody: JSON.stringify({ run_id: 'run_1' }) },
-      { method: 'GET', path: '/v1/runs/run_1/events', credential: 'full', requestHeaders: AUTH, status: 200, responseHeaders: { 'content-type': 'text/event-stream' }, responseBody: event(1, 'request.accepted') + event(2, 'approval.required', { action_digest: DIGEST }), streamEnd: 'client-disconnect' },
+  const recording = (between: RecordedPart[]) =>
+    parked([
       ...between,
       { method: 'POST', path: '/v1/runs/run_1/approve', credential: 'full', requestHeaders: AUTH, requestBody: JSON.stringify({ decision: 'approved' }), status: 400, responseHeaders: { 'content-type': 'application/problem+json' }, responseBody: JSON.stringify({ code: 'invalid_request' }) },
       { method: 'POST', path: '/v1/runs/run_1/approve', credential: 'full', requestHeaders: AUTH, requestBody: JSON.stringify({ action_digest: DIGEST, decision: 'approved' }), status: 409, responseHeaders: { 'content-type': 'application/problem+json' }, responseBody: JSON.stringify({ code: 'conflict' }) },

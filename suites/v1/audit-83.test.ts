@@ -8,20 +8,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { certify } from '../../src/runner/certify.ts';
-import { v1Recording } from '../passive/v1-recording.ts';
+import { parkedRunRecording, type RecordedPart } from './parked-recording.ts';
 
 const ID = 'v1.runs.approve.request-shape';
-const BASE = 'https://fabric.example.com';
-const TOKEN = 'service_sk_auditeightythree0123456789ab';
-const AUTH = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
-const PARKS = { mode: 'task', task: { scenario: 'apicert.parks' } };
 const DIGEST = `sha256:${'cd'.repeat(32)}`;
-const { journal, verdicts } = v1Recording(BASE, TOKEN, { parks: PARKS }, { approval: { event: 'approval.required', digestField: 'action_digest' } });
-const json = { 'content-type': 'application/json' };
+const { auth: AUTH, json, recording, verdicts } = parkedRunRecording('service_sk_auditeightythree0123456789ab', DIGEST);
 const problem = { 'content-type': 'application/problem+json' };
-const event = (seq: number, type: string, extra: Record<string, unknown> = {}) => `id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ run_id: 'run_1', sequence: seq, type, ...extra })}\n\n`;
 
-type Part = Parameters<typeof journal>[0][number];
+type Part = RecordedPart;
 const approve = (body: unknown, status: number, code?: string): Part => ({
   method: 'POST',
   path: '/v1/runs/run_1/approve',
@@ -35,14 +29,6 @@ const approve = (body: unknown, status: number, code?: string): Part => ({
 const extra = { action_digest: DIGEST, decision: 'approved', apicertExtra: true };
 const noDigest = { decision: 'approved' };
 const valid = { action_digest: DIGEST, decision: 'approved' };
-
-/** A parked run's stream read, then the approves given. */
-const recording = (approves: Part[]) =>
-  journal([
-    { method: 'POST', path: '/v1/execute', credential: 'full', requestHeaders: AUTH, requestBody: JSON.stringify(PARKS), status: 200, responseHeaders: json, responseBody: JSON.stringify({ run_id: 'run_1' }) },
-    { method: 'GET', path: '/v1/runs/run_1/events', credential: 'full', requestHeaders: AUTH, status: 200, responseHeaders: { 'content-type': 'text/event-stream' }, responseBody: event(1, 'request.accepted') + event(2, 'approval.required', { action_digest: DIGEST }), streamEnd: 'client-disconnect' },
-    ...approves,
-  ]);
 
 describe('v1.runs.approve.request-shape: a malformed approve to a run no longer parked', () => {
   it('refused for the run\'s state (409 conflict), the valid approve after it refused too: the state was its cause, not fail', async () => {

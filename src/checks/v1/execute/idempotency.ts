@@ -3,7 +3,7 @@ import { type CheckContext, type Exchange, type Judge, type Judgement, section }
 import { conflictCodeCase, conflictStatusCase, sameRunCase } from '../../../traffic/answer-cases.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { dataOf, exchangesOf, isEventStream, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, streamRead, wholeBody } from '../../../traffic/read.ts';
-import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf, terminalKindsOf } from '../support/traffic.ts';
+import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { Credential } from '../../../profile/schema.ts';
@@ -51,7 +51,7 @@ function replayOf(first: Exchange, later: Exchange, j: Judge): string | undefine
   if (later.status !== first.status) return `answered ${later.status}, the original ${first.status}`;
   if (isEventStream(first)) {
     const terminal = terminalKindsOf(j.profile);
-    const stream = streamRead(j, later, (e) => terminal.has(kindOf(e) ?? ''));
+    const stream = streamRead(j, later, endsRun(terminal));
     if (!stream) return undefined;
     const flag = replayedIn(stream.events);
     // A stream its reader stopped before any event (the stream timeout) has not shown its request.accepted yet.

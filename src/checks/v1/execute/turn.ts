@@ -1,7 +1,7 @@
 /** POST /v1/execute in turn mode: the closed turn contract, the event stream and its acceptance event. */
 import { mediaType, section } from '../../../rule/index.ts';
 import { dataOf, endedStream, exchangesOf, operation, parsedAs, requestBodyMissing, streamRead } from '../../../traffic/read.ts';
-import { admissibleExecutes, callerOf, executeKey, kindOf, modeOf, terminalKindsOf } from '../support/traffic.ts';
+import { admissibleExecutes, callerOf, executeKey, kindOf, modeOf, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
 import { openness } from '../../generated/expectation.ts';
@@ -28,7 +28,7 @@ export const turnStream = rule({
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'text/event-stream', `a turn request answered content-type "${type}", expected text/event-stream`)) return;
         // A stream cut, or stopped by its reader (the stream timeout), before any terminal event cannot show where it ended.
-        const stream = endedStream(j, ex, (e) => terminal.has(kindOf(e) ?? ''));
+        const stream = endedStream(j, ex, endsRun(terminal));
         if (!stream) return;
         const { events, terminal: at } = stream;
         const kinds = events.map(kindOf);
@@ -70,7 +70,7 @@ export const acceptedEvent = rule({
         }
         // The rule judges what a turn stream carries; whether a turn was answered with one is v1.execute.turn.stream's.
         if (modeOf(ex) !== 'turn') continue;
-        const stream = streamRead(j, ex, (e) => terminal.has(kindOf(e) ?? ''));
+        const stream = streamRead(j, ex, endsRun(terminal));
         if (!stream) continue;
         const accepted = stream.events.filter((e) => kindOf(e) === ACCEPTED);
         // A stream stopped before its end may carry its request.accepted yet; a second one read is a failure however it ended.

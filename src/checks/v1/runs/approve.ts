@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent, type StreamEnd } from '../../../rule/index.ts';
 import { approveRequest, CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { dataOf, eventsOf, idAfter, openWireForm, operation, parsedAs, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
-import { admittedCaller, kindOf, limiterRefused, terminalKindsOf } from '../support/traffic.ts';
+import { admittedCaller, kindOf, limiterRefused, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
 import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
 
@@ -202,7 +202,7 @@ function withParkedBefore(j: Judge, each: (ex: Exchange, parked: { digest: unkno
     if (op === 'v1.runs.events') {
       const events = eventsOf(ex) ?? [];
       const found = events.find((e) => kindOf(e) === where.event);
-      if (events.some((e) => terminal.has(kindOf(e) ?? ''))) parked.delete(run);
+      if (events.some(endsRun(terminal))) parked.delete(run);
       else if (found) parked.set(run, { digest: readPath(dataOf(found), where.digestField), seenOn: ex });
       continue;
     }

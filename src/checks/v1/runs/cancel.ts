@@ -2,7 +2,7 @@
 import { type Exchange, section } from '../../../rule/index.ts';
 import { endedStream, eventsOf, idAfter, operation, parsedAs, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
-import { callerOf, kindOf, terminalKindsOf } from '../support/traffic.ts';
+import { callerOf, kindOf, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
@@ -59,7 +59,7 @@ export const cancelTerminalEvent = rule({
         if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel) || ex.requestHeaders['last-event-id'] !== undefined) return;
         // "No sentence bounds the time" a request.cancelled takes: a stream its reader stopped (the provocation's 10 s) before any
         // terminal event did not end, and lacks it. A terminal event read (request.cancelled or another) is the run's end.
-        const stream = endedStream(j, ex, (e) => terminal.has(kindOf(e) ?? ''));
+        const stream = endedStream(j, ex, endsRun(terminal));
         if (!stream) return;
         const kinds = stream.events.map(kindOf);
         const at = kinds.indexOf(CANCELLED);

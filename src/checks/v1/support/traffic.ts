@@ -91,6 +91,11 @@ export function terminalKindsOf(profile: Profile | undefined): Set<string> {
   return new Set([CANCELLED, ...(profile?.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
 }
 
+/** Whether an event ends a run, by `terminal` (terminalKindsOf): the predicate the whole-stream readers (endedStream, streamRead) take. */
+export function endsRun(terminal: ReadonlySet<string>): (e: Pick<SseEvent, 'event' | 'data'>) => boolean {
+  return (e) => terminal.has(kindOf(e) ?? '');
+}
+
 /** Any request may be refused by the rate limiter (429) or a limiter that is down (503): v1.errors.* judge those answers. */
 export function limiterRefused(ex: Exchange): boolean {
   return ex.status === 429 || ex.status === 503;
