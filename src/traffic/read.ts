@@ -202,7 +202,32 @@ export function bodyJson(ex: Exchange, side: 'request' | 'response', text: strin
   return value;
 }
 
-const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, Map<unknown, { size: number; answered: number; value: unknown }>>>();
+/** A journal's facts, and where its unanswered exchanges were at the last look. */
+interface JournalFacts {
+  facts: Map<unknown, Map<unknown, { size: number; answered: number; value: unknown }>>;
+  /** Exchanges read so far. */
+  read: number;
+  /** The positions, among those read, of exchanges that had no answer yet. */
+  unanswered: number[];
+}
+
+const journalFacts = new WeakMap<readonly Exchange[], JournalFacts>();
+
+/**
+ * How many of the journal's exchanges have their answer. An exchange gains its answer once and keeps
+ * it, so only those unanswered at the last look and those added since are read again: every rule asks
+ * this of the whole journal, and counting afresh each time walked a recording once per journal fact asked.
+ */
+function answeredIn(exchanges: readonly Exchange[], known: JournalFacts): number {
+  if (exchanges.length < known.read) {
+    known.read = 0;
+    known.unanswered = [];
+  }
+  if (known.unanswered.length > 0) known.unanswered = known.unanswered.filter((i) => exchanges[i]!.status === undefined);
+  for (let i = known.read; i < exchanges.length; i += 1) if (exchanges[i]!.status === undefined) known.unanswered.push(i);
+  known.read = exchanges.length;
+  return exchanges.length - known.unanswered.length;
+}
 
 /**
  * A fact of a whole journal (who was accepted where, ...) worked out once for every rule that
@@ -211,13 +236,13 @@ const journalFacts = new WeakMap<readonly Exchange[], Map<unknown, Map<unknown, 
  * the journal, and a fact is kept per context.
  */
 export function journalFact<T, C = undefined>(exchanges: readonly Exchange[], what: (exchanges: readonly Exchange[], context: C) => T, context?: C): T {
-  let answered = 0;
-  for (const ex of exchanges) if (ex.status !== undefined) answered += 1;
-  let facts = journalFacts.get(exchanges);
-  if (!facts) {
-    facts = new Map();
-    journalFacts.set(exchanges, facts);
+  let journal = journalFacts.get(exchanges);
+  if (!journal) {
+    journal = { facts: new Map(), read: 0, unanswered: [] };
+    journalFacts.set(exchanges, journal);
   }
+  const answered = answeredIn(exchanges, journal);
+  const facts = journal.facts;
   let byContext = facts.get(what);
   if (!byContext) {
     byContext = new Map();

@@ -1,7 +1,7 @@
 /** GET /v1/runs/{id}: a JSON run resource whose fields the spec does not show. */
 import { type Exchange, mediaType, section } from '../../../rule/index.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
-import { bodyMissing, idAfter, operation, parsedAs, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { bodyMissing, idAfter, journalFact, operation, parsedAs, requestJson, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, callerOf, limiterRefused } from '../support/traffic.ts';
 
 const RUNS_PREFIX = '/v1/runs/';
@@ -10,16 +10,23 @@ import { findOtherTenantKey, primaryKey, problemCode, runPath, startRun } from '
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
-/** Walks the exchanges with, for each, whether its caller was issued the run it names before (a task answer's run_id). */
+/** Walks the exchanges that name a run in their path with, for each, whether its caller was issued that run before (a task answer's run_id). */
 export function withIssuedRun(exchanges: readonly Exchange[], each: (ex: Exchange, issued: Exchange | undefined) => void): void {
+  for (const [ex, issued] of journalFact(exchanges, runsNamed)) each(ex, issued);
+}
+
+/** `withIssuedRun`'s walk, done once per journal for the rules that take it (journalFact): read from the paths and the task answers before each. */
+function runsNamed(exchanges: readonly Exchange[]): ReadonlyArray<readonly [Exchange, Exchange | undefined]> {
   const issued = new Map<string, Exchange>();
+  const named: Array<readonly [Exchange, Exchange | undefined]> = [];
   for (const ex of exchanges) {
     const runId = idAfter(ex, RUNS_PREFIX);
-    if (runId !== undefined) each(ex, issued.get(`${callerOf(ex)}\n${runId}`));
+    if (runId !== undefined) named.push([ex, issued.get(`${callerOf(ex)}\n${runId}`)]);
     if (operation(ex) !== 'v1.execute') continue;
     const parsed = parsedAs(taskResponse, responseJson(ex));
     if (parsed.success) issued.set(`${callerOf(ex)}\n${parsed.data.run_id}`, ex);
   }
+  return named;
 }
 
 export const getRun = rule({

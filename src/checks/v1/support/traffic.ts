@@ -167,8 +167,7 @@ function executesIn(exchanges: readonly Exchange[], profile: Profile | undefined
   const admitted = admittedIn(exchanges, profile);
   const keysUsed = new Set<string>();
   const seen: ExecuteSeen[] = [];
-  for (const ex of exchanges) {
-    if (operation(ex) !== 'v1.execute') continue;
+  for (const ex of exchangesOf(exchanges, 'v1.execute')) {
     const key = executeKey(ex);
     const scope = key === undefined ? undefined : `${callerOf(ex)}\n${key}`;
     const reused = scope !== undefined && keysUsed.has(scope);
