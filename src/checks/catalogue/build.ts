@@ -3,6 +3,12 @@ import type { ProbeRequest, RawRequest } from '../../rule/index.ts';
 import type { Sentence } from '../../contract/sentence.ts';
 import type { Built, HttpTarget, Sent, Stated } from './types.ts';
 
+/**
+ * A MiB of `a`, made once and flat: `'a'.repeat` builds a tree of joins that every case holding it
+ * walked to flatten, and then again every judging that compared or parsed such a body.
+ */
+export const MIB_OF_A = Buffer.alloc(1 << 20, 'a').toString('latin1');
+
 export function bodyOf(req: ProbeRequest): string | undefined {
   return req.json !== undefined ? JSON.stringify(req.json) : req.rawBody;
 }

@@ -18,22 +18,37 @@ function endpointKey(e: Endpoint): string {
   return `${e.method} ${e.path}`;
 }
 
-/** The request an endpoint takes with nothing changed: the profile's body where it gives one, ids that name nothing. */
-export function baseRequest(endpoint: Endpoint, credential: Credential, fixtures: Readonly<Record<string, unknown>>): ProbeRequest {
+/** What an endpoint's base is made of whoever asks: its path with ids that name nothing, and whether the profile's body fits its schema. */
+interface BaseParts {
+  path: string;
+  /** The profile's body when it fits the endpoint's schema. */
+  given: unknown;
+}
+
+function basePartsOf(endpoint: Endpoint, fixtures: Readonly<Record<string, unknown>>): BaseParts {
   const values: Record<string, string> = {};
   for (const [name, schema] of Object.entries(endpoint.pathParams)) values[name] = schema.safeParse(NOTHING).success ? NOTHING : String(minimalOf(schema));
+  const spec = endpoint.bodies[0];
+  const given = spec?.fixture ? fixtures[spec.fixture] : undefined;
+  return { path: fillPath(endpoint.path, values), given: given !== undefined && spec!.schema.safeParse(given).success ? given : undefined };
+}
+
+/** The base from its parts: a fresh idempotency key and a body of its own (an operator changes its copy). */
+function baseFrom(endpoint: Endpoint, parts: BaseParts, credential: Credential): ProbeRequest {
   const headers: Record<string, string> = {};
   for (const h of endpoint.headers) {
     if (h.name === 'idempotency-key' && h.required) headers[h.name] = newKey();
     if (h.name === 'accept' && h.required) headers[h.name] = 'text/event-stream';
   }
-  const req: ProbeRequest = { method: endpoint.method, path: fillPath(endpoint.path, values), credential, headers };
+  const req: ProbeRequest = { method: endpoint.method, path: parts.path, credential, headers };
   const spec = endpoint.bodies[0];
-  if (spec) {
-    const given = spec.fixture ? fixtures[spec.fixture] : undefined;
-    req.json = given !== undefined && spec.schema.safeParse(given).success ? structuredClone(given) : minimalOf(spec.schema);
-  }
+  if (spec) req.json = parts.given !== undefined ? structuredClone(parts.given) : minimalOf(spec.schema);
   return req;
+}
+
+/** The request an endpoint takes with nothing changed: the profile's body where it gives one, ids that name nothing. */
+export function baseRequest(endpoint: Endpoint, credential: Credential, fixtures: Readonly<Record<string, unknown>>): ProbeRequest {
+  return baseFrom(endpoint, basePartsOf(endpoint, fixtures), credential);
 }
 
 export interface PlanInput {
@@ -49,10 +64,12 @@ export interface PlanInput {
 export function httpCases(input: PlanInput): Case[] {
   const out: Case[] = [];
   const endpoints = ENDPOINTS.filter((e) => e.surface === input.surface && (!input.readOnly || e.read));
+  // Each operator gets a base of its own on each endpoint, but the schema checks behind one are the same for every operator.
+  const parts = new Map(endpoints.map((e) => [e, basePartsOf(e, input.fixtures)]));
   for (const op of HTTP_OPERATORS) {
     const methods = new Set<string>();
     for (const endpoint of endpoints) {
-      const t: HttpTarget = { surface: input.surface, endpoint, base: baseRequest(endpoint, input.credential, input.fixtures), credential: input.credential, depth: input.depth };
+      const t: HttpTarget = { surface: input.surface, endpoint, base: baseFrom(endpoint, parts.get(endpoint)!, input.credential), credential: input.credential, depth: input.depth };
       if (!op.applies(t)) continue;
       if (op.scope === 'message' && input.depth === 'default' && methods.has(endpoint.method)) continue;
       methods.add(endpoint.method);

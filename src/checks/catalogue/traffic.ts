@@ -64,6 +64,7 @@ const TOKEN_MARKER = `${MARKER_START}:token:`;
  * the catalogue builds: one scan for the marker, not one per credential over the case bodies.
  */
 function withTokens(text: string, tokens: ReadonlyMap<string, string>): string {
+  if (tokens.size === 0) return text;
   let at = text.indexOf(TOKEN_MARKER);
   if (at === -1) return text;
   let out = '';
@@ -83,7 +84,9 @@ function withTokens(text: string, tokens: ReadonlyMap<string, string>): string {
 
 /** Credentials a recording hides by name (the redactor leaves shorter values alone). */
 function tokensOf(credentials: readonly Credential[]): Map<string, string> {
-  return new Map(credentials.filter((c) => c.token.length >= 8).map((c) => [c.name, c.token]));
+  const tokens = new Map(credentials.filter((c) => c.token.length >= 8).map((c) => [c.name, c.token]));
+  // A recording's own profile (its facts) holds each token as its marker: putting markers back would change no text, so none is looked for.
+  return [...tokens].every(([name, token]) => token === `${TOKEN_MARKER}${name}»`) ? new Map() : tokens;
 }
 
 function add(map: Catalogue['cases'], route: string, body: string, p: Planned): void {

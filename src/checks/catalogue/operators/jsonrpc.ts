@@ -1,5 +1,6 @@
 /** /mcp: the JSON-RPC envelope (JSON-RPC 2.0, MCP Base Protocol), each method's params, and the session header. */
 import { MCP, sentenceText, standard, type Sentence } from '../../../contract/sentence.ts';
+import { MIB_OF_A } from '../build.ts';
 import type { McpCase, McpOperator } from '../types.ts';
 import { VALUE_WHITESPACE } from './message.ts';
 
@@ -102,7 +103,7 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
         rejected('arguments a number', call('apicert-args-number', { name, arguments: 1 }), invalid),
         rejected('no tool name', call('apicert-no-name', { arguments: {} }), invalid),
         opened('an unknown tool', { json: call('apicert-unknown-tool', { name: 'apicert-no-such-tool', arguments: {} }) }, 'MCP answers an unknown tool with an error; the revision under test does not state its form'),
-        opened('1 MiB of arguments', { json: call('apicert-huge', { name, arguments: { apicert: 'a'.repeat(1 << 20) } }) }, 'a server may limit message size'),
+        opened('1 MiB of arguments', { json: call('apicert-huge', { name, arguments: { apicert: MIB_OF_A } }) }, 'a server may limit message size'),
       ];
     },
   },
