@@ -185,6 +185,11 @@ class Owners {
     }
   }
 
+  /** Whether `note` may learn from the exchange: a create answered 202, or a stream answered 200. */
+  learnsFrom(ex: Exchange): boolean {
+    return ex.status === 202 ? operation(ex) === 'v8.missions.create' : ex.status === 200 && operation(ex) === 'v8.missions.events';
+  }
+
   note(ex: Exchange, principal: string | undefined): void {
     if (principal === undefined) return;
     const made = createdMission(ex);
@@ -229,7 +234,8 @@ export const scopeMatrix = rule({
       // (`j.credentialOf`) once a request carrying a token is to be judged; a request without one is judged without it.
       const memory = j.profile?.fixtures.v8.memory;
       const rateProbe = j.profile?.fixtures.v8.rateLimitCredential;
-      const owners = new Owners({ id: j.profile?.fixtures.v8.skillId, principal: primaryPrincipal(j) });
+      const primary = primaryPrincipal(j);
+      const owners = new Owners({ id: j.profile?.fixtures.v8.skillId, principal: primary });
       const keys = new Set<string>();
       const keepsCredentials = j.exchanges.some((ex) => ex.requestHeaders.authorization !== undefined);
       const matrix: Record<string, Record<string, string>> = {};
@@ -240,15 +246,15 @@ export const scopeMatrix = rule({
         const key = ex.requestHeaders['idempotency-key'];
         const fresh = key === undefined || !keys.has(`${callerOf(ex)}\n${op}\n${key}`);
         if (key !== undefined) keys.add(`${callerOf(ex)}\n${op}\n${key}`);
-        const owner = owners.of(ex);
         if (e && credential !== undefined && ex.status !== undefined && ex.status !== 429 && (credential === null || credential.name !== rateProbe)) {
+          const owner = owners.of(ex);
           const owned = OWNED.has(op);
           let expected = predict({ name: op, method: e.method as 'GET' | 'POST', path: e.path, scope: e.scope, owned, catalogued: CATALOGUED.has(op), principalDependent: op === 'v8.memory.query' }, credential, owner ?? credential?.principal ?? '');
           // Whose a resource is, when nothing before showed it: another principal's (404) or no one's (404) is as likely as the caller's.
           if (expected && owned && owner === undefined && credential !== null && !credential.expired) expected = expected.outcomes.includes(403) ? { outcomes: [403, 404], why: expected.why } : undefined;
           if (expected?.outcomes.includes('2xx')) {
             const body = requestJson(ex);
-            const memoryOpen = op === 'v8.memory.query' && !(isRecord(body) && body.compartment === memory?.compartment && body.purpose === memory?.purpose && credential?.principal === primaryPrincipal(j));
+            const memoryOpen = op === 'v8.memory.query' && !(isRecord(body) && body.compartment === memory?.compartment && body.purpose === memory?.purpose && credential?.principal === primary);
             if (!PREDICTS_SUCCESS.has(op) || !fresh || ex.requestHeaders['last-event-id'] !== undefined || owners.maybeNotYetIndexed(ex)) expected = undefined;
             else if (memoryOpen) expected = { outcomes: ['2xx', 403], why: 'a purpose or compartment the principal may not use (its own purposes)' };
           }
@@ -258,7 +264,8 @@ export const scopeMatrix = rule({
             (matrix[`${e.method} ${e.path}`] ??= {})[column] = ok ? `${ex.status}` : `${ex.status}≠${expected.outcomes.join('/')}`;
           }
         }
-        owners.note(ex, credentialIn(ex, j.profile?.credentials ?? [])?.principal);
+        // Whose credential it carried is looked up only where the exchange can teach the owners anything.
+        if (owners.learnsFrom(ex)) owners.note(ex, credentialIn(ex, j.profile?.credentials ?? [])?.principal);
       }
       if (Object.keys(matrix).length > 0) j.observe('scope matrix', matrix, 'a cell reads "status" or "status≠expected" (the last exchange of that cell)');
     },

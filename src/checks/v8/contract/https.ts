@@ -38,13 +38,29 @@ function headerReadingShown(exchanges: readonly Exchange[]): string[] {
 function plainToHttpsTarget(j: Judge, ex: Exchange): boolean {
   const target = j.profile?.target;
   if (target === undefined || !onSurface(ex, 'v8')) return false;
+  const host = httpsHostOf(target);
+  if (host === undefined) return false;
   try {
-    const t = new URL(target);
     const u = new URL(ex.url);
-    return t.protocol === 'https:' && u.protocol === 'http:' && u.hostname === t.hostname;
+    return u.protocol === 'http:' && u.hostname === host;
   } catch {
     return false;
   }
+}
+
+/** The host of an https:// target, else undefined; parsed once per target, not once per exchange. */
+const httpsHosts = new Map<string, string | undefined>();
+function httpsHostOf(target: string): string | undefined {
+  if (httpsHosts.has(target)) return httpsHosts.get(target);
+  let host: string | undefined;
+  try {
+    const t = new URL(target);
+    host = t.protocol === 'https:' ? t.hostname : undefined;
+  } catch {
+    host = undefined;
+  }
+  httpsHosts.set(target, host);
+  return host;
 }
 
 export const httpOrigin = rule({

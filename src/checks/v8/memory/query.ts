@@ -84,6 +84,8 @@ export const queryOk = rule({
     judge(j) {
       // Which compartment and purpose the principal may query is not in the traffic: the profile's fixture names them.
       const permitted = j.profile?.fixtures.v8.memory;
+      // The profile's, the same for every query: resolved once, not per request.
+      const primary = primaryPrincipal(j);
       judgeReadAnswers(j, {
         op: 'v8.memory.query',
         scope: 'memory:read',
@@ -91,7 +93,7 @@ export const queryOk = rule({
         schema: memoryResponse,
         expect200: (ex) => {
           const body = requestJson(ex);
-          if (credentialIn(ex, j.profile?.credentials ?? [])?.principal !== primaryPrincipal(j)) return false;
+          if (credentialIn(ex, j.profile?.credentials ?? [])?.principal !== primary) return false;
           return parsedAs(memoryQueryRequest, body).success && !mayBeRefused(ex, body) && isRecord(body) && !('principalId' in body) && permitted?.compartment === body.compartment && permitted?.purpose === body.purpose;
         },
         extra(_ex, value) {

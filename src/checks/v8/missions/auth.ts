@@ -1,7 +1,7 @@
 /** Authentication: 401 for a missing or expired token, 403 for a missing scope, on every missions endpoint. */
 import { endpointOf, type Endpoint } from '../../../contract/endpoints.ts';
 import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
-import { operation, requestBodyMissing } from '../../../traffic/read.ts';
+import { journalFact, operation, requestBodyMissing } from '../../../traffic/read.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 import { otherCauseOfRefusal } from '../support/ordinary.ts';
@@ -47,17 +47,27 @@ async function call(ctx: CheckContext, c: Call, credential: Credential | null, l
  * malformed body, no Idempotency-Key, ...) may be refused for that cause first: no sentence orders them.
  */
 function missionsRequests(j: Judge, each: (ex: Exchange, endpoint: Endpoint) => void): void {
-  for (const ex of j.exchanges) {
+  for (const r of journalFact(j.exchanges, missionsRequestsIn)) {
+    if (r.missing !== undefined) j.lacks(r.ex, `the request's body: ${r.missing}`);
+    else each(r.ex, r.endpoint);
+  }
+}
+
+/**
+ * `missionsRequests`' walk, once per journal for the three rules taking it (journalFact): each
+ * answered missions request with its endpoint, and what of its body is missing, in journal order.
+ */
+function missionsRequestsIn(exchanges: readonly Exchange[]): ReadonlyArray<{ ex: Exchange; endpoint: Endpoint; missing?: string }> {
+  const out: Array<{ ex: Exchange; endpoint: Endpoint; missing?: string }> = [];
+  for (const ex of exchanges) {
     if (ex.status === undefined || !operation(ex).startsWith('v8.missions.')) continue;
     const endpoint = endpointOf(ex.method, ex.path);
     if (!endpoint) continue;
     const missing = endpoint.bodies.length > 0 ? requestBodyMissing(ex) : undefined;
-    if (missing !== undefined) {
-      j.lacks(ex, `the request's body: ${missing}`);
-      continue;
-    }
-    if (otherCauseOfRefusal(ex, endpoint) === undefined) each(ex, endpoint);
+    if (missing !== undefined) out.push({ ex, endpoint, missing });
+    else if (otherCauseOfRefusal(ex, endpoint) === undefined) out.push({ ex, endpoint });
   }
+  return out;
 }
 
 export const missingToken = rule({

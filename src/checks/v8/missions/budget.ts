@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { section, type CheckContext, type Exchange, type SseEvent } from '../../../rule/index.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
-import { answerJson, dataOf, hasWholeBody, keptEvents, operation, parsedAs, requestBodyMissing, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { answerJson, dataOf, exchangesOf, hasWholeBody, keptEvents, operation, parsedAs, requestBodyMissing, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { createMission, fixture, followToTerminal, getMission, isTerminalEvent, postMission, writer } from '../support/missions.ts';
 import { readTraceIndexed, stepTraces } from '../support/read.ts';
@@ -120,7 +120,7 @@ export const budgetToolCalls = rule({
     judge(j) {
       // Run ids are unique: whoever reads a trace, its mission's budget is the one that mission's create sent.
       const creates = new Map<string, Exchange>();
-      for (const ex of j.exchanges) {
+      for (const ex of exchangesOf(j.exchanges, 'v8.missions.create')) {
         const made = createdMission(ex);
         if (made && !creates.has(made.runId)) creates.set(made.runId, ex);
       }
@@ -129,8 +129,9 @@ export const budgetToolCalls = rule({
       const ends = new Map<string, string>();
       for (const ex of j.exchanges) {
         const end = terminalShown(ex);
+        if (!end) continue;
         const runId = missionOf(ex);
-        if (end && runId !== undefined && !ends.has(runId)) ends.set(runId, end.status);
+        if (runId !== undefined && !ends.has(runId)) ends.set(runId, end.status);
       }
       const shown = new Map<string, ToolCallsShown>();
       withSeenTraces(j, (ex, seen) => {

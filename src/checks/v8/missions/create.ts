@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { judgedRun, section, type Exchange, type Judge, type Judgement } from '../../../rule/index.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
-import { answerJson, bodyJson, hasWholeBody, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { answerJson, bodyJson, exchangesOf, hasWholeBody, issuesOf, journalFact, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { safeIntegerBound } from '../../generated/expectation.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
-import { callerOf, judgeJsonMediaType, mayBeRefused, withCallersOn } from '../support/traffic.ts';
+import { Callers, callerOf, judgeJsonMediaType, mayBeRefused } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -209,17 +209,30 @@ export const createBudgetBounds = rule({
  * its body (parsed JSON, or undefined). A create answered 429 is rate limited (its own rule).
  */
 function withWriterCreates(j: Judge, each: (ex: Exchange, body: unknown) => void): void {
-  const used = new Set<string>();
-  withCallersOn(j, 'v8.missions.create', (ex, callers) => {
-    if (operation(ex) !== 'v8.missions.create' || ex.status === undefined) return;
-    const key = ex.requestHeaders['idempotency-key'];
-    if (key === undefined || !idempotencyKey.safeParse(key).success) return;
-    const scoped = `${callerOf(ex)}\n${key}`;
-    const fresh = !used.has(scoped);
-    used.add(scoped);
-    if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429) return;
+  const callers = new Callers(j);
+  for (const ex of journalFact(j.exchanges, freshCreates)) {
+    if (!callers.holds(ex, 'missions:write') || ex.status === 429) continue;
     const missing = requestBodyMissing(ex);
-    if (missing !== undefined) return j.lacks(ex, `the create's body: ${missing}`);
-    each(ex, requestJson(ex));
-  });
+    if (missing !== undefined) j.lacks(ex, `the create's body: ${missing}`);
+    else each(ex, requestJson(ex));
+  }
+}
+
+/**
+ * The answered creates carrying a valid Idempotency-Key their caller had not used before, in order:
+ * read from the requests alone, so worked out once per journal for the five rules taking them (journalFact).
+ */
+function freshCreates(exchanges: readonly Exchange[]): readonly Exchange[] {
+  const used = new Set<string>();
+  const out: Exchange[] = [];
+  for (const ex of exchangesOf(exchanges, 'v8.missions.create')) {
+    if (ex.status === undefined) continue;
+    const key = ex.requestHeaders['idempotency-key'];
+    if (key === undefined || !idempotencyKey.safeParse(key).success) continue;
+    const scoped = `${callerOf(ex)}\n${key}`;
+    if (used.has(scoped)) continue;
+    used.add(scoped);
+    out.push(ex);
+  }
+  return out;
 }

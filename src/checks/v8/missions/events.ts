@@ -3,7 +3,7 @@ import { mediaType, section, type Exchange, type Judge, type SseEvent } from '..
 import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamEvents, streamRead } from '../../../traffic/read.ts';
 import { eventIdCases, oneTerminalCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
-import { callerOf, judgeReadsAfterTerminal, missionOf, withMissions } from '../support/traffic.ts';
+import { callerOf, judgeReadsAfterTerminal, missionOf, withMissionsOn } from '../support/traffic.ts';
 import {
   MISSION_EVENT_TYPES,
   missionProjection,
@@ -318,7 +318,7 @@ export const eventsUnknown = rule({
 
 /** Every stream request without Last-Event-ID of a mission the same caller created, from a caller holding missions:read. */
 function ownStreams(j: Judge, each: (ex: Exchange) => void): void {
-  withMissions(j, (ex, seen, callers) => {
+  withMissionsOn(j, 'v8.missions.events', (ex, seen, callers) => {
     if (operation(ex) !== 'v8.missions.events' || !seen.creator || ex.status === undefined || ex.status === 429) return;
     if (ex.requestHeaders['last-event-id'] !== undefined || !callers.holds(ex, 'missions:read')) return;
     each(ex);

@@ -4,7 +4,7 @@ import { missionProjection } from '../../../contract/v8/missions.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { createMission, getMission, MISSIONS } from '../support/missions.ts';
-import { createdMission, judgeJsonMediaType, missionOf, withMissions } from '../support/traffic.ts';
+import { createdMission, judgeJsonMediaType, missionOf, withMissions, withMissionsOn } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -18,7 +18,7 @@ export const getOk = rule({
   judgement: {
     record: 'a GET /v8/missions/{runId} of a mission the same caller created earlier, from a caller holding missions:read',
     judge(j) {
-      withMissions(j, (ex, seen, callers) => {
+      withMissionsOn(j, 'v8.missions.get', (ex, seen, callers) => {
         if (operation(ex) !== 'v8.missions.get' || !seen.creator || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'missions:read')) return;
         if (!j.check(ex, ex.status === 200, `get of the caller's own mission answered ${ex.status}, expected 200`, [seen.creator])) return;
         judgeJsonMediaType(j, ex, 'get');

@@ -2,7 +2,7 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, writer, MISSIONS } from '../support/missions.ts';
-import { callerOf, mayBeRefused, missionOf, sentFixture, withMissions, withTerminalBefore } from '../support/traffic.ts';
+import { callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
 import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency, sameStatusAndBody } from '../../../traffic/idempotency.ts';
 import { exchangesOf, parsedAs, requestBodyMissing, requestJson, responseJson, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
@@ -103,7 +103,7 @@ export const signalTerminal = rule({
     judge(j) {
       // Chosen by the request (a signal with a key not used before: a replay answers the original response) and what the exchanges before it showed, never by its answer.
       const used = new Set<string>();
-      withTerminalBefore(j.exchanges, (ex, terminal) => {
+      withTerminalBeforeOn(j.exchanges, 'v8.missions.signals', (ex, terminal) => {
         if (operation(ex) !== 'v8.missions.signals') return;
         const key = `${callerOf(ex)}\n${ex.path}\n${ex.requestHeaders['idempotency-key'] ?? ''}`;
         const replay = used.has(key);
@@ -155,7 +155,7 @@ export const signalReplay = rule({
       // original signal may itself have ended it unseen ("Transitions out of `waiting` ...: not shown"), so a 409 fails
       // only where a read sent after the replay ended shows the mission not terminal: terminal states never change back.
       const terminalBefore = new Set<Exchange>();
-      withTerminalBefore(j.exchanges, (ex, terminal) => {
+      withTerminalBeforeOn(j.exchanges, 'v8.missions.signals', (ex, terminal) => {
         if (terminal && operation(ex) === 'v8.missions.signals') terminalBefore.add(ex);
       });
       const liveReads = new Map<string, Array<{ read: Exchange; status: string }>>();
@@ -217,13 +217,16 @@ function waitingSignals(j: Judge, each: (ex: Exchange, body: unknown, acceptedBe
   // A cancel sent before a signal ended may overtake it (the signal then meets an ended mission): those signals are not picked.
   const cancels = new Map<string, Exchange[]>();
   const accepted = new Map<string, Exchange[]>();
-  for (const ex of j.exchanges) {
+  for (const ex of exchangesOf(j.exchanges, 'v8.missions.cancel')) {
     const runId = missionOf(ex);
-    if (runId !== undefined && operation(ex) === 'v8.missions.cancel') cancels.set(runId, [...(cancels.get(runId) ?? []), ex]);
-    if (runId !== undefined && operation(ex) === 'v8.missions.signals' && ex.status === 200) accepted.set(runId, [...(accepted.get(runId) ?? []), ex]);
+    if (runId !== undefined) cancels.set(runId, [...(cancels.get(runId) ?? []), ex]);
+  }
+  for (const ex of exchangesOf(j.exchanges, 'v8.missions.signals')) {
+    const runId = missionOf(ex);
+    if (runId !== undefined && ex.status === 200) accepted.set(runId, [...(accepted.get(runId) ?? []), ex]);
   }
   const used = new Set<string>();
-  withMissions(j, (ex, seen, callers) => {
+  withMissionsOn(j, 'v8.missions.signals', (ex, seen, callers) => {
     const key = ex.requestHeaders['idempotency-key'];
     if (operation(ex) !== 'v8.missions.signals' || key === undefined || !idempotencyKey.safeParse(key).success || ex.status === undefined) return;
     if ((cancels.get(missionOf(ex)!) ?? []).some((c) => !surelyStartsAfterEnd(c, ex))) return;

@@ -4,7 +4,7 @@ import { missionProjection, TERMINAL_STATUSES, type MissionProjection } from '..
 import { endedStream, operation, parsedAs, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { createMission, followToTerminal, getMission, isTerminalEvent, pollMission, writer } from '../support/missions.ts';
-import { judgeReadsAfterTerminal, sentFixture, withMissions } from '../support/traffic.ts';
+import { judgeReadsAfterTerminal, sentFixture, withMissionsOn } from '../support/traffic.ts';
 
 /** The steps as the projection's table states them: `stepId` and `status`, in order. */
 function stepStates(p: MissionProjection): string {
@@ -61,7 +61,7 @@ export const timeLimit = rule({
     record: "the event stream, up to its terminal event, of a mission created with the profile's fixtures.v8.missions.timeLimit body",
     judge(j) {
       // Which mission runs past its time limit is not in the traffic: the profile's fixture names its body.
-      withMissions(j, (ex, seen) => {
+      withMissionsOn(j, 'v8.missions.events', (ex, seen) => {
         if (operation(ex) !== 'v8.missions.events' || ex.status !== 200 || !seen.creator || seen.cancelled) return;
         if (!j.profile?.fixtures.v8.missions.timeLimit) j.untestable({ need: 'fixture', path: 'v8.missions.timeLimit', remedy: 'give the profile (--profile FILE) whose fixture created the time-limited mission' });
         if (!sentFixture(j, seen.createBody, 'timeLimit')) return;

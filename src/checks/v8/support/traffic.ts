@@ -56,6 +56,27 @@ export function withTerminalBefore(exchanges: readonly Exchange[], each: (ex: Ex
   for (const [ex, terminal] of journalFact(exchanges, terminalsBefore)) each(ex, terminal);
 }
 
+/** `withTerminalBefore` over the exchanges of one operation only, in order: for a judgement that reads no other exchange. */
+export function withTerminalBeforeOn(exchanges: readonly Exchange[], op: string, each: (ex: Exchange, terminal: TerminalSighting | undefined) => void): void {
+  for (const [ex, terminal] of journalFact(exchanges, terminalsBeforeByOperation).get(op) ?? []) each(ex, terminal);
+}
+
+function terminalsBeforeByOperation(exchanges: readonly Exchange[]): ReadonlyMap<string, ReadonlyArray<readonly [Exchange, TerminalSighting | undefined]>> {
+  return byOperationOf(journalFact(exchanges, terminalsBefore));
+}
+
+/** A walk's pairs grouped by their exchange's operation, each group in journal order (as `exchangesOf` groups exchanges). */
+function byOperationOf<T>(pairs: ReadonlyArray<readonly [Exchange, T]>): ReadonlyMap<string, ReadonlyArray<readonly [Exchange, T]>> {
+  const groups = new Map<string, Array<readonly [Exchange, T]>>();
+  for (const pair of pairs) {
+    const op = operation(pair[0]);
+    const group = groups.get(op);
+    if (group) group.push(pair);
+    else groups.set(op, [pair]);
+  }
+  return groups;
+}
+
 /**
  * `withTerminalBefore`'s walk, once per journal for every rule taking it (journalFact): what it
  * hands each exchange is read from the exchanges before it alone.
@@ -194,6 +215,19 @@ export interface MissionSeen {
 export function withMissions(j: Judge, each: (ex: Exchange, seen: Readonly<MissionSeen>, callers: Callers) => void): void {
   const callers = new Callers(j);
   for (const [ex, seen] of journalFact(j.exchanges, missionsSeen)) each(ex, seen, callers);
+}
+
+/**
+ * `withMissions` over the exchanges of one operation only, in order: the same walk for a judgement
+ * that reads no other exchange (what each is handed is still read from every exchange before it).
+ */
+export function withMissionsOn(j: Judge, op: string, each: (ex: Exchange, seen: Readonly<MissionSeen>, callers: Callers) => void): void {
+  const callers = new Callers(j);
+  for (const [ex, seen] of journalFact(j.exchanges, missionsSeenByOperation).get(op) ?? []) each(ex, seen, callers);
+}
+
+function missionsSeenByOperation(exchanges: readonly Exchange[]): ReadonlyMap<string, ReadonlyArray<readonly [Exchange, Readonly<MissionSeen>]>> {
+  return byOperationOf(journalFact(exchanges, missionsSeen));
 }
 
 /** What an exchange naming no mission is handed: nothing seen. */
