@@ -65,7 +65,9 @@ export const approveResumes = rule({
   async check(ctx) {
     const parked = await parkedRun(ctx);
     // Event kinds beyond the known ones are not shown: a parked run may keep sending some. Only a
-    // kind it did not send while parked shows that it resumed.
+    // kind it did not send while parked shows that it resumed. Known limit: one it sends at a longer
+    // interval than the read before the approve (v1.runs/parked-reminders) would pass a run that never
+    // resumed; digest-binds, which must not fail a legal run, judges by how the run ended instead.
     // The deployment's own bound, where its profile declares one; apicert's patience otherwise.
     const declared = ctx.profile.fixtures.v1.approval?.resumesWithinMs;
     const watchMs = declared ?? ctx.profile.safety.approvalWatchMs;
@@ -124,15 +126,15 @@ export const ENDS_WITHOUT_ACTION: ReadonlySet<string> = new Set([CANCELLED, 'run
 
 /**
  * What a parked run's events after a wrong approval show: `ended`, the terminal kind that ended it
- * without its action; `resumed`, why they show it went on with its action (a terminal kind other
- * than those, or a kind it did not send while parked, `idle`, with no such ending after it).
+ * without its action; `resumed`, the terminal kind that shows it went on with its action (any other).
+ * A kind it had not sent before shows neither: "Event kinds beyond `request.accepted` and
+ * `request.cancelled` ... not shown", so a parked run may send one of its own at any interval (a
+ * reminder that it waits) without resuming; only how the run ended tells what the approval did.
  */
-export function afterWrongDigest(kinds: ReadonlyArray<string | undefined>, idle: ReadonlySet<string | undefined>, terminal: ReadonlySet<string>): { ended?: string; resumed?: string } {
+export function afterWrongDigest(kinds: ReadonlyArray<string | undefined>, terminal: ReadonlySet<string>): { ended?: string; resumed?: string } {
   const end = kinds.find((k) => k !== undefined && terminal.has(k));
   if (end !== undefined && ENDS_WITHOUT_ACTION.has(end)) return { ended: end };
-  if (end !== undefined) return { resumed: `it went on to ${end}` };
-  const fresh = kinds.filter((k) => !idle.has(k));
-  return fresh.length === 0 ? {} : { resumed: `it sent ${[...new Set(fresh)].join(', ')}, which it had not sent while parked` };
+  return end !== undefined ? { resumed: `it went on to ${end}` } : {};
 }
 
 export const digestBinds = rule({
@@ -143,16 +145,15 @@ export const digestBinds = rule({
   spec: { section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
-    // Event kinds beyond the known ones are not shown: a parked run may keep sending some. Only a
-    // kind it did not send while parked shows that it resumed.
     const watchMs = ctx.profile.safety.approvalWatchMs;
-    const idle = await watchParked(ctx, parked, 'events while parked, before the wrong approval', watchMs);
-    const idleKinds = new Set(idle.events.map(eventKind));
     const wrong = await postApprove(ctx, parked.runId, { action_digest: tampered(parked.digest), decision: parked.decision }, 'approve with a wrong digest');
     ctx.observe('answer to a wrong digest', { status: wrong.status, code: problemCode(wrong) ?? null });
     const terminal = terminalKinds(ctx);
-    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the wrong approval', maxMs: watchMs, onEvent: (e) => (idleKinds.has(eventKind(e)) ? undefined : 'disconnect') });
-    const seen = afterWrongDigest(after.events.map(eventKind), idleKinds, terminal);
+    // Read to the run's end, or for the watch: what it sends on the way decides nothing (afterWrongDigest).
+    const untilEnd = (e: SseEvent) => (terminal.has(eventKind(e) ?? '') ? 'disconnect' : undefined);
+    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the wrong approval', maxMs: watchMs, onEvent: untilEnd });
+    ctx.observe('events after the wrong approval', after.events.map(eventKind));
+    const seen = afterWrongDigest(after.events.map(eventKind), terminal);
     if (!ctx.check(seen.resumed === undefined, `after an approve with a wrong digest the run resumed: ${seen.resumed}`)) return;
     // A run the wrong digest ended is parked no more: the right digest has nothing left to approve.
     if (seen.ended !== undefined) {
@@ -162,15 +163,15 @@ export const digestBinds = rule({
     const right = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with the right digest');
     if (right.status !== 200) {
       // The ending may have come after the first read's bound: read the run again before blaming the approve.
-      const later = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the right approval was refused', maxMs: watchMs, onEvent: (e) => (idleKinds.has(eventKind(e)) ? undefined : 'disconnect') });
-      const since = afterWrongDigest(later.events.map(eventKind), idleKinds, terminal);
+      const later = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the right approval was refused', maxMs: watchMs, onEvent: untilEnd });
+      const since = afterWrongDigest(later.events.map(eventKind), terminal);
       if (!ctx.check(since.resumed === undefined, `after an approve with a wrong digest the run resumed: ${since.resumed}`) || since.ended !== undefined) {
         if (since.ended !== undefined) ctx.observe('what a wrong digest did to the parked run', `ended it with ${since.ended}`);
         return;
       }
       // "Transitions: not shown": the wrong digest may have ended the run, its ending not yet on the stream. Only a run shown still parked owes the 200.
       ctx.observe('answer to the right digest after the wrong one', { status: right.status, code: problemCode(right) ?? null });
-      ctx.inconclusive(undecided(`the right digest answered ${right.status} ${problemCode(right) ?? ''} after the wrong one, and no ending of the run`, later.end, watchMs));
+      ctx.inconclusive(undecided(`the right digest answered ${right.status} ${problemCode(right) ?? ''} after the wrong one, and the run showed no ending`, later.end, watchMs));
     }
     ctx.observe('what a wrong digest did to the parked run', 'left it parked');
   },

@@ -60,6 +60,9 @@ function otherEventId(hex: string, n: number): string {
 /** Informational kinds the seed does not name (`v1.runs/extra-event-kinds`): a reader must read past them. */
 const INFO_KIND = 'x-apicert.heartbeat';
 const PARKED_INFO_KIND = 'vendor:run/awaiting-approval';
+/** `v1.runs/parked-reminders`: what a parked run repeats, and how often (longer than the approve rules' read of a parked run). */
+const REMINDER_KIND = 'vendor:run/approval-reminder';
+const REMINDER_EVERY_MS = 4_000;
 
 /** A date-time with a numeric offset (the spec's Timestamp wants more than `Z`), or with `Z` when `zulu`. */
 function dateTime(ms: number, zulu: boolean): string {
@@ -259,6 +262,18 @@ export class RunEngine {
     this.emit(run, beat.emit, data);
     // A parked run may go on talking without resuming: an informational event, then silence.
     if (info && beat.park) this.emit(run, PARKED_INFO_KIND, { waiting_for: 'approval' });
+    if (beat.park && this.fake.variants.has('v1.runs/parked-reminders')) this.remind(run, run.actionDigest!);
+  }
+
+  /** Repeats a reminder while the run stays parked on the same action (an approve, a cancel or another park ends it). */
+  private remind(run: Run, digest: string): void {
+    run.timers.push(
+      this.fake.lifecycle.later(REMINDER_EVERY_MS, () => {
+        if (run.state !== 'parked' || run.actionDigest !== digest) return;
+        this.emit(run, REMINDER_KIND, { waiting_for: 'approval' });
+        this.remind(run, digest);
+      }),
+    );
   }
 
   private emit(run: Run, type: string, payload: Record<string, unknown>): void {

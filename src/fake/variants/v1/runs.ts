@@ -73,6 +73,11 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'States and transitions', quote: 'Transitions: not shown.' },
   },
   {
+    id: 'v1.runs/parked-reminders',
+    description: 'a parked run sends a reminder of a kind of its own (vendor:run/approval-reminder) every 4 s until it leaves the parked state: longer than a read of what it sends while parked, so the first reminder may come after an approve',
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
+  },
+  {
     id: 'v1.runs/state-before-body',
     description: "an approve to a run that is not parked is refused 409 conflict before its body is read, so a body that is no ApproveRequest sent to such a run is refused for the run's state (the fake checks the body first by default: 400 invalid_request)",
     spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
