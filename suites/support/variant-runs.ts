@@ -47,6 +47,21 @@ function wrongVerdicts(results: readonly RuleResult[], departs: readonly string[
 }
 
 /**
+ * The results of a variant run, with each gating rule it left inconclusive judged once more in a run of
+ * those rules alone (same variants, same profile), whose verdicts replace theirs. Inconclusive is
+ * transport trouble, a budget or a deadline, never a verdict on the variant: five certify runs share one
+ * event loop here, and on a busy machine a 10 s stream read of v1.runs.cancel.terminal-event ran out
+ * before the fake wrote the terminal event it had to send (CI of 4a56d30, with every /v1 variant on).
+ * A rule inconclusive twice stays so, and fails the test.
+ */
+export async function settled(results: readonly RuleResult[], again: (patterns: string[]) => Promise<readonly RuleResult[]>): Promise<{ results: RuleResult[]; retried: string[] }> {
+  const retried = results.filter((r) => r.rule.level !== 'observation' && r.verdict === 'inconclusive').map((r) => r.rule.id);
+  if (retried.length === 0) return { results: [...results], retried };
+  const second = new Map((await again(retried)).map((r) => [r.rule.id, r]));
+  return { results: results.map((r) => second.get(r.rule.id) ?? r), retried };
+}
+
+/**
  * How long a webhook rule waits for a delivery or its retry. The fake's profile gives 8 s; five certify runs on one
  * event loop of a loaded machine have delivered later than that (v1.webhooks.delivery.retry and terminal-events
  * failed, the listing and replay rules went untestable). The rules stop waiting as soon as the delivery arrives,
@@ -134,7 +149,9 @@ export function variantRuns(surface: Surface): void {
     it.each(singleVariants(surface).map((id) => [id] as const))(
       '%s: every gating rule of its surface passes or does not apply',
       async (id) => {
-        const { results, report, variantsTaken } = await certify({ variants: [id], surfaces: [surface], seed: 13, adjustEmbeddedProfile: aloneProfile(id) });
+        const run = { variants: [id], surfaces: [surface], seed: 13, adjustEmbeddedProfile: aloneProfile(id) };
+        const { results: first, report, variantsTaken } = await certify(run);
+        const { results, retried } = await settled(first, async (patterns) => (await certify({ ...run, surfaces: undefined, patterns })).results);
         if (id in NEVER_REACHED) expect(variantsTaken, `listed in NEVER_REACHED, yet the fake bent for ${id}: take it off the list`).toEqual([]);
         else expect(variantsTaken, 'the fake never bent for this variant during the run: the run proved nothing about it').toEqual([id]);
         const departs = departsFrom([id]);
@@ -143,7 +160,8 @@ export function variantRuns(surface: Surface): void {
         for (const ruleId of departs) expect(results.find((r) => r.rule.id === ruleId), ruleId).toMatchObject({ verdict: 'fail', rule: { level: 'should' } });
         // Rules the choice leaves without what they need hold the gate at untestable, as they should: never a pass over nothing, never a fail.
         const leftUntestable = results.some((r) => r.rule.level !== 'observation' && r.verdict === 'untestable');
-        expect(report.summary.gate).toBe(leftUntestable ? 'untestable' : 'pass');
+        // The first run's gate counts what it left inconclusive; the verdicts above hold the rules judged again.
+        if (retried.length === 0) expect(report.summary.gate).toBe(leftUntestable ? 'untestable' : 'pass');
         expect(report.target.variants).toEqual([id]);
         expect(report.summary.judged).toBeGreaterThan(0);
       },
@@ -156,9 +174,11 @@ export function variantRuns(surface: Surface): void {
       '%s',
       async (list) => {
         const variants = list.split(',') as VariantId[];
-        const { results, report } = await certify({ variants, surfaces: [surface], seed: 29, adjustEmbeddedProfile: combinedProfile });
+        const run = { variants, surfaces: [surface], seed: 29, adjustEmbeddedProfile: combinedProfile };
+        const { results: first, report } = await certify(run);
+        const { results, retried } = await settled(first, async (patterns) => (await certify({ ...run, surfaces: undefined, patterns })).results);
         expect(wrongVerdicts(results, departsFrom(variants))).toEqual([]);
-        expect(report.summary.gate).toBe('pass');
+        if (retried.length === 0) expect(report.summary.gate).toBe('pass');
         expect(report.target.variants).toEqual(variants);
         expect(report.summary.judged).toBeGreaterThan(0);
       },
