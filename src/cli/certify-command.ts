@@ -9,7 +9,7 @@ import type { VariantId } from '../fake/variants/index.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { Redactor } from '../redact/redactor.ts';
-import { effectOf, gateWords, judgedLine, policyOf, shellWord, type Report } from '../reports/model.ts';
+import { effectOf, gateWords, judgedLine, policyOf, selectionLine, shellWord, type Report } from '../reports/model.ts';
 import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
@@ -160,7 +160,10 @@ function gateLines(ui: Ui, report: Report): string {
   const painted = ui.paint(gate.green ? ['bold', 'green'] : ['bold', 'red'], gate.words);
   const target = `${report.target.baseUrl} (${report.target.kind}${report.target.image ? ` ${report.target.image}` : ''})`;
   const line = `\n${target}: gate ${painted}${strict ? ' (strict)' : ''} - ${judgedLine(report.summary)}; required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} n/a; should ${should.pass} pass, ${should.fail} fail${strict ? '' : ' (warnings)'}; ${report.observations.length} observations; ${report.run.requests} requests in ${report.run.durationMs} ms; seed ${report.run.seed}`;
-  return !strict && warnings.length > 0 ? `${line}\nwarnings (SHOULD rules that failed; --strict makes them gate): ${warnings.join(', ')}` : line;
+  // A run of part of the catalogue says so beside its gate: a PASS over 3 rules of 190 is no certification of the rest.
+  const selection = selectionLine(report);
+  const scoped = selection ? `${line}\nselection: ${selection}` : line;
+  return !strict && warnings.length > 0 ? `${scoped}\nwarnings (SHOULD rules that failed; --strict makes them gate): ${warnings.join(', ')}` : scoped;
 }
 
 function lastLines(text: string, n: number): string {

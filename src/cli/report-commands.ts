@@ -7,7 +7,7 @@ import { RULES } from '../registry.ts';
 import { ProfileError } from '../profile/load.ts';
 import { loadBaseline, type BaselineEntry } from '../reports/baseline.ts';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../reports/diff.ts';
-import { gateWords, sha256, shellWord, type Report } from '../reports/model.ts';
+import { gateWords, selectionWords, sha256, shellWord, type Report } from '../reports/model.ts';
 import { generateKeys, keyIdOf, privateKeyFrom, publicKeyFrom, RENDERED_FILES, signReport, SIGNATURE_SUFFIX, verifyReport, type Verification } from '../reports/signature.ts';
 import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
@@ -99,12 +99,10 @@ function scopeOf(report: Report): string {
   const s = report.summary;
   const sel = report.run?.selection;
   const parts = [`judged ${s.judged ?? '?'} of ${s.selected ?? '?'} selected rules${sel ? ` (of ${sel.catalogue} in the catalogue)` : ''}`];
-  if (sel?.surfaces?.length) parts.push(`--surface ${sel.surfaces.join(',')}`);
-  if (sel?.rules?.length) parts.push(`--rules ${sel.rules.join(',')}`);
-  if (sel?.scenarios?.length) parts.push(`--scenario ${sel.scenarios.join(',')}`);
-  parts.push(`${report.excluded?.length ?? 0} excluded by --exclude${sel?.exclude?.length ? ` (${sel.exclude.join(',')})` : ''}`);
+  const words = selectionWords(sel, report.excluded?.length ?? 0);
+  parts.push(...words.filters, words.excluded);
   if (s.strict !== undefined) parts.push(s.strict ? 'strict (SHOULD rules gate)' : 'not strict (SHOULD rules only warn)');
-  if (sel?.rerunOf) parts.push(`a rerun of ${sel.rerunOf.report}${sel.rerunOf.digest ? ` (digest ${sel.rerunOf.digest})` : ''}: only the rules that report did not pass`);
+  if (words.rerun) parts.push(words.rerun);
   if (!sel && report.run?.mode !== 'passive') parts.push('selection not recorded (a report from before apicert recorded it): the filters and the catalogue size are unknown');
   return parts.join('; ');
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { VERDICTS } from '../rule/index.ts';
 import type { EvidenceEntry } from '../rule/index.ts';
 import { curlOf, decidingExchange, exchangeText, leadingExchanges, replayNotes } from './evidence-text.ts';
-import { droppedLine, effectOf, excludedNote, gates, gateWords, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { droppedLine, effectOf, excludedNote, gates, gateWords, judgedLine, policyOf, selectionLine, type Report, type ReportRule } from './model.ts';
 import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
 const TEMPLATE_URL = new URL('../../reports/templates/report.html', import.meta.url);
@@ -111,6 +111,7 @@ export function renderHtml(report: Report): string {
   const surfaces = [...new Set(report.rules.map((r) => r.surface))];
   const areas = [...new Set(report.rules.map((r) => areaOf(r.id)))];
   const fact = (name: string, value: string) => `<li><b>${esc(name)}</b> <code>${esc(value)}</code></li>`;
+  const selection = selectionLine(report);
   const facts = [
     fact('target', `${report.target.baseUrl} (${report.target.kind})`),
     report.target.profileFingerprint ? fact('profile', report.target.profileFingerprint.slice(0, 23)) : '',
@@ -123,6 +124,7 @@ export function renderHtml(report: Report): string {
     fact('rule set', report.harness.rulesetHash.slice(0, 23)),
     fact('digest', report.digest.slice(0, 23)),
     report.excluded?.length ? fact('excluded', `${report.excluded.length} rules (--exclude)`) : '',
+    selection ? fact('selection', selection) : '',
     report.run.baseline ? fact('baseline', `${report.run.baseline.file} (${report.run.baseline.entries} entries)`) : '',
     report.target.faults?.length ? fact('faults switched on', report.target.faults.join(', ')) : '',
     report.target.variants?.length ? fact('fake variants', report.target.variants.join(', ')) : '',

@@ -1,5 +1,5 @@
 import { curlOf, decidingExchange, leadingExchanges, replayNotes } from './evidence-text.ts';
-import { droppedLine, effectOf, excludedNote, gateWords, judgedLine, policyOf, type Report, type ReportRule } from './model.ts';
+import { droppedLine, effectOf, excludedNote, gateWords, judgedLine, policyOf, selectionLine, type Report, type ReportRule } from './model.ts';
 import { compactIds, runWideCause, wasNotRun } from './run-cause.ts';
 
 const ICON: Record<string, string> = { pass: 'PASS', fail: 'FAIL', 'not-applicable': 'N/A', untestable: 'UNTESTABLE', inconclusive: 'INCONCLUSIVE' };
@@ -53,12 +53,14 @@ export function renderMarkdown(report: Report): string {
   const policy = policyOf(report);
   // Baselined failures are counted as failures and said to be expected, as report.html's headline does.
   const expectedRequired = required.filter((r) => effectOf(r, policy) === 'expected').length;
+  const selection = selectionLine(report);
   const lines = [
     `# apicert readiness report`,
     '',
     `- Target: ${report.target.baseUrl} (${report.target.kind}${report.target.faults?.length ? `, faults: ${report.target.faults.join(', ')}` : ''})`,
     `- Gate: **${gateWords(report).words}**${report.summary.strict ? ' (strict: SHOULD rules gate)' : ''}${report.run.dropped ? `, ${droppedLine(report.run)}` : ''}`,
     `- ${judgedLine(report.summary)}`,
+    ...(selection ? [`- Selection: ${literal(selection)}`] : []),
     `- Required rules: ${req.pass} pass, ${req.fail} fail${expectedRequired ? ` (${expectedRequired} expected)` : ''}, ${req.untestable} untestable, ${req.inconclusive} inconclusive, ${req['not-applicable']} not applicable`,
     `- SHOULD rules: ${sh.pass} pass, ${sh.fail} fail${report.summary.strict ? '' : ' (warnings, gating only with --strict)'}, ${sh.untestable} untestable, ${sh.inconclusive} inconclusive, ${sh['not-applicable']} not applicable`,
     report.run.mode === 'passive'

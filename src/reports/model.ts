@@ -223,6 +223,31 @@ export function judgedLine(summary: Pick<Report['summary'], 'judged' | 'selected
     : `${line}, observations only: no rule that gates was judged`;
 }
 
+/** How a run's rules were chosen from its catalogue, in the words of the flags: the filters, the exclusions, the report a rerun took them from. */
+export function selectionWords(selection: RunSelection | undefined, excluded: number): { filters: string[]; excluded: string; rerun?: string } {
+  const filters: string[] = [];
+  if (selection?.surfaces?.length) filters.push(`--surface ${selection.surfaces.join(',')}`);
+  if (selection?.rules?.length) filters.push(`--rules ${selection.rules.join(',')}`);
+  if (selection?.scenarios?.length) filters.push(`--scenario ${selection.scenarios.join(',')}`);
+  const rerun = selection?.rerunOf ? `a rerun of ${selection.rerunOf.report}${selection.rerunOf.digest ? ` (digest ${selection.rerunOf.digest})` : ''}: only the rules that report did not pass` : undefined;
+  return { filters, excluded: `${excluded} excluded by --exclude${selection?.exclude?.length ? ` (${selection.exclude.join(',')})` : ''}`, ...(rerun ? { rerun } : {}) };
+}
+
+/**
+ * What narrowed the rules a report judged, when anything did: how many of the catalogue's rules were
+ * selected, and how. Undefined for a run of the whole catalogue, or a report that did not record its
+ * selection. Without it a readiness report over 38 rules of 190 reads like a whole certification.
+ */
+export function selectionLine(report: Pick<Report, 'run' | 'summary' | 'excluded'>): string | undefined {
+  const selection = report.run.selection;
+  if (!selection) return undefined;
+  const excluded = report.excluded?.length ?? 0;
+  const words = selectionWords(selection, excluded);
+  const filters = [...words.filters, ...(excluded > 0 ? [words.excluded] : []), ...(words.rerun ? [words.rerun] : [])];
+  if (filters.length === 0 && report.summary.selected >= selection.catalogue) return undefined;
+  return `${report.summary.selected} of the ${selection.catalogue} rules of the catalogue selected${filters.length > 0 ? ` (${filters.join('; ')})` : ''}`;
+}
+
 /**
  * The gate as the console and every rendered format say it, so they agree with the exit code:
  * --allow-untestable turns an untestable gate into an exit 0 where a required rule passed
