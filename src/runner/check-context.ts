@@ -175,7 +175,10 @@ export class RunContext implements CheckContext {
 
   observe(subject: string, value: unknown, note?: string): void {
     // The report keeps what is observed, as it keeps evidence: read as evidence is, so the many answers that observe the same values are searched once.
-    const kept = (text: string) => this.services.redactor?.evidenceText(clip(text, OBSERVED_TEXT_LIMIT).text) ?? clip(text, OBSERVED_TEXT_LIMIT).text;
+    const kept = (text: string) => {
+      const clipped = clip(text, OBSERVED_TEXT_LIMIT).text;
+      return this.services.redactor?.evidenceText(clipped) ?? clipped;
+    };
     const observation: Observation = { ruleId: this.rule.id, subject: kept(subject), value: keptValue(value, kept) };
     if (note) observation.note = kept(note);
     this.observations.push(observation);

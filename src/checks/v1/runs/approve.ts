@@ -150,10 +150,12 @@ export const digestBinds = rule({
     ctx.observe('answer to a wrong digest', { status: wrong.status, code: problemCode(wrong) ?? null });
     const terminal = terminalKinds(ctx);
     // Read to the run's end, or for the watch: what it sends on the way decides nothing (afterWrongDigest).
-    const untilEnd = (e: SseEvent) => (terminal.has(eventKind(e) ?? '') ? 'disconnect' : undefined);
+    const ends = endsRun(terminal);
+    const untilEnd = (e: SseEvent) => (ends(e) ? 'disconnect' : undefined);
     const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the wrong approval', maxMs: watchMs, onEvent: untilEnd });
-    ctx.observe('events after the wrong approval', after.events.map(eventKind));
-    const seen = afterWrongDigest(after.events.map(eventKind), terminal);
+    const afterKinds = after.events.map(eventKind);
+    ctx.observe('events after the wrong approval', afterKinds);
+    const seen = afterWrongDigest(afterKinds, terminal);
     if (!ctx.check(seen.resumed === undefined, `after an approve with a wrong digest the run resumed: ${seen.resumed}`)) return;
     // A run the wrong digest ended is parked no more: the right digest has nothing left to approve.
     if (seen.ended !== undefined) {

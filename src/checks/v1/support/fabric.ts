@@ -173,8 +173,14 @@ export function afterTerminal(awaitClose = false): AfterEvent {
   return awaitClose ? 'terminal' : 'disconnect';
 }
 
+/** The kinds that end a run's stream: request.cancelled and the profile's (or the usual) terminal kinds. */
+export function terminalKindsOf(profile: Pick<Profile, 'fixtures'> | undefined): Set<string> {
+  return new Set([CANCELLED, ...(profile?.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
+}
+
+/** `terminalKindsOf` the check's profile. */
 export function terminalKinds(ctx: CheckContext): Set<string> {
-  return new Set([CANCELLED, ...(ctx.profile.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
+  return terminalKindsOf(ctx.profile);
 }
 
 export interface FollowOptions {

@@ -5,7 +5,6 @@
  * the exchanges before them.
  */
 import { IDENTIFIER_PATTERN } from '../../../contract/v1/common.ts';
-import { CANCELLED } from '../../../contract/v1/runs.ts';
 import { taskRequest } from '../../../contract/v1/task.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
 import { isLoopbackLiteral, parseEndpointUrl } from '../../../contract/v1/webhook-url.ts';
@@ -15,7 +14,7 @@ import { openness } from '../../generated/expectation.ts';
 import { credentialIn, type Exchange, type Judge, type Prerequisite, type SseEvent } from '../../../rule/index.ts';
 import { exchangesOf, journalFact, onSurface, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson } from '../../../traffic/read.ts';
 import { canonicalRequestBody } from '../../../traffic/idempotency.ts';
-import { eventKind, FULL_SCOPES } from './fabric.ts';
+import { eventKind, FULL_SCOPES, terminalKindsOf } from './fabric.ts';
 
 /** Who sent a request: the same credential is the same caller (a recording shows no more than that). */
 export function callerOf(ex: Exchange): string {
@@ -86,10 +85,8 @@ export function kindOf(e: Pick<SseEvent, 'event' | 'data'>): string | undefined 
   return eventKind(e);
 }
 
-/** The kinds that end a run's stream: request.cancelled and the profile's (or the usual) terminal kinds. */
-export function terminalKindsOf(profile: Profile | undefined): Set<string> {
-  return new Set([CANCELLED, ...(profile?.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
-}
+/** The kinds that end a run's stream (fabric's, where the probes read them too). */
+export { terminalKindsOf };
 
 /** Whether an event ends a run, by `terminal` (terminalKindsOf): the predicate the whole-stream readers (endedStream, streamRead) take. */
 export function endsRun(terminal: ReadonlySet<string>): (e: Pick<SseEvent, 'event' | 'data'>) => boolean {
