@@ -33,6 +33,28 @@ describe('mcp.transport.accepted-202: only notifications sent as clients must, i
   });
 });
 
+describe('input the server cannot accept: "it MUST return an HTTP error status code", a 5xx as much as a 4xx', () => {
+  const cancelled = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never-sent', reason: 'gone' } };
+
+  const refusedWith = async (status: number) => {
+    const parts: Part[] = [...operating(S), { ...post(cancelled, S), ...plain(status, 'cannot accept') }, { ...post([cancelled], S), ...plain(status, 'cannot accept') }, { ...post([], S), ...plain(status, 'cannot accept') }];
+    const out = await verdicts(parts, ['mcp.transport.accepted-202', 'mcp.batch.notifications-202', 'mcp.batch.empty']);
+    return Object.entries(out).map(([id, v]) => `${id}: ${v.verdict}`);
+  };
+
+  it.each([500, 503])('notifications/cancelled alone, or in a batch, or an empty batch, refused %i is judged as a 400 refusal is: not failed', async (status) => {
+    // The 400 refusal is the reference: observed, so only the session's own notifications/initialized (202) is judged, and the batch rule has nothing else.
+    expect(await refusedWith(400)).toEqual(['mcp.transport.accepted-202: pass', 'mcp.batch.notifications-202: not-applicable', 'mcp.batch.empty: pass']);
+    expect(await refusedWith(status)).toEqual(await refusedWith(400));
+  });
+
+  it('a 2xx other than 202 still fails, and so does notifications/initialized refused with a 5xx', async () => {
+    expect(await verdictOf([...operating(S), { ...post(cancelled, S), ...empty(200) }], 'mcp.transport.accepted-202')).toBe('fail');
+    expect(await verdictOf([...opened(S), { ...post(initialized, S), ...plain(500, 'cannot accept') }], 'mcp.transport.accepted-202')).toBe('fail');
+    expect(await verdictOf([...opened(S), { ...post([initialized], S), ...plain(500, 'cannot accept') }], 'mcp.batch.notifications-202')).toBe('fail');
+  });
+});
+
 describe('mcp.jsonrpc parse-error, invalid-request, invalid-params and mcp.batch.empty: refusals of the transport come first', () => {
   const rules = ['mcp.jsonrpc.parse-error', 'mcp.jsonrpc.invalid-request', 'mcp.jsonrpc.invalid-params', 'mcp.batch.empty'];
   const bodies: unknown[] = ['this is not json', { id: 'x1', method: 'ping' }, { jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { arguments: {} } }, []];

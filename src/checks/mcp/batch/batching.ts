@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
 import { endedStream, requestJson, wholeBody } from '../../../traffic/read.ts';
-import { answeredResponses, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, stillOwed, wellFormedCalls, type Message } from '../support/traffic.ts';
+import { answeredResponses, isHttpErrorStatus, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, stillOwed, wellFormedCalls, type Message } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { INVALID_REQUEST, isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
@@ -110,7 +110,7 @@ export const batchRequests = rule({
 
 export const batchNotifications202 = rule({
   id: 'mcp.batch.notifications-202',
-  title: 'A batch carrying only notifications is answered 202 Accepted with no body (or refused with a 4xx when the server cannot accept one of them)',
+  title: 'A batch carrying only notifications is answered 202 Accepted with no body (or refused with an HTTP error status when the server cannot accept one of them)',
   level: 'required',
   spec: {
     section: 'Base Protocol > Batching; Transports > Sending Messages to the Server',
@@ -127,7 +127,7 @@ export const batchNotifications202 = rule({
         const what = `a batch of ${calls.map((m) => String(m.method).slice(0, 40)).join(', ')}`;
         // A server may refuse to cancel a request it never saw; it cannot refuse notifications/initialized and stay usable.
         const mayRefuse = !calls.every((m) => m.method === 'notifications/initialized');
-        if (mayRefuse && ex.status >= 400 && ex.status < 500) {
+        if (mayRefuse && isHttpErrorStatus(ex.status)) {
           j.observe(`${what} refused`, ex.status, 'the server may refuse input it cannot accept with an HTTP error status');
           continue;
         }
@@ -143,8 +143,8 @@ export const batchNotifications202 = rule({
     try {
       const both = 'a batch of notifications/initialized and notifications/cancelled';
       const reply = await postMcp(ctx, [notification('notifications/initialized'), cancelled()], { session, label: both });
-      // Refused as a whole (which the server may): the lifecycle's notification alone it must accept.
-      if (reply.res.status >= 400 && reply.res.status < 500) await postMcp(ctx, [notification('notifications/initialized')], { session, label: 'a batch carrying only notifications/initialized' });
+      // Refused as a whole with an HTTP error status (which the server may): the lifecycle's notification alone it must accept.
+      if (isHttpErrorStatus(reply.res.status)) await postMcp(ctx, [notification('notifications/initialized')], { session, label: 'a batch carrying only notifications/initialized' });
     } finally {
       await closeSession(ctx, session);
     }
@@ -196,7 +196,7 @@ export const answerArray = rule({
 
 export const emptyBatch = rule({
   id: 'mcp.batch.empty',
-  title: 'An empty batch [] is answered 202 with no body, refused with a 4xx, or answered with a single JSON-RPC error -32600 (Invalid Request), never an array',
+  title: 'An empty batch [] is answered 202 with no body, refused with an HTTP error status, or answered with a single JSON-RPC error -32600 (Invalid Request), never an array',
   level: 'required',
   spec: {
     section: 'Base Protocol > Messages (JSON-RPC 2.0: Batch); Transports > Sending Messages to the Server',
@@ -220,7 +220,7 @@ export const emptyBatch = rule({
           if (body !== undefined) j.check(ex, body.length === 0, `an empty batch was answered 202 with a body (${body.length} characters), expected none`);
           continue;
         }
-        const refused = ex.status >= 400 && ex.status < 500;
+        const refused = isHttpErrorStatus(ex.status);
         let value: unknown;
         if (mediaType(ex.responseHeaders) === 'text/event-stream') {
           // Whether it carried one Response object or more is a fact of the whole stream: a stream not kept whole, or one its reader
@@ -241,7 +241,7 @@ export const emptyBatch = rule({
         if (!j.check(ex, !Array.isArray(value), `an empty batch was answered HTTP ${ex.status} with an array ${JSON.stringify(value)?.slice(0, 200)}, expected a single Response object`)) continue;
         // "it MUST return an HTTP error status code": the body of the refusal is open ("MAY comprise a JSON-RPC error response that has no id").
         if (refused) continue;
-        if (!j.check(ex, value !== undefined, `an empty batch was answered HTTP ${ex.status} without a JSON body, expected 202 with no body, a 4xx, or a single JSON-RPC error -32600`)) continue;
+        if (!j.check(ex, value !== undefined, `an empty batch was answered HTTP ${ex.status} without a JSON body, expected 202 with no body, an HTTP error status, or a single JSON-RPC error -32600`)) continue;
         const error = errorOf(isObject(value) ? value : undefined);
         j.check(ex, error?.code === INVALID_REQUEST, `an empty batch was answered HTTP ${ex.status} with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
         j.check(ex, isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);

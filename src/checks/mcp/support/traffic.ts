@@ -195,6 +195,15 @@ function ordinaryMcpIn(exchanges: readonly Exchange[], profile: Profile | undefi
   return exchanges.filter((ex) => pathOnly(ex) === endpoint && callers.ordinary(ex));
 }
 
+/**
+ * How a server refuses input it cannot accept: "If the server cannot accept the input, it MUST
+ * return an HTTP error status code (e.g., 400 Bad Request)". A server error (5xx) is an HTTP error
+ * status code too; whether it should have happened is the no-5xx rules' to judge, not the sentence's.
+ */
+export function isHttpErrorStatus(status: number): boolean {
+  return status >= 400 && status < 600;
+}
+
 /** A JSON-RPC request (a method and an id), as opposed to a notification or a response. */
 export function isRequestMessage(m: Message): boolean {
   return typeof m.method === 'string' && 'id' in m;

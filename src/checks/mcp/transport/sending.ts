@@ -3,7 +3,7 @@ import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { answeredResponses, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
+import { answeredResponses, isHttpErrorStatus, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import {
   closeSession,
@@ -42,7 +42,7 @@ export const accepted202 = rule({
         const what = sent.map((m) => (typeof m.method === 'string' ? m.method : 'a JSON-RPC response')).join(', ');
         // The lifecycle's own notification cannot be refused by a usable server; other input may be refused with an HTTP error status.
         const mayRefuse = !sent.every((m) => m.method === 'notifications/initialized');
-        if (mayRefuse && ex.status >= 400 && ex.status < 500) {
+        if (mayRefuse && isHttpErrorStatus(ex.status)) {
           j.observe(`${what} refused`, ex.status, 'the server may refuse input it cannot accept with an HTTP error status');
           continue;
         }
