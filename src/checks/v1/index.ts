@@ -15,7 +15,7 @@ import { taskExtraProperties, taskObject, taskRunId } from './execute/task.ts';
 import { acceptedEvent, turnBodies, turnStream } from './execute/turn.ts';
 import { approveDecisions, approveRequestShape, approveResumes, digestBinds } from './runs/approve.ts';
 import { cancelNotRollback, cancelTerminalEvent } from './runs/cancel.ts';
-import { droppedConnection, eventIdentity, resume } from './runs/events.ts';
+import { droppedConnection, eventIdentity, eventStream, resume } from './runs/events.ts';
 import { getRun, timestampOffset } from './runs/get.ts';
 import { lifecycleModel } from './runs/lifecycle.ts';
 import { usageReadback, usageTenantScoped } from './usage/usage.ts';
@@ -41,6 +41,7 @@ export const v1Rules: Rule[] = [
   retryAfter503,
   getRun,
   timestampOffset,
+  eventStream,
   eventIdentity,
   resume,
   droppedConnection,

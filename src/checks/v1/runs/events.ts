@@ -1,10 +1,11 @@
-/** GET /v1/runs/{id}/events: identity, resume by sequence, and reconciliation after a dropped connection. */
-import { type Exchange, section, type SseEvent } from '../../../rule/index.ts';
+/** GET /v1/runs/{id}/events: its success form, identity, resume by sequence, and reconciliation after a dropped connection. */
+import { type Exchange, mediaType, section, type SseEvent } from '../../../rule/index.ts';
 import { sequenceIdCases } from '../../../traffic/answer-cases.ts';
 import { dataOf, idAfter, operation, startsAfterEnd, streamEvents } from '../../../traffic/read.ts';
 import { callerOf, kindOf, modeOf } from '../support/traffic.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
 import { followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
+import { withIssuedRun } from './get.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
@@ -23,6 +24,36 @@ function isRunStream(ex: Exchange): boolean {
   const op = operation(ex);
   return op === 'v1.runs.events' || (op === 'v1.execute' && modeOf(ex) === 'turn');
 }
+
+export const eventStream = rule({
+  id: 'v1.runs.events.stream',
+  title: "Reading a run's events, when served, answers 200 with text/event-stream",
+  level: 'required',
+  needs: { fixtures: ['v1.tasks.completes'] },
+  spec: { section: 'Endpoints', quote: '| GET | `/v1/runs/{id}/events` | path `id`; optional header `Last-Event-ID` (string) | `200` `text/event-stream` |' },
+  judgement: {
+    record: 'a GET /v1/runs/{id}/events of a run an earlier task answer issued to the same caller, answered 2xx',
+    judge(j) {
+      withIssuedRun(j.exchanges, (ex, issued) => {
+        // Which reads are the rule's comes from the path and the task answers before it. A refusal is open: no
+        // sentence says how long a run's events stay readable, nor which scope reads them ("Scopes required by the
+        // other `/v1` endpoints: not shown"); a read the deployment served is held to the success the table names.
+        if (!issued || operation(ex) !== 'v1.runs.events' || ex.status === undefined || ex.status < 200 || ex.status >= 300) return;
+        const run = idAfter(ex, '/v1/runs/');
+        if (!j.check(ex, ex.status === 200, `reading the events of run ${run} (issued by exchange #${issued.index}) answered ${ex.status}, expected 200`, [issued])) return;
+        const type = mediaType(ex.responseHeaders);
+        j.check(ex, type === 'text/event-stream', `reading the events of run ${run} answered content-type "${type}", expected text/event-stream`, [issued]);
+      });
+    },
+  },
+  async provoke(ctx) {
+    // Read from its start and, once it showed an event, resumed after the first: both are reads the table's row names.
+    const runId = await startRun(ctx, 'completes');
+    const full = await followRun(ctx, runId, { label: "read the run's events" });
+    const cursor = full.events[0]?.id;
+    if (cursor !== undefined && cursor !== '') await followRun(ctx, runId, { lastEventId: cursor, label: `resume after sequence ${cursor}`, maxMs: 5_000 });
+  },
+});
 
 export const eventIdentity = rule({
   id: 'v1.runs.events.identity',

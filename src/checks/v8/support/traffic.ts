@@ -100,17 +100,18 @@ function terminalsBefore(exchanges: readonly Exchange[]): ReadonlyArray<readonly
 
 /**
  * Whether the caller of a request may use a scope: the profile says so (a credential holding it,
- * not expired); without a profile, a request of the same credential needing that scope was
- * accepted (2xx) somewhere in the journal: another exchange's answer, never the judged one's.
+ * not expired); without a profile, an earlier request of the same credential needing that scope
+ * was accepted (2xx). Never the judged exchange's own answer, nor a later one: the answer a rule
+ * judges must not decide whether it judges (a valid create answered 202 and the same create
+ * answered 400 are alike: not judged as that caller's first).
  */
 export class Callers {
-  /** What the journal's exchanges show was accepted (shared by every rule judging that journal), and what `note` added since. */
-  private readonly shown: ReadonlySet<string>;
-  private readonly noted = new Set<string>();
+  /** Where the journal first shows each caller accepted for each scope ("caller\nscope" to the exchange's index), shared by every rule judging that journal. */
+  private readonly firstAccepted: ReadonlyMap<string, number>;
   private readonly credentials: readonly Credential[];
   constructor(j: Pick<Judge, 'profile'> & Partial<Pick<Judge, 'exchanges'>>) {
     this.credentials = j.profile?.credentials ?? [];
-    this.shown = this.credentials.length === 0 && j.exchanges ? journalFact(j.exchanges, acceptedIn) : new Set();
+    this.firstAccepted = this.credentials.length === 0 && j.exchanges ? journalFact(j.exchanges, firstAcceptedIn) : new Map();
   }
 
   holds(ex: Exchange, scope: string): boolean {
@@ -120,41 +121,33 @@ export class Callers {
       const c = credentialIn(ex, this.credentials);
       return c !== undefined && !c.expired && c.scopes.includes(scope);
     }
-    const key = `${callerOf(ex)}\n${scope}`;
-    return this.shown.has(key) || this.noted.has(key);
+    // Earlier is a lower index: a recording's entry order, and an active run's order of sending.
+    return (this.firstAccepted.get(`${callerOf(ex)}\n${scope}`) ?? Infinity) < ex.index;
   }
 
   /** The principal of the request's credential, when the profile names it. */
   principalOf(ex: Exchange): string | undefined {
     return credentialIn(ex, this.credentials)?.principal;
   }
-
-  note(ex: Exchange): void {
-    const key = acceptedKey(ex);
-    if (key !== undefined && !this.shown.has(key)) this.noted.add(key);
-  }
 }
 
-/** "caller\nscope" when the exchange shows its caller was accepted for its operation's scope. */
-function acceptedKey(ex: Exchange): string | undefined {
-  if (ex.status === undefined || ex.status < 200 || ex.status >= 300) return undefined;
-  const scope = endpointOf(ex.method, ex.path)?.scope;
-  return scope ? `${callerOf(ex)}\n${scope}` : undefined;
-}
-
-/** Every caller and scope the exchanges show accepted (a fact of the journal: journalFact). */
-function acceptedIn(exchanges: readonly Exchange[]): ReadonlySet<string> {
-  const accepted = new Set<string>();
+/** Where each caller was first answered 2xx for each scope, by the operations needing it (a fact of the journal: journalFact). */
+function firstAcceptedIn(exchanges: readonly Exchange[]): ReadonlyMap<string, number> {
+  const first = new Map<string, number>();
   for (const ex of exchanges) {
-    const key = acceptedKey(ex);
-    if (key !== undefined) accepted.add(key);
+    if (ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
+    const scope = endpointOf(ex.method, ex.path)?.scope;
+    if (!scope) continue;
+    const key = `${callerOf(ex)}\n${scope}`;
+    const known = first.get(key);
+    // The lowest index, whatever order the answers came in (an active run's answers may end out of order).
+    if (known === undefined || ex.index < known) first.set(key, ex.index);
   }
-  return accepted;
+  return first;
 }
 
 /** Walks the exchanges with a `Callers` that knows what came before each. */
 export function withCallers(j: Judge, each: (ex: Exchange, callers: Callers) => void): void {
-  // Built from every exchange of the journal already: noting each again as the walk passes it adds nothing.
   const callers = new Callers(j);
   for (const ex of j.exchanges) each(ex, callers);
 }

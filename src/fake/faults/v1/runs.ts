@@ -3,6 +3,7 @@ import type { FaultDefinition } from '../types.ts';
 /** Faults of the v1.runs rules: each breaks exactly the rule named before its slash. */
 export const v1RunsFaults = [
   { id: 'v1.runs.get/html', description: 'the run resource is labelled text/html' },
+  { id: 'v1.runs.events.stream/json-stream', description: "a run's events are answered 200 application/json (a JSON array of the events so far), not as an event stream" },
   { id: 'v1.runs.events.identity/progress-without-id', description: 'progress events carry neither an SSE id nor an event_id' },
   { id: 'v1.runs.events.resume/no-sse-ids', description: 'run events carry their event_id in the data but no SSE id, so Last-Event-ID has nothing to name' },
   { id: 'v1.runs.events.resume/repeats-cursor-event', description: 'resume repeats the event named by Last-Event-ID' },

@@ -33,6 +33,10 @@ function events(surface: V1Surface, r: RouteRequest): void {
   const { fake, v1, state } = surface;
   const run = runOf(surface, r, 'runs:read');
   if (!run) return;
+  if (fake.faults.has('v1.runs.events.stream/json-stream')) {
+    v1.json(r.res, 200, run.events.map((e) => ({ id: String(e.sequence), ...e.data })));
+    return;
+  }
   let after = 0;
   const lastEventId = r.header('last-event-id');
   if (lastEventId !== undefined) {

@@ -153,7 +153,7 @@ async function register(surface: WebhookSurface, r: RouteRequest): Promise<void>
   });
   const created: Record<string, unknown> = { ...endpointView(fake, endpoint), signing_secret: endpoint.secret };
   if (fake.faults.has('v1.webhooks.register.created/no-secret')) delete created.signing_secret;
-  v1.json(r.res, 201, created);
+  v1.json(r.res, fake.faults.has('v1.webhooks.register.created/answers-200') ? 200 : 201, created);
 }
 
 function readback({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
