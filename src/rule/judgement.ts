@@ -235,7 +235,7 @@ function settleUnread(run: JudgementRun, sample: boolean, source: Judge['source'
   }
   const besides = run.judged.size > 0 ? ` (every case judged held; ${unread.length} exchange(s) stay unjudged)` : '';
   if (source === 'recording') throw new Untestable({ need: 'recording', what: `${reason}${besides}` });
-  throw new Inconclusive(`the answers this rule judges could not be read whole: ${reason}${besides}`);
+  throw new Inconclusive(`the answers this rule judges did not come or could not be read whole: ${reason}${besides}`);
 }
 
 /** The reason a judgement that judged nothing gives for the parts it lacked: the first few, with their exchanges. */
@@ -260,7 +260,7 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, share
   const show = shared ? showShared : run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
   const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, sample: run !== undefined, ...(show ? { show } : {}) });
   if (result.judged.size > 0) return;
-  if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges could not be read whole: ${lackingReason(result, name)}`);
+  if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges did not come or could not be read whole: ${lackingReason(result, name)}`);
   if (judgement.none !== undefined) ctx.notApplicable(judgement.none);
   ctx.inconclusive(`setup failed: the check's requests produced no exchange this rule judges (${judgement.record})`);
 }

@@ -42,7 +42,8 @@ export function provokeCatalogue(surface: EndpointSurface | 'mcp', aspect: Aspec
   return async (ctx: CheckContext): Promise<readonly Exchange[]> => {
     const run = await sharedCatalogue(ctx, surface);
     if (aspect === 'no-5xx') observeRun(ctx, run);
-    if (!ctx.profile.safety.allowMutations && run.results.length === 0) ctx.notApplicable(`no catalogue case of this kind is a read (${run.skipped.join('; ')})`);
+    // Nothing sent, not nothing answered: cases sent and left unanswered are the judgement's to call inconclusive.
+    if (!ctx.profile.safety.allowMutations && run.sent === 0) ctx.notApplicable(`no catalogue case of this kind is a read (${run.skipped.join('; ')})`);
     return run.exchanges;
   };
 }

@@ -13,7 +13,7 @@ import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { MARKER_START } from '../../redact/redactor.ts';
-import { rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
+import { cutShort, rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { parseJson } from '../../probe/body.ts';
 import { bodyFixtures } from '../generated/engine.ts';
@@ -284,7 +284,16 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       // Which exchanges are catalogue cases is known from the profile the catalogue builds them from: without one, none is.
       if (!j.profile) return;
       const layer = new Set<string>();
-      for (const { ex, c, expectation, answer, judgement } of casesJudged(j, surface)) {
+      for (const seen of casesJudged(j, surface)) {
+        // A case sent and left unanswered (transport trouble, a rate limiter) was still this rule's to judge:
+        // it lacks its answer, so a run whose every case went unanswered is inconclusive, never "no case sent".
+        // Not one whose request the journal cut: the kernel takes that as a body unread, which would end a rule
+        // that judged other cases whole inconclusive for an answer the target never gave.
+        if (seen.unanswered !== undefined) {
+          if (judgesAspect(aspect, seen.expectation.kind) && !cutShort(seen.ex)) j.lacks(seen.ex, seen.unanswered);
+          continue;
+        }
+        const { ex, c, expectation, answer, judgement } = seen;
         if (judgement.httpLayer !== undefined) layer.add(`${answer.status} ${judgement.httpLayer}`);
         // A redirect is no final answer (apicert does not follow it): each aspect that would judge the case lacks it, so a run all redirected is no pass.
         if (isRedirect(answer.status)) {
@@ -339,13 +348,13 @@ function decidedByStatus(surface: EndpointSurface | 'mcp', aspect: Aspect, expec
   return expectation.status === undefined || status === expectation.status ? { ok: true, reason: '' } : { ok: false, reason: `not the ${expectation.status} its error table names` };
 }
 
-/** One catalogue case of the journal, judged: what every aspect reads of it. */
-interface CaseJudged {
+/** One catalogue case of the journal, judged: what every aspect reads of it; or, sent and not answered by the API, why it was not judged. */
+type CaseJudged = CaseSeen & ({ answer: Answer; judgement: CaseJudgement; unanswered?: undefined } | { unanswered: string });
+
+interface CaseSeen {
   ex: Exchange;
   c: Planned;
   expectation: Expectation;
-  answer: Answer;
-  judgement: CaseJudgement;
 }
 
 /**
@@ -372,7 +381,6 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     const path = contractPath(ex.path, endpoint);
     if (surfaceOfPath(path) !== surface) continue;
     if (surface === 'mcp' && (ex.status ?? 0) >= 200 && (ex.status ?? 0) < 300 && ex.responseHeaders['mcp-session-id'] !== undefined) session = ex.responseHeaders['mcp-session-id'];
-    if (ex.status === undefined || isLimited({ status: ex.status })) continue;
     const c = catalogueCaseOf(ex, profile, path);
     if (!c) continue;
     const catalogue = catalogueOf(profile, surface)!;
@@ -387,10 +395,21 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     const sent = readBody(asSent, c.raw !== undefined);
     const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
     const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint) ?? (c.same && surface === 'mcp' ? plainValues(sent) : undefined), known);
+    const unanswered = unansweredWhy(ex);
+    if (unanswered !== undefined) {
+      out.push({ ex, c, expectation, unanswered });
+      continue;
+    }
     const answer = answerOfExchange(ex);
     out.push({ ex, c, expectation, answer, judgement: judged(sent, expectation, answer, c.permits, c.raw !== undefined) });
   }
   return out;
+}
+
+/** Why the API gave `ex` no answer to judge: none came (transport trouble), or a rate limiter's came instead; undefined when it answered. */
+function unansweredWhy(ex: Exchange): string | undefined {
+  if (ex.status === undefined) return `no answer (${ex.error ?? 'the recording holds none'})`;
+  return isLimited({ status: ex.status }) ? `answered ${ex.status} (a limiter's answer, not the API's to this case)` : undefined;
 }
 
 /**
