@@ -17,7 +17,7 @@ import { HarRecorder, hidingFor, RECORDED_BODY_LIMIT, RECORDING_KEPT_BYTES } fro
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
-import { formats, seedOf, VERDICT_MARK } from './options.ts';
+import { emptyValue, formats, nonBlank, seedOf, VERDICT_MARK } from './options.ts';
 import { faultList, patternList, portOf, surfaceList, variantList } from './parse.ts';
 import { redactOutputWith, Ui } from './output.ts';
 import { invocationOf, loadBaselineFor, loadSigningKey, writeSignature } from './report-commands.ts';
@@ -74,7 +74,7 @@ interface CertifyFlags {
 }
 
 function keptBytesOf(value: string): number {
-  const n = Number(value);
+  const n = value.trim() === '' ? Number.NaN : Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 4 * 1024 * 1024 * 1024) throw new InvalidArgumentError('give a whole number of bytes from 0 to 4294967296');
   return n;
 }
@@ -95,6 +95,8 @@ function mountOf(value: string, previous: NonNullable<CertifyFlags['mount']> = [
 }
 
 function regexOf(value: string): RegExp {
+  // An empty pattern matches the first line of all: "ready" before the server is.
+  if (value.trim() === '') throw emptyValue('--wait-log', 'a regular expression a log line matches once the server is ready', 'to wait until the port answers HTTP');
   try {
     return new RegExp(value);
   } catch (error) {
@@ -144,7 +146,9 @@ function checkCombination(flags: CertifyFlags, containerArgs: string[], command:
   if (containerArgs.length) containerOnly.push('container arguments');
   if (!flags.image && containerOnly.length) {
     const names = containerOnly.map((k) => (k.includes(' ') ? k : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`));
-    throw new UsageError(`${names.join(', ')} ${names.length > 1 ? 'apply' : 'applies'} only with --image`);
+    // "container arguments" is plural on its own.
+    const plural = names.length > 1 || containerArgs.length > 0;
+    throw new UsageError(`${names.join(', ')} ${plural ? 'apply' : 'applies'} only with --image${containerArgs.length > 0 ? ' (container arguments: the words after the options, or after "--")' : ''}`);
   }
   if (flags.waitLog && flags.waitHttp) throw new UsageError('give --wait-log or --wait-http, not both');
   if (flags.rerun && flags.seed !== undefined) throw new UsageError('--rerun takes the seed of the report it reruns: drop --seed (or drop --rerun and name the rules with --rules)');
@@ -387,17 +391,17 @@ export function certifyCommand(): Command {
     .option('--env <K=V>', 'with --image: a container environment variable (repeatable; K alone passes this shell\'s K)', envPair)
     .option('--mount <host:container[:ro]>', 'with --image: bind-mount a host folder (repeatable), e.g. one the container writes its profile to', mountOf)
     .option('--wait-log <regex>', 'with --image: ready once a log line matches', regexOf)
-    .option('--wait-http <path>', 'with --image: ready once GET PATH answers 2xx (default: once the port answers HTTP at all)')
+    .option('--wait-http <path>', 'with --image: ready once GET PATH answers 2xx (default: once the port answers HTTP at all)', nonBlank('--wait-http', 'the path to poll, e.g. /healthz', 'to wait until the port answers HTTP at all'))
     .option('--startup-timeout <ms>', 'with --image: how long the container may take to become ready', milliseconds, 60_000)
     .option('--read-only', 'run only rules that read; every rule that creates or changes state is reported untestable')
     .addOption(new Option('--depth <depth>', 'how deep the probe catalogue goes (<surface>.catalogue.*): quick (each operator once per surface, for every commit), default (once per endpoint), deep (every variant, then random pairs; nightly); `apicert plan` prints the requests of each').choices(['quick', 'default', 'deep']))
     .option('--surface <list>', 'surfaces to certify, comma separated (v8, v1, mcp)', surfaceList)
     .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard (e.g. "v8.missions.events.*"); each must select a rule', patternList)
     .option('--exclude <globs>', 'rule ids to set aside, comma separated, * as wildcard (e.g. "v8.memory.*,mcp.batch.*"); each must match a rule; the reports list them as excluded, never as passed', patternList)
-    .option('--rerun <report>', 'run only the rules that gated and were fail, inconclusive or untestable in this earlier report.json (or run folder), with its seed; combines with --surface, --rules and --exclude')
+    .option('--rerun <report>', 'run only the rules that gated and were fail, inconclusive or untestable in this earlier report.json (or run folder), with its seed; combines with --surface, --rules and --exclude', nonBlank('--rerun', 'the report.json of an earlier run or its run folder, e.g. reports/latest', 'to run the whole selection'))
     .option('--max-failures <n>', 'start no further rule after N required failures (SHOULD failures too with --strict); the rules not started are reported "not run" and the gate fails', failureCount)
     .option('--seed <n>', 'seed for property-based rules (printed in every report)', seedOf)
-    .option('--out <dir>', 'reports go to DIR/<timestamp>/ and DIR/latest points at the newest; "-" writes one format to stdout', 'reports')
+    .option('--out <dir>', 'reports go to DIR/<timestamp>/ and DIR/latest points at the newest; "-" writes one format to stdout', nonBlank('--out', 'a folder for the reports (or - for stdout)', 'to write them under reports'), 'reports')
     .option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')}); with --out -, one (default json)`, formats, [...REPORT_FORMATS])
     .addOption(new Option('--faults <ids>', 'embedded fake only: switch on these faults (see "apicert faults")').argParser(faultList))
     .addOption(new Option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")').argParser(variantList))
@@ -406,11 +410,11 @@ export function certifyCommand(): Command {
     .option('-q, --quiet', 'print only failures, inconclusive rules and the gate')
     .option('-v, --verbose', 'also print every passing rule and its exchanges (redacted) with a curl line each')
     .addOption(new Option('--deadline <duration>', "the whole run's deadline (e.g. 90s, 20m, 1h); rules not finished by then are inconclusive and the report is written").argParser(durationOf).default(DEFAULT_DEADLINE_MS, `${DEFAULT_DEADLINE_MS / 60_000}m`))
-    .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it')
-    .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run')
+    .option('--sign <key>', 'sign report.json with this Ed25519 private key (from "apicert keygen"): writes report.json.sig beside it', nonBlank('--sign', 'the private key file "apicert keygen" wrote (PREFIX.key)', 'to leave the report unsigned'))
+    .option('--baseline <file>', 'YAML list of known failures { rule, reason, expires? }: listed failures do not gate, listed rules that pass fail the run', nonBlank('--baseline', 'the file of known failures (docs/reports.md)', 'to gate on every failure'))
     .option('--max-rps <n>', 'send at most N requests per second, across every rule running at once (the rate-limit rules\' bursts excepted)', requestRate)
     .option('--full-evidence', 'keep every exchange of a passing rule in report.json (by default a passing rule keeps its first, clipped)')
-    .option('--har-out <file>', 'also record every exchange the run sends as HAR 1.2 (the profile\'s secrets replaced by labelled markers), for "apicert judge-traffic"')
+    .option('--har-out <file>', 'also record every exchange the run sends as HAR 1.2 (the profile\'s secrets replaced by labelled markers), for "apicert judge-traffic"', nonBlank('--har-out', 'the file to record into, e.g. run.har', 'to record nothing'))
     .option('--har-secrets', 'with --har-out: keep the secrets in the recording (the file is made readable by you only)')
     .option('--max-kept-bytes <bytes>', `with --har-out: bytes of bodies the recording keeps in all (default ${RECORDING_KEPT_BYTES}; each answer's body at most ${RECORDED_BODY_LIMIT}); past it a body is kept as far as the budget reached and marked cut`, keptBytesOf)
     .option('--no-color', 'no colour (also: NO_COLOR=1)')

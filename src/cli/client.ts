@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { judgeClient } from '../client-judge/judge-client.ts';
 import { CLIENT_RULES } from '../client-judge/rules.ts';
 import { SCENARIO_NAMES, type ScenarioName } from '../client-judge/scenarios.ts';
-import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
+import { addRunOptions, list, nonBlank, printRules, type RunCliOptions } from './options.ts';
 import { checkReportRoot } from '../reports/run-folder.ts';
 import { printResult, runInterruptibly } from './side-report.ts';
 import { UsageError } from './errors.ts';
@@ -61,7 +61,7 @@ export function registerJudgeClientCommand(program: Command): void {
     .option('--time-scale <s>', "multiplies the seed's delays (the 60 s retry hint); your client must apply the same APICERT_TIME_SCALE", positive('--time-scale', 1), 1)
     .option('--max-seconds <n>', 'bound on one scenario; a client still running is stopped, with every process it started', positive('--max-seconds', 3600), 120)
     .option('--quiet-seconds <n>', 'port form: a scenario ends this long after your client\'s last request (default: the scaled 60 s hint + 5 s)', positive('--quiet-seconds', 3600))
-    .option('--write-env <file>', 'port form: where the URL and keys for your client are written (mode 0600)', 'reports/client-env.sh')
+    .option('--write-env <file>', 'port form: where the URL and keys for your client are written (mode 0600)', nonBlank('--write-env', 'a file for the URL and keys', 'to write reports/client-env.sh'), 'reports/client-env.sh')
     .option('--show-client-output', "print the client's output (redacted) to stderr");
   // No client rule is ever untestable: a scenario the client never went through is inconclusive
   // (exit 3), which the flag leaves as it is. The shared option stays accepted, and says so.

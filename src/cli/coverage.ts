@@ -6,6 +6,7 @@ import { constraintsMarkdown, judgedFromObservations } from '../coverage/constra
 import { buildMatrix, matrixMarkdown } from '../coverage/matrix.ts';
 import { UsageError } from './errors.ts';
 import { EXIT } from './exit.ts';
+import { nonBlank } from './options.ts';
 
 export function registerCoverage(program: Command): void {
   program
@@ -13,7 +14,7 @@ export function registerCoverage(program: Command): void {
     .description('Print the traceability matrix: every normative unit of the seeds and the MCP 2025-03-26 transport and lifecycle pages, with the rules that judge it or why none can. Exits 1 when a unit is unmapped.')
     .option('--json', 'print the matrix as JSON (a `units` array; each entry carries `rules` and `reason`); not with --constraints')
     .option('--constraints', 'print instead the constraint coverage of the generated contract probes, per endpoint (every length, count, range, pattern, enum and closed object), then the probe catalogue\'s operators per endpoint, stated or open')
-    .option('--report <report.json>', 'applies only with --constraints: mark what that run sent and judged')
+    .option('--report <report.json>', 'applies only with --constraints: mark what that run sent and judged', nonBlank('--report', 'the report.json a certify run wrote', 'to show the coverage without a run'))
     .action((opts: { json?: boolean; constraints?: boolean; report?: string }) => {
       // As every "applies only with" flag: refused, never quietly ignored (the matrix would look judged).
       if (opts.report !== undefined && !opts.constraints) throw new UsageError('--report applies only with --constraints');

@@ -28,6 +28,12 @@ const FILE_ERRORS: Record<string, string> = {
   EADDRINUSE: 'the address is already in use',
 };
 
+/** "ENOENT (no such file or folder)": an errno code, with what it means in words; undefined without one. */
+export function fileReason(code: string | undefined): string | undefined {
+  if (code === undefined) return undefined;
+  return FILE_ERRORS[code] ? `${code} (${FILE_ERRORS[code]})` : code;
+}
+
 export interface Reported {
   code: number;
   /** Printed after "apicert: "; undefined when commander has printed it already. */

@@ -9,6 +9,7 @@ import { freeLoopbackPort, parseReceiverAddress, standaloneProfile, type Receive
 import { README_SECTIONS } from './help.ts';
 import { UsageError } from './errors.ts';
 import { faultList, portOf, variantList } from './parse.ts';
+import { nonBlank } from './options.ts';
 import { makeFolder } from '../util/folder.ts';
 
 interface FakeFlags {
@@ -52,7 +53,7 @@ export function fakeCommand(): Command {
     .option('--port <n>', 'port to listen on (0 picks a free one)', portOf, 0)
     .option('--faults <ids>', 'switch on these faults (see "apicert faults")', faultList)
     .option('--variant <ids>', 'take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variantList)
-    .option('--profile-out <file>', 'where to write the profile, readable by you only', 'reports/fake-profile.json')
+    .option('--profile-out <file>', 'where to write the profile, readable by you only', nonBlank('--profile-out', 'a file for the profile', 'to write reports/fake-profile.json'), 'reports/fake-profile.json')
     .option('--webhook-receiver <address>', 'PORT or 127.0.0.1:PORT where the certifying apicert will receive webhook deliveries; written into the profile (default: a free loopback port)', receiverOf)
     .action(async (flags: FakeFlags) => {
       const receiver = flags.webhookReceiver ?? parseReceiverAddress(String(await freeLoopbackPort()));

@@ -32,7 +32,7 @@ ${TARGET_ENV.map((v) => `  ${v.name.padEnd(34)}--target: ${v.about}`).join('\n')
   NO_COLOR                          set (non-empty) to switch colour off, like --no-color; FORCE_COLOR=1 forces it on
   TERM                              "dumb": no colour and no redrawn progress line
   CI                                set: no redrawn progress line, one line per rule
-  GITHUB_STEP_SUMMARY               set (GitHub Actions): the Markdown summary is appended to that file
+  GITHUB_STEP_SUMMARY               set (GitHub Actions): certify appends its Markdown summary to that file (the other commands write summary.md in their run folder only)
   DOCKER_HOST                       --image: the container engine to use (testcontainers reads it)
   TESTCONTAINERS_RYUK_DISABLED      --image: "true" where the Ryuk reaper image cannot be pulled (apicert stops its container itself)
   TESTCONTAINERS_HOST_OVERRIDE      --image: the host name testcontainers uses for the engine ("localhost" with a local socket)

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { z } from 'zod';
 import { RATE_PROBE_PRINCIPAL } from '../../scenarios/v8/principal.ts';
 import { bundleLoadScripts, LOAD_SCRIPT_FILES } from '../../load/build.ts';
 import type { FaultId } from '../fake/faults/index.ts';
@@ -31,13 +32,14 @@ import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/ru
 import { cutShort, mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import { gateWords, underPolicy, type Report } from '../reports/model.ts';
-import { checkReportRoot, createRunFolder, LATEST, writeRunReports, writtenLine } from '../reports/run-folder.ts';
+import { checkReportRoot, createRunFolder, LATEST, reportJsonOf, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS } from '../reports/write.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
 import { makeFolder } from '../util/folder.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { whileInterruptible } from './run-control.ts';
 import { consoleText } from './output.ts';
+import { nonBlank } from './options.ts';
 
 const SECRET_NAMES = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
 const MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
@@ -102,7 +104,7 @@ interface Target {
 /** The target's environment for the scripts: profile or --target credentials, the embedded fake otherwise. */
 async function resolveTarget(given: { profile?: string; target?: string; faults?: FaultId[]; variant?: VariantId[]; header?: string[] }): Promise<Target> {
   // As certify: an empty --target/--profile is an error, and APICERT_PROFILE names the profile when neither is given.
-  const opts = { ...given, profile: chooseTarget(given).profile };
+  const opts = { ...given, profile: chooseTarget(given, process.env, 'load').profile };
   if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
   if (opts.variant && (opts.target || opts.profile)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile (and unset APICERT_PROFILE) to use it');
@@ -232,14 +234,40 @@ async function readSummary(path: string): Promise<LoadSummary | undefined> {
   }
 }
 
-/** `--with-report`: a certify report.json of the same target that the load verdicts extend. */
-async function certifyReport(path: string | undefined): Promise<Report | undefined> {
-  if (!path) return undefined;
+/** What the merge reads of `--with-report` (withLoadResults): a file without it is no report apicert wrote. */
+const certifyShape = z.looseObject({
+  harness: z.looseObject({ version: z.string() }),
+  target: z.looseObject({ baseUrl: z.string() }),
+  run: z.looseObject({ surfaces: z.array(z.string()) }),
+  summary: z.looseObject({ gate: z.string() }),
+  rules: z.array(z.looseObject({ id: z.string(), verdict: z.string() })),
+  observations: z.array(z.looseObject({ ruleId: z.string() })),
+  digest: z.string(),
+});
+
+const WITH_REPORT_ADVICE = 'give the report.json (or run folder) a certify run of this target wrote, or leave --with-report out to report the load verdicts alone';
+
+/**
+ * `--with-report`: a certify report.json (or its run folder) of the same target that the load
+ * verdicts extend. Checked whole before any load runs: a file that is no report would otherwise be
+ * found out only after the load, and the merge quietly not happen.
+ */
+async function certifyReport(path: string | undefined): Promise<LoadRun['withReport']> {
+  if (path === undefined) return undefined;
+  const file = await reportJsonOf(path);
+  let value: unknown;
   try {
-    return JSON.parse(await readFile(path, 'utf8')) as Report;
+    value = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new ProfileError(`--with-report ${path}: ${(error as NodeJS.ErrnoException).code ?? 'not JSON'}: give the report.json a certify run wrote`);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ProfileError(`--with-report ${path}: ${code ? `${code} (${code === 'ENOENT' ? 'no such file' : 'cannot be read'})` : 'not JSON'}: ${WITH_REPORT_ADVICE}`);
   }
+  const shape = certifyShape.safeParse(value);
+  if (!shape.success) {
+    const issue = shape.error.issues[0]!;
+    throw new ProfileError(`--with-report ${path}: ${file} is not an apicert report.json (${issue.path.join('.') || 'the document'}: ${issue.message}): ${WITH_REPORT_ADVICE}`);
+  }
+  return { path: file, report: value as Report };
 }
 
 interface LoadRun {
@@ -251,11 +279,10 @@ interface LoadRun {
   allowUntestable: boolean;
 }
 
-/** Opens the run's own folder, after checking the root and reading `--with-report`. */
-async function openLoadRun(opts: { out: string; withReport?: string; allowUntestable?: boolean }, startedAt: Date): Promise<LoadRun> {
+/** Opens the run's own folder, after checking the root; `withReport` was read and checked before. */
+async function openLoadRun(opts: { out: string; allowUntestable?: boolean }, startedAt: Date, withReport: LoadRun['withReport']): Promise<LoadRun> {
   await checkReportRoot(opts.out);
-  const base = await certifyReport(opts.withReport);
-  return { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), ...(base ? { withReport: { path: opts.withReport!, report: base } } : {}) };
+  return { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), ...(withReport ? { withReport } : {}) };
 }
 
 async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: Report['target'], startedAt: Date): Promise<void> {
@@ -296,8 +323,12 @@ interface LoadOptions {
 
 async function load(opts: LoadOptions): Promise<void> {
   const scripts = opts.script ?? [...LOAD_SCRIPTS];
+  // Before the target is resolved and k6 looked for: a bad file is exit 2 with nothing started.
+  const withReport = await certifyReport(opts.withReport);
   const target = await resolveTarget(opts);
   try {
+    // Said before the load, not only after it: the user can stop it and give the right report.
+    if (withReport && !opts.dryRun && !opts.emitK6Operator && withReport.report.target.baseUrl !== target.report.baseUrl) console.error(`apicert: warning: ${withReport.path} certified ${withReport.report.target.baseUrl}, not ${target.report.baseUrl}: the load verdicts will be reported alone`);
     const env: Env = { ...target.env };
     if (opts.vus) env.APICERT_VUS = env.APICERT_MAX_VUS = String(opts.vus);
     if (opts.iterations) env.APICERT_ITERATIONS = String(opts.iterations);
@@ -310,7 +341,7 @@ async function load(opts: LoadOptions): Promise<void> {
     const version = opts.emitK6Operator || opts.dryRun ? undefined : await checkK6Version(binary).catch(toUsage);
     const startedAt = new Date();
     // The run's own folder holds its bundles, summaries and report, never an earlier run's.
-    const run = await openLoadRun(opts, startedAt);
+    const run = await openLoadRun(opts, startedAt, withReport);
     const bundles = join(run.dir, 'load', 'scripts');
     const built = await bundleLoadScripts(bundles, true, LOAD_SCRIPT_FILES.filter((f) => scripts.some((s) => f.endsWith(`/${s}.ts`))));
     if (built.errors.length > 0) throw new Error(`bundling the k6 scripts failed: ${built.errors.map((e) => e.text).join('; ')}`);
@@ -420,6 +451,7 @@ async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles
 }
 
 async function merge(files: string[], opts: { out: string; withReport?: string; allowUntestable?: boolean }): Promise<void> {
+  const withReport = await certifyReport(opts.withReport);
   const all: LoadSummary[] = [];
   for (const file of files) {
     let text: string;
@@ -439,7 +471,7 @@ async function merge(files: string[], opts: { out: string; withReport?: string; 
   const results: LoadRuleResult[] = [];
   const byScript = new Map<string, LoadSummary[]>();
   for (const s of all) byScript.set(s.script, [...(byScript.get(s.script) ?? []), s]);
-  const run = await openLoadRun(opts, startedAt);
+  const run = await openLoadRun(opts, startedAt, withReport);
   await mkdir(join(run.dir, 'load'));
   for (const [script, summaries] of byScript) {
     let merged: ReturnType<typeof mergeSummaries>;
@@ -466,10 +498,10 @@ export function registerLoadCommand(program: Command): void {
     .option('--vus <n>', 'VUs of the storm and fan-out scripts, and the most a ramp may use', positive)
     .option('--iterations <n>', 'iterations of the storm and fan-out scripts', positive)
     .option('--duration <d>', 'time limit of each scenario and length of the rate-limit ramps (k6 duration)', k6Duration)
-    .option('--out <dir>', 'each run writes DIR/<timestamp>/ (report, and load summaries and bundles in load/) and DIR/latest points at the newest', 'reports')
-    .option('--with-report <report.json>', 'a certify report of the same target: the load verdicts are added to its rules in the new run folder')
+    .option('--out <dir>', 'each run writes DIR/<timestamp>/ (report, and load summaries and bundles in load/) and DIR/latest points at the newest', nonBlank('--out', 'a folder for the reports', 'to write them under reports'), 'reports')
+    .option('--with-report <report.json>', 'a certify report (report.json or its run folder) of the same target: the load verdicts are added to its rules in the new run folder', nonBlank('--with-report', 'the report.json a certify run of this target wrote', 'to report the load verdicts alone'))
     .option('--dry-run', 'print the k6 command lines (credentials redacted) instead of running them')
-    .option('--emit-k6-operator <dir>', 'write k6-operator ConfigMap and TestRun manifests instead of running')
+    .option('--emit-k6-operator <dir>', 'write k6-operator ConfigMap and TestRun manifests instead of running', nonBlank('--emit-k6-operator', 'the folder to write the manifests to', 'to run k6 here'))
     .option('--parallelism <n>', 'k6-operator instances per script (each runs one execution segment)', positive, 2)
     .option('--k6-max-memory <MiB>', 'stop k6 (its verdicts inconclusive) once it holds more than this much memory (default 1024, or APICERT_K6_MAX_MEMORY)', positive)
     .option('--faults <ids>', 'embedded fake only: switch on these faults (load faults: src/fake/faults/load.ts)', faultList)

@@ -11,8 +11,8 @@ import { reportError, UsageError } from './errors.ts';
 import { fakeCommand } from './fake-command.ts';
 import { ENV_HELP, EXIT_CODES_HELP } from './help.ts';
 import { registerLoadCommand } from './load.ts';
-import { list, printRules } from './options.ts';
-import { surfaceList } from './parse.ts';
+import { printRules } from './options.ts';
+import { patternList, surfaceList } from './parse.ts';
 import { registerPlan } from './plan.ts';
 import { profileCommand } from './profile-command.ts';
 import { registerReceiverCommand } from './receiver.ts';
@@ -32,7 +32,7 @@ export function buildProgram(): Command {
 
   program.addCommand(certifyCommand());
   program.addCommand(fakeCommand());
-  registerPlan(program, { surfaces: surfaceList, list });
+  registerPlan(program, { surfaces: surfaceList, list: patternList });
   program.addCommand(profileCommand());
   registerCoverage(program);
   registerReportCommands(program);

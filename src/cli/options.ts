@@ -2,6 +2,24 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import type { Rule } from '../rule/index.ts';
+import { UsageError } from './errors.ts';
+
+/**
+ * An empty value given on purpose (an unset CI variable behind `--sign "$KEY"`) is a mistake to stop
+ * on, never "the flag was not given": the run would go on without what was asked for, and say nothing.
+ * One wording for every flag: `give` says what the flag takes, `without` what leaving it out does.
+ */
+export function emptyValue(flag: string, give: string, without?: string): UsageError {
+  return new UsageError(`${flag} was given an empty value (an unset variable?): give ${give}${without ? `, or leave ${flag} out ${without}` : ''}`);
+}
+
+/** The parser of a file, folder or value option: a blank value is `emptyValue`, any other goes to `parse` (as given, by default). */
+export function nonBlank<T = string>(flag: string, give: string, without?: string, parse?: (value: string, previous: T) => T): (value: string, previous: T) => T {
+  return (value, previous) => {
+    if (value.trim() === '') throw emptyValue(flag, give, without);
+    return parse ? parse(value, previous) : (value as T);
+  };
+}
 
 export function list(value: string): string[] {
   return value
@@ -18,9 +36,17 @@ export function formats(value: string): ReportFormat[] {
 }
 
 export function seedOf(value: string): number {
+  // Number('') is 0: a blank seed would run as seed 0.
+  if (value.trim() === '') throw emptyValue('--seed', 'an integer from 0 to 2147483647', 'for a random seed');
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new InvalidArgumentError('the seed is an integer from 0 to 2147483647');
   return n;
+}
+
+export function patternList(value: string): string[] {
+  const out = list(value);
+  if (out.length === 0) throw new InvalidArgumentError('no rule pattern given: name rule ids or globs, e.g. "v8.missions.*" (see "apicert rules")');
+  return out;
 }
 
 export const VERDICT_MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', observed: 'obs (fail)', expected: 'expected', 'not-applicable': 'n/a ', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
@@ -49,9 +75,9 @@ export interface RunCliOptions {
 /** The options the side commands share with `certify`: rule selection, seed, reports, exit policy. */
 export function addRunOptions(command: Command, defaultOut: string, what: string): Command {
   return command
-    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard', list)
+    .option('--rules <globs>', 'rule ids to run, comma separated, * as wildcard', patternList)
     .option('--seed <n>', 'seed printed in the report', seedOf)
-    .option('--out <dir>', 'directory for the reports', defaultOut)
+    .option('--out <dir>', 'directory for the reports', nonBlank('--out', 'a folder for the reports', `to write them under ${defaultOut}`), defaultOut)
     .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
     .option('--allow-untestable', `exit 0 even when required rules are untestable (${what})`)
     .option('--quiet', 'print only the summary')

@@ -4,7 +4,10 @@ import type { Surface } from '../rule/index.ts';
 import { FAULTS, isFaultId, LOAD_FAULTS, type FaultId } from '../fake/faults/index.ts';
 import { conflictsOf, isVariantId, VARIANTS, type VariantId } from '../fake/variants/index.ts';
 import { didYouMean } from '../util/suggest.ts';
-import { list } from './options.ts';
+import { emptyValue, list } from './options.ts';
+
+// One parser for rule patterns, shared with the side commands' options.
+export { patternList } from './options.ts';
 
 export const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
@@ -17,14 +20,11 @@ export function surfaceList(value: string): Surface[] {
 
 export function faultList(value: string): FaultId[] {
   const out = list(value);
+  // As --variant: an empty list is a mistake (an unset variable), never a fake without faults asked for quietly.
+  if (value.trim() === '') throw emptyValue('--faults', 'fault ids (run "apicert faults" for the list)', 'for a fake without faults');
+  if (out.length === 0) throw new InvalidArgumentError('no fault given: run "apicert faults" for the list');
   for (const f of out) if (!isFaultId(f)) throw new InvalidArgumentError(`unknown fault "${f}"${didYouMean(f, [...FAULTS, ...LOAD_FAULTS].map((k) => k.id))}: run "apicert faults" for the list`);
   return out as FaultId[];
-}
-
-export function patternList(value: string): string[] {
-  const out = list(value);
-  if (out.length === 0) throw new InvalidArgumentError('no rule pattern given: name rule ids or globs, e.g. "v8.missions.*" (see "apicert rules")');
-  return out;
 }
 
 export function variantList(value: string): VariantId[] {

@@ -80,7 +80,7 @@ export function registerPlan(program: Command, parsers: { surfaces: (v: string) 
     .option('--json', 'print the plan as JSON')
     .option('-v, --verbose', 'list every untestable rule with what it misses')
     .action(async (opts: PlanOptions) => {
-      opts.profile = chooseTarget(opts).profile;
+      opts.profile = chooseTarget(opts, process.env, 'plan for').profile;
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
       const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : await embedded();
       const rules = selectRules(RULES, { surfaces: opts.surface, patterns: opts.rules });

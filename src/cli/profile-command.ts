@@ -6,16 +6,16 @@ import { PLACEHOLDER } from '../profile/load.ts';
 import { profileTemplate, TEMPLATE_CREDENTIALS, tokenVariable } from '../profile/template.ts';
 import { makeFolder } from '../util/folder.ts';
 import { UsageError } from './errors.ts';
+import { nonBlank } from './options.ts';
 
 export function profileCommand(): Command {
   const profile = new Command('profile').description('Profiles for real deployments: "apicert profile init" writes a starting one.');
   profile
     .command('init')
     .description(`Write a starting profile: every credential and fixture a full certification needs, each explained; replace every ${PLACEHOLDER} (apicert refuses the file while one is left), then run "apicert plan --profile FILE".`)
-    .option('--out <file>', 'where to write it (never overwritten)', 'apicert-profile.yaml')
+    // As certify and plan say it: an unset variable behind --out "$FILE" is named, not tried as a path.
+    .option('--out <file>', 'where to write it (never overwritten)', nonBlank('--out', 'a file name', 'to write apicert-profile.yaml'), 'apicert-profile.yaml')
     .action(async (opts: { out: string }) => {
-      // As certify and plan say it: an unset variable behind --out "$FILE" is named, not tried as a path.
-      if (opts.out.trim() === '') throw new UsageError('--out was given an empty value (an unset variable?): give a file name, or leave --out out to write apicert-profile.yaml');
       await makeFolder(dirname(opts.out));
       try {
         await writeFile(opts.out, profileTemplate(), { flag: 'wx' });

@@ -7,7 +7,8 @@ import { certifyReceiver, receiverUrl, shownUrl } from '../receiver-cert/certify
 import { receiverRules } from '../receiver-cert/rules.ts';
 import { checkReportRoot } from '../reports/run-folder.ts';
 import { printResult, runInterruptibly } from './side-report.ts';
-import { addRunOptions, list, printRules, type RunCliOptions } from './options.ts';
+import { addRunOptions, list, nonBlank, printRules, type RunCliOptions } from './options.ts';
+import { fileReason } from './errors.ts';
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
 async function receiverFromProfile(path: string): Promise<ReceiverSection> {
@@ -15,7 +16,8 @@ async function receiverFromProfile(path: string): Promise<ReceiverSection> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ProfileError(`cannot read profile ${path}: ${(error as Error).message}`);
+    // The reason alone: Node's message repeats the path.
+    throw new ProfileError(`cannot read profile ${path}: ${fileReason((error as NodeJS.ErrnoException).code) ?? (error as Error).message}: give a profile file with a receiver: section, or use --url`);
   }
   // A syntax error is said by its first line: the parser's snippet may show a secret written inline.
   const raw = parseProfileText(text, path);
@@ -51,9 +53,9 @@ export function registerReceiverCommand(program: Command): void {
   const command = program
     .command('certify-receiver')
     .description("Send signed /v1 webhook deliveries to your receiver and judge its answers against the seed's receiver rules.")
-    .option('--url <url>', 'where your receiver takes deliveries (loopback, or a host named with --allow-host)')
-    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts, and headers and tls (ca, cert, key) for a receiver behind a gateway, a private CA or mutual TLS')
-    .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)")
+    .option('--url <url>', 'where your receiver takes deliveries (loopback, or a host named with --allow-host)', nonBlank('--url', "your receiver's full address, e.g. http://127.0.0.1:8080/webhooks", 'and give --profile'))
+    .option('--profile <file>', 'a profile whose receiver: section names url, secretEnv and allowHosts, and headers and tls (ca, cert, key) for a receiver behind a gateway, a private CA or mutual TLS', nonBlank('--profile', 'a profile file with a receiver: section', 'and give --url'))
+    .option('--secret-env <name>', "environment variable holding the endpoint's signing secret (never pass the secret itself)", nonBlank('--secret-env', 'the name of the variable holding the signing secret', `for the profile's receiver.secretEnv, or ${DEFAULT_SECRET_ENV}`))
     .option('--allow-host <hosts>', 'hosts besides loopback that deliveries may go to, comma separated', list);
   // Exit 0 needs a required rule that passed (cli/exit.ts); every receiver rule signs, so without the secret none passes.
   addRunOptions(command, 'reports/receiver', 'only when at least one required rule passed: without a signing secret every rule is untestable and none passes, so that run still exits 1')

@@ -12,14 +12,25 @@ import { generateKeys, keyIdOf, privateKeyFrom, publicKeyFrom, RENDERED_FILES, s
 import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
 import { oddNumber, parseJsonDocument, repeatedMember } from '../util/json.ts';
+import { fileReason } from './errors.ts';
 import { EXIT } from './exit.ts';
+import { nonBlank } from './options.ts';
 import { visibleControls } from './output.ts';
+
+/** What to give instead, by what was read: a bare ENOENT leaves the reader to guess. */
+const READ_ADVICE: Record<string, string> = {
+  'public key': 'give the PREFIX.pub "apicert keygen" wrote (the certifier publishes it)',
+  'signing key': 'give the PREFIX.key "apicert keygen" wrote (or run "apicert keygen --out PREFIX" for a new pair)',
+  report: 'give a report.json apicert wrote, or its run folder (e.g. reports/latest)',
+  signature: 'give the report.json.sig written beside the report, or leave --signature out to read REPORT.sig',
+};
 
 async function readText(path: string, what: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    throw new ProfileError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    const advice = READ_ADVICE[what];
+    throw new ProfileError(`cannot read ${what} ${path}: ${fileReason((error as NodeJS.ErrnoException).code) ?? String(error)}${advice ? `: ${advice}` : ''}`);
   }
 }
 
@@ -176,7 +187,7 @@ export function registerReportCommands(program: Command): void {
   program
     .command('keygen')
     .description('Write an Ed25519 key pair for signing reports: PREFIX.key (readable by you only) and PREFIX.pub.')
-    .requiredOption('--out <prefix>', 'path prefix of the two files')
+    .requiredOption('--out <prefix>', 'path prefix of the two files', nonBlank('--out', 'a path prefix for the two files, e.g. keys/certifier'))
     .action(async (opts: { out: string }) => {
       const keys = generateKeys();
       try {
@@ -197,8 +208,8 @@ export function registerReportCommands(program: Command): void {
     .command('verify')
     .description('Check a report.json, and the rendered files beside it that its signature covers, against its detached signature (REPORT.sig) and a public key; exit 0 when intact, 1 when not (or when nothing vouches for it).')
     .argument('<report>', 'the report.json to check, or its run folder (e.g. reports/latest)')
-    .requiredOption('--key <pub>', 'the public key (PREFIX.pub from keygen)')
-    .option('--signature <file>', 'the signature file (default: REPORT.sig)')
+    .requiredOption('--key <pub>', 'the public key (PREFIX.pub from keygen)', nonBlank('--key', 'the public key file (PREFIX.pub from keygen)'))
+    .option('--signature <file>', 'the signature file (default: REPORT.sig)', nonBlank('--signature', 'the signature file', 'to read REPORT.sig'))
     .option('--key-id <id>', 'the key id (sha256:...) the certifier published: exit 1 when --key is another key')
     .action(async (given: string, opts: { key: string; signature?: string; keyId?: string }) => {
       const pinned = opts.keyId === undefined ? undefined : keyIdGiven(opts.keyId);

@@ -4,6 +4,7 @@
  * `--profile "$PROFILE"`) is a mistake to stop on, never a quiet switch to the fake.
  */
 import { UsageError } from './errors.ts';
+import { emptyValue } from './options.ts';
 
 export interface TargetFlags {
   target?: string;
@@ -24,16 +25,17 @@ export interface TargetChoice {
 /** The first console line of an embedded-fake run, so it is never taken for a run against a deployment. */
 export const EMBEDDED_NOTICE = 'apicert: no --target, --profile, --image or APICERT_PROFILE given: certifying the built-in reference fake (give --profile FILE to certify a deployment)';
 
-export function chooseTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): TargetChoice {
+/** `fallback`: what the command does with nothing named ("certify", "load"), as its messages say it. */
+export function chooseTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env, fallback = 'certify'): TargetChoice {
   for (const name of ['target', 'profile', 'image'] as const) {
     const value = flags[name];
-    if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} was given an empty value (an unset variable?): give a value, or leave --${name} out to certify the built-in reference fake`);
+    if (value !== undefined && value.trim() === '') throw emptyValue(`--${name}`, 'a value', `to ${fallback} the built-in reference fake`);
   }
   const fromEnv = env.APICERT_PROFILE;
   let profile = flags.profile;
   let profileFromEnv = false;
   if (profile === undefined && flags.target === undefined && fromEnv !== undefined) {
-    if (fromEnv.trim() === '') throw new UsageError('APICERT_PROFILE is set but empty: name a profile file in it, or unset it (unset APICERT_PROFILE) to certify the built-in reference fake');
+    if (fromEnv.trim() === '') throw new UsageError(`APICERT_PROFILE is set but empty: name a profile file in it, or unset it (unset APICERT_PROFILE) to ${fallback} the built-in reference fake`);
     profile = fromEnv;
     profileFromEnv = true;
   }
