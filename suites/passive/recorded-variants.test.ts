@@ -18,10 +18,14 @@ import { fewerModelRuns, recordedDifferences } from './record.ts';
  */
 const AFFECTS: Record<string, readonly string[]> = {
   'v8.contract': ['v8.missions.create.*', 'v8.missions.signals.*', 'v8.errors.*'],
+  // A cancel of a mission that ended: the generated rules judge every request of the recording.
+  'v8.missions': ['v8.contract.generated.*'],
   'v8.errors': ['v8.missions.create.*', 'v8.missions.auth.*', 'v8.memory.*', 'v8.capabilities.*'],
-  'v8.traces': ['v8.missions.events.*'],
+  // A trace read within the index bound: the generated rules judge every request of the recording.
+  'v8.traces': ['v8.missions.events.*', 'v8.contract.generated.*'],
   'v8.intents': ['v8.contract.*', 'v8.errors.*'],
-  'v1.runs': ['v1.execute.turn.*', 'v1.execute.task.*'],
+  // A cancel of a run that ended: the generated rules judge every request of the recording.
+  'v1.runs': ['v1.execute.turn.*', 'v1.execute.task.*', 'v1.contract.generated.*'],
   'v1.errors': ['v1.auth.*', 'v1.webhooks.url.*', 'v1.runs.approve.*'],
   'v1.chat': ['v1.auth.*', 'v1.versioning.*', 'v1.errors.*'],
 };

@@ -17,6 +17,8 @@ import type { Credential, Profile } from '../../profile/schema.ts';
 import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type Judge, type Judgement as RuleJudgement } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, dataOf, eventsOf, journalFact } from '../../traffic/read.ts';
 import { eventData, eventKind } from '../v1/support/fabric.ts';
+import { pastIndexBound } from '../v8/support/traffic.ts';
+import { TRACE_INDEX_BOUND_MS } from '../v8/support/read.ts';
 import { readPath } from '../v1/runs/approve.ts';
 import { isRecord, parseJson } from '../../util/json.ts';
 import { endpointFor, EXPECTATION_SENTENCES, expectationOf, pathParamsOf, type Expectation, type Known, type SentRequest } from './expectation.ts';
@@ -106,6 +108,10 @@ interface Seen {
   keys: Set<string>;
   /** /v1 runs whose stream showed the approval event (fixtures.v1.approval) and no approve took yet: their action_digest. */
   parked: Map<string, string>;
+  /** /v8 traces a step event named, by principal and traceId: the mission stream that first named it (v8.traces' `tracesSeen`). */
+  traces: Map<string, Exchange>;
+  /** /v8 traceIds a read found (2xx): the trace store holds them. */
+  readable: Set<string>;
 }
 
 function principalOf(credential: string | null, credentials: readonly Credential[]): string {
@@ -133,7 +139,11 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
   const principal = principalOf(sent.credential, credentials);
   const ids = seen.ids;
   if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(mediaType(ex.responseHeaders))) idsIn(bodyJson(ex, 'response', ex.responseBody), ids, principal);
+  const bare = pathOnly(ex);
+  if (ex.method === 'GET' && TRACE_READ.test(bare)) seen.readable.add(safeDecode(bare.slice('/v8/traces/'.length)));
+  const missionStream = ex.method === 'GET' && MISSION_EVENTS.test(bare);
   for (const e of eventsOf(ex) ?? []) {
+    if (missionStream && (e.event === 'mission.step.started' || e.event === 'mission.step.completed')) namesTrace(seen, ex, dataOf(e), principal);
     if (e.data.length > 16_384) continue;
     // An object's data is parsed once for every rule (`dataOf`); only an array, which `dataOf` does not give, is parsed here. Other values hold no ids.
     const data = dataOf(e);
@@ -143,6 +153,16 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
       if (parsed.ok) idsIn(parsed.value, ids, principal);
     }
   }
+}
+
+const TRACE_READ = /^\/v8\/traces\/[^/]+$/;
+const MISSION_EVENTS = /^\/v8\/missions\/[^/]+\/events$/;
+
+/** A step event's traceId, named to `principal` by the stream `ex`: the first stream to name it is the one the index bound runs from. */
+function namesTrace(seen: Seen, ex: Exchange, data: unknown, principal: string): void {
+  if (!isRecord(data) || typeof data.traceId !== 'string') return;
+  const key = `${principal}\n${data.traceId}`;
+  if (!seen.traces.has(key)) seen.traces.set(key, ex);
 }
 
 /** A /v1 run parks when its stream shows the approval event the profile names; an approve it took un-parks it. */
@@ -222,8 +242,8 @@ function open(e: Expectation, why: string): Expectation {
   return { kind: 'open', why, constraint: e.constraint };
 }
 
-/** The expectation of `sent` given the facts and what the exchanges before it showed. */
-function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts, seen: Seen): Expectation {
+/** The expectation of `sent` (the request of `ex`) given the facts and what the exchanges before it showed. */
+function expectationIn(ex: Exchange, sent: SentRequest, keys: readonly string[], facts: Facts, seen: Seen): Expectation {
   const principal = principalOf(sent.credential, facts.credentials);
   const values = pathValues(sent);
   const parked = values.filter((v) => seen.parked.has(v));
@@ -253,7 +273,29 @@ function expectationIn(sent: SentRequest, keys: readonly string[], facts: Facts,
     const { status: _status, ...anyRefusal } = e;
     return anyRefusal;
   }
-  return e;
+  const state = e.kind === 'accept' ? stateLeavesOpen(ex, sent, values, principal, seen) : undefined;
+  return state === undefined ? e : open(e, state);
+}
+
+/**
+ * Why a request the descriptions accept is still open, from what it is and what the exchanges before
+ * it showed, as the owning rules read the same traffic: any /v1 cancel (the description binds only an
+ * accepted cancellation's effect; a run may finish unseen, and what cancel answers then is not
+ * shown); a read of a /v8 trace within the index bound of the stream that named it, before any read
+ * found it ("Each `traceId` in step events can be read", no time given: v8.traces.get.ok leaves such
+ * a 404 unjudged).
+ */
+function stateLeavesOpen(ex: Exchange, sent: SentRequest, values: readonly string[], principal: string, seen: Seen): string | undefined {
+  const id = values[0];
+  if (id === undefined) return undefined;
+  // "| `POST /v1/runs/{id}/cancel` | cancellation accepted | ..." names the effect of an accepted cancellation, not
+  // when one must be accepted: a run shown in flight may have finished since, and what cancel answers then is not shown.
+  if (sent.method === 'POST' && /^\/v1\/runs\/[^/]+\/cancel$/.test(sent.path.split('?', 1)[0]!)) return 'a cancel: the description names what an accepted cancellation does ("cancellation accepted"), not which cancellations are accepted';
+  if (sent.method === 'GET' && TRACE_READ.test(sent.path.split('?', 1)[0]!) && !seen.readable.has(id)) {
+    const naming = seen.traces.get(`${principal}\n${id}`);
+    if (naming !== undefined && pastIndexBound(ex, naming) !== true) return `a trace read within ${TRACE_INDEX_BOUND_MS / 1000} s of the stream whose step event named it, before any read found it: no sentence says when a trace becomes readable`;
+  }
+  return undefined;
 }
 
 /**
@@ -374,7 +416,7 @@ const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', Sur
 function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp', source: Judge['source']): JudgedExchange[] {
   const facts = { ...factsOf(profile, surface), window: source === 'recording' };
   const endpoint = mcpEndpoint({ profile });
-  const seen: Seen = { ids: new Map(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map() };
+  const seen: Seen = { ids: new Map(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map(), traces: new Map(), readable: new Set() };
   const judged: JudgedExchange[] = [];
   for (const ex of exchanges) {
     const path = contractPath(ex.path, endpoint);
@@ -387,7 +429,7 @@ function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefin
     if (ex.status !== undefined && !isLimited({ status: ex.status }) && !(surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? ''))) {
       // The body as every rule reads it, parsed once per exchange (`bodyJson`): the expectation and the judgement read that parse.
       if (sent.body !== undefined) sent.parsed = { text: sent.body, value: bodyJson(ex, 'request', sent.body) };
-      const expectation = expectationIn(sent, keys, facts, seen);
+      const expectation = expectationIn(ex, sent, keys, facts, seen);
       const answer = answerOfExchange(ex);
       judged.push({ ex, sent, answer, judgement: judgeAnswer(sent, expectation, answer), acceptanceOpen: notThePrimary(sent, facts), expected: expectation.kind });
     }
