@@ -44,7 +44,11 @@ export function outranLine(outran: number, record: { exchanges: number; limits: 
   return `apicert proxy: traffic outran live judging: ${outran} exchange(s) were not judged live; the report written now judges only those the record still holds, and it dropped ${record.exchanges} exchange(s) unjudged (${record.limits}), so up to ${Math.min(outran, record.exchanges)} of them were judged nowhere`;
 }
 
-export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; findings?: string; bodyLimit: number }, profile: Profile | undefined, labelKey?: string): Promise<LiveFindings> {
+/**
+ * `secrets`: values the traffic never shows in a request but an answer may echo (the headers the
+ * proxy adds upstream, `networkSecrets`), each with its label, hidden in findings as in the report.
+ */
+export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; findings?: string; bodyLimit: number }, profile: Profile | undefined, labelKey?: string, secrets: ReadonlyArray<[label: string, value: string]> = []): Promise<LiveFindings> {
   if (opts.findings) {
     // Created now, so a wrong path is a usage error before the proxy listens, not a lost stream later.
     try {
@@ -60,6 +64,7 @@ export async function liveJudging(opts: { rules?: string[]; quiet?: boolean; fin
     ...(opts.rules ? { patterns: opts.rules } : {}),
     ...(profile ? { profile } : {}),
     ...(webhookSecret ? { webhookSecret } : {}),
+    ...(secrets.length > 0 ? { secrets: [...secrets] } : {}),
     webhookSecretVariable: WEBHOOK_SECRET_VARIABLE,
     quiet: opts.quiet ?? false,
     ...(opts.findings ? { findings: opts.findings } : {}),

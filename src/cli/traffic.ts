@@ -1,31 +1,70 @@
 /** `apicert judge-traffic --har FILE` and `apicert proxy --upstream URL`: the passive run's two ways in. */
 import { randomBytes } from 'node:crypto';
+import { open, rm, stat } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { MAX_HAR_BYTES, readHar } from '../passive/har.ts';
 import { RULES } from '../registry.ts';
-import { loadProfileFile } from '../profile/load.ts';
+import { loadProfileFile, parseProfile } from '../profile/load.ts';
 import { profileOfFacts } from '../passive/profile-facts.ts';
 import { judgeRecording, passiveRuleIds, recordingHiding, WEBHOOK_SECRET_VARIABLE, type PassiveJudgement } from '../passive/judge.ts';
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
+import type { SecretHiding } from '../passive/recorder.ts';
 import { liveJudging } from './live-findings.ts';
 import { droppedLine, gateWords, judgedLine, underPolicy } from '../reports/model.ts';
 import { keyedLabels } from '../passive/secrets.ts';
 import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { UsageError } from './errors.ts';
 import { exitCodeFor } from './exit.ts';
-import { addRunOptions, printRules, type RunCliOptions } from './options.ts';
+import { addRunOptions, nonBlank, printRules, type RunCliOptions } from './options.ts';
 import { consoleText, redactOutputWith } from './output.ts';
 import { portOf } from './parse.ts';
 import { durationOf, whileInterruptible } from './run-control.ts';
 import { printResult } from './side-report.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
-import type { Network } from '../profile/network.ts';
+import { networkSecrets, type Network } from '../profile/network.ts';
+import { SHORT_SECRET, type Redactor } from '../redact/redactor.ts';
 import { carriesUserinfo } from '../util/url.ts';
 
 /** The upstream's network settings: a profile's `network` section (its target is the upstream) and --header. */
 async function upstreamNetwork(upstream: string, profile: string | undefined, header: string[] | undefined): Promise<Network | undefined> {
   const network = profile ? (await loadProfileFile(profile, process.env, { target: upstream })).network : undefined;
   return networkWithHeaders(network, header);
+}
+
+/**
+ * `--har-out` is written at the stop: a path that cannot be written is said now, before any traffic
+ * is forwarded, as `--out` and `--findings` are. Opened for appending, so a recording already there
+ * is left as it is, and a file this check made is removed again.
+ */
+async function checkRecordingPath(file: string): Promise<void> {
+  const existed = await stat(file).then(
+    () => true,
+    () => false,
+  );
+  try {
+    await (await open(file, 'a', 0o600)).close();
+    if (!existed) await rm(file, { force: true });
+  } catch (error) {
+    throw new UsageError(`--har-out ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a file path in a writable folder`);
+  }
+}
+
+/**
+ * A recording's hiding with the secrets the proxy added upstream in it: each by its own marker where
+ * it stands whole (once: a header of every surface is one value thrice), and in the redactor, which
+ * hides its encoded forms and a short one as a whole token only, as the run's other secrets.
+ */
+function withHeaderSecrets(hiding: SecretHiding, secrets: ReadonlyArray<[label: string, value: string]>): SecretHiding {
+  withNetworkSecrets(hiding.redactor, secrets);
+  const known = new Set(hiding.secrets.map((s) => s.value));
+  const whole = secrets.filter(([, value]) => value.length >= SHORT_SECRET && !known.has(value) && known.add(value)).map(([label, value]) => ({ value, label }));
+  return whole.length === 0 ? hiding : { ...hiding, secrets: [...hiding.secrets, ...whole] };
+}
+
+/** The secrets the proxy adds upstream (network.headers, --header, a proxy's password), hidden as `certify` hides them. */
+function withNetworkSecrets(redactor: Redactor, secrets: ReadonlyArray<[label: string, value: string]>): Redactor {
+  for (const [label, value] of secrets) redactor.add(value, label);
+  return redactor;
 }
 
 function count(value: string): number {
@@ -76,10 +115,10 @@ export function registerTrafficCommands(program: Command): void {
     .description(
       `Judge recorded traffic (HAR 1.2 from a browser, mitmproxy or "certify --har-out") by every rule that needs no probe; the others are not-applicable. Sends nothing. Webhook deliveries recorded at a receiver are verified with the signing secret in ${WEBHOOK_SECRET_VARIABLE}.`,
     )
-    .option('--har <file>', 'the HAR file to judge')
+    .option('--har <file>', 'the HAR file to judge', nonBlank('--har', 'the HAR file to judge'))
     .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024)
     .option('--max-har-bytes <bytes>', `refuse a HAR file larger than this, or a .har.gz that unpacks to more (reading one takes 5 to 12 times its size in memory)`, count, MAX_HAR_BYTES)
-    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out", or by "proxy --har-out" with a profile, carries its facts (never its tokens), used when this is not given; without either the rules that need them are untestable');
+    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out", or by "proxy --har-out" with a profile, carries its facts (never its tokens), used when this is not given; without either the rules that need them are untestable', nonBlank('--profile', 'a target profile file (YAML or JSON)', 'to judge with the facts the recording carries'));
   addRunOptions(judge, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
     .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; maxHarBytes: number; profile?: string }) => {
       if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
@@ -104,27 +143,34 @@ export function registerTrafficCommands(program: Command): void {
     .option('--body-limit <bytes>', 'keep at most this many bytes of each body for judging (the traffic itself is never cut)', count, 256 * 1024)
     .option('--max-exchanges <n>', 'judge at most the newest N exchanges (older ones are dropped from the record; forwarding goes on)', count, 10_000)
     .option('--max-kept-bytes <bytes>', 'bytes of bodies kept at once across all exchanges, those in flight included (the earliest ended exchanges are dropped beyond it; a body in flight is kept as a prefix)', count, KEPT_BYTES_LIMIT)
-    .option('--har-out <file>', 'also write what was recorded as HAR 1.2, as certify --har-out writes its own: each credential the traffic carried (and each signing secret a webhook creation answered) replaced by a labelled marker, with the --profile\'s facts (never its tokens) for judge-traffic')
+    .option('--har-out <file>', 'also write what was recorded as HAR 1.2, as certify --har-out writes its own: each credential the traffic carried (and each signing secret a webhook creation answered) replaced by a labelled marker, with the --profile\'s facts (never its tokens) for judge-traffic', nonBlank('--har-out', 'the file to record into, e.g. proxy.har', 'to record nothing'))
     .option('--har-secrets', 'with --har-out: keep the traffic\'s secrets in the recording (the file is made readable by you only)')
-    .option('--findings <file>', 'also write each failing judgement, as its exchange completes, as one JSON line to this file (tail it from a CI or a dashboard)')
-    .option('--profile <file>', 'a target profile (YAML or JSON): the facts traffic cannot show (which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable), and its network section (CA, client certificate, proxy, headers per surface) for the upstream');
+    .option('--findings <file>', 'also write each failing judgement, as its exchange completes, as one JSON line to this file (tail it from a CI or a dashboard)', nonBlank('--findings', 'the file for the findings, one JSON line each', 'to write none'))
+    .option('--profile <file>', 'a target profile (YAML or JSON): the facts traffic cannot show (which credential holds which scopes, principal, tenant and expiry, and fixtures; without it the rules that need them are untestable), and its network section (CA, client certificate, proxy, headers per surface) for the upstream', nonBlank('--profile', 'a target profile file (YAML or JSON)', "to judge without a profile's facts"));
   addHeaderOption(proxy, 'the upstream (never recorded)');
   addRunOptions(proxy, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
     .action(async (opts: RunCliOptions & { upstream: string; port: number; duration?: number; bodyLimit: number; maxExchanges: number; maxKeptBytes: number; harOut?: string; harSecrets?: boolean; profile?: string; findings?: string; header?: string[] }) => {
       if (opts.harSecrets && !opts.harOut) throw new UsageError('--har-secrets applies only with --har-out FILE');
       // Not echoed: reports would show them wherever they name the upstream.
       if (carriesUserinfo(opts.upstream)) throw new UsageError("--upstream carries credentials (user:password@host): give the deployment's URL without them, and its headers with --header or the profile's network.headers");
+      // certify's check of a target, before listening: the report at the stop names the upstream as its target (a query may hold a key).
+      parseProfile({ target: opts.upstream, credentials: [] }, '--upstream');
       const network = await upstreamNetwork(opts.upstream, opts.profile, opts.header);
+      // The record never holds them (they are added upstream), so nothing learns them from it: an upstream echoing one would show it.
+      const secrets = networkSecrets(network, process.env);
       await checkReportRoot(opts.out);
+      if (opts.harOut) await checkRecordingPath(opts.harOut);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
       // One key per run names each learned secret alike in live findings and the report (keyedLabels); never written anywhere.
       const labelKey = randomBytes(32).toString('hex');
       const labels = keyedLabels(labelKey);
-      const live = await liveJudging(opts, profile, labelKey);
+      const live = await liveJudging(opts, profile, labelKey, secrets);
       const limits = `--max-exchanges ${opts.maxExchanges}, --max-kept-bytes ${opts.maxKeptBytes}`;
       // The signal that stops the proxy is its ordinary end: the exit code stays the gate's. The handlers hold until the
       // report is written, so a signal repeated while it is judged does not kill it first (a second one later quits at once).
       await whileInterruptible(async (stop) => {
+        let reported = false;
+        let harFailed = false;
         const judged = await runProxy({
           stop,
           upstream: opts.upstream,
@@ -134,7 +180,12 @@ export function registerTrafficCommands(program: Command): void {
           maxExchanges: opts.maxExchanges,
           maxKeptBytes: opts.maxKeptBytes,
           harOut: opts.harOut,
-          harHiding: (exchanges) => (opts.harSecrets ? undefined : recordingHiding(exchanges, profile, process.env, labels)),
+          harHiding: (exchanges) => (opts.harSecrets ? undefined : withHeaderSecrets(recordingHiding(exchanges, profile, process.env, labels), secrets)),
+          // As certify's --har-out: a warning naming the file, the report (written first) standing.
+          onHarFailed: (error) => {
+            harFailed = true;
+            console.error(consoleText(`apicert: warning: the recording ${opts.harOut} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})${reported ? '; the report is written' : ''}`));
+          },
           ...(network ? { network } : {}),
           onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
           onExchange: (rec, index) => live.add(rec, index),
@@ -142,11 +193,15 @@ export function registerTrafficCommands(program: Command): void {
             const dropped = { exchanges: droppedCount, limits };
             // Live judging ends once the record is known, so what it did not judge is not said to be judged in a report that dropped it.
             await live.stop(dropped);
-            return judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor: redactOutputWith, onResult: printJudged(opts.quiet), labels, dropped });
+            const onRedactor = (redactor: Redactor) => redactOutputWith(withNetworkSecrets(redactor, secrets));
+            const result = await judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor, onResult: printJudged(opts.quiet), labels, dropped });
+            // The report before the recording: a HAR that cannot be written costs the HAR only.
+            await finish(result, opts, `proxy for ${new URL(opts.upstream).origin}`);
+            reported = true;
+            return result;
           },
         });
-        if (opts.harOut && !opts.quiet) console.log(`recording: ${opts.harOut} (${judged.report.run.requests} exchanges${judged.report.run.dropped ? `, ${judged.report.run.dropped.exchanges} more dropped from the record` : ''}, HAR 1.2, readable by you only${opts.harSecrets ? ', secrets kept' : ', the traffic\'s secrets replaced by labelled markers'})`);
-        await finish(judged, opts, `proxy for ${new URL(opts.upstream).origin}`);
+        if (opts.harOut && !harFailed && !opts.quiet) console.log(`recording: ${opts.harOut} (${judged.report.run.requests} exchanges${judged.report.run.dropped ? `, ${judged.report.run.dropped.exchanges} more dropped from the record` : ''}, HAR 1.2, readable by you only${opts.harSecrets ? ', secrets kept' : ', the traffic\'s secrets replaced by labelled markers'})`);
       }, 'stopping the proxy, judging what it recorded and writing the report');
     });
 }

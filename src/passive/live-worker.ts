@@ -28,6 +28,8 @@ export interface LiveWorkerData {
   bodyLimit: number;
   /** The run's key for naming learned secrets, so live findings name them as the report does (secrets.ts keyedLabels). */
   labelKey?: string;
+  /** Secrets no request the proxy records shows (the headers it adds upstream), labelled as the report labels them. */
+  secrets?: Array<[label: string, value: string]>;
 }
 
 /** What the forwarding thread sends: a batch of completed exchanges (after `gap` it had no room to hand over), or the end. */
@@ -52,6 +54,7 @@ const judge = new LiveJudge({
   },
   onSettled: (n) => parentPort!.postMessage({ room: n } satisfies LiveReply),
 });
+for (const [label, value] of data.secrets ?? []) judge.redactor.add(value, label);
 
 parentPort!.on('message', (message: LiveMessage) => {
   if ('stop' in message) {

@@ -34,7 +34,9 @@ export interface ProxyOptions {
   maxExchanges: number;
   /** Bytes of bodies kept at once across every exchange (KEPT_BYTES_LIMIT by default). */
   maxKeptBytes?: number;
+  /** Written after the record is judged; a failure to write it goes to `onHarFailed` (thrown without it), so it never costs the judgement. */
   harOut?: string;
+  onHarFailed?: (error: unknown) => void;
   /** How `harOut` hides the traffic's secrets, from the exchanges recorded; undefined keeps them (the file is then readable by its owner only). */
   harHiding?: (exchanges: readonly TrafficExchange[]) => SecretHiding | undefined;
   onListening?: (url: string) => void;
@@ -145,9 +147,10 @@ class Ring {
       this.endedHead = 0;
     }
   }
-  get all(): readonly RecordedBytes[] {
-    const out: RecordedBytes[] = [];
-    for (let i = this.head; i < this.items.length; i += 1) if (!this.items[i]!.gone) out.push(this.items[i]!.rec);
+  /** The exchanges kept, each with its place in arrival order. */
+  get all(): readonly Kept[] {
+    const out: Kept[] = [];
+    for (let i = this.head; i < this.items.length; i += 1) if (!this.items[i]!.gone) out.push(this.items[i]!);
     return out;
   }
 }
@@ -179,7 +182,7 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
 
 export interface RunningProxy {
   url: string;
-  /** What was recorded so far (the newest `maxExchanges`), as the judge reads it. */
+  /** What was recorded so far (the newest `maxExchanges`), as the judge reads it, each numbered by its place in arrival order. */
   exchanges(): TrafficExchange[];
   recorded(): readonly RecordedBytes[];
   dropped(): number;
@@ -189,7 +192,7 @@ export interface RunningProxy {
 /** Upstream connections idle this long are closed (undici's pool did the same before). */
 const UPSTREAM_IDLE_MS = 4_000;
 
-export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'harHiding' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
+export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'harOut' | 'onHarFailed' | 'harHiding' | 'onListening' | 'onStopped'>): Promise<RunningProxy> {
   const upstream = new URL(options.upstream);
   const pool = new UpstreamPool(upstream, await upstreamRoute(options.network, upstream), UPSTREAM_IDLE_MS);
   const ring = new Ring(options.maxExchanges, options.maxKeptBytes ?? KEPT_BYTES_LIMIT);
@@ -207,8 +210,9 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
   const { port } = listening.server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    exchanges: () => ring.all.map((rec, i) => exchangeOfBytes(rec, i, options.bodyLimit)),
-    recorded: () => ring.all,
+    // Numbered by arrival, as live judging numbers them: once the record dropped some, the report still names an exchange as a live finding did.
+    exchanges: () => ring.all.map((kept) => exchangeOfBytes(kept.rec, kept.index, options.bodyLimit)),
+    recorded: () => ring.all.map((kept) => kept.rec),
     dropped: () => ring.dropped,
     close: () => listening.close(500),
   };
@@ -216,7 +220,9 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
 
 /**
  * Runs the proxy until `stop` aborts (the caller's SIGINT or SIGTERM handler, held until its report is
- * written) or the duration; then judges what it recorded, told how many exchanges the record dropped.
+ * written) or the duration; then judges what it recorded, told how many exchanges the record dropped,
+ * and writes `harOut` after (`judge` may write the report first: a HAR that cannot be written costs
+ * the HAR only).
  */
 export async function runProxy<T>(options: ProxyOptions & { stop: AbortSignal; judge: (exchanges: TrafficExchange[], startedAt: Date, dropped: number) => Promise<T> }): Promise<T> {
   const startedAt = new Date();
@@ -236,9 +242,25 @@ export async function runProxy<T>(options: ProxyOptions & { stop: AbortSignal; j
   await proxy.close();
   await options.onStopped?.();
   const exchanges = proxy.exchanges();
-  if (options.harOut) {
-    const hiding = options.harHiding?.(exchanges);
-    await writeHar(options.harOut, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding, options.maxKeptBytes ?? KEPT_BYTES_LIMIT));
+  let judged: T;
+  try {
+    judged = await options.judge(exchanges, startedAt, proxy.dropped());
+  } catch (error) {
+    // The report failed (a folder gone, a full disk): the recording may still be written, and the report's error is the one said.
+    if (options.harOut) await recordingOf(proxy, exchanges, options).catch(() => undefined);
+    throw error;
   }
-  return options.judge(exchanges, startedAt, proxy.dropped());
+  if (options.harOut) await recordingOf(proxy, exchanges, options);
+  return judged;
+}
+
+/** Writes `--har-out`: its failure goes to `onHarFailed` when given, so the report judged before it stands. */
+async function recordingOf(proxy: RunningProxy, exchanges: readonly TrafficExchange[], options: ProxyOptions): Promise<void> {
+  try {
+    const hiding = options.harHiding?.(exchanges);
+    await writeHar(options.harOut!, hiddenHar(proxy.recorded(), HARNESS_VERSION, hiding, options.maxKeptBytes ?? KEPT_BYTES_LIMIT));
+  } catch (error) {
+    if (!options.onHarFailed) throw error;
+    options.onHarFailed(error);
+  }
 }

@@ -75,6 +75,11 @@ describe('an empty flag value is exit 2 naming the flag, never the flag left out
       [['certify-receiver', '--url', ''], '--url'],
       [['certify-receiver', '--url', 'http://127.0.0.1:9/hooks', '--out', out, '--secret-env', ''], '--secret-env'],
       [['judge-traffic', '--har', join(cwd, 'x.har'), '--out', ''], '--out'],
+      [['judge-traffic', '--har', ''], '--har'],
+      [['judge-traffic', '--har', join(cwd, 'x.har'), '--out', out, '--profile', ''], '--profile'],
+      [['proxy', '--upstream', 'http://127.0.0.1:9', '--out', out, '--har-out', ''], '--har-out'],
+      [['proxy', '--upstream', 'http://127.0.0.1:9', '--out', out, '--findings', ''], '--findings'],
+      [['proxy', '--upstream', 'http://127.0.0.1:9', '--out', out, '--profile', ''], '--profile'],
     ];
     const runs = await inBatches(cases, 4, ([args]) => apicert(args, { cwd, env: { K6_BINARY: k6.binary } }));
     cases.forEach(([args, flag], i) => {
