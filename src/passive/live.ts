@@ -20,8 +20,17 @@
  * exchanges earlier looks fresh); the report at the stop judges the whole record. Exchanges traffic
  * outran judging with are not judged live but join the history, so the next batch still sees what
  * came just before it; where the forwarding thread had no room to hand exchanges over at all (a
- * gap), the HISTORY exchanges after it are judged but their failures are left to the report. A
- * failure is said only for an exchange of the batch, once per rule, exchange and reason.
+ * gap), the HISTORY exchanges after it are judged but their failures are left to the report.
+ *
+ * A failure is said once per rule, exchange and reason: on an exchange of the batch, or on an earlier
+ * exchange of the window that an exchange of the batch decided (a replay judged by the read after
+ * it, a terminal delivery by a higher sequence delivered later, an answer that echoed a credential
+ * the deployment accepted only later). Such a late failure is told from one the history's own
+ * start causes (the exchanges before it left the window: a replay whose first use is gone looks like
+ * a first use) by judging the history alone, as it was before the batch: a failure found there too
+ * was not decided by the batch, and is left to the report. That second judgement runs only for a
+ * rule with a late failure not said yet, so it costs nothing while the traffic fails nothing late.
+ * The rules whose failure a later exchange may take back (DECIDED_AT_THE_STOP) are not judged live.
  */
 import type { Profile } from '../profile/schema.ts';
 import { Redactor, TARGET_ISSUED_SESSION } from '../redact/redactor.ts';
@@ -29,6 +38,7 @@ import { runJudgement, Untestable, type Exchange, type Rule } from '../rule/inde
 import type { Level } from '../rule/index.ts';
 import type { LearnedSecret } from './judging.ts';
 import { keyedLabels, learnSecrets, sessionIds, type SecretLabels } from './secrets.ts';
+import { ENDPOINT_SECRET_LABEL } from '../webhooks/signature.ts';
 
 /** How long a completed exchange waits for its batch at most, while judging keeps to its twentieth of the thread. */
 export const WAIT_MS = 1000;
@@ -53,13 +63,25 @@ export const MAX_PENDING = 1000;
  */
 export const MAX_PENDING_BYTES = 32 * 1024 * 1024;
 
+/**
+ * The rules whose failing case a later exchange may excuse, so that a failure said live could be one
+ * the report at the stop passes: live judging never says them, their verdict is the report's. The
+ * one place they are listed, each with why (docs/recordings.md names them too).
+ */
+export const DECIDED_AT_THE_STOP: ReadonlyMap<string, string> = new Map([
+  [
+    'v8.traces.get.resolves',
+    "a trace is readable once any read of it answered 200: a 404 past the index bound fails only while no later read answered 200 (no sentence says when a trace becomes readable), and a later read may come at any time",
+  ],
+]);
+
 /** One failing judgement, as a JSON line of the findings stream. */
 export interface LiveFinding {
   /** When it was found (ISO 8601). */
   at: string;
   rule: string;
   level: Level;
-  /** The exchange whose answer failed the rule: its place in the proxy's traffic, from 0. */
+  /** The exchange whose answer failed the rule (an earlier one, when a later exchange decided it): its place in the proxy's traffic, from 0. */
   exchange: { index: number; method: string; path: string; status?: number };
   reason: string;
 }
@@ -101,7 +123,8 @@ export class LiveJudge {
   private oldestAt = 0;
   /** No batch is judged before this (DUTY after the last one). */
   private restUntil = 0;
-  private readonly said = new Set<string>();
+  /** What was said of each exchange still in the window (rule and reason): no case names an exchange that left it, so this is bounded by the window. */
+  private readonly said = new Map<Exchange, Set<string>>();
   private readonly secrets = new Map<string, LearnedSecret>();
   /** The judged secrets as one list, replaced only when one is learned: the echo rules build their locator once per list. */
   private judgedList: readonly LearnedSecret[] = [];
@@ -120,15 +143,18 @@ export class LiveJudge {
   /** Exchanges added so far, and the count below which an exchange came too soon after a gap for its history to be whole. */
   private added = 0;
   private settledFrom = 0;
-  /** Exchanges added within HISTORY of a gap: judged, but what they fail is said only in the report at the stop. */
+  /** Late failures: the history judged alone again, for a rule with a failure on an earlier exchange not said yet. */
+  rejudged = 0;
+  /** Exchanges added within HISTORY of a gap, until they leave the window: judged, but what they fail is said only in the report at the stop. */
   private readonly unsettled = new Set<Exchange>();
 
   constructor(options: LiveOptions) {
     this.options = options;
     this.labels = options.labelKey === undefined ? undefined : keyedLabels(options.labelKey);
-    for (const rule of options.rules) if (rule.judgement) this.judged.push({ rule, judgement: rule.judgement });
+    for (const rule of options.rules) if (rule.judgement && !DECIDED_AT_THE_STOP.has(rule.id)) this.judged.push({ rule, judgement: rule.judgement });
     for (const c of options.profile?.credentials ?? []) this.redactor.add(c.token, `token:${c.name}`);
     if (options.webhookSecret) this.redactor.add(options.webhookSecret, 'env:webhook-secret');
+    this.judgedList = this.judgedOf();
   }
 
   /**
@@ -157,8 +183,8 @@ export class LiveJudge {
       const passed = this.pending.shift()!;
       this.learn([passed]);
       this.history.push(passed);
-      if (this.history.length > HISTORY) this.history.shift();
-      if (!this.unsettled.delete(passed)) this.skipped += 1;
+      if (this.history.length > HISTORY) this.forget(this.history.splice(0, this.history.length - HISTORY));
+      if (!this.unsettled.has(passed)) this.skipped += 1;
       this.options.onSettled?.(1);
     }
     this.schedule();
@@ -186,25 +212,51 @@ export class LiveJudge {
     if (this.pending.length < this.history.length) this.smallBatches += 1;
     const batch = this.pending;
     this.pending = [];
+    // The secrets judged before the batch: the history judged alone is judged as it was before it.
+    const judgedBefore = this.judgedList;
     this.learn(batch);
     const fresh = new Set(batch);
     const window = [...this.history, ...batch];
     this.read += window.length;
-    // A case names its exchange by its place in the window; the finding says which exchange it was.
+    // A case names its exchange by its place in the window (the history is its start: the same places); the finding says which exchange it was.
     const at = new Map<Exchange, number>(window.map((ex, i) => [ex, i]));
     for (const judged of this.judged) {
-      for (const c of this.casesOf(judged, window, at)) {
-        if (!fresh.has(c.ex)) continue;
-        this.cases += 1;
-        if (c.ok || this.unsettled.has(c.ex)) continue;
-        this.say(judged.rule, c);
+      let late: Case[] | undefined;
+      for (const c of this.casesOf(judged, window, at, this.judgedList)) {
+        if (fresh.has(c.ex)) {
+          this.cases += 1;
+          if (c.ok || this.unsettled.has(c.ex)) continue;
+          this.say(judged.rule, c);
+        } else if (!c.ok && !this.unsettled.has(c.ex) && !this.wasSaid(judged.rule, c)) (late ??= []).push(c);
       }
+      if (late) this.sayLate(judged, late, at, judgedBefore);
     }
-    for (const ex of batch) this.unsettled.delete(ex);
     this.history = window.length > HISTORY ? window.slice(window.length - HISTORY) : window;
+    if (window.length > HISTORY) this.forget(window.slice(0, window.length - HISTORY));
     const ended = performance.now();
     this.restUntil = ended + Math.min(MAX_REST_MS, DUTY * (ended - started));
     this.options.onSettled?.(batch.length);
+  }
+
+  /**
+   * Failures on earlier exchanges of the window, not said yet: said when the batch decided them, that
+   * is, when the history judged alone (with the secrets judged before the batch) does not fail the
+   * rule on that exchange. Whatever fails there (on any ground) came from the history's own start
+   * or was already known: left to the report.
+   */
+  private sayLate(judged: Judged, late: readonly Case[], at: ReadonlyMap<Exchange, number>, secrets: readonly LearnedSecret[]): void {
+    this.rejudged += 1;
+    const failedBefore = new Set<Exchange>();
+    for (const c of this.casesOf(judged, this.history, at, secrets)) if (!c.ok) failedBefore.add(c.ex);
+    for (const c of late) if (!failedBefore.has(c.ex)) this.say(judged.rule, c);
+  }
+
+  /** Exchanges that left the window: no case names them any more. */
+  private forget(gone: readonly Exchange[]): void {
+    for (const ex of gone) {
+      this.said.delete(ex);
+      this.unsettled.delete(ex);
+    }
   }
 
   /** Everything the traffic shows is hidden from the findings: credentials sent, secrets issued, session ids. */
@@ -223,12 +275,25 @@ export class LiveJudge {
         changed = true;
       }
     }
-    if (changed) this.judgedList = [...this.secrets.values()].filter((x) => x.judged);
+    if (changed) this.judgedList = this.judgedOf();
     for (const id of sessionIds(batch)) this.redactor.add(id, TARGET_ISSUED_SESSION);
   }
 
+  /**
+   * The judged secrets as the report lists them (judging.ts judgedSecrets): the endpoint's signing
+   * secret from the environment among them, labelled so, which the delivery rules verify with (and
+   * which an answer that issued it may carry).
+   */
+  private judgedOf(): readonly LearnedSecret[] {
+    const list = [...this.secrets.values()].filter((x) => x.judged);
+    const secret = this.options.webhookSecret;
+    if (secret === undefined || this.secrets.get(secret)?.judged) return list;
+    const issuedBy = this.secrets.get(secret)?.issuedBy;
+    return [...list, { value: secret, label: ENDPOINT_SECRET_LABEL, judged: true, seenAt: -1, ...(issuedBy !== undefined ? { issuedBy } : {}) }];
+  }
+
   /** The cases the rule's judgement makes over `window`, through the one runner of judgements (`runJudgement`), as a recording's are. */
-  private casesOf(judged: Judged, window: readonly Exchange[], at: ReadonlyMap<Exchange, number>): Case[] {
+  private casesOf(judged: Judged, window: readonly Exchange[], at: ReadonlyMap<Exchange, number>, secrets: readonly LearnedSecret[]): Case[] {
     const cases: Case[] = [];
     const ctx = {
       check: (ok: unknown, reason: string, on?: object | number) => {
@@ -244,7 +309,7 @@ export class LiveJudge {
         profile: this.options.profile,
         show: (ex) => at.get(ex),
         describe: (_ex, reason) => reason,
-        secrets: this.judgedList,
+        secrets,
       });
     } catch (error) {
       // A fact the traffic cannot show (no profile): untestable here as in the report; nothing to say live.
@@ -253,10 +318,16 @@ export class LiveJudge {
     return cases;
   }
 
+  private wasSaid(rule: Rule, c: Case): boolean {
+    return this.said.get(c.ex)?.has(`${rule.id}\n${c.reason}`) === true;
+  }
+
   private say(rule: Rule, c: Case): void {
-    const key = `${rule.id}\n${c.ex.index}\n${c.reason}`;
-    if (this.said.has(key)) return;
-    this.said.add(key);
+    const key = `${rule.id}\n${c.reason}`;
+    let said = this.said.get(c.ex);
+    if (said === undefined) this.said.set(c.ex, (said = new Set()));
+    if (said.has(key)) return;
+    said.add(key);
     this.count += 1;
     this.options.onFinding({
       at: new Date().toISOString(),
