@@ -25,7 +25,7 @@ import { durationOf, whileInterruptible } from './run-control.ts';
 import { causeWarning } from './side-report.ts';
 import { RuleProgress } from './progress.ts';
 import { appendStepSummary } from './step-summary.ts';
-import { loadRerun, RERUN_VERDICTS, type RerunSelection } from './rerun.ts';
+import { loadRerun, otherTarget, RERUN_VERDICTS, type RerunSelection } from './rerun.ts';
 import { RULES } from '../registry.ts';
 import { selectForRun } from '../runner/selection.ts';
 import { chooseTarget, EMBEDDED_NOTICE } from './target-choice.ts';
@@ -240,7 +240,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
     }
     if (container) profile = await loadProfile(container.baseUrl);
     if (profile && headers.length > 0) profile = { ...profile, network: withHeaderFlags(profile.network, headers) };
-    if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude));
+    if (rerun) announceRerun(ui, rerun, Boolean(flags.surface || flags.rules || flags.exclude), profile?.target);
     const progress = new RuleProgress(ui, baseline?.entries.map((e) => e.rule));
     const recorder = flags.harOut ? new HarRecorder(RECORDED_BODY_LIMIT, flags.maxKeptBytes ?? RECORDING_KEPT_BYTES) : undefined;
     const { report, redactor, firstProbeFailure, profile: used } = await certify({
@@ -346,12 +346,14 @@ function firstLine(text: string): string {
 }
 
 /** Says where the rules came from before any runs, and which of them this catalog no longer has. */
-function announceRerun(ui: Ui, rerun: RerunSelection, narrowed: boolean): void {
+function announceRerun(ui: Ui, rerun: RerunSelection, narrowed: boolean, target: string | undefined): void {
   const known = new Set(RULES.map((r) => r.id));
   const gone = rerun.ids.filter((id) => !known.has(id));
   ui.always(`rerunning ${rerun.ids.length - gone.length} rule(s) that were ${RERUN_VERDICTS.join(', ')} in ${rerun.from}, with its seed ${rerun.seed}${narrowed ? ', as far as --surface, --rules and --exclude keep them' : ''}`);
   if (rerun.notGating > 0) ui.info(`left out: ${rerun.notGating} rule(s) of ${rerun.from} that gated nothing there (SHOULD warnings outside --strict, observations); name them with --rules to run them again`);
   if (gone.length) ui.warn(`apicert: warning: ${gone.length} rule(s) of ${rerun.from} are not in this apicert's catalog and are skipped: ${gone.join(', ')}`);
+  const other = otherTarget(rerun, target);
+  if (other) ui.warn(`apicert: warning: ${other}`);
 }
 
 /**

@@ -18,6 +18,7 @@ const earlierReport = z.object({
   rules: z.array(z.object({ id: z.string().min(1), verdict: z.string(), level: z.string().optional() })),
   summary: z.object({ strict: z.boolean().optional() }).optional(),
   digest: z.string().optional(),
+  target: z.object({ baseUrl: z.string(), kind: z.string() }).optional(),
 });
 
 export interface RerunSelection {
@@ -30,6 +31,25 @@ export interface RerunSelection {
   digest?: string;
   /** Rules left out because they gated nothing in that run (SHOULD outside --strict, observations). */
   notGating: number;
+  /** What that run certified, when its report says. */
+  target?: { baseUrl: string; kind: string };
+}
+
+/**
+ * Why rerunning `rerun` against `target` may not be what was meant, or undefined: the report certified
+ * another deployment. The built-in fake listens on a new port each run, so a report of it names none.
+ */
+export function otherTarget(rerun: RerunSelection, target: string | undefined): string | undefined {
+  if (!rerun.target || rerun.target.kind === 'embedded-fake' || target === undefined) return undefined;
+  const same = (a: string) => {
+    try {
+      return new URL(a).href.replace(/\/+$/, '');
+    } catch {
+      return a;
+    }
+  };
+  if (same(rerun.target.baseUrl) === same(target)) return undefined;
+  return `${rerun.from} certified ${rerun.target.baseUrl}, not ${target}: its rules and seed are rerun against ${target} all the same (give that deployment's profile to rerun it there)`;
 }
 
 export async function loadRerun(path: string): Promise<RerunSelection> {
@@ -51,5 +71,5 @@ export async function loadRerun(path: string): Promise<RerunSelection> {
   // and a rerun of it alone would judge nothing that gates, which is inconclusive (exit 3), not the pass the loop waits for.
   const strict = parsed.summary?.strict ?? false;
   const gating = unsettled.filter((r) => r.level === undefined || r.level === 'required' || (r.level === 'should' && strict));
-  return { from, ids: gating.map((r) => r.id), seed: parsed.run.seed, notGating: unsettled.length - gating.length, ...(parsed.digest ? { digest: parsed.digest } : {}) };
+  return { from, ids: gating.map((r) => r.id), seed: parsed.run.seed, notGating: unsettled.length - gating.length, ...(parsed.digest ? { digest: parsed.digest } : {}), ...(parsed.target ? { target: parsed.target } : {}) };
 }

@@ -291,7 +291,8 @@ export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT, limi
   const raise = `split the recording, or raise the limit with --max-har-bytes (reading a HAR takes 5 to 12 times its size in memory)`;
   if (size > maxBytes) throw new HarError(`${file} is ${size >= 1024 * 1024 ? `${(size / 1024 / 1024).toFixed(1)} MiB` : `${size} bytes`}, over the ${sizeOf(maxBytes)} a HAR may have here: ${raise}`);
   let bytes: Buffer | undefined = await readFile(file);
-  if (gzipped(bytes)) {
+  const wasGzipped = gzipped(bytes);
+  if (wasGzipped) {
     try {
       // Unpacking stops at the limit: a gzip bomb costs the limit, never what it would unpack to.
       bytes = gunzipSync(bytes, { maxOutputLength: maxBytes });
@@ -305,6 +306,8 @@ export async function readHar(file: string, bodyLimit = DEFAULT_BODY_LIMIT, limi
   bytes = undefined;
   const parsed = parseJsonDocument(text);
   if (!parsed.ok && nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new HarError(`${file} nests its arrays and objects deeper than ${MAX_JSON_DEPTH} levels, more than apicert reads: no HAR writer nests so deep`);
+  // A name that promises gzip over bytes that are not: say so, not "not JSON".
+  if (!parsed.ok && /\.gz$/i.test(file) && !wasGzipped) throw new HarError(`${file} is named .gz but is not gzipped (nor JSON): give the HAR file itself, or the .har.gz gzip wrote of it`);
   if (!parsed.ok) throw new HarError(`${file} is not JSON: a HAR file is the JSON a browser's "Save all as HAR" or mitmproxy's HAR export writes (plain or gzipped)`);
   const entries = harEntries(parsed.value);
   if (!entries) throw new HarError(`${file} is JSON but not HAR: it has no log.entries array`);

@@ -154,12 +154,17 @@ export interface LoadOverrides {
   onWarning?: (line: string) => void;
 }
 
+/** What a read of a profile file most often meets, in words. */
+const FILE_REASONS: Record<string, string> = { ENOENT: 'ENOENT (no such file)', EACCES: 'EACCES (not readable by you)', EISDIR: 'EISDIR (a folder, not a file)' };
+
 export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = process.env, overrides: LoadOverrides = {}): Promise<Profile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ProfileError(`cannot read profile ${path}: ${(error as Error).message}`);
+    // The code, not Node's sentence (which repeats the path), and what to give instead.
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ProfileError(`cannot read profile ${path}: ${code ? (FILE_REASONS[code] ?? code) : (error as Error).message}: give the path of a profile file (YAML or JSON), such as one "apicert profile init" writes`);
   }
   const raw = parseProfileText(text, path);
   // Before ${VAR} expansion: a template's placeholders are the first thing to say, not its unset variables.

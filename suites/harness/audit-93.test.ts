@@ -217,3 +217,32 @@ describe('messages that point the way (N7)', () => {
     expect(run.out).toContain('plan for https://gateway.staging.example.com');
   }, 60_000);
 });
+
+describe('what the second pass left: a profile that cannot be read, a .gz that is not gzip, a rerun of another target', () => {
+  it('a profile path that is no file, and a .har.gz that is not gzipped, say what to give (exit 2)', async () => {
+    const cwd = tmp('left');
+    const notGz = join(cwd, 'run.har.gz');
+    writeFileSync(notGz, 'not a recording');
+    const [missing, folder, gz] = await Promise.all([
+      apicert(['certify', '--profile', join(cwd, 'staging.yaml')]),
+      apicert(['certify', '--profile', cwd]),
+      apicert(['judge-traffic', '--har', notGz, '--out', join(cwd, 'reports')]),
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('ENOENT (no such file): give the path of a profile file (YAML or JSON)');
+    expect(missing.err).not.toContain("no such file or directory, open '");
+    expect(folder.code).toBe(2);
+    expect(folder.err).toContain('EISDIR (a folder, not a file)');
+    expect(gz.code).toBe(2);
+    expect(gz.err).toContain('is named .gz but is not gzipped');
+  }, 120_000);
+
+  it('a rerun of a report of another deployment is said; one of the built-in fake (a new port each run) or of the same URL is not', async () => {
+    const { otherTarget } = await import('../../src/cli/rerun.ts');
+    const of = (baseUrl: string, kind = 'remote') => ({ from: 'reports/latest/report.json', ids: ['v8.missions.get.ok'], seed: 7, notGating: 0, target: { baseUrl, kind } });
+    expect(otherTarget(of('https://staging.example.com'), 'https://prod.example.com')).toContain('certified https://staging.example.com, not https://prod.example.com');
+    expect(otherTarget(of('https://staging.example.com/'), 'https://staging.example.com')).toBeUndefined();
+    expect(otherTarget(of('http://127.0.0.1:40123', 'embedded-fake'), 'https://staging.example.com')).toBeUndefined();
+    expect(otherTarget(of('https://staging.example.com'), undefined)).toBeUndefined();
+  });
+});
