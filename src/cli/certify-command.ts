@@ -17,8 +17,8 @@ import { HarRecorder, hidingFor, RECORDED_BODY_LIMIT, RECORDING_KEPT_BYTES } fro
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
-import { emptyValue, formats, nonBlank, seedOf, VERDICT_MARK } from './options.ts';
-import { faultList, patternList, portOf, surfaceList, variantList } from './parse.ts';
+import { emptyValue, formats, nonBlank, patternList, seedOf, VERDICT_MARK } from './options.ts';
+import { faultList, portOf, surfaceList, variantList } from './parse.ts';
 import { redactOutputWith, Ui } from './output.ts';
 import { invocationOf, loadBaselineFor, loadSigningKey, writeSignature } from './report-commands.ts';
 import { durationOf, whileInterruptible } from './run-control.ts';

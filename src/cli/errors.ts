@@ -10,28 +10,12 @@ import { ReportFolderError } from '../reports/run-folder.ts';
 import { OutputNotWritable, ReportNotWritten } from '../reports/write.ts';
 import { TargetUnreachable } from '../runner/certify.ts';
 import { EmptySelection } from '../runner/run.ts';
+import { FILE_ERRORS } from '../util/file-reason.ts';
 import { EXIT } from './exit.ts';
 
 /** A wrong or missing option the parser cannot see (a combination, a file that cannot be written). */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
-}
-
-const FILE_ERRORS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'not permitted',
-  ENOENT: 'no such file or folder',
-  ENOTDIR: 'a part of the path is a file, not a folder',
-  EISDIR: 'it is a folder',
-  EROFS: 'read-only file system',
-  ENOSPC: 'no space left on the device',
-  EADDRINUSE: 'the address is already in use',
-};
-
-/** "ENOENT (no such file or folder)": an errno code, with what it means in words; undefined without one. */
-export function fileReason(code: string | undefined): string | undefined {
-  if (code === undefined) return undefined;
-  return FILE_ERRORS[code] ? `${code} (${FILE_ERRORS[code]})` : code;
 }
 
 export interface Reported {

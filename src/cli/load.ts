@@ -40,6 +40,7 @@ import { EXIT, exitCodeFor } from './exit.ts';
 import { whileInterruptible } from './run-control.ts';
 import { consoleText } from './output.ts';
 import { nonBlank } from './options.ts';
+import { fileReason } from '../util/file-reason.ts';
 
 const SECRET_NAMES = new Set(ENV_VARS.filter((v) => v.secret).map((v) => v.name));
 const MARK: Record<string, string> = { pass: 'pass', fail: 'FAIL', warn: 'WARN', 'not-applicable': 'n/a', untestable: 'untestable', inconclusive: 'INCONCLUSIVE' };
@@ -260,7 +261,7 @@ async function certifyReport(path: string | undefined): Promise<LoadRun['withRep
     value = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ProfileError(`--with-report ${path}: ${code ? `${code} (${code === 'ENOENT' ? 'no such file' : 'cannot be read'})` : 'not JSON'}: ${WITH_REPORT_ADVICE}`);
+    throw new ProfileError(`--with-report ${path}: ${fileReason(code) ?? 'not JSON'}: ${WITH_REPORT_ADVICE}`);
   }
   const shape = certifyShape.safeParse(value);
   if (!shape.success) {

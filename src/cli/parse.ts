@@ -6,9 +6,6 @@ import { conflictsOf, isVariantId, VARIANTS, type VariantId } from '../fake/vari
 import { didYouMean } from '../util/suggest.ts';
 import { emptyValue, list } from './options.ts';
 
-// One parser for rule patterns, shared with the side commands' options.
-export { patternList } from './options.ts';
-
 export const SURFACES: Surface[] = ['v8', 'v1', 'mcp'];
 
 export function surfaceList(value: string): Surface[] {

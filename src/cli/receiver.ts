@@ -8,7 +8,7 @@ import { receiverRules } from '../receiver-cert/rules.ts';
 import { checkReportRoot } from '../reports/run-folder.ts';
 import { printResult, runInterruptibly } from './side-report.ts';
 import { addRunOptions, list, nonBlank, printRules, type RunCliOptions } from './options.ts';
-import { fileReason } from './errors.ts';
+import { fileReason } from '../util/file-reason.ts';
 
 /** The `receiver:` section of a profile file; the rest of the profile is not needed here. */
 async function receiverFromProfile(path: string): Promise<ReceiverSection> {

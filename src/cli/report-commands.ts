@@ -12,7 +12,7 @@ import { generateKeys, keyIdOf, privateKeyFrom, publicKeyFrom, RENDERED_FILES, s
 import { reportJsonOf } from '../reports/run-folder.ts';
 import { z } from 'zod';
 import { oddNumber, parseJsonDocument, repeatedMember } from '../util/json.ts';
-import { fileReason } from './errors.ts';
+import { fileReason } from '../util/file-reason.ts';
 import { EXIT } from './exit.ts';
 import { nonBlank } from './options.ts';
 import { visibleControls } from './output.ts';

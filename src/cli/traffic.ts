@@ -24,6 +24,7 @@ import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { networkSecrets, type Network } from '../profile/network.ts';
 import { SHORT_SECRET, type Redactor } from '../redact/redactor.ts';
 import { carriesUserinfo } from '../util/url.ts';
+import { fileReason } from '../util/file-reason.ts';
 
 /** The upstream's network settings: a profile's `network` section (its target is the upstream) and --header. */
 async function upstreamNetwork(upstream: string, profile: string | undefined, header: string[] | undefined): Promise<Network | undefined> {
@@ -45,7 +46,7 @@ async function checkRecordingPath(file: string): Promise<void> {
     await (await open(file, 'a', 0o600)).close();
     if (!existed) await rm(file, { force: true });
   } catch (error) {
-    throw new UsageError(`--har-out ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); give a file path in a writable folder`);
+    throw new UsageError(`--har-out ${file}: cannot write it (${fileReason((error as NodeJS.ErrnoException).code) ?? (error as Error).message}); give a file path in a writable folder`);
   }
 }
 

@@ -6,6 +6,7 @@ import { didYouMean } from '../util/suggest.ts';
 import { profileJsonSchema } from './json-schema.ts';
 import { resolveNetworkPaths } from './network.ts';
 import { profileSchema, V8_SCOPES, type Profile, type ProfileInput } from './schema.ts';
+import { fileReason } from '../util/file-reason.ts';
 
 /** A profile problem the user can fix; the CLI exits 2 with this message. */
 export class ProfileError extends Error {
@@ -154,17 +155,13 @@ export interface LoadOverrides {
   onWarning?: (line: string) => void;
 }
 
-/** What a read of a profile file most often meets, in words. */
-const FILE_REASONS: Record<string, string> = { ENOENT: 'ENOENT (no such file)', EACCES: 'EACCES (not readable by you)', EISDIR: 'EISDIR (a folder, not a file)' };
-
 export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = process.env, overrides: LoadOverrides = {}): Promise<Profile> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     // The code, not Node's sentence (which repeats the path), and what to give instead.
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ProfileError(`cannot read profile ${path}: ${code ? (FILE_REASONS[code] ?? code) : (error as Error).message}: give the path of a profile file (YAML or JSON), such as one "apicert profile init" writes`);
+    throw new ProfileError(`cannot read profile ${path}: ${fileReason((error as NodeJS.ErrnoException).code) ?? (error as Error).message}: give the path of a profile file (YAML or JSON), such as one "apicert profile init" writes`);
   }
   const raw = parseProfileText(text, path);
   // Before ${VAR} expansion: a template's placeholders are the first thing to say, not its unset variables.

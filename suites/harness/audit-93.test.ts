@@ -229,10 +229,10 @@ describe('what the second pass left: a profile that cannot be read, a .gz that i
       apicert(['judge-traffic', '--har', notGz, '--out', join(cwd, 'reports')]),
     ]);
     expect(missing.code).toBe(2);
-    expect(missing.err).toContain('ENOENT (no such file): give the path of a profile file (YAML or JSON)');
+    expect(missing.err).toContain('ENOENT (no such file or folder): give the path of a profile file (YAML or JSON)');
     expect(missing.err).not.toContain("no such file or directory, open '");
     expect(folder.code).toBe(2);
-    expect(folder.err).toContain('EISDIR (a folder, not a file)');
+    expect(folder.err).toContain('EISDIR (it is a folder)');
     expect(gz.code).toBe(2);
     expect(gz.err).toContain('is named .gz but is not gzipped');
   }, 120_000);
