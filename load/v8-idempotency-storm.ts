@@ -1,7 +1,7 @@
 /**
  * /v8 idempotency storm: each iteration sends APICERT_STORM concurrent creates with one new key
- * and one body (one mission must answer all), then as many with the same key and other bodies
- * (each must get 409). Rules: load.v8.idempotency.storm-one-mission, load.v8.idempotency.storm-conflict.
+ * and one body (one mission must answer every one accepted; a 409 while the first is in flight
+ * admits nothing), then as many with the same key and other bodies (each must get 409). Rules: load.v8.idempotency.storm-one-mission, load.v8.idempotency.storm-conflict.
  */
 import { v8IdempotencyStorm } from '../src/load/scenarios/idempotency-storm.ts';
 import { iterationOptions, k6Transport, newKey, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';

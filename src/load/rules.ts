@@ -26,7 +26,7 @@ export const LOAD_RULES: readonly LoadRule[] = [
     id: 'load.v8.idempotency.storm-one-mission',
     surface: 'v8',
     script: 'v8-idempotency-storm',
-    title: 'Concurrent creates with one Idempotency-Key and one body are all answered with one mission',
+    title: 'Concurrent creates with one Idempotency-Key and one body are all answered with one mission, or refused 409 while the first is in flight',
     level: 'required',
     spec: { document: V8, section: 'Endpoints > Rules 3', quote: 'Replay with the same key and the same body returns the original response without re-executing.' },
   },

@@ -267,8 +267,9 @@ const NOT_REACHED: Record<string, string> = {
   'load.v8.idempotency.storm-conflict': NO_CONFLICT,
 };
 
-const V1_IN_FLIGHT =
-  "the target refused a storm's same-key duplicates with 409 while the first was in flight, a choice /v1 leaves open (it says nothing of a request arriving while the first with its key is in flight), so a storm admits one request and compares no replay, and the same request sent once the storm was over was refused too (or not answered): certify's v1.execute.idempotency.replay judges replays sent one after another";
+const inFlight = (surface: 'v1' | 'v8', rule: string) =>
+  `the target refused a storm's same-key duplicates with 409 while the first was in flight, a choice /${surface} leaves open (it says nothing of a request arriving while the first with its key is in flight), so a storm admits one request and compares no replay, and the same request sent once the storm was over was refused too (or not answered): certify's ${rule} judges replays sent one after another`;
+const V1_IN_FLIGHT = inFlight('v1', 'v1.execute.idempotency.replay');
 
 /**
  * Rules a legal choice of the target can leave with nothing to judge, and the figure that shows the
@@ -278,6 +279,7 @@ const V1_IN_FLIGHT =
 const CHOICE_SHOWN: Record<string, { figure: string; reason: string }> = {
   'load.v1.events.fanout-same-events': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
   'load.v1.events.fanout-resume': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
+  'load.v8.idempotency.storm-one-mission': { figure: 'v8_storm_refused_in_flight', reason: inFlight('v8', 'v8.missions.idempotency.replay') },
   'load.v1.idempotency.storm-one-run': { figure: 'v1_storm_refused_in_flight', reason: V1_IN_FLIGHT },
   'load.v1.idempotency.storm-replayed': { figure: 'v1_storm_refused_in_flight', reason: V1_IN_FLIGHT },
 };

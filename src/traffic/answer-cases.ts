@@ -88,6 +88,22 @@ export function replayCase(original: Answer, replay: Answer): AnswerCase {
   return { ok: same, check, why: 'answered another body than the original response' };
 }
 
+/**
+ * Whether the answer to a same-key same-body request sent while the first was still being
+ * processed (before its answer) is the refusal a deployment may give it instead of a replay. Both
+ * replay sentences speak of an original that was answered ("returns the original response", v8
+ * Endpoints > Rules 3; "replays safely", v1 Endpoints > Rules 2) and neither says what a duplicate
+ * that arrives before it gets: many deployments answer it 409 "request in progress" (Stripe's;
+ * the IETF httpapi Idempotency-Key draft, "Concurrent Request"), which admits nothing and creates
+ * nothing, so it is no replay to judge. A 409 whose `code` is `conflict` is not that refusal: /v1
+ * gives `conflict` to "a different request", which the same request is not (`code` undefined where
+ * the surface has no codes, /v8). A 2xx is still a replay (or a second execution: "without
+ * re-executing"), and judged as one.
+ */
+export function refusedInFlight(status: number, code?: unknown): boolean {
+  return status === 409 && code !== 'conflict';
+}
+
 /** A /v1 task replay names the original run (a second run_id means the request was executed twice). */
 export function sameRunCase(original: unknown, again: unknown): AnswerCase {
   return { ok: again === original, check: 'a task replay answers the original run_id', why: `answered run_id ${String(again)}, the original ${String(original)}: the request was executed twice` };

@@ -5,11 +5,21 @@
  * requests are paired by what was sent (operation, caller, key, body); a first request is
  * remembered only once it was accepted (2xx), and at most IDEMPOTENCY_WINDOW keys at once (the
  * oldest is forgotten first), so a journal of any length is judged in bounded memory.
+ *
+ * "Answered" is the end of the first exchange (for a stream, its end: a recording keeps no time of
+ * the head). A request sent before it is a duplicate met while the first may still be in progress,
+ * which neither description speaks of ("Replay with the same key and the same body returns the
+ * original response without re-executing", v8; "Same key with the same request replays safely",
+ * v1): its in-progress refusal (`refusedInFlight`) is not judged, and which of the two the
+ * deployment took first is not in the traffic. What is still judged of it: accepted (2xx), it is
+ * a replay of the first or the first of it ("without re-executing"); with another body, it is
+ * refused 409. Apicert's own probes send a replay only once the first exchange ended (a turn's
+ * stream read to its terminal event), so they are judged as before.
  */
 import type { Exchange, Judge } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
-import { conflictStatusCase, replayCase } from './answer-cases.ts';
-import { bodyJson, bodyMissing, exchangeFact, exchangesOf, operation, requestBodyMissing } from './read.ts';
+import { conflictStatusCase, refusedInFlight, replayCase } from './answer-cases.ts';
+import { bodyJson, bodyMissing, exchangeFact, exchangesOf, operation, requestBodyMissing, startsAfterEnd } from './read.ts';
 
 /** How many accepted keys the judgement remembers at once. */
 export const IDEMPOTENCY_WINDOW = 10_000;
@@ -56,10 +66,18 @@ export interface IdempotencyOptions {
    * not the key). By default every such request.
    */
   conflictJudged?: (later: Exchange) => boolean;
+  /**
+   * Whether a refusal of a same-key same-body request sent before the key's first was answered is
+   * the in-progress one (`refusedInFlight`), undefined when the answer does not show it (said with
+   * `j.lacks`). By default a 409: /v8 names no codes.
+   */
+  inFlightRefused?: (later: Exchange, j: Judge) => boolean | undefined;
 }
 
 /** The rate limit's refusal both surfaces name. */
 const rateLimited = (ex: Exchange) => ex.status === 429;
+
+const accepted = (status: number) => status >= 200 && status < 300;
 
 /** The answer as the shared replay judgement compares it (only once both bodies are known whole). */
 const answerOf = (ex: Exchange) => ({ status: ex.status!, body: ex.responseBody ?? '' });
@@ -112,11 +130,29 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
       continue;
     }
     const same = bodyKey(ex) === known.body;
+    const overlapping = !startsAfterEnd(ex, known.first);
     if (options.judge === 'replay' && same) {
-      const why = (options.sameAnswer ?? sameStatusAndBody)(known.first, ex, j);
+      if (overlapping && !accepted(ex.status)) {
+        const refused = options.inFlightRefused ? options.inFlightRefused(ex, j) : refusedInFlight(ex.status);
+        if (refused === undefined) continue;
+        if (refused) {
+          j.observe('a same-key same-body request sent before the first was answered', ex.status, 'refused while the first was in progress: not a replay to judge');
+          continue;
+        }
+      }
+      const sameAnswer = options.sameAnswer ?? sameStatusAndBody;
+      let why = sameAnswer(known.first, ex, j);
+      // Two accepted requests that overlapped: the deployment may have taken the later one first, and the first is then its replay.
+      if (why !== undefined && overlapping && accepted(ex.status) && sameAnswer(ex, known.first, j) === undefined) why = undefined;
       j.check(ex, why === undefined, `the same key and body as exchange #${known.first.index} ${why ?? ''}: not a replay of the original`, [known.first]);
     } else if (options.judge === 'conflict' && !same && (options.conflictJudged?.(ex) ?? true)) {
       const status = conflictStatusCase(ex.status);
+      if (overlapping) {
+        // Sent while the first may have been in progress: its 409 may be the in-progress refusal, whose code and
+        // retry advice are not the conflict's; accepted, two bodies were taken under one key, whichever came first.
+        j.check(ex, status.ok, `the key of exchange #${known.first.index} with another body, sent before it was answered, ${status.why}, expected a 409 (conflict or in progress)`, [known.first]);
+        continue;
+      }
       const why = options.conflict ? options.conflict(ex, j) : status.ok ? undefined : status.why;
       j.check(ex, why === undefined, `the key of exchange #${known.first.index} with another body ${why ?? ''}, expected a 409 conflict`, [known.first]);
     }

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/load/config.ts';
 import { envFromProfile } from '../../src/load/profile-env.ts';
-import { V8_REPLAY_SENTENCE, v1IdempotencyStorm, v8IdempotencyStorm } from '../../src/load/scenarios/idempotency-storm.ts';
+import { v1IdempotencyStorm, v8IdempotencyStorm } from '../../src/load/scenarios/idempotency-storm.ts';
 import { emptySummary, record, verdictsOf } from '../../src/load/summary.ts';
 import type { LoadRequest, LoadResponse, Transport } from '../../src/load/transport.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
@@ -22,14 +22,18 @@ afterEach(async () => {
   fake = undefined;
 });
 
-/** A /v8 target that admits the first create of a key and refuses the duplicates met meanwhile with 409 (audit 60's proxy). */
+/** A /v8 target that admits the first create of a key and refuses the duplicates met meanwhile with 409; the create sent after the storm gets `after`. */
 class InFlight409 implements Transport {
+  private readonly after: string;
+  constructor(after = 'm-1') {
+    this.after = after;
+  }
   batch(requests: readonly LoadRequest[]): Promise<LoadResponse[]> {
     return Promise.resolve(
       requests.map((r, i): LoadResponse =>
         r.name.includes('other-body') || i > 0
           ? { status: 409, headers: { 'content-type': 'application/problem+json', 'retry-after': '1' }, body: JSON.stringify({ type: 'about:blank', title: 'In progress', status: 409, code: 'idempotency_in_progress' }) }
-          : { status: 202, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ runId: 'm-1', status: 'pending' }) },
+          : { status: 202, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ runId: r.name.includes('after the storm') ? this.after : 'm-1', status: 'pending' }) },
       ),
     );
   }
@@ -38,13 +42,21 @@ class InFlight409 implements Transport {
   }
 }
 
-describe('finding 1: /v8 keeps the strict reading, and says why', () => {
-  it('fails a 409 to a same-key same-body duplicate in flight, quoting the sentence that closes it', async () => {
-    const summary = await summarise('v8-idempotency-storm', 'http://127.0.0.1:1', () => v8IdempotencyStorm(new InFlight409(), { baseUrl: 'http://127.0.0.1:1', token: 't', storm: 5, key: newKey, missionBody: {} }));
-    const verdict = verdictOf(summary, 'load.v8.idempotency.storm-one-mission');
+// Helper 101 reverses finding 1: "Replay with the same key and the same body returns the original response" speaks of an
+// original that was answered, and says nothing of a duplicate met while it is in flight; /v8 now reads it as /v1 does.
+describe('finding 1, reversed: a /v8 duplicate refused 409 in flight admits nothing', () => {
+  const storm = (transport: Transport) => summarise('v8-idempotency-storm', 'http://127.0.0.1:1', () => v8IdempotencyStorm(transport, { baseUrl: 'http://127.0.0.1:1', token: 't', storm: 5, key: newKey, missionBody: {} }));
+
+  it('passes, judging the create sent once the storm is over, and counts the refusals', async () => {
+    const summary = await storm(new InFlight409());
+    expect(verdictOf(summary, 'load.v8.idempotency.storm-one-mission').verdict).toBe('pass');
+    expect(summary.figures.v8_storm_refused_in_flight!.count).toBe(4);
+  });
+
+  it('fails when the create sent after the storm starts another mission', async () => {
+    const verdict = verdictOf(await storm(new InFlight409('m-2')), 'load.v8.idempotency.storm-one-mission');
     expect(verdict.verdict).toBe('fail');
-    expect(verdict.reason).toContain(`"${V8_REPLAY_SENTENCE}"`);
-    expect(verdict.reason).toMatch(/a 409 is not the original response, even while the first request is in flight .*\(4 of 4\)$/);
+    expect(verdict.reason).toContain('a replay answers the original status and body');
   });
 });
 

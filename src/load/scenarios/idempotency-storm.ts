@@ -5,7 +5,7 @@
  */
 import { eventKindOf } from '../../sse/event-kind.ts';
 import { parseEventStreamText } from '../../sse/text.ts';
-import { conflictCodeCase, conflictStatusCase, replayCase, sameRunCase, type AnswerCase } from '../../traffic/answer-cases.ts';
+import { conflictCodeCase, conflictStatusCase, refusedInFlight, replayCase, sameRunCase, type AnswerCase } from '../../traffic/answer-cases.ts';
 import { canonicalJson } from '../../util/json.ts';
 import { parseJsonObject, Verdicts, type LoadRequest, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
 import { bearer, repeat, unjudgeable } from './common.ts';
@@ -58,7 +58,7 @@ function judgeSameBody(v: Verdicts, rule: string, responses: readonly LoadRespon
       continue;
     }
     if (res.status === accepted) admitted.push(res);
-    else v.judge(rule, false, skip.refusal?.(res) ?? `a same-key same-body request is answered ${accepted} (${skip.or})`);
+    else v.judge(rule, false, `a same-key same-body request is answered ${accepted} (${skip.or})`);
   }
   if (admitted.length >= 2) judgeReplays(v, rule, admitted, accepted, field, isReplay, skip);
   return { admitted, refusedInFlight: refused };
@@ -84,12 +84,9 @@ async function followUp(t: Transport, same: SameBody, request: LoadRequest, skip
   return again;
 }
 
-/** The figure counting /v1 same-key same-body requests refused 409 (not `conflict`): duplicates refused while the first was in flight. */
+/** The figures counting same-key same-body requests of a storm refused while the first was in flight (`refusedInFlight`). */
 export const V1_IN_FLIGHT_FIGURE = 'v1_storm_refused_in_flight';
-
-function refusedInFlight(res: LoadResponse): boolean {
-  return res.status === 409 && parseJsonObject(res.body)?.code !== 'conflict';
-}
+export const V8_IN_FLIGHT_FIGURE = 'v8_storm_refused_in_flight';
 
 /** Answers of a storm that admit nothing and so judge nothing, beyond `unjudgeable`'s, and how the check sentence names them. */
 interface Skip {
@@ -97,35 +94,20 @@ interface Skip {
   or: string;
   /** The figure counting the answers skipped, so a storm that compared nothing can say why (src/load/summary.ts). */
   figure?: string;
-  /** The check sentence of a refusal the surface's sentence rules out by name, when it has one of its own. */
-  refusal?: (res: LoadResponse) => string | undefined;
 }
 
-/** The /v8 sentence a same-key same-body request is judged by, quoted in the reason a 409 to it gets. */
-export const V8_REPLAY_SENTENCE = 'Replay with the same key and the same body returns the original response without re-executing.';
-
 /**
- * /v8: "Replay with the same key and the same body returns the original response": a request that
- * arrives while the first is still in flight is a replay too, so a 409 to it is no answer /v8 allows.
- * /v1 differs: its sentence says the same request "replays safely", which a refusal to be retried
- * meets, and it maps no code to a status (docs/load.md, "A storm a limit refuses").
+ * Neither surface says what a request arriving while the first with its key is still in flight
+ * gets: "Replay with the same key and the same body returns the original response without
+ * re-executing" (v8) and "Same key with the same request replays safely" (v1) speak of an original
+ * that was answered. A 409 to such a duplicate (Stripe's and the IETF draft's "request in
+ * progress"; say `idempotency_replay`, retryable, on /v1) admits nothing and creates nothing, so it
+ * is not judged, as certify's replay rules leave it (src/traffic/idempotency.ts): one judgement,
+ * `refusedInFlight`. On /v1 a 409 `conflict` to the same body is judged: the same request is no
+ * conflict. Every request of a storm is sent before the first is answered.
  */
-const V8_SKIP: Skip = {
-  when: () => false,
-  or: 'or refused 429/503',
-  refusal: (res) =>
-    res.status === 409
-      ? `a same-key same-body request is answered 202, not 409: "${V8_REPLAY_SENTENCE}" (v8, Endpoints > Rules 3), and a 409 is not the original response, even while the first request is in flight (no /v8 sentence lets a replay wait or be refused)`
-      : undefined,
-};
-
-/**
- * /v1 says nothing of a request arriving while the first with its key is still in flight, and maps
- * no code to a status ("Mapping of each `code` to an HTTP status: not shown"): a 409 to such a
- * duplicate (say `idempotency_replay`, retryable) admits nothing and creates nothing, so it is not
- * judged. A 409 `conflict` to the same body is judged: the same request is no conflict.
- */
-const V1_SKIP: Skip = { when: refusedInFlight, or: 'or refused 429/503, or 409 other than conflict', figure: V1_IN_FLIGHT_FIGURE };
+const V8_SKIP: Skip = { when: (res) => refusedInFlight(res.status), or: 'or refused 429/503, or 409 while the first was in flight', figure: V8_IN_FLIGHT_FIGURE };
+const V1_SKIP: Skip = { when: (res) => refusedInFlight(res.status, parseJsonObject(res.body)?.code), or: 'or refused 429/503, or 409 other than conflict', figure: V1_IN_FLIGHT_FIGURE };
 
 export interface V8StormConfig extends StormConfig {
   missionBody: unknown;
@@ -136,8 +118,14 @@ export async function v8IdempotencyStorm(t: Transport, c: V8StormConfig): Promis
   const url = `${c.baseUrl}/v8/missions`;
   const headers = bearer(c.token, { 'Content-Type': 'application/json', 'Idempotency-Key': c.key() });
   const create = (body: unknown, name: string, expect: number[]): LoadRequest => ({ method: 'POST', url, headers, body: JSON.stringify(body), name, expect });
-  const same = await t.batch(repeat(c.storm, () => create(c.missionBody, 'storm same-body POST /v8/missions', [202, 429])));
-  if (judgeSameBody(v, 'load.v8.idempotency.storm-one-mission', same, 202, 'runId', replayCase, V8_SKIP).admitted.length === 0) return v;
+  const oneMission = 'load.v8.idempotency.storm-one-mission';
+  const request = create(c.missionBody, 'storm same-body POST /v8/missions', [202, 409, 429]);
+  const same = judgeSameBody(v, oneMission, await t.batch(repeat(c.storm, () => request)), 202, 'runId', replayCase, V8_SKIP);
+  if (same.admitted.length === 0) return v;
+  const again = await followUp(t, same, request, V8_SKIP);
+  if (again && v.judge(oneMission, again.status === 202, `a same-key same-body request sent after the storm is answered 202 (${V8_SKIP.or})`)) {
+    judgeReplays(v, oneMission, [same.admitted[0]!, again], 202, 'runId', replayCase, V8_SKIP);
+  }
   const other = await t.batch(repeat(c.storm, (i) => create(otherMissionBody(c.missionBody, i), 'storm other-body POST /v8/missions', [409, 429])));
   for (const res of other) {
     if (unjudgeable(res)) continue;
@@ -192,7 +180,7 @@ export async function v1IdempotencyStorm(t: Transport, c: V1StormConfig): Promis
   // One body for the whole storm, so every request is "the same request".
   const turn = executeRequest(c, turnKey, { ...c.turnBody, requestId: turnKey }, 'storm turn same-body POST /v1/execute', [200, 409, 429, 503], 'text/event-stream');
   const turns = await t.batch(repeat(c.storm, () => turn));
-  const inFlight = turns.filter(refusedInFlight).length;
+  const inFlight = turns.filter(V1_SKIP.when).length;
   for (let i = 0; i < inFlight; i += 1) v.figure(V1_IN_FLIGHT_FIGURE, 1);
   const admittedTurns = turns.filter((res) => res.status === 200);
   const turnAgain = await followUp(t, { admitted: admittedTurns, refusedInFlight: inFlight }, turn, V1_SKIP);

@@ -1,8 +1,8 @@
 /** Endpoints > Rules 1-3 and Errors > Rules 3-4: Idempotency-Key on POST /v1/execute. */
 import { type CheckContext, type Exchange, type Judge, type Judgement, section } from '../../../rule/index.ts';
-import { conflictCodeCase, conflictStatusCase, sameRunCase } from '../../../traffic/answer-cases.ts';
+import { conflictCodeCase, conflictStatusCase, refusedInFlight, sameRunCase } from '../../../traffic/answer-cases.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
-import { dataOf, exchangesOf, isEventStream, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson, streamEvents, streamRead, wholeBody } from '../../../traffic/read.ts';
+import { dataOf, exchangesOf, isEventStream, operation, parsedAs, recordOf, requestBodyMissing, requestJson, responseJson, startsAfterEnd, streamEvents, streamRead, wholeBody } from '../../../traffic/read.ts';
 import { admissibleExecutes, callerOf, canonicalBody, executeKey, isIdentifier, kindOf, limiterRefused, modeOf, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
@@ -68,6 +68,13 @@ function replayOf(first: Exchange, later: Exchange, j: Judge): string | undefine
   return same.ok ? undefined : same.why;
 }
 
+/** Whether a 409 to the same request sent before its key's first was answered is the in-progress refusal: any code but `conflict`. */
+function inFlightRefused(later: Exchange, j: Judge): boolean | undefined {
+  if (later.status !== 409) return false;
+  if (wholeBody(j, later) === undefined) return undefined;
+  return refusedInFlight(409, recordOf(responseJson(later))?.code);
+}
+
 /** Why a refusal of the same key with another request is not the conflict the seed names: 409, code conflict, retryable:false. */
 function conflictOf(later: Exchange, j: Judge): string | undefined {
   const status = conflictStatusCase(later.status!);
@@ -105,7 +112,7 @@ export const replay = rule({
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   judgement: {
     record: 'a POST /v1/execute sent twice by one caller with the same idempotency key and request, the first answered 2xx',
-    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'replay', sameAnswer: replayOf, limiterRefused }),
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused }),
   },
   async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
@@ -217,6 +224,8 @@ export const normalized = rule({
           continue;
         }
         if (known.canonical !== canonicalBody(ex) || known.text === ex.requestBody) continue;
+        // Sent before the first was answered: a 409 other than `conflict` is the in-progress refusal (src/traffic/idempotency.ts).
+        if (!startsAfterEnd(ex, known.ex) && inFlightRefused(ex, j) !== false) continue;
         j.check(ex, ex.status !== 409, 'the same request as exchange #' + known.ex.index + ' with other key order or whitespace was answered 409 conflict: the digest is not normalized', [known.ex]);
       }
     },
@@ -372,7 +381,7 @@ export const bodyKey = rule({
     record: "a turn POST /v1/execute keyed only by its body's idempotencyKey, sent again by the same caller under that key",
     judge(j) {
       const bodyOnly = (ex: Exchange) => (ex.requestHeaders['idempotency-key'] === undefined ? bodyIdempotencyKey(ex) : undefined);
-      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnly, judge: 'replay', sameAnswer: replayOf, limiterRefused });
+      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnly, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused });
       judgeIdempotency(j, {
         operation: 'v1.execute',
         keyOf: bodyOnly,

@@ -4,6 +4,7 @@ import type { Route, RouteRequest } from '../../http.ts';
 import { ownerOf } from '../principal.ts';
 import { isTerminal, type MissionEngine } from './engine.ts';
 import { events } from './events.ts';
+import { answeredInFlight, holdInFlight } from './in-flight.ts';
 import { cancelWithGap, reviveAfterSignal } from './sequence-faults.ts';
 import { signals } from './signals.ts';
 import { cancelAnswer, limitsCreatesOnly, refusesEndedCancel } from './variants.ts';
@@ -41,13 +42,19 @@ async function create(surface: MissionSurface, r: RouteRequest): Promise<void> {
     ...(fake.faults.has('v8.missions.idempotency.replay/current-projection') ? { replayCurrent: (stored: StoredResponse) => currentProjection(engine, stored) } : {}),
   };
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
-  // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
-  if (key && fake.faults.has('load.v8.idempotency.storm-one-mission/race')) await new Promise((resolve) => setTimeout(resolve, 25));
-  const goalSpec = parsed.data.goalSpec as Record<string, unknown>;
-  const mission = engine.create(ownerOf(fake, caller, goalSpec), goalSpec, parsed.data.resourceBudget);
-  const stored: StoredResponse = { status: 202, body: JSON.stringify(engine.projection(mission)) };
-  if (key) surface.idempotency.remember(scopeKey, key, fingerprint, stored);
-  respondStored(surface, r.res, stored);
+  if (key && answeredInFlight(surface, r, { key, scopeKey, fingerprint }, bend.conflictDetail)) return;
+  const release = key ? await holdInFlight(surface, { key, scopeKey, fingerprint }) : () => undefined;
+  try {
+    // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
+    if (key && fake.faults.has('load.v8.idempotency.storm-one-mission/race')) await new Promise((resolve) => setTimeout(resolve, 25));
+    const goalSpec = parsed.data.goalSpec as Record<string, unknown>;
+    const mission = engine.create(ownerOf(fake, caller, goalSpec), goalSpec, parsed.data.resourceBudget);
+    const stored: StoredResponse = { status: 202, body: JSON.stringify(engine.projection(mission)) };
+    if (key) surface.idempotency.remember(scopeKey, key, fingerprint, stored);
+    respondStored(surface, r.res, stored);
+  } finally {
+    release();
+  }
 }
 
 function get(surface: MissionSurface, r: RouteRequest): void {

@@ -129,6 +129,11 @@ export const v8MissionsVariants = [
     spec: { document: DOC, section: 'Events', quote: '`mission.started` | the agent first begins executing the mission' },
   },
   {
+    id: 'v8.missions/in-flight-409',
+    description: 'a create whose Idempotency-Key belongs to a create still being processed (the fake holds each new keyed create 50 ms) is answered 409: "in progress" for the same body, the conflict for another',
+    spec: { document: DOC, section: 'Endpoints > Rules 3', quote: 'Replay with the same key and the same body returns the original response without re-executing.' },
+  },
+  {
     id: 'v8.missions/stream-duration-cap',
     description: 'the server closes every mission event stream 1 s after it opened, terminal event or not: the client resumes with Last-Event-ID',
     spec: { document: DOC, section: 'Events > Rules 1', quote: 'The stream is resumable within a bounded replay window.' },
