@@ -267,11 +267,13 @@ export class LiveJudge {
       if (known) {
         if (!known.judged && s.judged) {
           this.secrets.set(s.value, { ...known, judged: true });
+          // Accepted at last: followed in fragments from now on, as every secret (redactorForRecording).
+          this.redactor.add(s.value, known.label);
           changed = true;
         }
       } else {
         this.secrets.set(s.value, s);
-        this.redactor.add(s.value, s.label);
+        this.redactor.add(s.value, s.label, { whole: !s.judged });
         changed = true;
       }
     }

@@ -4,7 +4,9 @@
  * it, and its error answers may well echo a long method name made of the same letters: judging
  * that as a leaked secret is a false failure (issue 35). So a request credential is judged as a
  * secret only once an answer showed the deployment took it (2xx or 3xx); every credential is still
- * hidden in the output, whatever was answered. Signing secrets a webhook creation answered with are
+ * hidden in the output, whatever was answered: a judged one wherever it or a fragment of it stands,
+ * one refused everywhere where it stands whole (its fragments are no one's secret, and would hide
+ * every run of `a` in a report). Signing secrets a webhook creation answered with are
  * issued secrets; session ids are the target's own and are only hidden. The profile's credentials,
  * when one is given, are what the client was given: judged wherever they appear.
  */

@@ -81,12 +81,16 @@ export class Redactor {
    * too ("not a session id!"), so a fragment of one is never followed into other text.
    */
   private readonly wholeOnly = new FormAutomaton();
+  /** Every form of the values `add` was given `whole` (refused credentials), redacted only where one stands as a whole token. */
+  private readonly wholeTokens = new FormAutomaton();
   /** The secrets as sent (session ids aside), for sightings. */
   private readonly verbatim = new VerbatimFinder();
   /** Forms shorter than a seed (secrets of 8 to 11 characters), and secrets under 8 as whole tokens. */
   private readonly literals: Literal[] = [];
   /** Every registered secret, with its label. */
   private readonly known = new Map<string, string>();
+  /** The registered values hidden only where they stand whole (`add`'s `whole`), until registered without it. */
+  private readonly wholeValues = new Set<string>();
   /** The labels of the registered secrets: what a marker apicert wrote may name. */
   private readonly labels = new Set<string>();
   /** How far past its start a marker apicert wrote can end: its longest label, a `part-of-` and a number. */
@@ -128,14 +132,36 @@ export class Redactor {
     return this.changes;
   }
 
-  /** Registers a value that must never be printed; `label` names it in the redacted output. */
-  add(value: string | undefined, label: string): void {
-    if (!value || this.known.has(value)) return;
+  /**
+   * Registers a value that must never be printed; `label` names it in the redacted output. `whole`:
+   * hidden only where one of its forms stands as a whole token, never followed in fragments nor
+   * found inside a longer run of key characters, for a value that is
+   * no secret anyone holds (a credential the deployment refused everywhere: a probe's 4,096 `a`s,
+   * whose fragments would hide every run of `a` in a report); registered again without it, it is
+   * then followed in fragments as any secret.
+   */
+  add(value: string | undefined, label: string, options: { whole?: boolean } = {}): void {
+    if (!value) return;
+    const wasWhole = this.wholeValues.has(value);
+    if (this.known.has(value) && !(wasWhole && !options.whole)) return;
+    if (wasWhole) {
+      this.wholeValues.delete(value);
+      // Under SHORT_SECRET a value is hidden as a whole token either way.
+      if (value.length < SHORT_SECRET) return;
+      this.changes += 1;
+      this.addForms(value, this.known.get(value)!, false);
+      return;
+    }
     this.known.set(value, label);
     this.labels.add(label);
     this.markerReach = Math.max(this.markerReach, MARKER_START.length + label.length + 64);
     this.changes += 1;
     if (label !== TARGET_ISSUED_SESSION) this.verbatim.add(value, label);
+    if (options.whole) this.wholeValues.add(value);
+    this.addForms(value, label, options.whole === true);
+  }
+
+  private addForms(value: string, label: string, whole: boolean): void {
     if (value.length < SHORT_SECRET) {
       this.literals.push({ text: value, label, wholeToken: true });
       this.warnings.push(`the secret ${label} is only ${value.length} characters long: it is redacted only where it stands as a whole token in what the target sent, never in apicert's own words; use secrets of ${SHORT_SECRET} characters or more`);
@@ -148,9 +174,13 @@ export class Redactor {
         this.wholeOnly.add(text, label, profile);
         continue;
       }
+      if (whole && text.length >= SECRET_RUN) {
+        this.wholeTokens.add(text, label, profile);
+        continue;
+      }
       if (text.length < SECRET_RUN) {
         // A short secret made of words would otherwise redact those words wherever they occur.
-        this.literals.push({ text, label, wholeToken: isWordLike(text) });
+        this.literals.push({ text, label, wholeToken: whole || isWordLike(text) });
         continue;
       }
       this.automaton.add(text, label, profile);
@@ -245,6 +275,7 @@ export class Redactor {
     const found: Span[] = [];
     this.findForms(input, found);
     if (this.wholeOnly.size > 0) this.wholeOnly.scan(input, (s) => void (s.whole && found.push({ start: s.start, end: s.end, label: s.form.label })));
+    if (this.wholeTokens.size > 0) this.wholeTokens.scan(input, (s) => void (s.whole && standsAlone(input, s.start, s.end) && found.push({ start: s.start, end: s.end, label: s.form.label })));
     for (const n of this.literals) this.findLiteral(input, n, found);
     const shapes: Span[] = [];
     scanSecretShapes(input, shapes);
@@ -296,7 +327,7 @@ export class Redactor {
   /** Whether no form of a secret (nor any short secret) holds a single quote; see `curlText`. */
   private quoteEndsFinds(): boolean {
     this.forgetIfChanged();
-    return (this.quoteEnds ??= !this.automaton.holds(QUOTE) && !this.wholeOnly.holds(QUOTE) && this.literals.every((l) => !l.text.includes("'")));
+    return (this.quoteEnds ??= !this.automaton.holds(QUOTE) && !this.wholeOnly.holds(QUOTE) && !this.wholeTokens.holds(QUOTE) && this.literals.every((l) => !l.text.includes("'")));
   }
 
   /** Each stretch of a secret's form the text holds, redacted when it identifies the secret. */
@@ -365,6 +396,11 @@ export class Redactor {
 
 /** How every marker begins (`«redacted:token:full»`, a recorder's bare `«redacted»`): a value that does stands in for what was sent. */
 export const MARKER_START = '«redacted';
+
+/** Whether `input[start, end)` is a whole token: no key character touches it on either side. */
+function standsAlone(input: string, start: number, end: number): boolean {
+  return (start === 0 || !isKeyChar(input.charCodeAt(start - 1))) && (end >= input.length || !isKeyChar(input.charCodeAt(end)));
+}
 const MARKER_END = '»';
 
 /** What stands in a text where a secret with this label was hidden (`«redacted:token:full»`). */

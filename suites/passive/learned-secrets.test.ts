@@ -96,3 +96,32 @@ describe('secrets learned from a recording', () => {
     expect(judged.redactor.text(ex.url)).toBe('https://svc:«redacted:url-password#1»@api.example/v8/missions/00000001');
   });
 });
+
+describe('how a refused credential is hidden in the report (audit helper-104, F5)', () => {
+  // The generated probes send these, and the deployment refuses them: no secret anyone holds.
+  const probe = 'a'.repeat(4096);
+  const shouted = 'A'.repeat(32);
+  const path = `/v8/skills/${'a'.repeat(255)}0`;
+  const exchanges = () => [
+    exchange(0, probe, 401, problem(401, `token ${probe} refused`)),
+    exchange(1, shouted, 401, problem(401, 'no')),
+    exchangeOfEntry({ startedDateTime: '2026-01-01T00:00:01.000Z', request: { method: 'GET', url: `https://api.example${path}`, headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }] }, response: { status: 404, headers: V8, content: { mimeType: 'application/problem+json', text: problem(404, 'no skill') } } }, 2)!,
+  ];
+
+  it('leaves a run of its characters inside other text readable, and still hides it where it stands as a token', async () => {
+    const { redactor } = await judgeRecording(exchanges(), { env: {} });
+    // A lower-case form of the 32 `A`s lies inside the path's 255 `a`s: no token, so the failing request stays readable.
+    expect(redactor.text(`GET ${path} answered 404`)).toBe(`GET ${path} answered 404`);
+    expect(redactor.text(`token ${probe} refused`)).not.toContain(probe);
+    expect(redactor.text(`Bearer ${shouted}`)).toMatch(/^Bearer «redacted:authorization#\d+»$/);
+    expect(redactor.text(`"${shouted.toLowerCase()}"`)).not.toContain(shouted.toLowerCase());
+  });
+
+  it('follows a credential in fragments once an answer accepted it', async () => {
+    const accepted = 'Zq8vN3kLw5Rt1yPb6Hc0Xm4Ds7Fg2Ju9';
+    const all = [...exchanges(), exchange(3, accepted, 200, '{}')];
+    const { redactor } = await judgeRecording(all, { env: {} });
+    expect(redactor.text(`part ${accepted.slice(0, 20)} of it`)).not.toContain(accepted.slice(0, 20));
+    expect(redactor.text(`GET /x/${accepted}0`)).not.toContain(accepted);
+  });
+});
