@@ -16,7 +16,7 @@ import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../r
 import { HarRecorder, hidingFor, RECORDED_BODY_LIMIT, RECORDING_KEPT_BYTES } from '../passive/recorder.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
-import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS } from './help.ts';
+import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS, TARGET_ENV } from './help.ts';
 import { emptyValue, formats, nonBlank, patternList, seedOf, VERDICT_MARK } from './options.ts';
 import { faultList, portOf, surfaceList, variantList } from './parse.ts';
 import { redactOutputWith, Ui } from './output.ts';
@@ -174,6 +174,19 @@ function lastLines(text: string, n: number): string {
   return text.trimEnd().split('\n').slice(-n).join('\n');
 }
 
+/**
+ * Without a profile the credentials are the variables' (src/profile/load.ts profileFromEnv): the
+ * untestable verdicts speak of "the profile", so the variables a user left unset are named up front.
+ */
+function unsetCredentialVariables(ui: Ui, flag: string): void {
+  const unset = TARGET_ENV.filter((v) => !process.env[v.name]).map((v) => v.name);
+  if (unset.length === TARGET_ENV.length) {
+    ui.warn(`apicert: warning: ${flag} without --profile reads its credentials from the environment, and none is set (${unset.join(', ')}): every rule that sends one will be untestable; export them ("apicert help env" says what each holds) or give --profile FILE`);
+  } else if (unset.length > 0) {
+    ui.info(`apicert: ${flag} without --profile reads its credentials from the environment; not set here: ${unset.join(', ')} (the rules that need them will be untestable; "apicert help env" says what each holds)`);
+  }
+}
+
 async function run(containerArgs: string[], flags: CertifyFlags, command: Command): Promise<void> {
   const choice = chooseTarget(flags);
   flags.profile = choice.profile;
@@ -206,11 +219,16 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
   selectForRun(RULES, { surfaces: flags.surface, patterns: flags.rules, exclude: flags.exclude, ...(rerun ? { only: { ids: rerun.ids, from: rerun.from } } : {}) });
   const ui = new Ui({ color: flags.color, quiet: flags.quiet, verbose: flags.verbose, stdoutIsReport: toStdout });
   const loadProfile = async (base: string | undefined): Promise<Profile | undefined> =>
-    flags.profile ? loadProfileFile(flags.profile, process.env, { ...(base ? { target: base } : {}), onWarning: (line) => ui.warn(`apicert: warning: ${line}`) }) : base ? profileFromEnv(base) : undefined;
+    flags.profile
+      ? loadProfileFile(flags.profile, process.env, { ...(base ? { target: base } : {}), ...(choice.profileFromEnv ? { namedBy: 'APICERT_PROFILE' } : {}), onWarning: (line) => ui.warn(`apicert: warning: ${line}`) })
+      : base
+        ? profileFromEnv(base)
+        : undefined;
   // With --image the target is known once the container runs; the profile is read then.
   let profile: Profile | undefined = flags.image ? undefined : await loadProfile(flags.target);
   if (choice.embedded) ui.always(EMBEDDED_NOTICE);
   else if (choice.profileFromEnv) ui.info(`apicert: certifying the profile APICERT_PROFILE names: ${choice.profile}`);
+  if (!flags.profile && !choice.embedded) unsetCredentialVariables(ui, flags.image ? '--image' : '--target');
   if (flags.target && !flags.readOnly) {
     // The target was accepted just above: it carries no userinfo, query or fragment.
     ui.warn(`apicert: certifying ${withoutUserinfo(flags.target)} creates missions, runs and webhook endpoints there (every rule that changes state); add --read-only to run only the rules that read`);

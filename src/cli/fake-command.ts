@@ -1,6 +1,7 @@
 /** `apicert fake`: the reference fake in a process of its own, until SIGINT, SIGTERM or SIGHUP. */
 import { Command, InvalidArgumentError } from 'commander';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import type { FaultId } from '../fake/faults/index.ts';
 import type { VariantId } from '../fake/variants/index.ts';
@@ -11,6 +12,7 @@ import { UsageError } from './errors.ts';
 import { faultList, portOf, variantList } from './parse.ts';
 import { nonBlank } from './options.ts';
 import { makeFolder } from '../util/folder.ts';
+import { isLoopbackUrl } from '../profile/load.ts';
 
 interface FakeFlags {
   port: number;
@@ -47,6 +49,32 @@ function untilStopped(): Promise<NodeJS.Signals | 'parent-gone'> {
   });
 }
 
+/**
+ * The origin of the fake whose profile `file` is, when something still listens there: that fake's
+ * user may be certifying with the file. A profile whose fake has stopped (its tokens died with it)
+ * is anyone's to replace, and so is a file that is no fake's profile, as before.
+ */
+async function liveFakeProfile(file: string): Promise<string | undefined> {
+  let target: unknown;
+  try {
+    target = (JSON.parse(await readFile(file, 'utf8')) as { target?: unknown } | null)?.target;
+  } catch {
+    return undefined;
+  }
+  if (typeof target !== 'string' || !isLoopbackUrl(target)) return undefined;
+  const url = new URL(target);
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) || 80 });
+    const done = (listening: boolean) => {
+      socket.destroy();
+      resolve(listening ? url.origin : undefined);
+    };
+    socket.setTimeout(2_000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
 export function fakeCommand(): Command {
   return new Command('fake')
     .description(`Serve the reference fake on loopback until stopped (Ctrl-C, SIGTERM), and write a profile for it; its tokens live only as long as this process (README.md, "${README_SECTIONS.fake}").`)
@@ -56,6 +84,9 @@ export function fakeCommand(): Command {
     .option('--profile-out <file>', 'where to write the profile, readable by you only', nonBlank('--profile-out', 'a file for the profile', 'to write reports/fake-profile.json'), 'reports/fake-profile.json')
     .option('--webhook-receiver <address>', 'PORT or 127.0.0.1:PORT where the certifying apicert will receive webhook deliveries; written into the profile (default: a free loopback port)', receiverOf)
     .action(async (flags: FakeFlags) => {
+      // Before listening: a second fake started in the same folder must not take the first one's profile from its user.
+      const live = await liveFakeProfile(flags.profileOut);
+      if (live) throw new UsageError(`${flags.profileOut} is the profile of the apicert fake still listening on ${live}, which may be in use: give this fake another file with --profile-out FILE, or stop that one first`);
       const receiver = flags.webhookReceiver ?? parseReceiverAddress(String(await freeLoopbackPort()));
       const fake = await startFake({ port: flags.port, faults: flags.faults ?? [], variants: flags.variant ?? [] }).catch((error: unknown) => {
         const code = (error as { code?: string }).code;

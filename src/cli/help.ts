@@ -28,7 +28,7 @@ ${TARGET_ENV.map((v) => `  ${v.name.padEnd(34)}--target: ${v.about}`).join('\n')
   \${NAME} in a profile              any variable a profile refers to; never printed
   HTTPS_PROXY, HTTP_PROXY           a profile's target: the forward proxy (unless the profile sets network.proxy); credentials in it are never printed
   NO_PROXY                          hosts reached without the proxy, comma separated (a profile's network.noProxy replaces it)
-  APICERT_PROFILE                   certify, plan and apicert/vitest: the profile to certify when no --target/--profile is given (set but empty is an error; unset it for the embedded fake)
+  APICERT_PROFILE                   certify, plan, load and apicert/vitest: the profile to certify when no --target/--profile is given (set but empty is an error; unset it for the embedded fake)
   NO_COLOR                          set (non-empty) to switch colour off, like --no-color; FORCE_COLOR=1 forces it on
   TERM                              "dumb": no colour and no redrawn progress line
   CI                                set: no redrawn progress line, one line per rule

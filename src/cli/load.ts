@@ -105,12 +105,13 @@ interface Target {
 /** The target's environment for the scripts: profile or --target credentials, the embedded fake otherwise. */
 async function resolveTarget(given: { profile?: string; target?: string; faults?: FaultId[]; variant?: VariantId[]; header?: string[] }): Promise<Target> {
   // As certify: an empty --target/--profile is an error, and APICERT_PROFILE names the profile when neither is given.
-  const opts = { ...given, profile: chooseTarget(given, process.env, 'load').profile };
+  const choice = chooseTarget(given, process.env, 'load');
+  const opts = { ...given, profile: choice.profile };
   if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
   if (opts.faults && (opts.target || opts.profile)) throw new ProfileError('--faults only applies to the embedded fake; drop --target/--profile to use it');
   if (opts.variant && (opts.target || opts.profile)) throw new UsageError('--variant only applies to the embedded fake; drop --target/--profile (and unset APICERT_PROFILE) to use it');
   if (opts.profile || opts.target) {
-    const profile = opts.profile ? await loadProfileFile(opts.profile) : profileFromEnv(opts.target!);
+    const profile = opts.profile ? await loadProfileFile(opts.profile, process.env, choice.profileFromEnv ? { namedBy: 'APICERT_PROFILE' } : {}) : profileFromEnv(opts.target!);
     const network = networkWithHeaders(profile.network, opts.header);
     return { env: { ...userEnv(), ...envFromProfile(profile) }, report: { baseUrl: profile.target, kind: 'remote' }, ...(network ? { network } : {}) };
   }

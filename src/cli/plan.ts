@@ -80,9 +80,10 @@ export function registerPlan(program: Command, parsers: { surfaces: (v: string) 
     .option('--json', 'print the plan as JSON')
     .option('-v, --verbose', 'list every untestable rule with what it misses')
     .action(async (opts: PlanOptions) => {
-      opts.profile = chooseTarget(opts, process.env, 'plan for').profile;
+      const choice = chooseTarget(opts, process.env, 'plan for');
+      opts.profile = choice.profile;
       if (opts.target && opts.profile) throw new ProfileError('give --target or --profile, not both (a profile names its own target)');
-      const profile = opts.profile ? await loadProfileFile(opts.profile) : opts.target ? profileFromEnv(opts.target) : await embedded();
+      const profile = opts.profile ? await loadProfileFile(opts.profile, process.env, choice.profileFromEnv ? { namedBy: 'APICERT_PROFILE' } : {}) : opts.target ? profileFromEnv(opts.target) : await embedded();
       const rules = selectRules(RULES, { surfaces: opts.surface, patterns: opts.rules });
       const plan = planRun(rules, profile, { embeddedFake: !opts.profile && !opts.target });
       const target = opts.profile || opts.target ? new URL(profile.target).origin : 'the built-in reference fake';

@@ -22,7 +22,8 @@ import { durationOf, whileInterruptible } from './run-control.ts';
 import { printResult } from './side-report.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { networkSecrets, type Network } from '../profile/network.ts';
-import { SHORT_SECRET, type Redactor } from '../redact/redactor.ts';
+import type { Profile } from '../profile/schema.ts';
+import { Redactor, SHORT_SECRET } from '../redact/redactor.ts';
 import { carriesUserinfo } from '../util/url.ts';
 import { fileReason } from '../util/file-reason.ts';
 
@@ -60,6 +61,19 @@ function withHeaderSecrets(hiding: SecretHiding, secrets: ReadonlyArray<[label: 
   const known = new Set(hiding.secrets.map((s) => s.value));
   const whole = secrets.filter(([, value]) => value.length >= SHORT_SECRET && !known.has(value) && known.add(value)).map(([label, value]) => ({ value, label }));
   return whole.length === 0 ? hiding : { ...hiding, secrets: [...hiding.secrets, ...whole] };
+}
+
+/**
+ * What certify says of its secrets before the run (one too short to hide but where it stands whole),
+ * said of those the proxy knows before any traffic: the profile's tokens, what it adds upstream and
+ * the webhook secret. The warnings name a secret by its label and length, never its value.
+ */
+function secretWarnings(profile: Profile | undefined, secrets: ReadonlyArray<[label: string, value: string]>, env: NodeJS.ProcessEnv): string[] {
+  const redactor = new Redactor();
+  for (const c of profile?.credentials ?? []) redactor.add(c.token, `token:${c.name}`);
+  withNetworkSecrets(redactor, secrets);
+  redactor.add(env[WEBHOOK_SECRET_VARIABLE] || undefined, 'env:webhook-secret');
+  return redactor.warnings;
 }
 
 /** The secrets the proxy adds upstream (network.headers, --header, a proxy's password), hidden as `certify` hides them. */
@@ -162,6 +176,7 @@ export function registerTrafficCommands(program: Command): void {
       await checkReportRoot(opts.out);
       if (opts.harOut) await checkRecordingPath(opts.harOut);
       const profile = opts.profile ? await loadProfileFile(opts.profile) : undefined;
+      for (const warning of secretWarnings(profile, secrets, process.env)) console.error(consoleText(`apicert: warning: ${warning}`));
       // One key per run names each learned secret alike in live findings and the report (keyedLabels); never written anywhere.
       const labelKey = randomBytes(32).toString('hex');
       const labels = keyedLabels(labelKey);

@@ -151,6 +151,8 @@ export function inlineSecretsWarning(source: string, fields: readonly string[]):
 export interface LoadOverrides {
   /** Replaces the profile's target (certify --image knows it only once the container runs). */
   target?: string;
+  /** The environment variable the path came from (APICERT_PROFILE), said when the file cannot be read: no flag named it. */
+  namedBy?: string;
   /** Where a warning about the file goes (a secret written inline); stderr when not given. */
   onWarning?: (line: string) => void;
 }
@@ -161,7 +163,10 @@ export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = pro
     text = await readFile(path, 'utf8');
   } catch (error) {
     // The code, not Node's sentence (which repeats the path), and what to give instead.
-    throw new ProfileError(`cannot read profile ${path}: ${fileReason((error as NodeJS.ErrnoException).code) ?? (error as Error).message}: give the path of a profile file (YAML or JSON), such as one "apicert profile init" writes`);
+    const reason = fileReason((error as NodeJS.ErrnoException).code) ?? (error as Error).message;
+    const { namedBy } = overrides;
+    if (namedBy) throw new ProfileError(`cannot read profile ${path}, which the environment variable ${namedBy} names: ${reason}: set ${namedBy} to the path of a profile file (YAML or JSON), such as one "apicert profile init" writes, or unset it`);
+    throw new ProfileError(`cannot read profile ${path}: ${reason}: give the path of a profile file (YAML or JSON), such as one "apicert profile init" writes`);
   }
   const raw = parseProfileText(text, path);
   // Before ${VAR} expansion: a template's placeholders are the first thing to say, not its unset variables.
@@ -177,21 +182,45 @@ export async function loadProfileFile(path: string, env: NodeJS.ProcessEnv = pro
 }
 
 /**
+ * What a `--target` credential variable cannot hold, said by the variable's name (never its value):
+ * a placeholder copied from a sample, or blanks and line breaks, which no bearer token holds
+ * (RFC 6750, section 2.1: b64token) and which would be sent and refused as if the target were wrong.
+ */
+function envTokenProblem(name: string, value: string): string | undefined {
+  if (placeholdersIn(value).length > 0) return `${name} holds a placeholder (${PLACEHOLDER} or ...), not a token: export this deployment's token in it, or unset it to leave the rules that need it untestable`;
+  if (value.trim() === '') return `${name} is set but blank: export this deployment's token in it, or unset it to leave the rules that need it untestable`;
+  if (/[\s\x00-\x1f\x7f]/.test(value)) return `${name} holds spaces or line breaks, which no bearer token does (RFC 6750, section 2.1): export the token alone, without "Bearer " before it or a line break after it`;
+  return undefined;
+}
+
+/**
  * `--target URL` without a profile: credentials come from environment variables, and every rule
- * that needs a fixture or a second credential is reported untestable.
+ * that needs a fixture or a second credential is reported untestable. A variable set to the empty
+ * string counts as unset (an unset CI secret); one that holds no token is an error naming it.
  */
 export function profileFromEnv(target: string, env: NodeJS.ProcessEnv = process.env): Profile {
   const credentials: ProfileInput['credentials'] = [];
-  const v8 = env.APICERT_V8_TOKEN;
+  const problems: string[] = [];
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    if (!value) return undefined;
+    const problem = envTokenProblem(name, value);
+    if (problem) problems.push(problem);
+    return problem ? undefined : value;
+  };
+  const v8 = read('APICERT_V8_TOKEN');
   if (v8) credentials.push({ name: 'v8-full', token: v8, surfaces: ['v8'], scopes: [...V8_SCOPES] });
-  const expired = env.APICERT_V8_EXPIRED_TOKEN;
+  const expired = read('APICERT_V8_EXPIRED_TOKEN');
   if (expired) credentials.push({ name: 'v8-expired', token: expired, surfaces: ['v8'], scopes: [...V8_SCOPES], expired: true });
-  const other = env.APICERT_V8_OTHER_PRINCIPAL_TOKEN;
+  const other = read('APICERT_V8_OTHER_PRINCIPAL_TOKEN');
   if (other) credentials.push({ name: 'v8-other-principal', token: other, surfaces: ['v8'], scopes: [...V8_SCOPES], principal: 'other' });
-  const v1 = env.APICERT_V1_KEY;
+  const v1 = read('APICERT_V1_KEY');
   if (v1) credentials.push({ name: 'v1-full', token: v1, surfaces: ['v1'], scopes: ['runs:read', 'runs:write'] });
-  const mcp = env.APICERT_MCP_TOKEN;
+  const mcp = read('APICERT_MCP_TOKEN');
   if (mcp) credentials.push({ name: 'mcp', token: mcp, surfaces: ['mcp'] });
+  const where = '--target reads its credentials from the environment; "apicert help env" lists the variables';
+  if (problems.length === 1) throw new ProfileError(`${problems[0]} (${where})`);
+  if (problems.length > 1) throw new ProfileError(`${problems.length} variables hold no token (${where}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   try {
     return parseProfile({ target, credentials }, '--target');
   } catch (error) {
