@@ -89,7 +89,7 @@ export function certificationSuite(options: CertificationSuiteOptions = {}): voi
     const results = new Map<string, RuleResult>();
     let firstProbeFailure: string | undefined;
     beforeAll(async () => {
-      const profile = profilePath ? await loadProfileFile(profilePath, env) : undefined;
+      const profile = profilePath ? await loadProfileFile(profilePath, env, options.profile === undefined ? { namedBy: 'APICERT_PROFILE' } : {}) : undefined;
       const run = await certify({ profile, rules: selected, seed: options.seed, readOnly: options.readOnly });
       firstProbeFailure = run.firstProbeFailure;
       for (const r of run.results) results.set(r.rule.id, r);

@@ -170,7 +170,7 @@ export const closesAfterTerminal = rule({
 
 export const resume = rule({
   id: 'v8.missions.events.resume',
-  title: 'Resuming with Last-Event-ID from a cursor the server still holds neither repeats, skips nor changes an event; an older cursor may get 409',
+  title: 'Resuming with Last-Event-ID from a cursor before the terminal event answers 200 and neither repeats, skips nor changes an event, or 409 (outside the replay window)',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
@@ -179,7 +179,7 @@ export const resume = rule({
     quote: 'opaque stable cursor; send it back as `Last-Event-ID` to resume … The stream is resumable within a bounded replay window. A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginning.',
   },
   judgement: {
-    record: "a GET /v8/missions/{runId}/events with Last-Event-ID naming an event of an earlier whole stream of that mission (read from its start to its terminal event by the same caller)",
+    record: "a GET /v8/missions/{runId}/events with Last-Event-ID naming an event before the terminal one of an earlier whole stream of that mission (read from its start to its terminal event by the same caller)",
     judge(j) {
       const key = (e: { id?: string; event?: string; data: string }) => `${e.id ?? '-'}:${e.event}:${e.data}`;
       const shown = (keys: string[]) => `[${keys.map((k) => k.split(':').slice(0, 2).join(' ')).join(', ')}]`;
@@ -200,21 +200,25 @@ export const resume = rule({
         }
         const full = whole.get(at);
         if (!full || !startsAfterEnd(ex, full.stream)) continue;
+        const end = full.events.findIndex((e) => isTerminalEvent(e.event));
         const cut = full.events.findIndex((e) => e.id === cursor) + 1;
-        // A cursor of the terminal event is the after-terminal rule's; one the stream never carried, the replay-window rule's.
-        if (cut === 0 || cut >= full.events.length) continue;
+        // A cursor the stream never carried is the replay-window rule's; the terminal event's, or that of an informational event
+        // after it (a stream read to its close carries them), the after-terminal rule's ("Events after a terminal event are informational only").
+        if (cut === 0 || cut > end) continue;
         (resumed[String(ex.status)] ??= []).push(cut);
         const window = windows.get(full.stream) ?? { held: [], outside: [] };
         windows.set(full.stream, window);
         if (ex.status === 200) window.held.push(cut);
         if (ex.status === 409) window.outside.push(cut);
-        // "Size or duration of the replay window: not shown", but a window holds at least the most recent cursor.
-        const newest = cut === full.events.length - 1;
-        if (!j.check(ex, ex.status === 200 || (!newest && ex.status === 409), newest ? `resuming after the most recent event before the terminal one (#${cut}) answered ${ex.status}, expected 200: a replay window must hold it` : `resuming after event #${cut} answered ${ex.status}, expected 200 or 409 (outside the window)`, [full.stream]) || ex.status !== 200) continue;
+        // "Size or duration of the replay window: not shown": no cursor before the terminal event is one a window must still hold. The
+        // terminal event (and any informational one) was issued after it, so a window of one event has let it go, and the resume is
+        // sent after the stream ended, when a window bounded in time may have let every cursor go.
+        if (!j.check(ex, ex.status === 200 || ex.status === 409, `resuming after event #${cut} answered ${ex.status}, expected 200 (within the replay window) or 409 (outside it)`, [full.stream]) || ex.status !== 200) continue;
         const rest = streamRead(j, ex, (e) => isTerminalEvent(e.event));
         if (!rest) continue;
-        const expected = full.events.slice(cut).map(key);
-        const got = rest.events.map(key);
+        // Compared up to the terminal event: what follows it, on either stream, is informational and the after-terminal rule's.
+        const expected = full.events.slice(cut, end + 1).map(key);
+        const got = (rest.terminal === -1 ? rest.events : rest.events.slice(0, rest.terminal + 1)).map(key);
         // A resume its reader stopped before the terminal event shows only a prefix of the rest: a changed, repeated or skipped
         // event in it fails; a prefix as expected is judged not at all (its rest is unread), so neither read counts as judged.
         const compared = rest.unended === undefined ? expected : expected.slice(0, got.length);
@@ -224,8 +228,10 @@ export const resume = rule({
       }
       if (Object.keys(resumed).length > 0) j.observe('resumed cursors (event #) by status', resumed, 'the replay window\'s size and duration are not shown');
       for (const { held, outside } of windows.values()) {
+        if (outside.length === 0) continue;
         const edge = Math.max(...outside);
-        if (outside.length > 0) j.observe('replay window', `cursors of the last ${held.filter((c) => c > edge).length} event(s) resumed; the cursor of event #${edge} is outside the window (409)`);
+        const inside = held.filter((c) => c > edge).length;
+        j.observe('replay window', inside > 0 ? `cursors of the last ${inside} event(s) before the terminal one resumed; the cursor of event #${edge} is outside the window (409)` : `no cursor before the terminal event resumed: the cursor of event #${edge} is outside the window (409)`);
       }
     },
   },
@@ -233,15 +239,14 @@ export const resume = rule({
     const mission = await createMission(ctx, 'succeeds');
     const full = await followToTerminal(ctx, mission.runId, 'succeeds');
     if (full.events.length < 2) ctx.untestable({ need: 'fixture', path: 'v8.missions.succeeds', problem: 'gave a mission of fewer than two events, too few to resume between', remedy: 'give a fixture that emits several' });
-    // Start from the most recent cursor, which any window holds, and walk back; the first 409 marks
-    // the window's edge, and older cursors are not asked (they are outside it too).
-    let held = 0;
-    for (let cut = full.events.length - 1; cut >= 1; cut -= 1) {
+    // Walk back from the newest cursor before the terminal event (the terminal event's is the after-terminal rule's). A window of
+    // any size or duration holds a suffix of the stream: the first 409 marks its edge, and older cursors are not asked.
+    const terminal = full.events.findIndex((e) => isTerminalEvent(e.event));
+    for (let cut = terminal; cut >= 1; cut -= 1) {
       const cursor = full.events[cut - 1]!.id;
       if (cursor === undefined || cursor === '') continue;
       const rest = await followEvents(ctx, mission.runId, { lastEventId: cursor, label: `resume after event #${cut}` });
-      if (rest.status === 409 && held > 0) break;
-      held += 1;
+      if (rest.status === 409) break;
     }
   },
 });

@@ -62,8 +62,9 @@ function minimalData(event: string, data: Record<string, unknown>): Record<strin
   return {};
 }
 
-/** "Size or duration of the replay window: not shown": the fake's configured window, or the variant's last three events. */
+/** "Size or duration of the replay window: not shown": the fake's configured window, or a variant's last three events or last one. */
 export function replayWindow(fake: FakeContext): number {
+  if (fake.variants.has('v8.missions/replay-window-one')) return 1;
   return fake.variants.has('v8.missions/small-replay-window') ? 3 : fake.config.v8ReplayWindow;
 }
 

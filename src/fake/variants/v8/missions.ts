@@ -74,6 +74,12 @@ export const v8MissionsVariants = [
     spec: { document: DOC, section: 'Events', quote: 'Size or duration of the replay window: not shown.' },
   },
   {
+    id: 'v8.missions/replay-window-one',
+    description: 'the replay window holds only the newest event of a mission: a cursor of any earlier event answers 409, that of the event before the terminal one too',
+    spec: { document: DOC, section: 'Events', quote: 'Size or duration of the replay window: not shown.' },
+    excludes: ['v8.missions/small-replay-window'],
+  },
+  {
     id: 'v8.missions/task-text-bounds',
     description: 'goalSpec.task is refused when empty or blank (400) or longer than 4096 characters (413)',
     spec: { document: DOC, section: 'Resources and their fields > Goal specification and budget (create request)', quote: '| goalSpec.task | string | yes | natural-language task |' },
