@@ -15,6 +15,8 @@ export const traceOk = rule({
   id: 'v8.traces.get.ok',
   title: 'A step trace answers 200 with traceId, a UUID missionRunId, stepId, a UTC startedAt and operations of documented kinds',
   level: 'required',
+  // Every trace read of the run is judged, whichever check sent it: its shape and the mission and step its step event named are in the traffic alone.
+  judgesTheRun: true,
   needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: {
@@ -26,6 +28,8 @@ export const traceOk = rule({
     record: "a GET /v8/traces/{traceId} of the profile's fixtures.v8.traceId or of a traceId a step event named earlier, from a caller holding traces:read",
     judge(j) {
       const fixed = j.profile?.fixtures.v8.traceId;
+      // Each set of kinds once: the rule judges every trace read of the run, and most show the same kinds.
+      const kindsSeen = new Set<string>();
       withSeenTraces(j, (ex, seen, callers) => {
         const asked = lastSegment(ex);
         const known = seen !== undefined || (fixed !== undefined && asked === fixed);
@@ -43,7 +47,10 @@ export const traceOk = rule({
         j.check(ex, parsed.data.traceId === asked, `asked for trace ${asked}, got ${parsed.data.traceId}`);
         if (seen) j.check(ex, parsed.data.missionRunId === seen.runId, `the trace names mission ${parsed.data.missionRunId}, but its step event came from ${seen.runId}`, [seen.stream]);
         if (seen?.stepId) j.check(ex, parsed.data.stepId === seen.stepId, `the trace names step ${parsed.data.stepId}, its step event named ${seen.stepId}`, [seen.stream]);
-        j.observe('operation kinds', [...new Set(parsed.data.steps.map((op) => op.kind ?? '(none)'))]);
+        const kinds = [...new Set(parsed.data.steps.map((op) => op.kind ?? '(none)'))];
+        if (kindsSeen.has(JSON.stringify(kinds))) return;
+        kindsSeen.add(JSON.stringify(kinds));
+        j.observe('operation kinds', kinds);
       });
     },
   },
@@ -57,6 +64,8 @@ export const traceResolves = rule({
   id: 'v8.traces.get.resolves',
   title: 'Every traceId of a step event, of completed and failed steps alike, can be read',
   level: 'required',
+  // A read another check made of a trace its stream named counts: a 404 long after the step event is the failure, whoever read it.
+  judgesTheRun: true,
   needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds'] },
   destructive: 'mutate',
   spec: { section: 'Events > Rules 3', quote: 'Each `traceId` in step events can be read at `GET /v8/traces/{traceId}`.' },
@@ -98,6 +107,8 @@ export const traceCompletedAt = rule({
   id: 'v8.traces.get.completed-at',
   title: 'The trace of a step that did not complete (no mission.step.completed named it) carries no completedAt',
   level: 'required',
+  // Any check's read of such a trace shows the break (the budget rules read failed steps' traces): judged over the run, as judge-traffic judges its recording.
+  judgesTheRun: true,
   needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.fails'] },
   destructive: 'mutate',
   spec: { section: 'Resources > Trace', quote: 'Optional: `completedAt` (absent when the step did not complete)' },
