@@ -11,8 +11,8 @@ const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execu
 export interface ParkedRun {
   runId: string;
   digest: string;
-  /** The event that announced the parked action: resume reads start after it. */
-  cursor: string;
+  /** The SSE id of the event that announced the parked action: resume reads start after it (`resumeCursor`). */
+  cursor: string | undefined;
   decision: string;
 }
 
@@ -45,8 +45,19 @@ export async function parkedRun(ctx: CheckContext): Promise<ParkedRun> {
   if (!found) ctx.inconclusive(`setup failed: the "parks" run sent no ${where.event} event (events: ${stream.events.map(eventKind).join(', ') || 'none'})`);
   const digest = readPath(eventData(found), where.digestField);
   if (typeof digest !== 'string' || digest.length === 0) ctx.inconclusive(`setup failed: the ${where.event} event has no string at ${where.digestField} (fixtures.v1.approval.digestField)`);
-  if (found.id === undefined) ctx.fail(`the ${where.event} event carries no SSE id, so the run's stream cannot be resumed after it (Resume: Last-Event-ID carries the sequence)`);
-  return { runId, digest, cursor: found.id, decision: where.approveDecision };
+  return { runId, digest, cursor: found.id === '' ? undefined : found.id, decision: where.approveDecision };
+}
+
+/**
+ * Where a rule that reads what followed the parked event resumes the run's stream: after the parked event's
+ * SSE id. That every run event carries its sequence as SSE id is v1.runs.events.resume's one judgement
+ * ("Resume: `Last-Event-ID` carries the `sequence` value of the stored run event."): without one the rule
+ * is inconclusive, naming that rule, and does not leave the run parked.
+ */
+export async function resumeCursor(ctx: CheckContext, parked: ParkedRun): Promise<string> {
+  if (parked.cursor !== undefined) return parked.cursor;
+  await ctx.http.send({ method: 'POST', path: runPath(parked.runId, '/cancel'), credential: primaryKey(ctx), label: 'cleanup: cancel the parked run' });
+  ctx.inconclusive(`the ${ctx.profile.fixtures.v1.approval?.event ?? 'parked'} event carries no SSE id, so the run's stream could not be resumed after it with Last-Event-ID to read what followed (v1.runs.events.resume judges that)`);
 }
 
 export function postApprove(ctx: CheckContext, runId: string, body: unknown, label: string): Promise<ProbeResponse> {
@@ -64,6 +75,7 @@ export const approveResumes = rule({
   },
   async check(ctx) {
     const parked = await parkedRun(ctx);
+    const cursor = await resumeCursor(ctx, parked);
     // Event kinds beyond the known ones are not shown: a parked run may keep sending some. Only a
     // kind it did not send while parked shows that it resumed. Known limit: one it sends at a longer
     // interval than the read before the approve (v1.runs/parked-reminders) would pass a run that never
@@ -71,13 +83,13 @@ export const approveResumes = rule({
     // The deployment's own bound, where its profile declares one; apicert's patience otherwise.
     const declared = ctx.profile.fixtures.v1.approval?.resumesWithinMs;
     const watchMs = declared ?? ctx.profile.safety.approvalWatchMs;
-    const idle = await watchParked(ctx, parked, 'events while parked, before the approval', ctx.profile.safety.approvalWatchMs);
+    const idle = await watchParked(ctx, parked.runId, cursor, 'events while parked, before the approval', ctx.profile.safety.approvalWatchMs);
     const idleKinds = new Set(idle.events.map(eventKind));
     const res = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with the digest of the proposed action');
     ctx.check(res.status === 200, `approving the parked run answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
     ctx.observe('approve response', ctx.checkShape(openObject, res.json, 'the approve response') ?? null);
     // The first kind it did not send while parked shows the resume: the watch ends there, so a long one costs a resuming run nothing.
-    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the approval', maxMs: watchMs, onEvent: (e) => (idleKinds.has(eventKind(e)) ? undefined : 'disconnect') });
+    const after = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the approval', maxMs: watchMs, onEvent: (e) => (idleKinds.has(eventKind(e)) ? undefined : 'disconnect') });
     const kinds = after.events.map(eventKind);
     ctx.observe('events after the approval', kinds);
     if (kinds.some((k) => !idleKinds.has(k))) return;
@@ -94,8 +106,8 @@ export const approveResumes = rule({
  * shorter than the time a loaded deployment takes to replay its stored events would take a kind sent
  * while parked for a sign of the resume (a wrong digest "resumed" it).
  */
-function watchParked(ctx: CheckContext, parked: ParkedRun, label: string, watchMs: number): ReturnType<typeof followRun> {
-  return followRun(ctx, parked.runId, { lastEventId: parked.cursor, label, maxMs: Math.min(watchMs, IDLE_READ_MS) });
+function watchParked(ctx: CheckContext, runId: string, cursor: string, label: string, watchMs: number): ReturnType<typeof followRun> {
+  return followRun(ctx, runId, { lastEventId: cursor, label, maxMs: Math.min(watchMs, IDLE_READ_MS) });
 }
 
 /** The most a read of a parked run's idle events lasts: ample for a loaded deployment to replay what it stored, whatever the watch after the approve. */
@@ -145,6 +157,7 @@ export const digestBinds = rule({
   spec: { section: 'Resources > ApproveRequest', quote: 'binds the decision to the proposed action' },
   async check(ctx) {
     const parked = await parkedRun(ctx);
+    const cursor = await resumeCursor(ctx, parked);
     const watchMs = ctx.profile.safety.approvalWatchMs;
     const wrong = await postApprove(ctx, parked.runId, { action_digest: tampered(parked.digest), decision: parked.decision }, 'approve with a wrong digest');
     ctx.observe('answer to a wrong digest', { status: wrong.status, code: problemCode(wrong) ?? null });
@@ -152,7 +165,7 @@ export const digestBinds = rule({
     // Read to the run's end, or for the watch: what it sends on the way decides nothing (afterWrongDigest).
     const ends = endsRun(terminal);
     const untilEnd = (e: SseEvent) => (ends(e) ? 'disconnect' : undefined);
-    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the wrong approval', maxMs: watchMs, onEvent: untilEnd });
+    const after = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the wrong approval', maxMs: watchMs, onEvent: untilEnd });
     const afterKinds = after.events.map(eventKind);
     ctx.observe('events after the wrong approval', afterKinds);
     const seen = afterWrongDigest(afterKinds, terminal);
@@ -165,7 +178,7 @@ export const digestBinds = rule({
     const right = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with the right digest');
     if (right.status !== 200) {
       // The ending may have come after the first read's bound: read the run again before blaming the approve.
-      const later = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the right approval was refused', maxMs: watchMs, onEvent: untilEnd });
+      const later = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the right approval was refused', maxMs: watchMs, onEvent: untilEnd });
       const since = afterWrongDigest(later.events.map(eventKind), terminal);
       if (!ctx.check(since.resumed === undefined, `after an approve with a wrong digest the run resumed: ${since.resumed}`) || since.ended !== undefined) {
         if (since.ended !== undefined) ctx.observe('what a wrong digest did to the parked run', `ended it with ${since.ended}`);
@@ -308,13 +321,14 @@ export const approveDecisions = rule({
   },
   async check(ctx) {
     const parked = await parkedRun(ctx);
+    const cursor = await resumeCursor(ctx, parked);
     ctx.observe('action_digest format', /^sha256:[0-9a-f]{64}$/.test(parked.digest) ? 'sha256:<64 hex>' : `${parked.digest.length} characters`);
     const odd = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: 'apicert-maybe' }, 'approve with decision "apicert-maybe"');
     ctx.observe('decision "apicert-maybe"', { status: odd.status, code: problemCode(odd) ?? null });
     if (odd.status >= 200 && odd.status < 300) ctx.notApplicable('the target accepted an unconventional decision, so "rejected" could not be tried on the same parked run');
     const rejected = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: 'rejected' }, 'approve with decision "rejected"');
     ctx.expect(rejected.status > 0, 'the rejection was answered');
-    const after = await followRun(ctx, parked.runId, { lastEventId: parked.cursor, label: 'events after the rejection', maxMs: 2_000 });
+    const after = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the rejection', maxMs: 2_000 });
     ctx.observe('decision "rejected"', { status: rejected.status, code: problemCode(rejected) ?? null, eventsAfter: after.events.map(eventKind) });
   },
 });

@@ -142,6 +142,9 @@ export const resume = rule({
   },
 });
 
+/** How long a read of events already stored lasts: they are sent at once; only events still to come take longer. */
+const STORED_READ_MS = 5_000;
+
 export const droppedConnection = rule({
   id: 'v1.runs.events.dropped-connection',
   title: 'After a dropped stream a task run reads back (in flight, parked or finished) and its stream resumes after the last sequence',
@@ -154,26 +157,44 @@ export const droppedConnection = rule({
   },
   async check(ctx) {
     const runId = await startRun(ctx, 'long');
+    const cleanup = () => ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cleanup: cancel the long run' });
     const first = await followRun(ctx, runId, { label: 'follow, then drop after two events', onEvent: (_e, seen) => (seen.length >= 2 ? 'disconnect' : 'continue') });
     if (first.status !== 200) ctx.inconclusive(`setup failed: the "long" run's stream answered ${first.status}`);
-    // Resuming is the seed's own reconciliation path: a stream without SSE ids breaks it.
-    if (first.lastEventId === undefined) ctx.fail(`the "long" run's events carry no SSE id, so the dropped stream cannot be resumed with Last-Event-ID`);
     // Give the server a moment to notice the dropped connection.
     await ctx.sleep(150);
     const back = await ctx.http.send({ method: 'GET', path: runPath(runId), credential: primaryKey(ctx), label: 'read the run back after the drop' });
     ctx.check(back.status === 200, `reading the run back after a dropped stream answered ${back.status}, expected 200`);
     ctx.observe('run read back after the drop', ctx.checkShape(openObject, back.json, 'the run resource') ?? null);
+    const cursor = first.lastEventId;
+    if (cursor === undefined) {
+      await cleanup();
+      // That every run event carries its sequence as SSE id is v1.runs.events.resume's one judgement.
+      ctx.inconclusive(`the "long" run's events carry no SSE id, so the dropped stream could not be resumed with Last-Event-ID (v1.runs.events.resume judges that); the readback after the drop was judged`);
+    }
     const seen = new Set(first.events.map((e) => e.id).filter((id) => id !== undefined));
-    const rest = await followRun(ctx, runId, {
-      lastEventId: first.lastEventId,
-      label: `resume after sequence ${first.lastEventId}`,
-      maxMs: 3_000,
-      onEvent: () => 'disconnect',
-    });
+    // No sentence bounds how often a run in flight sends an event: the resume waits for the next one as long as a
+    // check follows a stream (safety.streamTimeoutMs), and a run that finishes in that time sends its terminal event.
+    const waitMs = ctx.profile.safety.streamTimeoutMs;
+    const resumeAfter = (label: string, maxMs: number) => followRun(ctx, runId, { lastEventId: cursor, label, maxMs, onEvent: () => 'disconnect' });
+    let rest = await resumeAfter(`resume after sequence ${cursor}`, waitMs);
     ctx.expect(rest.status === 200, `resuming the dropped stream answered ${rest.status}, expected 200`);
-    ctx.expect(rest.events.length > 0, 'the resumed stream delivered nothing within 3 s');
+    if (rest.events.length === 0) {
+      // Silence may be the run's own pace. What a read from the start shows stored past the cursor, a resume sent after it must deliver.
+      const stored = await followRun(ctx, runId, { label: "read the run's events from the start", maxMs: STORED_READ_MS });
+      const at = stored.events.findIndex((e) => e.id === cursor);
+      const past = at === -1 ? [] : stored.events.slice(at + 1);
+      if (stored.status !== 200 || past.length === 0) {
+        await cleanup();
+        const shown = stored.status === 200 ? `showed no event past sequence ${cursor}` : `answered ${stored.status}`;
+        ctx.inconclusive(`the resumed stream delivered nothing within ${waitMs} ms (safety.streamTimeoutMs), and a read from the start ${shown}: the description bounds no event cadence; give a "long" fixture (fixtures.v1.tasks.long) that sends an event more often than that, or lengthen safety.streamTimeoutMs`);
+      }
+      rest = await resumeAfter(`resume after sequence ${cursor} again, with ${past.length} event(s) stored past it`, STORED_READ_MS);
+      ctx.expect(rest.status === 200, `resuming the dropped stream again answered ${rest.status}, expected 200`);
+      ctx.expect(rest.events.length > 0, `resuming after sequence ${cursor} delivered nothing within ${STORED_READ_MS} ms, though a read from the start before it showed ${past.length} event(s) stored past it (${past.map((e) => `${e.id ?? '-'} ${kindOf(e) ?? 'message'}`).join(', ')})`);
+    }
     // Exactly where it resumes is judged by v1.runs.events.resume.
-    ctx.observe('resumed stream repeats an event already read', rest.events[0]!.id !== undefined && seen.has(rest.events[0]!.id));
-    await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cleanup: cancel the long run' });
+    const next = rest.events[0]!;
+    ctx.observe('resumed stream repeats an event already read', next.id !== undefined && seen.has(next.id));
+    await cleanup();
   },
 });

@@ -46,6 +46,8 @@ export interface RunsModel {
   step: number;
   /** Approves sent (right or wrong digest, alone or racing): none when no run ever announced a digest. */
   approvesSent: number;
+  /** Reads with Last-Event-ID: none when no event read carried an SSE id to resume after. */
+  resumesSent: number;
 }
 
 /** Whether the run may have finished by now: the model cannot rule it out. */
@@ -60,6 +62,12 @@ function knownParked(r: RunModel): boolean {
 
 // ---- judging the event stream ----
 
+const NO_ID = Symbol('no SSE id');
+
+function hasSseId(e: SseEvent): boolean {
+  return e.id !== undefined && e.id !== '';
+}
+
 function sequenceOf(e: SseEvent): number | undefined {
   return e.id !== undefined && /^\d+$/.test(e.id.trim()) ? Number(e.id.trim()) : undefined;
 }
@@ -68,12 +76,16 @@ function sequenceOf(e: SseEvent): number | undefined {
 function seeStream(ctx: CheckContext, model: RunsModel, r: RunModel, s: StreamResponse | undefined, after: number, what: string): void {
   if (!s) return;
   ctx.expect(s.status === 200, `${what} answered ${s.status}, expected 200`);
-  const sequences = s.events.map(sequenceOf);
+  // An event without an SSE id is v1.runs.events.resume's one judgement: the model only cannot resume after it
+  // (EventLog.cursors), and says so when no sequence resumed (runsPromised). Ids it carries are held to the sequence.
+  const sequences = s.events.map((e) => (hasSseId(e) ? sequenceOf(e) : NO_ID));
   const cursor = after >= 0 ? Number(r.log.events[after]!.id) : -Infinity;
+  let before: number | undefined = cursor;
   sequences.forEach((n, i) => {
-    const before = i === 0 ? cursor : sequences[i - 1];
+    if (n === NO_ID) return;
     ctx.expect(n !== undefined, `${what}: event #${i + 1} (${eventKind(s.events[i]!)}) has SSE id "${s.events[i]!.id ?? ''}", not the integer sequence Last-Event-ID carries`);
     ctx.expect(before === undefined || n! > before, `${what}: sequence ${n} follows ${before}: sequence never decreases and every event has its own`);
+    before = n;
   });
   const kinds = s.events.map(eventKind);
   const first = kinds.findIndex((k) => k !== undefined && model.terminal.has(k));
@@ -262,6 +274,7 @@ async function readAndProbe(ctx: CheckContext, model: RunsModel, r: RunModel, wh
   const end = r.log.terminalAt();
   const id = end >= 0 ? r.log.events[end]!.id : undefined;
   if (id === undefined) return;
+  model.resumesSent += 1;
   const after = await readStream(ctx, r, model, `resume run ${r.label} after its terminal event`, id);
   seeStream(ctx, model, r, after, end, `step ${model.step}: resuming run ${r.label} after its terminal event (sequence ${id})`);
 }
@@ -273,6 +286,7 @@ const readAll: PickAction<RunsModel, RunModel> = {
 };
 
 async function resume(r: RunModel, model: RunsModel, { ctx }: Real, after: number, id: string): Promise<void> {
+  model.resumesSent += 1;
   const s = await readStream(ctx, r, model, `resume run ${r.label} after sequence ${id}`, id);
   seeStream(ctx, model, r, s, after, `step ${model.step}: resuming run ${r.label} after sequence ${id}`);
 }
@@ -343,7 +357,7 @@ export function runsModel(ctx: CheckContext): RunsModel {
   if (!approval) ctx.untestable(APPROVAL_MISSING);
   const fixtures: RunsModel['fixtures'] = { parks: taskBody(ctx, 'parks') };
   if (tasks.completes) fixtures.completes = taskBody(ctx, 'completes');
-  return { fixtures, approval: { event: approval.event, digestField: approval.digestField, decision: approval.approveDecision }, terminal: terminalKinds(ctx), runs: [], step: 0, approvesSent: 0 };
+  return { fixtures, approval: { event: approval.event, digestField: approval.digestField, decision: approval.approveDecision }, terminal: terminalKinds(ctx), runs: [], step: 0, approvesSent: 0, resumesSent: 0 };
 }
 
 /**
@@ -353,7 +367,10 @@ export function runsModel(ctx: CheckContext): RunsModel {
 export function runsPromised(ctx: CheckContext): NonNullable<ModelSpec<RunsModel>['promised']> {
   const approval = ctx.profile.fixtures.v1.approval;
   const where = approval ? `a ${approval.event} event with a string at ${approval.digestField}` : 'the approval event';
-  return [{ what: 'approve', done: (model) => model.approvesSent > 0, why: `no run's stream showed ${where} (fixtures.v1.approval), so no approve was sent: check the fixture` }];
+  return [
+    { what: 'approve', done: (model) => model.approvesSent > 0, why: `no run's stream showed ${where} (fixtures.v1.approval), so no approve was sent: check the fixture` },
+    { what: 'resume', done: (model) => model.resumesSent > 0, why: "no run's stream was resumed with Last-Event-ID: no event the sequences read carried an SSE id to resume after (v1.runs.events.resume judges that), or they ended before a resume" },
+  ];
 }
 
 /** Cancels what a sequence left parked or in flight. */

@@ -99,6 +99,11 @@ export const v1RunsVariants = [
     excludes: ['v1.runs/id-format'],
   },
   {
+    id: 'v1.runs/quiet-long-run',
+    description: 'the "long" task run sends its steps 4.5 s apart (QUIET_GAP_MS, src/fake/v1/runs/engine.ts): a resumed stream of it stays silent for longer than 3 s before its next event',
+    spec: { document: DOC, section: 'Endpoints > Rules 4', quote: 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.' },
+  },
+  {
     id: 'v1.runs/z-timestamps',
     description: 'the run resource and the usage answer write their date-times with `Z` (no field is declared a Timestamp, and the embedded profile declares none), and the run resource carries an `output` holding date-times of its own',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the run resource returned by `GET /v1/runs/{id}`: not shown.' },
