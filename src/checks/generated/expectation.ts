@@ -16,13 +16,22 @@ import type { z } from 'zod';
 import { endpointOf, isKnownPath, type BodySpec, type Endpoint, type SuccessSpec } from '../../contract/endpoints.ts';
 import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.ts';
 import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
-import { MCP, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
+import { MCP, sentenceText, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
 import type { ProbeRequest } from '../../rule/index.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
 
 export type Expectation =
-  | { kind: 'accept'; because: Sentence; constraint: string }
+  | {
+      kind: 'accept';
+      because: Sentence;
+      constraint: string;
+      /**
+       * Why a refusal for a missing scope stays open although the request is one the description
+       * accepts: the endpoint's scope is not shown, so the caller's key may lack it (`refusedForScope`).
+       */
+      scopeOpen?: string;
+    }
   | {
       kind: 'refuse';
       because: Sentence;
@@ -139,6 +148,7 @@ export const EXPECTATION_SENTENCES = {
   v8Lookup: V8('Authentication', 'Mission, trace and skill lookups are limited to the caller\'s principal and policy scope; a resource outside it gives `404`.'),
   v8RunId: V8('Endpoints', 'path `runId` (UUID v7)'),
   v8PathId: V8('Endpoints', 'path `skillId`: string, 1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`'),
+  v1Scopes: V1('Authentication', 'Scopes required by the other `/v1` endpoints: not shown.'),
   getMcp: V8('Endpoints', '| GET | `/mcp` | | none | `405 Method Not Allowed`, no JSON success body (server-to-client push is disabled) |'),
   jsonBody: standard('RFC 8259', '§2', 'A JSON text is a serialized value.'),
   surrogates: standard('RFC 8259', '§8.2', 'the behavior of software that receives JSON texts containing such values is unpredictable'),
@@ -857,6 +867,35 @@ export function expectationOf(sent: SentRequest, known: Known = NOTHING_KNOWN): 
   return decide(findings, () => {
     const because = spec?.stated ?? endpoint.stated;
     if (!because) return { kind: 'open', why: `${key(endpoint)}: no sentence promises an answer to this request`, constraint: `${key(endpoint)} as described` };
-    return { kind: 'accept', because, constraint: `${key(endpoint)} ${spec ? `${endpoint.bodies.length > 1 ? `${spec.name}: ` : ''}(body) valid` : 'as described'}` };
+    const out: Expectation = { kind: 'accept', because, constraint: `${key(endpoint)} ${spec ? `${endpoint.bodies.length > 1 ? `${spec.name}: ` : ''}(body) valid` : 'as described'}` };
+    if (scopeNotShown(endpoint)) out.scopeOpen = `the scope ${key(endpoint)} needs is not shown (${sentenceText(S.v1Scopes)}): a key holding runs:read and runs:write may lack it, and no profile can say it holds it`;
+    return out;
   });
+}
+
+/**
+ * A /v1 endpoint whose scope the description does not show: every one but webhook registration
+ * ("Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`."),
+ * the one a profile's scopes can say a key holds. /v8 names each endpoint's scope.
+ */
+function scopeNotShown(endpoint: Endpoint): boolean {
+  return endpoint.surface === 'v1' && !(endpoint.method === 'POST' && endpoint.path === '/v1/webhooks');
+}
+
+/** The related errors a deployment may refuse a key lacking a scope with: no sentence ties one of them to a missing scope. */
+const SCOPE_CODES: readonly unknown[] = ['authorization_failed', 'entitlement_failed'];
+
+/**
+ * Whether `answer` refuses a request the description accepts for a scope it does not show: a 4xx
+ * problem with `authorization_failed` or `entitlement_failed` ("Related errors: …"; "Mapping of each
+ * `code` to an HTTP status: not shown.") where the expectation leaves the scope open. Such a refusal
+ * is legal: the deployment's scope for the endpoint may be one the caller's key does not hold.
+ */
+export function refusedForScope(e: Expectation, answer: { status: number; json?: unknown }): boolean {
+  return e.kind === 'accept' && e.scopeOpen !== undefined && scopeRefusal(answer);
+}
+
+/** A 4xx problem naming one of the related errors a key lacking a scope may get (`authorization_failed`, `entitlement_failed`). */
+export function scopeRefusal(answer: { status: number; json?: unknown }): boolean {
+  return answer.status >= 400 && answer.status < 500 && answer.status !== 429 && isRecord(answer.json) && SCOPE_CODES.includes(answer.json.code);
 }

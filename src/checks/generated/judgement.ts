@@ -22,7 +22,7 @@ import { eventData, parseJson } from '../../probe/body.ts';
 import type { ProbeResponse } from '../../rule/index.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
-import { bodySpecOf, endpointFor, type Expectation, type SentRequest } from './expectation.ts';
+import { bodySpecOf, endpointFor, refusedForScope, type Expectation, type SentRequest } from './expectation.ts';
 
 /** The aspects of one answer the generated rules judge, one rule each. */
 export type Aspect = 'no-5xx' | 'problem-json' | 'error-status' | 'accepts-valid';
@@ -205,7 +205,8 @@ export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer:
     else if (!mcp && expectation.status !== undefined) findings['error-status'] = { ok: answer.status === expectation.status, reason: `${head}, not the ${expectation.status} its error table names; expected: ${expected(expectation)}` };
     else findings['error-status'] = { ok: true, reason: '' };
   }
-  if (expectation.kind === 'accept' && answer.status < 500) {
+  // A key lacking a scope the description does not show is refused legally: that refusal is open (its format is still judged).
+  if (expectation.kind === 'accept' && answer.status < 500 && !refusedForScope(expectation, answer)) {
     if (reading.refused) findings['accepts-valid'] = { ok: false, reason: `${head}: refused a request the description accepts; expected: ${expected(expectation)}` };
     else if (reading.success) findings['accepts-valid'] = { ok: reading.success.ok, reason: `${head}: ${reading.success.reason}; expected: ${expected(expectation)}` };
     else findings['accepts-valid'] = { ok: false, reason: `${head}: neither a refusal nor the documented success answer; expected: ${expected(expectation)}` };

@@ -5,6 +5,7 @@ import type { EmbeddedContributor } from '../embedded/types.ts';
 import { declaredTier, V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
 import { declaredResumeWithinMs, declaredTimestampFields } from './runs/engine.ts';
 import { v1State } from './state.ts';
+import { usageScopes } from './usage.ts';
 
 /**
  * /v1 roles: full, read-only, no scopes, a second principal, another tenant, expired, and two keys
@@ -26,8 +27,10 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
   key('v1-other-principal', { principal: 'v1-bob', tenant: 'tenant-a' }, V1_SCOPES);
   key('v1-other-tenant', { principal: 'v1-carol', tenant: 'tenant-b' }, V1_SCOPES);
   key('v1-expired', alice, V1_SCOPES, true);
-  key(V1_RATE_PROBE_KEY, alice, V1_SCOPES);
-  key(V1_LIMITER_DOWN_KEY, alice, V1_SCOPES);
+  // The rate-limit rules read usage with these keys: they hold whatever scope it asks for, as a deployment's would.
+  const limiterScopes = [...V1_SCOPES, ...usageScopes(fake.context)];
+  key(V1_RATE_PROBE_KEY, alice, limiterScopes);
+  key(V1_LIMITER_DOWN_KEY, alice, limiterScopes);
   const declared = declaredTimestampFields(fake.context);
   const tasks = Object.fromEntries(Object.entries(taskScenarios).map(([name, s]) => [name, s.request]));
   return {

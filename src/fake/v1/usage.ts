@@ -1,8 +1,17 @@
+import type { FakeContext } from '../context.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { withExtraProperties } from '../support/extra-properties.ts';
 import { gate } from './auth.ts';
 import { serviceTime, stateName, type Run } from './runs/engine.ts';
 import type { V1Surface } from './surface.ts';
+
+/** The scope usage asks for under `v1.usage/scope-beyond-runs` ("Scopes required by the other `/v1` endpoints: not shown."). */
+const USAGE_SCOPE = 'usage:read';
+
+/** The scopes beyond runs:read and runs:write usage asks for: none, or its own under the variant. */
+export function usageScopes(fake: FakeContext): readonly string[] {
+  return fake.variants.has('v1.usage/scope-beyond-runs') ? [USAGE_SCOPE] : [];
+}
 
 /** Counters a real deployment may keep that move without any new request: the clock, and the events of runs still going. */
 function liveCounters(runs: readonly Run[]): Record<string, number> {
@@ -14,7 +23,8 @@ function liveCounters(runs: readonly Run[]): Record<string, number> {
 
 function usage(surface: V1Surface, r: RouteRequest): void {
   const { fake, state } = surface;
-  const caller = gate(surface, r, ['runs:read']);
+  const own = usageScopes(fake);
+  const caller = gate(surface, r, own.length > 0 ? own : ['runs:read']);
   if (!caller) return;
   const runs = state.engine.ofTenant(fake.faults.has('v1.usage.tenant-scoped/all-tenants') ? undefined : caller.tenant);
   // The fault lists only the tenant's runs but counts everyone's: no run id leaks, the counts do.

@@ -9,6 +9,7 @@ import { operationOf } from '../../../contract/endpoints.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
+import { scopeRefusal } from '../../generated/expectation.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
@@ -217,7 +218,14 @@ export const scopesObserved = rule({
     const lesser = ctx.profile.credentials.filter(
       (c) => c.surfaces.includes('v1') && !c.expired && c.principal === primary.principal && !['runs:read', 'runs:write'].every((s) => c.scopes.includes(s)),
     );
-    if (lesser.length === 0) ctx.untestable({ need: 'credential', role: 'v1 key of the primary principal lacking runs:read or runs:write', remedy: 'add one (e.g. read-only, no scopes)' });
+    if (lesser.length === 0) {
+      // Keys lacking a scope may be in the profile for another principal: their answers would mix the scope with whose key it is.
+      const elsewhere = ctx.profile.credentials.filter((c) => c.surfaces.includes('v1') && !c.expired && c.principal !== primary.principal && !['runs:read', 'runs:write'].every((s) => c.scopes.includes(s)));
+      const remedy = elsewhere.length === 0
+        ? 'add one (e.g. read-only, no scopes)'
+        : `such keys exist for another principal (${elsewhere.map((c) => `${c.name} of ${c.principal}`).join(', ')}), not for ${primary.principal}, the principal of the primary key ${primary.name}: label one with principal ${primary.principal} if the deployment issued it to that principal, or add one (e.g. read-only, no scopes)`;
+      ctx.untestable({ need: 'credential', role: 'v1 key of the primary principal lacking runs:read or runs:write', remedy });
+    }
     const calls = await endpointCalls(ctx);
     for (const key of lesser) {
       for (const c of calls) {
@@ -254,9 +262,18 @@ export const keyPrefix = rule({
   async provoke(ctx) {
     const key = primaryKey(ctx);
     ctx.expect(key.token.startsWith(API_KEY_PREFIX), `the target issued the key "${key.name}" without the ${API_KEY_PREFIX} prefix`);
-    const usage: Call = { name: 'usage', method: 'GET', path: '/v1/usage' };
-    const control = await call(ctx, usage, key, 'usage with the issued key');
-    if (control.status !== 200) ctx.inconclusive(`setup failed: usage with the issued key answered ${control.status}, not 200`);
+    // The endpoint the bent tokens are sent to: one the issued key is answered 200 on. Usage first (it
+    // changes nothing); "Scopes required by the other `/v1` endpoints: not shown.", so a deployment may
+    // refuse the key there for a scope, and a run of its own is read instead.
+    let usage: Call = { name: 'usage', method: 'GET', path: '/v1/usage' };
+    let control = await call(ctx, usage, key, 'usage with the issued key');
+    if (scopeRefusal(control)) {
+      ctx.observe('usage refused the issued key for a scope the description does not show', { status: control.status, code: problemCode(control) ?? null }, 'the bent tokens are sent to a read of its own run instead');
+      const runId = await startRun(ctx, 'completes', { credential: key, label: 'setup: a run of the issued key, to read back' });
+      usage = { name: 'run read', method: 'GET', path: runPath(runId) };
+      control = await call(ctx, usage, key, 'run read with the issued key');
+    }
+    if (control.status !== 200) ctx.inconclusive(`setup failed: ${usage.name} with the issued key answered ${control.status}, not 200`);
     const secret = key.token.slice(API_KEY_PREFIX.length);
     // The variants carry the key's secret part under another prefix: it is a secret of its own.
     ctx.registerSecret(secret, `${key.name}-secret-part`);
@@ -267,12 +284,12 @@ export const keyPrefix = rule({
     ];
     for (const [what, token] of variants) {
       const bent: Credential = { ...key, name: `${key.name}-prefix-variant`, token };
-      await call(ctx, usage, bent, `usage with the issued key ${what}`);
+      await call(ctx, usage, bent, `${usage.name} with the issued key ${what}`);
     }
     // Credentials the deployment really issued, for another surface, without the prefix: a live
     // secret is no API key of /v1 unless it has the prefix.
     const foreign = otherSurfaceTokens(ctx.profile.credentials);
-    for (const other of foreign) await call(ctx, usage, other, `usage with the ${other.surfaces.join('/')} credential "${other.name}" (no ${API_KEY_PREFIX} prefix)`);
+    for (const other of foreign) await call(ctx, usage, other, `${usage.name} with the ${other.surfaces.join('/')} credential "${other.name}" (no ${API_KEY_PREFIX} prefix)`);
     ctx.observe('issued credentials of other surfaces presented', foreign.map((c) => c.name));
   },
 });

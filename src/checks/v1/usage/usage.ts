@@ -1,7 +1,9 @@
 /** GET /v1/usage: a JSON readback scoped to the caller's tenant; its fields are not shown. */
-import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
-import { exchangesOf, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
-import { admittedCaller, limiterRefused } from '../support/traffic.ts';
+import { type CheckContext, type Exchange, mediaType, type Prerequisite, section } from '../../../rule/index.ts';
+import { exchangesOf, hasWholeBody, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { admittedCaller, callerOf, limiterRefused } from '../support/traffic.ts';
+import { EXPECTATION_SENTENCES, scopeRefusal } from '../../generated/expectation.ts';
+import { sentenceText } from '../../../contract/sentence.ts';
 import { usageResponse } from '../../../contract/v1/usage.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
@@ -38,6 +40,28 @@ function readUsage(ctx: CheckContext, credential: Credential, label: string) {
   return ctx.http.send({ method: 'GET', path: USAGE, credential, label });
 }
 
+/**
+ * "Scopes required by the other `/v1` endpoints: not shown.": a deployment may read usage only for
+ * a key holding a scope beyond runs:read and runs:write, which no profile can say a key holds (it
+ * cannot say which scope usage needs). A key refused so leaves the usage rules nothing to judge.
+ */
+function usageScope(refused: ReadonlyArray<{ key: string; status: number; code: unknown }>): Prerequisite {
+  const seen = [...new Map(refused.map((r) => [r.key, `${r.key} (${r.status} ${String(r.code)})`])).values()];
+  return {
+    need: 'credential',
+    role: `v1 key holding the scope this deployment asks for GET /v1/usage`,
+    remedy: `usage refused ${seen.join(', ')}: it may need a scope the description does not show (${sentenceText(EXPECTATION_SENTENCES.v1Scopes)}); give the key that scope and list it under the key's scopes in the profile`,
+  };
+}
+
+/**
+ * Whether a usage read was refused for a scope, as far as its answer shows: a key the same deployment
+ * answered 2xx for usage before holds usage's scope, so a later refusal of it is judged.
+ */
+function scopeRefusedRead(ex: Exchange, readBefore: ReadonlySet<string>): boolean {
+  return ex.status !== undefined && !readBefore.has(callerOf(ex)) && scopeRefusal({ status: ex.status, json: responseJson(ex) });
+}
+
 export const usageReadback = rule({
   id: 'v1.usage.readback',
   title: 'Usage answers 200 with a JSON object (its fields are recorded)',
@@ -50,14 +74,31 @@ export const usageReadback = rule({
     record: 'a GET /v1/usage by a caller the deployment admits',
     judge(j) {
       const admitted = admittedCaller(j);
+      const readBefore = new Set<string>();
+      const refused: Array<{ key: string; status: number; code: unknown }> = [];
+      let judged = false;
       for (const ex of exchangesOf(j.exchanges, 'v1.usage.get')) {
         if (operation(ex) !== 'v1.usage.get' || ex.status === undefined || limiterRefused(ex) || !admitted(ex)) continue;
+        // A refusal's code tells a missing scope (legal) from any other: without its body, the exchange is not judged.
+        if (ex.status >= 400 && ex.status < 500 && !readBefore.has(callerOf(ex)) && !hasWholeBody(ex)) {
+          wholeBody(j, ex);
+          continue;
+        }
+        if (scopeRefusedRead(ex, readBefore)) {
+          refused.push({ key: ex.credential ?? 'a key', status: ex.status, code: (responseJson(ex) as { code?: unknown }).code });
+          continue;
+        }
+        judged = true;
+        if (ex.status >= 200 && ex.status < 300) readBefore.add(callerOf(ex));
         if (!j.check(ex, ex.status === 200, `usage answered ${ex.status}, expected 200`)) continue;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'application/json' || type.endsWith('+json'), `usage came with content-type "${type}", expected application/json`)) continue;
         if (wholeBody(j, ex) === undefined) continue;
         j.check(ex, parsedAs(usageResponse, responseJson(ex)).success, 'the usage readback is not a JSON object');
       }
+      if (refused.length === 0) return;
+      if (!judged) j.untestable(usageScope(refused));
+      j.observe('usage reads refused for a scope the description does not show (not judged)', refused.length);
     },
   },
   async provoke(ctx) {
@@ -79,6 +120,13 @@ export const usageTenantScoped = rule({
   spec: { section: 'Endpoints', quote: '`200` JSON, tenant-scoped usage and spend readback' },
   async check(ctx) {
     const tenants = [primaryKey(ctx), otherTenantKey(ctx)] as const;
+    // Neither tenant's readback can be compared when usage refuses its key for a scope: found before any run is started.
+    const refused: Array<{ key: string; status: number; code: unknown }> = [];
+    for (const key of tenants) {
+      const res = await readUsage(ctx, key, `usage of tenant ${key.tenant}, readable by ${key.name}`);
+      if (scopeRefusal(res)) refused.push({ key: key.name, status: res.status, code: (res.json as { code?: unknown }).code });
+    }
+    if (refused.length > 0) ctx.untestable(usageScope(refused));
     // Field names are not shown, so the readbacks are searched as text for what only the other tenant could know.
     const traces: Array<{ key: Credential; needles: string[] }> = [];
     for (const key of tenants) {

@@ -11,4 +11,10 @@ export const v1UsageVariants = [
     description: 'the usage readback carries counters that move on their own: the microseconds elapsed in the period, and the events emitted by the tenant\'s runs so far',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the usage response: not shown.' },
   },
+  {
+    id: 'v1.usage/scope-beyond-runs',
+    description: 'GET /v1/usage needs the scope usage:read, which the ordinary keys (runs:read and runs:write, as the profile lists them) lack: it refuses them 403 authorization_failed; only the two rate-limit keys hold it (listed in their scopes)',
+    spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
+    leavesUntestable: 'a scope the description does not show',
+  },
 ] as const satisfies readonly VariantDefinition[];
