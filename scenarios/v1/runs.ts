@@ -68,6 +68,13 @@ export const taskScripts: Record<TaskScenarioName, RunBeat[]> = {
   long: [...Array.from({ length: 25 }, (_, i) => progress(200, i + 1)), { afterMs: 50, emit: COMPLETED, end: 'completed', data: { outcome: 'succeeded' } }],
 };
 
+/**
+ * The `long` run as `v1.runs/quiet-long-run` plays it: steps `QUIET_GAP_MS` apart. No sentence bounds how often a run
+ * in flight sends an event, and a run backed by a model or a slow tool may be quiet for seconds.
+ */
+export const QUIET_GAP_MS = 4_500;
+export const quietLongScript: RunBeat[] = [progress(20, 1), progress(QUIET_GAP_MS, 2), progress(QUIET_GAP_MS, 3), { afterMs: 50, emit: COMPLETED, end: 'completed', data: { outcome: 'succeeded' } }];
+
 /** A task body that names no scenario runs like `completes`. */
 export const defaultTaskScript: RunBeat[] = taskScripts.completes;
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ACCEPTED, CANCELLED } from '../../../contract/v1/runs.ts';
-import { approvedScript, COMPLETED, FAILED, rejectedScript, taskScripts, type RunBeat } from '../../../../scenarios/v1/runs.ts';
+import { approvedScript, FAILED, quietLongScript, rejectedScript, taskScripts, type RunBeat } from '../../../../scenarios/v1/runs.ts';
 import type { FakeCaller } from '../../auth.ts';
 import type { FakeContext } from '../../context.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
@@ -63,19 +63,6 @@ const PARKED_INFO_KIND = 'vendor:run/awaiting-approval';
 /** `v1.runs/parked-reminders`: what a parked run repeats, and how often (longer than the approve rules' read of a parked run). */
 const REMINDER_KIND = 'vendor:run/approval-reminder';
 const REMINDER_EVERY_MS = 4_000;
-
-/**
- * How far apart the `long` run sends its steps under `v1.runs/quiet-long-run`: no sentence bounds how often
- * a run in flight sends an event, and a run backed by a model or a slow tool may be quiet for seconds.
- */
-export const QUIET_GAP_MS = 4_500;
-
-const QUIET_LONG_SCRIPT: readonly RunBeat[] = [
-  { afterMs: 20, emit: 'run.progress', data: { step: 1 } },
-  { afterMs: QUIET_GAP_MS, emit: 'run.progress', data: { step: 2 } },
-  { afterMs: QUIET_GAP_MS, emit: 'run.progress', data: { step: 3 } },
-  { afterMs: 50, emit: COMPLETED, end: 'completed', data: { outcome: 'succeeded' } },
-];
 
 /** A date-time with a numeric offset (the spec's Timestamp wants more than `Z`), or with `Z` when `zulu`. */
 function dateTime(ms: number, zulu: boolean): string {
@@ -146,7 +133,7 @@ export class RunEngine {
     };
     this.runs.set(run.id, run);
     this.emit(run, ACCEPTED, { replayed: false });
-    this.play(run, script === taskScripts.long && this.fake.variants.has('v1.runs/quiet-long-run') ? QUIET_LONG_SCRIPT : script);
+    this.play(run, script === taskScripts.long && this.fake.variants.has('v1.runs/quiet-long-run') ? quietLongScript : script);
     return run;
   }
 

@@ -100,7 +100,7 @@ export const v1RunsVariants = [
   },
   {
     id: 'v1.runs/quiet-long-run',
-    description: 'the "long" task run sends its steps 4.5 s apart (QUIET_GAP_MS, src/fake/v1/runs/engine.ts): a resumed stream of it stays silent for longer than 3 s before its next event',
+    description: 'the "long" task run sends its steps 4.5 s apart (QUIET_GAP_MS, scenarios/v1/runs.ts): a resumed stream of it stays silent for longer than 3 s before its next event',
     spec: { document: DOC, section: 'Endpoints > Rules 4', quote: 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.' },
   },
   {
