@@ -120,15 +120,26 @@ export interface TurnOptions extends PostOptions {
    * event, so a stream left open never costs it the stream deadline.
    */
   awaitClose?: boolean;
+  /**
+   * Read a stream only to its first event, or ADMISSION_READ_MS after its headers if none comes:
+   * for a rule that judges the answer's status and head alone. No sentence bounds how long a turn
+   * takes ("a Server-Sent Events stream that runs until a terminal event"), and a deployment backed
+   * by a model takes seconds, so such a rule must not wait for the end of hundreds of turns.
+   */
+  admissionOnly?: boolean;
 }
 
-/** Posts a turn body and reads its stream up to the terminal event (a turn stream ends there). */
+/** How long an `admissionOnly` read waits for the first event after the headers. */
+export const ADMISSION_READ_MS = 1_000;
+
+/** Posts a turn body and reads its stream up to the terminal event (a turn stream ends there), or its first event (`admissionOnly`). */
 export async function postTurn(ctx: CheckContext, body: unknown, options: TurnOptions = {}): Promise<TurnAnswer> {
   const terminal = terminalKinds(ctx);
   const request: StreamRequest = {
     ...executeRequest(ctx, body, { ...options, headers: { accept: 'text/event-stream', ...options.headers } }, 'execute (turn)'),
-    onEvent: (event) => (terminal.has(eventKind(event) ?? '') ? afterTerminal(options.awaitClose) : 'continue'),
+    onEvent: options.admissionOnly ? () => 'disconnect' : (event) => (terminal.has(eventKind(event) ?? '') ? afterTerminal(options.awaitClose) : 'continue'),
   };
+  if (options.admissionOnly) request.maxMs = Math.min(ADMISSION_READ_MS, ctx.profile.safety.streamTimeoutMs);
   const res = await ctx.http.stream(request);
   const isStream = res.contentType.startsWith('text/event-stream');
   return { res, isStream, events: res.events };
