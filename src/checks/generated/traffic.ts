@@ -16,6 +16,7 @@ import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type Judge, type Judgement as RuleJudgement } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, dataOf, eventsOf, journalFact } from '../../traffic/read.ts';
+import { firstNaming, type TraceNaming } from '../../traffic/trace-naming.ts';
 import { eventData, eventKind } from '../v1/support/fabric.ts';
 import { pastIndexBound } from '../v8/support/traffic.ts';
 import { TRACE_INDEX_BOUND_MS } from '../v8/support/read.ts';
@@ -31,23 +32,30 @@ const MARKER = /^«redacted:token:(.+)»$/;
 
 /** The request as the expectation reads it: the Authorization header a profile credential set is the credential's name, any other one stays a header. */
 export function sentOfExchange(ex: Exchange, credentials: readonly Credential[], path = ex.path): SentRequest {
-  let credential: string | null = null;
-  const auth = ex.requestHeaders.authorization;
-  // Only the header the client writes for a credential (`Bearer <token>`) is that credential; any other form is a malformed request.
-  // The scheme is case-insensitive (RFC 9110, 11.1), as the catalogue's "same request" cases state.
-  const token = auth === undefined ? undefined : /^bearer +(\S+)$/i.exec(auth)?.[1];
-  if (token !== undefined) {
-    const marker = MARKER.exec(token)?.[1];
-    const named = credentials.find((c) => (marker !== undefined ? c.name === marker : c.token === token));
-    if (named) credential = named.name;
-    else if (marker !== undefined) credential = marker;
-  }
+  const token = bearerToken(ex);
+  const credential = credentialNamed(token, credentials);
   const headers: Record<string, string> = {};
   for (const k of Object.keys(ex.requestHeaders)) if (credential === null || k !== 'authorization') headers[k] = ex.requestHeaders[k]!;
   const out: SentRequest = { method: ex.method, path, headers, credential };
   if (token !== undefined && credential === null && credentials.length === 0) out.bearerOfUnknownValidity = true;
   if (ex.requestBody !== undefined) out.body = ex.requestBody;
   return out;
+}
+
+/** The token of the request's Authorization header, when it has the form a client writes for a credential. */
+function bearerToken(ex: Exchange): string | undefined {
+  const auth = ex.requestHeaders.authorization;
+  // Only the header the client writes for a credential (`Bearer <token>`) is that credential; any other form is a malformed request.
+  // The scheme is case-insensitive (RFC 9110, 11.1), as the catalogue's "same request" cases state.
+  return auth === undefined ? undefined : /^bearer +(\S+)$/i.exec(auth)?.[1];
+}
+
+/** The credential a bearer token is: the profile's of that token or redaction marker, else a marker's name; null for any other token. */
+function credentialNamed(token: string | undefined, credentials: readonly Credential[]): string | null {
+  if (token === undefined) return null;
+  const marker = MARKER.exec(token)?.[1];
+  const named = credentials.find((c) => (marker !== undefined ? c.name === marker : c.token === token));
+  return named ? named.name : (marker ?? null);
 }
 
 function eventText(ex: Exchange): string {
@@ -108,8 +116,11 @@ interface Seen {
   keys: Set<string>;
   /** /v1 runs whose stream showed the approval event (fixtures.v1.approval) and no approve took yet: their action_digest. */
   parked: Map<string, string>;
-  /** /v8 traces a step event named, by principal and traceId: the mission stream that first named it (v8.traces' `tracesSeen`). */
-  traces: Map<string, Exchange>;
+  /** The journal walked and the place in it of the exchange judged: a /v8 trace's naming stream is read from there (`firstNaming`). */
+  journal: readonly Exchange[];
+  at: number;
+  /** The MCP endpoint's path: a request to it is no /v8 stream, whatever its path reads. */
+  mcpPath: string;
   /** /v8 traceIds a read found (2xx): the trace store holds them. */
   readable: Set<string>;
 }
@@ -141,9 +152,7 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
   if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(mediaType(ex.responseHeaders))) idsIn(bodyJson(ex, 'response', ex.responseBody), ids, principal);
   const bare = pathOnly(ex);
   if (ex.method === 'GET' && TRACE_READ.test(bare)) seen.readable.add(safeDecode(bare.slice('/v8/traces/'.length)));
-  const missionStream = ex.method === 'GET' && MISSION_EVENTS.test(bare);
   for (const e of eventsOf(ex) ?? []) {
-    if (missionStream && (e.event === 'mission.step.started' || e.event === 'mission.step.completed')) namesTrace(seen, ex, dataOf(e), principal);
     if (e.data.length > 16_384) continue;
     // An object's data is parsed once for every rule (`dataOf`); only an array, which `dataOf` does not give, is parsed here. Other values hold no ids.
     const data = dataOf(e);
@@ -156,13 +165,17 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
 }
 
 const TRACE_READ = /^\/v8\/traces\/[^/]+$/;
-const MISSION_EVENTS = /^\/v8\/missions\/[^/]+\/events$/;
 
-/** A step event's traceId, named to `principal` by the stream `ex`: the first stream to name it is the one the index bound runs from. */
-function namesTrace(seen: Seen, ex: Exchange, data: unknown, principal: string): void {
-  if (!isRecord(data) || typeof data.traceId !== 'string') return;
-  const key = `${principal}\n${data.traceId}`;
-  if (!seen.traces.has(key)) seen.traces.set(key, ex);
+/**
+ * The stream that first named trace `id` to `principal` before the exchange judged: a 2xx GET of a
+ * mission's events on the /v8 surface (one the walk learnt from), the one the index bound runs from.
+ */
+function namingStream(seen: Seen, credentials: readonly Credential[], id: string, principal: string): Exchange | undefined {
+  const counts = (n: TraceNaming): boolean => {
+    const status = n.stream.status ?? 0;
+    return n.withinDepth && status >= 200 && status < 300 && pathOnly(n.stream) !== seen.mcpPath && principalOf(credentialNamed(bearerToken(n.stream), credentials), credentials) === principal;
+  };
+  return firstNaming(seen.journal, id, seen.at, counts)?.stream;
 }
 
 /** A /v1 run parks when its stream shows the approval event the profile names; an approve it took un-parks it. */
@@ -273,7 +286,7 @@ function expectationIn(ex: Exchange, sent: SentRequest, keys: readonly string[],
     const { status: _status, ...anyRefusal } = e;
     return anyRefusal;
   }
-  const state = e.kind === 'accept' ? stateLeavesOpen(ex, sent, values, principal, seen) : undefined;
+  const state = e.kind === 'accept' ? stateLeavesOpen(ex, sent, values, principal, seen, facts.credentials) : undefined;
   return state === undefined ? e : open(e, state);
 }
 
@@ -285,14 +298,14 @@ function expectationIn(ex: Exchange, sent: SentRequest, keys: readonly string[],
  * found it ("Each `traceId` in step events can be read", no time given: v8.traces.get.ok leaves such
  * a 404 unjudged).
  */
-function stateLeavesOpen(ex: Exchange, sent: SentRequest, values: readonly string[], principal: string, seen: Seen): string | undefined {
+function stateLeavesOpen(ex: Exchange, sent: SentRequest, values: readonly string[], principal: string, seen: Seen, credentials: readonly Credential[]): string | undefined {
   const id = values[0];
   if (id === undefined) return undefined;
   // "| `POST /v1/runs/{id}/cancel` | cancellation accepted | ..." names the effect of an accepted cancellation, not
   // when one must be accepted: a run shown in flight may have finished since, and what cancel answers then is not shown.
   if (sent.method === 'POST' && /^\/v1\/runs\/[^/]+\/cancel$/.test(sent.path.split('?', 1)[0]!)) return 'a cancel: the description names what an accepted cancellation does ("cancellation accepted"), not which cancellations are accepted';
   if (sent.method === 'GET' && TRACE_READ.test(sent.path.split('?', 1)[0]!) && !seen.readable.has(id)) {
-    const naming = seen.traces.get(`${principal}\n${id}`);
+    const naming = namingStream(seen, credentials, id, principal);
     if (naming !== undefined && pastIndexBound(ex, naming) !== true) return `a trace read within ${TRACE_INDEX_BOUND_MS / 1000} s of the stream whose step event named it, before any read found it: no sentence says when a trace becomes readable`;
   }
   return undefined;
@@ -416,9 +429,11 @@ const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', Sur
 function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp', source: Judge['source']): JudgedExchange[] {
   const facts = { ...factsOf(profile, surface), window: source === 'recording' };
   const endpoint = mcpEndpoint({ profile });
-  const seen: Seen = { ids: new Map(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map(), traces: new Map(), readable: new Set() };
+  const seen: Seen = { ids: new Map(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map(), readable: new Set(), journal: exchanges, at: 0, mcpPath: endpoint };
   const judged: JudgedExchange[] = [];
-  for (const ex of exchanges) {
+  for (let at = 0; at < exchanges.length; at += 1) {
+    const ex = exchanges[at]!;
+    seen.at = at;
     const path = contractPath(ex.path, endpoint);
     if (surfaceOfPath(path) !== surface) continue;
     // The generated /mcp messages are JSON-RPC posts: GET and DELETE /mcp have their own rules (mcp.transport, mcp.session), which own those sentences.

@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { resolveRole } from '../../../profile/roles.ts';
-import { stepTraces, TRACE_INDEX_BOUND_MS, type StepTrace } from './read.ts';
+import { TRACE_INDEX_BOUND_MS } from './read.ts';
+import { firstNaming, type TraceNaming } from '../../../traffic/trace-naming.ts';
 import { answerJson, eventsOf, exchangeFact, exchangesOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
@@ -313,12 +314,8 @@ export function pastIndexBound(read: Exchange, naming: Exchange): boolean | unde
   return Date.parse(read.startedAt) >= Date.parse(naming.startedAt) + naming.durationMs + TRACE_INDEX_BOUND_MS;
 }
 
-export interface SeenTrace extends StepTrace {
-  runId: string;
-  /** The stream that named it, and whether that stream reached its terminal event. */
-  stream: Exchange;
-  ended: boolean;
-}
+/** A trace an earlier mission stream named, with what that stream showed of it (`stream`, whether it `ended`). */
+export type SeenTrace = TraceNaming;
 
 /**
  * Walks the exchanges with, for each GET /v8/traces/{traceId}, the step trace an earlier mission
@@ -331,26 +328,19 @@ export function withSeenTraces(j: Judge, each: (ex: Exchange, seen: SeenTrace | 
 
 /**
  * What `withSeenTraces` hands each trace read, once per journal and profile for every rule taking
- * it (journalFact): read from the streams before it, keyed by principal (the profile's, else the credential).
+ * it (journalFact): the first 200 stream before it naming the trace, keyed by principal (the
+ * profile's, else the credential), when that stream ended before the read began. One object per
+ * principal and trace: v8.traces.get.resolves gathers a trace's reads by it.
  */
 function tracesSeen(exchanges: readonly Exchange[], profile: Profile | undefined): ReadonlyArray<readonly [Exchange, SeenTrace | undefined]> {
   const callers = new Callers({ profile, exchanges });
-  const traces = new Map<string, SeenTrace>();
   const out: Array<readonly [Exchange, SeenTrace | undefined]> = [];
-  for (const ex of exchanges) {
-    const op = operation(ex);
-    if (op === 'v8.traces.get') {
-      const seen = traces.get(`${principalKey(callers, ex)}\n${lastSegment(ex)}`);
-      out.push([ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined]);
-      continue;
-    }
-    if (op !== 'v8.missions.events' || ex.status !== 200) continue;
-    const events = eventsOf(ex) ?? [];
-    const ended = events.some((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
-    for (const t of stepTraces(events)) {
-      const key = `${principalKey(callers, ex)}\n${t.traceId}`;
-      if (!traces.has(key)) traces.set(key, { ...t, runId: missionOf(ex)!, stream: ex, ended });
-    }
+  for (let position = 0; position < exchanges.length; position += 1) {
+    const ex = exchanges[position]!;
+    if (operation(ex) !== 'v8.traces.get') continue;
+    const reader = principalKey(callers, ex);
+    const seen = firstNaming(exchanges, lastSegment(ex), position, (n) => n.stream.status === 200 && operation(n.stream) === 'v8.missions.events' && principalKey(callers, n.stream) === reader);
+    out.push([ex, seen && startsAfterEnd(ex, seen.stream) ? seen : undefined]);
   }
   return out;
 }
