@@ -17,12 +17,13 @@ import { UsageError } from './errors.ts';
 import { exitCodeFor } from './exit.ts';
 import { addRunOptions, nonBlank, printRules, type RunCliOptions } from './options.ts';
 import { consoleText, redactOutputWith } from './output.ts';
-import { portOf } from './parse.ts';
+import { portOf, surfaceList } from './parse.ts';
 import { durationOf, whileInterruptible } from './run-control.ts';
 import { printResult } from './side-report.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { networkSecrets, type Network } from '../profile/network.ts';
 import type { Profile } from '../profile/schema.ts';
+import type { Surface } from '../rule/index.ts';
 import { Redactor, SHORT_SECRET } from '../redact/redactor.ts';
 import { carriesUserinfo } from '../util/url.ts';
 import { fileReason } from '../util/file-reason.ts';
@@ -133,10 +134,12 @@ export function registerTrafficCommands(program: Command): void {
     .option('--har <file>', 'the HAR file to judge', nonBlank('--har', 'the HAR file to judge'))
     .option('--body-limit <bytes>', 'judge at most this many bytes of each body', count, 1024 * 1024)
     .option('--max-har-bytes <bytes>', `refuse a HAR file larger than this, or a .har.gz that unpacks to more (reading one takes 5 to 12 times its size in memory)`, count, MAX_HAR_BYTES)
-    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out", or by "proxy --har-out" with a profile, carries its facts (never its tokens), used when this is not given; without either the rules that need them are untestable', nonBlank('--profile', 'a target profile file (YAML or JSON)', 'to judge with the facts the recording carries'));
+    .option('--profile <file>', 'a target profile (YAML or JSON) giving the facts traffic cannot show: which credential holds which scopes, principal, tenant and expiry, and fixtures; a recording made by "certify --har-out", or by "proxy --har-out" with a profile, carries its facts (never its tokens), used when this is not given; without either the rules that need them are untestable', nonBlank('--profile', 'a target profile file (YAML or JSON)', 'to judge with the facts the recording carries'))
+    // A recording of "certify --surface v1" holds no /v8 traffic: its /v8 rules would be not-applicable, and this says the run judged /v1 only.
+    .option('--surface <list>', 'judge only the rules of these surfaces, comma separated (v8, v1, mcp), as certify --surface selects them', surfaceList);
   addRunOptions(judge, 'reports/passive', UNTESTABLE_IN_TRAFFIC)
-    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; maxHarBytes: number; profile?: string }) => {
-      if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id)));
+    .action(async (opts: RunCliOptions & { har?: string; bodyLimit: number; maxHarBytes: number; profile?: string; surface?: Surface[] }) => {
+      if (opts.listRules) return printRules(RULES.filter((r) => passiveRuleIds().includes(r.id) && (!opts.surface || opts.surface.includes(r.surface))));
       if (!opts.har) throw new UsageError('give the recording to judge: --har FILE (a HAR 1.2 file)');
       await checkReportRoot(opts.out);
       const given = opts.profile ? await loadProfileFile(opts.profile) : undefined;
@@ -145,7 +148,7 @@ export function registerTrafficCommands(program: Command): void {
       const recorded = given ? undefined : profileOfFacts(recording.facts, opts.har);
       if (recorded && !opts.quiet) console.log(`the profile's facts (which credential holds which scopes, principal, tenant and expiry; fixtures) are the recording's own, as apicert wrote them; --profile FILE replaces them`);
       const profile = given ?? recorded;
-      const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
+      const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, ...(opts.surface ? { surfaces: opts.surface } : {}), ...(profile ? { profile } : {}), onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
       await finish(judged, opts, opts.har);
     });
 

@@ -165,10 +165,24 @@ export function redactorFor(profile: Profile, rules: readonly RuleMeta[] = RULES
   return redactor;
 }
 
-/** Any complete HTTP answer proves the target is there; else what happened, for the user and for every rule. */
-async function preflight(probe: ProbeClient, baseUrl: string): Promise<{ message: string; reason: string } | undefined> {
+/**
+ * Where the first probe asks: a read of an unknown resource, without a credential, on a surface the
+ * run selected (a gateway may route only the surfaces it serves, and the profile's network.headers
+ * are per surface). An MCP-only run asks /v8's: a GET of the MCP endpoint may open an event stream.
+ */
+export function preflightPath(rules: readonly Pick<Rule, 'surface'>[]): string {
+  const surfaces = new Set(rules.map((r) => r.surface));
+  return surfaces.has('v1') && !surfaces.has('v8') ? '/v1/runs/00000000-0000-7000-8000-000000000000' : '/v8/missions/00000000-0000-7000-8000-000000000000';
+}
+
+/**
+ * Any complete HTTP answer proves the target is there; else what happened, for the user and for every rule.
+ * `probe` is the run's without its recorder and journal: the first probe is apicert's question whether
+ * the target is up, no rule's, so neither a rule of the whole run nor judge-traffic of --har-out judges it.
+ */
+async function preflight(probe: ProbeClient, baseUrl: string, path: string): Promise<{ message: string; reason: string } | undefined> {
   try {
-    await probe.fork().send({ method: 'GET', path: '/v8/missions/00000000-0000-7000-8000-000000000000', credential: null, label: 'preflight' });
+    await probe.send({ method: 'GET', path, credential: null, label: 'preflight' });
     return undefined;
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
@@ -245,7 +259,7 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
   };
   let hooks: RunReceiver = {};
   try {
-    const firstProbeFailure = await preflight(probe, profile.target);
+    const firstProbeFailure = await preflight(probeFor(profile, redactor, budget, dispatcher, stop.signal, pacer), profile.target, preflightPath(rules));
     let results: RuleResult[];
     if (firstProbeFailure !== undefined) {
       const reason = redactor.text(firstProbeFailure.reason);

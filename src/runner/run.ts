@@ -46,6 +46,12 @@ function describeCases(cases: readonly FailingCase[], omitted: number): string {
 }
 
 const CHECK_TIMEOUT_MS = 120_000;
+/**
+ * A bulk rule waits on its surface's shared run (the generated probes, the catalogue): hundreds of
+ * requests, each 429/503 waited out as the limiter asks. "Per-key tier values and request-rate
+ * numbers: not shown", so a deployment on a tier of a few hundred a minute needs minutes for it.
+ */
+export const BULK_CHECK_TIMEOUT_MS = 600_000;
 const REASON_LIMIT = 2048;
 
 function stopReason(signal: AbortSignal): string {
@@ -101,7 +107,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
     verdict = 'untestable';
     reason = missing.map(describePrerequisite).join('; ');
   } else {
-    const timeoutMs = options.checkTimeoutMs ?? CHECK_TIMEOUT_MS;
+    const timeoutMs = options.checkTimeoutMs ?? (rule.bulk ? BULK_CHECK_TIMEOUT_MS : CHECK_TIMEOUT_MS);
     const timer = setTimeout(() => controller.abort(new Stopped(`the check did not finish within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
     let onAbort: (() => void) | undefined;
     try {
@@ -147,7 +153,11 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       } else if (error instanceof Untestable) verdict = 'untestable';
       else if (error instanceof NotApplicable) verdict = 'not-applicable';
       else if (error instanceof Inconclusive) verdict = 'inconclusive';
-      else {
+      else if (error instanceof Stopped) {
+        // Not this check's stop (its signal stands): work it shared with another rule's check, stopped with that check.
+        verdict = 'inconclusive';
+        reason = `work this check shares with another rule's check was stopped: ${error.message}`;
+      } else {
         verdict = 'inconclusive';
         reason = `the check itself failed (a harness defect: report it): ${defectOf(error)}`;
       }

@@ -22,7 +22,8 @@ export function operatorCoverage(run: CatalogueRun): Map<string, Map<string, { r
 function observeRun(ctx: CheckContext, run: CatalogueRun): void {
   ctx.observe('probe depth', run.depth, 'quick: each operator once per surface; default: once per endpoint it fits; deep: every variant, then random pairs (certify --depth)');
   ctx.observe('catalogue requests sent', run.sent);
-  if (run.limited > 0) ctx.observe('left unjudged after a 429/503', run.limited);
+  if (run.resent > 0) ctx.observe('sent again after a 429/503, once the wait it asked for was over', run.resent);
+  if (run.limited > 0) ctx.observe('answered 429/503 every time they were sent (not judged)', run.limited);
   if (run.unanswered.length > 0) ctx.observe('not answered (transport), not judged', run.unanswered.slice(0, 20), `${run.unanswered.length} in all`);
   for (const s of run.skipped) ctx.observe('catalogue: not sent', s);
   for (const [endpoint, rows] of operatorCoverage(run)) {

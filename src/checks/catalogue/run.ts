@@ -9,10 +9,11 @@ import { dechunk } from '../../probe/raw.ts';
 import { sentenceText } from '../../contract/sentence.ts';
 import { expectationOf, NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
 import { judgeAnswer, type Answer, type Aspect, type Judgement } from '../generated/judgement.ts';
-import { bodyFixtures } from '../generated/engine.ts';
+import { bodyFixtures, sharedRun } from '../generated/engine.ts';
 import { isLimited } from '../generated/oracles.ts';
-import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
+import { Inconclusive, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
 import { postMcp, postRaw, safeTool, withSession, type McpSession } from '../mcp/support/session.ts';
+import { isRecord } from '../../util/json.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { randomPairs } from './random.ts';
 import type { Case, Depth, McpCase } from './types.ts';
@@ -27,9 +28,12 @@ export interface CaseResult {
 export interface CatalogueRun {
   depth: Depth;
   results: CaseResult[];
-  /** Cases the target did not answer (reset, timeout), or a rate limiter answered: not judged. */
+  /** Cases the target did not answer (reset, timeout): not judged. */
   unanswered: string[];
+  /** Cases a rate limiter answered (429/503) every time they were sent: their rules cannot pass on them. */
   limited: number;
+  /** Sends again after a limiter's 429/503, once its wait was over. */
+  resent: number;
   /** What was not sent, and why (read-only, budget, a proxy for raw operators). */
   skipped: string[];
   sent: number;
@@ -40,6 +44,42 @@ export interface CatalogueRun {
 const PARALLEL = 4;
 /** Deep depth: random pairs start, and go on, only within this time from the start of the surface's run. */
 const PAIRS_UNTIL_MS = 60_000;
+
+/**
+ * A case a rate limiter refused (429, or /v1's fail-closed 503: "429 and 503 are safe to retry ...
+ * because nothing was accepted") is sent again once the wait it asks for is over, at most this many
+ * times: the limiter's answer is none to the case.
+ */
+export const LIMITED_RESENDS = 2;
+/** The longest wait asked for that is waited out (a per-minute tier's window); a longer one leaves the case unjudged. */
+export const LIMITED_WAIT_MAX_MS = 60_000;
+/** The wait when the refusal names none (a 503, a 429 without Retry-After or retryAfterMs). */
+const LIMITED_DEFAULT_WAIT_MS = 1_000;
+/** Resends happen only within this time from the start of the surface's run: a limiter that never lets up costs minutes, not the rule's deadline. */
+const LIMITED_RESENDS_UNTIL_MS = 240_000;
+
+/** The wait a limiter's answer asks for: Retry-After (delta-seconds or an HTTP-date, RFC 9110 §10.2.3), else /v1's retryAfterMs. */
+export function limitedWaitMs(res: Pick<ProbeResponse, 'headers' | 'json'>, now = Date.now()): number {
+  const header = (res.headers['retry-after'] ?? '').trim();
+  if (/^\d+$/.test(header)) return Number(header) * 1000;
+  const date = header === '' ? Number.NaN : Date.parse(header);
+  if (Number.isFinite(date)) return Math.max(0, date - now);
+  const fromBody = isRecord(res.json) ? Number(res.json.retryAfterMs) : Number.NaN;
+  return Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : LIMITED_DEFAULT_WAIT_MS;
+}
+
+/** Sends a case, and again after each limiter's refusal whose wait fits the bounds; the last answer, limited or not. */
+async function waitedOut<R>(ctx: CheckContext, run: CatalogueRun, until: number, send: () => Promise<R>, answer: (reply: R) => ProbeResponse): Promise<R> {
+  for (let resends = 0; ; resends += 1) {
+    const reply = await send();
+    const res = answer(reply);
+    if (!isLimited(res) || resends >= LIMITED_RESENDS) return reply;
+    const wait = limitedWaitMs(res);
+    if (wait > LIMITED_WAIT_MAX_MS || performance.now() + wait > until) return reply;
+    run.resent += 1;
+    await ctx.sleep(wait);
+  }
+}
 
 export function depthOf(ctx: CheckContext): Depth {
   return ctx.profile.safety.probeDepth;
@@ -141,7 +181,7 @@ function budgetSpent(error: unknown): boolean {
   return error instanceof Inconclusive && !(error instanceof TransportError) && /request budget/.test(error.message);
 }
 
-async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Case[], bases: ReadonlyMap<string, SentRequest>, known: Known, until = Infinity): Promise<void> {
+async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Case[], bases: ReadonlyMap<string, SentRequest>, known: Known, resendsUntil: number, until = Infinity): Promise<void> {
   let next = 0;
   let stopped = false;
   const worker = async () => {
@@ -149,7 +189,7 @@ async function sendHttp(ctx: CheckContext, run: CatalogueRun, cases: readonly Ca
       const c = cases[next++]!;
       run.sent += 1;
       try {
-        const res = await sendCase(ctx, c);
+        const res = await waitedOut(ctx, run, resendsUntil, () => sendCase(ctx, c), (r) => r);
         if (isLimited(res)) {
           run.limited += 1;
           continue;
@@ -181,7 +221,7 @@ function mcpSent(c: McpCase, session: McpSession): SentRequest {
   return { method: 'POST', path: '/mcp', headers, body: 'json' in c.body ? JSON.stringify(c.body.json) : c.body.rawBody, credential: session.credential.name };
 }
 
-async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
+async function sendMcp(ctx: CheckContext, run: CatalogueRun, resendsUntil: number): Promise<void> {
   let tool: { name: string; arguments: Record<string, unknown> } | undefined;
   try {
     tool = safeTool(ctx);
@@ -195,7 +235,7 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
       const options = { label: `catalogue: ${c.operator}: ${c.label}`, session: c.session === undefined ? session : c.session, ...(c.headers ? { headers: c.headers } : {}) };
       run.sent += 1;
       try {
-        const reply = 'json' in c.body ? await postMcp(ctx, c.body.json, options) : await postRaw(ctx, c.body.rawBody, options);
+        const reply = await waitedOut(ctx, run, resendsUntil, () => ('json' in c.body ? postMcp(ctx, c.body.json, options) : postRaw(ctx, c.body.rawBody, options)), (r) => r.res);
         if (isLimited(reply.res)) {
           run.limited += 1;
           continue;
@@ -221,9 +261,10 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun): Promise<void> {
 export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface | 'mcp'): Promise<CatalogueRun> {
   const depth = depthOf(ctx);
   const started = performance.now();
-  const run: CatalogueRun = { depth, results: [], unanswered: [], limited: 0, skipped: [], sent: 0, exchanges: [] };
+  const run: CatalogueRun = { depth, results: [], unanswered: [], limited: 0, resent: 0, skipped: [], sent: 0, exchanges: [] };
+  const resendsUntil = started + LIMITED_RESENDS_UNTIL_MS;
   if (surface === 'mcp') {
-    await sendMcp(ctx, run);
+    await sendMcp(ctx, run, resendsUntil);
     run.exchanges = [...ctx.http.exchanges];
     return run;
   }
@@ -237,11 +278,11 @@ export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface |
   const { rawUsable, skipped } = rawAllowed(ctx);
   if (skipped) run.skipped.push(skipped);
   const sendable = rawUsable ? cases : cases.filter((c) => c.sent.kind !== 'raw');
-  await sendHttp(ctx, run, sendable, bases, known);
+  await sendHttp(ctx, run, sendable, bases, known, resendsUntil);
   // Random pairs only while the run is young: behind a slow link the deterministic phase comes first, and the pairs never cost a rule its deadline.
   if (depth === 'deep' && performance.now() - started < PAIRS_UNTIL_MS) {
     const room = Math.min(200, Math.floor(ctx.http.remainingRequests() / 4));
-    await sendHttp(ctx, run, randomPairs(sendable, room, ctx.seed), bases, known, started + PAIRS_UNTIL_MS);
+    await sendHttp(ctx, run, randomPairs(sendable, room, ctx.seed), bases, known, resendsUntil, started + PAIRS_UNTIL_MS);
   } else if (depth === 'deep') run.skipped.push(`random pairs: the deterministic phase took more than ${PAIRS_UNTIL_MS / 1000} s`);
   run.exchanges = [...ctx.http.exchanges];
   return run;
@@ -257,15 +298,7 @@ function rawAllowed(ctx: CheckContext): { rawUsable: boolean; skipped?: string }
 
 /** The surface's catalogue run, sent once per certification and shared by its rules. */
 export function sharedCatalogue(ctx: CheckContext, surface: EndpointSurface | 'mcp'): Promise<CatalogueRun> {
-  const memo = ctx.service(RUN_MEMO);
-  if (!memo) return runCatalogue(ctx, surface);
-  const key = `catalogue:${surface}`;
-  let run = memo.get(key) as Promise<CatalogueRun> | undefined;
-  if (!run) {
-    run = runCatalogue(ctx, surface);
-    memo.set(key, run);
-  }
-  return run;
+  return sharedRun(ctx, `catalogue:${surface}`, `the shared catalogue run of /${surface}`, () => runCatalogue(ctx, surface));
 }
 
 export type { Aspect };

@@ -13,7 +13,7 @@ import { ENDPOINTS, type EndpointSurface } from '../../contract/endpoints.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { MARKER_START } from '../../redact/redactor.ts';
-import { cutShort, rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
+import { cutShort, Inconclusive, rawForm, Untestable, type CheckContext, type Exchange, type Judge, type Judgement, type RawRequest } from '../../rule/index.ts';
 import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { parseJson } from '../../probe/body.ts';
 import { bodyFixtures } from '../generated/engine.ts';
@@ -23,7 +23,7 @@ import { isLimited } from '../generated/oracles.ts';
 import { answerOfExchange, contractPath, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
 import { mcpEndpoint } from '../mcp/support/traffic.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
-import { expectationFor, judged, plainValues, type CaseJudgement } from './run.ts';
+import { expectationFor, judged, LIMITED_RESENDS, LIMITED_WAIT_MAX_MS, plainValues, type CaseJudgement } from './run.ts';
 import type { Case, McpCase } from './types.ts';
 
 type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' | 'permits' | 'label' | 'endpoint'> & {
@@ -39,6 +39,8 @@ type Planned = Pick<Case, 'operator' | 'stated' | 'same' | 'why' | 'allowedBy' |
   longBody?: string;
   /** `longBody` parsed, once for every exchange and round of judging that reads it (a 1 MiB body costs its parse each time). */
   longParsed?: { value: unknown };
+  /** The catalogue's run at the profile's depth sends this case (deep cases are matched whoever sent them: another check may send the same request). */
+  inRun: boolean;
 };
 
 /** The catalogue's requests of one profile, by what identifies them on the wire. */
@@ -120,11 +122,13 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
   const shim = { profile, untestable: (m: never) => { throw new Untestable(m); } } as unknown as CheckContext;
   const fixtures = bodyFixtures(shim);
   const out: Catalogue = { cases: new Map(), long: new Map(), credentials: profile.credentials, tokens: tokensOf(profile.credentials), bases: new Map(), fixtures };
+  const depth = profile.safety.probeDepth;
   if (surface === 'mcp') {
+    const inRun = new Set(mcpCases(depth, profile.fixtures.mcp.safeTool).map((c) => caseKey(c.operator, 'POST /mcp', c.label)));
     for (const c of mcpCases('deep', profile.fixtures.mcp.safeTool) as Array<McpCase & { operator: string }>) {
       const body = 'json' in c.body ? JSON.stringify(c.body.json) : c.body.rawBody;
       const headers = lower(c.headers);
-      const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: headers.authorization ?? `Bearer ${credential.token}`, raw: undefined };
+      const planned: Planned = { operator: c.operator, label: c.label, endpoint: 'POST /mcp', headers, auth: headers.authorization ?? `Bearer ${credential.token}`, raw: undefined, inRun: inRun.has(caseKey(c.operator, 'POST /mcp', c.label)) };
       if (c.stated) planned.stated = c.stated;
       if (c.same) planned.same = c.same;
       if (c.why !== undefined) planned.why = c.why;
@@ -133,6 +137,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       add(out.cases, 'POST /mcp', body, planned);
     }
   } else {
+    const inRun = new Set(httpCases({ surface, depth, credential, fixtures, readOnly: !profile.safety.allowMutations }).map((c) => caseKey(c.operator, c.endpoint, c.label)));
     for (const c of httpCases({ surface, depth: 'deep', credential, fixtures, readOnly: false })) {
       const raw = c.sent.kind === 'raw' ? rawForm(c.sent.request) : undefined;
       const method = c.sent.request.method;
@@ -146,7 +151,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       const place = c.sent.kind === 'raw' ? c.sent.request.place : undefined;
       const placedAuth = place && 'header' in place && place.header.trim().toLowerCase() === 'authorization' && r.credential ? `${place.before ?? 'Bearer '}${r.credential.token}${place.after ?? ''}` : undefined;
       const written = headers.authorization ?? placedAuth ?? (r.credential && !place ? `Bearer ${r.credential.token}` : undefined);
-      const entry: Planned = { ...planned, headers, auth: written ?? null, raw };
+      const entry: Planned = { ...planned, headers, auth: written ?? null, raw, inRun: inRun.has(caseKey(c.operator, c.endpoint, c.label)) };
       const route = `${method} ${path}`;
       add(out.cases, route, body, entry);
       if (body.length > LONG_BODY) {
@@ -160,6 +165,11 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
   }
   bySurface.set(surface, out);
   return out;
+}
+
+/** What tells a case from the others of its depth: its operator, endpoint and label. */
+function caseKey(operator: string, endpoint: string, label: string): string {
+  return `${operator}\n${endpoint}\n${label}`;
 }
 
 /** The request-target with the token in the query, where a raw case places it there (as the probe client writes it). */
@@ -284,13 +294,24 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       // Which exchanges are catalogue cases is known from the profile the catalogue builds them from: without one, none is.
       if (!j.profile) return;
       const layer = new Set<string>();
+      const limited: Exchange[] = [];
+      let failed = false;
+      const check = (ex: Exchange, ok: boolean, reason: string) => {
+        if (!j.check(ex, ok, reason)) failed = true;
+      };
       for (const seen of casesJudged(j, surface)) {
+        // A limiter's refusal of a case another sending of which was answered (the run's resend, or the same request sent by another check): that answer is the case's.
+        if (seen.answeredElsewhere) continue;
         // A case sent and left unanswered (transport trouble, a rate limiter) was still this rule's to judge:
         // it lacks its answer, so a run whose every case went unanswered is inconclusive, never "no case sent".
         // Not one whose request the journal cut: the kernel takes that as a body unread, which would end a rule
         // that judged other cases whole inconclusive for an answer the target never gave.
         if (seen.unanswered !== undefined) {
-          if (judgesAspect(aspect, seen.expectation.kind) && !cutShort(seen.ex)) j.lacks(seen.ex, seen.unanswered);
+          if (judgesAspect(aspect, seen.expectation.kind) && !cutShort(seen.ex)) {
+            j.lacks(seen.ex, seen.unanswered);
+            // A case the run sends: one of the catalogue's sentences left unjudged. A deeper case another check sent alike is that check's loss.
+            if (seen.limited && seen.c.inRun) limited.push(seen.ex);
+          }
           continue;
         }
         const { ex, c, expectation, answer, judgement } = seen;
@@ -307,7 +328,7 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
           if (decided === NOTHING_TO_JUDGE) continue;
           if (decided !== undefined) {
             const head = `${ex.method} ${ex.path.split('?', 1)[0]} answered ${ex.status}`;
-            j.check(ex, decided.ok, decided.ok ? '' : `${c.operator} (${c.label}): ${head}, ${decided.reason} (its body was not read whole; the status decides) [${expectationText(expectation)}]`);
+            check(ex, decided.ok, decided.ok ? '' : `${c.operator} (${c.label}): ${head}, ${decided.reason} (its body was not read whole; the status decides) [${expectationText(expectation)}]`);
             continue;
           }
         }
@@ -321,11 +342,26 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
           continue;
         }
         if (!finding) continue;
-        j.check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${expectation.kind === 'open' ? '' : ` [${expectationText(expectation)}]`}`);
+        check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${expectation.kind === 'open' ? '' : ` [${expectationText(expectation)}]`}`);
       }
       if (aspect === 'problem-json' && layer.size > 0) j.observe('refusals of raw messages written by the HTTP layer (not judged as problem+json)', [...layer].sort(), 'a message that is not valid HTTP/1.1 reaches no endpoint');
+      if (limited.length > 0 && !failed) limitedCases(j, limited);
     },
   };
+}
+
+/**
+ * Cases of this rule that only a rate limiter answered: each is a sentence of the catalogue left
+ * unjudged, so the rule cannot pass on the others ("Per-key tier values and request-rate numbers: not
+ * shown": any tier is legal, and none fails the rule). The same verdict in a run and in its recording:
+ * inconclusive there, untestable here (a limiter's refusal the run sent again is not counted).
+ */
+function limitedCases(j: Judge, limited: readonly Exchange[]): never {
+  const first = limited[0]!;
+  const what = `${limited.length} catalogue case(s) this rule judges were answered only by a rate limiter (${[...new Set(limited.map((ex) => ex.status))].join('/')}), never by the API (first: ${first.method} ${first.path.split('?', 1)[0]})`;
+  const remedy = "give the primary credential a tier that admits the catalogue's requests, or certify the catalogue rules alone (--rules '*.catalogue.*')";
+  if (j.source === 'recording') throw new Untestable({ need: 'recording', what: `${what}: ${remedy}, and record that run` });
+  throw new Inconclusive(`${what}, though a limited case is sent again after the wait it asks for (up to ${LIMITED_WAIT_MAX_MS / 1000} s, ${LIMITED_RESENDS} times): ${remedy}`);
 }
 
 const NOTHING_TO_JUDGE = 'nothing';
@@ -349,12 +385,14 @@ function decidedByStatus(surface: EndpointSurface | 'mcp', aspect: Aspect, expec
 }
 
 /** One catalogue case of the journal, judged: what every aspect reads of it; or, sent and not answered by the API, why it was not judged. */
-type CaseJudged = CaseSeen & ({ answer: Answer; judgement: CaseJudgement; unanswered?: undefined } | { unanswered: string });
+type CaseJudged = CaseSeen & ({ answer: Answer; judgement: CaseJudgement; unanswered?: undefined; limited?: undefined } | { unanswered: string; limited: boolean });
 
 interface CaseSeen {
   ex: Exchange;
   c: Planned;
   expectation: Expectation;
+  /** A limiter answered it, and another sending of the same case was answered: that one is the case's. */
+  answeredElsewhere?: boolean;
 }
 
 /**
@@ -377,6 +415,8 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
   if (!profile) return out;
   let session: string | undefined;
   const endpoint = mcpEndpoint({ profile });
+  const limitedOnes: CaseJudged[] = [];
+  const answered = new Set<Planned>();
   for (const ex of exchanges) {
     const path = contractPath(ex.path, endpoint);
     if (surfaceOfPath(path) !== surface) continue;
@@ -397,12 +437,17 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint) ?? (c.same && surface === 'mcp' ? plainValues(sent) : undefined), known);
     const unanswered = unansweredWhy(ex);
     if (unanswered !== undefined) {
-      out.push({ ex, c, expectation, unanswered });
+      const limited = ex.status !== undefined;
+      const seen: CaseJudged = { ex, c, expectation, unanswered, limited };
+      if (limited) limitedOnes.push(seen);
+      out.push(seen);
       continue;
     }
+    answered.add(c);
     const answer = answerOfExchange(ex);
     out.push({ ex, c, expectation, answer, judgement: judged(sent, expectation, answer, c.permits, c.raw !== undefined) });
   }
+  for (const seen of limitedOnes) if (answered.has(seen.c)) seen.answeredElsewhere = true;
   return out;
 }
 

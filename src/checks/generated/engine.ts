@@ -13,6 +13,7 @@ import { sentenceText } from '../../contract/sentence.ts';
 import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeRequest, type StreamResponse } from '../../rule/index.ts';
 import { newKey } from '../../util/ids.ts';
 import { isRecord } from '../../util/json.ts';
+import { Stopped } from '../../probe/transport.ts';
 import { createMission, fixture } from '../v8/support/missions.ts';
 import { capabilitySearchBody, memoryBase } from '../v8/support/read.ts';
 import { afterTerminal, eventKind, startRun, taskBody, terminalKinds } from '../v1/support/fabric.ts';
@@ -422,15 +423,37 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   run.exchanges = [...ctx.http.exchanges];
   return run;
 }
+/** The rule whose check sends each shared run: a rule that finds the run stopped names it. */
+const senders = new WeakMap<Promise<unknown>, string>();
+
+/**
+ * A run sent once per certification and shared by several rules: the first rule to ask sends it
+ * from its own check, under that check's deadline. A rule that finds it stopped (that deadline, the
+ * run's --deadline) is inconclusive, naming the run and why it stopped: it judged nothing, and its
+ * own check did nothing wrong.
+ */
+export function sharedRun<T>(ctx: CheckContext, key: string, what: string, send: () => Promise<T>): Promise<T> {
+  const memo = ctx.service(RUN_MEMO);
+  if (!memo) return send();
+  const known = memo.get(key) as Promise<T> | undefined;
+  if (!known) {
+    // A stopped sender's requests fail as transport trouble, which the run takes for answers that did not
+    // come and goes on: it may end with a part of its cases. Its context's sleep says whether it was stopped.
+    const run = send().then(async (done) => {
+      await ctx.sleep(0);
+      return done;
+    });
+    senders.set(run, ctx.rule.id);
+    memo.set(key, run);
+    return run;
+  }
+  return known.catch((error: unknown) => {
+    if (error instanceof Stopped) throw new Inconclusive(`${what}, sent by ${senders.get(known) ?? 'another rule'}'s check, was stopped: ${error.message}`);
+    throw error;
+  });
+}
+
 /** The surface's probe run, sent once per certification and shared by its oracle rules. */
 export function sharedProbes(ctx: CheckContext, surface: EndpointSurface): Promise<ProbeRun> {
-  const memo = ctx.service(RUN_MEMO);
-  if (!memo) return runProbes(ctx, surface);
-  const key = `contract.generated:${surface}`;
-  let run = memo.get(key) as Promise<ProbeRun> | undefined;
-  if (!run) {
-    run = runProbes(ctx, surface);
-    memo.set(key, run);
-  }
-  return run;
+  return sharedRun(ctx, `contract.generated:${surface}`, `the shared generated probe run of /${surface}`, () => runProbes(ctx, surface));
 }
