@@ -38,6 +38,13 @@ type NameValue = { name: string; value: string };
  * tell which they are (content.ts).
  */
 export const BODY_FORM_FIELD = '_apicertBody';
+/**
+ * Where an apicert recording says that apicert itself stopped reading an answer it had begun (a
+ * field of `response`): `client-disconnect`, the reader broke the stream off (at its first event,
+ * after a terminal event, at a time or size bound). Without it a stream cut before its terminal
+ * event reads as one its server ended there. Other writers' aborts are `_error`/`_failureText`.
+ */
+export const READER_STOP_FIELD = '_apicertStreamEnd';
 export type BodyForm = 'decoded' | 'wire';
 
 /** The fields of a HAR entry the judge reads (any other field may be there too). */
@@ -52,6 +59,7 @@ export interface HarEntry {
     bodySize?: number;
     _error?: string | null;
     _failureText?: string | null;
+    [READER_STOP_FIELD]?: unknown;
   };
   // Where Chromium-based writers (Playwright, DevTools) and others put their extensions.
   _error?: string | null;
@@ -166,6 +174,7 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   readResponseBody(ex, res, bodyLimit, failure ?? undefined);
   // An answer began and the exchange then failed: the client aborted it (a stream it stopped reading), or the connection broke.
   if (failure) failedExchange(ex, failure);
+  else if (res[READER_STOP_FIELD] === 'client-disconnect') ex.streamEnd = 'client-disconnect';
   markStrippedCredential(ex);
   return ex;
 }
@@ -449,6 +458,8 @@ export interface RecordedBytes {
   /** The wire bytes kept of a body `responseBody` holds decoded (HAR's `bodySize`; with the decoded length, its `compression` when kept whole). */
   responseWireSize?: number;
   error?: string;
+  /** apicert stopped reading the answer itself, after it had begun (`READER_STOP_FIELD`). */
+  readerStopped?: boolean;
 }
 
 /** One exchange as a HAR entry, each body under a content coding decoded first (`decodedRecording`) unless the caller did. */
@@ -496,6 +507,7 @@ export function harEntryOf(recorded: RecordedBytes): Record<string, unknown> {
       // The bytes received (HAR 1.2): a decoded body's wire length when known, else what was kept as sent.
       bodySize: rec.responseWireSize ?? rec.responseBody?.length ?? -1,
       ...(rec.error ? { _error: rec.error } : {}),
+      ...(rec.readerStopped && !rec.error ? { [READER_STOP_FIELD]: 'client-disconnect' } : {}),
     },
     cache: {},
     timings: { send: 0, wait: rec.durationMs ?? -1, receive: 0 },

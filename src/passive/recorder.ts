@@ -75,6 +75,11 @@ export function hidingFor(profile: Profile | undefined, redactor: Redactor): Sec
   return { secrets: profile.credentials.map((c) => ({ value: c.token, label: `token:${c.name}` })), redactor, facts: factsOfProfile(profile) };
 }
 
+/** Whether an answer's error is apicert's own abort (undici's RequestAbortedError, or a signal's AbortError), not the connection's. */
+function isAbort(error: Error): boolean {
+  return error.name === 'AbortError' || (error as { code?: unknown }).code === 'UND_ERR_ABORTED';
+}
+
 export class HarRecorder {
   private readonly recorded: RecordedBytes[] = [];
   private readonly bodyLimit: number;
@@ -147,8 +152,10 @@ export class HarRecorder {
             rec.responseSize = size;
           }
         }
-        // A stream apicert stopped reading on purpose (after its terminal event) is still a recording of what came.
+        // A stream apicert stopped reading on purpose (after its terminal event, at its first event, at a bound) is still a
+        // recording of what came, and says it was stopped: its end is not the server's. A connection that broke is not a stop.
         if (error && rec.status === undefined) rec.error = error.message;
+        else if (error && isAbort(error)) rec.readerStopped = true;
       };
       const wrapped: Handler = {
         onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),

@@ -183,3 +183,27 @@ describe('F3 v1.execute.turn.bodies: a turn that takes long costs the rule only 
     for (const e of streams) expect(e.response!.closedBy).toBe('client-disconnect');
   }, 90_000);
 });
+
+describe('a stream apicert stopped reading is recorded as stopped (judge-traffic of --har-out)', () => {
+  it("judges no turn stream apicert broke off at its first event as one that ended without a terminal event", async () => {
+    // Before: the recording kept the first event of each slow turn and nothing said apicert had left,
+    // so judge-traffic failed v1.execute.turn.stream ("the turn stream ended without a terminal event") where certify passed.
+    const { HarRecorder } = await import('../../src/passive/recorder.ts');
+    const { exchangeOfEntry } = await import('../../src/passive/har.ts');
+    const { judgeRecording } = await import('../../src/passive/judge.ts');
+    const { fake } = await fakeWith({});
+    const target = await slowTurns(fake.baseUrl);
+    const profile = { ...embeddedProfile(fake), target };
+    const recorder = new HarRecorder();
+    const { results } = await certify({ profile, patterns: [RULE], seed: 11, recorder, deadlineMs: 60_000 });
+    for (const r of results) expect(r.verdict, `${r.rule.id}: ${r.reason}`).toBe('pass');
+    const entries = (recorder.document('test') as { log: { entries: unknown[] } }).log.entries;
+    const exchanges = entries.map((e, i) => exchangeOfEntry(e, i)).filter((e) => e !== undefined);
+    const stopped = exchanges.filter((e) => e.method === 'POST' && e.streamEnd === 'client-disconnect');
+    expect(stopped.length).toBeGreaterThan(0);
+    const judged = await judgeRecording(exchanges, { env: {}, profile, patterns: ['v1.execute.turn.stream'] });
+    const stream = judged.results[0]!;
+    expect(stream.rule.id).toBe('v1.execute.turn.stream');
+    expect(stream.verdict, stream.reason).not.toBe('fail');
+  }, 120_000);
+});
