@@ -33,6 +33,8 @@ const AFFECTS: Record<string, readonly string[]> = {
 /** Variants only the requests generated from the contract reach (a null signal payload). */
 const REACHED_BY: Record<string, readonly string[]> = {
   'v8.missions/signal-null-payload-accepted': ['v8.contract.generated.*'],
+  // The echoed purpose is what the generated rules' learned ids must not take for a resource's id.
+  'v8.memory/purpose-echoed': ['v8.contract.generated.*'],
   // Only the scope matrix reads the fixture skill as another principal.
   'v8.skills/shared-catalogue': ['v8.auth.scope-matrix'],
   // Only the probe catalogue sends what these answer: a number past 2^53, a chunked body, a 1 MiB body, control characters, Accept: image/png, a key in the query.

@@ -6,9 +6,11 @@
  *
  * What the deployment holds (`Known`) comes from the profile (its fixtures, which credential is the
  * primary one) and from the exchanges before: the ids an earlier answer handed to the same
- * principal, the MCP session an `initialize` answer gave. What neither shows is open, never guessed:
- * an id another principal's answers named, a credential other than the primary one (its scopes and
- * expiry decide), a signal to a mission whose state no exchange showed.
+ * principal in a member naming their kind (`NAMING`), the MCP session an `initialize` answer gave.
+ * What neither shows is open, never guessed: an id another principal's answers named, one an answer
+ * showed under another name, a credential other than the primary one (its scopes and expiry
+ * decide), a signal to a mission whose state no exchange showed. An answer repeating what a request
+ * wrote names nothing.
  */
 import type { EndpointSurface } from '../../contract/endpoints.ts';
 import { isJsonMediaType } from '../../probe/body.ts';
@@ -73,24 +75,75 @@ export function answerOfExchange(ex: Exchange): Answer {
   return answer;
 }
 
-/** The strings an answer hands out (ids under any name: `runId`, `traceRef`, a skill's name), a few levels deep: each is taken as handed to `principal`. */
-function idsIn(value: unknown, ids: Seen['ids'], principal: string, depth = 0): void {
+/** The kinds of resource a path parameter names: a /v8 mission, trace or skill, a /v1 run. */
+type Kind = 'mission' | 'trace' | 'skill' | 'run';
+
+/** The kind each path parameter of the contract names (src/contract/endpoints.ts). */
+const PARAM_KIND: Readonly<Record<string, Kind>> = { runId: 'mission', traceId: 'trace', skillId: 'skill', id: 'run' };
+
+/**
+ * The members in which an answer names a resource of a kind, each by the sentence that names it:
+ * "It assigns each mission a `runId`", a trace's "`missionRunId` (UUID string)", step events whose
+ * "data includes `traceId`", the skill's "| skillId | string |", /v1's "required `run_id`". A string
+ * in any other member (an echo of the purpose, an entryId, a capabilityId: no sentence makes a
+ * capability's id a skill's) is only shown, which leaves its lookup open both ways.
+ */
+const NAMING: ReadonlyMap<string, Kind> = new Map([
+  ['runId', 'mission'],
+  ['missionRunId', 'mission'],
+  ['traceId', 'trace'],
+  ['skillId', 'skill'],
+  ['run_id', 'run'],
+]);
+
+/** The longest string a path parameter takes ("1-256 chars"): a longer one names nothing a path can look up. */
+const ID_MAX = 256;
+
+/**
+ * What an answer hands out, a few levels deep: a string in a member naming a kind (`NAMING`) is a
+ * resource of that kind handed to `principal`; every string is shown. A string a request wrote
+ * before any answer showed it (`written`) is the client's own text repeated: it hands out nothing,
+ * and in a naming member it is only shown (a deployment may have named a resource with it).
+ */
+function idsIn(value: unknown, seen: Seen, principal: string, depth = 0): void {
   if (depth > 4) return;
   if (Array.isArray(value)) {
     const n = Math.min(value.length, 200);
-    for (let i = 0; i < n; i += 1) idsIn(value[i], ids, principal, depth + 1);
+    for (let i = 0; i < n; i += 1) idsIn(value[i], seen, principal, depth + 1);
     return;
   }
   if (!isRecord(value)) return;
   for (const k of Object.keys(value)) {
     const v = value[k];
-    if (typeof v === 'string' && v.length <= 256) handedTo(ids, v, principal);
-    else if (typeof v === 'object') idsIn(v, ids, principal, depth + 1);
+    if (typeof v === 'string' && v.length <= ID_MAX) {
+      if (seen.written.has(v)) {
+        if (NAMING.has(k)) seen.shown.add(v);
+        continue;
+      }
+      seen.shown.add(v);
+      const kind = NAMING.get(k);
+      if (kind !== undefined) handedTo(seen.named, `${kind} ${v}`, principal);
+    } else if (typeof v === 'object') idsIn(v, seen, principal, depth + 1);
   }
 }
 
+/** Notes the strings of a request's JSON body that no answer showed before: the client's own text, which an answer may echo. */
+function writtenIn(value: unknown, seen: Seen, depth = 0): void {
+  if (depth > 4) return;
+  if (typeof value === 'string') {
+    if (value.length <= ID_MAX && !seen.shown.has(value)) seen.written.add(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    const n = Math.min(value.length, 200);
+    for (let i = 0; i < n; i += 1) writtenIn(value[i], seen, depth + 1);
+    return;
+  }
+  if (isRecord(value)) for (const k of Object.keys(value)) writtenIn(value[k], seen, depth + 1);
+}
+
 /** Notes that `id` was handed to `principal`; most ids are handed to one principal only, kept as that principal alone. */
-function handedTo(ids: Seen['ids'], id: string, principal: string): void {
+function handedTo(ids: Seen['named'], id: string, principal: string): void {
   const holders = ids.get(id);
   if (holders === undefined) ids.set(id, principal);
   else if (typeof holders === 'string') {
@@ -98,16 +151,20 @@ function handedTo(ids: Seen['ids'], id: string, principal: string): void {
   } else holders.add(principal);
 }
 
-/** Whether an answer handed `id` to `principal`. */
-function holds(ids: Seen['ids'], id: string, principal: string): boolean {
-  const holders = ids.get(id);
+/** Whether an answer handed the `kind` named `id` to `principal`. */
+function holds(ids: Seen['named'], kind: Kind, id: string, principal: string): boolean {
+  const holders = ids.get(`${kind} ${id}`);
   return holders === undefined ? false : typeof holders === 'string' ? holders === principal : holders.has(principal);
 }
 
 /** What the journal showed the deployment holds, as its exchanges are read in order. */
 interface Seen {
-  /** Ids handed out in answers, by the principal (or the principals) they were handed to. */
-  ids: Map<string, string | Set<string>>;
+  /** Ids answers named in a member naming their kind (`NAMING`), keyed `<kind> <id>`, by the principal (or the principals) they were handed to. */
+  named: Map<string, string | Set<string>>;
+  /** Every string an answer showed, in any member, but the echoes of `written`: whatever its member, it may name a resource. */
+  shown: Set<string>;
+  /** Strings of the surface's request bodies that no answer had shown before: an answer repeating one echoes the client. */
+  written: Set<string>;
   /** MCP sessions an initialize answer issued and no DELETE ended. */
   sessions: Set<string>;
   /** MCP sessions whose notifications/initialized the deployment accepted (a 2xx). */
@@ -136,6 +193,8 @@ const INITIALIZED = /"method"\s*:\s*"notifications\/initialized"/;
 function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly string[], facts: Facts): void {
   const credentials = facts.credentials;
   for (const key of keys) seen.keys.add(key);
+  // What the request wrote is the client's whatever the answer: read before the answer, so the answer's own echo of it hands out nothing.
+  if (sent.body !== undefined && surfaceOfPath(sent.path) !== 'mcp') writtenIn(bodyJson(ex, 'request', sent.body), seen);
   const status = ex.status ?? 0;
   if (status < 200 || status >= 300) return;
   learnParked(seen, ex, facts);
@@ -148,18 +207,17 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
     return;
   }
   const principal = principalOf(sent.credential, credentials);
-  const ids = seen.ids;
-  if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(mediaType(ex.responseHeaders))) idsIn(bodyJson(ex, 'response', ex.responseBody), ids, principal);
+  if (ex.responseBody !== undefined && !ex.responseBodyTruncated && /json/.test(mediaType(ex.responseHeaders))) idsIn(bodyJson(ex, 'response', ex.responseBody), seen, principal);
   const bare = pathOnly(ex);
   if (ex.method === 'GET' && TRACE_READ.test(bare)) seen.readable.add(safeDecode(bare.slice('/v8/traces/'.length)));
   for (const e of eventsOf(ex) ?? []) {
     if (e.data.length > 16_384) continue;
     // An object's data is parsed once for every rule (`dataOf`); only an array, which `dataOf` does not give, is parsed here. Other values hold no ids.
     const data = dataOf(e);
-    if (data !== undefined) idsIn(data, ids, principal);
+    if (data !== undefined) idsIn(data, seen, principal);
     else if (/^\s*\[/.test(e.data)) {
       const parsed = parseJson(e.data);
-      if (parsed.ok) idsIn(parsed.value, ids, principal);
+      if (parsed.ok) idsIn(parsed.value, seen, principal);
     }
   }
 }
@@ -210,14 +268,19 @@ function safeDecode(text: string): string {
   }
 }
 
-/** The path parameter values of the request, by the endpoint's template. */
-function pathValues(sent: SentRequest): string[] {
+/** The path parameters of the request, by the endpoint's template: each value sent and the kind of resource it names. */
+function pathParamsSent(sent: SentRequest): Array<{ value: string; kind: Kind | undefined }> {
   const endpoint = endpointFor(sent.method, sent.path);
   if (!endpoint) return [];
   const params = pathParamsOf(endpoint);
   if (params.length === 0) return [];
   const actual = sent.path.split('?', 1)[0]!.split('/');
-  return params.map(([i]) => safeDecode(actual[i] ?? ''));
+  return params.map(([i, name]) => ({ value: safeDecode(actual[i] ?? ''), kind: PARAM_KIND[name] }));
+}
+
+/** The path parameter values of the request, by the endpoint's template. */
+function pathValues(sent: SentRequest): string[] {
+  return pathParamsSent(sent).map((p) => p.value);
 }
 
 /** What a judgement over a journal knows of the deployment beyond the requests: the profile's facts. */
@@ -258,9 +321,10 @@ function open(e: Expectation, why: string): Expectation {
 /** The expectation of `sent` (the request of `ex`) given the facts and what the exchanges before it showed. */
 function expectationIn(ex: Exchange, sent: SentRequest, keys: readonly string[], facts: Facts, seen: Seen): Expectation {
   const principal = principalOf(sent.credential, facts.credentials);
-  const values = pathValues(sent);
+  const params = pathParamsSent(sent);
+  const values = params.map((p) => p.value);
   const parked = values.filter((v) => seen.parked.has(v));
-  const known: Known = { existing: values.filter((v) => holds(seen.ids, v, principal)), parked, bases: facts.bases };
+  const known: Known = { existing: params.filter((p) => p.kind !== undefined && holds(seen.named, p.kind, p.value, principal)).map((p) => p.value), parked, bases: facts.bases };
   if (parked.length > 0) known.approvals = Object.fromEntries(parked.map((id) => [id, { action_digest: seen.parked.get(id), decision: facts.approval?.approveDecision }]));
   if (facts.publicReceiverUrl) known.publicReceiverUrl = facts.publicReceiverUrl;
   const session = sent.headers['mcp-session-id'];
@@ -280,7 +344,12 @@ function expectationIn(ex: Exchange, sent: SentRequest, keys: readonly string[],
   if (facts.window && lookup) return open(e, 'an id no earlier exchange of the recording showed: it may name a resource made before the recording began');
   const owned = ownedElsewhere(sent, keys, seen);
   if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
-  if (values.some((v) => seen.ids.has(v) && !holds(seen.ids, v, principal))) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
+  const shown = params.find((p) => seen.shown.has(p.value) && !known.existing.includes(p.value) && !parked.includes(p.value));
+  if (shown !== undefined) {
+    if (shown.kind !== undefined && seen.named.has(`${shown.kind} ${shown.value}`)) return open(e, 'an id that answers handed to another principal: which principal may see it is the profile\'s, and the principal rules judge it');
+    // Ids under any name may be handed out (silence is open): one shown outside a member naming its kind is neither known to exist nor known to name nothing.
+    return open(e, `an id an answer showed outside a member that names a ${shown.kind ?? 'resource'} (${[...NAMING].filter(([, k]) => k === shown.kind).map(([m]) => m).join(', ') || 'none'}): whether it names one is not shown`);
+  }
   if (notThePrimary(sent, facts)) {
     if (e.kind === 'accept') return open(e, `credential ${sent.credential} is not the primary one: its scopes, principal and expiry decide the answer`);
     const { status: _status, ...anyRefusal } = e;
@@ -429,7 +498,7 @@ const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', Sur
 function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp', source: Judge['source']): JudgedExchange[] {
   const facts = { ...factsOf(profile, surface), window: source === 'recording' };
   const endpoint = mcpEndpoint({ profile });
-  const seen: Seen = { ids: new Map(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map(), readable: new Set(), journal: exchanges, at: 0, mcpPath: endpoint };
+  const seen: Seen = { named: new Map(), shown: new Set(), written: new Set(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map(), readable: new Set(), journal: exchanges, at: 0, mcpPath: endpoint };
   const judged: JudgedExchange[] = [];
   for (let at = 0; at < exchanges.length; at += 1) {
     const ex = exchanges[at]!;

@@ -22,6 +22,30 @@ function querySchema(surface: ReadSurface) {
   return schema;
 }
 
+/** Every purpose the fake knows: one some principal is granted or some entry serves. */
+const KNOWN_PURPOSES: ReadonlySet<string> = new Set([...Object.values(permittedPurposes).flat(), ...memoryEntries.flatMap((e) => e.purposes)]);
+
+/**
+ * Whether `principal` may query with `purpose`: one it is granted, or under `v8.memory/purpose-echoed`
+ * also one the fake knows nothing of ("purpose not permitted" gives 403, and which purposes a principal
+ * may use is not shown); a known purpose it is not granted stays refused.
+ */
+function purposePermitted(fake: FakeContext, principal: string, purpose: string): boolean {
+  if ((permittedPurposes[principal] ?? []).includes(purpose)) return true;
+  return !KNOWN_PURPOSES.has(purpose) && fake.variants.has('v8.memory/purpose-echoed');
+}
+
+/**
+ * Under `v8.memory/purpose-echoed` the bundle and every entry carry `purposeTag`, the purpose the
+ * query was served for ("Entry shape beyond the fields listed: not shown"): the request's own text
+ * in an answer, which names no resource.
+ */
+function withPurposeTag(fake: FakeContext, response: Record<string, unknown>, tag: string): Record<string, unknown> {
+  if (!fake.variants.has('v8.memory/purpose-echoed')) return response;
+  const entries = (response.entries as Array<Record<string, unknown>>).map((e) => ({ ...e, purposeTag: tag }));
+  return { ...response, entries, purposeTag: tag };
+}
+
 /** A deterministic relevance in [0, 1]: the entry's base plus a contribution of the query. */
 function relevance(entry: MemorySeedEntry, query: MemoryQueryRequest): number {
   const basis = query.queryEmbedding ? query.queryEmbedding.slice(0, 64).join(',') : query.queryText.slice(0, 512);
@@ -87,8 +111,7 @@ export function memoryRoutes(surface: ReadSurface): Route[] {
       return;
     }
     const q = parsed.data;
-    const permitted = permittedPurposes[caller.principal] ?? [];
-    if (!permitted.includes(q.purpose) && !faults.has('v8.memory.query.purpose-403/any-purpose')) {
+    if (!purposePermitted(surface.fake, caller.principal, q.purpose) && !faults.has('v8.memory.query.purpose-403/any-purpose')) {
       surface.v8.problem(r.res, 403, 'purpose_not_permitted', `The purpose "${sensitive.purposeInError(q.purpose)}" is not permitted for this principal.`);
       return;
     }
@@ -117,12 +140,13 @@ export function memoryRoutes(surface: ReadSurface): Route[] {
       chosen.push(m);
       bytes += size;
     }
-    const response: Record<string, unknown> = {
+    let response: Record<string, unknown> = {
       entries: chosen.map(({ entry, score }) => shownEntry(surface.fake, entry, faults.has('v8.memory.query.ok/score-as-string') ? score.toFixed(4) : servedScore(surface.fake, score))),
       totalContextBytes: bytes,
       truncated: cut,
     };
     if (faults.has('v8.memory.query.ok/truncated-missing')) delete response.truncated;
+    response = withPurposeTag(surface.fake, response, sensitive.text(q.purpose));
     // "Entry shape beyond the fields listed: not shown": the variant adds unknown properties to the bundle and every entry.
     surface.v8.json(r.res, 200, surface.fake.variants.has('v8.memory/extra-properties') ? withExtraProperties(response) : response);
   }

@@ -27,4 +27,10 @@ export const v8MemoryVariants = [
     description: 'entry scores are distances (1 - relevance): entries still come in descending relevance, so scores increase along the list',
     spec: { document: DOC, section: 'Resources > Memory query request', quote: 'Entries are in descending relevance and are purpose-filtered and bounded by the limits above.' },
   },
+  {
+    id: 'v8.memory/purpose-echoed',
+    description:
+      'the bundle and every entry carry `purposeTag`, the query\'s purpose echoed, and a purpose the fake knows nothing of is permitted (answered 200 with the entries it serves, none), so a purpose of 256 characters comes back in a 200',
+    spec: { document: DOC, section: 'Resources > Memory query request', quote: 'Entry shape beyond the fields listed: not shown.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
