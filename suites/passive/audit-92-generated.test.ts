@@ -13,31 +13,12 @@ import { describe, expect, it } from 'vitest';
 import { generatedAcceptsValid as v1AcceptsValid } from '../../src/checks/v1/contract/generated.ts';
 import { generatedAcceptsValid as v8AcceptsValid } from '../../src/checks/v8/contract/generated.ts';
 import { parseProfile } from '../../src/profile/load.ts';
-import { runJudgement, type Exchange, type Judge, type Judgement } from '../../src/rule/index.ts';
+import type { Exchange, Judge } from '../../src/rule/index.ts';
+import { judgementCases, type JudgedCase } from '../support/judgement-cases.ts';
 
 const T0 = Date.UTC(2025, 0, 1);
 
-interface Case {
-  ok: boolean;
-  reason: string;
-}
-
-/** Each case the judgement made over `exchanges` (numbered in order), judged as `source` judges. */
-function cases(judgement: Judgement, exchanges: Array<Omit<Exchange, 'index'>>, profile: ReturnType<typeof parseProfile>, source: Judge['source']): Case[] {
-  const out: Case[] = [];
-  const journal = exchanges.map((ex, index) => ({ ...ex, index }) as Exchange);
-  runJudgement({ check: () => true, observe: () => undefined }, judgement, journal, {
-    source,
-    profile,
-    record: (ok, reason) => {
-      out.push({ ok, reason });
-      return ok;
-    },
-  });
-  return out;
-}
-
-const failures = (list: readonly Case[]) => list.filter((c) => !c.ok).map((c) => c.reason);
+const failures = (list: readonly JudgedCase[]) => list.filter((c) => !c.ok).map((c) => c.reason);
 
 // ---------------------------------------------------------------------------------------------
 // /v1: cancel.
@@ -81,10 +62,10 @@ const runEvents = (kinds: readonly string[]) => ({
 const execute = (at: number) => v1(at, 'POST', '/v1/execute', 200, json({ run_id: 'run_1' }), { headers: { 'content-type': 'application/json', accept: 'application/json' }, body: TASK });
 const read = (at: number, kinds: readonly string[]) => v1(at, 'GET', '/v1/runs/run_1/events', 200, runEvents(kinds));
 const cancel = (at: number, status: number) => v1(at, 'POST', '/v1/runs/run_1/cancel', status, status === 200 ? json({}) : v1Problem(status, 'invalid_request'));
-const cancelsFailed = (list: readonly Case[]) => failures(list).filter((r) => r.includes('/cancel'));
+const cancelsFailed = (list: readonly JudgedCase[]) => failures(list).filter((r) => r.includes('/cancel'));
 
 describe('v1.contract.generated.accepts-valid: a cancel is open, however the run was shown', () => {
-  const judge = (journal: Array<Omit<Exchange, 'index'>>, source: Judge['source'] = 'recording') => cases(v1AcceptsValid.judgement!, journal, v1Profile, source);
+  const judge = (journal: Array<Omit<Exchange, 'index'>>, source: Judge['source'] = 'recording') => judgementCases(v1AcceptsValid.judgement!, journal, v1Profile, source);
 
   it('a cancel refused after the run\'s stream showed a terminal event passes (v1.runs/cancel-finished-refused)', () => {
     const out = judge([execute(0), read(1000, ['request.accepted', 'run.completed']), cancel(2000, 400)]);
@@ -166,10 +147,10 @@ const missionEvents = (at: number) =>
 const TRACE_BODY = { traceId: TRACE, missionRunId: RUN, stepId: 'step-1', startedAt: '2025-01-01T00:00:00Z', steps: [] };
 const v8Problem = (status: number) => ({ type: 'application/problem+json', body: JSON.stringify({ type: 'about:blank', title: 'Not Found', status, detail: 'no such trace', code: 'not_found', requestId: '0190a3c2-7b1e-7cc0-8b3a-1d2e3f4a5b6d' }) });
 const traceRead = (at: number, status: number) => v8(at, `/v8/traces/${TRACE}`, status, status === 200 ? json(TRACE_BODY) : v8Problem(status));
-const tracesFailed = (list: readonly Case[]) => failures(list).filter((r) => r.includes('/v8/traces/'));
+const tracesFailed = (list: readonly JudgedCase[]) => failures(list).filter((r) => r.includes('/v8/traces/'));
 
 describe('v8.contract.generated.accepts-valid: a trace read within the index bound, before any read found it, is open', () => {
-  const judge = (journal: Array<Omit<Exchange, 'index'>>, source: Judge['source'] = 'recording') => cases(v8AcceptsValid.judgement!, journal, v8Profile, source);
+  const judge = (journal: Array<Omit<Exchange, 'index'>>, source: Judge['source'] = 'recording') => judgementCases(v8AcceptsValid.judgement!, journal, v8Profile, source);
 
   it.each(['recording', 'active'] as const)('a 404 within 5 s of the stream that named it, then a 200, passes (v8.traces/indexed-later) (%s)', (source) => {
     const out = judge([missionEvents(0), traceRead(1500, 404), traceRead(3000, 200), traceRead(7000, 200)], source);

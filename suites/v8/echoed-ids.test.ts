@@ -14,7 +14,8 @@ import { HarRecorder, hidingFor } from '../../src/passive/recorder.ts';
 import { judgeRecording } from '../../src/passive/judge.ts';
 import { generatedAcceptsValid, generatedErrorStatus } from '../../src/checks/v8/contract/generated.ts';
 import { parseProfile } from '../../src/profile/load.ts';
-import { runJudgement, type Exchange, type Judge, type Judgement } from '../../src/rule/index.ts';
+import type { Exchange, Judge } from '../../src/rule/index.ts';
+import { judgementCases } from '../support/judgement-cases.ts';
 import { certify, HARNESS_VERSION, redactorFor } from '../../src/runner/certify.ts';
 import { exchangesOf, stripApicert } from '../passive/record.ts';
 
@@ -34,28 +35,9 @@ const profile = parseProfile(
   'test profile',
 );
 
-interface Case {
-  ok: boolean;
-  reason: string;
-}
-
-function cases(judgement: Judgement, exchanges: Array<Omit<Exchange, 'index'>>, source: Judge['source']): Case[] {
-  const out: Case[] = [];
-  const journal = exchanges.map((ex, index) => ({ ...ex, index }) as Exchange);
-  runJudgement({ check: () => true, observe: () => undefined }, judgement, journal, {
-    source,
-    profile,
-    record: (ok, reason) => {
-      out.push({ ok, reason });
-      return ok;
-    },
-  });
-  return out;
-}
-
 /** What accepts-valid and error-status fail of the lookups of `path`, judged as an active run judges its own exchanges. */
 function failedAt(journal: Array<Omit<Exchange, 'index'>>, path: string, source: Judge['source'] = 'active'): string[] {
-  return [generatedAcceptsValid, generatedErrorStatus].flatMap((r) => cases(r.judgement!, journal, source).filter((c) => !c.ok && c.reason.includes(path)).map((c) => `${r.id}: ${c.reason.slice(0, 120)}`));
+  return [generatedAcceptsValid, generatedErrorStatus].flatMap((r) => judgementCases(r.judgement!, journal, profile, source).filter((c) => !c.ok && c.reason.includes(path)).map((c) => `${r.id}: ${c.reason.slice(0, 120)}`));
 }
 
 const json = (value: unknown) => ({ type: 'application/json', body: JSON.stringify(value) });

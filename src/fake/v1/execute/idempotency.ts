@@ -1,5 +1,6 @@
 import type { FakeCaller } from '../../auth.ts';
 import type { RouteRequest } from '../../http.ts';
+import { inFlightOf } from '../../support/in-flight.ts';
 import { pipe } from '../runs/stream.ts';
 import type { StoredExecution } from '../state.ts';
 import type { V1Surface } from '../surface.ts';
@@ -58,15 +59,6 @@ function refuseOtherRequest({ v1 }: V1Surface, r: RouteRequest): void {
 /** How long the variant holds a new keyed request in flight (processing) before it starts the run. */
 export const IN_FLIGHT_MS = 50;
 
-/** Keyed requests being processed, per fake state: `scope key` to the request's digest. */
-const inFlight = new WeakMap<object, Map<string, string>>();
-
-function inFlightOf(surface: V1Surface): Map<string, string> {
-  let held = inFlight.get(surface.state);
-  if (!held) inFlight.set(surface.state, (held = new Map()));
-  return held;
-}
-
 /**
  * Under the variant, a request whose key belongs to a request still being processed is answered 409
  * itself (true): code `idempotency_replay`, retryable, for the same request (retry it and it replays),
@@ -75,7 +67,7 @@ function inFlightOf(surface: V1Surface): Map<string, string> {
  */
 export function answeredInFlight(surface: V1Surface, r: RouteRequest, scope: string, request: ExecuteRequest): boolean {
   if (request.key === undefined) return false;
-  const digest = inFlightOf(surface).get(`${scope}\u0001${request.key}`);
+  const digest = inFlightOf(surface.state).get(`${scope}\u0001${request.key}`);
   if (digest === undefined) return false;
   if (digest === request.fingerprint) surface.v1.problem(r.res, 409, 'idempotency_replay', { detail: 'A request with this Idempotency-Key is still being processed: retry it shortly to get its answer.', retryable: true });
   else refuseOtherRequest(surface, r);
@@ -85,7 +77,7 @@ export function answeredInFlight(surface: V1Surface, r: RouteRequest, scope: str
 /** Holds a new keyed request in flight for a moment under the variant (requests with its key meet `answeredInFlight`); returns its release. */
 export async function holdInFlight(surface: V1Surface, scope: string, request: ExecuteRequest): Promise<() => void> {
   if (request.key === undefined || !surface.fake.variants.has('v1.execute/in-flight-409')) return () => undefined;
-  const held = inFlightOf(surface);
+  const held = inFlightOf(surface.state);
   const name = `${scope}\u0001${request.key}`;
   held.set(name, request.fingerprint);
   await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_MS));

@@ -6,19 +6,11 @@
  * Idempotency-Key draft's "request in progress" 409).
  */
 import type { RouteRequest } from '../../http.ts';
+import { inFlightOf } from '../../support/in-flight.ts';
 import type { MissionSurface } from './surface.ts';
 
 /** How long the variant holds a new keyed create in flight before it creates the mission. */
 export const V8_IN_FLIGHT_MS = 50;
-
-/** Keyed creates being processed, per mission surface: scope and key to the request's fingerprint. */
-const inFlight = new WeakMap<object, Map<string, string>>();
-
-function heldOf(surface: MissionSurface): Map<string, string> {
-  let held = inFlight.get(surface.idempotency);
-  if (!held) inFlight.set(surface.idempotency, (held = new Map()));
-  return held;
-}
 
 export interface KeyedCreate {
   key: string;
@@ -32,7 +24,7 @@ export interface KeyedCreate {
  * conflict for another body.
  */
 export function answeredInFlight(surface: MissionSurface, r: RouteRequest, create: KeyedCreate, conflictDetail: string): boolean {
-  const fingerprint = heldOf(surface).get(`${create.scopeKey}\u0000${create.key}`);
+  const fingerprint = inFlightOf(surface.idempotency).get(`${create.scopeKey}\u0000${create.key}`);
   if (fingerprint === undefined) return false;
   if (fingerprint === create.fingerprint) surface.v8.problem(r.res, 409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed: retry it shortly to get its answer.', { 'retry-after': '1' });
   else surface.v8.problem(r.res, 409, 'idempotency_conflict', conflictDetail);
@@ -42,7 +34,7 @@ export function answeredInFlight(surface: MissionSurface, r: RouteRequest, creat
 /** Holds a new keyed create in flight for a moment under the variant (creates with its key meet `answeredInFlight`); returns its release. */
 export async function holdInFlight(surface: MissionSurface, create: KeyedCreate): Promise<() => void> {
   if (!surface.fake.variants.has('v8.missions/in-flight-409')) return () => undefined;
-  const held = heldOf(surface);
+  const held = inFlightOf(surface.idempotency);
   const name = `${create.scopeKey}\u0000${create.key}`;
   held.set(name, create.fingerprint);
   await new Promise((resolve) => setTimeout(resolve, V8_IN_FLIGHT_MS));
