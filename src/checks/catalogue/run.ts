@@ -11,9 +11,9 @@ import { expectationOf, NOTHING_KNOWN, sentOf, type Expectation, type Known, typ
 import { judgeAnswer, type Answer, type Aspect, type Judgement } from '../generated/judgement.ts';
 import { bodyFixtures, sharedRun } from '../generated/engine.ts';
 import { isLimited } from '../generated/oracles.ts';
+import { askedWaitMs } from '../stateful/limiter.ts';
 import { Inconclusive, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
 import { postMcp, postRaw, safeTool, withSession, type McpSession } from '../mcp/support/session.ts';
-import { isRecord } from '../../util/json.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { randomPairs } from './random.ts';
 import type { Case, Depth, McpCase } from './types.ts';
@@ -58,14 +58,9 @@ const LIMITED_DEFAULT_WAIT_MS = 1_000;
 /** Resends happen only within this time from the start of the surface's run: a limiter that never lets up costs minutes, not the rule's deadline. */
 const LIMITED_RESENDS_UNTIL_MS = 240_000;
 
-/** The wait a limiter's answer asks for: Retry-After (delta-seconds or an HTTP-date, RFC 9110 §10.2.3), else /v1's retryAfterMs. */
+/** The wait a limiter's answer asks for (`askedWaitMs`), else LIMITED_DEFAULT_WAIT_MS. */
 export function limitedWaitMs(res: Pick<ProbeResponse, 'headers' | 'json'>, now = Date.now()): number {
-  const header = (res.headers['retry-after'] ?? '').trim();
-  if (/^\d+$/.test(header)) return Number(header) * 1000;
-  const date = header === '' ? Number.NaN : Date.parse(header);
-  if (Number.isFinite(date)) return Math.max(0, date - now);
-  const fromBody = isRecord(res.json) ? Number(res.json.retryAfterMs) : Number.NaN;
-  return Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : LIMITED_DEFAULT_WAIT_MS;
+  return askedWaitMs(res, now) ?? LIMITED_DEFAULT_WAIT_MS;
 }
 
 /** Sends a case, and again after each limiter's refusal whose wait fits the bounds; the last answer, limited or not. */

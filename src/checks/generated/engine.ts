@@ -13,6 +13,7 @@ import { sentenceText } from '../../contract/sentence.ts';
 import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeRequest, type StreamResponse } from '../../rule/index.ts';
 import { newKey } from '../../util/ids.ts';
 import { isRecord } from '../../util/json.ts';
+import { askedWaitMs } from '../stateful/limiter.ts';
 import { Stopped } from '../../probe/transport.ts';
 import { createMission, fixture } from '../v8/support/missions.ts';
 import { capabilitySearchBody, memoryBase } from '../v8/support/read.ts';
@@ -114,8 +115,8 @@ async function sendOnce(ctx: CheckContext, g: Generated): Promise<{ answer: Answ
     const at = ctx.http.exchangeOf(subject);
     if (!isLimited(answer)) return { answer, evidence: ctx.http.evidence[at ?? ctx.http.evidence.length - 1]! };
     if (attempt >= BACKOFF_MS.length) return 'limited';
-    const hinted = Number(answer.headers['retry-after']) * 1000;
-    await ctx.sleep(Math.min(Number.isFinite(hinted) && hinted > 0 ? hinted : BACKOFF_MS[attempt]!, 2000));
+    const hinted = askedWaitMs(answer);
+    await ctx.sleep(Math.min(hinted !== undefined && hinted > 0 ? hinted : BACKOFF_MS[attempt]!, 2000));
   }
 }
 

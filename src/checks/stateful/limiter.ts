@@ -23,12 +23,23 @@ export function limiterRefusal(status: number): boolean {
   return status === 429 || status === 503;
 }
 
-/** The wait a refusal asks for: `Retry-After` seconds, else /v1's `retryAfterMs`, bounded by MAX_WAIT_MS. */
+/**
+ * The wait a limiter's refusal asks for, in ms: `Retry-After` as delta-seconds or an HTTP-date (RFC
+ * 9110 §10.2.3), else /v1's `retryAfterMs`; undefined when it names none. Every sender that waits out
+ * a 429/503 reads it here, and bounds it and fills it in its own way.
+ */
+export function askedWaitMs(res: { headers: Record<string, string>; json?: unknown }, now = Date.now()): number | undefined {
+  const header = (res.headers['retry-after'] ?? '').trim();
+  if (/^\d+$/.test(header)) return Number(header) * 1000;
+  const date = header === '' ? Number.NaN : Date.parse(header);
+  if (Number.isFinite(date)) return Math.max(0, date - now);
+  const fromBody = isRecord(res.json) ? res.json.retryAfterMs : undefined;
+  return typeof fromBody === 'number' && Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : undefined;
+}
+
+/** The wait before a model's one resend: what the refusal asks for (`askedWaitMs`), else DEFAULT_WAIT_MS, bounded by MAX_WAIT_MS. */
 export function refusalWaitMs(res: { headers: Record<string, string>; json?: unknown }): number {
-  const seconds = Number(res.headers['retry-after']);
-  const fromBody = isRecord(res.json) ? Number(res.json.retryAfterMs) : Number.NaN;
-  const hinted = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : DEFAULT_WAIT_MS;
-  return Math.min(hinted, MAX_WAIT_MS);
+  return Math.min(askedWaitMs(res) ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
 }
 
 async function unlimited<R extends { status: number; headers: Record<string, string>; json?: unknown }>(ctx: CheckContext, send: () => Promise<R>, what: string): Promise<R> {

@@ -6,8 +6,7 @@ import { ACCEPTED, acceptedData } from '../../../contract/v1/runs.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
 import { openness } from '../../generated/expectation.ts';
 import { postTurn, problemCode, turnBody } from '../support/fabric.ts';
-import { limiterRefusal } from '../../stateful/limiter.ts';
-import { isRecord } from '../../../util/json.ts';
+import { askedWaitMs, limiterRefusal } from '../../stateful/limiter.ts';
 import { boundaryBodies, brokenExamples, turnCases, type TurnCase } from './turn-bodies-arbitrary.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
@@ -112,18 +111,6 @@ const UNHINTED_WAIT_MS = 1_000;
 /** Cases refused one after another, each after its waits, before the rule stops sending: the limiter is not letting up. */
 const REFUSED_IN_A_ROW = 3;
 
-/** The wait a refusal asks for: `Retry-After` (seconds or an HTTP-date), else /v1's `retryAfterMs`; undefined when it names none. */
-function hintedWaitMs(res: { headers: Record<string, string>; json?: unknown }): number | undefined {
-  const header = res.headers['retry-after']?.trim();
-  if (header !== undefined && header !== '') {
-    if (/^\d+$/.test(header)) return Number(header) * 1000;
-    const at = Date.parse(header);
-    if (Number.isFinite(at)) return Math.max(0, at - Date.now());
-  }
-  const fromBody = isRecord(res.json) ? res.json.retryAfterMs : undefined;
-  return typeof fromBody === 'number' && Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : undefined;
-}
-
 interface AdmissionSender {
   /** The answer to a turn body (a stream read to its first event), or undefined when the case is left unjudged. */
   send(body: unknown, label: string): Promise<StreamResponse | undefined>;
@@ -173,7 +160,7 @@ function admissionSender(ctx: CheckContext): AdmissionSender {
           inARow = 0;
           return res;
         }
-        const hinted = hintedWaitMs(res);
+        const hinted = askedWaitMs(res);
         const wait = hinted ?? UNHINTED_WAIT_MS * 2 ** (attempt - 1);
         lastRefusal = `${res.status} ${problemCode(res) ?? ''}`.trim();
         if (wait > left()) {
