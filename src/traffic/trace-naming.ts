@@ -9,25 +9,29 @@ import { pathOnly, type Exchange, type SseEvent } from '../rule/index.ts';
 import { isRecord } from '../util/json.ts';
 import { dataOf, eventsOf, idAfter, journalFact } from './read.ts';
 
-/** A trace a mission stream's step events named, with what that stream showed of it. */
-export interface TraceNaming {
+/** A trace a mission's step events named, in the order they named it. */
+export interface StepTrace {
   traceId: string;
-  /** The stream's first step event that named it. */
+  /** The first step event that named it. */
   event: string;
   stepId?: string;
-  /** A mission.step.completed of the stream named it: "a step finishes successfully". */
+  /** A mission.step.completed named it: "a step finishes successfully". */
   completed: boolean;
+  /**
+   * One of the events naming it is JSON within the nesting every rule's `dataOf` reads; only an
+   * event nested deeper, which the /v8 trace rules read whole, names a trace without this.
+   */
+  withinDepth: boolean;
+}
+
+/** A trace a mission stream's step events named, with what that stream showed of it. */
+export interface TraceNaming extends StepTrace {
   runId: string;
   stream: Exchange;
   /** The stream reached its terminal event. */
   ended: boolean;
   /** The stream's place in the journal. */
   position: number;
-  /**
-   * One of the events naming it is JSON within the nesting every rule's `dataOf` reads; only an
-   * event nested deeper, which the /v8 trace rules read whole, names a trace without this.
-   */
-  withinDepth: boolean;
 }
 
 const MISSION_EVENTS = /^\/v8\/missions\/[^/]+\/events$/;
@@ -53,10 +57,10 @@ function namingsOf(exchanges: readonly Exchange[]): ReadonlyMap<string, readonly
     const events = eventsOf(stream);
     if (events === undefined) continue;
     const named = stepTraces(events);
-    if (named.size === 0) continue;
+    if (named.length === 0) continue;
     const ended = events.some((e) => e.event !== undefined && TERMINAL_EVENT_STATUS[e.event] !== undefined);
     const runId = idAfter(stream, '/v8/missions/')!;
-    for (const t of named.values()) {
+    for (const t of named) {
       const naming: TraceNaming = { ...t, runId, stream, ended, position };
       const list = byTrace.get(t.traceId);
       if (list) list.push(naming);
@@ -66,10 +70,11 @@ function namingsOf(exchanges: readonly Exchange[]): ReadonlyMap<string, readonly
   return byTrace;
 }
 
-type StepTrace = Pick<TraceNaming, 'traceId' | 'event' | 'stepId' | 'completed' | 'withinDepth'>;
-
-/** The traces a stream's step events named, in order and without repeats (as the active checks' `stepTraces` reads them). */
-function stepTraces(events: readonly SseEvent[]): Map<string, StepTrace> {
+/**
+ * The traces a stream's step events named, in order and without repeats: read by the active checks
+ * from the streams they follow and by the journal fact above from recorded ones.
+ */
+export function stepTraces(events: ReadonlyArray<Pick<SseEvent, 'event' | 'data'>>): StepTrace[] {
   const seen = new Map<string, StepTrace>();
   for (const e of events) {
     if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
@@ -89,7 +94,7 @@ function stepTraces(events: readonly SseEvent[]): Map<string, StepTrace> {
     if (typeof data.stepId === 'string') step.stepId = data.stepId;
     seen.set(data.traceId, step);
   }
-  return seen;
+  return [...seen.values()];
 }
 
 function deepData(text: string): Record<string, unknown> | undefined {

@@ -8,7 +8,7 @@ import { eventsOf, operation, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { callerOf, createdMission, lastSegment, missionOf, pastIndexBound, primaryPrincipal } from '../support/traffic.ts';
 import { otherCauseOfRefusal } from '../support/ordinary.ts';
-import { stepTraces } from '../support/read.ts';
+import { stepTraces } from '../../../traffic/trace-naming.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 import { capabilitySearchBody, PATHS, someTrace } from '../support/read.ts';

@@ -5,7 +5,8 @@ import { missionProjection } from '../../../contract/v8/missions.ts';
 import { answerJson, dataOf, exchangesOf, hasWholeBody, keptEvents, operation, parsedAs, requestBodyMissing, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { createMission, fixture, followToTerminal, getMission, isTerminalEvent, postMission, writer } from '../support/missions.ts';
-import { readTraceIndexed, stepTraces } from '../support/read.ts';
+import { readTraceIndexed } from '../support/read.ts';
+import { stepTraces } from '../../../traffic/trace-naming.ts';
 import { createdMission, missionOf, sentFixture, terminalShown, withMissions, withSeenTraces } from '../support/traffic.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });

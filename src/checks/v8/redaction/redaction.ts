@@ -1,7 +1,8 @@
 /** "Sensitive values are redacted": canaries planted in every input that may flow back, then searched for. */
 import { type CheckContext, section, type ProbeResponse, type StreamResponse } from '../../../rule/index.ts';
 import { createMission, fixture, followEvents, getMission, newKey, writer, MISSIONS } from '../support/missions.ts';
-import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities, stepTraces } from '../support/read.ts';
+import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities } from '../support/read.ts';
+import { stepTraces } from '../../../traffic/trace-naming.ts';
 import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
 
 /** Field names that say "secret" whatever the value: what common practice and the seeds name sensitive. */

@@ -5,8 +5,8 @@ import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.t
 import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
 import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { isRecord } from '../../../util/json.ts';
 import { createMission, followToTerminal, type MissionFixture } from './missions.ts';
+import { stepTraces, type StepTrace } from '../../../traffic/trace-naming.ts';
 
 export const PATHS = {
   capabilities: '/v8/capabilities/search',
@@ -69,43 +69,6 @@ export function skillFixture(ctx: CheckContext): string {
   const id = ctx.profile.fixtures.v8.skillId;
   if (!id) ctx.untestable({ need: 'fixture', path: 'v8.skillId', remedy: 'give a skillId the primary principal may read' });
   return id;
-}
-
-export interface StepTrace {
-  traceId: string;
-  /** The first step event that named it. */
-  event: string;
-  stepId?: string;
-  /** A mission.step.completed named it: "a step finishes successfully". */
-  completed: boolean;
-}
-
-/** The traceIds of a mission's step events, in order and without repeats. */
-export function stepTraces(events: ReadonlyArray<{ event?: string; data: string }>): StepTrace[] {
-  const out: StepTrace[] = [];
-  const seen = new Map<string, StepTrace>();
-  for (const e of events) {
-    if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
-    let data: unknown;
-    try {
-      data = JSON.parse(e.data);
-    } catch {
-      continue;
-    }
-    if (!isRecord(data) || typeof data.traceId !== 'string') continue;
-    const completed = e.event === 'mission.step.completed';
-    const known = seen.get(data.traceId);
-    if (known) {
-      known.completed ||= completed;
-      if (known.stepId === undefined && typeof data.stepId === 'string') known.stepId = data.stepId;
-      continue;
-    }
-    const step: StepTrace = { traceId: data.traceId, event: e.event, completed };
-    if (typeof data.stepId === 'string') step.stepId = data.stepId;
-    seen.set(data.traceId, step);
-    out.push(step);
-  }
-  return out;
 }
 
 /** Runs a fixture mission to its end and returns it with the traces its step events name. */
