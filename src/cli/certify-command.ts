@@ -289,6 +289,7 @@ async function run(containerArgs: string[], flags: CertifyFlags, command: Comman
       onPlan: (rules) => progress.plan(rules),
       onStart: (rule) => progress.started(rule),
       onResult: (result) => progress.finished(result, Boolean(flags.strict)),
+      onRevised: (result) => progress.revised(result, Boolean(flags.strict)),
     });
     progress.end();
     // The deployment's own account of a failure belongs beside the report that shows it.

@@ -88,6 +88,13 @@ export class RuleProgress {
     this.redraw();
   }
 
+  /** A rule already counted now fails over the whole run's exchanges: printed like a failure, counted once. */
+  revised(result: RuleResult, strict = false): void {
+    this.clear();
+    this.ui.always(this.lineFor(result, markOf(result, strict, this.expected)));
+    this.redraw();
+  }
+
   end(): void {
     clearInterval(this.tick);
     this.tick = undefined;

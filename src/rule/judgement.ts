@@ -50,6 +50,8 @@ export interface Judge {
   untestable(missing: Prerequisite): never;
   /** Records what the target does where the spec allows several readings. */
   observe(subject: string, value: unknown, note?: string): void;
+  /** Whether a case failed so far: a judgement that found a failure may stop caring what else it could not judge. */
+  readonly failed: boolean;
   /**
    * The secrets a response must never carry: the profile's tokens, and in a recording those the
    * recording shows were issued or accepted (`issuedBy`: the exchange whose answer handed it out).
@@ -203,6 +205,9 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
     observe(subject, value, note) {
       (options.observe ?? ((s, v, n) => ctx.observe(s, v, n)))(subject, value, note);
     },
+    get failed() {
+      return failed;
+    },
     secrets: options.secrets ?? (options.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` })),
   };
   judgement.judge(j);
@@ -266,7 +271,7 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, share
 }
 
 /** Evidence of an exchange another check made (from the run's journal); the probe client redacts it when recorded. */
-function evidenceOfJournal(ex: Exchange): EvidenceEntry {
+export function evidenceOfJournal(ex: Exchange): EvidenceEntry {
   const entry: EvidenceEntry = {
     label: `exchange of another rule's check${ex.startedAt ? ` at ${ex.startedAt}` : ''}`,
     request: { method: ex.method, url: ex.url, headers: ex.requestHeaders, ...(ex.requestBody !== undefined ? { body: ex.requestBody.slice(0, 4096) } : {}) },

@@ -85,6 +85,8 @@ export interface CertifyOptions {
   onPlan?: (rules: readonly Rule[]) => void;
   onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
+  /** A rule `onResult` told passed (or did not apply) fails over the whole run's exchanges (src/runner/run-judgement.ts). */
+  onRevised?: (result: RuleResult) => void;
   /** The whole run's deadline: rules not finished by then are `inconclusive` ("run deadline"). */
   deadlineMs?: number;
   /** Stops the run early (an interrupt); its reason, a `Stopped`, is what unfinished rules report. */
@@ -273,7 +275,7 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
         provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], [RUN_JOURNAL.name, runJournal], [RUN_MEMO.name, new Map()], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),
         missing: new Map(hooks.missing ? [[WEBHOOK_RECEIVER.name, hooks.missing]] : []),
       };
-      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, readOnly: options.readOnly, onStart: options.onStart, onResult, signal: stop.signal, ...(limit ? { halt: limit.signal } : {}) });
+      results = await runRules({ target, profile, rules, seed, probe, services, checkNeeds: options.checkNeeds, readOnly: options.readOnly, onStart: options.onStart, onResult, onRevised: options.onRevised, signal: stop.signal, ...(limit ? { halt: limit.signal } : {}) });
     }
     const { origin, pathname } = new URL(profile.target);
     const reportTarget: Report['target'] = { baseUrl: pathname === '/' ? origin : `${origin}${pathname}`, kind: target.kind };

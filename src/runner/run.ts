@@ -1,4 +1,4 @@
-import { CheckFailure, describePrerequisite, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, describePrerequisite, RUN_JOURNAL, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import { editDistance } from '../util/suggest.ts';
@@ -6,6 +6,7 @@ import type { Profile } from '../profile/schema.ts';
 import { clip } from '../probe/evidence.ts';
 import { Stopped } from '../probe/transport.ts';
 import { RunContext, type CheckServices, type RecordedCase } from './check-context.ts';
+import { judgedAgain, judgeOverTheRun } from './run-judgement.ts';
 
 export interface RunOptions {
   target: TargetInfo;
@@ -21,6 +22,8 @@ export interface RunOptions {
   readOnly?: boolean;
   onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
+  /** A rule's result changed after `onResult` told it: the run's judgement found a failure in another check's exchanges (run-judgement.ts). */
+  onRevised?: (result: RuleResult) => void;
   /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
   signal?: AbortSignal;
   /** Starts no further rule once aborted (--max-failures); rules already running finish. Its reason says why. */
@@ -246,6 +249,17 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
     };
     const width = wave === quiet ? Math.min(1, wave.length) : Math.min(options.profile.safety.concurrency, wave.length);
     await Promise.all(Array.from({ length: width }, worker));
+  }
+  // With the run's journal (certify), each rule that found no failure in its own exchanges is judged over all of the run's; a run that was stopped is not.
+  if (options.services?.provided?.has(RUN_JOURNAL.name) && !options.signal?.aborted && !options.halt?.aborted) {
+    for (let i = 0; i < results.length; i += 1) {
+      const first = results[i];
+      if (!first || !judgedAgain(first)) continue;
+      const revised = await judgeOverTheRun(first, (rule) => runRule(rule, { ...options, checkNeeds: false }));
+      if (revised === first) continue;
+      results[i] = revised;
+      options.onRevised?.(revised);
+    }
   }
   for (let i = 0; i < options.rules.length; i += 1) {
     if (!results[i]) {

@@ -43,3 +43,19 @@ export function allowCase(value: string | undefined): AnswerCase {
 export function acceptAdmitsNoAnswer(accept: string | undefined): boolean {
   return accept !== undefined && !/json|\*\/\*|event-stream/i.test(accept);
 }
+
+/**
+ * Whether an Accept value admits the media type `type` (RFC 9110 §12.5.1: a media range matching it,
+ * `*\/*` or `type/*` included, whose weight is not 0); a request without Accept admits any. A value
+ * that does not parse admits nothing, so a deployment may answer it 406 too.
+ */
+export function acceptAdmits(accept: string | undefined, type: string): boolean {
+  if (accept === undefined) return true;
+  const [main] = type.split('/');
+  return accept.split(',').some((range) => {
+    const [name = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase());
+    const weight = params.find((p) => /^q\s*=/.test(p));
+    if (weight !== undefined && !(Number(weight.replace(/^q\s*=\s*/, '')) > 0)) return false;
+    return name === '*/*' || name === `${main}/*` || name === type;
+  });
+}

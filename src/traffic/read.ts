@@ -9,6 +9,7 @@ import { mcpOperation, operationOf as catalogueOperation } from '../contract/end
 import { mediaType, pathOnly, readerStopped, type Exchange, type Judge, type SseEvent } from '../rule/index.ts';
 // The journal's symbol: it forgets an exchange's facts when it drops or cuts a body.
 import { EXCHANGE_FACTS as FACTS } from '../rule/journal.ts';
+import { acceptAdmits } from './http-fields.ts';
 import { parseEventStreamText } from '../sse/text.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 
@@ -111,6 +112,23 @@ function byOperation(exchanges: readonly Exchange[]): ReadonlyMap<string, readon
     else groups.set(op, [ex]);
   }
   return groups;
+}
+
+/** Operations whose answer may be an event stream: their requests may ask for one instead of JSON. */
+const STREAMING: ReadonlySet<string> = new Set(['v8.missions.events', 'v1.runs.events', 'v1.execute', 'mcp']);
+
+/**
+ * Why a request carries, besides what a rule judges it for, a form the descriptions leave a
+ * deployment free to refuse, or undefined: a query (no endpoint defines one), or an Accept that
+ * admits none of the media types its endpoint answers with (RFC 9110 §12.5.1 lets it answer 406).
+ * A rule holding a request of an operation to an answer (a 202, a 200, a 409) judges only requests
+ * without one; such requests are the generated and catalogue rules', which leave that answer open.
+ */
+export function openRequestForm(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string | undefined {
+  if (ex.path.includes('?')) return 'a query, which no endpoint defines';
+  const accept = ex.requestHeaders.accept;
+  if (acceptAdmits(accept, 'application/json') || (STREAMING.has(operation(ex)) && acceptAdmits(accept, 'text/event-stream'))) return undefined;
+  return `Accept: ${accept}`;
 }
 
 export function onSurface(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>, surface: 'v8' | 'v1' | 'mcp'): boolean {

@@ -49,6 +49,16 @@ const AREAS: Record<string, string[]> = {
 };
 const areasOf = (fault: string) => AREAS[Object.keys(AREAS).find((prefix) => fault.startsWith(prefix))!]!;
 
+/**
+ * A load fault whose effect other rules' bursts may reach within one run, and the rule whose sentence
+ * it then breaks: certify's judgement over the whole run (src/runner/run-judgement.ts) may fail that
+ * rule, and nothing else. Whether a burst of the run trips it is timing, so it may also pass.
+ */
+const MAY_SHOW_IN_THE_RUN: Record<string, string> = {
+  // "After three refusals in one window": the rate-limit rules' bursts refuse more than three.
+  'load.v1.rate-limit.429-shape/retryable-false-under-burst': 'v1.errors.rate-limited',
+};
+
 describe.concurrent('load faults leave certification alone', () => {
   it.each(LOAD_FAULTS.map((f) => [f.id] as const))('%s', async (fault) => {
     const patterns = areasOf(fault);
@@ -58,6 +68,9 @@ describe.concurrent('load faults leave certification alone', () => {
     const verdicts = async (faults: FaultId[]) => Object.fromEntries((await certify({ faults, rules, seed: 7 })).results.map((r) => [r.rule.id, r.verdict]));
     const clean = await verdicts([]);
     expect(Object.keys(clean).length).toBeGreaterThan(3);
-    expect(await verdicts([fault])).toEqual(clean);
+    const faulty = await verdicts([fault]);
+    const shows = MAY_SHOW_IN_THE_RUN[fault];
+    if (shows !== undefined && faulty[shows] === 'fail') faulty[shows] = clean[shows]!;
+    expect(faulty).toEqual(clean);
   });
 });

@@ -1,6 +1,6 @@
 /** GET /v1/usage: a JSON readback scoped to the caller's tenant; its fields are not shown. */
 import { type CheckContext, type Exchange, mediaType, type Prerequisite, section } from '../../../rule/index.ts';
-import { exchangesOf, hasWholeBody, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { exchangesOf, hasWholeBody, openRequestForm, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, callerOf, limiterRefused } from '../support/traffic.ts';
 import { EXPECTATION_SENTENCES, scopeRefusal } from '../../generated/expectation.ts';
 import { sentenceText } from '../../../contract/sentence.ts';
@@ -45,11 +45,11 @@ function readUsage(ctx: CheckContext, credential: Credential, label: string) {
  * a key holding a scope beyond runs:read and runs:write, which no profile can say a key holds (it
  * cannot say which scope usage needs). A key refused so leaves the usage rules nothing to judge.
  */
-function usageScope(refused: ReadonlyArray<{ key: string; status: number; code: unknown }>): Prerequisite {
+export function usageScope(refused: ReadonlyArray<{ key: string; status: number; code: unknown }>, role = 'v1 key holding the scope this deployment asks for GET /v1/usage'): Prerequisite {
   const seen = [...new Map(refused.map((r) => [r.key, `${r.key} (${r.status} ${String(r.code)})`])).values()];
   return {
     need: 'credential',
-    role: `v1 key holding the scope this deployment asks for GET /v1/usage`,
+    role,
     remedy: `usage refused ${seen.join(', ')}: it may need a scope the description does not show (${sentenceText(EXPECTATION_SENTENCES.v1Scopes)}); give the key that scope and list it under the key's scopes in the profile`,
   };
 }
@@ -78,7 +78,7 @@ export const usageReadback = rule({
       const refused: Array<{ key: string; status: number; code: unknown }> = [];
       let judged = false;
       for (const ex of exchangesOf(j.exchanges, 'v1.usage.get')) {
-        if (operation(ex) !== 'v1.usage.get' || ex.status === undefined || limiterRefused(ex) || !admitted(ex)) continue;
+        if (operation(ex) !== 'v1.usage.get' || ex.status === undefined || limiterRefused(ex) || !admitted(ex) || openRequestForm(ex) !== undefined) continue;
         // A refusal's code tells a missing scope (legal) from any other: without its body, the exchange is not judged.
         if (ex.status >= 400 && ex.status < 500 && !readBefore.has(callerOf(ex)) && !hasWholeBody(ex)) {
           wholeBody(j, ex);

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { judgedRun, section, type Exchange, type Judge, type Judgement } from '../../../rule/index.ts';
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
-import { answerJson, bodyJson, exchangesOf, hasWholeBody, issuesOf, journalFact, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { answerJson, bodyJson, exchangesOf, hasWholeBody, issuesOf, journalFact, openRequestForm, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
 import { safeIntegerBound } from '../../generated/expectation.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
@@ -211,7 +211,7 @@ export const createBudgetBounds = rule({
 function withWriterCreates(j: Judge, each: (ex: Exchange, body: unknown) => void): void {
   const callers = new Callers(j);
   for (const ex of journalFact(j.exchanges, freshCreates)) {
-    if (!callers.holds(ex, 'missions:write') || ex.status === 429) continue;
+    if (!callers.holds(ex, 'missions:write') || ex.status === 429 || openRequestForm(ex) !== undefined) continue;
     const missing = requestBodyMissing(ex);
     if (missing !== undefined) j.lacks(ex, `the create's body: ${missing}`);
     else each(ex, requestJson(ex));

@@ -11,7 +11,7 @@ import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { resolveRole } from '../../../profile/roles.ts';
 import { TRACE_INDEX_BOUND_MS } from './read.ts';
 import { firstNaming, type TraceNaming } from '../../../traffic/trace-naming.ts';
-import { answerJson, eventsOf, exchangeFact, exchangesOf, hasWholeBody, idAfter, issuesOf, journalFact, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
+import { answerJson, eventsOf, exchangeFact, exchangesOf, hasWholeBody, idAfter, issuesOf, journalFact, openRequestForm, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { canonicalJson, isRecord } from '../../../util/json.ts';
 import { openness } from '../../generated/expectation.ts';
 import { isJsonMediaType } from '../../../probe/body.ts';
@@ -159,7 +159,8 @@ export function withCallers(j: Judge, each: (ex: Exchange, callers: Callers) => 
  */
 export function withCallersOn(j: Judge, op: string, each: (ex: Exchange, callers: Callers) => void): void {
   const callers = new Callers(j);
-  for (const ex of exchangesOf(j.exchanges, op)) each(ex, callers);
+  // A request carrying a form a deployment may refuse for itself (a query, an Accept no answer meets) is held to no answer here.
+  for (const ex of exchangesOf(j.exchanges, op)) if (openRequestForm(ex) === undefined) each(ex, callers);
 }
 
 /** The mission a 202 create answer made, read from an earlier exchange. */
@@ -217,7 +218,7 @@ export function withMissions(j: Judge, each: (ex: Exchange, seen: Readonly<Missi
  */
 export function withMissionsOn(j: Judge, op: string, each: (ex: Exchange, seen: Readonly<MissionSeen>, callers: Callers) => void): void {
   const callers = new Callers(j);
-  for (const [ex, seen] of journalFact(j.exchanges, missionsSeenByOperation).get(op) ?? []) each(ex, seen, callers);
+  for (const [ex, seen] of journalFact(j.exchanges, missionsSeenByOperation).get(op) ?? []) if (openRequestForm(ex) === undefined) each(ex, seen, callers);
 }
 
 function missionsSeenByOperation(exchanges: readonly Exchange[]): ReadonlyMap<string, ReadonlyArray<readonly [Exchange, Readonly<MissionSeen>]>> {

@@ -1,0 +1,75 @@
+/**
+ * The run's judgement (src/runner/run-judgement.ts): once every rule has run, each rule that found no
+ * failure in its own check's exchanges is judged again over every exchange of the run, so a break only
+ * another check's traffic shows fails `certify` as it fails `judge-traffic` of certify's recording.
+ *
+ * Each fault is on only while the other rule's check runs (one rule at a time), so the judged rule's
+ * own provocation sees a clean fake.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
+import { FaultSet, type FaultId } from '../../src/fake/faults/index.ts';
+import { startFake, type RunningFake } from '../../src/fake/server.ts';
+import type { RuleResult } from '../../src/rule/index.ts';
+import { certify } from '../../src/runner/certify.ts';
+
+let fake: RunningFake | undefined;
+afterEach(async () => {
+  await fake?.close();
+  fake = undefined;
+});
+
+/** [fault, the rule whose check sends the traffic that shows it, the rule the fault breaks, its reason]. */
+const CASES: ReadonlyArray<readonly [FaultId, string, string, RegExp]> = [
+  ['v8.contract.version-header/missing-on-read-surfaces', 'v8.coverage.shape', 'v8.contract.version-header', /x-service-contract-version/i],
+  ['v8.errors.problem-shape/plain-json-on-read-surfaces', 'v8.memory.query.bounds', 'v8.errors.problem-shape', /problem/i],
+];
+
+async function runWithFaultDuring(fault: FaultId, other: string, judged: string) {
+  const running = (fake = await startFake({}));
+  const embedded = embeddedProfile(running);
+  const profile = { ...embedded, safety: { ...embedded.safety, concurrency: 1 } };
+  const revised: RuleResult[] = [];
+  const told: RuleResult[] = [];
+  const { results } = await certify({
+    profile,
+    patterns: [other, judged],
+    seed: 7,
+    onStart: (rule) => {
+      if (rule.id === other) running.context.faults = new FaultSet([fault]);
+    },
+    onResult: (r) => {
+      told.push(r);
+      if (r.rule.id === other) running.context.faults = new FaultSet();
+    },
+    onRevised: (r) => revised.push(r),
+  });
+  return { results, revised, told };
+}
+
+describe("the run's judgement", () => {
+  it.each(CASES)("%s: %s's exchanges fail %s", async (fault, other, judged, reason) => {
+    const { results, revised, told } = await runWithFaultDuring(fault, other, judged);
+    const byId = Object.fromEntries(results.map((r) => [r.rule.id, r]));
+    // The judged rule's own check saw a clean fake: it was told passed first, then revised.
+    expect(told.find((r) => r.rule.id === judged)?.verdict).toBe('pass');
+    const result = byId[judged]!;
+    expect(result.verdict, result.reason).toBe('fail');
+    expect(result.reason).toMatch(/^judged over every exchange of the run \(its own check’s exchanges passed\): /);
+    expect(result.reason).toMatch(reason);
+    expect(revised.map((r) => r.rule.id)).toEqual([judged]);
+    // The deciding exchange is the other check's, shown from the run's journal.
+    const at = result.cases[0]!.exchange!;
+    expect(result.evidence[at]!.label).toMatch(/exchange of another rule's check/);
+    expect(result.requests).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('changes nothing when no other exchange breaks the rule', async () => {
+    const running = (fake = await startFake({}));
+    const revised: RuleResult[] = [];
+    const { results } = await certify({ profile: embeddedProfile(running), patterns: CASES.flatMap(([, other, judged]) => [other, judged]), seed: 7, onRevised: (r) => revised.push(r) });
+    expect(results.map((r) => [r.rule.id, r.verdict])).toEqual(results.map((r) => [r.rule.id, 'pass']));
+    expect(results.every((r) => !r.reason?.startsWith('judged over every exchange'))).toBe(true);
+    expect(revised).toEqual([]);
+  }, 120_000);
+});
