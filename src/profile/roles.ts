@@ -36,7 +36,8 @@ function v1Ordinary(profile: Profile): Credential[] {
 const holds = (c: Credential, scopes: readonly string[]) => scopes.every((s) => c.scopes.includes(s));
 
 function primary(profile: Profile, surface: Surface): Credential | undefined {
-  const candidates = usable(profile, surface);
+  // A /v1 rate-limit key may list more scopes than the ordinary ones (a scope usage asks for): still never the ordinary caller.
+  const candidates = surface === 'v1' && v1Ordinary(profile).length > 0 ? v1Ordinary(profile) : usable(profile, surface);
   return candidates.find((c) => c.name === 'full') ?? [...candidates].sort((a, b) => b.scopes.length - a.scopes.length)[0];
 }
 

@@ -13,7 +13,7 @@ import { sentenceText } from '../../contract/sentence.ts';
 import { Inconclusive, RUN_MEMO, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeRequest, type StreamResponse } from '../../rule/index.ts';
 import { newKey } from '../../util/ids.ts';
 import { isRecord } from '../../util/json.ts';
-import { askedWaitMs } from '../stateful/limiter.ts';
+import { LIMITED_RESENDS, LIMITED_RESENDS_UNTIL_MS, limitedWaitMs, waitFits } from '../shared/limited-wait.ts';
 import { Stopped } from '../../probe/transport.ts';
 import { createMission, fixture } from '../v8/support/missions.ts';
 import { capabilitySearchBody, memoryBase } from '../v8/support/read.ts';
@@ -74,7 +74,6 @@ export interface ProbeRun {
 }
 
 const PARALLEL = 4;
-const BACKOFF_MS = [250, 1000];
 
 /** Whether an answer may be an event stream: read it as one, up to its terminal event (or its first, for a GET), never to its close. */
 function streams(req: ProbeRequest): 'turn' | 'events' | undefined {
@@ -94,11 +93,15 @@ function answerOfStream(res: StreamResponse): Answer {
   return answer;
 }
 
-/** Sends one request; a 429 or 503 is retried after a bounded back-off and then left unjudged. */
-async function sendOnce(ctx: CheckContext, g: Generated): Promise<{ answer: Answer; evidence: EvidenceEntry } | 'limited'> {
+/**
+ * Sends one request; a 429 or 503 is sent again after the wait it asks for, bounded as the
+ * catalogue bounds it (src/checks/shared/limited-wait.ts: at most LIMITED_RESENDS times, a wait up
+ * to a minute, within the run's resend window ending at `until`), and is otherwise left unjudged.
+ */
+async function sendOnce(ctx: CheckContext, g: Generated, until: number): Promise<{ answer: Answer; evidence: EvidenceEntry } | 'limited'> {
   const kind = streams(g.request);
   const terminal = kind === 'turn' ? terminalKinds(ctx) : undefined;
-  for (let attempt = 0; ; attempt += 1) {
+  for (let resends = 0; ; resends += 1) {
     const req = { ...g.request, headers: { ...g.request.headers } };
     let answer: Answer;
     let subject: object;
@@ -114,15 +117,16 @@ async function sendOnce(ctx: CheckContext, g: Generated): Promise<{ answer: Answ
     }
     const at = ctx.http.exchangeOf(subject);
     if (!isLimited(answer)) return { answer, evidence: ctx.http.evidence[at ?? ctx.http.evidence.length - 1]! };
-    if (attempt >= BACKOFF_MS.length) return 'limited';
-    const hinted = askedWaitMs(answer);
-    await ctx.sleep(Math.min(hinted !== undefined && hinted > 0 ? hinted : BACKOFF_MS[attempt]!, 2000));
+    if (resends >= LIMITED_RESENDS) return 'limited';
+    const wait = limitedWaitMs(answer);
+    if (!waitFits(wait, until)) return 'limited';
+    await ctx.sleep(wait);
   }
 }
 
 /** Sends a case and judges its answer against the expectation of the request as sent. */
 async function sendAndJudge(s: Sender, g: Generated, phase: Judged['phase']): Promise<Judged | 'limited'> {
-  const got = await sendOnce(s.ctx, g);
+  const got = await sendOnce(s.ctx, g, s.resendsUntil);
   if (got === 'limited') return 'limited';
   const sent = sentOf(g.request);
   const expectation = expectationOf(sent, s.known);
@@ -184,6 +188,8 @@ interface Sender {
   existing: string[];
   /** The token of the probes' credential, masked in the digest. */
   token: string;
+  /** Until when (performance.now()) a request a limiter refused is sent again. */
+  resendsUntil: number;
 }
 
 /** Adds a request to the run's digest, the values a run must make fresh masked. */
@@ -387,6 +393,7 @@ async function parkOne(ctx: CheckContext, surface: EndpointSurface, readOnly: bo
 
 /** The whole generated probe run of a surface, sent from `ctx`'s probe. */
 export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Promise<ProbeRun> {
+  const resendsUntil = performance.now() + LIMITED_RESENDS_UNTIL_MS;
   const readOnly = !ctx.profile.safety.allowMutations;
   const credential = ctx.primary(surface);
   const existing = await existingResources(ctx, surface, readOnly);
@@ -403,7 +410,7 @@ export async function runProbes(ctx: CheckContext, surface: EndpointSurface): Pr
   if (!parked && surface === 'v1') setup.push('no parked run (read-only, or fixtures.v1.tasks.parks / fixtures.v1.approval not given): approve cases went to a run id that names nothing and are open');
   if (surface === 'v1') setup.push(receiver ? `webhook bodies built on fixtures.webhooks.publicReceiverUrl` : 'no fixtures.webhooks.publicReceiverUrl: webhook bodies are open');
   const run: ProbeRun = { limited: 0, unanswered: [], skipped: [...plan.skipped], coverage: new Map(), cases: caseCounts(plan, known), setup, seed: ctx.seed, sent: 0, digest: '', exchanges: [] };
-  const sender: Sender = { ctx, run, judged: [], known, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: [...Object.values(existing), ...(parked ? [parked.id] : [])], token: credential.token };
+  const sender: Sender = { ctx, run, judged: [], known, cap: ctx.profile.safety.generatedRequests, hash: createHash('sha256'), existing: [...Object.values(existing), ...(parked ? [parked.id] : [])], token: credential.token, resendsUntil };
   for (const g of plan.requests) digestOf(sender, g);
   const approves = parked ? plan.requests.filter(toParked) : [];
   await sendAll(sender, plan.requests.filter((g) => !approves.includes(g)), 'deterministic');

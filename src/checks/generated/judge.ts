@@ -10,6 +10,7 @@ import { sharedProbes, type ProbeRun } from './engine.ts';
 import type { Aspect } from './judgement.ts';
 import { formatIssues, successSchema } from './oracles.ts';
 import { aspectJudgement, surfaceOfPath } from './traffic.ts';
+import { withLimitedLeft } from './limited.ts';
 import { ownedByCatalogue } from '../catalogue/traffic.ts';
 import type { Profile } from '../../profile/schema.ts';
 
@@ -56,7 +57,7 @@ export function notCatalogue(ex: Exchange, profile: Profile | undefined): boolea
 
 /** One aspect of the generated judgement over every exchange of the surface. */
 export function generatedJudgement(surface: EndpointSurface, aspect: Aspect): Judgement {
-  return aspectJudgement({ surface, aspects: [aspect], record: `${WHAT[aspect]} to /${surface}`, owns: notCatalogue });
+  return withLimitedLeft(aspectJudgement({ surface, aspects: [aspect], record: `${WHAT[aspect]} to /${surface}`, owns: notCatalogue }), surface, aspect, notCatalogue);
 }
 
 /** The run's 2xx JSON answers of the surface, each against its endpoint's contract schema (picked by the request: its endpoint; then its answer's status and media type say which schema). */

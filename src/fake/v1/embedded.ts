@@ -21,14 +21,16 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
     credentials.push({ name, token, surfaces: ['v1'], scopes: [...scopes], principal: who.principal, tenant: who.tenant, expired });
   };
   const alice = { principal: 'v1-alice', tenant: 'tenant-a' };
-  key('v1-full', alice, V1_SCOPES);
+  const scopes = usageScopes(fake.context);
+  const full = [...V1_SCOPES, ...scopes.ordinary];
+  key('v1-full', alice, full);
   key('v1-read-only', alice, ['runs:read']);
   key('v1-no-scopes', alice, []);
-  key('v1-other-principal', { principal: 'v1-bob', tenant: 'tenant-a' }, V1_SCOPES);
-  key('v1-other-tenant', { principal: 'v1-carol', tenant: 'tenant-b' }, V1_SCOPES);
-  key('v1-expired', alice, V1_SCOPES, true);
-  // The rate-limit rules read usage with these keys: they hold whatever scope it asks for, as a deployment's would.
-  const limiterScopes = [...V1_SCOPES, ...usageScopes(fake.context)];
+  key('v1-other-principal', { principal: 'v1-bob', tenant: 'tenant-a' }, full);
+  key('v1-other-tenant', { principal: 'v1-carol', tenant: 'tenant-b' }, full);
+  key('v1-expired', alice, full, true);
+  // The rate-limit rules read usage with these keys: whether they hold the scope it asks for is the variants' choice.
+  const limiterScopes = [...V1_SCOPES, ...scopes.limiter];
   key(V1_RATE_PROBE_KEY, alice, limiterScopes);
   key(V1_LIMITER_DOWN_KEY, alice, limiterScopes);
   const declared = declaredTimestampFields(fake.context);

@@ -5,12 +5,19 @@ import { gate } from './auth.ts';
 import { serviceTime, stateName, type Run } from './runs/engine.ts';
 import type { V1Surface } from './surface.ts';
 
-/** The scope usage asks for under `v1.usage/scope-beyond-runs` ("Scopes required by the other `/v1` endpoints: not shown."). */
+/** The scope usage asks for under `v1.usage/scope-beyond-runs` or `v1.usage/scope-needed` ("Scopes required by the other `/v1` endpoints: not shown."). */
 const USAGE_SCOPE = 'usage:read';
 
-/** The scopes beyond runs:read and runs:write usage asks for: none, or its own under the variant. */
-export function usageScopes(fake: FakeContext): readonly string[] {
-  return fake.variants.has('v1.usage/scope-beyond-runs') ? [USAGE_SCOPE] : [];
+/**
+ * The scopes beyond runs:read and runs:write usage asks for (none by default), and which of the
+ * embedded profile's keys hold them: the ordinary keys holding both runs scopes, or the two
+ * rate-limit keys. Under `v1.usage/scope-beyond-runs` only the rate-limit keys do; under
+ * `v1.usage/scope-needed` only the ordinary ones.
+ */
+export function usageScopes(fake: FakeContext): { asked: readonly string[]; ordinary: readonly string[]; limiter: readonly string[] } {
+  if (fake.variants.has('v1.usage/scope-beyond-runs')) return { asked: [USAGE_SCOPE], ordinary: [], limiter: [USAGE_SCOPE] };
+  if (fake.variants.has('v1.usage/scope-needed')) return { asked: [USAGE_SCOPE], ordinary: [USAGE_SCOPE], limiter: [] };
+  return { asked: [], ordinary: [], limiter: [] };
 }
 
 /** Counters a real deployment may keep that move without any new request: the clock, and the events of runs still going. */
@@ -23,8 +30,8 @@ function liveCounters(runs: readonly Run[]): Record<string, number> {
 
 function usage(surface: V1Surface, r: RouteRequest): void {
   const { fake, state } = surface;
-  const own = usageScopes(fake);
-  const caller = gate(surface, r, own.length > 0 ? own : ['runs:read']);
+  const { asked } = usageScopes(fake);
+  const caller = gate(surface, r, asked.length > 0 ? asked : ['runs:read']);
   if (!caller) return;
   const runs = state.engine.ofTenant(fake.faults.has('v1.usage.tenant-scoped/all-tenants') ? undefined : caller.tenant);
   // The fault lists only the tenant's runs but counts everyone's: no run id leaks, the counts do.

@@ -1,10 +1,13 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
-import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
-import { onSurface, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
+import { hasWholeBody, onSurface, operation, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { failClosedCase, failClosedProblemCases, rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { namedKey, problemCode } from '../support/fabric.ts';
+import { callerOf } from '../support/traffic.ts';
+import { scopeRefusal } from '../../generated/expectation.ts';
+import { usageScope } from '../usage/usage.ts';
 import { otherCauses } from './other-causes.ts';
 
 /** A dedicated key: bursting the primary key would starve every rule running after this one. */
@@ -14,6 +17,15 @@ function burstOnDedicatedKey(ctx: CheckContext) {
 }
 
 const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
+
+/**
+ * "Scopes required by the other `/v1` endpoints: not shown." (only webhook registration names its
+ * scopes): no sentence orders the limiter before the scope check, so a key lacking the scope of the
+ * endpoint it calls may be refused for the scope first.
+ */
+function scopeOpen(ex: Exchange): boolean {
+  return operation(ex) !== 'v1.webhooks.create';
+}
 
 export const rateLimited = rule({
   id: 'v1.errors.rate-limited',
@@ -90,11 +102,29 @@ export const limiterUnavailable = rule({
     judge(j) {
       // Which key's limiter is down is not in the traffic: the profile names it.
       const name = j.profile?.fixtures.v1.limiterUnavailableCredential;
+      const served = new Set<string>();
+      const refused: Array<{ key: string; status: number; code: unknown }> = [];
+      let judged = false;
       for (const ex of j.exchanges) {
         if (!onSurface(ex, 'v1') || ex.status === undefined || ex.requestHeaders.authorization === undefined) continue;
         if (name === undefined) j.untestable({ need: 'fixture', path: 'v1.limiterUnavailableCredential', remedy: 'name the credential whose rate limiter is unavailable' });
         const key = j.credentialOf(ex);
         if (key === undefined || key.name !== name) continue;
+        // A fail-open limiter serves the key: it holds that operation's scope from then on.
+        const op = `${operation(ex)}\n${callerOf(ex)}`;
+        if (ex.status >= 200 && ex.status < 300) served.add(op);
+        if (ex.status >= 400 && ex.status < 500 && ex.status !== 429 && scopeOpen(ex) && !served.has(op)) {
+          // Only the refusal's code tells a missing scope from any other refusal: without it, the exchange is not judged.
+          if (!hasWholeBody(ex)) {
+            wholeBody(j, ex);
+            continue;
+          }
+          if (scopeRefusal({ status: ex.status, json: responseJson(ex) })) {
+            refused.push({ key: key.name, status: ex.status, code: recordOf(responseJson(ex))?.code });
+            continue;
+          }
+        }
+        judged = true;
         // A request that also carries another cause (a malformed body, a run not shown to this caller) may be refused for it first.
         const others = otherCauses(j, ex, key.principal);
         const refusedOtherwise = others.find((c) => c.refuses(ex));
@@ -103,6 +133,9 @@ export const limiterUnavailable = rule({
         if (ex.method === 'HEAD' || wholeBody(j, ex) === undefined) continue;
         for (const c of failClosedProblemCases(recordOf(responseJson(ex)))) j.check(ex, c.ok, c.why);
       }
+      if (refused.length === 0) return;
+      if (!judged) j.untestable(usageScope(refused, 'v1 key named by fixtures.v1.limiterUnavailableCredential, holding the scope this deployment asks for the requests it was refused'));
+      j.observe('requests on the limiter-down key refused for a scope the description does not show (not judged)', refused.length);
     },
   },
   async provoke(ctx) {

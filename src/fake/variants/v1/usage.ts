@@ -16,5 +16,13 @@ export const v1UsageVariants = [
     description: 'GET /v1/usage needs the scope usage:read, which the ordinary keys (runs:read and runs:write, as the profile lists them) lack: it refuses them 403 authorization_failed; only the two rate-limit keys hold it (listed in their scopes)',
     spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
     leavesUntestable: 'a scope the description does not show',
+    excludes: ['v1.usage/scope-needed'],
+  },
+  {
+    id: 'v1.usage/scope-needed',
+    description: 'GET /v1/usage needs the scope usage:read, which the ordinary keys holding runs:read and runs:write hold (listed in their scopes) and the two rate-limit keys lack: it refuses those 403 authorization_failed before their limiter is asked',
+    spec: { document: 'v1-execution-fabric.md', section: 'Authentication', quote: 'Scopes required by the other `/v1` endpoints: not shown.' },
+    leavesUntestable: 'a scope the description does not show',
+    excludes: ['v1.usage/scope-beyond-runs'],
   },
 ] as const satisfies readonly VariantDefinition[];
