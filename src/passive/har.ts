@@ -134,6 +134,9 @@ function bodyText(text: string, encoding: string | undefined, contentEncoding: s
     const bytes = Buffer.byteLength(text, 'utf8');
     // As many bytes as characters: all ASCII, so no surrogate (the pattern need not read it again).
     if (bytes <= bodyLimit && (bytes === text.length || !SURROGATE.test(text))) return { text: !keepByteOrderMark && text.startsWith('\uFEFF') ? text.slice(1) : text, truncated: false, bytes };
+    // All ASCII past the limit (a 1 MiB probe body): its first `bodyLimit` bytes are as many characters, and no byte order mark
+    // can lead it, so the prefix is what `contentText` would decode, without a MiB copied to bytes and back.
+    if (bytes === text.length) return { text: text.slice(0, bodyLimit), truncated: true, bytes };
   }
   const raw = bytesOf(text, encoding);
   return { ...contentText(raw, contentEncoding, bodyLimit, keepByteOrderMark), bytes: raw.length };
@@ -145,11 +148,8 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   const entry = raw;
   // A CORS preflight is the browser's own question, not a request of the client's: nothing to judge.
   if (entry._resourceType === 'preflight') return undefined;
-  try {
-    new URL(entry.request.url);
-  } catch {
-    return undefined;
-  }
+  // A URL the WHATWG parser takes (what `new URL` would not throw on), asked without building one per entry.
+  if (!URL.canParse(entry.request.url)) return undefined;
   const ex: TrafficExchange = {
     index,
     method: entry.request.method,

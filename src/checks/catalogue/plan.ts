@@ -23,14 +23,17 @@ interface BaseParts {
   path: string;
   /** The profile's body when it fits the endpoint's schema. */
   given: unknown;
+  /** The body a base carries (the profile's, else the schema's smallest), built once: each base takes a copy of it. */
+  body: unknown;
 }
 
 function basePartsOf(endpoint: Endpoint, fixtures: Readonly<Record<string, unknown>>): BaseParts {
   const values: Record<string, string> = {};
   for (const [name, schema] of Object.entries(endpoint.pathParams)) values[name] = schema.safeParse(NOTHING).success ? NOTHING : String(minimalOf(schema));
   const spec = endpoint.bodies[0];
-  const given = spec?.fixture ? fixtures[spec.fixture] : undefined;
-  return { path: fillPath(endpoint.path, values), given: given !== undefined && spec!.schema.safeParse(given).success ? given : undefined };
+  const fixture = spec?.fixture ? fixtures[spec.fixture] : undefined;
+  const given = fixture !== undefined && spec!.schema.safeParse(fixture).success ? fixture : undefined;
+  return { path: fillPath(endpoint.path, values), given, body: spec ? (given !== undefined ? given : minimalOf(spec.schema)) : undefined };
 }
 
 /** The base from its parts: a fresh idempotency key and a body of its own (an operator changes its copy). */
@@ -41,9 +44,25 @@ function baseFrom(endpoint: Endpoint, parts: BaseParts, credential: Credential):
     if (h.name === 'accept' && h.required) headers[h.name] = 'text/event-stream';
   }
   const req: ProbeRequest = { method: endpoint.method, path: parts.path, credential, headers };
-  const spec = endpoint.bodies[0];
-  if (spec) req.json = parts.given !== undefined ? structuredClone(parts.given) : minimalOf(spec.schema);
+  // A copy per base: an operator changes its own (the catalogue builds a base for every operator and endpoint).
+  if (endpoint.bodies[0]) req.json = copyOf(parts.body);
   return req;
+}
+
+/** A deep copy of a JSON value (a fixture, a schema's smallest body): plain arrays and objects by hand, anything else as structuredClone copies it. */
+function copyOf(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyOf);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const copy = copyOf((value as Record<string, unknown>)[key]);
+    // A member named __proto__ (JSON.parse makes it an own one) stays a member, not the copy's prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out;
 }
 
 /** The request an endpoint takes with nothing changed: the profile's body where it gives one, ids that name nothing. */
