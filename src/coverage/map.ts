@@ -396,13 +396,13 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // GET | `/v8/coverage` | `coverage:read` | none | `200` coverage report
   'v8:endpoints:get:v8-coverage': { rules: ['v8.coverage.shape', 'v8.auth.scope-matrix'] },
   // POST | `/mcp` | see Authentication | MCP 2025-03-26 Streamable HTTP JSON-RPC | see note
-  'v8:endpoints:post:mcp': { rules: ['mcp.lifecycle.initialize-result', 'mcp.transport.request-response'] },
+  'v8:endpoints:post:mcp': { rules: ['mcp.lifecycle.initialize-result', 'mcp.transport.request-response', 'mcp.auth.expired-401'] },
   // GET | `/mcp` | | none | `405 Method Not Allowed`, no JSON success body (server-to-client push is disabled)
   'v8:endpoints:get:mcp': { rules: ['mcp.transport.get-405'] },
   // A body containing `principalId` is rejected with `403` on memory query and capability search. The gateway takes the principal from the token.
   'v8:endpoints-rules:1': { rules: ['v8.memory.query.principal-403', 'v8.principal.from-token'] },
   // Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`. Reads, search and query do not.
-  'v8:endpoints-rules:2': { rules: ['v8.missions.idempotency.key-required', 'v8.missions.idempotency.key-format'] },
+  'v8:endpoints-rules:2': { rules: ['v8.missions.idempotency.key-required', 'v8.missions.idempotency.key-format', 'client.v8.endpoints.idempotency-key'] },
   // Replay with the same key and the same body returns the original response without re-executing. The same key with a different body gives `409`.
   'v8:endpoints-rules:3': { rules: ['v8.missions.idempotency.replay', 'v8.missions.idempotency.conflict', 'v8.missions.signals.replay', 'v8.missions.cancel.replay', 'v8.missions.lifecycle.model'] },
   // Mission events stream text/event-stream and everything else returns JSON. The stream closes after a terminal event.
@@ -416,7 +416,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Scopes: `missions:write`, `missions:read`, `memory:read`, `capabilities:read`, `traces:read`, `skills:read`, `context:read`, `world:read`, `coverage:r
   'v8:authentication:scopes-missions-write-missions-read-memory': { rules: ['v8.auth.scope-matrix'] },
   // A missing or expired token gives `401`. A token without the scope required for the endpoint gives `403`.
-  'v8:authentication:a-missing-or-expired-token-gives': { rules: ['v8.missions.auth.missing-token-401', 'v8.missions.auth.expired-token-401', 'v8.missions.auth.scope-403'] },
+  'v8:authentication:a-missing-or-expired-token-gives': { rules: ['v8.missions.auth.missing-token-401', 'v8.missions.auth.expired-token-401', 'v8.missions.auth.scope-403', 'mcp.auth.expired-401'] },
   // The principal is derived from the token. Mission, trace and skill lookups are limited to the caller's principal and policy scope; a resource outside i
   'v8:authentication:the-principal-is-derived-from-the': { rules: ['v8.missions.get.other-principal-404', 'v8.auth.scope-matrix', 'v8.principal.from-token'] },
   // Where and how tokens are obtained: not shown.
@@ -546,7 +546,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // When running locally, servers SHOULD bind only to localhost (127.0.0.1) rather than all network interfaces (0.0.0.0)
   'mcp-transports:streamable-http-security-warning:2': { reason: 'DEPLOYMENT' },
   // Servers SHOULD implement proper authentication for all connections
-  'mcp-transports:streamable-http-security-warning:3': { rules: ['mcp.auth.tokens'] },
+  'mcp-transports:streamable-http-security-warning:3': { rules: ['mcp.auth.tokens', 'mcp.auth.expired-401'] },
   // The body of the POST request MUST be one of the following:
   'mcp-transports:streamable-http-sending-messages-to-the-server:3': { reason: 'LEAD_IN' },
   // A single JSON-RPC request, notification, or response

@@ -13,10 +13,15 @@ import { onSurface } from './read.ts';
  * like), and a failure names each secret by label and where it stood.
  */
 export function judgeEchoedSecrets(j: Judge, surfaces: ReadonlyArray<'v8' | 'v1' | 'mcp'>): void {
+  judgeEchoedSecretsWhere(j, (ex) => onSurfaces(ex, surfaces));
+}
+
+/** `judgeEchoedSecrets` over the answers `picks` selects (by the request): an MCP endpoint may be mounted at any path. */
+export function judgeEchoedSecretsWhere(j: Judge, picks: (ex: Exchange) => boolean): void {
   // A value this short turns up in ordinary text by chance: it is hidden, but not judged as an echo.
   const locator = locatorFor(j.secrets, SHORT_SECRET);
   for (const ex of j.exchanges) {
-    if (ex.status === undefined || !onSurfaces(ex, surfaces)) continue;
+    if (ex.status === undefined || !picks(ex)) continue;
     const carried = locator.carried(ex);
     j.check(ex, carried.length === 0, carried.length === 0 ? CARRIES_NONE : carries(carried));
   }

@@ -40,7 +40,10 @@ describe('mcp rules against a profile that lacks credentials or fixtures', () =>
       }
       // Without fixtures.mcp.requiresSession the 400 is still observed, so the rule is judged.
       expect(byId.get('mcp.session.missing-400')?.verdict).toBe('pass');
-      const others = results.filter((r) => !r.rule.id.startsWith('mcp.sse.'));
+      // The fake answers a missing token 401, so an expired token is owed 401 too: the profile has none to send.
+      expect(byId.get('mcp.auth.expired-401')?.verdict).toBe('untestable');
+      expect(byId.get('mcp.auth.expired-401')?.reason).toMatch(/mcp:expired/);
+      const others = results.filter((r) => !r.rule.id.startsWith('mcp.sse.') && r.rule.id !== 'mcp.auth.expired-401');
       expect(others.map((r) => `${r.rule.id}: ${r.verdict}`)).toEqual(others.map((r) => `${r.rule.id}: pass`));
     } finally {
       await fake.close();

@@ -14,6 +14,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
   'stateful-json': {
     'mcp.transport.get-405': GATEWAY_GET(),
     'mcp.auth.challenge': NO_TOKENS(),
+    'mcp.auth.expired-401': NO_BEARER(),
     'mcp.session.delete-terminates': DELETE_404(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
@@ -28,6 +29,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
   'stateful-sse': {
     'mcp.transport.get-405': GATEWAY_GET(),
     'mcp.auth.challenge': NO_TOKENS(),
+    'mcp.auth.expired-401': NO_BEARER(),
     'mcp.session.delete-terminates': DELETE_404(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
@@ -38,6 +40,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
   stateless: {
     'mcp.transport.get-405': GATEWAY_GET(),
     'mcp.auth.challenge': NO_TOKENS(),
+    'mcp.auth.expired-401': NO_BEARER(),
     'mcp.session.id-visible-ascii': NO_SESSIONS(),
     'mcp.session.missing-400': NO_SESSIONS(),
     'mcp.session.never-issued': NO_SESSIONS(),
@@ -98,6 +101,12 @@ function NO_TOKENS() {
   return {
     verdict: 'not-applicable' as const,
     sentence: 'RFC 9110 15.5.2 binds a 401 only, and the peers take no token (MCP 2025-03-26 Authorization: "Authorization is OPTIONAL for MCP implementations"): nothing is answered 401.',
+  };
+}
+function NO_BEARER() {
+  return {
+    verdict: 'not-applicable' as const,
+    sentence: 'Authentication: "A missing or expired token gives `401`." binds an endpoint that takes the gateway\'s bearer tokens; the peers take none (MCP 2025-03-26 Authorization: "Authorization is OPTIONAL for MCP implementations") and answer a missing token 200.',
   };
 }
 function NO_SESSIONS() {

@@ -6,6 +6,7 @@
 export const NEVER_REACHED: Readonly<Record<string, string>> = {
   'mcp.lifecycle/initialized-required': 'no rule sends a request other than ping before notifications/initialized; the variant stands guard against one that would',
   'mcp.jsonrpc/long-id-refused': 'only the deep catalogue sends an id over 1,024 characters; suites/catalogue/audit-70.test.ts runs it at deep depth',
+  'mcp.lifecycle/reinitialize-new-session': 'only the deep catalogue sends an initialize within a session; suites/mcp/server-ended-sessions.test.ts runs it at deep depth',
   'mcp.jsonrpc/lenient-json': 'only the deep catalogue sends near-JSON (a trailing comma); suites/catalogue/audit-70.test.ts runs it at deep depth',
   'v8.missions/events-accept-required': 'every read of a mission event stream sends Accept: text/event-stream (the probe client sets it); the variant stands guard against one that would not',
 };

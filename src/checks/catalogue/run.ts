@@ -11,12 +11,13 @@ import { expectationOf, NOTHING_KNOWN, sentOf, type Expectation, type Known, typ
 import { judgeAnswer, type Answer, type Aspect, type Judgement } from '../generated/judgement.ts';
 import { bodyFixtures, sharedRun } from '../generated/engine.ts';
 import { isLimited } from '../generated/oracles.ts';
-import { askedWaitMs } from '../stateful/limiter.ts';
+import { LIMITED_RESENDS, LIMITED_RESENDS_UNTIL_MS, LIMITED_WAIT_MAX_MS, limitedWaitMs, waitFits } from '../shared/limited-wait.ts';
 import { Inconclusive, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
 import { postMcp, postRaw, safeTool, withSession, type McpSession } from '../mcp/support/session.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { randomPairs } from './random.ts';
-import type { Case, Depth, McpCase } from './types.ts';
+import type { Case, Depth, McpCase, Stated } from './types.ts';
+import { toolErrorFinding } from './operators/jsonrpc.ts';
 
 export interface CaseResult {
   c: Pick<Case, 'operator' | 'family' | 'endpoint' | 'label' | 'permits'> & { raw: boolean };
@@ -45,23 +46,8 @@ const PARALLEL = 4;
 /** Deep depth: random pairs start, and go on, only within this time from the start of the surface's run. */
 const PAIRS_UNTIL_MS = 60_000;
 
-/**
- * A case a rate limiter refused (429, or /v1's fail-closed 503: "429 and 503 are safe to retry ...
- * because nothing was accepted") is sent again once the wait it asks for is over, at most this many
- * times: the limiter's answer is none to the case.
- */
-export const LIMITED_RESENDS = 2;
-/** The longest wait asked for that is waited out (a per-minute tier's window); a longer one leaves the case unjudged. */
-export const LIMITED_WAIT_MAX_MS = 60_000;
-/** The wait when the refusal names none (a 503, a 429 without Retry-After or retryAfterMs). */
-const LIMITED_DEFAULT_WAIT_MS = 1_000;
-/** Resends happen only within this time from the start of the surface's run: a limiter that never lets up costs minutes, not the rule's deadline. */
-const LIMITED_RESENDS_UNTIL_MS = 240_000;
-
-/** The wait a limiter's answer asks for (`askedWaitMs`), else LIMITED_DEFAULT_WAIT_MS. */
-export function limitedWaitMs(res: Pick<ProbeResponse, 'headers' | 'json'>, now = Date.now()): number {
-  return askedWaitMs(res, now) ?? LIMITED_DEFAULT_WAIT_MS;
-}
+// The bounds of waiting out a limiter are shared with the generated probes (src/checks/shared/limited-wait.ts).
+export { LIMITED_RESENDS, LIMITED_WAIT_MAX_MS, limitedWaitMs };
 
 /** Sends a case, and again after each limiter's refusal whose wait fits the bounds; the last answer, limited or not. */
 async function waitedOut<R>(ctx: CheckContext, run: CatalogueRun, until: number, send: () => Promise<R>, answer: (reply: R) => ProbeResponse): Promise<R> {
@@ -70,7 +56,7 @@ async function waitedOut<R>(ctx: CheckContext, run: CatalogueRun, until: number,
     const res = answer(reply);
     if (!isLimited(res) || resends >= LIMITED_RESENDS) return reply;
     const wait = limitedWaitMs(res);
-    if (wait > LIMITED_WAIT_MAX_MS || performance.now() + wait > until) return reply;
+    if (!waitFits(wait, until)) return reply;
     run.resent += 1;
     await ctx.sleep(wait);
   }
@@ -113,7 +99,13 @@ function sentOfCase(c: Case): SentRequest {
 export function expectationFor(c: Pick<Case, 'stated' | 'same' | 'why' | 'allowedBy' | 'endpoint' | 'operator'>, sent: SentRequest, base: SentRequest | undefined, known: Known): Expectation {
   const constraint = `${c.endpoint} catalogue ${c.operator}`;
   if (c.stated) {
-    if (c.stated.kind === 'accept') return { kind: 'accept', because: c.stated.because, constraint };
+    if (c.stated.kind === 'accept') {
+      const out: Expectation = { kind: 'accept', because: c.stated.because, constraint };
+      // Sent to its base's endpoint with its base's credential: a scope that endpoint's description does not show stays open alike (`refusedForScope`).
+      const derived = base ? expectationOf(base, known) : undefined;
+      if (derived?.kind === 'accept' && derived.scopeOpen !== undefined) out.scopeOpen = derived.scopeOpen;
+      return out;
+    }
     const out: Expectation = { kind: 'refuse', because: c.stated.because, constraint };
     if (c.stated.status !== undefined) out.status = c.stated.status;
     if (c.stated.codes !== undefined) out.codes = c.stated.codes;
@@ -142,9 +134,11 @@ export type CaseJudgement = Judgement & { httpLayer?: string };
  * HTTP layer (Go's net/http writes "400 Bad Request: too many Host headers" as text/plain, nginx its
  * HTML page), before any endpoint the problem+json sentences speak of was reached.
  */
-export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean): CaseJudgement {
+export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean, stated?: Stated): CaseJudgement {
   const j: CaseJudgement = judgeAnswer(sent, e, res);
   if (permits?.includes(res.status)) return { findings: {} };
+  const status = j.findings['error-status'];
+  if (stated?.orToolError && status) j.findings['error-status'] = toolErrorFinding(sent, e, res, status);
   // MCP: an HTTP error "MAY comprise a JSON-RPC error response that has no id": any body is legal there.
   if (sent.path === '/mcp' && res.status >= 400 && res.status < 500 && j.findings['problem-json'] && !/"error"/.test(res.text)) delete j.findings['problem-json'];
   const layer = raw && res.status >= 400 && res.status < 500 ? httpLayerType(res) : undefined;
@@ -239,7 +233,7 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun, resendsUntil: numbe
         const e = expectationFor({ ...c, endpoint: 'POST /mcp', operator: c.operator }, sent, c.same ? plainValues(sent) : undefined, known);
         // A streamed answer's messages are in its events: the judgement reads them as the stream's text.
         const answer = reply.kind === 'sse' ? { ...reply.res, text: streamText(reply.messages) } : reply.res;
-        run.results.push({ c: { operator: c.operator, family: c.family, endpoint: 'POST /mcp', label: c.label, raw: false }, expectation: e, judgement: judged(sent, e, answer, undefined, false), evidence: evidenceOf(ctx, reply.res) });
+        run.results.push({ c: { operator: c.operator, family: c.family, endpoint: 'POST /mcp', label: c.label, raw: false }, expectation: e, judgement: judged(sent, e, answer, undefined, false, c.stated), evidence: evidenceOf(ctx, reply.res) });
       } catch (error) {
         if (budgetSpent(error)) {
           run.skipped.push('the rest: safety.requestBudget used up');

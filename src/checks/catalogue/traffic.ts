@@ -445,7 +445,7 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     }
     answered.add(c);
     const answer = answerOfExchange(ex);
-    out.push({ ex, c, expectation, answer, judgement: judged(sent, expectation, answer, c.permits, c.raw !== undefined) });
+    out.push({ ex, c, expectation, answer, judgement: judged(sent, expectation, answer, c.permits, c.raw !== undefined, c.stated) });
   }
   for (const seen of limitedOnes) if (answered.has(seen.c)) seen.answeredElsewhere = true;
   return out;

@@ -43,6 +43,12 @@ export interface Stated {
   because: Sentence;
   status?: number;
   codes?: readonly number[];
+  /**
+   * /mcp tools/call: a tool result with `isError: true` carrying the request's id counts as the
+   * refusal too (MCP tools, Error Handling: "Invalid input data" is a tool execution error, as
+   * "Invalid arguments" is a protocol error; `toolErrorFinding` judges it).
+   */
+  orToolError?: true;
 }
 
 /** A request the catalogue sends: through undici, or written on a raw socket. */

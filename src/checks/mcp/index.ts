@@ -1,11 +1,13 @@
 import type { Rule } from '../../rule/index.ts';
 import { mcpCatalogueRules } from './catalogue/probes.ts';
 import { challenge } from './auth/challenge.ts';
+import { expired401 } from './auth/expired.ts';
 import { tokenObservation } from './auth/tokens.ts';
 import { answerArray, batchNotifications202, batchRequests, emptyBatch } from './batch/batching.ts';
 import { generatedErrors } from './jsonrpc/generated.ts';
 import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, resultXorError } from './jsonrpc/messages.ts';
 import { initializeResultRule, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
+import { mcpRunSecrets } from './redaction/run-secrets.ts';
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
 import { deleteTerminates, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
 import { closesAfterResponse, eventIdsUnique } from './sse/streams.ts';
@@ -42,7 +44,9 @@ export const mcpRules: Rule[] = [
   eventIdsUnique,
   closesAfterResponse,
   tokenObservation,
+  expired401,
   challenge,
+  mcpRunSecrets,
   originRefused,
   hostObservation,
   protocolVersionHeader,

@@ -30,23 +30,37 @@ export const jsonrpcNotification = z
   })
   .refine((m) => !('id' in m), 'a notification carries no id');
 
-const errorObject = z.looseObject({
-  /** "Error codes MUST be integers." */
-  code: z.number().int(),
-  message: z.string(),
-  data: z.unknown().optional(),
-});
+const errorObject = z.looseObject(
+  {
+    /** "Error codes MUST be integers." */
+    code: z.number({ error: 'not an integer' }).int({ error: 'not an integer' }),
+    message: z.string({ error: 'not a string' }),
+    data: z.unknown().optional(),
+  },
+  { error: 'not an error object with a code and a message' },
+);
 
-/** "Either a `result` or an `error` MUST be set. A response MUST NOT set both." */
+/**
+ * JSON-RPC 2.0 §4's id: "a String, Number, or NULL value". MCP narrows what a client sends (`requestId`);
+ * a server may serve a request whose id is a fraction or null, and its response echoes that id (§5).
+ */
+export const jsonrpcId = z.union([z.string(), z.number(), z.null()], { error: 'not a String, Number or Null, the id forms of JSON-RPC 2.0 §4' });
+export type JsonRpcId = z.infer<typeof jsonrpcId>;
+
+/**
+ * "Either a `result` or an `error` MUST be set. A response MUST NOT set both." The id's form is
+ * JSON-RPC's: whether it is the request's is mcp.jsonrpc.id-echoed's to judge, and an error whose
+ * request could not be read carries null or, as MCP's transport allows, no id.
+ */
 export const jsonrpcResponse = z
   .looseObject({
-    jsonrpc: z.literal('2.0'),
-    id: requestId.nullable().optional(),
-    result: z.looseObject({}).optional(),
+    jsonrpc: z.literal('2.0', { error: 'not "2.0"' }),
+    id: jsonrpcId.optional(),
+    result: z.looseObject({}, { error: 'not an object (MCP schema: Result)' }).optional(),
     error: errorObject.optional(),
   })
-  .refine((m) => ('result' in m) !== ('error' in m), 'exactly one of result and error must be set')
-  .refine((m) => !('result' in m) || (m.id !== null && m.id !== undefined), 'a result must carry the id of its request');
+  .refine((m) => ('result' in m) !== ('error' in m), 'both result and error are set, where exactly one must be')
+  .refine((m) => !('result' in m) || 'id' in m, 'a result carries no id (JSON-RPC 2.0 §5: id is REQUIRED)');
 
 /** Loose reading used to find a response in whatever the server sent; judging its shape is left to the rules. */
 export function isResponseLike(m: unknown): m is { id?: unknown; result?: unknown; error?: unknown } {

@@ -9,6 +9,7 @@ import { mcpBatchFaults } from './mcp/batch.ts';
 import { mcpCatalogueFaults } from './mcp/catalogue.ts';
 import { mcpJsonrpcFaults } from './mcp/jsonrpc.ts';
 import { mcpLifecycleFaults } from './mcp/lifecycle.ts';
+import { mcpRedactionFaults } from './mcp/redaction.ts';
 import { mcpSessionFaults } from './mcp/session.ts';
 import { mcpSseFaults } from './mcp/sse.ts';
 import { mcpTransportFaults } from './mcp/transport.ts';
@@ -73,6 +74,7 @@ export const MCP_FAULTS = [
   ...mcpBatchFaults,
   ...mcpJsonrpcFaults,
   ...mcpLifecycleFaults,
+  ...mcpRedactionFaults,
   ...mcpSessionFaults,
   ...mcpSseFaults,
   ...mcpTransportFaults,

@@ -1,6 +1,7 @@
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
+import { echoedToken } from './redaction.ts';
 import { writeTransportError } from './respond.ts';
 
 /** Codes the MCP SDKs use for transport refusals that JSON-RPC itself does not name. */
@@ -9,8 +10,9 @@ export const BAD_REQUEST = -32000;
 /** The caller of an /mcp request (its Origin already checked by the transport); answers 401 itself and returns undefined when refused. */
 export function authenticate(fake: FakeContext, r: RouteRequest): FakeCaller | undefined {
   const caller = fake.tokens.lookup(r.header('authorization'));
+  if (caller?.expired && fake.faults.has('mcp.auth.expired-401/expired-accepted')) return caller;
   if (!caller || caller.expired) {
-    const message = caller ? 'The bearer token has expired.' : 'A valid bearer token is required: send Authorization: Bearer <token>.';
+    const message = caller ? `The bearer token has expired.${echoedToken(fake, r.header('authorization'))}` : 'A valid bearer token is required: send Authorization: Bearer <token>.';
     writeTransportError(r.res, 401, BAD_REQUEST, message, fake.faults.has('mcp.auth.challenge/no-challenge') ? {} : { 'www-authenticate': 'Bearer' });
     return undefined;
   }

@@ -3,6 +3,7 @@ import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
+  jsonrpcId,
   jsonrpcNotification,
   jsonrpcRequest,
   METHOD_NOT_FOUND,
@@ -19,13 +20,29 @@ import { lenientJson } from '../support/lenient-json.ts';
 import { withExtraMembers } from './extra-members.ts';
 import { writeJson } from './respond.ts';
 import type { McpSession } from './session-store.ts';
-import { FAKE_TOOLS, toolListing } from './tools.ts';
+import { FAKE_TOOLS, toolListing, type FakeTool } from './tools.ts';
 
 export type Classified =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; method: string }
   | { kind: 'response' }
-  | { kind: 'invalid'; id: RequestId | null; why: string };
+  | { kind: 'invalid'; id: RequestId | null; why: string }
+  /** A message the fake answered while reading it, whatever the session's phase: `answer` is its response. */
+  | { kind: 'answered'; answer: Record<string, unknown> };
+
+/** A ping whose id is any JSON-RPC 2.0 id (§4: "a String, Number, or NULL value"), not only MCP's strings and integers. */
+const anyIdPing = jsonrpcRequest.extend({ id: jsonrpcId, method: z.literal('ping') });
+
+/**
+ * "Requests MUST include a string or integer ID" binds the client: under the variant a ping whose id
+ * is a fraction or null, which JSON-RPC 2.0 allows, is served with an empty result echoing that id
+ * (other methods with such an id still get -32600).
+ */
+function lenientIdPing(fake: FakeContext, value: unknown): Classified | undefined {
+  const ping = anyIdPing.safeParse(value);
+  if (!ping.success || requestId.safeParse(ping.data.id).success || !fake.variants.has('mcp.jsonrpc/lenient-ids')) return undefined;
+  return { kind: 'answered', answer: { jsonrpc: '2.0', id: ping.data.id, result: {} } };
+}
 
 const looseResponse = z.looseObject({ jsonrpc: z.literal('2.0'), id: requestId.nullable() }).refine((m) => 'result' in m || 'error' in m);
 
@@ -39,6 +56,8 @@ export function classify(fake: FakeContext, value: unknown): Classified {
   }
   const request = jsonrpcRequest.safeParse(value);
   if (request.success) return { kind: 'request', message: request.data };
+  const lenient = lenientIdPing(fake, value);
+  if (lenient) return lenient;
   if (fake.faults.has('mcp.jsonrpc.invalid-request/missing-jsonrpc-served')) {
     const lenient = jsonrpcRequest.omit({ jsonrpc: true }).safeParse(value);
     if (lenient.success) return { kind: 'request', message: { ...lenient.data, jsonrpc: '2.0' } };
@@ -161,15 +180,28 @@ function callTool(fake: FakeContext, responses: ResponseFactory, request: JsonRp
   if (!params.success) {
     const missingName = typeof request.params?.name !== 'string';
     if (missingName && fake.faults.has('mcp.jsonrpc.invalid-params/missing-name-32603')) return responses.error(request.id, INTERNAL_ERROR, 'Internal error');
+    // A tool it has, called with arguments that are no object: the tool is known, its input is what is wrong.
+    const named = missingName ? undefined : FAKE_TOOLS.find((t) => t.name === request.params?.name);
+    if (named && fake.variants.has('mcp.jsonrpc/invalid-arguments-as-tool-error')) return inputError(responses, request, named, 'arguments must be an object');
     return responses.error(request.id, INVALID_PARAMS, 'Invalid params: tools/call needs a string "name" and an object "arguments"');
   }
   const tool = FAKE_TOOLS.find((t) => t.name === params.data.name);
   if (!tool) return responses.error(request.id, INVALID_PARAMS, `Unknown tool: ${params.data.name}`);
   const args = tool.arguments.safeParse(params.data.arguments ?? {});
   if (!args.success) {
-    return responses.error(request.id, INVALID_PARAMS, `Invalid arguments for ${tool.name}: ${args.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
+    const why = args.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
+    if (fake.variants.has('mcp.jsonrpc/invalid-arguments-as-tool-error')) return inputError(responses, request, tool, why);
+    return responses.error(request.id, INVALID_PARAMS, `Invalid arguments for ${tool.name}: ${why}`);
   }
   return responses.toolResult(request.id, { content: [{ type: 'text', text: tool.run(args.data) }], isError: false }, 'CallToolResult');
+}
+
+/**
+ * MCP tools, Error Handling: "Tool Execution Errors: Reported in tool results with isError: true: …
+ * Invalid input data", where the fake otherwise answers -32602 ("Protocol Errors: … Invalid arguments").
+ */
+function inputError(responses: ResponseFactory, request: JsonRpcRequest, tool: FakeTool, why: string): Record<string, unknown> {
+  return responses.toolResult(request.id, { content: [{ type: 'text', text: `Invalid input for ${tool.name}: ${why}` }], isError: true }, 'CallToolResult');
 }
 
 /** The progress token a tools/call asked for, if any ("_meta": {"progressToken": ...}). */

@@ -1,5 +1,7 @@
 import { INVALID_PARAMS, INVALID_REQUEST, type JsonRpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import { initializeParams, MCP_REVISION } from '../../contract/mcp/lifecycle.ts';
+import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
+import { isRecord } from '../../util/json.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
@@ -45,7 +47,12 @@ function initializeResult(fake: FakeContext, protocolVersion: string): Record<st
 }
 
 /** `initialize`, sent on its own: a new session, its id in the response header. */
-export function initialize({ fake, sessions, responses }: McpSurface, r: RouteRequest, caller: FakeCaller, request: JsonRpcRequest): void {
+export function initialize(surface: McpSurface, r: RouteRequest, caller: FakeCaller, request: JsonRpcRequest): void {
+  const { fake, sessions, responses } = surface;
+  if (reinitializes(fake, r)) {
+    reinitialize(surface, r, caller, request);
+    return;
+  }
   const params = initializeParams.safeParse(request.params ?? {});
   if (!params.success) {
     writeJson(r.res, 200, responses.error(request.id, INVALID_PARAMS, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo'));
@@ -84,4 +91,25 @@ export function lifecycleAnswer({ fake, responses }: McpSurface, session: McpSes
   const other = OTHER_CAPABILITY_METHODS[request.method];
   if (other && fake.variants.has('mcp.lifecycle/other-capabilities')) return responses.result(request.id, other);
   return undefined;
+}
+
+/** An initialize sent within a session, under the variant that opens a new session for it whatever it asks. */
+function reinitializes(fake: FakeContext, r: RouteRequest): boolean {
+  // The header first: asking for the variant marks it taken.
+  return r.header(SESSION_HEADER) !== undefined && fake.variants.has('mcp.lifecycle/reinitialize-new-session');
+}
+
+/**
+ * The variant's answer to an initialize sent within a session: a new session, its version the
+ * fake's own when the one asked for is not supported or not a string ("Otherwise, the server MUST
+ * respond with another protocol version it supports"), streamed to a client that accepts SSE, its
+ * event ids counted in the new session from 1.
+ */
+function reinitialize({ fake, sessions, responses }: McpSurface, r: RouteRequest, caller: FakeCaller, request: JsonRpcRequest): void {
+  const asked = isRecord(request.params) ? request.params.protocolVersion : undefined;
+  const protocolVersion = typeof asked === 'string' && (SUPPORTED_VERSIONS as readonly string[]).includes(asked) ? asked : SUPPORTED_VERSIONS[0];
+  const session = sessions.create(caller.principal, protocolVersion, newSessionId(fake));
+  const answer = responses.result(request.id, initializeResult(fake, protocolVersion));
+  if (accepts(r, 'text/event-stream', false)) stream(fake, r.res, session, [request], [answer], { headers: sessionHeaders(fake, session) });
+  else writeJson(r.res, 200, answer, sessionHeaders(fake, session));
 }

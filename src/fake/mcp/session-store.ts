@@ -9,6 +9,8 @@ export interface McpSession {
   initialized: boolean;
   /** SSE event ids are unique across every stream of a session; this is the last one used. */
   lastEventId: number;
+  /** Requests served in the session so far (a variant ends it after a number of them). */
+  requests: number;
 }
 
 /** Sessions kept in memory; both maps are bounded so a long-running fake cannot grow without limit. */
@@ -19,7 +21,7 @@ export class SessionStore {
   private readonly ended = new Set<string>();
 
   create(principal: string, protocolVersion: string, id: string = randomUUID()): McpSession {
-    const session: McpSession = { id, principal, protocolVersion, initialized: false, lastEventId: 0 };
+    const session: McpSession = { id, principal, protocolVersion, initialized: false, lastEventId: 0, requests: 0 };
     this.live.set(id, session);
     if (this.live.size > SessionStore.MAX_LIVE) this.end(this.live.keys().next().value!);
     return session;
@@ -27,7 +29,7 @@ export class SessionStore {
 
   /** A session that is not stored: for requests served without a session id (a fault). */
   ephemeral(principal: string): McpSession {
-    return { id: '', principal, protocolVersion: MCP_REVISION, initialized: true, lastEventId: 0 };
+    return { id: '', principal, protocolVersion: MCP_REVISION, initialized: true, lastEventId: 0, requests: 0 };
   }
 
   get(id: string): McpSession | undefined {

@@ -10,6 +10,9 @@ import type { McpSurface } from './surface.ts';
 
 const SESSION_NOT_FOUND = -32001;
 
+/** Under the variant, the requests a session serves before the server ends it: fewer than the catalogue's long session sends. */
+export const ENDS_AFTER_REQUESTS = 20;
+
 /** Every visible ASCII character (0x21-0x7E), punctuation included. */
 const VISIBLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
 
@@ -93,6 +96,11 @@ export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, calle
       return refuse(fake, r, 400, BAD_REQUEST, 'Bad Request: no session with this id was ever issued.');
     }
     return refuse(fake, r, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
+  }
+  if (fake.variants.has('mcp.session/ends-after-requests') && (session.requests += 1) > ENDS_AFTER_REQUESTS) {
+    // "The server MAY terminate the session at any time, after which it MUST respond … with HTTP 404 Not Found."
+    sessions.end(session.id);
+    return refuse(fake, r, 404, SESSION_NOT_FOUND, 'Session not found: the server ended this session; send a new initialize request without a session id.');
   }
   if (fake.variants.has('mcp.session/id-on-every-response')) r.res.setHeader(SESSION_HEADER, session.id);
   return session;

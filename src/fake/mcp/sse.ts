@@ -68,6 +68,10 @@ export function stream(fake: FakeContext, res: ServerResponse, session: McpSessi
   }
   if (options.batch && batchesInOneEvent(fake)) write(answers);
   else for (const a of answers) write(a);
+  if (variants.has('mcp.sse/closes-late')) {
+    closeLate(fake, res);
+    return;
+  }
   // Every SSE answer stays open under the fault: the other rules read up to their responses and never wait on it.
   if (!fake.faults.has('mcp.sse.closes-after-response/held-open')) {
     res.end();
@@ -75,4 +79,17 @@ export function stream(fake: FakeContext, res: ServerResponse, session: McpSessi
   }
   const unregister = fake.lifecycle.onClose(() => res.end());
   res.on('close', unregister);
+}
+
+/** Under the variant, how long after its last response an SSE answer stays open: longer than the embedded profile's safety.streamCloseGraceMs. */
+export const CLOSES_LATE_MS = 2_500;
+
+/** "After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream" sets no time: the variant closes it late. */
+function closeLate(fake: FakeContext, res: ServerResponse): void {
+  const timer = setTimeout(() => res.end(), CLOSES_LATE_MS);
+  const unregister = fake.lifecycle.onClose(() => res.end());
+  res.on('close', () => {
+    clearTimeout(timer);
+    unregister();
+  });
 }

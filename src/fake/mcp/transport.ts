@@ -28,6 +28,7 @@ function answerAll(surface: McpSurface, session: McpSession, classified: Classif
   for (const c of classified) {
     if (c.kind === 'notification' && c.method === 'notifications/initialized') session.initialized = true;
     else if (c.kind === 'invalid') answers.push(responses.error(c.id, INVALID_REQUEST, `Invalid Request: ${c.why}.`));
+    else if (c.kind === 'answered') answers.push(c.answer);
     else if (c.kind === 'request') {
       const a = lifecycleAnswer(surface, session, c.message) ?? answer(fake, responses, session, c.message);
       requests.push(c.message);
@@ -159,6 +160,7 @@ function originAllowed(surface: McpSurface, r: RouteRequest): boolean {
   }
   const origin = r.header('origin');
   if (origin === undefined || fake.faults.has('mcp.transport.origin/foreign-origin-served')) return true;
+  if (r.req.method === 'DELETE' && fake.faults.has('mcp.transport.origin/delete-unchecked')) return true;
   if (origin.startsWith('http://') && fake.faults.has('mcp.transport.origin/http-origin-served')) return true;
   let host: string;
   try {

@@ -1,5 +1,9 @@
 /** /mcp: the JSON-RPC envelope (JSON-RPC 2.0, MCP Base Protocol), each method's params, and the session header. */
 import { MCP, sentenceText, standard, type Sentence } from '../../../contract/sentence.ts';
+import { parseJson } from '../../../probe/body.ts';
+import { isRecord } from '../../../util/json.ts';
+import type { Expectation, SentRequest } from '../../generated/expectation.ts';
+import { expectationText, rpcMessages, type Answer, type Finding } from '../../generated/judgement.ts';
 import { MIB_OF_A } from '../build.ts';
 import type { McpCase, McpOperator } from '../types.ts';
 import { VALUE_WHITESPACE } from './message.ts';
@@ -15,6 +19,33 @@ const EXTENSIONS = 'RFC 8259 §9: "A JSON parser MAY accept non-JSON forms or ex
 const ping = (id: unknown, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'ping', ...extra });
 const call = (id: string, params: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
 const rejected = (label: string, json: unknown, because: Sentence): McpCase => ({ label, body: { json }, stated: { kind: 'refuse', because } });
+/** Refused by a JSON-RPC error, or reported as a tool execution error (a result with `isError: true`). */
+const toolRefused = (label: string, json: unknown, because: Sentence): McpCase => ({ label, body: { json }, stated: { kind: 'refuse', because, orToolError: true } });
+
+/**
+ * MCP 2025-03-26, Server Features > Tools (a page spec/ does not hold): neither list is a MUST, but
+ * arguments a tool's input schema refuses are one of the two errors, never a plain success, as
+ * servers "MUST: Validate all tool inputs".
+ */
+const TOOL_ERRORS = standard(
+  'MCP 2025-03-26 Server Features > Tools',
+  '§Error Handling, §Security Considerations',
+  'Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments … Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data … Servers MUST: Validate all tool inputs',
+);
+
+/**
+ * The error-status finding of a case stated `orToolError`: a tool result with `isError: true`
+ * carrying the request's id is a refusal as well; any other answer keeps the judgement's finding,
+ * and a plain success is named for what it is not.
+ */
+export function toolErrorFinding(sent: SentRequest, e: Expectation, answer: Answer, finding: Finding): Finding {
+  if (finding.ok || answer.malformed || answer.status >= 300) return finding;
+  const request = sent.body === undefined ? undefined : parseJson(sent.body);
+  const id = isRecord(request) ? request.id : undefined;
+  const toolError = rpcMessages(answer).some((m) => isRecord(m) && m.id === id && isRecord(m.result) && m.result.isError === true);
+  if (toolError) return { ok: true, reason: '' };
+  return { ok: false, reason: `${sent.method} /mcp answered ${answer.status}, neither a JSON-RPC error nor a tool result with isError: true carrying the request's id ${JSON.stringify(id)}; expected: ${expectationText(e)}` };
+}
 const answered = (label: string, body: McpCase['body'], because: Sentence): McpCase => ({ label, body, stated: { kind: 'accept', because } });
 const opened = (label: string, body: McpCase['body'], why: string, extra: Partial<McpCase> = {}): McpCase => ({ label, body, why, ...extra });
 
@@ -97,10 +128,12 @@ export const MCP_OPERATORS: readonly McpOperator[] = [
       const name = tool?.name ?? 'apicert-no-such-tool';
       const invalid = jsonrpc('5.1', '-32602 Invalid params: Invalid method parameter(s).');
       return [
-        rejected('arguments a string', call('apicert-args-string', { name, arguments: 'apicert' }), invalid),
-        rejected('arguments an array', call('apicert-args-array', { name, arguments: [] }), invalid),
-        rejected('arguments null', call('apicert-args-null', { name, arguments: null }), invalid),
-        rejected('arguments a number', call('apicert-args-number', { name, arguments: 1 }), invalid),
+        // Arguments the tool cannot take: "Invalid arguments" (a protocol error) or "Invalid input data" (a tool execution error).
+        toolRefused('arguments a string', call('apicert-args-string', { name, arguments: 'apicert' }), TOOL_ERRORS),
+        toolRefused('arguments an array', call('apicert-args-array', { name, arguments: [] }), TOOL_ERRORS),
+        toolRefused('arguments null', call('apicert-args-null', { name, arguments: null }), TOOL_ERRORS),
+        toolRefused('arguments a number', call('apicert-args-number', { name, arguments: 1 }), TOOL_ERRORS),
+        // No tool to run, so no tool result: the params themselves are invalid.
         rejected('no tool name', call('apicert-no-name', { arguments: {} }), invalid),
         opened('an unknown tool', { json: call('apicert-unknown-tool', { name: 'apicert-no-such-tool', arguments: {} }) }, 'MCP answers an unknown tool with an error; the revision under test does not state its form'),
         opened('1 MiB of arguments', { json: call('apicert-huge', { name, arguments: { apicert: MIB_OF_A } }) }, 'a server may limit message size'),

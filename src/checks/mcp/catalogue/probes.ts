@@ -31,10 +31,10 @@ export const catalogueProblemJson = rule({
 
 export const catalogueErrorStatus = rule({
   id: 'mcp.catalogue.error-status',
-  title: 'A catalogue message JSON-RPC or MCP says must fail (a fractional or null id, an unknown method, an empty batch, arguments that are not an object) gets an error',
+  title: 'A catalogue message JSON-RPC or MCP says must fail (an unknown method, a batch of a number, tools/call without a tool name) gets an error; tools/call arguments that are not an object get an error or a tool result with isError: true',
   level: 'required',
   bulk: true,
-  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'Requests MUST include a string or integer ID.', url: SPEC_URL.base },
+  spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0)', quote: 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.', url: SPEC_URL.base },
   judgement: catalogueJudgement('mcp', 'error-status'),
   provoke: provokeCatalogue('mcp', 'error-status'),
 });

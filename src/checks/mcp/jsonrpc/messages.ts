@@ -213,9 +213,15 @@ export const resultXorError = rule({
     judge(j) {
       for (const ex of mcpPosts(j)) {
         if (ex.status === undefined) continue;
+        let nullIdSent: boolean | undefined;
         for (const m of answeredResponses(j, ex) ?? []) {
           const parsed = jsonrpcResponse.safeParse(m);
-          j.check(ex, parsed.success, `a response is not JSON-RPC 2.0 with exactly one of result and error (${parsed.success ? '' : issuesOf(parsed.error)})`);
+          if (!j.check(ex, parsed.success, parsed.success ? '' : `a response ${shownResponse(m)} is not a JSON-RPC 2.0 response with exactly one of result and error: ${issuesOf(parsed.error)}`)) continue;
+          // JSON-RPC 2.0 §5: null is the id of an error whose request's id could not be read, or the echo of a request whose id was null (§4 allows it).
+          if (!('result' in m) || m.id !== null) continue;
+          nullIdSent ??= sentMessages(ex)?.some((s) => typeof s.method === 'string' && 'id' in s && s.id === null);
+          if (nullIdSent === undefined) continue;
+          j.check(ex, nullIdSent, 'a result carries id null, though no request of this POST had id null (JSON-RPC 2.0 §5: null is the id of an error whose request could not be read)');
         }
       }
     },
@@ -232,6 +238,12 @@ export const resultXorError = rule({
     });
   },
 });
+
+/** A response as a reason shows it: its id and which of result and error it sets, never its whole content. */
+function shownResponse(m: Record<string, unknown>): string {
+  const id = 'id' in m ? `id ${JSON.stringify(m.id)?.slice(0, 60)}` : 'no id';
+  return `(${id}${'result' in m ? ', result' : ''}${'error' in m ? ', error' : ''})`;
+}
 
 const ids: fc.Arbitrary<RequestId> = fc.oneof(
   fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),

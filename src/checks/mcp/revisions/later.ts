@@ -17,19 +17,28 @@ const OWN_VERSIONING = '`/mcp` follows the MCP 2025-03-26 Streamable HTTP protoc
 /** The revision MCP-Protocol-Version came with. */
 const LATER_REVISION = '2025-06-18';
 
+/** The longest string id a ping is judged with: longer than the ids clients send (UUIDs, counters), short of the 10,000-character ids the catalogue probes limits with. */
+const ORDINARY_ID_LENGTH = 256;
+
+function ordinaryId(id: unknown): boolean {
+  return typeof id === 'string' ? id.length <= ORDINARY_ID_LENGTH : Number.isSafeInteger(id);
+}
+
 export const protocolVersionHeader = rule({
   id: 'mcp.revisions.protocol-version-header',
   title: 'Requests without MCP-Protocol-Version are served in a 2025-03-26 session; what the header changes is recorded',
   level: 'observation',
   spec: { section: 'Versioning', quote: OWN_VERSIONING },
   judgement: {
-    record: 'a ping POSTed by an authorised client in a 2025-03-26 session it had initialized',
+    record: 'a ping with an ordinary id (an integer, or a string of at most 256 characters) POSTed by an authorised client in an open 2025-03-26 session it had initialized',
     judge(j) {
       const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
         const calls = wellFormedCalls(ex);
         const ping = calls?.length === 1 && calls[0]!.method === 'ping' && isRequestMessage(calls[0]!) && !Array.isArray(requestJson(ex)) ? calls[0]! : undefined;
-        if (!ping || ex.status === undefined) continue;
+        // Only a ping the server has no other reason to refuse shows what the header's absence does: one whose id is of
+        // the length clients use (no sentence bounds an id's length, nor forbids a server to limit it).
+        if (!ping || !ordinaryId(ping.id) || ex.status === undefined) continue;
         const header = ex.requestHeaders[PROTOCOL_VERSION_HEADER];
         if (header !== undefined) {
           // Whatever the session, what the header does is recorded only.
@@ -41,7 +50,7 @@ export const protocolVersionHeader = rule({
         if (!answered) continue;
         // Revision 2025-03-26 has no such header, so a server speaking it cannot require one.
         // Its one response; whether it carries the ping's id is mcp.jsonrpc.id-echoed's to judge.
-        j.check(ex, ex.status === 200 && answered.length === 1, `a ping without MCP-Protocol-Version was answered HTTP ${ex.status}${ex.status === 200 ? ' without its one response' : ''}; a ${MCP_REVISION} client never sends that header`);
+        j.check(ex, ex.status === 200 && answered.length === 1, `a ping without MCP-Protocol-Version in an open ${MCP_REVISION} session was answered HTTP ${ex.status}${ex.status === 200 ? ' without its one response' : ''}; a ${MCP_REVISION} client never sends that header, so its pings are served without it (recorded whatever the answer was about)`);
       }
     },
   },

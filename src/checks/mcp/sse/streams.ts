@@ -2,7 +2,7 @@
 import { type CheckContext, type Exchange, pathOnly, section } from '../../../rule/index.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { isEventStream, keptEvents } from '../../../traffic/read.ts';
-import { mcpEndpoint, sessionUnknown } from '../support/traffic.ts';
+import { mcpEndpoint, sentMessages, sessionUnknown } from '../support/traffic.ts';
 import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
@@ -38,7 +38,10 @@ export const eventIdsUnique = rule({
         // kept of a stream the client broke off (a GET stream it closed) are judged as they are.
         const events = keptEvents(j, ex);
         if (!events) continue;
-        const id = ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER];
+        // The answer to an initialize that assigns an Mcp-Session-Id opens that session ("by including it in an
+        // Mcp-Session-Id header on the HTTP response containing the InitializeResult"), even one sent in another session.
+        const assigned = (sentMessages(ex) ?? []).some((m) => m.method === 'initialize') ? ex.responseHeaders[SESSION_HEADER] : undefined;
+        const id = assigned ?? ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER];
         // Without a session, "all streams with that specific client": one bucket per credential, never one for every client.
         const session = id === undefined ? `client:${ex.credential ?? ex.requestHeaders.authorization ?? ''}` : `session:${id}`;
         if (id !== undefined && sessionUnknown(id)) {
@@ -73,7 +76,7 @@ export const closesAfterResponse = rule({
       'The SSE stream SHOULD eventually include one JSON-RPC response per each JSON-RPC request sent in the POST body. … After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream.',
     url: SPEC_URL.transports,
   },
-  activeOnly: 'a recording keeps the events of a stream, not whether the server closed it after its last response (the probe waits safety.streamCloseGraceMs to see it)',
+  activeOnly: 'a recording keeps the events of a stream, not whether the server closed it after its last response (the probe waits up to safety.streamTimeoutMs to see it)',
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, awaitClose: true });
@@ -82,9 +85,13 @@ export const closesAfterResponse = rule({
       // "SHOULD eventually include" sets no time: a stream apicert's reader stopped before the response has not ended without it.
       if (!answered && reply.end !== undefined && reply.end !== 'server') ctx.inconclusive(`apicert's reader stopped the SSE stream (${reply.end}) before any response to tools/call ${reply.requestId}: the response may yet come ("SHOULD eventually include"; safety.streamTimeoutMs lengthens the read)`);
       ctx.expect(answered, `the SSE stream ended (${reply.end ?? 'closed'}) without a response to tools/call ${reply.requestId}`);
-      const grace = ctx.profile.safety.streamCloseGraceMs;
-      ctx.expect(reply.end === 'server', `the SSE stream was still open ${grace} ms after the response to tools/call (safety.streamCloseGraceMs; the read ended by ${reply.end})`, reply.res);
+      // "SHOULD close" sets no time, so no wait of apicert's own (safety.streamCloseGraceMs) decides it: the read goes on to
+      // the stream timeout, and only a stream still open then has not met the SHOULD.
+      const timeout = ctx.profile.safety.streamTimeoutMs;
+      if (reply.end !== 'server' && reply.end !== 'timeout') ctx.inconclusive(`apicert's reader stopped the SSE stream (${reply.end}) after the response to tools/call, before the server closed it or safety.streamTimeoutMs (${timeout} ms) ran out`);
+      ctx.expect(reply.end === 'server', `the SSE stream was still open when apicert's stream timeout ran out (safety.streamTimeoutMs: ${timeout} ms from the request), after the response to tools/call; MCP sets no time for the close, so a longer safety.streamTimeoutMs waits longer`, reply.res);
       ctx.observe('events on the tools/call stream', reply.events.length);
+      if (reply.closeAfterResponseMs !== undefined) ctx.observe('close after the response (ms)', reply.closeAfterResponseMs);
     });
   },
 });

@@ -28,6 +28,10 @@ interface SessionsShown {
   issuedBy: Map<string, Exchange>;
   /** DELETEs carrying each session id that were answered 2xx (ended) or 404 (already ended). */
   endedBy: Map<string, Exchange[]>;
+  /** Requests by the session's own caller answered 404, by the session id they carried: the server may have ended it ("at any time"). */
+  goneBy: Map<string, Exchange[]>;
+  /** Requests by the session's own caller answered 2xx, by the session id they carried: it was still open. */
+  servedBy: Map<string, Exchange[]>;
   /** notifications/initialized POSTs answered 2xx, by the session id they carried ('' for none). */
   initializedBy: Map<string, Exchange[]>;
   /** initialize POSTs answered 2xx with a result but without an Mcp-Session-Id: the server showed it does not assign sessions. */
@@ -39,7 +43,7 @@ interface SessionsShown {
  * journal and profile for the seven rules reading them (journalFact); rules read it, never change it.
  */
 function sessionsShown(exchanges: readonly Exchange[], profile: Profile | undefined): SessionsShown {
-  const shown: SessionsShown = { issuedBy: new Map(), endedBy: new Map(), initializedBy: new Map(), sessionless: [] };
+  const shown: SessionsShown = { issuedBy: new Map(), endedBy: new Map(), goneBy: new Map(), servedBy: new Map(), initializedBy: new Map(), sessionless: [] };
   const endpoint = mcpEndpoint({ profile });
   for (const ex of exchanges) {
     if (pathOnly(ex) !== endpoint) continue;
@@ -49,6 +53,8 @@ function sessionsShown(exchanges: readonly Exchange[], profile: Profile | undefi
     // Only the session's own caller ends it: another's DELETE may be answered 404 for a session it cannot see.
     const sameCaller = carried !== undefined && shown.issuedBy.get(carried)?.requestHeaders.authorization === ex.requestHeaders.authorization;
     if (ex.method === 'DELETE' && carried !== undefined && sameCaller && (answered2xx(ex) || ex.status === 404)) push(shown.endedBy, carried, ex);
+    if (carried !== undefined && sameCaller && ex.status === 404) push(shown.goneBy, carried, ex);
+    if (carried !== undefined && sameCaller && answered2xx(ex)) push(shown.servedBy, carried, ex);
     if (!answered2xx(ex)) continue;
     if (ex.method !== 'POST') continue;
     const sent = sentMessages(ex) ?? [];
@@ -70,6 +76,8 @@ export function initializeResultOf(ex: Exchange): Record<string, unknown> | unde
 export class SessionHistory {
   private readonly issuedBy: ReadonlyMap<string, Exchange>;
   private readonly endedBy: ReadonlyMap<string, readonly Exchange[]>;
+  private readonly goneBy: ReadonlyMap<string, readonly Exchange[]>;
+  private readonly servedBy: ReadonlyMap<string, readonly Exchange[]>;
   private readonly initializedBy: ReadonlyMap<string, readonly Exchange[]>;
   private readonly sessionless: readonly Exchange[];
 
@@ -80,6 +88,8 @@ export class SessionHistory {
     const shown = journalFact(j.exchanges, sessionsShown, j.profile);
     this.issuedBy = shown.issuedBy;
     this.endedBy = shown.endedBy;
+    this.goneBy = shown.goneBy;
+    this.servedBy = shown.servedBy;
     this.initializedBy = shown.initializedBy;
     this.sessionless = shown.sessionless;
   }
@@ -100,7 +110,20 @@ export class SessionHistory {
     return (this.endedBy.get(id) ?? []).find((d) => startsAfterEnd(ex, d));
   }
 
-  /** The request carries a session id the server issued before it and no answered DELETE ended since (or, on a server that showed it assigns none, carries none). */
+  /**
+   * The 404 by which the server showed it ended session `id` by the time `ex` was answered: `ex`'s
+   * own 404, or one before it, that no request of the session was served after. MCP: "The server MAY
+   * terminate the session at any time, after which it MUST respond to requests containing that
+   * session ID with HTTP 404 Not Found." So a 404 is a legal answer to any request of a session, and
+   * from it on the session's requests get no answer a message rule could judge. A session served
+   * again after its 404 was not ended: that 404 stays the request's answer, for its rules to judge.
+   */
+  endedByServer(id: string, ex: Exchange): Exchange | undefined {
+    const served = this.servedBy.get(id) ?? [];
+    return (this.goneBy.get(id) ?? []).find((gone) => (gone === ex || startsAfterEnd(ex, gone)) && !served.some((s) => startsAfterEnd(s, gone)));
+  }
+
+  /** The request carries a session id the server issued before it, that no answered DELETE ended since and the server did not show it ended (`endedByServer`); or, on a server that showed it assigns none, carries none. */
   inOpenSession(ex: Exchange): boolean {
     const id = ex.requestHeaders[SESSION_HEADER];
     if (id === undefined) return this.sessionless.some((s) => startsAfterEnd(ex, s));
@@ -108,7 +131,7 @@ export class SessionHistory {
       this.j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
       return false;
     }
-    return this.issuedBefore(id, ex) !== undefined && this.endedBefore(id, ex) === undefined;
+    return this.issuedBefore(id, ex) !== undefined && this.endedBefore(id, ex) === undefined && this.endedByServer(id, ex) === undefined;
   }
 
   /** As `inOpenSession`, and the client finished initialization (notifications/initialized) in it before, for a session of revision 2025-03-26. */

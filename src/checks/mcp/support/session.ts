@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type AfterEvent, type CheckContext, type ProbeResponse, type SseEvent, type StreamEnd, type StreamRequest } from '../../../rule/index.ts';
+import { runJudgement, type AfterEvent, type CheckContext, type ProbeResponse, type Rule, type SseEvent, type StreamEnd, type StreamRequest } from '../../../rule/index.ts';
 import { isResponseLike, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { CLIENT_ACCEPT, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
@@ -60,6 +60,8 @@ export interface McpReply {
   sessionId: string | undefined;
   /** How the read of an SSE answer ended: the server closed it, or apicert stopped after the last response. */
   end?: StreamEnd;
+  /** With `awaitClose`, how long after the last response the server closed the stream. */
+  closeAfterResponseMs?: number;
 }
 
 export interface McpSession {
@@ -79,8 +81,9 @@ export interface PostOptions {
   headers?: Record<string, string>;
   timeoutMs?: number;
   /**
-   * After the last response of an SSE answer, wait up to safety.streamCloseGraceMs for the server
-   * to close the stream: only the rule about closing needs it; every other read stops there.
+   * After the last response of an SSE answer, wait for the server to close the stream, up to the
+   * stream timeout (MCP sets no time for the close, so no shorter wait of apicert's decides it):
+   * only the rule about closing needs it; every other read stops there.
    */
   awaitClose?: boolean;
 }
@@ -152,10 +155,13 @@ async function exchange(ctx: CheckContext, body: { json: unknown } | { rawBody: 
     },
   };
   if (options.timeoutMs !== undefined) req.timeoutMs = options.timeoutMs;
+  // The reader's own deadline (safety.streamTimeoutMs from the request) ends the wait first.
+  if (options.awaitClose) req.graceMs = ctx.profile.safety.streamTimeoutMs;
   const res = await ctx.http.stream(req);
   // The same object the probe linked to its exchange, so a case decided on it names that exchange.
   const answer = Object.assign(res, { text: res.text ?? '', json: res.json, durationMs: 0 });
-  return readReply(answer, mediaTypeOf(res.contentType) === 'text/event-stream' ? { events: res.events, end: res.end } : undefined);
+  const reply = readReply(answer, mediaTypeOf(res.contentType) === 'text/event-stream' ? { events: res.events, end: res.end } : undefined);
+  return res.closeAfterTerminalMs === undefined ? reply : { ...reply, closeAfterResponseMs: res.closeAfterTerminalMs };
 }
 
 /** POSTs one JSON-RPC message or a batch (an array). */
@@ -218,15 +224,38 @@ export async function openSession(ctx: CheckContext, options: { protocolVersion?
   const init: { protocolVersion?: string; id: string; label: string } = { id, label: 'setup: initialize a session' };
   if (options.protocolVersion !== undefined) init.protocolVersion = options.protocolVersion;
   const reply = await sendInitialize(ctx, init);
-  if (reply.res.status !== 200) ctx.inconclusive(`setup failed: initialize answered HTTP ${reply.res.status}; give the profile a credential that /mcp accepts (surfaces: [mcp])`);
+  if (reply.res.status !== 200) {
+    const refused = reply.res.status === 401 || reply.res.status === 403;
+    setupFailed(ctx, `initialize answered HTTP ${reply.res.status}${refused ? '; give the profile a credential that /mcp accepts (surfaces: [mcp])' : ''}`);
+  }
   const result = responseTo(reply, id)?.result;
-  if (!isObject(result)) ctx.inconclusive('setup failed: initialize was not answered with a result carrying its id (see mcp.lifecycle.initialize-result)');
+  if (!isObject(result)) setupFailed(ctx, 'initialize was not answered with a result carrying its id (see mcp.lifecycle.initialize-result)');
   const session: McpSession = { id: reply.sessionId, credential, initialize: reply, result };
   if (options.sendInitialized ?? true) {
     const done = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'setup: notifications/initialized' });
-    if (done.res.status < 200 || done.res.status >= 300) ctx.inconclusive(`setup failed: notifications/initialized answered HTTP ${done.res.status}`);
+    if (done.res.status < 200 || done.res.status >= 300) setupFailed(ctx, `notifications/initialized answered HTTP ${done.res.status}`);
   }
   return session;
+}
+
+/**
+ * A session setup that failed stops the check, but the exchanges it made are traffic the rule's
+ * judgement decides as judge-traffic would: a failure it finds there is the rule's failure (the
+ * runner keeps cases judged before a stop). Without one the rule is inconclusive, saying so: its
+ * own requests were never sent, so cases that held on setup traffic show nothing of its sentence.
+ */
+function setupFailed(ctx: CheckContext, why: string): never {
+  // The runner's context holds the whole rule; a context that holds only its metadata has no judgement to run.
+  const judgement = (ctx.rule as Partial<Pick<Rule, 'judgement'>>).judgement;
+  if (!judgement || ctx.rule.judgesTheRun) ctx.inconclusive(`setup failed: ${why}`);
+  let judged = '';
+  try {
+    const run = runJudgement(ctx, judgement, ctx.http.exchanges, { source: 'active', profile: ctx.profile, partial: true });
+    if (!run.failed && run.judged.size > 0) judged = `; the rule's judgement over the setup's ${run.judged.size} exchange(s) found no failure, but the requests it is about were never sent`;
+  } catch {
+    // A judgement that cannot judge the setup's traffic (a prerequisite it lacks) leaves the setup's failure the reason.
+  }
+  ctx.inconclusive(`setup failed: ${why}${judged}`);
 }
 
 /** Ends a session the check opened; best effort, so cleanup never changes a verdict. */

@@ -1,7 +1,8 @@
 /** Streamable HTTP > Security Warning: what the MCP endpoint does with a request from another site's page. */
 import { type CheckContext, type Exchange, type Judge, pathOnly, section } from '../../../rule/index.ts';
 import { McpCallers, mcpEndpoint } from '../support/traffic.ts';
-import { deleteSession, sendInitialize, SPEC_URL } from '../support/session.ts';
+import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
+import { deleteSession, mcpPath, sendInitialize, SPEC_URL } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -62,11 +63,11 @@ export const originRefused = rule({
       const answered: Record<string, number> = {};
       for (const ex of foreignRequests(j, 'origin', (origin) => reservedName(originHost(origin)))) {
         const origin = ex.requestHeaders.origin!;
-        answered[origin] = ex.status;
+        answered[`${ex.method} ${origin}`] = ex.status;
         j.check(
           ex,
           ex.status >= 400 && ex.status < 500,
-          `a request with Origin: ${origin} (a reserved name no deployment can trust) was served: answered HTTP ${ex.status}, expected a 4xx: a server that validates Origin refuses it, so a page on any site could drive this endpoint from a browser`,
+          `a ${ex.method} with Origin: ${origin} (a reserved name no deployment can trust) was served: answered HTTP ${ex.status}, expected a 4xx: a server that validates Origin refuses it on every request, so a page on any site could drive this endpoint from a browser`,
         );
       }
       if (Object.keys(answered).length > 0) j.observe('requests with a foreign Origin', answered);
@@ -74,8 +75,26 @@ export const originRefused = rule({
   },
   async provoke(ctx: CheckContext) {
     for (const origin of [FOREIGN_ORIGIN, FOREIGN_HTTP_ORIGIN]) await initializeWith(ctx, 'Origin', origin);
+    await otherMethodsWithForeignOrigin(ctx);
   },
 });
+
+/**
+ * "On all incoming connections": a GET (a 405 for it is a 4xx too) and a DELETE of a session
+ * opened for the purpose, each from the foreign site; a DELETE it refused leaves the session to
+ * the ordinary cleanup.
+ */
+async function otherMethodsWithForeignOrigin(ctx: CheckContext): Promise<void> {
+  const primary = ctx.primary('mcp');
+  const opened = await sendInitialize(ctx, { label: 'initialize a session to DELETE from a foreign Origin' });
+  const session: Record<string, string> = opened.sessionId === undefined ? {} : { [SESSION_HEADER]: opened.sessionId };
+  const origin = { origin: FOREIGN_ORIGIN };
+  // Bounded: a stream that is (wrongly) opened is dropped after its first event or two seconds.
+  await ctx.http.stream({ method: 'GET', path: mcpPath(ctx), credential: primary, headers: { accept: 'text/event-stream', ...session, ...origin }, label: `GET with Origin: ${FOREIGN_ORIGIN}`, maxMs: 2_000, onEvent: () => 'disconnect' });
+  if (opened.sessionId === undefined) return;
+  const deleted = await ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential: primary, headers: { ...session, ...origin }, label: `DELETE the session with Origin: ${FOREIGN_ORIGIN}` });
+  if (deleted.status < 200 || deleted.status >= 300) await deleteSession(ctx, opened.sessionId, primary);
+}
 
 export const hostObservation = rule({
   id: 'mcp.transport.host',

@@ -1,6 +1,8 @@
 /**
- * Sensitive values are redacted before any response leaves the gateway: no response of the run,
- * on /v8 or /mcp, may carry one of the run's own secrets (a token echoed in a 401 detail, say).
+ * Sensitive values are redacted before any response leaves the gateway: no /v8 response of the run
+ * may carry one of the run's own secrets (a token echoed in a 401 detail, say). /mcp's answers are
+ * mcp.redaction.run-secrets' (the same judgement): an MCP server is often certified alone, with only
+ * an mcp credential, and one echo is one rule's failure, never two.
  */
 import { judgeEchoedSecrets } from '../../../traffic/secrets.ts';
 import { section } from '../../../rule/index.ts';
@@ -11,7 +13,7 @@ const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', nee
 
 export const runSecrets = rule({
   id: 'v8.redaction.run-secrets',
-  title: "No response of the run on /v8 or /mcp carries one of the run's own secrets (its tokens), judged over every exchange of the run",
+  title: "No /v8 response of the run carries one of the run's own secrets (its tokens), judged over every exchange of the run",
   level: 'required',
   judgesTheRun: true,
   spec: {
@@ -19,8 +21,8 @@ export const runSecrets = rule({
     quote: 'Sensitive values are redacted before any response leaves the gateway. … Sensitive fields are redacted.',
   },
   judgement: {
-    record: 'answered /v8 or /mcp requests (the run\'s exchanges, or a recording\'s)',
-    judge: (j) => judgeEchoedSecrets(j, ['v8', 'mcp']),
+    record: 'answered /v8 requests (the run\'s exchanges, or a recording\'s)',
+    judge: (j) => judgeEchoedSecrets(j, ['v8']),
   },
   async provoke(ctx) {
     // Its own provocations, so the rule judges something even when run alone: errors are where a

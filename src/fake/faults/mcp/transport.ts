@@ -21,4 +21,5 @@ export const mcpTransportFaults = [
   },
   { id: 'mcp.transport.origin/foreign-origin-served', description: 'a request whose Origin is a foreign site is served like any other' },
   { id: 'mcp.transport.origin/http-origin-served', description: 'a foreign https:// Origin is refused, but the same site over http:// is served' },
+  { id: 'mcp.transport.origin/delete-unchecked', description: 'Origin is validated on POST and GET, but a DELETE from a foreign Origin ends the session' },
 ] as const satisfies readonly FaultDefinition[];

@@ -79,4 +79,22 @@ export const mcpJsonrpcVariants = [
       quote: FOLLOW_JSONRPC,
     },
   },
+  {
+    id: 'mcp.jsonrpc/lenient-ids',
+    description: 'a ping whose id is a fraction (1.5) or null is served with an empty result echoing that id, where the fake answers -32600 (JSON-RPC 2.0 §4 allows "a String, Number, or NULL value"; MCP binds only the client to strings and integers)',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Base Protocol > Messages > Requests, Responses',
+      quote: 'Requests MUST include a string or integer ID. … Responses MUST include the same ID as the request they correspond to.',
+    },
+  },
+  {
+    id: 'mcp.jsonrpc/invalid-arguments-as-tool-error',
+    description: 'tools/call of a tool the fake has, with arguments its input schema refuses (a string, an array, null, a number, a wrong member), is answered with a tool result carrying isError: true, where the fake answers -32602',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Server Features > Tools > Error Handling (a page spec/ does not hold)',
+      quote: 'Protocol Errors: Standard JSON-RPC errors for issues like: … Invalid arguments … Tool Execution Errors: Reported in tool results with isError: true: … Invalid input data',
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -40,4 +40,15 @@ export const mcpLifecycleVariants = [
       quote: 'After successful initialization, the client MUST send an initialized notification to indicate it is ready to begin normal operations',
     },
   },
+  {
+    id: 'mcp.lifecycle/reinitialize-new-session',
+    description:
+      'an initialize sent within a session opens a new session whatever version it asks for (one not supported, or not a string, gets the fake\'s own), answered on an SSE stream to a client that accepts one, its event ids counted in the new session from 1',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Session Management; Lifecycle > Version Negotiation',
+      quote:
+        'A server using the Streamable HTTP transport MAY assign a session ID at initialization time, by including it in an Mcp-Session-Id header on the HTTP response containing the InitializeResult. … Otherwise, the server MUST respond with another protocol version it supports.',
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];

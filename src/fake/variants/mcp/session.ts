@@ -85,4 +85,14 @@ export const mcpSessionVariants = [
     },
     excludes: ['mcp.session/no-sessions', 'mcp.session/missing-404', 'mcp.session/never-issued-400'],
   },
+  {
+    id: 'mcp.session/ends-after-requests',
+    description: 'the server ends a session after it served 20 requests in it, and answers every later request carrying its id 404 Not Found',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Session Management',
+      quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    },
+    excludes: ['mcp.session/no-sessions'],
+  },
 ] as const satisfies readonly VariantDefinition[];

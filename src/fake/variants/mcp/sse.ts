@@ -44,4 +44,13 @@ export const mcpSseVariants = [
     },
     excludes: ['mcp.transport/json-only', 'mcp.sse/every-answer-streamed'],
   },
+  {
+    id: 'mcp.sse/closes-late',
+    description: 'an SSE answer is closed 2.5 s after its last response, later than the embedded profile\'s 1 s safety.streamCloseGraceMs',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Sending Messages to the Server',
+      quote: 'After all JSON-RPC responses have been sent, the server SHOULD close the SSE stream.',
+    },
+  },
 ] as const satisfies readonly VariantDefinition[];
