@@ -106,9 +106,13 @@ async function v8Mission(): Promise<void> {
   const capabilities = await usableCapabilities();
   const created = await fetch(`${base}/v8/missions`, {
     method: 'POST',
-    headers: v8Headers({ 'idempotency-key': newKey() }),
+    headers: v8Headers({ 'idempotency-key': fault === 'short-mission-key' ? 'mission-key' : newKey() }),
     body: JSON.stringify({ goalSpec: { task: 'apicert scenario succeeds: summarise three short documents', capabilities }, resourceBudget: { maximumSteps: 5, maximumToolCalls: 5, maximumElapsedMs: 60_000, maximumParallelism: 1 } }),
   });
+  if (created.status !== 202) {
+    console.log(`POST /v8/missions answered ${created.status}: no mission to follow`);
+    return void (await created.arrayBuffer());
+  }
   const mission = (await created.json()) as { runId: string };
   let lastId: string | undefined;
   let resentCursor = false;

@@ -12,6 +12,7 @@ export const RECEIVER_FAULTS = {
   'accept-future': 'receiver.v1.webhooks.timestamp-future: checks only that the timestamp is not too old',
   'wide-tolerance': 'receiver.v1.webhooks.timestamp-past: accepts timestamps up to 500 s off its clock, either way (so timestamp-future fails too)',
   'tolerance-320': 'receiver.v1.webhooks.timestamp-past: accepts timestamps up to 320 s off its clock, either way (so timestamp-future fails too)',
+  'duplicate-before-verify': 'receiver.v1.webhooks.bad-signature: answers 204 to a delivery whose Service-Webhook-Id names an event it took, before verifying the signature',
   'parse-before-verify': 'receiver.v1.webhooks.bad-signature: parses the body and checks apiVersion before it verifies the signature, so a bad signature over a body that is not JSON, or says apiVersion v2, gets 400',
   'ignore-api-version': 'receiver.v1.webhooks.api-version: processes any apiVersion',
   'ignore-id-mismatch': 'receiver.v1.webhooks.event-id-mismatch: does not compare the header id with body event_id',
@@ -34,6 +35,7 @@ export const CLIENT_FAULTS = {
   'use-unavailable-capability': 'client.v8.capabilities.unavailable-in-goal: names in its goalSpec every capability its search returned, whatever its healthState',
   'ignore-contract-version': 'client.v8.versioning.contract-check: sends missions whatever x-service-contract-version says',
   'cursor-ahead': 'client.v1.events.cursor: resumes a cut stream from an event id it never received',
+  'short-mission-key': 'client.v8.endpoints.idempotency-key: creates its mission under an Idempotency-Key of 11 characters',
 } as const;
 
 /** The rule a fault breaks: the id before the colon of its description. */

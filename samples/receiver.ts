@@ -58,6 +58,10 @@ const server = createServer(async (req, res) => {
     try { parsed = JSON.parse(rawBody.toString('utf8')); } catch { return void res.writeHead(400).end('not JSON'); }
     if ((parsed as { apiVersion?: unknown } | null)?.apiVersion !== 'v1') return void res.writeHead(400).end('bad-api-version');
   }
+  if (fault === 'duplicate-before-verify' && applied.some((event) => String(event.event_id) === req.headers['service-webhook-id'])) {
+    // The fault: a known id is taken for a duplicate before its signature is verified (signature rules 3 and 5).
+    return void res.writeHead(204).end();
+  }
   const toleranceSeconds = fault === 'wide-tolerance' ? 500 : fault === 'tolerance-320' ? 320 : undefined;
   let result = await verifyWebhook({ rawBody, headers: req.headers, secret, store, ...(toleranceSeconds ? { toleranceSeconds } : {}) });
   if (!result.ok && IGNORED[fault!] === result.reason) {

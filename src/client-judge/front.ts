@@ -3,14 +3,14 @@
  * the active scenario's adversity, and serves the rest from the reference fake behind it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import type { RunningFake } from '../fake/server.ts';
 import { readBody } from '../fake/http.ts';
 import { V1Responder } from '../fake/v1/respond.ts';
 import { V8Responder } from '../fake/v8/respond.ts';
 import { isRecord, parseJson } from '../util/json.ts';
-import type { Adversity, Scenario, ScenarioSettings } from './scenarios.ts';
+import { OTHER_GATEWAY_VERSION, type Adversity, type Scenario, type ScenarioSettings } from './scenarios.ts';
 import { boundedCopy, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, recordableHeaders, recordBody, type RecordedExchange } from './session.ts';
 
 /** No relayed stream outlives this, so a mission that never ends cannot hold a scenario open. */
@@ -54,7 +54,51 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>, con
     if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   if (contractVersion !== undefined && out['x-service-contract-version'] !== undefined) out['x-service-contract-version'] = contractVersion;
+  // The coverage body may be rewritten (coverageFor), so its length is left to the relay.
+  if (contractVersion !== undefined) delete out['content-length'];
   return out;
+}
+
+/**
+ * The coverage report as a gateway of another contract version would send it: the seed names its
+ * `contractVersion` field as a carrier of the contract identifier, besides the header, and
+ * `gatewayVersion` beside it. Any other body is relayed as it came.
+ */
+function coverageFor(path: string, text: string, contractVersion: string | undefined): string {
+  if (contractVersion === undefined || path !== '/v8/coverage') return text;
+  const parsed = parseJson(text);
+  if (!parsed.ok || !isRecord(parsed.value)) return text;
+  const body: Record<string, unknown> = { ...parsed.value };
+  if (typeof body.contractVersion === 'string') body.contractVersion = contractVersion;
+  if (typeof body.gatewayVersion === 'string') body.gatewayVersion = OTHER_GATEWAY_VERSION;
+  return JSON.stringify(body);
+}
+
+/**
+ * Runs `write` and keeps what it put on the wire: a response written with writeHead(status,
+ * headers) keeps its headers out of getHeader's reach, so they are read as they are passed.
+ */
+function sentBy(res: ServerResponse, write: () => void): { headers: Record<string, string>; body: string } {
+  const sent = { headers: {} as Record<string, string>, body: '' };
+  const writeHead = res.writeHead;
+  const end = res.end;
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const headers = args.find((a): a is Record<string, unknown> => isRecord(a));
+    for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) sent.headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+  res.end = function (this: ServerResponse, ...args: unknown[]) {
+    const chunk = args[0];
+    if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) sent.body = boundedCopy(chunk.toString(), RECORDED_RESPONSE_LIMIT);
+    return (end as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['end'];
+  try {
+    write();
+  } finally {
+    res.writeHead = writeHead;
+    res.end = end;
+  }
+  return sent;
 }
 
 /** Calls `onEvent` for each complete event block in `text` with where it ends; returns where the last one ends. */
@@ -113,33 +157,45 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
   const v1 = new V1Responder(options.fake.context);
   const v8 = new V8Responder(options.fake.context);
   let active: ActiveScenario | undefined;
+  /**
+   * Each accepted connection, when it opened and how many requests it carried: a request that
+   * arrives after an answer on a connection opened before it, as its first, was under way already.
+   */
+  const connections = new WeakMap<Socket, { id: number; openedAt: number; requests: number }>();
+  let connectionCount = 0;
 
-  const refuse = (res: ServerResponse, a: Extract<Adversity, { kind: 'refuse' }>): Record<string, string> => {
+  const refuse = (res: ServerResponse, a: Extract<Adversity, { kind: 'refuse' }>): { headers: Record<string, string>; body: string } => {
     const headers: Record<string, string> = a.retryAfterSeconds !== undefined ? { 'retry-after': String(a.retryAfterSeconds) } : {};
-    if (a.surface === 'v1') {
-      v1.problem(res, a.status, a.code as Parameters<V1Responder['problem']>[2], { detail: a.detail, retryable: a.status !== 409, ...(a.retryAfterMs !== undefined ? { retryAfterMs: a.retryAfterMs } : {}), headers });
-    } else {
-      v8.problem(res, a.status, a.code, a.detail);
-    }
-    return { ...headers, 'content-type': String(res.getHeader('content-type')) };
+    return sentBy(res, () => {
+      if (a.surface === 'v1') {
+        v1.problem(res, a.status, a.code as Parameters<V1Responder['problem']>[2], { detail: a.detail, retryable: a.status !== 409, ...(a.retryAfterMs !== undefined ? { retryAfterMs: a.retryAfterMs } : {}), headers });
+      } else {
+        v8.problem(res, a.status, a.code, a.detail);
+      }
+    });
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const scenario = active;
     const now = () => Math.round(performance.now() - (scenario?.startedAt ?? 0));
     const arrivedAt = now();
+    const conn = connections.get(req.socket);
+    if (conn) conn.requests += 1;
+    const onConnection = conn ? { connection: conn.id, connectedAt: Math.round(conn.openedAt - (scenario?.startedAt ?? 0)), onConnection: conn.requests } : {};
     const rawUrl = req.url ?? '/';
     const body = await readBody(req);
     const q = rawUrl.indexOf('?');
     const incoming = { method: req.method ?? 'GET', path: q === -1 ? rawUrl : rawUrl.slice(0, q), headers: recordableHeaders(req.headers), body };
     const adversity: Adversity = scenario ? scenario.scenario.decide(incoming, scenario.fired, scenario.settings) : { kind: 'serve' };
-    const ex: RecordedExchange = { index: 0, at: arrivedAt, method: incoming.method, path: rawUrl, headers: incoming.headers, ...recordBody(body) };
+    const ex: RecordedExchange = { index: 0, at: arrivedAt, ...onConnection, method: incoming.method, path: rawUrl, headers: incoming.headers, ...recordBody(body) };
     if (scenario) {
       scenario.lastRequestAt = performance.now();
       keep(scenario, ex);
     }
     if (adversity.kind === 'refuse') {
-      ex.responseHeaders = refuse(res, adversity);
+      const sent = refuse(res, adversity);
+      ex.responseHeaders = sent.headers;
+      ex.responseBody = sent.body;
       ex.status = adversity.status;
       ex.respondedAt = now();
       ex.adversity = `answered ${adversity.status} ${adversity.code}${adversity.retryAfterSeconds !== undefined ? ` with Retry-After: ${adversity.retryAfterSeconds}` : ' without Retry-After'}`;
@@ -156,7 +212,8 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
         signal: controller.signal,
       });
       ex.status = upstream.statusCode;
-      ex.responseHeaders = responseHeaders(upstream.headers, adversity.kind === 'serve' ? adversity.contractVersion : undefined);
+      const contractVersion = adversity.kind === 'serve' ? adversity.contractVersion : undefined;
+      ex.responseHeaders = responseHeaders(upstream.headers, contractVersion);
       const isStream = (ex.responseHeaders['content-type'] ?? '').startsWith('text/event-stream');
       if (adversity.kind === 'reset-after-accepted') {
         if (isStream) controller.abort();
@@ -169,7 +226,7 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
       // A connection about to be cut is never offered for reuse, so the cut hits only this exchange.
       res.writeHead(upstream.statusCode, adversity.kind === 'drop-after-events' ? { ...ex.responseHeaders, connection: 'close' } : ex.responseHeaders);
       if (!isStream) {
-        const text = await upstream.body.text();
+        const text = coverageFor(incoming.path, await upstream.body.text(), contractVersion);
         ex.responseBody = boundedCopy(text, RECORDED_RESPONSE_LIMIT);
         ex.runId = runIdOfText(text);
         res.end(text);
@@ -216,6 +273,10 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();
     });
+  });
+  server.on('connection', (socket: Socket) => {
+    connectionCount += 1;
+    connections.set(socket, { id: connectionCount, openedAt: performance.now(), requests: 0 });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

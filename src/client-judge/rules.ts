@@ -4,6 +4,7 @@
  * judge-client scenario; run by `apicert judge-client`, never by `certify`.
  */
 import { curlLine } from '../probe/evidence.ts';
+import { isRecord, parseJson } from '../util/json.ts';
 import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
 import { goalSpecOf, healthBefore, isMissionCreate, namedIn } from './capability-health.ts';
 import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, type ScenarioName } from './scenarios.ts';
@@ -40,6 +41,29 @@ const after = (s: ClientSession, ex: RecordedExchange) => s.exchanges.filter((e)
 const isAttemptOf = (original: RecordedExchange) => (ex: RecordedExchange) =>
   isExecute(ex) && ((keyOf(original) !== undefined && keyOf(ex) === keyOf(original)) || sameWork(ex, original));
 const describe = (ex: RecordedExchange) => `#${ex.index} ${ex.method} ${ex.path}`;
+/** Arrival order: the record's index is the order in which the bodies finished arriving. */
+const byArrival = (a: RecordedExchange, b: RecordedExchange) => a.at - b.at || a.index - b.index;
+
+/**
+ * Whether the client sent `ex` after `answer` was written at `moment` (ms), so that it can be its
+ * reaction: 'before' when it was under way already, 'unclear' when the two cannot be told apart.
+ * A request that arrived before is under way; so is the first request on a connection opened
+ * before (a client opens one to send a request, and one sent at the same time as the answered one
+ * arrives a few milliseconds later). On the answer's own connection an HTTP/1.1 client sends the
+ * next request once the answer came. Else a request within TIMING_TOLERANCE_MS may have crossed it.
+ */
+type SentWhen = 'before' | 'after' | 'unclear';
+function sentWhen(ex: RecordedExchange, answer: RecordedExchange, moment: number): SentWhen {
+  if (ex.at < moment) return 'before';
+  if (ex.connection !== undefined && ex.connection === answer.connection) return 'after';
+  if (ex.connectedAt !== undefined && ex.onConnection === 1 && ex.connectedAt < moment) return 'before';
+  return ex.at - moment < TIMING_TOLERANCE_MS ? 'unclear' : 'after';
+}
+
+/** Why `ex`, arriving after the answer, cannot be told to be the client's reaction to it. */
+function unclearWhy(ex: RecordedExchange, moment: number, what: string): string {
+  return `${describe(ex)} arrived ${ex.at - moment} ms after ${what} on another connection${ex.connectedAt !== undefined ? ` (opened at ${ex.connectedAt} ms)` : ''}: within ${TIMING_TOLERANCE_MS} ms it cannot be told whether the client sent it before or after it could read it`;
+}
 
 /**
  * The record keeps only a client's first requests (RECORDED_EXCHANGE_LIMIT, RECORDED_BYTES_LIMIT),
@@ -47,11 +71,21 @@ const describe = (ex: RecordedExchange) => `#${ex.index} ${ex.method} ${ex.path}
  * cannot be told once later requests were dropped. Called where a verdict would rest on an absence.
  */
 function unlessDropped(ctx: CheckContext, session: ClientSession, found: string): void {
+  unlessStopped(ctx, session, found);
   const dropped = session.dropped ?? 0;
   if (dropped === 0) return;
   ctx.inconclusive(
     `${found} (${session.exchanges.length} requests recorded), but ${dropped} later request(s) were not kept (a scenario's record holds at most ${RECORDED_EXCHANGE_LIMIT} requests and ${RECORDED_BYTES_LIMIT / 2 ** 20} MiB), so the verdict cannot rest on what the record lacks`,
   );
+}
+
+/**
+ * A client stopped at the deadline (--max-seconds) or by an interrupt did not choose to stop: what
+ * it would have sent next is unknown, so no verdict rests on what it had not sent yet.
+ */
+function unlessStopped(ctx: CheckContext, session: ClientSession, found: string): void {
+  if (session.ended === 'deadline') ctx.inconclusive(`${found}, but the client was stopped at the scenario's deadline (--max-seconds) and may have sent it later: give it more time`);
+  if (session.ended === 'interrupted') ctx.inconclusive(`${found}, but the run was interrupted before the client ended`);
 }
 
 /** Not applicable because the client never did something; inconclusive when the record dropped requests that may hold it. */
@@ -137,20 +171,34 @@ async function judgeSameKeyRetry(ctx: CheckContext, status: number): Promise<voi
 /**
  * The gap between the 429 and the next POST /v1/execute, of any body under any key, must reach the
  * hint's delay: Retry-After says "how long to wait before making a new request" (RFC 6585 §4) or
- * "a follow-up request" (RFC 9110 §10.2.3), not only the same one. A POST that arrived before the
- * 429 was sent was already under way and is no answer to it.
+ * "a follow-up request" (RFC 9110 §10.2.3), not only the same one. A POST that was already under
+ * way when the 429 was sent (sentWhen) is no answer to it; one that may have crossed it leaves the
+ * rule unjudged unless a later POST came too soon for certain.
  */
 async function judgeRetryDelay(ctx: CheckContext, hintOf: (refused: RecordedExchange, session: ClientSession) => { minimumMs: number; hint: string }): Promise<void> {
   const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
   const { minimumMs, hint } = hintOf(refused, session);
   const answeredAt = refused.respondedAt ?? refused.at;
-  const retry = after(session, refused).find((ex) => isExecute(ex) && ex.at >= answeredAt);
-  showEvidence(ctx, [refused, ...(retry ? [retry] : [])]);
-  if (!retry) neverDid(ctx, session, 'no POST /v1/execute after the 429 was found', 'the client sent no POST /v1/execute after the 429');
+  // The refused work sent again after the 429 is its retry: a client sends it again because the 429 came.
+  const when = (ex: RecordedExchange): SentWhen => {
+    const sent = sentWhen(ex, refused, answeredAt);
+    return sent === 'unclear' && isAttemptOf(refused)(ex) ? 'after' : sent;
+  };
+  const posts = session.exchanges.filter((ex) => ex !== refused && isExecute(ex)).sort(byArrival);
+  const underWay = posts.filter((ex) => when(ex) === 'before' && ex.at >= refused.at);
+  const next = posts.find((ex) => when(ex) !== 'before');
+  const surelyAfter = posts.find((ex) => when(ex) === 'after');
+  const tooSoon = (ex: RecordedExchange) => ex.at - answeredAt < minimumMs - TIMING_TOLERANCE_MS;
+  // A POST that may have crossed the 429 is not judged; a later one surely sent after it and too soon still fails.
+  const retry = next !== undefined && when(next) === 'unclear' && surelyAfter !== undefined && tooSoon(surelyAfter) ? surelyAfter : next;
+  showEvidence(ctx, [refused, ...underWay, ...(next && next !== retry ? [next] : []), ...(retry ? [retry] : [])]);
+  if (underWay.length > 0) ctx.observe('POST /v1/execute already under way when the 429 was sent (not judged)', underWay.map(describe));
+  if (!retry) neverDid(ctx, session, 'no POST /v1/execute after the 429 was found', `the client sent no POST /v1/execute after the 429${underWay.length > 0 ? ` (${underWay.map(describe).join(', ')} was already under way)` : ''}`);
+  if (when(retry) === 'unclear') ctx.inconclusive(unclearWhy(retry, answeredAt, 'the 429 was sent'));
   const waited = retry.at - answeredAt;
   const what = isAttemptOf(refused)(retry) ? 'retried' : 'posted other work';
   ctx.observe('wait before the next POST /v1/execute (ms)', waited, `${hint}; scenario time scale ${session.timeScale}`);
-  ctx.expect(waited >= minimumMs - TIMING_TOLERANCE_MS, `the client ${what} (${describe(retry)}) ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}: the wait holds for any new request (RFC 6585 §4)`);
+  ctx.expect(!tooSoon(retry), `the client ${what} (${describe(retry)}) ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}: the wait holds for any new request (RFC 6585 §4)`);
 }
 
 /**
@@ -162,6 +210,41 @@ async function judgeRetryDelay(ctx: CheckContext, hintOf: (refused: RecordedExch
 function readsResetRun(ex: RecordedExchange, reset: RecordedExchange): boolean {
   if (reset.runId !== undefined && readsRun(ex, reset.runId)) return true;
   return ex.method === 'GET' && pathOf(ex) === '/v1/webhook-deliveries';
+}
+
+/**
+ * The v8 mutating operations (Endpoints table: the POSTs with an `Idempotency-Key` header). `POST
+ * /v8/intents` is left out: one overview page counts it among them, the other omits it, and its
+ * path and payload are not shown.
+ */
+const V8_MUTATION = /^\/v8\/missions(?:\/[^/]+\/(?:signals|cancel))?$/;
+const isV8Mutation = (ex: RecordedExchange) => ex.method === 'POST' && V8_MUTATION.test(pathOf(ex));
+/** Endpoints rule 2: "16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`". */
+const V8_IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
+
+/** What is wrong with a v8 key, without repeating the key. */
+function v8KeyFault(key: string | undefined): string | undefined {
+  if (key === undefined) return 'carried no Idempotency-Key';
+  if (V8_IDEMPOTENCY_KEY.test(key)) return undefined;
+  const others = [...new Set(key.replace(/[A-Za-z0-9._:-]/g, ''))];
+  return `carried an Idempotency-Key of ${key.length} characters${others.length > 0 ? ` with ${others.map((c) => JSON.stringify(c)).join(', ')} among them` : ''}`;
+}
+
+/** The problem codes the gateway answered `exchanges` with, for a reason that says why nothing followed. */
+function refusalCodes(exchanges: readonly RecordedExchange[]): string {
+  const codes = exchanges.map((ex) => {
+    const body = ex.responseBody !== undefined ? parseJson(ex.responseBody) : undefined;
+    const code = body?.ok && isRecord(body.value) && typeof body.value.code === 'string' ? ` ${body.value.code}` : '';
+    return `${ex.status}${code}`;
+  });
+  return [...new Set(codes)].join(', ');
+}
+
+/** What kept the client from a mission stream, when its mission creates were all refused. */
+function refusedCreates(session: ClientSession): string {
+  const creates = session.exchanges.filter(isMissionCreate);
+  if (creates.length === 0 || creates.some((ex) => ex.status === undefined || ex.status < 400)) return '';
+  return ` (its ${creates.length} POST /v8/missions got ${refusalCodes(creates)}, so no mission was created)`;
 }
 
 /** Why a POST after the reset is not the replay that would reconcile it. */
@@ -285,13 +368,22 @@ export const clientRules: readonly ClientRule[] = [
     v1('Errors > Rules', 'Ambiguous failure: record unknown state and reconcile by readback. Do not start new work.'),
     async (ctx) => {
       const { session, ex: reset } = bent(ctx, 'POST /v1/execute');
-      const later = after(session, reset);
-      showEvidence(ctx, [reset, ...later.slice(0, 20)]);
+      // The reset happened once the request was accepted upstream: only what the client sent after it can react to it.
+      const resetAt = reset.respondedAt ?? reset.at;
+      const others = session.exchanges.filter((ex) => ex !== reset).sort(byArrival);
+      const underWay = others.filter((ex) => isExecute(ex) && sentWhen(ex, reset, resetAt) === 'before' && ex.at >= reset.at);
+      const later = others.filter((ex) => sentWhen(ex, reset, resetAt) !== 'before');
+      showEvidence(ctx, [reset, ...underWay, ...later.slice(0, 20)]);
+      if (underWay.length > 0) ctx.observe('POST /v1/execute already under way when the connection was reset (not judged)', underWay.map(describe));
       const key = keyOf(reset);
       // Endpoints rule 2: the same request under the same key replays, so its answer reads the reset run back.
       const replays = (ex: RecordedExchange) => isExecute(ex) && key !== undefined && keyOf(ex) === key && sameRequestBody(ex, reset);
+      // The reset connection is gone, so a replay comes on a new one, often within the tolerance: it still reconciles.
       const reconciled = later.find((ex) => replays(ex) || readsResetRun(ex, reset));
-      const newWork = later.find((ex) => isExecute(ex) && !replays(ex) && (reconciled === undefined || ex.index < reconciled.index));
+      const posted = later.filter((ex) => isExecute(ex) && !replays(ex) && (reconciled === undefined || byArrival(ex, reconciled) < 0));
+      const newWork = posted.find((ex) => sentWhen(ex, reset, resetAt) === 'after');
+      const crossed = posted.find((ex) => sentWhen(ex, reset, resetAt) === 'unclear');
+      if (!newWork && crossed) ctx.inconclusive(unclearWhy(crossed, resetAt, 'the connection was reset'));
       // "Reconcile by readback" says not when: a client that recorded the unknown state and reconciles on its next
       // start did nothing wrong here. Only new work before a reconciliation is seen to break the sentence.
       if (!reconciled && !newWork) {
@@ -318,7 +410,7 @@ export const clientRules: readonly ClientRule[] = [
         session.exchanges.find((ex) => ex.status === 409 && ex.headers['last-event-id'] !== undefined) ??
         (session.exchanges.some((ex) => ex.adversity !== undefined)
           ? neverDid(ctx, session, 'no resume with Last-Event-ID was found', 'the client did not resume the cut mission stream with Last-Event-ID, so no 409 was given')
-          : ctx.inconclusive('the client never followed a /v8 mission event stream'));
+          : ctx.inconclusive(`the client never followed a /v8 mission event stream${refusedCreates(session)}`));
       const next = after(session, refusal).find((ex) => ex.method === 'GET' && pathOf(ex) === pathOf(refusal));
       showEvidence(ctx, [refusal, ...(next ? [next] : [])]);
       if (!next) unlessDropped(ctx, session, `no re-fetch of ${pathOf(refusal)} after the 409 was found`);
@@ -384,6 +476,25 @@ export const clientRules: readonly ClientRule[] = [
       ctx.observe('missions sent after an unavailable capability was shown', judged);
       // A pass rests on the missions recorded: later ones may be among those the record dropped.
       if (!failed) unlessDropped(ctx, session, `the ${judged} mission(s) sent after an unavailable capability was shown name none`);
+    },
+  ),
+  clientRule(
+    // The scenario serves everything plainly, so a client's missions and their signals are as it would send them anywhere.
+    'capability-health',
+    'client.v8.endpoints.idempotency-key',
+    'every mutating /v8 request (POST /v8/missions, .../signals, .../cancel) carries an Idempotency-Key of 16-128 characters, only alphanumerics and . _ : -',
+    'required',
+    v8('Endpoints > Rules', 'Mutating operations require `Idempotency-Key`: 16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`.'),
+    async (ctx) => {
+      const session = sessionOf(ctx);
+      const mutations = session.exchanges.filter(isV8Mutation);
+      if (mutations.length === 0) neverDid(ctx, session, 'no mutating /v8 request was found', 'the client sent no mutating /v8 request (POST /v8/missions, /v8/missions/{runId}/signals or /cancel)');
+      const faults = mutations.map((ex) => [ex, v8KeyFault(ex.headers['idempotency-key'])] as const).filter(([, fault]) => fault !== undefined);
+      showEvidence(ctx, faults.length > 0 ? faults.map(([ex]) => ex).slice(0, 10) : mutations.slice(0, 5));
+      ctx.observe('mutating /v8 requests', mutations.length);
+      for (const ex of mutations.filter((m) => !faults.some(([bad]) => bad === m))) ctx.check(true, `${describe(ex)} carried a valid Idempotency-Key`);
+      for (const [ex, fault] of faults) ctx.check(false, `${describe(ex)} ${fault}${ex.status !== undefined ? ` (answered ${refusalCodes([ex])})` : ''}: mutating operations require an Idempotency-Key of 16-128 characters, only alphanumerics and . _ : -`);
+      if (faults.length === 0) unlessDropped(ctx, session, `the ${mutations.length} mutating /v8 request(s) recorded carry a valid Idempotency-Key`);
     },
   ),
   clientRule(

@@ -37,6 +37,8 @@ export interface Scenario {
 const SERVE: Adversity = { kind: 'serve' };
 /** The contract identifier a deployment of another gateway version would send. */
 export const OTHER_CONTRACT_VERSION = 'service-integration-gateway-v9.0';
+/** The coverage report's gatewayVersion of that deployment. */
+export const OTHER_GATEWAY_VERSION = '9.0.0';
 /** The seed's retry hint when no Retry-After is given (Limits). */
 export const DEFAULT_RETRY_HINT_MS = 60_000;
 
@@ -111,7 +113,7 @@ export const SCENARIOS = [
   },
   {
     name: 'contract-version',
-    title: `every /v8 response carries x-service-contract-version ${OTHER_CONTRACT_VERSION}`,
+    title: `every /v8 response carries x-service-contract-version ${OTHER_CONTRACT_VERSION}, and the coverage report says so in contractVersion (gatewayVersion ${OTHER_GATEWAY_VERSION})`,
     decide: (r) => (r.path.startsWith('/v8/') ? { kind: 'serve', contractVersion: OTHER_CONTRACT_VERSION } : SERVE),
   },
 ] as const satisfies readonly Scenario[];

@@ -19,6 +19,12 @@ export interface RecordedExchange {
   index: number;
   /** Milliseconds since the scenario began, when the request's headers arrived. */
   at: number;
+  /** Which TCP connection carried the request: a number the front gives each connection it accepts. */
+  connection?: number;
+  /** Milliseconds since the scenario began (negative before it), when that connection was accepted. */
+  connectedAt?: number;
+  /** The request's place on its connection, 1 for the first. */
+  onConnection?: number;
   method: string;
   /** Path with query. */
   path: string;

@@ -19,7 +19,7 @@ export function recorded(partial: Fields): RecordedExchange {
   return { at: partial.index * 1000, headers: {}, ...recordBody(body), ...rest };
 }
 
-export type SessionLog = Omit<ClientSession, 'timeScale' | 'ended' | 'exitCode'> & Partial<Pick<ClientSession, 'ended' | 'exitCode' | 'output'>>;
+export type SessionLog = Omit<ClientSession, 'timeScale' | 'ended' | 'exitCode'> & Partial<Pick<ClientSession, 'timeScale' | 'ended' | 'exitCode' | 'output'>>;
 
 /** The verdicts of the rules of the session's scenario, by id (a client that exited 0 unless said otherwise). */
 export async function judgeSession(fake: RunningFake, dispatcher: Dispatcher, session: SessionLog): Promise<Map<string, RuleResult>> {
