@@ -3,6 +3,7 @@
  * Events) and the v8 seed (Events rule 1, Versioning). Each rule judges the request log of one
  * judge-client scenario; run by `apicert judge-client`, never by `certify`.
  */
+import { IDEMPOTENCY_KEY_PATTERN } from '../contract/v8/common.ts';
 import { curlLine } from '../probe/evidence.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
@@ -219,13 +220,11 @@ function readsResetRun(ex: RecordedExchange, reset: RecordedExchange): boolean {
  */
 const V8_MUTATION = /^\/v8\/missions(?:\/[^/]+\/(?:signals|cancel))?$/;
 const isV8Mutation = (ex: RecordedExchange) => ex.method === 'POST' && V8_MUTATION.test(pathOf(ex));
-/** Endpoints rule 2: "16-128 characters, only alphanumerics and `.`, `_`, `:`, `-`". */
-const V8_IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{16,128}$/;
 
 /** What is wrong with a v8 key, without repeating the key. */
 function v8KeyFault(key: string | undefined): string | undefined {
   if (key === undefined) return 'carried no Idempotency-Key';
-  if (V8_IDEMPOTENCY_KEY.test(key)) return undefined;
+  if (IDEMPOTENCY_KEY_PATTERN.test(key)) return undefined;
   const others = [...new Set(key.replace(/[A-Za-z0-9._:-]/g, ''))];
   return `carried an Idempotency-Key of ${key.length} characters${others.length > 0 ? ` with ${others.map((c) => JSON.stringify(c)).join(', ')} among them` : ''}`;
 }
