@@ -37,7 +37,8 @@ const holds = (c: Credential, scopes: readonly string[]) => scopes.every((s) => 
 
 function primary(profile: Profile, surface: Surface): Credential | undefined {
   // A /v1 rate-limit key may list more scopes than the ordinary ones (a scope usage asks for): still never the ordinary caller.
-  const candidates = surface === 'v1' && v1Ordinary(profile).length > 0 ? v1Ordinary(profile) : usable(profile, surface);
+  const ordinary = surface === 'v1' ? v1Ordinary(profile) : [];
+  const candidates = ordinary.length > 0 ? ordinary : usable(profile, surface);
   return candidates.find((c) => c.name === 'full') ?? [...candidates].sort((a, b) => b.scopes.length - a.scopes.length)[0];
 }
 

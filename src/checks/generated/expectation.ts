@@ -882,6 +882,12 @@ function scopeNotShown(endpoint: Endpoint): boolean {
   return endpoint.surface === 'v1' && !(endpoint.method === 'POST' && endpoint.path === '/v1/webhooks');
 }
 
+/** `scopeNotShown` of the endpoint a /v1 request went to: a /v1 path that names no endpoint shows no scope either. */
+export function scopeNotShownFor(ex: { method: string; path: string }): boolean {
+  const endpoint = endpointOf(ex.method, ex.path);
+  return endpoint === undefined || scopeNotShown(endpoint);
+}
+
 /** The related errors a deployment may refuse a key lacking a scope with: no sentence ties one of them to a missing scope. */
 const SCOPE_CODES: readonly unknown[] = ['authorization_failed', 'entitlement_failed'];
 

@@ -5,6 +5,7 @@
  * runs the gateway's bearer authentication there, and an expired token is then refused the same way.
  */
 import { type CheckContext, type Exchange, type Prerequisite, section } from '../../../rule/index.ts';
+import { resolveRole, roleName } from '../../../profile/roles.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import { deleteSession, sendInitialize } from '../support/session.ts';
 import { foreignOriginOrHost, mcpPosts, openingInitialize, wellFormedCalls } from '../support/traffic.ts';
@@ -12,7 +13,8 @@ import { foreignOriginOrHost, mcpPosts, openingInitialize, wellFormedCalls } fro
 // No static need for an expired credential: a server that asks for no token is not-applicable whatever the profile holds.
 const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md' });
 
-const NO_EXPIRED: Prerequisite = { need: 'credential', role: 'mcp:expired', remedy: 'the profile has no expired credential for mcp: add one with "expired: true" (surfaces: [mcp])' };
+const EXPIRED = roleName('mcp', 'expired');
+const NO_EXPIRED: Prerequisite = { need: 'credential', role: EXPIRED, remedy: 'the profile has no expired credential for mcp: add one with "expired: true" (surfaces: [mcp])' };
 
 /** A POST the endpoint answered 401 without a token: it shows /mcp takes the gateway's bearer tokens. */
 function refusedWithoutToken(ex: Exchange): boolean {
@@ -35,7 +37,7 @@ export const expired401 = rule({
       const posts = mcpPosts(j);
       if (!posts.some(refusedWithoutToken)) return;
       // Which token is expired is not in the traffic: the profile says it (`expired: true`).
-      if (j.profile && !j.profile.credentials.some((c) => c.surfaces.includes('mcp') && c.expired)) j.untestable(NO_EXPIRED);
+      if (j.profile && !resolveRole(j.profile, EXPIRED).credential) j.untestable(NO_EXPIRED);
       const sessions = new SessionHistory(j);
       for (const ex of posts) {
         if (ex.status === undefined || ex.requestHeaders.authorization === undefined || foreignOriginOrHost(ex)) continue;
@@ -50,7 +52,7 @@ export const expired401 = rule({
     // The missing-token answer decides whether the rule applies; the expired token is the case judged.
     const bare = await sendInitialize(ctx, { credential: null, label: 'initialize without a token' });
     if (bare.res.status !== 401) return;
-    const expired = ctx.profile.credentials.find((c) => c.surfaces.includes('mcp') && c.expired);
+    const expired = resolveRole(ctx.profile, EXPIRED).credential;
     if (!expired) ctx.untestable(NO_EXPIRED);
     const reply = await sendInitialize(ctx, { credential: expired, label: 'initialize with an expired token' });
     await deleteSession(ctx, reply.sessionId, expired);

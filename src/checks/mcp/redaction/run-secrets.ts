@@ -5,6 +5,7 @@
  * this one needs only an mcp credential, so an MCP server certified alone is judged too.
  */
 import { pathOnly, section } from '../../../rule/index.ts';
+import { resolveRole, roleName } from '../../../profile/roles.ts';
 import { judgeEchoedSecretsWhere } from '../../../traffic/secrets.ts';
 import { caller, deleteSession, postRaw, sendInitialize } from '../support/session.ts';
 import { mcpEndpoint } from '../support/traffic.ts';
@@ -35,7 +36,7 @@ export const mcpRunSecrets = rule({
     const reply = await sendInitialize(ctx, { label: 'initialize (its result may name the caller)' });
     await deleteSession(ctx, reply.sessionId, primary);
     await postRaw(ctx, '{"jsonrpc":"2.0","id":1,"method":', { label: 'malformed JSON-RPC (may echo the request)', credential: primary });
-    const expired = ctx.profile.credentials.find((c) => c.surfaces.includes('mcp') && c.expired);
+    const expired = resolveRole(ctx.profile, roleName('mcp', 'expired')).credential;
     if (expired) await sendInitialize(ctx, { credential: expired, label: 'initialize with the expired token' });
   },
 });

@@ -1,12 +1,12 @@
 /** Errors > Rules 1-2 and Limits: 429 over the limit, 503 when the limiter itself is down. */
-import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { hasWholeBody, onSurface, operation, recordOf, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { failClosedCase, failClosedProblemCases, rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { namedKey, problemCode } from '../support/fabric.ts';
 import { callerOf } from '../support/traffic.ts';
-import { scopeRefusal } from '../../generated/expectation.ts';
+import { scopeNotShownFor, scopeRefusal } from '../../generated/expectation.ts';
 import { usageScope } from '../usage/usage.ts';
 import { otherCauses } from './other-causes.ts';
 
@@ -17,15 +17,6 @@ function burstOnDedicatedKey(ctx: CheckContext) {
 }
 
 const rule = section({ surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
-
-/**
- * "Scopes required by the other `/v1` endpoints: not shown." (only webhook registration names its
- * scopes): no sentence orders the limiter before the scope check, so a key lacking the scope of the
- * endpoint it calls may be refused for the scope first.
- */
-function scopeOpen(ex: Exchange): boolean {
-  return operation(ex) !== 'v1.webhooks.create';
-}
 
 export const rateLimited = rule({
   id: 'v1.errors.rate-limited',
@@ -113,7 +104,7 @@ export const limiterUnavailable = rule({
         // A fail-open limiter serves the key: it holds that operation's scope from then on.
         const op = `${operation(ex)}\n${callerOf(ex)}`;
         if (ex.status >= 200 && ex.status < 300) served.add(op);
-        if (ex.status >= 400 && ex.status < 500 && ex.status !== 429 && scopeOpen(ex) && !served.has(op)) {
+        if (ex.status >= 400 && ex.status < 500 && ex.status !== 429 && scopeNotShownFor(ex) && !served.has(op)) {
           // Only the refusal's code tells a missing scope from any other refusal: without it, the exchange is not judged.
           if (!hasWholeBody(ex)) {
             wholeBody(j, ex);
