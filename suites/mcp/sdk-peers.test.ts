@@ -16,6 +16,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.auth.challenge': NO_TOKENS(),
     'mcp.auth.expired-401': NO_BEARER(),
     'mcp.session.delete-terminates': DELETE_404(),
+    'mcp.session.ended-stays-404': KEEPS_SESSIONS(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
     'mcp.batch.answer-array': {
@@ -31,6 +32,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.auth.challenge': NO_TOKENS(),
     'mcp.auth.expired-401': NO_BEARER(),
     'mcp.session.delete-terminates': DELETE_404(),
+    'mcp.session.ended-stays-404': KEEPS_SESSIONS(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
     'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
@@ -45,6 +47,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.session.missing-400': NO_SESSIONS(),
     'mcp.session.never-issued': NO_SESSIONS(),
     'mcp.session.delete-terminates': NO_SESSIONS(),
+    'mcp.session.ended-stays-404': KEEPS_SESSIONS(),
     'mcp.jsonrpc.invalid-request': INVALID_REQUEST(),
     'mcp.jsonrpc.invalid-params': INVALID_PARAMS(),
     'mcp.batch.answer-array': ONE_EVENT_PER_RESPONSE(),
@@ -109,6 +112,10 @@ function NO_BEARER() {
     sentence: 'Authentication: "A missing or expired token gives `401`." binds an endpoint that takes the gateway\'s bearer tokens; the peers take none (MCP 2025-03-26 Authorization: "Authorization is OPTIONAL for MCP implementations") and answer a missing token 200.',
   };
 }
+function KEEPS_SESSIONS() {
+  return { verdict: 'not-applicable' as const, sentence: 'Session Management: "The server MAY terminate the session at any time"; the SDK peer ends no session of its own accord (only a DELETE ends one).' };
+}
+
 function NO_SESSIONS() {
   return { verdict: 'not-applicable' as const, sentence: 'Session Management: "A server using the Streamable HTTP transport MAY assign a session ID at initialization time"; the stateless peer assigns none.' };
 }

@@ -9,7 +9,7 @@ import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, re
 import { initializeResultRule, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
 import { mcpRunSecrets } from './redaction/run-secrets.ts';
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
-import { deleteTerminates, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
+import { deleteTerminates, endedStays404, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
 import { closesAfterResponse, eventIdsUnique } from './sse/streams.ts';
 import { allowOn405 } from './transport/allow.ts';
 import { get405, getStreamOr405 } from './transport/get.ts';
@@ -30,6 +30,7 @@ export const mcpRules: Rule[] = [
   missing400,
   neverIssued,
   deleteTerminates,
+  endedStays404,
   parseError,
   invalidRequest,
   methodNotFound,

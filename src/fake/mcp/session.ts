@@ -13,6 +13,13 @@ const SESSION_NOT_FOUND = -32001;
 /** Under the variant, the requests a session serves before the server ends it: fewer than the catalogue's long session sends. */
 export const ENDS_AFTER_REQUESTS = 20;
 
+/**
+ * By default the fake ends a session once it has served this many requests ("The server MAY
+ * terminate the session at any time"): more than any check's session but
+ * mcp.session.ended-stays-404's own long one, so the rule has a session the server ended to judge.
+ */
+export const SESSION_REQUEST_CAP = 100;
+
 /** Every visible ASCII character (0x21-0x7E), punctuation included. */
 const VISIBLE = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
 
@@ -97,9 +104,11 @@ export function sessionOf({ fake, sessions }: McpSurface, r: RouteRequest, calle
     }
     return refuse(fake, r, 404, SESSION_NOT_FOUND, 'Session not found: send a new initialize request without a session id.');
   }
-  if (fake.variants.has('mcp.session/ends-after-requests') && (session.requests += 1) > ENDS_AFTER_REQUESTS) {
+  const cap = requestCap(fake);
+  if (cap !== undefined && (session.requests += 1) > cap) {
     // "The server MAY terminate the session at any time, after which it MUST respond … with HTTP 404 Not Found."
     sessions.end(session.id);
+    if (fake.faults.has(DELETE_AFTER_END)) endedHere(sessions).add(session.id);
     return refuse(fake, r, 404, SESSION_NOT_FOUND, 'Session not found: the server ended this session; send a new initialize request without a session id.');
   }
   if (fake.variants.has('mcp.session/id-on-every-response')) r.res.setHeader(SESSION_HEADER, session.id);
@@ -111,10 +120,34 @@ export function allowedMethods(fake: FakeContext): string {
   return fake.variants.has('mcp.session/delete-405') ? 'POST' : 'POST, DELETE';
 }
 
+/** Under the fault, a DELETE of a session the server ended itself is answered as if the session were live. */
+const DELETE_AFTER_END = 'mcp.session.ended-stays-404/delete-after-end-204';
+
+/** How many requests a session serves before the fake ends it, or undefined under the variant that keeps every session until its DELETE. */
+function requestCap(fake: FakeContext): number | undefined {
+  if (fake.variants.has('mcp.session/ends-after-requests')) return ENDS_AFTER_REQUESTS;
+  return fake.variants.has('mcp.session/kept-open') ? undefined : SESSION_REQUEST_CAP;
+}
+
+/** The sessions the fake ended itself, under the fault only (bounded like the store's own record of ended sessions). */
+const ended = new WeakMap<SessionStore, Set<string>>();
+
+function endedHere(sessions: SessionStore): Set<string> {
+  const set = ended.get(sessions) ?? new Set<string>();
+  ended.set(sessions, set);
+  if (set.size > 1_000) set.delete(set.values().next().value!);
+  return set;
+}
+
 /** DELETE /mcp: ends the caller's session. */
 export function deleteSession(surface: McpSurface, r: RouteRequest): void {
   const caller = authenticate(surface.fake, r);
   if (!caller) return;
+  const id = r.header(SESSION_HEADER);
+  if (id !== undefined && surface.fake.faults.has(DELETE_AFTER_END) && endedHere(surface.sessions).has(id)) {
+    writeEmpty(r.res, 204);
+    return;
+  }
   const session = sessionOf(surface, r, caller);
   if (!session) return;
   if (surface.fake.variants.has('mcp.session/delete-405')) {

@@ -208,3 +208,76 @@ export const deleteTerminates = rule({
     if (res.status >= 200 && res.status < 300) await ping(ctx, session.id, 'ping in the terminated session');
   },
 });
+
+/**
+ * A server may end a session whenever it likes; the 404 it answers a request of a live session with
+ * is how a client learns it ("When a client receives HTTP 404 in response to a request containing
+ * an Mcp-Session-Id, it MUST start a new session"). From that answer on, the session's id is owed
+ * 404 on every request: a server that serves it again (a session store that lost the session and
+ * makes a new one under the old id, a DELETE answered 204) contradicts the 404 its client acted on.
+ * When a server ends sessions is its own choice, so no provocation can make it: the rule judges
+ * every exchange of the run, where any session the server ended shows.
+ */
+/** How many pings the rule's own session sends before it gives up waiting for the server to end it (bounded: a server may never). */
+const LONG_SESSION_PINGS = 120;
+
+export const endedStays404 = rule({
+  id: 'mcp.session.ended-stays-404',
+  title: 'A session the server ended itself stays ended: every later request carrying its id gets 404 Not Found',
+  level: 'required',
+  judgesTheRun: true,
+  spec: {
+    section: 'Transports > Session Management',
+    quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    url: SPEC_URL.transports,
+  },
+  judgement: {
+    record: "a request carrying an Mcp-Session-Id, by the session's own caller, sent after the server answered a well-formed POST of that session 404 Not Found (it ended the session itself); or an initialize answered without a session id, when the profile says the deployment requires sessions",
+    none: 'the server ended no session itself in the exchanges judged (it answered no well-formed request of a session it issued 404); MCP lets a server keep its sessions ("MAY terminate the session at any time")',
+    judge(j) {
+      const sessions = new SessionHistory(j);
+      const required = j.profile?.fixtures.mcp.requiresSession === true;
+      for (const ex of ordinaryMcpRequests(j)) {
+        const id = ex.requestHeaders[SESSION_HEADER];
+        // No session to end where the deployment declared it assigns one: as every session rule fails it.
+        if (required && ex.method === 'POST' && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
+        if (id === undefined || ex.status === undefined) continue;
+        if (sessionUnknown(id)) {
+          j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
+          continue;
+        }
+        // Ended by a DELETE: mcp.session.delete-terminates holds the requests after it to 404.
+        if (sessions.endedBefore(id, ex)) continue;
+        const gone = sessions.goneBefore(id, ex);
+        if (!gone || gone.requestHeaders.authorization !== ex.requestHeaders.authorization) continue;
+        // A POST only when its JSON-RPC is well-formed: malformed input may be refused first.
+        if (ex.method === 'POST' && !wellFormedCalls(ex)) continue;
+        // 405 is a refusal of the method itself: a server without GET streams, or one that does not let clients end sessions.
+        const or405 = ex.method === 'GET' || ex.method === 'DELETE';
+        j.check(
+          ex,
+          ex.status === 404 || (or405 && ex.status === 405),
+          `a ${ex.method} carrying the session id was answered HTTP ${ex.status} after the server ended that session (it answered an earlier POST in it 404 Not Found); MCP: after the server terminates a session it MUST respond to requests containing that session ID with HTTP 404 Not Found${or405 ? ` (or 405, a server that refuses ${ex.method} on the endpoint)` : ''}`,
+          [gone],
+        );
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    // A long session of its own, so the rule judges something when run alone against a server that caps a session's requests.
+    const session = await openSession(ctx);
+    if (session.id === undefined) return;
+    try {
+      for (let n = 1; n <= LONG_SESSION_PINGS; n += 1) {
+        const reply = await ping(ctx, session.id, `ping ${n} in a long session`);
+        if (reply.res.status === 200) continue;
+        // Any other refusal (a rate limit) ends the provocation: only a 404 shows a session the server ended.
+        if (reply.res.status !== 404) break;
+        await ping(ctx, session.id, 'ping in the session the server ended');
+        break;
+      }
+    } finally {
+      await closeSession(ctx, session);
+    }
+  },
+});

@@ -10,7 +10,7 @@ import { pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { journalFact, startsAfterEnd } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { mcpEndpoint, responsesShown, sessionUnknown, sentMessages, type Message } from './traffic.ts';
+import { mcpEndpoint, responsesShown, sessionUnknown, sentMessages, wellFormedCalls, type Message } from './traffic.ts';
 
 function answered2xx(ex: Exchange): boolean {
   return ex.status !== undefined && ex.status >= 200 && ex.status < 300;
@@ -30,7 +30,7 @@ interface SessionsShown {
   endedBy: Map<string, Exchange[]>;
   /** Requests by the session's own caller answered 404, by the session id they carried: the server may have ended it ("at any time"). */
   goneBy: Map<string, Exchange[]>;
-  /** Requests by the session's own caller answered 2xx, by the session id they carried: it was still open. */
+  /** Requests (POST, GET) by the session's own caller answered 2xx, by the session id they carried: it was still open. */
   servedBy: Map<string, Exchange[]>;
   /** notifications/initialized POSTs answered 2xx, by the session id they carried ('' for none). */
   initializedBy: Map<string, Exchange[]>;
@@ -54,7 +54,8 @@ function sessionsShown(exchanges: readonly Exchange[], profile: Profile | undefi
     const sameCaller = carried !== undefined && shown.issuedBy.get(carried)?.requestHeaders.authorization === ex.requestHeaders.authorization;
     if (ex.method === 'DELETE' && carried !== undefined && sameCaller && (answered2xx(ex) || ex.status === 404)) push(shown.endedBy, carried, ex);
     if (carried !== undefined && sameCaller && ex.status === 404) push(shown.goneBy, carried, ex);
-    if (carried !== undefined && sameCaller && answered2xx(ex)) push(shown.servedBy, carried, ex);
+    // A DELETE answered 2xx ended the session rather than showing it served: only a POST or GET shows it open.
+    if (carried !== undefined && sameCaller && answered2xx(ex) && ex.method !== 'DELETE') push(shown.servedBy, carried, ex);
     if (!answered2xx(ex)) continue;
     if (ex.method !== 'POST') continue;
     const sent = sentMessages(ex) ?? [];
@@ -121,6 +122,17 @@ export class SessionHistory {
   endedByServer(id: string, ex: Exchange): Exchange | undefined {
     const served = this.servedBy.get(id) ?? [];
     return (this.goneBy.get(id) ?? []).find((gone) => (gone === ex || startsAfterEnd(ex, gone)) && !served.some((s) => startsAfterEnd(s, gone)));
+  }
+
+  /**
+   * The first 404 by which the server showed it ended session `id` itself before `ex` was sent: a
+   * well-formed POST of the session, by its own caller, answered 404 Not Found. Only a POST counts:
+   * a GET answered 404 may be a server offering no GET route (it owes 405, a rule of its own), and a
+   * DELETE answered 404 is `endedBefore`'s. Unlike `endedByServer`, a session served again after
+   * its 404 still counts as ended here: serving it again is what MCP forbids.
+   */
+  goneBefore(id: string, ex: Exchange): Exchange | undefined {
+    return (this.goneBy.get(id) ?? []).find((gone) => gone.method === 'POST' && startsAfterEnd(ex, gone) && this.issuedBefore(id, gone) !== undefined && wellFormedCalls(gone) !== undefined);
   }
 
   /** The request carries a session id the server issued before it, that no answered DELETE ended since and the server did not show it ended (`endedByServer`); or, on a server that showed it assigns none, carries none. */

@@ -93,6 +93,16 @@ export const mcpSessionVariants = [
       section: 'Transports > Session Management',
       quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     },
-    excludes: ['mcp.session/no-sessions'],
+    excludes: ['mcp.session/no-sessions', 'mcp.session/kept-open'],
+  },
+  {
+    id: 'mcp.session/kept-open',
+    description: 'the server never ends a session of its own accord (by default it ends one after 100 requests): a session lives until its DELETE',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Session Management',
+      quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    },
+    excludes: ['mcp.session/no-sessions', 'mcp.session/ends-after-requests'],
   },
 ] as const satisfies readonly VariantDefinition[];
