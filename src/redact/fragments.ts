@@ -82,28 +82,44 @@ export function identifiesSecret(form: string, from: number, to: number): boolea
   return length * 2 >= form.length && wholeWords(form, from, to) >= 2;
 }
 
+/** A table not made yet (FormProfile, SpelledProfile). */
+const NO_TABLE = new Int32Array(0);
+
 /**
  * `identifiesSecret` in constant time per question: prefix counts of the form's upper-case letters,
- * of its characters that are neither letters nor joiners, and of its words, computed once when the
- * secret is registered. The redactor asks once per maximal run it finds, so a run's cost must not
+ * of its characters that are neither letters nor joiners, and of its words, computed once, at the
+ * first question. The redactor asks once per maximal run it finds, so a run's cost must not
  * depend on the run's length (a body of 4 MiB can hold a million runs of a 4,096-character secret).
  */
 export class FormProfile {
   readonly text: string;
-  private readonly upper: Int32Array;
-  private readonly bad: Int32Array;
+  /*
+   * The tables are made at the first question, not at registration: a recording's judge registers
+   * every session id the target issued and every credential in all their forms (1-3% of judging a
+   * 3,687-exchange recording went to these tables), and most forms are never asked about (a session
+   * id is redacted only where it stands whole, which needs no table).
+   */
+  private built = false;
+  // Empty until built, never undefined: each field keeps one type, so V8 keeps one shape for every profile, built or not.
+  private upper = NO_TABLE;
+  private bad = NO_TABLE;
   /** Word index of each letter, -1 elsewhere. */
-  private readonly wordAt: Int32Array;
+  private wordAt = NO_TABLE;
   private readonly wordStart: number[] = [];
   private readonly wordEnd: number[] = [];
   /** Words that start before each position, and words that end by it. */
-  private readonly startsBefore: Int32Array;
-  private readonly endsBy: Int32Array;
+  private startsBefore = NO_TABLE;
+  private endsBy = NO_TABLE;
   /** Words among the first k whose casing is not ordinary. */
   private readonly oddBefore: number[] = [0];
 
   constructor(text: string) {
     this.text = text;
+  }
+
+  private build(): void {
+    this.built = true;
+    const text = this.text;
     const n = text.length;
     this.upper = new Int32Array(n + 1);
     this.bad = new Int32Array(n + 1);
@@ -144,6 +160,7 @@ export class FormProfile {
 
   /** `isWordLike(text.slice(from, to))`. */
   wordLike(from: number, to: number): boolean {
+    if (!this.built) this.build();
     if (this.bad[to]! - this.bad[from]! > 0) return false;
     const first = from < to ? this.wordAt[from]! : -1;
     const last = from < to ? this.wordAt[to - 1]! : -1;
@@ -160,6 +177,7 @@ export class FormProfile {
     const length = to - from;
     if (length >= this.text.length) return true;
     if (length < SECRET_RUN) return false;
+    // wordLike builds the tables endsBy and startsBefore are read from.
     if (!this.wordLike(from, to)) return true;
     return length * 2 >= this.text.length && this.endsBy[to]! - this.startsBefore[from]! >= 2;
   }
@@ -181,19 +199,27 @@ export interface StretchJudge {
 export class SpelledProfile implements StretchJudge {
   readonly text: string;
   private readonly secret: FormProfile;
+  /** The tables below are made at the first question, as FormProfile's are (most spellings are never asked about). */
+  private readonly spelling: { secretEnds: readonly number[]; formEnds: readonly number[] };
+  private built = false;
   /** Per position of the form: where in the secret the first character whose spelling starts at or after it begins. */
-  private readonly startFrom: Int32Array;
+  private startFrom = NO_TABLE;
   /** Per position of the form: where in the secret the last character whose spelling ends at or before it ends. */
-  private readonly endBy: Int32Array;
+  private endBy = NO_TABLE;
 
   /** `secret` may be the profile of the secret itself, shared by its several spellings. */
   constructor(text: string, secret: string | FormProfile, spelling: { secretEnds: readonly number[]; formEnds: readonly number[] }) {
     this.text = text;
     this.secret = typeof secret === 'string' ? new FormProfile(secret) : secret;
-    const n = text.length;
+    this.spelling = spelling;
+  }
+
+  private build(): void {
+    this.built = true;
+    const n = this.text.length;
     this.startFrom = new Int32Array(n + 1);
     this.endBy = new Int32Array(n + 1);
-    const { secretEnds, formEnds } = spelling;
+    const { secretEnds, formEnds } = this.spelling;
     // Spelling k covers [formEnds[k-1], formEnds[k]) of the form and [secretEnds[k-1], secretEnds[k]) of the secret.
     const starts = (ends: readonly number[], k: number) => (k === 0 ? 0 : ends[k - 1]!);
     let k = 0;
@@ -210,6 +236,7 @@ export class SpelledProfile implements StretchJudge {
 
   identifies(from: number, to: number): boolean {
     if (to - from >= this.text.length) return true;
+    if (!this.built) this.build();
     const a = this.startFrom[from]!;
     const b = this.endBy[to]!;
     return b > a && this.secret.identifies(a, b);
