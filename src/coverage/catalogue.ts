@@ -6,6 +6,9 @@
 import { sentenceText } from '../contract/sentence.ts';
 import { httpCases, mcpCases } from '../checks/catalogue/plan.ts';
 import type { Credential } from '../profile/schema.ts';
+import type { Rule } from '../rule/index.ts';
+import { quotedIds } from './derive.ts';
+import type { SpecUnit } from './units.ts';
 
 type Observation = { ruleId: string; subject: string; value: unknown };
 
@@ -46,11 +49,10 @@ export function catalogueMarkdown(found?: ReadonlyMap<string, Readonly<Record<st
 /** The MCP unit the catalogue's /mcp rules judge: what a POST body is, and what the server owes it. */
 const MCP_BODY_UNIT = 'mcp-transports:streamable-http-sending-messages-to-the-server:a-single-json-rpc-request-notification';
 
-/** The catalogue rules that judge a unit, besides its own mapping: those whose quote holds the unit, and the /mcp rules on what a POST body is. */
-export function catalogueRulesFor(unit: { id: string; text: string }, rules: ReadonlyArray<{ id: string; spec: { quote: string } }>): string[] {
+/** The catalogue rules that judge a unit, besides its own mapping: those whose quote holds the unit (or a piece of it) within its own section, and the /mcp rules on what a POST body is. */
+export function catalogueRulesFor(unit: SpecUnit, rules: ReadonlyArray<Pick<Rule, 'id' | 'spec'>>, units: readonly SpecUnit[]): string[] {
   const surface = unit.id.split(':', 1)[0];
   if (unit.id === MCP_BODY_UNIT) return rules.filter((r) => r.id.startsWith('mcp.catalogue.')).map((r) => r.id);
   if (surface !== 'v1' && surface !== 'v8') return [];
-  const text = unit.text.replace(/\s+/g, ' ');
-  return rules.filter((r) => r.id.startsWith(`${surface}.catalogue.`) && r.spec.quote.split(' … ').some((piece) => piece.length > 12 && text.length > 12 && (text.includes(piece) || piece.includes(text)))).map((r) => r.id);
+  return rules.filter((r) => r.id.startsWith(`${surface}.catalogue.`) && quotedIds(r, units, true).has(unit.id)).map((r) => r.id);
 }

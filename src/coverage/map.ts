@@ -12,6 +12,10 @@ import type { ReasonCode } from './reasons.ts';
 export interface UnitMapping {
   rules?: readonly string[];
   reason?: ReasonCode;
+  /** What of the unit its rules leave unjudged, printed as "partly: …" so the unit is not read as wholly judged. */
+  partly?: string;
+  /** Rules that quote the unit only beside the sentence they judge, and do not judge it (each must quote it). */
+  notJudgedBy?: readonly string[];
 }
 
 export const MAPPING: Readonly<Record<string, UnitMapping>> = {
@@ -28,9 +32,12 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Progress of a run can be followed through the event stream, through registered webhooks, or by reading the run back.
   'v1:what-the-service-does:progress-of-a-run-can-be': { rules: ['v1.runs.events.resume', 'v1.webhooks.delivery.body', 'v1.runs.get'] },
   // Admission of a request, a webhook delivery attempt and a cancellation request are acknowledgements only. None of them proves that the run completed.
-  'v1:what-the-service-does:admission-of-a-request-a-webhook': { rules: ['v1.runs.cancel.not-rollback'] },
+  // v1.runs.cancel.not-rollback records a cancel after an approval and says nothing of acknowledgements: the sentence tells the client what not to infer.
+  'v1:what-the-service-does:admission-of-a-request-a-webhook': { reason: 'CLIENT' },
   // Identifier | string | length 1-128; pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`
   'v1:resources-and-their-fields-shared-primitives:identifier': { rules: ['v1.execute.turn.bodies'] },
+  // Timestamp | string, RFC 3339 date-time | … (quoted by v1.runs.timestamp-offset)
+  'v1:resources-and-their-fields-shared-primitives:timestamp': { partly: 'judged only where fixtures.v1.timestampFields names the members a deployment types Timestamp: no field of a shown answer is typed Timestamp' },
   // MetadataValue | string (max 512 chars), number, boolean or null |
   'v1:resources-and-their-fields-shared-primitives:metadatavalue': { rules: ['v1.execute.turn.bodies'] },
   // Metadata | object | at most 32 keys; each key 1-64 chars; values are MetadataValue
@@ -165,6 +172,8 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v1:endpoints:post:v1-webhooks': { rules: ['v1.webhooks.register.created'] },
   // GET | `/v1/webhook-deliveries` | see note | see note
   'v1:endpoints:get:v1-webhook-deliveries': { rules: ['v1.webhooks.deliveries.listing'] },
+  // `Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest … (quoted by v1.execute.idempotency.scope and .normalized)
+  'v1:endpoints-rules:1': { partly: 'the principal, the tenant and the digest; only `v1` exists, so the API version part cannot vary' },
   // A streamed POST is not retried automatically. Retry only by re-sending the identical request with the same idempotency key, after reading back the sta
   'v1:endpoints-rules:5': { rules: ['client.v1.endpoints.streamed-retry', 'client.v1.errors.retry-429-same-key'] },
   // Contents of the approve and cancel response bodies: not shown.
@@ -175,6 +184,8 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v1:authentication:scheme-http-bearer-the-token-is': { rules: ['v1.auth.key-prefix'] },
   // Example header shape: `Authorization: Bearer <API_KEY>`.
   'v1:authentication:example-header-shape-authorization-bearer-api': { rules: ['v1.auth.unauthenticated'] },
+  // Creating or changing a webhook endpoint needs a key holding both `runs:read` and `runs:write`. (quoted by v1.webhooks.register.scopes-403)
+  'v1:authentication:creating-or-changing-a-webhook-endpoint': { partly: 'creation only: no operation that changes an endpoint is shown' },
   // The gateway also accepts identity-provider JWT principals for the operator's own desktop and mobile clients. These are out of scope here.
   'v1:authentication:the-gateway-also-accepts-identity-provider': { reason: 'OUT_OF_SCOPE' },
   // Key issuance, rotation and revocation: not shown.
@@ -202,7 +213,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.
   'v1:events-webhooks-signature-rules:rejected-localhost-ip-literals-private-networks': { rules: ['v1.webhooks.url.loopback-names', 'v1.webhooks.url.ipv4-literal', 'v1.webhooks.url.ipv6-literal', 'v1.webhooks.url.private-network', 'v1.webhooks.url.credentials'] },
   // Behavior confirmed to exist: HMAC signing, exponential retry, dead-letter, per-tenant secret rotation, delivery listing, replay.
-  'v1:events-webhooks-signature-rules:behavior-confirmed-to-exist-hmac-signing': { rules: ['v1.webhooks.delivery.retry'] },
+  'v1:events-webhooks-signature-rules:behavior-confirmed-to-exist-hmac-signing': { rules: ['v1.webhooks.delivery.retry'], partly: 'signing and retry; the listing and replay are judged under their own sentences, dead-letter is only recorded, and per-tenant secret rotation is not judged' },
   // Full list of webhook event types: not shown.
   'v1:events-webhooks-signature-rules:full-list-of-webhook-event-types': { reason: 'NOT_SHOWN' },
   // Errors are RFC 9457 `application/problem+json`.
@@ -235,7 +246,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v1:errors-rules:1': { rules: ['v1.errors.rate-limited', 'v1.errors.rate-limited-retry-after', 'client.v1.limits.retry-after'] },
   // Mapping of each `code` to an HTTP status: not shown.
   // Each API key has its own rate-limit tier, enforced fail-closed. The limiter window on comparable public limits is 60 seconds. Use 60 seconds as the re
-  'v1:limits:each-api-key-has-its-own': { rules: ['v1.errors.rate-limited', 'v1.errors.limiter-unavailable-503', 'client.v1.limits.retry-after', 'client.v1.limits.default-retry-hint'] },
+  'v1:limits:each-api-key-has-its-own': { rules: ['v1.errors.rate-limited', 'v1.errors.limiter-unavailable-503', 'client.v1.limits.retry-after', 'client.v1.limits.default-retry-hint'], partly: 'the 429 and the fail-closed 503; that each key has a tier of its own is judged only indirectly (another key\'s request after a 429 is served)' },
   // Per-key tier values and request-rate numbers: not shown.
   'v1:limits:per-key-tier-values-and-request': { reason: 'NOT_SHOWN' },
   // Path prefix: `/v1`.
@@ -289,7 +300,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // queryEmbedding | array of number | no | 1-4096 items; when given, used instead of embedding `queryText`
   'v8:resources-and-their-fields-memory-query-request:queryembedding': { rules: ['v8.memory.query.bounds'] },
   // Entries are in descending relevance and are purpose-filtered and bounded by the limits above.
-  'v8:resources-and-their-fields-memory-query-request:entries-are-in-descending-relevance-and': { rules: ['v8.memory.query.order'] },
+  'v8:resources-and-their-fields-memory-query-request:entries-are-in-descending-relevance-and': { rules: ['v8.memory.query.order'], partly: 'the order, the limit and maxContextBytes; which entries a purpose admits is not shown, and maxContextTokens counts tokens of a tokenizer the seed does not name (recorded, not judged)' },
   // Entry shape beyond the fields listed: not shown.
   'v8:resources-and-their-fields-memory-query-request:entry-shape-beyond-the-fields-listed': { reason: 'NOT_SHOWN' },
   // kind | string | `api`, `mcp`, `a2a_agent`, `browser`, `device`, `skill`, `human`
@@ -300,6 +311,8 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v8:resources-and-their-fields-capability-search-request-and:contracthash': { rules: ['v8.capabilities.search.ok'] },
   // healthState | string | `healthy`, `degraded`, `unavailable`, `quarantined`
   'v8:resources-and-their-fields-capability-search-request-and:healthstate': { rules: ['v8.capabilities.search.ok'] },
+  // capabilityId | string | stable unique id (quoted by v8.capabilities.search.ok)
+  'v8:resources-and-their-fields-capability-search-request-and:capabilityid': { partly: 'unique within one answer; whether an id stays the same from one search to the next ("stable") is not judged' },
   // A `quarantined` capability cannot be invoked.
   'v8:resources-and-their-fields-capability-search-request-and:a-quarantined-capability-cannot-be-invoked': { reason: 'NO_INVOKE' },
   // Optional: `completedAt` (absent when the step did not complete), `elapsedMs` (integer).
@@ -315,7 +328,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // version | string |
   'v8:resources-and-their-fields-skill-get-v8-skills:version': { rules: ['v8.skills.get.ok'] },
   // healthState | string | `healthy`, `degraded`, `unavailable`, `quarantined`
-  'v8:resources-and-their-fields-skill-get-v8-skills:healthstate': { rules: ['v8.capabilities.search.ok'] },
+  'v8:resources-and-their-fields-skill-get-v8-skills:healthstate': { rules: ['v8.skills.get.ok'] },
   // requiredScopes | array of string | scopes needed to invoke in a mission
   'v8:resources-and-their-fields-skill-get-v8-skills:requiredscopes': { rules: ['v8.skills.get.ok'] },
   // inputSchema | object | a JSON Schema
@@ -330,6 +343,10 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v8:resources-and-their-fields-context-goal-get-v8:title': { rules: ['v8.goals.shape'] },
   // description | string |
   'v8:resources-and-their-fields-context-goal-get-v8:description': { rules: ['v8.goals.shape'] },
+  // compartment | string | (the memory query row of the same words is v8.memory.query.bounds's, another table)
+  'v8:resources-and-their-fields-context-goal-get-v8:compartment': { rules: ['v8.goals.compartment-boundary'] },
+  // Goals outside the caller's compartment or purpose boundary are silently excluded. (quoted by v8.goals.compartment-boundary)
+  'v8:resources-and-their-fields-context-goal-get-v8:goals-outside-the-caller-s-compartment': { partly: 'the compartment boundary only: a goal carries no purpose and a listing names none, so the purpose boundary cannot be judged' },
   // Fields per certificate:
   'v8:resources-and-their-fields-world-certificate-get-v8:fields-per-certificate': { reason: 'LEAD_IN' },
   // certificateId | string |
@@ -340,14 +357,14 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v8:resources-and-their-fields-world-certificate-get-v8:head': { rules: ['v8.certificates.shape'] },
   // signature | string | Ed25519 signature by the verifier plane
   'v8:resources-and-their-fields-world-certificate-get-v8:signature': { rules: ['v8.certificates.shape'] },
-  // healthState | string | `healthy`, `degraded`, `unavailable`, `quarantined`
-  'v8:resources-and-their-fields-world-certificate-get-v8:healthstate': { rules: ['v8.capabilities.search.ok'] },
   // gatewayVersion | string
   'v8:resources-and-their-fields-coverage-report-get-v8:gatewayversion': { rules: ['v8.coverage.shape'] },
   // contractVersion | string
   'v8:resources-and-their-fields-coverage-report-get-v8:contractversion': { rules: ['v8.coverage.shape', 'v8.coverage.contract-version'] },
   // Scores measure verification depth, not production readiness.
   'v8:resources-and-their-fields-coverage-report-get-v8:scores-measure-verification-depth-not-production': { reason: 'INFORMATIVE' },
+  // The report shows only what the caller's scopes permit. (quoted by v8.coverage.scope-filtered)
+  'v8:resources-and-their-fields-coverage-report-get-v8:the-report-shows-only-what-the': { partly: 'the `endpoints` list only; whether capabilityKinds and overallEvidenceScore shrink for a narrower token is not stated, so it is left open' },
   // Mission states: `running`, `waiting`, `succeeded`, `failed`, `cancelled`.
   'v8:states-and-transitions:mission-states-running-waiting-succeeded-failed': { rules: ['v8.missions.create.accepted', 'v8.missions.get.ok'] },
   // `succeeded`, `failed` and `cancelled` are terminal.
@@ -419,6 +436,8 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'v8:authentication:a-missing-or-expired-token-gives': { rules: ['v8.missions.auth.missing-token-401', 'v8.missions.auth.expired-token-401', 'v8.missions.auth.scope-403', 'mcp.auth.expired-401'] },
   // The principal is derived from the token. Mission, trace and skill lookups are limited to the caller's principal and policy scope; a resource outside i
   'v8:authentication:the-principal-is-derived-from-the': { rules: ['v8.missions.get.other-principal-404', 'v8.auth.scope-matrix', 'v8.principal.from-token'] },
+  // Coverage results depend on the token's scopes. (quoted by v8.coverage.scope-filtered)
+  'v8:authentication:coverage-results-depend-on-the-token': { partly: 'the `endpoints` list only; whether capabilityKinds and overallEvidenceScore depend on the scopes too is not stated, so it is left open' },
   // Where and how tokens are obtained: not shown.
   'v8:authentication:where-and-how-tokens-are-obtained': { reason: 'NOT_SHOWN' },
   // SSE stream at `GET /v8/missions/{runId}/events`.
@@ -434,7 +453,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // `mission.step.started` | a new reasoning or tool-call step begins; data includes `traceId`
   'v8:events:mission-step-started': { rules: ['v8.missions.events.trace-id'] },
   // `mission.step.completed` | a step finishes successfully; data includes `stepId`, `traceId` and a result summary
-  'v8:events:mission-step-completed': { rules: ['v8.missions.events.trace-id'] },
+  'v8:events:mission-step-completed': { rules: ['v8.missions.events.trace-id'], partly: 'the `stepId` and `traceId`; "a result summary" names no field, so its presence is not judged' },
   // `mission.cancelled` | mission reached `cancelled`; stream closes
   'v8:events:mission-cancelled': { rules: ['v8.missions.cancel.cancelled', 'v8.missions.events.closes-after-terminal'] },
   // The stream is resumable within a bounded replay window. A `Last-Event-ID` outside the window gives `409`, and the client must re-fetch from the beginn
@@ -474,7 +493,8 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // `POST /v8/missions/{runId}/signals` | `403`
   'v8:errors:post-v8-missions-runid-signals:403': { rules: ['v8.auth.scope-matrix'] },
   // `POST /v8/missions/{runId}/signals` | `404`
-  'v8:errors:post-v8-missions-runid-signals:404': { rules: ['v8.auth.scope-matrix'] },
+  // scope-matrix: another principal's mission; generated.error-status: a runId no mission has.
+  'v8:errors:post-v8-missions-runid-signals:404': { rules: ['v8.auth.scope-matrix', 'v8.contract.generated.error-status'] },
   // `POST /v8/missions/{runId}/signals` | `409` terminal mission or different body with same key
   'v8:errors:post-v8-missions-runid-signals:409': { rules: ['v8.missions.signals.idempotency-conflict', 'v8.missions.signals.terminal-409'] },
   // `POST /v8/capabilities/search` | `400`
@@ -576,7 +596,7 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.
   'mcp-transports:streamable-http-listening-for-messages-from-the-server:the-server-must-not-send-a': { reason: 'GET_DISABLED' },
   // The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multip
-  'mcp-transports:streamable-http-multiple-connections:2': { reason: 'GET_DISABLED' },
+  'mcp-transports:streamable-http-multiple-connections:2': { reason: 'NO_RULE_YET' },
   // Servers MAY attach an `id` field to their SSE events, as described in the SSE standard.
   'mcp-transports:streamable-http-resumability-and-redelivery:1': { rules: ['mcp.sse.event-ids-unique'] },
   // If the client wishes to resume after a broken connection, it SHOULD issue an HTTP GET to the MCP endpoint, and include the `Last-Event-ID` header to i
@@ -585,8 +605,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'mcp-transports:streamable-http-resumability-and-redelivery:the-server-must-not-replay-messages': { reason: 'GET_DISABLED' },
   // A server using the Streamable HTTP transport MAY assign a session ID at initialization time, by including it in an `Mcp-Session-Id` header on the HTTP
   'mcp-transports:streamable-http-session-management:1': { rules: ['mcp.session.id-visible-ascii', 'mcp.session.missing-400'] },
-  // The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash).
-  'mcp-transports:streamable-http-session-management:the-session-id-should-be-globally': { rules: ['mcp.session.id-visible-ascii'] },
   // If an `Mcp-Session-Id` is returned by the server during initialization, clients using the Streamable HTTP transport MUST include it in the `Mcp-Sessio
   'mcp-transports:streamable-http-session-management:2': { rules: ['mcp.session.missing-400'] },
   // Servers that require a session ID SHOULD respond to requests without an `Mcp-Session-Id` header (other than initialization) with HTTP 400 Bad Request.
@@ -596,11 +614,14 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   // Clients that no longer need a particular session (e.g., because the user is leaving the client application) SHOULD send an HTTP DELETE to the MCP endp
   'mcp-transports:streamable-http-session-management:5': { rules: ['mcp.session.delete-terminates'] },
   // The initialize request MUST NOT be part of a JSON-RPC batch, as other requests and notifications are not possible until initialization has completed.
-  'mcp-lifecycle:lifecycle-phases-initialization:the-initialize-request-must-not-be': { rules: ['mcp.revisions.batching'] },
+  'mcp-lifecycle:lifecycle-phases-initialization:the-initialize-request-must-not-be': { reason: 'CLIENT' },
+  // The initialization phase MUST be the first interaction between client and server.
+  'mcp-lifecycle:lifecycle-phases-initialization:the-initialization-phase-must-be-the': { reason: 'CLIENT', notJudgedBy: ['mcp.lifecycle.initialize-result'] },
   // The server MUST respond with its own capabilities and information.
   'mcp-lifecycle:lifecycle-phases-initialization:the-server-must-respond-with-its': { rules: ['mcp.lifecycle.initialize-result'] },
   // The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.
-  'mcp-lifecycle:lifecycle-phases-initialization:the-server-should-not-send-requests': { reason: 'GET_DISABLED' },
+  // An initialize answered as an SSE stream that carries `roots/list` before its result would break it.
+  'mcp-lifecycle:lifecycle-phases-initialization:the-server-should-not-send-requests': { reason: 'NO_RULE_YET' },
   // This SHOULD be the latest version supported by the server.
   'mcp-lifecycle:lifecycle-phases-initialization-version-negotiation:this-should-be-the-latest-version': { rules: ['mcp.lifecycle.version-unknown'] },
   // Implementations SHOULD be prepared to handle these error cases:

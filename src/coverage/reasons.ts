@@ -1,6 +1,7 @@
 /**
  * Why a unit of a seed is judged by no rule. Each reason names what makes the sentence impossible
- * to judge from outside the deployment; a unit that could be judged gets a rule instead.
+ * to judge from outside the deployment; a unit that could be judged gets a rule instead, or
+ * NO_RULE_YET until it has one (counted apart, never as "not judgeable").
  */
 export const REASONS = {
   INFORMATIVE: 'informative: it describes the documents, the version label or the service, and states no behaviour a request can show',
@@ -14,7 +15,8 @@ export const REASONS = {
   NO_INVOKE: 'no endpoint invokes a capability: the seed shows no invocation operation, so "cannot be invoked" has nothing to call',
   NO_SERVER_REQUEST: 'answers to server-to-client requests: the gateway disables server push and shows no JSON-RPC methods, so apicert has no server request to answer',
   MAY: 'a permission (MAY): either choice is legal, so no answer can break it',
-  GET_DISABLED: 'server-to-client streams: the seed disables them (GET /mcp is 405, judged by mcp.transport.get-405), so there is no such stream to observe',
+  GET_DISABLED: 'the GET stream: the seed disables server-to-client streams opened by GET (GET /mcp is 405, judged by mcp.transport.get-405), so there is no such stream to observe',
+  NO_RULE_YET: 'judgeable, no rule yet: the traffic can show it (a POST to /mcp may be answered with an SSE stream, which mcp.transport.request-response accepts, and the messages on it would show a break), yet no rule judges it',
 } as const;
 
 export type ReasonCode = keyof typeof REASONS;

@@ -55,9 +55,14 @@ describe('apicert coverage credits the receiver and client rules (audit-68 D7)',
     }
   });
 
+  // helper-123 F7 and helper-124 F6: statements to the client, and the MCP client's own obligations (no judge-client rule covers /mcp).
   it('says "binds the client" only of units no receiver or client rule judges', () => {
     const client = matrix.units.filter((u) => u.reasonCode === 'CLIENT');
-    expect(client.map((u) => u.id)).toEqual([]);
+    expect(client.map((u) => u.id)).toEqual([
+      'v1:what-the-service-does:admission-of-a-request-a-webhook',
+      'mcp-lifecycle:lifecycle-phases-initialization:the-initialization-phase-must-be-the',
+      'mcp-lifecycle:lifecycle-phases-initialization:the-initialize-request-must-not-be',
+    ]);
     for (const u of client) expect(u.rules).toEqual([]);
   });
 

@@ -98,11 +98,13 @@ describe('mcp.jsonrpc.invalid-params: tools is a negotiated capability', () => {
   });
 });
 
-describe('mcp.transport.request-response: an HTTP error status to a request is bound too', () => {
+describe('mcp.transport.request-response: an HTTP error status to a request is bound when it answers the request (audit 124 F8)', () => {
   const list = { jsonrpc: '2.0', id: 'l1', method: 'tools/list' };
 
-  it('tools/list answered 400 text/plain in an operating session fails', async () => {
-    expect(await verdictOf([...operating(S), { ...post(list, S), ...plain(400, 'no') }], 'mcp.transport.request-response')).toBe('fail');
+  it('tools/list refused 400 text/plain in an operating session is a refusal, recorded; carrying a JSON-RPC response as text/plain it fails', async () => {
+    // A refusal is not an answer the sentence frames: with nothing else sent, nothing is judged.
+    expect(await verdictOf([...operating(S), { ...post(list, S), ...plain(400, 'no') }], 'mcp.transport.request-response')).toBe('not-applicable');
+    expect(await verdictOf([...operating(S), { ...post(list, S), ...plain(400, JSON.stringify(error('l1', -32602))) }], 'mcp.transport.request-response')).toBe('fail');
   });
 
   it('outside an operating session a refusal may stand, but an answer that took the input (2xx) is still held to it', async () => {

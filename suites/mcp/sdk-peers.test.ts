@@ -44,6 +44,7 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     'mcp.auth.challenge': NO_TOKENS(),
     'mcp.auth.expired-401': NO_BEARER(),
     'mcp.session.id-visible-ascii': NO_SESSIONS(),
+    'mcp.session.id-unique': NO_SESSIONS(),
     'mcp.session.missing-400': NO_SESSIONS(),
     'mcp.session.never-issued': NO_SESSIONS(),
     'mcp.session.delete-terminates': NO_SESSIONS(),

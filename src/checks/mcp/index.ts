@@ -9,7 +9,7 @@ import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, re
 import { initializeResultRule, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
 import { mcpRunSecrets } from './redaction/run-secrets.ts';
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
-import { deleteTerminates, endedStays404, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
+import { deleteTerminates, endedStays404, idUnique, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
 import { closesAfterResponse, eventIdsUnique } from './sse/streams.ts';
 import { allowOn405 } from './transport/allow.ts';
 import { get405, getStreamOr405 } from './transport/get.ts';
@@ -27,6 +27,7 @@ export const mcpRules: Rule[] = [
   getStreamOr405,
   allowOn405,
   idVisibleAscii,
+  idUnique,
   missing400,
   neverIssued,
   deleteTerminates,

@@ -14,6 +14,8 @@ import type { McpSurface } from './surface.ts';
 
 /** Revisions this fake speaks; it answers every other request for a version with the newest of these. */
 const SUPPORTED_VERSIONS = [MCP_REVISION] as const;
+/** A published revision the fake does not speak (the fault offering an unsupported version names it). */
+const UNSPOKEN_REVISION = '2024-11-05';
 const SERVER_INFO = { name: 'apicert-reference-fake', version: '0.1.0' };
 
 function negotiate(fake: FakeContext, requested: string): string | undefined {
@@ -21,6 +23,8 @@ function negotiate(fake: FakeContext, requested: string): string | undefined {
     return fake.faults.has('mcp.lifecycle.version-echo/answers-2024-11-05') ? '2024-11-05' : requested;
   }
   if (fake.faults.has('mcp.lifecycle.version-unknown/echoes-unknown')) return requested;
+  // Offers a revision it does not speak: asked for that one later, the fake answers with its own.
+  if (requested < UNSPOKEN_REVISION && fake.faults.has('mcp.lifecycle.version-unknown/offers-unsupported-version')) return UNSPOKEN_REVISION;
   // The lifecycle's Error Handling example answers a mismatch with an error instead.
   return fake.variants.has('mcp.lifecycle/unknown-version-error') ? undefined : SUPPORTED_VERSIONS[0];
 }
@@ -64,7 +68,7 @@ export function initialize(surface: McpSurface, r: RouteRequest, caller: FakeCal
     writeJson(r.res, 200, responses.error(request.id, INVALID_PARAMS, 'Unsupported protocol version', data));
     return;
   }
-  const session = sessions.create(caller.principal, protocolVersion, newSessionId(fake));
+  const session = sessions.create(caller.principal, protocolVersion, newSessionId(fake, request));
   const answer = responses.result(request.id, initializeResult(fake, protocolVersion));
   // A server streaming every answer streams this one too, its session id in the stream's headers.
   if (streamsEveryAnswer(fake) && accepts(r, 'text/event-stream', false)) stream(fake, r.res, session, [request], [answer], { headers: sessionHeaders(fake, session) });
@@ -108,7 +112,7 @@ function reinitializes(fake: FakeContext, r: RouteRequest): boolean {
 function reinitialize({ fake, sessions, responses }: McpSurface, r: RouteRequest, caller: FakeCaller, request: JsonRpcRequest): void {
   const asked = isRecord(request.params) ? request.params.protocolVersion : undefined;
   const protocolVersion = typeof asked === 'string' && (SUPPORTED_VERSIONS as readonly string[]).includes(asked) ? asked : SUPPORTED_VERSIONS[0];
-  const session = sessions.create(caller.principal, protocolVersion, newSessionId(fake));
+  const session = sessions.create(caller.principal, protocolVersion, newSessionId(fake, request));
   const answer = responses.result(request.id, initializeResult(fake, protocolVersion));
   if (accepts(r, 'text/event-stream', false)) stream(fake, r.res, session, [request], [answer], { headers: sessionHeaders(fake, session) });
   else writeJson(r.res, 200, answer, sessionHeaders(fake, session));

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
 import type { FakeCaller } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
@@ -36,8 +36,13 @@ function punctuationId(): string {
   return `${VISIBLE}${random}`.slice(0, 600);
 }
 
-/** The id of a new session; undefined lets the store pick a UUID (visible ASCII, as the transport requires). */
-export function newSessionId(fake: FakeContext): string | undefined {
+/**
+ * The id of a new session; undefined lets the store pick a UUID (visible ASCII, as the transport
+ * requires). `initialize` is the request that opens it: under the fault the id is its hash, which
+ * is "a cryptographic hash" as MCP names one, but of nothing secret, so the same request repeats it.
+ */
+export function newSessionId(fake: FakeContext, initialize?: unknown): string | undefined {
+  if (fake.faults.has('mcp.session.id-unique/request-hash-id')) return createHash('sha256').update(JSON.stringify(initialize ?? null)).digest('hex');
   if (fake.faults.has('mcp.session.id-visible-ascii/contains-space')) return `apicert session ${randomUUID()}`;
   if (fake.variants.has('mcp.session/jwt-ids')) return jwtShapedId();
   if (fake.variants.has('mcp.session/punctuation-ids')) return punctuationId();

@@ -12,6 +12,12 @@ function prefixBent(fake: V1Surface['fake'], authorization: string | undefined):
   return `Bearer ${API_KEY_PREFIX}${token.replace(/^[a-z]+_sk_/, '')}`;
 }
 
+/** Under the fault, the caller a webhook registration without an API key is served as (registration authenticates on its own, routes.ts). */
+export function keylessRegistrar(fake: V1Surface['fake'], r: RouteRequest): FakeCaller | undefined {
+  if (r.header('authorization') !== undefined || !fake.faults.has('v1.auth.unauthenticated/webhooks-without-key')) return undefined;
+  return { principal: 'anonymous', tenant: 'tenant-a', scopes: new Set(V1_SCOPES), expired: false };
+}
+
 /** 401 for a missing, unknown or expired key, 403 for a missing scope; counts the request for usage. */
 export function authenticate({ fake, v1, state }: V1Surface, r: RouteRequest, scopes: readonly string[]): FakeCaller | undefined {
   let caller: FakeCaller | undefined;

@@ -105,12 +105,18 @@ export function limit(fake: FakeContext, state: V1State, r: RouteRequest, onRefu
   if (decision.kind === 'unavailable') {
     if (fake.faults.has('v1.errors.limiter-unavailable-503/fail-open')) return true;
     onRefused?.(503);
-    writeProblem(fake, r.res, 503, 'internal_failed', { detail: 'Rate-limit protection is unavailable for this key; the request was refused (fail-closed). Retry later.', retryable: !fake.faults.has('v1.errors.limiter-unavailable-503/not-retryable') });
+    writeProblem(fake, r.res, 503, fake.variants.has('v1.errors/unavailable-rate-limited-code') ? 'rate_limited' : 'internal_failed', { detail: 'Rate-limit protection is unavailable for this key; the request was refused (fail-closed). Retry later.', retryable: !fake.faults.has('v1.errors.limiter-unavailable-503/not-retryable') });
     return false;
   }
   // Load faults: a limiter that goes wrong only once a burst is well past the limit.
   if (decision.refused > 5 && fake.faults.has('load.v1.rate-limit.refusals-are-429/overload-500')) {
-    writeProblem(fake, r.res, 500, 'internal_failed', { detail: 'The rate limiter is overloaded.', retryable: false });
+    // It says it is the limit (rate_limited): a bare 500 under load would be any overloaded backend, which no sentence forbids.
+    writeProblem(fake, r.res, 500, 'rate_limited', { detail: 'The rate limiter is overloaded.', retryable: false });
+    return false;
+  }
+  // The legal twin of overload-500: a busy backend's 500 that does not say it is the limit.
+  if (decision.refused > 5 && fake.variants.has('v1.errors/overloaded-500-under-burst')) {
+    writeProblem(fake, r.res, 500, 'internal_failed', { detail: 'The service is overloaded.', retryable: true });
     return false;
   }
   onRefused?.(429);

@@ -1,10 +1,10 @@
 /** Lifecycle > Initialization and Version Negotiation. */
 import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
-import { askedVersion } from '../support/session-history.ts';
+import { askedVersion, initializeResultOf } from '../support/session-history.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
 import { answeredResponses, openingInitialize, ordinaryMcpPosts } from '../support/traffic.ts';
-import { issuesOf } from '../../../traffic/read.ts';
+import { issuesOf, startsAfterEnd } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -47,15 +47,24 @@ export const initializeResultRule = rule({
   },
 });
 
-/** Each opening initialize asking for a version `wanted` selects, with the response carrying its id (undefined when none did). */
-function eachInitialize(j: Judge, wanted: (version: string) => boolean, judge: (ex: Exchange, asked: string, message: Record<string, unknown> | undefined) => void): void {
+type JudgeAnswer = (ex: Exchange, message: Record<string, unknown> | undefined) => void;
+
+/**
+ * Each opening initialize, in order, given to `select` (by the version it asked for and the
+ * exchanges before it); the one it returns a judgement for is judged with the response carrying
+ * its id (undefined when none did). Only those selected are read, so a cut answer of another
+ * initialize costs the rule nothing.
+ */
+function eachInitialize(j: Judge, select: (asked: string, ex: Exchange) => JudgeAnswer | undefined): void {
   for (const ex of ordinaryMcpPosts(j)) {
     const init = openingInitialize(ex);
     const asked = askedVersion(ex);
-    if (!init || asked === undefined || !wanted(asked) || ex.status === undefined) continue;
+    if (!init || asked === undefined || ex.status === undefined) continue;
+    const judge = select(asked, ex);
+    if (!judge) continue;
     const answered = answeredResponses(j, ex, [init.id]);
     if (!answered) continue;
-    judge(ex, asked, answered.find((m) => m.id === init.id));
+    judge(ex, answered.find((m) => m.id === init.id));
   }
 }
 
@@ -71,11 +80,12 @@ export const versionEcho = rule({
   judgement: {
     record: `a well-formed initialize asking for ${MCP_REVISION}, POSTed to the MCP endpoint by an authorised client`,
     judge(j) {
-      eachInitialize(j, (asked) => asked === MCP_REVISION, (ex, _asked, message) => {
+      const echoed: JudgeAnswer = (ex, message) => {
         if (!j.check(ex, ex.status === 200, `initialize asking for ${MCP_REVISION} was answered HTTP ${ex.status}, expected 200`)) return;
         const version = versionOf(message);
         j.check(ex, version === MCP_REVISION, `initialize asking for ${MCP_REVISION} was answered with protocolVersion ${JSON.stringify(version)}; /mcp follows ${MCP_REVISION}, so it must echo it`);
-      });
+      };
+      eachInitialize(j, (asked) => (asked === MCP_REVISION ? echoed : undefined));
     },
   },
   async provoke(ctx: CheckContext) {
@@ -90,9 +100,28 @@ export const versionEcho = rule({
  */
 const UNKNOWN_VERSION = '1999-12-31';
 
+/**
+ * The versions the server offered before `ex` was sent: for each, the answer to an initialize asking
+ * for another version whose result named it ("Otherwise, the server MUST respond with another
+ * protocol version it supports"), so the server claimed to support it. /mcp's own revision is left
+ * out: asked for it, the server is held to it by mcp.lifecycle.version-echo whatever it offered.
+ */
+class Offers {
+  private readonly offers: { version: string; by: Exchange }[] = [];
+
+  note(ex: Exchange, asked: string): void {
+    const offered = initializeResultOf(ex)?.protocolVersion;
+    if (typeof offered === 'string' && offered !== asked && offered !== MCP_REVISION) this.offers.push({ version: offered, by: ex });
+  }
+
+  before(version: string, ex: Exchange): Exchange | undefined {
+    return this.offers.find((o) => o.version === version && startsAfterEnd(ex, o.by))?.by;
+  }
+}
+
 export const versionUnknown = rule({
   id: 'mcp.lifecycle.version-unknown',
-  title: 'initialize asking for an unknown version is answered with another version the server supports',
+  title: 'initialize asking for an unknown version is answered with another version the server supports (asked for that one, it echoes it)',
   level: 'required',
   spec: {
     section: 'Lifecycle > Initialization > Version Negotiation; Error Handling',
@@ -100,28 +129,56 @@ export const versionUnknown = rule({
     url: SPEC_URL.lifecycle,
   },
   judgement: {
-    record: `a well-formed initialize asking for protocolVersion ${UNKNOWN_VERSION} (from before MCP existed, so no server supports it), POSTed to the MCP endpoint by an authorised client`,
+    record: `a well-formed initialize asking for protocolVersion ${UNKNOWN_VERSION} (from before MCP existed, so no server supports it), or for a version other than ${MCP_REVISION} the server offered in answer to an earlier initialize, POSTed to the MCP endpoint by an authorised client`,
     judge(j) {
-      eachInitialize(j, (asked) => asked === UNKNOWN_VERSION, (ex, asked, message) => {
-        if (!j.check(ex, message !== undefined, `initialize asking for ${JSON.stringify(asked)} was answered HTTP ${ex.status} without a response carrying its id`) || !message) return;
-        const error = errorOf(message);
-        if (error) {
-          // The lifecycle's Error Handling example answers a mismatch with an error; the text asks for a result. Both are recorded.
-          j.check(ex, Number.isInteger(error.code), `the version mismatch error has no integer code: ${JSON.stringify(error)}`);
-          j.observe('unknown protocolVersion answered with', { error }, 'Version Negotiation asks for a result with another version; Error Handling shows a -32602 error');
-          return;
-        }
-        const version = versionOf(message);
-        if (!j.check(ex, version !== undefined, 'the answer to initialize has no result.protocolVersion')) return;
-        j.check(ex, version !== asked, `initialize asking for ${JSON.stringify(asked)} (no such revision) was answered with that same version, so the server claims a version that does not exist`);
-        j.observe('unknown protocolVersion answered with', version);
+      const offers = new Offers();
+      // Every initialize is read for what it offered; only those asking for the unknown or an offered version are judged.
+      eachInitialize(j, (asked, ex) => {
+        const offeredBy = offers.before(asked, ex);
+        offers.note(ex, asked);
+        if (asked === UNKNOWN_VERSION) return (_, message) => unknownAnswered(j, ex, asked, message);
+        return offeredBy ? (_, message) => offerKept(j, ex, asked, message, offeredBy) : undefined;
       });
     },
   },
   async provoke(ctx: CheckContext) {
     const { message } = await initializeOnce(ctx, UNKNOWN_VERSION, `initialize asking for ${UNKNOWN_VERSION}`);
-    // Whether the offered version is then echoed is mcp.lifecycle.version-echo's to judge; here it is only sent.
+    // Asked for the version it offered, a server that supports it answers with it: the judgement holds the offer to that.
     const offered = versionOf(message);
     if (offered !== undefined && offered !== UNKNOWN_VERSION) await initializeOnce(ctx, offered, `initialize asking for the offered ${offered}`);
   },
 });
+
+/** The answer to the unknown version: another version (a result), or an error (Error Handling's example). */
+function unknownAnswered(j: Judge, ex: Exchange, asked: string, message: Record<string, unknown> | undefined): void {
+  if (!j.check(ex, message !== undefined, `initialize asking for ${JSON.stringify(asked)} was answered HTTP ${ex.status} without a response carrying its id`) || !message) return;
+  const error = errorOf(message);
+  if (error) {
+    // The lifecycle's Error Handling example answers a mismatch with an error; the text asks for a result. Both are recorded.
+    j.check(ex, Number.isInteger(error.code), `the version mismatch error has no integer code: ${JSON.stringify(error)}`);
+    j.observe('unknown protocolVersion answered with', { error }, 'Version Negotiation asks for a result with another version; Error Handling shows a -32602 error');
+    return;
+  }
+  const version = versionOf(message);
+  if (!j.check(ex, version !== undefined, 'the answer to initialize has no result.protocolVersion')) return;
+  j.check(ex, version !== asked, `initialize asking for ${JSON.stringify(asked)} (no such revision) was answered with that same version, so the server claims a version that does not exist`);
+  j.observe('unknown protocolVersion answered with', version);
+}
+
+/**
+ * The answer to an initialize asking for a version the server offered earlier. The offer said the
+ * server supports it, and a server that supports the version asked for "MUST respond with the same
+ * version": answered with another, or refused with an error, the offer named a version it does not
+ * support. An answer carrying no response (an HTTP refusal such as a rate limit) says nothing of versions.
+ */
+function offerKept(j: Judge, ex: Exchange, asked: string, message: Record<string, unknown> | undefined, offeredBy: Exchange): void {
+  if (!message) return;
+  const error = errorOf(message);
+  const answered = error ? `an error ${JSON.stringify(error)}` : `protocolVersion ${JSON.stringify(versionOf(message))}`;
+  j.check(
+    ex,
+    !error && versionOf(message) === asked,
+    `initialize asking for ${JSON.stringify(asked)}, the version the server offered in answer to an earlier initialize, was answered with ${answered}; MCP: the server MUST respond with another protocol version it supports, and asked for a version it supports, with that same version`,
+    [offeredBy],
+  );
+}

@@ -72,8 +72,69 @@ export const idVisibleAscii = rule({
     const second = await sendInitialize(ctx, { label: 'initialize (second session)' });
     await deleteSession(ctx, first.sessionId, caller(ctx));
     await deleteSession(ctx, second.sessionId, caller(ctx));
-    // "SHOULD be globally unique": recorded, not gated.
-    if (first.sessionId !== undefined) ctx.observe('two initializations got distinct session ids', first.sessionId !== second.sessionId);
+  },
+});
+
+/** The Mcp-Session-Id an opening initialize was answered with, or undefined when it was none or got none. */
+function issuedAtInitialization(ex: Exchange): string | undefined {
+  return openingInitialize(ex) !== undefined ? ex.responseHeaders[SESSION_HEADER] : undefined;
+}
+
+/**
+ * "Globally unique" is judged where the traffic can show it: no two initializations, by any caller,
+ * at any time of the journal, get the same id. Whether an id is "cryptographically secure" no
+ * answer shows; its length and whether it is a bare number are recorded.
+ */
+export const idUnique = rule({
+  id: 'mcp.session.id-unique',
+  title: 'No two initializations get the same Mcp-Session-Id (SHOULD: globally unique)',
+  level: 'should',
+  judgesTheRun: true,
+  spec: {
+    section: 'Transports > Session Management',
+    quote: 'The session ID SHOULD be globally unique and cryptographically secure (e.g., a securely generated UUID, a JWT, or a cryptographic hash).',
+    url: SPEC_URL.transports,
+  },
+  judgement: {
+    record: 'an initialize POSTed to the MCP endpoint without a session id and answered with an Mcp-Session-Id, after another was (or an initialize answered 200, when the profile says the deployment requires sessions)',
+    none: 'fewer than two initializations were answered with an Mcp-Session-Id, so there are no ids to compare',
+    judge(j) {
+      const required = j.profile?.fixtures.mcp.requiresSession === true;
+      const firstWith = new Map<string, Exchange>();
+      let shortest: number | undefined;
+      let numeric = true;
+      for (const ex of mcpPosts(j)) {
+        const id = issuedAtInitialization(ex);
+        if (id === undefined) {
+          if (required && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
+          continue;
+        }
+        // A marker every session shares hides which ids were equal; a numbered one stands for one id.
+        if (sessionUnknown(id)) {
+          j.lacks(ex, 'the Mcp-Session-Id: the recorder replaced it with a marker every session shares');
+          continue;
+        }
+        const first = firstWith.get(id);
+        if (firstWith.size > 0) j.check(ex, first === undefined, 'the initialize was answered with the Mcp-Session-Id an earlier initialization got; MCP: the session ID SHOULD be globally unique', first ? [first] : undefined);
+        if (first === undefined) firstWith.set(id, ex);
+        if (!redacted(id)) {
+          shortest = Math.min(shortest ?? id.length, id.length);
+          numeric &&= /^[0-9]+$/.test(id);
+        }
+      }
+      if (shortest !== undefined) {
+        j.observe('shortest Mcp-Session-Id (characters)', shortest, 'MCP: SHOULD be cryptographically secure (a securely generated UUID, a JWT, or a cryptographic hash); not judged');
+        if (numeric) j.observe('every Mcp-Session-Id is a bare number', true, 'a guessable id is not cryptographically secure (SHOULD)');
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    // Two initialize requests alike to the byte (a request id may repeat across sessions): an id derived from the request alone repeats.
+    const id = newRequestId('initialize');
+    const first = await sendInitialize(ctx, { id, label: 'initialize (first session)' });
+    const second = await sendInitialize(ctx, { id, label: 'initialize (second session, the same request)' });
+    await deleteSession(ctx, first.sessionId, caller(ctx));
+    if (second.sessionId !== first.sessionId) await deleteSession(ctx, second.sessionId, caller(ctx));
   },
 });
 

@@ -3,7 +3,7 @@ import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
-import { answeredResponses, isHttpErrorStatus, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
+import { answeredResponses, isHttpErrorStatus, isRequestMessage, ordinaryMcpPosts, responsesShown, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import {
   closeSession,
@@ -75,13 +75,13 @@ export const requestResponse = rule({
     url: SPEC_URL.transports,
   },
   judgement: {
-    record: 'a POST to the MCP endpoint of well-formed JSON-RPC carrying requests (no initialize), sent as MCP asks of a client: in a 2025-03-26 session it had initialized, whatever its status; elsewhere, answered 2xx',
+    record: 'a POST to the MCP endpoint of well-formed JSON-RPC carrying requests (no initialize), sent as MCP asks of a client, answered 2xx; or, in a 2025-03-26 session it had initialized, answered with an HTTP error status and JSON-RPC responses',
     judge(j) {
       const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
         const calls = wellFormedCalls(ex);
         if (!calls || ex.status === undefined || !calls.some(isRequestMessage) || calls.some((m) => m.method === 'initialize') || sessions.laterRevision(ex)) continue;
-        // Every status in a session the client had initialized (a request the server has no reason to refuse before reading it);
+        // In a session the client had initialized, an HTTP error answer too, when it answers the requests (below);
         // elsewhere a missing or ended session, or the lifecycle, may be refused first, so only an answer that took the input (2xx) is held to it.
         const served = ex.status >= 200 && ex.status < 300;
         if (!served && !sessions.inOperatingSession(ex)) continue;
@@ -93,9 +93,25 @@ export const requestResponse = rule({
           j.observe(`${what} answered 404`, 'the session ended', 'the server may terminate a session at any time, after which it answers 404');
           continue;
         }
-        // The sentence names no status: an HTTP error status to requests is bound by it as much as a 2xx.
         const type = mediaType(ex.responseHeaders);
-        if (!j.check(ex, type === 'application/json' || type === 'text/event-stream', `${what} was answered HTTP ${ex.status} with content-type "${type}", expected application/json or text/event-stream`)) continue;
+        const framed = type === 'application/json' || type === 'text/event-stream';
+        // The sentence frames the answer to the requests. MCP itself refuses requests with bare HTTP
+        // statuses (400 without a session, 404 after one ended), and the gateway's failures are
+        // application/problem+json (its per-principal 429): an HTTP error answer carrying no JSON-RPC
+        // response refused the input rather than answering it. One carrying responses answers the
+        // requests, and is held to the sentence.
+        if (!served && !framed) {
+          const carried = responsesShown(ex);
+          if (carried === undefined) {
+            j.lacks(ex, `whether the HTTP ${ex.status} answer carries JSON-RPC responses: its body is not there`);
+            continue;
+          }
+          if (carried.length === 0) {
+            j.observe(`${what} refused`, { status: ex.status, contentType: type || null }, 'an HTTP error answer without JSON-RPC refuses the requests; MCP frames only an answer to them');
+            continue;
+          }
+        }
+        if (!j.check(ex, framed, `${what} was answered HTTP ${ex.status}${served ? '' : ' with JSON-RPC responses'} with content-type "${type}", expected application/json or text/event-stream`)) continue;
         j.observe(`${what} framing`, type === 'text/event-stream' ? 'sse' : 'json');
         // What a single request's answer carries is judged on a 2xx; a batch's responses are mcp.batch.requests'.
         if (!only || !('id' in only) || ex.status < 200 || ex.status >= 300) continue;

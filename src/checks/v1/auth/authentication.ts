@@ -10,6 +10,7 @@ import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
 import { scopeRefusal } from '../../generated/expectation.ts';
+import { DELIVERIES, publicUrl, WEBHOOKS } from '../webhooks/support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
@@ -27,17 +28,26 @@ interface Answer {
   json: unknown;
 }
 
-/** One request per /v1 endpoint (webhooks aside) against a real run, so only authentication can refuse it. */
+/**
+ * One request per /v1 endpoint against a real run, so only authentication can refuse it. The
+ * delivery listing's query parameters are "not shown": it is called only when the primary key's
+ * same request was served, so a listing that needs a query cannot refuse for want of one.
+ */
 async function endpointCalls(ctx: CheckContext): Promise<Call[]> {
   const runId = await startRun(ctx, 'completes');
-  return [
+  const calls: Call[] = [
     { name: 'execute', method: 'POST', path: EXECUTE, json: taskBody(ctx, 'completes') },
     { name: 'get run', method: 'GET', path: runPath(runId) },
     { name: 'run events', method: 'GET', path: runPath(runId, '/events'), stream: true },
     { name: 'approve', method: 'POST', path: runPath(runId, '/approve'), json: { action_digest: 'apicert-auth-probe', decision: 'approved' } },
     { name: 'cancel', method: 'POST', path: runPath(runId, '/cancel') },
     { name: 'usage', method: 'GET', path: '/v1/usage' },
+    // A public URL nobody answers: a registration wrongly accepted delivers nowhere.
+    { name: 'register webhook', method: 'POST', path: WEBHOOKS, json: { url: publicUrl() } },
   ];
+  const listing = await ctx.http.send({ method: 'GET', path: DELIVERIES, credential: primaryKey(ctx), label: 'list deliveries with the primary key (is it served without a query?)' });
+  if (listing.status >= 200 && listing.status < 300) calls.push({ name: 'list deliveries', method: 'GET', path: DELIVERIES });
+  return calls;
 }
 
 async function call(ctx: CheckContext, c: Call, credential: Credential | null, label: string): Promise<Answer> {

@@ -29,10 +29,12 @@ export const rateLimited = rule({
   },
   judgement: {
     // Whether a request is over the limit is the limiter's secret: its answer, a 429 or a problem saying rate_limited, is the subject.
-    record: 'a /v1 request answered 429, or refused with code rate_limited',
+    // Not a 503: Rule 2 gives it to an unavailable limiter, whose code is open ("Mapping of each `code` to an HTTP status: not
+    // shown.", no ErrorCode names that case), so rate_limited on it says nothing of being over the limit. Rule 1 runs one way only.
+    record: 'a /v1 request answered 429, or refused with code rate_limited and a status other than 503',
     judge(j) {
       for (const ex of j.exchanges) {
-        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 400) continue;
+        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 400 || ex.status === 503) continue;
         const body = recordOf(responseJson(ex));
         if (ex.status !== 429 && body?.code !== 'rate_limited') continue;
         if (!j.check(ex, ex.status === 429, `a refusal with code rate_limited answered ${ex.status}, expected 429`)) continue;

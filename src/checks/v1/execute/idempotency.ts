@@ -26,6 +26,15 @@ const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execu
 
 const SCOPE_RULE = '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.';
 
+/**
+ * The `Idempotency-Key` header, the key Endpoints Rules 1-3 speak of: replay and conflict key on it
+ * alone. Whether a turn body's `idempotencyKey` keys anything is not stated; v1.execute.idempotency.body-key
+ * judges it where the deployment shows it does.
+ */
+function headerKey(ex: Exchange): string | undefined {
+  return ex.requestHeaders['idempotency-key'];
+}
+
 /** A turn body's own `idempotencyKey`. */
 function bodyIdempotencyKey(ex: Exchange): string | undefined {
   const key = recordOf(requestJson(ex))?.idempotencyKey;
@@ -112,7 +121,7 @@ export const replay = rule({
   spec: { section: 'Endpoints > Rules 2', quote: 'Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`.' },
   judgement: {
     record: 'a POST /v1/execute sent twice by one caller with the same idempotency key and request, the first answered 2xx',
-    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused }),
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: headerKey, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused }),
   },
   async provoke(ctx) {
     const body = taskBody(ctx, 'completes');
@@ -137,7 +146,7 @@ export const conflict = rule({
   },
   judgement: {
     record: 'a POST /v1/execute sent by one caller under an idempotency key whose first request (answered 2xx) had another body, with a body the deployment would admit under a fresh key (for a task, one whose `task` is a task fixture\'s)',
-    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: executeKey, keyInBody: true, judge: 'conflict', conflict: conflictOf, limiterRefused, conflictJudged: freshlyAdmissible(j) }),
+    judge: (j) => judgeIdempotency(j, { operation: 'v1.execute', keyOf: headerKey, judge: 'conflict', conflict: conflictOf, limiterRefused, conflictJudged: freshlyAdmissible(j) }),
   },
   async provoke(ctx) {
     const key = newKey();
@@ -368,9 +377,61 @@ export const keyFormat = rule({
   },
 });
 
+/** A turn keyed only by its body's `idempotencyKey` (no header): its key, or undefined. */
+function bodyOnlyKey(ex: Exchange): string | undefined {
+  return ex.requestHeaders['idempotency-key'] === undefined && modeOf(ex) === 'turn' ? bodyIdempotencyKey(ex) : undefined;
+}
+
+/** A turn body less its `idempotencyKey`, canonical: what the request is apart from the key. */
+function restOf(ex: Exchange): string | undefined {
+  const body = recordOf(requestJson(ex));
+  if (body === undefined) return undefined;
+  const { idempotencyKey: _key, ...rest } = body;
+  return canonicalJson(rest);
+}
+
+/**
+ * Per caller, the index of the exchange by which the deployment has shown that it keys a turn by
+ * its body's `idempotencyKey`: a body-keyed turn repeating an accepted one (same key, same body)
+ * said replayed:true, and a body-keyed turn under a key new to the caller, whose body apart from
+ * the key an earlier accepted turn of the caller had, said replayed:false. The first alone could be
+ * a deployment that replays by something else in the body (its `requestId`, a digest of the whole
+ * body: none of it is stated); the second shows the key is what tells them apart.
+ */
+function bodyKeyShown(j: Judge): Map<string, number> {
+  const shown = new Map<string, number>();
+  const firsts = new Map<string, string>();
+  const rests = new Map<string, Set<string>>();
+  const replayAt = new Map<string, number>();
+  const freshAt = new Map<string, number>();
+  const terminal = terminalKindsOf(j.profile);
+  for (const ex of exchangesOf(j.exchanges, 'v1.execute')) {
+    if (operation(ex) !== 'v1.execute' || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
+    const key = bodyOnlyKey(ex);
+    const rest = key === undefined ? undefined : restOf(ex);
+    if (key === undefined || rest === undefined || !isEventStream(ex)) continue;
+    const caller = callerOf(ex);
+    if (shown.has(caller)) continue;
+    const stream = streamRead(j, ex, endsRun(terminal));
+    const flag = stream ? replayedIn(stream.events) : undefined;
+    const scope = `${caller}\n${key}`;
+    const known = firsts.get(scope);
+    const seenRests = rests.get(caller) ?? new Set<string>();
+    if (known === undefined) {
+      if (flag === false && seenRests.has(rest)) freshAt.set(caller, ex.index);
+      if (firsts.size < 10_000) firsts.set(scope, canonicalBody(ex));
+    } else if (known === canonicalBody(ex) && flag === true) replayAt.set(caller, ex.index);
+    if (seenRests.size < 1_000) rests.set(caller, seenRests.add(rest));
+    const replay = replayAt.get(caller);
+    const fresh = freshAt.get(caller);
+    if (replay !== undefined && fresh !== undefined) shown.set(caller, Math.max(replay, fresh));
+  }
+  return shown;
+}
+
 export const bodyKey = rule({
   id: 'v1.execute.idempotency.body-key',
-  title: "A turn body's own idempotencyKey (no header) keys the request: the same body replays with replayed:true, another body under it is a 409 conflict",
+  title: "Where a deployment shows that a turn body's own idempotencyKey (no header) keys the request, it keeps to Rules 2-3 under it: the same body replays with replayed:true, another body is a 409 conflict",
   level: 'required',
   destructive: 'mutate',
   spec: {
@@ -378,13 +439,28 @@ export const bodyKey = rule({
     quote: '| idempotencyKey | Identifier | no | … Same key with the same request replays safely. A replayed acceptance event carries `replayed:true`. … Same key with a different request is a conflict (code `conflict`, HTTP `409`), not a replay.',
   },
   judgement: {
-    record: "a turn POST /v1/execute keyed only by its body's idempotencyKey, sent again by the same caller under that key",
+    // The turn table lists "| idempotencyKey | Identifier | no | |" with no note, and Endpoints Rules 1-3 speak of the
+    // `Idempotency-Key` header: that the body field keys a request is one reading, a field the deployment ignores another
+    // (variant v1.execute/body-key-ignored). A deployment that has shown it keys by the field (bodyKeyShown) is held to
+    // Rules 2-3 under it from then on; one that has not is not judged.
+    record: "a turn POST /v1/execute keyed only by its body's idempotencyKey, sent again by the same caller under that key after the deployment showed it keys turns by that field",
+    none: "the deployment did not show that it keys a turn by its body's idempotencyKey (a same-key same-body repeat said replayed:true, and the same body under a new body key replayed:false): the field's meaning is not stated, so nothing is judged",
     judge(j) {
-      const bodyOnly = (ex: Exchange) => (ex.requestHeaders['idempotency-key'] === undefined ? bodyIdempotencyKey(ex) : undefined);
-      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnly, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused });
-      judgeIdempotency(j, {
+      const shown = bodyKeyShown(j);
+      j.observe("turns keyed by the body's idempotencyKey", shown.size > 0 ? 'shown: the body key replays and a new body key does not' : 'not shown');
+      if (shown.size === 0) return;
+      const after = (ex: Exchange) => {
+        const at = shown.get(callerOf(ex));
+        return at !== undefined && ex.index > at;
+      };
+      // Only what came after the showing is judged: the exchanges that showed it (and any before) are the evidence, not the subject.
+      const judged: Judge = Object.assign(Object.create(j) as Judge, {
+        check: (ex: Exchange, ok: boolean, why: string, also?: readonly Exchange[]) => (after(ex) ? j.check(ex, ok, why, also) : ok),
+      });
+      judgeIdempotency(judged, { operation: 'v1.execute', keyOf: bodyOnlyKey, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused });
+      judgeIdempotency(judged, {
         operation: 'v1.execute',
-        keyOf: bodyOnly,
+        keyOf: bodyOnlyKey,
         judge: 'conflict',
         limiterRefused,
         conflictJudged: freshlyAdmissible(j),
@@ -403,6 +479,8 @@ export const bodyKey = rule({
     const original = await postTurn(ctx, turn, { label: 'execute (turn), idempotencyKey in the body only' });
     if (original.res.status !== 200) ctx.inconclusive(`setup failed: the original turn request (idempotencyKey in the body) answered ${original.res.status}, not 200`);
     await postTurn(ctx, turn, { label: 'execute (turn), same body, same idempotencyKey in the body' });
+    // The same body under another body key: a new run shows the key, not the rest of the body, decides the replay.
+    await postTurn(ctx, { ...turn, idempotencyKey: newKey('bodykey') }, { label: 'execute (turn), same body under another idempotencyKey in the body' });
     await postExecute(ctx, { ...turn, requestId: newKey('req') }, { headers: { accept: 'text/event-stream' }, label: 'execute (turn), another body under the same body idempotencyKey' });
   },
 });

@@ -4,6 +4,7 @@ import type { Credential } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
 import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/webhooks.ts';
 import { isRecord } from '../../../util/json.ts';
+import { deliveryKindOf } from '../../../sse/event-kind.ts';
 import { noRoom, roomRefusal } from '../support/traffic.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
 import { MAX_DELIVERIES_PER_ENDPOINT, MAX_KEPT_DELIVERY_BYTES, runIdOf, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
@@ -128,11 +129,9 @@ export function bodyOf(d: ReceivedDelivery): Record<string, unknown> {
   return isRecord(d.body) ? d.body : {};
 }
 
-/** The seed names event types but not the body field that carries them; these are the usual names. */
+/** The seed names event types but not the body field that carries them: read as every /v1 rule reads a kind (src/sse/event-kind.ts). */
 export function typeOf(d: ReceivedDelivery): string | undefined {
-  const b = bodyOf(d);
-  const value = b.type ?? b.event_type ?? b.event ?? b.kind;
-  return typeof value === 'string' ? value : undefined;
+  return deliveryKindOf(bodyOf(d));
 }
 
 export function ofRun(deliveries: readonly ReceivedDelivery[], runId: string): ReceivedDelivery[] {

@@ -9,6 +9,7 @@ import { runJudgement, type CheckContext, type Exchange, type Judgement, type Ru
 import { operation, recordOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { ENDPOINT_SECRET_LABEL } from '../../../webhooks/signature.ts';
+import { deliveryKindOf } from '../../../sse/event-kind.ts';
 
 /** One delivery as the receiver saw it: the request the sender made, the receiver's status as the answer. */
 export function deliveryExchange(d: ReceivedDelivery, url: string, index: number): Exchange {
@@ -37,10 +38,9 @@ export function deliveryJson(ex: Exchange): Record<string, unknown> | undefined 
 }
 
 
-/** The seed names event types but not the body field that carries them; these are the usual names. */
+/** The seed names event types but not the body field that carries them: read as every /v1 rule reads a kind (src/sse/event-kind.ts). */
 export function deliveryType(body: Record<string, unknown> | undefined): string | undefined {
-  const value = body?.type ?? body?.event_type ?? body?.event ?? body?.kind;
-  return typeof value === 'string' ? value : undefined;
+  return deliveryKindOf(body);
 }
 
 export function isTerminalType(type: string | undefined): boolean {

@@ -1,7 +1,7 @@
 /** Endpoints: POST /v8/missions/{runId}/signals; States: a signal to a terminal mission. */
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, writer, MISSIONS } from '../support/missions.ts';
+import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
 import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency, sameStatusAndBody } from '../../../traffic/idempotency.ts';
@@ -94,7 +94,7 @@ export const signalValidation = rule({
 
 export const signalTerminal = rule({
   id: 'v8.missions.signals.terminal-409',
-  title: 'A signal to a succeeded mission answers 409',
+  title: 'A signal to a mission seen terminal (succeeded; failed, given the fails fixture) answers 409',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
@@ -115,10 +115,29 @@ export const signalTerminal = rule({
   },
   async provoke(ctx) {
     const mission = await createMission(ctx, 'succeeds');
-    await followToTerminal(ctx, mission.runId, 'succeeds');
+    const ended = await followToTerminal(ctx, mission.runId, 'succeeds');
     await postSignal(ctx, mission.runId, { signal: 'apicert.late', payload: { late: true } }, newKey(), 'signal a terminal mission');
+    // The sentence holds for every terminal state; the "fails" fixture reaches the other one a create can aim at.
+    // Without it (or when it does not end) the succeeded case above is still judged: the observation says which were signalled.
+    const failing = await endedFailsMission(ctx);
+    if (typeof failing === 'string') return ctx.observe('terminal events before a signal', [ended.terminal], failing);
+    await postSignal(ctx, failing.runId, { signal: 'apicert.late', payload: { late: true } }, newKey(), `signal a terminal mission (the "fails" mission, after ${failing.terminal})`);
+    ctx.observe('terminal events before a signal', [ended.terminal, failing.terminal]);
   },
 });
+
+/** A mission made with the "fails" fixture, followed to its terminal event; else why not (the rule stays judged on the other mission). */
+async function endedFailsMission(ctx: CheckContext): Promise<{ runId: string; terminal: string } | string> {
+  const body = ctx.profile.fixtures.v8.missions.fails;
+  if (!body) return 'no fixtures.v8.missions.fails: no signal was sent to a failed mission';
+  const created = await postMission(ctx, body, { label: 'setup: create the "fails" mission' });
+  const parsed = created.status === 202 ? missionProjection.safeParse(created.json) : undefined;
+  if (!parsed?.success) return `creating the "fails" fixture mission answered ${created.status}${created.status === 202 ? ' without a mission projection' : ''}: no signal was sent to a failed mission`;
+  const stream = await followEvents(ctx, parsed.data.runId, { label: 'follow the "fails" mission to its end' });
+  const terminal = stream.events.find((e) => isTerminalEvent(e.event))?.event;
+  if (stream.status !== 200 || terminal === undefined) return `the "fails" mission's stream answered ${stream.status} and showed no terminal event within safety.streamTimeoutMs: no signal was sent to it`;
+  return { runId: parsed.data.runId, terminal };
+}
 
 export const signalConflict = rule({
   id: 'v8.missions.signals.idempotency-conflict',

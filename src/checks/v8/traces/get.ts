@@ -117,6 +117,9 @@ export const traceCompletedAt = rule({
     judge(j) {
       // "The full list of step status values: not shown", so a step's status word cannot say whether
       // it completed; the events can: "`mission.step.completed` | a step finishes successfully".
+      // A failed step did not complete in this document's words (audit 124 F9 asked whether ending is
+      // completing): its step statuses set `completed` beside `failed`, and that event comes only on
+      // success, so a failed or cancelled step's completedAt is no legal reading and gets no variant.
       withSeenTraces(j, (ex, seen) => {
         if (!seen || !seen.ended || seen.completed || ex.status !== 200) return;
         const parsed = parsedAs(traceTiming, answerJson(j, ex));

@@ -5,4 +5,8 @@ export const mcpLifecycleFaults = [
   { id: 'mcp.lifecycle.initialize-result/no-server-info', description: 'the initialize result carries no serverInfo' },
   { id: 'mcp.lifecycle.version-echo/answers-2024-11-05', description: 'initialize asking for 2025-03-26 is answered with 2024-11-05' },
   { id: 'mcp.lifecycle.version-unknown/echoes-unknown', description: 'initialize with an unknown protocolVersion echoes it back' },
+  {
+    id: 'mcp.lifecycle.version-unknown/offers-unsupported-version',
+    description: 'initialize asking for a version older than 2024-11-05 is answered with 2024-11-05, which the fake does not speak: asked for 2024-11-05, it answers 2025-03-26',
+  },
 ] as const satisfies readonly FaultDefinition[];

@@ -18,5 +18,5 @@ export const v1ExecuteFaults = [
   { id: 'v1.execute.idempotency.retry-after-429/key-burnt', description: 'a 429 answer is remembered under the idempotency key and replayed' },
   { id: 'v1.execute.idempotency.retry-after-503/key-burnt', description: 'a 503 answer is remembered under the idempotency key and replayed' },
   { id: 'v1.execute.task.task-object/any-task', description: 'a task envelope whose task is not an object (a string, an array) is admitted' },
-  { id: 'v1.execute.idempotency.body-key/ignored', description: "the turn body's own idempotencyKey is ignored, so a replay keyed only in the body starts a second run" },
+  { id: 'v1.execute.idempotency.body-key/conflict-replays', description: "a turn keyed by its body's idempotencyKey replays, but another body under that key replays the first too, instead of a 409 conflict" },
 ] as const satisfies readonly FaultDefinition[];

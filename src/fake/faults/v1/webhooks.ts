@@ -4,6 +4,7 @@ import type { FaultDefinition } from '../types.ts';
 export const v1WebhooksFaults = [
   { id: 'v1.webhooks.register.created/no-secret', description: 'registration answers 201 without signing_secret' },
   { id: 'v1.webhooks.register.created/answers-200', description: 'registration creates the endpoint but answers 200 (with its signing_secret), not 201' },
+  { id: 'v1.webhooks.register.created/extra-refused', description: 'a registration carrying a member beyond url, event_types, events and description is refused 400, though the request allows extra properties' },
   { id: 'v1.webhooks.register.scopes-403/write-only-accepted', description: 'a key holding only runs:write can register an endpoint' },
   { id: 'v1.webhooks.register.secret-once/shown-twice', description: 'registering the same URL again returns the first signing_secret again' },
   { id: 'v1.webhooks.url.https-only/http-accepted', description: 'http: endpoint URLs are accepted' },

@@ -35,6 +35,7 @@ export const v8MissionsFaults = [
   { id: 'v8.missions.signals.accepted/json-body', description: 'a signal is answered 202 with a JSON body' },
   { id: 'v8.missions.signals.validation/long-name', description: 'a 257-character signal name is accepted' },
   { id: 'v8.missions.signals.terminal-409/accepted', description: 'a signal to a terminal mission is accepted' },
+  { id: 'v8.missions.signals.terminal-409/failed-accepts-signal', description: 'a signal to a failed mission is accepted (succeeded and cancelled ones still answer 409)' },
   { id: 'v8.missions.signals.idempotency-conflict/replays', description: 'a signal with a reused key and another body is answered as a replay' },
   { id: 'v8.missions.signals.replay/replay-409', description: 'a signal sent again with the same key and body is refused 409 as a conflict instead of answered as the original' },
   { id: 'v8.missions.signals.key-required/optional', description: 'a signal without Idempotency-Key is accepted' },

@@ -40,16 +40,18 @@ function withoutTurnMarker(body: unknown): unknown {
 }
 
 /** The Idempotency-Key (header, or a turn body's `idempotencyKey`); answers 400 itself when it is malformed. */
-function idempotencyKey({ fake, v1 }: V1Surface, r: RouteRequest, body: unknown, isTask: boolean): { key: string | undefined } | undefined {
-  const bodyKey = !isTask && !fake.faults.has('v1.execute.idempotency.body-key/ignored') && isRecord(body) && typeof body.idempotencyKey === 'string' ? body.idempotencyKey : undefined;
-  const key = r.header('idempotency-key') ?? bodyKey;
+function idempotencyKey({ fake, v1 }: V1Surface, r: RouteRequest, body: unknown, isTask: boolean): { key: string | undefined; fromBody: boolean } | undefined {
+  // The body field's meaning is not stated (the turn table lists it with no note): under the variant only the header keys.
+  const bodyKey = !isTask && !fake.variants.has('v1.execute/body-key-ignored') && isRecord(body) && typeof body.idempotencyKey === 'string' ? body.idempotencyKey : undefined;
+  const header = r.header('idempotency-key');
+  const key = header ?? bodyKey;
   const tooShort = key !== undefined && key.length < 16 && fake.faults.has('v1.execute.idempotency.key-format/min-16-chars');
   const lax = fake.faults.has('v1.execute.idempotency.key-format/any-key');
   if (key !== undefined && ((!identifier.safeParse(key).success && !lax) || tooShort)) {
     v1.problem(r.res, 400, 'invalid_request', { detail: 'Idempotency-Key must be an Identifier: 1-128 characters matching ^[A-Za-z0-9][A-Za-z0-9._:-]*$.', retryable: false, fieldErrors: [{ path: 'Idempotency-Key', code: 'invalid_string', message: 'not an Identifier' }] });
     return undefined;
   }
-  return { key };
+  return { key, fromBody: header === undefined && key !== undefined };
 }
 
 /**
@@ -85,6 +87,8 @@ export async function readExecute(surface: V1Surface, schemas: ExecuteSchemas, r
   }
   const key = idempotencyKey(surface, r, body, isTask);
   if (!key) return undefined;
-  const fingerprint = fake.faults.has('v1.execute.idempotency.normalized/raw-text') ? text : canonicalJson(isTask ? digestedTask(fake, body) : body);
+  // The fault: a key taken from the body is remembered without its request, so another body under it replays the first.
+  const keyOnly = key.fromBody && fake.faults.has('v1.execute.idempotency.body-key/conflict-replays');
+  const fingerprint = keyOnly ? 'body-key' : fake.faults.has('v1.execute.idempotency.normalized/raw-text') ? text : canonicalJson(isTask ? digestedTask(fake, body) : body);
   return { mode: isTask ? 'task' : 'turn', body, key: key.key, fingerprint };
 }

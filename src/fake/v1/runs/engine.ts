@@ -57,6 +57,11 @@ function otherEventId(hex: string, n: number): string {
   return n % 2 === 0 ? BigInt(`0x${hex}`).toString() : `evt:${hex}.${n}_`.padEnd(128, '-._:0');
 }
 
+/** Which member names a run event's kind is not shown: `type`, or only `eventType` under the variant (streams and webhook deliveries alike). */
+export function eventKindField(fake: FakeContext): 'type' | 'eventType' {
+  return fake.variants.has('v1.runs/event-kind-in-data') ? 'eventType' : 'type';
+}
+
 /** Informational kinds the seed does not name (`v1.runs/extra-event-kinds`): a reader must read past them. */
 const INFO_KIND = 'x-apicert.heartbeat';
 const PARKED_INFO_KIND = 'vendor:run/awaiting-approval';
@@ -279,7 +284,7 @@ export class RunEngine {
   private emit(run: Run, type: string, payload: Record<string, unknown>): void {
     const sequence = this.fake.variants.has('v1.runs/sparse-sequences') ? (this.sharedSequence += 7) : (run.events.at(-1)?.sequence ?? 0) + 1;
     const eventId = this.fake.variants.has('v1.runs/id-format') ? otherEventId(randomBytes(8).toString('hex'), sequence) : `${run.id}.${sequence}`;
-    const data = { apiVersion: 'v1', event_id: eventId, run_id: run.id, sequence, type, created_at: dateTime(Date.now(), this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload };
+    const data = { apiVersion: 'v1', event_id: eventId, run_id: run.id, sequence, [eventKindField(this.fake)]: type, created_at: dateTime(Date.now(), this.fake.faults.has('v1.runs.timestamp-offset/zulu')), ...payload };
     const event: RunEvent = { sequence, type, data: this.fake.variants.has('v1.runs/extra-properties') ? withExtraProperties(data) : data };
     run.events.push(event);
     for (const listener of run.listeners) listener(event);

@@ -73,7 +73,7 @@ function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, read: R
     data = rest;
   }
   // Without the SSE event field a reader finds the kind in the data.
-  const dataOnly = fake.variants.has('v1.runs/kind-in-data-only') || fake.variants.has('v1.runs/kind-in-event-type');
+  const dataOnly = fake.variants.has('v1.runs/kind-in-data-only') || fake.variants.has('v1.runs/kind-in-event-type') || fake.variants.has('v1.runs/event-kind-in-data');
   const event = dataOnly ? {} : { event: e.type };
   res.write(sseFrame({ ...event, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
 }

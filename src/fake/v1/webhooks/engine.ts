@@ -17,6 +17,7 @@ import { request } from 'node:http';
 import type { FakeContext, RunEventNotice } from '../../context.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
 import { deliverable } from './url-rules.ts';
+import { eventKindField } from '../runs/engine.ts';
 
 export const RETRY_DELAYS_MS = [200, 400, 800, 1600] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
@@ -116,8 +117,9 @@ export class WebhookEngine {
     if (this.fake.faults.has('v1.webhooks.delivery.sequence-order/constant-sequence')) sequence = 0;
     // "…includes `apiVersion` (`v1`), `event_id`, `run_id` and `sequence`": the JSON type of sequence is not shown.
     if (this.fake.variants.has('v1.webhooks/string-sequence')) sequence = String(sequence);
-    // Which body field names the event type is not shown either: `type`, or `event_type` under the variant.
-    const typeField = this.fake.variants.has('v1.webhooks/event-type-field') ? 'event_type' : 'type';
+    // Which body field names the event type is not shown either: the run events' own (`type`, or `eventType`), or `event_type` under the variant.
+    const runField = eventKindField(this.fake);
+    const typeField = runField === 'type' && this.fake.variants.has('v1.webhooks/event-type-field') ? 'event_type' : runField;
     const plain = { apiVersion: 'v1', event_id: this.integerEventIds() ? Number(eventId) : eventId, [typeField]: notice.type, run_id: notice.runId, sequence, created_at: new Date().toISOString(), data: notice.data };
     if (this.fake.faults.has('v1.webhooks.delivery.body/no-api-version')) delete (plain as Partial<typeof plain>).apiVersion;
     const body = this.fake.variants.has('v1.webhooks/extra-properties') ? withExtraProperties(plain) : plain;

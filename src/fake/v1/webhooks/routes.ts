@@ -11,6 +11,7 @@
  */
 import { webhookRegistration, type WebhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { FakeCaller } from '../../auth.ts';
+import { keylessRegistrar } from '../auth.ts';
 import type { FakeContext } from '../../context.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
 import type { Route, RouteRequest } from '../../http.ts';
@@ -82,6 +83,11 @@ async function registration({ fake, v1 }: WebhookSurface, r: RouteRequest): Prom
     v1.problem(r.res, 400, 'invalid_request', { detail: 'The webhook registration is invalid: send { url, event_types?, description? }.', retryable: false, fieldErrors });
     return undefined;
   }
+  const extra = Object.keys(body.data).filter((k) => !['url', 'event_types', 'events', 'description'].includes(k));
+  if (extra.length > 0 && fake.faults.has('v1.webhooks.register.created/extra-refused')) {
+    v1.problem(r.res, 400, 'invalid_request', { detail: `Unknown member(s): ${extra.join(', ')}.`, retryable: false });
+    return undefined;
+  }
   const refused = refuseUrl(fake, body.data.url);
   if (refused) {
     v1.problem(r.res, 400, 'invalid_request', { detail: refused.message, retryable: false, fieldErrors: [{ path: 'url', code: refused.code, message: refused.message }] });
@@ -96,7 +102,7 @@ async function registration({ fake, v1 }: WebhookSurface, r: RouteRequest): Prom
  * authorization_failed, and entitlement_failed under the variant.
  */
 function registrar({ fake, v1, registerScopes }: WebhookSurface, r: RouteRequest): FakeCaller | undefined {
-  const caller = v1.authorize(r, []);
+  const caller = keylessRegistrar(fake, r) ?? v1.authorize(r, []);
   if (!caller) return undefined;
   const missing = registerScopes.filter((s) => !caller.scopes.has(s));
   if (missing.length === 0) return caller;

@@ -44,7 +44,8 @@ export async function signals(surface: MissionSurface, r: RouteRequest): Promise
     return;
   }
   if (key && answeredByKey(surface, r, { key, scopeKey, fingerprint }, bend)) return;
-  if (isTerminal(mission.status) && !fake.faults.has('v8.missions.signals.terminal-409/accepted')) {
+  const acceptsTerminal = fake.faults.has('v8.missions.signals.terminal-409/accepted') || (mission.status === 'failed' && fake.faults.has('v8.missions.signals.terminal-409/failed-accepts-signal'));
+  if (isTerminal(mission.status) && !acceptsTerminal) {
     v8.problem(r.res, 409, 'mission_terminal', `The mission is ${mission.status}; signals to a terminal mission are refused.`);
     return;
   }

@@ -30,6 +30,16 @@ export const v1ErrorsVariants = [
     departsFrom: ['v1.errors.rate-limited-retry-after'],
   },
   {
+    id: 'v1.errors/unavailable-rate-limited-code',
+    description: 'the fail-closed 503 of a key whose rate limiter is unavailable carries code rate_limited (no ErrorCode names that case; the status tells it from 429)',
+    spec: { document: DOC, section: 'Errors > Rules 2', quote: 'When the rate-limit protection is itself unavailable on an API-key-authenticated surface: HTTP `503` (fail-closed). Clients must handle this differently from `429`.' },
+  },
+  {
+    id: 'v1.errors/overloaded-500-under-burst',
+    description: 'once a key is well past its limit (after five refusals in one window), its requests are answered 500 internal_failed, retryable:true, as an overloaded backend would: no answer says rate_limited',
+    spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
+  {
     id: 'v1.errors/minimal-problem',
     description: 'problems carry only the required members: no detail, instance, requestId, retryAfterMs or fieldErrors',
     spec: { document: DOC, section: 'Errors', quote: '| detail | string | no | max 2048 chars |' },

@@ -31,4 +31,9 @@ export const v1ExecuteVariants = [
     description: 'the idempotency digest of a task request covers its documented members only (mode, task, context, tools, policy, delivery): a task that differs only in an unknown top-level member is the same request, and replays',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.' },
   },
+  {
+    id: 'v1.execute/body-key-ignored',
+    description: "the turn body's idempotencyKey keys nothing: only the Idempotency-Key header does, so a turn keyed only in its body starts a new run each time",
+    spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Turn request body (AiPlatformChatRequestV1; no extra properties)', quote: '| idempotencyKey | Identifier | no | |' },
+  },
 ] as const satisfies readonly VariantDefinition[];

@@ -46,6 +46,13 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
   },
   {
+    // The kind of a turn stream, a run event stream and a webhook delivery alike: the fake names it in one place (src/fake/v1/runs/engine.ts).
+    id: 'v1.runs/event-kind-in-data',
+    description: 'run events name their kind only in a data member named eventType (no SSE event: field, no type), in turn streams, run event streams and webhook delivery bodies alike',
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
+    excludes: ['v1.runs/kind-in-event-type', 'v1.webhooks/event-type-field'],
+  },
+  {
     id: 'v1.runs/per-read-payload-field',
     description: 'each read of GET /v1/runs/{id}/events carries fields that belong to the read in every event payload (sent_at, the read number): a resumed event has the same SSE id and kind but other data bytes',
     spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
