@@ -4,12 +4,12 @@
  * APICERT_V1_LIMITER_DOWN_KEY, a few requests on a key whose limiter is down. Rules:
  * load.v1.rate-limit.429-shape, .retry-after, .refusals-are-429, .unavailable-503, .limit-reached.
  */
-import { v1LimiterDownStep, v1RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
+import { V1_RATE_FIGURE_NAMES, v1LimiterDownStep, v1RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
 import { k6Transport, rampClock, rampOptions, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
 const config = settingsFor('v1-rate-limit');
 const runConfig = runConfigFor('v1-rate-limit');
-const recorder = new Recorder('v1-rate-limit', ['v1_rate_429_at_ms', 'v1_rate_429_at_rps', 'v1_rate_503_at_ms']);
+const recorder = new Recorder('v1-rate-limit', V1_RATE_FIGURE_NAMES);
 
 // The limiter-down key gets a few requests of its own. The scenario is there whether or not the
 // key is given (credentials are read when the test runs, never at init); without the key its
@@ -21,8 +21,9 @@ export const options = rampOptions(config, recorder, 'ramp', {
 
 export const setup = recorder.setup(runConfig);
 
-// Per VU (k6 gives each its own module state): whether this VU saw the ramp's key served.
+// Per VU (k6 gives each its own module state): whether this VU saw the ramp's key, and the limiter-down key, served.
 const keyServed = { seen: false };
+const limiterDownServed = { seen: false };
 
 export const ramp = recorder.iteration(() => {
   const c = runConfig();
@@ -31,7 +32,7 @@ export const ramp = recorder.iteration(() => {
 export const limiterDown = recorder.iteration(() => {
   const c = runConfig();
   if (!c.v1LimiterDownKey) return Promise.resolve({ judgments: [], figures: [] });
-  return v1LimiterDownStep(k6Transport, { baseUrl: c.baseUrl, token: c.v1LimiterDownKey, ...rampClock(c) });
+  return v1LimiterDownStep(k6Transport, { baseUrl: c.baseUrl, token: c.v1LimiterDownKey, keyServed: limiterDownServed, ...rampClock(c) });
 });
 
 export const handleSummary = recorder.handleSummary(config);

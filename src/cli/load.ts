@@ -29,7 +29,7 @@ import type { Network } from '../profile/network.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { withLoadResults } from '../load/report.ts';
 import { isLoadScript, LOAD_SCRIPTS, rulesOf, type LoadScript } from '../load/rules.ts';
-import { cutShort, mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
+import { cutShort, fellShort, mergeSummaries, parseSummaries, SummaryError, verdictsOf, type LoadRuleResult, type LoadSummary } from '../load/summary.ts';
 import { loadProfileFile, ProfileError, profileFromEnv } from '../profile/load.ts';
 import { gateWords, underPolicy, type Report } from '../reports/model.ts';
 import { checkReportRoot, createRunFolder, LATEST, reportJsonOf, writeRunReports, writtenLine } from '../reports/run-folder.ts';
@@ -279,26 +279,33 @@ interface LoadRun {
   /** `--with-report`, read before k6 runs so a bad file is exit 2 at once. */
   withReport?: { path: string; report: Report };
   allowUntestable: boolean;
+  /** `--strict`: SHOULD rules gate too. */
+  strict: boolean;
 }
 
 /** Opens the run's own folder, after checking the root; `withReport` was read and checked before. */
-async function openLoadRun(opts: { out: string; allowUntestable?: boolean }, startedAt: Date, withReport: LoadRun['withReport']): Promise<LoadRun> {
+async function openLoadRun(opts: { out: string; allowUntestable?: boolean; strict?: boolean }, startedAt: Date, withReport: LoadRun['withReport']): Promise<LoadRun> {
   await checkReportRoot(opts.out);
-  return { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), ...(withReport ? { withReport } : {}) };
+  return { out: opts.out, dir: await createRunFolder(opts.out, startedAt), allowUntestable: Boolean(opts.allowUntestable), strict: Boolean(opts.strict), ...(withReport ? { withReport } : {}) };
 }
 
-async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: Report['target'], startedAt: Date): Promise<void> {
+/** What k6 sent over the scripts' summaries (http_reqs; segments add up). */
+function requestsOf(summaries: ReadonlyArray<LoadSummary | undefined>): number {
+  return summaries.reduce((sum, s) => sum + (s?.requests ?? 0), 0);
+}
+
+async function writeLoadReport(run: LoadRun, results: LoadRuleResult[], target: Report['target'], startedAt: Date, requests: number): Promise<void> {
   const base = run.withReport?.report;
   if (base && base.target.baseUrl !== target.baseUrl) console.error(`apicert: ${run.withReport!.path} certified ${base.target.baseUrl}, not ${target.baseUrl}: the load verdicts are reported alone`);
   // A report of another target is not extended: its certify rules say nothing about this one.
-  const report = underPolicy(withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date() }), run.allowUntestable);
+  const report = underPolicy(withLoadResults(base?.target.baseUrl === target.baseUrl ? base : undefined, results, { version: HARNESS_VERSION, target, startedAt, finishedAt: new Date(), requests, strict: run.strict }), run.allowUntestable);
   const written = await writeRunReports(report, run.out, REPORT_FORMATS, {}, undefined, run.dir);
   // A SHOULD not followed is a warning, as certify prints it: it gates only a strict run.
   const warned = new Set(report.summary.strict ? [] : report.summary.warnings);
   // A reason may quote what the target answered: its controls are shown, never sent to the terminal.
   for (const r of results) console.log(consoleText(`${MARK[warned.has(r.id) ? 'warn' : r.verdict]!.padEnd(12)} ${r.id}${r.verdict !== 'pass' ? `: ${r.reason}` : ''}`));
   const req = report.summary.required;
-  const warnings = report.summary.warnings.length > 0 ? `; ${report.summary.warnings.length} SHOULD not followed (warnings)` : '';
+  const warnings = report.summary.warnings.length > 0 ? `; ${report.summary.warnings.length} SHOULD not followed (${report.summary.strict ? 'gating: --strict' : 'warnings'})` : '';
   console.log(`\nload on ${target.baseUrl}: gate ${gateWords(report).words} - required ${req.pass} pass, ${req.fail} fail, ${req.untestable} untestable, ${req.inconclusive} inconclusive${warnings}`);
   console.log(writtenLine(written, run.out));
   process.exitCode = exitCodeFor(report.summary, run.allowUntestable);
@@ -320,6 +327,7 @@ interface LoadOptions {
   faults?: FaultId[];
   variant?: VariantId[];
   allowUntestable?: boolean;
+  strict?: boolean;
   header?: string[];
 }
 
@@ -360,10 +368,10 @@ async function load(opts: LoadOptions): Promise<void> {
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
     const results: LoadRuleResult[] = [];
     const { signal } = await whileInterruptible(async (stop) => {
-      const step: ScriptStep = { run, env, unset: network.unset, config, bundles, binary, limitMs, maxMiB, dryRun: Boolean(opts.dryRun), stop };
+      const step: ScriptStep = { run, env, unset: network.unset, config, bundles, binary, limitMs, maxMiB, dryRun: Boolean(opts.dryRun), stop, summaries: [] };
       for (const script of scripts) results.push(...(await runScript(script, step)));
       // Written while the handlers still hold: a second Ctrl-C must not cut the report short.
-      if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt);
+      if (!opts.dryRun) await writeLoadReport(run, results, target.report, startedAt, requestsOf(step.summaries));
       // `latest` is left alone: it stands for a report (--rerun, verify, diff, --with-report read its
       // report.json), and a dry run writes none.
       else console.log(`bundles: ${bundles} (a dry run writes no report: ${join(run.out, LATEST)} still points at the last run's)`);
@@ -387,6 +395,8 @@ interface ScriptStep {
   maxMiB: number;
   dryRun: boolean;
   stop: AbortSignal;
+  /** The summaries the scripts left, for what k6 sent. */
+  summaries: LoadSummary[];
 }
 
 /** One script: not run after an interrupt, untestable without its credential, printed on --dry-run, else run and read. */
@@ -410,6 +420,9 @@ async function runScript(script: LoadScript, step: ScriptStep): Promise<LoadRule
   const { code, overran, memoryMiB } = await runK6(step.binary, args, scriptEnv, step.limitMs, step.stop, step.unset, step.maxMiB);
   console.log(`k6 exited ${code} (${script})`);
   const summary = await readSummary(summaryPath);
+  if (summary) step.summaries.push(summary);
+  // Said where the user looks, not only in an observation: a ramp short of its rate can miss a limit, or place it wrong.
+  if (summary && fellShort(summary)) console.error(`apicert: warning: k6 dropped ${summary.droppedIterations} iterations of ${script} (no VU was free): its arrival rate fell short of the plan; raise --vus (APICERT_MAX_VUS)`);
   // A run cut short judged part of the load: its passes are inconclusive, as a merge of some segments' are.
   const stopped = step.stop.aborted ? (/interrupted by \w+/.exec((step.stop.reason as Error).message)?.[0] ?? 'interrupted') : overran ? `k6 ran past ${Math.round(step.limitMs / 1000)} s and was stopped` : memoryMiB !== undefined ? `k6 passed the ${step.maxMiB} MiB memory cap and was stopped` : undefined;
   if (memoryMiB !== undefined) return overMemory(summary ? verdictsOf(summary, cutShort(summary, stopped)) : allRules(script, 'inconclusive', `k6 exited ${code} without writing its summary`), step.maxMiB, memoryMiB);
@@ -452,7 +465,7 @@ async function emitOperator(dir: string, scripts: readonly LoadScript[], bundles
   console.log(`wrote ${scripts.length} ConfigMap and TestRun pairs to ${dir}; credentials go in the Secret ${CREDENTIALS_SECRET}:\n\n${steps}`);
 }
 
-async function merge(files: string[], opts: { out: string; withReport?: string; allowUntestable?: boolean }): Promise<void> {
+async function merge(files: string[], opts: { out: string; withReport?: string; allowUntestable?: boolean; strict?: boolean }): Promise<void> {
   const withReport = await certifyReport(opts.withReport);
   const all: LoadSummary[] = [];
   for (const file of files) {
@@ -471,6 +484,7 @@ async function merge(files: string[], opts: { out: string; withReport?: string; 
   }
   const startedAt = new Date();
   const results: LoadRuleResult[] = [];
+  const mergedSummaries: LoadSummary[] = [];
   const byScript = new Map<string, LoadSummary[]>();
   for (const s of all) byScript.set(s.script, [...(byScript.get(s.script) ?? []), s]);
   const run = await openLoadRun(opts, startedAt, withReport);
@@ -486,8 +500,9 @@ async function merge(files: string[], opts: { out: string; withReport?: string; 
     await writeFile(join(run.dir, 'load', `${script}.summary.json`), `${JSON.stringify(merged.summary, null, 2)}\n`);
     console.log(`${script}: ${summaries.length} summaries, segments ${merged.summary.segments.join(' ')}${merged.missing ? ` (${merged.missing})` : ''}`);
     results.push(...verdictsOf(merged.summary, merged.missing));
+    mergedSummaries.push(merged.summary);
   }
-  await writeLoadReport(run, results, { baseUrl: all[0]!.target, kind: 'remote' }, startedAt);
+  await writeLoadReport(run, results, { baseUrl: all[0]!.target, kind: 'remote' }, startedAt, requestsOf(mergedSummaries));
 }
 
 export function registerLoadCommand(program: Command): void {
@@ -508,12 +523,13 @@ export function registerLoadCommand(program: Command): void {
     .option('--k6-max-memory <MiB>', 'stop k6 (its verdicts inconclusive) once it holds more than this much memory (default 1024, or APICERT_K6_MAX_MEMORY)', positive)
     .option('--faults <ids>', 'embedded fake only: switch on these faults (load faults: src/fake/faults/load.ts)', faultList)
     .option('--variant <ids>', 'embedded fake only: take these legal alternatives where the seeds or MCP leave a choice open (see "apicert variants")', variantList)
-    .option('--allow-untestable', 'exit 0 even when required load rules are untestable');
+    .option('--allow-untestable', 'exit 0 even when required load rules are untestable')
+    .option('--strict', 'SHOULD rules gate too (load.v1.rate-limit.retry-after; by default a failed SHOULD is a warning), as certify --strict');
   addHeaderOption(command, 'the target (k6 sends it as APICERT_HEADERS)').action((opts: LoadOptions) => load(opts));
   command
     .command('merge')
     .description('Merge load summaries (JSON files, or logs with "apicert-load-summary:" lines from k6-operator pods) into one verdict per rule and the readiness report.')
     .argument('<summaries...>', 'summary files or pod logs')
-    // --out, --with-report and --allow-untestable are the load command's own: commander hands them to it wherever they stand.
-    .action((files: string[], _opts: unknown, merging: Command) => merge(files, merging.optsWithGlobals<{ out: string; withReport?: string; allowUntestable?: boolean }>()));
+    // --out, --with-report, --allow-untestable and --strict are the load command's own: commander hands them to it wherever they stand.
+    .action((files: string[], _opts: unknown, merging: Command) => merge(files, merging.optsWithGlobals<{ out: string; withReport?: string; allowUntestable?: boolean; strict?: boolean }>()));
 }

@@ -38,16 +38,21 @@ export function loadReportRules(results: readonly LoadRuleResult[], durationMs: 
   return { rules, observations };
 }
 
-/** A report holding `base`'s certify rules (if any) and these load rules, with counts, gate and digest recomputed. */
-export function withLoadResults(base: Report | undefined, results: readonly LoadRuleResult[], context: { version: string; target: Report['target']; startedAt: Date; finishedAt: Date }): Report {
+/**
+ * A report holding `base`'s certify rules (if any) and these load rules, with counts, gate and digest
+ * recomputed. `requests` is what k6 sent (its http_reqs), added to the certify run's; `strict`
+ * (`apicert load --strict`) makes SHOULD rules gate, as a strict certify report already does.
+ */
+export function withLoadResults(base: Report | undefined, results: readonly LoadRuleResult[], context: { version: string; target: Report['target']; startedAt: Date; finishedAt: Date; requests?: number; strict?: boolean }): Report {
   const start = base ?? buildReport({ results: [], version: context.version, target: context.target, startedAt: context.startedAt, finishedAt: context.finishedAt, seed: 0, requests: 0 });
+  const strict = Boolean(context.strict) || start.summary.strict;
   const load = loadReportRules(results, context.finishedAt.getTime() - context.startedAt.getTime());
   const rules = [...start.rules.filter((r) => !r.id.startsWith(LOAD_PREFIX)), ...load.rules];
   const { digest: _old, ...rest } = start;
   const body: Omit<Report, 'digest'> = {
     ...rest,
-    run: { ...rest.run, surfaces: [...new Set([...rest.run.surfaces, ...load.rules.map((r) => r.surface)])] },
-    summary: summarize(rules, start.summary.strict),
+    run: { ...rest.run, requests: rest.run.requests + (context.requests ?? 0), surfaces: [...new Set([...rest.run.surfaces, ...load.rules.map((r) => r.surface)])] },
+    summary: summarize(rules, strict),
     rules,
     observations: [...start.observations.filter((o) => !o.ruleId.startsWith(LOAD_PREFIX)), ...load.observations],
   };

@@ -131,7 +131,8 @@ export const LOAD_RULES: readonly LoadRule[] = [
     id: 'load.v1.rate-limit.refusals-are-429',
     surface: 'v1',
     script: 'v1-rate-limit',
-    title: 'Under a rising rate on one key every answer is a success, a 429 or the fail-closed 503: never another 5xx',
+    // The sentence speaks of the limiter: a 5xx that does not say rate_limited (an overloaded backend, a proxy) breaks none, and is recorded only.
+    title: 'Under a rising rate on one key the limiter refuses with 429, or the fail-closed 503: no answer saying rate_limited comes with another 5xx',
     level: 'required',
     spec: { document: V1, section: 'Limits', quote: 'Each API key has its own rate-limit tier, enforced fail-closed.' },
   },
@@ -152,7 +153,7 @@ export const LOAD_RULES: readonly LoadRule[] = [
     id: 'load.v1.rate-limit.limit-reached',
     surface: 'v1',
     script: 'v1-rate-limit',
-    title: 'Where the key first got 429 (the seed shows no tier values)',
+    title: 'Where the limit first answered the key: a 429, or another status judged under 429-shape (the seed shows no tier values)',
     level: 'observation',
     spec: { document: V1, section: 'Limits', quote: 'Per-key tier values and request-rate numbers: not shown.' },
   },

@@ -5,6 +5,9 @@
  * distributed run merge into one. No Node or k6 imports: the k6 bundles carry this module.
  */
 import { LOAD_RULES, metricOf, rulesOf, type LoadScript } from './rules.ts';
+import { sentenceText } from '../contract/sentence.ts';
+import { SCOPE_CODES, V1_SCOPES_NOT_SHOWN } from '../traffic/scope-refusal.ts';
+import { scopeRefusedFigure, V1_RATE_FIGURES } from './scenarios/rate-limit.ts';
 import type { StepResult } from './transport.ts';
 
 export const SUMMARY_FORMAT = 'apicert.load-summary/1';
@@ -42,6 +45,10 @@ export interface LoadSummary {
   plannedIterations?: number;
   rules: Record<string, RuleTally>;
   figures: Record<string, FigureStats>;
+  /** Requests k6 sent (its http_reqs count); absent in a summary built outside k6. */
+  requests?: number;
+  /** Iterations k6 did not start because no VU was free (dropped_iterations): a ramp then fell short of its planned rate. */
+  droppedIterations?: number;
   /** Rules the script could not judge for a missing prerequisite, with what to give it. */
   untestable: Record<string, string>;
 }
@@ -114,6 +121,10 @@ export function summaryFromK6(data: K6SummaryData, meta: { script: LoadScript; t
   summary.untestable = { ...meta.untestable };
   const judged = data.metrics[JUDGED_METRIC]?.values;
   if (judged) summary.iterations = { judged: judged.passes ?? 0, unjudged: judged.fails ?? 0 };
+  const sent = data.metrics.http_reqs?.values.count;
+  if (sent !== undefined) summary.requests = sent;
+  const dropped = data.metrics.dropped_iterations?.values.count;
+  if (dropped !== undefined && dropped > 0) summary.droppedIterations = dropped;
   for (const rule of rulesOf(meta.script)) {
     const values = data.metrics[metricOf(rule.id)]?.values;
     if (!values || (values.passes ?? 0) + (values.fails ?? 0) === 0) continue;
@@ -202,6 +213,8 @@ export function mergeSummaries(summaries: readonly LoadSummary[]): { summary: Lo
     merged.durationMs = Math.max(merged.durationMs, s.durationMs);
     merged.iterations.judged += s.iterations.judged;
     merged.iterations.unjudged += s.iterations.unjudged;
+    if (s.requests !== undefined) merged.requests = (merged.requests ?? 0) + s.requests;
+    if (s.droppedIterations !== undefined) merged.droppedIterations = (merged.droppedIterations ?? 0) + s.droppedIterations;
     for (const [id, tally] of Object.entries(s.rules)) {
       const into = entry(merged.rules, id, () => ({ passes: 0, fails: 0, checks: {} }));
       addTally(into, tally);
@@ -284,11 +297,71 @@ const CHOICE_SHOWN: Record<string, { figure: string; reason: string }> = {
   'load.v1.idempotency.storm-replayed': { figure: 'v1_storm_refused_in_flight', reason: V1_IN_FLIGHT },
 };
 
+/** "403" or "401-403": the statuses a figure of statuses saw. */
+function statuses(stats: FigureStats): string {
+  return stats.min === stats.max ? `${stats.min}` : `${stats.min}-${stats.max}`;
+}
+
+const V1_RAMP_RULES = ['load.v1.rate-limit.429-shape', 'load.v1.rate-limit.retry-after', 'load.v1.rate-limit.refusals-are-429', 'load.v1.rate-limit.limit-reached'];
+
+/**
+ * Why a /v1 rate-limit rule is untestable: the key it needs was refused before the limit could
+ * speak. A refusal naming a scope reads as certify reads it (v1.errors.rate-limited,
+ * v1.errors.limiter-unavailable-503: "usage refused …: it may need a scope the description does not
+ * show"); a ramp refused 401/403 otherwise had a key the target does not take.
+ */
+function keyRefused(summary: LoadSummary, ruleId: string): string | undefined {
+  const down = ruleId === 'load.v1.rate-limit.unavailable-503';
+  if (!down && !V1_RAMP_RULES.includes(ruleId)) return undefined;
+  // The ramp's verdicts stand on any answer refusals-are-429 judged (a success, a 429, a 503, a 5xx saying rate_limited).
+  if (!down && summary.rules['load.v1.rate-limit.refusals-are-429'] !== undefined) return undefined;
+  const who = down ? 'limiter_down' : 'ramp';
+  const key = down ? 'APICERT_V1_LIMITER_DOWN_KEY' : 'APICERT_V1_RATE_LIMIT_KEY (APICERT_V1_KEY when unset)';
+  const seen = SCOPE_CODES.flatMap((code) => {
+    const stats = summary.figures[scopeRefusedFigure(who, code)];
+    return stats && stats.count > 0 ? [{ code, stats }] : [];
+  });
+  if (seen.length > 0) {
+    const what = seen.map(({ code, stats }) => `${stats.count} answered ${statuses(stats)} ${code}`).join(', ');
+    const before = down ? 'before its limiter was asked (the key was never served)' : 'and never served it';
+    return `GET /v1/usage refused ${key} for a scope (${what}) ${before}: it may need a scope the description does not show (${sentenceText(V1_SCOPES_NOT_SHOWN)}); give the key the scope this deployment asks for GET /v1/usage (and list it under the key's scopes in the profile)`;
+  }
+  const refused = down ? undefined : summary.figures[V1_RATE_FIGURES.rampCredentialRefused];
+  if (refused && refused.count > 0) return `GET /v1/usage refused ${key} ${refused.count} times with ${statuses(refused)}, naming no scope, and never served it: the target does not take this key; give a key it serves`;
+  return undefined;
+}
+
+/** The limit answered with another status than 429 (judged under 429-shape): rules that need a 429 say so, not "raise the rate". */
+function limitOtherwise(summary: LoadSummary, ruleId: string): string | undefined {
+  if (ruleId !== 'load.v1.rate-limit.retry-after') return undefined;
+  const other = summary.figures[V1_RATE_FIGURES.limitOtherStatus];
+  if (!other || other.count === 0) return undefined;
+  return `no 429 came: the limit answered ${other.count} requests of a key served before with ${statuses(other)} instead (judged under load.v1.rate-limit.429-shape), so there was no 429 to carry a Retry-After`;
+}
+
+/**
+ * Iterations k6 dropped when they are a share of the run worth a word (5 % or more): the ramp then
+ * fell short of its planned rate, so "no 429 came" may be the generator's doing. A few dropped on a
+ * busy machine change nothing.
+ */
+export function fellShort(summary: LoadSummary): number | undefined {
+  const dropped = summary.droppedIterations ?? 0;
+  const ran = summary.iterations.judged + summary.iterations.unjudged;
+  return dropped > 0 && dropped >= 0.05 * (dropped + ran) ? dropped : undefined;
+}
+
+function droppedNote(summary: LoadSummary): string {
+  const dropped = fellShort(summary);
+  return dropped ? `; k6 dropped ${dropped} iterations (no VU was free), so the ramp fell short of its planned rate: raise --vus (APICERT_MAX_VUS)` : '';
+}
+
 function nothingJudged(summary: LoadSummary, ruleId: string): string {
   const { judged, unjudged } = summary.iterations;
   const shown = CHOICE_SHOWN[ruleId];
   if (shown && (summary.figures[shown.figure]?.count ?? 0) > 0) return `not judged: ${shown.reason}`;
-  const hint = NOT_REACHED[ruleId];
+  const otherwise = limitOtherwise(summary, ruleId);
+  if (otherwise) return `not judged: ${otherwise}`;
+  const hint = NOT_REACHED[ruleId] === undefined ? undefined : `${NOT_REACHED[ruleId]}${droppedNote(summary)}`;
   // One execution segment of a distributed run: k6 gives a scenario's VUs out among the segments, so with fewer VUs than segments some get none.
   const segment = summary.segments.length === 1 && summary.segments[0] !== '0:1' ? `; this summary covers execution segment ${summary.segments[0]} only, and a segment may get no VU for a scenario when APICERT_VUS is below the number of segments: merge every segment's summary (apicert load merge)` : '';
   if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output${hint ? `; when answers came, ${hint}` : ''}${segment}`;
@@ -310,13 +383,16 @@ export function verdictsOf(summary: LoadSummary, partial?: string): LoadRuleResu
   return rulesOf(summary.script).map((rule) => {
     const prefix = FIGURES_OF[rule.id];
     const figures = prefix ? Object.fromEntries(Object.entries(summary.figures).filter(([name]) => name.startsWith(prefix))) : {};
+    const dropped = summary.droppedIterations;
+    if (prefix && dropped) figures.k6_dropped_iterations = { count: 1, min: dropped, max: dropped, avg: dropped };
     const tally = summary.rules[rule.id];
     const untestable = summary.untestable[rule.id];
     let result: LoadRuleResult;
     if (tally && tally.fails > 0) result = { id: rule.id, verdict: 'fail', reason: `${tally.fails} of ${tally.passes + tally.fails} judgments failed: ${failedChecks(tally)}`, figures };
-    else if (tally && tally.passes > 0) result = { id: rule.id, verdict: 'pass', reason: `${tally.passes} judgments passed`, figures };
+    else if (tally && tally.passes > 0) result = { id: rule.id, verdict: 'pass', reason: `${tally.passes} judgments passed${rule.level === 'observation' && fellShort(summary) ? `${droppedNote(summary)} (the arrival rates recorded are the ramp's planned ones, above what k6 sent)` : ''}`, figures };
     else if (untestable) result = { id: rule.id, verdict: 'untestable', reason: untestable, figures };
-    else if (rule.level === 'observation') result = { id: rule.id, verdict: 'not-applicable', reason: 'nothing to record: the load never reached a limit', figures };
+    else if (keyRefused(summary, rule.id)) result = { id: rule.id, verdict: 'untestable', reason: keyRefused(summary, rule.id)!, figures };
+    else if (rule.level === 'observation') result = { id: rule.id, verdict: 'not-applicable', reason: `nothing to record: the load never reached a limit${droppedNote(summary)}`, figures };
     else result = { id: rule.id, verdict: 'inconclusive', reason: nothingJudged(summary, rule.id), figures };
     if (partial && result.verdict === 'pass') return { ...result, verdict: 'inconclusive', reason: `${result.reason}, but ${partial}` };
     return result;

@@ -43,7 +43,7 @@ export const CATCHES: Record<LoadScript, Catch[]> = {
     { fault: 'v1.errors.rate-limited-retry-after/no-retry-after', rule: 'load.v1.rate-limit.retry-after', reason: /numeric Retry-After header \(14 of 14\)/ },
     { fault: 'load.v1.rate-limit.429-shape/retryable-false-under-burst', rule: 'load.v1.rate-limit.429-shape', reason: /retryable:true \(11 of 14\)/ },
     { fault: 'v1.errors.rate-limited/limit-as-403', rule: 'load.v1.rate-limit.429-shape', reason: /over the rate limit the answer is 429 \("Over the rate limit: HTTP 429, code rate_limited"\).* \(14 of 14\)/ },
-    { fault: 'load.v1.rate-limit.refusals-are-429/overload-500', rule: 'load.v1.rate-limit.refusals-are-429', reason: /success, 429 or 503 \(9 of 24\)/ },
+    { fault: 'load.v1.rate-limit.refusals-are-429/overload-500', rule: 'load.v1.rate-limit.refusals-are-429', reason: /no answer saying rate_limited has another 5xx \(9 of 24\)/ },
     { fault: 'v1.errors.limiter-unavailable-503/fail-open', rule: 'load.v1.rate-limit.unavailable-503', reason: /neither 429 nor served \(3 of 3\)/ },
     { fault: 'v1.errors.limiter-unavailable-503/not-retryable', rule: 'load.v1.rate-limit.unavailable-503', reason: /fail-closed 503 carries retryable:true \(3 of 3\)/ },
   ],

@@ -8,6 +8,7 @@ import type { LoadRequest, LoadResponse, StepResult, Transport } from '../../src
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
+import type { VariantId } from '../../src/fake/variants/index.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 
 async function send(request: LoadRequest): Promise<LoadResponse> {
@@ -41,8 +42,8 @@ export interface Target {
   transport: FetchTransport;
 }
 
-export async function fakeTarget(faults: FaultId[] = [], fakeConfig: FakeConfigInput = {}, env: Record<string, string> = {}): Promise<Target> {
-  const fake = await startFake({ faults, config: fakeConfig });
+export async function fakeTarget(faults: FaultId[] = [], fakeConfig: FakeConfigInput = {}, env: Record<string, string> = {}, variants: VariantId[] = []): Promise<Target> {
+  const fake = await startFake({ faults, variants, config: fakeConfig });
   const config = loadConfig({ ...envFromProfile(embeddedProfile(fake)), ...env });
   return { fake, config, transport: new FetchTransport() };
 }

@@ -20,6 +20,7 @@ import { MCP, sentenceText, standard, V1, V8, type Sentence } from '../../contra
 import type { ProbeRequest } from '../../rule/index.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
+import { scopeRefusal } from '../../traffic/scope-refusal.ts';
 
 export type Expectation =
   | {
@@ -888,9 +889,6 @@ export function scopeNotShownFor(ex: { method: string; path: string }): boolean 
   return endpoint === undefined || scopeNotShown(endpoint);
 }
 
-/** The related errors a deployment may refuse a key lacking a scope with: no sentence ties one of them to a missing scope. */
-const SCOPE_CODES: readonly unknown[] = ['authorization_failed', 'entitlement_failed'];
-
 /**
  * Whether `answer` refuses a request the description accepts for a scope it does not show: a 4xx
  * problem with `authorization_failed` or `entitlement_failed` ("Related errors: …"; "Mapping of each
@@ -901,7 +899,5 @@ export function refusedForScope(e: Expectation, answer: { status: number; json?:
   return e.kind === 'accept' && e.scopeOpen !== undefined && scopeRefusal(answer);
 }
 
-/** A 4xx problem naming one of the related errors a key lacking a scope may get (`authorization_failed`, `entitlement_failed`). */
-export function scopeRefusal(answer: { status: number; json?: unknown }): boolean {
-  return answer.status >= 400 && answer.status < 500 && answer.status !== 429 && isRecord(answer.json) && SCOPE_CODES.includes(answer.json.code);
-}
+// One reading of "refused for a scope", shared with the k6 scripts (which cannot import this zod-laden module).
+export { scopeRefusal };

@@ -12,7 +12,7 @@ export const loadFaults = [
   { id: 'load.v8.events.fanout-one-terminal/duplicate-terminal', description: 'the fifth and later readers of one mission get the terminal event twice' },
   { id: 'load.v1.events.fanout-same-events/late-subscriber-gap', description: "the fifth and later readers of one run miss the run's second event" },
   { id: 'load.v1.rate-limit.429-shape/retryable-false-under-burst', description: 'after three refusals in one window, 429s carry retryable:false' },
-  { id: 'load.v1.rate-limit.refusals-are-429/overload-500', description: 'after five refusals in one window, the limiter answers 500' },
+  { id: 'load.v1.rate-limit.refusals-are-429/overload-500', description: 'after five refusals in one window, the limiter answers 500 with code rate_limited' },
   { id: 'load.v8.rate-limit.per-principal/global-bucket', description: 'the /v8 limiter counts every principal in one bucket' },
   { id: 'load.v8.rate-limit.429-problem/plain-text', description: 'after the first refusal in a window, /v8 429s are text/plain' },
 ] as const satisfies readonly FaultDefinition[];

@@ -5,6 +5,7 @@
 import { parseJsonObject, Verdicts, type LoadRequest, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
 import { failClosedCase, failClosedProblemCases, problemStatusCase, problemTypeCase, rateLimitedCases, retryAfterCase } from '../../traffic/answer-cases.ts';
 import { bearer } from './common.ts';
+import { SCOPE_CODES, scopeRefusalCode, type ScopeCode } from '../../traffic/scope-refusal.ts';
 
 export interface RateConfig {
   baseUrl: string;
@@ -28,6 +29,27 @@ export interface RateConfig {
  */
 const OVER_LIMIT_IS_429 = 'over the rate limit the answer is 429 ("Over the rate limit: HTTP 429, code rate_limited"): no refusal saying rate_limited, nor another 4xx to a key served before, has another status';
 
+/** Figures of the v1 rate-limit script: the k6 script declares a Trend for each. */
+export const V1_RATE_FIGURES = {
+  at429Ms: 'v1_rate_429_at_ms',
+  at429Rps: 'v1_rate_429_at_rps',
+  at503Ms: 'v1_rate_503_at_ms',
+  /** The limit answered with another status than 429 (value: that status), and when. */
+  limitOtherStatus: 'v1_rate_limit_other_status',
+  limitOtherAtMs: 'v1_rate_limit_other_at_ms',
+  /** A 5xx other than 503 that does not say it is the limit (value: its status): recorded, not judged. */
+  other5xx: 'v1_rate_other_5xx',
+  /** The ramp's key refused 401/403 before a runner saw it served, for no scope the body names (value: status). */
+  rampCredentialRefused: 'v1_ramp_credential_refused',
+} as const;
+
+/** A refusal naming a scope, per code (value: its status): `who` is `ramp` or `limiter_down`. */
+export function scopeRefusedFigure(who: 'ramp' | 'limiter_down', code: ScopeCode): string {
+  return `v1_${who}_scope_refused_${code}`;
+}
+
+export const V1_RATE_FIGURE_NAMES: readonly string[] = [...Object.values(V1_RATE_FIGURES), ...SCOPE_CODES.flatMap((c) => [scopeRefusedFigure('ramp', c), scopeRefusedFigure('limiter_down', c)])];
+
 function overLimitOtherwise(res: LoadResponse, c: RateConfig): boolean {
   if (res.status === 429 || res.status < 400 || res.status >= 500) return false;
   return parseJsonObject(res.body)?.code === 'rate_limited' || (res.status !== 401 && c.keyServed?.seen === true);
@@ -38,29 +60,70 @@ function judgeV1Refusal(v: Verdicts, res: LoadResponse, c: RateConfig): void {
   for (const c of rateLimitedCases(parseJsonObject(res.body))) v.judgeCase('load.v1.rate-limit.429-shape', c);
   v.judgeCase('load.v1.rate-limit.retry-after', retryAfterCase(res.headers['retry-after']));
   v.judge('load.v1.rate-limit.limit-reached', true, 'a 429 was seen');
-  v.figure('v1_rate_429_at_ms', c.elapsedMs());
-  v.figure('v1_rate_429_at_rps', c.arrivalRate());
+  v.figure(V1_RATE_FIGURES.at429Ms, c.elapsedMs());
+  v.figure(V1_RATE_FIGURES.at429Rps, c.arrivalRate());
 }
 
-/** One request of the ramp on one key: a success or a refusal the seed names, never another 5xx. */
+/**
+ * "Each API key has its own rate-limit tier, enforced fail-closed." speaks of the limiter: a 5xx
+ * other than the fail-closed 503 is its answer only when it says so (code rate_limited). Any other
+ * 5xx under load (an overloaded backend, a proxy's 502) breaks no sentence ("Mapping of each `code`
+ * to an HTTP status: not shown.") and is only recorded.
+ */
+const LIMITER_5XX = 'the limiter refuses with 429, or 503 when it is itself unavailable: no answer saying rate_limited has another 5xx';
+
+/**
+ * A refusal of a key a runner never saw served, before any limit could speak: a scope the
+ * description does not show (certify's `scopeRefusal`) or a credential the target does not take.
+ * Neither says anything of the limit, so it is not judged; the figure names it in the verdict.
+ */
+function keyRefusedFirst(v: Verdicts, res: LoadResponse, who: 'ramp' | 'limiter_down', served: boolean): boolean {
+  if (served || res.status < 400 || res.status >= 500 || res.status === 429) return false;
+  const body = parseJsonObject(res.body);
+  if (body?.code === 'rate_limited') return false;
+  const code = scopeRefusalCode({ status: res.status, json: body });
+  if (code !== undefined) v.figure(scopeRefusedFigure(who, code), res.status);
+  else if (who === 'ramp' && (res.status === 401 || res.status === 403)) v.figure(V1_RATE_FIGURES.rampCredentialRefused, res.status);
+  else return false;
+  return true;
+}
+
+/** One request of the ramp on one key: a success or a refusal the seed names, never another 5xx of the limiter. */
 export async function v1RateLimitStep(t: Transport, c: RateConfig): Promise<StepResult> {
   const v = new Verdicts();
   const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'ramp GET /v1/usage', expect: [200, 429, 503] }]);
   if (res!.status === 0) return v;
-  if (overLimitOtherwise(res!, c)) v.judge('load.v1.rate-limit.429-shape', false, OVER_LIMIT_IS_429);
+  if (overLimitOtherwise(res!, c)) {
+    v.judge('load.v1.rate-limit.429-shape', false, OVER_LIMIT_IS_429);
+    // Where the limit spoke, whatever its status: the observation says so rather than "never reached".
+    v.judge('load.v1.rate-limit.limit-reached', true, 'the limit answered (429, or another status judged under 429-shape)');
+    v.figure(V1_RATE_FIGURES.limitOtherStatus, res!.status);
+    v.figure(V1_RATE_FIGURES.limitOtherAtMs, c.elapsedMs());
+    return v;
+  }
+  if (keyRefusedFirst(v, res!, 'ramp', c.keyServed?.seen === true)) return v;
   if (res!.status >= 200 && res!.status < 300 && c.keyServed) c.keyServed.seen = true;
   const allowed = (res!.status >= 200 && res!.status < 300) || res!.status === 429 || res!.status === 503;
-  if (res!.status >= 500 || allowed) v.judge('load.v1.rate-limit.refusals-are-429', allowed, 'every answer is a success, 429 or 503');
+  if (allowed) v.judge('load.v1.rate-limit.refusals-are-429', true, LIMITER_5XX);
+  else if (res!.status >= 500 && parseJsonObject(res!.body)?.code === 'rate_limited') v.judge('load.v1.rate-limit.refusals-are-429', false, LIMITER_5XX);
+  else if (res!.status >= 500) v.figure(V1_RATE_FIGURES.other5xx, res!.status);
   if (res!.status === 429) judgeV1Refusal(v, res!, c);
-  if (res!.status === 503) v.figure('v1_rate_503_at_ms', c.elapsedMs());
+  if (res!.status === 503) v.figure(V1_RATE_FIGURES.at503Ms, c.elapsedMs());
   return v;
 }
 
-/** One request with a key whose limiter is down: fail-closed 503, told apart from 429. */
+/**
+ * One request with a key whose limiter is down: fail-closed 503, told apart from 429. A refusal
+ * naming a scope before the key was ever served is not judged (certify's
+ * v1.errors.limiter-unavailable-503 reads it so): the key may lack a scope nobody can name.
+ */
 export async function v1LimiterDownStep(t: Transport, c: RateConfig): Promise<StepResult> {
   const v = new Verdicts();
   const [res] = await t.batch([{ method: 'GET', url: `${c.baseUrl}/v1/usage`, headers: bearer(c.token), name: 'limiter-down GET /v1/usage', expect: [503] }]);
   if (res!.status === 0) return v;
+  // A fail-open limiter serves the key: it holds usage's scope from then on.
+  if (res!.status >= 200 && res!.status < 300 && c.keyServed) c.keyServed.seen = true;
+  else if (keyRefusedFirst(v, res!, 'limiter_down', c.keyServed?.seen === true)) return v;
   const closed = failClosedCase(res!.status);
   v.judgeCase('load.v1.rate-limit.unavailable-503', closed);
   if (closed.ok) for (const c of failClosedProblemCases(parseJsonObject(res!.body))) v.judgeCase('load.v1.rate-limit.unavailable-503', c);
