@@ -1,6 +1,6 @@
 /** Streamable HTTP > Session Management. */
 import { randomBytes } from 'node:crypto';
-import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
 import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, sessionUnknown, wellFormedCalls } from '../support/traffic.ts';
 import { askedVersion, SessionHistory } from '../support/session-history.ts';
@@ -219,6 +219,26 @@ export const neverIssued = rule({
   },
 });
 
+/**
+ * The answered requests carrying a session id, as the rules of ending sessions walk them. On the way,
+ * where the profile says the deployment requires sessions, an initialize answered without one fails
+ * (every session rule fails it, as the active run does); a request whose id a recorder replaced with
+ * a marker lacks its session.
+ */
+function* sessionRequests(j: Judge): Generator<{ ex: Exchange; id: string; status: number }> {
+  const required = j.profile?.fixtures.mcp.requiresSession === true;
+  for (const ex of ordinaryMcpRequests(j)) {
+    const id = ex.requestHeaders[SESSION_HEADER];
+    if (required && ex.method === 'POST' && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
+    if (id === undefined || ex.status === undefined) continue;
+    if (sessionUnknown(id)) {
+      j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
+      continue;
+    }
+    yield { ex, id, status: ex.status };
+  }
+}
+
 export const deleteTerminates = rule({
   id: 'mcp.session.delete-terminates',
   title: 'DELETE with the Mcp-Session-Id ends the session, after which requests in it get 404 (or DELETE is refused with 405)',
@@ -234,27 +254,18 @@ export const deleteTerminates = rule({
     none: 'the server assigned no Mcp-Session-Id at initialization, so there is no session to terminate',
     judge(j) {
       const sessions = new SessionHistory(j);
-      const required = j.profile?.fixtures.mcp.requiresSession === true;
-      for (const ex of ordinaryMcpRequests(j)) {
-        const id = ex.requestHeaders[SESSION_HEADER];
-        // No session to terminate where the deployment declared it assigns one: as the active run fails it.
-        if (required && ex.method === 'POST' && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
-        if (id === undefined || ex.status === undefined) continue;
-        if (sessionUnknown(id)) {
-          j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
-          continue;
-        }
+      for (const { ex, id, status } of sessionRequests(j)) {
         const ended = sessions.endedBefore(id, ex);
         if (ended) {
           // After the session ended: any request in it; a POST only when its JSON-RPC is well-formed (malformed input may be refused first).
           if (ex.method === 'POST' && !wellFormedCalls(ex)) continue;
           // A server offering no GET stream answers every GET 405 ("or else return HTTP 405 Method Not Allowed"), whatever session it names.
           const allowed = ex.method === 'GET' ? [404, 405] : [404];
-          j.check(ex, allowed.includes(ex.status), `a ${ex.method} in the session after DELETE was answered HTTP ${ex.status}, expected 404 Not Found${ex.method === 'GET' ? ' (or 405, a server without GET streams)' : ''}`, [ended]);
+          j.check(ex, allowed.includes(status), `a ${ex.method} in the session after DELETE was answered HTTP ${status}, expected 404 Not Found${ex.method === 'GET' ? ' (or 405, a server without GET streams)' : ''}`, [ended]);
         } else if (ex.method === 'DELETE' && sessions.issuedBefore(id, ex)) {
           // 404: the server may have ended the session itself ("at any time"); the requests after it are then held to 404.
-          j.check(ex, [404, 405].includes(ex.status) || (ex.status >= 200 && ex.status < 300), `DELETE with the session id was answered HTTP ${ex.status}, expected a 2xx (terminated), 405 (not allowed) or 404 (already ended)`);
-          if (ex.status === 405) j.observe('DELETE /mcp', 405, 'the server does not allow clients to terminate sessions');
+          j.check(ex, [404, 405].includes(status) || (status >= 200 && status < 300), `DELETE with the session id was answered HTTP ${status}, expected a 2xx (terminated), 405 (not allowed) or 404 (already ended)`);
+          if (status === 405) j.observe('DELETE /mcp', 405, 'the server does not allow clients to terminate sessions');
         }
       }
     },
@@ -297,16 +308,7 @@ export const endedStays404 = rule({
     none: 'the server ended no session itself in the exchanges judged (it answered no well-formed request of a session it issued 404); MCP lets a server keep its sessions ("MAY terminate the session at any time")',
     judge(j) {
       const sessions = new SessionHistory(j);
-      const required = j.profile?.fixtures.mcp.requiresSession === true;
-      for (const ex of ordinaryMcpRequests(j)) {
-        const id = ex.requestHeaders[SESSION_HEADER];
-        // No session to end where the deployment declared it assigns one: as every session rule fails it.
-        if (required && ex.method === 'POST' && assignedNone(ex)) j.check(ex, false, NONE_ASSIGNED);
-        if (id === undefined || ex.status === undefined) continue;
-        if (sessionUnknown(id)) {
-          j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
-          continue;
-        }
+      for (const { ex, id, status } of sessionRequests(j)) {
         // Ended by a DELETE: mcp.session.delete-terminates holds the requests after it to 404.
         if (sessions.endedBefore(id, ex)) continue;
         const gone = sessions.goneBefore(id, ex);
@@ -317,8 +319,8 @@ export const endedStays404 = rule({
         const or405 = ex.method === 'GET' || ex.method === 'DELETE';
         j.check(
           ex,
-          ex.status === 404 || (or405 && ex.status === 405),
-          `a ${ex.method} carrying the session id was answered HTTP ${ex.status} after the server ended that session (it answered an earlier POST in it 404 Not Found); MCP: after the server terminates a session it MUST respond to requests containing that session ID with HTTP 404 Not Found${or405 ? ` (or 405, a server that refuses ${ex.method} on the endpoint)` : ''}`,
+          status === 404 || (or405 && status === 405),
+          `a ${ex.method} carrying the session id was answered HTTP ${status} after the server ended that session (it answered an earlier POST in it 404 Not Found); MCP: after the server terminates a session it MUST respond to requests containing that session ID with HTTP 404 Not Found${or405 ? ` (or 405, a server that refuses ${ex.method} on the endpoint)` : ''}`,
           [gone],
         );
       }
