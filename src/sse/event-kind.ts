@@ -33,10 +33,6 @@ function jsonData(e: { data: string }): Record<string, unknown> | undefined {
   return parsed.ok && isRecord(parsed.value) ? parsed.value : undefined;
 }
 
-function strings(values: readonly unknown[]): string[] {
-  return values.filter((v): v is string => typeof v === 'string');
-}
-
 /**
  * The kind a JSON object (an event's data, a delivery's body) carries beside `declared` (the SSE
  * event name, when there is one):
@@ -48,15 +44,36 @@ function strings(values: readonly unknown[]): string[] {
  * Top-level members only: a nested payload (a delivery's `data`) describes something else.
  */
 export function kindIn(declared: string | undefined, body: Record<string, unknown> | undefined, fields: readonly string[] = KIND_FIELDS): string | undefined {
-  const members = body === undefined ? [] : Object.entries(body);
-  const places = [
-    ...(declared === undefined ? [] : [declared]),
-    ...strings(fields.map((f) => body?.[f])),
-    ...strings(members.filter(([name]) => !fields.includes(name) && KIND_NAME.test(name)).map(([, v]) => v)),
-  ];
-  const values = strings(members.map(([, v]) => v));
-  const shaped = values.filter((v) => KIND_SHAPE.test(v));
-  return places.find((v) => NAMED_KINDS.has(v)) ?? places[0] ?? values.find((v) => NAMED_KINDS.has(v)) ?? (shaped.length === 1 ? shaped[0] : undefined);
+  // One pass per step, no arrays: this runs for every event of every stream a recording holds.
+  if (declared !== undefined && NAMED_KINDS.has(declared)) return declared;
+  let first = declared;
+  if (body === undefined) return first;
+  for (const field of fields) {
+    const v = body[field];
+    if (typeof v !== 'string') continue;
+    if (NAMED_KINDS.has(v)) return v;
+    first ??= v;
+  }
+  for (const name in body) {
+    if (fields.includes(name) || !KIND_NAME.test(name)) continue;
+    const v = body[name];
+    if (typeof v !== 'string') continue;
+    if (NAMED_KINDS.has(v)) return v;
+    first ??= v;
+  }
+  if (first !== undefined) return first;
+  let shaped: string | undefined;
+  let count = 0;
+  for (const name in body) {
+    const v = body[name];
+    if (typeof v !== 'string') continue;
+    if (NAMED_KINDS.has(v)) return v;
+    if (KIND_SHAPE.test(v)) {
+      count += 1;
+      shaped = v;
+    }
+  }
+  return count === 1 ? shaped : undefined;
 }
 
 /**
