@@ -52,14 +52,14 @@ export function kindIn(declared: string | undefined, body: Record<string, unknow
     const v = body[field];
     if (typeof v !== 'string') continue;
     if (NAMED_KINDS.has(v)) return v;
-    first ??= v;
+    if (first === undefined) first = v;
   }
   for (const name in body) {
     if (fields.includes(name) || !KIND_NAME.test(name)) continue;
     const v = body[name];
     if (typeof v !== 'string') continue;
     if (NAMED_KINDS.has(v)) return v;
-    first ??= v;
+    if (first === undefined) first = v;
   }
   if (first !== undefined) return first;
   let shaped: string | undefined;
