@@ -38,6 +38,9 @@ setTimeout(() => {
 }, 60_000).unref();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** How long the client waits after a connection reset before it reconciles. */
+const RESET_BACKOFF_MS = 100;
 const newKey = () => `sample-${randomUUID()}`;
 const v1Headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${v1Key}`, 'content-type': 'application/json', ...extra });
 const v8Headers = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${v8Token}`, 'content-type': 'application/json', ...extra });
@@ -147,8 +150,11 @@ async function v1Task(): Promise<void> {
     try {
       res = await fetch(`${base}/v1/execute`, { method: 'POST', headers: v1Headers({ 'idempotency-key': key }), body: JSON.stringify(body) });
     } catch {
-      // Ambiguous failure: the state is unknown. Reconcile by re-sending the identical request under its key.
+      // Ambiguous failure: the state is unknown. Reconcile by re-sending the identical request under its key,
+      // after a short back-off as a client should: a re-post within 25 ms of the reset could have been sent
+      // before the client could read it, and apicert's client judge then leaves it undecided (inconclusive).
       if (fault === 'new-work-after-reset') key = newKey();
+      await sleep(RESET_BACKOFF_MS);
       continue;
     }
     if (res.status === 200) {
