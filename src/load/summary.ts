@@ -387,11 +387,12 @@ export function verdictsOf(summary: LoadSummary, partial?: string): LoadRuleResu
     if (prefix && dropped) figures.k6_dropped_iterations = { count: 1, min: dropped, max: dropped, avg: dropped };
     const tally = summary.rules[rule.id];
     const untestable = summary.untestable[rule.id];
+    const refusedKey = keyRefused(summary, rule.id);
     let result: LoadRuleResult;
     if (tally && tally.fails > 0) result = { id: rule.id, verdict: 'fail', reason: `${tally.fails} of ${tally.passes + tally.fails} judgments failed: ${failedChecks(tally)}`, figures };
     else if (tally && tally.passes > 0) result = { id: rule.id, verdict: 'pass', reason: `${tally.passes} judgments passed${rule.level === 'observation' && fellShort(summary) ? `${droppedNote(summary)} (the arrival rates recorded are the ramp's planned ones, above what k6 sent)` : ''}`, figures };
     else if (untestable) result = { id: rule.id, verdict: 'untestable', reason: untestable, figures };
-    else if (keyRefused(summary, rule.id)) result = { id: rule.id, verdict: 'untestable', reason: keyRefused(summary, rule.id)!, figures };
+    else if (refusedKey) result = { id: rule.id, verdict: 'untestable', reason: refusedKey, figures };
     else if (rule.level === 'observation') result = { id: rule.id, verdict: 'not-applicable', reason: `nothing to record: the load never reached a limit${droppedNote(summary)}`, figures };
     else result = { id: rule.id, verdict: 'inconclusive', reason: nothingJudged(summary, rule.id), figures };
     if (partial && result.verdict === 'pass') return { ...result, verdict: 'inconclusive', reason: `${result.reason}, but ${partial}` };

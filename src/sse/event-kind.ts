@@ -7,6 +7,7 @@
  * it too: certify's rules (src/checks/v1/support/fabric.ts) and the load scenarios read the kind the
  * same way.
  */
+import { ACCEPTED, CANCELLED, TERMINAL_WEBHOOK_EVENTS } from '../contract/v1/event-kinds.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 
 /** The data fields that may name a run event's kind, in the order they are read (deliveries read `event_type` too). */
@@ -20,7 +21,7 @@ export const DELIVERY_TYPE_FIELDS = ['type', 'event_type', 'event', 'kind'] as c
  * types named: `run.completed`, `run.failed`"): a member holding one of these names the kind,
  * whatever the member is called.
  */
-export const NAMED_KINDS: ReadonlySet<string> = new Set(['request.accepted', 'request.cancelled', 'run.completed', 'run.failed']);
+export const NAMED_KINDS: ReadonlySet<string> = new Set([ACCEPTED, CANCELLED, ...TERMINAL_WEBHOOK_EVENTS]);
 
 /** Member names that say they hold the kind, beyond KIND_FIELDS: `eventType`, `event_kind`, `eventName`, `Event-Type`… */
 const KIND_NAME = /^event[_-]?(?:type|kind|name)$/i;

@@ -72,6 +72,11 @@ export interface IdempotencyOptions {
    * `j.lacks`). By default a 409: /v8 names no codes.
    */
   inFlightRefused?: (later: Exchange, j: Judge) => boolean | undefined;
+  /**
+   * Whether a later request under a known key is the rule's subject, its replay or conflict checked;
+   * by default every one. One passed over still says what it lacks: it was paired all the same.
+   */
+  judged?: (later: Exchange) => boolean;
 }
 
 /** The rate limit's refusal both surfaces name. */
@@ -131,6 +136,7 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
     }
     const same = bodyKey(ex) === known.body;
     const overlapping = !startsAfterEnd(ex, known.first);
+    const check = options.judged === undefined || options.judged(ex) ? j.check.bind(j) : () => true;
     if (options.judge === 'replay' && same) {
       if (overlapping && !accepted(ex.status)) {
         const refused = options.inFlightRefused ? options.inFlightRefused(ex, j) : refusedInFlight(ex.status);
@@ -144,17 +150,17 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
       let why = sameAnswer(known.first, ex, j);
       // Two accepted requests that overlapped: the deployment may have taken the later one first, and the first is then its replay.
       if (why !== undefined && overlapping && accepted(ex.status) && sameAnswer(ex, known.first, j) === undefined) why = undefined;
-      j.check(ex, why === undefined, `the same key and body as exchange #${known.first.index} ${why ?? ''}: not a replay of the original`, [known.first]);
+      check(ex, why === undefined, `the same key and body as exchange #${known.first.index} ${why ?? ''}: not a replay of the original`, [known.first]);
     } else if (options.judge === 'conflict' && !same && (options.conflictJudged?.(ex) ?? true)) {
       const status = conflictStatusCase(ex.status);
       if (overlapping) {
         // Sent while the first may have been in progress: its 409 may be the in-progress refusal, whose code and
         // retry advice are not the conflict's; accepted, two bodies were taken under one key, whichever came first.
-        j.check(ex, status.ok, `the key of exchange #${known.first.index} with another body, sent before it was answered, ${status.why}, expected a 409 (conflict or in progress)`, [known.first]);
+        check(ex, status.ok, `the key of exchange #${known.first.index} with another body, sent before it was answered, ${status.why}, expected a 409 (conflict or in progress)`, [known.first]);
         continue;
       }
       const why = options.conflict ? options.conflict(ex, j) : status.ok ? undefined : status.why;
-      j.check(ex, why === undefined, `the key of exchange #${known.first.index} with another body ${why ?? ''}, expected a 409 conflict`, [known.first]);
+      check(ex, why === undefined, `the key of exchange #${known.first.index} with another body ${why ?? ''}, expected a 409 conflict`, [known.first]);
     }
   }
 }

@@ -15,11 +15,8 @@ import { emptySummary, mergeSummaries, record, summaryFromK6, verdictsOf, type K
 import type { LoadResponse, Transport } from '../../src/load/transport.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import type { VariantId } from '../../src/fake/variants/index.ts';
-import type { FakeConfigInput } from '../../src/fake/context.ts';
-import { V1_RATE_PROBE_KEY } from '../../src/fake/rate-limit.ts';
-import { fakeTarget, summarise, verdictOf, type Target } from './support.ts';
+import { fakeTarget, V1_PROBE_LIMIT, summarise, verdictOf, type Target } from './support.ts';
 
-const V1_LIMIT: FakeConfigInput = { rateLimits: { v1: { credentials: { [V1_RATE_PROBE_KEY]: { requests: 10, windowSeconds: 60 } } } } };
 
 let target: Target | undefined;
 afterEach(async () => {
@@ -34,7 +31,7 @@ const clock = () => {
 
 /** The ramp and the limiter-down scenario of the script, folded into one summary as k6 folds them. */
 async function v1Script(faults: FaultId[], variants: VariantId[]): Promise<LoadSummary> {
-  target = await fakeTarget(faults, V1_LIMIT, {}, variants);
+  target = await fakeTarget(faults, V1_PROBE_LIMIT, {}, variants);
   const t = target;
   const ramp = clock();
   const keyServed = { seen: false };

@@ -4,15 +4,12 @@ import { credentialOf, loadConfig, rampRate, untestableRules } from '../../src/l
 import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/load/scenarios/rate-limit.ts';
 import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
-import { V1_RATE_PROBE_KEY } from '../../src/fake/rate-limit.ts';
 import { withLoadResults } from '../../src/load/report.ts';
 import { verdictsOf } from '../../src/load/summary.ts';
 import { summarize } from '../../src/reports/model.ts';
 import { catchRows } from './catches.ts';
-import { fakeTarget, newKey, summarise, verdictOf, type Target } from './support.ts';
+import { fakeTarget, V1_PROBE_LIMIT, newKey, summarise, verdictOf, type Target } from './support.ts';
 
-// The fake's probe tier allows 10 requests per window here, so a burst of 24 requests crosses it.
-const V1_LIMIT: FakeConfigInput = { rateLimits: { v1: { credentials: { [V1_RATE_PROBE_KEY]: { requests: 10, windowSeconds: 60 } } } } };
 const V8_LIMIT: FakeConfigInput = { rateLimits: { v8: { default: { requests: 10, windowSeconds: 60 } } } };
 
 let target: Target | undefined;
@@ -29,7 +26,7 @@ const clock = () => {
 };
 
 async function v1Ramp(faults: FaultId[] = [], withLimiterDown = true) {
-  target = await fakeTarget(faults, V1_LIMIT);
+  target = await fakeTarget(faults, V1_PROBE_LIMIT);
   const t = target;
   const config = withLimiterDown ? t.config : { ...t.config, v1LimiterDownKey: undefined };
   const ramp = clock();

@@ -10,6 +10,7 @@ import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import type { VariantId } from '../../src/fake/variants/index.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
+import { V1_RATE_PROBE_KEY } from '../../src/fake/rate-limit.ts';
 
 async function send(request: LoadRequest): Promise<LoadResponse> {
   const init: RequestInit = { method: request.method, headers: request.headers, signal: AbortSignal.timeout(request.timeoutMs ?? 10_000) };
@@ -49,6 +50,9 @@ export async function fakeTarget(faults: FaultId[] = [], fakeConfig: FakeConfigI
 }
 
 export const newKey = () => `apicert-load-${randomUUID()}`;
+
+/** The fake's /v1 rate-limit probe key allows 10 requests per window, so a burst of a few dozen crosses it. */
+export const V1_PROBE_LIMIT: FakeConfigInput = { rateLimits: { v1: { credentials: { [V1_RATE_PROBE_KEY]: { requests: 10, windowSeconds: 60 } } } } };
 
 /** Runs `iterations` steps (`concurrency` at a time) and folds them into a summary, as k6 would. */
 export async function summarise(script: LoadScript, target: string, step: () => Promise<StepResult>, iterations = 1, concurrency = 1): Promise<LoadSummary> {

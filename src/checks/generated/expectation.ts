@@ -20,7 +20,7 @@ import { MCP, sentenceText, standard, V1, V8, type Sentence } from '../../contra
 import type { ProbeRequest } from '../../rule/index.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
-import { scopeRefusal } from '../../traffic/scope-refusal.ts';
+import { scopeRefusal, V1_SCOPES_NOT_SHOWN } from '../../traffic/scope-refusal.ts';
 
 export type Expectation =
   | {
@@ -149,7 +149,7 @@ export const EXPECTATION_SENTENCES = {
   v8Lookup: V8('Authentication', 'Mission, trace and skill lookups are limited to the caller\'s principal and policy scope; a resource outside it gives `404`.'),
   v8RunId: V8('Endpoints', 'path `runId` (UUID v7)'),
   v8PathId: V8('Endpoints', 'path `skillId`: string, 1-256 chars, pattern `^[A-Za-z0-9][A-Za-z0-9._:-]*$`'),
-  v1Scopes: V1('Authentication', 'Scopes required by the other `/v1` endpoints: not shown.'),
+  v1Scopes: V1_SCOPES_NOT_SHOWN,
   getMcp: V8('Endpoints', '| GET | `/mcp` | | none | `405 Method Not Allowed`, no JSON success body (server-to-client push is disabled) |'),
   jsonBody: standard('RFC 8259', '§2', 'A JSON text is a serialized value.'),
   surrogates: standard('RFC 8259', '§8.2', 'the behavior of software that receives JSON texts containing such values is unpredictable'),
@@ -898,6 +898,3 @@ export function scopeNotShownFor(ex: { method: string; path: string }): boolean 
 export function refusedForScope(e: Expectation, answer: { status: number; json?: unknown }): boolean {
   return e.kind === 'accept' && e.scopeOpen !== undefined && scopeRefusal(answer);
 }
-
-// One reading of "refused for a scope", shared with the k6 scripts (which cannot import this zod-laden module).
-export { scopeRefusal };

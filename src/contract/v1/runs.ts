@@ -24,9 +24,7 @@ export type ApproveRequest = z.infer<typeof approveRequest>;
 /** "`200` JSON object with open properties" (approve and cancel); their contents are not shown. */
 export const openObject = z.looseObject({});
 
-/** The two event kinds the spec names; every other kind and every payload field is not shown. */
-export const ACCEPTED = 'request.accepted';
-export const CANCELLED = 'request.cancelled';
+export { ACCEPTED, CANCELLED } from './event-kinds.ts';
 
 /** "`request.accepted` | the request was admitted; carries boolean `replayed`" */
 export const acceptedData = z.looseObject({ replayed: z.boolean() });

@@ -46,5 +46,4 @@ export type WebhookDeliveryBody = z.infer<typeof webhookDeliveryBody>;
 /** "`Service-Webhook-Signature` | `v1=` followed by 64 lowercase hex characters" */
 export { SIGNATURE_PATTERN as WEBHOOK_SIGNATURE_PATTERN, WEBHOOK_HEADERS } from '../../webhooks/signature.ts';
 
-/** "Event types named: `run.completed`, `run.failed`." */
-export const TERMINAL_WEBHOOK_EVENTS = ['run.completed', 'run.failed'] as const;
+export { TERMINAL_WEBHOOK_EVENTS } from './event-kinds.ts';

@@ -9,6 +9,7 @@ import { conflictCodeCase, conflictStatusCase, refusedInFlight, replayCase, same
 import { canonicalJson } from '../../util/json.ts';
 import { parseJsonObject, Verdicts, type LoadRequest, type LoadResponse, type StepResult, type Transport } from '../transport.ts';
 import { bearer, repeat, unjudgeable } from './common.ts';
+import { ACCEPTED } from '../../contract/v1/event-kinds.ts';
 
 export interface StormConfig {
   baseUrl: string;
@@ -159,7 +160,7 @@ function executeRequest(c: V1StormConfig, key: string, body: unknown, name: stri
 
 /** The `replayed` flag of a turn stream's request.accepted event (its kind read as certify reads it); undefined when there is none. */
 function replayedFlag(res: LoadResponse): unknown {
-  const accepted = parseEventStreamText(res.body).events.find((e) => eventKindOf(e) === 'request.accepted');
+  const accepted = parseEventStreamText(res.body).events.find((e) => eventKindOf(e) === ACCEPTED);
   if (!accepted) return undefined;
   return parseJsonObject(accepted.data)?.replayed;
 }

@@ -5,7 +5,7 @@ import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.t
 import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, sessionUnknown, wellFormedCalls } from '../support/traffic.ts';
 import { askedVersion, SessionHistory } from '../support/session-history.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
-import { caller, closeSession, deleteSession, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
+import { caller, closeSession, deleteSession, initializeOnce, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -68,10 +68,8 @@ export const idVisibleAscii = rule({
     },
   },
   async provoke(ctx: CheckContext) {
-    const first = await sendInitialize(ctx, { label: 'initialize (first session)' });
-    const second = await sendInitialize(ctx, { label: 'initialize (second session)' });
-    await deleteSession(ctx, first.sessionId, caller(ctx));
-    await deleteSession(ctx, second.sessionId, caller(ctx));
+    // One id to judge; whether two initializations get the same one is mcp.session.id-unique's.
+    await initializeOnce(ctx, MCP_REVISION, 'initialize');
   },
 });
 
@@ -281,6 +279,9 @@ export const deleteTerminates = rule({
   },
 });
 
+/** How many pings the rule's own session sends before it gives up waiting for the server to end it (bounded: a server may never). */
+const LONG_SESSION_PINGS = 120;
+
 /**
  * A server may end a session whenever it likes; the 404 it answers a request of a live session with
  * is how a client learns it ("When a client receives HTTP 404 in response to a request containing
@@ -290,9 +291,6 @@ export const deleteTerminates = rule({
  * When a server ends sessions is its own choice, so no provocation can make it: the rule judges
  * every exchange of the run, where any session the server ended shows.
  */
-/** How many pings the rule's own session sends before it gives up waiting for the server to end it (bounded: a server may never). */
-const LONG_SESSION_PINGS = 120;
-
 export const endedStays404 = rule({
   id: 'mcp.session.ended-stays-404',
   title: 'A session the server ended itself stays ended: every later request carrying its id gets 404 Not Found',

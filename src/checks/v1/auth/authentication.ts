@@ -9,7 +9,7 @@ import { operationOf } from '../../../contract/endpoints.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
-import { scopeRefusal } from '../../generated/expectation.ts';
+import { scopeRefusal } from '../../../traffic/scope-refusal.ts';
 import { DELIVERIES, publicUrl, WEBHOOKS } from '../webhooks/support.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });

@@ -6,7 +6,8 @@ import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
 import { namedKey, problemCode } from '../support/fabric.ts';
 import { callerOf } from '../support/traffic.ts';
-import { scopeNotShownFor, scopeRefusal } from '../../generated/expectation.ts';
+import { scopeNotShownFor } from '../../generated/expectation.ts';
+import { scopeRefusal } from '../../../traffic/scope-refusal.ts';
 import { usageScope } from '../usage/usage.ts';
 import { otherCauses } from './other-causes.ts';
 

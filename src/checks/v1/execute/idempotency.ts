@@ -454,14 +454,12 @@ export const bodyKey = rule({
         return at !== undefined && ex.index > at;
       };
       // Only what came after the showing is judged: the exchanges that showed it (and any before) are the evidence, not the subject.
-      const judged: Judge = Object.assign(Object.create(j) as Judge, {
-        check: (ex: Exchange, ok: boolean, why: string, also?: readonly Exchange[]) => (after(ex) ? j.check(ex, ok, why, also) : ok),
-      });
-      judgeIdempotency(judged, { operation: 'v1.execute', keyOf: bodyOnlyKey, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused });
-      judgeIdempotency(judged, {
+      judgeIdempotency(j, { operation: 'v1.execute', keyOf: bodyOnlyKey, judge: 'replay', sameAnswer: replayOf, limiterRefused, inFlightRefused, judged: after });
+      judgeIdempotency(j, {
         operation: 'v1.execute',
         keyOf: bodyOnlyKey,
         judge: 'conflict',
+        judged: after,
         limiterRefused,
         conflictJudged: freshlyAdmissible(j),
         conflict: (later, jj) => {

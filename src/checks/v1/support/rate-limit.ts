@@ -3,7 +3,7 @@ import { type CheckContext, type ProbeResponse, RUN_JOURNAL } from '../../../rul
 import type { Credential } from '../../../profile/schema.ts';
 import { operation } from '../../../traffic/read.ts';
 import { noLimitWithinTier, planTierBurst } from '../../shared/declared-tier.ts';
-import { scopeRefusal } from '../../generated/expectation.ts';
+import { scopeRefusal } from '../../../traffic/scope-refusal.ts';
 import { usageScope } from '../usage/usage.ts';
 import { problemCode } from './fabric.ts';
 

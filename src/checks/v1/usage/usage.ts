@@ -2,7 +2,8 @@
 import { type CheckContext, type Exchange, mediaType, type Prerequisite, section } from '../../../rule/index.ts';
 import { exchangesOf, hasWholeBody, openRequestForm, operation, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, callerOf, limiterRefused } from '../support/traffic.ts';
-import { EXPECTATION_SENTENCES, scopeRefusal } from '../../generated/expectation.ts';
+import { EXPECTATION_SENTENCES } from '../../generated/expectation.ts';
+import { scopeRefusal } from '../../../traffic/scope-refusal.ts';
 import { sentenceText } from '../../../contract/sentence.ts';
 import { usageResponse } from '../../../contract/v1/usage.ts';
 import type { Credential } from '../../../profile/schema.ts';

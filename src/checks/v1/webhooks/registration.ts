@@ -42,8 +42,8 @@ export const registerCreated = rule({
         // private networks"), so its refusal is open. But a registration answered 2xx created the endpoint,
         // whatever URL it named: "The creation response (HTTP `201`)" is that answer, with the secret.
         const served = ex.status !== undefined && ex.status >= 200 && ex.status < 300;
-        // A registration that differs from one the deployment accepted for this caller only in its URL's path (same origin, same
-        // length) and in members the description does not name cannot be refused for its URL or named members: only for the extra ones.
+        // A registration that differs from one the deployment accepted for this caller only in the letters and digits of its URL's
+        // path and in members the description does not name cannot be refused for its URL or named members: only for the extra ones.
         const twin = twinKey(ex, url);
         const twinAccepted = twin !== undefined && acceptedTwins.has(twin);
         if (served && twin !== undefined) acceptedTwins.add(twin);
