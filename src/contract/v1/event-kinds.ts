@@ -8,4 +8,6 @@ export const ACCEPTED = 'request.accepted';
 export const CANCELLED = 'request.cancelled';
 
 /** "Event types named: `run.completed`, `run.failed`." */
-export const TERMINAL_WEBHOOK_EVENTS = ['run.completed', 'run.failed'] as const;
+export const RUN_COMPLETED = 'run.completed';
+export const RUN_FAILED = 'run.failed';
+export const TERMINAL_WEBHOOK_EVENTS = [RUN_COMPLETED, RUN_FAILED] as const;

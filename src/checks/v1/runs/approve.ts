@@ -1,6 +1,7 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
 import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent, type StreamEnd } from '../../../rule/index.ts';
 import { approveRequest, CANCELLED, openObject } from '../../../contract/v1/runs.ts';
+import { RUN_FAILED } from '../../../contract/v1/event-kinds.ts';
 import { dataOf, eventsOf, idAfter, openWireForm, operation, parsedAs, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, kindOf, limiterRefused, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -134,7 +135,7 @@ export function tampered(digest: string): string {
  * run.failed ("Event types named: `run.completed`, `run.failed`."). What a wrong digest does to a
  * parked run is not shown ("Transitions: not shown."): it may stay parked, or end failed.
  */
-export const ENDS_WITHOUT_ACTION: ReadonlySet<string> = new Set([CANCELLED, 'run.failed']);
+export const ENDS_WITHOUT_ACTION: ReadonlySet<string> = new Set([CANCELLED, RUN_FAILED]);
 
 /**
  * What a parked run's events after a wrong approval show: `ended`, the terminal kind that ended it

@@ -1,6 +1,7 @@
 /** What every /v1 check shares: credentials by role, fixtures, requests, and reading run event streams. */
 import { minimalTurn } from '../../../../scenarios/v1/turns.ts';
 import { CANCELLED } from '../../../contract/v1/runs.ts';
+import { TERMINAL_WEBHOOK_EVENTS } from '../../../contract/v1/event-kinds.ts';
 import { taskResponse } from '../../../contract/v1/task.ts';
 import type { AfterEvent, CheckContext, ProbeRequest, ProbeResponse, SseEvent, StreamRequest, StreamResponse } from '../../../rule/index.ts';
 import { resolveRole } from '../../../profile/roles.ts';
@@ -186,7 +187,7 @@ export function afterTerminal(awaitClose = false): AfterEvent {
 
 /** The kinds that end a run's stream: request.cancelled and the profile's (or the usual) terminal kinds. */
 export function terminalKindsOf(profile: Pick<Profile, 'fixtures'> | undefined): Set<string> {
-  return new Set([CANCELLED, ...(profile?.fixtures.v1.terminalEvents ?? ['run.completed', 'run.failed'])]);
+  return new Set([CANCELLED, ...(profile?.fixtures.v1.terminalEvents ?? TERMINAL_WEBHOOK_EVENTS)]);
 }
 
 /** `terminalKindsOf` the check's profile. */
