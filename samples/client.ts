@@ -2,7 +2,8 @@
  * An API client of /v8 and /v1 that follows the seeds' client rules: it checks the contract version
  * before sending missions, resumes and re-fetches mission streams, retries 429/503 with the same
  * Idempotency-Key after the hint, uses a new key after a 409 conflict, reconciles after an ambiguous
- * failure and reads a run back after a dropped stream. With `--fault` it breaks exactly one rule.
+ * failure, and reads a run back after a dropped stream (turn mode) or a cut run event stream (task
+ * mode) before it would post again. With `--fault` it breaks exactly one rule.
  *
  *   APICERT_BASE_URL=... APICERT_V1_KEY=... APICERT_V8_TOKEN=... [APICERT_TIME_SCALE=0.02] node samples/client.ts [--fault NAME]
  *
@@ -141,9 +142,32 @@ function retryHint(res: Response): number {
   return fault === 'no-default-hint' && res.status === 429 ? 100 : DEFAULT_HINT_MS;
 }
 
-/** /v1 task mode: one task, retried and reconciled the way the Errors rules say. */
+/**
+ * Follows a task-mode run's events to its terminal event. Endpoints rule 4: after a dropped
+ * connection, read the run back (then resume with Last-Event-ID) before posting again; this client
+ * never needs to post again, since the run exists. 'repost' when the fault posts the task again instead.
+ */
+async function followTask(runId: string): Promise<'done' | 'repost'> {
+  let lastId: string | undefined;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const res = await fetch(`${base}/v1/runs/${runId}/events`, { headers: v1Headers({ accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) }) });
+    if (res.status !== 200) {
+      await res.arrayBuffer();
+      return 'done';
+    }
+    const { events, dropped } = await readStream(res);
+    lastId = events.findLast((e) => e.id !== undefined)?.id ?? lastId;
+    if (!dropped) return 'done';
+    if (fault === 'repost-task-after-drop') return 'repost';
+    await (await fetch(`${base}/v1/runs/${runId}`, { headers: v1Headers() })).arrayBuffer();
+  }
+  return 'done';
+}
+
+/** /v1 task mode: one task, retried and reconciled the way the Errors rules say, its run followed. */
 async function v1Task(): Promise<void> {
   let key = newKey();
+  let reposted = false;
   let body: Record<string, unknown> = { mode: 'task', task: { scenario: 'apicert.completes', instruction: 'summarise three short documents' } };
   for (let attempt = 0; attempt < 4; attempt++) {
     let res: Response;
@@ -159,6 +183,11 @@ async function v1Task(): Promise<void> {
     }
     if (res.status === 200) {
       const { run_id } = (await res.json()) as { run_id: string };
+      // The fault: the identical task posted again at once after its run's stream broke, the run never read back.
+      if ((await followTask(run_id)) === 'repost' && !reposted) {
+        reposted = true;
+        continue;
+      }
       await (await fetch(`${base}/v1/runs/${run_id}`, { headers: v1Headers() })).arrayBuffer();
       return;
     }

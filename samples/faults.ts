@@ -23,6 +23,7 @@ export const RECEIVER_FAULTS = {
 /** `node samples/client.ts --fault NAME` */
 export const CLIENT_FAULTS = {
   'repost-after-drop': 'client.v1.endpoints.dropped-readback: re-posts a cut streamed request at once, without reading the run back',
+  'repost-task-after-drop': 'client.v1.endpoints.task-readback: after the event stream of its task-mode run is cut, posts the identical task again at once, without reading the run back',
   'new-key-after-readback': 'client.v1.endpoints.streamed-retry: after reading back a cut run, posts it again under a new key',
   'new-key-after-429': 'client.v1.errors.retry-429-same-key: retries a 429 under a new Idempotency-Key',
   'fresh-request-after-429': 'client.v1.errors.retry-429-same-key: re-posts a turn refused with 429 at once, under a new Idempotency-Key and with a new requestId (so client.v1.limits.retry-after fails too)',

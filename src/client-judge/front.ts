@@ -30,6 +30,8 @@ export interface ActiveScenario {
   recordedBytes: number;
   /** Set on every request, so the judge can tell when the client went quiet. */
   lastRequestAt: number;
+  /** The run ids the answers to the scenario's task-mode POST /v1/execute carried (ScenarioMemory). */
+  taskRuns: Set<string>;
 }
 
 export interface Front {
@@ -121,6 +123,13 @@ function runIdIn(value: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
+/** A POST /v1/execute of a task-mode body: its answer names a task-mode run. */
+function isTaskPost(request: { method: string; path: string; body: string }): boolean {
+  if (request.method !== 'POST' || request.path !== '/v1/execute') return false;
+  const body = parseJson(request.body);
+  return body.ok && isRecord(body.value) && body.value.mode === 'task';
+}
+
 function runIdOfText(text: string): string | undefined {
   const parsed = parseJson(text);
   return parsed.ok ? runIdIn(parsed.value) : undefined;
@@ -186,8 +195,11 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
     const body = await readBody(req);
     const q = rawUrl.indexOf('?');
     const incoming = { method: req.method ?? 'GET', path: q === -1 ? rawUrl : rawUrl.slice(0, q), headers: recordableHeaders(req.headers), body };
-    const adversity: Adversity = scenario ? scenario.scenario.decide(incoming, scenario.fired, scenario.settings) : { kind: 'serve' };
+    const adversity: Adversity = scenario ? scenario.scenario.decide(incoming, scenario.fired, scenario.settings, { taskRuns: scenario.taskRuns }) : { kind: 'serve' };
     const ex: RecordedExchange = { index: 0, at: arrivedAt, ...onConnection, method: incoming.method, path: rawUrl, headers: incoming.headers, ...recordBody(body) };
+    const learn = () => {
+      if (scenario && ex.runId !== undefined && isTaskPost(incoming)) scenario.taskRuns.add(ex.runId);
+    };
     if (scenario) {
       scenario.lastRequestAt = performance.now();
       keep(scenario, ex);
@@ -218,6 +230,7 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
       if (adversity.kind === 'reset-after-accepted') {
         if (isStream) controller.abort();
         else ex.runId = runIdOfText(await upstream.body.text());
+        learn();
         ex.respondedAt = now();
         ex.adversity = `connection reset after the request was accepted upstream (HTTP ${upstream.statusCode})`;
         res.socket?.resetAndDestroy();
@@ -229,6 +242,7 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
         const text = coverageFor(incoming.path, await upstream.body.text(), contractVersion);
         ex.responseBody = boundedCopy(text, RECORDED_RESPONSE_LIMIT);
         ex.runId = runIdOfText(text);
+        learn();
         res.end(text);
         ex.respondedAt = now();
         return;
@@ -286,7 +300,7 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     begin(scenario, settings) {
-      active = { scenario, settings, startedAt: performance.now(), fired: new Set(), exchanges: [], dropped: 0, recordedBytes: 0, lastRequestAt: 0 };
+      active = { scenario, settings, startedAt: performance.now(), fired: new Set(), exchanges: [], dropped: 0, recordedBytes: 0, lastRequestAt: 0, taskRuns: new Set() };
       return active;
     },
     end() {

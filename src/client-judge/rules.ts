@@ -33,6 +33,8 @@ const pathOf = (ex: RecordedExchange) => ex.path.split('?', 1)[0]!;
 const isExecute = (ex: RecordedExchange) => ex.method === 'POST' && pathOf(ex) === '/v1/execute';
 const readsRun = (ex: RecordedExchange, runId: string) => ex.method === 'GET' && (pathOf(ex) === `/v1/runs/${runId}` || pathOf(ex) === `/v1/runs/${runId}/events`);
 const after = (s: ClientSession, ex: RecordedExchange) => s.exchanges.filter((e) => e.index > ex.index);
+/** The run whose event stream `ex` reads (GET /v1/runs/{id}/events). */
+const runOfEvents = (ex: RecordedExchange) => (ex.method === 'GET' ? /^\/v1\/runs\/([^/]+)\/events$/.exec(pathOf(ex))?.[1] : undefined);
 /**
  * A later POST /v1/execute that tries `original` again: same key, or the same work (the same body
  * once the fields a client may set anew per attempt, a turn's `requestId` and the body's
@@ -260,7 +262,7 @@ export const clientRules: readonly ClientRule[] = [
     'client.v1.endpoints.dropped-readback',
     'after a streamed POST is cut, the run is read back or its stream resumed before the request is posted again',
     'required',
-    // Rule 4 names task-mode runs; the scenario cuts a streamed (turn-mode) POST, which rule 5 binds.
+    // Rule 4 names task-mode runs (client.v1.endpoints.task-readback); the scenario cuts a streamed (turn-mode) POST, which rule 5 binds.
     v1('Endpoints > Rules', 'A streamed POST is not retried automatically. Retry only by re-sending the identical request with the same idempotency key, after reading back the stable error or reconciliation state.'),
     async (ctx) => {
       const { session, ex: cut } = bent(ctx, 'a streamed (turn-mode) POST /v1/execute');
@@ -297,6 +299,41 @@ export const clientRules: readonly ClientRule[] = [
         ctx.expect(sameRequestBody(p, cut), `${describe(p)} re-posted under the same key with another body: only the identical request may be re-sent`);
       }
       unlessDropped(ctx, session, `the ${reposts.length} repost(s) recorded are identical under the same key`);
+    },
+  ),
+  clientRule(
+    'dropped-task-stream',
+    'client.v1.endpoints.task-readback',
+    'after the event stream of a task-mode run is cut, the run is read back or its stream resumed before its task is posted again',
+    'required',
+    v1('Endpoints > Rules', 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.'),
+    async (ctx) => {
+      const { session, ex: cut } = bent(ctx, 'GET /v1/runs/{id}/events of a run a task-mode POST /v1/execute started');
+      const runId = runOfEvents(cut) ?? ctx.inconclusive(`${describe(cut)} reads no run's event stream`);
+      const started =
+        session.exchanges.find((ex) => isExecute(ex) && ex.index < cut.index && ex.runId === runId) ??
+        ctx.inconclusive(`the POST /v1/execute whose answer named run ${runId} is not in the record, so a post of its task again cannot be told`);
+      // "Posting again" is posting that run's task again, the same work under any key (isAttemptOf): a POST of other work
+      // starts another run and leaves this one to be read back when the client likes. Other work after a reset, when the
+      // run's state is unknown, is Errors rule 5's (client.v1.errors.ambiguous-reconcile).
+      const cutAt = cut.respondedAt ?? cut.at;
+      const attempts = after(session, cut).filter(isAttemptOf(started));
+      // One under way when the stream was cut is no reaction to the cut. One that may have crossed it is: the client
+      // posts the same task again because the stream broke (as judgeRetryDelay reads a retry after a 429).
+      const underWay = attempts.filter((ex) => sentWhen(ex, cut, cutAt) === 'before');
+      const repost = attempts.find((ex) => !underWay.includes(ex));
+      showEvidence(ctx, [started, cut, ...after(session, cut).slice(0, 20)]);
+      if (underWay.length > 0) ctx.observe('posts of the task already under way when the stream was cut (not judged)', underWay.map(describe));
+      // The sentence binds only a client that posts again: one that reads back or resumes and stops there breaks nothing.
+      if (!repost) {
+        const readBack = after(session, cut).find((ex) => readsRun(ex, runId));
+        neverDidOrFailed(ctx, session, `no post of run ${runId}'s task again after the cut was found`, `the client did not post the task of run ${runId} again after its stream was cut${readBack ? ` (it read the run back or resumed its stream: ${describe(readBack)})` : ''}`);
+      }
+      // A read of the run's events from the start reads the run back as well as a GET of the run: every stored event
+      // comes again, up to where the run stands (in flight, parked or finished). Only "with Last-Event-ID" names a resume.
+      const readback = after(session, cut).find((ex) => ex.index < repost.index && readsRun(ex, runId));
+      ctx.observe('first request about the run after the cut', describe(readback ?? repost), readback && pathOf(readback).endsWith('/events') ? (readback.headers['last-event-id'] !== undefined ? 'resumed with Last-Event-ID' : 'read its events from the start') : undefined);
+      ctx.expect(readback !== undefined, `after the event stream of task-mode run ${runId} was cut, the client posted its task again (${describe(repost)}) before reading the run back or resuming its stream with Last-Event-ID`);
     },
   ),
   clientRule(

@@ -28,10 +28,16 @@ export interface ScenarioSettings {
   timeScale: number;
 }
 
+/** What the front learned from the answers of the scenario so far: which request to bend may rest on it. */
+export interface ScenarioMemory {
+  /** The run ids the answers to task-mode POST /v1/execute carried. */
+  taskRuns: ReadonlySet<string>;
+}
+
 export interface Scenario {
   name: string;
   title: string;
-  decide(request: IncomingRequest, fired: Set<string>, settings: ScenarioSettings): Adversity;
+  decide(request: IncomingRequest, fired: Set<string>, settings: ScenarioSettings, memory: ScenarioMemory): Adversity;
 }
 
 const SERVE: Adversity = { kind: 'serve' };
@@ -52,6 +58,12 @@ const isTurn = (r: IncomingRequest) => {
   const body = parseJson(r.body);
   return !(body.ok && isRecord(body.value) && body.value.mode === 'task');
 };
+const V1_RUN_EVENTS = /^\/v1\/runs\/([^/]+)\/events$/;
+/** A read of the event stream of a run a task-mode POST started: its turn-mode twin is `dropped-stream`. */
+const isTaskRunEvents = (r: IncomingRequest, memory: ScenarioMemory) => {
+  const runId = r.method === 'GET' ? V1_RUN_EVENTS.exec(r.path)?.[1] : undefined;
+  return runId !== undefined && memory.taskRuns.has(runId);
+};
 const V8_EVENTS = /^\/v8\/missions\/[^/]+\/events$/;
 const isV8Events = (r: IncomingRequest) => r.method === 'GET' && V8_EVENTS.test(r.path);
 
@@ -67,6 +79,13 @@ export const SCENARIOS = [
     name: 'dropped-stream',
     title: 'the first streamed (turn-mode) POST /v1/execute is cut after its first event',
     decide: (r, fired) => once(fired, isExecute(r) && isTurn(r), { kind: 'drop-after-events', events: 1 }),
+  },
+  {
+    // Endpoints rule 4's "dropped connection on a task-mode run", once the client knows the run: the reset of the
+    // task POST's own answer, before the client learns the run id, is the `ambiguous-failure` scenario's.
+    name: 'dropped-task-stream',
+    title: 'the first event stream of a task-mode run (GET /v1/runs/{id}/events) is cut after its first event',
+    decide: (r, fired, _settings, memory) => once(fired, isTaskRunEvents(r, memory), { kind: 'drop-after-events', events: 1 }),
   },
   {
     name: 'rate-limited',

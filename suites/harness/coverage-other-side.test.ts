@@ -18,6 +18,7 @@ const OTHER_SIDE = [...receiverRules, ...CLIENT_RULES];
 /** The units the audit lists, each with the receiver and client rules that judge it. */
 const JUDGED_ON_THE_OTHER_SIDE: Record<string, readonly string[]> = {
   'v8:resources-and-their-fields-capability-search-request-and:an-unavailable-one-is-not-to': ['client.v8.capabilities.unavailable-in-goal'],
+  'v1:endpoints-rules:4': ['client.v1.endpoints.task-readback'],
   'v1:endpoints-rules:5': ['client.v1.endpoints.dropped-readback', 'client.v1.endpoints.streamed-retry'],
   'v1:events-webhooks-signature-rules:3': ['receiver.v1.webhooks.raw-body', 'receiver.v1.webhooks.bad-signature'],
   'v1:events-webhooks-signature-rules:4': ['receiver.v1.webhooks.timestamp-past', 'receiver.v1.webhooks.timestamp-future'],
