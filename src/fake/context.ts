@@ -22,6 +22,12 @@ export interface FakeConfig {
    */
   webhookAllowedOrigins: string[];
   /**
+   * Public receiver URLs (a profile's `fixtures.webhooks.publicReceiverUrl`) and the loopback origin
+   * each forwards to, as the tunnel or ingress a user runs in front of `receiverListen` does: the
+   * fake accepts them as the harness receiver and delivers there, and still sends nothing off loopback.
+   */
+  webhookForwards: Record<string, string>;
+  /**
    * Rate-limit tiers, per surface: a default tier and tiers by /v1 credential name (the embedded
    * profile's) or by /v8 principal, each `{ requests, windowSeconds }` (src/fake/rate-limit.ts, the
    * one limiter). By default only the probes are limited: /v1 `v1-rate-probe` (120 a minute, and
@@ -38,6 +44,7 @@ export interface FakeConfig {
 
 export const DEFAULT_FAKE_CONFIG: FakeConfig = {
   webhookAllowedOrigins: [],
+  webhookForwards: {},
   rateLimits: DEFAULT_RATE_LIMITS,
   v8ReplayWindow: 1000,
   v8RedactsByShape: true,
@@ -80,6 +87,9 @@ export interface FakeContext {
 
 export function createFakeContext(behaviour: FakeBehaviour = {}): FakeContext {
   const config: FakeConfig = { ...DEFAULT_FAKE_CONFIG, ...behaviour.config, rateLimits: mergeRateLimits(DEFAULT_RATE_LIMITS, behaviour.config?.rateLimits) };
+  // Receivers push their origins here: each instance its own list, or every fake in the process allows every receiver's origin.
+  config.webhookAllowedOrigins = [...config.webhookAllowedOrigins];
+  config.webhookForwards = { ...config.webhookForwards };
   return {
     faults: new FaultSet(behaviour.faults),
     variants: new VariantSet(behaviour.variants),

@@ -17,13 +17,20 @@ export function needsReceiver(rules: readonly Rule[]): boolean {
 
 /**
  * Starts the receiver for one certification. Against the embedded fake it listens on loopback and
- * that exact origin is allowed by the fake's URL rules; against a real target it listens where the
+ * that exact origin is allowed by the fake's URL rules (and the profile's public receiver URL, when
+ * it names one, forwards there); against a real target it listens where the
  * profile says and the deployment reaches it through the public HTTPS URL the user provides.
  */
 export async function startRunReceiver(profile: Profile, fake: RunningFake | undefined): Promise<RunReceiver> {
   if (fake) {
-    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0, loopbackTrap: true });
+    // A public receiver URL in the embedded profile is served as a tunnel to this loopback receiver would serve it.
+    const publicUrl = profile.fixtures.webhooks.publicReceiverUrl?.replace(/\/+$/, '');
+    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0, loopbackTrap: true, ...(publicUrl ? { publicUrl } : {}) });
     fake.context.config.webhookAllowedOrigins.push(receiver.origin);
+    if (publicUrl) {
+      fake.context.config.webhookAllowedOrigins.push(new URL(publicUrl).origin);
+      fake.context.config.webhookForwards[publicUrl] = receiver.origin;
+    }
     return { receiver };
   }
   const { publicReceiverUrl, receiverListen } = profile.fixtures.webhooks;

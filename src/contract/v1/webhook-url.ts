@@ -100,9 +100,20 @@ export function urlClassesOf(raw: string): UrlClassName[] {
   return (Object.keys(URL_CLASS_TESTS) as UrlClassName[]).filter((c) => URL_CLASS_TESTS[c](parsed.url, parsed.host));
 }
 
-/** A loopback address literal: where a test receiver listens, which a deployment under test may be configured to allow. */
+/**
+ * A loopback address literal (127.0.0.0/8, [::1], or 127/8 mapped into IPv6, which the URL parser
+ * writes as [::ffff:7fxx:xxxx]): where a test receiver listens, which a deployment under test may be
+ * configured to allow. Not 0.0.0.0 nor [::]: no receiver is reached at "this host", so no deployment
+ * is told to allow it.
+ */
 export function isLoopbackLiteral(raw: string): boolean {
   const parsed = parseEndpointUrl(raw);
   if (!parsed) return false;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(parsed.host) || parsed.host === '[::1]';
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(parsed.host) || parsed.host === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(parsed.host);
+}
+
+/** A URL on this machine: its host a loopback address literal or a loopback name (RFC 6761 6.3). */
+export function onLoopback(raw: string): boolean {
+  const parsed = parseEndpointUrl(raw);
+  return parsed !== undefined && (isLoopbackLiteral(raw) || isLoopbackName(parsed.host));
 }

@@ -7,7 +7,7 @@
 import { IDENTIFIER_PATTERN } from '../../../contract/v1/common.ts';
 import { taskRequest } from '../../../contract/v1/task.ts';
 import { turnRequest } from '../../../contract/v1/turn.ts';
-import { isLoopbackLiteral, parseEndpointUrl } from '../../../contract/v1/webhook-url.ts';
+import { isLoopbackLiteral, onLoopback, parseEndpointUrl } from '../../../contract/v1/webhook-url.ts';
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import type { Profile } from '../../../profile/schema.ts';
 import { openness } from '../../generated/expectation.ts';
@@ -213,12 +213,15 @@ export function admissibleExecutes(j: Judge, each: (ex: Exchange, mode: ExecuteM
 /**
  * A registration's URL the deployment under test may have been told to allow although it breaks
  * the URL rules: the profile's public receiver URL, or a loopback address literal (where a test
- * receiver listens) when the profile names none.
+ * receiver listens) when the profile names no receiver or one on loopback. A deployment told of a
+ * receiver elsewhere was told nothing of loopback: "Rejected: ... IP literals, private networks".
  */
 export function testReceiverUrl(j: Pick<Judge, 'profile'>, url: string): boolean {
   const receiver = j.profile?.fixtures.webhooks.publicReceiverUrl;
-  if (receiver !== undefined && parseEndpointUrl(url) !== undefined && parseEndpointUrl(url)!.url.origin === parseEndpointUrl(receiver)?.url.origin) return true;
-  return isLoopbackLiteral(url);
+  const parsed = parseEndpointUrl(url);
+  // An origin leaves out user and password: embedded credentials are refused on the receiver's host too.
+  if (receiver !== undefined && parsed !== undefined && parsed.url.username === '' && parsed.url.password === '' && parsed.url.origin === parseEndpointUrl(receiver)?.url.origin) return true;
+  return isLoopbackLiteral(url) && (receiver === undefined || onLoopback(receiver));
 }
 
 /**

@@ -30,6 +30,8 @@ const ipv4Spellings = publicIpv4.chain(([a, b, c, d]) =>
 
 const privateIpv4 = fc.oneof(
   fc.tuple(octet, octet, octet).map(([b, c, d]) => `10.${b}.${c}.${d}`),
+  // "This network" (0.0.0.0/8; 0.0.0.0 itself reaches the sender's own machine) is never a receiver's address: judged in every run.
+  fc.tuple(octet, octet, octet).map(([b, c, d]) => `0.${b}.${c}.${d}`),
   fc.tuple(fc.integer({ min: 16, max: 31 }), octet, octet).map(([b, c, d]) => `172.${b}.${c}.${d}`),
   fc.tuple(octet, octet).map(([c, d]) => `192.168.${c}.${d}`),
   fc.tuple(octet, octet).map(([c, d]) => `169.254.${c}.${d}`),
@@ -40,7 +42,17 @@ const privateIpv6 = fc.oneof(
   fc.tuple(fc.constantFrom('fc', 'fd'), fc.integer({ min: 0, max: 255 }), hex16).map(([p, n, h]) => `[${p}${n.toString(16).padStart(2, '0')}::${h}]`),
   hex16.map((h) => `[fe80::${h}]`),
   privateIpv4.map((v4) => `[::ffff:${v4}]`),
+  fc.constant('[::]'),
 );
+
+/**
+ * Loopback literals, in the spellings the URL parser reads. apicert's own receiver listens on loopback
+ * when the profile names no receiver (or names one there), and a deployment under test may have been
+ * told to allow it: such URLs are then not judged (testReceiverUrl), and sending them would only leave
+ * endpoints behind. So they are sent where the profile names a receiver elsewhere, which is when they are judged.
+ */
+const loopbackIpv4 = fc.tuple(octet, octet, fc.integer({ min: 1, max: 254 })).map(([b, c, d]) => `127.${b}.${c}.${d}`);
+const loopbackHost = fc.oneof(loopbackIpv4, loopbackIpv4.map((v4) => `[::ffff:${v4}]`), fc.constantFrom('[::1]', '[0:0:0:0:0:0:0:1]', '2130706433', '0x7f.1'));
 
 interface UrlClassRule {
   id: string;
@@ -50,6 +62,8 @@ interface UrlClassRule {
   quote: string;
   urls: fc.Arbitrary<string>;
   examples: string[];
+  /** URLs of the class where a test receiver may listen: sent only where they are judged (`testReceiverUrl` holds for none). */
+  receiverLike?: { urls: fc.Arbitrary<string>; examples: string[] };
   /**
    * URLs whose class only resolving their name tells: registered and their answers recorded, never
    * judged (a deployment may refuse them at registration or check the address at delivery).
@@ -100,12 +114,13 @@ function urlClassRule(spec: UrlClassRule): Rule {
       const control = await urlControl(ctx);
       needRoom(ctx, control);
       if (control.status !== 201) ctx.inconclusive(`setup failed: a public https URL on the default port answered ${control.status}, not 201`);
+      const receiverLike = spec.receiverLike?.examples.every((url) => !testReceiverUrl(ctx, url)) ? spec.receiverLike : undefined;
       await ctx.property(
-        spec.urls,
+        receiverLike ? fc.oneof(spec.urls, receiverLike.urls) : spec.urls,
         async (url) => {
           await registerWebhook(ctx, { url }, `register ${url}`);
         },
-        { numRuns: 12, examples: spec.examples },
+        { numRuns: 12, examples: [...spec.examples, ...(receiverLike?.examples ?? [])] },
       );
       for (const url of spec.names ?? []) {
         const res = await registerWebhook(ctx, { url }, `register ${url} (a name: recorded, not judged)`);
@@ -173,7 +188,11 @@ export const privateNetwork = urlClassRule({
   title: 'Hosts written as private, loopback or link-local addresses are refused (names are judged where they resolve: not here)',
   quote: 'Rejected: localhost, IP literals, private networks',
   urls: fc.tuple(fc.oneof(privateIpv4, privateIpv6), path).map(([h, p]) => `https://${h}${p}`),
-  examples: ['https://10.0.0.1/apicert/hook', 'https://169.254.169.254/latest/meta-data/', 'https://[fd00::1]/apicert/hook', 'https://[::ffff:192.168.1.1]/apicert/hook'],
+  examples: ['https://10.0.0.1/apicert/hook', 'https://169.254.169.254/latest/meta-data/', 'https://[fd00::1]/apicert/hook', 'https://[::ffff:192.168.1.1]/apicert/hook', 'https://0.0.0.0/apicert/hook', 'https://[::]/apicert/hook'],
+  receiverLike: {
+    urls: fc.tuple(loopbackHost, path).map(([h, p]) => `https://${h}${p}`),
+    examples: ['https://127.0.0.1/apicert/hook', 'https://[::1]/apicert/hook', 'https://127.10.20.30/apicert/hook', 'https://[::ffff:127.0.0.1]/apicert/hook'],
+  },
   names: ['https://metadata.google.internal/computeMetadata/v1/', 'https://printer.local/apicert/hook', 'https://hooks.corp/apicert/hook', 'https://intranet/apicert/hook'],
 });
 

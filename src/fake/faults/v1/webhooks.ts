@@ -13,6 +13,10 @@ export const v1WebhooksFaults = [
   { id: 'v1.webhooks.url.ipv4-literal/accepted', description: 'public IPv4 literals are accepted' },
   { id: 'v1.webhooks.url.ipv6-literal/accepted', description: 'public IPv6 literals are accepted' },
   { id: 'v1.webhooks.url.private-network/accepted', description: 'private, link-local and internal-name hosts are accepted' },
+  {
+    id: 'v1.webhooks.url.private-network/loopback-accepted',
+    description: 'loopback address literals (127.0.0.0/8, [::1]) are accepted although the receiver the deployment was told of is public (under it the embedded profile names https://receiver.example.net/apicert)',
+  },
   { id: 'v1.webhooks.url.credentials/accepted', description: 'URLs with embedded user:password are accepted' },
   { id: 'v1.webhooks.url.redirect/followed', description: 'the delivery engine follows a redirect to an unsafe target' },
   { id: 'v1.webhooks.delivery.body/no-api-version', description: 'delivery bodies carry no apiVersion' },

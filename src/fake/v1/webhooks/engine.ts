@@ -16,7 +16,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import type { FakeContext, RunEventNotice } from '../../context.ts';
 import { withExtraProperties } from '../../support/extra-properties.ts';
-import { deliverable } from './url-rules.ts';
+import { deliverable, forwarded } from './url-rules.ts';
 import { eventKindField } from '../runs/engine.ts';
 
 export const RETRY_DELAYS_MS = [200, 400, 800, 1600] as const;
@@ -168,7 +168,7 @@ export class WebhookEngine {
       // Same event_id, another sequence: the retry no longer stands for the same event.
       delivery.body = { ...delivery.body, sequence: Number(delivery.body.sequence) + 1000 };
     }
-    const outcome = await this.post(endpoint, delivery, endpoint.url, true);
+    const outcome = await this.post(endpoint, delivery, forwarded(this.fake, endpoint.url), true);
     delivery.attempts.push({ at: new Date().toISOString(), ...outcome });
     if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {
       delivery.status = 'delivered';

@@ -6,7 +6,7 @@
  * `v1.webhooks/names-checked-at-delivery` it accepts them, as a deployment does that checks the
  * address it resolves when it delivers (the fake delivers only to the harness receiver).
  */
-import { internalName, URL_CLASS_TESTS } from '../../../contract/v1/webhook-url.ts';
+import { internalName, isLoopbackLiteral, URL_CLASS_TESTS } from '../../../contract/v1/webhook-url.ts';
 import type { FakeContext } from '../../context.ts';
 import type { FaultId } from '../../faults/index.ts';
 
@@ -79,9 +79,13 @@ export function refuseUrl(fake: FakeContext, raw: string): { code: string; messa
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   // The fault lets private hosts through, address literals too (which the literal classes would refuse anyway).
   const privateLetThrough = fake.faults.has('v1.webhooks.url.private-network/accepted') && URL_CLASS_TESTS['private-network'](url, host);
+  // A loopback literal is refused like any private address unless it is the receiver's origin (allowed above), also
+  // on loopback; the fault lets every loopback literal through, though the receiver the profile names is public (embedded.ts).
+  const loopbackLetThrough = fake.faults.has('v1.webhooks.url.private-network/loopback-accepted') && isLoopbackLiteral(raw);
   return URL_CLASSES.find((c) => {
     if (fake.faults.has(c.fault) || !c.matches(url, host)) return false;
-    if (privateLetThrough && (c.matches === URL_CLASS_TESTS['ipv4-literal'] || c.matches === URL_CLASS_TESTS['ipv6-literal'])) return false;
+    if (loopbackLetThrough && c.matches === URL_CLASS_TESTS['private-network']) return false;
+    if ((privateLetThrough || loopbackLetThrough) && (c.matches === URL_CLASS_TESTS['ipv4-literal'] || c.matches === URL_CLASS_TESTS['ipv6-literal'])) return false;
     return !(c.byName && fake.variants.has('v1.webhooks/names-checked-at-delivery'));
   });
 }
@@ -89,4 +93,12 @@ export function refuseUrl(fake: FakeContext, raw: string): { code: string; messa
 /** Deliveries leave the fake only for the harness receiver's origin: the fake sends nothing off loopback. */
 export function deliverable(fake: FakeContext, raw: string): boolean {
   return URL.canParse(raw) && fake.config.webhookAllowedOrigins.includes(new URL(raw).origin);
+}
+
+/** Where a delivery to `raw` goes: under a public receiver URL the profile names, the loopback origin it forwards to (FakeConfig.webhookForwards). */
+export function forwarded(fake: FakeContext, raw: string): string {
+  for (const [prefix, origin] of Object.entries(fake.config.webhookForwards)) {
+    if (raw === prefix || raw.startsWith(`${prefix}/`)) return `${origin}${raw.slice(prefix.length)}`;
+  }
+  return raw;
 }
