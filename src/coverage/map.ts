@@ -595,8 +595,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'mcp-transports:streamable-http-listening-for-messages-from-the-server:4': { reason: 'LEAD_IN' },
   // The server MUST NOT send a JSON-RPC response on the stream unless resuming a stream associated with a previous client request.
   'mcp-transports:streamable-http-listening-for-messages-from-the-server:the-server-must-not-send-a': { reason: 'GET_DISABLED' },
-  // The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multip
-  'mcp-transports:streamable-http-multiple-connections:2': { reason: 'NO_RULE_YET' },
   // Servers MAY attach an `id` field to their SSE events, as described in the SSE standard.
   'mcp-transports:streamable-http-resumability-and-redelivery:1': { rules: ['mcp.sse.event-ids-unique'] },
   // If the client wishes to resume after a broken connection, it SHOULD issue an HTTP GET to the MCP endpoint, and include the `Last-Event-ID` header to i
@@ -619,9 +617,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'mcp-lifecycle:lifecycle-phases-initialization:the-initialization-phase-must-be-the': { reason: 'CLIENT', notJudgedBy: ['mcp.lifecycle.initialize-result'] },
   // The server MUST respond with its own capabilities and information.
   'mcp-lifecycle:lifecycle-phases-initialization:the-server-must-respond-with-its': { rules: ['mcp.lifecycle.initialize-result'] },
-  // The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.
-  // An initialize answered as an SSE stream that carries `roots/list` before its result would break it.
-  'mcp-lifecycle:lifecycle-phases-initialization:the-server-should-not-send-requests': { reason: 'NO_RULE_YET' },
   // This SHOULD be the latest version supported by the server.
   'mcp-lifecycle:lifecycle-phases-initialization-version-negotiation:this-should-be-the-latest-version': { rules: ['mcp.lifecycle.version-unknown'] },
   // Implementations SHOULD be prepared to handle these error cases:

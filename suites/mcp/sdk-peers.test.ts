@@ -26,6 +26,10 @@ const JUSTIFIED: Record<PeerKind, Record<string, { verdict: Verdict; sentence: s
     },
     'mcp.sse.event-ids-unique': { verdict: 'not-applicable', sentence: 'enableJsonResponse: every answer is application/json, so there is no SSE event id to judge.' },
     'mcp.sse.closes-after-response': { verdict: 'not-applicable', sentence: 'enableJsonResponse: no SSE stream is opened for a POST.' },
+    'mcp.sse.no-broadcast': {
+      verdict: 'not-applicable',
+      sentence: 'Multiple Connections: "it MUST NOT broadcast the same message across multiple streams"; enableJsonResponse opens no SSE stream for a POST, so there are no two streams of a session to compare.',
+    },
   },
   'stateful-sse': {
     'mcp.transport.get-405': GATEWAY_GET(),

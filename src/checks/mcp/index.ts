@@ -6,11 +6,11 @@ import { tokenObservation } from './auth/tokens.ts';
 import { answerArray, batchNotifications202, batchRequests, emptyBatch } from './batch/batching.ts';
 import { generatedErrors } from './jsonrpc/generated.ts';
 import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, resultXorError } from './jsonrpc/messages.ts';
-import { initializeResultRule, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
+import { initializeResultRule, requestsBeforeInitialized, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
 import { mcpRunSecrets } from './redaction/run-secrets.ts';
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
 import { deleteTerminates, endedStays404, idUnique, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
-import { closesAfterResponse, eventIdsUnique } from './sse/streams.ts';
+import { closesAfterResponse, eventIdsUnique, noBroadcast } from './sse/streams.ts';
 import { allowOn405 } from './transport/allow.ts';
 import { get405, getStreamOr405 } from './transport/get.ts';
 import { hostObservation, originRefused } from './transport/origin.ts';
@@ -21,6 +21,7 @@ export const mcpRules: Rule[] = [
   initializeResultRule,
   versionEcho,
   versionUnknown,
+  requestsBeforeInitialized,
   accepted202,
   requestResponse,
   get405,
@@ -45,6 +46,7 @@ export const mcpRules: Rule[] = [
   emptyBatch,
   eventIdsUnique,
   closesAfterResponse,
+  noBroadcast,
   tokenObservation,
   expired401,
   challenge,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { INVALID_PARAMS, INVALID_REQUEST, type JsonRpcRequest } from '../../contract/mcp/jsonrpc.ts';
 import { initializeParams, MCP_REVISION } from '../../contract/mcp/lifecycle.ts';
 import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
@@ -116,4 +117,15 @@ function reinitialize({ fake, sessions, responses }: McpSurface, r: RouteRequest
   const answer = responses.result(request.id, initializeResult(fake, protocolVersion));
   if (accepts(r, 'text/event-stream', false)) stream(fake, r.res, session, [request], [answer], { headers: sessionHeaders(fake, session) });
   else writeJson(r.res, 200, answer, sessionHeaders(fake, session));
+}
+
+/**
+ * What the server asks of the client on the answer to `requests` before anything else: under the
+ * fault, a ping sent before notifications/initialized is answered on an SSE stream that first asks
+ * for the client's roots, a request MCP asks a server to hold until it received that notification.
+ */
+export function requestsBeforeInitialized(fake: FakeContext, session: McpSession, requests: readonly JsonRpcRequest[]): unknown[] {
+  if (session.initialized || !fake.faults.has('mcp.lifecycle.requests-before-initialized/roots-list-early')) return [];
+  if (!requests.some((r) => r.method === 'ping')) return [];
+  return [{ jsonrpc: '2.0', id: `roots-${randomUUID()}`, method: 'roots/list' }];
 }

@@ -31,6 +31,24 @@ function serverMessagesFirst(fake: FakeContext, session: McpSession): unknown[] 
   ];
 }
 
+/**
+ * Under the fault, one ping of the server's own per session, written on every SSE answer of the
+ * session: a broadcast of the same message, where MCP lets each message go on one stream only.
+ */
+const broadcastPings = new WeakMap<McpSession, unknown>();
+
+function broadcastPing(fake: FakeContext, session: McpSession): unknown[] {
+  if (!fake.faults.has('mcp.sse.no-broadcast/ping-on-every-stream')) return [];
+  let ping = broadcastPings.get(session);
+  if (ping === undefined) {
+    const id = serverRequestIds.get(session) ?? 0;
+    serverRequestIds.set(session, id + 1);
+    ping = { jsonrpc: '2.0', id, method: 'ping' };
+    broadcastPings.set(session, ping);
+  }
+  return [ping];
+}
+
 /** How events are framed and named: by default a session-wide counter; the variants take other legal forms. */
 function framer(fake: FakeContext, session: McpSession): (message: unknown) => string {
   if (fake.variants.has('mcp.sse/every-answer-streamed')) {
@@ -52,6 +70,8 @@ export interface StreamOptions {
   /** Whether the POST body was a batch (an array), whose answers a variant sends as one event. */
   batch?: boolean;
   headers?: Record<string, string>;
+  /** Messages of the server's own the stream starts with (the lifecycle's, before anything else). */
+  first?: readonly unknown[];
 }
 
 /** Streams the answers as SSE: progress first where asked for, one event per response, then closes. */
@@ -61,7 +81,7 @@ export function stream(fake: FakeContext, res: ServerResponse, session: McpSessi
   sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('mcp.sse/crlf-line-endings'), cr: variants.has('mcp.sse/cr-line-endings'), split: variants.has('mcp.sse/split-writes') }));
   const frame = framer(fake, session);
   const write = (message: unknown) => res.write(frame(message));
-  for (const message of serverMessagesFirst(fake, session)) write(message);
+  for (const message of [...(options.first ?? []), ...serverMessagesFirst(fake, session), ...broadcastPing(fake, session)]) write(message);
   for (const request of requests) {
     const token = request.method === 'tools/call' ? progressToken(request) : undefined;
     if (token !== undefined) write({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 1 } });

@@ -5,7 +5,7 @@ import type { Route, RouteRequest } from '../http.ts';
 import { authenticate, BAD_REQUEST } from './auth.ts';
 import { acceptBatchWithoutAnswers, refuseEmptyBatch, writeBatchAnswers } from './batch.ts';
 import { answer, classify, generatedFault, malformedStatus, parseBody, type Classified } from './jsonrpc.ts';
-import { initialize, lifecycleAnswer } from './lifecycle.ts';
+import { initialize, lifecycleAnswer, requestsBeforeInitialized } from './lifecycle.ts';
 import { accepts, writeEmpty, writeJson, writeTransportError } from './respond.ts';
 import { allowedMethods, deleteSession, sessionOf } from './session.ts';
 import type { McpSession } from './session-store.ts';
@@ -49,9 +49,10 @@ function reply(surface: McpSurface, r: RouteRequest, session: McpSession, batch:
     return;
   }
   // Tool runs stream (progress, then the result); a call refused before it runs is answered as plain JSON.
-  const streams = (runsTool || streamsEveryAnswer(fake)) && !fake.variants.has('mcp.transport/json-only');
+  const first = requestsBeforeInitialized(fake, session, requests);
+  const streams = (runsTool || streamsEveryAnswer(fake) || first.length > 0) && !fake.variants.has('mcp.transport/json-only');
   if (streams && accepts(r, 'text/event-stream', false)) {
-    stream(fake, r.res, session, requests, answers, { batch });
+    stream(fake, r.res, session, requests, answers, { batch, first });
     return;
   }
   if (batch) {

@@ -2,9 +2,10 @@
 import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
 import { askedVersion, initializeResultOf } from '../support/session-history.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
-import { errorOf, initializeOnce, isObject, SPEC_URL } from '../support/session.ts';
-import { answeredResponses, openingInitialize, ordinaryMcpPosts } from '../support/traffic.ts';
-import { issuesOf, startsAfterEnd } from '../../../traffic/read.ts';
+import { closeSession, errorOf, initializeOnce, isObject, newRequestId, notification, openSession, postMcp, request, SPEC_URL } from '../support/session.ts';
+import { answerCut, answeredResponses, answerMessages, isRequestMessage, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, sentMessages, sessionKeyOf, stillOwed, type Message } from '../support/traffic.ts';
+import { bodyMissing, issuesOf, requestBodyMissing, startsAfterEnd } from '../../../traffic/read.ts';
+import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -182,3 +183,122 @@ function offerKept(j: Judge, ex: Exchange, asked: string, message: Record<string
     [offeredBy],
   );
 }
+
+/**
+ * What the journal shows of each session's lifecycle (by `sessionKeyOf`): the exchanges that opened
+ * it (an initialize answered with a result), the POSTs carrying notifications/initialized, whatever
+ * their answer (the server received it), and the POSTs whose body is not there to read (one may
+ * have carried it).
+ */
+class Lifecycles {
+  private readonly opened = new Map<string, Exchange[]>();
+  private readonly initialized = new Map<string, Exchange[]>();
+  private readonly unread = new Map<string, Exchange[]>();
+
+  constructor(exchanges: readonly Exchange[]) {
+    for (const ex of exchanges) {
+      if (ex.method !== 'POST') continue;
+      const owner = sessionKeyOf(ex);
+      if (owner === 'hidden') continue;
+      if (openingInitialize(ex) !== undefined && initializeResultOf(ex) !== undefined) push(this.opened, owner.key, ex);
+      const sent = sentMessages(ex);
+      if (sent === undefined) {
+        if (requestBodyMissing(ex) !== undefined || ex.requestBodyTruncated) push(this.unread, owner.key, ex);
+      } else if (sent.some((m) => m.method === 'notifications/initialized')) push(this.initialized, owner.key, ex);
+    }
+  }
+
+  /**
+   * Where `ex` stands in its session: `before` when the session's opening is in the journal (at or
+   * before `ex`) and every notifications/initialized the client sent in it started after the answer
+   * to `ex` ended (the clock's grain aside, as every rule reads "after"), so each message on that
+   * answer came before the server received it; `unknown` when only a POST whose body is not kept
+   * could have carried it earlier; else undefined. Without a session id, the caller's session-less
+   * traffic is one sequence: a notifications/initialized of any earlier connection of the caller
+   * counts, so connections that interleave are never judged on another's lifecycle.
+   */
+  of(key: string, ex: Exchange): { at: 'before' | 'unknown'; initialized: Exchange | undefined; unread?: Exchange } | undefined {
+    const opened = (this.opened.get(key) ?? []).some((o) => o === ex || startsAfterEnd(ex, o));
+    if (!opened) return undefined;
+    const initialized = this.initialized.get(key) ?? [];
+    if (!initialized.every((i) => startsAfterEnd(i, ex))) return undefined;
+    const first = initialized[0];
+    const unread = (this.unread.get(key) ?? []).find((u) => !startsAfterEnd(u, ex));
+    return unread ? { at: 'unknown', initialized: first, unread } : { at: 'before', initialized: first };
+  }
+}
+
+function push(map: Map<string, Exchange[]>, key: string, ex: Exchange): void {
+  const list = map.get(key);
+  if (list) list.push(ex);
+  else map.set(key, [ex]);
+}
+
+/** A request of the server's own that the sentence does not allow before initialized: any but a ping ("logging" is the notifications/message notification). */
+function requestNotAllowed(m: Message): boolean {
+  return isRequestMessage(m) && m.method !== 'ping';
+}
+
+export const requestsBeforeInitialized = rule({
+  id: 'mcp.lifecycle.requests-before-initialized',
+  title: 'Before the client\'s notifications/initialized, the server sends no requests but pings (SHOULD)',
+  level: 'should',
+  spec: {
+    section: 'Lifecycle > Initialization',
+    quote: 'The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification.',
+    url: SPEC_URL.lifecycle,
+  },
+  judgement: {
+    record:
+      'an answer (a JSON body, or an SSE stream of a POST or a GET) of the MCP endpoint to an authorised client, in a session whose opening initialize the exchanges show, that ended before the client sent notifications/initialized in that session (without a session id: before the caller sent any)',
+    judge(j) {
+      const lifecycles = new Lifecycles(j.exchanges);
+      for (const ex of ordinaryMcpRequests(j)) {
+        if ((ex.method !== 'POST' && ex.method !== 'GET') || ex.status === undefined) continue;
+        const owner = sessionKeyOf(ex);
+        if (owner === 'hidden') {
+          if ((answerMessages(ex) ?? []).some(requestNotAllowed)) j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
+          continue;
+        }
+        // Where it stands first: most answers of a run come after their session's notification, and are not read.
+        const place = lifecycles.of(owner.key, ex);
+        if (!place) continue;
+        const messages = answerMessages(ex);
+        const early = messages?.filter(requestNotAllowed) ?? [];
+        if (!messages) {
+          j.lacks(ex, `the answer's JSON-RPC messages: ${bodyMissing(ex) ?? 'no body was kept'}`);
+          continue;
+        }
+        if (place.at === 'unknown') {
+          if (early.length > 0) j.lacks(ex, `whether the client had sent notifications/initialized before it: the body of exchange #${place.unread?.index} was not kept`);
+          continue;
+        }
+        if (early.length > 0) {
+          const shown = early.slice(0, 3).map((m) => `${String(m.method)} (id ${JSON.stringify(m.id)})`).join(', ');
+          const when = place.initialized ? `; the client sent notifications/initialized only after this answer ended (exchange #${place.initialized.index})` : '; the client had not sent notifications/initialized in the session';
+          j.check(ex, false, `the server sent request(s) of its own on this answer before it received notifications/initialized: ${shown}${when}. Before it, only pings and logging (a notification) SHOULD come`, place.initialized ? [place.initialized] : []);
+          continue;
+        }
+        // Nothing disallowed in what was read: an answer kept in part, or a stream its reader stopped before the responses owed, may hold one yet.
+        const cut = answerCut(ex);
+        if (cut !== undefined) {
+          j.lacks(ex, `the whole answer: ${cut}`);
+          continue;
+        }
+        const owed = (sentMessages(ex) ?? []).filter(isRequestMessage).map((m) => m.id);
+        if (stillOwed(j, ex, messages.filter(isResponseLike), owed)) continue;
+        j.check(ex, true, '');
+      }
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    const session = await openSession(ctx, { sendInitialized: false });
+    try {
+      // Ping is always allowed before initialized, so every server may answer it; an SSE answer shows what else it sends then.
+      await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label: 'ping before notifications/initialized' });
+      await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
+    } finally {
+      await closeSession(ctx, session);
+    }
+  },
+});

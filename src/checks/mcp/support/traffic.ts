@@ -260,3 +260,54 @@ export function wellFormedCalls(ex: Exchange): Message[] | undefined {
   if (items.length === 0 || !items.every((m) => isRecord(m) && isWellFormedCall(m))) return undefined;
   return items as Message[];
 }
+
+/**
+ * Every JSON-RPC message an answer carried, the server's own requests and notifications as well as
+ * its responses: its JSON body (a batch flattened), or the data of each event kept of its stream
+ * (each complete event kept was sent, though the client broke the stream off). Undefined when none
+ * of the answer is there; what was cut of it (`answerCut`) is the caller's to weigh.
+ */
+export function answerMessages(ex: Exchange): readonly Message[] | undefined {
+  if (ex.status === undefined) return undefined;
+  if (isEventStream(ex)) {
+    if (ex.responseBodyMissing !== undefined || (ex.events === undefined && ex.responseBody === undefined)) return undefined;
+    return exchangeFact(ex, streamMessages, eventsOf(ex));
+  }
+  if (ex.responseBody === undefined || ex.responseBodyMissing !== undefined) return undefined;
+  return exchangeFact(ex, bodyMessages, ex.responseBody);
+}
+
+function streamMessages(ex: Exchange): readonly Message[] {
+  const out: Message[] = [];
+  for (const e of eventsOf(ex) ?? []) {
+    const parsed = parseJson(e.data);
+    if (parsed.ok) for (const m of Array.isArray(parsed.value) ? parsed.value : [parsed.value]) if (isRecord(m)) out.push(m);
+  }
+  return out;
+}
+
+function bodyMessages(ex: Exchange): readonly Message[] {
+  const value = bodyJson(ex, 'response', ex.responseBody ?? '');
+  return (Array.isArray(value) ? value : [value]).filter(isRecord);
+}
+
+/** Why what `answerMessages` read of an answer may not be all it carried (a prefix kept, a stream aborted), or undefined. */
+export function answerCut(ex: Exchange): string | undefined {
+  if (ex.responseBodyTruncated) return 'only a prefix of the answer was kept';
+  if (ex.streamEnd === 'aborted') return ex.error !== undefined ? `the answer did not end: ${ex.error}` : 'the client aborted the stream';
+  return undefined;
+}
+
+/**
+ * The MCP session an exchange belongs to, as a key: `session:<id>` for the Mcp-Session-Id the
+ * request carried, or, for an initialize whose answer assigned one, that new id ("by including it
+ * in an Mcp-Session-Id header on the HTTP response containing the InitializeResult"); without one,
+ * `client:<credential>`, the caller's session-less traffic. `hidden` when the recorder replaced the
+ * id with a marker every session shares.
+ */
+export function sessionKeyOf(ex: Exchange): { key: string; sessionId: string | undefined } | 'hidden' {
+  const assigned = ex.method === 'POST' && (sentMessages(ex) ?? []).some((m) => m.method === 'initialize') ? ex.responseHeaders[SESSION_HEADER] : undefined;
+  const id = assigned ?? ex.requestHeaders[SESSION_HEADER];
+  if (id === undefined) return { key: `client:${ex.credential ?? ex.requestHeaders.authorization ?? ''}`, sessionId: undefined };
+  return sessionUnknown(id) ? 'hidden' : { key: `session:${id}`, sessionId: id };
+}

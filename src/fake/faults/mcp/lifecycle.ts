@@ -9,4 +9,8 @@ export const mcpLifecycleFaults = [
     id: 'mcp.lifecycle.version-unknown/offers-unsupported-version',
     description: 'initialize asking for a version older than 2024-11-05 is answered with 2024-11-05, which the fake does not speak: asked for 2024-11-05, it answers 2025-03-26',
   },
+  {
+    id: 'mcp.lifecycle.requests-before-initialized/roots-list-early',
+    description: 'a ping sent before notifications/initialized is answered on an SSE stream that starts with a roots/list request of the server\'s own',
+  },
 ] as const satisfies readonly FaultDefinition[];
