@@ -617,8 +617,6 @@ export const MAPPING: Readonly<Record<string, UnitMapping>> = {
   'mcp-lifecycle:lifecycle-phases-initialization:the-initialization-phase-must-be-the': { reason: 'CLIENT', notJudgedBy: ['mcp.lifecycle.initialize-result'] },
   // The server MUST respond with its own capabilities and information.
   'mcp-lifecycle:lifecycle-phases-initialization:the-server-must-respond-with-its': { rules: ['mcp.lifecycle.initialize-result'] },
-  // This SHOULD be the latest version supported by the server.
-  'mcp-lifecycle:lifecycle-phases-initialization-version-negotiation:this-should-be-the-latest-version': { rules: ['mcp.lifecycle.version-unknown'] },
   // Implementations SHOULD be prepared to handle these error cases:
   'mcp-lifecycle:error-handling:implementations-should-be-prepared-to-handle': { reason: 'LEAD_IN' },
   // RFC 9110 (spec/rfc9110/): the sentences the HTTP-field rules of every surface rest on.

@@ -6,7 +6,7 @@ import { tokenObservation } from './auth/tokens.ts';
 import { answerArray, batchNotifications202, batchRequests, emptyBatch } from './batch/batching.ts';
 import { generatedErrors } from './jsonrpc/generated.ts';
 import { idEchoed, invalidParams, invalidRequest, methodNotFound, parseError, resultXorError } from './jsonrpc/messages.ts';
-import { initializeResultRule, requestsBeforeInitialized, versionEcho, versionUnknown } from './lifecycle/initialization.ts';
+import { initializeResultRule, requestsBeforeInitialized, versionEcho, versionLatest, versionUnknown } from './lifecycle/initialization.ts';
 import { mcpRunSecrets } from './redaction/run-secrets.ts';
 import { batchingLater, protocolVersionHeader } from './revisions/later.ts';
 import { deleteTerminates, endedStays404, idUnique, idVisibleAscii, missing400, neverIssued } from './session/management.ts';
@@ -21,6 +21,7 @@ export const mcpRules: Rule[] = [
   initializeResultRule,
   versionEcho,
   versionUnknown,
+  versionLatest,
   requestsBeforeInitialized,
   accepted202,
   requestResponse,

@@ -15,14 +15,19 @@ import type { McpSurface } from './surface.ts';
 
 /** Revisions this fake speaks; it answers every other request for a version with the newest of these. */
 const SUPPORTED_VERSIONS = [MCP_REVISION] as const;
-/** A published revision the fake does not speak (the fault offering an unsupported version names it). */
-const UNSPOKEN_REVISION = '2024-11-05';
+/** A published revision after the fake's, which it does not speak (the fault offering an unsupported version names it). */
+const UNSPOKEN_REVISION = '2025-06-18';
+/** The revision before the fake's: under mcp.lifecycle.version-latest's fault the fake speaks it too, and offers it. */
+const OLDER_REVISION = '2024-11-05';
+const OFFERS_OLDER = 'mcp.lifecycle.version-latest/offers-older';
 const SERVER_INFO = { name: 'apicert-reference-fake', version: '0.1.0' };
 
 function negotiate(fake: FakeContext, requested: string): string | undefined {
   if ((SUPPORTED_VERSIONS as readonly string[]).includes(requested)) {
     return fake.faults.has('mcp.lifecycle.version-echo/answers-2024-11-05') ? '2024-11-05' : requested;
   }
+  // Speaks the older revision too and offers it, not its latest: asked for it, it echoes it, so only the SHOULD breaks.
+  if (fake.faults.has(OFFERS_OLDER)) return OLDER_REVISION;
   if (fake.faults.has('mcp.lifecycle.version-unknown/echoes-unknown')) return requested;
   // Offers a revision it does not speak: asked for that one later, the fake answers with its own.
   if (requested < UNSPOKEN_REVISION && fake.faults.has('mcp.lifecycle.version-unknown/offers-unsupported-version')) return UNSPOKEN_REVISION;

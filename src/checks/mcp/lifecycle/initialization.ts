@@ -184,6 +184,60 @@ function offerKept(j: Judge, ex: Exchange, asked: string, message: Record<string
   );
 }
 
+/** Revisions are dated (YYYY-MM-DD), so a later one sorts after: versions named otherwise have no order to judge. */
+const DATED_REVISION = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The dated versions the server showed it supports, each with the first exchange that showed it: an
+ * initialize answered with the version it asked for ("If the server supports the requested protocol
+ * version, it MUST respond with the same version"). Read without judging: a cut answer of one shows nothing.
+ */
+function echoedVersions(j: Judge): Map<string, Exchange> {
+  const supported = new Map<string, Exchange>();
+  for (const ex of ordinaryMcpPosts(j)) {
+    const asked = askedVersion(ex);
+    if (asked === undefined || !DATED_REVISION.test(asked) || supported.has(asked) || !openingInitialize(ex)) continue;
+    if (initializeResultOf(ex)?.protocolVersion === asked) supported.set(asked, ex);
+  }
+  return supported;
+}
+
+export const versionLatest = rule({
+  id: 'mcp.lifecycle.version-latest',
+  title: 'initialize asking for an unknown version is answered with the latest version the server is seen to support',
+  level: 'should',
+  spec: {
+    section: 'Lifecycle > Initialization > Version Negotiation',
+    quote: 'Otherwise, the server MUST respond with another protocol version it supports. This SHOULD be the latest version supported by the server.',
+    url: SPEC_URL.lifecycle,
+  },
+  judgement: {
+    record: `a well-formed initialize asking for protocolVersion ${UNKNOWN_VERSION} (no server supports it) answered with another dated version, POSTed to the MCP endpoint by an authorised client; initializes the server answered with the dated version they asked for show later versions it supports`,
+    none: `the server answered initialize asking for ${UNKNOWN_VERSION} with an error, or with that same version (mcp.lifecycle.version-unknown judges both): it offered no other version to compare`,
+    judge(j) {
+      const supported = echoedVersions(j);
+      // The gateway's description says "`/mcp` follows the MCP 2025-03-26 Streamable HTTP protocol": a version it supports, echoed or not.
+      const newest = [...supported.keys(), MCP_REVISION].sort().at(-1)!;
+      const shownBy = supported.get(newest);
+      eachInitialize(j, (asked) =>
+        asked !== UNKNOWN_VERSION
+          ? undefined
+          : (ex, message) => {
+              // An error (Error Handling's example) or the version asked for back is mcp.lifecycle.version-unknown's to judge.
+              const offered = versionOf(message);
+              if (!message || errorOf(message) || offered === undefined || offered === asked || !DATED_REVISION.test(offered)) return;
+              const why = shownBy ? 'it answered an initialize asking for it with it' : 'the version /mcp follows, by the gateway description';
+              j.check(ex, newest <= offered, `initialize asking for ${JSON.stringify(asked)} was answered with ${offered}, though the server supports the later ${newest} (${why})`, shownBy ? [shownBy] : []);
+            },
+      );
+    },
+  },
+  async provoke(ctx: CheckContext) {
+    await initializeOnce(ctx, UNKNOWN_VERSION, `initialize asking for ${UNKNOWN_VERSION}`);
+    await initializeOnce(ctx, MCP_REVISION, `initialize asking for ${MCP_REVISION}, the revision /mcp follows`);
+  },
+});
+
 /**
  * What the journal shows of each session's lifecycle (by `sessionKeyOf`): the exchanges that opened
  * it (an initialize answered with a result), the POSTs carrying notifications/initialized, whatever

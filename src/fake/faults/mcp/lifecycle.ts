@@ -7,7 +7,11 @@ export const mcpLifecycleFaults = [
   { id: 'mcp.lifecycle.version-unknown/echoes-unknown', description: 'initialize with an unknown protocolVersion echoes it back' },
   {
     id: 'mcp.lifecycle.version-unknown/offers-unsupported-version',
-    description: 'initialize asking for a version older than 2024-11-05 is answered with 2024-11-05, which the fake does not speak: asked for 2024-11-05, it answers 2025-03-26',
+    description: 'initialize asking for a version older than 2025-06-18 is answered with 2025-06-18, which the fake does not speak: asked for 2025-06-18, it answers 2025-03-26',
+  },
+  {
+    id: 'mcp.lifecycle.version-latest/offers-older',
+    description: 'the fake speaks 2024-11-05 besides 2025-03-26, and answers initialize asking for a version it does not speak with 2024-11-05, not its latest',
   },
   {
     id: 'mcp.lifecycle.requests-before-initialized/roots-list-early',
