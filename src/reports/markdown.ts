@@ -20,6 +20,14 @@ function prose(text: string): string {
 }
 
 /**
+ * A spec sentence as one blockquote line: a quote that starts a table's heading ("### ApproveRequest
+ * … | action_digest |") stays a quotation, not a heading of the summary's outline.
+ */
+function quoted(text: string): string {
+  return prose(text).replace(/^(\s*)(#{1,6})(?=\s|$)/, '$1\\$2');
+}
+
+/**
  * Text that may carry what a target sent (a reason, an observed value) as Markdown shows it
  * literally: no heading, list, link, image, emphasis or HTML of the target's making. Line ends and
  * other control characters become spaces, so a table row or a list item stays one.
@@ -82,7 +90,7 @@ export function renderMarkdown(report: Report): string {
   if (blockers.length > 0) {
     lines.push('## What blocks the gate', '', ...replayNotes(report).flatMap((n) => [n, '']));
     for (const r of blockers) {
-      lines.push(`### \`${r.id}\` (${r.verdict}${r.baseline?.status === 'stale' ? ', stale baseline entry' : ''})`, '', `> ${prose(r.spec.quote)}`, '');
+      lines.push(`### \`${r.id}\` (${r.verdict}${r.baseline?.status === 'stale' ? ', stale baseline entry' : ''})`, '', `> ${quoted(r.spec.quote)}`, '');
       if (r.baseline?.status === 'stale') lines.push(`The baseline lists this rule as failing ("${literal(r.baseline.reason)}") but it passes now: remove the entry.`, '');
       if (r.verdict !== 'fail') lines.push(literal(r.reason ?? ''), '');
       for (const [i, c] of r.cases.entries()) {
@@ -109,7 +117,7 @@ export function renderMarkdown(report: Report): string {
   const warned = report.summary.strict ? [] : should.filter((r) => r.verdict === 'fail');
   if (warned.length > 0) {
     lines.push('## Warnings (SHOULD)', '');
-    for (const r of warned) lines.push(`- \`${r.id}\`: ${literal(r.reason ?? '')}`, `  > ${cell(prose(r.spec.quote))}`);
+    for (const r of warned) lines.push(`- \`${r.id}\`: ${literal(r.reason ?? '')}`, `  > ${cell(quoted(r.spec.quote))}`);
     lines.push('');
   }
   if (should.length > 0) lines.push('## SHOULD rules', '', '| Rule | Verdict | What it checks | Notes |', '|---|---|---|---|', ...should.map(row), '');

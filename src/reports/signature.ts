@@ -141,11 +141,21 @@ export function verifyReport(report: unknown, signatureFile: unknown, key: KeyOb
   // Asked every time: the file digests are in the manifest alone, and the report's signature says nothing of them.
   const manifestOk = verify(null, Buffer.from(canonicalJson(sig.manifest)), key, Buffer.from(sig.manifestSignature, 'base64'));
   if (intact && !manifestOk && problems.length === 0) problems.push("the signature's manifest (the digests of the report's parts and rendered files) does not verify with this key: the signature file was altered");
+  const { digest, ...body } = report;
+  const ownDigestHolds = typeof digest === 'string' && digest === digestOf(body as Omit<Report, 'digest'>);
   if (!intact) {
     if (!manifestOk) {
       if (problems.length === 0) problems.push('the signature does not verify with this key, and neither does its manifest: the signature file was altered or comes from another key');
     } else {
       const now = partsOf(report);
+      // A report whose own digest holds but is not the signed one was not edited here: it and the
+      // signature come from two runs (or the whole report was written anew). Said first: the parts
+      // listed below then differ because the runs do, which read alone looks like an edit.
+      if (now.digest !== sig.manifest.parts.digest && ownDigestHolds) {
+        problems.push(
+          `the signature is of another report: this report.json (digest ${String(digest)}) is whole by its own digest, but the signature was made for a report with another digest, from another run or a report.json written anew; fetch the report.json and report.json.sig that were written together`,
+        );
+      }
       const names = new Set([...Object.keys(sig.manifest.parts), ...Object.keys(now)]);
       for (const name of [...names].sort()) {
         const signed = sig.manifest.parts[name];
@@ -156,8 +166,7 @@ export function verifyReport(report: unknown, signatureFile: unknown, key: KeyOb
       if (problems.length === 0) problems.push('the report changed after signing');
     }
   }
-  const { digest, ...body } = report;
-  if (typeof digest !== 'string' || digest !== digestOf(body as Omit<Report, 'digest'>)) {
+  if (!ownDigestHolds) {
     problems.push(`the report's own digest (${String(digest)}) does not match its content`);
   }
   const signedFiles = manifestOk ? sig.manifest.files : undefined;
