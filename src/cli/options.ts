@@ -80,6 +80,6 @@ export function addRunOptions(command: Command, defaultOut: string, what: string
     .option('--out <dir>', 'directory for the reports', nonBlank('--out', 'a folder for the reports', `to write them under ${defaultOut}`), defaultOut)
     .addOption(new Option('--format <list>', `report formats, comma separated (${REPORT_FORMATS.join(', ')})`).argParser(formats).default([...REPORT_FORMATS]))
     .option('--allow-untestable', `exit 0 even when required rules are untestable (${what})`)
-    .option('--quiet', 'print only the summary')
+    .option('-q, --quiet', 'print only the summary (-q as certify takes it)')
     .option('--list-rules', 'list the rules with their spec sentences and exit');
 }

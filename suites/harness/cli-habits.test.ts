@@ -81,6 +81,15 @@ describe('what the CLI prints', () => {
     expect(run.out).toMatch(/^reports: \S+ \(\S+latest points at it\)/m);
   });
 
+  it('-q works on every command that prints a run, as on certify (it once was a usage error on judge-traffic)', () => {
+    const dir = tmp('q-passive');
+    const har = join(dir, 'run.har');
+    expect(apicert(['certify', '--rules', 'v8.missions.get.ok', '--har-out', har, '--out', join(dir, 'active'), '-q']).code).toBe(0);
+    const judged = apicert(['judge-traffic', '--har', har, '--out', join(dir, 'passive'), '-q']);
+    expect(judged.code, judged.err).toBe(0);
+    expect(judged.out).toMatch(/gate PASS/);
+  });
+
   it('--verbose prints each exchange with a curl line', () => {
     const run = apicert(['certify', '--rules', 'v8.missions.get.ok', '--out', tmp('v'), '--verbose']);
     expect(run.code).toBe(0);
