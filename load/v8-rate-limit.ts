@@ -6,12 +6,12 @@
  * principal must not be limited meanwhile. Rules: load.v8.rate-limit.limit-observed,
  * load.v8.rate-limit.429-problem, load.v8.rate-limit.per-principal.
  */
-import { v8RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
+import { V8_OTHER_PRINCIPAL, v8RateLimitStep } from '../src/load/scenarios/rate-limit.ts';
 import { k6Transport, newKey, rampClock, rampOptions, Recorder, runConfigFor, settingsFor } from './lib/k6.ts';
 
 const config = settingsFor('v8-rate-limit');
 const runConfig = runConfigFor('v8-rate-limit');
-const recorder = new Recorder('v8-rate-limit', ['v8_rate_429_at_ms', 'v8_rate_429_at_rps']);
+const recorder = new Recorder('v8-rate-limit', ['v8_rate_429_at_ms', 'v8_rate_429_at_rps', V8_OTHER_PRINCIPAL.servedAtMs, V8_OTHER_PRINCIPAL.refusedAtMs]);
 
 export const options = rampOptions(config, recorder, 'default');
 

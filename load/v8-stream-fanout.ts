@@ -9,7 +9,7 @@ import { iterationOptions, k6Transport, newKey, Recorder, runConfigFor, settings
 
 const config = settingsFor('v8-stream-fanout');
 const runConfig = runConfigFor('v8-stream-fanout');
-const recorder = new Recorder('v8-stream-fanout', ['v8_fanout_readers_judged', 'v8_fanout_readers_timed_out']);
+const recorder = new Recorder('v8-stream-fanout', ['v8_fanout_readers_judged', 'v8_fanout_readers_timed_out', 'v8_fanout_resumes_409']);
 
 export const options = iterationOptions('fanout', config, config.readers, recorder);
 

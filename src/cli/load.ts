@@ -6,7 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { z } from 'zod';
@@ -349,20 +350,27 @@ async function load(opts: LoadOptions): Promise<void> {
     // k6 looked up before the run folder is made: without it a run leaves nothing behind.
     const binary = opts.emitK6Operator ? '' : opts.dryRun ? (process.env.K6_BINARY || 'k6') : await findK6().catch(toUsage);
     const version = opts.emitK6Operator || opts.dryRun ? undefined : await checkK6Version(binary).catch(toUsage);
+    // The manifests carry the bundles and the CA bundle in their ConfigMaps: an emit runs nothing and
+    // reports nothing, so it makes no run folder (one would hold bundles alone, beside the reports).
+    if (opts.emitK6Operator) {
+      const work = await mkdtemp(join(tmpdir(), 'apicert-emit-'));
+      try {
+        const bundles = await bundleScripts(join(work, 'scripts'), scripts);
+        const network = await k6Network(target.network, work);
+        await emitOperator(opts.emitK6Operator, scripts, bundles, opts.parallelism, { ...env, ...network.env }, network.unset);
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+      return;
+    }
     const startedAt = new Date();
     // The run's own folder holds its bundles, summaries and report, never an earlier run's.
     const run = await openLoadRun(opts, startedAt, withReport);
-    const bundles = join(run.dir, 'load', 'scripts');
-    const built = await bundleLoadScripts(bundles, true, LOAD_SCRIPT_FILES.filter((f) => scripts.some((s) => f.endsWith(`/${s}.ts`))));
-    if (built.errors.length > 0) throw new Error(`bundling the k6 scripts failed: ${built.errors.map((e) => e.text).join('; ')}`);
+    const bundles = await bundleScripts(join(run.dir, 'load', 'scripts'), scripts);
     // The profile's network settings, as k6 takes them (a CA bundle file beside the scripts).
     const network = await k6Network(target.network, join(run.dir, 'load'));
     Object.assign(env, network.env);
 
-    if (opts.emitK6Operator) {
-      await emitOperator(opts.emitK6Operator, scripts, bundles, opts.parallelism, env, network.unset);
-      return;
-    }
     if (opts.dryRun && target.fake) console.log('# the embedded fake stops when this command exits: to run these lines yourself, serve one with "apicert fake" and use --profile\n');
     if (version) console.log(`k6 ${version} at ${binary}`);
     const limitMs = Math.max(durationMs(config.maxDuration), durationMs(config.ramp)) + config.streamTimeoutMs + 60_000;
@@ -380,6 +388,13 @@ async function load(opts: LoadOptions): Promise<void> {
   } finally {
     await target.fake?.close();
   }
+}
+
+/** Bundles the scripts into `dir` (k6 runs no TypeScript before v0.57) and returns it. */
+async function bundleScripts(dir: string, scripts: readonly LoadScript[]): Promise<string> {
+  const built = await bundleLoadScripts(dir, true, LOAD_SCRIPT_FILES.filter((f) => scripts.some((s) => f.endsWith(`/${s}.ts`))));
+  if (built.errors.length > 0) throw new Error(`bundling the k6 scripts failed: ${built.errors.map((e) => e.text).join('; ')}`);
+  return dir;
 }
 
 interface ScriptStep {

@@ -101,11 +101,25 @@ export class RateLimiter {
    * the strictest /v8 tier (a load fault pools them so); a principal on no tier stays unlimited.
    */
   v8Pooled(principal: string, now = Date.now()): LimitDecision {
+    return this.take('v8 everyone', this.strictestV8(principal), now);
+  }
+
+  /**
+   * One /v8 request of `principal` in a gateway-wide bucket besides its own (the variant
+   * `v8.rate-limit/global-limit`): every principal on a tier counts, under twice the strictest /v8
+   * tier, whether its own bucket then serves it or not.
+   */
+  v8Global(principal: string, now = Date.now()): LimitDecision {
+    const strictest = this.strictestV8(principal);
+    return strictest ? this.take('v8 global', { requests: strictest.requests * 2, windowSeconds: strictest.windowSeconds }, now) : { kind: 'ok' };
+  }
+
+  /** The strictest /v8 tier, when `principal` is on one (a principal on no tier stays unlimited). */
+  private strictestV8(principal: string): RateTier | undefined {
     const { principals, default: tier } = this.limits.v8;
-    if (!(principals[principal] ?? tier)) return { kind: 'ok' };
+    if (!(principals[principal] ?? tier)) return undefined;
     const tiers = [...Object.values(principals), ...(tier ? [tier] : [])];
-    const strictest = tiers.sort((a, b) => a.requests / a.windowSeconds - b.requests / b.windowSeconds)[0];
-    return this.take('v8 everyone', strictest, now);
+    return tiers.sort((a, b) => a.requests / a.windowSeconds - b.requests / b.windowSeconds)[0];
   }
 
   private take(bucket: string, tier: RateTier | typeof LIMITER_DOWN | undefined, now: number): LimitDecision {

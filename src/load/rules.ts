@@ -177,7 +177,7 @@ export const LOAD_RULES: readonly LoadRule[] = [
     id: 'load.v8.rate-limit.per-principal',
     surface: 'v8',
     script: 'v8-rate-limit',
-    title: "While one principal is limited, another principal's request is not answered 429",
+    title: "When one principal first meets its limit, another principal's request is not answered 429 (a limit besides it, met later in the ramp, may refuse both)",
     level: 'required',
     spec: { document: V8, section: 'Limits', quote: 'A per-principal rate limit exists (`429`).' },
   },

@@ -7,7 +7,7 @@
 import { LOAD_RULES, metricOf, rulesOf, type LoadScript } from './rules.ts';
 import { sentenceText } from '../contract/sentence.ts';
 import { SCOPE_CODES, V1_SCOPES_NOT_SHOWN } from '../traffic/scope-refusal.ts';
-import { scopeRefusedFigure, V1_RATE_FIGURES } from './scenarios/rate-limit.ts';
+import { PER_PRINCIPAL_CHECK, scopeRefusedFigure, V1_RATE_FIGURES, V8_OTHER_PRINCIPAL } from './scenarios/rate-limit.ts';
 import type { StepResult } from './transport.ts';
 
 export const SUMMARY_FORMAT = 'apicert.load-summary/1';
@@ -285,16 +285,29 @@ const inFlight = (surface: 'v1' | 'v8', rule: string) =>
 const V1_IN_FLIGHT = inFlight('v1', 'v1.execute.idempotency.replay');
 
 /**
+ * Every resume answered 409: the resumes go out once the readers' streams have ended, from cursors
+ * before the terminal event, and neither the window's size nor its duration is given, so a window
+ * may hold none of them (the fake's `v8.missions/replay-window-one`).
+ */
+const v8ResumesOutsideWindow = (stats: FigureStats) =>
+  `the resumes with Last-Event-ID were answered 409 (${Math.round(stats.avg * stats.count)} of them, in ${stats.count} iterations), so no resumed stream was there to compare for a repeat or a gap. ` +
+  'The cursors named events before the terminal one, and were sent once the readers\' streams had ended: "A `Last-Event-ID` outside the window gives `409`" and "Size or duration of the replay window: not shown." ' +
+  '(v8, Events), so a window that holds none of them by then (one event, or a short time) is the target\'s choice. ' +
+  'certify\'s v8.missions.events.resume takes such a 409 as the answer its sentence gives, and passes on it; this rule judges what a resumed reader sees, which a 409 does not show';
+
+/**
  * Rules a legal choice of the target can leave with nothing to judge, and the figure that shows the
  * choice was taken: readers timing out on a stream the server keeps open (k6 hands over a body only
- * when its request ends), or duplicates refused while the first was in flight.
+ * when its request ends), duplicates refused while the first was in flight, or resumes outside a
+ * replay window.
  */
-const CHOICE_SHOWN: Record<string, { figure: string; reason: string }> = {
+const CHOICE_SHOWN: Record<string, { figure: string; reason: string | ((stats: FigureStats) => string) }> = {
   'load.v1.events.fanout-same-events': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
   'load.v1.events.fanout-resume': { figure: 'v1_fanout_readers_timed_out', reason: V1_STREAMS_OPEN },
   'load.v8.idempotency.storm-one-mission': { figure: 'v8_storm_refused_in_flight', reason: inFlight('v8', 'v8.missions.idempotency.replay') },
   'load.v1.idempotency.storm-one-run': { figure: 'v1_storm_refused_in_flight', reason: V1_IN_FLIGHT },
   'load.v1.idempotency.storm-replayed': { figure: 'v1_storm_refused_in_flight', reason: V1_IN_FLIGHT },
+  'load.v8.events.fanout-resume': { figure: 'v8_fanout_resumes_409', reason: v8ResumesOutsideWindow },
 };
 
 /** "403" or "401-403": the statuses a figure of statuses saw. */
@@ -358,7 +371,8 @@ function droppedNote(summary: LoadSummary): string {
 function nothingJudged(summary: LoadSummary, ruleId: string): string {
   const { judged, unjudged } = summary.iterations;
   const shown = CHOICE_SHOWN[ruleId];
-  if (shown && (summary.figures[shown.figure]?.count ?? 0) > 0) return `not judged: ${shown.reason}`;
+  const stats = shown ? summary.figures[shown.figure] : undefined;
+  if (shown && stats && stats.count > 0) return `not judged: ${typeof shown.reason === 'string' ? shown.reason : shown.reason(stats)}`;
   const otherwise = limitOtherwise(summary, ruleId);
   if (otherwise) return `not judged: ${otherwise}`;
   const hint = NOT_REACHED[ruleId] === undefined ? undefined : `${NOT_REACHED[ruleId]}${droppedNote(summary)}`;
@@ -366,6 +380,26 @@ function nothingJudged(summary: LoadSummary, ruleId: string): string {
   const segment = summary.segments.length === 1 && summary.segments[0] !== '0:1' ? `; this summary covers execution segment ${summary.segments[0]} only, and a segment may get no VU for a scenario when APICERT_VUS is below the number of segments: merge every segment's summary (apicert load merge)` : '';
   if (judged === 0) return `nothing was judged: ${unjudged} iterations without a judgment (errors, refusals, no answer): see the k6 output${hint ? `; when answers came, ${hint}` : ''}${segment}`;
   return `not judged in ${judged} judged iterations: ${hint ?? 'no answer reached this rule'}${segment}`;
+}
+
+/**
+ * "A per-principal rate limit exists (`429`)": the first limit the ramp met must have left another
+ * principal served. A limit met later in the ramp, besides it (gateway-wide, per IP: no sentence
+ * forbids one), may refuse the other principal too and breaks nothing; a first limit that refused
+ * both counts them in one bucket, and no limit of the principal's own showed.
+ */
+function perPrincipal(summary: LoadSummary, figures: Record<string, FigureStats>): LoadRuleResult | undefined {
+  const id = 'load.v8.rate-limit.per-principal';
+  const refused = summary.figures[V8_OTHER_PRINCIPAL.refusedAtMs];
+  if (!refused || refused.count === 0) return undefined;
+  const served = summary.figures[V8_OTHER_PRINCIPAL.servedAtMs];
+  const shown = { ...figures, [V8_OTHER_PRINCIPAL.refusedAtMs]: refused, ...(served ? { [V8_OTHER_PRINCIPAL.servedAtMs]: served } : {}) };
+  const passes = summary.rules[id]?.passes ?? 0;
+  if (served && served.count > 0 && served.min <= refused.min) {
+    return { id, verdict: 'pass', reason: `${passes} judgments passed: another principal was served while the first was limited, from ${Math.round(served.min)} ms into the ramp; ${refused.count} of its later requests (from ${Math.round(refused.min)} ms) were answered 429 too, by a limit besides the per-principal one (gateway-wide, per IP), which no sentence forbids`, figures: shown };
+  }
+  const before = served && served.count > 0 ? `, before any was served (the first at ${Math.round(served.min)} ms)` : ` (${refused.count} of ${refused.count})`;
+  return { id, verdict: 'fail', reason: `${PER_PRINCIPAL_CHECK}: the first request of another principal sent while the first was limited (${Math.round(refused.min)} ms into the ramp) was answered 429 too${before}, so the first limit the ramp met counts both principals and no limit of the principal's own showed`, figures: shown };
 }
 
 function failedChecks(tally: RuleTally): string {
@@ -389,7 +423,9 @@ export function verdictsOf(summary: LoadSummary, partial?: string): LoadRuleResu
     const untestable = summary.untestable[rule.id];
     const refusedKey = keyRefused(summary, rule.id);
     let result: LoadRuleResult;
-    if (tally && tally.fails > 0) result = { id: rule.id, verdict: 'fail', reason: `${tally.fails} of ${tally.passes + tally.fails} judgments failed: ${failedChecks(tally)}`, figures };
+    const timed = tally?.fails ? undefined : rule.id === 'load.v8.rate-limit.per-principal' ? perPrincipal(summary, figures) : undefined;
+    if (timed) result = timed;
+    else if (tally && tally.fails > 0) result = { id: rule.id, verdict: 'fail', reason: `${tally.fails} of ${tally.passes + tally.fails} judgments failed: ${failedChecks(tally)}`, figures };
     else if (tally && tally.passes > 0) result = { id: rule.id, verdict: 'pass', reason: `${tally.passes} judgments passed${rule.level === 'observation' && fellShort(summary) ? `${droppedNote(summary)} (the arrival rates recorded are the ramp's planned ones, above what k6 sent)` : ''}`, figures };
     else if (untestable) result = { id: rule.id, verdict: 'untestable', reason: untestable, figures };
     else if (refusedKey) result = { id: rule.id, verdict: 'untestable', reason: refusedKey, figures };

@@ -148,6 +148,9 @@ describe('apicert load', () => {
     expect(configMap.data['v8-stream-fanout.js']).toMatch(/export \{/);
     for (const file of ['v8-stream-fanout.testrun.yaml', 'v8-stream-fanout.configmap.yaml', 'README.md']) expect(readFileSync(join(dir, file), 'utf8')).not.toContain(TOKEN);
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('--from-literal=APICERT_V8_TOKEN="$APICERT_V8_TOKEN"');
+    // Nothing ran and nothing was judged: no run folder under --out (the manifests and README in the folder named are all it writes).
+    expect(existsSync(join(dir, 'out')), 'a run folder under --out').toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['README.md', 'v8-stream-fanout.configmap.yaml', 'v8-stream-fanout.testrun.yaml']);
 
     const pod = (segment: string, fails: number): string => {
       const s: LoadSummary = { ...emptySummary('v8-stream-fanout', 'https://gateway.example.test', [segment]), iterations: { judged: 1, unjudged: 0 } };

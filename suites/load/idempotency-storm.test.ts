@@ -41,6 +41,12 @@ describe('v8 idempotency storm', () => {
     expect(verdict.reason).toMatch(reason);
   });
 
+  it('load.v8.idempotency.storm-one-mission/race fails storm-one-mission alone', async () => {
+    const summary = await v8Storm(['load.v8.idempotency.storm-one-mission/race']);
+    expect(verdictOf(summary, 'load.v8.idempotency.storm-one-mission').verdict).toBe('fail');
+    expect(verdictOf(summary, 'load.v8.idempotency.storm-conflict')).toMatchObject({ verdict: 'pass' });
+  });
+
   it('changes the task of the other bodies, so a strictly validating target still parses them', () => {
     const body = { goalSpec: { task: 't' }, resourceBudget: { maximumSteps: 1 } };
     expect(otherMissionBody(body, 0)).toEqual({ goalSpec: { task: 't (variant 1)' }, resourceBudget: { maximumSteps: 1 } });
@@ -60,6 +66,13 @@ describe('v1 idempotency storm', () => {
     const verdict = verdictOf(await v1Storm([fault]), rule);
     expect(verdict.verdict).toBe('fail');
     expect(verdict.reason).toMatch(reason);
+  });
+
+  // A fault breaks exactly its rule: the race is one of task executes, as its description says.
+  it('load.v1.idempotency.storm-one-run/race fails storm-one-run alone', async () => {
+    const summary = await v1Storm(['load.v1.idempotency.storm-one-run/race']);
+    expect(verdictOf(summary, 'load.v1.idempotency.storm-one-run').verdict).toBe('fail');
+    for (const rule of ['load.v1.idempotency.storm-replayed', 'load.v1.idempotency.storm-conflict']) expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'pass' });
   });
 
   it('judges nothing, and says so, when the key is refused', async () => {

@@ -225,6 +225,19 @@ describe('stream fan-outs', () => {
     expect(t.fake.context.variants.taken()).toContain('v8.missions/stream-duration-cap');
   }, 30_000);
 
+  // "A `Last-Event-ID` outside the window gives `409`"; "Size or duration of the replay window: not shown."
+  it('say that every resume met a replay window that held none of the cursors (v8.missions/replay-window-one)', async () => {
+    const t = await fakeWith(['v8.missions/replay-window-one']);
+    const summary = await summarise('v8-stream-fanout', t.config.baseUrl, () => v8StreamFanout(t.transport, { ...t.config, token: credentialOf('v8-stream-fanout', t.config), readers: 4, resumers: 3, streamTimeoutMs: 5_000, key: newKey }), 2);
+    for (const rule of ['load.v8.events.fanout-same-events', 'load.v8.events.fanout-one-terminal', 'load.v8.events.fanout-after-terminal']) passes(summary, rule);
+    const resume = verdictOf(summary, 'load.v8.events.fanout-resume');
+    expect(resume.verdict).toBe('inconclusive');
+    expect(resume.reason).toMatch(/^not judged: the resumes with Last-Event-ID were answered 409 \(6 of them, in 2 iterations\)/);
+    expect(resume.reason).toContain('"Size or duration of the replay window: not shown."');
+    expect(resume.reason).toContain("certify's v8.missions.events.resume");
+    expect(t.fake.context.variants.taken()).toContain('v8.missions/replay-window-one');
+  });
+
   it('still fail a stream that ends without its terminal event after the mission ended', async () => {
     const t = await fakeWith();
     // Every stream of the ended mission is cut before its terminal event: what a server that loses it does.

@@ -5,7 +5,9 @@ import { v1LimiterDownStep, v1RateLimitStep, v8RateLimitStep } from '../../src/l
 import type { FakeConfigInput } from '../../src/fake/context.ts';
 import type { FaultId } from '../../src/fake/faults/index.ts';
 import { withLoadResults } from '../../src/load/report.ts';
-import { verdictsOf } from '../../src/load/summary.ts';
+import { emptySummary, verdictsOf } from '../../src/load/summary.ts';
+import type { VariantId } from '../../src/fake/variants/index.ts';
+import type { LoadRequest } from '../../src/load/transport.ts';
 import { summarize } from '../../src/reports/model.ts';
 import { catchRows } from './catches.ts';
 import { fakeTarget, V1_PROBE_LIMIT, newKey, summarise, verdictOf, type Target } from './support.ts';
@@ -41,12 +43,12 @@ async function v1Ramp(faults: FaultId[] = [], withLimiterDown = true) {
   return summary;
 }
 
-async function v8Ramp(faults: FaultId[] = [], fakeConfig: FakeConfigInput = V8_LIMIT) {
-  target = await fakeTarget(faults, fakeConfig);
+async function v8Ramp(faults: FaultId[] = [], fakeConfig: FakeConfigInput = V8_LIMIT, variants: VariantId[] = [], maxProbes = 3) {
+  target = await fakeTarget(faults, fakeConfig, {}, variants);
   const t = target;
   let probes = 0;
   const ramp = clock();
-  const step = () => v8RateLimitStep(t.transport, { baseUrl: t.config.baseUrl, token: credentialOf('v8-rate-limit', t.config), otherToken: t.config.v8OtherToken, mayProbeOther: () => ++probes <= 3, missionBody: t.config.missionBody, key: newKey, ...ramp });
+  const step = () => v8RateLimitStep(t.transport, { baseUrl: t.config.baseUrl, token: credentialOf('v8-rate-limit', t.config), otherToken: t.config.v8OtherToken, mayProbeOther: () => ++probes <= maxProbes, missionBody: t.config.missionBody, key: newKey, ...ramp });
   return summarise('v8-rate-limit', t.config.baseUrl, step, 24, 4);
 }
 
@@ -103,6 +105,42 @@ describe('v8 per-principal rate limit', () => {
     const verdict = verdictOf(await v8Ramp([fault]), rule);
     expect(verdict.verdict).toBe('fail');
     expect(verdict.reason).toMatch(reason);
+  });
+
+  // "A per-principal rate limit exists (`429`)." says nothing against another limit besides it.
+  it('passes a gateway-wide limit besides the per-principal one, which refuses the other principal later in the ramp (v8.rate-limit/global-limit)', async () => {
+    const summary = await v8Ramp([], V8_LIMIT, ['v8.rate-limit/global-limit'], 24);
+    expect(target!.fake.context.variants.taken()).toContain('v8.rate-limit/global-limit');
+    const verdict = verdictOf(summary, 'load.v8.rate-limit.per-principal');
+    expect(verdict.verdict).toBe('pass');
+    // The other principal was served at the first 429s, then refused once the sum passed the gateway-wide bucket.
+    expect(verdict.reason).toMatch(/answered 429 too, by a limit besides the per-principal one/);
+    expect(summary.figures.v8_other_principal_served_at_ms!.count).toBeGreaterThan(0);
+    expect(summary.figures.v8_other_principal_429_at_ms!.count).toBeGreaterThan(0);
+    for (const rule of ['load.v8.rate-limit.429-problem', 'load.v8.rate-limit.limit-observed']) expect(verdictOf(summary, rule), rule).toMatchObject({ verdict: 'pass' });
+  });
+
+  it('fails when the first limit the ramp met refused the other principal too, even if a later probe was served', () => {
+    const summary = emptySummary('v8-rate-limit', 'http://t');
+    summary.iterations = { judged: 3, unjudged: 0 };
+    summary.rules['load.v8.rate-limit.per-principal'] = { passes: 1, fails: 0, checks: {} };
+    summary.figures.v8_other_principal_429_at_ms = { count: 2, min: 1200, max: 1300, avg: 1250 };
+    summary.figures.v8_other_principal_served_at_ms = { count: 1, min: 2000, max: 2000, avg: 2000 };
+    expect(verdictsOf(summary).find((r) => r.id === 'load.v8.rate-limit.per-principal')).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/^another principal is not limited while the first is: the first request .* \(1200 ms into the ramp\) was answered 429 too, before any was served/) });
+    delete summary.figures.v8_other_principal_served_at_ms;
+    delete summary.rules['load.v8.rate-limit.per-principal'];
+    expect(verdictsOf(summary).find((r) => r.id === 'load.v8.rate-limit.per-principal')).toMatchObject({ verdict: 'fail', reason: expect.stringMatching(/\(2 of 2\)/) });
+  });
+
+  it('judges a served probe only when the first principal is refused again right after it (a limit window may have ended between them)', async () => {
+    const judged = async (recheck: number) => {
+      const answers: Record<string, number> = { 'ramp POST /v8/missions': 429, 'other-principal POST /v8/missions': 202, 'ramp recheck POST /v8/missions': recheck };
+      const transport = { batch: async (requests: readonly LoadRequest[]) => requests.map((r) => ({ status: answers[r.name]!, headers: { 'content-type': 'application/problem+json' }, body: JSON.stringify({ status: answers[r.name] }) })), sleep: async () => {} };
+      const step = await v8RateLimitStep(transport, { baseUrl: 'http://t', token: 'a', otherToken: 'b', mayProbeOther: () => true, missionBody: {}, key: newKey, elapsedMs: () => 1000, arrivalRate: () => 10 });
+      return step.judgments.filter((j) => j.rule === 'load.v8.rate-limit.per-principal');
+    };
+    expect(await judged(429)).toEqual([expect.objectContaining({ ok: true })]);
+    expect(await judged(202)).toEqual([]);
   });
 
   it('finds no limit on a fake whose rate-probe principal is never limited, and judges nothing then', async () => {

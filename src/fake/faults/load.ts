@@ -7,7 +7,7 @@ import type { FaultDefinition } from './types.ts';
  */
 export const loadFaults = [
   { id: 'load.v8.idempotency.storm-one-mission/race', description: 'concurrent creates with one new key each start a mission (check-then-act race)' },
-  { id: 'load.v1.idempotency.storm-one-run/race', description: 'concurrent task executes with one new key each start a run (check-then-act race)' },
+  { id: 'load.v1.idempotency.storm-one-run/race', description: 'concurrent task executes with one new key each start a run (check-then-act race); turns are not raced, so storm-replayed holds' },
   { id: 'load.v8.events.fanout-same-events/late-subscriber-gap', description: 'the fifth and later readers of one mission miss mission.started' },
   { id: 'load.v8.events.fanout-one-terminal/duplicate-terminal', description: 'the fifth and later readers of one mission get the terminal event twice' },
   { id: 'load.v1.events.fanout-same-events/late-subscriber-gap', description: "the fifth and later readers of one run miss the run's second event" },

@@ -19,7 +19,10 @@ export interface LimitBend {
 
 /** Answers the refusal itself and returns true when the caller is over its tier. */
 export function v8RateLimited(fake: FakeContext, res: ServerResponse, caller: FakeCaller, bend: LimitBend = {}): boolean {
-  const decision = fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? fake.rateLimiter.v8Pooled(caller.principal) : fake.rateLimiter.v8(caller.principal);
+  // A gateway-wide limit besides the principal's own (a legal choice) refuses first, and counts every request it lets through.
+  const global = fake.variants.has('v8.rate-limit/global-limit') ? fake.rateLimiter.v8Global(caller.principal) : undefined;
+  const decision =
+    global && global.kind !== 'ok' ? global : fake.faults.has('load.v8.rate-limit.per-principal/global-bucket') ? fake.rateLimiter.v8Pooled(caller.principal) : fake.rateLimiter.v8(caller.principal);
   if (decision.kind === 'ok' || (decision.kind === 'limited' && bend.neverLimits)) return false;
   if (decision.kind === 'unavailable' || bend.as503) {
     writeProblem(fake, res, 503, 'unavailable', 'The gateway is busy.');

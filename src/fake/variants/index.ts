@@ -27,6 +27,7 @@ import { v8GoalsVariants } from './v8/goals.ts';
 import { v8IntentsVariants } from './v8/intents.ts';
 import { v8MemoryVariants } from './v8/memory.ts';
 import { v8MissionsVariants } from './v8/missions.ts';
+import { v8RateLimitVariants } from './v8/rate-limit.ts';
 import { v8SkillsVariants } from './v8/skills.ts';
 import { v8TracesVariants } from './v8/traces.ts';
 
@@ -44,6 +45,7 @@ export const VARIANTS = [
   ...v8ErrorsVariants,
   ...v8IntentsVariants,
   ...v8ContractVariants,
+  ...v8RateLimitVariants,
   ...v1RunsVariants,
   ...v1ExecuteVariants,
   ...v1UsageVariants,

@@ -187,6 +187,9 @@ async function judgeFanout(t: Transport, c: FanoutConfig, url: string, rules: Fa
   const positions = cursorPositions(reference.length, c.resumers);
   const resumed = await t.batch(positions.map((p) => streamRequest(url, c.token, `fanout resume GET ${rules.endpoint}`, c.streamTimeoutMs, reference![p]!.id!)));
   // 409: the cursor left the replay window, which the seed allows; the rest as for the readers.
+  // Counted, so a rule that compared no resumed stream can say that the window held none of the cursors.
+  const outside = resumed.filter((res) => res.status === 409).length;
+  if (outside > 0) v.figure(`${rules.surface}_fanout_resumes_409`, outside);
   const opened = resumed.map((res, i) => ({ res, at: positions[i]! })).filter(({ res }) => !unjudgeable(res) && res.status !== 409 && v.judge(rules.resume, res.status === 200, 'a resumed stream opens with 200 (or 409 outside the replay window)'));
   let rest = opened.map(({ res }) => eventsOf(res.body));
   // A resumed stream cut short is resumed in turn, as the readers' were: the events after the cursor are the joined ones.

@@ -43,7 +43,8 @@ export function executeHandler(surface: V1Surface): (r: RouteRequest) => Promise
     const release = await holdInFlight(surface, scope, request);
     try {
       // The race a storm of one new key finds (a load fault): the key is checked, then remembered later.
-      if (request.key !== undefined && surface.fake.faults.has('load.v1.idempotency.storm-one-run/race')) await new Promise((resolve) => setTimeout(resolve, 25));
+      // Task mode only, as the fault says: a turn storm's replayed flags are another rule's (storm-replayed).
+      if (request.key !== undefined && request.mode === 'task' && surface.fake.faults.has('load.v1.idempotency.storm-one-run/race')) await new Promise((resolve) => setTimeout(resolve, 25));
       if (request.mode === 'task') startTask(surface, r, caller, scope, request);
       else startTurn(surface, r, caller, scope, request);
     } finally {
