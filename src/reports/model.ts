@@ -442,16 +442,17 @@ export function digestOf(body: Omit<Report, 'digest'>): string {
   const entries = new Set<object>();
   for (const rule of body.rules) for (const entry of rule.evidence) entries.add(entry);
   const hash = createHash('sha256');
-  const bytes = new Map<string, Buffer>();
-  canonicalPieces(body, entries, (text, reused) => {
-    if (!reused) {
+  // Keyed by the entry, not its text: a text key is hashed whole on its first lookup (megabytes of evidence, ~10 ms of a 1.1 s judging).
+  const bytes = new Map<object, Buffer>();
+  canonicalPieces(body, entries, (text, reused, of) => {
+    if (!reused || of === undefined) {
       hash.update(text);
       return;
     }
-    let encoded = bytes.get(text);
+    let encoded = bytes.get(of);
     if (!encoded) {
       encoded = Buffer.from(text, 'utf8');
-      bytes.set(text, encoded);
+      bytes.set(of, encoded);
     }
     hash.update(encoded);
   });

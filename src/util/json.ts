@@ -8,10 +8,10 @@ export function canonicalJson(value: unknown): string {
 /**
  * `canonicalJson(value)` handed to `sink` in order, in pieces, for a value that holds the same
  * objects many times (a report's evidence entries, shown by many rules): each object of `reused`
- * is written once, and its text (the same string each time, `reused` true) handed wherever it
- * recurs. An object's canonical text does not depend on where it stands.
+ * is written once, and its text (the same string each time, `reused` true, with the object it is
+ * the text of) handed wherever it recurs. An object's canonical text does not depend on where it stands.
  */
-export function canonicalPieces(value: unknown, reused: ReadonlySet<object>, sink: (text: string, reused: boolean) => void): void {
+export function canonicalPieces(value: unknown, reused: ReadonlySet<object>, sink: (text: string, reused: boolean, of?: object) => void): void {
   const out: Canonical = { text: '', reused, written: new Map(), sink };
   writeCanonical(value, out);
   if (out.text.length > 0) sink(out.text, false);
@@ -21,7 +21,7 @@ interface Canonical {
   text: string;
   reused?: ReadonlySet<object>;
   written?: Map<object, string>;
-  sink?: (text: string, reused: boolean) => void;
+  sink?: (text: string, reused: boolean, of?: object) => void;
 }
 
 /**
@@ -66,7 +66,7 @@ function writeCanonical(value: unknown, out: Canonical): void {
     }
     if (out.text.length > 0) out.sink!(out.text, false);
     out.text = '';
-    out.sink!(text, true);
+    out.sink!(text, true, value);
     return;
   }
   if (Array.isArray(value)) {
