@@ -256,7 +256,7 @@ export class ProbeClient implements Http {
   private noteMalformed(req: { method: string; path: string }, status: number, contentType: string, body: BodyText, json: unknown): void {
     let problem = body.malformed;
     if (!problem && isJsonMediaType(contentType) && !body.truncated && body.text.trim().length > 0 && json === undefined) problem = `is ${contentType.split(';')[0]} but not JSON`;
-    if (!problem && contentType.startsWith('text/event-stream')) {
+    if (!problem && contentType.startsWith('text/event-stream') && !eventDataJudgedByItsRule(req.path)) {
       const bad = firstNonJsonEvent(eventData(body.text));
       if (bad > 0) problem = `is an event stream whose event #${bad} has data that is not JSON`;
     }
@@ -468,7 +468,7 @@ export class ProbeClient implements Http {
     if (read.invalidUtf8) this.findings.push(`the event stream answering ${req.method} ${req.path} is not valid UTF-8${undecoded ? `: ${undecoded}` : ''}`);
     else if (broken) this.findings.push(`the event stream answering ${req.method} ${req.path} stopped: ${broken}`);
     // Both APIs and MCP carry a JSON document in every event's data.
-    const notJson = firstNonJsonEvent(read.events.map((e) => e.data));
+    const notJson = eventDataJudgedByItsRule(req.path) ? 0 : firstNonJsonEvent(read.events.map((e) => e.data));
     if (notJson > 0) this.findings.push(`event #${notJson} of the stream answering ${req.method} ${req.path} has data that is not JSON`);
     entry.durationMs = Math.round(performance.now() - started);
     this.options.redactor.noteResponse(req.method, req.path, res.statusCode, [...read.events.flatMap((e) => [e.data, e.id ?? '']), ...Object.values(responseHeaders)]);
@@ -498,6 +498,17 @@ function placeCredential(req: RawRequest): RawRequest {
   if ('header' in place) return { ...req, headers: [...req.headers, [place.header, `${place.before ?? 'Bearer '}${token}${place.after ?? ''}`]] };
   if ('cookie' in place) return { ...req, headers: [...req.headers, ['Cookie', `${place.cookie}=${token}`]] };
   return { ...req, target: `${req.target}${req.target.includes('?') ? '&' : '?'}${place.query}=${encodeURIComponent(token)}` };
+}
+
+/**
+ * Whether a rule of its own judges that every event of the stream at `path` carries JSON data: a mission
+ * event stream (v8 Events: "`data` | JSON payload specific to the type"), which v8.missions.events.shape
+ * judges, in a recording too. There, data that is not JSON fails that rule alone: the other rules reading
+ * the stream read what they need of it (an event whose data they cannot read, they lack). The streams of
+ * /v1 and MCP have no such rule, so their event data stays every reader's finding.
+ */
+function eventDataJudgedByItsRule(path: string): boolean {
+  return /\/v8\/missions\/[^/?#]+\/events(?:[?#]|$)/.test(path);
 }
 
 /** Why a body is broken for its media type, or undefined: invalid UTF-8, or a JSON media type whose body is not JSON. */

@@ -5,6 +5,7 @@ import { journalFact, operation, requestBodyMissing } from '../../../traffic/rea
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, fixture, newKey, MISSIONS } from '../support/missions.ts';
 import { otherCauseOfRefusal } from '../support/ordinary.ts';
+import { limiterRefused } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.succeeds', 'v8.missions.waits'] } });
 
@@ -124,7 +125,8 @@ export const scope403 = rule({
       missionsRequests(j, (ex, endpoint) => {
         if (endpoint.scope === undefined || ex.requestHeaders.authorization === undefined) return;
         const credential = j.credentialOf(ex);
-        if (!credential || credential.expired || credential.scopes.includes(endpoint.scope)) return;
+        // A valid principal may meet its rate limit first: no sentence orders the limiter and the scope check.
+        if (!credential || credential.expired || credential.scopes.includes(endpoint.scope) || limiterRefused(j, ex)) return;
         j.check(ex, ex.status === 403, `with a token lacking ${endpoint.scope} answered ${ex.status}, expected 403`);
       });
     },

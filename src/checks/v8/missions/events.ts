@@ -3,6 +3,7 @@ import { mediaType, section, type Exchange, type Judge, type SseEvent } from '..
 import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamEvents, streamRead } from '../../../traffic/read.ts';
 import { eventIdCases, oneTerminalCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
+import { admitted, limiterRefused, stopIfLimited } from '../support/limiter.ts';
 import { callerOf, judgeReadsAfterTerminal, missionOf, withMissionsOn } from '../support/traffic.ts';
 import {
   MISSION_EVENT_TYPES,
@@ -123,6 +124,11 @@ export const eventsTraceId = rule({
         for (const [i, e] of (streamEvents(j, ex) ?? []).entries()) {
           if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
           const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
+          // Data that is not JSON is events.shape's failure ("`data` | JSON payload"): what it includes cannot be read here.
+          if (dataOf(e) === undefined && !parseJson(e.data).ok) {
+            j.lacks(ex, `event #${i + 1} (${e.event})'s data: it is not JSON, which v8.missions.events.shape fails`);
+            continue;
+          }
           j.check(ex, parsedAs(schema, dataOf(e)).success, `event #${i + 1} (${e.event}${e.id !== undefined ? `, id ${e.id}` : ''}) lacks ${e.event === 'mission.step.started' ? 'traceId' : 'stepId or traceId'}`);
         }
       }
@@ -204,7 +210,7 @@ export const resume = rule({
         const cut = full.events.findIndex((e) => e.id === cursor) + 1;
         // A cursor the stream never carried is the replay-window rule's; the terminal event's, or that of an informational event
         // after it (a stream read to its close carries them), the after-terminal rule's ("Events after a terminal event are informational only").
-        if (cut === 0 || cut > end) continue;
+        if (cut === 0 || cut > end || limiterRefused(j, ex)) continue;
         (resumed[String(ex.status)] ??= []).push(cut);
         const window = windows.get(full.stream) ?? { held: [], outside: [] };
         windows.set(full.stream, window);
@@ -245,8 +251,9 @@ export const resume = rule({
     for (let cut = terminal; cut >= 1; cut -= 1) {
       const cursor = full.events[cut - 1]!.id;
       if (cursor === undefined || cursor === '') continue;
-      const rest = await followEvents(ctx, mission.runId, { lastEventId: cursor, label: `resume after event #${cut}` });
-      if (rest.status === 409) break;
+      const rest = await admitted(ctx, () => followEvents(ctx, mission.runId, { lastEventId: cursor, label: `resume after event #${cut}` }));
+      // A limiter still refusing would refuse the older cursors too: the judgement lacks what it refused.
+      if (rest.status === 409 || rest.status === 429) break;
     }
   },
 });
@@ -268,7 +275,8 @@ export const replayWindow = rule({
     const stale = ctx.profile.fixtures.v8.staleEventCursor;
     if (stale !== undefined) {
       ctx.observe('cursor used', 'profile fixtures.v8.staleEventCursor');
-      const res = await followEvents(ctx, mission.runId, { lastEventId: stale, label: 'resume from a cursor outside the window' });
+      const res = await admitted(ctx, () => followEvents(ctx, mission.runId, { lastEventId: stale, label: 'resume from a cursor outside the window' }));
+      stopIfLimited(ctx, res, 'the resume from a cursor outside the window');
       ctx.expect(res.status === 409, `a cursor outside the replay window answered ${res.status}, expected 409`);
       return;
     }
@@ -277,7 +285,8 @@ export const replayWindow = rule({
     // is no cursor at all: refusing it as malformed (400) is as legal as 409.
     const cursor = `${full.events[0]?.id ?? 'apicert'}-never-issued-${uuidv7().slice(-12)}`;
     ctx.observe('cursor used', 'a cursor the target never issued');
-    const res = await followEvents(ctx, mission.runId, { lastEventId: cursor, label: 'resume from a cursor the target never issued' });
+    const res = await admitted(ctx, () => followEvents(ctx, mission.runId, { lastEventId: cursor, label: 'resume from a cursor the target never issued' }));
+    stopIfLimited(ctx, res, 'the resume from a cursor the target never issued');
     ctx.expect(res.status === 409 || res.status === 400, `a cursor the target never issued answered ${res.status}, expected 409 (outside the window) or 400 (no cursor)`);
     ctx.observe('a cursor never issued answered', res.status, res.status === 400 ? 'refused as no cursor' : 'taken as outside the window');
   },
@@ -315,7 +324,9 @@ export const eventsUnknown = rule({
   spec: { section: 'Errors', quote: '`GET /v8/missions/{runId}/events` | `401`; `403`; `404`' },
   activeOnly: 'that a runId was never created anywhere is known only to the prober that made it up; a recording cannot show it',
   async check(ctx) {
-    const res = await followEvents(ctx, uuidv7(), { label: 'events of a runId that was never created' });
+    const runId = uuidv7();
+    const res = await admitted(ctx, () => followEvents(ctx, runId, { label: 'events of a runId that was never created' }));
+    stopIfLimited(ctx, res, 'the event stream of an unknown runId');
     ctx.expect(res.status === 404, `events of an unknown runId answered ${res.status}, expected 404`);
   },
 });

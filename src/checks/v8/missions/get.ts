@@ -4,6 +4,7 @@ import { missionProjection } from '../../../contract/v8/missions.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 import { uuidv7 } from '../../../util/uuid.ts';
 import { createMission, getMission, MISSIONS } from '../support/missions.ts';
+import { admitted, limiterRefused, stopIfLimited } from '../support/limiter.ts';
 import { createdMission, judgeJsonMediaType, missionOf, withMissions, withMissionsOn } from '../support/traffic.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -43,7 +44,9 @@ export const getUnknown = rule({
   spec: { section: 'Errors', quote: '`404` no such mission for the principal' },
   activeOnly: 'that a runId was never created anywhere is known only to the prober that made it up; a recording cannot show it',
   async check(ctx) {
-    const res = await getMission(ctx, uuidv7(), undefined, 'read a runId that was never created');
+    const runId = uuidv7();
+    const res = await admitted(ctx, () => getMission(ctx, runId, undefined, 'read a runId that was never created'));
+    stopIfLimited(ctx, res, 'the read of an unknown runId');
     ctx.expect(res.status === 404, `an unknown runId answered ${res.status}, expected 404`);
   },
 });
@@ -69,7 +72,7 @@ export const getOtherPrincipal = rule({
         if (runId !== undefined && (op === 'v8.missions.get' || op === 'v8.missions.events') && ex.status !== undefined && ex.requestHeaders.authorization !== undefined) {
           const creator = creators.get(runId);
           const asker = creator ? j.credentialOf(ex) : undefined;
-          if (creator && asker && !asker.expired && asker.principal !== creator.principal && callers.holds(ex, 'missions:read')) {
+          if (creator && asker && !asker.expired && asker.principal !== creator.principal && callers.holds(ex, 'missions:read') && !limiterRefused(j, ex)) {
             j.check(ex, ex.status === 404, `another principal's ${op === 'v8.missions.get' ? 'get' : 'event stream'} answered ${ex.status}, expected 404`, [creator.ex]);
           }
         }

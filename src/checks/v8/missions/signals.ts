@@ -3,6 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
+import { limiterRefused } from '../support/limiter.ts';
 import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency, sameStatusAndBody } from '../../../traffic/idempotency.ts';
 import { exchangesOf, parsedAs, requestBodyMissing, requestJson, responseJson, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
@@ -108,7 +109,7 @@ export const signalTerminal = rule({
         const key = `${callerOf(ex)}\n${ex.path}\n${ex.requestHeaders['idempotency-key'] ?? ''}`;
         const replay = used.has(key);
         used.add(key);
-        if (!terminal || replay || ex.status === undefined || ex.requestHeaders['idempotency-key'] === undefined) return;
+        if (!terminal || replay || ex.status === undefined || ex.requestHeaders['idempotency-key'] === undefined || limiterRefused(j, ex)) return;
         j.check(ex, ex.status === 409, `a signal to mission ${missionOf(ex)}, ${terminal.status} as exchange #${terminal.seenOn.index} showed, answered ${ex.status}, expected 409`, [terminal.seenOn]);
       });
     },

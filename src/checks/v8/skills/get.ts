@@ -3,6 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
 import { getSkill, randomSuffix, sendPathIdBounds, skillFixture } from '../support/read.ts';
 import { judgeIdBounds, judgeJsonMediaType, lastSegment, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
+import { admitted, stopIfLimited } from '../support/limiter.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
@@ -48,7 +49,9 @@ export const skillUnknown = rule({
   spec: { section: 'Errors', quote: '`GET /v8/skills/{skillId}` | `401`; `403`; `404`' },
   activeOnly: 'that a skillId names no skill is known only to the prober that made it up; a recording cannot show it',
   async check(ctx: CheckContext) {
-    const res = await getSkill(ctx, `apicert-unknown-skill-${randomSuffix()}`, 'read a skill that does not exist');
+    const asked = `apicert-unknown-skill-${randomSuffix()}`;
+    const res = await admitted(ctx, () => getSkill(ctx, asked, 'read a skill that does not exist'));
+    stopIfLimited(ctx, res, 'the read of an unknown skillId');
     ctx.expect(res.status === 404, `an unknown skillId answered ${res.status}, expected 404`);
   },
 });

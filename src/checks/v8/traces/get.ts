@@ -5,6 +5,7 @@ import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
 import { getTrace, missionWithTraces, randomSuffix, readTraceIndexed, sendPathIdBounds, someTrace, TRACE_INDEX_BOUND_MS } from '../support/read.ts';
 import { judgeIdBounds, judgeJsonMediaType, lastSegment, pastIndexBound, withSeenTraces, type SeenTrace } from '../support/traffic.ts';
+import { admitted, stopIfLimited } from '../support/limiter.ts';
 import { answerJson, hasWholeBody, issuesOf, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
@@ -144,7 +145,9 @@ export const traceUnknown = rule({
   spec: { section: 'Errors', quote: '`GET /v8/traces/{traceId}` | `401`; `403`; `404`' },
   activeOnly: 'that a traceId names no trace is known only to the prober that made it up; a recording cannot show it',
   async check(ctx: CheckContext) {
-    const res = await getTrace(ctx, `apicert-unknown-trace-${randomSuffix()}`, 'read a trace that does not exist');
+    const asked = `apicert-unknown-trace-${randomSuffix()}`;
+    const res = await admitted(ctx, () => getTrace(ctx, asked, 'read a trace that does not exist'));
+    stopIfLimited(ctx, res, 'the read of an unknown traceId');
     ctx.expect(res.status === 404, `an unknown traceId answered ${res.status}, expected 404`);
   },
 });

@@ -23,6 +23,7 @@ export const v8MissionsFaults = [
   { id: 'v8.missions.auth.scope-403/create-without-write', description: 'create without missions:write is accepted' },
   { id: 'v8.missions.events.shape/json-never-ends', description: 'the event stream is served as application/json and never ends' },
   { id: 'v8.missions.events.shape/step-without-id', description: 'step events are sent without an id field' },
+  { id: 'v8.missions.events.shape/data-not-json', description: 'mission.started carries data that is not JSON (the text "under way"); no other rule needs that data' },
   { id: 'v8.missions.events.started/no-started', description: 'no stream ever carries mission.started' },
   { id: 'v8.missions.events.trace-id/missing-on-completed', description: 'mission.step.completed carries no traceId' },
   { id: 'v8.missions.events.closes-after-terminal/held-open', description: 'the stream stays open after the terminal event' },

@@ -248,7 +248,7 @@ export class MissionEngine {
       n,
       id: cursorOf(this.fake, mission.runId, n),
       event,
-      data: JSON.stringify(eventData(this.fake, event, data)),
+      data: event === 'mission.started' && this.fake.faults.has('v8.missions.events.shape/data-not-json') ? 'under way' : JSON.stringify(eventData(this.fake, event, data)),
       sendId: !(event.startsWith('mission.step.') && this.fake.faults.has('v8.missions.events.shape/step-without-id')),
     };
     mission.events.push(stored);

@@ -1,0 +1,31 @@
+/**
+ * Limits: "A per-principal rate limit exists (`429`). Its numeric values: not shown." Any request a
+ * check sends may meet a deployment's limit, however low, and its 429 says nothing of what the
+ * request asked: it is no verdict for the rule that sent it (v8.missions.rate-limit-429 judges the 429
+ * itself). A rule whose every exchange was refused so ends inconclusive (active) or untestable (a
+ * recording), saying why; never failed.
+ */
+import type { CheckContext, Exchange, Judge } from '../../../rule/index.ts';
+import { refusalWaitMs } from '../../stateful/limiter.ts';
+
+const REMEDY = 'the per-principal rate limit refused it (429; "Its numeric values: not shown"), so it shows nothing of this rule: lower --max-rps or use a credential of a higher tier';
+
+/** Whether the rate limit refused `ex`; if so the rule lacks its answer (a lack, not a case), and the caller judges nothing of it. */
+export function limiterRefused(j: Pick<Judge, 'lacks'>, ex: Exchange): boolean {
+  if (ex.status !== 429) return false;
+  j.lacks(ex, `its answer: ${REMEDY}`);
+  return true;
+}
+
+/** Sends once more after the wait a 429 asks for (bounded, as the model checks wait); returns the last answer, which may be a 429 still. */
+export async function admitted<R extends { status: number; headers: Record<string, string>; json?: unknown }>(ctx: CheckContext, send: () => Promise<R>): Promise<R> {
+  const first = await send();
+  if (first.status !== 429) return first;
+  await ctx.sleep(refusalWaitMs(first));
+  return send();
+}
+
+/** For a check that judges one answer: a 429 (after `admitted`'s resend) ends it inconclusive. */
+export function stopIfLimited(ctx: CheckContext, res: { status: number }, what: string): void {
+  if (res.status === 429) ctx.inconclusive(`${what} was answered 429 twice, the second time after the wait it asked for: ${REMEDY}`);
+}
