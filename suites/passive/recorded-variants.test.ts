@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VARIANTS, type VariantId } from '../../src/fake/variants/index.ts';
+import { RULES } from '../../src/registry.ts';
 import { documentedVariants } from '../support/documented-variants.ts';
 import { fewerModelRuns, recordedDifferences } from './record.ts';
 
@@ -24,6 +25,8 @@ const AFFECTS: Record<string, readonly string[]> = {
   // A trace read within the index bound: the generated rules judge every request of the recording.
   'v8.traces': ['v8.missions.events.*', 'v8.contract.generated.*'],
   'v8.intents': ['v8.contract.*', 'v8.errors.*'],
+  // A gateway-wide limit besides the per-principal one: no rule of its own (the load rule per-principal judges it), what the 429s bend.
+  'v8.rate-limit': ['v8.missions.rate-limit-429', 'v8.missions.create.*'],
   // A cancel of a run that ended: the generated rules judge every request of the recording.
   'v1.runs': ['v1.execute.turn.*', 'v1.execute.task.*', 'v1.contract.generated.*'],
   'v1.errors': ['v1.auth.*', 'v1.webhooks.url.*', 'v1.runs.approve.*'],
@@ -53,7 +56,9 @@ const REACHED_BY: Record<string, readonly string[]> = {
 
 function patternsOf(variant: string): string[] {
   const area = variant.split('/')[0]!;
-  return [`${area}.*`, ...(AFFECTS[area] ?? []), ...(REACHED_BY[variant] ?? [])];
+  // An area may have no rule of its own (v8.rate-limit: the load rules judge it); its AFFECTS then say what it bends.
+  const own = RULES.some((r) => r.id.startsWith(`${area}.`)) ? [`${area}.*`] : [];
+  return [...own, ...(AFFECTS[area] ?? []), ...(REACHED_BY[variant] ?? [])];
 }
 
 const CASES = VARIANTS.filter((v) => v.id.startsWith('v8.') || v.id.startsWith('v1.')).map((v) => [v.id] as const);
