@@ -11,7 +11,7 @@ import { mediaType, pathOnly, readerStopped, type Exchange, type Judge, type Sse
 import { EXCHANGE_FACTS as FACTS } from '../rule/journal.ts';
 import { acceptAdmits } from './http-fields.ts';
 import { parseEventStreamText } from '../sse/text.ts';
-import { isRecord, parseJson } from '../util/json.ts';
+import { isRecord, namesMemberTwice, parseJson } from '../util/json.ts';
 
 /** Where a recording of a receiver shows a webhook delivery, wherever the receiver listens. */
 const DELIVERY_SIGNATURE = 'service-webhook-signature';
@@ -22,7 +22,7 @@ interface ExchangeFacts {
   /** `exchangeFact`s by what builds them, each with the input it was built from. */
   derived?: Map<(ex: never) => unknown, { from: unknown; value: unknown }>;
   /** `requestJson`, with the parts of the exchange it was read from. */
-  sent?: { body: string | undefined; missing: string | undefined; truncated: boolean | undefined; value: unknown };
+  sent?: { body: string | undefined; missing: string | undefined; truncated: boolean | undefined; value: unknown; twice: boolean };
   /** A recorded stream's events, with the body they were parsed from. */
   events?: { body: string; events: readonly SseEvent[] };
   /** An event's `dataOf`, with the data it was parsed from. */
@@ -319,24 +319,45 @@ export function requestBodyMissing(ex: Exchange): string | undefined {
 /**
  * The JSON a request sent, as a judgement may hold the target to it: a JSON media type and plain
  * JSON text. A body led by a byte order mark ("MUST NOT add", RFC 8259 8.1; a receiver "MAY
- * ignore" it) or sent under another media type may be refused or not: it is no plain JSON here.
+ * ignore" it), sent under another media type, or naming a member twice (RFC 8259 4) may be
+ * refused or not: it is no plain JSON here.
  */
 export function requestJson(ex: Exchange): unknown {
-  // Every rule asks this of every request: the answer is kept while the body it came from stands.
+  return sentOf(ex).value;
+}
+
+/** `requestJson` and whether the body names a member twice, worked out together once while the body they came from stands. */
+function sentOf(ex: Exchange): NonNullable<ExchangeFacts['sent']> {
+  // Every rule asks this of every request.
   const facts = factsOf(ex);
   const known = facts.sent;
-  if (known && known.body === ex.requestBody && known.missing === ex.requestBodyMissing && known.truncated === ex.requestBodyTruncated) return known.value;
-  const value = ex.requestBody === undefined || requestBodyMissing(ex) !== undefined || openWireForm(ex) ? undefined : bodyJson(ex, 'request', ex.requestBody);
-  facts.sent = { body: ex.requestBody, missing: ex.requestBodyMissing, truncated: ex.requestBodyTruncated, value };
-  return value;
+  if (known && known.body === ex.requestBody && known.missing === ex.requestBodyMissing && known.truncated === ex.requestBodyTruncated) return known;
+  let value: unknown;
+  let twice = false;
+  if (ex.requestBody !== undefined && requestBodyMissing(ex) === undefined && !headerWireForm(ex)) {
+    const parsed = bodyJson(ex, 'request', ex.requestBody);
+    // JSON.parse kept the last of the two: the body looks valid, though a deployment may have read the first or refused it.
+    twice = namesMemberTwice(ex.requestBody, parsed);
+    value = twice ? undefined : parsed;
+  }
+  const sent = { body: ex.requestBody, missing: ex.requestBodyMissing, truncated: ex.requestBodyTruncated, value, twice };
+  facts.sent = sent;
+  return sent;
 }
 
 /**
  * A request body in a wire form a deployment may take or refuse: led by a byte order mark, under
  * another media type than JSON, with a content coding, or a charset other than UTF-8 (RFC 8259 8.1;
- * a recorder may also show such a body decoded). No judgement holds such a request to acceptance or refusal.
+ * a recorder may also show such a body decoded), or JSON naming a member twice in one object (RFC
+ * 8259 4: names "SHOULD be unique", and what software does with such an object "is
+ * unpredictable"). No judgement holds such a request to acceptance or refusal.
  */
 export function openWireForm(ex: Exchange): boolean {
+  return headerWireForm(ex) || sentOf(ex).twice;
+}
+
+/** `openWireForm`'s forms told by the body's first character and the request's header fields. */
+function headerWireForm(ex: Exchange): boolean {
   if (ex.requestBody === undefined) return false;
   if (ex.requestBody.startsWith('\uFEFF')) return true;
   const type = mediaType(ex.requestHeaders);

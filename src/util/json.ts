@@ -163,6 +163,81 @@ export function repeatedMember(text: string): string | undefined {
 }
 
 /**
+ * Whether a JSON text names a member twice in one of its objects, given `value`, its parse: the
+ * parse keeps one of the two, so a deployment's reader may have seen another body or refused it
+ * (RFC 8259 4: "the behavior of software that receives such an object is unpredictable"). A colon
+ * outside strings stands only between a member's name and value, so the text writes as many
+ * members as it has such colons, and the parse holds fewer exactly when a name stood twice: two
+ * counts, without the cost of finding which name (`repeatedMember`), for every request a recording holds.
+ */
+export function namesMemberTwice(text: string, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return membersWritten(text) !== membersHeld(value);
+}
+
+/** The colons outside strings of a JSON text: its members, one pass skipping strings as `nestsDeeperThan` does. */
+function membersWritten(text: string): number {
+  let members = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      for (;;) {
+        const quote = text.indexOf('"', i + 1);
+        if (quote === -1) return members;
+        let b = quote - 1;
+        while (text.charCodeAt(b) === 92) b -= 1;
+        i = quote;
+        if (((quote - 1 - b) & 1) === 0) break;
+      }
+    } else if (c === 58) members += 1;
+  }
+  return members;
+}
+
+/** The members of every object in a parsed value: no recursion (the value may nest MAX_JSON_DEPTH deep). */
+function membersHeld(value: object): number {
+  let members = 0;
+  const stack: object[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i += 1) {
+        const child: unknown = node[i];
+        if (typeof child === 'object' && child !== null) stack.push(child);
+      }
+      continue;
+    }
+    // A parsed object's keys are all its own: for-in makes no array of them.
+    for (const key in node) {
+      members += 1;
+      const child: unknown = (node as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) stack.push(child);
+    }
+  }
+  return members;
+}
+
+/**
+ * Whether no JSON parser conforming to RFC 8259, nor one taking a leave it gives, reads a text: it
+ * fails to parse as it stands and without a leading byte order mark (8.1: parsers "MAY ignore the
+ * presence of a byte order mark rather than treating it as an error"). A text nested past
+ * MAX_JSON_DEPTH is not read here (`parseJson` says "not JSON" for it) but may be valid JSON: it is
+ * not called unreadable.
+ */
+export function noParserReads(text: string): boolean {
+  const bare = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  // JSON.parse would throw on both: the same end, and a BOM is no JSON whitespace.
+  if (!mayEndJson(bare)) return true;
+  if (nestsDeeperThan(bare, MAX_JSON_DEPTH)) return false;
+  try {
+    JSON.parse(bare);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
  * The first number of a JSON text not spelled as apicert writes it (the shortest spelling that reads
  * back as the same number): `1e999` is Infinity to one reader and an error or a big number to
  * another, `3292.00000000000000000001` a float to one and an exact decimal to another, while the

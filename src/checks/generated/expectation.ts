@@ -152,6 +152,7 @@ export const EXPECTATION_SENTENCES = {
   v1Scopes: V1_SCOPES_NOT_SHOWN,
   getMcp: V8('Endpoints', '| GET | `/mcp` | | none | `405 Method Not Allowed`, no JSON success body (server-to-client push is disabled) |'),
   jsonBody: standard('RFC 8259', '§2', 'A JSON text is a serialized value.'),
+  charsetIgnored: standard('RFC 8259', '§11', 'No "charset" parameter is defined for this registration. Adding one really has no effect on compliant recipients.'),
   surrogates: standard('RFC 8259', '§8.2', 'the behavior of software that receives JSON texts containing such values is unpredictable'),
   mcpJsonRpc: MCP('Base Protocol', 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.'),
   mcpId: MCP('Base Protocol', 'Requests MUST include a string or integer ID.'),
@@ -884,10 +885,19 @@ export function expectationOf(sent: SentRequest, known: Known = NOTHING_KNOWN): 
   return decide(findings, () => {
     const because = spec?.stated ?? endpoint.stated;
     if (!because) return { kind: 'open', why: `${key(endpoint)}: no sentence promises an answer to this request`, constraint: `${key(endpoint)} as described` };
-    const out: Expectation = { kind: 'accept', because, constraint: `${key(endpoint)} ${spec ? `${endpoint.bodies.length > 1 ? `${spec.name}: ` : ''}(body) valid` : 'as described'}` };
+    const out: Expectation = { kind: 'accept', because, constraint: `${key(endpoint)} ${spec ? `${endpoint.bodies.length > 1 ? `${spec.name}: ` : ''}(body) valid` : 'as described'}${charsetIgnored(sent)}` };
     if (scopeNotShown(endpoint)) out.scopeOpen = `the scope ${key(endpoint)} needs is not shown (${sentenceText(S.v1Scopes)}): a key holding runs:read and runs:write may lack it, and no profile can say it holds it`;
     return out;
   });
+}
+
+/**
+ * What an accepted body's Content-Type charset parameter (`charset=latin-1`) adds to why it must be
+ * accepted: the media type registration defines none, so it changes nothing, or '' without one.
+ */
+function charsetIgnored(sent: SentRequest): string {
+  if (sent.body === undefined || !/;\s*charset\s*=/i.test(sent.headers['content-type'] ?? '')) return '';
+  return `; its charset parameter is read as absent, ${sentenceText(S.charsetIgnored)}`;
 }
 
 /**

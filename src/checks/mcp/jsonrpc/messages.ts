@@ -18,7 +18,7 @@ import { answeredResponses, isRequestMessage, isWellFormedCall, mcpPosts, ordina
 import { initializeResultOf, SessionHistory } from '../support/session-history.ts';
 import { mcpOperation } from '../../../contract/endpoints.ts';
 import { bodyJson, issuesOf, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
-import { isRecord } from '../../../util/json.ts';
+import { isRecord, noParserReads } from '../../../util/json.ts';
 import { mcpExtensionMayRead } from '../../generated/expectation.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
@@ -38,7 +38,7 @@ export const parseError = rule({
   level: 'required',
   spec: { section: 'Base Protocol > Messages (JSON-RPC 2.0: Parse error -32700)', quote: FOLLOW_JSONRPC, url: SPEC_URL.base },
   judgement: {
-    record: 'a POST to the MCP endpoint whose body is not JSON and no parser extension could read it (text cut short, or no object or batch at all), sent as MCP asks of a client (Content-Type application/json, an Accept listing both types) in a session the server had opened and not ended, answered',
+    record: 'a POST to the MCP endpoint whose body is not JSON, nor JSON after a leading byte order mark, and no parser extension could read it (text cut short, or no object or batch at all), sent as MCP asks of a client (Content-Type application/json, an Accept listing both types) in a session the server had opened and not ended, answered',
     judge(j) {
       const sessions = new SessionHistory(j);
       for (const ex of ordinaryMcpPosts(j)) {
@@ -48,6 +48,8 @@ export const parseError = rule({
         if (!sentAsClientsMust(ex) || !sessions.inOpenSession(ex)) continue;
         if (requestBodyMissing(ex) !== undefined) continue;
         if (bodyJson(ex, 'request', ex.requestBody) !== undefined) continue;
+        // JSON past the depth this parse stops at, or led by a byte order mark a parser "MAY ignore" (RFC 8259 8.1), is no parse error.
+        if (!noParserReads(ex.requestBody)) continue;
         // Near-JSON (a trailing comma) a parser's extension may read is open, as the generated rules judge it.
         if (mcpExtensionMayRead(ex.requestBody)) continue;
         // Its error may come later on a stream its reader stopped (no id to wait for: the probe reads until the server ends it).

@@ -4,7 +4,7 @@ import { judgedRun, section, type Exchange, type Judge, type Judgement } from '.
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
 import { answerJson, bodyJson, exchangesOf, hasWholeBody, issuesOf, journalFact, openRequestForm, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
-import { isRecord } from '../../../util/json.ts';
+import { isRecord, noParserReads } from '../../../util/json.ts';
 import { safeIntegerBound } from '../../generated/expectation.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { Callers, callerOf, judgeJsonMediaType, mayBeRefused } from '../support/traffic.ts';
@@ -49,11 +49,13 @@ export const createMalformedJson = rule({
   level: 'required',
   spec: { section: 'Errors', quote: CREATE_400 },
   judgement: {
-    record: 'a POST /v8/missions whose body is not JSON, with a valid Idempotency-Key, from a caller holding missions:write',
+    record: 'a POST /v8/missions whose body no JSON parser reads (not JSON, nor JSON after a leading byte order mark), with a valid Idempotency-Key, from a caller holding missions:write',
     judge(j) {
       withWriterCreates(j, (ex) => {
         // The body's parse shared with every rule reading it: undefined when it is no JSON (JSON has no undefined).
         if (ex.requestBody === undefined || bodyJson(ex, 'request', ex.requestBody) !== undefined) return;
+        // Malformed only when no parser reads it: JSON past the depth this parse stops at, or led by a byte order mark a parser "MAY ignore" (RFC 8259 8.1), is open.
+        if (!noParserReads(ex.requestBody)) return;
         j.check(ex, ex.status === 400, `malformed JSON answered ${ex.status}, expected 400`);
       });
     },
