@@ -9,7 +9,7 @@ import { refuseManyHosts } from '../support/http-layer.ts';
 import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
 import { holdsControlString, holdsOddString } from '../support/odd-strings.ts';
-import { isRecord } from '../../util/json.ts';
+import { isRecord, parseJson, repeatedMember } from '../../util/json.ts';
 
 /** What a /v8 response is, as far as the contract-version header goes. */
 export type ResponseKind = 'success' | 'problem' | 'listing';
@@ -167,7 +167,8 @@ export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown
  * is taken as JSON: the request to route (its body perhaps read another way), or undefined when a
  * variant already answered.
  */
-export async function contractWireChoice(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
+export async function contractWireChoice(fake: FakeContext, given: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
+  let r = given;
   const v = fake.variants;
   // No /v8 endpoint defines a query parameter: under the variant any one is refused before the route runs, so before its token is read.
   if (r.query.size > 0 && v.has('v8.contract/unknown-query-400')) {
@@ -183,6 +184,17 @@ export async function contractWireChoice(fake: FakeContext, r: RouteRequest, wri
   if (Buffer.byteLength(text) > CHOSEN_BODY_LIMIT && v.has('v8.contract/body-limit-413')) {
     writeProblem(413, 'body_too_large', `A request body is at most ${CHOSEN_BODY_LIMIT} bytes here.`);
     return undefined;
+  }
+  // RFC 8259 §4: names "SHOULD be unique", and what software does with an object naming one twice "is unpredictable": refusing it is one reading.
+  // repeatedMember reads a text that parses: another one is the other checks' to refuse.
+  if (v.has('v8.contract/duplicate-names-400') && parseJson(text).ok && repeatedMember(text) !== undefined) {
+    writeProblem(400, 'invalid_request', 'A JSON object of the body names a member twice.');
+    return undefined;
+  }
+  // RFC 8259 §8.1: a parser "MAY ignore the presence of a byte order mark rather than treating it as an error".
+  if (v.has('v8.contract/bom-ignored') && text.startsWith('\uFEFF')) {
+    const bare = parseJson(text.slice(1));
+    if (bare.ok) r = withBody(r, bare.value);
   }
   // Only /v8/missions's error table names malformed JSON (400): elsewhere a parser's extension may read it (RFC 8259 §9).
   const lenient = r.path === '/v8/missions' ? undefined : lenientJson(text);

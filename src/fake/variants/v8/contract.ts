@@ -52,6 +52,16 @@ export const v8ContractVariants = [
     spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '| `POST /v8/missions/{runId}/signals` | `400` missing fields or `signal` over 256 chars; `401`; `403`; `404`; `409` terminal mission or different body with same key |' },
   },
   {
+    id: 'v8.contract/duplicate-names-400',
+    description: 'a request body whose JSON names a member twice in one object is refused 400 (RFC 8259 §4: names "SHOULD be unique", and the behaviour of software receiving such an object "is unpredictable"; I-JSON forbids it)',
+    spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: 'Failures are `application/problem+json` (RFC 9457)' },
+  },
+  {
+    id: 'v8.contract/bom-ignored',
+    description: 'a request body led by a byte order mark is read without it (RFC 8259 §8.1: parsers "MAY ignore the presence of a byte order mark rather than treating it as an error"), so a valid mission led by one is accepted',
+    spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '| `POST /v8/missions` | `400` missing fields, budget out of range, malformed JSON; `401` token missing or expired; `403` no `missions:write`; `409` same `Idempotency-Key` with a different body; `429` rate limit for the principal |' },
+  },
+  {
     id: 'v8.contract/refuses-control-characters',
     description: 'a request body whose strings or names hold a C0 or C1 control character (tab, line feed and carriage return aside) or a zero-width or bidi formatting character is refused with 400',
     spec: { document: 'v8-integration-gateway.md', section: 'Resources and their fields > Capability search request and manifest', quote: 'Request fields, all required strings: `actionFamily` (1-128 chars), `purpose` (1-256 chars), `targetType` (1-128 chars).' },
