@@ -10,7 +10,7 @@ import { readBody } from '../fake/http.ts';
 import { V1Responder } from '../fake/v1/respond.ts';
 import { V8Responder } from '../fake/v8/respond.ts';
 import { isRecord, parseJson } from '../util/json.ts';
-import { OTHER_GATEWAY_VERSION, type Adversity, type Scenario, type ScenarioSettings } from './scenarios.ts';
+import { isTaskExecute, OTHER_GATEWAY_VERSION, type Adversity, type Scenario, type ScenarioSettings } from './scenarios.ts';
 import { boundedCopy, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, recordableHeaders, recordBody, type RecordedExchange } from './session.ts';
 
 /** No relayed stream outlives this, so a mission that never ends cannot hold a scenario open. */
@@ -123,13 +123,6 @@ function runIdIn(value: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-/** A POST /v1/execute of a task-mode body: its answer names a task-mode run. */
-function isTaskPost(request: { method: string; path: string; body: string }): boolean {
-  if (request.method !== 'POST' || request.path !== '/v1/execute') return false;
-  const body = parseJson(request.body);
-  return body.ok && isRecord(body.value) && body.value.mode === 'task';
-}
-
 function runIdOfText(text: string): string | undefined {
   const parsed = parseJson(text);
   return parsed.ok ? runIdIn(parsed.value) : undefined;
@@ -198,7 +191,7 @@ export async function startFront(options: { fake: RunningFake; port?: number }):
     const adversity: Adversity = scenario ? scenario.scenario.decide(incoming, scenario.fired, scenario.settings, { taskRuns: scenario.taskRuns }) : { kind: 'serve' };
     const ex: RecordedExchange = { index: 0, at: arrivedAt, ...onConnection, method: incoming.method, path: rawUrl, headers: incoming.headers, ...recordBody(body) };
     const learn = () => {
-      if (scenario && ex.runId !== undefined && isTaskPost(incoming)) scenario.taskRuns.add(ex.runId);
+      if (scenario && ex.runId !== undefined && isTaskExecute(incoming)) scenario.taskRuns.add(ex.runId);
     };
     if (scenario) {
       scenario.lastRequestAt = performance.now();

@@ -8,7 +8,7 @@ import { curlLine } from '../probe/evidence.ts';
 import { isRecord, parseJson } from '../util/json.ts';
 import { defineRule, serviceKey, type CheckContext, type EvidenceEntry, type Rule, type SpecReference } from '../rule/index.ts';
 import { goalSpecOf, healthBefore, isMissionCreate, namedIn } from './capability-health.ts';
-import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, type ScenarioName } from './scenarios.ts';
+import { DEFAULT_RETRY_HINT_MS, OTHER_CONTRACT_VERSION, runOfEvents, type ScenarioName } from './scenarios.ts';
 import { clientFailure, keyOf, RECORDED_BYTES_LIMIT, RECORDED_EXCHANGE_LIMIT, sameRequestBody, sameWork, type ClientSession, type RecordedExchange } from './session.ts';
 
 /** Timers may fire a few milliseconds early and the two clocks are read at slightly different points. */
@@ -33,8 +33,6 @@ const pathOf = (ex: RecordedExchange) => ex.path.split('?', 1)[0]!;
 const isExecute = (ex: RecordedExchange) => ex.method === 'POST' && pathOf(ex) === '/v1/execute';
 const readsRun = (ex: RecordedExchange, runId: string) => ex.method === 'GET' && (pathOf(ex) === `/v1/runs/${runId}` || pathOf(ex) === `/v1/runs/${runId}/events`);
 const after = (s: ClientSession, ex: RecordedExchange) => s.exchanges.filter((e) => e.index > ex.index);
-/** The run whose event stream `ex` reads (GET /v1/runs/{id}/events). */
-const runOfEvents = (ex: RecordedExchange) => (ex.method === 'GET' ? /^\/v1\/runs\/([^/]+)\/events$/.exec(pathOf(ex))?.[1] : undefined);
 /**
  * A later POST /v1/execute that tries `original` again: same key, or the same work (the same body
  * once the fields a client may set anew per attempt, a turn's `requestId` and the body's
@@ -309,7 +307,7 @@ export const clientRules: readonly ClientRule[] = [
     v1('Endpoints > Rules', 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.'),
     async (ctx) => {
       const { session, ex: cut } = bent(ctx, 'GET /v1/runs/{id}/events of a run a task-mode POST /v1/execute started');
-      const runId = runOfEvents(cut) ?? ctx.inconclusive(`${describe(cut)} reads no run's event stream`);
+      const runId = runOfEvents({ method: cut.method, path: pathOf(cut) }) ?? ctx.inconclusive(`${describe(cut)} reads no run's event stream`);
       const started =
         session.exchanges.find((ex) => isExecute(ex) && ex.index < cut.index && ex.runId === runId) ??
         ctx.inconclusive(`the POST /v1/execute whose answer named run ${runId} is not in the record, so a post of its task again cannot be told`);

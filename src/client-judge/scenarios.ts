@@ -53,15 +53,19 @@ export function retryAfterSecondsFor(settings: ScenarioSettings): number {
   return Math.max(1, Math.ceil((DEFAULT_RETRY_HINT_MS / 2 / 1000) * settings.timeScale));
 }
 
-const isExecute = (r: IncomingRequest) => r.method === 'POST' && r.path === '/v1/execute';
-const isTurn = (r: IncomingRequest) => {
+const isExecute = (r: Pick<IncomingRequest, 'method' | 'path'>) => r.method === 'POST' && r.path === '/v1/execute';
+const isTurn = (r: Pick<IncomingRequest, 'body'>) => {
   const body = parseJson(r.body);
   return !(body.ok && isRecord(body.value) && body.value.mode === 'task');
 };
+/** A POST /v1/execute of a task-mode body: its answer names a task-mode run. */
+export const isTaskExecute = (r: Pick<IncomingRequest, 'method' | 'path' | 'body'>) => isExecute(r) && !isTurn(r);
 const V1_RUN_EVENTS = /^\/v1\/runs\/([^/]+)\/events$/;
+/** The run whose event stream a request reads (GET /v1/runs/{id}/events, `path` without its query), or undefined. */
+export const runOfEvents = (r: Pick<IncomingRequest, 'method' | 'path'>) => (r.method === 'GET' ? V1_RUN_EVENTS.exec(r.path)?.[1] : undefined);
 /** A read of the event stream of a run a task-mode POST started: its turn-mode twin is `dropped-stream`. */
 const isTaskRunEvents = (r: IncomingRequest, memory: ScenarioMemory) => {
-  const runId = r.method === 'GET' ? V1_RUN_EVENTS.exec(r.path)?.[1] : undefined;
+  const runId = runOfEvents(r);
   return runId !== undefined && memory.taskRuns.has(runId);
 };
 const V8_EVENTS = /^\/v8\/missions\/[^/]+\/events$/;

@@ -102,22 +102,31 @@ export type JsonParse = { ok: true; value: unknown } | { ok: false };
 /** Deeper than any document the APIs define; the parser spends memory on every level (`[[[[…` from a target). */
 export const MAX_JSON_DEPTH = 256;
 
+/**
+ * Where the string opened by the quote at `open` closes, or -1 when it never does. Bodies are mostly
+ * long strings full of `\"`: one indexOf per quote, then the backslashes just before it: an odd run
+ * escapes it, an even one (`\\"`) escapes only itself.
+ */
+function closingQuote(text: string, open: number): number {
+  let from = open;
+  for (;;) {
+    const quote = text.indexOf('"', from + 1);
+    if (quote === -1) return -1;
+    let b = quote - 1;
+    while (text.charCodeAt(b) === 92) b -= 1;
+    if (((quote - 1 - b) & 1) === 0) return quote;
+    from = quote;
+  }
+}
+
 /** Whether brackets outside strings nest deeper than `max`: one pass, no allocation. */
 export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // Bodies are mostly long strings full of `\"`: one indexOf per quote, then the backslashes
-      // just before it: an odd run escapes it, an even one (`\\"`) escapes only itself.
-      for (;;) {
-        const quote = text.indexOf('"', i + 1);
-        if (quote === -1) return false;
-        let b = quote - 1;
-        while (text.charCodeAt(b) === 92) b -= 1;
-        i = quote;
-        if (((quote - 1 - b) & 1) === 0) break;
-      }
+      i = closingQuote(text, i);
+      if (i === -1) return false;
     } else if (c === 91 || c === 123) {
       if (++depth > max) return true;
     } else if (c === 93 || c === 125) depth -= 1;
@@ -175,20 +184,14 @@ export function namesMemberTwice(text: string, value: unknown): boolean {
   return membersWritten(text) !== membersHeld(value);
 }
 
-/** The colons outside strings of a JSON text: its members, one pass skipping strings as `nestsDeeperThan` does. */
+/** The colons outside strings of a JSON text: its members, one pass skipping strings (`closingQuote`). */
 function membersWritten(text: string): number {
   let members = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      for (;;) {
-        const quote = text.indexOf('"', i + 1);
-        if (quote === -1) return members;
-        let b = quote - 1;
-        while (text.charCodeAt(b) === 92) b -= 1;
-        i = quote;
-        if (((quote - 1 - b) & 1) === 0) break;
-      }
+      i = closingQuote(text, i);
+      if (i === -1) return members;
     } else if (c === 58) members += 1;
   }
   return members;

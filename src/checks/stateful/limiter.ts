@@ -42,13 +42,23 @@ export function refusalWaitMs(res: { headers: Record<string, string>; json?: unk
   return Math.min(askedWaitMs(res) ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
 }
 
-async function unlimited<R extends { status: number; headers: Record<string, string>; json?: unknown }>(ctx: CheckContext, send: () => Promise<R>, what: string): Promise<R> {
+type Refusable = { status: number; headers: Record<string, string>; json?: unknown };
+
+/**
+ * `send`, and once more after the wait its refusal asks for (`refusalWaitMs`) when `refused` takes
+ * its answer for a limiter's: `last` is the answer that stands, `first` the refusal when there were two.
+ */
+export async function sentPastOneRefusal<R extends Refusable>(ctx: CheckContext, send: () => Promise<R>, refused: (status: number) => boolean = limiterRefusal): Promise<{ last: R; first?: R }> {
   const first = await send();
-  if (!limiterRefusal(first.status)) return first;
+  if (!refused(first.status)) return { last: first };
   await ctx.sleep(refusalWaitMs(first));
-  const again = await send();
-  if (limiterRefusal(again.status)) throw new SequenceLimited(`${what} was refused ${first.status}, then ${again.status} after the wait it asked for`);
-  return again;
+  return { last: await send(), first };
+}
+
+async function unlimited<R extends Refusable>(ctx: CheckContext, send: () => Promise<R>, what: string): Promise<R> {
+  const { last, first } = await sentPastOneRefusal(ctx, send);
+  if (first && limiterRefusal(last.status)) throw new SequenceLimited(`${what} was refused ${first.status}, then ${last.status} after the wait it asked for`);
+  return last;
 }
 
 function describe(req: ProbeRequest): string {

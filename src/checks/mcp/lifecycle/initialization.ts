@@ -1,9 +1,9 @@
 /** Lifecycle > Initialization and Version Negotiation. */
 import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
-import { askedVersion, initializeResultOf } from '../support/session-history.ts';
+import { askedVersion, initializeResultOf, push } from '../support/session-history.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { closeSession, errorOf, initializeOnce, isObject, newRequestId, notification, openSession, postMcp, request, SPEC_URL } from '../support/session.ts';
-import { answerCut, answeredResponses, answerMessages, isRequestMessage, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, sentMessages, sessionKeyOf, stillOwed, type Message } from '../support/traffic.ts';
+import { answeredResponses, answerMessages, isRequestMessage, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, sentMessages, sessionKeyOf, stillOwed, type Message } from '../support/traffic.ts';
 import { bodyMissing, issuesOf, requestBodyMissing, startsAfterEnd } from '../../../traffic/read.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 
@@ -282,12 +282,6 @@ class Lifecycles {
   }
 }
 
-function push(map: Map<string, Exchange[]>, key: string, ex: Exchange): void {
-  const list = map.get(key);
-  if (list) list.push(ex);
-  else map.set(key, [ex]);
-}
-
 /** A request of the server's own that the sentence does not allow before initialized: any but a ping ("logging" is the notifications/message notification). */
 function requestNotAllowed(m: Message): boolean {
   return isRequestMessage(m) && m.method !== 'ping';
@@ -334,7 +328,7 @@ export const requestsBeforeInitialized = rule({
           continue;
         }
         // Nothing disallowed in what was read: an answer kept in part, or a stream its reader stopped before the responses owed, may hold one yet.
-        const cut = answerCut(ex);
+        const cut = bodyMissing(ex);
         if (cut !== undefined) {
           j.lacks(ex, `the whole answer: ${cut}`);
           continue;

@@ -4,7 +4,7 @@ import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { isEventStream, keptEvents, requestBodyMissing } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
-import { answerMessages, isRequestMessage, mcpEndpoint, ordinaryMcpRequests, sentMessages, sessionKeyOf, sessionUnknown, type Message } from '../support/traffic.ts';
+import { answerMessages, isRequestMessage, mcpEndpoint, ordinaryMcpRequests, sentMessages, sessionKeyOf, type Message } from '../support/traffic.ts';
 import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
 const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
@@ -42,18 +42,16 @@ export const eventIdsUnique = rule({
         // kept of a stream the client broke off (a GET stream it closed) are judged as they are.
         const events = keptEvents(j, ex);
         if (!events) continue;
-        // The answer to an initialize that assigns an Mcp-Session-Id opens that session ("by including it in an
-        // Mcp-Session-Id header on the HTTP response containing the InitializeResult"), even one sent in another session.
-        const assigned = (sentMessages(ex) ?? []).some((m) => m.method === 'initialize') ? ex.responseHeaders[SESSION_HEADER] : undefined;
-        const id = assigned ?? ex.requestHeaders[SESSION_HEADER] ?? ex.responseHeaders[SESSION_HEADER];
-        // Without a session, "all streams with that specific client": one bucket per credential, never one for every client.
-        const session = id === undefined ? `client:${ex.credential ?? ex.requestHeaders.authorization ?? ''}` : `session:${id}`;
-        if (id !== undefined && sessionUnknown(id)) {
+        // The answer to an initialize that assigns an Mcp-Session-Id opens that session, even one sent in another
+        // (sessionKeyOf); a request naming none is taken to the session its answer names. Without a session, "all
+        // streams with that specific client": one bucket per credential, never one for every client.
+        const owner = sessionKeyOf(ex, ex.responseHeaders[SESSION_HEADER]);
+        if (owner === 'hidden') {
           j.lacks(ex, 'its Mcp-Session-Id: the recorder replaced it with a marker, so its session is unknown');
           continue;
         }
-        const ids = seen.get(session) ?? new Map<string, Exchange>();
-        seen.set(session, ids);
+        const ids = seen.get(owner.key) ?? new Map<string, Exchange>();
+        seen.set(owner.key, ids);
         for (const e of events) {
           if (e.id === undefined || e.id === '') continue;
           const before = ids.get(e.id);

@@ -205,7 +205,8 @@ export class SessionHistory {
   }
 }
 
-function push(map: Map<string, Exchange[]>, key: string, ex: Exchange): void {
+/** Adds `ex` to the exchanges kept under `key`. */
+export function push(map: Map<string, Exchange[]>, key: string, ex: Exchange): void {
   const list = map.get(key);
   if (list) list.push(ex);
   else map.set(key, [ex]);

@@ -265,7 +265,7 @@ export function wellFormedCalls(ex: Exchange): Message[] | undefined {
  * Every JSON-RPC message an answer carried, the server's own requests and notifications as well as
  * its responses: its JSON body (a batch flattened), or the data of each event kept of its stream
  * (each complete event kept was sent, though the client broke the stream off). Undefined when none
- * of the answer is there; what was cut of it (`answerCut`) is the caller's to weigh.
+ * of the answer is there; what was cut of it (`bodyMissing`: a prefix kept, a stream aborted) is the caller's to weigh.
  */
 export function answerMessages(ex: Exchange): readonly Message[] | undefined {
   if (ex.status === undefined) return undefined;
@@ -291,23 +291,16 @@ function bodyMessages(ex: Exchange): readonly Message[] {
   return (Array.isArray(value) ? value : [value]).filter(isRecord);
 }
 
-/** Why what `answerMessages` read of an answer may not be all it carried (a prefix kept, a stream aborted), or undefined. */
-export function answerCut(ex: Exchange): string | undefined {
-  if (ex.responseBodyTruncated) return 'only a prefix of the answer was kept';
-  if (ex.streamEnd === 'aborted') return ex.error !== undefined ? `the answer did not end: ${ex.error}` : 'the client aborted the stream';
-  return undefined;
-}
-
 /**
  * The MCP session an exchange belongs to, as a key: `session:<id>` for the Mcp-Session-Id the
  * request carried, or, for an initialize whose answer assigned one, that new id ("by including it
  * in an Mcp-Session-Id header on the HTTP response containing the InitializeResult"); without one,
  * `client:<credential>`, the caller's session-less traffic. `hidden` when the recorder replaced the
- * id with a marker every session shares.
+ * id with a marker every session shares. `otherwise` is the id to take when the request names none.
  */
-export function sessionKeyOf(ex: Exchange): { key: string; sessionId: string | undefined } | 'hidden' {
+export function sessionKeyOf(ex: Exchange, otherwise?: string): { key: string; sessionId: string | undefined } | 'hidden' {
   const assigned = ex.method === 'POST' && (sentMessages(ex) ?? []).some((m) => m.method === 'initialize') ? ex.responseHeaders[SESSION_HEADER] : undefined;
-  const id = assigned ?? ex.requestHeaders[SESSION_HEADER];
+  const id = assigned ?? ex.requestHeaders[SESSION_HEADER] ?? otherwise;
   if (id === undefined) return { key: `client:${ex.credential ?? ex.requestHeaders.authorization ?? ''}`, sessionId: undefined };
   return sessionUnknown(id) ? 'hidden' : { key: `session:${id}`, sessionId: id };
 }

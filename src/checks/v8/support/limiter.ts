@@ -6,7 +6,7 @@
  * recording), saying why; never failed.
  */
 import type { CheckContext, Exchange, Judge } from '../../../rule/index.ts';
-import { refusalWaitMs } from '../../stateful/limiter.ts';
+import { sentPastOneRefusal } from '../../stateful/limiter.ts';
 
 const REMEDY = 'the per-principal rate limit refused it (429; "Its numeric values: not shown"), so it shows nothing of this rule: lower --max-rps or use a credential of a higher tier';
 
@@ -19,10 +19,8 @@ export function limiterRefused(j: Pick<Judge, 'lacks'>, ex: Exchange): boolean {
 
 /** Sends once more after the wait a 429 asks for (bounded, as the model checks wait); returns the last answer, which may be a 429 still. */
 export async function admitted<R extends { status: number; headers: Record<string, string>; json?: unknown }>(ctx: CheckContext, send: () => Promise<R>): Promise<R> {
-  const first = await send();
-  if (first.status !== 429) return first;
-  await ctx.sleep(refusalWaitMs(first));
-  return send();
+  // /v8 names only 429 for its limit ("A per-principal rate limit exists (`429`)"): a 503 is judged as the rule judges it.
+  return (await sentPastOneRefusal(ctx, send, (status) => status === 429)).last;
 }
 
 /** For a check that judges one answer: a 429 (after `admitted`'s resend) ends it inconclusive. */
