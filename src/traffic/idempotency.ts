@@ -19,7 +19,7 @@
 import type { Exchange, Judge } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
 import { conflictStatusCase, refusedInFlight, replayCase } from './answer-cases.ts';
-import { bodyJson, bodyMissing, exchangeFact, exchangesOf, operation, requestBodyMissing, startsAfterEnd } from './read.ts';
+import { bodyJson, bodyMissing, exchangeFact, exchangesOf, openWireForm, operation, requestBodyMissing, startsAfterEnd } from './read.ts';
 
 /** How many accepted keys the judgement remembers at once. */
 export const IDEMPOTENCY_WINDOW = 10_000;
@@ -101,10 +101,17 @@ export function sameStatusAndBody(first: Exchange, later: Exchange, j: Judge): s
   return replay.ok ? undefined : replay.why;
 }
 
+/** A key's first accepted request: `body` its canonical body (undefined when not kept), `open` whether that body is in an open wire form. */
+interface Remembered {
+  first: Exchange;
+  body: string | undefined;
+  open: boolean;
+}
+
 export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
   // `body` undefined: the first request's body was not kept, so what follows under its key cannot be paired.
-  const remembered = new Map<string, { first: Exchange; body: string | undefined }>();
-  const remember = (scope: string, entry: { first: Exchange; body: string | undefined }) => {
+  const remembered = new Map<string, Remembered>();
+  const remember = (scope: string, entry: Remembered) => {
     remembered.set(scope, entry);
     if (remembered.size > IDEMPOTENCY_WINDOW) remembered.delete(remembered.keys().next().value!);
   };
@@ -122,18 +129,21 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
     const missing = requestBodyMissing(ex);
     if (missing !== undefined) {
       if (known) j.lacks(ex, `the request body, to compare with exchange #${known.first.index}: ${missing}`);
-      else if (ex.status >= 200 && ex.status < 300) remember(scope, { first: ex, body: undefined });
+      else if (ex.status >= 200 && ex.status < 300) remember(scope, { first: ex, body: undefined, open: false });
       continue;
     }
     if (!known) {
       if (ex.status < 200 || ex.status >= 300) continue;
-      remember(scope, { first: ex, body: bodyKey(ex) });
+      remember(scope, { first: ex, body: bodyKey(ex), open: openWireForm(ex) });
       continue;
     }
     if (known.body === undefined) {
       j.lacks(ex, `the request body of exchange #${known.first.index}, which first used the key: ${requestBodyMissing(known.first) ?? 'not kept'}`);
       continue;
     }
+    // A body a deployment may read two ways (a member named twice, a byte order mark, another media type, coding or charset) is the same
+    // request as another only byte for byte: whether `{"a":1,"a":2}` is `{"a":2}` is the deployment's reading, so such a pair is judged neither way.
+    if ((known.open || openWireForm(ex)) && ex.requestBody !== known.first.requestBody) continue;
     const same = bodyKey(ex) === known.body;
     const overlapping = !startsAfterEnd(ex, known.first);
     const check = options.judged === undefined || options.judged(ex) ? j.check.bind(j) : () => true;

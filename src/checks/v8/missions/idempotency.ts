@@ -7,7 +7,7 @@ import { createMissionRequest, missionProjection } from '../../../contract/v8/mi
 import { PROBLEM_CONTENT_TYPE } from '../../../contract/v8/problem.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { answerJson, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
-import { callerOf, mayBeRefused, missionOf, withCallersOn } from '../support/traffic.ts';
+import { admissibleBody, callerOf, mayBeRefused, missionOf, withCallersOn } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
@@ -152,7 +152,7 @@ export const conflict = rule({
   judgement: {
     record: 'a POST /v8/missions sent twice by one caller with the same Idempotency-Key and different bodies, the first accepted',
     judge(j) {
-      judgeIdempotency(j, { operation: 'v8.missions.create', keyOf: (ex) => ex.requestHeaders['idempotency-key'], judge: 'conflict' });
+      judgeIdempotency(j, { operation: 'v8.missions.create', keyOf: (ex) => ex.requestHeaders['idempotency-key'], judge: 'conflict', conflictJudged: admissibleBody(createMissionRequest) });
     },
   },
   async provoke(ctx) {

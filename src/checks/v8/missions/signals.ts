@@ -2,7 +2,7 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
-import { callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
+import { admissibleBody, callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
 import { limiterRefused } from '../support/limiter.ts';
 import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency, sameStatusAndBody } from '../../../traffic/idempotency.ts';
@@ -149,7 +149,7 @@ export const signalConflict = rule({
   judgement: {
     record: 'a signal sent twice to one mission by one caller with the same Idempotency-Key and different bodies, the first accepted',
     judge(j) {
-      judgeIdempotency(j, { operation: 'v8.missions.signals', keyOf: signalKey, judge: 'conflict' });
+      judgeIdempotency(j, { operation: 'v8.missions.signals', keyOf: signalKey, judge: 'conflict', conflictJudged: admissibleBody(signalRequest) });
     },
   },
   async provoke(ctx) {

@@ -472,6 +472,20 @@ function sentMayBeRefused(ex: Exchange): string | undefined {
   return bodyMayBeRefused(ex, requestJson(ex));
 }
 
+/**
+ * Whether a request's body is one the contract's `schema` admits and nothing else may refuse
+ * (`mayBeRefused`): a request that reuses a key with such a body can be refused for its key alone.
+ * With any other body the error table names two causes, `400` for the body and `409` for the key,
+ * and does not say which is checked first: either answer is legal, so the conflict rules judge
+ * only these.
+ */
+export function admissibleBody(schema: z.ZodType): (ex: Exchange) => boolean {
+  return (ex) => {
+    const body = requestJson(ex);
+    return parsedAs(schema, body).success && mayBeRefused(ex, body) === undefined;
+  };
+}
+
 function bodyMayBeRefused(ex: Exchange, body: unknown): string | undefined {
   return openness(endpointOf(ex.method, ex.path)?.bodies[0]?.schema, body, [], body);
 }
