@@ -501,14 +501,18 @@ function placeCredential(req: RawRequest): RawRequest {
 }
 
 /**
- * Whether a rule of its own judges that every event of the stream at `path` carries JSON data: a mission
+ * Whether the JSON of the event data of the stream at `path` is no finding of every reader: a mission
  * event stream (v8 Events: "`data` | JSON payload specific to the type"), which v8.missions.events.shape
- * judges, in a recording too. There, data that is not JSON fails that rule alone: the other rules reading
- * the stream read what they need of it (an event whose data they cannot read, they lack). The streams of
- * /v1 and MCP have no such rule, so their event data stays every reader's finding.
+ * judges, in a recording too; and a /v1 run stream (a turn answer of `/v1/execute` or `/v1/chat`,
+ * `GET /v1/runs/{id}/events`), whose data no sentence makes JSON ("Event kinds beyond
+ * `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.";
+ * `request.accepted` "carries boolean `replayed`", which v1.execute.turn.accepted-event judges).
+ * There, data that is not JSON fails no reader: the rules reading the stream read what they need
+ * of it (an event whose data they cannot read, they lack). MCP's streams carry JSON-RPC messages,
+ * so their event data stays every reader's finding.
  */
 function eventDataJudgedByItsRule(path: string): boolean {
-  return /\/v8\/missions\/[^/?#]+\/events(?:[?#]|$)/.test(path);
+  return /\/v8\/missions\/[^/?#]+\/events(?:[?#]|$)/.test(path) || /\/v1\/(?:execute|chat|runs\/[^/?#]+\/events)(?:[?#]|$)/.test(path);
 }
 
 /** Why a body is broken for its media type, or undefined: invalid UTF-8, or a JSON media type whose body is not JSON. */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { COMPLETED, FAILED } from '../../../../scenarios/v1/runs.ts';
-import { CANCELLED } from '../../../contract/v1/runs.ts';
+import { APPROVAL_REQUIRED, COMPLETED, FAILED } from '../../../../scenarios/v1/runs.ts';
+import { ACCEPTED, CANCELLED } from '../../../contract/v1/runs.ts';
 import type { FakeContext } from '../../context.ts';
 import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { streamedEventData } from '../execute/accepted-event.ts';
@@ -63,6 +63,15 @@ function turnWithoutIds(fake: FakeContext, read: Read): boolean {
   return !read.runEvents && fake.variants.has('v1.runs/turn-without-sse-ids');
 }
 
+/**
+ * "the payload fields of events: not shown": under the variant an event carries plain text, but
+ * request.accepted ("carries boolean `replayed`") and approval.required (whose data holds the
+ * action digest where the embedded profile's `fixtures.v1.approval.digestField` says) stay JSON.
+ */
+function textPayload(fake: FakeContext, e: RunEvent): boolean {
+  return fake.variants.has('v1.runs/text-payloads') && e.type !== ACCEPTED && e.type !== APPROVAL_REQUIRED;
+}
+
 function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, read: Read): void {
   let data = withKindField(fake, withReadFields(fake, streamedEventData(fake, e, read.replayed), read));
   // The resume fault keeps each event's identity in its data (event_id) but sends no SSE id.
@@ -75,7 +84,8 @@ function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, read: R
   // Without the SSE event field a reader finds the kind in the data.
   const dataOnly = fake.variants.has('v1.runs/kind-in-data-only') || fake.variants.has('v1.runs/kind-in-event-type') || fake.variants.has('v1.runs/event-kind-in-data');
   const event = dataOnly ? {} : { event: e.type };
-  res.write(sseFrame({ ...event, data: JSON.stringify(data), ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
+  const text = textPayload(fake, e) ? `${e.type} #${e.sequence}` : JSON.stringify(data);
+  res.write(sseFrame({ ...event, data: text, ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
 }
 
 /** Streams a run's events after `after` until its terminal event. */

@@ -111,6 +111,12 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'Endpoints > Rules 4', quote: 'After a dropped connection on a task-mode run, read the run back or resume its event stream with `Last-Event-ID` before posting again. The run may be in flight, parked on approval, or finished.' },
   },
   {
+    id: 'v1.runs/text-payloads',
+    description: 'run events other than request.accepted and approval.required carry plain text data (the kind and sequence in words, as a chat stream sends its text deltas), not JSON; each keeps its SSE event field and id',
+    spec: { document: DOC, section: 'Events > Run event stream', quote: 'Event kinds beyond `request.accepted` and `request.cancelled`, and the payload fields of events: not shown.' },
+    excludes: ['v1.runs/kind-in-data-only', 'v1.runs/kind-in-event-type', 'v1.runs/event-kind-in-data', 'v1.runs/turn-without-sse-ids'],
+  },
+  {
     id: 'v1.runs/z-timestamps',
     description: 'the run resource and the usage answer write their date-times with `Z` (no field is declared a Timestamp, and the embedded profile declares none), and the run resource carries an `output` holding date-times of its own',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the run resource returned by `GET /v1/runs/{id}`: not shown.' },
