@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { mcpOperation, operationOf as catalogueOperation } from '../contract/endpoints.ts';
 import { mediaType, pathOnly, readerStopped, type Exchange, type Judge, type SseEvent } from '../rule/index.ts';
+import { otherCharset } from '../rule/media-type.ts';
 // The journal's symbol: it forgets an exchange's facts when it drops or cuts a body.
 import { EXCHANGE_FACTS as FACTS } from '../rule/journal.ts';
 import { acceptAdmits } from './http-fields.ts';
@@ -364,8 +365,7 @@ function headerWireForm(ex: Exchange): boolean {
   if (type !== 'application/json' && !type.endsWith('+json')) return true;
   const coding = (ex.requestHeaders['content-encoding'] ?? '').trim().toLowerCase();
   if (coding !== '' && coding !== 'identity') return true;
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(ex.requestHeaders['content-type'] ?? '')?.[1]?.toLowerCase();
-  return charset !== undefined && charset !== 'utf-8' && charset !== 'utf8';
+  return otherCharset(ex.requestHeaders['content-type']) !== undefined;
 }
 
 export function recordOf(value: unknown): Record<string, unknown> | undefined {

@@ -6,7 +6,10 @@
  * v8.missions.create.accepted and more. F2: v8.missions.create.malformed-json and
  * mcp.jsonrpc.parse-error took every body `parseJson` did not read for malformed JSON, also valid
  * JSON nested past MAX_JSON_DEPTH and JSON led by a byte order mark, which a parser "MAY ignore"
- * (§8.1). F6: the generated must-accept of `application/json; charset=latin-1` now cites §11.
+ * (§8.1). F6: a JSON body labelled `charset=latin-1` is open, as the catalogue's `encoding.charset`
+ * and `openWireForm` hold it: RFC 8259 §11 says the parameter "really has no effect on compliant
+ * recipients", §8.1 that JSON between systems "MUST be encoded using UTF-8", and a common reading
+ * (Express's body parser) refuses such a label with 415. A generated must-accept held it must be read.
  */
 import { describe, expect, it } from 'vitest';
 import { judgeRecording } from '../../src/passive/judge.ts';
@@ -152,11 +155,17 @@ describe('F2: mcp.jsonrpc.parse-error judges only bodies no parser reads', () =>
   });
 });
 
-describe('F6: the generated must-accept of a body with a charset parameter cites RFC 8259 §11', () => {
+describe('F6: a JSON body labelled with a charset other than UTF-8 is open; charset=utf-8 stays must-accept', () => {
   const sent = (contentType: string) => ({ method: 'POST', path: '/v8/missions', headers: { 'content-type': contentType, 'idempotency-key': 'create-key-0142-f6f6' }, credential: 'writer', body: compact, json: valid });
 
-  it('charset=latin-1 is accepted because the parameter has no effect on compliant recipients', () => {
+  it('charset=latin-1 is open, saying both RFC 8259 sentences', () => {
     const e = expectationOf(sent('application/json; charset=latin-1'));
+    expect(e.kind).toBe('open');
+    expect(e.kind === 'open' && e.why).toMatch(/§11 .*no effect on compliant recipients.*§8\.1 .*MUST be encoded using UTF-8/);
+  });
+
+  it('charset=utf-8 is accepted, citing §11 for the parameter', () => {
+    const e = expectationOf(sent('application/json; charset=UTF-8'));
     expect(e.kind).toBe('accept');
     expect(e.kind === 'accept' && e.constraint).toMatch(/RFC 8259 §11: .*Adding one really has no effect on compliant recipients/);
   });

@@ -18,6 +18,7 @@ import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.t
 import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
 import { MCP, sentenceText, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
 import type { ProbeRequest } from '../../rule/index.ts';
+import { otherCharset } from '../../rule/media-type.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
 import { scopeRefusal, V1_SCOPES_NOT_SHOWN } from '../../traffic/scope-refusal.ts';
@@ -255,6 +256,7 @@ function headers(endpoint: Endpoint, spec: BodySpec | undefined, sent: SentReque
     } else if (header.name === 'content-type' && sent.body !== undefined) {
       const media = (value ?? '').split(';', 1)[0]!.trim().toLowerCase();
       if (media !== 'application/json' || (value ?? '').length > 256) out.push({ kind: 'open', why: `Content-Type ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: whether a deployment reads the body anyway is not stated`, constraint: headerConstraint(endpoint, header.name) });
+      else if (otherCharset(value) !== undefined) out.push({ kind: 'open', why: `Content-Type ${JSON.stringify(value!.slice(0, 40))}: ${OTHER_CHARSET}`, constraint: headerConstraint(endpoint, header.name) });
     } else if (header.name === 'last-event-id' && value !== undefined) {
       out.push({ kind: 'open', why: 'a Last-Event-ID that is not a cursor this stream gave: only a cursor outside the replay window has a stated answer', constraint: headerConstraint(endpoint, header.name) });
     }
@@ -891,9 +893,13 @@ export function expectationOf(sent: SentRequest, known: Known = NOTHING_KNOWN): 
   });
 }
 
+/** Why a JSON body labelled with a charset other than UTF-8 has no stated answer. */
+const OTHER_CHARSET = 'RFC 8259 §11 defines no charset for application/json ("Adding one really has no effect on compliant recipients") and §8.1 has JSON between systems "MUST be encoded using UTF-8": a deployment may read the label as absent or refuse a body labelled with another encoding';
+
 /**
- * What an accepted body's Content-Type charset parameter (`charset=latin-1`) adds to why it must be
+ * What an accepted body's Content-Type charset parameter (`charset=utf-8`) adds to why it must be
  * accepted: the media type registration defines none, so it changes nothing, or '' without one.
+ * Another charset leaves the request open (`OTHER_CHARSET`), so it never reaches here.
  */
 function charsetIgnored(sent: SentRequest): string {
   if (sent.body === undefined || !/;\s*charset\s*=/i.test(sent.headers['content-type'] ?? '')) return '';

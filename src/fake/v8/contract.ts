@@ -10,6 +10,7 @@ import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
 import { holdsControlString, holdsOddString } from '../support/odd-strings.ts';
 import { isRecord, parseJson, repeatedMember } from '../../util/json.ts';
+import { otherCharset } from '../../rule/media-type.ts';
 
 /** What a /v8 response is, as far as the contract-version header goes. */
 export type ResponseKind = 'success' | 'problem' | 'listing';
@@ -183,6 +184,11 @@ export async function contractWireChoice(fake: FakeContext, given: RouteRequest,
   const text = await r.body();
   if (Buffer.byteLength(text) > CHOSEN_BODY_LIMIT && v.has('v8.contract/body-limit-413')) {
     writeProblem(413, 'body_too_large', `A request body is at most ${CHOSEN_BODY_LIMIT} bytes here.`);
+    return undefined;
+  }
+  // RFC 8259 §11 defines no charset for application/json, §8.1 has JSON between systems in UTF-8: refusing another label (as Express's body parser does) is one reading.
+  if (v.has('v8.contract/other-charset-415') && otherCharset(r.header('content-type')) !== undefined) {
+    writeProblem(415, 'unsupported_charset', 'A JSON body is read as UTF-8 only: send it without a charset parameter, or with charset=utf-8.');
     return undefined;
   }
   // RFC 8259 §4: names "SHOULD be unique", and what software does with an object naming one twice "is unpredictable": refusing it is one reading.

@@ -57,6 +57,11 @@ export const v8ContractVariants = [
     spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: 'Failures are `application/problem+json` (RFC 9457)' },
   },
   {
+    id: 'v8.contract/other-charset-415',
+    description: 'a JSON request body labelled with a charset other than UTF-8 (`application/json; charset=latin-1`) is refused 415, as Express\'s body parser refuses it (RFC 8259 §11 defines no charset parameter: "Adding one really has no effect on compliant recipients"; §8.1: JSON between systems "MUST be encoded using UTF-8")',
+    spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: 'Failures are `application/problem+json` (RFC 9457)' },
+  },
+  {
     id: 'v8.contract/bom-ignored',
     description: 'a request body led by a byte order mark is read without it (RFC 8259 §8.1: parsers "MAY ignore the presence of a byte order mark rather than treating it as an error"), so a valid mission led by one is accepted',
     spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '| `POST /v8/missions` | `400` missing fields, budget out of range, malformed JSON; `401` token missing or expired; `403` no `missions:write`; `409` same `Idempotency-Key` with a different body; `429` rate limit for the principal |' },
