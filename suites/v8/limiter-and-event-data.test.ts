@@ -75,6 +75,17 @@ describe('a 429 of the per-principal rate limit is no verdict', () => {
     expect(results.map((r) => [r.verdict, r.reason ?? ''])).toEqual([['pass', '']]);
   });
 
+  it('names the limiter, not a failed setup, when it refuses a setup request again after the wait', async () => {
+    // Memory queries whose entries the rule reads, the original of a signal replay pair, the canary mission's create.
+    const rules = ['v8.memory.query.order', 'v8.memory.query.limits', 'v8.missions.signals.idempotency-conflict', 'v8.missions.signals.replay', 'v8.redaction.canaries'];
+    const { results } = await through((req) => (req.method === 'POST' && (req.path === '/v8/memory/query' || req.path.endsWith('/signals') || (req.path === '/v8/missions' && req.body.toString().includes('"apiKey"'))) ? { answer: LIMITED } : undefined), rules);
+    for (const r of results) {
+      expect([r.rule.id, r.verdict]).toEqual([r.rule.id, 'inconclusive']);
+      expect(r.reason).toMatch(/answered 429 twice, the second time after the wait it asked for: the per-principal rate limit refused it/);
+      expect(r.reason).not.toMatch(/setup failed/);
+    }
+  });
+
   it('holds a signal to a terminal mission refused 429 to no answer', async () => {
     const { results } = await through((req) => (req.method === 'POST' && req.path.endsWith('/signals') ? { answer: LIMITED } : undefined), ['v8.missions.signals.terminal-409']);
     expect(results.map((r) => r.verdict)).toEqual(['inconclusive']);

@@ -7,6 +7,7 @@ import { isRecord } from '../../../util/json.ts';
 import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:memory:read'] } });
 
@@ -18,7 +19,7 @@ const lenientEntries = z.looseObject({
 });
 
 async function entriesOf(ctx: CheckContext, body: Record<string, unknown>, label: string) {
-  const res = await queryMemory(ctx, body, label);
+  const res = await setupSent(ctx, `the memory query "${label}"`, () => queryMemory(ctx, body, label));
   if (res.status !== 200) ctx.inconclusive(`setup failed: the memory query "${label}" answered ${res.status}, not 200; check fixtures.v8.memory`);
   const parsed = lenientEntries.safeParse(res.json);
   if (!parsed.success) ctx.inconclusive(`setup failed: the memory query "${label}" answered no entries array`);
@@ -193,7 +194,7 @@ export const queryPurpose = rule({
     const base = memoryBase(ctx);
     const forbidden = ctx.profile.fixtures.v8.memory.forbiddenPurpose;
     if (!forbidden) ctx.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
-    const allowed = await queryMemory(ctx, base, 'memory query with the permitted purpose');
+    const allowed = await setupSent(ctx, 'the memory query with the permitted purpose', () => queryMemory(ctx, base, 'memory query with the permitted purpose'));
     if (allowed.status !== 200) ctx.inconclusive(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
     await queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted');
   },

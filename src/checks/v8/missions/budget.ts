@@ -8,6 +8,7 @@ import { createMission, fixture, followToTerminal, getMission, isTerminalEvent, 
 import { readTraceIndexed } from '../support/read.ts';
 import { stepTraces } from '../../../traffic/trace-naming.ts';
 import { createdMission, missionOf, sentFixture, terminalShown, withMissions, withSeenTraces } from '../support/traffic.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -180,7 +181,7 @@ export const budgetToolCalls = rule({
     const base = fixture(ctx, 'succeeds');
     for (const limit of [0, 1]) {
       const body = { ...base, resourceBudget: { ...base.resourceBudget, maximumToolCalls: limit } };
-      const res = await postMission(ctx, body, { label: `create the "succeeds" mission with maximumToolCalls ${limit}` });
+      const res = await setupSent(ctx, `creating the "succeeds" mission with maximumToolCalls ${limit}`, () => postMission(ctx, body, { label: `create the "succeeds" mission with maximumToolCalls ${limit}` }));
       const made = missionProjection.safeParse(res.json);
       if (res.status !== 202 || !made.success) ctx.inconclusive(`setup failed: creating the "succeeds" mission with maximumToolCalls ${limit} answered ${res.status}${res.status === 202 ? ' without a mission projection' : ', not 202'}`);
       const stream = await followToTerminal(ctx, made.data.runId, 'succeeds');

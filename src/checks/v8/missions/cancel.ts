@@ -5,6 +5,7 @@ import { missionOf, sentFixture, withMissions } from '../support/traffic.ts';
 import { missionProjection } from '../../../contract/v8/missions.ts';
 import { createMission, followEvents, getMission, isTerminalEvent, newKey, writer, MISSIONS } from '../support/missions.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'], fixtures: ['v8.missions.cancellable'] } });
 
@@ -82,7 +83,7 @@ export const cancelReplay = rule({
     const mission = await createMission(ctx, 'cancellable');
     const key = newKey();
     const send = (label: string) => ctx.http.send({ method: 'POST', path: `${MISSIONS}/${mission.runId}/cancel`, credential: writer(ctx), headers: { 'idempotency-key': key }, label });
-    const first = await send('cancel a running mission (original)');
+    const first = await setupSent(ctx, 'the original cancel', () => send('cancel a running mission (original)'));
     if (first.status < 200 || first.status >= 300) ctx.inconclusive(`setup failed: the original cancel answered ${first.status}`);
     await send('cancel again (replay, same key)');
   },

@@ -9,6 +9,7 @@ import { judgeIdempotency } from '../../../traffic/idempotency.ts';
 import { answerJson, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { admissibleBody, callerOf, mayBeRefused, missionOf, withCallersOn } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:missions:write+missions:read'] } });
 
@@ -131,7 +132,7 @@ export const replay = rule({
   async provoke(ctx) {
     const body = fixture(ctx, 'succeeds');
     const key = newKey();
-    const first = await postMission(ctx, body, { key, label: 'create (original)' });
+    const first = await setupSent(ctx, 'the original create', () => postMission(ctx, body, { key, label: 'create (original)' }));
     if (first.status !== 202) ctx.inconclusive(`setup failed: the original create answered ${first.status}`);
     const original = ctx.expectShape(missionProjection, first.json, 'the original create response');
     await postMission(ctx, body, { key, label: 'create (replay)' });

@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { admissibleBody, callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
-import { limiterRefused } from '../support/limiter.ts';
+import { limiterRefused, setupSent } from '../support/limiter.ts';
 import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency, sameStatusAndBody } from '../../../traffic/idempotency.ts';
 import { exchangesOf, parsedAs, requestBodyMissing, requestJson, responseJson, surelyStartsAfterEnd, wholeBody } from '../../../traffic/read.ts';
@@ -155,7 +155,7 @@ export const signalConflict = rule({
   async provoke(ctx) {
     const mission = await createMission(ctx, 'waits');
     const key = newKey();
-    const first = await postSignal(ctx, mission.runId, { signal: 'apicert.first', payload: { n: 1 } }, key, 'signal (original)');
+    const first = await setupSent(ctx, 'the original signal', () => postSignal(ctx, mission.runId, { signal: 'apicert.first', payload: { n: 1 } }, key, 'signal (original)'));
     if (first.status !== 200) ctx.inconclusive(`setup failed: the original signal answered ${first.status}`);
     await postSignal(ctx, mission.runId, { signal: 'apicert.second', payload: { n: 2 } }, key, 'signal (same key, another body)');
   },
@@ -206,7 +206,7 @@ export const signalReplay = rule({
     const mission = await createMission(ctx, 'waits');
     const key = newKey();
     const body = { signal: 'apicert.replayed', payload: { n: 1 } };
-    const first = await postSignal(ctx, mission.runId, body, key, 'signal (original)');
+    const first = await setupSent(ctx, 'the original signal', () => postSignal(ctx, mission.runId, body, key, 'signal (original)'));
     if (first.status !== 200) ctx.inconclusive(`setup failed: the original signal answered ${first.status}`);
     await postSignal(ctx, mission.runId, body, key, 'signal (replay, same key and body)');
     // What the mission is after the replay: a 409 replay is judged only against a read that surely began after it ended.

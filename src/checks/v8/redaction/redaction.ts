@@ -4,6 +4,7 @@ import { createMission, fixture, followEvents, getMission, newKey, writer, MISSI
 import { capabilitySearchBody, getTrace, PATHS, queryMemory, searchCapabilities } from '../support/read.ts';
 import { stepTraces } from '../../../traffic/trace-naming.ts';
 import { CanarySet, redactionMarkers, type Sighting } from './canaries.ts';
+import { setupSent } from '../support/limiter.ts';
 
 /** Field names that say "secret" whatever the value: what common practice and the seeds name sensitive. */
 const SENSITIVE_FIELD = /(password|passphrase|secret|token|api[-_]?key|private[-_]?key|credentials?|authorization|cookie)$/i;
@@ -114,7 +115,8 @@ export const redactionCanaries = rule({
       attachment: c.plant('private-key', 'goalSpec.attachment'),
       notes: c.plant('free-text', 'goalSpec.notes'),
     };
-    const created = seen.response('POST /v8/missions', await ctx.http.send({ method: 'POST', path: MISSIONS, credential, headers: { 'idempotency-key': newKey() }, json: { ...base, goalSpec }, label: 'create a mission with canaries in its goal' }));
+    const createKey = newKey();
+    const created = seen.response('POST /v8/missions', await setupSent(ctx, 'creating the "succeeds" mission with canaries in its goal', () => ctx.http.send({ method: 'POST', path: MISSIONS, credential, headers: { 'idempotency-key': createKey }, json: { ...base, goalSpec }, label: 'create a mission with canaries in its goal' })));
     if (created.status !== 202) ctx.inconclusive(`setup failed: creating the "succeeds" mission with extra goalSpec fields answered ${created.status}`);
     const runId: unknown = (created.json as { runId?: unknown } | undefined)?.runId;
     if (typeof runId !== 'string') return ctx.inconclusive('setup failed: the create response has no runId');

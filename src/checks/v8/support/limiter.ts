@@ -23,6 +23,17 @@ export async function admitted<R extends { status: number; headers: Record<strin
   return (await sentPastOneRefusal(ctx, send, (status) => status === 429)).last;
 }
 
+/**
+ * A setup request (a fixture's create, the original of a replay pair, a query whose entries the rule
+ * reads): sent again once after the wait a 429 asks for, and refused again, the check ends
+ * inconclusive saying the limiter stopped `what`, not that the setup failed.
+ */
+export async function setupSent<R extends { status: number; headers: Record<string, string>; json?: unknown }>(ctx: CheckContext, what: string, send: () => Promise<R>): Promise<R> {
+  const res = await admitted(ctx, send);
+  stopIfLimited(ctx, res, what);
+  return res;
+}
+
 /** For a check that judges one answer: a 429 (after `admitted`'s resend) ends it inconclusive. */
 export function stopIfLimited(ctx: CheckContext, res: { status: number }, what: string): void {
   if (res.status === 429) ctx.inconclusive(`${what} was answered 429 twice, the second time after the wait it asked for: ${REMEDY}`);

@@ -2,7 +2,7 @@ import { isTerminalEventType, missionProjection, type MissionProjection } from '
 import type { CheckContext, ProbeResponse, StreamResponse } from '../../../rule/index.ts';
 import type { Credential, MissionRequest, Profile } from '../../../profile/schema.ts';
 import { newKey } from '../../../util/ids.ts';
-import { admitted, stopIfLimited } from './limiter.ts';
+import { setupSent } from './limiter.ts';
 
 export const MISSIONS = '/v8/missions';
 
@@ -57,8 +57,7 @@ export async function createMission(ctx: CheckContext, name: MissionFixture, opt
   // A deployment's rate limit may refuse a fixture's create (its numbers are not shown): sent again once after the wait it
   // asks, under the same key; refused again, the check says the limiter stopped it, not that the setup failed.
   const sent = { label: `setup: create the "${name}" mission`, ...options, key: options.key === undefined ? newKey() : options.key };
-  const res = await admitted(ctx, () => postMission(ctx, fixture(ctx, name), sent));
-  stopIfLimited(ctx, res, `creating the "${name}" fixture mission`);
+  const res = await setupSent(ctx, `creating the "${name}" fixture mission`, () => postMission(ctx, fixture(ctx, name), sent));
   if (res.status !== 202) ctx.inconclusive(`setup failed: creating the "${name}" fixture mission answered ${res.status}, not 202`);
   const parsed = missionProjection.safeParse(res.json);
   if (!parsed.success) ctx.inconclusive(`setup failed: the "${name}" fixture's create response is not a mission projection`);
@@ -106,7 +105,7 @@ export function followEvents(ctx: CheckContext, runId: string, options: FollowOp
 
 /** Follows the stream to its terminal event; untestable when the fixture never ends within the stream timeout. */
 export async function followToTerminal(ctx: CheckContext, runId: string, fixtureName: MissionFixture, options: Pick<FollowOptions, 'awaitClose'> = {}): Promise<StreamResponse & { terminal: string }> {
-  const stream = await followEvents(ctx, runId, options);
+  const stream = await setupSent(ctx, `the "${fixtureName}" mission's event stream`, () => followEvents(ctx, runId, options));
   if (stream.status !== 200) ctx.inconclusive(`setup failed: the "${fixtureName}" mission's event stream answered ${stream.status}`);
   const terminal = stream.events.find((e) => isTerminalEvent(e.event))?.event;
   if (!terminal) ctx.inconclusive(`setup failed: the "${fixtureName}" mission sent no terminal event within ${ctx.profile.safety.streamTimeoutMs} ms (safety.streamTimeoutMs)`);
