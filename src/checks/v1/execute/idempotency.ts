@@ -21,6 +21,7 @@ import {
   taskBody,
   turnBody,
 } from '../support/fabric.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
@@ -151,7 +152,7 @@ export const conflict = rule({
   async provoke(ctx) {
     const key = newKey();
     const original = taskBody(ctx, 'completes');
-    const first = await postExecute(ctx, original, { key, label: 'execute (task), original' });
+    const first = await setupSent(ctx, 'the original task request', () => postExecute(ctx, original, { key, label: 'execute (task), original' }));
     if (first.status !== 200) ctx.inconclusive(`setup failed: the original task request answered ${first.status}, not 200`);
     // Another fixture's body, which the deployment takes: a change inside `task` could be refused for
     // itself ("Sub-field shapes of `task` ...: not shown."), so only the key may refuse this one.
@@ -199,7 +200,7 @@ export const scope = rule({
     if (peers.length === 0) ctx.untestable({ need: 'credential', role: 'v1 key of another principal (same tenant) or of another tenant', remedy: 'add one with "principal"/"tenant" labels' });
     const body = taskBody(ctx, 'completes');
     const key = newKey();
-    const mine = await postExecute(ctx, body, { key, label: 'execute (task) as the primary key' });
+    const mine = await setupSent(ctx, 'the primary task request', () => postExecute(ctx, body, { key, label: 'execute (task) as the primary key' }));
     if (mine.status !== 200) ctx.inconclusive(`setup failed: the primary task request answered ${mine.status}, not 200`);
     for (const peer of peers) await postExecute(ctx, body, { key, credential: peer, label: `execute (task), same key and body, as ${peer.name}` });
   },
@@ -245,7 +246,7 @@ export const normalized = rule({
     const compact = JSON.stringify(body);
     const spaced = JSON.stringify(reordered(body), null, 2);
     if (compact === spaced) ctx.untestable({ need: 'fixture', path: 'v1.tasks.completes', problem: 'is too small to reorder', remedy: 'give a body with at least two members' });
-    const first = await postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' });
+    const first = await setupSent(ctx, 'the original task request', () => postExecute(ctx, body, { key, rawBody: compact, label: 'execute (task), compact JSON' }));
     if (first.status !== 200) ctx.inconclusive(`setup failed: the original task request answered ${first.status}, not 200`);
     const res = await postExecute(ctx, body, { key, rawBody: spaced, label: 'execute (task), same JSON reordered and indented' });
     // Whether the replay re-executes is judged by v1.execute.idempotency.replay.

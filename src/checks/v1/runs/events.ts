@@ -6,6 +6,7 @@ import { callerOf, kindOf, modeOf } from '../support/traffic.ts';
 import { openObject } from '../../../contract/v1/runs.ts';
 import { followRun, followToTerminal, primaryKey, runPath, startRun } from '../support/fabric.ts';
 import { withIssuedRun } from './get.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'] } });
 
@@ -158,7 +159,7 @@ export const droppedConnection = rule({
   async check(ctx) {
     const runId = await startRun(ctx, 'long');
     const cleanup = () => ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cleanup: cancel the long run' });
-    const first = await followRun(ctx, runId, { label: 'follow, then drop after two events', onEvent: (_e, seen) => (seen.length >= 2 ? 'disconnect' : 'continue') });
+    const first = await setupSent(ctx, `the "long" run's stream`, () => followRun(ctx, runId, { label: 'follow, then drop after two events', onEvent: (_e, seen) => (seen.length >= 2 ? 'disconnect' : 'continue') }));
     if (first.status !== 200) ctx.inconclusive(`setup failed: the "long" run's stream answered ${first.status}`);
     // Give the server a moment to notice the dropped connection.
     await ctx.sleep(150);

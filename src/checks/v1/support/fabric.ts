@@ -10,6 +10,7 @@ import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
 import { dataOf } from '../../../traffic/read.ts';
 import { eventKindOf } from '../../../sse/event-kind.ts';
+import { setupSent } from './limiter.ts';
 
 export const EXECUTE = '/v1/execute';
 export const FULL_SCOPES = ['runs:read', 'runs:write'] as const;
@@ -148,7 +149,7 @@ export async function postTurn(ctx: CheckContext, body: unknown, options: TurnOp
 
 /** Creates a task-mode run as setup for another rule; a refusal makes that rule untestable. */
 export async function startRun(ctx: CheckContext, name: TaskFixture, options: PostOptions = {}): Promise<string> {
-  const res = await postExecute(ctx, taskBody(ctx, name), { label: `setup: start the "${name}" task run`, ...options });
+  const res = await setupSent(ctx, `starting the "${name}" task run`, () => postExecute(ctx, taskBody(ctx, name), { label: `setup: start the "${name}" task run`, ...options }));
   if (res.status !== 200) ctx.inconclusive(`setup failed: starting the "${name}" task run answered ${res.status}, not 200`);
   const parsed = taskResponse.safeParse(res.json);
   if (!parsed.success) ctx.inconclusive(`setup failed: the "${name}" task response carries no run_id`);
@@ -223,7 +224,7 @@ export function followRun(ctx: CheckContext, runId: string, options: FollowOptio
 
 /** Follows a run to its terminal event; untestable when it never ends within the stream timeout. */
 export async function followToTerminal(ctx: CheckContext, runId: string, fixture: TaskFixture): Promise<StreamResponse & { terminal: string }> {
-  const stream = await followRun(ctx, runId);
+  const stream = await setupSent(ctx, `the "${fixture}" run's event stream`, () => followRun(ctx, runId));
   if (stream.status !== 200) ctx.inconclusive(`setup failed: the "${fixture}" run's event stream answered ${stream.status}`);
   const terminal = terminalKinds(ctx);
   const last = stream.events.map(eventKind).find((k) => k !== undefined && terminal.has(k));

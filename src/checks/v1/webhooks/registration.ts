@@ -10,6 +10,7 @@ import { SIGNING_SECRET_MARKER } from '../../../webhooks/signature.ts';
 import { DELIVERIES, holdingOnly, keptDeliveries, needRoom, ofRun, ownId, publicUrl, receiverOf, registerWebhook, registrar, startRun, typeOf, WEBHOOKS } from './support.ts';
 import { sharedHook } from './shared.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
 
@@ -141,7 +142,7 @@ export const secretOnce = rule({
   async provoke(ctx: CheckContext) {
     // An endpoint of its own: the secret is shown once, at the creation this rule must see, then followed through what comes after.
     const url = publicUrl();
-    const first = await registerWebhook(ctx, { url }, 'register an endpoint');
+    const first = await setupSent(ctx, 'the registration', () => registerWebhook(ctx, { url }, 'register an endpoint'));
     needRoom(ctx, first);
     const created = isRecord(first.json) ? first.json : {};
     // The 201 and its signing_secret are v1.webhooks.register.created's to judge; this rule follows any secret a creation issued (judge above).

@@ -8,6 +8,7 @@ import { deliveryKindOf } from '../../../sse/event-kind.ts';
 import { noRoom, roomRefusal } from '../support/traffic.ts';
 import { constantTimeEqual, hmacSha256Hex, signedPayload, WEBHOOK_HEADERS } from '../../../webhooks/signature.ts';
 import { MAX_DELIVERIES_PER_ENDPOINT, MAX_KEPT_DELIVERY_BYTES, runIdOf, WEBHOOK_RECEIVER, type ReceivedDelivery, type ReceiverEndpoint, type Responder, type WebhookReceiver } from '../../../webhooks/receiver.ts';
+import { setupSent } from '../support/limiter.ts';
 
 export const WEBHOOKS = '/v1/webhooks';
 export const DELIVERIES = '/v1/webhook-deliveries';
@@ -112,14 +113,17 @@ export type RunKind = 'completes' | 'fails';
 export async function startRun(ctx: CheckContext, kind: RunKind): Promise<string> {
   const body = ctx.profile.fixtures.webhooks.runs[kind];
   if (!body) ctx.untestable({ need: 'fixture', path: `webhooks.runs.${kind}`, remedy: `give a task-mode /v1/execute body for a run that ${kind === 'completes' ? 'completes' : 'fails'} within seconds` });
-  const res = await ctx.http.send({
-    method: 'POST',
-    path: '/v1/execute',
-    credential: registrar(ctx),
-    headers: { accept: 'application/json', 'idempotency-key': newKey() },
-    json: body,
-    label: `setup: start a run that ${kind === 'completes' ? 'completes' : 'fails'}`,
-  });
+  const key = newKey();
+  const res = await setupSent(ctx, 'the task request starting a run to deliver', () =>
+    ctx.http.send({
+      method: 'POST',
+      path: '/v1/execute',
+      credential: registrar(ctx),
+      headers: { accept: 'application/json', 'idempotency-key': key },
+      json: body,
+      label: `setup: start a run that ${kind === 'completes' ? 'completes' : 'fails'}`,
+    }),
+  );
   const runId = isRecord(res.json) ? res.json.run_id : undefined;
   if (res.status !== 200 || typeof runId !== 'string') ctx.inconclusive(`setup failed: POST /v1/execute (task mode) answered ${res.status}${typeof runId === 'string' ? '' : ' without a run_id'}, so no run events can be delivered`);
   return runId;

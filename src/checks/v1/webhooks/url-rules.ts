@@ -7,6 +7,7 @@ import { journalFact } from '../../../traffic/read.ts';
 import { registrationsOf, RoomRefusals, testReceiverUrl } from '../support/traffic.ts';
 import { needRoom, receiverOf, recordDeliveries, refused, registerWebhook, ofRun } from './support.ts';
 import { sharedHook, startAnswered, urlControl } from './shared.ts';
+import { setupSent } from '../support/limiter.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'] } });
 
@@ -111,7 +112,7 @@ function urlClassRule(spec: UrlClassRule): Rule {
     },
     async provoke(ctx: CheckContext) {
       // The control: a public https URL on the default port is accepted, so refusals below are about the class (one per run).
-      const control = await urlControl(ctx);
+      const control = await setupSent(ctx, 'the control registration (a public https URL on the default port)', () => urlControl(ctx));
       needRoom(ctx, control);
       if (control.status !== 201) ctx.inconclusive(`setup failed: a public https URL on the default port answered ${control.status}, not 201`);
       const receiverLike = spec.receiverLike?.examples.every((url) => !testReceiverUrl(ctx, url)) ? spec.receiverLike : undefined;
