@@ -86,6 +86,15 @@ describe('a 429 of the per-principal rate limit is no verdict', () => {
     }
   });
 
+  it('says the limiter refused the reads a skill and trace rule is owed, not that it judged nothing', async () => {
+    const rules = ['v8.skills.get.ok', 'v8.traces.get.ok', 'v8.traces.get.resolves'];
+    const { results } = await through((req) => (req.method === 'GET' && /^\/v8\/(skills|traces)\//.test(req.path) ? { answer: LIMITED } : undefined), rules);
+    for (const r of results) {
+      expect([r.rule.id, r.verdict]).toEqual([r.rule.id, 'inconclusive']);
+      expect(r.reason).toMatch(/the per-principal rate limit refused it \(429/);
+    }
+  });
+
   it('holds a signal to a terminal mission refused 429 to no answer', async () => {
     const { results } = await through((req) => (req.method === 'POST' && req.path.endsWith('/signals') ? { answer: LIMITED } : undefined), ['v8.missions.signals.terminal-409']);
     expect(results.map((r) => r.verdict)).toEqual(['inconclusive']);

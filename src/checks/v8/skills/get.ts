@@ -3,7 +3,7 @@ import { type CheckContext, section } from '../../../rule/index.ts';
 import { skill } from '../../../contract/v8/skills.ts';
 import { getSkill, randomSuffix, sendPathIdBounds, skillFixture } from '../support/read.ts';
 import { judgeIdBounds, judgeJsonMediaType, lastSegment, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
-import { admitted, stopIfLimited } from '../support/limiter.ts';
+import { admitted, limiterRefused, stopIfLimited } from '../support/limiter.ts';
 import { answerJson, hasWholeBody, issuesOf, operation, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:skills:read'] } });
@@ -23,9 +23,15 @@ export const skillOk = rule({
       // Which skill is visible to the caller is not in the traffic: the profile's fixture names one.
       const fixed = j.profile?.fixtures.v8.skillId;
       withCallersOn(j, 'v8.skills.get', (ex, callers) => {
-        if (operation(ex) !== 'v8.skills.get' || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'skills:read')) return;
+        if (operation(ex) !== 'v8.skills.get' || ex.status === undefined || !callers.holds(ex, 'skills:read')) return;
         const asked = lastSegment(ex);
-        if (asked === fixed && callers.principalOf(ex) === primaryPrincipal(j)) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);
+        const owed = asked === fixed && callers.principalOf(ex) === primaryPrincipal(j);
+        // A 429 answers no read: the fixture's read lacks it (limiterRefused); any other read was judged only were it a 200.
+        if (ex.status === 429) {
+          if (owed) limiterRefused(j, ex);
+          return;
+        }
+        if (owed) j.check(ex, ex.status === 200, `skill ${asked} answered ${ex.status}, expected 200`);
         if (ex.status !== 200) return;
         judgeJsonMediaType(j, ex, 'the skill');
         const json = answerJson(j, ex);

@@ -5,7 +5,7 @@ import { trace } from '../../../contract/v8/traces.ts';
 import { getMission } from '../support/missions.ts';
 import { getTrace, missionWithTraces, randomSuffix, readTraceIndexed, sendPathIdBounds, someTrace, TRACE_INDEX_BOUND_MS } from '../support/read.ts';
 import { judgeIdBounds, judgeJsonMediaType, lastSegment, pastIndexBound, withSeenTraces, type SeenTrace } from '../support/traffic.ts';
-import { admitted, stopIfLimited } from '../support/limiter.ts';
+import { admitted, limiterRefused, stopIfLimited } from '../support/limiter.ts';
 import { answerJson, hasWholeBody, issuesOf, parsedAs } from '../../../traffic/read.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:traces:read'] } });
@@ -34,7 +34,7 @@ export const traceOk = rule({
       withSeenTraces(j, (ex, seen, callers) => {
         const asked = lastSegment(ex);
         const known = seen !== undefined || (fixed !== undefined && asked === fixed);
-        if (!known || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
+        if (!known || ex.status === undefined || !callers.holds(ex, 'traces:read') || limiterRefused(j, ex)) return;
         if (seen && ex.status === 404 && pastIndexBound(ex, seen.stream) !== true) {
           j.lacks(ex, `trace ${asked} ${NOT_YET}`);
           return;
@@ -77,7 +77,7 @@ export const traceResolves = rule({
       // none did and the last came at least TRACE_INDEX_BOUND_MS after the step event; else not yet known.
       const reads = new Map<SeenTrace, Exchange[]>();
       withSeenTraces(j, (ex, seen, callers) => {
-        if (!seen || ex.status === undefined || ex.status === 429 || !callers.holds(ex, 'traces:read')) return;
+        if (!seen || ex.status === undefined || !callers.holds(ex, 'traces:read') || limiterRefused(j, ex)) return;
         reads.set(seen, [...(reads.get(seen) ?? []), ex]);
       });
       for (const [seen, all] of reads) {
