@@ -361,8 +361,8 @@ export function openWireForm(ex: Exchange): boolean {
 function headerWireForm(ex: Exchange): boolean {
   if (ex.requestBody === undefined) return false;
   if (ex.requestBody.startsWith('\uFEFF')) return true;
-  const type = mediaType(ex.requestHeaders);
-  if (type !== 'application/json' && !type.endsWith('+json')) return true;
+  // "JSON body" (v1), "`Content-Type: application/json`" (v8): another type, a `+json` one too (`application/problem+json`), may be refused 415 (as Fastify's parsers do) or read.
+  if (mediaType(ex.requestHeaders) !== 'application/json') return true;
   const coding = (ex.requestHeaders['content-encoding'] ?? '').trim().toLowerCase();
   if (coding !== '' && coding !== 'identity') return true;
   return otherCharset(ex.requestHeaders['content-type']) !== undefined;

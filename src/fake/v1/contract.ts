@@ -127,6 +127,10 @@ export async function contractOpenChoice({ fake, v1 }: V1Surface, r: RouteReques
     return undefined;
   }
   const text = await r.body();
+  if (text !== '' && (r.header('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase() !== 'application/json' && v.has('v1.contract/json-only-request-type')) {
+    v1.problem(r.res, 415, 'invalid_request', { detail: 'A request body is read as application/json only.', retryable: false });
+    return undefined;
+  }
   if (Buffer.byteLength(text) > CHOSEN_BODY_LIMIT && v.has('v1.contract/body-limit-413')) {
     v1.problem(r.res, 413, 'invalid_request', { detail: `A request body is at most ${CHOSEN_BODY_LIMIT} bytes here.`, retryable: false });
     return undefined;

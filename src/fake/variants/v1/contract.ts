@@ -42,6 +42,11 @@ export const v1ContractVariants = [
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
   },
   {
+    id: 'v1.contract/json-only-request-type',
+    description: 'a request body under any media type but `application/json` (`application/problem+json`, `text/plain`) is refused 415 with a problem, as Fastify\'s content-type parsers refuse it',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: '| POST | `/v1/execute` | JSON body: turn body or task body.' },
+  },
+  {
     id: 'v1.contract/gzip-answers',
     description: 'every answer body on /v1 (JSON, problem+json, event streams flushed per event) is sent under Content-Encoding gzip when the request has no Accept-Encoding, which RFC 9110 §12.5.3 allows ("Although this allows the server to use any content coding in a response")',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
