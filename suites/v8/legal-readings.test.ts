@@ -80,6 +80,7 @@ describe('catalogue problem-json: a raw message refused by the HTTP layer', () =
   const refuse = { kind: 'refuse', because: { kind: 'standard', standard: 'RFC 9112', section: '3.2', quote: 'A server MUST respond with a 400' } as never, constraint: 'c', status: 400 } as const;
   const answer = (text: string, contentType: string): Answer => ({ status: 400, headers: { 'content-type': contentType }, contentType, json: undefined, text, cut: false });
   const GO = answer('400 Bad Request: too many Host headers', 'text/plain; charset=utf-8');
+  const FASTIFY = answer('{"error":"Bad Request","message":"Client Error","statusCode":400}', 'application/json');
   const NGINX = answer('<html><head><title>400 Bad Request</title></head><body><center><h1>400 Bad Request</h1></center><hr><center>nginx</center></body></html>', 'text/html');
 
   it("Go's text/plain and nginx's HTML 400 to a raw message are the HTTP layer's: no problem-json finding, the media type kept", () => {
@@ -91,9 +92,14 @@ describe('catalogue problem-json: a raw message refused by the HTTP layer', () =
     }
   });
 
-  it('the same answer to an ordinary request still fails problem-json, and a raw message answered JSON is still judged', () => {
+  it('the same answer to an ordinary request still fails problem-json', () => {
     expect(judged(sent('/v8/missions'), refuse, GO, undefined, false).findings['problem-json']).toMatchObject({ ok: false });
-    expect(judged(sent('/v8/missions'), refuse, answer('{"error":"x"}', 'application/json'), undefined, true).findings['problem-json']).toMatchObject({ ok: false });
+    expect(judged(sent('/v8/missions'), refuse, FASTIFY, undefined, false).findings['problem-json']).toMatchObject({ ok: false });
+  });
+
+  it("Fastify's JSON answer to a message Node's parser refuses is the HTTP layer's too (audit helper-142 F2): which layer wrote a raw message's refusal is not in the answer", () => {
+    expect(judged(sent('/v1/execute'), refuse, FASTIFY, undefined, true)).toMatchObject({ httpLayer: 'application/json' });
+    expect(judged(sent('/v1/execute'), refuse, FASTIFY, undefined, true).findings['problem-json']).toBeUndefined();
   });
 });
 

@@ -130,9 +130,12 @@ export type CaseJudgement = Judgement & { httpLayer?: string };
 
 /**
  * The one judgement, with what a standard names for this input: a permitted 5xx (501) is no server
- * error, and a raw message's 4xx with no body, or with a text/plain or text/html page, came from the
- * HTTP layer (Go's net/http writes "400 Bad Request: too many Host headers" as text/plain, nginx its
- * HTML page), before any endpoint the problem+json sentences speak of was reached.
+ * error, and a raw message's 4xx that is no problem document came from the HTTP layer, before any
+ * endpoint the problem+json sentences speak of was reached: Go's net/http writes "400 Bad Request:
+ * too many Host headers" as text/plain, nginx its HTML page, Node a bodiless 400, and Fastify's
+ * default client-error handler `application/json` `{"error":"Bad Request",...}` for whatever Node's
+ * parser refuses (a lower-case method too). Which layer wrote a raw message's refusal is not in the
+ * answer, so its media type is recorded, not judged; the requests an HTTP client sends still are.
  */
 export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: readonly number[] | undefined, raw: boolean, stated?: Stated): CaseJudgement {
   const j: CaseJudgement = judgeAnswer(sent, e, res);
@@ -149,11 +152,10 @@ export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: 
   return j;
 }
 
-/** The media type of an answer the HTTP layer wrote (no body, or a text page), else undefined: a JSON or other body may be the API's. */
-function httpLayerType(res: Answer): string | undefined {
+/** The media type of a raw message's refusal, as the HTTP layer may have written it. */
+function httpLayerType(res: Answer): string {
   if (res.text.trim() === '') return '(no body)';
-  const type = (res.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
-  return type === 'text/plain' || type === 'text/html' ? type : undefined;
+  return (res.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase() || '(no media type)';
 }
 
 async function sendCase(ctx: CheckContext, c: Case): Promise<ProbeResponse> {

@@ -47,6 +47,12 @@ export const v1ContractVariants = [
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: '| POST | `/v1/execute` | JSON body: turn body or task body.' },
   },
   {
+    id: 'v1.contract/http-layer-400-json',
+    description: 'a message the HTTP layer refuses (one Node\'s parser cannot read, or with more than one Host line) is answered as Fastify\'s default client-error handler answers it: 400 `application/json` `{"error":"Bad Request","message":"Client Error","statusCode":400}`, the connection closed (no endpoint, no problem+json)',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+    excludes: ['v1.contract/http-layer-400-text'],
+  },
+  {
     id: 'v1.contract/gzip-answers',
     description: 'every answer body on /v1 (JSON, problem+json, event streams flushed per event) is sent under Content-Encoding gzip when the request has no Accept-Encoding, which RFC 9110 §12.5.3 allows ("Although this allows the server to use any content coding in a response")',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
