@@ -267,7 +267,16 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, share
   if (result.judged.size > 0) return;
   if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges did not come or could not be read whole: ${lackingReason(result, name)}`);
   if (judgement.none !== undefined) ctx.notApplicable(judgement.none);
+  const own = ctx.http.exchanges.filter((ex) => ex.status !== undefined);
+  if (own.length > 0 && own.every(limiterAnswer)) {
+    ctx.inconclusive(`the rate limiter refused every request this check sent (${own.length}, answered ${[...new Set(own.map((ex) => ex.status))].join(' or ')}), so none shows this rule: lower --max-rps or use a credential of a higher tier`);
+  }
   ctx.inconclusive(`setup failed: the check's requests produced no exchange this rule judges (${judgement.record})`);
+}
+
+/** A limiter's refusal: 429 on any surface, and /v1's fail-closed 503 ("When the rate-limit protection is itself unavailable"). */
+function limiterAnswer(ex: Exchange): boolean {
+  return ex.status === 429 || (ex.status === 503 && /^\/v1\//.test(ex.path));
 }
 
 /** Evidence of an exchange another check made (from the run's journal); the probe client redacts it when recorded. */

@@ -13,13 +13,20 @@
 import { evidenceOfJournal, RUN_JOURNAL, runJudgement, type Exchange, type Judgement, type Rule, type RuleResult } from '../rule/index.ts';
 import type { CheckContext } from '../rule/index.ts';
 
-/** The verdicts that found no failure in the rule's own exchanges; the others already say what there is to say. */
+/** The verdicts that found no failure in the rule's own exchanges; a fail already says what there is to say. */
 const REJUDGED: ReadonlySet<RuleResult['verdict']> = new Set(['pass', 'not-applicable']);
+/**
+ * The verdicts of a check stopped before its judgement ran (a setup the target refused, a limiter, a
+ * fixture that could not be made): its judgement never saw the exchanges there were, its own or the
+ * run's, and "a failing case still fails", as it does in `judge-traffic` of the run's recording.
+ */
+const STOPPED: ReadonlySet<RuleResult['verdict']> = new Set(['inconclusive', 'untestable']);
 
-/** Whether `result` is judged again over the run: a rule with a judgement, not already one of the whole run, that found no failure. */
+/** Whether `result` is judged again over the run: a rule with a judgement that found no failure, not already one of the whole run, or that was stopped before judging. */
 export function judgedAgain(result: RuleResult): boolean {
   const rule = result.rule;
-  return rule.judgement !== undefined && !rule.judgesTheRun && REJUDGED.has(result.verdict);
+  if (rule.judgement === undefined) return false;
+  return STOPPED.has(result.verdict) || (!rule.judgesTheRun && REJUDGED.has(result.verdict));
 }
 
 /** Shows only the exchanges a failing case names: the verdict changes only on a failure. */
@@ -44,7 +51,7 @@ export async function judgeOverTheRun(first: RuleResult, run: (rule: Rule) => Pr
   const judgement = rule.judgement!;
   const again = await run({ ...rule, judgesTheRun: true, check: judgeTheRun(judgement) });
   if (again.verdict !== 'fail') return first;
-  const own = first.verdict === 'pass' ? 'its own check’s exchanges passed' : 'its own check’s exchanges held nothing it judges';
+  const own = first.verdict === 'pass' ? 'its own check’s exchanges passed' : STOPPED.has(first.verdict) ? `its own check ended ${first.verdict}: ${first.reason ?? ''}` : 'its own check’s exchanges held nothing it judges';
   return {
     ...again,
     rule,

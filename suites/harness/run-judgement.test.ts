@@ -12,11 +12,15 @@ import { FaultSet, type FaultId } from '../../src/fake/faults/index.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { certify } from '../../src/runner/certify.ts';
+import { modelProxy, type ModelProxy } from './model-proxy.ts';
 
 let fake: RunningFake | undefined;
+let proxy: ModelProxy | undefined;
 afterEach(async () => {
+  await proxy?.close();
   await fake?.close();
   fake = undefined;
+  proxy = undefined;
 });
 
 /** [fault, the rule whose check sends the traffic that shows it, the rule the fault breaks, its reason]. */
@@ -71,5 +75,31 @@ describe("the run's judgement", () => {
     expect(results.map((r) => [r.rule.id, r.verdict])).toEqual(results.map((r) => [r.rule.id, 'pass']));
     expect(results.every((r) => !r.reason?.startsWith('judged over every exchange'))).toBe(true);
     expect(revised).toEqual([]);
+  }, 120_000);
+
+  it('judges a rule whose own check was stopped (the limiter refused its setup) over the run too: a failing case still fails', async () => {
+    const [fault, other, judged] = CASES[0]!;
+    const running = (fake = await startFake({}));
+    let limited = false;
+    const refused = { status: 429, headers: { 'retry-after': '0', 'x-service-contract-version': 'service-integration-gateway-v8.1' }, json: { type: 'about:blank', title: 'rate limited', status: 429 } };
+    proxy = await modelProxy(running.baseUrl, () => (limited ? { answer: refused } : undefined));
+    const embedded = embeddedProfile(running);
+    const { results } = await certify({
+      profile: { ...embedded, target: proxy.url, safety: { ...embedded.safety, concurrency: 1 } },
+      patterns: [other, judged],
+      seed: 7,
+      onStart: (rule) => {
+        if (rule.id === other) running.context.faults = new FaultSet([fault]);
+        if (rule.id === judged) limited = true;
+      },
+      onResult: (r) => {
+        if (r.rule.id === other) running.context.faults = new FaultSet();
+        if (r.rule.id === judged) limited = false;
+      },
+    });
+    const result = results.find((r) => r.rule.id === judged)!;
+    expect(result.verdict, result.reason).toBe('fail');
+    expect(result.reason).toMatch(/^judged over every exchange of the run \(its own check ended inconclusive: /);
+    expect(result.reason).toMatch(/x-service-contract-version/i);
   }, 120_000);
 });
