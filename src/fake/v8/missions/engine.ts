@@ -1,5 +1,5 @@
 import { TERMINAL_STATUSES, type MissionProjection, type MissionStatus, type ResourceBudget } from '../../../contract/v8/missions.ts';
-import { defaultMissionScript, scenarioForTask, type ScriptBeat } from '../../../../scenarios/v8/missions.ts';
+import { defaultMissionScript, missionScenarios, scenarioForTask, type ScriptBeat } from '../../../../scenarios/v8/missions.ts';
 import { uuidv4, uuidv7 } from '../../../util/uuid.ts';
 import type { FakeContext } from '../../context.ts';
 import { SensitiveValues } from '../redaction.ts';
@@ -39,6 +39,9 @@ export function isTerminal(status: MissionStatus): boolean {
   return (TERMINAL_STATUSES as readonly string[]).includes(status);
 }
 
+/** The "fails" mission under `v8.missions/fails-before-steps`: rejected at planning, no step. */
+const FAILED_BEFORE_STEPS: ScriptBeat[] = [{ afterMs: 10, do: 'finish', status: 'failed' }];
+
 /** Missions and their scripted lives inside one fake. */
 export class MissionEngine {
   readonly missions = new Map<string, Mission>();
@@ -70,7 +73,9 @@ export class MissionEngine {
     };
     this.missions.set(runId, mission);
     const task = typeof goalSpec.task === 'string' ? goalSpec.task : '';
-    const script = scenarioForTask(task)?.script ?? defaultMissionScript;
+    const scenario = scenarioForTask(task);
+    // A policy rejection ends a mission `failed` before any step ("policy rejection or unrecoverable error"): the "fails" mission so, under the variant.
+    const script = scenario === missionScenarios.fails && this.fake.variants.has('v8.missions/fails-before-steps') ? FAILED_BEFORE_STEPS : (scenario?.script ?? defaultMissionScript);
     mission.timers.push(this.fake.lifecycle.later(startDelayMs(this.fake), () => this.begin(mission, script)));
     return mission;
   }

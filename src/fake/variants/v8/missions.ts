@@ -55,6 +55,12 @@ export const v8MissionsVariants = [
     spec: { document: DOC, section: 'Resources > Mission projection', quote: 'The full list of step status values: not shown.' },
   },
   {
+    id: 'v8.missions/fails-before-steps',
+    description: 'the "fails" fixture mission is rejected at planning: mission.started then mission.failed, no step event and no trace (a failed step\'s trace is then nowhere to read)',
+    spec: { document: DOC, section: 'States and transitions', quote: '| `running` or `waiting` | budget limit reached, policy rejection or unrecoverable error | | `failed` | event `mission.failed` |' },
+    leavesUntestable: 'gave a mission that named no traceId in its step events',
+  },
+  {
     id: 'v8.missions/time-limit-failed',
     description: 'a mission whose maximumElapsedMs elapses ends `failed` with mission.failed (the budget text\'s reading) instead of `cancelled`',
     spec: {
