@@ -186,6 +186,11 @@ export async function contractWireChoice(fake: FakeContext, given: RouteRequest,
     writeProblem(413, 'body_too_large', `A request body is at most ${CHOSEN_BODY_LIMIT} bytes here.`);
     return undefined;
   }
+  // "`Content-Type: application/json`": a body under another type, a `+json` one too, refused as Express's json parser leaves it unread.
+  if (text !== '' && (r.header('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase() !== 'application/json' && v.has('v8.contract/json-only-request-type')) {
+    writeProblem(415, 'unsupported_media_type', 'A request body is read as application/json only.');
+    return undefined;
+  }
   // RFC 8259 §11 defines no charset for application/json, §8.1 has JSON between systems in UTF-8: refusing another label (as Express's body parser does) is one reading.
   if (v.has('v8.contract/other-charset-415') && otherCharset(r.header('content-type')) !== undefined) {
     writeProblem(415, 'unsupported_charset', 'A JSON body is read as UTF-8 only: send it without a charset parameter, or with charset=utf-8.');

@@ -57,6 +57,11 @@ export const v8ContractVariants = [
     spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: 'Failures are `application/problem+json` (RFC 9457)' },
   },
   {
+    id: 'v8.contract/json-only-request-type',
+    description: 'a request body under any media type but `application/json` (`application/problem+json`, `text/plain`) is refused 415 with a problem, as a deployment whose JSON parser reads only that type (Express\'s `express.json()`) refuses it',
+    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: '| POST | `/v8/missions` | `missions:write` | headers `Idempotency-Key`, `Content-Type: application/json`; body goalSpec and resourceBudget | `202` mission projection |' },
+  },
+  {
     id: 'v8.contract/other-charset-415',
     description: 'a JSON request body labelled with a charset other than UTF-8 (`application/json; charset=latin-1`) is refused 415, as Express\'s body parser refuses it (RFC 8259 §11 defines no charset parameter: "Adding one really has no effect on compliant recipients"; §8.1: JSON between systems "MUST be encoded using UTF-8")',
     spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: 'Failures are `application/problem+json` (RFC 9457)' },
