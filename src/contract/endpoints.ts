@@ -263,6 +263,17 @@ export function endpointOf(method: string, path: string): Endpoint | undefined {
 }
 
 /** Whether any endpoint lives at this path, whatever its method. */
+/**
+ * Whether a refusal of `method path` owes the surface's error format. /v1: "Error responses on every
+ * endpoint are `application/problem+json`", and an endpoint is a row of its table (method and path):
+ * a path no row names (`GET /v1/`), or a method no row names on a row's path (`GET /v1/execute`), is no
+ * endpoint, and a framework's own 404 or 405 page there is legal. /v8: "Failures are
+ * `application/problem+json` (RFC 9457)", whatever was asked of the gateway.
+ */
+export function errorFormOwed(method: string, path: string): boolean {
+  return !/^\/v1(?:[/?#]|$)/.test(path) || endpointOf(method, path) !== undefined;
+}
+
 export function isKnownPath(path: string): boolean {
   const bare = path.split('?', 1)[0]!;
   return matchers.some((m) => m.pattern.test(bare));

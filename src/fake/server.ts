@@ -11,6 +11,7 @@ import { v8Routes } from './v8/index.ts';
 import { MissionEngine } from './v8/missions/engine.ts';
 import { watchPaddedValues } from './v8/catalogue.ts';
 import { answerClientErrorsAsFastify } from './support/http-layer.ts';
+import { frameworkNotFound } from './v1/contract/http-layer.ts';
 import { allowHeaders as allowHeadersV8, answersUnimplemented as answersUnimplementedV8 } from './v8/contract.ts';
 import { V8Responder } from './v8/respond.ts';
 
@@ -38,6 +39,7 @@ function notFound(fake: FakeContext, res: ServerResponse, path: string, method: 
     else new V8Responder(fake).problem(res, 501, 'not_implemented', detail);
     return;
   }
+  if (v1 && frameworkNotFound(fake, res, method, path)) return;
   const status = methodOnly ? 405 : 404;
   const detail = methodOnly ? 'This path does not accept this method.' : `No route for ${path}.`;
   const headers = allowed === undefined ? {} : v1 ? allowHeadersV1(fake, allowed) : path.startsWith('/v8/') ? allowHeadersV8(fake, allowed) : allowHeadersMcp(fake, allowed.join(', '));
@@ -103,12 +105,16 @@ function handlerOf(context: FakeContext, router: Router): (req: IncomingMessage,
   };
 }
 
+/** The largest request head the fake's listener reads: above every head apicert sends. */
+const FAKE_MAX_HEADER_BYTES = 64 * 1024;
+
 /** Starts the reference fake of the /v8 gateway, the /v1 execution fabric and /mcp on loopback. */
 export async function startFake(options: FakeOptions = {}): Promise<RunningFake> {
   const context = createFakeContext(options);
   const missions = new MissionEngine(context);
   const handle = handlerOf(context, routerOf(context, missions));
-  const server: Server = createServer((req, res) => {
+  // Node refuses a head past 16 KiB itself, with a bodiless 431 before any route: the fake reads the catalogue's 16 KiB header, and a limit is a variant's choice (`v8.contract/header-limit-431`).
+  const server: Server = createServer({ maxHeaderSize: FAKE_MAX_HEADER_BYTES }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (res.headersSent) {
         res.destroy();

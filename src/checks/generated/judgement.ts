@@ -14,7 +14,7 @@
  *   `accepts-valid`: a must-accept case gets the endpoint's documented success answer.
  */
 import type { z } from 'zod';
-import { unimplementedMethod, type EndpointSurface, type SuccessSpec } from '../../contract/endpoints.ts';
+import { errorFormOwed, unimplementedMethod, type EndpointSurface, type SuccessSpec } from '../../contract/endpoints.ts';
 import { v1Problem } from '../../contract/v1/problem.ts';
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import { sentenceText } from '../../contract/sentence.ts';
@@ -107,6 +107,7 @@ function sentJson(sent: SentRequest, body: string): unknown {
 function readRest(sent: SentRequest, answer: Answer): Reading {
   const surface = (sent.path.split('/')[1] ?? '') as EndpointSurface;
   if (answer.status >= 400 && answer.status < 500) {
+    if (!errorFormOwed(sent.method, sent.path)) return { refused: true, code: answer.status };
     const shape = PROBLEMS[surface];
     if (mediaType(answer.contentType) !== PROBLEM_CONTENT_TYPE) return { refused: true, code: answer.status, format: { ok: false, reason: `refused as ${answer.contentType || 'no content type'}, not ${PROBLEM_CONTENT_TYPE}` } };
     const parsed = shape ? parsedAs(shape, answer.json) : { success: true as const };

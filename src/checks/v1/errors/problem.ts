@@ -1,6 +1,7 @@
 /** Errors: every /v1 error is the closed v1 flavour of application/problem+json. */
 import { type CheckContext, mediaType, section, type ProbeResponse } from '../../../rule/index.ts';
 import { issuesOf, onSurface, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
+import { errorFormOwed } from '../../../contract/endpoints.ts';
 import { v1Problem } from '../../../contract/v1/problem.ts';
 import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
 
@@ -25,7 +26,6 @@ async function errorBattery(ctx: CheckContext): Promise<Array<{ what: string; re
   if (readOnly) add('execute with a read-only key', await postExecute(ctx, taskBody(ctx, 'completes'), { credential: readOnly, label: 'execute with a read-only key' }));
   const down = ctx.profile.credentials.find((c) => c.name === ctx.profile.fixtures.v1.limiterUnavailableCredential && !c.expired);
   if (down) add('usage on a key whose limiter is unavailable', await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: down, label: 'usage on a key whose limiter is unavailable' }));
-  add('execute on an unsupported method', await ctx.http.send({ method: 'GET', path: EXECUTE, credential: primaryKey(ctx), label: 'GET /v1/execute' }));
   return out;
 }
 
@@ -38,11 +38,12 @@ export const problemShape = rule({
     quote: 'Error responses on every endpoint are `application/problem+json` (see Errors). … No extra properties are allowed in Problem or FieldError.',
   },
   judgement: {
-    // The sentence's subject is the error answer itself: every /v1 request answered 4xx or 5xx.
-    record: 'a /v1 request answered 4xx or 5xx',
+    // The sentence's subject is the error answer itself: every request to a /v1 endpoint answered 4xx or 5xx.
+    record: 'a request to a /v1 endpoint (a method and path of the table) answered 4xx or 5xx',
     judge(j) {
       for (const ex of j.exchanges) {
-        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 400) continue;
+        // "on every endpoint": a path or method no row of the table names is no endpoint (errorFormOwed).
+        if (!onSurface(ex, 'v1') || ex.status === undefined || ex.status < 400 || !errorFormOwed(ex.method, ex.path)) continue;
         const type = mediaType(ex.responseHeaders);
         if (!j.check(ex, type === 'application/problem+json', `the ${ex.status} answer came with content-type "${type}", expected application/problem+json`)) continue;
         // An answer to HEAD carries the headers, never the content (RFC 9110 9.3.2): its shape cannot be read.

@@ -53,6 +53,11 @@ export const v1ContractVariants = [
     excludes: ['v1.contract/http-layer-400-text'],
   },
   {
+    id: 'v1.contract/framework-404',
+    description: 'a request no row of the table names (an unknown /v1 path, or a method the path\'s rows do not list) is answered as Fastify\'s default not-found handler answers it: 404 `application/json; charset=utf-8` `{"message":"Route GET:/v1/ not found","error":"Not Found","statusCode":404}`, no problem document',
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
+  },
+  {
     id: 'v1.contract/gzip-answers',
     description: 'every answer body on /v1 (JSON, problem+json, event streams flushed per event) is sent under Content-Encoding gzip when the request has no Accept-Encoding, which RFC 9110 §12.5.3 allows ("Although this allows the server to use any content coding in a response")',
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints', quote: 'All paths are relative to `{base_url}`. Error responses on every endpoint are `application/problem+json` (see Errors).' },
