@@ -48,12 +48,23 @@ export function tokenVariable(name: string): string {
   return `APICERT_TOKEN_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
+/**
+ * Which rules need the rate-limit keys of the primary principal and tenant: only the idempotency retry
+ * rules, which retry on v1-full with the key's idempotency key; the v1.errors rules take any principal.
+ */
+const SAME_PRINCIPAL: Readonly<Record<string, string>> = {
+  'v1-rate-probe': 'v1.execute.idempotency.retry-after-429',
+  'v1-limiter-down': 'v1.execute.idempotency.retry-after-503',
+};
+
 function credentialLines(): string {
   return TEMPLATE_CREDENTIALS.map(([name, surface, about, scopes]) => {
     const lines = [`  - name: ${name}                # ${about}`, `    token: \${${tokenVariable(name)}}`, `    surfaces: [${surface}]`];
     if (surface !== 'mcp') lines.push(`    scopes: ${SCOPES[scopes]}`);
     if (name.includes('expired')) lines.push('    expired: true');
     lines.push(`    principal: ${P}           # who the token acts for: the same value for the credentials of one principal`);
+    const retry = SAME_PRINCIPAL[name];
+    if (retry) lines.push(`    #   v1-full's principal and tenant for ${retry} (it retries on v1-full with the same idempotency key); any principal for the v1.errors rules`);
     if (surface === 'v1') lines.push(`    tenant: ${P}              # the key's tenant: the same for all but v1-other-tenant`);
     return lines.join('\n');
   }).join('\n');

@@ -1,9 +1,13 @@
 /** Run operations: approve and cancel bodies, and the run event items as far as the spec shows them. */
 import { z } from 'zod';
-import { context, openValues, stated } from '../marks.ts';
+import { context, stated } from '../marks.ts';
 import { V1 } from '../sentence.ts';
 
-/** "ApproveRequest (no extra properties)"; the digest format and the allowed decisions are not shown. */
+/**
+ * "ApproveRequest (no extra properties)"; the digest format and the allowed decisions are not shown.
+ * `approved` and `rejected` are "expected by convention, unconfirmed": no decision value is known to be
+ * taken but the one the profile names (fixtures.v1.approval.approveDecision, the base of an approve).
+ */
 const APPROVE = 'Resources and their fields > ApproveRequest (no extra properties)';
 const DIGEST_ROW = '| action_digest | string | yes | binds the decision to the proposed action |';
 const DECISION_ROW = '| decision | string | yes | `approved` and `rejected` are expected by convention, unconfirmed |';
@@ -11,7 +15,7 @@ export const approveRequest = stated(
   stated(
     z.strictObject({
       action_digest: context(stated(z.string(), ['type'], V1(APPROVE, DIGEST_ROW)), 'the digest binds the decision to the proposed action, whose digest format is not shown: another digest may be refused'),
-      decision: openValues(stated(z.string(), ['type'], V1(APPROVE, DECISION_ROW)), ['approved', 'rejected'], 'the allowed values of `decision` are not shown'),
+      decision: context(stated(z.string(), ['type'], V1(APPROVE, DECISION_ROW)), 'the allowed values of `decision` are not shown (`approved` and `rejected` are conventions, unconfirmed): only the profile\'s fixtures.v1.approval.approveDecision is known to be taken'),
     }),
     ['closed', 'type'],
     V1(APPROVE, 'ApproveRequest (no extra properties)'),

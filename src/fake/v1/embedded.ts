@@ -40,7 +40,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
     fixtures: {
       v1: {
         tasks,
-        approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: 'approved', resumesWithinMs: declaredResumeWithinMs(fake.context) },
+        approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: fake.context.variants.has('v1.runs/decision-verbs') ? 'approve' : 'approved', resumesWithinMs: declaredResumeWithinMs(fake.context) },
         rateLimitCredential: V1_RATE_PROBE_KEY,
         ...declaredTier(fake.context.config.rateLimits.v1.credentials[V1_RATE_PROBE_KEY], V1_RATE_PROBE_KEY),
         limiterUnavailableCredential: V1_LIMITER_DOWN_KEY,

@@ -4,16 +4,19 @@ import { hasWholeBody, onSurface, operation, recordOf, responseJson, wholeBody }
 import { failClosedCase, failClosedProblemCases, rateLimitedCases, retryAfterCase } from '../../../traffic/answer-cases.ts';
 import { isRecord } from '../../../util/json.ts';
 import { burstUntil429 } from '../support/rate-limit.ts';
-import { namedKey, problemCode } from '../support/fabric.ts';
+import { fixtureKey, problemCode } from '../support/fabric.ts';
 import { callerOf } from '../support/traffic.ts';
 import { scopeNotShownFor } from '../../generated/expectation.ts';
 import { scopeRefusal } from '../../../traffic/scope-refusal.ts';
 import { usageScope } from '../usage/usage.ts';
 import { otherCauses } from './other-causes.ts';
 
-/** A dedicated key: bursting the primary key would starve every rule running after this one. */
+/**
+ * A dedicated key: bursting the primary key would starve every rule running after this one. Of any
+ * principal: the 429 is judged on its own, nothing is retried on the primary key.
+ */
 function burstOnDedicatedKey(ctx: CheckContext) {
-  const key = namedKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
+  const key = fixtureKey(ctx, ctx.profile.fixtures.v1.rateLimitCredential, 'rateLimitCredential', 'on a tier a bounded burst can exhaust');
   return burstUntil429(ctx, key);
 }
 
@@ -133,7 +136,8 @@ export const limiterUnavailable = rule({
     },
   },
   async provoke(ctx) {
-    const key = namedKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
+    // Of any principal, as the judgement reads it: the 503 is judged on its own, nothing is retried on the primary key.
+    const key = fixtureKey(ctx, ctx.profile.fixtures.v1.limiterUnavailableCredential, 'limiterUnavailableCredential', 'whose rate limiter is unavailable');
     const res = await ctx.http.send({ method: 'GET', path: '/v1/usage', credential: key, label: 'usage with a key whose limiter is unavailable' });
     ctx.observe('503 problem', { code: problemCode(res) ?? null, retryAfter: res.headers['retry-after'] ?? null });
   },

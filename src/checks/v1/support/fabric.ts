@@ -52,11 +52,21 @@ export function otherTenantKey(ctx: CheckContext): Credential {
   return ctx.credential('v1:other-tenant');
 }
 
-/** A credential named by a fixture; it must be of the primary key's principal and tenant, or the rule proves nothing. */
-export function namedKey(ctx: CheckContext, name: string | undefined, fixture: string, purpose: string): Credential {
+/** A credential named by a fixture, of any principal: what the rate-limit error rules read its own answers with. */
+export function fixtureKey(ctx: CheckContext, name: string | undefined, fixture: string, purpose: string): Credential {
   if (name === undefined) ctx.untestable({ need: 'fixture', path: `v1.${fixture}`, remedy: `name a credential ${purpose}` });
   const found = ctx.profile.credentials.find((c) => c.name === name && c.surfaces.includes('v1') && !c.expired);
   if (!found) ctx.untestable({ need: 'fixture', path: `v1.${fixture}`, problem: `names "${name}", which is not an unexpired v1 credential of the profile` });
+  return found;
+}
+
+/**
+ * A credential named by a fixture that must be of the primary key's principal and tenant: the idempotency
+ * retry rules send a request on it and retry it with the same idempotency key on the primary key, which
+ * proves nothing across principals or tenants.
+ */
+export function namedKey(ctx: CheckContext, name: string | undefined, fixture: string, purpose: string): Credential {
+  const found = fixtureKey(ctx, name, fixture, purpose);
   const primary = primaryKey(ctx);
   if (found.principal !== primary.principal || found.tenant !== primary.tenant) {
     ctx.untestable({ need: 'fixture', path: `v1.${fixture}`, problem: `names ${name}, whose principal and tenant are not those of ${primary.name}`, remedy: 'they must be the same, so idempotency keys are shared' });

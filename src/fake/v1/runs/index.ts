@@ -11,6 +11,16 @@ import { pipe } from './stream.ts';
 
 const RUN_ID = '([^/]+)';
 const DECISIONS = ['approved', 'rejected'] as const;
+type Decision = (typeof DECISIONS)[number];
+
+/**
+ * The decision words this fake takes, by the decision they make: `approved` / `rejected` by default (the
+ * convention, "unconfirmed"), `approve` / `reject` under `v1.runs/decision-verbs` ("the allowed values of
+ * `decision`: not shown"), where the conventional words are refused.
+ */
+function decisionWords(fake: V1Surface['fake']): Readonly<Record<Decision, string>> {
+  return fake.variants.has('v1.runs/decision-verbs') ? { approved: 'approve', rejected: 'reject' } : { approved: 'approved', rejected: 'rejected' };
+}
 
 /** The caller's run named by the path, after auth and rate limit; 404 when the tenant has no such run. */
 function runOf(surface: V1Surface, r: RouteRequest, scope: 'runs:read' | 'runs:write'): Run | undefined {
@@ -59,20 +69,21 @@ function events(surface: V1Surface, r: RouteRequest): void {
 }
 
 /** The approve body, validated; answers 400 itself and returns undefined when it is unusable. */
-async function approveBody({ fake, v1 }: V1Surface, r: RouteRequest): Promise<{ action_digest: string; decision: (typeof DECISIONS)[number] } | undefined> {
+async function approveBody({ fake, v1 }: V1Surface, r: RouteRequest): Promise<{ action_digest: string; decision: Decision; word: string } | undefined> {
   const parsed = parseJson(await r.body());
   const schema = fake.faults.has('v1.runs.approve.request-shape/open-body') ? z.looseObject(approveRequest.shape) : approveRequest;
   const body = parsed.ok ? schema.safeParse(parsed.value) : undefined;
+  const words = decisionWords(fake);
   if (!body?.success) {
-    v1.problem(r.res, 400, 'invalid_request', { detail: 'Send {"action_digest": "...", "decision": "approved" | "rejected"} and nothing else.', retryable: false, ...(body ? { fieldErrors: fieldErrors(body.error) } : {}) });
+    v1.problem(r.res, 400, 'invalid_request', { detail: `Send {"action_digest": "...", "decision": "${words.approved}" | "${words.rejected}"} and nothing else.`, retryable: false, ...(body ? { fieldErrors: fieldErrors(body.error) } : {}) });
     return undefined;
   }
-  const decision = DECISIONS.find((d) => d === body.data.decision);
+  const decision = DECISIONS.find((d) => words[d] === body.data.decision);
   if (!decision) {
-    v1.problem(r.res, 400, 'invalid_request', { detail: 'decision must be "approved" or "rejected".', retryable: false, fieldErrors: [{ path: 'decision', code: 'invalid_value', message: 'approved or rejected' }] });
+    v1.problem(r.res, 400, 'invalid_request', { detail: `decision must be "${words.approved}" or "${words.rejected}".`, retryable: false, fieldErrors: [{ path: 'decision', code: 'invalid_value', message: `${words.approved} or ${words.rejected}` }] });
     return undefined;
   }
-  return { action_digest: body.data.action_digest, decision };
+  return { action_digest: body.data.action_digest, decision, word: body.data.decision };
 }
 
 async function approve(surface: V1Surface, r: RouteRequest): Promise<void> {
@@ -92,7 +103,7 @@ async function approve(surface: V1Surface, r: RouteRequest): Promise<void> {
   const outcome = stall ? 'approved' : state.engine.approve(run, body.action_digest, body.decision, fake.faults.has('v1.runs.approve.digest-binds/ignores-digest'));
   if (outcome === 'not-parked') notParked(surface, r, run);
   else if (outcome === 'digest-mismatch') v1.problem(r.res, 409, 'conflict', { detail: 'action_digest does not match the action this run proposes: read it again from the run.', retryable: false });
-  else v1.json(r.res, 200, openBody(fake, { run_id: run.id, decision: body.decision, state: stateName(fake, run.state) }));
+  else v1.json(r.res, 200, openBody(fake, { run_id: run.id, decision: body.word, state: stateName(fake, run.state) }));
 }
 
 function notParked({ fake, v1 }: V1Surface, r: RouteRequest, run: Run): void {

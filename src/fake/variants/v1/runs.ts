@@ -100,6 +100,12 @@ export const v1RunsVariants = [
     spec: { document: DOC, section: 'Resources and their fields > ApproveRequest (no extra properties)', quote: 'Format of `action_digest` and the allowed values of `decision`: not shown.' },
   },
   {
+    // The embedded profile names the approving word under it (src/fake/v1/embedded.ts): fixtures.v1.approval.approveDecision `approve`.
+    id: 'v1.runs/decision-verbs',
+    description: 'approve takes decision `approve` or `reject` and refuses `approved` and `rejected` (400 invalid_request); the embedded profile says approveDecision `approve`',
+    spec: { document: DOC, section: 'Resources and their fields > ApproveRequest (no extra properties)', quote: 'Format of `action_digest` and the allowed values of `decision`: not shown.' },
+  },
+  {
     id: 'v1.runs/run-id-validated',
     description: 'a run id that is not of the fabric\'s own format (run_ and 24 hex digits) is refused with 400 invalid_request on every /v1/runs/{id} path',
     spec: { document: DOC, section: 'Endpoints', quote: '| GET | `/v1/runs/{id}` | path `id`: string run identifier |' },
