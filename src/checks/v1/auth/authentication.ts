@@ -138,9 +138,17 @@ function presentedToken(j: Judge, ex: Exchange): string | undefined {
   if (auth === undefined) return undefined;
   const token = auth.replace(/^Bearer\s+/i, '').trim();
   if (!token.startsWith(MARKER_START)) return token;
+  // A recorder's marker for a part of a credential (a key sent without its prefix, or cut short): what was sent is some part of that key, whose prefix it may or may not hold.
+  const part = PART_MARKER.exec(token);
+  if (part) {
+    j.lacks(ex, `the token: the recording hid it as a part of the credential ${part[1]}, so whether it carried the ${API_KEY_PREFIX} prefix is not shown`);
+    return undefined;
+  }
   const resolved = (j.profile?.credentials.length ?? 0) > 0 ? j.credentialOf(ex)?.token : undefined;
   return resolved?.startsWith(MARKER_START) ? undefined : resolved;
 }
+
+const PART_MARKER = /^«redacted:part-of-token:(.+)»$/;
 
 /** One unexpired credential of each other surface whose token lacks the API key prefix. */
 function otherSurfaceTokens(credentials: readonly Credential[]): Credential[] {
