@@ -228,12 +228,24 @@ export class WebhookReceiver {
   readonly origin: string;
   readonly publicUrl: string;
   private readonly trapBase: string;
+  /**
+   * The public URL's path (`/in` of `https://hooks.example.net/in`), '' for none. A forwarder may keep
+   * it (`/in/hooks/<token>` arrives) or strip it (`/hooks/<token>`): the receiver takes both, and no
+   * other prefix.
+   */
+  private readonly prefix: string;
 
   private constructor(servers: Server[], origin: string, publicUrl: string, trapBase: string) {
     this.servers = servers;
     this.origin = origin;
     this.publicUrl = publicUrl.replace(/\/+$/, '');
     this.trapBase = trapBase.replace(/\/+$/, '');
+    this.prefix = new URL(this.publicUrl).pathname.replace(/\/+$/, '');
+  }
+
+  /** A request path with the public URL's path taken off its front, when it starts with it. */
+  private unprefixed(path: string): string {
+    return this.prefix !== '' && path.startsWith(`${this.prefix}/`) ? path.slice(this.prefix.length) : path;
   }
 
   static async start(options: ReceiverOptions): Promise<WebhookReceiver> {
@@ -275,7 +287,7 @@ export class WebhookReceiver {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse, onTrapListener: boolean): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0]!;
+    const path = this.unprefixed((req.url ?? '/').split('?')[0]!);
     const match = /^\/(hooks|trap)\/([A-Za-z0-9_-]+)$/.exec(path);
     const endpoint = match ? this.endpoints.get(match[2]!) : undefined;
     if (!match || !endpoint || req.method !== 'POST' || (onTrapListener && match[1] !== 'trap')) {

@@ -1,10 +1,10 @@
 /** Endpoints: the delivery listing and the replay operation, whose shapes the seed does not show. */
-import { type CheckContext, section, type ProbeResponse } from '../../../rule/index.ts';
+import { type CheckContext, type Prerequisite, section, type ProbeResponse } from '../../../rule/index.ts';
 import { newKey } from '../../../util/ids.ts';
 import { isRecord } from '../../../util/json.ts';
 import type { ReceivedDelivery } from '../../../webhooks/receiver.ts';
 import { pageLinksOf } from './listing-pages.ts';
-import { DELIVERIES, eventIdOf, isTerminal, keptDeliveries, macMatches, ofRun, ownId, recordDeliveries, registrar, setupHook, startRun, untilTerminal } from './support.ts';
+import { DELIVERIES, eventIdOf, type Hook, isTerminal, keptDeliveries, macMatches, ofRun, ownId, recordDeliveries, registrar, setupHook, startRun, untilTerminal } from './support.ts';
 import { runDeliveries, sharedHook } from './shared.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:registrar'], fixtures: ['webhooks.runs.completes'], receiver: true } });
@@ -141,6 +141,34 @@ async function findDelivery(ctx: CheckContext, runId: string, also: Array<string
   return { res: plain.res, ...(more ? { more: `${more} (${FOLLOWABLE})` } : {}) };
 }
 
+/** The objects of a page that hold every wanted value, but those inside another such object (`endpoint: {...}`): one per listing item. */
+function itemsHolding(page: unknown, wanted: readonly string[]): Record<string, unknown>[] {
+  const holding = objects(page).filter((o) => wanted.every((v) => holds(o, v)));
+  return holding.filter((o) => !holding.some((p) => p !== o && Object.values(p).includes(o)));
+}
+
+/** The prerequisite the replay lacks when no listing item can be told to be this endpoint's; its phrase is `v1.webhooks/secret-only-creation`'s `leavesUntestable`. */
+function noEndpointId(eventId: string, why: string): Prerequisite {
+  return { need: 'data', what: `no endpoint id in its creation response (id, endpoint_id or endpointId), so which delivery of event ${eventId} in the listing is this endpoint's cannot be told: ${why}`, remedy: "return the endpoint's id in the 201 of POST /v1/webhooks, or name the endpoint's URL in the listing's items, then run the rule again" };
+}
+
+/**
+ * This endpoint's listing item for an event. One event goes to every endpoint of the tenant: with no
+ * endpoint id from the 201 ("Fields of the registered endpoint record beyond `signing_secret`: not
+ * shown."), an item naming the endpoint's URL is this endpoint's; else a lone item of the event is
+ * replayed as maybe this endpoint's (`sure` false), and with several the rule does not guess: replaying
+ * another endpoint's would send the event elsewhere, correctly, and fail a correct deployment.
+ */
+async function ownDelivery(ctx: CheckContext, hook: Hook, runId: string, eventId: string): Promise<Found & { sure: boolean }> {
+  if (hook.endpointId !== undefined) return { ...(await findDelivery(ctx, runId, [eventId, hook.endpointId], { runInItem: false })), sure: true };
+  const byUrl = await findDelivery(ctx, runId, [eventId, hook.endpoint.url], { runInItem: false });
+  if (byUrl.item) return { ...byUrl, sure: true };
+  const found = await findDelivery(ctx, runId, [eventId], { runInItem: false });
+  const items = found.item ? itemsHolding(found.res.json, [eventId]).length : 0;
+  if (items > 1) ctx.untestable(noEndpointId(eventId, `the listing's page holds ${items} deliveries of it, one per endpoint the event went to`));
+  return { ...found, sure: false };
+}
+
 export const deliveryListing = rule({
   id: 'v1.webhooks.deliveries.listing',
   title: 'GET /v1/webhook-deliveries lists deliveries with their endpoint and run identifiers',
@@ -179,7 +207,7 @@ export const replay = rule({
     const original = deliveries.find(isTerminal)!;
     const eventId = eventIdOf(original) ?? '';
     // Whether the listing names runs is the listing rule's verdict: the item is found by event and endpoint.
-    const { item, more } = await findDelivery(ctx, runId, [eventId, hook.endpointId], { runInItem: false });
+    const { item, more, sure } = await ownDelivery(ctx, hook, runId, eventId);
     const deliveryId = item ? ownId(item, 'delivery') : undefined;
     if (operation.path.includes('{delivery_id}') && deliveryId === undefined) {
       ctx.inconclusive(`the delivery listing shows no id (id, delivery_id or deliveryId) for event ${eventId} of run ${runId}${item ? '' : more ? `: no page apicert read holds it, and more may follow: ${more}` : ': no item holds it'}`);
@@ -193,6 +221,8 @@ export const replay = rule({
     const arrived = await hook.endpoint.waitFor((ds) => replayedOf(ds).length > 0, timeout);
     const replayed = replayedOf(keptDeliveries(ctx, hook.endpoint, runId));
     recordDeliveries(ctx, hook.endpoint, [original, ...replayed]);
+    // An item not known to be this endpoint's may have been replayed, correctly, to another endpoint.
+    if (!arrived && !sure) ctx.untestable(noEndpointId(eventId, `the one listing item apicert found for event ${eventId} was replayed, but no replayed delivery reached the receiver within ${timeout} ms, and that item may be another endpoint's`));
     ctx.check(arrived, `no replayed delivery of run ${runId}'s terminal event reached the receiver within ${timeout} ms`);
     const originalSigned = await macMatches(original, hook.secret);
     for (const d of replayed) {

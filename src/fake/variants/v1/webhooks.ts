@@ -54,7 +54,7 @@ export const v1WebhooksVariants = [
   },
   {
     id: 'v1.webhooks/events-filter',
-    description: 'the endpoint filter is read only from events (the reference schema\'s name); event_types is an unknown extra property and ignored',
+    description: 'the endpoint filter is read only from events (the reference schema\'s name); event_types is an unknown extra property, ignored whatever its value (event_types: 5 is registered)',
     spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'The reference schema lists the filter as `events` (array of string; omitted presumably means all)' },
   },
   {
@@ -87,5 +87,11 @@ export const v1WebhooksVariants = [
     description: 'a tenant keeps at most 7 registered endpoints: the next registration is refused with 403 entitlement_failed (problem+json) whatever its URL, until one is freed (the description names no way to remove an endpoint, so none is)',
     spec: { document: DOC, section: 'Events > Webhooks', quote: 'Endpoint URL rules: public HTTPS on the default port. Rejected: localhost, IP literals, private networks, embedded credentials, unsafe redirect targets.' },
     leavesUntestable: 'no room for another webhook endpoint',
+  },
+  {
+    id: 'v1.webhooks/secret-only-creation',
+    description: 'the 201 of a registration is {signing_secret} alone: no endpoint id, so a delivery listing item cannot be told to be this endpoint\'s by its id',
+    spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the registered endpoint record beyond `signing_secret`: not shown.' },
+    leavesUntestable: 'no endpoint id in its creation response',
   },
 ] as const satisfies readonly VariantDefinition[];
