@@ -184,9 +184,27 @@ function withMediaTypeParameters(res: ServerResponse): void {
   }) as typeof res.writeHead;
 }
 
+/** Requests to /mcp each fake has been sent, for the limiter of the variant. */
+const sent = new WeakMap<FakeContext, number>();
+
+/**
+ * The gateway's per-principal limit covers /mcp ("A per-principal rate limit exists (`429`). Its
+ * numeric values: not shown."): under the variant every seventh request is refused 429, asking for no wait.
+ */
+function rateLimited(surface: McpSurface, r: RouteRequest): boolean {
+  const { fake } = surface;
+  if (!fake.variants.has('mcp.transport/rate-limited')) return false;
+  const n = (sent.get(fake) ?? 0) + 1;
+  sent.set(fake, n);
+  if (n % 7 !== 0) return false;
+  writeJson(r.res, 429, { type: 'https://errors.example/rate-limited', title: 'Too Many Requests', status: 429, detail: 'the per-principal rate limit was reached' }, { 'retry-after': '0' }, 'application/problem+json');
+  return true;
+}
+
 /** POST, GET and DELETE /mcp: MCP 2025-03-26 Streamable HTTP, with server push disabled (GET → 405). */
 export function transportRoutes(surface: McpSurface): Route[] {
   const guarded = (handler: (surface: McpSurface, r: RouteRequest) => void | Promise<void>) => (r: RouteRequest) => {
+    if (rateLimited(surface, r)) return undefined;
     if (surface.fake.variants.has('mcp.transport/media-type-parameters')) withMediaTypeParameters(r.res);
     return originAllowed(surface, r) ? handler(surface, r) : undefined;
   };

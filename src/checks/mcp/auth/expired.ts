@@ -4,14 +4,15 @@
  * optional, so a deployment may serve /mcp without a token; one that answers a missing token 401
  * runs the gateway's bearer authentication there, and an expired token is then refused the same way.
  */
-import { type CheckContext, type Exchange, type Prerequisite, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Prerequisite } from '../../../rule/index.ts';
+import { limitAwareSection, stopIfLimited } from '../support/limiter.ts';
 import { resolveRole, roleName } from '../../../profile/roles.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import { deleteSession, sendInitialize } from '../support/session.ts';
 import { foreignOriginOrHost, mcpPosts, openingInitialize, wellFormedCalls } from '../support/traffic.ts';
 
 // No static need for an expired credential: a server that asks for no token is not-applicable whatever the profile holds.
-const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md' });
+const rule = limitAwareSection({ surface: 'mcp', document: 'v8-integration-gateway.md' });
 
 const EXPIRED = roleName('mcp', 'expired');
 const NO_EXPIRED: Prerequisite = { need: 'credential', role: EXPIRED, remedy: 'the profile has no expired credential for mcp: add one with "expired: true" (surfaces: [mcp])' };
@@ -51,6 +52,7 @@ export const expired401 = rule({
   async provoke(ctx: CheckContext) {
     // The missing-token answer decides whether the rule applies; the expired token is the case judged.
     const bare = await sendInitialize(ctx, { credential: null, label: 'initialize without a token' });
+    stopIfLimited(ctx, bare.res, 'initialize without a token');
     if (bare.res.status !== 401) return;
     const expired = resolveRole(ctx.profile, EXPIRED).credential;
     if (!expired) ctx.untestable(NO_EXPIRED);

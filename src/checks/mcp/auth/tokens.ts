@@ -1,11 +1,12 @@
 /** Authentication (the /v8 seed): /mcp's scopes are not shown, so what it does with tokens is recorded. */
-import { type CheckContext, credentialIn, pathOnly, section } from '../../../rule/index.ts';
+import { type CheckContext, credentialIn, pathOnly } from '../../../rule/index.ts';
+import { limitAwareSection } from '../support/limiter.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { deleteSession, sendInitialize } from '../support/session.ts';
 import { mcpEndpoint, sentMessages } from '../support/traffic.ts';
 
-const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md' });
+const rule = limitAwareSection({ surface: 'mcp', document: 'v8-integration-gateway.md' });
 
 export const tokenObservation = rule({
   id: 'mcp.auth.tokens',

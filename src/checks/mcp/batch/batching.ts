@@ -1,6 +1,7 @@
 /** Base Protocol > Batching, as carried by Streamable HTTP POST bodies (revision 2025-03-26). */
 import fc from 'fast-check';
-import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, mediaType } from '../../../rule/index.ts';
+import { limitAwareSection } from '../support/limiter.ts';
 import { endedStream, requestJson, wholeBody } from '../../../traffic/read.ts';
 import { answeredResponses, isHttpErrorStatus, isRequestMessage, ordinaryMcpPosts, sentAsClientsMust, sentMessages, stillOwed, wellFormedCalls, type Message } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
@@ -9,7 +10,7 @@ import { INVALID_REQUEST, isResponseLike } from '../../../contract/mcp/jsonrpc.t
 import { parseJson } from '../../../util/json.ts';
 import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** An event carrying a JSON-RPC response (alone or in an array): what an answer to a batch is made of. */
 function carriesResponse(e: { data: string }): boolean {

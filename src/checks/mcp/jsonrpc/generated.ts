@@ -11,13 +11,14 @@
 import { randomUUID } from 'node:crypto';
 import { jsonrpcRequest } from '../../../contract/mcp/jsonrpc.ts';
 import { casesOf } from '../../../contract/schema-cases.ts';
-import { type CheckContext, section } from '../../../rule/index.ts';
+import type { CheckContext } from '../../../rule/index.ts';
+import { limitAwareSection } from '../support/limiter.ts';
 import { isRecord } from '../../../util/json.ts';
 import { notCatalogue } from '../../generated/judge.ts';
 import { aspectJudgement } from '../../generated/traffic.ts';
 import { caller, postMcp, postRaw, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 interface McpCase {
   label: string;

@@ -1,6 +1,7 @@
 /** Base Protocol > Messages: JSON-RPC 2.0 errors, ids and the result/error exclusivity. */
 import fc from 'fast-check';
-import { type CheckContext, type Exchange, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, mediaType } from '../../../rule/index.ts';
+import { limitAwareSection } from '../support/limiter.ts';
 import { INVALID_PARAMS, INVALID_REQUEST, jsonrpcResponse, METHOD_NOT_FOUND, PARSE_ERROR, type RequestId } from '../../../contract/mcp/jsonrpc.ts';
 import {
   closeSession,
@@ -21,7 +22,7 @@ import { bodyJson, issuesOf, requestBodyMissing, requestJson } from '../../../tr
 import { isRecord, noParserReads } from '../../../util/json.ts';
 import { mcpExtensionMayRead } from '../../generated/expectation.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 const FOLLOW_JSONRPC = 'All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.';
 

@@ -1,5 +1,6 @@
 /** Lifecycle > Initialization and Version Negotiation. */
-import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge } from '../../../rule/index.ts';
+import { limitAwareSection } from '../support/limiter.ts';
 import { askedVersion, initializeResultOf, push } from '../support/session-history.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { closeSession, errorOf, initializeOnce, isObject, newRequestId, notification, openSession, postMcp, request, SPEC_URL } from '../support/session.ts';
@@ -7,7 +8,7 @@ import { answeredResponses, answerMessages, isRequestMessage, openingInitialize,
 import { bodyMissing, issuesOf, requestBodyMissing, startsAfterEnd } from '../../../traffic/read.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** The protocolVersion of a result, read loosely so only initialize-result judges the rest of the shape. */
 function versionOf(message: Record<string, unknown> | undefined): string | undefined {

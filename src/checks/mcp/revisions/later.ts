@@ -2,7 +2,8 @@
  * Versioning (the /v8 seed): /mcp follows revision 2025-03-26. What later revisions changed
  * (the MCP-Protocol-Version header of 2025-06-18, batching removed in 2025-06-18) is recorded only.
  */
-import { type CheckContext, section } from '../../../rule/index.ts';
+import type { CheckContext } from '../../../rule/index.ts';
+import { limitAwareSection } from '../support/limiter.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { requestJson } from '../../../traffic/read.ts';
@@ -10,7 +11,7 @@ import { initializeOnce, isObject, newRequestId, postMcp, request, withSession }
 import { askedVersion, SessionHistory } from '../support/session-history.ts';
 import { answeredResponses, isRequestMessage, ordinaryMcpPosts, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 
-const rule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
 
 const OWN_VERSIONING = '`/mcp` follows the MCP 2025-03-26 Streamable HTTP protocol and has its own versioning, outside `/v8/`.';
 

@@ -1,13 +1,14 @@
 /** Streamable HTTP > Session Management. */
 import { randomBytes } from 'node:crypto';
-import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge } from '../../../rule/index.ts';
+import { admitted, limitAwareSection, stopIfLimited } from '../support/limiter.ts';
 import { SESSION_HEADER, VISIBLE_ASCII } from '../../../contract/mcp/transport.ts';
 import { mcpPosts, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, redacted, sessionUnknown, wellFormedCalls } from '../support/traffic.ts';
 import { askedVersion, SessionHistory } from '../support/session-history.ts';
 import { MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
 import { caller, closeSession, deleteSession, initializeOnce, mcpPath, newRequestId, openSession, postMcp, request, sendInitialize, SPEC_URL, withSession, type McpSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /**
  * A server that assigns no session id does not manage sessions (MCP: it "MAY assign" one), so the
@@ -198,12 +199,14 @@ export const neverIssued = rule({
     try {
       if (requires === undefined) {
         const without = await ping(ctx, null, 'ping without Mcp-Session-Id (does the server require sessions?)');
+        stopIfLimited(ctx, without.res, 'a ping without Mcp-Session-Id');
         const status = without.res.status;
         if (status >= 200 && status < 300) ctx.notApplicable('the server served a request without Mcp-Session-Id, so it does not require sessions, and MCP names no answer for a session id such a server never issued (set fixtures.mcp.requiresSession: true if it should)');
         if (status < 400 || status >= 500) ctx.inconclusive(`setup failed: a ping without Mcp-Session-Id was answered HTTP ${status}, so whether the server requires sessions is unknown`);
       }
       const unknown = `apicert-never-issued-${randomBytes(16).toString('hex')}`;
       const reply = await ping(ctx, unknown, 'ping with a never-issued Mcp-Session-Id');
+      stopIfLimited(ctx, reply.res, 'a ping with a never-issued Mcp-Session-Id');
       const status = reply.res.status;
       ctx.observe('a never-issued Mcp-Session-Id answered', status, status === 404 ? 'as a terminated session' : status === 400 ? 'as a request without a valid session' : undefined);
       ctx.expect(
@@ -273,8 +276,10 @@ export const deleteTerminates = rule({
     // No session to terminate: the judgement says whether the deployment should have assigned one.
     if (session.id === undefined) return;
     const before = await ping(ctx, session.id, 'ping in the session before DELETE');
+    stopIfLimited(ctx, before.res, 'setup: a ping in a fresh session');
     if (before.res.status !== 200) ctx.inconclusive(`setup failed: a ping in a fresh session was answered HTTP ${before.res.status}`);
-    const res = await ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential: session.credential, headers: { [SESSION_HEADER]: session.id }, label: 'DELETE the session' });
+    const id = session.id;
+    const res = await admitted(ctx, () => ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential: session.credential, headers: { [SESSION_HEADER]: id }, label: 'DELETE the session' }));
     if (res.status >= 200 && res.status < 300) await ping(ctx, session.id, 'ping in the terminated session');
   },
 });

@@ -1,5 +1,6 @@
 /** Streamable HTTP > Sending Messages (SSE responses), Multiple Connections and Resumability and Redelivery (event ids). */
-import { type CheckContext, type Exchange, pathOnly, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, pathOnly } from '../../../rule/index.ts';
+import { limitAwareSection, stopIfLimited } from '../support/limiter.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { isEventStream, keptEvents, requestBodyMissing } from '../../../traffic/read.ts';
@@ -7,9 +8,9 @@ import { canonicalJson } from '../../../util/json.ts';
 import { answerMessages, isRequestMessage, mcpEndpoint, ordinaryMcpRequests, sentMessages, sessionKeyOf, type Message } from '../support/traffic.ts';
 import { newRequestId, postMcp, request, responseTo, safeTool, SPEC_URL, withSession, type McpReply, type McpSession } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'], fixtures: ['mcp.safeTool'] } });
 /** A rule whose provocation does without the fixture tool (it streams pings then). */
-const anyTarget = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const anyTarget = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** Calls the fixture tool; with `progress`, a streaming server has a reason to send more than one event. */
 async function callTool(ctx: CheckContext, session: McpSession, label: string, options: { progress: boolean; awaitClose?: boolean }): Promise<McpReply & { requestId: string }> {
@@ -82,6 +83,7 @@ export const closesAfterResponse = rule({
   async check(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       const reply = await callTool(ctx, session, 'tools/call (read until the server closes)', { progress: false, awaitClose: true });
+      stopIfLimited(ctx, reply.res, 'tools/call');
       if (reply.kind !== 'sse') ctx.notApplicable(`the server answered tools/call with ${reply.mediaType || 'no content type'}, not an SSE stream`);
       const answered = responseTo(reply, reply.requestId) !== undefined;
       // "SHOULD eventually include" sets no time: a stream apicert's reader stopped before the response has not ended without it.

@@ -6,6 +6,7 @@ import { CLIENT_ACCEPT, SESSION_HEADER } from '../../../contract/mcp/transport.t
 import type { Credential } from '../../../profile/schema.ts';
 import { parseJson } from '../../../util/json.ts';
 import { parseEventStreamBody, type BodyEvent } from './sse-body.ts';
+import { admitted, stopIfLimited } from '../../v8/support/limiter.ts';
 
 /** Where the gateway seed mounts MCP; a generic MCP server may mount it anywhere. */
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -157,7 +158,8 @@ async function exchange(ctx: CheckContext, body: { json: unknown } | { rawBody: 
   if (options.timeoutMs !== undefined) req.timeoutMs = options.timeoutMs;
   // The reader's own deadline (safety.streamTimeoutMs from the request) ends the wait first.
   if (options.awaitClose) req.graceMs = ctx.profile.safety.streamTimeoutMs;
-  const res = await ctx.http.stream(req);
+  // The gateway's rate limit may refuse any request (429): sent once more after the wait it asks for.
+  const res = await admitted(ctx, () => ctx.http.stream(req));
   // The same object the probe linked to its exchange, so a case decided on it names that exchange.
   const answer = Object.assign(res, { text: res.text ?? '', json: res.json, durationMs: 0 });
   const reply = readReply(answer, mediaTypeOf(res.contentType) === 'text/event-stream' ? { events: res.events, end: res.end } : undefined);
@@ -224,6 +226,7 @@ export async function openSession(ctx: CheckContext, options: { protocolVersion?
   const init: { protocolVersion?: string; id: string; label: string } = { id, label: 'setup: initialize a session' };
   if (options.protocolVersion !== undefined) init.protocolVersion = options.protocolVersion;
   const reply = await sendInitialize(ctx, init);
+  stopIfLimited(ctx, reply.res, 'setup: initialize');
   if (reply.res.status !== 200) {
     const refused = reply.res.status === 401 || reply.res.status === 403;
     setupFailed(ctx, `initialize answered HTTP ${reply.res.status}${refused ? '; give the profile a credential that /mcp accepts (surfaces: [mcp])' : ''}`);
@@ -233,6 +236,7 @@ export async function openSession(ctx: CheckContext, options: { protocolVersion?
   const session: McpSession = { id: reply.sessionId, credential, initialize: reply, result };
   if (options.sendInitialized ?? true) {
     const done = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'setup: notifications/initialized' });
+    stopIfLimited(ctx, done.res, 'setup: notifications/initialized');
     if (done.res.status < 200 || done.res.status >= 300) setupFailed(ctx, `notifications/initialized answered HTTP ${done.res.status}`);
   }
   return session;

@@ -6,6 +6,7 @@
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { pathOnly } from '../../../rule/index.ts';
 import { allowRule } from '../../shared/http-fields.ts';
+import { admitted } from '../support/limiter.ts';
 import { mcpEndpoint } from '../support/traffic.ts';
 import { mcpPath, withSession } from '../support/session.ts';
 import { getEndpoint } from './get.ts';
@@ -19,7 +20,7 @@ export const allowOn405 = allowRule({
     await getEndpoint(ctx);
     await withSession(ctx, async (session) => {
       const headers: Record<string, string> = session.id === undefined ? {} : { [SESSION_HEADER]: session.id };
-      await ctx.http.send({ method: 'OPTIONS', path: mcpPath(ctx), credential: session.credential, headers, label: `OPTIONS ${mcpPath(ctx)} in a session` });
+      await admitted(ctx, () => ctx.http.send({ method: 'OPTIONS', path: mcpPath(ctx), credential: session.credential, headers, label: `OPTIONS ${mcpPath(ctx)} in a session` }));
     });
   },
 });

@@ -3,21 +3,22 @@
  * /v8 seed picks 405 for this gateway (server-to-client push is disabled). Two rules, so a
  * generic MCP server fails only the gateway's own choice, and says so.
  */
-import { type CheckContext, type Exchange, type Judge, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, mediaType } from '../../../rule/index.ts';
+import { admitted, limitAwareSection } from '../support/limiter.ts';
 import { answerJson } from '../../../traffic/read.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import { ordinaryMcpRequests } from '../support/traffic.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { isObject, mcpPath, SPEC_URL, withSession } from '../support/session.ts';
 
-const gatewayRule = section({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
-const mcpRule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const gatewayRule = limitAwareSection({ surface: 'mcp', document: 'v8-integration-gateway.md', needs: { credentials: ['mcp:primary'] } });
+const mcpRule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /** One bounded GET in a fresh session: a stream that is opened is dropped after its first event or two seconds. */
 export async function getEndpoint(ctx: CheckContext): Promise<void> {
   await withSession(ctx, async (session) => {
     const headers: Record<string, string> = { accept: 'text/event-stream', ...(session.id === undefined ? {} : { [SESSION_HEADER]: session.id }) };
-    await ctx.http.stream({ method: 'GET', path: mcpPath(ctx), credential: session.credential, headers, label: `GET ${mcpPath(ctx)}`, maxMs: 2_000, onEvent: () => 'disconnect' });
+    await admitted(ctx, () => ctx.http.stream({ method: 'GET', path: mcpPath(ctx), credential: session.credential, headers, label: `GET ${mcpPath(ctx)}`, maxMs: 2_000, onEvent: () => 'disconnect' }));
   });
 }
 

@@ -1,10 +1,11 @@
 /** Streamable HTTP > Security Warning: what the MCP endpoint does with a request from another site's page. */
-import { type CheckContext, type Exchange, type Judge, pathOnly, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, pathOnly } from '../../../rule/index.ts';
+import { admitted, limitAwareSection } from '../support/limiter.ts';
 import { McpCallers, mcpEndpoint } from '../support/traffic.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { deleteSession, mcpPath, sendInitialize, SPEC_URL } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 /**
  * A reserved name (RFC 2606): no deployment can really trust it, so whatever a deployment's
@@ -90,9 +91,9 @@ async function otherMethodsWithForeignOrigin(ctx: CheckContext): Promise<void> {
   const session: Record<string, string> = opened.sessionId === undefined ? {} : { [SESSION_HEADER]: opened.sessionId };
   const origin = { origin: FOREIGN_ORIGIN };
   // Bounded: a stream that is (wrongly) opened is dropped after its first event or two seconds.
-  await ctx.http.stream({ method: 'GET', path: mcpPath(ctx), credential: primary, headers: { accept: 'text/event-stream', ...session, ...origin }, label: `GET with Origin: ${FOREIGN_ORIGIN}`, maxMs: 2_000, onEvent: () => 'disconnect' });
+  await admitted(ctx, () => ctx.http.stream({ method: 'GET', path: mcpPath(ctx), credential: primary, headers: { accept: 'text/event-stream', ...session, ...origin }, label: `GET with Origin: ${FOREIGN_ORIGIN}`, maxMs: 2_000, onEvent: () => 'disconnect' }));
   if (opened.sessionId === undefined) return;
-  const deleted = await ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential: primary, headers: { ...session, ...origin }, label: `DELETE the session with Origin: ${FOREIGN_ORIGIN}` });
+  const deleted = await admitted(ctx, () => ctx.http.send({ method: 'DELETE', path: mcpPath(ctx), credential: primary, headers: { ...session, ...origin }, label: `DELETE the session with Origin: ${FOREIGN_ORIGIN}` }));
   if (deleted.status < 200 || deleted.status >= 300) await deleteSession(ctx, opened.sessionId, primary);
 }
 

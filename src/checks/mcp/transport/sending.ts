@@ -1,5 +1,6 @@
 /** Streamable HTTP > Sending Messages to the Server: what a POST is answered with. */
-import { type CheckContext, mediaType, section } from '../../../rule/index.ts';
+import { type CheckContext, mediaType } from '../../../rule/index.ts';
+import { limitAware, limitAwareSection } from '../support/limiter.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { requestJson, wholeBody } from '../../../traffic/read.ts';
 import { isRecord } from '../../../util/json.ts';
@@ -17,7 +18,7 @@ import {
   type McpSession,
 } from '../support/session.ts';
 
-const rule = section({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
+const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
 export const accepted202 = rule({
   id: 'mcp.transport.accepted-202',
@@ -74,7 +75,8 @@ export const requestResponse = rule({
       'If the input contains any number of JSON-RPC requests, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.',
     url: SPEC_URL.transports,
   },
-  judgement: {
+  // MCP frames an HTTP error answer carrying JSON-RPC responses (the limiter's 429 too): only a bare refusal is the limit's.
+  judgement: limitAware({
     record: 'a POST to the MCP endpoint of well-formed JSON-RPC carrying requests (no initialize), sent as MCP asks of a client, answered 2xx; or, in a 2025-03-26 session it had initialized, answered with an HTTP error status and JSON-RPC responses',
     judge(j) {
       const sessions = new SessionHistory(j);
@@ -123,7 +125,7 @@ export const requestResponse = rule({
           j.check(ex, found[0]?.id === only.id, `the response to ${what} carries id ${JSON.stringify(found[0]?.id)}, expected ${JSON.stringify(only.id)}`);
       }
     },
-  },
+  }, (ex) => (responsesShown(ex)?.length ?? 0) > 0),
   async provoke(ctx: CheckContext) {
     await withSession(ctx, async (session) => {
       for (const method of ['ping', 'tools/list']) await postMcp(ctx, request(newRequestId(method.replace('/', '-')), method), { session, label: method });

@@ -57,4 +57,9 @@ export const mcpTransportVariants = [
       quote: 'the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.',
     },
   },
+  {
+    id: 'mcp.transport/rate-limited',
+    description: "the gateway's per-principal rate limit refuses every seventh request to /mcp (POST, GET or DELETE) with 429 application/problem+json and Retry-After: 0",
+    spec: { document: 'v8-integration-gateway.md', section: 'Limits', quote: 'A per-principal rate limit exists (`429`). Its numeric values: not shown.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
