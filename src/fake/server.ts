@@ -10,8 +10,7 @@ import { v1Routes } from './v1/index.ts';
 import { v8Routes } from './v8/index.ts';
 import { MissionEngine } from './v8/missions/engine.ts';
 import { watchPaddedValues } from './v8/catalogue.ts';
-import { answerClientErrorsAsFastify } from './support/http-layer.ts';
-import { frameworkNotFound } from './v1/contract/http-layer.ts';
+import { answerClientErrors, frameworkNotFound } from './v1/contract/http-layer.ts';
 import { allowHeaders as allowHeadersV8, answersUnimplemented as answersUnimplementedV8 } from './v8/contract.ts';
 import { V8Responder } from './v8/respond.ts';
 
@@ -128,8 +127,8 @@ export async function startFake(options: FakeOptions = {}): Promise<RunningFake>
   server.keepAliveTimeout = 5_000;
   // A fault that reads the head's bytes (Node's parser trims header values): a no-op without it.
   watchPaddedValues(context, server);
-  // Node's parser refuses the message before any route: Fastify's front answers it in JSON (`v1.contract/http-layer-400-json`).
-  if (context.variants.has('v1.contract/http-layer-400-json')) answerClientErrorsAsFastify(server);
+  // Node's parser refuses the message before any route: a front that answers it itself, where a variant says so.
+  answerClientErrors(context, server);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

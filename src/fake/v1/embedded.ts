@@ -4,6 +4,7 @@ import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
 import { declaredTier, V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
 import { declaredResumeWithinMs, declaredTimestampFields } from './runs/engine.ts';
+import { decisionWords } from './runs/index.ts';
 import { v1State } from './state.ts';
 import { usageScopes } from './usage.ts';
 
@@ -40,7 +41,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
     fixtures: {
       v1: {
         tasks,
-        approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: fake.context.variants.has('v1.runs/decision-verbs') ? 'approve' : 'approved', resumesWithinMs: declaredResumeWithinMs(fake.context) },
+        approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: decisionWords(fake.context).approved, resumesWithinMs: declaredResumeWithinMs(fake.context) },
         rateLimitCredential: V1_RATE_PROBE_KEY,
         ...declaredTier(fake.context.config.rateLimits.v1.credentials[V1_RATE_PROBE_KEY], V1_RATE_PROBE_KEY),
         limiterUnavailableCredential: V1_LIMITER_DOWN_KEY,

@@ -1,7 +1,12 @@
 /** The HTTP layer in front of /v1, where a deployment's front refuses a malformed message before any endpoint. */
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { FakeContext } from '../../context.ts';
-import { refuseManyHosts } from '../../support/http-layer.ts';
+import { answerClientErrorsAsFastify, refuseManyHosts } from '../../support/http-layer.ts';
+
+/** Under `v1.contract/http-layer-400-json` a message Node's parser refuses is answered as Fastify's front answers it (answerClientErrorsAsFastify). */
+export function answerClientErrors(fake: FakeContext, server: Server): void {
+  if (fake.variants.has('v1.contract/http-layer-400-json')) answerClientErrorsAsFastify(server);
+}
 
 /**
  * Under `v1.contract/framework-404` a request no route takes (a path no row names, or a method no row

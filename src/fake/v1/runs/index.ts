@@ -18,7 +18,7 @@ type Decision = (typeof DECISIONS)[number];
  * convention, "unconfirmed"), `approve` / `reject` under `v1.runs/decision-verbs` ("the allowed values of
  * `decision`: not shown"), where the conventional words are refused.
  */
-function decisionWords(fake: V1Surface['fake']): Readonly<Record<Decision, string>> {
+export function decisionWords(fake: V1Surface['fake']): Readonly<Record<Decision, string>> {
   return fake.variants.has('v1.runs/decision-verbs') ? { approved: 'approve', rejected: 'reject' } : { approved: 'approved', rejected: 'rejected' };
 }
 
