@@ -83,6 +83,13 @@ export interface Judgement {
    * one allowed framing): the not-applicable reason an active run gives instead of "setup failed".
    */
   none?: string;
+  /**
+   * A rate limiter's refusal, which says nothing of what a request asked: a case decided on such an
+   * answer (the exchange judged, or one it is compared with) is recorded as a lack saying `why`
+   * instead, so it neither fails nor passes the rule; and where the judgement decided nothing and the
+   * limiter refused every exchange `within` its subject, those answers are what it lacks.
+   */
+  limit?: { refused: (ex: Exchange) => boolean; why: string; within: (ex: Exchange, profile: Profile | undefined) => boolean };
   judge: (j: Judge) => void;
 }
 
@@ -177,11 +184,22 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
     if (!ok) failed = true;
     return recordCase(ok, why, where);
   };
+  const limit = judgement.limit;
+  let decided = false;
   const j: Judge = {
     exchanges,
     source: options.source,
     profile: options.profile,
     check(ex, ok, reason, also) {
+      if (limit !== undefined) {
+        // A recording's judgement makes some 100k cases: no array is built for one.
+        const refused = limit.refused(ex) ? ex : also?.find(limit.refused);
+        if (refused !== undefined) {
+          lacking.push({ exchange: refused, missing: limit.why });
+          return false;
+        }
+        decided = true;
+      }
       judged.add(ex.index);
       if (also !== undefined) for (const other of also) judged.add(other.index);
       const at = show(ex, !ok);
@@ -211,6 +229,11 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
     secrets: options.secrets ?? (options.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` })),
   };
   judgement.judge(j);
+  if (limit !== undefined && !decided && lacking.length === 0) {
+    const subject = exchanges.filter((ex) => ex.status !== undefined && limit.within(ex, options.profile));
+    // Only where the limiter refused all there was: an answer it let through may show what "none" says.
+    if (subject.length > 0 && subject.every(limit.refused)) for (const ex of subject) lacking.push({ exchange: ex, missing: limit.why });
+  }
   const result = { judged, lacking, failed };
   options.settled?.(result);
   if (!options.partial) settleUnread(result, options.source === 'recording' || options.sample === true, options.source, name, j.observe);

@@ -65,7 +65,7 @@ describe('HAR quirks', () => {
     expect(result('v8.errors.problem-shape').verdict).toBe('untestable');
     expect(judged.report.rules.find((r) => r.id === 'v8.errors.problem-shape')!.exchanges).toBe(1);
     expect(result('v1.errors.problem-shape').verdict).toBe('not-applicable');
-    expect(result('v1.errors.problem-shape').reason).toMatch(/record a \/v1 request answered 4xx or 5xx/);
+    expect(result('v1.errors.problem-shape').reason).toMatch(/record a request to a \/v1 endpoint \(a method and path of the table\) answered 4xx or 5xx/);
     expect(judged.report.summary.gate).toBe('fail');
   });
 

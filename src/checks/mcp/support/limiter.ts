@@ -6,8 +6,8 @@
  * rules do (src/checks/v8/support/limiter.ts), a lack naming the limit, never a case; an active
  * setup waits out one 429 and, refused again, stops saying the limiter stopped it.
  */
-import { pathOnly, section, type Exchange, type Judge, type Judgement, type Rule, type RuleDeclaration, type SectionDefaults } from '../../../rule/index.ts';
-import { limiterRefused } from '../../v8/support/limiter.ts';
+import { pathOnly, section, type Exchange, type Judgement, type Rule, type RuleDeclaration, type SectionDefaults } from '../../../rule/index.ts';
+import { LIMITED_ANSWER } from '../../v8/support/limiter.ts';
 import { mcpEndpoint } from './traffic.ts';
 
 export { admitted, stopIfLimited } from '../../v8/support/limiter.ts';
@@ -25,48 +25,12 @@ const aware = new WeakSet<Judgement>();
  * judgement that decided nothing where the limiter refused every request to the endpoint lacks
  * those answers: what the rule needs may have been among them, so "none found" is not the reason.
  * `answers` picks the 429s the rule's sentence still governs (a refusal carrying JSON-RPC responses
- * answered the requests, and MCP frames that answer): their cases stand.
+ * answered the requests, and MCP frames that answer): their cases stand. `runJudgement` reads it.
  */
 export function limitAware(judgement: Judgement, answers: (ex: Exchange) => boolean = () => false): Judgement {
-  const refusedOf = (ex: Exchange): Exchange | undefined => (limited(ex) && !answers(ex) ? ex : undefined);
   const wrapped: Judgement = {
     ...judgement,
-    judge(j) {
-      let decided = false;
-      let lacked = false;
-      const judge: Judge = {
-        exchanges: j.exchanges,
-        source: j.source,
-        profile: j.profile,
-        secrets: j.secrets,
-        check(ex, ok, reason, also) {
-          // A recording's judgement makes some 100k cases: no array is built for one.
-          const refused = refusedOf(ex) ?? also?.find(refusedOf);
-          if (refused !== undefined) {
-            lacked = limiterRefused(j, refused);
-            return false;
-          }
-          decided = true;
-          return j.check(ex, ok, reason, also);
-        },
-        lacks(ex, missing) {
-          lacked = true;
-          j.lacks(ex, missing);
-        },
-        credentialOf: (ex) => j.credentialOf(ex),
-        untestable: (missing) => j.untestable(missing),
-        observe: (subject, value, note) => j.observe(subject, value, note),
-        get failed() {
-          return j.failed;
-        },
-      };
-      judgement.judge(judge);
-      if (decided || lacked) return;
-      const endpoint = mcpEndpoint(j);
-      const answered = j.exchanges.filter((ex) => ex.status !== undefined && pathOnly(ex) === endpoint);
-      // Only where the limiter refused all there was: an answer it let through may show what "none" says (no session ids, say).
-      if (answered.length > 0 && answered.every(limited)) for (const ex of answered) limiterRefused(j, ex);
-    },
+    limit: { refused: (ex) => limited(ex) && !answers(ex), why: LIMITED_ANSWER, within: (ex, profile) => pathOnly(ex) === mcpEndpoint({ profile }) },
   };
   aware.add(wrapped);
   return wrapped;

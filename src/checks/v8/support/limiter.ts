@@ -10,10 +10,13 @@ import { sentPastOneRefusal } from '../../stateful/limiter.ts';
 
 const REMEDY = 'the per-principal rate limit refused it (429; "Its numeric values: not shown"), so it shows nothing of this rule: lower --max-rps or use a credential of a higher tier';
 
+/** What a rule lacks of an exchange the rate limit refused. */
+export const LIMITED_ANSWER = `its answer: ${REMEDY}`;
+
 /** Whether the rate limit refused `ex`; if so the rule lacks its answer (a lack, not a case), and the caller judges nothing of it. */
 export function limiterRefused(j: Pick<Judge, 'lacks'>, ex: Exchange): boolean {
   if (ex.status !== 429) return false;
-  j.lacks(ex, `its answer: ${REMEDY}`);
+  j.lacks(ex, LIMITED_ANSWER);
   return true;
 }
 
