@@ -41,10 +41,14 @@ export const BODY_FORM_FIELD = '_apicertBody';
 /**
  * Where an apicert recording says that apicert itself stopped reading an answer it had begun (a
  * field of `response`): `client-disconnect`, the reader broke the stream off (at its first event,
- * after a terminal event, at a time or size bound). Without it a stream cut before its terminal
+ * after a terminal event, at a time or size bound); `grace-expired`, the stream was still open when
+ * the close grace after its terminal event ran out (its length in `CLOSE_GRACE_FIELD`), which the
+ * rules on closing a stream fail as certify does. Without it a stream cut before its terminal
  * event reads as one its server ended there. Other writers' aborts are `_error`/`_failureText`.
  */
 export const READER_STOP_FIELD = '_apicertStreamEnd';
+/** The close grace (ms) apicert's reader waited after the terminal event of a stream it then let go of (`grace-expired`). */
+export const CLOSE_GRACE_FIELD = '_apicertCloseGraceMs';
 export type BodyForm = 'decoded' | 'wire';
 
 /** The fields of a HAR entry the judge reads (any other field may be there too). */
@@ -60,6 +64,7 @@ export interface HarEntry {
     _error?: string | null;
     _failureText?: string | null;
     [READER_STOP_FIELD]?: unknown;
+    [CLOSE_GRACE_FIELD]?: unknown;
   };
   // Where Chromium-based writers (Playwright, DevTools) and others put their extensions.
   _error?: string | null;
@@ -175,6 +180,11 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   // An answer began and the exchange then failed: the client aborted it (a stream it stopped reading), or the connection broke.
   if (failure) failedExchange(ex, failure);
   else if (res[READER_STOP_FIELD] === 'client-disconnect') ex.streamEnd = 'client-disconnect';
+  else if (res[READER_STOP_FIELD] === 'grace-expired') {
+    ex.streamEnd = 'grace-expired';
+    const grace = res[CLOSE_GRACE_FIELD];
+    if (typeof grace === 'number' && Number.isFinite(grace) && grace >= 0) ex.closeGraceMs = grace;
+  }
   markStrippedCredential(ex);
   return ex;
 }
@@ -460,6 +470,8 @@ export interface RecordedBytes {
   error?: string;
   /** apicert stopped reading the answer itself, after it had begun (`READER_STOP_FIELD`). */
   readerStopped?: boolean;
+  /** It stopped when the close grace after the terminal event ran out, this long (`CLOSE_GRACE_FIELD`). */
+  closeGraceMs?: number;
 }
 
 /** One exchange as a HAR entry, each body under a content coding decoded first (`decodedRecording`) unless the caller did. */
@@ -507,12 +519,17 @@ export function harEntryOf(recorded: RecordedBytes): Record<string, unknown> {
       // The bytes received (HAR 1.2): a decoded body's wire length when known, else what was kept as sent.
       bodySize: rec.responseWireSize ?? rec.responseBody?.length ?? -1,
       ...(rec.error ? { _error: rec.error } : {}),
-      ...(rec.readerStopped && !rec.error ? { [READER_STOP_FIELD]: 'client-disconnect' } : {}),
+      ...(rec.readerStopped && !rec.error ? readerStop(rec.closeGraceMs) : {}),
     },
     cache: {},
     timings: { send: 0, wait: rec.durationMs ?? -1, receive: 0 },
   };
   return entry;
+}
+
+/** How apicert's own reader stopped an answer it had begun, as the response's fields say it (`READER_STOP_FIELD`). */
+function readerStop(closeGraceMs: number | undefined): Record<string, unknown> {
+  return closeGraceMs === undefined ? { [READER_STOP_FIELD]: 'client-disconnect' } : { [READER_STOP_FIELD]: 'grace-expired', [CLOSE_GRACE_FIELD]: closeGraceMs };
 }
 
 /** A HAR 1.2 document; `facts`, the profile's facts a recording carries for `judge-traffic` (profile-facts.ts). */

@@ -28,6 +28,7 @@ import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { contentText } from './content.ts';
 import { decodedRecording, harDocument, harEntryOf, HAR_KEPT_BYTES, type BodyForm, type DecodingBudget, type RecordedBytes } from './har.ts';
 import { writeHarEntries } from './har-writer.ts';
+import { CloseGraceExpired } from '../probe/stream-stop.ts';
 import { factsOfProfile, PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, CREDENTIAL_SCHEME, requestCredentials } from './secrets.ts';
 import type { Profile } from '../profile/schema.ts';
@@ -155,7 +156,13 @@ export class HarRecorder {
         // A stream apicert stopped reading on purpose (after its terminal event, at its first event, at a bound) is still a
         // recording of what came, and says it was stopped: its end is not the server's. A connection that broke is not a stop.
         if (error && rec.status === undefined) rec.error = error.message;
-        else if (error && isAbort(error)) rec.readerStopped = true;
+        else if (error && isAbort(error)) {
+          rec.readerStopped = true;
+          // The reader waited its whole close grace after the terminal event: what the closing rules judge, so the recording keeps it.
+          // undici's body drops the abort's reason on its way down: the request's own signal still holds it.
+          const reason = (options as { signal?: { reason?: unknown } | null }).signal?.reason;
+          if (reason instanceof CloseGraceExpired) rec.closeGraceMs = reason.graceMs;
+        }
       };
       const wrapped: Handler = {
         onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),

@@ -3,6 +3,7 @@ import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
 import { Journal, rawForm, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
+import { CloseGraceExpired } from './stream-stop.ts';
 import { tlsFiles } from './dispatcher.ts';
 import { rawBytes, sendRawBytes } from './raw.ts';
 import { decodeAnswer, decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, LARGE_TEXT, parseJson, readBody, withUndecoded, type BodyText } from './body.ts';
@@ -300,7 +301,8 @@ export class ProbeClient implements Http {
     } catch (error) {
       res?.body.destroy();
       const failure = this.transportFailure(req, entry, started, error, limits, signal, '', res?.statusCode);
-      this.finish(exchange, { ...(res ? { status: res.statusCode } : {}), error: entry.error ?? failure.message, durationMs: entry.durationMs });
+      // Headers that arrived before the body stalled are the answer's, as the streaming paths keep them: rules of the header judge them.
+      this.finish(exchange, { ...(res ? { status: res.statusCode, responseHeaders: flattenHeaders(res.headers) } : {}), error: entry.error ?? failure.message, durationMs: entry.durationMs });
       throw failure;
     }
   }
@@ -442,14 +444,16 @@ export class ProbeClient implements Http {
     const undecodable = codings.find((c) => !decodable(c));
     if (undecodable !== undefined) decoding.undecodable = `apicert cannot decode ${JSON.stringify(undecodable.slice(0, 40))}`;
     const source = codings.length > 0 && undecodable === undefined ? decodedChunks(res.body, codings, maxBytes, decoding) : res.body;
+    const graceMs = req.graceMs ?? this.options.streamCloseGraceMs;
     try {
       read = await readEventStream(source, {
         maxMs,
         maxBytes,
         maxEvents: this.options.maxEvents ?? MAX_EVENTS,
-        graceMs: req.graceMs ?? this.options.streamCloseGraceMs,
+        graceMs,
         onEvent: req.onEvent,
-        abort: () => controller.abort(),
+        // A grace run out is told to the recorder below the client (stream-stop.ts); any other stop is a plain abort.
+        abort: (end) => controller.abort(end === 'grace-expired' ? new CloseGraceExpired(graceMs) : undefined),
         keepUnterminated: req.keepUnterminated ?? false,
       });
     } catch (error) {
@@ -485,7 +489,7 @@ export class ProbeClient implements Http {
     if (read.events.length > EVIDENCE_EVENT_LIMIT) entry.response.eventsTruncated = read.events.length - EVIDENCE_EVENT_LIMIT;
     // A stream cut at a bound is judged on nothing it lacks: only its first events are kept, and it says it was cut.
     const cutShort = read.end === 'byte-limit' || read.end === 'event-limit';
-    this.finish(exchange, { status: res.statusCode, responseHeaders, events: cutShort ? read.events.slice(0, EVIDENCE_EVENT_LIMIT) : read.events, streamEnd: read.end, ...(cutShort ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
+    this.finish(exchange, { status: res.statusCode, responseHeaders, events: cutShort ? read.events.slice(0, EVIDENCE_EVENT_LIMIT) : read.events, streamEnd: read.end, ...(read.end === 'grace-expired' ? { closeGraceMs: graceMs } : {}), ...(cutShort ? { responseBodyTruncated: true } : {}), durationMs: entry.durationMs });
     return this.link({ ...read, status: res.statusCode, headers: responseHeaders, contentType, ...(streamProblem ? { malformed: streamProblem } : {}) }, at);
   }
 }

@@ -64,6 +64,8 @@ export interface Exchange {
   events?: readonly SseEvent[];
   /** How the stream ended, when it was read as one (`aborted`: the recording says the client aborted it). */
   streamEnd?: StreamEnd | 'aborted';
+  /** The close grace (ms) its reader waited after the terminal event before letting go of a stream still open (`streamEnd` grace-expired). */
+  closeGraceMs?: number;
   /** Transport trouble instead of (or after) an answer. */
   error?: string;
   /** The index of this exchange's evidence in the check's `ctx.http.evidence`, when the probe client made it. */

@@ -8,8 +8,8 @@ export interface ReadOptions {
   maxEvents?: number;
   graceMs: number;
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent;
-  /** Aborts the underlying request; called when the reader stops before the server closed. */
-  abort: () => void;
+  /** Aborts the underlying request; called, with why, when the reader stops before the server closed. */
+  abort: (end: StreamEnd) => void;
   /**
    * Keep a last event the server closed without its blank line. An EventSource drops it; a check
    * that judges the messages, not the framing (an MCP POST answer), keeps it.
@@ -37,7 +37,7 @@ export async function readEventStream(body: AsyncIterable<Uint8Array | string>, 
   const stop = (reason: StreamEnd) => {
     if (stopReason) return;
     stopReason = reason;
-    options.abort();
+    options.abort(reason);
   };
   const deadline = setTimeout(() => stop('timeout'), options.maxMs);
   const parser = createParser({

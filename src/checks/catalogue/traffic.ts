@@ -54,6 +54,8 @@ interface Catalogue {
   tokens: ReadonlyMap<string, string>;
   bases: Map<string, SentRequest>;
   fixtures: Readonly<Record<string, unknown>>;
+  /** The raw-message cases the run sends at the profile's depth, counted by operator: no recording holds one. */
+  rawInRun: Map<string, number>;
 }
 
 const built = new WeakMap<Profile, Map<string, Catalogue>>();
@@ -121,7 +123,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
   if (!credential) return undefined;
   const shim = { profile, untestable: (m: never) => { throw new Untestable(m); } } as unknown as CheckContext;
   const fixtures = bodyFixtures(shim);
-  const out: Catalogue = { cases: new Map(), long: new Map(), credentials: profile.credentials, tokens: tokensOf(profile.credentials), bases: new Map(), fixtures };
+  const out: Catalogue = { cases: new Map(), long: new Map(), credentials: profile.credentials, tokens: tokensOf(profile.credentials), bases: new Map(), fixtures, rawInRun: new Map() };
   const depth = profile.safety.probeDepth;
   if (surface === 'mcp') {
     const inRun = new Set(mcpCases(depth, profile.fixtures.mcp.safeTool).map((c) => caseKey(c.operator, 'POST /mcp', c.label)));
@@ -154,6 +156,7 @@ function catalogueOf(profile: Profile, surface: EndpointSurface | 'mcp'): Catalo
       const entry: Planned = { ...planned, headers, auth: written ?? null, raw, inRun: inRun.has(caseKey(c.operator, c.endpoint, c.label)) };
       const route = `${method} ${path}`;
       add(out.cases, route, body, entry);
+      if (raw !== undefined && entry.inRun) out.rawInRun.set(c.operator, (out.rawInRun.get(c.operator) ?? 0) + 1);
       if (body.length > LONG_BODY) {
         entry.longBody = body;
         const long = out.long.get(route);
@@ -293,6 +296,7 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
     judge(j: Judge) {
       // Which exchanges are catalogue cases is known from the profile the catalogue builds them from: without one, none is.
       if (!j.profile) return;
+      if (j.source === 'recording') rawCasesUnrecorded(j, j.profile, surface);
       const layer = new Set<string>();
       const limited: Exchange[] = [];
       let failed = false;
@@ -348,6 +352,24 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
       if (limited.length > 0 && !failed) limitedCases(j, limited);
     },
   };
+}
+
+/**
+ * Says which cases a recording's verdict leaves out: the raw messages (framing an HTTP client cannot
+ * write) go on a socket of their own, past any HTTP recorder (`certify --har-out`, the proxy, a
+ * browser), so a recording never holds one and its verdict judges the other cases only. Without
+ * this a pass over certify's own recording read as certify's verdict where certify failed a raw case
+ * (audits helper-151 F9, helper-142 F10). Observed, never a verdict: what is absent is not judged.
+ */
+function rawCasesUnrecorded(j: Judge, profile: Profile, surface: EndpointSurface | 'mcp'): void {
+  const raw = surface === 'mcp' ? undefined : catalogueOf(profile, surface)?.rawInRun;
+  if (raw === undefined || raw.size === 0) return;
+  const cases = [...raw.values()].reduce((a, b) => a + b, 0);
+  j.observe(
+    'raw-message catalogue cases, judged only by an active run (certify)',
+    `${cases} case(s) of ${raw.size} operator(s) at depth ${profile.safety.probeDepth}: ${[...raw.keys()].join(', ')}`,
+    `apicert writes these byte for byte on a socket of its own (framing, absolute-form and other forms an HTTP client cannot send), so no recording holds them: this verdict judges the recorded cases only; certify --rules '${surface}.catalogue.*' judges these`,
+  );
 }
 
 /**

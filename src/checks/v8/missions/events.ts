@@ -162,7 +162,8 @@ export const closesAfterTerminal = rule({
         const terminal = stream.events[stream.terminal]!;
         // Who closed the stream is known only to the reader that waited for it (apicert's probe with awaitClose, a proxy); a HAR,
         // or a reader that let go at the terminal event, does not say.
-        if (stream.closed === false) j.check(ex, false, `the stream was still open ${j.profile?.safety.streamCloseGraceMs ?? 'the grace'} ms after ${terminal.event} (safety.streamCloseGraceMs)`);
+        // The grace its reader waited is the exchange's (a recording's, whatever profile judges it), else the profile's.
+        if (stream.closed === false) j.check(ex, false, `the stream was still open ${ex.closeGraceMs ?? j.profile?.safety.streamCloseGraceMs ?? 'the grace'} ms after ${terminal.event} (safety.streamCloseGraceMs)`);
         else if (stream.closeUnread !== undefined) j.lacks(ex, `whether the server closed the stream after its terminal event: ${stream.closeUnread}`);
       }
     },
