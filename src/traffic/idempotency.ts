@@ -19,7 +19,7 @@
 import type { Exchange, Judge } from '../rule/index.ts';
 import { canonicalJson } from '../util/json.ts';
 import { conflictStatusCase, refusedInFlight, replayCase } from './answer-cases.ts';
-import { bodyJson, bodyMissing, exchangeFact, exchangesOf, openWireForm, operation, requestBodyMissing, startsAfterEnd } from './read.ts';
+import { bodyJson, bodyMissing, exchangeFact, exchangesOf, openRequestForm, openWireForm, operation, requestBodyMissing, startsAfterEnd } from './read.ts';
 
 /** How many accepted keys the judgement remembers at once. */
 export const IDEMPOTENCY_WINDOW = 10_000;
@@ -137,6 +137,8 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
       remember(scope, { first: ex, body: bodyKey(ex), open: openWireForm(ex) });
       continue;
     }
+    // A later request carrying a form a deployment may refuse or answer otherwise for itself (a head past its limit, a query, a precondition) may get that answer first: no replay or conflict to judge.
+    if (openRequestForm(ex) !== undefined) continue;
     if (known.body === undefined) {
       j.lacks(ex, `the request body of exchange #${known.first.index}, which first used the key: ${requestBodyMissing(known.first) ?? 'not kept'}`);
       continue;

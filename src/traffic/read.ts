@@ -119,17 +119,73 @@ function byOperation(exchanges: readonly Exchange[]): ReadonlyMap<string, readon
 const STREAMING: ReadonlySet<string> = new Set(['v8.missions.events', 'v1.runs.events', 'v1.execute', 'mcp']);
 
 /**
- * Why a request carries, besides what a rule judges it for, a form the descriptions leave a
- * deployment free to refuse, or undefined: a query (no endpoint defines one), or an Accept that
- * admits none of the media types its endpoint answers with (RFC 9110 §12.5.1 lets it answer 406).
- * A rule holding a request of an operation to an answer (a 202, a 200, a 409) judges only requests
- * without one; such requests are the generated and catalogue rules', which leave that answer open.
+ * Why a request carries, besides what a rule judges it for, a form the descriptions or the standards
+ * they build on leave a deployment free to refuse or to answer otherwise, or undefined: a query (no
+ * endpoint defines one), a head past what a server may limit it to (`oversizedHead`), a precondition
+ * or a range (`conditionalForm`), or an Accept that admits none of the media types its endpoint
+ * answers with (RFC 9110 §12.5.1 lets it answer 406). A rule holding a request of an operation to an
+ * answer (a 202, a 200, a 409) judges only requests without one; such requests are the generated and
+ * catalogue rules', which leave that answer open.
  */
 export function openRequestForm(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string | undefined {
   if (ex.path.includes('?')) return 'a query, which no endpoint defines';
+  const head = oversizedHead(ex) ?? conditionalForm(ex);
+  if (head !== undefined) return head;
   const accept = ex.requestHeaders.accept;
   if (acceptAdmits(accept, 'application/json') || (STREAMING.has(operation(ex)) && acceptAdmits(accept, 'text/event-stream'))) return undefined;
   return `Accept: ${accept}`;
+}
+
+/**
+ * The smallest limits common servers put on a request's head by default, which RFC 9110 §5.4 lets a
+ * server set ("larger than it wishes to process": a 4xx, 431 by §15.5.20, or 414 for the target by
+ * §15.5.15), often in its HTTP layer before any route: Tomcat's maxHttpHeaderSize and Jetty's
+ * requestHeaderSize, 8 KiB for the request line and every field together (nginx and Apache refuse a
+ * single line past 8 KiB, Node a head past 16 KiB), and Apache's LimitRequestFields, 100 fields.
+ */
+const HEAD_BYTES = 8 * 1024;
+const HEAD_FIELDS = 100;
+/** What a client writes into a head that a recording may not hold (Host, Connection, Content-Length): counted on top of what it holds. */
+const UNRECORDED_BYTES = 256;
+const UNRECORDED_FIELDS = 4;
+
+/**
+ * Why a request's head (its request line and header fields) is past a limit a server may set on it
+ * (HEAD_BYTES, HEAD_FIELDS), or undefined. Such a request may be refused whatever else it is, before
+ * its credential is read, and by a layer that writes no problem (Node answers a bodiless 431).
+ */
+export function oversizedHead(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>): string | undefined {
+  // "METHOD SP target SP HTTP/1.1 CRLF", then "name: value CRLF" per field.
+  let bytes = ex.method.length + ex.path.length + 12;
+  let fields = 0;
+  for (const name in ex.requestHeaders) {
+    bytes += name.length + (ex.requestHeaders[name]?.length ?? 0) + 4;
+    fields += 1;
+  }
+  if (bytes + UNRECORDED_BYTES > HEAD_BYTES) return `a request head of ${bytes} bytes, past the ${HEAD_BYTES} a server may limit it to (RFC 9110 §5.4)`;
+  if (fields + UNRECORDED_FIELDS > HEAD_FIELDS) return `${fields} header fields, past the ${HEAD_FIELDS} a server may limit a head to (RFC 9110 §5.4)`;
+  return undefined;
+}
+
+/** The precondition fields of RFC 9110 §13.1. */
+const PRECONDITIONS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'if-range'] as const;
+
+/**
+ * Why a request may get another answer than the one its operation documents although nothing refuses
+ * it, or undefined: a precondition field (RFC 9110 §13.1; once the request would otherwise succeed,
+ * §13.2.2 has the server evaluate it: 304 Not Modified to a GET whose If-None-Match is `*` or names
+ * the current entity tag, 412 Precondition Failed), or a Range on a GET (§14.2: a server MAY answer
+ * 206 or ignore it). Only a rule expecting success is concerned: §13.2.1 has a server ignore
+ * preconditions where it would not answer 2xx, so a refusal stays the refusal.
+ */
+export function conditionalForm(ex: Pick<Exchange, 'method' | 'requestHeaders'>): string | undefined {
+  for (const name of PRECONDITIONS) {
+    const value = ex.requestHeaders[name];
+    if (value !== undefined) return `the precondition ${name}: ${value.slice(0, 60)} (RFC 9110 §13.2.2: 304 or 412 are its answers)`;
+  }
+  const range = ex.requestHeaders.range;
+  if (ex.method === 'GET' && range !== undefined) return `Range: ${range.slice(0, 60)} (RFC 9110 §14.2: a server may answer 206)`;
+  return undefined;
 }
 
 export function onSurface(ex: Pick<Exchange, 'method' | 'path' | 'requestHeaders'>, surface: 'v8' | 'v1' | 'mcp'): boolean {

@@ -17,7 +17,8 @@ import { isJsonMediaType } from '../../probe/body.ts';
 import { resolveRole, roleName } from '../../profile/roles.ts';
 import type { Credential, Profile } from '../../profile/schema.ts';
 import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type Judge, type Judgement as RuleJudgement } from '../../rule/index.ts';
-import { bodyJson, bodyMissing, dataOf, eventsOf, journalFact } from '../../traffic/read.ts';
+import { bodyJson, bodyMissing, conditionalForm, dataOf, eventsOf, journalFact, oversizedHead } from '../../traffic/read.ts';
+import { sharingKeysInFlight } from '../../traffic/shared-keys.ts';
 import { firstNaming, type TraceNaming } from '../../traffic/trace-naming.ts';
 import { eventData, eventKind } from '../v1/support/fabric.ts';
 import { pastIndexBound } from '../v8/support/traffic.ts';
@@ -172,6 +173,8 @@ interface Seen {
   initialized: Set<string>;
   /** Idempotency keys already sent, by principal and endpoint. */
   keys: Set<string>;
+  /** Exchanges whose key (by principal and endpoint) another one carried while they were in flight: either may have been taken first. */
+  inFlight: ReadonlySet<Exchange>;
   /** /v1 runs whose stream showed the approval event (fixtures.v1.approval) and no approve took yet: their action_digest. */
   parked: Map<string, string>;
   /** The journal walked and the place in it of the exchange judged: a /v8 trace's naming stream is read from there (`firstNaming`). */
@@ -366,6 +369,28 @@ function open(e: Expectation, why: string): Expectation {
 
 /** The expectation of `sent` (the request of `ex`) given the facts and what the exchanges before it showed. */
 function expectationIn(ex: Exchange, sent: SentRequest, keys: readonly string[], facts: Facts, seen: Seen): Expectation {
+  return headLeavesOpen(ex, expectationOfRequest(ex, sent, keys, facts, seen));
+}
+
+/**
+ * The expectation `e` once the request's head is read as `openRequestForm` reads it: a head past what
+ * a server may limit it to (`oversizedHead`) may be refused first, with any 4xx (Node's bodiless
+ * 431), whatever else it is; a precondition or a range (`conditionalForm`) may turn a success into a
+ * 304, 412 or 206, and leaves a refusal as it is (RFC 9110 §13.2.1).
+ */
+function headLeavesOpen(ex: Exchange, e: Expectation): Expectation {
+  if (e.kind === 'open') return e;
+  const head = oversizedHead(ex);
+  if (head !== undefined) {
+    if (e.kind === 'accept') return open(e, `${head}: a server may refuse it (431) before reading the rest`);
+    const { status: _status, ...anyRefusal } = e;
+    return anyRefusal;
+  }
+  const conditional = e.kind === 'accept' ? conditionalForm(ex) : undefined;
+  return conditional === undefined ? e : open(e, conditional);
+}
+
+function expectationOfRequest(ex: Exchange, sent: SentRequest, keys: readonly string[], facts: Facts, seen: Seen): Expectation {
   const principal = principalOf(sent.credential, facts.credentials);
   const params = pathParamsSent(sent);
   const values = params.map((p) => p.value);
@@ -388,7 +413,7 @@ function expectationIn(ex: Exchange, sent: SentRequest, keys: readonly string[],
   // An id no answer showed names nothing only if the fixtures do not name it either: without the profile, that is not known.
   if (facts.fixtureText === undefined && lookup) return open(e, 'whether this id names a resource of the caller is in the profile\'s fixtures, which were not given');
   if (facts.window && lookup) return open(e, 'an id no earlier exchange of the recording showed: it may name a resource made before the recording began');
-  const owned = ownedElsewhere(sent, keys, seen);
+  const owned = ownedElsewhere(ex, sent, keys, seen);
   if (owned !== undefined) return e.kind === 'accept' ? open(e, owned) : e;
   const shown = params.find((p) => seen.shown.has(p.value) && !known.existing.includes(p.value) && !parked.includes(p.value));
   if (shown !== undefined) {
@@ -438,11 +463,13 @@ function notThePrimary(sent: SentRequest, facts: Facts): boolean {
 
 /**
  * Why a request the descriptions would otherwise accept may be refused for a cause another rule's
- * sentence owns, visible in the request or the exchanges before it: a replayed Idempotency-Key
- * (replay or conflict), an http:// Origin, a principal named in the body.
+ * sentence owns, visible in the request or the exchanges around it: a replayed Idempotency-Key
+ * (replay or conflict), or one another request carried while this one was in flight (which came
+ * first is not shown), an http:// Origin, a principal named in the body.
  */
-function ownedElsewhere(sent: SentRequest, keys: readonly string[], seen: Seen): string | undefined {
+function ownedElsewhere(ex: Exchange, sent: SentRequest, keys: readonly string[], seen: Seen): string | undefined {
   if (keys.some((k) => seen.keys.has(k))) return 'an Idempotency-Key this caller sent before: a replay or a conflict, which the idempotency rules judge';
+  if (seen.inFlight.has(ex)) return 'an Idempotency-Key this caller sent on another request in flight at the same time: which the deployment took first is not shown, and the idempotency rules judge the pair';
   const origin = sent.headers.origin;
   if (origin !== undefined && !origin.startsWith('https://')) return `an Origin ${JSON.stringify(origin.slice(0, 60))}: which origins are served is the origin rule's judgement`;
   if (sent.body !== undefined && /"principal_?[iI]d"\s*:/.test(sent.body)) return 'a body naming a principal: the principal is the token\'s, and the principal rules judge the refusal';
@@ -544,17 +571,23 @@ const JUDGE_SURFACE: Record<Judge['source'], Record<EndpointSurface | 'mcp', Sur
 function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefined, surface: EndpointSurface | 'mcp', source: Judge['source']): JudgedExchange[] {
   const facts = { ...factsOf(profile, surface), window: source === 'recording' };
   const endpoint = mcpEndpoint({ profile });
-  const seen: Seen = { named: new Map(), shown: new Set(), written: new Set(), sessions: new Set(), initialized: new Set(), keys: new Set(), parked: new Map(), readable: new Set(), journal: exchanges, at: 0, mcpPath: endpoint };
-  const judged: JudgedExchange[] = [];
+  // Each exchange of the surface with its request as read and its scoped keys: the keys of later exchanges are read too, for the ones in flight together.
+  const requests: Array<readonly [number, SentRequest, readonly string[]]> = [];
   for (let at = 0; at < exchanges.length; at += 1) {
     const ex = exchanges[at]!;
-    seen.at = at;
     const path = contractPath(ex.path, endpoint);
     if (surfaceOfPath(path) !== surface) continue;
     // The generated /mcp messages are JSON-RPC posts: GET and DELETE /mcp have their own rules (mcp.transport, mcp.session), which own those sentences.
     if (surface === 'mcp' && ex.method !== 'POST') continue;
     const sent = sentOfExchange(ex, facts.credentials, path);
-    const keys = keysOf(sent, facts.credentials);
+    requests.push([at, sent, keysOf(sent, facts.credentials)]);
+  }
+  const inFlight = sharingKeysInFlight(requests.filter(([, , keys]) => keys.length > 0).map(([at, , keys]) => [exchanges[at]!, keys] as const));
+  const seen: Seen = { named: new Map(), shown: new Set(), written: new Set(), sessions: new Set(), initialized: new Set(), keys: new Set(), inFlight, parked: new Map(), readable: new Set(), journal: exchanges, at: 0, mcpPath: endpoint };
+  const judged: JudgedExchange[] = [];
+  for (const [at, sent, keys] of requests) {
+    const ex = exchanges[at]!;
+    seen.at = at;
     // A rate limiter's answer and an exchange without an answer judge nothing; the empty batch is mcp.batch.empty's, which owns its sentence.
     if (ex.status !== undefined && !isLimited({ status: ex.status }) && !(surface === 'mcp' && /^\s*\[\s*\]\s*$/.test(sent.body ?? ''))) {
       // The body as every rule reads it, parsed once per exchange (`bodyJson`): the expectation and the judgement read that parse.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { unimplementedMethod } from '../../contract/endpoints.ts';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
@@ -46,6 +47,39 @@ export function refusesOrigin(fake: FakeContext, origin: string | undefined, pat
 /** Under the variant the HTTP layer refuses a message with more than one Host line as Go does (refuseManyHosts). Returns true when it answered. */
 export function httpLayerRefusal(fake: FakeContext, res: ServerResponse): boolean {
   return fake.variants.has('v8.contract/http-layer-400-text') && refuseManyHosts(res, contractHeader(fake, 'problem'));
+}
+
+/**
+ * Under the variant a request whose head (request line and header fields, as received) is past
+ * 8 KiB is refused 431 with a problem before any route reads it, as a deployment behind Tomcat's or
+ * Jetty's default 8 KiB limit (RFC 9110 §5.4) would be. Returns true when it answered.
+ */
+function refusedHead(fake: FakeContext, r: RouteRequest, writeProblem: WriteProblem): boolean {
+  const req = r.req;
+  let bytes = req.method!.length + req.url!.length + 12;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) bytes += req.rawHeaders[i]!.length + req.rawHeaders[i + 1]!.length + 4;
+  if (bytes <= HEAD_LIMIT_BYTES || !fake.variants.has('v8.contract/header-limit-431')) return false;
+  writeProblem(431, 'header_fields_too_large', `A request head is at most ${HEAD_LIMIT_BYTES} bytes here.`);
+  return true;
+}
+
+const HEAD_LIMIT_BYTES = 8 * 1024;
+
+/**
+ * Under the variant a 200 JSON answer to a GET asked with If-None-Match is answered as Express's
+ * `res.json` with its default weak ETag and `req.fresh` answer it: 304 without content when the
+ * field is `*` or names the entity tag (RFC 9110 §13.1.2, §13.2.2), else 200 carrying the tag.
+ * `text`: the JSON the 200 would carry, `kind` its kind. Returns true when it answered 304.
+ */
+export function answeredNotModified(fake: FakeContext, res: ServerResponse, text: string, kind: ResponseKind = 'success'): boolean {
+  const asked = res.req?.method === 'GET' ? res.req.headers['if-none-match'] : undefined;
+  if (asked === undefined || !fake.variants.has('v8.contract/conditional-304')) return false;
+  const tag = `W/"${createHash('sha1').update(text).digest('base64url')}"`;
+  res.setHeader('etag', tag);
+  if (asked.trim() !== '*' && !asked.split(',').some((t) => t.trim().replace(/^W\//, '') === tag.slice(2))) return false;
+  res.writeHead(304, contractHeader(fake, kind));
+  res.end();
+  return true;
 }
 
 /** `charset=utf-8` on every content type under the variant: a media-type parameter the seed neither asks for nor forbids. */
@@ -171,6 +205,7 @@ export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown
 export async function contractWireChoice(fake: FakeContext, given: RouteRequest, writeProblem: WriteProblem): Promise<RouteRequest | undefined> {
   let r = given;
   const v = fake.variants;
+  if (refusedHead(fake, r, writeProblem)) return undefined;
   // No /v8 endpoint defines a query parameter: under the variant any one is refused before the route runs, so before its token is read.
   if (r.query.size > 0 && v.has('v8.contract/unknown-query-400')) {
     writeProblem(400, 'unknown_query_parameter', 'No /v8 endpoint takes a query parameter.');

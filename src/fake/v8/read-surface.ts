@@ -4,7 +4,7 @@ import type { FakeContext } from '../context.ts';
 import { parseJson } from '../../util/json.ts';
 import type { RouteRequest } from '../http.ts';
 import { authBend, authorize, type ReadEndpoint } from './auth.ts';
-import { contractHeader, jsonContentType } from './contract.ts';
+import { answeredNotModified, contractHeader, jsonContentType } from './contract.ts';
 import { writeInvalid } from './errors.ts';
 import { V8Responder } from './respond.ts';
 
@@ -53,6 +53,7 @@ export class ReadSurface {
   /** 200 JSON on the listing surfaces (goals, certificates, coverage). */
   listing(r: RouteRequest, body: unknown): void {
     const text = JSON.stringify(body);
+    if (answeredNotModified(this.fake, r.res, text, 'listing')) return;
     r.res.writeHead(200, { 'content-type': jsonContentType(this.fake), ...contractHeader(this.fake, 'listing'), 'content-length': Buffer.byteLength(text) });
     r.res.end(text);
   }

@@ -4,7 +4,7 @@ import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { authorize } from './auth.ts';
 import type { LimitBend } from './rate-limit.ts';
-import { contractHeader, httpLayerRefusal, jsonContentType } from './contract.ts';
+import { answeredNotModified, contractHeader, httpLayerRefusal, jsonContentType } from './contract.ts';
 import { writeProblem } from './errors.ts';
 
 /** Responses of the /v8 gateway: JSON or problem+json, with the contract header (contract.ts). */
@@ -20,6 +20,7 @@ export class V8Responder {
 
   /** A pre-serialized JSON body, as stored for idempotent replay. */
   raw(res: ServerResponse, status: number, text: string): void {
+    if (status === 200 && answeredNotModified(this.fake, res, text)) return;
     res.writeHead(status, { 'content-type': jsonContentType(this.fake), ...contractHeader(this.fake, 'success'), 'content-length': Buffer.byteLength(text) });
     res.end(text);
   }

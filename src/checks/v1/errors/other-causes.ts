@@ -11,7 +11,7 @@ import type { Profile } from '../../../profile/schema.ts';
 import { approveRequest } from '../../../contract/v1/runs.ts';
 import { webhookRegistration } from '../../../contract/v1/webhooks.ts';
 import { acceptAdmitsNoAnswer } from '../../../traffic/http-fields.ts';
-import { dataOf, eventsOf, idAfter, journalFact, openWireForm, operation, parsedAs, recordOf, requestJson, responseJson } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, idAfter, journalFact, openWireForm, operation, oversizedHead, parsedAs, recordOf, requestJson, responseJson } from '../../../traffic/read.ts';
 import { isIdentifier, modeOf, taskMayBeRefused, testReceiverUrl, turnMayBeRefused, validBody } from '../support/traffic.ts';
 
 export interface OtherCause {
@@ -91,13 +91,17 @@ function decodedRun(ex: Exchange): string | undefined {
 }
 
 /**
- * The other causes a /v1 request carries besides its key and its limiter: what of its form the
+ * The other causes a /v1 request carries besides its key and its limiter: a head past what a server
+ * may limit it to (`oversizedHead`, the reading `openRequestForm` takes), what of its form the
  * contract does not admit, the state an approve or cancel depends on, a run the caller was not
  * shown before. `principal`: whose reach the run is judged in (undefined: anyone's, as for a
  * request without a key, which names nobody).
  */
 export function otherCauses(j: Pick<Judge, 'exchanges' | 'profile'>, ex: Exchange, principal?: string): OtherCause[] {
   const causes: OtherCause[] = [];
+  // RFC 9110 §5.4: a head larger than a server wishes to process gets a 4xx, often from its HTTP layer before any key is read (Node's is a bodiless 431).
+  const head = oversizedHead(ex);
+  if (head !== undefined) causes.push({ what: head, refusal: 'a 4xx, perhaps the HTTP layer\'s without a problem', refuses: clientError });
   const form = malformed(j, ex);
   if (form !== undefined) causes.push({ what: form, ...INVALID });
   const op = operation(ex);

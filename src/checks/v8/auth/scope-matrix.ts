@@ -4,7 +4,8 @@
  */
 import { type CheckContext, credentialIn, type Exchange, type Judge, section, Untestable } from '../../../rule/index.ts';
 import { endpointOf, type Endpoint as EndpointSpec } from '../../../contract/endpoints.ts';
-import { eventsOf, operation, requestJson } from '../../../traffic/read.ts';
+import { conditionalForm, eventsOf, operation, requestJson } from '../../../traffic/read.ts';
+import { sharesKeyInFlight } from '../../../traffic/shared-keys.ts';
 import { isRecord } from '../../../util/json.ts';
 import { callerOf, createdMission, lastSegment, missionOf, pastIndexBound, primaryPrincipal } from '../support/traffic.ts';
 import { otherCauseOfRefusal } from '../support/ordinary.ts';
@@ -244,7 +245,8 @@ export const scopeMatrix = rule({
         const credential = e && ordinary(ex, e) ? callerCredential(j, ex, keepsCredentials) : undefined;
         const op = operation(ex);
         const key = ex.requestHeaders['idempotency-key'];
-        const fresh = key === undefined || !keys.has(`${callerOf(ex)}\n${op}\n${key}`);
+        // A key sent before, or on another request in flight at once (either may have been taken first), is no fresh key.
+        const fresh = key === undefined || !(keys.has(`${callerOf(ex)}\n${op}\n${key}`) || sharesKeyInFlight(j.exchanges, ex));
         if (key !== undefined) keys.add(`${callerOf(ex)}\n${op}\n${key}`);
         if (e && credential !== undefined && ex.status !== undefined && ex.status !== 429 && (credential === null || credential.name !== rateProbe)) {
           const owner = owners.of(ex);
@@ -255,7 +257,8 @@ export const scopeMatrix = rule({
           if (expected?.outcomes.includes('2xx')) {
             const body = requestJson(ex);
             const memoryOpen = op === 'v8.memory.query' && !(isRecord(body) && body.compartment === memory?.compartment && body.purpose === memory?.purpose && credential?.principal === primary);
-            if (!PREDICTS_SUCCESS.has(op) || !fresh || ex.requestHeaders['last-event-id'] !== undefined || owners.maybeNotYetIndexed(ex)) expected = undefined;
+            // A precondition or a range may turn the success into a 304, 412 or 206 (RFC 9110 §13.2.2, §14.2): no success is predicted.
+            if (!PREDICTS_SUCCESS.has(op) || !fresh || ex.requestHeaders['last-event-id'] !== undefined || conditionalForm(ex) !== undefined || owners.maybeNotYetIndexed(ex)) expected = undefined;
             else if (memoryOpen) expected = { outcomes: ['2xx', 403], why: 'a purpose or compartment the principal may not use (its own purposes)' };
           }
           if (expected) {

@@ -4,6 +4,7 @@ import { judgedRun, section, type Exchange, type Judge, type Judgement } from '.
 import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection, resourceBudget } from '../../../contract/v8/missions.ts';
 import { answerJson, bodyJson, exchangesOf, hasWholeBody, issuesOf, journalFact, openRequestForm, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
+import { sharesKeyInFlight } from '../../../traffic/shared-keys.ts';
 import { isRecord, noParserReads } from '../../../util/json.ts';
 import { safeIntegerBound } from '../../generated/expectation.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
@@ -221,8 +222,9 @@ function withWriterCreates(j: Judge, each: (ex: Exchange, body: unknown) => void
 }
 
 /**
- * The answered creates carrying a valid Idempotency-Key their caller had not used before, in order:
- * read from the requests alone, so worked out once per journal for the five rules taking them (journalFact).
+ * The answered creates carrying a valid Idempotency-Key their caller had not used before, nor sent
+ * on another create in flight at the same time (which of the two was taken first is not shown), in
+ * order: read from the requests alone, so worked out once per journal for the five rules taking them (journalFact).
  */
 function freshCreates(exchanges: readonly Exchange[]): readonly Exchange[] {
   const used = new Set<string>();
@@ -234,7 +236,7 @@ function freshCreates(exchanges: readonly Exchange[]): readonly Exchange[] {
     const scoped = `${callerOf(ex)}\n${key}`;
     if (used.has(scoped)) continue;
     used.add(scoped);
-    out.push(ex);
+    if (!sharesKeyInFlight(exchanges, ex)) out.push(ex);
   }
   return out;
 }

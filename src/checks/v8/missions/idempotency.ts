@@ -6,6 +6,7 @@ import { idempotencyKey } from '../../../contract/v8/common.ts';
 import { createMissionRequest, missionProjection } from '../../../contract/v8/missions.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../../contract/v8/problem.ts';
 import { judgeIdempotency } from '../../../traffic/idempotency.ts';
+import { sharesKeyInFlight } from '../../../traffic/shared-keys.ts';
 import { answerJson, operation, parsedAs, requestJson, responseJson, startsAfterEnd } from '../../../traffic/read.ts';
 import { admissibleBody, callerOf, mayBeRefused, missionOf, withCallersOn } from '../support/traffic.ts';
 import { createMission, fixture, followToTerminal, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
@@ -80,6 +81,8 @@ const keyFormatJudgement: Judgement = {
       used.add(scoped);
       if (!fresh || !callers.holds(ex, 'missions:write') || ex.status === 429 || !parsedAs(createMissionRequest, requestJson(ex)).success || mayBeRefused(ex, requestJson(ex))) return;
       const valid = idempotencyKey.safeParse(key).success;
+      // A valid key another create carried while this one was in flight: either may have been taken first, the other answered as its replay or conflict.
+      if (valid && sharesKeyInFlight(j.exchanges, ex)) return;
       if (valid) j.check(ex, ex.status === 202, `a valid key (${key.length} characters) answered ${ex.status}, expected 202`);
       else j.check(ex, ex.status >= 400 && ex.status < 500, `an invalid key (${key.length} characters: ${JSON.stringify(key.slice(0, 40))}) answered ${ex.status}, expected a 4xx rejection`);
     });

@@ -8,14 +8,15 @@
 import { endpointOf, type Endpoint } from '../../../contract/endpoints.ts';
 import { pathIdentifier } from '../../../contract/v8/common.ts';
 import { type Exchange, mediaType, pathOnly } from '../../../rule/index.ts';
-import { exchangeFact, parsedAs, requestJson } from '../../../traffic/read.ts';
+import { exchangeFact, oversizedHead, parsedAs, requestJson } from '../../../traffic/read.ts';
 import { acceptAdmitsNoAnswer } from '../../../traffic/http-fields.ts';
 import { isRecord } from '../../../util/json.ts';
 import { mayBeRefused } from './traffic.ts';
 
 /**
  * Why a request to a /v8 endpoint may be refused for its form before (or instead of) its
- * credential, or undefined when it carries no such cause: a query, a foreign Origin, an Accept no
+ * credential, or undefined when it carries no such cause: a query, a head past what a server may
+ * limit it to (`oversizedHead`, the reading `openRequestForm` takes), a foreign Origin, an Accept no
  * answer satisfies, a malformed path parameter, a required header missing or malformed (the
  * credential aside), a body not of the contract's shape, or one a legal deployment may still refuse.
  */
@@ -30,6 +31,8 @@ function causeOfOwnEndpoint(ex: Exchange): string | undefined {
 
 function findCause(ex: Exchange, e: Endpoint): string | undefined {
   if (ex.path.includes('?')) return 'a query';
+  const head = oversizedHead(ex);
+  if (head !== undefined) return head;
   if (ex.requestHeaders.origin !== undefined) return 'an Origin header';
   if (acceptAdmitsNoAnswer(ex.requestHeaders.accept)) return `Accept: ${ex.requestHeaders.accept}`;
   const template = e.path.split('/');

@@ -92,4 +92,14 @@ export const v8ContractVariants = [
       'a /v8 request with any query parameter (none is defined) is refused 400 problem+json `unknown_query_parameter` before its token is read, as a strict OpenAPI request validator (unknown query parameters disallowed) in front of the routes does; a token in the `access_token` query parameter gets that 400, not 401',
     spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'All paths relative to `{base_url}`. Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call. Error statuses are in Errors.' },
   },
+  {
+    id: 'v8.contract/header-limit-431',
+    description: 'a request whose head (request line and header fields) is past 8 KiB, as Tomcat\'s and Jetty\'s default limit, is refused 431 with a problem before its token is read (RFC 9110 §5.4: a server may refuse a set of fields "larger than it wishes to process"); the fake otherwise reads heads up to 64 KiB',
+    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'All paths relative to `{base_url}`. Header `Authorization: Bearer <ACCESS_TOKEN>` is required on every `/v8` call. Error statuses are in Errors.' },
+  },
+  {
+    id: 'v8.contract/conditional-304',
+    description: 'a GET carrying If-None-Match is answered as Express answers it: its 200 JSON carries a weak ETag, and `*` or that tag gets 304 Not Modified without content (RFC 9110 §13.1.2, §13.2.2 step 3), where a GET of the goals, certificates or coverage is documented as 200',
+    spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'Mission events stream text/event-stream and everything else returns JSON.' },
+  },
 ] as const satisfies readonly VariantDefinition[];
