@@ -20,6 +20,7 @@ import { allowHeaders } from '../contract.ts';
 import { V1Responder } from '../respond.ts';
 import { WebhookEngine, type Delivery, type WebhookEndpoint } from './engine.ts';
 import { refuseUrl } from './url-rules.ts';
+import { frameworkNotFound } from '../contract/http-layer.ts';
 
 const BOTH = ['runs:read', 'runs:write'] as const;
 
@@ -187,6 +188,8 @@ function readback({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
 /** `GET /v1/webhooks`: a method the description does not list; served only under `v1.webhooks/endpoint-listing`, else 405 like any other. */
 function listEndpoints({ fake, v1, engine }: WebhookSurface, r: RouteRequest): void {
   if (!fake.variants.has('v1.webhooks/endpoint-listing')) {
+    // No route takes it: a framework's own not-found answer where a variant says so, else the 405 of any unlisted method.
+    if (frameworkNotFound(fake, r.res, r.req.method ?? 'GET', r.path)) return;
     v1.problem(r.res, 405, 'invalid_request', { detail: 'This path does not accept this method.', retryable: false, headers: allowHeaders(fake, ['POST']) });
     return;
   }
