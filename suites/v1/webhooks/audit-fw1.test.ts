@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectationOf, type SentRequest } from '../../../src/checks/generated/expectation.ts';
 import { embeddedProfile } from '../../../src/fake/embedded-profile.ts';
@@ -10,6 +8,7 @@ import type { Profile } from '../../../src/profile/schema.ts';
 import type { RuleResult } from '../../../src/rule/index.ts';
 import { certify } from '../../../src/runner/certify.ts';
 import { WebhookReceiver } from '../../../src/webhooks/receiver.ts';
+import { freePort } from '../../support/free-port.ts';
 
 /**
  * Three /v1 webhook verdicts of the Fastify audit (audit-fw1 F3, F5, F9):
@@ -22,14 +21,6 @@ const closing: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 async function fakeWith(variants: VariantId[] = []): Promise<{ fake: RunningFake; base: Profile; token: string }> {
   const fake = await startFake({ variants });

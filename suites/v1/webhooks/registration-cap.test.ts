@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedProfile } from '../../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../../src/fake/server.ts';
@@ -9,6 +7,7 @@ import { parseProfile } from '../../../src/profile/load.ts';
 import type { Profile } from '../../../src/profile/schema.ts';
 import type { RuleResult } from '../../../src/rule/index.ts';
 import { certify } from '../../../src/runner/certify.ts';
+import { freePort } from '../../support/free-port.ts';
 
 /**
  * The description sets no number of endpoints a tenant may register. Under
@@ -42,14 +41,6 @@ const closing: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close();
 });
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** A capped fake whose webhook tenant already holds `held` endpoints, and a profile with a receiver. */
 async function cappedFake(held: number, faults: FaultId[] = []): Promise<{ fake: RunningFake; profile: Profile }> {
