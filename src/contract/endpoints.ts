@@ -262,7 +262,6 @@ export function endpointOf(method: string, path: string): Endpoint | undefined {
   return endpoint;
 }
 
-/** Whether any endpoint lives at this path, whatever its method. */
 /**
  * Whether a refusal of `method path` owes the surface's error format. /v1: "Error responses on every
  * endpoint are `application/problem+json`", and an endpoint is a row of its table (method and path):
@@ -274,6 +273,7 @@ export function errorFormOwed(method: string, path: string): boolean {
   return !/^\/v1(?:[/?#]|$)/.test(path) || endpointOf(method, path) !== undefined;
 }
 
+/** Whether any endpoint lives at this path, whatever its method. */
 export function isKnownPath(path: string): boolean {
   const bare = path.split('?', 1)[0]!;
   return matchers.some((m) => m.pattern.test(bare));

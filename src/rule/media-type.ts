@@ -2,7 +2,12 @@
 
 /** The media type of a header record, lower-cased, without parameters. */
 export function mediaType(headers: Readonly<Record<string, string>>): string {
-  return (headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+  return mediaTypeOf(headers['content-type']);
+}
+
+/** The media type of a Content-Type value, lower-cased, without parameters ('' for none). */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
 /**

@@ -13,6 +13,7 @@ import { bodyFixtures, sharedRun } from '../generated/engine.ts';
 import { isLimited } from '../generated/oracles.ts';
 import { LIMITED_RESENDS, LIMITED_RESENDS_UNTIL_MS, LIMITED_WAIT_MAX_MS, limitedWaitMs, waitFits } from '../shared/limited-wait.ts';
 import { Inconclusive, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
+import { mediaTypeOf } from '../../rule/media-type.ts';
 import { postMcp, postRaw, safeTool, withSession, type McpSession } from '../mcp/support/session.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { randomPairs } from './random.ts';
@@ -155,7 +156,7 @@ export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: 
 /** The media type of a raw message's refusal, as the HTTP layer may have written it. */
 function httpLayerType(res: Answer): string {
   if (res.text.trim() === '') return '(no body)';
-  return (res.contentType ?? '').split(';', 1)[0]!.trim().toLowerCase() || '(no media type)';
+  return mediaTypeOf(res.contentType) || '(no media type)';
 }
 
 async function sendCase(ctx: CheckContext, c: Case): Promise<ProbeResponse> {

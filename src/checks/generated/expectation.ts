@@ -18,7 +18,7 @@ import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.t
 import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
 import { MCP, sentenceText, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
 import type { ProbeRequest } from '../../rule/index.ts';
-import { otherCharset } from '../../rule/media-type.ts';
+import { mediaTypeOf, otherCharset } from '../../rule/media-type.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
 import { scopeRefusal, V1_SCOPES_NOT_SHOWN } from '../../traffic/scope-refusal.ts';
@@ -254,7 +254,7 @@ function headers(endpoint: Endpoint, spec: BodySpec | undefined, sent: SentReque
       const allowed = header.schema;
       if (value === undefined ? header.required : !allowed?.safeParse(value).success) out.push({ kind: 'open', why: `Accept ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: content negotiation beyond the listed types is not stated`, constraint: headerConstraint(endpoint, header.name) });
     } else if (header.name === 'content-type' && sent.body !== undefined) {
-      const media = (value ?? '').split(';', 1)[0]!.trim().toLowerCase();
+      const media = mediaTypeOf(value);
       if (media !== 'application/json' || (value ?? '').length > 256) out.push({ kind: 'open', why: `Content-Type ${value === undefined ? 'missing' : JSON.stringify(value.slice(0, 40))}: whether a deployment reads the body anyway is not stated`, constraint: headerConstraint(endpoint, header.name) });
       else if (otherCharset(value) !== undefined) out.push({ kind: 'open', why: `Content-Type ${JSON.stringify(value!.slice(0, 40))}: ${OTHER_CHARSET}`, constraint: headerConstraint(endpoint, header.name) });
     } else if (header.name === 'last-event-id' && value !== undefined) {

@@ -20,6 +20,7 @@ import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
 import { sentenceText } from '../../contract/sentence.ts';
 import { eventData, parseJson } from '../../probe/body.ts';
 import type { ProbeResponse } from '../../rule/index.ts';
+import { mediaTypeOf } from '../../rule/media-type.ts';
 import { parsedAs } from '../../traffic/read.ts';
 import { isRecord } from '../../util/json.ts';
 import { bodySpecOf, endpointFor, refusedForScope, type Expectation, type SentRequest } from './expectation.ts';
@@ -45,10 +46,6 @@ export type Answer = Pick<ProbeResponse, 'status' | 'headers' | 'contentType' | 
 
 const PROBLEMS: Record<EndpointSurface, z.ZodType> = { v1: v1Problem, v8: v8Problem };
 
-function mediaType(contentType: string): string {
-  return contentType.split(';', 1)[0]!.trim().toLowerCase();
-}
-
 function issues(error: z.ZodError): string {
   return error.issues
     .slice(0, 4)
@@ -70,7 +67,7 @@ function expected(e: Expectation): string {
 /** The JSON-RPC messages of an /mcp answer: its JSON body, or the data of its events. */
 export function rpcMessages(answer: Answer): unknown[] {
   // An event may carry a batch of responses (a JSON array): its messages are the array's.
-  if (mediaType(answer.contentType) === 'text/event-stream') return eventData(answer.text).flatMap((d) => { const m = parseJson(d); return m === undefined ? [] : Array.isArray(m) ? m : [m]; });
+  if (mediaTypeOf(answer.contentType) === 'text/event-stream') return eventData(answer.text).flatMap((d) => { const m = parseJson(d); return m === undefined ? [] : Array.isArray(m) ? m : [m]; });
   if (Array.isArray(answer.json)) return answer.json;
   return answer.json === undefined ? [] : [answer.json];
 }
@@ -91,7 +88,7 @@ interface Reading {
 
 function documentedSuccess(spec: SuccessSpec, answer: Answer): Finding {
   if (!spec.statuses.includes(answer.status)) return { ok: false, reason: `${answer.status} is not a documented success status (${spec.statuses.join(', ')})` };
-  if (spec.body === 'sse') return { ok: mediaType(answer.contentType) === 'text/event-stream', reason: `a ${answer.contentType || 'untyped'} body, not the documented event stream` };
+  if (spec.body === 'sse') return { ok: mediaTypeOf(answer.contentType) === 'text/event-stream', reason: `a ${answer.contentType || 'untyped'} body, not the documented event stream` };
   if (spec.body === 'empty') return { ok: answer.text.trim() === '', reason: 'a body where the documented success answer is empty' };
   if (spec.body === 'unshown') return { ok: answer.text.trim() === '' || answer.json !== undefined, reason: 'a body that is neither empty nor JSON' };
   if (answer.json === undefined) return { ok: false, reason: `a ${answer.contentType || 'untyped'} body that is not JSON` };
@@ -109,7 +106,7 @@ function readRest(sent: SentRequest, answer: Answer): Reading {
   if (answer.status >= 400 && answer.status < 500) {
     if (!errorFormOwed(sent.method, sent.path)) return { refused: true, code: answer.status };
     const shape = PROBLEMS[surface];
-    if (mediaType(answer.contentType) !== PROBLEM_CONTENT_TYPE) return { refused: true, code: answer.status, format: { ok: false, reason: `refused as ${answer.contentType || 'no content type'}, not ${PROBLEM_CONTENT_TYPE}` } };
+    if (mediaTypeOf(answer.contentType) !== PROBLEM_CONTENT_TYPE) return { refused: true, code: answer.status, format: { ok: false, reason: `refused as ${answer.contentType || 'no content type'}, not ${PROBLEM_CONTENT_TYPE}` } };
     const parsed = shape ? parsedAs(shape, answer.json) : { success: true as const };
     return { refused: true, code: answer.status, format: { ok: parsed.success, reason: parsed.success ? '' : `the problem document does not match the ${surface} problem shape: ${issues(parsed.error)}` } };
   }

@@ -6,6 +6,7 @@
 import { unimplementedMethod } from '../../contract/endpoints.ts';
 import type { FakeContext } from '../context.ts';
 import { isRecord } from '../../util/json.ts';
+import { mediaTypeOf } from '../../rule/media-type.ts';
 import type { Route, RouteRequest } from '../http.ts';
 import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
@@ -127,7 +128,7 @@ export async function contractOpenChoice({ fake, v1 }: V1Surface, r: RouteReques
     return undefined;
   }
   const text = await r.body();
-  if (text !== '' && (r.header('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase() !== 'application/json' && v.has('v1.contract/json-only-request-type')) {
+  if (text !== '' && mediaTypeOf(r.header('content-type')) !== 'application/json' && v.has('v1.contract/json-only-request-type')) {
     v1.problem(r.res, 415, 'invalid_request', { detail: 'A request body is read as application/json only.', retryable: false });
     return undefined;
   }

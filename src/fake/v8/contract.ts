@@ -11,7 +11,7 @@ import { lenientJson } from '../support/lenient-json.ts';
 import { bodyJson, CHOSEN_BODY_LIMIT, withBody } from '../support/route-body.ts';
 import { holdsControlString, holdsOddString } from '../support/odd-strings.ts';
 import { isRecord, parseJson, repeatedMember } from '../../util/json.ts';
-import { otherCharset } from '../../rule/media-type.ts';
+import { mediaTypeOf, otherCharset } from '../../rule/media-type.ts';
 
 /** What a /v8 response is, as far as the contract-version header goes. */
 export type ResponseKind = 'success' | 'problem' | 'listing';
@@ -222,7 +222,7 @@ export async function contractWireChoice(fake: FakeContext, given: RouteRequest,
     return undefined;
   }
   // "`Content-Type: application/json`": a body under another type, a `+json` one too, refused as Express's json parser leaves it unread.
-  if (text !== '' && (r.header('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase() !== 'application/json' && v.has('v8.contract/json-only-request-type')) {
+  if (text !== '' && mediaTypeOf(r.header('content-type')) !== 'application/json' && v.has('v8.contract/json-only-request-type')) {
     writeProblem(415, 'unsupported_media_type', 'A request body is read as application/json only.');
     return undefined;
   }

@@ -7,6 +7,7 @@ import type { Credential } from '../../../profile/schema.ts';
 import { parseJson } from '../../../util/json.ts';
 import { parseEventStreamBody, type BodyEvent } from './sse-body.ts';
 import { admitted, stopIfLimited } from '../../v8/support/limiter.ts';
+import { mediaTypeOf } from '../../../rule/media-type.ts';
 
 /** Where the gateway seed mounts MCP; a generic MCP server may mount it anywhere. */
 export const DEFAULT_MCP_PATH = '/mcp';
@@ -92,10 +93,6 @@ export interface PostOptions {
 function sessionHeader(session: PostOptions['session']): Record<string, string> {
   const id = typeof session === 'string' ? session : session?.id;
   return id === undefined ? {} : { [SESSION_HEADER]: id };
-}
-
-export function mediaTypeOf(contentType: string): string {
-  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
 }
 
 /** The messages of SSE events: events of type `message` (the default), batches flattened. */
