@@ -66,6 +66,17 @@ describe('probe catalogue', () => {
     }
   });
 
+  it('gives every case its own idempotency key, so the cases of one operator on one endpoint never replay one another', () => {
+    for (const surface of ['v8', 'v1'] as const) {
+      const deep = httpCases({ surface, credential, fixtures: {}, readOnly: false, depth: 'deep' });
+      const keyOf = (c: (typeof deep)[number]) => (c.sent.kind === 'http' ? c.sent.request.headers?.['idempotency-key'] : c.sent.request.headers.find(([n]) => n.toLowerCase() === 'idempotency-key')?.[1]);
+      const keyed = deep.map(keyOf).filter((k): k is string => k !== undefined);
+      // Four injection bodies on one create once went under one key: three were a 409 and never reached the handler.
+      if (surface === 'v8') expect(deep.filter((c) => c.operator === 'field.string.injection' && keyOf(c) !== undefined).length).toBeGreaterThan(3);
+      expect(new Set(keyed).size, surface).toBe(keyed.length);
+    }
+  });
+
   it('prices each depth: quick below default below deep', () => {
     const [quick, byDefault, deep] = depthTable(false);
     expect(quick!.requests).toBeLessThan(byDefault!.requests);

@@ -2,6 +2,7 @@
 import type { ProbeRequest, RawRequest } from '../../rule/index.ts';
 import type { Sentence } from '../../contract/sentence.ts';
 import type { Built, HttpTarget, Sent, Stated } from './types.ts';
+import { newKey } from '../../util/ids.ts';
 
 /**
  * A MiB of `a`, made once and flat: `'a'.repeat` builds a tree of joins that every case holding it
@@ -17,16 +18,27 @@ export function hasBody(t: HttpTarget): boolean {
   return bodyOf(t.base) !== undefined;
 }
 
+/**
+ * The base's headers with an idempotency key of the case's own: the cases of one operator share a
+ * base, and under one key every case after the first would be a replay or a 409 ("The same key
+ * with a different body gives `409`"), never reaching the handler with its own body.
+ */
+function headersOf(t: HttpTarget): Record<string, string> {
+  const headers = { ...t.base.headers };
+  if (headers['idempotency-key'] !== undefined) headers['idempotency-key'] = newKey();
+  return headers;
+}
+
 /** The base as an undici request with some fields changed. */
 export function http(t: HttpTarget, change: (r: ProbeRequest) => void): Sent {
-  const request: ProbeRequest = { ...t.base, headers: { ...t.base.headers } };
+  const request: ProbeRequest = { ...t.base, headers: headersOf(t) };
   change(request);
   return { kind: 'http', request };
 }
 
 /** The base as header lines for a raw request (Content-Type added when there is a body). */
 export function baseLines(t: HttpTarget): Array<[string, string]> {
-  const lines: Array<[string, string]> = Object.entries(t.base.headers ?? {});
+  const lines: Array<[string, string]> = Object.entries(headersOf(t));
   if (hasBody(t) && !lines.some(([n]) => n.toLowerCase() === 'content-type')) lines.push(['Content-Type', 'application/json']);
   return lines;
 }
