@@ -34,4 +34,13 @@ describe('the decision values of an approve', () => {
     expect(verdicts['v1.contract.generated.accepts-valid']).toBe('pass');
     expect(verdicts['v1.runs.approve.resumes']).toBe('pass');
   }, 120_000);
+
+  it('approves with the profile\'s decision where a probe means an approve: the not-parked approve of the error battery reaches its 409', async () => {
+    // Old code sent `approved` literally: under decision-verbs it was a 400 for the word, never the not-parked refusal it means.
+    const { results } = await certify({ variants: ['v1.runs/decision-verbs'], patterns: ['v1.errors.problem-shape'], seed: 7 });
+    const sent = results[0]!.evidence.find((e) => e.label === 'approve a run that is not parked');
+    expect(results[0]!.verdict).toBe('pass');
+    expect(sent?.request.body).toContain('"decision":"approve"');
+    expect(sent?.response?.status).toBe(409);
+  }, 120_000);
 });

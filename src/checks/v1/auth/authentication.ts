@@ -7,7 +7,7 @@ import { orOtherRefusals, otherCauses } from '../errors/other-causes.ts';
 import { API_KEY_PREFIX } from '../../../contract/v1/common.ts';
 import { operationOf } from '../../../contract/endpoints.ts';
 import type { Credential } from '../../../profile/schema.ts';
-import { EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
+import { approveDecision, EXECUTE, isProblem, newKey, primaryKey, problemCode, runPath, startRun, taskBody } from '../support/fabric.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
 import { scopeRefusal } from '../../../traffic/scope-refusal.ts';
 import { DELIVERIES, publicUrl, WEBHOOKS } from '../webhooks/support.ts';
@@ -39,7 +39,7 @@ async function endpointCalls(ctx: CheckContext): Promise<Call[]> {
     { name: 'execute', method: 'POST', path: EXECUTE, json: taskBody(ctx, 'completes') },
     { name: 'get run', method: 'GET', path: runPath(runId) },
     { name: 'run events', method: 'GET', path: runPath(runId, '/events'), stream: true },
-    { name: 'approve', method: 'POST', path: runPath(runId, '/approve'), json: { action_digest: 'apicert-auth-probe', decision: 'approved' } },
+    { name: 'approve', method: 'POST', path: runPath(runId, '/approve'), json: { action_digest: 'apicert-auth-probe', decision: approveDecision(ctx) } },
     { name: 'cancel', method: 'POST', path: runPath(runId, '/cancel') },
     { name: 'usage', method: 'GET', path: '/v1/usage' },
     // A public URL nobody answers: a registration wrongly accepted delivers nowhere.

@@ -3,7 +3,7 @@ import { type CheckContext, mediaType, section, type ProbeResponse } from '../..
 import { issuesOf, onSurface, parsedAs, responseJson, wholeBody } from '../../../traffic/read.ts';
 import { errorFormOwed } from '../../../contract/endpoints.ts';
 import { v1Problem } from '../../../contract/v1/problem.ts';
-import { EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
+import { approveDecision, EXECUTE, newKey, postExecute, primaryKey, runPath, startRun, taskBody, turnBody } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.tasks.completes'] } });
 
@@ -19,7 +19,7 @@ async function errorBattery(ctx: CheckContext): Promise<Array<{ what: string; re
   await postExecute(ctx, body, { key, label: 'setup: a task under a key' });
   add('same key, another request', await postExecute(ctx, { ...body, task: { ...(body.task as object), apicertVariant: 2 } }, { key, label: 'same key, another request' }));
   const runId = await startRun(ctx, 'completes');
-  add('approve a run that is not parked', await ctx.http.send({ method: 'POST', path: runPath(runId, '/approve'), credential: primaryKey(ctx), json: { action_digest: 'apicert-not-parked', decision: 'approved' }, label: 'approve a run that is not parked' }));
+  add('approve a run that is not parked', await ctx.http.send({ method: 'POST', path: runPath(runId, '/approve'), credential: primaryKey(ctx), json: { action_digest: 'apicert-not-parked', decision: approveDecision(ctx) }, label: 'approve a run that is not parked' }));
   add('approve with a body that is not an ApproveRequest', await ctx.http.send({ method: 'POST', path: runPath(runId, '/approve'), credential: primaryKey(ctx), json: { apicert: true }, label: 'approve with an invalid body' }));
   add('read a run that does not exist', await ctx.http.send({ method: 'GET', path: runPath(`apicert-never-${newKey()}`), credential: primaryKey(ctx), label: 'read a run that does not exist' }));
   const readOnly = ctx.profile.credentials.find((c) => c.surfaces.includes('v1') && !c.expired && c.scopes.includes('runs:read') && !c.scopes.includes('runs:write'));

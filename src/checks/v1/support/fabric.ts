@@ -166,6 +166,11 @@ export async function startRun(ctx: CheckContext, name: TaskFixture, options: Po
   return parsed.data.run_id;
 }
 
+/** The decision value that approves on this deployment ("the allowed values of `decision`: not shown"): the profile's, else the convention's `approved`. */
+export function approveDecision(ctx: CheckContext): string {
+  return ctx.profile.fixtures.v1.approval?.approveDecision ?? 'approved';
+}
+
 export function runPath(runId: string, suffix = ''): string {
   return `/v1/runs/${encodeURIComponent(runId)}${suffix}`;
 }
