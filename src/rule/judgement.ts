@@ -246,7 +246,8 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
  * found no failure, did not judge that exchange, whatever case of it (a status) held. Active: the
  * rule sent each request to see its answer, so it is inconclusive. A recording is the traffic there
  * was (a client aborts the streams it is done with), and a rule of the whole run judges what other
- * checks sent, kept in part by the run's bounded journal: such a rule passes on the exchanges it
+ * checks sent, kept in part by the run's bounded journal (and a shared provocation's hundreds of cases,
+ * kept by its check's bounded journal): such a rule passes on the exchanges it
  * judged whole, saying which it could not read, and is untestable (inconclusive) when it judged none whole. A failing
  * case still fails. A judgement whose case spans exchanges (a cancel, then the stream showing it)
  * judges it on the later one, with the earlier as `also`, so a cut later one leaves neither judged.
@@ -258,7 +259,7 @@ function settleUnread(run: JudgementRun, sample: boolean, source: Judge['source'
   const unreadIndices = new Set(unread.map((l) => l.exchange.index));
   const whole = [...run.judged].some((i) => !unreadIndices.has(i));
   if (sample && whole) {
-    observe('exchanges not judged: the recording holds only a part of them', `${unread.length}: ${reason}`);
+    observe(source === 'recording' ? 'exchanges not judged: the recording holds only a part of them' : 'exchanges not judged: apicert kept or read only a part of them', `${unread.length}: ${reason}`);
     return;
   }
   const besides = run.judged.size > 0 ? ` (every case judged held; ${unread.length} exchange(s) stay unjudged)` : '';
@@ -286,7 +287,8 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, share
   // A shared run has thousands of exchanges: the first one and every failing one are shown.
   const showShared = (ex: Exchange, always: boolean) => (always || !shown ? ((shown = true), ctx.http.record(evidenceOfJournal(ex))) : undefined);
   const show = shared ? showShared : run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
-  const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, sample: run !== undefined, ...(show ? { show } : {}) });
+  // A shared provocation (the generated and catalogue runs: hundreds of cases, each judged on its own) is a sample, as the run's journal is and as judge-traffic reads the same exchanges: an answer its bounded journal let go, or one cut short, leaves that case unjudged, not the rule.
+  const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, sample: run !== undefined || shared !== undefined, ...(show ? { show } : {}) });
   if (result.judged.size > 0) return;
   if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges did not come or could not be read whole: ${lackingReason(result, name)}`);
   if (judgement.none !== undefined) ctx.notApplicable(judgement.none);

@@ -1,7 +1,9 @@
 /**
  * An answer apicert could not read whole (cut at a body cap, a stream it stopped reading) decides
  * nothing its cut part holds: a rule with such an exchange and no failure is never a pass in an
- * active run (inconclusive: it sent that request to see the answer), and in a recording passes only
+ * active run (inconclusive: it sent that request to see the answer), except over a shared
+ * provocation's hundreds of cases (the generated and catalogue runs), which are a sample as the
+ * run's journal is; and in a recording passes only
  * on the exchanges it judged whole, saying which it could not read (untestable when none). What was
  * read (a status) still decides what it alone decides: a 200 to a request that must be refused
  * fails, however long its body.
@@ -17,7 +19,7 @@ import { minimalTurn } from '../../scenarios/v1/turns.ts';
 import { turnStream } from '../../src/checks/v1/execute/turn.ts';
 import { judgeRecording } from '../../src/passive/judge.ts';
 import { parseProfile } from '../../src/profile/load.ts';
-import { Inconclusive, runJudgement, type Exchange } from '../../src/rule/index.ts';
+import { Inconclusive, judgeOwnExchanges, runJudgement, type Exchange } from '../../src/rule/index.ts';
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import { v1Recording } from '../passive/v1-recording.ts';
@@ -53,6 +55,30 @@ describe('v1.execute.turn.stream on a stream cut before any event', () => {
   it('a whole stream beside the cut one: an active run, which sent both to see them, is inconclusive', () => {
     const ctx = { check: (held: unknown) => Boolean(held), observe: () => undefined };
     expect(() => runJudgement(ctx as never, turnStream.judgement!, journal([{ ...turn, ...whole }, { ...turn, ...cut }]), { source: 'active', profile: TURN_PROFILE })).toThrow(Inconclusive);
+  });
+
+  it('a shared provocation (hundreds of cases, each judged on its own) passes on its whole exchanges and says which it could not read, as judge-traffic of them does', () => {
+    // Old code: inconclusive, so a deployment with ~1 MB unpaged listings, whose answers the check's bounded journal let go, left the generated rules inconclusive in certify and passed in judge-traffic.
+    const observed: Array<[string, unknown]> = [];
+    const ctx = {
+      rule: { judgesTheRun: false },
+      profile: TURN_PROFILE,
+      http: { exchanges: [], record: () => 0 },
+      service: () => undefined,
+      check: (held: unknown) => Boolean(held),
+      observe: (subject: string, value: unknown) => observed.push([subject, value]),
+      inconclusive: (why: string) => {
+        throw new Inconclusive(why);
+      },
+      notApplicable: (why: string) => {
+        throw new Error(why);
+      },
+    };
+    const shared = journal([{ ...turn, ...whole }, { ...turn, ...cut }]);
+    expect(() => judgeOwnExchanges(ctx as never, turnStream.judgement!, shared)).not.toThrow();
+    expect(observed.find(([subject]) => subject.startsWith('exchanges not judged: apicert kept or read only a part'))?.[1]).toMatch(/^1: .*POST \/v1\/execute/);
+    // Its own exchanges, not a shared run's: still inconclusive.
+    expect(() => judgeOwnExchanges({ ...ctx, http: { exchanges: shared, record: () => 0 } } as never, turnStream.judgement!)).toThrow(Inconclusive);
   });
 
   it('a failure beside a cut stream still fails', async () => {
