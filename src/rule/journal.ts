@@ -102,7 +102,7 @@ export const CHECK_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 5_000, maxKep
 
 /**
  * Exchanges in the order their requests were sent, bounded like the proxy's record: the newest
- * `maxExchanges`, at most `maxKeptBytes` of bodies (the oldest bodies are dropped first, each
+ * `maxExchanges`, at most `maxKeptBytes` of bodies (large ones first, then the oldest, each
  * exchange saying so), each body cut at `maxBodyBytes`. Dropped exchanges are counted.
  */
 export class Journal {
@@ -116,6 +116,8 @@ export class Journal {
   private requestsStripped = 0;
   /** Below this position every large request body was cut to its prefix. */
   private requestsCut = 0;
+  /** Below this position every large answer's body was dropped. */
+  private largeAnswersDropped = 0;
   dropped = 0;
   readonly limits: JournalLimits;
 
@@ -125,14 +127,18 @@ export class Journal {
 
   /** The kept exchanges, oldest first. */
   get exchanges(): readonly Exchange[] {
-    if (this.head > 0) {
-      this.items = this.items.slice(this.head);
-      this.stripped = Math.max(0, this.stripped - this.head);
-      this.requestsStripped = Math.max(0, this.requestsStripped - this.head);
-      this.requestsCut = Math.max(0, this.requestsCut - this.head);
-      this.head = 0;
-    }
+    if (this.head > 0) this.rebase();
     return this.items;
+  }
+
+  /** Lets go of the evicted exchanges' places, and counts positions from the oldest kept. */
+  private rebase(): void {
+    this.items = this.items.slice(this.head);
+    this.stripped = Math.max(0, this.stripped - this.head);
+    this.requestsStripped = Math.max(0, this.requestsStripped - this.head);
+    this.requestsCut = Math.max(0, this.requestsCut - this.head);
+    this.largeAnswersDropped = Math.max(0, this.largeAnswersDropped - this.head);
+    this.head = 0;
   }
 
   get size(): number {
@@ -159,7 +165,10 @@ export class Journal {
     forgetFacts(ex);
     this.bytes += keptBytes(ex) - before;
     // The exchange may sit below the bodies already dropped: look again from the oldest.
-    if (this.bytes > this.limits.maxKeptBytes) this.stripped = this.head;
+    if (this.bytes > this.limits.maxKeptBytes) {
+      this.stripped = this.head;
+      this.largeAnswersDropped = this.head;
+    }
     this.evict();
   }
 
@@ -186,6 +195,17 @@ export class Journal {
       }
       this.requestsCut = i + 1;
     }
+    // Then large answers (a deployment's unpaged listing of a megabyte), oldest first: one of them
+    // frees what hundreds of small ones would, and the small ones are each a case a judgement reads.
+    for (let i = Math.max(this.head, this.largeAnswersDropped); this.bytes > this.limits.maxKeptBytes && i < this.items.length; i += 1) {
+      const ex = this.items[i]!;
+      const size = keptBytes(ex);
+      if (size - (ex.requestBody?.length ?? 0) > LARGE_ANSWER) {
+        dropAnswer(ex, DROPPED);
+        this.bytes -= size - keptBytes(ex);
+      }
+      this.largeAnswersDropped = i + 1;
+    }
     for (let i = Math.max(this.head, this.stripped); this.bytes > this.limits.maxKeptBytes && i < this.items.length; i += 1) {
       const ex = this.items[i]!;
       const size = keptBytes(ex);
@@ -202,13 +222,7 @@ export class Journal {
       }
       this.requestsStripped = i + 1;
     }
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.stripped = Math.max(0, this.stripped - this.head);
-      this.requestsStripped = Math.max(0, this.requestsStripped - this.head);
-      this.requestsCut = Math.max(0, this.requestsCut - this.head);
-      this.head = 0;
-    }
+    if (this.head > 1024 && this.head * 2 > this.items.length) this.rebase();
   }
 }
 
@@ -227,6 +241,8 @@ function forgetFacts(ex: Exchange): void {
 const DROPPED: MissingPart = 'not kept: the journal dropped it to stay inside its byte bound';
 /** A request body this long is cut to its first REQUEST_PREFIX characters before any answer's body goes. */
 const LARGE_REQUEST = 64 * 1024;
+/** An answer (body or events) this long is dropped before any shorter one. */
+const LARGE_ANSWER = 64 * 1024;
 const REQUEST_PREFIX = 4096;
 
 function dropAnswer(ex: Exchange, why: MissingPart): void {

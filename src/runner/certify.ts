@@ -21,11 +21,12 @@ import { Journal, RUN_JOURNAL, type JournalLimits } from '../rule/index.ts';
 
 /**
  * The run's one journal: every exchange of every check, for the rules that judge the whole run
- * (response-schema reads whole 2xx JSON answers, so a body is kept up to 64 KiB), 16 Mi characters
- * of bodies at most (the oldest go first, their exchanges stay and say why): a target answering
- * with huge bodies cannot grow it past that.
+ * (response-schema reads whole 2xx JSON answers, so a body is kept up to 1 MiB, as much as a
+ * `--har-out` recording keeps of one: judge-traffic of it reads the same), 16 Mi characters of
+ * bodies at most (large ones go first, then the oldest; their exchanges stay and say why): a target
+ * answering with huge bodies cannot grow it past that.
  */
-const RUN_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 20_000, maxKeptBytes: 16 * 1024 * 1024, maxBodyBytes: 64 * 1024 };
+const RUN_JOURNAL_LIMITS: JournalLimits = { maxExchanges: 20_000, maxKeptBytes: 16 * 1024 * 1024, maxBodyBytes: 1024 * 1024 };
 import { RUN_MEMO } from '../rule/index.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
 import { buildReport, shellWord, type Report } from '../reports/model.ts';

@@ -23,6 +23,26 @@ describe('the journal', () => {
     expect(kept.at(-1)!.responseBody).toHaveLength(400);
   });
 
+  it('drops a large answer before small ones, oldest first: one unpaged listing frees what hundreds of small answers would', () => {
+    // Old code dropped the oldest first: two 1 MiB listings in a 4 MiB journal of small answers let every small one before them go (an audit's generated run kept 300 of 1,000 answers).
+    const journal = new Journal({ maxExchanges: 10_000, maxKeptBytes: 2_500_000, maxBodyBytes: 2_000_000 });
+    for (let i = 0; i < 500; i += 1) journal.add(exchange(`{"n":${i}}`.padEnd(2_000)));
+    journal.add(exchange('L'.repeat(1_000_000)));
+    for (let i = 0; i < 100; i += 1) journal.add(exchange('s'.repeat(1_000)));
+    journal.add(exchange('M'.repeat(1_000_000)));
+    const kept = journal.exchanges;
+    expect(kept.reduce((n, ex) => n + keptBytes(ex), 0)).toBeLessThanOrEqual(2_500_000);
+    expect(kept.filter((ex) => ex.responseBodyMissing !== undefined).map((ex) => ex.index)).toEqual([500]);
+    expect(kept.at(-1)!.responseBody).toHaveLength(1_000_000);
+    // Past what dropping large answers frees, the oldest small ones go, as before.
+    for (let i = 0; i < 30; i += 1) journal.add(exchange('t'.repeat(50_000)));
+    const after = journal.exchanges;
+    expect(after.reduce((n, ex) => n + keptBytes(ex), 0)).toBeLessThanOrEqual(2_500_000);
+    expect(after.find((ex) => ex.index === 601)!.responseBodyMissing).toMatch(/byte bound/);
+    expect(after[0]!.responseBodyMissing).toMatch(/byte bound/);
+    expect(after.at(-1)!.responseBody).toHaveLength(50_000);
+  });
+
   it('keeps the newest exchanges past its count bound and counts the rest', () => {
     const journal = new Journal({ maxExchanges: 5, maxKeptBytes: 1_000_000, maxBodyBytes: 100 });
     for (let i = 0; i < 12; i += 1) journal.add(exchange(String(i)));
