@@ -17,7 +17,8 @@ import { loadProfileFile } from '../profile/load.ts';
 import type { Profile } from '../profile/schema.ts';
 import { ownTextOf } from '../redact/own-text.ts';
 import { Redactor, SECRET_SIGHTINGS } from '../redact/redactor.ts';
-import { Journal, RUN_JOURNAL, type JournalLimits } from '../rule/index.ts';
+import { Journal, RUN_JOURNAL, type JournalLimits, type ProbeRequest } from '../rule/index.ts';
+import { mcpEndpointOf } from '../profile/mcp-endpoint.ts';
 
 /**
  * The run's one journal: every exchange of every check, for the rules that judge the whole run
@@ -169,13 +170,19 @@ export function redactorFor(profile: Profile, rules: readonly RuleMeta[] = RULES
 }
 
 /**
- * Where the first probe asks: a read of an unknown resource, without a credential, on a surface the
- * run selected (a gateway may route only the surfaces it serves, and the profile's network.headers
- * are per surface). An MCP-only run asks /v8's: a GET of the MCP endpoint may open an event stream.
+ * The first probe: a request without a credential to a surface the run selected (a gateway may route
+ * only the surfaces it serves, and the profile's network.headers are per surface). /v8 and /v1 get a
+ * read of an unknown resource. An MCP-only run POSTs `{}` to the MCP endpoint, which no server answers
+ * with an event stream (it holds no JSON-RPC request: "the server MUST either return Content-Type:
+ * text/event-stream ... or ... application/json" is said of input holding requests), where a GET might
+ * open one.
  */
-export function preflightPath(rules: readonly Pick<Rule, 'surface'>[]): string {
+export function preflightRequest(rules: readonly Pick<Rule, 'surface'>[], profile: Pick<Profile, 'target' | 'fixtures'>): ProbeRequest {
   const surfaces = new Set(rules.map((r) => r.surface));
-  return surfaces.has('v1') && !surfaces.has('v8') ? '/v1/runs/00000000-0000-7000-8000-000000000000' : '/v8/missions/00000000-0000-7000-8000-000000000000';
+  const read = (path: string): ProbeRequest => ({ method: 'GET', path, credential: null, label: 'preflight' });
+  if (surfaces.has('v8')) return read('/v8/missions/00000000-0000-7000-8000-000000000000');
+  if (surfaces.has('v1')) return read('/v1/runs/00000000-0000-7000-8000-000000000000');
+  return { method: 'POST', path: mcpEndpointOf(profile), credential: null, headers: { accept: 'application/json, text/event-stream' }, json: {}, label: 'preflight' };
 }
 
 /**
@@ -183,9 +190,9 @@ export function preflightPath(rules: readonly Pick<Rule, 'surface'>[]): string {
  * `probe` is the run's without its recorder and journal: the first probe is apicert's question whether
  * the target is up, no rule's, so neither a rule of the whole run nor judge-traffic of --har-out judges it.
  */
-async function preflight(probe: ProbeClient, baseUrl: string, path: string): Promise<{ message: string; reason: string } | undefined> {
+async function preflight(probe: ProbeClient, baseUrl: string, request: ProbeRequest): Promise<{ message: string; reason: string } | undefined> {
   try {
-    await probe.send({ method: 'GET', path, credential: null, label: 'preflight' });
+    await probe.send(request);
     return undefined;
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
@@ -262,7 +269,7 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
   };
   let hooks: RunReceiver = {};
   try {
-    const firstProbeFailure = await preflight(probeFor(profile, redactor, budget, dispatcher, stop.signal, pacer), profile.target, preflightPath(rules));
+    const firstProbeFailure = await preflight(probeFor(profile, redactor, budget, dispatcher, stop.signal, pacer), profile.target, preflightRequest(rules, profile));
     let results: RuleResult[];
     if (firstProbeFailure !== undefined) {
       const reason = redactor.text(firstProbeFailure.reason);

@@ -37,7 +37,7 @@ import { Journal, RUN_JOURNAL, RUN_MEMO, runJudgement, type Exchange, type Rule,
 import { httpCases } from '../../src/checks/catalogue/plan.ts';
 import { catalogueJudgement } from '../../src/checks/catalogue/traffic.ts';
 import type { Case } from '../../src/checks/catalogue/types.ts';
-import { certify, HARNESS_VERSION, preflightPath, probeFor, redactorFor } from '../../src/runner/certify.ts';
+import { certify, HARNESS_VERSION, preflightRequest, probeFor, redactorFor } from '../../src/runner/certify.ts';
 import { runRule, runRules } from '../../src/runner/run.ts';
 import { exchangesOf, stripApicert } from '../passive/record.ts';
 
@@ -74,9 +74,10 @@ describe('F5: the first probe is of a selected surface, and no rule judges it', 
 
   it('a --surface v1 run asks /v1 first; a run of every surface asks /v8 as before', () => {
     expect(seen[0]).toMatch(/^\/v1\//);
-    expect(preflightPath(RULES.filter((r) => r.surface === 'v1'))).toMatch(/^\/v1\/runs\//);
-    expect(preflightPath(RULES)).toMatch(/^\/v8\/missions\//);
-    expect(preflightPath(RULES.filter((r) => r.surface === 'mcp'))).toMatch(/^\/v8\//);
+    expect(preflightRequest(RULES.filter((r) => r.surface === 'v1'), profile).path).toMatch(/^\/v1\/runs\//);
+    expect(preflightRequest(RULES, profile).path).toMatch(/^\/v8\/missions\//);
+    // An MCP-only run asks the MCP endpoint (a deployment may serve /mcp alone): a POST, which opens no stream.
+    expect(preflightRequest(RULES.filter((r) => r.surface === 'mcp'), profile)).toMatchObject({ method: 'POST', path: '/mcp', json: {} });
   });
 
   it('the recording holds no /v8 exchange, and its judgement fails no /v8 rule', async () => {
