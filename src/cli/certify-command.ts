@@ -356,11 +356,14 @@ function endOfRun(ui: Ui, report: Report, dir: string | undefined, invocation: s
 /** A stale baseline entry fails the run though its rule passes: the line says why, where a verdict mark would read as a passing rule listed as a problem. */
 function recapLine(r: Report['rules'][number]): string {
   if (r.baseline?.status === 'stale') return `STALE ${r.id}: the baseline lists it as failing; it passes now (remove the entry)`;
-  return `${VERDICT_MARK[r.verdict] ?? r.verdict} ${r.id}${r.reason ? `: ${firstLine(r.reason)}` : ''}`;
+  return `${VERDICT_MARK[r.verdict] ?? r.verdict} ${r.id}${r.reason ? `: ${recapReason(r.reason)}` : ''}`;
 }
 
-function firstLine(text: string): string {
-  const line = text.split('\n')[0]!.trim();
+/** A word this long (a 256-character id in a path) shows only its ends on the console: the reason after it stays on the line. */
+const LONG_WORD = /\S{81,}/g;
+
+export function recapReason(text: string): string {
+  const line = text.split('\n')[0]!.trim().replace(LONG_WORD, (word) => `${word.slice(0, 48)}…(${word.length} characters)…${word.slice(-16)}`);
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 

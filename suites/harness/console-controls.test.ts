@@ -3,6 +3,7 @@ import { RuleProgress } from '../../src/cli/progress.ts';
 import { Ui, visibleControls } from '../../src/cli/output.ts';
 import { RULES } from '../../src/registry.ts';
 import { printResult } from '../../src/cli/side-report.ts';
+import { recapReason } from '../../src/cli/certify-command.ts';
 import type { RuleResult } from '../../src/rule/index.ts';
 import { stream } from '../support/console-stream.ts';
 
@@ -53,4 +54,16 @@ describe("the console never passes a target's control characters on", () => {
       }
     });
   }
+});
+
+describe('the recap line of a failing rule', () => {
+  it('shows a long word (a 256-character id in a path) by its ends, so the reason after it stays on the line', () => {
+    // v8 Fastify audit F9: the path filled the 200 characters and "refused as malformed with 414" was never shown.
+    const id = `apicert-skill-${'y'.repeat(242)}`;
+    const line = recapReason(`GET /v8/skills/${id}: refused as malformed with 414, expected 404\nmore`);
+    expect(line).toContain('refused as malformed with 414, expected 404');
+    expect(line).toContain('…(268 characters)…');
+    expect(line.length).toBeLessThanOrEqual(200);
+    expect(recapReason('a short reason')).toBe('a short reason');
+  });
 });
