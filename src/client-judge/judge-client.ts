@@ -21,7 +21,7 @@ import { EmptySelection, globRegex, notReached, runRules, selectRules } from '..
 import { startFront, type ActiveScenario } from './front.ts';
 import { CLIENT_RULES, CLIENT_SESSION, clientRules } from './rules.ts';
 import { scenarioByName, type ScenarioName } from './scenarios.ts';
-import { clientFailure, type ClientSession } from './session.ts';
+import { clientFailureWarning, type ClientSession } from './session.ts';
 import { makeFolder } from '../util/folder.ts';
 
 export interface JudgeOptions {
@@ -273,7 +273,7 @@ export async function judgeClient(options: JudgeOptions): Promise<ClientJudgemen
       if (options.command) {
         const run = await runClient(options.command, env, maxMs, redactor, Boolean(options.showClientOutput), stop);
         session = { scenario: name, timeScale: options.timeScale, exchanges: active.exchanges, ended: run.ended, exitCode: run.exitCode, output: run.output };
-        const failed = clientFailure(session);
+        const failed = clientFailureWarning(session);
         if (failed) {
           warnings.push(failed);
           options.onClientFailure?.(failed);

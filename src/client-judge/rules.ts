@@ -89,23 +89,18 @@ function unlessStopped(ctx: CheckContext, session: ClientSession, found: string)
   if (session.ended === 'interrupted') ctx.inconclusive(`${found}, but the run was interrupted before the client ended`);
 }
 
-/** Not applicable because the client never did something; inconclusive when the record dropped requests that may hold it. */
+/**
+ * Not applicable because the client never did something: it chose not to. Inconclusive when it
+ * had no choice: the record dropped requests that may hold it, the client was stopped, or the
+ * client command failed (a non-zero exit): a client that crashed on the adversity did not choose
+ * to stop, and what it would have done next is unknown. Every rule resting on an absence uses it,
+ * so that no crash reaches the gate as not-applicable.
+ */
 function neverDid(ctx: CheckContext, session: ClientSession, found: string, reason: string): never {
   unlessDropped(ctx, session, found);
-  return ctx.notApplicable(reason);
-}
-
-/**
- * As neverDid, but inconclusive when the client command failed (a non-zero exit): a client that
- * crashed on the adversity did not choose to stop, and what it would have done next is unknown.
- */
-function neverDidOrFailed(ctx: CheckContext, session: ClientSession, found: string, reason: string): never {
   const failed = clientFailure(session);
-  if (failed) {
-    unlessDropped(ctx, session, found);
-    ctx.inconclusive(`${reason}, and the client failed: ${failed}`);
-  }
-  return neverDid(ctx, session, found, reason);
+  if (failed) ctx.inconclusive(`${reason}, and the client failed: ${failed}`);
+  return ctx.notApplicable(reason);
 }
 
 /** Headers curl sets itself; repeating them would only break the reproduction. */
@@ -131,15 +126,20 @@ function showEvidence(ctx: CheckContext, exchanges: readonly RecordedExchange[])
   }
 }
 
+/** The client's failure, when its command failed, for the end of a reason. */
+function failedToo(session: ClientSession): string {
+  const failed = clientFailure(session);
+  return failed ? `; ${failed}` : '';
+}
+
 /** The request the scenario bent; without one the scenario never happened to this client. */
 function bent(ctx: CheckContext, what: string): { session: ClientSession; ex: RecordedExchange } {
   const session = sessionOf(ctx);
   const ex = session.exchanges.find((e) => e.adversity !== undefined);
   if (!ex) {
     unlessDropped(ctx, session, `the adversity of scenario ${session.scenario} (on ${what}) was not found`);
-    const failed = clientFailure(session);
     const interrupted = session.ended === 'interrupted' ? '; the run was interrupted before it did' : '';
-    ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)${interrupted}${failed ? `; ${failed}` : ''}`);
+    ctx.inconclusive(`during scenario ${session.scenario} the client never sent ${what}, so the adversity never happened (${session.exchanges.length} requests recorded)${interrupted}${failedToo(session)}`);
   }
   return { session, ex };
 }
@@ -170,36 +170,54 @@ async function judgeSameKeyRetry(ctx: CheckContext, status: number): Promise<voi
 }
 
 /**
- * The gap between the 429 and the next POST /v1/execute, of any body under any key, must reach the
- * hint's delay: Retry-After says "how long to wait before making a new request" (RFC 6585 §4) or
- * "a follow-up request" (RFC 9110 §10.2.3), not only the same one. A POST that was already under
- * way when the 429 was sent (sentWhen) is no answer to it; one that may have crossed it leaves the
- * rule unjudged unless a later POST came too soon for certain.
+ * Which POST /v1/execute after a 429 must wait for the hint. 'any-request': the next one, of any
+ * body under any key, since the Retry-After header says "how long to wait before making a new
+ * request" (RFC 6585 §4) or "a follow-up request" (RFC 9110 §10.2.3), not only the same one.
+ * 'retry': the next attempt of the refused work (isAttemptOf), since the seed's default speaks of a
+ * retry ("Use 60 seconds as the retry hint"), and nothing in it holds a client's other work, sent by
+ * another worker, say, back on a 429 to one request: that is observed, not judged.
  */
-async function judgeRetryDelay(ctx: CheckContext, hintOf: (refused: RecordedExchange, session: ClientSession) => { minimumMs: number; hint: string }): Promise<void> {
+type HintHolds = 'any-request' | 'retry';
+
+/**
+ * The gap between the 429 and the POST the hint holds back (HintHolds) must reach the hint's delay.
+ * A POST that was already under way when the 429 was sent (sentWhen) is no answer to it; one that
+ * may have crossed it leaves the rule unjudged unless a later POST came too soon for certain.
+ */
+async function judgeRetryDelay(ctx: CheckContext, holds: HintHolds, hintOf: (refused: RecordedExchange, session: ClientSession) => { minimumMs: number; hint: string }): Promise<void> {
   const { session, ex: refused } = bent(ctx, 'POST /v1/execute');
   const { minimumMs, hint } = hintOf(refused, session);
   const answeredAt = refused.respondedAt ?? refused.at;
+  const isRetry = isAttemptOf(refused);
   // The refused work sent again after the 429 is its retry: a client sends it again because the 429 came.
   const when = (ex: RecordedExchange): SentWhen => {
     const sent = sentWhen(ex, refused, answeredAt);
-    return sent === 'unclear' && isAttemptOf(refused)(ex) ? 'after' : sent;
+    return sent === 'unclear' && isRetry(ex) ? 'after' : sent;
   };
-  const posts = session.exchanges.filter((ex) => ex !== refused && isExecute(ex)).sort(byArrival);
+  const tooSoon = (ex: RecordedExchange) => ex.at - answeredAt < minimumMs - TIMING_TOLERANCE_MS;
+  const all = session.exchanges.filter((ex) => ex !== refused && isExecute(ex)).sort(byArrival);
+  const posts = holds === 'retry' ? all.filter(isRetry) : all;
   const underWay = posts.filter((ex) => when(ex) === 'before' && ex.at >= refused.at);
   const next = posts.find((ex) => when(ex) !== 'before');
   const surelyAfter = posts.find((ex) => when(ex) === 'after');
-  const tooSoon = (ex: RecordedExchange) => ex.at - answeredAt < minimumMs - TIMING_TOLERANCE_MS;
   // A POST that may have crossed the 429 is not judged; a later one surely sent after it and too soon still fails.
   const retry = next !== undefined && when(next) === 'unclear' && surelyAfter !== undefined && tooSoon(surelyAfter) ? surelyAfter : next;
-  showEvidence(ctx, [refused, ...underWay, ...(next && next !== retry ? [next] : []), ...(retry ? [retry] : [])]);
-  if (underWay.length > 0) ctx.observe('POST /v1/execute already under way when the 429 was sent (not judged)', underWay.map(describe));
-  if (!retry) neverDid(ctx, session, 'no POST /v1/execute after the 429 was found', `the client sent no POST /v1/execute after the 429${underWay.length > 0 ? ` (${underWay.map(describe).join(', ')} was already under way)` : ''}`);
+  const otherWork = holds === 'retry' ? all.filter((ex) => !isRetry(ex) && when(ex) !== 'before' && tooSoon(ex)) : [];
+  showEvidence(ctx, [refused, ...underWay, ...(next && next !== retry ? [next] : []), ...(retry ? [retry] : []), ...otherWork.slice(0, 5)]);
+  if (underWay.length > 0) ctx.observe(`${holds === 'retry' ? 'retries of the refused request' : 'POST /v1/execute'} already under way when the 429 was sent (not judged)`, underWay.map(describe));
+  if (otherWork.length > 0) {
+    ctx.observe(`other work posted sooner than the ${hint} (not judged: the hint is for the retry of the refused request)`, otherWork.map((ex) => `${describe(ex)} ${ex.at - answeredAt} ms after the 429`));
+  }
+  if (!retry) {
+    const none = holds === 'retry' ? 'the client did not send the refused request again after the 429' : 'the client sent no POST /v1/execute after the 429';
+    neverDid(ctx, session, `${holds === 'retry' ? 'no retry of the refused request' : 'no POST /v1/execute'} after the 429 was found`, `${none}${underWay.length > 0 ? ` (${underWay.map(describe).join(', ')} was already under way)` : ''}`);
+  }
   if (when(retry) === 'unclear') ctx.inconclusive(unclearWhy(retry, answeredAt, 'the 429 was sent'));
   const waited = retry.at - answeredAt;
-  const what = isAttemptOf(refused)(retry) ? 'retried' : 'posted other work';
-  ctx.observe('wait before the next POST /v1/execute (ms)', waited, `${hint}; scenario time scale ${session.timeScale}`);
-  ctx.expect(!tooSoon(retry), `the client ${what} (${describe(retry)}) ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}: the wait holds for any new request (RFC 6585 §4)`);
+  const what = isRetry(retry) ? 'retried' : 'posted other work';
+  ctx.observe(`wait before the ${holds === 'retry' ? 'retry of the refused request' : 'next POST /v1/execute'} (ms)`, waited, `${hint}; scenario time scale ${session.timeScale}`);
+  const why = holds === 'retry' ? 'the retry of the refused request waits for the retry hint' : 'the wait holds for any new request (RFC 6585 §4)';
+  ctx.expect(!tooSoon(retry), `the client ${what} (${describe(retry)}) ${waited} ms after the 429, sooner than the ${minimumMs} ms ${hint}: ${why}`);
 }
 
 /**
@@ -246,12 +264,20 @@ function refusedCreates(session: ClientSession): string {
   return ` (its ${creates.length} POST /v8/missions got ${refusalCodes(creates)}, so no mission was created)`;
 }
 
-/** Why a POST after the reset is not the replay that would reconcile it. */
-function whatIsNew(post: RecordedExchange, reset: RecordedExchange): string {
+/**
+ * Why a POST after the reset, not the replay that would reconcile it, breaks "Do not start new
+ * work". The same key with another body is a broken replay (an HTTP library re-sending a request
+ * whose body it could not replay sends an empty one): it re-sent the reset request, not new work.
+ */
+function whyNotReconciled(post: RecordedExchange, reset: RecordedExchange, resetAt: number, reconciled: RecordedExchange | undefined): string {
   const key = keyOf(reset);
-  if (key === undefined) return 'the reset request had no Idempotency-Key, so posting again cannot replay it';
-  if (keyOf(post) === key) return 'another body under the same key';
-  return keyOf(post) === undefined ? 'no Idempotency-Key' : 'another Idempotency-Key';
+  const when = `${post.at - resetAt} ms after the reset`;
+  const onlyLater = reconciled ? ` (it reconciled it only later, by ${describe(reconciled)})` : '';
+  if (key !== undefined && keyOf(post) === key) {
+    return `after the reset, ${describe(post)}, ${when}, was a broken replay (${post.body === '' ? 'an empty body' : 'another body'} under the reset request's key) before the client reconciled the reset request${onlyLater}: only the identical request under its key replays the reset run`;
+  }
+  const what = key === undefined ? 'the reset request had no Idempotency-Key, so posting again cannot replay it' : keyOf(post) === undefined ? 'no Idempotency-Key' : 'another Idempotency-Key';
+  return `after the reset, ${describe(post)} started new work (${what}) ${when}, before the client reconciled the reset request ${describe(reset)} by readback${onlyLater}: "Do not start new work" holds for every request of the client, not only for the reset one's, until it has reconciled`;
 }
 
 export const clientRules: readonly ClientRule[] = [
@@ -325,7 +351,7 @@ export const clientRules: readonly ClientRule[] = [
       // The sentence binds only a client that posts again: one that reads back or resumes and stops there breaks nothing.
       if (!repost) {
         const readBack = after(session, cut).find((ex) => readsRun(ex, runId));
-        neverDidOrFailed(ctx, session, `no post of run ${runId}'s task again after the cut was found`, `the client did not post the task of run ${runId} again after its stream was cut${readBack ? ` (it read the run back or resumed its stream: ${describe(readBack)})` : ''}`);
+        neverDid(ctx, session, `no post of run ${runId}'s task again after the cut was found`, `the client did not post the task of run ${runId} again after its stream was cut${readBack ? ` (it read the run back or resumed its stream: ${describe(readBack)})` : ''}`);
       }
       // A read of the run's events from the start reads the run back as well as a GET of the run: every stored event
       // comes again, up to where the run stands (in flight, parked or finished). Only "with Last-Event-ID" names a resume.
@@ -351,7 +377,7 @@ export const clientRules: readonly ClientRule[] = [
     'should',
     v1('Errors > Rules; Limits', 'A numeric `Retry-After` header is expected alongside it. … Use 60 seconds as the retry hint when no `Retry-After` is given.'),
     (ctx) =>
-      judgeRetryDelay(ctx, (refused) => {
+      judgeRetryDelay(ctx, 'any-request', (refused) => {
         const seconds = Number(refused.responseHeaders?.['retry-after'] ?? ctx.inconclusive('the 429 carried no Retry-After'));
         return { minimumMs: seconds * 1000, hint: `Retry-After: ${seconds}` };
       }),
@@ -359,10 +385,10 @@ export const clientRules: readonly ClientRule[] = [
   clientRule(
     'rate-limited-no-hint',
     'client.v1.limits.default-retry-hint',
-    'after a 429 without Retry-After, the next POST /v1/execute waits the 60 s default hint (times the scenario time scale)',
+    'after a 429 without Retry-After, the retry of the refused request (the same key or the same work) waits the 60 s default hint (times the scenario time scale); other work is observed, not judged',
     'required',
     v1('Limits', 'Use 60 seconds as the retry hint when no `Retry-After` is given.'),
-    (ctx) => judgeRetryDelay(ctx, (_, session) => ({ minimumMs: Math.round(DEFAULT_RETRY_HINT_MS * session.timeScale), hint: `default hint of 60 s × ${session.timeScale}` })),
+    (ctx) => judgeRetryDelay(ctx, 'retry', (_, session) => ({ minimumMs: Math.round(DEFAULT_RETRY_HINT_MS * session.timeScale), hint: `default hint of 60 s × ${session.timeScale}` })),
   ),
   clientRule(
     'limiter-unavailable',
@@ -388,7 +414,7 @@ export const clientRules: readonly ClientRule[] = [
       ctx.observe('requests after the 409', later.length, later.some(isExecute) ? 'the client posted new work afterwards' : 'the client posted nothing more');
       // Like the retry rules: a client that never posted again neither retried nor kept the key, so nothing passes on it.
       if (!reused && !later.some(isExecute)) {
-        neverDidOrFailed(ctx, session, 'no POST /v1/execute after the 409 was found', 'the client sent no POST /v1/execute after the 409, so it neither retried nor used a new key');
+        neverDid(ctx, session, 'no POST /v1/execute after the 409 was found', 'the client sent no POST /v1/execute after the 409, so it neither retried nor used a new key');
       }
       if (!reused) unlessDropped(ctx, session, 'the conflicted key was not sent again');
       ctx.expect(reused === undefined, `the key that got 409 conflict was sent again in ${describe(reused ?? conflict)}${reused && !sameRequestBody(reused, conflict) ? ' with another body' : ''}: a 409 is not fixed by retrying, a new key must be used`);
@@ -421,14 +447,16 @@ export const clientRules: readonly ClientRule[] = [
       // "Reconcile by readback" says not when: a client that recorded the unknown state and reconciles on its next
       // start did nothing wrong here. Only new work before a reconciliation is seen to break the sentence.
       if (!reconciled && !newWork) {
-        neverDidOrFailed(
+        neverDid(
           ctx,
           session,
           'no reconciliation of the reset request was found',
           `during the scenario the client neither reconciled the reset request (no replay of the identical request under its key${key === undefined ? ' (it had none)' : ''}, no readback of the reset run${reset.runId !== undefined ? ` (GET /v1/runs/${reset.runId})` : ''}, no look at the delivery listing) nor started new work: it may reconcile later (the seed says not when)`,
         );
       }
-      ctx.expect(newWork === undefined, `after the reset, ${describe(newWork ?? reset)} started new work (${newWork ? whatIsNew(newWork, reset) : ''}) before reconciling the reset request by readback`);
+      // A request other than the reset one, from another worker of the client say, is new work too: the sentence
+      // holds the whole client back until the unknown state is reconciled. The reason says which, and when it was.
+      ctx.expect(newWork === undefined, newWork ? whyNotReconciled(newWork, reset, resetAt, reconciled) : '');
       if (reconciled) ctx.observe('reconciled by', describe(reconciled));
     },
   ),
@@ -444,11 +472,12 @@ export const clientRules: readonly ClientRule[] = [
         session.exchanges.find((ex) => ex.status === 409 && ex.headers['last-event-id'] !== undefined) ??
         (session.exchanges.some((ex) => ex.adversity !== undefined)
           ? neverDid(ctx, session, 'no resume with Last-Event-ID was found', 'the client did not resume the cut mission stream with Last-Event-ID, so no 409 was given')
-          : ctx.inconclusive(`the client never followed a /v8 mission event stream${refusedCreates(session)}`));
+          : ctx.inconclusive(`the client never followed a /v8 mission event stream${refusedCreates(session)}${failedToo(session)}`));
       const next = after(session, refusal).find((ex) => ex.method === 'GET' && pathOf(ex) === pathOf(refusal));
       showEvidence(ctx, [refusal, ...(next ? [next] : [])]);
       if (!next) unlessDropped(ctx, session, `no re-fetch of ${pathOf(refusal)} after the 409 was found`);
-      ctx.expect(next !== undefined, `after the 409 on ${pathOf(refusal)} the client never re-fetched the stream`);
+      // "must re-fetch" binds a client that ends without it too: a crash on the 409 fails, with its exit code in the reason.
+      ctx.expect(next !== undefined, `after the 409 on ${pathOf(refusal)} the client never re-fetched the stream${failedToo(session)}`);
       ctx.expect(next!.headers['last-event-id'] === undefined, `after the 409 the client sent Last-Event-ID again (${describe(next!)}) instead of re-fetching from the beginning`);
     },
   ),
@@ -461,7 +490,7 @@ export const clientRules: readonly ClientRule[] = [
     async (ctx) => {
       const session = sessionOf(ctx);
       const v8Requests = session.exchanges.filter((ex) => pathOf(ex).startsWith('/v8/'));
-      if (v8Requests.length === 0) ctx.inconclusive('the client sent no /v8 request');
+      if (v8Requests.length === 0) ctx.inconclusive(`the client sent no /v8 request${failedToo(session)}`);
       const missions = v8Requests.filter((ex) => ex.method === 'POST' && pathOf(ex) === '/v8/missions');
       showEvidence(ctx, v8Requests.slice(0, 10));
       ctx.observe('missions sent to the other contract version', missions.length, '"can check" is not a must: this rule never gates');

@@ -66,12 +66,32 @@ export interface ClientSession {
   output?: string;
 }
 
-/** A client command that failed: its exit code and last output, for the console and the report; else undefined. */
-export function clientFailure(session: Pick<ClientSession, 'scenario' | 'ended' | 'exitCode' | 'output'>): string | undefined {
+type Ended = Pick<ClientSession, 'scenario' | 'ended' | 'exitCode' | 'output'>;
+
+/** How a failed client command ended ("exited with code 1"); undefined when it did not fail. */
+function failedHow(session: Ended): string | undefined {
   if (session.ended !== 'exit' || session.exitCode === 0 || session.exitCode === undefined) return undefined;
-  const code = session.exitCode === null ? 'was killed by a signal' : `exited with code ${session.exitCode}`;
+  return session.exitCode === null ? 'was killed by a signal' : `exited with code ${session.exitCode}`;
+}
+
+/** A client command that failed, as the run's warning printed when it ends: its exit code with its last output below; else undefined. */
+export function clientFailureWarning(session: Ended): string | undefined {
+  const how = failedHow(session);
+  if (how === undefined) return undefined;
   const output = session.output?.trim();
-  return `scenario ${session.scenario}: the client ${code}${output ? `; its last output:\n${output}` : ' and printed nothing'}`;
+  return `scenario ${session.scenario}: the client ${how}${output ? `; its last output:\n${output}` : ' and printed nothing'}`;
+}
+
+/**
+ * A client command that failed, for the end of a rule's reason; else undefined. The console and a
+ * report's summary show a reason's first line only, so that line ends with the exit code and the
+ * output follows as a paragraph of its own (it was printed once already, when the client ended).
+ */
+export function clientFailure(session: Ended): string | undefined {
+  const how = failedHow(session);
+  if (how === undefined) return undefined;
+  const output = session.output?.trim();
+  return `scenario ${session.scenario}: the client ${how}${output ? `\n\nIts last output:\n${output}` : ' and printed nothing'}`;
 }
 
 const HIDDEN_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
