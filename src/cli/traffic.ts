@@ -10,7 +10,8 @@ import { judgeRecording, passiveRuleIds, recordingHiding, WEBHOOK_SECRET_VARIABL
 import { KEPT_BYTES_LIMIT, runProxy } from '../passive/proxy.ts';
 import type { SecretHiding } from '../passive/recorder.ts';
 import { liveJudging } from './live-findings.ts';
-import { droppedLine, gateWords, judgedLine, underPolicy } from '../reports/model.ts';
+import { droppedLine, gateWords, judgedLine, underPolicy, type Report } from '../reports/model.ts';
+import { ACTIVE_ONLY } from '../passive/judging.ts';
 import { keyedLabels } from '../passive/secrets.ts';
 import { checkReportRoot, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { UsageError } from './errors.ts';
@@ -116,8 +117,21 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
   // Said once, beside the gate it qualifies: the verdicts judged only what the record still held.
   const dropped = droppedLine(report.run);
   if (dropped) console.log(consoleText(`gate ${gateWords(report).words} ${dropped}`));
+  const active = activeOnlyLine(report);
+  if (active) console.log(consoleText(`gate ${gateWords(report).words} ${active}`));
   console.log(writtenLine(written, opts.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
+}
+
+/**
+ * The rules a recording cannot judge at all, said beside the gate: a pass of judge-traffic over a
+ * certify recording is no pass of the rules only an active run judges (a delivery to the receiver,
+ * a dropped connection), whatever certify said of them.
+ */
+function activeOnlyLine(report: Report): string | undefined {
+  const ids = report.rules.filter((r) => r.verdict === 'not-applicable' && r.level !== 'observation' && r.reason?.startsWith(ACTIVE_ONLY)).map((r) => r.id);
+  if (ids.length === 0) return undefined;
+  return `covers what a recording shows: ${ids.length} rule(s) need an active probe and were not judged (run "apicert certify"): ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, +${ids.length - 5} more` : ''}`;
 }
 
 const printJudged = (quiet?: boolean) => (quiet ? undefined : (r: Parameters<typeof printResult>[0]) => r.verdict !== 'not-applicable' && printResult(r));

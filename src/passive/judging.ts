@@ -74,12 +74,15 @@ function evidenceEntryOf(ex: TrafficExchange): EvidenceEntry {
   return entry;
 }
 
+/** How the reason of a rule only an active run judges begins (judge-traffic's console counts them by it). */
+export const ACTIVE_ONLY = 'needs an active probe (run "apicert certify")';
+
 /** A rule that needs an active probe: not-applicable, and the reason says why (the rule's own `activeOnly` line when it has one). */
 export function activeOnly(rule: Rule): Rule {
   const why = rule.activeOnly ?? 'the rule judges answers to requests apicert chooses to send; a recording cannot show it';
   return {
     ...rule,
-    check: async (ctx) => ctx.notApplicable(`needs an active probe (run "apicert certify"): ${why}`),
+    check: async (ctx) => ctx.notApplicable(`${ACTIVE_ONLY}: ${why}`),
   };
 }
 

@@ -31,6 +31,8 @@ describe('apicert judge-traffic', () => {
     const judged = await apicert('judge-traffic', '--har', clean, '--out', join(dir, 'passive'), '--quiet');
     expect(judged.code, judged.err).toBe(0);
     expect(judged.out).toMatch(/\(mode: passive\): gate PASS/);
+    // A pass over a recording says which rules only an active run judges (a certify FAIL of one would not show here).
+    expect(judged.out).toMatch(/gate PASS covers what a recording shows: \d+ rule\(s\) need an active probe and were not judged \(run "apicert certify"\): [a-z0-9.-]+/);
     const report = readReport(join(dir, 'passive'));
     expect(report.run.mode).toBe('passive');
     expect(report.rules.find((r) => r.id === 'mcp.jsonrpc.id-echoed')).toMatchObject({ verdict: 'pass' });
