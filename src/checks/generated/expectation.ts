@@ -14,6 +14,7 @@
  */
 import type { z } from 'zod';
 import { endpointOf, isKnownPath, type BodySpec, type Endpoint, type SuccessSpec } from '../../contract/endpoints.ts';
+import { readAsAjv } from '../../contract/coercion.ts';
 import { marksOf, type ConstraintKind, type Marks } from '../../contract/marks.ts';
 import { defOf, unwrapOnce } from '../../contract/schema-cases.ts';
 import { MCP, sentenceText, standard, V1, V8, type Sentence } from '../../contract/sentence.ts';
@@ -454,11 +455,16 @@ function kindOf(issue: Issue, body: unknown, chain: readonly z.ZodType[]): Const
   }
 }
 
-/** One finding per zod issue of a body that breaks the schema: stated (refuse) or the fake's own choice (open). */
-function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: string, out: Finding[]): void {
-  const parsed = parsedAs(spec.schema, body);
+/**
+ * One finding per zod issue of a body that breaks the schema: stated (refuse) or the fake's own choice (open).
+ * On /v8 a value of another JSON type that ajv's coercion reads as the field's type is open (`coercedReading`).
+ */
+function bodyIssues(endpoint: Endpoint, spec: BodySpec, sent: unknown, prefix: string, out: Finding[]): void {
+  const parsed = parsedAs(spec.schema, sent);
   if (parsed.success) return;
-  for (const issue of parsed.error.issues as unknown as Issue[]) {
+  const strict = (parsed.error.issues as unknown as Issue[]).map((issue) => [issue, sent] as const);
+  const judged = endpoint.surface === 'v8' ? coercedReading(endpoint, spec, sent, prefix, strict, out) : strict;
+  for (const [issue, body] of judged) {
     // A record's bad key is judged by the record's marks, an unknown discriminator by the union's.
     const path = (issue.code === 'invalid_key' || issue.discriminator ? issue.path.slice(0, -1) : issue.path) as Segment[];
     if (safeIntegerBound(issue)) {
@@ -481,6 +487,32 @@ function bodyIssues(endpoint: Endpoint, spec: BodySpec, body: unknown, prefix: s
     const c = marks.flatMap((m) => m.choice).find((x) => x.kinds.includes(kind));
     out.push({ kind: 'open', why: c ? `${pathText(path)} ${kind}: the fake's own choice, not the description's (${c.why})` : `${pathText(path)} ${kind}: no sentence states this constraint`, constraint });
   }
+}
+
+/**
+ * The /v8 Errors table names the 400 causes ("missing fields, budget out of range, malformed JSON";
+ * "missing fields, empty `classes` or bounds exceeded"; "missing fields or `signal` over 256 chars")
+ * and none is "a value of another JSON type": Fastify's default ajv (`coerceTypes: 'array'`) reads
+ * `"3"` as 3, `42` as `"42"`, `"x"` as `["x"]`, null as 0 or `""` (src/contract/coercion.ts). When the
+ * body so read is valid, each value read is an open finding. When it is not, both readings refuse: the
+ * issues judged are the strict ones at the values read (their Type column) and those of the body as read
+ * (a null budget read as 0 is out of range). A value no coercion reads (an object for an integer,
+ * `"abc"`) stays under its Type column's mark. Returns the issues to judge, each with the body it is of.
+ */
+function coercedReading(endpoint: Endpoint, spec: BodySpec, sent: unknown, prefix: string, strict: ReadonlyArray<readonly [Issue, unknown]>, out: Finding[]): ReadonlyArray<readonly [Issue, unknown]> {
+  const read = readAsAjv(spec.schema, sent);
+  if (read.coerced.length === 0) return strict;
+  const again = parsedAs(spec.schema, read.value);
+  if (again.success) {
+    for (const path of read.coerced) {
+      const as = JSON.stringify(getAt(read.value, path).value) ?? '';
+      out.push({ kind: 'open', why: `${pathText(path)}: a value of another JSON type, which ajv's coerceTypes (Fastify's default) reads as ${as.slice(0, 40)}; the error table names no wrong-type cause`, constraint: `${key(endpoint)} ${prefix}${pathText(path)} type` });
+    }
+    return [];
+  }
+  const at = new Set(read.coerced.map((p) => p.join('\u0000')));
+  const typeIssues = strict.filter(([issue]) => at.has(issue.path.join('\u0000')));
+  return [...typeIssues, ...(again.error.issues as unknown as Issue[]).map((issue) => [issue, read.value] as const)];
 }
 
 /** Strings a deployment may refuse although they are valid JSON: RFC 8259 §8.2, I-JSON (RFC 7493 §2.1). */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { unimplementedMethod } from '../../contract/endpoints.ts';
+import { readAsAjv } from '../../contract/coercion.ts';
+import { endpointOf, unimplementedMethod } from '../../contract/endpoints.ts';
 import { CONTRACT_HEADER, CONTRACT_VERSION } from '../../contract/v8/common.ts';
 import { PROBLEM_CONTENT_TYPE } from '../../contract/v8/problem.ts';
 import type { FakeContext } from '../context.ts';
@@ -166,12 +167,12 @@ export async function contractFaultRoute(fake: FakeContext, r: RouteRequest, wri
       r.res.end(JSON.stringify({ error: 'queryText must be a string' }));
       return undefined;
     }
-    if (faults.has('v8.contract.generated.error-status/numeric-string-limit') && typeof body.limit === 'string' && /^\d+$/.test(body.limit)) return withBody(r, { ...body, limit: Number(body.limit) });
+    if (faults.has('v8.contract.generated.error-status/null-query-text') && body.queryText === null) return withBody(r, { ...body, queryText: ' ' });
   }
-  if (r.path === '/v8/missions' && faults.has('v8.contract.generated.error-status/null-tool-calls')) {
+  if (r.path === '/v8/missions' && faults.has('v8.contract.generated.error-status/null-steps')) {
     const body = await bodyJson(r);
     const budget = isRecord(body) ? body.resourceBudget : undefined;
-    if (isRecord(budget) && budget.maximumToolCalls === null) return withBody(r, { ...(body as object), resourceBudget: { ...budget, maximumToolCalls: 0 } });
+    if (isRecord(budget) && budget.maximumSteps === null) return withBody(r, { ...(body as object), resourceBudget: { ...budget, maximumSteps: 10_000 } });
   }
   return r;
 }
@@ -184,8 +185,22 @@ export function servedManifests<T extends { healthState: string }>(fake: FakeCon
 
 const BUDGET_FIELDS = ['maximumSteps', 'maximumToolCalls', 'maximumElapsedMs', 'maximumParallelism'];
 
+/**
+ * Under `v8.contract/coerces-types` a body is read as a Fastify route schema on ajv's defaults
+ * (`coerceTypes: 'array'`) reads it before the route validates it: "3" is 3 for an integer, 42 is "42"
+ * for a string, "x" is ["x"] for an array, null is 0 or "" (src/contract/coercion.ts). The /v8 error
+ * tables name no wrong-type cause, so reading such a value is as legal as refusing it.
+ */
+function coercedAsAjv(v: VariantSet, r: RouteRequest, body: unknown): { r: RouteRequest; body: unknown } {
+  // Asked only where a value is coerced, so the run shows the variant taken only where it bent.
+  const spec = v.size > 0 ? endpointOf('POST', r.path)?.bodies[0] : undefined;
+  const read = spec && readAsAjv(spec.schema, body);
+  return read && read.coerced.length > 0 && v.has('v8.contract/coerces-types') ? { r: withBody(r, read.value), body: read.value } : { r, body };
+}
+
 /** The request-side choices of the whole /v8 contract (docs/legal-variation.md): the request to route, or undefined when a variant already answered. */
-export function contractOpenChoice(v: VariantSet, r: RouteRequest, body: unknown, writeProblem: WriteProblem): RouteRequest | undefined {
+export function contractOpenChoice(v: VariantSet, given: RouteRequest, sent: unknown, writeProblem: WriteProblem): RouteRequest | undefined {
+  const { r, body } = coercedAsAjv(v, given, sent);
   if (v.has('v8.contract/refuses-nul-and-lone-surrogates') && holdsOddString(body)) {
     writeProblem(400, 'invalid_request', 'Strings may not hold NUL characters or lone surrogates.');
     return undefined;

@@ -14,7 +14,7 @@ export const SEARCH_FIELDS = [
   ['targetType', 128],
 ] as const;
 
-/** Every field at 0, 1, max and max+1 characters, each field missing, and each of a wrong type. */
+/** Every field at 0, 1, max and max+1 characters, each field missing, and each a number or null. */
 export function boundarySearches(base: Record<string, string>): SearchCase[] {
   const cases: SearchCase[] = [];
   for (const [field, max] of SEARCH_FIELDS) {
@@ -28,7 +28,9 @@ export function boundarySearches(base: Record<string, string>): SearchCase[] {
     }
     const { [field]: _dropped, ...rest } = base;
     cases.push({ body: rest, valid: false, why: `${field} missing` });
+    // A number ajv's coercion (Fastify's default) reads as "42" is open; null, read as "" (or as missing), is refused either way.
     cases.push({ body: { ...base, [field]: 42 }, valid: false, why: `${field} a number` });
+    cases.push({ body: { ...base, [field]: null }, valid: false, why: `${field} null` });
   }
   return cases;
 }

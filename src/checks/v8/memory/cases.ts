@@ -99,8 +99,10 @@ export function boundaryQueries(base: MemoryBase): QueryCase[] {
   for (const field of ['compartment', 'purpose', 'queryText', 'classes']) {
     cases.push(make(base, `${field} missing`, false, (b) => without(b, field)));
   }
+  // Values of another JSON type: ajv's coercion (Fastify's default) reads the first two as ["note"] and "7" (open); a null queryText, read as "" or as missing, is refused either way.
   cases.push(make(base, 'classes as a string', false, { classes: base.classes[0] ?? 'note' }));
   cases.push(make(base, 'a numeric compartment', false, { compartment: 7 }));
+  cases.push(make(base, 'a null queryText', false, { queryText: null }));
   return cases;
 }
 

@@ -6,6 +6,7 @@ import { createMissionRequest, missionProjection, resourceBudget } from '../../.
 import { answerJson, bodyJson, exchangesOf, hasWholeBody, issuesOf, journalFact, openRequestForm, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { sharesKeyInFlight } from '../../../traffic/shared-keys.ts';
 import { isRecord, noParserReads } from '../../../util/json.ts';
+import { readAsAjv } from '../../../contract/coercion.ts';
 import { safeIntegerBound } from '../../generated/expectation.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { Callers, callerOf, judgeJsonMediaType, mayBeRefused } from '../support/traffic.ts';
@@ -144,10 +145,11 @@ const invalidBudget: fc.Arbitrary<BudgetCase> = fc.oneof(
     const { [field]: _dropped, ...rest } = b;
     return { budget: rest, valid: false, why: `${field} missing` };
   }),
-  fc.tuple(validBudget, fc.constantFrom(...BUDGET_FIELDS), fc.constantFrom<unknown>(1.5, '3', null, true)).map(([b, field, v]) => ({
+  // Values of another JSON type: 1.5 and {} no coercion reads as an integer; "3", true (and null, "0" where 0 is in range) are open, read as 3, 1 and 0 by ajv's coercion.
+  fc.tuple(validBudget, fc.constantFrom(...BUDGET_FIELDS), fc.constantFrom<unknown>(1.5, '3', '0', null, true, {})).map(([b, field, v]) => ({
     budget: { ...b, [field]: v },
     valid: false,
-    why: `${field} is not an integer`,
+    why: `${field} is ${JSON.stringify(v)}, not an integer`,
   })),
 );
 
@@ -164,10 +166,15 @@ const boundaryCases: BudgetCase[] = [
 const budgetBoundsJudgement: Judgement = {
   record: 'a POST /v8/missions with a goalSpec and a resourceBudget object, a fresh valid Idempotency-Key, from a caller holding missions:write',
   judge(j) {
+    const leniently: number[] = [];
     withWriterCreates(j, (ex, body) => {
       const budget = isRecord(body) ? body.resourceBudget : undefined;
       if (!isRecord(body) || !isRecord(body.goalSpec) || typeof body.goalSpec.task !== 'string' || !isRecord(budget)) return;
-      const parsed = resourceBudget.safeParse(budget);
+      // The error table names no wrong-type cause: a budget valid once ajv's coercion (Fastify's default) reads "3" as 3 or true as 1 is open;
+      // one still out of range so read (null or "0" for maximumSteps) is refused either way.
+      const read = readAsAjv(resourceBudget, budget);
+      const parsed = resourceBudget.safeParse(read.value);
+      if (parsed.success && read.coerced.length > 0) return void leniently.push(ex.status!);
       // Unknown budget fields are the fake's choice to refuse ('closed'), not the description's: such a budget is held to no answer.
       if (!parsed.success && parsed.error.issues.every((i) => i.code === 'unrecognized_keys')) return;
       // An integer past 2^53 breaks no stated bound (zod's .int() adds that one): I-JSON lets a deployment read it, round it or refuse it.
@@ -178,12 +185,13 @@ const budgetBoundsJudgement: Judgement = {
         if (!mayBeRefused(ex, body)) j.check(ex, ex.status === 202, `a valid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 202`);
       } else j.check(ex, ex.status === 400, `an invalid budget ${JSON.stringify(budget)} answered ${ex.status}, expected 400`);
     });
+    if (leniently.length > 0) j.observe('statuses for budgets valid once values of another JSON type are coerced', leniently, 'open: reading "3" as 3 (ajv\'s coerceTypes, Fastify\'s default) and refusing it are both legal');
   },
 };
 
 export const createBudgetBounds = rule({
   id: 'v8.missions.create.budget-bounds',
-  title: 'Budgets inside every bound are accepted; a budget with one field missing, non-integer or out of range answers 400',
+  title: 'Budgets inside every bound are accepted; a budget with one field missing, non-integer or out of range (as sent, and as a coercion of another JSON type reads it) answers 400',
   level: 'required',
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: {

@@ -102,4 +102,10 @@ export const v8ContractVariants = [
     description: 'a GET carrying If-None-Match is answered as Express answers it: its 200 JSON carries a weak ETag, and `*` or that tag gets 304 Not Modified without content (RFC 9110 §13.1.2, §13.2.2 step 3), where a GET of the goals, certificates or coverage is documented as 200',
     spec: { document: 'v8-integration-gateway.md', section: 'Endpoints', quote: 'Mission events stream text/event-stream and everything else returns JSON.' },
   },
+  {
+    id: 'v8.contract/coerces-types',
+    description:
+      'a request body value of another JSON type is coerced as Fastify\'s default ajv (`coerceTypes: \'array\'`) does before validation: "3", true and null read as 3, 1 and 0 for an integer; 42, true and null as "42", "true" and "" for a string; a scalar as a one-item array and a one-item array as its item; so `maximumSteps: "3"` creates a mission (202) and `classes: "note"` is served (200), where the error tables name no wrong-type cause among the 400s',
+    spec: { document: 'v8-integration-gateway.md', section: 'Errors', quote: '| `POST /v8/missions` | `400` missing fields, budget out of range, malformed JSON; `401` token missing or expired; `403` no `missions:write`; `409` same `Idempotency-Key` with a different body; `429` rate limit for the principal |' },
+  },
 ] as const satisfies readonly VariantDefinition[];
