@@ -90,10 +90,10 @@ export class RateLimiter {
     return this.take(`v1 ${token}`, (name === undefined ? undefined : credentials[name]) ?? tier, now);
   }
 
-  /** One /v8 request of `principal`, counted in its own bucket under its tier. */
-  v8(principal: string, now = Date.now()): LimitDecision {
+  /** One /v8 request of `principal`, counted in its own bucket under its tier (`instead`, when given, in place of the default one). */
+  v8(principal: string, now = Date.now(), instead?: RateTier): LimitDecision {
     const { principals, default: tier } = this.limits.v8;
-    return this.take(`v8 ${principal}`, principals[principal] ?? tier, now);
+    return this.take(`v8 ${principal}`, principals[principal] ?? instead ?? tier, now);
   }
 
   /**

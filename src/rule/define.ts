@@ -1,6 +1,7 @@
 import type { CheckContext } from './context.ts';
 import type { Exchange } from './journal.ts';
 import { judgeOwnExchanges, type Judgement } from './judgement.ts';
+import { Inconclusive } from './outcome.ts';
 import type { Rule } from './rule.ts';
 import { SURFACES, type Destructiveness, type Needs, type SpecDocument, type Surface } from './types.ts';
 
@@ -80,7 +81,14 @@ export function defineRule(rule: Omit<Rule, 'needs' | 'check' | 'judgement'> & R
       judgement,
       needs: rule.needs ?? {},
       check: async (ctx) => {
-        const shared = await provoke(ctx);
+        let shared: void | readonly Exchange[];
+        try {
+          shared = await provoke(ctx);
+        } catch (error) {
+          // A rule of the whole run judges every check's exchanges, its own provocation's only a part: one stopped short (a limiter, a transport failure) leaves the run's to judge.
+          if (rule.judgesTheRun && error instanceof Inconclusive) return judgeOwnExchanges(ctx, judgement, undefined, error);
+          throw error;
+        }
         judgeOwnExchanges(ctx, judgement, shared ?? undefined);
       },
     };

@@ -277,7 +277,7 @@ export function lackingReason(run: Pick<JudgementRun, 'lacking'>, name: (ex: Exc
  * The verdict of a rule's own provocation: the exchanges the check caused, judged. A provocation
  * that produced nothing the judgement applies to cannot pass: inconclusive, saying what was missing.
  */
-export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, shared?: readonly Exchange[]): void {
+export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, shared?: readonly Exchange[], stopped?: Inconclusive): void {
   const name = (ex: Exchange) => `${ex.method} ${ex.path}`;
   // A rule of the whole run judges every exchange of the run; a rule of a shared provocation, what
   // that provocation caused (another check's exchanges); the others, what their check caused.
@@ -288,15 +288,44 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, share
   const showShared = (ex: Exchange, always: boolean) => (always || !shown ? ((shown = true), ctx.http.record(evidenceOfJournal(ex))) : undefined);
   const show = shared ? showShared : run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
   // A shared provocation (the generated and catalogue runs: hundreds of cases, each judged on its own) is a sample, as the run's journal is and as judge-traffic reads the same exchanges: an answer its bounded journal let go, or one cut short, leaves that case unjudged, not the rule.
-  const result = runJudgement(ctx, judgement, exchanges, { source: 'active', profile: ctx.profile, name, sample: run !== undefined || shared !== undefined, ...(show ? { show } : {}) });
+  const options: JudgeOptions = { source: 'active', profile: ctx.profile, name, sample: run !== undefined || shared !== undefined, ...(show ? { show } : {}) };
+  if (stopped !== undefined) {
+    // Without the run's journal there is only what the stopped provocation sent: the stop stands.
+    if (run === undefined) throw stopped;
+    return judgeTheRunPastStop(ctx, judgement, exchanges, options, stopped);
+  }
+  const result = runJudgement(ctx, judgement, exchanges, options);
   if (result.judged.size > 0) return;
   if (result.lacking.length > 0) ctx.inconclusive(`the answers this rule judges did not come or could not be read whole: ${lackingReason(result, name)}`);
   if (judgement.none !== undefined) ctx.notApplicable(judgement.none);
   const own = ctx.http.exchanges.filter((ex) => ex.status !== undefined);
-  if (own.length > 0 && own.every(limiterAnswer)) {
-    ctx.inconclusive(`the rate limiter refused every request this check sent (${own.length}, answered ${[...new Set(own.map((ex) => ex.status))].join(' or ')}), so none shows this rule: lower --max-rps or use a credential of a higher tier`);
+  const limited = own.filter(limiterAnswer);
+  const statuses = `answered ${[...new Set(limited.map((ex) => ex.status))].join(' or ')}`;
+  if (own.length > 0 && limited.length === own.length) {
+    ctx.inconclusive(`the rate limiter refused every request this check sent (${own.length}, ${statuses}), so none shows this rule: lower --max-rps or use a credential of a higher tier`);
   }
-  ctx.inconclusive(`setup failed: the check's requests produced no exchange this rule judges (${judgement.record})`);
+  // A refusal of the one request whose answer the rule reads (the read after a stream) leaves it nothing: the limiter, not the setup.
+  const why = limited.length > 0 ? `; the rate limiter refused ${limited.length} of the ${own.length} requests it sent (${statuses}), which may be the ones it needed: lower --max-rps or use a credential of a higher tier` : '';
+  ctx.inconclusive(`setup failed: the check's requests produced no exchange this rule judges (${judgement.record})${why}`);
+}
+
+/**
+ * A rule of the whole run whose own provocation was stopped (its setup refused by a limiter, a
+ * transport failure): the run's exchanges are still there to judge, as `judge-traffic` judges the
+ * run's recording, and its own requests were only a part of them. Its judgement over them is the
+ * verdict when it judged something (a case held or failed); when it judged nothing, the stop is.
+ */
+function judgeTheRunPastStop(ctx: CheckContext, judgement: Judgement, exchanges: readonly Exchange[], options: JudgeOptions, stopped: Inconclusive): void {
+  let result: JudgementRun;
+  try {
+    result = runJudgement(ctx, judgement, exchanges, options);
+  } catch (error) {
+    // Nothing judged whole (or a fact missing): the stop says more than "nothing could be read". A failing case recorded stands (the runner fails the rule on it).
+    if (error instanceof Inconclusive || error instanceof Untestable) throw stopped;
+    throw error;
+  }
+  if (result.judged.size === 0 && !result.failed) throw stopped;
+  ctx.observe('its own requests were stopped short: judged over the run’s exchanges', stopped.message);
 }
 
 /** A limiter's refusal: 429 on any surface, and /v1's fail-closed 503 ("When the rate-limit protection is itself unavailable"). */

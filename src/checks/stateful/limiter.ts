@@ -37,9 +37,9 @@ export function askedWaitMs(res: { headers: Record<string, string>; json?: unkno
   return typeof fromBody === 'number' && Number.isFinite(fromBody) && fromBody >= 0 ? fromBody : undefined;
 }
 
-/** The wait before a model's one resend: what the refusal asks for (`askedWaitMs`), else DEFAULT_WAIT_MS, bounded by MAX_WAIT_MS. */
-export function refusalWaitMs(res: { headers: Record<string, string>; json?: unknown }): number {
-  return Math.min(askedWaitMs(res) ?? DEFAULT_WAIT_MS, MAX_WAIT_MS);
+/** The wait before a model's one resend: what the refusal asks for (`askedWaitMs`), else DEFAULT_WAIT_MS, bounded by `maxMs` (MAX_WAIT_MS). */
+export function refusalWaitMs(res: { headers: Record<string, string>; json?: unknown }, maxMs = MAX_WAIT_MS): number {
+  return Math.min(askedWaitMs(res) ?? DEFAULT_WAIT_MS, maxMs);
 }
 
 type Refusable = { status: number; headers: Record<string, string>; json?: unknown };
@@ -48,10 +48,10 @@ type Refusable = { status: number; headers: Record<string, string>; json?: unkno
  * `send`, and once more after the wait its refusal asks for (`refusalWaitMs`) when `refused` takes
  * its answer for a limiter's: `last` is the answer that stands, `first` the refusal when there were two.
  */
-export async function sentPastOneRefusal<R extends Refusable>(ctx: CheckContext, send: () => Promise<R>, refused: (status: number) => boolean = limiterRefusal): Promise<{ last: R; first?: R }> {
+export async function sentPastOneRefusal<R extends Refusable>(ctx: CheckContext, send: () => Promise<R>, refused: (status: number) => boolean = limiterRefusal, maxWaitMs = MAX_WAIT_MS): Promise<{ last: R; first?: R }> {
   const first = await send();
   if (!refused(first.status)) return { last: first };
-  await ctx.sleep(refusalWaitMs(first));
+  await ctx.sleep(refusalWaitMs(first, maxWaitMs));
   return { last: await send(), first };
 }
 

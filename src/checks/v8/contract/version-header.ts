@@ -11,6 +11,8 @@ export const versionHeader = rule({
   id: 'v8.contract.version-header',
   title: 'Every /v8 response, success, stream or error, carries x-service-contract-version: service-integration-gateway-v8.1',
   level: 'required',
+  // "Every response": every answer of the run is judged, whichever check sent it, and so still when this check's own requests were stopped (a limiter).
+  judgesTheRun: true,
   spec: {
     section: 'Versioning',
     quote: 'Every response carries header `x-service-contract-version` with the value `service-integration-gateway-v8.1`.',

@@ -1,5 +1,5 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
-import { mediaType, section, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
+import { mediaType, section, TransportError, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
 import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamEvents, streamRead } from '../../../traffic/read.ts';
 import { eventIdCases, oneTerminalCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
@@ -313,8 +313,14 @@ export const afterTerminal = rule({
     }
     if (stream.lastEventId === undefined) return;
     // Nothing state-changing may follow; a stream held open after its end is judged by closes-after-terminal, not waited on here.
-    const later = await followEvents(ctx, mission.runId, { lastEventId: stream.lastEventId, label: 'resume after the terminal event', maxMs: ctx.profile.safety.streamCloseGraceMs });
-    if (later.status === 200 && later.events.length > 0) ctx.observe('events after the terminal event', later.events.map((e) => e.event));
+    // The resume is only looked at: its answer not coming (headers a server sends with a first event that never comes) leaves the reads above judged.
+    try {
+      const later = await followEvents(ctx, mission.runId, { lastEventId: stream.lastEventId, label: 'resume after the terminal event', maxMs: ctx.profile.safety.streamCloseGraceMs });
+      if (later.status === 200 && later.events.length > 0) ctx.observe('events after the terminal event', later.events.map((e) => e.event));
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      ctx.observe('a resume after the terminal event was not answered', error.message);
+    }
   },
 });
 

@@ -20,10 +20,17 @@ export function limiterRefused(j: Pick<Judge, 'lacks'>, ex: Exchange): boolean {
   return true;
 }
 
-/** Sends once more after the wait a 429 asks for (bounded, as the model checks wait); returns the last answer, which may be a 429 still. */
+/**
+ * The longest wait a check's one resend waits out. A model's wait is shorter (its time is shared by
+ * its sequences); a check sends a few requests, and a resend before the window a 429 names has
+ * passed (a tier of 150 requests per 5 s) is refused again: a window of seconds is waited out.
+ */
+const CHECK_WAIT_MAX_MS = 10_000;
+
+/** Sends once more after the wait a 429 asks for (up to CHECK_WAIT_MAX_MS); returns the last answer, which may be a 429 still. */
 export async function admitted<R extends { status: number; headers: Record<string, string>; json?: unknown }>(ctx: CheckContext, send: () => Promise<R>): Promise<R> {
   // /v8 names only 429 for its limit ("A per-principal rate limit exists (`429`)"): a 503 is judged as the rule judges it.
-  return (await sentPastOneRefusal(ctx, send, (status) => status === 429)).last;
+  return (await sentPastOneRefusal(ctx, send, (status) => status === 429, CHECK_WAIT_MAX_MS)).last;
 }
 
 /**

@@ -5,6 +5,7 @@ import { defaultCapabilitySearch } from '../../../../scenarios/v8/capabilities.t
 import type { CapabilitySearchRequest } from '../../../contract/v8/capabilities.ts';
 import type { CheckContext, ProbeResponse } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
+import { admitted } from './limiter.ts';
 import { createMission, followToTerminal, type MissionFixture } from './missions.ts';
 import { stepTraces, type StepTrace } from '../../../traffic/trace-naming.ts';
 
@@ -49,8 +50,9 @@ export function memoryBase(ctx: CheckContext): MemoryBase {
   return { compartment: m.compartment, purpose: m.purpose, queryText: 'apicert memory probe: supplier contract renewal', classes: m.classes ?? ['note'] };
 }
 
+/** A search; a 429 of a per-principal limit is waited out once (its numbers are not shown), so the rules judge answers of the API. */
 export function searchCapabilities(ctx: CheckContext, body: unknown, label: string, credential: Credential | null = holder(ctx, 'capabilities:read')): Promise<ProbeResponse> {
-  return ctx.http.send({ method: 'POST', path: PATHS.capabilities, credential, json: body, label });
+  return admitted(ctx, () => ctx.http.send({ method: 'POST', path: PATHS.capabilities, credential, json: body, label }));
 }
 
 export function queryMemory(ctx: CheckContext, body: unknown, label: string, credential: Credential | null = holder(ctx, 'memory:read')): Promise<ProbeResponse> {
@@ -101,12 +103,13 @@ const TRACE_BACKOFF_MS = [250, 500, 1_000, 2_000];
  * TRACE_INDEX_BOUND_MS after `namedBy` (when the step event had been seen), at most six reads.
  */
 export async function readTraceIndexed(ctx: CheckContext, traceId: string, label: string, namedBy: number, credential?: Credential | null): Promise<ProbeResponse> {
-  let res = await getTrace(ctx, traceId, label, credential ?? holder(ctx, 'traces:read'));
+  // A 429 of a per-principal limit is waited out once (its numbers are not shown), so the rules judge answers of the API.
+  let res = await admitted(ctx, () => getTrace(ctx, traceId, label, credential ?? holder(ctx, 'traces:read')));
   for (let attempt = 0; res.status === 404 && attempt < 5; attempt += 1) {
     const left = namedBy + TRACE_INDEX_BOUND_MS + 50 - Date.now();
     if (left <= 0) break;
     await ctx.sleep(Math.min(left, TRACE_BACKOFF_MS[attempt] ?? 2_000));
-    res = await getTrace(ctx, traceId, `${label} (again: a trace may be indexed a while after its step event)`, credential ?? holder(ctx, 'traces:read'));
+    res = await admitted(ctx, () => getTrace(ctx, traceId, `${label} (again: a trace may be indexed a while after its step event)`, credential ?? holder(ctx, 'traces:read')));
   }
   return res;
 }
@@ -169,8 +172,9 @@ function longestUnknownId(prefix: string): string {
  */
 export async function sendPathIdBounds(ctx: CheckContext, name: 'skillId' | 'traceId', read: (id: string, label: string) => Promise<ProbeResponse>): Promise<void> {
   const prefix = `apicert-${name === 'skillId' ? 'skill' : 'trace'}-`;
-  const longest = await read(longestUnknownId(prefix), `read an unknown 256-character ${name}`);
+  // Each read waits out one 429 of a per-principal limit (its numbers are not shown), so the rule judges answers of the API.
+  const longest = await admitted(ctx, () => read(longestUnknownId(prefix), `read an unknown 256-character ${name}`));
   const seen: Record<string, number> = { '256 characters (valid, unknown)': longest.status };
-  for (const [id, why] of malformedIds(prefix)) seen[why] = (await read(id, `read a ${name} with ${why}`)).status;
+  for (const [id, why] of malformedIds(prefix)) seen[why] = (await admitted(ctx, () => read(id, `read a ${name} with ${why}`))).status;
   ctx.observe(`statuses at and past the ${name} bounds`, seen, 'the seed lists only 401, 403 and 404 for this endpoint');
 }

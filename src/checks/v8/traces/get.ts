@@ -57,7 +57,7 @@ export const traceOk = rule({
   },
   async provoke(ctx: CheckContext) {
     const target = await someTrace(ctx);
-    await getTrace(ctx, target.traceId, 'read a step trace');
+    await admitted(ctx, () => getTrace(ctx, target.traceId, 'read a step trace'));
   },
 });
 
