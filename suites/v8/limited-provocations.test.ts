@@ -118,7 +118,7 @@ describe('the fake under v8.rate-limit/tight-limit (150 requests per 5 s per pri
     const principals = new Set(profile.credentials.filter((c) => c.surfaces.includes('v8') && c.principal !== undefined).map((c) => c.principal!));
     // Every principal's window used up just before the run: each check's first request meets the limit.
     for (const principal of principals) for (let i = 0; i < TIGHT_TIER.requests; i += 1) fake.context.rateLimiter.v8(principal, Date.now(), TIGHT_TIER);
-    const rules = ['v8.coverage.shape', 'v8.coverage.contract-version', 'v8.certificates.shape', 'v8.goals.shape', 'v8.principal.from-token', 'v8.contract.version-header'];
+    const rules = ['v8.coverage.shape', 'v8.coverage.contract-version', 'v8.certificates.shape', 'v8.goals.shape', 'v8.principal.from-token', 'v8.contract.version-header', 'v8.memory.query.principal-403'];
     const { results } = await certify({ profile, patterns: rules, seed: 7 });
     for (const r of results) expect([r.rule.id, r.verdict, r.reason]).toEqual([r.rule.id, 'pass', undefined]);
     const refusals = results.flatMap((r) => r.evidence.filter((e) => e.response?.status === 429));

@@ -8,7 +8,7 @@ import { isRecord } from '../../../util/json.ts';
 import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
 import { acceptedStatuses, boundaryQueries, generatedQueries } from './cases.ts';
-import { setupSent } from '../support/limiter.ts';
+import { admitted, setupSent } from '../support/limiter.ts';
 
 const rule = section({ surface: 'v8', document: 'v8-integration-gateway.md', needs: { credentials: ['v8:holding:memory:read'] } });
 
@@ -108,7 +108,7 @@ export const queryOk = rule({
     },
   },
   async provoke(ctx: CheckContext) {
-    await queryMemory(ctx, memoryBase(ctx), 'memory query');
+    await admitted(ctx, () => queryMemory(ctx, memoryBase(ctx), 'memory query'));
   },
 });
 
@@ -180,7 +180,7 @@ export const queryPrincipal = rule({
   },
   async provoke(ctx: CheckContext) {
     const base = memoryBase(ctx);
-    for (const principalId of [ctx.primary('v8').principal, 'apicert-someone-else']) await queryMemory(ctx, { ...base, principalId }, `memory query naming principalId "${principalId}"`);
+    for (const principalId of [ctx.primary('v8').principal, 'apicert-someone-else']) await admitted(ctx, () => queryMemory(ctx, { ...base, principalId }, `memory query naming principalId "${principalId}"`));
   },
 });
 
@@ -206,7 +206,7 @@ export const queryPurpose = rule({
     if (!forbidden) ctx.untestable({ need: 'fixture', path: 'v8.memory.forbiddenPurpose', remedy: 'give a purpose the primary principal is not permitted to use' });
     const allowed = await setupSent(ctx, 'the memory query with the permitted purpose', () => queryMemory(ctx, base, 'memory query with the permitted purpose'));
     if (allowed.status !== 200) ctx.inconclusive(`setup failed: the permitted purpose answered ${allowed.status}, not 200; check fixtures.v8.memory`);
-    await queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted');
+    await admitted(ctx, () => queryMemory(ctx, { ...base, purpose: forbidden }, 'memory query with a purpose that is not permitted'));
   },
 });
 
@@ -297,9 +297,9 @@ export const queryLimits = rule({
     // A bound binds only where there is more to return than it allows: limit 1 needs two entries.
     const available = (await entriesOf(ctx, { ...base, limit: MEMORY_BOUNDS.limit.max }, 'memory query with the largest limit')).entries.length;
     if (available < 2) ctx.untestable({ need: 'fixture', path: 'v8.memory', problem: `gave a memory query ${available} entr${available === 1 ? 'y' : 'ies'} at the largest limit, so no limit was binding`, remedy: 'give a compartment and purpose with at least two entries (eleven to judge the default of 10)' });
-    for (const limit of [1, 3, MEMORY_BOUNDS.limit.max]) await queryMemory(ctx, { ...base, limit }, `memory query with limit ${limit}`);
-    await queryMemory(ctx, { ...base }, 'memory query without limit');
-    for (const maxContextBytes of [MEMORY_BOUNDS.maxContextBytes.min, 512, 4096]) await queryMemory(ctx, { ...base, maxContextBytes, limit: MEMORY_BOUNDS.limit.max }, `memory query with maxContextBytes ${maxContextBytes}`);
-    await queryMemory(ctx, { ...base, maxContextTokens: MEMORY_BOUNDS.maxContextTokens.min }, 'memory query with the smallest maxContextTokens');
+    for (const limit of [1, 3, MEMORY_BOUNDS.limit.max]) await admitted(ctx, () => queryMemory(ctx, { ...base, limit }, `memory query with limit ${limit}`));
+    await admitted(ctx, () => queryMemory(ctx, { ...base }, 'memory query without limit'));
+    for (const maxContextBytes of [MEMORY_BOUNDS.maxContextBytes.min, 512, 4096]) await admitted(ctx, () => queryMemory(ctx, { ...base, maxContextBytes, limit: MEMORY_BOUNDS.limit.max }, `memory query with maxContextBytes ${maxContextBytes}`));
+    await admitted(ctx, () => queryMemory(ctx, { ...base, maxContextTokens: MEMORY_BOUNDS.maxContextTokens.min }, 'memory query with the smallest maxContextTokens'));
   },
 });
