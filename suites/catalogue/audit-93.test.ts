@@ -59,8 +59,14 @@ function mcpDyingTarget(): Promise<Server> {
         res.end(problem(404));
         return;
       }
-      handshake += 1;
       const message = JSON.parse(body || '{}') as { id?: unknown; method?: string };
+      // The first probe of an MCP-only run (a POST of `{}`) is no part of the handshake.
+      if (message.method === undefined) {
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } }));
+        return;
+      }
+      handshake += 1;
       if (message.method === 'initialize') {
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-audit93-00000001' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 'audit-93', version: '1' } } }));
