@@ -81,6 +81,8 @@ export async function recordedDifferences(options: CertifyOptions): Promise<stri
     // The active run was cut short (transport trouble such as a reset connection on a busy machine, a deadline): it
     // reached no verdict to compare with, and a recording that saw nothing wrong in what was sent says no more.
     .filter((r) => !(judged.get(r.rule.id)!.verdict === 'inconclusive' && (r.verdict === 'pass' || r.verdict === 'not-applicable')))
+    // A rate limiter refused every request the rule judges: the active run is inconclusive and the recording untestable, both naming the limit.
+    .filter((r) => !(judged.get(r.rule.id)!.verdict === 'inconclusive' && r.verdict === 'untestable' && [r.reason, judged.get(r.rule.id)!.reason].every((why) => /rate limit refused it \(429/.test(why ?? ''))))
     .map((r) => {
       const a = judged.get(r.rule.id)!;
       return `${r.rule.id}: active ${a.verdict}${a.reason ? ` (${a.reason.split('\n')[0]})` : ''}, recording ${r.verdict}: ${r.reason?.split('\n')[0]}`;

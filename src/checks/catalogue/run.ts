@@ -14,7 +14,7 @@ import { isLimited } from '../generated/oracles.ts';
 import { LIMITED_RESENDS, LIMITED_RESENDS_UNTIL_MS, LIMITED_WAIT_MAX_MS, limitedWaitMs, waitFits } from '../shared/limited-wait.ts';
 import { Inconclusive, TransportError, type CheckContext, type EvidenceEntry, type Exchange, type ProbeResponse, type RawRequest } from '../../rule/index.ts';
 import { mediaTypeOf } from '../../rule/media-type.ts';
-import { postMcp, postRaw, safeTool, withSession, type McpSession } from '../mcp/support/session.ts';
+import { closeSession, openSession, postMcp, postRaw, safeTool, type McpSession } from '../mcp/support/session.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { randomPairs } from './random.ts';
 import type { Case, Depth, McpCase, Stated } from './types.ts';
@@ -126,7 +126,7 @@ export function plainValues(sent: SentRequest): SentRequest {
   return { ...sent, headers: Object.fromEntries(Object.entries(sent.headers).map(([k, v]) => [k, v.replace(/^[ \t]+|[ \t]+$/g, '')])) };
 }
 
-/** A case's judgement, and the media type of a raw message's refusal the HTTP layer wrote (`(no body)` when bodiless). */
+/** A case's judgement, and the media type of a raw message's 4xx, which the HTTP layer or the API may have written (`(no body)` when bodiless). */
 export type CaseJudgement = Judgement & { httpLayer?: string };
 
 /**
@@ -153,7 +153,7 @@ export function judged(sent: SentRequest, e: Expectation, res: Answer, permits: 
   return j;
 }
 
-/** The media type of a raw message's refusal, as the HTTP layer may have written it. */
+/** The media type of a raw message's 4xx as answered (the HTTP layer's or the API's: the answer does not say which). */
 function httpLayerType(res: Answer): string {
   if (res.text.trim() === '') return '(no body)';
   return mediaTypeOf(res.contentType) || '(no media type)';
@@ -221,13 +221,32 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun, resendsUntil: numbe
     tool = undefined;
   }
   const cases = mcpCases(run.depth, tool);
-  await withSession(ctx, async (session) => {
-    const known: Known = { ...NOTHING_KNOWN, ...(session.id ? { mcpSession: session.id } : {}) };
+  let session = await openSession(ctx);
+  let reopened = 0;
+  try {
     for (const c of cases) {
-      const options = { label: `catalogue: ${c.operator}: ${c.label}`, session: c.session === undefined ? session : c.session, ...(c.headers ? { headers: c.headers } : {}) };
+      const send = (s: McpSession) => {
+        const options = { label: `catalogue: ${c.operator}: ${c.label}`, session: c.session === undefined ? s : c.session, ...(c.headers ? { headers: c.headers } : {}) };
+        return waitedOut(ctx, run, resendsUntil, () => ('json' in c.body ? postMcp(ctx, c.body.json, options) : postRaw(ctx, c.body.rawBody, options)), (r) => r.res);
+      };
       run.sent += 1;
       try {
-        const reply = await waitedOut(ctx, run, resendsUntil, () => ('json' in c.body ? postMcp(ctx, c.body.json, options) : postRaw(ctx, c.body.rawBody, options)), (r) => r.res);
+        let reply = await send(session);
+        // MCP: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with
+        // HTTP 404 Not Found. … When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a
+        // new session": the case goes again in a new one (the judgement leaves the 404 unjudged, src/checks/catalogue/traffic.ts).
+        if (reply.res.status === 404 && c.session === undefined && session.id !== undefined && reopened < MAX_REOPENED) {
+          reopened += 1;
+          try {
+            session = await openSession(ctx);
+          } catch (error) {
+            if (!(error instanceof Inconclusive)) throw error;
+            run.skipped.push(`the rest: the server ended the catalogue's session and a new one could not be opened (${error.message})`);
+            return;
+          }
+          reply = await send(session);
+        }
+        const known: Known = { ...NOTHING_KNOWN, ...(session.id ? { mcpSession: session.id } : {}) };
         if (isLimited(reply.res)) {
           run.limited += 1;
           continue;
@@ -246,8 +265,13 @@ async function sendMcp(ctx: CheckContext, run: CatalogueRun, resendsUntil: numbe
         else throw error;
       }
     }
-  });
+  } finally {
+    await closeSession(ctx, session);
+  }
 }
+
+/** How many times the catalogue's run opens a new session after the server ended its own (bounded: a server may end every one at once). */
+const MAX_REOPENED = 8;
 
 /** The catalogue's whole run on a surface. */
 export async function runCatalogue(ctx: CheckContext, surface: EndpointSurface | 'mcp'): Promise<CatalogueRun> {

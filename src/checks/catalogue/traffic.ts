@@ -21,7 +21,9 @@ import { NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest }
 import { expectationText, isRedirect, judgesAspect, type Answer, type Aspect } from '../generated/judgement.ts';
 import { isLimited } from '../generated/oracles.ts';
 import { answerOfExchange, contractPath, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
-import { mcpEndpoint } from '../mcp/support/traffic.ts';
+import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
+import { SessionHistory } from '../mcp/support/session-history.ts';
+import { mcpEndpoint, sessionUnknown } from '../mcp/support/traffic.ts';
 import { baseRequest, httpCases, mcpCases } from './plan.ts';
 import { expectationFor, judged, LIMITED_RESENDS, LIMITED_WAIT_MAX_MS, plainValues, type CaseJudgement } from './run.ts';
 import type { Case, McpCase } from './types.ts';
@@ -348,7 +350,7 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
         if (!finding) continue;
         check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${expectation.kind === 'open' ? '' : ` [${expectationText(expectation)}]`}`);
       }
-      if (aspect === 'problem-json' && layer.size > 0) j.observe('refusals of raw messages written by the HTTP layer (not judged as problem+json)', [...layer].sort(), 'a message that is not valid HTTP/1.1 reaches no endpoint');
+      if (aspect === 'problem-json' && layer.size > 0) j.observe('answers to raw messages not judged as problem+json (the HTTP layer may have written them)', [...layer].sort(), 'a message that is not valid HTTP/1.1 may reach no endpoint, and which layer wrote a 4xx to it is not in the answer: status and media type as answered');
       if (limited.length > 0 && !failed) limitedCases(j, limited);
     },
   };
@@ -439,6 +441,7 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
   const endpoint = mcpEndpoint({ profile });
   const limitedOnes: CaseJudged[] = [];
   const answered = new Set<Planned>();
+  const sessions = surface === 'mcp' ? new SessionHistory({ exchanges, profile, lacks: () => undefined }) : undefined;
   for (const ex of exchanges) {
     const path = contractPath(ex.path, endpoint);
     if (surfaceOfPath(path) !== surface) continue;
@@ -457,9 +460,9 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
     const sent = readBody(asSent, c.raw !== undefined);
     const known: Known = { ...NOTHING_KNOWN, bases: catalogue.fixtures, ...(session !== undefined ? { mcpSession: session } : {}) };
     const expectation = expectationFor(c, sent, catalogue.bases.get(c.endpoint) ?? (c.same && surface === 'mcp' ? plainValues(sent) : undefined), known);
-    const unanswered = unansweredWhy(ex);
+    const unanswered = unansweredWhy(ex) ?? (sessions ? endedSessionWhy(sessions, ex) : undefined);
     if (unanswered !== undefined) {
-      const limited = ex.status !== undefined;
+      const limited = ex.status !== undefined && isLimited({ status: ex.status });
       const seen: CaseJudged = { ex, c, expectation, unanswered, limited };
       if (limited) limitedOnes.push(seen);
       out.push(seen);
@@ -471,6 +474,24 @@ function judgeCases(exchanges: readonly Exchange[], profile: Profile | undefined
   }
   for (const seen of limitedOnes) if (answered.has(seen.c)) seen.answeredElsewhere = true;
   return out;
+}
+
+/**
+ * Why an /mcp case has no answer to its message: the server had ended the session it carries. MCP:
+ * "The server MAY terminate the session at any time, after which it MUST respond to requests
+ * containing that session ID with HTTP 404 Not Found." So a 404 to a request carrying an id the
+ * server issued to the same caller, or any request of that session after such a 404 (or after its
+ * DELETE was answered), is that sentence's answer, not the message's. Read from the request and the
+ * exchanges up to its own answer, never later ones; a server that serves the session again after the
+ * 404 is mcp.session.ended-stays-404's failure.
+ */
+function endedSessionWhy(sessions: SessionHistory, ex: Exchange): string | undefined {
+  const id = ex.requestHeaders[SESSION_HEADER];
+  if (id === undefined || sessionUnknown(id) || sessions.issuedBefore(id, ex) === undefined) return undefined;
+  const ended = sessions.endedSince(id, ex);
+  if (ended === undefined) return undefined;
+  const how = ended === ex ? 'answered 404' : ended.method === 'DELETE' ? 'sent after its DELETE was answered' : `sent after a request of it was answered 404`;
+  return `${how}: the server ended the session it carries ("The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found"), so no answer to the message`;
 }
 
 /** Why the API gave `ex` no answer to judge: none came (transport trouble), or a rate limiter's came instead; undefined when it answered. */

@@ -3,13 +3,20 @@ import type { FakeContext } from '../context.ts';
 import type { RouteRequest } from '../http.ts';
 import { echoedToken } from './redaction.ts';
 import { writeTransportError } from './respond.ts';
+import type { SessionStore } from './session-store.ts';
+import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
 
 /** Codes the MCP SDKs use for transport refusals that JSON-RPC itself does not name. */
 export const BAD_REQUEST = -32000;
 
 /** The caller of an /mcp request (its Origin already checked by the transport); answers 401 itself and returns undefined when refused. */
-export function authenticate(fake: FakeContext, r: RouteRequest): FakeCaller | undefined {
+export function authenticate(fake: FakeContext, r: RouteRequest, sessions: SessionStore): FakeCaller | undefined {
   const caller = fake.tokens.lookup(r.header('authorization'));
+  if (fake.faults.has('mcp.auth.expired-401/session-skips-auth') && (!caller || caller.expired)) {
+    // "Authenticate the handshake, trust the session id": a live session's id stands in for its owner's token.
+    const live = sessions.get(r.header(SESSION_HEADER) ?? '');
+    if (live) return { principal: live.principal, tenant: '', scopes: new Set(), expired: false };
+  }
   if (caller?.expired && fake.faults.has('mcp.auth.expired-401/expired-accepted')) return caller;
   if (!caller || caller.expired) {
     const message = caller ? `The bearer token has expired.${echoedToken(fake, r.header('authorization'))}` : 'A valid bearer token is required: send Authorization: Bearer <token>.';

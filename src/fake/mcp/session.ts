@@ -13,6 +13,9 @@ const SESSION_NOT_FOUND = -32001;
 /** Under the variant, the requests a session serves before the server ends it: fewer than the catalogue's long session sends. */
 export const ENDS_AFTER_REQUESTS = 20;
 
+/** Under the variant that ends sessions early (a per-session quota): the catalogue's session and most checks' outlive it, so each must go on in a new session. */
+export const ENDS_EARLY_AFTER_REQUESTS = 3;
+
 /**
  * By default the fake ends a session once it has served this many requests ("The server MAY
  * terminate the session at any time"): more than any check's session but
@@ -131,6 +134,7 @@ const DELETE_AFTER_END = 'mcp.session.ended-stays-404/delete-after-end-204';
 /** How many requests a session serves before the fake ends it, or undefined under the variant that keeps every session until its DELETE. */
 function requestCap(fake: FakeContext): number | undefined {
   if (fake.variants.has('mcp.session/ends-after-requests')) return ENDS_AFTER_REQUESTS;
+  if (fake.variants.has('mcp.session/ends-early')) return ENDS_EARLY_AFTER_REQUESTS;
   return fake.variants.has('mcp.session/kept-open') ? undefined : SESSION_REQUEST_CAP;
 }
 
@@ -146,7 +150,7 @@ function endedHere(sessions: SessionStore): Set<string> {
 
 /** DELETE /mcp: ends the caller's session. */
 export function deleteSession(surface: McpSurface, r: RouteRequest): void {
-  const caller = authenticate(surface.fake, r);
+  const caller = authenticate(surface.fake, r, surface.sessions);
   if (!caller) return;
   const id = r.header(SESSION_HEADER);
   if (id !== undefined && surface.fake.faults.has(DELETE_AFTER_END) && endedHere(surface.sessions).has(id)) {

@@ -100,7 +100,7 @@ function unusableInputRefused({ fake }: McpSurface, r: RouteRequest, classified:
 }
 
 async function post(surface: McpSurface, r: RouteRequest): Promise<void> {
-  const caller = authenticate(surface.fake, r);
+  const caller = authenticate(surface.fake, r, surface.sessions);
   if (!caller) return;
   if (mediaTypesRefused(surface, r)) return;
   const parsed = await parseBody(surface.fake, r);

@@ -8,7 +8,7 @@ import { SessionHistory } from '../support/session-history.ts';
 import { SESSION_HEADER } from '../../../contract/mcp/transport.ts';
 import { INVALID_REQUEST, isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
 import { parseJson } from '../../../util/json.ts';
-import { closeSession, errorOf, isObject, isUnattributed, newRequestId, notification, openSession, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
+import { errorOf, isObject, isUnattributed, newRequestId, notification, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
 
 const rule = limitAwareSection({ surface: 'mcp', document: 'mcp-2025-03-26', needs: { credentials: ['mcp:primary'] } });
 
@@ -140,17 +140,30 @@ export const batchNotifications202 = rule({
   },
   async provoke(ctx: CheckContext) {
     // A session not yet initialized, so the batch can carry the lifecycle's own notification.
-    const session = await openSession(ctx, { sendInitialized: false });
-    try {
-      const both = 'a batch of notifications/initialized and notifications/cancelled';
-      const reply = await postMcp(ctx, [notification('notifications/initialized'), cancelled()], { session, label: both });
-      // Refused as a whole with an HTTP error status (which the server may): the lifecycle's notification alone it must accept.
-      if (isHttpErrorStatus(reply.res.status)) await postMcp(ctx, [notification('notifications/initialized')], { session, label: 'a batch carrying only notifications/initialized' });
-    } finally {
-      await closeSession(ctx, session);
-    }
+    await withSession(
+      ctx,
+      async (session) => {
+        const both = 'a batch of notifications/initialized and notifications/cancelled';
+        const reply = await postMcp(ctx, [notification('notifications/initialized'), cancelled()], { session, label: both });
+        // Refused as a whole with an HTTP error status (which the server may): the lifecycle's notification alone it must accept.
+        if (isHttpErrorStatus(reply.res.status) && reply.res.status !== 404) await postMcp(ctx, [notification('notifications/initialized')], { session, label: 'a batch carrying only notifications/initialized' });
+      },
+      { sendInitialized: false },
+    );
   },
 });
+
+/** What a batch carried, counted as JSON-RPC counts it: a request has an id, a notification has none ("a batch of 1 request and 1 notification"). */
+function batchOf(sent: readonly unknown[]): string {
+  const calls = sent.filter((m): m is Record<string, unknown> => isObject(m) && typeof m.method === 'string');
+  const requests = calls.filter((m) => 'id' in m).length;
+  const notifications = calls.length - requests;
+  const other = sent.length - calls.length;
+  const parts = [`${requests} request${requests === 1 ? '' : 's'}`];
+  if (notifications > 0) parts.push(`${notifications} notification${notifications === 1 ? '' : 's'}`);
+  if (other > 0) parts.push(`${other} other element${other === 1 ? '' : 's'}`);
+  return `a batch of ${parts.join(' and ')}`;
+}
 
 const BATCH_ANSWER =
   'The Server should respond with an Array containing the corresponding Response objects, after all of the batch Request objects have been processed.';
@@ -174,14 +187,15 @@ export const answerArray = rule({
         const sent = requestJson(ex);
         if (!Array.isArray(sent) || !sent.some((m) => isObject(m) && typeof m.method === 'string' && 'id' in m) || ex.status === undefined || ex.status < 200 || ex.status >= 300) continue;
         const type = mediaType(ex.responseHeaders);
-        j.observe(`batch of ${sent.length} request(s) framed as`, type === 'text/event-stream' ? 'sse' : type);
+        const what = batchOf(sent);
+        j.observe(`${what} framed as`, type === 'text/event-stream' ? 'sse' : type);
         // "These responses MAY be batched": on an SSE stream each response may be an event of its own.
         if (type === 'text/event-stream') continue;
         const text = wholeBody(j, ex);
         if (text === undefined) continue;
         const parsed = parseJson(text);
         const value = parsed.ok ? parsed.value : undefined;
-        j.check(ex, Array.isArray(value), `a batch of ${sent.length} request(s) was answered HTTP ${ex.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
+        j.check(ex, Array.isArray(value), `${what} was answered HTTP ${ex.status} with ${value === undefined ? 'a body that is not JSON' : `a JSON ${typeof value === 'object' && value !== null ? 'object' : typeof value}`}, expected a JSON array of responses`);
       }
     },
   },
@@ -244,7 +258,7 @@ export const emptyBatch = rule({
         if (refused) continue;
         if (!j.check(ex, value !== undefined, `an empty batch was answered HTTP ${ex.status} without a JSON body, expected 202 with no body, an HTTP error status, or a single JSON-RPC error -32600`)) continue;
         const error = errorOf(isObject(value) ? value : undefined);
-        j.check(ex, error?.code === INVALID_REQUEST, `an empty batch was answered HTTP ${ex.status} with ${JSON.stringify(value)?.slice(0, 200)}, expected an error with code -32600 (Invalid Request)`);
+        j.check(ex, error?.code === INVALID_REQUEST, `an empty batch was answered HTTP ${ex.status} with ${JSON.stringify(value)?.slice(0, 200)}, expected 202 with no body, an HTTP error status, or a single JSON-RPC error -32600 (Invalid Request)`);
         j.check(ex, isObject(value) && isUnattributed(value), `the error for an empty batch carries id ${JSON.stringify(isObject(value) ? value.id : undefined)}, expected null or no id`);
       }
     },

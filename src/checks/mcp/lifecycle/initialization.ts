@@ -3,7 +3,7 @@ import { type CheckContext, type Exchange, type Judge } from '../../../rule/inde
 import { limitAwareSection } from '../support/limiter.ts';
 import { askedVersion, initializeResultOf, push } from '../support/session-history.ts';
 import { initializeResult, MCP_REVISION } from '../../../contract/mcp/lifecycle.ts';
-import { closeSession, errorOf, initializeOnce, isObject, newRequestId, notification, openSession, postMcp, request, SPEC_URL } from '../support/session.ts';
+import { errorOf, initializeOnce, isObject, newRequestId, notification, postMcp, request, SPEC_URL, withSession } from '../support/session.ts';
 import { answeredResponses, answerMessages, isRequestMessage, openingInitialize, ordinaryMcpPosts, ordinaryMcpRequests, sentMessages, sessionKeyOf, stillOwed, type Message } from '../support/traffic.ts';
 import { bodyMissing, issuesOf, requestBodyMissing, startsAfterEnd } from '../../../traffic/read.ts';
 import { isResponseLike } from '../../../contract/mcp/jsonrpc.ts';
@@ -341,13 +341,14 @@ export const requestsBeforeInitialized = rule({
     },
   },
   async provoke(ctx: CheckContext) {
-    const session = await openSession(ctx, { sendInitialized: false });
-    try {
-      // Ping is always allowed before initialized, so every server may answer it; an SSE answer shows what else it sends then.
-      await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label: 'ping before notifications/initialized' });
-      await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
-    } finally {
-      await closeSession(ctx, session);
-    }
+    await withSession(
+      ctx,
+      async (session) => {
+        // Ping is always allowed before initialized, so every server may answer it; an SSE answer shows what else it sends then.
+        await postMcp(ctx, request(newRequestId('ping'), 'ping'), { session, label: 'ping before notifications/initialized' });
+        await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
+      },
+      { sendInitialized: false },
+    );
   },
 });

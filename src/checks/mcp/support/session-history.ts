@@ -125,6 +125,16 @@ export class SessionHistory {
   }
 
   /**
+   * How the server showed, by the time `ex` was answered, that session `id` had ended: `ex`'s own 404,
+   * an earlier 404 to a request of the session's own caller, or an earlier DELETE of it answered 2xx
+   * or 404. Unlike `endedByServer`, it reads only `ex` and the exchanges before it: a request is
+   * picked by what came before, and a session served again afterwards is ended-stays-404's failure.
+   */
+  endedSince(id: string, ex: Exchange): Exchange | undefined {
+    return (this.goneBy.get(id) ?? []).find((gone) => gone === ex || startsAfterEnd(ex, gone)) ?? this.endedBefore(id, ex);
+  }
+
+  /**
    * The first 404 by which the server showed it ended session `id` itself before `ex` was sent: a
    * well-formed POST of the session, by its own caller, answered 404 Not Found. Only a POST counts:
    * a GET answered 404 may be a server offering no GET route (it owes 405, a rule of its own), and a

@@ -218,6 +218,18 @@ export function sendInitialize(
  * cannot be judged, so that is untestable, not a failure.
  */
 export async function openSession(ctx: CheckContext, options: { protocolVersion?: string; sendInitialized?: boolean } = {}): Promise<McpSession> {
+  const first = await tryOpen(ctx, options);
+  if (first !== ENDED_AT_ONCE) return first;
+  // "The server MAY terminate the session at any time": one that ended before its setup was done is no refusal of the setup; a client "MUST start a new session".
+  const second = await tryOpen(ctx, options);
+  if (second === ENDED_AT_ONCE) setupFailed(ctx, 'notifications/initialized answered HTTP 404 in two fresh sessions: the server ended each before its setup was done');
+  return second;
+}
+
+/** What `tryOpen` returns for a session the server ended (404) before notifications/initialized was taken. */
+const ENDED_AT_ONCE = Symbol('ended at once');
+
+async function tryOpen(ctx: CheckContext, options: { protocolVersion?: string; sendInitialized?: boolean }): Promise<McpSession | typeof ENDED_AT_ONCE> {
   const credential = caller(ctx);
   const id = newRequestId('initialize');
   const init: { protocolVersion?: string; id: string; label: string } = { id, label: 'setup: initialize a session' };
@@ -234,6 +246,7 @@ export async function openSession(ctx: CheckContext, options: { protocolVersion?
   if (options.sendInitialized ?? true) {
     const done = await postMcp(ctx, notification('notifications/initialized'), { session, label: 'setup: notifications/initialized' });
     stopIfLimited(ctx, done.res, 'setup: notifications/initialized');
+    if (done.res.status === 404 && session.id !== undefined) return ENDED_AT_ONCE;
     if (done.res.status < 200 || done.res.status >= 300) setupFailed(ctx, `notifications/initialized answered HTTP ${done.res.status}`);
   }
   return session;
@@ -281,13 +294,31 @@ export async function initializeOnce(ctx: CheckContext, protocolVersion: string,
   return { reply, message: responseTo(reply, id) };
 }
 
-export async function withSession<T>(ctx: CheckContext, fn: (session: McpSession) => Promise<T>, options: { protocolVersion?: string } = {}): Promise<T> {
-  const session = await openSession(ctx, options);
-  try {
-    return await fn(session);
-  } finally {
-    await closeSession(ctx, session);
+/**
+ * Runs `fn` in a fresh session, and once more in another when the server ended the first before
+ * serving any of `fn`'s requests in it (its first request carrying the session id answered 404):
+ * MCP lets it ("The server MAY terminate the session at any time"), and the rule's requests were
+ * then never answered, so a rule that judges nothing of an ended session would have nothing.
+ */
+export async function withSession<T>(ctx: CheckContext, fn: (session: McpSession) => Promise<T>, options: { protocolVersion?: string; sendInitialized?: boolean } = {}): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const session = await openSession(ctx, options);
+    const before = ctx.http.exchanges.at(-1)?.index ?? -1;
+    try {
+      const out = await fn(session);
+      if (attempt === 1 && endedBeforeServing(ctx, session, before)) continue;
+      return out;
+    } finally {
+      await closeSession(ctx, session);
+    }
   }
+}
+
+/** Whether the first request of `session` sent after the exchange numbered `before` was answered 404: the server had ended the session before it served any. */
+function endedBeforeServing(ctx: CheckContext, session: McpSession, before: number): boolean {
+  if (session.id === undefined) return false;
+  const first = ctx.http.exchanges.find((ex) => ex.index > before && ex.requestHeaders[SESSION_HEADER] === session.id);
+  return first?.status === 404;
 }
 
 /** The fixture tool, which the profile declares free of side effects. */

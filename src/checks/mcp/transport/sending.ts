@@ -7,10 +7,8 @@ import { isRecord } from '../../../util/json.ts';
 import { answeredResponses, isHttpErrorStatus, isRequestMessage, ordinaryMcpPosts, responsesShown, sentAsClientsMust, sentMessages, wellFormedCalls } from '../support/traffic.ts';
 import { SessionHistory } from '../support/session-history.ts';
 import {
-  closeSession,
   newRequestId,
   notification,
-  openSession,
   postMcp,
   request,
   SPEC_URL,
@@ -54,14 +52,15 @@ export const accepted202 = rule({
     },
   },
   async provoke(ctx: CheckContext) {
-    const session: McpSession = await openSession(ctx, { sendInitialized: false });
-    try {
-      await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
-      await postMcp(ctx, notification('notifications/cancelled', { requestId: newRequestId('never-sent'), reason: 'apicert probe' }), { session, label: 'notifications/cancelled for an unknown request' });
-      await postMcp(ctx, { jsonrpc: '2.0', id: newRequestId('unsolicited'), result: {} }, { session, label: 'a JSON-RPC response' });
-    } finally {
-      await closeSession(ctx, session);
-    }
+    await withSession(
+      ctx,
+      async (session: McpSession) => {
+        await postMcp(ctx, notification('notifications/initialized'), { session, label: 'notifications/initialized' });
+        await postMcp(ctx, notification('notifications/cancelled', { requestId: newRequestId('never-sent'), reason: 'apicert probe' }), { session, label: 'notifications/cancelled for an unknown request' });
+        await postMcp(ctx, { jsonrpc: '2.0', id: newRequestId('unsolicited'), result: {} }, { session, label: 'a JSON-RPC response' });
+      },
+      { sendInitialized: false },
+    );
   },
 });
 

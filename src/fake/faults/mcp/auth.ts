@@ -4,4 +4,5 @@ import type { FaultDefinition } from '../types.ts';
 export const mcpAuthFaults = [
   { id: 'mcp.auth.challenge/no-challenge', description: 'an /mcp 401 carries no WWW-Authenticate header' },
   { id: 'mcp.auth.expired-401/expired-accepted', description: 'an expired token is served on /mcp like a valid one (a missing token is still answered 401)' },
+  { id: 'mcp.auth.expired-401/session-skips-auth', description: 'the /mcp token is checked only where no live session id comes: a request carrying one is served as its session\'s owner, with an expired token or none (initialize is still refused 401)' },
 ] as const satisfies readonly FaultDefinition[];

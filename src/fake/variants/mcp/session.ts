@@ -93,7 +93,17 @@ export const mcpSessionVariants = [
       section: 'Transports > Session Management',
       quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     },
-    excludes: ['mcp.session/no-sessions', 'mcp.session/kept-open'],
+    excludes: ['mcp.session/no-sessions', 'mcp.session/kept-open', 'mcp.session/ends-early'],
+  },
+  {
+    id: 'mcp.session/ends-early',
+    description: 'the server ends a session after it served 3 requests in it (a per-session quota), and answers every later request carrying its id 404 Not Found: the catalogue\'s session, and many a check\'s, end under them',
+    spec: {
+      document: 'mcp-2025-03-26',
+      section: 'Transports > Session Management',
+      quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
+    },
+    excludes: ['mcp.session/no-sessions', 'mcp.session/kept-open', 'mcp.session/ends-after-requests'],
   },
   {
     id: 'mcp.session/kept-open',
@@ -103,6 +113,6 @@ export const mcpSessionVariants = [
       section: 'Transports > Session Management',
       quote: 'The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.',
     },
-    excludes: ['mcp.session/no-sessions', 'mcp.session/ends-after-requests'],
+    excludes: ['mcp.session/no-sessions', 'mcp.session/ends-after-requests', 'mcp.session/ends-early'],
   },
 ] as const satisfies readonly VariantDefinition[];
