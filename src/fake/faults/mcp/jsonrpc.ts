@@ -37,5 +37,9 @@ export const mcpJsonrpcFaults = [
     description: 'an Mcp-Session-Id over 1024 characters crashes the server (HTTP 500)',
     alsoBreaks: { rules: ['mcp.jsonrpc.result-xor-error'], why: 'judged over the run\'s exchanges (src/runner/run-judgement.ts): the 500\'s JSON body answers a request and is no JSON-RPC 2.0 response' },
   },
-  { id: 'mcp.jsonrpc.generated.errors/long-method-served', description: 'a request whose method name is over 4096 characters is answered with an empty result instead of Method not found' },
+  {
+    id: 'mcp.jsonrpc.generated.errors/long-method-served',
+    description: 'a request whose method name is over 4096 characters is answered with an empty result instead of Method not found',
+    alsoBreaks: { rules: ['mcp.jsonrpc.method-not-found'], why: "judged over the run's exchanges (src/runner/run-judgement.ts), which keep each body up to 1 MiB: the generated request's unknown method answered with a result breaks that rule's sentence too" },
+  },
 ] as const satisfies readonly FaultDefinition[];
