@@ -8,19 +8,17 @@ import { parseJson } from '../../../util/json.ts';
 import { parseEventStreamBody, type BodyEvent } from './sse-body.ts';
 import { admitted, stopIfLimited } from '../../v8/support/limiter.ts';
 import { mediaTypeOf } from '../../../rule/media-type.ts';
+import { mcpEndpointOf } from '../../../profile/mcp-endpoint.ts';
 
 /** Where the gateway seed mounts MCP; a generic MCP server may mount it anywhere. */
-export const DEFAULT_MCP_PATH = '/mcp';
+export { DEFAULT_MCP_PATH } from '../../../profile/mcp-endpoint.ts';
 
 /**
  * The MCP endpoint every mcp rule sends to: fixtures.mcp.endpoint, else the target URL's path
  * when it has one, else `/mcp`.
  */
 export function mcpPath(ctx: CheckContext): string {
-  const configured = ctx.profile.fixtures.mcp.endpoint;
-  if (configured) return configured;
-  const { pathname } = new URL(ctx.profile.target);
-  return pathname !== '/' && pathname !== '' ? pathname : DEFAULT_MCP_PATH;
+  return mcpEndpointOf(ctx.profile);
 }
 
 export const SPEC_URL = {

@@ -9,27 +9,15 @@ import type { Credential, Profile } from '../../../profile/schema.ts';
 import { credentialIn, mediaType, pathOnly, type Exchange, type Judge } from '../../../rule/index.ts';
 import { bodyJson, bodyMissing, eventsOf, exchangeFact, isEventStream, journalFact, readerStoppedStream, requestJson } from '../../../traffic/read.ts';
 import { isRecord, parseJson } from '../../../util/json.ts';
-import { DEFAULT_MCP_PATH } from './session.ts';
+import { DEFAULT_MCP_PATH, mcpEndpointOf } from '../../../profile/mcp-endpoint.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
 
 export type Message = Record<string, unknown>;
 
-const endpoints = new WeakMap<Profile, string>();
 
-/** Where the MCP endpoint is mounted for the judgement: the profile's, as `mcpPath` reads it, else `/mcp`. */
+/** Where the MCP endpoint is mounted for the judgement: the profile's (mcpEndpointOf), else `/mcp`. */
 export function mcpEndpoint(j: Pick<Judge, 'profile'>): string {
-  const profile = j.profile;
-  if (!profile) return DEFAULT_MCP_PATH;
-  const configured = profile.fixtures.mcp.endpoint;
-  if (configured) return configured;
-  // Asked for every exchange of a recording: the target's URL is parsed once per profile.
-  let endpoint = endpoints.get(profile);
-  if (endpoint === undefined) {
-    const { pathname } = new URL(profile.target);
-    endpoint = pathname !== '/' && pathname !== '' ? pathname : DEFAULT_MCP_PATH;
-    endpoints.set(profile, endpoint);
-  }
-  return endpoint;
+  return j.profile ? mcpEndpointOf(j.profile) : DEFAULT_MCP_PATH;
 }
 
 /** Every POST to the MCP endpoint that was answered, in order. */
