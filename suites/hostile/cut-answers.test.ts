@@ -23,6 +23,7 @@ import { Inconclusive, judgeOwnExchanges, runJudgement, type Exchange } from '..
 import { embeddedProfile } from '../../src/fake/embedded-profile.ts';
 import { startFake, type RunningFake } from '../../src/fake/server.ts';
 import { v1Recording } from '../passive/v1-recording.ts';
+import { checkContextStub } from '../support/check-context-stub.ts';
 
 const BASE = 'https://fabric.example.com';
 const TOKEN = 'service_sk_cutanswers0123456789abcdef01';
@@ -60,20 +61,7 @@ describe('v1.execute.turn.stream on a stream cut before any event', () => {
   it('a shared provocation (hundreds of cases, each judged on its own) passes on its whole exchanges and says which it could not read, as judge-traffic of them does', () => {
     // Old code: inconclusive, so a deployment with ~1 MB unpaged listings, whose answers the check's bounded journal let go, left the generated rules inconclusive in certify and passed in judge-traffic.
     const observed: Array<[string, unknown]> = [];
-    const ctx = {
-      rule: { judgesTheRun: false },
-      profile: TURN_PROFILE,
-      http: { exchanges: [], record: () => 0 },
-      service: () => undefined,
-      check: (held: unknown) => Boolean(held),
-      observe: (subject: string, value: unknown) => observed.push([subject, value]),
-      inconclusive: (why: string) => {
-        throw new Inconclusive(why);
-      },
-      notApplicable: (why: string) => {
-        throw new Error(why);
-      },
-    };
+    const ctx = { ...checkContextStub({ observe: (subject, value) => observed.push([subject, value]) }), profile: TURN_PROFILE };
     const shared = journal([{ ...turn, ...whole }, { ...turn, ...cut }]);
     expect(() => judgeOwnExchanges(ctx as never, turnStream.judgement!, shared)).not.toThrow();
     expect(observed.find(([subject]) => subject.startsWith('exchanges not judged: apicert kept or read only a part'))?.[1]).toMatch(/^1: .*POST \/v1\/execute/);

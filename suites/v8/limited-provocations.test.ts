@@ -18,6 +18,7 @@ import { TIGHT_TIER } from '../../src/fake/v8/rate-limit.ts';
 import { defineRule, Inconclusive, judgeOwnExchanges, type Exchange, type Judgement, type RuleResult } from '../../src/rule/index.ts';
 import { certify } from '../../src/runner/certify.ts';
 import { modelProxy, type Hook, type ModelProxy } from '../harness/model-proxy.ts';
+import { checkContextStub } from '../support/check-context-stub.ts';
 
 let running: Array<RunningFake | ModelProxy> = [];
 afterEach(async () => {
@@ -70,20 +71,7 @@ describe('a rule of the whole run whose own setup the limiter stopped', () => {
     const stop = new Inconclusive('the limiter stopped the setup');
     const base = { surface: 'v8' as const, title: 't', level: 'required' as const, destructive: 'read' as const, spec: { document: 'v8-integration-gateway.md' as const, section: 'Limits', quote: 'q' } };
     const provoke = () => Promise.reject(stop);
-    const ctx = (judgesTheRun: boolean) => ({
-      rule: { judgesTheRun },
-      profile: undefined,
-      http: { exchanges: [], record: () => 0 },
-      service: () => ({ exchanges: [] }),
-      check: (held: unknown) => Boolean(held),
-      observe: () => undefined,
-      inconclusive: (why: string) => {
-        throw new Inconclusive(why);
-      },
-      notApplicable: (why: string) => {
-        throw new Error(why);
-      },
-    });
+    const ctx = (judgesTheRun: boolean) => checkContextStub({ judgesTheRun, runJournal: { exchanges: [] } });
     const whole = defineRule({ ...base, id: 'v8.test.whole-run', judgesTheRun: true, judgement: nothing, provoke });
     await expect(whole.check(ctx(true) as never)).rejects.toBe(stop);
     const own = defineRule({ ...base, id: 'v8.test.own', judgement: nothing, provoke });
@@ -130,20 +118,7 @@ describe('"setup failed" when the limiter refused some of the check’s requests
   it('names the limiter', () => {
     const answered = (index: number, status: number): Exchange => ({ index, method: 'GET', path: '/v8/coverage', url: 'http://x/v8/coverage', requestHeaders: {}, status, responseHeaders: {} }) as Exchange;
     const own = [answered(0, 200), answered(1, 429)];
-    const ctx = {
-      rule: { judgesTheRun: false },
-      profile: undefined,
-      http: { exchanges: own, record: () => 0 },
-      service: () => undefined,
-      check: (held: unknown) => Boolean(held),
-      observe: () => undefined,
-      inconclusive: (why: string) => {
-        throw new Inconclusive(why);
-      },
-      notApplicable: (why: string) => {
-        throw new Error(why);
-      },
-    };
+    const ctx = checkContextStub({ exchanges: own });
     // Old code: "setup failed: the check's requests produced no exchange this rule judges (a read)", nothing of the 429.
     expect(() => judgeOwnExchanges(ctx as never, { record: 'a read', judge: () => undefined })).toThrow(/^setup failed: .*\(a read\); the rate limiter refused 1 of the 2 requests it sent \(answered 429\)/);
   });
