@@ -20,7 +20,7 @@ import { mediaType, pathOnly, Untestable, type CheckContext, type Exchange, type
 import { bodyJson, bodyMissing, conditionalForm, dataOf, eventsOf, journalFact, oversizedHead } from '../../traffic/read.ts';
 import { sharingKeysInFlight } from '../../traffic/shared-keys.ts';
 import { firstNaming, type TraceNaming } from '../../traffic/trace-naming.ts';
-import { eventData, eventKind } from '../v1/support/fabric.ts';
+import { eventData, eventKind, terminalKindsOf } from '../v1/support/fabric.ts';
 import { pastIndexBound } from '../v8/support/traffic.ts';
 import { TRACE_INDEX_BOUND_MS } from '../v8/support/read.ts';
 import { readPath } from '../v1/runs/approve.ts';
@@ -175,8 +175,14 @@ interface Seen {
   keys: Set<string>;
   /** Exchanges whose key (by principal and endpoint) another one carried while they were in flight: either may have been taken first. */
   inFlight: ReadonlySet<Exchange>;
-  /** /v1 runs whose stream showed the approval event (fixtures.v1.approval) and no approve took yet: their action_digest. */
+  /** /v1 runs last shown parked: their stream showed the approval event (fixtures.v1.approval) and nothing since moved them on (`learnParked`); their action_digest. */
   parked: Map<string, string>;
+  /** The approval event (`approvalKey`) that parked each run of `parked`. */
+  parkedBy: Map<string, string>;
+  /** Per run, the approval events an approve answered 2xx for: a stream read from its start shows them again, though the run left them. */
+  approved: Map<string, Set<string>>;
+  /** /v1 runs a cancel was sent to: whatever their streams show again, they are not known parked any more. */
+  cancelled: Set<string>;
   /** The journal walked and the place in it of the exchange judged: a /v8 trace's naming stream is read from there (`firstNaming`). */
   journal: readonly Exchange[];
   at: number;
@@ -199,9 +205,10 @@ function learn(seen: Seen, ex: Exchange, sent: SentRequest, keys: readonly strin
   for (const key of keys) seen.keys.add(key);
   // What the request wrote is the client's whatever the answer: read before the answer, so the answer's own echo of it hands out nothing.
   if (sent.body !== undefined && surfaceOfPath(sent.path) !== 'mcp') writtenIn(bodyJson(ex, 'request', sent.body), seen);
+  // Any approve or cancel sent may have moved a parked run on, refused or not: read before the status.
+  learnParked(seen, ex, facts);
   const status = ex.status ?? 0;
   if (status < 200 || status >= 300) return;
-  learnParked(seen, ex, facts);
   if (sent.path.split('?', 1)[0] === '/mcp') {
     const session = ex.responseHeaders['mcp-session-id'];
     if (session !== undefined) seen.sessions.add(session);
@@ -240,17 +247,71 @@ function namingStream(seen: Seen, credentials: readonly Credential[], id: string
   return firstNaming(seen.journal, id, seen.at, counts)?.stream;
 }
 
-/** A /v1 run parks when its stream shows the approval event the profile names; an approve it took un-parks it. */
+/**
+ * A /v1 run parks when its stream (answered 2xx) shows the approval event the profile names, and it
+ * is last shown parked until a cancel is sent to it, or an approve it took or one it refused though
+ * the body was a decision (a refused approve may end the run: "Transitions: not shown."; a body that is
+ * no ApproveRequest is refused as such), or its stream shows it ended. An approve that took (2xx)
+ * answered that approval event for good, and a cancel sent may have ended the run: a later read of
+ * the stream from its start shows the event again, but the run is no longer known parked, and what an
+ * approve to it is answered then is not shown.
+ */
 function learnParked(seen: Seen, ex: Exchange, facts: Facts): void {
-  const run = /^\/v1\/runs\/([^/]+)\/(events|approve)$/.exec(pathOnly(ex));
+  const run = /^\/v1\/runs\/([^/]+)\/(events|approve|cancel)$/.exec(pathOnly(ex));
   if (!run || !facts.approval) return;
   const id = safeDecode(run[1]!);
-  if (run[2] === 'approve') return void seen.parked.delete(id);
-  for (const e of eventsOf(ex) ?? []) {
-    if (eventKind(e) !== facts.approval.event) continue;
-    const digest = readPath(eventData(e), facts.approval.digestField);
-    if (typeof digest === 'string' && digest !== '') seen.parked.set(id, digest);
+  if (run[2] === 'cancel') {
+    // A cancel sent may have ended the run (what cancel answers is not shown): it is no longer known parked.
+    seen.cancelled.add(id);
+    seen.parked.delete(id);
+    seen.parkedBy.delete(id);
+    return;
   }
+  if (run[2] === 'approve') {
+    const by = seen.parkedBy.get(id);
+    const took = ex.status !== undefined && ex.status >= 200 && ex.status < 300;
+    if (!took && (ex.requestBody === undefined || !isDecision(bodyJson(ex, 'request', ex.requestBody)))) return;
+    if (by !== undefined && took) seen.approved.set(id, (seen.approved.get(id) ?? new Set()).add(by));
+    seen.parked.delete(id);
+    seen.parkedBy.delete(id);
+    return;
+  }
+  if (seen.cancelled.has(id) || ex.status === undefined || ex.status < 200 || ex.status >= 300) return;
+  let last: { digest: string; key: string } | undefined;
+  let ended = false;
+  for (const e of eventsOf(ex) ?? []) {
+    const kind = eventKind(e);
+    if (kind !== undefined && facts.terminal?.has(kind)) {
+      ended = true;
+      last = undefined;
+      continue;
+    }
+    if (kind !== facts.approval.event) continue;
+    const digest = readPath(eventData(e), facts.approval.digestField);
+    if (typeof digest !== 'string' || digest === '') continue;
+    const key = approvalKey(e, digest);
+    last = seen.approved.get(id)?.has(key) ? undefined : { digest, key };
+  }
+  if (last !== undefined) {
+    seen.parked.set(id, last.digest);
+    seen.parkedBy.set(id, last.key);
+  } else if (ended) {
+    seen.parked.delete(id);
+    seen.parkedBy.delete(id);
+  }
+}
+
+/**
+ * A body that is a decision (ApproveRequest's two members, strings, and nothing else): its refusal may
+ * have been the run's answer to it. One the request's shape refuses (a wrong type, an extra member) left the run as it was.
+ */
+function isDecision(body: unknown): boolean {
+  return isRecord(body) && Object.keys(body).length === 2 && typeof body.action_digest === 'string' && typeof body.decision === 'string';
+}
+
+/** An approval event's identity across reads of its stream: its SSE id (a resume's cursor) and the digest it shows. */
+function approvalKey(e: { id?: string }, digest: string): string {
+  return `${e.id ?? ''}\n${digest}`;
 }
 
 const TURN_KEY = /"(?:requestId|idempotencyKey)"\s*:\s*"([^"]{1,256})"/y;
@@ -325,6 +386,8 @@ export interface Facts {
   fixtureText?: string;
   /** Where a parked /v1 run shows its action_digest, and the decision that approves it (fixtures.v1.approval). */
   approval?: { event: string; digestField: string; approveDecision: string };
+  /** The kinds that end a /v1 run's stream (request.cancelled and fixtures.v1.terminalEvents): a run shown ended is parked no more. */
+  terminal?: ReadonlySet<string>;
   publicReceiverUrl?: string;
   /**
    * The journal is a window of the deployment's traffic (a recording, the proxy's live batches), not
@@ -343,6 +406,7 @@ export function factsOf(profile: Profile | undefined, surface: EndpointSurface |
   if (receiver) facts.publicReceiverUrl = receiver;
   const approval = profile.fixtures.v1.approval;
   if (approval) facts.approval = { event: approval.event, digestField: approval.digestField, approveDecision: approval.approveDecision };
+  facts.terminal = terminalKindsOf(profile);
   return facts;
 }
 
@@ -583,7 +647,7 @@ function judgeSurface(exchanges: readonly Exchange[], profile: Profile | undefin
     requests.push([at, sent, keysOf(sent, facts.credentials)]);
   }
   const inFlight = sharingKeysInFlight(requests.filter(([, , keys]) => keys.length > 0).map(([at, , keys]) => [exchanges[at]!, keys] as const));
-  const seen: Seen = { named: new Map(), shown: new Set(), written: new Set(), sessions: new Set(), initialized: new Set(), keys: new Set(), inFlight, parked: new Map(), readable: new Set(), journal: exchanges, at: 0, mcpPath: endpoint };
+  const seen: Seen = { named: new Map(), shown: new Set(), written: new Set(), sessions: new Set(), initialized: new Set(), keys: new Set(), inFlight, parked: new Map(), parkedBy: new Map(), approved: new Map(), cancelled: new Set(), readable: new Set(), journal: exchanges, at: 0, mcpPath: endpoint };
   const judged: JudgedExchange[] = [];
   for (const [at, sent, keys] of requests) {
     const ex = exchanges[at]!;

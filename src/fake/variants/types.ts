@@ -23,4 +23,10 @@ export interface VariantDefinition {
    * untestable, saying so, which is the honest verdict; a pass would have judged nothing.
    */
   leavesUntestable?: string;
+  /**
+   * Phrases of the reasons of rules this choice leaves unable to observe what they need, as transport
+   * trouble would (a stream held back until it ends shows no run in flight or parked before it ends):
+   * those rules are inconclusive, saying so, never passed on nothing nor failed.
+   */
+  leavesInconclusive?: readonly string[];
 }

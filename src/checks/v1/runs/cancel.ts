@@ -1,10 +1,10 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
-import { type Exchange, section } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
 import { endedStream, eventsOf, idAfter, operation, parsedAs, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { callerOf, kindOf, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
-import { followRun, primaryKey, problemCode, runPath, startRun } from '../support/fabric.ts';
+import { eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
 import { parkedRun, postApprove } from './approve.ts';
 import { withIssuedRun } from './get.ts';
 
@@ -71,15 +71,55 @@ export const cancelTerminalEvent = rule({
   },
   async provoke(ctx) {
     const runId = await startRun(ctx, 'long');
-    // Shows the run in flight: its first event, then the reader lets go.
-    await followRun(ctx, runId, { label: 'the run in flight', maxMs: 3_000, onEvent: () => 'disconnect' });
+    const read = await readInFlight(ctx, runId);
     const res = await ctx.http.send({ method: 'POST', path: runPath(runId, '/cancel'), credential: primaryKey(ctx), label: 'cancel the run' });
-    // Only the provoker knows the run is in flight: a refused cancel of it is the provocation's own verdict.
-    if (res.status < 200 || res.status >= 300) ctx.fail(`cancelling a run in flight answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
+    // Only the provoker knows the run is in flight (its read showed an event and no end): a refused cancel of it is the provocation's own verdict.
+    if (res.status < 200 || res.status >= 300) ctx.fail(`cancelling a run in flight (its stream showed ${kindsText(read)}) answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
     ctx.observe('cancel response', openObject.safeParse(res.json).success ? res.json : null);
     await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000, awaitClose: true });
   },
 });
+
+/** How long the read before the cancel goes on after the run's first event: what came in the same burst is read too. */
+const BURST_MS = 250;
+/** How long the read before the cancel waits for the run's first event once the stream's head came. */
+const FIRST_EVENT_MS = 3_000;
+
+/**
+ * Reads the run's stream until it shows the run in flight (an event, none terminal), and returns the
+ * kinds it read; inconclusive when it shows no such thing. A deployment may write an event stream
+ * whole when it ends (an ETag middleware hashing the body, a buffering proxy): its first event then
+ * arrives with the run's end, which the read keeps reading for BURST_MS after the first event, so a
+ * run that had already ended is never cancelled "in flight".
+ */
+async function readInFlight(ctx: CheckContext, runId: string): Promise<string[]> {
+  const terminal = terminalKinds(ctx);
+  const started = performance.now();
+  const stream = await ctx.http.stream({
+    method: 'GET',
+    path: runPath(runId, '/events'),
+    credential: primaryKey(ctx),
+    label: 'the run in flight',
+    maxMs: FIRST_EVENT_MS,
+    graceMs: BURST_MS,
+    // 'terminal' at the first event starts the reader's BURST_MS bound (it is no terminal event); a terminal event ends the read.
+    onEvent: (e, seen) => (terminal.has(eventKind(e) ?? '') ? 'disconnect' : seen.length === 1 ? 'terminal' : 'continue'),
+  });
+  const took = Math.round(performance.now() - started);
+  if (stream.status !== 200) ctx.inconclusive(`setup failed: the read of the run before the cancel answered ${stream.status}`);
+  const kinds = stream.events.map((e) => eventKind(e) ?? '(no kind)');
+  if (kinds.length === 0) ctx.inconclusive(`the read of the run before the cancel showed no event (${stream.end} after ${took} ms), so the run was never shown in flight and no cancel was sent`);
+  const end = kinds.find((k) => terminal.has(k));
+  if (end !== undefined) {
+    ctx.inconclusive(`the read of the run before the cancel showed it ended: ${kindsText(kinds)} (after ${took} ms), so no cancel of it in flight could be sent. A deployment that writes an event stream whole when it ends (an ETag middleware, a buffering proxy) never shows a run in flight; one that streams shows it only while fixtures.v1.tasks.long runs`);
+  }
+  return kinds;
+}
+
+/** The kinds a read showed, its first and last few when it showed many. */
+function kindsText(kinds: readonly string[]): string {
+  return kinds.length <= 6 ? kinds.join(', ') : `${kinds.slice(0, 3).join(', ')}, … ${kinds.slice(-2).join(', ')} (${kinds.length} events)`;
+}
 
 export const cancelNotRollback = rule({
   id: 'v1.runs.cancel.not-rollback',

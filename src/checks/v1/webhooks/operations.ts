@@ -130,7 +130,7 @@ async function searchPages(ctx: CheckContext, query: string, form: string, wante
  * event goes to every endpoint of the tenant): the plain listing first, then filtered by run_id,
  * each followed page by page.
  */
-async function findDelivery(ctx: CheckContext, runId: string, also: Array<string | undefined> = [], options: { runInItem?: boolean } = {}): Promise<Found> {
+export async function findDelivery(ctx: CheckContext, runId: string, also: Array<string | undefined> = [], options: { runInItem?: boolean } = {}): Promise<Found> {
   const wanted = [...(options.runInItem === false ? [] : [runId]), ...also.filter((v): v is string => v !== undefined)];
   const plain = await searchPages(ctx, '', '', wanted);
   if (plain.item) return plain;

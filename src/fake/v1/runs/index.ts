@@ -107,6 +107,11 @@ async function approve(surface: V1Surface, r: RouteRequest): Promise<void> {
 }
 
 function notParked({ fake, v1 }: V1Surface, r: RouteRequest, run: Run): void {
+  // "Mapping of each `code` to an HTTP status: not shown.": under the variant a state refusal is a 422.
+  if (fake.variants.has('v1.runs/not-parked-422')) {
+    v1.problem(r.res, 422, 'invalid_request', { detail: `The run is ${stateName(fake, run.state)}, not parked awaiting approval.`, retryable: false });
+    return;
+  }
   v1.problem(r.res, 409, 'conflict', { detail: `The run is ${stateName(fake, run.state)}, not parked awaiting approval.`, retryable: false });
 }
 

@@ -88,12 +88,30 @@ function writeEvent(fake: FakeContext, res: ServerResponse, e: RunEvent, read: R
   res.write(sseFrame({ ...event, data: text, ...(id === undefined ? {} : { id }) }, fake.variants.has('v1.runs/sse-framing')));
 }
 
+/** Keeps every write of `res` until `release`, which sends them as one (unless the reader has gone). */
+function holdWrites(res: ServerResponse): { release(): void } {
+  const write = res.write.bind(res) as (chunk: Buffer) => boolean;
+  const held: Buffer[] = [];
+  res.write = ((chunk: string | Buffer) => {
+    held.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
+    return true;
+  }) as typeof res.write;
+  return {
+    release() {
+      if (held.length > 0 && !res.destroyed && !res.writableEnded) write(Buffer.concat(held));
+      held.length = 0;
+    },
+  };
+}
+
 /** Streams a run's events after `after` until its terminal event. */
 export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, run: Run, after: number, options: PipeOptions = {}): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  // A parked run may have nothing to send yet; the reader still gets its headers now.
-  res.flushHeaders();
   const { variants } = fake;
+  // Under the variant the answer leaves whole when the stream ends, its head with it (as behind an ETag middleware).
+  const whole = variants.has('v1.runs/buffered-streams') ? holdWrites(res) : undefined;
+  // A parked run may have nothing to send yet; the reader still gets its headers now.
+  if (!whole) res.flushHeaders();
   sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('v1.runs/crlf-line-endings'), cr: variants.has('v1.runs/cr-line-endings'), split: variants.has('v1.runs/split-writes') }));
   let ended = false;
   const end = () => {
@@ -101,6 +119,7 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     ended = true;
     run.listeners.delete(write);
     unregister();
+    whole?.release();
     res.end();
   };
   const skipped = crowdSkips(fake, run, after, options.reader ?? false);

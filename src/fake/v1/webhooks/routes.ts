@@ -76,8 +76,16 @@ interface WebhookSurface {
  * `event_types` an extra property the request allows, so its value is never judged (`event_types: 5` is taken).
  */
 function readFields(fake: FakeContext, value: unknown): unknown {
-  if (!fake.variants.has('v1.webhooks/events-filter') || !isRecord(value) || !('event_types' in value)) return value;
-  const { event_types: _extra, ...rest } = value;
+  const read = anyDescription(fake, value);
+  if (!fake.variants.has('v1.webhooks/events-filter') || !isRecord(read) || !('event_types' in read)) return read;
+  const { event_types: _extra, ...rest } = read;
+  return rest;
+}
+
+/** Under `v1.webhooks/description-any-type` a description that is no string is taken, unread: a label the fake need not interpret. */
+function anyDescription(fake: FakeContext, value: unknown): unknown {
+  if (!fake.variants.has('v1.webhooks/description-any-type') || !isRecord(value) || !('description' in value) || typeof value.description === 'string') return value;
+  const { description: _label, ...rest } = value;
   return rest;
 }
 

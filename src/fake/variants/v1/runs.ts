@@ -127,4 +127,16 @@ export const v1RunsVariants = [
     description: 'the run resource and the usage answer write their date-times with `Z` (no field is declared a Timestamp, and the embedded profile declares none), and the run resource carries an `output` holding date-times of its own',
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the run resource returned by `GET /v1/runs/{id}`: not shown.' },
   },
+  {
+    id: 'v1.runs/buffered-streams',
+    description: 'every /v1 event stream (turn-mode POST /v1/execute and GET /v1/runs/{id}/events) is written whole, its head with it, when it ends, as behind an ETag middleware that hashes the body: a run read in flight arrives only once it has ended, and a parked run\'s stream only once it leaves the parked state',
+    spec: { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' },
+    // The cancel's read shows the run ended, and the approve rules' reads of a parked run get no head until it leaves the parked state.
+    leavesInconclusive: ['the read of the run before the cancel showed it ended', 'UND_ERR_HEADERS_TIMEOUT: no response headers'],
+  },
+  {
+    id: 'v1.runs/not-parked-422',
+    description: 'an approve to a run that is not parked awaiting approval (in flight, already approved, finished) is refused 422 invalid_request, not 409 conflict',
+    spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
 ] as const satisfies readonly VariantDefinition[];

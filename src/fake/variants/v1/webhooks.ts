@@ -94,4 +94,9 @@ export const v1WebhooksVariants = [
     spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Fields of the registered endpoint record beyond `signing_secret`: not shown.' },
     leavesUntestable: 'no endpoint id in its creation response',
   },
+  {
+    id: 'v1.webhooks/description-any-type',
+    description: 'a registration whose description is not a string (a number, an object, null) is taken (201), the description unread; the fake refuses one by default (400 invalid_request)',
+    spec: { document: DOC, section: 'Resources and their fields > Run, usage and webhook endpoint records', quote: 'Webhook endpoint creation request fields as used in practice: `url` (string, HTTPS, required), `event_types` (array of string), `description` (string).' },
+  },
 ] as const satisfies readonly VariantDefinition[];
