@@ -83,6 +83,9 @@ describe('live findings a later exchange decides (audit 92 D2)', () => {
       const signal = { signal: 'apicert.approve', payload: { ok: true } };
       await go('POST', `/v8/missions/${runId}/signals`, signal, 'a92-live-signal-0001');
       await go('POST', `/v8/missions/${runId}/signals`, signal, 'a92-live-signal-0001');
+      // As the rule's provocation does: the 409 fails only against a read that surely began after the replay ended (a
+      // clock grain apart); sent at once, on a busy machine (CI of e4c1fe2) it did not, and the rule judged nothing.
+      await new Promise((resolve) => setTimeout(resolve, 20));
       await go('GET', `/v8/missions/${runId}`);
     });
     const rule = 'v8.missions.signals.replay';
