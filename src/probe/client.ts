@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
-import { Journal, rawForm, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
+import { Journal, linkCopy, rawForm, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
 import { CloseGraceExpired } from './stream-stop.ts';
@@ -128,7 +128,7 @@ export class ProbeClient implements Http {
     this.journal.complete(exchange, update);
     if (!this.options.runJournal || own) return;
     const { evidence: _own, index: _at, ...copy } = exchange;
-    this.options.runJournal.add(copy);
+    linkCopy(this.options.runJournal.add(copy), exchange);
   }
 
   /** Opens the journal's exchange of a request as sent; its answer is filled in by `finish`. */

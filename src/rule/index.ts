@@ -5,7 +5,7 @@
 export type { CheckContext, Decider, PropertyOptions, ServiceKey, TargetInfo } from './context.ts';
 export { RUN_MEMO, serviceKey } from './context.ts';
 export { defineRule, section, type RuleBody, type RuleDeclaration, type SectionDefaults } from './define.ts';
-export { CHECK_JOURNAL_LIMITS, isLatin1, Journal, keptBytes, mediaType, pathOnly, type Exchange, type JournalLimits, type MissingPart } from './journal.ts';
+export { CHECK_JOURNAL_LIMITS, isLatin1, Journal, keptBytes, linkCopy, originalOf, mediaType, pathOnly, type Exchange, type JournalLimits, type MissingPart } from './journal.ts';
 export { credentialIn, cutShort, evidenceOfJournal, judgedRun, readerStopped, unreadParts, judgeOwnExchanges, lackingReason, RUN_JOURNAL, runJudgement, type Secret, type Judge, type JudgeOptions, type Judgement, type JudgementRun, type ShowExchange } from './judgement.ts';
 export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, RawRequest, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
 export { rawForm } from './exchange.ts';

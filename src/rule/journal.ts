@@ -233,6 +233,18 @@ export class Journal {
  */
 export const EXCHANGE_FACTS = Symbol('exchange facts');
 
+const copiedFrom = new WeakMap<Exchange, Exchange>();
+
+/** Links the run journal's copy of an exchange to the check's own, whose evidence that check recorded. */
+export function linkCopy(copy: Exchange, original: Exchange): void {
+  copiedFrom.set(copy, original);
+}
+
+/** The check's own exchange a run journal's copy was made from, if any. */
+export function originalOf(copy: Exchange): Exchange | undefined {
+  return copiedFrom.get(copy);
+}
+
 /** Forgets what was worked out from `ex`: its bodies just changed. */
 function forgetFacts(ex: Exchange): void {
   delete (ex as { [EXCHANGE_FACTS]?: unknown })[EXCHANGE_FACTS];

@@ -15,7 +15,7 @@
 import type { Credential, Profile } from '../profile/schema.ts';
 import { serviceKey, type CheckContext } from './context.ts';
 import type { EvidenceEntry } from './exchange.ts';
-import type { Exchange, Journal, MissingPart } from './journal.ts';
+import { originalOf, type Exchange, type Journal, type MissingPart } from './journal.ts';
 import { CheckFailure, Inconclusive, Untestable } from './outcome.ts';
 import type { Prerequisite } from './prerequisite.ts';
 
@@ -286,7 +286,13 @@ export function judgeOwnExchanges(ctx: CheckContext, judgement: Judgement, share
   let shown = false;
   // A shared run has thousands of exchanges: the first one and every failing one are shown.
   const showShared = (ex: Exchange, always: boolean) => (always || !shown ? ((shown = true), ctx.http.record(evidenceOfJournal(ex))) : undefined);
-  const show = shared ? showShared : run ? (ex: Exchange) => ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
+  // A rule of the whole run shows its own check's exchanges as that check recorded them (their labels), the others' from the run's journal.
+  const checks = run ? new Set(ctx.http.exchanges) : undefined;
+  const ownEvidence = (ex: Exchange) => {
+    const original = originalOf(ex);
+    return original !== undefined && checks!.has(original) ? original.evidence : undefined;
+  };
+  const show = shared ? showShared : run ? (ex: Exchange) => ownEvidence(ex) ?? ex.evidence ?? ctx.http.record(evidenceOfJournal(ex)) : undefined;
   // A shared provocation (the generated and catalogue runs: hundreds of cases, each judged on its own) is a sample, as the run's journal is and as judge-traffic reads the same exchanges: an answer its bounded journal let go, or one cut short, leaves that case unjudged, not the rule.
   const options: JudgeOptions = { source: 'active', profile: ctx.profile, name, sample: run !== undefined || shared !== undefined, ...(show ? { show } : {}) };
   if (stopped !== undefined) {

@@ -23,9 +23,12 @@ afterEach(async () => {
   proxy = undefined;
 });
 
-/** [fault, the rule whose check sends the traffic that shows it, the rule the fault breaks, its reason]. */
+/**
+ * [fault, the rule whose check sends the traffic that shows it, the rule the fault breaks, its reason]. The
+ * judged rules judge their own check's exchanges first (v8.contract.version-header, a rule of the whole run,
+ * judges every exchange in its own check: the last test).
+ */
 const CASES: ReadonlyArray<readonly [FaultId, string, string, RegExp]> = [
-  ['v8.contract.version-header/missing-on-read-surfaces', 'v8.coverage.shape', 'v8.contract.version-header', /x-service-contract-version/i],
   ['v8.errors.problem-shape/plain-json-on-read-surfaces', 'v8.memory.query.bounds', 'v8.errors.problem-shape', /problem/i],
 ];
 
@@ -77,11 +80,12 @@ describe("the run's judgement", () => {
     expect(revised).toEqual([]);
   }, 120_000);
 
-  it('judges a rule whose own check was stopped (the limiter refused its setup) over the run too: a failing case still fails', async () => {
+  it('judges a rule whose own check met the limiter (every request of it refused 429) over the run too: a failing case still fails', async () => {
     const [fault, other, judged] = CASES[0]!;
     const running = (fake = await startFake({}));
     let limited = false;
-    const refused = { status: 429, headers: { 'retry-after': '0', 'x-service-contract-version': 'service-integration-gateway-v8.1' }, json: { type: 'about:blank', title: 'rate limited', status: 429 } };
+    // A refusal the rule itself passes (a whole v8 problem), so only the other check's exchanges can fail it.
+    const refused = { status: 429, headers: { 'content-type': 'application/problem+json', 'retry-after': '0', 'x-service-contract-version': 'service-integration-gateway-v8.1' }, json: { type: 'about:blank', title: 'rate limited', status: 429, detail: 'too many requests', code: 'rate_limited', requestId: '0190a8f0-1c2d-7e3f-8a4b-5c6d7e8f9a0b' } };
     proxy = await modelProxy(running.baseUrl, () => (limited ? { answer: refused } : undefined));
     const embedded = embeddedProfile(running);
     const { results } = await certify({
@@ -99,7 +103,22 @@ describe("the run's judgement", () => {
     });
     const result = results.find((r) => r.rule.id === judged)!;
     expect(result.verdict, result.reason).toBe('fail');
-    expect(result.reason).toMatch(/^judged over every exchange of the run \(its own check ended inconclusive: /);
+    // problem-shape judges the limiter's 429 problems themselves (its own check passes on them); a rule of the whole
+    // run whose setup the limiter stopped is suites/v8/limited-provocations.test.ts's.
+    expect(result.reason).toMatch(/^judged over every exchange of the run \(its own check/);
+    expect(result.reason).toMatch(/problem/i);
+  }, 120_000);
+
+  it('a rule of the whole run (v8.contract.version-header) judges the other checks\' exchanges in its own check, its own requests shown as its check recorded them', async () => {
+    const { results, revised, told } = await runWithFaultDuring('v8.contract.version-header/missing-on-read-surfaces', 'v8.coverage.shape', 'v8.contract.version-header');
+    const result = results.find((r) => r.rule.id === 'v8.contract.version-header')!;
+    // Failed at once, by its own judgement over the run: never told passed, never revised.
+    expect(told.find((r) => r.rule.id === result.rule.id)?.verdict).toBe('fail');
+    expect(revised).toEqual([]);
     expect(result.reason).toMatch(/x-service-contract-version/i);
+    const at = result.cases[0]!.exchange!;
+    expect(result.evidence[at]!.label).toMatch(/exchange of another rule's check/);
+    // Its own check's exchanges keep the labels that check gave them.
+    expect(result.evidence.some((e) => !/exchange of another rule's check/.test(e.label ?? ''))).toBe(true);
   }, 120_000);
 });
