@@ -141,6 +141,16 @@ function walk(schema: z.ZodType, value: unknown, path: Segment[], coerced: Segme
   return v;
 }
 
+/**
+ * A body judged as ajv's coercion reads it: `parsed` is `parse` of the body so read, and `open` says
+ * that only a coercion of a value of another JSON type made it valid, so no answer is owed to it.
+ */
+export function parsedAsAjvReads<P extends { success: boolean }>(schema: z.ZodType, body: unknown, parse: (value: unknown) => P): { read: AjvReading; parsed: P; open: boolean } {
+  const read = readAsAjv(schema, body);
+  const parsed = parse(read.value);
+  return { read, parsed, open: parsed.success && read.coerced.length > 0 };
+}
+
 /** `value` as ajv's `coerceTypes: 'array'` reads it against `schema`, and where it coerced. */
 export function readAsAjv(schema: z.ZodType, value: unknown): AjvReading {
   const coerced: Segment[][] = [];

@@ -3,7 +3,7 @@ import { type CheckContext, judgedRun, type Judgement, section } from '../../../
 import type { z } from 'zod';
 import { capabilitySearchRequest, capabilitySearchResponse } from '../../../contract/v8/capabilities.ts';
 import { issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
-import { readAsAjv } from '../../../contract/coercion.ts';
+import { parsedAsAjvReads } from '../../../contract/coercion.ts';
 import { isRecord } from '../../../util/json.ts';
 import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, withCallersOn } from '../support/traffic.ts';
 import { capabilitySearchBody, searchCapabilities } from '../support/read.ts';
@@ -73,9 +73,8 @@ const validationJudgement: Judgement = {
       if (!isRecord(body) || 'principalId' in body) return;
       // "`400`" names no wrong-type cause: a search valid once ajv's coercion (Fastify's default) reads 42 as "42" is open;
       // one still past a bound so read (null, read as "") is refused either way.
-      const read = readAsAjv(capabilitySearchRequest, body);
-      const parsed = parsedAs(capabilitySearchRequest, read.value);
-      if (parsed.success && read.coerced.length > 0) return void leniently.push(ex.status!);
+      const { parsed, open } = parsedAsAjvReads(capabilitySearchRequest, body, (value) => parsedAs(capabilitySearchRequest, value));
+      if (open) return void leniently.push(ex.status!);
       // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
       if (parsed.success) {
         if (!mayBeRefused(ex, body)) j.check(ex, ex.status === 200, `a search inside every bound answered ${ex.status}, expected 200`);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type CheckContext, credentialIn, type Exchange, type Judge, judgedRun, type Judgement, section } from '../../../rule/index.ts';
 import { MEMORY_BOUNDS, memoryQueryRequest, memoryResponse } from '../../../contract/v8/memory.ts';
 import { answerJson, issuesOf, operation, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
-import { readAsAjv } from '../../../contract/coercion.ts';
+import { parsedAsAjvReads } from '../../../contract/coercion.ts';
 import { isRecord } from '../../../util/json.ts';
 import { judgePrincipalInBody, judgeReadAnswers, mayBeRefused, primaryPrincipal, withCallersOn } from '../support/traffic.ts';
 import { memoryBase, queryMemory } from '../support/read.ts';
@@ -121,10 +121,9 @@ const boundsJudgement: Judgement = {
     eachMemoryQuery(j, (ex, body, permitted) => {
       // The error table names no wrong-type cause: a query valid once ajv's coercion (Fastify's default) reads "x" as ["x"] or 7 as "7" is open;
       // one still past a bound so read (null for queryText, read as "") is refused either way.
-      const read = readAsAjv(memoryQueryRequest, body);
-      const parsed = parsedAs(memoryQueryRequest, read.value);
+      const { parsed, open } = parsedAsAjvReads(memoryQueryRequest, body, (value) => parsedAs(memoryQueryRequest, value));
       const valid = parsed.success;
-      if (valid && read.coerced.length > 0) return void leniently.push(ex.status!);
+      if (open) return void leniently.push(ex.status!);
       // A body inside every bound that a legal deployment may still refuse (a NUL, a lone surrogate) is held to no answer.
       if (valid && mayBeRefused(ex, body)) return;
       // A purpose the principal may not use is refused (403), and the seed does not order 400 and 403 for a purpose that is also out of bounds.

@@ -6,7 +6,7 @@ import { createMissionRequest, missionProjection, resourceBudget } from '../../.
 import { answerJson, bodyJson, exchangesOf, hasWholeBody, issuesOf, journalFact, openRequestForm, parsedAs, requestBodyMissing, requestJson } from '../../../traffic/read.ts';
 import { sharesKeyInFlight } from '../../../traffic/shared-keys.ts';
 import { isRecord, noParserReads } from '../../../util/json.ts';
-import { readAsAjv } from '../../../contract/coercion.ts';
+import { parsedAsAjvReads } from '../../../contract/coercion.ts';
 import { safeIntegerBound } from '../../generated/expectation.ts';
 import { fixture, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
 import { Callers, callerOf, judgeJsonMediaType, mayBeRefused } from '../support/traffic.ts';
@@ -172,9 +172,8 @@ const budgetBoundsJudgement: Judgement = {
       if (!isRecord(body) || !isRecord(body.goalSpec) || typeof body.goalSpec.task !== 'string' || !isRecord(budget)) return;
       // The error table names no wrong-type cause: a budget valid once ajv's coercion (Fastify's default) reads "3" as 3 or true as 1 is open;
       // one still out of range so read (null or "0" for maximumSteps) is refused either way.
-      const read = readAsAjv(resourceBudget, budget);
-      const parsed = resourceBudget.safeParse(read.value);
-      if (parsed.success && read.coerced.length > 0) return void leniently.push(ex.status!);
+      const { parsed, open } = parsedAsAjvReads(resourceBudget, budget, (value) => resourceBudget.safeParse(value));
+      if (open) return void leniently.push(ex.status!);
       // Unknown budget fields are the fake's choice to refuse ('closed'), not the description's: such a budget is held to no answer.
       if (!parsed.success && parsed.error.issues.every((i) => i.code === 'unrecognized_keys')) return;
       // An integer past 2^53 breaks no stated bound (zod's .int() adds that one): I-JSON lets a deployment read it, round it or refuse it.
