@@ -71,7 +71,7 @@ export const expired401 = rule({
       await deleteSession(ctx, reply.sessionId, expired);
     }
     // Without an expired credential the judgement is untestable, unless the ping without a token already fails it.
-    await inSession(ctx, expired);
+    await pingsInSession(ctx, expired);
   },
 });
 
@@ -81,7 +81,7 @@ export const expired401 = rule({
  * trust the session id") serves both. Best effort: a session that could not be opened leaves the
  * initialize cases above the rule's only ones.
  */
-async function inSession(ctx: CheckContext, expired: Credential | undefined): Promise<void> {
+async function pingsInSession(ctx: CheckContext, expired: Credential | undefined): Promise<void> {
   const valid = caller(ctx);
   const opened = await sendInitialize(ctx, { label: 'initialize a session with the valid token' });
   if (opened.res.status !== 200) return;
