@@ -68,18 +68,17 @@ export interface ClientSession {
 
 type Ended = Pick<ClientSession, 'scenario' | 'ended' | 'exitCode' | 'output'>;
 
-/** How a failed client command ended ("exited with code 1"); undefined when it did not fail. */
-function failedHow(session: Ended): string | undefined {
+/** A failed client command: how it ended ("exited with code 1") and its last output after `outputAfter`; else undefined. */
+function failureText(session: Ended, outputAfter: string): string | undefined {
   if (session.ended !== 'exit' || session.exitCode === 0 || session.exitCode === undefined) return undefined;
-  return session.exitCode === null ? 'was killed by a signal' : `exited with code ${session.exitCode}`;
+  const how = session.exitCode === null ? 'was killed by a signal' : `exited with code ${session.exitCode}`;
+  const output = session.output?.trim();
+  return `scenario ${session.scenario}: the client ${how}${output ? `${outputAfter}${output}` : ' and printed nothing'}`;
 }
 
 /** A client command that failed, as the run's warning printed when it ends: its exit code with its last output below; else undefined. */
 export function clientFailureWarning(session: Ended): string | undefined {
-  const how = failedHow(session);
-  if (how === undefined) return undefined;
-  const output = session.output?.trim();
-  return `scenario ${session.scenario}: the client ${how}${output ? `; its last output:\n${output}` : ' and printed nothing'}`;
+  return failureText(session, '; its last output:\n');
 }
 
 /**
@@ -88,10 +87,7 @@ export function clientFailureWarning(session: Ended): string | undefined {
  * output follows as a paragraph of its own (it was printed once already, when the client ended).
  */
 export function clientFailure(session: Ended): string | undefined {
-  const how = failedHow(session);
-  if (how === undefined) return undefined;
-  const output = session.output?.trim();
-  return `scenario ${session.scenario}: the client ${how}${output ? `\n\nIts last output:\n${output}` : ' and printed nothing'}`;
+  return failureText(session, '\n\nIts last output:\n');
 }
 
 const HIDDEN_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
