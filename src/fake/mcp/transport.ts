@@ -138,7 +138,9 @@ function get({ fake }: McpSurface, r: RouteRequest): void {
     return;
   }
   // Server-to-client push is disabled on this gateway, whoever asks.
-  writeEmpty(r.res, 405, allowHeaders(fake, allowedMethods(fake)));
+  // Under the fault the Allow of an SDK that serves GET is copied onto the gateway's refusal of it.
+  const listed = fake.faults.has('mcp.transport.allow-on-405/lists-refused') ? `GET, ${allowedMethods(fake)}` : allowedMethods(fake);
+  writeEmpty(r.res, 405, allowHeaders(fake, listed));
 }
 
 /** The Allow field of an /mcp 405 (RFC 9110 15.5.6); none under the fault. */
@@ -170,6 +172,8 @@ function originAllowed(surface: McpSurface, r: RouteRequest): boolean {
     host = '';
   }
   if (LOOPBACK_HOSTS.has(host)) return true;
+  // `startsWith` on the allow-list: a name that merely begins like an allowed origin passes.
+  if (fake.faults.has('mcp.transport.origin/prefix-matched') && ['http://127.0.0.1', 'http://localhost'].some((allowed) => origin.startsWith(allowed))) return true;
   writeTransportError(r.res, refusalStatus(surface, 403), BAD_REQUEST, `Forbidden: Origin ${origin} is not allowed to call /mcp.`);
   return false;
 }

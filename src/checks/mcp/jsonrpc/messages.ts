@@ -218,6 +218,9 @@ export const resultXorError = rule({
         if (ex.status === undefined) continue;
         let nullIdSent: boolean | undefined;
         for (const m of answeredResponses(j, ex) ?? []) {
+          // An HTTP error's own body (`{"error": "Bad Request", ...}`) is no JSON-RPC message: MCP lets a server refuse input with
+          // "an HTTP error status code", and parse-error and invalid-request judge what such a refusal carries.
+          if ((ex.status < 200 || ex.status >= 300) && !('jsonrpc' in m)) continue;
           const parsed = jsonrpcResponse.safeParse(m);
           if (!j.check(ex, parsed.success, parsed.success ? '' : `a response ${shownResponse(m)} is not a JSON-RPC 2.0 response with exactly one of result and error: ${issuesOf(parsed.error)}`)) continue;
           // JSON-RPC 2.0 §5: null is the id of an error whose request's id could not be read, or the echo of a request whose id was null (§4 allows it).

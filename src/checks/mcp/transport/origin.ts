@@ -16,6 +16,20 @@ export const FOREIGN_ORIGIN = 'https://apicert-probe.invalid';
 export const FOREIGN_HTTP_ORIGIN = 'http://apicert-probe.invalid';
 export const FOREIGN_HOST = 'apicert-probe.invalid';
 
+/**
+ * The target's own origin with the reserved name appended to its host (`http://127.0.0.1.apicert-probe.invalid`,
+ * with and without the target's port): an allow-list matched by prefix (`startsWith`, a pattern with
+ * no end anchor) takes it for the target's own, though it is another site's. None for a target
+ * whose host cannot take a label after it (an IPv6 literal).
+ */
+export function lookalikeOrigins(baseUrl: string): string[] {
+  const url = new URL(baseUrl);
+  if (url.hostname.startsWith('[')) return [];
+  const host = `${url.hostname.replace(/\.$/, '')}.${FOREIGN_HOST}`;
+  const bare = `${url.protocol}//${host}`;
+  return url.port === '' ? [bare] : [bare, `${bare}:${url.port}`];
+}
+
 const SECURITY_WARNING = 'Transports > Streamable HTTP > Security Warning';
 
 /** A name under the reserved `.invalid` (RFC 2606): no deployment can trust it, whatever its allow-list holds. */
@@ -75,7 +89,7 @@ export const originRefused = rule({
     },
   },
   async provoke(ctx: CheckContext) {
-    for (const origin of [FOREIGN_ORIGIN, FOREIGN_HTTP_ORIGIN]) await initializeWith(ctx, 'Origin', origin);
+    for (const origin of [FOREIGN_ORIGIN, FOREIGN_HTTP_ORIGIN, ...lookalikeOrigins(ctx.target.baseUrl)]) await initializeWith(ctx, 'Origin', origin);
     await otherMethodsWithForeignOrigin(ctx);
   },
 });

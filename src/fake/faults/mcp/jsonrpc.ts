@@ -25,18 +25,10 @@ export const mcpJsonrpcFaults = [
   {
     id: 'mcp.jsonrpc.generated.errors/string-arguments-500',
     description: 'a tools/call whose arguments is a string crashes the server (HTTP 500)',
-    alsoBreaks: { rules: ['mcp.catalogue.no-5xx', 'mcp.jsonrpc.result-xor-error'], why: 'the catalogue\'s tools/call operator sends string arguments too, and a 5xx fails it; judged over the run\'s exchanges (src/runner/run-judgement.ts), the 500\'s JSON body answers a request and is no JSON-RPC 2.0 response' },
+    alsoBreaks: { rules: ['mcp.catalogue.no-5xx'], why: 'the catalogue\'s tools/call operator sends string arguments too, and a 5xx fails it' },
   },
-  {
-    id: 'mcp.jsonrpc.generated.errors/initialize-array-params-500',
-    description: 'an initialize whose params is an array crashes the server (HTTP 500)',
-    alsoBreaks: { rules: ['mcp.jsonrpc.result-xor-error'], why: 'judged over the run\'s exchanges (src/runner/run-judgement.ts): the 500\'s JSON body answers a request and is no JSON-RPC 2.0 response' },
-  },
-  {
-    id: 'mcp.jsonrpc.generated.errors/long-session-id-500',
-    description: 'an Mcp-Session-Id over 1024 characters crashes the server (HTTP 500)',
-    alsoBreaks: { rules: ['mcp.jsonrpc.result-xor-error'], why: 'judged over the run\'s exchanges (src/runner/run-judgement.ts): the 500\'s JSON body answers a request and is no JSON-RPC 2.0 response' },
-  },
+  { id: 'mcp.jsonrpc.generated.errors/initialize-array-params-500', description: 'an initialize whose params is an array crashes the server (HTTP 500)' },
+  { id: 'mcp.jsonrpc.generated.errors/long-session-id-500', description: 'an Mcp-Session-Id over 1024 characters crashes the server (HTTP 500)' },
   {
     id: 'mcp.jsonrpc.generated.errors/long-method-served',
     description: 'a request whose method name is over 4096 characters is answered with an empty result instead of Method not found',

@@ -8,5 +8,6 @@ export const v1AuthFaults = [
   { id: 'v1.auth.key-prefix/ignored', description: 'a key presented without its service_sk_ prefix (or with another prefix) is accepted' },
   { id: 'v1.auth.key-prefix/other-surfaces-accepted', description: 'a token issued for /v8 or /mcp (no service_sk_ prefix) is accepted on /v1 as its principal with the /v1 scopes' },
   { id: 'v1.auth.challenge/no-challenge', description: 'a /v1 401 carries no WWW-Authenticate header' },
+  { id: 'v1.auth.challenge/basic-only', description: 'a /v1 401 challenges only with Basic, a scheme /v1 does not take' },
   { id: 'v1.auth.run-secrets/key-in-401', description: "a 401 for an expired key echoes the caller's own key in its detail" },
 ] as const satisfies readonly FaultDefinition[];

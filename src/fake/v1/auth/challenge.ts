@@ -5,5 +5,6 @@ import type { FakeContext } from '../../context.ts';
  * under the fault. Apart from auth.ts, which the problem writer's module would otherwise import in a cycle.
  */
 export function challengeHeaders(fake: FakeContext): Record<string, string> {
-  return fake.faults.has('v1.auth.challenge/no-challenge') ? {} : { 'www-authenticate': 'Bearer realm="apicert-fake-v1"' };
+  if (fake.faults.has('v1.auth.challenge/no-challenge')) return {};
+  return { 'www-authenticate': fake.faults.has('v1.auth.challenge/basic-only') ? 'Basic realm="apicert-fake-v1"' : 'Bearer realm="apicert-fake-v1"' };
 }
