@@ -1,5 +1,6 @@
 import type { Rule } from './rule.ts';
 import type { EvidenceEntry } from './exchange.ts';
+import type { Prerequisite } from './prerequisite.ts';
 import type { Counterexample, FailingCase, Observation, Verdict } from './types.ts';
 
 /** How one rule ended in one run: what the reports are made of. */
@@ -22,4 +23,6 @@ export interface RuleResult {
   rolesRequested: string[];
   /** Requests the check sent (a shared probe run counts for the rule that sent it). */
   requests?: number;
+  /** What an `untestable` verdict found missing, as values (its reason is written from them): the run's judgement tells a profile's lack from the target's. */
+  missing?: Prerequisite[];
 }

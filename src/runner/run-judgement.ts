@@ -6,12 +6,15 @@
  * refusal is a problem document). A failure only another check's traffic shows would otherwise pass
  * `certify` and fail `judge-traffic` of certify's own recording.
  *
- * Only a failure changes a verdict: the judgement over the run judges exchanges it was not sent for,
- * kept in part by the run's bounded journal, so what it could not read, or found nothing in, leaves
- * the rule's own verdict standing.
+ * A failure found over the run fails the rule. A rule whose own check judged nothing (it did not
+ * apply there, or the check was stopped: a limiter, a setup the target refused) passes when the run's
+ * judgement judged at least one case and every case held, as `judge-traffic` of the same recording
+ * passes it: one recording, one verdict. What the run's bounded journal could not read, or held
+ * nothing the rule judges, leaves the rule's own verdict standing; so does a prerequisite the
+ * profile lacks (a credential, a fixture), whose `untestable` names what to add.
  */
 import { evidenceOfJournal, RUN_JOURNAL, runJudgement, type Exchange, type Judgement, type Rule, type RuleResult } from '../rule/index.ts';
-import type { CheckContext } from '../rule/index.ts';
+import type { CheckContext, Prerequisite } from '../rule/index.ts';
 
 /** The verdicts that found no failure in the rule's own exchanges; a fail already says what there is to say. */
 const REJUDGED: ReadonlySet<RuleResult['verdict']> = new Set(['pass', 'not-applicable']);
@@ -29,36 +32,81 @@ export function judgedAgain(result: RuleResult): boolean {
   return STOPPED.has(result.verdict) || (!rule.judgesTheRun && REJUDGED.has(result.verdict));
 }
 
-/** Shows only the exchanges a failing case names: the verdict changes only on a failure. */
-function judgeTheRun(judgement: Judgement) {
+/**
+ * What an `untestable` check found missing that the target's answers decided, not the profile: data
+ * it holds none of, a setup it refused (no room for another endpoint). A credential, a fixture, a
+ * setting, the receiver or a switch the profile lacks keeps the rule untestable, naming what to add,
+ * whatever other checks' exchanges show.
+ */
+const OF_THE_TARGET: ReadonlySet<Prerequisite['need']> = new Set(['data']);
+
+/** Whether the rule's own check judged nothing for a reason the run's exchanges may make up for: it did not apply there, or it was stopped short. */
+function ownJudgedNothing(first: RuleResult): boolean {
+  if (first.verdict === 'not-applicable' || first.verdict === 'inconclusive') return true;
+  return first.verdict === 'untestable' && first.missing !== undefined && first.missing.length > 0 && first.missing.every((m) => OF_THE_TARGET.has(m.need));
+}
+
+/** What the run's judgement judged, told back past the runner: a pass over the run names how much it judged. */
+interface Tally {
+  judged: number;
+}
+
+/** Shows the exchanges a failing case names, and the first one judged: a pass shows what it judged (a check that shows no answer cannot pass). */
+function judgeTheRun(judgement: Judgement, tally: Tally) {
   return async (ctx: CheckContext): Promise<void> => {
     const journal = ctx.service(RUN_JOURNAL);
     if (!journal) return ctx.notApplicable('no run journal');
     const name = (ex: Exchange) => `${ex.method} ${ex.path}`;
-    const show = (ex: Exchange, always: boolean) => (always ? ctx.http.record(evidenceOfJournal(ex)) : undefined);
+    let shown = false;
+    const show = (ex: Exchange, always: boolean) => (always || !shown ? ((shown = true), ctx.http.record(evidenceOfJournal(ex))) : undefined);
     // Judged as the run's recording is (`judge-traffic`): the exchanges were not sent for this rule.
     const run = runJudgement(ctx, judgement, journal.exchanges, { source: 'recording', profile: ctx.profile, name, show, sample: true });
-    if (!run.failed) ctx.notApplicable('no failure among the run’s exchanges');
+    tally.judged = run.judged.size;
+    // Never a pass that judged nothing: only the cases the rule chose from their requests count.
+    if (!run.failed && run.judged.size === 0) ctx.notApplicable('no exchange of the run is one this rule judges');
   };
 }
 
+/** Why the rule's own check gave no verdict of its own to keep, in the revised reason. */
+function ownCheck(first: RuleResult): string {
+  if (first.verdict === 'pass') return 'its own check’s exchanges passed';
+  if (first.verdict === 'not-applicable') return `its own check’s exchanges held nothing it judges: ${first.reason ?? 'not applicable'}`;
+  return `its own check ended ${first.verdict}: ${first.reason ?? ''}`;
+}
+
 /**
- * The rule's result after the run's judgement: `first` when the run's exchanges show no failure of
- * the rule, else a failure naming the exchanges that show it, after what the rule's own check saw.
+ * The rule's result after the run's judgement: a failure naming the exchanges that show it, after
+ * what the rule's own check saw; a pass when its own check judged nothing (`ownJudgedNothing`) and
+ * the run's exchanges gave it cases that all held; else `first`.
  */
 export async function judgeOverTheRun(first: RuleResult, run: (rule: Rule) => Promise<RuleResult>): Promise<RuleResult> {
   const rule = first.rule;
   const judgement = rule.judgement!;
-  const again = await run({ ...rule, judgesTheRun: true, check: judgeTheRun(judgement) });
-  if (again.verdict !== 'fail') return first;
-  const own = first.verdict === 'pass' ? 'its own check’s exchanges passed' : STOPPED.has(first.verdict) ? `its own check ended ${first.verdict}: ${first.reason ?? ''}` : 'its own check’s exchanges held nothing it judges';
+  const tally: Tally = { judged: 0 };
+  const again = await run({ ...rule, judgesTheRun: true, check: judgeTheRun(judgement, tally) });
+  if (again.verdict === 'fail') {
+    return {
+      ...again,
+      rule,
+      reason: `judged over every exchange of the run (${ownCheck(first)}): ${again.reason ?? 'a case failed'}`,
+      durationMs: first.durationMs + again.durationMs,
+      observations: [...first.observations, ...again.observations],
+      rolesRequested: first.rolesRequested,
+      requests: first.requests,
+    };
+  }
+  if (again.verdict !== 'pass' || tally.judged === 0 || !ownJudgedNothing(first)) return first;
+  const { missing: _missing, counterexample: _counterexample, ...kept } = first;
   return {
-    ...again,
-    rule,
-    reason: `judged over every exchange of the run (${own}): ${again.reason ?? 'a case failed'}`,
+    ...kept,
+    verdict: 'pass',
+    reason: `judged over every exchange of the run (${ownCheck(first)}): ${tally.judged} exchange(s) of the run judged, every case held`,
     durationMs: first.durationMs + again.durationMs,
+    // Its own exchanges say why it judged nothing; the run's, what it judged.
+    evidence: [...first.evidence, ...again.evidence],
+    evidenceOmitted: first.evidenceOmitted + again.evidenceOmitted,
     observations: [...first.observations, ...again.observations],
-    rolesRequested: first.rolesRequested,
-    requests: first.requests,
+    cases: [],
+    casesOmitted: 0,
   };
 }

@@ -1,4 +1,4 @@
-import { CheckFailure, describePrerequisite, RUN_JOURNAL, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, describePrerequisite, type Prerequisite, RUN_JOURNAL, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import { editDistance } from '../util/suggest.ts';
@@ -22,7 +22,7 @@ export interface RunOptions {
   readOnly?: boolean;
   onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
-  /** A rule's result changed after `onResult` told it: the run's judgement found a failure in another check's exchanges (run-judgement.ts). */
+  /** A rule's result changed after `onResult` told it: the run's judgement found a failure in another check's exchanges, or judged there, every case holding, a rule its own check judged nothing of (run-judgement.ts). */
   onRevised?: (result: RuleResult) => void;
   /** The run's stop: its deadline or an interrupt. Its reason (a `Stopped`) says which. */
   signal?: AbortSignal;
@@ -104,10 +104,12 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   let verdict: Verdict;
   let reason: string | undefined;
   let counterexample: Counterexample | undefined;
+  let lacks: Prerequisite[] | undefined;
   // Declared needs decide `untestable` before anything is sent (the same verdicts `apicert plan` prints).
   const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake', readOnly: options.readOnly });
   if (missing.length > 0) {
     verdict = 'untestable';
+    lacks = missing;
     reason = missing.map(describePrerequisite).join('; ');
   } else {
     const timeoutMs = options.checkTimeoutMs ?? (rule.bulk ? BULK_CHECK_TIMEOUT_MS : CHECK_TIMEOUT_MS);
@@ -153,8 +155,10 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
         // Cases already judged failing stand, whatever stopped the check afterwards.
         verdict = 'fail';
         reason = `${describeCases(ctx.cases, ctx.casesOmitted)}; the check then stopped: ${error instanceof Error ? error.message : String(error)}`;
-      } else if (error instanceof Untestable) verdict = 'untestable';
-      else if (error instanceof NotApplicable) verdict = 'not-applicable';
+      } else if (error instanceof Untestable) {
+        verdict = 'untestable';
+        lacks = [error.missing];
+      } else if (error instanceof NotApplicable) verdict = 'not-applicable';
       else if (error instanceof Inconclusive) verdict = 'inconclusive';
       else if (error instanceof Stopped) {
         // Not this check's stop (its signal stands): work it shared with another rule's check, stopped with that check.
@@ -204,6 +208,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   // A reason may quote a whole body: it is kept clipped and redacted, never as a view of the body.
   if (reason !== undefined) result.reason = safe(reason);
   if (counterexample) result.counterexample = counterexample;
+  if (verdict === 'untestable' && lacks !== undefined) result.missing = lacks;
   return result;
 }
 
@@ -250,7 +255,7 @@ export async function runRules(options: RunOptions): Promise<RuleResult[]> {
     const width = wave === quiet ? Math.min(1, wave.length) : Math.min(options.profile.safety.concurrency, wave.length);
     await Promise.all(Array.from({ length: width }, worker));
   }
-  // With the run's journal (certify), each rule that found no failure in its own exchanges is judged over all of the run's; a run that was stopped is not.
+  // With the run's journal (certify), each rule that found no failure in its own exchanges, or was stopped short, is judged over all of the run's; a run that was stopped is not.
   if (options.services?.provided?.has(RUN_JOURNAL.name) && !options.signal?.aborted && !options.halt?.aborted) {
     for (let i = 0; i < results.length; i += 1) {
       const first = results[i];
