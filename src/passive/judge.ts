@@ -33,7 +33,8 @@ export { WEBHOOK_SECRET_VARIABLE };
 export function redactorForRecording(exchanges: readonly TrafficExchange[], credentials: readonly LearnedSecret[], webhookSecret?: string, sessions = true): Redactor {
   const redactor = new Redactor();
   // A credential refused wherever it was sent is no secret anyone holds (a probe's 4,096 `a`s): hidden where it stands whole, as the recording's writer hides it (recordingHiding), not followed in fragments through every text.
-  for (const c of credentials) redactor.add(c.value, c.label, { whole: !c.judged });
+  // A recorder's marker (`«redacted:token:<name>»`) hides nothing: registered, its fragments would hide the profile credential's name in every reason.
+  for (const c of credentials) if (!c.value.startsWith(MARKER_START)) redactor.add(c.value, c.label, { whole: !c.judged });
   if (sessions) for (const id of sessionIds(exchanges)) redactor.add(id, TARGET_ISSUED_SESSION);
   if (webhookSecret) redactor.add(webhookSecret, 'env:webhook-secret');
   redactor.protect(ownTextOf(RULES));

@@ -18,7 +18,7 @@ import { bodyJson, bodyMissing, journalFact } from '../../traffic/read.ts';
 import { parseJson } from '../../probe/body.ts';
 import { bodyFixtures } from '../generated/engine.ts';
 import { NOTHING_KNOWN, sentOf, type Expectation, type Known, type SentRequest } from '../generated/expectation.ts';
-import { expectationText, isRedirect, judgesAspect, type Answer, type Aspect } from '../generated/judgement.ts';
+import { expectationText, isRedirect, judgesAspect, owedStatus, type Answer, type Aspect } from '../generated/judgement.ts';
 import { isLimited } from '../generated/oracles.ts';
 import { answerOfExchange, contractPath, sentOfExchange, surfaceOfPath } from '../generated/traffic.ts';
 import { SESSION_HEADER } from '../../contract/mcp/transport.ts';
@@ -348,7 +348,9 @@ export function catalogueJudgement(surface: EndpointSurface | 'mcp', aspect: Asp
           continue;
         }
         if (!finding) continue;
-        check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${expectation.kind === 'open' ? '' : ` [${expectationText(expectation)}]`}`);
+        // The generated judgement's reasons mostly end with the expectation already: it is named once.
+        const named = expectation.kind === 'open' || finding.reason.includes(expectationText(expectation));
+        check(ex, finding.ok, finding.ok ? '' : `${c.operator} (${c.label}): ${finding.reason}${named ? '' : ` [${expectationText(expectation)}]`}`);
       }
       if (aspect === 'problem-json' && layer.size > 0) j.observe('answers to raw messages not judged as problem+json (the HTTP layer may have written them)', [...layer].sort(), 'a message that is not valid HTTP/1.1 may reach no endpoint, and which layer wrote a 4xx to it is not in the answer: status and media type as answered');
       if (limited.length > 0 && !failed) limitedCases(j, limited);
@@ -405,7 +407,7 @@ function decidedByStatus(surface: EndpointSurface | 'mcp', aspect: Aspect, expec
   const refused = status >= 400;
   if (surface === 'mcp') return refused ? { ok: true, reason: '' } : undefined;
   if (!refused) return { ok: false, reason: 'not a refusal' };
-  return expectation.status === undefined || status === expectation.status ? { ok: true, reason: '' } : { ok: false, reason: `not the ${expectation.status} its error table names` };
+  return expectation.status === undefined || status === expectation.status ? { ok: true, reason: '' } : { ok: false, reason: `not ${owedStatus(expectation.status, expectation.because)}` };
 }
 
 /** One catalogue case of the journal, judged: what every aspect reads of it; or, sent and not answered by the API, why it was not judged. */

@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import { errorFormOwed, unimplementedMethod, type EndpointSurface, type SuccessSpec } from '../../contract/endpoints.ts';
 import { v1Problem } from '../../contract/v1/problem.ts';
 import { PROBLEM_CONTENT_TYPE, v8Problem } from '../../contract/v8/problem.ts';
-import { sentenceText } from '../../contract/sentence.ts';
+import { sentenceText, type Sentence } from '../../contract/sentence.ts';
 import { eventData, parseJson } from '../../probe/body.ts';
 import type { ProbeResponse } from '../../rule/index.ts';
 import { mediaTypeOf } from '../../rule/media-type.ts';
@@ -191,7 +191,7 @@ export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer:
     if (expectation.kind === 'accept') findings['accepts-valid'] = broken;
     return { findings };
   }
-  const findings: Judgement['findings'] = { 'no-5xx': { ok: answer.status < 500 || notImplemented(sent, answer.status), reason: `${head}: a server error (expected: ${expected(expectation)})` } };
+  const findings: Judgement['findings'] = { 'no-5xx': { ok: answer.status < 500 || notImplemented(sent, answer.status), reason: serverError(head, expectation) } };
   const mcp = sent.path.split('?', 1)[0] === '/mcp';
   const reading = mcp ? readMcp(sent, answer) : readRest(sent, answer);
   // A HEAD answer has no content (RFC 9110, 9.3.2), and a head too large or a target too long is refused by the HTTP layer before the API (a bodiless 414 or 431): no format to read.
@@ -200,7 +200,7 @@ export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer:
   if (expectation.kind === 'refuse' && answer.status < 500) {
     if (!reading.refused) findings['error-status'] = { ok: false, reason: `${head}, not a refusal; expected: ${expected(expectation)}` };
     else if (mcp && expectation.codes && answer.status < 300) findings['error-status'] = { ok: expectation.codes.includes(reading.code as number), reason: `${head} with JSON-RPC error ${JSON.stringify(reading.code)}; expected: ${expected(expectation)}` };
-    else if (!mcp && expectation.status !== undefined) findings['error-status'] = { ok: answer.status === expectation.status, reason: `${head}, not the ${expectation.status} its error table names; expected: ${expected(expectation)}` };
+    else if (!mcp && expectation.status !== undefined) findings['error-status'] = { ok: answer.status === expectation.status, reason: `${head}, not ${owedStatus(expectation.status, expectation.because)}; expected: ${expected(expectation)}` };
     else findings['error-status'] = { ok: true, reason: '' };
   }
   // A key lacking a scope the description does not show is refused legally: that refusal is open (its format is still judged).
@@ -210,6 +210,21 @@ export function judgeAnswer(sent: SentRequest, expectation: Expectation, answer:
     else findings['accepts-valid'] = { ok: false, reason: `${head}: neither a refusal nor the documented success answer; expected: ${expected(expectation)}` };
   }
   return { findings };
+}
+
+/** A 5xx where the case expects something else: an open case is no acceptance to fail, any answer a deployment may give would do. */
+function serverError(head: string, e: Expectation): string {
+  if (e.kind === 'open') return `${head}: a server error; any 2xx or 4xx would do here (the case is open: ${e.why})`;
+  return `${head}: a server error; expected: ${expected(e)}`;
+}
+
+/**
+ * The status a refusal owes, named by where it comes from: a standard's sentence requires it (RFC
+ * 9112 §3.2's 400 for two Host lines), else the endpoint's error table (or the description's
+ * authentication sentence, which the tables repeat) names it.
+ */
+export function owedStatus(status: number, because: Sentence): string {
+  return because.kind === 'standard' ? `the ${status} ${because.standard} ${because.section} requires` : `the ${status} its error table names`;
 }
 
 /** How a failing case names its expectation in a report: the kind, the constraint and its sentence. */

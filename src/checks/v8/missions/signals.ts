@@ -2,7 +2,9 @@
 import { type CheckContext, section } from '../../../rule/index.ts';
 import type { Credential } from '../../../profile/schema.ts';
 import { createMission, followEvents, followToTerminal, getMission, isTerminalEvent, newKey, postMission, writer, MISSIONS } from '../support/missions.ts';
-import { admissibleBody, callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
+import { admissibleBody, Callers, callerOf, mayBeRefused, missionOf, sentFixture, withMissionsOn, withTerminalBeforeOn } from '../support/traffic.ts';
+import { otherCauseOfRefusal } from '../support/ordinary.ts';
+import { endpointOf } from '../../../contract/endpoints.ts';
 import { limiterRefused, setupSent } from '../support/limiter.ts';
 import { missionProjection, signalRequest, TERMINAL_STATUSES } from '../../../contract/v8/missions.ts';
 import { judgeIdempotency, sameStatusAndBody } from '../../../traffic/idempotency.ts';
@@ -100,17 +102,33 @@ export const signalTerminal = rule({
   needs: { fixtures: ['v8.missions.succeeds'] },
   spec: { section: 'Endpoints > Rules 4', quote: 'A signal to a mission in a terminal state gives `409`.' },
   judgement: {
-    record: 'a POST /v8/missions/{runId}/signals sent after an earlier exchange showed that mission terminal (its terminal event, or a read answering succeeded, failed or cancelled)',
+    record: 'a well-formed POST /v8/missions/{runId}/signals (a fresh well-formed Idempotency-Key, a body the signal request schema admits, from a caller holding missions:write, nothing else a deployment may refuse it for) sent after an earlier exchange showed that mission terminal (its terminal event, or a read answering succeeded, failed or cancelled)',
     judge(j) {
       // Chosen by the request (a signal with a key not used before: a replay answers the original response) and what the exchanges before it showed, never by its answer.
       const used = new Set<string>();
+      const callers = new Callers(j);
+      const observed = new Set<string>();
       withTerminalBeforeOn(j.exchanges, 'v8.missions.signals', (ex, terminal) => {
         if (operation(ex) !== 'v8.missions.signals') return;
         const key = `${callerOf(ex)}\n${ex.path}\n${ex.requestHeaders['idempotency-key'] ?? ''}`;
         const replay = used.has(key);
         used.add(key);
-        if (!terminal || replay || ex.status === undefined || ex.requestHeaders['idempotency-key'] === undefined || limiterRefused(j, ex)) return;
-        j.check(ex, ex.status === 409, `a signal to mission ${missionOf(ex)}, ${terminal.status} as exchange #${terminal.seenOn.index} showed, answered ${ex.status}, expected 409`, [terminal.seenOn]);
+        if (!terminal || replay || ex.status === undefined) return;
+        // "A token without the scope required for the endpoint gives `403`", and the signal row's errors name `400` (missing
+        // fields, a name over 256 characters), `401`, `403` and `409` in no order: a request another cause fits may get that answer first.
+        const other = callers.holds(ex, 'missions:write') ? undefined : 'a caller without missions:write (none, expired, or lacking the scope)';
+        const missing = other === undefined ? requestBodyMissing(ex) : undefined;
+        if (missing !== undefined) return j.lacks(ex, `the signal's body, which tells whether only the terminal state may refuse it: ${missing}`);
+        const refusable = other ?? otherCauseOfRefusal(ex, endpointOf(ex.method, ex.path)!);
+        if (refusable !== undefined) {
+          // Which refusal a deployment gives first is its own: what it gave is recorded, once per cause and answer (a limiter's aside).
+          const seen = `${refusable}\n${ex.status}`;
+          if (!observed.has(seen) && ex.status !== 429) j.observe(`a signal to an ended mission with ${refusable} answered`, ex.status, 'the error table orders none of its causes: not judged');
+          observed.add(seen);
+          return;
+        }
+        if (limiterRefused(j, ex)) return;
+        j.check(ex, ex.status === 409, `a well-formed signal to mission ${missionOf(ex)}, ${terminal.status} as exchange #${terminal.seenOn.index} showed, answered ${ex.status}, expected 409`, [terminal.seenOn]);
       });
     },
   },
