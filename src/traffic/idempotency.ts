@@ -61,11 +61,12 @@ export interface IdempotencyOptions {
    */
   limiterRefused?: (ex: Exchange) => boolean;
   /**
-   * Whether a request with another body than the key's first may be judged as a conflict: one the
-   * deployment would have to admit under a fresh key (else its refusal may be for the body itself,
-   * not the key). By default every such request.
+   * Whether a request with another body than the key's first (`first`) may be judged as a conflict:
+   * one the deployment would have to admit under a fresh key (else its refusal may be for the body
+   * itself, not the key), and another request under every normalization of the digest the
+   * description allows. By default every such request.
    */
-  conflictJudged?: (later: Exchange) => boolean;
+  conflictJudged?: (later: Exchange, first: Exchange) => boolean;
   /**
    * Whether a refusal of a same-key same-body request sent before the key's first was answered is
    * the in-progress one (`refusedInFlight`), undefined when the answer does not show it (said with
@@ -163,7 +164,7 @@ export function judgeIdempotency(j: Judge, options: IdempotencyOptions): void {
       // Two accepted requests that overlapped: the deployment may have taken the later one first, and the first is then its replay.
       if (why !== undefined && overlapping && accepted(ex.status) && sameAnswer(ex, known.first, j) === undefined) why = undefined;
       check(ex, why === undefined, `the same key and body as exchange #${known.first.index} ${why ?? ''}: not a replay of the original`, [known.first]);
-    } else if (options.judge === 'conflict' && !same && (options.conflictJudged?.(ex) ?? true)) {
+    } else if (options.judge === 'conflict' && !same && (options.conflictJudged?.(ex, known.first) ?? true)) {
       const status = conflictStatusCase(ex.status);
       if (overlapping) {
         // Sent while the first may have been in progress: its 409 may be the in-progress refusal, whose code and

@@ -4,6 +4,7 @@ import type { ProfileInput } from '../../profile/schema.ts';
 import type { EmbeddedContributor } from '../embedded/types.ts';
 import { declaredTier, V1_LIMITER_DOWN_KEY, V1_RATE_PROBE_KEY } from '../rate-limit.ts';
 import { declaredResumeWithinMs, declaredTimestampFields } from './runs/engine.ts';
+import { DECLARED_CANCEL_WITHIN_MS } from './runs/silent-cancel.ts';
 import { decisionWords } from './runs/index.ts';
 import { v1State } from './state.ts';
 import { usageScopes } from './usage.ts';
@@ -42,6 +43,7 @@ export const v1Embedded: EmbeddedContributor = (fake) => {
       v1: {
         tasks,
         approval: { event: APPROVAL_REQUIRED, digestField: 'action_digest', approveDecision: decisionWords(fake.context).approved, resumesWithinMs: declaredResumeWithinMs(fake.context) },
+        cancelledWithinMs: DECLARED_CANCEL_WITHIN_MS,
         rateLimitCredential: V1_RATE_PROBE_KEY,
         ...declaredTier(fake.context.config.rateLimits.v1.credentials[V1_RATE_PROBE_KEY], V1_RATE_PROBE_KEY),
         limiterUnavailableCredential: V1_LIMITER_DOWN_KEY,

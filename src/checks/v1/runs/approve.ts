@@ -1,11 +1,11 @@
 /** POST /v1/runs/{id}/approve: a parked run resumes, and only with the digest of the proposed action. */
-import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent, type StreamEnd } from '../../../rule/index.ts';
+import { type CheckContext, type Exchange, type Judge, type Prerequisite, section, type ProbeResponse, type SseEvent, type StreamEnd, TransportError } from '../../../rule/index.ts';
 import { approveRequest, CANCELLED, openObject } from '../../../contract/v1/runs.ts';
 import { RUN_FAILED } from '../../../contract/v1/event-kinds.ts';
 import { dataOf, eventsOf, idAfter, openWireForm, operation, parsedAs, recordOf, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
 import { admittedCaller, kindOf, limiterRefused, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { isRecord } from '../../../util/json.ts';
-import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds } from '../support/fabric.ts';
+import { eventData, eventKind, followRun, primaryKey, problemCode, runPath, startRun, terminalKinds, type FollowOptions } from '../support/fabric.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md', needs: { credentials: ['v1:key'], fixtures: ['v1.approval', 'v1.tasks.parks'] } });
 
@@ -90,15 +90,15 @@ export const approveResumes = rule({
     ctx.check(res.status === 200, `approving the parked run answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
     ctx.observe('approve response', ctx.checkShape(openObject, res.json, 'the approve response') ?? null);
     // The first kind it did not send while parked shows the resume: the watch ends there, so a long one costs a resuming run nothing.
-    const after = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the approval', maxMs: watchMs, onEvent: (e) => (idleKinds.has(eventKind(e)) ? undefined : 'disconnect') });
+    const after = await watchRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the approval', maxMs: watchMs, onEvent: (e) => (idleKinds.has(eventKind(e)) ? undefined : 'disconnect') });
     const kinds = after.events.map(eventKind);
     ctx.observe('events after the approval', kinds);
     if (kinds.some((k) => !idleKinds.has(k))) return;
     // Watched for the whole bound the deployment declares: its own promise is broken.
     if (declared !== undefined && after.end === 'timeout') {
-      ctx.fail(`no event but those sent while parked (${[...idleKinds].join(', ') || 'none'}) followed the approval within ${declared} ms, the time its profile declares an approved run resumes in (fixtures.v1.approval.resumesWithinMs): the run did not resume`);
+      ctx.fail(`no event but those sent while parked (${[...idleKinds].join(', ') || 'none'}) followed the approval within ${declared} ms${after.headless === undefined ? '' : ` (the server sent not even the stream's response headers for ${after.headless} ms)`}, the time its profile declares an approved run resumes in (fixtures.v1.approval.resumesWithinMs): the run did not resume`);
     }
-    ctx.inconclusive(undecided(`no event but those sent while parked (${[...idleKinds].join(', ') || 'none'}) followed the approval`, after.end, watchMs));
+    ctx.inconclusive(undecided(`no event but those sent while parked (${[...idleKinds].join(', ') || 'none'}) followed the approval`, after, watchMs));
   },
 });
 
@@ -107,8 +107,33 @@ export const approveResumes = rule({
  * shorter than the time a loaded deployment takes to replay its stored events would take a kind sent
  * while parked for a sign of the resume (a wrong digest "resumed" it).
  */
-function watchParked(ctx: CheckContext, runId: string, cursor: string, label: string, watchMs: number): ReturnType<typeof followRun> {
-  return followRun(ctx, runId, { lastEventId: cursor, label, maxMs: Math.min(watchMs, IDLE_READ_MS) });
+function watchParked(ctx: CheckContext, runId: string, cursor: string, label: string, watchMs: number): Promise<Watched> {
+  return watchRun(ctx, runId, { lastEventId: cursor, label, maxMs: Math.min(watchMs, IDLE_READ_MS) });
+}
+
+/** What a watch of a parked run's stream showed; `headless`, how long the server sent not even the stream's head (then no event came). */
+interface Watched {
+  events: readonly SseEvent[];
+  end: StreamEnd;
+  headless?: number;
+}
+
+/**
+ * Watches a parked run's stream (after its parked event) for `maxMs`. A parked run has nothing to send,
+ * and a server may send a stream's head only with its first byte (Node's default for a body written
+ * later, as Koa's `ctx.body = new PassThrough()`): no head within the watch is no event within it, what
+ * the watch is for, not a transport failure. The head is waited for at least a request's time
+ * (safety.requestTimeoutMs), as any answer's is, and for the whole watch.
+ */
+async function watchRun(ctx: CheckContext, runId: string, options: FollowOptions & { maxMs: number }): Promise<Watched> {
+  const headMs = Math.max(options.maxMs, ctx.profile.safety.requestTimeoutMs);
+  try {
+    return await followRun(ctx, runId, { ...options, timeoutMs: headMs });
+  } catch (error) {
+    if (!(error instanceof TransportError && /HEADERS_TIMEOUT|Headers Timeout/i.test(error.message))) throw error;
+    ctx.observe(`${options.label ?? 'a read of the parked run'}: no response headers`, `none within ${headMs} ms: the server sent not even the stream's head, as one that sends it with its first event does while the run sends none`);
+    return { events: [], end: 'timeout', headless: headMs };
+  }
 }
 
 /** The most a read of a parked run's idle events lasts: ample for a loaded deployment to replay what it stored, whatever the watch after the approve. */
@@ -119,8 +144,13 @@ const IDLE_READ_MS = 3_000;
  * is delivered" (nor for what a wrong digest does), so the end of apicert's watch, or a server closing a
  * stream a later read may continue, is no evidence that nothing will come.
  */
-function undecided(what: string, end: StreamEnd, watchMs: number): string {
-  const how = end === 'server' ? 'before the server closed the stream, which a later read may continue' : `within apicert's watch of ${watchMs} ms (the stream read ended by ${end})`;
+function undecided(what: string, { end, headless }: Watched, watchMs: number): string {
+  const how =
+    end === 'server'
+      ? 'before the server closed the stream, which a later read may continue'
+      : headless !== undefined
+        ? `within apicert's watch of ${headless} ms (the server sent not even the stream's response headers, which it sends with its first event)`
+        : `within apicert's watch of ${watchMs} ms (the stream read ended by ${end})`;
   return `${what} ${how}; the description bounds no time for it: lengthen the watch with safety.approvalWatchMs, or declare the deployment's bound in fixtures.v1.approval.resumesWithinMs`;
 }
 
@@ -166,7 +196,7 @@ export const digestBinds = rule({
     // Read to the run's end, or for the watch: what it sends on the way decides nothing (afterWrongDigest).
     const ends = endsRun(terminal);
     const untilEnd = (e: SseEvent) => (ends(e) ? 'disconnect' : undefined);
-    const after = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the wrong approval', maxMs: watchMs, onEvent: untilEnd });
+    const after = await watchRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the wrong approval', maxMs: watchMs, onEvent: untilEnd });
     const afterKinds = after.events.map(eventKind);
     ctx.observe('events after the wrong approval', afterKinds);
     const seen = afterWrongDigest(afterKinds, terminal);
@@ -179,7 +209,7 @@ export const digestBinds = rule({
     const right = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: parked.decision }, 'approve with the right digest');
     if (right.status !== 200) {
       // The ending may have come after the first read's bound: read the run again before blaming the approve.
-      const later = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the right approval was refused', maxMs: watchMs, onEvent: untilEnd });
+      const later = await watchRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the right approval was refused', maxMs: watchMs, onEvent: untilEnd });
       const since = afterWrongDigest(later.events.map(eventKind), terminal);
       if (!ctx.check(since.resumed === undefined, `after an approve with a wrong digest the run resumed: ${since.resumed}`) || since.ended !== undefined) {
         if (since.ended !== undefined) ctx.observe('what a wrong digest did to the parked run', `ended it with ${since.ended}`);
@@ -187,7 +217,7 @@ export const digestBinds = rule({
       }
       // "Transitions: not shown": the wrong digest may have ended the run, its ending not yet on the stream. Only a run shown still parked owes the 200.
       ctx.observe('answer to the right digest after the wrong one', { status: right.status, code: problemCode(right) ?? null });
-      ctx.inconclusive(undecided(`the right digest answered ${right.status} ${problemCode(right) ?? ''} after the wrong one, and the run showed no ending`, later.end, watchMs));
+      ctx.inconclusive(undecided(`the right digest answered ${right.status} ${problemCode(right) ?? ''} after the wrong one, and the run showed no ending`, later, watchMs));
     }
     ctx.observe('what a wrong digest did to the parked run', 'left it parked');
   },
@@ -329,7 +359,7 @@ export const approveDecisions = rule({
     if (odd.status >= 200 && odd.status < 300) ctx.notApplicable('the target accepted an unconventional decision, so "rejected" could not be tried on the same parked run');
     const rejected = await postApprove(ctx, parked.runId, { action_digest: parked.digest, decision: 'rejected' }, 'approve with decision "rejected"');
     ctx.expect(rejected.status > 0, 'the rejection was answered');
-    const after = await followRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the rejection', maxMs: 2_000 });
+    const after = await watchRun(ctx, parked.runId, { lastEventId: cursor, label: 'events after the rejection', maxMs: 2_000 });
     ctx.observe('decision "rejected"', { status: rejected.status, code: problemCode(rejected) ?? null, eventsAfter: after.events.map(eventKind) });
   },
 });

@@ -1,6 +1,6 @@
 /** POST /v1/runs/{id}/cancel: a terminal request.cancelled event; cancelling is not rollback. */
-import { type CheckContext, type Exchange, section } from '../../../rule/index.ts';
-import { endedStream, eventsOf, idAfter, operation, parsedAs, requestJson, responseJson, startsAfterEnd, wholeBody } from '../../../traffic/read.ts';
+import { type CheckContext, type Exchange, type Judge, section } from '../../../rule/index.ts';
+import { eventsOf, idAfter, operation, parsedAs, requestJson, responseJson, startsAfterEnd, streamRead, wholeBody, type StreamRead } from '../../../traffic/read.ts';
 import { canonicalJson } from '../../../util/json.ts';
 import { callerOf, kindOf, endsRun, terminalKindsOf } from '../support/traffic.ts';
 import { CANCELLED, openObject } from '../../../contract/v1/runs.ts';
@@ -30,10 +30,14 @@ export const cancelTerminalEvent = rule({
       // seconds (the `long` task) are judged.
       const long = j.profile?.fixtures.v1.tasks.long;
       const longBody = long === undefined ? undefined : canonicalJson(long);
+      const bound = j.profile?.fixtures.v1.cancelledWithinMs;
       const accepted = new Map<string, Exchange>();
       const terminal = terminalKindsOf(j.profile);
       // Runs an earlier read of their stream showed in flight (events, none terminal) and none since showed ended.
       const inFlight = new Set<string>();
+      // Per run, the reads after its cancel whose reader stopped before any terminal event, and the runs a read showed ended.
+      const unended = new Map<string, Array<{ ex: Exchange; read: StreamRead }>>();
+      const ended = new Set<string>();
       withIssuedRun(j.exchanges, (ex, issued) => {
         const op = operation(ex);
         const run = `${callerOf(ex)}\n${idAfter(ex, RUNS_PREFIX)}`;
@@ -57,16 +61,26 @@ export const cancelTerminalEvent = rule({
         const cancel = accepted.get(run);
         // A resume (Last-Event-ID) shows only what follows its cursor, which may be past request.cancelled already.
         if (op !== 'v1.runs.events' || ex.status !== 200 || !cancel || !startsAfterEnd(ex, cancel) || ex.requestHeaders['last-event-id'] !== undefined) return;
-        // "No sentence bounds the time" a request.cancelled takes: a stream its reader stopped (the provocation's 10 s) before any
-        // terminal event did not end, and lacks it. A terminal event read (request.cancelled or another) is the run's end.
-        const stream = endedStream(j, ex, endsRun(terminal));
+        const stream = streamRead(j, ex, endsRun(terminal));
         if (!stream) return;
+        // A stream its reader stopped before any terminal event did not end: judged below, with the run's other reads.
+        if (stream.unended !== undefined) {
+          unended.set(run, [...(unended.get(run) ?? []), { ex, read: stream }]);
+          return;
+        }
+        ended.add(run);
+        // A terminal event read (request.cancelled or another) is the run's end.
         const kinds = stream.events.map(kindOf);
         const at = kinds.indexOf(CANCELLED);
         if (!j.check(ex, at !== -1, `no request.cancelled event on the run's stream after the cancel of exchange #${cancel.index} (events: ${kinds.join(', ')})`, [cancel])) return;
         j.check(ex, at === kinds.length - 1, `${kinds.length - at - 1} event(s) followed request.cancelled, which is terminal`);
         if (stream.closed !== undefined) j.check(ex, stream.closed, 'the stream stayed open after request.cancelled for the whole close grace');
       });
+      for (const [run, reads] of unended) {
+        // A read that showed the run's end judged it; one stopped earlier only had not seen it yet.
+        if (ended.has(run)) continue;
+        judgeUnended(j, accepted.get(run)!, reads, bound);
+      }
     },
   },
   async provoke(ctx) {
@@ -76,9 +90,57 @@ export const cancelTerminalEvent = rule({
     // Only the provoker knows the run is in flight (its read showed an event and no end): a refused cancel of it is the provocation's own verdict.
     if (res.status < 200 || res.status >= 300) ctx.fail(`cancelling a run in flight (its stream showed ${kindsText(read)}) answered ${res.status} ${problemCode(res) ?? ''}, expected 200`);
     ctx.observe('cancel response', openObject.safeParse(res.json).success ? res.json : null);
-    await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: 10_000, awaitClose: true });
+    // The deployment's own bound, where its profile declares one (a little past it: the journal's clock is the millisecond); apicert's patience otherwise.
+    const bound = ctx.profile.fixtures.v1.cancelledWithinMs;
+    const after = await followRun(ctx, runId, { label: "the run's stream after cancel", maxMs: bound === undefined ? ctx.profile.safety.streamTimeoutMs : bound + CLOCK_MARGIN_MS, awaitClose: true });
+    const terminal = terminalKinds(ctx);
+    // Past the bound with nothing: read the run once more before the judgement holds it to the bound, so a reader the machine
+    // stalled past it (the answer unread in its socket) is not taken for a run that sent nothing. A run that shows its end there is judged by that read.
+    if (bound !== undefined && after.end === 'timeout' && !after.events.some((e) => terminal.has(eventKind(e) ?? ''))) {
+      await followRun(ctx, runId, { label: "the run's stream read again, past the declared bound", maxMs: bound, awaitClose: true });
+    }
   },
 });
+
+/** How far past the declared bound the read after the cancel goes: the journal's times are whole milliseconds. */
+const CLOCK_MARGIN_MS = 100;
+/** The grain of the journal's times (read.ts's CLOCK_GRAIN_MS): a watch is taken as this much shorter than its times say. */
+const CLOCK_GRAIN_MS = 2;
+
+/** How long after `cancel` was answered `read` was still being read (ms), or undefined when either lacks its times. */
+function watchedAfter(read: Exchange, cancel: Exchange): number | undefined {
+  if (read.startedAt === undefined || read.durationMs === undefined || cancel.startedAt === undefined || cancel.durationMs === undefined) return undefined;
+  return Date.parse(read.startedAt) + read.durationMs - (Date.parse(cancel.startedAt) + cancel.durationMs) - CLOCK_GRAIN_MS;
+}
+
+/**
+ * A run whose reads after its accepted cancel all stopped before any terminal event. "No sentence
+ * bounds the time" a request.cancelled takes: apicert's watch ending decides nothing, so they lack
+ * the run's end, naming what would decide it. A deployment that declares its own bound
+ * (fixtures.v1.cancelledWithinMs) is held to it: its latest read from the start, read until past the
+ * bound after the cancel was answered (its reader's time bound, or its client letting go, not a size
+ * bound that cut what came), showed no terminal event.
+ */
+function judgeUnended(j: Judge, cancel: Exchange, reads: ReadonlyArray<{ ex: Exchange; read: StreamRead }>, bound: number | undefined): void {
+  const { ex, read } = reads.at(-1)!;
+  const watched = watchedAfter(ex, cancel);
+  const readToTheStop = ex.streamEnd === 'timeout' || ex.streamEnd === 'client-disconnect';
+  if (bound !== undefined && watched !== undefined && watched >= bound && readToTheStop) {
+    const kinds = read.events.map(kindOf).join(', ') || 'none';
+    j.check(ex, false, `no request.cancelled (nor any terminal event) within ${bound} ms of the cancel of exchange #${cancel.index}, the time its profile declares an accepted cancel takes (fixtures.v1.cancelledWithinMs): the run's stream, read from its start until ${watched} ms after the cancel was answered, showed ${kinds}`, [cancel, ...reads.slice(0, -1).map((r) => r.ex)]);
+    return;
+  }
+  for (const r of reads) j.lacks(r.ex, `the end of the event stream: ${r.read.unended}${undecidedBy(r.ex, watchedAfter(r.ex, cancel), bound)}`);
+}
+
+/** Why an unended read after an accepted cancel decides nothing, and what would decide it. */
+function undecidedBy(ex: Exchange, watched: number | undefined, bound: number | undefined): string {
+  const when = watched === undefined ? '' : `, ${Math.max(0, watched)} ms after the cancel was answered`;
+  if (ex.streamEnd !== 'timeout' && ex.streamEnd !== 'client-disconnect') return `${when}: what followed the cut is unread`;
+  if (bound === undefined) return `${when}; no sentence bounds how soon request.cancelled follows an accepted cancel: declare the deployment's bound in fixtures.v1.cancelledWithinMs (a run that shows no request.cancelled within it fails), or lengthen the watch with safety.streamTimeoutMs`;
+  if (watched === undefined) return `; the recording keeps no time of the cancel's answer or of the stream's end to hold it to fixtures.v1.cancelledWithinMs (${bound} ms)`;
+  return `${when}, short of the ${bound} ms its profile declares (fixtures.v1.cancelledWithinMs)`;
+}
 
 /** How long the read before the cancel goes on after the run's first event: what came in the same burst is read too. */
 const BURST_MS = 250;

@@ -135,21 +135,42 @@ function sendApprove(ctx: CheckContext, model: RunsModel, r: RunModel, digest: s
 }
 
 /**
- * Cancelling a finished run: not shown, and no code is mapped to a status. 200 or a refusal of the
- * request itself (409, 400, 422, ...) are all readings; auth, not-found and rate-limit answers are not.
+ * "| `POST /v1/runs/{id}/cancel` | cancellation accepted | a terminal `request.cancelled` event is
+ * emitted ... |" binds what an accepted cancellation does, not which cancels are accepted
+ * ("Transitions: not shown."; "Mapping of each `code` to an HTTP status: not shown."): a finished
+ * run's cancel, or a parked run's that only approve may resolve (decision rejected), may be refused.
+ * 200 or a refusal of the request itself (409, 400, 422, ...) are readings; auth, not-found and
+ * rate-limit answers are not.
  */
-function refusesFinished(a: Answer): boolean {
+function refusesCancel(a: Answer): boolean {
   return a.status >= 400 && a.status < 500 && ![401, 403, 404, 405, 429].includes(a.status);
 }
 
+/** The refusals seen, each kind recorded once per rule run: many sequences send many cancels. */
+const refusalsSeen = new WeakMap<CheckContext, Set<string>>();
+
+/**
+ * A refused cancel was not accepted: the run goes on as it was (a parked run stays parked, and its
+ * approve must still resume it), and a request.cancelled it then shows was no accepted cancel's.
+ */
+function noteRefusal(ctx: CheckContext, r: RunModel, a: Answer, mayHaveEnded: boolean): void {
+  const state = mayHaveEnded ? 'a run that may have finished' : knownParked(r) ? 'a run parked awaiting approval' : 'a run not known finished (in flight or parked)';
+  const code = problemCode(a);
+  const kind = `${state}: ${a.status}${code === undefined ? '' : ` ${code}`}`;
+  const seen = refusalsSeen.get(ctx) ?? new Set<string>();
+  refusalsSeen.set(ctx, seen);
+  if (seen.has(kind)) return;
+  seen.add(kind);
+  ctx.observe(`cancel of ${state} refused`, { status: a.status, code: code ?? null }, 'no sentence says which cancels are accepted ("cancellation accepted" is the condition of the cancel row): the run is taken as not cancelled');
+}
+
 function seeCancel(ctx: CheckContext, model: RunsModel, r: RunModel, a: Answer, where: string): void {
-  if (mayHaveFinished(r)) {
-    ctx.expect(a.status === 200 || refusesFinished(a), `${where}: cancelling run ${r.label} answered ${summary(a)}, expected 200 (or a 4xx refusal once finished)`);
-  } else {
-    ctx.expect(a.status === 200, `${where}: cancelling run ${r.label}, parked and not finished, answered ${summary(a)}, expected 200`);
-  }
+  const mayHaveEnded = mayHaveFinished(r);
+  const what = mayHaveEnded ? `cancelling run ${r.label}` : `cancelling run ${r.label}, parked or in flight and not finished,`;
+  ctx.expect(a.status === 200 || refusesCancel(a), `${where}: ${what} answered ${summary(a)}, expected 200 or a refusal of the cancel (a 4xx but 401, 403, 404, 405, 429)`);
   if (a.status === 200) ctx.expectShape(openObject, a.json, `${where}: the cancel response`);
-  r.cancelSent = true;
+  if (refusesCancel(a)) noteRefusal(ctx, r, a, mayHaveEnded);
+  else r.cancelSent = true;
 }
 
 function seeApprove(ctx: CheckContext, r: RunModel, a: Answer, wasParked: boolean, where: string): void {
@@ -309,14 +330,17 @@ function race(r: RunModel, model: RunsModel, drawn: readonly RaceOp[], { ctx }: 
       return postExecute(ctx, r.body, { key: r.key, label });
     },
     async judge(answers) {
+      let cancelTaken = false;
       answers.forEach((res, i) => {
         const op = ops[i]!;
         const where = `step ${model.step}, ${op} #${i + 1}`;
         const a = answer(res);
         if (op === 'replay') seeReplay(ctx, r, a, where);
         else if (op === 'cancel') {
-          // Another operation of the race (an approval, a cancel) may have finished the run first.
-          ctx.expect(a.status === 200 || (refusesFinished(a) && (finishedBefore || ops.filter((o) => o !== 'replay').length > 1)), `${where}: cancelling run ${r.label} answered ${summary(a)}, expected 200`);
+          // Any cancel may be refused (refusesCancel): the run parked, or another operation of the race having finished it.
+          ctx.expect(a.status === 200 || refusesCancel(a), `${where}: cancelling run ${r.label} answered ${summary(a)}, expected 200 or a refusal of the cancel (a 4xx but 401, 403, 404, 405, 429)`);
+          if (refusesCancel(a)) noteRefusal(ctx, r, a, finishedBefore || ops.filter((o) => o !== 'replay').length > 1);
+          else cancelTaken = true;
         } else {
           // A cancel of the same race may have ended the parking first.
           const alone = ops.filter((o) => o !== 'replay').length === 1;
@@ -324,7 +348,7 @@ function race(r: RunModel, model: RunsModel, drawn: readonly RaceOp[], { ctx }: 
           if (a.status === 200) r.approved = true;
         }
       });
-      if (ops.includes('cancel')) r.cancelSent = true;
+      if (cancelTaken) r.cancelSent = true;
       await readAndProbe(ctx, model, r, `the stream of run ${r.label} after the race`);
     },
   };

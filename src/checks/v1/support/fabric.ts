@@ -220,6 +220,8 @@ export interface FollowOptions {
   onEvent?: (event: SseEvent, seen: readonly SseEvent[]) => AfterEvent | undefined;
   /** After a terminal event, wait up to safety.streamCloseGraceMs for the server to close: only a rule judging the ending needs it. */
   awaitClose?: boolean;
+  /** How long to wait for the answer's head (by default safety.requestTimeoutMs). */
+  timeoutMs?: number;
 }
 
 /** Reads GET /v1/runs/{id}/events up to its terminal event (or until the server closes it, or a bound is hit). */
@@ -234,6 +236,7 @@ export function followRun(ctx: CheckContext, runId: string, options: FollowOptio
   };
   if (options.lastEventId !== undefined) request.lastEventId = options.lastEventId;
   if (options.maxMs !== undefined) request.maxMs = options.maxMs;
+  if (options.timeoutMs !== undefined) request.timeoutMs = options.timeoutMs;
   return ctx.http.stream(request);
 }
 

@@ -12,6 +12,7 @@ export const v1RunsFaults = [
   { id: 'v1.runs.approve.request-shape/open-body', description: 'approve accepts a body with extra properties' },
   { id: 'v1.runs.approve.digest-binds/ignores-digest', description: 'approve accepts any action_digest' },
   { id: 'v1.runs.cancel.terminal-event/no-event', description: 'cancel answers 200 but the run ends run.failed, with no request.cancelled event' },
+  { id: 'v1.runs.cancel.terminal-event/silent', description: "cancel answers 200 and stops the run, but no event follows: the run's stream stays open without request.cancelled" },
   { id: 'v1.runs.timestamp-offset/zulu', description: 'the run resource writes its timestamps with Z instead of a numeric offset' },
   // Faults only a sequence reveals: every fixed-sequence rule passes under each of them (suites/sequence-faults.test.ts).
   { id: 'v1.runs.lifecycle.model/approve-revives-cancelled', description: 'approving a run after it was cancelled resumes it: events follow request.cancelled' },

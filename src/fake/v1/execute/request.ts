@@ -65,6 +65,13 @@ function digestedTask(fake: FakeContext, body: unknown): unknown {
   return Object.fromEntries(Object.entries(body).filter(([name]) => known.has(name)));
 }
 
+/** Under the variant a turn's digest leaves out its `requestId`, which names the request rather than saying what it asks. */
+function digestedTurn(fake: FakeContext, body: unknown): unknown {
+  if (!isRecord(body) || !fake.variants.has('v1.execute/digest-without-request-id')) return body;
+  const { requestId: _named, ...asked } = body;
+  return asked;
+}
+
 /**
  * Reads and validates an execute request (version header, JSON, the mode's contract, the key);
  * answers 400 itself and returns undefined when it is unusable.
@@ -89,6 +96,6 @@ export async function readExecute(surface: V1Surface, schemas: ExecuteSchemas, r
   if (!key) return undefined;
   // The fault: a key taken from the body is remembered without its request, so another body under it replays the first.
   const keyOnly = key.fromBody && fake.faults.has('v1.execute.idempotency.body-key/conflict-replays');
-  const fingerprint = keyOnly ? 'body-key' : fake.faults.has('v1.execute.idempotency.normalized/raw-text') ? text : canonicalJson(isTask ? digestedTask(fake, body) : body);
+  const fingerprint = keyOnly ? 'body-key' : fake.faults.has('v1.execute.idempotency.normalized/raw-text') ? text : canonicalJson(isTask ? digestedTask(fake, body) : digestedTurn(fake, body));
   return { mode: isTask ? 'task' : 'turn', body, key: key.key, fingerprint };
 }

@@ -222,11 +222,17 @@ export class RunEngine {
    * cancel's terminal event): the stream shows its end without the cancellation at once, however slow
    * the machine, where a run left to finish its script might outlast the reader.
    */
-  failInsteadOfCancel(run: Run): void {
+  failInsteadOfCancel(run: Run, silently = false): void {
     for (const timer of run.timers) this.fake.lifecycle.cancel(timer);
     run.timers = [];
-    run.state = 'failed';
-    this.emit(run, FAILED, { reason: 'ended without its cancellation' });
+    delete run.actionDigest;
+    run.state = silently ? 'cancelled' : 'failed';
+    if (!silently) this.emit(run, FAILED, { reason: 'ended without its cancellation' });
+  }
+
+  /** Stops a run as cancelled and emits nothing (only under a fault: silent-cancel.ts). */
+  cancelSilently(run: Run): void {
+    this.failInsteadOfCancel(run, true);
   }
 
   /** Drops a run as if the server had lost it (only under a fault). */

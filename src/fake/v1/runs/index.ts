@@ -130,8 +130,14 @@ function cancel(surface: V1Surface, r: RouteRequest): void {
     v1.problem(r.res, 400, 'invalid_request', { detail: `The run is ${stateName(fake, run.state)}: a finished run cannot be cancelled.`, retryable: false });
     return;
   }
+  // A parked run's way out under the variant is approve (decision rejected): its cancel is refused and it stays parked.
+  if (run.state === 'parked' && fake.variants.has('v1.runs/cancel-parked-refused')) {
+    v1.problem(r.res, 409, 'conflict', { detail: 'The run is awaiting approval: resolve it with approve (decision rejected).', retryable: false });
+    return;
+  }
   if (!wasFinished) {
     if (fake.faults.has('v1.runs.cancel.terminal-event/no-event')) state.engine.failInsteadOfCancel(run);
+    else if (fake.faults.has('v1.runs.cancel.terminal-event/silent')) state.engine.cancelSilently(run);
     else state.engine.cancel(run);
   }
   v1.json(r.res, 200, openBody(fake, { run_id: run.id, cancellation: wasFinished ? 'not-needed' : 'accepted', state: stateName(fake, run.state) }));

@@ -5,6 +5,7 @@ import type { FakeContext } from '../../context.ts';
 import { sseFrame, sseWire, wireOptions } from '../../sse-framing.ts';
 import { streamedEventData } from '../execute/accepted-event.ts';
 import { isFinished, type Run, type RunEngine, type RunEvent } from './engine.ts';
+import { silentlyCancelled } from './silent-cancel.ts';
 
 const TERMINAL_KINDS: ReadonlySet<string> = new Set([COMPLETED, FAILED, CANCELLED]);
 
@@ -110,8 +111,8 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
   const { variants } = fake;
   // Under the variant the answer leaves whole when the stream ends, its head with it (as behind an ETag middleware).
   const whole = variants.has('v1.runs/buffered-streams') ? holdWrites(res) : undefined;
-  // A parked run may have nothing to send yet; the reader still gets its headers now.
-  if (!whole) res.flushHeaders();
+  // A parked run may have nothing to send yet; the reader still gets its headers now (under the variant, with the first event, as Node sends them).
+  if (!whole && !variants.has('v1.runs/headers-with-first-event')) res.flushHeaders();
   sseWire(res, wireOptions(fake.config.sseSplitSeed, { crlf: variants.has('v1.runs/crlf-line-endings'), cr: variants.has('v1.runs/cr-line-endings'), split: variants.has('v1.runs/split-writes') }));
   let ended = false;
   const end = () => {
@@ -147,6 +148,8 @@ export function pipe(fake: FakeContext, engine: RunEngine, res: ServerResponse, 
     write(e);
     if (ended || held) return;
   }
-  if (isFinished(run) && !holdOpen) end();
-  else if (!isFinished(run)) run.listeners.add(write);
+  // A run cancelled without its terminal event (a fault) shows no end: its stream stays open, as one in flight.
+  const shownFinished = isFinished(run) && !silentlyCancelled(run);
+  if (shownFinished && !holdOpen) end();
+  else if (!shownFinished) run.listeners.add(write);
 }

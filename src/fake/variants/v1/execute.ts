@@ -32,6 +32,12 @@ export const v1ExecuteVariants = [
     spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.' },
   },
   {
+    // Audit s27 (Koa) F2: a turn's requestId names the request; a digest may leave it out.
+    id: 'v1.execute/digest-without-request-id',
+    description: "the idempotency digest of a turn request leaves out its requestId: the same key with the same turn under a new requestId is the same request, and replays (another message or client is still a 409 conflict)",
+    spec: { document: 'v1-execution-fabric.md', section: 'Endpoints > Rules 1', quote: '`Idempotency-Key` is scoped to the authenticated principal, tenant, API version and a normalized digest of the request.' },
+  },
+  {
     id: 'v1.execute/body-key-ignored',
     description: "the turn body's idempotencyKey keys nothing: only the Idempotency-Key header does, so a turn keyed only in its body starts a new run each time",
     spec: { document: 'v1-execution-fabric.md', section: 'Resources and their fields > Turn request body (AiPlatformChatRequestV1; no extra properties)', quote: '| idempotencyKey | Identifier | no | |' },

@@ -135,8 +135,21 @@ export const v1RunsVariants = [
     leavesInconclusive: ['the read of the run before the cancel showed it ended', 'UND_ERR_HEADERS_TIMEOUT: no response headers'],
   },
   {
+    // Audit s27 (Koa) F1: Node sends the head of an answer whose body is written later (Koa's `ctx.body = new PassThrough()`) with its first byte.
+    id: 'v1.runs/headers-with-first-event',
+    description: "every /v1 event stream sends its status line and headers only with its first event, as Node does for a body written later (Koa's ctx.body = new PassThrough()): a parked run's stream resumed after its parked event sends nothing at all, not even its head, until the run moves on",
+    spec: { document: DOC, section: 'Endpoints', quote: 'GET | `/v1/runs/{id}/events` | SSE' },
+    excludes: ['v1.runs/split-writes'],
+  },
+  {
     id: 'v1.runs/not-parked-422',
     description: 'an approve to a run that is not parked awaiting approval (in flight, already approved, finished) is refused 422 invalid_request, not 409 conflict',
     spec: { document: DOC, section: 'Errors', quote: 'Mapping of each `code` to an HTTP status: not shown.' },
+  },
+  {
+    // Audit s27 /v1 F0: the cancel row's condition ("cancellation accepted") binds what an accepted cancel does, not which are accepted.
+    id: 'v1.runs/cancel-parked-refused',
+    description: 'a run parked awaiting approval refuses its cancel (409 conflict, retryable false) and stays parked: only approve resolves it (decision rejected); runs in flight and finished runs are cancelled as by default',
+    spec: { document: DOC, section: 'States and transitions', quote: '| `POST /v1/runs/{id}/cancel` | cancellation accepted | a terminal `request.cancelled` event is emitted on the run\'s stream |' },
   },
 ] as const satisfies readonly VariantDefinition[];
