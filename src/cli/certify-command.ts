@@ -13,7 +13,7 @@ import { effectOf, gateWords, judgedLine, policyOf, selectionLine, shellWord, ty
 import { checkReportRoot, createRunFolder, reportToStdout, writeRunReports, writtenLine } from '../reports/run-folder.ts';
 import { REPORT_FORMATS, type ReportFormat } from '../reports/write.ts';
 import { certify, DEFAULT_DEADLINE_MS, HARNESS_VERSION, redactorFor } from '../runner/certify.ts';
-import { HarRecorder, hidingFor, RECORDED_BODY_LIMIT, RECORDING_KEPT_BYTES } from '../passive/recorder.ts';
+import { HarRecorder, hidingFor, RECORDED_BODY_LIMIT, RECORDED_DELIVERIES, RECORDING_KEPT_BYTES } from '../passive/recorder.ts';
 import { UsageError } from './errors.ts';
 import { EXIT, exitCodeFor } from './exit.ts';
 import { ENV_POINTER, EXIT_CODES_HELP, README_SECTIONS, TARGET_ENV } from './help.ts';
@@ -331,7 +331,8 @@ async function writeRecording(ui: Ui, recorder: HarRecorder, flags: CertifyFlags
     return;
   }
   const cut = recorder.cut > 0 ? `, ${recorder.cut} bodies kept in part or not at all past --max-kept-bytes ${flags.maxKeptBytes ?? RECORDING_KEPT_BYTES}` : '';
-  ui.info(`recording: ${file} (${recorder.count} exchanges${cut}, HAR 1.2, readable by you only${flags.harSecrets ? ', secrets kept' : ", the profile's secrets replaced by labelled markers"})`);
+  const unrecorded = recorder.unrecordedDeliveries > 0 ? `, ${recorder.unrecordedDeliveries} webhook deliveries past the first ${RECORDED_DELIVERIES} not recorded` : '';
+  ui.info(`recording: ${file} (${recorder.count} exchanges${cut}${unrecorded}, HAR 1.2, readable by you only${flags.harSecrets ? ', secrets kept' : ", the profile's secrets replaced by labelled markers"})`);
 }
 
 /** How many failures the recap repeats; the report holds every one. */

@@ -24,7 +24,11 @@ import { printResult } from './side-report.ts';
 import { addHeaderOption, networkWithHeaders } from './header-flag.ts';
 import { networkSecrets, type Network } from '../profile/network.ts';
 import type { Profile } from '../profile/schema.ts';
-import type { Surface } from '../rule/index.ts';
+import { API_SURFACES, pathOnly, type Surface } from '../rule/index.ts';
+import type { TrafficExchange } from '../passive/exchange.ts';
+import { onSurface } from '../traffic/read.ts';
+import { mcpEndpointOf } from '../profile/mcp-endpoint.ts';
+import { WEBHOOK_HEADERS } from '../webhooks/signature.ts';
 import { Redactor, SHORT_SECRET } from '../redact/redactor.ts';
 import { carriesUserinfo } from '../util/url.ts';
 import { fileReason } from '../util/file-reason.ts';
@@ -101,7 +105,7 @@ function upstreamOf(value: string): string {
   return value;
 }
 
-async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: string): Promise<void> {
+async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: string, held: ReadonlySet<Surface>): Promise<void> {
   const { redactor } = judged;
   const report = underPolicy(judged.report, Boolean(opts.allowUntestable));
   // Like every command that writes a report: its own run folder, `latest` pointing at it.
@@ -117,7 +121,7 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
   // Said once, beside the gate it qualifies: the verdicts judged only what the record still held.
   const dropped = droppedLine(report.run);
   if (dropped) console.log(consoleText(`gate ${gateWords(report).words} ${dropped}`));
-  const active = activeOnlyLine(report);
+  const active = activeOnlyLine(report, held);
   if (active) console.log(consoleText(`gate ${gateWords(report).words} ${active}`));
   console.log(writtenLine(written, opts.out));
   process.exitCode = exitCodeFor(report.summary, Boolean(opts.allowUntestable));
@@ -126,12 +130,32 @@ async function finish(judged: PassiveJudgement, opts: RunCliOptions, what: strin
 /**
  * The rules a recording cannot judge at all, said beside the gate: a pass of judge-traffic over a
  * certify recording is no pass of the rules only an active run judges (a delivery to the receiver,
- * a dropped connection), whatever certify said of them.
+ * a dropped connection), whatever certify said of them. Only those of the surfaces the traffic
+ * holds exchanges of (`held`): a recording of /v1 traffic passed no /v8 rule to begin with.
  */
-function activeOnlyLine(report: Report): string | undefined {
-  const ids = report.rules.filter((r) => r.verdict === 'not-applicable' && r.level !== 'observation' && r.reason?.startsWith(ACTIVE_ONLY)).map((r) => r.id);
-  if (ids.length === 0) return undefined;
-  return `covers what a recording shows: ${ids.length} rule(s) need an active probe and were not judged (run "apicert certify"): ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, +${ids.length - 5} more` : ''}`;
+function activeOnlyLine(report: Report, held: ReadonlySet<Surface>): string | undefined {
+  const all = report.rules.filter((r) => r.verdict === 'not-applicable' && r.level !== 'observation' && r.reason?.startsWith(ACTIVE_ONLY));
+  if (all.length === 0) return undefined;
+  const surfaces = API_SURFACES.filter((s) => held.has(s));
+  const ids = all.filter((r) => held.has(r.surface)).map((r) => r.id);
+  if (ids.length === 0) return `covers what a recording shows: the ${all.length} rule(s) that need an active probe are of none of this traffic's surfaces${surfaces.length > 0 ? ` (${surfaces.join(', ')})` : ''}`;
+  return `covers what a recording shows: ${ids.length} rule(s) need an active probe and were not judged (run "apicert certify"): ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? `, +${ids.length - 5} more` : ''} (those of this traffic's surfaces: ${surfaces.join(', ')})`;
+}
+
+/**
+ * The API surfaces the traffic holds exchanges of: by their operations, the MCP endpoint where the
+ * profile mounts it, and a webhook delivery (its signature header) as /v1's.
+ */
+function surfacesOf(exchanges: readonly TrafficExchange[], profile: Profile | undefined): Set<Surface> {
+  const endpoint = profile ? mcpEndpointOf(profile) : undefined;
+  const held = new Set<Surface>();
+  for (const ex of exchanges) {
+    for (const s of API_SURFACES) if (!held.has(s) && onSurface(ex, s)) held.add(s);
+    if (endpoint !== undefined && pathOnly(ex) === endpoint) held.add('mcp');
+    if (ex.requestHeaders[WEBHOOK_HEADERS.signature] !== undefined) held.add('v1');
+    if (held.size === API_SURFACES.length) break;
+  }
+  return held;
 }
 
 const printJudged = (quiet?: boolean) => (quiet ? undefined : (r: Parameters<typeof printResult>[0]) => r.verdict !== 'not-applicable' && printResult(r));
@@ -163,7 +187,7 @@ export function registerTrafficCommands(program: Command): void {
       if (recorded && !opts.quiet) console.log(`the profile's facts (which credential holds which scopes, principal, tenant and expiry; fixtures) are the recording's own, as apicert wrote them; --profile FILE replaces them`);
       const profile = given ?? recorded;
       const judged = await judgeRecording(recording.exchanges, { patterns: opts.rules, ...(opts.surface ? { surfaces: opts.surface } : {}), ...(profile ? { profile } : {}), onRedactor: redactOutputWith, onResult: printJudged(opts.quiet) });
-      await finish(judged, opts, opts.har);
+      await finish(judged, opts, opts.har, surfacesOf(recording.exchanges, profile));
     });
 
   const proxy = program
@@ -220,6 +244,7 @@ export function registerTrafficCommands(program: Command): void {
             console.error(consoleText(`apicert: warning: the recording ${opts.harOut} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})${reported ? '; the report is written' : ''}`));
           },
           ...(network ? { network } : {}),
+          ...(profile ? { profile } : {}),
           onListening: (url) => console.log(`apicert proxy: ${url} -> ${new URL(opts.upstream).origin}; stop with Ctrl-C${opts.duration ? ` or after ${Math.round(opts.duration / 1000)} s` : ''}`),
           onExchange: (rec, index) => live.add(rec, index),
           judge: async (exchanges, startedAt, droppedCount) => {
@@ -229,7 +254,7 @@ export function registerTrafficCommands(program: Command): void {
             const onRedactor = (redactor: Redactor) => redactOutputWith(withNetworkSecrets(redactor, secrets));
             const result = await judgeRecording(exchanges, { patterns: opts.rules, ...(profile ? { profile } : {}), startedAt, source: opts.upstream, onRedactor, onResult: printJudged(opts.quiet), labels, dropped });
             // The report before the recording: a HAR that cannot be written costs the HAR only.
-            await finish(result, opts, `proxy for ${new URL(opts.upstream).origin}`);
+            await finish(result, opts, `proxy for ${new URL(opts.upstream).origin}`, surfacesOf(exchanges, profile));
             reported = true;
             return result;
           },

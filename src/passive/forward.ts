@@ -17,10 +17,11 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { headersFor, type Network } from '../profile/network.ts';
-import { appendHeader, BodyPrefix } from './exchange.ts';
+import { appendHeader, BodyPrefix, mediaType } from './exchange.ts';
 import type { RecordedBytes } from './har.ts';
 import { MessageReader, type Head, type ParseError } from './http1.ts';
 import type { UpstreamConnection, UpstreamPool, UpstreamUser } from './upstream.ts';
+import type { StreamWatch, StreamWatching } from './stream-watch.ts';
 
 export const CLIENT_CLOSED = 'the client closed the connection';
 /** The proxy stopped (its grace ran out) while the exchange was in flight: the client did not leave, it was cut. */
@@ -107,6 +108,8 @@ export interface Forwarder<Entry> {
   pool: UpstreamPool;
   recorder: Recorder<Entry>;
   network: Network | undefined;
+  /** How event streams are watched for their terminal event (the close grace); without it none is. */
+  streams?: StreamWatching;
 }
 
 /** An answer the proxy gives itself: to an exchange it could not forward, or whose upstream did not answer. */
@@ -376,6 +379,14 @@ class Flight<Entry> implements UpstreamUser {
   private size = 0;
   /** What the read of the answer under way gave the client so far, written once the read is done (`flush`). */
   private out = '';
+  /** The answer is an event stream: one its client lets go of was read as far as the client wanted, not broken off. */
+  private eventStream = false;
+  /** When its first terminal event passed (`StreamWatch`), for a 2xx stream a closing rule reads. */
+  private watch: StreamWatch | undefined;
+  /** The upstream connection waits for the client to take what was written to it (`slowClient`). */
+  private paused = false;
+  /** It waited so after the terminal event: the upstream's close may be unread in it, so the close grace is not judged. */
+  private heldAfterTerminal = false;
 
   constructor(down: Downstream<Entry>, head: Head) {
     this.down = down;
@@ -476,13 +487,19 @@ class Flight<Entry> implements UpstreamUser {
     else if (http10) framing += 'connection: keep-alive\r\n';
     this.out += `HTTP/1.1 ${head.status} ${head.reason}\r\n${lines.text}${framing}\r\n`;
     this.clientKeepAlive = !closeAfter;
+    if (!noBody && mediaType(rec.responseHeaders) === 'text/event-stream') {
+      this.eventStream = true;
+      this.watch = this.down.forwarder.streams?.watch(rec);
+    }
     return noBody;
   }
 
   body(piece: Buffer): void {
     if (this.finished) return;
     this.size += piece.length;
-    this.keep(this.answer, piece);
+    const kept = this.keep(this.answer, piece);
+    // Only what the record keeps: the judging reads its terminal event there, or lacks the rest.
+    if (this.watch !== undefined && kept > 0) this.watchKept(kept === piece.length ? piece : piece.subarray(0, kept));
     if (piece.length <= SMALL_PIECE) {
       this.out += this.answerChunked ? `${piece.length.toString(16)}\r\n${piece.toString('latin1')}\r\n` : piece.toString('latin1');
       return;
@@ -497,14 +514,23 @@ class Flight<Entry> implements UpstreamUser {
     if (!more) this.slowClient();
   }
 
-  /** Keeps what the recorder's byte budget allows of `piece` (of the `bodyLimit` prefix) in `prefix`. A body cut by the budget is a prefix. */
-  private keep(prefix: BodyPrefix, piece: Buffer): void {
-    if (prefix.truncated) return;
+  /** Bytes the record kept of the stream, to its watch; a terminal event read while the upstream waits for the client leaves the grace unjudged. */
+  private watchKept(bytes: Buffer): void {
+    const watch = this.watch!;
+    const before = watch.terminalAt;
+    watch.add(bytes);
+    if (before === undefined && watch.terminalAt !== undefined && this.paused) this.heldAfterTerminal = true;
+  }
+
+  /** Keeps what the recorder's byte budget allows of `piece` (of the `bodyLimit` prefix) in `prefix`, and says how many bytes it kept. A body cut by the budget is a prefix. */
+  private keep(prefix: BodyPrefix, piece: Buffer): number {
+    if (prefix.truncated) return 0;
     const { recorder } = this.down.forwarder;
     const wanted = Math.min(piece.length, recorder.bodyLimit - prefix.kept);
     const granted = wanted > 0 ? recorder.keep(this.entry, wanted) : 0;
     if (granted > 0) prefix.add(granted === piece.length ? piece : piece.subarray(0, granted));
     if (granted < piece.length) prefix.truncated = true;
+    return granted;
   }
 
   /** Writes what the read gave the client so far. */
@@ -522,8 +548,11 @@ class Flight<Entry> implements UpstreamUser {
     const conn = this.conn;
     if (conn === undefined || client.destroyed) return;
     conn.pause();
+    this.paused = true;
+    if (this.watch?.terminalAt !== undefined) this.heldAfterTerminal = true;
     // Only while it is still this exchange's: a connection given back was resumed, and may be paused for another client now.
     client.once('drain', () => {
+      this.paused = false;
       if (this.conn === conn) conn.resume();
     });
   }
@@ -579,8 +608,28 @@ class Flight<Entry> implements UpstreamUser {
   /** The client went away (or the proxy stopped) before the answer ended: the upstream request ends with it. */
   clientGone(why: string = CLIENT_CLOSED): void {
     if (this.finished) return;
-    this.drop(why);
+    if (this.eventStream) this.stoppedReading(why === PROXY_STOPPED ? 'timeout' : 'client-disconnect');
+    else this.drop(why);
     this.finish();
+  }
+
+  /**
+   * An event stream its reader stopped reading: its client let go of it (as apicert's own reader does
+   * at a terminal event or a bound), or the proxy stopped (apicert's own end of the reading, a time
+   * bound as --duration is). Its events were read whole as far as they came; the server did not end
+   * it. When that came more than the close grace after its terminal event, the server held it open
+   * past the grace (`grace-expired`), unless the upstream connection waited for a slow client then.
+   */
+  private stoppedReading(end: 'client-disconnect' | 'timeout'): void {
+    const rec = this.rec;
+    rec.readerStopped = true;
+    rec.readerEnd = end;
+    const streams = this.down.forwarder.streams;
+    const terminalAt = this.watch?.terminalAt;
+    if (streams !== undefined && terminalAt !== undefined && !this.heldAfterTerminal && performance.now() - terminalAt > streams.graceMs) rec.closeGraceMs = streams.graceMs;
+    const conn = this.conn;
+    this.conn = undefined;
+    conn?.destroy();
   }
 
   /** The exchange ends in `error`: its upstream connection, if it has one, cannot carry another. */

@@ -10,6 +10,7 @@ import { isRecord, MAX_JSON_DEPTH, nestsDeeperThan, parseJsonDocument } from '..
 import { contentText, decodedContent, isUtf8, unreadableBody } from './content.ts';
 import { codingsOf } from '../util/content-coding.ts';
 import { addHeader, mediaType, targetOf, type TrafficExchange } from './exchange.ts';
+import type { StreamEnd } from '../rule/index.ts';
 import { failedExchange } from './failed-exchange.ts';
 import { PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { onSurface } from '../traffic/read.ts';
@@ -40,22 +41,32 @@ type NameValue = { name: string; value: string };
 export const BODY_FORM_FIELD = '_apicertBody';
 /**
  * Where an apicert recording says that apicert itself stopped reading an answer it had begun (a
- * field of `response`): `client-disconnect`, the reader broke the stream off (at its first event,
- * after a terminal event, at a time or size bound); `grace-expired`, the stream was still open when
- * the close grace after its terminal event ran out (its length in `CLOSE_GRACE_FIELD`), which the
- * rules on closing a stream fail as certify does. Without it a stream cut before its terminal
- * event reads as one its server ended there. Other writers' aborts are `_error`/`_failureText`.
+ * field of `response`), as its reader's `StreamEnd`: `timeout`, `byte-limit`, `event-limit`, the
+ * reader's own bounds (certify's reading of them is the recording's); `client-disconnect`, the
+ * reader broke the stream off (at its first event, after a terminal event; recordings written
+ * before the bounds were told apart say it for those too); `grace-expired`, the stream was still
+ * open when the close grace after its terminal event ran out (its length in `CLOSE_GRACE_FIELD`),
+ * which the rules on closing a stream fail as certify does. Without it a stream cut before its
+ * terminal event reads as one its server ended there. Other writers' aborts are `_error`/`_failureText`.
  */
 export const READER_STOP_FIELD = '_apicertStreamEnd';
 /** The close grace (ms) apicert's reader waited after the terminal event of a stream it then let go of (`grace-expired`). */
 export const CLOSE_GRACE_FIELD = '_apicertCloseGraceMs';
+/**
+ * Where an apicert recording says whether a webhook delivery's MAC verified with the endpoint's
+ * signing secret (a field of `request`: `verifies` or `does-not-verify`): the recording hides the
+ * secret, so its writer checks the MAC first (recorder.ts), for the delivery rule to judge.
+ */
+export const SIGNATURE_FIELD = '_apicertSignature';
+/** The reader's stops `READER_STOP_FIELD` carries besides `grace-expired`, read back unchanged. */
+const READER_STOPS: ReadonlySet<unknown> = new Set<StreamEnd>(['client-disconnect', 'timeout', 'byte-limit', 'event-limit']);
 export type BodyForm = 'decoded' | 'wire';
 
 /** The fields of a HAR entry the judge reads (any other field may be there too). */
 export interface HarEntry {
   startedDateTime?: string;
   time?: number;
-  request: { method: string; url: string; headers?: NameValue[]; postData?: { mimeType?: string; text?: string; encoding?: string; [BODY_FORM_FIELD]?: unknown }; bodySize?: number };
+  request: { method: string; url: string; headers?: NameValue[]; postData?: { mimeType?: string; text?: string; encoding?: string; [BODY_FORM_FIELD]?: unknown }; bodySize?: number; [SIGNATURE_FIELD]?: unknown };
   response?: {
     status: number;
     headers?: NameValue[];
@@ -167,6 +178,8 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   // -1 and absent both mean "not recorded".
   if (typeof entry.time === 'number' && entry.time >= 0) ex.durationMs = Math.round(entry.time);
   readRequestBody(ex, entry, bodyLimit);
+  const signature = entry.request[SIGNATURE_FIELD];
+  if (signature === 'verifies' || signature === 'does-not-verify') ex.signatureVerified = signature === 'verifies';
   const res = entry.response;
   const failure = res?._failureText ?? res?._error ?? entry._failureText ?? entry._error ?? undefined;
   // Browsers record a request that got no answer as status 0.
@@ -179,7 +192,7 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   readResponseBody(ex, res, bodyLimit, failure ?? undefined);
   // An answer began and the exchange then failed: the client aborted it (a stream it stopped reading), or the connection broke.
   if (failure) failedExchange(ex, failure);
-  else if (res[READER_STOP_FIELD] === 'client-disconnect') ex.streamEnd = 'client-disconnect';
+  else if (READER_STOPS.has(res[READER_STOP_FIELD])) ex.streamEnd = res[READER_STOP_FIELD] as StreamEnd;
   else if (res[READER_STOP_FIELD] === 'grace-expired') {
     ex.streamEnd = 'grace-expired';
     const grace = res[CLOSE_GRACE_FIELD];
@@ -189,12 +202,21 @@ export function exchangeOfEntry(raw: unknown, index: number, bodyLimit = DEFAULT
   return ex;
 }
 
+/**
+ * Where an apicert recording says that its writer replaced secrets in a body's text by markers (a
+ * field of `request.postData` and `response.content`, `true`): the text is no longer as long as the
+ * body was on the wire, so its size is the one the writer gave (`bodySize`, `size`), never the kept
+ * Content-Length, which would make a whole body read as a prefix (recorder.ts writes it).
+ */
+export const HIDDEN_BODY_FIELD = '_apicertHidden';
+
 /** Writers that omit bodies (Playwright's `content: 'omit'`) keep `bodySize` and write empty text: that is a body not kept, not an empty one. */
 function readRequestBody(ex: TrafficExchange, entry: HarEntry, bodyLimit: number): void {
   const post = entry.request.postData;
   const decoded = post?.[BODY_FORM_FIELD] === 'decoded';
-  // A body kept decoded is measured by the decoded size the writer gave, never by the wire's Content-Length.
-  const declared = Math.max(entry.request.bodySize ?? -1, decoded ? -1 : Number(ex.requestHeaders['content-length'] ?? -1) || -1);
+  const hidden = (post as Record<string, unknown> | undefined)?.[HIDDEN_BODY_FIELD] === true;
+  // A body kept decoded, or with secrets replaced, is measured by the size the writer gave, never by the wire's Content-Length.
+  const declared = Math.max(entry.request.bodySize ?? -1, decoded || hidden ? -1 : Number(ex.requestHeaders['content-length'] ?? -1) || -1);
   if (post?.text === undefined || (post.text === '' && declared > 0)) {
     if (declared > 0) ex.requestBodyMissing = `the recorder kept no request body (the request had ${declared} bytes)`;
     return;
@@ -470,6 +492,8 @@ export interface RecordedBytes {
   error?: string;
   /** apicert stopped reading the answer itself, after it had begun (`READER_STOP_FIELD`). */
   readerStopped?: boolean;
+  /** Which stop of its reader it was, when the reader said (`ReaderStopped`); absent, `client-disconnect`. */
+  readerEnd?: Exclude<StreamEnd, 'server'>;
   /** It stopped when the close grace after the terminal event ran out, this long (`CLOSE_GRACE_FIELD`). */
   closeGraceMs?: number;
 }
@@ -519,7 +543,7 @@ export function harEntryOf(recorded: RecordedBytes): Record<string, unknown> {
       // The bytes received (HAR 1.2): a decoded body's wire length when known, else what was kept as sent.
       bodySize: rec.responseWireSize ?? rec.responseBody?.length ?? -1,
       ...(rec.error ? { _error: rec.error } : {}),
-      ...(rec.readerStopped && !rec.error ? readerStop(rec.closeGraceMs) : {}),
+      ...(rec.readerStopped && !rec.error ? readerStop(rec.readerEnd, rec.closeGraceMs) : {}),
     },
     cache: {},
     timings: { send: 0, wait: rec.durationMs ?? -1, receive: 0 },
@@ -528,8 +552,9 @@ export function harEntryOf(recorded: RecordedBytes): Record<string, unknown> {
 }
 
 /** How apicert's own reader stopped an answer it had begun, as the response's fields say it (`READER_STOP_FIELD`). */
-function readerStop(closeGraceMs: number | undefined): Record<string, unknown> {
-  return closeGraceMs === undefined ? { [READER_STOP_FIELD]: 'client-disconnect' } : { [READER_STOP_FIELD]: 'grace-expired', [CLOSE_GRACE_FIELD]: closeGraceMs };
+function readerStop(end: RecordedBytes['readerEnd'], closeGraceMs: number | undefined): Record<string, unknown> {
+  if (closeGraceMs !== undefined) return { [READER_STOP_FIELD]: 'grace-expired', [CLOSE_GRACE_FIELD]: closeGraceMs };
+  return { [READER_STOP_FIELD]: end === undefined || end === 'grace-expired' ? 'client-disconnect' : end };
 }
 
 /** A HAR 1.2 document; `facts`, the profile's facts a recording carries for `judge-traffic` (profile-facts.ts). */

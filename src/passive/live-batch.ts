@@ -10,9 +10,11 @@ import type { RecordedBytes } from './har.ts';
 /**
  * One exchange: index, start (ms since the epoch), duration, method, url, request headers,
  * request body length (-1: none), request cut, status, response headers, response body length
- * (-1: none), response cut, response size, error (null where the record has none).
+ * (-1: none), response cut, response size, error (null where the record has none), and how its
+ * reader stopped a stream (its `readerEnd` and `closeGraceMs`; null where it did not).
  */
-type Sent = [number, number, number | null, string, string, Record<string, string>, number, boolean, number | null, Record<string, string>, number, boolean, number | null, string | null];
+type ReaderStop = [RecordedBytes['readerEnd'] | null, number | null];
+type Sent = [number, number, number | null, string, string, Record<string, string>, number, boolean, number | null, Record<string, string>, number, boolean, number | null, string | null, ReaderStop | null];
 
 export interface PackedBatch {
   batch: string;
@@ -47,6 +49,7 @@ export function packBatch(items: ReadonlyArray<{ rec: RecordedBytes; index: numb
     rec.responseTruncated === true,
     rec.responseSize ?? null,
     rec.error ?? null,
+    rec.readerStopped ? [rec.readerEnd ?? null, rec.closeGraceMs ?? null] : null,
   ]);
   return { batch: JSON.stringify(sent), bodies: bodies.buffer };
 }
@@ -60,7 +63,7 @@ export function unpackBatch({ batch, bodies }: PackedBatch): Array<{ rec: Record
     at += length;
     return view;
   };
-  return (JSON.parse(batch) as Sent[]).map(([index, started, durationMs, method, url, requestHeaders, requestLength, requestTruncated, status, responseHeaders, responseLength, responseTruncated, responseSize, error]) => {
+  return (JSON.parse(batch) as Sent[]).map(([index, started, durationMs, method, url, requestHeaders, requestLength, requestTruncated, status, responseHeaders, responseLength, responseTruncated, responseSize, error, stop]) => {
     const rec: RecordedBytes = { startedAt: new Date(started), method, url, requestHeaders, responseHeaders };
     if (durationMs !== null) rec.durationMs = durationMs;
     const requestBody = body(requestLength);
@@ -72,6 +75,11 @@ export function unpackBatch({ batch, bodies }: PackedBatch): Array<{ rec: Record
     if (responseTruncated) rec.responseTruncated = true;
     if (responseSize !== null) rec.responseSize = responseSize;
     if (error !== null) rec.error = error;
+    if (stop !== null) {
+      rec.readerStopped = true;
+      if (stop[0] !== null) rec.readerEnd = stop[0];
+      if (stop[1] !== null) rec.closeGraceMs = stop[1];
+    }
     return { rec, index };
   });
 }

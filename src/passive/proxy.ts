@@ -18,12 +18,14 @@ import { upstreamRoute } from '../probe/dispatcher.ts';
 import type { Network } from '../profile/network.ts';
 import { contentText, unreadableBody } from './content.ts';
 import { targetOf, type TrafficExchange } from './exchange.ts';
-import { failedExchange } from './failed-exchange.ts';
+import { failedExchange, stoppedByReader } from './failed-exchange.ts';
 import { listen, type Recorder } from './forward.ts';
 import type { RecordedBytes } from './har.ts';
 import { hiddenHar, writeHar, type SecretHiding } from './recorder.ts';
 import { UpstreamPool } from './upstream.ts';
+import { streamWatching } from './stream-watch.ts';
 import { HARNESS_VERSION } from '../runner/certify.ts';
+import type { Profile } from '../profile/schema.ts';
 
 export interface ProxyOptions {
   upstream: string;
@@ -46,6 +48,8 @@ export interface ProxyOptions {
   onExchange?: (rec: RecordedBytes, index: number) => void;
   /** The profile's network settings for the upstream (CA, client certificate, proxy, headers per surface, which the record leaves out). */
   network?: Network;
+  /** The profile: its safety.streamCloseGraceMs (and /v1 terminal events) say when a stream was held open past its terminal event. */
+  profile?: Profile;
 }
 
 /** Bytes of bodies the proxy keeps at once, whatever the two limits above would allow. */
@@ -177,6 +181,7 @@ export function exchangeOfBytes(rec: RecordedBytes, index: number, bodyLimit: nu
     }
   }
   if (rec.error !== undefined) failedExchange(ex, rec.error);
+  else if (rec.readerStopped) stoppedByReader(ex, rec.readerEnd, rec.closeGraceMs);
   return ex;
 }
 
@@ -206,7 +211,7 @@ export async function startProxy(options: Omit<ProxyOptions, 'durationMs' | 'har
       onExchange?.(kept.rec, kept.index);
     },
   };
-  const listening = await listen({ upstream, pool, recorder, network: options.network }, options.port ?? 0);
+  const listening = await listen({ upstream, pool, recorder, network: options.network, streams: streamWatching(options.profile) }, options.port ?? 0);
   const { port } = listening.server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -26,14 +26,16 @@ import { marker, TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor
 const SESSION_ID_HEADER = 'mcp-session-id';
 import { BodyPrefix, flatHeaders } from './exchange.ts';
 import { contentText } from './content.ts';
-import { decodedRecording, harDocument, harEntryOf, HAR_KEPT_BYTES, type BodyForm, type DecodingBudget, type RecordedBytes } from './har.ts';
+import { decodedRecording, harDocument, harEntryOf, HAR_KEPT_BYTES, HIDDEN_BODY_FIELD, SIGNATURE_FIELD, type BodyForm, type DecodingBudget, type RecordedBytes } from './har.ts';
 import { writeHarEntries } from './har-writer.ts';
-import { CloseGraceExpired } from '../probe/stream-stop.ts';
+import { CloseGraceExpired, ReaderStopped } from '../probe/stream-stop.ts';
 import { factsOfProfile, PROFILE_FACTS_FIELD, type ProfileFacts } from './profile-facts.ts';
 import { CREDENTIAL_HEADERS, CREDENTIAL_QUERY_PARAMETERS, CREDENTIAL_SCHEME, requestCredentials } from './secrets.ts';
 import type { Profile } from '../profile/schema.ts';
 import { isRecord, parseJson } from '../util/json.ts';
-import { SIGNING_SECRET_LABEL } from '../webhooks/signature.ts';
+import { SIGNING_SECRET_LABEL, WEBHOOK_HEADERS } from '../webhooks/signature.ts';
+import { macVerifies } from '../webhooks/mac.ts';
+import type { AnsweredDelivery } from '../webhooks/receiver.ts';
 
 export const RECORDED_BODY_LIMIT = 1024 * 1024;
 /**
@@ -42,6 +44,8 @@ export const RECORDED_BODY_LIMIT = 1024 * 1024;
  * its memory bound with this one.
  */
 export const RECORDING_KEPT_BYTES = 32 * 1024 * 1024;
+/** Webhook deliveries a recording keeps at most: the receiver keeps 2,000 an endpoint, and a run registers a handful. */
+export const RECORDED_DELIVERIES = 10_000;
 
 type Handler = Dispatcher.DispatchHandler;
 
@@ -89,6 +93,9 @@ export class HarRecorder {
   private keptBytes = 0;
   /** Bodies kept in part (or not at all) because the budget was spent. */
   private cutByBudget = 0;
+  /** Deliveries recorded (`inbound`), and those past RECORDED_DELIVERIES that were not. */
+  private deliveries = 0;
+  unrecordedDeliveries = 0;
   constructor(bodyLimit = RECORDED_BODY_LIMIT, maxKeptBytes = RECORDING_KEPT_BYTES) {
     this.bodyLimit = bodyLimit;
     this.maxKeptBytes = maxKeptBytes;
@@ -161,6 +168,8 @@ export class HarRecorder {
           // The reader waited its whole close grace after the terminal event: what the closing rules judge, so the recording keeps it.
           // undici's body drops the abort's reason on its way down: the request's own signal still holds it.
           const reason = (options as { signal?: { reason?: unknown } | null }).signal?.reason;
+          // Which of the reader's stops it was (its time bound, a size bound, a disconnect): judge-traffic reads it as certify did.
+          if (reason instanceof ReaderStopped) rec.readerEnd = reason.end;
           if (reason instanceof CloseGraceExpired) rec.closeGraceMs = reason.graceMs;
         }
       };
@@ -199,6 +208,38 @@ export class HarRecorder {
     };
   };
 
+  /**
+   * A delivery the run's receiver answered: the target's request to apicert, recorded as any
+   * exchange is (the same budget), so a recording holds what the delivery rules judge. Its request
+   * body is the target's, kept as far as the body limit and the budget reach.
+   */
+  readonly inbound = (delivery: AnsweredDelivery): void => {
+    // The run bounds what it sends, not what a target delivers: a flood costs a count, not memory.
+    if (this.deliveries >= RECORDED_DELIVERIES) {
+      this.unrecordedDeliveries += 1;
+      return;
+    }
+    this.deliveries += 1;
+    const wanted = Math.min(delivery.rawBody.length, this.bodyLimit);
+    const granted = this.grant(wanted);
+    const rec: RecordedBytes = {
+      startedAt: new Date(delivery.receivedAt),
+      durationMs: Math.max(0, Date.now() - delivery.receivedAt),
+      method: delivery.method,
+      url: delivery.url,
+      requestHeaders: { ...delivery.headers },
+      requestBody: granted < delivery.rawBody.length ? Buffer.from(delivery.rawBody.subarray(0, granted)) : delivery.rawBody,
+      status: delivery.status,
+      responseHeaders: { ...delivery.responseHeaders },
+      responseBody: Buffer.alloc(0),
+    };
+    if (granted < delivery.rawBody.length) {
+      rec.requestTruncated = true;
+      if (granted < wanted) this.cutByBudget += 1;
+    }
+    this.recorded.push(rec);
+  };
+
   /** The recording as a HAR document (`hiddenHar`). */
   document(version: string, hiding?: SecretHiding): Record<string, unknown> {
     return hiddenHar(this.recorded, version, hiding, this.maxKeptBytes);
@@ -225,6 +266,8 @@ interface HiddenBody {
   bytes: Buffer;
   truncated: boolean;
   droppedSize?: number;
+  /** A secret in it was replaced by a marker: its bytes are not the wire's, nor as many (HIDDEN_BODY_FIELD). */
+  rewritten?: boolean;
 }
 
 /** Text of bytes, whole characters only: UTF-8 when they are (a cut may end inside a character), else Latin-1, one character a byte, so what is not replaced is written back as it was. */
@@ -249,7 +292,7 @@ function hiddenBody(bytes: Buffer, form: BodyForm | undefined, prefix: boolean, 
   const { text, encoding } = textOf(bytes, prefix);
   const hidden = replace(text);
   if (hidden === text) return { bytes, truncated: false };
-  return { bytes: Buffer.from(hidden, encoding), truncated: false };
+  return { bytes: Buffer.from(hidden, encoding), truncated: false, rewritten: true };
 }
 
 /**
@@ -280,6 +323,48 @@ function signingSecrets(recorded: readonly RecordedBytes[]): Array<{ value: stri
     if (typeof secret === 'string' && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
   }
   return [...found].map(([value, label]) => ({ value, label }));
+}
+
+/** Each webhook endpoint's signing secret, by the URL its registration gave (a creation request and its 2xx answer). */
+function endpointSecrets(recorded: readonly RecordedBytes[]): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const rec of recorded) {
+    if (rec.method !== 'POST' || rec.status === undefined || rec.status < 200 || rec.status > 299 || rec.requestBody === undefined || rec.responseBody === undefined) continue;
+    if (!/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
+    const sent = parseJson(rec.requestBody.toString('utf8'));
+    const answered = parseJson(contentText(rec.responseBody, rec.responseHeaders['content-encoding'], DECODED_LIMIT).text);
+    const url = sent.ok && isRecord(sent.value) ? sent.value.url : undefined;
+    const secret = answered.ok && isRecord(answered.value) ? answered.value.signing_secret : undefined;
+    if (typeof url === 'string' && typeof secret === 'string') found.set(url, secret);
+  }
+  return found;
+}
+
+/**
+ * A delivery's entry with whether its MAC verified with its endpoint's signing secret (SIGNATURE_FIELD),
+ * checked on the bytes as they came, before any secret is hidden: the recording hides the secret, so
+ * this is all of it a judge can use. Only for a delivery kept whole to an endpoint the recording registered.
+ */
+function withSignatureFact(entry: Record<string, unknown>, rec: RecordedBytes, secrets: ReadonlyMap<string, string>): Record<string, unknown> {
+  if (rec.requestHeaders[WEBHOOK_HEADERS.signature] === undefined || rec.requestBody === undefined || rec.requestTruncated) return entry;
+  const secret = secrets.get(rec.url);
+  if (secret === undefined) return entry;
+  (entry.request as Record<string, unknown>)[SIGNATURE_FIELD] = macVerifies(rec.requestHeaders, rec.requestBody, secret) ? 'verifies' : 'does-not-verify';
+  return entry;
+}
+
+/**
+ * An entry whose body text had a secret replaced by a marker, marked so (HIDDEN_BODY_FIELD): the
+ * marker is shorter or longer than the secret, so the text no longer has the Content-Length the
+ * request kept, and a judge of the file would read a whole body as a prefix of it.
+ */
+function markedRewritten(entry: Record<string, unknown>, rewritten: { request: boolean; response: boolean } | undefined): Record<string, unknown> {
+  if (rewritten === undefined) return entry;
+  const request = entry.request as { postData?: Record<string, unknown> };
+  const response = entry.response as { content?: Record<string, unknown> };
+  if (rewritten.request && request.postData) request.postData[HIDDEN_BODY_FIELD] = true;
+  if (rewritten.response && response.content) response.content[HIDDEN_BODY_FIELD] = true;
+  return entry;
 }
 
 /**
@@ -364,6 +449,8 @@ function hiddenEntries(recorded: readonly RecordedBytes[], hiding: SecretHiding 
    */
   const echoedOf = (rec: RecordedBytes) => (hiding?.echoes ? requestCredentials(rec.requestHeaders, rec.url).filter((v) => refusedLabel.has(v)).map((value) => ({ value, label: refusedLabel.get(value)! })) : []);
   const plus = (whole: ReadonlyArray<{ value: string; label: string }>, more: ReadonlyArray<{ value: string; label: string }>) => (more.length === 0 ? whole : [...whole, ...more].sort((a, b) => b.value.length - a.value.length));
+  /** The hidden exchanges whose request or answer body had a secret replaced, by body. */
+  const rewritten = new WeakMap<RecordedBytes, { request: boolean; response: boolean }>();
   const hide = (rec: RecordedBytes): RecordedBytes => {
     if (!hiding) return rec;
     const echoed = echoedOf(rec);
@@ -374,6 +461,7 @@ function hiddenEntries(recorded: readonly RecordedBytes[], hiding: SecretHiding 
       const request = hiddenBody(rec.requestBody, rec.requestForm, rec.requestTruncated === true, replace);
       out.requestBody = request.bytes;
       if (request.truncated) out.requestTruncated = true;
+      if (request.rewritten) rewritten.set(out, { request: true, response: false });
     }
     // A request with more credentials than a body is searched for (one pass each): its answer's body is not kept, as one that cannot be searched.
     if (rec.responseBody !== undefined && echoed.length > ECHOED_VALUES) {
@@ -385,6 +473,7 @@ function hiddenEntries(recorded: readonly RecordedBytes[], hiding: SecretHiding 
     } else if (rec.responseBody !== undefined) {
       const response = hiddenBody(rec.responseBody, rec.responseForm, rec.responseTruncated === true, (text) => replace(text, answer));
       out.responseBody = response.bytes;
+      if (response.rewritten) rewritten.set(out, { request: rewritten.get(out)?.request === true, response: true });
       if (response.truncated) {
         out.responseTruncated = true;
         out.responseSize = Math.max(rec.responseSize ?? 0, response.droppedSize ?? 0, response.bytes.length + 1);
@@ -403,5 +492,10 @@ function hiddenEntries(recorded: readonly RecordedBytes[], hiding: SecretHiding 
   const budget: DecodingBudget = { room: maxKeptBytes, cut: 0 };
   for (const rec of recorded) budget.room -= (rec.requestBody?.length ?? 0) + (rec.responseBody?.length ?? 0);
   const decoded = (rec: RecordedBytes) => decodedRecording(rec, DECODED_LIMIT, budget);
-  return { entryOf: (rec) => harEntryOf(hide(decoded(rec))), facts: hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts), cut: () => budget.cut };
+  const endpoints = endpointSecrets(recorded);
+  const entryOf = (rec: RecordedBytes) => {
+    const hidden = hide(decoded(rec));
+    return markedRewritten(harEntryOf(hidden), rewritten.get(hidden));
+  };
+  return { entryOf: (rec) => withSignatureFact(entryOf(rec), rec, endpoints), facts: hiding?.facts === undefined ? undefined : (hideStrings(hiding.facts) as ProfileFacts), cut: () => budget.cut };
 }

@@ -3,7 +3,7 @@ import { TARGET_ISSUED_SESSION, type Redactor } from '../redact/redactor.ts';
 import { Journal, linkCopy, rawForm, TransportError, type EvidenceEntry, type Exchange, type Http, type ProbeRequest, type ProbeResponse, type RawRequest, type ReadResult, type StreamRequest, type StreamResponse } from '../rule/index.ts';
 import type { Network } from '../profile/network.ts';
 import { readEventStream } from '../sse/reader.ts';
-import { CloseGraceExpired } from './stream-stop.ts';
+import { CloseGraceExpired, ReaderStopped } from './stream-stop.ts';
 import { tlsFiles } from './dispatcher.ts';
 import { rawBytes, sendRawBytes } from './raw.ts';
 import { decodeAnswer, decodeBody, eventData, firstNonJsonEvent, isJsonMediaType, LARGE_TEXT, parseJson, readBody, withUndecoded, type BodyText } from './body.ts';
@@ -452,8 +452,8 @@ export class ProbeClient implements Http {
         maxEvents: this.options.maxEvents ?? MAX_EVENTS,
         graceMs,
         onEvent: req.onEvent,
-        // A grace run out is told to the recorder below the client (stream-stop.ts); any other stop is a plain abort.
-        abort: (end) => controller.abort(end === 'grace-expired' ? new CloseGraceExpired(graceMs) : undefined),
+        // Why the reader stopped is told to the recorder below the client (stream-stop.ts), so a recording says it as the journal does.
+        abort: (end) => controller.abort(end === 'grace-expired' ? new CloseGraceExpired(graceMs) : end === 'server' ? undefined : new ReaderStopped(end)),
         keepUnterminated: req.keepUnterminated ?? false,
       });
     } catch (error) {
@@ -463,7 +463,7 @@ export class ProbeClient implements Http {
       throw failure;
     }
     // The decoder stopped reading (a cap, bytes that do not decode): the connection is dropped, and a cap is the byte limit.
-    if (decoding.cut || (decoding.undecodable && undecodable === undefined)) controller.abort();
+    if (decoding.cut || (decoding.undecodable && undecodable === undefined)) controller.abort(decoding.cut ? new ReaderStopped('byte-limit') : undefined);
     if (decoding.cut && read.end === 'server') read = { ...read, end: 'byte-limit' };
     const undecoded = decoding.undecodable === undefined ? undefined : notDecoded(responseHeaders['content-encoding'], decoding.undecodable);
     // Bytes that stop decoding midway leave the rest of the stream unread: malformed, as bytes that are not UTF-8 are.

@@ -66,6 +66,11 @@ export interface Exchange {
   streamEnd?: StreamEnd | 'aborted';
   /** The close grace (ms) its reader waited after the terminal event before letting go of a stream still open (`streamEnd` grace-expired). */
   closeGraceMs?: number;
+  /**
+   * A webhook delivery in an apicert recording: whether its MAC verified with the endpoint's signing
+   * secret, as the recording's writer found before hiding that secret (har.ts SIGNATURE_FIELD).
+   */
+  signatureVerified?: boolean;
   /** Transport trouble instead of (or after) an answer. */
   error?: string;
   /** The index of this exchange's evidence in the check's `ctx.http.evidence`, when the probe client made it. */

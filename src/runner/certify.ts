@@ -32,7 +32,7 @@ import { RUN_MEMO } from '../rule/index.ts';
 import type { BaselineEntry } from '../reports/baseline.ts';
 import { buildReport, shellWord, type Report } from '../reports/model.ts';
 import { needsReceiver, startRunReceiver, type RunReceiver } from './receiver.ts';
-import { WEBHOOK_RECEIVER } from '../webhooks/receiver.ts';
+import { WEBHOOK_RECEIVER, type AnsweredDelivery } from '../webhooks/receiver.ts';
 import type { CheckServices } from './check-context.ts';
 import { failureLimit } from './max-failures.ts';
 import { notReached, runRules } from './run.ts';
@@ -87,7 +87,7 @@ export interface CertifyOptions {
   onPlan?: (rules: readonly Rule[]) => void;
   onStart?: (rule: Rule) => void;
   onResult?: (result: RuleResult) => void;
-  /** A rule `onResult` told passed (or did not apply) fails over the whole run's exchanges (src/runner/run-judgement.ts). */
+  /** A rule `onResult` told passed (or did not apply) fails over the whole run's exchanges, or one whose own check judged nothing passes over them (src/runner/run-judgement.ts). */
   onRevised?: (result: RuleResult) => void;
   /** The whole run's deadline: rules not finished by then are `inconclusive` ("run deadline"). */
   deadlineMs?: number;
@@ -107,7 +107,8 @@ export interface CertifyOptions {
   /** Keep every exchange of a passing rule in the report (`--full-evidence`); by default a passing rule keeps a sample. */
   fullEvidence?: boolean;
   /** Records every exchange the run sends (`certify --har-out`), at the connection pool. */
-  recorder?: { interceptor: Dispatcher.DispatcherComposeInterceptor };
+  /** Records what the run sends (an interceptor on its dispatcher) and, when it can, the deliveries its receiver answers. */
+  recorder?: { interceptor: Dispatcher.DispatcherComposeInterceptor; inbound?: (delivery: AnsweredDelivery) => void };
 }
 
 /** What `certify()` works with once the library's shorthands are resolved: a loaded profile and Rule objects. */
@@ -277,7 +278,7 @@ export async function certify(input: CertifyOptions = {}): Promise<Certification
       for (const r of results) options.onResult?.(r);
     } else {
       options.onPlan?.(rules);
-      if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake);
+      if (needsReceiver(rules) || options.checkNeeds === false) hooks = await startRunReceiver(profile, fake, options.recorder?.inbound);
       const services: CheckServices = {
         redactor,
         provided: new Map<string, unknown>([[SECRET_SIGHTINGS.name, redactor.sightings], [RUN_JOURNAL.name, runJournal], [RUN_MEMO.name, new Map()], ...(hooks.receiver ? [[WEBHOOK_RECEIVER.name, hooks.receiver] as const] : [])]),

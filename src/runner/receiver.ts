@@ -2,7 +2,7 @@ import type { Rule } from '../rule/index.ts';
 import type { RunningFake } from '../fake/server.ts';
 import { receiverMissing } from '../plan/plan.ts';
 import type { Profile } from '../profile/schema.ts';
-import { WebhookReceiver } from '../webhooks/receiver.ts';
+import { WebhookReceiver, type AnsweredDelivery } from '../webhooks/receiver.ts';
 
 export interface RunReceiver {
   receiver?: WebhookReceiver;
@@ -21,11 +21,11 @@ export function needsReceiver(rules: readonly Rule[]): boolean {
  * it names one, forwards there); against a real target it listens where the
  * profile says and the deployment reaches it through the public HTTPS URL the user provides.
  */
-export async function startRunReceiver(profile: Profile, fake: RunningFake | undefined): Promise<RunReceiver> {
+export async function startRunReceiver(profile: Profile, fake: RunningFake | undefined, onDelivery?: (delivery: AnsweredDelivery) => void): Promise<RunReceiver> {
   if (fake) {
     // A public receiver URL in the embedded profile is served as a tunnel to this loopback receiver would serve it.
     const publicUrl = profile.fixtures.webhooks.publicReceiverUrl?.replace(/\/+$/, '');
-    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0, loopbackTrap: true, ...(publicUrl ? { publicUrl } : {}) });
+    const receiver = await WebhookReceiver.start({ host: '127.0.0.1', port: 0, loopbackTrap: true, ...(publicUrl ? { publicUrl } : {}), ...(onDelivery ? { onDelivery } : {}) });
     fake.context.config.webhookAllowedOrigins.push(receiver.origin);
     if (publicUrl) {
       fake.context.config.webhookAllowedOrigins.push(new URL(publicUrl).origin);
@@ -37,7 +37,7 @@ export async function startRunReceiver(profile: Profile, fake: RunningFake | und
   const missing = receiverMissing(profile, { embeddedFake: false });
   if (missing || !publicReceiverUrl || !receiverListen) return { missing };
   try {
-    return { receiver: await WebhookReceiver.start({ host: receiverListen.host, port: receiverListen.port, publicUrl: publicReceiverUrl }) };
+    return { receiver: await WebhookReceiver.start({ host: receiverListen.host, port: receiverListen.port, publicUrl: publicReceiverUrl, ...(onDelivery ? { onDelivery } : {}) }) };
   } catch (error) {
     return { missing: `the webhook receiver could not listen on ${receiverListen.host}:${receiverListen.port} (${error instanceof Error ? error.message : String(error)}): pick a free port in fixtures.webhooks.receiverListen` };
   }

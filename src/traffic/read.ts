@@ -507,9 +507,12 @@ export interface StreamRead {
  * tells `j` only when the stream is not there whole (`streamEvents`), so a rule may still judge
  * what the events read show (an event after a terminal one fails however the stream ended) before
  * it decides what an unended stream (`unended`) means to it. `isTerminal` names the events that end
- * the stream; without it, only its server ends it.
+ * the stream; without it, only its server ends it. A stream broken off before any terminal event
+ * (`brokenOff`) is no lack: its events read whole are judged, and it did not end (`unended`).
  */
 export function streamRead(j: Judge, ex: Exchange, isTerminal?: (e: SseEvent) => boolean): StreamRead | undefined {
+  const broken = brokenOff(ex, isTerminal);
+  if (broken !== undefined) return broken;
   const events = streamEvents(j, ex);
   if (!events) return undefined;
   const terminal = isTerminal === undefined ? -1 : events.findIndex(isTerminal);
@@ -520,6 +523,21 @@ export function streamRead(j: Judge, ex: Exchange, isTerminal?: (e: SseEvent) =>
   if (ex.streamEnd === 'server' || ex.streamEnd === 'grace-expired') return { events, terminal, unended, closed: ex.streamEnd === 'server', closeUnread: undefined };
   const closeUnread = stopped !== undefined ? `${stopped} after its terminal event, before the server closed it or the close grace ran out` : 'the recording does not say whether its server closed it';
   return { events, terminal, unended, closed: undefined, closeUnread };
+}
+
+/**
+ * A stream the recording says was broken off (`aborted`: a client's abort another recorder wrote as
+ * an error, an upstream that broke its answer off) whose complete events (`eventsOf`: a last event
+ * cut short is dropped) hold no terminal event: what was read is judged as read, and it did not end
+ * (`unended`), which a rule needing the end lacks (`endedStream`) and a rule on what follows a
+ * terminal event passes by (a stream without one is not its to judge). Undefined for any other
+ * stream, and for one whose terminal event was read, whose rest is lacking (`streamEvents`).
+ */
+function brokenOff(ex: Exchange, isTerminal: ((e: SseEvent) => boolean) | undefined): StreamRead | undefined {
+  if (ex.streamEnd !== 'aborted' || ex.status === undefined || ex.responseBodyMissing !== undefined || !isEventStream(ex)) return undefined;
+  const events = eventsOf(ex);
+  if (events === undefined || (isTerminal !== undefined && events.some(isTerminal))) return undefined;
+  return { events, terminal: -1, unended: `${bodyMissing(ex)}, before ${isTerminal === undefined ? 'its server ended it' : 'any terminal event'}`, closed: undefined, closeUnread: undefined };
 }
 
 /**

@@ -63,6 +63,21 @@ export interface ReceiverOptions {
   publicUrl?: string;
   /** Open a second loopback listener that plays an unsafe redirect target. */
   loopbackTrap?: boolean;
+  /** Told of every delivery to an endpoint once it is answered (kept or not): `certify --har-out` records them. */
+  onDelivery?: (delivery: AnsweredDelivery) => void;
+}
+
+/** A delivery to one of the receiver's endpoints as it came and as it was answered. */
+export interface AnsweredDelivery {
+  receivedAt: number;
+  method: string;
+  /** The endpoint's URL as the sender was given it. */
+  url: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  rawBody: Buffer;
+  status: number;
+  responseHeaders: Record<string, string>;
 }
 
 export class ReceiverEndpoint {
@@ -234,9 +249,11 @@ export class WebhookReceiver {
    * other prefix.
    */
   private readonly prefix: string;
+  private readonly onDelivery: ((delivery: AnsweredDelivery) => void) | undefined;
 
-  private constructor(servers: Server[], origin: string, publicUrl: string, trapBase: string) {
+  private constructor(servers: Server[], origin: string, publicUrl: string, trapBase: string, onDelivery?: (delivery: AnsweredDelivery) => void) {
     this.servers = servers;
+    this.onDelivery = onDelivery;
     this.origin = origin;
     this.publicUrl = publicUrl.replace(/\/+$/, '');
     this.trapBase = trapBase.replace(/\/+$/, '');
@@ -274,7 +291,7 @@ export class WebhookReceiver {
       trapBase = `${url.toString().replace(/\/+$/, '')}/trap`;
     }
     for (const s of servers) s.keepAliveTimeout = 2_000;
-    receiver = new WebhookReceiver(servers, origin, publicUrl, trapBase);
+    receiver = new WebhookReceiver(servers, origin, publicUrl, trapBase, options.onDelivery);
     return receiver;
   }
 
@@ -324,6 +341,8 @@ export class WebhookReceiver {
       this.keptBytes += raw.length;
     } else endpoint.drop(delivery);
     res.writeHead(status, scripted?.headers ?? {}).end();
+    // A trap hit is a request the sender should never have made, not a delivery to judge.
+    if (match[1] === 'hooks') this.onDelivery?.({ receivedAt: delivery.receivedAt, method: req.method, url: endpoint.url, headers, rawBody: raw, status, responseHeaders: scripted?.headers ?? {} });
     endpoint.notify();
   }
 

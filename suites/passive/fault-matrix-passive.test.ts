@@ -7,16 +7,16 @@ import { FAULTS, ruleOfFault, type FaultId } from '../../src/fake/faults/index.t
 import { passiveRuleIds } from '../../src/passive/judge.ts';
 import { recordAndJudge } from './record.ts';
 
-/** Deliveries go to apicert's receiver, never out of apicert: a certify recording cannot hold them (suites/passive/receiver-recording.test.ts catches their faults from a team receiver's recording). */
+/** Deliveries go to apicert's receiver, never out of apicert: another make's recording of the run holds none (recordAndJudge strips them). Their faults are caught from apicert's own recording (delivery-recording.test.ts) and from a team receiver's (receiver-recording.test.ts). */
 const RECEIVER_SIDE = new Set(['v1.webhooks.delivery.body', 'v1.webhooks.delivery.id-header', 'v1.webhooks.delivery.signature-format', 'v1.webhooks.delivery.signature-valid', 'v1.webhooks.delivery.timestamp', 'v1.webhooks.delivery.sequence-order']);
 
 /** Faults of passively judged rules that only the active run can show, each with what a recording lacks. */
 const ACTIVE_ONLY: Record<string, string> = {
   'v1.catalogue.error-status/forged-key-accepted': 'the forged key has the API key\'s shape (service_sk_…), and a recording hides every value of that shape (src/redact/shapes.ts), so it cannot tell the forged key from an issued one',
-  'v1.execute.turn.stream/held-open': 'a recording keeps the stream body, not whether the server closed it after its terminal event',
+  'v1.execute.turn.stream/held-open': 'a foreign recording keeps the stream body, not whether the server closed it after its terminal event (the probe knows it, and the proxy: suites/passive/proxy-streams.test.ts)',
   'v1.errors.rate-limited/never-limits': 'a key served past its tier shows only in the count and timing of a burst apicert sends against the declared tier',
   'v1.errors.rate-limited/limit-as-403': 'an answer 403 entitlement_failed says nothing of a limit: only the burst that reached it shows the key was over its tier',
-  'v8.missions.events.closes-after-terminal/held-open': 'a HAR keeps the stream body, not whether the server closed it after its terminal event (the probe and the proxy know it)',
+  'v8.missions.events.closes-after-terminal/held-open': 'a foreign HAR keeps the stream body, not whether the server closed it after its terminal event (the probe knows it, and the proxy: suites/passive/proxy-streams.test.ts)',
   'v8.catalogue.no-5xx/chunked-body-500': 'a raw-socket probe (a chunked body): a recorder inside an HTTP client never sees one',
   'v1.catalogue.no-5xx/utf16-body-500': 'a raw-socket probe (a UTF-16 body): a recorder inside an HTTP client never sees one',
   'v1.catalogue.no-5xx/dot-segment-500': 'a raw-socket probe (a dot segment an HTTP client would remove): a recorder inside an HTTP client never sees one',

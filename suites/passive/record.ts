@@ -23,7 +23,14 @@ export function stripApicert(har: { log: { entries: unknown[]; creator?: unknown
     if (typeof value !== 'object' || value === null) return value;
     return Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('_') && k !== 'comment').map(([k, v]) => [k, strip(v)]));
   };
-  return { log: { entries: (strip(har.log.entries) as unknown[]) } };
+  // The deliveries the run's receiver answered reach apicert, not the deployment's clients: another make's recorder of the
+  // API traffic never sees them (suites/passive/delivery-recording.test.ts judges them from apicert's own recording).
+  return { log: { entries: (strip(har.log.entries.filter((e) => !isReceiverDelivery(e))) as unknown[]) } };
+}
+
+function isReceiverDelivery(entry: unknown): boolean {
+  const headers = (entry as { request?: { headers?: Array<{ name: string }> } }).request?.headers ?? [];
+  return headers.some((h) => h.name.toLowerCase() === 'service-webhook-signature');
 }
 
 export function exchangesOf(har: { log: { entries: unknown[] } }): TrafficExchange[] {

@@ -1,8 +1,9 @@
 /**
  * A stream its reader stopped (apicert's stream timeout or bounds, a client letting go) before its
  * server ended it did not end: a rule judging the whole stream (which terminal event came, whether
- * one came, how many of an event it carried) lacks its end, in a recording (untestable) as in an
- * active run (inconclusive), said once by `endedStream`/`streamRead` (src/traffic/read.ts). What the
+ * one came, how many of an event it carried) lacks its end, in a recording (untestable, or inconclusive
+ * as in certify where apicert's own reader stopped it at its time, byte or event bound: the stops its
+ * HAR names) as in an active run (inconclusive), said once by `endedStream`/`streamRead` (src/traffic/read.ts). What the
  * events read do show still decides: an event after the terminal one fails, and a stream held open
  * for the whole close grace after its terminal event fails the close rules.
  */
@@ -59,14 +60,18 @@ describe('v1.runs.cancel.terminal-event: the run\'s stream read after an accepte
   const ID = 'v1.runs.cancel.terminal-event';
   const verdict = async (after: ReturnType<typeof sse>) => (await verdicts(cancelled(after), [ID]))[ID];
 
-  it('a stream its reader timed out before any terminal event lacks its end: untestable in a recording, inconclusive active (it once failed)', async () => {
+  it('a stream its reader timed out before any terminal event lacks its end: inconclusive in a recording as active (it once failed)', async () => {
     const stopped = sse(['request.accepted', 'run.progress'], 'timeout');
-    expect(await verdict(stopped)).toBe('untestable');
+    expect(await verdict(stopped)).toBe('inconclusive');
     expect(activeVerdict(cancelTerminalEvent.judgement!, cancelled(stopped))).toBe('inconclusive');
   });
 
-  it.each(['byte-limit', 'event-limit', 'client-disconnect'] as const)('the same for a stream stopped at a reader\'s bound (%s)', async (end) => {
-    expect(await verdict(sse(['request.accepted', 'run.progress'], end))).toBe('untestable');
+  it.each(['byte-limit', 'event-limit'] as const)('the same for a stream stopped at a reader\'s bound (%s)', async (end) => {
+    expect(await verdict(sse(['request.accepted', 'run.progress'], end))).toBe('inconclusive');
+  });
+
+  it('a stream its (recorded) client let go of lacks its end: untestable in a recording', async () => {
+    expect(await verdict(sse(['request.accepted', 'run.progress'], 'client-disconnect'))).toBe('untestable');
   });
 
   it('a stream its server ended without request.cancelled still fails; one ending at it passes', async () => {
@@ -89,15 +94,16 @@ describe('v1.execute.turn: a turn stream its reader stopped', () => {
   const turn = { method: 'POST', path: '/v1/execute', credential: 'full', requestHeaders: { ...AUTH, accept: 'text/event-stream' }, requestBody: JSON.stringify({ ...minimalTurn, requestId: 'req1' }) };
   const turnVerdict = async (stream: ReturnType<typeof sse>, id: string) => (await verdicts(journal([{ ...turn, ...stream }]), [id]))[id];
 
-  it('turn.stream: stopped before any terminal event is untestable; an event after the terminal one or a held-open close fails', async () => {
-    expect(await turnVerdict(sse(['request.accepted', 'run.progress'], 'timeout'), 'v1.execute.turn.stream')).toBe('untestable');
+  it('turn.stream: stopped before any terminal event is inconclusive (apicert\'s timeout) or untestable (a client\'s disconnect); an event after the terminal one or a held-open close fails', async () => {
+    expect(await turnVerdict(sse(['request.accepted', 'run.progress'], 'timeout'), 'v1.execute.turn.stream')).toBe('inconclusive');
+    expect(await turnVerdict(sse(['request.accepted', 'run.progress'], 'client-disconnect'), 'v1.execute.turn.stream')).toBe('untestable');
     expect(await turnVerdict(sse(['request.accepted', 'run.completed', 'run.progress'], 'timeout'), 'v1.execute.turn.stream')).toBe('fail');
     expect(await turnVerdict(sse(['request.accepted', 'run.completed'], 'grace-expired'), 'v1.execute.turn.stream')).toBe('fail');
     expect(await turnVerdict(sse(['request.accepted', 'run.completed'], 'server'), 'v1.execute.turn.stream')).toBe('pass');
   });
 
   it('turn.accepted-event: a stream stopped before any event lacks its request.accepted (it once failed as "carried 0")', async () => {
-    expect(await turnVerdict(sse([], 'timeout'), 'v1.execute.turn.accepted-event')).toBe('untestable');
+    expect(await turnVerdict(sse([], 'timeout'), 'v1.execute.turn.accepted-event')).toBe('inconclusive');
     // One that ended at its terminal event without request.accepted still fails.
     expect(await turnVerdict(sse(['run.completed'], 'client-disconnect'), 'v1.execute.turn.accepted-event')).toBe('fail');
   });
@@ -175,7 +181,7 @@ describe('v8 mission streams its reader stopped', () => {
 
   it('time-limit.terminal: a stream stopped before its terminal event says its end was not read', async () => {
     const r = await verdict('v8.missions.time-limit.terminal', stream(['mission.started'], 'timeout'));
-    expect(r.verdict).toBe('untestable');
+    expect(r.verdict).toBe('inconclusive');
     expect(r.reason ?? '').toMatch(/reader stopped it \(timeout\)/);
     expect((await verdict('v8.missions.time-limit.terminal', stream(['mission.started', 'mission.completed'], 'client-disconnect'))).verdict).toBe('fail');
   });
@@ -222,8 +228,8 @@ describe('mcp.batch.empty: an SSE answer to [] its reader stopped', () => {
   const invalid = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })}\n\n`;
   const verdictOf = async (part: Part) => (await mcpVerdicts([...operating('s1'), part], [ID]))[ID]?.verdict;
 
-  it('stopped before any response is no "array []": untestable (it once failed)', async () => {
-    expect(await verdictOf(answered('', 'timeout'))).toBe('untestable');
+  it('stopped before any response is no "array []": inconclusive, apicert\'s reader having timed out (it once failed)', async () => {
+    expect(await verdictOf(answered('', 'timeout'))).toBe('inconclusive');
   });
 
   it('a response read decides, however the reader stopped; a server that ended it with none fails', async () => {

@@ -71,7 +71,7 @@ export function answerOfExchange(ex: Exchange): Answer {
   const text = ex.responseBody ?? (ex.events ? eventText(ex) : '');
   const json = isJsonMediaType(contentType) || /json/.test(contentType) ? bodyJson(ex, 'response', text) : undefined;
   const answer: Answer = { status: ex.status ?? 0, headers: ex.responseHeaders, contentType, json, text };
-  if (ex.responseBodyTruncated) answer.cut = true;
+  if (ex.responseBodyTruncated && !restEventStream(ex)) answer.cut = true;
   if (json === undefined && isJsonMediaType(contentType) && text.trim() !== '' && !ex.responseBodyTruncated) answer.malformed = `is ${mediaType(ex.responseHeaders)} but not JSON`;
   return answer;
 }
@@ -549,10 +549,22 @@ function requestMissingFor(ex: Exchange, aspect: Aspect): string | undefined {
   return undefined;
 }
 
+/**
+ * A 2xx event stream on /v8 or /v1: the generated and catalogue judgements read its status and media
+ * type (the documented event stream, or a JSON success it is not), never a problem document, so what
+ * a recorder kept of its body (a stream its client let go of, one broken off, a prefix) lacks nothing
+ * they judge. Not on /mcp, whose JSON-RPC responses travel in the stream's events.
+ */
+function restEventStream(ex: Exchange): boolean {
+  if (ex.status === undefined || ex.status < 200 || ex.status > 299 || mediaType(ex.responseHeaders) !== 'text/event-stream') return false;
+  const surface = surfaceOfPath(ex.path);
+  return surface === 'v8' || surface === 'v1';
+}
+
 /** Why the answer of an exchange cannot be read for `aspect`, or undefined when it can. */
-function answerMissingFor(ex: Exchange, aspect: Aspect): string | undefined {
+function answerMissingFor(ex: Exchange, aspect: Aspect, surface: AspectOptions['surface']): string | undefined {
   // no-5xx reads the status; the others the body (an event stream's first events suffice: its head is what is judged).
-  if (aspect === 'no-5xx' || ex.events !== undefined) return undefined;
+  if (aspect === 'no-5xx' || ex.events !== undefined || (surface !== 'mcp' && restEventStream(ex))) return undefined;
   const missing = bodyMissing(ex);
   return missing === undefined ? undefined : `the answer's body: ${missing}`;
 }
@@ -677,7 +689,7 @@ function judgeAspects(j: Judge, { ex, sent, answer, judgement, acceptanceOpen, e
       continue;
     }
     // The expectation was read from the whole request: an answer's missing body lacks only what it gives this aspect to judge.
-    const missing = answerMissingFor(ex, aspect);
+    const missing = answerMissingFor(ex, aspect, options.surface);
     if (missing !== undefined) {
       if (!moot && judgesAspect(aspect, expected)) j.lacks(ex, missing);
       continue;

@@ -11,6 +11,7 @@ import { DELIVERIES, holdingOnly, keptDeliveries, needRoom, ofRun, ownId, public
 import { sharedHook } from './shared.ts';
 import { MARKER_START } from '../../../redact/redactor.ts';
 import { setupSent } from '../support/limiter.ts';
+import { sentAsData } from '../../../traffic/secrets.ts';
 
 const rule = section({ destructive: 'mutate', surface: 'v1', document: 'v1-execution-fabric.md' });
 
@@ -124,7 +125,8 @@ export const secretOnce = rule({
         if (issued.length > 0) {
           const parts = [ex.responseBody ?? '', ...Object.values(ex.responseHeaders)];
           const none = !parts.some((p) => p.includes(shared));
-          for (const { secret, reason, also } of issued) j.check(ex, none || !parts.some((p) => p.includes(secret)), reason, also);
+          // A secret this request sent as data (a client pasted it into a description) and its answer repeats is the client's text coming back, not the secret shown again.
+          for (const { secret, reason, also } of issued) j.check(ex, none || !parts.some((p) => p.includes(secret)) || sentAsData(ex, secret), reason, also);
         }
         if (operation(ex) !== 'v1.webhooks.create' || ex.status < 200 || ex.status >= 300) continue;
         const secret = recordOf(responseJson(ex))?.signing_secret;

@@ -1,6 +1,6 @@
 /** Events: the SSE stream at GET /v8/missions/{runId}/events. */
 import { mediaType, section, TransportError, type Exchange, type Judge, type SseEvent } from '../../../rule/index.ts';
-import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamEvents, streamRead } from '../../../traffic/read.ts';
+import { dataOf, eventsOf, exchangesOf, keptEvents, operation, parsedAs, startsAfterEnd, streamRead } from '../../../traffic/read.ts';
 import { eventIdCases, oneTerminalCase } from '../../../traffic/answer-cases.ts';
 import { parseJson } from '../../../util/json.ts';
 import { admitted, limiterRefused, stopIfLimited } from '../support/limiter.ts';
@@ -121,7 +121,8 @@ export const eventsTraceId = rule({
     judge(j) {
       for (const ex of exchangesOf(j.exchanges, 'v8.missions.events')) {
         if (operation(ex) !== 'v8.missions.events' || ex.status !== 200) continue;
-        for (const [i, e] of (streamEvents(j, ex) ?? []).entries()) {
+        // Each event is judged on its own: every complete one kept counts, however the stream ended or was cut.
+        for (const [i, e] of (keptEvents(j, ex) ?? []).entries()) {
           if (e.event !== 'mission.step.started' && e.event !== 'mission.step.completed') continue;
           const schema = e.event === 'mission.step.started' ? stepStartedData : stepCompletedData;
           // Data that is not JSON is events.shape's failure ("`data` | JSON payload"): what it includes cannot be read here.
