@@ -1,4 +1,4 @@
-import { Inconclusive } from '../rule/index.ts';
+import { OwnBoundReached } from '../rule/index.ts';
 
 /** Shared by every check of a run: the profile's `safety.requestBudget` caps the whole certification. */
 export class RequestBudget {
@@ -14,7 +14,7 @@ export class RequestBudget {
 
   take(): void {
     if (this.used >= this.limit) {
-      throw new Inconclusive(`the profile's request budget (safety.requestBudget = ${this.limit}) is used up; raise it to run the remaining rules`);
+      throw new OwnBoundReached(`the profile's request budget (safety.requestBudget = ${this.limit}) is used up; raise it to run the remaining rules`);
     }
     this.used += 1;
   }

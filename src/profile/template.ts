@@ -113,6 +113,7 @@ fixtures:
       long: ${P}                   #   stays in flight for several seconds, emitting events
     # turn: { … }                  # optional: a turn body it admits (requestId is set per request); default: the smallest valid one
     # terminalEvents: [run.completed, run.failed]   # optional: event kinds that end a run besides request.cancelled
+    # cancelledWithinMs: 5000       # optional: your own bound for request.cancelled after an accepted cancel; without it a cancel never followed by one is inconclusive, never failed
     approval:                      # where a parked run shows the action_digest approve must carry (the seed does not show it)
       event: ${P}                  # the event kind announcing it, e.g. approval.required
       digestField: ${P}            # dot path of the digest in that event's data, e.g. action_digest

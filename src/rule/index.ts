@@ -9,7 +9,7 @@ export { CHECK_JOURNAL_LIMITS, isLatin1, Journal, keptBytes, linkCopy, originalO
 export { credentialIn, cutShort, evidenceOfJournal, judgedRun, readerStopped, unreadParts, judgeOwnExchanges, lackingReason, RUN_JOURNAL, runJudgement, type Secret, type Judge, type JudgeOptions, type Judgement, type JudgementRun, type ShowExchange } from './judgement.ts';
 export type { AfterEvent, EvidenceEntry, Http, ProbeRequest, ProbeResponse, RawRequest, ReadResult, SseEvent, StreamEnd, StreamRequest, StreamResponse } from './exchange.ts';
 export { rawForm } from './exchange.ts';
-export { CheckFailure, Inconclusive, NotApplicable, TransportError, Untestable } from './outcome.ts';
+export { CheckFailure, Inconclusive, JudgedInconclusive, NotApplicable, OwnBoundReached, TransportError, Untestable } from './outcome.ts';
 export { describePrerequisite, type Prerequisite } from './prerequisite.ts';
 export { reproduceLine, withRunCommand } from './reproduce.ts';
 export type { RuleResult } from './result.ts';

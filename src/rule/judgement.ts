@@ -16,7 +16,7 @@ import type { Credential, Profile } from '../profile/schema.ts';
 import { serviceKey, type CheckContext } from './context.ts';
 import type { EvidenceEntry } from './exchange.ts';
 import { originalOf, type Exchange, type Journal, type MissingPart } from './journal.ts';
-import { CheckFailure, Inconclusive, Untestable } from './outcome.ts';
+import { CheckFailure, Inconclusive, JudgedInconclusive, Untestable } from './outcome.ts';
 import type { Prerequisite } from './prerequisite.ts';
 
 /** What a judgement sees: the exchanges, the facts of the profile, and how to record a case. */
@@ -231,7 +231,13 @@ export function runJudgement(ctx: Pick<CheckContext, 'check' | 'observe'>, judge
     },
     secrets: options.secrets ?? (options.profile?.credentials ?? []).map((c) => ({ value: c.token, label: `token:${c.name}` })),
   };
-  judgement.judge(j);
+  try {
+    judgement.judge(j);
+  } catch (error) {
+    // The judgement's own "cannot decide" over the exchanges it was given, told apart from a check stopped before judging (run-judgement.ts).
+    if (error instanceof Inconclusive && !(error instanceof JudgedInconclusive)) throw new JudgedInconclusive(error.message);
+    throw error;
+  }
   if (limit !== undefined && !decided && lacking.length === 0) {
     const subject = exchanges.filter((ex) => ex.status !== undefined && limit.within(ex, options.profile));
     // Only where the limiter refused all there was: an answer it let through may show what "none" says.

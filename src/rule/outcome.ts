@@ -38,6 +38,18 @@ export class Inconclusive extends Error {
   override readonly name: string = 'Inconclusive';
 }
 
+/**
+ * Inconclusive because apicert's own bound stopped the check (the profile's request budget), not
+ * anything the target did: the run's other exchanges do not stand in for what it left unsent.
+ */
+export class OwnBoundReached extends Inconclusive {}
+
+/**
+ * Inconclusive because the rule's judgement itself found its exchanges undecidable (a catalogue
+ * case only a rate limiter answered): what the run's other exchanges show does not decide for it.
+ */
+export class JudgedInconclusive extends Inconclusive {}
+
 /** Thrown when the exchange itself failed (connection refused, reset, timeout): nothing about the rule was observed. */
 export class TransportError extends Inconclusive {
   override readonly name = 'TransportError';

@@ -25,4 +25,10 @@ export interface RuleResult {
   requests?: number;
   /** What an `untestable` verdict found missing, as values (its reason is written from them): the run's judgement tells a profile's lack from the target's. */
   missing?: Prerequisite[];
+  /**
+   * An `inconclusive` the run's judgement leaves standing: apicert's own bound stopped the check (the
+   * request budget, its time limit, a harness defect), or the rule's judgement itself found its own
+   * exchanges undecidable (a catalogue case only a rate limiter answered).
+   */
+  standing?: true;
 }

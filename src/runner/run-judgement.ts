@@ -11,7 +11,9 @@
  * judgement judged at least one case and every case held, as `judge-traffic` of the same recording
  * passes it: one recording, one verdict. What the run's bounded journal could not read, or held
  * nothing the rule judges, leaves the rule's own verdict standing; so does a prerequisite the
- * profile lacks (a credential, a fixture), whose `untestable` names what to add.
+ * profile lacks (a credential, a fixture), whose `untestable` names what to add, and an
+ * inconclusive that stands (`RuleResult.standing`: apicert's own bound, or the rule's judgement
+ * finding its own exchanges undecidable).
  */
 import { evidenceOfJournal, RUN_JOURNAL, runJudgement, type Exchange, type Judgement, type Rule, type RuleResult } from '../rule/index.ts';
 import type { CheckContext, Prerequisite } from '../rule/index.ts';
@@ -42,7 +44,10 @@ const OF_THE_TARGET: ReadonlySet<Prerequisite['need']> = new Set(['data']);
 
 /** Whether the rule's own check judged nothing for a reason the run's exchanges may make up for: it did not apply there, or it was stopped short. */
 function ownJudgedNothing(first: RuleResult): boolean {
-  if (first.verdict === 'not-applicable' || first.verdict === 'inconclusive') return true;
+  if (first.verdict === 'not-applicable') return true;
+  // Stopped by apicert's own bound (its budget, its time limit), the check left unsent what the run's other exchanges cannot stand in
+  // for; and a judgement that found its own exchanges undecidable is not decided by others.
+  if (first.verdict === 'inconclusive') return first.standing !== true;
   return first.verdict === 'untestable' && first.missing !== undefined && first.missing.length > 0 && first.missing.every((m) => OF_THE_TARGET.has(m.need));
 }
 

@@ -1,4 +1,4 @@
-import { CheckFailure, describePrerequisite, type Prerequisite, RUN_JOURNAL, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, NotApplicable, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
+import { CheckFailure, describePrerequisite, type Prerequisite, RUN_JOURNAL, type RuleResult, type Counterexample, type EvidenceEntry, type FailingCase, Inconclusive, JudgedInconclusive, NotApplicable, OwnBoundReached, type Rule, type Surface, type TargetInfo, Untestable, type Verdict } from '../rule/index.ts';
 import type { ProbeClient } from '../probe/client.ts';
 import { missingNeeds } from '../plan/plan.ts';
 import { editDistance } from '../util/suggest.ts';
@@ -105,6 +105,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   let reason: string | undefined;
   let counterexample: Counterexample | undefined;
   let lacks: Prerequisite[] | undefined;
+  let standing = false;
   // Declared needs decide `untestable` before anything is sent (the same verdicts `apicert plan` prints).
   const missing = options.checkNeeds === false ? [] : missingNeeds(rule, options.profile, { embeddedFake: options.target.kind === 'embedded-fake', readOnly: options.readOnly });
   if (missing.length > 0) {
@@ -143,6 +144,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
       if (signal.aborted) {
         verdict = 'inconclusive';
         reason = stopReason(signal);
+        standing = true;
       } else if (error instanceof CheckFailure) {
         verdict = 'fail';
         counterexample = error.counterexample;
@@ -159,14 +161,18 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
         verdict = 'untestable';
         lacks = [error.missing];
       } else if (error instanceof NotApplicable) verdict = 'not-applicable';
-      else if (error instanceof Inconclusive) verdict = 'inconclusive';
-      else if (error instanceof Stopped) {
+      else if (error instanceof Inconclusive) {
+        verdict = 'inconclusive';
+        standing = error instanceof OwnBoundReached || error instanceof JudgedInconclusive;
+      } else if (error instanceof Stopped) {
         // Not this check's stop (its signal stands): work it shared with another rule's check, stopped with that check.
         verdict = 'inconclusive';
+        standing = true;
         reason = `work this check shares with another rule's check was stopped: ${error.message}`;
       } else {
         verdict = 'inconclusive';
         reason = `the check itself failed (a harness defect: report it): ${defectOf(error)}`;
+        standing = true;
       }
       reason ??= error instanceof Error ? error.message : String(error);
     } finally {
@@ -209,6 +215,7 @@ export async function runRule(rule: Rule, options: Omit<RunOptions, 'rules' | 'o
   if (reason !== undefined) result.reason = safe(reason);
   if (counterexample) result.counterexample = counterexample;
   if (verdict === 'untestable' && lacks !== undefined) result.missing = lacks;
+  if (verdict === 'inconclusive' && standing) result.standing = true;
   return result;
 }
 

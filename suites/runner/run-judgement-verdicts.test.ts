@@ -13,7 +13,7 @@ import { RequestBudget } from '../../src/probe/budget.ts';
 import { createDispatcher, ProbeClient } from '../../src/probe/client.ts';
 import { profileSchema } from '../../src/profile/schema.ts';
 import { Redactor } from '../../src/redact/redactor.ts';
-import { Journal, RUN_JOURNAL, type Exchange, type Judgement, type Prerequisite, type Rule, type RuleResult, type Verdict } from '../../src/rule/index.ts';
+import { Inconclusive, Journal, RUN_JOURNAL, runJudgement, type Exchange, type Judgement, type Prerequisite, type Rule, type RuleResult, type Verdict } from '../../src/rule/index.ts';
 import { judgedAgain, judgeOverTheRun } from '../../src/runner/run-judgement.ts';
 import { runRule } from '../../src/runner/run.ts';
 
@@ -153,5 +153,26 @@ describe('which results the run judges again', () => {
     const declared = await runRule(rule({ needs: { credentials: ['mcp:expired'] } }), options);
     expect(declared.verdict).toBe('untestable');
     expect(declared.missing?.map((m) => m.need)).toEqual(['credential']);
+  });
+
+  it('an inconclusive apicert’s own bound caused (the request budget), or the rule’s judgement reached over its own exchanges, stands: the run’s exchanges do not decide for it', async () => {
+    const options = { target: { baseUrl: profile.target, kind: 'remote' as const }, profile, seed: 1, probe };
+    const starved = await runRule(rule({ check: () => Promise.resolve(new RequestBudget(0).take()) }), options);
+    expect(starved.verdict).toBe('inconclusive');
+    expect(starved.standing).toBe(true);
+    const undecided: Judgement = {
+      record: 'x',
+      judge() {
+        throw new Inconclusive('a case only a rate limiter answered');
+      },
+    };
+    const judged = await runRule(rule({ judgement: undecided, check: (ctx) => Promise.resolve(void runJudgement(ctx, undecided, [], { source: 'active', profile })) }), options);
+    expect(judged.verdict).toBe('inconclusive');
+    expect(judged.standing).toBe(true);
+    const setup = await runRule(rule({ check: (ctx) => Promise.resolve(ctx.inconclusive('setup failed: initialize answered HTTP 503')) }), options);
+    expect(setup.verdict).toBe('inconclusive');
+    expect(setup.standing).toBeUndefined();
+    for (const first of [starved, judged]) expect(await overTheRun(first, clean())).toBe(first);
+    expect((await overTheRun(setup, clean())).verdict).toBe('pass');
   });
 });
