@@ -317,25 +317,30 @@ const ECHOED_VALUES = 16;
 function signingSecrets(recorded: readonly RecordedBytes[]): Array<{ value: string; label: string }> {
   const found = new Map<string, string>();
   for (const rec of recorded) {
-    if (rec.method !== 'POST' || rec.responseBody === undefined || !/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
-    const parsed = parseJson(contentText(rec.responseBody, rec.responseHeaders['content-encoding'], DECODED_LIMIT).text);
-    const secret = parsed.ok && isRecord(parsed.value) ? parsed.value.signing_secret : undefined;
-    if (typeof secret === 'string' && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
+    const secret = answeredSigningSecret(rec);
+    if (secret !== undefined && secret.length >= 8 && !found.has(secret)) found.set(secret, `${SIGNING_SECRET_LABEL}#${found.size + 1}`);
   }
   return [...found].map(([value, label]) => ({ value, label }));
+}
+
+/** The `signing_secret` a webhook creation (POST /v1/webhooks) answered with, whatever its status; read by the hiding and the signature fact alike. */
+function answeredSigningSecret(rec: RecordedBytes): string | undefined {
+  if (rec.method !== 'POST' || rec.responseBody === undefined || !/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) return undefined;
+  const parsed = parseJson(contentText(rec.responseBody, rec.responseHeaders['content-encoding'], DECODED_LIMIT).text);
+  const secret = parsed.ok && isRecord(parsed.value) ? parsed.value.signing_secret : undefined;
+  return typeof secret === 'string' ? secret : undefined;
 }
 
 /** Each webhook endpoint's signing secret, by the URL its registration gave (a creation request and its 2xx answer). */
 function endpointSecrets(recorded: readonly RecordedBytes[]): Map<string, string> {
   const found = new Map<string, string>();
   for (const rec of recorded) {
-    if (rec.method !== 'POST' || rec.status === undefined || rec.status < 200 || rec.status > 299 || rec.requestBody === undefined || rec.responseBody === undefined) continue;
-    if (!/\/v1\/webhooks\/?$/.test(new URL(rec.url).pathname)) continue;
+    if (rec.status === undefined || rec.status < 200 || rec.status > 299 || rec.requestBody === undefined) continue;
+    const secret = answeredSigningSecret(rec);
+    if (secret === undefined) continue;
     const sent = parseJson(rec.requestBody.toString('utf8'));
-    const answered = parseJson(contentText(rec.responseBody, rec.responseHeaders['content-encoding'], DECODED_LIMIT).text);
     const url = sent.ok && isRecord(sent.value) ? sent.value.url : undefined;
-    const secret = answered.ok && isRecord(answered.value) ? answered.value.signing_secret : undefined;
-    if (typeof url === 'string' && typeof secret === 'string') found.set(url, secret);
+    if (typeof url === 'string') found.set(url, secret);
   }
   return found;
 }
